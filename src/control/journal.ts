@@ -1,0 +1,29 @@
+/** The request journal: the last 10,000 API requests, oldest first. It never holds a token or a secret. */
+import type { JournalEntry } from '../http/runtime.js';
+
+export const JOURNAL_CAPACITY = 10_000;
+
+export class Journal {
+  private entries: JournalEntry[] = [];
+  private readonly listeners = new Set<(entry: JournalEntry) => void>();
+
+  record(entry: JournalEntry): void {
+    this.entries.push(entry);
+    if (this.entries.length > JOURNAL_CAPACITY * 1.5) this.entries = this.entries.slice(-JOURNAL_CAPACITY);
+    for (const listener of this.listeners) listener(entry);
+  }
+
+  list(): JournalEntry[] {
+    return this.entries.slice(-JOURNAL_CAPACITY);
+  }
+
+  clear(): void {
+    this.entries = [];
+  }
+
+  /** Called for every request; returns the function that stops it (the CLI's --log uses it). */
+  subscribe(listener: (entry: JournalEntry) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * The emulator controls over HTTP under /_emulator (DESIGN §6): JSON, camelCase, no bearer token. Each
+ * route is a thin call of the same in-process control (emu.companies, emu.clock, ...).
+ */
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { PERMISSIONS } from '../core/companies.js';
+import { parseDuration } from '../core/time.js';
+import { ClockLimitError } from '../clock/clock.js';
+import type { Emulator } from '../emulator.js';
+import { ControlError } from '../emulator.js';
+import { apiError, errorResponse, type ApiError } from '../http/errors.js';
+import { formatPath } from '../http/schemas.js';
+
+type ControlEnv = { Bindings: { emulator: Emulator } };
+
+const CONTROL_REQUEST_ID = '_emulator';
+const permissions = z.array(z.enum(PERMISSIONS));
+const companyFlags = z.strictObject({
+  name: z.string().min(1).max(120).optional(),
+  subscriptionActive: z.boolean().optional(),
+  surveillanceEntitled: z.boolean().optional(),
+  surveillanceCapacity: z.number().int().min(0).optional(),
+  analysisAllowance: z.number().int().min(0).optional(),
+});
+const newCompany = companyFlags.extend({ cnpjRoot: z.string().optional(), permissions: permissions.optional() });
+const advance = z.union([
+  z.strictObject({ by: z.union([z.string(), z.number()]) }),
+  z.strictObject({ to: z.string() }),
+], 'send {"by": "90s" | "15m" | "24h" | "31d" | <ms>} or {"to": "<ISO date-time>"}');
+const runUntilIdle = z.strictObject({ limit: z.number().int().min(1).max(10_000_000).optional() });
+const route = z.strictObject({ from: z.string(), to: z.string() });
+
+const fail = (error: ApiError) => errorResponse(error, CONTROL_REQUEST_ID);
+
+/** The JSON body, `{}` when absent; an error Response when it is not JSON or not of `schema`. */
+async function body<T>(c: Context<ControlEnv>, schema: z.ZodType<T>): Promise<T | Response> {
+  const text = await c.req.text();
+  let value: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      return fail(apiError(400, 'json_invalido', `The body is not valid JSON: ${(error as Error).message}`, 'body'));
+    }
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
+    const caminho = formatPath('body', path as PropertyKey[]);
+    return fail(apiError(422, 'valor_invalido', `${caminho}: ${issue.message}`, caminho));
+  }
+  return parsed.data;
+}
+
+/** Runs a control call; a refused one answers its status with the error body. */
+async function call(run: () => unknown): Promise<Response> {
+  try {
+    const result = await run();
+    return result instanceof Response ? result : Response.json(result);
+  } catch (error) {
+    if (error instanceof ControlError) return fail(apiError(error.status, error.codigo, error.message, error.caminho));
+    if (error instanceof ClockLimitError) return fail(apiError(409, 'limite_de_tarefas', error.message));
+    if (error instanceof z.ZodError) {
+      const issue = error.issues[0]!;
+      const caminho = formatPath('body', issue.path as PropertyKey[]);
+      return fail(apiError(422, 'valor_invalido', `${caminho}: ${issue.message}`, caminho));
+    }
+    if (error instanceof RangeError || error instanceof TypeError) return fail(apiError(422, 'valor_invalido', error.message));
+    throw error;
+  }
+}
+
+const created = (value: unknown) => Response.json(value, { status: 201 });
+
+export function buildControlApp(): Hono<ControlEnv> {
+  const app = new Hono<ControlEnv>();
+  const emu = (c: Context<ControlEnv>) => c.env.emulator;
+
+  app.get('/', (c) => call(() => emu(c).info()));
+  app.post('/reset', (c) => call(() => {
+    emu(c).reset();
+    return emu(c).info();
+  }));
+
+  app.get('/companies', (c) => call(() => ({ items: emu(c).companies.list() })));
+  app.post('/companies', async (c) => {
+    const input = await body(c, newCompany);
+    return input instanceof Response ? input : call(() => created(emu(c).companies.create(input)));
+  });
+  app.patch('/companies/:companyId', async (c) => {
+    const input = await body(c, companyFlags);
+    return input instanceof Response ? input : call(() => emu(c).companies.update(c.req.param('companyId'), input));
+  });
+  app.post('/companies/:companyId/credentials', async (c) => {
+    const input = await body(c, z.strictObject({ permissions: permissions.optional() }));
+    return input instanceof Response ? input : call(() => created(emu(c).companies.addCredential(c.req.param('companyId'), input.permissions)));
+  });
+
+  const clockView = (c: Context<ControlEnv>) => {
+    const info = emu(c).clock.info();
+    return { now: info.now.toISOString(), mode: info.mode, pending: info.pending };
+  };
+  app.get('/clock', (c) => call(() => clockView(c)));
+  app.post('/clock/advance', async (c) => {
+    const input = await body(c, advance);
+    if (input instanceof Response) return input;
+    return call(async () => {
+      if ('by' in input && parseDuration(input.by) === undefined) {
+        return fail(apiError(422, 'valor_invalido', `body.by must be milliseconds or a duration such as "90s", "15m", "24h", "31d"; got ${JSON.stringify(input.by)}`, 'body.by'));
+      }
+      const result = 'by' in input ? await emu(c).clock.advance(input.by) : await emu(c).clock.advanceTo(input.to);
+      return { now: result.now.toISOString(), ran: result.ran };
+    });
+  });
+  app.post('/clock/run-until-idle', async (c) => {
+    const input = await body(c, runUntilIdle);
+    if (input instanceof Response) return input;
+    return call(async () => {
+      const result = await emu(c).clock.runUntilIdle(input);
+      return { now: result.now.toISOString(), ran: result.ran };
+    });
+  });
+
+  app.get('/faults', (c) => call(() => ({ items: emu(c).faults.list() })));
+  app.post('/faults', async (c) => {
+    const input = await body(c, z.unknown());
+    return input instanceof Response ? input : call(() => created(emu(c).faults.add(input as never)));
+  });
+  app.delete('/faults', (c) => call(() => {
+    emu(c).faults.clear();
+    return { items: [] };
+  }));
+  app.delete('/faults/:id', (c) => call(() => {
+    const id = c.req.param('id');
+    if (!emu(c).faults.remove(id)) return fail(apiError(404, 'falha_nao_encontrada', `No fault ${id}; GET /_emulator/faults lists them.`, 'path.id'));
+    return new Response(null, { status: 204 });
+  }));
+
+  app.get('/network/routes', (c) => call(() => ({ items: emu(c).network.routes() })));
+  app.post('/network/routes', async (c) => {
+    const input = await body(c, route);
+    return input instanceof Response ? input : call(() => created(emu(c).network.route(input.from, input.to)));
+  });
+  app.delete('/network/routes', async (c) => {
+    const from = c.req.query('from');
+    return call(() => {
+      if (from === undefined) {
+        emu(c).network.clear();
+        return { items: [] };
+      }
+      if (!emu(c).network.unroute(from)) return fail(apiError(404, 'rota_nao_encontrada', `No route from ${from}.`, 'query.from'));
+      return new Response(null, { status: 204 });
+    });
+  });
+
+  app.get('/requests', (c) => call(() => ({ items: emu(c).journal.entries() })));
+  app.delete('/requests', (c) => call(() => {
+    emu(c).journal.clear();
+    return { items: [] };
+  }));
+
+  app.get('/state', (c) => call(() => emu(c).snapshot()));
+  app.put('/state', async (c) => {
+    const input = await body(c, z.unknown());
+    if (input instanceof Response) return input;
+    return call(() => {
+      emu(c).restore(input);
+      return emu(c).info();
+    });
+  });
+
+  app.notFound((c) => fail(apiError(404, 'rota_nao_encontrada', `No control at ${c.req.method} ${c.req.path}; GET /_emulator describes the emulator, and the README lists every control.`)));
+  return app;
+}

@@ -1,0 +1,56 @@
+/** The shape of a state snapshot (GET/PUT /_emulator/state, emu.snapshot()/restore()), checked on restore. */
+import { z } from 'zod';
+import { PERMISSIONS } from '../core/companies.js';
+
+const int = z.number().int().min(0);
+const instant = z.number().int();
+const id = z.string().min(1).max(64);
+const nullableText = z.string().nullable();
+
+const company = z.strictObject({
+  id, cnpjRoot: z.string().regex(/^\d{8}$/), name: z.string(), subscriptionActive: z.boolean(), surveillanceEntitled: z.boolean(),
+  surveillanceCapacity: int, analysisAllowance: int, headOfficeId: id, createdAt: instant,
+});
+const credential = z.strictObject({ token: z.string().min(1), companyId: id, permissions: z.array(z.enum(PERMISSIONS)), createdAt: instant });
+const establishment = z.strictObject({
+  id, companyId: id, cnpj: z.string(), nome: z.string(), estado: z.enum(['ativo', 'arquivado']), versao: int, catalogoId: id.nullable(),
+  idExterno: nullableText, position: int, criadoEm: instant, atualizadoEm: instant,
+});
+const catalog = z.strictObject({
+  id, companyId: id, establishmentId: id, nome: z.string(), idExterno: nullableText, estado: z.enum(['ativo', 'excluido']), versao: int,
+  position: int, criadoEm: instant, atualizadoEm: instant, excluidoEm: instant.nullable(),
+});
+const product = z.strictObject({
+  id, companyId: id, idExterno: nullableText, origem: z.string(), sku: nullableText, descricao: nullableText, ncm: z.string(),
+  atributos: z.array(z.strictObject({ codigo: z.string(), valores: z.array(z.string()) })), versao: int, ativo: z.boolean(),
+  catalogos: z.array(id), position: int, criadoEm: instant, atualizadoEm: instant,
+});
+const idempotency = z.strictObject({
+  companyId: id, key: z.string(), fingerprint: z.string(), estado: z.enum(['em_curso', 'concluida']),
+  response: z.strictObject({ status: int, headers: z.record(z.string(), z.string()), body: z.string() }).nullable(),
+  storedAt: instant, expiresAt: instant,
+});
+const task = z.strictObject({ id: int, due: instant, kind: z.string(), owner: id.nullable(), payload: z.unknown().optional(), everyMs: int.optional() });
+const uint32 = z.number().int().min(0).max(0xffffffff);
+
+export const snapshotSchema = z.strictObject({
+  format: z.literal('catalog-emulator/state'),
+  version: z.literal(1),
+  seed: z.union([z.number(), z.string()]),
+  now: instant,
+  random: z.tuple([uint32, uint32, uint32, uint32]),
+  requestRandom: z.tuple([uint32, uint32, uint32, uint32]),
+  tasks: z.array(task),
+  state: z.strictObject({
+    sequence: int,
+    companies: z.array(company),
+    credentials: z.array(credential),
+    establishments: z.array(establishment),
+    catalogs: z.array(catalog),
+    products: z.array(product),
+    links: z.array(z.tuple([id, id, int])),
+    idempotency: z.array(idempotency),
+  }),
+});
+
+export type Snapshot = z.infer<typeof snapshotSchema>;

@@ -1,0 +1,153 @@
+/**
+ * Companies and their API credentials (DESIGN §5). A company is created through the emulator controls
+ * (the real service does it in its panel), with its head office establishment and a first credential.
+ */
+import { headOfficeCnpj } from './cnpj.js';
+import { registerHeadOffice, type Establishment } from './establishments.js';
+import { randomDigits, randomToken, uuidV7 } from './random.js';
+import { ok, refuse, type Result } from './refusal.js';
+import { indexesOf, type Context, type State } from './state.js';
+import type { Instant } from './time.js';
+
+/** The six permissions the spec names (spec "Authentication"). */
+export const PERMISSIONS = [
+  'catalogo:ler',
+  'catalogo:gerenciar',
+  'estabelecimento:gerenciar',
+  'vigilancia:gerenciar',
+  'analise:executar',
+  'webhook:gerenciar',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+export interface Company {
+  readonly id: string;
+  readonly cnpjRoot: string;
+  readonly name: string;
+  readonly subscriptionActive: boolean;
+  readonly surveillanceEntitled: boolean;
+  readonly surveillanceCapacity: number;
+  readonly analysisAllowance: number;
+  readonly headOfficeId: string;
+  readonly createdAt: Instant;
+}
+
+export interface Credential {
+  readonly token: string;
+  readonly companyId: string;
+  readonly permissions: readonly Permission[];
+  readonly createdAt: Instant;
+}
+
+/** The flags a test may set when it creates or changes a company. */
+export interface CompanyFlags {
+  readonly name?: string;
+  readonly subscriptionActive?: boolean;
+  readonly surveillanceEntitled?: boolean;
+  readonly surveillanceCapacity?: number;
+  readonly analysisAllowance?: number;
+}
+
+export interface NewCompany extends CompanyFlags {
+  readonly cnpjRoot?: string;
+  readonly permissions?: readonly Permission[];
+}
+
+export interface CreatedCompany {
+  readonly company: Company;
+  readonly headOffice: Establishment;
+  readonly credential: Credential;
+}
+
+/** README "Where the specification is silent": what a company has unless the test says otherwise. */
+export const COMPANY_DEFAULTS = {
+  subscriptionActive: true,
+  surveillanceEntitled: true,
+  surveillanceCapacity: 100,
+  analysisAllowance: 10,
+} as const;
+
+const TOKEN_PREFIX = 'svc_at_';
+
+export function createCompany(state: State, input: NewCompany, ctx: Context): Result<CreatedCompany> {
+  const taken = new Set([...state.companies.values()].map((c) => c.cnpjRoot));
+  let cnpjRoot = input.cnpjRoot;
+  if (cnpjRoot === undefined) {
+    do cnpjRoot = randomDigits(ctx.random, 8);
+    while (taken.has(cnpjRoot));
+  } else if (!/^\d{8}$/.test(cnpjRoot)) {
+    return refuse('invalid', 'raiz_cnpj_invalida', 'cnpjRoot must be 8 digits, e.g. "11222333".', 'body.cnpjRoot');
+  } else if (taken.has(cnpjRoot)) {
+    return refuse('conflict', 'raiz_cnpj_duplicada', `A company with CNPJ root ${cnpjRoot} already exists; pick another root or omit it.`, 'body.cnpjRoot');
+  }
+  const flagsRefusal = checkFlags(input);
+  if (flagsRefusal) return flagsRefusal;
+
+  const id = uuidV7(ctx.random, ctx.now);
+  const headOffice = registerHeadOffice(state, { companyId: id, cnpj: headOfficeCnpj(cnpjRoot), nome: input.name ?? `Empresa ${cnpjRoot}` }, ctx);
+  const company: Company = {
+    id,
+    cnpjRoot,
+    name: input.name ?? `Empresa ${cnpjRoot}`,
+    subscriptionActive: input.subscriptionActive ?? COMPANY_DEFAULTS.subscriptionActive,
+    surveillanceEntitled: input.surveillanceEntitled ?? COMPANY_DEFAULTS.surveillanceEntitled,
+    surveillanceCapacity: input.surveillanceCapacity ?? COMPANY_DEFAULTS.surveillanceCapacity,
+    analysisAllowance: input.analysisAllowance ?? COMPANY_DEFAULTS.analysisAllowance,
+    headOfficeId: headOffice.id,
+    createdAt: ctx.now,
+  };
+  state.companies.set(id, company);
+  indexesOf(state, id);
+  const credential = issueCredential(state, id, input.permissions ?? PERMISSIONS, ctx);
+  return ok({ company, headOffice, credential });
+}
+
+export function updateCompany(state: State, companyId: string, flags: CompanyFlags): Result<Company> {
+  const company = state.companies.get(companyId);
+  if (!company) return refuse('not_found', 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
+  const flagsRefusal = checkFlags(flags);
+  if (flagsRefusal) return flagsRefusal;
+  const updated: Company = {
+    ...company,
+    ...definedOnly(flags),
+  };
+  state.companies.set(companyId, updated);
+  return ok(updated);
+}
+
+export function issueCredential(state: State, companyId: string, permissions: readonly Permission[], ctx: Context): Credential {
+  const credential: Credential = {
+    token: randomToken(ctx.random, TOKEN_PREFIX),
+    companyId,
+    permissions: PERMISSIONS.filter((p) => permissions.includes(p)),
+    createdAt: ctx.now,
+  };
+  state.credentials.set(credential.token, credential);
+  return credential;
+}
+
+export function addCredential(state: State, companyId: string, permissions: readonly Permission[], ctx: Context): Result<Credential> {
+  if (!state.companies.has(companyId)) return refuse('not_found', 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
+  return ok(issueCredential(state, companyId, permissions, ctx));
+}
+
+export function hasPermission(credential: Credential, permission: Permission): boolean {
+  return credential.permissions.includes(permission);
+}
+
+function checkFlags(flags: CompanyFlags): Result<never> | undefined {
+  for (const field of ['surveillanceCapacity', 'analysisAllowance'] as const) {
+    const value = flags[field];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+      return refuse('invalid', 'valor_invalido', `${field} must be a non-negative integer.`, `body.${field}`);
+    }
+  }
+  if (flags.name !== undefined && (flags.name.length < 1 || flags.name.length > 120)) {
+    return refuse('invalid', 'valor_invalido', 'name must have 1 to 120 characters.', 'body.name');
+  }
+  return undefined;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

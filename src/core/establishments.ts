@@ -1,0 +1,155 @@
+/**
+ * Establishments: the head office and branches of a company, each identified by its CNPJ (spec
+ * "Establishment"). Lifecycle (spec: "transitions: not shown"; README "States"):
+ *
+ *   ativo     --editar-->            ativo
+ *   ativo     --receber_catalogo-->  ativo      (a catalog is created for it; catalogo_id set)
+ *   ativo     --arquivar-->          arquivado  (only while it has no active catalog)
+ *   arquivado  is final and read-only: no edit, no new catalog.
+ */
+import { cnpjRoot, isValidCnpj } from './cnpj.js';
+import { uuidV7 } from './random.js';
+import { ok, refuse, type Result } from './refusal.js';
+import { indexesOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import type { Instant } from './time.js';
+import { etag, requireMatch, type IfMatch } from './versioning.js';
+
+export type EstablishmentState = 'ativo' | 'arquivado';
+type EstablishmentEvent = 'editar' | 'receber_catalogo' | 'arquivar';
+
+const LIFECYCLE: Record<EstablishmentState, Partial<Record<EstablishmentEvent, EstablishmentState>>> = {
+  ativo: { editar: 'ativo', receber_catalogo: 'ativo', arquivar: 'arquivado' },
+  arquivado: {},
+};
+
+export interface Establishment {
+  readonly id: string;
+  readonly companyId: string;
+  readonly cnpj: string;
+  readonly nome: string;
+  readonly estado: EstablishmentState;
+  readonly versao: number;
+  readonly catalogoId: string | null;
+  readonly idExterno: string | null;
+  readonly position: number;
+  readonly criadoEm: Instant;
+  readonly atualizadoEm: Instant;
+}
+
+export const establishmentEtag = (e: Establishment): string => etag('estabelecimento', e.id, e.versao);
+
+/** The state an event leads to, or the refusal when the lifecycle does not allow it. */
+export function establishmentTransition(e: Establishment, event: EstablishmentEvent): Result<EstablishmentState> {
+  const next = LIFECYCLE[e.estado][event];
+  if (next !== undefined) return ok(next);
+  return refuse('conflict', 'estabelecimento_arquivado', `Establishment ${e.id} is archived: it takes no change and no new catalog.`);
+}
+
+export interface NewEstablishment {
+  readonly cnpj: string;
+  readonly nome: string;
+  readonly idExterno?: string | null;
+}
+
+export function registerEstablishment(state: State, companyId: string, input: NewEstablishment, ctx: Context): Result<Establishment> {
+  const company = state.companies.get(companyId);
+  if (!company) return refuse('not_found', 'empresa_nao_encontrada', 'The company of this credential no longer exists.');
+  if (!isValidCnpj(input.cnpj)) {
+    return refuse('invalid', 'cnpj_invalido', 'cnpj must be 12 characters of A-Z and 0-9 followed by 2 check digits (Receita Federal rule), uppercase and without punctuation.', 'body.cnpj');
+  }
+  if (cnpjRoot(input.cnpj) !== company.cnpjRoot) {
+    return refuse('invalid', 'cnpj_raiz_divergente', `cnpj must start with the company's root ${company.cnpjRoot}.`, 'body.cnpj');
+  }
+  const existing = indexesOf(state, companyId).establishmentsByCnpj.get(input.cnpj);
+  if (existing !== undefined) {
+    return refuse('conflict', 'cnpj_duplicado', `The company already has establishment ${existing} with CNPJ ${input.cnpj} (archived ones count too).`, 'body.cnpj');
+  }
+  return ok(insert(state, companyId, input, ctx));
+}
+
+/** The head office, created with its company (DESIGN §5); its CNPJ is built, so it needs no checks. */
+export function registerHeadOffice(state: State, input: { companyId: string; cnpj: string; nome: string }, ctx: Context): Establishment {
+  return insert(state, input.companyId, { cnpj: input.cnpj, nome: input.nome }, ctx);
+}
+
+function insert(state: State, companyId: string, input: NewEstablishment, ctx: Context): Establishment {
+  const establishment: Establishment = {
+    id: uuidV7(ctx.random, ctx.now),
+    companyId,
+    cnpj: input.cnpj,
+    nome: input.nome,
+    estado: 'ativo',
+    versao: 1,
+    catalogoId: null,
+    idExterno: input.idExterno ?? null,
+    position: nextPosition(state),
+    criadoEm: ctx.now,
+    atualizadoEm: ctx.now,
+  };
+  state.establishments.set(establishment.id, establishment);
+  const indexes = indexesOf(state, companyId);
+  indexes.establishments.add(establishment.id, establishment.position);
+  indexes.establishmentsByCnpj.set(establishment.cnpj, establishment.id);
+  return establishment;
+}
+
+export function findEstablishment(state: State, companyId: string, id: string, caminho = 'path.id'): Result<Establishment> {
+  const establishment = ownedBy(state.establishments, companyId, id);
+  if (!establishment) return refuse('not_found', 'estabelecimento_nao_encontrado', `No establishment ${id} in this company.`, caminho);
+  return ok(establishment);
+}
+
+export interface EstablishmentChanges {
+  readonly nome?: string;
+  readonly idExterno?: string | null;
+}
+
+export function editEstablishment(state: State, companyId: string, id: string, ifMatch: IfMatch, changes: EstablishmentChanges, ctx: Context): Result<Establishment> {
+  const found = findEstablishment(state, companyId, id);
+  if (!found.ok) return found;
+  const current = found.value;
+  const matched = requireMatch(ifMatch, establishmentEtag(current), 'establishment');
+  if (!matched.ok) return matched;
+  const next = establishmentTransition(current, 'editar');
+  if (!next.ok) return next;
+  return ok(replace(state, current, {
+    nome: changes.nome ?? current.nome,
+    idExterno: changes.idExterno === undefined ? current.idExterno : changes.idExterno,
+  }, ctx));
+}
+
+export function archiveEstablishment(state: State, companyId: string, id: string, ifMatch: IfMatch, ctx: Context): Result<Establishment> {
+  const found = findEstablishment(state, companyId, id);
+  if (!found.ok) return found;
+  const current = found.value;
+  const matched = requireMatch(ifMatch, establishmentEtag(current), 'establishment');
+  if (!matched.ok) return matched;
+  const next = establishmentTransition(current, 'arquivar');
+  if (!next.ok) return next;
+  if (current.catalogoId !== null) {
+    return refuse('conflict', 'estabelecimento_com_catalogo_ativo', `Establishment ${id} has active catalog ${current.catalogoId}; delete that catalog before archiving.`);
+  }
+  return ok(replace(state, current, { estado: next.value }, ctx));
+}
+
+/**
+ * The establishment's active catalog changed (created now, or deleted later). Its `catalogo_id` is part of
+ * its representation, so its `versao` and ETag move too.
+ */
+export function setActiveCatalog(state: State, establishment: Establishment, catalogoId: string | null, ctx: Context): Establishment {
+  return replace(state, establishment, { catalogoId }, ctx);
+}
+
+/** A new version of the establishment with `changes`: `versao` + 1, `atualizado_em` = now. */
+export function replace(state: State, current: Establishment, changes: Partial<Pick<Establishment, 'nome' | 'idExterno' | 'estado' | 'catalogoId' | 'cnpj'>>, ctx: Context): Establishment {
+  const updated: Establishment = { ...current, ...changes, versao: current.versao + 1, atualizadoEm: ctx.now };
+  state.establishments.set(updated.id, updated);
+  return updated;
+}
+
+export function* establishmentsAfter(state: State, companyId: string, position?: number): Generator<Establishment> {
+  for (const [id] of indexesOf(state, companyId).establishments.after(position)) {
+    const establishment = state.establishments.get(id);
+    if (establishment) yield establishment;
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * Products: shared among the catalogs they are linked to (spec "Product"; general rule 5: editing a product
+ * affects every linked catalog). Lifecycle:
+ *
+ *   ativo   --editar-->      ativo   (PATCH: omitted fields kept, null clears, atributos replaced whole)
+ *   ativo   --vincular-->    ativo   (linked to another active catalog; an existing link changes nothing)
+ *   ativo   --desvincular--> ativo   (unlinked; a product with no catalog stays, not eligible)
+ *   ativo   --desativar-->   inativo (catalog deletion or replacing ingestion; later issues)
+ *   inativo  is kept for history: readable, never changed again.
+ *
+ * `versao` moves on each change, including a change of `catalogos`.
+ */
+import { catalogTransition, findActiveCatalog, findCatalog, replaceCatalog } from './catalogs.js';
+import { uuidV7 } from './random.js';
+import { ok, refuse, type Result } from './refusal.js';
+import { indexesOf, linksOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import type { Instant } from './time.js';
+import { etag, requireMatch, type IfMatch } from './versioning.js';
+
+export interface Attribute {
+  readonly codigo: string;
+  readonly valores: readonly string[];
+}
+
+type ProductState = 'ativo' | 'inativo';
+type ProductEvent = 'editar' | 'vincular' | 'desvincular' | 'desativar';
+
+const LIFECYCLE: Record<ProductState, Partial<Record<ProductEvent, ProductState>>> = {
+  ativo: { editar: 'ativo', vincular: 'ativo', desvincular: 'ativo', desativar: 'inativo' },
+  inativo: {},
+};
+
+export interface Product {
+  readonly id: string;
+  readonly companyId: string;
+  readonly idExterno: string | null;
+  readonly origem: string;
+  readonly sku: string | null;
+  readonly descricao: string | null;
+  readonly ncm: string;
+  readonly atributos: readonly Attribute[];
+  readonly versao: number;
+  readonly ativo: boolean;
+  /** Linked catalogs, in link order. */
+  readonly catalogos: readonly string[];
+  readonly position: number;
+  readonly criadoEm: Instant;
+  readonly atualizadoEm: Instant;
+}
+
+export const productEtag = (p: Product): string => etag('produto', p.id, p.versao);
+
+export function productTransition(p: Product, event: ProductEvent): Result<ProductState> {
+  const next = LIFECYCLE[p.ativo ? 'ativo' : 'inativo'][event];
+  if (next !== undefined) return ok(next);
+  return refuse('conflict', 'produto_inativo', `Product ${p.id} is inactive: it is kept for history and takes no change.`);
+}
+
+export interface ProductFields {
+  readonly idExterno?: string | null;
+  readonly sku?: string | null;
+  readonly descricao?: string | null;
+  readonly ncm?: string;
+  readonly atributos?: readonly Attribute[];
+}
+
+export interface NewProduct extends ProductFields {
+  readonly origem: string;
+  readonly ncm: string;
+}
+
+export function createProduct(state: State, companyId: string, catalogId: string, input: NewProduct, ctx: Context): Result<Product> {
+  const found = findActiveCatalog(state, companyId, catalogId);
+  if (!found.ok) return found;
+  const duplicate = checkExternalId(state, companyId, input.idExterno ?? null, undefined);
+  if (duplicate) return duplicate;
+  const product: Product = {
+    id: uuidV7(ctx.random, ctx.now),
+    companyId,
+    idExterno: input.idExterno ?? null,
+    origem: input.origem,
+    sku: input.sku ?? null,
+    descricao: input.descricao ?? null,
+    ncm: input.ncm,
+    atributos: input.atributos ?? [],
+    versao: 1,
+    ativo: true,
+    catalogos: [catalogId],
+    position: nextPosition(state),
+    criadoEm: ctx.now,
+    atualizadoEm: ctx.now,
+  };
+  state.products.set(product.id, product);
+  const indexes = indexesOf(state, companyId);
+  indexes.products.add(product.id, product.position);
+  if (product.idExterno !== null) indexes.productsByExternalId.set(product.idExterno, product.id);
+  linksOf(state, companyId, catalogId).add(product.id, nextPosition(state));
+  replaceCatalog(state, found.value, {}, ctx);
+  return ok(product);
+}
+
+export function findProduct(state: State, companyId: string, id: string, caminho = 'path.id'): Result<Product> {
+  const product = ownedBy(state.products, companyId, id);
+  if (!product) return refuse('not_found', 'produto_nao_encontrado', `No product ${id} in this company.`, caminho);
+  return ok(product);
+}
+
+export function editProduct(state: State, companyId: string, id: string, ifMatch: IfMatch, changes: ProductFields, ctx: Context): Result<Product> {
+  const found = findProduct(state, companyId, id);
+  if (!found.ok) return found;
+  const current = found.value;
+  const matched = requireMatch(ifMatch, productEtag(current), 'product');
+  if (!matched.ok) return matched;
+  const allowed = productTransition(current, 'editar');
+  if (!allowed.ok) return allowed;
+  if (changes.idExterno !== undefined) {
+    const duplicate = checkExternalId(state, companyId, changes.idExterno, current.id);
+    if (duplicate) return duplicate;
+  }
+  const updated = replaceProduct(state, current, {
+    idExterno: changes.idExterno === undefined ? current.idExterno : changes.idExterno,
+    sku: changes.sku === undefined ? current.sku : changes.sku,
+    descricao: changes.descricao === undefined ? current.descricao : changes.descricao,
+    ncm: changes.ncm ?? current.ncm,
+    atributos: changes.atributos ?? current.atributos,
+  }, ctx);
+  return ok(updated);
+}
+
+/** PUT link: an existing link is a success without a new version (spec "PUT /v1/catalogos/{id}/produtos/{product_id}"). */
+export function linkProduct(state: State, companyId: string, catalogId: string, productId: string, ifMatch: IfMatch, ctx: Context): Result<Product> {
+  const catalogFound = findCatalog(state, companyId, catalogId);
+  if (!catalogFound.ok) return catalogFound;
+  const productFound = findProduct(state, companyId, productId, 'path.produto_id');
+  if (!productFound.ok) return productFound;
+  const product = productFound.value;
+  const matched = requireMatch(ifMatch, productEtag(product), 'product');
+  if (!matched.ok) return matched;
+  const catalogAllows = catalogTransition(catalogFound.value, 'alterar_produtos');
+  if (!catalogAllows.ok) return catalogAllows;
+  const productAllows = productTransition(product, 'vincular');
+  if (!productAllows.ok) return productAllows;
+  if (product.catalogos.includes(catalogId)) return ok(product);
+  linksOf(state, companyId, catalogId).add(productId, nextPosition(state));
+  replaceCatalog(state, catalogFound.value, {}, ctx);
+  return ok(replaceProduct(state, product, { catalogos: [...product.catalogos, catalogId] }, ctx));
+}
+
+export function unlinkProduct(state: State, companyId: string, catalogId: string, productId: string, ifMatch: IfMatch, ctx: Context): Result<Product> {
+  const catalogFound = findCatalog(state, companyId, catalogId);
+  if (!catalogFound.ok) return catalogFound;
+  const productFound = findProduct(state, companyId, productId, 'path.produto_id');
+  if (!productFound.ok) return productFound;
+  const product = productFound.value;
+  if (!product.catalogos.includes(catalogId)) {
+    return refuse('not_found', 'vinculo_nao_encontrado', `Product ${productId} is not linked to catalog ${catalogId}.`, 'path.produto_id');
+  }
+  const matched = requireMatch(ifMatch, productEtag(product), 'product');
+  if (!matched.ok) return matched;
+  const catalogAllows = catalogTransition(catalogFound.value, 'alterar_produtos');
+  if (!catalogAllows.ok) return catalogAllows;
+  const productAllows = productTransition(product, 'desvincular');
+  if (!productAllows.ok) return productAllows;
+  linksOf(state, companyId, catalogId).remove(productId);
+  replaceCatalog(state, catalogFound.value, {}, ctx);
+  return ok(replaceProduct(state, product, { catalogos: product.catalogos.filter((c) => c !== catalogId) }, ctx));
+}
+
+/** A new version of the product: `versao` + 1, `atualizado_em` = now; keeps the id_externo index in step. */
+export function replaceProduct(state: State, current: Product, changes: Partial<Omit<Product, 'id' | 'companyId' | 'versao' | 'position' | 'criadoEm' | 'atualizadoEm'>>, ctx: Context): Product {
+  const updated: Product = { ...current, ...changes, versao: current.versao + 1, atualizadoEm: ctx.now };
+  state.products.set(updated.id, updated);
+  if (updated.idExterno !== current.idExterno) {
+    const byExternalId = indexesOf(state, current.companyId).productsByExternalId;
+    if (current.idExterno !== null) byExternalId.delete(current.idExterno);
+    if (updated.idExterno !== null) byExternalId.set(updated.idExterno, updated.id);
+  }
+  return updated;
+}
+
+function checkExternalId(state: State, companyId: string, idExterno: string | null, self: string | undefined): Result<never> | undefined {
+  if (idExterno === null) return undefined;
+  const holder = indexesOf(state, companyId).productsByExternalId.get(idExterno);
+  if (holder === undefined || holder === self) return undefined;
+  return refuse('conflict', 'id_externo_duplicado', `Product ${holder} already has id_externo "${idExterno}"; a product's id_externo is unique within the company.`, 'body.id_externo');
+}
+
+export function productByExternalId(state: State, companyId: string, idExterno: string): Product | undefined {
+  const id = indexesOf(state, companyId).productsByExternalId.get(idExterno);
+  return id === undefined ? undefined : state.products.get(id);
+}
+
+/** The company's products after `position`, in creation order. */
+export function* productsAfter(state: State, companyId: string, position?: number): Generator<[Product, number]> {
+  for (const [id, at] of indexesOf(state, companyId).products.after(position)) {
+    const product = state.products.get(id);
+    if (product) yield [product, at];
+  }
+}
+
+/** The products linked to a catalog after link `position`, in link order. */
+export function* catalogProductsAfter(state: State, companyId: string, catalogId: string, position?: number): Generator<[Product, number]> {
+  for (const [id, at] of linksOf(state, companyId, catalogId).after(position)) {
+    const product = state.products.get(id);
+    if (product) yield [product, at];
+  }
+}

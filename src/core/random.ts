@@ -1,0 +1,121 @@
+/**
+ * The seeded source of every id, token and secret (DESIGN §4 "Time"): one seed and one call sequence give
+ * the same values. sfc32 seeded through splitmix32; its whole state is four uint32s, so a snapshot can carry
+ * it and a restore continues the same sequence.
+ */
+export type RandomState = readonly [number, number, number, number];
+
+export interface RandomSource {
+  /** A uint32. */
+  next(): number;
+  bytes(count: number): Uint8Array;
+  state(): RandomState;
+}
+
+export function seedRandom(seed: number | string): RandomState {
+  let h = typeof seed === 'number' ? seed >>> 0 : hashString(seed);
+  const splitmix = () => {
+    h = (h + 0x9e3779b9) | 0;
+    let z = h;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+    return (z ^ (z >>> 16)) >>> 0;
+  };
+  return [splitmix(), splitmix(), splitmix(), splitmix()];
+}
+
+export function createRandom(initial: RandomState): RandomSource {
+  let [a, b, c, d] = initial;
+  const next = () => {
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return t >>> 0;
+  };
+  // Discard the first outputs: sfc32 mixes poorly right after seeding.
+  for (let i = 0; i < 12; i++) next();
+  return {
+    next,
+    bytes(count) {
+      const out = new Uint8Array(count);
+      for (let i = 0; i < count; i += 4) {
+        const word = next();
+        for (let j = 0; j < 4 && i + j < count; j++) out[i + j] = (word >>> (j * 8)) & 0xff;
+      }
+      return out;
+    },
+    state: () => [a >>> 0, b >>> 0, c >>> 0, d >>> 0],
+  };
+}
+
+/** FNV-1a, 32 bits: turns a string seed into a number. */
+export function hashString(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+function formatUuid(b: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < 16; i++) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) s += '-';
+    s += HEX[b[i]!];
+  }
+  return s;
+}
+
+/** A lowercase RFC 9562 version-4 uuid (spec "Conventions": version 1–8, variant 8, 9, a or b). */
+export function uuidV4(random: RandomSource): string {
+  const b = random.bytes(16);
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  return formatUuid(b);
+}
+
+/**
+ * A lowercase version-7 uuid: 48 bits of Unix milliseconds, then random bits. Resource ids use it so that
+ * they read in creation order, as ids of a real service usually do; nothing relies on that order.
+ */
+export function uuidV7(random: RandomSource, unixMs: number): string {
+  const b = random.bytes(16);
+  let ms = Math.max(0, Math.floor(unixMs));
+  for (let i = 5; i >= 0; i--) {
+    b[i] = ms % 256;
+    ms = Math.floor(ms / 256);
+  }
+  b[6] = (b[6]! & 0x0f) | 0x70;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  return formatUuid(b);
+}
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+export function base64url(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    const chars = Math.min(4, Math.ceil(((bytes.length - i) * 8) / 6));
+    for (let j = 0; j < chars; j++) out += BASE64URL[(n >>> (18 - 6 * j)) & 63];
+  }
+  return out;
+}
+
+/** `prefix` + base64url of `byteCount` random bytes: API tokens (`svc_at_`), webhook secrets (`svc_whsec_`). */
+export function randomToken(random: RandomSource, prefix: string, byteCount = 32): string {
+  return prefix + base64url(random.bytes(byteCount));
+}
+
+/** 8 random decimal digits: the CNPJ root of a company created without one. */
+export function randomDigits(random: RandomSource, count: number): string {
+  let out = '';
+  for (let i = 0; i < count; i++) out += String(random.next() % 10);
+  return out;
+}

@@ -1,0 +1,106 @@
+/**
+ * The state as plain data and back (DESIGN §6 "snapshot and restore"). Only records are exported; the
+ * per-company indexes are derived from them on import, in the same order, so cursors stay valid.
+ */
+import type { Catalog } from './catalogs.js';
+import type { Company, Credential } from './companies.js';
+import type { Establishment } from './establishments.js';
+import type { IdempotencyRecord } from './idempotency.js';
+import type { Product } from './products.js';
+import { createState, indexesOf, linksOf, type State } from './state.js';
+
+export interface StateData {
+  readonly sequence: number;
+  readonly companies: readonly Company[];
+  readonly credentials: readonly Credential[];
+  readonly establishments: readonly Establishment[];
+  readonly catalogs: readonly Catalog[];
+  readonly products: readonly Product[];
+  /** [catalogId, productId, position] in link order. */
+  readonly links: readonly (readonly [string, string, number])[];
+  readonly idempotency: readonly IdempotencyRecord[];
+}
+
+export function exportState(state: State): StateData {
+  const links: [string, string, number][] = [];
+  for (const catalog of state.catalogs.values()) {
+    const index = state.indexes.get(catalog.companyId)?.catalogProducts.get(catalog.id);
+    for (const [productId, position] of index?.after() ?? []) links.push([catalog.id, productId, position]);
+  }
+  links.sort((a, b) => a[2] - b[2]);
+  const byPosition = <T extends { position: number }>(records: Iterable<T>) => [...records].sort((a, b) => a.position - b.position);
+  return {
+    sequence: state.sequence,
+    companies: [...state.companies.values()],
+    credentials: [...state.credentials.values()],
+    establishments: byPosition(state.establishments.values()),
+    catalogs: byPosition(state.catalogs.values()),
+    products: byPosition(state.products.values()),
+    links,
+    idempotency: [...state.idempotency.values()],
+  };
+}
+
+export function importState(data: StateData): State {
+  const state = createState();
+  state.sequence = data.sequence;
+  for (const company of data.companies) {
+    state.companies.set(company.id, company);
+    indexesOf(state, company.id);
+  }
+  for (const credential of data.credentials) state.credentials.set(credential.token, credential);
+  for (const e of [...data.establishments].sort((a, b) => a.position - b.position)) {
+    state.establishments.set(e.id, e);
+    const indexes = indexesOf(state, e.companyId);
+    indexes.establishments.add(e.id, e.position);
+    indexes.establishmentsByCnpj.set(e.cnpj, e.id);
+  }
+  for (const c of [...data.catalogs].sort((a, b) => a.position - b.position)) {
+    state.catalogs.set(c.id, c);
+    indexesOf(state, c.companyId).catalogs.add(c.id, c.position);
+    linksOf(state, c.companyId, c.id);
+  }
+  for (const p of [...data.products].sort((a, b) => a.position - b.position)) {
+    state.products.set(p.id, p);
+    const indexes = indexesOf(state, p.companyId);
+    indexes.products.add(p.id, p.position);
+    if (p.idExterno !== null) indexes.productsByExternalId.set(p.idExterno, p.id);
+  }
+  for (const [catalogId, productId, position] of [...data.links].sort((a, b) => a[2] - b[2])) {
+    const catalog = state.catalogs.get(catalogId);
+    if (catalog) linksOf(state, catalog.companyId, catalogId).add(productId, position);
+  }
+  for (const record of [...data.idempotency].sort((a, b) => a.expiresAt - b.expiresAt)) {
+    state.idempotency.set(`${record.companyId} ${record.key}`, record);
+  }
+  return state;
+}
+
+/**
+ * What must hold between records for an imported state to be usable: every reference resolves within its
+ * company. Returns the first problem found, or undefined.
+ */
+export function checkIntegrity(data: StateData): string | undefined {
+  const companies = new Set(data.companies.map((c) => c.id));
+  const establishments = new Map(data.establishments.map((e) => [e.id, e]));
+  const catalogs = new Map(data.catalogs.map((c) => [c.id, c]));
+  const products = new Map(data.products.map((p) => [p.id, p]));
+  for (const c of data.companies) if (establishments.get(c.headOfficeId)?.companyId !== c.id) return `company ${c.id}: head office ${c.headOfficeId} is not one of its establishments`;
+  for (const c of data.credentials) if (!companies.has(c.companyId)) return `a credential belongs to unknown company ${c.companyId}`;
+  for (const e of data.establishments) {
+    if (!companies.has(e.companyId)) return `establishment ${e.id} belongs to unknown company ${e.companyId}`;
+    if (e.catalogoId !== null && catalogs.get(e.catalogoId)?.establishmentId !== e.id) return `establishment ${e.id}: catalog ${e.catalogoId} is not one of its catalogs`;
+  }
+  for (const c of data.catalogs) if (establishments.get(c.establishmentId)?.companyId !== c.companyId) return `catalog ${c.id}: establishment ${c.establishmentId} is not of its company`;
+  for (const p of data.products) {
+    if (!companies.has(p.companyId)) return `product ${p.id} belongs to unknown company ${p.companyId}`;
+    for (const id of p.catalogos) if (catalogs.get(id)?.companyId !== p.companyId) return `product ${p.id}: catalog ${id} is not of its company`;
+  }
+  for (const [catalogId, productId] of data.links) {
+    if (!products.get(productId)?.catalogos.includes(catalogId)) return `link ${catalogId} → ${productId} is not in the product's catalogos`;
+  }
+  const positions = [...data.establishments, ...data.catalogs, ...data.products].map((r) => r.position).concat(data.links.map((l) => l[2]));
+  if (positions.some((p) => p > data.sequence)) return 'a position is beyond sequence';
+  if (new Set(positions).size !== positions.length) return 'two records share a position';
+  return undefined;
+}

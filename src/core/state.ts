@@ -1,0 +1,99 @@
+/**
+ * The whole state of one emulated service: plain records in maps, plus per-company indexes derived from
+ * them. Records are never mutated in place: a change replaces the record, so a reader (a snapshot, a page
+ * being serialized) never sees half of one. Every change goes through a function of an aggregate module.
+ */
+import type { Catalog } from './catalogs.js';
+import type { Company, Credential } from './companies.js';
+import type { Establishment } from './establishments.js';
+import type { IdempotencyRecord } from './idempotency.js';
+import { OrderedIndex } from './ordered-index.js';
+import type { Product } from './products.js';
+import type { RandomSource } from './random.js';
+import type { Instant } from './time.js';
+
+export interface CompanyIndexes {
+  readonly establishments: OrderedIndex;
+  /** CNPJ → establishment id: a CNPJ is unique within the company. */
+  readonly establishmentsByCnpj: Map<string, string>;
+  readonly catalogs: OrderedIndex;
+  readonly products: OrderedIndex;
+  /** Product `id_externo` → product id: unique within the company (ingestion keys products by it). */
+  readonly productsByExternalId: Map<string, string>;
+  /** Catalog id → its linked products, in link order. */
+  readonly catalogProducts: Map<string, OrderedIndex>;
+}
+
+export interface State {
+  readonly companies: Map<string, Company>;
+  /** Bearer token → credential. */
+  readonly credentials: Map<string, Credential>;
+  readonly establishments: Map<string, Establishment>;
+  readonly catalogs: Map<string, Catalog>;
+  readonly products: Map<string, Product>;
+  /** `${companyId} ${key}` → record, oldest first (Map keeps insertion order). */
+  readonly idempotency: Map<string, IdempotencyRecord>;
+  readonly indexes: Map<string, CompanyIndexes>;
+  /** The last position handed out: orders records and links in lists. */
+  sequence: number;
+}
+
+/** What a transition needs from the outside world: the virtual time and the seeded random source. */
+export interface Context {
+  readonly now: Instant;
+  readonly random: RandomSource;
+}
+
+export function createState(): State {
+  return {
+    companies: new Map(),
+    credentials: new Map(),
+    establishments: new Map(),
+    catalogs: new Map(),
+    products: new Map(),
+    idempotency: new Map(),
+    indexes: new Map(),
+    sequence: 0,
+  };
+}
+
+export function nextPosition(state: State): number {
+  state.sequence += 1;
+  return state.sequence;
+}
+
+export function indexesOf(state: State, companyId: string): CompanyIndexes {
+  let indexes = state.indexes.get(companyId);
+  if (!indexes) {
+    indexes = {
+      establishments: new OrderedIndex(),
+      establishmentsByCnpj: new Map(),
+      catalogs: new OrderedIndex(),
+      products: new OrderedIndex(),
+      productsByExternalId: new Map(),
+      catalogProducts: new Map(),
+    };
+    state.indexes.set(companyId, indexes);
+  }
+  return indexes;
+}
+
+export function linksOf(state: State, companyId: string, catalogId: string): OrderedIndex {
+  const indexes = indexesOf(state, companyId);
+  let links = indexes.catalogProducts.get(catalogId);
+  if (!links) {
+    links = new OrderedIndex();
+    indexes.catalogProducts.set(catalogId, links);
+  }
+  return links;
+}
+
+/** A record of `companyId` by id, or undefined: another company's resource does not exist for this one. */
+export function ownedBy<T extends { readonly companyId: string }>(
+  records: Map<string, T>,
+  companyId: string,
+  id: string,
+): T | undefined {
+  const record = records.get(id);
+  return record && record.companyId === companyId ? record : undefined;
+}

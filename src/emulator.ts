@@ -1,0 +1,343 @@
+/**
+ * createEmulator(): wires the pure core, the virtual clock, the controls and the HTTP app into one
+ * emulated Catalog Integration Service (DESIGN §1–2, §6). It holds no business rule.
+ *
+ * A fresh instance is a handful of empty maps and one clock: the hono app is built once per process and
+ * receives the instance with each request, so a test suite can create one emulator per test.
+ */
+import type { Hono } from 'hono';
+import { buildApiApp } from './http/app.js';
+import { STATUS_OF } from './http/errors.js';
+import { ClockLimitError, VirtualClock, type ClockMode, type ScheduledTask } from './clock/clock.js';
+import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type Permission } from './core/companies.js';
+import { purgeExpiredIdempotency } from './core/idempotency.js';
+import { createRandom, seedRandom, uuidV4, type RandomSource } from './core/random.js';
+import type { Result } from './core/refusal.js';
+import { checkIntegrity, exportState, importState, type StateData } from './core/snapshot.js';
+import { createState, type State } from './core/state.js';
+import { DAY, isoString, parseDuration } from './core/time.js';
+import { FaultRegistry, type FaultInput, type FaultView } from './control/faults.js';
+import { Journal } from './control/journal.js';
+import { buildControlApp } from './control/routes.js';
+import { snapshotSchema, type Snapshot } from './control/snapshot-schema.js';
+import type { HttpEnv, JournalEntry, PageBudgets, Runtime } from './http/runtime.js';
+import { RouteTable, type NetworkRoute } from './network/routes.js';
+import { VERSION } from './version.js';
+
+export type { FaultInput, FaultView, JournalEntry, NetworkRoute, Permission, Snapshot, ClockMode };
+export { ClockLimitError, PERMISSIONS };
+
+/** The instant a manual clock starts at unless told otherwise: fixed, so runs are reproducible. */
+export const DEFAULT_START = Date.UTC(2026, 0, 1);
+export const DEFAULT_SEED = 1;
+
+export interface CompanyOptions extends CompanyFlags {
+  /** 8 digits; a seeded random root when omitted. */
+  readonly cnpjRoot?: string;
+  /** Permissions of the first credential; all six by default. */
+  readonly permissions?: readonly Permission[];
+}
+
+export interface EmulatorOptions {
+  /** Seed of every id, token and secret. Same seed + same calls = byte-identical answers. Default 1. */
+  readonly seed?: number | string;
+  /** `manual` (default): time moves only through the clock controls. `real`: wall clock + offset. */
+  readonly clock?: ClockMode;
+  /** Virtual start. Default: 2026-01-01T00:00:00.000Z in manual mode, the wall clock in real mode. */
+  readonly start?: string | number | Date;
+  /** Companies created at start and again after every reset (same seed: same ids and tokens). */
+  readonly companies?: readonly CompanyOptions[];
+  /** Byte budgets of list pages; lower them to see budget-cut pages in a test. */
+  readonly pageBudgets?: Partial<PageBudgets>;
+}
+
+export interface CreatedCompanyInfo {
+  readonly companyId: string;
+  readonly cnpjRoot: string;
+  readonly token: string;
+  readonly headOffice: { readonly id: string; readonly cnpj: string };
+}
+
+export interface ClockInfo {
+  readonly now: Date;
+  readonly mode: ClockMode;
+  readonly pending: number;
+}
+
+export interface EmulatorInfo {
+  readonly name: 'catalog-emulator';
+  readonly version: string;
+  readonly now: string;
+  readonly clockMode: ClockMode;
+  readonly seed: number | string;
+}
+
+export interface ListenOptions {
+  /** Default 4747; 0 picks a free port. */
+  readonly port?: number;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const DEFAULT_PAGE_BUDGETS: PageBudgets = { catalogs: 256 * 1024, establishments: 256 * 1024, products: 256 * 1024 };
+const BASE_URL = 'http://catalog-emulator.local';
+const HOUSEKEEPING_IDEMPOTENCY = 'housekeeping.idempotency';
+
+type Bindings = { runtime: Runtime; emulator: Emulator };
+
+let sharedApp: Hono<{ Bindings: Bindings }> | undefined;
+function app(): Hono<{ Bindings: Bindings }> {
+  if (!sharedApp) {
+    const root = buildApiApp() as unknown as Hono<{ Bindings: Bindings }>;
+    root.route('/_emulator', buildControlApp());
+    sharedApp = root;
+  }
+  return sharedApp;
+}
+
+/** Everything a reset replaces. */
+interface World {
+  state: State;
+  clock: VirtualClock;
+  random: RandomSource;
+  requestRandom: RandomSource;
+}
+
+export class Emulator {
+  readonly seed: number | string;
+  readonly mode: ClockMode;
+  private readonly start: number;
+  private readonly bootstrap: readonly CompanyOptions[];
+  private readonly pageBudgets: PageBudgets;
+  private world: World;
+  private readonly faultRegistry = new FaultRegistry();
+  private readonly journalLog = new Journal();
+  private readonly routeTable = new RouteTable();
+  private readonly bindings: Bindings;
+  private readonly servers = new Set<RunningServer>();
+
+  constructor(options: EmulatorOptions = {}) {
+    this.seed = options.seed ?? DEFAULT_SEED;
+    this.mode = options.clock ?? 'manual';
+    if (this.mode !== 'manual' && this.mode !== 'real') throw new TypeError(`clock must be "manual" or "real", got ${String(this.mode)}`);
+    this.start = options.start === undefined ? (this.mode === 'manual' ? DEFAULT_START : Date.now()) : toInstant(options.start, 'start');
+    this.bootstrap = options.companies ?? [];
+    this.pageBudgets = { ...DEFAULT_PAGE_BUDGETS, ...options.pageBudgets };
+    this.world = this.freshWorld();
+    // The runtime reads the current world on every access: reset and restore swap worlds under it.
+    const self = this;
+    const runtime: Runtime = {
+      get state() { return self.world.state; },
+      get clock() { return self.world.clock; },
+      pageBudgets: this.pageBudgets,
+      context: () => ({ now: this.world.clock.now(), random: this.world.random }),
+      nextRequestId: () => uuidV4(this.world.requestRandom),
+      credential: (token) => this.world.state.credentials.get(token),
+      takeApiFault: (match) => this.faultRegistry.takeApi(match),
+      record: (entry) => this.journalLog.record(entry),
+    };
+    this.bindings = { runtime, emulator: this };
+  }
+
+  /** Fetch against the emulated service, in process. Relative URLs are resolved against the emulator. */
+  fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const request = input instanceof Request ? (init ? new Request(input, init) : input) : new Request(new URL(String(input), BASE_URL), init);
+    return Promise.resolve(app().fetch(request, this.bindings));
+  };
+
+  readonly companies = {
+    /** A company with its head office and a credential holding `permissions` (all six by default). */
+    create: (options: CompanyOptions = {}): CreatedCompanyInfo => {
+      const created = unwrap(createCompany(this.world.state, options, this.context()));
+      return {
+        companyId: created.company.id,
+        cnpjRoot: created.company.cnpjRoot,
+        token: created.credential.token,
+        headOffice: { id: created.headOffice.id, cnpj: created.headOffice.cnpj },
+      };
+    },
+    /** Changes a company's flags: suspend its subscription, cut its capacity or allowance. */
+    update: (companyId: string, flags: CompanyFlags): Company => unwrap(updateCompany(this.world.state, companyId, flags)),
+    addCredential: (companyId: string, permissions: readonly Permission[] = PERMISSIONS): { token: string } => ({
+      token: unwrap(addCredential(this.world.state, companyId, permissions, this.context())).token,
+    }),
+    list: (): Company[] => [...this.world.state.companies.values()],
+  };
+
+  readonly clock = {
+    now: (): Date => new Date(this.world.clock.now()),
+    mode: (): ClockMode => this.mode,
+    pending: (): number => this.world.clock.pending(),
+    info: (): ClockInfo => ({ now: new Date(this.world.clock.now()), mode: this.mode, pending: this.world.clock.pending() }),
+    /** Runs every task due within `by` ("90s", "15m", "24h", "31d", or ms), each at its own virtual time. */
+    advance: async (by: number | string): Promise<{ now: Date; ran: number }> => {
+      const ms = parseDuration(by);
+      if (ms === undefined) throw new RangeError(`advance() takes milliseconds or a duration such as "90s", "15m", "24h", "31d"; got ${JSON.stringify(by)}`);
+      const result = await this.world.clock.advance(ms);
+      return { now: new Date(result.now), ran: result.ran };
+    },
+    advanceTo: async (instant: string | number | Date): Promise<{ now: Date; ran: number }> => {
+      const result = await this.world.clock.advanceTo(toInstant(instant, 'advanceTo'));
+      return { now: new Date(result.now), ran: result.ran };
+    },
+    /** Runs one-off tasks until none is left; throws ClockLimitError after `limit` (default 10,000). */
+    runUntilIdle: async (options: { limit?: number } = {}): Promise<{ now: Date; ran: number }> => {
+      const result = await this.world.clock.runUntilIdle(options);
+      return { now: new Date(result.now), ran: result.ran };
+    },
+  };
+
+  readonly faults = {
+    /** Adds a fault; throws with the offending field when `fault` is not one. */
+    add: (fault: FaultInput): { id: string } => this.faultRegistry.add(fault),
+    list: (): FaultView[] => this.faultRegistry.list(),
+    remove: (id: string): boolean => this.faultRegistry.remove(id),
+    clear: (): void => this.faultRegistry.clear(),
+  };
+
+  readonly network = {
+    /** Sends deliveries for URLs under `from` (https) to the local URL `to`. */
+    route: (from: string, to: string): NetworkRoute => this.routeTable.add(from, to),
+    routes: (): NetworkRoute[] => this.routeTable.list(),
+    unroute: (from: string): boolean => this.routeTable.remove(from),
+    clear: (): void => this.routeTable.clear(),
+  };
+
+  readonly journal = {
+    entries: (): JournalEntry[] => this.journalLog.list(),
+    clear: (): void => this.journalLog.clear(),
+    subscribe: (listener: (entry: JournalEntry) => void): (() => void) => this.journalLog.subscribe(listener),
+  };
+
+  info(): EmulatorInfo {
+    return { name: 'catalog-emulator', version: VERSION, now: isoString(this.world.clock.now()), clockMode: this.mode, seed: this.seed };
+  }
+
+  /** The whole service state as JSON-safe data: records, clock, scheduled tasks and random sources. */
+  snapshot(): Snapshot {
+    const { state, clock, random, requestRandom } = this.world;
+    const snapshot = {
+      format: 'catalog-emulator/state' as const,
+      version: 1 as const,
+      seed: this.seed,
+      now: clock.now(),
+      random: [...random.state()] as [number, number, number, number],
+      requestRandom: [...requestRandom.state()] as [number, number, number, number],
+      tasks: clock.tasks(),
+      state: exportState(state),
+    };
+    return structuredClone(snapshot) as Snapshot;
+  }
+
+  /** Puts back a snapshot; throws a TypeError saying what is wrong with one that is not. Faults, routes and the journal are kept. */
+  restore(snapshot: unknown): void {
+    const parsed = snapshotSchema.safeParse(snapshot);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new TypeError(`Not a snapshot of this emulator: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`);
+    }
+    const data = structuredClone(parsed.data);
+    const problem = checkIntegrity(data.state as StateData);
+    if (problem) throw new TypeError(`Not a consistent snapshot: ${problem}`);
+    const world = this.freshWorld({ random: data.random, requestRandom: data.requestRandom });
+    world.state = importState(data.state as StateData);
+    world.clock.load(data.now, data.tasks as ScheduledTask[]);
+    this.replaceWorld(world);
+  }
+
+  /** Back to a fresh emulator: clock at its start, no state but the bootstrap companies, no faults, routes or journal. */
+  reset(): void {
+    this.faultRegistry.clear();
+    this.routeTable.clear();
+    this.journalLog.clear();
+    this.replaceWorld(this.freshWorld());
+  }
+
+  /** Serves the API and the controls over HTTP. */
+  async listen(options: ListenOptions = {}): Promise<RunningServer> {
+    const { createAdaptorServer } = await import('@hono/node-server');
+    const host = options.host ?? '127.0.0.1';
+    const server = createAdaptorServer({ fetch: (request: Request) => this.fetch(request) });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 4747, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : options.port ?? 4747;
+    const running: RunningServer = {
+      url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      port,
+      close: () =>
+        new Promise<void>((resolve) => {
+          this.servers.delete(running);
+          if ('closeAllConnections' in server) server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+    this.servers.add(running);
+    return running;
+  }
+
+  /** Stops servers and real-time timers. */
+  async close(): Promise<void> {
+    this.world.clock.dispose();
+    await Promise.all([...this.servers].map((s) => s.close()));
+  }
+
+  private context() {
+    return { now: this.world.clock.now(), random: this.world.random };
+  }
+
+  private freshWorld(randomStates?: { random: readonly number[]; requestRandom: readonly number[] }): World {
+    const clock = new VirtualClock({ mode: this.mode, start: this.start });
+    const random = createRandom(randomStates ? (randomStates.random as [number, number, number, number]) : seedRandom(this.seed));
+    const requestRandom = createRandom(randomStates ? (randomStates.requestRandom as [number, number, number, number]) : seedRandom(`${String(this.seed)}:requests`));
+    const world: World = { state: createState(), clock, random, requestRandom };
+    clock.handle(HOUSEKEEPING_IDEMPOTENCY, () => {
+      purgeExpiredIdempotency(world.state, clock.now());
+    });
+    if (!randomStates) {
+      clock.schedule({ kind: HOUSEKEEPING_IDEMPOTENCY, owner: null, everyMs: DAY }, this.start + DAY);
+      for (const company of this.bootstrap) unwrap(createCompany(world.state, company, { now: clock.now(), random }));
+    }
+    return world;
+  }
+
+  private replaceWorld(world: World): void {
+    this.world.clock.dispose();
+    this.world = world;
+  }
+}
+
+export function createEmulator(options: EmulatorOptions = {}): Emulator {
+  return new Emulator(options);
+}
+
+function toInstant(value: string | number | Date, what: string): number {
+  const instant = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
+  if (!Number.isFinite(instant)) throw new RangeError(`${what} must be an ISO 8601 date-time, a Date or Unix milliseconds; got ${String(value)}`);
+  return instant;
+}
+
+/** A refused control call becomes an Error whose message says what to fix. */
+export class ControlError extends Error {
+  constructor(readonly status: number, readonly codigo: string, message: string, readonly caminho?: string) {
+    super(message);
+    this.name = 'ControlError';
+  }
+}
+
+function unwrap<T>(result: Result<T>): T {
+  if (result.ok) return result.value;
+  const { kind, codigo, mensagem, caminho } = result.refusal;
+  throw new ControlError(STATUS_OF[kind], codigo, mensagem, caminho);
+}

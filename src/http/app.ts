@@ -1,0 +1,68 @@
+/**
+ * The API as one hono app, built once per process and shared by every emulator instance (each request
+ * carries its emulator in hono's env). Cross-cutting here: request id, journal, unknown routes and methods,
+ * and the guarantee that no input yields a 5xx.
+ */
+import { Hono } from 'hono';
+import { apiError, errorResponse } from './errors.js';
+import type { Operation } from './pipeline.js';
+import { catalogOperations } from './routes/catalogs.js';
+import { companyOperations } from './routes/company.js';
+import { establishmentOperations } from './routes/establishments.js';
+import { productOperations } from './routes/products.js';
+import type { HttpEnv } from './runtime.js';
+
+export const operations: readonly Operation[] = [
+  ...companyOperations,
+  ...establishmentOperations,
+  ...catalogOperations,
+  ...productOperations,
+];
+
+export function buildApiApp(): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+
+  app.use('/v1/*', async (c, next) => {
+    const runtime = c.env.runtime;
+    const requestId = runtime.nextRequestId();
+    c.set('requestId', requestId);
+    const journal = { companyId: null, idempotencyKey: null, replayed: false, faultId: null };
+    c.set('journal', journal);
+    const at = new Date(runtime.clock.now()).toISOString();
+    await next();
+    c.res.headers.set('x-request-id', requestId);
+    runtime.record({ at, method: c.req.method, path: c.req.path, status: c.res.status, requestId, ...journal });
+  });
+
+  const methodsByPath = new Map<string, string[]>();
+  for (const op of operations) {
+    app.on(op.method, op.path, (c) => op.handle(c));
+    methodsByPath.set(op.path, [...(methodsByPath.get(op.path) ?? []), op.method]);
+  }
+  // A known path with another method: 405 with Allow, after the operations so they match first.
+  for (const [path, methods] of methodsByPath) {
+    const allow = [...new Set(methods.includes('GET') ? [...methods, 'HEAD'] : methods)].join(', ');
+    app.all(path, (c) => {
+      const response = errorResponse(apiError(405, 'metodo_nao_permitido', `${c.req.method} is not an operation of ${c.req.path}; allowed: ${allow}.`), c.get('requestId'));
+      response.headers.set('allow', allow);
+      return response;
+    });
+  }
+
+  app.notFound((c) => {
+    const requestId = c.get('requestId') ?? c.env.runtime.nextRequestId();
+    const response = errorResponse(apiError(404, 'rota_nao_encontrada', `No operation at ${c.req.method} ${c.req.path}. Paths begin with /v1 (API) or /_emulator (controls).`), requestId);
+    response.headers.set('x-request-id', requestId);
+    return response;
+  });
+
+  // A bug must still answer with the error body, and say it is ours, not the integrator's.
+  app.onError((error, c) => {
+    const requestId = c.get('requestId') ?? 'sem-request-id';
+    const response = errorResponse(apiError(500, 'erro_interno', `Emulator bug (please report it): ${error.message}`), requestId);
+    response.headers.set('x-request-id', requestId);
+    return response;
+  });
+
+  return app;
+}

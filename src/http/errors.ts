@@ -1,0 +1,70 @@
+/**
+ * The error body of every error status (spec "Errors") and the one table that maps a core refusal to its
+ * HTTP status. Codes are stable snake_case Portuguese (README "Error codes").
+ */
+import type { RefusalKind } from '../core/refusal.js';
+
+export const STATUS_OF: Record<RefusalKind, number> = {
+  invalid: 422,
+  not_found: 404,
+  precondition_required: 428,
+  precondition_failed: 412,
+  conflict: 409,
+  forbidden: 403,
+};
+
+export interface ErrorBody {
+  readonly erro: {
+    readonly codigo: string;
+    readonly mensagem: string;
+    readonly request_id: string;
+    readonly caminho?: string;
+  };
+}
+
+export interface ApiError {
+  readonly status: number;
+  readonly codigo: string;
+  readonly mensagem: string;
+  readonly caminho?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export function apiError(status: number, codigo: string, mensagem: string, caminho?: string, headers?: Record<string, string>): ApiError {
+  return { status, codigo, mensagem, ...(caminho === undefined ? {} : { caminho }), ...(headers === undefined ? {} : { headers }) };
+}
+
+export function errorResponse(error: ApiError, requestId: string): Response {
+  const body: ErrorBody = {
+    erro: {
+      codigo: error.codigo,
+      mensagem: error.mensagem,
+      request_id: requestId,
+      ...(error.caminho === undefined ? {} : { caminho: error.caminho }),
+    },
+  };
+  return new Response(JSON.stringify(body), {
+    status: error.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers },
+  });
+}
+
+/** The code an injected status fault answers with, by status. */
+export function codeForStatus(status: number): string {
+  switch (status) {
+    case 400: return 'requisicao_invalida';
+    case 401: return 'credencial_invalida';
+    case 403: return 'permissao_insuficiente';
+    case 404: return 'recurso_nao_encontrado';
+    case 408: return 'tempo_esgotado';
+    case 409: return 'conflito';
+    case 412: return 'precondicao_falhou';
+    case 413: return 'corpo_muito_grande';
+    case 415: return 'tipo_midia_nao_suportado';
+    case 422: return 'valor_invalido';
+    case 428: return 'precondicao_ausente';
+    case 429: return 'limite_requisicoes';
+    case 503: return 'servico_indisponivel';
+    default: return status >= 500 ? 'erro_interno' : 'requisicao_recusada';
+  }
+}

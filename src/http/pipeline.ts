@@ -1,0 +1,304 @@
+/**
+ * One operation of the API and the checks every request goes through, in the order of DESIGN §4 (the first
+ * failure answers):
+ *
+ *   injected status fault → credential (401) → permission (403) → malformed headers, idempotency key (400)
+ *   → media type (415) → body size (413) → JSON syntax (400) → idempotent replay → input validation (422)
+ *   → [core: resource exists (404) → If-Match present (428) → If-Match matches (412) → state (409) → apply]
+ *
+ * The bracketed steps belong to the core operation (`run`), which returns a Result. This file holds no
+ * business rule: it reads the request, calls the core and writes the answer.
+ */
+import type { Context as HonoContext } from 'hono';
+import type { z } from 'zod';
+import { hasPermission, type Company, type Credential, type Permission } from '../core/companies.js';
+import { simulateConcurrentEdit, type EditTarget } from '../core/concurrent-edit.js';
+import { canonicalJson, completeIdempotency, lookupIdempotency, releaseIdempotency, reserveIdempotency, type StoredResponse } from '../core/idempotency.js';
+import type { Result } from '../core/refusal.js';
+import type { Context, State } from '../core/state.js';
+import type { IfMatch } from '../core/versioning.js';
+import { apiError, codeForStatus, errorResponse, STATUS_OF, type ApiError } from './errors.js';
+import type { HttpEnv, Runtime } from './runtime.js';
+import { formatPath, parse, validationError } from './schemas.js';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** Default request body limit (DESIGN §4 "Body size"). */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export interface Call<P, Q, B> {
+  readonly runtime: Runtime;
+  readonly state: State;
+  readonly ctx: Context;
+  readonly company: Company;
+  readonly credential: Credential;
+  readonly params: P;
+  readonly query: Q;
+  readonly body: B;
+  readonly ifMatch: IfMatch;
+}
+
+/** A successful answer. `body` is serialized as JSON unless it is already a string of JSON. */
+export interface Reply {
+  readonly status: number;
+  readonly body: unknown;
+  readonly etag?: string;
+  readonly location?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface OperationSpec<P, Q, B> {
+  readonly method: Method;
+  /** hono path, e.g. `/v1/catalogos/:id`. */
+  readonly path: string;
+  /** Undefined: any valid credential of the company may call it. */
+  readonly permission?: Permission;
+  readonly params: z.ZodType<P>;
+  readonly query: z.ZodType<Q>;
+  /** The body of a mutation. */
+  readonly body?: z.ZodType<B>;
+  /** The operation takes no fields: the body may be absent or `{}` (spec "Common rules"). */
+  readonly bodyOptional?: boolean;
+  readonly bodyLimit?: number;
+  /** The resource If-Match guards: what a `concurrentEdit` fault changes behind the request's back. */
+  readonly editTarget?: (params: P) => EditTarget;
+  run(call: Call<P, Q, B>): Result<Reply>;
+}
+
+export interface Operation {
+  readonly method: Method;
+  readonly path: string;
+  handle(c: HonoContext<HttpEnv>): Promise<Response>;
+}
+
+export function operation<P, Q, B = undefined>(spec: OperationSpec<P, Q, B>): Operation {
+  return { method: spec.method, path: spec.path, handle: (c) => handle(spec, c) };
+}
+
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{16,128}$/;
+const ENTITY_TAGS = /^\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*)*$/;
+
+async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<HttpEnv>): Promise<Response> {
+  const runtime = c.env.runtime;
+  const request = c.req.raw;
+  const path = c.req.path;
+  const journal = c.get('journal');
+  const mutates = spec.method !== 'GET';
+  const fail = (error: ApiError) => errorResponse(error, c.get('requestId'));
+
+  const token = bearerToken(request.headers.get('authorization'));
+  const credential = token === undefined ? undefined : runtime.credential(token);
+  journal.companyId = credential?.companyId ?? null;
+
+  const fault = runtime.takeApiFault({ method: spec.method, path, companyId: credential?.companyId, hasEditTarget: spec.editTarget !== undefined });
+  if (fault) journal.faultId = fault.id;
+  if (fault && 'status' in fault.effect) {
+    const { status, retryAfter } = fault.effect;
+    return fail(apiError(status, codeForStatus(status), `Injected fault ${fault.id}: answered ${status} before the request was processed; nothing was applied.`, undefined, retryAfter === undefined ? undefined : { 'retry-after': String(retryAfter) }));
+  }
+
+  // 401, 403
+  if (token === undefined) {
+    return fail(apiError(401, 'credencial_ausente', 'Send the credential as "Authorization: Bearer <ACCESS_TOKEN>".', 'header.authorization', { 'www-authenticate': 'Bearer' }));
+  }
+  const company = credential && runtime.state.companies.get(credential.companyId);
+  if (!credential || !company) {
+    return fail(apiError(401, 'credencial_invalida', 'The bearer token is not a valid credential.', 'header.authorization', { 'www-authenticate': 'Bearer error="invalid_token"' }));
+  }
+  if (spec.permission && !hasPermission(credential, spec.permission)) {
+    return fail(apiError(403, 'permissao_insuficiente', `This operation needs permission ${spec.permission}; the credential has ${credential.permissions.join(', ') || 'none'}.`));
+  }
+
+  // 400: headers
+  const headers = readHeaders(request.headers, mutates);
+  if ('status' in headers) return fail(headers);
+  journal.idempotencyKey = headers.idempotencyKey ?? null;
+
+  // 415, 413, 400: the body
+  let body: unknown;
+  if (mutates) {
+    const read = await readJsonBody(request, spec.bodyLimit ?? DEFAULT_BODY_LIMIT, spec.bodyOptional === true);
+    if ('status' in read) return fail(read);
+    body = read.value;
+  }
+
+  // Idempotent replay: a repeated key answers from the store, before validation and any ETag check.
+  const key = headers.idempotencyKey;
+  if (mutates && key !== undefined) {
+    const fingerprint = `${spec.method} ${path} ${canonicalJson(body)}`;
+    const found = lookupIdempotency(runtime.state, company.id, key, fingerprint, runtime.clock.now());
+    switch (found.kind) {
+      case 'replay':
+        journal.replayed = true;
+        return storedResponse(found.response, { 'idempotent-replayed': 'true' });
+      case 'other_request':
+        return fail(apiError(422, 'idempotencia_reutilizada', 'This idempotency-key was already used for a different request (method, path or body); generate a new key for each new request.', 'header.idempotency-key'));
+      case 'in_flight':
+        return fail(apiError(409, 'idempotencia_em_curso', 'A request with this idempotency-key is still being processed; retry after it answers.', 'header.idempotency-key'));
+      case 'new':
+        reserveIdempotency(runtime.state, company.id, key, fingerprint, runtime.clock.now());
+    }
+  }
+
+  let completed = false;
+  try {
+    if (fault && 'delayMs' in fault.effect) await runtime.clock.sleep(fault.effect.delayMs, company.id);
+
+    // 422
+    const params = parse(spec.params, c.req.param());
+    if (!params.success) return fail(validationError('path', params.error));
+    const query = readQuery(request.url);
+    if ('status' in query) return fail(query);
+    const parsedQuery = parse(spec.query, query.value);
+    if (!parsedQuery.success) return fail(validationError('query', parsedQuery.error));
+    let parsedBody: B = undefined as B;
+    if (mutates && spec.body) {
+      const result = parse(spec.body, body);
+      if (!result.success) return fail(validationError('body', result.error));
+      parsedBody = result.data;
+    }
+
+    const ctx = runtime.context();
+    if (fault && 'concurrentEdit' in fault.effect && spec.editTarget) {
+      simulateConcurrentEdit(runtime.state, company.id, spec.editTarget(params.data), ctx);
+    }
+
+    // 404, 428, 412, 409, apply
+    const result = spec.run({ runtime, state: runtime.state, ctx, company, credential, params: params.data, query: parsedQuery.data, body: parsedBody, ifMatch: headers.ifMatch });
+    if (!result.ok) {
+      const { kind, codigo, mensagem, caminho } = result.refusal;
+      return fail(apiError(STATUS_OF[kind], codigo, mensagem, caminho));
+    }
+    const stored = toStored(result.value);
+    if (mutates && key !== undefined && stored.status < 300) {
+      completeIdempotency(runtime.state, company.id, key, stored, runtime.clock.now());
+      completed = true;
+    }
+    if (fault && 'loseResponse' in fault.effect) {
+      return fail(apiError(503, 'servico_indisponivel', `Injected fault ${fault.id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`));
+    }
+    return storedResponse(stored);
+  } finally {
+    if (mutates && key !== undefined && !completed) releaseIdempotency(runtime.state, company.id, key);
+  }
+}
+
+function bearerToken(header: string | null): string | undefined {
+  if (header === null) return undefined;
+  const match = /^\s*bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : '';
+}
+
+interface RequestHeaders {
+  readonly idempotencyKey: string | undefined;
+  readonly ifMatch: IfMatch;
+}
+
+function readHeaders(headers: Headers, mutates: boolean): RequestHeaders | ApiError {
+  const ifMatch = headers.get('if-match');
+  const ifNoneMatch = headers.get('if-none-match');
+  if (ifMatch !== null && ifNoneMatch !== null && mutates) {
+    return apiError(400, 'precondicoes_conflitantes', 'Send If-Match or If-None-Match, never both.', 'header.if-none-match');
+  }
+  let tags: IfMatch;
+  if (ifMatch !== null && mutates) {
+    if (ifMatch.trim() === '*') {
+      return apiError(400, 'cabecalho_invalido', 'If-Match must carry the ETag read from the resource, quotes included; "*" is not accepted.', 'header.if-match');
+    }
+    if (!ENTITY_TAGS.test(ifMatch)) {
+      return apiError(400, 'cabecalho_invalido', 'If-Match must be the ETag exactly as read, quotes included, e.g. If-Match: "5f3c9a1b2d4e6f70".', 'header.if-match');
+    }
+    tags = ifMatch.split(',').map((t) => t.trim());
+  }
+  if (!mutates) return { idempotencyKey: undefined, ifMatch: undefined };
+  const key = headers.get('idempotency-key');
+  if (key === null) {
+    return apiError(400, 'chave_idempotencia_ausente', 'Every state-changing request needs an idempotency-key header: generate one per request (16 to 128 of A-Z a-z 0-9 . _ : -) and reuse it only to repeat that same request.', 'header.idempotency-key');
+  }
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    return apiError(400, 'chave_idempotencia_invalida', 'idempotency-key must have 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-".', 'header.idempotency-key');
+  }
+  return { idempotencyKey: key, ifMatch: tags };
+}
+
+function isJson(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const [type, ...parameters] = contentType.split(';').map((p) => p.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  return parameters.every((p) => p === '' || p === 'charset=utf-8' || p === 'charset="utf-8"');
+}
+
+async function readJsonBody(request: Request, limit: number, optional: boolean): Promise<{ value: unknown } | ApiError> {
+  const declared = request.headers.get('content-length');
+  const hasBody = request.body !== null && declared !== '0';
+  const contentType = request.headers.get('content-type');
+  if ((hasBody || !optional) && !isJson(contentType)) {
+    return apiError(415, 'tipo_midia_nao_suportado', `Send the body as JSON with "content-type: application/json" (got ${contentType === null ? 'no content-type' : `"${contentType}"`}).`, 'header.content-type');
+  }
+  const tooLarge = apiError(413, 'corpo_muito_grande', `The body exceeds this operation's limit of ${limit} bytes.`, 'body');
+  if (declared !== null && Number(declared) > limit) return tooLarge;
+  const bytes = request.body === null ? new Uint8Array(0) : await readLimited(request.body, limit);
+  if (bytes === undefined) return tooLarge;
+  if (bytes.length === 0) {
+    if (optional) return { value: {} };
+    return apiError(400, 'json_invalido', 'The body is empty; send a JSON object.', 'body');
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return apiError(400, 'json_invalido', 'The body is not valid UTF-8.', 'body');
+  }
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return apiError(400, 'json_invalido', `The body is not valid JSON: ${(error as Error).message}`, 'body');
+  }
+}
+
+async function readLimited(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array | undefined> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/** Query parameters as an object; a repeated parameter is refused rather than silently picking one. */
+function readQuery(url: string): { value: Record<string, string> } | ApiError {
+  const start = url.indexOf('?');
+  if (start < 0) return { value: {} };
+  const value: Record<string, string> = Object.create(null);
+  for (const [name, v] of new URLSearchParams(url.slice(start + 1))) {
+    if (name in value) return apiError(422, 'parametro_repetido', `${formatPath('query', [name])} appears more than once.`, formatPath('query', [name]));
+    value[name] = v;
+  }
+  return { value: { ...value } };
+}
+
+function toStored(reply: Reply): StoredResponse {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...reply.headers };
+  if (reply.etag !== undefined) headers.etag = reply.etag;
+  if (reply.location !== undefined) headers.location = reply.location;
+  return { status: reply.status, headers, body: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body) };
+}
+
+function storedResponse(stored: StoredResponse, extra?: Record<string, string>): Response {
+  return new Response(stored.body, { status: stored.status, headers: extra ? { ...stored.headers, ...extra } : stored.headers });
+}

@@ -1,0 +1,85 @@
+/** Establishments: spec "Endpoints › Establishments"; GET list and DELETE (archive) paths from DESIGN §3. */
+import { archiveEstablishment, editEstablishment, establishmentEtag, establishmentsAfter, findEstablishment, registerEstablishment, type Establishment } from '../../core/establishments.js';
+import { indexesOf } from '../../core/state.js';
+import { ok, refuse, type Result } from '../../core/refusal.js';
+import { collectPage } from '../paging.js';
+import { operation, type Reply } from '../pipeline.js';
+import { presentEstablishment } from '../presenters.js';
+import { emptyBody, establishmentCreate, establishmentListQuery, establishmentPatch, idParams, noQuery } from '../schemas.js';
+
+const MANAGE = 'estabelecimento:gerenciar';
+const READ = 'catalogo:ler';
+
+const reply = (status: number, e: Establishment, withLocation = false): Reply => ({
+  status,
+  body: presentEstablishment(e),
+  etag: establishmentEtag(e),
+  ...(withLocation ? { location: `/v1/estabelecimentos/${e.id}` } : {}),
+});
+
+const answer = (status: number, withLocation = false) => (result: Result<Establishment>): Result<Reply> =>
+  result.ok ? ok(reply(status, result.value, withLocation)) : result;
+
+export const establishmentOperations = [
+  operation({
+    method: 'POST',
+    path: '/v1/estabelecimentos',
+    permission: MANAGE,
+    params: noQuery,
+    query: noQuery,
+    body: establishmentCreate,
+    run: ({ state, ctx, company, body }) =>
+      answer(201, true)(registerEstablishment(state, company.id, { cnpj: body.cnpj, nome: body.nome, idExterno: body.id_externo ?? null }, ctx)),
+  }),
+  operation({
+    method: 'GET',
+    path: '/v1/estabelecimentos',
+    permission: READ,
+    params: noQuery,
+    query: establishmentListQuery,
+    run: ({ state, runtime, company, query }) => {
+      let after: number | undefined;
+      if (query.apos_id !== undefined) {
+        after = indexesOf(state, company.id).establishments.positionOf(query.apos_id);
+        if (after === undefined) return refuse('invalid', 'cursor_invalido', `apos_id ${query.apos_id} is not an establishment of this company; pass a proximo_id this list returned.`, 'query.apos_id');
+      }
+      const items = filter(establishmentsAfter(state, company.id, after), (e) => query.estado === undefined || e.estado === query.estado);
+      const page = collectPage(items, query.limite ?? 50, runtime.pageBudgets.establishments, presentEstablishment, (e) => e.id);
+      return ok({ status: 200, body: `{"itens":[${page.itemsJson}],"proximo_id":${JSON.stringify(page.next)}}` });
+    },
+  }),
+  operation({
+    method: 'GET',
+    path: '/v1/estabelecimentos/:id',
+    permission: READ,
+    params: idParams,
+    query: noQuery,
+    run: ({ state, company, params }) => answer(200)(findEstablishment(state, company.id, params.id)),
+  }),
+  operation({
+    method: 'PATCH',
+    path: '/v1/estabelecimentos/:id',
+    permission: MANAGE,
+    params: idParams,
+    query: noQuery,
+    body: establishmentPatch,
+    editTarget: ({ id }) => ({ kind: 'establishment', id }),
+    run: ({ state, ctx, company, params, body, ifMatch }) =>
+      answer(200)(editEstablishment(state, company.id, params.id, ifMatch, { nome: body.nome, idExterno: body.id_externo }, ctx)),
+  }),
+  operation({
+    method: 'DELETE',
+    path: '/v1/estabelecimentos/:id',
+    permission: MANAGE,
+    params: idParams,
+    query: noQuery,
+    body: emptyBody,
+    bodyOptional: true,
+    editTarget: ({ id }) => ({ kind: 'establishment', id }),
+    run: ({ state, ctx, company, params, ifMatch }) => answer(200)(archiveEstablishment(state, company.id, params.id, ifMatch, ctx)),
+  }),
+];
+
+function* filter<T>(items: Iterable<T>, keep: (item: T) => boolean): Generator<T> {
+  for (const item of items) if (keep(item)) yield item;
+}

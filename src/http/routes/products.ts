@@ -1,0 +1,139 @@
+/** Products and links: spec "Endpoints › Products" and the PUT link; other paths from DESIGN §3. */
+import { findActiveCatalog } from '../../core/catalogs.js';
+import { catalogProductsAfter, createProduct, editProduct, findProduct, linkProduct, productByExternalId, productEtag, productsAfter, unlinkProduct, type Product } from '../../core/products.js';
+import { ok, refuse, type Result } from '../../core/refusal.js';
+import { collectPage, decodeCursor, encodeCursor } from '../paging.js';
+import { operation, type Reply } from '../pipeline.js';
+import { presentProduct } from '../presenters.js';
+import { catalogProductParams, companyProductListQuery, emptyBody, idParams, noQuery, productCreate, productListQuery, productPatch } from '../schemas.js';
+
+const MANAGE = 'catalogo:gerenciar';
+const READ = 'catalogo:ler';
+
+const answer = (status: number, withLocation = false) => (result: Result<Product>): Result<Reply> =>
+  result.ok
+    ? ok({
+        status,
+        body: presentProduct(result.value),
+        etag: productEtag(result.value),
+        ...(withLocation ? { location: `/v1/produtos/${result.value.id}` } : {}),
+      })
+    : result;
+
+const badCursor = refuse('invalid', 'cursor_invalido', 'cursor is not a cursor of this list; pass the proximo_cursor this list returned, unchanged.', 'query.cursor');
+
+function productPage(entries: Iterable<[Product, number]>, limit: number, budget: number, companyId: string, list: string): Reply {
+  const page = collectPage(entries, limit, budget, ([p]) => presentProduct(p), ([, position]) => position);
+  const next = page.next === null ? null : encodeCursor(companyId, list, page.next);
+  return { status: 200, body: `{"itens":[${page.itemsJson}],"proximo_cursor":${JSON.stringify(next)}}` };
+}
+
+export const productOperations = [
+  operation({
+    method: 'POST',
+    path: '/v1/catalogos/:id/produtos',
+    permission: MANAGE,
+    params: idParams,
+    query: noQuery,
+    body: productCreate,
+    run: ({ state, ctx, company, params, body }) =>
+      answer(201, true)(
+        createProduct(state, company.id, params.id, {
+          origem: body.origem,
+          ncm: body.ncm,
+          idExterno: body.id_externo ?? null,
+          sku: body.sku ?? null,
+          descricao: body.descricao ?? null,
+          atributos: body.atributos ?? [],
+        }, ctx),
+      ),
+  }),
+  operation({
+    method: 'GET',
+    path: '/v1/catalogos/:id/produtos',
+    permission: READ,
+    params: idParams,
+    query: productListQuery,
+    run: ({ state, runtime, company, params, query }) => {
+      const catalog = findActiveCatalog(state, company.id, params.id);
+      if (!catalog.ok) return catalog;
+      const list = `catalogo:${params.id}`;
+      let after: number | undefined;
+      if (query.cursor !== undefined) {
+        after = decodeCursor(query.cursor, company.id, list);
+        if (after === undefined) return badCursor;
+      }
+      return ok(productPage(catalogProductsAfter(state, company.id, params.id, after), query.limite ?? 50, runtime.pageBudgets.products, company.id, list));
+    },
+  }),
+  operation({
+    method: 'GET',
+    path: '/v1/produtos',
+    permission: READ,
+    params: noQuery,
+    query: companyProductListQuery,
+    run: ({ state, runtime, company, query }) => {
+      if (query.id_externo !== undefined) {
+        const product = productByExternalId(state, company.id, query.id_externo);
+        if (query.cursor !== undefined && decodeCursor(query.cursor, company.id, 'produtos') === undefined) return badCursor;
+        const items = product && query.cursor === undefined ? [JSON.stringify(presentProduct(product))] : [];
+        return ok({ status: 200, body: `{"itens":[${items.join(',')}],"proximo_cursor":null}` });
+      }
+      let after: number | undefined;
+      if (query.cursor !== undefined) {
+        after = decodeCursor(query.cursor, company.id, 'produtos');
+        if (after === undefined) return badCursor;
+      }
+      return ok(productPage(productsAfter(state, company.id, after), query.limite ?? 50, runtime.pageBudgets.products, company.id, 'produtos'));
+    },
+  }),
+  operation({
+    method: 'GET',
+    path: '/v1/produtos/:id',
+    permission: READ,
+    params: idParams,
+    query: noQuery,
+    run: ({ state, company, params }) => answer(200)(findProduct(state, company.id, params.id)),
+  }),
+  operation({
+    method: 'PATCH',
+    path: '/v1/produtos/:id',
+    permission: MANAGE,
+    params: idParams,
+    query: noQuery,
+    body: productPatch,
+    editTarget: ({ id }) => ({ kind: 'product', id }),
+    run: ({ state, ctx, company, params, body, ifMatch }) =>
+      answer(200)(
+        editProduct(state, company.id, params.id, ifMatch, {
+          idExterno: body.id_externo,
+          sku: body.sku,
+          descricao: body.descricao,
+          ncm: body.ncm,
+          atributos: body.atributos,
+        }, ctx),
+      ),
+  }),
+  operation({
+    method: 'PUT',
+    path: '/v1/catalogos/:id/produtos/:produto_id',
+    permission: MANAGE,
+    params: catalogProductParams,
+    query: noQuery,
+    body: emptyBody,
+    bodyOptional: true,
+    editTarget: ({ produto_id }) => ({ kind: 'product', id: produto_id }),
+    run: ({ state, ctx, company, params, ifMatch }) => answer(200)(linkProduct(state, company.id, params.id, params.produto_id, ifMatch, ctx)),
+  }),
+  operation({
+    method: 'DELETE',
+    path: '/v1/catalogos/:id/produtos/:produto_id',
+    permission: MANAGE,
+    params: catalogProductParams,
+    query: noQuery,
+    body: emptyBody,
+    bodyOptional: true,
+    editTarget: ({ produto_id }) => ({ kind: 'product', id: produto_id }),
+    run: ({ state, ctx, company, params, ifMatch }) => answer(200)(unlinkProduct(state, company.id, params.id, params.produto_id, ifMatch, ctx)),
+  }),
+];

@@ -1,0 +1,64 @@
+/**
+ * What the HTTP layer needs from the emulator that hosts it. The emulator (src/emulator.ts) provides it
+ * per request through hono's env, so one hono app, built once per process, serves every emulator instance:
+ * that is what keeps createEmulator() cheap.
+ */
+import type { Credential } from '../core/companies.js';
+import type { Context, State } from '../core/state.js';
+import type { VirtualClock } from '../clock/clock.js';
+
+export interface ApiFaultMatch {
+  readonly method: string;
+  readonly path: string;
+  readonly companyId: string | undefined;
+  /** Whether the operation changes a resource guarded by If-Match (what concurrentEdit needs). */
+  readonly hasEditTarget: boolean;
+}
+
+export type ApiFaultEffect =
+  | { readonly status: number; readonly retryAfter?: number }
+  | { readonly loseResponse: true }
+  | { readonly concurrentEdit: true }
+  | { readonly delayMs: number };
+
+export interface ApiFault {
+  readonly id: string;
+  readonly effect: ApiFaultEffect;
+}
+
+export interface JournalEntry {
+  readonly at: string;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly companyId: string | null;
+  readonly idempotencyKey: string | null;
+  readonly replayed: boolean;
+  readonly requestId: string;
+  readonly faultId: string | null;
+}
+
+/** Byte budgets per list page (DESIGN §4 "Lists"): settable per emulator so tests can see budget-cut pages. */
+export interface PageBudgets {
+  readonly catalogs: number;
+  readonly establishments: number;
+  readonly products: number;
+}
+
+export interface Runtime {
+  readonly state: State;
+  readonly clock: VirtualClock;
+  readonly pageBudgets: PageBudgets;
+  /** The time and id source for one core transition. */
+  context(): Context;
+  nextRequestId(): string;
+  credential(token: string): Credential | undefined;
+  /** The first api fault matching the request, its `times` counted down. */
+  takeApiFault(match: ApiFaultMatch): ApiFault | undefined;
+  record(entry: JournalEntry): void;
+}
+
+export interface HttpEnv {
+  Bindings: { runtime: Runtime };
+  Variables: { requestId: string; journal: { companyId: string | null; idempotencyKey: string | null; replayed: boolean; faultId: string | null } };
+}

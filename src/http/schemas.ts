@@ -1,0 +1,156 @@
+/**
+ * Input shapes and limits of the spec ("Endpoints", "Limits"), as zod schemas. Objects are strict: an
+ * unknown field is refused so that an integrator's typo surfaces (DESIGN §4). The first issue found
+ * becomes the 422 answer, located by `caminho`.
+ */
+import { z } from 'zod';
+import { apiError, type ApiError } from './errors.js';
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
+
+/** A uuid as the spec defines it; upper or lower case in, lowercase out. */
+export const uuid = z.string().regex(UUID, 'must be a uuid (8-4-4-4-12 hexadecimal digits, version 1-8, variant 8, 9, a or b)').transform((s) => s.toLowerCase());
+
+const text = (min: number, max: number) => z.string().min(min, `must have at least ${min} character${min === 1 ? '' : 's'}`).max(max, `must have at most ${max} characters`);
+
+export const externalId = text(1, 256);
+export const nullableExternalId = externalId.nullable();
+
+/** `limite` as a query string: digits only, within [1, max]; default applied by the caller. */
+export function limitParam(max: number) {
+  return z
+    .string()
+    .regex(/^\d{1,6}$/, `must be an integer from 1 to ${max}`)
+    .transform(Number)
+    .pipe(z.number().int().min(1, `must be an integer from 1 to ${max}`).max(max, `must be an integer from 1 to ${max}`));
+}
+
+export const idParams = z.strictObject({ id: uuid });
+export const catalogProductParams = z.strictObject({ id: uuid, produto_id: uuid });
+export const noQuery = z.strictObject({});
+
+export const NCM = /^\d{8}$/;
+
+export const attribute = z.strictObject({
+  codigo: text(1, 128),
+  valores: z.array(text(1, 1000)).min(1, 'must have 1 to 50 values').max(50, 'must have 1 to 50 values'),
+});
+
+/** Up to 128 attributes, each code at most once (a repeated code is ambiguous: the list is the complete set). */
+export const attributes = z
+  .array(attribute)
+  .max(128, 'must have at most 128 attributes')
+  .superRefine((list, ctx) => {
+    const seen = new Set<string>();
+    list.forEach((a, i) => {
+      if (seen.has(a.codigo)) ctx.addIssue({ code: 'custom', path: [i, 'codigo'], message: `repeats attribute code "${a.codigo}"` });
+      seen.add(a.codigo);
+    });
+  });
+
+export const ncm = z.string().regex(NCM, 'must be an NCM of 8 digits, e.g. "84713012"');
+
+function atLeastOne<T extends Record<string, unknown>>(schema: z.ZodType<T>, fields: string) {
+  return schema.refine((value) => Object.values(value).some((v) => v !== undefined), `send at least one of ${fields}`);
+}
+
+export const establishmentCreate = z.strictObject({
+  cnpj: z.string().max(64, 'must have 14 characters'),
+  nome: text(1, 120),
+  id_externo: nullableExternalId.optional(),
+});
+
+export const establishmentPatch = atLeastOne(
+  z.strictObject({ nome: text(1, 120).optional(), id_externo: nullableExternalId.optional() }),
+  'nome, id_externo',
+);
+
+export const catalogCreate = z.strictObject({
+  estabelecimento_id: uuid,
+  nome: text(1, 120),
+  id_externo: nullableExternalId.optional(),
+});
+
+export const catalogPatch = atLeastOne(
+  z.strictObject({ nome: text(1, 120).optional(), id_externo: nullableExternalId.optional() }),
+  'nome, id_externo',
+);
+
+export const catalogListQuery = z.strictObject({
+  limite: limitParam(200).optional(),
+  apos_id: uuid.optional(),
+  estabelecimento_id: uuid.optional(),
+  id_externo: externalId.optional(),
+  estado: z.enum(['ativo', 'excluido'], 'must be "ativo" or "excluido"').optional(),
+});
+
+export const establishmentListQuery = z.strictObject({
+  limite: limitParam(200).optional(),
+  apos_id: uuid.optional(),
+  estado: z.enum(['ativo', 'arquivado'], 'must be "ativo" or "arquivado"').optional(),
+});
+
+export const productListQuery = z.strictObject({
+  limite: limitParam(200).optional(),
+  cursor: z.string().max(512, 'is not a cursor of this list').optional(),
+});
+
+export const companyProductListQuery = productListQuery.extend({
+  id_externo: externalId.optional(),
+});
+
+export const productCreate = z.strictObject({
+  origem: text(1, 64),
+  ncm,
+  id_externo: nullableExternalId.optional(),
+  sku: text(1, 256).nullable().optional(),
+  descricao: text(1, 2000).nullable().optional(),
+  atributos: attributes.optional(),
+});
+
+export const productPatch = atLeastOne(
+  z.strictObject({
+    id_externo: nullableExternalId.optional(),
+    sku: text(1, 256).nullable().optional(),
+    descricao: text(1, 2000).nullable().optional(),
+    ncm: ncm.optional(),
+    atributos: attributes.optional(),
+  }),
+  'id_externo, sku, descricao, ncm, atributos',
+);
+
+/** `{}` or no body at all, for operations that take no fields (spec "Common rules"). */
+export const emptyBody = z.strictObject({});
+
+/** Parses `input`; input values are kept on issues so a missing field can be told from a wrong one. */
+export function parse<T>(schema: z.ZodType<T>, input: unknown): z.ZodSafeParseResult<T> {
+  return schema.safeParse(input, { reportInput: true });
+}
+
+/** The first issue of a failed parse as a 422 located at `where.path`. */
+export function validationError(where: 'body' | 'query' | 'path', error: z.ZodError): ApiError {
+  // A typo shows as a missing field plus an unknown one: the unknown one says more.
+  const issue = error.issues.find((i) => i.code === 'unrecognized_keys') ?? error.issues[0];
+  if (!issue) return apiError(422, 'valor_invalido', `The ${where} is invalid.`, where);
+  let path = issue.path as PropertyKey[];
+  let codigo = 'valor_invalido';
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    path = [...path, issue.keys[0] ?? ''];
+    codigo = 'campo_desconhecido';
+    message = `is not a field of this operation (fields are case-sensitive; check the spelling)`;
+  } else if (issue.code === 'invalid_type' && issue.input === undefined) {
+    codigo = 'campo_obrigatorio';
+    message = 'is required';
+  } else if (issue.code === 'invalid_type') {
+    message = `must be ${issue.expected === 'object' ? 'a JSON object' : issue.expected === 'array' ? 'an array' : `a ${issue.expected}`}`;
+  }
+  const caminho = formatPath(where, path);
+  return apiError(422, codigo, `${caminho} ${message}`, caminho);
+}
+
+export function formatPath(root: string, path: readonly PropertyKey[]): string {
+  let out = root;
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : `.${String(part)}`;
+  return out;
+}
