@@ -8,8 +8,8 @@
 import type { Hono } from 'hono';
 import { buildApiApp } from './http/app.js';
 import { STATUS_OF } from './http/errors.js';
-import { ClockLimitError, VirtualClock, type ClockMode, type ScheduledTask } from './clock/clock.js';
-import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type Permission } from './core/companies.js';
+import { ClockLimitError, VirtualClock, type ClockMode, type PersistedTask } from './clock/clock.js';
+import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type CreatedCompany, type Permission } from './core/companies.js';
 import { purgeExpiredIdempotency } from './core/idempotency.js';
 import { createRandom, seedRandom, uuidV4, type RandomSource } from './core/random.js';
 import type { Result } from './core/refusal.js';
@@ -104,6 +104,8 @@ function app(): Hono<{ Bindings: Bindings }> {
 /** Everything a reset replaces. */
 interface World {
   state: State;
+  /** The companies of EmulatorOptions.companies, as created in this world. */
+  initialCompanies: CreatedCompanyInfo[];
   clock: VirtualClock;
   random: RandomSource;
   requestRandom: RandomSource;
@@ -154,14 +156,10 @@ export class Emulator {
   readonly companies = {
     /** A company with its head office and a credential holding `permissions` (all six by default). */
     create: (options: CompanyOptions = {}): CreatedCompanyInfo => {
-      const created = unwrap(createCompany(this.world.state, options, this.context()));
-      return {
-        companyId: created.company.id,
-        cnpjRoot: created.company.cnpjRoot,
-        token: created.credential.token,
-        headOffice: { id: created.headOffice.id, cnpj: created.headOffice.cnpj },
-      };
+      return describe(unwrap(createCompany(this.world.state, options, this.context())));
     },
+    /** The companies given in EmulatorOptions.companies, with their tokens (the same after every reset). */
+    initial: (): CreatedCompanyInfo[] => [...this.world.initialCompanies],
     /** Changes a company's flags: suspend its subscription, cut its capacity or allowance. */
     update: (companyId: string, flags: CompanyFlags): Company => unwrap(updateCompany(this.world.state, companyId, flags)),
     addCredential: (companyId: string, permissions: readonly Permission[] = PERMISSIONS): { token: string } => ({
@@ -247,7 +245,8 @@ export class Emulator {
     if (problem) throw new TypeError(`Not a consistent snapshot: ${problem}`);
     const world = this.freshWorld({ random: data.random, requestRandom: data.requestRandom });
     world.state = importState(data.state as StateData);
-    world.clock.load(data.now, data.tasks as ScheduledTask[]);
+    world.initialCompanies = this.world.initialCompanies.filter((c) => world.state.companies.has(c.companyId));
+    world.clock.load(data.now, data.tasks as PersistedTask[]);
     this.replaceWorld(world);
   }
 
@@ -301,13 +300,13 @@ export class Emulator {
     const clock = new VirtualClock({ mode: this.mode, start: this.start });
     const random = createRandom(randomStates ? (randomStates.random as [number, number, number, number]) : seedRandom(this.seed));
     const requestRandom = createRandom(randomStates ? (randomStates.requestRandom as [number, number, number, number]) : seedRandom(`${String(this.seed)}:requests`));
-    const world: World = { state: createState(), clock, random, requestRandom };
+    const world: World = { state: createState(), initialCompanies: [], clock, random, requestRandom };
     clock.handle(HOUSEKEEPING_IDEMPOTENCY, () => {
       purgeExpiredIdempotency(world.state, clock.now());
     });
     if (!randomStates) {
       clock.schedule({ kind: HOUSEKEEPING_IDEMPOTENCY, owner: null, everyMs: DAY }, this.start + DAY);
-      for (const company of this.bootstrap) unwrap(createCompany(world.state, company, { now: clock.now(), random }));
+      for (const options of this.bootstrap) world.initialCompanies.push(describe(unwrap(createCompany(world.state, options, { now: clock.now(), random }))));
     }
     return world;
   }
@@ -320,6 +319,15 @@ export class Emulator {
 
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   return new Emulator(options);
+}
+
+function describe(created: CreatedCompany): CreatedCompanyInfo {
+  return {
+    companyId: created.company.id,
+    cnpjRoot: created.company.cnpjRoot,
+    token: created.credential.token,
+    headOffice: { id: created.headOffice.id, cnpj: created.headOffice.cnpj },
+  };
 }
 
 function toInstant(value: string | number | Date, what: string): number {

@@ -18,3 +18,4 @@ export type {
 } from './emulator.js';
 export { isValidCnpj, cnpjCheckDigits } from './core/cnpj.js';
 export { VERSION } from './version.js';
+export { demos, type Demo } from './demos/index.js';

@@ -33,6 +33,11 @@ export interface ScheduledTask extends TaskData {
   readonly due: number;
 }
 
+/** A task as a snapshot holds it: its place in the queue is its order in the list. */
+export interface PersistedTask extends TaskData {
+  readonly due: number;
+}
+
 type Handler = (task: ScheduledTask) => void | Promise<void>;
 
 interface Entry extends ScheduledTask {
@@ -124,20 +129,21 @@ export class VirtualClock {
   }
 
   /** The persistent tasks, in due order, for a snapshot. */
-  tasks(): ScheduledTask[] {
+  tasks(): PersistedTask[] {
     return this.queue
       .toArray()
       .filter((e) => !e.cancelled && !e.wake)
       .sort((a, b) => a.due - b.due || a.seq - b.seq)
-      .map(({ id, due, kind, owner, payload, everyMs }) => ({ id, due, kind, owner, payload, everyMs }));
+      .map(({ due, kind, owner, payload, everyMs }) => ({ due, kind, owner, ...(payload === undefined ? {} : { payload }), ...(everyMs === undefined ? {} : { everyMs }) }));
   }
 
   /** Replaces every task and the current time (restore of a snapshot). */
-  load(now: number, tasks: readonly ScheduledTask[]): void {
+  load(now: number, tasks: readonly PersistedTask[]): void {
     for (const entry of this.entries.values()) entry.wake?.();
     this.queue.clear();
     this.entries.clear();
     this.oneOff = 0;
+    this.nextSeq = 0;
     this.current = now;
     this.offset = now - this.wall();
     for (const task of tasks) this.schedule(task, task.due);

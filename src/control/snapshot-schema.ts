@@ -30,7 +30,7 @@ const idempotency = z.strictObject({
   response: z.strictObject({ status: int, headers: z.record(z.string(), z.string()), body: z.string() }).nullable(),
   storedAt: instant, expiresAt: instant,
 });
-const task = z.strictObject({ id: int, due: instant, kind: z.string(), owner: id.nullable(), payload: z.unknown().optional(), everyMs: int.optional() });
+const task = z.strictObject({ due: instant, kind: z.string(), owner: id.nullable(), payload: z.unknown().optional(), everyMs: int.optional() });
 const uint32 = z.number().int().min(0).max(0xffffffff);
 
 export const snapshotSchema = z.strictObject({

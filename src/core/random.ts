@@ -21,7 +21,10 @@ export function seedRandom(seed: number | string): RandomState {
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
     return (z ^ (z >>> 16)) >>> 0;
   };
-  return [splitmix(), splitmix(), splitmix(), splitmix()];
+  // Discard the first outputs: sfc32 mixes poorly right after seeding.
+  const warm = createRandom([splitmix(), splitmix(), splitmix(), splitmix()]);
+  for (let i = 0; i < 12; i++) warm.next();
+  return warm.state();
 }
 
 export function createRandom(initial: RandomState): RandomSource {
@@ -35,8 +38,6 @@ export function createRandom(initial: RandomState): RandomSource {
     c = (c + t) | 0;
     return t >>> 0;
   };
-  // Discard the first outputs: sfc32 mixes poorly right after seeding.
-  for (let i = 0; i < 12; i++) next();
   return {
     next,
     bytes(count) {

@@ -1,0 +1,128 @@
+/**
+ * The one small client of the spec tests: an API caller bound to a credential, and the controls.
+ * It adds nothing the spec does not say: the tests pass every header they mean to test.
+ */
+import { connect, type Target } from './target.js';
+import type { EmulatorOptions } from '../../src/index.js';
+
+export interface Answer<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  readonly body: T;
+}
+
+export interface RequestOptions {
+  readonly headers?: Record<string, string>;
+  /** A value to send as JSON (content-type set), or a raw string sent as is (no content-type unless given). */
+  readonly body?: unknown;
+  readonly raw?: string;
+  /** The idempotency-key header; a fresh one is generated for mutations unless `key: null`. */
+  readonly key?: string | null;
+  readonly ifMatch?: string;
+}
+
+let keyCounter = 0;
+/** A fresh idempotency key: unique within the process, valid (16–128 of A-Z a-z 0-9 . _ : -). */
+export function newKey(): string {
+  keyCounter += 1;
+  return `spec-${process.pid}-${String(keyCounter).padStart(8, '0')}`;
+}
+
+async function send(target: Target, method: string, path: string, token: string | undefined, options: RequestOptions = {}): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  if (method !== 'GET' && options.key !== null) headers['idempotency-key'] = options.key ?? newKey();
+  if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
+  let body: string | undefined;
+  if (options.raw !== undefined) body = options.raw;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] = 'application/json';
+  }
+  Object.assign(headers, options.headers);
+  const response = await target.fetch(path, { method, headers, ...(body === undefined ? {} : { body }) });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed };
+}
+
+export class Api {
+  constructor(readonly target: Target, readonly token: string | undefined) {}
+  get = (path: string, options?: RequestOptions) => send(this.target, 'GET', path, this.token, options);
+  post = (path: string, body?: unknown, options: RequestOptions = {}) => send(this.target, 'POST', path, this.token, { ...options, ...(body === undefined ? {} : { body }) });
+  patch = (path: string, body?: unknown, options: RequestOptions = {}) => send(this.target, 'PATCH', path, this.token, { ...options, ...(body === undefined ? {} : { body }) });
+  put = (path: string, body?: unknown, options: RequestOptions = {}) => send(this.target, 'PUT', path, this.token, { ...options, ...(body === undefined ? {} : { body }) });
+  delete = (path: string, body?: unknown, options: RequestOptions = {}) => send(this.target, 'DELETE', path, this.token, { ...options, ...(body === undefined ? {} : { body }) });
+  request = (method: string, path: string, options?: RequestOptions) => send(this.target, method, path, this.token, options);
+  /** The same target with another credential. */
+  as = (token: string | undefined) => new Api(this.target, token);
+}
+
+export interface CompanyInfo {
+  readonly companyId: string;
+  readonly cnpjRoot: string;
+  readonly token: string;
+  readonly headOffice: { readonly id: string; readonly cnpj: string };
+}
+
+/** The /_emulator controls of a target. */
+export class Controls {
+  constructor(readonly target: Target) {}
+  private async call(method: string, path: string, body?: unknown): Promise<Answer> {
+    return send(this.target, method, `/_emulator${path}`, undefined, { key: null, ...(body === undefined ? {} : { body }) });
+  }
+  private async ok(method: string, path: string, body?: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const answer = await this.call(method, path, body);
+    if (answer.status >= 300) throw new Error(`${method} /_emulator${path} answered ${answer.status}: ${answer.text}`);
+    return answer.body;
+  }
+  raw = (method: string, path: string, body?: unknown) => this.call(method, path, body);
+  info = () => this.ok('GET', '');
+  createCompany = (options: Record<string, unknown> = {}): Promise<CompanyInfo> => this.ok('POST', '/companies', options);
+  updateCompany = (companyId: string, flags: Record<string, unknown>) => this.ok('PATCH', `/companies/${companyId}`, flags);
+  addCredential = (companyId: string, permissions?: string[]): Promise<{ token: string }> => this.ok('POST', `/companies/${companyId}/credentials`, permissions ? { permissions } : {});
+  clock = (): Promise<{ now: string; mode: string; pending: number }> => this.ok('GET', '/clock');
+  advance = (by: string | number): Promise<{ now: string; ran: number }> => this.ok('POST', '/clock/advance', { by });
+  addFault = (fault: Record<string, unknown>): Promise<{ id: string }> => this.ok('POST', '/faults', fault);
+  faults = () => this.ok('GET', '/faults');
+  clearFaults = () => this.ok('DELETE', '/faults');
+  requests = () => this.ok('GET', '/requests');
+  snapshot = () => this.ok('GET', '/state');
+  restore = (snapshot: unknown) => this.ok('PUT', '/state', snapshot);
+}
+
+export interface World {
+  readonly target: Target;
+  readonly controls: Controls;
+  readonly company: CompanyInfo;
+  /** The API with the company's all-permissions credential. */
+  readonly api: Api;
+}
+
+/** A target (fresh in-process emulator, or the shared server) and a new company on it. */
+export async function world(options: EmulatorOptions = {}, company: Record<string, unknown> = {}): Promise<World> {
+  const target = connect(options);
+  const controls = new Controls(target);
+  const info = await controls.createCompany(company);
+  return { target, controls, company: info, api: new Api(target, info.token) };
+}
+
+/** A catalog for the head office, and its ETag. */
+export async function headOfficeCatalog(w: World, nome = 'Loja'): Promise<{ id: string; etag: string; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const answer = await w.api.post('/v1/catalogos', { estabelecimento_id: w.company.headOffice.id, nome });
+  if (answer.status !== 201) throw new Error(`catalog creation answered ${answer.status}: ${answer.text}`);
+  return { id: answer.body.id, etag: answer.headers.get('etag')!, body: answer.body };
+}
+
+/** A product created in `catalogId`, and its ETag. */
+export async function product(w: World, catalogId: string, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const answer = await w.api.post(`/v1/catalogos/${catalogId}/produtos`, { origem: 'erp', ncm: '84713012', ...fields });
+  if (answer.status !== 201) throw new Error(`product creation answered ${answer.status}: ${answer.text}`);
+  return { id: answer.body.id, etag: answer.headers.get('etag')!, body: answer.body };
+}

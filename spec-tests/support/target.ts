@@ -1,0 +1,34 @@
+/**
+ * Where the spec tests send their requests. By default an in-process emulator (one per `connect()`);
+ * with SPEC_BASE_URL set (or the server project's global setup), a running server, over real HTTP.
+ * Either way the tests speak only HTTP: the API under /v1 and the controls under /_emulator.
+ */
+import { inject } from 'vitest';
+import { createEmulator, type EmulatorOptions } from '../../src/index.js';
+
+export interface Target {
+  /** 'server' when requests cross a real socket. */
+  readonly kind: 'in-process' | 'server';
+  readonly baseUrl: string;
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    specBaseUrl: string | undefined;
+  }
+}
+
+export function serverUrl(): string | undefined {
+  return process.env.SPEC_BASE_URL ?? inject('specBaseUrl') ?? undefined;
+}
+
+export function connect(options: EmulatorOptions = {}): Target {
+  const base = serverUrl();
+  if (base !== undefined) {
+    const baseUrl = base.replace(/\/$/, '');
+    return { kind: 'server', baseUrl, fetch: (path, init) => fetch(`${baseUrl}${path}`, init) };
+  }
+  const emu = createEmulator(options);
+  return { kind: 'in-process', baseUrl: 'http://catalog-emulator.local', fetch: (path, init) => emu.fetch(path, init) };
+}

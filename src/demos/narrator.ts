@@ -1,0 +1,34 @@
+/** What the demos share: a scenario type and a client that prints each request and its answer. */
+import type { Emulator } from '../emulator.js';
+
+export interface Demo {
+  readonly name: string;
+  readonly summary: string;
+  run(print: (line: string) => void): Promise<void>;
+}
+
+export interface Exchange {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- narrated JSON
+}
+
+/** Sends a request through the emulator and prints it and its answer, as a reader would see them on the wire. */
+export function narratedClient(emu: Emulator, token: string, print: (line: string) => void) {
+  return async (method: string, path: string, options: { headers?: Record<string, string>; body?: unknown } = {}): Promise<Exchange> => {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...options.headers };
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    print(`  → ${method} ${path}`);
+    for (const [name, value] of Object.entries(options.headers ?? {})) print(`      ${name}: ${value}`);
+    if (options.body !== undefined) print(`      ${JSON.stringify(options.body)}`);
+    const response = await emu.fetch(path, { method, headers, ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
+    const text = await response.text();
+    print(`  ← ${response.status}`);
+    for (const name of ['etag', 'location', 'idempotent-replayed', 'retry-after']) {
+      const value = response.headers.get(name);
+      if (value !== null) print(`      ${name}: ${value}`);
+    }
+    print(`      ${text.length > 400 ? `${text.slice(0, 400)}…` : text}`);
+    return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) };
+  };
+}
