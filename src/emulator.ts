@@ -20,7 +20,8 @@ import { FaultRegistry, type FaultInput, type FaultView } from './control/faults
 import { Journal } from './control/journal.js';
 import { buildControlApp } from './control/routes.js';
 import { snapshotSchema, type Snapshot } from './control/snapshot-schema.js';
-import type { HttpEnv, JournalEntry, PageBudgets, Runtime } from './http/runtime.js';
+import type { BodyReader, JournalEntry, PageBudgets, Runtime } from './http/runtime.js';
+import type { IncomingMessage } from 'node:http';
 import { RouteTable, type NetworkRoute } from './network/routes.js';
 import { VERSION } from './version.js';
 
@@ -89,7 +90,7 @@ const DEFAULT_PAGE_BUDGETS: PageBudgets = { catalogs: 256 * 1024, establishments
 const BASE_URL = 'http://catalog-emulator.local';
 const HOUSEKEEPING_IDEMPOTENCY = 'housekeeping.idempotency';
 
-type Bindings = { runtime: Runtime; emulator: Emulator };
+type Bindings = { runtime: Runtime; emulator: Emulator; readBody?: BodyReader };
 
 let sharedApp: Hono<{ Bindings: Bindings }> | undefined;
 function app(): Hono<{ Bindings: Bindings }> {
@@ -262,7 +263,13 @@ export class Emulator {
   async listen(options: ListenOptions = {}): Promise<RunningServer> {
     const { createAdaptorServer } = await import('@hono/node-server');
     const host = options.host ?? '127.0.0.1';
-    const server = createAdaptorServer({ fetch: (request: Request) => this.fetch(request) });
+    const server = createAdaptorServer({
+      fetch: (request: Request, env: { incoming: Pick<IncomingMessage, 'headers'> & AsyncIterable<Uint8Array> }) => {
+        const { incoming } = env;
+        const chunked = incoming.headers['content-length'] === undefined && incoming.headers['transfer-encoding'] !== undefined;
+        return app().fetch(request, chunked ? { ...this.bindings, readBody: (limit: number) => readStream(incoming, limit) } : this.bindings);
+      },
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 4747, host, () => {
@@ -319,6 +326,18 @@ export class Emulator {
 
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   return new Emulator(options);
+}
+
+/** A Node request body, or undefined as soon as it exceeds `limit` (the rest is left to the server to discard). */
+async function readStream(incoming: AsyncIterable<Uint8Array>, limit: number): Promise<Uint8Array | undefined> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of incoming) {
+    total += chunk.byteLength;
+    if (total > limit) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total);
 }
 
 function describe(created: CreatedCompany): CreatedCompanyInfo {

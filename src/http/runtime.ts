@@ -58,7 +58,13 @@ export interface Runtime {
   record(entry: JournalEntry): void;
 }
 
+/**
+ * Reads a request body of unknown length, giving up (undefined) past `limit` bytes. The HTTP server
+ * provides one for chunked bodies so they are read straight from the socket, not through a web stream.
+ */
+export type BodyReader = (limit: number) => Promise<Uint8Array | undefined>;
+
 export interface HttpEnv {
-  Bindings: { runtime: Runtime };
+  Bindings: { runtime: Runtime; readBody?: BodyReader };
   Variables: { requestId: string; journal: { companyId: string | null; idempotencyKey: string | null; replayed: boolean; faultId: string | null } };
 }

@@ -1,0 +1,194 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- benchmark scaffolding reads JSON loosely */
+/**
+ * npm run bench: each figure is measured in one run beside a reference, so machine noise cancels in the
+ * ratio. Not part of npm test. Prints a table; the README shows the latest one.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Hono } from 'hono';
+import { createEmulator } from '../src/index.js';
+
+const BIN = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
+const BARE = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
+const DURATION_MS = Number(process.env.BENCH_MS ?? 2000);
+
+interface Row { figure: string; value: string; reference: string; ratio: string }
+const rows: Row[] = [];
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** Runs `op` back to back for DURATION_MS with `concurrency` loops; returns operations per second. */
+async function throughput(op: (worker: number) => Promise<void>, concurrency = 1): Promise<number> {
+  const end = performance.now() + DURATION_MS;
+  let count = 0;
+  await Promise.all(Array.from({ length: concurrency }, async (_, worker) => {
+    while (performance.now() < end) {
+      await op(worker);
+      count++;
+    }
+  }));
+  return count / (DURATION_MS / 1000);
+}
+
+async function setup() {
+  const emu = createEmulator();
+  const company = emu.companies.create();
+  const auth = { authorization: `Bearer ${company.token}` };
+  let n = 0;
+  const key = () => `bench-key-${String(++n).padStart(12, '0')}`;
+  const catalog: any = await (await emu.fetch('/v1/catalogos', { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key() }, body: JSON.stringify({ estabelecimento_id: company.headOffice.id, nome: 'Bench' }) })).json();
+  return { emu, company, auth, key, catalog };
+}
+
+async function inProcess(): Promise<void> {
+  const { emu, auth, key, catalog } = await setup();
+  const bare = new Hono();
+  const catalogJson: any = await (await emu.fetch(`/v1/catalogos/${catalog.id}`, { headers: auth })).json();
+  bare.get('/v1/catalogos/:id', (c) => c.json(catalogJson, 200, { etag: '"0123456789abcdef"' }));
+  bare.patch('/v1/produtos/:id', async (c) => c.json({ ...catalogJson, body: await c.req.json() }, 200, { etag: '"0123456789abcdef"' }));
+  const bareFetch = (path: string, init?: RequestInit) => Promise.resolve(bare.fetch(new Request(new URL(path, 'http://bare.local'), init)));
+
+  for (let warm = 0; warm < 2; warm++) {
+    const emuGet = await throughput(async () => void (await (await emu.fetch(`/v1/catalogos/${catalog.id}`, { headers: auth })).text()));
+    const bareGet = await throughput(async () => void (await (await bareFetch(`/v1/catalogos/${catalog.id}`)).text()));
+    if (warm) rows.push({ figure: 'in process: GET catalog (req/s)', value: fmt(emuGet), reference: `${fmt(bareGet)} bare hono`, ratio: `${fmt((100 * emuGet) / bareGet)}%` });
+  }
+  const productRes = await emu.fetch(`/v1/catalogos/${catalog.id}/produtos`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key() }, body: JSON.stringify({ origem: 'erp', ncm: '84713012' }) });
+  const product: any = await productRes.json();
+  let etag = productRes.headers.get('etag')!;
+  let i = 0;
+  const patch = async () => {
+    const r = await emu.fetch(`/v1/produtos/${product.id}`, { method: 'PATCH', headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key(), 'if-match': etag }, body: JSON.stringify({ sku: `SKU-${++i}` }) });
+    etag = r.headers.get('etag')!;
+    await r.text();
+  };
+  const barePatch = async () => void (await (await bareFetch(`/v1/produtos/${product.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sku: `SKU-${++i}` }) })).text());
+  await throughput(patch);
+  const emuPatch = await throughput(patch);
+  const refPatch = await throughput(barePatch);
+  rows.push({ figure: 'in process: PATCH product (req/s)', value: fmt(emuPatch), reference: `${fmt(refPatch)} bare hono`, ratio: `${fmt((100 * emuPatch) / refPatch)}%` });
+}
+
+function start(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+function request(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, agent }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function overHttp(): Promise<void> {
+  const emulator = await start([BIN, 'serve', '--port', '0', '--clock', 'manual', '--log', 'silent']);
+  try {
+    const created = JSON.parse((await request(`${emulator.url}/_emulator/companies`, 'POST', { 'content-type': 'application/json' }, '{}')).text);
+    const auth = { authorization: `Bearer ${created.token}` };
+    let n = 0;
+    const key = () => `bench-http-${String(++n).padStart(12, '0')}`;
+    const catalog = JSON.parse((await request(`${emulator.url}/v1/catalogos`, 'POST', { ...auth, 'content-type': 'application/json', 'idempotency-key': key() }, JSON.stringify({ estabelecimento_id: created.headOffice.id, nome: 'Bench' }))).text);
+    const bare = await start([BARE, JSON.stringify(catalog)]);
+    try {
+      const concurrency = 32;
+      const get = (base: string) => async () => void (await request(`${base}/v1/catalogos/${catalog.id}`, 'GET', auth));
+      await throughput(get(emulator.url), concurrency);
+      const emuGet = await throughput(get(emulator.url), concurrency);
+      await throughput(get(bare.url), concurrency);
+      const bareGet = await throughput(get(bare.url), concurrency);
+      rows.push({ figure: `HTTP loopback: GET catalog (req/s, ${concurrency} conns)`, value: fmt(emuGet), reference: `${fmt(bareGet)} bare node-server`, ratio: `${fmt((100 * emuGet) / bareGet)}%` });
+
+      // One product per connection, each PATCH with the ETag of the previous answer.
+      const products = await Promise.all(Array.from({ length: concurrency }, async () => {
+        const r = await request(`${emulator.url}/v1/catalogos/${catalog.id}/produtos`, 'POST', { ...auth, 'content-type': 'application/json', 'idempotency-key': key() }, JSON.stringify({ origem: 'erp', ncm: '84713012' }));
+        return { id: JSON.parse(r.text).id as string, etag: r.headers.etag as string };
+      }));
+      let i = 0;
+      const patch = async (worker: number) => {
+        const p = products[worker]!;
+        const r = await request(`${emulator.url}/v1/produtos/${p.id}`, 'PATCH', { ...auth, 'content-type': 'application/json', 'idempotency-key': key(), 'if-match': p.etag }, JSON.stringify({ sku: `SKU-${++i}` }));
+        if (r.status !== 200) throw new Error(`PATCH answered ${r.status}: ${r.text}`);
+        p.etag = r.headers.etag as string;
+      };
+      const barePatch = async () => void (await request(`${bare.url}/v1/produtos/x`, 'PATCH', { 'content-type': 'application/json' }, JSON.stringify({ sku: `SKU-${++i}` })));
+      await throughput(patch, concurrency);
+      const emuPatch = await throughput(patch, concurrency);
+      await throughput(barePatch, concurrency);
+      const refPatch = await throughput(barePatch, concurrency);
+      rows.push({ figure: `HTTP loopback: PATCH product (req/s, ${concurrency} conns)`, value: fmt(emuPatch), reference: `${fmt(refPatch)} bare node-server`, ratio: `${fmt((100 * emuPatch) / refPatch)}%` });
+    } finally {
+      bare.child.kill('SIGTERM');
+    }
+  } finally {
+    emulator.child.kill('SIGTERM');
+  }
+}
+
+function createCost(): void {
+  for (let i = 0; i < 2000; i++) createEmulator();
+  const count = 20_000;
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) createEmulator();
+  const emuMs = (performance.now() - t0) / count;
+  const t1 = performance.now();
+  for (let i = 0; i < count; i++) new Hono().get('/', (c) => c.text(''));
+  const refMs = (performance.now() - t1) / count;
+  rows.push({ figure: 'createEmulator() (ms each)', value: fmt(emuMs, 4), reference: `${fmt(refMs, 4)} new Hono() + 1 route`, ratio: `${fmt(emuMs / refMs, 1)}×` });
+  const t2 = performance.now();
+  const created = [];
+  for (let i = 0; i < 1000; i++) {
+    const emu = createEmulator();
+    created.push(emu.companies.create());
+  }
+  rows.push({ figure: 'createEmulator() + companies.create() (ms each)', value: fmt((performance.now() - t2) / 1000, 4), reference: '', ratio: '' });
+}
+
+async function coldStart(): Promise<void> {
+  const runs = 5;
+  const measure = async (args: string[]) => {
+    let total = 0;
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      const { child, url } = await start(args);
+      await request(`${url}/_emulator`, 'GET', {});
+      total += performance.now() - t0;
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+    return total / runs;
+  };
+  const emu = await measure([BIN, 'serve', '--port', '0', '--log', 'silent']);
+  const bare = await measure([BARE, '{}']);
+  rows.push({ figure: 'CLI cold start to first answer (ms)', value: fmt(emu), reference: `${fmt(bare)} bare node-server`, ratio: `${fmt(emu / bare, 2)}×` });
+}
+
+createCost();
+await inProcess();
+await overHttp();
+await coldStart();
+agent.destroy();
+
+const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+console.log(`\ncatalog-emulator benchmark — ${os.cpus().length} × ${cpu}, Node ${process.version}, ${DURATION_MS} ms per figure\n`);
+const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => Object.values(r)[i]!.length), ['figure', 'value', 'reference', 'ratio'][i]!.length));
+const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+console.log(line(['figure', 'value', 'reference', 'ratio']));
+console.log(line(widths.map((w) => '-'.repeat(w))));
+for (const row of rows) console.log(line(Object.values(row)));
