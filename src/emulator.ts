@@ -20,7 +20,7 @@ import { FaultRegistry, type FaultInput, type FaultView } from './control/faults
 import { Journal } from './control/journal.js';
 import { buildControlApp } from './control/routes.js';
 import { snapshotSchema, type Snapshot } from './control/snapshot-schema.js';
-import type { BodyReader, JournalEntry, PageBudgets, Runtime } from './http/runtime.js';
+import type { BodySource, JournalEntry, PageBudgets, Runtime } from './http/runtime.js';
 import type { IncomingMessage } from 'node:http';
 import { RouteTable, type NetworkRoute } from './network/routes.js';
 import { VERSION } from './version.js';
@@ -90,7 +90,7 @@ const DEFAULT_PAGE_BUDGETS: PageBudgets = { catalogs: 256 * 1024, establishments
 const BASE_URL = 'http://catalog-emulator.local';
 const HOUSEKEEPING_IDEMPOTENCY = 'housekeeping.idempotency';
 
-type Bindings = { runtime: Runtime; emulator: Emulator; readBody?: BodyReader };
+type Bindings = { runtime: Runtime; emulator: Emulator; body?: BodySource };
 
 let sharedApp: Hono<{ Bindings: Bindings }> | undefined;
 function app(): Hono<{ Bindings: Bindings }> {
@@ -264,11 +264,8 @@ export class Emulator {
     const { createAdaptorServer } = await import('@hono/node-server');
     const host = options.host ?? '127.0.0.1';
     const server = createAdaptorServer({
-      fetch: (request: Request, env: { incoming: Pick<IncomingMessage, 'headers'> & AsyncIterable<Uint8Array> }) => {
-        const { incoming } = env;
-        const chunked = incoming.headers['content-length'] === undefined && incoming.headers['transfer-encoding'] !== undefined;
-        return app().fetch(request, chunked ? { ...this.bindings, readBody: (limit: number) => readStream(incoming, limit) } : this.bindings);
-      },
+      fetch: (request: Request, env: { incoming: Pick<IncomingMessage, 'headers'> & AsyncIterable<Uint8Array> }) =>
+        app().fetch(request, { ...this.bindings, body: socketBody(request, env.incoming) }),
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -326,6 +323,24 @@ export class Emulator {
 
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   return new Emulator(options);
+}
+
+/**
+ * The body of a request that came over the socket. HTTP/1.1 has a body only with a length or chunked
+ * encoding. A declared length is read through request.arrayBuffer(), which @hono/node-server serves
+ * straight from the socket; a chunked one from the Node stream, with the limit applied as it arrives.
+ */
+function socketBody(request: Request, incoming: Pick<IncomingMessage, 'headers'> & AsyncIterable<Uint8Array>): BodySource {
+  const declared = incoming.headers['content-length'];
+  const chunked = declared === undefined && incoming.headers['transfer-encoding'] !== undefined;
+  return {
+    present: chunked || (declared !== undefined && declared !== '0'),
+    read: async (limit) => {
+      if (chunked) return readStream(incoming, limit);
+      if (!(Number(declared) <= limit)) return undefined;
+      return new Uint8Array(await request.arrayBuffer());
+    },
+  };
 }
 
 /** A Node request body, or undefined as soon as it exceeds `limit` (the rest is left to the server to discard). */

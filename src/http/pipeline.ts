@@ -18,7 +18,7 @@ import type { Result } from '../core/refusal.js';
 import type { Context, State } from '../core/state.js';
 import type { IfMatch } from '../core/versioning.js';
 import { apiError, codeForStatus, errorResponse, STATUS_OF, type ApiError } from './errors.js';
-import type { BodyReader, HttpEnv, Runtime } from './runtime.js';
+import type { BodySource, HttpEnv, Runtime } from './runtime.js';
 import { formatPath, parse, validationError } from './schemas.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -117,7 +117,7 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
   // 415, 413, 400: the body
   let body: unknown;
   if (mutates) {
-    const read = await readJsonBody(request, spec.bodyLimit ?? DEFAULT_BODY_LIMIT, spec.bodyOptional === true, c.env.readBody);
+    const read = await readJsonBody(request, c.env.body ?? requestBody(request), spec.bodyLimit ?? DEFAULT_BODY_LIMIT, spec.bodyOptional === true);
     if ('status' in read) return fail(read);
     body = read.value;
   }
@@ -228,24 +228,13 @@ function isJson(contentType: string | null): boolean {
   return parameters.every((p) => p === '' || p === 'charset=utf-8' || p === 'charset="utf-8"');
 }
 
-async function readJsonBody(request: Request, limit: number, optional: boolean, readBody: BodyReader | undefined): Promise<{ value: unknown } | ApiError> {
-  // A declared length is read through request.arrayBuffer(), and a chunked one through the server's reader:
-  // both come straight from the socket, whereas touching request.body would build a web stream first
-  // (several times slower under @hono/node-server). request.body is for in-process requests.
-  const declared = request.headers.get('content-length');
-  const streamed = declared === null && (readBody !== undefined || request.headers.has('transfer-encoding') || request.body !== null);
-  const hasBody = (declared !== null && declared !== '0') || streamed;
+async function readJsonBody(request: Request, body: BodySource, limit: number, optional: boolean): Promise<{ value: unknown } | ApiError> {
   const contentType = request.headers.get('content-type');
-  if ((hasBody || !optional) && !isJson(contentType)) {
+  if ((body.present || !optional) && !isJson(contentType)) {
     return apiError(415, 'tipo_midia_nao_suportado', `Send the body as JSON with "content-type: application/json" (got ${contentType === null ? 'no content-type' : `"${contentType}"`}).`, 'header.content-type');
   }
-  const tooLarge = apiError(413, 'corpo_muito_grande', `The body exceeds this operation's limit of ${limit} bytes.`, 'body');
-  if (declared !== null && !(Number(declared) <= limit)) return tooLarge;
-  let bytes: Uint8Array | undefined = new Uint8Array(0);
-  if (declared !== null && declared !== '0') bytes = new Uint8Array(await request.arrayBuffer());
-  else if (streamed && readBody) bytes = await readBody(limit);
-  else if (streamed && request.body !== null) bytes = await readLimited(request.body, limit);
-  if (bytes === undefined || bytes.length > limit) return tooLarge;
+  const bytes = body.present ? await body.read(limit) : new Uint8Array(0);
+  if (bytes === undefined) return apiError(413, 'corpo_muito_grande', `The body exceeds this operation's limit of ${limit} bytes.`, 'body');
   if (bytes.length === 0) {
     if (optional) return { value: {} };
     return apiError(400, 'json_invalido', 'The body is empty; send a JSON object.', 'body');
@@ -261,6 +250,18 @@ async function readJsonBody(request: Request, limit: number, optional: boolean, 
   } catch (error) {
     return apiError(400, 'json_invalido', `The body is not valid JSON: ${(error as Error).message}`, 'body');
   }
+}
+
+/** The body of an in-process Request: a declared length over the limit is refused before reading. */
+export function requestBody(request: Request): BodySource {
+  const declared = request.headers.get('content-length');
+  return {
+    present: request.body !== null && declared !== '0',
+    read: async (limit) => {
+      if (declared !== null && !(Number(declared) <= limit)) return undefined;
+      return request.body === null ? new Uint8Array(0) : readLimited(request.body, limit);
+    },
+  };
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });

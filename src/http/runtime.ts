@@ -59,12 +59,18 @@ export interface Runtime {
 }
 
 /**
- * Reads a request body of unknown length, giving up (undefined) past `limit` bytes. The HTTP server
- * provides one for chunked bodies so they are read straight from the socket, not through a web stream.
+ * Where a request's body comes from. In process it is the Request's stream; the HTTP server provides one
+ * built from the Node message, which knows whether a body was sent at all (HTTP/1.1: a length or chunked
+ * encoding) and reads it straight from the socket rather than through a web stream.
  */
-export type BodyReader = (limit: number) => Promise<Uint8Array | undefined>;
+export interface BodySource {
+  /** Whether the request carries a body (before reading it). */
+  readonly present: boolean;
+  /** The body's bytes, or undefined as soon as they exceed `limit`. */
+  read(limit: number): Promise<Uint8Array | undefined>;
+}
 
 export interface HttpEnv {
-  Bindings: { runtime: Runtime; readBody?: BodyReader };
+  Bindings: { runtime: Runtime; body?: BodySource };
   Variables: { requestId: string; journal: { companyId: string | null; idempotencyKey: string | null; replayed: boolean; faultId: string | null } };
 }

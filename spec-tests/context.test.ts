@@ -1,0 +1,242 @@
+/**
+ * The integration context, the company's identity and its capacity (DESIGN §3 paths; shapes and
+ * permissions from the helper context's decisions): GET /v1/contexto, GET /v1/empresa, GET /v1/empresa/capacidade.
+ */
+import { describe, expect, it } from 'vitest';
+import { headOfficeCatalog, world, type Answer, type World } from './support/client.js';
+
+const ALL_PERMISSIONS = ['catalogo:ler', 'catalogo:gerenciar', 'estabelecimento:gerenciar', 'vigilancia:gerenciar', 'analise:executar', 'webhook:gerenciar'];
+const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function checkDigit(chars: string): number {
+  let sum = 0;
+  for (let i = 0; i < chars.length; i++) sum += (chars.charCodeAt(i) - 48) * (2 + ((chars.length - 1 - i) % 8));
+  const r = sum % 11;
+  return r < 2 ? 0 : 11 - r;
+}
+
+function cnpjOf(root: string, order: string): string {
+  const base = `${root}${order}`;
+  const first = checkDigit(base);
+  return `${base}${first}${checkDigit(`${base}${first}`)}`;
+}
+
+function expectError(answer: Answer, status: number, codigo: string, caminho?: string): void {
+  expect(answer.status, answer.text).toBe(status);
+  expect(answer.body.erro.codigo).toBe(codigo);
+  if (caminho === undefined) expect(answer.body.erro).not.toHaveProperty('caminho');
+  else expect(answer.body.erro.caminho).toBe(caminho);
+  expect(answer.body.erro.request_id).toBe(answer.headers.get('x-request-id'));
+}
+
+let orderCounter = 0;
+async function branch(w: World): Promise<{ id: string; etag: string }> {
+  orderCounter += 1;
+  const answer = await w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, `D${String(orderCounter).padStart(3, '0')}`), nome: 'Filial' });
+  if (answer.status !== 201) throw new Error(`establishment creation answered ${answer.status}: ${answer.text}`);
+  return { id: answer.body.id, etag: answer.headers.get('etag')! };
+}
+
+/** The limits every company's context reports with the default emulator (spec "Limits" and DESIGN §4). */
+const DEFAULT_LIMITS = {
+  chave_idempotencia: { min: 16, max: 128 },
+  corpo_bytes: 1024 * 1024,
+  catalogos_pagina: { padrao: 50, maximo: 200, orcamento_bytes: 256 * 1024 },
+  estabelecimentos_pagina: { padrao: 50, maximo: 200, orcamento_bytes: 256 * 1024 },
+  produtos_pagina: { padrao: 50, maximo: 200, orcamento_bytes: 256 * 1024 },
+  nome: { min: 1, max: 120 },
+  id_externo: { min: 1, max: 256 },
+  descricao_produto: { min: 1, max: 2000 },
+  atributos_produto: { maximo: 128, codigo_max: 128, valores_min: 1, valores_max: 50 },
+};
+
+describe('GET /v1/contexto', () => {
+  it('answers the company, the credential\'s permissions, the subscription, the counts and the limits, exactly', async () => {
+    const w = await world({}, { name: 'Contexto SA' });
+    const answer = await w.api.get('/v1/contexto');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-request-id')).toMatch(REQUEST_ID);
+    expect(answer.body).toEqual({
+      empresa: { id: w.company.companyId, cnpj_raiz: w.company.cnpjRoot, nome: 'Contexto SA' },
+      credencial: { permissoes: expect.any(Array) },
+      assinatura: { ativa: true },
+      estabelecimentos: { ativos: 1, arquivados: 0 },
+      catalogos: { ativos: 0, excluidos: 0 },
+      limites: DEFAULT_LIMITS,
+    });
+    expect([...answer.body.credencial.permissoes].sort()).toEqual([...ALL_PERMISSIONS].sort());
+  });
+
+  it('reports the page budgets the emulator was configured with', async () => {
+    const w = await world({ pageBudgets: { catalogs: 600, establishments: 700 } });
+    const answer = await w.api.get('/v1/contexto');
+    expect(answer.status).toBe(200);
+    if (w.target.kind === 'in-process') {
+      expect(answer.body.limites.catalogos_pagina).toEqual({ padrao: 50, maximo: 200, orcamento_bytes: 600 });
+      expect(answer.body.limites.estabelecimentos_pagina).toEqual({ padrao: 50, maximo: 200, orcamento_bytes: 700 });
+      expect(answer.body.limites.produtos_pagina).toEqual({ padrao: 50, maximo: 200, orcamento_bytes: 256 * 1024 });
+    } else {
+      // the shared server was started with the defaults; the option applies only in process
+      expect(answer.body.limites).toEqual(DEFAULT_LIMITS);
+    }
+  });
+
+  it('shows the permissions of the credential used, not the company\'s first one', async () => {
+    const w = await world();
+    const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'webhook:gerenciar']);
+    const answer = await w.api.as(token).get('/v1/contexto');
+    expect(answer.status).toBe(200);
+    expect([...answer.body.credencial.permissoes].sort()).toEqual(['catalogo:ler', 'webhook:gerenciar']);
+    expect(answer.body.empresa.id).toBe(w.company.companyId);
+    const full = await w.api.get('/v1/contexto');
+    expect(full.body.credencial.permissoes).toHaveLength(6);
+  });
+
+  it('shows the permissions of a company created with fewer', async () => {
+    const w = await world({}, { permissions: ['catalogo:ler'] });
+    const answer = await w.api.get('/v1/contexto');
+    expect(answer.body.credencial).toEqual({ permissoes: ['catalogo:ler'] });
+  });
+
+  it('works with a credential that has no permission at all, as /v1/empresa does', async () => {
+    const w = await world({}, { name: 'Sem Permissao' });
+    const { token } = await w.controls.addCredential(w.company.companyId, []);
+    const none = w.api.as(token);
+    const context = await none.get('/v1/contexto');
+    expect(context.status, context.text).toBe(200);
+    expect(context.body.credencial).toEqual({ permissoes: [] });
+    expect(context.body.empresa).toEqual({ id: w.company.companyId, cnpj_raiz: w.company.cnpjRoot, nome: 'Sem Permissao' });
+    const company = await none.get('/v1/empresa');
+    expect(company.status, company.text).toBe(200);
+    expect(company.body).toEqual({ id: w.company.companyId, cnpj_raiz: w.company.cnpjRoot, nome: 'Sem Permissao' });
+    // while a read that needs catalogo:ler is refused
+    expectError(await none.get('/v1/estabelecimentos'), 403, 'permissao_insuficiente');
+  });
+
+  it('counts establishments and catalogs as they are created and archived', async () => {
+    const w = await world();
+    const counts = async () => {
+      const answer = await w.api.get('/v1/contexto');
+      expect(answer.status).toBe(200);
+      return { estabelecimentos: answer.body.estabelecimentos, catalogos: answer.body.catalogos };
+    };
+    expect(await counts()).toEqual({ estabelecimentos: { ativos: 1, arquivados: 0 }, catalogos: { ativos: 0, excluidos: 0 } });
+    const a = await branch(w);
+    const b = await branch(w);
+    expect(await counts()).toEqual({ estabelecimentos: { ativos: 3, arquivados: 0 }, catalogos: { ativos: 0, excluidos: 0 } });
+    expect((await w.api.delete(`/v1/estabelecimentos/${a.id}`, {}, { ifMatch: a.etag })).status).toBe(200);
+    expect(await counts()).toEqual({ estabelecimentos: { ativos: 2, arquivados: 1 }, catalogos: { ativos: 0, excluidos: 0 } });
+    await headOfficeCatalog(w);
+    expect((await w.api.post('/v1/catalogos', { estabelecimento_id: b.id, nome: 'B' })).status).toBe(201);
+    expect(await counts()).toEqual({ estabelecimentos: { ativos: 2, arquivados: 1 }, catalogos: { ativos: 2, excluidos: 0 } });
+    // A refused change moves no count.
+    expect((await w.api.delete(`/v1/estabelecimentos/${b.id}`, {}, { ifMatch: '"stale"' })).status).toBe(412);
+    expect((await w.api.post('/v1/catalogos', { estabelecimento_id: a.id, nome: 'A' })).status).toBe(409);
+    expect(await counts()).toEqual({ estabelecimentos: { ativos: 2, arquivados: 1 }, catalogos: { ativos: 2, excluidos: 0 } });
+  });
+
+  it('counts only the company\'s own resources', async () => {
+    const w = await world();
+    const other = await w.controls.createCompany();
+    const theirs = w.api.as(other.token);
+    expect((await theirs.post('/v1/estabelecimentos', { cnpj: cnpjOf(other.cnpjRoot, '0002'), nome: 'F' })).status).toBe(201);
+    expect((await theirs.post('/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: 'L' })).status).toBe(201);
+    const mine = await w.api.get('/v1/contexto');
+    expect(mine.body.estabelecimentos).toEqual({ ativos: 1, arquivados: 0 });
+    expect(mine.body.catalogos).toEqual({ ativos: 0, excluidos: 0 });
+    const their = await theirs.get('/v1/contexto');
+    expect(their.body.estabelecimentos).toEqual({ ativos: 2, arquivados: 0 });
+    expect(their.body.catalogos).toEqual({ ativos: 1, excluidos: 0 });
+    expect(their.body.empresa.id).toBe(other.companyId);
+  });
+
+  it('follows the subscription state', async () => {
+    const w = await world();
+    await w.controls.updateCompany(w.company.companyId, { subscriptionActive: false });
+    expect((await w.api.get('/v1/contexto')).body.assinatura).toEqual({ ativa: false });
+    await w.controls.updateCompany(w.company.companyId, { subscriptionActive: true });
+    expect((await w.api.get('/v1/contexto')).body.assinatura).toEqual({ ativa: true });
+  });
+
+  it('reports a company created with a suspended subscription', async () => {
+    const w = await world({}, { subscriptionActive: false });
+    expect((await w.api.get('/v1/contexto')).body.assinatura).toEqual({ ativa: false });
+  });
+
+  it('answers 401 without a credential or with an unknown one', async () => {
+    const w = await world();
+    const missing = await w.api.as(undefined).get('/v1/contexto');
+    expectError(missing, 401, 'credencial_ausente', 'header.authorization');
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+    expectError(await w.api.as('svc_at_unknown').get('/v1/contexto'), 401, 'credencial_invalida', 'header.authorization');
+    expectError(await w.api.as('svc_at_unknown').get('/v1/empresa'), 401, 'credencial_invalida', 'header.authorization');
+  });
+
+  it('refuses a query parameter with 422 campo_desconhecido', async () => {
+    const w = await world();
+    expectError(await w.api.get('/v1/contexto?x=1'), 422, 'campo_desconhecido', 'query.x');
+  });
+});
+
+describe('GET /v1/empresa', () => {
+  it('follows a rename through the controls', async () => {
+    const w = await world({}, { name: 'Antes' });
+    await w.controls.updateCompany(w.company.companyId, { name: 'Depois' });
+    expect((await w.api.get('/v1/empresa')).body).toEqual({ id: w.company.companyId, cnpj_raiz: w.company.cnpjRoot, nome: 'Depois' });
+    expect((await w.api.get('/v1/contexto')).body.empresa.nome).toBe('Depois');
+  });
+});
+
+describe('GET /v1/empresa/capacidade', () => {
+  it('answers the surveillance entitlement and capacity and the analysis allowance the company has', async () => {
+    const w = await world({}, { surveillanceEntitled: true, surveillanceCapacity: 7, analysisAllowance: 3 });
+    const answer = await w.api.get('/v1/empresa/capacidade');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-request-id')).toMatch(REQUEST_ID);
+    expect(answer.body).toEqual({
+      vigilancia: { direito_ativo: true, capacidade: 7, selecionados: 0, vagas: 7 },
+      analises: { franquia: 3, disponiveis: 3 },
+    });
+  });
+
+  it('follows controls.updateCompany: capacity, allowance and entitlement', async () => {
+    const w = await world({}, { surveillanceEntitled: true, surveillanceCapacity: 5, analysisAllowance: 2 });
+    await w.controls.updateCompany(w.company.companyId, { surveillanceCapacity: 12 });
+    expect((await w.api.get('/v1/empresa/capacidade')).body).toEqual({
+      vigilancia: { direito_ativo: true, capacidade: 12, selecionados: 0, vagas: 12 },
+      analises: { franquia: 2, disponiveis: 2 },
+    });
+    await w.controls.updateCompany(w.company.companyId, { analysisAllowance: 0 });
+    expect((await w.api.get('/v1/empresa/capacidade')).body.analises).toEqual({ franquia: 0, disponiveis: 0 });
+    await w.controls.updateCompany(w.company.companyId, { surveillanceEntitled: false, surveillanceCapacity: 0 });
+    expect((await w.api.get('/v1/empresa/capacidade')).body).toEqual({
+      vigilancia: { direito_ativo: false, capacidade: 0, selecionados: 0, vagas: 0 },
+      analises: { franquia: 0, disponiveis: 0 },
+    });
+    await w.controls.updateCompany(w.company.companyId, { surveillanceEntitled: true, analysisAllowance: 9 });
+    expect((await w.api.get('/v1/empresa/capacidade')).body).toEqual({
+      vigilancia: { direito_ativo: true, capacidade: 0, selecionados: 0, vagas: 0 },
+      analises: { franquia: 9, disponiveis: 9 },
+    });
+  });
+
+  it('is the company\'s own: another company\'s change does not show', async () => {
+    const w = await world({}, { surveillanceCapacity: 4, analysisAllowance: 1 });
+    const other = await w.controls.createCompany({ surveillanceCapacity: 4, analysisAllowance: 1 });
+    await w.controls.updateCompany(other.companyId, { surveillanceCapacity: 40, analysisAllowance: 10 });
+    expect((await w.api.get('/v1/empresa/capacidade')).body.vigilancia.capacidade).toBe(4);
+    expect((await w.api.as(other.token).get('/v1/empresa/capacidade')).body.vigilancia.capacidade).toBe(40);
+  });
+
+  it('needs catalogo:ler: 403 permissao_insuficiente without it, 200 with only it', async () => {
+    const w = await world({}, { surveillanceCapacity: 3, analysisAllowance: 1 });
+    const { token: none } = await w.controls.addCredential(w.company.companyId, []);
+    expectError(await w.api.as(none).get('/v1/empresa/capacidade'), 403, 'permissao_insuficiente');
+    const { token: managers } = await w.controls.addCredential(w.company.companyId, ['catalogo:gerenciar', 'vigilancia:gerenciar', 'analise:executar']);
+    expectError(await w.api.as(managers).get('/v1/empresa/capacidade'), 403, 'permissao_insuficiente');
+    const { token: reader } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler']);
+    const answer = await w.api.as(reader).get('/v1/empresa/capacidade');
+    expect(answer.status).toBe(200);
+    expect(answer.body.vigilancia.capacidade).toBe(3);
+  });
+});
