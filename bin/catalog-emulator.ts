@@ -94,6 +94,17 @@ async function serve(flags: ServeFlags): Promise<void> {
     }
   }
 
+  // Before listening: whoever reads the banner may signal at once, and must get a clean exit.
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    if (log !== 'silent') process.stdout.write(`\n${signal}: closing\n`);
+    void emu.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
   let server;
   try {
     server = await emu.listen({ port, host: flags.host ?? '127.0.0.1' });
@@ -104,6 +115,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (code === 'EACCES') fail(`no permission to bind port ${port}: use a port above 1023`);
     throw error;
   }
+
 
   // The same seed always gives the same company and token, also after POST /_emulator/reset.
   const [company] = emu.companies.initial();
@@ -118,15 +130,6 @@ async function serve(flags: ServeFlags): Promise<void> {
   );
   if (log !== 'silent') emu.journal.subscribe((entry) => process.stdout.write(formatEntry(entry, log) + '\n'));
 
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    if (log !== 'silent') process.stdout.write(`\n${signal}: closing\n`);
-    void emu.close().then(() => process.exit(0));
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
 function formatEntry(entry: JournalEntry, log: string): string {

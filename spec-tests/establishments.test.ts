@@ -17,7 +17,7 @@ interface CnpjVectors {
   readonly valid: readonly string[];
   readonly invalid: readonly { readonly cnpj: string; readonly why: string }[];
 }
-const VECTORS = JSON.parse(readFileSync('/work/shared/vectors/cnpj.json', 'utf8')) as CnpjVectors;
+const VECTORS = JSON.parse(readFileSync(new URL('./vectors/cnpj.json', import.meta.url), 'utf8')) as CnpjVectors;
 
 /**
  * The check digit, written independently of src/core/cnpj.ts: the weight of the character at index i

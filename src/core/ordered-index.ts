@@ -9,6 +9,8 @@ export class OrderedIndex {
   private positions: number[] = [];
   private readonly where = new Map<string, number>();
   private tombstones = 0;
+  /** The highest position ever added: compaction may drop its slot, never the rule that positions grow. */
+  private lastPosition = -Infinity;
 
   get size(): number {
     return this.where.size;
@@ -25,8 +27,8 @@ export class OrderedIndex {
   /** Appends `key` at `position`, which must exceed every position already used. */
   add(key: string, position: number): void {
     if (this.where.has(key)) return;
-    const last = this.positions[this.positions.length - 1];
-    if (last !== undefined && position <= last) throw new Error(`OrderedIndex: position ${position} is not after ${last}`);
+    if (position <= this.lastPosition) throw new Error(`OrderedIndex: position ${position} is not after ${this.lastPosition}`);
+    this.lastPosition = position;
     this.keys.push(key);
     this.positions.push(position);
     this.where.set(key, position);

@@ -34,14 +34,24 @@ export class RouteTable {
     this.routes.clear();
   }
 
-  /** The local URL for `url` by its longest matching prefix, or undefined when no route applies. */
+  /**
+   * The local URL for `url` by its longest matching prefix, or undefined when no route applies. A prefix
+   * matches only up to a boundary: https://hooks.example.com routes https://hooks.example.com/x, never
+   * https://hooks.example.com.attacker.test/x or https://hooks.example.com:8443/x.
+   */
   resolve(url: string): string | undefined {
     let best: NetworkRoute | undefined;
     for (const route of this.routes.values()) {
-      if (url.startsWith(route.from) && (!best || route.from.length > best.from.length)) best = route;
+      if (matchesPrefix(url, route.from) && (!best || route.from.length > best.from.length)) best = route;
     }
     return best && best.to + url.slice(best.from.length);
   }
+}
+
+function matchesPrefix(url: string, prefix: string): boolean {
+  if (!url.startsWith(prefix)) return false;
+  const next = url[prefix.length];
+  return next === undefined || prefix.endsWith('/') || next === '/' || next === '?' || next === '#';
 }
 
 function parseUrl(text: string, which: string): URL {

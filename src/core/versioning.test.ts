@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { etag, requireMatch } from './versioning.js';
+
+describe('etag', () => {
+  it('is a strong, quoted, opaque tag', () => {
+    const tag = etag('product', '019b76da-a800-7f02-a38a-2ab47ab69367', 1);
+    expect(tag).toMatch(/^"[0-9a-f]{16}"$/);
+    expect(tag.startsWith('W/')).toBe(false);
+  });
+
+  it('is deterministic: the same kind, id and versao give the same tag', () => {
+    expect(etag('catalog', 'abc', 7)).toBe(etag('catalog', 'abc', 7));
+  });
+
+  it('differs when versao, id or kind differ', () => {
+    const base = etag('product', 'id-1', 1);
+    expect(etag('product', 'id-1', 2)).not.toBe(base);
+    expect(etag('product', 'id-2', 1)).not.toBe(base);
+    expect(etag('catalog', 'id-1', 1)).not.toBe(base);
+  });
+
+  it('gives 1000 consecutive versions of one resource 1000 distinct tags that do not look like counters', () => {
+    const tags = Array.from({ length: 1000 }, (_, i) => etag('establishment', 'e', i + 1));
+    expect(new Set(tags).size).toBe(1000);
+    // Neighbouring versions share no long common prefix.
+    let sharedPrefix = 0;
+    for (let i = 1; i < tags.length; i++) {
+      const a = tags[i - 1]!;
+      const b = tags[i]!;
+      let n = 0;
+      while (n < a.length && a[n] === b[n]) n++;
+      sharedPrefix = Math.max(sharedPrefix, n);
+    }
+    expect(sharedPrefix).toBeLessThan(8);
+  });
+});
+
+describe('requireMatch', () => {
+  const current = etag('product', 'p1', 3);
+
+  it('refuses a missing If-Match with precondition_required (428) precondicao_ausente at header.if-match', () => {
+    const result = requireMatch(undefined, current, 'product');
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.refusal).toMatchObject({ kind: 'precondition_required', codigo: 'precondicao_ausente', caminho: 'header.if-match' });
+    expect(result.refusal.mensagem).toContain('product');
+  });
+
+  it('refuses a stale tag with precondition_failed (412) precondicao_falhou naming the current ETag', () => {
+    const result = requireMatch([etag('product', 'p1', 2)], current, 'product');
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.refusal).toMatchObject({ kind: 'precondition_failed', codigo: 'precondicao_falhou', caminho: 'header.if-match' });
+    expect(result.refusal.mensagem).toContain(current);
+  });
+
+  it('refuses an empty list of tags with 412, not 428', () => {
+    const result = requireMatch([], current, 'product');
+    expect(!result.ok && result.refusal.kind).toBe('precondition_failed');
+  });
+
+  it('refuses the current tag without its quotes or as a weak tag', () => {
+    expect(requireMatch([current.slice(1, -1)], current, 'product').ok).toBe(false);
+    expect(requireMatch([`W/${current}`], current, 'product').ok).toBe(false);
+  });
+
+  it('accepts the current tag', () => {
+    expect(requireMatch([current], current, 'product')).toEqual({ ok: true, value: undefined });
+  });
+
+  it('accepts when one of several tags is the current one', () => {
+    expect(requireMatch([etag('product', 'p1', 1), current, etag('product', 'p1', 2)], current, 'product').ok).toBe(true);
+  });
+});
