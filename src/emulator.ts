@@ -21,7 +21,7 @@ import { Journal } from './control/journal.js';
 import { buildControlApp } from './control/routes.js';
 import { snapshotSchema, type Snapshot } from './control/snapshot-schema.js';
 import type { BodySource, JournalEntry, PageBudgets, Runtime } from './http/runtime.js';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { RouteTable, type NetworkRoute } from './network/routes.js';
 import { VERSION } from './version.js';
 
@@ -264,7 +264,7 @@ export class Emulator {
     const { createAdaptorServer } = await import('@hono/node-server');
     const host = options.host ?? '127.0.0.1';
     const server = createAdaptorServer({
-      fetch: (request: Request, env: { incoming: Pick<IncomingMessage, 'headers'> & AsyncIterable<Uint8Array> }) =>
+      fetch: (request: Request, env: { incoming: NodeIncoming }) =>
         app().fetch(request, { ...this.bindings, body: socketBody(request, env.incoming) }),
     });
     await new Promise<void>((resolve, reject) => {
@@ -330,7 +330,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
  * encoding. A declared length is read through request.arrayBuffer(), which @hono/node-server serves
  * straight from the socket; a chunked one from the Node stream, with the limit applied as it arrives.
  */
-function socketBody(request: Request, incoming: Pick<IncomingMessage, 'headers'> & AsyncIterable<Uint8Array>): BodySource {
+function socketBody(request: Request, incoming: NodeIncoming): BodySource {
   const declared = incoming.headers['content-length'];
   const chunked = declared === undefined && incoming.headers['transfer-encoding'] !== undefined;
   return {
@@ -343,17 +343,29 @@ function socketBody(request: Request, incoming: Pick<IncomingMessage, 'headers'>
   };
 }
 
-/** A Node request body, or undefined as soon as it exceeds `limit` (the rest is left to the server to discard). */
-async function readStream(incoming: AsyncIterable<Uint8Array>, limit: number): Promise<Uint8Array | undefined> {
+/**
+ * A chunked Node request body, or undefined when it exceeds `limit`. Past the limit the rest is read and
+ * dropped, so the keep-alive connection stays usable for the next request; a body that goes on past
+ * DRAIN_LIMIT ends the connection instead.
+ */
+async function readStream(incoming: NodeIncoming, limit: number): Promise<Uint8Array | undefined> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of incoming) {
     total += chunk.byteLength;
-    if (total > limit) return undefined;
-    chunks.push(chunk);
+    if (total <= limit) chunks.push(chunk);
+    else if (total > DRAIN_LIMIT) {
+      incoming.destroy();
+      break;
+    }
   }
-  return Buffer.concat(chunks, total);
+  return total > limit ? undefined : Buffer.concat(chunks, total);
 }
+
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+/** What the server reads of Node's request message (HTTP/1 or HTTP/2). */
+type NodeIncoming = { readonly headers: IncomingHttpHeaders; destroy(): unknown } & AsyncIterable<Uint8Array>;
 
 function describe(created: CreatedCompany): CreatedCompanyInfo {
   return {

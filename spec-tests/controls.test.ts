@@ -1,0 +1,557 @@
+/**
+ * The emulator controls over HTTP under /_emulator (DESIGN §6): description, companies and credentials,
+ * the virtual clock, api faults, the request journal, state snapshot and restore, and reset (in process only:
+ * reset is global, and the server is shared by every spec file).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { Api, headOfficeCatalog, newKey, product, world, type Answer, type World } from './support/client.js';
+
+const NCM = '84713012';
+const PERMISSIONS = ['catalogo:ler', 'catalogo:gerenciar', 'estabelecimento:gerenciar', 'vigilancia:gerenciar', 'analise:executar', 'webhook:gerenciar'];
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** A CNPJ check digit by the Receita Federal rule (DESIGN §5), computed here independently of src. */
+function checkDigit(chars: string): number {
+  let sum = 0;
+  let weight = 2;
+  for (let i = chars.length - 1; i >= 0; i--) {
+    sum += (chars.charCodeAt(i) - 48) * weight;
+    weight = weight === 9 ? 2 : weight + 1;
+  }
+  const r = sum % 11;
+  return r < 2 ? 0 : 11 - r;
+}
+
+function headOfficeCnpj(root: string): string {
+  const base = `${root}0001`;
+  const first = checkDigit(base);
+  return `${base}${first}${checkDigit(`${base}${first}`)}`;
+}
+
+/** A root no company is likely to have: the world's own root plus one (mod 10^8). */
+const neighbourRoot = (root: string) => String((Number(root) + 1) % 100_000_000).padStart(8, '0');
+
+/** Another company on the same target. */
+async function otherCompany(w: World): Promise<World> {
+  const info = await w.controls.createCompany();
+  return { target: w.target, controls: w.controls, company: info, api: new Api(w.target, info.token) };
+}
+
+function expectError(answer: Answer, status: number, codigo: string, caminho?: string): void {
+  expect({ status: answer.status, codigo: answer.body?.erro?.codigo }).toEqual({ status, codigo });
+  if (caminho !== undefined) expect(answer.body.erro.caminho).toBe(caminho);
+  expect(typeof answer.body.erro.mensagem).toBe('string');
+}
+
+const productsPath = (catalogId: string) => `/v1/catalogos/${catalogId}/produtos`;
+
+/** Awaits `condition` by asking again (each ask is a request, not a timer); fails after `tries`. */
+async function until(condition: () => Promise<boolean>, tries = 500): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await condition()) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`condition not met after ${tries} tries`);
+}
+
+interface JournalItem {
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  companyId: string | null;
+  idempotencyKey: string | null;
+  replayed: boolean;
+  requestId: string;
+  faultId: string | null;
+}
+
+async function journalEntry(w: World, answer: Answer): Promise<JournalItem | undefined> {
+  const { items } = (await w.controls.requests()) as { items: JournalItem[] };
+  return items.find((e) => e.requestId === answer.headers.get('x-request-id'));
+}
+
+describe('GET /_emulator', () => {
+  it('describes the emulator: name, version, now, clock mode manual, seed', async () => {
+    const w = await world();
+    const info = await w.controls.info();
+    const clock = await w.controls.clock();
+    expect(info).toEqual({ name: 'catalog-emulator', version: PACKAGE_VERSION, now: clock.now, clockMode: 'manual', seed: info.seed });
+    expect(['number', 'string']).toContain(typeof info.seed);
+    expect(new Date(info.now).toISOString()).toBe(info.now);
+  });
+
+  it('answers an unknown control with 404 rota_nao_encontrada', async () => {
+    const w = await world();
+    expectError(await w.controls.raw('GET', '/nada'), 404, 'rota_nao_encontrada');
+  });
+});
+
+describe('/_emulator/companies', () => {
+  it('creates a company with defaults: 201, head office CNPJ of its root, a token with all six permissions', async () => {
+    const w = await world();
+    const answer = await w.controls.raw('POST', '/companies', {});
+    expect(answer.status).toBe(201);
+    const { companyId, cnpjRoot, token, headOffice } = answer.body;
+    expect(Object.keys(answer.body).sort()).toEqual(['cnpjRoot', 'companyId', 'headOffice', 'token']);
+    expect(companyId).toMatch(UUID);
+    expect(cnpjRoot).toMatch(/^\d{8}$/);
+    expect(typeof token).toBe('string');
+    expect(headOffice.id).toMatch(UUID);
+    expect(headOffice.cnpj).toBe(headOfficeCnpj(cnpjRoot));
+    const api = w.api.as(token);
+    const empresa = await api.get('/v1/empresa');
+    expect(empresa.body).toMatchObject({ id: companyId, cnpj_raiz: cnpjRoot });
+    const contexto = await api.get('/v1/contexto');
+    expect([...contexto.body.credencial.permissoes].sort()).toEqual([...PERMISSIONS].sort());
+    expect(contexto.body.assinatura).toEqual({ ativa: true });
+    const establishment = await api.get(`/v1/estabelecimentos/${headOffice.id}`);
+    expect(establishment.body).toMatchObject({ id: headOffice.id, cnpj: headOffice.cnpj, estado: 'ativo', catalogo_id: null });
+    const capacity = await api.get('/v1/empresa/capacidade');
+    expect(capacity.body).toEqual({ vigilancia: { direito_ativo: true, capacidade: 100, selecionados: 0, vagas: 100 }, analises: { franquia: 10, disponiveis: 10 } });
+  });
+
+  it('creates a company with a chosen root, name, flags and permissions', async () => {
+    const w = await world();
+    const cnpjRoot = neighbourRoot(w.company.cnpjRoot);
+    const answer = await w.controls.raw('POST', '/companies', {
+      cnpjRoot, name: 'Acme Ltda', subscriptionActive: false, surveillanceEntitled: false, surveillanceCapacity: 3, analysisAllowance: 1, permissions: ['catalogo:ler'],
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body.cnpjRoot).toBe(cnpjRoot);
+    expect(answer.body.headOffice.cnpj).toBe(headOfficeCnpj(cnpjRoot));
+    const api = w.api.as(answer.body.token);
+    expect((await api.get('/v1/empresa')).body).toEqual({ id: answer.body.companyId, cnpj_raiz: cnpjRoot, nome: 'Acme Ltda' });
+    const contexto = await api.get('/v1/contexto');
+    expect(contexto.body.credencial.permissoes).toEqual(['catalogo:ler']);
+    expect(contexto.body.assinatura).toEqual({ ativa: false });
+    expect((await api.get('/v1/empresa/capacidade')).body).toEqual({ vigilancia: { direito_ativo: false, capacidade: 3, selecionados: 0, vagas: 3 }, analises: { franquia: 1, disponiveis: 1 } });
+    expect((await api.post('/v1/catalogos', { estabelecimento_id: answer.body.headOffice.id, nome: 'x' })).status).toBe(403);
+  });
+
+  it('refuses a root another company has with 409', async () => {
+    const w = await world();
+    const answer = await w.controls.raw('POST', '/companies', { cnpjRoot: w.company.cnpjRoot });
+    expectError(answer, 409, 'raiz_cnpj_duplicada', 'body.cnpjRoot');
+  });
+
+  it.each(['1234567', '123456789', 'ABCDEFGH', '1234 678'])('refuses the root %j with 422 raiz_cnpj_invalida', async (cnpjRoot) => {
+    const w = await world();
+    expectError(await w.controls.raw('POST', '/companies', { cnpjRoot }), 422, 'raiz_cnpj_invalida', 'body.cnpjRoot');
+  });
+
+  it('refuses a malformed company body with 422', async () => {
+    const w = await world();
+    expectError(await w.controls.raw('POST', '/companies', { cnpjRoot: 12345678 }), 422, 'valor_invalido', 'body.cnpjRoot');
+    expectError(await w.controls.raw('POST', '/companies', { permissions: ['tudo:fazer'] }), 422, 'valor_invalido', 'body.permissions[0]');
+    expectError(await w.controls.raw('POST', '/companies', { surveillanceCapacity: -1 }), 422, 'valor_invalido', 'body.surveillanceCapacity');
+    expectError(await w.controls.raw('POST', '/companies', { nome: 'typo' }), 422, 'valor_invalido', 'body.nome');
+  });
+
+  it('changes flags with PATCH: the API sees them at once', async () => {
+    const w = await world();
+    const answer = await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { name: 'Renomeada', subscriptionActive: false, surveillanceCapacity: 7, analysisAllowance: 0 });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ id: w.company.companyId, name: 'Renomeada', subscriptionActive: false, surveillanceCapacity: 7, analysisAllowance: 0 });
+    expect((await w.api.get('/v1/empresa')).body.nome).toBe('Renomeada');
+    expect((await w.api.get('/v1/contexto')).body.assinatura).toEqual({ ativa: false });
+    expect((await w.api.get('/v1/empresa/capacidade')).body).toMatchObject({ vigilancia: { capacidade: 7 }, analises: { franquia: 0 } });
+    // Omitted flags are kept.
+    const again = await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { subscriptionActive: true });
+    expect(again.body).toMatchObject({ name: 'Renomeada', subscriptionActive: true, surveillanceCapacity: 7 });
+  });
+
+  it('refuses PATCH of an unknown company with 404 and bad flags with 422', async () => {
+    const w = await world();
+    expectError(await w.controls.raw('PATCH', '/companies/0190a000-0000-7000-8000-000000000000', { name: 'x' }), 404, 'empresa_nao_encontrada');
+    expectError(await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { surveillanceCapacity: -3 }), 422, 'valor_invalido', 'body.surveillanceCapacity');
+    expectError(await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { cnpjRoot: '11111111' }), 422, 'valor_invalido', 'body.cnpjRoot');
+  });
+
+  it('issues credentials with chosen permissions: 201 {token}', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const answer = await w.controls.raw('POST', `/companies/${w.company.companyId}/credentials`, { permissions: ['catalogo:ler'] });
+    expect(answer.status).toBe(201);
+    expect(Object.keys(answer.body)).toEqual(['token']);
+    expect(answer.body.token).not.toBe(w.company.token);
+    const reader = w.api.as(answer.body.token);
+    expect((await reader.get('/v1/contexto')).body.credencial.permissoes).toEqual(['catalogo:ler']);
+    expect((await reader.get(`/v1/catalogos/${catalog.id}`)).status).toBe(200);
+    expectError(await reader.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }), 403, 'permissao_insuficiente');
+    // Without permissions: all six.
+    const full = await w.controls.raw('POST', `/companies/${w.company.companyId}/credentials`, {});
+    expect(full.status).toBe(201);
+    expect([...(await w.api.as(full.body.token).get('/v1/contexto')).body.credencial.permissoes].sort()).toEqual([...PERMISSIONS].sort());
+  });
+
+  it('refuses credentials for an unknown company with 404 and unknown permissions with 422', async () => {
+    const w = await world();
+    expectError(await w.controls.raw('POST', '/companies/0190a000-0000-7000-8000-000000000000/credentials', {}), 404, 'empresa_nao_encontrada');
+    expectError(await w.controls.raw('POST', `/companies/${w.company.companyId}/credentials`, { permissions: ['catalogo:apagar'] }), 422, 'valor_invalido', 'body.permissions[0]');
+  });
+});
+
+describe('/_emulator/clock', () => {
+  it('GET answers {now, mode, pending}', async () => {
+    const w = await world();
+    const clock = await w.controls.raw('GET', '/clock');
+    expect(clock.status).toBe(200);
+    expect(Object.keys(clock.body).sort()).toEqual(['mode', 'now', 'pending']);
+    expect(clock.body.mode).toBe('manual');
+    expect(Number.isInteger(clock.body.pending)).toBe(true);
+    expect(new Date(clock.body.now).toISOString()).toBe(clock.body.now);
+  });
+
+  it.each([
+    ['90s', 90_000],
+    ['15m', 15 * 60_000],
+    ['24h', 24 * 3_600_000],
+    ['31d', 31 * 86_400_000],
+    [1234, 1234],
+  ])('advances by %j exactly', async (by, ms) => {
+    const w = await world();
+    const before = Date.parse((await w.controls.clock()).now);
+    const answer = await w.controls.raw('POST', '/clock/advance', { by });
+    expect(answer.status).toBe(200);
+    expect(answer.body.now).toBe(new Date(before + ms).toISOString());
+    expect(Number.isInteger(answer.body.ran)).toBe(true);
+    expect((await w.controls.clock()).now).toBe(answer.body.now);
+  });
+
+  it('advances to an instant with {to}, and the API stamps records with the virtual time', async () => {
+    const w = await world();
+    const before = Date.parse((await w.controls.clock()).now);
+    const to = new Date(before + 3 * 86_400_000 + 17_000).toISOString();
+    const answer = await w.controls.raw('POST', '/clock/advance', { to });
+    expect(answer.status).toBe(200);
+    expect(answer.body.now).toBe(to);
+    const catalog = await headOfficeCatalog(w);
+    expect(catalog.body.criado_em).toBe(to);
+    // {to: now} is not the past.
+    expect((await w.controls.raw('POST', '/clock/advance', { to })).status).toBe(200);
+  });
+
+  it.each([
+    ['a bad duration', { by: 'soon' }, 'body.by'],
+    ['a negative duration', { by: -5 }, 'body.by'],
+    ['a duration with an unknown unit', { by: '3w' }, 'body.by'],
+  ])('refuses %s with 422', async (_name, body, caminho) => {
+    const w = await world();
+    const before = (await w.controls.clock()).now;
+    expectError(await w.controls.raw('POST', '/clock/advance', body), 422, 'valor_invalido', caminho);
+    expect((await w.controls.clock()).now).toBe(before);
+  });
+
+  it('refuses moving into the past, a bad instant, and a body that is neither {by} nor {to}, with 422', async () => {
+    const w = await world();
+    const before = (await w.controls.clock()).now;
+    const past = new Date(Date.parse(before) - 1).toISOString();
+    expectError(await w.controls.raw('POST', '/clock/advance', { to: past }), 422, 'valor_invalido');
+    expectError(await w.controls.raw('POST', '/clock/advance', { to: 'next tuesday' }), 422, 'valor_invalido');
+    expectError(await w.controls.raw('POST', '/clock/advance', {}), 422, 'valor_invalido');
+    expectError(await w.controls.raw('POST', '/clock/advance', { by: '1s', to: before }), 422, 'valor_invalido');
+    expect((await w.controls.clock()).now).toBe(before);
+  });
+});
+
+describe('/_emulator/faults', () => {
+  it('a status fault answers first, with Retry-After, and applies nothing (the key is not spent)', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const added = await w.controls.raw('POST', '/faults', { target: 'api', match: { method: 'POST', path: productsPath(catalog.id), companyId: w.company.companyId }, effect: { status: 503, retryAfter: 7 } });
+    expect(added.status).toBe(201);
+    expect(typeof added.body.id).toBe('string');
+    const key = newKey();
+    const answer = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
+    expectError(answer, 503, 'servico_indisponivel');
+    expect(answer.headers.get('retry-after')).toBe('7');
+    expect(answer.body.erro.request_id).toBe(answer.headers.get('x-request-id'));
+    expect((await w.api.get('/v1/produtos')).body.itens).toEqual([]);
+    expect((await w.api.get(`/v1/catalogos/${catalog.id}`)).body.produtos).toBe(0);
+    const retried = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('a status fault answers before the credential check', async () => {
+    const w = await world();
+    await w.controls.addFault({ target: 'api', match: { method: 'GET', path: '/v1/empresa' }, effect: { status: 429, retryAfter: 30 } });
+    const answer = await w.api.as(undefined).get('/v1/empresa');
+    expectError(answer, 429, 'limite_requisicoes');
+    expect(answer.headers.get('retry-after')).toBe('30');
+    expectError(await w.api.as(undefined).get('/v1/empresa'), 401, 'credencial_ausente');
+  });
+
+  it('counts `times` down and removes the fault when it reaches zero', async () => {
+    const w = await world();
+    const { id } = await w.controls.addFault({ target: 'api', match: { method: 'GET', path: '/v1/empresa', companyId: w.company.companyId }, effect: { status: 500 }, times: 2 });
+    const mine = async () => ((await w.controls.faults()) as { items: { id: string; times: number | null; hits: number }[] }).items.find((f) => f.id === id);
+    expect(await mine()).toMatchObject({ id, target: 'api', times: 2, hits: 0, effect: { status: 500 } });
+    expect((await w.api.get('/v1/empresa')).status).toBe(500);
+    expect(await mine()).toMatchObject({ times: 1, hits: 1 });
+    expect((await w.api.get('/v1/empresa')).status).toBe(500);
+    expect(await mine()).toBeUndefined();
+    expect((await w.api.get('/v1/empresa')).status).toBe(200);
+  });
+
+  it('defaults `times` to 1', async () => {
+    const w = await world();
+    await w.controls.addFault({ target: 'api', match: { path: '/v1/empresa', companyId: w.company.companyId }, effect: { status: 408 } });
+    expectError(await w.api.get('/v1/empresa'), 408, 'tempo_esgotado');
+    expect((await w.api.get('/v1/empresa')).status).toBe(200);
+  });
+
+  it('keeps a fault with times null until DELETE /_emulator/faults/{id}', async () => {
+    const w = await world();
+    const { id } = await w.controls.addFault({ target: 'api', match: { path: '/v1/empresa', companyId: w.company.companyId }, effect: { status: 503 }, times: null });
+    try {
+      for (let i = 0; i < 4; i++) expect((await w.api.get('/v1/empresa')).status).toBe(503);
+      const listed = ((await w.controls.faults()) as { items: { id: string; times: number | null; hits: number }[] }).items.find((f) => f.id === id);
+      expect(listed).toMatchObject({ times: null, hits: 4 });
+    } finally {
+      const removed = await w.controls.raw('DELETE', `/faults/${id}`);
+      expect(removed.status).toBe(204);
+    }
+    expect((await w.api.get('/v1/empresa')).status).toBe(200);
+    expectError(await w.controls.raw('DELETE', `/faults/${id}`), 404, 'falha_nao_encontrada', 'path.id');
+  });
+
+  it('matches by method', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id);
+    await w.controls.addFault({ target: 'api', match: { method: 'GET', path: `/v1/produtos/${created.id}`, companyId: w.company.companyId }, effect: { status: 503 } });
+    expect((await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'a' }, { ifMatch: created.etag })).status).toBe(200);
+    expect((await w.api.get(`/v1/produtos/${created.id}`)).status).toBe(503);
+  });
+
+  it('matches a path glob: * within one segment, ** across segments', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const companyId = w.company.companyId;
+    await w.controls.addFault({ target: 'api', match: { path: '/v1/catalogos/*/produtos', companyId }, effect: { status: 503 }, times: null });
+    try {
+      expect((await w.api.get(`/v1/catalogos/${catalog.id}`)).status).toBe(200);
+      expect((await w.api.get('/v1/catalogos')).status).toBe(200);
+      expect((await w.api.get(productsPath(catalog.id))).status).toBe(503);
+      expect((await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM })).status).toBe(503);
+    } finally {
+      await w.controls.clearFaults();
+    }
+    const created = await product(w, catalog.id);
+    await w.controls.addFault({ target: 'api', match: { path: '/v1/catalogos/**', companyId }, effect: { status: 503 }, times: null });
+    try {
+      expect((await w.api.get('/v1/catalogos')).status).toBe(200);
+      expect((await w.api.get(`/v1/produtos/${created.id}`)).status).toBe(200);
+      expect((await w.api.get(`/v1/catalogos/${catalog.id}`)).status).toBe(503);
+      expect((await w.api.delete(`${productsPath(catalog.id)}/${created.id}`, {}, { ifMatch: created.etag })).status).toBe(503);
+    } finally {
+      await w.controls.clearFaults();
+    }
+    expect((await w.api.get(`/v1/produtos/${created.id}`)).body.catalogos).toEqual([catalog.id]);
+  });
+
+  it('matches by companyId: another company is unaffected', async () => {
+    const a = await world();
+    const b = await otherCompany(a);
+    await a.controls.addFault({ target: 'api', match: { path: '/v1/empresa', companyId: a.company.companyId }, effect: { status: 503 } });
+    expect((await b.api.get('/v1/empresa')).status).toBe(200);
+    expect((await a.api.get('/v1/empresa')).status).toBe(503);
+    expect((await a.api.get('/v1/empresa')).status).toBe(200);
+  });
+
+  it('loseResponse applies the change, answers 503, and the retry with the same key replays 200', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id);
+    const path = `/v1/produtos/${created.id}`;
+    await w.controls.addFault({ target: 'api', match: { method: 'PATCH', path, companyId: w.company.companyId }, effect: { loseResponse: true } });
+    const key = newKey();
+    const lost = await w.api.patch(path, { sku: 'saved' }, { key, ifMatch: created.etag });
+    expectError(lost, 503, 'servico_indisponivel');
+    const read = await w.api.get(path);
+    expect(read.body).toMatchObject({ sku: 'saved', versao: 2 });
+    const retried = await w.api.patch(path, { sku: 'saved' }, { key, ifMatch: created.etag });
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.body).toEqual(read.body);
+    expect(retried.headers.get('etag')).toBe(read.headers.get('etag'));
+    expect((await w.api.get(path)).body.versao).toBe(2);
+  });
+
+  it('loseResponse on a creation: the retry replays 201 with the Location of the one product created', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    await w.controls.addFault({ target: 'api', match: { method: 'POST', path: productsPath(catalog.id), companyId: w.company.companyId }, effect: { loseResponse: true } });
+    const key = newKey();
+    expectError(await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key }), 503, 'servico_indisponivel');
+    const list = await w.api.get('/v1/produtos');
+    expect(list.body.itens).toHaveLength(1);
+    const retried = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.headers.get('location')).toBe(`/v1/produtos/${list.body.itens[0].id}`);
+    expect((await w.api.get('/v1/produtos')).body.itens).toHaveLength(1);
+  });
+
+  it('concurrentEdit makes a current If-Match stale: 412, and the resource\'s versao moved by one', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id, { sku: 'orig' });
+    const path = `/v1/produtos/${created.id}`;
+    const { id } = await w.controls.addFault({ target: 'api', match: { method: 'PATCH', path, companyId: w.company.companyId }, effect: { concurrentEdit: true } });
+    const answer = await w.api.patch(path, { sku: 'mine' }, { ifMatch: created.etag });
+    expectError(answer, 412, 'precondicao_falhou', 'header.if-match');
+    const read = await w.api.get(path);
+    expect(read.body).toEqual({ ...created.body, versao: 2 });
+    expect(read.headers.get('etag')).not.toBe(created.etag);
+    expect((await journalEntry(w, answer))?.faultId).toBe(id);
+    // With the new ETag the change goes through.
+    expect((await w.api.patch(path, { sku: 'mine' }, { ifMatch: read.headers.get('etag')! })).body).toMatchObject({ sku: 'mine', versao: 3 });
+  });
+
+  it('concurrentEdit waits for a request guarded by If-Match', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    await w.controls.addFault({ target: 'api', match: { companyId: w.company.companyId }, effect: { concurrentEdit: true } });
+    const created = await product(w, catalog.id);
+    expect((await w.api.get(`/v1/produtos/${created.id}`)).body.versao).toBe(1);
+    expect((await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: created.etag })).status).toBe(412);
+    expect((await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: (await w.api.get(`/v1/produtos/${created.id}`)).headers.get('etag')! })).status).toBe(200);
+  });
+
+  it('delayMs holds the request on the virtual clock; meanwhile the same key is 409 idempotencia_em_curso', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id);
+    const path = `/v1/produtos/${created.id}`;
+    await w.controls.addFault({ target: 'api', match: { method: 'PATCH', path, companyId: w.company.companyId }, effect: { delayMs: 5000 } });
+    const before = (await w.controls.clock()).pending;
+    const key = newKey();
+    const delayed = w.api.patch(path, { sku: 'late' }, { key, ifMatch: created.etag });
+    await until(async () => (await w.controls.clock()).pending > before);
+    const concurrent = await w.api.patch(path, { sku: 'late' }, { key, ifMatch: created.etag });
+    expectError(concurrent, 409, 'idempotencia_em_curso', 'header.idempotency-key');
+    expect((await w.api.get(path)).body.versao).toBe(1);
+    await w.controls.advance(4999);
+    expect((await w.api.get(path)).body.versao).toBe(1);
+    await w.controls.advance(1);
+    const answer = await delayed;
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ sku: 'late', versao: 2 });
+    const replay = await w.api.patch(path, { sku: 'late' }, { key, ifMatch: created.etag });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('refuses a malformed fault with 422', async () => {
+    const w = await world();
+    expectError(await w.controls.raw('POST', '/faults', { target: 'api', effect: { status: 200 } }), 422, 'valor_invalido');
+    expectError(await w.controls.raw('POST', '/faults', { target: 'api', effect: { explode: true } }), 422, 'valor_invalido');
+    expectError(await w.controls.raw('POST', '/faults', { target: 'api', match: { path: 'v1/x' }, effect: { status: 503 } }), 422, 'valor_invalido');
+    expectError(await w.controls.raw('POST', '/faults', { target: 'api', effect: { status: 503 }, times: 0 }), 422, 'valor_invalido');
+  });
+});
+
+describe('/_emulator/requests (journal)', () => {
+  it('lists method, path, status, companyId, idempotencyKey, replayed and faultId, and never a token', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const key = newKey();
+    const first = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
+    const replay = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
+    const { id: faultId } = await w.controls.addFault({ target: 'api', match: { method: 'GET', path: '/v1/produtos', companyId: w.company.companyId }, effect: { status: 503 } });
+    const faulted = await w.api.get('/v1/produtos');
+    const anonymous = await w.api.as(undefined).get('/v1/produtos');
+    const now = (await w.controls.clock()).now;
+
+    expect(await journalEntry(w, first)).toEqual({
+      at: now, method: 'POST', path: productsPath(catalog.id), status: 201, companyId: w.company.companyId, idempotencyKey: key, replayed: false, requestId: first.headers.get('x-request-id'), faultId: null,
+    });
+    expect(await journalEntry(w, replay)).toMatchObject({ method: 'POST', status: 201, idempotencyKey: key, replayed: true, faultId: null });
+    expect(await journalEntry(w, faulted)).toMatchObject({ method: 'GET', path: '/v1/produtos', status: 503, companyId: w.company.companyId, idempotencyKey: null, replayed: false, faultId });
+    expect(await journalEntry(w, anonymous)).toMatchObject({ status: 401, companyId: null });
+
+    const all = await w.controls.raw('GET', '/requests');
+    expect(all.status).toBe(200);
+    expect(all.text).not.toContain(w.company.token);
+    expect(all.text.toLowerCase()).not.toContain('bearer');
+  });
+});
+
+describe('/_emulator/state', () => {
+  it('restores a snapshot: every GET answers as before the changes', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id, { sku: 'before' });
+    const snapshot = await w.controls.snapshot();
+    expect(snapshot).toMatchObject({ format: 'catalog-emulator/state', version: 1 });
+    const reads = async () => Promise.all([
+      w.api.get(`/v1/produtos/${created.id}`),
+      w.api.get('/v1/produtos'),
+      w.api.get(`/v1/catalogos/${catalog.id}`),
+      w.api.get(productsPath(catalog.id)),
+      w.api.get('/v1/estabelecimentos'),
+    ]).then((answers) => answers.map((a) => ({ status: a.status, etag: a.headers.get('etag'), body: a.text })));
+    const before = await reads();
+    const clockBefore = await w.controls.clock();
+
+    const key = newKey();
+    expect((await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'after' }, { key, ifMatch: created.etag })).status).toBe(200);
+    await product(w, catalog.id);
+    await w.controls.advance('1h');
+    expect(await reads()).not.toEqual(before);
+
+    const restored = await w.controls.raw('PUT', '/state', snapshot);
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ name: 'catalog-emulator', now: clockBefore.now });
+    expect(await reads()).toEqual(before);
+    expect((await w.controls.clock()).now).toBe(clockBefore.now);
+    // The idempotency store is part of the state: the key used after the snapshot is unknown again.
+    const again = await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'after' }, { key, ifMatch: created.etag });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('refuses a PUT that is not a snapshot with 422 (and a body that is not JSON with 400), changing nothing', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id);
+    const snapshot = await w.controls.snapshot();
+    expectError(await w.controls.raw('PUT', '/state', { garbage: true }), 422, 'valor_invalido');
+    expectError(await w.controls.raw('PUT', '/state', {}), 422, 'valor_invalido');
+    expectError(await w.controls.raw('PUT', '/state', [1, 2, 3]), 422, 'valor_invalido');
+    expectError(await w.controls.raw('PUT', '/state', { ...snapshot, version: 99 }), 422, 'valor_invalido');
+    const notJson = await w.target.fetch('/_emulator/state', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"format":' });
+    expect(notJson.status).toBe(400);
+    expect(((await notJson.json()) as { erro: { codigo: string } }).erro.codigo).toBe('json_invalido');
+    const read = await w.api.get(`/v1/produtos/${created.id}`);
+    expect(read.body).toEqual(created.body);
+  });
+});
+
+describe('POST /_emulator/reset', () => {
+  // Reset is global: against the shared server it would wipe every other file's companies, so it runs in process only.
+  it('wipes everything back to a fresh emulator (in process only)', async () => {
+    const w = await world();
+    if (w.target.kind !== 'in-process') {
+      expect(w.target.kind).toBe('server');
+      return;
+    }
+    const start = (await w.controls.clock()).now;
+    const catalog = await headOfficeCatalog(w);
+    await product(w, catalog.id);
+    await w.controls.addFault({ target: 'api', match: { path: '/v1/nada' }, effect: { status: 503 }, times: null });
+    await w.controls.advance('2d');
+    const answer = await w.controls.raw('POST', '/reset');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ name: 'catalog-emulator', now: start, clockMode: 'manual' });
+    expect(await w.controls.clock()).toEqual({ now: start, mode: 'manual', pending: 0 });
+    expect((await w.controls.requests()).items).toEqual([]);
+    expect((await w.controls.faults()).items).toEqual([]);
+    expectError(await w.api.get('/v1/empresa'), 401, 'credencial_invalida');
+    expect((await w.controls.raw('GET', '/companies')).body.items).toEqual([]);
+  });
+});
