@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Api, headOfficeCatalog, newKey, product, world, type Answer, type World } from './support/client.js';
+import { mayResetTarget } from './support/target.js';
 
 const NCM = '84713012';
 const PERMISSIONS = ['catalogo:ler', 'catalogo:gerenciar', 'estabelecimento:gerenciar', 'vigilancia:gerenciar', 'analise:executar', 'webhook:gerenciar'];
@@ -532,26 +533,29 @@ describe('/_emulator/state', () => {
   });
 });
 
-describe('POST /_emulator/reset', () => {
-  // Reset is global: against the shared server it would wipe every other file's companies, so it runs in process only.
-  it('wipes everything back to a fresh emulator (in process only)', async () => {
-    const w = await world();
-    if (w.target.kind !== 'in-process') {
-      expect(w.target.kind).toBe('server');
-      return;
-    }
-    const start = (await w.controls.clock()).now;
+// Reset is global: it runs in process and on the server this test run started (its files run one at a time),
+// never on someone else's server named by SPEC_BASE_URL.
+describe.runIf(mayResetTarget())('POST /_emulator/reset', () => {
+  it('wipes everything back to a fresh emulator: clock at its start, only the initial companies, no faults or journal', async () => {
+    const { target, controls } = await world();
+    // A first reset gives the fresh state to compare with, whatever other tests did to this target.
+    await controls.raw('POST', '/reset');
+    const fresh = { clock: await controls.clock(), companies: (await controls.raw('GET', '/companies')).body.items };
+    const company = await controls.createCompany();
+    const w: World = { target, controls, company, api: new Api(target, company.token) };
     const catalog = await headOfficeCatalog(w);
     await product(w, catalog.id);
-    await w.controls.addFault({ target: 'api', match: { path: '/v1/nada' }, effect: { status: 503 }, times: null });
-    await w.controls.advance('2d');
-    const answer = await w.controls.raw('POST', '/reset');
+    await controls.addFault({ target: 'api', match: { path: '/v1/nada' }, effect: { status: 503 }, times: null });
+    await controls.advance('2d');
+
+    const answer = await controls.raw('POST', '/reset');
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ name: 'catalog-emulator', now: start, clockMode: 'manual' });
-    expect(await w.controls.clock()).toEqual({ now: start, mode: 'manual', pending: 0 });
-    expect((await w.controls.requests()).items).toEqual([]);
-    expect((await w.controls.faults()).items).toEqual([]);
+    expect(answer.body).toMatchObject({ name: 'catalog-emulator', now: fresh.clock.now, clockMode: 'manual' });
+    expect(await controls.clock()).toEqual({ now: fresh.clock.now, mode: 'manual', pending: 0 });
+    expect((await controls.requests()).items).toEqual([]);
+    expect((await controls.faults()).items).toEqual([]);
+    expect((await controls.raw('GET', '/companies')).body.items).toEqual(fresh.companies);
     expectError(await w.api.get('/v1/empresa'), 401, 'credencial_invalida');
-    expect((await w.controls.raw('GET', '/companies')).body.items).toEqual([]);
   });
 });
+

@@ -12,6 +12,7 @@ const BIN = fileURLToPath(new URL('../../dist/bin/catalog-emulator.js', import.m
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   if (process.env.SPEC_BASE_URL) {
     project.provide('specBaseUrl', process.env.SPEC_BASE_URL);
+    project.provide('specServerOwned', false);
     return async () => undefined;
   }
   if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run "npm run build" first (npm test does).`);
@@ -31,6 +32,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     child.once('exit', (code) => reject(new Error(`the emulator exited with ${code}:\n${out}`)));
   });
   project.provide('specBaseUrl', url);
+  project.provide('specServerOwned', true);
   return async () => {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));

@@ -16,11 +16,22 @@ export interface Target {
 declare module 'vitest' {
   export interface ProvidedContext {
     specBaseUrl: string | undefined;
+    /** Whether the server was started by this test run (so global controls such as reset may be used). */
+    specServerOwned: boolean | undefined;
   }
 }
 
 export function serverUrl(): string | undefined {
   return process.env.SPEC_BASE_URL ?? inject('specBaseUrl') ?? undefined;
+}
+
+/**
+ * Whether the tests may use controls that affect every company (reset): true in process and on the server
+ * the test run started itself (its files run one at a time); false on a server named by SPEC_BASE_URL.
+ */
+export function mayResetTarget(): boolean {
+  if (process.env.SPEC_BASE_URL) return false;
+  return serverUrl() === undefined || inject('specServerOwned') === true;
 }
 
 export function connect(options: EmulatorOptions = {}): Target {
