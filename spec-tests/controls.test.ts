@@ -516,6 +516,24 @@ describe('/_emulator/state', () => {
     expect(again.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it('a snapshot taken while a request is held holds no trace of it: after restore its key is a new request', async () => {
+    const w = await world();
+    await w.controls.addFault({ target: 'api', match: { method: 'POST', path: '/v1/catalogos', companyId: w.company.companyId }, effect: { delayMs: 1000 } });
+    const before = (await w.controls.clock()).pending;
+    const key = newKey();
+    const body = { estabelecimento_id: w.company.headOffice.id, nome: 'Loja' };
+    const delayed = w.api.post('/v1/catalogos', body, { key });
+    await until(async () => (await w.controls.clock()).pending > before);
+    const snapshot = await w.controls.snapshot();
+    await w.controls.advance(1000);
+    expect((await delayed).status).toBe(201);
+
+    await w.controls.restore(snapshot);
+    const again = await w.api.post('/v1/catalogos', body, { key });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+  });
+
   it('refuses a PUT that is not a snapshot with 422 (and a body that is not JSON with 400), changing nothing', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);

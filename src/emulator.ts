@@ -105,6 +105,8 @@ function app(): Hono<{ Bindings: Bindings }> {
 /** Everything a reset replaces. */
 interface World {
   state: State;
+  /** Keys of the requests being processed (transient: a snapshot or reset never carries them). */
+  inFlight: Map<string, string>;
   /** The companies of EmulatorOptions.companies, as created in this world. */
   initialCompanies: CreatedCompanyInfo[];
   clock: VirtualClock;
@@ -138,6 +140,7 @@ export class Emulator {
     const runtime: Runtime = {
       get state() { return self.world.state; },
       get clock() { return self.world.clock; },
+      get inFlight() { return self.world.inFlight; },
       pageBudgets: this.pageBudgets,
       context: () => ({ now: this.world.clock.now(), random: this.world.random }),
       nextRequestId: () => uuidV4(this.world.requestRandom),
@@ -303,8 +306,8 @@ export class Emulator {
   private freshWorld(randomStates?: { random: readonly number[]; requestRandom: readonly number[] }): World {
     const clock = new VirtualClock({ mode: this.mode, start: this.start });
     const random = createRandom(randomStates ? (randomStates.random as [number, number, number, number]) : seedRandom(this.seed));
-    const requestRandom = createRandom(randomStates ? (randomStates.requestRandom as [number, number, number, number]) : seedRandom(`${String(this.seed)}:requests`));
-    const world: World = { state: createState(), initialCompanies: [], clock, random, requestRandom };
+    const requestRandom = createRandom(randomStates ? (randomStates.requestRandom as [number, number, number, number]) : seedRandom(`${typeof this.seed}:${String(this.seed)}:requests`));
+    const world: World = { state: createState(), inFlight: new Map(), initialCompanies: [], clock, random, requestRandom };
     clock.handle(HOUSEKEEPING_IDEMPOTENCY, () => {
       purgeExpiredIdempotency(world.state, clock.now());
     });

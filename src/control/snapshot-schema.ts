@@ -26,8 +26,8 @@ const product = z.strictObject({
   catalogos: z.array(id), position: int, criadoEm: instant, atualizadoEm: instant,
 });
 const idempotency = z.strictObject({
-  companyId: id, key: z.string(), fingerprint: z.string(), estado: z.enum(['em_curso', 'concluida']),
-  response: z.strictObject({ status: int, headers: z.record(z.string(), z.string()), body: z.string() }).nullable(),
+  companyId: id, key: z.string(), fingerprint: z.string(),
+  response: z.strictObject({ status: int, headers: z.record(z.string(), z.string()), body: z.string() }),
   storedAt: instant, expiresAt: instant,
 });
 const task = z.strictObject({ due: instant, kind: z.string(), owner: id.nullable(), payload: z.unknown().optional(), everyMs: int.optional() });

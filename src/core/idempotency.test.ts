@@ -3,11 +3,10 @@ import { describe, expect, it } from 'vitest';
 import {
   IDEMPOTENCY_RETENTION_MS,
   canonicalJson,
-  completeIdempotency,
+  idempotencyScope,
   lookupIdempotency,
   purgeExpiredIdempotency,
-  releaseIdempotency,
-  reserveIdempotency,
+  storeIdempotency,
   type StoredResponse,
 } from './idempotency.js';
 import { createState } from './state.js';
@@ -135,74 +134,46 @@ describe('idempotency store', () => {
     expect(lookupIdempotency(createState(), 'c1', 'k1', fp, T0)).toEqual({ kind: 'new' });
   });
 
-  it('a reserved key is in flight for the same request and other_request for another', () => {
+  it('a stored key replays the stored response for the same request and is other_request for another', () => {
     const state = createState();
-    reserveIdempotency(state, 'c1', 'k1', fp, T0);
-    expect(lookupIdempotency(state, 'c1', 'k1', fp, T0)).toEqual({ kind: 'in_flight' });
-    expect(lookupIdempotency(state, 'c1', 'k1', other, T0)).toEqual({ kind: 'other_request' });
-    expect(state.idempotency.size).toBe(1);
-    expect([...state.idempotency.values()][0]).toMatchObject({ estado: 'em_curso', response: null, storedAt: T0, expiresAt: T0 + 60 * DAY });
-  });
-
-  it('a completed key replays the stored response for the same request and is other_request for another', () => {
-    const state = createState();
-    reserveIdempotency(state, 'c1', 'k1', fp, T0);
-    completeIdempotency(state, 'c1', 'k1', ok, T0 + 5);
+    storeIdempotency(state, 'c1', 'k1', fp, ok, T0 + 5);
     expect(lookupIdempotency(state, 'c1', 'k1', fp, T0 + 10)).toEqual({ kind: 'replay', response: ok });
     expect(lookupIdempotency(state, 'c1', 'k1', other, T0 + 10)).toEqual({ kind: 'other_request' });
+    expect(state.idempotency.get(idempotencyScope('c1', 'k1'))).toEqual({ companyId: 'c1', key: 'k1', fingerprint: fp, response: ok, storedAt: T0 + 5, expiresAt: T0 + 5 + 60 * DAY });
   });
 
   it('keys are scoped by company', () => {
     const state = createState();
-    reserveIdempotency(state, 'c1', 'k1', fp, T0);
-    completeIdempotency(state, 'c1', 'k1', ok, T0);
+    storeIdempotency(state, 'c1', 'k1', fp, ok, T0);
     expect(lookupIdempotency(state, 'c2', 'k1', fp, T0)).toEqual({ kind: 'new' });
     expect(lookupIdempotency(state, 'c1', 'k2', fp, T0)).toEqual({ kind: 'new' });
+    expect(idempotencyScope('c1', 'k1')).not.toBe(idempotencyScope('c2', 'k1'));
   });
 
-  it('release forgets an in-flight key (a refusal stores nothing)', () => {
+  it('looking up changes nothing, an expired record included', () => {
     const state = createState();
-    reserveIdempotency(state, 'c1', 'k1', fp, T0);
-    releaseIdempotency(state, 'c1', 'k1');
-    expect(lookupIdempotency(state, 'c1', 'k1', other, T0)).toEqual({ kind: 'new' });
-    expect(state.idempotency.size).toBe(0);
+    storeIdempotency(state, 'c1', 'k1', fp, ok, T0);
+    const before = [...state.idempotency.entries()];
+    lookupIdempotency(state, 'c1', 'k1', other, T0 + 61 * DAY);
+    lookupIdempotency(state, 'c1', 'k1', fp, T0 + 61 * DAY);
+    expect([...state.idempotency.entries()]).toEqual(before);
   });
 
-  it('release does not forget a completed key, nor touch an unknown one', () => {
+  it('a record counts its 60 days from when it was stored and expires exactly at expiresAt', () => {
     const state = createState();
-    reserveIdempotency(state, 'c1', 'k1', fp, T0);
-    completeIdempotency(state, 'c1', 'k1', ok, T0);
-    releaseIdempotency(state, 'c1', 'k1');
-    releaseIdempotency(state, 'c1', 'nope');
-    expect(lookupIdempotency(state, 'c1', 'k1', fp, T0)).toEqual({ kind: 'replay', response: ok });
-  });
-
-  it('complete of an unknown key stores nothing', () => {
-    const state = createState();
-    completeIdempotency(state, 'c1', 'k1', ok, T0);
-    expect(state.idempotency.size).toBe(0);
-    expect(lookupIdempotency(state, 'c1', 'k1', fp, T0)).toEqual({ kind: 'new' });
-  });
-
-  it('a completed record counts its 60 days from completion and expires exactly at expiresAt', () => {
-    const state = createState();
-    reserveIdempotency(state, 'c1', 'k1', fp, T0);
     const done = T0 + 3_000;
-    completeIdempotency(state, 'c1', 'k1', ok, done);
-    const record = [...state.idempotency.values()][0];
-    expect(record).toMatchObject({ estado: 'concluida', storedAt: done, expiresAt: done + 60 * DAY, response: ok, fingerprint: fp });
+    storeIdempotency(state, 'c1', 'k1', fp, ok, done);
     expect(lookupIdempotency(state, 'c1', 'k1', fp, done + 60 * DAY - 1)).toEqual({ kind: 'replay', response: ok });
     expect(lookupIdempotency(state, 'c1', 'k1', fp, done + 60 * DAY)).toEqual({ kind: 'new' });
     expect(lookupIdempotency(state, 'c1', 'k1', other, done + 60 * DAY)).toEqual({ kind: 'new' });
   });
 
-  it('an expired key can be reserved again for another request', () => {
+  it('an expired key can be stored again for another request, replacing the old record', () => {
     const state = createState();
-    reserveIdempotency(state, 'c1', 'k1', fp, T0);
-    completeIdempotency(state, 'c1', 'k1', ok, T0);
+    storeIdempotency(state, 'c1', 'k1', fp, ok, T0);
     const later = T0 + 60 * DAY;
-    reserveIdempotency(state, 'c1', 'k1', other, later);
-    expect(lookupIdempotency(state, 'c1', 'k1', other, later)).toEqual({ kind: 'in_flight' });
+    storeIdempotency(state, 'c1', 'k1', other, ok, later);
+    expect(lookupIdempotency(state, 'c1', 'k1', other, later)).toEqual({ kind: 'replay', response: ok });
     expect(lookupIdempotency(state, 'c1', 'k1', fp, later)).toEqual({ kind: 'other_request' });
     expect(state.idempotency.size).toBe(1);
   });
@@ -214,8 +185,7 @@ describe('idempotency store', () => {
       ['k2', T0 + 1],
       ['k3', T0 + 2],
     ] as const) {
-      reserveIdempotency(state, 'c1', key, fp, at);
-      completeIdempotency(state, 'c1', key, ok, at);
+      storeIdempotency(state, 'c1', key, fp, ok, at);
     }
     expect(purgeExpiredIdempotency(state, T0 + 60 * DAY - 1)).toBe(0);
     expect(purgeExpiredIdempotency(state, T0 + 60 * DAY + 1)).toBe(2);
@@ -225,21 +195,13 @@ describe('idempotency store', () => {
     expect(state.idempotency.size).toBe(0);
   });
 
-  it('purge follows expiry, not first reservation: a key completed later outlives one reserved after it', () => {
+  it('purge follows expiry order: a key stored again later outlives one first stored after it', () => {
     const state = createState();
-    reserveIdempotency(state, 'c1', 'early', fp, T0);
-    reserveIdempotency(state, 'c1', 'late', fp, T0 + 1);
-    completeIdempotency(state, 'c1', 'late', ok, T0 + 1);
-    completeIdempotency(state, 'c1', 'early', ok, T0 + 10);
+    storeIdempotency(state, 'c1', 'early', fp, ok, T0);
+    storeIdempotency(state, 'c1', 'late', fp, ok, T0 + 1);
+    storeIdempotency(state, 'c1', 'early', fp, ok, T0 + 10);
     expect(purgeExpiredIdempotency(state, T0 + 1 + 60 * DAY)).toBe(1);
     expect(lookupIdempotency(state, 'c1', 'late', fp, T0 + 1 + 60 * DAY)).toEqual({ kind: 'new' });
     expect(lookupIdempotency(state, 'c1', 'early', fp, T0 + 1 + 60 * DAY)).toEqual({ kind: 'replay', response: ok });
-  });
-
-  it('purge of an in-flight record left 60 days drops it too', () => {
-    const state = createState();
-    reserveIdempotency(state, 'c1', 'k1', fp, T0);
-    expect(purgeExpiredIdempotency(state, T0 + 60 * DAY)).toBe(1);
-    expect(state.idempotency.size).toBe(0);
   });
 });

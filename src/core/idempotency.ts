@@ -3,10 +3,11 @@
  * Scope: company + key. The fingerprint is method, path and canonical body; the If-Match header is not part
  * of it, so a retry after a lost answer replays the stored answer even though its ETag is stale by then.
  *
- *   (none)     --reserve-->  em_curso   (the request passed every check before the domain operation)
- *   em_curso   --complete--> concluida  (2xx: status, headers and body are stored for 60 days)
- *   em_curso   --release-->  (none)     (refused: a refusal changes nothing, the idempotency store included)
- *   concluida  --expire-->   (none)     (60 days after it was stored)
+ *   (none)    --store-->   stored   (a 2xx answer: status, headers and body, kept 60 days)
+ *   stored    --expire-->  (none)   (60 days after it was stored: ignored on lookup, purged by housekeeping)
+ *
+ * Refusals are not stored: a refused request changes nothing, this store included. A request still being
+ * processed is not service state either: the HTTP shell tracks those keys (409 while in flight) outside it.
  */
 import { DAY, type Instant } from './time.js';
 import type { State } from './state.js';
@@ -23,8 +24,7 @@ export interface IdempotencyRecord {
   readonly companyId: string;
   readonly key: string;
   readonly fingerprint: string;
-  readonly estado: 'em_curso' | 'concluida';
-  readonly response: StoredResponse | null;
+  readonly response: StoredResponse;
   readonly storedAt: Instant;
   readonly expiresAt: Instant;
 }
@@ -32,37 +32,23 @@ export interface IdempotencyRecord {
 export type Lookup =
   | { readonly kind: 'new' }
   | { readonly kind: 'replay'; readonly response: StoredResponse }
-  | { readonly kind: 'in_flight' }
   | { readonly kind: 'other_request' };
 
-const storeKey = (companyId: string, key: string) => `${companyId} ${key}`;
+/** The scope of a key: one company's. */
+export const idempotencyScope = (companyId: string, key: string): string => `${companyId} ${key}`;
 
 export function lookupIdempotency(state: State, companyId: string, key: string, fingerprint: string, now: Instant): Lookup {
-  const record = state.idempotency.get(storeKey(companyId, key));
+  const record = state.idempotency.get(idempotencyScope(companyId, key));
   if (!record || record.expiresAt <= now) return { kind: 'new' };
   if (record.fingerprint !== fingerprint) return { kind: 'other_request' };
-  if (record.estado === 'em_curso' || record.response === null) return { kind: 'in_flight' };
   return { kind: 'replay', response: record.response };
 }
 
-export function reserveIdempotency(state: State, companyId: string, key: string, fingerprint: string, now: Instant): void {
-  const id = storeKey(companyId, key);
-  // Delete first so that Map order stays the order of expiry, which purgeExpired relies on.
-  state.idempotency.delete(id);
-  state.idempotency.set(id, { companyId, key, fingerprint, estado: 'em_curso', response: null, storedAt: now, expiresAt: now + IDEMPOTENCY_RETENTION_MS });
-}
-
-export function completeIdempotency(state: State, companyId: string, key: string, response: StoredResponse, now: Instant): void {
-  const id = storeKey(companyId, key);
-  const record = state.idempotency.get(id);
-  if (!record) return;
-  state.idempotency.delete(id);
-  state.idempotency.set(id, { ...record, estado: 'concluida', response, storedAt: now, expiresAt: now + IDEMPOTENCY_RETENTION_MS });
-}
-
-export function releaseIdempotency(state: State, companyId: string, key: string): void {
-  const id = storeKey(companyId, key);
-  if (state.idempotency.get(id)?.estado === 'em_curso') state.idempotency.delete(id);
+export function storeIdempotency(state: State, companyId: string, key: string, fingerprint: string, response: StoredResponse, now: Instant): void {
+  const scope = idempotencyScope(companyId, key);
+  // Delete first so that Map order stays the order of expiry, which purgeExpiredIdempotency relies on.
+  state.idempotency.delete(scope);
+  state.idempotency.set(scope, { companyId, key, fingerprint, response, storedAt: now, expiresAt: now + IDEMPOTENCY_RETENTION_MS });
 }
 
 /** Drops expired records, oldest first; O(records dropped). */

@@ -5,7 +5,7 @@
 import type { Catalog } from './catalogs.js';
 import type { Company, Credential } from './companies.js';
 import type { Establishment } from './establishments.js';
-import type { IdempotencyRecord } from './idempotency.js';
+import { idempotencyScope, type IdempotencyRecord } from './idempotency.js';
 import type { Product } from './products.js';
 import { createState, indexesOf, linksOf, type State } from './state.js';
 
@@ -71,7 +71,7 @@ export function importState(data: StateData): State {
     if (catalog) linksOf(state, catalog.companyId, catalogId).add(productId, position);
   }
   for (const record of [...data.idempotency].sort((a, b) => a.expiresAt - b.expiresAt)) {
-    state.idempotency.set(`${record.companyId} ${record.key}`, record);
+    state.idempotency.set(idempotencyScope(record.companyId, record.key), record);
   }
   return state;
 }

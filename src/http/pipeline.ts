@@ -13,7 +13,7 @@ import type { Context as HonoContext } from 'hono';
 import type { z } from 'zod';
 import { hasPermission, type Company, type Credential, type Permission } from '../core/companies.js';
 import { simulateConcurrentEdit, type EditTarget } from '../core/concurrent-edit.js';
-import { canonicalJson, completeIdempotency, lookupIdempotency, releaseIdempotency, reserveIdempotency, type StoredResponse } from '../core/idempotency.js';
+import { canonicalJson, idempotencyScope, lookupIdempotency, storeIdempotency, type StoredResponse } from '../core/idempotency.js';
 import type { Result } from '../core/refusal.js';
 import type { Context, State } from '../core/state.js';
 import type { IfMatch } from '../core/versioning.js';
@@ -124,23 +124,25 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
 
   // Idempotent replay: a repeated key answers from the store, before validation and any ETag check.
   const key = headers.idempotencyKey;
-  if (mutates && key !== undefined) {
-    const fingerprint = `${spec.method} ${path} ${canonicalJson(body)}`;
-    const found = lookupIdempotency(runtime.state, company.id, key, fingerprint, runtime.clock.now());
-    switch (found.kind) {
-      case 'replay':
+  const scope = key === undefined ? undefined : idempotencyScope(company.id, key);
+  const fingerprint = mutates ? `${spec.method} ${path} ${canonicalJson(body)}` : '';
+  if (mutates && scope !== undefined && key !== undefined) {
+    const running = runtime.inFlight.get(scope);
+    if (running === undefined) {
+      const found = lookupIdempotency(runtime.state, company.id, key, fingerprint, runtime.clock.now());
+      if (found.kind === 'replay') {
         journal.replayed = true;
         return storedResponse(found.response, { 'idempotent-replayed': 'true' });
-      case 'other_request':
-        return fail(apiError(422, 'idempotencia_reutilizada', 'This idempotency-key was already used for a different request (method, path or body); generate a new key for each new request.', 'header.idempotency-key'));
-      case 'in_flight':
-        return fail(apiError(409, 'idempotencia_em_curso', 'A request with this idempotency-key is still being processed; retry after it answers.', 'header.idempotency-key'));
-      case 'new':
-        reserveIdempotency(runtime.state, company.id, key, fingerprint, runtime.clock.now());
+      }
+      if (found.kind === 'other_request') return fail(keyReused());
+    } else if (running !== fingerprint) {
+      return fail(keyReused());
+    } else {
+      return fail(apiError(409, 'idempotencia_em_curso', 'A request with this idempotency-key is still being processed; retry after it answers.', 'header.idempotency-key'));
     }
+    runtime.inFlight.set(scope, fingerprint);
   }
 
-  let completed = false;
   try {
     if (fault && 'delayMs' in fault.effect) await runtime.clock.sleep(fault.effect.delayMs, company.id);
 
@@ -170,18 +172,18 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
       return fail(apiError(STATUS_OF[kind], codigo, mensagem, caminho));
     }
     const stored = toStored(result.value);
-    if (mutates && key !== undefined && stored.status < 300) {
-      completeIdempotency(runtime.state, company.id, key, stored, runtime.clock.now());
-      completed = true;
-    }
+    if (mutates && key !== undefined && stored.status < 300) storeIdempotency(runtime.state, company.id, key, fingerprint, stored, runtime.clock.now());
     if (fault && 'loseResponse' in fault.effect) {
       return fail(apiError(503, 'servico_indisponivel', `Injected fault ${fault.id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`));
     }
     return storedResponse(stored);
   } finally {
-    if (mutates && key !== undefined && !completed) releaseIdempotency(runtime.state, company.id, key);
+    if (scope !== undefined) runtime.inFlight.delete(scope);
   }
 }
+
+const keyReused = () =>
+  apiError(422, 'idempotencia_reutilizada', 'This idempotency-key was already used for a different request (method, path or body); generate a new key for each new request.', 'header.idempotency-key');
 
 function bearerToken(header: string | null): string | undefined {
   if (header === null) return undefined;

@@ -49,6 +49,8 @@ export interface Runtime {
   readonly state: State;
   readonly clock: VirtualClock;
   readonly pageBudgets: PageBudgets;
+  /** Idempotency scope → fingerprint of the requests being processed now (transient: never in a snapshot). */
+  readonly inFlight: Map<string, string>;
   /** The time and id source for one core transition. */
   context(): Context;
   nextRequestId(): string;
