@@ -5,7 +5,7 @@ const exclude = ['**/node_modules/**', 'dist/**'];
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['src/**/*.test.ts', 'bin/**/*.test.ts'], exclude } },
+      { test: { name: 'unit', include: ['src/**/*.test.ts', 'bin/**/*.test.ts', 'examples/**/*.test.ts'], exclude } },
       // The spec tests against an in-process emulator, and the property tests.
       { test: { name: 'spec', include: ['spec-tests/**/*.test.ts'], exclude } },
       // The same spec tests against the built CLI over real HTTP: one server, so one file at a time.

@@ -20,7 +20,13 @@ const answer = (status: number, withLocation = false) => (result: Result<Product
       })
     : result;
 
-const badCursor = refuse('invalid', 'cursor_invalido', 'cursor is not a cursor of this list; pass the proximo_cursor this list returned, unchanged.', 'query.cursor');
+/** The position a `cursor` continues after (undefined: from the start), or 422 when it is not one of this list's. */
+function positionAfter(cursor: string | undefined, companyId: string, list: string): Result<number | undefined> {
+  if (cursor === undefined) return ok(undefined);
+  const position = decodeCursor(cursor, companyId, list);
+  if (position === undefined) return refuse('invalid', 'cursor_invalido', 'cursor is not a cursor of this list; pass the proximo_cursor this list returned, unchanged.', 'query.cursor');
+  return ok(position);
+}
 
 function productPage(entries: Iterable<[Product, number]>, limit: number, budget: number, companyId: string, list: string): Reply {
   const page = collectPage(entries, limit, budget, ([p]) => presentProduct(p), ([, position]) => position);
@@ -58,12 +64,9 @@ export const productOperations = [
       const catalog = findActiveCatalog(state, company.id, params.id);
       if (!catalog.ok) return catalog;
       const list = `catalogo:${params.id}`;
-      let after: number | undefined;
-      if (query.cursor !== undefined) {
-        after = decodeCursor(query.cursor, company.id, list);
-        if (after === undefined) return badCursor;
-      }
-      return ok(productPage(catalogProductsAfter(state, company.id, params.id, after), query.limite ?? 50, runtime.pageBudgets.products, company.id, list));
+      const after = positionAfter(query.cursor, company.id, list);
+      if (!after.ok) return after;
+      return ok(productPage(catalogProductsAfter(state, company.id, params.id, after.value), query.limite ?? 50, runtime.pageBudgets.products, company.id, list));
     },
   }),
   operation({
@@ -73,18 +76,15 @@ export const productOperations = [
     params: noQuery,
     query: companyProductListQuery,
     run: ({ state, runtime, company, query }) => {
+      const after = positionAfter(query.cursor, company.id, 'produtos');
+      if (!after.ok) return after;
+      // id_externo is unique in the company: the filtered list is that product alone, on one page.
       if (query.id_externo !== undefined) {
         const product = productByExternalId(state, company.id, query.id_externo);
-        if (query.cursor !== undefined && decodeCursor(query.cursor, company.id, 'produtos') === undefined) return badCursor;
-        const items = product && query.cursor === undefined ? [JSON.stringify(presentProduct(product))] : [];
-        return ok({ status: 200, body: `{"itens":[${items.join(',')}],"proximo_cursor":null}` });
+        const matches: [Product, number][] = product && after.value === undefined ? [[product, product.position]] : [];
+        return ok(productPage(matches, 1, runtime.pageBudgets.products, company.id, 'produtos'));
       }
-      let after: number | undefined;
-      if (query.cursor !== undefined) {
-        after = decodeCursor(query.cursor, company.id, 'produtos');
-        if (after === undefined) return badCursor;
-      }
-      return ok(productPage(productsAfter(state, company.id, after), query.limite ?? 50, runtime.pageBudgets.products, company.id, 'produtos'));
+      return ok(productPage(productsAfter(state, company.id, after.value), query.limite ?? 50, runtime.pageBudgets.products, company.id, 'produtos'));
     },
   }),
   operation({
