@@ -123,24 +123,26 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
   }
 
   // Idempotent replay: a repeated key answers from the store, before validation and any ETag check.
+  // `key` is present exactly on mutations (readHeaders refused one without).
   const key = headers.idempotencyKey;
   const scope = key === undefined ? undefined : idempotencyScope(company.id, key);
-  const fingerprint = mutates ? `${spec.method} ${path} ${canonicalJson(body)}` : '';
-  if (mutates && scope !== undefined && key !== undefined) {
+  const fingerprint = key === undefined ? '' : `${spec.method} ${path} ${canonicalJson(body)}`;
+  if (key !== undefined && scope !== undefined) {
     const running = runtime.inFlight.get(scope);
-    if (running === undefined) {
-      const found = lookupIdempotency(runtime.state, company.id, key, fingerprint, runtime.clock.now());
-      if (found.kind === 'replay') {
+    const found = running === undefined
+      ? lookupIdempotency(runtime.state, company.id, key, fingerprint, runtime.clock.now())
+      : running === fingerprint ? ({ kind: 'in_flight' } as const) : ({ kind: 'other_request' } as const);
+    switch (found.kind) {
+      case 'replay':
         journal.replayed = true;
         return storedResponse(found.response, { 'idempotent-replayed': 'true' });
-      }
-      if (found.kind === 'other_request') return fail(keyReused());
-    } else if (running !== fingerprint) {
-      return fail(keyReused());
-    } else {
-      return fail(apiError(409, 'idempotencia_em_curso', 'A request with this idempotency-key is still being processed; retry after it answers.', 'header.idempotency-key'));
+      case 'other_request':
+        return fail(apiError(422, 'idempotencia_reutilizada', 'This idempotency-key was already used for a different request (method, path or body); generate a new key for each new request.', 'header.idempotency-key'));
+      case 'in_flight':
+        return fail(apiError(409, 'idempotencia_em_curso', 'A request with this idempotency-key is still being processed; retry after it answers.', 'header.idempotency-key'));
+      case 'new':
+        runtime.inFlight.set(scope, fingerprint);
     }
-    runtime.inFlight.set(scope, fingerprint);
   }
 
   try {
@@ -172,7 +174,7 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
       return fail(apiError(STATUS_OF[kind], codigo, mensagem, caminho));
     }
     const stored = toStored(result.value);
-    if (mutates && key !== undefined && stored.status < 300) storeIdempotency(runtime.state, company.id, key, fingerprint, stored, runtime.clock.now());
+    if (key !== undefined && stored.status < 300) storeIdempotency(runtime.state, company.id, key, fingerprint, stored, runtime.clock.now());
     if (fault && 'loseResponse' in fault.effect) {
       return fail(apiError(503, 'servico_indisponivel', `Injected fault ${fault.id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`));
     }
@@ -181,9 +183,6 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
     if (scope !== undefined) runtime.inFlight.delete(scope);
   }
 }
-
-const keyReused = () =>
-  apiError(422, 'idempotencia_reutilizada', 'This idempotency-key was already used for a different request (method, path or body); generate a new key for each new request.', 'header.idempotency-key');
 
 function bearerToken(header: string | null): string | undefined {
   if (header === null) return undefined;
