@@ -3,71 +3,9 @@
  * decisions of the helper context (one active catalog per establishment, produtos = link count, lists).
  */
 import { describe, expect, it } from 'vitest';
-import { Api, headOfficeCatalog, product, world, type Answer, type World } from './support/client.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ETAG = /^"[^"]+"$/;
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-
-/** Check digit of the CNPJ rule (value = ASCII − 48, weights 2..9 cycling from the right, mod 11). */
-function checkDigit(chars: string): number {
-  let sum = 0;
-  for (let i = 0; i < chars.length; i++) sum += (chars.charCodeAt(i) - 48) * (2 + ((chars.length - 1 - i) % 8));
-  const r = sum % 11;
-  return r < 2 ? 0 : 11 - r;
-}
-
-function cnpjOf(root: string, order: string): string {
-  const base = `${root}${order}`;
-  const first = checkDigit(base);
-  return `${base}${first}${checkDigit(`${base}${first}`)}`;
-}
-
-function expectError(answer: Answer, status: number, codigo: string, caminho?: string): void {
-  expect(answer.status, answer.text).toBe(status);
-  expect(answer.body.erro.codigo).toBe(codigo);
-  if (caminho === undefined) expect(answer.body.erro).not.toHaveProperty('caminho');
-  else expect(answer.body.erro.caminho).toBe(caminho);
-  expect(typeof answer.body.erro.mensagem).toBe('string');
-  expect(answer.body.erro.request_id).toBe(answer.headers.get('x-request-id'));
-}
-
-let orderCounter = 0;
-/** A branch of the company (a fresh alphanumeric order part each time), with its ETag. */
-async function branch(w: World, api: Api = w.api, root: string = w.company.cnpjRoot): Promise<{ id: string; etag: string; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  orderCounter += 1;
-  const answer = await api.post('/v1/estabelecimentos', { cnpj: cnpjOf(root, `C${String(orderCounter).padStart(3, '0')}`), nome: `Filial ${orderCounter}` });
-  if (answer.status !== 201) throw new Error(`establishment creation answered ${answer.status}: ${answer.text}`);
-  return { id: answer.body.id, etag: answer.headers.get('etag')!, body: answer.body };
-}
-
-/** A catalog of a new branch. */
-async function branchCatalog(w: World, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any; establishmentId: string }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const establishment = await branch(w);
-  const answer = await w.api.post('/v1/catalogos', { estabelecimento_id: establishment.id, nome: 'Catálogo', ...fields });
-  if (answer.status !== 201) throw new Error(`catalog creation answered ${answer.status}: ${answer.text}`);
-  return { id: answer.body.id, etag: answer.headers.get('etag')!, body: answer.body, establishmentId: establishment.id };
-}
-
-/** Every item of GET /v1/catalogos with `query`, following proximo_id, with each page's answer. */
-async function listAll(api: Api, query: string): Promise<{ ids: string[]; pages: Answer[] }> {
-  const ids: string[] = [];
-  const pages: Answer[] = [];
-  let after: string | null = null;
-  for (let guard = 0; guard < 200; guard++) {
-    const params = [query, after === null ? '' : `apos_id=${after}`].filter((p) => p !== '').join('&');
-    const answer: Answer = await api.get(`/v1/catalogos${params === '' ? '' : `?${params}`}`);
-    expect(answer.status, answer.text).toBe(200);
-    pages.push(answer);
-    const items: { id: string }[] = answer.body.itens;
-    ids.push(...items.map((c) => c.id));
-    after = answer.body.proximo_id;
-    if (after === null) return { ids, pages };
-    expect(after).toBe(items[items.length - 1]?.id);
-  }
-  throw new Error('the list did not end within 200 pages');
-}
+import { headOfficeCatalog, product, world, type Answer } from './support/client.js';
+import { ETAG, expectError, REQUEST_ID, UUID } from './support/expect.js';
+import { branch, branchCatalog, listAll, UNKNOWN_ID } from './support/fixtures.js';
 
 const idsOf = (answer: Answer): string[] => answer.body.itens.map((c: { id: string }) => c.id);
 
@@ -329,7 +267,7 @@ describe('GET /v1/catalogos', () => {
     const w = await world();
     const created = [(await headOfficeCatalog(w)).id];
     for (let i = 0; i < 4; i++) created.push((await branchCatalog(w)).id);
-    const { ids, pages } = await listAll(w.api, 'limite=2');
+    const { ids, pages } = await listAll(w.api, '/v1/catalogos', 'limite=2');
     expect(ids).toEqual(created);
     expect(pages.map((p) => p.body.itens.length)).toEqual([2, 2, 1]);
   });
@@ -403,7 +341,7 @@ describe('GET /v1/catalogos', () => {
     const page = await w.api.get(`/v1/catalogos?estado=ativo&id_externo=k1&limite=1`);
     expect(page.body).toMatchObject({ proximo_id: null });
     expect(idsOf(page)).toEqual([ids[1]]);
-    const { ids: visited } = await listAll(w.api, 'estado=ativo&limite=1');
+    const { ids: visited } = await listAll(w.api, '/v1/catalogos', 'estado=ativo&limite=1');
     expect(visited).toEqual(ids);
   });
 
@@ -423,7 +361,7 @@ describe('GET /v1/catalogos byte budget', () => {
     // One catalog larger than the whole budget on its own.
     created.push((await branchCatalog(w, { nome: 'n'.repeat(120), id_externo: 'x'.repeat(256) })).id);
     created.push((await branchCatalog(w)).id);
-    const { ids, pages } = await listAll(w.api, 'limite=50');
+    const { ids, pages } = await listAll(w.api, '/v1/catalogos', 'limite=50');
     expect(ids).toEqual(created);
     const sizes = pages.map((p) => p.body.itens.length);
     if (w.target.kind === 'in-process') {
@@ -453,14 +391,14 @@ describe('permissions of catalogs', () => {
     const other = await branch(w);
     const { token: readerToken } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'estabelecimento:gerenciar']);
     const reader = w.api.as(readerToken);
-    expectError(await reader.post('/v1/catalogos', { estabelecimento_id: other.id, nome: 'L' }), 403, 'permissao_insuficiente');
-    expectError(await reader.patch(`/v1/catalogos/${created.id}`, { nome: 'X' }, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
+    expectError(await reader.post('/v1/catalogos', { estabelecimento_id: other.id, nome: 'L' }), 403, 'permissao_insuficiente', null);
+    expectError(await reader.patch(`/v1/catalogos/${created.id}`, { nome: 'X' }, { ifMatch: created.etag }), 403, 'permissao_insuficiente', null);
     expect((await reader.get(`/v1/catalogos/${created.id}`)).status).toBe(200);
     expect((await reader.get('/v1/catalogos')).status).toBe(200);
     const { token: managerToken } = await w.controls.addCredential(w.company.companyId, ['catalogo:gerenciar']);
     const manager = w.api.as(managerToken);
-    expectError(await manager.get(`/v1/catalogos/${created.id}`), 403, 'permissao_insuficiente');
-    expectError(await manager.get('/v1/catalogos'), 403, 'permissao_insuficiente');
+    expectError(await manager.get(`/v1/catalogos/${created.id}`), 403, 'permissao_insuficiente', null);
+    expectError(await manager.get('/v1/catalogos'), 403, 'permissao_insuficiente', null);
     const made = await manager.post('/v1/catalogos', { estabelecimento_id: other.id, nome: 'L' });
     expect(made.status, made.text).toBe(201);
     expect((await w.api.get('/v1/catalogos')).body.itens).toHaveLength(2);

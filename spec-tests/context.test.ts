@@ -3,39 +3,10 @@
  * permissions from the helper context's decisions): GET /v1/contexto, GET /v1/empresa, GET /v1/empresa/capacidade.
  */
 import { describe, expect, it } from 'vitest';
-import { headOfficeCatalog, world, type Answer, type World } from './support/client.js';
-
-const ALL_PERMISSIONS = ['catalogo:ler', 'catalogo:gerenciar', 'estabelecimento:gerenciar', 'vigilancia:gerenciar', 'analise:executar', 'webhook:gerenciar'];
-const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-function checkDigit(chars: string): number {
-  let sum = 0;
-  for (let i = 0; i < chars.length; i++) sum += (chars.charCodeAt(i) - 48) * (2 + ((chars.length - 1 - i) % 8));
-  const r = sum % 11;
-  return r < 2 ? 0 : 11 - r;
-}
-
-function cnpjOf(root: string, order: string): string {
-  const base = `${root}${order}`;
-  const first = checkDigit(base);
-  return `${base}${first}${checkDigit(`${base}${first}`)}`;
-}
-
-function expectError(answer: Answer, status: number, codigo: string, caminho?: string): void {
-  expect(answer.status, answer.text).toBe(status);
-  expect(answer.body.erro.codigo).toBe(codigo);
-  if (caminho === undefined) expect(answer.body.erro).not.toHaveProperty('caminho');
-  else expect(answer.body.erro.caminho).toBe(caminho);
-  expect(answer.body.erro.request_id).toBe(answer.headers.get('x-request-id'));
-}
-
-let orderCounter = 0;
-async function branch(w: World): Promise<{ id: string; etag: string }> {
-  orderCounter += 1;
-  const answer = await w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, `D${String(orderCounter).padStart(3, '0')}`), nome: 'Filial' });
-  if (answer.status !== 201) throw new Error(`establishment creation answered ${answer.status}: ${answer.text}`);
-  return { id: answer.body.id, etag: answer.headers.get('etag')! };
-}
+import { headOfficeCatalog, world } from './support/client.js';
+import { cnpjOf } from './support/cnpj.js';
+import { expectError, REQUEST_ID } from './support/expect.js';
+import { ALL_PERMISSIONS, branch } from './support/fixtures.js';
 
 /** The limits every company's context reports with the default emulator (spec "Limits" and DESIGN §4). */
 const DEFAULT_LIMITS = {
@@ -110,7 +81,7 @@ describe('GET /v1/contexto', () => {
     expect(company.status, company.text).toBe(200);
     expect(company.body).toEqual({ id: w.company.companyId, cnpj_raiz: w.company.cnpjRoot, nome: 'Sem Permissao' });
     // while a read that needs catalogo:ler is refused
-    expectError(await none.get('/v1/estabelecimentos'), 403, 'permissao_insuficiente');
+    expectError(await none.get('/v1/estabelecimentos'), 403, 'permissao_insuficiente', null);
   });
 
   it('counts establishments and catalogs as they are created and archived', async () => {
@@ -231,9 +202,9 @@ describe('GET /v1/empresa/capacidade', () => {
   it('needs catalogo:ler: 403 permissao_insuficiente without it, 200 with only it', async () => {
     const w = await world({}, { surveillanceCapacity: 3, analysisAllowance: 1 });
     const { token: none } = await w.controls.addCredential(w.company.companyId, []);
-    expectError(await w.api.as(none).get('/v1/empresa/capacidade'), 403, 'permissao_insuficiente');
+    expectError(await w.api.as(none).get('/v1/empresa/capacidade'), 403, 'permissao_insuficiente', null);
     const { token: managers } = await w.controls.addCredential(w.company.companyId, ['catalogo:gerenciar', 'vigilancia:gerenciar', 'analise:executar']);
-    expectError(await w.api.as(managers).get('/v1/empresa/capacidade'), 403, 'permissao_insuficiente');
+    expectError(await w.api.as(managers).get('/v1/empresa/capacidade'), 403, 'permissao_insuficiente', null);
     const { token: reader } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler']);
     const answer = await w.api.as(reader).get('/v1/empresa/capacidade');
     expect(answer.status).toBe(200);

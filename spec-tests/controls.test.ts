@@ -5,48 +5,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Api, headOfficeCatalog, newKey, product, world, type Answer, type World } from './support/client.js';
+import { Api, headOfficeCatalog, NCM, newKey, otherCompany, product, world, type Answer, type World } from './support/client.js';
+import { headOfficeCnpj } from './support/cnpj.js';
+import { expectControlError, expectError, UUID } from './support/expect.js';
+import { ALL_PERMISSIONS, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 import { mayResetTarget } from './support/target.js';
 
-const NCM = '84713012';
-const PERMISSIONS = ['catalogo:ler', 'catalogo:gerenciar', 'estabelecimento:gerenciar', 'vigilancia:gerenciar', 'analise:executar', 'webhook:gerenciar'];
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-/** A CNPJ check digit by the Receita Federal rule (DESIGN §5), computed here independently of src. */
-function checkDigit(chars: string): number {
-  let sum = 0;
-  let weight = 2;
-  for (let i = chars.length - 1; i >= 0; i--) {
-    sum += (chars.charCodeAt(i) - 48) * weight;
-    weight = weight === 9 ? 2 : weight + 1;
-  }
-  const r = sum % 11;
-  return r < 2 ? 0 : 11 - r;
-}
-
-function headOfficeCnpj(root: string): string {
-  const base = `${root}0001`;
-  const first = checkDigit(base);
-  return `${base}${first}${checkDigit(`${base}${first}`)}`;
-}
 
 /** A root no company is likely to have: the world's own root plus one (mod 10^8). */
 const neighbourRoot = (root: string) => String((Number(root) + 1) % 100_000_000).padStart(8, '0');
-
-/** Another company on the same target. */
-async function otherCompany(w: World): Promise<World> {
-  const info = await w.controls.createCompany();
-  return { target: w.target, controls: w.controls, company: info, api: new Api(w.target, info.token) };
-}
-
-function expectError(answer: Answer, status: number, codigo: string, caminho?: string): void {
-  expect({ status: answer.status, codigo: answer.body?.erro?.codigo }).toEqual({ status, codigo });
-  if (caminho !== undefined) expect(answer.body.erro.caminho).toBe(caminho);
-  expect(typeof answer.body.erro.mensagem).toBe('string');
-}
-
-const productsPath = (catalogId: string) => `/v1/catalogos/${catalogId}/produtos`;
 
 /** Awaits `condition` by asking again (each ask is a request, not a timer); fails after `tries`. */
 async function until(condition: () => Promise<boolean>, tries = 500): Promise<void> {
@@ -86,7 +54,8 @@ describe('GET /_emulator', () => {
 
   it('answers an unknown control with 404 rota_nao_encontrada', async () => {
     const w = await world();
-    expectError(await w.controls.raw('GET', '/nada'), 404, 'rota_nao_encontrada');
+    expectControlError(await w.controls.raw('GET', '/nada'), 404, 'rota_nao_encontrada');
+    expectControlError(await w.controls.raw('POST', '/clock/nada', {}), 404, 'rota_nao_encontrada');
   });
 });
 
@@ -106,7 +75,7 @@ describe('/_emulator/companies', () => {
     const empresa = await api.get('/v1/empresa');
     expect(empresa.body).toMatchObject({ id: companyId, cnpj_raiz: cnpjRoot });
     const contexto = await api.get('/v1/contexto');
-    expect([...contexto.body.credencial.permissoes].sort()).toEqual([...PERMISSIONS].sort());
+    expect([...contexto.body.credencial.permissoes].sort()).toEqual([...ALL_PERMISSIONS].sort());
     expect(contexto.body.assinatura).toEqual({ ativa: true });
     const establishment = await api.get(`/v1/estabelecimentos/${headOffice.id}`);
     expect(establishment.body).toMatchObject({ id: headOffice.id, cnpj: headOffice.cnpj, estado: 'ativo', catalogo_id: null });
@@ -135,20 +104,20 @@ describe('/_emulator/companies', () => {
   it('refuses a root another company has with 409', async () => {
     const w = await world();
     const answer = await w.controls.raw('POST', '/companies', { cnpjRoot: w.company.cnpjRoot });
-    expectError(answer, 409, 'raiz_cnpj_duplicada', 'body.cnpjRoot');
+    expectControlError(answer, 409, 'raiz_cnpj_duplicada', 'body.cnpjRoot');
   });
 
   it.each(['1234567', '123456789', 'ABCDEFGH', '1234 678'])('refuses the root %j with 422 raiz_cnpj_invalida', async (cnpjRoot) => {
     const w = await world();
-    expectError(await w.controls.raw('POST', '/companies', { cnpjRoot }), 422, 'raiz_cnpj_invalida', 'body.cnpjRoot');
+    expectControlError(await w.controls.raw('POST', '/companies', { cnpjRoot }), 422, 'raiz_cnpj_invalida', 'body.cnpjRoot');
   });
 
   it('refuses a malformed company body with 422', async () => {
     const w = await world();
-    expectError(await w.controls.raw('POST', '/companies', { cnpjRoot: 12345678 }), 422, 'valor_invalido', 'body.cnpjRoot');
-    expectError(await w.controls.raw('POST', '/companies', { permissions: ['tudo:fazer'] }), 422, 'valor_invalido', 'body.permissions[0]');
-    expectError(await w.controls.raw('POST', '/companies', { surveillanceCapacity: -1 }), 422, 'valor_invalido', 'body.surveillanceCapacity');
-    expectError(await w.controls.raw('POST', '/companies', { nome: 'typo' }), 422, 'valor_invalido', 'body.nome');
+    expectControlError(await w.controls.raw('POST', '/companies', { cnpjRoot: 12345678 }), 422, 'valor_invalido', 'body.cnpjRoot');
+    expectControlError(await w.controls.raw('POST', '/companies', { permissions: ['tudo:fazer'] }), 422, 'valor_invalido', 'body.permissions[0]');
+    expectControlError(await w.controls.raw('POST', '/companies', { surveillanceCapacity: -1 }), 422, 'valor_invalido', 'body.surveillanceCapacity');
+    expectControlError(await w.controls.raw('POST', '/companies', { nome: 'typo' }), 422, 'valor_invalido', 'body.nome');
   });
 
   it('changes flags with PATCH: the API sees them at once', async () => {
@@ -166,9 +135,9 @@ describe('/_emulator/companies', () => {
 
   it('refuses PATCH of an unknown company with 404 and bad flags with 422', async () => {
     const w = await world();
-    expectError(await w.controls.raw('PATCH', '/companies/0190a000-0000-7000-8000-000000000000', { name: 'x' }), 404, 'empresa_nao_encontrada');
-    expectError(await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { surveillanceCapacity: -3 }), 422, 'valor_invalido', 'body.surveillanceCapacity');
-    expectError(await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { cnpjRoot: '11111111' }), 422, 'valor_invalido', 'body.cnpjRoot');
+    expectControlError(await w.controls.raw('PATCH', `/companies/${UNKNOWN_V7_ID}`, { name: 'x' }), 404, 'empresa_nao_encontrada');
+    expectControlError(await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { surveillanceCapacity: -3 }), 422, 'valor_invalido', 'body.surveillanceCapacity');
+    expectControlError(await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { cnpjRoot: '11111111' }), 422, 'valor_invalido', 'body.cnpjRoot');
   });
 
   it('issues credentials with chosen permissions: 201 {token}', async () => {
@@ -185,13 +154,13 @@ describe('/_emulator/companies', () => {
     // Without permissions: all six.
     const full = await w.controls.raw('POST', `/companies/${w.company.companyId}/credentials`, {});
     expect(full.status).toBe(201);
-    expect([...(await w.api.as(full.body.token).get('/v1/contexto')).body.credencial.permissoes].sort()).toEqual([...PERMISSIONS].sort());
+    expect([...(await w.api.as(full.body.token).get('/v1/contexto')).body.credencial.permissoes].sort()).toEqual([...ALL_PERMISSIONS].sort());
   });
 
   it('refuses credentials for an unknown company with 404 and unknown permissions with 422', async () => {
     const w = await world();
-    expectError(await w.controls.raw('POST', '/companies/0190a000-0000-7000-8000-000000000000/credentials', {}), 404, 'empresa_nao_encontrada');
-    expectError(await w.controls.raw('POST', `/companies/${w.company.companyId}/credentials`, { permissions: ['catalogo:apagar'] }), 422, 'valor_invalido', 'body.permissions[0]');
+    expectControlError(await w.controls.raw('POST', `/companies/${UNKNOWN_V7_ID}/credentials`, {}), 404, 'empresa_nao_encontrada');
+    expectControlError(await w.controls.raw('POST', `/companies/${w.company.companyId}/credentials`, { permissions: ['catalogo:apagar'] }), 422, 'valor_invalido', 'body.permissions[0]');
   });
 });
 
@@ -242,7 +211,7 @@ describe('/_emulator/clock', () => {
   ])('refuses %s with 422', async (_name, body, caminho) => {
     const w = await world();
     const before = (await w.controls.clock()).now;
-    expectError(await w.controls.raw('POST', '/clock/advance', body), 422, 'valor_invalido', caminho);
+    expectControlError(await w.controls.raw('POST', '/clock/advance', body), 422, 'valor_invalido', caminho);
     expect((await w.controls.clock()).now).toBe(before);
   });
 
@@ -250,10 +219,10 @@ describe('/_emulator/clock', () => {
     const w = await world();
     const before = (await w.controls.clock()).now;
     const past = new Date(Date.parse(before) - 1).toISOString();
-    expectError(await w.controls.raw('POST', '/clock/advance', { to: past }), 422, 'valor_invalido');
-    expectError(await w.controls.raw('POST', '/clock/advance', { to: 'next tuesday' }), 422, 'valor_invalido');
-    expectError(await w.controls.raw('POST', '/clock/advance', {}), 422, 'valor_invalido');
-    expectError(await w.controls.raw('POST', '/clock/advance', { by: '1s', to: before }), 422, 'valor_invalido');
+    expectControlError(await w.controls.raw('POST', '/clock/advance', { to: past }), 422, 'valor_invalido');
+    expectControlError(await w.controls.raw('POST', '/clock/advance', { to: 'next tuesday' }), 422, 'valor_invalido');
+    expectControlError(await w.controls.raw('POST', '/clock/advance', {}), 422, 'valor_invalido');
+    expectControlError(await w.controls.raw('POST', '/clock/advance', { by: '1s', to: before }), 422, 'valor_invalido');
     expect((await w.controls.clock()).now).toBe(before);
   });
 });
@@ -317,7 +286,7 @@ describe('/_emulator/faults', () => {
       expect(removed.status).toBe(204);
     }
     expect((await w.api.get('/v1/empresa')).status).toBe(200);
-    expectError(await w.controls.raw('DELETE', `/faults/${id}`), 404, 'falha_nao_encontrada', 'path.id');
+    expectControlError(await w.controls.raw('DELETE', `/faults/${id}`), 404, 'falha_nao_encontrada', 'path.id');
   });
 
   it('matches by method', async () => {
@@ -449,10 +418,10 @@ describe('/_emulator/faults', () => {
 
   it('refuses a malformed fault with 422', async () => {
     const w = await world();
-    expectError(await w.controls.raw('POST', '/faults', { target: 'api', effect: { status: 200 } }), 422, 'valor_invalido');
-    expectError(await w.controls.raw('POST', '/faults', { target: 'api', effect: { explode: true } }), 422, 'valor_invalido');
-    expectError(await w.controls.raw('POST', '/faults', { target: 'api', match: { path: 'v1/x' }, effect: { status: 503 } }), 422, 'valor_invalido');
-    expectError(await w.controls.raw('POST', '/faults', { target: 'api', effect: { status: 503 }, times: 0 }), 422, 'valor_invalido');
+    expectControlError(await w.controls.raw('POST', '/faults', { target: 'api', effect: { status: 200 } }), 422, 'valor_invalido');
+    expectControlError(await w.controls.raw('POST', '/faults', { target: 'api', effect: { explode: true } }), 422, 'valor_invalido');
+    expectControlError(await w.controls.raw('POST', '/faults', { target: 'api', match: { path: 'v1/x' }, effect: { status: 503 } }), 422, 'valor_invalido');
+    expectControlError(await w.controls.raw('POST', '/faults', { target: 'api', effect: { status: 503 }, times: 0 }), 422, 'valor_invalido');
   });
 });
 
@@ -539,10 +508,10 @@ describe('/_emulator/state', () => {
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
     const snapshot = await w.controls.snapshot();
-    expectError(await w.controls.raw('PUT', '/state', { garbage: true }), 422, 'valor_invalido');
-    expectError(await w.controls.raw('PUT', '/state', {}), 422, 'valor_invalido');
-    expectError(await w.controls.raw('PUT', '/state', [1, 2, 3]), 422, 'valor_invalido');
-    expectError(await w.controls.raw('PUT', '/state', { ...snapshot, version: 99 }), 422, 'valor_invalido');
+    expectControlError(await w.controls.raw('PUT', '/state', { garbage: true }), 422, 'valor_invalido');
+    expectControlError(await w.controls.raw('PUT', '/state', {}), 422, 'valor_invalido');
+    expectControlError(await w.controls.raw('PUT', '/state', [1, 2, 3]), 422, 'valor_invalido');
+    expectControlError(await w.controls.raw('PUT', '/state', { ...snapshot, version: 99 }), 422, 'valor_invalido');
     const notJson = await w.target.fetch('/_emulator/state', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"format":' });
     expect(notJson.status).toBe(400);
     expect(((await notJson.json()) as { erro: { codigo: string } }).erro.codigo).toBe('json_invalido');

@@ -4,13 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Api, headOfficeCatalog, world, type Answer, type World } from './support/client.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const ETAG = /^"[^"]+"$/;
-/** A well-formed uuid that no emulator hands out (all zero but the version and variant digits). */
-const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+import { headOfficeCatalog, world } from './support/client.js';
+import { cnpjOf, oracleCnpj } from './support/cnpj.js';
+import { ETAG, expectError, REQUEST_ID, UUID } from './support/expect.js';
+import { branch, listAll, UNKNOWN_ID } from './support/fixtures.js';
 
 interface CnpjVectors {
   readonly rule: string;
@@ -19,76 +16,14 @@ interface CnpjVectors {
 }
 const VECTORS = JSON.parse(readFileSync(new URL('./vectors/cnpj.json', import.meta.url), 'utf8')) as CnpjVectors;
 
-/**
- * The check digit, written independently of src/core/cnpj.ts: the weight of the character at index i
- * (counted from the left) is 2 + ((length − 1 − i) mod 8), i.e. 2..9 cycling from the right.
- */
-function checkDigit(chars: string): number {
-  let sum = 0;
-  for (let i = 0; i < chars.length; i++) sum += (chars.charCodeAt(i) - 48) * (2 + ((chars.length - 1 - i) % 8));
-  const r = sum % 11;
-  return r < 2 ? 0 : 11 - r;
-}
-
-function withCheckDigits(base12: string): string {
-  const first = checkDigit(base12);
-  return `${base12}${first}${checkDigit(`${base12}${first}`)}`;
-}
-
-/** A valid CNPJ of `root` (8 digits) with the 4-character order part `order` (A-Z, 0-9). */
-function cnpjOf(root: string, order: string): string {
-  return withCheckDigits(`${root}${order}`);
-}
-
 /** Another digit in place of `digit`, so the result is wrong but still a digit. */
 const otherDigit = (digit: string) => String((Number(digit) + 1) % 10);
 
-function expectError(answer: Answer, status: number, codigo: string, caminho?: string): void {
-  expect(answer.status, answer.text).toBe(status);
-  expect(answer.body.erro.codigo).toBe(codigo);
-  if (caminho === undefined) expect(answer.body.erro).not.toHaveProperty('caminho');
-  else expect(answer.body.erro.caminho).toBe(caminho);
-  expect(typeof answer.body.erro.mensagem).toBe('string');
-  expect(answer.body.erro.request_id).toBe(answer.headers.get('x-request-id'));
-}
-
-let orderCounter = 0;
-/** A fresh order part (B001, B002, ...): no two branches of a company share a CNPJ, none collides with the tests' digit-only orders. */
-function nextOrder(): string {
-  orderCounter += 1;
-  return `B${String(orderCounter).padStart(3, '0')}`;
-}
-
-async function branch(w: World, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const answer = await w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, nextOrder()), nome: 'Filial', ...fields });
-  if (answer.status !== 201) throw new Error(`establishment creation answered ${answer.status}: ${answer.text}`);
-  return { id: answer.body.id, etag: answer.headers.get('etag')!, body: answer.body };
-}
-
-/** Every item of GET /v1/estabelecimentos`query`, following proximo_id; the pages' sizes too. */
-async function listAll(api: Api, query: string, limite: number): Promise<{ ids: string[]; sizes: number[] }> {
-  const ids: string[] = [];
-  const sizes: number[] = [];
-  let after: string | null = null;
-  for (let guard = 0; guard < 100; guard++) {
-    const separator: string = query === '' ? '?' : '&';
-    const answer: Answer = await api.get(`/v1/estabelecimentos${query === '' ? '' : `?${query}`}${separator}limite=${limite}${after === null ? '' : `&apos_id=${after}`}`);
-    expect(answer.status, answer.text).toBe(200);
-    const items: { id: string }[] = answer.body.itens;
-    sizes.push(items.length);
-    ids.push(...items.map((e) => e.id));
-    after = answer.body.proximo_id;
-    if (after === null) return { ids, sizes };
-    expect(after).toBe(items[items.length - 1]?.id);
-  }
-  throw new Error('the list did not end within 100 pages');
-}
-
 describe('CNPJ check digits (the tests\' own implementation)', () => {
   it('agrees with every vector: valid ones rebuild, invalid ones do not', () => {
-    for (const cnpj of VECTORS.valid) expect(withCheckDigits(cnpj.slice(0, 12))).toBe(cnpj);
+    for (const cnpj of VECTORS.valid) expect(oracleCnpj(cnpj.slice(0, 12))).toBe(cnpj);
     const shape = /^[A-Z0-9]{12}[0-9]{2}$/;
-    for (const { cnpj } of VECTORS.invalid) expect(shape.test(cnpj) && withCheckDigits(cnpj.slice(0, 12)) === cnpj).toBe(false);
+    for (const { cnpj } of VECTORS.invalid) expect(shape.test(cnpj) && oracleCnpj(cnpj.slice(0, 12)) === cnpj).toBe(false);
   });
 });
 
@@ -296,7 +231,7 @@ describe('GET /v1/estabelecimentos', () => {
     const w = await world();
     const created = [w.company.headOffice.id];
     for (let i = 0; i < 6; i++) created.push((await branch(w)).id);
-    const { ids, sizes } = await listAll(w.api, '', 3);
+    const { ids, sizes } = await listAll(w.api, '/v1/estabelecimentos', 'limite=3');
     expect(ids).toEqual(created);
     expect(sizes).toEqual([3, 3, 1]);
   });
@@ -304,7 +239,7 @@ describe('GET /v1/estabelecimentos', () => {
   it('ends with proximo_id null when the last page is exactly full', async () => {
     const w = await world();
     for (let i = 0; i < 3; i++) await branch(w);
-    const { ids, sizes } = await listAll(w.api, '', 2);
+    const { ids, sizes } = await listAll(w.api, '/v1/estabelecimentos', 'limite=2');
     expect(ids).toHaveLength(4);
     expect(sizes).toEqual([2, 2]);
   });
@@ -349,7 +284,7 @@ describe('GET /v1/estabelecimentos', () => {
     const both = await w.api.get('/v1/estabelecimentos');
     expect(both.body.itens.map((e: { id: string }) => e.id)).toEqual([w.company.headOffice.id, a.id, b.id]);
     // paging within a filter
-    const { ids } = await listAll(w.api, 'estado=ativo', 1);
+    const { ids } = await listAll(w.api, '/v1/estabelecimentos', 'estado=ativo&limite=1');
     expect(ids).toEqual([w.company.headOffice.id, b.id]);
     expectError(await w.api.get('/v1/estabelecimentos?estado=excluido'), 422, 'valor_invalido', 'query.estado');
   });
@@ -501,7 +436,7 @@ describe('DELETE /v1/estabelecimentos/{id} (archive)', () => {
     await headOfficeCatalog(w);
     const read = await w.api.get(`/v1/estabelecimentos/${w.company.headOffice.id}`);
     const answer = await w.api.delete(`/v1/estabelecimentos/${w.company.headOffice.id}`, {}, { ifMatch: read.headers.get('etag')! });
-    expectError(answer, 409, 'estabelecimento_com_catalogo_ativo');
+    expectError(answer, 409, 'estabelecimento_com_catalogo_ativo', null);
     const after = await w.api.get(`/v1/estabelecimentos/${w.company.headOffice.id}`);
     expect(after.body).toEqual(read.body);
   });
@@ -512,11 +447,11 @@ describe('DELETE /v1/estabelecimentos/{id} (archive)', () => {
     const archived = await w.api.delete(`/v1/estabelecimentos/${created.id}`, {}, { ifMatch: created.etag });
     expect(archived.status).toBe(200);
     const etag = archived.headers.get('etag')!;
-    expectError(await w.api.patch(`/v1/estabelecimentos/${created.id}`, { nome: 'X' }, { ifMatch: etag }), 409, 'estabelecimento_arquivado');
+    expectError(await w.api.patch(`/v1/estabelecimentos/${created.id}`, { nome: 'X' }, { ifMatch: etag }), 409, 'estabelecimento_arquivado', null);
     const catalog = await w.api.post('/v1/catalogos', { estabelecimento_id: created.id, nome: 'Loja' });
     expect(catalog.status, catalog.text).toBe(409);
     expect(catalog.body.erro.codigo).toBe('estabelecimento_arquivado');
-    expectError(await w.api.delete(`/v1/estabelecimentos/${created.id}`, {}, { ifMatch: etag }), 409, 'estabelecimento_arquivado');
+    expectError(await w.api.delete(`/v1/estabelecimentos/${created.id}`, {}, { ifMatch: etag }), 409, 'estabelecimento_arquivado', null);
     const read = await w.api.get(`/v1/estabelecimentos/${created.id}`);
     expect(read.body).toEqual(archived.body);
     expect(read.headers.get('etag')).toBe(etag);
@@ -535,9 +470,9 @@ describe('permissions of establishments', () => {
     const created = await branch(w);
     const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'catalogo:gerenciar']);
     const reader = w.api.as(token);
-    expectError(await reader.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, '0801'), nome: 'F' }), 403, 'permissao_insuficiente');
-    expectError(await reader.patch(`/v1/estabelecimentos/${created.id}`, { nome: 'X' }, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
-    expectError(await reader.delete(`/v1/estabelecimentos/${created.id}`, {}, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
+    expectError(await reader.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, '0801'), nome: 'F' }), 403, 'permissao_insuficiente', null);
+    expectError(await reader.patch(`/v1/estabelecimentos/${created.id}`, { nome: 'X' }, { ifMatch: created.etag }), 403, 'permissao_insuficiente', null);
+    expectError(await reader.delete(`/v1/estabelecimentos/${created.id}`, {}, { ifMatch: created.etag }), 403, 'permissao_insuficiente', null);
     const one = await reader.get(`/v1/estabelecimentos/${created.id}`);
     expect(one.status).toBe(200);
     expect(one.body).toEqual(created.body);
@@ -553,8 +488,8 @@ describe('permissions of establishments', () => {
     const writer = w.api.as(token);
     const created = await writer.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, '0802'), nome: 'F' });
     expect(created.status, created.text).toBe(201);
-    expectError(await writer.get('/v1/estabelecimentos'), 403, 'permissao_insuficiente');
-    expectError(await writer.get(`/v1/estabelecimentos/${created.body.id}`), 403, 'permissao_insuficiente');
+    expectError(await writer.get('/v1/estabelecimentos'), 403, 'permissao_insuficiente', null);
+    expectError(await writer.get(`/v1/estabelecimentos/${created.body.id}`), 403, 'permissao_insuficiente', null);
     const patched = await writer.patch(`/v1/estabelecimentos/${created.body.id}`, { nome: 'G' }, { ifMatch: created.headers.get('etag')! });
     expect(patched.status, patched.text).toBe(200);
   });

@@ -4,54 +4,11 @@
  * paths of DESIGN §3; limits of spec "Limits").
  */
 import { describe, expect, it } from 'vitest';
-import { Api, headOfficeCatalog, product, world, type Answer, type World } from './support/client.js';
+import { headOfficeCatalog, NCM, otherCompany, product, world, type World } from './support/client.js';
+import { ETAG, expectError } from './support/expect.js';
+import { branchCatalog, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 
-const NCM = '84713012';
-const ETAG = /^"[^"]+"$/;
-
-/** A CNPJ check digit by the Receita Federal rule (DESIGN §5), computed here independently of src. */
-function checkDigit(chars: string): number {
-  let sum = 0;
-  let weight = 2;
-  for (let i = chars.length - 1; i >= 0; i--) {
-    sum += (chars.charCodeAt(i) - 48) * weight;
-    weight = weight === 9 ? 2 : weight + 1;
-  }
-  const r = sum % 11;
-  return r < 2 ? 0 : 11 - r;
-}
-
-/** The CNPJ of establishment number `order` of the company `root`. */
-function cnpjOf(root: string, order: number): string {
-  const base = `${root}${String(order).padStart(4, '0')}`;
-  const first = checkDigit(base);
-  return `${base}${first}${checkDigit(`${base}${first}`)}`;
-}
-
-/** A branch establishment (order 0002) with its own catalog. */
-async function branchCatalog(w: World, order = 2): Promise<{ id: string; etag: string; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const establishment = await w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, order), nome: `Filial ${order}` });
-  expect(establishment.status).toBe(201);
-  const catalog = await w.api.post('/v1/catalogos', { estabelecimento_id: establishment.body.id, nome: `Loja filial ${order}` });
-  expect(catalog.status).toBe(201);
-  return { id: catalog.body.id, etag: catalog.headers.get('etag')!, body: catalog.body };
-}
-
-/** Another company on the same target (the same emulator in process, the same server otherwise). */
-async function otherCompany(w: World): Promise<World> {
-  const info = await w.controls.createCompany();
-  return { target: w.target, controls: w.controls, company: info, api: new Api(w.target, info.token) };
-}
-
-const createIn = (w: World, catalogId: string, body: unknown) => w.api.post(`/v1/catalogos/${catalogId}/produtos`, body);
-
-/** Expects the spec's error body with `codigo` and `caminho`, and x-request-id equal to erro.request_id. */
-function expectError(answer: Answer, status: number, codigo: string, caminho?: string): void {
-  expect({ status: answer.status, codigo: answer.body?.erro?.codigo }).toEqual({ status, codigo });
-  if (caminho !== undefined) expect(answer.body.erro.caminho).toBe(caminho);
-  expect(typeof answer.body.erro.mensagem).toBe('string');
-  expect(answer.body.erro.request_id).toBe(answer.headers.get('x-request-id'));
-}
+const createIn = (w: World, catalogId: string, body: unknown) => w.api.post(productsPath(catalogId), body);
 
 /** Every page of a product list, following proximo_cursor until null. */
 async function allPages(w: World, path: string, limite: number): Promise<{ pages: string[][] }> {
@@ -196,7 +153,7 @@ describe('POST /v1/catalogos/{id}/produtos', () => {
 
   it('answers 404 catalogo_nao_encontrado for an unknown catalog and 422 path.id for a malformed one', async () => {
     const w = await world();
-    expectError(await createIn(w, '0190a000-0000-7000-8000-000000000000', { origem: 'erp', ncm: NCM }), 404, 'catalogo_nao_encontrado', 'path.id');
+    expectError(await createIn(w, UNKNOWN_V7_ID, { origem: 'erp', ncm: NCM }), 404, 'catalogo_nao_encontrado', 'path.id');
     expectError(await createIn(w, 'not-a-uuid', { origem: 'erp', ncm: NCM }), 422, 'valor_invalido', 'path.id');
   });
 });
@@ -223,7 +180,7 @@ describe('GET /v1/produtos/{id}', () => {
 
   it('answers 404 produto_nao_encontrado for an unknown id and 422 for a malformed one', async () => {
     const w = await world();
-    expectError(await w.api.get('/v1/produtos/0190a000-0000-7000-8000-000000000000'), 404, 'produto_nao_encontrado', 'path.id');
+    expectError(await w.api.get(`/v1/produtos/${UNKNOWN_V7_ID}`), 404, 'produto_nao_encontrado', 'path.id');
     expectError(await w.api.get('/v1/produtos/123'), 422, 'valor_invalido', 'path.id');
   });
 });
@@ -420,7 +377,7 @@ describe('PUT /v1/catalogos/{id}/produtos/{produto_id} (link)', () => {
     const w = await world();
     const head = await headOfficeCatalog(w);
     const created = await product(w, head.id);
-    const unknown = '0190a000-0000-7000-8000-000000000000';
+    const unknown = UNKNOWN_V7_ID;
     expectError(await w.api.put(`/v1/catalogos/${unknown}/produtos/${created.id}`, {}, { ifMatch: created.etag }), 404, 'catalogo_nao_encontrado', 'path.id');
     expectError(await w.api.put(`/v1/catalogos/${head.id}/produtos/${unknown}`, {}, { ifMatch: created.etag }), 404, 'produto_nao_encontrado', 'path.produto_id');
     expectError(await w.api.put(`/v1/catalogos/${head.id}/produtos/${created.id}`, { ativo: true }, { ifMatch: created.etag }), 422, 'campo_desconhecido', 'body.ativo');
@@ -597,7 +554,7 @@ describe('GET /v1/produtos and GET /v1/catalogos/{id}/produtos', () => {
 
   it('answers 404 for the products of an unknown catalog', async () => {
     const w = await world();
-    expectError(await w.api.get('/v1/catalogos/0190a000-0000-7000-8000-000000000000/produtos'), 404, 'catalogo_nao_encontrado', 'path.id');
+    expectError(await w.api.get(`/v1/catalogos/${UNKNOWN_V7_ID}/produtos`), 404, 'catalogo_nao_encontrado', 'path.id');
   });
 });
 

@@ -4,47 +4,17 @@
  * routing, request ids and the order in which the checks answer.
  */
 import { describe, expect, it } from 'vitest';
-import { Api, headOfficeCatalog, newKey, product, world, type Answer, type World } from './support/client.js';
+import { headOfficeCatalog, NCM, newKey, otherCompany, product, rawRequest, readAnswer, world, type Answer, type World } from './support/client.js';
+import { expectError } from './support/expect.js';
+import { productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 
-const NCM = '84713012';
-const UNKNOWN_ID = '0190a000-0000-7000-8000-000000000000';
 const MIB = 1024 * 1024;
-
-/** Another company on the same target (the same emulator in process, the same server otherwise). */
-async function otherCompany(w: World): Promise<World> {
-  const info = await w.controls.createCompany();
-  return { target: w.target, controls: w.controls, company: info, api: new Api(w.target, info.token) };
-}
-
-/** The spec's error body with `codigo` (and `caminho` when given), request_id equal to x-request-id. */
-function expectError(answer: Answer, status: number, codigo: string, caminho?: string): void {
-  expect({ status: answer.status, codigo: answer.body?.erro?.codigo }).toEqual({ status, codigo });
-  if (caminho !== undefined) expect(answer.body.erro.caminho).toBe(caminho);
-  expect(typeof answer.body.erro.mensagem).toBe('string');
-  expect(answer.headers.get('x-request-id')).toBeTruthy();
-  expect(answer.body.erro.request_id).toBe(answer.headers.get('x-request-id'));
-}
-
-/** A request with exactly these headers and this body (raw bytes allowed), with the company's token. */
-async function rawRequest(w: World, method: string, path: string, headers: Record<string, string>, body?: string | Uint8Array): Promise<Answer> {
-  const response = await w.target.fetch(path, { method, headers: { authorization: `Bearer ${w.company.token}`, ...headers }, ...(body === undefined ? {} : { body }) });
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, body: parsed };
-}
 
 async function productCount(w: World): Promise<number> {
   const list = await w.api.get('/v1/produtos?limite=200');
   expect(list.status).toBe(200);
   return list.body.itens.length;
 }
-
-const productsPath = (catalogId: string) => `/v1/catalogos/${catalogId}/produtos`;
 
 describe('401: credentials', () => {
   it('refuses a missing Authorization header with credencial_ausente and WWW-Authenticate', async () => {
@@ -59,10 +29,8 @@ describe('401: credentials', () => {
 
   it('refuses another scheme with credencial_invalida', async () => {
     const w = await world();
-    const answer = await w.target.fetch('/v1/produtos', { headers: { authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` } });
-    expect(answer.status).toBe(401);
-    const body = await answer.json() as { erro: { codigo: string; caminho: string } };
-    expect(body.erro).toMatchObject({ codigo: 'credencial_invalida', caminho: 'header.authorization' });
+    const answer = await rawRequest(w, 'GET', '/v1/produtos', { authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` });
+    expectError(answer, 401, 'credencial_invalida', 'header.authorization');
     expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
   });
 
@@ -75,8 +43,8 @@ describe('401: credentials', () => {
 
   it('reads the scheme case-insensitively', async () => {
     const w = await world();
-    const answer = await w.target.fetch('/v1/empresa', { headers: { authorization: `bearer ${w.company.token}` } });
-    expect(answer.status).toBe(200);
+    const answer = await rawRequest(w, 'GET', '/v1/empresa', { authorization: `bearer ${w.company.token}` });
+    expect(answer.status, answer.text).toBe(200);
   });
 });
 
@@ -109,14 +77,8 @@ describe('400: headers', () => {
   ])('refuses an idempotency-key with %s with chave_idempotencia_invalida', async (_name, key) => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const response = await w.target.fetch(productsPath(catalog.id), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${w.company.token}`, 'content-type': 'application/json', 'idempotency-key': key },
-      body: JSON.stringify({ origem: 'erp', ncm: NCM }),
-    });
-    expect(response.status).toBe(400);
-    const body = await response.json() as { erro: { codigo: string; caminho: string } };
-    expect(body.erro).toMatchObject({ codigo: 'chave_idempotencia_invalida', caminho: 'header.idempotency-key' });
+    const answer = await rawRequest(w, 'POST', productsPath(catalog.id), { 'content-type': 'application/json', 'idempotency-key': key }, JSON.stringify({ origem: 'erp', ncm: NCM }));
+    expectError(answer, 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
     expect(await productCount(w)).toBe(0);
   });
 
@@ -240,9 +202,7 @@ describe('bodies of unknown length (chunked)', () => {
       },
     });
     const init = { method: 'POST', headers: { authorization: `Bearer ${w.company.token}`, 'idempotency-key': newKey(), ...headers }, body, duplex: 'half' } as RequestInit;
-    const response = await w.target.fetch(path, init);
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, text, body: text === '' ? undefined : JSON.parse(text) };
+    return readAnswer(await w.target.fetch(path, init));
   }
 
   it('reads a JSON body sent in chunks', async () => {
@@ -513,9 +473,9 @@ describe('idempotency', () => {
 describe('routing', () => {
   it.each([
     ['DELETE', '/v1/produtos', ['GET', 'HEAD']],
-    ['POST', `/v1/produtos/${UNKNOWN_ID}`, ['GET', 'HEAD', 'PATCH']],
-    ['PATCH', `/v1/catalogos/${UNKNOWN_ID}/produtos`, ['GET', 'HEAD', 'POST']],
-    ['GET', `/v1/catalogos/${UNKNOWN_ID}/produtos/${UNKNOWN_ID}`, ['DELETE', 'PUT']],
+    ['POST', `/v1/produtos/${UNKNOWN_V7_ID}`, ['GET', 'HEAD', 'PATCH']],
+    ['PATCH', `/v1/catalogos/${UNKNOWN_V7_ID}/produtos`, ['GET', 'HEAD', 'POST']],
+    ['GET', `/v1/catalogos/${UNKNOWN_V7_ID}/produtos/${UNKNOWN_V7_ID}`, ['DELETE', 'PUT']],
   ])('answers %s %s with 405 metodo_nao_permitido and Allow', async (method, path, allowed) => {
     const w = await world();
     const answer = await w.api.request(method, path, method === 'GET' ? {} : { body: {} });
@@ -554,7 +514,7 @@ describe('x-request-id', () => {
       await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: null }),
       await w.api.as(undefined).get('/v1/produtos'),
       await w.api.post(productsPath(catalog.id), { origem: 'erp' }),
-      await w.api.get(`/v1/produtos/${UNKNOWN_ID}`),
+      await w.api.get(`/v1/produtos/${UNKNOWN_V7_ID}`),
       await w.api.request('DELETE', '/v1/produtos'),
       await w.api.get('/v1/nada'),
       await w.api.post(productsPath(catalog.id), undefined, { raw: 'x', headers: { 'content-type': 'text/plain' } }),
@@ -607,13 +567,13 @@ describe('order of the checks', () => {
 
   it('422 beats 404: an invalid body for an unknown resource', async () => {
     const w = await world();
-    expectError(await w.api.patch(`/v1/produtos/${UNKNOWN_ID}`, { ncm: '1' }, { ifMatch: '"x"' }), 422, 'valor_invalido', 'body.ncm');
-    expectError(await w.api.post(productsPath(UNKNOWN_ID), { origem: 'erp' }), 422, 'campo_obrigatorio', 'body.ncm');
+    expectError(await w.api.patch(`/v1/produtos/${UNKNOWN_V7_ID}`, { ncm: '1' }, { ifMatch: '"x"' }), 422, 'valor_invalido', 'body.ncm');
+    expectError(await w.api.post(productsPath(UNKNOWN_V7_ID), { origem: 'erp' }), 422, 'campo_obrigatorio', 'body.ncm');
   });
 
   it('404 beats 428: an unknown resource without If-Match', async () => {
     const w = await world();
-    expectError(await w.api.patch(`/v1/produtos/${UNKNOWN_ID}`, { sku: 'x' }), 404, 'produto_nao_encontrado', 'path.id');
+    expectError(await w.api.patch(`/v1/produtos/${UNKNOWN_V7_ID}`, { sku: 'x' }), 404, 'produto_nao_encontrado', 'path.id');
   });
 
   it('428 beats 412: a missing If-Match is 428 even when the resource has just been changed by someone else', async () => {

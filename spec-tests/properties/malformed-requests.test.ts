@@ -16,7 +16,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, product } from '../support/client.js';
-import { branchCnpj } from './support/cnpj.js';
+import { cnpjOf } from '../support/cnpj.js';
 import { lab, PROPERTY_TIMEOUT, runs, stateAndRandom } from './support/lab.js';
 
 interface Operation {
@@ -326,7 +326,7 @@ describe('malformed requests', { timeout: PROPERTY_TIMEOUT }, () => {
     const { emu, api, company } = l;
     const catalog = await headOfficeCatalog(l);
     const products = [await product(l, catalog.id), await product(l, catalog.id, { id_externo: 'ext-1' })];
-    const branch = await api.post('/v1/estabelecimentos', { cnpj: branchCnpj(company.cnpjRoot, '0002'), nome: 'Filial' });
+    const branch = await api.post('/v1/estabelecimentos', { cnpj: cnpjOf(company.cnpjRoot, '0002'), nome: 'Filial' });
     expect(branch.status).toBe(201);
     const ids: Ids = {
       token: company.token,
@@ -334,7 +334,7 @@ describe('malformed requests', { timeout: PROPERTY_TIMEOUT }, () => {
       establishment: [company.headOffice.id, branch.body.id],
       catalog: [catalog.id],
       product: products.map((p) => p.id),
-      cnpj: branchCnpj(company.cnpjRoot, '0003'),
+      cnpj: cnpjOf(company.cnpjRoot, '0003'),
     };
     const before = stateAndRandom(emu);
 

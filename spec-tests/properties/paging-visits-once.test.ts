@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Answer } from '../support/client.js';
-import { branchCnpj } from './support/cnpj.js';
+import { cnpjOfNumber } from '../support/cnpj.js';
 import { lab, PROPERTY_TIMEOUT, runs, type Lab } from './support/lab.js';
 
 type ListKind = 'catalogs' | 'establishments' | 'products' | 'catalogProducts';
@@ -68,7 +68,7 @@ class ListUnderTest {
   }
 
   private async establishment(): Promise<string> {
-    const cnpj = branchCnpj(this.lab.company.cnpjRoot, String(this.order++).padStart(4, '0'));
+    const cnpj = cnpjOfNumber(this.lab.company.cnpjRoot, this.order++);
     return (await this.ok(this.lab.api.post('/v1/estabelecimentos', { cnpj, nome: 'E'.repeat(Math.min(this.size(), 120)) }))).body.id;
   }
 

@@ -41,7 +41,11 @@ async function send(target: Target, method: string, path: string, token: string 
     headers['content-type'] = 'application/json';
   }
   Object.assign(headers, options.headers);
-  const response = await target.fetch(path, { method, headers, ...(body === undefined ? {} : { body }) });
+  return readAnswer(await target.fetch(path, { method, headers, ...(body === undefined ? {} : { body }) }));
+}
+
+/** A response read whole: its text, and its body parsed as JSON (undefined when empty or not JSON). */
+export async function readAnswer(response: Response): Promise<Answer> {
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -113,6 +117,23 @@ export async function world(options: EmulatorOptions = {}, company: Record<strin
   return { target, controls, company: info, api: new Api(target, info.token) };
 }
 
+/** Another company on the same target (the same emulator in process, the same server otherwise). */
+export async function otherCompany(w: World): Promise<World> {
+  const info = await w.controls.createCompany();
+  return { target: w.target, controls: w.controls, company: info, api: new Api(w.target, info.token) };
+}
+
+/**
+ * A request with exactly these headers and this body (raw bytes allowed), with the company's token
+ * (a `headers.authorization` replaces it): no idempotency key, content-type or JSON encoding added.
+ */
+export async function rawRequest(w: World, method: string, path: string, headers: Record<string, string>, body?: string | Uint8Array): Promise<Answer> {
+  return readAnswer(await w.target.fetch(path, { method, headers: { authorization: `Bearer ${w.company.token}`, ...headers }, ...(body === undefined ? {} : { body }) }));
+}
+
+/** The NCM the tests give their products when the NCM itself is not under test. */
+export const NCM = '84713012';
+
 /** A catalog for the head office, and its ETag. */
 export async function headOfficeCatalog(w: World, nome = 'Loja'): Promise<{ id: string; etag: string; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const answer = await w.api.post('/v1/catalogos', { estabelecimento_id: w.company.headOffice.id, nome });
@@ -122,7 +143,7 @@ export async function headOfficeCatalog(w: World, nome = 'Loja'): Promise<{ id: 
 
 /** A product created in `catalogId`, and its ETag. */
 export async function product(w: World, catalogId: string, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const answer = await w.api.post(`/v1/catalogos/${catalogId}/produtos`, { origem: 'erp', ncm: '84713012', ...fields });
+  const answer = await w.api.post(`/v1/catalogos/${catalogId}/produtos`, { origem: 'erp', ncm: NCM, ...fields });
   if (answer.status !== 201) throw new Error(`product creation answered ${answer.status}: ${answer.text}`);
   return { id: answer.body.id, etag: answer.headers.get('etag')!, body: answer.body };
 }

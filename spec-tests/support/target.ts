@@ -4,7 +4,7 @@
  * Either way the tests speak only HTTP: the API under /v1 and the controls under /_emulator.
  */
 import { inject } from 'vitest';
-import { createEmulator, type EmulatorOptions } from '../../src/index.js';
+import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/index.js';
 
 export interface Target {
   /** 'server' when requests cross a real socket. */
@@ -40,6 +40,10 @@ export function connect(options: EmulatorOptions = {}): Target {
     const baseUrl = base.replace(/\/$/, '');
     return { kind: 'server', baseUrl, fetch: (path, init) => fetch(`${baseUrl}${path}`, init) };
   }
-  const emu = createEmulator(options);
+  return inProcessTarget(createEmulator(options));
+}
+
+/** An emulator of this process as a target: requests go through emu.fetch, no socket. */
+export function inProcessTarget(emu: Emulator): Target {
   return { kind: 'in-process', baseUrl: 'http://catalog-emulator.local', fetch: (path, init) => emu.fetch(path, init) };
 }

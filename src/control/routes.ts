@@ -171,6 +171,7 @@ export function buildControlApp(): Hono<ControlEnv> {
     });
   });
 
-  app.notFound((c) => fail(apiError(404, 'rota_nao_encontrada', `No control at ${c.req.method} ${c.req.path}; GET /_emulator describes the emulator, and the README lists every control.`)));
+  // A catch-all route, not notFound: hono calls only the root app's notFound, which answers for the API.
+  app.all('*', (c) => fail(apiError(404, 'rota_nao_encontrada', `No control at ${c.req.method} ${c.req.path}; GET /_emulator describes the emulator, and the README lists every control.`)));
   return app;
 }

@@ -5,7 +5,7 @@
  */
 import { createEmulator, type CompanyOptions, type CreatedCompanyInfo, type Emulator, type EmulatorOptions } from '../../../src/index.js';
 import { Api, Controls, type Answer } from '../../support/client.js';
-import type { Target } from '../../support/target.js';
+import { inProcessTarget, type Target } from '../../support/target.js';
 
 export interface Lab {
   readonly emu: Emulator;
@@ -14,10 +14,6 @@ export interface Lab {
   readonly company: CreatedCompanyInfo;
   /** The company's all-permissions credential. */
   readonly api: Api;
-}
-
-export function inProcessTarget(emu: Emulator): Target {
-  return { kind: 'in-process', baseUrl: 'http://catalog-emulator.local', fetch: (path, init) => emu.fetch(path, init) };
 }
 
 export function lab(options: EmulatorOptions = {}, company: CompanyOptions = {}): Lab {

@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import type { CreatedCompanyInfo, Emulator } from '../../../src/index.js';
 import { Api, type Answer } from '../../support/client.js';
-import { branchCnpj, order4 } from './cnpj.js';
+import { cnpjOf, cnpjOfNumber, order4 } from '../../support/cnpj.js';
 
 export type Kind = 'establishment' | 'catalog' | 'product';
 
@@ -338,9 +338,9 @@ export class Runner {
   }
 
   private freeCnpj(order: string): string {
-    let cnpj = branchCnpj(this.company.cnpjRoot, order);
+    let cnpj = cnpjOf(this.company.cnpjRoot, order);
     while (this.cnpjs.has(cnpj)) {
-      cnpj = branchCnpj(this.company.cnpjRoot, String(this.orderCounter).padStart(4, '0'));
+      cnpj = cnpjOfNumber(this.company.cnpjRoot, this.orderCounter);
       this.orderCounter += 1;
     }
     return cnpj;
@@ -613,7 +613,7 @@ export class Runner {
         return;
       }
       case 'foreignRoot':
-        await refuse({ method: 'POST', path: '/v1/estabelecimentos', body: { cnpj: branchCnpj(this.others.otherRoot, '0002'), nome: 'Outra raiz' } }, 422);
+        await refuse({ method: 'POST', path: '/v1/estabelecimentos', body: { cnpj: cnpjOf(this.others.otherRoot, '0002'), nome: 'Outra raiz' } }, 422);
         return;
       case 'reuseKey': {
         const done = this.log.filter((e) => e.sent.key !== null && e.answer.status < 300 && e.sent.method === 'POST');
