@@ -8,7 +8,7 @@
 import type { Hono } from 'hono';
 import { buildApiApp } from './http/app.js';
 import { STATUS_OF } from './http/errors.js';
-import { ClockLimitError, VirtualClock, type ClockMode, type PersistedTask } from './clock/clock.js';
+import { ClockLimitError, VirtualClock, type ClockMode, type PersistedTask, type ScheduledTask } from './clock/clock.js';
 import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type CreatedCompany, type Permission } from './core/companies.js';
 import { purgeExpiredIdempotency } from './core/idempotency.js';
 import { createRandom, seedRandom, uuidV4, type RandomSource } from './core/random.js';
@@ -22,10 +22,15 @@ import { buildControlApp } from './control/routes.js';
 import { snapshotSchema, type Snapshot } from './control/snapshot-schema.js';
 import type { BodySource, JournalEntry, PageBudgets, Runtime } from './http/runtime.js';
 import type { IncomingHttpHeaders } from 'node:http';
-import { RouteTable, type NetworkRoute } from './network/routes.js';
+import { RouteTable, type NetworkRoute, type ReceiverHandler } from './network/routes.js';
+import { Inbox, type InboxEntry } from './network/inbox.js';
+import { Transport } from './network/transport.js';
+import { registerDeliveryTasks, scheduleRetention } from './network/deliveries.js';
+import { drainOutbox } from './core/outbox.js';
+import { DEFAULT_DELIVERY_POLICY, EVENT_KINDS, raiseEvent, type DeliveryPolicy, type EventData } from './core/webhooks/events.js';
 import { VERSION } from './version.js';
 
-export type { FaultInput, FaultView, JournalEntry, NetworkRoute, Permission, Snapshot, ClockMode };
+export type { FaultInput, FaultView, JournalEntry, NetworkRoute, Permission, Snapshot, ClockMode, InboxEntry, ReceiverHandler, EventData };
 export { ClockLimitError, PERMISSIONS };
 
 /** The instant a manual clock starts at unless told otherwise: fixed, so runs are reproducible. */
@@ -50,6 +55,13 @@ export interface EmulatorOptions {
   readonly companies?: readonly CompanyOptions[];
   /** Byte budgets of list pages; lower them to see budget-cut pages in a test. */
   readonly pageBudgets?: Partial<PageBudgets>;
+  /** Webhook delivery timing (DESIGN §5 by default). */
+  readonly webhooks?: {
+    /** Waits before attempts 2..8 ("5s", "5m", … or ms); default 5 s, 5 min, 30 min, 2 h, 5 h, 7 h, 8 h. */
+    readonly retryWaits?: readonly (number | string)[];
+    /** How long an attempt waits for an answer; default 15 s. */
+    readonly attemptTimeout?: number | string;
+  };
 }
 
 export interface CreatedCompanyInfo {
@@ -104,6 +116,8 @@ function app(): Hono<{ Bindings: Bindings }> {
 
 /** Everything a reset replaces. */
 interface World {
+  /** Moves the core's task intents onto this world's clock; returns the tasks scheduled. */
+  flush(): ScheduledTask[];
   state: State;
   /** Keys of the requests being processed (transient: a snapshot or reset never carries them). */
   inFlight: Map<string, string>;
@@ -124,6 +138,9 @@ export class Emulator {
   private readonly faultRegistry = new FaultRegistry();
   private readonly journalLog = new Journal();
   private readonly routeTable = new RouteTable();
+  private readonly inboxLog = new Inbox();
+  private readonly deliveryPolicy: DeliveryPolicy;
+  private readonly transport: Transport;
   private readonly bindings: Bindings;
   private readonly servers = new Set<RunningServer>();
 
@@ -134,6 +151,8 @@ export class Emulator {
     this.start = options.start === undefined ? (this.mode === 'manual' ? DEFAULT_START : Date.now()) : toInstant(options.start, 'start');
     this.bootstrap = options.companies ?? [];
     this.pageBudgets = { ...DEFAULT_PAGE_BUDGETS, ...options.pageBudgets };
+    this.deliveryPolicy = deliveryPolicy(options.webhooks);
+    this.transport = new Transport(this.routeTable, this.inboxLog, this.faultRegistry, () => this.deliveryPolicy.attemptTimeoutMs);
     this.world = this.freshWorld();
     // The runtime reads the current world on every access: reset and restore swap worlds under it.
     const self = this;
@@ -142,7 +161,9 @@ export class Emulator {
       get clock() { return self.world.clock; },
       get inFlight() { return self.world.inFlight; },
       pageBudgets: this.pageBudgets,
+      deliveryPolicy: this.deliveryPolicy,
       context: () => ({ now: this.world.clock.now(), random: this.world.random }),
+      flush: () => this.world.flush(),
       nextRequestId: () => uuidV4(this.world.requestRandom),
       credential: (token) => this.world.state.credentials.get(token),
       takeApiFault: (match) => this.faultRegistry.takeApi(match),
@@ -204,11 +225,34 @@ export class Emulator {
   };
 
   readonly network = {
-    /** Sends deliveries for URLs under `from` (https) to the local URL `to`. */
-    route: (from: string, to: string): NetworkRoute => this.routeTable.add(from, to),
+    /**
+     * Sends deliveries for URLs under `from` (https) to the local URL `to`, or to an in-process handler that
+     * takes a Fetch Request and returns a Response (throwing, or never answering, simulates a dead peer).
+     */
+    route: (from: string, to: string | ReceiverHandler): NetworkRoute => this.routeTable.add(from, to),
     routes: (): NetworkRoute[] => this.routeTable.list(),
     unroute: (from: string): boolean => this.routeTable.remove(from),
     clear: (): void => this.routeTable.clear(),
+  };
+
+  /** Deliveries to URLs no route covers, as the built-in receiver got them (it answers 200). */
+  readonly inbox = {
+    list: (): InboxEntry[] => this.inboxLog.list(),
+    clear: (): void => this.inboxLog.clear(),
+  };
+
+  readonly webhooks = {
+    /**
+     * Raises an event for a company as the service would (the envelope built, signed and delivered on the
+     * clock): to exercise a receiver with any of the eight kinds before the feature that raises it exists.
+     */
+    raise: (companyId: string, dados: EventData): { eventId: string } => {
+      if (!this.world.state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
+      if (!EVENT_KINDS.includes(dados.tipo)) throw new ControlError(422, 'valor_invalido', `dados.tipo must be one of ${EVENT_KINDS.join(', ')}.`, 'body.dados.tipo');
+      const event = raiseEvent(this.world.state, companyId, dados, this.context(), this.deliveryPolicy);
+      this.world.flush();
+      return { eventId: event.id };
+    },
   };
 
   readonly journal = {
@@ -259,6 +303,7 @@ export class Emulator {
     this.faultRegistry.clear();
     this.routeTable.clear();
     this.journalLog.clear();
+    this.inboxLog.clear();
     this.replaceWorld(this.freshWorld());
   }
 
@@ -307,12 +352,22 @@ export class Emulator {
     const clock = new VirtualClock({ mode: this.mode, start: this.start });
     const random = createRandom(randomStates ? (randomStates.random as [number, number, number, number]) : seedRandom(this.seed));
     const requestRandom = createRandom(randomStates ? (randomStates.requestRandom as [number, number, number, number]) : seedRandom(`${typeof this.seed}:${String(this.seed)}:requests`));
-    const world: World = { state: createState(), inFlight: new Map(), initialCompanies: [], clock, random, requestRandom };
+    const world: World = {
+      state: createState(),
+      inFlight: new Map(),
+      initialCompanies: [],
+      clock,
+      random,
+      requestRandom,
+      flush: () => drainOutbox(world.state).map((task) => clock.schedule({ kind: task.kind, owner: task.owner, payload: task.payload }, task.due)),
+    };
     clock.handle(HOUSEKEEPING_IDEMPOTENCY, () => {
       purgeExpiredIdempotency(world.state, clock.now());
     });
+    registerDeliveryTasks(world, this.transport, this.faultRegistry, this.deliveryPolicy);
     if (!randomStates) {
       clock.schedule({ kind: HOUSEKEEPING_IDEMPOTENCY, owner: null, everyMs: DAY }, this.start + DAY);
+      scheduleRetention(clock, this.start);
       for (const options of this.bootstrap) world.initialCompanies.push(describe(unwrap(createCompany(world.state, options, { now: clock.now(), random }))));
     }
     return world;
@@ -369,6 +424,18 @@ const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 /** What the server reads of Node's request message (HTTP/1 or HTTP/2). */
 type NodeIncoming = { readonly headers: IncomingHttpHeaders; destroy(): unknown } & AsyncIterable<Uint8Array>;
+
+function deliveryPolicy(options: EmulatorOptions['webhooks']): DeliveryPolicy {
+  const duration = (value: number | string, what: string) => {
+    const ms = parseDuration(value);
+    if (ms === undefined) throw new RangeError(`${what} must be milliseconds or a duration such as "5s", "30m", "2h"; got ${JSON.stringify(value)}`);
+    return ms;
+  };
+  const retryWaitsMs = options?.retryWaits?.map((w, i) => duration(w, `webhooks.retryWaits[${i}]`)) ?? DEFAULT_DELIVERY_POLICY.retryWaitsMs;
+  const attemptTimeoutMs = options?.attemptTimeout === undefined ? DEFAULT_DELIVERY_POLICY.attemptTimeoutMs : duration(options.attemptTimeout, 'webhooks.attemptTimeout');
+  if (retryWaitsMs.length === 0) throw new RangeError('webhooks.retryWaits needs at least one wait');
+  return { ...DEFAULT_DELIVERY_POLICY, retryWaitsMs, attemptTimeoutMs };
+}
 
 function describe(created: CreatedCompany): CreatedCompanyInfo {
   return {

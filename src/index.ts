@@ -7,8 +7,11 @@ export type {
   CreatedCompanyInfo,
   EmulatorInfo,
   EmulatorOptions,
+  EventData,
   FaultInput,
   FaultView,
+  InboxEntry,
+  ReceiverHandler,
   JournalEntry,
   ListenOptions,
   NetworkRoute,
@@ -17,5 +20,7 @@ export type {
   Snapshot,
 } from './emulator.js';
 export { isValidCnpj, cnpjCheckDigits } from './core/cnpj.js';
+export { signatureOf, signWebhook, verifyWebhook, type VerifyFailure, type VerifyResult, type WebhookEnvelope } from './network/signature.js';
+export { EVENT_KINDS, FAILURE_CODES, DEFAULT_DELIVERY_POLICY, type EventKind } from './core/webhooks/events.js';
 export { VERSION } from './version.js';
 export { demos, type Demo } from './demos/index.js';

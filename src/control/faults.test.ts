@@ -22,7 +22,7 @@ function pathFault(path: string) {
 
 describe('FaultRegistry.add validation', () => {
   it.each([
-    ['an unknown target', { target: 'delivery', effect: unavailable }],
+    ['an unknown target', { target: 'network', effect: unavailable }],
     ['a missing target', { effect: unavailable }],
     ['a missing effect', { target: 'api' }],
     ['an empty effect', { target: 'api', effect: {} }],
@@ -52,11 +52,11 @@ describe('FaultRegistry.add validation', () => {
   it('explains a wrong target', () => {
     const registry = new FaultRegistry();
     try {
-      registry.add({ target: 'job', effect: unavailable });
+      registry.add({ target: 'network', effect: unavailable });
       expect.fail('add should have thrown');
     } catch (error) {
       expect(error).toBeInstanceOf(ZodError);
-      expect((error as ZodError).issues.map((i) => i.message).join(' ')).toContain('target must be "api"');
+      expect((error as ZodError).issues.map((i) => i.message).join(' ')).toContain('target must be "api", "delivery" or "job"');
     }
   });
 

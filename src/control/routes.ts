@@ -5,6 +5,7 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { PERMISSIONS } from '../core/companies.js';
+import { EVENT_KINDS, type EventData } from '../core/webhooks/events.js';
 import { parseDuration } from '../core/time.js';
 import { ClockLimitError } from '../clock/clock.js';
 import type { Emulator } from '../emulator.js';
@@ -30,6 +31,7 @@ const advance = z.union([
 ], 'send {"by": "90s" | "15m" | "24h" | "31d" | <ms>} or {"to": "<ISO date-time>"}');
 const runUntilIdle = z.strictObject({ limit: z.number().int().min(1).max(10_000_000).optional() });
 const route = z.strictObject({ from: z.string(), to: z.string() });
+const raisedEvent = z.strictObject({ dados: z.looseObject({ tipo: z.enum(EVENT_KINDS) }) });
 
 const fail = (error: ApiError) => errorResponse(error, CONTROL_REQUEST_ID);
 
@@ -138,7 +140,8 @@ export function buildControlApp(): Hono<ControlEnv> {
     return new Response(null, { status: 204 });
   }));
 
-  app.get('/network/routes', (c) => call(() => ({ items: emu(c).network.routes() })));
+  // In-process handlers show as "(in-process handler)": only URLs travel over HTTP.
+  app.get('/network/routes', (c) => call(() => ({ items: emu(c).network.routes().map((r) => ({ from: r.from, to: typeof r.to === 'function' ? '(in-process handler)' : r.to })) })));
   app.post('/network/routes', async (c) => {
     const input = await body(c, route);
     return input instanceof Response ? input : call(() => created(emu(c).network.route(input.from, input.to)));
@@ -153,6 +156,17 @@ export function buildControlApp(): Hono<ControlEnv> {
       if (!emu(c).network.unroute(from)) return fail(apiError(404, 'rota_nao_encontrada', `No route from ${from}.`, 'query.from'));
       return new Response(null, { status: 204 });
     });
+  });
+
+  app.get('/inbox', (c) => call(() => ({ items: emu(c).inbox.list() })));
+  app.delete('/inbox', (c) => call(() => {
+    emu(c).inbox.clear();
+    return { items: [] };
+  }));
+
+  app.post('/companies/:companyId/events', async (c) => {
+    const input = await body(c, raisedEvent);
+    return input instanceof Response ? input : call(() => created(emu(c).webhooks.raise(c.req.param('companyId'), input.dados as EventData)));
   });
 
   app.get('/requests', (c) => call(() => ({ items: emu(c).journal.entries() })));

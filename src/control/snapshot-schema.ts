@@ -1,6 +1,7 @@
 /** The shape of a state snapshot (GET/PUT /_emulator/state, emu.snapshot()/restore()), checked on restore. */
 import { z } from 'zod';
 import { PERMISSIONS } from '../core/companies.js';
+import { EVENT_KINDS } from '../core/webhooks/events.js';
 
 const int = z.number().int().min(0);
 const instant = z.number().int();
@@ -30,6 +31,19 @@ const idempotency = z.strictObject({
   response: z.strictObject({ status: int, headers: z.record(z.string(), z.string()), body: z.string() }),
   storedAt: instant, expiresAt: instant,
 });
+const destination = z.strictObject({
+  id, companyId: id, versao: int, estado: z.enum(['ativo', 'revogado']), url: z.string(), secret: z.string(), criadoEm: instant, atualizadoEm: instant,
+});
+const attempt = z.strictObject({
+  tentativa: int, ciclo: int, destinoVersao: int.nullable(), estado: z.enum(['iniciada', 'entregue', 'falhou', 'incerta']),
+  iniciadaEm: instant, terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: int.nullable(),
+});
+const webhookEvent = z.strictObject({
+  id, companyId: id, tipo: z.enum(EVENT_KINDS), ocorridoEm: instant, criadoEm: instant, body: z.string(), destinoId: id.nullable(),
+  destinoVersao: int.nullable(), estado: z.enum(['pendente', 'executando', 'entregue', 'falhou', 'cancelado']), ciclo: int, prazoEm: instant,
+  terminadoEm: instant.nullable(), proximaTentativaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: int.nullable(),
+  attempts: z.array(attempt), position: int,
+});
 const task = z.strictObject({ due: instant, kind: z.string(), owner: id.nullable(), payload: z.unknown().optional(), everyMs: int.optional() });
 const uint32 = z.number().int().min(0).max(0xffffffff);
 
@@ -50,6 +64,9 @@ export const snapshotSchema = z.strictObject({
     products: z.array(product),
     links: z.array(z.tuple([id, id, int])),
     idempotency: z.array(idempotency),
+    webhookDestinations: z.array(destination),
+    webhookEvents: z.array(webhookEvent),
+    webhookSends: z.array(z.tuple([id, z.array(instant)])),
   }),
 });
 

@@ -51,6 +51,14 @@ export class OrderedIndex {
     }
   }
 
+  /** Keys before `position` (all keys when undefined), newest first, with their positions. */
+  *before(position?: number): IterableIterator<[key: string, position: number]> {
+    for (let i = (position === undefined ? this.positions.length : this.indexAfter(position - 1)) - 1; i >= 0; i--) {
+      const key = this.keys[i];
+      if (key !== undefined) yield [key, this.positions[i]!];
+    }
+  }
+
   entries(): [key: string, position: number][] {
     return [...this.after()];
   }

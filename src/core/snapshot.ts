@@ -8,6 +8,9 @@ import type { Establishment } from './establishments.js';
 import { idempotencyScope, type IdempotencyRecord } from './idempotency.js';
 import type { Product } from './products.js';
 import { createState, indexesOf, linksOf, type State } from './state.js';
+import type { Instant } from './time.js';
+import type { WebhookDestination } from './webhooks/destination.js';
+import { isClosed, type WebhookEvent } from './webhooks/events.js';
 
 export interface StateData {
   readonly sequence: number;
@@ -19,6 +22,10 @@ export interface StateData {
   /** [catalogId, productId, position] in link order. */
   readonly links: readonly (readonly [string, string, number])[];
   readonly idempotency: readonly IdempotencyRecord[];
+  readonly webhookDestinations: readonly WebhookDestination[];
+  readonly webhookEvents: readonly WebhookEvent[];
+  /** [company id, acceptance times] of test and resend requests (the per-minute limit). */
+  readonly webhookSends: readonly (readonly [string, readonly Instant[]])[];
 }
 
 export function exportState(state: State): StateData {
@@ -38,6 +45,9 @@ export function exportState(state: State): StateData {
     products: byPosition(state.products.values()),
     links,
     idempotency: [...state.idempotency.values()],
+    webhookDestinations: [...state.webhookDestinations.values()],
+    webhookEvents: byPosition(state.webhookEvents.values()),
+    webhookSends: [...state.webhookSends.entries()],
   };
 }
 
@@ -73,6 +83,16 @@ export function importState(data: StateData): State {
   for (const record of [...data.idempotency].sort((a, b) => a.expiresAt - b.expiresAt)) {
     state.idempotency.set(idempotencyScope(record.companyId, record.key), record);
   }
+  for (const destination of data.webhookDestinations) state.webhookDestinations.set(destination.companyId, destination);
+  for (const event of [...data.webhookEvents].sort((a, b) => a.position - b.position)) {
+    state.webhookEvents.set(event.id, event);
+    const indexes = indexesOf(state, event.companyId);
+    indexes.webhookEvents.add(event.id, event.position);
+    if (!isClosed(event.estado)) indexes.openWebhookEvents.add(event.id);
+  }
+  const closed = data.webhookEvents.filter((e) => e.terminadoEm !== null && isClosed(e.estado)).map((e): [Instant, string] => [e.terminadoEm!, e.id]);
+  state.closedWebhookEvents.push(...closed.sort((a, b) => a[0] - b[0]));
+  for (const [companyId, times] of data.webhookSends) state.webhookSends.set(companyId, [...times]);
   return state;
 }
 
@@ -99,7 +119,12 @@ export function checkIntegrity(data: StateData): string | undefined {
   for (const [catalogId, productId] of data.links) {
     if (!products.get(productId)?.catalogos.includes(catalogId)) return `link ${catalogId} → ${productId} is not in the product's catalogos`;
   }
-  const positions = [...data.establishments, ...data.catalogs, ...data.products].map((r) => r.position).concat(data.links.map((l) => l[2]));
+  for (const d of data.webhookDestinations) if (!companies.has(d.companyId)) return `webhook destination ${d.id} belongs to unknown company ${d.companyId}`;
+  for (const e of data.webhookEvents) {
+    if (!companies.has(e.companyId)) return `webhook event ${e.id} belongs to unknown company ${e.companyId}`;
+    if (isClosed(e.estado) !== (e.terminadoEm !== null)) return `webhook event ${e.id}: terminadoEm must be set exactly when it is closed`;
+  }
+  const positions = [...data.establishments, ...data.catalogs, ...data.products, ...data.webhookEvents].map((r) => r.position).concat(data.links.map((l) => l[2]));
   if (positions.some((p) => p > data.sequence)) return 'a position is beyond sequence';
   if (new Set(positions).size !== positions.length) return 'two records share a position';
   return undefined;

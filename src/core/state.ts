@@ -8,9 +8,12 @@ import type { Company, Credential } from './companies.js';
 import type { Establishment } from './establishments.js';
 import type { IdempotencyRecord } from './idempotency.js';
 import { OrderedIndex } from './ordered-index.js';
+import type { TaskIntent } from './outbox.js';
 import type { Product } from './products.js';
 import type { RandomSource } from './random.js';
 import type { Instant } from './time.js';
+import type { WebhookDestination } from './webhooks/destination.js';
+import type { WebhookEvent } from './webhooks/events.js';
 
 export interface CompanyIndexes {
   readonly establishments: OrderedIndex;
@@ -22,6 +25,10 @@ export interface CompanyIndexes {
   readonly productsByExternalId: Map<string, string>;
   /** Catalog id → its linked products, in link order. */
   readonly catalogProducts: Map<string, OrderedIndex>;
+  /** Webhook events in creation order (listed newest first). */
+  readonly webhookEvents: OrderedIndex;
+  /** Events still `pendente` or `executando`: what a destination change cancels. */
+  readonly openWebhookEvents: Set<string>;
 }
 
 export interface State {
@@ -34,6 +41,15 @@ export interface State {
   /** `${companyId} ${key}` → record, oldest first (Map keeps insertion order). */
   readonly idempotency: Map<string, IdempotencyRecord>;
   readonly indexes: Map<string, CompanyIndexes>;
+  /** Company id → its webhook destination (one per company, kept after revocation). */
+  readonly webhookDestinations: Map<string, WebhookDestination>;
+  readonly webhookEvents: Map<string, WebhookEvent>;
+  /** Company id → acceptance times of test and resend requests in the last minute (the shared limit of 5). */
+  readonly webhookSends: Map<string, readonly Instant[]>;
+  /** [closed at, event id] in closing order: what retention walks, oldest first. Stale entries are skipped. */
+  readonly closedWebhookEvents: [Instant, string][];
+  /** Work the core asks the shell to schedule; drained after every change (see outbox.ts). */
+  readonly outbox: TaskIntent[];
   /** The last position handed out: orders records and links in lists. */
   sequence: number;
 }
@@ -53,6 +69,11 @@ export function createState(): State {
     products: new Map(),
     idempotency: new Map(),
     indexes: new Map(),
+    webhookDestinations: new Map(),
+    webhookEvents: new Map(),
+    webhookSends: new Map(),
+    closedWebhookEvents: [],
+    outbox: [],
     sequence: 0,
   };
 }
@@ -72,6 +93,8 @@ export function indexesOf(state: State, companyId: string): CompanyIndexes {
       products: new OrderedIndex(),
       productsByExternalId: new Map(),
       catalogProducts: new Map(),
+      webhookEvents: new OrderedIndex(),
+      openWebhookEvents: new Set(),
     };
     state.indexes.set(companyId, indexes);
   }

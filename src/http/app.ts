@@ -10,6 +10,7 @@ import { catalogOperations } from './routes/catalogs.js';
 import { companyOperations } from './routes/company.js';
 import { establishmentOperations } from './routes/establishments.js';
 import { productOperations } from './routes/products.js';
+import { webhookOperations } from './routes/webhooks.js';
 import type { HttpEnv } from './runtime.js';
 
 export const operations: readonly Operation[] = [
@@ -17,6 +18,7 @@ export const operations: readonly Operation[] = [
   ...establishmentOperations,
   ...catalogOperations,
   ...productOperations,
+  ...webhookOperations,
 ];
 
 export function buildApiApp(): Hono<HttpEnv> {

@@ -11,6 +11,7 @@ export const STATUS_OF: Record<RefusalKind, number> = {
   precondition_failed: 412,
   conflict: 409,
   forbidden: 403,
+  rate_limited: 429,
 };
 
 export interface ErrorBody {

@@ -36,6 +36,8 @@ export interface Call<P, Q, B> {
   readonly query: Q;
   readonly body: B;
   readonly ifMatch: IfMatch;
+  /** `If-None-Match: *` was sent (create only), on operations that take it. */
+  readonly createOnly: boolean;
 }
 
 /** A successful answer. `body` is serialized as JSON unless it is already a string of JSON. */
@@ -53,6 +55,10 @@ export interface OperationSpec<P, Q, B> {
   readonly path: string;
   /** Undefined: any valid credential of the company may call it. */
   readonly permission?: Permission;
+  /** The operation needs an active subscription (spec "Authentication": webhook configuration, test, resend). */
+  readonly requiresSubscription?: boolean;
+  /** The operation takes `If-None-Match: *` to create (PUT /v1/webhook); elsewhere the header is ignored. */
+  readonly acceptsIfNoneMatch?: boolean;
   readonly params: z.ZodType<P>;
   readonly query: z.ZodType<Q>;
   /** The body of a mutation. */
@@ -108,9 +114,12 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
   if (spec.permission && !hasPermission(credential, spec.permission)) {
     return fail(apiError(403, 'permissao_insuficiente', `This operation needs permission ${spec.permission}; the credential has ${credential.permissions.join(', ') || 'none'}.`));
   }
+  if (spec.requiresSubscription && !company.subscriptionActive) {
+    return fail(apiError(403, 'assinatura_inativa', "This operation needs an active subscription; the company's is suspended."));
+  }
 
   // 400: headers
-  const headers = readHeaders(request.headers, mutates);
+  const headers = readHeaders(request.headers, mutates, spec.acceptsIfNoneMatch === true);
   if ('status' in headers) return fail(headers);
   journal.idempotencyKey = headers.idempotencyKey ?? null;
 
@@ -168,10 +177,11 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
     }
 
     // 404, 428, 412, 409, apply
-    const result = spec.run({ runtime, state: runtime.state, ctx, company, credential, params: params.data, query: parsedQuery.data, body: parsedBody, ifMatch: headers.ifMatch });
+    const result = spec.run({ runtime, state: runtime.state, ctx, company, credential, params: params.data, query: parsedQuery.data, body: parsedBody, ifMatch: headers.ifMatch, createOnly: headers.createOnly });
+    runtime.flush();
     if (!result.ok) {
-      const { kind, codigo, mensagem, caminho } = result.refusal;
-      return fail(apiError(STATUS_OF[kind], codigo, mensagem, caminho));
+      const { kind, codigo, mensagem, caminho, limit } = result.refusal;
+      return fail(apiError(STATUS_OF[kind], codigo, mensagem, caminho, limit && { 'retry-after': String(limit.resetSeconds), ...rateLimitHeaders(limit) }));
     }
     const stored = toStored(result.value);
     if (key !== undefined && stored.status < 300) storeIdempotency(runtime.state, company.id, key, fingerprint, stored, runtime.clock.now());
@@ -190,16 +200,32 @@ function bearerToken(header: string | null): string | undefined {
   return match ? match[1] : '';
 }
 
+/**
+ * The RateLimit-Policy and RateLimit headers of draft-ietf-httpapi-ratelimit-headers: the policy (quota per
+ * window) and what is left of it now.
+ */
+export function rateLimitHeaders(limit: { policy: string; limit: number; windowSeconds: number; remaining: number; resetSeconds: number }): Record<string, string> {
+  return {
+    'ratelimit-policy': `"${limit.policy}";q=${limit.limit};w=${limit.windowSeconds}`,
+    ratelimit: `"${limit.policy}";r=${limit.remaining};t=${limit.resetSeconds}`,
+  };
+}
+
 interface RequestHeaders {
   readonly idempotencyKey: string | undefined;
   readonly ifMatch: IfMatch;
+  readonly createOnly: boolean;
 }
 
-function readHeaders(headers: Headers, mutates: boolean): RequestHeaders | ApiError {
+function readHeaders(headers: Headers, mutates: boolean, acceptsIfNoneMatch: boolean): RequestHeaders | ApiError {
   const ifMatch = headers.get('if-match');
   const ifNoneMatch = headers.get('if-none-match');
   if (ifMatch !== null && ifNoneMatch !== null && mutates) {
     return apiError(400, 'precondicoes_conflitantes', 'Send If-Match or If-None-Match, never both.', 'header.if-none-match');
+  }
+  const createOnly = acceptsIfNoneMatch && ifNoneMatch !== null;
+  if (createOnly && ifNoneMatch.trim() !== '*') {
+    return apiError(400, 'cabecalho_invalido', 'If-None-Match takes only "*" here: create the resource only if none exists.', 'header.if-none-match');
   }
   let tags: IfMatch;
   if (ifMatch !== null && mutates) {
@@ -211,7 +237,7 @@ function readHeaders(headers: Headers, mutates: boolean): RequestHeaders | ApiEr
     }
     tags = ifMatch.split(',').map((t) => t.trim());
   }
-  if (!mutates) return { idempotencyKey: undefined, ifMatch: undefined };
+  if (!mutates) return { idempotencyKey: undefined, ifMatch: undefined, createOnly: false };
   const key = headers.get('idempotency-key');
   if (key === null) {
     return apiError(400, 'chave_idempotencia_ausente', 'Every state-changing request needs an idempotency-key header: generate one per request (16 to 128 of A-Z a-z 0-9 . _ : -) and reuse it only to repeat that same request.', 'header.idempotency-key');
@@ -219,7 +245,7 @@ function readHeaders(headers: Headers, mutates: boolean): RequestHeaders | ApiEr
   if (!IDEMPOTENCY_KEY.test(key)) {
     return apiError(400, 'chave_idempotencia_invalida', 'idempotency-key must have 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-".', 'header.idempotency-key');
   }
-  return { idempotencyKey: key, ifMatch: tags };
+  return { idempotencyKey: key, ifMatch: tags, createOnly };
 }
 
 function isJson(contentType: string | null): boolean {

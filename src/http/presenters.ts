@@ -5,6 +5,8 @@ import type { Establishment } from '../core/establishments.js';
 import type { Product } from '../core/products.js';
 import type { State } from '../core/state.js';
 import { isoString } from '../core/time.js';
+import type { WebhookDestination } from '../core/webhooks/destination.js';
+import { attemptsInCycle, type DeliveryAttempt, type WebhookEvent } from '../core/webhooks/events.js';
 
 export function presentEstablishment(e: Establishment) {
   return {
@@ -51,4 +53,47 @@ export function presentProduct(p: Product) {
 
 export function presentCompany(c: Company) {
   return { id: c.id, cnpj_raiz: c.cnpjRoot, nome: c.name };
+}
+
+export function presentDestination(d: WebhookDestination) {
+  return { id: d.id, versao: d.versao, estado: d.estado, url: d.url };
+}
+
+export function presentEventItem(e: WebhookEvent) {
+  return {
+    id: e.id,
+    tipo: e.tipo,
+    ocorrido_em: isoString(e.ocorridoEm),
+    destino_id: e.destinoId,
+    destino_versao: e.destinoVersao,
+    estado: e.estado,
+    tentativas_ciclo: attemptsInCycle(e),
+    tentativas_totais: e.attempts.length,
+    status_http: e.statusHttp,
+    criado_em: isoString(e.criadoEm),
+    prazo_em: isoString(e.prazoEm),
+  };
+}
+
+/** The detail: the list item, the cycle's timing and failure, and `evento`: the envelope's exact bytes spliced in. */
+export function presentEventDetail(e: WebhookEvent): string {
+  const detail = {
+    ...presentEventItem(e),
+    terminado_em: e.terminadoEm === null ? null : isoString(e.terminadoEm),
+    proxima_tentativa_em: e.proximaTentativaEm === null ? null : isoString(e.proximaTentativaEm),
+    codigo_falha: e.codigoFalha,
+  };
+  return `${JSON.stringify(detail).slice(0, -1)},"evento":${e.body}}`;
+}
+
+export function presentAttempt(a: DeliveryAttempt) {
+  return {
+    tentativa: a.tentativa,
+    destino_versao: a.destinoVersao,
+    estado: a.estado,
+    iniciada_em: isoString(a.iniciadaEm),
+    terminada_em: a.terminadaEm === null ? null : isoString(a.terminadaEm),
+    codigo_falha: a.codigoFalha,
+    status_http: a.statusHttp,
+  };
 }

@@ -5,6 +5,7 @@
  */
 import type { Credential } from '../core/companies.js';
 import type { Context, State } from '../core/state.js';
+import type { DeliveryPolicy } from '../core/webhooks/events.js';
 import type { VirtualClock } from '../clock/clock.js';
 
 export interface ApiFaultMatch {
@@ -53,6 +54,9 @@ export interface Runtime {
   readonly inFlight: Map<string, string>;
   /** The time and id source for one core transition. */
   context(): Context;
+  /** Moves the work the core asked for (state.outbox) onto the virtual clock; called after every operation. */
+  flush(): unknown;
+  readonly deliveryPolicy: DeliveryPolicy;
   nextRequestId(): string;
   credential(token: string): Credential | undefined;
   /** The first api fault matching the request, its `times` counted down. */

@@ -154,3 +154,62 @@ export function formatPath(root: string, path: readonly PropertyKey[]): string {
   for (const part of path) out += typeof part === 'number' ? `[${part}]` : `.${String(part)}`;
   return out;
 }
+
+/**
+ * A webhook destination URL (spec "PUT /v1/webhook"): public HTTPS on port 443, no credentials, no fragment.
+ * Refused: other schemes and ports, userinfo, fragments, localhost, and IP literals of loopback, private,
+ * link-local, unspecified or carrier-grade NAT ranges. Names are not resolved (no connectivity test).
+ */
+export const webhookUrl = z.string().max(2048, 'must have at most 2048 characters').superRefine((text, ctx) => {
+  const problem = webhookUrlProblem(text);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+export function webhookUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'must be an absolute URL such as https://hooks.example.com/catalog';
+  }
+  if (url.protocol !== 'https:') return 'must use https';
+  if (url.username !== '' || url.password !== '') return 'must not carry credentials (user:password@)';
+  if (text.includes('#')) return 'must not have a fragment (#…)';
+  if (url.port !== '' && url.port !== '443') return 'must use port 443';
+  const host = url.hostname.toLowerCase().replace(/\.$/, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'must be a public host, not localhost';
+  if (isNonPublicIp(host)) return 'must be a public host, not a loopback, private or link-local address';
+  return undefined;
+}
+
+function isNonPublicIp(host: string): boolean {
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  }
+  if (!host.startsWith('[')) return false;
+  const v6 = host.slice(1, -1);
+  if (v6 === '::' || v6 === '::1') return true;
+  const mapped = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(v6) ?? /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
+  if (mapped) {
+    if (mapped.length === 2) return isNonPublicIp(mapped[1]!);
+    const high = parseInt(mapped[1]!, 16);
+    const low = parseInt(mapped[2]!, 16);
+    return isNonPublicIp(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
+  }
+  const first = parseInt(v6.split(':')[0] || '0', 16);
+  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80;
+}
+
+export const webhookPut = z.strictObject({ url: webhookUrl });
+
+export const eventListQuery = z.strictObject({
+  limite: limitParam(100).optional(),
+  cursor: z.string().max(512, 'is not a cursor of this list').optional(),
+});
+
+export const attemptListQuery = z.strictObject({
+  limite: limitParam(100).optional(),
+  apos_tentativa: z.string().regex(/^\d{1,10}$/, 'must be 1 to 10 digits: the proxima_tentativa of the previous page').transform(Number).optional(),
+});

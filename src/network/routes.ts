@@ -3,20 +3,26 @@
  * destination configured as https://hooks.example.com/... reaches a receiver on loopback. The webhook
  * engine (issue 3) sends through these routes; this module holds and checks the table.
  */
+/** An in-process receiver: takes the delivery as a Fetch Request; throwing or never answering simulates a dead peer. */
+export type ReceiverHandler = (request: Request) => Response | Promise<Response>;
+
 export interface NetworkRoute {
   readonly from: string;
-  readonly to: string;
+  /** A local URL, or an in-process handler. */
+  readonly to: string | ReceiverHandler;
 }
 
 export class RouteTable {
   private readonly routes = new Map<string, NetworkRoute>();
 
   /** Throws a TypeError saying how to fix a route that is not one. */
-  add(from: string, to: string): NetworkRoute {
+  add(from: string, to: string | ReceiverHandler): NetworkRoute {
     const source = parseUrl(from, 'from');
     if (source.protocol !== 'https:') throw new TypeError(`route "from" must be an https:// URL prefix, as a webhook destination is (got ${from})`);
-    const target = parseUrl(to, 'to');
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError(`route "to" must be an http:// or https:// URL (got ${to})`);
+    if (typeof to !== 'function') {
+      const target = parseUrl(to, 'to');
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError(`route "to" must be an http:// or https:// URL, or a handler function (got ${to})`);
+    }
     const route = { from, to };
     this.routes.set(from, route);
     return route;
@@ -35,16 +41,17 @@ export class RouteTable {
   }
 
   /**
-   * The local URL for `url` by its longest matching prefix, or undefined when no route applies. A prefix
-   * matches only up to a boundary: https://hooks.example.com routes https://hooks.example.com/x, never
-   * https://hooks.example.com.attacker.test/x or https://hooks.example.com:8443/x.
+   * Where `url` goes, by its longest matching prefix: a local URL (the rest of `url` appended), a handler, or
+   * undefined when no route applies. A prefix matches only up to a boundary: https://hooks.example.com routes
+   * https://hooks.example.com/x, never https://hooks.example.com.attacker.test/x or https://hooks.example.com:8443/x.
    */
-  resolve(url: string): string | undefined {
+  resolve(url: string): string | ReceiverHandler | undefined {
     let best: NetworkRoute | undefined;
     for (const route of this.routes.values()) {
       if (matchesPrefix(url, route.from) && (!best || route.from.length > best.from.length)) best = route;
     }
-    return best && best.to + url.slice(best.from.length);
+    if (!best) return undefined;
+    return typeof best.to === 'function' ? best.to : best.to + url.slice(best.from.length);
   }
 }
 

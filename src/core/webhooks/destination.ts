@@ -1,0 +1,115 @@
+/**
+ * The company's webhook destination (spec "Webhook destination" and its state table). One per company;
+ * kept after revocation so it can be reactivated.
+ *
+ *   (none)    --PUT If-None-Match: *-->  ativo     new secret (subscription active)
+ *   ativo     --PUT If-Match-->          ativo     new secret, new version: pending deliveries of the old one cancelled
+ *   revogado  --PUT If-Match-->          ativo     reactivation: new secret
+ *   ativo     --DELETE If-Match-->       revogado  allowed without subscription; pending deliveries cancelled
+ *   revogado  --DELETE-->                refused (409): already revoked
+ *
+ * Every PUT makes a new secret `svc_whsec_` + 32 seeded random bytes; it leaves the core only in the
+ * configuration receipt (and its idempotent replay).
+ */
+import { randomToken, uuidV4 } from '../random.js';
+import { ok, refuse, type Result } from '../refusal.js';
+import type { Context, State } from '../state.js';
+import type { Instant } from '../time.js';
+import { etag, requireMatch, type IfMatch } from '../versioning.js';
+import { cancelOpenEvents } from './events.js';
+
+export type DestinationState = 'ativo' | 'revogado';
+type DestinationEvent = 'configurar' | 'revogar';
+
+const LIFECYCLE: Record<DestinationState, Record<DestinationEvent, DestinationState | undefined>> = {
+  ativo: { configurar: 'ativo', revogar: 'revogado' },
+  revogado: { configurar: 'ativo', revogar: undefined },
+};
+
+export const SECRET_PREFIX = 'svc_whsec_';
+
+export interface WebhookDestination {
+  readonly id: string;
+  readonly companyId: string;
+  readonly versao: number;
+  readonly estado: DestinationState;
+  readonly url: string;
+  readonly secret: string;
+  readonly criadoEm: Instant;
+  readonly atualizadoEm: Instant;
+}
+
+export const destinationEtag = (d: WebhookDestination): string => etag('webhook', d.id, d.versao);
+
+export function findDestination(state: State, companyId: string): Result<WebhookDestination> {
+  const destination = state.webhookDestinations.get(companyId);
+  if (!destination) return refuse('not_found', 'destino_nao_encontrado', 'The company has no webhook destination; create one with PUT /v1/webhook and If-None-Match: *.');
+  return ok(destination);
+}
+
+/** The destination when it is active, for the operations that need one (test, resend). */
+export function activeDestination(d: WebhookDestination): Result<WebhookDestination> {
+  if (d.estado === 'ativo') return ok(d);
+  return refuse('conflict', 'destino_revogado', `Webhook destination ${d.id} is revoked; reactivate it with PUT /v1/webhook and its current ETag.`);
+}
+
+export interface Configuration {
+  readonly url: string;
+  /** If-None-Match: * was sent: create only. */
+  readonly createOnly: boolean;
+  readonly ifMatch: IfMatch;
+}
+
+/** PUT /v1/webhook: create, change, rotate or reactivate. */
+export function configureDestination(state: State, companyId: string, input: Configuration, ctx: Context): Result<{ destination: WebhookDestination; created: boolean }> {
+  const current = state.webhookDestinations.get(companyId);
+  if (current === undefined) {
+    if (!input.createOnly) {
+      if (input.ifMatch !== undefined) return refuse('precondition_failed', 'precondicao_falhou', 'The company has no webhook destination to match; create one with If-None-Match: *.', 'header.if-match');
+      return refuse('precondition_required', 'precondicao_ausente', 'Creating the webhook destination requires If-None-Match: * (changing one requires If-Match with its ETag).', 'header.if-none-match');
+    }
+    const destination: WebhookDestination = {
+      id: uuidV4(ctx.random),
+      companyId,
+      versao: 1,
+      estado: 'ativo',
+      url: input.url,
+      secret: randomToken(ctx.random, SECRET_PREFIX),
+      criadoEm: ctx.now,
+      atualizadoEm: ctx.now,
+    };
+    state.webhookDestinations.set(companyId, destination);
+    return ok({ destination, created: true });
+  }
+  if (input.createOnly) {
+    return refuse('precondition_failed', 'destino_existente', `The company already has webhook destination ${current.id} (${current.estado}); change it with If-Match and its current ETag.`, 'header.if-none-match');
+  }
+  const matched = requireMatch(input.ifMatch, destinationEtag(current), 'webhook destination');
+  if (!matched.ok) return matched;
+  const destination: WebhookDestination = {
+    ...current,
+    versao: current.versao + 1,
+    estado: LIFECYCLE[current.estado].configurar!,
+    url: input.url,
+    secret: randomToken(ctx.random, SECRET_PREFIX),
+    atualizadoEm: ctx.now,
+  };
+  state.webhookDestinations.set(companyId, destination);
+  cancelOpenEvents(state, companyId, 'destino_alterado', ctx.now);
+  return ok({ destination, created: false });
+}
+
+/** DELETE /v1/webhook: revoke. No new delivery of the revoked version starts; one in flight may still arrive. */
+export function revokeDestination(state: State, companyId: string, ifMatch: IfMatch, ctx: Context): Result<WebhookDestination> {
+  const found = findDestination(state, companyId);
+  if (!found.ok) return found;
+  const current = found.value;
+  const matched = requireMatch(ifMatch, destinationEtag(current), 'webhook destination');
+  if (!matched.ok) return matched;
+  const next = LIFECYCLE[current.estado].revogar;
+  if (next === undefined) return refuse('conflict', 'destino_revogado', `Webhook destination ${current.id} is already revoked.`);
+  const destination: WebhookDestination = { ...current, versao: current.versao + 1, estado: next, atualizadoEm: ctx.now };
+  state.webhookDestinations.set(companyId, destination);
+  cancelOpenEvents(state, companyId, 'destino_revogado', ctx.now);
+  return ok(destination);
+}

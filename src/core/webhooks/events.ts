@@ -1,0 +1,332 @@
+/**
+ * Webhook events and their delivery (spec "Events", "Event delivery", "Delivery attempt"; DESIGN §5).
+ *
+ * Event (`estado`):
+ *
+ *   pendente   --iniciar_tentativa-->  executando  (an attempt starts: destination still the event's version, cycle not over)
+ *   executando --entregar-->           entregue    (a completed 2xx)
+ *   executando --falhar_tentativa-->   pendente    (another attempt is due: at most 8 per cycle, none after prazo_em)
+ *   executando --esgotar-->            falhou      (8 attempts, or the next one would start after prazo_em)
+ *   pendente   --esgotar-->            falhou      (a due attempt found the cycle over)
+ *   pendente, executando --cancelar--> cancelado   (the destination changed or was revoked; created with none active)
+ *   entregue, falhou, cancelado --reenviar--> pendente  (resend: a new cycle on the current destination)
+ *
+ * Attempt (`estado`): iniciada → entregue (2xx) | falhou (other status, redirect, refused) | incerta (sent but
+ * no answer: time-out or reset). An attempt in flight when its event is cancelled still records its outcome;
+ * the event stays cancelled.
+ */
+import type { Instant } from '../time.js';
+import { HOUR, MINUTE, SECOND, isoString } from '../time.js';
+import { uuidV4 } from '../random.js';
+import { ok, refuse, type Result } from '../refusal.js';
+import { schedule } from '../outbox.js';
+import { indexesOf, nextPosition, type Context, type State } from '../state.js';
+import type { WebhookDestination } from './destination.js';
+
+export const EVENT_KINDS = [
+  'catalogo.aplicado',
+  'catalogo.revisao_necessaria',
+  'analise.concluida',
+  'analise.falhou',
+  'divergencias.alteradas',
+  'vigilancia.degradada',
+  'vigilancia.restabelecida',
+  'webhook.teste',
+] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** `dados` of an envelope: discriminated by `tipo` (spec "Envelope"). */
+export type EventData = { readonly tipo: EventKind } & Readonly<Record<string, unknown>>;
+
+export type EventState = 'pendente' | 'executando' | 'entregue' | 'falhou' | 'cancelado';
+export type AttemptState = 'iniciada' | 'entregue' | 'falhou' | 'incerta';
+type EventTrigger = 'iniciar_tentativa' | 'entregar' | 'falhar_tentativa' | 'esgotar' | 'cancelar' | 'reenviar';
+
+const LIFECYCLE: Record<EventState, Partial<Record<EventTrigger, EventState>>> = {
+  pendente: { iniciar_tentativa: 'executando', esgotar: 'falhou', cancelar: 'cancelado' },
+  executando: { entregar: 'entregue', falhar_tentativa: 'pendente', esgotar: 'falhou', cancelar: 'cancelado' },
+  entregue: { reenviar: 'pendente' },
+  falhou: { reenviar: 'pendente' },
+  cancelado: { reenviar: 'pendente' },
+};
+
+const CLOSED: ReadonlySet<EventState> = new Set(['entregue', 'falhou', 'cancelado']);
+export const isClosed = (estado: EventState): boolean => CLOSED.has(estado);
+
+/**
+ * `codigo_falha` values (README "Webhooks"). On an attempt: why it did not deliver. On an event: the last
+ * attempt's code, or why the cycle was cancelled.
+ */
+export const FAILURE_CODES = {
+  /** The receiver answered a status other than 2xx or 3xx (`status_http` holds it). */
+  status: 'status_nao_2xx',
+  /** The receiver answered 3xx: redirects are not followed. */
+  redirect: 'redirecionamento_nao_seguido',
+  /** The connection was refused: nothing was sent. */
+  refused: 'conexao_recusada',
+  /** The host could not be reached (DNS, network): nothing was sent. */
+  unreachable: 'destino_inalcancavel',
+  /** Sent, then the connection broke before an answer: the receiver may have processed it. */
+  reset: 'conexao_interrompida',
+  /** Sent, and no answer within the attempt time-out: the receiver may have processed it. */
+  timeout: 'tempo_esgotado',
+  /** Event cancelled: the destination was changed or rotated (a new version). */
+  destinationChanged: 'destino_alterado',
+  /** Event cancelled: the destination was revoked. */
+  destinationRevoked: 'destino_revogado',
+  /** Event cancelled at creation: the company had no active destination. */
+  noDestination: 'destino_inativo',
+} as const;
+
+/** What the network made of one attempt (the shell's transport reports it; the core classifies it). */
+export type NetworkOutcome =
+  | { readonly kind: 'response'; readonly status: number }
+  | { readonly kind: 'refused' }
+  | { readonly kind: 'unreachable' }
+  | { readonly kind: 'reset' }
+  | { readonly kind: 'timeout' };
+
+export interface DeliveryPolicy {
+  /** Waits before attempts 2..8, from the end of the previous attempt (DESIGN §5). */
+  readonly retryWaitsMs: readonly number[];
+  readonly attemptTimeoutMs: number;
+  readonly cycleMs: number;
+  readonly maxAttemptsPerCycle: number;
+}
+
+/** DESIGN §5: Svix's schedule squeezed into the spec's 24 hours; 15 s per attempt. */
+export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
+  retryWaitsMs: [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 7 * HOUR, 8 * HOUR],
+  attemptTimeoutMs: 15 * SECOND,
+  cycleMs: 24 * HOUR,
+  maxAttemptsPerCycle: 8,
+};
+
+export const TASK_ATTEMPT = 'webhook.tentativa';
+export const TASK_ATTEMPT_TIMEOUT = 'webhook.tempo_esgotado';
+
+export interface DeliveryAttempt {
+  /** Numbered across cycles: 1, 2, … (the attempts query pages by it). */
+  readonly tentativa: number;
+  readonly ciclo: number;
+  readonly destinoVersao: number | null;
+  readonly estado: AttemptState;
+  readonly iniciadaEm: Instant;
+  readonly terminadaEm: Instant | null;
+  readonly codigoFalha: string | null;
+  readonly statusHttp: number | null;
+}
+
+export interface WebhookEvent {
+  readonly id: string;
+  readonly companyId: string;
+  readonly tipo: EventKind;
+  readonly ocorridoEm: Instant;
+  readonly criadoEm: Instant;
+  /** The envelope's exact bytes: stored once, signed and sent as is by every attempt. */
+  readonly body: string;
+  /** The destination of the current cycle; null only when the company never had one. */
+  readonly destinoId: string | null;
+  readonly destinoVersao: number | null;
+  readonly estado: EventState;
+  readonly ciclo: number;
+  readonly prazoEm: Instant;
+  readonly terminadoEm: Instant | null;
+  readonly proximaTentativaEm: Instant | null;
+  readonly codigoFalha: string | null;
+  readonly statusHttp: number | null;
+  readonly attempts: readonly DeliveryAttempt[];
+  readonly position: number;
+}
+
+/** What the shell must send for an attempt that just started. */
+export interface Delivery {
+  readonly eventId: string;
+  readonly companyId: string;
+  readonly tipo: EventKind;
+  readonly tentativa: number;
+  readonly url: string;
+  readonly secret: string;
+  readonly body: string;
+}
+
+export function attemptsInCycle(e: WebhookEvent): number {
+  let count = 0;
+  for (const a of e.attempts) if (a.ciclo === e.ciclo) count++;
+  return count;
+}
+
+function transition(e: WebhookEvent, trigger: EventTrigger): EventState | undefined {
+  return LIFECYCLE[e.estado][trigger];
+}
+
+/**
+ * Raises an event for the company: the one way every part of the service announces something. It is bound
+ * to the destination version current now; with no active destination it is recorded `cancelado` (so it can
+ * be resent after reactivation).
+ */
+export function raiseEvent(state: State, companyId: string, dados: EventData, ctx: Context, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): WebhookEvent {
+  const company = state.companies.get(companyId);
+  const id = uuidV4(ctx.random);
+  const body = JSON.stringify({ id, versao: 1, empresa: company?.cnpjRoot ?? '', ocorridoEm: isoString(ctx.now), dados });
+  const destination = state.webhookDestinations.get(companyId);
+  const deliverable = destination?.estado === 'ativo';
+  const event: WebhookEvent = {
+    id,
+    companyId,
+    tipo: dados.tipo,
+    ocorridoEm: ctx.now,
+    criadoEm: ctx.now,
+    body,
+    destinoId: destination?.id ?? null,
+    destinoVersao: destination?.versao ?? null,
+    estado: deliverable ? 'pendente' : 'cancelado',
+    ciclo: 1,
+    prazoEm: ctx.now + policy.cycleMs,
+    terminadoEm: deliverable ? null : ctx.now,
+    proximaTentativaEm: deliverable ? ctx.now : null,
+    codigoFalha: deliverable ? null : FAILURE_CODES.noDestination,
+    statusHttp: null,
+    attempts: [],
+    position: nextPosition(state),
+  };
+  state.webhookEvents.set(id, event);
+  const indexes = indexesOf(state, companyId);
+  indexes.webhookEvents.add(id, event.position);
+  if (deliverable) {
+    indexes.openWebhookEvents.add(id);
+    schedule(state, { kind: TASK_ATTEMPT, owner: companyId, due: ctx.now, payload: { eventId: id, ciclo: 1 } });
+  } else {
+    state.closedWebhookEvents.push([ctx.now, id]);
+  }
+  return event;
+}
+
+/**
+ * A due attempt starts: the event must still be waiting in this cycle, bound to the destination's current
+ * version, with attempts and time left. Returns what to send, or undefined when nothing is to be sent.
+ */
+export function beginAttempt(state: State, eventId: string, ciclo: number, now: Instant, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): Delivery | undefined {
+  const event = state.webhookEvents.get(eventId);
+  if (!event || event.ciclo !== ciclo) return undefined;
+  const next = transition(event, 'iniciar_tentativa');
+  if (next === undefined) return undefined;
+  const destination = state.webhookDestinations.get(event.companyId);
+  if (!destination || destination.estado !== 'ativo' || destination.versao !== event.destinoVersao) {
+    // A change of the destination cancels its open events at once; this only guards a restored state.
+    close(state, event, 'cancelado', destination?.estado === 'revogado' ? FAILURE_CODES.destinationRevoked : FAILURE_CODES.destinationChanged, now);
+    return undefined;
+  }
+  if (attemptsInCycle(event) >= policy.maxAttemptsPerCycle || now > event.prazoEm) {
+    close(state, event, transition(event, 'esgotar')!, event.codigoFalha, now);
+    return undefined;
+  }
+  const tentativa = event.attempts.length + 1;
+  const attempt: DeliveryAttempt = { tentativa, ciclo, destinoVersao: destination.versao, estado: 'iniciada', iniciadaEm: now, terminadaEm: null, codigoFalha: null, statusHttp: null };
+  replaceEvent(state, event, { estado: next, proximaTentativaEm: null, attempts: [...event.attempts, attempt] });
+  schedule(state, { kind: TASK_ATTEMPT_TIMEOUT, owner: event.companyId, due: now + policy.attemptTimeoutMs, payload: { eventId, tentativa } });
+  return { eventId, companyId: event.companyId, tipo: event.tipo, tentativa, url: destination.url, secret: destination.secret, body: event.body };
+}
+
+/** How the network's outcome ends an attempt: only a completed 2xx delivers (spec "Delivery semantics"). */
+export function classifyOutcome(outcome: NetworkOutcome): { estado: Exclude<AttemptState, 'iniciada'>; codigoFalha: string | null; statusHttp: number | null } {
+  switch (outcome.kind) {
+    case 'response':
+      if (outcome.status >= 200 && outcome.status < 300) return { estado: 'entregue', codigoFalha: null, statusHttp: outcome.status };
+      if (outcome.status >= 300 && outcome.status < 400) return { estado: 'falhou', codigoFalha: FAILURE_CODES.redirect, statusHttp: outcome.status };
+      return { estado: 'falhou', codigoFalha: FAILURE_CODES.status, statusHttp: outcome.status };
+    case 'refused':
+      return { estado: 'falhou', codigoFalha: FAILURE_CODES.refused, statusHttp: null };
+    case 'unreachable':
+      return { estado: 'falhou', codigoFalha: FAILURE_CODES.unreachable, statusHttp: null };
+    case 'reset':
+      return { estado: 'incerta', codigoFalha: FAILURE_CODES.reset, statusHttp: null };
+    case 'timeout':
+      return { estado: 'incerta', codigoFalha: FAILURE_CODES.timeout, statusHttp: null };
+  }
+}
+
+/**
+ * An attempt ends with `outcome` (or its time-out fires). A late outcome of an attempt already ended, or of
+ * an event that moved on (cancelled, resent), changes only what it must: nothing, or the attempt record.
+ */
+export function finishAttempt(state: State, eventId: string, tentativa: number, outcome: NetworkOutcome, now: Instant, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): void {
+  const event = state.webhookEvents.get(eventId);
+  const attempt = event?.attempts[tentativa - 1];
+  if (!event || !attempt || attempt.estado !== 'iniciada') return;
+  const result = classifyOutcome(outcome);
+  const attempts = event.attempts.map((a) => (a.tentativa === tentativa ? { ...a, ...result, terminadaEm: now } : a));
+  const current = attempt.ciclo === event.ciclo && event.estado === 'executando';
+  if (!current) {
+    replaceEvent(state, event, { attempts });
+    return;
+  }
+  const changes = { attempts, statusHttp: result.statusHttp, codigoFalha: result.codigoFalha };
+  if (result.estado === 'entregue') {
+    close(state, replaceEvent(state, event, changes), transition(event, 'entregar')!, null, now);
+    return;
+  }
+  const made = attempts.filter((a) => a.ciclo === event.ciclo).length;
+  const wait = policy.retryWaitsMs[Math.min(made - 1, policy.retryWaitsMs.length - 1)] ?? 0;
+  const due = now + wait;
+  if (made >= policy.maxAttemptsPerCycle || due > event.prazoEm) {
+    close(state, replaceEvent(state, event, changes), transition(event, 'esgotar')!, result.codigoFalha, now);
+    return;
+  }
+  replaceEvent(state, event, { ...changes, estado: transition(event, 'falhar_tentativa')!, proximaTentativaEm: due });
+  schedule(state, { kind: TASK_ATTEMPT, owner: event.companyId, due, payload: { eventId, ciclo: event.ciclo } });
+}
+
+/** The destination changed or was revoked: its open events are cancelled; attempts in flight may still arrive. */
+export function cancelOpenEvents(state: State, companyId: string, codigoFalha: string, now: Instant): void {
+  const open = indexesOf(state, companyId).openWebhookEvents;
+  for (const eventId of [...open]) {
+    const event = state.webhookEvents.get(eventId);
+    if (event && transition(event, 'cancelar') !== undefined) close(state, event, 'cancelado', codigoFalha, now);
+  }
+}
+
+/** Opens a new cycle on `destination` (resend, or the first cycle of a test event). */
+export function reopen(state: State, event: WebhookEvent, destination: WebhookDestination, now: Instant, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): WebhookEvent {
+  const next = transition(event, 'reenviar');
+  if (next === undefined) throw new Error(`reopen: event ${event.id} is ${event.estado}`);
+  const ciclo = event.ciclo + 1;
+  const reopened = replaceEvent(state, event, {
+    estado: next,
+    ciclo,
+    destinoId: destination.id,
+    destinoVersao: destination.versao,
+    prazoEm: now + policy.cycleMs,
+    terminadoEm: null,
+    proximaTentativaEm: now,
+    codigoFalha: null,
+    statusHttp: null,
+  });
+  indexesOf(state, event.companyId).openWebhookEvents.add(event.id);
+  schedule(state, { kind: TASK_ATTEMPT, owner: event.companyId, due: now, payload: { eventId: event.id, ciclo } });
+  return reopened;
+}
+
+/** Whether a closed event may be resent: closed, and younger than 30 days (spec "Limits"). */
+export function resendable(event: WebhookEvent, now: Instant, maxAgeMs: number): Result<WebhookEvent> {
+  if (transition(event, 'reenviar') === undefined) {
+    return refuse('conflict', 'evento_em_andamento', `Event ${event.id} is ${event.estado}: only entregue, falhou or cancelado events can be resent.`);
+  }
+  if (now - event.criadoEm >= maxAgeMs) {
+    return refuse('conflict', 'evento_antigo', `Event ${event.id} was created on ${isoString(event.criadoEm)}: only events younger than 30 days can be resent.`);
+  }
+  return ok(event);
+}
+
+function close(state: State, event: WebhookEvent, estado: EventState, codigoFalha: string | null, now: Instant): WebhookEvent {
+  const closed = replaceEvent(state, event, { estado, codigoFalha, terminadoEm: now, proximaTentativaEm: null });
+  indexesOf(state, event.companyId).openWebhookEvents.delete(event.id);
+  state.closedWebhookEvents.push([now, event.id]);
+  return closed;
+}
+
+function replaceEvent(state: State, current: WebhookEvent, changes: Partial<Omit<WebhookEvent, 'id' | 'companyId' | 'position'>>): WebhookEvent {
+  const updated: WebhookEvent = { ...current, ...changes };
+  state.webhookEvents.set(updated.id, updated);
+  return updated;
+}

@@ -1,0 +1,70 @@
+/**
+ * Test events and resends (spec "POST /v1/webhook/testes", "POST /v1/webhook/eventos/{id}/reenvios"). Both
+ * need an active destination and its current ETag, and share the limit of 5 accepted requests per minute per
+ * company (spec "Limits"), counted on the virtual clock. Checks run in the order of DESIGN §4: the event
+ * (404), the destination (404), If-Match (428, 412), states (409), then the limit (429), so that only
+ * requests that would be accepted count against it.
+ */
+import { DAY, MINUTE, type Instant } from '../time.js';
+import { ok, refuse, type Quota, type Result } from '../refusal.js';
+import type { Context, State } from '../state.js';
+import { requireMatch, type IfMatch } from '../versioning.js';
+import { activeDestination, destinationEtag, findDestination, type WebhookDestination } from './destination.js';
+import { raiseEvent, reopen, resendable, type DeliveryPolicy, type WebhookEvent } from './events.js';
+
+export const SEND_LIMIT = 5;
+export const SEND_WINDOW_MS = MINUTE;
+export const RESEND_MAX_AGE_MS = 30 * DAY;
+
+export type SendQuota = Quota;
+const POLICY = 'testes-reenvios';
+const quota = (remaining: number, resetSeconds: number): SendQuota => ({ policy: POLICY, limit: SEND_LIMIT, windowSeconds: SEND_WINDOW_MS / 1000, remaining, resetSeconds });
+
+export interface SchedulingReceipt {
+  readonly event: WebhookEvent;
+  readonly destination: WebhookDestination;
+  readonly quota: SendQuota;
+}
+
+export function sendTestEvent(state: State, companyId: string, ifMatch: IfMatch, ctx: Context, policy?: DeliveryPolicy): Result<SchedulingReceipt> {
+  const destination = usableDestination(state, companyId, ifMatch);
+  if (!destination.ok) return destination;
+  const quota = takeSendSlot(state, companyId, ctx.now);
+  if (!quota.ok) return quota;
+  const event = raiseEvent(state, companyId, { tipo: 'webhook.teste' }, ctx, policy);
+  return ok({ event, destination: destination.value, quota: quota.value });
+}
+
+export function resendEvent(state: State, companyId: string, eventId: string, ifMatch: IfMatch, ctx: Context, policy?: DeliveryPolicy): Result<SchedulingReceipt> {
+  const event = state.webhookEvents.get(eventId);
+  if (!event || event.companyId !== companyId) return refuse('not_found', 'evento_nao_encontrado', `No webhook event ${eventId} in this company (closed events are removed 30 days after closing).`, 'path.id');
+  const destination = usableDestination(state, companyId, ifMatch);
+  if (!destination.ok) return destination;
+  const allowed = resendable(event, ctx.now, RESEND_MAX_AGE_MS);
+  if (!allowed.ok) return allowed;
+  const quota = takeSendSlot(state, companyId, ctx.now);
+  if (!quota.ok) return quota;
+  return ok({ event: reopen(state, event, destination.value, ctx.now, policy), destination: destination.value, quota: quota.value });
+}
+
+/** 404 without a destination, 428/412 on its ETag, 409 when revoked. */
+function usableDestination(state: State, companyId: string, ifMatch: IfMatch): Result<WebhookDestination> {
+  const found = findDestination(state, companyId);
+  if (!found.ok) return found;
+  const matched = requireMatch(ifMatch, destinationEtag(found.value), 'webhook destination');
+  if (!matched.ok) return matched;
+  return activeDestination(found.value);
+}
+
+/** Counts an accepted request against the shared limit, or refuses with 429 and when to retry. */
+function takeSendSlot(state: State, companyId: string, now: Instant): Result<SendQuota> {
+  const recent = (state.webhookSends.get(companyId) ?? []).filter((at) => at > now - SEND_WINDOW_MS);
+  if (recent.length >= SEND_LIMIT) {
+    const resetSeconds = Math.max(1, Math.ceil((recent[0]! + SEND_WINDOW_MS - now) / 1000));
+    return refuse('rate_limited', 'limite_testes_reenvios', `At most ${SEND_LIMIT} test and resend requests per minute per company; retry in ${resetSeconds} s.`, undefined, quota(0, resetSeconds));
+  }
+  const sends = [...recent, now];
+  state.webhookSends.set(companyId, sends);
+  const resetSeconds = sends.length >= SEND_LIMIT ? Math.max(1, Math.ceil((sends[0]! + SEND_WINDOW_MS - now) / 1000)) : 0;
+  return ok(quota(SEND_LIMIT - sends.length, resetSeconds));
+}

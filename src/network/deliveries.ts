@@ -1,0 +1,82 @@
+/**
+ * The delivery driver: runs the webhook tasks of the virtual clock. Each task calls one core transition and
+ * hands the network's outcome back to the core; it holds no rule of its own (DESIGN §2).
+ *
+ *   webhook.tentativa      an attempt is due: beginAttempt, send, then finishAttempt (at once, or after a
+ *                          virtual latency through webhook.resposta)
+ *   webhook.tempo_esgotado the attempt's 15 s are up: finishAttempt with a time-out if it is still running
+ *   webhook.resposta       a delayed answer arrives
+ *   webhook.retencao       hourly: closed events older than 30 days are removed (a `job` fault can hold it back)
+ */
+import type { ScheduledTask, VirtualClock } from '../clock/clock.js';
+import type { State } from '../core/state.js';
+import { beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, type DeliveryPolicy, type NetworkOutcome } from '../core/webhooks/events.js';
+import { purgeClosedEvents, TASK_RETENTION } from '../core/webhooks/retention.js';
+import { HOUR } from '../core/time.js';
+import type { FaultRegistry } from '../control/faults.js';
+import type { Transport } from './transport.js';
+
+export const TASK_RESPONSE = 'webhook.resposta';
+/** The `job` kind of the retention cleanup, for job faults. */
+export const JOB_RETENTION = 'retencao_eventos';
+export const RETENTION_EVERY_MS = HOUR;
+
+export interface DeliveryWorld {
+  readonly state: State;
+  readonly clock: VirtualClock;
+  /** Moves the core's task intents onto the clock; returns the tasks scheduled. */
+  flush(): readonly ScheduledTask[];
+}
+
+export function registerDeliveryTasks(world: DeliveryWorld, transport: Transport, faults: FaultRegistry, policy: DeliveryPolicy): void {
+  const { state, clock } = world;
+  const finish = (eventId: string, tentativa: number, outcome: NetworkOutcome) => {
+    finishAttempt(state, eventId, tentativa, outcome, clock.now(), policy);
+    world.flush();
+  };
+
+  clock.handle(TASK_ATTEMPT, async (task) => {
+    const { eventId, ciclo } = task.payload as { eventId: string; ciclo: number };
+    const now = clock.now();
+    const delivery = beginAttempt(state, eventId, ciclo, now, policy);
+    // The core always schedules the attempt's time-out, so a started attempt ends whatever happens
+    // (even across a snapshot); an answer that comes back at once makes it moot.
+    const timeout = world.flush().find((t) => t.kind === TASK_ATTEMPT_TIMEOUT);
+    if (!delivery) return;
+    const { outcome, latencyMs } = await transport.send({ ...delivery, now });
+    if (outcome.kind === 'no_answer') return;
+    if (latencyMs >= policy.attemptTimeoutMs) return;
+    if (timeout && latencyMs === 0) clock.cancel(timeout.id);
+    if (latencyMs > 0) {
+      clock.schedule({ kind: TASK_RESPONSE, owner: delivery.companyId, payload: { eventId, tentativa: delivery.tentativa, ...outcome } }, now + latencyMs);
+      return;
+    }
+    finish(eventId, delivery.tentativa, outcome);
+  });
+
+  clock.handle(TASK_ATTEMPT_TIMEOUT, (task) => {
+    const { eventId, tentativa } = task.payload as { eventId: string; tentativa: number };
+    finish(eventId, tentativa, { kind: 'timeout' });
+  });
+
+  clock.handle(TASK_RESPONSE, (task) => {
+    const { eventId, tentativa, ...outcome } = task.payload as { eventId: string; tentativa: number } & NetworkOutcome;
+    finish(eventId, tentativa, outcome as NetworkOutcome);
+  });
+
+  clock.handle(TASK_RETENTION, () => {
+    const fault = faults.takeJob({ kind: JOB_RETENTION, companyId: null })?.effect;
+    if (fault && 'fail' in fault) return;
+    if (fault && 'delayMs' in fault) {
+      // Postponed: this run is skipped and a single extra run happens later.
+      clock.schedule({ kind: TASK_RETENTION, owner: null }, clock.now() + fault.delayMs);
+      return;
+    }
+    purgeClosedEvents(state, clock.now());
+  });
+}
+
+/** The hourly retention run, first an hour after `start`. */
+export function scheduleRetention(clock: VirtualClock, start: number): void {
+  clock.schedule({ kind: TASK_RETENTION, owner: null, everyMs: RETENTION_EVERY_MS }, start + RETENTION_EVERY_MS);
+}
