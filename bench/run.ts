@@ -160,6 +160,42 @@ function createCost(): void {
   rows.push({ figure: 'createEmulator() + companies.create() (ms each)', value: fmt((performance.now() - t2) / 1000, 4), reference: '', ratio: '' });
 }
 
+/** A company with a destination routed to `handler`, in process. */
+async function webhookSetup(handler: (request: Request) => Response) {
+  const emu = createEmulator();
+  const company = emu.companies.create();
+  await emu.fetch('/v1/webhook', {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': 'bench-webhook-00001', 'if-none-match': '*' },
+    body: JSON.stringify({ url: 'https://hooks.bench.example/catalog' }),
+  });
+  emu.network.route('https://hooks.bench.example', handler);
+  return { emu, company };
+}
+
+async function webhooks(): Promise<void> {
+  // (d) 30 days of virtual time with 10,000 events whose receiver always fails: 8 attempts each.
+  const failing = await webhookSetup(() => new Response(null, { status: 500 }));
+  for (let i = 0; i < 10_000; i++) failing.emu.webhooks.raise(failing.company.companyId, { tipo: 'catalogo.aplicado', catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', versao: i });
+  const heapBefore = process.memoryUsage().heapUsed;
+  const t0 = performance.now();
+  const { ran } = await failing.emu.clock.advance('30d');
+  const ms = performance.now() - t0;
+  const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
+  rows.push({ figure: 'advance 30 d, 10,000 always-failing deliveries (ms)', value: fmt(ms), reference: `${fmt(ran)} tasks, heap +${fmt(heapMb)} MB`, ratio: `${fmt((ms * 1000) / ran, 1)} µs/task` });
+
+  let received = 0;
+  const ok = await webhookSetup(() => {
+    received++;
+    return new Response(null, { status: 204 });
+  });
+  for (let i = 0; i < 20_000; i++) ok.emu.webhooks.raise(ok.company.companyId, { tipo: 'catalogo.aplicado', catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', versao: i });
+  const t1 = performance.now();
+  await ok.emu.clock.advance(0);
+  const perSecond = received / ((performance.now() - t1) / 1000);
+  rows.push({ figure: 'deliveries/s to an in-process receiver (signed, 2xx)', value: fmt(perSecond), reference: `${fmt(received)} delivered`, ratio: '' });
+}
+
 async function coldStart(): Promise<void> {
   const runs = 5;
   const measure = async (args: string[]) => {
@@ -181,6 +217,7 @@ async function coldStart(): Promise<void> {
 
 createCost();
 await inProcess();
+await webhooks();
 await overHttp();
 await coldStart();
 agent.destroy();

@@ -27,7 +27,7 @@ import { Inbox, type InboxEntry } from './network/inbox.js';
 import { Transport } from './network/transport.js';
 import { registerDeliveryTasks, scheduleRetention } from './network/deliveries.js';
 import { drainOutbox } from './core/outbox.js';
-import { DEFAULT_DELIVERY_POLICY, EVENT_KINDS, raiseEvent, type DeliveryPolicy, type EventData } from './core/webhooks/events.js';
+import { DEFAULT_DELIVERY_POLICY, EVENT_KINDS, raiseEvent, rearmStartedAttempts, type DeliveryPolicy, type EventData } from './core/webhooks/events.js';
 import { VERSION } from './version.js';
 
 export type { FaultInput, FaultView, JournalEntry, NetworkRoute, Permission, Snapshot, ClockMode, InboxEntry, ReceiverHandler, EventData };
@@ -293,8 +293,11 @@ export class Emulator {
     if (problem) throw new TypeError(`Not a consistent snapshot: ${problem}`);
     const world = this.freshWorld({ random: data.random, requestRandom: data.requestRandom });
     world.state = importState(data.state as StateData);
+    // Requests in flight did not survive: attempts still running end by their time-out.
+    rearmStartedAttempts(world.state, this.deliveryPolicy);
     world.initialCompanies = this.world.initialCompanies.filter((c) => world.state.companies.has(c.companyId));
     world.clock.load(data.now, data.tasks as PersistedTask[]);
+    world.flush();
     this.replaceWorld(world);
   }
 

@@ -1,6 +1,8 @@
 /** The teaching scenarios of `catalog-emulator demo`. */
 import { idempotentRetry } from './idempotent-retry.js';
 import type { Demo } from './narrator.js';
+import { signatureCheck } from './signature-check.js';
+import { webhookRetries } from './webhook-retries.js';
 
 export type { Demo };
-export const demos: readonly Demo[] = [idempotentRetry];
+export const demos: readonly Demo[] = [idempotentRetry, webhookRetries, signatureCheck];

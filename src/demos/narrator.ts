@@ -32,3 +32,10 @@ export function narratedClient(emu: Emulator, token: string, print: (line: strin
     return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) };
   };
 }
+
+/** Prints rows under a header as aligned columns (null shows as "-"), as the demos' small result tables. */
+export function table(print: (line: string) => void, header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | null>>, indent = '  '): void {
+  const cells = [header, ...rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell))))];
+  const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
+  for (const row of cells) print(`${indent}${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()}`);
+}

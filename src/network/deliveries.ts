@@ -8,9 +8,9 @@
  *   webhook.resposta       a delayed answer arrives
  *   webhook.retencao       hourly: closed events older than 30 days are removed (a `job` fault can hold it back)
  */
-import type { ScheduledTask, VirtualClock } from '../clock/clock.js';
+import type { VirtualClock } from '../clock/clock.js';
 import type { State } from '../core/state.js';
-import { beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, type DeliveryPolicy, type NetworkOutcome } from '../core/webhooks/events.js';
+import { attemptTimeoutIntent, beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, type DeliveryPolicy, type NetworkOutcome } from '../core/webhooks/events.js';
 import { purgeClosedEvents, TASK_RETENTION } from '../core/webhooks/retention.js';
 import { HOUR } from '../core/time.js';
 import type { FaultRegistry } from '../control/faults.js';
@@ -24,8 +24,8 @@ export const RETENTION_EVERY_MS = HOUR;
 export interface DeliveryWorld {
   readonly state: State;
   readonly clock: VirtualClock;
-  /** Moves the core's task intents onto the clock; returns the tasks scheduled. */
-  flush(): readonly ScheduledTask[];
+  /** Moves the core's task intents onto the clock. */
+  flush(): unknown;
 }
 
 export function registerDeliveryTasks(world: DeliveryWorld, transport: Transport, faults: FaultRegistry, policy: DeliveryPolicy): void {
@@ -39,14 +39,15 @@ export function registerDeliveryTasks(world: DeliveryWorld, transport: Transport
     const { eventId, ciclo } = task.payload as { eventId: string; ciclo: number };
     const now = clock.now();
     const delivery = beginAttempt(state, eventId, ciclo, now, policy);
-    // The core always schedules the attempt's time-out, so a started attempt ends whatever happens
-    // (even across a snapshot); an answer that comes back at once makes it moot.
-    const timeout = world.flush().find((t) => t.kind === TASK_ATTEMPT_TIMEOUT);
+    world.flush();
     if (!delivery) return;
     const { outcome, latencyMs } = await transport.send({ ...delivery, now });
-    if (outcome.kind === 'no_answer') return;
-    if (latencyMs >= policy.attemptTimeoutMs) return;
-    if (timeout && latencyMs === 0) clock.cancel(timeout.id);
+    // No answer, or one slower than the time-out: the attempt ends when its time-out fires.
+    if (outcome.kind === 'no_answer' || latencyMs >= policy.attemptTimeoutMs) {
+      attemptTimeoutIntent(state, eventId, delivery.tentativa, now, policy);
+      world.flush();
+      return;
+    }
     if (latencyMs > 0) {
       clock.schedule({ kind: TASK_RESPONSE, owner: delivery.companyId, payload: { eventId, tentativa: delivery.tentativa, ...outcome } }, now + latencyMs);
       return;

@@ -224,8 +224,26 @@ export function beginAttempt(state: State, eventId: string, ciclo: number, now: 
   const tentativa = event.attempts.length + 1;
   const attempt: DeliveryAttempt = { tentativa, ciclo, destinoVersao: destination.versao, estado: 'iniciada', iniciadaEm: now, terminadaEm: null, codigoFalha: null, statusHttp: null };
   replaceEvent(state, event, { estado: next, proximaTentativaEm: null, attempts: [...event.attempts, attempt] });
-  schedule(state, { kind: TASK_ATTEMPT_TIMEOUT, owner: event.companyId, due: now + policy.attemptTimeoutMs, payload: { eventId, tentativa } });
   return { eventId, companyId: event.companyId, tipo: event.tipo, tentativa, url: destination.url, secret: destination.secret, body: event.body };
+}
+
+/**
+ * An attempt that started waits at most the attempt time-out. The transport arms that time-out only when the
+ * answer does not come back at once; a restored state re-arms it for every attempt still running, since the
+ * request it was waiting on did not survive the restore.
+ */
+export function attemptTimeoutIntent(state: State, eventId: string, tentativa: number, startedAt: Instant, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): void {
+  const event = state.webhookEvents.get(eventId);
+  if (!event) return;
+  schedule(state, { kind: TASK_ATTEMPT_TIMEOUT, owner: event.companyId, due: startedAt + policy.attemptTimeoutMs, payload: { eventId, tentativa } });
+}
+
+export function rearmStartedAttempts(state: State, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): void {
+  for (const event of state.webhookEvents.values()) {
+    for (const attempt of event.attempts) {
+      if (attempt.estado === 'iniciada') attemptTimeoutIntent(state, event.id, attempt.tentativa, attempt.iniciadaEm, policy);
+    }
+  }
 }
 
 /** How the network's outcome ends an attempt: only a completed 2xx delivers (spec "Delivery semantics"). */
