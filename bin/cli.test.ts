@@ -206,6 +206,14 @@ describe('catalog-emulator demo', { timeout: TEST_TIMEOUT_MS }, () => {
     expect(run.stdout).toMatch(/^\s+idempotent-retry\s+\S.*$/m);
   });
 
+  it('lists the three demos, one line each with a summary', async () => {
+    const run = cli(['demo']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const listed = run.stdout.split('\n').filter((line) => /^\s+\S+\s+\S/.test(line)).map((line) => line.trim().split(/\s+/)[0]);
+    expect(listed).toEqual(['idempotent-retry', 'webhook-retries', 'signature-check']);
+    expect(run.stderr).toBe('');
+  });
+
   it('demo idempotent-retry shows the lost 503, the replayed 200 and the 412, and exits 0', async () => {
     const run = cli(['demo', 'idempotent-retry']);
     expect(await run.exited).toEqual({ code: 0, signal: null });
@@ -235,6 +243,114 @@ describe('catalog-emulator demo', { timeout: TEST_TIMEOUT_MS }, () => {
     const run = cli(['demo', 'nope']);
     const { code } = await run.exited;
     expect(code).toBe(2);
-    expect(run.stderr).toContain('no demo "nope" (demos: idempotent-retry)');
+    expect(run.stderr).toContain('no demo "nope" (demos: idempotent-retry, webhook-retries, signature-check)');
+  });
+});
+
+describe('catalog-emulator demo webhook-retries', { timeout: TEST_TIMEOUT_MS }, () => {
+  /** The schedule of DESIGN (waits 5 s, 5 min, 30 min, 2 h, 5 h, 7 h, 8 h from the end of each attempt), as offsets from the first. */
+  const OFFSETS = ['+0:00:00', '+0:00:05', '+0:05:05', '+0:35:05', '+2:35:05', '+7:35:05', '+14:35:05', '+22:35:05'];
+  const INSTANTS = ['00:00:00', '00:00:05', '00:05:05', '00:35:05', '02:35:05', '07:35:05', '14:35:05', '22:35:05'].map((t) => `2026-01-01T${t}.000Z`);
+
+  it('exits 0 and narrates 8 attempts on the schedule, 7 answered 503 and the 8th 200, as each happens', async () => {
+    const run = cli(['demo', 'webhook-retries']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    expect(out).toMatch(/→ PUT \/v1\/webhook\n\s+idempotency-key: \S+\n\s+if-none-match: \*\n.*\n\s+← 201\n/);
+    expect(out).toMatch(/"segredo":"svc_whsec_[A-Za-z0-9_-]{43}"/);
+    expect(out).toMatch(/→ POST \/v1\/webhook\/testes\n\s+idempotency-key: \S+\n\s+if-match: "[^"]+"\n\s+← 202\n/);
+    const live = [...out.matchAll(/^\s+2026-01-01 (\d\d:\d\d:\d\d) \((\+[\d:]+)\)\s+attempt (\d+): signature ok, the receiver answers (\d+)$/gm)].map((m) => [m[2], m[3], m[4]]);
+    // Eight attempts of the first cycle, then the resend's attempt 9 (step 6).
+    expect(live).toEqual([...OFFSETS.map((offset, i) => [offset, String(i + 1), i < 7 ? '503' : '200']), ['+22:35:05', '9', '200']]);
+    // Each attempt is followed by the event as read after it: pendente with the next attempt, then entregue.
+    for (let i = 1; i < 8; i++) expect(out).toContain(`→ event pendente, tentativas_ciclo ${i}, next at 2026-01-01 ${INSTANTS[i]!.slice(11, 19)} (${OFFSETS[i]})`);
+    expect(out).toContain('→ event entregue, tentativas_ciclo 8\n');
+    expect(run.stderr).toBe('');
+  });
+
+  it('prints the attempt table (8 rows, 7 falhou status_nao_2xx 503, the 8th entregue 200 at +22:35:05) and the final entregue', async () => {
+    const run = cli(['demo', 'webhook-retries']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    expect(out).toMatch(/^\s+tentativa\s+iniciada_em\s+\+ first\s+estado\s+codigo_falha\s+status_http$/m);
+    const rows = [...out.matchAll(/^\s+(\d+)\s+(2026-\S+)\s+(\+[\d:]+)\s+(\S+)\s+(\S+)\s+(\S+)$/gm)].map((m) => m.slice(1));
+    expect(rows).toEqual(
+      INSTANTS.map((instant, i) => [String(i + 1), instant, OFFSETS[i], i < 7 ? 'falhou' : 'entregue', i < 7 ? 'status_nao_2xx' : '-', i < 7 ? '503' : '200']),
+    );
+    expect(out).toContain('The event: estado entregue, tentativas_totais 8, status_http 200, terminado_em 2026-01-01T22:35:05.000Z.');
+  });
+
+  it('shows a resend accepted (202) and delivered at once as attempt 9 of a new cycle', async () => {
+    const run = cli(['demo', 'webhook-retries']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    expect(out).toMatch(/→ POST \/v1\/webhook\/eventos\/[0-9a-f-]{36}\/reenvios\n\s+idempotency-key: \S+\n\s+if-match: "[^"]+"\n\s+← 202\n/);
+    expect(out).toMatch(/2026-01-01 22:35:05 \(\+22:35:05\)\s+attempt 9: signature ok, the receiver answers 200\n/);
+    expect(out).toContain('Delivered at once: event entregue, tentativas_ciclo 1, tentativas_totais 9.');
+    expect(out.split('\n').length).toBeLessThanOrEqual(120);
+  });
+
+  it('prints the same output every run (seeded ids and secret, virtual clock)', async () => {
+    const first = cli(['demo', 'webhook-retries']);
+    const second = cli(['demo', 'webhook-retries']);
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    expect(first.stdout).toContain('attempt 8');
+    expect(second.stdout).toBe(first.stdout);
+  });
+});
+
+describe('catalog-emulator demo signature-check', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('exits 0 and shows the captured delivery with its three signed headers and exact body', async () => {
+    const run = cli(['demo', 'signature-check']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    const id = out.match(/service-event-id: ([0-9a-f-]{36})\n/)?.[1];
+    expect(id).toBeDefined();
+    expect(out).toMatch(/service-timestamp: 1767225600\n/); // 2026-01-01T00:00:00Z, the virtual start
+    expect(out).toMatch(/service-signature: v1=[0-9a-f]{64}\n/);
+    expect(out).toContain(`{"id":"${id}","versao":1,"empresa":"11222333","ocorridoEm":"2026-01-01T00:00:00.000Z","dados":{"tipo":"webhook.teste"}}`);
+    expect(run.stderr).toBe('');
+  });
+
+  it('shows ok for the genuine delivery and the reason and message for each altered copy', async () => {
+    const run = cli(['demo', 'signature-check']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    expect(out).toMatch(/the genuine delivery\s+→ ok: webhook\.teste [0-9a-f-]{36}\n/);
+    expect(out).toMatch(/body edited \(tipo changed\)\s+→ assinatura_invalida\n\s+no "v1=" signature in Service-Signature matches/);
+    expect(out).toMatch(/signature, last hex flipped\s+→ assinatura_invalida\n/);
+    expect(out).toMatch(/replayed 10 minutes later\s+→ timestamp_fora_da_tolerancia\n\s+Service-Timestamp is 600 s in the past, beyond the tolerance of 300 s\./);
+    expect(out).toMatch(/checked with another secret\s+→ assinatura_invalida\n/);
+    expect(out).toMatch(/signature header stripped\s+→ cabecalho_ausente\n\s+missing or empty header\(s\): Service-Signature\./);
+  });
+
+  it('shows a verifying receiver rejecting each tamper delivery fault, then accepting the retry', async () => {
+    const run = cli(['demo', 'signature-check']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    for (const tamper of ['signature', 'body', 'timestamp']) expect(out).toMatch(new RegExp(`emu\\.faults\\.add\\(\\{ target: 'delivery', effect: \\{ tamper: '${tamper}' \\} \\}\\) → flt_\\d+; POST /v1/webhook/testes → 202\\n`));
+    expect(out).toMatch(/^\s+tamper\s+attempt 1\s+attempt 2 \(retry\)\s+event$/m);
+    expect(out).toMatch(/^\s+signature\s+assinatura_invalida\s+ok\s+entregue$/m);
+    expect(out).toMatch(/^\s+body\s+assinatura_invalida\s+ok\s+entregue$/m);
+    expect(out).toMatch(/^\s+timestamp\s+timestamp_fora_da_tolerancia\s+ok\s+entregue$/m);
+    expect(out.match(/the receiver: (assinatura_invalida|timestamp_fora_da_tolerancia), answers 401\n/g)).toHaveLength(3);
+  });
+
+  it('ends with what a receiver must do', async () => {
+    const run = cli(['demo', 'signature-check']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const tail = run.stdout.slice(run.stdout.indexOf('What a receiver must do'));
+    for (const rule of ['before parsing the JSON', 'exact body bytes', '5 minutes', 'constant time', 'same transaction']) expect(tail).toContain(rule);
+    expect(run.stdout.split('\n').length).toBeLessThanOrEqual(120);
+  });
+
+  it('prints the same output every run (seeded ids and secrets, virtual clock)', async () => {
+    const first = cli(['demo', 'signature-check']);
+    const second = cli(['demo', 'signature-check']);
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    expect(first.stdout).toContain('What a receiver must do');
+    expect(second.stdout).toBe(first.stdout);
   });
 });

@@ -24,7 +24,7 @@ import type { BodySource, JournalEntry, PageBudgets, Runtime } from './http/runt
 import type { IncomingHttpHeaders } from 'node:http';
 import { RouteTable, type NetworkRoute, type ReceiverHandler } from './network/routes.js';
 import { Inbox, type InboxEntry } from './network/inbox.js';
-import { Transport } from './network/transport.js';
+import { DEFAULT_HANDLER_GRACE_MS, Transport } from './network/transport.js';
 import { registerDeliveryTasks, scheduleRetention } from './network/deliveries.js';
 import { drainOutbox } from './core/outbox.js';
 import { DEFAULT_DELIVERY_POLICY, EVENT_KINDS, raiseEvent, rearmStartedAttempts, type DeliveryPolicy, type EventData } from './core/webhooks/events.js';
@@ -61,6 +61,11 @@ export interface EmulatorOptions {
     readonly retryWaits?: readonly (number | string)[];
     /** How long an attempt waits for an answer; default 15 s. */
     readonly attemptTimeout?: number | string;
+    /**
+     * Real milliseconds an in-process handler may take before it counts as a peer that never answers
+     * (default 200). Lower it in tests that simulate many dead peers.
+     */
+    readonly handlerGraceMs?: number;
   };
 }
 
@@ -152,7 +157,9 @@ export class Emulator {
     this.bootstrap = options.companies ?? [];
     this.pageBudgets = { ...DEFAULT_PAGE_BUDGETS, ...options.pageBudgets };
     this.deliveryPolicy = deliveryPolicy(options.webhooks);
-    this.transport = new Transport(this.routeTable, this.inboxLog, this.faultRegistry, () => this.deliveryPolicy.attemptTimeoutMs);
+    const grace = options.webhooks?.handlerGraceMs ?? DEFAULT_HANDLER_GRACE_MS;
+    if (!(Number.isFinite(grace) && grace >= 0)) throw new RangeError(`webhooks.handlerGraceMs must be a non-negative number of milliseconds; got ${grace}`);
+    this.transport = new Transport(this.routeTable, this.inboxLog, this.faultRegistry, () => this.deliveryPolicy.attemptTimeoutMs, grace);
     this.world = this.freshWorld();
     // The runtime reads the current world on every access: reset and restore swap worlds under it.
     const self = this;

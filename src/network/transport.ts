@@ -13,8 +13,12 @@ import type { Inbox } from './inbox.js';
 import type { ReceiverHandler, RouteTable } from './routes.js';
 import { signatureOf } from './signature.js';
 
-/** How long an in-process handler may take in real time before it counts as a peer that never answers. */
-export const HANDLER_GRACE_MS = 50;
+/**
+ * How long an in-process handler may take in real time before it counts as a peer that never answers
+ * (createEmulator({ webhooks: { handlerGraceMs } })). Handlers run in virtual time, so a working one answers in
+ * microseconds; the margin is for loaded machines. Each simulated dead peer costs this much real time.
+ */
+export const DEFAULT_HANDLER_GRACE_MS = 200;
 /** The `tamper: "timestamp"` fault signs with a timestamp this old: outside the receivers' 5-minute tolerance. */
 export const TAMPERED_TIMESTAMP_AGE_S = 600;
 
@@ -51,6 +55,7 @@ export class Transport {
     private readonly inbox: Inbox,
     private readonly faults: FaultRegistry,
     private readonly attemptTimeoutMs: () => number,
+    private readonly handlerGraceMs: number = DEFAULT_HANDLER_GRACE_MS,
   ) {}
 
   async send(delivery: OutboundDelivery): Promise<TransportResult> {
@@ -70,7 +75,7 @@ export class Transport {
 
   private deliver(parts: Parts, delivery: OutboundDelivery): Promise<TransportOutcome> {
     const target = this.routes.resolve(parts.url);
-    if (typeof target === 'function') return callHandler(target, parts);
+    if (typeof target === 'function') return callHandler(target, parts, this.handlerGraceMs);
     if (typeof target === 'string') return post({ ...parts, url: target }, this.attemptTimeoutMs());
     this.inbox.record({
       at: new Date(delivery.now).toISOString(),
@@ -106,7 +111,7 @@ function signed(d: OutboundDelivery, effect: DeliveryFaultEffect | undefined): P
   };
 }
 
-async function callHandler(handler: ReceiverHandler, parts: Parts): Promise<TransportOutcome> {
+async function callHandler(handler: ReceiverHandler, parts: Parts, graceMs: number): Promise<TransportOutcome> {
   let answered: Promise<TransportOutcome>;
   try {
     answered = Promise.resolve(handler(new Request(parts.url, { method: 'POST', headers: parts.headers, body: parts.body }))).then(
@@ -118,7 +123,7 @@ async function callHandler(handler: ReceiverHandler, parts: Parts): Promise<Tran
   }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const silence = new Promise<TransportOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'no_answer' }), HANDLER_GRACE_MS);
+    timer = setTimeout(() => resolve({ kind: 'no_answer' }), graceMs);
     timer.unref?.();
   });
   try {
