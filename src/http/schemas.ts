@@ -191,7 +191,8 @@ function isNonPublicIp(host: string): boolean {
   if (!host.startsWith('[')) return false;
   const v6 = host.slice(1, -1);
   if (v6 === '::' || v6 === '::1') return true;
-  const mapped = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(v6) ?? /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
+  // IPv4 embedded in IPv6: mapped (::ffff:), the deprecated compatible form (::a.b.c.d) and NAT64 (64:ff9b::).
+  const mapped = /^(?:::ffff:|::|64:ff9b::)(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(v6) ?? /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
   if (mapped) {
     if (mapped.length === 2) return isNonPublicIp(mapped[1]!);
     const high = parseInt(mapped[1]!, 16);

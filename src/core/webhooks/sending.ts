@@ -65,6 +65,7 @@ function takeSendSlot(state: State, companyId: string, now: Instant): Result<Sen
   }
   const sends = [...recent, now];
   state.webhookSends.set(companyId, sends);
-  const resetSeconds = sends.length >= SEND_LIMIT ? Math.max(1, Math.ceil((sends[0]! + SEND_WINDOW_MS - now) / 1000)) : 0;
+  // RateLimit `t`: seconds until more quota comes back, i.e. until the oldest counted request leaves the window.
+  const resetSeconds = Math.max(1, Math.ceil((sends[0]! + SEND_WINDOW_MS - now) / 1000));
   return ok(quota(SEND_LIMIT - sends.length, resetSeconds));
 }

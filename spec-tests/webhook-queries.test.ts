@@ -1,0 +1,439 @@
+/**
+ * The webhook event queries (spec "GET /v1/webhook/eventos", "GET /v1/webhook/eventos/{id}", "…/tentativas",
+ * "Webhook event (list item)", "(detail)", "Delivery attempt", "Delivery semantics" retention; helper decisions
+ * "Webhooks (issue 3)"): order, limits and cursors, the exact fields, attempts across cycles, queries while
+ * suspended, and the hourly retention cleanup (and a job fault holding it back).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { headOfficeCatalog, newKey, otherCompany, product, world, type Answer, type World } from './support/client.js';
+import { expectError } from './support/expect.js';
+import { UNKNOWN_ID } from './support/fixtures.js';
+import {
+  addFault,
+  advance,
+  advanceTo,
+  attemptsPath,
+  Cleanup,
+  createDestination,
+  DAY,
+  eventDetail,
+  eventPath,
+  EVENTS,
+  HOUR,
+  inboxFor,
+  iso,
+  MINUTE,
+  now,
+  raiseEvent,
+  removeFault,
+  resend,
+  resendPath,
+  SECOND,
+  testEvent,
+  TESTS,
+  uniqueHost,
+  WEBHOOK,
+  type Destination,
+} from './support/webhook-setup.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const ITEM_FIELDS = ['criado_em', 'destino_id', 'destino_versao', 'estado', 'id', 'ocorrido_em', 'prazo_em', 'status_http', 'tentativas_ciclo', 'tentativas_totais', 'tipo'];
+const DETAIL_FIELDS = [...ITEM_FIELDS, 'codigo_falha', 'evento', 'proxima_tentativa_em', 'terminado_em'].sort();
+const ATTEMPT_FIELDS = ['codigo_falha', 'destino_versao', 'estado', 'iniciada_em', 'status_http', 'tentativa', 'terminada_em'];
+
+async function configured(): Promise<{ w: World; host: string; destination: Destination }> {
+  const w = await world();
+  const host = uniqueHost();
+  const destination = await createDestination(w, `https://${host}/eventos`);
+  return { w, host, destination };
+}
+
+async function list(w: World, query = ''): Promise<Answer> {
+  const answer = await w.api.get(`${EVENTS}${query === '' ? '' : `?${query}`}`);
+  expect(answer.status, answer.text).toBe(200);
+  expect(Object.keys(answer.body).sort()).toEqual(['itens', 'proximo_cursor']);
+  return answer;
+}
+
+const ids = (answer: Answer): string[] => answer.body.itens.map((item: { id: string }) => item.id);
+
+/** Every event id following proximo_cursor with `limite`; the pages' sizes too. */
+async function walk(w: World, limite: number, between?: (page: number) => Promise<void>): Promise<{ ids: string[]; sizes: number[] }> {
+  const all: string[] = [];
+  const sizes: number[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 100; page++) {
+    const answer: Answer = await list(w, `limite=${limite}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+    all.push(...ids(answer));
+    sizes.push(answer.body.itens.length);
+    cursor = answer.body.proximo_cursor;
+    if (cursor === null) return { ids: all, sizes };
+    expect(typeof cursor).toBe('string');
+    if (between) await between(page);
+  }
+  throw new Error('the event list did not end within 100 pages');
+}
+
+async function attempts(w: World, id: string, query = ''): Promise<Answer> {
+  const answer = await w.api.get(`${attemptsPath(id)}${query === '' ? '' : `?${query}`}`);
+  expect(answer.status, answer.text).toBe(200);
+  expect(Object.keys(answer.body).sort()).toEqual(['itens', 'proxima_tentativa']);
+  return answer;
+}
+
+const numbers = (answer: Answer): number[] => answer.body.itens.map((a: { tentativa: number }) => a.tentativa);
+
+describe('GET /v1/webhook/eventos', () => {
+  it('answers an empty list as {itens: [], proximo_cursor: null}', async () => {
+    const w = await world();
+    expect((await list(w)).body).toEqual({ itens: [], proximo_cursor: null });
+  });
+
+  it('lists newest first, each item exactly the list-item fields of its detail', async () => {
+    const { w, destination } = await configured();
+    const a = await raiseEvent(w);
+    await advance(w, MINUTE);
+    const b = await testEvent(w, destination.etag);
+    const c = await raiseEvent(w, { tipo: 'vigilancia.degradada' });
+    await advance(w, 0);
+    const answer = await list(w);
+    expect(ids(answer)).toEqual([c, b, a]);
+    expect(answer.body.proximo_cursor).toBeNull();
+    for (const item of answer.body.itens) {
+      expect(Object.keys(item).sort()).toEqual(ITEM_FIELDS);
+      const detail = await eventDetail(w, item.id);
+      expect(item).toEqual(Object.fromEntries(ITEM_FIELDS.map((f) => [f, detail[f]])));
+    }
+    expect(answer.body.itens.map((i: { tipo: string }) => i.tipo)).toEqual(['vigilancia.degradada', 'webhook.teste', 'catalogo.aplicado']);
+  });
+
+  it('pages with limite and proximo_cursor, visiting every event once in order; a full last page ends with null', async () => {
+    const w = await world();
+    const raised: string[] = [];
+    for (let i = 0; i < 7; i++) raised.push(await raiseEvent(w));
+    const newestFirst = [...raised].reverse();
+    expect(await walk(w, 3)).toEqual({ ids: newestFirst, sizes: [3, 3, 1] });
+    expect(await walk(w, 7)).toEqual({ ids: newestFirst, sizes: [7] });
+    expect(await walk(w, 1)).toEqual({ ids: newestFirst, sizes: [1, 1, 1, 1, 1, 1, 1] });
+    // Six events in pages of three: the second page is the last.
+    const six = await world();
+    const sixIds: string[] = [];
+    for (let i = 0; i < 6; i++) sixIds.push(await raiseEvent(six));
+    expect(await walk(six, 3)).toEqual({ ids: sixIds.reverse(), sizes: [3, 3] });
+  });
+
+  it('keeps a walk stable while new events arrive: they are newer than the cursor and do not appear', async () => {
+    const w = await world();
+    const raised: string[] = [];
+    for (let i = 0; i < 5; i++) raised.push(await raiseEvent(w));
+    const added: string[] = [];
+    const walked = await walk(w, 2, async () => {
+      added.push(await raiseEvent(w));
+    });
+    expect(walked.ids).toEqual([...raised].reverse());
+    expect(ids(await list(w, 'limite=100'))).toEqual([...raised, ...added].reverse());
+  });
+
+  it('answers 50 items by default and at most 100', async () => {
+    const w = await world();
+    const raised: string[] = [];
+    for (let i = 0; i < 101; i++) raised.push(await raiseEvent(w));
+    const newestFirst = [...raised].reverse();
+    const first = await list(w);
+    expect(ids(first)).toEqual(newestFirst.slice(0, 50));
+    expect(first.body.proximo_cursor).toEqual(expect.any(String));
+    const full = await list(w, 'limite=100');
+    expect(ids(full)).toEqual(newestFirst.slice(0, 100));
+    const rest = await list(w, `limite=100&cursor=${encodeURIComponent(full.body.proximo_cursor)}`);
+    expect(rest.body).toMatchObject({ proximo_cursor: null });
+    expect(ids(rest)).toEqual([raised[0]]);
+  });
+
+  it.each(['0', '101', 'abc', '-1', '1.5', ''])('refuses limite=%j with 422 valor_invalido query.limite', async (limite) => {
+    const w = await world();
+    expectError(await w.api.get(`${EVENTS}?limite=${limite}`), 422, 'valor_invalido', 'query.limite');
+  });
+
+  it('refuses a repeated limite with 422 parametro_repetido and an unknown parameter with 422 campo_desconhecido', async () => {
+    const w = await world();
+    expectError(await w.api.get(`${EVENTS}?limite=1&limite=2`), 422, 'parametro_repetido', 'query.limite');
+    expectError(await w.api.get(`${EVENTS}?apos_id=${UNKNOWN_ID}`), 422, 'campo_desconhecido', 'query.apos_id');
+  });
+
+  it('refuses a cursor of another company, or not a cursor, with 422 cursor_invalido query.cursor', async () => {
+    const w = await world();
+    for (let i = 0; i < 3; i++) await raiseEvent(w);
+    const cursor = (await list(w, 'limite=1')).body.proximo_cursor as string;
+    const other = await otherCompany(w);
+    for (let i = 0; i < 3; i++) await raiseEvent(other);
+    expectError(await other.api.get(`${EVENTS}?cursor=${encodeURIComponent(cursor)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(await w.api.get(`${EVENTS}?cursor=nada`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(await w.api.get(`${EVENTS}?cursor=${encodeURIComponent(cursor.slice(0, -2))}`), 422, 'cursor_invalido', 'query.cursor');
+    // A cursor of another list of the same company (its products) is not one of this list.
+    const catalog = await headOfficeCatalog(w);
+    await product(w, catalog.id);
+    await product(w, catalog.id);
+    const productCursor = (await w.api.get('/v1/produtos?limite=1')).body.proximo_cursor as string;
+    expect(typeof productCursor).toBe('string');
+    expectError(await w.api.get(`${EVENTS}?cursor=${encodeURIComponent(productCursor)}`), 422, 'cursor_invalido', 'query.cursor');
+    // The cursor still works for its own company.
+    expect(ids(await list(w, `cursor=${encodeURIComponent(cursor)}`))).toHaveLength(2);
+  });
+
+  it('lists only the company\'s own events', async () => {
+    const w = await world();
+    const mine = await raiseEvent(w);
+    const other = await otherCompany(w);
+    const theirs = await raiseEvent(other);
+    expect(ids(await list(w))).toEqual([mine]);
+    expect(ids(await list(other))).toEqual([theirs]);
+  });
+});
+
+describe('GET /v1/webhook/eventos/{id}', () => {
+  it('answers exactly the list-item fields plus terminado_em, proxima_tentativa_em, codigo_falha and evento', async () => {
+    const { w, destination } = await configured();
+    const t0 = await now(w);
+    const id = await testEvent(w, destination.etag);
+    const pending = await w.api.get(eventPath(id));
+    expect(pending.status).toBe(200);
+    expect(Object.keys(pending.body).sort()).toEqual(DETAIL_FIELDS);
+    expect(pending.body).toEqual({
+      id,
+      tipo: 'webhook.teste',
+      ocorrido_em: iso(t0),
+      destino_id: destination.id,
+      destino_versao: 1,
+      estado: 'pendente',
+      tentativas_ciclo: 0,
+      tentativas_totais: 0,
+      status_http: null,
+      criado_em: iso(t0),
+      prazo_em: iso(t0 + DAY),
+      terminado_em: null,
+      proxima_tentativa_em: iso(t0),
+      codigo_falha: null,
+      evento: { id, versao: 1, empresa: w.company.cnpjRoot, ocorridoEm: iso(t0), dados: { tipo: 'webhook.teste' } },
+    });
+    const t1 = await advance(w, 0);
+    expect(await eventDetail(w, id)).toEqual({ ...pending.body, estado: 'entregue', tentativas_ciclo: 1, tentativas_totais: 1, status_http: 200, terminado_em: iso(t1), proxima_tentativa_em: null });
+  });
+
+  it('accepts the id in upper case', async () => {
+    const w = await world();
+    const id = await raiseEvent(w);
+    const answer = await w.api.get(eventPath(id.toUpperCase()));
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.id).toBe(id);
+  });
+
+  it('answers 404 evento_nao_encontrado for another company\'s event and an unknown id, 422 for a malformed id', async () => {
+    const w = await world();
+    const id = await raiseEvent(w);
+    const other = await otherCompany(w);
+    expectError(await other.api.get(eventPath(id)), 404, 'evento_nao_encontrado');
+    expectError(await other.api.get(attemptsPath(id)), 404, 'evento_nao_encontrado');
+    expectError(await w.api.get(eventPath(UNKNOWN_ID)), 404, 'evento_nao_encontrado');
+    expectError(await w.api.get(eventPath('nao-e-uuid')), 422, 'valor_invalido', 'path.id');
+  });
+
+  it('needs webhook:gerenciar for every query (403 permissao_insuficiente)', async () => {
+    const w = await world();
+    const id = await raiseEvent(w);
+    const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'catalogo:gerenciar']);
+    const reader = w.api.as(token);
+    expectError(await reader.get(EVENTS), 403, 'permissao_insuficiente');
+    expectError(await reader.get(eventPath(id)), 403, 'permissao_insuficiente');
+    expectError(await reader.get(attemptsPath(id)), 403, 'permissao_insuficiente');
+  });
+});
+
+describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
+  it('lists attempts in ascending order across two cycles, paging with limite, apos_tentativa and proxima_tentativa', async () => {
+    const { w, host, destination } = await configured();
+    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 500 }, times: 3 });
+    const id = await testEvent(w, destination.etag);
+    const t0 = await advance(w, 0);
+    await advance(w, 5 * SECOND);
+    await advance(w, 5 * MINUTE);
+    await advance(w, 30 * MINUTE);
+    const t2 = t0 + 5 * SECOND;
+    const t3 = t2 + 5 * MINUTE;
+    const t4 = t3 + 30 * MINUTE;
+    expect(await eventDetail(w, id)).toMatchObject({ estado: 'entregue', tentativas_ciclo: 4, tentativas_totais: 4, terminado_em: iso(t4) });
+    const t5 = await advance(w, HOUR);
+    await resend(w, id, destination.etag);
+    await advance(w, 0);
+    expect(await eventDetail(w, id)).toMatchObject({ estado: 'entregue', tentativas_ciclo: 1, tentativas_totais: 5 });
+    const failed = (at: number, tentativa: number) => ({ tentativa, destino_versao: 1, estado: 'falhou', iniciada_em: iso(at), terminada_em: iso(at), codigo_falha: 'status_nao_2xx', status_http: 500 });
+    const delivered = (at: number, tentativa: number) => ({ tentativa, destino_versao: 1, estado: 'entregue', iniciada_em: iso(at), terminada_em: iso(at), codigo_falha: null, status_http: 200 });
+    const all = [failed(t0, 1), failed(t2, 2), failed(t3, 3), delivered(t4, 4), delivered(t5, 5)];
+    const whole = await attempts(w, id);
+    expect(whole.body).toEqual({ itens: all, proxima_tentativa: null });
+    for (const item of whole.body.itens) expect(Object.keys(item).sort()).toEqual(ATTEMPT_FIELDS);
+    // Pages of two, each sending back proxima_tentativa as apos_tentativa.
+    const p1 = await attempts(w, id, 'limite=2');
+    expect(p1.body).toEqual({ itens: all.slice(0, 2), proxima_tentativa: 2 });
+    const p2 = await attempts(w, id, `limite=2&apos_tentativa=${p1.body.proxima_tentativa}`);
+    expect(p2.body).toEqual({ itens: all.slice(2, 4), proxima_tentativa: 4 });
+    const p3 = await attempts(w, id, `limite=2&apos_tentativa=${p2.body.proxima_tentativa}`);
+    expect(p3.body).toEqual({ itens: all.slice(4), proxima_tentativa: null });
+    // A full last page ends with null; after the end, an empty page.
+    expect((await attempts(w, id, 'limite=5')).body.proxima_tentativa).toBeNull();
+    expect((await attempts(w, id, 'limite=4&apos_tentativa=1')).body).toEqual({ itens: all.slice(1, 5), proxima_tentativa: null });
+    expect((await attempts(w, id, 'apos_tentativa=5')).body).toEqual({ itens: [], proxima_tentativa: null });
+    expect((await attempts(w, id, 'apos_tentativa=0000000003')).body.itens.map((a: { tentativa: number }) => a.tentativa)).toEqual([4, 5]);
+  });
+
+  it('answers an event with no attempt yet with {itens: [], proxima_tentativa: null}', async () => {
+    const { w, destination } = await configured();
+    const id = await testEvent(w, destination.etag);
+    expect((await attempts(w, id)).body).toEqual({ itens: [], proxima_tentativa: null });
+  });
+
+  it('answers 50 attempts by default and at most 100 (many cycles of 8 failed attempts)', async () => {
+    const { w, host, destination } = await configured();
+    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 503 }, times: null });
+    const id = await testEvent(w, destination.etag);
+    await advance(w, 23 * HOUR);
+    for (let cycle = 2; cycle <= 7; cycle++) {
+      expect(await eventDetail(w, id)).toMatchObject({ estado: 'falhou', tentativas_ciclo: 8, tentativas_totais: 8 * (cycle - 1) });
+      await resend(w, id, destination.etag);
+      await advance(w, 23 * HOUR);
+    }
+    expect(await eventDetail(w, id)).toMatchObject({ estado: 'falhou', tentativas_ciclo: 8, tentativas_totais: 56, codigo_falha: 'status_nao_2xx', status_http: 503 });
+    const first = await attempts(w, id);
+    expect(numbers(first)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(first.body.proxima_tentativa).toBe(50);
+    const rest = await attempts(w, id, 'apos_tentativa=50');
+    expect(numbers(rest)).toEqual([51, 52, 53, 54, 55, 56]);
+    expect(rest.body.proxima_tentativa).toBeNull();
+    const max = await attempts(w, id, 'limite=100');
+    expect(numbers(max)).toEqual(Array.from({ length: 56 }, (_, i) => i + 1));
+    expect(max.body.proxima_tentativa).toBeNull();
+  });
+
+  it.each([
+    ['limite=0', 'query.limite'],
+    ['limite=101', 'query.limite'],
+    ['limite=abc', 'query.limite'],
+    ['apos_tentativa=abc', 'query.apos_tentativa'],
+    ['apos_tentativa=-1', 'query.apos_tentativa'],
+    ['apos_tentativa=', 'query.apos_tentativa'],
+    ['apos_tentativa=12345678901', 'query.apos_tentativa'],
+  ])('refuses %s with 422 valor_invalido %s', async (query, caminho) => {
+    const w = await world();
+    const id = await raiseEvent(w);
+    expectError(await w.api.get(`${attemptsPath(id)}?${query}`), 422, 'valor_invalido', caminho);
+  });
+
+  it('answers 404 evento_nao_encontrado for an unknown event', async () => {
+    const w = await world();
+    expectError(await w.api.get(attemptsPath(UNKNOWN_ID)), 404, 'evento_nao_encontrado');
+  });
+});
+
+describe('queries while the subscription is suspended', () => {
+  it('answers GET /v1/webhook, the event list, the detail and the attempts', async () => {
+    const { w, destination } = await configured();
+    const id = await testEvent(w, destination.etag);
+    await advance(w, 0);
+    await w.controls.updateCompany(w.company.companyId, { subscriptionActive: false });
+    expectError(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), 403, 'assinatura_inativa');
+    const read = await w.api.get(WEBHOOK);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({ id: destination.id, versao: 1, estado: 'ativo', url: destination.url });
+    expect(ids(await list(w))).toEqual([id]);
+    expect(await eventDetail(w, id)).toMatchObject({ id, estado: 'entregue' });
+    expect(numbers(await attempts(w, id))).toEqual([1]);
+  });
+});
+
+describe('retention: events closed 30 days ago are removed by the hourly cleanup', () => {
+  it('keeps an event closed 29 days ago; 30 days and an hour after closing it is gone (404, not listed)', async () => {
+    const { w, destination } = await configured();
+    const old = await testEvent(w, destination.etag);
+    const t0 = await advance(w, 0);
+    expect(await eventDetail(w, old)).toMatchObject({ estado: 'entregue', terminado_em: iso(t0) });
+    await advance(w, 2 * DAY);
+    const younger = await raiseEvent(w);
+    await advanceTo(w, t0 + 29 * DAY);
+    expect(ids(await list(w))).toEqual([younger, old]);
+    expect((await w.api.get(eventPath(old))).status).toBe(200);
+    await advanceTo(w, t0 + 30 * DAY - SECOND);
+    expect((await w.api.get(eventPath(old))).status).toBe(200);
+    await advanceTo(w, t0 + 30 * DAY + HOUR);
+    expectError(await w.api.get(eventPath(old)), 404, 'evento_nao_encontrado');
+    expectError(await w.api.get(attemptsPath(old)), 404, 'evento_nao_encontrado');
+    expectError(await w.api.post(resendPath(old), {}, { ifMatch: destination.etag }), 404, 'evento_nao_encontrado');
+    expect(ids(await list(w))).toEqual([younger]);
+    expect((await w.api.get(eventPath(younger))).status).toBe(200);
+  });
+
+  it('counts from the latest closing: an event resent on day 29 is kept 30 days after its new closing', async () => {
+    const { w, destination } = await configured();
+    const id = await testEvent(w, destination.etag);
+    const t0 = await advance(w, 0);
+    await advanceTo(w, t0 + 29 * DAY);
+    await resend(w, id, destination.etag);
+    const t1 = await advance(w, 0);
+    expect(await eventDetail(w, id)).toMatchObject({ estado: 'entregue', terminado_em: iso(t1), tentativas_totais: 2 });
+    await advanceTo(w, t0 + 31 * DAY);
+    expect((await w.api.get(eventPath(id))).status).toBe(200);
+    await advanceTo(w, t1 + 30 * DAY + HOUR);
+    expectError(await w.api.get(eventPath(id)), 404, 'evento_nao_encontrado');
+  });
+
+  it('keeps a pending event, even one first closed more than 30 days ago (resent, waiting for its next attempt)', async () => {
+    const { w, host, destination } = await configured();
+    const id = await testEvent(w, destination.etag);
+    const t0 = await advance(w, 0);
+    await advanceTo(w, t0 + 29 * DAY + 23 * HOUR);
+    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 500 }, times: null });
+    const t1 = await now(w);
+    await resend(w, id, destination.etag);
+    await advanceTo(w, t0 + 30 * DAY + 2 * HOUR);
+    // Attempts at +0, +5 s, +5 min 5 s, +35 min 5 s and +2 h 35 min 5 s failed; the sixth is due 5 h later.
+    const detail = await eventDetail(w, id);
+    expect(detail).toMatchObject({ estado: 'pendente', tentativas_ciclo: 5, tentativas_totais: 6, terminado_em: null, proxima_tentativa_em: iso(t1 + 7 * HOUR + 35 * MINUTE + 5 * SECOND) });
+    expect(ids(await list(w))).toEqual([id]);
+  });
+
+  it('is held back by a job fault on retencao_eventos until the fault is removed', async () => {
+    const { w, destination } = await configured();
+    const id = await testEvent(w, destination.etag);
+    const t0 = await advance(w, 0);
+    const fault = await addFault(w, cleanup, { target: 'job', match: { kind: 'retencao_eventos' }, effect: { fail: true }, times: null });
+    await advanceTo(w, t0 + 30 * DAY + 3 * HOUR);
+    expect((await w.api.get(eventPath(id))).status).toBe(200);
+    expect(ids(await list(w))).toEqual([id]);
+    expect(await removeFault(w, fault)).toBe(true);
+    await advance(w, HOUR);
+    expectError(await w.api.get(eventPath(id)), 404, 'evento_nao_encontrado');
+    expect(ids(await list(w))).toEqual([]);
+  });
+
+  it('answers a test receipt replayed with its key after removal with the stored 202, and recreates neither event nor delivery', async () => {
+    const { w, host, destination } = await configured();
+    const key = newKey();
+    const first = await w.api.post(TESTS, {}, { ifMatch: destination.etag, key });
+    expect(first.status, first.text).toBe(202);
+    const id = first.body.evento_id as string;
+    const t0 = await advance(w, 0);
+    expect(await inboxFor(w, host)).toHaveLength(1);
+    await advanceTo(w, t0 + 30 * DAY + HOUR);
+    expectError(await w.api.get(eventPath(id)), 404, 'evento_nao_encontrado');
+    const replay = await w.api.post(TESTS, {}, { ifMatch: destination.etag, key });
+    expect(replay.status).toBe(202);
+    expect(replay.text).toBe(first.text);
+    expect(replay.headers.get('location')).toBe(`/v1/webhook/eventos/${id}`);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    await advance(w, 0);
+    await advance(w, MINUTE);
+    expectError(await w.api.get(eventPath(id)), 404, 'evento_nao_encontrado');
+    expect(ids(await list(w))).toEqual([]);
+    expect((await inboxFor(w, host)).map((i) => i.eventId)).toEqual([id]);
+  });
+});
