@@ -27,6 +27,10 @@ import { Inbox, type InboxEntry } from './network/inbox.js';
 import { DEFAULT_HANDLER_GRACE_MS, Transport } from './network/transport.js';
 import { registerDeliveryTasks, scheduleRetention } from './network/deliveries.js';
 import { drainOutbox } from './core/outbox.js';
+import { reviewCnpjCorrection, TASK_REVIEW } from './core/cnpj-corrections.js';
+
+/** The `job` kind of CNPJ correction reviews, for job faults. */
+export const JOB_CNPJ_REVIEW = 'revisao_cnpj';
 import { DEFAULT_DELIVERY_POLICY, EVENT_KINDS, raiseEvent, rearmStartedAttempts, type DeliveryPolicy, type EventData } from './core/webhooks/events.js';
 import { VERSION } from './version.js';
 
@@ -375,6 +379,16 @@ export class Emulator {
       purgeExpiredIdempotency(world.state, clock.now());
     });
     registerDeliveryTasks(world, this.transport, this.faultRegistry, this.deliveryPolicy);
+    clock.handle(TASK_REVIEW, (task) => {
+      const { correctionId } = task.payload as { correctionId: string };
+      const fault = this.faultRegistry.takeJob({ kind: JOB_CNPJ_REVIEW, companyId: task.owner })?.effect;
+      if (fault && 'delayMs' in fault) {
+        clock.schedule({ kind: TASK_REVIEW, owner: task.owner, payload: task.payload }, clock.now() + fault.delayMs);
+        return;
+      }
+      reviewCnpjCorrection(world.state, correctionId, fault !== undefined && 'fail' in fault, { now: clock.now(), random: world.random });
+      world.flush();
+    });
     if (!randomStates) {
       clock.schedule({ kind: HOUSEKEEPING_IDEMPOTENCY, owner: null, everyMs: DAY }, this.start + DAY);
       scheduleRetention(clock, this.start);

@@ -44,6 +44,10 @@ const webhookEvent = z.strictObject({
   terminadoEm: instant.nullable(), proximaTentativaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: int.nullable(),
   attempts: z.array(attempt), position: int,
 });
+const cnpjCorrection = z.strictObject({
+  id, companyId: id, establishmentId: id, cnpjNovo: z.string(), motivo: z.string(), versaoEsperada: int,
+  estado: z.enum(['pendente', 'aprovada', 'rejeitada']), codigoRejeicao: z.string().nullable(), criadoEm: instant, decididoEm: instant.nullable(), position: int,
+});
 const task = z.strictObject({ due: instant, kind: z.string(), owner: id.nullable(), payload: z.unknown().optional(), everyMs: int.optional() });
 const uint32 = z.number().int().min(0).max(0xffffffff);
 
@@ -66,6 +70,7 @@ export const snapshotSchema = z.strictObject({
     idempotency: z.array(idempotency),
     webhookDestinations: z.array(destination),
     webhookEvents: z.array(webhookEvent),
+    cnpjCorrections: z.array(cnpjCorrection),
     webhookSends: z.array(z.tuple([id, z.array(instant)])),
   }),
 });

@@ -5,6 +5,7 @@
  *   ativo     --editar-->            ativo
  *   ativo     --receber_catalogo-->  ativo      (a catalog is created for it; catalogo_id set)
  *   ativo     --arquivar-->          arquivado  (only while it has no active catalog)
+ *   ativo     --corrigir_cnpj-->     ativo      (an approved CNPJ correction: cnpj changes, versao moves)
  *   arquivado  is final and read-only: no edit, no new catalog.
  */
 import { cnpjRoot, isValidCnpj } from './cnpj.js';
@@ -15,10 +16,10 @@ import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
 
 export type EstablishmentState = 'ativo' | 'arquivado';
-type EstablishmentEvent = 'editar' | 'receber_catalogo' | 'arquivar';
+type EstablishmentEvent = 'editar' | 'receber_catalogo' | 'arquivar' | 'corrigir_cnpj';
 
 const LIFECYCLE: Record<EstablishmentState, Partial<Record<EstablishmentEvent, EstablishmentState>>> = {
-  ativo: { editar: 'ativo', receber_catalogo: 'ativo', arquivar: 'arquivado' },
+  ativo: { editar: 'ativo', receber_catalogo: 'ativo', arquivar: 'arquivado', corrigir_cnpj: 'ativo' },
   arquivado: {},
 };
 

@@ -3,6 +3,7 @@
  * per-company indexes are derived from them on import, in the same order, so cursors stay valid.
  */
 import type { Catalog } from './catalogs.js';
+import type { CnpjCorrection } from './cnpj-corrections.js';
 import type { Company, Credential } from './companies.js';
 import type { Establishment } from './establishments.js';
 import { idempotencyScope, type IdempotencyRecord } from './idempotency.js';
@@ -24,6 +25,7 @@ export interface StateData {
   readonly idempotency: readonly IdempotencyRecord[];
   readonly webhookDestinations: readonly WebhookDestination[];
   readonly webhookEvents: readonly WebhookEvent[];
+  readonly cnpjCorrections: readonly CnpjCorrection[];
   /** [company id, acceptance times] of test and resend requests (the per-minute limit). */
   readonly webhookSends: readonly (readonly [string, readonly Instant[]])[];
 }
@@ -47,6 +49,7 @@ export function exportState(state: State): StateData {
     idempotency: [...state.idempotency.values()],
     webhookDestinations: [...state.webhookDestinations.values()],
     webhookEvents: byPosition(state.webhookEvents.values()),
+    cnpjCorrections: byPosition(state.cnpjCorrections.values()),
     webhookSends: [...state.webhookSends.entries()],
   };
 }
@@ -93,6 +96,10 @@ export function importState(data: StateData): State {
   const closed = data.webhookEvents.filter((e) => e.terminadoEm !== null && isClosed(e.estado)).map((e): [Instant, string] => [e.terminadoEm!, e.id]);
   state.closedWebhookEvents.push(...closed.sort((a, b) => a[0] - b[0]));
   for (const [companyId, times] of data.webhookSends) state.webhookSends.set(companyId, [...times]);
+  for (const correction of data.cnpjCorrections) {
+    state.cnpjCorrections.set(correction.id, correction);
+    if (correction.estado === 'pendente') state.pendingCnpjCorrections.set(correction.establishmentId, correction.id);
+  }
   return state;
 }
 
@@ -124,7 +131,8 @@ export function checkIntegrity(data: StateData): string | undefined {
     if (!companies.has(e.companyId)) return `webhook event ${e.id} belongs to unknown company ${e.companyId}`;
     if (isClosed(e.estado) !== (e.terminadoEm !== null)) return `webhook event ${e.id}: terminadoEm must be set exactly when it is closed`;
   }
-  const positions = [...data.establishments, ...data.catalogs, ...data.products, ...data.webhookEvents].map((r) => r.position).concat(data.links.map((l) => l[2]));
+  for (const c of data.cnpjCorrections) if (establishments.get(c.establishmentId)?.companyId !== c.companyId) return `CNPJ correction ${c.id}: establishment ${c.establishmentId} is not of its company`;
+  const positions = [...data.establishments, ...data.catalogs, ...data.products, ...data.webhookEvents, ...data.cnpjCorrections].map((r) => r.position).concat(data.links.map((l) => l[2]));
   if (positions.some((p) => p > data.sequence)) return 'a position is beyond sequence';
   if (new Set(positions).size !== positions.length) return 'two records share a position';
   return undefined;

@@ -4,6 +4,7 @@
  * being serialized) never sees half of one. Every change goes through a function of an aggregate module.
  */
 import type { Catalog } from './catalogs.js';
+import type { CnpjCorrection } from './cnpj-corrections.js';
 import type { Company, Credential } from './companies.js';
 import type { Establishment } from './establishments.js';
 import type { IdempotencyRecord } from './idempotency.js';
@@ -44,6 +45,9 @@ export interface State {
   /** Company id → its webhook destination (one per company, kept after revocation). */
   readonly webhookDestinations: Map<string, WebhookDestination>;
   readonly webhookEvents: Map<string, WebhookEvent>;
+  readonly cnpjCorrections: Map<string, CnpjCorrection>;
+  /** Establishment id → its correction still `pendente` (at most one). */
+  readonly pendingCnpjCorrections: Map<string, string>;
   /** Company id → acceptance times of test and resend requests in the last minute (the shared limit of 5). */
   readonly webhookSends: Map<string, readonly Instant[]>;
   /** [closed at, event id] in closing order: what retention walks, oldest first. Stale entries are skipped. */
@@ -71,6 +75,8 @@ export function createState(): State {
     indexes: new Map(),
     webhookDestinations: new Map(),
     webhookEvents: new Map(),
+    cnpjCorrections: new Map(),
+    pendingCnpjCorrections: new Map(),
     webhookSends: new Map(),
     closedWebhookEvents: [],
     outbox: [],

@@ -1,5 +1,6 @@
 /** Core records as the spec's wire representations: exactly the spec's fields, Portuguese snake_case. */
 import { productCount, type Catalog } from '../core/catalogs.js';
+import type { CnpjCorrection } from '../core/cnpj-corrections.js';
 import type { Company } from '../core/companies.js';
 import type { Establishment } from '../core/establishments.js';
 import type { Product } from '../core/products.js';
@@ -95,5 +96,22 @@ export function presentAttempt(a: DeliveryAttempt) {
     terminada_em: a.terminadaEm === null ? null : isoString(a.terminadaEm),
     codigo_falha: a.codigoFalha,
     status_http: a.statusHttp,
+  };
+}
+
+/** The acceptance (spec "CNPJ correction request acceptance"): exactly its five fields. */
+export function presentCorrectionAcceptance(c: CnpjCorrection) {
+  return { id: c.id, tipo: 'correcao_cnpj', estabelecimento_id: c.establishmentId, versao_esperada: c.versaoEsperada, estado: c.estado };
+}
+
+/** GET /v1/correcoes-cnpj/{id}: the acceptance fields, what was asked, and the decision. */
+export function presentCorrection(c: CnpjCorrection) {
+  return {
+    ...presentCorrectionAcceptance(c),
+    cnpj_novo: c.cnpjNovo,
+    motivo: c.motivo,
+    criado_em: isoString(c.criadoEm),
+    decidido_em: c.decididoEm === null ? null : isoString(c.decididoEm),
+    codigo_rejeicao: c.codigoRejeicao,
   };
 }

@@ -214,3 +214,8 @@ export const attemptListQuery = z.strictObject({
   limite: limitParam(100).optional(),
   apos_tentativa: z.string().regex(/^\d{1,10}$/, 'must be 1 to 10 digits: the proxima_tentativa of the previous page').transform(Number).optional(),
 });
+
+export const cnpjCorrectionRequest = z.strictObject({
+  cnpj_novo: z.string().max(64, 'must have 14 characters'),
+  motivo: text(1, 500),
+});

@@ -5,7 +5,9 @@ import { ok, refuse, type Result } from '../../core/refusal.js';
 import { collectPage } from '../paging.js';
 import { operation, type Reply } from '../pipeline.js';
 import { presentEstablishment } from '../presenters.js';
-import { emptyBody, establishmentCreate, establishmentListQuery, establishmentPatch, idParams, noQuery } from '../schemas.js';
+import { findCnpjCorrection, requestCnpjCorrection } from '../../core/cnpj-corrections.js';
+import { presentCorrection, presentCorrectionAcceptance } from '../presenters.js';
+import { cnpjCorrectionRequest, emptyBody, establishmentCreate, establishmentListQuery, establishmentPatch, idParams, noQuery } from '../schemas.js';
 
 const MANAGE = 'estabelecimento:gerenciar';
 const READ = 'catalogo:ler';
@@ -77,6 +79,31 @@ export const establishmentOperations = [
     bodyOptional: true,
     editTarget: ({ id }) => ({ kind: 'establishment', id }),
     run: ({ state, ctx, company, params, ifMatch }) => answer(200)(archiveEstablishment(state, company.id, params.id, ifMatch, ctx)),
+  }),
+  operation({
+    method: 'POST',
+    path: '/v1/estabelecimentos/:id/correcoes-cnpj',
+    permission: MANAGE,
+    params: idParams,
+    query: noQuery,
+    body: cnpjCorrectionRequest,
+    editTarget: ({ id }) => ({ kind: 'establishment', id }),
+    run: ({ state, ctx, company, params, body, ifMatch }) => {
+      const result = requestCnpjCorrection(state, company.id, params.id, ifMatch, { cnpjNovo: body.cnpj_novo, motivo: body.motivo }, ctx);
+      // 202: accepted durably, not applied (spec); Location is where to follow it.
+      return result.ok ? ok({ status: 202, body: presentCorrectionAcceptance(result.value), location: `/v1/correcoes-cnpj/${result.value.id}` }) : result;
+    },
+  }),
+  operation({
+    method: 'GET',
+    path: '/v1/correcoes-cnpj/:id',
+    permission: READ,
+    params: idParams,
+    query: noQuery,
+    run: ({ state, company, params }) => {
+      const found = findCnpjCorrection(state, company.id, params.id);
+      return found.ok ? ok({ status: 200, body: presentCorrection(found.value) }) : found;
+    },
   }),
 ];
 
