@@ -11,7 +11,7 @@ import { STATUS_OF } from './http/errors.js';
 import { ClockLimitError, VirtualClock, type ClockMode, type PersistedTask, type ScheduledTask } from './clock/clock.js';
 import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type CreatedCompany, type Permission } from './core/companies.js';
 import { purgeExpiredIdempotency } from './core/idempotency.js';
-import { createRandom, seedRandom, uuidV4, type RandomSource } from './core/random.js';
+import { createRandom, seedRandom, uuidV4, type RandomSource, type RandomState } from './core/random.js';
 import type { Result } from './core/refusal.js';
 import { checkIntegrity, exportState, importState, type StateData } from './core/snapshot.js';
 import { createState, type State } from './core/state.js';
@@ -131,7 +131,7 @@ interface World {
   /** Keys of the requests being processed (transient: a snapshot or reset never carries them). */
   inFlight: Map<string, string>;
   /** The companies of EmulatorOptions.companies, as created in this world. */
-  initialCompanies: CreatedCompanyInfo[];
+  readonly initialCompanies: CreatedCompanyInfo[];
   clock: VirtualClock;
   random: RandomSource;
   requestRandom: RandomSource;
@@ -302,12 +302,12 @@ export class Emulator {
     const data = structuredClone(parsed.data);
     const problem = checkIntegrity(data.state as StateData);
     if (problem) throw new TypeError(`Not a consistent snapshot: ${problem}`);
-    const world = this.freshWorld({ random: data.random, requestRandom: data.requestRandom });
-    world.state = importState(data.state as StateData);
+    const state = importState(data.state as StateData);
+    const initialCompanies = this.world.initialCompanies.filter((c) => state.companies.has(c.companyId));
+    const world = this.freshWorld({ state, initialCompanies, random: data.random, requestRandom: data.requestRandom });
+    world.clock.load(data.now, data.tasks as PersistedTask[]);
     // Requests in flight did not survive: attempts still running end by their time-out.
     rearmStartedAttempts(world.state, this.deliveryPolicy);
-    world.initialCompanies = this.world.initialCompanies.filter((c) => world.state.companies.has(c.companyId));
-    world.clock.load(data.now, data.tasks as PersistedTask[]);
     world.flush();
     this.replaceWorld(world);
   }
@@ -362,14 +362,15 @@ export class Emulator {
     return { now: this.world.clock.now(), random: this.world.random };
   }
 
-  private freshWorld(randomStates?: { random: readonly number[]; requestRandom: readonly number[] }): World {
+  /** A world with the handlers of every task kind; fresh from the seed, or around a restored state. */
+  private freshWorld(restored?: { state: State; initialCompanies: CreatedCompanyInfo[]; random: readonly number[]; requestRandom: readonly number[] }): World {
     const clock = new VirtualClock({ mode: this.mode, start: this.start });
-    const random = createRandom(randomStates ? (randomStates.random as [number, number, number, number]) : seedRandom(this.seed));
-    const requestRandom = createRandom(randomStates ? (randomStates.requestRandom as [number, number, number, number]) : seedRandom(`${typeof this.seed}:${String(this.seed)}:requests`));
+    const random = createRandom(restored ? (restored.random as RandomState) : seedRandom(this.seed));
+    const requestRandom = createRandom(restored ? (restored.requestRandom as RandomState) : seedRandom(`${typeof this.seed}:${String(this.seed)}:requests`));
     const world: World = {
-      state: createState(),
+      state: restored?.state ?? createState(),
       inFlight: new Map(),
-      initialCompanies: [],
+      initialCompanies: restored?.initialCompanies ?? [],
       clock,
       random,
       requestRandom,
@@ -389,7 +390,7 @@ export class Emulator {
       reviewCnpjCorrection(world.state, correctionId, fault !== undefined && 'fail' in fault, { now: clock.now(), random: world.random });
       world.flush();
     });
-    if (!randomStates) {
+    if (!restored) {
       clock.schedule({ kind: HOUSEKEEPING_IDEMPOTENCY, owner: null, everyMs: DAY }, this.start + DAY);
       scheduleRetention(clock, this.start);
       for (const options of this.bootstrap) world.initialCompanies.push(describe(unwrap(createCompany(world.state, options, { now: clock.now(), random }))));

@@ -29,22 +29,23 @@ export interface DeliveryWorld {
 }
 
 export function registerDeliveryTasks(world: DeliveryWorld, transport: Transport, faults: FaultRegistry, policy: DeliveryPolicy): void {
-  const { state, clock } = world;
+  // world.state is read at each run, never captured: the handlers must act on the world's state as it is now.
+  const { clock } = world;
   const finish = (eventId: string, tentativa: number, outcome: NetworkOutcome) => {
-    finishAttempt(state, eventId, tentativa, outcome, clock.now(), policy);
+    finishAttempt(world.state, eventId, tentativa, outcome, clock.now(), policy);
     world.flush();
   };
 
   clock.handle(TASK_ATTEMPT, async (task) => {
     const { eventId, ciclo } = task.payload as { eventId: string; ciclo: number };
     const now = clock.now();
-    const delivery = beginAttempt(state, eventId, ciclo, now, policy);
+    const delivery = beginAttempt(world.state, eventId, ciclo, now, policy);
     world.flush();
     if (!delivery) return;
     const { outcome, latencyMs } = await transport.send({ ...delivery, now });
     // No answer, or one slower than the time-out: the attempt ends when its time-out fires.
     if (outcome.kind === 'no_answer' || latencyMs >= policy.attemptTimeoutMs) {
-      attemptTimeoutIntent(state, eventId, delivery.tentativa, now, policy);
+      attemptTimeoutIntent(world.state, eventId, delivery.tentativa, now, policy);
       world.flush();
       return;
     }
@@ -73,7 +74,7 @@ export function registerDeliveryTasks(world: DeliveryWorld, transport: Transport
       clock.schedule({ kind: TASK_RETENTION, owner: null }, clock.now() + fault.delayMs);
       return;
     }
-    purgeClosedEvents(state, clock.now());
+    purgeClosedEvents(world.state, clock.now());
   });
 }
 
