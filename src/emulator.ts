@@ -28,12 +28,15 @@ import { DEFAULT_HANDLER_GRACE_MS, Transport } from './network/transport.js';
 import { registerDeliveryTasks, scheduleRetention } from './network/deliveries.js';
 import { drainOutbox } from './core/outbox.js';
 import { reviewCnpjCorrection, TASK_REVIEW } from './core/cnpj-corrections.js';
+import { currentReference, publishReference, type Published } from './core/regulatory/reference.js';
+import { snapshotView, type SnapshotChange, type SnapshotView } from './core/regulatory/snapshot.js';
 
 /** The `job` kind of CNPJ correction reviews, for job faults. */
 export const JOB_CNPJ_REVIEW = 'revisao_cnpj';
 import { DEFAULT_DELIVERY_POLICY, EVENT_KINDS, raiseEvent, rearmStartedAttempts, type DeliveryPolicy, type EventData } from './core/webhooks/events.js';
 import { VERSION } from './version.js';
 
+export type { Published, SnapshotChange, SnapshotView };
 export type { FaultInput, FaultView, JournalEntry, NetworkRoute, Permission, Snapshot, ClockMode, InboxEntry, ReceiverHandler, EventData };
 export { ClockLimitError, PERMISSIONS };
 
@@ -266,6 +269,14 @@ export class Emulator {
     },
   };
 
+  /** The regulatory reference (NCM table and attribute rules) products are evaluated against. */
+  readonly regulatory = {
+    /** The snapshot in force: id, publication time, every NCM and attribute definition. */
+    current: (): SnapshotView => snapshotView(currentReference(this.world.state)),
+    /** Publishes a new snapshot: extinguish or add NCMs, replace required attributes, add or change attributes. */
+    publish: (change: SnapshotChange): Published => unwrap(publishReference(this.world.state, change, this.world.clock.now())),
+  };
+
   readonly journal = {
     entries: (): JournalEntry[] => this.journalLog.list(),
     clear: (): void => this.journalLog.clear(),
@@ -368,7 +379,7 @@ export class Emulator {
     const random = createRandom(restored ? (restored.random as RandomState) : seedRandom(this.seed));
     const requestRandom = createRandom(restored ? (restored.requestRandom as RandomState) : seedRandom(`${typeof this.seed}:${String(this.seed)}:requests`));
     const world: World = {
-      state: restored?.state ?? createState(),
+      state: restored?.state ?? createState(this.start),
       inFlight: new Map(),
       initialCompanies: restored?.initialCompanies ?? [],
       clock,

@@ -31,6 +31,13 @@ const advance = z.union([
 ], 'send {"by": "90s" | "15m" | "24h" | "31d" | <ms>} or {"to": "<ISO date-time>"}');
 const runUntilIdle = z.strictObject({ limit: z.number().int().min(1).max(10_000_000).optional() });
 const route = z.strictObject({ from: z.string(), to: z.string() });
+const attributeDefinition = z.strictObject({ codigo: z.string().min(1).max(32), nome: z.string().min(1).max(200), dominio: z.array(z.string().min(1).max(200)).min(1).max(500).optional() });
+const snapshotChange = z.strictObject({
+  extinguir: z.array(z.string()).max(10_000).optional(),
+  adicionar: z.array(z.strictObject({ codigo: z.string(), descricao: z.string().min(1).max(500), obrigatorios: z.array(z.string()).max(100).optional() })).max(10_000).optional(),
+  obrigatorios: z.record(z.string(), z.array(z.string()).max(100)).optional(),
+  atributos: z.array(attributeDefinition).max(1_000).optional(),
+});
 const raisedEvent = z.strictObject({ dados: z.looseObject({ tipo: z.enum(EVENT_KINDS) }) });
 
 const fail = (error: ApiError) => errorResponse(error, CONTROL_REQUEST_ID);
@@ -156,6 +163,12 @@ export function buildControlApp(): Hono<ControlEnv> {
       if (!emu(c).network.unroute(from)) return fail(apiError(404, 'rota_nao_encontrada', `No route from ${from}.`, 'query.from'));
       return new Response(null, { status: 204 });
     });
+  });
+
+  app.get('/regulatory', (c) => call(() => emu(c).regulatory.current()));
+  app.post('/regulatory/snapshots', async (c) => {
+    const input = await body(c, snapshotChange);
+    return input instanceof Response ? input : call(() => created(emu(c).regulatory.publish(input)));
   });
 
   app.get('/inbox', (c) => call(() => ({ items: emu(c).inbox.list() })));

@@ -71,6 +71,18 @@ export const snapshotSchema = z.strictObject({
     webhookDestinations: z.array(destination),
     webhookEvents: z.array(webhookEvent),
     cnpjCorrections: z.array(cnpjCorrection),
+    regulatory: z.strictObject({
+      id: z.string().regex(/^ref-\d{4,}$/),
+      publicadoEm: instant,
+      table: z
+        .strictObject({
+          id: z.string(),
+          publicadoEm: z.string(),
+          ncms: z.array(z.strictObject({ codigo: z.string().regex(/^\d{8}$/), descricao: z.string(), extinta: z.boolean(), extintaDesde: z.string().nullable(), obrigatorios: z.array(z.string()) })),
+          atributos: z.array(z.strictObject({ codigo: z.string(), nome: z.string(), dominio: z.array(z.string()).nullable() })),
+        })
+        .nullable(),
+    }),
     webhookSends: z.array(z.tuple([id, z.array(instant)])),
   }),
 });

@@ -4,6 +4,7 @@
  */
 import type { Catalog } from './catalogs.js';
 import type { CnpjCorrection } from './cnpj-corrections.js';
+import { exportReference, importReference, type ReferenceData } from './regulatory/reference.js';
 import type { Company, Credential } from './companies.js';
 import type { Establishment } from './establishments.js';
 import { idempotencyScope, type IdempotencyRecord } from './idempotency.js';
@@ -26,6 +27,7 @@ export interface StateData {
   readonly webhookDestinations: readonly WebhookDestination[];
   readonly webhookEvents: readonly WebhookEvent[];
   readonly cnpjCorrections: readonly CnpjCorrection[];
+  readonly regulatory: ReferenceData;
   /** [company id, acceptance times] of test and resend requests (the per-minute limit). */
   readonly webhookSends: readonly (readonly [string, readonly Instant[]])[];
 }
@@ -50,6 +52,7 @@ export function exportState(state: State): StateData {
     webhookDestinations: [...state.webhookDestinations.values()],
     webhookEvents: byPosition(state.webhookEvents.values()),
     cnpjCorrections: byPosition(state.cnpjCorrections.values()),
+    regulatory: exportReference(state.regulatory),
     webhookSends: [...state.webhookSends.entries()],
   };
 }
@@ -57,6 +60,7 @@ export function exportState(state: State): StateData {
 export function importState(data: StateData): State {
   const state = createState();
   state.sequence = data.sequence;
+  state.regulatory = importReference(data.regulatory);
   for (const company of data.companies) {
     state.companies.set(company.id, company);
     indexesOf(state, company.id);

@@ -11,6 +11,8 @@ import type { IdempotencyRecord } from './idempotency.js';
 import { OrderedIndex } from './ordered-index.js';
 import type { TaskIntent } from './outbox.js';
 import type { Product } from './products.js';
+import type { RegulatorySnapshot } from './regulatory/snapshot.js';
+import { shippedReference } from './regulatory/reference.js';
 import type { RandomSource } from './random.js';
 import type { Instant } from './time.js';
 import type { WebhookDestination } from './webhooks/destination.js';
@@ -52,6 +54,8 @@ export interface State {
   readonly webhookSends: Map<string, readonly Instant[]>;
   /** [closed at, event id] in closing order: what retention walks, oldest first. Stale entries are skipped. */
   readonly closedWebhookEvents: [Instant, string][];
+  /** The regulatory reference in force (regulatory/reference.ts). */
+  regulatory: RegulatorySnapshot;
   /** Work the core asks the shell to schedule; drained after every change (see outbox.ts). */
   readonly outbox: TaskIntent[];
   /** The last position handed out: orders records and links in lists. */
@@ -64,8 +68,10 @@ export interface Context {
   readonly random: RandomSource;
 }
 
-export function createState(): State {
+/** An empty service; `start` is when its shipped regulatory reference counts as published. */
+export function createState(start: Instant = 0): State {
   return {
+    regulatory: shippedReference(start),
     companies: new Map(),
     credentials: new Map(),
     establishments: new Map(),

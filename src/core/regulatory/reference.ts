@@ -1,0 +1,71 @@
+/**
+ * The company-independent regulatory reference the service evaluates products against (issue 4): the
+ * current snapshot of the NCM table and attribute rules, and its publication. The shipped table is built
+ * once and shared by every emulator (it is immutable), so a fresh emulator costs nothing for it; a state
+ * only holds a table of its own after a publication changed it.
+ */
+import { isoString, type Instant } from '../time.js';
+import { ok, type Result } from '../refusal.js';
+import type { State } from '../state.js';
+import { initialSnapshot, publishSnapshot, snapshotView, type RegulatorySnapshot, type SnapshotChange, type SnapshotView } from './snapshot.js';
+
+let shipped: RegulatorySnapshot | undefined;
+
+/** Snapshot ids are sequential: `ref-0001` is the shipped table, each publication the next number. */
+export const snapshotId = (n: number): string => `ref-${String(n).padStart(4, '0')}`;
+
+/** The shipped table, published at `at` (the emulator's start). */
+export function shippedReference(at: Instant): RegulatorySnapshot {
+  shipped ??= initialSnapshot(0, snapshotId(1));
+  return { ...shipped, publicadoEm: at };
+}
+
+export function currentReference(state: State): RegulatorySnapshot {
+  return state.regulatory;
+}
+
+export interface Published {
+  readonly id: string;
+  readonly publicadoEm: string;
+  /** NCMs whose rules changed (what the surveillance executions it triggers will look at). */
+  readonly afetadas: readonly string[];
+  readonly atributosAlterados: readonly string[];
+}
+
+/** Publishes a new snapshot; refuses a change that is not one (and changes nothing). */
+export function publishReference(state: State, change: SnapshotChange, now: Instant): Result<Published> {
+  const current = state.regulatory;
+  const next = Number(current.id.slice(4)) + 1;
+  const result = publishSnapshot(current, change, now, snapshotId(next));
+  if (!result.ok) return result;
+  state.regulatory = result.value.snapshot;
+  return ok({
+    id: result.value.snapshot.id,
+    publicadoEm: isoString(now),
+    afetadas: [...result.value.affected].sort(),
+    atributosAlterados: [...result.value.atributosAlterados].sort(),
+  });
+}
+
+/** For a state snapshot: the id and time, and the table itself only when it is not the shipped one. */
+export interface ReferenceData {
+  readonly id: string;
+  readonly publicadoEm: Instant;
+  readonly table: SnapshotView | null;
+}
+
+export function exportReference(s: RegulatorySnapshot): ReferenceData {
+  shipped ??= initialSnapshot(0, snapshotId(1));
+  const unchanged = s.ncms === shipped.ncms && s.attributes === shipped.attributes;
+  return { id: s.id, publicadoEm: s.publicadoEm, table: unchanged ? null : snapshotView(s) };
+}
+
+export function importReference(data: ReferenceData): RegulatorySnapshot {
+  if (data.table === null) return { ...shippedReference(data.publicadoEm), id: data.id };
+  return {
+    id: data.id,
+    publicadoEm: data.publicadoEm,
+    ncms: new Map(data.table.ncms.map((e) => [e.codigo, { ...e, obrigatorios: [...e.obrigatorios] }])),
+    attributes: new Map(data.table.atributos.map((a) => [a.codigo, a.dominio === null ? { codigo: a.codigo, nome: a.nome } : { codigo: a.codigo, nome: a.nome, dominio: [...a.dominio] }])),
+  };
+}
