@@ -200,7 +200,11 @@ export class Emulator {
     /** The companies given in EmulatorOptions.companies, with their tokens (the same after every reset). */
     initial: (): CreatedCompanyInfo[] => [...this.world.initialCompanies],
     /** Changes a company's flags: suspend its subscription, cut its capacity or allowance. */
-    update: (companyId: string, flags: CompanyFlags): Company => unwrap(updateCompany(this.world.state, companyId, flags)),
+    update: (companyId: string, flags: CompanyFlags): Company => {
+      const company = unwrap(updateCompany(this.world.state, companyId, flags, this.context()));
+      this.world.flush();
+      return company;
+    },
     addCredential: (companyId: string, permissions: readonly Permission[] = PERMISSIONS): { token: string } => ({
       token: unwrap(addCredential(this.world.state, companyId, permissions, this.context())).token,
     }),

@@ -71,6 +71,15 @@ export const snapshotSchema = z.strictObject({
     webhookDestinations: z.array(destination),
     webhookEvents: z.array(webhookEvent),
     cnpjCorrections: z.array(cnpjCorrection),
+    surveillance: z.array(
+      z.strictObject({
+        companyId: id,
+        modo: z.enum(['selecao', 'todos']),
+        versao: int,
+        selected: z.array(z.tuple([id, int])),
+        lastCoverage: z.enum(['indisponivel', 'sem_selecao', 'parcial', 'integral', 'capacidade_excedida']),
+      }),
+    ),
     regulatory: z.strictObject({
       id: z.string().regex(/^ref-\d{4,}$/),
       publicadoEm: instant,

@@ -7,6 +7,7 @@ import { registerHeadOffice, type Establishment } from './establishments.js';
 import { randomDigits, randomToken, uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { indexesOf, type Context, type State } from './state.js';
+import { observeCoverage, surveillanceOf } from './surveillance.js';
 import type { Instant } from './time.js';
 
 /** The six permissions the spec names (spec "Authentication"). */
@@ -98,11 +99,14 @@ export function createCompany(state: State, input: NewCompany, ctx: Context): Re
   };
   state.companies.set(id, company);
   indexesOf(state, id);
+  // Created with the company, so the first coverage change is compared with the coverage it started with.
+  surveillanceOf(state, id);
   const credential = issueCredential(state, id, input.permissions ?? PERMISSIONS, ctx);
   return ok({ company, headOffice, credential });
 }
 
-export function updateCompany(state: State, companyId: string, flags: CompanyFlags): Result<Company> {
+/** Changes a company's flags; a change of entitlement or capacity moves `cobertura` (and may raise its event). */
+export function updateCompany(state: State, companyId: string, flags: CompanyFlags, ctx: Context): Result<Company> {
   const company = state.companies.get(companyId);
   if (!company) return refuse('not_found', 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
   const flagsRefusal = checkFlags(flags);
@@ -112,6 +116,7 @@ export function updateCompany(state: State, companyId: string, flags: CompanyFla
     ...definedOnly(flags),
   };
   state.companies.set(companyId, updated);
+  observeCoverage(state, companyId, ctx);
   return ok(updated);
 }
 

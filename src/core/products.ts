@@ -15,6 +15,7 @@ import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { indexesOf, linksOf, nextPosition, ownedBy, type Context, type State } from './state.js';
 import type { Instant } from './time.js';
+import { productChanged } from './surveillance.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
 
 export interface Attribute {
@@ -96,6 +97,7 @@ export function createProduct(state: State, companyId: string, catalogId: string
   if (product.idExterno !== null) indexes.productsByExternalId.set(product.idExterno, product.id);
   linksOf(state, companyId, catalogId).add(product.id, nextPosition(state));
   replaceCatalog(state, found.value, {}, ctx);
+  productChanged(state, undefined, product, ctx);
   return ok(product);
 }
 
@@ -170,6 +172,7 @@ export function unlinkProduct(state: State, companyId: string, catalogId: string
 export function replaceProduct(state: State, current: Product, changes: Partial<Omit<Product, 'id' | 'companyId' | 'versao' | 'position' | 'criadoEm' | 'atualizadoEm'>>, ctx: Context): Product {
   const updated: Product = { ...current, ...changes, versao: current.versao + 1, atualizadoEm: ctx.now };
   state.products.set(updated.id, updated);
+  productChanged(state, current, updated, ctx);
   if (updated.idExterno !== current.idExterno) {
     const byExternalId = indexesOf(state, current.companyId).productsByExternalId;
     if (current.idExterno !== null) byExternalId.delete(current.idExterno);

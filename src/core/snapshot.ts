@@ -3,6 +3,15 @@
  * per-company indexes are derived from them on import, in the same order, so cursors stay valid.
  */
 import type { Catalog } from './catalogs.js';
+import { isEligible, surveillanceOf, type Coverage, type SelectionMode } from './surveillance.js';
+
+export interface SurveillanceData {
+  readonly companyId: string;
+  readonly modo: SelectionMode;
+  readonly versao: number;
+  readonly selected: readonly (readonly [string, number])[];
+  readonly lastCoverage: Coverage;
+}
 import type { CnpjCorrection } from './cnpj-corrections.js';
 import { exportReference, importReference, type ReferenceData } from './regulatory/reference.js';
 import type { Company, Credential } from './companies.js';
@@ -28,6 +37,8 @@ export interface StateData {
   readonly webhookEvents: readonly WebhookEvent[];
   readonly cnpjCorrections: readonly CnpjCorrection[];
   readonly regulatory: ReferenceData;
+  /** Per company: mode, version, selection ([product id, position] in order) and the coverage last observed. */
+  readonly surveillance: readonly SurveillanceData[];
   /** [company id, acceptance times] of test and resend requests (the per-minute limit). */
   readonly webhookSends: readonly (readonly [string, readonly Instant[]])[];
 }
@@ -53,6 +64,7 @@ export function exportState(state: State): StateData {
     webhookEvents: byPosition(state.webhookEvents.values()),
     cnpjCorrections: byPosition(state.cnpjCorrections.values()),
     regulatory: exportReference(state.regulatory),
+    surveillance: [...state.surveillance.values()].map((s) => ({ companyId: s.companyId, modo: s.modo, versao: s.versao, selected: s.selected.entries(), lastCoverage: s.lastCoverage })),
     webhookSends: [...state.webhookSends.entries()],
   };
 }
@@ -100,6 +112,22 @@ export function importState(data: StateData): State {
   const closed = data.webhookEvents.filter((e) => e.terminadoEm !== null && isClosed(e.estado)).map((e): [Instant, string] => [e.terminadoEm!, e.id]);
   state.closedWebhookEvents.push(...closed.sort((a, b) => a[0] - b[0]));
   for (const [companyId, times] of data.webhookSends) state.webhookSends.set(companyId, [...times]);
+  for (const saved of data.surveillance) {
+    const s = surveillanceOf(state, saved.companyId);
+    s.modo = saved.modo;
+    s.versao = saved.versao;
+    for (const [id, position] of saved.selected) s.selected.add(id, position);
+    s.lastCoverage = saved.lastCoverage;
+  }
+  // The counters are derived from the products.
+  for (const p of state.products.values()) {
+    const s = surveillanceOf(state, p.companyId);
+    if (p.ativo) s.active++;
+    if (isEligible(p)) {
+      s.eligible++;
+      if (s.selected.has(p.id)) s.selectedEligible++;
+    }
+  }
   for (const correction of data.cnpjCorrections) {
     state.cnpjCorrections.set(correction.id, correction);
     if (correction.estado === 'pendente') state.pendingCnpjCorrections.set(correction.establishmentId, correction.id);
@@ -135,8 +163,15 @@ export function checkIntegrity(data: StateData): string | undefined {
     if (!companies.has(e.companyId)) return `webhook event ${e.id} belongs to unknown company ${e.companyId}`;
     if (isClosed(e.estado) !== (e.terminadoEm !== null)) return `webhook event ${e.id}: terminadoEm must be set exactly when it is closed`;
   }
+  for (const s of data.surveillance) {
+    if (!companies.has(s.companyId)) return `surveillance of unknown company ${s.companyId}`;
+    for (const [id] of s.selected) if (products.get(id)?.companyId !== s.companyId || !products.get(id)?.ativo) return `surveillance of ${s.companyId}: ${id} is not an active product of the company`;
+  }
   for (const c of data.cnpjCorrections) if (establishments.get(c.establishmentId)?.companyId !== c.companyId) return `CNPJ correction ${c.id}: establishment ${c.establishmentId} is not of its company`;
-  const positions = [...data.establishments, ...data.catalogs, ...data.products, ...data.webhookEvents, ...data.cnpjCorrections].map((r) => r.position).concat(data.links.map((l) => l[2]));
+  const positions = [...data.establishments, ...data.catalogs, ...data.products, ...data.webhookEvents, ...data.cnpjCorrections]
+    .map((r) => r.position)
+    .concat(data.surveillance.flatMap((s) => s.selected.map((e) => e[1])))
+    .concat(data.links.map((l) => l[2]));
   if (positions.some((p) => p > data.sequence)) return 'a position is beyond sequence';
   if (new Set(positions).size !== positions.length) return 'two records share a position';
   return undefined;

@@ -12,6 +12,7 @@ import { OrderedIndex } from './ordered-index.js';
 import type { TaskIntent } from './outbox.js';
 import type { Product } from './products.js';
 import type { RegulatorySnapshot } from './regulatory/snapshot.js';
+import type { Surveillance } from './surveillance.js';
 import { shippedReference } from './regulatory/reference.js';
 import type { RandomSource } from './random.js';
 import type { Instant } from './time.js';
@@ -48,6 +49,8 @@ export interface State {
   readonly webhookDestinations: Map<string, WebhookDestination>;
   readonly webhookEvents: Map<string, WebhookEvent>;
   readonly cnpjCorrections: Map<string, CnpjCorrection>;
+  /** Company id → its surveillance selection and maintained counters. */
+  readonly surveillance: Map<string, Surveillance>;
   /** Establishment id → its correction still `pendente` (at most one). */
   readonly pendingCnpjCorrections: Map<string, string>;
   /** Company id → acceptance times of test and resend requests in the last minute (the shared limit of 5). */
@@ -82,6 +85,7 @@ export function createState(start: Instant = 0): State {
     webhookDestinations: new Map(),
     webhookEvents: new Map(),
     cnpjCorrections: new Map(),
+    surveillance: new Map(),
     pendingCnpjCorrections: new Map(),
     webhookSends: new Map(),
     closedWebhookEvents: [],

@@ -11,6 +11,7 @@ import { companyOperations } from './routes/company.js';
 import { establishmentOperations } from './routes/establishments.js';
 import { productOperations } from './routes/products.js';
 import { webhookOperations } from './routes/webhooks.js';
+import { surveillanceOperations } from './routes/surveillance.js';
 import type { HttpEnv } from './runtime.js';
 
 export const operations: readonly Operation[] = [
@@ -19,6 +20,7 @@ export const operations: readonly Operation[] = [
   ...catalogOperations,
   ...productOperations,
   ...webhookOperations,
+  ...surveillanceOperations,
 ];
 
 export function buildApiApp(): Hono<HttpEnv> {

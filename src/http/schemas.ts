@@ -219,3 +219,12 @@ export const cnpjCorrectionRequest = z.strictObject({
   cnpj_novo: z.string().max(64, 'must have 14 characters'),
   motivo: text(1, 500),
 });
+
+const selectionIds = (what: string) =>
+  z.array(uuid).max(200, `${what}: at most 200 products per request`);
+
+export const surveillancePatch = z.strictObject({
+  modo: z.enum(['selecao', 'todos'], 'must be "selecao" or "todos"'),
+  adicionar: selectionIds('adicionar').optional(),
+  remover: selectionIds('remover').optional(),
+});

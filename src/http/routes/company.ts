@@ -3,6 +3,7 @@
  * valid credential, so that an integrator can find out why another call answers 403.
  */
 import { indexesOf, type State } from '../../core/state.js';
+import { surveillanceOf, viewSurveillance } from '../../core/surveillance.js';
 import { ok } from '../../core/refusal.js';
 import { DEFAULT_BODY_LIMIT, operation } from '../pipeline.js';
 import { presentCompany } from '../presenters.js';
@@ -68,21 +69,23 @@ export const companyOperations = [
     permission: 'catalogo:ler',
     params: noQuery,
     query: noQuery,
-    run: ({ company }) =>
-      ok({
+    run: ({ state, company }) => {
+      const surveillance = viewSurveillance(surveillanceOf(state, company.id), company);
+      return ok({
         status: 200,
         body: {
           vigilancia: {
-            direito_ativo: company.surveillanceEntitled,
-            capacidade: company.surveillanceCapacity,
-            selecionados: 0,
-            vagas: company.surveillanceCapacity,
+            direito_ativo: surveillance.direito_ativo,
+            capacidade: surveillance.capacidade,
+            selecionados: surveillance.selecionados,
+            vagas: surveillance.vagas,
           },
           analises: {
             franquia: company.analysisAllowance,
             disponiveis: company.analysisAllowance,
           },
         },
-      }),
+      });
+    },
   }),
 ];

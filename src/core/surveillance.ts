@@ -1,0 +1,205 @@
+/**
+ * The company's surveillance selection and capacity (spec "Surveillance selection and capacity", DESIGN §5).
+ *
+ * Counters (kept incrementally: every product change passes through `productChanged`, so reading them is O(1)):
+ *   cadastrados   active products
+ *   elegiveis     active products linked to an active catalog (a product's `catalogos` names active catalogs only)
+ *   selecionados  the selection; in mode `todos`, every eligible product
+ *   vagas         max(capacidade − selecionados, 0)
+ *   cobertura     indisponivel without entitlement; sem_selecao with nothing selected; capacidade_excedida above
+ *                 capacity; integral when every eligible product is watched; else parcial
+ *   exige_selecao elegiveis > capacidade: mode `todos` cannot be chosen, the company must select
+ *
+ * Selection (`modo`, `versao`): PATCH changes it as a whole or not at all; `versao` and the ETag move exactly on
+ * those changes (the counters move with the catalog, the ETag does not). Coverage transitions raise events:
+ *   anything → capacidade_excedida | indisponivel       vigilancia.degradada
+ *   capacidade_excedida | indisponivel → anything else  vigilancia.restabelecida
+ */
+import type { Company } from './companies.js';
+import { OrderedIndex } from './ordered-index.js';
+import type { Product } from './products.js';
+import { ok, refuse, type Result } from './refusal.js';
+import { nextPosition, type Context, type State } from './state.js';
+import { etag, requireMatch, type IfMatch } from './versioning.js';
+import { raiseEvent } from './webhooks/events.js';
+
+export type SelectionMode = 'selecao' | 'todos';
+export type Coverage = 'indisponivel' | 'sem_selecao' | 'parcial' | 'integral' | 'capacidade_excedida';
+
+const DEGRADED: ReadonlySet<Coverage> = new Set(['capacidade_excedida', 'indisponivel']);
+
+/** Spec "Limits": additions and removals per request. */
+export const MAX_CHANGES_PER_LIST = 200;
+
+export interface Surveillance {
+  readonly companyId: string;
+  modo: SelectionMode;
+  versao: number;
+  /** Selected product ids, in selection order (kept while mode is `todos`, so switching back restores it). */
+  readonly selected: OrderedIndex;
+  /** Maintained counts (see the table above). */
+  active: number;
+  eligible: number;
+  selectedEligible: number;
+  /** The coverage last observed: what the next change is compared with to raise events. */
+  lastCoverage: Coverage;
+}
+
+export interface SurveillanceView {
+  readonly cadastrados: number;
+  readonly selecionados: number;
+  readonly elegiveis: number;
+  readonly vagas: number;
+  readonly cobertura: Coverage;
+  readonly exige_selecao: boolean;
+  readonly modo: SelectionMode;
+  readonly versao: number;
+  readonly capacidade: number;
+  readonly direito_ativo: boolean;
+}
+
+export function surveillanceOf(state: State, companyId: string): Surveillance {
+  let s = state.surveillance.get(companyId);
+  if (!s) {
+    s = { companyId, modo: 'selecao', versao: 1, selected: new OrderedIndex(), active: 0, eligible: 0, selectedEligible: 0, lastCoverage: 'sem_selecao' };
+    state.surveillance.set(companyId, s);
+    const company = state.companies.get(companyId);
+    if (company) s.lastCoverage = coverage(s, company);
+  }
+  return s;
+}
+
+export const surveillanceEtag = (s: Surveillance): string => etag('vigilancia', s.companyId, s.versao);
+
+export const isEligible = (p: Product): boolean => p.ativo && p.catalogos.length > 0;
+
+export function selectedCount(s: Surveillance): number {
+  return s.modo === 'todos' ? s.eligible : s.selected.size;
+}
+
+export function coverage(s: Surveillance, company: Company): Coverage {
+  const selecionados = selectedCount(s);
+  if (!company.surveillanceEntitled) return 'indisponivel';
+  if (selecionados === 0) return 'sem_selecao';
+  if (selecionados > company.surveillanceCapacity) return 'capacidade_excedida';
+  if (s.modo === 'todos' || s.selectedEligible === s.eligible) return 'integral';
+  return 'parcial';
+}
+
+export function viewSurveillance(s: Surveillance, company: Company): SurveillanceView {
+  const selecionados = selectedCount(s);
+  return {
+    cadastrados: s.active,
+    selecionados,
+    elegiveis: s.eligible,
+    vagas: Math.max(company.surveillanceCapacity - selecionados, 0),
+    cobertura: coverage(s, company),
+    exige_selecao: s.eligible > company.surveillanceCapacity,
+    modo: s.modo,
+    versao: s.versao,
+    capacidade: company.surveillanceCapacity,
+    direito_ativo: company.surveillanceEntitled,
+  };
+}
+
+/** Every product change reports here (before = undefined on creation): counters and coverage follow. */
+export function productChanged(state: State, before: Product | undefined, after: Product, ctx: Context): void {
+  const s = surveillanceOf(state, after.companyId);
+  const delta = (p: Product | undefined, test: (p: Product) => boolean) => (p !== undefined && test(p) ? 1 : 0);
+  s.active += delta(after, (p) => p.ativo) - delta(before, (p) => p.ativo);
+  s.eligible += delta(after, isEligible) - delta(before, isEligible);
+  if (s.selected.has(after.id)) {
+    if (!after.ativo) deselect(s, after.id, false);
+    s.selectedEligible += delta(after, isEligible) - delta(before, isEligible);
+  }
+  observeCoverage(state, after.companyId, ctx);
+}
+
+function deselect(s: Surveillance, productId: string, eligible: boolean): void {
+  s.selected.remove(productId);
+  if (eligible) s.selectedEligible--;
+}
+
+/** Compares the coverage with the last one observed and raises the event of a transition (see the table above). */
+export function observeCoverage(state: State, companyId: string, ctx: Context): void {
+  const company = state.companies.get(companyId);
+  if (!company) return;
+  const s = surveillanceOf(state, companyId);
+  const now = coverage(s, company);
+  const before = s.lastCoverage;
+  if (now === before) return;
+  s.lastCoverage = now;
+  const dados = { cobertura: now, coberturaAnterior: before, selecionados: selectedCount(s), capacidade: company.surveillanceCapacity };
+  if (DEGRADED.has(now) && !DEGRADED.has(before)) raiseEvent(state, companyId, { tipo: 'vigilancia.degradada', ...dados }, ctx);
+  else if (!DEGRADED.has(now) && DEGRADED.has(before)) raiseEvent(state, companyId, { tipo: 'vigilancia.restabelecida', ...dados }, ctx);
+}
+
+export interface SelectionChange {
+  readonly modo: SelectionMode;
+  readonly adicionar: readonly string[];
+  readonly remover: readonly string[];
+}
+
+/**
+ * PATCH /v1/empresa/vigilancia: the whole change or nothing. Product ids are checked first (422 at their
+ * place in the body), then the precondition (428, 412), then the capacity (409 capacidade_insuficiente).
+ */
+export function changeSelection(state: State, companyId: string, ifMatch: IfMatch, change: SelectionChange, ctx: Context): Result<Surveillance> {
+  const company = state.companies.get(companyId);
+  if (!company) return refuse('not_found', 'empresa_nao_encontrada', 'The company of this credential no longer exists.');
+  const s = surveillanceOf(state, companyId);
+  const seen = new Set<string>();
+  for (const [list, ids] of [['adicionar', change.adicionar], ['remover', change.remover]] as const) {
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      const caminho = `body.${list}[${i}]`;
+      if (seen.has(id)) return refuse('invalid', 'produto_repetido', `${caminho}: product ${id} appears more than once in adicionar and remover.`, caminho);
+      seen.add(id);
+      const product = state.products.get(id);
+      if (!product || product.companyId !== companyId || !product.ativo) {
+        return refuse('invalid', 'produto_invalido', `${caminho}: ${id} is not an active product of this company.`, caminho);
+      }
+      if (list === 'remover' && !s.selected.has(id)) return refuse('invalid', 'produto_nao_selecionado', `${caminho}: product ${id} is not selected.`, caminho);
+    }
+  }
+  const matched = requireMatch(ifMatch, surveillanceEtag(s), 'surveillance selection');
+  if (!matched.ok) return matched;
+  const additions = change.adicionar.filter((id) => !s.selected.has(id));
+  const size = s.selected.size + additions.length - change.remover.length;
+  const watched = change.modo === 'todos' ? s.eligible : size;
+  if (watched > company.surveillanceCapacity) {
+    return refuse(
+      'conflict',
+      'capacidade_insuficiente',
+      change.modo === 'todos'
+        ? `Mode todos watches all ${s.eligible} eligible products, above the capacity of ${company.surveillanceCapacity}; select products instead.`
+        : `The selection would hold ${size} products, above the capacity of ${company.surveillanceCapacity}; nothing was changed.`,
+    );
+  }
+  for (const id of change.remover) deselect(s, id, isEligible(state.products.get(id)!));
+  for (const id of additions) {
+    s.selected.add(id, nextPosition(state));
+    if (isEligible(state.products.get(id)!)) s.selectedEligible++;
+  }
+  s.modo = change.modo;
+  s.versao += 1;
+  observeCoverage(state, companyId, ctx);
+  return ok(s);
+}
+
+/** The watched products after `position`: the selection, or in mode `todos` every eligible product. */
+export function* watchedAfter(state: State, companyId: string, position?: number): Generator<[Product, number]> {
+  const s = surveillanceOf(state, companyId);
+  if (s.modo === 'selecao') {
+    for (const [id, at] of s.selected.after(position)) {
+      const product = state.products.get(id);
+      if (product) yield [product, at];
+    }
+    return;
+  }
+  const products = state.indexes.get(companyId)?.products;
+  for (const [id, at] of products?.after(position) ?? []) {
+    const product = state.products.get(id);
+    if (product && isEligible(product)) yield [product, at];
+  }
+}
