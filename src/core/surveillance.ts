@@ -64,7 +64,7 @@ export function surveillanceOf(state: State, companyId: string): Surveillance {
     s = { companyId, modo: 'selecao', versao: 1, selected: new OrderedIndex(), active: 0, eligible: 0, selectedEligible: 0, lastCoverage: 'sem_selecao' };
     state.surveillance.set(companyId, s);
     const company = state.companies.get(companyId);
-    if (company) s.lastCoverage = coverage(s, company);
+    if (company) s.lastCoverage = coverage(countsOf(s), company);
   }
   return s;
 }
@@ -73,30 +73,50 @@ export const surveillanceEtag = (s: Surveillance): string => etag('vigilancia', 
 
 export const isEligible = (p: Product): boolean => p.ativo && p.catalogos.length > 0;
 
-export function selectedCount(s: Surveillance): number {
-  return s.modo === 'todos' ? s.eligible : s.selected.size;
+/** What the formulas read: the live counts, or a projection of them (the deletion preview's `depois`). */
+export interface SelectionCounts {
+  readonly modo: SelectionMode;
+  readonly versao: number;
+  readonly active: number;
+  readonly eligible: number;
+  /** Size of the explicit selection. */
+  readonly selected: number;
+  readonly selectedEligible: number;
 }
 
-export function coverage(s: Surveillance, company: Company): Coverage {
-  const selecionados = selectedCount(s);
+export const countsOf = (s: Surveillance): SelectionCounts => ({
+  modo: s.modo,
+  versao: s.versao,
+  active: s.active,
+  eligible: s.eligible,
+  selected: s.selected.size,
+  selectedEligible: s.selectedEligible,
+});
+
+export function selectedCount(c: SelectionCounts): number {
+  return c.modo === 'todos' ? c.eligible : c.selected;
+}
+
+export function coverage(c: SelectionCounts, company: Company): Coverage {
+  const selecionados = selectedCount(c);
   if (!company.surveillanceEntitled) return 'indisponivel';
   if (selecionados === 0) return 'sem_selecao';
   if (selecionados > company.surveillanceCapacity) return 'capacidade_excedida';
-  if (s.modo === 'todos' || s.selectedEligible === s.eligible) return 'integral';
+  if (c.modo === 'todos' || c.selectedEligible === c.eligible) return 'integral';
   return 'parcial';
 }
 
-export function viewSurveillance(s: Surveillance, company: Company): SurveillanceView {
-  const selecionados = selectedCount(s);
+export function viewSurveillance(c: SelectionCounts, company: Company): SurveillanceView {
+  const selecionados = selectedCount(c);
   return {
-    cadastrados: s.active,
+    cadastrados: c.active,
     selecionados,
-    elegiveis: s.eligible,
+    elegiveis: c.eligible,
     vagas: Math.max(company.surveillanceCapacity - selecionados, 0),
-    cobertura: coverage(s, company),
-    exige_selecao: s.eligible > company.surveillanceCapacity,
-    modo: s.modo,
-    versao: s.versao,
+    cobertura: coverage(c, company),
+    exige_selecao: c.eligible > company.surveillanceCapacity,
+    modo: c.modo,
+    versao: c.versao,
     capacidade: company.surveillanceCapacity,
     direito_ativo: company.surveillanceEntitled,
   };
@@ -125,11 +145,11 @@ export function observeCoverage(state: State, companyId: string, ctx: Context): 
   const company = state.companies.get(companyId);
   if (!company) return;
   const s = surveillanceOf(state, companyId);
-  const now = coverage(s, company);
+  const now = coverage(countsOf(s), company);
   const before = s.lastCoverage;
   if (now === before) return;
   s.lastCoverage = now;
-  const dados = { cobertura: now, coberturaAnterior: before, selecionados: selectedCount(s), capacidade: company.surveillanceCapacity };
+  const dados = { cobertura: now, coberturaAnterior: before, selecionados: selectedCount(countsOf(s)), capacidade: company.surveillanceCapacity };
   if (DEGRADED.has(now) && !DEGRADED.has(before)) raiseEvent(state, companyId, { tipo: 'vigilancia.degradada', ...dados }, ctx);
   else if (!DEGRADED.has(now) && DEGRADED.has(before)) raiseEvent(state, companyId, { tipo: 'vigilancia.restabelecida', ...dados }, ctx);
 }

@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import { apiError, errorResponse } from './errors.js';
 import type { Operation } from './pipeline.js';
-import { catalogOperations } from './routes/catalogs.js';
+import { catalogDeletionOperations, catalogOperations } from './routes/catalogs.js';
 import { companyOperations } from './routes/company.js';
 import { establishmentOperations } from './routes/establishments.js';
 import { productOperations } from './routes/products.js';
@@ -18,6 +18,7 @@ export const operations: readonly Operation[] = [
   ...companyOperations,
   ...establishmentOperations,
   ...catalogOperations,
+  ...catalogDeletionOperations,
   ...productOperations,
   ...webhookOperations,
   ...surveillanceOperations,

@@ -5,7 +5,8 @@ import type { State } from '../../core/state.js';
 import { collectPage } from '../paging.js';
 import { operation, type Reply } from '../pipeline.js';
 import { presentCatalog } from '../presenters.js';
-import { catalogCreate, catalogListQuery, catalogPatch, idParams, noQuery } from '../schemas.js';
+import { catalogCreate, catalogListQuery, catalogPatch, emptyBody, idParams, noQuery } from '../schemas.js';
+import { deleteCatalog, previewDeletion } from '../../core/catalog-deletion.js';
 
 const MANAGE = 'catalogo:gerenciar';
 const READ = 'catalogo:ler';
@@ -66,5 +67,31 @@ export const catalogOperations = [
     editTarget: ({ id }) => ({ kind: 'catalog', id }),
     run: ({ state, ctx, company, params, body, ifMatch }) =>
       answer(state, 200)(editCatalog(state, company.id, params.id, ifMatch, { nome: body.nome, idExterno: body.id_externo }, ctx)),
+  }),
+];
+
+/** Catalog deletion: the impact preview, and DELETE with its ETag (spec "Catalog deletion impact preview"). */
+export const catalogDeletionOperations = [
+  operation({
+    method: 'GET',
+    path: '/v1/catalogos/:id/impacto-exclusao',
+    permission: MANAGE,
+    params: idParams,
+    query: noQuery,
+    run: ({ state, company, params }) => {
+      const result = previewDeletion(state, company.id, params.id);
+      return result.ok ? ok({ status: 200, body: result.value.preview, etag: result.value.etag }) : result;
+    },
+  }),
+  operation({
+    method: 'DELETE',
+    path: '/v1/catalogos/:id',
+    permission: MANAGE,
+    params: idParams,
+    query: noQuery,
+    body: emptyBody,
+    bodyOptional: true,
+    editTarget: ({ id }) => ({ kind: 'catalog', id }),
+    run: ({ state, ctx, company, params, ifMatch }) => answer(state, 200)(deleteCatalog(state, company.id, params.id, ifMatch, ctx)),
   }),
 ];

@@ -3,7 +3,7 @@
  * valid credential, so that an integrator can find out why another call answers 403.
  */
 import { indexesOf, type State } from '../../core/state.js';
-import { surveillanceOf, viewSurveillance } from '../../core/surveillance.js';
+import { countsOf, surveillanceOf, viewSurveillance } from '../../core/surveillance.js';
 import { ok } from '../../core/refusal.js';
 import { DEFAULT_BODY_LIMIT, operation } from '../pipeline.js';
 import { presentCompany } from '../presenters.js';
@@ -70,7 +70,7 @@ export const companyOperations = [
     params: noQuery,
     query: noQuery,
     run: ({ state, company }) => {
-      const surveillance = viewSurveillance(surveillanceOf(state, company.id), company);
+      const surveillance = viewSurveillance(countsOf(surveillanceOf(state, company.id)), company);
       return ok({
         status: 200,
         body: {

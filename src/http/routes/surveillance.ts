@@ -1,5 +1,5 @@
 /** The surveillance selection and capacity (spec "Endpoints › Surveillance"; DESIGN §3 for the product list). */
-import { changeSelection, surveillanceEtag, surveillanceOf, viewSurveillance, watchedAfter } from '../../core/surveillance.js';
+import { changeSelection, countsOf, surveillanceEtag, surveillanceOf, viewSurveillance, watchedAfter } from '../../core/surveillance.js';
 import { ok, refuse } from '../../core/refusal.js';
 import { collectPage, decodeCursor, encodeCursor } from '../paging.js';
 import { operation } from '../pipeline.js';
@@ -15,7 +15,7 @@ export const surveillanceOperations = [
     query: noQuery,
     run: ({ state, company }) => {
       const s = surveillanceOf(state, company.id);
-      return ok({ status: 200, body: viewSurveillance(s, company), etag: surveillanceEtag(s) });
+      return ok({ status: 200, body: viewSurveillance(countsOf(s), company), etag: surveillanceEtag(s) });
     },
   }),
   operation({
@@ -27,7 +27,7 @@ export const surveillanceOperations = [
     body: surveillancePatch,
     run: ({ state, ctx, company, body, ifMatch }) => {
       const result = changeSelection(state, company.id, ifMatch, { modo: body.modo, adicionar: body.adicionar ?? [], remover: body.remover ?? [] }, ctx);
-      return result.ok ? ok({ status: 200, body: viewSurveillance(result.value, company), etag: surveillanceEtag(result.value) }) : result;
+      return result.ok ? ok({ status: 200, body: viewSurveillance(countsOf(result.value), company), etag: surveillanceEtag(result.value) }) : result;
     },
   }),
   operation({
