@@ -143,7 +143,8 @@ async function runDemo(args: string[]): Promise<void> {
   if (extra.length > 0) fail(`demo takes one name (got "${args.join(' ')}")`);
   if (name === undefined) {
     process.stdout.write('Teaching scenarios (run one with: catalog-emulator demo NAME):\n');
-    for (const demo of demos) process.stdout.write(`  ${demo.name.padEnd(20)} ${demo.summary}\n`);
+    const width = Math.max(...demos.map((d) => d.name.length)) + 2;
+    for (const demo of demos) process.stdout.write(`  ${demo.name.padEnd(width)}${demo.summary}\n`);
     return;
   }
   const demo = demos.find((d) => d.name === name);

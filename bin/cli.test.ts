@@ -206,11 +206,11 @@ describe('catalog-emulator demo', { timeout: TEST_TIMEOUT_MS }, () => {
     expect(run.stdout).toMatch(/^\s+idempotent-retry\s+\S.*$/m);
   });
 
-  it('lists the three demos, one line each with a summary', async () => {
+  it('lists the five demos, one line each with a summary', async () => {
     const run = cli(['demo']);
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const listed = run.stdout.split('\n').filter((line) => /^\s+\S+\s+\S/.test(line)).map((line) => line.trim().split(/\s+/)[0]);
-    expect(listed).toEqual(['idempotent-retry', 'webhook-retries', 'signature-check']);
+    expect(listed).toEqual(['idempotent-retry', 'webhook-retries', 'signature-check', 'surveillance-capacity', 'catalog-deletion']);
     expect(run.stderr).toBe('');
   });
 
@@ -243,7 +243,7 @@ describe('catalog-emulator demo', { timeout: TEST_TIMEOUT_MS }, () => {
     const run = cli(['demo', 'nope']);
     const { code } = await run.exited;
     expect(code).toBe(2);
-    expect(run.stderr).toContain('no demo "nope" (demos: idempotent-retry, webhook-retries, signature-check)');
+    expect(run.stderr).toContain('no demo "nope" (demos: idempotent-retry, webhook-retries, signature-check, surveillance-capacity, catalog-deletion)');
   });
 });
 
@@ -351,6 +351,146 @@ describe('catalog-emulator demo signature-check', { timeout: TEST_TIMEOUT_MS }, 
     expect(await first.exited).toEqual({ code: 0, signal: null });
     expect(await second.exited).toEqual({ code: 0, signal: null });
     expect(first.stdout).toContain('What a receiver must do');
+    expect(second.stdout).toBe(first.stdout);
+  });
+});
+
+describe('catalog-emulator demo surveillance-capacity', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('exits 0 and explains each counter of GET /v1/empresa/vigilancia (5 products, capacity 3, nothing selected)', async () => {
+    const run = cli(['demo', 'surveillance-capacity']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    expect(out).toContain('{"cadastrados":5,"selecionados":0,"elegiveis":5,"vagas":3,"cobertura":"sem_selecao","exige_selecao":true,"modo":"selecao","versao":1,"capacidade":3,"direito_ativo":true}');
+    expect(out).toContain('cadastrados 5: active products.');
+    expect(out).toContain('elegiveis 5: active and linked to an active catalog.');
+    expect(out).toContain('selecionados 0: watched now');
+    expect(out).toContain('vagas 3 = capacidade 3 − selecionados.');
+    expect(out).toContain('cobertura sem_selecao');
+    expect(out).toContain('exige_selecao true: elegiveis 5 > capacidade 3');
+    expect(run.stderr).toBe('');
+  });
+
+  it('selects 3 (200 parcial), then refuses a 4th and mode todos with 409 capacidade_insuficiente, the ETag unchanged', async () => {
+    const run = cli(['demo', 'surveillance-capacity']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    const accepted = out.match(/→ PATCH \/v1\/empresa\/vigilancia\n(?:\s+\S+: .*\n)+\s+\{"modo":"selecao","adicionar":\[("[0-9a-f-]{36}",?){3}\]\}\n\s+← 200\n\s+etag: ("[0-9a-f]+")\n\s+(\{.*\})\n/);
+    expect(accepted).not.toBeNull();
+    const etag = accepted![2]!;
+    expect(JSON.parse(accepted![3]!)).toMatchObject({ selecionados: 3, vagas: 0, cobertura: 'parcial', versao: 2 });
+    expect(out.match(/← 409\n\s+\{"erro":\{"codigo":"capacidade_insuficiente"/g)).toHaveLength(2);
+    expect(out).toContain(`409 capacidade_insuficiente. GET again: ETag ${etag} (the same), selecionados 3: nothing changed.`);
+    expect(out).toContain('409 capacidade_insuficiente; still modo selecao, versao 2, the same ETag: true.');
+  });
+
+  it('cuts the capacity to 2: capacidade_excedida, and vigilancia.degradada is delivered only once the clock moves', async () => {
+    const run = cli(['demo', 'surveillance-capacity']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    expect(out).toContain('GET: selecionados 3 > capacidade 2, vagas 0, cobertura capacidade_excedida.');
+    expect(out).toMatch(/the receiver has 0 events\. emu\.clock\.advance\(0\):\n\s+received vigilancia\.degradada: /);
+    expect(out).toContain('received vigilancia.degradada: {"tipo":"vigilancia.degradada","cobertura":"capacidade_excedida","coberturaAnterior":"parcial","selecionados":3,"capacidade":2}');
+  });
+
+  it('restores the capacity to 5 through the controls (vigilancia.restabelecida), then accepts mode todos (integral)', async () => {
+    const run = cli(['demo', 'surveillance-capacity']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    expect(out).toMatch(/→ PATCH \/_emulator\/companies\/[0-9a-f-]{36}\n\s+\{"surveillanceCapacity":5\}\n\s+← 200\n/);
+    expect(out).toContain('received vigilancia.restabelecida: {"tipo":"vigilancia.restabelecida","cobertura":"parcial","coberturaAnterior":"capacidade_excedida","selecionados":3,"capacidade":5}');
+    expect(out).toMatch(/\{"modo":"todos"\}\n\s+← 200\n\s+etag: "[0-9a-f]+"\n\s+\{"cadastrados":5,"selecionados":5,"elegiveis":5,"vagas":0,"cobertura":"integral","exige_selecao":false,"modo":"todos","versao":3,/);
+    expect(out.match(/received vigilancia\./g)).toHaveLength(2);
+  });
+
+  it('ends with the cobertura over the story, each event in its row, in under 120 lines', async () => {
+    const run = cli(['demo', 'surveillance-capacity']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    const tail = out.slice(out.indexOf('The cobertura over the story:'));
+    const rows = [...tail.matchAll(/^ {2}(.+?)\s{2,}(selecao|todos)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)$/gm)].map((m) => m.slice(1));
+    expect(rows).toEqual([
+      ['start', 'selecao', '0', '3', 'sem_selecao', '-'],
+      ['select 3', 'selecao', '3', '3', 'parcial', '-'],
+      ['add 1; todos (409)', 'selecao', '3', '3', 'parcial', '-'],
+      ['capacity 2', 'selecao', '3', '2', 'capacidade_excedida', 'vigilancia.degradada'],
+      ['capacity 5', 'selecao', '3', '5', 'parcial', 'vigilancia.restabelecida'],
+      ['modo todos', 'todos', '5', '5', 'integral', '-'],
+    ]);
+    expect(out.split('\n').length).toBeLessThanOrEqual(120);
+  });
+
+  it('prints the same output every run (seeded ids, virtual clock)', async () => {
+    const first = cli(['demo', 'surveillance-capacity']);
+    const second = cli(['demo', 'surveillance-capacity']);
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    expect(first.stdout).toContain('vigilancia.restabelecida');
+    expect(second.stdout).toBe(first.stdout);
+  });
+});
+
+describe('catalog-emulator demo catalog-deletion', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('exits 0 and narrates the preview: 3 products, 2 exclusive, 1 shared, 1 selection removed, antes and depois', async () => {
+    const run = cli(['demo', 'catalog-deletion']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    expect(out).toMatch(/branch CNPJ 11222333000262 /);
+    expect(out).toMatch(/→ GET \/v1\/catalogos\/[0-9a-f-]{36}\/impacto-exclusao\n\s+← 200\n\s+etag: "x[0-9a-f]{16}"\n/);
+    expect(out).toContain('produtos 3 linked: exclusivos 2 (only in A) and compartilhados 1');
+    expect(out).toContain('produtos_desativados 2');
+    expect(out).toContain('selecoes_removidas 1: CAFE-500');
+    expect(out).toContain('selecoes_adicionadas 0');
+    const counters = [...out.matchAll(/^ {4}(cadastrados|elegiveis|selecionados|vagas|cobertura|exige_selecao)\s+(\S+)\s+(\S+)$/gm)].map((m) => m.slice(1));
+    expect(counters).toEqual([
+      ['cadastrados', '3', '1'],
+      ['elegiveis', '3', '1'],
+      ['selecionados', '2', '1'],
+      ['vagas', '3', '4'],
+      ['cobertura', 'parcial', 'integral'],
+      ['exige_selecao', 'false', 'false'],
+    ]);
+    expect(run.stderr).toBe('');
+  });
+
+  it('a concurrent product edit makes the old preview ETag fail with 412 and nothing is deleted; the fresh one deletes (200 excluido)', async () => {
+    const run = cli(['demo', 'catalog-deletion']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    const stale = out.match(/impacto-exclusao\n\s+← 200\n\s+etag: ("x[0-9a-f]{16}")\n/)?.[1];
+    expect(stale).toBeDefined();
+    expect(out).toMatch(/\n {2}erp → PATCH \/v1\/produtos\/[0-9a-f-]{36}\n(?: {2}erp {5}.*\n)+ {2}erp ← 200\n/);
+    const deletes = [...out.matchAll(/→ DELETE \/v1\/catalogos\/[0-9a-f-]{36}\n\s+idempotency-key: \S+\n\s+if-match: ("x[0-9a-f]{16}")\n\s+← (\d+)\n(?:\s+etag: \S+\n)?\s+(\{.*\})\n/g)];
+    expect(deletes.map((m) => [m[1] === stale, m[2]])).toEqual([[true, '412'], [false, '200']]);
+    expect(JSON.parse(deletes[0]![3]!).erro).toMatchObject({ codigo: 'precondicao_falhou', caminho: 'header.if-match' });
+    expect(out).toContain('GET /v1/catalogos/{A}: estado ativo, produtos 3, versao 4: nothing was deleted.');
+    expect(out).toMatch(/ETag "x[0-9a-f]{16}" → "x[0-9a-f]{16}"; same figures: true\./);
+    expect(JSON.parse(deletes[1]![3]!)).toMatchObject({ estado: 'excluido', produtos: 0, versao: 5, excluido_em: '2026-01-01T00:10:00.000Z' });
+    expect(out).toContain('200 excluido: excluido_em 2026-01-01T00:10:00.000Z, versao 5, produtos 0.');
+  });
+
+  it('after the deletion: the vigilancia equals the preview depois, exclusive products inactive, the shared one in B, the head office free', async () => {
+    const run = cli(['demo', 'catalog-deletion']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    expect(out).toContain('GET /v1/empresa/vigilancia: cadastrados 1, elegiveis 1, selecionados 1, vagas 4, cobertura integral, exige_selecao false\n');
+    expect(out).toContain("equals the preview's depois: true.");
+    const products = [...out.matchAll(/^ {2}(CAFE-500|ARROZ-5K|OLEO-900)\s+(\S+)\s+(\S+)\s+(\d+)\s+(\S+)$/gm)].map((m) => m.slice(1));
+    expect(products).toEqual([
+      ['CAFE-500', 'false', '-', '2', 'no'],
+      ['ARROZ-5K', 'false', '-', '3', 'no'],
+      ['OLEO-900', 'true', 'B', '3', 'yes'],
+    ]);
+    expect(out).toContain('The head office: catalogo_id null, versao 3: free to take a new catalog.');
+    expect(out).toContain('Catalog A stays readable: estado excluido; its product list answers 409 catalogo_excluido.');
+    expect(out.split('\n').length).toBeLessThanOrEqual(120);
+  });
+
+  it('prints the same output every run (seeded ids, virtual clock)', async () => {
+    const first = cli(['demo', 'catalog-deletion']);
+    const second = cli(['demo', 'catalog-deletion']);
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    expect(first.stdout).toContain('excluido');
     expect(second.stdout).toBe(first.stdout);
   });
 });

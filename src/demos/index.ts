@@ -1,8 +1,10 @@
 /** The teaching scenarios of `catalog-emulator demo`. */
+import { catalogDeletion } from './catalog-deletion.js';
 import { idempotentRetry } from './idempotent-retry.js';
 import type { Demo } from './narrator.js';
 import { signatureCheck } from './signature-check.js';
+import { surveillanceCapacity } from './surveillance-capacity.js';
 import { webhookRetries } from './webhook-retries.js';
 
 export type { Demo };
-export const demos: readonly Demo[] = [idempotentRetry, webhookRetries, signatureCheck];
+export const demos: readonly Demo[] = [idempotentRetry, webhookRetries, signatureCheck, surveillanceCapacity, catalogDeletion];
