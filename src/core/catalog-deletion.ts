@@ -18,7 +18,7 @@ import { replaceProduct, type Product } from './products.js';
 import { hashString } from './random.js';
 import { ok, type Result } from './refusal.js';
 import { linksOf, type Context, type State } from './state.js';
-import { countsOf, surveillanceOf, viewSurveillance, type SelectionCounts, type SurveillanceView } from './surveillance.js';
+import { countsOf, inBatch, surveillanceOf, viewSurveillance, type SelectionCounts, type SurveillanceView } from './surveillance.js';
 import { requireMatch, type IfMatch } from './versioning.js';
 
 type Counters = Pick<SurveillanceView, 'cadastrados' | 'selecionados' | 'elegiveis' | 'vagas' | 'cobertura' | 'exige_selecao'>;
@@ -126,12 +126,15 @@ export function deleteCatalog(state: State, companyId: string, catalogId: string
 
   const products = linkedProducts(state, catalog);
   const links = linksOf(state, companyId, catalogId);
-  for (const product of products) {
-    links.remove(product.id);
-    const catalogos = product.catalogos.filter((c) => c !== catalogId);
-    // productChanged (through replaceProduct) keeps the counters and drops a deactivated product from the selection.
-    replaceProduct(state, product, catalogos.length === 0 ? { catalogos, ativo: false } : { catalogos }, ctx);
-  }
+  // One operation: the coverage is compared once, after every product has changed.
+  inBatch(state, companyId, ctx, () => {
+    for (const product of products) {
+      links.remove(product.id);
+      const catalogos = product.catalogos.filter((c) => c !== catalogId);
+      // productChanged (through replaceProduct) keeps the counters and drops a deactivated product from the selection.
+      replaceProduct(state, product, catalogos.length === 0 ? { catalogos, ativo: false } : { catalogos }, ctx);
+    }
+  });
   const establishment = state.establishments.get(catalog.establishmentId);
   if (establishment && establishment.catalogoId === catalogId) setActiveCatalog(state, establishment, null, ctx);
   return ok(replaceCatalog(state, catalog, { estado: allowed.value, excluidoEm: ctx.now }, ctx));

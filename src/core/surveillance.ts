@@ -43,6 +43,8 @@ export interface Surveillance {
   selectedEligible: number;
   /** The coverage last observed: what the next change is compared with to raise events. */
   lastCoverage: Coverage;
+  /** Inside a batch change (see inBatch): product changes wait for the end to compare the coverage. */
+  batch: boolean;
 }
 
 export interface SurveillanceView {
@@ -61,7 +63,7 @@ export interface SurveillanceView {
 export function surveillanceOf(state: State, companyId: string): Surveillance {
   let s = state.surveillance.get(companyId);
   if (!s) {
-    s = { companyId, modo: 'selecao', versao: 1, selected: new OrderedIndex(), active: 0, eligible: 0, selectedEligible: 0, lastCoverage: 'sem_selecao' };
+    s = { companyId, modo: 'selecao', versao: 1, selected: new OrderedIndex(), active: 0, eligible: 0, selectedEligible: 0, lastCoverage: 'sem_selecao', batch: false };
     state.surveillance.set(companyId, s);
     const company = state.companies.get(companyId);
     if (company) s.lastCoverage = coverage(countsOf(s), company);
@@ -132,7 +134,23 @@ export function productChanged(state: State, before: Product | undefined, after:
     if (!after.ativo) deselect(s, after.id, false);
     s.selectedEligible += delta(after, isEligible) - delta(before, isEligible);
   }
-  observeCoverage(state, after.companyId, ctx);
+  if (!s.batch) observeCoverage(state, after.companyId, ctx);
+}
+
+/**
+ * Runs `change` (many product changes that form one operation, such as a catalog deletion) and compares the
+ * coverage once, at the end: an all-or-nothing change raises at most one event, with its final figures.
+ */
+export function inBatch<T>(state: State, companyId: string, ctx: Context, change: () => T): T {
+  const s = surveillanceOf(state, companyId);
+  const outer = s.batch;
+  s.batch = true;
+  try {
+    return change();
+  } finally {
+    s.batch = outer;
+    if (!outer) observeCoverage(state, companyId, ctx);
+  }
 }
 
 function deselect(s: Surveillance, productId: string, eligible: boolean): void {

@@ -139,7 +139,7 @@ export function validationError(where: 'body' | 'query' | 'path', error: z.ZodEr
     path = [...path, issue.keys[0] ?? ''];
     codigo = 'campo_desconhecido';
     message = `is not a field of this operation (fields are case-sensitive; check the spelling)`;
-  } else if (issue.code === 'invalid_type' && issue.input === undefined) {
+  } else if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.input === undefined) {
     codigo = 'campo_obrigatorio';
     message = 'is required';
   } else if (issue.code === 'invalid_type') {
