@@ -516,12 +516,12 @@ describe('DELETE /v1/catalogos/{id}', () => {
       expect(await observe(sc)).toEqual(before);
     });
 
-    it('answers 409 catalogo_excluido for a deleted catalog, to the preview and to DELETE (after 428 without If-Match)', async () => {
+    it('answers a deleted catalog: the preview 404 catalogo_excluido (READ set), DELETE 409 catalogo_excluido (after 428 without If-Match)', async () => {
       const sc = await scene();
       const p = await preview(sc.w, sc.a.id);
       const done = await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: p.etag });
       expect(done.status).toBe(200);
-      expectError(await sc.w.api.get(previewPath(sc.a.id)), 409, 'catalogo_excluido');
+      expectError(await sc.w.api.get(previewPath(sc.a.id)), 404, 'catalogo_excluido', 'path.id');
       const read = await sc.w.api.get(catalogPath(sc.a.id));
       expectError(await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: p.etag }), 409, 'catalogo_excluido');
       expectError(await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: done.headers.get('etag')! }), 409, 'catalogo_excluido');

@@ -159,10 +159,10 @@ describe('previewDeletion', () => {
     expectRefusal(previewDeletion(w.state, w.companyId, theirs.id), 'not_found', 'catalogo_nao_encontrado', 'path.id');
   });
 
-  it('refuses a deleted catalog with conflict catalogo_excluido', () => {
+  it('refuses a deleted catalog with not_found catalogo_excluido: there is no deletion to preview', () => {
     const w = setup();
     unwrap(deleteCatalog(w.state, w.companyId, w.a, [w.preview().etag], w.ctx(T1)));
-    expectRefusal(previewDeletion(w.state, w.companyId, w.a), 'conflict', 'catalogo_excluido');
+    expectRefusal(previewDeletion(w.state, w.companyId, w.a), 'not_found', 'catalogo_excluido');
   });
 
   describe('its ETag changes with each thing it depends on', () => {

@@ -16,7 +16,7 @@ import type { Company } from './companies.js';
 import { setActiveCatalog } from './establishments.js';
 import { replaceProduct, type Product } from './products.js';
 import { hashString } from './random.js';
-import { ok, type Result } from './refusal.js';
+import { ok, refuse, type Result } from './refusal.js';
 import { linksOf, type Context, type State } from './state.js';
 import { countsOf, inBatch, surveillanceOf, viewSurveillance, type SelectionCounts, type SurveillanceView } from './surveillance.js';
 import { requireMatch, type IfMatch } from './versioning.js';
@@ -65,8 +65,10 @@ export function previewDeletion(state: State, companyId: string, catalogId: stri
   const found = findCatalog(state, companyId, catalogId);
   if (!found.ok) return found;
   const catalog = found.value;
-  const allowed = catalogTransition(catalog, 'excluir');
-  if (!allowed.ok) return allowed;
+  // The preview's errors are the spec's READ set (no 409): a deleted catalog has no deletion to preview.
+  if (catalogTransition(catalog, 'excluir').ok === false) {
+    return refuse('not_found', 'catalogo_excluido', `Catalog ${catalog.id} is already deleted: there is no deletion to preview.`, 'path.id');
+  }
   const company = state.companies.get(companyId)!;
   const s = surveillanceOf(state, companyId);
   const products = linkedProducts(state, catalog);
