@@ -28,9 +28,12 @@ import { DEFAULT_HANDLER_GRACE_MS, Transport } from './network/transport.js';
 import { registerDeliveryTasks, scheduleRetention } from './network/deliveries.js';
 import { drainOutbox } from './core/outbox.js';
 import { reviewCnpjCorrection, TASK_REVIEW } from './core/cnpj-corrections.js';
+import { finishAnalysis, startAnalysis, TASK_ANALYSIS_END, TASK_ANALYSIS_START } from './core/analyses.js';
 import { currentReference, publishReference, type Published } from './core/regulatory/reference.js';
 import { snapshotView, type SnapshotChange, type SnapshotView } from './core/regulatory/snapshot.js';
 
+/** The `job` kind of analysis runs, for job faults. */
+export const JOB_ANALYSIS = 'analise';
 /** The `job` kind of CNPJ correction reviews, for job faults. */
 export const JOB_CNPJ_REVIEW = 'revisao_cnpj';
 import { DEFAULT_DELIVERY_POLICY, EVENT_KINDS, raiseEvent, rearmStartedAttempts, type DeliveryPolicy, type EventData } from './core/webhooks/events.js';
@@ -395,6 +398,21 @@ export class Emulator {
       purgeExpiredIdempotency(world.state, clock.now());
     });
     registerDeliveryTasks(world, this.transport, this.faultRegistry, this.deliveryPolicy);
+    // Job faults of kind `analise`: delayMs postpones a run's start, fail fails it at its end.
+    clock.handle(TASK_ANALYSIS_START, (task) => {
+      const delay = this.faultRegistry.takeJob({ kind: JOB_ANALYSIS, companyId: task.owner, effect: 'delayMs' })?.effect;
+      if (delay && 'delayMs' in delay) {
+        clock.schedule({ kind: TASK_ANALYSIS_START, owner: task.owner, payload: task.payload }, clock.now() + delay.delayMs);
+        return;
+      }
+      startAnalysis(world.state, (task.payload as { analysisId: string }).analysisId, { now: clock.now(), random: world.random });
+      world.flush();
+    });
+    clock.handle(TASK_ANALYSIS_END, (task) => {
+      const failed = this.faultRegistry.takeJob({ kind: JOB_ANALYSIS, companyId: task.owner, effect: 'fail' }) !== undefined;
+      finishAnalysis(world.state, (task.payload as { analysisId: string }).analysisId, failed, { now: clock.now(), random: world.random });
+      world.flush();
+    });
     clock.handle(TASK_REVIEW, (task) => {
       const { correctionId } = task.payload as { correctionId: string };
       const fault = this.faultRegistry.takeJob({ kind: JOB_CNPJ_REVIEW, companyId: task.owner })?.effect;

@@ -102,6 +102,8 @@ export interface DeliveryFaultMatch {
 export interface JobFaultMatch {
   readonly kind: string;
   readonly companyId: string | null;
+  /** Only faults with this effect (a job that can be postponed at its start and fail at its end asks for each there). */
+  readonly effect?: 'fail' | 'delayMs';
 }
 
 export class FaultRegistry {
@@ -150,7 +152,7 @@ export class FaultRegistry {
     const fault = this.take((f) => {
       if (f.spec.target !== 'job') return false;
       const { kind, companyId } = f.spec.match;
-      return (kind === undefined || kind === request.kind) && (companyId === undefined || companyId === request.companyId);
+      return (kind === undefined || kind === request.kind) && (companyId === undefined || companyId === request.companyId) && (request.effect === undefined || request.effect in f.spec.effect);
     });
     return fault && fault.spec.target === 'job' ? { id: fault.id, effect: fault.spec.effect } : undefined;
   }

@@ -48,6 +48,12 @@ const cnpjCorrection = z.strictObject({
   id, companyId: id, establishmentId: id, cnpjNovo: z.string(), motivo: z.string(), versaoEsperada: int,
   estado: z.enum(['pendente', 'aprovada', 'rejeitada']), codigoRejeicao: z.string().nullable(), criadoEm: instant, decididoEm: instant.nullable(), position: int,
 });
+const finding = z.strictObject({ produto_id: id, ncm: z.string(), tipo: z.string(), detalhe: z.string(), avaliado_em: instant, snapshot_id: z.string() });
+const analysis = z.strictObject({
+  id, companyId: id, estado: z.enum(['pendente', 'executando', 'concluida', 'falhou']), criadaEm: instant, iniciadaEm: instant.nullable(),
+  terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), snapshotId: z.string().nullable(), produtosAvaliados: int.nullable(),
+  findings: z.array(finding).nullable(), position: int,
+});
 const task = z.strictObject({ due: instant, kind: z.string(), owner: id.nullable(), payload: z.unknown().optional(), everyMs: int.optional() });
 const uint32 = z.number().int().min(0).max(0xffffffff);
 
@@ -71,6 +77,8 @@ export const snapshotSchema = z.strictObject({
     webhookDestinations: z.array(destination),
     webhookEvents: z.array(webhookEvent),
     cnpjCorrections: z.array(cnpjCorrection),
+    analyses: z.array(analysis),
+    analysisUnitsUsed: z.array(z.tuple([id, int])),
     surveillance: z.array(
       z.strictObject({
         companyId: id,

@@ -2,6 +2,7 @@
  * The state as plain data and back (DESIGN §6 "snapshot and restore"). Only records are exported; the
  * per-company indexes are derived from them on import, in the same order, so cursors stay valid.
  */
+import type { Analysis } from './analyses.js';
 import type { Catalog } from './catalogs.js';
 import { isEligible, surveillanceOf, type Coverage, type SelectionMode } from './surveillance.js';
 
@@ -37,6 +38,9 @@ export interface StateData {
   readonly webhookEvents: readonly WebhookEvent[];
   readonly cnpjCorrections: readonly CnpjCorrection[];
   readonly regulatory: ReferenceData;
+  readonly analyses: readonly Analysis[];
+  /** [company id, allowance units taken]. */
+  readonly analysisUnitsUsed: readonly (readonly [string, number])[];
   /** Per company: mode, version, selection ([product id, position] in order) and the coverage last observed. */
   readonly surveillance: readonly SurveillanceData[];
   /** [company id, acceptance times] of test and resend requests (the per-minute limit). */
@@ -64,6 +68,8 @@ export function exportState(state: State): StateData {
     webhookEvents: byPosition(state.webhookEvents.values()),
     cnpjCorrections: byPosition(state.cnpjCorrections.values()),
     regulatory: exportReference(state.regulatory),
+    analyses: byPosition(state.analyses.values()),
+    analysisUnitsUsed: [...state.analysisUnitsUsed.entries()],
     surveillance: [...state.surveillance.values()].map((s) => ({ companyId: s.companyId, modo: s.modo, versao: s.versao, selected: s.selected.entries(), lastCoverage: s.lastCoverage })),
     webhookSends: [...state.webhookSends.entries()],
   };
@@ -112,6 +118,12 @@ export function importState(data: StateData): State {
   const closed = data.webhookEvents.filter((e) => e.terminadoEm !== null && isClosed(e.estado)).map((e): [Instant, string] => [e.terminadoEm!, e.id]);
   state.closedWebhookEvents.push(...closed.sort((a, b) => a[0] - b[0]));
   for (const [companyId, times] of data.webhookSends) state.webhookSends.set(companyId, [...times]);
+  for (const analysis of [...data.analyses].sort((a, b) => a.position - b.position)) {
+    state.analyses.set(analysis.id, analysis);
+    indexesOf(state, analysis.companyId).analyses.add(analysis.id, analysis.position);
+    if (analysis.estado === 'pendente' || analysis.estado === 'executando') state.openAnalyses.set(analysis.companyId, analysis.id);
+  }
+  for (const [companyId, used] of data.analysisUnitsUsed) state.analysisUnitsUsed.set(companyId, used);
   for (const saved of data.surveillance) {
     const s = surveillanceOf(state, saved.companyId);
     s.modo = saved.modo;
@@ -168,7 +180,8 @@ export function checkIntegrity(data: StateData): string | undefined {
     for (const [id] of s.selected) if (products.get(id)?.companyId !== s.companyId || !products.get(id)?.ativo) return `surveillance of ${s.companyId}: ${id} is not an active product of the company`;
   }
   for (const c of data.cnpjCorrections) if (establishments.get(c.establishmentId)?.companyId !== c.companyId) return `CNPJ correction ${c.id}: establishment ${c.establishmentId} is not of its company`;
-  const positions = [...data.establishments, ...data.catalogs, ...data.products, ...data.webhookEvents, ...data.cnpjCorrections]
+  for (const a of data.analyses) if (!companies.has(a.companyId)) return `analysis ${a.id} belongs to unknown company ${a.companyId}`;
+  const positions = [...data.establishments, ...data.catalogs, ...data.products, ...data.webhookEvents, ...data.cnpjCorrections, ...data.analyses]
     .map((r) => r.position)
     .concat(data.surveillance.flatMap((s) => s.selected.map((e) => e[1])))
     .concat(data.links.map((l) => l[2]));

@@ -3,6 +3,7 @@
  * them. Records are never mutated in place: a change replaces the record, so a reader (a snapshot, a page
  * being serialized) never sees half of one. Every change goes through a function of an aggregate module.
  */
+import type { Analysis } from './analyses.js';
 import type { Catalog } from './catalogs.js';
 import type { CnpjCorrection } from './cnpj-corrections.js';
 import type { Company, Credential } from './companies.js';
@@ -33,6 +34,8 @@ export interface CompanyIndexes {
   readonly webhookEvents: OrderedIndex;
   /** Events still `pendente` or `executando`: what a destination change cancels. */
   readonly openWebhookEvents: Set<string>;
+  /** Analyses in creation order (listed newest first). */
+  readonly analyses: OrderedIndex;
 }
 
 export interface State {
@@ -49,6 +52,11 @@ export interface State {
   readonly webhookDestinations: Map<string, WebhookDestination>;
   readonly webhookEvents: Map<string, WebhookEvent>;
   readonly cnpjCorrections: Map<string, CnpjCorrection>;
+  readonly analyses: Map<string, Analysis>;
+  /** Company id → its analysis still pendente or executando (at most one). */
+  readonly openAnalyses: Map<string, string>;
+  /** Company id → allowance units taken by analysis runs. */
+  readonly analysisUnitsUsed: Map<string, number>;
   /** Company id → its surveillance selection and maintained counters. */
   readonly surveillance: Map<string, Surveillance>;
   /** Establishment id → its correction still `pendente` (at most one). */
@@ -86,6 +94,9 @@ export function createState(start: Instant = 0): State {
     webhookEvents: new Map(),
     cnpjCorrections: new Map(),
     surveillance: new Map(),
+    analyses: new Map(),
+    openAnalyses: new Map(),
+    analysisUnitsUsed: new Map(),
     pendingCnpjCorrections: new Map(),
     webhookSends: new Map(),
     closedWebhookEvents: [],
@@ -111,6 +122,7 @@ export function indexesOf(state: State, companyId: string): CompanyIndexes {
       catalogProducts: new Map(),
       webhookEvents: new OrderedIndex(),
       openWebhookEvents: new Set(),
+      analyses: new OrderedIndex(),
     };
     state.indexes.set(companyId, indexes);
   }

@@ -12,6 +12,7 @@ import { establishmentOperations } from './routes/establishments.js';
 import { productOperations } from './routes/products.js';
 import { webhookOperations } from './routes/webhooks.js';
 import { surveillanceOperations } from './routes/surveillance.js';
+import { analysisOperations } from './routes/analyses.js';
 import type { HttpEnv } from './runtime.js';
 
 export const operations: readonly Operation[] = [
@@ -22,6 +23,7 @@ export const operations: readonly Operation[] = [
   ...productOperations,
   ...webhookOperations,
   ...surveillanceOperations,
+  ...analysisOperations,
 ];
 
 export function buildApiApp(): Hono<HttpEnv> {

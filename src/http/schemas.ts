@@ -228,3 +228,13 @@ export const surveillancePatch = z.strictObject({
   adicionar: selectionIds('adicionar').optional(),
   remover: selectionIds('remover').optional(),
 });
+
+export const analysisListQuery = z.strictObject({
+  limite: limitParam(100).optional(),
+  cursor: z.string().max(512, 'is not a cursor of this list').optional(),
+});
+
+export const findingsQuery = z.strictObject({
+  limite: limitParam(200).optional(),
+  cursor: z.string().max(512, 'is not a cursor of this list').optional(),
+});

@@ -4,6 +4,7 @@
  */
 import { indexesOf, type State } from '../../core/state.js';
 import { countsOf, surveillanceOf, viewSurveillance } from '../../core/surveillance.js';
+import { allowanceLeft } from '../../core/analyses.js';
 import { ok } from '../../core/refusal.js';
 import { DEFAULT_BODY_LIMIT, operation } from '../pipeline.js';
 import { presentCompany } from '../presenters.js';
@@ -82,7 +83,7 @@ export const companyOperations = [
           },
           analises: {
             franquia: company.analysisAllowance,
-            disponiveis: company.analysisAllowance,
+            disponiveis: allowanceLeft(state, company.id),
           },
         },
       });

@@ -1,0 +1,157 @@
+/**
+ * Full-company analyses (spec "POST /v1/analises", "Analysis acceptance"; issue 4 item 6). Every active product
+ * is evaluated against the regulatory reference in force, whatever the surveillance selection.
+ *
+ *   (none)     --aceitar-->   pendente    POST: consumes no allowance; while one is pendente or executando, POST
+ *                                         answers that one (200) instead of a new one (202)
+ *   pendente   --iniciar-->   executando  START_DELAY later; takes one unit of the company's allowance
+ *   pendente   --recusar-->   falhou      no allowance left (codigo_falha sem_franquia) → analise.falhou
+ *   executando --concluir-->  concluida   the findings are published (immutable) → analise.concluida
+ *   executando --falhar-->    falhou      the run failed (a `job` fault, codigo_falha falha_execucao) → analise.falhou
+ *   concluida, falhou are final.
+ *
+ * `fase` says where it is: na_fila (pendente), avaliando (executando), publicada (concluida), encerrada (falhou).
+ */
+import { raiseEvent } from './webhooks/events.js';
+import { evaluateProduct, type Finding } from './regulatory/rules.js';
+import { schedule } from './outbox.js';
+import { uuidV7 } from './random.js';
+import { ok, refuse, type Result } from './refusal.js';
+import { indexesOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import { MINUTE, SECOND, type Instant } from './time.js';
+
+export type AnalysisState = 'pendente' | 'executando' | 'concluida' | 'falhou';
+export type AnalysisPhase = 'na_fila' | 'avaliando' | 'publicada' | 'encerrada';
+type AnalysisEvent = 'iniciar' | 'recusar' | 'concluir' | 'falhar';
+
+const LIFECYCLE: Record<AnalysisState, Partial<Record<AnalysisEvent, AnalysisState>>> = {
+  pendente: { iniciar: 'executando', recusar: 'falhou' },
+  executando: { concluir: 'concluida', falhar: 'falhou' },
+  concluida: {},
+  falhou: {},
+};
+
+export const PHASE_OF: Record<AnalysisState, AnalysisPhase> = { pendente: 'na_fila', executando: 'avaliando', concluida: 'publicada', falhou: 'encerrada' };
+
+/** README "Analyses": when a run starts and how long it takes, in virtual time. */
+export const START_DELAY_MS = MINUTE;
+export const MIN_RUN_MS = 10 * SECOND;
+/** One second per thousand products evaluated. */
+export const RUN_MS_PER_PRODUCT = 1;
+export const TASK_ANALYSIS_START = 'analise.inicio';
+export const TASK_ANALYSIS_END = 'analise.fim';
+
+export const ANALYSIS_FAILURES = { noAllowance: 'sem_franquia', runFailed: 'falha_execucao' } as const;
+
+export interface Analysis {
+  readonly id: string;
+  readonly companyId: string;
+  readonly estado: AnalysisState;
+  readonly criadaEm: Instant;
+  readonly iniciadaEm: Instant | null;
+  readonly terminadaEm: Instant | null;
+  readonly codigoFalha: string | null;
+  /** Set when the findings are published. */
+  readonly snapshotId: string | null;
+  readonly produtosAvaliados: number | null;
+  readonly findings: readonly Finding[] | null;
+  readonly position: number;
+}
+
+/** Allowance units left: the company's allowance minus the runs that took one. */
+export function allowanceLeft(state: State, companyId: string): number {
+  const company = state.companies.get(companyId);
+  return Math.max((company?.analysisAllowance ?? 0) - (state.analysisUnitsUsed.get(companyId) ?? 0), 0);
+}
+
+/** POST /v1/analises: the open analysis if there is one (`created: false`), else a new pending one. */
+export function requestAnalysis(state: State, companyId: string, ctx: Context): { analysis: Analysis; created: boolean } {
+  const openId = state.openAnalyses.get(companyId);
+  const open = openId === undefined ? undefined : state.analyses.get(openId);
+  if (open) return { analysis: open, created: false };
+  const analysis: Analysis = {
+    id: uuidV7(ctx.random, ctx.now),
+    companyId,
+    estado: 'pendente',
+    criadaEm: ctx.now,
+    iniciadaEm: null,
+    terminadaEm: null,
+    codigoFalha: null,
+    snapshotId: null,
+    produtosAvaliados: null,
+    findings: null,
+    position: nextPosition(state),
+  };
+  state.analyses.set(analysis.id, analysis);
+  state.openAnalyses.set(companyId, analysis.id);
+  indexesOf(state, companyId).analyses.add(analysis.id, analysis.position);
+  schedule(state, { kind: TASK_ANALYSIS_START, owner: companyId, due: ctx.now + START_DELAY_MS, payload: { analysisId: analysis.id } });
+  return { analysis, created: true };
+}
+
+export function findAnalysis(state: State, companyId: string, id: string): Result<Analysis> {
+  const analysis = ownedBy(state.analyses, companyId, id);
+  if (!analysis) return refuse('not_found', 'analise_nao_encontrada', `No analysis ${id} in this company.`, 'path.id');
+  return ok(analysis);
+}
+
+/** The result (findings, CSV) exists only once published: 409 before that, and for a failed analysis. */
+export function publishedAnalysis(state: State, companyId: string, id: string): Result<Analysis> {
+  const found = findAnalysis(state, companyId, id);
+  if (!found.ok) return found;
+  if (found.value.estado !== 'concluida') {
+    return refuse('conflict', 'resultado_indisponivel', `Analysis ${id} is ${found.value.estado}: its result is available once it is concluida (follow GET /v1/analises/${id}).`);
+  }
+  return found;
+}
+
+/** The run starts: takes one allowance unit, or fails without one. */
+export function startAnalysis(state: State, analysisId: string, ctx: Context): void {
+  const analysis = state.analyses.get(analysisId);
+  if (!analysis || analysis.estado !== 'pendente') return;
+  if (allowanceLeft(state, analysis.companyId) === 0) {
+    fail(state, analysis, LIFECYCLE.pendente.recusar!, ANALYSIS_FAILURES.noAllowance, ctx);
+    return;
+  }
+  state.analysisUnitsUsed.set(analysis.companyId, (state.analysisUnitsUsed.get(analysis.companyId) ?? 0) + 1);
+  const products = indexesOf(state, analysis.companyId).products.size;
+  const duration = Math.max(MIN_RUN_MS, products * RUN_MS_PER_PRODUCT);
+  state.analyses.set(analysisId, { ...analysis, estado: LIFECYCLE.pendente.iniciar!, iniciadaEm: ctx.now });
+  schedule(state, { kind: TASK_ANALYSIS_END, owner: analysis.companyId, due: ctx.now + duration, payload: { analysisId } });
+}
+
+/** The run ends: every active product evaluated against the reference in force, or the run failed. */
+export function finishAnalysis(state: State, analysisId: string, failed: boolean, ctx: Context): void {
+  const analysis = state.analyses.get(analysisId);
+  if (!analysis || analysis.estado !== 'executando') return;
+  if (failed) {
+    fail(state, analysis, LIFECYCLE.executando.falhar!, ANALYSIS_FAILURES.runFailed, ctx);
+    return;
+  }
+  const snapshot = state.regulatory;
+  const findings: Finding[] = [];
+  let evaluated = 0;
+  for (const [id] of indexesOf(state, analysis.companyId).products.after()) {
+    const product = state.products.get(id);
+    if (!product || !product.ativo) continue;
+    evaluated++;
+    for (const finding of evaluateProduct(product, snapshot, ctx.now)) findings.push(finding);
+  }
+  const done: Analysis = { ...analysis, estado: LIFECYCLE.executando.concluir!, terminadaEm: ctx.now, snapshotId: snapshot.id, produtosAvaliados: evaluated, findings };
+  state.analyses.set(analysisId, done);
+  state.openAnalyses.delete(analysis.companyId);
+  raiseEvent(state, analysis.companyId, { tipo: 'analise.concluida', analiseId: analysisId, produtosAvaliados: evaluated, achados: findings.length, snapshotId: snapshot.id }, ctx);
+}
+
+function fail(state: State, analysis: Analysis, estado: AnalysisState, codigoFalha: string, ctx: Context): void {
+  state.analyses.set(analysis.id, { ...analysis, estado, codigoFalha, terminadaEm: ctx.now });
+  state.openAnalyses.delete(analysis.companyId);
+  raiseEvent(state, analysis.companyId, { tipo: 'analise.falhou', analiseId: analysis.id, codigoFalha }, ctx);
+}
+
+/** Findings counted by `tipo`, every tipo of the rules present (0 when none). */
+export function findingsByType(findings: readonly Finding[], tipos: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = Object.fromEntries(tipos.map((t) => [t, 0]));
+  for (const f of findings) counts[f.tipo] = (counts[f.tipo] ?? 0) + 1;
+  return counts;
+}
