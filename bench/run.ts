@@ -196,6 +196,29 @@ async function webhooks(): Promise<void> {
   rows.push({ figure: 'deliveries/s to an in-process receiver (signed, 2xx)', value: fmt(perSecond), reference: `${fmt(received)} delivered`, ratio: '' });
 }
 
+/** Issue 4's figure: an analysis over 100,000 products (built through the API), its run measured alone. */
+async function analysis(): Promise<void> {
+  const { emu, company, key, catalog } = await setup();
+  emu.companies.update(company.companyId, { analysisAllowance: 10 });
+  const auth = { authorization: `Bearer ${company.token}`, 'content-type': 'application/json' };
+  const ncms = ['84713012', '21069090', '99999999', '85171231'];
+  for (let i = 0; i < 100_000; i++) {
+    await emu.fetch(`/v1/catalogos/${catalog.id}/produtos`, {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': key() },
+      body: JSON.stringify({ origem: 'erp', ncm: ncms[i % 4], descricao: i % 7 === 0 ? null : `Produto ${i}`, atributos: [{ codigo: 'ATT_0005', valores: [i % 3 === 0 ? '380V' : '220V'] }] }),
+    });
+  }
+  await emu.fetch('/v1/analises', { method: 'POST', headers: { ...auth, 'idempotency-key': key() } });
+  await emu.clock.advance('1m'); // the run starts
+  const t0 = performance.now();
+  await emu.clock.advance('2m'); // the run ends: every product evaluated
+  const ms = performance.now() - t0;
+  const list = (await (await emu.fetch('/v1/analises', { headers: auth })).json()) as { itens: { id: string }[] };
+  const detail = (await (await emu.fetch(`/v1/analises/${list.itens[0]!.id}`, { headers: auth })).json()) as { resumo: { total_achados: number } };
+  rows.push({ figure: 'analysis over 100,000 products (ms)', value: fmt(ms), reference: `${fmt(detail.resumo.total_achados)} findings`, ratio: `${fmt((ms * 1000) / 100_000, 1)} µs/product` });
+}
+
 async function coldStart(): Promise<void> {
   const runs = 5;
   const measure = async (args: string[]) => {
@@ -218,6 +241,7 @@ async function coldStart(): Promise<void> {
 createCost();
 await inProcess();
 await webhooks();
+await analysis();
 await overHttp();
 await coldStart();
 agent.destroy();
