@@ -1,3 +1,5 @@
+import { ok, refuse, type Result } from '../core/refusal.js';
+
 /**
  * One page of a list (DESIGN §4 "Lists"): at most `limit` items and at most `budgetBytes` of serialized
  * items, but always at least one item. Items are serialized once, here, and the body is assembled from
@@ -51,6 +53,20 @@ export function utf8Length(text: string): number {
  */
 export function encodeCursor(companyId: string, list: string, position: number): string {
   return Buffer.from(JSON.stringify([1, companyId, list, position])).toString('base64url');
+}
+
+/** The position a `cursor` query parameter continues from (undefined: the start), or 422 when it is not this list's. */
+export function readCursor(cursor: string | undefined, companyId: string, list: string): Result<number | undefined> {
+  if (cursor === undefined) return ok(undefined);
+  const position = decodeCursor(cursor, companyId, list);
+  if (position === undefined) return refuse('invalid', 'cursor_invalido', 'cursor is not a cursor of this list; pass the proximo_cursor this list returned, unchanged.', 'query.cursor');
+  return ok(position);
+}
+
+/** The body of a list page with an opaque cursor: `{"itens": [...], "proximo_cursor": ...}` plus any leading fields. */
+export function cursorPageBody(page: Page<number>, companyId: string, list: string, leading = ''): string {
+  const next = page.next === null ? null : encodeCursor(companyId, list, page.next);
+  return `{${leading}"itens":[${page.itemsJson}],"proximo_cursor":${JSON.stringify(next)}}`;
 }
 
 export function decodeCursor(cursor: string, companyId: string, list: string): number | undefined {

@@ -1,10 +1,10 @@
 /** Full-company analyses (spec "Analyses"; DESIGN §3 for the detail, findings and CSV paths). */
 import { findAnalysis, findingsByType, PHASE_OF, publishedAnalysis, requestAnalysis, type Analysis } from '../../core/analyses.js';
 import { FINDING_TYPES, type Finding } from '../../core/regulatory/rules.js';
-import { ok, refuse, type Result } from '../../core/refusal.js';
+import { ok, type Result } from '../../core/refusal.js';
 import { indexesOf } from '../../core/state.js';
 import { isoString } from '../../core/time.js';
-import { collectPage, decodeCursor, encodeCursor } from '../paging.js';
+import { collectPage, cursorPageBody, readCursor } from '../paging.js';
 import { operation } from '../pipeline.js';
 import { analysisListQuery, emptyBody, findingsQuery, idParams, noQuery } from '../schemas.js';
 
@@ -76,20 +76,16 @@ export const analysisOperations = [
     params: noQuery,
     query: analysisListQuery,
     run: ({ state, company, query }) => {
-      let before: number | undefined;
-      if (query.cursor !== undefined) {
-        before = decodeCursor(query.cursor, company.id, 'analises');
-        if (before === undefined) return refuse('invalid', 'cursor_invalido', 'cursor is not a cursor of this list; pass the proximo_cursor this list returned, unchanged.', 'query.cursor');
-      }
+      const before = readCursor(query.cursor, company.id, 'analises');
+      if (!before.ok) return before;
       const items = (function* () {
-        for (const [id, position] of indexesOf(state, company.id).analyses.before(before)) {
+        for (const [id, position] of indexesOf(state, company.id).analyses.before(before.value)) {
           const analysis = state.analyses.get(id);
           if (analysis) yield { analysis, position };
         }
       })();
       const page = collectPage(items, query.limite ?? 50, LIST_PAGE_BYTES, ({ analysis }) => presentItem(analysis), ({ position }) => position);
-      const next = page.next === null ? null : encodeCursor(company.id, 'analises', page.next);
-      return ok({ status: 200, body: `{"itens":[${page.itemsJson}],"proximo_cursor":${JSON.stringify(next)}}` });
+      return ok({ status: 200, body: cursorPageBody(page, company.id, 'analises') });
     },
   }),
   operation({
@@ -114,18 +110,14 @@ export const analysisOperations = [
       if (!found.ok) return found;
       const findings = found.value.findings ?? [];
       const list = `achados:${params.id}`;
-      let start = 0;
-      if (query.cursor !== undefined) {
-        const after = decodeCursor(query.cursor, company.id, list);
-        if (after === undefined) return refuse('invalid', 'cursor_invalido', 'cursor is not a cursor of this list; pass the proximo_cursor this list returned, unchanged.', 'query.cursor');
-        start = after + 1;
-      }
+      const after = readCursor(query.cursor, company.id, list);
+      if (!after.ok) return after;
+      const start = after.value === undefined ? 0 : after.value + 1;
       const entries = (function* () {
         for (let i = start; i < findings.length; i++) yield { finding: findings[i]!, index: i };
       })();
       const page = collectPage(entries, query.limite ?? 200, FINDINGS_PAGE_BYTES, ({ finding }) => presentFinding(finding), ({ index }) => index);
-      const next = page.next === null ? null : encodeCursor(company.id, list, page.next);
-      return ok({ status: 200, body: `{"total_achados":${findings.length},"itens":[${page.itemsJson}],"proximo_cursor":${JSON.stringify(next)}}` });
+      return ok({ status: 200, body: cursorPageBody(page, company.id, list, `"total_achados":${findings.length},`) });
     },
   }),
   operation({

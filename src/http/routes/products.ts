@@ -1,8 +1,8 @@
 /** Products and links: spec "Endpoints › Products" and the PUT link; other paths from DESIGN §3. */
 import { findActiveCatalog } from '../../core/catalogs.js';
 import { catalogProductsAfter, createProduct, editProduct, findProduct, linkProduct, productByExternalId, productEtag, productsAfter, unlinkProduct, type Product } from '../../core/products.js';
-import { ok, refuse, type Result } from '../../core/refusal.js';
-import { collectPage, decodeCursor, encodeCursor } from '../paging.js';
+import { ok, type Result } from '../../core/refusal.js';
+import { collectPage, cursorPageBody, readCursor } from '../paging.js';
 import { operation, type Reply } from '../pipeline.js';
 import { presentProduct } from '../presenters.js';
 import { catalogProductParams, companyProductListQuery, emptyBody, idParams, noQuery, productCreate, productListQuery, productPatch } from '../schemas.js';
@@ -20,18 +20,10 @@ const answer = (status: number, withLocation = false) => (result: Result<Product
       })
     : result;
 
-/** The position a `cursor` continues after (undefined: from the start), or 422 when it is not one of this list's. */
-function positionAfter(cursor: string | undefined, companyId: string, list: string): Result<number | undefined> {
-  if (cursor === undefined) return ok(undefined);
-  const position = decodeCursor(cursor, companyId, list);
-  if (position === undefined) return refuse('invalid', 'cursor_invalido', 'cursor is not a cursor of this list; pass the proximo_cursor this list returned, unchanged.', 'query.cursor');
-  return ok(position);
-}
 
 function productPage(entries: Iterable<[Product, number]>, limit: number, budget: number, companyId: string, list: string): Reply {
   const page = collectPage(entries, limit, budget, ([p]) => presentProduct(p), ([, position]) => position);
-  const next = page.next === null ? null : encodeCursor(companyId, list, page.next);
-  return { status: 200, body: `{"itens":[${page.itemsJson}],"proximo_cursor":${JSON.stringify(next)}}` };
+  return { status: 200, body: cursorPageBody(page, companyId, list) };
 }
 
 export const productOperations = [
@@ -64,7 +56,7 @@ export const productOperations = [
       const catalog = findActiveCatalog(state, company.id, params.id);
       if (!catalog.ok) return catalog;
       const list = `catalogo:${params.id}`;
-      const after = positionAfter(query.cursor, company.id, list);
+      const after = readCursor(query.cursor, company.id, list);
       if (!after.ok) return after;
       return ok(productPage(catalogProductsAfter(state, company.id, params.id, after.value), query.limite ?? 50, runtime.pageBudgets.products, company.id, list));
     },
@@ -76,7 +68,7 @@ export const productOperations = [
     params: noQuery,
     query: companyProductListQuery,
     run: ({ state, runtime, company, query }) => {
-      const after = positionAfter(query.cursor, company.id, 'produtos');
+      const after = readCursor(query.cursor, company.id, 'produtos');
       if (!after.ok) return after;
       // id_externo is unique in the company: the filtered list is that product alone, on one page.
       if (query.id_externo !== undefined) {

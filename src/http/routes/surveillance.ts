@@ -1,7 +1,7 @@
 /** The surveillance selection and capacity (spec "Endpoints › Surveillance"; DESIGN §3 for the product list). */
 import { changeSelection, countsOf, surveillanceEtag, surveillanceOf, viewSurveillance, watchedAfter } from '../../core/surveillance.js';
-import { ok, refuse } from '../../core/refusal.js';
-import { collectPage, decodeCursor, encodeCursor } from '../paging.js';
+import { ok } from '../../core/refusal.js';
+import { collectPage, cursorPageBody, readCursor } from '../paging.js';
 import { operation } from '../pipeline.js';
 import { presentProduct } from '../presenters.js';
 import { noQuery, productListQuery, surveillancePatch } from '../schemas.js';
@@ -39,14 +39,10 @@ export const surveillanceOperations = [
     run: ({ state, runtime, company, query }) => {
       // The list is the selection in mode selecao and the eligible products in mode todos: a cursor is bound to both.
       const list = `vigilancia:${surveillanceOf(state, company.id).modo}`;
-      let after: number | undefined;
-      if (query.cursor !== undefined) {
-        after = decodeCursor(query.cursor, company.id, list);
-        if (after === undefined) return refuse('invalid', 'cursor_invalido', 'cursor is not a cursor of this list (or the mode changed since); start again without cursor.', 'query.cursor');
-      }
-      const page = collectPage(watchedAfter(state, company.id, after), query.limite ?? 50, runtime.pageBudgets.products, ([p]) => presentProduct(p), ([, position]) => position);
-      const next = page.next === null ? null : encodeCursor(company.id, list, page.next);
-      return ok({ status: 200, body: `{"itens":[${page.itemsJson}],"proximo_cursor":${JSON.stringify(next)}}` });
+      const after = readCursor(query.cursor, company.id, list);
+      if (!after.ok) return after;
+      const page = collectPage(watchedAfter(state, company.id, after.value), query.limite ?? 50, runtime.pageBudgets.products, ([p]) => presentProduct(p), ([, position]) => position);
+      return ok({ status: 200, body: cursorPageBody(page, company.id, list) });
     },
   }),
 ];

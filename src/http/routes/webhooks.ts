@@ -7,7 +7,7 @@ import { configureDestination, destinationEtag, findDestination, revokeDestinati
 import { ok, refuse, type Result } from '../../core/refusal.js';
 import { resendEvent, sendTestEvent, type SchedulingReceipt } from '../../core/webhooks/sending.js';
 import { indexesOf } from '../../core/state.js';
-import { collectPage, decodeCursor, encodeCursor } from '../paging.js';
+import { collectPage, cursorPageBody, readCursor } from '../paging.js';
 import { operation, rateLimitHeaders, type Reply } from '../pipeline.js';
 import { presentAttempt, presentDestination, presentEventDetail, presentEventItem } from '../presenters.js';
 import { attemptListQuery, emptyBody, eventListQuery, idParams, noQuery, webhookPut } from '../schemas.js';
@@ -107,20 +107,16 @@ export const webhookOperations = [
     params: noQuery,
     query: eventListQuery,
     run: ({ state, company, query }) => {
-      let before: number | undefined;
-      if (query.cursor !== undefined) {
-        before = decodeCursor(query.cursor, company.id, 'eventos');
-        if (before === undefined) return refuse('invalid', 'cursor_invalido', 'cursor is not a cursor of this list; pass the proximo_cursor this list returned, unchanged.', 'query.cursor');
-      }
+      const before = readCursor(query.cursor, company.id, 'eventos');
+      if (!before.ok) return before;
       const events = (function* () {
-        for (const [id, position] of indexesOf(state, company.id).webhookEvents.before(before)) {
+        for (const [id, position] of indexesOf(state, company.id).webhookEvents.before(before.value)) {
           const event = state.webhookEvents.get(id);
           if (event) yield { event, position };
         }
       })();
       const page = collectPage(events, query.limite ?? 50, EVENT_PAGE_BYTES, ({ event }) => presentEventItem(event), ({ position }) => position);
-      const next = page.next === null ? null : encodeCursor(company.id, 'eventos', page.next);
-      return ok({ status: 200, body: `{"itens":[${page.itemsJson}],"proximo_cursor":${JSON.stringify(next)}}` });
+      return ok({ status: 200, body: cursorPageBody(page, company.id, 'eventos') });
     },
   }),
   operation({
