@@ -29,9 +29,12 @@ import { registerDeliveryTasks, scheduleRetention } from './network/deliveries.j
 import { drainOutbox } from './core/outbox.js';
 import { reviewCnpjCorrection, TASK_REVIEW } from './core/cnpj-corrections.js';
 import { finishAnalysis, startAnalysis, TASK_ANALYSIS_END, TASK_ANALYSIS_START } from './core/analyses.js';
+import { DAILY_EVERY_MS, finishExecution, scheduleAfterPublication, scheduleDailyExecutions, startExecution, TASK_DAILY, TASK_EXECUTION_END, TASK_EXECUTION_START } from './core/surveillance-executions.js';
 import { currentReference, publishReference, type Published } from './core/regulatory/reference.js';
 import { snapshotView, type SnapshotChange, type SnapshotView } from './core/regulatory/snapshot.js';
 
+/** The `job` kind of surveillance executions, for job faults. */
+export const JOB_SURVEILLANCE = 'vigilancia';
 /** The `job` kind of analysis runs, for job faults. */
 export const JOB_ANALYSIS = 'analise';
 /** The `job` kind of CNPJ correction reviews, for job faults. */
@@ -281,7 +284,13 @@ export class Emulator {
     /** The snapshot in force: id, publication time, every NCM and attribute definition. */
     current: (): SnapshotView => snapshotView(currentReference(this.world.state)),
     /** Publishes a new snapshot: extinguish or add NCMs, replace required attributes, add or change attributes. */
-    publish: (change: SnapshotChange): Published => unwrap(publishReference(this.world.state, change, this.world.clock.now())),
+    publish: (change: SnapshotChange): Published => {
+      const published = unwrap(publishReference(this.world.state, change, this.world.clock.now()));
+      // Publishing triggers the surveillance executions it affects.
+      scheduleAfterPublication(this.world.state, published.afetadas, published.atributosAlterados, this.context());
+      this.world.flush();
+      return published;
+    },
   };
 
   readonly journal = {
@@ -398,6 +407,25 @@ export class Emulator {
       purgeExpiredIdempotency(world.state, clock.now());
     });
     registerDeliveryTasks(world, this.transport, this.faultRegistry, this.deliveryPolicy);
+    // Job faults of kind `vigilancia`: delayMs postpones an execution's start, fail fails it at its end.
+    clock.handle(TASK_DAILY, () => {
+      scheduleDailyExecutions(world.state, { now: clock.now(), random: world.random });
+      world.flush();
+    });
+    clock.handle(TASK_EXECUTION_START, (task) => {
+      const delay = this.faultRegistry.takeJob({ kind: JOB_SURVEILLANCE, companyId: task.owner, effect: 'delayMs' })?.effect;
+      if (delay && 'delayMs' in delay) {
+        clock.schedule({ kind: TASK_EXECUTION_START, owner: task.owner, payload: task.payload }, clock.now() + delay.delayMs);
+        return;
+      }
+      startExecution(world.state, (task.payload as { executionId: string }).executionId, { now: clock.now(), random: world.random });
+      world.flush();
+    });
+    clock.handle(TASK_EXECUTION_END, (task) => {
+      const failed = this.faultRegistry.takeJob({ kind: JOB_SURVEILLANCE, companyId: task.owner, effect: 'fail' }) !== undefined;
+      finishExecution(world.state, (task.payload as { executionId: string }).executionId, failed, { now: clock.now(), random: world.random });
+      world.flush();
+    });
     // Job faults of kind `analise`: delayMs postpones a run's start, fail fails it at its end.
     clock.handle(TASK_ANALYSIS_START, (task) => {
       const delay = this.faultRegistry.takeJob({ kind: JOB_ANALYSIS, companyId: task.owner, effect: 'delayMs' })?.effect;
@@ -426,6 +454,7 @@ export class Emulator {
     if (!restored) {
       clock.schedule({ kind: HOUSEKEEPING_IDEMPOTENCY, owner: null, everyMs: DAY }, this.start + DAY);
       scheduleRetention(clock, this.start);
+      clock.schedule({ kind: TASK_DAILY, owner: null, everyMs: DAILY_EVERY_MS }, this.start + DAILY_EVERY_MS);
       for (const options of this.bootstrap) world.initialCompanies.push(describe(unwrap(createCompany(world.state, options, { now: clock.now(), random }))));
     }
     return world;

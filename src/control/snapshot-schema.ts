@@ -54,6 +54,13 @@ const analysis = z.strictObject({
   terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), snapshotId: z.string().nullable(), produtosAvaliados: int.nullable(),
   findings: z.array(finding).nullable(), position: int,
 });
+const watchedFinding = finding.extend({ reaproveitado: z.boolean() });
+const execution = z.strictObject({
+  id, companyId: id, motivo: z.enum(['agendada', 'publicacao']), estado: z.enum(['pendente', 'executando', 'concluida', 'falhou']), criadaEm: instant,
+  iniciadaEm: instant.nullable(), terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), snapshotId: z.string().nullable(),
+  produtosAvaliados: int.nullable(), reaproveitados: int.nullable(), findings: z.array(watchedFinding).nullable(), divergente: z.boolean().nullable(), position: int,
+});
+const evaluation = z.strictObject({ versao: int, fingerprint: z.string(), findings: z.array(finding) });
 const task = z.strictObject({ due: instant, kind: z.string(), owner: id.nullable(), payload: z.unknown().optional(), everyMs: int.optional() });
 const uint32 = z.number().int().min(0).max(0xffffffff);
 
@@ -78,6 +85,8 @@ export const snapshotSchema = z.strictObject({
     webhookEvents: z.array(webhookEvent),
     cnpjCorrections: z.array(cnpjCorrection),
     analyses: z.array(analysis),
+    executions: z.array(execution),
+    evaluations: z.array(z.tuple([id, z.array(z.tuple([id, evaluation]))])),
     analysisUnitsUsed: z.array(z.tuple([id, int])),
     surveillance: z.array(
       z.strictObject({

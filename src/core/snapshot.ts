@@ -4,6 +4,7 @@
  */
 import type { Analysis } from './analyses.js';
 import type { Catalog } from './catalogs.js';
+import type { Evaluation, Execution } from './surveillance-executions.js';
 import { isEligible, surveillanceOf, type Coverage, type SelectionMode } from './surveillance.js';
 
 export interface SurveillanceData {
@@ -39,6 +40,9 @@ export interface StateData {
   readonly cnpjCorrections: readonly CnpjCorrection[];
   readonly regulatory: ReferenceData;
   readonly analyses: readonly Analysis[];
+  readonly executions: readonly Execution[];
+  /** [company id, [product id, its last evaluation][]]. */
+  readonly evaluations: readonly (readonly [string, readonly (readonly [string, Evaluation])[]])[];
   /** [company id, allowance units taken]. */
   readonly analysisUnitsUsed: readonly (readonly [string, number])[];
   /** Per company: mode, version, selection ([product id, position] in order) and the coverage last observed. */
@@ -69,6 +73,8 @@ export function exportState(state: State): StateData {
     cnpjCorrections: byPosition(state.cnpjCorrections.values()),
     regulatory: exportReference(state.regulatory),
     analyses: byPosition(state.analyses.values()),
+    executions: byPosition(state.executions.values()),
+    evaluations: [...state.evaluations.entries()].map(([companyId, cache]) => [companyId, [...cache.entries()]] as const),
     analysisUnitsUsed: [...state.analysisUnitsUsed.entries()],
     surveillance: [...state.surveillance.values()].map((s) => ({ companyId: s.companyId, modo: s.modo, versao: s.versao, selected: s.selected.entries(), lastCoverage: s.lastCoverage })),
     webhookSends: [...state.webhookSends.entries()],
@@ -124,6 +130,11 @@ export function importState(data: StateData): State {
     if (analysis.estado === 'pendente' || analysis.estado === 'executando') state.openAnalyses.set(analysis.companyId, analysis.id);
   }
   for (const [companyId, used] of data.analysisUnitsUsed) state.analysisUnitsUsed.set(companyId, used);
+  for (const execution of [...data.executions].sort((a, b) => a.position - b.position)) {
+    state.executions.set(execution.id, execution);
+    indexesOf(state, execution.companyId).executions.add(execution.id, execution.position);
+  }
+  for (const [companyId, entries] of data.evaluations) state.evaluations.set(companyId, new Map(entries));
   for (const saved of data.surveillance) {
     const s = surveillanceOf(state, saved.companyId);
     s.modo = saved.modo;
@@ -180,8 +191,8 @@ export function checkIntegrity(data: StateData): string | undefined {
     for (const [id] of s.selected) if (products.get(id)?.companyId !== s.companyId || !products.get(id)?.ativo) return `surveillance of ${s.companyId}: ${id} is not an active product of the company`;
   }
   for (const c of data.cnpjCorrections) if (establishments.get(c.establishmentId)?.companyId !== c.companyId) return `CNPJ correction ${c.id}: establishment ${c.establishmentId} is not of its company`;
-  for (const a of data.analyses) if (!companies.has(a.companyId)) return `analysis ${a.id} belongs to unknown company ${a.companyId}`;
-  const positions = [...data.establishments, ...data.catalogs, ...data.products, ...data.webhookEvents, ...data.cnpjCorrections, ...data.analyses]
+  for (const a of [...data.analyses, ...data.executions]) if (!companies.has(a.companyId)) return `${a.id} belongs to unknown company ${a.companyId}`;
+  const positions = [...data.establishments, ...data.catalogs, ...data.products, ...data.webhookEvents, ...data.cnpjCorrections, ...data.analyses, ...data.executions]
     .map((r) => r.position)
     .concat(data.surveillance.flatMap((s) => s.selected.map((e) => e[1])))
     .concat(data.links.map((l) => l[2]));

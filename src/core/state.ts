@@ -5,6 +5,7 @@
  */
 import type { Analysis } from './analyses.js';
 import type { Catalog } from './catalogs.js';
+import type { Evaluation, Execution } from './surveillance-executions.js';
 import type { CnpjCorrection } from './cnpj-corrections.js';
 import type { Company, Credential } from './companies.js';
 import type { Establishment } from './establishments.js';
@@ -36,6 +37,8 @@ export interface CompanyIndexes {
   readonly openWebhookEvents: Set<string>;
   /** Analyses in creation order (listed newest first). */
   readonly analyses: OrderedIndex;
+  /** Surveillance executions in creation order (listed newest first). */
+  readonly executions: OrderedIndex;
 }
 
 export interface State {
@@ -57,6 +60,9 @@ export interface State {
   readonly openAnalyses: Map<string, string>;
   /** Company id → allowance units taken by analysis runs. */
   readonly analysisUnitsUsed: Map<string, number>;
+  readonly executions: Map<string, Execution>;
+  /** Company id → product id → its last surveillance evaluation (what reuse compares with). */
+  readonly evaluations: Map<string, Map<string, Evaluation>>;
   /** Company id → its surveillance selection and maintained counters. */
   readonly surveillance: Map<string, Surveillance>;
   /** Establishment id → its correction still `pendente` (at most one). */
@@ -94,6 +100,8 @@ export function createState(start: Instant = 0): State {
     webhookEvents: new Map(),
     cnpjCorrections: new Map(),
     surveillance: new Map(),
+    executions: new Map(),
+    evaluations: new Map(),
     analyses: new Map(),
     openAnalyses: new Map(),
     analysisUnitsUsed: new Map(),
@@ -123,6 +131,7 @@ export function indexesOf(state: State, companyId: string): CompanyIndexes {
       webhookEvents: new OrderedIndex(),
       openWebhookEvents: new Set(),
       analyses: new OrderedIndex(),
+      executions: new OrderedIndex(),
     };
     state.indexes.set(companyId, indexes);
   }

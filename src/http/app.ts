@@ -13,6 +13,7 @@ import { productOperations } from './routes/products.js';
 import { webhookOperations } from './routes/webhooks.js';
 import { surveillanceOperations } from './routes/surveillance.js';
 import { analysisOperations } from './routes/analyses.js';
+import { executionOperations } from './routes/executions.js';
 import type { HttpEnv } from './runtime.js';
 
 export const operations: readonly Operation[] = [
@@ -24,6 +25,7 @@ export const operations: readonly Operation[] = [
   ...webhookOperations,
   ...surveillanceOperations,
   ...analysisOperations,
+  ...executionOperations,
 ];
 
 export function buildApiApp(): Hono<HttpEnv> {

@@ -1,0 +1,259 @@
+/**
+ * Surveillance executions (issue 4 items 4–5): the watched products evaluated against the regulatory reference,
+ * on a daily schedule and after a publication that touches a watched product.
+ *
+ *   (none)     --agendar-->   pendente    daily (every 24 h from the emulator's start) for each company watching
+ *                                         products, or after a publication affecting one of its watched products
+ *   pendente   --iniciar-->   executando  START_DELAY later, when surveillance can run
+ *   pendente   --impedir-->   falhou      it cannot run (codigo_falha vigilancia_indisponivel: no entitlement,
+ *                                         subscription suspended or capacity exceeded); vigilancia.degradada is
+ *                                         raised when the previous execution was not impeded too
+ *   executando --concluir-->  concluida   findings published; divergencias.alteradas when they differ from the
+ *                                         previous concluded execution's
+ *   executando --falhar-->    falhou      the run failed (a `job` fault, codigo_falha falha_execucao);
+ *                                         vigilancia.degradada is raised
+ *
+ * Reuse: a watched product whose version and rules fingerprint (rules of its NCM and of the attributes it
+ * carries) are unchanged since its last evaluation keeps that evaluation's findings, marked `reaproveitado`, with
+ * their original `avaliado_em` and `snapshot_id`. Findings never change once published.
+ */
+import { PHASE_OF, findingsByType } from './analyses.js';
+import { schedule } from './outbox.js';
+import { uuidV7 } from './random.js';
+import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules.js';
+import { rulesFingerprint } from './regulatory/snapshot.js';
+import { ok, refuse, type Result } from './refusal.js';
+import { indexesOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import { countsOf, coverage, surveillanceOf, watchedAfter } from './surveillance.js';
+import { DAY, MINUTE, SECOND, type Instant } from './time.js';
+import { raiseEvent } from './webhooks/events.js';
+
+export type ExecutionState = 'pendente' | 'executando' | 'concluida' | 'falhou';
+export type ExecutionReason = 'agendada' | 'publicacao';
+type ExecutionEvent = 'iniciar' | 'impedir' | 'concluir' | 'falhar';
+
+const LIFECYCLE: Record<ExecutionState, Partial<Record<ExecutionEvent, ExecutionState>>> = {
+  pendente: { iniciar: 'executando', impedir: 'falhou' },
+  executando: { concluir: 'concluida', falhar: 'falhou' },
+  concluida: {},
+  falhou: {},
+};
+
+export { PHASE_OF as EXECUTION_PHASE_OF };
+
+/** README "Surveillance executions": the schedule and durations, in virtual time. */
+export const DAILY_EVERY_MS = DAY;
+export const START_DELAY_MS = MINUTE;
+export const MIN_RUN_MS = 10 * SECOND;
+export const TASK_DAILY = 'vigilancia.diaria';
+export const TASK_EXECUTION_START = 'vigilancia.inicio';
+export const TASK_EXECUTION_END = 'vigilancia.fim';
+
+export const EXECUTION_FAILURES = { impeded: 'vigilancia_indisponivel', runFailed: 'falha_execucao' } as const;
+
+export interface WatchedFinding extends Finding {
+  readonly reaproveitado: boolean;
+}
+
+export interface Execution {
+  readonly id: string;
+  readonly companyId: string;
+  readonly motivo: ExecutionReason;
+  readonly estado: ExecutionState;
+  readonly criadaEm: Instant;
+  readonly iniciadaEm: Instant | null;
+  readonly terminadaEm: Instant | null;
+  readonly codigoFalha: string | null;
+  readonly snapshotId: string | null;
+  readonly produtosAvaliados: number | null;
+  readonly reaproveitados: number | null;
+  readonly findings: readonly WatchedFinding[] | null;
+  /** Whether the findings differ from the previous concluded execution's (null until concluded). */
+  readonly divergente: boolean | null;
+  readonly position: number;
+}
+
+/** The last evaluation of a watched product: what reuse compares with. */
+export interface Evaluation {
+  readonly versao: number;
+  readonly fingerprint: string;
+  readonly findings: readonly Finding[];
+}
+
+function open(state: State, companyId: string, motivo: ExecutionReason, ctx: Context): Execution {
+  const execution: Execution = {
+    id: uuidV7(ctx.random, ctx.now),
+    companyId,
+    motivo,
+    estado: 'pendente',
+    criadaEm: ctx.now,
+    iniciadaEm: null,
+    terminadaEm: null,
+    codigoFalha: null,
+    snapshotId: null,
+    produtosAvaliados: null,
+    reaproveitados: null,
+    findings: null,
+    divergente: null,
+    position: nextPosition(state),
+  };
+  state.executions.set(execution.id, execution);
+  indexesOf(state, companyId).executions.add(execution.id, execution.position);
+  schedule(state, { kind: TASK_EXECUTION_START, owner: companyId, due: ctx.now + START_DELAY_MS, payload: { executionId: execution.id } });
+  return execution;
+}
+
+const watchesSomething = (state: State, companyId: string): boolean => {
+  for (const _ of watchedAfter(state, companyId)) return true;
+  return false;
+};
+
+/** The daily run: one execution per company watching products. */
+export function scheduleDailyExecutions(state: State, ctx: Context): void {
+  for (const companyId of state.companies.keys()) if (watchesSomething(state, companyId)) open(state, companyId, 'agendada', ctx);
+}
+
+/** After a publication: an execution for each company watching a product the change touches. */
+export function scheduleAfterPublication(state: State, affectedNcms: readonly string[], changedAttributes: readonly string[], ctx: Context): void {
+  const ncms = new Set(affectedNcms);
+  const attributes = new Set(changedAttributes);
+  for (const companyId of state.companies.keys()) {
+    for (const [product] of watchedAfter(state, companyId)) {
+      if (ncms.has(product.ncm) || product.atributos.some((a) => attributes.has(a.codigo))) {
+        open(state, companyId, 'publicacao', ctx);
+        break;
+      }
+    }
+  }
+}
+
+/** Why surveillance cannot run for the company now, or undefined when it can. */
+function impediment(state: State, companyId: string): string | undefined {
+  const company = state.companies.get(companyId);
+  if (!company) return 'empresa_inexistente';
+  if (!company.subscriptionActive) return 'assinatura_inativa';
+  const cobertura = coverage(countsOf(surveillanceOf(state, companyId)), company);
+  if (cobertura === 'indisponivel' || cobertura === 'capacidade_excedida') return cobertura;
+  return undefined;
+}
+
+export function startExecution(state: State, executionId: string, ctx: Context): void {
+  const execution = state.executions.get(executionId);
+  if (!execution || execution.estado !== 'pendente') return;
+  const reason = impediment(state, execution.companyId);
+  if (reason !== undefined) {
+    const previous = lastFinished(state, execution.companyId, executionId);
+    state.executions.set(executionId, { ...execution, estado: LIFECYCLE.pendente.impedir!, codigoFalha: EXECUTION_FAILURES.impeded, terminadaEm: ctx.now });
+    if (previous?.codigoFalha !== EXECUTION_FAILURES.impeded) {
+      raiseEvent(state, execution.companyId, { tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: executionId, causa: reason }, ctx);
+    }
+    return;
+  }
+  let watched = 0;
+  for (const _ of watchedAfter(state, execution.companyId)) watched++;
+  state.executions.set(executionId, { ...execution, estado: LIFECYCLE.pendente.iniciar!, iniciadaEm: ctx.now });
+  schedule(state, { kind: TASK_EXECUTION_END, owner: execution.companyId, due: ctx.now + Math.max(MIN_RUN_MS, watched), payload: { executionId } });
+}
+
+export function finishExecution(state: State, executionId: string, failed: boolean, ctx: Context): void {
+  const execution = state.executions.get(executionId);
+  if (!execution || execution.estado !== 'executando') return;
+  if (failed) {
+    state.executions.set(executionId, { ...execution, estado: LIFECYCLE.executando.falhar!, codigoFalha: EXECUTION_FAILURES.runFailed, terminadaEm: ctx.now });
+    raiseEvent(state, execution.companyId, { tipo: 'vigilancia.degradada', motivo: 'execucao_falhou', vigilanciaId: executionId, causa: EXECUTION_FAILURES.runFailed }, ctx);
+    return;
+  }
+  const snapshot = state.regulatory;
+  const cache = evaluationsOf(state, execution.companyId);
+  const findings: WatchedFinding[] = [];
+  let evaluated = 0;
+  let reused = 0;
+  for (const [product] of watchedAfter(state, execution.companyId)) {
+    evaluated++;
+    const fingerprint = rulesFingerprint(snapshot, product.ncm, product.atributos.map((a) => a.codigo));
+    const last = cache.get(product.id);
+    if (last && last.versao === product.versao && last.fingerprint === fingerprint) {
+      reused++;
+      for (const f of last.findings) findings.push({ ...f, reaproveitado: true });
+      continue;
+    }
+    const fresh = evaluateProduct(product, snapshot, ctx.now);
+    cache.set(product.id, { versao: product.versao, fingerprint, findings: fresh });
+    for (const f of fresh) findings.push({ ...f, reaproveitado: false });
+  }
+  const previous = lastConcluded(state, execution.companyId, executionId);
+  const divergente = previous !== undefined && !sameFindings(previous.findings ?? [], findings);
+  state.executions.set(executionId, {
+    ...execution,
+    estado: LIFECYCLE.executando.concluir!,
+    terminadaEm: ctx.now,
+    snapshotId: snapshot.id,
+    produtosAvaliados: evaluated,
+    reaproveitados: reused,
+    findings,
+    divergente,
+  });
+  if (divergente && previous) {
+    const before = new Set((previous.findings ?? []).map(findingKey));
+    const after = new Set(findings.map(findingKey));
+    raiseEvent(state, execution.companyId, {
+      tipo: 'divergencias.alteradas',
+      vigilanciaId: executionId,
+      anteriorId: previous.id,
+      novas: [...after].filter((k) => !before.has(k)).length,
+      resolvidas: [...before].filter((k) => !after.has(k)).length,
+      totalAchados: findings.length,
+    }, ctx);
+  }
+}
+
+const findingKey = (f: Finding): string => `${f.produto_id}|${f.tipo}|${f.detalhe}`;
+
+function sameFindings(a: readonly Finding[], b: readonly Finding[]): boolean {
+  if (a.length !== b.length) return false;
+  const keys = new Set(a.map(findingKey));
+  return b.every((f) => keys.has(findingKey(f)));
+}
+
+function evaluationsOf(state: State, companyId: string): Map<string, Evaluation> {
+  let cache = state.evaluations.get(companyId);
+  if (!cache) {
+    cache = new Map();
+    state.evaluations.set(companyId, cache);
+  }
+  return cache;
+}
+
+/** The company's latest execution (other than `except`) that ended, newest first. */
+function lastFinished(state: State, companyId: string, except: string): Execution | undefined {
+  for (const [id] of indexesOf(state, companyId).executions.before()) {
+    const e = state.executions.get(id);
+    if (e && id !== except && (e.estado === 'concluida' || e.estado === 'falhou')) return e;
+  }
+  return undefined;
+}
+
+function lastConcluded(state: State, companyId: string, except: string): Execution | undefined {
+  for (const [id] of indexesOf(state, companyId).executions.before()) {
+    const e = state.executions.get(id);
+    if (e && id !== except && e.estado === 'concluida') return e;
+  }
+  return undefined;
+}
+
+export function findExecution(state: State, companyId: string, id: string): Result<Execution> {
+  const execution = ownedBy(state.executions, companyId, id);
+  if (!execution) return refuse('not_found', 'vigilancia_nao_encontrada', `No surveillance execution ${id} in this company.`, 'path.id');
+  return ok(execution);
+}
+
+export function publishedExecution(state: State, companyId: string, id: string): Result<Execution> {
+  const found = findExecution(state, companyId, id);
+  if (!found.ok) return found;
+  if (found.value.estado !== 'concluida') {
+    return refuse('conflict', 'resultado_indisponivel', `Surveillance execution ${id} is ${found.value.estado}: its result is available once it is concluida.`);
+  }
+  return found;
+}
+
+export const countByType = (findings: readonly Finding[]): Record<string, number> => findingsByType(findings, FINDING_TYPES.map((t) => t.tipo));
