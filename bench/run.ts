@@ -235,6 +235,28 @@ async function analysis(): Promise<void> {
   rows.push({ figure: 'analysis over 100,000 products (ms)', value: fmt(ms), reference: `${fmt(detail.resumo.total_achados)} findings`, ratio: `${fmt((ms * 1000) / 100_000, 1)} µs/product` });
 }
 
+/** Issue 4's figure: a surveillance execution over 10,000 watched products, fresh and then with reuse. */
+async function surveillanceExecution(): Promise<void> {
+  const { emu, company, key, catalog } = await setup();
+  emu.companies.update(company.companyId, { surveillanceCapacity: 10_000 });
+  const auth = { authorization: `Bearer ${company.token}`, 'content-type': 'application/json' };
+  for (let i = 0; i < 10_000; i++) {
+    await emu.fetch(`/v1/catalogos/${catalog.id}/produtos`, { method: 'POST', headers: { ...auth, 'idempotency-key': key() }, body: JSON.stringify({ origem: 'erp', ncm: i % 2 ? '84713012' : '21069090', descricao: `Produto ${i}` }) });
+  }
+  const read = await emu.fetch('/v1/empresa/vigilancia', { headers: auth });
+  await emu.fetch('/v1/empresa/vigilancia', { method: 'PATCH', headers: { ...auth, 'idempotency-key': key(), 'if-match': read.headers.get('etag')! }, body: JSON.stringify({ modo: 'todos' }) });
+  const run = async () => {
+    await emu.clock.advance('1d'); // the daily execution is opened, then starts a minute later
+    await emu.clock.advance('1m');
+    const t0 = performance.now();
+    await emu.clock.advance('1m'); // it ends: every watched product evaluated or reused
+    return performance.now() - t0;
+  };
+  const fresh = await run();
+  const reused = await run();
+  rows.push({ figure: 'surveillance execution, 10,000 watched products (ms)', value: `${fmt(reused)} reused`, reference: `${fmt(fresh)} first run`, ratio: `${fmt((reused * 1000) / 10_000, 1)} µs/product` });
+}
+
 async function coldStart(): Promise<void> {
   const runs = 5;
   const measure = async (args: string[]) => {
@@ -267,6 +289,8 @@ await inProcess();
 await webhooks();
 collectGarbage();
 await analysis();
+collectGarbage();
+await surveillanceExecution();
 await coldStart();
 agent.destroy();
 
