@@ -168,9 +168,17 @@ export function finishExecution(state: State, executionId: string, failed: boole
   const findings: WatchedFinding[] = [];
   let evaluated = 0;
   let reused = 0;
+  // Products sharing an NCM and attribute codes share their rules: one fingerprint each per run.
+  const fingerprints = new Map<string, string>();
   for (const [product] of watchedAfter(state, execution.companyId)) {
     evaluated++;
-    const fingerprint = rulesFingerprint(snapshot, product.ncm, product.atributos.map((a) => a.codigo));
+    const codes = product.atributos.map((a) => a.codigo);
+    const rulesKey = `${product.ncm}|${codes.join(',')}`;
+    let fingerprint = fingerprints.get(rulesKey);
+    if (fingerprint === undefined) {
+      fingerprint = rulesFingerprint(snapshot, product.ncm, codes);
+      fingerprints.set(rulesKey, fingerprint);
+    }
     const last = cache.get(product.id);
     if (last && last.versao === product.versao && last.fingerprint === fingerprint) {
       reused++;
