@@ -14,7 +14,7 @@ import { purgeExpiredIdempotency } from './core/idempotency.js';
 import { createRandom, seedRandom, uuidV4, type RandomSource, type RandomState } from './core/random.js';
 import type { Result } from './core/refusal.js';
 import { checkIntegrity, exportState, importState, type StateData } from './core/snapshot.js';
-import { createState, type State } from './core/state.js';
+import { createState, type Context, type State } from './core/state.js';
 import { DAY, isoString, parseDuration } from './core/time.js';
 import { FaultRegistry, type FaultInput, type FaultView } from './control/faults.js';
 import { Journal } from './control/journal.js';
@@ -407,38 +407,46 @@ export class Emulator {
       purgeExpiredIdempotency(world.state, clock.now());
     });
     registerDeliveryTasks(world, this.transport, this.faultRegistry, this.deliveryPolicy);
-    // Job faults of kind `vigilancia`: delayMs postpones an execution's start, fail fails it at its end.
+    const now = (): Context => ({ now: clock.now(), random: world.random });
+    /**
+     * A job that runs between a start task and an end task (surveillance executions, analyses). Job faults of
+     * its kind: `delayMs` postpones the start, `fail` fails the run at its end.
+     */
+    const runJob = (job: { kind: string; startTask: string; endTask: string; idField: string; begin(id: string, ctx: Context): void; finish(id: string, failed: boolean, ctx: Context): void }) => {
+      const idOf = (payload: unknown) => (payload as Record<string, string>)[job.idField]!;
+      clock.handle(job.startTask, (task) => {
+        const delay = this.faultRegistry.takeJob({ kind: job.kind, companyId: task.owner, effect: 'delayMs' })?.effect;
+        if (delay && 'delayMs' in delay) {
+          clock.schedule({ kind: job.startTask, owner: task.owner, payload: task.payload }, clock.now() + delay.delayMs);
+          return;
+        }
+        job.begin(idOf(task.payload), now());
+        world.flush();
+      });
+      clock.handle(job.endTask, (task) => {
+        const failed = this.faultRegistry.takeJob({ kind: job.kind, companyId: task.owner, effect: 'fail' }) !== undefined;
+        job.finish(idOf(task.payload), failed, now());
+        world.flush();
+      });
+    };
+    runJob({
+      kind: JOB_SURVEILLANCE,
+      startTask: TASK_EXECUTION_START,
+      endTask: TASK_EXECUTION_END,
+      idField: 'executionId',
+      begin: (id, ctx) => startExecution(world.state, id, ctx),
+      finish: (id, failed, ctx) => finishExecution(world.state, id, failed, ctx),
+    });
+    runJob({
+      kind: JOB_ANALYSIS,
+      startTask: TASK_ANALYSIS_START,
+      endTask: TASK_ANALYSIS_END,
+      idField: 'analysisId',
+      begin: (id, ctx) => startAnalysis(world.state, id, ctx),
+      finish: (id, failed, ctx) => finishAnalysis(world.state, id, failed, ctx),
+    });
     clock.handle(TASK_DAILY, () => {
-      scheduleDailyExecutions(world.state, { now: clock.now(), random: world.random });
-      world.flush();
-    });
-    clock.handle(TASK_EXECUTION_START, (task) => {
-      const delay = this.faultRegistry.takeJob({ kind: JOB_SURVEILLANCE, companyId: task.owner, effect: 'delayMs' })?.effect;
-      if (delay && 'delayMs' in delay) {
-        clock.schedule({ kind: TASK_EXECUTION_START, owner: task.owner, payload: task.payload }, clock.now() + delay.delayMs);
-        return;
-      }
-      startExecution(world.state, (task.payload as { executionId: string }).executionId, { now: clock.now(), random: world.random });
-      world.flush();
-    });
-    clock.handle(TASK_EXECUTION_END, (task) => {
-      const failed = this.faultRegistry.takeJob({ kind: JOB_SURVEILLANCE, companyId: task.owner, effect: 'fail' }) !== undefined;
-      finishExecution(world.state, (task.payload as { executionId: string }).executionId, failed, { now: clock.now(), random: world.random });
-      world.flush();
-    });
-    // Job faults of kind `analise`: delayMs postpones a run's start, fail fails it at its end.
-    clock.handle(TASK_ANALYSIS_START, (task) => {
-      const delay = this.faultRegistry.takeJob({ kind: JOB_ANALYSIS, companyId: task.owner, effect: 'delayMs' })?.effect;
-      if (delay && 'delayMs' in delay) {
-        clock.schedule({ kind: TASK_ANALYSIS_START, owner: task.owner, payload: task.payload }, clock.now() + delay.delayMs);
-        return;
-      }
-      startAnalysis(world.state, (task.payload as { analysisId: string }).analysisId, { now: clock.now(), random: world.random });
-      world.flush();
-    });
-    clock.handle(TASK_ANALYSIS_END, (task) => {
-      const failed = this.faultRegistry.takeJob({ kind: JOB_ANALYSIS, companyId: task.owner, effect: 'fail' }) !== undefined;
-      finishAnalysis(world.state, (task.payload as { analysisId: string }).analysisId, failed, { now: clock.now(), random: world.random });
+      scheduleDailyExecutions(world.state, now());
       world.flush();
     });
     clock.handle(TASK_REVIEW, (task) => {
@@ -448,7 +456,7 @@ export class Emulator {
         clock.schedule({ kind: TASK_REVIEW, owner: task.owner, payload: task.payload }, clock.now() + fault.delayMs);
         return;
       }
-      reviewCnpjCorrection(world.state, correctionId, fault !== undefined && 'fail' in fault, { now: clock.now(), random: world.random });
+      reviewCnpjCorrection(world.state, correctionId, fault !== undefined && 'fail' in fault, now());
       world.flush();
     });
     if (!restored) {

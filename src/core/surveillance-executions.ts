@@ -232,22 +232,17 @@ function evaluationsOf(state: State, companyId: string): Map<string, Evaluation>
   return cache;
 }
 
-/** The company's latest execution (other than `except`) that ended, newest first. */
-function lastFinished(state: State, companyId: string, except: string): Execution | undefined {
+/** The company's newest execution other than `except` that passes `test`. */
+function latest(state: State, companyId: string, except: string, test: (e: Execution) => boolean): Execution | undefined {
   for (const [id] of indexesOf(state, companyId).executions.before()) {
     const e = state.executions.get(id);
-    if (e && id !== except && (e.estado === 'concluida' || e.estado === 'falhou')) return e;
+    if (e && id !== except && test(e)) return e;
   }
   return undefined;
 }
 
-function lastConcluded(state: State, companyId: string, except: string): Execution | undefined {
-  for (const [id] of indexesOf(state, companyId).executions.before()) {
-    const e = state.executions.get(id);
-    if (e && id !== except && e.estado === 'concluida') return e;
-  }
-  return undefined;
-}
+const lastFinished = (state: State, companyId: string, except: string) => latest(state, companyId, except, (e) => e.estado === 'concluida' || e.estado === 'falhou');
+const lastConcluded = (state: State, companyId: string, except: string) => latest(state, companyId, except, (e) => e.estado === 'concluida');
 
 export function findExecution(state: State, companyId: string, id: string): Result<Execution> {
   const execution = ownedBy(state.executions, companyId, id);

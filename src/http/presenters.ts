@@ -2,6 +2,7 @@
 import { productCount, type Catalog } from '../core/catalogs.js';
 import type { CnpjCorrection } from '../core/cnpj-corrections.js';
 import type { Company } from '../core/companies.js';
+import type { Finding } from '../core/regulatory/rules.js';
 import type { Establishment } from '../core/establishments.js';
 import type { Product } from '../core/products.js';
 import type { State } from '../core/state.js';
@@ -113,5 +114,18 @@ export function presentCorrection(c: CnpjCorrection) {
     criado_em: isoString(c.criadoEm),
     decidido_em: c.decididoEm === null ? null : isoString(c.decididoEm),
     codigo_rejeicao: c.codigoRejeicao,
+  };
+}
+
+/** A finding (spec "Surveillance finding"); an analysis evaluates afresh, so its findings are never reused. */
+export function presentFinding(f: Finding & { readonly reaproveitado?: boolean }) {
+  return {
+    produto_id: f.produto_id,
+    ncm: f.ncm,
+    tipo: f.tipo,
+    detalhe: f.detalhe,
+    avaliado_em: isoString(f.avaliado_em),
+    snapshot_id: f.snapshot_id,
+    reaproveitado: f.reaproveitado ?? false,
   };
 }

@@ -1,16 +1,15 @@
 /** Surveillance executions (spec "GET /v1/vigilancias", "…/resultados"; DESIGN §3 for the detail and the CSV). */
-import { countByType, EXECUTION_PHASE_OF, findExecution, publishedExecution, type Execution, type WatchedFinding } from '../../core/surveillance-executions.js';
+import { countByType, EXECUTION_PHASE_OF, findExecution, publishedExecution, type Execution } from '../../core/surveillance-executions.js';
 import { ok } from '../../core/refusal.js';
 import { indexesOf } from '../../core/state.js';
 import { isoString } from '../../core/time.js';
-import { collectPage, cursorPageBody, readCursor } from '../paging.js';
 import { operation } from '../pipeline.js';
 import { analysisListQuery, findingsQuery, idParams, noQuery } from '../schemas.js';
-import { csv } from './analyses.js';
+import { presentFinding } from '../presenters.js';
+import { csvReply, findingsPage, newestFirstPage } from '../results.js';
 
 const READ = 'catalogo:ler';
 const LIST_PAGE_BYTES = 256 * 1024;
-const RESULTS_PAGE_BYTES = 512 * 1024;
 const iso = (instant: number | null) => (instant === null ? null : isoString(instant));
 
 function presentItem(e: Execution) {
@@ -38,10 +37,6 @@ function presentDetail(e: Execution) {
   };
 }
 
-function presentFinding(f: WatchedFinding) {
-  return { produto_id: f.produto_id, ncm: f.ncm, tipo: f.tipo, detalhe: f.detalhe, avaliado_em: isoString(f.avaliado_em), snapshot_id: f.snapshot_id, reaproveitado: f.reaproveitado };
-}
-
 export const executionOperations = [
   operation({
     method: 'GET',
@@ -49,18 +44,8 @@ export const executionOperations = [
     permission: READ,
     params: noQuery,
     query: analysisListQuery,
-    run: ({ state, company, query }) => {
-      const before = readCursor(query.cursor, company.id, 'vigilancias');
-      if (!before.ok) return before;
-      const items = (function* () {
-        for (const [id, position] of indexesOf(state, company.id).executions.before(before.value)) {
-          const execution = state.executions.get(id);
-          if (execution) yield { execution, position };
-        }
-      })();
-      const page = collectPage(items, query.limite ?? 50, LIST_PAGE_BYTES, ({ execution }) => presentItem(execution), ({ position }) => position);
-      return ok({ status: 200, body: cursorPageBody(page, company.id, 'vigilancias') });
-    },
+    run: ({ state, company, query }) =>
+      newestFirstPage(indexesOf(state, company.id).executions, state.executions, { companyId: company.id, list: 'vigilancias' }, query, { defaultLimit: 50, budgetBytes: LIST_PAGE_BYTES }, presentItem),
   }),
   operation({
     method: 'GET',
@@ -82,16 +67,7 @@ export const executionOperations = [
     run: ({ state, company, params, query }) => {
       const found = publishedExecution(state, company.id, params.id);
       if (!found.ok) return found;
-      const findings = found.value.findings ?? [];
-      const list = `resultados:${params.id}`;
-      const after = readCursor(query.cursor, company.id, list);
-      if (!after.ok) return after;
-      const start = after.value === undefined ? 0 : after.value + 1;
-      const entries = (function* () {
-        for (let i = start; i < findings.length; i++) yield { finding: findings[i]!, index: i };
-      })();
-      const page = collectPage(entries, query.limite ?? 200, RESULTS_PAGE_BYTES, ({ finding }) => presentFinding(finding), ({ index }) => index);
-      return ok({ status: 200, body: cursorPageBody(page, company.id, list, `"total_achados":${findings.length},`) });
+      return findingsPage(found.value.findings ?? [], { companyId: company.id, list: `resultados:${params.id}` }, query, presentFinding);
     },
   }),
   operation({
@@ -104,11 +80,7 @@ export const executionOperations = [
       const found = publishedExecution(state, company.id, params.id);
       if (!found.ok) return found;
       const rows = (found.value.findings ?? []).map((f) => [f.produto_id, f.ncm, f.tipo, f.detalhe, isoString(f.avaliado_em), f.snapshot_id, f.reaproveitado]);
-      return ok({
-        status: 200,
-        body: csv(['produto_id', 'ncm', 'tipo', 'detalhe', 'avaliado_em', 'snapshot_id', 'reaproveitado'], rows),
-        headers: { 'content-type': 'text/csv; charset=utf-8; header=present', 'content-disposition': `attachment; filename="vigilancia-${params.id}.csv"` },
-      });
+      return ok(csvReply(['produto_id', 'ncm', 'tipo', 'detalhe', 'avaliado_em', 'snapshot_id', 'reaproveitado'], rows, `vigilancia-${params.id}.csv`));
     },
   }),
 ];

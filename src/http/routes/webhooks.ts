@@ -7,8 +7,8 @@ import { configureDestination, destinationEtag, findDestination, revokeDestinati
 import { ok, refuse, type Result } from '../../core/refusal.js';
 import { resendEvent, sendTestEvent, type SchedulingReceipt } from '../../core/webhooks/sending.js';
 import { indexesOf } from '../../core/state.js';
-import { collectPage, cursorPageBody, readCursor } from '../paging.js';
 import { operation, rateLimitHeaders, type Reply } from '../pipeline.js';
+import { newestFirstPage } from '../results.js';
 import { presentAttempt, presentDestination, presentEventDetail, presentEventItem } from '../presenters.js';
 import { attemptListQuery, emptyBody, eventListQuery, idParams, noQuery, webhookPut } from '../schemas.js';
 
@@ -106,18 +106,8 @@ export const webhookOperations = [
     permission: MANAGE,
     params: noQuery,
     query: eventListQuery,
-    run: ({ state, company, query }) => {
-      const before = readCursor(query.cursor, company.id, 'eventos');
-      if (!before.ok) return before;
-      const events = (function* () {
-        for (const [id, position] of indexesOf(state, company.id).webhookEvents.before(before.value)) {
-          const event = state.webhookEvents.get(id);
-          if (event) yield { event, position };
-        }
-      })();
-      const page = collectPage(events, query.limite ?? 50, EVENT_PAGE_BYTES, ({ event }) => presentEventItem(event), ({ position }) => position);
-      return ok({ status: 200, body: cursorPageBody(page, company.id, 'eventos') });
-    },
+    run: ({ state, company, query }) =>
+      newestFirstPage(indexesOf(state, company.id).webhookEvents, state.webhookEvents, { companyId: company.id, list: 'eventos' }, query, { defaultLimit: 50, budgetBytes: EVENT_PAGE_BYTES }, presentEventItem),
   }),
   operation({
     method: 'GET',

@@ -1,0 +1,69 @@
+/**
+ * What the lists of the service's jobs share: newest-first pages (webhook events, analyses, surveillance
+ * executions), pages of a published, immutable list of findings, and the findings as CSV.
+ */
+import type { OrderedIndex } from '../core/ordered-index.js';
+import { ok, type Result } from '../core/refusal.js';
+import { collectPage, cursorPageBody, readCursor } from './paging.js';
+import type { Reply } from './pipeline.js';
+
+/** Byte budget of a page of findings (spec: up to 200 findings "plus a byte budget"). */
+export const FINDINGS_PAGE_BYTES = 512 * 1024;
+
+interface PageQuery {
+  readonly cursor?: string | undefined;
+  readonly limite?: number | undefined;
+}
+
+/** A page of the records of `index`, newest first, after the query's cursor. */
+export function newestFirstPage<T>(
+  index: OrderedIndex,
+  records: ReadonlyMap<string, T>,
+  where: { readonly companyId: string; readonly list: string },
+  query: PageQuery,
+  limits: { readonly defaultLimit: number; readonly budgetBytes: number },
+  present: (record: T) => unknown,
+): Result<Reply> {
+  const before = readCursor(query.cursor, where.companyId, where.list);
+  if (!before.ok) return before;
+  const items = (function* () {
+    for (const [id, position] of index.before(before.value)) {
+      const record = records.get(id);
+      if (record !== undefined) yield { record, position };
+    }
+  })();
+  const page = collectPage(items, query.limite ?? limits.defaultLimit, limits.budgetBytes, ({ record }) => present(record), ({ position }) => position);
+  return ok({ status: 200, body: cursorPageBody(page, where.companyId, where.list) });
+}
+
+/** A page of published findings (they never change, so a cursor is an index): `{total_achados, itens, proximo_cursor}`. */
+export function findingsPage<F>(findings: readonly F[], where: { readonly companyId: string; readonly list: string }, query: PageQuery, present: (finding: F) => unknown): Result<Reply> {
+  const after = readCursor(query.cursor, where.companyId, where.list);
+  if (!after.ok) return after;
+  const start = after.value === undefined ? 0 : after.value + 1;
+  const entries = (function* () {
+    for (let i = start; i < findings.length; i++) yield { finding: findings[i]!, index: i };
+  })();
+  const page = collectPage(entries, query.limite ?? 200, FINDINGS_PAGE_BYTES, ({ finding }) => present(finding), ({ index }) => index);
+  return ok({ status: 200, body: cursorPageBody(page, where.companyId, where.list, `"total_achados":${findings.length},`) });
+}
+
+/** RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled; lines end in CRLF. */
+export function csv(header: readonly string[], rows: Iterable<readonly (string | number | boolean)[]>): string {
+  const field = (value: string | number | boolean) => {
+    const text = String(value);
+    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  };
+  let out = `${header.map(field).join(',')}\r\n`;
+  for (const row of rows) out += `${row.map(field).join(',')}\r\n`;
+  return out;
+}
+
+/** A CSV download: UTF-8 with a header row, named `filename`. */
+export function csvReply(header: readonly string[], rows: Iterable<readonly (string | number | boolean)[]>, filename: string): Reply {
+  return {
+    status: 200,
+    body: csv(header, rows),
+    headers: { 'content-type': 'text/csv; charset=utf-8; header=present', 'content-disposition': `attachment; filename="${filename}"` },
+  };
+}
