@@ -30,6 +30,7 @@ import { drainOutbox } from './core/outbox.js';
 import { reviewCnpjCorrection, TASK_REVIEW } from './core/cnpj-corrections.js';
 import { finishAnalysis, startAnalysis, TASK_ANALYSIS_END, TASK_ANALYSIS_START } from './core/analyses.js';
 import { DAILY_EVERY_MS, finishExecution, scheduleAfterPublication, scheduleDailyExecutions, startExecution, TASK_DAILY, TASK_EXECUTION_END, TASK_EXECUTION_START } from './core/surveillance-executions.js';
+import { applyIngestion, expireIngestion, TASK_APPLICATION, TASK_EXPIRY, TASK_VALIDATION, validateIngestion } from './core/ingestion/ingestions.js';
 import { currentReference, publishReference, type Published } from './core/regulatory/reference.js';
 import { snapshotView, type SnapshotChange, type SnapshotView } from './core/regulatory/snapshot.js';
 
@@ -39,6 +40,8 @@ export const JOB_SURVEILLANCE = 'vigilancia';
 export const JOB_ANALYSIS = 'analise';
 /** The `job` kind of CNPJ correction reviews, for job faults. */
 export const JOB_CNPJ_REVIEW = 'revisao_cnpj';
+/** The `job` kind of ingestion validations and applications, for job faults. */
+export const JOB_INGESTION = 'ingestao';
 import { DEFAULT_DELIVERY_POLICY, EVENT_KINDS, raiseEvent, rearmStartedAttempts, type DeliveryPolicy, type EventData } from './core/webhooks/events.js';
 import { VERSION } from './version.js';
 
@@ -449,14 +452,23 @@ export class Emulator {
       scheduleDailyExecutions(world.state, now());
       world.flush();
     });
-    clock.handle(TASK_REVIEW, (task) => {
-      const { correctionId } = task.payload as { correctionId: string };
-      const fault = this.faultRegistry.takeJob({ kind: JOB_CNPJ_REVIEW, companyId: task.owner })?.effect;
-      if (fault && 'delayMs' in fault) {
-        clock.schedule({ kind: TASK_REVIEW, owner: task.owner, payload: task.payload }, clock.now() + fault.delayMs);
-        return;
-      }
-      reviewCnpjCorrection(world.state, correctionId, fault !== undefined && 'fail' in fault, now());
+    /** A one-step job (a CNPJ review, an ingestion's validation or application): a job fault postpones or fails it. */
+    const runStep = (kind: string, taskKind: string, run: (payload: Record<string, string>, failed: boolean, ctx: Context) => void) => {
+      clock.handle(taskKind, (task) => {
+        const fault = this.faultRegistry.takeJob({ kind, companyId: task.owner })?.effect;
+        if (fault && 'delayMs' in fault) {
+          clock.schedule({ kind: taskKind, owner: task.owner, payload: task.payload }, clock.now() + fault.delayMs);
+          return;
+        }
+        run(task.payload as Record<string, string>, fault !== undefined && 'fail' in fault, now());
+        world.flush();
+      });
+    };
+    runStep(JOB_CNPJ_REVIEW, TASK_REVIEW, (payload, failed, ctx) => reviewCnpjCorrection(world.state, payload.correctionId!, failed, ctx));
+    runStep(JOB_INGESTION, TASK_VALIDATION, (payload, failed, ctx) => validateIngestion(world.state, payload.ingestionId!, failed, ctx));
+    runStep(JOB_INGESTION, TASK_APPLICATION, (payload, failed, ctx) => applyIngestion(world.state, payload.ingestionId!, failed, ctx));
+    clock.handle(TASK_EXPIRY, (task) => {
+      expireIngestion(world.state, (task.payload as { ingestionId: string }).ingestionId, now());
       world.flush();
     });
     if (!restored) {

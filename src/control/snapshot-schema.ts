@@ -8,6 +8,8 @@ const instant = z.number().int();
 const id = z.string().min(1).max(64);
 const nullableText = z.string().nullable();
 
+const attributes = z.array(z.strictObject({ codigo: z.string(), valores: z.array(z.string()) }));
+
 const company = z.strictObject({
   id, cnpjRoot: z.string().regex(/^\d{8}$/), name: z.string(), subscriptionActive: z.boolean(), surveillanceEntitled: z.boolean(),
   surveillanceCapacity: int, analysisAllowance: int, headOfficeId: id, createdAt: instant,
@@ -23,7 +25,7 @@ const catalog = z.strictObject({
 });
 const product = z.strictObject({
   id, companyId: id, idExterno: nullableText, origem: z.string(), sku: nullableText, descricao: nullableText, ncm: z.string(),
-  atributos: z.array(z.strictObject({ codigo: z.string(), valores: z.array(z.string()) })), versao: int, ativo: z.boolean(),
+  atributos: attributes, versao: int, ativo: z.boolean(),
   catalogos: z.array(id), position: int, criadoEm: instant, atualizadoEm: instant,
 });
 const idempotency = z.strictObject({
@@ -61,6 +63,31 @@ const execution = z.strictObject({
   produtosAvaliados: int.nullable(), reaproveitados: int.nullable(), findings: z.array(watchedFinding).nullable(), divergente: z.boolean().nullable(), position: int,
 });
 const evaluation = z.strictObject({ versao: int, fingerprint: z.string(), findings: z.array(finding) });
+const ingestionRecord = z.strictObject({ idExterno: z.string(), origem: z.string(), ncm: z.string(), sku: nullableText, descricao: nullableText, atributos: attributes });
+const recordError = z.strictObject({ lote: int, indice: int, caminho: z.string(), codigo: z.string(), mensagem: z.string() });
+const ingestion = z.strictObject({
+  id, companyId: id, catalogId: id, operacao: z.enum(['mesclar', 'substituicao_catalogo', 'substituicao_integral']), referenciaExterna: nullableText,
+  estado: z.enum(['aberta', 'validando', 'validada', 'rejeitada', 'aplicando', 'aplicada', 'revisao_necessaria', 'falhou', 'expirada']),
+  versao: int, versaoCatalogo: int, criadaEm: instant, atualizadaEm: instant, expiraEm: instant.nullable(), totalLotes: int.nullable(),
+  lotesRecebidos: z.array(int), itensRecebidos: int,
+  batches: z.array(z.strictObject({ numero: int, content: z.string(), records: z.array(ingestionRecord.nullable()), errors: z.array(recordError) })),
+  preview: z
+    .strictObject({
+      versaoCatalogo: int, registros: int, novos: int, alterados: int, inalterados: int, reativados: int, vinculados: int, desvinculados: int, desativados: int,
+      lotesFaltantes: z.array(int), erros: z.array(recordError),
+    })
+    .nullable(),
+  plan: z
+    .strictObject({
+      catalogVersao: int,
+      records: z.array(z.strictObject({ record: ingestionRecord, action: z.enum(['novo', 'alterado', 'inalterado', 'reativado']), productId: id.nullable(), productVersao: int.nullable(), link: z.boolean() })),
+      removals: z.array(z.strictObject({ productId: id, productVersao: int, deactivate: z.boolean() })),
+    })
+    .nullable(),
+  aplicacao: z.strictObject({ versaoCatalogo: int, aplicadaEm: instant }).nullable(),
+  codigoFalha: z.string().nullable(),
+  position: int,
+});
 const task = z.strictObject({ due: instant, kind: z.string(), owner: id.nullable(), payload: z.unknown().optional(), everyMs: int.optional() });
 const uint32 = z.number().int().min(0).max(0xffffffff);
 
@@ -86,6 +113,7 @@ export const snapshotSchema = z.strictObject({
     cnpjCorrections: z.array(cnpjCorrection),
     analyses: z.array(analysis),
     executions: z.array(execution),
+    ingestions: z.array(ingestion),
     evaluations: z.array(z.tuple([id, z.array(z.tuple([id, evaluation]))])),
     analysisUnitsUsed: z.array(z.tuple([id, int])),
     surveillance: z.array(

@@ -67,37 +67,42 @@ class Raw {
   constructor(readonly text: string) {}
 }
 
+const CLOSE_ARRAY = new Raw(']');
+const CLOSE_OBJECT = new Raw('}');
+const COMMA = new Raw(',');
+
 /**
  * JSON with object keys sorted at every depth: two bodies that differ only in key order or white space
- * are the same request. Iterative, so no body depth can overflow the stack.
+ * are the same request. Iterative, so no body depth can overflow the stack. The parts are joined once at the
+ * end: a string grown with `+=` is a rope of every piece, which a stored fingerprint or batch would keep alive.
  */
 export function canonicalJson(value: unknown): string {
-  let out = '';
+  const parts: string[] = [];
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const item = stack.pop();
     if (item instanceof Raw) {
-      out += item.text;
+      parts.push(item.text);
     } else if (Array.isArray(item)) {
-      out += '[';
-      stack.push(new Raw(']'));
+      parts.push('[');
+      stack.push(CLOSE_ARRAY);
       for (let i = item.length - 1; i >= 0; i--) {
         stack.push(item[i]);
-        if (i > 0) stack.push(new Raw(','));
+        if (i > 0) stack.push(COMMA);
       }
     } else if (item !== null && typeof item === 'object') {
       const keys = Object.keys(item).sort();
-      out += '{';
-      stack.push(new Raw('}'));
+      parts.push('{');
+      stack.push(CLOSE_OBJECT);
       for (let i = keys.length - 1; i >= 0; i--) {
         const k = keys[i]!;
         stack.push((item as Record<string, unknown>)[k]);
         stack.push(new Raw(`${JSON.stringify(k)}:`));
-        if (i > 0) stack.push(new Raw(','));
+        if (i > 0) stack.push(COMMA);
       }
     } else {
-      out += JSON.stringify(item) ?? 'null';
+      parts.push(JSON.stringify(item) ?? 'null');
     }
   }
-  return out;
+  return parts.join('');
 }

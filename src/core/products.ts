@@ -5,8 +5,9 @@
  *   ativo   --editar-->      ativo   (PATCH: omitted fields kept, null clears, atributos replaced whole)
  *   ativo   --vincular-->    ativo   (linked to another active catalog; an existing link changes nothing)
  *   ativo   --desvincular--> ativo   (unlinked; a product with no catalog stays, not eligible)
- *   ativo   --desativar-->   inativo (catalog deletion or replacing ingestion; later issues)
- *   inativo  is kept for history: readable, never changed again.
+ *   ativo   --desativar-->   inativo (catalog deletion, or a substituicao_integral ingestion it is absent from)
+ *   inativo --reativar-->    ativo   (an ingestion record with its id_externo: the integrator sends it again)
+ *   inativo  is otherwise kept for history: readable, never edited, linked or unlinked.
  *
  * `versao` moves on each change, including a change of `catalogos`.
  */
@@ -24,11 +25,11 @@ export interface Attribute {
 }
 
 type ProductState = 'ativo' | 'inativo';
-type ProductEvent = 'editar' | 'vincular' | 'desvincular' | 'desativar';
+type ProductEvent = 'editar' | 'vincular' | 'desvincular' | 'desativar' | 'reativar';
 
 const LIFECYCLE: Record<ProductState, Partial<Record<ProductEvent, ProductState>>> = {
   ativo: { editar: 'ativo', vincular: 'ativo', desvincular: 'ativo', desativar: 'inativo' },
-  inativo: {},
+  inativo: { reativar: 'ativo' },
 };
 
 export interface Product {
@@ -75,6 +76,16 @@ export function createProduct(state: State, companyId: string, catalogId: string
   if (!found.ok) return found;
   const duplicate = checkExternalId(state, companyId, input.idExterno ?? null, undefined);
   if (duplicate) return duplicate;
+  const product = addProduct(state, companyId, catalogId, input, ctx);
+  replaceCatalog(state, found.value, {}, ctx);
+  return ok(product);
+}
+
+/**
+ * A new active product linked to `catalogId`, indexed and counted. The caller has checked the catalog and the
+ * id_externo, and moves the catalog's version: once per product here, once per application for an ingestion.
+ */
+export function addProduct(state: State, companyId: string, catalogId: string, input: NewProduct, ctx: Context): Product {
   const product: Product = {
     id: uuidV7(ctx.random, ctx.now),
     companyId,
@@ -96,9 +107,8 @@ export function createProduct(state: State, companyId: string, catalogId: string
   indexes.products.add(product.id, product.position);
   if (product.idExterno !== null) indexes.productsByExternalId.set(product.idExterno, product.id);
   linksOf(state, companyId, catalogId).add(product.id, nextPosition(state));
-  replaceCatalog(state, found.value, {}, ctx);
   productChanged(state, undefined, product, ctx);
-  return ok(product);
+  return product;
 }
 
 export function findProduct(state: State, companyId: string, id: string, caminho = 'path.id'): Result<Product> {

@@ -5,6 +5,7 @@
 import type { Analysis } from './analyses.js';
 import type { Catalog } from './catalogs.js';
 import type { Evaluation, Execution } from './surveillance-executions.js';
+import { isOpen, type Ingestion } from './ingestion/ingestions.js';
 import { isEligible, surveillanceOf, type Coverage, type SelectionMode } from './surveillance.js';
 
 export interface SurveillanceData {
@@ -41,6 +42,7 @@ export interface StateData {
   readonly regulatory: ReferenceData;
   readonly analyses: readonly Analysis[];
   readonly executions: readonly Execution[];
+  readonly ingestions: readonly Ingestion[];
   /** [company id, [product id, its last evaluation][]]. */
   readonly evaluations: readonly (readonly [string, readonly (readonly [string, Evaluation])[]])[];
   /** [company id, allowance units taken]. */
@@ -74,6 +76,7 @@ export function exportState(state: State): StateData {
     regulatory: exportReference(state.regulatory),
     analyses: byPosition(state.analyses.values()),
     executions: byPosition(state.executions.values()),
+    ingestions: byPosition(state.ingestions.values()),
     evaluations: [...state.evaluations.entries()].map(([companyId, cache]) => [companyId, [...cache.entries()]] as const),
     analysisUnitsUsed: [...state.analysisUnitsUsed.entries()],
     surveillance: [...state.surveillance.values()].map((s) => ({ companyId: s.companyId, modo: s.modo, versao: s.versao, selected: s.selected.entries(), lastCoverage: s.lastCoverage })),
@@ -134,6 +137,11 @@ export function importState(data: StateData): State {
     state.executions.set(execution.id, execution);
     indexesOf(state, execution.companyId).executions.add(execution.id, execution.position);
   }
+  for (const ingestion of [...data.ingestions].sort((a, b) => a.position - b.position)) {
+    state.ingestions.set(ingestion.id, ingestion);
+    indexesOf(state, ingestion.companyId).ingestions.add(ingestion.id, ingestion.position);
+    if (isOpen(ingestion.estado)) state.openIngestions.set(ingestion.catalogId, ingestion.id);
+  }
   for (const [companyId, entries] of data.evaluations) state.evaluations.set(companyId, new Map(entries));
   for (const saved of data.surveillance) {
     const s = surveillanceOf(state, saved.companyId);
@@ -192,7 +200,14 @@ export function checkIntegrity(data: StateData): string | undefined {
   }
   for (const c of data.cnpjCorrections) if (establishments.get(c.establishmentId)?.companyId !== c.companyId) return `CNPJ correction ${c.id}: establishment ${c.establishmentId} is not of its company`;
   for (const a of [...data.analyses, ...data.executions]) if (!companies.has(a.companyId)) return `${a.id} belongs to unknown company ${a.companyId}`;
-  const positions = [...data.establishments, ...data.catalogs, ...data.products, ...data.webhookEvents, ...data.cnpjCorrections, ...data.analyses, ...data.executions]
+  const open = new Set<string>();
+  for (const i of data.ingestions) {
+    if (catalogs.get(i.catalogId)?.companyId !== i.companyId) return `ingestion ${i.id}: catalog ${i.catalogId} is not of its company`;
+    if (isOpen(i.estado) && open.has(i.catalogId)) return `catalog ${i.catalogId} has two open ingestions`;
+    if (isOpen(i.estado)) open.add(i.catalogId);
+    if ((i.estado === 'validada' || i.estado === 'aplicando') !== (i.plan !== null)) return `ingestion ${i.id}: a plan exists exactly while validada or aplicando`;
+  }
+  const positions = [...data.establishments, ...data.catalogs, ...data.products, ...data.webhookEvents, ...data.cnpjCorrections, ...data.analyses, ...data.executions, ...data.ingestions]
     .map((r) => r.position)
     .concat(data.surveillance.flatMap((s) => s.selected.map((e) => e[1])))
     .concat(data.links.map((l) => l[2]));

@@ -10,6 +10,7 @@ import type { CnpjCorrection } from './cnpj-corrections.js';
 import type { Company, Credential } from './companies.js';
 import type { Establishment } from './establishments.js';
 import type { IdempotencyRecord } from './idempotency.js';
+import type { Ingestion } from './ingestion/ingestions.js';
 import { OrderedIndex } from './ordered-index.js';
 import type { TaskIntent } from './outbox.js';
 import type { Product } from './products.js';
@@ -39,6 +40,8 @@ export interface CompanyIndexes {
   readonly analyses: OrderedIndex;
   /** Surveillance executions in creation order (listed newest first). */
   readonly executions: OrderedIndex;
+  /** Ingestions in creation order. */
+  readonly ingestions: OrderedIndex;
 }
 
 export interface State {
@@ -65,6 +68,9 @@ export interface State {
   readonly evaluations: Map<string, Map<string, Evaluation>>;
   /** Company id → its surveillance selection and maintained counters. */
   readonly surveillance: Map<string, Surveillance>;
+  readonly ingestions: Map<string, Ingestion>;
+  /** Catalog id → its ingestion still open (aberta, validando, validada or aplicando; at most one). */
+  readonly openIngestions: Map<string, string>;
   /** Establishment id → its correction still `pendente` (at most one). */
   readonly pendingCnpjCorrections: Map<string, string>;
   /** Company id → acceptance times of test and resend requests in the last minute (the shared limit of 5). */
@@ -106,6 +112,8 @@ export function createState(start: Instant = 0): State {
     openAnalyses: new Map(),
     analysisUnitsUsed: new Map(),
     pendingCnpjCorrections: new Map(),
+    ingestions: new Map(),
+    openIngestions: new Map(),
     webhookSends: new Map(),
     closedWebhookEvents: [],
     outbox: [],
@@ -132,6 +140,7 @@ export function indexesOf(state: State, companyId: string): CompanyIndexes {
       openWebhookEvents: new Set(),
       analyses: new OrderedIndex(),
       executions: new OrderedIndex(),
+      ingestions: new OrderedIndex(),
     };
     state.indexes.set(companyId, indexes);
   }

@@ -14,11 +14,14 @@ import { webhookOperations } from './routes/webhooks.js';
 import { surveillanceOperations } from './routes/surveillance.js';
 import { analysisOperations } from './routes/analyses.js';
 import { executionOperations } from './routes/executions.js';
+import { ingestionOperations } from './routes/ingestions.js';
 import type { HttpEnv } from './runtime.js';
 
 export const operations: readonly Operation[] = [
   ...companyOperations,
   ...establishmentOperations,
+  // Before the catalog operations: /v1/catalogos/ingestoes would otherwise match /v1/catalogos/:id.
+  ...ingestionOperations,
   ...catalogOperations,
   ...catalogDeletionOperations,
   ...productOperations,

@@ -38,6 +38,8 @@ export interface Call<P, Q, B> {
   readonly ifMatch: IfMatch;
   /** `If-None-Match: *` was sent (create only), on operations that take it. */
   readonly createOnly: boolean;
+  /** A mutation's body as canonical JSON (keys sorted, no white space): what tells two bodies apart. */
+  readonly canonicalBody: string;
 }
 
 /** A successful answer. `body` is serialized as JSON unless it is already a string of JSON. */
@@ -66,6 +68,10 @@ export interface OperationSpec<P, Q, B> {
   /** The operation takes no fields: the body may be absent or `{}` (spec "Common rules"). */
   readonly bodyOptional?: boolean;
   readonly bodyLimit?: number;
+  /** The operation's own idempotency-key rule, where the spec states one (the ingestion start). */
+  readonly idempotencyKey?: KeyRule;
+  /** How a replayed answer is told from the first (the ingestion start: 200 with `repetida: true`); default as stored. */
+  readonly replay?: (stored: StoredResponse, state: State) => StoredResponse;
   /** The resource If-Match guards: what a `concurrentEdit` fault changes behind the request's back. */
   readonly editTarget?: (params: P) => EditTarget;
   run(call: Call<P, Q, B>): Result<Reply>;
@@ -81,7 +87,14 @@ export function operation<P, Q, B = undefined>(spec: OperationSpec<P, Q, B>): Op
   return { method: spec.method, path: spec.path, handle: (c) => handle(spec, c) };
 }
 
-const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{16,128}$/;
+/** What an idempotency-key must look like, and how to say so. */
+export interface KeyRule {
+  readonly pattern: RegExp;
+  readonly description: string;
+}
+
+/** Spec "Common rules": 16 to 128 of A-Z a-z 0-9 . _ : - */
+const IDEMPOTENCY_KEY: KeyRule = { pattern: /^[A-Za-z0-9._:-]{16,128}$/, description: '16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-"' };
 const ENTITY_TAGS = /^\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*)*$/;
 
 async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<HttpEnv>): Promise<Response> {
@@ -119,7 +132,7 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
   }
 
   // 400: headers
-  const headers = readHeaders(request.headers, mutates, spec.acceptsIfNoneMatch === true);
+  const headers = readHeaders(request.headers, mutates, spec.acceptsIfNoneMatch === true, spec.idempotencyKey ?? IDEMPOTENCY_KEY);
   if ('status' in headers) return fail(headers);
   journal.idempotencyKey = headers.idempotencyKey ?? null;
 
@@ -135,7 +148,8 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
   // `key` is present exactly on mutations (readHeaders refused one without).
   const key = headers.idempotencyKey;
   const scope = key === undefined ? undefined : idempotencyScope(company.id, key);
-  const fingerprint = key === undefined ? '' : `${spec.method} ${path} ${canonicalJson(body)}`;
+  const canonicalBody = key === undefined ? '' : canonicalJson(body);
+  const fingerprint = key === undefined ? '' : `${spec.method} ${path} ${canonicalBody}`;
   if (key !== undefined && scope !== undefined) {
     const running = runtime.inFlight.get(scope);
     const found = running === undefined
@@ -144,7 +158,7 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
     switch (found.kind) {
       case 'replay':
         journal.replayed = true;
-        return storedResponse(found.response, { 'idempotent-replayed': 'true' });
+        return storedResponse(spec.replay ? spec.replay(found.response, runtime.state) : found.response, { 'idempotent-replayed': 'true' });
       case 'other_request':
         return fail(apiError(422, 'idempotencia_reutilizada', 'This idempotency-key was already used for a different request (method, path or body); generate a new key for each new request.', 'header.idempotency-key'));
       case 'in_flight':
@@ -177,7 +191,7 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
     }
 
     // 404, 428, 412, 409, apply
-    const result = spec.run({ runtime, state: runtime.state, ctx, company, credential, params: params.data, query: parsedQuery.data, body: parsedBody, ifMatch: headers.ifMatch, createOnly: headers.createOnly });
+    const result = spec.run({ runtime, state: runtime.state, ctx, company, credential, params: params.data, query: parsedQuery.data, body: parsedBody, ifMatch: headers.ifMatch, createOnly: headers.createOnly, canonicalBody });
     runtime.flush();
     if (!result.ok) {
       const { kind, codigo, mensagem, caminho, limit } = result.refusal;
@@ -217,7 +231,7 @@ interface RequestHeaders {
   readonly createOnly: boolean;
 }
 
-function readHeaders(headers: Headers, mutates: boolean, acceptsIfNoneMatch: boolean): RequestHeaders | ApiError {
+function readHeaders(headers: Headers, mutates: boolean, acceptsIfNoneMatch: boolean, keyRule: KeyRule): RequestHeaders | ApiError {
   const ifMatch = headers.get('if-match');
   const ifNoneMatch = headers.get('if-none-match');
   if (ifMatch !== null && ifNoneMatch !== null && mutates) {
@@ -240,10 +254,10 @@ function readHeaders(headers: Headers, mutates: boolean, acceptsIfNoneMatch: boo
   if (!mutates) return { idempotencyKey: undefined, ifMatch: undefined, createOnly: false };
   const key = headers.get('idempotency-key');
   if (key === null) {
-    return apiError(400, 'chave_idempotencia_ausente', 'Every state-changing request needs an idempotency-key header: generate one per request (16 to 128 of A-Z a-z 0-9 . _ : -) and reuse it only to repeat that same request.', 'header.idempotency-key');
+    return apiError(400, 'chave_idempotencia_ausente', `Every state-changing request needs an idempotency-key header: generate one per request (${keyRule.description}) and reuse it only to repeat that same request.`, 'header.idempotency-key');
   }
-  if (!IDEMPOTENCY_KEY.test(key)) {
-    return apiError(400, 'chave_idempotencia_invalida', 'idempotency-key must have 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-".', 'header.idempotency-key');
+  if (!keyRule.pattern.test(key)) {
+    return apiError(400, 'chave_idempotencia_invalida', `idempotency-key must have ${keyRule.description}.`, 'header.idempotency-key');
   }
   return { idempotencyKey: key, ifMatch: tags, createOnly };
 }

@@ -4,7 +4,7 @@
  */
 import type { OrderedIndex } from '../core/ordered-index.js';
 import { ok, type Result } from '../core/refusal.js';
-import { collectPage, cursorPageBody, readCursor } from './paging.js';
+import { collectPage, cursorPageBody, readCursor, type Page } from './paging.js';
 import type { Reply } from './pipeline.js';
 
 /** Byte budget of a page of findings (spec: up to 200 findings "plus a byte budget"). */
@@ -38,14 +38,26 @@ export function newestFirstPage<T>(
 
 /** A page of published findings (they never change, so a cursor is an index): `{total_achados, itens, proximo_cursor}`. */
 export function findingsPage<F>(findings: readonly F[], where: { readonly companyId: string; readonly list: string }, query: PageQuery, present: (finding: F) => unknown): Result<Reply> {
+  const page = fixedListPage(findings, where, query, { defaultLimit: 200, budgetBytes: FINDINGS_PAGE_BYTES }, present);
+  if (!page.ok) return page;
+  return ok({ status: 200, body: cursorPageBody(page.value, where.companyId, where.list, `"total_achados":${findings.length},`) });
+}
+
+/** A page of a list that never changes once published (findings, an ingestion's preview errors): a cursor is an index. */
+export function fixedListPage<T>(
+  list: readonly T[],
+  where: { readonly companyId: string; readonly list: string },
+  query: PageQuery,
+  limits: { readonly defaultLimit: number; readonly budgetBytes: number },
+  present: (item: T) => unknown,
+): Result<Page<number>> {
   const after = readCursor(query.cursor, where.companyId, where.list);
   if (!after.ok) return after;
   const start = after.value === undefined ? 0 : after.value + 1;
   const entries = (function* () {
-    for (let i = start; i < findings.length; i++) yield { finding: findings[i]!, index: i };
+    for (let i = start; i < list.length; i++) yield { item: list[i]!, index: i };
   })();
-  const page = collectPage(entries, query.limite ?? 200, FINDINGS_PAGE_BYTES, ({ finding }) => present(finding), ({ index }) => index);
-  return ok({ status: 200, body: cursorPageBody(page, where.companyId, where.list, `"total_achados":${findings.length},`) });
+  return ok(collectPage(entries, query.limite ?? limits.defaultLimit, limits.budgetBytes, ({ item }) => present(item), ({ index }) => index));
 }
 
 /** RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled; lines end in CRLF. */

@@ -119,6 +119,50 @@ export const productPatch = atLeastOne(
   'id_externo, sku, descricao, ncm, atributos',
 );
 
+/** POST /v1/catalogos/ingestoes (spec "Catalogs"). */
+export const ingestionStart = z.strictObject({
+  operacao: z.enum(['mesclar', 'substituicao_catalogo', 'substituicao_integral'], 'must be "mesclar", "substituicao_catalogo" or "substituicao_integral"'),
+  catalogo_id: uuid.optional(),
+  referencia_externa: text(1, 200).optional(),
+});
+
+/** A batch number in a path: 1 to `max`, no leading zero. */
+export const batchParams = (max: number) =>
+  z.strictObject({
+    id: uuid,
+    numero: z.string().regex(/^[1-9]\d{0,5}$/, `must be an integer from 1 to ${max}`).transform(Number).pipe(z.number().max(max, `must be an integer from 1 to ${max}`)),
+  });
+
+/**
+ * A canonical batch. Only its shape is checked here: each item is checked on its own (ingestionRecord), and
+ * an invalid item is reported in the preview instead of refusing the batch.
+ */
+export const ingestionBatch = (maxItems: number) =>
+  z.strictObject({
+    itens: z.array(z.unknown()).min(1, `must have 1 to ${maxItems} items`).max(maxItems, `must have 1 to ${maxItems} items`),
+  });
+
+/** One product record of a batch: the product's whole canonical state, keyed by id_externo. */
+export const ingestionRecord = z.strictObject({
+  id_externo: externalId,
+  origem: text(1, 64),
+  ncm,
+  sku: text(1, 256).nullable().optional(),
+  descricao: text(1, 2000).nullable().optional(),
+  atributos: attributes.optional(),
+});
+
+export const ingestionClose = (maxBatches: number) =>
+  z.strictObject({
+    total_lotes: z.number().int(`must be an integer from 1 to ${maxBatches}`).min(1, `must be an integer from 1 to ${maxBatches}`).max(maxBatches, `must be an integer from 1 to ${maxBatches}`),
+  });
+
+/** GET of an ingestion: a page of its preview's errors. */
+export const ingestionQuery = z.strictObject({
+  limite: limitParam(1000).optional(),
+  cursor: z.string().max(512, 'is not a cursor of this list').optional(),
+});
+
 /** `{}` or no body at all, for operations that take no fields (spec "Common rules"). */
 export const emptyBody = z.strictObject({});
 
@@ -132,6 +176,12 @@ export function validationError(where: 'body' | 'query' | 'path', error: z.ZodEr
   // A typo shows as a missing field plus an unknown one: the unknown one says more.
   const issue = error.issues.find((i) => i.code === 'unrecognized_keys') ?? error.issues[0];
   if (!issue) return apiError(422, 'valor_invalido', `The ${where} is invalid.`, where);
+  const { codigo, caminho, mensagem } = describeIssue(where, issue);
+  return apiError(422, codigo, mensagem, caminho);
+}
+
+/** One validation issue as an error code, its place (`body.atributos[3].codigo`) and a message that starts with it. */
+export function describeIssue(root: string, issue: z.core.$ZodIssue): { codigo: string; caminho: string; mensagem: string } {
   let path = issue.path as PropertyKey[];
   let codigo = 'valor_invalido';
   let message = issue.message;
@@ -145,8 +195,8 @@ export function validationError(where: 'body' | 'query' | 'path', error: z.ZodEr
   } else if (issue.code === 'invalid_type') {
     message = `must be ${issue.expected === 'object' ? 'a JSON object' : issue.expected === 'array' ? 'an array' : `a ${issue.expected}`}`;
   }
-  const caminho = formatPath(where, path);
-  return apiError(422, codigo, `${caminho} ${message}`, caminho);
+  const caminho = formatPath(root, path);
+  return { codigo, caminho, mensagem: `${caminho} ${message}` };
 }
 
 export function formatPath(root: string, path: readonly PropertyKey[]): string {

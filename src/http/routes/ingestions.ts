@@ -1,0 +1,218 @@
+/**
+ * Batch ingestion (spec "POST /v1/catalogos/ingestoes", "Ingestion receipt"; DESIGN §3 for the other paths;
+ * README "Batch ingestion" for everything the spec leaves unshown).
+ */
+import type { z } from 'zod';
+import type { StoredResponse } from '../../core/idempotency.js';
+import {
+  closeIngestion,
+  findIngestion,
+  ingestionEtag,
+  MAX_BATCHES,
+  MAX_ITEMS_PER_BATCH,
+  receiveBatch,
+  requestApplication,
+  startIngestion,
+  type Ingestion,
+} from '../../core/ingestion/ingestions.js';
+import type { Batch, IngestionRecord, RecordError } from '../../core/ingestion/plan.js';
+import { ok, type Result } from '../../core/refusal.js';
+import { indexesOf, type State } from '../../core/state.js';
+import { isoString } from '../../core/time.js';
+import { cursorPageBody, type Page } from '../paging.js';
+import { operation, type Reply } from '../pipeline.js';
+import { fixedListPage, newestFirstPage } from '../results.js';
+import { analysisListQuery, batchParams, describeIssue, emptyBody, idParams, ingestionBatch, ingestionClose, ingestionQuery, ingestionRecord, ingestionStart, noQuery, parse } from '../schemas.js';
+
+const MANAGE = 'catalogo:gerenciar';
+const READ = 'catalogo:ler';
+/** README "Batch ingestion": a batch's body may take up to 4 MiB (1,000 records of about 4 KiB each). */
+export const BATCH_BODY_LIMIT = 4 * 1024 * 1024;
+const LIST_PAGE_BYTES = 256 * 1024;
+const ERRORS_PAGE_BYTES = 256 * 1024;
+
+const iso = (instant: number | null) => (instant === null ? null : isoString(instant));
+const location = (i: Ingestion) => `/v1/catalogos/ingestoes/${i.id}`;
+
+/** Spec "Ingestion receipt": exactly its five fields. */
+function presentReceipt(i: Ingestion, repetida: boolean) {
+  return { ingestao_id: i.id, estado: i.estado, repetida, catalogo_id: i.catalogId, versao_catalogo: i.versaoCatalogo };
+}
+
+function presentItem(i: Ingestion) {
+  return {
+    id: i.id,
+    estado: i.estado,
+    operacao: i.operacao,
+    catalogo_id: i.catalogId,
+    referencia_externa: i.referenciaExterna,
+    criada_em: isoString(i.criadaEm),
+    atualizada_em: isoString(i.atualizadaEm),
+  };
+}
+
+const presentError = (e: RecordError) => ({ lote: e.lote, indice: e.indice, caminho: e.caminho, codigo: e.codigo, mensagem: e.mensagem });
+
+/** GET …/ingestoes/{id}: the ingestion, and its preview with one page of its record errors (`previa` last). */
+function ingestionBody(i: Ingestion, errors: Page<number> | undefined, companyId: string): string {
+  const head = {
+    ...presentItem(i),
+    versao: i.versao,
+    versao_catalogo: i.versaoCatalogo,
+    expira_em: iso(i.expiraEm),
+    lotes_recebidos: i.lotesRecebidos,
+    itens_recebidos: i.itensRecebidos,
+    total_lotes: i.totalLotes,
+    codigo_falha: i.codigoFalha,
+    aplicacao: i.aplicacao === null ? null : { versao_catalogo: i.aplicacao.versaoCatalogo, aplicada_em: isoString(i.aplicacao.aplicadaEm) },
+  };
+  const p = i.preview;
+  if (p === null || errors === undefined) return JSON.stringify({ ...head, previa: null });
+  const previa = {
+    versao_catalogo: p.versaoCatalogo,
+    registros: p.registros,
+    novos: p.novos,
+    alterados: p.alterados,
+    inalterados: p.inalterados,
+    reativados: p.reativados,
+    vinculados: p.vinculados,
+    desvinculados: p.desvinculados,
+    desativados: p.desativados,
+    lotes_faltantes: p.lotesFaltantes,
+    total_erros: p.erros.length,
+  };
+  const erros = cursorPageBody(errors, companyId, errorsList(i)).slice(1, -1).replace(/^"itens":/, '"erros":');
+  return `${JSON.stringify(head).slice(0, -1)},"previa":${JSON.stringify(previa).slice(0, -1)},${erros}}}`;
+}
+
+const errorsList = (i: Ingestion) => `ingestao:${i.id}:erros`;
+
+/** The ingestion as GET shows it, with the first page (or the query's page) of its preview's errors. */
+function ingestionReply(i: Ingestion, status: number, query: { limite?: number | undefined; cursor?: string | undefined } = {}): Result<Reply> {
+  let errors: Page<number> | undefined;
+  if (i.preview !== null) {
+    const page = fixedListPage(i.preview.erros, { companyId: i.companyId, list: errorsList(i) }, query, { defaultLimit: 100, budgetBytes: ERRORS_PAGE_BYTES }, presentError);
+    if (!page.ok) return page;
+    errors = page.value;
+  }
+  return ok({ status, body: ingestionBody(i, errors, i.companyId), etag: ingestionEtag(i), ...(status === 202 ? { location: location(i) } : {}) });
+}
+
+/**
+ * Each item of a batch checked on its own: a valid one becomes a record, an invalid one is reported (every
+ * problem, located by `caminho` in the batch body) and does not refuse the batch.
+ */
+export function readBatch(numero: number, body: { itens: readonly unknown[] }, content: string): Batch {
+  const records: (IngestionRecord | null)[] = [];
+  const errors: RecordError[] = [];
+  body.itens.forEach((item, indice) => {
+    const parsed = parse(ingestionRecord, item);
+    if (parsed.success) {
+      const r = parsed.data;
+      records.push({ idExterno: r.id_externo, origem: r.origem, ncm: r.ncm, sku: r.sku ?? null, descricao: r.descricao ?? null, atributos: r.atributos ?? [] });
+      return;
+    }
+    records.push(null);
+    for (const issue of expandUnknownKeys(parsed.error)) {
+      const { codigo, caminho, mensagem } = describeIssue(`body.itens[${indice}]`, issue);
+      errors.push({ lote: numero, indice, caminho, codigo, mensagem });
+    }
+  });
+  return { numero, content, records, errors };
+}
+
+/** One issue per unknown field, so each is located exactly. */
+function expandUnknownKeys(error: z.ZodError): z.core.$ZodIssue[] {
+  return error.issues.flatMap((issue): z.core.$ZodIssue[] => (issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ ...issue, keys: [key] })) : [issue]));
+}
+
+/** A replayed start answers 200 with `repetida: true` and the ingestion's current state (README "Batch ingestion"). */
+function replayStart(stored: StoredResponse, state: State): StoredResponse {
+  const receipt = JSON.parse(stored.body) as { ingestao_id: string };
+  const ingestion = state.ingestions.get(receipt.ingestao_id);
+  const body = ingestion ? presentReceipt(ingestion, true) : { ...receipt, repetida: true };
+  return { ...stored, status: 200, body: JSON.stringify(body) };
+}
+
+export const ingestionOperations = [
+  operation({
+    method: 'POST',
+    path: '/v1/catalogos/ingestoes',
+    permission: MANAGE,
+    params: noQuery,
+    query: noQuery,
+    body: ingestionStart,
+    // Spec: this key is 16 to 200 characters, any but whitespace.
+    idempotencyKey: { pattern: /^\S{16,200}$/, description: '16 to 200 characters, none of them whitespace' },
+    replay: replayStart,
+    run: ({ state, ctx, company, body }) => {
+      const started = startIngestion(state, company.id, { operacao: body.operacao, catalogId: body.catalogo_id, referenciaExterna: body.referencia_externa }, ctx);
+      if (!started.ok) return started;
+      return ok({ status: 201, body: presentReceipt(started.value, false), location: location(started.value) });
+    },
+  }),
+  operation({
+    method: 'GET',
+    path: '/v1/catalogos/ingestoes',
+    permission: READ,
+    params: noQuery,
+    query: analysisListQuery,
+    run: ({ state, company, query }) =>
+      newestFirstPage(indexesOf(state, company.id).ingestions, state.ingestions, { companyId: company.id, list: 'ingestoes' }, query, { defaultLimit: 50, budgetBytes: LIST_PAGE_BYTES }, presentItem),
+  }),
+  operation({
+    method: 'GET',
+    path: '/v1/catalogos/ingestoes/:id',
+    permission: READ,
+    params: idParams,
+    query: ingestionQuery,
+    run: ({ state, company, params, query }) => {
+      const found = findIngestion(state, company.id, params.id);
+      return found.ok ? ingestionReply(found.value, 200, query) : found;
+    },
+  }),
+  operation({
+    method: 'PUT',
+    path: '/v1/catalogos/ingestoes/:id/lotes/:numero',
+    permission: MANAGE,
+    params: batchParams(MAX_BATCHES),
+    query: noQuery,
+    body: ingestionBatch(MAX_ITEMS_PER_BATCH),
+    bodyLimit: BATCH_BODY_LIMIT,
+    run: ({ state, ctx, company, params, body, canonicalBody }) => {
+      const received = receiveBatch(state, company.id, params.id, readBatch(params.numero, body, canonicalBody), ctx);
+      if (!received.ok) return received;
+      const { ingestion, batch, repeated } = received.value;
+      return ok({
+        status: repeated ? 200 : 201,
+        body: { ingestao_id: ingestion.id, numero: batch.numero, itens: batch.records.length, repetido: repeated, erros: batch.errors.map(presentError) },
+        etag: ingestionEtag(ingestion),
+      });
+    },
+  }),
+  operation({
+    method: 'POST',
+    path: '/v1/catalogos/ingestoes/:id/fechamento',
+    permission: MANAGE,
+    params: idParams,
+    query: noQuery,
+    body: ingestionClose(MAX_BATCHES),
+    run: ({ state, ctx, company, params, body }) => {
+      const closed = closeIngestion(state, company.id, params.id, body.total_lotes, ctx);
+      return closed.ok ? ingestionReply(closed.value, 202) : closed;
+    },
+  }),
+  operation({
+    method: 'POST',
+    path: '/v1/catalogos/ingestoes/:id/aplicacao',
+    permission: MANAGE,
+    params: idParams,
+    query: noQuery,
+    body: emptyBody,
+    bodyOptional: true,
+    run: ({ state, ctx, company, params, ifMatch }) => {
+      const accepted = requestApplication(state, company.id, params.id, ifMatch, ctx);
+      return accepted.ok ? ingestionReply(accepted.value, 202) : accepted;
+    },
+  }),
+];
