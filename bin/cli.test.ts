@@ -206,11 +206,11 @@ describe('catalog-emulator demo', { timeout: TEST_TIMEOUT_MS }, () => {
     expect(run.stdout).toMatch(/^\s+idempotent-retry\s+\S.*$/m);
   });
 
-  it('lists the five demos, one line each with a summary', async () => {
+  it('lists the six demos, one line each with a summary', async () => {
     const run = cli(['demo']);
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const listed = run.stdout.split('\n').filter((line) => /^\s+\S+\s+\S/.test(line)).map((line) => line.trim().split(/\s+/)[0]);
-    expect(listed).toEqual(['idempotent-retry', 'webhook-retries', 'signature-check', 'surveillance-capacity', 'catalog-deletion']);
+    expect(listed).toEqual(['idempotent-retry', 'webhook-retries', 'signature-check', 'surveillance-capacity', 'catalog-deletion', 'ingestion']);
     expect(run.stderr).toBe('');
   });
 
@@ -243,7 +243,7 @@ describe('catalog-emulator demo', { timeout: TEST_TIMEOUT_MS }, () => {
     const run = cli(['demo', 'nope']);
     const { code } = await run.exited;
     expect(code).toBe(2);
-    expect(run.stderr).toContain('no demo "nope" (demos: idempotent-retry, webhook-retries, signature-check, surveillance-capacity, catalog-deletion)');
+    expect(run.stderr).toContain('no demo "nope" (demos: idempotent-retry, webhook-retries, signature-check, surveillance-capacity, catalog-deletion, ingestion)');
   });
 });
 
@@ -491,6 +491,54 @@ describe('catalog-emulator demo catalog-deletion', { timeout: TEST_TIMEOUT_MS },
     expect(await first.exited).toEqual({ code: 0, signal: null });
     expect(await second.exited).toEqual({ code: 0, signal: null });
     expect(first.stdout).toContain('excluido');
+    expect(second.stdout).toBe(first.stdout);
+  });
+});
+
+describe('catalog-emulator demo ingestion', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('exits 0 and shows the repeated start (201 then 200 repetida), the invalid record located, the repeated batch a no-op', async () => {
+    const run = cli(['demo', 'ingestion']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    const starts = [...out.matchAll(/→ POST \/v1\/catalogos\/ingestoes\n\s+idempotency-key: (\S+)\n.*\n\s+← (\d+)\n(?:\s+\S+: .*\n)*?\s+(\{"ingestao_id".*\})\n/g)];
+    expect(starts.map((m) => [m[1], m[2]])).toEqual([['erp-export-2026-11-22T08:00:00Z/acme', '201'], ['erp-export-2026-11-22T08:00:00Z/acme', '200']]);
+    const [first, second] = starts.map((m) => JSON.parse(m[3]!));
+    expect(first).toMatchObject({ estado: 'aberta', repetida: false });
+    expect(second).toEqual({ ...first, repetida: true });
+    expect(out).toContain('201: itens 2, erros 1: body.itens[1].ncm valor_invalido.');
+    expect(out).toMatch(/"repetido":true,"erros":\[\]\}\n {2}200, repetido true: nothing changed\./);
+    expect(out).toContain('estado rejeitada, codigo_falha registros_invalidos; the error, located exactly:');
+    expect(out).toContain('    lote 2, indice 1, body.itens[1].ncm: valor_invalido (body.itens[1].ncm must be an NCM of 8 digits, e.g. "84713012")');
+    expect(run.stderr).toBe('');
+  });
+
+  it('shows the validated preview counts, the 202 application and the verified catalogo.aplicado with the new versao', async () => {
+    const run = cli(['demo', 'ingestion']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const out = run.stdout;
+    expect(out).toMatch(/^ {4}previa\s+4\s+2\s+1\s+1\s+0\s+0\s+1\s+0$/m);
+    expect(out).toMatch(/→ POST \/v1\/catalogos\/ingestoes\/[0-9a-f-]{36}\/aplicacao\n\s+idempotency-key: \S+\n\s+if-match: "[0-9a-f]{16}"\n\s+← 202\n/);
+    const catalogId = out.match(/catalog ([0-9a-f-]{36}): versao 4, produtos 3\./)?.[1];
+    expect(catalogId).toBeDefined();
+    expect(out).toContain(`receiver: signature ok, catalogo.aplicado {"tipo":"catalogo.aplicado","catalogoId":"${catalogId}","versao":5}`);
+    expect(out).toContain('estado aplicada: aplicacao {"versao_catalogo":5,"aplicada_em":"2026-01-01T00:00:05.004Z"}.');
+    expect(out).toContain('versao 4 → 5 (once, for the whole application); produtos 3 → 4.');
+    const products = [...out.matchAll(/^ {2}(CAFE-500|ARROZ-5K|FEIJAO-1K|OLEO-900|ACUCAR-1K)\s+(\d+)\s+(\S+)\s+(\S+)\s/gm)].map((m) => m.slice(1));
+    expect(products).toEqual([
+      ['CAFE-500', '2', 'true', 'yes'],
+      ['ARROZ-5K', '1', 'true', 'yes'],
+      ['FEIJAO-1K', '2', 'true', 'no'],
+      ['OLEO-900', '1', 'true', 'yes'],
+      ['ACUCAR-1K', '1', 'true', 'yes'],
+    ]);
+  });
+
+  it('prints the same output every run (seeded ids, virtual clock)', async () => {
+    const first = cli(['demo', 'ingestion']);
+    const second = cli(['demo', 'ingestion']);
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    expect(first.stdout).toContain('aplicada');
     expect(second.stdout).toBe(first.stdout);
   });
 });
