@@ -503,6 +503,40 @@ describe('/_emulator/state', () => {
     expect(again.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it('carries ingestions at every step: restored while validando the validation still runs; restored while validada it applies', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const started = await w.api.post('/v1/catalogos/ingestoes', { operacao: 'mesclar', catalogo_id: catalog.id });
+    expect(started.status).toBe(201);
+    const id: string = started.body.ingestao_id;
+    const batch = { itens: [{ id_externo: 'snap-1', origem: 'erp', ncm: NCM }, { id_externo: 'snap-2', origem: 'erp', ncm: NCM, sku: 'S2' }] };
+    expect((await w.api.put(`/v1/catalogos/ingestoes/${id}/lotes/1`, batch)).status).toBe(201);
+    expect((await w.api.post(`/v1/catalogos/ingestoes/${id}/fechamento`, { total_lotes: 1 })).status).toBe(202);
+    const whileValidating = await w.controls.snapshot();
+
+    await w.controls.advance('1m');
+    const validated = await w.api.get(`/v1/catalogos/ingestoes/${id}`);
+    expect(validated.body).toMatchObject({ estado: 'validada', previa: { novos: 2 } });
+    const whileValidated = await w.controls.snapshot();
+
+    // Back to validando: the scheduled validation is part of the snapshot and runs again, to the same preview.
+    await w.controls.restore(whileValidating);
+    expect((await w.api.get(`/v1/catalogos/ingestoes/${id}`)).body.estado).toBe('validando');
+    await w.controls.advance('1m');
+    const again = await w.api.get(`/v1/catalogos/ingestoes/${id}`);
+    expect(again.text).toBe(validated.text);
+    expect(again.headers.get('etag')).toBe(validated.headers.get('etag'));
+
+    // From validada: the plan is in the snapshot; the batch content too (a repeat is still told from a change).
+    await w.controls.restore(whileValidated);
+    const apply = await w.api.post(`/v1/catalogos/ingestoes/${id}/aplicacao`, {}, { ifMatch: validated.headers.get('etag')! });
+    expect(apply.status).toBe(202);
+    await w.controls.advance('1m');
+    expect((await w.api.get(`/v1/catalogos/ingestoes/${id}`)).body).toMatchObject({ estado: 'aplicada', aplicacao: { versao_catalogo: catalog.body.versao + 1 } });
+    const products = await w.api.get(productsPath(catalog.id));
+    expect(products.body.itens.map((p: { id_externo: string; sku: string | null }) => [p.id_externo, p.sku])).toEqual([['snap-1', null], ['snap-2', 'S2']]);
+  });
+
   it('refuses a PUT that is not a snapshot with 422 (and a body that is not JSON with 400), changing nothing', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
