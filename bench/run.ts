@@ -3,20 +3,17 @@
  * npm run bench: each figure is measured in one run beside a reference, so machine noise cancels in the
  * ratio. Not part of npm test. Prints a table; the README shows the latest one.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
-import { createEmulator, DEFAULT_START } from '../src/index.js';
+import { ingestionAtScale } from './ingestion.js';
+import { agent, collectGarbage, createEmulator, DEFAULT_START, fmt, request, start, type Row } from './support.js';
 
 const BIN = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
 const DURATION_MS = Number(process.env.BENCH_MS ?? 1500);
 
-interface Row { figure: string; value: string; reference: string; ratio: string }
 const rows: Row[] = [];
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /**
  * The figure and its reference measured in alternating rounds, medians reported: on a small machine a server
@@ -84,33 +81,6 @@ async function inProcess(): Promise<void> {
   await throughput(barePatch);
   const [emuPatch, refPatch] = await paired(() => throughput(patch), () => throughput(barePatch), 3);
   rows.push({ figure: 'in process: PATCH product (req/s)', value: fmt(emuPatch), reference: `${fmt(refPatch)} bare hono`, ratio: `${fmt((100 * emuPatch) / refPatch)}%` });
-}
-
-function start(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve({ child, url: match[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-  });
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-function request(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers, agent }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 async function overHttp(): Promise<void> {
@@ -277,11 +247,6 @@ async function coldStart(): Promise<void> {
   rows.push({ figure: 'CLI cold start to first answer (ms)', value: fmt(emu), reference: `${fmt(bare)} bare node-server`, ratio: `${fmt(emu / bare, 2)}×` });
 }
 
-/** With --expose-gc (npm run bench), memory figures are measured after a collection; else they include garbage. */
-function collectGarbage(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-}
-
 // The HTTP figures first, while the load generator's heap is small; the heavy in-process figures after.
 createCost();
 await overHttp();
@@ -292,6 +257,8 @@ collectGarbage();
 await analysis();
 collectGarbage();
 await surveillanceExecution();
+collectGarbage();
+await ingestionAtScale(rows, BIN);
 await coldStart();
 agent.destroy();
 

@@ -127,12 +127,12 @@ export function viewSurveillance(c: SelectionCounts, company: Company): Surveill
 /** Every product change reports here (before = undefined on creation): counters and coverage follow. */
 export function productChanged(state: State, before: Product | undefined, after: Product, ctx: Context): void {
   const s = surveillanceOf(state, after.companyId);
-  const delta = (p: Product | undefined, test: (p: Product) => boolean) => (p !== undefined && test(p) ? 1 : 0);
-  s.active += delta(after, (p) => p.ativo) - delta(before, (p) => p.ativo);
-  s.eligible += delta(after, isEligible) - delta(before, isEligible);
+  const eligibleDelta = (isEligible(after) ? 1 : 0) - (before !== undefined && isEligible(before) ? 1 : 0);
+  s.active += (after.ativo ? 1 : 0) - (before?.ativo ? 1 : 0);
+  s.eligible += eligibleDelta;
   if (s.selected.has(after.id)) {
     if (!after.ativo) deselect(s, after.id, false);
-    s.selectedEligible += delta(after, isEligible) - delta(before, isEligible);
+    s.selectedEligible += eligibleDelta;
   }
   if (!s.batch) observeCoverage(state, after.companyId, ctx);
 }
