@@ -1023,6 +1023,14 @@ describe('the preview', () => {
     expect(typeof otherPage.body.previa.proximo_cursor).toBe('string');
     expectError(await w.api.get(`${ingestionPath(id)}?cursor=${encodeURIComponent(otherPage.body.previa.proximo_cursor)}`), 422, 'cursor_invalido', 'query.cursor');
   });
+
+  it('refuses a bad cursor before validation too (no preview yet): 422 cursor_invalido', async () => {
+    const w = await world();
+    await headOfficeCatalog(w);
+    const { id } = await start(w);
+    expectError(await w.api.get(`${ingestionPath(id)}?cursor=abc`), 422, 'cursor_invalido', 'query.cursor');
+    expect((await w.api.get(`${ingestionPath(id)}?limite=5`)).body.previa).toBeNull();
+  });
 });
 
 describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {

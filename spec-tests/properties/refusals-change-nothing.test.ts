@@ -6,7 +6,15 @@
  * company's credential, no credential, conflicts (duplicate CNPJ or id_externo, second catalog, archiving
  * an establishment with a catalog, editing an archived one), a reused key with another body, unknown routes
  * and methods, wrong media types, bad JSON, bodies over 1 MiB, bad queries and cursors, and injected status
- * faults. Around every request, snapshot() is taken before and after; whenever the answer is 4xx (and for
+ * faults; and batch ingestion, valid (starts with and without catalogo_id, batches in any order, a batch sent
+ * again with the same content, closes, applications with the current ETag, replayed starts, reads, clock moves
+ * that run validations, applications and expiries, job faults that fail or postpone them) and refused (a second
+ * open ingestion in a catalog, no default catalog, an unknown catalog, bad start bodies and keys by the start's
+ * own key rule, a start key reused with another body, a batch number received with other content, batches over
+ * the limits: number, item count, shape, over 4 MiB; batches or a close after closing, an inconsistent or
+ * invalid total_lotes, apply with a stale ETag, without If-Match or when not validada, unknown or another
+ * company's ingestions, a read-only credential, bad queries). Around every request, snapshot() is taken before
+ * and after; whenever the answer is 4xx (and for
  * an injected status fault whatever its status), `state` and `random` must be byte-identical:
  *
  *   - `state`: every record, link and idempotency record (a refusal is not stored under its key);

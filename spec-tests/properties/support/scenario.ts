@@ -6,6 +6,11 @@
  *
  * Valid steps always send a request the contract accepts (reading the current ETag first when one is
  * needed); bad steps send a request the contract refuses, each with the status it must get.
+ *
+ * Ingestion steps (mixedStep only) keep a model of the ingestions (state as last read, batches sent); after
+ * every clock move the runner reads the ingestion list back (validation, application and expiry run on the
+ * clock) and, once one was applied, every product (an application creates, updates, reactivates, unlinks and
+ * deactivates products), so that later valid steps still pick active products and free id_externo values.
  */
 import fc from 'fast-check';
 import type { CreatedCompanyInfo, Emulator } from '../../../src/index.js';
@@ -84,7 +89,48 @@ export type Step =
   | { readonly t: 'advance'; readonly ms: number }
   /** A change under a concurrentEdit fault: someone else saves the resource first, so it answers 412. */
   | { readonly t: 'concurrentEdit'; readonly kind: Kind; readonly pick: number }
-  | { readonly t: 'bad'; readonly bad: BadKind; readonly pick: number; readonly pick2: number; readonly variant: number };
+  | { readonly t: 'bad'; readonly bad: BadKind; readonly pick: number; readonly pick2: number; readonly variant: number }
+  /** A batch-ingestion request (README "Batch ingestion"), valid or refused; see IngestionAction. */
+  | { readonly t: 'ingestion'; readonly action: IngestionAction; readonly pick: number; readonly pick2: number; readonly variant: number; readonly records: readonly RecordSpec[] };
+
+/** Ingestion steps the contract accepts (each sets up what it needs first: a free catalog, an open ingestion...). */
+export const INGESTION_VALID = ['start', 'replayStart', 'batch', 'repeatBatch', 'close', 'apply', 'read', 'list', 'tick'] as const;
+/** Ingestion steps the contract refuses, each with the status it must get. */
+export const INGESTION_REFUSED = [
+  'secondStart', // 409 ingestao_em_andamento
+  'noDefaultCatalog', // 422 catalogo_padrao_ausente (only while the head office has no catalog)
+  'unknownCatalog', // 404
+  'badStart', // 422
+  'badStartKey', // 400: the start's own key rule (16–200, no whitespace)
+  'reuseStartKey', // 422 idempotencia_reutilizada
+  'conflictingBatch', // 409 lote_divergente
+  'batchOverLimits', // 422 (numero, itens) or 413 (over 4 MiB)
+  'batchAfterClose', // 409 ingestao_fechada
+  'inconsistentTotal', // 422 total_lotes_inconsistente
+  'badClose', // 422
+  'closeClosed', // 409 ingestao_fechada
+  'staleApply', // 412
+  'applyWithoutIfMatch', // 428
+  'applyNotValidated', // 409 ingestao_nao_validada
+  'unknownIngestion', // 404
+  'foreignIngestion', // 404 (another company's credential)
+  'readOnlyIngestion', // 403
+  'badIngestionQuery', // 422
+] as const;
+export type IngestionAction = (typeof INGESTION_VALID)[number] | (typeof INGESTION_REFUSED)[number];
+
+/**
+ * One record of a batch, resolved when the step runs: `ref` picks the id_externo (an existing product's, so
+ * that records update, leave or reactivate products; or one of a small pool, so that they repeat across
+ * ingestions); a `bad` record has an invalid NCM (reported, not refused: the ingestion is then rejected).
+ */
+export interface RecordSpec {
+  readonly ref: number;
+  readonly ncm: string;
+  readonly bad: boolean;
+  readonly sku?: string | null;
+  readonly descricao?: string | null;
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Generators
@@ -148,6 +194,23 @@ export const arbitraries = {
   advance: (maxMs: number) => fc.record({ t: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: maxMs }) }),
   concurrentEdit: fc.record({ t: fc.constant('concurrentEdit' as const), kind, pick }),
   bad: fc.record({ t: fc.constant('bad' as const), bad: fc.constantFrom(...BAD_KINDS), pick, pick2: pick, variant: fc.nat({ max: 1000 }) }),
+  ingestion: fc.record({
+    t: fc.constant('ingestion' as const),
+    action: fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom<IngestionAction>(...INGESTION_VALID) },
+      { weight: 2, arbitrary: fc.constantFrom<IngestionAction>(...INGESTION_REFUSED) },
+    ),
+    pick,
+    pick2: pick,
+    variant: fc.nat({ max: 1000 }),
+    records: fc.array(
+      fc.record(
+        { ref: fc.nat({ max: 12 }), ncm: fc.constantFrom('84713012', '09012100', '10063021'), bad: fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }), sku: fc.option(shortText(16), { nil: null }), descricao: fc.option(shortText(40), { nil: null }) },
+        { requiredKeys: ['ref', 'ncm', 'bad'] },
+      ),
+      { minLength: 1, maxLength: 4 },
+    ),
+  }),
 };
 
 /** Valid mutations only (the idempotent-replay property). */
@@ -180,6 +243,7 @@ export function mixedStep(maxAdvanceMs: number, options: { concurrentEdits?: boo
     { weight: 2, arbitrary: arbitraries.bad },
   ];
   if (options.concurrentEdits) steps.push({ weight: 1, arbitrary: arbitraries.concurrentEdit });
+  steps.push({ weight: 2, arbitrary: arbitraries.ingestion });
   return fc.oneof(...steps);
 }
 
@@ -217,7 +281,26 @@ export interface Exchange {
 
 interface EstablishmentModel { id: string; cnpj: string; estado: string; catalogoId: string | null }
 interface CatalogModel { id: string; establishmentId: string }
-interface ProductModel { id: string; catalogos: string[]; idExterno: string | null }
+interface ProductModel { id: string; catalogos: string[]; idExterno: string | null; ativo: boolean }
+interface IngestionModel {
+  readonly id: string;
+  readonly catalogId: string;
+  /** As last read: brought up to date after every clock move (validation, application and expiry run on the clock). */
+  estado: string;
+  /** The batches received (201) by number, as sent. */
+  readonly batches: Map<number, unknown[]>;
+}
+
+/** The ingestion states that hold the catalog (README "Batch ingestion": one open ingestion per catalog). */
+const OPEN_INGESTION = ['aberta', 'validando', 'validada', 'aplicando'];
+const OPERACOES = ['mesclar', 'substituicao_catalogo', 'substituicao_integral'] as const;
+const INGESTOES = '/v1/catalogos/ingestoes';
+const ingestionPath = (id: string) => `${INGESTOES}/${id}`;
+/** The common idempotency-key rule (the ingestion start alone takes 16–200 characters without whitespace). */
+const COMMON_KEY = /^[A-Za-z0-9._:-]{16,128}$/;
+const MiB = 1024 * 1024;
+/** Clock moves of the ingestion steps: around a validation or application of a few records, and around the 24 h expiry. */
+const TICKS = [1_000, 1_010, 2_000, 60_000, 24 * 3_600_000 - 1, 24 * 3_600_000, 24 * 3_600_000 + 1];
 
 export interface RunnerOptions {
   /** Called around every request (the refusal property snapshots the state here). */
@@ -232,6 +315,7 @@ export class Runner {
   readonly establishments: EstablishmentModel[] = [];
   readonly catalogs: CatalogModel[] = [];
   readonly products: ProductModel[] = [];
+  readonly ingestions: IngestionModel[] = [];
   /** Every ETag seen per resource id, oldest first. */
   readonly etags = new Map<string, string[]>();
   private readonly apis: Record<Sent['as'], Api>;
@@ -239,6 +323,7 @@ export class Runner {
   private step = -1;
   private readonly cnpjs = new Set<string>();
   private orderCounter = 2;
+  private recordCounter = 0;
 
   constructor(
     readonly emu: Emulator,
@@ -317,7 +402,7 @@ export class Runner {
       if (establishment && body.estado === 'ativo') establishment.catalogoId = id;
     } else {
       const found = this.products.find((p) => p.id === id);
-      const model = { id, catalogos: [...(body.catalogos as string[])], idExterno: (body.id_externo as string | null) ?? null };
+      const model = { id, catalogos: [...(body.catalogos as string[])], idExterno: (body.id_externo as string | null) ?? null, ativo: body.ativo !== false };
       if (found) Object.assign(found, model);
       else this.products.push(model);
     }
@@ -391,9 +476,11 @@ export class Runner {
     return this.send('newProduct', { method: 'POST', path: `/v1/catalogos/${catalog.id}/produtos`, body, key: this.nextKey(), as: 'company' }, { resource: { kind: 'product' } });
   }
 
+  /** An active product (an inactive one takes no change), created when there is none. */
   private async someProduct(pick: number): Promise<ProductModel | undefined> {
-    if (this.products.length === 0) await this.newProduct(pick, { origem: 'erp', ncm: '84713012' });
-    return this.products[pick % Math.max(this.products.length, 1)];
+    if (!this.products.some((p) => p.ativo)) await this.newProduct(pick, { origem: 'erp', ncm: '84713012' });
+    const active = this.products.filter((p) => p.ativo);
+    return active[pick % Math.max(active.length, 1)];
   }
 
   /** A conditional change: GET the current ETag, then send it. */
@@ -459,7 +546,7 @@ export class Runner {
         return;
       }
       case 'unlink': {
-        const linked = this.products.filter((p) => p.catalogos.length > 0);
+        const linked = this.products.filter((p) => p.ativo && p.catalogos.length > 0);
         const product = linked[step.pick % Math.max(linked.length, 1)];
         if (!product) return;
         const catalogId = product.catalogos[step.pick2 % product.catalogos.length]!;
@@ -481,7 +568,7 @@ export class Runner {
         return;
       }
       case 'advance':
-        await this.emu.clock.advance(step.ms);
+        await this.advance(step.ms);
         return;
       case 'concurrentEdit': {
         const item = await this.resourceOf(step.kind, step.pick);
@@ -497,7 +584,16 @@ export class Runner {
       case 'bad':
         await this.bad(step.bad, step.pick, step.pick2, step.variant);
         return;
+      case 'ingestion':
+        await this.ingestion(step);
+        return;
     }
+  }
+
+  /** Moves the clock; what ran on it (ingestion validation, application, expiry) is read back into the model. */
+  async advance(ms: number): Promise<void> {
+    await this.emu.clock.advance(ms);
+    await this.refreshIngestions();
   }
 
   /** A request the contract refuses, with the status it must get. */
@@ -616,7 +712,7 @@ export class Runner {
         await refuse({ method: 'POST', path: '/v1/estabelecimentos', body: { cnpj: cnpjOf(this.others.otherRoot, '0002'), nome: 'Outra raiz' } }, 422);
         return;
       case 'reuseKey': {
-        const done = this.log.filter((e) => e.sent.key !== null && e.answer.status < 300 && e.sent.method === 'POST');
+        const done = this.log.filter((e) => e.sent.key !== null && COMMON_KEY.test(e.sent.key) && e.answer.status < 300 && e.sent.method === 'POST');
         const earlier = done[pick % Math.max(done.length, 1)];
         if (!earlier || earlier.sent.key === null) return;
         await refuse({ method: 'POST', path: '/v1/estabelecimentos', body: { cnpj: this.freeCnpj('0000'), nome: `Outra ${variant}` }, key: earlier.sent.key }, 422);
@@ -707,6 +803,402 @@ export class Runner {
       case 'noCredential':
         await refuse({ method: variant % 2 === 0 ? 'GET' : 'POST', path: '/v1/estabelecimentos', ...(variant % 2 === 0 ? {} : { body: { cnpj: this.freeCnpj('0000'), nome: 'X' } }), as: 'none' }, 401);
         return;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Batch ingestion (README "Batch ingestion")
+
+  /** GET the company's ingestions: their estados into the model, and the products again once one was applied. */
+  private async refreshIngestions(): Promise<void> {
+    if (this.ingestions.length === 0) return;
+    let applied = false;
+    let cursor: string | null = null;
+    for (;;) {
+      const answer: Answer = await this.send('ingestions', { method: 'GET', path: `${INGESTOES}?limite=100${cursor === null ? '' : `&cursor=${cursor}`}`, key: null, as: 'company' });
+      if (answer.status !== 200) return;
+      for (const item of answer.body.itens as { id: string; estado: string }[]) {
+        const model = this.ingestions.find((i) => i.id === item.id);
+        if (!model) continue;
+        if (model.estado !== 'aplicada' && item.estado === 'aplicada') applied = true;
+        model.estado = item.estado;
+      }
+      cursor = (answer.body.proximo_cursor as string | null) ?? null;
+      if (cursor === null) break;
+    }
+    if (applied) await this.refreshProducts();
+  }
+
+  /** GET every product of the company: an application creates, updates, reactivates, unlinks and deactivates them. */
+  private async refreshProducts(): Promise<void> {
+    let cursor: string | null = null;
+    for (;;) {
+      const answer: Answer = await this.send('products-after-application', { method: 'GET', path: `/v1/produtos?limite=200${cursor === null ? '' : `&cursor=${cursor}`}`, key: null, as: 'company' });
+      if (answer.status !== 200) return;
+      for (const body of answer.body.itens as Record<string, unknown>[]) {
+        const id = String(body.id);
+        const model = { id, catalogos: [...(body.catalogos as string[])], idExterno: (body.id_externo as string | null) ?? null, ativo: body.ativo !== false };
+        const found = this.products.find((p) => p.id === id);
+        if (found) Object.assign(found, model);
+        else this.products.push(model);
+      }
+      cursor = (answer.body.proximo_cursor as string | null) ?? null;
+      if (cursor === null) return;
+    }
+  }
+
+  private noteEtag(id: string, answer: Answer): void {
+    const etag = answer.headers.get('etag');
+    if (answer.status >= 300 || etag === null) return;
+    const seen = this.etags.get(id) ?? [];
+    if (seen[seen.length - 1] !== etag) seen.push(etag);
+    this.etags.set(id, seen);
+  }
+
+  /** The records of a batch step: half of them carry an existing product's id_externo when there is one. */
+  private records(specs: readonly RecordSpec[]): Record<string, unknown>[] {
+    const known = this.products.filter((p) => p.idExterno !== null);
+    return specs.map((r) => ({
+      id_externo: r.ref % 2 === 0 && known.length > 0 ? known[(r.ref >> 1) % known.length]!.idExterno : `ing-${r.ref}`,
+      origem: 'erp',
+      ncm: r.bad ? '1006' : r.ncm,
+      ...(r.sku === undefined ? {} : { sku: r.sku }),
+      ...(r.descricao === undefined ? {} : { descricao: r.descricao }),
+    }));
+  }
+
+  /** Valid records with an id_externo nothing else has: an ingestion of them validates. */
+  private freshRecords(count: number): Record<string, unknown>[] {
+    return Array.from({ length: count }, () => ({ id_externo: `ingestao-${++this.recordCounter}`, origem: 'erp', ncm: '84713012' }));
+  }
+
+  private headOfficeCatalogId(): string | null {
+    return this.establishments[0]!.catalogoId;
+  }
+
+  private openIngestionOf(catalogId: string): IngestionModel | undefined {
+    return this.ingestions.find((i) => i.catalogId === catalogId && OPEN_INGESTION.includes(i.estado));
+  }
+
+  /** A catalog no open ingestion holds (a new catalog when every one is held). */
+  private async freeCatalog(pick: number): Promise<CatalogModel | undefined> {
+    if (this.catalogs.every((c) => this.openIngestionOf(c.id))) await this.newCatalog(pick, 'Para ingestão', null);
+    const free = this.catalogs.filter((c) => !this.openIngestionOf(c.id));
+    return free[pick % Math.max(free.length, 1)];
+  }
+
+  private startBody(catalogId: string | undefined, variant: number): Record<string, unknown> {
+    return { operacao: OPERACOES[variant % 3], ...(catalogId === undefined ? {} : { catalogo_id: catalogId }), ...(variant % 5 === 0 ? { referencia_externa: `erp-${variant}` } : {}) };
+  }
+
+  /** A key of the start's own rule (16–200 characters, none of them whitespace): "/" and "#" are fine there. */
+  private startKey(variant: number): string {
+    return `${this.nextKey()}/erp#${'x'.repeat(variant % 170)}`;
+  }
+
+  /** Starts an ingestion in a free catalog; without catalogo_id (some variants) when that is the head office's. */
+  private async start(pick: number, variant: number): Promise<IngestionModel | undefined> {
+    const catalog = await this.freeCatalog(pick);
+    if (!catalog) return undefined;
+    const implicit = variant % 2 === 0 && catalog.id === this.headOfficeCatalogId();
+    const answer = await this.send('ingestion:start', { method: 'POST', path: INGESTOES, body: this.startBody(implicit ? undefined : catalog.id, variant), key: this.startKey(variant), as: 'company' });
+    if (answer.status !== 201) return undefined;
+    const model: IngestionModel = { id: answer.body.ingestao_id, catalogId: answer.body.catalogo_id, estado: answer.body.estado, batches: new Map() };
+    this.ingestions.push(model);
+    return model;
+  }
+
+  /** An aberta ingestion, started when there is none. */
+  private async openIngestion(pick: number, variant: number): Promise<IngestionModel | undefined> {
+    const open = this.ingestions.filter((i) => i.estado === 'aberta');
+    return open.length > 0 ? open[pick % open.length] : this.start(pick, variant);
+  }
+
+  /** An aberta ingestion with at least one batch received (one is sent when it has none). */
+  private async openIngestionWithBatch(pick: number, variant: number, specs: readonly RecordSpec[]): Promise<IngestionModel | undefined> {
+    const ingestion = await this.openIngestion(pick, variant);
+    if (ingestion && ingestion.batches.size === 0) await this.putBatch('ingestion:batch', ingestion, 1 + (variant % 3), this.records(specs));
+    return ingestion && ingestion.batches.size > 0 ? ingestion : undefined;
+  }
+
+  /** An ingestion that is no longer aberta (one is closed when there is none). */
+  private async closedIngestion(pick: number, variant: number): Promise<IngestionModel | undefined> {
+    const closed = this.ingestions.filter((i) => i.estado !== 'aberta');
+    if (closed.length > 0) return closed[pick % closed.length];
+    const open = await this.openIngestion(pick, variant);
+    if (open) await this.close('ingestion:close', open, Math.max(1, this.highest(open)));
+    return open && open.estado !== 'aberta' ? open : undefined;
+  }
+
+  /** A validada ingestion; when there is none, one of fresh records is started, closed and validated on the clock. */
+  private async validatedIngestion(pick: number, variant: number): Promise<IngestionModel | undefined> {
+    const validated = this.ingestions.filter((i) => i.estado === 'validada');
+    if (validated.length > 0) return validated[pick % validated.length];
+    const ingestion = await this.start(pick, variant);
+    if (!ingestion) return undefined;
+    const records = this.freshRecords(1 + (variant % 3));
+    await this.putBatch('ingestion:batch', ingestion, 1, records);
+    await this.close('ingestion:close', ingestion, 1);
+    await this.advance(1_000 + records.length); // validation: 1 s + 1 ms per record
+    return ingestion.estado === 'validada' ? ingestion : undefined;
+  }
+
+  private highest(ingestion: IngestionModel): number {
+    return Math.max(0, ...ingestion.batches.keys());
+  }
+
+  private async readIngestion(ingestion: IngestionModel, label: string, query = ''): Promise<Answer> {
+    const answer = await this.send(label, { method: 'GET', path: `${ingestionPath(ingestion.id)}${query}`, key: null, as: 'company' });
+    if (answer.status === 200) ingestion.estado = answer.body.estado;
+    this.noteEtag(ingestion.id, answer);
+    return answer;
+  }
+
+  private async putBatch(label: string, ingestion: IngestionModel, numero: number, itens: unknown[], extra: { expected?: number } = {}): Promise<Answer> {
+    const answer = await this.send(label, { method: 'PUT', path: `${ingestionPath(ingestion.id)}/lotes/${numero}`, body: { itens }, key: this.nextKey(), as: 'company' }, extra);
+    if (answer.status === 201) ingestion.batches.set(numero, itens);
+    this.noteEtag(ingestion.id, answer);
+    return answer;
+  }
+
+  private async close(label: string, ingestion: IngestionModel, total: number, expected?: number): Promise<Answer> {
+    const answer = await this.send(label, { method: 'POST', path: `${ingestionPath(ingestion.id)}/fechamento`, body: { total_lotes: total }, key: this.nextKey(), as: 'company' }, expected === undefined ? {} : { expected });
+    if (answer.status === 202) ingestion.estado = answer.body.estado;
+    this.noteEtag(ingestion.id, answer);
+    return answer;
+  }
+
+  /** POST …/aplicacao, with `{}` or no body at all (it takes no fields). */
+  private async apply(label: string, ingestion: IngestionModel, ifMatch: string | undefined, variant: number, expected?: number): Promise<Answer> {
+    const sent: Sent = { method: 'POST', path: `${ingestionPath(ingestion.id)}/aplicacao`, ...(variant % 2 === 0 ? { body: {} } : {}), key: this.nextKey(), ...(ifMatch === undefined ? {} : { ifMatch }), as: 'company' };
+    const answer = await this.send(label, sent, expected === undefined ? {} : { expected });
+    if (answer.status === 202) ingestion.estado = answer.body.estado;
+    this.noteEtag(ingestion.id, answer);
+    return answer;
+  }
+
+  /** An ingestion step: valid ones set up what they need first; refused ones get the status the contract requires. */
+  private async ingestion(step: Extract<Step, { t: 'ingestion' }>): Promise<void> {
+    const { action, pick, pick2, variant } = step;
+    const label = `ingestion:${action}`;
+    const refuse = (sent: Omit<Sent, 'key' | 'as'> & { key?: string | null; as?: Sent['as'] }, expected: number) =>
+      this.send(label, { key: sent.method === 'GET' ? null : this.nextKey(), as: 'company', ...sent }, { expected });
+    const anyIngestion = async () => this.ingestions[pick % Math.max(this.ingestions.length, 1)] ?? (await this.openIngestion(pick, variant));
+    const startedEarlier = () => {
+      const started = this.log.filter((e) => e.label === 'ingestion:start' && e.answer.status === 201);
+      return started[pick2 % Math.max(started.length, 1)];
+    };
+    switch (action) {
+      // Valid
+      case 'start':
+        await this.start(pick, variant);
+        return;
+      case 'replayStart': {
+        // The same key and body again: 200 with the receipt, repetida: true; nothing changes.
+        const earlier = startedEarlier();
+        if (earlier) await this.send(label, earlier.sent);
+        return;
+      }
+      case 'batch': {
+        // Batches in any order; a number already received is sent again with the same content (200).
+        const ingestion = await this.openIngestion(pick, variant);
+        if (!ingestion) return;
+        const numero = 1 + (pick2 % 4);
+        await this.putBatch(label, ingestion, numero, ingestion.batches.get(numero) ?? this.records(step.records));
+        return;
+      }
+      case 'repeatBatch': {
+        // The same content up to key order and white space: 200, repetido.
+        const ingestion = await this.openIngestionWithBatch(pick, variant, step.records);
+        if (!ingestion) return;
+        const numeros = [...ingestion.batches.keys()];
+        const numero = numeros[pick2 % numeros.length]!;
+        const reordered = ingestion.batches.get(numero)!.map((item) => Object.fromEntries(Object.entries(item as Record<string, unknown>).reverse()));
+        const raw = JSON.stringify({ itens: reordered }, null, variant % 2 === 0 ? 2 : undefined);
+        await this.send(label, { method: 'PUT', path: `${ingestionPath(ingestion.id)}/lotes/${numero}`, raw, headers: { 'content-type': 'application/json' }, key: this.nextKey(), as: 'company' });
+        return;
+      }
+      case 'close': {
+        // Sometimes one batch more than received: the ingestion is then rejected (lotes_faltantes).
+        const ingestion = await this.openIngestion(pick, variant);
+        if (ingestion) await this.close(label, ingestion, Math.max(1, this.highest(ingestion)) + (variant % 3 === 0 ? 1 : 0));
+        return;
+      }
+      case 'apply': {
+        const ingestion = await this.validatedIngestion(pick, variant);
+        if (!ingestion) return;
+        const read = await this.readIngestion(ingestion, 'read-etag');
+        if (read.status === 200 && ingestion.estado === 'validada') await this.apply(label, ingestion, read.headers.get('etag')!, variant);
+        return;
+      }
+      case 'read': {
+        const ingestion = this.ingestions[pick % Math.max(this.ingestions.length, 1)];
+        if (ingestion) await this.readIngestion(ingestion, label, `?limite=${1 + (variant % 1000)}`);
+        return;
+      }
+      case 'list':
+        await this.send(label, { method: 'GET', path: `${INGESTOES}?limite=${1 + (variant % 100)}`, key: null, as: 'company' });
+        return;
+      case 'tick':
+        // Sometimes the next validation or application fails (falhou) or is postponed: a job fault of kind ingestao.
+        if (variant % 10 >= 8) this.emu.faults.add({ target: 'job', match: { kind: 'ingestao', companyId: this.company.companyId }, effect: variant % 10 === 9 ? { fail: true } : { delayMs: 30_000 }, times: 1 });
+        await this.advance(TICKS[variant % TICKS.length]!);
+        return;
+
+      // Refused
+      case 'secondStart': {
+        const held = this.ingestions.filter((i) => OPEN_INGESTION.includes(i.estado));
+        const open = held[pick % Math.max(held.length, 1)] ?? (await this.openIngestion(pick, variant));
+        if (!open) return;
+        const implicit = variant % 2 === 0 && open.catalogId === this.headOfficeCatalogId();
+        await refuse({ method: 'POST', path: INGESTOES, body: this.startBody(implicit ? undefined : open.catalogId, variant >> 1), key: this.startKey(variant) }, 409);
+        return;
+      }
+      case 'noDefaultCatalog':
+        if (this.headOfficeCatalogId() === null) await refuse({ method: 'POST', path: INGESTOES, body: this.startBody(undefined, variant), key: this.startKey(variant) }, 422);
+        return;
+      case 'unknownCatalog':
+        await refuse({ method: 'POST', path: INGESTOES, body: this.startBody(UNKNOWN_UUID, variant), key: this.startKey(variant) }, 404);
+        return;
+      case 'badStart': {
+        const bodies: unknown[] = [{}, { operacao: 'substituir' }, { operacao: 'MESCLAR' }, { operacao: 'mesclar', referencia_externa: '' }, { operacao: 'mesclar', referencia_externa: 'r'.repeat(201) }, { operacao: 'mesclar', catalogo_id: 'nao-e-uuid' }, { operacao: 'mesclar', catalogo_id: null }, { operacao: 'mesclar', campo: 1 }, [], null];
+        await refuse({ method: 'POST', path: INGESTOES, body: bodies[variant % bodies.length], key: this.startKey(variant) }, 422);
+        return;
+      }
+      case 'badStartKey': {
+        const keys = [null, '', 'a'.repeat(15), 'a'.repeat(201), 'chave com espaco 0001', 'chave\tcom\ttabulacao'];
+        await refuse({ method: 'POST', path: INGESTOES, body: this.startBody(undefined, variant), key: keys[variant % keys.length] ?? null }, 400);
+        return;
+      }
+      case 'reuseStartKey': {
+        const earlier = startedEarlier();
+        if (earlier) await refuse({ method: 'POST', path: INGESTOES, body: { ...(earlier.sent.body as Record<string, unknown>), referencia_externa: `outra-${variant}` }, key: earlier.sent.key }, 422);
+        return;
+      }
+      case 'conflictingBatch': {
+        const ingestion = await this.openIngestionWithBatch(pick, variant, step.records);
+        if (!ingestion) return;
+        const numeros = [...ingestion.batches.keys()];
+        const numero = numeros[pick2 % numeros.length]!;
+        const itens = ingestion.batches.get(numero)!;
+        const other = variant % 2 === 0 ? [...itens, { id_externo: 'outro-registro', origem: 'erp', ncm: '84713012' }] : itens.map((item, i) => (i === 0 ? { ...(item as Record<string, unknown>), origem: 'outra' } : item));
+        await this.putBatch(label, ingestion, numero, other, { expected: 409 });
+        return;
+      }
+      case 'batchOverLimits': {
+        const ingestion = await this.openIngestion(pick, variant);
+        if (!ingestion) return;
+        const at = (numero: string) => `${ingestionPath(ingestion.id)}/lotes/${numero}`;
+        const record = { id_externo: 'limite', origem: 'erp', ncm: '84713012' };
+        const one = JSON.stringify({ itens: [record] });
+        const cases: [string, () => string, number][] = [
+          [at('0'), () => one, 422],
+          [at('1001'), () => one, 422],
+          [at('01'), () => one, 422],
+          [at('-1'), () => one, 422],
+          [at('1'), () => '{"itens":[]}', 422],
+          [at('1'), () => JSON.stringify({ itens: Array(1001).fill(record) }), 422],
+          [at('1'), () => '{"itens":"x"}', 422],
+          [at('1'), () => '{"itens":{}}', 422],
+          [at('1'), () => '{}', 422],
+          [at('1'), () => JSON.stringify({ itens: [record], extra: 1 }), 422],
+          [at('1'), () => JSON.stringify({ itens: [{ ...record, descricao: 'x'.repeat(4 * MiB) }] }), 413],
+        ];
+        const [path, raw, expected] = cases[variant % cases.length]!;
+        await refuse({ method: 'PUT', path, raw: raw(), headers: { 'content-type': 'application/json' } }, expected);
+        return;
+      }
+      case 'batchAfterClose': {
+        const ingestion = await this.closedIngestion(pick, variant);
+        if (ingestion) await this.putBatch(label, ingestion, 1 + (pick2 % 4), this.records(step.records), { expected: 409 });
+        return;
+      }
+      case 'inconsistentTotal': {
+        const ingestion = await this.openIngestion(pick, variant);
+        if (!ingestion) return;
+        if (this.highest(ingestion) < 2) await this.putBatch('ingestion:batch', ingestion, 2 + (variant % 3), this.records(step.records));
+        const highest = this.highest(ingestion);
+        if (highest >= 2) await this.close(label, ingestion, highest - 1 - (variant % (highest - 1)), 422);
+        return;
+      }
+      case 'badClose': {
+        const ingestion = await this.openIngestion(pick, variant);
+        if (!ingestion) return;
+        const bodies: unknown[] = [{}, { total_lotes: 0 }, { total_lotes: 1001 }, { total_lotes: '1' }, { total_lotes: 1.5 }, { total_lotes: null }, { total_lotes: 1, extra: true }, []];
+        await refuse({ method: 'POST', path: `${ingestionPath(ingestion.id)}/fechamento`, body: bodies[variant % bodies.length] }, 422);
+        return;
+      }
+      case 'closeClosed': {
+        const ingestion = await this.closedIngestion(pick, variant);
+        if (ingestion) await this.close(label, ingestion, Math.max(1, this.highest(ingestion)), 409);
+        return;
+      }
+      case 'staleApply': {
+        // An ETag the ingestion had before (before its last batch, its close or its validation).
+        const ingestion = variant % 2 === 0 ? await this.validatedIngestion(pick, variant) : await this.openIngestionWithBatch(pick, variant, step.records);
+        if (!ingestion) return;
+        const current = (await this.readIngestion(ingestion, 'read-etag')).headers.get('etag');
+        const seen = (this.etags.get(ingestion.id) ?? []).filter((e) => e !== current);
+        await this.apply(label, ingestion, seen[pick2 % Math.max(seen.length, 1)] ?? STALE_FALLBACK, variant, 412);
+        return;
+      }
+      case 'applyWithoutIfMatch': {
+        const ingestion = variant % 2 === 0 ? await this.validatedIngestion(pick, variant) : await anyIngestion();
+        if (ingestion) await this.apply(label, ingestion, undefined, variant, 428);
+        return;
+      }
+      case 'applyNotValidated': {
+        const others = this.ingestions.filter((i) => i.estado !== 'validada');
+        const ingestion = others[pick % Math.max(others.length, 1)] ?? (await this.openIngestion(pick, variant));
+        if (!ingestion) return;
+        const etag = (await this.readIngestion(ingestion, 'read-etag')).headers.get('etag');
+        if (etag !== null && ingestion.estado !== 'validada') await this.apply(label, ingestion, etag, variant, 409);
+        return;
+      }
+      case 'unknownIngestion': {
+        const path = ingestionPath(UNKNOWN_UUID);
+        const sends: Omit<Sent, 'key' | 'as'>[] = [
+          { method: 'GET', path },
+          { method: 'PUT', path: `${path}/lotes/1`, body: { itens: this.records(step.records) } },
+          { method: 'POST', path: `${path}/fechamento`, body: { total_lotes: 1 } },
+          { method: 'POST', path: `${path}/aplicacao`, body: {}, ifMatch: STALE_FALLBACK },
+        ];
+        await refuse(sends[variant % sends.length]!, 404);
+        return;
+      }
+      case 'foreignIngestion': {
+        const ingestion = await anyIngestion();
+        if (!ingestion) return;
+        const path = ingestionPath(ingestion.id);
+        const sends: Omit<Sent, 'key' | 'as'>[] = [
+          { method: 'GET', path },
+          { method: 'PUT', path: `${path}/lotes/${1 + (pick2 % 4)}`, body: { itens: this.records(step.records) } },
+          { method: 'POST', path: `${path}/fechamento`, body: { total_lotes: 1 } },
+          { method: 'POST', path: `${path}/aplicacao`, ifMatch: (this.etags.get(ingestion.id) ?? []).at(-1) ?? STALE_FALLBACK },
+        ];
+        await refuse({ ...sends[variant % sends.length]!, as: 'other' }, 404);
+        return;
+      }
+      case 'readOnlyIngestion': {
+        if (variant % 2 === 0) {
+          await refuse({ method: 'POST', path: INGESTOES, body: this.startBody(undefined, variant), key: this.startKey(variant), as: 'readOnly' }, 403);
+          return;
+        }
+        const ingestion = await this.openIngestion(pick, variant);
+        if (ingestion) await refuse({ method: 'PUT', path: `${ingestionPath(ingestion.id)}/lotes/${1 + (pick2 % 4)}`, body: { itens: this.records(step.records) }, as: 'readOnly' }, 403);
+        return;
+      }
+      case 'badIngestionQuery': {
+        const paths = [`${INGESTOES}?limite=0`, `${INGESTOES}?limite=101`, `${INGESTOES}?cursor=nao-e-cursor`, `${INGESTOES}?limite=1&limite=2`, `${INGESTOES}?apos_id=${UNKNOWN_UUID}`];
+        const ingestion = this.ingestions[pick % Math.max(this.ingestions.length, 1)];
+        if (ingestion) {
+          paths.push(`${ingestionPath(ingestion.id)}?limite=1001`, `${ingestionPath(ingestion.id)}?limite=0`, `${ingestionPath(ingestion.id)}?x=1`);
+          // A cursor is read where there are preview errors to page: once validated.
+          if (['validada', 'aplicando', 'aplicada', 'revisao_necessaria', 'rejeitada'].includes(ingestion.estado)) paths.push(`${ingestionPath(ingestion.id)}?cursor=nao-e-cursor`);
+        }
+        await refuse({ method: 'GET', path: paths[variant % paths.length]! }, 422);
+        return;
+      }
     }
   }
 }

@@ -89,13 +89,10 @@ const errorsList = (i: Ingestion) => `ingestao:${i.id}:erros`;
 
 /** The ingestion as GET shows it, with the first page (or the query's page) of its preview's errors. */
 function ingestionReply(i: Ingestion, status: number, query: { limite?: number | undefined; cursor?: string | undefined } = {}): Result<Reply> {
-  let errors: Page<number> | undefined;
-  if (i.preview !== null) {
-    const page = fixedListPage(i.preview.erros, { companyId: i.companyId, list: errorsList(i) }, query, { defaultLimit: 100, budgetBytes: ERRORS_PAGE_BYTES }, presentError);
-    if (!page.ok) return page;
-    errors = page.value;
-  }
-  return ok({ status, body: ingestionBody(i, errors, i.companyId), etag: ingestionEtag(i), ...(status === 202 ? { location: location(i) } : {}) });
+  // The cursor is checked in every state, so a bad one is refused before validation as well as after.
+  const page = fixedListPage(i.preview?.erros ?? [], { companyId: i.companyId, list: errorsList(i) }, query, { defaultLimit: 100, budgetBytes: ERRORS_PAGE_BYTES }, presentError);
+  if (!page.ok) return page;
+  return ok({ status, body: ingestionBody(i, i.preview === null ? undefined : page.value, i.companyId), etag: ingestionEtag(i), ...(status === 202 ? { location: location(i) } : {}) });
 }
 
 /**
