@@ -69,17 +69,19 @@ class Raw {
 
 /**
  * JSON with object keys sorted at every depth: two bodies that differ only in key order or white space
- * are the same request. Iterative, so no body depth can overflow the stack.
+ * are the same request. Iterative, so no body depth can overflow the stack. The pieces are joined once at
+ * the end rather than appended one by one: appending builds a tree of partial strings, and the result is
+ * kept in the idempotency record (60 days), where each piece is one more object for the GC to copy.
  */
 export function canonicalJson(value: unknown): string {
-  let out = '';
+  const out: string[] = [];
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const item = stack.pop();
     if (item instanceof Raw) {
-      out += item.text;
+      out.push(item.text);
     } else if (Array.isArray(item)) {
-      out += '[';
+      out.push('[');
       stack.push(new Raw(']'));
       for (let i = item.length - 1; i >= 0; i--) {
         stack.push(item[i]);
@@ -87,7 +89,7 @@ export function canonicalJson(value: unknown): string {
       }
     } else if (item !== null && typeof item === 'object') {
       const keys = Object.keys(item).sort();
-      out += '{';
+      out.push('{');
       stack.push(new Raw('}'));
       for (let i = keys.length - 1; i >= 0; i--) {
         const k = keys[i]!;
@@ -96,8 +98,8 @@ export function canonicalJson(value: unknown): string {
         if (i > 0) stack.push(new Raw(','));
       }
     } else {
-      out += JSON.stringify(item) ?? 'null';
+      out.push(JSON.stringify(item) ?? 'null');
     }
   }
-  return out;
+  return out.join('');
 }
