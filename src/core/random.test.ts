@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { base64url, createRandom, hashString, randomDigits, randomToken, seedRandom, uuidV4, uuidV7, type RandomSource } from './random.js';
+import { base64url, createRandom, hashString, hex32, randomDigits, randomToken, seedRandom, uuidV4, uuidV7, type RandomSource } from './random.js';
 
 const take = (random: RandomSource, count: number) => Array.from({ length: count }, () => random.next());
 
@@ -60,6 +60,15 @@ describe('seeded random source', () => {
     expect(hashString('')).toBe(0x811c9dc5);
     expect(hashString('a')).toBe(0xe40c292c);
     expect(hashString('foobar')).toBe(0xbf9cf968);
+  });
+
+  it('hashString continues the hash of a prefix', () => {
+    expect(hashString('bar', hashString('foo'))).toBe(hashString('foobar'));
+    expect(hashString('', hashString('foo'))).toBe(hashString('foo'));
+  });
+
+  it('hex32 is 8 lowercase hex digits', () => {
+    for (const n of [0, 1, 0xabc, 0x7fffffff, 0x80000000, 0xdeadbeef, 0xffffffff]) expect(hex32(n)).toBe(n.toString(16).padStart(8, '0'));
   });
 });
 

@@ -53,9 +53,11 @@ export function createRandom(initial: RandomState): RandomSource {
   };
 }
 
-/** FNV-1a, 32 bits: turns a string seed into a number. */
-export function hashString(text: string): number {
-  let h = 0x811c9dc5;
+/**
+ * FNV-1a, 32 bits: turns a string seed into a number. Given the hash of a prefix as `h`, it continues it:
+ * hashString(b, hashString(a)) === hashString(a + b).
+ */
+export function hashString(text: string, h = 0x811c9dc5): number {
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
@@ -64,6 +66,11 @@ export function hashString(text: string): number {
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** A uint32 as 8 lowercase hex digits, by byte: n.toString(16).padStart(8, '0') is several times slower. */
+export function hex32(n: number): string {
+  return HEX[n >>> 24]! + HEX[(n >>> 16) & 0xff]! + HEX[(n >>> 8) & 0xff]! + HEX[n & 0xff]!;
+}
 
 function formatUuid(b: Uint8Array): string {
   let s = '';

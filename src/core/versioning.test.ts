@@ -12,6 +12,12 @@ describe('etag', () => {
     expect(etag('catalog', 'abc', 7)).toBe(etag('catalog', 'abc', 7));
   });
 
+  it('keeps the tags it has always given (they are in snapshots and clients\' caches)', () => {
+    expect(etag('product', '019b76da-a800-7f02-a38a-2ab47ab69367', 1)).toBe('"fff22433b36d712b"');
+    expect(etag('produto', '019b76da-a800-7520-a337-1f12323dcd57', 12345)).toBe('"9692c5b4bddcdb60"');
+    expect(etag('vigilancia', 'x', 4294967297)).toBe('"8cd29bd2102fd9bd"');
+  });
+
   it('differs when versao, id or kind differ', () => {
     const base = etag('product', 'id-1', 1);
     expect(etag('product', 'id-1', 2)).not.toBe(base);

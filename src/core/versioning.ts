@@ -2,7 +2,7 @@
  * Optimistic concurrency (spec "General rules" 2, DESIGN §4 "ETags"): every versioned resource has an
  * integer `versao` and a strong, quoted, opaque ETag that changes exactly when `versao` changes.
  */
-import { hashString } from './random.js';
+import { hashString, hex32 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
 
 /** The entity tags of an If-Match header, quotes included, or undefined when the header is absent. */
@@ -10,9 +10,11 @@ export type IfMatch = readonly string[] | undefined;
 
 export function etag(kind: string, id: string, versao: number): string {
   const text = `${kind}:${id}:${versao}`;
-  const high = mix(hashString(text));
-  const low = mix(hashString(`${text}:${high}`) ^ high);
-  return `"${hex(high)}${hex(low)}"`;
+  const hashOfText = hashString(text);
+  const high = mix(hashOfText);
+  // The hash of `${text}:${high}`, continued from that of `text` instead of hashing `text` again.
+  const low = mix(hashString(`:${high}`, hashOfText) ^ high);
+  return `"${hex32(high)}${hex32(low)}"`;
 }
 
 /** murmur3's finalizer: neighbouring versions get unrelated-looking tags, so nobody mistakes them for counters. */
@@ -21,8 +23,6 @@ function mix(h: number): number {
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
 }
-
-const hex = (n: number) => n.toString(16).padStart(8, '0');
 
 /** Steps 428 and 412 of DESIGN §4 for an operation that requires If-Match. */
 export function requireMatch(ifMatch: IfMatch, current: string, what: string): Result<void> {

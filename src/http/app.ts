@@ -42,7 +42,9 @@ export function buildApiApp(): Hono<HttpEnv> {
     c.set('journal', journal);
     const at = new Date(runtime.clock.now()).toISOString();
     await next();
-    c.res.headers.set('x-request-id', requestId);
+    // Every answer is built with its x-request-id (the pipeline's and the handlers' below) rather than given it
+    // here: over HTTP, touching c.res.headers turns @hono/node-server's plain header object into a Headers,
+    // which it must then copy back out, on every request.
     runtime.record({ at, method: c.req.method, path: c.req.path, status: c.res.status, requestId, ...journal });
   });
 
@@ -55,25 +57,20 @@ export function buildApiApp(): Hono<HttpEnv> {
   for (const [path, methods] of methodsByPath) {
     const allow = [...new Set(methods.includes('GET') ? [...methods, 'HEAD'] : methods)].join(', ');
     app.all(path, (c) => {
-      const response = errorResponse(apiError(405, 'metodo_nao_permitido', `${c.req.method} is not an operation of ${c.req.path}; allowed: ${allow}.`), c.get('requestId'));
-      response.headers.set('allow', allow);
-      return response;
+      const requestId = c.get('requestId');
+      return errorResponse(apiError(405, 'metodo_nao_permitido', `${c.req.method} is not an operation of ${c.req.path}; allowed: ${allow}.`, undefined, { allow }), requestId, { 'x-request-id': requestId });
     });
   }
 
   app.notFound((c) => {
     const requestId = c.get('requestId') ?? c.env.runtime.nextRequestId();
-    const response = errorResponse(apiError(404, 'rota_nao_encontrada', `No operation at ${c.req.method} ${c.req.path}. Paths begin with /v1 (API) or /_emulator (controls).`), requestId);
-    response.headers.set('x-request-id', requestId);
-    return response;
+    return errorResponse(apiError(404, 'rota_nao_encontrada', `No operation at ${c.req.method} ${c.req.path}. Paths begin with /v1 (API) or /_emulator (controls).`), requestId, { 'x-request-id': requestId });
   });
 
   // A bug must still answer with the error body, and say it is ours, not the integrator's.
   app.onError((error, c) => {
     const requestId = c.get('requestId') ?? 'sem-request-id';
-    const response = errorResponse(apiError(500, 'erro_interno', `Emulator bug (please report it): ${error.message}`), requestId);
-    response.headers.set('x-request-id', requestId);
-    return response;
+    return errorResponse(apiError(500, 'erro_interno', `Emulator bug (please report it): ${error.message}`), requestId, { 'x-request-id': requestId });
   });
 
   return app;

@@ -35,7 +35,8 @@ export function apiError(status: number, codigo: string, mensagem: string, camin
   return { status, codigo, mensagem, ...(caminho === undefined ? {} : { caminho }), ...(headers === undefined ? {} : { headers }) };
 }
 
-export function errorResponse(error: ApiError, requestId: string): Response {
+/** The error answer: the error body, with `headers` after the error's own (an API answer adds its x-request-id). */
+export function errorResponse(error: ApiError, requestId: string, headers?: Readonly<Record<string, string>>): Response {
   const body: ErrorBody = {
     erro: {
       codigo: error.codigo,
@@ -46,7 +47,7 @@ export function errorResponse(error: ApiError, requestId: string): Response {
   };
   return new Response(JSON.stringify(body), {
     status: error.status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers },
+    headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers, ...headers },
   });
 }
 

@@ -104,7 +104,8 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
   const path = c.req.path;
   const journal = c.get('journal');
   const mutates = spec.method !== 'GET';
-  const fail = (error: ApiError) => errorResponse(error, c.get('requestId'));
+  const requestId = c.get('requestId');
+  const fail = (error: ApiError) => errorResponse(error, requestId, { 'x-request-id': requestId });
 
   const token = bearerToken(request.headers.get('authorization'));
   const credential = token === undefined ? undefined : runtime.credential(token);
@@ -159,7 +160,7 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
     switch (found.kind) {
       case 'replay':
         journal.replayed = true;
-        return storedResponse(spec.replay ? spec.replay(found.response, runtime.state) : found.response, { 'idempotent-replayed': 'true' });
+        return storedResponse(spec.replay ? spec.replay(found.response, runtime.state) : found.response, requestId, { 'idempotent-replayed': 'true' });
       case 'other_request':
         return fail(apiError(422, 'idempotencia_reutilizada', 'This idempotency-key was already used for a different request (method, path or body); generate a new key for each new request.', 'header.idempotency-key'));
       case 'in_flight':
@@ -203,7 +204,7 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
     if (fault && 'loseResponse' in fault.effect) {
       return fail(apiError(503, 'servico_indisponivel', `Injected fault ${fault.id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`));
     }
-    return storedResponse(stored);
+    return storedResponse(stored, requestId);
   } finally {
     if (scope !== undefined) runtime.inFlight.delete(scope);
   }
@@ -362,6 +363,10 @@ function toStored(reply: Reply): StoredResponse {
   return { status: reply.status, headers, body: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body) };
 }
 
-function storedResponse(stored: StoredResponse, extra?: Record<string, string>): Response {
-  return new Response(stored.body, { status: stored.status, headers: extra ? { ...stored.headers, ...extra } : stored.headers });
+/**
+ * A stored answer as this request's Response, its x-request-id included: headers are given as one plain object
+ * and never changed afterwards, which keeps @hono/node-server on its fast path (see app.ts).
+ */
+function storedResponse(stored: StoredResponse, requestId: string, extra?: Record<string, string>): Response {
+  return new Response(stored.body, { status: stored.status, headers: { ...stored.headers, ...extra, 'x-request-id': requestId } });
 }
