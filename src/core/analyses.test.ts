@@ -23,22 +23,18 @@ import {
 } from './analyses.js';
 import { deleteCatalog, previewDeletion } from './catalog-deletion.js';
 import { createCatalog, type Catalog } from './catalogs.js';
-import { cnpjCheckDigits } from './cnpj.js';
 import { createCompany, updateCompany } from './companies.js';
 import { registerEstablishment } from './establishments.js';
 import { createProduct, editProduct, productEtag, type NewProduct, type Product } from './products.js';
 import { createRandom, seedRandom } from './random.js';
-import type { Result } from './refusal.js';
 import { publishReference } from './regulatory/reference.js';
 import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules.js';
 import { createState, indexesOf, type Context, type State } from './state.js';
+import { T0, ROOT, OTHER_ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
 import { configureDestination } from './webhooks/destination.js';
 import { TASK_ATTEMPT } from './webhooks/events.js';
 import { MINUTE, SECOND } from './time.js';
 
-const T0 = Date.parse('2026-01-01T00:00:00.000Z');
-const ROOT = '11222333';
-const OTHER_ROOT = '44555666';
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const TIPOS = FINDING_TYPES.map((t) => t.tipo);
 
@@ -47,23 +43,6 @@ const PARTS_NCM = '87081000';
 const MISSING_NCM = '99999999';
 /** A product of PARTS_NCM with no finding at all. */
 const CLEAN: NewProduct = { origem: 'erp', ncm: PARTS_NCM, descricao: 'Para-choque', atributos: [{ codigo: 'ATT_0028', valores: ['PC-1'] }, { codigo: 'ATT_0029', valores: ['Sedan'] }] };
-
-const cnpj = (root: string, order: string) => `${root}${order}${cnpjCheckDigits(`${root}${order}`)}`;
-
-function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`refused: ${result.refusal.codigo} ${result.refusal.mensagem}`);
-  return result.value;
-}
-
-function expectRefusal(result: Result<unknown>, kind: string, codigo: string, caminho?: string): void {
-  expect(result.ok).toBe(false);
-  if (result.ok) return;
-  expect(result.refusal.kind).toBe(kind);
-  expect(result.refusal.codigo).toBe(codigo);
-  expect(result.refusal.mensagem.length).toBeGreaterThan(0);
-  if (caminho === undefined) expect(result.refusal).not.toHaveProperty('caminho');
-  else expect(result.refusal.caminho).toBe(caminho);
-}
 
 interface World {
   readonly state: State;

@@ -7,36 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import { deleteCatalog, previewDeletion, type DeletionPreview } from './catalog-deletion.js';
 import { catalogEtag, createCatalog, editCatalog, type Catalog } from './catalogs.js';
-import { cnpjCheckDigits } from './cnpj.js';
 import { createCompany, updateCompany } from './companies.js';
 import { registerEstablishment } from './establishments.js';
 import { createProduct, editProduct, linkProduct, productEtag, unlinkProduct, type Product } from './products.js';
 import { createRandom, seedRandom } from './random.js';
-import type { Result } from './refusal.js';
 import { createState, indexesOf, linksOf, type Context, type State } from './state.js';
 import { changeSelection, countsOf, surveillanceEtag, surveillanceOf, viewSurveillance, type SelectionChange } from './surveillance.js';
+import { T0, ROOT, OTHER_ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
 
-const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const T1 = T0 + 5 * 60_000;
-const ROOT = '11222333';
-const OTHER_ROOT = '44555666';
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-
-const cnpj = (root: string, order: string) => `${root}${order}${cnpjCheckDigits(`${root}${order}`)}`;
-
-function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`refused: ${result.refusal.codigo} ${result.refusal.mensagem}`);
-  return result.value;
-}
-
-function expectRefusal(result: Result<unknown>, kind: string, codigo: string, caminho?: string): void {
-  expect(result.ok).toBe(false);
-  if (result.ok) return;
-  expect(result.refusal.kind).toBe(kind);
-  expect(result.refusal.codigo).toBe(codigo);
-  expect(result.refusal.mensagem.length).toBeGreaterThan(0);
-  if (caminho !== undefined) expect(result.refusal.caminho).toBe(caminho);
-}
 
 /**
  * Catalog A (head office): exclusive e1, e2, e3 and s1, s2 shared with catalog B (a branch), which also has
@@ -162,7 +142,7 @@ describe('previewDeletion', () => {
   it('refuses a deleted catalog with not_found catalogo_excluido: there is no deletion to preview', () => {
     const w = setup();
     unwrap(deleteCatalog(w.state, w.companyId, w.a, [w.preview().etag], w.ctx(T1)));
-    expectRefusal(previewDeletion(w.state, w.companyId, w.a), 'not_found', 'catalogo_excluido');
+    expectRefusal(previewDeletion(w.state, w.companyId, w.a), 'not_found', 'catalogo_excluido', 'path.id');
   });
 
   describe('its ETag changes with each thing it depends on', () => {

@@ -5,27 +5,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createCatalog } from './catalogs.js';
-import { cnpjCheckDigits } from './cnpj.js';
 import { findCnpjCorrection, REVIEW_DELAY_MS, requestCnpjCorrection, reviewCnpjCorrection, TASK_REVIEW, type CnpjCorrection } from './cnpj-corrections.js';
 import { createCompany } from './companies.js';
 import { archiveEstablishment, editEstablishment, establishmentEtag, registerEstablishment, type Establishment } from './establishments.js';
 import { createRandom, seedRandom } from './random.js';
 import type { Result } from './refusal.js';
 import { createState, indexesOf, type Context, type State } from './state.js';
+import { T0, ROOT, OTHER_ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
 import { HOUR, MINUTE } from './time.js';
 
-const T0 = Date.parse('2026-01-01T00:00:00.000Z');
-const ROOT = '11222333';
-const OTHER_ROOT = '44555666';
 const MOTIVO = 'Digitação errada';
-
-/** A valid CNPJ of `root` with the order part `order`. */
-const cnpj = (root: string, order: string) => `${root}${order}${cnpjCheckDigits(`${root}${order}`)}`;
-
-function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`refused: ${result.refusal.codigo}`);
-  return result.value;
-}
 
 interface World {
   readonly state: State;
@@ -51,16 +40,6 @@ const etagOf = (w: World, id: string) => establishmentEtag(w.state.establishment
 function ask(w: World, establishmentId: string, cnpjNovo: string, ifMatch: readonly string[] | null | 'current' = 'current', now = T0): Result<CnpjCorrection> {
   const sent = ifMatch === 'current' ? [etagOf(w, establishmentId)] : ifMatch === null ? undefined : ifMatch;
   return requestCnpjCorrection(w.state, w.companyId, establishmentId, sent, { cnpjNovo, motivo: MOTIVO }, w.ctx(now));
-}
-
-function expectRefusal(result: Result<unknown>, kind: string, codigo: string, caminho?: string): void {
-  expect(result.ok).toBe(false);
-  if (result.ok) return;
-  expect(result.refusal.kind).toBe(kind);
-  expect(result.refusal.codigo).toBe(codigo);
-  expect(result.refusal.mensagem.length).toBeGreaterThan(0);
-  if (caminho === undefined) expect(result.refusal).not.toHaveProperty('caminho');
-  else expect(result.refusal.caminho).toBe(caminho);
 }
 
 /** What a refusal must leave alone: no correction, no pending entry, no intent, no position handed out. */

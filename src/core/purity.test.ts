@@ -131,6 +131,7 @@ function coreFiles(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
+    if (entry.isDirectory() && path === join(CORE, 'testing')) continue; // src/core/testing: test support, never shipped
     if (entry.isDirectory()) out.push(...coreFiles(path));
     else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) out.push(path);
   }

@@ -12,7 +12,6 @@ import { createCatalog, type Catalog } from './catalogs.js';
 import { createCompany, updateCompany, type CompanyFlags } from './companies.js';
 import { createProduct, editProduct, productEtag, unlinkProduct, type NewProduct, type Product } from './products.js';
 import { createRandom, seedRandom } from './random.js';
-import type { Result } from './refusal.js';
 import { publishReference } from './regulatory/reference.js';
 import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules.js';
 import { rulesFingerprint, type SnapshotChange } from './regulatory/snapshot.js';
@@ -36,13 +35,11 @@ import {
   TASK_EXECUTION_START,
   type Execution,
 } from './surveillance-executions.js';
+import { T0, ROOT, OTHER_ROOT, expectRefusal, unwrap } from './testing/support.js';
 import { DAY, HOUR, MINUTE, SECOND } from './time.js';
 import { configureDestination } from './webhooks/destination.js';
 import { TASK_ATTEMPT } from './webhooks/events.js';
 
-const T0 = Date.parse('2026-01-01T00:00:00.000Z');
-const ROOT = '11222333';
-const OTHER_ROOT = '44555666';
 const THIRD_ROOT = '77888999';
 const UNKNOWN_ID = '0190a000-0000-7000-8000-000000000000';
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -56,21 +53,6 @@ const MISSING_NCM = '99999999';
 const CLEAN: NewProduct = { origem: 'erp', ncm: PARTS_NCM, descricao: 'Para-choque', atributos: [{ codigo: 'ATT_0028', valores: ['PC-1'] }, { codigo: 'ATT_0029', valores: ['Sedan'] }] };
 /** The same with ATT_0005 (voltagem, domain 110V/220V/bivolt) carried too. */
 const WITH_VOLTAGE: NewProduct = { ...CLEAN, atributos: [...CLEAN.atributos!, { codigo: 'ATT_0005', valores: ['220V'] }] };
-
-function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`refused: ${result.refusal.codigo} ${result.refusal.mensagem}`);
-  return result.value;
-}
-
-function expectRefusal(result: Result<unknown>, kind: string, codigo: string, caminho?: string): void {
-  expect(result.ok).toBe(false);
-  if (result.ok) return;
-  expect(result.refusal.kind).toBe(kind);
-  expect(result.refusal.codigo).toBe(codigo);
-  expect(result.refusal.mensagem.length).toBeGreaterThan(0);
-  if (caminho === undefined) expect(result.refusal).not.toHaveProperty('caminho');
-  else expect(result.refusal.caminho).toBe(caminho);
-}
 
 interface Tenant {
   readonly companyId: string;

@@ -7,7 +7,6 @@
 import { describe, expect, it } from 'vitest';
 import { deleteCatalog, previewDeletion } from './catalog-deletion.js';
 import { createCatalog, type Catalog } from './catalogs.js';
-import { cnpjCheckDigits } from './cnpj.js';
 import { createCompany, updateCompany, type Company, type CompanyFlags } from './companies.js';
 import { registerEstablishment } from './establishments.js';
 import { createProduct, editProduct, linkProduct, productEtag, replaceProduct, unlinkProduct, type Product } from './products.js';
@@ -32,19 +31,11 @@ import {
   type SelectionMode,
   type Surveillance,
 } from './surveillance.js';
+import { T0, ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
 import { configureDestination } from './webhooks/destination.js';
 import { TASK_ATTEMPT } from './webhooks/events.js';
 
-const T0 = Date.parse('2026-01-01T00:00:00.000Z');
-const ROOT = '11222333';
 const UNKNOWN = '0190a000-0000-7000-8000-000000000000';
-
-const cnpj = (root: string, order: string) => `${root}${order}${cnpjCheckDigits(`${root}${order}`)}`;
-
-function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`refused: ${result.refusal.codigo}`);
-  return result.value;
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Pure values: a company and a surveillance record built by hand
@@ -211,16 +202,6 @@ function recount(w: World) {
     }
   }
   return { active, eligible, selectedEligible, selected: w.s().selected.size };
-}
-
-function expectRefusal(result: Result<unknown>, kind: string, codigo: string, caminho?: string): void {
-  expect(result.ok).toBe(false);
-  if (result.ok) return;
-  expect(result.refusal.kind).toBe(kind);
-  expect(result.refusal.codigo).toBe(codigo);
-  expect(result.refusal.mensagem.length).toBeGreaterThan(0);
-  if (caminho === undefined) expect(result.refusal).not.toHaveProperty('caminho');
-  else expect(result.refusal.caminho).toBe(caminho);
 }
 
 /** Everything a refused change must leave alone. */

@@ -9,14 +9,13 @@
 import { describe, expect, it } from 'vitest';
 import { deleteCatalog, previewDeletion } from '../catalog-deletion.js';
 import { catalogEtag, createCatalog, editCatalog, type Catalog } from '../catalogs.js';
-import { cnpjCheckDigits } from '../cnpj.js';
 import { createCompany } from '../companies.js';
 import { registerEstablishment } from '../establishments.js';
 import { createProduct, type Product } from '../products.js';
 import { createRandom, seedRandom } from '../random.js';
-import type { Result } from '../refusal.js';
 import { exportState } from '../snapshot.js';
 import { createState, type Context, type State } from '../state.js';
+import { T0, ROOT, OTHER_ROOT, cnpj, expectRefusal, unwrap } from '../testing/support.js';
 import { HOUR, MINUTE, SECOND } from '../time.js';
 import {
   applyIngestion,
@@ -41,28 +40,8 @@ import {
 } from './ingestions.js';
 import type { Batch, IngestionRecord, RecordError } from './plan.js';
 
-const T0 = Date.parse('2026-01-01T00:00:00.000Z');
-const ROOT = '11222333';
-const OTHER_ROOT = '44555666';
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 const NCM = '84713012';
-
-const cnpj = (root: string, order: string) => `${root}${order}${cnpjCheckDigits(`${root}${order}`)}`;
-
-function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`refused: ${result.refusal.codigo} ${result.refusal.mensagem}`);
-  return result.value;
-}
-
-function expectRefusal(result: Result<unknown>, kind: string, codigo: string, caminho?: string): void {
-  expect(result.ok).toBe(false);
-  if (result.ok) return;
-  expect(result.refusal.kind).toBe(kind);
-  expect(result.refusal.codigo).toBe(codigo);
-  expect(result.refusal.mensagem.length).toBeGreaterThan(0);
-  if (caminho === undefined) expect(result.refusal).not.toHaveProperty('caminho');
-  else expect(result.refusal.caminho).toBe(caminho);
-}
 
 const record = (idExterno: string, fields: Partial<IngestionRecord> = {}): IngestionRecord => ({ idExterno, origem: 'erp', ncm: NCM, sku: null, descricao: null, atributos: [], ...fields });
 

@@ -10,27 +10,17 @@
 import { describe, expect, it } from 'vitest';
 import { deleteCatalog, previewDeletion } from '../catalog-deletion.js';
 import { catalogEtag, createCatalog, editCatalog, type Catalog } from '../catalogs.js';
-import { cnpjCheckDigits } from '../cnpj.js';
 import { createCompany, updateCompany } from '../companies.js';
 import { registerEstablishment } from '../establishments.js';
 import { createProduct, editProduct, linkProduct, productByExternalId, productEtag, unlinkProduct, type NewProduct, type Product, type ProductFields } from '../products.js';
 import { createRandom, seedRandom } from '../random.js';
-import type { Result } from '../refusal.js';
 import { exportState } from '../snapshot.js';
 import { createState, indexesOf, linksOf, type Context, type State } from '../state.js';
 import { changeSelection, isEligible, surveillanceEtag, surveillanceOf, type SelectionChange } from '../surveillance.js';
+import { T0, ROOT, cnpj, unwrap } from '../testing/support.js';
 import { applyPlan, planIngestion, staleness, type Batch, type IngestionOperation, type IngestionRecord, type Preview, type RecordError } from './plan.js';
 
-const T0 = Date.parse('2026-01-01T00:00:00.000Z');
-const ROOT = '11222333';
 const NCM = '84713012';
-
-const cnpj = (root: string, order: string) => `${root}${order}${cnpjCheckDigits(`${root}${order}`)}`;
-
-function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`refused: ${result.refusal.codigo} ${result.refusal.mensagem}`);
-  return result.value;
-}
 
 const record = (idExterno: string, fields: Partial<IngestionRecord> = {}): IngestionRecord => ({ idExterno, origem: 'erp', ncm: NCM, sku: null, descricao: null, atributos: [], ...fields });
 const batch = (numero: number, records: readonly (IngestionRecord | null)[], errors: readonly RecordError[] = []): Batch => ({ numero, content: `${numero}`, records, errors });

@@ -1,0 +1,38 @@
+/**
+ * Helpers shared by the unit tests of src/core. Test support, never shipped: tsconfig.build.json and
+ * tsconfig.core.json exclude this folder, and src/core/purity.test.ts skips it (it imports vitest).
+ * Only *.test.ts files may import it.
+ */
+import { expect } from 'vitest';
+import { cnpjCheckDigits } from '../cnpj.js';
+import type { Result } from '../refusal.js';
+
+/** The instant the core tests start their worlds at: 2026-01-01T00:00:00.000Z. */
+export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+/** The CNPJ root of the company under test. */
+export const ROOT = '11222333';
+/** The CNPJ root of another company (a tenant the one under test must not see). */
+export const OTHER_ROOT = '44555666';
+
+/** A valid CNPJ of `root` with the order part `order`. */
+export const cnpj = (root: string, order: string) => `${root}${order}${cnpjCheckDigits(`${root}${order}`)}`;
+
+/** The value of an accepted result; throws, naming the refusal, on a refused one. */
+export function unwrap<T>(result: Result<T>): T {
+  if (!result.ok) throw new Error(`refused: ${result.refusal.codigo} ${result.refusal.mensagem}`);
+  return result.value;
+}
+
+/**
+ * Asserts `result` is a refusal of `kind` and `codigo` with a message; with `caminho`, that it points
+ * there, and without, that it has no caminho at all.
+ */
+export function expectRefusal(result: Result<unknown>, kind: string, codigo: string, caminho?: string): void {
+  expect(result.ok).toBe(false);
+  if (result.ok) return;
+  expect(result.refusal.kind).toBe(kind);
+  expect(result.refusal.codigo).toBe(codigo);
+  expect(result.refusal.mensagem.length).toBeGreaterThan(0);
+  if (caminho === undefined) expect(result.refusal).not.toHaveProperty('caminho');
+  else expect(result.refusal.caminho).toBe(caminho);
+}
