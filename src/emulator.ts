@@ -34,20 +34,21 @@ import { applyIngestion, expireIngestion, TASK_APPLICATION, TASK_EXPIRY, TASK_VA
 import { currentReference, publishReference, type Published } from './core/regulatory/reference.js';
 import { snapshotView, type SnapshotChange, type SnapshotView } from './core/regulatory/snapshot.js';
 
-/** The `job` kind of surveillance executions, for job faults. */
-export const JOB_SURVEILLANCE = 'vigilancia';
-/** The `job` kind of analysis runs, for job faults. */
-export const JOB_ANALYSIS = 'analise';
-/** The `job` kind of CNPJ correction reviews, for job faults. */
-export const JOB_CNPJ_REVIEW = 'revisao_cnpj';
-/** The `job` kind of ingestion validations and applications, for job faults. */
-export const JOB_INGESTION = 'ingestao';
 import { DEFAULT_DELIVERY_POLICY, EVENT_KINDS, raiseEvent, rearmStartedAttempts, type DeliveryPolicy, type EventData } from './core/webhooks/events.js';
 import { VERSION } from './version.js';
 
 export type { Published, SnapshotChange, SnapshotView };
 export type { FaultInput, FaultView, JournalEntry, NetworkRoute, Permission, Snapshot, ClockMode, InboxEntry, ReceiverHandler, EventData };
 export { ClockLimitError, PERMISSIONS };
+
+/** The `job` kind of surveillance executions, for job faults. */
+const JOB_SURVEILLANCE = 'vigilancia';
+/** The `job` kind of analysis runs, for job faults. */
+const JOB_ANALYSIS = 'analise';
+/** The `job` kind of CNPJ correction reviews, for job faults. */
+const JOB_CNPJ_REVIEW = 'revisao_cnpj';
+/** The `job` kind of ingestion validations and applications, for job faults. */
+const JOB_INGESTION = 'ingestao';
 
 /** The instant a manual clock starts at unless told otherwise: fixed, so runs are reproducible. */
 export const DEFAULT_START = Date.UTC(2026, 0, 1);
@@ -412,50 +413,13 @@ export class Emulator {
     registerDeliveryTasks(world, this.transport, this.faultRegistry, this.deliveryPolicy);
     const now = (): Context => ({ now: clock.now(), random: world.random });
     /**
-     * A job that runs between a start task and an end task (surveillance executions, analyses). Job faults of
-     * its kind: `delayMs` postpones the start, `fail` fails the run at its end.
+     * A task of a background job, with the job faults of its kind: `delayMs` postpones it, `fail` fails it.
+     * `accepts` narrows which faults this task takes: a job with a start and an end task (surveillance executions,
+     * analyses) is postponed at its start and fails at its end.
      */
-    const runJob = (job: { kind: string; startTask: string; endTask: string; idField: string; begin(id: string, ctx: Context): void; finish(id: string, failed: boolean, ctx: Context): void }) => {
-      const idOf = (payload: unknown) => (payload as Record<string, string>)[job.idField]!;
-      clock.handle(job.startTask, (task) => {
-        const delay = this.faultRegistry.takeJob({ kind: job.kind, companyId: task.owner, effect: 'delayMs' })?.effect;
-        if (delay && 'delayMs' in delay) {
-          clock.schedule({ kind: job.startTask, owner: task.owner, payload: task.payload }, clock.now() + delay.delayMs);
-          return;
-        }
-        job.begin(idOf(task.payload), now());
-        world.flush();
-      });
-      clock.handle(job.endTask, (task) => {
-        const failed = this.faultRegistry.takeJob({ kind: job.kind, companyId: task.owner, effect: 'fail' }) !== undefined;
-        job.finish(idOf(task.payload), failed, now());
-        world.flush();
-      });
-    };
-    runJob({
-      kind: JOB_SURVEILLANCE,
-      startTask: TASK_EXECUTION_START,
-      endTask: TASK_EXECUTION_END,
-      idField: 'executionId',
-      begin: (id, ctx) => startExecution(world.state, id, ctx),
-      finish: (id, failed, ctx) => finishExecution(world.state, id, failed, ctx),
-    });
-    runJob({
-      kind: JOB_ANALYSIS,
-      startTask: TASK_ANALYSIS_START,
-      endTask: TASK_ANALYSIS_END,
-      idField: 'analysisId',
-      begin: (id, ctx) => startAnalysis(world.state, id, ctx),
-      finish: (id, failed, ctx) => finishAnalysis(world.state, id, failed, ctx),
-    });
-    clock.handle(TASK_DAILY, () => {
-      scheduleDailyExecutions(world.state, now());
-      world.flush();
-    });
-    /** A one-step job (a CNPJ review, an ingestion's validation or application): a job fault postpones or fails it. */
-    const runStep = (kind: string, taskKind: string, run: (payload: Record<string, string>, failed: boolean, ctx: Context) => void) => {
+    const jobTask = (kind: string, taskKind: string, accepts: 'delayMs' | 'fail' | 'both', run: (payload: Record<string, string>, failed: boolean, ctx: Context) => void) => {
       clock.handle(taskKind, (task) => {
-        const fault = this.faultRegistry.takeJob({ kind, companyId: task.owner })?.effect;
+        const fault = this.faultRegistry.takeJob({ kind, companyId: task.owner, ...(accepts === 'both' ? {} : { effect: accepts }) })?.effect;
         if (fault && 'delayMs' in fault) {
           clock.schedule({ kind: taskKind, owner: task.owner, payload: task.payload }, clock.now() + fault.delayMs);
           return;
@@ -464,9 +428,17 @@ export class Emulator {
         world.flush();
       });
     };
-    runStep(JOB_CNPJ_REVIEW, TASK_REVIEW, (payload, failed, ctx) => reviewCnpjCorrection(world.state, payload.correctionId!, failed, ctx));
-    runStep(JOB_INGESTION, TASK_VALIDATION, (payload, failed, ctx) => validateIngestion(world.state, payload.ingestionId!, failed, ctx));
-    runStep(JOB_INGESTION, TASK_APPLICATION, (payload, failed, ctx) => applyIngestion(world.state, payload.ingestionId!, failed, ctx));
+    jobTask(JOB_SURVEILLANCE, TASK_EXECUTION_START, 'delayMs', (payload, _failed, ctx) => startExecution(world.state, payload.executionId!, ctx));
+    jobTask(JOB_SURVEILLANCE, TASK_EXECUTION_END, 'fail', (payload, failed, ctx) => finishExecution(world.state, payload.executionId!, failed, ctx));
+    jobTask(JOB_ANALYSIS, TASK_ANALYSIS_START, 'delayMs', (payload, _failed, ctx) => startAnalysis(world.state, payload.analysisId!, ctx));
+    jobTask(JOB_ANALYSIS, TASK_ANALYSIS_END, 'fail', (payload, failed, ctx) => finishAnalysis(world.state, payload.analysisId!, failed, ctx));
+    jobTask(JOB_CNPJ_REVIEW, TASK_REVIEW, 'both', (payload, failed, ctx) => reviewCnpjCorrection(world.state, payload.correctionId!, failed, ctx));
+    jobTask(JOB_INGESTION, TASK_VALIDATION, 'both', (payload, failed, ctx) => validateIngestion(world.state, payload.ingestionId!, failed, ctx));
+    jobTask(JOB_INGESTION, TASK_APPLICATION, 'both', (payload, failed, ctx) => applyIngestion(world.state, payload.ingestionId!, failed, ctx));
+    clock.handle(TASK_DAILY, () => {
+      scheduleDailyExecutions(world.state, now());
+      world.flush();
+    });
     clock.handle(TASK_EXPIRY, (task) => {
       expireIngestion(world.state, (task.payload as { ingestionId: string }).ingestionId, now());
       world.flush();

@@ -5,8 +5,7 @@
  * preview", the catalog state table; DESIGN §5).
  */
 import { cnpjCheckDigits } from '../core/cnpj.js';
-import { createEmulator } from '../emulator.js';
-import { narratedClient, table, type Demo } from './narrator.js';
+import { narratedClient, scene, table, type Demo } from './narrator.js';
 
 const COUNTERS = ['cadastrados', 'elegiveis', 'selecionados', 'vagas', 'cobertura', 'exige_selecao'] as const;
 
@@ -14,13 +13,7 @@ export const catalogDeletion: Demo = {
   name: 'catalog-deletion',
   summary: 'the deletion impact preview, a stale preview refused (412), the deletion and its effects',
   async run(print) {
-    const emu = createEmulator();
-    const company = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos', surveillanceCapacity: 5 });
-    const api = narratedClient(emu, company.token, print);
-    const quiet = narratedClient(emu, company.token, () => undefined);
-    const step = (text: string) => print(`\n${text}`);
-    let keys = 0;
-    const key = () => `demo-exclusao-${String(++keys).padStart(6, '0')}`;
+    const { emu, company, api, quiet, step, key } = scene(print, 'demo-exclusao', { surveillanceCapacity: 5 });
 
     step('1. The scene (set up quietly): catalog A of the head office, a branch with catalog B, 3 products in A,');
     print('   OLEO-900 also linked to B, and CAFE-500 and OLEO-900 selected for surveillance (capacity 5).');

@@ -2,17 +2,13 @@
  * demo idempotent-retry: a PATCH whose answer is lost, its retry with the same idempotency-key answered
  * from the store, and a 412 race that a fresh read resolves (DESIGN §4, §6).
  */
-import { createEmulator } from '../emulator.js';
-import { narratedClient, type Demo } from './narrator.js';
+import { scene, type Demo } from './narrator.js';
 
 export const idempotentRetry: Demo = {
   name: 'idempotent-retry',
   summary: 'a lost answer, the retry with the same key, and a 412 race',
   async run(print) {
-    const emu = createEmulator();
-    const company = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' });
-    const api = narratedClient(emu, company.token, print);
-    const step = (text: string) => print(`\n${text}`);
+    const { emu, company, api, step } = scene(print, 'demo-idempotencia');
 
     step('1. Set the scene: a catalog for the head office, and a product in it.');
     const catalog = await api('POST', '/v1/catalogos', {

@@ -4,9 +4,8 @@
  * batch sent twice (the second a no-op), a record with an invalid NCM that rejects the preview with its exact
  * place, a corrected ingestion validated into a preview, applied, and its event verified by the receiver.
  */
-import { createEmulator } from '../emulator.js';
 import { verifyWebhook } from '../network/signature.js';
-import { narratedClient, table, type Demo } from './narrator.js';
+import { scene, table, type Demo } from './narrator.js';
 
 const HOOKS = 'https://hooks.acme.example';
 const PREVIEW_COUNTS = ['registros', 'novos', 'alterados', 'inalterados', 'reativados', 'vinculados', 'desvinculados', 'desativados'] as const;
@@ -15,13 +14,7 @@ export const ingestion: Demo = {
   name: 'ingestion',
   summary: 'batches (one repeated, one record invalid), the preview, the application and catalogo.aplicado',
   async run(print) {
-    const emu = createEmulator();
-    const company = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' });
-    const api = narratedClient(emu, company.token, print);
-    const quiet = narratedClient(emu, company.token, () => undefined);
-    const step = (text: string) => print(`\n${text}`);
-    let keys = 0;
-    const key = () => `demo-ingestao-${String(++keys).padStart(6, '0')}`;
+    const { emu, company, api, quiet, step, key } = scene(print, 'demo-ingestao');
 
     step('1. The scene (set up quietly): the head office catalog holds CAFE-500, ARROZ-5K and FEIJAO-1K, and the');
     print(`   webhook destination ${HOOKS}/catalogo goes to an in-process receiver that checks each signature.`);

@@ -1,5 +1,5 @@
 /** What the demos share: a scenario type and a client that prints each request and its answer. */
-import type { Emulator } from '../emulator.js';
+import { createEmulator, type CompanyOptions, type Emulator } from '../emulator.js';
 
 export interface Demo {
   readonly name: string;
@@ -38,4 +38,22 @@ export function table(print: (line: string) => void, header: readonly string[], 
   const cells = [header, ...rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell))))];
   const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
   for (const row of cells) print(`${indent}${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()}`);
+}
+
+/**
+ * What every demo opens with: a fresh emulator, Acme Alimentos (root 11222333) with `company` options, a client
+ * that narrates and one that does not, numbered steps, and a fresh idempotency key per request.
+ */
+export function scene(print: (line: string) => void, keyPrefix: string, company: CompanyOptions = {}) {
+  const emu = createEmulator();
+  const acme = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos', ...company });
+  let keys = 0;
+  return {
+    emu,
+    company: acme,
+    api: narratedClient(emu, acme.token, print),
+    quiet: narratedClient(emu, acme.token, () => undefined),
+    step: (text: string) => print(`\n${text}`),
+    key: () => `${keyPrefix}-${String(++keys).padStart(6, '0')}`,
+  };
 }

@@ -3,9 +3,8 @@
  * stale and wrongly keyed variants, then the delivery faults `tamper: signature | body | timestamp` against a
  * verifying receiver (spec "Events": Delivery headers, Signature verification; DESIGN §6 delivery faults).
  */
-import { createEmulator } from '../emulator.js';
 import { verifyWebhook, type VerifyResult } from '../network/signature.js';
-import { narratedClient, table, type Demo } from './narrator.js';
+import { scene, table, type Demo } from './narrator.js';
 
 const HOOKS = 'https://hooks.acme.example';
 const TAMPERS = ['signature', 'body', 'timestamp'] as const;
@@ -20,11 +19,7 @@ export const signatureCheck: Demo = {
   name: 'signature-check',
   summary: 'verifyWebhook on a real delivery, tampered and stale copies, and the tamper delivery faults',
   async run(print) {
-    const emu = createEmulator();
-    const company = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' });
-    const api = narratedClient(emu, company.token, print);
-    const quiet = narratedClient(emu, company.token, () => undefined);
-    const step = (text: string) => print(`\n${text}`);
+    const { emu, company, api, quiet, step } = scene(print, 'demo-assinatura');
     const at = () => emu.clock.now().toISOString().slice(11, 19);
 
     step('1. Acme configures its destination, and the network sends it to a receiver that keeps the raw request.');

@@ -4,8 +4,7 @@
  * a capacity cut (capacidade_excedida, vigilancia.degradada), its restoration (vigilancia.restabelecida) and
  * mode todos once everything fits (spec "Surveillance selection and capacity"; DESIGN §5, §6 company controls).
  */
-import { createEmulator } from '../emulator.js';
-import { narratedClient, table, type Demo } from './narrator.js';
+import { scene, table, type Demo } from './narrator.js';
 
 const HOOKS = 'https://hooks.acme.example';
 const PRODUCTS = [
@@ -20,13 +19,7 @@ export const surveillanceCapacity: Demo = {
   name: 'surveillance-capacity',
   summary: 'the surveillance counters, a 409 over capacity, a capacity cut and its restoration (events)',
   async run(print) {
-    const emu = createEmulator();
-    const company = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos', surveillanceCapacity: 3 });
-    const api = narratedClient(emu, company.token, print);
-    const quiet = narratedClient(emu, company.token, () => undefined);
-    const step = (text: string) => print(`\n${text}`);
-    let keys = 0;
-    const key = () => `demo-vigilancia-${String(++keys).padStart(4, '0')}`;
+    const { emu, company, api, quiet, step, key } = scene(print, 'demo-vigilancia', { surveillanceCapacity: 3 });
     const history: Array<[string, string, number, number, string, string]> = [];
     const events: Array<{ tipo: string; [field: string]: unknown }> = [];
     let reported = 0;

@@ -3,9 +3,8 @@
  * the virtual clock attempt by attempt through the retry schedule (5 s, 5 min, 30 min, 2 h, 5 h, 7 h, 8 h),
  * the attempt list, and a resend that delivers at once (spec "Endpoints › Webhook", "Delivery semantics").
  */
-import { createEmulator } from '../emulator.js';
 import { verifyWebhook } from '../network/signature.js';
-import { narratedClient, table, type Demo } from './narrator.js';
+import { scene, table, type Demo } from './narrator.js';
 
 const HOOKS = 'https://hooks.acme.example';
 const FAILURES = 7;
@@ -14,11 +13,7 @@ export const webhookRetries: Demo = {
   name: 'webhook-retries',
   summary: 'a receiver down for 7 deliveries, the retry schedule on the virtual clock, and a resend',
   async run(print) {
-    const emu = createEmulator();
-    const company = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' });
-    const api = narratedClient(emu, company.token, print);
-    const quiet = narratedClient(emu, company.token, () => undefined);
-    const step = (text: string) => print(`\n${text}`);
+    const { emu, company, api, quiet, step } = scene(print, 'demo-webhook');
     const start = emu.clock.now().getTime();
     const clock = () => time(emu.clock.now().getTime(), start);
 

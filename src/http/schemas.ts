@@ -90,10 +90,14 @@ export const establishmentListQuery = z.strictObject({
   estado: z.enum(['ativo', 'arquivado'], 'must be "ativo" or "arquivado"').optional(),
 });
 
-export const productListQuery = z.strictObject({
-  limite: limitParam(200).optional(),
-  cursor: z.string().max(512, 'is not a cursor of this list').optional(),
-});
+/** The query of a list paged by an opaque cursor: `limite` (1 to `maxLimit`) and `cursor` (a `proximo_cursor`). */
+export const cursorQuery = (maxLimit: number) =>
+  z.strictObject({
+    limite: limitParam(maxLimit).optional(),
+    cursor: z.string().max(512, 'is not a cursor of this list').optional(),
+  });
+
+export const productListQuery = cursorQuery(200);
 
 export const companyProductListQuery = productListQuery.extend({
   id_externo: externalId.optional(),
@@ -157,11 +161,6 @@ export const ingestionClose = (maxBatches: number) =>
     total_lotes: z.number().int(`must be an integer from 1 to ${maxBatches}`).min(1, `must be an integer from 1 to ${maxBatches}`).max(maxBatches, `must be an integer from 1 to ${maxBatches}`),
   });
 
-/** GET of an ingestion: a page of its preview's errors. */
-export const ingestionQuery = z.strictObject({
-  limite: limitParam(1000).optional(),
-  cursor: z.string().max(512, 'is not a cursor of this list').optional(),
-});
 
 /** `{}` or no body at all, for operations that take no fields (spec "Common rules"). */
 export const emptyBody = z.strictObject({});
@@ -261,10 +260,6 @@ function isNonPublicIp(host: string): boolean {
 
 export const webhookPut = z.strictObject({ url: webhookUrl });
 
-export const eventListQuery = z.strictObject({
-  limite: limitParam(100).optional(),
-  cursor: z.string().max(512, 'is not a cursor of this list').optional(),
-});
 
 export const attemptListQuery = z.strictObject({
   limite: limitParam(100).optional(),
@@ -285,12 +280,4 @@ export const surveillancePatch = z.strictObject({
   remover: selectionIds('remover').optional(),
 });
 
-export const analysisListQuery = z.strictObject({
-  limite: limitParam(100).optional(),
-  cursor: z.string().max(512, 'is not a cursor of this list').optional(),
-});
 
-export const findingsQuery = z.strictObject({
-  limite: limitParam(200).optional(),
-  cursor: z.string().max(512, 'is not a cursor of this list').optional(),
-});

@@ -5,7 +5,11 @@
  */
 import { expect } from 'vitest';
 import { cnpjCheckDigits } from '../cnpj.js';
+import { createCompany } from '../companies.js';
+import { createRandom, seedRandom } from '../random.js';
 import type { Result } from '../refusal.js';
+import { createState, type Context, type State } from '../state.js';
+import { configureDestination, destinationEtag, type WebhookDestination } from '../webhooks/destination.js';
 
 /** The instant the core tests start their worlds at: 2026-01-01T00:00:00.000Z. */
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -35,4 +39,18 @@ export function expectRefusal(result: Result<unknown>, kind: string, codigo: str
   expect(result.refusal.mensagem.length).toBeGreaterThan(0);
   if (caminho === undefined) expect(result.refusal).not.toHaveProperty('caminho');
   else expect(result.refusal.caminho).toBe(caminho);
+}
+
+/** A state (empty unless given) with a seeded source: `ctx(now)` for transitions, `company()` a new company's id. */
+export function seededWorld(seed = 1, state: State = createState()) {
+  const random = createRandom(seedRandom(seed));
+  const ctx = (now: number): Context => ({ now, random });
+  const company = (now = T0): string => unwrap(createCompany(state, {}, ctx(now))).company.id;
+  return { state, random, ctx, company };
+}
+
+/** Creates the company's webhook destination, or changes it (with its current ETag), to `url`. */
+export function configureWebhook(state: State, companyId: string, ctx: Context, url = 'https://hooks.example.com/a'): WebhookDestination {
+  const current = state.webhookDestinations.get(companyId);
+  return unwrap(configureDestination(state, companyId, { url, createOnly: current === undefined, ifMatch: current ? [destinationEtag(current)] : undefined }, ctx)).destination;
 }

@@ -1,28 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCompany } from '../companies.js';
-import { createRandom, seedRandom } from '../random.js';
 import type { Result } from '../refusal.js';
-import { createState, indexesOf, type Context } from '../state.js';
+import { indexesOf } from '../state.js';
+import { seededWorld, T0 } from '../testing/support.js';
 import type { IfMatch } from '../versioning.js';
 import { activeDestination, configureDestination, destinationEtag, findDestination, revokeDestination, SECRET_PREFIX, type WebhookDestination } from './destination.js';
 import { beginAttempt, finishAttempt, raiseEvent } from './events.js';
 
-const T0 = Date.UTC(2026, 0, 1);
 const URL_A = 'https://hooks.example.com/a';
 const URL_B = 'https://hooks.example.com/b';
 const SECRET = /^svc_whsec_[A-Za-z0-9_-]{43}$/;
 const STALE: readonly string[] = ['"00000000deadbeef"'];
 
 function setup(seed = 1) {
-  const state = createState();
-  const random = createRandom(seedRandom(seed));
-  const ctx = (now: number): Context => ({ now, random });
-  const company = (): string => {
-    const created = createCompany(state, {}, ctx(T0));
-    if (!created.ok) throw new Error(created.refusal.mensagem);
-    return created.value.company.id;
-  };
+  const { state, random, ctx, company } = seededWorld(seed);
   const companyId = company();
   const current = (id = companyId): WebhookDestination => state.webhookDestinations.get(id)!;
   const etagOf = (id = companyId): IfMatch => [destinationEtag(current(id))];

@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createCompany } from '../companies.js';
-import { createRandom, seedRandom } from '../random.js';
-import { createState, indexesOf, type Context, type State } from '../state.js';
+import { createState, indexesOf } from '../state.js';
+import { configureWebhook, seededWorld, T0 } from '../testing/support.js';
 import { DAY, HOUR, SECOND } from '../time.js';
-import { configureDestination, destinationEtag } from './destination.js';
 import { beginAttempt, cancelOpenEvents, FAILURE_CODES, finishAttempt, raiseEvent, reopen, type WebhookEvent } from './events.js';
 import { EVENT_RETENTION_MS, purgeClosedEvents } from './retention.js';
 
-const T0 = Date.UTC(2026, 0, 1);
 
 /** webhookEvents that counts its reads, to see which events a purge looks at. */
 class CountingMap extends Map<string, WebhookEvent> {
@@ -20,21 +17,9 @@ class CountingMap extends Map<string, WebhookEvent> {
 
 function setup() {
   const events = new CountingMap();
-  const state: State = { ...createState(), webhookEvents: events };
-  const random = createRandom(seedRandom(1));
-  const ctx = (now: number): Context => ({ now, random });
-  const company = (): string => {
-    const created = createCompany(state, {}, ctx(T0));
-    if (!created.ok) throw new Error(created.refusal.mensagem);
-    return created.value.company.id;
-  };
+  const { state, ctx, company } = seededWorld(1, { ...createState(), webhookEvents: events });
   const companyId = company();
-  const configure = (id = companyId, now = T0) => {
-    const current = state.webhookDestinations.get(id);
-    const result = configureDestination(state, id, { url: 'https://hooks.example.com/a', createOnly: current === undefined, ifMatch: current ? [destinationEtag(current)] : undefined }, ctx(now));
-    if (!result.ok) throw new Error(result.refusal.mensagem);
-    return result.value.destination;
-  };
+  const configure = (id = companyId, now = T0) => configureWebhook(state, id, ctx(now));
   /** An event closed at `at` (raised with no active destination: cancelado at once). */
   const closedAt = (at: number, id = companyId): WebhookEvent => {
     const e = raiseEvent(state, id, { tipo: 'webhook.teste' }, ctx(at));

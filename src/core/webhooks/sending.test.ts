@@ -1,35 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { createCompany } from '../companies.js';
-import { createRandom, seedRandom } from '../random.js';
 import type { Result } from '../refusal.js';
-import { createState, type Context } from '../state.js';
+import { configureWebhook, seededWorld, T0 } from '../testing/support.js';
 import { DAY, SECOND } from '../time.js';
 import type { IfMatch } from '../versioning.js';
-import { configureDestination, destinationEtag, revokeDestination, type WebhookDestination } from './destination.js';
+import { destinationEtag, revokeDestination, type WebhookDestination } from './destination.js';
 import { beginAttempt, cancelOpenEvents, FAILURE_CODES, finishAttempt, raiseEvent, type WebhookEvent } from './events.js';
 import { RESEND_MAX_AGE_MS, resendEvent, SEND_LIMIT, SEND_WINDOW_MS, sendTestEvent } from './sending.js';
 
-const T0 = Date.UTC(2026, 0, 1);
 const STALE: IfMatch = ['"00000000deadbeef"'];
 
 function setup() {
-  const state = createState();
-  const random = createRandom(seedRandom(1));
-  const ctx = (now: number): Context => ({ now, random });
-  const company = (): string => {
-    const created = createCompany(state, {}, ctx(T0));
-    if (!created.ok) throw new Error(created.refusal.mensagem);
-    return created.value.company.id;
-  };
+  const { state, random, ctx, company } = seededWorld();
   const companyId = company();
   const destination = (id = companyId): WebhookDestination => state.webhookDestinations.get(id)!;
   const current = (id = companyId): IfMatch => [destinationEtag(destination(id))];
-  const configure = (id = companyId, now = T0): WebhookDestination => {
-    const existing = state.webhookDestinations.get(id);
-    const result = configureDestination(state, id, { url: 'https://hooks.example.com/a', createOnly: existing === undefined, ifMatch: existing ? current(id) : undefined }, ctx(now));
-    if (!result.ok) throw new Error(result.refusal.mensagem);
-    return result.value.destination;
-  };
+  const configure = (id = companyId, now = T0): WebhookDestination => configureWebhook(state, id, ctx(now));
   const revoke = (id = companyId, now = T0) => {
     const result = revokeDestination(state, id, current(id), ctx(now));
     if (!result.ok) throw new Error(result.refusal.mensagem);

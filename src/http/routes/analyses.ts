@@ -7,7 +7,7 @@ import { isoString } from '../../core/time.js';
 import { operation } from '../pipeline.js';
 import { presentFinding } from '../presenters.js';
 import { csvReply, findingsPage, newestFirstPage } from '../results.js';
-import { analysisListQuery, emptyBody, findingsQuery, idParams, noQuery } from '../schemas.js';
+import { cursorQuery, emptyBody, idParams, noQuery } from '../schemas.js';
 
 const READ = 'catalogo:ler';
 /** Byte budget of a page of the analysis list. */
@@ -59,7 +59,7 @@ export const analysisOperations = [
     path: '/v1/analises',
     permission: READ,
     params: noQuery,
-    query: analysisListQuery,
+    query: cursorQuery(100),
     run: ({ state, company, query }) =>
       newestFirstPage(indexesOf(state, company.id).analyses, state.analyses, { companyId: company.id, list: 'analises' }, query, { defaultLimit: 50, budgetBytes: LIST_PAGE_BYTES }, presentItem),
   }),
@@ -79,7 +79,7 @@ export const analysisOperations = [
     path: '/v1/analises/:id/achados',
     permission: READ,
     params: idParams,
-    query: findingsQuery,
+    query: cursorQuery(200),
     run: ({ state, company, params, query }) => {
       const found = publishedAnalysis(state, company.id, params.id);
       if (!found.ok) return found;

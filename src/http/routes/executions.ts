@@ -4,7 +4,7 @@ import { ok } from '../../core/refusal.js';
 import { indexesOf } from '../../core/state.js';
 import { isoString } from '../../core/time.js';
 import { operation } from '../pipeline.js';
-import { analysisListQuery, findingsQuery, idParams, noQuery } from '../schemas.js';
+import { cursorQuery, idParams, noQuery } from '../schemas.js';
 import { presentFinding } from '../presenters.js';
 import { csvReply, findingsPage, newestFirstPage } from '../results.js';
 
@@ -43,7 +43,7 @@ export const executionOperations = [
     path: '/v1/vigilancias',
     permission: READ,
     params: noQuery,
-    query: analysisListQuery,
+    query: cursorQuery(100),
     run: ({ state, company, query }) =>
       newestFirstPage(indexesOf(state, company.id).executions, state.executions, { companyId: company.id, list: 'vigilancias' }, query, { defaultLimit: 50, budgetBytes: LIST_PAGE_BYTES }, presentItem),
   }),
@@ -63,7 +63,7 @@ export const executionOperations = [
     path: '/v1/vigilancias/:id/resultados',
     permission: READ,
     params: idParams,
-    query: findingsQuery,
+    query: cursorQuery(200),
     run: ({ state, company, params, query }) => {
       const found = publishedExecution(state, company.id, params.id);
       if (!found.ok) return found;

@@ -19,15 +19,15 @@ import type { Batch, IngestionRecord, RecordError } from '../../core/ingestion/p
 import { ok, type Result } from '../../core/refusal.js';
 import { indexesOf, type State } from '../../core/state.js';
 import { isoString } from '../../core/time.js';
-import { cursorPageBody, type Page } from '../paging.js';
+import { encodeCursor, type Page } from '../paging.js';
 import { operation, type Reply } from '../pipeline.js';
 import { fixedListPage, newestFirstPage } from '../results.js';
-import { analysisListQuery, batchParams, describeIssue, emptyBody, idParams, ingestionBatch, ingestionClose, ingestionQuery, ingestionRecord, ingestionStart, noQuery, parse } from '../schemas.js';
+import { batchParams, cursorQuery, describeIssue, emptyBody, idParams, ingestionBatch, ingestionClose, ingestionRecord, ingestionStart, noQuery, parse } from '../schemas.js';
 
 const MANAGE = 'catalogo:gerenciar';
 const READ = 'catalogo:ler';
 /** README "Batch ingestion": a batch's body may take up to 4 MiB (1,000 records of about 4 KiB each). */
-export const BATCH_BODY_LIMIT = 4 * 1024 * 1024;
+const BATCH_BODY_LIMIT = 4 * 1024 * 1024;
 const LIST_PAGE_BYTES = 256 * 1024;
 const ERRORS_PAGE_BYTES = 256 * 1024;
 
@@ -54,7 +54,7 @@ function presentItem(i: Ingestion) {
 const presentError = (e: RecordError) => ({ lote: e.lote, indice: e.indice, caminho: e.caminho, codigo: e.codigo, mensagem: e.mensagem });
 
 /** GET …/ingestoes/{id}: the ingestion, and its preview with one page of its record errors (`previa` last). */
-function ingestionBody(i: Ingestion, errors: Page<number> | undefined, companyId: string): string {
+function ingestionBody(i: Ingestion, errors: Page<number> | undefined): string {
   const head = {
     ...presentItem(i),
     versao: i.versao,
@@ -81,8 +81,8 @@ function ingestionBody(i: Ingestion, errors: Page<number> | undefined, companyId
     lotes_faltantes: p.lotesFaltantes,
     total_erros: p.erros.length,
   };
-  const erros = cursorPageBody(errors, companyId, errorsList(i)).slice(1, -1).replace(/^"itens":/, '"erros":');
-  return `${JSON.stringify(head).slice(0, -1)},"previa":${JSON.stringify(previa).slice(0, -1)},${erros}}}`;
+  const next = errors.next === null ? null : encodeCursor(i.companyId, errorsList(i), errors.next);
+  return `${JSON.stringify(head).slice(0, -1)},"previa":${JSON.stringify(previa).slice(0, -1)},"erros":[${errors.itemsJson}],"proximo_cursor":${JSON.stringify(next)}}}`;
 }
 
 const errorsList = (i: Ingestion) => `ingestao:${i.id}:erros`;
@@ -92,14 +92,14 @@ function ingestionReply(i: Ingestion, status: number, query: { limite?: number |
   // The cursor is checked in every state, so a bad one is refused before validation as well as after.
   const page = fixedListPage(i.preview?.erros ?? [], { companyId: i.companyId, list: errorsList(i) }, query, { defaultLimit: 100, budgetBytes: ERRORS_PAGE_BYTES }, presentError);
   if (!page.ok) return page;
-  return ok({ status, body: ingestionBody(i, i.preview === null ? undefined : page.value, i.companyId), etag: ingestionEtag(i), ...(status === 202 ? { location: location(i) } : {}) });
+  return ok({ status, body: ingestionBody(i, i.preview === null ? undefined : page.value), etag: ingestionEtag(i), ...(status === 202 ? { location: location(i) } : {}) });
 }
 
 /**
  * Each item of a batch checked on its own: a valid one becomes a record, an invalid one is reported (every
  * problem, located by `caminho` in the batch body) and does not refuse the batch.
  */
-export function readBatch(numero: number, body: { itens: readonly unknown[] }, content: string): Batch {
+function readBatch(numero: number, body: { itens: readonly unknown[] }, content: string): Batch {
   const records: (IngestionRecord | null)[] = [];
   const errors: RecordError[] = [];
   body.itens.forEach((item, indice) => {
@@ -153,7 +153,7 @@ export const ingestionOperations = [
     path: '/v1/catalogos/ingestoes',
     permission: READ,
     params: noQuery,
-    query: analysisListQuery,
+    query: cursorQuery(100),
     run: ({ state, company, query }) =>
       newestFirstPage(indexesOf(state, company.id).ingestions, state.ingestions, { companyId: company.id, list: 'ingestoes' }, query, { defaultLimit: 50, budgetBytes: LIST_PAGE_BYTES }, presentItem),
   }),
@@ -162,7 +162,7 @@ export const ingestionOperations = [
     path: '/v1/catalogos/ingestoes/:id',
     permission: READ,
     params: idParams,
-    query: ingestionQuery,
+    query: cursorQuery(1000),
     run: ({ state, company, params, query }) => {
       const found = findIngestion(state, company.id, params.id);
       return found.ok ? ingestionReply(found.value, 200, query) : found;
