@@ -14,7 +14,7 @@
 import { catalogTransition, findCatalog, replaceCatalog, type Catalog } from './catalogs.js';
 import type { Company } from './companies.js';
 import { setActiveCatalog } from './establishments.js';
-import { replaceProduct, type Product } from './products.js';
+import { dropLink, type Product } from './products.js';
 import { hashString } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { linksOf, type Context, type State } from './state.js';
@@ -127,15 +127,10 @@ export function deleteCatalog(state: State, companyId: string, catalogId: string
   if (!allowed.ok) return allowed;
 
   const products = linkedProducts(state, catalog);
-  const links = linksOf(state, companyId, catalogId);
   // One operation: the coverage is compared once, after every product has changed.
   inBatch(state, companyId, ctx, () => {
-    for (const product of products) {
-      links.remove(product.id);
-      const catalogos = product.catalogos.filter((c) => c !== catalogId);
-      // productChanged (through replaceProduct) keeps the counters and drops a deactivated product from the selection.
-      replaceProduct(state, product, catalogos.length === 0 ? { catalogos, ativo: false } : { catalogos }, ctx);
-    }
+    // productChanged (through dropLink) keeps the counters and drops a deactivated product from the selection.
+    for (const product of products) dropLink(state, product, catalogId, product.catalogos.length === 1, ctx);
   });
   const establishment = state.establishments.get(catalog.establishmentId);
   if (establishment && establishment.catalogoId === catalogId) setActiveCatalog(state, establishment, null, ctx);

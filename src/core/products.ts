@@ -173,9 +173,20 @@ export function unlinkProduct(state: State, companyId: string, catalogId: string
   if (!catalogAllows.ok) return catalogAllows;
   const productAllows = productTransition(product, 'desvincular');
   if (!productAllows.ok) return productAllows;
-  linksOf(state, companyId, catalogId).remove(productId);
+  const unlinked = dropLink(state, product, catalogId, false, ctx);
   replaceCatalog(state, catalogFound.value, {}, ctx);
-  return ok(replaceProduct(state, product, { catalogos: product.catalogos.filter((c) => c !== catalogId) }, ctx));
+  return ok(unlinked);
+}
+
+/**
+ * Removes the product's link to `catalogId`, from the catalog's index and from its `catalogos`, in one new
+ * version; `deactivate` makes it inactive in the same version (a catalog deletion, a substituicao_integral).
+ * The caller moves the catalog's version.
+ */
+export function dropLink(state: State, product: Product, catalogId: string, deactivate: boolean, ctx: Context): Product {
+  linksOf(state, product.companyId, catalogId).remove(product.id);
+  const catalogos = product.catalogos.filter((c) => c !== catalogId);
+  return replaceProduct(state, product, deactivate ? { catalogos, ativo: false } : { catalogos }, ctx);
 }
 
 /** A new version of the product: `versao` + 1, `atualizado_em` = now; keeps the id_externo index in step. */

@@ -22,7 +22,7 @@
  * moved under (`revisao_necessaria`), so it never applies in part.
  */
 import { findCatalog, replaceCatalog } from '../catalogs.js';
-import { addProduct, productByExternalId, replaceProduct, type Attribute, type Product } from '../products.js';
+import { addProduct, dropLink, productByExternalId, replaceProduct, type Attribute, type Product } from '../products.js';
 import { linksOf, nextPosition, type Context, type State } from '../state.js';
 import { inBatch } from '../surveillance.js';
 
@@ -225,12 +225,7 @@ export function applyPlan(state: State, companyId: string, catalogId: string, pl
           break;
       }
     }
-    for (const { productId, deactivate } of plan.removals) {
-      const product = state.products.get(productId)!;
-      links.remove(productId);
-      const catalogos = product.catalogos.filter((c) => c !== catalogId);
-      replaceProduct(state, product, deactivate ? { catalogos, ativo: false } : { catalogos }, ctx);
-    }
+    for (const { productId, deactivate } of plan.removals) dropLink(state, state.products.get(productId)!, catalogId, deactivate, ctx);
   });
   const catalog = state.catalogs.get(catalogId)!;
   return replaceCatalog(state, catalog, {}, ctx).versao;
