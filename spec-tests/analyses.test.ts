@@ -16,9 +16,11 @@
  * never the one the other spec files give their products.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { headOfficeCatalog, NCM, newKey, otherCompany, world, type Answer, type Controls, type World } from './support/client.js';
+import { headOfficeCatalog, newKey, otherCompany, world, type Answer, type Controls, type World } from './support/client.js';
 import { expectControlError, expectError, REQUEST_ID, UUID } from './support/expect.js';
 import { branchCatalog, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
+import { counts, csvLine, findingPages, TIPOS, type Tipo } from './support/jobs.js';
+import { BAD_VALUE, cleanAttributes, cleanNcm, MISSING_NCM, reference, validNcms, withBadValue, type Reference } from './support/regulatory.js';
 import { createDestination, inboxFor, uniqueHost } from './support/webhook-setup.js';
 
 const SECOND = 1000;
@@ -34,14 +36,7 @@ const csvPath = (id: string) => `${analysisPath(id)}/resultado.csv`;
 const CAPACIDADE = '/v1/empresa/capacidade';
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const TIPOS = ['ncm_inexistente', 'ncm_extinta', 'atributo_obrigatorio_ausente', 'atributo_valor_invalido', 'atributo_desconhecido', 'descricao_ausente'] as const;
-type Tipo = (typeof TIPOS)[number];
-const counts = (partial: Partial<Record<Tipo, number>>): Record<Tipo, number> => Object.fromEntries(TIPOS.map((t) => [t, partial[t] ?? 0])) as Record<Tipo, number>;
-
-const MISSING_NCM = '99999999';
 const UNKNOWN_ATTRIBUTES = ['ATT_9998', 'ATT_9999'];
-/** A value outside any domain, with a comma and quotes (for the CSV). */
-const BAD_VALUE = 'fora, "do" domínio';
 
 /** The faults the current test added, removed after it (a consumed one is already gone: 404). */
 const addedFaults: { controls: Controls; id: string }[] = [];
@@ -98,52 +93,12 @@ async function concluded(w: World): Promise<{ id: string; t0: number; end: numbe
   return { id, t0, end: t0 + START + RUN };
 }
 
-interface Reference {
-  readonly id: string;
-  readonly ncms: readonly { codigo: string; extinta: boolean; obrigatorios: string[] }[];
-  readonly atributos: readonly { codigo: string; nome: string; dominio: string[] | null }[];
-}
-
-async function reference(w: World): Promise<Reference> {
-  const answer = await w.controls.raw('GET', '/regulatory');
-  expect(answer.status, answer.text).toBe(200);
-  return answer.body;
-}
-
-/** Codes the other spec files give their products: never picked here (so never extinguished). */
-const USED_ELSEWHERE = [NCM, '22030000', '94016100'];
-
-/** Valid codes of the reference, in table order, without those the other spec files use. */
-const validNcms = (ref: Reference) => ref.ncms.filter((n) => !n.extinta && !USED_ELSEWHERE.includes(n.codigo)).map((n) => n.codigo);
-
-/** A code for products with no finding: the first valid one. */
-const cleanNcm = (ref: Reference) => validNcms(ref)[0]!;
-
 /** Codes to extinguish: valid ones from the end of the table, none of `avoid`. */
 function spareNcms(ref: Reference, count: number, avoid: readonly string[] = []): string[] {
   const codes = validNcms(ref).filter((c) => !avoid.includes(c) && c !== cleanNcm(ref));
   const picked = codes.slice(-count);
   expect(picked).toHaveLength(count);
   return picked;
-}
-
-/** Every attribute `ncm` requires, with an allowed value (the first of its domain, or free text); none for a code not in the table. */
-function cleanAttributes(ref: Reference, ncm: string): { codigo: string; valores: string[] }[] {
-  const entry = ref.ncms.find((n) => n.codigo === ncm);
-  if (entry === undefined) return [];
-  return entry.obrigatorios.map((codigo) => {
-    const definition = ref.atributos.find((a) => a.codigo === codigo)!;
-    return { codigo, valores: [definition.dominio?.[0] ?? 'valor livre'] };
-  });
-}
-
-/** The clean attributes of `ncm` with one attribute that has a domain carrying `value` (outside it). */
-function withBadValue(ref: Reference, ncm: string, value: string): { codigo: string; valores: string[] }[] {
-  const attributes = cleanAttributes(ref, ncm);
-  const required = attributes.find((a) => ref.atributos.find((d) => d.codigo === a.codigo)!.dominio !== null);
-  if (required) return attributes.map((a) => (a.codigo === required.codigo ? { codigo: a.codigo, valores: [value] } : a));
-  const extra = ref.atributos.find((d) => d.dominio !== null && !d.dominio.includes(value))!;
-  return [...attributes, { codigo: extra.codigo, valores: [value] }];
 }
 
 /** Publishes a reference change; the new snapshot's id. */
@@ -162,33 +117,8 @@ async function item(w: World, catalogId: string, ref: Reference, fields: Record<
   return answer.body.id;
 }
 
-interface FindingItem {
-  produto_id: string;
-  ncm: string;
-  tipo: Tipo;
-  detalhe: string;
-  avaliado_em: string;
-  snapshot_id: string;
-  reaproveitado: boolean;
-}
-
-/** Every finding of a concluded analysis, following proximo_cursor with `limite`; each page's total_achados too. */
-async function allFindings(w: World, id: string, limite?: number): Promise<{ items: FindingItem[]; pages: Answer[] }> {
-  const items: FindingItem[] = [];
-  const pages: Answer[] = [];
-  let cursor: string | null = null;
-  for (let guard = 0; guard < 100; guard++) {
-    const params = [limite === undefined ? '' : `limite=${limite}`, cursor === null ? '' : `cursor=${encodeURIComponent(cursor)}`].filter((p) => p !== '').join('&');
-    const answer: Answer = await w.api.get(`${findingsPath(id)}${params === '' ? '' : `?${params}`}`);
-    expect(answer.status, answer.text).toBe(200);
-    expect(Object.keys(answer.body).sort()).toEqual(['itens', 'proximo_cursor', 'total_achados']);
-    pages.push(answer);
-    items.push(...answer.body.itens);
-    cursor = answer.body.proximo_cursor;
-    if (cursor === null) return { items, pages };
-  }
-  throw new Error('the findings did not end within 100 pages');
-}
+/** Every finding of a concluded analysis, following proximo_cursor with `limite`; the pages too (support/jobs.ts). */
+const allFindings = (w: World, id: string, limite?: number) => findingPages(w, findingsPath(id), limite);
 
 describe('POST /v1/analises: acceptance', () => {
   it('answers 202 {id, estado: pendente} with Location and no ETag; while it is open, 200 with the same id and Location', async () => {
@@ -537,10 +467,6 @@ describe('GET /v1/analises/{id}/achados', () => {
 });
 
 describe('GET /v1/analises/{id}/resultado.csv', () => {
-  /** RFC 4180, written here independently: quote fields with a comma, quote, CR or LF; double the quotes. */
-  const field = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
-  const line = (values: readonly string[]) => `${values.map(field).join(',')}\r\n`;
-
   it('exports every finding: text/csv header=present, a header row, CRLF line ends, quoted fields with doubled quotes, UTF-8', async () => {
     const w = await world();
     const ref = await reference(w);
@@ -557,8 +483,8 @@ describe('GET /v1/analises/{id}/resultado.csv', () => {
     expect(response.headers.get('x-request-id')).toMatch(REQUEST_ID);
     const bytes = Buffer.from(await response.arrayBuffer());
     const expected =
-      line(['produto_id', 'ncm', 'tipo', 'detalhe', 'avaliado_em', 'snapshot_id']) +
-      items.map((f) => line([f.produto_id, f.ncm, f.tipo, f.detalhe, f.avaliado_em, f.snapshot_id])).join('');
+      csvLine(['produto_id', 'ncm', 'tipo', 'detalhe', 'avaliado_em', 'snapshot_id']) +
+      items.map((f) => csvLine([f.produto_id, f.ncm, f.tipo, f.detalhe, f.avaliado_em, f.snapshot_id])).join('');
     expect(bytes.toString('utf8')).toBe(expected);
     expect(bytes.equals(Buffer.from(expected, 'utf8'))).toBe(true);
     const text = bytes.toString('utf8');

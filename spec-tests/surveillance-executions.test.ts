@@ -27,6 +27,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { headOfficeCatalog, NCM, otherCompany, world, type Answer, type World } from './support/client.js';
 import { expectControlError, expectError, REQUEST_ID, UUID } from './support/expect.js';
 import { productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
+import { counts, csvLine, findingPages, TIPOS } from './support/jobs.js';
+import { BAD_VALUE, cleanAttributes, cleanNcm, MISSING_NCM, reference, validNcms, withBadValue, type Reference } from './support/regulatory.js';
 import { createDestination, inboxFor, uniqueHost } from './support/webhook-setup.js';
 
 const SECOND = 1000;
@@ -43,14 +45,6 @@ const resultsPath = (id: string) => `${executionPath(id)}/resultados`;
 const csvPath = (id: string) => `${executionPath(id)}/resultados.csv`;
 const SELECTION = '/v1/empresa/vigilancia';
 const iso = (ms: number) => new Date(ms).toISOString();
-
-const TIPOS = ['ncm_inexistente', 'ncm_extinta', 'atributo_obrigatorio_ausente', 'atributo_valor_invalido', 'atributo_desconhecido', 'descricao_ausente'] as const;
-type Tipo = (typeof TIPOS)[number];
-const counts = (partial: Partial<Record<Tipo, number>>): Record<Tipo, number> => Object.fromEntries(TIPOS.map((t) => [t, partial[t] ?? 0])) as Record<Tipo, number>;
-
-const MISSING_NCM = '99999999';
-/** A value outside any domain, with a comma and quotes (for the CSV). */
-const BAD_VALUE = 'fora, "do" domínio';
 
 // ---------------------------------------------------------------------------------------------------------
 // Faults, clock, reference
@@ -129,48 +123,11 @@ async function clearOfDaily(w: World, span = 2 * HOUR): Promise<void> {
   if (next - (await now(w)) <= span) await advanceTo(w, next);
 }
 
-interface Reference {
-  readonly id: string;
-  readonly ncms: readonly { codigo: string; extinta: boolean; obrigatorios: string[] }[];
-  readonly atributos: readonly { codigo: string; nome: string; dominio: string[] | null }[];
-}
-
-async function reference(w: World): Promise<Reference> {
-  const answer = await w.controls.raw('GET', '/regulatory');
-  expect(answer.status, answer.text).toBe(200);
-  return answer.body;
-}
-
-/** Codes the other spec files give their products: never picked here (so never extinguished). */
-const USED_ELSEWHERE = [NCM, '22030000', '94016100'];
-const validNcms = (ref: Reference) => ref.ncms.filter((n) => !n.extinta && !USED_ELSEWHERE.includes(n.codigo)).map((n) => n.codigo);
-/** A code for products with no finding: the first valid one. */
-const cleanNcm = (ref: Reference) => validNcms(ref)[0]!;
-
 /** A code to extinguish: the last valid one of the table that no other file uses (not the clean one). */
 function spareNcm(ref: Reference): string {
   const codes = validNcms(ref).filter((c) => c !== cleanNcm(ref));
   expect(codes.length).toBeGreaterThan(0);
   return codes[codes.length - 1]!;
-}
-
-/** Every attribute `ncm` requires, with an allowed value; none for a code not in the table. */
-function cleanAttributes(ref: Reference, ncm: string): { codigo: string; valores: string[] }[] {
-  const entry = ref.ncms.find((n) => n.codigo === ncm);
-  if (entry === undefined) return [];
-  return entry.obrigatorios.map((codigo) => {
-    const definition = ref.atributos.find((a) => a.codigo === codigo)!;
-    return { codigo, valores: [definition.dominio?.[0] ?? 'valor livre'] };
-  });
-}
-
-/** The clean attributes of `ncm` with one attribute that has a domain carrying `value` (outside it). */
-function withBadValue(ref: Reference, ncm: string, value: string): { codigo: string; valores: string[] }[] {
-  const attributes = cleanAttributes(ref, ncm);
-  const required = attributes.find((a) => ref.atributos.find((d) => d.codigo === a.codigo)!.dominio !== null);
-  if (required) return attributes.map((a) => (a.codigo === required.codigo ? { codigo: a.codigo, valores: [value] } : a));
-  const extra = ref.atributos.find((d) => d.dominio !== null && !d.dominio.includes(value))!;
-  return [...attributes, { codigo: extra.codigo, valores: [value] }];
 }
 
 interface Published {
@@ -283,33 +240,8 @@ async function newest(w: World, known: number): Promise<string> {
   return items[0]!.id;
 }
 
-interface FindingItem {
-  produto_id: string;
-  ncm: string;
-  tipo: Tipo;
-  detalhe: string;
-  avaliado_em: string;
-  snapshot_id: string;
-  reaproveitado: boolean;
-}
-
-/** Every finding of a concluded execution, following proximo_cursor with `limite`; the pages too. */
-async function allFindings(w: World, id: string, limite?: number): Promise<{ items: FindingItem[]; pages: Answer[] }> {
-  const items: FindingItem[] = [];
-  const pages: Answer[] = [];
-  let cursor: string | null = null;
-  for (let guard = 0; guard < 100; guard++) {
-    const params = [limite === undefined ? '' : `limite=${limite}`, cursor === null ? '' : `cursor=${encodeURIComponent(cursor)}`].filter((p) => p !== '').join('&');
-    const answer: Answer = await w.api.get(`${resultsPath(id)}${params === '' ? '' : `?${params}`}`);
-    expect(answer.status, answer.text).toBe(200);
-    expect(Object.keys(answer.body).sort()).toEqual(['itens', 'proximo_cursor', 'total_achados']);
-    pages.push(answer);
-    items.push(...answer.body.itens);
-    cursor = answer.body.proximo_cursor;
-    if (cursor === null) return { items, pages };
-  }
-  throw new Error('the findings did not end within 100 pages');
-}
+/** Every finding of a concluded execution, following proximo_cursor with `limite`; the pages too (support/jobs.ts). */
+const allFindings = (w: World, id: string, limite?: number) => findingPages(w, resultsPath(id), limite);
 
 /** A publication pulled now, and its execution run to its end: the execution id, the pull time, the end. */
 async function pulled(w: World, t: Trigger, known: number): Promise<{ id: string; at: number; end: number; published: Published }> {
@@ -324,6 +256,48 @@ async function pulled(w: World, t: Trigger, known: number): Promise<{ id: string
 async function delivered(w: World, host: string): Promise<Record<string, unknown>[]> {
   await advance(w, 0);
   return (await inboxFor(w, host)).map((i) => JSON.parse(i.body).dados);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A test's opening
+
+/** What a publication-driven test starts from: see scene(). */
+interface Scene {
+  readonly w: World;
+  readonly ref: Reference;
+  readonly t: Trigger;
+  readonly catalog: Awaited<ReturnType<typeof headOfficeCatalog>>;
+}
+
+interface SceneOptions {
+  /** A webhook destination on a host of its own (the inbox is shared on the server): the scene's `host`. */
+  readonly inbox?: boolean;
+  /** The fields of one product carrying the trigger that the company then watches (`{}`: a clean one); none unless given. */
+  readonly watching?: Record<string, unknown>;
+}
+
+/**
+ * The opening most publication-driven tests share, in this order: a company of its own; no daily boundary
+ * within the next 2 h; the reference; with `inbox`, a webhook destination; a trigger; the head office's
+ * catalog; with `watching`, the one watched product. The order is that of the requests the tests made
+ * themselves before: it fixes the ids and times they see, so it must not change (a test needing another
+ * step in between writes its own opening).
+ */
+async function scene(options: SceneOptions & { inbox: true }): Promise<Scene & { host: string }>;
+async function scene(options?: SceneOptions): Promise<Scene>;
+async function scene(options: SceneOptions = {}): Promise<Scene & { host?: string }> {
+  const w = await world();
+  await clearOfDaily(w);
+  const ref = await reference(w);
+  let host: string | undefined;
+  if (options.inbox === true) {
+    host = uniqueHost();
+    await createDestination(w, `https://${host}/vigilancia`);
+  }
+  const t = await trigger(w);
+  const catalog = await headOfficeCatalog(w);
+  if (options.watching !== undefined) await select(w, [await item(w, catalog.id, ref, options.watching, [t.carried])]);
+  return { w, ref, t, catalog, host };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -556,13 +530,7 @@ describe('executions opened by a publication', () => {
 
 describe('event divergencias.alteradas', () => {
   it('is delivered when a concluded execution\'s findings differ from the previous one\'s, with dados {tipo, vigilanciaId, anteriorId, novas, resolvidas, totalAchados}; not for the first one, not when they are unchanged', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const host = uniqueHost();
-    await createDestination(w, `https://${host}/vigilancia`);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
+    const { w, ref, host, t, catalog } = await scene({ inbox: true });
     const a = await item(w, catalog.id, ref, {}, [t.carried]);
     const b = await item(w, catalog.id, ref, { descricao: undefined }, [t.carried]);
     await select(w, [a, b]);
@@ -600,13 +568,7 @@ describe('event divergencias.alteradas', () => {
 
 describe('impeded executions', () => {
   it('with the capacity cut below the selection: falhou vigilancia_indisponivel at +1 min, never started, and one vigilancia.degradada {motivo execucao_impedida, causa capacidade_excedida}; a second impeded run raises none; after a concluded run it is raised again', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const host = uniqueHost();
-    await createDestination(w, `https://${host}/vigilancia`);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
+    const { w, ref, host, t, catalog } = await scene({ inbox: true });
     await select(w, [await item(w, catalog.id, ref, {}, [t.carried]), await item(w, catalog.id, ref, {}, [t.carried])]);
     await setCompany(w, { surveillanceCapacity: 1 });
     const impedidas = async () => (await delivered(w, host)).filter((d) => d.motivo === 'execucao_impedida');
@@ -656,14 +618,7 @@ describe('impeded executions', () => {
   });
 
   it('with the subscription suspended: falhou vigilancia_indisponivel with causa assinatura_inativa; the history stays readable while suspended', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const host = uniqueHost();
-    await createDestination(w, `https://${host}/vigilancia`);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
-    await select(w, [await item(w, catalog.id, ref, { descricao: undefined }, [t.carried])]);
+    const { w, host, t } = await scene({ inbox: true, watching: { descricao: undefined } });
     const before = await pulled(w, t, 0);
     const beforeDetail = (await w.api.get(executionPath(before.id))).text;
     const beforeResults = (await w.api.get(resultsPath(before.id))).text;
@@ -683,14 +638,7 @@ describe('impeded executions', () => {
   });
 
   it('without entitlement: falhou vigilancia_indisponivel with causa indisponivel', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const host = uniqueHost();
-    await createDestination(w, `https://${host}/vigilancia`);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
-    await select(w, [await item(w, catalog.id, ref, {}, [t.carried])]);
+    const { w, host, t } = await scene({ inbox: true, watching: {} });
     await setCompany(w, { surveillanceEntitled: false });
     await t.pull();
     const id = await newest(w, 0);
@@ -702,12 +650,7 @@ describe('impeded executions', () => {
 
 describe('job faults of kind vigilancia', () => {
   it('delayMs postpones the start by that long: still pendente until then, and the run lasts 10 s from there', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
-    await select(w, [await item(w, catalog.id, ref, {}, [t.carried])]);
+    const { w, t } = await scene({ watching: {} });
     const delay = 5 * MINUTE;
     await executionFault(w, { delayMs: delay });
     const t0 = await now(w);
@@ -724,14 +667,7 @@ describe('job faults of kind vigilancia', () => {
   });
 
   it('fail fails the run at its end: falhou falha_execucao, no results, and vigilancia.degradada {motivo execucao_falhou, causa falha_execucao}; the next run concludes', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const host = uniqueHost();
-    await createDestination(w, `https://${host}/vigilancia`);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
-    await select(w, [await item(w, catalog.id, ref, { descricao: undefined }, [t.carried])]);
+    const { w, host, t } = await scene({ inbox: true, watching: { descricao: undefined } });
     await executionFault(w, { fail: true });
     const t0 = await now(w);
     await t.pull();
@@ -760,12 +696,7 @@ describe('job faults of kind vigilancia', () => {
   });
 
   it('matches by company: another company\'s fault leaves this company\'s run alone', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
-    await select(w, [await item(w, catalog.id, ref, {}, [t.carried])]);
+    const { w, t } = await scene({ watching: {} });
     const other = await otherCompany(w);
     await executionFault(other, { fail: true });
     await executionFault(other, { delayMs: HOUR });
@@ -776,12 +707,7 @@ describe('job faults of kind vigilancia', () => {
 
 describe('GET /v1/vigilancias/{id}/resultados', () => {
   it('answers 409 resultado_indisponivel while pendente and executando; 200 once concluida', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
-    await select(w, [await item(w, catalog.id, ref, {}, [t.carried])]);
+    const { w, t } = await scene({ watching: {} });
     await t.pull();
     const id = await newest(w, 0);
     expectError(await w.api.get(resultsPath(id)), 409, 'resultado_indisponivel');
@@ -798,11 +724,7 @@ describe('GET /v1/vigilancias/{id}/resultados', () => {
   });
 
   it('pages with limite and cursor: total_achados on every page, every finding exactly once, in the order of the whole list', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
+    const { w, ref, t, catalog } = await scene();
     const products: string[] = [];
     for (let i = 0; i < 7; i++) products.push(await item(w, catalog.id, ref, { ncm: MISSING_NCM, atributos: [] }, [t.carried]));
     await select(w, products);
@@ -824,11 +746,7 @@ describe('GET /v1/vigilancias/{id}/resultados', () => {
   });
 
   it('refuses limite outside 1–200 (422 query.limite) and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
+    const { w, ref, t, catalog } = await scene();
     const products: string[] = [];
     for (let i = 0; i < 3; i++) products.push(await item(w, catalog.id, ref, { ncm: MISSING_NCM, atributos: [] }, [t.carried]));
     await select(w, products);
@@ -851,9 +769,6 @@ describe('GET /v1/vigilancias/{id}/resultados', () => {
 });
 
 describe('GET /v1/vigilancias/{id}/resultados.csv', () => {
-  /** RFC 4180, written here independently: quote fields with a comma, quote, CR or LF; double the quotes. */
-  const field = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
-  const line = (values: readonly string[]) => `${values.map(field).join(',')}\r\n`;
   const HEADER = 'produto_id,ncm,tipo,detalhe,avaliado_em,snapshot_id,reaproveitado\r\n';
 
   it('exports every finding with the reaproveitado column (true/false): text/csv header=present, CRLF, quoted fields with doubled quotes, UTF-8', async () => {
@@ -881,7 +796,7 @@ describe('GET /v1/vigilancias/{id}/resultados.csv', () => {
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
     expect(response.headers.get('x-request-id')).toMatch(REQUEST_ID);
     const bytes = Buffer.from(await response.arrayBuffer());
-    const expected = HEADER + items.map((f) => line([f.produto_id, f.ncm, f.tipo, f.detalhe, f.avaliado_em, f.snapshot_id, String(f.reaproveitado)])).join('');
+    const expected = HEADER + items.map((f) => csvLine([f.produto_id, f.ncm, f.tipo, f.detalhe, f.avaliado_em, f.snapshot_id, String(f.reaproveitado)])).join('');
     expect(bytes.equals(Buffer.from(expected, 'utf8'))).toBe(true);
     const rows = bytes.toString('utf8').split('\r\n');
     expect(rows).toHaveLength(4);
@@ -896,12 +811,7 @@ describe('GET /v1/vigilancias/{id}/resultados.csv', () => {
   });
 
   it('exports only the header row for an execution without findings; 409 resultado_indisponivel for a failed one', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
-    await select(w, [await item(w, catalog.id, ref, {}, [t.carried])]);
+    const { w, t } = await scene({ watching: {} });
     const { id } = await pulled(w, t, 0);
     const answer = await w.api.get(csvPath(id));
     expect(answer.status, answer.text).toBe(200);
@@ -916,12 +826,7 @@ describe('GET /v1/vigilancias/{id}/resultados.csv', () => {
 
 describe('GET /v1/vigilancias', () => {
   it('lists newest first, limite pages with proximo_cursor until null, items {id, estado, fase, criada_em, resultado_disponivel}', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
-    await select(w, [await item(w, catalog.id, ref, {}, [t.carried])]);
+    const { w, t } = await scene({ watching: {} });
     const a = await pulled(w, t, 0);
     const b = await pulled(w, t, 1);
     const tc = await now(w);
@@ -965,12 +870,7 @@ describe('GET /v1/vigilancias', () => {
   });
 
   it('refuses limite outside 1–100 (422 query.limite) and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
-    await select(w, [await item(w, catalog.id, ref, {}, [t.carried])]);
+    const { w, ref, t } = await scene({ watching: {} });
     const other = await otherCompany(w);
     const otherCatalog = await headOfficeCatalog(other);
     await select(other, [await item(other, otherCatalog.id, ref, {}, [t.carried])]);
@@ -1002,12 +902,7 @@ describe('methods', () => {
 
 describe('permissions and ownership', () => {
   it('the four GETs need catalogo:ler: 403 permissao_insuficiente without it, 200 with only it', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
-    await select(w, [await item(w, catalog.id, ref, {}, [t.carried])]);
+    const { w, t } = await scene({ watching: {} });
     const { id } = await pulled(w, t, 0);
     const others = w.api.as((await w.controls.addCredential(w.company.companyId, ['catalogo:gerenciar', 'vigilancia:gerenciar', 'analise:executar', 'estabelecimento:gerenciar', 'webhook:gerenciar'])).token);
     const reader = w.api.as((await w.controls.addCredential(w.company.companyId, ['catalogo:ler'])).token);
@@ -1025,12 +920,7 @@ describe('permissions and ownership', () => {
   });
 
   it('answers 404 vigilancia_nao_encontrada at path.id for another company\'s execution or an unknown id; 422 for a malformed id', async () => {
-    const w = await world();
-    await clearOfDaily(w);
-    const ref = await reference(w);
-    const t = await trigger(w);
-    const catalog = await headOfficeCatalog(w);
-    await select(w, [await item(w, catalog.id, ref, {}, [t.carried])]);
+    const { w, t } = await scene({ watching: {} });
     const { id } = await pulled(w, t, 0);
     const other = await otherCompany(w);
     for (const path of [executionPath(id), resultsPath(id), csvPath(id)]) expectError(await other.api.get(path), 404, 'vigilancia_nao_encontrada', 'path.id');
