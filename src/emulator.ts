@@ -16,7 +16,7 @@ import type { Result } from './core/refusal.js';
 import { checkIntegrity, exportState, importState, type StateData } from './core/snapshot.js';
 import { createState, type Context, type State } from './core/state.js';
 import { DAY, isoString, parseDuration } from './core/time.js';
-import { FaultRegistry, type FaultInput, type FaultView } from './control/faults.js';
+import { FaultRegistry, type FaultInput, type FaultView, type JobKind } from './control/faults.js';
 import { Journal } from './control/journal.js';
 import { buildControlApp } from './control/routes.js';
 import { snapshotSchema, type Snapshot } from './control/snapshot-schema.js';
@@ -40,15 +40,6 @@ import { VERSION } from './version.js';
 export type { Published, SnapshotChange, SnapshotView };
 export type { FaultInput, FaultView, JournalEntry, NetworkRoute, Permission, Snapshot, ClockMode, InboxEntry, ReceiverHandler, EventData };
 export { ClockLimitError, PERMISSIONS };
-
-/** The `job` kind of surveillance executions, for job faults. */
-const JOB_SURVEILLANCE = 'vigilancia';
-/** The `job` kind of analysis runs, for job faults. */
-const JOB_ANALYSIS = 'analise';
-/** The `job` kind of CNPJ correction reviews, for job faults. */
-const JOB_CNPJ_REVIEW = 'revisao_cnpj';
-/** The `job` kind of ingestion validations and applications, for job faults. */
-const JOB_INGESTION = 'ingestao';
 
 /** The instant a manual clock starts at unless told otherwise: fixed, so runs are reproducible. */
 export const DEFAULT_START = Date.UTC(2026, 0, 1);
@@ -190,7 +181,7 @@ export class Emulator {
       flush: () => this.world.flush(),
       nextRequestId: () => uuidV4(this.world.requestRandom),
       credential: (token) => this.world.state.credentials.get(token),
-      takeApiFault: (match) => this.faultRegistry.takeApi(match),
+      takeApiFault: (match, moment, fire) => this.faultRegistry.takeApi(match, moment, fire),
       record: (entry) => this.journalLog.record(entry),
     };
     this.bindings = { runtime, emulator: this };
@@ -245,7 +236,7 @@ export class Emulator {
   };
 
   readonly faults = {
-    /** Adds a fault; throws with the offending field when `fault` is not one. */
+    /** Adds a fault; throws a FaultInputError naming the field and what it accepts when `fault` is not one, or could never fire. */
     add: (fault: FaultInput): { id: string } => this.faultRegistry.add(fault),
     list: (): FaultView[] => this.faultRegistry.list(),
     remove: (id: string): boolean => this.faultRegistry.remove(id),
@@ -417,7 +408,7 @@ export class Emulator {
      * `accepts` narrows which faults this task takes: a job with a start and an end task (surveillance executions,
      * analyses) is postponed at its start and fails at its end.
      */
-    const jobTask = (kind: string, taskKind: string, accepts: 'delayMs' | 'fail' | 'both', run: (payload: Record<string, string>, failed: boolean, ctx: Context) => void) => {
+    const jobTask = (kind: JobKind, taskKind: string, accepts: 'delayMs' | 'fail' | 'both', run: (payload: Record<string, string>, failed: boolean, ctx: Context) => void) => {
       clock.handle(taskKind, (task) => {
         const fault = this.faultRegistry.takeJob({ kind, companyId: task.owner, ...(accepts === 'both' ? {} : { effect: accepts }) })?.effect;
         if (fault && 'delayMs' in fault) {
@@ -428,13 +419,13 @@ export class Emulator {
         world.flush();
       });
     };
-    jobTask(JOB_SURVEILLANCE, TASK_EXECUTION_START, 'delayMs', (payload, _failed, ctx) => startExecution(world.state, payload.executionId!, ctx));
-    jobTask(JOB_SURVEILLANCE, TASK_EXECUTION_END, 'fail', (payload, failed, ctx) => finishExecution(world.state, payload.executionId!, failed, ctx));
-    jobTask(JOB_ANALYSIS, TASK_ANALYSIS_START, 'delayMs', (payload, _failed, ctx) => startAnalysis(world.state, payload.analysisId!, ctx));
-    jobTask(JOB_ANALYSIS, TASK_ANALYSIS_END, 'fail', (payload, failed, ctx) => finishAnalysis(world.state, payload.analysisId!, failed, ctx));
-    jobTask(JOB_CNPJ_REVIEW, TASK_REVIEW, 'both', (payload, failed, ctx) => reviewCnpjCorrection(world.state, payload.correctionId!, failed, ctx));
-    jobTask(JOB_INGESTION, TASK_VALIDATION, 'both', (payload, failed, ctx) => validateIngestion(world.state, payload.ingestionId!, failed, ctx));
-    jobTask(JOB_INGESTION, TASK_APPLICATION, 'both', (payload, failed, ctx) => applyIngestion(world.state, payload.ingestionId!, failed, ctx));
+    jobTask('vigilancia', TASK_EXECUTION_START, 'delayMs', (payload, _failed, ctx) => startExecution(world.state, payload.executionId!, ctx));
+    jobTask('vigilancia', TASK_EXECUTION_END, 'fail', (payload, failed, ctx) => finishExecution(world.state, payload.executionId!, failed, ctx));
+    jobTask('analise', TASK_ANALYSIS_START, 'delayMs', (payload, _failed, ctx) => startAnalysis(world.state, payload.analysisId!, ctx));
+    jobTask('analise', TASK_ANALYSIS_END, 'fail', (payload, failed, ctx) => finishAnalysis(world.state, payload.analysisId!, failed, ctx));
+    jobTask('revisao_cnpj', TASK_REVIEW, 'both', (payload, failed, ctx) => reviewCnpjCorrection(world.state, payload.correctionId!, failed, ctx));
+    jobTask('ingestao', TASK_VALIDATION, 'both', (payload, failed, ctx) => validateIngestion(world.state, payload.ingestionId!, failed, ctx));
+    jobTask('ingestao', TASK_APPLICATION, 'both', (payload, failed, ctx) => applyIngestion(world.state, payload.ingestionId!, failed, ctx));
     clock.handle(TASK_DAILY, () => {
       scheduleDailyExecutions(world.state, now());
       world.flush();

@@ -1,13 +1,12 @@
-import { ZodError } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { IF_MATCH_OPERATIONS } from '../http/preconditions.js';
 import type { ApiFaultMatch } from '../http/runtime.js';
-import { FaultRegistry } from './faults.js';
+import { FaultInputError, FaultRegistry, JOB_KINDS } from './faults.js';
 
 const request = (overrides: Partial<ApiFaultMatch> = {}): ApiFaultMatch => ({
   method: 'PATCH',
   path: '/v1/produtos/019b76da-a800-7f02-a38a-2ab47ab69367',
   companyId: 'c1',
-  hasEditTarget: true,
   ...overrides,
 });
 
@@ -17,7 +16,7 @@ const unavailable = { status: 503, retryAfter: 5 };
 function pathFault(path: string) {
   const registry = new FaultRegistry();
   registry.add({ target: 'api', match: { path }, effect: unavailable, times: null });
-  return (p: string) => registry.takeApi(request({ path: p })) !== undefined;
+  return (p: string) => registry.takeApi(request({ path: p }), 'arrival') !== undefined;
 }
 
 describe('FaultRegistry.add validation', () => {
@@ -36,28 +35,81 @@ describe('FaultRegistry.add validation', () => {
     ['a negative delayMs', { target: 'api', effect: { delayMs: -1 } }],
     ['a delayMs over a day', { target: 'api', effect: { delayMs: 86_400_001 } }],
     ['an unknown method', { target: 'api', match: { method: 'OPTIONS' }, effect: unavailable }],
-    ['a lowercase method', { target: 'api', match: { method: 'patch' }, effect: unavailable }],
     ['a path without a leading slash', { target: 'api', match: { path: 'v1/produtos' }, effect: unavailable }],
     ['an unknown match field', { target: 'api', match: { url: '/v1' }, effect: unavailable }],
     ['an unknown top-level field', { target: 'api', effect: unavailable, when: 'now' }],
     ['times 0', { target: 'api', effect: unavailable, times: 0 }],
     ['fractional times', { target: 'api', effect: unavailable, times: 1.5 }],
     ['not an object', 'boom'],
-  ])('refuses %s with a ZodError and registers nothing', (_, input) => {
+    ['an unknown job kind', { target: 'job', match: { kind: 'limpeza' }, effect: { fail: true } }],
+    ['an unknown event type', { target: 'delivery', match: { eventType: 'catalogo.criado' }, effect: { refuse: true } }],
+    ['concurrentEdit on an operation without If-Match', { target: 'api', match: { method: 'POST', path: '/v1/catalogos' }, effect: { concurrentEdit: true } }],
+    ['concurrentEdit on a GET', { target: 'api', match: { method: 'GET' }, effect: { concurrentEdit: true } }],
+    ['concurrentEdit on the ingestion application', { target: 'api', match: { path: '/v1/catalogos/ingestoes/*/aplicacao' }, effect: { concurrentEdit: true } }],
+  ])('refuses %s with a one-sentence FaultInputError and registers nothing', (_, input) => {
     const registry = new FaultRegistry();
-    expect(() => registry.add(input)).toThrow(ZodError);
+    let thrown: unknown;
+    try {
+      registry.add(input);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(FaultInputError);
+    const message = (thrown as FaultInputError).message;
+    expect(message.split('\n')).toHaveLength(1);
+    expect(message).toMatch(/\.$/);
+    expect(message.length).toBeLessThan(600);
     expect(registry.list()).toEqual([]);
   });
 
-  it('explains a wrong target', () => {
+  it.each([
+    [{ target: 'network', effect: unavailable }, 'target', 'target must be "api", "delivery" or "job"; got "network".'],
+    [{ effect: unavailable }, 'target', 'target must be "api", "delivery" or "job"; it is missing.'],
+    [
+      { target: 'api', effect: { status: 700 } },
+      'effect',
+      'effect of an api fault must be one of {"status": 400–599, "retryAfter"?: 0–86400}, {"loseResponse": true}, {"concurrentEdit": true} or {"delayMs": 0–86400000}; got {"status":700}.',
+    ],
+    [{ target: 'api', match: { method: 'FETCH' }, effect: unavailable }, 'match.method', 'match.method must be one of GET, POST, PATCH, PUT, DELETE (any case); got "FETCH".'],
+    [{ target: 'api', match: { url: '/v1' }, effect: unavailable }, 'match.url', "match.url is not a field of an api fault's match (fields: method, path, companyId)."],
+    [{ target: 'job', match: { kind: 'limpeza' }, effect: { fail: true } }, 'match.kind', 'match.kind must be one of retencao_eventos, vigilancia, analise, revisao_cnpj, ingestao; got "limpeza".'],
+    [{ target: 'api', effect: unavailable, times: 0 }, 'times', 'times must be a positive integer, or null to keep the fault until it is removed; got 0.'],
+    [{ target: 'api', effect: unavailable, when: 'now' }, 'when', '"when" is not a field of a fault (fields: target, match, effect, times).'],
+    ['boom', '', 'a fault is a JSON object {"target", "match"?, "effect", "times"?}; got "boom".'],
+    [
+      { target: 'api', match: { path: '/v1/catalogos/ingestoes/*/aplicacao' }, effect: { concurrentEdit: true } },
+      'effect',
+      'effect concurrentEdit can never fire on POST /v1/catalogos/ingestoes/{id}/aplicacao: nothing but its own application changes a validated ingestion, so no concurrent save can make its ETag stale; to see its application refused, edit the catalog or one of the products it read after validation (it ends revisao_necessaria).',
+    ],
+  ])('says in one sentence which field is wrong and what it accepts: %j', (input, caminho, message) => {
     const registry = new FaultRegistry();
-    try {
-      registry.add({ target: 'network', effect: unavailable });
-      expect.fail('add should have thrown');
-    } catch (error) {
-      expect(error).toBeInstanceOf(ZodError);
-      expect((error as ZodError).issues.map((i) => i.message).join(' ')).toContain('target must be "api", "delivery" or "job"');
+    expect(() => registry.add(input)).toThrow(expect.objectContaining({ name: 'FaultInputError', caminho, message }));
+  });
+
+  it('names the operations that take If-Match when a concurrentEdit reaches none of them', () => {
+    const registry = new FaultRegistry();
+    expect(() => registry.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos' }, effect: { concurrentEdit: true } })).toThrow(
+      'effect concurrentEdit can never fire on POST /v1/catalogos: it needs an operation that takes If-Match, and the match reaches none (they are PATCH /v1/catalogos/{id}, DELETE /v1/catalogos/{id}, ',
+    );
+  });
+
+  it('accepts a concurrentEdit whose match reaches any operation of the If-Match table but the ingestion application', () => {
+    for (const operation of IF_MATCH_OPERATIONS.filter((o) => o.guards !== 'ingestion')) {
+      const registry = new FaultRegistry();
+      const path = operation.path.replace(/\{[^}]+\}/g, '0192b2b4-0000-7000-8000-000000000001');
+      expect(registry.add({ target: 'api', match: { method: operation.method.toLowerCase(), path }, effect: { concurrentEdit: true } })).toEqual({ id: 'flt_1' });
     }
+    // A broad match is accepted when it reaches at least one operation where the fault can fire.
+    expect(new FaultRegistry().add({ target: 'api', match: { method: 'POST' }, effect: { concurrentEdit: true } })).toEqual({ id: 'flt_1' });
+    expect(new FaultRegistry().add({ target: 'api', match: { path: '/v1/**' }, effect: { concurrentEdit: true } })).toEqual({ id: 'flt_1' });
+  });
+
+  it('accepts every job kind and keeps a method given in any case in upper case', () => {
+    const registry = new FaultRegistry();
+    for (const kind of JOB_KINDS) registry.add({ target: 'job', match: { kind }, effect: { fail: true } });
+    registry.add({ target: 'api', match: { method: 'patch' }, effect: unavailable });
+    expect(registry.list().map((f) => f.match)).toEqual([...JOB_KINDS.map((kind) => ({ kind })), { method: 'PATCH' }]);
+    expect(registry.takeApi(request({ method: 'PATCH' }), 'arrival')).toEqual({ id: 'flt_6', effect: unavailable });
   });
 
   it('accepts each effect, with defaults match {} and times 1, and gives sequential ids', () => {
@@ -124,67 +176,67 @@ describe('FaultRegistry matching and firing', () => {
   it('matches on method', () => {
     const registry = new FaultRegistry();
     registry.add({ target: 'api', match: { method: 'POST' }, effect: unavailable, times: null });
-    expect(registry.takeApi(request({ method: 'PATCH' }))).toBeUndefined();
-    expect(registry.takeApi(request({ method: 'GET' }))).toBeUndefined();
-    expect(registry.takeApi(request({ method: 'POST' }))).toEqual({ id: 'flt_1', effect: unavailable });
+    expect(registry.takeApi(request({ method: 'PATCH' }), 'arrival')).toBeUndefined();
+    expect(registry.takeApi(request({ method: 'GET' }), 'arrival')).toBeUndefined();
+    expect(registry.takeApi(request({ method: 'POST' }), 'arrival')).toEqual({ id: 'flt_1', effect: unavailable });
   });
 
   it('matches on companyId; a request without a company does not match a company fault', () => {
     const registry = new FaultRegistry();
     registry.add({ target: 'api', match: { companyId: 'c2' }, effect: unavailable, times: null });
-    expect(registry.takeApi(request({ companyId: 'c1' }))).toBeUndefined();
-    expect(registry.takeApi(request({ companyId: undefined }))).toBeUndefined();
-    expect(registry.takeApi(request({ companyId: 'c2' }))).toBeDefined();
+    expect(registry.takeApi(request({ companyId: 'c1' }), 'arrival')).toBeUndefined();
+    expect(registry.takeApi(request({ companyId: undefined }), 'arrival')).toBeUndefined();
+    expect(registry.takeApi(request({ companyId: 'c2' }), 'arrival')).toBeDefined();
   });
 
   it('needs every given match field to hold', () => {
     const registry = new FaultRegistry();
     registry.add({ target: 'api', match: { method: 'PATCH', path: '/v1/produtos/*', companyId: 'c1' }, effect: unavailable, times: null });
-    expect(registry.takeApi(request())).toBeDefined();
-    expect(registry.takeApi(request({ method: 'DELETE' }))).toBeUndefined();
-    expect(registry.takeApi(request({ path: '/v1/catalogos/x' }))).toBeUndefined();
-    expect(registry.takeApi(request({ companyId: 'c9' }))).toBeUndefined();
+    expect(registry.takeApi(request(), 'arrival')).toBeDefined();
+    expect(registry.takeApi(request({ method: 'DELETE' }), 'arrival')).toBeUndefined();
+    expect(registry.takeApi(request({ path: '/v1/catalogos/x' }), 'arrival')).toBeUndefined();
+    expect(registry.takeApi(request({ companyId: 'c9' }), 'arrival')).toBeUndefined();
   });
 
   it('an empty match matches every request', () => {
     const registry = new FaultRegistry();
     registry.add({ target: 'api', effect: unavailable, times: null });
-    expect(registry.takeApi(request({ method: 'GET', path: '/v1/empresa', companyId: undefined, hasEditTarget: false }))).toBeDefined();
+    expect(registry.takeApi(request({ method: 'GET', path: '/v1/empresa', companyId: undefined }), 'arrival')).toBeDefined();
   });
 
   it('fires `times` times, counting down, and then is removed', () => {
     const registry = new FaultRegistry();
     const { id } = registry.add({ target: 'api', effect: unavailable, times: 3 });
-    expect(registry.takeApi(request())).toEqual({ id, effect: unavailable });
+    expect(registry.takeApi(request(), 'arrival')).toEqual({ id, effect: unavailable });
     expect(registry.list()).toEqual([expect.objectContaining({ id, times: 2, hits: 1 })]);
-    expect(registry.takeApi(request())).toBeDefined();
+    expect(registry.takeApi(request(), 'arrival')).toBeDefined();
     expect(registry.list()).toEqual([expect.objectContaining({ id, times: 1, hits: 2 })]);
-    expect(registry.takeApi(request())).toBeDefined();
+    expect(registry.takeApi(request(), 'arrival')).toBeDefined();
     expect(registry.list()).toEqual([]);
-    expect(registry.takeApi(request())).toBeUndefined();
+    expect(registry.takeApi(request(), 'arrival')).toBeUndefined();
   });
 
   it('fires once by default', () => {
     const registry = new FaultRegistry();
     registry.add({ target: 'api', effect: { loseResponse: true } });
-    expect(registry.takeApi(request())).toBeDefined();
-    expect(registry.takeApi(request())).toBeUndefined();
+    expect(registry.takeApi(request(), 'arrival')).toBeDefined();
+    expect(registry.takeApi(request(), 'arrival')).toBeUndefined();
   });
 
   it('with times null fires until removed, counting hits', () => {
     const registry = new FaultRegistry();
     const { id } = registry.add({ target: 'api', effect: unavailable, times: null });
-    for (let i = 0; i < 25; i++) expect(registry.takeApi(request())).toBeDefined();
+    for (let i = 0; i < 25; i++) expect(registry.takeApi(request(), 'arrival')).toBeDefined();
     expect(registry.list()).toEqual([{ id, target: 'api', match: {}, effect: unavailable, times: null, hits: 25 }]);
     expect(registry.remove(id)).toBe(true);
     expect(registry.remove(id)).toBe(false);
-    expect(registry.takeApi(request())).toBeUndefined();
+    expect(registry.takeApi(request(), 'arrival')).toBeUndefined();
   });
 
   it('a request that does not match leaves the fault untouched', () => {
     const registry = new FaultRegistry();
     registry.add({ target: 'api', match: { method: 'DELETE' }, effect: unavailable, times: 2 });
-    registry.takeApi(request({ method: 'GET' }));
+    registry.takeApi(request({ method: 'GET' }), 'arrival');
     expect(registry.list()).toEqual([expect.objectContaining({ times: 2, hits: 0 })]);
   });
 
@@ -193,33 +245,36 @@ describe('FaultRegistry matching and firing', () => {
     registry.add({ target: 'api', match: { method: 'GET' }, effect: { status: 500 } });
     registry.add({ target: 'api', effect: { status: 502 } });
     registry.add({ target: 'api', effect: { status: 503 } });
-    expect(registry.takeApi(request({ method: 'PATCH' }))?.effect).toEqual({ status: 502 });
-    expect(registry.takeApi(request({ method: 'GET' }))?.effect).toEqual({ status: 500 });
-    expect(registry.takeApi(request({ method: 'GET' }))?.effect).toEqual({ status: 503 });
+    expect(registry.takeApi(request({ method: 'PATCH' }), 'arrival')?.effect).toEqual({ status: 502 });
+    expect(registry.takeApi(request({ method: 'GET' }), 'arrival')?.effect).toEqual({ status: 500 });
+    expect(registry.takeApi(request({ method: 'GET' }), 'arrival')?.effect).toEqual({ status: 503 });
   });
 
-  it('concurrentEdit only matches operations with an edit target; the others leave it waiting', () => {
+  it('concurrentEdit is taken only at evaluation, and the other effects only on arrival', () => {
     const registry = new FaultRegistry();
-    const { id } = registry.add({ target: 'api', effect: { concurrentEdit: true } });
-    expect(registry.takeApi(request({ method: 'POST', path: '/v1/catalogos', hasEditTarget: false }))).toBeUndefined();
-    expect(registry.takeApi(request({ method: 'GET', hasEditTarget: false }))).toBeUndefined();
-    expect(registry.list()).toEqual([expect.objectContaining({ id, times: 1, hits: 0 })]);
-    expect(registry.takeApi(request({ hasEditTarget: true }))).toEqual({ id, effect: { concurrentEdit: true } });
+    const edit = registry.add({ target: 'api', effect: { concurrentEdit: true } });
+    const lost = registry.add({ target: 'api', effect: { loseResponse: true } });
+    expect(registry.takeApi(request(), 'arrival')).toEqual({ id: lost.id, effect: { loseResponse: true } });
+    expect(registry.takeApi(request(), 'arrival')).toBeUndefined();
+    expect(registry.takeApi(request(), 'evaluation', () => true)).toEqual({ id: edit.id, effect: { concurrentEdit: true } });
     expect(registry.list()).toEqual([]);
   });
 
-  it('other effects match whether or not the operation has an edit target', () => {
+  it('a concurrentEdit whose save found nothing to save does not fire and stays armed', () => {
     const registry = new FaultRegistry();
-    registry.add({ target: 'api', effect: { loseResponse: true }, times: null });
-    expect(registry.takeApi(request({ hasEditTarget: false }))).toBeDefined();
-    expect(registry.takeApi(request({ hasEditTarget: true }))).toBeDefined();
+    const { id } = registry.add({ target: 'api', effect: { concurrentEdit: true }, times: 2 });
+    let saves = 0;
+    expect(registry.takeApi(request(), 'evaluation', () => (saves++, false))).toBeUndefined();
+    expect(registry.list()).toEqual([expect.objectContaining({ id, times: 2, hits: 0 })]);
+    expect(registry.takeApi(request(), 'evaluation', () => (saves++, true))).toEqual({ id, effect: { concurrentEdit: true } });
+    expect(registry.list()).toEqual([expect.objectContaining({ id, times: 1, hits: 1 })]);
+    expect(saves).toBe(2);
   });
 
-  it('a concurrentEdit fault waiting for an edit target does not hide a later fault from other requests', () => {
+  it('an unmatched concurrentEdit never saves anything', () => {
     const registry = new FaultRegistry();
-    registry.add({ target: 'api', effect: { concurrentEdit: true } });
-    registry.add({ target: 'api', effect: { status: 429, retryAfter: 1 } });
-    expect(registry.takeApi(request({ hasEditTarget: false }))?.effect).toEqual({ status: 429, retryAfter: 1 });
+    registry.add({ target: 'api', match: { method: 'DELETE' }, effect: { concurrentEdit: true } });
+    expect(registry.takeApi(request({ method: 'PATCH' }), 'evaluation', () => expect.fail('no save for an unmatched request'))).toBeUndefined();
   });
 
   it('clear removes every fault', () => {
@@ -228,13 +283,13 @@ describe('FaultRegistry matching and firing', () => {
     registry.add({ target: 'api', effect: unavailable, times: null });
     registry.clear();
     expect(registry.list()).toEqual([]);
-    expect(registry.takeApi(request())).toBeUndefined();
+    expect(registry.takeApi(request(), 'arrival')).toBeUndefined();
   });
 
   it('list shows the match as given, remaining times and hits', () => {
     const registry = new FaultRegistry();
     registry.add({ target: 'api', match: { method: 'PATCH', path: '/v1/produtos/*', companyId: 'c1' }, effect: { status: 503, retryAfter: 5 }, times: 4 });
-    registry.takeApi(request());
+    registry.takeApi(request(), 'arrival');
     expect(registry.list()).toEqual([
       { id: 'flt_1', target: 'api', match: { method: 'PATCH', path: '/v1/produtos/*', companyId: 'c1' }, effect: { status: 503, retryAfter: 5 }, times: 3, hits: 1 },
     ]);

@@ -2,14 +2,30 @@
  * Injected faults (DESIGN §6). Each fault fires `times` times (default 1; null = until removed); the first
  * matching fault fires.
  *
- * - `api`: matches method, path (a glob: `*` is any run of characters but `/`, `**` any run at all) and company.
+ * - `api`: matches method (any case), path (a glob: `*` is any run of characters but `/`, `**` any run at all)
+ *   and company. Most effects fire when the request arrives; `concurrentEdit` fires when the request is about
+ *   to be evaluated, on an operation that takes If-Match (src/http/preconditions.ts), and only when it can
+ *   save the resource the request's If-Match guards.
  * - `delivery`: matches the destination URL (the same glob), the event type and the company.
- * - `job`: matches the kind of background job (README "Jobs") and the company.
+ * - `job`: matches the kind of background job (JOB_KINDS) and the company.
+ *
+ * A fault that could never fire is refused when it is added, and every refusal is one sentence naming the
+ * field and what it accepts, in process and over HTTP alike: a test that means to inject a fault must never
+ * pass because the fault silently did nothing.
  */
 import { z } from 'zod';
 import { DAY } from '../core/time.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
-import type { ApiFault, ApiFaultEffect, ApiFaultMatch } from '../http/runtime.js';
+import { concurrentEditImpossible, IF_MATCH_OPERATIONS, type IfMatchOperation } from '../http/preconditions.js';
+import type { ApiFault, ApiFaultEffect, ApiFaultMatch, FaultMoment } from '../http/runtime.js';
+import { Glob } from './glob.js';
+
+/** The background jobs a `job` fault can act on (README "Faults"). */
+export const JOB_KINDS = ['retencao_eventos', 'vigilancia', 'analise', 'revisao_cnpj', 'ingestao'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
+
+const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
+const MAX_GLOB = 2048;
 
 const apiEffect = z.union([
   z.strictObject({ status: z.number().int().min(400).max(599), retryAfter: z.number().int().min(0).max(86_400).optional() }),
@@ -45,36 +61,71 @@ const jobEffect = z.union([
 ]);
 
 const companyId = z.string().min(1).max(64);
-const glob = (what: string) => z.string().min(1).max(2048).describe(what);
+const glob = z.string().min(1).max(MAX_GLOB);
 const times = z.number().int().min(1).nullable().default(1);
+const method = z.string().transform((m) => m.toUpperCase()).pipe(z.enum(METHODS));
 
-export const faultInput = z.discriminatedUnion(
-  'target',
-  [
-    z.strictObject({
-      target: z.literal('api'),
-      match: z.strictObject({ method: z.enum(['GET', 'POST', 'PATCH', 'PUT', 'DELETE']).optional(), path: glob('path').startsWith('/', 'must start with "/"').optional(), companyId: companyId.optional() }).default({}),
-      effect: apiEffect,
-      times,
-    }),
-    z.strictObject({
-      target: z.literal('delivery'),
-      match: z.strictObject({ url: glob('url').optional(), eventType: z.enum(EVENT_KINDS).optional(), companyId: companyId.optional() }).default({}),
-      effect: deliveryEffect,
-      times,
-    }),
-    z.strictObject({
-      target: z.literal('job'),
-      match: z.strictObject({ kind: z.string().min(1).max(64).optional(), companyId: companyId.optional() }).default({}),
-      effect: jobEffect,
-      times,
-    }),
-  ],
-  { error: 'target must be "api", "delivery" or "job"' },
-);
+const FAULTS = {
+  api: z.strictObject({
+    target: z.literal('api'),
+    match: z.strictObject({ method: method.optional(), path: glob.startsWith('/').optional(), companyId: companyId.optional() }).default({}),
+    effect: apiEffect,
+    times,
+  }),
+  delivery: z.strictObject({
+    target: z.literal('delivery'),
+    match: z.strictObject({ url: glob.optional(), eventType: z.enum(EVENT_KINDS).optional(), companyId: companyId.optional() }).default({}),
+    effect: deliveryEffect,
+    times,
+  }),
+  job: z.strictObject({
+    target: z.literal('job'),
+    match: z.strictObject({ kind: z.enum(JOB_KINDS).optional(), companyId: companyId.optional() }).default({}),
+    effect: jobEffect,
+    times,
+  }),
+};
+type Target = keyof typeof FAULTS;
+const TARGETS = Object.keys(FAULTS) as Target[];
+const MATCH_FIELDS: Record<Target, string> = { api: 'method, path, companyId', delivery: 'url, eventType, companyId', job: 'kind, companyId' };
 
-export type FaultInput = z.input<typeof faultInput>;
-type ParsedFault = z.output<typeof faultInput>;
+/** What each field accepts, as the refusal says it. */
+const ACCEPTS = {
+  fault: 'a fault is a JSON object {"target", "match"?, "effect", "times"?}',
+  target: 'target must be "api", "delivery" or "job"',
+  times: 'times must be a positive integer, or null to keep the fault until it is removed',
+  companyId: 'match.companyId must be a company id (1 to 64 characters)',
+  api: {
+    article: 'an api fault',
+    effect: 'effect of an api fault must be one of {"status": 400–599, "retryAfter"?: 0–86400}, {"loseResponse": true}, {"concurrentEdit": true} or {"delayMs": 0–86400000}',
+    method: `match.method must be one of ${METHODS.join(', ')} (any case)`,
+    path: `match.path must be a glob of 1 to ${MAX_GLOB} characters starting with "/" ("*" is any run of characters but "/", "**" any run at all)`,
+  },
+  delivery: {
+    article: 'a delivery fault',
+    effect:
+      'effect of a delivery fault must be one of {"status": 100–599}, {"redirect": true or "<absolute URL>"}, {"timeout": true}, {"refuse": true}, {"reset": true}, ' +
+      '{"latencyMs": 0–86400000}, {"duplicate": true} or {"tamper": "signature", "body" or "timestamp"}',
+    url: `match.url must be a glob of 1 to ${MAX_GLOB} characters ("*" is any run of characters but "/", "**" any run at all)`,
+    eventType: `match.eventType must be one of ${EVENT_KINDS.join(', ')}`,
+  },
+  job: {
+    article: 'a job fault',
+    effect: 'effect of a job fault must be one of {"fail": true} or {"delayMs": 0–2592000000}',
+    kind: `match.kind must be one of ${JOB_KINDS.join(', ')}`,
+  },
+} as const;
+
+/** A fault that is not one, or could never fire: `caminho` locates the field, the message says what it accepts. */
+export class FaultInputError extends TypeError {
+  constructor(message: string, readonly caminho: string) {
+    super(message);
+    this.name = 'FaultInputError';
+  }
+}
+
+export type FaultInput = z.input<(typeof FAULTS)[Target]>;
+type ParsedFault = z.output<(typeof FAULTS)[Target]>;
 export type DeliveryFaultEffect = z.output<typeof deliveryEffect>;
 export type JobFaultEffect = z.output<typeof jobEffect>;
 
@@ -88,7 +139,7 @@ export type FaultView = ParsedFault & {
 interface Fault {
   readonly id: string;
   readonly spec: ParsedFault;
-  readonly pattern: RegExp | undefined;
+  readonly pattern: Glob | undefined;
   times: number | null;
   hits: number;
 }
@@ -100,7 +151,7 @@ export interface DeliveryFaultMatch {
 }
 
 export interface JobFaultMatch {
-  readonly kind: string;
+  readonly kind: JobKind;
   readonly companyId: string | null;
   /** Only faults with this effect (a job that can be postponed at its start and fail at its end asks for each there). */
   readonly effect?: 'fail' | 'delayMs';
@@ -110,12 +161,12 @@ export class FaultRegistry {
   private readonly faults: Fault[] = [];
   private counter = 0;
 
-  /** Throws a z.ZodError when `input` is not a fault. */
+  /** Throws a FaultInputError, registering nothing, when `input` is not a fault or could never fire. */
   add(input: unknown): { id: string } {
-    const spec = faultInput.parse(input);
+    const spec = parseFault(input);
     const id = `flt_${++this.counter}`;
     const pattern = spec.target === 'api' ? spec.match.path : spec.target === 'delivery' ? spec.match.url : undefined;
-    this.faults.push({ id, spec, pattern: pattern === undefined ? undefined : globToRegExp(pattern), times: spec.times, hits: 0 });
+    this.faults.push({ id, spec, pattern: pattern === undefined ? undefined : new Glob(pattern), times: spec.times, hits: 0 });
     return { id };
   }
 
@@ -134,8 +185,16 @@ export class FaultRegistry {
     this.faults.length = 0;
   }
 
-  takeApi(request: ApiFaultMatch): ApiFault | undefined {
-    const fault = this.take((f) => f.spec.target === 'api' && matches(f, f.spec.match, request));
+  /**
+   * The first api fault matching the request at this moment: on `arrival` any but `concurrentEdit`; at
+   * `evaluation` only `concurrentEdit`, which counts as fired only if `fire` (the concurrent save) says it
+   * could save the guarded resource — otherwise it stays armed for a later request.
+   */
+  takeApi(request: ApiFaultMatch, moment: FaultMoment, fire?: () => boolean): ApiFault | undefined {
+    const fault = this.take(
+      (f) => f.spec.target === 'api' && ('concurrentEdit' in f.spec.effect) === (moment === 'evaluation') && matchesApi(f, f.spec.match, request),
+      fire,
+    );
     return fault && fault.spec.target === 'api' ? { id: fault.id, effect: fault.spec.effect as ApiFaultEffect } : undefined;
   }
 
@@ -143,7 +202,7 @@ export class FaultRegistry {
     const fault = this.take((f) => {
       if (f.spec.target !== 'delivery') return false;
       const { eventType, companyId } = f.spec.match;
-      return (eventType === undefined || eventType === request.eventType) && (companyId === undefined || companyId === request.companyId) && (!f.pattern || f.pattern.test(request.url));
+      return (eventType === undefined || eventType === request.eventType) && (companyId === undefined || companyId === request.companyId) && (!f.pattern || f.pattern.matches(request.url));
     });
     return fault && fault.spec.target === 'delivery' ? { id: fault.id, effect: fault.spec.effect } : undefined;
   }
@@ -157,35 +216,86 @@ export class FaultRegistry {
     return fault && fault.spec.target === 'job' ? { id: fault.id, effect: fault.spec.effect } : undefined;
   }
 
-  private take(test: (fault: Fault) => boolean): Fault | undefined {
+  private take(test: (fault: Fault) => boolean, fire?: () => boolean): Fault | undefined {
     if (this.faults.length === 0) return undefined;
     const index = this.faults.findIndex(test);
     if (index < 0) return undefined;
     const fault = this.faults[index]!;
+    if (fire && !fire()) return undefined;
     fault.hits++;
     if (fault.times !== null && --fault.times === 0) this.faults.splice(index, 1);
     return fault;
   }
 }
 
-function matches(fault: Fault, match: { method?: string; companyId?: string }, request: ApiFaultMatch): boolean {
+function matchesApi(fault: Fault, match: { method?: string; companyId?: string }, request: ApiFaultMatch): boolean {
   if (match.method !== undefined && match.method !== request.method) return false;
   if (match.companyId !== undefined && match.companyId !== request.companyId) return false;
-  if (fault.pattern && !fault.pattern.test(request.path)) return false;
-  // concurrentEdit needs a resource guarded by If-Match; elsewhere the fault waits for one.
-  if ('concurrentEdit' in fault.spec.effect && !request.hasEditTarget) return false;
-  return true;
+  return !fault.pattern || fault.pattern.matches(request.path);
 }
 
-function globToRegExp(glob: string): RegExp {
-  let source = '';
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i]!;
-    if (ch === '*' && glob[i + 1] === '*') {
-      source += '.*';
-      i++;
-    } else if (ch === '*') source += '[^/]*';
-    else source += ch.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+/** `input` as a fault, or a FaultInputError saying, in one sentence, which field is wrong and what it accepts. */
+function parseFault(input: unknown): ParsedFault {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw refusal(`${ACCEPTS.fault}; got ${shown(input)}.`, '');
+  const record = input as Record<string, unknown>;
+  const unknownField = Object.keys(record).find((k) => !['target', 'match', 'effect', 'times'].includes(k));
+  if (unknownField !== undefined) throw refusal(`"${unknownField}" is not a field of a fault (fields: target, match, effect, times).`, unknownField);
+  const target = record.target;
+  if (typeof target !== 'string' || !(TARGETS as string[]).includes(target)) throw refusal(`${ACCEPTS.target}; ${got(record, ['target'])}.`, 'target');
+  const parsed = FAULTS[target as Target].safeParse(input);
+  if (!parsed.success) throw describe(target as Target, record, parsed.error.issues[0]!);
+  if (parsed.data.target === 'api' && 'concurrentEdit' in parsed.data.effect) checkConcurrentEditCanFire(parsed.data.match);
+  return parsed.data;
+}
+
+function describe(target: Target, input: Record<string, unknown>, issue: z.core.$ZodIssue): FaultInputError {
+  const [field, sub] = issue.path as (string | number)[];
+  if (field === 'match' && issue.code === 'unrecognized_keys') {
+    return refusal(`match.${issue.keys[0]} is not a field of ${ACCEPTS[target].article}'s match (fields: ${MATCH_FIELDS[target]}).`, `match.${issue.keys[0]}`);
   }
-  return new RegExp(`^${source}$`, 'i');
+  if (field === 'match' && sub === undefined) return refusal(`match must be a JSON object; ${got(input, ['match'])}.`, 'match');
+  if (field === 'match') {
+    const accepts = sub === 'companyId' ? ACCEPTS.companyId : (ACCEPTS[target] as Record<string, string>)[String(sub)];
+    return refusal(`${accepts ?? `match.${String(sub)} is not valid`}; ${got(input, ['match', String(sub)])}.`, `match.${String(sub)}`);
+  }
+  if (field === 'effect') return refusal(`${ACCEPTS[target].effect}; ${got(input, ['effect'])}.`, 'effect');
+  if (field === 'times') return refusal(`${ACCEPTS.times}; ${got(input, ['times'])}.`, 'times');
+  return refusal(`${ACCEPTS.fault}; ${issue.message}.`, String(field ?? ''));
+}
+
+/**
+ * A `concurrentEdit` fires only on an operation that takes If-Match and whose guarded resource another client
+ * can save: refuse one whose match reaches no such operation.
+ */
+function checkConcurrentEditCanFire(match: { method?: string; path?: string }): void {
+  const pattern = match.path === undefined ? undefined : new Glob(match.path);
+  const reached = IF_MATCH_OPERATIONS.filter((o) => (match.method === undefined || o.method === match.method) && (!pattern || pattern.overlapsTemplate(o.path)));
+  if (reached.some((o) => concurrentEditImpossible(o) === undefined)) return;
+  const what = [match.method, match.path].filter(Boolean).join(' ') || 'any request';
+  if (reached.length > 0) {
+    const operation = reached[0]!;
+    throw refusal(`effect concurrentEdit can never fire on ${describeOperation(operation)}: ${concurrentEditImpossible(operation)}.`, 'effect');
+  }
+  throw refusal(
+    `effect concurrentEdit can never fire on ${what}: it needs an operation that takes If-Match, and the match reaches none (they are ${IF_MATCH_OPERATIONS.filter((o) => concurrentEditImpossible(o) === undefined).map(describeOperation).join(', ')}).`,
+    'match',
+  );
+}
+
+const describeOperation = (o: IfMatchOperation) => `${o.method} ${o.path}`;
+
+function refusal(message: string, caminho: string): FaultInputError {
+  return new FaultInputError(message, caminho);
+}
+
+/** "got <value>" for the value at `path` of `input`, or "it is missing". */
+function got(input: Record<string, unknown>, path: string[]): string {
+  let value: unknown = input;
+  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return value === undefined ? 'it is missing' : `got ${shown(value)}`;
+}
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }

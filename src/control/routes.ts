@@ -8,6 +8,7 @@ import { PERMISSIONS } from '../core/companies.js';
 import { EVENT_KINDS, type EventData } from '../core/webhooks/events.js';
 import { parseDuration } from '../core/time.js';
 import { ClockLimitError } from '../clock/clock.js';
+import { FaultInputError } from './faults.js';
 import type { Emulator } from '../emulator.js';
 import { ControlError } from '../emulator.js';
 import { apiError, errorResponse, type ApiError } from '../http/errors.js';
@@ -71,6 +72,10 @@ async function call(run: () => unknown): Promise<Response> {
   } catch (error) {
     if (error instanceof ControlError) return fail(apiError(error.status, error.codigo, error.message, error.caminho));
     if (error instanceof ClockLimitError) return fail(apiError(409, 'limite_de_tarefas', error.message));
+    if (error instanceof FaultInputError) {
+      const caminho = error.caminho === '' ? 'body' : `body.${error.caminho}`;
+      return fail(apiError(422, 'valor_invalido', error.message, caminho));
+    }
     if (error instanceof z.ZodError) {
       const issue = error.issues[0]!;
       const caminho = formatPath('body', issue.path as PropertyKey[]);

@@ -13,12 +13,13 @@ import { createHash } from 'node:crypto';
 import type { Context as HonoContext } from 'hono';
 import type { z } from 'zod';
 import { hasPermission, type Company, type Credential, type Permission } from '../core/companies.js';
-import { simulateConcurrentEdit, type EditTarget } from '../core/concurrent-edit.js';
+import { saveConcurrently } from '../core/concurrent-edit.js';
 import { canonicalJson, idempotencyScope, lookupIdempotency, storeIdempotency, type StoredResponse } from '../core/idempotency.js';
 import type { Result } from '../core/refusal.js';
 import type { Context, State } from '../core/state.js';
 import type { IfMatch } from '../core/versioning.js';
 import { apiError, codeForStatus, errorResponse, STATUS_OF, type ApiError } from './errors.js';
+import { concurrentEditImpossible, ifMatchOperation, type IfMatchOperation } from './preconditions.js';
 import type { BodySource, HttpEnv, Runtime } from './runtime.js';
 import { formatPath, parse, validationError } from './schemas.js';
 
@@ -36,6 +37,7 @@ export interface Call<P, Q, B> {
   readonly params: P;
   readonly query: Q;
   readonly body: B;
+  /** The request's If-Match, on an operation that takes it (src/http/preconditions.ts); undefined elsewhere. */
   readonly ifMatch: IfMatch;
   /** `If-None-Match: *` was sent (create only), on operations that take it. */
   readonly createOnly: boolean;
@@ -73,19 +75,20 @@ export interface OperationSpec<P, Q, B> {
   readonly idempotencyKey?: KeyRule;
   /** How a replayed answer is told from the first (the ingestion start: 200 with `repetida: true`); default as stored. */
   readonly replay?: (stored: StoredResponse, state: State) => StoredResponse;
-  /** The resource If-Match guards: what a `concurrentEdit` fault changes behind the request's back. */
-  readonly editTarget?: (params: P) => EditTarget;
   run(call: Call<P, Q, B>): Result<Reply>;
 }
 
 export interface Operation {
   readonly method: Method;
   readonly path: string;
+  /** Its row of the If-Match table, when it takes If-Match. */
+  readonly guard: IfMatchOperation | undefined;
   handle(c: HonoContext<HttpEnv>): Promise<Response>;
 }
 
 export function operation<P, Q, B = undefined>(spec: OperationSpec<P, Q, B>): Operation {
-  return { method: spec.method, path: spec.path, handle: (c) => handle(spec, c) };
+  const guard = ifMatchOperation(spec.method, spec.path);
+  return { method: spec.method, path: spec.path, guard, handle: (c) => handle(spec, guard, c) };
 }
 
 /** What an idempotency-key must look like, and how to say so. */
@@ -98,7 +101,7 @@ export interface KeyRule {
 const IDEMPOTENCY_KEY: KeyRule = { pattern: /^[A-Za-z0-9._:-]{16,128}$/, description: '16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-"' };
 const ENTITY_TAGS = /^\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*)*$/;
 
-async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<HttpEnv>): Promise<Response> {
+async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOperation | undefined, c: HonoContext<HttpEnv>): Promise<Response> {
   const runtime = c.env.runtime;
   const request = c.req.raw;
   const path = c.req.path;
@@ -111,7 +114,7 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
   const credential = token === undefined ? undefined : runtime.credential(token);
   journal.companyId = credential?.companyId ?? null;
 
-  const fault = runtime.takeApiFault({ method: spec.method, path, companyId: credential?.companyId, hasEditTarget: spec.editTarget !== undefined });
+  const fault = runtime.takeApiFault({ method: spec.method, path, companyId: credential?.companyId }, 'arrival');
   if (fault) journal.faultId = fault.id;
   if (fault && 'status' in fault.effect) {
     const { status, retryAfter } = fault.effect;
@@ -188,12 +191,17 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, c: HonoContext<Http
     }
 
     const ctx = runtime.context();
-    if (fault && 'concurrentEdit' in fault.effect && spec.editTarget) {
-      simulateConcurrentEdit(runtime.state, company.id, spec.editTarget(params.data), ctx);
+    // Only the operations of the If-Match table see the header: their core operation checks it (428, 412).
+    const ifMatch = guard ? headers.ifMatch : undefined;
+    if (guard && ifMatch !== undefined && concurrentEditImpossible(guard) === undefined) {
+      // Another client saves what this If-Match guards, just before the request is evaluated (DESIGN §6).
+      const id = guard.guardedBy === undefined ? undefined : (params.data as Record<string, string>)[guard.guardedBy];
+      const edit = runtime.takeApiFault({ method: spec.method, path, companyId: company.id }, 'evaluation', () => saveConcurrently(runtime.state, company.id, guard.guards, id, ctx));
+      if (edit) journal.faultId = edit.id;
     }
 
     // 404, 428, 412, 409, apply
-    const result = spec.run({ runtime, state: runtime.state, ctx, company, credential, params: params.data, query: parsedQuery.data, body: parsedBody, ifMatch: headers.ifMatch, createOnly: headers.createOnly, canonicalBody });
+    const result = spec.run({ runtime, state: runtime.state, ctx, company, credential, params: params.data, query: parsedQuery.data, body: parsedBody, ifMatch, createOnly: headers.createOnly, canonicalBody });
     runtime.flush();
     if (!result.ok) {
       const { kind, codigo, mensagem, caminho, limit } = result.refusal;
@@ -240,6 +248,7 @@ export function rateLimitHeaders(limit: { policy: string; limit: number; windowS
 
 interface RequestHeaders {
   readonly idempotencyKey: string | undefined;
+  /** The request's If-Match, on an operation that takes it (src/http/preconditions.ts); undefined elsewhere. */
   readonly ifMatch: IfMatch;
   readonly createOnly: boolean;
 }

@@ -12,9 +12,14 @@ export interface ApiFaultMatch {
   readonly method: string;
   readonly path: string;
   readonly companyId: string | undefined;
-  /** Whether the operation changes a resource guarded by If-Match (what concurrentEdit needs). */
-  readonly hasEditTarget: boolean;
 }
+
+/**
+ * When a request meets the api faults: on `arrival` (before anything is checked: status, loseResponse, delayMs)
+ * and, on an operation that takes If-Match, at `evaluation` (after validation, just before the core runs:
+ * concurrentEdit).
+ */
+export type FaultMoment = 'arrival' | 'evaluation';
 
 export type ApiFaultEffect =
   | { readonly status: number; readonly retryAfter?: number }
@@ -59,8 +64,11 @@ export interface Runtime {
   readonly deliveryPolicy: DeliveryPolicy;
   nextRequestId(): string;
   credential(token: string): Credential | undefined;
-  /** The first api fault matching the request, its `times` counted down. */
-  takeApiFault(match: ApiFaultMatch): ApiFault | undefined;
+  /**
+   * The first api fault matching the request at `moment`, its `times` counted down. At `evaluation`, `fire`
+   * applies the concurrent edit; a fault whose edit found nothing to save does not fire.
+   */
+  takeApiFault(match: ApiFaultMatch, moment: FaultMoment, fire?: () => boolean): ApiFault | undefined;
   record(entry: JournalEntry): void;
 }
 

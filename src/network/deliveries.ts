@@ -17,8 +17,6 @@ import type { FaultRegistry } from '../control/faults.js';
 import type { Transport } from './transport.js';
 
 export const TASK_RESPONSE = 'webhook.resposta';
-/** The `job` kind of the retention cleanup, for job faults. */
-export const JOB_RETENTION = 'retencao_eventos';
 export const RETENTION_EVERY_MS = HOUR;
 
 export interface DeliveryWorld {
@@ -67,7 +65,7 @@ export function registerDeliveryTasks(world: DeliveryWorld, transport: Transport
   });
 
   clock.handle(TASK_RETENTION, () => {
-    const fault = faults.takeJob({ kind: JOB_RETENTION, companyId: null })?.effect;
+    const fault = faults.takeJob({ kind: 'retencao_eventos', companyId: null })?.effect;
     if (fault && 'fail' in fault) return;
     if (fault && 'delayMs' in fault) {
       // Postponed: this run is skipped and a single extra run happens later.

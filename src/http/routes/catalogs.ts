@@ -64,7 +64,6 @@ export const catalogOperations = [
     params: idParams,
     query: noQuery,
     body: catalogPatch,
-    editTarget: ({ id }) => ({ kind: 'catalog', id }),
     run: ({ state, ctx, company, params, body, ifMatch }) =>
       answer(state, 200)(editCatalog(state, company.id, params.id, ifMatch, { nome: body.nome, idExterno: body.id_externo }, ctx)),
   }),
@@ -91,7 +90,6 @@ export const catalogDeletionOperations = [
     query: noQuery,
     body: emptyBody,
     bodyOptional: true,
-    editTarget: ({ id }) => ({ kind: 'catalog', id }),
     run: ({ state, ctx, company, params, ifMatch }) => answer(state, 200)(deleteCatalog(state, company.id, params.id, ifMatch, ctx)),
   }),
 ];

@@ -65,7 +65,6 @@ export const establishmentOperations = [
     params: idParams,
     query: noQuery,
     body: establishmentPatch,
-    editTarget: ({ id }) => ({ kind: 'establishment', id }),
     run: ({ state, ctx, company, params, body, ifMatch }) =>
       answer(200)(editEstablishment(state, company.id, params.id, ifMatch, { nome: body.nome, idExterno: body.id_externo }, ctx)),
   }),
@@ -77,7 +76,6 @@ export const establishmentOperations = [
     query: noQuery,
     body: emptyBody,
     bodyOptional: true,
-    editTarget: ({ id }) => ({ kind: 'establishment', id }),
     run: ({ state, ctx, company, params, ifMatch }) => answer(200)(archiveEstablishment(state, company.id, params.id, ifMatch, ctx)),
   }),
   operation({
@@ -87,7 +85,6 @@ export const establishmentOperations = [
     params: idParams,
     query: noQuery,
     body: cnpjCorrectionRequest,
-    editTarget: ({ id }) => ({ kind: 'establishment', id }),
     run: ({ state, ctx, company, params, body, ifMatch }) => {
       const result = requestCnpjCorrection(state, company.id, params.id, ifMatch, { cnpjNovo: body.cnpj_novo, motivo: body.motivo }, ctx);
       // 202: accepted durably, not applied (spec); Location is where to follow it.

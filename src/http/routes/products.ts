@@ -94,7 +94,6 @@ export const productOperations = [
     params: idParams,
     query: noQuery,
     body: productPatch,
-    editTarget: ({ id }) => ({ kind: 'product', id }),
     run: ({ state, ctx, company, params, body, ifMatch }) =>
       answer(200)(
         editProduct(state, company.id, params.id, ifMatch, {
@@ -114,7 +113,6 @@ export const productOperations = [
     query: noQuery,
     body: emptyBody,
     bodyOptional: true,
-    editTarget: ({ produto_id }) => ({ kind: 'product', id: produto_id }),
     run: ({ state, ctx, company, params, ifMatch }) => answer(200)(linkProduct(state, company.id, params.id, params.produto_id, ifMatch, ctx)),
   }),
   operation({
@@ -125,7 +123,6 @@ export const productOperations = [
     query: noQuery,
     body: emptyBody,
     bodyOptional: true,
-    editTarget: ({ produto_id }) => ({ kind: 'product', id: produto_id }),
     run: ({ state, ctx, company, params, ifMatch }) => answer(200)(unlinkProduct(state, company.id, params.id, params.produto_id, ifMatch, ctx)),
   }),
 ];
