@@ -96,7 +96,10 @@ export interface CreatedCompanyInfo {
 export interface ClockInfo {
   readonly now: Date;
   readonly mode: ClockMode;
+  /** Work pending: what runUntilIdle would run (deliveries, job runs, held requests). */
   readonly pending: number;
+  /** Deadline tasks scheduled (expiries, retention, daily schedules): only advance fires them. */
+  readonly deadlines: number;
 }
 
 export interface EmulatorInfo {
@@ -224,8 +227,12 @@ export class Emulator {
   readonly clock = {
     now: (): Date => new Date(this.world.clock.now()),
     mode: (): ClockMode => this.mode,
+    /** Work pending: what runUntilIdle would run. */
     pending: (): number => this.world.clock.pending(),
-    info: (): ClockInfo => ({ now: new Date(this.world.clock.now()), mode: this.mode, pending: this.world.clock.pending() }),
+    info: (): ClockInfo => {
+      const clock = this.world.clock;
+      return { now: new Date(clock.now()), mode: this.mode, pending: clock.pending(), deadlines: clock.deadlines() };
+    },
     /** Runs every task due within `by` ("90s", "15m", "24h", "31d", or ms), each at its own virtual time. */
     advance: async (by: number | string): Promise<{ now: Date; ran: number }> => {
       const ms = parseDuration(by);
@@ -237,7 +244,10 @@ export class Emulator {
       const result = await this.world.clock.advanceTo(toInstant(instant, 'advanceTo'));
       return { now: new Date(result.now), ran: result.ran };
     },
-    /** Runs one-off tasks until none is left; throws ClockLimitError after `limit` (default 10,000). */
+    /**
+     * Runs the service's work (deliveries, job runs, held requests) until none is left, never a deadline; throws
+     * ClockLimitError after `limit` tasks of work (default 10,000). A deadline it passes fires at the next advance.
+     */
     runUntilIdle: async (options: { limit?: number } = {}): Promise<{ now: Date; ran: number }> => {
       const result = await this.world.clock.runUntilIdle(options);
       return { now: new Date(result.now), ran: result.ran };
@@ -336,6 +346,8 @@ export class Emulator {
     const state = importState(data.state as StateData);
     const initialCompanies = this.world.initialCompanies.filter((c) => state.companies.has(c.companyId));
     const world = this.freshWorld({ state, initialCompanies, random: data.random, requestRandom: data.requestRandom });
+    const unknown = data.tasks.findIndex((task) => !world.clock.handles(task.kind));
+    if (unknown >= 0) throw new TypeError(`Not a snapshot of this emulator: tasks.${unknown}.kind: "${data.tasks[unknown]!.kind}" is not a task kind of this emulator`);
     world.clock.load(data.now, data.tasks as PersistedTask[]);
     // Requests in flight did not survive: attempts still running end by their time-out.
     rearmStartedAttempts(world.state, this.deliveryPolicy);
@@ -407,7 +419,7 @@ export class Emulator {
       requestRandom,
       flush: () => drainOutbox(world.state).map((task) => clock.schedule({ kind: task.kind, owner: task.owner, payload: task.payload }, task.due)),
     };
-    clock.handle(HOUSEKEEPING_IDEMPOTENCY, () => {
+    clock.handle(HOUSEKEEPING_IDEMPOTENCY, 'deadline', () => {
       purgeExpiredIdempotency(world.state, clock.now());
     });
     registerDeliveryTasks(world, this.transport, this.faultRegistry, this.deliveryPolicy);
@@ -418,7 +430,8 @@ export class Emulator {
      * analyses) is postponed at its start and fails at its end.
      */
     const jobTask = (kind: string, taskKind: string, accepts: 'delayMs' | 'fail' | 'both', run: (payload: Record<string, string>, failed: boolean, ctx: Context) => void) => {
-      clock.handle(taskKind, (task) => {
+      // A job's run is the service's own work: runUntilIdle finishes it (a delayMs fault included).
+      clock.handle(taskKind, 'work', (task) => {
         const fault = this.faultRegistry.takeJob({ kind, companyId: task.owner, ...(accepts === 'both' ? {} : { effect: accepts }) })?.effect;
         if (fault && 'delayMs' in fault) {
           clock.schedule({ kind: taskKind, owner: task.owner, payload: task.payload }, clock.now() + fault.delayMs);
@@ -435,11 +448,12 @@ export class Emulator {
     jobTask(JOB_CNPJ_REVIEW, TASK_REVIEW, 'both', (payload, failed, ctx) => reviewCnpjCorrection(world.state, payload.correctionId!, failed, ctx));
     jobTask(JOB_INGESTION, TASK_VALIDATION, 'both', (payload, failed, ctx) => validateIngestion(world.state, payload.ingestionId!, failed, ctx));
     jobTask(JOB_INGESTION, TASK_APPLICATION, 'both', (payload, failed, ctx) => applyIngestion(world.state, payload.ingestionId!, failed, ctx));
-    clock.handle(TASK_DAILY, () => {
+    // The daily schedule and an ingestion's expiry wait for time to pass, not for work to be done.
+    clock.handle(TASK_DAILY, 'deadline', () => {
       scheduleDailyExecutions(world.state, now());
       world.flush();
     });
-    clock.handle(TASK_EXPIRY, (task) => {
+    clock.handle(TASK_EXPIRY, 'deadline', (task) => {
       expireIngestion(world.state, (task.payload as { ingestionId: string }).ingestionId, now());
       world.flush();
     });
