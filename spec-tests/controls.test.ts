@@ -637,6 +637,38 @@ describe('/_emulator/state', () => {
     expect(again.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it('a request held by delayMs when the state is restored answers 503 servico_indisponivel and applies nothing, then or later', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id, { sku: 'orig' });
+    const path = `/v1/produtos/${created.id}`;
+    const snapshot = await w.controls.snapshot();
+    const { id: faultId } = await w.controls.addFault({ target: 'api', match: { method: 'PATCH', path, companyId: w.company.companyId }, effect: { delayMs: 5000 } });
+    const before = (await w.controls.clock()).pending;
+    const key = newKey();
+    const held = w.api.patch(path, { sku: 'late' }, { key, ifMatch: created.etag });
+    await until(async () => (await w.controls.clock()).pending > before);
+
+    expect((await w.controls.raw('PUT', '/state', snapshot)).status).toBe(200);
+    const answer = await held;
+    expectError(answer, 503, 'servico_indisponivel', null);
+    expect(answer.body.erro.mensagem).toBe(`Injected fault ${faultId}: the emulator was restored while this request was held by its delayMs; nothing was applied. Send the request again.`);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    // By key, not request id: the restored state rewinds the request-id source too, so ids repeat.
+    const journaled = ((await w.controls.requests()).items as JournalItem[]).filter((e) => e.idempotencyKey === key);
+    expect(journaled).toEqual([expect.objectContaining({ method: 'PATCH', path, status: 503, replayed: false, faultId, requestId: answer.headers.get('x-request-id') })]);
+
+    // Not then, and not when the clock reaches the end of the delay either.
+    expect((await w.api.get(path)).body).toEqual(created.body);
+    await w.controls.advance('5s');
+    expect((await w.api.get(path)).body).toEqual(created.body);
+    // The key is free: neither in flight (409) nor stored (a replay).
+    const again = await w.api.patch(path, { sku: 'late' }, { key, ifMatch: created.etag });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.body).toMatchObject({ sku: 'late', versao: 2 });
+  });
+
   it('carries ingestions at every step: restored while validando the validation still runs; restored while validada it applies', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -715,6 +747,29 @@ describe.runIf(mayResetTarget())('POST /_emulator/reset', () => {
     expect((await controls.faults()).items).toEqual([]);
     expect((await controls.raw('GET', '/companies')).body.items).toEqual(fresh.companies);
     expectError(await w.api.get('/v1/empresa'), 401, 'credencial_invalida');
+  });
+  it('a request held by delayMs when the emulator is reset answers 503 servico_indisponivel and never runs against the fresh state', async () => {
+    const { target, controls } = await world();
+    // From a fresh emulator, the same calls give the same ids and tokens: the company made again after the
+    // reset below is the very one the held request was sent for, so running it there would be visible.
+    await controls.raw('POST', '/reset');
+    const company = await controls.createCompany();
+    const w: World = { target, controls, company, api: new Api(target, company.token) };
+    const { id: faultId } = await controls.addFault({ target: 'api', match: { method: 'POST', path: '/v1/catalogos', companyId: company.companyId }, effect: { delayMs: 1000 } });
+    const body = { estabelecimento_id: company.headOffice.id, nome: 'Loja' };
+    const held = w.api.post('/v1/catalogos', body);
+    await until(async () => (await controls.clock()).pending > 0);
+
+    expect((await controls.raw('POST', '/reset')).status).toBe(200);
+    expect(await controls.createCompany()).toEqual(company);
+    const answer = await held;
+    expectError(answer, 503, 'servico_indisponivel', null);
+    expect(answer.body.erro.mensagem).toBe(`Injected fault ${faultId}: the emulator was reset while this request was held by its delayMs; nothing was applied. Send the request again.`);
+
+    await controls.advance('1s');
+    expect((await w.api.get('/v1/catalogos')).body.itens).toEqual([]);
+    expect((await w.api.get(`/v1/estabelecimentos/${company.headOffice.id}`)).body).toMatchObject({ catalogo_id: null, versao: 1 });
+    expect(await controls.clock()).toMatchObject({ pending: 0 });
   });
 });
 

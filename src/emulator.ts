@@ -125,6 +125,11 @@ export interface RunningServer {
 
 const DEFAULT_PAGE_BUDGETS: PageBudgets = { catalogs: 256 * 1024, establishments: 256 * 1024, products: 256 * 1024 };
 const BASE_URL = 'http://catalog-emulator.local';
+/** How long a closing server lets answers in progress finish before it cuts the connections, and how often it looks. */
+const CLOSE_GRACE_MS = 500;
+const CLOSE_SWEEP_MS = 5;
+/** Why a world's clock stops: the words a released request's 503 uses ("the emulator was reset …"). */
+type WorldEnd = 'reset' | 'restored' | 'closed';
 const HOUSEKEEPING_IDEMPOTENCY = 'housekeeping.idempotency';
 
 type Bindings = { runtime: Runtime; emulator: Emulator; body?: BodySource };
@@ -352,7 +357,7 @@ export class Emulator {
     // Requests in flight did not survive: attempts still running end by their time-out.
     rearmStartedAttempts(world.state, this.deliveryPolicy);
     world.flush();
-    this.replaceWorld(world);
+    this.replaceWorld(world, 'restored');
   }
 
   /** Back to a fresh emulator: clock at its start, no state but the bootstrap companies, no faults, routes or journal. */
@@ -361,7 +366,7 @@ export class Emulator {
     this.routeTable.clear();
     this.journalLog.clear();
     this.inboxLog.clear();
-    this.replaceWorld(this.freshWorld());
+    this.replaceWorld(this.freshWorld(), 'reset');
   }
 
   /** Serves the API and the controls over HTTP. */
@@ -387,17 +392,31 @@ export class Emulator {
       close: () =>
         new Promise<void>((resolve) => {
           this.servers.delete(running);
-          if ('closeAllConnections' in server) server.closeAllConnections();
-          server.close(() => resolve());
+          // An answer still being written (a held request emu.close() just released with its 503) may finish:
+          // idle keep-alive connections are ended now and as each answer goes out; the rest are cut after a grace.
+          const sweep = setInterval(() => {
+            if ('closeIdleConnections' in server) server.closeIdleConnections();
+          }, CLOSE_SWEEP_MS);
+          const cut = setTimeout(() => {
+            if ('closeAllConnections' in server) server.closeAllConnections();
+          }, CLOSE_GRACE_MS);
+          sweep.unref();
+          cut.unref();
+          server.close(() => {
+            clearInterval(sweep);
+            clearTimeout(cut);
+            resolve();
+          });
+          if ('closeIdleConnections' in server) server.closeIdleConnections();
         }),
     };
     this.servers.add(running);
     return running;
   }
 
-  /** Stops servers and real-time timers. */
+  /** Stops servers and real-time timers; requests held by a `delayMs` fault are answered 503 first. */
   async close(): Promise<void> {
-    this.world.clock.dispose();
+    this.world.clock.dispose('closed');
     await Promise.all([...this.servers].map((s) => s.close()));
   }
 
@@ -466,8 +485,12 @@ export class Emulator {
     return world;
   }
 
-  private replaceWorld(world: World): void {
-    this.world.clock.dispose();
+  /**
+   * The old world's clock is disposed, which releases every request held by a `delayMs` fault: each answers 503
+   * saying why, instead of hanging on a clock nothing will move again or running against the new state.
+   */
+  private replaceWorld(world: World, reason: WorldEnd): void {
+    this.world.clock.dispose(reason);
     this.world = world;
   }
 }

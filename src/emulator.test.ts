@@ -1,0 +1,76 @@
+/**
+ * What the emulator promises across its own lifecycle, in process: close releases held requests (in process
+ * and over its own listener), and the `routes` option is configuration every reset restores.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEmulator, type Emulator } from './index.js';
+
+const emulators: Emulator[] = [];
+afterEach(async () => {
+  await Promise.all(emulators.splice(0).map((emu) => emu.close()));
+});
+
+function emulator(...args: Parameters<typeof createEmulator>): Emulator {
+  const emu = createEmulator(...args);
+  emulators.push(emu);
+  return emu;
+}
+
+/** Waits (a turn of the event loop at a time) until the emulator holds `count` pieces of work. */
+async function untilPending(emu: Emulator, count: number): Promise<void> {
+  for (let spins = 0; emu.clock.pending() < count; spins++) {
+    if (spins > 1000) throw new Error(`pending never reached ${count}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe('emu.close()', () => {
+  /** A POST /v1/catalogos held by a delayMs fault: the fault's id, the request's init and the company. */
+  function heldCatalogCreation(emu: Emulator) {
+    const company = emu.companies.create();
+    const { id: faultId } = emu.faults.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos' }, effect: { delayMs: 60_000 } });
+    const init: RequestInit = {
+      method: 'POST',
+      headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': 'close-held-0000001' },
+      body: JSON.stringify({ estabelecimento_id: company.headOffice.id, nome: 'Loja' }),
+    };
+    return { company, faultId, init };
+  }
+
+  const closedMessage = (faultId: string) =>
+    `Injected fault ${faultId}: the emulator was closed while this request was held by its delayMs; nothing was applied. Send the request again.`;
+
+  it('answers a request held by a delayMs fault 503 servico_indisponivel, and nothing is applied', async () => {
+    const emu = emulator();
+    const { company, faultId, init } = heldCatalogCreation(emu);
+    const held = emu.fetch('/v1/catalogos', init);
+    await untilPending(emu, 1);
+
+    await emu.close();
+    const answer = await held;
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    const requestId = answer.headers.get('x-request-id');
+    expect(await answer.json()).toEqual({ erro: { codigo: 'servico_indisponivel', mensagem: closedMessage(faultId), request_id: requestId } });
+    expect(emu.clock.pending()).toBe(0);
+    const catalogs = await emu.fetch('/v1/catalogos', { headers: { authorization: `Bearer ${company.token}` } });
+    expect(((await catalogs.json()) as { itens: unknown[] }).itens).toEqual([]);
+  });
+
+  it('over its own HTTP server, the held request gets its 503 before the server closes', async () => {
+    const emu = emulator();
+    const server = await emu.listen({ port: 0 });
+    const { faultId, init } = heldCatalogCreation(emu);
+    const held = fetch(`${server.url}/v1/catalogos`, init);
+    await untilPending(emu, 1);
+
+    const closing = Date.now();
+    await emu.close();
+    const answer = await held;
+    expect(answer.status).toBe(503);
+    expect(((await answer.json()) as { erro: { codigo: string; mensagem: string } }).erro).toMatchObject({ codigo: 'servico_indisponivel', mensagem: closedMessage(faultId) });
+    // The idle keep-alive connection is closed at once, not after the grace given to answers in progress.
+    expect(Date.now() - closing).toBeLessThan(400);
+    await expect(fetch(`${server.url}/v1/empresa`)).rejects.toThrow();
+  });
+});
