@@ -74,3 +74,49 @@ describe('emu.close()', () => {
     await expect(fetch(`${server.url}/v1/empresa`)).rejects.toThrow();
   });
 });
+
+describe('createEmulator({ routes })', () => {
+  const FROM = 'https://hooks.configured.example';
+
+  /** A company with a destination under `host`, and an event raised for it; resolves once the clock delivered it. */
+  async function deliverOne(emu: Emulator, host: string): Promise<string> {
+    const company = emu.companies.create();
+    const destination = await emu.fetch('/v1/webhook', {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': `destination-${company.companyId}`, 'if-none-match': '*' },
+      body: JSON.stringify({ url: `${host}/recebe` }),
+    });
+    expect(destination.status).toBe(201);
+    const { eventId } = emu.webhooks.raise(company.companyId, { tipo: 'webhook.teste' });
+    await emu.clock.runUntilIdle();
+    return eventId;
+  }
+
+  it('routes deliveries from the start, and every reset puts the configured routes back and drops the others', async () => {
+    const received: string[] = [];
+    const handler = (request: Request) => {
+      received.push(request.headers.get('service-event-id') ?? '');
+      return new Response(null, { status: 204 });
+    };
+    const emu = emulator({ routes: [{ from: FROM, to: handler }] });
+    expect(emu.network.routes()).toEqual([{ from: FROM, to: handler }]);
+    const first = await deliverOne(emu, FROM);
+    expect(received).toEqual([first]);
+
+    emu.network.route('https://hooks.later.example', 'http://127.0.0.1:9');
+    emu.network.unroute(FROM);
+    emu.reset();
+    expect(emu.network.routes()).toEqual([{ from: FROM, to: handler }]);
+    const second = await deliverOne(emu, FROM);
+    expect(received).toEqual([first, second]);
+    expect(emu.inbox.list()).toEqual([]);
+  });
+
+  it('checks each route as emu.network.route does and throws at creation, naming the bad one', () => {
+    expect(() => createEmulator({ routes: [{ from: FROM, to: 'http://127.0.0.1:9000' }, { from: 'http://hooks.example.com', to: 'http://127.0.0.1:9000' }] })).toThrow(
+      new TypeError('routes[1]: route "from" must be an https:// URL prefix, as a webhook destination is (got http://hooks.example.com)'),
+    );
+    expect(() => createEmulator({ routes: [{ from: FROM, to: 'ftp://x' }] })).toThrow(/^routes\[0\]: route "to" must be an http:\/\/ or https:\/\/ URL, or a handler function \(got ftp:\/\/x\)$/);
+    expect(() => createEmulator({ routes: [{ from: 'hooks', to: 'http://127.0.0.1:9000' }] })).toThrow('routes[0]: route "from" is not an absolute URL: hooks');
+  });
+});

@@ -70,6 +70,12 @@ export interface EmulatorOptions {
   readonly start?: string | number | Date;
   /** Companies created at start and again after every reset (same seed: same ids and tokens). */
   readonly companies?: readonly CompanyOptions[];
+  /**
+   * Delivery routes that belong to the emulator's configuration (the CLI's --route): in place from the start and
+   * put back by every reset, unlike routes added later through emu.network, which a reset drops. Checked like
+   * emu.network.route(); a bad one throws a TypeError naming it (`routes[1]: …`).
+   */
+  readonly routes?: readonly NetworkRoute[];
   /** Byte budgets of list pages; lower them to see budget-cut pages in a test. */
   readonly pageBudgets?: Partial<PageBudgets>;
   /** Webhook delivery timing (DESIGN §5 by default). */
@@ -163,6 +169,7 @@ export class Emulator {
   readonly mode: ClockMode;
   private readonly start: number;
   private readonly bootstrap: readonly CompanyOptions[];
+  private readonly configuredRoutes: readonly NetworkRoute[];
   private readonly pageBudgets: PageBudgets;
   private world: World;
   private readonly faultRegistry = new FaultRegistry();
@@ -180,6 +187,8 @@ export class Emulator {
     if (this.mode !== 'manual' && this.mode !== 'real') throw new TypeError(`clock must be "manual" or "real", got ${String(this.mode)}`);
     this.start = options.start === undefined ? (this.mode === 'manual' ? DEFAULT_START : Date.now()) : toInstant(options.start, 'start');
     this.bootstrap = options.companies ?? [];
+    this.configuredRoutes = [...(options.routes ?? [])];
+    this.addConfiguredRoutes();
     this.pageBudgets = { ...DEFAULT_PAGE_BUDGETS, ...options.pageBudgets };
     this.deliveryPolicy = deliveryPolicy(options.webhooks);
     const grace = options.webhooks?.handlerGraceMs ?? DEFAULT_HANDLER_GRACE_MS;
@@ -360,10 +369,11 @@ export class Emulator {
     this.replaceWorld(world, 'restored');
   }
 
-  /** Back to a fresh emulator: clock at its start, no state but the bootstrap companies, no faults, routes or journal. */
+  /** Back to a fresh emulator: clock at its start, no state but the bootstrap companies, only the configured routes, no faults or journal. */
   reset(): void {
     this.faultRegistry.clear();
     this.routeTable.clear();
+    this.addConfiguredRoutes();
     this.journalLog.clear();
     this.inboxLog.clear();
     this.replaceWorld(this.freshWorld(), 'reset');
@@ -418,6 +428,16 @@ export class Emulator {
   async close(): Promise<void> {
     this.world.clock.dispose('closed');
     await Promise.all([...this.servers].map((s) => s.close()));
+  }
+
+  private addConfiguredRoutes(): void {
+    this.configuredRoutes.forEach((route, i) => {
+      try {
+        this.routeTable.add(route?.from, route?.to);
+      } catch (error) {
+        throw new TypeError(`routes[${i}]: ${(error as Error).message}`);
+      }
+    });
   }
 
   private context() {
