@@ -222,6 +222,18 @@ describe('catalog-emulator serve: a reset keeps what the command line set up', {
     expect(received.map((r) => [r.path, r.headers['service-event-id']])).toEqual([['/recebe', raised.body.eventId]]);
     expect(await call(url, 'GET', '/_emulator/inbox')).toEqual({ status: 200, body: { items: [] } });
   });
+  it('--clock real: after a reset the printed company id and token still answer, the company recreated with the same id', async () => {
+    const { run, url, token } = await serve(['--port', '0', '--clock', 'real', '--log', 'silent']);
+    const [, cnpjRoot, companyId] = await waitForOutput(run, /company:\s+(\d{8}) \(([0-9a-f-]{36})\)/);
+    // Real time passes between start-up and the reset: the recreated company must not take its id from it.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await call(url, 'POST', '/_emulator/reset')).status).toBe(200);
+
+    expect(await call(url, 'GET', '/v1/empresa', { token })).toEqual({ status: 200, body: { id: companyId, cnpj_raiz: cnpjRoot, nome: `Empresa ${cnpjRoot}` } });
+    const listed = await call(url, 'GET', '/_emulator/companies');
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((c: { id: string; cnpjRoot: string }) => [c.id, c.cnpjRoot])).toEqual([[companyId, cnpjRoot]]);
+  });
 });
 
 describe('catalog-emulator --help and --version', { timeout: TEST_TIMEOUT_MS }, () => {

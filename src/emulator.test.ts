@@ -2,7 +2,7 @@
  * What the emulator promises across its own lifecycle, in process: close releases held requests (in process
  * and over its own listener), and the `routes` option is configuration every reset restores.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEmulator, type Emulator } from './index.js';
 
 const emulators: Emulator[] = [];
@@ -118,5 +118,28 @@ describe('createEmulator({ routes })', () => {
     );
     expect(() => createEmulator({ routes: [{ from: FROM, to: 'ftp://x' }] })).toThrow(/^routes\[0\]: route "to" must be an http:\/\/ or https:\/\/ URL, or a handler function \(got ftp:\/\/x\)$/);
     expect(() => createEmulator({ routes: [{ from: 'hooks', to: 'http://127.0.0.1:9000' }] })).toThrow('routes[0]: route "from" is not an absolute URL: hooks');
+  });
+});
+
+describe('options.companies', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('are created at exactly the start instant in real mode, so every reset recreates the same ids and tokens', () => {
+    // A wall clock that moves 1 ms each time it is read: time passes while the emulator is built.
+    const start = Date.UTC(2026, 10, 22, 10);
+    let wall = start;
+    vi.spyOn(Date, 'now').mockImplementation(() => wall++);
+    const emu = emulator({ clock: 'real', start, companies: [{}, { cnpjRoot: '11222333' }] });
+    const initial = emu.companies.initial();
+    expect(emu.companies.list().map((c) => c.createdAt)).toEqual([start, start]);
+    // A UUIDv7 begins with its 48-bit millisecond time.
+    expect(initial.map((c) => parseInt(c.companyId.replace(/-/g, '').slice(0, 12), 16))).toEqual([start, start]);
+
+    wall += 50;
+    emu.reset();
+    expect(emu.companies.initial()).toEqual(initial);
+    expect(emu.companies.list().map((c) => [c.id, c.createdAt])).toEqual(initial.map((c) => [c.companyId, start]));
   });
 });

@@ -500,7 +500,9 @@ export class Emulator {
       clock.schedule({ kind: HOUSEKEEPING_IDEMPOTENCY, owner: null, everyMs: DAY }, this.start + DAY);
       scheduleRetention(clock, this.start);
       clock.schedule({ kind: TASK_DAILY, owner: null, everyMs: DAILY_EVERY_MS }, this.start + DAILY_EVERY_MS);
-      for (const options of this.bootstrap) world.initialCompanies.push(describe(unwrap(createCompany(world.state, options, { now: clock.now(), random }))));
+      // At the start instant itself, not clock.now(): in real mode the wall clock moves on while the emulator is
+      // built, and ids are UUIDv7 of their creation time, so a reset would otherwise recreate them with other ids.
+      for (const options of this.bootstrap) world.initialCompanies.push(describe(unwrap(createCompany(world.state, options, { now: this.start, random }))));
     }
     return world;
   }
