@@ -83,15 +83,20 @@ async function serve(flags: ServeFlags): Promise<void> {
   if (flags.start !== undefined && !Number.isFinite(Date.parse(flags.start))) fail(`--start must be an ISO 8601 date-time such as 2026-01-01T00:00:00Z (got "${flags.start}")`);
   const seed = flags.seed === undefined ? undefined : /^-?\d+$/.test(flags.seed) ? Number(flags.seed) : flags.seed;
 
-  const emu = createEmulator({ seed, clock, ...(flags.start === undefined ? {} : { start: flags.start }), companies: [{}] });
-  for (const route of flags.route ?? []) {
+  const routeFlags = flags.route ?? [];
+  const routes = routeFlags.map((route) => {
     const at = route.indexOf('=');
     if (at <= 0) fail(`--route takes FROM=TO, e.g. --route https://hooks.example.com=http://127.0.0.1:9000 (got "${route}")`);
-    try {
-      emu.network.route(route.slice(0, at), route.slice(at + 1));
-    } catch (error) {
-      fail(`--route ${route}: ${(error as Error).message}`);
-    }
+    return { from: route.slice(0, at), to: route.slice(at + 1) };
+  });
+  // Routes given as options, not added afterwards: they are configuration, so POST /_emulator/reset keeps them.
+  let emu;
+  try {
+    emu = createEmulator({ seed, clock, ...(flags.start === undefined ? {} : { start: flags.start }), companies: [{}], routes });
+  } catch (error) {
+    const bad = /^routes\[(\d+)\]: (.*)$/s.exec((error as Error).message);
+    if (bad) fail(`--route ${routeFlags[Number(bad[1])]}: ${bad[2]}`);
+    throw error;
   }
 
   // Before listening: whoever reads the banner may signal at once, and must get a clean exit.

@@ -4,7 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -179,6 +180,59 @@ describe('catalog-emulator serve', { timeout: TEST_TIMEOUT_MS }, () => {
     expect(run.stderr).toContain(message);
     expect(run.stderr).toContain('catalog-emulator --help');
     expect(run.stdout).not.toContain('listening on');
+  });
+});
+
+/** A JSON request to the server: a control (no token) or the API (with `token` and a fresh idempotency key). */
+async function call(url: string, method: string, path: string, options: { body?: unknown; token?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  if (options.token !== undefined && method !== 'GET') headers['idempotency-key'] = `cli-test-${Math.random().toString(36).slice(2)}-0000`;
+  const response = await fetch(`${url}${path}`, { method, headers, ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+describe('catalog-emulator serve: a reset keeps what the command line set up', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('--route survives POST /_emulator/reset: an event raised after the reset reaches the routed receiver, not the inbox', async () => {
+    const received: { path: string; headers: IncomingHttpHeaders }[] = [];
+    const receiver = createHttpServer((request, response) => {
+      received.push({ path: request.url ?? '', headers: request.headers });
+      request.resume();
+      request.on('end', () => response.writeHead(200).end());
+    });
+    servers.push(receiver);
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const to = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const { url } = await serve(['--port', '0', '--clock', 'manual', '--log', 'silent', '--route', `https://hooks.x.example=${to}`]);
+
+    expect((await call(url, 'POST', '/_emulator/network/routes', { body: { from: 'https://hooks.later.example', to } })).status).toBe(201);
+    expect((await call(url, 'POST', '/_emulator/reset')).status).toBe(200);
+    expect(await call(url, 'GET', '/_emulator/network/routes')).toEqual({ status: 200, body: { items: [{ from: 'https://hooks.x.example', to }] } });
+
+    const company = await call(url, 'POST', '/_emulator/companies', { body: {} });
+    expect(company.status).toBe(201);
+    const destination = await call(url, 'PUT', '/v1/webhook', { token: company.body.token, body: { url: 'https://hooks.x.example/recebe' }, headers: { 'if-none-match': '*' } });
+    expect(destination.status).toBe(201);
+    const raised = await call(url, 'POST', `/_emulator/companies/${company.body.companyId}/events`, { body: { dados: { tipo: 'webhook.teste' } } });
+    expect(raised.status).toBe(201);
+    expect((await call(url, 'POST', '/_emulator/clock/advance', { body: { by: 0 } })).body).toMatchObject({ ran: 1 });
+
+    expect(received.map((r) => [r.path, r.headers['service-event-id']])).toEqual([['/recebe', raised.body.eventId]]);
+    expect(await call(url, 'GET', '/_emulator/inbox')).toEqual({ status: 200, body: { items: [] } });
+  });
+  it('--clock real: after a reset the printed company id and token still answer, the company recreated with the same id', async () => {
+    const { run, url, token } = await serve(['--port', '0', '--clock', 'real', '--log', 'silent']);
+    const [, cnpjRoot, companyId] = await waitForOutput(run, /company:\s+(\d{8}) \(([0-9a-f-]{36})\)/);
+    // Real time passes between start-up and the reset: the recreated company must not take its id from it.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await call(url, 'POST', '/_emulator/reset')).status).toBe(200);
+
+    expect(await call(url, 'GET', '/v1/empresa', { token })).toEqual({ status: 200, body: { id: companyId, cnpj_raiz: cnpjRoot, nome: `Empresa ${cnpjRoot}` } });
+    const listed = await call(url, 'GET', '/_emulator/companies');
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((c: { id: string; cnpjRoot: string }) => [c.id, c.cnpjRoot])).toEqual([[companyId, cnpjRoot]]);
   });
 });
 

@@ -4,12 +4,13 @@
  * reset is global, and the server is shared by every spec file).
  */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Api, headOfficeCatalog, NCM, newKey, otherCompany, product, world, type Answer, type World } from './support/client.js';
 import { headOfficeCnpj } from './support/cnpj.js';
 import { expectControlError, expectError, UUID } from './support/expect.js';
 import { ALL_PERMISSIONS, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 import { mayResetTarget } from './support/target.js';
+import { clockNow, createDestination, DAY, deliveryFault, eventDetail, hookHost, HOUR, iso, MINUTE, raiseEvent, removeFault, SECOND } from './support/webhooks.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -165,13 +166,15 @@ describe('/_emulator/companies', () => {
 });
 
 describe('/_emulator/clock', () => {
-  it('GET answers {now, mode, pending}', async () => {
+  it('GET answers {now, mode, pending, deadlines}', async () => {
     const w = await world();
     const clock = await w.controls.raw('GET', '/clock');
     expect(clock.status).toBe(200);
-    expect(Object.keys(clock.body).sort()).toEqual(['mode', 'now', 'pending']);
+    expect(Object.keys(clock.body).sort()).toEqual(['deadlines', 'mode', 'now', 'pending']);
     expect(clock.body.mode).toBe('manual');
     expect(Number.isInteger(clock.body.pending)).toBe(true);
+    // At least the emulator's own: idempotency purge, event retention, daily surveillance schedule.
+    expect(clock.body.deadlines).toBeGreaterThanOrEqual(3);
     expect(new Date(clock.body.now).toISOString()).toBe(clock.body.now);
   });
 
@@ -224,6 +227,137 @@ describe('/_emulator/clock', () => {
     expectControlError(await w.controls.raw('POST', '/clock/advance', {}), 422, 'valor_invalido');
     expectControlError(await w.controls.raw('POST', '/clock/advance', { by: '1s', to: before }), 422, 'valor_invalido');
     expect((await w.controls.clock()).now).toBe(before);
+  });
+});
+
+/**
+ * Run-until-idle finishes the service's own work (deliveries, job runs) and never fires a deadline (an expiry,
+ * retention, a daily schedule): those wait for the client or for time, and only advance reaches them.
+ */
+describe('POST /_emulator/clock/run-until-idle', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  /** Runs the work other tests left on a shared server, so that `ran` counts only this test's work. */
+  async function idle(w: World): Promise<void> {
+    const answer = await w.controls.raw('POST', '/clock/run-until-idle', {});
+    expect(answer.status, answer.text).toBe(200);
+  }
+
+  /** An ingestion of one record into the catalog, closed and validated by the clock: its id and its receipt as validated. */
+  async function validatedIngestion(w: World, catalogId: string): Promise<{ id: string; validated: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const started = await w.api.post('/v1/catalogos/ingestoes', { operacao: 'mesclar', catalogo_id: catalogId });
+    expect(started.status, started.text).toBe(201);
+    const id: string = started.body.ingestao_id;
+    expect((await w.api.put(`/v1/catalogos/ingestoes/${id}/lotes/1`, { itens: [{ id_externo: 'idle-1', origem: 'erp', ncm: NCM }] })).status).toBe(201);
+    expect((await w.api.post(`/v1/catalogos/ingestoes/${id}/fechamento`, { total_lotes: 1 })).status).toBe(202);
+    // Validation: 1 s + 1 ms per record, work run-until-idle carries out.
+    const closedAt = await clockNow(w);
+    const ran = await w.controls.raw('POST', '/clock/run-until-idle', {});
+    expect(ran.status, ran.text).toBe(200);
+    expect(ran.body).toEqual({ now: iso(closedAt + SECOND + 1), ran: 1 });
+    const validated = await w.api.get(`/v1/catalogos/ingestoes/${id}`);
+    expect(validated.body).toMatchObject({ estado: 'validada', atualizada_em: iso(closedAt + SECOND + 1), expira_em: iso(closedAt + SECOND + 1 + DAY) });
+    return { id, validated: validated.body };
+  }
+
+  /** A destination on a host of its own whose every delivery answers 500 (a delivery fault removed after the test). */
+  async function failingDestination(w: World): Promise<string> {
+    const host = hookHost();
+    await createDestination(w, `${host}/recebe`);
+    const faultId = await deliveryFault(w, { url: `${host}/**` }, { status: 500 }, null);
+    cleanups.push(() => removeFault(w, faultId));
+    return faultId;
+  }
+
+  it('leaves a validated ingestion validada: its 24 h expiry is a deadline, and run-until-idle fires none', async () => {
+    const w = await world();
+    await idle(w);
+    const { id, validated } = await validatedIngestion(w, (await headOfficeCatalog(w)).id);
+    const before = await w.controls.clock();
+
+    const answer = await w.controls.raw('POST', '/clock/run-until-idle', {});
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(answer.body).toEqual({ now: before.now, ran: 0 });
+    const after = await w.api.get(`/v1/catalogos/ingestoes/${id}`);
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(validated);
+    expect(await w.controls.clock()).toEqual({ ...before, pending: 0 });
+  });
+
+  it('{limit: 10} carries a delivery that always fails through its 8 attempts: 200, ran 8, the event falhou; the hourly and daily deadlines it crosses neither run nor count', async () => {
+    const w = await world();
+    await idle(w);
+    const faultId = await failingDestination(w);
+    const t0 = await clockNow(w);
+    const eventId = await raiseEvent(w);
+    const { deadlines } = await w.controls.clock();
+
+    const answer = await w.controls.raw('POST', '/clock/run-until-idle', { limit: 10 });
+    expect(answer.status, answer.text).toBe(200);
+    // The 8th attempt starts 22 h 35 min 5 s after the first (waits 5 s, 5 min, 30 min, 2 h, 5 h, 7 h, 8 h).
+    const last = t0 + 22 * HOUR + 35 * MINUTE + 5 * SECOND;
+    expect(answer.body).toEqual({ now: iso(last), ran: 8 });
+    expect(await eventDetail(w, eventId)).toMatchObject({
+      estado: 'falhou', codigo_falha: 'status_nao_2xx', status_http: 500, tentativas_ciclo: 8, tentativas_totais: 8, terminado_em: iso(last), proxima_tentativa_em: null,
+    });
+    expect(((await w.controls.faults()).items as { id: string; hits: number }[]).find((f) => f.id === faultId)?.hits).toBe(8);
+    // 22 hourly retention runs are overdue now, and still scheduled: nothing but work ran.
+    expect(await w.controls.clock()).toEqual({ now: iso(last), mode: 'manual', pending: 0, deadlines });
+  });
+
+  it('{limit: 7} stops a delivery of 8 attempts with 409 limite_de_tarefas, saying the limit counts work only', async () => {
+    const w = await world();
+    await idle(w);
+    await failingDestination(w);
+    const eventId = await raiseEvent(w);
+
+    const answer = await w.controls.raw('POST', '/clock/run-until-idle', { limit: 7 });
+    expectControlError(answer, 409, 'limite_de_tarefas');
+    expect(answer.body.erro.mensagem).toBe(
+      'runUntilIdle stopped after 7 tasks of work (the limit counts work only: deadlines are never run by it) and work is still pending (webhook.tentativa): ' +
+        'something keeps scheduling new work. Raise { limit } if this much work is expected, or use advance() to move a fixed span.',
+    );
+    expect(await eventDetail(w, eventId)).toMatchObject({ estado: 'pendente', tentativas_ciclo: 7 });
+  });
+
+  it('advance still fires deadlines: one run-until-idle passed fires at the next advance, overdue; a later one at its time', async () => {
+    const w = await world();
+    await idle(w);
+    const catalog = await headOfficeCatalog(w);
+    const { id, validated } = await validatedIngestion(w, catalog.id);
+    const expiry = Date.parse(validated.expira_em);
+    // A delivery raised 2 h later ends 22 h 35 min 5 s after that: past the ingestion's expiry.
+    await w.controls.advance('2h');
+    await failingDestination(w);
+    const t0 = await clockNow(w);
+    await raiseEvent(w);
+    const last = t0 + 22 * HOUR + 35 * MINUTE + 5 * SECOND;
+    expect(last).toBeGreaterThan(expiry);
+
+    expect((await w.controls.raw('POST', '/clock/run-until-idle', {})).body).toEqual({ now: iso(last), ran: 8 });
+    const passed = await w.api.get(`/v1/catalogos/ingestoes/${id}`);
+    expect(passed.body).toMatchObject({ estado: 'validada', expira_em: validated.expira_em, codigo_falha: null });
+
+    // The overdue expiry fires at the next advance, even of 0, at the current time.
+    const advanced = await w.controls.advance(0);
+    expect(advanced.now).toBe(iso(last));
+    expect(advanced.ran).toBeGreaterThanOrEqual(1);
+    const expired = await w.api.get(`/v1/catalogos/ingestoes/${id}`);
+    expect(expired.body).toMatchObject({ estado: 'expirada', codigo_falha: 'prazo_expirado', expira_em: null, atualizada_em: iso(last), versao: validated.versao + 1 });
+
+    // A deadline ahead of now fires at its own time under advance (the expired ingestion freed the catalog). The
+    // deadlines just fired may have opened work (a daily schedule opens surveillance executions): finish it first.
+    await idle(w);
+    const second = await validatedIngestion(w, catalog.id);
+    const secondExpiry = Date.parse(second.validated.expira_em);
+    await w.controls.advance(secondExpiry - 1 - (await clockNow(w)));
+    expect((await w.api.get(`/v1/catalogos/ingestoes/${second.id}`)).body.estado).toBe('validada');
+    await w.controls.advance(1);
+    expect((await w.api.get(`/v1/catalogos/ingestoes/${second.id}`)).body).toMatchObject({ estado: 'expirada', codigo_falha: 'prazo_expirado', atualizada_em: iso(secondExpiry) });
   });
 });
 
@@ -503,6 +637,38 @@ describe('/_emulator/state', () => {
     expect(again.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  it('a request held by delayMs when the state is restored answers 503 servico_indisponivel and applies nothing, then or later', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id, { sku: 'orig' });
+    const path = `/v1/produtos/${created.id}`;
+    const snapshot = await w.controls.snapshot();
+    const { id: faultId } = await w.controls.addFault({ target: 'api', match: { method: 'PATCH', path, companyId: w.company.companyId }, effect: { delayMs: 5000 } });
+    const before = (await w.controls.clock()).pending;
+    const key = newKey();
+    const held = w.api.patch(path, { sku: 'late' }, { key, ifMatch: created.etag });
+    await until(async () => (await w.controls.clock()).pending > before);
+
+    expect((await w.controls.raw('PUT', '/state', snapshot)).status).toBe(200);
+    const answer = await held;
+    expectError(answer, 503, 'servico_indisponivel', null);
+    expect(answer.body.erro.mensagem).toBe(`Injected fault ${faultId}: the emulator was restored while this request was held by its delayMs; nothing was applied. Send the request again.`);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    // By key, not request id: the restored state rewinds the request-id source too, so ids repeat.
+    const journaled = ((await w.controls.requests()).items as JournalItem[]).filter((e) => e.idempotencyKey === key);
+    expect(journaled).toEqual([expect.objectContaining({ method: 'PATCH', path, status: 503, replayed: false, faultId, requestId: answer.headers.get('x-request-id') })]);
+
+    // Not then, and not when the clock reaches the end of the delay either.
+    expect((await w.api.get(path)).body).toEqual(created.body);
+    await w.controls.advance('5s');
+    expect((await w.api.get(path)).body).toEqual(created.body);
+    // The key is free: neither in flight (409) nor stored (a replay).
+    const again = await w.api.patch(path, { sku: 'late' }, { key, ifMatch: created.etag });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.body).toMatchObject({ sku: 'late', versao: 2 });
+  });
+
   it('carries ingestions at every step: restored while validando the validation still runs; restored while validada it applies', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -546,6 +712,9 @@ describe('/_emulator/state', () => {
     expectControlError(await w.controls.raw('PUT', '/state', {}), 422, 'valor_invalido');
     expectControlError(await w.controls.raw('PUT', '/state', [1, 2, 3]), 422, 'valor_invalido');
     expectControlError(await w.controls.raw('PUT', '/state', { ...snapshot, version: 99 }), 422, 'valor_invalido');
+    const unknownTask = await w.controls.raw('PUT', '/state', { ...snapshot, tasks: [...snapshot.tasks, { due: 0, kind: 'nada', owner: null }] });
+    expectControlError(unknownTask, 422, 'valor_invalido');
+    expect(unknownTask.body.erro.mensagem).toBe(`Not a snapshot of this emulator: tasks.${snapshot.tasks.length}.kind: "nada" is not a task kind of this emulator`);
     const notJson = await w.target.fetch('/_emulator/state', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"format":' });
     expect(notJson.status).toBe(400);
     expect(((await notJson.json()) as { erro: { codigo: string } }).erro.codigo).toBe('json_invalido');
@@ -572,11 +741,35 @@ describe.runIf(mayResetTarget())('POST /_emulator/reset', () => {
     const answer = await controls.raw('POST', '/reset');
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ name: 'catalog-emulator', now: fresh.clock.now, clockMode: 'manual' });
-    expect(await controls.clock()).toEqual({ now: fresh.clock.now, mode: 'manual', pending: 0 });
+    // Only the emulator's own deadlines: idempotency purge, event retention, daily surveillance schedule.
+    expect(await controls.clock()).toEqual({ now: fresh.clock.now, mode: 'manual', pending: 0, deadlines: 3 });
     expect((await controls.requests()).items).toEqual([]);
     expect((await controls.faults()).items).toEqual([]);
     expect((await controls.raw('GET', '/companies')).body.items).toEqual(fresh.companies);
     expectError(await w.api.get('/v1/empresa'), 401, 'credencial_invalida');
+  });
+  it('a request held by delayMs when the emulator is reset answers 503 servico_indisponivel and never runs against the fresh state', async () => {
+    const { target, controls } = await world();
+    // From a fresh emulator, the same calls give the same ids and tokens: the company made again after the
+    // reset below is the very one the held request was sent for, so running it there would be visible.
+    await controls.raw('POST', '/reset');
+    const company = await controls.createCompany();
+    const w: World = { target, controls, company, api: new Api(target, company.token) };
+    const { id: faultId } = await controls.addFault({ target: 'api', match: { method: 'POST', path: '/v1/catalogos', companyId: company.companyId }, effect: { delayMs: 1000 } });
+    const body = { estabelecimento_id: company.headOffice.id, nome: 'Loja' };
+    const held = w.api.post('/v1/catalogos', body);
+    await until(async () => (await controls.clock()).pending > 0);
+
+    expect((await controls.raw('POST', '/reset')).status).toBe(200);
+    expect(await controls.createCompany()).toEqual(company);
+    const answer = await held;
+    expectError(answer, 503, 'servico_indisponivel', null);
+    expect(answer.body.erro.mensagem).toBe(`Injected fault ${faultId}: the emulator was reset while this request was held by its delayMs; nothing was applied. Send the request again.`);
+
+    await controls.advance('1s');
+    expect((await w.api.get('/v1/catalogos')).body.itens).toEqual([]);
+    expect((await w.api.get(`/v1/estabelecimentos/${company.headOffice.id}`)).body).toMatchObject({ catalogo_id: null, versao: 1 });
+    expect(await controls.clock()).toMatchObject({ pending: 0 });
   });
 });
 

@@ -61,6 +61,12 @@ export interface EmulatorOptions {
   readonly start?: string | number | Date;
   /** Companies created at start and again after every reset (same seed: same ids and tokens). */
   readonly companies?: readonly CompanyOptions[];
+  /**
+   * Delivery routes that belong to the emulator's configuration (the CLI's --route): in place from the start and
+   * put back by every reset, unlike routes added later through emu.network, which a reset drops. Checked like
+   * emu.network.route(); a bad one throws a TypeError naming it (`routes[1]: …`).
+   */
+  readonly routes?: readonly NetworkRoute[];
   /** Byte budgets of list pages; lower them to see budget-cut pages in a test. */
   readonly pageBudgets?: Partial<PageBudgets>;
   /** Webhook delivery timing (DESIGN §5 by default). */
@@ -87,7 +93,10 @@ export interface CreatedCompanyInfo {
 export interface ClockInfo {
   readonly now: Date;
   readonly mode: ClockMode;
+  /** Work pending: what runUntilIdle would run (deliveries, job runs, held requests). */
   readonly pending: number;
+  /** Deadline tasks scheduled (expiries, retention, daily schedules): only advance fires them. */
+  readonly deadlines: number;
 }
 
 export interface EmulatorInfo {
@@ -113,6 +122,11 @@ export interface RunningServer {
 
 const DEFAULT_PAGE_BUDGETS: PageBudgets = { catalogs: 256 * 1024, establishments: 256 * 1024, products: 256 * 1024 };
 const BASE_URL = 'http://catalog-emulator.local';
+/** How long a closing server lets answers in progress finish before it cuts the connections, and how often it looks. */
+const CLOSE_GRACE_MS = 500;
+const CLOSE_SWEEP_MS = 5;
+/** Why a world's clock stops: the words a released request's 503 uses ("the emulator was reset …"). */
+type WorldEnd = 'reset' | 'restored' | 'closed';
 const HOUSEKEEPING_IDEMPOTENCY = 'housekeeping.idempotency';
 
 type Bindings = { runtime: Runtime; emulator: Emulator; body?: BodySource };
@@ -146,6 +160,7 @@ export class Emulator {
   readonly mode: ClockMode;
   private readonly start: number;
   private readonly bootstrap: readonly CompanyOptions[];
+  private readonly configuredRoutes: readonly NetworkRoute[];
   private readonly pageBudgets: PageBudgets;
   private world: World;
   private readonly faultRegistry = new FaultRegistry();
@@ -163,6 +178,8 @@ export class Emulator {
     if (this.mode !== 'manual' && this.mode !== 'real') throw new TypeError(`clock must be "manual" or "real", got ${String(this.mode)}`);
     this.start = options.start === undefined ? (this.mode === 'manual' ? DEFAULT_START : Date.now()) : toInstant(options.start, 'start');
     this.bootstrap = options.companies ?? [];
+    this.configuredRoutes = [...(options.routes ?? [])];
+    this.addConfiguredRoutes();
     this.pageBudgets = { ...DEFAULT_PAGE_BUDGETS, ...options.pageBudgets };
     this.deliveryPolicy = deliveryPolicy(options.webhooks);
     const grace = options.webhooks?.handlerGraceMs ?? DEFAULT_HANDLER_GRACE_MS;
@@ -215,8 +232,12 @@ export class Emulator {
   readonly clock = {
     now: (): Date => new Date(this.world.clock.now()),
     mode: (): ClockMode => this.mode,
+    /** Work pending: what runUntilIdle would run. */
     pending: (): number => this.world.clock.pending(),
-    info: (): ClockInfo => ({ now: new Date(this.world.clock.now()), mode: this.mode, pending: this.world.clock.pending() }),
+    info: (): ClockInfo => {
+      const clock = this.world.clock;
+      return { now: new Date(clock.now()), mode: this.mode, pending: clock.pending(), deadlines: clock.deadlines() };
+    },
     /** Runs every task due within `by` ("90s", "15m", "24h", "31d", or ms), each at its own virtual time. */
     advance: async (by: number | string): Promise<{ now: Date; ran: number }> => {
       const ms = parseDuration(by);
@@ -228,7 +249,10 @@ export class Emulator {
       const result = await this.world.clock.advanceTo(toInstant(instant, 'advanceTo'));
       return { now: new Date(result.now), ran: result.ran };
     },
-    /** Runs one-off tasks until none is left; throws ClockLimitError after `limit` (default 10,000). */
+    /**
+     * Runs the service's work (deliveries, job runs, held requests) until none is left, never a deadline; throws
+     * ClockLimitError after `limit` tasks of work (default 10,000). A deadline it passes fires at the next advance.
+     */
     runUntilIdle: async (options: { limit?: number } = {}): Promise<{ now: Date; ran: number }> => {
       const result = await this.world.clock.runUntilIdle(options);
       return { now: new Date(result.now), ran: result.ran };
@@ -327,20 +351,23 @@ export class Emulator {
     const state = importState(data.state as StateData);
     const initialCompanies = this.world.initialCompanies.filter((c) => state.companies.has(c.companyId));
     const world = this.freshWorld({ state, initialCompanies, random: data.random, requestRandom: data.requestRandom });
+    const unknown = data.tasks.findIndex((task) => !world.clock.handles(task.kind));
+    if (unknown >= 0) throw new TypeError(`Not a snapshot of this emulator: tasks.${unknown}.kind: "${data.tasks[unknown]!.kind}" is not a task kind of this emulator`);
     world.clock.load(data.now, data.tasks as PersistedTask[]);
     // Requests in flight did not survive: attempts still running end by their time-out.
     rearmStartedAttempts(world.state, this.deliveryPolicy);
     world.flush();
-    this.replaceWorld(world);
+    this.replaceWorld(world, 'restored');
   }
 
-  /** Back to a fresh emulator: clock at its start, no state but the bootstrap companies, no faults, routes or journal. */
+  /** Back to a fresh emulator: clock at its start, no state but the bootstrap companies, only the configured routes, no faults or journal. */
   reset(): void {
     this.faultRegistry.clear();
     this.routeTable.clear();
+    this.addConfiguredRoutes();
     this.journalLog.clear();
     this.inboxLog.clear();
-    this.replaceWorld(this.freshWorld());
+    this.replaceWorld(this.freshWorld(), 'reset');
   }
 
   /** Serves the API and the controls over HTTP. */
@@ -366,18 +393,42 @@ export class Emulator {
       close: () =>
         new Promise<void>((resolve) => {
           this.servers.delete(running);
-          if ('closeAllConnections' in server) server.closeAllConnections();
-          server.close(() => resolve());
+          // An answer still being written (a held request emu.close() just released with its 503) may finish:
+          // idle keep-alive connections are ended now and as each answer goes out; the rest are cut after a grace.
+          const sweep = setInterval(() => {
+            if ('closeIdleConnections' in server) server.closeIdleConnections();
+          }, CLOSE_SWEEP_MS);
+          const cut = setTimeout(() => {
+            if ('closeAllConnections' in server) server.closeAllConnections();
+          }, CLOSE_GRACE_MS);
+          sweep.unref();
+          cut.unref();
+          server.close(() => {
+            clearInterval(sweep);
+            clearTimeout(cut);
+            resolve();
+          });
+          if ('closeIdleConnections' in server) server.closeIdleConnections();
         }),
     };
     this.servers.add(running);
     return running;
   }
 
-  /** Stops servers and real-time timers. */
+  /** Stops servers and real-time timers; requests held by a `delayMs` fault are answered 503 first. */
   async close(): Promise<void> {
-    this.world.clock.dispose();
+    this.world.clock.dispose('closed');
     await Promise.all([...this.servers].map((s) => s.close()));
+  }
+
+  private addConfiguredRoutes(): void {
+    this.configuredRoutes.forEach((route, i) => {
+      try {
+        this.routeTable.add(route?.from, route?.to);
+      } catch (error) {
+        throw new TypeError(`routes[${i}]: ${(error as Error).message}`);
+      }
+    });
   }
 
   private context() {
@@ -398,7 +449,7 @@ export class Emulator {
       requestRandom,
       flush: () => drainOutbox(world.state).map((task) => clock.schedule({ kind: task.kind, owner: task.owner, payload: task.payload }, task.due)),
     };
-    clock.handle(HOUSEKEEPING_IDEMPOTENCY, () => {
+    clock.handle(HOUSEKEEPING_IDEMPOTENCY, 'deadline', () => {
       purgeExpiredIdempotency(world.state, clock.now());
     });
     registerDeliveryTasks(world, this.transport, this.faultRegistry, this.deliveryPolicy);
@@ -409,7 +460,8 @@ export class Emulator {
      * analyses) is postponed at its start and fails at its end.
      */
     const jobTask = (kind: JobKind, taskKind: string, accepts: 'delayMs' | 'fail' | 'both', run: (payload: Record<string, string>, failed: boolean, ctx: Context) => void) => {
-      clock.handle(taskKind, (task) => {
+      // A job's run is the service's own work: runUntilIdle finishes it (a delayMs fault included).
+      clock.handle(taskKind, 'work', (task) => {
         const fault = this.faultRegistry.takeJob({ kind, companyId: task.owner, ...(accepts === 'both' ? {} : { effect: accepts }) })?.effect;
         if (fault && 'delayMs' in fault) {
           clock.schedule({ kind: taskKind, owner: task.owner, payload: task.payload }, clock.now() + fault.delayMs);
@@ -426,11 +478,12 @@ export class Emulator {
     jobTask('revisao_cnpj', TASK_REVIEW, 'both', (payload, failed, ctx) => reviewCnpjCorrection(world.state, payload.correctionId!, failed, ctx));
     jobTask('ingestao', TASK_VALIDATION, 'both', (payload, failed, ctx) => validateIngestion(world.state, payload.ingestionId!, failed, ctx));
     jobTask('ingestao', TASK_APPLICATION, 'both', (payload, failed, ctx) => applyIngestion(world.state, payload.ingestionId!, failed, ctx));
-    clock.handle(TASK_DAILY, () => {
+    // The daily schedule and an ingestion's expiry wait for time to pass, not for work to be done.
+    clock.handle(TASK_DAILY, 'deadline', () => {
       scheduleDailyExecutions(world.state, now());
       world.flush();
     });
-    clock.handle(TASK_EXPIRY, (task) => {
+    clock.handle(TASK_EXPIRY, 'deadline', (task) => {
       expireIngestion(world.state, (task.payload as { ingestionId: string }).ingestionId, now());
       world.flush();
     });
@@ -438,13 +491,19 @@ export class Emulator {
       clock.schedule({ kind: HOUSEKEEPING_IDEMPOTENCY, owner: null, everyMs: DAY }, this.start + DAY);
       scheduleRetention(clock, this.start);
       clock.schedule({ kind: TASK_DAILY, owner: null, everyMs: DAILY_EVERY_MS }, this.start + DAILY_EVERY_MS);
-      for (const options of this.bootstrap) world.initialCompanies.push(describe(unwrap(createCompany(world.state, options, { now: clock.now(), random }))));
+      // At the start instant itself, not clock.now(): in real mode the wall clock moves on while the emulator is
+      // built, and ids are UUIDv7 of their creation time, so a reset would otherwise recreate them with other ids.
+      for (const options of this.bootstrap) world.initialCompanies.push(describe(unwrap(createCompany(world.state, options, { now: this.start, random }))));
     }
     return world;
   }
 
-  private replaceWorld(world: World): void {
-    this.world.clock.dispose();
+  /**
+   * The old world's clock is disposed, which releases every request held by a `delayMs` fault: each answers 503
+   * saying why, instead of hanging on a clock nothing will move again or running against the new state.
+   */
+  private replaceWorld(world: World, reason: WorldEnd): void {
+    this.world.clock.dispose(reason);
     this.world = world;
   }
 }

@@ -91,7 +91,7 @@ export class Controls {
   createCompany = (options: Record<string, unknown> = {}): Promise<CompanyInfo> => this.ok('POST', '/companies', options);
   updateCompany = (companyId: string, flags: Record<string, unknown>) => this.ok('PATCH', `/companies/${companyId}`, flags);
   addCredential = (companyId: string, permissions?: string[]): Promise<{ token: string }> => this.ok('POST', `/companies/${companyId}/credentials`, permissions ? { permissions } : {});
-  clock = (): Promise<{ now: string; mode: string; pending: number }> => this.ok('GET', '/clock');
+  clock = (): Promise<{ now: string; mode: string; pending: number; deadlines: number }> => this.ok('GET', '/clock');
   advance = (by: string | number): Promise<{ now: string; ran: number }> => this.ok('POST', '/clock/advance', { by });
   addFault = (fault: Record<string, unknown>): Promise<{ id: string }> => this.ok('POST', '/faults', fault);
   faults = () => this.ok('GET', '/faults');

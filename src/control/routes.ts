@@ -114,7 +114,7 @@ export function buildControlApp(): Hono<ControlEnv> {
 
   const clockView = (c: Context<ControlEnv>) => {
     const info = emu(c).clock.info();
-    return { now: info.now.toISOString(), mode: info.mode, pending: info.pending };
+    return { now: info.now.toISOString(), mode: info.mode, pending: info.pending, deadlines: info.deadlines };
   };
   app.get('/clock', (c) => call(() => clockView(c)));
   app.post('/clock/advance', async (c) => {

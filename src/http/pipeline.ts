@@ -150,13 +150,15 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOpera
   }
 
   // Idempotent replay: a repeated key answers from the store, before validation and any ETag check.
-  // `key` is present exactly on mutations (readHeaders refused one without).
+  // `key` is present exactly on mutations (readHeaders refused one without). The in-flight map is this world's:
+  // a reset or restore while the request is held swaps the runtime's for a new one, which this key is not in.
   const key = headers.idempotencyKey;
+  const inFlight = runtime.inFlight;
   const scope = key === undefined ? undefined : idempotencyScope(company.id, key);
   const canonicalBody = key === undefined ? '' : canonicalJson(body);
   const fingerprint = key === undefined ? '' : requestFingerprint(spec.method, path, canonicalBody);
   if (key !== undefined && scope !== undefined) {
-    const running = runtime.inFlight.get(scope);
+    const running = inFlight.get(scope);
     const found = running === undefined
       ? lookupIdempotency(runtime.state, company.id, key, fingerprint, runtime.clock.now())
       : running === fingerprint ? ({ kind: 'in_flight' } as const) : ({ kind: 'other_request' } as const);
@@ -169,12 +171,19 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOpera
       case 'in_flight':
         return fail(apiError(409, 'idempotencia_em_curso', 'A request with this idempotency-key is still being processed; retry after it answers.', 'header.idempotency-key'));
       case 'new':
-        runtime.inFlight.set(scope, fingerprint);
+        inFlight.set(scope, fingerprint);
     }
   }
 
   try {
-    if (fault && 'delayMs' in fault.effect) await runtime.clock.sleep(fault.effect.delayMs, company.id);
+    if (fault && 'delayMs' in fault.effect) {
+      const end = await runtime.clock.sleep(fault.effect.delayMs, company.id);
+      // Released by a reset, restore or close: the state this request was checked against is gone, so it must
+      // not run against whatever replaced it.
+      if (!end.reached) {
+        return fail(apiError(503, 'servico_indisponivel', `Injected fault ${fault.id}: the emulator was ${end.reason} while this request was held by its delayMs; nothing was applied. Send the request again.`));
+      }
+    }
 
     // 422
     const params = parse(spec.params, c.req.param());
@@ -214,7 +223,7 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOpera
     }
     return storedResponse(stored, requestId);
   } finally {
-    if (scope !== undefined) runtime.inFlight.delete(scope);
+    if (scope !== undefined) inFlight.delete(scope);
   }
 }
 

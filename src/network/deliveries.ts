@@ -7,6 +7,8 @@
  *   webhook.tempo_esgotado the attempt's 15 s are up: finishAttempt with a time-out if it is still running
  *   webhook.resposta       a delayed answer arrives
  *   webhook.retencao       hourly: closed events older than 30 days are removed (a `job` fault can hold it back)
+ *
+ * The first three are work (runUntilIdle carries a delivery through to its end); retention is a deadline.
  */
 import type { VirtualClock } from '../clock/clock.js';
 import type { State } from '../core/state.js';
@@ -34,7 +36,7 @@ export function registerDeliveryTasks(world: DeliveryWorld, transport: Transport
     world.flush();
   };
 
-  clock.handle(TASK_ATTEMPT, async (task) => {
+  clock.handle(TASK_ATTEMPT, 'work', async (task) => {
     const { eventId, ciclo } = task.payload as { eventId: string; ciclo: number };
     const now = clock.now();
     const delivery = beginAttempt(world.state, eventId, ciclo, now, policy);
@@ -54,17 +56,18 @@ export function registerDeliveryTasks(world: DeliveryWorld, transport: Transport
     finish(eventId, delivery.tentativa, outcome);
   });
 
-  clock.handle(TASK_ATTEMPT_TIMEOUT, (task) => {
+  clock.handle(TASK_ATTEMPT_TIMEOUT, 'work', (task) => {
     const { eventId, tentativa } = task.payload as { eventId: string; tentativa: number };
     finish(eventId, tentativa, { kind: 'timeout' });
   });
 
-  clock.handle(TASK_RESPONSE, (task) => {
+  clock.handle(TASK_RESPONSE, 'work', (task) => {
     const { eventId, tentativa, ...outcome } = task.payload as { eventId: string; tentativa: number } & NetworkOutcome;
     finish(eventId, tentativa, outcome as NetworkOutcome);
   });
 
-  clock.handle(TASK_RETENTION, () => {
+  // Its fault-postponed extra run is of the same kind, so a deadline too.
+  clock.handle(TASK_RETENTION, 'deadline', () => {
     const fault = faults.takeJob({ kind: 'retencao_eventos', companyId: null })?.effect;
     if (fault && 'fail' in fault) return;
     if (fault && 'delayMs' in fault) {
