@@ -69,8 +69,13 @@ export function rawResponse(status: number, headers: Record<string, string>, bod
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
-/** Real milliseconds between the last raw bytes and a reset: the client reads them first, so the reset cuts a response already begun. */
-const RESET_AFTER_MS = 20;
+/**
+ * Real milliseconds between the last raw bytes and a reset. A reset that lands with the last bytes, before the
+ * client has read them, can look to it like a clean close (libuv reports the end of the stream on a hang-up
+ * after a partial read), and a clean close ends a body delimited by the connection. After a pause the client
+ * has read the bytes, and sees the reset as the error it is.
+ */
+const RESET_AFTER_MS = 50;
 
 function writeRaw(socket: Socket, raw: RawReply): void {
   socket.write(raw.bytes, () => {
