@@ -185,6 +185,9 @@ function post(parts: Parts, timeoutMs: number): Promise<TransportOutcome> {
     // `complete` is node's own verdict: its parser reached the end of the message as the headers framed it
     // (Content-Length read, last chunk, or a close-delimited body ended by a clean close). An 'error' or a
     // 'close' before that is a response cut short: the connection broke, or closed short of the length.
+    // One blind spot, the platform's: a reset landing with the last bytes of a close-delimited body, before
+    // they are read, reaches node as a clean end (libuv reports a hang-up after a partial read as the end of
+    // the stream), so that body counts as complete. Bodies framed by length or chunks have no such gap.
     const judged = (begun: IncomingMessage): TransportOutcome => ({ kind: begun.complete ? 'response' : 'incomplete', status: begun.statusCode ?? 0 });
     let settled = false;
     const settle = (outcome: TransportOutcome) => {
