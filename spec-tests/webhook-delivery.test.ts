@@ -1,7 +1,8 @@
 /**
  * The webhook delivery engine over HTTP (spec "Events", "Delivery semantics", "Delivery attempt"; DESIGN §5–6):
  * the schedule of the 8 attempts of a cycle, the states between attempts, every delivery fault, real receiver
- * answers (redirect, closed port), rotation and revocation, the built-in inbox, and a deduplicating receiver.
+ * answers (redirect, closed port, responses cut short), rotation and revocation, the built-in inbox, and a
+ * deduplicating receiver.
  *
  * The emulator is driven only through HTTP (the API and /_emulator), so the file runs the same in process and
  * against the built CLI. Each test has its own company and destination host; times are read from the clock at
@@ -33,6 +34,7 @@ import {
   MINUTE,
   ms,
   raiseEvent,
+  rawResponse,
   Receiver,
   removeFault,
   removeRoute,
@@ -42,6 +44,7 @@ import {
   type Answerer,
   type Attempt,
   type Destination,
+  type RawReply,
 } from './support/webhooks.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -561,6 +564,59 @@ describe('receiver answers', () => {
     const attempts = await attemptsOf(s.w, eventId);
     expect(attempts.map((a) => [a.estado, a.codigo_falha, a.status_http])).toEqual([['falhou', 'status_nao_2xx', 404], ['entregue', null, 204]]);
     expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', status_http: 204, codigo_falha: null, terminado_em: iso(s.t0 + 5 * SECOND) });
+  });
+
+  // spec: WH-EVT-55, WH-EVT-56: only a completed 2xx confirms an attempt. A response that began and was cut
+  // short arrived in part: the receiver may have processed the event, so the attempt is incerta, with the
+  // status that arrived, and it is retried like any other failure.
+  describe('a response cut short is not a completed response', () => {
+    /** The first request gets `raw`, later ones a plain 200: the attempt, then the retry 5 s later. */
+    async function cutThenDelivered(raw: RawReply, status: number): Promise<void> {
+      const s = await routed((_, index) => (index === 0 ? { status: 200, raw } : 200));
+      const eventId = await raiseEvent(s.w);
+      await advance(s.w, 0);
+
+      expect(s.receiver.requests).toHaveLength(1);
+      expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'incerta', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: 'resposta_incompleta', status_http: status }]);
+      expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', codigo_falha: 'resposta_incompleta', status_http: status, proxima_tentativa_em: iso(s.t0 + 5 * SECOND) });
+
+      await advance(s.w, 5 * SECOND - 1);
+      expect(s.receiver.requests).toHaveLength(1);
+      await advance(s.w, 1);
+      expect(s.receiver.requests).toHaveLength(2);
+      expect(requestAt(s.receiver, 1).headers['service-event-id']).toBe(eventId);
+      expect(attemptAt(await attemptsOf(s.w, eventId), 1)).toEqual({ tentativa: 2, destino_versao: 1, estado: 'entregue', iniciada_em: iso(s.t0 + 5 * SECOND), terminada_em: iso(s.t0 + 5 * SECOND), codigo_falha: null, status_http: 200 });
+      expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', codigo_falha: null, status_http: 200, tentativas_ciclo: 2, terminado_em: iso(s.t0 + 5 * SECOND) });
+    }
+
+    it('a 200 declaring Content-Length: 1000 that sends 7 bytes and closes: incerta resposta_incompleta with status_http 200; the retry 5 s later delivers', async () => {
+      await cutThenDelivered({ bytes: rawResponse(200, { 'content-type': 'text/plain', 'content-length': '1000' }, 'recebid'), then: 'close' }, 200);
+    });
+
+    it('a chunked 200 whose last chunk never comes (the connection closes after one chunk): incerta resposta_incompleta with status_http 200; the retry delivers', async () => {
+      await cutThenDelivered({ bytes: rawResponse(200, { 'transfer-encoding': 'chunked' }, '7\r\nrecebid\r\n'), then: 'close' }, 200);
+    });
+
+    it('a 200 whose connection is reset right after the status line and headers: incerta resposta_incompleta with status_http 200; the retry delivers', async () => {
+      await cutThenDelivered({ bytes: rawResponse(200, { 'content-length': '2' }), then: 'reset' }, 200);
+    });
+
+    it('a 200 with a body delimited by the connection close, then reset instead of closed: incerta resposta_incompleta; the retry delivers', async () => {
+      await cutThenDelivered({ bytes: rawResponse(200, { connection: 'close' }, 'recebido'), then: 'reset' }, 200);
+    });
+
+    it('a 503 cut short is incerta resposta_incompleta with status_http 503, not falhou status_nao_2xx: no complete answer arrived', async () => {
+      await cutThenDelivered({ bytes: rawResponse(503, { 'content-length': '100' }, 'ocupado'), then: 'close' }, 503);
+    });
+
+    it('a 200 with a body delimited by the connection close, closed cleanly, is complete: entregue with status_http 200', async () => {
+      const s = await routed(() => ({ status: 200, raw: { bytes: rawResponse(200, { connection: 'close' }, 'recebido'), then: 'close' } }));
+      const eventId = await raiseEvent(s.w);
+      await advance(s.w, 0);
+
+      expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'entregue', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: null, status_http: 200 }]);
+      expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', status_http: 200, terminado_em: iso(s.t0) });
+    });
   });
 });
 

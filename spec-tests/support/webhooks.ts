@@ -6,7 +6,7 @@
  */
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { expect } from 'vitest';
 import type { World } from './client.js';
 
@@ -41,12 +41,47 @@ export interface Received {
 }
 
 export interface Reply {
-  /** Ignored when `destroy` is set. */
+  /** Ignored when `destroy` or `raw` is set. */
   readonly status: number;
   /** Drop the connection instead of answering (the request was received). */
   readonly destroy?: boolean;
   readonly headers?: Record<string, string>;
   readonly body?: string;
+  /**
+   * Bytes written straight to the socket instead of an answer node:http would build: a response no correct
+   * server sends (cut short, never terminated). `then` is what happens to the connection after them: `close`
+   * ends it cleanly (FIN), `reset` aborts it (RST), `hold` keeps it open until the receiver closes.
+   */
+  readonly raw?: RawReply;
+}
+
+export interface RawReply {
+  readonly bytes: string;
+  readonly then: 'close' | 'reset' | 'hold';
+}
+
+/**
+ * A raw response: the status line, the headers (CRLF-joined, as given) and the body bytes as given, which
+ * may say less than the headers declare.
+ */
+export function rawResponse(status: number, headers: Record<string, string>, body = ''): string {
+  const lines = [`HTTP/1.1 ${status} Resposta`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  return `${lines.join('\r\n')}\r\n\r\n${body}`;
+}
+
+/**
+ * Real milliseconds between the last raw bytes and a reset. A reset that lands with the last bytes, before the
+ * client has read them, can look to it like a clean close (libuv reports the end of the stream on a hang-up
+ * after a partial read), and a clean close ends a body delimited by the connection. After a pause the client
+ * has read the bytes, and sees the reset as the error it is.
+ */
+const RESET_AFTER_MS = 50;
+
+function writeRaw(socket: Socket, raw: RawReply): void {
+  socket.write(raw.bytes, () => {
+    if (raw.then === 'close') socket.end();
+    else if (raw.then === 'reset') setTimeout(() => socket.resetAndDestroy(), RESET_AFTER_MS);
+  });
 }
 
 /** What to answer the request number `index` (0-based): a status or a full reply. */
@@ -72,6 +107,10 @@ export class Receiver {
         const reply: Reply = typeof given === 'number' ? { status: given } : given;
         if (reply.destroy) {
           req.socket.destroy();
+          return;
+        }
+        if (reply.raw) {
+          writeRaw(req.socket, reply.raw);
           return;
         }
         res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });

@@ -3,9 +3,12 @@
  * reports what the network made of it as a plain outcome; the core decides what that means for the event.
  *
  * Where a delivery goes, by the destination URL: a route to an in-process handler, a route to a local URL
- * (real HTTP, redirects not followed), or, for any other URL, the built-in inbox, which answers 200. The
- * public internet is never reached. Delivery faults (DESIGN §6) apply before the receiver is reached.
+ * (real HTTP through node:http, redirects not followed), or, for any other URL, the built-in inbox, which
+ * answers 200. The public internet is never reached. Delivery faults (DESIGN §6) apply before the receiver
+ * is reached. An answer counts only once complete, its whole body read (spec: WH-EVT-56).
  */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { NetworkOutcome } from '../core/webhooks/events.js';
 import type { DeliveryFaultEffect, FaultRegistry } from '../control/faults.js';
 import { VERSION } from '../version.js';
@@ -34,7 +37,10 @@ export interface OutboundDelivery {
   readonly now: number;
 }
 
-/** `no_answer`: the request was sent and nothing came back; the attempt's time-out will end it. */
+/**
+ * `no_answer`: the request was sent and no complete answer came back in time (silence, or a body still
+ * arriving); the attempt's time-out will end it.
+ */
 export type TransportOutcome = NetworkOutcome | { readonly kind: 'no_answer' };
 
 export interface TransportResult {
@@ -111,13 +117,26 @@ function signed(d: OutboundDelivery, effect: DeliveryFaultEffect | undefined): P
   };
 }
 
+/**
+ * An in-process receiver: its Response counts once its body has been read to the end (spec: WH-EVT-56), all
+ * within the grace. A body stream that errors is a response cut short; one still running when the grace is
+ * up is a peer that never finished answering, like one that never answered.
+ */
 async function callHandler(handler: ReceiverHandler, parts: Parts, graceMs: number): Promise<TransportOutcome> {
+  let body: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const readAnswer = async (response: unknown): Promise<TransportOutcome> => {
+    if (!(response instanceof Response)) return { kind: 'reset' };
+    try {
+      body = response.body?.getReader();
+      while (body && !(await body.read()).done);
+      return { kind: 'response', status: response.status };
+    } catch {
+      return { kind: 'incomplete', status: response.status };
+    }
+  };
   let answered: Promise<TransportOutcome>;
   try {
-    answered = Promise.resolve(handler(new Request(parts.url, { method: 'POST', headers: parts.headers, body: parts.body }))).then(
-      (response) => (response instanceof Response ? { kind: 'response', status: response.status } : { kind: 'reset' }),
-      () => ({ kind: 'refused' }),
-    );
+    answered = Promise.resolve(handler(new Request(parts.url, { method: 'POST', headers: parts.headers, body: parts.body }))).then(readAnswer, () => ({ kind: 'refused' }));
   } catch {
     return { kind: 'refused' };
   }
@@ -127,27 +146,75 @@ async function callHandler(handler: ReceiverHandler, parts: Parts, graceMs: numb
     timer.unref?.();
   });
   try {
-    return await Promise.race([answered, silence]);
+    const outcome = await Promise.race([answered, silence]);
+    // A body still streaming is abandoned: cancelling it tells its source to stop.
+    if (outcome.kind === 'no_answer') body?.cancel().catch(() => undefined);
+    return outcome;
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** Real HTTP to a routed local URL: redirects not followed, the attempt time-out in real time. */
-async function post(parts: Parts, timeoutMs: number): Promise<TransportOutcome> {
-  try {
-    const response = await fetch(parts.url, { method: 'POST', headers: parts.headers, body: parts.body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-    await response.arrayBuffer().catch(() => undefined);
-    return { kind: 'response', status: response.status };
-  } catch (error) {
-    return classifyError(error);
-  }
+/**
+ * Node's own HTTP client, captured when this module loads, never looked up at call time: deliveries to a
+ * routed local receiver must reach it whatever the test around the emulator mocks. vi.stubGlobal('fetch', …)
+ * and msw replace the global `fetch`; msw (@mswjs/interceptors' ClientRequestInterceptor) and nock also
+ * replace `request`, `get` and `ClientRequest` on the `node:http` and `node:https` module objects with
+ * proxies that hand every request to the mock. A named import is a binding of Node's ES module facade of
+ * node:http, which keeps the original function when the property is replaced (only
+ * module.syncBuiltinESMExports() would update it): even a mock installed before this module loads is
+ * bypassed, provided node:http was imported as an ES module before it was patched (msw's own import of it
+ * is). `request` alone suffices: it builds Node's internal ClientRequest, not the module's property.
+ */
+const REQUEST = { 'http:': httpRequest, 'https:': httpsRequest } as const;
+
+/**
+ * Real HTTP to a routed local URL: redirects not followed (node:http never follows them), the attempt
+ * time-out in real time over the whole exchange, headers and body. The response counts only once complete
+ * (spec: WH-EVT-56): its whole declared body read (Content-Length reached, chunked terminated, or a
+ * close-delimited body ended by a clean close). A response that began and then broke is `incomplete`; a
+ * response still arriving at the time-out is `no_answer`, like silence.
+ */
+function post(parts: Parts, timeoutMs: number): Promise<TransportOutcome> {
+  return new Promise((resolve) => {
+    const url = new URL(parts.url);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const timedOut = () => settle({ kind: 'no_answer' });
+    /** The response, once its status line and headers are in. */
+    let response: IncomingMessage | undefined;
+    // `complete` is node's own verdict: its parser reached the end of the message as the headers framed it
+    // (Content-Length read, last chunk, or a close-delimited body ended by a clean close). An 'error' or a
+    // 'close' before that is a response cut short: the connection broke, or closed short of the length.
+    // One blind spot, the platform's: a reset landing with the last bytes of a close-delimited body, before
+    // they are read, reaches node as a clean end (libuv reports a hang-up after a partial read as the end of
+    // the stream), so that body counts as complete. Bodies framed by length or chunks have no such gap.
+    const judged = (begun: IncomingMessage): TransportOutcome => ({ kind: begun.complete ? 'response' : 'incomplete', status: begun.statusCode ?? 0 });
+    let settled = false;
+    const settle = (outcome: TransportOutcome) => {
+      if (settled) return;
+      settled = true;
+      timeout.removeEventListener('abort', timedOut);
+      resolve(timeout.aborted ? { kind: 'no_answer' } : outcome);
+      request.destroy();
+    };
+    // One connection per attempt (agent: false): no pooled socket the receiver may have closed meanwhile,
+    // which would break an attempt for a reason of our own. Host, connection and length are given here so
+    // that every header name goes out in lower case, as the signed ones do.
+    const headers = { host: url.host, connection: 'close', ...parts.headers, 'content-length': String(Buffer.byteLength(parts.body)) };
+    const request = REQUEST[url.protocol as keyof typeof REQUEST](url, { method: 'POST', headers, agent: false, signal: timeout }, (begun) => {
+      response = begun;
+      const ended = () => settle(judged(begun));
+      begun.on('end', ended).on('error', ended).on('close', ended).resume();
+    });
+    timeout.addEventListener('abort', timedOut, { once: true });
+    // Bytes after a complete response (a 204 with a body, say) fail the parser after the fact: judged, not an error.
+    request.on('error', (error) => settle(response ? judged(response) : classifyError(error)));
+    request.end(parts.body);
+  });
 }
 
 function classifyError(error: unknown): TransportOutcome {
-  const name = (error as Error)?.name;
-  if (name === 'TimeoutError' || name === 'AbortError') return { kind: 'no_answer' };
-  const code = ((error as { cause?: { code?: string } })?.cause?.code ?? (error as { code?: string })?.code) as string | undefined;
+  const code = (error as { code?: string })?.code;
   switch (code) {
     case 'ECONNREFUSED':
       return { kind: 'refused' };
@@ -157,7 +224,7 @@ function classifyError(error: unknown): TransportOutcome {
     case 'ENETUNREACH':
       return { kind: 'unreachable' };
     default:
-      // Anything else broke an exchange already under way (ECONNRESET, UND_ERR_SOCKET, a closed socket).
+      // Anything else broke an exchange already under way before its answer began (ECONNRESET, a closed socket).
       return { kind: 'reset' };
   }
 }

@@ -340,14 +340,15 @@ describe('finishAttempt', () => {
     expect(s.drain()).toEqual([{ kind: TASK_ATTEMPT, owner: s.companyId, due: T0 + 8 * SECOND, payload: { eventId: id, ciclo: 1 } }]);
   });
 
-  it.each<[NetworkOutcome, string]>([
-    [{ kind: 'timeout' }, 'tempo_esgotado'],
-    [{ kind: 'reset' }, 'conexao_interrompida'],
-  ])('an uncertain outcome (%j) makes the attempt incerta and retries', (outcome, code) => {
+  it.each<[NetworkOutcome, string, number | null]>([
+    [{ kind: 'timeout' }, 'tempo_esgotado', null],
+    [{ kind: 'reset' }, 'conexao_interrompida', null],
+    [{ kind: 'incomplete', status: 200 }, 'resposta_incompleta', 200],
+  ])('an uncertain outcome (%j) makes the attempt incerta and retries', (outcome, code, statusHttp) => {
     const { s, id } = started();
     finishAttempt(s.state, id, 1, outcome, T0 + 15 * SECOND);
-    expect(s.event(id).attempts[0]).toMatchObject({ estado: 'incerta', codigoFalha: code, statusHttp: null });
-    expect(s.event(id)).toMatchObject({ estado: 'pendente', codigoFalha: code });
+    expect(s.event(id).attempts[0]).toMatchObject({ estado: 'incerta', codigoFalha: code, statusHttp });
+    expect(s.event(id)).toMatchObject({ estado: 'pendente', codigoFalha: code, statusHttp, proximaTentativaEm: T0 + 20 * SECOND });
   });
 
   it('with instant failures the default schedule starts the 8th attempt 22:35:05 after the 1st, then gives up', () => {
@@ -528,6 +529,11 @@ describe('classifyOutcome', () => {
     [{ kind: 'unreachable' }, { estado: 'falhou', codigoFalha: 'destino_inalcancavel', statusHttp: null }],
     [{ kind: 'reset' }, { estado: 'incerta', codigoFalha: 'conexao_interrompida', statusHttp: null }],
     [{ kind: 'timeout' }, { estado: 'incerta', codigoFalha: 'tempo_esgotado', statusHttp: null }],
+    // spec: WH-EVT-56: a response cut short confirms nothing, whatever its status; the status that arrived is kept.
+    [{ kind: 'incomplete', status: 200 }, { estado: 'incerta', codigoFalha: 'resposta_incompleta', statusHttp: 200 }],
+    [{ kind: 'incomplete', status: 299 }, { estado: 'incerta', codigoFalha: 'resposta_incompleta', statusHttp: 299 }],
+    [{ kind: 'incomplete', status: 302 }, { estado: 'incerta', codigoFalha: 'resposta_incompleta', statusHttp: 302 }],
+    [{ kind: 'incomplete', status: 503 }, { estado: 'incerta', codigoFalha: 'resposta_incompleta', statusHttp: 503 }],
   ])('%j → %j', (outcome, expected) => {
     expect(classifyOutcome(outcome)).toEqual(expected);
   });

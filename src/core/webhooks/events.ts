@@ -11,9 +11,9 @@
  *   pendente, executando --cancelar--> cancelado   (the destination changed or was revoked; created with none active)
  *   entregue, falhou, cancelado --reenviar--> pendente  (resend: a new cycle on the current destination)
  *
- * Attempt (`estado`): iniciada → entregue (2xx) | falhou (other status, redirect, refused) | incerta (sent but
- * no answer: time-out or reset). An attempt in flight when its event is cancelled still records its outcome;
- * the event stays cancelled.
+ * Attempt (`estado`): iniciada → entregue (a completed 2xx) | falhou (other status, redirect, refused) | incerta
+ * (sent, outcome unknown: time-out, reset, or a response cut short). An attempt in flight when its event is
+ * cancelled still records its outcome; the event stays cancelled.
  */
 import type { Instant } from '../time.js';
 import { HOUR, MINUTE, SECOND, isoString } from '../time.js';
@@ -68,6 +68,13 @@ export const FAILURE_CODES = {
   unreachable: 'destino_inalcancavel',
   /** Sent, then the connection broke before an answer: the receiver may have processed it. */
   reset: 'conexao_interrompida',
+  /**
+   * Sent, and an answer began (its status arrived, `status_http` holds it) but never completed: the connection
+   * broke mid-body or the body came short of what it declared. A code of its own, not `conexao_interrompida`
+   * or `status_nao_2xx`: the receiver did answer, so it may well have processed the event, yet no complete
+   * answer arrived, and only a completed 2xx confirms an attempt (spec: WH-EVT-56), whatever the status said.
+   */
+  incomplete: 'resposta_incompleta',
   /** Sent, and no answer within the attempt time-out: the receiver may have processed it. */
   timeout: 'tempo_esgotado',
   /** Event cancelled: the destination was changed or rotated (a new version). */
@@ -80,7 +87,10 @@ export const FAILURE_CODES = {
 
 /** What the network made of one attempt (the shell's transport reports it; the core classifies it). */
 export type NetworkOutcome =
+  /** A complete response: status line, headers and the whole body it declared. */
   | { readonly kind: 'response'; readonly status: number }
+  /** A response began with `status`, then stopped before its body was complete. */
+  | { readonly kind: 'incomplete'; readonly status: number }
   | { readonly kind: 'refused' }
   | { readonly kind: 'unreachable' }
   | { readonly kind: 'reset' }
@@ -257,6 +267,9 @@ export function classifyOutcome(outcome: NetworkOutcome): { estado: Exclude<Atte
       return { estado: 'falhou', codigoFalha: FAILURE_CODES.refused, statusHttp: null };
     case 'unreachable':
       return { estado: 'falhou', codigoFalha: FAILURE_CODES.unreachable, statusHttp: null };
+    case 'incomplete':
+      // spec: WH-EVT-56. Even a cut 2xx confirms nothing; the status is kept, since it is what arrived.
+      return { estado: 'incerta', codigoFalha: FAILURE_CODES.incomplete, statusHttp: outcome.status };
     case 'reset':
       return { estado: 'incerta', codigoFalha: FAILURE_CODES.reset, statusHttp: null };
     case 'timeout':
