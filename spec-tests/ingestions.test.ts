@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { headOfficeCatalog, NCM, newKey, otherCompany, product, world, type Answer, type Controls, type World } from './support/client.js';
 import { ETAG, expectControlError, expectError, REQUEST_ID, UUID } from './support/expect.js';
 import { branchCatalog, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
-import { EVENTS, eventDetail } from './support/webhook-setup.js';
+import { createDestination, EVENTS, eventDetail } from './support/webhook-setup.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -174,6 +174,13 @@ async function watchedIds(w: World): Promise<string[]> {
   const answer = await w.api.get(`${WATCHED}?limite=200`);
   expect(answer.status, answer.text).toBe(200);
   return answer.body.itens.map((p: { id: string }) => p.id);
+}
+
+/** A company with a webhook destination: the service records events only for a company that has one (spec: CONV-09). */
+async function listening(...args: Parameters<typeof world>): Promise<World> {
+  const w = await world(...args);
+  await createDestination(w);
+  return w;
 }
 
 /** The `dados` of every event of the company, oldest first (through the event list and each detail). */
@@ -739,7 +746,7 @@ describe('the preview', () => {
    * X (absent); the branch catalog B holds V (identical record: linked); R was in catalog C, deleted (inactive).
    */
   async function mixedScene() {
-    const w = await world();
+    const w = await listening();
     const a = await headOfficeCatalog(w);
     const b = await branchCatalog(w);
     const c = await branchCatalog(w);
@@ -813,7 +820,7 @@ describe('the preview', () => {
 
   /** Catalog A: K (in the ingestion, unchanged), X1 (A only), X2 (shared with B), Z (A only, no id_externo). */
   async function replacementScene() {
-    const w = await world();
+    const w = await listening();
     const a = await headOfficeCatalog(w);
     const b = await branchCatalog(w);
     const k = await product(w, a.id, { id_externo: 'K' });
@@ -899,7 +906,7 @@ describe('the preview', () => {
   });
 
   it('compares the surveillance coverage once, after the whole application', async () => {
-    const w = await world({}, { surveillanceCapacity: 3 });
+    const w = await listening({}, { surveillanceCapacity: 3 });
     const a = await headOfficeCatalog(w);
     for (const idExterno of ['X1', 'X2', 'X3']) await product(w, a.id, { id_externo: idExterno });
     await select(w, { modo: 'todos' });
@@ -1068,7 +1075,7 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
   });
 
   it('answers 202 (aplicando) with Location and ETag; applies 1 s + 1 ms per record later; the catalog is held until then', async () => {
-    const w = await world();
+    const w = await listening();
     const a = await headOfficeCatalog(w);
     await product(w, a.id, { id_externo: 'A', descricao: 'antes' });
     const { id, read: validated } = await ingest(w, { operacao: 'mesclar', referencia_externa: 'r-1' }, [[rec('A', { descricao: 'depois' }), rec('B'), rec('C')]]);
@@ -1110,7 +1117,7 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
   });
 
   async function staleScene(operacao: Operacao = 'mesclar') {
-    const w = await world();
+    const w = await listening();
     const a = await headOfficeCatalog(w);
     const b = await branchCatalog(w);
     const m = await product(w, a.id, { id_externo: 'M', descricao: 'antes' });
@@ -1226,7 +1233,7 @@ describe('job faults of kind ingestao', () => {
   });
 
   it('a failing application ends falhou with nothing applied and no event', async () => {
-    const w = await world();
+    const w = await listening();
     const a = await headOfficeCatalog(w);
     const { id, read: validated } = await ingest(w, { operacao: 'mesclar' }, [[rec('A'), rec('B')]]);
     await ingestionFault(w, { fail: true });
