@@ -213,9 +213,10 @@ export function formatPath(root: string, path: readonly PropertyKey[]): string {
 /**
  * A webhook destination URL (spec "PUT /v1/webhook"): public HTTPS on port 443, no credentials, no fragment.
  * Refused: other schemes and ports, userinfo, fragments, localhost, and IP literals of loopback, private,
- * link-local, unspecified or carrier-grade NAT ranges. Names are not resolved (no connectivity test).
+ * link-local, unspecified or carrier-grade NAT ranges. Names are not resolved (no connectivity test). Its
+ * length has no limit of its own: the spec bounds only the whole body (4 KiB, checked before parsing).
  */
-export const webhookUrl = z.string().max(2048, 'must have at most 2048 characters').superRefine((text, ctx) => {
+export const webhookUrl = z.string().superRefine((text, ctx) => {
   const problem = webhookUrlProblem(text);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
