@@ -99,11 +99,12 @@ const OPERATIONS: readonly Operation[] = [
   { method: 'POST', template: '/v1/analises', query: [], fields: [] },
   { method: 'GET', template: '/v1/analises', query: ['limite', 'cursor'], maxLimite: 100 },
   { method: 'GET', template: '/v1/analises/:id', query: [] },
-  { method: 'GET', template: '/v1/analises/:id/achados', query: ['limite', 'cursor'] },
+  // Findings pages take only `cursor` (spec "GET /v1/vigilancias/{id}/resultados"; the analysis's follow it).
+  { method: 'GET', template: '/v1/analises/:id/achados', query: ['cursor'] },
   { method: 'GET', template: '/v1/analises/:id/resultado.csv', query: [] },
   { method: 'GET', template: '/v1/vigilancias', query: ['limite', 'cursor'], maxLimite: 100 },
   { method: 'GET', template: '/v1/vigilancias/:id', query: [] },
-  { method: 'GET', template: '/v1/vigilancias/:id/resultados', query: ['limite', 'cursor'] },
+  { method: 'GET', template: '/v1/vigilancias/:id/resultados', query: ['cursor'] },
   { method: 'GET', template: '/v1/vigilancias/:id/resultados.csv', query: [] },
 ];
 const METHODS_OF = new Map<string, string[]>();

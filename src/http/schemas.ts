@@ -90,12 +90,24 @@ export const establishmentListQuery = z.strictObject({
   estado: z.enum(['ativo', 'arquivado'], 'must be "ativo" or "arquivado"').optional(),
 });
 
+/**
+ * An opaque cursor, a `proximo_cursor` the list returned. The emulator's cursors are far shorter than 512
+ * characters, so a longer one cannot be one of them: refused before it is decoded.
+ */
+const cursorParam = z.string().max(512, 'is not a cursor of this list');
+
 /** The query of a list paged by an opaque cursor: `limite` (1 to `maxLimit`) and `cursor` (a `proximo_cursor`). */
 export const cursorQuery = (maxLimit: number) =>
   z.strictObject({
     limite: limitParam(maxLimit).optional(),
-    cursor: z.string().max(512, 'is not a cursor of this list').optional(),
+    cursor: cursorParam.optional(),
   });
+
+/**
+ * The query of a findings page: `cursor` only (spec "GET /v1/vigilancias/{id}/resultados": "Query `cursor`";
+ * the analysis findings follow it). The page size is the service's (200 plus a byte budget), not the client's.
+ */
+export const findingsQuery = z.strictObject({ cursor: cursorParam.optional() });
 
 export const productListQuery = cursorQuery(200);
 
