@@ -724,6 +724,23 @@ describe('GET /v1/analises', () => {
     expect(answer.body).toEqual({ itens: [], proximo_cursor: null });
   });
 
+  // spec: "limite (default 50, maximum 100)": an integer, whatever leading zeros write it.
+  it('takes limite with leading zeros as the integer it writes: 0000002 pages by 2, 0000101 is above 100', async () => {
+    const w = await world();
+    const a = await concluded(w);
+    const b = await concluded(w);
+    const c = await concluded(w);
+    const first = await w.api.get(`${ANALISES}?limite=0000002`);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.itens.map((i: { id: string }) => i.id)).toEqual([c.id, b.id]);
+    const rest = await w.api.get(`${ANALISES}?limite=0000002&cursor=${encodeURIComponent(first.body.proximo_cursor)}`);
+    expect(rest.body.itens.map((i: { id: string }) => i.id)).toEqual([a.id]);
+    expect(rest.body.proximo_cursor).toBeNull();
+    expect((await w.api.get(`${ANALISES}?limite=0000050`)).body.itens).toHaveLength(3);
+    expect((await w.api.get(`${ANALISES}?limite=0000100`)).body.itens).toHaveLength(3);
+    expectError(await w.api.get(`${ANALISES}?limite=0000101`), 422, 'valor_invalido', 'query.limite');
+  });
+
   it('refuses limite outside 1–100 (422 query.limite) and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
     const w = await world();
     await concluded(w);

@@ -875,6 +875,22 @@ describe('GET /v1/vigilancias', () => {
     expect(answer.body).toEqual({ itens: [], proximo_cursor: null });
   });
 
+  // spec: GET /v1/vigilancias `limite` ("at most 100 items"): an integer, whatever leading zeros write it.
+  it('takes limite with leading zeros as the integer it writes: 0000002 pages by 2, 0000101 is above 100', async () => {
+    const { w, t } = await scene({ watching: {} });
+    const a = await pulled(w, t, 0);
+    const b = await pulled(w, t, 1);
+    const c = await pulled(w, t, 2);
+    const first = await w.api.get(`${VIGILANCIAS}?limite=0000002`);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.itens.map((i: { id: string }) => i.id)).toEqual([c.id, b.id]);
+    const rest = await w.api.get(`${VIGILANCIAS}?limite=0000002&cursor=${encodeURIComponent(first.body.proximo_cursor)}`);
+    expect(rest.body.itens.map((i: { id: string }) => i.id)).toEqual([a.id]);
+    expect(rest.body.proximo_cursor).toBeNull();
+    expect((await w.api.get(`${VIGILANCIAS}?limite=0000050`)).body.itens).toHaveLength(3);
+    expectError(await w.api.get(`${VIGILANCIAS}?limite=0000101`), 422, 'valor_invalido', 'query.limite');
+  });
+
   it('refuses limite outside 1–100 (422 query.limite) and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
     const { w, ref, t } = await scene({ watching: {} });
     const other = await otherCompany(w);

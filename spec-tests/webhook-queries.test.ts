@@ -160,6 +160,17 @@ describe('GET /v1/webhook/eventos', () => {
     expect(ids(rest)).toEqual([raised[0]]);
   });
 
+  // spec: GET /v1/webhook/eventos `limite` ("at most 100 events"): an integer, whatever leading zeros write it.
+  it('takes limite with leading zeros as the integer it writes: 0000050 is 50, 0000101 is above 100', async () => {
+    const w = await withDestination(await world());
+    const raised: string[] = [];
+    for (let i = 0; i < 51; i++) raised.push(await raiseEvent(w));
+    const padded = await list(w, 'limite=0000050');
+    expect(ids(padded)).toEqual([...raised].reverse().slice(0, 50));
+    expect(padded.body.proximo_cursor).toEqual(expect.any(String));
+    expectError(await w.api.get(`${EVENTS}?limite=0000101`), 422, 'valor_invalido', 'query.limite');
+  });
+
   it.each(['0', '101', 'abc', '-1', '1.5', ''])('refuses limite=%j with 422 valor_invalido query.limite', async (limite) => {
     const w = await world();
     expectError(await w.api.get(`${EVENTS}?limite=${limite}`), 422, 'valor_invalido', 'query.limite');
@@ -322,6 +333,24 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
     const max = await attempts(w, id, 'limite=100');
     expect(numbers(max)).toEqual(Array.from({ length: 56 }, (_, i) => i + 1));
     expect(max.body.proxima_tentativa).toBeNull();
+  });
+
+  // spec: "limite (integer 1 to 100, default 50)": 0000002 is the integer 2.
+  it('takes limite with leading zeros as the integer it writes: 0000002 pages by 2, 0000101 is above 100', async () => {
+    const { w, host, destination } = await configured();
+    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 500 }, times: 2 });
+    const id = await testEvent(w, destination.etag);
+    await advance(w, 0);
+    await advance(w, 5 * SECOND);
+    await advance(w, 5 * MINUTE);
+    const first = await attempts(w, id, 'limite=0000002');
+    expect(numbers(first)).toEqual([1, 2]);
+    expect(first.body.proxima_tentativa).toBe(2);
+    const rest = await attempts(w, id, 'limite=0000002&apos_tentativa=2');
+    expect(numbers(rest)).toEqual([3]);
+    expect(rest.body.proxima_tentativa).toBeNull();
+    expect(numbers(await attempts(w, id, 'limite=0000050'))).toEqual([1, 2, 3]);
+    expectError(await w.api.get(`${attemptsPath(id)}?limite=0000101`), 422, 'valor_invalido', 'query.limite');
   });
 
   it.each([

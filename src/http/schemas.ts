@@ -11,16 +11,44 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-f
 /** A uuid as the spec defines it; upper or lower case in, lowercase out. */
 export const uuid = z.string().regex(UUID, 'must be a uuid (8-4-4-4-12 hexadecimal digits, version 1-8, variant 8, 9, a or b)').transform((s) => s.toLowerCase());
 
-const text = (min: number, max: number) => z.string().min(min, `must have at least ${min} character${min === 1 ? '' : 's'}`).max(max, `must have at most ${max} characters`);
+/**
+ * A string of `min` to `max` characters. Characters are Unicode code points, as JSON Schema's maxLength counts
+ * them: an emoji is one character, though JavaScript's `length` gives it 2, so a 120-emoji `nome` the spec
+ * allows ("1 to 120 characters") is accepted. Code points are counted only when `length` exceeds `max` (a
+ * string never has more code points than UTF-16 units), so the common case costs one comparison.
+ */
+const text = (min: number, max: number) =>
+  z
+    .string()
+    .min(min, `must have at least ${min} character${min === 1 ? '' : 's'}`)
+    .refine((s) => s.length <= max || codePoints(s) <= max, `must have at most ${max} characters`);
+
+function codePoints(s: string): number {
+  let count = 0;
+  for (let i = 0; i < s.length; i++) {
+    const unit = s.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point; a lone surrogate counts as one.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < s.length) {
+      const next = s.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
 
 export const externalId = text(1, 256);
 export const nullableExternalId = externalId.nullable();
 
-/** `limite` as a query string: digits only, within [1, max]; default applied by the caller. */
+/**
+ * `limite` as a query string: an integer written in decimal digits, within [1, max]; default applied by the
+ * caller. Any number of digits: `0000050` is the integer 50, which the spec allows ("integer 1 to 200"); a
+ * string of digits too long for a number is above any max and refused as such.
+ */
 export function limitParam(max: number) {
   return z
     .string()
-    .regex(/^\d{1,6}$/, `must be an integer from 1 to ${max}`)
+    .regex(/^\d+$/, `must be an integer from 1 to ${max}`)
     .transform(Number)
     .pipe(z.number().int().min(1, `must be an integer from 1 to ${max}`).max(max, `must be an integer from 1 to ${max}`));
 }
@@ -31,22 +59,19 @@ export const noQuery = z.strictObject({});
 
 export const NCM = /^\d{8}$/;
 
+/**
+ * spec "PATCH /v1/produtos/{id}": `codigo` a string of 1 to 128 characters, `valores` an array of 1 to 50
+ * strings. Nothing more: a value may be any string (empty, or thousands of characters, within the body's
+ * size), and a code may appear in several entries (the spec forbids neither; the regulatory rules read a
+ * repeated code as one attribute holding all its values).
+ */
 export const attribute = z.strictObject({
   codigo: text(1, 128),
-  valores: z.array(text(1, 1000)).min(1, 'must have 1 to 50 values').max(50, 'must have 1 to 50 values'),
+  valores: z.array(z.string()).min(1, 'must have 1 to 50 values').max(50, 'must have 1 to 50 values'),
 });
 
-/** Up to 128 attributes, each code at most once (a repeated code is ambiguous: the list is the complete set). */
-export const attributes = z
-  .array(attribute)
-  .max(128, 'must have at most 128 attributes')
-  .superRefine((list, ctx) => {
-    const seen = new Set<string>();
-    list.forEach((a, i) => {
-      if (seen.has(a.codigo)) ctx.addIssue({ code: 'custom', path: [i, 'codigo'], message: `repeats attribute code "${a.codigo}"` });
-      seen.add(a.codigo);
-    });
-  });
+/** Up to 128 attributes (spec "Limits": product attributes). */
+export const attributes = z.array(attribute).max(128, 'must have at most 128 attributes');
 
 export const ncm = z.string().regex(NCM, 'must be an NCM of 8 digits, e.g. "84713012"');
 

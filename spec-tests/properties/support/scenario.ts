@@ -142,9 +142,10 @@ const nome = fc.oneof(
 const externalId = fc.option(fc.string({ minLength: 1, maxLength: 24 }), { nil: null, freq: 3 });
 const ncm = fc.stringMatching(/^\d{8}$/);
 const shortText = (max: number) => fc.string({ minLength: 1, maxLength: max });
-const atributos = fc.uniqueArray(
-  fc.record({ codigo: shortText(12), valores: fc.array(shortText(16), { minLength: 1, maxLength: 3 }) }),
-  { maxLength: 4, selector: (a) => a.codigo },
+/** Codes may repeat and values may be empty: the spec forbids neither ("valores: array of 1 to 50 strings"). */
+const atributos = fc.array(
+  fc.record({ codigo: fc.oneof(shortText(12), fc.constantFrom('cor', 'tamanho')), valores: fc.array(fc.string({ maxLength: 16 }), { minLength: 1, maxLength: 3 }) }),
+  { maxLength: 4 },
 );
 
 const newProductFields: fc.Arbitrary<NewProductFields> = fc.record(
@@ -649,7 +650,7 @@ export class Runner {
           { origem: 'erp', ncm: '8471301' },
           { origem: 'erp' },
           { origem: 'erp', ncm: '84713012', campo: 1 },
-          { origem: 'erp', ncm: '84713012', atributos: [{ codigo: 'a', valores: ['1'] }, { codigo: 'a', valores: ['2'] }] },
+          { origem: 'erp', ncm: '84713012', atributos: [{ codigo: 'a', valores: ['1'] }, { codigo: 'b'.repeat(129), valores: ['2'] }] },
           { origem: 'erp', ncm: '84713012', atributos: [{ codigo: 'a', valores: [] }] },
           { origem: 'erp', ncm: 84713012 },
           [],
