@@ -76,7 +76,6 @@ const OPERATIONS: readonly Operation[] = [
     method: 'POST', template: '/v1/catalogos/ingestoes', query: [], fields: ['operacao', 'catalogo_id', 'referencia_externa'], ingestionKey: true,
     badShapes: ['{}', '{"operacao":"substituir"}', '{"operacao":["mesclar"]}', '{"operacao":"mesclar","referencia_externa":""}', JSON.stringify({ operacao: 'mesclar', referencia_externa: 'r'.repeat(201) }), '{"operacao":"mesclar","catalogo_id":"nao-e-uuid"}', '{"operacao":"mesclar","catalogo_id":null}', '{"Operacao":"mesclar"}'],
   },
-  { method: 'GET', template: '/v1/catalogos/ingestoes', query: ['limite', 'cursor'], maxLimite: 100 },
   { method: 'GET', template: '/v1/catalogos/ingestoes/:id', query: ['limite', 'cursor'], maxLimite: 1000 },
   {
     method: 'PUT', template: '/v1/catalogos/ingestoes/:id/lotes/:numero', query: [], fields: ['itens'], bodyLimit: 4 * MiB,

@@ -139,7 +139,6 @@ export function importState(data: StateData): State {
   }
   for (const ingestion of [...data.ingestions].sort((a, b) => a.position - b.position)) {
     state.ingestions.set(ingestion.id, ingestion);
-    indexesOf(state, ingestion.companyId).ingestions.add(ingestion.id, ingestion.position);
     if (isOpen(ingestion.estado)) state.openIngestions.set(ingestion.catalogId, ingestion.id);
   }
   for (const [companyId, entries] of data.evaluations) state.evaluations.set(companyId, new Map(entries));
