@@ -12,30 +12,10 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-f
 export const uuid = z.string().regex(UUID, 'must be a uuid (8-4-4-4-12 hexadecimal digits, version 1-8, variant 8, 9, a or b)').transform((s) => s.toLowerCase());
 
 /**
- * A string of `min` to `max` characters. Characters are Unicode code points, as JSON Schema's maxLength counts
- * them: an emoji is one character, though JavaScript's `length` gives it 2, so a 120-emoji `nome` the spec
- * allows ("1 to 120 characters") is accepted. Code points are counted only when `length` exceeds `max` (a
- * string never has more code points than UTF-16 units), so the common case costs one comparison.
+ * A string of `min` to `max` characters. zod counts characters as Unicode code points, as JSON Schema's
+ * maxLength does: an emoji is one character (JavaScript's `length` gives it 2), so a 120-emoji `nome` is 120.
  */
-const text = (min: number, max: number) =>
-  z
-    .string()
-    .min(min, `must have at least ${min} character${min === 1 ? '' : 's'}`)
-    .refine((s) => s.length <= max || codePoints(s) <= max, `must have at most ${max} characters`);
-
-function codePoints(s: string): number {
-  let count = 0;
-  for (let i = 0; i < s.length; i++) {
-    const unit = s.charCodeAt(i);
-    // A high surrogate followed by a low one is one code point; a lone surrogate counts as one.
-    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < s.length) {
-      const next = s.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-    count++;
-  }
-  return count;
-}
+const text = (min: number, max: number) => z.string().min(min, `must have at least ${min} character${min === 1 ? '' : 's'}`).max(max, `must have at most ${max} characters`);
 
 export const externalId = text(1, 256);
 export const nullableExternalId = externalId.nullable();
