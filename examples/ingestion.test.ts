@@ -15,6 +15,8 @@ test('an ingestion replaces a catalog: batches, preview, application, catalogo.a
     return { status: response.status, etag: response.headers.get('etag'), body: (await response.json()) as any }; // JSON, read loosely
   };
   const catalog = await call('POST', '/v1/catalogos', { estabelecimento_id: acme.headOffice.id, nome: 'Loja' });
+  // Events are recorded only for a company with a webhook destination (deliveries land in the built-in inbox).
+  await call('PUT', '/v1/webhook', { url: 'https://hooks.acme.example/catalog' }, { 'if-none-match': '*' });
 
   // Without catalogo_id the ingestion goes to the head office's active catalog.
   const start = await call('POST', '/v1/catalogos/ingestoes', { operacao: 'substituicao_catalogo' }, { 'idempotency-key': 'erp-export-2026-11-22/run-1' });

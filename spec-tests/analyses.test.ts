@@ -20,7 +20,7 @@ import { headOfficeCatalog, newKey, otherCompany, world, type Answer, type Contr
 import { expectControlError, expectError, REQUEST_ID, UUID } from './support/expect.js';
 import { branchCatalog, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 import { counts, csvLine, findingPages, TIPOS, type Tipo } from './support/jobs.js';
-import { BAD_VALUE, cleanAttributes, cleanNcm, MISSING_NCM, reference, validNcms, withBadValue, type Reference } from './support/regulatory.js';
+import { BAD_VALUE, cleanAttributes, cleanNcm, MISSING_NCM, reference, unknownAttributes, validNcms, withBadValue, type Reference } from './support/regulatory.js';
 import { createDestination, inboxFor, uniqueHost } from './support/webhook-setup.js';
 
 const SECOND = 1000;
@@ -117,8 +117,8 @@ async function item(w: World, catalogId: string, ref: Reference, fields: Record<
   return answer.body.id;
 }
 
-/** Every finding of a concluded analysis, following proximo_cursor with `limite`; the pages too (support/jobs.ts). */
-const allFindings = (w: World, id: string, limite?: number) => findingPages(w, findingsPath(id), limite);
+/** Every finding of a concluded analysis, following proximo_cursor; the pages too (support/jobs.ts). */
+const allFindings = (w: World, id: string) => findingPages(w, findingsPath(id));
 
 describe('POST /v1/analises: acceptance', () => {
   it('answers 202 {id, estado: pendente} with Location and no ETag; while it is open, 200 with the same id and Location', async () => {
@@ -414,28 +414,31 @@ describe('GET /v1/analises/{id}/achados', () => {
     expectError(await w.api.get(findingsPath(failed)), 409, 'resultado_indisponivel');
   });
 
-  it('pages with limite and cursor: total_achados on every page, every finding exactly once, in the order of the full list', async () => {
-    const w = await world();
+  /** Two products of 129 findings each (an NCM not in the table, 128 attribute codes in no dictionary): 258 findings, more than a page. */
+  async function manyFindings(w: World): Promise<string[]> {
     const ref = await reference(w);
     const catalog = await headOfficeCatalog(w);
     const products: string[] = [];
-    for (let i = 0; i < 7; i++) products.push(await item(w, catalog.id, ref, { ncm: MISSING_NCM, atributos: [] }));
+    for (let i = 0; i < 2; i++) products.push(await item(w, catalog.id, ref, { ncm: MISSING_NCM, atributos: unknownAttributes(128) }));
+    return products;
+  }
+
+  // spec: SURV-27, LIM-23 ("GET /v1/vigilancias/{id}/resultados": Query `cursor`, at most 200 findings per page); the analysis findings follow it.
+  it('pages with cursor only: at most 200 findings a page, total_achados on every page, every finding exactly once, in the order of the full list', async () => {
+    const w = await world();
+    const products = await manyFindings(w);
     const { id } = await concluded(w);
-    const whole = await allFindings(w, id);
-    expect(whole.pages).toHaveLength(1);
-    expect(whole.items.map((f) => f.produto_id)).toEqual(products);
-    const paged = await allFindings(w, id, 3);
-    expect(paged.pages.map((p) => p.body.itens.length)).toEqual([3, 3, 1]);
-    expect(paged.pages.map((p) => p.body.total_achados)).toEqual([7, 7, 7]);
-    expect(paged.items).toEqual(whole.items);
-    expect(new Set(paged.items.map((f) => f.produto_id)).size).toBe(7);
-    // A limite equal to the count: one page, no cursor.
-    const exact = await w.api.get(`${findingsPath(id)}?limite=7`);
-    expect(exact.body.itens).toHaveLength(7);
-    expect(exact.body.proximo_cursor).toBeNull();
-    const one = await allFindings(w, id, 1);
-    expect(one.pages).toHaveLength(7);
-    expect(one.items).toEqual(whole.items);
+    const walked = await allFindings(w, id);
+    expect(walked.pages.map((p) => p.body.itens.length)).toEqual([200, 58]);
+    expect(walked.pages.map((p) => p.body.total_achados)).toEqual([258, 258]);
+    expect(new Set(walked.items.map((f) => `${f.produto_id}|${f.tipo}|${f.detalhe}`)).size).toBe(258);
+    // The full list's order: product by product, each one's findings by rule, then by attribute code.
+    expect(walked.items.map((f) => f.produto_id)).toEqual([...Array<string>(129).fill(products[0]!), ...Array<string>(129).fill(products[1]!)]);
+    expect(walked.items.slice(0, 3).map((f) => [f.tipo, f.detalhe])).toEqual([
+      ['ncm_inexistente', expect.stringContaining(MISSING_NCM)],
+      ['atributo_desconhecido', expect.stringContaining('FORA_DO_DICIONARIO_000')],
+      ['atributo_desconhecido', expect.stringContaining('FORA_DO_DICIONARIO_001')],
+    ]);
   });
 
   it('answers an empty page for an analysis without findings', async () => {
@@ -446,20 +449,20 @@ describe('GET /v1/analises/{id}/achados', () => {
     expect(answer.body).toEqual({ total_achados: 0, itens: [], proximo_cursor: null });
   });
 
-  it('refuses limite outside 1–200 (422 query.limite) and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
+  // spec: "GET /v1/vigilancias/{id}/resultados" offers only `cursor`; an unknown query parameter is refused like any other.
+  it('refuses limite, whatever its value (422 campo_desconhecido query.limite: the page size is the service\'s), and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
     const w = await world();
-    const ref = await reference(w);
-    const catalog = await headOfficeCatalog(w);
-    for (let i = 0; i < 3; i++) await item(w, catalog.id, ref, { ncm: MISSING_NCM, atributos: [] });
+    await manyFindings(w);
     const { id } = await concluded(w);
     const { id: second } = await concluded(w);
-    for (const bad of ['0', '201', 'abc', '-1']) expectError(await w.api.get(`${findingsPath(id)}?limite=${bad}`), 422, 'valor_invalido', 'query.limite');
-    expect((await w.api.get(`${findingsPath(id)}?limite=200`)).status).toBe(200);
-    expectError(await w.api.get(`${findingsPath(id)}?cursor=nao-e-um-cursor`), 422, 'cursor_invalido', 'query.cursor');
-    const page = await w.api.get(`${findingsPath(second)}?limite=1`);
+    for (const limite of ['1', '50', '200', '0', 'abc']) expectError(await w.api.get(`${findingsPath(id)}?limite=${limite}`), 422, 'campo_desconhecido', 'query.limite');
+    const page = await w.api.get(findingsPath(second));
     const cursor = page.body.proximo_cursor as string;
     expect(cursor).toEqual(expect.any(String));
-    expect((await w.api.get(`${findingsPath(second)}?cursor=${encodeURIComponent(cursor)}`)).status).toBe(200);
+    expectError(await w.api.get(`${findingsPath(second)}?cursor=${encodeURIComponent(cursor)}&limite=10`), 422, 'campo_desconhecido', 'query.limite');
+    expect((await w.api.get(`${findingsPath(second)}?cursor=${encodeURIComponent(cursor)}`)).body.itens).toHaveLength(58);
+    expectError(await w.api.get(`${findingsPath(id)}?cursor=nao-e-um-cursor`), 422, 'cursor_invalido', 'query.cursor');
+    // Another analysis's cursor, and the analysis list's cursor.
     expectError(await w.api.get(`${findingsPath(id)}?cursor=${encodeURIComponent(cursor)}`), 422, 'cursor_invalido', 'query.cursor');
     const analyses = await w.api.get(`${ANALISES}?limite=1`);
     expectError(await w.api.get(`${findingsPath(id)}?cursor=${encodeURIComponent(analyses.body.proximo_cursor)}`), 422, 'cursor_invalido', 'query.cursor');
@@ -719,6 +722,23 @@ describe('GET /v1/analises', () => {
     const answer = await w.api.get(ANALISES);
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body).toEqual({ itens: [], proximo_cursor: null });
+  });
+
+  // spec: "limite (default 50, maximum 100)": an integer, whatever leading zeros write it.
+  it('takes limite with leading zeros as the integer it writes: 0000002 pages by 2, 0000101 is above 100', async () => {
+    const w = await world();
+    const a = await concluded(w);
+    const b = await concluded(w);
+    const c = await concluded(w);
+    const first = await w.api.get(`${ANALISES}?limite=0000002`);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.itens.map((i: { id: string }) => i.id)).toEqual([c.id, b.id]);
+    const rest = await w.api.get(`${ANALISES}?limite=0000002&cursor=${encodeURIComponent(first.body.proximo_cursor)}`);
+    expect(rest.body.itens.map((i: { id: string }) => i.id)).toEqual([a.id]);
+    expect(rest.body.proximo_cursor).toBeNull();
+    expect((await w.api.get(`${ANALISES}?limite=0000050`)).body.itens).toHaveLength(3);
+    expect((await w.api.get(`${ANALISES}?limite=0000100`)).body.itens).toHaveLength(3);
+    expectError(await w.api.get(`${ANALISES}?limite=0000101`), 422, 'valor_invalido', 'query.limite');
   });
 
   it('refuses limite outside 1–100 (422 query.limite) and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {

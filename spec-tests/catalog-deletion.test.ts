@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, newKey, otherCompany, product, world, type Answer, type World } from './support/client.js';
 import { ETAG, expectError, REQUEST_ID } from './support/expect.js';
 import { branchCatalog, productsPath, UNKNOWN_ID } from './support/fixtures.js';
-import { EVENTS, eventDetail } from './support/webhook-setup.js';
+import { createDestination, EVENTS, eventDetail } from './support/webhook-setup.js';
 
 const VIGILANCIA = '/v1/empresa/vigilancia';
 const WATCHED = '/v1/empresa/vigilancia/produtos';
@@ -197,6 +197,7 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
 
   it('in mode todos removes no selection, and depois watches the remaining eligible products', async () => {
     const sc = await scene({ surveillanceCapacity: 6 });
+    await createDestination(sc.w); // events are recorded only for a company with a destination (spec: CONV-09)
     await select(sc.w, { modo: 'todos' });
     const p = await preview(sc.w, sc.a.id);
     expect(p.body).toMatchObject({ produtos: 5, exclusivos: 3, compartilhados: 2, produtos_desativados: 3, selecoes_removidas: 0, selecoes_adicionadas: 0 });
@@ -212,6 +213,7 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
 
   it('projects a way out of capacidade_excedida when the capacity was cut below the watched products', async () => {
     const sc = await scene({ surveillanceCapacity: 6 });
+    await createDestination(sc.w); // events are recorded only for a company with a destination (spec: CONV-09)
     await select(sc.w, { modo: 'todos' });
     await sc.w.controls.updateCompany(sc.w.company.companyId, { surveillanceCapacity: 4 });
     const p = await preview(sc.w, sc.a.id);
@@ -456,6 +458,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
 
   it('in mode todos leaves the view equal to depois and watches the remaining eligible products', async () => {
     const sc = await scene({ surveillanceCapacity: 6 });
+    await createDestination(sc.w); // events are recorded only for a company with a destination (spec: CONV-09)
     await select(sc.w, { modo: 'todos' });
     const p = await preview(sc.w, sc.a.id);
     expect((await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: p.etag })).status).toBe(200);
@@ -469,6 +472,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
 
   it('raises one vigilancia.restabelecida with the figures after the deletion when it takes the coverage out of capacidade_excedida', async () => {
     const sc = await scene({ surveillanceCapacity: 6 });
+    await createDestination(sc.w); // events are recorded only for a company with a destination (spec: CONV-09)
     await select(sc.w, { modo: 'todos' });
     await sc.w.controls.updateCompany(sc.w.company.companyId, { surveillanceCapacity: 4 });
     const dadosOf = async () => {

@@ -263,6 +263,20 @@ describe('GET /v1/catalogos', () => {
     expect(max.body.proximo_id).toBeNull();
   });
 
+  // spec: "limite (integer 1 to 200)": 0000050 is the integer 50, written with leading zeros.
+  it('takes limite with leading zeros as the integer it writes: 0000050 is 50, 0000201 is above 200', async () => {
+    const w = await world();
+    const created = [(await headOfficeCatalog(w)).id];
+    for (let i = 0; i < 50; i++) created.push((await branchCatalog(w)).id);
+    const padded = await w.api.get('/v1/catalogos?limite=0000050');
+    expect(padded.status, padded.text).toBe(200);
+    expect(idsOf(padded)).toEqual(created.slice(0, 50));
+    expect(padded.body.proximo_id).toBe(created[49]);
+    expect(idsOf(await w.api.get(`/v1/catalogos?limite=${'0'.repeat(20)}1`))).toEqual(created.slice(0, 1));
+    expectError(await w.api.get('/v1/catalogos?limite=0000201'), 422, 'valor_invalido', 'query.limite');
+    expectError(await w.api.get('/v1/catalogos?limite=0000000'), 422, 'valor_invalido', 'query.limite');
+  });
+
   it('pages with limite and apos_id, visiting every catalog exactly once', async () => {
     const w = await world();
     const created = [(await headOfficeCatalog(w)).id];

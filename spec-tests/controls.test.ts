@@ -619,6 +619,39 @@ describe('/_emulator/state', () => {
     expect(again.headers.get('idempotent-replayed')).toBeNull();
   });
 
+  // spec: CONV-09, WH-EVT-01 — an event always names the destination it was recorded against.
+  it('refuses (422) a snapshot holding a webhook event without its destination, naming the field, and restores nothing', async () => {
+    const w = await world();
+    const put = await w.api.put('/v1/webhook', { url: 'https://hooks-snapshot.example.com/eventos' }, { headers: { 'if-none-match': '*' } });
+    expect(put.status, put.text).toBe(201);
+    const raised = await w.controls.raw('POST', `/companies/${w.company.companyId}/events`, { dados: { tipo: 'webhook.teste' } });
+    expect(raised.status, raised.text).toBe(201);
+    const eventId = raised.body.eventId as string;
+    const snapshot = await w.controls.snapshot();
+    const index = (snapshot.state.webhookEvents as { id: string }[]).findIndex((e) => e.id === eventId);
+    expect(index).toBeGreaterThanOrEqual(0);
+    const detail = await w.api.get(`/v1/webhook/eventos/${eventId}`);
+    const broken = (changes: Record<string, unknown>) => {
+      const copy = structuredClone(snapshot);
+      Object.assign(copy.state.webhookEvents[index], changes);
+      return copy;
+    };
+    for (const field of ['destinoId', 'destinoVersao']) {
+      const refused = await w.controls.raw('PUT', '/state', broken({ [field]: null }));
+      expectControlError(refused, 422, 'valor_invalido');
+      expect(refused.body.erro.mensagem).toContain(`state.webhookEvents.${index}.${field}`);
+      expect(refused.body.erro.mensagem).toContain('null is not allowed');
+    }
+    const foreign = await w.controls.raw('PUT', '/state', broken({ destinoId: UNKNOWN_V7_ID }));
+    expectControlError(foreign, 422, 'valor_invalido');
+    expect(foreign.body.erro.mensagem).toContain(`Not a consistent snapshot: webhook event ${eventId}`);
+    const ahead = await w.controls.raw('PUT', '/state', broken({ destinoVersao: 2 }));
+    expectControlError(ahead, 422, 'valor_invalido');
+    expect(ahead.body.erro.mensagem).toContain('is not a version of its company');
+    // Nothing was restored: the event reads as before.
+    expect((await w.api.get(`/v1/webhook/eventos/${eventId}`)).text).toBe(detail.text);
+  });
+
   it('a snapshot taken while a request is held holds no trace of it: after restore its key is a new request', async () => {
     const w = await world();
     await w.controls.addFault({ target: 'api', match: { method: 'POST', path: '/v1/catalogos', companyId: w.company.companyId }, effect: { delayMs: 1000 } });

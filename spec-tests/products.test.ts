@@ -83,7 +83,7 @@ describe('POST /v1/catalogos/{id}/produtos', () => {
     expect(third.body).toMatchObject({ produtos: 2, versao: before.body.versao + 2 });
   });
 
-  it('accepts the upper limits: origem 64, descricao 2000, 128 attributes, codigo 128, 50 values of 1000', async () => {
+  it('accepts the upper limits: origem 64, descricao 2000, 128 attributes, codigo 128, 50 values (of 1000 characters)', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const atributos = Array.from({ length: 128 }, (_, i) => ({ codigo: i === 0 ? 'c'.repeat(128) : `a${i}`, valores: i === 1 ? Array.from({ length: 50 }, (_, j) => `v${j}`) : ['x'.repeat(1000)] }));
@@ -113,8 +113,7 @@ describe('POST /v1/catalogos/{id}/produtos', () => {
     ['no valores', { atributos: [{ codigo: 'a', valores: ['x'] }, { codigo: 'b', valores: ['x'] }, { codigo: 'c', valores: [] }] }, 'valor_invalido', 'body.atributos[2].valores'],
     ['51 valores', { atributos: [{ codigo: 'a', valores: ['x'] }, { codigo: 'b', valores: Array.from({ length: 51 }, (_, i) => `v${i}`) }] }, 'valor_invalido', 'body.atributos[1].valores'],
     ['valores missing', { atributos: [{ codigo: 'a' }] }, 'campo_obrigatorio', 'body.atributos[0].valores'],
-    ['a value of 1001 characters', { atributos: [{ codigo: 'a', valores: ['x', 'y', 'z', 'w'.repeat(1001)] }] }, 'valor_invalido', 'body.atributos[0].valores[3]'],
-    ['a repeated codigo', { atributos: [{ codigo: 'a', valores: ['1'] }, { codigo: 'b', valores: ['2'] }, { codigo: 'c', valores: ['3'] }, { codigo: 'a', valores: ['4'] }] }, 'valor_invalido', 'body.atributos[3].codigo'],
+    ['a value that is not a string', { atributos: [{ codigo: 'a', valores: ['x', 7] }] }, 'valor_invalido', 'body.atributos[0].valores[1]'],
     ['an unknown field', { preco: 10 }, 'campo_desconhecido', 'body.preco'],
     ['an unknown attribute field', { atributos: [{ codigo: 'a', valores: ['1'], unidade: 'cm' }] }, 'campo_desconhecido', 'body.atributos[0].unidade'],
     ['versao sent by the client', { versao: 1 }, 'campo_desconhecido', 'body.versao'],
@@ -258,7 +257,6 @@ describe('PATCH /v1/produtos/{id}', () => {
     ['ncm of 7 digits', { ncm: '1234567' }, 'valor_invalido', 'body.ncm'],
     ['ncm null (not clearable)', { ncm: null }, 'valor_invalido', 'body.ncm'],
     ['descricao of 2001 characters', { descricao: 'd'.repeat(2001) }, 'valor_invalido', 'body.descricao'],
-    ['a repeated codigo', { atributos: [{ codigo: 'x', valores: ['1'] }, { codigo: 'x', valores: ['2'] }] }, 'valor_invalido', 'body.atributos[1].codigo'],
   ])('refuses %s with 422 and leaves the product unchanged', async (_name, body, codigo, caminho) => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -267,6 +265,30 @@ describe('PATCH /v1/produtos/{id}', () => {
     const read = await w.api.get(`/v1/produtos/${created.id}`);
     expect(read.body).toEqual(created.body);
     expect(read.headers.get('etag')).toBe(created.etag);
+  });
+
+  // spec: PROD-20 ("valores: array of 1 to 50 strings": any strings), PROD-05/PROD-23 (the list is kept as sent).
+  it('accepts attribute values of 0 and of 5,000 characters, and keeps them as sent', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id);
+    const atributos = [{ codigo: 'vazio', valores: [''] }, { codigo: 'longo', valores: ['l'.repeat(5000), '', 'curto'] }];
+    const answer = await w.api.patch(`/v1/produtos/${created.id}`, { atributos }, { ifMatch: created.etag });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body).toMatchObject({ atributos, versao: 2 });
+    expect((await w.api.get(`/v1/produtos/${created.id}`)).body.atributos).toEqual(atributos);
+  });
+
+  // spec: PROD-16..PROD-20 name every refusal of an attribute; none is for a code listed twice.
+  it('accepts a codigo listed in two entries, and keeps both in their order', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id);
+    const atributos = [{ codigo: 'cor', valores: ['azul'] }, { codigo: 'tamanho', valores: ['M'] }, { codigo: 'cor', valores: ['verde', 'azul'] }];
+    const answer = await w.api.patch(`/v1/produtos/${created.id}`, { atributos }, { ifMatch: created.etag });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body).toMatchObject({ atributos, versao: 2 });
+    expect((await w.api.get(`/v1/produtos/${created.id}`)).body.atributos).toEqual(atributos);
   });
 
   it('refuses an empty object: at least one field is required', async () => {
@@ -550,6 +572,18 @@ describe('GET /v1/produtos and GET /v1/catalogos/{id}/produtos', () => {
     await product(w, head.id);
     expect((await w.api.get('/v1/produtos?limite=200')).body.itens).toHaveLength(2);
     expect((await w.api.get('/v1/produtos?limite=1')).body.itens).toHaveLength(1);
+  });
+
+  it('takes limite with leading zeros as the integer it writes (0000001 is 1, 0000201 above 200), on every product list', async () => {
+    const w = await world();
+    const head = await headOfficeCatalog(w);
+    await product(w, head.id);
+    await product(w, head.id);
+    for (const path of ['/v1/produtos', `/v1/catalogos/${head.id}/produtos`]) {
+      expect((await w.api.get(`${path}?limite=0000001`)).body.itens, path).toHaveLength(1);
+      expect((await w.api.get(`${path}?limite=0000050`)).body.itens, path).toHaveLength(2);
+      expectError(await w.api.get(`${path}?limite=0000201`), 422, 'valor_invalido', 'query.limite');
+    }
   });
 
   it('answers 404 for the products of an unknown catalog', async () => {

@@ -28,7 +28,7 @@ import { headOfficeCatalog, NCM, otherCompany, world, type Answer, type World } 
 import { expectControlError, expectError, REQUEST_ID, UUID } from './support/expect.js';
 import { productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 import { counts, csvLine, findingPages, TIPOS } from './support/jobs.js';
-import { BAD_VALUE, cleanAttributes, cleanNcm, MISSING_NCM, reference, validNcms, withBadValue, type Reference } from './support/regulatory.js';
+import { BAD_VALUE, cleanAttributes, cleanNcm, MISSING_NCM, reference, unknownAttributes, validNcms, withBadValue, type Reference } from './support/regulatory.js';
 import { createDestination, inboxFor, uniqueHost } from './support/webhook-setup.js';
 
 const SECOND = 1000;
@@ -240,8 +240,8 @@ async function newest(w: World, known: number): Promise<string> {
   return items[0]!.id;
 }
 
-/** Every finding of a concluded execution, following proximo_cursor with `limite`; the pages too (support/jobs.ts). */
-const allFindings = (w: World, id: string, limite?: number) => findingPages(w, resultsPath(id), limite);
+/** Every finding of a concluded execution, following proximo_cursor; the pages too (support/jobs.ts). */
+const allFindings = (w: World, id: string) => findingPages(w, resultsPath(id));
 
 /** A publication pulled now, and its execution run to its end: the execution id, the pull time, the end. */
 async function pulled(w: World, t: Trigger, known: number): Promise<{ id: string; at: number; end: number; published: Published }> {
@@ -723,48 +723,54 @@ describe('GET /v1/vigilancias/{id}/resultados', () => {
     expect(answer.headers.get('x-request-id')).toMatch(REQUEST_ID);
   });
 
-  it('pages with limite and cursor: total_achados on every page, every finding exactly once, in the order of the whole list', async () => {
-    const { w, ref, t, catalog } = await scene();
+  /**
+   * Two watched products of 128 findings each (an NCM not in the table, 127 attribute codes in no dictionary,
+   * and the trigger): 256 findings, more than a page.
+   */
+  async function manyFindings(sc: Scene): Promise<string[]> {
     const products: string[] = [];
-    for (let i = 0; i < 7; i++) products.push(await item(w, catalog.id, ref, { ncm: MISSING_NCM, atributos: [] }, [t.carried]));
-    await select(w, products);
-    const { id } = await pulled(w, t, 0);
-    const whole = await allFindings(w, id);
-    expect(whole.pages).toHaveLength(1);
-    expect(whole.pages[0]!.body.total_achados).toBe(7);
-    expect(whole.items.map((f) => f.produto_id)).toEqual(products);
-    const paged = await allFindings(w, id, 3);
-    expect(paged.pages.map((p) => p.body.itens.length)).toEqual([3, 3, 1]);
-    expect(paged.pages.map((p) => p.body.total_achados)).toEqual([7, 7, 7]);
-    expect(paged.items).toEqual(whole.items);
-    const exact = await w.api.get(`${resultsPath(id)}?limite=7`);
-    expect(exact.body.itens).toHaveLength(7);
-    expect(exact.body.proximo_cursor).toBeNull();
-    const one = await allFindings(w, id, 1);
-    expect(one.pages).toHaveLength(7);
-    expect(one.items).toEqual(whole.items);
+    for (let i = 0; i < 2; i++) products.push(await item(sc.w, sc.catalog.id, sc.ref, { ncm: MISSING_NCM, atributos: unknownAttributes(127) }, [sc.t.carried]));
+    await select(sc.w, products);
+    return products;
+  }
+
+  // spec: SURV-27, LIM-23 ("GET /v1/vigilancias/{id}/resultados": Query `cursor`, at most 200 findings per page).
+  it('pages with cursor only: at most 200 findings a page, total_achados on every page, every finding exactly once, in the order of the whole list', async () => {
+    const sc = await scene();
+    const products = await manyFindings(sc);
+    const { id } = await pulled(sc.w, sc.t, 0);
+    const walked = await allFindings(sc.w, id);
+    expect(walked.pages.map((p) => p.body.itens.length)).toEqual([200, 56]);
+    expect(walked.pages.map((p) => p.body.total_achados)).toEqual([256, 256]);
+    expect(new Set(walked.items.map((f) => `${f.produto_id}|${f.tipo}|${f.detalhe}`)).size).toBe(256);
+    // The whole list's order: product by product, each one's findings by rule, then by attribute code.
+    expect(walked.items.map((f) => f.produto_id)).toEqual([...Array<string>(128).fill(products[0]!), ...Array<string>(128).fill(products[1]!)]);
+    expect(walked.items.slice(0, 2).map((f) => [f.tipo, f.detalhe])).toEqual([
+      ['ncm_inexistente', expect.stringContaining(MISSING_NCM)],
+      ['atributo_desconhecido', expect.stringContaining('FORA_DO_DICIONARIO_000')],
+    ]);
   });
 
-  it('refuses limite outside 1–200 (422 query.limite) and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
-    const { w, ref, t, catalog } = await scene();
-    const products: string[] = [];
-    for (let i = 0; i < 3; i++) products.push(await item(w, catalog.id, ref, { ncm: MISSING_NCM, atributos: [] }, [t.carried]));
-    await select(w, products);
+  // spec: "GET /v1/vigilancias/{id}/resultados": Query `cursor`; any other parameter is refused like an unknown one.
+  it('refuses limite, whatever its value (422 campo_desconhecido query.limite: the page size is the service\'s), and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
+    const sc = await scene();
+    const { w, t } = sc;
+    await manyFindings(sc);
     const { id } = await pulled(w, t, 0);
     const { id: second } = await pulled(w, t, 1);
-    for (const bad of ['0', '201', 'abc', '-1']) expectError(await w.api.get(`${resultsPath(id)}?limite=${bad}`), 422, 'valor_invalido', 'query.limite');
-    expect((await w.api.get(`${resultsPath(id)}?limite=200`)).status).toBe(200);
-    expectError(await w.api.get(`${resultsPath(id)}?cursor=nao-e-um-cursor`), 422, 'cursor_invalido', 'query.cursor');
-    const page = await w.api.get(`${resultsPath(second)}?limite=1`);
+    for (const limite of ['1', '50', '200', '0', 'abc']) expectError(await w.api.get(`${resultsPath(id)}?limite=${limite}`), 422, 'campo_desconhecido', 'query.limite');
+    const page = await w.api.get(resultsPath(second));
     const cursor = page.body.proximo_cursor as string;
     expect(cursor).toEqual(expect.any(String));
-    expect((await w.api.get(`${resultsPath(second)}?cursor=${encodeURIComponent(cursor)}`)).status).toBe(200);
+    expectError(await w.api.get(`${resultsPath(second)}?cursor=${encodeURIComponent(cursor)}&limite=10`), 422, 'campo_desconhecido', 'query.limite');
+    expect((await w.api.get(`${resultsPath(second)}?cursor=${encodeURIComponent(cursor)}`)).body.itens).toHaveLength(56);
+    expectError(await w.api.get(`${resultsPath(id)}?cursor=nao-e-um-cursor`), 422, 'cursor_invalido', 'query.cursor');
     // Another execution's cursor, and the executions list's cursor.
     expectError(await w.api.get(`${resultsPath(id)}?cursor=${encodeURIComponent(cursor)}`), 422, 'cursor_invalido', 'query.cursor');
     const list = await w.api.get(`${VIGILANCIAS}?limite=1`);
     expect(list.body.proximo_cursor).toEqual(expect.any(String));
     expectError(await w.api.get(`${resultsPath(id)}?cursor=${encodeURIComponent(list.body.proximo_cursor)}`), 422, 'cursor_invalido', 'query.cursor');
-    expectError(await w.api.get(`${resultsPath(id)}?limite=1&limite=2`), 422, 'parametro_repetido', 'query.limite');
+    expectError(await w.api.get(`${resultsPath(id)}?cursor=a&cursor=b`), 422, 'parametro_repetido', 'query.cursor');
   });
 });
 
@@ -867,6 +873,22 @@ describe('GET /v1/vigilancias', () => {
     const answer = await w.api.get(VIGILANCIAS);
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body).toEqual({ itens: [], proximo_cursor: null });
+  });
+
+  // spec: GET /v1/vigilancias `limite` ("at most 100 items"): an integer, whatever leading zeros write it.
+  it('takes limite with leading zeros as the integer it writes: 0000002 pages by 2, 0000101 is above 100', async () => {
+    const { w, t } = await scene({ watching: {} });
+    const a = await pulled(w, t, 0);
+    const b = await pulled(w, t, 1);
+    const c = await pulled(w, t, 2);
+    const first = await w.api.get(`${VIGILANCIAS}?limite=0000002`);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.itens.map((i: { id: string }) => i.id)).toEqual([c.id, b.id]);
+    const rest = await w.api.get(`${VIGILANCIAS}?limite=0000002&cursor=${encodeURIComponent(first.body.proximo_cursor)}`);
+    expect(rest.body.itens.map((i: { id: string }) => i.id)).toEqual([a.id]);
+    expect(rest.body.proximo_cursor).toBeNull();
+    expect((await w.api.get(`${VIGILANCIAS}?limite=0000050`)).body.itens).toHaveLength(3);
+    expectError(await w.api.get(`${VIGILANCIAS}?limite=0000101`), 422, 'valor_invalido', 'query.limite');
   });
 
   it('refuses limite outside 1–100 (422 query.limite) and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {

@@ -456,6 +456,25 @@ describe('body limit of 4 KiB', () => {
     expect(accepted.body.estado).toBe('revogado');
   });
 
+  // spec: the PUT body is bounded (4 KiB, LIM-07); the url itself has no length limit of its own.
+  it('accepts a url of about 4,000 characters in a body under 4 KiB, reads it back whole; one more byte of body is 413', async () => {
+    const w = await world();
+    const base = hookUrl('/eventos?c=');
+    const url = base + 'a'.repeat(4000 - base.length);
+    expect(url).toHaveLength(4000);
+    const json = JSON.stringify({ url });
+    expect(Buffer.byteLength(json)).toBeLessThan(4096);
+    const created = await w.api.put(WEBHOOK, { url }, { headers: CREATE });
+    expect(created.status, created.text).toBe(201);
+    expect((await getDestination(w)).body.url).toBe(url);
+    // The same url in a body padded over 4 KiB: refused for the body's size, not the url's.
+    const headers = { 'content-type': 'application/json' };
+    expectError(await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4097), headers, ifMatch: created.headers.get('etag')! }), 413, 'corpo_muito_grande');
+    const changed = await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4096), headers, ifMatch: created.headers.get('etag')! });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.versao).toBe(2);
+  });
+
   it('refuses an oversized PUT sent with a declared content-length too', async () => {
     const w = await world();
     const body = padded(JSON.stringify({ url: hookUrl() }), 8192);

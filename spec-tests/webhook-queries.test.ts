@@ -6,13 +6,15 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { headOfficeCatalog, newKey, otherCompany, product, world, type Answer, type World } from './support/client.js';
-import { expectError } from './support/expect.js';
+import { ATTEMPT_FIELDS as ATTEMPT_TYPES, EVENT_DETAIL_FIELDS as DETAIL_TYPES, EVENT_ITEM_FIELDS as ITEM_TYPES, expectTyped, RECEIPT_FIELDS as RECEIPT_TYPES } from './support/event-fields.js';
+import { expectControlError, expectError } from './support/expect.js';
 import { UNKNOWN_ID } from './support/fixtures.js';
 import {
   addFault,
   advance,
   advanceTo,
   attemptsPath,
+  changeDestination,
   Cleanup,
   createDestination,
   DAY,
@@ -28,6 +30,7 @@ import {
   removeFault,
   resend,
   resendPath,
+  revokeDestination,
   SECOND,
   testEvent,
   TESTS,
@@ -48,6 +51,12 @@ async function configured(): Promise<{ w: World; host: string; destination: Dest
   const host = uniqueHost();
   const destination = await createDestination(w, `https://${host}/eventos`);
   return { w, host, destination };
+}
+
+/** `w` with a webhook destination: the service records events only for a company that has one (spec: CONV-09). */
+async function withDestination(w: World): Promise<World> {
+  await createDestination(w, `https://${uniqueHost()}/eventos`);
+  return w;
 }
 
 async function list(w: World, query = ''): Promise<Answer> {
@@ -110,7 +119,7 @@ describe('GET /v1/webhook/eventos', () => {
   });
 
   it('pages with limite and proximo_cursor, visiting every event once in order; a full last page ends with null', async () => {
-    const w = await world();
+    const w = await withDestination(await world());
     const raised: string[] = [];
     for (let i = 0; i < 7; i++) raised.push(await raiseEvent(w));
     const newestFirst = [...raised].reverse();
@@ -118,14 +127,14 @@ describe('GET /v1/webhook/eventos', () => {
     expect(await walk(w, 7)).toEqual({ ids: newestFirst, sizes: [7] });
     expect(await walk(w, 1)).toEqual({ ids: newestFirst, sizes: [1, 1, 1, 1, 1, 1, 1] });
     // Six events in pages of three: the second page is the last.
-    const six = await world();
+    const six = await withDestination(await world());
     const sixIds: string[] = [];
     for (let i = 0; i < 6; i++) sixIds.push(await raiseEvent(six));
     expect(await walk(six, 3)).toEqual({ ids: sixIds.reverse(), sizes: [3, 3] });
   });
 
   it('keeps a walk stable while new events arrive: they are newer than the cursor and do not appear', async () => {
-    const w = await world();
+    const w = await withDestination(await world());
     const raised: string[] = [];
     for (let i = 0; i < 5; i++) raised.push(await raiseEvent(w));
     const added: string[] = [];
@@ -137,7 +146,7 @@ describe('GET /v1/webhook/eventos', () => {
   });
 
   it('answers 50 items by default and at most 100', async () => {
-    const w = await world();
+    const w = await withDestination(await world());
     const raised: string[] = [];
     for (let i = 0; i < 101; i++) raised.push(await raiseEvent(w));
     const newestFirst = [...raised].reverse();
@@ -149,6 +158,17 @@ describe('GET /v1/webhook/eventos', () => {
     const rest = await list(w, `limite=100&cursor=${encodeURIComponent(full.body.proximo_cursor)}`);
     expect(rest.body).toMatchObject({ proximo_cursor: null });
     expect(ids(rest)).toEqual([raised[0]]);
+  });
+
+  // spec: GET /v1/webhook/eventos `limite` ("at most 100 events"): an integer, whatever leading zeros write it.
+  it('takes limite with leading zeros as the integer it writes: 0000050 is 50, 0000101 is above 100', async () => {
+    const w = await withDestination(await world());
+    const raised: string[] = [];
+    for (let i = 0; i < 51; i++) raised.push(await raiseEvent(w));
+    const padded = await list(w, 'limite=0000050');
+    expect(ids(padded)).toEqual([...raised].reverse().slice(0, 50));
+    expect(padded.body.proximo_cursor).toEqual(expect.any(String));
+    expectError(await w.api.get(`${EVENTS}?limite=0000101`), 422, 'valor_invalido', 'query.limite');
   });
 
   it.each(['0', '101', 'abc', '-1', '1.5', ''])('refuses limite=%j with 422 valor_invalido query.limite', async (limite) => {
@@ -163,10 +183,10 @@ describe('GET /v1/webhook/eventos', () => {
   });
 
   it('refuses a cursor of another company, or not a cursor, with 422 cursor_invalido query.cursor', async () => {
-    const w = await world();
+    const w = await withDestination(await world());
     for (let i = 0; i < 3; i++) await raiseEvent(w);
     const cursor = (await list(w, 'limite=1')).body.proximo_cursor as string;
-    const other = await otherCompany(w);
+    const other = await withDestination(await otherCompany(w));
     for (let i = 0; i < 3; i++) await raiseEvent(other);
     expectError(await other.api.get(`${EVENTS}?cursor=${encodeURIComponent(cursor)}`), 422, 'cursor_invalido', 'query.cursor');
     expectError(await w.api.get(`${EVENTS}?cursor=nada`), 422, 'cursor_invalido', 'query.cursor');
@@ -183,9 +203,9 @@ describe('GET /v1/webhook/eventos', () => {
   });
 
   it('lists only the company\'s own events', async () => {
-    const w = await world();
+    const w = await withDestination(await world());
     const mine = await raiseEvent(w);
-    const other = await otherCompany(w);
+    const other = await withDestination(await otherCompany(w));
     const theirs = await raiseEvent(other);
     expect(ids(await list(w))).toEqual([mine]);
     expect(ids(await list(other))).toEqual([theirs]);
@@ -222,7 +242,7 @@ describe('GET /v1/webhook/eventos/{id}', () => {
   });
 
   it('accepts the id in upper case', async () => {
-    const w = await world();
+    const w = await withDestination(await world());
     const id = await raiseEvent(w);
     const answer = await w.api.get(eventPath(id.toUpperCase()));
     expect(answer.status, answer.text).toBe(200);
@@ -230,9 +250,9 @@ describe('GET /v1/webhook/eventos/{id}', () => {
   });
 
   it('answers 404 evento_nao_encontrado for another company\'s event and an unknown id, 422 for a malformed id', async () => {
-    const w = await world();
+    const w = await withDestination(await world());
     const id = await raiseEvent(w);
-    const other = await otherCompany(w);
+    const other = await withDestination(await otherCompany(w));
     expectError(await other.api.get(eventPath(id)), 404, 'evento_nao_encontrado');
     expectError(await other.api.get(attemptsPath(id)), 404, 'evento_nao_encontrado');
     expectError(await w.api.get(eventPath(UNKNOWN_ID)), 404, 'evento_nao_encontrado');
@@ -240,7 +260,7 @@ describe('GET /v1/webhook/eventos/{id}', () => {
   });
 
   it('needs webhook:gerenciar for every query (403 permissao_insuficiente)', async () => {
-    const w = await world();
+    const w = await withDestination(await world());
     const id = await raiseEvent(w);
     const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'catalogo:gerenciar']);
     const reader = w.api.as(token);
@@ -315,6 +335,24 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
     expect(max.body.proxima_tentativa).toBeNull();
   });
 
+  // spec: "limite (integer 1 to 100, default 50)": 0000002 is the integer 2.
+  it('takes limite with leading zeros as the integer it writes: 0000002 pages by 2, 0000101 is above 100', async () => {
+    const { w, host, destination } = await configured();
+    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 500 }, times: 2 });
+    const id = await testEvent(w, destination.etag);
+    await advance(w, 0);
+    await advance(w, 5 * SECOND);
+    await advance(w, 5 * MINUTE);
+    const first = await attempts(w, id, 'limite=0000002');
+    expect(numbers(first)).toEqual([1, 2]);
+    expect(first.body.proxima_tentativa).toBe(2);
+    const rest = await attempts(w, id, 'limite=0000002&apos_tentativa=2');
+    expect(numbers(rest)).toEqual([3]);
+    expect(rest.body.proxima_tentativa).toBeNull();
+    expect(numbers(await attempts(w, id, 'limite=0000050'))).toEqual([1, 2, 3]);
+    expectError(await w.api.get(`${attemptsPath(id)}?limite=0000101`), 422, 'valor_invalido', 'query.limite');
+  });
+
   it.each([
     ['limite=0', 'query.limite'],
     ['limite=101', 'query.limite'],
@@ -324,7 +362,7 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
     ['apos_tentativa=', 'query.apos_tentativa'],
     ['apos_tentativa=12345678901', 'query.apos_tentativa'],
   ])('refuses %s with 422 valor_invalido %s', async (query, caminho) => {
-    const w = await world();
+    const w = await withDestination(await world());
     const id = await raiseEvent(w);
     expectError(await w.api.get(`${attemptsPath(id)}?${query}`), 422, 'valor_invalido', caminho);
   });
@@ -332,6 +370,130 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
   it('answers 404 evento_nao_encontrado for an unknown event', async () => {
     const w = await world();
     expectError(await w.api.get(attemptsPath(UNKNOWN_ID)), 404, 'evento_nao_encontrado');
+  });
+});
+
+/**
+ * A company with products a and b, both selected: cutting the capacity to 1 takes the coverage into
+ * capacidade_excedida (vigilancia.degradada), restoring it to 10 takes it out (vigilancia.restabelecida).
+ * The service's own triggers, so the tests see what it records, not what the raise control makes up.
+ */
+async function watching(company: Record<string, unknown> = {}): Promise<{ w: World; capacity: (n: number) => Promise<void> }> {
+  const w = await world({}, company);
+  const catalog = await headOfficeCatalog(w);
+  const ids = [(await product(w, catalog.id)).id, (await product(w, catalog.id)).id];
+  const selection = await w.api.get('/v1/empresa/vigilancia');
+  const selected = await w.api.patch('/v1/empresa/vigilancia', { modo: 'selecao', adicionar: ids }, { ifMatch: selection.headers.get('etag')! });
+  expect(selected.status, selected.text).toBe(200);
+  const capacity = async (n: number) => {
+    await w.controls.updateCompany(w.company.companyId, { surveillanceCapacity: n });
+  };
+  return { w, capacity };
+}
+
+const coverage = async (w: World): Promise<string> => (await w.api.get('/v1/empresa/vigilancia')).body.cobertura;
+
+describe('events and the destination they are recorded against (spec: CONV-09, WH-EVT-01)', () => {
+  it('records no event for a company without a webhook destination: a coverage change and a failed analysis list nothing; once configured, the next ones carry a string destino_id and an integer destino_versao', async () => {
+    const { w, capacity } = await watching({ analysisAllowance: 0 });
+    await capacity(1);
+    expect(await coverage(w)).toBe('capacidade_excedida');
+    const analysis = await w.api.post('/v1/analises', {});
+    expect(analysis.status, analysis.text).toBe(202);
+    await advance(w, MINUTE);
+    expect((await w.api.get(`/v1/analises/${analysis.body.id}`)).body).toMatchObject({ estado: 'falhou', codigo_falha: 'sem_franquia' });
+    expect((await list(w)).body).toEqual({ itens: [], proximo_cursor: null });
+
+    const destination = await createDestination(w, `https://${uniqueHost()}/eventos`);
+    // Nothing is recorded after the fact for what happened before the destination existed.
+    expect((await list(w)).body).toEqual({ itens: [], proximo_cursor: null });
+    await capacity(10);
+    expect(await coverage(w)).not.toBe('capacidade_excedida');
+    const again = await w.api.post('/v1/analises', {});
+    expect(again.status, again.text).toBe(202);
+    await advance(w, MINUTE);
+    const items = (await list(w)).body.itens as Record<string, unknown>[];
+    expect(items.map((i) => i.tipo)).toEqual(['analise.falhou', 'vigilancia.restabelecida']);
+    for (const item of items) {
+      expect(item).toMatchObject({ destino_id: destination.id, destino_versao: 1 });
+      expect(typeof item.destino_id).toBe('string');
+      expect(Number.isInteger(item.destino_versao)).toBe(true);
+      expectTyped(item, ITEM_TYPES, `event ${String(item.id)}`);
+    }
+  });
+
+  it('the raise control refuses a company without a destination (404 destino_nao_encontrado, nothing recorded) and raises once one is configured', async () => {
+    const w = await world();
+    const dados = { tipo: 'catalogo.aplicado', catalogoId: '0190a000-0000-7000-8000-0000000000c2', versao: 1 };
+    const refused = await w.controls.raw('POST', `/companies/${w.company.companyId}/events`, { dados });
+    expectControlError(refused, 404, 'destino_nao_encontrado', null);
+    expect(refused.body.erro.mensagem).toContain('PUT /v1/webhook');
+    expect((await list(w)).body).toEqual({ itens: [], proximo_cursor: null });
+    const destination = await createDestination(w, `https://${uniqueHost()}/eventos`);
+    const id = await raiseEvent(w, dados);
+    expect(await eventDetail(w, id)).toMatchObject({ id, destino_id: destination.id, destino_versao: 1, estado: 'pendente' });
+  });
+
+  it('records an event against the destination that exists when it is raised: none → not recorded; revoked → cancelado destino_inativo with the revoked id and version; reactivated → delivered to the new version', async () => {
+    const { w, capacity } = await watching();
+    const host = uniqueHost();
+    await capacity(1);
+    expect((await list(w)).body.itens).toEqual([]);
+
+    const created = await createDestination(w, `https://${host}/eventos`);
+    const revokedEtag = await revokeDestination(w, created.etag);
+    const t0 = await now(w);
+    await capacity(10);
+    const [whileRevoked] = (await list(w)).body.itens as { id: string }[];
+    expect(await eventDetail(w, whileRevoked!.id)).toMatchObject({
+      tipo: 'vigilancia.restabelecida',
+      destino_id: created.id,
+      destino_versao: 2,
+      estado: 'cancelado',
+      codigo_falha: 'destino_inativo',
+      tentativas_totais: 0,
+      terminado_em: iso(t0),
+      proxima_tentativa_em: null,
+    });
+
+    const reactivated = await changeDestination(w, revokedEtag, `https://${host}/eventos`);
+    expect(reactivated).toMatchObject({ id: created.id, versao: 3, estado: 'ativo' });
+    await capacity(1);
+    const [latest] = (await list(w)).body.itens as { id: string; tipo: string }[];
+    expect(latest).toMatchObject({ tipo: 'vigilancia.degradada', destino_id: created.id, destino_versao: 3, estado: 'pendente' });
+    await advance(w, 0);
+    expect(await eventDetail(w, latest!.id)).toMatchObject({ estado: 'entregue', destino_versao: 3 });
+    expect(await inboxFor(w, host)).toHaveLength(1);
+  });
+
+  it('never gives null to a field the spec does not mark nullable: items, details, attempts and receipts over a destination\'s whole life', async () => {
+    const { w, capacity } = await watching();
+    const host = uniqueHost();
+    await capacity(1); // before any destination: nothing recorded
+    const created = await createDestination(w, `https://${host}/eventos`);
+    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 500 }, times: 1 });
+    const receipts = [await w.api.post(TESTS, {}, { ifMatch: created.etag })];
+    await advance(w, 0); // the test event's first attempt fails (500): pendente, next attempt scheduled
+    await raiseEvent(w);
+    const rotated = await changeDestination(w, created.etag, `https://${host}/rotated`); // open events: cancelado destino_alterado
+    const revokedEtag = await revokeDestination(w, rotated.etag);
+    await capacity(10); // raised while revoked: cancelado destino_inativo
+    const reactivated = await changeDestination(w, revokedEtag, `https://${host}/eventos`);
+    const [restored] = (await list(w)).body.itens as { id: string }[];
+    receipts.push(await w.api.post(resendPath(restored!.id), {}, { ifMatch: reactivated.etag }));
+    await advance(w, 0); // the resend is delivered
+
+    for (const receipt of receipts) {
+      expect(receipt.status, receipt.text).toBe(202);
+      expectTyped(receipt.body, RECEIPT_TYPES, 'scheduling receipt');
+    }
+    const items = (await list(w)).body.itens as { id: string; estado: string }[];
+    expect(items.map((i) => i.estado).sort()).toEqual(['cancelado', 'cancelado', 'entregue']);
+    for (const item of items) {
+      expectTyped(item, ITEM_TYPES, `list item ${item.id}`);
+      expectTyped(await eventDetail(w, item.id), DETAIL_TYPES, `detail ${item.id}`);
+      for (const attempt of (await attempts(w, item.id)).body.itens as { tentativa: number }[]) expectTyped(attempt, ATTEMPT_TYPES, `event ${item.id} attempt ${attempt.tentativa}`);
+    }
   });
 });
 

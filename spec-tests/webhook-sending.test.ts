@@ -449,24 +449,26 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
     expect(await eventDetail(w, old)).toMatchObject({ estado: 'falhou', tentativas_totais: 8 });
   });
 
-  it('resends an event raised with no destination (cancelado destino_inativo) once one is configured', async () => {
-    const w = await world();
+  // spec: CONV-09, WH-EVT-01 — an event raised while the destination is revoked names that destination (id and
+  // version); it is closed at once and resent after reactivation, to the new version.
+  it('resends an event raised while the destination was revoked (cancelado destino_inativo, that destination and version) once it is reactivated', async () => {
+    const { w, host, destination } = await configured();
+    const revokedEtag = await revokeDestination(w, destination.etag);
     const dados = { tipo: 'catalogo.aplicado', catalogoId: '0190a000-0000-7000-8000-0000000000c1', versao: 3 };
     const id = await raiseEvent(w, dados);
     const t0 = await now(w);
     const detail = await w.api.get(eventPath(id));
-    expect(detail.body).toMatchObject({ id, tipo: 'catalogo.aplicado', estado: 'cancelado', codigo_falha: 'destino_inativo', destino_id: null, destino_versao: null, tentativas_totais: 0, terminado_em: iso(t0) });
+    expect(detail.body).toMatchObject({ id, tipo: 'catalogo.aplicado', estado: 'cancelado', codigo_falha: 'destino_inativo', destino_id: destination.id, destino_versao: 2, tentativas_totais: 0, terminado_em: iso(t0) });
     expect(detail.body.evento).toEqual({ id, versao: 1, empresa: w.company.cnpjRoot, ocorridoEm: iso(t0), dados });
-    expectError(await w.api.post(resendPath(id), {}), 404, 'destino_nao_encontrado');
-    const host = uniqueHost();
-    const destination = await createDestination(w, `https://${host}/x`);
-    expectSchedulingReceipt(await w.api.post(resendPath(id), {}, { ifMatch: destination.etag }), { evento_id: id, destino_id: destination.id, destino_versao: 1, remaining: 4 });
+    expectError(await w.api.post(resendPath(id), {}, { ifMatch: revokedEtag }), 409, 'destino_revogado');
+    const reactivated = await changeDestination(w, revokedEtag, `https://${host}/x`);
+    expectSchedulingReceipt(await w.api.post(resendPath(id), {}, { ifMatch: reactivated.etag }), { evento_id: id, destino_id: destination.id, destino_versao: 3, remaining: 4 });
     const t1 = await advance(w, 0);
     const items = await inboxFor(w, host);
     expect(items).toHaveLength(1);
     expect(items[0]!.body).toBe(eventoBytes(detail));
-    expect(items[0]!.headers['service-signature']).toBe(signature(destination.segredo, String(Math.floor(t1 / 1000)), id, items[0]!.body));
-    expect(await eventDetail(w, id)).toMatchObject({ estado: 'entregue', destino_id: destination.id, destino_versao: 1, tentativas_totais: 1 });
+    expect(items[0]!.headers['service-signature']).toBe(signature(reactivated.segredo, String(Math.floor(t1 / 1000)), id, items[0]!.body));
+    expect(await eventDetail(w, id)).toMatchObject({ estado: 'entregue', destino_id: destination.id, destino_versao: 3, tentativas_totais: 1 });
   });
 
   it('answers 404 evento_nao_encontrado for an unknown event or another company\'s, before the destination checks', async () => {

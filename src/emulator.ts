@@ -288,11 +288,21 @@ export class Emulator {
     /**
      * Raises an event for a company as the service would (the envelope built, signed and delivered on the
      * clock): to exercise a receiver with any of the eight kinds before the feature that raises it exists.
+     * Refused (404 destino_nao_encontrado) for a company without a webhook destination: the service records
+     * no event there (an event always names its destination: spec CONV-09, WH-EVT-01), and a control that
+     * made one up would show what the service never does.
      */
     raise: (companyId: string, dados: EventData): { eventId: string } => {
       if (!this.world.state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
       if (!EVENT_KINDS.includes(dados.tipo)) throw new ControlError(422, 'valor_invalido', `dados.tipo must be one of ${EVENT_KINDS.join(', ')}.`, 'body.dados.tipo');
       const event = raiseEvent(this.world.state, companyId, dados, this.context(), this.deliveryPolicy);
+      if (event === undefined) {
+        throw new ControlError(
+          404,
+          'destino_nao_encontrado',
+          `Company ${companyId} has no webhook destination: the service records and delivers events only for a company that has a destination (active, or revoked and kept for resends). Configure one with PUT /v1/webhook (If-None-Match: *) first.`,
+        );
+      }
       this.world.flush();
       return { eventId: event.id };
     },

@@ -93,6 +93,8 @@ async function all(l: Lab, path: string): Promise<ProductView[]> {
 /** Builds the plan's company; returns the lab and the id of the catalog to delete. */
 async function build(p: Plan): Promise<{ l: Lab; target: string }> {
   const l = lab({}, { surveillanceCapacity: 1000 });
+  // A webhook destination, so the coverage event of the deletion is recorded (spec: CONV-09: none without one).
+  ok(await l.api.put('/v1/webhook', { url: 'https://hooks.example.com/eventos' }, { headers: { 'if-none-match': '*' } }), 'webhook destination');
   const catalogs: string[] = [];
   for (let i = 0; i < p.catalogs; i++) {
     let establishmentId = l.company.headOffice.id;

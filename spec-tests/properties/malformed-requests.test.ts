@@ -76,7 +76,6 @@ const OPERATIONS: readonly Operation[] = [
     method: 'POST', template: '/v1/catalogos/ingestoes', query: [], fields: ['operacao', 'catalogo_id', 'referencia_externa'], ingestionKey: true,
     badShapes: ['{}', '{"operacao":"substituir"}', '{"operacao":["mesclar"]}', '{"operacao":"mesclar","referencia_externa":""}', JSON.stringify({ operacao: 'mesclar', referencia_externa: 'r'.repeat(201) }), '{"operacao":"mesclar","catalogo_id":"nao-e-uuid"}', '{"operacao":"mesclar","catalogo_id":null}', '{"Operacao":"mesclar"}'],
   },
-  { method: 'GET', template: '/v1/catalogos/ingestoes', query: ['limite', 'cursor'], maxLimite: 100 },
   { method: 'GET', template: '/v1/catalogos/ingestoes/:id', query: ['limite', 'cursor'], maxLimite: 1000 },
   {
     method: 'PUT', template: '/v1/catalogos/ingestoes/:id/lotes/:numero', query: [], fields: ['itens'], bodyLimit: 4 * MiB,
@@ -99,11 +98,12 @@ const OPERATIONS: readonly Operation[] = [
   { method: 'POST', template: '/v1/analises', query: [], fields: [] },
   { method: 'GET', template: '/v1/analises', query: ['limite', 'cursor'], maxLimite: 100 },
   { method: 'GET', template: '/v1/analises/:id', query: [] },
-  { method: 'GET', template: '/v1/analises/:id/achados', query: ['limite', 'cursor'] },
+  // Findings pages take only `cursor` (spec "GET /v1/vigilancias/{id}/resultados"; the analysis's follow it).
+  { method: 'GET', template: '/v1/analises/:id/achados', query: ['cursor'] },
   { method: 'GET', template: '/v1/analises/:id/resultado.csv', query: [] },
   { method: 'GET', template: '/v1/vigilancias', query: ['limite', 'cursor'], maxLimite: 100 },
   { method: 'GET', template: '/v1/vigilancias/:id', query: [] },
-  { method: 'GET', template: '/v1/vigilancias/:id/resultados', query: ['limite', 'cursor'] },
+  { method: 'GET', template: '/v1/vigilancias/:id/resultados', query: ['cursor'] },
   { method: 'GET', template: '/v1/vigilancias/:id/resultados.csv', query: [] },
 ];
 const METHODS_OF = new Map<string, string[]>();

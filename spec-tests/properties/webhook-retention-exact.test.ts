@@ -4,7 +4,8 @@
  * removal the event query answers 404).
  *
  * Events close at random times: delivered or failed by a scripted receiver, cancelled by a rotation or a
- * revocation, raised with no active destination (closed at once, for two companies), and resent (a
+ * revocation, raised while the destination is revoked (closed at once, for two companies: the other one's is
+ * revoked from the start, as none is recorded for a company without a destination), and resent (a
  * reopened event leaves a stale entry behind in the closing order). The clock moves by hours, days, exactly
  * to 30 days after some event closed (± 1 ms, and to the first retention run after it), and `job` faults
  * skip or postpone retention runs; the emulator sometimes restores a snapshot of itself. A model of the hourly runs (on the hour counted from the emulator's
@@ -196,6 +197,10 @@ describe('webhook event retention', { timeout: PROPERTY_TIMEOUT }, () => {
         };
 
         await runner.configure();
+        // The other company's destination is revoked from the start: its events are recorded cancelado at once.
+        const created = await otherApi.put('/v1/webhook', { url: 'https://hooks-outra.example.com/eventos' }, { headers: { 'if-none-match': '*' } });
+        expect(created.status, created.text).toBe(201);
+        expect((await otherApi.delete('/v1/webhook', undefined, { ifMatch: created.headers.get('etag')! })).status).toBe(200);
         for (const s of list) {
           switch (s.t) {
             case 'raise':

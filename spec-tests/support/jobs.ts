@@ -1,6 +1,6 @@
 /**
  * What the two job spec files (analyses and surveillance executions) check the same way: the finding tipos
- * and the per-tipo counts of a resumo, the findings pages (a results path walked with limite and cursor),
+ * and the per-tipo counts of a resumo, the findings pages (a results path walked with its cursor),
  * and the CSV export's lines. The two jobs answer their findings and CSV in the same shape; only the paths
  * differ, so each file passes its own.
  */
@@ -23,17 +23,16 @@ export interface FindingItem {
 }
 
 /**
- * Every finding of a concluded job at `path` (its results path), following proximo_cursor with `limite`;
- * the pages too (each carries total_achados). Each page must answer 200 with exactly {itens, proximo_cursor,
- * total_achados}.
+ * Every finding of a concluded job at `path` (its results path), following proximo_cursor (the only query
+ * parameter of a findings page); the pages too (each carries total_achados). Each page must answer 200 with
+ * exactly {itens, proximo_cursor, total_achados}.
  */
-export async function findingPages(w: World, path: string, limite?: number): Promise<{ items: FindingItem[]; pages: Answer[] }> {
+export async function findingPages(w: World, path: string): Promise<{ items: FindingItem[]; pages: Answer[] }> {
   const items: FindingItem[] = [];
   const pages: Answer[] = [];
   let cursor: string | null = null;
   for (let guard = 0; guard < 100; guard++) {
-    const params = [limite === undefined ? '' : `limite=${limite}`, cursor === null ? '' : `cursor=${encodeURIComponent(cursor)}`].filter((p) => p !== '').join('&');
-    const answer: Answer = await w.api.get(`${path}${params === '' ? '' : `?${params}`}`);
+    const answer: Answer = await w.api.get(`${path}${cursor === null ? '' : `?cursor=${encodeURIComponent(cursor)}`}`);
     expect(answer.status, answer.text).toBe(200);
     expect(Object.keys(answer.body).sort()).toEqual(['itens', 'proximo_cursor', 'total_achados']);
     pages.push(answer);

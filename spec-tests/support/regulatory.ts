@@ -51,3 +51,8 @@ export function withBadValue(ref: Reference, ncm: string, value: string): { codi
   const extra = ref.atributos.find((d) => d.dominio !== null && !d.dominio.includes(value))!;
   return [...attributes, { codigo: extra.codigo, valores: [value] }];
 }
+
+/** `count` attributes whose codes no attribute dictionary has: one atributo_desconhecido finding each. */
+export function unknownAttributes(count: number): { codigo: string; valores: string[] }[] {
+  return Array.from({ length: count }, (_, i) => ({ codigo: `FORA_DO_DICIONARIO_${String(i).padStart(3, '0')}`, valores: ['x'] }));
+}

@@ -205,8 +205,9 @@ export interface EventDetail {
   id: string;
   tipo: string;
   ocorrido_em: string;
-  destino_id: string | null;
-  destino_versao: number | null;
+  /** Never null (spec: WH-EVT-01, CONV-09): an event is recorded only against a destination. */
+  destino_id: string;
+  destino_versao: number;
   estado: string;
   tentativas_ciclo: number;
   tentativas_totais: number;

@@ -40,9 +40,11 @@ const attempt = z.strictObject({
   tentativa: int, ciclo: int, destinoVersao: int.nullable(), estado: z.enum(['iniciada', 'entregue', 'falhou', 'incerta']),
   iniciadaEm: instant, terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: int.nullable(),
 });
+/** An event is recorded only against its company's destination (spec CONV-09, WH-EVT-01: `destino_id` and `destino_versao` are never null). */
+const eventDestination = 'every webhook event is recorded against its company\'s destination: destinoId and destinoVersao must be set (null is not allowed)';
 const webhookEvent = z.strictObject({
-  id, companyId: id, tipo: z.enum(EVENT_KINDS), ocorridoEm: instant, criadoEm: instant, body: z.string(), destinoId: id.nullable(),
-  destinoVersao: int.nullable(), estado: z.enum(['pendente', 'executando', 'entregue', 'falhou', 'cancelado']), ciclo: int, prazoEm: instant,
+  id, companyId: id, tipo: z.enum(EVENT_KINDS), ocorridoEm: instant, criadoEm: instant, body: z.string(), destinoId: z.string(eventDestination).min(1).max(64),
+  destinoVersao: z.number(eventDestination).int().min(0), estado: z.enum(['pendente', 'executando', 'entregue', 'falhou', 'cancelado']), ciclo: int, prazoEm: instant,
   terminadoEm: instant.nullable(), proximaTentativaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: int.nullable(),
   attempts: z.array(attempt), position: int,
 });

@@ -276,12 +276,14 @@ describe('startAnalysis', () => {
     expect(w.state.analysisUnitsUsed.get(w.companyId)).toBe(1);
   });
 
-  it('raises analise.falhou cancelled (destino_inativo) and schedules nothing when the company has no destination', () => {
+  // spec: CONV-09 — an event names its destination; a company without one gets no event recorded.
+  it('fails sem_franquia but records no analise.falhou and schedules nothing when the company has no destination', () => {
     const w = setup(0);
     const { analysis: a } = requestAnalysis(w.state, w.companyId, w.ctx());
     w.state.outbox.length = 0;
     startAnalysis(w.state, a.id, w.ctx(T0 + MINUTE));
-    expect(events(w)).toEqual([{ id: expect.any(String), tipo: 'analise.falhou', estado: 'cancelado', dados: { tipo: 'analise.falhou', analiseId: a.id, codigoFalha: 'sem_franquia' } }]);
+    expect(analysis(w, a.id)).toMatchObject({ estado: 'falhou', codigoFalha: 'sem_franquia' });
+    expect(events(w)).toEqual([]);
     expect(w.state.outbox).toEqual([]);
   });
 
@@ -363,6 +365,7 @@ describe('finishAnalysis', () => {
   it('uses the reference in force at the end, not the one at acceptance or start', () => {
     const w = setup();
     const p = w.product();
+    withDestination(w);
     const { id, startAt } = started(w);
     const initialId = w.state.regulatory.id;
     const published = unwrap(publishReference(w.state, { extinguir: [PARTS_NCM] }, startAt + SECOND));
@@ -379,6 +382,7 @@ describe('finishAnalysis', () => {
 
   it('concludes with no findings and 0 products evaluated for a company without products', () => {
     const w = setup();
+    withDestination(w);
     const { id, startAt } = started(w);
     finishAnalysis(w.state, id, false, w.ctx(startAt + MIN_RUN_MS));
     expect(analysis(w, id)).toMatchObject({ estado: 'concluida', produtosAvaliados: 0, findings: [], snapshotId: w.state.regulatory.id });

@@ -13,7 +13,7 @@ import { createProduct, editProduct, linkProduct, productEtag, unlinkProduct, ty
 import { createRandom, seedRandom } from './random.js';
 import { createState, indexesOf, linksOf, type Context, type State } from './state.js';
 import { changeSelection, countsOf, surveillanceEtag, surveillanceOf, viewSurveillance, type SelectionChange } from './surveillance.js';
-import { T0, ROOT, OTHER_ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
+import { T0, ROOT, OTHER_ROOT, cnpj, configureWebhook, expectRefusal, unwrap } from './testing/support.js';
 
 const T1 = T0 + 5 * 60_000;
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
@@ -124,6 +124,7 @@ describe('previewDeletion', () => {
 
   it('in mode todos counts no selection removed', () => {
     const w = setup(6);
+    configureWebhook(w.state, w.companyId, w.ctx()); // events are recorded only against a destination
     w.select({ modo: 'todos' });
     const { preview } = w.preview();
     expect(preview.selecoes_removidas).toBe(0);
@@ -306,6 +307,7 @@ describe('deleteCatalog', () => {
 
   it('raises vigilancia.restabelecida once, with the figures after the deletion, when it takes the coverage out of capacidade_excedida', () => {
     const w = setup(6);
+    configureWebhook(w.state, w.companyId, w.ctx()); // events are recorded only against a destination
     w.select({ modo: 'todos' });
     unwrap(updateCompany(w.state, w.companyId, { surveillanceCapacity: 4 }, w.ctx()));
     expect(eventTypes(w).map((d) => d.tipo)).toEqual(['vigilancia.degradada']);
@@ -318,6 +320,7 @@ describe('deleteCatalog', () => {
 
   it('reports the final coverage in the event, not one passed through while unlinking product by product', () => {
     const w = setup(10);
+    configureWebhook(w.state, w.companyId, w.ctx()); // events are recorded only against a destination
     unwrap(deleteCatalog(w.state, w.companyId, w.a, [w.preview().etag], w.ctx(T1)));
     w.select({ modo: 'todos' });
     unwrap(updateCompany(w.state, w.companyId, { surveillanceCapacity: 1 }, w.ctx(T1)));

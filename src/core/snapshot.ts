@@ -139,7 +139,6 @@ export function importState(data: StateData): State {
   }
   for (const ingestion of [...data.ingestions].sort((a, b) => a.position - b.position)) {
     state.ingestions.set(ingestion.id, ingestion);
-    indexesOf(state, ingestion.companyId).ingestions.add(ingestion.id, ingestion.position);
     if (isOpen(ingestion.estado)) state.openIngestions.set(ingestion.catalogId, ingestion.id);
   }
   for (const [companyId, entries] of data.evaluations) state.evaluations.set(companyId, new Map(entries));
@@ -190,8 +189,11 @@ export function checkIntegrity(data: StateData): string | undefined {
     if (!products.get(productId)?.catalogos.includes(catalogId)) return `link ${catalogId} → ${productId} is not in the product's catalogos`;
   }
   for (const d of data.webhookDestinations) if (!companies.has(d.companyId)) return `webhook destination ${d.id} belongs to unknown company ${d.companyId}`;
+  const destinationOf = new Map(data.webhookDestinations.map((d) => [d.companyId, d]));
   for (const e of data.webhookEvents) {
     if (!companies.has(e.companyId)) return `webhook event ${e.id} belongs to unknown company ${e.companyId}`;
+    const destination = destinationOf.get(e.companyId);
+    if (destination?.id !== e.destinoId || e.destinoVersao > destination.versao) return `webhook event ${e.id}: destination ${e.destinoId} version ${e.destinoVersao} is not a version of its company's webhook destination`;
     if (isClosed(e.estado) !== (e.terminadoEm !== null)) return `webhook event ${e.id}: terminadoEm must be set exactly when it is closed`;
   }
   for (const s of data.surveillance) {

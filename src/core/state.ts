@@ -40,8 +40,6 @@ export interface CompanyIndexes {
   readonly analyses: OrderedIndex;
   /** Surveillance executions in creation order (listed newest first). */
   readonly executions: OrderedIndex;
-  /** Ingestions in creation order. */
-  readonly ingestions: OrderedIndex;
 }
 
 export interface State {
@@ -140,7 +138,6 @@ export function indexesOf(state: State, companyId: string): CompanyIndexes {
       openWebhookEvents: new Set(),
       analyses: new OrderedIndex(),
       executions: new OrderedIndex(),
-      ingestions: new OrderedIndex(),
     };
     state.indexes.set(companyId, indexes);
   }

@@ -37,7 +37,7 @@ import {
 } from './surveillance-executions.js';
 import { T0, ROOT, OTHER_ROOT, expectRefusal, unwrap } from './testing/support.js';
 import { DAY, HOUR, MINUTE, SECOND } from './time.js';
-import { configureDestination } from './webhooks/destination.js';
+import { configureDestination, destinationEtag, revokeDestination } from './webhooks/destination.js';
 import { TASK_ATTEMPT } from './webhooks/events.js';
 
 const THIRD_ROOT = '77888999';
@@ -392,6 +392,7 @@ describe('startExecution (pendente → executando | falhou)', () => {
 
   it('raises vigilancia.degradada only on the first impeded run: not again while the previous finished one was impeded; again after a concluded or a failed run', () => {
     const w = setup();
+    withDestination(w);
     select(w, [w.product(), w.product()]);
     const impededRuns = (from: number, n: number) => {
       for (let i = 0; i < n; i++) dailyRun(w, from + i * DAY);
@@ -424,6 +425,7 @@ describe('startExecution (pendente → executando | falhou)', () => {
 
   it('judges the streak by the previous finished execution, not by one still pendente', () => {
     const w = setup({ surveillanceCapacity: 1 });
+    withDestination(w);
     select(w, [w.product()]);
     const first = daily(w, T0 + DAY);
     // A second one opens before the first started.
@@ -435,13 +437,24 @@ describe('startExecution (pendente → executando | falhou)', () => {
     expect(events(w).filter((e) => e.dados.motivo === 'execucao_impedida').map((e) => e.dados.vigilanciaId)).toEqual([first.id]);
   });
 
-  it('raises the event cancelled (destino_inativo) when the company has no destination', () => {
+  // spec: CONV-09 — an event names its destination: a company without one gets no event recorded.
+  it('records no event when the company has no destination (the impeded run still fails); one raised while revoked is cancelado destino_inativo', () => {
     const w = setup({ surveillanceEntitled: false });
     select(w, [w.product()]);
     const { done } = dailyRun(w, T0 + DAY);
     expect(done.estado).toBe('falhou');
+    expect(events(w)).toEqual([]);
+
+    // Revoked: recorded against the revoked destination, cancelled at once (resendable after reactivation).
+    withDestination(w);
+    const destination = w.state.webhookDestinations.get(w.companyId)!;
+    unwrap(revokeDestination(w.state, w.companyId, [destinationEtag(destination)], w.ctx()));
+    setFlags(w, { surveillanceEntitled: true });
+    expect(dailyRun(w, T0 + 2 * DAY).done.estado).toBe('concluida');
+    setFlags(w, { surveillanceEntitled: false });
+    const impeded = dailyRun(w, T0 + 3 * DAY).done;
     expect(events(w).filter((e) => e.dados.motivo === 'execucao_impedida')).toEqual([
-      { tipo: 'vigilancia.degradada', estado: 'cancelado', dados: { tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: done.id, causa: 'indisponivel' } },
+      { tipo: 'vigilancia.degradada', estado: 'cancelado', dados: { tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: impeded.id, causa: 'indisponivel' } },
     ]);
   });
 
@@ -533,6 +546,7 @@ describe('finishExecution (executando → concluida | falhou)', () => {
 
   it('raises execucao_falhou on every failed run (not only the first)', () => {
     const w = setup();
+    withDestination(w);
     select(w, [w.product()]);
     dailyRun(w, T0 + DAY, true);
     dailyRun(w, T0 + 2 * DAY, true);
@@ -761,6 +775,7 @@ describe('divergence with the previous concluded execution', () => {
 
   it('compares with the previous concluded execution, skipping failed and impeded ones', () => {
     const w = setup();
+    withDestination(w);
     const p = w.product({ descricao: null });
     select(w, [p]);
     const first = dailyRun(w, T0 + DAY);
@@ -778,6 +793,7 @@ describe('divergence with the previous concluded execution', () => {
 
   it('counts a product that stopped being watched as resolved and a newly watched one as new', () => {
     const w = setup();
+    withDestination(w);
     const p = w.product({ descricao: null });
     const q = w.product({ ncm: MISSING_NCM, atributos: [] });
     select(w, [p]);

@@ -32,7 +32,7 @@ import {
   type Surveillance,
 } from './surveillance.js';
 import { T0, ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
-import { configureDestination } from './webhooks/destination.js';
+import { configureDestination, destinationEtag, revokeDestination } from './webhooks/destination.js';
 import { TASK_ATTEMPT } from './webhooks/events.js';
 
 const UNKNOWN = '0190a000-0000-7000-8000-000000000000';
@@ -608,14 +608,22 @@ describe('observeCoverage: events on the documented transitions', () => {
     ]);
   });
 
-  it('without a destination the event is still recorded (cancelado, destino_inativo) and leaves no intent', () => {
+  // spec: CONV-09 — an event names its destination (destino_id is a string): without one, none is recorded.
+  it('without a destination the coverage still moves but no event is recorded and no intent left; with a revoked one it is cancelado destino_inativo', () => {
     const w = setup({ surveillanceCapacity: 1 });
     const a = newProduct(w);
     unwrap(select(w, { adicionar: [a.id] }));
     setFlags(w, { surveillanceCapacity: 0 });
+    expect(w.s().lastCoverage).toBe('capacidade_excedida');
+    expect(w.state.webhookEvents.size).toBe(0);
+    expect(w.state.outbox).toEqual([]);
+
+    const destination = unwrap(configureDestination(w.state, w.companyId, { url: 'https://hooks.example.com/v', createOnly: true, ifMatch: undefined }, w.ctx())).destination;
+    const revoked = unwrap(revokeDestination(w.state, w.companyId, [destinationEtag(destination)], w.ctx()));
+    setFlags(w, { surveillanceCapacity: 1 });
     const events = [...w.state.webhookEvents.values()];
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ tipo: 'vigilancia.degradada', estado: 'cancelado', codigoFalha: 'destino_inativo' });
+    expect(events[0]).toMatchObject({ tipo: 'vigilancia.restabelecida', estado: 'cancelado', codigoFalha: 'destino_inativo', destinoId: revoked.id, destinoVersao: revoked.versao });
     expect(w.state.outbox).toEqual([]);
   });
 

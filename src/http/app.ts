@@ -3,7 +3,7 @@
  * carries its emulator in hono's env). Cross-cutting here: request id, journal, unknown routes and methods,
  * and the guarantee that no input yields a 5xx.
  */
-import { Hono } from 'hono';
+import { Hono, type Context as HonoContext } from 'hono';
 import { apiError, errorResponse } from './errors.js';
 import type { Operation } from './pipeline.js';
 import { catalogDeletionOperations, catalogOperations } from './routes/catalogs.js';
@@ -49,18 +49,23 @@ export function buildApiApp(): Hono<HttpEnv> {
   });
 
   const methodsByPath = new Map<string, string[]>();
-  for (const op of operations) {
-    app.on(op.method, op.path, (c) => op.handle(c));
-    methodsByPath.set(op.path, [...(methodsByPath.get(op.path) ?? []), op.method]);
-  }
-  // A known path with another method: 405 with Allow, after the operations so they match first.
+  for (const op of operations) methodsByPath.set(op.path, [...(methodsByPath.get(op.path) ?? []), op.method]);
+  const notAllowed = (allow: string) => (c: HonoContext<HttpEnv>) => {
+    const requestId = c.get('requestId');
+    return errorResponse(apiError(405, 'metodo_nao_permitido', `${c.req.method} is not an operation of ${c.req.path}; allowed: ${allow}.`, undefined, { allow }), requestId, { 'x-request-id': requestId });
+  };
+  const allowOf = (methods: string[]) => [...new Set(methods.includes('GET') ? [...methods, 'HEAD'] : methods)];
+  // A path without parameters is exactly that path: another method there is 405 at once, before a path with a
+  // parameter could take it (GET /v1/catalogos/ingestoes is not GET /v1/catalogos/{id} with id "ingestoes").
   for (const [path, methods] of methodsByPath) {
-    const allow = [...new Set(methods.includes('GET') ? [...methods, 'HEAD'] : methods)].join(', ');
-    app.all(path, (c) => {
-      const requestId = c.get('requestId');
-      return errorResponse(apiError(405, 'metodo_nao_permitido', `${c.req.method} is not an operation of ${c.req.path}; allowed: ${allow}.`, undefined, { allow }), requestId, { 'x-request-id': requestId });
-    });
+    if (path.includes(':')) continue;
+    const allowed = allowOf(methods);
+    const refuse = notAllowed(allowed.join(', '));
+    app.all(path, (c, next) => (allowed.includes(c.req.method) ? next() : refuse(c)));
   }
+  for (const op of operations) app.on(op.method, op.path, (c) => op.handle(c));
+  // A known path with another method: 405 with Allow, after the operations so they match first.
+  for (const [path, methods] of methodsByPath) app.all(path, notAllowed(allowOf(methods).join(', ')));
 
   app.notFound((c) => {
     const requestId = c.get('requestId') ?? c.env.runtime.nextRequestId();

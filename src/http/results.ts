@@ -36,8 +36,12 @@ export function newestFirstPage<T>(
   return ok({ status: 200, body: cursorPageBody(page, where.companyId, where.list) });
 }
 
-/** A page of published findings (they never change, so a cursor is an index): `{total_achados, itens, proximo_cursor}`. */
-export function findingsPage<F>(findings: readonly F[], where: { readonly companyId: string; readonly list: string }, query: PageQuery, present: (finding: F) => unknown): Result<Reply> {
+/**
+ * A page of published findings (they never change, so a cursor is an index): `{total_achados, itens,
+ * proximo_cursor}`, at most 200 findings and FINDINGS_PAGE_BYTES (spec "GET /v1/vigilancias/{id}/resultados":
+ * the query has only `cursor`, so the page size is always the service's).
+ */
+export function findingsPage<F>(findings: readonly F[], where: { readonly companyId: string; readonly list: string }, query: { readonly cursor?: string | undefined }, present: (finding: F) => unknown): Result<Reply> {
   const page = fixedListPage(findings, where, query, { defaultLimit: 200, budgetBytes: FINDINGS_PAGE_BYTES }, present);
   if (!page.ok) return page;
   return ok({ status: 200, body: cursorPageBody(page.value, where.companyId, where.list, `"total_achados":${findings.length},`) });

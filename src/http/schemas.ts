@@ -11,16 +11,24 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-f
 /** A uuid as the spec defines it; upper or lower case in, lowercase out. */
 export const uuid = z.string().regex(UUID, 'must be a uuid (8-4-4-4-12 hexadecimal digits, version 1-8, variant 8, 9, a or b)').transform((s) => s.toLowerCase());
 
+/**
+ * A string of `min` to `max` characters. zod counts characters as Unicode code points, as JSON Schema's
+ * maxLength does: an emoji is one character (JavaScript's `length` gives it 2), so a 120-emoji `nome` is 120.
+ */
 const text = (min: number, max: number) => z.string().min(min, `must have at least ${min} character${min === 1 ? '' : 's'}`).max(max, `must have at most ${max} characters`);
 
 export const externalId = text(1, 256);
 export const nullableExternalId = externalId.nullable();
 
-/** `limite` as a query string: digits only, within [1, max]; default applied by the caller. */
+/**
+ * `limite` as a query string: an integer written in decimal digits, within [1, max]; default applied by the
+ * caller. Any number of digits: `0000050` is the integer 50, which the spec allows ("integer 1 to 200"); a
+ * string of digits too long for a number is above any max and refused as such.
+ */
 export function limitParam(max: number) {
   return z
     .string()
-    .regex(/^\d{1,6}$/, `must be an integer from 1 to ${max}`)
+    .regex(/^\d+$/, `must be an integer from 1 to ${max}`)
     .transform(Number)
     .pipe(z.number().int().min(1, `must be an integer from 1 to ${max}`).max(max, `must be an integer from 1 to ${max}`));
 }
@@ -31,22 +39,19 @@ export const noQuery = z.strictObject({});
 
 export const NCM = /^\d{8}$/;
 
+/**
+ * spec "PATCH /v1/produtos/{id}": `codigo` a string of 1 to 128 characters, `valores` an array of 1 to 50
+ * strings. Nothing more: a value may be any string (empty, or thousands of characters, within the body's
+ * size), and a code may appear in several entries (the spec forbids neither; the regulatory rules read a
+ * repeated code as one attribute holding all its values).
+ */
 export const attribute = z.strictObject({
   codigo: text(1, 128),
-  valores: z.array(text(1, 1000)).min(1, 'must have 1 to 50 values').max(50, 'must have 1 to 50 values'),
+  valores: z.array(z.string()).min(1, 'must have 1 to 50 values').max(50, 'must have 1 to 50 values'),
 });
 
-/** Up to 128 attributes, each code at most once (a repeated code is ambiguous: the list is the complete set). */
-export const attributes = z
-  .array(attribute)
-  .max(128, 'must have at most 128 attributes')
-  .superRefine((list, ctx) => {
-    const seen = new Set<string>();
-    list.forEach((a, i) => {
-      if (seen.has(a.codigo)) ctx.addIssue({ code: 'custom', path: [i, 'codigo'], message: `repeats attribute code "${a.codigo}"` });
-      seen.add(a.codigo);
-    });
-  });
+/** Up to 128 attributes (spec "Limits": product attributes). */
+export const attributes = z.array(attribute).max(128, 'must have at most 128 attributes');
 
 export const ncm = z.string().regex(NCM, 'must be an NCM of 8 digits, e.g. "84713012"');
 
@@ -90,12 +95,24 @@ export const establishmentListQuery = z.strictObject({
   estado: z.enum(['ativo', 'arquivado'], 'must be "ativo" or "arquivado"').optional(),
 });
 
+/**
+ * An opaque cursor, a `proximo_cursor` the list returned. The emulator's cursors are far shorter than 512
+ * characters, so a longer one cannot be one of them: refused before it is decoded.
+ */
+const cursorParam = z.string().max(512, 'is not a cursor of this list');
+
 /** The query of a list paged by an opaque cursor: `limite` (1 to `maxLimit`) and `cursor` (a `proximo_cursor`). */
 export const cursorQuery = (maxLimit: number) =>
   z.strictObject({
     limite: limitParam(maxLimit).optional(),
-    cursor: z.string().max(512, 'is not a cursor of this list').optional(),
+    cursor: cursorParam.optional(),
   });
+
+/**
+ * The query of a findings page: `cursor` only (spec "GET /v1/vigilancias/{id}/resultados": "Query `cursor`";
+ * the analysis findings follow it). The page size is the service's (200 plus a byte budget), not the client's.
+ */
+export const findingsQuery = z.strictObject({ cursor: cursorParam.optional() });
 
 export const productListQuery = cursorQuery(200);
 
@@ -213,9 +230,10 @@ export function formatPath(root: string, path: readonly PropertyKey[]): string {
 /**
  * A webhook destination URL (spec "PUT /v1/webhook"): public HTTPS on port 443, no credentials, no fragment.
  * Refused: other schemes and ports, userinfo, fragments, localhost, and IP literals of loopback, private,
- * link-local, unspecified or carrier-grade NAT ranges. Names are not resolved (no connectivity test).
+ * link-local, unspecified or carrier-grade NAT ranges. Names are not resolved (no connectivity test). Its
+ * length has no limit of its own: the spec bounds only the whole body (4 KiB, checked before parsing).
  */
-export const webhookUrl = z.string().max(2048, 'must have at most 2048 characters').superRefine((text, ctx) => {
+export const webhookUrl = z.string().superRefine((text, ctx) => {
   const problem = webhookUrlProblem(text);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });

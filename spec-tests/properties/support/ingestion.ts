@@ -198,6 +198,8 @@ export function secondCompany(l: Lab): { api: Api; headOffice: string; cnpjRoot:
 
 /** Builds the seed's starting catalog in the company of `api`. */
 export async function build(api: Api, headOffice: string, cnpjRoot: string, seed: readonly SeedProduct[]): Promise<Built> {
+  // A webhook destination, so the events an application raises are recorded (spec: CONV-09: none without one).
+  ok(await api.put('/v1/webhook', { url: `https://hooks-${cnpjRoot}.example.com/eventos` }, { headers: { 'if-none-match': '*' } }), 'webhook destination');
   const catalogFor = async (order: number, nome: string) => {
     let establishmentId = headOffice;
     if (order > 1) establishmentId = ok(await api.post('/v1/estabelecimentos', { cnpj: cnpjOfNumber(cnpjRoot, order), nome: `Filial ${order}` }), 'establishment').body.id;

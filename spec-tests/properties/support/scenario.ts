@@ -94,7 +94,7 @@ export type Step =
   | { readonly t: 'ingestion'; readonly action: IngestionAction; readonly pick: number; readonly pick2: number; readonly variant: number; readonly records: readonly RecordSpec[] };
 
 /** Ingestion steps the contract accepts (each sets up what it needs first: a free catalog, an open ingestion...). */
-export const INGESTION_VALID = ['start', 'replayStart', 'batch', 'repeatBatch', 'close', 'apply', 'read', 'list', 'tick'] as const;
+export const INGESTION_VALID = ['start', 'replayStart', 'batch', 'repeatBatch', 'close', 'apply', 'read', 'tick'] as const;
 /** Ingestion steps the contract refuses, each with the status it must get. */
 export const INGESTION_REFUSED = [
   'secondStart', // 409 ingestao_em_andamento
@@ -142,9 +142,10 @@ const nome = fc.oneof(
 const externalId = fc.option(fc.string({ minLength: 1, maxLength: 24 }), { nil: null, freq: 3 });
 const ncm = fc.stringMatching(/^\d{8}$/);
 const shortText = (max: number) => fc.string({ minLength: 1, maxLength: max });
-const atributos = fc.uniqueArray(
-  fc.record({ codigo: shortText(12), valores: fc.array(shortText(16), { minLength: 1, maxLength: 3 }) }),
-  { maxLength: 4, selector: (a) => a.codigo },
+/** Codes may repeat and values may be empty: the spec forbids neither ("valores: array of 1 to 50 strings"). */
+const atributos = fc.array(
+  fc.record({ codigo: fc.oneof(shortText(12), fc.constantFrom('cor', 'tamanho')), valores: fc.array(fc.string({ maxLength: 16 }), { minLength: 1, maxLength: 3 }) }),
+  { maxLength: 4 },
 );
 
 const newProductFields: fc.Arbitrary<NewProductFields> = fc.record(
@@ -296,6 +297,8 @@ const OPEN_INGESTION = ['aberta', 'validando', 'validada', 'aplicando'];
 const OPERACOES = ['mesclar', 'substituicao_catalogo', 'substituicao_integral'] as const;
 const INGESTOES = '/v1/catalogos/ingestoes';
 const ingestionPath = (id: string) => `${INGESTOES}/${id}`;
+/** Ingestion estados that never change again (README "Batch ingestion"). */
+const FINAL_INGESTION: ReadonlySet<string> = new Set(['aplicada', 'rejeitada', 'revisao_necessaria', 'falhou', 'expirada']);
 /** The common idempotency-key rule (the ingestion start alone takes 16–200 characters without whitespace). */
 const COMMON_KEY = /^[A-Za-z0-9._:-]{16,128}$/;
 const MiB = 1024 * 1024;
@@ -649,7 +652,7 @@ export class Runner {
           { origem: 'erp', ncm: '8471301' },
           { origem: 'erp' },
           { origem: 'erp', ncm: '84713012', campo: 1 },
-          { origem: 'erp', ncm: '84713012', atributos: [{ codigo: 'a', valores: ['1'] }, { codigo: 'a', valores: ['2'] }] },
+          { origem: 'erp', ncm: '84713012', atributos: [{ codigo: 'a', valores: ['1'] }, { codigo: 'b'.repeat(129), valores: ['2'] }] },
           { origem: 'erp', ncm: '84713012', atributos: [{ codigo: 'a', valores: [] }] },
           { origem: 'erp', ncm: 84713012 },
           [],
@@ -809,22 +812,18 @@ export class Runner {
   // -------------------------------------------------------------------------------------------------------
   // Batch ingestion (README "Batch ingestion")
 
-  /** GET the company's ingestions: their estados into the model, and the products again once one was applied. */
+  /**
+   * GET each ingestion that may still move (the service lists none): their estados into the model, and the
+   * products again once one was applied.
+   */
   private async refreshIngestions(): Promise<void> {
-    if (this.ingestions.length === 0) return;
     let applied = false;
-    let cursor: string | null = null;
-    for (;;) {
-      const answer: Answer = await this.send('ingestions', { method: 'GET', path: `${INGESTOES}?limite=100${cursor === null ? '' : `&cursor=${cursor}`}`, key: null, as: 'company' });
-      if (answer.status !== 200) return;
-      for (const item of answer.body.itens as { id: string; estado: string }[]) {
-        const model = this.ingestions.find((i) => i.id === item.id);
-        if (!model) continue;
-        if (model.estado !== 'aplicada' && item.estado === 'aplicada') applied = true;
-        model.estado = item.estado;
-      }
-      cursor = (answer.body.proximo_cursor as string | null) ?? null;
-      if (cursor === null) break;
+    for (const model of this.ingestions) {
+      if (FINAL_INGESTION.has(model.estado)) continue;
+      const answer: Answer = await this.send('ingestions', { method: 'GET', path: ingestionPath(model.id), key: null, as: 'company' });
+      if (answer.status !== 200) continue;
+      if (answer.body.estado === 'aplicada') applied = true;
+      model.estado = answer.body.estado;
     }
     if (applied) await this.refreshProducts();
   }
@@ -1036,9 +1035,6 @@ export class Runner {
         if (ingestion) await this.readIngestion(ingestion, label, `?limite=${1 + (variant % 1000)}`);
         return;
       }
-      case 'list':
-        await this.send(label, { method: 'GET', path: `${INGESTOES}?limite=${1 + (variant % 100)}`, key: null, as: 'company' });
-        return;
       case 'tick':
         // Sometimes the next validation or application fails (falhou) or is postponed: a job fault of kind ingestao.
         if (variant % 10 >= 8) this.emu.faults.add({ target: 'job', match: { kind: 'ingestao', companyId: this.company.companyId }, effect: variant % 10 === 9 ? { fail: true } : { delayMs: 30_000 }, times: 1 });
@@ -1189,7 +1185,9 @@ export class Runner {
         return;
       }
       case 'badIngestionQuery': {
-        const paths = [`${INGESTOES}?limite=0`, `${INGESTOES}?limite=101`, `${INGESTOES}?cursor=nao-e-cursor`, `${INGESTOES}?limite=1&limite=2`, `${INGESTOES}?apos_id=${UNKNOWN_UUID}`];
+        // Query validation comes before the 404: an unknown ingestion's path refuses a bad query with 422 too.
+        const unknown = ingestionPath(UNKNOWN_UUID);
+        const paths = [`${unknown}?limite=0`, `${unknown}?limite=1001`, `${unknown}?cursor=${'c'.repeat(600)}`, `${unknown}?limite=1&limite=2`, `${unknown}?apos_id=${UNKNOWN_UUID}`];
         const ingestion = this.ingestions[pick % Math.max(this.ingestions.length, 1)];
         if (ingestion) {
           paths.push(`${ingestionPath(ingestion.id)}?limite=1001`, `${ingestionPath(ingestion.id)}?limite=0`, `${ingestionPath(ingestion.id)}?x=1`);

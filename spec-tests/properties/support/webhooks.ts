@@ -236,7 +236,7 @@ export interface CycleModel {
   /** When the cycle opened (creation, or the accepted resend). */
   readonly start: number;
   readonly prazo: number;
-  readonly destinoVersao: number | null;
+  readonly destinoVersao: number;
 }
 
 export interface EventModel {
@@ -259,8 +259,9 @@ export interface WireEventItem {
   readonly id: string;
   readonly tipo: string;
   readonly ocorrido_em: string;
-  readonly destino_id: string | null;
-  readonly destino_versao: number | null;
+  /** Never null (spec: WH-EVT-01, CONV-09): an event is recorded only against a destination. */
+  readonly destino_id: string;
+  readonly destino_versao: number;
   readonly estado: 'pendente' | 'executando' | 'entregue' | 'falhou' | 'cancelado';
   readonly tentativas_ciclo: number;
   readonly tentativas_totais: number;

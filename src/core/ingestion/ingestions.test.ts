@@ -15,7 +15,7 @@ import { createProduct, type Product } from '../products.js';
 import { createRandom, seedRandom } from '../random.js';
 import { exportState } from '../snapshot.js';
 import { createState, type Context, type State } from '../state.js';
-import { T0, ROOT, OTHER_ROOT, cnpj, expectRefusal, unwrap } from '../testing/support.js';
+import { T0, ROOT, OTHER_ROOT, cnpj, configureWebhook, expectRefusal, unwrap } from '../testing/support.js';
 import { HOUR, MINUTE, SECOND } from '../time.js';
 import {
   applyIngestion,
@@ -515,6 +515,7 @@ describe('requestApplication', () => {
 describe('applyIngestion', () => {
   it('applies a fresh plan: aplicada with aplicacao, catalog versao moved once, catalogo.aplicado raised', () => {
     const w = setup();
+    configureWebhook(w.state, w.companyId, w.ctx()); // events are recorded only against a destination
     const { id, now } = driveTo(w, 'aplicando');
     const versao = w.catalog(w.a).versao;
     const eventsBefore = events(w).length;
@@ -529,6 +530,7 @@ describe('applyIngestion', () => {
 
   it('applies nothing when the catalog moved: revisao_necessaria, catalogo.revisao_necessaria with both versions', () => {
     const w = setup();
+    configureWebhook(w.state, w.companyId, w.ctx()); // events are recorded only against a destination
     const { id, now } = driveTo(w, 'aplicando');
     const validatedVersao = w.ingestion(id).preview!.versaoCatalogo;
     unwrap(editCatalog(w.state, w.companyId, w.a, [catalogEtag(w.catalog(w.a))], { nome: 'A2' }, w.ctx(now)));

@@ -23,7 +23,7 @@ import { findCatalog, type Catalog } from '../catalogs.js';
 import { schedule } from '../outbox.js';
 import { uuidV7 } from '../random.js';
 import { ok, refuse, type Result } from '../refusal.js';
-import { indexesOf, nextPosition, ownedBy, type Context, type State } from '../state.js';
+import { nextPosition, ownedBy, type Context, type State } from '../state.js';
 import { HOUR, SECOND, type Instant } from '../time.js';
 import { etag, requireMatch, type IfMatch } from '../versioning.js';
 import { raiseEvent } from '../webhooks/events.js';
@@ -162,7 +162,6 @@ export function startIngestion(state: State, companyId: string, input: NewIngest
   };
   state.ingestions.set(ingestion.id, ingestion);
   state.openIngestions.set(ingestion.catalogId, ingestion.id);
-  indexesOf(state, companyId).ingestions.add(ingestion.id, ingestion.position);
   scheduleExpiry(state, ingestion);
   return ok(ingestion);
 }

@@ -17,7 +17,7 @@ import { createRandom, seedRandom } from '../random.js';
 import { exportState } from '../snapshot.js';
 import { createState, indexesOf, linksOf, type Context, type State } from '../state.js';
 import { changeSelection, isEligible, surveillanceEtag, surveillanceOf, type SelectionChange } from '../surveillance.js';
-import { T0, ROOT, cnpj, unwrap } from '../testing/support.js';
+import { T0, ROOT, cnpj, configureWebhook, unwrap } from '../testing/support.js';
 import { applyPlan, planIngestion, staleness, type Batch, type IngestionOperation, type IngestionRecord, type Preview, type RecordError } from './plan.js';
 
 const NCM = '84713012';
@@ -299,6 +299,7 @@ describe('applyPlan', () => {
 
   it('raises one coverage event with the final figures when the application ends degraded', () => {
     const w = setup();
+    configureWebhook(w.state, w.companyId, w.ctx()); // events are recorded only against a destination
     const eligible = [...w.state.products.values()].filter(isEligible).length;
     unwrap(updateCompany(w.state, w.companyId, { surveillanceCapacity: eligible }, w.ctx()));
     w.select({ modo: 'todos' });

@@ -125,6 +125,25 @@ describe('evaluateProduct', () => {
     });
   });
 
+  describe('a code listed in several entries (the spec does not forbid it)', () => {
+    const entries = (ncm: string, list: [string, string[]][]): ProductToEvaluate => ({ id: 'prod-1', ncm, descricao: 'Produto de teste', atributos: list.map(([codigo, valores]) => ({ codigo, valores })) });
+
+    it('is one attribute holding every value of its entries: one atributo_valor_invalido listing the bad ones in list order', () => {
+      const p = entries('84713012', [['ATT_0003', ['Marca X']], ['ATT_0005', ['12V']], ['ATT_0004', ['Modelo 14']], ['ATT_0005', ['bivolt', '', '12V', '127V']]]);
+      expect(brief(evaluate(p))).toEqual([['atributo_valor_invalido', 'Valores "12V", "", "127V" fora do domínio do atributo ATT_0005 (voltagem); permitidos: 110V, 220V, bivolt']]);
+    });
+
+    it('is carried when any of its entries has a value', () => {
+      const p = entries('84713012', [['ATT_0003', ['Marca X']], ['ATT_0004', []], ['ATT_0005', ['bivolt']], ['ATT_0004', ['Modelo 14']]]);
+      expect(evaluate(p)).toEqual([]);
+    });
+
+    it('gives one atributo_desconhecido per unknown code, however often it is listed', () => {
+      const p = entries('84713012', [...Object.entries(NOTEBOOK_OK), ['ATT_9999', ['x']], ['ATT_9999', ['y']]]);
+      expect(brief(evaluate(p))).toEqual([['atributo_desconhecido', 'Atributo ATT_9999 não consta do dicionário de atributos']]);
+    });
+  });
+
   describe('descricao_ausente', () => {
     it.each([null, undefined, '', '   \n'])('is found for description %j', (descricao) => {
       const p: ProductToEvaluate = { ...product('84713012', NOTEBOOK_OK), descricao };
@@ -247,7 +266,8 @@ describe('rulesFingerprint tracks the rules (property)', () => {
 
   const someProduct = fc.record({
     ncm: fc.constantFrom(...UNIVERSE),
-    atributos: fc.uniqueArray(fc.record({ codigo: fc.constantFrom(...ATTRS, 'ATT_9999'), valores: fc.subarray([...VALUES, 'outro'], { maxLength: 2 }) }), { selector: (a) => a.codigo, maxLength: 4 }),
+    // Codes may repeat: the spec does not forbid a code in several entries.
+    atributos: fc.array(fc.record({ codigo: fc.constantFrom(...ATTRS, 'ATT_9999'), valores: fc.subarray([...VALUES, 'outro', ''], { maxLength: 2 }) }), { maxLength: 4 }),
     descricao: fc.constantFrom<string | null>('Produto', null),
   });
 

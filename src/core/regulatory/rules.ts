@@ -13,6 +13,9 @@
  *   atributo_desconhecido        one per product attribute code missing from the attribute dictionary
  *   descricao_ausente            the description is null or blank
  *
+ * A product attribute is a code: the spec does not forbid a code listed in several entries of `atributos`,
+ * and such entries are read as one attribute holding all their values, in list order.
+ *
  * What the findings depend on in the snapshot is exactly what `rulesFingerprint` (snapshot.ts) covers.
  */
 import type { Instant } from '../time.js';
@@ -57,6 +60,17 @@ const byCode = <T extends { readonly codigo: string }>(a: T, b: T): number => (a
 const quoted = (values: readonly string[]): string => values.map((v) => `"${v}"`).join(', ');
 const label = (d: AttributeDefinition): string => `${d.codigo} (${d.nome})`;
 
+/** One entry per code, holding the values of every entry with that code in list order (first appearance order). */
+function valuesByCode(atributos: ProductToEvaluate['atributos']): { readonly codigo: string; readonly valores: readonly string[] }[] {
+  const byCode = new Map<string, string[]>();
+  for (const a of atributos) {
+    const values = byCode.get(a.codigo);
+    if (values === undefined) byCode.set(a.codigo, [...a.valores]);
+    else values.push(...a.valores);
+  }
+  return [...byCode].map(([codigo, valores]) => ({ codigo, valores }));
+}
+
 /** Evaluates `product` against `snapshot`; `now` becomes every finding's `avaliado_em`. */
 export function evaluateProduct(product: ProductToEvaluate, snapshot: RegulatorySnapshot, now: Instant): Finding[] {
   const findings: Finding[] = [];
@@ -76,7 +90,7 @@ export function evaluateProduct(product: ProductToEvaluate, snapshot: Regulatory
     }
   }
 
-  const attributes = [...product.atributos].sort(byCode);
+  const attributes = [...valuesByCode(product.atributos)].sort(byCode);
   for (const a of attributes) {
     const d = snapshot.attributes.get(a.codigo);
     if (d?.dominio === undefined) continue;
@@ -85,8 +99,8 @@ export function evaluateProduct(product: ProductToEvaluate, snapshot: Regulatory
     if (bad.length === 0) continue;
     add('atributo_valor_invalido', `${bad.length === 1 ? 'Valor' : 'Valores'} ${quoted(bad)} fora do domínio do atributo ${label(d)}; permitidos: ${d.dominio.join(', ')}`);
   }
-  for (const code of [...new Set(attributes.map((a) => a.codigo))]) {
-    if (!snapshot.attributes.has(code)) add('atributo_desconhecido', `Atributo ${code} não consta do dicionário de atributos`);
+  for (const { codigo } of attributes) {
+    if (!snapshot.attributes.has(codigo)) add('atributo_desconhecido', `Atributo ${codigo} não consta do dicionário de atributos`);
   }
 
   if (product.descricao === null || product.descricao === undefined || product.descricao.trim() === '') add('descricao_ausente', 'Produto sem descrição');

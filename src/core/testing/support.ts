@@ -10,6 +10,7 @@ import { createRandom, seedRandom } from '../random.js';
 import type { Result } from '../refusal.js';
 import { createState, type Context, type State } from '../state.js';
 import { configureDestination, destinationEtag, type WebhookDestination } from '../webhooks/destination.js';
+import type { WebhookEvent } from '../webhooks/events.js';
 
 /** The instant the core tests start their worlds at: 2026-01-01T00:00:00.000Z. */
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -53,4 +54,10 @@ export function seededWorld(seed = 1, state: State = createState()) {
 export function configureWebhook(state: State, companyId: string, ctx: Context, url = 'https://hooks.example.com/a'): WebhookDestination {
   const current = state.webhookDestinations.get(companyId);
   return unwrap(configureDestination(state, companyId, { url, createOnly: current === undefined, ifMatch: current ? [destinationEtag(current)] : undefined }, ctx)).destination;
+}
+
+/** The event raiseEvent recorded; throws when it recorded none (the company has no webhook destination). */
+export function raised(event: WebhookEvent | undefined): WebhookEvent {
+  if (event === undefined) throw new Error('raiseEvent recorded no event: the company has no webhook destination');
+  return event;
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Result } from '../refusal.js';
 import { indexesOf } from '../state.js';
-import { seededWorld, T0 } from '../testing/support.js';
+import { raised, seededWorld, T0 } from '../testing/support.js';
 import type { IfMatch } from '../versioning.js';
 import { activeDestination, configureDestination, destinationEtag, findDestination, revokeDestination, SECRET_PREFIX, type WebhookDestination } from './destination.js';
 import { beginAttempt, finishAttempt, raiseEvent } from './events.js';
@@ -176,12 +176,12 @@ describe('revokeDestination (DELETE /v1/webhook)', () => {
 });
 
 describe('a change of the destination cancels its open events', () => {
-  /** A pendente, an executando, an entregue and a cancelado (raised with none active) event of the company. */
+  /** A pendente, an executando and an entregue event of the company. */
   const events = (s: ReturnType<typeof setup>) => {
-    const pending = raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0));
-    const running = raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0));
+    const pending = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0)));
+    const running = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0)));
     beginAttempt(s.state, running.id, 1, T0);
-    const delivered = raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0));
+    const delivered = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0)));
     beginAttempt(s.state, delivered.id, 1, T0);
     finishAttempt(s.state, delivered.id, 1, { kind: 'response', status: 200 }, T0 + 1);
     return { pending: pending.id, running: running.id, delivered: delivered.id };
@@ -209,14 +209,15 @@ describe('a change of the destination cancels its open events', () => {
     expect(s.state.webhookEvents.get(ids.delivered)!.estado).toBe('entregue');
   });
 
-  it('the first configuration and a reactivation find nothing open: events raised with none active stay destino_inativo', () => {
+  it('the first configuration finds no event (none is recorded without a destination); a reactivation leaves those raised while revoked destino_inativo', () => {
     const s = setup();
-    const before = raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0));
+    expect(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0))).toBeUndefined();
     s.create(T0 + 1);
-    s.revoke(T0 + 2);
-    const during = raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0 + 3));
+    expect(s.state.webhookEvents.size).toBe(0);
+    const revoked = s.revoke(T0 + 2);
+    const during = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0 + 3)));
     s.change(URL_B, T0 + 4);
-    for (const e of [before, during]) expect(s.state.webhookEvents.get(e.id)).toMatchObject({ estado: 'cancelado', codigoFalha: 'destino_inativo', terminadoEm: e.terminadoEm });
+    expect(s.state.webhookEvents.get(during.id)).toMatchObject({ estado: 'cancelado', codigoFalha: 'destino_inativo', destinoId: revoked.id, destinoVersao: revoked.versao, terminadoEm: T0 + 3 });
   });
 
   it("another company's open events are left alone", () => {
@@ -224,7 +225,7 @@ describe('a change of the destination cancels its open events', () => {
     const other = s.company();
     s.create();
     s.create(T0, other);
-    const theirs = raiseEvent(s.state, other, { tipo: 'webhook.teste' }, s.ctx(T0));
+    const theirs = raised(raiseEvent(s.state, other, { tipo: 'webhook.teste' }, s.ctx(T0)));
     s.change(URL_B, T0 + 1);
     s.revoke(T0 + 2);
     expect(s.state.webhookEvents.get(theirs.id)).toBe(theirs);

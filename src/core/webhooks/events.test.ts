@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createCompany } from '../companies.js';
 import { createRandom, seedRandom } from '../random.js';
 import { createState, indexesOf, type Context } from '../state.js';
+import { raised } from '../testing/support.js';
 import { DAY, HOUR, MINUTE, SECOND } from '../time.js';
 import { configureDestination, destinationEtag, revokeDestination, type WebhookDestination } from './destination.js';
 import {
@@ -54,7 +55,7 @@ function setup() {
     if (!result.ok) throw new Error(result.refusal.mensagem);
     return result.value;
   };
-  const raise = (now = T0, dados: EventData = { tipo: 'catalogo.aplicado' }, policy?: DeliveryPolicy): WebhookEvent => raiseEvent(state, companyId, dados, ctx(now), policy);
+  const raise = (now = T0, dados: EventData = { tipo: 'catalogo.aplicado' }, policy?: DeliveryPolicy): WebhookEvent => raised(raiseEvent(state, companyId, dados, ctx(now), policy));
   const event = (id: string): WebhookEvent => state.webhookEvents.get(id)!;
   const drain = () => state.outbox.splice(0, state.outbox.length);
 
@@ -116,13 +117,18 @@ describe('raiseEvent', () => {
     expect(s.state.closedWebhookEvents).toEqual([]);
   });
 
-  it('with no destination ever configured: cancelado destino_inativo at once, destino null, nothing scheduled', () => {
+  // spec: CONV-09, WH-EVT-01 — destino_id and destino_versao admit no null: without a destination there is no event.
+  it('with no destination ever configured: records nothing, draws no id, schedules nothing, and returns undefined', () => {
     const s = setup();
-    const e = s.raise(T0 + 7);
-    expect(e).toMatchObject({ estado: 'cancelado', codigoFalha: FAILURE_CODES.noDestination, destinoId: null, destinoVersao: null, terminadoEm: T0 + 7, proximaTentativaEm: null });
+    const before = s.state.sequence;
+    const random = [...s.ctx(T0).random.state()];
+    expect(raiseEvent(s.state, s.companyId, { tipo: 'catalogo.aplicado' }, s.ctx(T0 + 7))).toBeUndefined();
+    expect(s.state.webhookEvents.size).toBe(0);
+    expect(indexesOf(s.state, s.companyId).webhookEvents.size).toBe(0);
+    expect(s.state.closedWebhookEvents).toEqual([]);
+    expect(s.state.sequence).toBe(before);
+    expect([...s.ctx(T0).random.state()]).toEqual(random);
     expect(s.drain()).toEqual([]);
-    expect(s.state.closedWebhookEvents).toEqual([[T0 + 7, e.id]]);
-    expect(indexesOf(s.state, s.companyId).openWebhookEvents.size).toBe(0);
   });
 
   it('with a revoked destination: cancelado destino_inativo, bound to the revoked version (so it can be resent after reactivation)', () => {
@@ -437,7 +443,7 @@ describe('cancelOpenEvents', () => {
     const otherId = otherCompany.value.company.id;
     const otherDestination = configureDestination(s.state, otherId, { url: HOOK, createOnly: true, ifMatch: undefined }, s.ctx(T0));
     expect(otherDestination.ok).toBe(true);
-    const other = raiseEvent(s.state, otherId, { tipo: 'webhook.teste' }, s.ctx(T0));
+    const other = raised(raiseEvent(s.state, otherId, { tipo: 'webhook.teste' }, s.ctx(T0)));
     const deliveredBefore = s.event(delivered.id);
 
     cancelOpenEvents(s.state, s.companyId, FAILURE_CODES.destinationRevoked, T0 + 9);

@@ -8,7 +8,7 @@
  *   executando --falhar_tentativa-->   pendente    (another attempt is due: at most 8 per cycle, none after prazo_em)
  *   executando --esgotar-->            falhou      (8 attempts, or the next one would start after prazo_em)
  *   pendente   --esgotar-->            falhou      (a due attempt found the cycle over)
- *   pendente, executando --cancelar--> cancelado   (the destination changed or was revoked; created with none active)
+ *   pendente, executando --cancelar--> cancelado   (the destination changed or was revoked; raised while it was revoked)
  *   entregue, falhou, cancelado --reenviar--> pendente  (resend: a new cycle on the current destination)
  *
  * Attempt (`estado`): iniciada → entregue (a completed 2xx) | falhou (other status, redirect, refused) | incerta
@@ -81,8 +81,8 @@ export const FAILURE_CODES = {
   destinationChanged: 'destino_alterado',
   /** Event cancelled: the destination was revoked. */
   destinationRevoked: 'destino_revogado',
-  /** Event cancelled at creation: the company had no active destination. */
-  noDestination: 'destino_inativo',
+  /** Event cancelled at creation: the company's destination was revoked (it can be resent after reactivation). */
+  inactiveDestination: 'destino_inativo',
 } as const;
 
 /** What the network made of one attempt (the shell's transport reports it; the core classifies it). */
@@ -135,9 +135,12 @@ export interface WebhookEvent {
   readonly criadoEm: Instant;
   /** The envelope's exact bytes: stored once, signed and sent as is by every attempt. */
   readonly body: string;
-  /** The destination of the current cycle; null only when the company never had one. */
-  readonly destinoId: string | null;
-  readonly destinoVersao: number | null;
+  /**
+   * The destination of the current cycle. Never null: the spec types `destino_id` string and `destino_versao`
+   * int (spec: CONV-09, WH-EVT-01), so an event exists only against a destination (see raiseEvent).
+   */
+  readonly destinoId: string;
+  readonly destinoVersao: number;
   readonly estado: EventState;
   readonly ciclo: number;
   readonly prazoEm: Instant;
@@ -171,16 +174,25 @@ function transition(e: WebhookEvent, trigger: EventTrigger): EventState | undefi
 }
 
 /**
- * Raises an event for the company: the one way every part of the service announces something. It is bound
- * to the destination version current now; with no active destination it is recorded `cancelado` (so it can
- * be resent after reactivation).
+ * Raises an event for the company: the one way every part of the service announces something. It is recorded
+ * against the destination that exists now, bound to its current version: delivered when the destination is
+ * active; recorded `cancelado` (`destino_inativo`) when it is revoked, so it can be resent after reactivation.
+ * A company that never configured a destination has nothing to deliver to and no destination to name
+ * (`destino_id` and `destino_versao` admit no null: spec CONV-09, WH-EVT-01): the event is not recorded, and
+ * undefined is returned.
  */
-export function raiseEvent(state: State, companyId: string, dados: EventData, ctx: Context, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): WebhookEvent {
+export function raiseEvent(state: State, companyId: string, dados: EventData, ctx: Context, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): WebhookEvent | undefined {
+  const destination = state.webhookDestinations.get(companyId);
+  return destination === undefined ? undefined : recordEvent(state, destination, dados, ctx, policy);
+}
+
+/** Records an event of `destination`'s company against it (raiseEvent, and the test event, which has its destination in hand). */
+export function recordEvent(state: State, destination: WebhookDestination, dados: EventData, ctx: Context, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): WebhookEvent {
+  const companyId = destination.companyId;
   const company = state.companies.get(companyId);
   const id = uuidV4(ctx.random);
   const body = JSON.stringify({ id, versao: 1, empresa: company?.cnpjRoot ?? '', ocorridoEm: isoString(ctx.now), dados });
-  const destination = state.webhookDestinations.get(companyId);
-  const deliverable = destination?.estado === 'ativo';
+  const deliverable = destination.estado === 'ativo';
   const event: WebhookEvent = {
     id,
     companyId,
@@ -188,14 +200,14 @@ export function raiseEvent(state: State, companyId: string, dados: EventData, ct
     ocorridoEm: ctx.now,
     criadoEm: ctx.now,
     body,
-    destinoId: destination?.id ?? null,
-    destinoVersao: destination?.versao ?? null,
+    destinoId: destination.id,
+    destinoVersao: destination.versao,
     estado: deliverable ? 'pendente' : 'cancelado',
     ciclo: 1,
     prazoEm: ctx.now + policy.cycleMs,
     terminadoEm: deliverable ? null : ctx.now,
     proximaTentativaEm: deliverable ? ctx.now : null,
-    codigoFalha: deliverable ? null : FAILURE_CODES.noDestination,
+    codigoFalha: deliverable ? null : FAILURE_CODES.inactiveDestination,
     statusHttp: null,
     attempts: [],
     position: nextPosition(state),

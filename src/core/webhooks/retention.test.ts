@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createState, indexesOf } from '../state.js';
-import { configureWebhook, seededWorld, T0 } from '../testing/support.js';
+import { configureWebhook, raised, seededWorld, T0, unwrap } from '../testing/support.js';
 import { DAY, HOUR, SECOND } from '../time.js';
+import { destinationEtag, revokeDestination } from './destination.js';
 import { beginAttempt, cancelOpenEvents, FAILURE_CODES, finishAttempt, raiseEvent, reopen, type WebhookEvent } from './events.js';
 import { EVENT_RETENTION_MS, purgeClosedEvents } from './retention.js';
 
@@ -20,15 +21,20 @@ function setup() {
   const { state, ctx, company } = seededWorld(1, { ...createState(), webhookEvents: events });
   const companyId = company();
   const configure = (id = companyId, now = T0) => configureWebhook(state, id, ctx(now));
-  /** An event closed at `at` (raised with no active destination: cancelado at once). */
+  /**
+   * An event closed at `at`: raised while the company's destination is revoked, so cancelado at once (the
+   * destination is created and revoked first when it is not revoked yet).
+   */
   const closedAt = (at: number, id = companyId): WebhookEvent => {
-    const e = raiseEvent(state, id, { tipo: 'webhook.teste' }, ctx(at));
+    const current = state.webhookDestinations.get(id) ?? configureWebhook(state, id, ctx(at));
+    if (current.estado === 'ativo') unwrap(revokeDestination(state, id, [destinationEtag(current)], ctx(at)));
+    const e = raised(raiseEvent(state, id, { tipo: 'webhook.teste' }, ctx(at)));
     expect(e.estado).toBe('cancelado');
     return e;
   };
   /** An event delivered at `at` (the company must have an active destination). */
   const deliveredAt = (at: number, id = companyId): WebhookEvent => {
-    const e = raiseEvent(state, id, { tipo: 'webhook.teste' }, ctx(at));
+    const e = raised(raiseEvent(state, id, { tipo: 'webhook.teste' }, ctx(at)));
     beginAttempt(state, e.id, 1, at);
     finishAttempt(state, e.id, 1, { kind: 'response', status: 200 }, at);
     return state.webhookEvents.get(e.id)!;
@@ -67,8 +73,8 @@ describe('purgeClosedEvents', () => {
   it('never removes pendente or executando events, however old', () => {
     const s = setup();
     s.configure();
-    const pending = raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0));
-    const running = raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0));
+    const pending = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0)));
+    const running = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0)));
     beginAttempt(s.state, running.id, 1, T0);
     expect(purgeClosedEvents(s.state, T0 + 365 * DAY)).toBe(0);
     expect(s.present(pending.id) && s.present(running.id)).toBe(true);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Result } from '../refusal.js';
-import { configureWebhook, seededWorld, T0 } from '../testing/support.js';
+import { configureWebhook, raised, seededWorld, T0 } from '../testing/support.js';
 import { DAY, SECOND } from '../time.js';
 import type { IfMatch } from '../versioning.js';
 import { destinationEtag, revokeDestination, type WebhookDestination } from './destination.js';
@@ -26,7 +26,7 @@ function setup() {
   const resend = (eventId: string, now: number, ifMatch: Tags = 'current', id = companyId) => resendEvent(state, id, eventId, tags(ifMatch, id), ctx(now));
   /** A closed event of the company (delivered), raised at `at`. */
   const closedEvent = (at: number, id = companyId): WebhookEvent => {
-    const e = raiseEvent(state, id, { tipo: 'catalogo.aplicado' }, ctx(at));
+    const e = raised(raiseEvent(state, id, { tipo: 'catalogo.aplicado' }, ctx(at)));
     beginAttempt(state, e.id, 1, at);
     finishAttempt(state, e.id, 1, { kind: 'response', status: 200 }, at);
     return state.webhookEvents.get(e.id)!;
@@ -166,24 +166,26 @@ describe('the shared limit of 5 per sliding minute', () => {
 });
 
 describe('resendEvent', () => {
-  it('refuses in the order 404 event → 404 destination → 428 → 412 → 409 → 429, each while every later check would also fail', () => {
+  // An event is recorded only against its company's destination, so a resend always finds one: the 404
+  // destination of usableDestination is reached by test events (sendTestEvent), never by a resend.
+  it('refuses in the order 404 event → 428 → 412 → 409 → 429, each while every later check would also fail', () => {
     const s = setup();
     const other = s.company();
 
-    // An event of a company that never had a destination: cancelado destino_inativo.
-    const orphan = raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0));
-    expect(orphan.codigoFalha).toBe(FAILURE_CODES.noDestination);
+    // An event raised while the destination is revoked: cancelado destino_inativo (resendable once reactivated).
+    s.configure();
+    s.revoke(s.companyId, T0);
+    const inactive = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0)));
+    expect(inactive.codigoFalha).toBe(FAILURE_CODES.inactiveDestination);
+    s.configure(other);
     let before = s.fingerprint();
     expect(refusal(s.resend('0190a000-0000-7000-8000-00000000dead', T0, null))).toMatchObject({ kind: 'not_found', codigo: 'evento_nao_encontrado', caminho: 'path.id' });
-    expect(refusal(s.resend(orphan.id, T0, null))).toMatchObject({ kind: 'not_found', codigo: 'destino_nao_encontrado' });
+    // Another company's event is not found, even for a company with a destination.
+    expect(refusal(s.resend(inactive.id, T0, s.current(other), other))).toMatchObject({ kind: 'not_found', codigo: 'evento_nao_encontrado' });
     expect(s.fingerprint()).toEqual(before);
 
-    // Another company's event is not found, even for a company with a destination.
-    s.configure(other);
-    expect(refusal(s.resend(orphan.id, T0, s.current(other), other))).toMatchObject({ kind: 'not_found', codigo: 'evento_nao_encontrado' });
-
     s.configure();
-    const open = raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0));
+    const open = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0)));
     s.exhaust(T0);
     before = s.fingerprint();
     expect(refusal(s.resend(open.id, T0, null))).toMatchObject({ kind: 'precondition_required', codigo: 'precondicao_ausente', caminho: 'header.if-match' });
@@ -197,7 +199,7 @@ describe('resendEvent', () => {
     before = s.fingerprint();
     if (running.ok) expect(refusal(s.resend(running.value.event.id, T0 + 60 * SECOND + 1))).toMatchObject({ codigo: 'evento_em_andamento' });
     // Closed and young, but the limit is reached: 429.
-    expect(refusal(s.resend(orphan.id, T0 + 60 * SECOND + 1))).toMatchObject({ kind: 'rate_limited', codigo: 'limite_testes_reenvios' });
+    expect(refusal(s.resend(inactive.id, T0 + 60 * SECOND + 1))).toMatchObject({ kind: 'rate_limited', codigo: 'limite_testes_reenvios' });
     expect(s.fingerprint()).toEqual(before);
 
     // Revoked (the open events are cancelled, so resendable): 409 destino_revogado before the limit.

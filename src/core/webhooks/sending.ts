@@ -10,7 +10,7 @@ import { ok, refuse, type Quota, type Result } from '../refusal.js';
 import type { Context, State } from '../state.js';
 import { requireMatch, type IfMatch } from '../versioning.js';
 import { activeDestination, destinationEtag, findDestination, type WebhookDestination } from './destination.js';
-import { raiseEvent, reopen, resendable, type DeliveryPolicy, type WebhookEvent } from './events.js';
+import { recordEvent, reopen, resendable, type DeliveryPolicy, type WebhookEvent } from './events.js';
 
 export const SEND_LIMIT = 5;
 export const SEND_WINDOW_MS = MINUTE;
@@ -31,7 +31,7 @@ export function sendTestEvent(state: State, companyId: string, ifMatch: IfMatch,
   if (!destination.ok) return destination;
   const quota = takeSendSlot(state, companyId, ctx.now);
   if (!quota.ok) return quota;
-  const event = raiseEvent(state, companyId, { tipo: 'webhook.teste' }, ctx, policy);
+  const event = recordEvent(state, destination.value, { tipo: 'webhook.teste' }, ctx, policy);
   return ok({ event, destination: destination.value, quota: quota.value });
 }
 

@@ -7,7 +7,7 @@ import { isoString } from '../../core/time.js';
 import { operation } from '../pipeline.js';
 import { presentFinding } from '../presenters.js';
 import { csvReply, findingsPage, newestFirstPage } from '../results.js';
-import { cursorQuery, emptyBody, idParams, noQuery } from '../schemas.js';
+import { cursorQuery, emptyBody, findingsQuery, idParams, noQuery } from '../schemas.js';
 
 const READ = 'catalogo:ler';
 /** Byte budget of a page of the analysis list. */
@@ -79,7 +79,7 @@ export const analysisOperations = [
     path: '/v1/analises/:id/achados',
     permission: READ,
     params: idParams,
-    query: cursorQuery(200),
+    query: findingsQuery,
     run: ({ state, company, params, query }) => {
       const found = publishedAnalysis(state, company.id, params.id);
       if (!found.ok) return found;

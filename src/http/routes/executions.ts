@@ -4,7 +4,7 @@ import { ok } from '../../core/refusal.js';
 import { indexesOf } from '../../core/state.js';
 import { isoString } from '../../core/time.js';
 import { operation } from '../pipeline.js';
-import { cursorQuery, idParams, noQuery } from '../schemas.js';
+import { cursorQuery, findingsQuery, idParams, noQuery } from '../schemas.js';
 import { presentFinding } from '../presenters.js';
 import { csvReply, findingsPage, newestFirstPage } from '../results.js';
 
@@ -63,7 +63,7 @@ export const executionOperations = [
     path: '/v1/vigilancias/:id/resultados',
     permission: READ,
     params: idParams,
-    query: cursorQuery(200),
+    query: findingsQuery,
     run: ({ state, company, params, query }) => {
       const found = publishedExecution(state, company.id, params.id);
       if (!found.ok) return found;

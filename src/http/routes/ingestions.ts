@@ -17,18 +17,17 @@ import {
 } from '../../core/ingestion/ingestions.js';
 import type { Batch, IngestionRecord, RecordError } from '../../core/ingestion/plan.js';
 import { ok, type Result } from '../../core/refusal.js';
-import { indexesOf, type State } from '../../core/state.js';
+import type { State } from '../../core/state.js';
 import { isoString } from '../../core/time.js';
 import { encodeCursor, type Page } from '../paging.js';
 import { operation, type Reply } from '../pipeline.js';
-import { fixedListPage, newestFirstPage } from '../results.js';
+import { fixedListPage } from '../results.js';
 import { batchParams, cursorQuery, describeIssue, emptyBody, idParams, ingestionBatch, ingestionClose, ingestionRecord, ingestionStart, noQuery, parse } from '../schemas.js';
 
 const MANAGE = 'catalogo:gerenciar';
 const READ = 'catalogo:ler';
 /** README "Batch ingestion": a batch's body may take up to 4 MiB (1,000 records of about 4 KiB each). */
 const BATCH_BODY_LIMIT = 4 * 1024 * 1024;
-const LIST_PAGE_BYTES = 256 * 1024;
 const ERRORS_PAGE_BYTES = 256 * 1024;
 
 const iso = (instant: number | null) => (instant === null ? null : isoString(instant));
@@ -39,7 +38,8 @@ function presentReceipt(i: Ingestion, repetida: boolean) {
   return { ingestao_id: i.id, estado: i.estado, repetida, catalogo_id: i.catalogId, versao_catalogo: i.versaoCatalogo };
 }
 
-function presentItem(i: Ingestion) {
+/** The ingestion's own fields, first in GET …/ingestoes/{id}. */
+function presentHead(i: Ingestion) {
   return {
     id: i.id,
     estado: i.estado,
@@ -56,7 +56,7 @@ const presentError = (e: RecordError) => ({ lote: e.lote, indice: e.indice, cami
 /** GET …/ingestoes/{id}: the ingestion, and its preview with one page of its record errors (`previa` last). */
 function ingestionBody(i: Ingestion, errors: Page<number> | undefined): string {
   const head = {
-    ...presentItem(i),
+    ...presentHead(i),
     versao: i.versao,
     versao_catalogo: i.versaoCatalogo,
     expira_em: iso(i.expiraEm),
@@ -147,15 +147,6 @@ export const ingestionOperations = [
       if (!started.ok) return started;
       return ok({ status: 201, body: presentReceipt(started.value, false), location: location(started.value) });
     },
-  }),
-  operation({
-    method: 'GET',
-    path: '/v1/catalogos/ingestoes',
-    permission: READ,
-    params: noQuery,
-    query: cursorQuery(100),
-    run: ({ state, company, query }) =>
-      newestFirstPage(indexesOf(state, company.id).ingestions, state.ingestions, { companyId: company.id, list: 'ingestoes' }, query, { defaultLimit: 50, budgetBytes: LIST_PAGE_BYTES }, presentItem),
   }),
   operation({
     method: 'GET',
