@@ -725,7 +725,7 @@ describe('GET /v1/analises', () => {
   });
 
   // spec: "limite (default 50, maximum 100)": an integer, whatever leading zeros write it.
-  it('takes limite with leading zeros as the integer it writes: 0000002 pages by 2, 0000101 is above 100', async () => {
+  it('takes limite with leading zeros as the integer it writes: 0000002 pages by 2', async () => {
     const w = await world();
     const a = await concluded(w);
     const b = await concluded(w);
@@ -738,15 +738,18 @@ describe('GET /v1/analises', () => {
     expect(rest.body.proximo_cursor).toBeNull();
     expect((await w.api.get(`${ANALISES}?limite=0000050`)).body.itens).toHaveLength(3);
     expect((await w.api.get(`${ANALISES}?limite=0000100`)).body.itens).toHaveLength(3);
-    expectError(await w.api.get(`${ANALISES}?limite=0000101`), 422, 'valor_invalido', 'query.limite');
   });
 
-  it('refuses limite outside 1–100 (422 query.limite) and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
+  // spec: LIM-21 bounds the page at 100 and states no refusal of a larger limite: it is capped, not refused.
+  it('refuses a limite that is no count (422 query.limite), caps one above 100, and refuses a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
     const w = await world();
     await concluded(w);
     await concluded(w);
-    for (const bad of ['0', '101', 'dez']) expectError(await w.api.get(`${ANALISES}?limite=${bad}`), 422, 'valor_invalido', 'query.limite');
+    for (const bad of ['0', '-1', '1.5', 'dez']) expectError(await w.api.get(`${ANALISES}?limite=${bad}`), 422, 'valor_invalido', 'query.limite');
     expect((await w.api.get(`${ANALISES}?limite=100`)).status).toBe(200);
+    const capped = await w.api.get(`${ANALISES}?limite=101`);
+    expect(capped.status, capped.text).toBe(200);
+    expect(capped.body.itens).toHaveLength(2);
     expectError(await w.api.get(`${ANALISES}?cursor=nao-e-um-cursor`), 422, 'cursor_invalido', 'query.cursor');
     const other = await otherCompany(w);
     await concluded(other);

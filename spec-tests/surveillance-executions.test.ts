@@ -876,7 +876,7 @@ describe('GET /v1/vigilancias', () => {
   });
 
   // spec: GET /v1/vigilancias `limite` ("at most 100 items"): an integer, whatever leading zeros write it.
-  it('takes limite with leading zeros as the integer it writes: 0000002 pages by 2, 0000101 is above 100', async () => {
+  it('takes limite with leading zeros as the integer it writes: 0000002 pages by 2', async () => {
     const { w, t } = await scene({ watching: {} });
     const a = await pulled(w, t, 0);
     const b = await pulled(w, t, 1);
@@ -888,18 +888,21 @@ describe('GET /v1/vigilancias', () => {
     expect(rest.body.itens.map((i: { id: string }) => i.id)).toEqual([a.id]);
     expect(rest.body.proximo_cursor).toBeNull();
     expect((await w.api.get(`${VIGILANCIAS}?limite=0000050`)).body.itens).toHaveLength(3);
-    expectError(await w.api.get(`${VIGILANCIAS}?limite=0000101`), 422, 'valor_invalido', 'query.limite');
   });
 
-  it('refuses limite outside 1–100 (422 query.limite) and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
+  // spec: LIM-22 bounds the page at 100 and states no refusal of a larger limite: it is capped, not refused.
+  it('refuses a limite that is no count (422 query.limite), caps one above 100, and refuses a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
     const { w, ref, t } = await scene({ watching: {} });
     const other = await otherCompany(w);
     const otherCatalog = await headOfficeCatalog(other);
     await select(other, [await item(other, otherCatalog.id, ref, {}, [t.carried])]);
     await t.pull();
     await t.pull();
-    for (const bad of ['0', '101', 'dez']) expectError(await w.api.get(`${VIGILANCIAS}?limite=${bad}`), 422, 'valor_invalido', 'query.limite');
+    for (const bad of ['0', '-1', '1.5', 'dez']) expectError(await w.api.get(`${VIGILANCIAS}?limite=${bad}`), 422, 'valor_invalido', 'query.limite');
     expect((await w.api.get(`${VIGILANCIAS}?limite=100`)).status).toBe(200);
+    const capped = await w.api.get(`${VIGILANCIAS}?limite=101`);
+    expect(capped.status, capped.text).toBe(200);
+    expect(capped.body.itens).toHaveLength(2);
     expectError(await w.api.get(`${VIGILANCIAS}?cursor=nao-e-um-cursor`), 422, 'cursor_invalido', 'query.cursor');
     expectError(await w.api.get(`${VIGILANCIAS}?ordem=asc`), 422, 'campo_desconhecido', 'query.ordem');
     const theirs = await other.api.get(`${VIGILANCIAS}?limite=1`);

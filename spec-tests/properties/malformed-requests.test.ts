@@ -34,6 +34,8 @@ interface Operation {
   readonly fields?: readonly string[];
   /** The highest `limite` the operation takes (default 200). */
   readonly maxLimite?: number;
+  /** A larger `limite` is not refused but capped: the spec bounds the page, not the parameter (LIM-15, LIM-21, LIM-22). */
+  readonly capsLimite?: true;
   /** The operation's own idempotency-key rule: the ingestion start's 16–200 characters, none of them whitespace. */
   readonly ingestionKey?: true;
   /** The operation's body limit, when it is not the default 1 MiB (the ingestion batch: 4 MiB). */
@@ -91,17 +93,17 @@ const OPERATIONS: readonly Operation[] = [
   { method: 'PUT', template: '/v1/webhook', query: [], fields: ['url'], bodyLimit: 4 * 1024, ifMatch: 'webhook', badShapes: ['{"url":"http://exemplo.com/x"}', '{"url":1}', '{}'] },
   { method: 'DELETE', template: '/v1/webhook', query: [], fields: [], bodyLimit: 4 * 1024, ifMatch: 'webhook' },
   { method: 'POST', template: '/v1/webhook/testes', query: [], fields: [], ifMatch: 'webhook' },
-  { method: 'GET', template: '/v1/webhook/eventos', query: ['limite', 'cursor'], maxLimite: 100 },
+  { method: 'GET', template: '/v1/webhook/eventos', query: ['limite', 'cursor'], maxLimite: 100, capsLimite: true },
   { method: 'GET', template: '/v1/webhook/eventos/:id', query: [] },
   { method: 'POST', template: '/v1/webhook/eventos/:id/reenvios', query: [], fields: [], ifMatch: 'webhook' },
   { method: 'GET', template: '/v1/webhook/eventos/:id/tentativas', query: ['limite', 'apos_tentativa'], maxLimite: 100 },
   { method: 'POST', template: '/v1/analises', query: [], fields: [] },
-  { method: 'GET', template: '/v1/analises', query: ['limite', 'cursor'], maxLimite: 100 },
+  { method: 'GET', template: '/v1/analises', query: ['limite', 'cursor'], maxLimite: 100, capsLimite: true },
   { method: 'GET', template: '/v1/analises/:id', query: [] },
   // Findings pages take only `cursor` (spec "GET /v1/vigilancias/{id}/resultados"; the analysis's follow it).
   { method: 'GET', template: '/v1/analises/:id/achados', query: ['cursor'] },
   { method: 'GET', template: '/v1/analises/:id/resultado.csv', query: [] },
-  { method: 'GET', template: '/v1/vigilancias', query: ['limite', 'cursor'], maxLimite: 100 },
+  { method: 'GET', template: '/v1/vigilancias', query: ['limite', 'cursor'], maxLimite: 100, capsLimite: true },
   { method: 'GET', template: '/v1/vigilancias/:id', query: [] },
   { method: 'GET', template: '/v1/vigilancias/:id/resultados', query: ['cursor'] },
   { method: 'GET', template: '/v1/vigilancias/:id/resultados.csv', query: [] },
@@ -321,8 +323,8 @@ function build(plan: RequestPlan, ids: Ids): Draft {
 
   const v = plan.variant;
   const mutating = () => draft.method !== 'GET';
-  /** A `limite` above the operation's maximum. */
-  const tooHigh = String((op.maxLimite ?? 200) + 1);
+  /** A `limite` the operation refuses: above its maximum, or (where it caps a larger one) not a count. */
+  const tooHigh = op.capsLimite ? '1e3' : String((op.maxLimite ?? 200) + 1);
   const fill = (value: (param: string) => string) => op.template.replace(/:[a-z_]+/g, value);
   for (const defect of plan.defects) {
     switch (defect) {
@@ -407,7 +409,7 @@ function build(plan: RequestPlan, ids: Ids): Draft {
         break;
       case 'query':
         if (op.query.length === 0 || v % 3 === 0) draft.query.push([`desconhecido_${v % 7}`, String(v)]);
-        else if (v % 3 === 1) draft.query.push(['limite', [String(0), tooHigh, String(-1), String(1e9)][v % 4]!]);
+        else if (v % 3 === 1) draft.query.push(['limite', [String(0), tooHigh, String(-1), op.capsLimite ? '12abc' : String(1e9)][v % 4]!]);
         else draft.query.push([op.query[v % op.query.length]!, 'a'], [op.query[v % op.query.length]!, 'b']);
         if (mutating() && op.query.length === 0) draft.query.push(['x', '1']);
         break;

@@ -109,6 +109,27 @@ export const cursorQuery = (maxLimit: number) =>
   });
 
 /**
+ * `limite` where the spec bounds the page, not the parameter: GET /v1/webhook/eventos, /v1/analises and
+ * /v1/vigilancias "return at most 100 items per page" (spec: LIM-15, LIM-21, LIM-22) and state no refusal, so a
+ * larger `limite` is a request the spec allows: its page holds the maximum. Only a value that is no count at all
+ * is refused.
+ */
+export function pageSizeParam(max: number) {
+  return z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number of items, 1 or more')
+    .transform(Number)
+    .pipe(z.number().min(1, 'must be a whole number of items, 1 or more').transform((n) => Math.min(n, max)));
+}
+
+/** The query of a list the spec bounds at `maxPage` items per page: `limite` (capped there) and `cursor`. */
+export const cappedCursorQuery = (maxPage: number) =>
+  z.strictObject({
+    limite: pageSizeParam(maxPage).optional(),
+    cursor: cursorParam.optional(),
+  });
+
+/**
  * The query of a findings page: `cursor` only (spec "GET /v1/vigilancias/{id}/resultados": "Query `cursor`";
  * the analysis findings follow it). The page size is the service's (200 plus a byte budget), not the client's.
  */
