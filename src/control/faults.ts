@@ -236,12 +236,12 @@ function matchesApi(fault: Fault, match: { method?: string; companyId?: string }
 
 /** `input` as a fault, or a FaultInputError saying, in one sentence, which field is wrong and what it accepts. */
 function parseFault(input: unknown): ParsedFault {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw refusal(`${ACCEPTS.fault}; got ${shown(input)}.`, '');
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new FaultInputError(`${ACCEPTS.fault}; got ${shown(input)}.`, '');
   const record = input as Record<string, unknown>;
   const unknownField = Object.keys(record).find((k) => !['target', 'match', 'effect', 'times'].includes(k));
-  if (unknownField !== undefined) throw refusal(`"${unknownField}" is not a field of a fault (fields: target, match, effect, times).`, unknownField);
+  if (unknownField !== undefined) throw new FaultInputError(`"${unknownField}" is not a field of a fault (fields: target, match, effect, times).`, unknownField);
   const target = record.target;
-  if (typeof target !== 'string' || !(TARGETS as string[]).includes(target)) throw refusal(`${ACCEPTS.target}; ${got(record, ['target'])}.`, 'target');
+  if (typeof target !== 'string' || !(TARGETS as string[]).includes(target)) throw new FaultInputError(`${ACCEPTS.target}; ${got(record, ['target'])}.`, 'target');
   const parsed = FAULTS[target as Target].safeParse(input);
   if (!parsed.success) throw describe(target as Target, record, parsed.error.issues[0]!);
   if (parsed.data.target === 'api' && 'concurrentEdit' in parsed.data.effect) checkConcurrentEditCanFire(parsed.data.match);
@@ -251,16 +251,16 @@ function parseFault(input: unknown): ParsedFault {
 function describe(target: Target, input: Record<string, unknown>, issue: z.core.$ZodIssue): FaultInputError {
   const [field, sub] = issue.path as (string | number)[];
   if (field === 'match' && issue.code === 'unrecognized_keys') {
-    return refusal(`match.${issue.keys[0]} is not a field of ${ACCEPTS[target].article}'s match (fields: ${MATCH_FIELDS[target]}).`, `match.${issue.keys[0]}`);
+    return new FaultInputError(`match.${issue.keys[0]} is not a field of ${ACCEPTS[target].article}'s match (fields: ${MATCH_FIELDS[target]}).`, `match.${issue.keys[0]}`);
   }
-  if (field === 'match' && sub === undefined) return refusal(`match must be a JSON object; ${got(input, ['match'])}.`, 'match');
+  if (field === 'match' && sub === undefined) return new FaultInputError(`match must be a JSON object; ${got(input, ['match'])}.`, 'match');
   if (field === 'match') {
     const accepts = sub === 'companyId' ? ACCEPTS.companyId : (ACCEPTS[target] as Record<string, string>)[String(sub)];
-    return refusal(`${accepts ?? `match.${String(sub)} is not valid`}; ${got(input, ['match', String(sub)])}.`, `match.${String(sub)}`);
+    return new FaultInputError(`${accepts ?? `match.${String(sub)} is not valid`}; ${got(input, ['match', String(sub)])}.`, `match.${String(sub)}`);
   }
-  if (field === 'effect') return refusal(`${ACCEPTS[target].effect}; ${got(input, ['effect'])}.`, 'effect');
-  if (field === 'times') return refusal(`${ACCEPTS.times}; ${got(input, ['times'])}.`, 'times');
-  return refusal(`${ACCEPTS.fault}; ${issue.message}.`, String(field ?? ''));
+  if (field === 'effect') return new FaultInputError(`${ACCEPTS[target].effect}; ${got(input, ['effect'])}.`, 'effect');
+  if (field === 'times') return new FaultInputError(`${ACCEPTS.times}; ${got(input, ['times'])}.`, 'times');
+  return new FaultInputError(`${ACCEPTS.fault}; ${issue.message}.`, String(field ?? ''));
 }
 
 /**
@@ -274,19 +274,15 @@ function checkConcurrentEditCanFire(match: { method?: string; path?: string }): 
   const what = [match.method, match.path].filter(Boolean).join(' ') || 'any request';
   if (reached.length > 0) {
     const operation = reached[0]!;
-    throw refusal(`effect concurrentEdit can never fire on ${describeOperation(operation)}: ${concurrentEditImpossible(operation)}.`, 'effect');
+    throw new FaultInputError(`effect concurrentEdit can never fire on ${describeOperation(operation)}: ${concurrentEditImpossible(operation)}.`, 'effect');
   }
-  throw refusal(
+  throw new FaultInputError(
     `effect concurrentEdit can never fire on ${what}: it needs an operation that takes If-Match, and the match reaches none (they are ${IF_MATCH_OPERATIONS.filter((o) => concurrentEditImpossible(o) === undefined).map(describeOperation).join(', ')}).`,
     'match',
   );
 }
 
 const describeOperation = (o: IfMatchOperation) => `${o.method} ${o.path}`;
-
-function refusal(message: string, caminho: string): FaultInputError {
-  return new FaultInputError(message, caminho);
-}
 
 /** "got <value>" for the value at `path` of `input`, or "it is missing". */
 function got(input: Record<string, unknown>, path: string[]): string {

@@ -88,7 +88,9 @@ export interface Operation {
 
 export function operation<P, Q, B = undefined>(spec: OperationSpec<P, Q, B>): Operation {
   const guard = ifMatchOperation(spec.method, spec.path);
-  return { method: spec.method, path: spec.path, guard, handle: (c) => handle(spec, guard, c) };
+  // Fixed per operation, so decided once: whether another client could save what its If-Match guards.
+  const raceable = guard !== undefined && concurrentEditImpossible(guard) === undefined;
+  return { method: spec.method, path: spec.path, guard, handle: (c) => handle(spec, guard, raceable, c) };
 }
 
 /** What an idempotency-key must look like, and how to say so. */
@@ -101,7 +103,7 @@ export interface KeyRule {
 const IDEMPOTENCY_KEY: KeyRule = { pattern: /^[A-Za-z0-9._:-]{16,128}$/, description: '16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-"' };
 const ENTITY_TAGS = /^\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*)*$/;
 
-async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOperation | undefined, c: HonoContext<HttpEnv>): Promise<Response> {
+async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOperation | undefined, raceable: boolean, c: HonoContext<HttpEnv>): Promise<Response> {
   const runtime = c.env.runtime;
   const request = c.req.raw;
   const path = c.req.path;
@@ -202,7 +204,7 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOpera
     const ctx = runtime.context();
     // Only the operations of the If-Match table see the header: their core operation checks it (428, 412).
     const ifMatch = guard ? headers.ifMatch : undefined;
-    if (guard && ifMatch !== undefined && concurrentEditImpossible(guard) === undefined) {
+    if (guard && raceable && ifMatch !== undefined) {
       // Another client saves what this If-Match guards, just before the request is evaluated (DESIGN §6).
       const id = guard.guardedBy === undefined ? undefined : (params.data as Record<string, string>)[guard.guardedBy];
       const edit = runtime.takeApiFault({ method: spec.method, path, companyId: company.id }, 'evaluation', () => saveConcurrently(runtime.state, company.id, guard.guards, id, ctx));
@@ -257,7 +259,7 @@ export function rateLimitHeaders(limit: { policy: string; limit: number; windowS
 
 interface RequestHeaders {
   readonly idempotencyKey: string | undefined;
-  /** The request's If-Match, on an operation that takes it (src/http/preconditions.ts); undefined elsewhere. */
+  /** The If-Match of a mutation, checked for form; only the operations that take it see it (Call.ifMatch). */
   readonly ifMatch: IfMatch;
   readonly createOnly: boolean;
 }

@@ -21,16 +21,24 @@ export const externalId = text(1, 256);
 export const nullableExternalId = externalId.nullable();
 
 /**
- * `limite` as a query string: an integer written in decimal digits, within [1, max]; default applied by the
- * caller. Any number of digits: `0000050` is the integer 50, which the spec allows ("integer 1 to 200"); a
- * string of digits too long for a number is above any max and refused as such.
+ * What `limite` does above the list's maximum: `refuse` it where the spec states a refusal (the attempts list and
+ * the catalogs: spec LIM-19, LIM-26) and on the lists it does not show; `cap` it where the spec bounds only the
+ * page (the events, analyses and surveillance executions "return at most 100 items per page": LIM-15, LIM-21,
+ * LIM-22), since a larger `limite` is then a request the spec allows and its page simply holds the maximum.
  */
-export function limitParam(max: number) {
-  return z
-    .string()
-    .regex(/^\d+$/, `must be an integer from 1 to ${max}`)
-    .transform(Number)
-    .pipe(z.number().int().min(1, `must be an integer from 1 to ${max}`).max(max, `must be an integer from 1 to ${max}`));
+export type AboveMax = 'refuse' | 'cap';
+
+/**
+ * `limite` as a query string: an integer written in decimal digits, at least 1; default applied by the caller.
+ * Any number of digits: `0000050` is the integer 50, which the spec allows ("integer 1 to 200"); a string of
+ * digits too long for a number is above any max.
+ */
+export function limitParam(max: number, aboveMax: AboveMax = 'refuse') {
+  const message = aboveMax === 'refuse' ? `must be an integer from 1 to ${max}` : 'must be a whole number of items, 1 or more';
+  const count = z.string().regex(/^\d+$/, message).transform(Number);
+  return aboveMax === 'refuse'
+    ? count.pipe(z.number().int().min(1, message).max(max, message))
+    : count.pipe(z.number().min(1, message).transform((n) => Math.min(n, max)));
 }
 
 export const idParams = z.strictObject({ id: uuid });
@@ -101,31 +109,10 @@ export const establishmentListQuery = z.strictObject({
  */
 const cursorParam = z.string().max(512, 'is not a cursor of this list');
 
-/** The query of a list paged by an opaque cursor: `limite` (1 to `maxLimit`) and `cursor` (a `proximo_cursor`). */
-export const cursorQuery = (maxLimit: number) =>
+/** The query of a list paged by an opaque cursor: `limite` (1 to `maxLimit`, see AboveMax) and `cursor` (a `proximo_cursor`). */
+export const cursorQuery = (maxLimit: number, aboveMax: AboveMax = 'refuse') =>
   z.strictObject({
-    limite: limitParam(maxLimit).optional(),
-    cursor: cursorParam.optional(),
-  });
-
-/**
- * `limite` where the spec bounds the page, not the parameter: GET /v1/webhook/eventos, /v1/analises and
- * /v1/vigilancias "return at most 100 items per page" (spec: LIM-15, LIM-21, LIM-22) and state no refusal, so a
- * larger `limite` is a request the spec allows: its page holds the maximum. Only a value that is no count at all
- * is refused.
- */
-export function pageSizeParam(max: number) {
-  return z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number of items, 1 or more')
-    .transform(Number)
-    .pipe(z.number().min(1, 'must be a whole number of items, 1 or more').transform((n) => Math.min(n, max)));
-}
-
-/** The query of a list the spec bounds at `maxPage` items per page: `limite` (capped there) and `cursor`. */
-export const cappedCursorQuery = (maxPage: number) =>
-  z.strictObject({
-    limite: pageSizeParam(maxPage).optional(),
+    limite: limitParam(maxLimit, aboveMax).optional(),
     cursor: cursorParam.optional(),
   });
 

@@ -7,7 +7,7 @@ import { isoString } from '../../core/time.js';
 import { operation } from '../pipeline.js';
 import { presentFinding } from '../presenters.js';
 import { csvReply, findingsPage, newestFirstPage } from '../results.js';
-import { cappedCursorQuery, emptyBody, findingsQuery, idParams, noQuery } from '../schemas.js';
+import { cursorQuery, emptyBody, findingsQuery, idParams, noQuery } from '../schemas.js';
 
 const READ = 'catalogo:ler';
 /** Byte budget of a page of the analysis list. */
@@ -59,7 +59,7 @@ export const analysisOperations = [
     path: '/v1/analises',
     permission: READ,
     params: noQuery,
-    query: cappedCursorQuery(100),
+    query: cursorQuery(100, 'cap'),
     run: ({ state, company, query }) =>
       newestFirstPage(indexesOf(state, company.id).analyses, state.analyses, { companyId: company.id, list: 'analises' }, query, { defaultLimit: 50, budgetBytes: LIST_PAGE_BYTES }, presentItem),
   }),

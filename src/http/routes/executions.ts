@@ -4,7 +4,7 @@ import { ok } from '../../core/refusal.js';
 import { indexesOf } from '../../core/state.js';
 import { isoString } from '../../core/time.js';
 import { operation } from '../pipeline.js';
-import { cappedCursorQuery, findingsQuery, idParams, noQuery } from '../schemas.js';
+import { cursorQuery, findingsQuery, idParams, noQuery } from '../schemas.js';
 import { presentFinding } from '../presenters.js';
 import { csvReply, findingsPage, newestFirstPage } from '../results.js';
 
@@ -43,7 +43,7 @@ export const executionOperations = [
     path: '/v1/vigilancias',
     permission: READ,
     params: noQuery,
-    query: cappedCursorQuery(100),
+    query: cursorQuery(100, 'cap'),
     run: ({ state, company, query }) =>
       newestFirstPage(indexesOf(state, company.id).executions, state.executions, { companyId: company.id, list: 'vigilancias' }, query, { defaultLimit: 50, budgetBytes: LIST_PAGE_BYTES }, presentItem),
   }),

@@ -10,7 +10,7 @@ import { indexesOf } from '../../core/state.js';
 import { operation, rateLimitHeaders, type Reply } from '../pipeline.js';
 import { newestFirstPage } from '../results.js';
 import { presentAttempt, presentDestination, presentEventDetail, presentEventItem } from '../presenters.js';
-import { attemptListQuery, cappedCursorQuery, emptyBody, idParams, noQuery, webhookPut } from '../schemas.js';
+import { attemptListQuery, cursorQuery, emptyBody, idParams, noQuery, webhookPut } from '../schemas.js';
 
 const MANAGE = 'webhook:gerenciar';
 /** Spec "Limits": webhook configuration and revocation bodies. */
@@ -105,7 +105,7 @@ export const webhookOperations = [
     path: '/v1/webhook/eventos',
     permission: MANAGE,
     params: noQuery,
-    query: cappedCursorQuery(100),
+    query: cursorQuery(100, 'cap'),
     run: ({ state, company, query }) =>
       newestFirstPage(indexesOf(state, company.id).webhookEvents, state.webhookEvents, { companyId: company.id, list: 'eventos' }, query, { defaultLimit: 50, budgetBytes: EVENT_PAGE_BYTES }, presentEventItem),
   }),
