@@ -34,7 +34,9 @@ describe('concurrentEdit: every operation that takes If-Match', () => {
     expect(IF_MATCH_OPERATIONS.filter((o) => !RACEABLE.includes(o)).map(sceneKey)).toEqual(['POST /v1/catalogos/ingestoes/{id}/aplicacao']);
   });
 
-  describe.each(RACEABLE.map((o) => [sceneKey(o), o] as const))('%s', (key, operation) => {
+  // The CNPJ correction's scene reads the whole service state (corrections have no list), which on the shared
+  // server late in a run is tens of MB: 5 s is too little on a loaded machine.
+  describe.each(RACEABLE.map((o) => [sceneKey(o), o] as const))('%s', { timeout: 30_000 }, (key, operation) => {
     it('answers 412 with one hit of the fault, applies nothing, and the guarded resource moved exactly one version with its fields unchanged', async () => {
       const w = await world();
       const request = await SCENES[key]!(w);

@@ -585,7 +585,14 @@ describe('/_emulator/requests (journal)', () => {
   });
 });
 
-describe('/_emulator/state', () => {
+/**
+ * A snapshot, a restore or a reset costs time in proportion to the whole service state. On the shared server
+ * that is every earlier file's records (tens of MB late in a run), whatever the test itself does: 5 s is too
+ * little on a loaded machine.
+ */
+const WHOLE_STATE_TIMEOUT = 30_000;
+
+describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
   it('restores a snapshot: every GET answers as before the changes', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -758,7 +765,7 @@ describe('/_emulator/state', () => {
 
 // Reset is global: it runs in process and on the server this test run started (its files run one at a time),
 // never on someone else's server named by SPEC_BASE_URL.
-describe.runIf(mayResetTarget())('POST /_emulator/reset', () => {
+describe.runIf(mayResetTarget())('POST /_emulator/reset', { timeout: WHOLE_STATE_TIMEOUT }, () => {
   it('wipes everything back to a fresh emulator: clock at its start, only the initial companies, no faults or journal', async () => {
     const { target, controls } = await world();
     // A first reset gives the fresh state to compare with, whatever other tests did to this target.
