@@ -18,6 +18,21 @@
  */
 import { MinHeap } from './heap.js';
 
+/**
+ * The clock's bounds. Ids are UUIDv7 of their creation instant (48 bits of Unix ms, so never before 1970) and
+ * every instant is written as a four-digit-year ISO date, so the clock lives in [1970, 9999]. One advance moves
+ * at most ten years: a longer jump is refused at once instead of running a decade of daily work per call.
+ */
+export const EARLIEST_INSTANT = 0;
+export const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+export const MAX_ADVANCE_MS = 3650 * 24 * 60 * 60 * 1000;
+/** The shortest period a periodic task may have (the emulator's own are an hour and a day). */
+export const MIN_PERIOD_MS = 60 * 1000;
+
+/** Whether `instant` is a whole millisecond the clock can be at. */
+export const withinClockBounds = (instant: number): boolean =>
+  Number.isInteger(instant) && instant >= EARLIEST_INSTANT && instant <= LATEST_INSTANT;
+
 export type ClockMode = 'manual' | 'real';
 export type TaskOwner = string | null;
 
