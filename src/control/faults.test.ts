@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { IF_MATCH_OPERATIONS } from '../http/preconditions.js';
 import type { ApiFaultMatch } from '../http/runtime.js';
-import { FaultInputError, FaultRegistry, JOB_KINDS } from './faults.js';
+import { FaultInputError, FaultRegistry, JOB_KINDS, MAX_FAULTS } from './faults.js';
 
 const request = (overrides: Partial<ApiFaultMatch> = {}): ApiFaultMatch => ({
   method: 'PATCH',
@@ -124,6 +124,19 @@ describe('FaultRegistry.add validation', () => {
       { id: 'flt_3', target: 'api', match: {}, effect: { concurrentEdit: true }, times: 1, hits: 0 },
       { id: 'flt_4', target: 'api', match: {}, effect: { delayMs: 1500 }, times: null, hits: 0 },
     ]);
+  });
+});
+
+describe('FaultRegistry capacity', () => {
+  it(`refuses the fault past ${MAX_FAULTS} armed at once, and takes one again once another is removed`, () => {
+    const registry = new FaultRegistry();
+    const ids = Array.from({ length: MAX_FAULTS }, () => registry.add({ target: 'api', effect: unavailable }).id);
+    expect(() => registry.add({ target: 'api', effect: unavailable })).toThrow(
+      new FaultInputError(`At most ${MAX_FAULTS} faults can be armed at once; remove some (DELETE /_emulator/faults/{id}, or DELETE /_emulator/faults for all) before adding more.`, ''),
+    );
+    expect(registry.list()).toHaveLength(MAX_FAULTS);
+    expect(registry.remove(ids[0]!)).toBe(true);
+    expect(registry.add({ target: 'api', effect: unavailable }).id).toBe(`flt_${MAX_FAULTS + 1}`);
   });
 });
 

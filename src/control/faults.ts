@@ -26,6 +26,8 @@ export type JobKind = (typeof JOB_KINDS)[number];
 
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 const MAX_GLOB = 2048;
+/** Faults armed at once (spent ones included, until removed). */
+export const MAX_FAULTS = 1000;
 
 const apiEffect = z.union([
   z.strictObject({ status: z.number().int().min(400).max(599), retryAfter: z.number().int().min(0).max(86_400).optional() }),
@@ -164,6 +166,10 @@ export class FaultRegistry {
   /** Throws a FaultInputError, registering nothing, when `input` is not a fault or could never fire. */
   add(input: unknown): { id: string } {
     const spec = parseFault(input);
+    // Every API request is checked against every fault: a bound keeps that check a small part of any answer.
+    if (this.faults.length >= MAX_FAULTS) {
+      throw new FaultInputError(`At most ${MAX_FAULTS} faults can be armed at once; remove some (DELETE /_emulator/faults/{id}, or DELETE /_emulator/faults for all) before adding more.`, '');
+    }
     const id = `flt_${++this.counter}`;
     const pattern = spec.target === 'api' ? spec.match.path : spec.target === 'delivery' ? spec.match.url : undefined;
     this.faults.push({ id, spec, pattern: pattern === undefined ? undefined : new Glob(pattern), times: spec.times, hits: 0 });

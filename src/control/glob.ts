@@ -39,31 +39,68 @@ export class Glob {
     this.tokens = tokens;
   }
 
-  /** Whether the whole of `text` matches, case-insensitively. */
+  /**
+   * Whether the whole of `text` matches, case-insensitively. The automaton's states are one bit each, packed in
+   * 32-bit words, and every character moves all of them at once (shift-and): a 2,048-character pattern against a
+   * 16 KB path is some 65 words × 16,000 characters, a few milliseconds, never a walk back through the text.
+   */
   matches(text: string): boolean {
-    const count = this.tokens.length;
-    let current = new Uint8Array(count + 1);
-    let next = new Uint8Array(count + 1);
+    const { words, stars, loopsOffSlash, accept } = this.automaton();
+    let current = new Uint32Array(words);
+    let next = new Uint32Array(words);
     current[0] = 1;
-    this.close(current);
+    closeOverStars(current, stars);
     for (let c = 0; c < text.length; c++) {
-      const ch = text[c]!.toLowerCase();
-      next.fill(0);
-      let alive = false;
-      for (let state = 0; state < count; state++) {
-        if (!current[state]) continue;
-        const token = this.tokens[state]!;
-        const target = 'literal' in token ? (token.literal === ch ? state + 1 : -1) : token.star === 'any' || ch !== '/' ? state : -1;
-        if (target >= 0) {
-          next[target] = 1;
-          alive = true;
-        }
+      const code = text.charCodeAt(c);
+      // ASCII (every character of a URL) is lowercased and looked up by code, without a string per character.
+      const ch = code < 128 ? '' : text[c]!.toLowerCase();
+      const literals = code < 128 ? this.asciiMasks[code >= 65 && code <= 90 ? code + 32 : code] : this.literalMasks.get(ch);
+      // On `/` only `**` loops; on any other character every star does.
+      const loops = code === 47 ? loopsOffSlash : stars;
+      let carry = 0;
+      let alive = 0;
+      for (let w = 0; w < words; w++) {
+        const state = current[w]!;
+        const moved = literals ? state & literals[w]! : 0;
+        const value = (((moved << 1) | carry) | (state & loops[w]!)) >>> 0;
+        carry = moved >>> 31;
+        next[w] = value;
+        alive |= value;
       }
-      if (!alive) return false;
-      this.close(next);
+      if (alive === 0) return false;
+      closeOverStars(next, stars);
       [current, next] = [next, current];
     }
-    return current[count] === 1;
+    return (current[accept >>> 5]! & (1 << (accept & 31))) !== 0;
+  }
+
+  private compiled: Automaton | undefined;
+  private readonly literalMasks = new Map<string, Uint32Array>();
+  private readonly asciiMasks: (Uint32Array | undefined)[] = [];
+
+  /** The bit masks of the automaton, built on first use. */
+  private automaton(): Automaton {
+    if (this.compiled) return this.compiled;
+    const count = this.tokens.length;
+    const words = (count >>> 5) + 1;
+    const stars = new Uint32Array(words);
+    const loopsOffSlash = new Uint32Array(words);
+    this.tokens.forEach((token, state) => {
+      const bit = 1 << (state & 31);
+      if ('literal' in token) {
+        let mask = this.literalMasks.get(token.literal);
+        if (!mask) {
+          this.literalMasks.set(token.literal, (mask = new Uint32Array(words)));
+          if (token.literal.length === 1 && token.literal.charCodeAt(0) < 128) this.asciiMasks[token.literal.charCodeAt(0)] = mask;
+        }
+        mask[state >>> 5]! |= bit;
+      } else {
+        stars[state >>> 5]! |= bit;
+        if (token.star === 'any') loopsOffSlash[state >>> 5]! |= bit;
+      }
+    });
+    this.compiled = { words, stars, loopsOffSlash, accept: count };
+    return this.compiled;
   }
 
   /**
@@ -95,12 +132,26 @@ export class Glob {
     }
     return false;
   }
+}
 
-  /** Adds the states reachable without reading a character: a star may match nothing. */
-  private close(states: Uint8Array): void {
-    for (let state = 0; state < this.tokens.length; state++) {
-      if (states[state] && 'star' in this.tokens[state]!) states[state + 1] = 1;
-    }
+/** The bit masks of a glob's automaton: state i is bit i; state `accept` (past the last token) is a whole match. */
+interface Automaton {
+  readonly words: number;
+  readonly stars: Uint32Array;
+  readonly loopsOffSlash: Uint32Array;
+  readonly accept: number;
+}
+
+/**
+ * Adds the states reachable without reading a character: a star may match nothing. Runs of stars collapse to
+ * one token, so the state after a star is never a star, and one shift reaches all of them.
+ */
+function closeOverStars(states: Uint32Array, stars: Uint32Array): void {
+  let carry = 0;
+  for (let w = 0; w < states.length; w++) {
+    const active = states[w]! & stars[w]!;
+    states[w] = (states[w]! | (active << 1) | carry) >>> 0;
+    carry = active >>> 31;
   }
 }
 
