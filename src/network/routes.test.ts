@@ -106,14 +106,13 @@ describe('RouteTable.resolve', () => {
     expect(table.resolve('https://a.example/slash')).toBe('http://127.0.0.1:9000/base/');
   });
 
-  it('matches the host exactly, with its port: never a longer host, another port, or a host that merely ends the same', () => {
+  it('matches the host exactly, with its port: never a host that merely begins or ends the same, nor another port', () => {
     const table = new RouteTable();
     table.add('https://a.example', 'http://127.0.0.1:1');
     table.add('https://a.example:8443', 'http://127.0.0.1:2');
-    expect(table.resolve('https://a.example.evil/x')).toBeUndefined();
-    expect(table.resolve('https://evil-a.example/x')).toBeUndefined();
-    expect(table.resolve('https://b.a.example/x')).toBeUndefined();
-    expect(table.resolve('https://a.example:444/x')).toBeUndefined();
+    for (const other of ['https://a.example.evil/x', 'https://a.examplex/x', 'https://evil-a.example/x', 'https://b.a.example/x', 'https://a.example:444/x']) {
+      expect(table.resolve(other), other).toBeUndefined();
+    }
     expect(table.resolve('https://A.EXAMPLE:443/x')).toBe('http://127.0.0.1:1/x');
     expect(table.resolve('https://a.example:8443/x')).toBe('http://127.0.0.1:2/x');
     // Only https webhook URLs are routed; anything unparsable is not.
@@ -197,14 +196,6 @@ describe('RouteTable.resolve', () => {
     table.add('https://hooks.example.com/only', 'http://127.0.0.1:1');
     expect(table.resolve('https://hooks.example.com/x')).toBeUndefined();
     expect(table.resolve('https://elsewhere.example.com/only')).toBeUndefined();
-  });
-
-  it('does not route a URL whose host merely begins with the route host', () => {
-    const table = new RouteTable();
-    table.add('https://hooks.example.com', 'http://127.0.0.1:9000');
-    expect(table.resolve('https://hooks.example.com.attacker.test/x')).toBeUndefined();
-    expect(table.resolve('https://hooks.example.community/x')).toBeUndefined();
-    expect(table.resolve('https://hooks.example.com:8443/x')).toBeUndefined();
   });
 
   it('remove and clear take routes away', () => {
