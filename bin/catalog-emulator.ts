@@ -7,7 +7,8 @@
  * DESIGN §7. Imports the public entry only.
  */
 import { parseArgs } from 'node:util';
-import { createEmulator, demos, VERSION, type JournalEntry } from '../src/index.js';
+import { createEmulator, demos, VERSION } from '../src/index.js';
+import { formatEntry } from './log-format.js';
 
 const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emulated
 
@@ -135,12 +136,6 @@ async function serve(flags: ServeFlags): Promise<void> {
   );
   if (log !== 'silent') emu.journal.subscribe((entry) => process.stdout.write(formatEntry(entry, log) + '\n'));
 
-}
-
-function formatEntry(entry: JournalEntry, log: string): string {
-  if (log === 'json') return JSON.stringify(entry);
-  const flags = [entry.replayed ? 'replayed' : '', entry.faultId ? `fault ${entry.faultId}` : ''].filter(Boolean).join(', ');
-  return `${entry.at} ${entry.method.padEnd(6)} ${entry.path} → ${entry.status}${flags ? ` (${flags})` : ''}`;
 }
 
 async function runDemo(args: string[]): Promise<void> {

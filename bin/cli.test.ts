@@ -136,6 +136,22 @@ describe('catalog-emulator serve', { timeout: TEST_TIMEOUT_MS }, () => {
     await waitForOutput(run, /GET\s+\/v1\/empresa → 200/);
   });
 
+  it('a path with a newline and a terminal escape is logged as one line, the characters escaped', async () => {
+    const { run, url, token } = await serve(['--port', '0', '--clock', 'manual']);
+    const answer = await fetch(`${url}/v1/%0Afake%20line%1B%5B2J`, { headers: { authorization: `Bearer ${token}` } });
+    expect(answer.status).toBe(404);
+    // A request logged after it: once its line is out, so is the hostile one's.
+    await fetch(`${url}/v1/empresa`, { headers: { authorization: `Bearer ${token}` } });
+    await waitForOutput(run, /GET\s+\/v1\/empresa → 200\n/);
+
+    const log = run.stdout.slice(run.stdout.indexOf('Try: curl')).split('\n').slice(1, -1);
+    expect(log).toEqual([
+      expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z GET    \/v1\/\\x0afake line\\x1b\[2J → 404$/),
+      expect.stringMatching(/^\S+ GET    \/v1\/empresa → 200$/),
+    ]);
+    expect(run.stdout).not.toContain('\x1b');
+  });
+
   it('closes cleanly on SIGTERM with exit code 0, even when signalled the moment the banner appears', async () => {
     const { run } = await serve(['--port', '0', '--clock', 'manual']);
     run.child.kill('SIGTERM');

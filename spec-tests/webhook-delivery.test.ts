@@ -620,6 +620,48 @@ describe('receiver answers', () => {
   });
 });
 
+describe('routes', () => {
+  /** A company whose destination is `path` on a host of its own, that host routed as `from(host)` to a receiver. */
+  async function routedPath(path: string, from: (host: string) => string) {
+    const w = await world();
+    const host = hookHost();
+    const destination = await createDestination(w, `${host}${path}`);
+    const receiver = await Receiver.start();
+    cleanups.push(() => receiver.close());
+    await addRoute(w, from(host), receiver.origin);
+    cleanups.push(() => removeRoute(w, from(host)));
+    return { w, host, destination, receiver, t0: await clockNow(w) };
+  }
+
+  it('a destination path can never change the routed host or port: "/@127.0.0.1:PORT/hook" reaches the routed receiver as that path, not the port it names', async () => {
+    const victim = await Receiver.start();
+    cleanups.push(() => victim.close());
+    const victimPort = new URL(victim.origin).port;
+    // Appended as a string to "http://127.0.0.1:<receiver port>", this path made the receiver's address userinfo.
+    const s = await routedPath(`/@127.0.0.1:${victimPort}/hook`, (host) => `${host}/`);
+    const eventId = await raiseEvent(s.w);
+    await advance(s.w, 0);
+
+    expect(victim.requests).toEqual([]);
+    expect(s.receiver.requests.map((r) => r.path)).toEqual([`/@127.0.0.1:${victimPort}/hook`]);
+    expect(s.receiver.requests[0]!.headers.host).toBe(new URL(s.receiver.origin).host);
+    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', status_http: 200 });
+  });
+
+  it('a route with a path covers that path and what continues it after "/", not a longer segment: /hooksx lands in the inbox', async () => {
+    const s = await routedPath('/hooks/catalogo?origem=emulador', (host) => `${host}/hooks`);
+    await raiseEvent(s.w);
+    await advance(s.w, 0);
+    expect(s.receiver.requests.map((r) => r.path)).toEqual(['/catalogo?origem=emulador']);
+
+    await changeDestination(s.w, `${s.host}/hooksx/catalogo`, s.destination.etag);
+    const eventId = await raiseEvent(s.w);
+    await advance(s.w, 0);
+    expect(s.receiver.requests).toHaveLength(1);
+    expect((await inboxFor(s.w, s.host)).map((e) => [e.eventId, e.url])).toEqual([[eventId, `${s.host}/hooksx/catalogo`]]);
+  });
+});
+
 describe('rotation and revocation', () => {
   it('rotation cancels a pending event at once (cancelado destino_alterado), no attempt follows, and a resend delivers on the new version signed with the new secret', async () => {
     let status = 500;

@@ -20,7 +20,7 @@ import { FaultRegistry, type FaultInput, type FaultView, type JobKind } from './
 import { Journal } from './control/journal.js';
 import { buildControlApp } from './control/routes.js';
 import { snapshotSchema, type Snapshot } from './control/snapshot-schema.js';
-import type { BodySource, JournalEntry, PageBudgets, Runtime } from './http/runtime.js';
+import { readingBody, type BodySource, type JournalEntry, type PageBudgets, type Runtime } from './http/runtime.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { RouteTable, type NetworkRoute, type ReceiverHandler } from './network/routes.js';
 import { Inbox, type InboxEntry } from './network/inbox.js';
@@ -526,17 +526,25 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
  * The body of a request that came over the socket. HTTP/1.1 has a body only with a length or chunked
  * encoding. A declared length is read through request.arrayBuffer(), which @hono/node-server serves
  * straight from the socket; a chunked one from the Node stream, with the limit applied as it arrives.
+ *
+ * A body Node's parser cannot finish (the connection ends short of the length or the last chunk, a chunk size
+ * that is no number, a transfer coding other than chunked) fails the read with a BodyReadError: the API answers
+ * 400 corpo_ilegivel and journals it. The client never sees that answer: Node's parser has already written its
+ * own "400 Bad Request" (no body) on the connection and closed it. Framing errors in the headers (a Content-Length
+ * that is no number, both Content-Length and Transfer-Encoding) are answered that way before the emulator sees
+ * the request at all, so the journal has no entry for them.
  */
 function socketBody(request: Request, incoming: NodeIncoming): BodySource {
   const declared = incoming.headers['content-length'];
   const chunked = declared === undefined && incoming.headers['transfer-encoding'] !== undefined;
   return {
     present: chunked || (declared !== undefined && declared !== '0'),
-    read: async (limit) => {
-      if (chunked) return readStream(incoming, limit);
-      if (!(Number(declared) <= limit)) return undefined;
-      return new Uint8Array(await request.arrayBuffer());
-    },
+    read: (limit) =>
+      readingBody(async () => {
+        if (chunked) return readStream(incoming, limit);
+        if (!(Number(declared) <= limit)) return undefined;
+        return new Uint8Array(await request.arrayBuffer());
+      }),
   };
 }
 

@@ -3,6 +3,7 @@
  * HTTP status. Codes are stable snake_case Portuguese (README "Error codes").
  */
 import type { RefusalKind } from '../core/refusal.js';
+import type { BodyReadError } from './runtime.js';
 
 export const STATUS_OF: Record<RefusalKind, number> = {
   invalid: 422,
@@ -49,6 +50,11 @@ export function errorResponse(error: ApiError, requestId: string, headers?: Read
     status: error.status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers, ...headers },
   });
+}
+
+/** A body that could not be read (runtime.ts BodyReadError): the client's 400, whoever was reading it. */
+export function unreadableBody(error: BodyReadError): ApiError {
+  return apiError(400, 'corpo_ilegivel', `The request body could not be read to its end (${error.message}): send it whole, with a Content-Length that matches it or valid chunked encoding.`, 'body');
 }
 
 /** The code an injected status fault answers with, by status. */

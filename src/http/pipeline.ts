@@ -18,9 +18,9 @@ import { canonicalJson, idempotencyScope, lookupIdempotency, storeIdempotency, t
 import type { Result } from '../core/refusal.js';
 import type { Context, State } from '../core/state.js';
 import type { IfMatch } from '../core/versioning.js';
-import { apiError, codeForStatus, errorResponse, STATUS_OF, type ApiError } from './errors.js';
+import { apiError, codeForStatus, errorResponse, STATUS_OF, unreadableBody, type ApiError } from './errors.js';
 import { concurrentEditImpossible, ifMatchOperation, type IfMatchOperation } from './preconditions.js';
-import type { BodySource, HttpEnv, Runtime } from './runtime.js';
+import { BodyReadError, readingBody, type BodySource, type HttpEnv, type Runtime } from './runtime.js';
 import { formatPath, parse, validationError } from './schemas.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -307,7 +307,13 @@ async function readJsonBody(request: Request, body: BodySource, limit: number, o
   if ((body.present || !optional) && !isJson(contentType)) {
     return apiError(415, 'tipo_midia_nao_suportado', `Send the body as JSON with "content-type: application/json" (got ${contentType === null ? 'no content-type' : `"${contentType}"`}).`, 'header.content-type');
   }
-  const bytes = body.present ? await body.read(limit) : new Uint8Array(0);
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = body.present ? await body.read(limit) : new Uint8Array(0);
+  } catch (error) {
+    if (error instanceof BodyReadError) return unreadableBody(error);
+    throw error;
+  }
   if (bytes === undefined) return apiError(413, 'corpo_muito_grande', `The body exceeds this operation's limit of ${limit} bytes.`, 'body');
   if (bytes.length === 0) {
     if (optional) return { value: {} };
@@ -326,15 +332,19 @@ async function readJsonBody(request: Request, body: BodySource, limit: number, o
   }
 }
 
-/** The body of an in-process Request: a declared length over the limit is refused before reading. */
+/**
+ * The body of an in-process Request: a declared length over the limit is refused before reading; a stream
+ * that errors is a BodyReadError.
+ */
 export function requestBody(request: Request): BodySource {
   const declared = request.headers.get('content-length');
   return {
     present: request.body !== null && declared !== '0',
-    read: async (limit) => {
-      if (declared !== null && !(Number(declared) <= limit)) return undefined;
-      return request.body === null ? new Uint8Array(0) : readLimited(request.body, limit);
-    },
+    read: (limit) =>
+      readingBody(async () => {
+        if (declared !== null && !(Number(declared) <= limit)) return undefined;
+        return request.body === null ? new Uint8Array(0) : readLimited(request.body, limit);
+      }),
   };
 }
 

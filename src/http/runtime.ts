@@ -80,8 +80,33 @@ export interface Runtime {
 export interface BodySource {
   /** Whether the request carries a body (before reading it). */
   readonly present: boolean;
-  /** The body's bytes, or undefined as soon as they exceed `limit`. */
+  /**
+   * The body's bytes, or undefined as soon as they exceed `limit`. Rejects with a BodyReadError, and nothing
+   * else, when the body cannot be read to its end.
+   */
   read(limit: number): Promise<Uint8Array | undefined>;
+}
+
+/**
+ * A request body that could not be read to its end: cut short (the connection ended before the declared
+ * length or the last chunk), badly framed (a chunk size that is no number, a transfer coding other than
+ * chunked), or a stream that failed. The client's doing, never the emulator's: whoever reads a body maps it to
+ * a 400 (errors.ts unreadableBody), not to the 500 of a bug.
+ */
+export class BodyReadError extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error && cause.message !== '' ? cause.message : String(cause), { cause });
+    this.name = 'BodyReadError';
+  }
+}
+
+/** Runs a body source's reading, turning whatever it throws into a BodyReadError. */
+export async function readingBody<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    throw error instanceof BodyReadError ? error : new BodyReadError(error);
+  }
 }
 
 export interface HttpEnv {

@@ -1,0 +1,154 @@
+/**
+ * A request body that cannot be read to its end is the client's doing: a 400, journaled as one, never the 500
+ * of an emulator bug. Over a real socket (node:net, bytes no HTTP client would send) against emu.listen(), and
+ * in process with a body stream that errors.
+ */
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEmulator, type Emulator, type JournalEntry, type RunningServer } from './index.js';
+
+const emulators: Emulator[] = [];
+afterEach(async () => {
+  await Promise.all(emulators.splice(0).map((emu) => emu.close()));
+});
+
+interface Served {
+  readonly emu: Emulator;
+  readonly server: RunningServer;
+  readonly token: string;
+}
+
+async function served(): Promise<Served> {
+  const emu = createEmulator({ companies: [{}] });
+  emulators.push(emu);
+  const server = await emu.listen({ port: 0 });
+  return { emu, server, token: emu.companies.initial()[0]!.token };
+}
+
+/** Writes `bytes` on a new connection, ends its side (FIN) and collects everything the server sends until it closes. */
+function exchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server neither answered nor closed within 5 s; received so far: ${JSON.stringify(received)}`));
+    }, 5000);
+    socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(received);
+    });
+  });
+}
+
+/** The head of a catalog creation that passes every check before the body is read. */
+function head(s: Served, framing: string): string {
+  return [
+    'POST /v1/catalogos HTTP/1.1',
+    `Host: 127.0.0.1:${s.server.port}`,
+    `Authorization: Bearer ${s.token}`,
+    'Idempotency-Key: unreadable-body-000001',
+    'Content-Type: application/json',
+    framing,
+    '',
+    '',
+  ].join('\r\n');
+}
+
+/** GET /_emulator/requests over HTTP, once it holds `count` entries (the emulator journals right after Node's answer). */
+async function journal(s: Served, count: number): Promise<JournalEntry[]> {
+  for (let tries = 0; ; tries++) {
+    const answer = await fetch(`${s.server.url}/_emulator/requests`);
+    expect(answer.status).toBe(200);
+    const { items } = (await answer.json()) as { items: JournalEntry[] };
+    if (items.length >= count || tries >= 100) return items;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const NODE_BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
+
+describe('a body that cannot be read, over a socket', () => {
+  const cases: [string, (s: Served) => string][] = [
+    ['Content-Length: 100, 10 bytes sent, then the connection ends', (s) => head(s, 'Content-Length: 100') + '{"nome":1}'],
+    ['a chunk size that is no number', (s) => head(s, 'Transfer-Encoding: chunked') + 'zz\r\n{"nome":1}\r\n0\r\n\r\n'],
+    ['a bad chunk size after a good chunk', (s) => head(s, 'Transfer-Encoding: chunked') + '3\r\n{"n\r\nzz\r\n'],
+    ['a chunked body whose last chunk never comes before the connection ends', (s) => head(s, 'Transfer-Encoding: chunked') + '10\r\n{"nome"'],
+    ['Transfer-Encoding: gzip (a coding other than chunked)', (s) => head(s, 'Transfer-Encoding: gzip') + '{"nome":1}'],
+  ];
+
+  for (const [name, request] of cases) {
+    it(`${name}: Node's parser answers 400 and closes; the emulator journals 400, never 500, and serves on`, async () => {
+      const s = await served();
+      expect(await exchange(s.server.port, request(s))).toBe(NODE_BAD_REQUEST);
+
+      const entries = await journal(s, 1);
+      expect(entries.map((e) => [e.method, e.path, e.status, e.companyId])).toEqual([['POST', '/v1/catalogos', 400, s.emu.companies.initial()[0]!.companyId]]);
+      const company = await fetch(`${s.server.url}/v1/empresa`, { headers: { authorization: `Bearer ${s.token}` } });
+      expect(company.status).toBe(200);
+      // Nothing was applied, and the idempotency key is free for the request sent whole.
+      const created = await fetch(`${s.server.url}/v1/catalogos`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${s.token}`, 'idempotency-key': 'unreadable-body-000001', 'content-type': 'application/json' },
+        body: JSON.stringify({ estabelecimento_id: s.emu.companies.initial()[0]!.headOffice.id, nome: 'Loja' }),
+      });
+      expect(created.status).toBe(201);
+      expect((await journal(s, 3)).map((e) => e.status)).toEqual([400, 200, 201]);
+    });
+  }
+
+  it('framing errors in the headers (a Content-Length that is no number; Content-Length with Transfer-Encoding) are answered by Node before the emulator sees the request: no journal entry', async () => {
+    const s = await served();
+    expect(await exchange(s.server.port, head(s, 'Content-Length: abc') + '{}')).toBe(NODE_BAD_REQUEST);
+    expect(await exchange(s.server.port, head(s, 'Content-Length: 2\r\nTransfer-Encoding: chunked') + '0\r\n\r\n')).toBe(NODE_BAD_REQUEST);
+    expect(await journal(s, 0)).toEqual([]);
+  });
+});
+
+describe('a body that cannot be read, in process', () => {
+  /** A body stream that gives `first` and then fails with `message`. */
+  function failingStream(first: string | undefined, message: string): ReadableStream<Uint8Array> {
+    let sent = false;
+    return new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (first !== undefined && !sent) {
+          sent = true;
+          controller.enqueue(new TextEncoder().encode(first));
+          return;
+        }
+        controller.error(new Error(message));
+      },
+    });
+  }
+
+  for (const [name, first] of [['after some bytes', '{"nome":'], ['at once', undefined]] as const) {
+    it(`a body stream that errors ${name}: 400 corpo_ilegivel with the error body, journaled as 400; nothing applied`, async () => {
+      const emu = createEmulator({ companies: [{}] });
+      emulators.push(emu);
+      const company = emu.companies.initial()[0]!;
+      const answer = await emu.fetch('/v1/catalogos', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${company.token}`, 'idempotency-key': 'unreadable-body-000002', 'content-type': 'application/json' },
+        body: failingStream(first, 'the disk went away'),
+        duplex: 'half',
+      } as RequestInit);
+
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const requestId = answer.headers.get('x-request-id');
+      expect(await answer.json()).toEqual({
+        erro: {
+          codigo: 'corpo_ilegivel',
+          mensagem: 'The request body could not be read to its end (the disk went away): send it whole, with a Content-Length that matches it or valid chunked encoding.',
+          request_id: requestId,
+          caminho: 'body',
+        },
+      });
+      expect(emu.journal.entries().map((e) => [e.method, e.path, e.status, e.requestId])).toEqual([['POST', '/v1/catalogos', 400, requestId]]);
+      const catalogs = await emu.fetch('/v1/catalogos', { headers: { authorization: `Bearer ${company.token}` } });
+      expect(((await catalogs.json()) as { itens: unknown[] }).itens).toEqual([]);
+    });
+  }
+});
