@@ -2,6 +2,7 @@
 /**
  * catalog-emulator [serve] [--port 4747] [--host 127.0.0.1] [--seed N] [--clock real|manual]
  *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent]
+ *                  [--allow-host NAME]... [--control-token TOKEN]
  * catalog-emulator demo [NAME]
  *
  * DESIGN §7. Imports the public entry only.
@@ -25,6 +26,12 @@ Options of serve:
   --start ISO         virtual start instant (default: now for real, 2026-01-01T00:00:00Z for manual)
   --route FROM=TO     deliver webhooks for URLs under FROM to the local URL TO (repeatable)
   --log FORMAT        pretty (default), json (one line per request) or silent
+  --allow-host NAME   also answer requests that name the server NAME in their Host header, e.g. the
+                      service name under docker compose (repeatable; "*" admits any host: no Host check)
+  --control-token T   every /_emulator request needs "Authorization: Bearer T"; also read from
+                      CATALOG_EMULATOR_CONTROL_TOKEN (the flag wins)
+
+Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".
 `;
 
 function fail(message: string): never {
@@ -47,6 +54,8 @@ async function main(argv: string[]): Promise<void> {
         start: { type: 'string' },
         route: { type: 'string', multiple: true },
         log: { type: 'string' },
+        'allow-host': { type: 'string', multiple: true },
+        'control-token': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -72,6 +81,8 @@ interface ServeFlags {
   start?: string;
   route?: string[];
   log?: string;
+  'allow-host'?: string[];
+  'control-token'?: string;
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -90,13 +101,18 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (at <= 0) fail(`--route takes FROM=TO, e.g. --route https://hooks.example.com=http://127.0.0.1:9000 (got "${route}")`);
     return { from: route.slice(0, at), to: route.slice(at + 1) };
   });
+  // An empty variable counts as unset, as shells make it easy to leave one so.
+  const controlToken = flags['control-token'] ?? (process.env.CATALOG_EMULATOR_CONTROL_TOKEN || undefined);
   // Routes given as options, not added afterwards: they are configuration, so POST /_emulator/reset keeps them.
   let emu;
   try {
-    emu = createEmulator({ seed, clock, ...(flags.start === undefined ? {} : { start: flags.start }), companies: [{}], routes });
+    emu = createEmulator({ seed, clock, ...(flags.start === undefined ? {} : { start: flags.start }), companies: [{}], routes, ...(controlToken === undefined ? {} : { controlToken }) });
   } catch (error) {
-    const bad = /^routes\[(\d+)\]: (.*)$/s.exec((error as Error).message);
+    const message = (error as Error).message;
+    const bad = /^routes\[(\d+)\]: (.*)$/s.exec(message);
     if (bad) fail(`--route ${routeFlags[Number(bad[1])]}: ${bad[2]}`);
+    // Never the token itself in the message: it may be in a log.
+    if (message.startsWith('controlToken ')) fail(`the control token (${flags['control-token'] === undefined ? 'CATALOG_EMULATOR_CONTROL_TOKEN' : '--control-token'}) ${message.slice('controlToken '.length)}`);
     throw error;
   }
 
@@ -111,17 +127,21 @@ async function serve(flags: ServeFlags): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 
+  const host = flags.host ?? '127.0.0.1';
+  const allowHosts = flags['allow-host'] ?? [];
   let server;
   try {
-    server = await emu.listen({ port, host: flags.host ?? '127.0.0.1' });
+    server = await emu.listen({ port, host, allowHosts });
   } catch (error) {
+    const bad = /^allowHosts\[(\d+)\]: (.*)$/s.exec((error as Error).message);
+    if (bad) fail(`--allow-host: ${bad[2]}`);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') fail(`port ${port} is busy: stop what uses it, choose another with --port N, or use --port 0 for a free one`);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') fail(`cannot bind to host "${flags.host}": not an address of this machine`);
     if (code === 'EACCES') fail(`no permission to bind port ${port}: use a port above 1023`);
     throw error;
   }
-
+  if (!isLoopback(host)) process.stderr.write(exposedWarning(host, server.port, allowHosts, controlToken !== undefined));
 
   // The same seed always gives the same company and token, also after POST /_emulator/reset.
   const [company] = emu.companies.initial();
@@ -130,12 +150,34 @@ async function serve(flags: ServeFlags): Promise<void> {
     `catalog-emulator ${VERSION} listening on ${server.url}\n` +
       `  company:  ${company?.cnpjRoot} (${company?.companyId}), all permissions\n` +
       `  token:    ${token}\n` +
-      `  controls: ${server.url}/_emulator\n` +
+      `  controls: ${server.url}/_emulator${controlToken === undefined ? '' : ' (send "Authorization: Bearer <control token>")'}\n` +
       `  clock:    ${clock}, seed ${String(emu.seed)}, now ${emu.clock.now().toISOString()}\n` +
       `Try: curl -H "Authorization: Bearer ${token}" ${server.url}/v1/empresa\n`,
   );
   if (log !== 'silent') emu.journal.subscribe((entry) => process.stdout.write(formatEntry(entry, log) + '\n'));
 
+}
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine reaches them. */
+function isLoopback(host: string): boolean {
+  const address = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return address === 'localhost' || /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address) || /^(?:0{0,4}:){2,7}0{0,3}1$/.test(address);
+}
+
+/** The warning of a server other machines may reach: what they could do, and how to stop them. */
+function exposedWarning(host: string, port: number, allowHosts: readonly string[], guarded: boolean): string {
+  const wildcard = /^\[?(?:0\.0\.0\.0|(?:0{0,4}:){2,7}0{0,4})\]?$/.test(host);
+  const names = ['localhost', '127.0.0.1', '[::1]', ...(wildcard ? [] : [host]), ...allowHosts];
+  const listed = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+  return (
+    `catalog-emulator: warning: bound to ${host}${wildcard ? ' (every network interface)' : ''}, which other machines may reach. ` +
+    (guarded
+      ? 'The controls under /_emulator need the control token; it travels unencrypted over plain HTTP, so bind only to a network you trust. '
+      : `Anyone who can reach port ${port} can drive the controls under /_emulator (reset the state, inject faults, move the clock) and read every token and webhook secret (GET /_emulator/state): set a control token with --control-token TOKEN or CATALOG_EMULATOR_CONTROL_TOKEN. `) +
+    (allowHosts.includes('*')
+      ? 'The Host check is off (--allow-host *): a web page on any site can reach the server through DNS rebinding.\n'
+      : `Requests must name the server as ${listed}; to reach it by another name, allow it: another container of a docker compose file reaching it at http://emulator:${port} needs --allow-host emulator.\n`)
+  );
 }
 
 async function runDemo(args: string[]): Promise<void> {

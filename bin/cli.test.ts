@@ -8,6 +8,7 @@ import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { httpRequest } from '../spec-tests/support/raw-http.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
@@ -25,8 +26,8 @@ interface Run {
 const running = new Set<ChildProcess>();
 const servers: Server[] = [];
 
-function cli(args: string[]): Run {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+function cli(args: string[], env: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
   running.add(child);
   const run = {
     child,
@@ -81,8 +82,8 @@ function waitForOutput(run: Run, pattern: RegExp): Promise<RegExpMatchArray> {
 }
 
 /** Starts a server and returns its URL and the token it printed. */
-async function serve(args: string[]): Promise<{ run: Run; url: string; token: string }> {
-  const run = cli(args);
+async function serve(args: string[], env?: Record<string, string>): Promise<{ run: Run; url: string; token: string }> {
+  const run = cli(args, env);
   const [, url] = await waitForOutput(run, /listening on (http:\/\/\S+)\n/);
   const [, token] = await waitForOutput(run, /token:\s+(\S+)\n/);
   return { run, url: url!, token: token! };
@@ -188,6 +189,9 @@ describe('catalog-emulator serve', { timeout: TEST_TIMEOUT_MS }, () => {
     [['--bogus'], "Unknown option '--bogus'"],
     [['frobnicate'], 'unknown command "frobnicate" (commands: serve, demo)'],
     [['serve', 'extra'], 'unexpected argument "extra"'],
+    [['--control-token', ''], 'the control token (--control-token) must be a non-empty string of visible ASCII characters without spaces'],
+    [['--control-token', 'two words'], 'the control token (--control-token) must be a non-empty string'],
+    [['--allow-host', 'emulator:4747'], '--allow-host: "emulator:4747" is not a host name; give a name or address without port or scheme'],
   ])('refuses %j with exit code 2 and a clear message on stderr', async (args, message) => {
     // --port 0 so that a refusal that failed to happen would not take the default port.
     const run = cli(args.includes('--port') ? args : [...args, '--port', '0']);
@@ -199,10 +203,13 @@ describe('catalog-emulator serve', { timeout: TEST_TIMEOUT_MS }, () => {
   });
 });
 
-/** A JSON request to the server: a control (no token) or the API (with `token` and a fresh idempotency key). */
+/**
+ * A JSON request to the server: a control (no token) or the API (with `token` and a fresh idempotency key). A write
+ * carries `content-type: application/json` even without a body, as the controls require.
+ */
 async function call(url: string, method: string, path: string, options: { body?: unknown; token?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const headers: Record<string, string> = { ...options.headers };
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.body !== undefined || (method !== 'GET' && method !== 'DELETE')) headers['content-type'] = 'application/json';
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   if (options.token !== undefined && method !== 'GET') headers['idempotency-key'] = `cli-test-${Math.random().toString(36).slice(2)}-0000`;
   const response = await fetch(`${url}${path}`, { method, headers, ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
@@ -252,12 +259,87 @@ describe('catalog-emulator serve: a reset keeps what the command line set up', {
   });
 });
 
+/** Waits until stderr holds a whole line (the warning is written before the banner, but on another pipe). */
+async function stderrLine(run: Run): Promise<string> {
+  for (let waited = 0; !run.stderr.includes('\n'); waited += 10) {
+    if (waited > SPAWN_TIMEOUT_MS) throw new Error(`no line on stderr within ${SPAWN_TIMEOUT_MS} ms\nstdout:\n${run.stdout}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return run.stderr;
+}
+
+describe('catalog-emulator serve: only its owner drives it', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('--host 0.0.0.0 warns on stderr in one paragraph, prints a loopback URL, and admits another Host only with --allow-host', async () => {
+    const { run, url } = await serve(['--port', '0', '--clock', 'manual', '--log', 'silent', '--host', '0.0.0.0']);
+    const port = new URL(url).port;
+    expect(url).toBe(`http://127.0.0.1:${port}`);
+    expect(await stderrLine(run)).toBe(
+      `catalog-emulator: warning: bound to 0.0.0.0 (every network interface), which other machines may reach. ` +
+        `Anyone who can reach port ${port} can drive the controls under /_emulator (reset the state, inject faults, move the clock) and read every token and webhook secret (GET /_emulator/state): set a control token with --control-token TOKEN or CATALOG_EMULATOR_CONTROL_TOKEN. ` +
+        `Requests must name the server as localhost, 127.0.0.1 or [::1]; to reach it by another name, allow it: another container of a docker compose file reaching it at http://emulator:${port} needs --allow-host emulator.\n`,
+    );
+    expect((await call(url, 'GET', '/_emulator')).status).toBe(200);
+    const refused = await httpRequest(url, 'GET', '/_emulator/state', { host: `emulator:${port}` });
+    expect(refused.status).toBe(403);
+    expect(refused.body.erro).toMatchObject({ codigo: 'host_nao_permitido', caminho: 'header.host' });
+    expect(refused.body.erro.mensagem).toContain('start it with --allow-host emulator');
+
+    const allowed = await serve(['--port', '0', '--clock', 'manual', '--log', 'silent', '--host', '0.0.0.0', '--allow-host', 'emulator']);
+    const allowedPort = new URL(allowed.url).port;
+    expect((await httpRequest(allowed.url, 'GET', '/_emulator', { host: `emulator:${allowedPort}` })).status).toBe(200);
+    expect(await stderrLine(allowed.run)).toContain('Requests must name the server as localhost, 127.0.0.1, [::1] or emulator;');
+  });
+
+  it('--allow-host NAME admits Host NAME on the API and the controls; another host is 403 naming --allow-host; a loopback bind warns nothing', async () => {
+    const { run, url, token } = await serve(['--port', '0', '--clock', 'manual', '--log', 'silent', '--allow-host', 'emulator', '--allow-host', 'ci-runner']);
+    expect((await httpRequest(url, 'GET', '/_emulator', { host: 'emulator' })).status).toBe(200);
+    expect((await httpRequest(url, 'GET', '/v1/empresa', { host: 'CI-Runner:4747', authorization: `Bearer ${token}` })).status).toBe(200);
+    const refused = await httpRequest(url, 'GET', '/v1/empresa', { host: 'rebound.attacker.example', authorization: `Bearer ${token}` });
+    expect(refused.status).toBe(403);
+    expect(refused.body.erro.codigo).toBe('host_nao_permitido');
+    expect(refused.body.erro.mensagem).toContain('(it answers to localhost, 127.0.0.1, [::1], emulator, ci-runner)');
+    expect(refused.body.erro.mensagem).toContain('--allow-host rebound.attacker.example');
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    expect(run.stderr).toBe('');
+  });
+
+  it('--control-token (or CATALOG_EMULATOR_CONTROL_TOKEN; the flag wins) guards every control, and is never printed', async () => {
+    const flagToken = 'ctl-from-the-flag';
+    const envToken = 'ctl-from-the-environment';
+    const both = await serve(['--port', '0', '--clock', 'manual', '--control-token', flagToken], { CATALOG_EMULATOR_CONTROL_TOKEN: envToken });
+    expect(both.run.stdout).toContain(`controls: ${both.url}/_emulator (send "Authorization: Bearer <control token>")`);
+    const missing = await call(both.url, 'GET', '/_emulator/state');
+    expect(missing.status).toBe(401);
+    expect(missing.body.erro.codigo).toBe('token_de_controle_ausente');
+    expect((await call(both.url, 'GET', '/_emulator', { headers: { authorization: `Bearer ${envToken}` } })).status).toBe(401);
+    expect((await call(both.url, 'GET', '/_emulator', { headers: { authorization: `Bearer ${flagToken}` } })).status).toBe(200);
+    const created = await call(both.url, 'POST', '/_emulator/companies', { body: {}, headers: { authorization: `Bearer ${flagToken}` } });
+    expect(created.status).toBe(201);
+    // The API's credentials are untouched by the control token.
+    expect((await call(both.url, 'GET', '/v1/empresa', { token: created.body.token })).status).toBe(200);
+    await waitForOutput(both.run, /GET\s+\/v1\/empresa → 200/);
+
+    const fromEnv = await serve(['--port', '0', '--clock', 'manual'], { CATALOG_EMULATOR_CONTROL_TOKEN: envToken });
+    expect((await call(fromEnv.url, 'GET', '/_emulator')).status).toBe(401);
+    expect((await call(fromEnv.url, 'GET', '/_emulator', { headers: { authorization: `Bearer ${envToken}` } })).status).toBe(200);
+
+    const unset = await serve(['--port', '0', '--clock', 'manual'], { CATALOG_EMULATOR_CONTROL_TOKEN: '' });
+    expect((await call(unset.url, 'GET', '/_emulator')).status).toBe(200);
+    for (const { run } of [both, fromEnv, unset]) {
+      expect(run.stdout + run.stderr).not.toContain(flagToken);
+      expect(run.stdout + run.stderr).not.toContain(envToken);
+    }
+  });
+});
+
 describe('catalog-emulator --help and --version', { timeout: TEST_TIMEOUT_MS }, () => {
   it('--help exits 0 with the usage', async () => {
     const run = cli(['--help']);
     expect(await run.exited).toEqual({ code: 0, signal: null });
     expect(run.stdout).toContain('Usage:');
-    for (const flag of ['--port', '--host', '--seed', '--clock', '--start', '--route', '--log', 'demo [NAME]']) expect(run.stdout).toContain(flag);
+    for (const flag of ['--port', '--host', '--seed', '--clock', '--start', '--route', '--log', '--allow-host', '--control-token', 'CATALOG_EMULATOR_CONTROL_TOKEN', 'demo [NAME]']) expect(run.stdout).toContain(flag);
+    expect(run.stdout).toContain('Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".');
     expect(run.stderr).toBe('');
   });
 

@@ -19,6 +19,7 @@ import { DAY, isoString, parseDuration } from './core/time.js';
 import { FaultRegistry, type FaultInput, type FaultView, type JobKind } from './control/faults.js';
 import { Journal } from './control/journal.js';
 import { buildControlApp } from './control/routes.js';
+import { controlSettings, hostGuard, localAddress, type ControlSettings } from './control/guard.js';
 import { snapshotSchema, type Snapshot } from './control/snapshot-schema.js';
 import { readingBody, type BodySource, type JournalEntry, type PageBudgets, type Runtime } from './http/runtime.js';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -81,6 +82,13 @@ export interface EmulatorOptions {
      */
     readonly handlerGraceMs?: number;
   };
+  /**
+   * When set, every /_emulator request (in process too) needs `Authorization: Bearer <controlToken>`, else 401.
+   * Visible ASCII without spaces. The API's own credentials are unaffected.
+   */
+  readonly controlToken?: string;
+  /** The largest body PUT /_emulator/state reads, in bytes (default 256 MiB); the other controls take 1 MiB. */
+  readonly maxSnapshotBytes?: number;
 }
 
 export interface CreatedCompanyInfo {
@@ -112,9 +120,16 @@ export interface ListenOptions {
   readonly port?: number;
   /** Default 127.0.0.1. */
   readonly host?: string;
+  /**
+   * Host names a request's Host header may give besides localhost, 127.0.0.1, [::1] and `host` itself (not a
+   * wildcard such as 0.0.0.0 or ::); another is refused 403. `'*'` admits any host, which turns the check off.
+   * The CLI's --allow-host.
+   */
+  readonly allowHosts?: readonly string[];
 }
 
 export interface RunningServer {
+  /** Where to reach the server from this machine (after a wildcard bind, 0.0.0.0 or ::, its loopback address). */
   readonly url: string;
   readonly port: number;
   close(): Promise<void>;
@@ -129,7 +144,7 @@ const CLOSE_SWEEP_MS = 5;
 type WorldEnd = 'reset' | 'restored' | 'closed';
 const HOUSEKEEPING_IDEMPOTENCY = 'housekeeping.idempotency';
 
-type Bindings = { runtime: Runtime; emulator: Emulator; body?: BodySource };
+type Bindings = { runtime: Runtime; emulator: Emulator; control: ControlSettings; body?: BodySource };
 
 let sharedApp: Hono<{ Bindings: Bindings }> | undefined;
 function app(): Hono<{ Bindings: Bindings }> {
@@ -201,7 +216,7 @@ export class Emulator {
       takeApiFault: (match, moment, fire) => this.faultRegistry.takeApi(match, moment, fire),
       record: (entry) => this.journalLog.record(entry),
     };
-    this.bindings = { runtime, emulator: this };
+    this.bindings = { runtime, emulator: this, control: controlSettings(options) };
   }
 
   /** Fetch against the emulated service, in process. Relative URLs are resolved against the emulator. */
@@ -380,13 +395,19 @@ export class Emulator {
     this.replaceWorld(this.freshWorld(), 'reset');
   }
 
-  /** Serves the API and the controls over HTTP. */
+  /**
+   * Serves the API and the controls over HTTP. Only there is Host checked: in process no socket is open, so no
+   * web page can reach emu.fetch through DNS.
+   */
   async listen(options: ListenOptions = {}): Promise<RunningServer> {
     const { createAdaptorServer } = await import('@hono/node-server');
     const host = options.host ?? '127.0.0.1';
+    const refusedHost = hostGuard(host, options.allowHosts);
     const server = createAdaptorServer({
+      // The URL's host when a request names none (HTTP/1.0), which hostGuard lets pass.
+      hostname: 'localhost',
       fetch: (request: Request, env: { incoming: NodeIncoming }) =>
-        app().fetch(request, { ...this.bindings, body: socketBody(request, env.incoming) }),
+        refusedHost(env.incoming.headers.host) ?? app().fetch(request, { ...this.bindings, body: socketBody(request, env.incoming) }),
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -397,8 +418,10 @@ export class Emulator {
     });
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : options.port ?? 4747;
+    // A wildcard bind is reached at its loopback address: the URL's host must pass the Host check.
+    const reached = localAddress(host);
     const running: RunningServer = {
-      url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+      url: `http://${reached.includes(':') ? `[${reached}]` : reached}:${port}`,
       port,
       close: () =>
         new Promise<void>((resolve) => {

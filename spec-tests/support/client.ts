@@ -75,11 +75,15 @@ export interface CompanyInfo {
   readonly headOffice: { readonly id: string; readonly cnpj: string };
 }
 
-/** The /_emulator controls of a target. */
+/**
+ * The /_emulator controls of a target. Every write carries `content-type: application/json`, with or without a
+ * body (the controls refuse writes without it); `controlToken`, when given, goes as the bearer token.
+ */
 export class Controls {
-  constructor(readonly target: Target) {}
+  constructor(readonly target: Target, readonly controlToken?: string) {}
   private async call(method: string, path: string, body?: unknown): Promise<Answer> {
-    return send(this.target, method, `/_emulator${path}`, undefined, { key: null, ...(body === undefined ? {} : { body }) });
+    const headers: Record<string, string> = method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' };
+    return send(this.target, method, `/_emulator${path}`, this.controlToken, { key: null, headers, ...(body === undefined ? {} : { body }) });
   }
   private async ok(method: string, path: string, body?: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
     const answer = await this.call(method, path, body);

@@ -1,6 +1,7 @@
 /**
- * The emulator controls over HTTP under /_emulator (DESIGN §6): JSON, camelCase, no bearer token. Each
- * route is a thin call of the same in-process control (emu.companies, emu.clock, ...).
+ * The emulator controls over HTTP under /_emulator (DESIGN §6): JSON, camelCase, the API's bearer tokens not
+ * needed (an optional control token instead, see guard.ts). Each route is a thin call of the same in-process
+ * control (emu.companies, emu.clock, ...).
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
@@ -12,11 +13,13 @@ import { FaultInputError } from './faults.js';
 import type { Emulator } from '../emulator.js';
 import { ControlError } from '../emulator.js';
 import { apiError, errorResponse, type ApiError } from '../http/errors.js';
+import { readJsonBody, requestBody } from '../http/pipeline.js';
+import type { BodySource } from '../http/runtime.js';
 import { formatPath } from '../http/schemas.js';
+import { CONTROL_BODY_LIMIT, CONTROL_REQUEST_ID, controlGuard, type ControlSettings } from './guard.js';
 
-type ControlEnv = { Bindings: { emulator: Emulator } };
+type ControlEnv = { Bindings: { emulator: Emulator; control: ControlSettings; body?: BodySource } };
 
-const CONTROL_REQUEST_ID = '_emulator';
 const permissions = z.array(z.enum(PERMISSIONS));
 const companyFlags = z.strictObject({
   name: z.string().min(1).max(120).optional(),
@@ -43,18 +46,14 @@ const raisedEvent = z.strictObject({ dados: z.looseObject({ tipo: z.enum(EVENT_K
 
 const fail = (error: ApiError) => errorResponse(error, CONTROL_REQUEST_ID);
 
-/** The JSON body, `{}` when absent; an error Response when it is not JSON or not of `schema`. */
-async function body<T>(c: Context<ControlEnv>, schema: z.ZodType<T>): Promise<T | Response> {
-  const text = await c.req.text();
-  let value: unknown = {};
-  if (text.trim() !== '') {
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      return fail(apiError(400, 'json_invalido', `The body is not valid JSON: ${(error as Error).message}`, 'body'));
-    }
-  }
-  const parsed = schema.safeParse(value);
+/**
+ * The JSON body, `{}` when absent; an error Response when it is over `limit` (read no further than that), not
+ * JSON or not of `schema`. The body is read as the API reads its own (the socket's, or the Request's stream).
+ */
+async function body<T>(c: Context<ControlEnv>, schema: z.ZodType<T>, limit = CONTROL_BODY_LIMIT, tooLarge?: string): Promise<T | Response> {
+  const read = await readJsonBody(c.req.raw, c.env.body ?? requestBody(c.req.raw), limit, true);
+  if ('status' in read) return fail(read.status === 413 && tooLarge !== undefined ? { ...read, mensagem: tooLarge } : read);
+  const parsed = schema.safeParse(read.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
@@ -91,6 +90,7 @@ const created = (value: unknown) => Response.json(value, { status: 201 });
 export function buildControlApp(): Hono<ControlEnv> {
   const app = new Hono<ControlEnv>();
   const emu = (c: Context<ControlEnv>) => c.env.emulator;
+  app.use('*', controlGuard());
 
   app.get('/', (c) => call(() => emu(c).info()));
   app.post('/reset', (c) => call(() => {
@@ -195,7 +195,8 @@ export function buildControlApp(): Hono<ControlEnv> {
 
   app.get('/state', (c) => call(() => emu(c).snapshot()));
   app.put('/state', async (c) => {
-    const input = await body(c, z.unknown());
+    const limit = c.env.control.maxSnapshotBytes;
+    const input = await body(c, z.unknown(), limit, `The snapshot exceeds this emulator's limit of ${limit} bytes (createEmulator({ maxSnapshotBytes }) sets it).`);
     if (input instanceof Response) return input;
     return call(() => {
       emu(c).restore(input);

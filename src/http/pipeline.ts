@@ -240,7 +240,7 @@ export function requestFingerprint(method: string, path: string, canonicalBody: 
   return `${method} ${path} ${body}`;
 }
 
-function bearerToken(header: string | null): string | undefined {
+export function bearerToken(header: string | null): string | undefined {
   if (header === null) return undefined;
   const match = /^\s*bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1] : '';
@@ -295,14 +295,14 @@ function readHeaders(headers: Headers, mutates: boolean, acceptsIfNoneMatch: boo
   return { idempotencyKey: key, ifMatch: tags, createOnly };
 }
 
-function isJson(contentType: string | null): boolean {
+export function isJson(contentType: string | null): boolean {
   if (contentType === null) return false;
   const [type, ...parameters] = contentType.split(';').map((p) => p.trim().toLowerCase());
   if (type !== 'application/json') return false;
   return parameters.every((p) => p === '' || p === 'charset=utf-8' || p === 'charset="utf-8"');
 }
 
-async function readJsonBody(request: Request, body: BodySource, limit: number, optional: boolean): Promise<{ value: unknown } | ApiError> {
+export async function readJsonBody(request: Request, body: BodySource, limit: number, optional: boolean): Promise<{ value: unknown } | ApiError> {
   const contentType = request.headers.get('content-type');
   if ((body.present || !optional) && !isJson(contentType)) {
     return apiError(415, 'tipo_midia_nao_suportado', `Send the body as JSON with "content-type: application/json" (got ${contentType === null ? 'no content-type' : `"${contentType}"`}).`, 'header.content-type');
