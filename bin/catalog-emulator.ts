@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * catalog-emulator [serve] [--port 4747] [--host 127.0.0.1] [--seed N] [--clock real|manual]
- *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent]
+ *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent] [--max-stored-answers N]
  * catalog-emulator demo [NAME]
  *
  * DESIGN §7. Imports the public entry only.
@@ -24,6 +24,9 @@ Options of serve:
   --start ISO         virtual start instant (default: now for real, 2026-01-01T00:00:00Z for manual)
   --route FROM=TO     deliver webhooks for URLs under FROM to the local URL TO (repeatable)
   --log FORMAT        pretty (default), json (one line per request) or silent
+  --max-stored-answers N
+                      idempotent answers kept per company before its oldest is
+                      dropped (default 100000)
 `;
 
 function fail(message: string): never {
@@ -46,6 +49,7 @@ async function main(argv: string[]): Promise<void> {
         start: { type: 'string' },
         route: { type: 'string', multiple: true },
         log: { type: 'string' },
+        'max-stored-answers': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -71,6 +75,7 @@ interface ServeFlags {
   start?: string;
   route?: string[];
   log?: string;
+  'max-stored-answers'?: string;
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -82,6 +87,9 @@ async function serve(flags: ServeFlags): Promise<void> {
   if (log !== 'pretty' && log !== 'json' && log !== 'silent') fail(`--log must be "pretty", "json" or "silent" (got "${log}")`);
   if (flags.start !== undefined && !Number.isFinite(Date.parse(flags.start))) fail(`--start must be an ISO 8601 date-time such as 2026-01-01T00:00:00Z (got "${flags.start}")`);
   const seed = flags.seed === undefined ? undefined : /^-?\d+$/.test(flags.seed) ? Number(flags.seed) : flags.seed;
+  const maxStored = flags['max-stored-answers'];
+  if (maxStored !== undefined && !(/^\d+$/.test(maxStored) && Number.isSafeInteger(Number(maxStored)) && Number(maxStored) >= 1)) fail(`--max-stored-answers must be a whole number, 1 or more (got "${maxStored}")`);
+  const idempotency = maxStored === undefined ? {} : { idempotency: { maxStoredAnswersPerCompany: Number(maxStored) } };
 
   const routeFlags = flags.route ?? [];
   const routes = routeFlags.map((route) => {
@@ -92,7 +100,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   // Routes given as options, not added afterwards: they are configuration, so POST /_emulator/reset keeps them.
   let emu;
   try {
-    emu = createEmulator({ seed, clock, ...(flags.start === undefined ? {} : { start: flags.start }), companies: [{}], routes });
+    emu = createEmulator({ seed, clock, ...(flags.start === undefined ? {} : { start: flags.start }), companies: [{}], routes, ...idempotency });
   } catch (error) {
     const bad = /^routes\[(\d+)\]: (.*)$/s.exec((error as Error).message);
     if (bad) fail(`--route ${routeFlags[Number(bad[1])]}: ${bad[2]}`);
