@@ -232,6 +232,52 @@ async function surveillanceExecution(): Promise<void> {
   rows.push({ figure: 'surveillance execution, 10,000 watched products (ms)', value: `${fmt(reused)} reused`, reference: `${fmt(fresh)} first run`, ratio: `${fmt((reused * 1000) / 10_000, 1)} µs/product` });
 }
 
+/**
+ * Heap retained per stored idempotent answer: 20,000 requests with distinct keys in one emulator, the heap
+ * measured after a collection, then again once the 60-day purge has dropped their answers (the journal cleared
+ * both times): the difference is the store's alone, whatever else the requests keep (the products created).
+ */
+async function idempotencyMemory(): Promise<void> {
+  const count = 20_000;
+  const heap = () => {
+    collectGarbage();
+    collectGarbage();
+    return process.memoryUsage().heapUsed;
+  };
+  const perAnswer = async (request: (emu: any, auth: Record<string, string>, key: () => string, catalog: any) => Promise<(i: number) => Promise<void>>) => {
+    const { emu, auth, key, catalog } = await setup();
+    const send = await request(emu, { ...auth, 'content-type': 'application/json' }, key, catalog);
+    for (let i = 0; i < 200; i++) await send(i); // warm-up, so the heap holds no first-call code or maps below
+    for (let i = 0; i < count; i++) await send(i);
+    emu.journal.clear();
+    const stored = heap();
+    await emu.clock.advance('61d');
+    emu.journal.clear();
+    const purged = heap();
+    // The emulator is used after the collection, which therefore could not free it (and its products) whole.
+    const left = emu.snapshot().state.idempotency.length;
+    if (left !== 0) throw new Error(`the 60-day purge left ${left} stored answers`);
+    return (stored - purged) / count;
+  };
+  const patch = await perAnswer(async (emu, auth, key, catalog) => {
+    const created = await emu.fetch(`/v1/catalogos/${catalog.id}/produtos`, { method: 'POST', headers: { ...auth, 'idempotency-key': key() }, body: JSON.stringify({ origem: 'erp', ncm: '84713012' }) });
+    const product: any = await created.json();
+    let etag = created.headers.get('etag')!;
+    return async (i) => {
+      const r = await emu.fetch(`/v1/produtos/${product.id}`, { method: 'PATCH', headers: { ...auth, 'idempotency-key': key(), 'if-match': etag }, body: JSON.stringify({ sku: `SKU-${i}` }) });
+      if (r.status !== 200) throw new Error(`PATCH answered ${r.status}: ${await r.text()}`);
+      etag = r.headers.get('etag')!;
+      await r.text();
+    };
+  });
+  const post = await perAnswer(async (emu, auth, key, catalog) => async (i) => {
+    const r = await emu.fetch(`/v1/catalogos/${catalog.id}/produtos`, { method: 'POST', headers: { ...auth, 'idempotency-key': key() }, body: JSON.stringify({ origem: 'erp', ncm: '84713012', sku: `SKU-${i}` }) });
+    if (r.status !== 201) throw new Error(`POST answered ${r.status}: ${await r.text()}`);
+    await r.text();
+  });
+  rows.push({ figure: 'idempotency store: heap per stored answer, PATCH product (B)', value: fmt(patch), reference: `${fmt(post)} per POST product (its Location too)`, ratio: `${fmt(count)} answers each` });
+}
+
 async function coldStart(): Promise<void> {
   const runs = 5;
   const measure = async (args: string[]) => {
@@ -261,6 +307,8 @@ collectGarbage();
 await analysis();
 collectGarbage();
 await surveillanceExecution();
+collectGarbage();
+await idempotencyMemory();
 collectGarbage();
 await ingestionAtScale(rows, BIN);
 await coldStart();

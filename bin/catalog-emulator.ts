@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * catalog-emulator [serve] [--port 4747] [--host 127.0.0.1] [--seed N] [--clock real|manual]
- *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent]
+ *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent] [--max-stored-answers N]
  *                  [--allow-host NAME]... [--control-token TOKEN]
  * catalog-emulator demo [NAME]
  *
@@ -26,6 +26,9 @@ Options of serve:
   --start ISO         virtual start instant (default: now for real, 2026-01-01T00:00:00Z for manual)
   --route FROM=TO     deliver webhooks for URLs under FROM to the local URL TO (repeatable)
   --log FORMAT        pretty (default), json (one line per request) or silent
+  --max-stored-answers N
+                      idempotent answers kept per company before its oldest is
+                      dropped (default 100000)
   --allow-host NAME   also answer requests that name the server NAME in their Host header, e.g. the
                       service name under docker compose (repeatable; "*" admits any host: no Host check)
   --control-token T   every /_emulator request needs "Authorization: Bearer T"; also read from
@@ -56,6 +59,7 @@ async function main(argv: string[]): Promise<void> {
         log: { type: 'string' },
         'allow-host': { type: 'string', multiple: true },
         'control-token': { type: 'string' },
+        'max-stored-answers': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -83,6 +87,7 @@ interface ServeFlags {
   log?: string;
   'allow-host'?: string[];
   'control-token'?: string;
+  'max-stored-answers'?: string;
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -94,6 +99,9 @@ async function serve(flags: ServeFlags): Promise<void> {
   if (log !== 'pretty' && log !== 'json' && log !== 'silent') fail(`--log must be "pretty", "json" or "silent" (got "${log}")`);
   if (flags.start !== undefined && !Number.isFinite(Date.parse(flags.start))) fail(`--start must be an ISO 8601 date-time such as 2026-01-01T00:00:00Z (got "${flags.start}")`);
   const seed = flags.seed === undefined ? undefined : /^-?\d+$/.test(flags.seed) ? Number(flags.seed) : flags.seed;
+  const maxStored = flags['max-stored-answers'];
+  if (maxStored !== undefined && !(/^\d+$/.test(maxStored) && Number.isSafeInteger(Number(maxStored)) && Number(maxStored) >= 1)) fail(`--max-stored-answers must be a whole number, 1 or more (got "${maxStored}")`);
+  const idempotency = maxStored === undefined ? {} : { idempotency: { maxStoredAnswersPerCompany: Number(maxStored) } };
 
   const routeFlags = flags.route ?? [];
   const routes = routeFlags.map((route) => {
@@ -106,7 +114,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   // Routes given as options, not added afterwards: they are configuration, so POST /_emulator/reset keeps them.
   let emu;
   try {
-    emu = createEmulator({ seed, clock, ...(flags.start === undefined ? {} : { start: flags.start }), companies: [{}], routes, ...(controlToken === undefined ? {} : { controlToken }) });
+    emu = createEmulator({ seed, clock, ...(flags.start === undefined ? {} : { start: flags.start }), companies: [{}], routes, ...idempotency, ...(controlToken === undefined ? {} : { controlToken }) });
   } catch (error) {
     const message = (error as Error).message;
     const bad = /^routes\[(\d+)\]: (.*)$/s.exec(message);

@@ -186,6 +186,9 @@ describe('catalog-emulator serve', { timeout: TEST_TIMEOUT_MS }, () => {
     [['--port', '70000'], '--port must be an integer from 0 to 65535'],
     [['--log', 'loud'], '--log must be "pretty", "json" or "silent" (got "loud")'],
     [['--start', 'yesterday'], '--start must be an ISO 8601 date-time'],
+    [['--max-stored-answers', '0'], '--max-stored-answers must be a whole number, 1 or more (got "0")'],
+    [['--max-stored-answers', '2.5'], '--max-stored-answers must be a whole number, 1 or more (got "2.5")'],
+    [['--max-stored-answers', 'lots'], '--max-stored-answers must be a whole number, 1 or more (got "lots")'],
     [['--bogus'], "Unknown option '--bogus'"],
     [['frobnicate'], 'unknown command "frobnicate" (commands: serve, demo)'],
     [['serve', 'extra'], 'unexpected argument "extra"'],
@@ -333,12 +336,40 @@ describe('catalog-emulator serve: only its owner drives it', { timeout: TEST_TIM
   });
 });
 
+describe('catalog-emulator serve --max-stored-answers', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('keeps that many idempotent answers per company: the third store drops the first; a reset keeps the ceiling', async () => {
+    const { url, token } = await serve(['--port', '0', '--clock', 'manual', '--log', 'silent', '--max-stored-answers', '2']);
+    const send = async (key: string, path: string, body: unknown) => {
+      const response = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, replayed: response.headers.get('idempotent-replayed'), body: (await response.json()) as { id: string } };
+    };
+    const storedKeys = async () => ((await call(url, 'GET', '/_emulator/state')).body.state.idempotency as { key: string }[]).map((e) => e.key);
+    const threeStores = async (prefix: string) => {
+      const establishments = await call(url, 'GET', '/v1/estabelecimentos', { token });
+      const catalog = await send(`${prefix}-catalog-0001`, '/v1/catalogos', { estabelecimento_id: establishments.body.itens[0].id, nome: 'Loja' });
+      expect(catalog).toMatchObject({ status: 201, replayed: null });
+      for (const n of [1, 2]) expect(await send(`${prefix}-product-000${n}`, `/v1/catalogos/${catalog.body.id}/produtos`, { origem: 'erp', ncm: '84713012' })).toMatchObject({ status: 201, replayed: null });
+      expect(await storedKeys()).toEqual([`${prefix}-product-0001`, `${prefix}-product-0002`]);
+      return catalog.body.id;
+    };
+    const catalogId = await threeStores('before');
+    expect(await send('before-product-0001', `/v1/catalogos/${catalogId}/produtos`, { origem: 'erp', ncm: '84713012' })).toMatchObject({ status: 201, replayed: 'true' });
+
+    expect((await call(url, 'POST', '/_emulator/reset')).status).toBe(200);
+    await threeStores('after');
+  });
+});
+
 describe('catalog-emulator --help and --version', { timeout: TEST_TIMEOUT_MS }, () => {
   it('--help exits 0 with the usage', async () => {
     const run = cli(['--help']);
     expect(await run.exited).toEqual({ code: 0, signal: null });
     expect(run.stdout).toContain('Usage:');
-    for (const flag of ['--port', '--host', '--seed', '--clock', '--start', '--route', '--log', '--allow-host', '--control-token', 'CATALOG_EMULATOR_CONTROL_TOKEN', 'demo [NAME]']) expect(run.stdout).toContain(flag);
+    for (const flag of ['--port', '--host', '--seed', '--clock', '--start', '--route', '--log', '--max-stored-answers', '--allow-host', '--control-token', 'CATALOG_EMULATOR_CONTROL_TOKEN', 'demo [NAME]']) expect(run.stdout).toContain(flag);
     expect(run.stdout).toContain('Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".');
     expect(run.stderr).toBe('');
   });

@@ -2,6 +2,7 @@
  * What the emulator promises across its own lifecycle, in process: close releases held requests (in process
  * and over its own listener), and the `routes` option is configuration every reset restores.
  */
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEmulator, type Emulator } from './index.js';
 
@@ -141,5 +142,175 @@ describe('options.companies', () => {
     emu.reset();
     expect(emu.companies.initial()).toEqual(initial);
     expect(emu.companies.list().map((c) => [c.id, c.createdAt])).toEqual(initial.map((c) => [c.companyId, start]));
+  });
+});
+
+describe('createEmulator({ idempotency: { maxStoredAnswersPerCompany } })', () => {
+  type Answer = { status: number; body: string; etag: string | null; location: string | null; replayed: string | null };
+
+  /** A company with a catalog, and a product creation under `key` (its body numbered `n`). */
+  async function world(emu: Emulator) {
+    const company = emu.companies.create();
+    const headers = (key: string) => ({ authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': key });
+    const send = async (method: 'POST', path: string, key: string, body: unknown): Promise<Answer> => {
+      const r = await emu.fetch(path, { method, headers: headers(key), body: JSON.stringify(body) });
+      return { status: r.status, body: await r.text(), etag: r.headers.get('etag'), location: r.headers.get('location'), replayed: r.headers.get('idempotent-replayed') };
+    };
+    const catalog = JSON.parse((await send('POST', '/v1/catalogos', `catalog-${company.companyId}`, { estabelecimento_id: company.headOffice.id, nome: 'Loja' })).body) as { id: string };
+    const create = (key: string, n: number) => send('POST', `/v1/catalogos/${catalog.id}/produtos`, key, { origem: 'erp', ncm: '84713012', sku: `SKU-${n}` });
+    return { company, catalog, create };
+  }
+  const storedKeys = (emu: Emulator, companyId: string) => emu.snapshot().state.idempotency.filter((e) => e.companyId === companyId).map((e) => e.key);
+  const KEYS = ['product-key-0000001', 'product-key-0000002', 'product-key-0000003', 'product-key-0000004', 'product-key-0000005'];
+
+  it('at a ceiling of 3, the 4th answer stored drops the 1st: its key is new again, the 2nd still replays, another company keeps its own', async () => {
+    const emu = emulator({ idempotency: { maxStoredAnswersPerCompany: 3 } });
+    const a = await world(emu);
+    const b = await world(emu);
+    // a's catalog creation was its 1st stored answer; 3 product creations drop it.
+    const first = await a.create(KEYS[0]!, 0);
+    const second = await a.create(KEYS[1]!, 1);
+    await a.create(KEYS[2]!, 2);
+    expect(storedKeys(emu, a.company.companyId)).toEqual(KEYS.slice(0, 3));
+    const bFirst = await b.create(KEYS[0]!, 0);
+    await a.create(KEYS[3]!, 3);
+    expect(storedKeys(emu, a.company.companyId)).toEqual(KEYS.slice(1, 4));
+    expect(storedKeys(emu, b.company.companyId)).toEqual([`catalog-${b.company.companyId}`, KEYS[0]]);
+
+    expect(second).toMatchObject({ status: 201, replayed: null });
+    expect(await a.create(KEYS[1]!, 1)).toEqual({ ...second, replayed: 'true' });
+    expect(await b.create(KEYS[0]!, 0)).toEqual({ ...bFirst, replayed: 'true' });
+    // The 1st key is a new request again: another product, its answer stored as the newest (dropping the 2nd).
+    const again = await a.create(KEYS[0]!, 0);
+    expect(again).toMatchObject({ status: 201, replayed: null });
+    expect(again.location).not.toBe(first.location);
+    expect(storedKeys(emu, a.company.companyId)).toEqual([KEYS[2], KEYS[3], KEYS[0]]);
+  });
+
+  it('replays a stored answer byte for byte: status, body, ETag and Location', async () => {
+    const emu = emulator({ idempotency: { maxStoredAnswersPerCompany: 3 } });
+    const a = await world(emu);
+    const original = await a.create(KEYS[0]!, 0);
+    expect(original).toMatchObject({ status: 201, replayed: null });
+    expect(await a.create(KEYS[0]!, 0)).toEqual({ ...original, replayed: 'true' });
+  });
+
+  it('a snapshot keeps the order: restored, the next answers stored drop the oldest first', async () => {
+    const emu = emulator({ idempotency: { maxStoredAnswersPerCompany: 3 } });
+    const a = await world(emu);
+    for (const [n, key] of KEYS.slice(0, 3).entries()) await a.create(key, n);
+    const b = await world(emu);
+    const snapshot = emu.snapshot();
+    expect(snapshot.state.idempotency.map((e) => e.key)).toEqual([...KEYS.slice(0, 3), `catalog-${b.company.companyId}`]);
+
+    const restored = emulator({ idempotency: { maxStoredAnswersPerCompany: 3 } });
+    restored.restore(snapshot);
+    expect(restored.snapshot().state.idempotency).toEqual(snapshot.state.idempotency);
+    const create = async (emu: Emulator, key: string, n: number) =>
+      emu.fetch(`/v1/catalogos/${a.catalog.id}/produtos`, { method: 'POST', headers: { authorization: `Bearer ${a.company.token}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ origem: 'erp', ncm: '84713012', sku: `SKU-${n}` }) });
+    expect((await create(restored, KEYS[3]!, 3)).status).toBe(201);
+    expect(storedKeys(restored, a.company.companyId)).toEqual(KEYS.slice(1, 4));
+    expect((await create(restored, KEYS[4]!, 4)).status).toBe(201);
+    expect(storedKeys(restored, a.company.companyId)).toEqual(KEYS.slice(2, 5));
+    expect(storedKeys(restored, b.company.companyId)).toEqual([`catalog-${b.company.companyId}`]);
+  });
+
+  it('refuses anything but a whole number, 1 or more, naming the option', () => {
+    for (const bad of [0, -1, 2.5, Number.NaN, Number.POSITIVE_INFINITY, '3' as unknown as number]) {
+      expect(() => createEmulator({ idempotency: { maxStoredAnswersPerCompany: bad } })).toThrow(
+        new RangeError(`idempotency.maxStoredAnswersPerCompany must be a whole number, 1 or more; got ${bad}`),
+      );
+    }
+    expect(() => createEmulator({ idempotency: {} })).not.toThrow();
+  });
+});
+
+describe('restore: the idempotency store of a snapshot', () => {
+  const DAY = 86_400_000;
+  const LONG = 'Café torrado e moído, '.repeat(30);
+
+  /** One company's three stored answers: a catalog and a product created (its body over 512 characters), a PATCH. */
+  async function threeAnswers(emu: Emulator) {
+    const company = emu.companies.create();
+    const send = async (method: 'POST' | 'PATCH', path: string, key: string, body: unknown, extra: Record<string, string> = {}) => {
+      const r = await emu.fetch(path, { method, headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': key, ...extra }, body: JSON.stringify(body) });
+      return { status: r.status, text: await r.text(), etag: r.headers.get('etag'), location: r.headers.get('location'), replayed: r.headers.get('idempotent-replayed') };
+    };
+    const catalog = await send('POST', '/v1/catalogos', 'catalog-key-000001', { nome: 'Loja', estabelecimento_id: company.headOffice.id });
+    const catalogId = (JSON.parse(catalog.text) as { id: string }).id;
+    const product = await send('POST', `/v1/catalogos/${catalogId}/produtos`, 'product-key-000001', { origem: 'erp', ncm: '84713012', descricao: LONG });
+    const productId = (JSON.parse(product.text) as { id: string }).id;
+    const patch = await send('PATCH', `/v1/produtos/${productId}`, 'patch-key-00000001', { sku: 'CAFE-500' }, { 'if-match': product.etag! });
+    // Each request's fingerprint as earlier snapshots wrote it: method, path and canonical body (keys sorted),
+    // a body over 512 characters as its SHA-256.
+    const canonicalProduct = JSON.stringify({ descricao: LONG, ncm: '84713012', origem: 'erp' });
+    const fingerprints = [
+      `POST /v1/catalogos {"estabelecimento_id":"${company.headOffice.id}","nome":"Loja"}`,
+      `POST /v1/catalogos/${catalogId}/produtos sha256:${createHash('sha256').update(canonicalProduct).digest('hex')}`,
+      `PATCH /v1/produtos/${productId} {"sku":"CAFE-500"}`,
+    ];
+    return { company, send, productId, patch, fingerprints };
+  }
+
+  /** The store of `snapshot` as a snapshot written before the store kept digests would hold it. */
+  function inEarlierFormat(snapshot: ReturnType<Emulator['snapshot']>, fingerprints: readonly string[]) {
+    const idempotency = snapshot.state.idempotency.map((e, i) => ({
+      companyId: e.companyId,
+      key: e.key,
+      fingerprint: fingerprints[i]!,
+      response: {
+        status: e.status,
+        headers: { 'content-type': 'application/json; charset=utf-8', ...(e.etag === null ? {} : { etag: e.etag }), ...(e.location === null ? {} : { location: e.location }) },
+        body: e.body,
+      },
+      storedAt: e.expiresAt - 60 * DAY,
+      expiresAt: e.expiresAt,
+    }));
+    return { ...snapshot, state: { ...snapshot.state, idempotency } };
+  }
+
+  it('converts a snapshot written before the store kept digests: the same store, and its answers replay', async () => {
+    const emu = emulator();
+    const { send, productId, patch, fingerprints } = await threeAnswers(emu);
+    const snapshot = emu.snapshot();
+    expect(snapshot.state.idempotency.map((e) => [e.key, e.status, e.fingerprint.length])).toEqual([
+      ['catalog-key-000001', 201, 22],
+      ['product-key-000001', 201, 22],
+      ['patch-key-00000001', 200, 22],
+    ]);
+
+    const restored = emulator();
+    restored.restore(inEarlierFormat(snapshot, fingerprints));
+    expect(restored.snapshot().state.idempotency).toEqual(snapshot.state.idempotency);
+
+    // The restored emulator answers the repeat from the converted store; a changed body is another request.
+    emu.restore(inEarlierFormat(snapshot, fingerprints));
+    expect(await send('PATCH', `/v1/produtos/${productId}`, 'patch-key-00000001', { sku: 'CAFE-500' }, { 'if-match': '"0000000000000000"' })).toEqual({ ...patch, replayed: 'true' });
+    const other = await send('PATCH', `/v1/produtos/${productId}`, 'patch-key-00000001', { sku: 'CAFE-1KG' }, { 'if-match': '"0000000000000000"' });
+    expect(other.status).toBe(422);
+    expect((JSON.parse(other.text) as { erro: { codigo: string } }).erro.codigo).toBe('idempotencia_reutilizada');
+  });
+
+  it.each([
+    [{ fingerprint: 'PATCH /v1/produtos/x {}' }, "state.idempotency.0.fingerprint: a fingerprint is the request's digest: 22 characters of base64url"],
+    [{ status: 500 }, 'state.idempotency.0.status: Too big: expected number to be <=299'],
+    [{ etag: '"a"\r\nset-cookie: x' }, 'state.idempotency.0.etag: a header value holds no line break or NUL'],
+    [{ headers: { 'bad name': 'x' } }, 'state.idempotency.0.headers.bad name: Invalid key in record'],
+    [{ storedAt: 0 }, 'state.idempotency.0: Unrecognized key: "storedAt"'],
+  ])('refuses a stored answer a replay could not send (%j), naming the field', async (change, message) => {
+    const emu = emulator();
+    await threeAnswers(emu);
+    const snapshot = emu.snapshot();
+    const bad = { ...snapshot, state: { ...snapshot.state, idempotency: [{ ...snapshot.state.idempotency[0]!, ...change }] } };
+    expect(() => emu.restore(bad)).toThrow(new TypeError(`Not a snapshot of this emulator: ${message}`));
+  });
+
+  it('refuses an earlier-format stored answer a replay could not send, naming the field', async () => {
+    const emu = emulator();
+    const { fingerprints } = await threeAnswers(emu);
+    const earlier = inEarlierFormat(emu.snapshot(), fingerprints);
+    const [first] = earlier.state.idempotency;
+    const bad = { ...earlier, state: { ...earlier.state, idempotency: [{ ...first!, response: { ...first!.response, headers: { location: 'x\ny' } } }] } };
+    expect(() => emu.restore(bad)).toThrow(new TypeError('Not a snapshot of this emulator: state.idempotency.0.response.headers.location: a header value holds no line break or NUL'));
   });
 });

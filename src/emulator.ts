@@ -10,7 +10,7 @@ import { buildApiApp } from './http/app.js';
 import { STATUS_OF } from './http/errors.js';
 import { ClockLimitError, VirtualClock, type ClockMode, type PersistedTask, type ScheduledTask } from './clock/clock.js';
 import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type CreatedCompany, type Permission } from './core/companies.js';
-import { purgeExpiredIdempotency } from './core/idempotency.js';
+import { DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY, purgeExpiredIdempotency } from './core/idempotency.js';
 import { createRandom, seedRandom, uuidV4, type RandomSource, type RandomState } from './core/random.js';
 import type { Result } from './core/refusal.js';
 import { checkIntegrity, exportState, importState, type StateData } from './core/snapshot.js';
@@ -68,6 +68,14 @@ export interface EmulatorOptions {
    * emu.network.route(); a bad one throws a TypeError naming it (`routes[1]: …`).
    */
   readonly routes?: readonly NetworkRoute[];
+  /** The idempotency store: every successful state-changing request's answer, kept 60 days for its replay. */
+  readonly idempotency?: {
+    /**
+     * Answers kept per company (default 100,000): at this count a company's oldest answer is dropped before
+     * the next is stored, and a retry with its key is then a new request. A whole number, 1 or more.
+     */
+    readonly maxStoredAnswersPerCompany?: number;
+  };
   /** Byte budgets of list pages; lower them to see budget-cut pages in a test. */
   readonly pageBudgets?: Partial<PageBudgets>;
   /** Webhook delivery timing (DESIGN §5 by default). */
@@ -196,6 +204,8 @@ export class Emulator {
     this.configuredRoutes = [...(options.routes ?? [])];
     this.addConfiguredRoutes();
     this.pageBudgets = { ...DEFAULT_PAGE_BUDGETS, ...options.pageBudgets };
+    const maxStoredAnswers = options.idempotency?.maxStoredAnswersPerCompany ?? DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY;
+    if (!(Number.isSafeInteger(maxStoredAnswers) && maxStoredAnswers >= 1)) throw new RangeError(`idempotency.maxStoredAnswersPerCompany must be a whole number, 1 or more; got ${maxStoredAnswers}`);
     this.deliveryPolicy = deliveryPolicy(options.webhooks);
     const grace = options.webhooks?.handlerGraceMs ?? DEFAULT_HANDLER_GRACE_MS;
     if (!(Number.isFinite(grace) && grace >= 0)) throw new RangeError(`webhooks.handlerGraceMs must be a non-negative number of milliseconds; got ${grace}`);
@@ -208,6 +218,7 @@ export class Emulator {
       get clock() { return self.world.clock; },
       get inFlight() { return self.world.inFlight; },
       pageBudgets: this.pageBudgets,
+      maxStoredAnswersPerCompany: maxStoredAnswers,
       deliveryPolicy: this.deliveryPolicy,
       context: () => ({ now: this.world.clock.now(), random: this.world.random }),
       flush: () => this.world.flush(),

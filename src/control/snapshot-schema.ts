@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { PERMISSIONS } from '../core/companies.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
+import { fromEarlierFormat } from '../http/stored-answers.js';
 
 const int = z.number().int().min(0);
 const instant = z.number().int();
@@ -28,10 +29,29 @@ const product = z.strictObject({
   atributos: attributes, versao: int, ativo: z.boolean(),
   catalogos: z.array(id), position: int, criadoEm: instant, atualizadoEm: instant,
 });
-const idempotency = z.strictObject({
-  companyId: id, key: z.string(), fingerprint: z.string(),
-  response: z.strictObject({ status: int, headers: z.record(z.string(), z.string()), body: z.string() }),
-  storedAt: instant, expiresAt: instant,
+/** What a replay sends back must make a valid answer: a 2xx status, header names that are HTTP tokens, values without line breaks. */
+const storedStatus = z.number().int().min(200).max(299);
+const headerValue = z.string().regex(/^[^\0\r\n]*$/, 'a header value holds no line break or NUL');
+const headers = z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), headerValue);
+const storedAnswer = z.strictObject({
+  companyId: id, key: z.string(), fingerprint: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "a fingerprint is the request's digest: 22 characters of base64url"),
+  expiresAt: instant, status: storedStatus, body: z.string(), etag: headerValue.nullable(), location: headerValue.nullable(), headers: headers.nullable(),
+});
+/** A stored answer of a snapshot taken before the store kept a digest of the fingerprint: converted, so it still replays. */
+const earlierStoredAnswer = z
+  .strictObject({
+    companyId: id, key: z.string(), fingerprint: z.string(),
+    response: z.strictObject({ status: storedStatus, headers, body: z.string() }),
+    storedAt: instant, expiresAt: instant,
+  })
+  .transform(fromEarlierFormat)
+  .pipe(storedAnswer);
+/** Either form, told apart by `response` (only the earlier has it), so a refusal names the field that is wrong. */
+const idempotency = z.unknown().transform((value, ctx) => {
+  const parsed = (typeof value === 'object' && value !== null && 'response' in value ? earlierStoredAnswer : storedAnswer).safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path, input: issue.input });
+  return z.NEVER;
 });
 const destination = z.strictObject({
   id, companyId: id, versao: int, estado: z.enum(['ativo', 'revogado']), url: z.string(), secret: z.string(), criadoEm: instant, atualizadoEm: instant,

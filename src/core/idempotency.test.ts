@@ -1,9 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY,
   IDEMPOTENCY_RETENTION_MS,
   canonicalJson,
+  exportIdempotency,
   idempotencyScope,
+  importIdempotency,
   lookupIdempotency,
   purgeExpiredIdempotency,
   storeIdempotency,
@@ -122,12 +125,16 @@ describe('canonicalJson', () => {
 
 describe('idempotency store', () => {
   const T0 = Date.UTC(2026, 0, 1);
-  const ok: StoredResponse = { status: 200, headers: { etag: '"abc"' }, body: '{"versao":2}' };
-  const fp = 'PATCH /v1/produtos/p1 {"descricao":"x"}';
-  const other = 'PATCH /v1/produtos/p1 {"descricao":"y"}';
+  const MAX = DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY;
+  const ok: StoredResponse = { status: 200, body: '{"versao":2}', etag: '"abc"', location: null, headers: null };
+  const fp = 'fingerprint-of-request-1';
+  const other = 'fingerprint-of-request-2';
+  const replay = (response: StoredResponse) => ({ kind: 'replay', response });
+  const keysOf = (state: ReturnType<typeof createState>, companyId: string) => [...(state.idempotency.get(companyId)?.records.keys() ?? [])];
 
-  it('keeps records 60 days', () => {
+  it('keeps records 60 days, and 100,000 answers per company by default', () => {
     expect(IDEMPOTENCY_RETENTION_MS).toBe(60 * DAY);
+    expect(MAX).toBe(100_000);
   });
 
   it('an unknown key is new', () => {
@@ -136,15 +143,26 @@ describe('idempotency store', () => {
 
   it('a stored key replays the stored response for the same request and is other_request for another', () => {
     const state = createState();
-    storeIdempotency(state, 'c1', 'k1', fp, ok, T0 + 5);
-    expect(lookupIdempotency(state, 'c1', 'k1', fp, T0 + 10)).toEqual({ kind: 'replay', response: ok });
+    const created: StoredResponse = { status: 201, body: '{"id":"p1"}', etag: '"abc"', location: '/v1/produtos/p1', headers: { ratelimit: '"x";r=4;t=60' } };
+    storeIdempotency(state, 'c1', 'k1', fp, created, T0 + 5, MAX);
+    expect(lookupIdempotency(state, 'c1', 'k1', fp, T0 + 10)).toEqual(replay(created));
     expect(lookupIdempotency(state, 'c1', 'k1', other, T0 + 10)).toEqual({ kind: 'other_request' });
-    expect(state.idempotency.get(idempotencyScope('c1', 'k1'))).toEqual({ companyId: 'c1', key: 'k1', fingerprint: fp, response: ok, storedAt: T0 + 5, expiresAt: T0 + 5 + 60 * DAY });
+    expect(exportIdempotency(state)).toEqual([{ companyId: 'c1', key: 'k1', fingerprint: fp, expiresAt: T0 + 5 + 60 * DAY, ...created }]);
+  });
+
+  it('keeps a record as one string, a field a line and then the body; the company id and key only as the keys of its maps', () => {
+    const state = createState();
+    storeIdempotency(state, 'c1', 'k1', fp, ok, T0, MAX);
+    storeIdempotency(state, 'c1', 'k2', fp, { status: 201, body: '{"a":"\\n"}\n', etag: null, location: '/v1/x', headers: { 'ratelimit-policy': '"p";q=5;w=60' } }, T0, MAX);
+    const records = state.idempotency.get('c1')!.records;
+    expect(records.get('k1')).toBe(`${T0 + 60 * DAY}\n200\n${fp}\n"abc"\n\n\n{"versao":2}`);
+    expect(records.get('k2')).toBe(`${T0 + 60 * DAY}\n201\n${fp}\n\n/v1/x\n{"ratelimit-policy":"\\"p\\";q=5;w=60"}\n{"a":"\\n"}\n`);
+    expect(lookupIdempotency(state, 'c1', 'k2', fp, T0)).toEqual(replay({ status: 201, body: '{"a":"\\n"}\n', etag: null, location: '/v1/x', headers: { 'ratelimit-policy': '"p";q=5;w=60' } }));
   });
 
   it('keys are scoped by company', () => {
     const state = createState();
-    storeIdempotency(state, 'c1', 'k1', fp, ok, T0);
+    storeIdempotency(state, 'c1', 'k1', fp, ok, T0, MAX);
     expect(lookupIdempotency(state, 'c2', 'k1', fp, T0)).toEqual({ kind: 'new' });
     expect(lookupIdempotency(state, 'c1', 'k2', fp, T0)).toEqual({ kind: 'new' });
     expect(idempotencyScope('c1', 'k1')).not.toBe(idempotencyScope('c2', 'k1'));
@@ -152,56 +170,170 @@ describe('idempotency store', () => {
 
   it('looking up changes nothing, an expired record included', () => {
     const state = createState();
-    storeIdempotency(state, 'c1', 'k1', fp, ok, T0);
-    const before = [...state.idempotency.entries()];
+    storeIdempotency(state, 'c1', 'k1', fp, ok, T0, MAX);
+    const before = exportIdempotency(state);
     lookupIdempotency(state, 'c1', 'k1', other, T0 + 61 * DAY);
     lookupIdempotency(state, 'c1', 'k1', fp, T0 + 61 * DAY);
-    expect([...state.idempotency.entries()]).toEqual(before);
+    lookupIdempotency(state, 'c2', 'k1', fp, T0);
+    expect(exportIdempotency(state)).toEqual(before);
+    expect([...state.idempotency.keys()]).toEqual(['c1']);
   });
 
   it('a record counts its 60 days from when it was stored and expires exactly at expiresAt', () => {
     const state = createState();
     const done = T0 + 3_000;
-    storeIdempotency(state, 'c1', 'k1', fp, ok, done);
-    expect(lookupIdempotency(state, 'c1', 'k1', fp, done + 60 * DAY - 1)).toEqual({ kind: 'replay', response: ok });
+    storeIdempotency(state, 'c1', 'k1', fp, ok, done, MAX);
+    expect(lookupIdempotency(state, 'c1', 'k1', fp, done + 60 * DAY - 1)).toEqual(replay(ok));
     expect(lookupIdempotency(state, 'c1', 'k1', fp, done + 60 * DAY)).toEqual({ kind: 'new' });
     expect(lookupIdempotency(state, 'c1', 'k1', other, done + 60 * DAY)).toEqual({ kind: 'new' });
   });
 
   it('an expired key can be stored again for another request, replacing the old record', () => {
     const state = createState();
-    storeIdempotency(state, 'c1', 'k1', fp, ok, T0);
+    storeIdempotency(state, 'c1', 'k1', fp, ok, T0, MAX);
     const later = T0 + 60 * DAY;
-    storeIdempotency(state, 'c1', 'k1', other, ok, later);
-    expect(lookupIdempotency(state, 'c1', 'k1', other, later)).toEqual({ kind: 'replay', response: ok });
+    storeIdempotency(state, 'c1', 'k1', other, ok, later, MAX);
+    expect(lookupIdempotency(state, 'c1', 'k1', other, later)).toEqual(replay(ok));
     expect(lookupIdempotency(state, 'c1', 'k1', fp, later)).toEqual({ kind: 'other_request' });
-    expect(state.idempotency.size).toBe(1);
+    expect(keysOf(state, 'c1')).toEqual(['k1']);
   });
 
-  it('purge drops the records expired at now (boundary included) and keeps the rest', () => {
+  it('purge drops the records expired at now (boundary included), keeps the rest, and forgets a company left with none', () => {
     const state = createState();
     for (const [key, at] of [
       ['k1', T0],
       ['k2', T0 + 1],
       ['k3', T0 + 2],
     ] as const) {
-      storeIdempotency(state, 'c1', key, fp, ok, at);
+      storeIdempotency(state, 'c1', key, fp, ok, at, MAX);
     }
+    storeIdempotency(state, 'c2', 'k1', fp, ok, T0 + 1, MAX);
     expect(purgeExpiredIdempotency(state, T0 + 60 * DAY - 1)).toBe(0);
-    expect(purgeExpiredIdempotency(state, T0 + 60 * DAY + 1)).toBe(2);
-    expect(state.idempotency.size).toBe(1);
-    expect(lookupIdempotency(state, 'c1', 'k3', fp, T0 + 60 * DAY + 1)).toEqual({ kind: 'replay', response: ok });
+    expect(purgeExpiredIdempotency(state, T0 + 60 * DAY + 1)).toBe(3);
+    expect(keysOf(state, 'c1')).toEqual(['k3']);
+    expect(state.idempotency.has('c2')).toBe(false);
+    expect(lookupIdempotency(state, 'c1', 'k3', fp, T0 + 60 * DAY + 1)).toEqual(replay(ok));
     expect(purgeExpiredIdempotency(state, T0 + 60 * DAY + 2)).toBe(1);
     expect(state.idempotency.size).toBe(0);
   });
 
   it('purge follows expiry order: a key stored again later outlives one first stored after it', () => {
     const state = createState();
-    storeIdempotency(state, 'c1', 'early', fp, ok, T0);
-    storeIdempotency(state, 'c1', 'late', fp, ok, T0 + 1);
-    storeIdempotency(state, 'c1', 'early', fp, ok, T0 + 10);
+    storeIdempotency(state, 'c1', 'early', fp, ok, T0, MAX);
+    storeIdempotency(state, 'c1', 'late', fp, ok, T0 + 1, MAX);
+    storeIdempotency(state, 'c1', 'early', fp, ok, T0 + 10, MAX);
     expect(purgeExpiredIdempotency(state, T0 + 1 + 60 * DAY)).toBe(1);
     expect(lookupIdempotency(state, 'c1', 'late', fp, T0 + 1 + 60 * DAY)).toEqual({ kind: 'new' });
-    expect(lookupIdempotency(state, 'c1', 'early', fp, T0 + 1 + 60 * DAY)).toEqual({ kind: 'replay', response: ok });
+    expect(lookupIdempotency(state, 'c1', 'early', fp, T0 + 1 + 60 * DAY)).toEqual(replay(ok));
+  });
+});
+
+describe('idempotency store: the ceiling of answers per company', () => {
+  const T0 = Date.UTC(2026, 0, 1);
+  const answer = (n: number): StoredResponse => ({ status: 201, body: `{"n":${n}}`, etag: `"${n}"`, location: `/v1/produtos/p${n}`, headers: null });
+  const keysOf = (state: ReturnType<typeof createState>, companyId: string) => [...(state.idempotency.get(companyId)?.records.keys() ?? [])];
+
+  it('at a ceiling of 3, the 4th store drops the 1st; the 2nd still replays; another company keeps its own', () => {
+    const state = createState();
+    for (const n of [1, 2, 3]) storeIdempotency(state, 'c1', `k${n}`, `f${n}`, answer(n), T0 + n, 3);
+    storeIdempotency(state, 'c2', 'k1', 'f1', answer(1), T0, 3);
+    storeIdempotency(state, 'c1', 'k4', 'f4', answer(4), T0 + 4, 3);
+    expect(keysOf(state, 'c1')).toEqual(['k2', 'k3', 'k4']);
+    expect(lookupIdempotency(state, 'c1', 'k1', 'f1', T0 + 5)).toEqual({ kind: 'new' });
+    expect(lookupIdempotency(state, 'c1', 'k2', 'f2', T0 + 5)).toEqual({ kind: 'replay', response: answer(2) });
+    expect(lookupIdempotency(state, 'c2', 'k1', 'f1', T0 + 5)).toEqual({ kind: 'replay', response: answer(1) });
+    storeIdempotency(state, 'c1', 'k5', 'f5', answer(5), T0 + 5, 3);
+    expect(keysOf(state, 'c1')).toEqual(['k3', 'k4', 'k5']);
+    expect(keysOf(state, 'c2')).toEqual(['k1']);
+  });
+
+  it('a key stored again (after its expiry) counts as the newest', () => {
+    const state = createState();
+    for (const n of [1, 2, 3]) storeIdempotency(state, 'c1', `k${n}`, `f${n}`, answer(n), T0 + n, 3);
+    const later = T0 + 1 + 60 * DAY;
+    storeIdempotency(state, 'c1', 'k1', 'g1', answer(11), later, 3);
+    expect(keysOf(state, 'c1')).toEqual(['k2', 'k3', 'k1']);
+    storeIdempotency(state, 'c1', 'k4', 'f4', answer(4), later, 3);
+    expect(keysOf(state, 'c1')).toEqual(['k3', 'k1', 'k4']);
+  });
+
+  it('a snapshot keeps the order: after export and import, the next stores drop the oldest first', () => {
+    const state = createState();
+    for (const n of [1, 2, 3, 4]) storeIdempotency(state, 'c1', `k${n}`, `f${n}`, answer(n), T0 + n, 3);
+    storeIdempotency(state, 'c2', 'k9', 'f9', answer(9), T0, 3);
+    const exported = exportIdempotency(state);
+    expect(exported.map((e) => `${e.companyId}/${e.key}`)).toEqual(['c1/k2', 'c1/k3', 'c1/k4', 'c2/k9']);
+    const restored = createState();
+    importIdempotency(restored, JSON.parse(JSON.stringify(exported)));
+    expect(exportIdempotency(restored)).toEqual(exported);
+    storeIdempotency(restored, 'c1', 'k5', 'f5', answer(5), T0 + 5, 3);
+    expect(keysOf(restored, 'c1')).toEqual(['k3', 'k4', 'k5']);
+    storeIdempotency(restored, 'c1', 'k6', 'f6', answer(6), T0 + 6, 3);
+    expect(keysOf(restored, 'c1')).toEqual(['k4', 'k5', 'k6']);
+    expect(keysOf(restored, 'c2')).toEqual(['k9']);
+  });
+
+  it('a restored company holding more than the ceiling is trimmed to it by its next store, oldest first', () => {
+    const state = createState();
+    for (const n of [1, 2, 3, 4, 5]) storeIdempotency(state, 'c1', `k${n}`, `f${n}`, answer(n), T0 + n, 10);
+    const restored = createState();
+    importIdempotency(restored, exportIdempotency(state));
+    storeIdempotency(restored, 'c1', 'k6', 'f6', answer(6), T0 + 6, 2);
+    expect(keysOf(restored, 'c1')).toEqual(['k5', 'k6']);
+  });
+
+  it('a ceiling of 1 keeps only the latest answer', () => {
+    const state = createState();
+    for (const n of [1, 2, 3]) storeIdempotency(state, 'c1', `k${n}`, `f${n}`, answer(n), T0 + n, 1);
+    expect(keysOf(state, 'c1')).toEqual(['k3']);
+  });
+
+  it('drops exactly the oldest answers of the company, whatever the stores, re-stores and purges (property, against a list model)', () => {
+    type Op = { kind: 'store'; company: number; key: number } | { kind: 'purge' } | { kind: 'wait'; days: number };
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      { weight: 8, arbitrary: fc.record({ kind: fc.constant('store' as const), company: fc.nat(2), key: fc.nat(12) }) },
+      { weight: 1, arbitrary: fc.constant({ kind: 'purge' as const }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('wait' as const), days: fc.integer({ min: 1, max: 40 }) }) },
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 5 }), fc.array(op, { maxLength: 300 }), (max, ops) => {
+        const state = createState();
+        // The model: per company, [key, expiresAt] oldest first.
+        const model = new Map<string, [string, number][]>();
+        let now = T0;
+        let n = 0;
+        for (const o of ops) {
+          if (o.kind === 'wait') now += o.days * DAY;
+          else if (o.kind === 'purge') {
+            purgeExpiredIdempotency(state, now);
+            for (const [c, list] of model) model.set(c, list.filter(([, at]) => at > now));
+          } else {
+            const c = `c${o.company}`;
+            const k = `k${o.key}`;
+            if (lookupIdempotency(state, c, k, `f${n}`, now).kind !== 'new') continue; // only a new request is stored
+            storeIdempotency(state, c, k, `f${n}`, answer(n++), now, max);
+            const list = (model.get(c) ?? []).filter(([key]) => key !== k);
+            list.push([k, now + 60 * DAY]);
+            model.set(c, list.slice(-max));
+          }
+          now += 1;
+          for (const [c, list] of model) expect(keysOf(state, c), `${c} after ${JSON.stringify(o)}`).toEqual(list.map(([key]) => key));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('stores in constant time at the ceiling: 200,000 stores over a full store of 100,000 take well under a second', () => {
+    const state = createState();
+    const a = answer(0);
+    for (let i = 0; i < 100_000; i++) storeIdempotency(state, 'c1', `k${i}`, 'f', a, T0, 100_000);
+    const t0 = performance.now();
+    for (let i = 100_000; i < 300_000; i++) storeIdempotency(state, 'c1', `k${i}`, 'f', a, T0, 100_000);
+    const ms = performance.now() - t0;
+    expect(state.idempotency.get('c1')!.records.size).toBe(100_000);
+    expect(keysOf(state, 'c1')[0]).toBe('k200000');
+    // A scan per store (a fresh iterator walking the deleted slots) took about 100 µs each here: 21 s.
+    expect(ms).toBeLessThan(2_000);
   });
 });

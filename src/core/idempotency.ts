@@ -1,10 +1,12 @@
 /**
  * Idempotency (spec "Common rules"; DESIGN §4, after the IETF Idempotency-Key draft and Stripe).
- * Scope: company + key. The fingerprint is method, path and canonical body; the If-Match header is not part
- * of it, so a retry after a lost answer replays the stored answer even though its ETag is stale by then.
+ * Scope: company + key. The fingerprint is a digest of method, path and canonical body, computed by the HTTP
+ * shell; the If-Match header is not part of it, so a retry after a lost answer replays the stored answer even
+ * though its ETag is stale by then.
  *
- *   (none)    --store-->   stored   (a 2xx answer: status, headers and body, kept 60 days)
+ *   (none)    --store-->   stored   (a 2xx answer: status, ETag, Location, other headers and body, kept 60 days)
  *   stored    --expire-->  (none)   (60 days after it was stored: ignored on lookup, purged by housekeeping)
+ *   stored    --evict-->   (none)   (the company's oldest, when a store would pass its ceiling of answers)
  *
  * Refusals are not stored: a refused request changes nothing, this store included. A request still being
  * processed is not service state either: the HTTP shell tracks those keys (409 while in flight) outside it.
@@ -14,19 +16,94 @@ import type { State } from './state.js';
 
 export const IDEMPOTENCY_RETENTION_MS = 60 * DAY;
 
+/**
+ * How many answers a company's store keeps by default before its oldest is dropped early: far beyond what a
+ * test suite sends, and a bound on a long-running server (the memory it implies: README "Stored answers per
+ * company").
+ */
+export const DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY = 100_000;
+
+/** A successful answer as replay needs it. The HTTP shell adds the content type every answer has. */
 export interface StoredResponse {
   readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+  readonly etag: string | null;
+  readonly location: string | null;
+  /** Any other header of the answer (the rate-limit headers of a webhook test); null on nearly every answer. */
+  readonly headers: Readonly<Record<string, string>> | null;
 }
 
-export interface IdempotencyRecord {
+export interface IdempotencyRecord extends StoredResponse {
+  /** What tells a repeat from another request under the same key (the HTTP shell's requestDigest). */
+  readonly fingerprint: string;
+  readonly expiresAt: Instant;
+}
+
+/** A record as a snapshot carries it: with its company and key. */
+export interface IdempotencyEntry extends IdempotencyRecord {
   readonly companyId: string;
   readonly key: string;
-  readonly fingerprint: string;
-  readonly response: StoredResponse;
-  readonly storedAt: Instant;
-  readonly expiresAt: Instant;
+}
+
+/**
+ * A record as the store keeps it: one string, a field a line, then the body to the end.
+ *
+ *   1777593600000            expiresAt
+ *   200                      status
+ *   pjucMPfSBock1Te9poN-YA   fingerprint
+ *   "60ba47deeb86dcb4"       ETag           (an empty line: none)
+ *                            Location       (an empty line: none)
+ *                            other headers, as JSON (an empty line: none)
+ *   {"id":"…",…}             body
+ *
+ * A long-running server stores an answer per state-changing request, so its size is what bounds memory: the
+ * same answer as an object of seven fields, a boxed expiresAt and a string per field cost ~110 bytes more
+ * (about 500 bytes instead of 390 for a product PATCH, its key and map entry included). The company id and key
+ * are not repeated in it (the maps' keys hold them), nor storedAt (expiresAt less the retention). No field
+ * before the body holds a line break: numbers, the shell's base64url digest, header values (which cannot hold
+ * one) and JSON text; restore checks a snapshot's.
+ */
+type PackedRecord = string;
+
+function pack(fingerprint: string, expiresAt: Instant, { status, body, etag, location, headers }: StoredResponse): PackedRecord {
+  // One join: a single flat string, where a template literal would keep a tree of its pieces.
+  return [expiresAt, status, fingerprint, etag ?? '', location ?? '', headers === null ? '' : JSON.stringify(headers), body].join('\n');
+}
+
+function unpack(packed: PackedRecord): IdempotencyRecord {
+  const fields: string[] = [];
+  let from = 0;
+  for (let i = 0; i < 6; i++) {
+    const to = packed.indexOf('\n', from);
+    fields.push(packed.slice(from, to));
+    from = to + 1;
+  }
+  const [expiresAt, status, fingerprint, etag, location, headers] = fields as [string, string, string, string, string, string];
+  return {
+    fingerprint,
+    expiresAt: Number(expiresAt),
+    status: Number(status),
+    body: packed.slice(from),
+    etag: etag === '' ? null : etag,
+    location: location === '' ? null : location,
+    headers: headers === '' ? null : (JSON.parse(headers) as Record<string, string>),
+  };
+}
+
+/** expiresAt alone, for the purge. */
+const expiryOf = (packed: PackedRecord): Instant => Number(packed.slice(0, packed.indexOf('\n')));
+
+/** One company's stored answers, key → record, oldest first (a Map keeps insertion order). */
+export interface CompanyAnswers {
+  readonly records: Map<string, PackedRecord>;
+  /**
+   * A live iterator over `records`, advanced once per eviction: the oldest in O(1). ECMAScript visits the
+   * entries set after an iterator was made and skips deleted ones, and V8 moves a live iterator across the
+   * table's rehashes; a fresh `records.keys().next()` instead walks every deleted slot still at the front of
+   * the table (about 100 µs per store at 100,000 records). Only evictions move it, so every record not yet
+   * evicted is still ahead of it. Made at the first eviction; a restored state starts without one.
+   */
+  oldest: Iterator<string> | undefined;
 }
 
 export type Lookup =
@@ -34,30 +111,74 @@ export type Lookup =
   | { readonly kind: 'replay'; readonly response: StoredResponse }
   | { readonly kind: 'other_request' };
 
-/** The scope of a key: one company's. */
+/** The scope of a key: one company's (the HTTP shell's in-flight requests). */
 export const idempotencyScope = (companyId: string, key: string): string => `${companyId} ${key}`;
 
 export function lookupIdempotency(state: State, companyId: string, key: string, fingerprint: string, now: Instant): Lookup {
-  const record = state.idempotency.get(idempotencyScope(companyId, key));
-  if (!record || record.expiresAt <= now) return { kind: 'new' };
-  if (record.fingerprint !== fingerprint) return { kind: 'other_request' };
-  return { kind: 'replay', response: record.response };
+  const packed = state.idempotency.get(companyId)?.records.get(key);
+  if (packed === undefined) return { kind: 'new' };
+  const { fingerprint: stored, expiresAt, ...response } = unpack(packed);
+  if (expiresAt <= now) return { kind: 'new' };
+  if (stored !== fingerprint) return { kind: 'other_request' };
+  return { kind: 'replay', response };
 }
 
-export function storeIdempotency(state: State, companyId: string, key: string, fingerprint: string, response: StoredResponse, now: Instant): void {
-  const scope = idempotencyScope(companyId, key);
+/**
+ * Stores an answer. At `maxPerCompany` (1 or more) the company's oldest answers are dropped first, O(1) each:
+ * a retry with such a key is then a new request. Refusing the store instead would fail a request already
+ * applied, and refusing new requests would stop a long-running server; the answer dropped is the one least
+ * likely to be retried.
+ */
+export function storeIdempotency(state: State, companyId: string, key: string, fingerprint: string, response: StoredResponse, now: Instant, maxPerCompany: number): void {
+  const answers = answersOf(state, companyId);
   // Delete first so that Map order stays the order of expiry, which purgeExpiredIdempotency relies on.
-  state.idempotency.delete(scope);
-  state.idempotency.set(scope, { companyId, key, fingerprint, response, storedAt: now, expiresAt: now + IDEMPOTENCY_RETENTION_MS });
+  answers.records.delete(key);
+  // A restored snapshot may hold more than this emulator's ceiling: the company's next store trims it.
+  while (answers.records.size > 0 && answers.records.size >= maxPerCompany) {
+    let oldest = answers.oldest?.next();
+    if (oldest === undefined || oldest.done === true) {
+      answers.oldest = answers.records.keys();
+      oldest = answers.oldest.next();
+    }
+    answers.records.delete(oldest.value as string);
+  }
+  answers.records.set(key, pack(fingerprint, now + IDEMPOTENCY_RETENTION_MS, response));
 }
 
-/** Drops expired records, oldest first; O(records dropped). */
+/** Every stored answer, company by company, oldest first (a snapshot). */
+export function exportIdempotency(state: State): IdempotencyEntry[] {
+  const entries: IdempotencyEntry[] = [];
+  for (const [companyId, answers] of state.idempotency) {
+    for (const [key, packed] of answers.records) entries.push({ companyId, key, ...unpack(packed) });
+  }
+  return entries;
+}
+
+/**
+ * Puts back the answers of a snapshot: the companies in the order they come, each one's answers in the order
+ * they were stored, which is their order of expiry (what the purge and the ceiling drop first).
+ */
+export function importIdempotency(state: State, entries: readonly IdempotencyEntry[]): void {
+  for (const e of entries) answersOf(state, e.companyId);
+  for (const e of [...entries].sort((a, b) => a.expiresAt - b.expiresAt)) answersOf(state, e.companyId).records.set(e.key, pack(e.fingerprint, e.expiresAt, e));
+}
+
+function answersOf(state: State, companyId: string): CompanyAnswers {
+  let answers = state.idempotency.get(companyId);
+  if (!answers) state.idempotency.set(companyId, (answers = { records: new Map(), oldest: undefined }));
+  return answers;
+}
+
+/** Drops expired records, oldest first, and the companies left with none; daily housekeeping. */
 export function purgeExpiredIdempotency(state: State, now: Instant): number {
   let purged = 0;
-  for (const [id, record] of state.idempotency) {
-    if (record.expiresAt > now) break;
-    state.idempotency.delete(id);
-    purged++;
+  for (const [companyId, answers] of state.idempotency) {
+    for (const [key, packed] of answers.records) {
+      if (expiryOf(packed) > now) break;
+      answers.records.delete(key);
+      purged++;
+    }
+    if (answers.records.size === 0) state.idempotency.delete(companyId);
   }
   return purged;
 }

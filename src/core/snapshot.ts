@@ -19,7 +19,7 @@ import type { CnpjCorrection } from './cnpj-corrections.js';
 import { exportReference, importReference, type ReferenceData } from './regulatory/reference.js';
 import type { Company, Credential } from './companies.js';
 import type { Establishment } from './establishments.js';
-import { idempotencyScope, type IdempotencyRecord } from './idempotency.js';
+import { exportIdempotency, importIdempotency, type IdempotencyEntry } from './idempotency.js';
 import type { Product } from './products.js';
 import { createState, indexesOf, linksOf, type State } from './state.js';
 import type { Instant } from './time.js';
@@ -35,7 +35,7 @@ export interface StateData {
   readonly products: readonly Product[];
   /** [catalogId, productId, position] in link order. */
   readonly links: readonly (readonly [string, string, number])[];
-  readonly idempotency: readonly IdempotencyRecord[];
+  readonly idempotency: readonly IdempotencyEntry[];
   readonly webhookDestinations: readonly WebhookDestination[];
   readonly webhookEvents: readonly WebhookEvent[];
   readonly cnpjCorrections: readonly CnpjCorrection[];
@@ -69,7 +69,7 @@ export function exportState(state: State): StateData {
     catalogs: byPosition(state.catalogs.values()),
     products: byPosition(state.products.values()),
     links,
-    idempotency: [...state.idempotency.values()],
+    idempotency: exportIdempotency(state),
     webhookDestinations: [...state.webhookDestinations.values()],
     webhookEvents: byPosition(state.webhookEvents.values()),
     cnpjCorrections: byPosition(state.cnpjCorrections.values()),
@@ -114,9 +114,7 @@ export function importState(data: StateData): State {
     const catalog = state.catalogs.get(catalogId);
     if (catalog) linksOf(state, catalog.companyId, catalogId).add(productId, position);
   }
-  for (const record of [...data.idempotency].sort((a, b) => a.expiresAt - b.expiresAt)) {
-    state.idempotency.set(idempotencyScope(record.companyId, record.key), record);
-  }
+  importIdempotency(state, data.idempotency);
   for (const destination of data.webhookDestinations) state.webhookDestinations.set(destination.companyId, destination);
   for (const event of [...data.webhookEvents].sort((a, b) => a.position - b.position)) {
     state.webhookEvents.set(event.id, event);

@@ -9,7 +9,7 @@ import type { Evaluation, Execution } from './surveillance-executions.js';
 import type { CnpjCorrection } from './cnpj-corrections.js';
 import type { Company, Credential } from './companies.js';
 import type { Establishment } from './establishments.js';
-import type { IdempotencyRecord } from './idempotency.js';
+import type { CompanyAnswers } from './idempotency.js';
 import type { Ingestion } from './ingestion/ingestions.js';
 import { OrderedIndex } from './ordered-index.js';
 import type { TaskIntent } from './outbox.js';
@@ -49,8 +49,8 @@ export interface State {
   readonly establishments: Map<string, Establishment>;
   readonly catalogs: Map<string, Catalog>;
   readonly products: Map<string, Product>;
-  /** `${companyId} ${key}` → record, oldest first (Map keeps insertion order). */
-  readonly idempotency: Map<string, IdempotencyRecord>;
+  /** Company id → its stored answers (idempotency.ts). */
+  readonly idempotency: Map<string, CompanyAnswers>;
   readonly indexes: Map<string, CompanyIndexes>;
   /** Company id → its webhook destination (one per company, kept after revocation). */
   readonly webhookDestinations: Map<string, WebhookDestination>;

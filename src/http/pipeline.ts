@@ -9,7 +9,6 @@
  * The bracketed steps belong to the core operation (`run`), which returns a Result. This file holds no
  * business rule: it reads the request, calls the core and writes the answer.
  */
-import { createHash } from 'node:crypto';
 import type { Context as HonoContext } from 'hono';
 import type { z } from 'zod';
 import { hasPermission, type Company, type Credential, type Permission } from '../core/companies.js';
@@ -22,6 +21,7 @@ import { apiError, codeForStatus, errorResponse, STATUS_OF, unreadableBody, type
 import { concurrentEditImpossible, ifMatchOperation, type IfMatchOperation } from './preconditions.js';
 import { BodyReadError, readingBody, type BodySource, type HttpEnv, type Runtime } from './runtime.js';
 import { formatPath, parse, validationError } from './schemas.js';
+import { flat, requestDigest, storedResponse, toStored } from './stored-answers.js';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -158,7 +158,7 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOpera
   const inFlight = runtime.inFlight;
   const scope = key === undefined ? undefined : idempotencyScope(company.id, key);
   const canonicalBody = key === undefined ? '' : canonicalJson(body);
-  const fingerprint = key === undefined ? '' : requestFingerprint(spec.method, path, canonicalBody);
+  const fingerprint = key === undefined ? '' : requestDigest(spec.method, path, canonicalBody);
   if (key !== undefined && scope !== undefined) {
     const running = inFlight.get(scope);
     const found = running === undefined
@@ -219,7 +219,7 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOpera
       return fail(apiError(STATUS_OF[kind], codigo, mensagem, caminho, limit && { 'retry-after': String(limit.resetSeconds), ...rateLimitHeaders(limit) }));
     }
     const stored = toStored(result.value);
-    if (key !== undefined && stored.status < 300) storeIdempotency(runtime.state, company.id, key, fingerprint, stored, runtime.clock.now());
+    if (key !== undefined && stored.status < 300) storeIdempotency(runtime.state, company.id, flat(key), fingerprint, stored, runtime.clock.now(), runtime.maxStoredAnswersPerCompany);
     if (fault && 'loseResponse' in fault.effect) {
       return fail(apiError(503, 'servico_indisponivel', `Injected fault ${fault.id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`));
     }
@@ -227,17 +227,6 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOpera
   } finally {
     if (scope !== undefined) inFlight.delete(scope);
   }
-}
-
-/**
- * What tells two requests under one key apart: method, path and canonical body. A long body is kept as its
- * SHA-256 instead: the record lives 60 days, and an ingestion's 100 batches would otherwise keep 18 MB of
- * JSON alive that long.
- */
-const FINGERPRINT_TEXT_LIMIT = 512;
-export function requestFingerprint(method: string, path: string, canonicalBody: string): string {
-  const body = canonicalBody.length <= FINGERPRINT_TEXT_LIMIT ? canonicalBody : `sha256:${createHash('sha256').update(canonicalBody).digest('hex')}`;
-  return `${method} ${path} ${body}`;
 }
 
 export function bearerToken(header: string | null): string | undefined {
@@ -384,19 +373,4 @@ function readQuery(url: string): { value: Record<string, string> } | ApiError {
     value[name] = v;
   }
   return { value: { ...value } };
-}
-
-function toStored(reply: Reply): StoredResponse {
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...reply.headers };
-  if (reply.etag !== undefined) headers.etag = reply.etag;
-  if (reply.location !== undefined) headers.location = reply.location;
-  return { status: reply.status, headers, body: typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body) };
-}
-
-/**
- * A stored answer as this request's Response, its x-request-id included: headers are given as one plain object
- * and never changed afterwards, which keeps @hono/node-server on its fast path (see app.ts).
- */
-function storedResponse(stored: StoredResponse, requestId: string, extra?: Record<string, string>): Response {
-  return new Response(stored.body, { status: stored.status, headers: { ...stored.headers, ...extra, 'x-request-id': requestId } });
 }

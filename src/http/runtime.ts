@@ -55,6 +55,8 @@ export interface Runtime {
   readonly state: State;
   readonly clock: VirtualClock;
   readonly pageBudgets: PageBudgets;
+  /** How many answers a company's idempotency store keeps before its oldest is dropped (EmulatorOptions.idempotency). */
+  readonly maxStoredAnswersPerCompany: number;
   /** Idempotency scope → fingerprint of the requests being processed now (transient: never in a snapshot). */
   readonly inFlight: Map<string, string>;
   /** The time and id source for one core transition. */
