@@ -96,6 +96,8 @@ async function serve(flags: ServeFlags): Promise<void> {
   } catch (error) {
     const bad = /^routes\[(\d+)\]: (.*)$/s.exec((error as Error).message);
     if (bad) fail(`--route ${routeFlags[Number(bad[1])]}: ${bad[2]}`);
+    // An instant outside the clock's bounds (1970 to 9999): createEmulator says which, as "start must be …".
+    if ((error as Error).message.startsWith('start ')) fail(`--${(error as Error).message}`);
     throw error;
   }
 

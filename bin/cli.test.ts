@@ -169,6 +169,8 @@ describe('catalog-emulator serve', { timeout: TEST_TIMEOUT_MS }, () => {
     [['--port', '70000'], '--port must be an integer from 0 to 65535'],
     [['--log', 'loud'], '--log must be "pretty", "json" or "silent" (got "loud")'],
     [['--start', 'yesterday'], '--start must be an ISO 8601 date-time'],
+    [['--start', '1969-12-31T23:59:59Z'], '--start must be an instant from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in whole milliseconds; got 1969-12-31T23:59:59Z'],
+    [['--start', '+010000-01-01T00:00:00Z'], '--start must be an instant from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in whole milliseconds; got +010000-01-01T00:00:00Z'],
     [['--bogus'], "Unknown option '--bogus'"],
     [['frobnicate'], 'unknown command "frobnicate" (commands: serve, demo)'],
     [['serve', 'extra'], 'unexpected argument "extra"'],
