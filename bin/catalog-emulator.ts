@@ -121,6 +121,8 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (bad) fail(`--route ${routeFlags[Number(bad[1])]}: ${bad[2]}`);
     // Never the token itself in the message: it may be in a log.
     if (message.startsWith('controlToken ')) fail(`the control token (${flags['control-token'] === undefined ? 'CATALOG_EMULATOR_CONTROL_TOKEN' : '--control-token'}) ${message.slice('controlToken '.length)}`);
+    // An instant outside the clock's bounds (1970 to 9999): createEmulator says which, as "start must be …".
+    if (message.startsWith('start ')) fail(`--${message}`);
     throw error;
   }
 

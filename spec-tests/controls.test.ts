@@ -222,11 +222,77 @@ describe('/_emulator/clock', () => {
     const w = await world();
     const before = (await w.controls.clock()).now;
     const past = new Date(Date.parse(before) - 1).toISOString();
-    expectControlError(await w.controls.raw('POST', '/clock/advance', { to: past }), 422, 'valor_invalido');
-    expectControlError(await w.controls.raw('POST', '/clock/advance', { to: 'next tuesday' }), 422, 'valor_invalido');
+    expectControlError(await w.controls.raw('POST', '/clock/advance', { to: past }), 422, 'valor_invalido', 'body.to');
+    expectControlError(await w.controls.raw('POST', '/clock/advance', { to: 'next tuesday' }), 422, 'valor_invalido', 'body.to');
     expectControlError(await w.controls.raw('POST', '/clock/advance', {}), 422, 'valor_invalido');
     expectControlError(await w.controls.raw('POST', '/clock/advance', { by: '1s', to: before }), 422, 'valor_invalido');
     expect((await w.controls.clock()).now).toBe(before);
+  });
+});
+
+describe('POST /_emulator/clock/advance: the clock\'s bounds', () => {
+  /**
+   * Sends `body` three times, each refused with 422 at `caminho` and `message`; the fastest round trip (ms). A
+   * refusal does no work, so the best of three shows it; one slow trip is the shared machine's noise.
+   */
+  async function fastestRefusal(w: World, body: object, caminho: string, message: string): Promise<number> {
+    let fastest = Number.POSITIVE_INFINITY;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const started = performance.now();
+      const answer = await w.controls.raw('POST', '/clock/advance', body);
+      fastest = Math.min(fastest, performance.now() - started);
+      expectControlError(answer, 422, 'valor_invalido', caminho);
+      expect(answer.body.erro.mensagem).toBe(message);
+    }
+    return fastest;
+  }
+
+  /** Days a {by} may not reach: 100 years, and the longest span a JSON number can carry exactly. */
+  it.each([
+    ['100 years', '36500d', '36,500 days (3153600000000 ms)'],
+    ['100,000 days', '100000d', '100,000 days (8640000000000 ms)'],
+    ['the largest safe integer of milliseconds', 9_007_199_254_740_991, '104,249,991.374 days (9007199254740991 ms)'],
+    ['a day more than the bound, in milliseconds', 3651 * DAY, '3,651 days (315446400000 ms)'],
+  ])('refuses a {by} of %s at once (under 50 ms), with 422 naming the 3650-day bound, and the clock stays', async (_name, by, got) => {
+    const w = await world();
+    const before = await w.controls.clock();
+    const message = `advance() moves the clock at most 3650 days (315360000000 ms) at a time; got ${got}: advance in steps`;
+    expect(await fastestRefusal(w, { by }, 'body.by', message)).toBeLessThan(50);
+    expect(await w.controls.clock()).toEqual(before);
+  });
+
+  it.each([
+    ['half a millisecond', '0.5ms', /^by must be whole milliseconds or a duration such as "90s"/],
+    ['a duration with a fraction of a millisecond', '1.0005s', /^by must be whole milliseconds/],
+    ['more milliseconds than a JSON number holds exactly', '99999999999999999999', /^by must be whole milliseconds/],
+    ['a fraction of a millisecond as a number', 1.5, /^by must be whole milliseconds .*; got 1\.5$/],
+  ])('refuses a {by} of %s with 422 body.by instead of rounding it', async (_name, by, message) => {
+    const w = await world();
+    const before = await w.controls.clock();
+    const answer = await w.controls.raw('POST', '/clock/advance', { by });
+    expectControlError(answer, 422, 'valor_invalido', 'body.by');
+    expect(answer.body.erro.mensagem).toMatch(message);
+    expect(await w.controls.clock()).toEqual(before);
+  });
+
+  it('refuses a {to} past 9999-12-31T23:59:59.999Z (the furthest a Date can hold included) at once, naming the last instant', async () => {
+    const w = await world();
+    const before = await w.controls.clock();
+    for (const to of ['+275760-09-13T00:00:00.000Z', '+010000-01-01T00:00:00.000Z']) {
+      const message = `advanceTo() cannot move the clock past its last instant, 9999-12-31T23:59:59.999Z; got ${to}`;
+      expect(await fastestRefusal(w, { to }, 'body.to', message)).toBeLessThan(50);
+    }
+    expect(await w.controls.clock()).toEqual(before);
+  });
+
+  it('refuses a {to} more than 3650 days ahead, naming the bound and how far it is', async () => {
+    const w = await world();
+    const before = await w.controls.clock();
+    const to = new Date(Date.parse(before.now) + 3651 * DAY).toISOString();
+    const answer = await w.controls.raw('POST', '/clock/advance', { to });
+    expectControlError(answer, 422, 'valor_invalido', 'body.to');
+    expect(answer.body.erro.mensagem).toBe(`advanceTo() moves the clock at most 3650 days (315360000000 ms) at a time; ${to} is 3,651 days after now (${before.now}): advance in steps`);
+    expect(await w.controls.clock()).toEqual(before);
   });
 });
 

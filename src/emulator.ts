@@ -8,7 +8,7 @@
 import type { Hono } from 'hono';
 import { buildApiApp } from './http/app.js';
 import { STATUS_OF } from './http/errors.js';
-import { ClockLimitError, VirtualClock, type ClockMode, type PersistedTask, type ScheduledTask } from './clock/clock.js';
+import { ClockDisposedError, ClockLimitError, ClockRangeError, EARLIEST_INSTANT, LATEST_INSTANT, VirtualClock, withinClockBounds, type ClockMode, type PersistedTask, type ScheduledTask } from './clock/clock.js';
 import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type CreatedCompany, type Permission } from './core/companies.js';
 import { DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY, purgeExpiredIdempotency } from './core/idempotency.js';
 import { createRandom, seedRandom, uuidV4, type RandomSource, type RandomState } from './core/random.js';
@@ -30,7 +30,7 @@ import { registerDeliveryTasks, scheduleRetention } from './network/deliveries.j
 import { drainOutbox } from './core/outbox.js';
 import { reviewCnpjCorrection, TASK_REVIEW } from './core/cnpj-corrections.js';
 import { finishAnalysis, startAnalysis, TASK_ANALYSIS_END, TASK_ANALYSIS_START } from './core/analyses.js';
-import { DAILY_EVERY_MS, finishExecution, scheduleAfterPublication, scheduleDailyExecutions, startExecution, TASK_DAILY, TASK_EXECUTION_END, TASK_EXECUTION_START } from './core/surveillance-executions.js';
+import { DAILY_EVERY_MS, dailyRunIsIdle, finishExecution, scheduleAfterPublication, scheduleDailyExecutions, startExecution, TASK_DAILY, TASK_EXECUTION_END, TASK_EXECUTION_START } from './core/surveillance-executions.js';
 import { applyIngestion, expireIngestion, TASK_APPLICATION, TASK_EXPIRY, TASK_VALIDATION, validateIngestion } from './core/ingestion/ingestions.js';
 import { currentReference, publishReference, type Published } from './core/regulatory/reference.js';
 import { snapshotView, type SnapshotChange, type SnapshotView } from './core/regulatory/snapshot.js';
@@ -40,7 +40,7 @@ import { VERSION } from './version.js';
 
 export type { Published, SnapshotChange, SnapshotView };
 export type { FaultInput, FaultView, JournalEntry, NetworkRoute, Permission, Snapshot, ClockMode, InboxEntry, ReceiverHandler, EventData };
-export { ClockLimitError, PERMISSIONS };
+export { ClockDisposedError, ClockLimitError, ClockRangeError, PERMISSIONS };
 
 /** The instant a manual clock starts at unless told otherwise: fixed, so runs are reproducible. */
 export const DEFAULT_START = Date.UTC(2026, 0, 1);
@@ -58,7 +58,10 @@ export interface EmulatorOptions {
   readonly seed?: number | string;
   /** `manual` (default): time moves only through the clock controls. `real`: wall clock + offset. */
   readonly clock?: ClockMode;
-  /** Virtual start. Default: 2026-01-01T00:00:00.000Z in manual mode, the wall clock in real mode. */
+  /**
+   * Virtual start, from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z in whole milliseconds. Default:
+   * 2026-01-01T00:00:00.000Z in manual mode, the wall clock in real mode.
+   */
   readonly start?: string | number | Date;
   /** Companies created at start and again after every reset (same seed: same ids and tokens). */
   readonly companies?: readonly CompanyOptions[];
@@ -200,6 +203,9 @@ export class Emulator {
     this.mode = options.clock ?? 'manual';
     if (this.mode !== 'manual' && this.mode !== 'real') throw new TypeError(`clock must be "manual" or "real", got ${String(this.mode)}`);
     this.start = options.start === undefined ? (this.mode === 'manual' ? DEFAULT_START : Date.now()) : toInstant(options.start, 'start');
+    if (!withinClockBounds(this.start)) {
+      throw new RangeError(`start must be an instant from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}, in whole milliseconds; got ${String(options.start)}`);
+    }
     this.bootstrap = options.companies ?? [];
     this.configuredRoutes = [...(options.routes ?? [])];
     this.addConfiguredRoutes();
@@ -264,15 +270,21 @@ export class Emulator {
       const clock = this.world.clock;
       return { now: new Date(clock.now()), mode: this.mode, pending: clock.pending(), deadlines: clock.deadlines() };
     },
-    /** Runs every task due within `by` ("90s", "15m", "24h", "31d", or ms), each at its own virtual time. */
+    /**
+     * Runs every task due within `by` ("90s", "15m", "24h", "31d", or ms), each at its own virtual time; at most
+     * 3650 days, and never past 9999-12-31T23:59:59.999Z (a ClockRangeError says which bound). `ran` counts
+     * every occurrence due, coalesced housekeeping runs included.
+     */
     advance: async (by: number | string): Promise<{ now: Date; ran: number }> => {
       const ms = parseDuration(by);
-      if (ms === undefined) throw new RangeError(`advance() takes milliseconds or a duration such as "90s", "15m", "24h", "31d"; got ${JSON.stringify(by)}`);
+      if (ms === undefined) throw new ClockRangeError('by', `by must be whole milliseconds or a duration such as "90s", "15m", "24h", "31d", "1h30m"; got ${JSON.stringify(by)}`);
       const result = await this.world.clock.advance(ms);
       return { now: new Date(result.now), ran: result.ran };
     },
+    /** advance() to an instant: not the past, at most 3650 days ahead, never past 9999-12-31T23:59:59.999Z. */
     advanceTo: async (instant: string | number | Date): Promise<{ now: Date; ran: number }> => {
-      const result = await this.world.clock.advanceTo(toInstant(instant, 'advanceTo'));
+      const to = toInstant(instant, 'to', (message) => new ClockRangeError('to', message));
+      const result = await this.world.clock.advanceTo(to);
       return { now: new Date(result.now), ran: result.ran };
     },
     /**
@@ -493,9 +505,10 @@ export class Emulator {
       requestRandom,
       flush: () => drainOutbox(world.state).map((task) => clock.schedule({ kind: task.kind, owner: task.owner, payload: task.payload }, task.due)),
     };
+    // The purge is monotone in now and schedules nothing: daily runs with nothing between them coalesce.
     clock.handle(HOUSEKEEPING_IDEMPOTENCY, 'deadline', () => {
       purgeExpiredIdempotency(world.state, clock.now());
-    });
+    }, { coalesce: true });
     registerDeliveryTasks(world, this.transport, this.faultRegistry, this.deliveryPolicy);
     const now = (): Context => ({ now: clock.now(), random: world.random });
     /**
@@ -522,11 +535,13 @@ export class Emulator {
     jobTask('revisao_cnpj', TASK_REVIEW, 'both', (payload, failed, ctx) => reviewCnpjCorrection(world.state, payload.correctionId!, failed, ctx));
     jobTask('ingestao', TASK_VALIDATION, 'both', (payload, failed, ctx) => validateIngestion(world.state, payload.ingestionId!, failed, ctx));
     jobTask('ingestao', TASK_APPLICATION, 'both', (payload, failed, ctx) => applyIngestion(world.state, payload.ingestionId!, failed, ctx));
-    // The daily schedule and an ingestion's expiry wait for time to pass, not for work to be done.
+    // The daily schedule and an ingestion's expiry wait for time to pass, not for work to be done. A day's run
+    // while no company watches anything does nothing, so such days coalesce; one that opens executions runs
+    // each day (each execution is a record GET /v1/vigilancias lists).
     clock.handle(TASK_DAILY, 'deadline', () => {
       scheduleDailyExecutions(world.state, now());
       world.flush();
-    });
+    }, { coalesce: () => dailyRunIsIdle(world.state) });
     clock.handle(TASK_EXPIRY, 'deadline', (task) => {
       expireIngestion(world.state, (task.payload as { ingestionId: string }).ingestionId, now());
       world.flush();
@@ -627,9 +642,9 @@ function describe(created: CreatedCompany): CreatedCompanyInfo {
   };
 }
 
-function toInstant(value: string | number | Date, what: string): number {
+function toInstant(value: string | number | Date, what: string, refusal: (message: string) => Error = (message) => new RangeError(message)): number {
   const instant = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
-  if (!Number.isFinite(instant)) throw new RangeError(`${what} must be an ISO 8601 date-time, a Date or Unix milliseconds; got ${String(value)}`);
+  if (!Number.isFinite(instant)) throw refusal(`${what} must be an ISO 8601 date-time, a Date or Unix milliseconds; got ${String(value)}`);
   return instant;
 }
 

@@ -1,5 +1,5 @@
 /** The public entry of catalog-emulator. */
-export { createEmulator, Emulator, ControlError, ClockLimitError, DEFAULT_SEED, DEFAULT_START, PERMISSIONS } from './emulator.js';
+export { createEmulator, Emulator, ControlError, ClockDisposedError, ClockLimitError, ClockRangeError, DEFAULT_SEED, DEFAULT_START, PERMISSIONS } from './emulator.js';
 export type {
   ClockInfo,
   ClockMode,

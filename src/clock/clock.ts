@@ -11,6 +11,11 @@
  *   whose time it passes stays pending and fires, overdue, at the next advance.
  * - manual mode: time moves only when told. Real mode: now = wall clock + offset, tasks fire on real timers,
  *   and `advance` moves the offset.
+ * - bounds: the clock lives in [EARLIEST_INSTANT, LATEST_INSTANT] and one advance moves at most MAX_ADVANCE_MS.
+ *   Real mode stops at LATEST_INSTANT; nothing due after it ever runs.
+ * - cost: a periodic kind registered with `coalesce` runs once for all its occurrences due before the next
+ *   other task (see HandleOptions), so a long jump costs the work done, not the periods crossed; and a walk
+ *   lets other I/O in (setImmediate) whenever it has held the event loop for `yieldAfterMs` of real time.
  *
  * A task is data (`kind`, `owner`, `payload`) run by the handler registered for its kind, so the queue can
  * be snapshotted and restored; the registration also says the kind's nature. Every task belongs to an owner,
@@ -32,6 +37,10 @@ export const MIN_PERIOD_MS = 60 * 1000;
 /** Whether `instant` is a whole millisecond the clock can be at. */
 export const withinClockBounds = (instant: number): boolean =>
   Number.isInteger(instant) && instant >= EARLIEST_INSTANT && instant <= LATEST_INSTANT;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How long a walk may hold the event loop (real ms) before it lets other I/O in, by default. */
+export const DEFAULT_YIELD_AFTER_MS = 15;
 
 export type ClockMode = 'manual' | 'real';
 export type TaskOwner = string | null;
@@ -65,6 +74,20 @@ export interface PersistedTask extends TaskData {
 
 export type TaskHandler = (task: ScheduledTask) => void | Promise<void>;
 
+export interface HandleOptions {
+  /**
+   * For a periodic kind: whether one run may stand for all its occurrences due before the next task that does
+   * not coalesce (and by the walk's target), run once at the last of them. Declare it only where that leaves
+   * the state exactly as running each occurrence would: a synchronous run that schedules nothing, whose effect
+   * at a later instant includes its effect at an earlier one (a purge monotone in now) or that has nothing to
+   * do, and that touches nothing another coalescing kind's run reads (their runs commute). A function is asked
+   * when the run comes up, and must not depend on what coalescing runs change: false runs that occurrence alone
+   * (a fault that counts runs is armed; the schedule has something to do now). Each coalesced occurrence
+   * counts one in `ran`, as if it had run alone.
+   */
+  readonly coalesce?: boolean | (() => boolean);
+}
+
 /** How a sleep ended: its time came, or the clock let it go first (disposed or loaded), for `reason`. */
 export type WaitEnd = { readonly reached: true } | { readonly reached: false; readonly reason: string };
 
@@ -85,6 +108,26 @@ export interface AdvanceResult {
   readonly ran: number;
 }
 
+/**
+ * An advance the clock refuses: a duration or instant that is not one, the past, past LATEST_INSTANT, or more
+ * than MAX_ADVANCE_MS ahead. `argument` says which input of the advance is wrong: `by` (a duration) or `to`
+ * (an instant).
+ */
+export class ClockRangeError extends RangeError {
+  constructor(readonly argument: 'by' | 'to', message: string) {
+    super(message);
+    this.name = 'ClockRangeError';
+  }
+}
+
+/** A walk stopped because the clock was disposed under it (the emulator was reset, restored or closed). */
+export class ClockDisposedError extends Error {
+  constructor(readonly reason: string, ran: number) {
+    super(`The emulator was ${reason} while the clock was running its tasks: it had run ${ran} and stopped there; the rest will not run.`);
+    this.name = 'ClockDisposedError';
+  }
+}
+
 export class ClockLimitError extends Error {
   constructor(limit: number, pendingKinds: string[]) {
     super(
@@ -102,6 +145,11 @@ export interface ClockOptions {
   readonly start: number;
   /** Wall clock for real mode; injectable for tests. */
   readonly wallClock?: () => number;
+  /**
+   * Real milliseconds a walk may run before it yields to the event loop (setImmediate) so other requests get
+   * answers meanwhile; default DEFAULT_YIELD_AFTER_MS. What a walk does does not depend on it.
+   */
+  readonly yieldAfterMs?: number;
 }
 
 export class VirtualClock {
@@ -113,7 +161,8 @@ export class VirtualClock {
   private readonly queues: Record<TaskNature, MinHeap<Entry>> = { work: newQueue(), deadline: newQueue() };
   private readonly live: Record<TaskNature, number> = { work: 0, deadline: 0 };
   private readonly entries = new Map<number, Entry>();
-  private readonly handlers = new Map<string, { readonly nature: TaskNature; readonly run: TaskHandler }>();
+  private readonly handlers = new Map<string, { readonly nature: TaskNature; readonly run: TaskHandler; readonly coalesce: boolean | (() => boolean) }>();
+  private readonly yieldAfterMs: number;
   private nextSeq = 0;
   /** Serializes advance/runUntilIdle/real-timer runs: one walk through time at a time. */
   private walking: Promise<unknown> = Promise.resolve();
@@ -124,19 +173,21 @@ export class VirtualClock {
   constructor(options: ClockOptions) {
     this.mode = options.mode;
     this.wall = options.wallClock ?? Date.now;
+    this.yieldAfterMs = options.yieldAfterMs ?? DEFAULT_YIELD_AFTER_MS;
     this.current = options.start;
     this.offset = options.start - this.wall();
   }
 
+  /** Real mode: the wall clock plus the offset, never back and never past LATEST_INSTANT (time stops there). */
   now(): number {
-    return this.mode === 'real' ? Math.max(this.current, this.wall() + this.offset) : this.current;
+    return this.mode === 'real' ? Math.min(LATEST_INSTANT, Math.max(this.current, this.wall() + this.offset)) : this.current;
   }
 
-  /** Registers what runs a task of `kind`, and whether such a task is work or a deadline. */
-  handle(kind: string, nature: TaskNature, handler: TaskHandler): void {
+  /** Registers what runs a task of `kind`, whether such a task is work or a deadline, and (periodic kinds) whether runs may coalesce. */
+  handle(kind: string, nature: TaskNature, handler: TaskHandler, options: HandleOptions = {}): void {
     if (kind === SLEEP) throw new TypeError(`"${SLEEP}" is the clock's own kind of task (sleep()); register another kind`);
     if (nature !== 'work' && nature !== 'deadline') throw new TypeError(`a task kind is "work" or "deadline"; got ${String(nature)} for "${kind}"`);
-    this.handlers.set(kind, { nature, run: handler });
+    this.handlers.set(kind, { nature, run: handler, coalesce: options.coalesce ?? false });
   }
 
   /** Whether a task of `kind` can be scheduled: it has a handler. */
@@ -144,9 +195,9 @@ export class VirtualClock {
     return this.handlers.has(kind);
   }
 
-  /** Schedules a task of a registered kind; throws a TypeError for a kind with no handler. */
+  /** Schedules a task of a registered kind; throws a TypeError for a kind with no handler, a RangeError for a period under MIN_PERIOD_MS. */
   schedule(data: TaskData, due: number): ScheduledTask {
-    const entry: Entry = { ...data, id: ++this.nextSeq, seq: this.nextSeq, due, nature: this.natureOf(data.kind), cancelled: false };
+    const entry: Entry = { ...data, id: ++this.nextSeq, seq: this.nextSeq, due, nature: this.check(data), cancelled: false };
     this.enqueue(entry);
     return entry;
   }
@@ -194,7 +245,7 @@ export class VirtualClock {
    * Every kind must have a handler: a TypeError names the first that has none, and nothing is replaced.
    */
   load(now: number, tasks: readonly PersistedTask[], reason = 'restored'): void {
-    for (const task of tasks) this.natureOf(task.kind);
+    for (const task of tasks) this.check(task);
     this.release(reason);
     for (const queue of Object.values(this.queues)) queue.clear();
     this.entries.clear();
@@ -206,16 +257,38 @@ export class VirtualClock {
     for (const task of tasks) this.schedule(task, task.due);
   }
 
+  /**
+   * Runs every task due within now + byMs. Refused with a ClockRangeError: a duration that is not a whole,
+   * non-negative number of milliseconds, more than MAX_ADVANCE_MS, or one that would pass LATEST_INSTANT
+   * (checked again when the walk starts: an advance queued behind another starts where that one ended).
+   */
   advance(byMs: number): Promise<AdvanceResult> {
-    if (!Number.isFinite(byMs) || byMs < 0) return Promise.reject(new RangeError(`advance() takes a non-negative duration, got ${byMs}`));
-    return this.walk(() => this.now() + byMs, Infinity);
+    if (!Number.isSafeInteger(byMs) || byMs < 0) return refuse('by', `advance() takes a whole, non-negative number of milliseconds; got ${byMs}`);
+    if (byMs > MAX_ADVANCE_MS) {
+      return refuse('by', `advance() moves the clock at most ${MAX_ADVANCE_MS / DAY_MS} days (${MAX_ADVANCE_MS} ms) at a time; got ${days(byMs)} days (${byMs} ms): advance in steps`);
+    }
+    const pastTheEnd = (now: number) => (now + byMs > LATEST_INSTANT ? beyondTheEnd(now, byMs) : undefined);
+    const refused = pastTheEnd(this.now());
+    if (refused) return Promise.reject(refused);
+    return this.walk(() => {
+      const now = this.now();
+      const late = pastTheEnd(now);
+      if (late) throw late;
+      return now + byMs;
+    }, Infinity);
   }
 
+  /** Runs every task due by `instant`. Refused with a ClockRangeError: not a whole ms, the past, past LATEST_INSTANT, more than MAX_ADVANCE_MS ahead. */
   advanceTo(instant: number): Promise<AdvanceResult> {
-    if (!Number.isFinite(instant)) return Promise.reject(new RangeError(`advanceTo() takes a finite instant, got ${instant}`));
+    if (!Number.isSafeInteger(instant)) return refuse('to', `advanceTo() takes an instant in whole milliseconds; got ${instant}`);
     const now = this.now();
-    if (instant < now) {
-      return Promise.reject(new RangeError(`advanceTo() cannot move the clock back: ${new Date(instant).toISOString()} is before now (${new Date(now).toISOString()})`));
+    if (instant < now) return refuse('to', `advanceTo() cannot move the clock back: ${shown(instant)} is before now (${shown(now)})`);
+    if (instant > LATEST_INSTANT) return refuse('to', `advanceTo() cannot move the clock past its last instant, ${shown(LATEST_INSTANT)}; got ${shown(instant)}`);
+    if (instant - now > MAX_ADVANCE_MS) {
+      return refuse(
+        'to',
+        `advanceTo() moves the clock at most ${MAX_ADVANCE_MS / DAY_MS} days (${MAX_ADVANCE_MS} ms) at a time; ${shown(instant)} is ${days(instant - now)} days after now (${shown(now)}): advance in steps`,
+      );
     }
     return this.walk(() => instant, Infinity);
   }
@@ -244,6 +317,16 @@ export class VirtualClock {
     this.release(reason);
   }
 
+  /** The nature of a task that may be scheduled; throws for one that may not. */
+  private check(data: TaskData): TaskNature {
+    const nature = this.natureOf(data.kind);
+    // A shorter period would make every advance run a flood of occurrences (and coalescing cannot always help).
+    if (data.everyMs !== undefined && !(Number.isSafeInteger(data.everyMs) && data.everyMs >= MIN_PERIOD_MS)) {
+      throw new RangeError(`a periodic task repeats every ${MIN_PERIOD_MS} ms or more, in whole milliseconds; got everyMs ${data.everyMs} for "${data.kind}"`);
+    }
+    return nature;
+  }
+
   private natureOf(kind: string): TaskNature {
     if (kind === SLEEP) return 'work';
     const handler = this.handlers.get(kind);
@@ -259,31 +342,94 @@ export class VirtualClock {
 
   /**
    * Runs due tasks of both natures up to `target`, in (due, seq) order; or, when target is undefined, work
-   * only until none is left, counting it against `limit`.
+   * only until none is left (nothing due after LATEST_INSTANT), counting it against `limit`. Stops with a
+   * ClockDisposedError once the clock is disposed under it.
    */
   private async runDue(target: number | undefined, limit: number): Promise<AdvanceResult> {
     let ran = 0;
+    let heldSince = performance.now();
     for (;;) {
+      if (this.disposedFor !== undefined) throw new ClockDisposedError(this.disposedFor, ran);
       const next = target === undefined ? this.head('work') : this.earliest();
-      if (!next || (target !== undefined && next.due > target)) break;
+      if (!next || next.due > (target ?? LATEST_INSTANT)) break;
       if (ran >= limit) throw new ClockLimitError(limit, this.pendingKinds());
-      this.queues[next.nature].pop();
-      this.forget(next);
-      this.moveTo(next.due);
-      ran++;
-      if (next.everyMs !== undefined) this.schedule({ kind: next.kind, owner: next.owner, payload: next.payload, everyMs: next.everyMs }, next.due + next.everyMs);
-      if (next.wake) {
-        next.wake(REACHED);
-        // Let the woken request run up to its next await before the next task, as real time would.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+      const coalesced = target !== undefined && next.everyMs !== undefined && this.handlers.get(next.kind)?.coalesce ? await this.runCoalesced(target) : 0;
+      if (coalesced > 0) {
+        ran += coalesced;
       } else {
-        // Every queued kind has its handler: schedule() and load() refuse a kind without one.
-        await this.handlers.get(next.kind)!.run(next);
+        this.queues[next.nature].pop();
+        this.forget(next);
+        this.moveTo(next.due);
+        ran++;
+        if (next.everyMs !== undefined) this.reschedule(next, next.due);
+        if (next.wake) {
+          next.wake(REACHED);
+          // Let the woken request run up to its next await before the next task, as real time would.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        } else {
+          // Every queued kind has its handler: schedule() and load() refuse a kind without one.
+          await this.handlers.get(next.kind)!.run(next);
+        }
+      }
+      // A long walk lets other requests in now and then; which tasks it runs, and when, does not change.
+      if (performance.now() - heldSince >= this.yieldAfterMs) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        heldSince = performance.now();
       }
     }
     if (target !== undefined) this.moveTo(target);
     this.arm();
     return { now: this.now(), ran };
+  }
+
+  /**
+   * Runs the coalescing periodic tasks at the head of the queue (see HandleOptions) up to the first other task
+   * or `target`: each once, at the last of its occurrences in that window, in the order those last occurrences
+   * would have run one by one, so that the next occurrences are queued in the same order too. Returns how many
+   * occurrences that was; 0 when the head is not such a task now (its `coalesce` answers false).
+   *
+   * Exact because nothing else runs in the window and the runs in it commute: an occurrence rescheduled at the
+   * due time of the first other task comes after it (scheduled later), so only occurrences strictly before it
+   * belong to the window (the queued entry itself may share its due time, if it was queued first). The runs go
+   * back to back, without letting other requests in, so none sees the clock inside the window.
+   */
+  private async runCoalesced(target: number): Promise<number> {
+    const group: Entry[] = [];
+    let other: Entry | undefined;
+    for (let head = this.earliest(); head && head.due <= target; head = this.earliest()) {
+      if (!this.coalesces(head)) {
+        other = head;
+        break;
+      }
+      this.queues[head.nature].pop();
+      this.forget(head);
+      group.push(head);
+    }
+    const runs = group.map((entry): Run => {
+      const every = entry.everyMs!;
+      let last = Math.floor((target - entry.due) / every);
+      if (other) last = Math.min(last, Math.ceil((other.due - entry.due) / every) - 1);
+      last = Math.max(0, last);
+      return { entry, last, at: entry.due + last * every };
+    });
+    runs.sort(inRunOrder);
+    for (const { entry, last, at } of runs) {
+      this.moveTo(at);
+      this.reschedule(entry, at);
+      await this.handlers.get(entry.kind)!.run(last === 0 ? entry : { ...entry, due: at });
+    }
+    return runs.reduce((sum, run) => sum + run.last + 1, 0);
+  }
+
+  /** Whether `entry` is a periodic task whose kind may coalesce its runs now. */
+  private coalesces(entry: Entry): boolean {
+    const coalesce = this.handlers.get(entry.kind)?.coalesce;
+    return entry.everyMs !== undefined && coalesce !== undefined && (typeof coalesce === 'function' ? coalesce() : coalesce);
+  }
+
+  /** Queues the occurrence of periodic `entry` after the one due at `due`. */
+  private reschedule(entry: Entry, due: number): void {
+    this.schedule({ kind: entry.kind, owner: entry.owner, payload: entry.payload, everyMs: entry.everyMs }, due + entry.everyMs!);
   }
 
   /** The next live entry of one nature, dropping cancelled ones from the top of its queue. */
@@ -330,20 +476,65 @@ export class VirtualClock {
     return [...kinds];
   }
 
-  /** Real mode: one wall-clock timer for the earliest task of either nature. Unref'd: the emulator never keeps a process alive. */
+  /**
+   * Real mode: one wall-clock timer for the earliest task of either nature (none for a task after LATEST_INSTANT,
+   * which real time never reaches). Unref'd: the emulator never keeps a process alive.
+   */
   private arm(): void {
     if (this.mode !== 'real' || this.disposedFor !== undefined) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const next = this.earliest();
-    if (!next) return;
+    if (!next || next.due > LATEST_INSTANT) return;
     const delay = Math.max(0, Math.min(next.due - this.now(), 2 ** 31 - 1));
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.walk(() => this.now(), Infinity);
+      // A walk the clock's disposal stopped is done with; any other failure is a bug and surfaces.
+      this.walk(() => this.now(), Infinity).catch((error: unknown) => {
+        if (!(error instanceof ClockDisposedError)) throw error;
+      });
     }, delay);
     this.timer.unref?.();
   }
+}
+
+const refuse = (argument: 'by' | 'to', message: string): Promise<never> => Promise.reject(new ClockRangeError(argument, message));
+
+/** An instant for a message: ISO 8601 where a Date can show it, else its milliseconds. */
+const shown = (instant: number): string => (Math.abs(instant) <= 8.64e15 ? new Date(instant).toISOString() : `${instant} ms after 1970`);
+const days = (ms: number): string => (ms / DAY_MS).toLocaleString('en-US', { maximumFractionDigits: 3 });
+
+function beyondTheEnd(now: number, byMs: number): ClockRangeError {
+  return new ClockRangeError(
+    'by',
+    `advance() cannot move the clock past its last instant, ${shown(LATEST_INSTANT)}: now is ${shown(now)}, so at most ${LATEST_INSTANT - now} ms remain; got ${byMs} ms`,
+  );
+}
+
+/** A coalesced run: `entry`'s occurrence `last` (0: the queued entry itself), due `at`. */
+interface Run {
+  readonly entry: Entry;
+  readonly last: number;
+  readonly at: number;
+}
+
+/**
+ * The order coalesced runs would have had one by one: by due time; at a tie, by the seq each occurrence would
+ * have had. A queued entry (last 0) is older than any occurrence rescheduled in the window, and queued entries
+ * keep their seq order. Two rescheduled ones got their seq when their previous occurrences ran: the longer
+ * period's ran first. With equal periods (in phase, since they tie) they have tied since the first occurrence
+ * of the entry due later, where that one, still queued, ran first; entries due at the same time keep their
+ * seq order.
+ */
+function inRunOrder(a: Run, b: Run): number {
+  if (a.at !== b.at) return a.at - b.at;
+  if ((a.last === 0) !== (b.last === 0)) return a.last === 0 ? -1 : 1;
+  if (a.last !== 0) {
+    const [everyA, everyB] = [a.entry.everyMs!, b.entry.everyMs!];
+    if (everyA !== everyB) return everyB - everyA;
+    if (a.entry.due !== b.entry.due) return b.entry.due - a.entry.due;
+  }
+  return a.entry.seq - b.entry.seq;
 }
 
 const before = (a: Entry, b: Entry): boolean => a.due < b.due || (a.due === b.due && a.seq < b.seq);

@@ -299,6 +299,25 @@ describe('FaultRegistry matching and firing', () => {
     expect(registry.takeApi(request(), 'arrival')).toBeUndefined();
   });
 
+  it('armsJob says whether a job fault would fire for a job, without firing it', () => {
+    const registry = new FaultRegistry();
+    const retention = { kind: 'retencao_eventos', companyId: null } as const;
+    expect(registry.armsJob(retention)).toBe(false);
+    registry.add({ target: 'job', match: { kind: 'vigilancia' }, effect: { fail: true } });
+    registry.add({ target: 'job', match: { companyId: 'c1' }, effect: { fail: true } });
+    expect(registry.armsJob(retention)).toBe(false);
+    const { id } = registry.add({ target: 'job', match: { kind: 'retencao_eventos' }, effect: { delayMs: 1000 }, times: 2 });
+    expect(registry.armsJob(retention)).toBe(true);
+    expect(registry.armsJob({ ...retention, effect: 'fail' })).toBe(false);
+    expect(registry.list().find((f) => f.id === id)).toMatchObject({ times: 2, hits: 0 });
+    registry.takeJob(retention);
+    registry.takeJob(retention);
+    expect(registry.armsJob(retention)).toBe(false);
+    // A fault with no kind matches every job, retention included.
+    registry.add({ target: 'job', effect: { fail: true } });
+    expect(registry.armsJob(retention)).toBe(true);
+  });
+
   it('list shows the match as given, remaining times and hits', () => {
     const registry = new FaultRegistry();
     registry.add({ target: 'api', match: { method: 'PATCH', path: '/v1/produtos/*', companyId: 'c1' }, effect: { status: 503, retryAfter: 5 }, times: 4 });

@@ -214,12 +214,16 @@ export class FaultRegistry {
   }
 
   takeJob(request: JobFaultMatch): { id: string; effect: JobFaultEffect } | undefined {
-    const fault = this.take((f) => {
-      if (f.spec.target !== 'job') return false;
-      const { kind, companyId } = f.spec.match;
-      return (kind === undefined || kind === request.kind) && (companyId === undefined || companyId === request.companyId) && (request.effect === undefined || request.effect in f.spec.effect);
-    });
+    const fault = this.take((f) => matchesJob(f, request));
     return fault && fault.spec.target === 'job' ? { id: fault.id, effect: fault.spec.effect } : undefined;
+  }
+
+  /**
+   * Whether a job fault matching `request` is armed, without firing it: a job whose runs a fault counts must
+   * run each time (the clock coalesces a periodic job's runs only while this answers false).
+   */
+  armsJob(request: JobFaultMatch): boolean {
+    return this.faults.some((f) => matchesJob(f, request));
   }
 
   private take(test: (fault: Fault) => boolean, fire?: () => boolean): Fault | undefined {
@@ -232,6 +236,12 @@ export class FaultRegistry {
     if (fault.times !== null && --fault.times === 0) this.faults.splice(index, 1);
     return fault;
   }
+}
+
+function matchesJob(fault: Fault, request: JobFaultMatch): boolean {
+  if (fault.spec.target !== 'job') return false;
+  const { kind, companyId } = fault.spec.match;
+  return (kind === undefined || kind === request.kind) && (companyId === undefined || companyId === request.companyId) && (request.effect === undefined || request.effect in fault.spec.effect);
 }
 
 function matchesApi(fault: Fault, match: { method?: string; companyId?: string }, request: ApiFaultMatch): boolean {

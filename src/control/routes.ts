@@ -7,8 +7,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { PERMISSIONS } from '../core/companies.js';
 import { EVENT_KINDS, type EventData } from '../core/webhooks/events.js';
-import { parseDuration } from '../core/time.js';
-import { ClockLimitError } from '../clock/clock.js';
+import { ClockDisposedError, ClockLimitError, ClockRangeError } from '../clock/clock.js';
 import { FaultInputError } from './faults.js';
 import type { Emulator } from '../emulator.js';
 import { ControlError } from '../emulator.js';
@@ -71,6 +70,9 @@ async function call(run: () => unknown): Promise<Response> {
   } catch (error) {
     if (error instanceof ControlError) return fail(apiError(error.status, error.codigo, error.message, error.caminho));
     if (error instanceof ClockLimitError) return fail(apiError(409, 'limite_de_tarefas', error.message));
+    if (error instanceof ClockRangeError) return fail(apiError(422, 'valor_invalido', error.message, `body.${error.argument}`));
+    // A reset, restore or close replaced the clock a walk was moving: like a request held by a delayMs fault.
+    if (error instanceof ClockDisposedError) return fail(apiError(503, 'servico_indisponivel', error.message));
     if (error instanceof FaultInputError) {
       const caminho = error.caminho === '' ? 'body' : `body.${error.caminho}`;
       return fail(apiError(422, 'valor_invalido', error.message, caminho));
@@ -121,9 +123,6 @@ export function buildControlApp(): Hono<ControlEnv> {
     const input = await body(c, advance);
     if (input instanceof Response) return input;
     return call(async () => {
-      if ('by' in input && parseDuration(input.by) === undefined) {
-        return fail(apiError(422, 'valor_invalido', `body.by must be milliseconds or a duration such as "90s", "15m", "24h", "31d"; got ${JSON.stringify(input.by)}`, 'body.by'));
-      }
       const result = 'by' in input ? await emu(c).clock.advance(input.by) : await emu(c).clock.advanceTo(input.to);
       return { now: result.now.toISOString(), ran: result.ran };
     });

@@ -108,6 +108,15 @@ const watchesSomething = (state: State, companyId: string): boolean => {
   return false;
 };
 
+/**
+ * Whether the daily run would open no execution: no company watches anything. Such a run changes nothing
+ * (no record, no random draw), so the clock may skip it; otherwise each day's run is a record of its own.
+ */
+export function dailyRunIsIdle(state: State): boolean {
+  for (const companyId of state.companies.keys()) if (watchesSomething(state, companyId)) return false;
+  return true;
+}
+
 /** The daily run: one execution per company watching products. */
 export function scheduleDailyExecutions(state: State, ctx: Context): void {
   for (const companyId of state.companies.keys()) if (watchesSomething(state, companyId)) open(state, companyId, 'agendada', ctx);

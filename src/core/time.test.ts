@@ -11,6 +11,13 @@ describe('parseDuration', () => {
     ['250ms', 250],
     ['1d2h3m4s5ms', DAY + 2 * HOUR + 3 * MINUTE + 4 * SECOND + 5],
     ['1.5s', 1500],
+    ['1.1s', 1100],
+    ['0.001s', 1],
+    ['1.25m', 75 * SECOND],
+    ['2.000ms', 2],
+    ['9007199254740991', Number.MAX_SAFE_INTEGER],
+    ['104249991d', 104_249_991 * DAY],
+    [`${'0'.repeat(62)}1s`, SECOND],
     ['0s', 0],
     ['1500', 1500],
     [' 90s ', 90 * SECOND],
@@ -30,6 +37,24 @@ describe('parseDuration', () => {
 
   it.each(['', '   ', 'abc', 's', 'ms', '10x', '10 s', '-5s', '1h 30m', 'h1', '5sec', '10s!', '1.s', '1e3'])('refuses the text %j', (text) => {
     expect(parseDuration(text)).toBeUndefined();
+  });
+
+  it.each([
+    ['half a millisecond', '0.5ms'],
+    ['a duration ending in a fraction of a millisecond', '1.0005s'],
+    ['a tiny fraction that would round to 0', '0.0000001s'],
+    ['more milliseconds than a number holds exactly', '9007199254740992'],
+    ['more days than a number of milliseconds holds exactly', '104249992d'],
+    ['a sum past the largest safe integer', '104249991d1d'],
+    ['twenty digits', '99999999999999999999'],
+    ['text longer than 64 characters', `${'0'.repeat(63)}1s`],
+  ])('refuses %s (%j) instead of rounding it or losing precision', (_name, text) => {
+    expect(parseDuration(text)).toBeUndefined();
+  });
+
+  it('refuses what is neither a number nor text', () => {
+    expect(parseDuration(undefined as never)).toBeUndefined();
+    expect(parseDuration({} as never)).toBeUndefined();
   });
 });
 

@@ -10,23 +10,35 @@ export function isoString(instant: Instant): string {
   return new Date(instant).toISOString();
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: SECOND, m: MINUTE, h: HOUR, d: DAY };
+const UNIT_MS: Record<string, bigint> = { ms: 1n, s: BigInt(SECOND), m: BigInt(MINUTE), h: BigInt(HOUR), d: BigInt(DAY) };
+/** No duration anyone writes is longer ("1d2h3m4s5ms" is 11): a longer text is refused before any arithmetic. */
+const MAX_DURATION_TEXT = 64;
 
 /**
- * A duration: milliseconds as a number, or text such as "90s", "15m", "24h", "31d", "1h30m", "250ms".
- * Returns undefined when the text is not one.
+ * A duration: milliseconds as a number, or text such as "90s", "15m", "24h", "31d", "1h30m", "250ms", "1.5s".
+ * Returns undefined when the input is not one: not a whole number of milliseconds ("0.5ms", "1.0001s": never
+ * rounded), more than Number.MAX_SAFE_INTEGER ms, or text longer than 64 characters. Decimal text is read
+ * exactly (in integers), so "1.1s" is 1100, not 1100.0000000000002.
  */
 export function parseDuration(input: number | string): number | undefined {
   if (typeof input === 'number') return Number.isSafeInteger(input) && input >= 0 ? input : undefined;
+  if (typeof input !== 'string') return undefined;
   const text = input.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  const part = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
-  let total = 0;
+  if (text.length > MAX_DURATION_TEXT) return undefined;
+  if (/^\d+$/.test(text)) return whole(BigInt(text));
+  const part = /(\d+)(?:\.(\d+))?(ms|s|m|h|d)/gy;
+  let total = 0n;
   let end = 0;
   for (let match = part.exec(text); match; match = part.exec(text)) {
-    total += Number(match[1]) * UNIT_MS[match[2]!]!;
+    const fraction = match[2] ?? '';
+    const scale = 10n ** BigInt(fraction.length);
+    const scaled = BigInt(match[1]! + fraction) * UNIT_MS[match[3]!]!;
+    if (scaled % scale !== 0n) return undefined;
+    total += scaled / scale;
     end = part.lastIndex;
   }
-  if (end === 0 || end !== text.length || !Number.isFinite(total)) return undefined;
-  return Math.round(total);
+  if (end === 0 || end !== text.length) return undefined;
+  return whole(total);
 }
+
+const whole = (ms: bigint): number | undefined => (ms <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(ms) : undefined);

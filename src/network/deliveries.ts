@@ -6,7 +6,8 @@
  *                          virtual latency through webhook.resposta)
  *   webhook.tempo_esgotado the attempt's 15 s are up: finishAttempt with a time-out if it is still running
  *   webhook.resposta       a delayed answer arrives
- *   webhook.retencao       hourly: closed events older than 30 days are removed (a `job` fault can hold it back)
+ *   webhook.retencao       hourly: closed events older than 30 days are removed (a `job` fault can hold it back);
+ *                          consecutive runs with nothing between them coalesce (one run at the last)
  *
  * The first three are work (runUntilIdle carries a delivery through to its end); retention is a deadline.
  */
@@ -66,7 +67,9 @@ export function registerDeliveryTasks(world: DeliveryWorld, transport: Transport
     finish(eventId, tentativa, outcome as NetworkOutcome);
   });
 
-  // Its fault-postponed extra run is of the same kind, so a deadline too.
+  // Its fault-postponed extra run is of the same kind, so a deadline too. The purge is monotone in now (a run
+  // removes everything an earlier one would have) and schedules nothing, so hourly runs with no other task
+  // between them coalesce into the last one; not while a job fault that counts its runs is armed.
   clock.handle(TASK_RETENTION, 'deadline', () => {
     const fault = faults.takeJob({ kind: 'retencao_eventos', companyId: null })?.effect;
     if (fault && 'fail' in fault) return;
@@ -76,7 +79,7 @@ export function registerDeliveryTasks(world: DeliveryWorld, transport: Transport
       return;
     }
     purgeClosedEvents(world.state, clock.now());
-  });
+  }, { coalesce: () => !faults.armsJob({ kind: 'retencao_eventos', companyId: null }) });
 }
 
 /** The hourly retention run, first an hour after `start`. */
