@@ -127,7 +127,7 @@ describe('a long advance coalesces housekeeping exactly', () => {
     expect(snapshot.state.executions).toHaveLength(40);
     expect(jumping.faults.list()).toEqual([]);
     expect(snapshot.state.webhookEvents.map((event) => event.tipo)).toEqual(['webhook.teste', 'webhook.teste', 'divergencias.alteradas']);
-    expect(snapshot.state.idempotency.map((record) => record.storedAt)).toEqual([snapshot.now - 25 * DAY]);
+    expect(snapshot.state.idempotency.map((record) => record.expiresAt)).toEqual([snapshot.now - 25 * DAY + 60 * DAY]);
     // A's receiver failed all 8 attempts of its 4 events: 2 raised on day 0, 1 on day 40, and the divergence.
     expect(jumper.received.filter((line) => line.startsWith('a '))).toHaveLength(4 * 8);
   });
@@ -199,7 +199,7 @@ describe('a long advance over HTTP', () => {
   it('a reset while it runs stops it: 503 servico_indisponivel, and the reset emulator is at its start', async () => {
     const { emu, server, start, advancing, midway } = await busyServer(1000);
     expect(await midway()).toBeDefined();
-    expect((await fetch(`${server.url}/_emulator/reset`, { method: 'POST' })).status).toBe(200);
+    expect((await fetch(`${server.url}/_emulator/reset`, { method: 'POST', headers: { 'content-type': 'application/json' } })).status).toBe(200);
     const answer = await advancing;
     expect(answer.status).toBe(503);
     expect(answer.body.erro).toMatchObject({ codigo: 'servico_indisponivel', request_id: '_emulator' });
