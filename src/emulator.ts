@@ -7,6 +7,7 @@
  */
 import type { Hono } from 'hono';
 import { buildApiApp } from './http/app.js';
+import { answerClientError } from './http/client-errors.js';
 import { STATUS_OF } from './http/errors.js';
 import { ClockDisposedError, ClockLimitError, ClockRangeError, EARLIEST_INSTANT, LATEST_INSTANT, VirtualClock, withinClockBounds, type ClockMode, type PersistedTask, type ScheduledTask } from './clock/clock.js';
 import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type CreatedCompany, type Permission } from './core/companies.js';
@@ -432,6 +433,8 @@ export class Emulator {
       fetch: (request: Request, env: { incoming: NodeIncoming }) =>
         refusedHost(env.incoming.headers.host) ?? app().fetch(request, { ...this.bindings, body: socketBody(request, env.incoming) }),
     });
+    // Bytes Node's parser refuses are answered with the error body rather than Node's bare 400.
+    server.on('clientError', answerClientError);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port ?? 4747, host, () => {

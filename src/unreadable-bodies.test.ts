@@ -68,21 +68,34 @@ async function journal(s: Served, count: number): Promise<JournalEntry[]> {
   }
 }
 
-const NODE_BAD_REQUEST = 'HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n';
+/**
+ * Checks a raw answer of Node's parser refusal: the status line, the error body with `codigo` and Node's parser
+ * error code in its message, and the connection closed.
+ */
+function expectParserRefusal(raw: string, codigo: string, parserCode: string): void {
+  const [head, body] = raw.split('\r\n\r\n');
+  const lines = head!.split('\r\n');
+  expect(lines[0]).toBe('HTTP/1.1 400 Bad Request');
+  expect(lines.slice(1)).toEqual(['Content-Type: application/json; charset=utf-8', `Content-Length: ${Buffer.byteLength(body!)}`, 'Connection: close']);
+  const { erro } = JSON.parse(body!) as { erro: { codigo: string; mensagem: string; request_id: string } };
+  expect(erro.codigo).toBe(codigo);
+  expect(erro.request_id).toBe('_emulator');
+  expect(erro.mensagem).toContain(`(${parserCode}: Parse Error`);
+}
 
 describe('a body that cannot be read, over a socket', () => {
-  const cases: [string, (s: Served) => string][] = [
-    ['Content-Length: 100, 10 bytes sent, then the connection ends', (s) => head(s, 'Content-Length: 100') + '{"nome":1}'],
-    ['a chunk size that is no number', (s) => head(s, 'Transfer-Encoding: chunked') + 'zz\r\n{"nome":1}\r\n0\r\n\r\n'],
-    ['a bad chunk size after a good chunk', (s) => head(s, 'Transfer-Encoding: chunked') + '3\r\n{"n\r\nzz\r\n'],
-    ['a chunked body whose last chunk never comes before the connection ends', (s) => head(s, 'Transfer-Encoding: chunked') + '10\r\n{"nome"'],
-    ['Transfer-Encoding: gzip (a coding other than chunked)', (s) => head(s, 'Transfer-Encoding: gzip') + '{"nome":1}'],
+  const cases: [string, (s: Served) => string, string][] = [
+    ['Content-Length: 100, 10 bytes sent, then the connection ends', (s) => head(s, 'Content-Length: 100') + '{"nome":1}', 'HPE_INVALID_EOF_STATE'],
+    ['a chunk size that is no number', (s) => head(s, 'Transfer-Encoding: chunked') + 'zz\r\n{"nome":1}\r\n0\r\n\r\n', 'HPE_INVALID_CHUNK_SIZE'],
+    ['a bad chunk size after a good chunk', (s) => head(s, 'Transfer-Encoding: chunked') + '3\r\n{"n\r\nzz\r\n', 'HPE_INVALID_CHUNK_SIZE'],
+    ['a chunked body whose last chunk never comes before the connection ends', (s) => head(s, 'Transfer-Encoding: chunked') + '10\r\n{"nome"', 'HPE_INVALID_EOF_STATE'],
+    ['Transfer-Encoding: gzip (a coding other than chunked)', (s) => head(s, 'Transfer-Encoding: gzip') + '{"nome":1}', 'HPE_INVALID_TRANSFER_ENCODING'],
   ];
 
-  for (const [name, request] of cases) {
-    it(`${name}: Node's parser answers 400 and closes; the emulator journals 400, never 500, and serves on`, async () => {
+  for (const [name, request, parserCode] of cases) {
+    it(`${name}: 400 corpo_ilegivel with the error body, the connection closed; the emulator journals 400, never 500, and serves on`, async () => {
       const s = await served();
-      expect(await exchange(s.server.port, request(s))).toBe(NODE_BAD_REQUEST);
+      expectParserRefusal(await exchange(s.server.port, request(s)), 'corpo_ilegivel', parserCode);
 
       const entries = await journal(s, 1);
       expect(entries.map((e) => [e.method, e.path, e.status, e.companyId])).toEqual([['POST', '/v1/catalogos', 400, s.emu.companies.initial()[0]!.companyId]]);
@@ -99,10 +112,19 @@ describe('a body that cannot be read, over a socket', () => {
     });
   }
 
-  it('framing errors in the headers (a Content-Length that is no number; Content-Length with Transfer-Encoding) are answered by Node before the emulator sees the request: no journal entry', async () => {
+  it('framing errors in the headers are answered before the emulator sees the request, with the error body and no journal entry: a Content-Length that is no number (requisicao_malformada), Content-Length with Transfer-Encoding (corpo_ilegivel)', async () => {
     const s = await served();
-    expect(await exchange(s.server.port, head(s, 'Content-Length: abc') + '{}')).toBe(NODE_BAD_REQUEST);
-    expect(await exchange(s.server.port, head(s, 'Content-Length: 2\r\nTransfer-Encoding: chunked') + '0\r\n\r\n')).toBe(NODE_BAD_REQUEST);
+    expectParserRefusal(await exchange(s.server.port, head(s, 'Content-Length: abc') + '{}'), 'requisicao_malformada', 'HPE_INVALID_CONTENT_LENGTH');
+    expectParserRefusal(await exchange(s.server.port, head(s, 'Content-Length: 2\r\nTransfer-Encoding: chunked') + '0\r\n\r\n'), 'corpo_ilegivel', 'HPE_INVALID_TRANSFER_ENCODING');
+    expect(await journal(s, 0)).toEqual([]);
+  });
+
+  it('headers larger than Node takes (16 KB) are 431 cabecalhos_grandes_demais with the error body', async () => {
+    const s = await served();
+    const raw = await exchange(s.server.port, `GET /v1/empresa HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const [head, body] = raw.split('\r\n\r\n');
+    expect(head!.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(JSON.parse(body!).erro).toMatchObject({ codigo: 'cabecalhos_grandes_demais', request_id: '_emulator' });
     expect(await journal(s, 0)).toEqual([]);
   });
 });
