@@ -17,6 +17,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Api, type Answer } from '../support/client.js';
+import type { Target } from '../support/target.js';
 import { cnpjOfNumber } from '../support/cnpj.js';
 import { lab, PROPERTY_TIMEOUT, runs, type Lab } from './support/lab.js';
 
@@ -34,9 +35,28 @@ function must(answer: Answer, what: string): Answer {
   return answer;
 }
 
-/** Two companies with something of every kind, and tasks of every kind still on the clock. */
-async function varied(l: Lab): Promise<void> {
-  const { api, controls, emu } = l;
+/** A state-changing API request as the setup sent it, to send again (same credential, key and body): a replay. */
+interface Sent {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+}
+
+/** Two companies with something of every kind, and tasks of every kind still on the clock; returns the requests that stored an answer. */
+async function varied(l: Lab): Promise<Sent[]> {
+  const { controls, emu } = l;
+  const sent: Sent[] = [];
+  const recording: Target = {
+    ...l.target,
+    fetch: async (path, init) => {
+      const answer = await l.target.fetch(path, init);
+      const method = init?.method ?? 'GET';
+      if (method !== 'GET' && answer.status < 300) sent.push({ method, path, headers: { ...(init?.headers as Record<string, string>) }, ...(typeof init?.body === 'string' ? { body: init.body } : {}) });
+      return answer;
+    },
+  };
+  const api = new Api(recording, l.company.token);
   // Failed deliveries stay on the clock as retries; the other host's deliveries reach the built-in receiver.
   emu.network.route(`${HOOK}/falha`, () => new Response('no', { status: 500 }));
   await controls.addFault({ target: 'api', match: { path: '/v1/nada' }, effect: { status: 503 }, times: null });
@@ -84,7 +104,7 @@ async function varied(l: Lab): Promise<void> {
   must(await api.post(`/v1/estabelecimentos/${branch3.body.id}/correcoes-cnpj`, { cnpj_novo: cnpjOfNumber(l.company.cnpjRoot, 4), motivo: 'erro' }, { ifMatch: office.headers.get('etag')! }), 'correction');
   // A second company with a delivered event and products, for ids to swap across companies.
   const other = await controls.createCompany({ surveillanceCapacity: 1 });
-  const otherApi = new Api(l.target, other.token);
+  const otherApi = new Api(recording, other.token);
   const otherHook = must(await otherApi.put('/v1/webhook', { url: `${HOOK}/ok` }, { headers: { 'if-none-match': '*' } }), 'second destination');
   must(await otherApi.post('/v1/webhook/testes', undefined, { ifMatch: otherHook.headers.get('etag')! }), 'second test event');
   const otherCatalog = must(await otherApi.post('/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: 'B' }), 'second catalog').body.id as string;
@@ -96,6 +116,7 @@ async function varied(l: Lab): Promise<void> {
   must(await api.post(`/v1/catalogos/ingestoes/${closing}/fechamento`, { total_lotes: 1 }), 'validating close');
   must(await api.post('/v1/webhook/testes', undefined, { ifMatch: hook.headers.get('etag')! }), 'failing test event');
   await controls.advance(500);
+  return sent;
 }
 
 /** Values that break what a careless restore would take as is. */
@@ -227,8 +248,9 @@ function attacks(p: Pool): Mutation[][] {
     at('now', 0, 'replace', 8640000000000001),
     at('tasks.*.kind', 0, 'replace', 'nada'),
     ...Array.from({ length: periodic }, (_, i) => at('tasks.*.everyMs', i, 'replace', 0)),
-    at('state.idempotency.*.response.status', 0, 'replace', 0),
-    at('state.idempotency.*.response.headers.content-type', 0, 'replace', 'a\r\nb'),
+    at('state.idempotency.*.status', 0, 'replace', 0),
+    at('state.idempotency.*.etag', 0, 'replace', 'a\r\nb'),
+    at('state.idempotency.*.headers.ratelimit', 0, 'replace', 'a\r\nb'),
     at('state.products.*.criadoEm', 0, 'replace', 8640000000000001),
     at('state.webhookEvents.*.attempts.*.iniciadaEm', 0, 'replace', -1),
   ];
@@ -242,18 +264,25 @@ function recordsOf(snapshot: Snapshot, companyId: string, collection: string): s
   return records.flatMap((r) => (r !== null && typeof r === 'object' && !Array.isArray(r) && r.companyId === companyId && typeof r.id === 'string' && UUID.test(r.id) ? [r.id] : []));
 }
 
-/** Every read of the API for each company that has a credential, and the replay of every stored answer. */
-function battery(snapshot: Snapshot): { path: string; method: string; token: string; key?: string; body?: string }[] {
+interface Call {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+}
+
+/** Every read of the API for each company that has a credential, then every state-changing request of the setup again: the replay of its stored answer. */
+function battery(snapshot: Snapshot, replays: readonly Sent[]): Call[] {
   const state = (snapshot.state ?? {}) as Record<string, Json>;
   const credentials = Array.isArray(state.credentials) ? state.credentials : [];
-  const calls: { path: string; method: string; token: string; key?: string; body?: string }[] = [];
+  const calls: Call[] = [];
   const seen = new Set<string>();
   for (const credential of credentials) {
     if (credential === null || typeof credential !== 'object' || Array.isArray(credential)) continue;
     const { token, companyId } = credential;
     if (typeof token !== 'string' || typeof companyId !== 'string' || seen.has(companyId) || !/^[\x21-\x7e]+$/.test(token)) continue;
     seen.add(companyId);
-    const get = (path: string) => calls.push({ method: 'GET', path, token });
+    const get = (path: string) => calls.push({ method: 'GET', path, headers: { authorization: `Bearer ${token}` } });
     for (const path of ['/v1/empresa', '/v1/contexto', '/v1/empresa/capacidade', '/v1/empresa/vigilancia', '/v1/empresa/vigilancia/produtos', '/v1/estabelecimentos', '/v1/catalogos', '/v1/produtos', '/v1/analises', '/v1/vigilancias', '/v1/webhook', '/v1/webhook/eventos']) get(path);
     for (const id of recordsOf(snapshot, companyId, 'establishments')) get(`/v1/estabelecimentos/${id}`);
     for (const id of recordsOf(snapshot, companyId, 'catalogs')) for (const tail of ['', '/produtos', '/impacto-exclusao']) get(`/v1/catalogos/${id}${tail}`);
@@ -263,25 +292,19 @@ function battery(snapshot: Snapshot): { path: string; method: string; token: str
     for (const id of recordsOf(snapshot, companyId, 'executions')) for (const tail of ['', '/resultados', '/resultados.csv']) get(`/v1/vigilancias/${id}${tail}`);
     for (const id of recordsOf(snapshot, companyId, 'ingestions')) get(`/v1/catalogos/ingestoes/${id}`);
     for (const id of recordsOf(snapshot, companyId, 'webhookEvents')) for (const tail of ['', '/tentativas']) get(`/v1/webhook/eventos/${id}${tail}`);
-    const stored = Array.isArray(state.idempotency) ? state.idempotency : [];
-    for (const record of stored) {
-      if (record === null || typeof record !== 'object' || Array.isArray(record) || record.companyId !== companyId) continue;
-      // The fingerprint is "METHOD path body": a replay sends the same request with the same key.
-      const match = typeof record.fingerprint === 'string' ? /^(POST|PUT|PATCH|DELETE) (\S+) (\{.*)$/s.exec(record.fingerprint) : null;
-      if (match && typeof record.key === 'string' && /^[A-Za-z0-9._:-]{16,200}$/.test(record.key)) calls.push({ method: match[1]!, path: match[2]!, token, key: record.key, body: match[3]! });
-    }
   }
-  return calls;
+  return [...calls, ...replays];
 }
 
 describe('restore', () => {
   let l: Lab;
   let base: Snapshot;
   let mutable: Pool;
+  let replays: Sent[];
 
   beforeAll(async () => {
     l = lab();
-    await varied(l);
+    replays = await varied(l);
     base = l.emu.snapshot() as unknown as Snapshot;
     mutable = pool(base);
   }, PROPERTY_TIMEOUT);
@@ -323,10 +346,8 @@ describe('restore', () => {
           moved = false;
           return;
         }
-        for (const call of battery(snapshot)) {
-          const headers: Record<string, string> = { authorization: `Bearer ${call.token}` };
-          if (call.key !== undefined) Object.assign(headers, { 'idempotency-key': call.key, 'content-type': 'application/json' });
-          const answer = await l.target.fetch(call.path, { method: call.method, headers, ...(call.body === undefined ? {} : { body: call.body }) });
+        for (const call of battery(snapshot, replays)) {
+          const answer = await l.target.fetch(call.path, { method: call.method, headers: call.headers, ...(call.body === undefined ? {} : { body: call.body }) });
           expect(answer.status, `${applied.join('; ')}: ${call.method} ${call.path} → ${await answer.text()}`).toBeLessThan(500);
         }
         for (const [method, path, body] of [['GET', '/state'], ['GET', '/clock'], ['GET', '/regulatory'], ['GET', '/companies'], ['POST', '/clock/advance', { by: '1d' }], ['POST', '/clock/run-until-idle', {}], ['GET', '/state']] as const) {
