@@ -241,10 +241,6 @@ export class VirtualClock {
   }
 
   /**
-   * Replaces every task and the current time (restore of a snapshot); sleeps are released with `reason`.
-   * Every kind must have a handler: a TypeError names the first that has none, and nothing is replaced.
-   */
-  /**
    * Why `task` could not be loaded with the clock at `now`, or undefined: its kind has no handler; it repeats
    * (`everyMs`) though it is work, which runUntilIdle would then never finish; or it repeats and is overdue by more
    * than one advance may move, so the next advance would run every period it missed, more than an advance may.
@@ -259,6 +255,10 @@ export class VirtualClock {
     return undefined;
   }
 
+  /**
+   * Replaces every task and the current time (restore of a snapshot); sleeps are released with `reason`.
+   * Every kind must have a handler: a TypeError names the first that has none, and nothing is replaced.
+   */
   load(now: number, tasks: readonly PersistedTask[], reason = 'restored'): void {
     for (const task of tasks) this.check(task);
     this.release(reason);

@@ -419,12 +419,12 @@ function reference(regulatory: ReferenceData): Found {
 
 /** Positions order every list: each one is unique and at most `sequence`, the last one handed out. */
 function positions(data: StateData): Found {
-  const seen = new Map<number, string>();
+  const seen = new Map<number, readonly (string | number)[]>();
   const check = (path: readonly (string | number)[], position: number): Found => {
     if (position > data.sequence) return at(path, `position ${position} is beyond sequence ${data.sequence}, the last position handed out`);
     const other = seen.get(position);
-    if (other !== undefined) return at(path, `position ${position} is also that of ${other}`);
-    seen.set(position, path.join('.'));
+    if (other !== undefined) return at(path, `position ${position} is also that of ${other.join('.')}`);
+    seen.set(position, path);
     return undefined;
   };
   const collections = { establishments: data.establishments, catalogs: data.catalogs, products: data.products, webhookEvents: data.webhookEvents, cnpjCorrections: data.cnpjCorrections, analyses: data.analyses, executions: data.executions, ingestions: data.ingestions };
