@@ -392,7 +392,7 @@ export class Emulator {
    */
   restore(snapshot: unknown): void {
     // Every check comes first: the current clock has the handlers of every task kind, and answers for a new one.
-    const data = structuredClone(readSnapshot(snapshot, (task, now) => this.world.clock.loadProblem(task, now)));
+    const data = structuredClone(readSnapshot(snapshot, (task) => this.world.clock.loadProblem(task)));
     const state = importState(data.state as StateData);
     const initialCompanies = this.world.initialCompanies.filter((c) => state.companies.has(c.companyId));
     const world = this.freshWorld({ state, initialCompanies, random: data.random, requestRandom: data.requestRandom });

@@ -241,17 +241,13 @@ export class VirtualClock {
   }
 
   /**
-   * Why `task` could not be loaded with the clock at `now`, or undefined: its kind has no handler; it repeats
-   * (`everyMs`) though it is work, which runUntilIdle would then never finish; or it repeats and is overdue by more
-   * than one advance may move, so the next advance would run every period it missed, more than an advance may.
-   * Restore asks this of every task before it replaces anything.
+   * Why `task` could not be loaded, or undefined: its kind has no handler, or it repeats (`everyMs`) though it is
+   * work, which runUntilIdle would then never finish. Restore asks this of every task before it replaces anything.
    */
-  loadProblem(task: PersistedTask, now: number): { readonly field: 'kind' | 'everyMs' | 'due'; readonly problem: string } | undefined {
+  loadProblem(task: TaskData): { readonly field: 'kind' | 'everyMs'; readonly problem: string } | undefined {
     const handler = this.handlers.get(task.kind);
     if (!handler) return { field: 'kind', problem: `"${task.kind}" is not a task kind of this emulator` };
-    if (task.everyMs === undefined) return undefined;
-    if (handler.nature === 'work') return { field: 'everyMs', problem: `a "${task.kind}" task is work, which never repeats: runUntilIdle would never be idle` };
-    if (task.due < now - MAX_ADVANCE_MS) return { field: 'due', problem: `a periodic task overdue by more than ${MAX_ADVANCE_MS} ms (the longest advance) would run every period it missed at the next advance` };
+    if (task.everyMs !== undefined && handler.nature === 'work') return { field: 'everyMs', problem: `a "${task.kind}" task is work, which never repeats: runUntilIdle would never be idle` };
     return undefined;
   }
 

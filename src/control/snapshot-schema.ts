@@ -5,7 +5,7 @@
  * loadProblem. A snapshot that passes can be imported and served without an error of the emulator's own.
  */
 import { z } from 'zod';
-import { EARLIEST_INSTANT, LATEST_INSTANT, MIN_PERIOD_MS, withinClockBounds, type PersistedTask } from '../clock/clock.js';
+import { EARLIEST_INSTANT, LATEST_INSTANT, MIN_PERIOD_MS, withinClockBounds, type TaskData } from '../clock/clock.js';
 import { TASK_ANALYSIS_END, TASK_ANALYSIS_START } from '../core/analyses.js';
 import { isValidCnpj } from '../core/cnpj.js';
 import { TASK_REVIEW } from '../core/cnpj-corrections.js';
@@ -276,16 +276,16 @@ const inconsistent = (found: IntegrityProblem, root: string): SnapshotError => {
 
 /**
  * The whole check of a snapshot to restore, in order: its shape and every field (the schema); each task against
- * the clock (`loadProblem`: a known kind, repeating only if a deadline and not far overdue) and its payload against its kind's; then
+ * the clock (`loadProblem`: a known kind, repeating only if a deadline) and its payload against its kind's; then
  * what must hold between records and tasks. Throws a SnapshotError naming the first problem; returns the data
  * otherwise. Reads nothing but its input, so a refusal changes nothing.
  */
-export function readSnapshot(input: unknown, loadProblem: (task: PersistedTask, now: number) => { readonly field: string; readonly problem: string } | undefined): Snapshot {
+export function readSnapshot(input: unknown, loadProblem: (task: TaskData) => { readonly field: string; readonly problem: string } | undefined): Snapshot {
   const parsed = snapshotSchema.safeParse(input);
   if (!parsed.success) throw shapeError(parsed.error.issues[0]);
   const snapshot = parsed.data;
   for (const [i, t] of snapshot.tasks.entries()) {
-    const clock = loadProblem(t, snapshot.now);
+    const clock = loadProblem(t);
     if (clock) throw new SnapshotError(`Not a snapshot of this emulator: tasks.${i}.${clock.field}: ${clock.problem}`, ['tasks', i, clock.field]);
     const payload = (TASK_PAYLOADS.get(t.kind) ?? z.undefined(`a "${t.kind}" task takes no payload`)).safeParse(t.payload);
     if (!payload.success) throw shapeError(payload.error.issues[0], ['tasks', i, 'payload']);
