@@ -4,15 +4,18 @@
  * A real snapshot of a varied state (two companies; establishments, catalogs, a deleted one, products, links,
  * a surveillance selection, executions, analyses, a CNPJ correction, ingestions applied and open, a webhook
  * destination with delivered and failing events, a published regulatory reference, idempotent answers, and tasks
- * of every kind on the clock) is mutated: random leaves or whole subtrees replaced with hostile values (instants
- * out of the clock's range, huge, negative and fractional numbers, 0, wrong types, empty strings, CR/LF and NUL,
- * unknown and other task kinds), keys deleted, array items duplicated, ids swapped for other ids of the snapshot.
- * PUT /_emulator/state with it must then either answer 4xx and leave GET /_emulator/state, the faults, the routes
- * and the journal byte-identical, or answer 200, after which a fixed battery (every list and get of the API for each
- * company of the snapshot, the replay of every stored idempotent answer, the state, the clock, an advance of a day
- * and run-until-idle) answers below 500 every time.
+ * of every kind on the clock) is mutated at nodes picked by their shape, so every field of every kind of record is
+ * as likely: replaced with hostile values (instants out of the clock's range, huge, negative and fractional numbers,
+ * 0, wrong types, empty strings, CR/LF and NUL, unknown task kinds), with the value the same field has elsewhere,
+ * nudged, deleted, duplicated, given an extra key, or an id swapped for another id of the snapshot. The named
+ * attacks (now 8640000000000001, an unknown task kind, everyMs 0, a stored answer's status 0 or a CR/LF header,
+ * record times out of range) run first. PUT /_emulator/state with it must then either answer 4xx and leave
+ * GET /_emulator/state, the faults, the routes and the journal byte-identical, or answer 200, after which a fixed
+ * battery (every list and get of the API for each company of the snapshot, every state-changing request of the
+ * setup again with its key, the state, the clock, an advance of a day and run-until-idle) answers below 500 every
+ * time, and the state it became restores again.
  *
- * 1,000 runs in CI; PROPERTY_RUNS_SCALE raises them.
+ * 1,000 runs in CI (about 15 s); PROPERTY_RUNS_SCALE raises them.
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
