@@ -711,15 +711,15 @@ describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
     };
     for (const field of ['destinoId', 'destinoVersao']) {
       const refused = await w.controls.raw('PUT', '/state', broken({ [field]: null }));
-      expectControlError(refused, 422, 'valor_invalido');
+      expectControlError(refused, 422, 'valor_invalido', `body.state.webhookEvents[${index}].${field}`);
       expect(refused.body.erro.mensagem).toContain(`state.webhookEvents.${index}.${field}`);
       expect(refused.body.erro.mensagem).toContain('null is not allowed');
     }
     const foreign = await w.controls.raw('PUT', '/state', broken({ destinoId: UNKNOWN_V7_ID }));
-    expectControlError(foreign, 422, 'valor_invalido');
-    expect(foreign.body.erro.mensagem).toContain(`Not a consistent snapshot: webhook event ${eventId}`);
+    expectControlError(foreign, 422, 'valor_invalido', `body.state.webhookEvents[${index}].destinoId`);
+    expect(foreign.body.erro.mensagem).toBe(`Not a consistent snapshot: state.webhookEvents.${index}.destinoId: webhook event ${eventId}: destination ${UNKNOWN_V7_ID} version 1 is not a version of its company's webhook destination`);
     const ahead = await w.controls.raw('PUT', '/state', broken({ destinoVersao: 2 }));
-    expectControlError(ahead, 422, 'valor_invalido');
+    expectControlError(ahead, 422, 'valor_invalido', `body.state.webhookEvents[${index}].destinoVersao`);
     expect(ahead.body.erro.mensagem).toContain('is not a version of its company');
     // Nothing was restored: the event reads as before.
     expect((await w.api.get(`/v1/webhook/eventos/${eventId}`)).text).toBe(detail.text);
@@ -809,6 +809,23 @@ describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
     expect(products.body.itens.map((p: { id_externo: string; sku: string | null }) => [p.id_externo, p.sku])).toEqual([['snap-1', null], ['snap-2', 'S2']]);
   });
 
+  it('refuses (422) a snapshot whose now the clock cannot hold, naming body.now, and then every call answers as before', async () => {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id);
+    const snapshot = await w.controls.snapshot();
+    const clock = await w.controls.clock();
+    for (const now of [8640000000000001, -1, Date.UTC(10000, 0, 1), 1.5]) {
+      const refused = await w.controls.raw('PUT', '/state', { ...snapshot, now });
+      expectControlError(refused, 422, 'valor_invalido', 'body.now');
+      expect(refused.body.erro.mensagem).toBe('Not a snapshot of this emulator: now: must be an instant the clock can hold: whole Unix milliseconds from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z');
+    }
+    expect(await w.controls.clock()).toEqual(clock);
+    const read = await w.api.get(`/v1/produtos/${created.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(created.body);
+  });
+
   it('refuses a PUT that is not a snapshot with 422 (and a body that is not JSON with 400), changing nothing', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -819,7 +836,7 @@ describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
     expectControlError(await w.controls.raw('PUT', '/state', [1, 2, 3]), 422, 'valor_invalido');
     expectControlError(await w.controls.raw('PUT', '/state', { ...snapshot, version: 99 }), 422, 'valor_invalido');
     const unknownTask = await w.controls.raw('PUT', '/state', { ...snapshot, tasks: [...snapshot.tasks, { due: 0, kind: 'nada', owner: null }] });
-    expectControlError(unknownTask, 422, 'valor_invalido');
+    expectControlError(unknownTask, 422, 'valor_invalido', `body.tasks[${snapshot.tasks.length}].kind`);
     expect(unknownTask.body.erro.mensagem).toBe(`Not a snapshot of this emulator: tasks.${snapshot.tasks.length}.kind: "nada" is not a task kind of this emulator`);
     const notJson = await w.target.fetch('/_emulator/state', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"format":' });
     expect(notJson.status).toBe(400);

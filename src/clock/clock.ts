@@ -241,6 +241,17 @@ export class VirtualClock {
   }
 
   /**
+   * Why `task` could not be loaded, or undefined: its kind has no handler, or it repeats (`everyMs`) though it is
+   * work, which runUntilIdle would then never finish. Restore asks this of every task before it replaces anything.
+   */
+  loadProblem(task: TaskData): { readonly field: 'kind' | 'everyMs'; readonly problem: string } | undefined {
+    const handler = this.handlers.get(task.kind);
+    if (!handler) return { field: 'kind', problem: `"${task.kind}" is not a task kind of this emulator` };
+    if (task.everyMs !== undefined && handler.nature === 'work') return { field: 'everyMs', problem: `a "${task.kind}" task is work, which never repeats: runUntilIdle would never be idle` };
+    return undefined;
+  }
+
+  /**
    * Replaces every task and the current time (restore of a snapshot); sleeps are released with `reason`.
    * Every kind must have a handler: a TypeError names the first that has none, and nothing is replaced.
    */

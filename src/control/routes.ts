@@ -9,6 +9,7 @@ import { PERMISSIONS } from '../core/companies.js';
 import { EVENT_KINDS, type EventData } from '../core/webhooks/events.js';
 import { ClockDisposedError, ClockLimitError, ClockRangeError } from '../clock/clock.js';
 import { FaultInputError } from './faults.js';
+import { SnapshotError } from './snapshot-schema.js';
 import type { Emulator } from '../emulator.js';
 import { ControlError } from '../emulator.js';
 import { apiError, errorResponse, type ApiError } from '../http/errors.js';
@@ -82,6 +83,7 @@ async function call(run: () => unknown): Promise<Response> {
       const caminho = formatPath('body', issue.path as PropertyKey[]);
       return fail(apiError(422, 'valor_invalido', `${caminho}: ${issue.message}`, caminho));
     }
+    if (error instanceof SnapshotError) return fail(apiError(422, 'valor_invalido', error.message, formatPath('body', error.path)));
     if (error instanceof RangeError || error instanceof TypeError) return fail(apiError(422, 'valor_invalido', error.message));
     throw error;
   }

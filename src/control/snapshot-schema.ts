@@ -1,13 +1,47 @@
-/** The shape of a state snapshot (GET/PUT /_emulator/state, emu.snapshot()/restore()), checked on restore. */
+/**
+ * The shape of a state snapshot (GET/PUT /_emulator/state, emu.snapshot()/restore()) and the whole check a
+ * restore makes before it replaces anything (readSnapshot): every field's own rule here, in the schema; what
+ * must hold between records in checkIntegrity (src/core/snapshot.ts); what the clock must know in its
+ * loadProblem. A snapshot that passes can be imported and served without an error of the emulator's own.
+ */
 import { z } from 'zod';
+import { EARLIEST_INSTANT, LATEST_INSTANT, MIN_PERIOD_MS, withinClockBounds, type TaskData } from '../clock/clock.js';
+import { TASK_ANALYSIS_END, TASK_ANALYSIS_START } from '../core/analyses.js';
+import { isValidCnpj } from '../core/cnpj.js';
+import { TASK_REVIEW } from '../core/cnpj-corrections.js';
 import { PERMISSIONS } from '../core/companies.js';
-import { EVENT_KINDS } from '../core/webhooks/events.js';
+import { MAX_BATCHES, MAX_ITEMS_PER_BATCH, TASK_APPLICATION, TASK_EXPIRY, TASK_VALIDATION } from '../core/ingestion/ingestions.js';
+import { ATTRIBUTE_PATTERN, NCM_PATTERN } from '../core/regulatory/snapshot.js';
+import { FINDING_TYPES } from '../core/regulatory/rules.js';
+import { checkIntegrity, checkTaskSubjects, type IntegrityProblem, type StateData } from '../core/snapshot.js';
+import { TASK_EXECUTION_END, TASK_EXECUTION_START } from '../core/surveillance-executions.js';
+import { isoString } from '../core/time.js';
+import { SECRET_PREFIX } from '../core/webhooks/destination.js';
+import { EVENT_KINDS, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT } from '../core/webhooks/events.js';
+import { webhookUrl } from '../http/schemas.js';
 import { fromEarlierFormat } from '../http/stored-answers.js';
+import { TASK_RESPONSE } from '../network/deliveries.js';
 
 const int = z.number().int().min(0);
-const instant = z.number().int();
-const id = z.string().min(1).max(64);
+/** Every instant is formatted as an ISO date-time and moves the clock: it must be one the clock can hold. */
+const instant = z.number().refine(withinClockBounds, `must be an instant the clock can hold: whole Unix milliseconds from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}`);
+/** Every id the emulator hands out is a lowercase UUID; ids travel in paths, Location headers and delivery headers. */
+const id = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'must be an id of this emulator: a lowercase UUID');
 const nullableText = z.string().nullable();
+const cnpj = z.string().refine(isValidCnpj, 'must be a valid CNPJ: 12 characters of A-Z and 0-9, then its 2 check digits');
+/** Positions are handed out one by one from `sequence`: it stays far below the largest exact integer, so every later one is exact too. */
+const MAX_SEQUENCE = 2 ** 52;
+
+/** Text that must parse as a JSON object: what a delivery sends, and what a replay (or the event detail) splices in. */
+const jsonObjectText = (what: string) =>
+  z.string().refine((text) => {
+    try {
+      const value: unknown = JSON.parse(text);
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    } catch {
+      return false;
+    }
+  }, `must be the JSON text of an object, as ${what} is`);
 
 const attributes = z.array(z.strictObject({ codigo: z.string(), valores: z.array(z.string()) }));
 
@@ -15,9 +49,11 @@ const company = z.strictObject({
   id, cnpjRoot: z.string().regex(/^\d{8}$/), name: z.string(), subscriptionActive: z.boolean(), surveillanceEntitled: z.boolean(),
   surveillanceCapacity: int, analysisAllowance: int, headOfficeId: id, createdAt: instant,
 });
-const credential = z.strictObject({ token: z.string().min(1), companyId: id, permissions: z.array(z.enum(PERMISSIONS)), createdAt: instant });
+/** A token travels as `Authorization: Bearer <token>`: visible ASCII, no spaces. */
+const token = z.string().regex(/^[\x21-\x7e]+$/, 'must be a credential token: visible ASCII without spaces, as a Bearer header carries it');
+const credential = z.strictObject({ token, companyId: id, permissions: z.array(z.enum(PERMISSIONS)), createdAt: instant });
 const establishment = z.strictObject({
-  id, companyId: id, cnpj: z.string(), nome: z.string(), estado: z.enum(['ativo', 'arquivado']), versao: int, catalogoId: id.nullable(),
+  id, companyId: id, cnpj, nome: z.string(), estado: z.enum(['ativo', 'arquivado']), versao: int, catalogoId: id.nullable(),
   idExterno: nullableText, position: int, criadoEm: instant, atualizadoEm: instant,
 });
 const catalog = z.strictObject({
@@ -29,19 +65,36 @@ const product = z.strictObject({
   atributos: attributes, versao: int, ativo: z.boolean(),
   catalogos: z.array(id), position: int, criadoEm: instant, atualizadoEm: instant,
 });
-/** What a replay sends back must make a valid answer: a 2xx status, header names that are HTTP tokens, values without line breaks. */
-const storedStatus = z.number().int().min(200).max(299);
-const headerValue = z.string().regex(/^[^\0\r\n]*$/, 'a header value holds no line break or NUL');
-const headers = z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), headerValue);
+/**
+ * A stored answer is replayed as it is: `new Response(body, { status, headers })` with its ETag, Location and
+ * other headers, then written to the socket. So its status is one the store keeps (2xx) and a Response with a body
+ * takes (not 204 or 205), its header values ones Node writes (no CR, LF, NUL or other control character: the
+ * store also packs them one a line), its other headers named by HTTP tokens and never the framing headers the
+ * server sets for each answer, and its body the JSON object every answer of the service is (the ingestion
+ * start's replay reads it).
+ */
+const STATUS_RULE = 'must be the status of a stored answer: an integer from 200 to 299 (only successful answers are stored), except 204 and 205, which carry no body';
+const storedStatus = z.number().int(STATUS_RULE).min(200, STATUS_RULE).max(299, STATUS_RULE).refine((status) => status !== 204 && status !== 205, STATUS_RULE);
+const headerValue = z.string().regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must be an HTTP header value: no CR, LF, NUL or other control character but tab');
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'trailer', 'te', 'proxy-connection']);
+const headers = z.record(z.string(), z.string()).superRefine((record, ctx) => {
+  for (const [name, value] of Object.entries(record)) {
+    if (!HEADER_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: "must be named by an HTTP token (letters, digits and !#$%&'*+-.^_`|~)" });
+    else if (FRAMING_HEADERS.has(name.toLowerCase())) ctx.addIssue({ code: 'custom', path: [name], message: 'is a framing header, which the server sets for each answer: a stored answer cannot carry it' });
+    else if (!headerValue.safeParse(value).success) ctx.addIssue({ code: 'custom', path: [name], message: 'must be an HTTP header value: no CR, LF, NUL or other control character but tab' });
+  }
+});
+const storedBody = jsonObjectText('every answer of the service');
 const storedAnswer = z.strictObject({
   companyId: id, key: z.string(), fingerprint: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "a fingerprint is the request's digest: 22 characters of base64url"),
-  expiresAt: instant, status: storedStatus, body: z.string(), etag: headerValue.nullable(), location: headerValue.nullable(), headers: headers.nullable(),
+  expiresAt: instant, status: storedStatus, body: storedBody, etag: headerValue.nullable(), location: headerValue.nullable(), headers: headers.nullable(),
 });
 /** A stored answer of a snapshot taken before the store kept a digest of the fingerprint: converted, so it still replays. */
 const earlierStoredAnswer = z
   .strictObject({
     companyId: id, key: z.string(), fingerprint: z.string(),
-    response: z.strictObject({ status: storedStatus, headers, body: z.string() }),
+    response: z.strictObject({ status: storedStatus, headers, body: storedBody }),
     storedAt: instant, expiresAt: instant,
   })
   .transform(fromEarlierFormat)
@@ -53,26 +106,30 @@ const idempotency = z.unknown().transform((value, ctx) => {
   for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path, input: issue.input });
   return z.NEVER;
 });
+
 const destination = z.strictObject({
-  id, companyId: id, versao: int, estado: z.enum(['ativo', 'revogado']), url: z.string(), secret: z.string(), criadoEm: instant, atualizadoEm: instant,
+  id, companyId: id, versao: int, estado: z.enum(['ativo', 'revogado']), url: webhookUrl,
+  secret: z.string().startsWith(SECRET_PREFIX, `must be a webhook secret: "${SECRET_PREFIX}" and its random part`).min(SECRET_PREFIX.length + 1, `must be a webhook secret: "${SECRET_PREFIX}" and its random part`),
+  criadoEm: instant, atualizadoEm: instant,
 });
+const httpStatus = z.number().int().min(100).max(999);
 const attempt = z.strictObject({
-  tentativa: int, ciclo: int, destinoVersao: int.nullable(), estado: z.enum(['iniciada', 'entregue', 'falhou', 'incerta']),
-  iniciadaEm: instant, terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: int.nullable(),
+  tentativa: int.min(1), ciclo: int.min(1), destinoVersao: int.nullable(), estado: z.enum(['iniciada', 'entregue', 'falhou', 'incerta']),
+  iniciadaEm: instant, terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: httpStatus.nullable(),
 });
 /** An event is recorded only against its company's destination (spec CONV-09, WH-EVT-01: `destino_id` and `destino_versao` are never null). */
 const eventDestination = 'every webhook event is recorded against its company\'s destination: destinoId and destinoVersao must be set (null is not allowed)';
 const webhookEvent = z.strictObject({
-  id, companyId: id, tipo: z.enum(EVENT_KINDS), ocorridoEm: instant, criadoEm: instant, body: z.string(), destinoId: z.string(eventDestination).min(1).max(64),
-  destinoVersao: z.number(eventDestination).int().min(0), estado: z.enum(['pendente', 'executando', 'entregue', 'falhou', 'cancelado']), ciclo: int, prazoEm: instant,
-  terminadoEm: instant.nullable(), proximaTentativaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: int.nullable(),
+  id, companyId: id, tipo: z.enum(EVENT_KINDS), ocorridoEm: instant, criadoEm: instant, body: jsonObjectText('the envelope a delivery sends'), destinoId: z.string(eventDestination).pipe(id),
+  destinoVersao: z.number(eventDestination).int().min(0), estado: z.enum(['pendente', 'executando', 'entregue', 'falhou', 'cancelado']), ciclo: int.min(1), prazoEm: instant,
+  terminadoEm: instant.nullable(), proximaTentativaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: httpStatus.nullable(),
   attempts: z.array(attempt), position: int,
 });
 const cnpjCorrection = z.strictObject({
-  id, companyId: id, establishmentId: id, cnpjNovo: z.string(), motivo: z.string(), versaoEsperada: int,
+  id, companyId: id, establishmentId: id, cnpjNovo: cnpj, motivo: z.string(), versaoEsperada: int,
   estado: z.enum(['pendente', 'aprovada', 'rejeitada']), codigoRejeicao: z.string().nullable(), criadoEm: instant, decididoEm: instant.nullable(), position: int,
 });
-const finding = z.strictObject({ produto_id: id, ncm: z.string(), tipo: z.string(), detalhe: z.string(), avaliado_em: instant, snapshot_id: z.string() });
+const finding = z.strictObject({ produto_id: id, ncm: z.string(), tipo: z.enum(FINDING_TYPES.map((t) => t.tipo)), detalhe: z.string(), avaliado_em: instant, snapshot_id: z.string() });
 const analysis = z.strictObject({
   id, companyId: id, estado: z.enum(['pendente', 'executando', 'concluida', 'falhou']), criadaEm: instant, iniciadaEm: instant.nullable(),
   terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), snapshotId: z.string().nullable(), produtosAvaliados: int.nullable(),
@@ -87,12 +144,14 @@ const execution = z.strictObject({
 const evaluation = z.strictObject({ versao: int, fingerprint: z.string(), findings: z.array(finding) });
 const ingestionRecord = z.strictObject({ idExterno: z.string(), origem: z.string(), ncm: z.string(), sku: nullableText, descricao: nullableText, atributos: attributes });
 const recordError = z.strictObject({ lote: int, indice: int, caminho: z.string(), codigo: z.string(), mensagem: z.string() });
+/** Batch numbers and counts within the ingestion limits: validation walks every number up to total_lotes. */
+const batchNumber = z.number().int().min(1).max(MAX_BATCHES);
 const ingestion = z.strictObject({
   id, companyId: id, catalogId: id, operacao: z.enum(['mesclar', 'substituicao_catalogo', 'substituicao_integral']), referenciaExterna: nullableText,
   estado: z.enum(['aberta', 'validando', 'validada', 'rejeitada', 'aplicando', 'aplicada', 'revisao_necessaria', 'falhou', 'expirada']),
-  versao: int, versaoCatalogo: int, criadaEm: instant, atualizadaEm: instant, expiraEm: instant.nullable(), totalLotes: int.nullable(),
-  lotesRecebidos: z.array(int), itensRecebidos: int,
-  batches: z.array(z.strictObject({ numero: int, content: z.string(), records: z.array(ingestionRecord.nullable()), errors: z.array(recordError) })),
+  versao: int, versaoCatalogo: int, criadaEm: instant, atualizadaEm: instant, expiraEm: instant.nullable(), totalLotes: batchNumber.nullable(),
+  lotesRecebidos: z.array(batchNumber), itensRecebidos: int.max(MAX_BATCHES * MAX_ITEMS_PER_BATCH),
+  batches: z.array(z.strictObject({ numero: batchNumber, content: z.string(), records: z.array(ingestionRecord.nullable()), errors: z.array(recordError) })),
   preview: z
     .strictObject({
       versaoCatalogo: int, registros: int, novos: int, alterados: int, inalterados: int, reativados: int, vinculados: int, desvinculados: int, desativados: int,
@@ -110,8 +169,36 @@ const ingestion = z.strictObject({
   codigoFalha: z.string().nullable(),
   position: int,
 });
-const task = z.strictObject({ due: instant, kind: z.string(), owner: id.nullable(), payload: z.unknown().optional(), everyMs: int.optional() });
+const task = z.strictObject({
+  due: instant, kind: z.string(), owner: id.nullable(), payload: z.unknown().optional(),
+  everyMs: z.number().int().min(MIN_PERIOD_MS, `must be a period of at least ${MIN_PERIOD_MS} ms`).max(LATEST_INSTANT - EARLIEST_INSTANT, 'must be a period within the clock\'s range').optional(),
+});
 const uint32 = z.number().int().min(0).max(0xffffffff);
+
+/**
+ * The payload each kind's handler reads, for the kinds that take one (every other kind takes none). The
+ * delivery response carries the network outcome the core classifies: an unknown one would break it.
+ */
+const subject = (key: string) => z.strictObject({ [key]: id });
+const TASK_PAYLOADS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
+  [TASK_EXECUTION_START, subject('executionId')],
+  [TASK_EXECUTION_END, subject('executionId')],
+  [TASK_ANALYSIS_START, subject('analysisId')],
+  [TASK_ANALYSIS_END, subject('analysisId')],
+  [TASK_REVIEW, subject('correctionId')],
+  [TASK_VALIDATION, subject('ingestionId')],
+  [TASK_APPLICATION, subject('ingestionId')],
+  [TASK_EXPIRY, subject('ingestionId')],
+  [TASK_ATTEMPT, z.strictObject({ eventId: id, ciclo: int.min(1) })],
+  [TASK_ATTEMPT_TIMEOUT, z.strictObject({ eventId: id, tentativa: int.min(1) })],
+  [
+    TASK_RESPONSE,
+    z.union([
+      z.strictObject({ eventId: id, tentativa: int.min(1), kind: z.enum(['response', 'incomplete']), status: httpStatus }),
+      z.strictObject({ eventId: id, tentativa: int.min(1), kind: z.enum(['refused', 'unreachable', 'reset', 'timeout']) }),
+    ]),
+  ],
+]);
 
 export const snapshotSchema = z.strictObject({
   format: z.literal('catalog-emulator/state'),
@@ -122,7 +209,7 @@ export const snapshotSchema = z.strictObject({
   requestRandom: z.tuple([uint32, uint32, uint32, uint32]),
   tasks: z.array(task),
   state: z.strictObject({
-    sequence: int,
+    sequence: int.max(MAX_SEQUENCE, `must be at most ${MAX_SEQUENCE}`),
     companies: z.array(company),
     credentials: z.array(credential),
     establishments: z.array(establishment),
@@ -148,14 +235,15 @@ export const snapshotSchema = z.strictObject({
       }),
     ),
     regulatory: z.strictObject({
-      id: z.string().regex(/^ref-\d{4,}$/),
+      // The next publication takes the next number: it must stay an exact integer.
+      id: z.string().regex(/^ref-\d{4,15}$/, 'must be a reference id: "ref-" and 4 to 15 digits'),
       publicadoEm: instant,
       table: z
         .strictObject({
           id: z.string(),
           publicadoEm: z.string(),
-          ncms: z.array(z.strictObject({ codigo: z.string().regex(/^\d{8}$/), descricao: z.string(), extinta: z.boolean(), extintaDesde: z.string().nullable(), obrigatorios: z.array(z.string()) })),
-          atributos: z.array(z.strictObject({ codigo: z.string(), nome: z.string(), dominio: z.array(z.string()).nullable() })),
+          ncms: z.array(z.strictObject({ codigo: z.string().regex(NCM_PATTERN), descricao: z.string(), extinta: z.boolean(), extintaDesde: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable(), obrigatorios: z.array(z.string()) })),
+          atributos: z.array(z.strictObject({ codigo: z.string().regex(ATTRIBUTE_PATTERN), nome: z.string(), dominio: z.array(z.string()).nullable() })),
         })
         .nullable(),
     }),
@@ -164,3 +252,48 @@ export const snapshotSchema = z.strictObject({
 });
 
 export type Snapshot = z.infer<typeof snapshotSchema>;
+
+/** A refused snapshot: what is wrong and where (`path` from the snapshot's root). A TypeError, as every refused control input. */
+export class SnapshotError extends TypeError {
+  constructor(message: string, readonly path: readonly (string | number)[]) {
+    super(message);
+    this.name = 'SnapshotError';
+  }
+}
+
+const dotted = (path: readonly PropertyKey[]): string => path.map(String).join('.') || '(root)';
+
+function shapeError(issue: z.core.$ZodIssue | undefined, prefix: readonly (string | number)[] = []): SnapshotError {
+  if (!issue) return new SnapshotError('Not a snapshot of this emulator: invalid', [...prefix]);
+  const path = [...prefix, ...(issue.path as (string | number)[]), ...(issue.code === 'unrecognized_keys' ? issue.keys.slice(0, 1) : [])];
+  return new SnapshotError(`Not a snapshot of this emulator: ${dotted(path)}: ${issue.message}`, path);
+}
+
+const inconsistent = (found: IntegrityProblem, root: string): SnapshotError => {
+  const path = [root, ...found.path];
+  return new SnapshotError(`Not a consistent snapshot: ${dotted(path)}: ${found.problem}`, path);
+};
+
+/**
+ * The whole check of a snapshot to restore, in order: its shape and every field (the schema); each task against
+ * the clock (`loadProblem`: a known kind, repeating only if a deadline) and its payload against its kind's; then
+ * what must hold between records and tasks. Throws a SnapshotError naming the first problem; returns the data
+ * otherwise. Reads nothing but its input, so a refusal changes nothing.
+ */
+export function readSnapshot(input: unknown, loadProblem: (task: TaskData) => { readonly field: string; readonly problem: string } | undefined): Snapshot {
+  const parsed = snapshotSchema.safeParse(input);
+  if (!parsed.success) throw shapeError(parsed.error.issues[0]);
+  const snapshot = parsed.data;
+  for (const [i, t] of snapshot.tasks.entries()) {
+    const clock = loadProblem(t);
+    if (clock) throw new SnapshotError(`Not a snapshot of this emulator: tasks.${i}.${clock.field}: ${clock.problem}`, ['tasks', i, clock.field]);
+    const payload = (TASK_PAYLOADS.get(t.kind) ?? z.undefined(`a "${t.kind}" task takes no payload`)).safeParse(t.payload);
+    if (!payload.success) throw shapeError(payload.error.issues[0], ['tasks', i, 'payload']);
+  }
+  const state = snapshot.state as StateData;
+  const problem = checkIntegrity(state);
+  if (problem) throw inconsistent(problem, 'state');
+  const taskProblem = checkTaskSubjects(state, snapshot.tasks);
+  if (taskProblem) throw inconsistent(taskProblem, 'tasks');
+  return snapshot;
+}
