@@ -208,3 +208,28 @@ describe('a long advance over HTTP', () => {
     expect(emu.clock.info()).toMatchObject({ pending: 0, deadlines: 3 });
   }, 30_000);
 });
+
+describe('a snapshot restored far ahead of its tasks', () => {
+  it('catches up at once: a company watching products gets one execution for the instant it caught up at, not one per missed day', async () => {
+    const emu = emulator({ companies: [{}] });
+    const company = emu.companies.initial()[0]!;
+    const call = caller(emu, company.token, 'far-ahead');
+    const catalog = await call('POST', '/v1/catalogos', { estabelecimento_id: company.headOffice.id, nome: 'Loja' });
+    await call('POST', `/v1/catalogos/${catalog.body.id}/produtos`, { origem: 'erp', ncm: '84713012' });
+    const selection = await call('GET', '/v1/empresa/vigilancia');
+    await call('PATCH', '/v1/empresa/vigilancia', { modo: 'todos' }, { 'if-match': selection.etag! });
+    const snapshot = emu.snapshot();
+    // The same tasks, with the clock 3,000 days later: every periodic task is 3,000 days overdue.
+    emu.restore({ ...snapshot, now: snapshot.now + 3000 * DAY });
+
+    const started = performance.now();
+    const { ran } = await emu.clock.advance(0);
+    expect(performance.now() - started).toBeLessThan(2000);
+    // 3,000 missed days of the daily schedule and of the idempotency purge, 72,000 hours of retention.
+    expect(ran).toBe(3000 * 26);
+    await emu.clock.runUntilIdle();
+    const executions = await call('GET', '/v1/vigilancias');
+    expect(executions.body.itens).toHaveLength(1);
+    expect(executions.body.itens[0]).toMatchObject({ estado: 'concluida', criada_em: new Date(snapshot.now + 3000 * DAY).toISOString() });
+  });
+});

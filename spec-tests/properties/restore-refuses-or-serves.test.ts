@@ -239,14 +239,6 @@ function apply(snapshot: Snapshot, m: Mutation, { shapes, ids, kinds, values }: 
   return `${m.action} ${path.join('.')}`;
 }
 
-const WEEK = 7 * 24 * 60 * 60 * 1000;
-function farOverdue(snapshot: Snapshot): boolean {
-  const { now, tasks } = snapshot;
-  // A now the clock cannot hold is refused whatever the tasks: such a run stays in.
-  if (typeof now !== 'number' || !Number.isInteger(now) || now < 0 || now > LATEST_INSTANT || !Array.isArray(tasks)) return false;
-  return tasks.some((t) => t !== null && typeof t === 'object' && !Array.isArray(t) && t.everyMs !== undefined && typeof t.due === 'number' && t.due < now - WEEK);
-}
-
 /** The named attacks, as mutations that run first: each must be refused. */
 function attacks(p: Pool): Mutation[][] {
   const at = (shape: string, instance: number, action: Action, value?: Json): Mutation[] => {
@@ -347,10 +339,6 @@ describe('restore', () => {
         }
         const snapshot = structuredClone(base);
         const applied = mutations.map((m) => apply(snapshot, m, mutable));
-        // A periodic task far overdue runs every period it missed at the next advance: the clock coalesces the
-        // housekeeping, but each missed day of surveillance runs (decades of them take tens of seconds). That is
-        // the clock's rule for a restore far ahead of its tasks, not a fault of the restore: such runs are left out.
-        fc.pre(!farOverdue(snapshot));
         const put = await l.target.fetch('/_emulator/state', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(snapshot) });
         const text = await put.text();
         moved = true;

@@ -117,9 +117,24 @@ export function dailyRunIsIdle(state: State): boolean {
   return true;
 }
 
-/** The daily run: one execution per company watching products. */
+/**
+ * The daily run: one execution per company watching products, at most one per instant. The clock runs every
+ * occurrence of the daily schedule it finds overdue at the current time (a snapshot restored far ahead of its
+ * tasks, a real clock after the machine slept): a company gets one execution for that instant, not one per day
+ * it missed, all opened at once.
+ */
 export function scheduleDailyExecutions(state: State, ctx: Context): void {
-  for (const companyId of state.companies.keys()) if (watchesSomething(state, companyId)) open(state, companyId, 'agendada', ctx);
+  for (const companyId of state.companies.keys()) {
+    if (watchesSomething(state, companyId) && !scheduledAt(state, companyId, ctx.now)) open(state, companyId, 'agendada', ctx);
+  }
+}
+
+/** Whether the company's newest execution is a daily one opened at `now`. */
+function scheduledAt(state: State, companyId: string, now: number): boolean {
+  const newest = indexesOf(state, companyId).executions.before().next();
+  if (newest.done) return false;
+  const execution = state.executions.get(newest.value[0]);
+  return execution !== undefined && execution.motivo === 'agendada' && execution.criadaEm === now;
 }
 
 /** After a publication: an execution for each company watching a product the change touches. */
