@@ -575,11 +575,11 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
  * straight from the socket; a chunked one from the Node stream, with the limit applied as it arrives.
  *
  * A body Node's parser cannot finish (the connection ends short of the length or the last chunk, a chunk size
- * that is no number, a transfer coding other than chunked) fails the read with a BodyReadError: the API answers
- * 400 corpo_ilegivel and journals it. The client never sees that answer: Node's parser has already written its
- * own "400 Bad Request" (no body) on the connection and closed it. Framing errors in the headers (a Content-Length
- * that is no number, both Content-Length and Transfer-Encoding) are answered that way before the emulator sees
- * the request at all, so the journal has no entry for them.
+ * that is no number, a transfer coding other than chunked) fails the read with a BodyReadError: the API journals
+ * a 400 corpo_ilegivel. What the client gets is the answer of the server's clientError listener
+ * (http/client-errors.ts), written as Node's parser gives up on the connection. Framing errors in the headers (a
+ * Content-Length that is no number, both Content-Length and Transfer-Encoding) are answered there before the
+ * emulator sees the request at all, so the journal has no entry for them.
  */
 function socketBody(request: Request, incoming: NodeIncoming): BodySource {
   const declared = incoming.headers['content-length'];
