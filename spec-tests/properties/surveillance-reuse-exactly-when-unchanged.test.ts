@@ -9,14 +9,15 @@
  * back) and clock moves (a few seconds or minutes, the 1 min + 10 s of a run, the next daily boundary and its
  * run). Nothing changes products or the reference while the clock moves, so an execution that concludes
  * within a clock move saw the products and the reference as they were just before it. The model keeps, per
- * product, its last fresh evaluation: (versao, rulesFingerprint over the reference then in force, findings).
+ * product, its last fresh evaluation: (versao, the rules it read from the reference then in force, findings).
  * After every clock move, each execution that concluded in it (in conclusion order) must show, for every
  * watched product in watch order:
  *
  *   - when (versao, fingerprint) equal the remembered ones: the remembered findings, reaproveitado true, with
  *     their original avaliado_em and snapshot_id;
- *   - otherwise: exactly evaluateProduct(product, reference, terminada_em), reaproveitado false, stamped with
- *     terminada_em and the reference's id (and the model remembers that evaluation);
+ *   - otherwise: exactly the findings of the rules (spec-tests/support/rules.ts, written from the README),
+ *     reaproveitado false, stamped with terminada_em and the reference's id (and the model remembers that
+ *     evaluation);
  *
  * and its resumo the counts (produtos_avaliados, produtos_reaproveitados, total_achados, snapshot_id).
  * A publication opens one execution (motivo publicacao) exactly when a watched product's NCM is in afetadas
@@ -26,10 +27,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { importReference } from '../../src/core/regulatory/reference.js';
-import { evaluateProduct } from '../../src/core/regulatory/rules.js';
-import { rulesFingerprint, type RegulatorySnapshot, type SnapshotView } from '../../src/core/regulatory/snapshot.js';
 import type { Answer } from '../support/client.js';
+import { expectedFindings, rulesRead, type ReferenceView } from '../support/rules.js';
 import { lab, PROPERTY_TIMEOUT, runs, type Lab } from './support/lab.js';
 
 const SECOND = 1000;
@@ -113,8 +112,7 @@ interface Remembered {
 /** What an execution concluding during the next clock move sees: the watched products and the reference. */
 interface Before {
   readonly watched: readonly WireProduct[];
-  readonly reference: RegulatorySnapshot;
-  readonly view: SnapshotView;
+  readonly reference: ReferenceView;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -131,8 +129,7 @@ async function watchedProducts(l: Lab): Promise<WireProduct[]> {
 }
 
 async function before(l: Lab): Promise<Before> {
-  const view = l.emu.regulatory.current();
-  return { watched: await watchedProducts(l), reference: importReference({ id: view.id, publicadoEm: 0, table: view }), view };
+  return { watched: await watchedProducts(l), reference: l.emu.regulatory.current() };
 }
 
 interface ListItem {
@@ -156,7 +153,7 @@ async function selectionChange(l: Lab, body: Record<string, unknown>): Promise<v
 }
 
 describe('property: surveillance findings are reused exactly when the product and its rules are unchanged', () => {
-  it('reaproveitado exactly when (versao, rules fingerprint) equal the previous evaluation\'s; fresh findings are evaluateProduct\'s; published findings never change', async () => {
+  it('reaproveitado exactly when (versao, rules fingerprint) equal the previous evaluation\'s; fresh findings are the rules\'; published findings never change', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fields, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(5), { maxLength: 6 }), fc.array(step, { minLength: 1, maxLength: 25 }), async (initial, selected, steps) => {
         const l = lab();
@@ -199,22 +196,14 @@ describe('property: surveillance findings are reused exactly when the product an
             const expected: WireFinding[] = [];
             let reusedCount = 0;
             for (const p of seen.watched) {
-              const fingerprint = rulesFingerprint(seen.reference, p.ncm, p.atributos.map((a) => a.codigo));
+              const fingerprint = rulesRead(seen.reference, p.ncm, p.atributos.map((a) => a.codigo));
               const last = remembered.get(p.id);
               if (last && last.versao === p.versao && last.fingerprint === fingerprint) {
                 reusedCount++;
                 expected.push(...last.findings.map((f) => ({ ...f, reaproveitado: true })));
                 continue;
               }
-              const fresh = evaluateProduct(p, seen.reference, Date.parse(end)).map((f) => ({
-                produto_id: f.produto_id,
-                ncm: f.ncm,
-                tipo: f.tipo,
-                detalhe: f.detalhe,
-                avaliado_em: end,
-                snapshot_id: seen.view.id,
-                reaproveitado: false,
-              }));
+              const fresh = expectedFindings(p, seen.reference).map((f) => ({ ...f, avaliado_em: end, snapshot_id: seen.reference.id, reaproveitado: false }));
               remembered.set(p.id, { versao: p.versao, fingerprint, findings: fresh });
               expected.push(...fresh);
             }
@@ -224,7 +213,7 @@ describe('property: surveillance findings are reused exactly when the product an
               produtos_avaliados: seen.watched.length,
               produtos_reaproveitados: reusedCount,
               total_achados: expected.length,
-              snapshot_id: seen.view.id,
+              snapshot_id: seen.reference.id,
             });
           }
         };
