@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { stripComments } from './core/testing/source-text.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SCANNED = ['src', 'bin', 'spec-tests', 'examples', 'fuzz', 'bench'];
@@ -27,45 +28,9 @@ export interface Import {
  */
 export function importsOf(source: string): Import[] {
   const strings: string[] = [];
-  let code = '';
-  let i = 0;
-  let last = '';
-  const regexCanStart = () => last === '' || /[(,=:[!&|?{};+\-*%<>~^]$/.test(last) || /\b(?:return|typeof|case|of|in|void|yield|await|delete|throw|new)$/.test(last);
-  while (i < source.length) {
-    const ch = source[i]!;
-    const next = source[i + 1];
-    if (ch === '/' && next === '/') {
-      while (i < source.length && source[i] !== '\n') i++;
-      continue;
-    }
-    if (ch === '/' && next === '*') {
-      const end = source.indexOf('*/', i + 2);
-      const stop = end < 0 ? source.length : end + 2;
-      code += source.slice(i, stop).replace(/[^\n]/g, ' ');
-      i = stop;
-      continue;
-    }
-    if (ch === '"' || ch === "'" || ch === '`' || (ch === '/' && regexCanStart())) {
-      let j = i + 1;
-      let inClass = false;
-      while (j < source.length && (source[j] !== ch || inClass)) {
-        if (source[j] === '\\') j++;
-        else if (ch === '/' && source[j] === '[') inClass = true;
-        else if (ch === '/' && source[j] === ']') inClass = false;
-        else if (ch === '/' && source[j] === '\n') break;
-        j++;
-      }
-      const literal = source.slice(i + 1, j);
-      // The placeholder keeps the literal's line breaks, so line numbers hold.
-      code += ch === '/' ? ' ' : `"${strings.push(literal) - 1}"${literal.replace(/[^\n]/g, '')}`;
-      i = j + 1;
-      last = 'x';
-      continue;
-    }
-    code += ch;
-    if (!/\s/.test(ch)) last = (last + ch).slice(-8);
-    i++;
-  }
+  // A string or template literal becomes "<its index>" followed by its line breaks (so line numbers hold); a
+  // regex literal becomes a blank.
+  const code = stripComments(source, (raw) => (raw.startsWith('/') ? ' ' : `"${strings.push(raw.slice(1, -1)) - 1}"${raw.replace(/[^\n]/g, '')}`));
   const found: Import[] = [];
   const lineAt = (index: number) => code.slice(0, index).split('\n').length;
   const add = (m: RegExpMatchArray, typeOnly: boolean) => found.push({ specifier: strings[Number(m.groups!.n)]!, typeOnly, line: lineAt(m.index! + m[0].search(/\b(?:import|export)\b/)) });
