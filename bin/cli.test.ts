@@ -377,7 +377,7 @@ describe('catalog-emulator --help and --version', { timeout: TEST_TIMEOUT_MS }, 
   });
 
   it('--version prints the package version', async () => {
-    const { VERSION } = await import('../src/version.js');
+    const { VERSION } = await import('../src/index.js');
     const run = cli(['--version']);
     expect(await run.exited).toEqual({ code: 0, signal: null });
     expect(run.stdout).toBe(`${VERSION}\n`);

@@ -17,6 +17,7 @@ import type { Result } from './core/refusal.js';
 import { exportState, importState, type StateData } from './core/snapshot.js';
 import { createState, type Context, type State } from './core/state.js';
 import { DAY, isoString, parseDuration } from './core/time.js';
+import { ControlError } from './control/control-error.js';
 import { FaultRegistry, type FaultInput, type FaultView, type JobKind } from './control/faults.js';
 import { Journal } from './control/journal.js';
 import { buildControlApp } from './control/routes.js';
@@ -27,7 +28,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { RouteTable, type NetworkRoute, type ReceiverHandler } from './network/routes.js';
 import { Inbox, type InboxEntry } from './network/inbox.js';
 import { DEFAULT_HANDLER_GRACE_MS, Transport } from './network/transport.js';
-import { registerDeliveryTasks, scheduleRetention } from './network/deliveries.js';
+import { registerDeliveryTasks, scheduleRetention } from './deliveries.js';
 import { drainOutbox } from './core/outbox.js';
 import { reviewCnpjCorrection, TASK_REVIEW } from './core/cnpj-corrections.js';
 import { finishAnalysis, startAnalysis, TASK_ANALYSIS_END, TASK_ANALYSIS_START } from './core/analyses.js';
@@ -41,7 +42,7 @@ import { VERSION } from './version.js';
 
 export type { Published, SnapshotChange, SnapshotView };
 export type { FaultInput, FaultView, JournalEntry, NetworkRoute, Permission, Snapshot, ClockMode, InboxEntry, ReceiverHandler, EventData };
-export { ClockDisposedError, ClockLimitError, ClockRangeError, PERMISSIONS };
+export { ClockDisposedError, ClockLimitError, ClockRangeError, ControlError, PERMISSIONS };
 
 /** The instant a manual clock starts at unless told otherwise: fixed, so runs are reproducible. */
 export const DEFAULT_START = Date.UTC(2026, 0, 1);
@@ -644,14 +645,6 @@ function toInstant(value: string | number | Date, what: string, refusal: (messag
   const instant = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
   if (!Number.isFinite(instant)) throw refusal(`${what} must be an ISO 8601 date-time, a Date or Unix milliseconds; got ${String(value)}`);
   return instant;
-}
-
-/** A refused control call becomes an Error whose message says what to fix. */
-export class ControlError extends Error {
-  constructor(readonly status: number, readonly codigo: string, message: string, readonly caminho?: string) {
-    super(message);
-    this.name = 'ControlError';
-  }
 }
 
 function unwrap<T>(result: Result<T>): T {

@@ -18,6 +18,7 @@ import { DAY } from '../core/time.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
 import { concurrentEditImpossible, IF_MATCH_OPERATIONS, type IfMatchOperation } from '../http/preconditions.js';
 import type { ApiFault, ApiFaultEffect, ApiFaultMatch, FaultMoment } from '../http/runtime.js';
+import type { DeliveryFaultEffect, DeliveryFaults } from '../network/transport.js';
 import { Glob } from './glob.js';
 
 /** The background jobs a `job` fault can act on (README "Faults"). */
@@ -128,7 +129,6 @@ export class FaultInputError extends TypeError {
 
 export type FaultInput = z.input<(typeof FAULTS)[Target]>;
 type ParsedFault = z.output<(typeof FAULTS)[Target]>;
-export type DeliveryFaultEffect = z.output<typeof deliveryEffect>;
 export type JobFaultEffect = z.output<typeof jobEffect>;
 
 export type FaultView = ParsedFault & {
@@ -159,7 +159,7 @@ export interface JobFaultMatch {
   readonly effect?: 'fail' | 'delayMs';
 }
 
-export class FaultRegistry {
+export class FaultRegistry implements DeliveryFaults {
   private readonly faults: Fault[] = [];
   private counter = 0;
 

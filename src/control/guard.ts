@@ -14,11 +14,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
-import { apiError, errorResponse, type ApiError } from '../http/errors.js';
+import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../http/errors.js';
 import { bearerToken, DEFAULT_BODY_LIMIT, isJson } from '../http/pipeline.js';
 
-/** The request_id of every answer the emulator gives as itself rather than as the emulated service. */
-export const CONTROL_REQUEST_ID = '_emulator';
 /** The body limit of every control but the snapshot restore: far above any control's input. */
 export const CONTROL_BODY_LIMIT = DEFAULT_BODY_LIMIT;
 /** PUT /_emulator/state: the largest state seen in a long spec run was 81 MB. */

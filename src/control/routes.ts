@@ -11,12 +11,12 @@ import { ClockDisposedError, ClockLimitError, ClockRangeError } from '../clock/c
 import { FaultInputError } from './faults.js';
 import { SnapshotError } from './snapshot-schema.js';
 import type { Emulator } from '../emulator.js';
-import { ControlError } from '../emulator.js';
-import { apiError, errorResponse, type ApiError } from '../http/errors.js';
+import { ControlError } from './control-error.js';
+import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../http/errors.js';
 import { readJsonBody, requestBody } from '../http/pipeline.js';
 import type { BodySource } from '../http/runtime.js';
 import { formatPath } from '../http/schemas.js';
-import { CONTROL_BODY_LIMIT, CONTROL_REQUEST_ID, controlGuard, type ControlSettings } from './guard.js';
+import { CONTROL_BODY_LIMIT, controlGuard, type ControlSettings } from './guard.js';
 
 type ControlEnv = { Bindings: { emulator: Emulator; control: ControlSettings; body?: BodySource } };
 

@@ -17,10 +17,9 @@ import { checkIntegrity, checkTaskSubjects, type IntegrityProblem, type StateDat
 import { TASK_EXECUTION_END, TASK_EXECUTION_START } from '../core/surveillance-executions.js';
 import { isoString } from '../core/time.js';
 import { SECRET_PREFIX } from '../core/webhooks/destination.js';
-import { EVENT_KINDS, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT } from '../core/webhooks/events.js';
+import { EVENT_KINDS, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE } from '../core/webhooks/events.js';
 import { webhookUrl } from '../http/schemas.js';
 import { fromEarlierFormat } from '../http/stored-answers.js';
-import { TASK_RESPONSE } from '../network/deliveries.js';
 
 const int = z.number().int().min(0);
 /** Every instant is formatted as an ISO date-time and moves the clock: it must be one the clock can hold. */

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { stripComments } from './testing/source-text.js';
 
 const CORE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(CORE, '../..');
@@ -34,58 +35,6 @@ const RULES: readonly Rule[] = [
   { name: 'process. (environment and process I/O belong to the shell)', pattern: /\bprocess\s*\./ },
   { name: 'console. (logging is I/O; return data instead)', pattern: /\bconsole\s*\./ },
 ];
-
-/**
- * The source with comments blanked (line breaks kept, so line numbers hold), strings and regex literals
- * kept: a comment may name what the core must not do.
- */
-function stripComments(source: string): string {
-  let out = '';
-  let i = 0;
-  let lastSignificant = '';
-  const regexCanStart = () => lastSignificant === '' || /[(,=:[!&|?{};+\-*%<>~^]$/.test(lastSignificant) || /\b(?:return|typeof|case|of|in|void|yield|await|delete|throw|new)$/.test(lastSignificant);
-  while (i < source.length) {
-    const ch = source[i]!;
-    const next = source[i + 1];
-    if (ch === '/' && next === '/') {
-      while (i < source.length && source[i] !== '\n') i++;
-      continue;
-    }
-    if (ch === '/' && next === '*') {
-      const end = source.indexOf('*/', i + 2);
-      const stop = end < 0 ? source.length : end + 2;
-      out += source.slice(i, stop).replace(/[^\n]/g, ' ');
-      i = stop;
-      continue;
-    }
-    if (ch === '"' || ch === "'" || ch === '`') {
-      let j = i + 1;
-      while (j < source.length && source[j] !== ch) j += source[j] === '\\' ? 2 : 1;
-      out += source.slice(i, j + 1);
-      i = j + 1;
-      lastSignificant = 'x';
-      continue;
-    }
-    if (ch === '/' && regexCanStart()) {
-      let j = i + 1;
-      let inClass = false;
-      while (j < source.length && source[j] !== '\n' && (inClass || source[j] !== '/')) {
-        if (source[j] === '\\') j++;
-        else if (source[j] === '[') inClass = true;
-        else if (source[j] === ']') inClass = false;
-        j++;
-      }
-      out += source.slice(i, j + 1);
-      i = j + 1;
-      lastSignificant = 'x';
-      continue;
-    }
-    out += ch;
-    if (!/\s/.test(ch)) lastSignificant = (lastSignificant + ch).slice(-8);
-    i++;
-  }
-  return out;
-}
 
 /** Module specifiers of static imports and re-exports, side-effect imports, dynamic import() and require(). */
 function specifiers(code: string): { specifier: string; index: number }[] {

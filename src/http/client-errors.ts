@@ -5,7 +5,7 @@
  * client can tell which rule it broke, and closes the connection, whose framing can no longer be trusted.
  */
 import type { Duplex } from 'node:stream';
-import { CONTROL_REQUEST_ID } from '../control/guard.js';
+import { CONTROL_REQUEST_ID } from './errors.js';
 
 interface ParserError extends Error {
   readonly code?: string;

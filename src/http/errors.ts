@@ -5,6 +5,12 @@
 import type { RefusalKind } from '../core/refusal.js';
 import type { BodyReadError } from './runtime.js';
 
+/**
+ * The request_id of every answer the emulator gives as itself rather than as the emulated service: the control
+ * routes' answers, and the refusals of bytes Node's parser could not read (no request, so no request id).
+ */
+export const CONTROL_REQUEST_ID = '_emulator';
+
 export const STATUS_OF: Record<RefusalKind, number> = {
   invalid: 422,
   not_found: 404,

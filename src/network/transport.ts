@@ -10,7 +10,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { NetworkOutcome } from '../core/webhooks/events.js';
-import type { DeliveryFaultEffect, FaultRegistry } from '../control/faults.js';
 import { VERSION } from '../version.js';
 import type { Inbox } from './inbox.js';
 import type { ReceiverHandler, RouteTable } from './routes.js';
@@ -24,6 +23,28 @@ import { signatureOf } from './signature.js';
 export const DEFAULT_HANDLER_GRACE_MS = 200;
 /** The `tamper: "timestamp"` fault signs with a timestamp this old: outside the receivers' 5-minute tolerance. */
 export const TAMPERED_TIMESTAMP_AGE_S = 600;
+
+/**
+ * What a delivery fault makes the network do (control's fault registry parses and stores them; the transport
+ * is what gives them their meaning, so the type lives here).
+ */
+export type DeliveryFaultEffect =
+  | { readonly status: number }
+  | { readonly redirect: true | string }
+  | { readonly timeout: true }
+  | { readonly refuse: true }
+  | { readonly reset: true }
+  | { readonly latencyMs: number }
+  | { readonly duplicate: true }
+  | { readonly tamper: 'signature' | 'body' | 'timestamp' };
+
+/**
+ * What the transport asks of the fault registry: the first armed delivery fault matching this delivery, taken
+ * (it fires once). Control's FaultRegistry is the one implementation; the transport sees only this.
+ */
+export interface DeliveryFaults {
+  takeDelivery(request: { readonly url: string; readonly eventType: string; readonly companyId: string }): { readonly effect: DeliveryFaultEffect } | undefined;
+}
 
 export interface OutboundDelivery {
   readonly url: string;
@@ -59,7 +80,7 @@ export class Transport {
   constructor(
     private readonly routes: RouteTable,
     private readonly inbox: Inbox,
-    private readonly faults: FaultRegistry,
+    private readonly faults: DeliveryFaults,
     private readonly attemptTimeoutMs: () => number,
     private readonly handlerGraceMs: number = DEFAULT_HANDLER_GRACE_MS,
   ) {}

@@ -114,6 +114,8 @@ export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
 
 export const TASK_ATTEMPT = 'webhook.tentativa';
 export const TASK_ATTEMPT_TIMEOUT = 'webhook.tempo_esgotado';
+/** A delayed answer (a latency fault) arrives: the attempt finishes with the outcome the task carries. */
+export const TASK_RESPONSE = 'webhook.resposta';
 
 export interface DeliveryAttempt {
   /** Numbered across cycles: 1, 2, … (the attempts query pages by it). */

@@ -10,16 +10,16 @@
  *                          consecutive runs with nothing between them coalesce (one run at the last)
  *
  * The first three are work (runUntilIdle carries a delivery through to its end); retention is a deadline.
+ * It is engine wiring (clock tasks that call core transitions), so it sits beside emulator.ts: src/network only
+ * sends, and imports no core function.
  */
-import type { VirtualClock } from '../clock/clock.js';
-import type { State } from '../core/state.js';
-import { attemptTimeoutIntent, beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, type DeliveryPolicy, type NetworkOutcome } from '../core/webhooks/events.js';
-import { purgeClosedEvents, TASK_RETENTION } from '../core/webhooks/retention.js';
-import { HOUR } from '../core/time.js';
-import type { FaultRegistry } from '../control/faults.js';
-import type { Transport } from './transport.js';
-
-export const TASK_RESPONSE = 'webhook.resposta';
+import type { VirtualClock } from './clock/clock.js';
+import type { State } from './core/state.js';
+import { attemptTimeoutIntent, beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE, type DeliveryPolicy, type NetworkOutcome } from './core/webhooks/events.js';
+import { purgeClosedEvents, TASK_RETENTION } from './core/webhooks/retention.js';
+import { HOUR } from './core/time.js';
+import type { FaultRegistry } from './control/faults.js';
+import type { Transport } from './network/transport.js';
 export const RETENTION_EVERY_MS = HOUR;
 
 export interface DeliveryWorld {

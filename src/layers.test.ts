@@ -1,0 +1,323 @@
+/**
+ * The dependency rules between the layers, and no runtime import cycle inside src. src/core/purity.test.ts
+ * already keeps the core to itself; this test keeps the shells thin and the direction of imports one way, so a
+ * concern cannot quietly grow a second home in another layer. Only relative imports are checked (packages are the
+ * purity test's and the build's business); "types" means `import type` / `export type` only: with
+ * verbatimModuleSyntax, `import { type X }` still loads the module at run time, so it counts as a runtime import.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { stripComments } from './core/testing/source-text.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SCANNED = ['src', 'bin', 'spec-tests', 'examples', 'fuzz', 'bench'];
+
+export interface Import {
+  readonly specifier: string;
+  /** `import type` / `export type`: erased at compile time. */
+  readonly typeOnly: boolean;
+  readonly line: number;
+}
+
+/**
+ * The module specifiers `source` imports: static `import`/`export … from`, side-effect `import '…'`, dynamic
+ * `import('…')` and `import('…')` types. Comments are skipped and every string literal is one opaque token, so an
+ * import written inside a string (a test's sample source) is not read as one.
+ */
+export function importsOf(source: string): Import[] {
+  const strings: string[] = [];
+  // A string or template literal becomes "<its index>" followed by its line breaks (so line numbers hold); a
+  // regex literal becomes a blank.
+  const code = stripComments(source, (raw) => (raw.startsWith('/') ? ' ' : `"${strings.push(raw.slice(1, -1)) - 1}"${raw.replace(/[^\n]/g, '')}`));
+  const found: Import[] = [];
+  const lineAt = (index: number) => code.slice(0, index).split('\n').length;
+  const add = (m: RegExpMatchArray, typeOnly: boolean) => found.push({ specifier: strings[Number(m.groups!.n)]!, typeOnly, line: lineAt(m.index! + m[0].search(/\b(?:import|export)\b/)) });
+  // A statement starts a line or follows `;` / `}`: `import … from`, `export … from`, `import '…'`.
+  for (const m of code.matchAll(/(?:^|[;}])\s*(?<kw>import|export)\s+(?<type>type\s+(?!from\b))?(?:[^;"]*?\bfrom\s*)?"(?<n>\d+)"/gm)) {
+    if (m.groups!.kw === 'export' && !/\bfrom\s*"\d+"$/.test(m[0])) continue; // `export const x = "…"` is no import
+    add(m, m.groups!.type !== undefined);
+  }
+  for (const m of code.matchAll(/\bimport\s*\(\s*"(?<n>\d+)"/g)) add(m, /\btypeof\s+$/.test(code.slice(0, m.index)));
+  return found.sort((a, b) => a.line - b.line);
+}
+
+/** The layer a file (relative to the repository root, `/`-separated) belongs to. */
+export function layerOf(file: string): string {
+  const rules: [RegExp, string][] = [
+    [/^src\/(?:.*\/)?[^/]+\.test\.ts$/, 'unit tests'],
+    [/^src\/core\//, 'core'],
+    [/^src\/clock\//, 'clock'],
+    [/^src\/network\//, 'network'],
+    [/^src\/http\//, 'http'],
+    [/^src\/control\//, 'control'],
+    [/^src\/demos\//, 'demos'],
+    [/^src\/(?:emulator|deliveries)\.ts$/, 'engine'],
+    [/^src\/version\.ts$/, 'version'],
+    [/^src\/index\.ts$/, 'entry'],
+    [/^bin\//, 'bin'],
+    [/^spec-tests\//, 'spec-tests'],
+    [/^examples\//, 'examples'],
+    [/^fuzz\//, 'fuzz'],
+    [/^bench\//, 'bench'],
+  ];
+  for (const [pattern, layer] of rules) if (pattern.test(file)) return layer;
+  return `unknown (${file})`;
+}
+
+/**
+ * What each layer may import: `runtime` layers by any import, `types` layers by `import type` only. A layer may
+ * always import its own files. `entry` is src/index.ts; `public` means the modules src/index.ts re-exports.
+ */
+interface Allowed {
+  readonly runtime: readonly string[];
+  readonly types?: readonly string[];
+}
+
+export const RULES: Readonly<Record<string, Allowed>> = {
+  // The pure core, and two leaves: the clock knows nothing of what it schedules, the version is a constant.
+  core: { runtime: [] },
+  clock: { runtime: [] },
+  version: { runtime: [] },
+  // The transport sends and reports a plain outcome: it names the core's outcome type and the User-Agent's
+  // version, and asks the fault registry through its own DeliveryFaults interface.
+  network: { runtime: ['version'], types: ['core'] },
+  // The API shell calls the core; the clock it reads arrives through the runtime as a type.
+  http: { runtime: ['core'], types: ['clock'] },
+  // Control reuses the API shell's error bodies, body reading and parsers (HTTP_FOR_CONTROL), drives the engine
+  // through its Emulator type, and implements the transport's DeliveryFaults.
+  control: { runtime: ['core', 'clock', 'http'], types: ['engine', 'network'] },
+  // The wiring (src/emulator.ts and the delivery driver src/deliveries.ts) and the public entry see everything.
+  engine: { runtime: ['core', 'clock', 'network', 'http', 'control', 'version'] },
+  entry: { runtime: ['engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos'] },
+  // src/index.ts re-exports the demos, so they cannot import it (a cycle): they use what it re-exports.
+  demos: { runtime: ['public'] },
+  // Users of the package: the public entry only (spec-tests also the hostile-input generator).
+  bin: { runtime: ['entry'] },
+  examples: { runtime: ['entry'] },
+  fuzz: { runtime: ['entry'] },
+  bench: { runtime: ['entry'] },
+  'spec-tests': { runtime: ['entry', 'fuzz'] },
+};
+
+/**
+ * The files of http control may import at run time: error bodies, body reading and the bearer/JSON checks, the
+ * schemas' URL and path formats, the If-Match operations (for concurrentEdit faults) and the stored answers' older
+ * format (for snapshots). The app and its routes stay closed to it.
+ */
+const HTTP_FOR_CONTROL = ['src/http/errors.ts', 'src/http/pipeline.ts', 'src/http/schemas.ts', 'src/http/stored-answers.ts', 'src/http/preconditions.ts'];
+
+/**
+ * Imports that break a rule and are left for a change of their own, each with the reason. The test fails when one
+ * is no longer needed, so the list only shrinks.
+ */
+const KNOWN_EXCEPTIONS: readonly { readonly file: string; readonly targets: readonly string[]; readonly why: string }[] = [
+  {
+    file: 'spec-tests/properties/surveillance-reuse-exactly-when-unchanged.test.ts',
+    targets: ['src/core/regulatory/reference.ts', 'src/core/regulatory/rules.ts', 'src/core/regulatory/snapshot.ts'],
+    why: 'the property uses the core evaluator and rules fingerprint as its oracle; it needs an oracle of its own (spec-tests go through HTTP only)',
+  },
+];
+const isKnownException = (file: string, target: string) => KNOWN_EXCEPTIONS.some((x) => x.file === file && x.targets.includes(target));
+
+export interface Violation {
+  readonly file: string;
+  readonly line: number;
+  readonly target: string;
+  readonly rule: string;
+}
+
+/**
+ * The import `file` → `target` (both repository-relative) breaks a rule: the reason, or undefined. `publicFiles`
+ * are the modules src/index.ts re-exports.
+ */
+export function ruleBroken(file: string, target: string, typeOnly: boolean, publicFiles: ReadonlySet<string>): string | undefined {
+  const from = layerOf(file);
+  const to = layerOf(target);
+  if (from === to) return undefined;
+  // Tests outside src (bin/cli.test.ts) may share the spec tests' HTTP helpers: they are users of the server too.
+  if (file.endsWith('.test.ts') && target.startsWith('spec-tests/support/')) return undefined;
+  const allowed = RULES[from];
+  if (allowed === undefined) return `${from} has no rule`;
+  const kinds = (layers: readonly string[] | undefined) => (layers ?? []).some((l) => l === to || (l === 'public' && publicFiles.has(target)));
+  if (kinds(allowed.runtime)) {
+    if (from === 'control' && to === 'http' && !HTTP_FOR_CONTROL.includes(target) && !typeOnly) return `control imports from http only its error helpers, body reading, schemas and preconditions (${HTTP_FOR_CONTROL.join(', ')})`;
+    return undefined;
+  }
+  if (typeOnly && kinds(allowed.types)) return undefined;
+  const may = [...allowed.runtime, ...(allowed.types ?? []).map((l) => `${l} (types)`)];
+  const mayText = may.length === 0 ? 'nothing outside itself' : may.map((l) => (l === 'public' ? 'the modules src/index.ts re-exports' : l)).join(', ');
+  return `${from} may import ${mayText}; ${typeOnly ? 'a type import of' : 'not'} ${to}${typeOnly ? ' is not allowed either' : ''}`;
+}
+
+function tsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...tsFiles(path));
+    else if (entry.name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+const repoPath = (path: string) => relative(ROOT, path).split('\\').join('/');
+/** The source file a relative specifier names: `./x.js` is written for `./x.ts`. */
+const resolveTarget = (file: string, specifier: string) => repoPath(resolve(ROOT, dirname(file), specifier)).replace(/\.js$/, '.ts');
+const isRelative = (specifier: string) => specifier.startsWith('./') || specifier.startsWith('../');
+
+/**
+ * Tests beside the code in src/ (`src/**\/*.test.ts`) are unit tests: they wire whatever they test, so the layer
+ * rules do not bind them, and nothing imports them, so they cannot close a cycle. Every other test (bin, examples,
+ * spec-tests) is a user of the public entry and obeys its directory's rule.
+ */
+const isUnitTest = (file: string) => file.startsWith('src/') && file.endsWith('.test.ts');
+
+interface Edge {
+  readonly file: string;
+  readonly target: string;
+  readonly typeOnly: boolean;
+  readonly line: number;
+}
+
+function edgesOf(files: readonly string[]): Edge[] {
+  return files.flatMap((file) =>
+    importsOf(readFileSync(join(ROOT, file), 'utf8'))
+      .filter((i) => isRelative(i.specifier))
+      .map((i) => ({ file, target: resolveTarget(file, i.specifier), typeOnly: i.typeOnly, line: i.line })),
+  );
+}
+
+/** Every cycle of runtime imports, each once, as the list of files around it (the first repeated at the end). */
+export function cyclesOf(edges: readonly { file: string; target: string }[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const { file, target } of edges) next.set(file, [...(next.get(file) ?? []), target]);
+  const cycles = new Map<string, string[]>();
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string) => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const to of [...new Set(next.get(node) ?? [])].sort()) {
+      if (state.get(to) === 'open') {
+        const cycle = stack.slice(stack.indexOf(to));
+        // Rotate to start at the smallest name, so one cycle found from two entries is reported once.
+        const start = cycle.indexOf([...cycle].sort()[0]!);
+        const rotated = [...cycle.slice(start), ...cycle.slice(0, start)];
+        cycles.set(rotated.join(' → '), [...rotated, rotated[0]!]);
+      } else if (state.get(to) === undefined) visit(to);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of [...next.keys()].sort()) if (state.get(node) === undefined) visit(node);
+  return [...cycles.values()];
+}
+
+describe('the layers depend in one direction', () => {
+  const files = SCANNED.flatMap((dir) => tsFiles(join(ROOT, dir)))
+    .map(repoPath)
+    .sort();
+  const edges = edgesOf(files);
+  const publicFiles = new Set(edges.filter((e) => e.file === 'src/index.ts').map((e) => e.target));
+
+  it('reads the files and their imports', () => {
+    expect(files).toEqual(expect.arrayContaining(['src/emulator.ts', 'src/index.ts', 'src/control/routes.ts', 'bin/catalog-emulator.ts', 'spec-tests/support/client.ts', 'fuzz/hostile.ts']));
+    expect(edges.filter((e) => e.file === 'src/index.ts').map((e) => e.target)).toEqual(expect.arrayContaining(['src/emulator.ts', 'src/version.ts']));
+    expect(files.filter((f) => layerOf(f).startsWith('unknown'))).toEqual([]);
+  });
+
+  it('every relative import names an existing source file', () => {
+    const known = new Set(files);
+    const missing = edges.filter((e) => !known.has(e.target)).map((e) => `${e.file}:${e.line} → ${e.target}`);
+    expect(missing).toEqual([]);
+  });
+
+  it('no import breaks the dependency rules', () => {
+    const violations: Violation[] = [];
+    for (const e of edges) {
+      if (isUnitTest(e.file)) continue;
+      const rule = ruleBroken(e.file, e.target, e.typeOnly, publicFiles);
+      if (rule !== undefined && !isKnownException(e.file, e.target)) violations.push({ file: e.file, line: e.line, target: e.target, rule });
+    }
+    if (violations.length > 0) expect.fail(`${violations.length} import(s) break the dependency rules:\n${violations.map((v) => `${v.file}:${v.line} → ${v.target}: ${v.rule}`).join('\n')}`);
+  });
+
+  it('every known exception still breaks a rule (remove it once fixed)', () => {
+    const stale = KNOWN_EXCEPTIONS.flatMap((x) =>
+      x.targets.filter((target) => !edges.some((e) => e.file === x.file && e.target === target && ruleBroken(e.file, e.target, e.typeOnly, publicFiles) !== undefined)).map((target) => `${x.file} → ${target}`),
+    );
+    expect(stale).toEqual([]);
+  });
+
+  it('the runtime imports inside src form no cycle', () => {
+    const runtime = edges.filter((e) => !e.typeOnly && e.file.startsWith('src/') && e.target.startsWith('src/') && !isUnitTest(e.file));
+    const cycles = cyclesOf(runtime);
+    if (cycles.length > 0) expect.fail(`${cycles.length} runtime import cycle(s) in src:\n${cycles.map((c) => c.join(' → ')).join('\n')}`);
+  });
+});
+
+describe('the import reader and the rules themselves', () => {
+  it('reads static, side-effect, re-export, dynamic and type imports with their lines, and nothing inside strings or comments', () => {
+    const source = [
+      "import { a } from './a.js';",
+      "import type { B } from '../b.js';",
+      'import {',
+      '  c,',
+      "} from './c.js';",
+      "import './side.js';",
+      "export { d } from './d.js';",
+      "export type { E } from './e.js';",
+      "export * from './f.js';",
+      "const g = await import('./g.js');",
+      "type H = typeof import('./h.js');",
+      "// import { x } from './comment.js';",
+      "const s = \"import { y } from './string.js';\";",
+      "export const t = './not-an-import.js';",
+      "import { type I } from './i.js';",
+    ].join('\n');
+    expect(importsOf(source).map((i) => `${i.line} ${i.specifier}${i.typeOnly ? ' (type)' : ''}`)).toEqual([
+      '1 ./a.js',
+      '2 ../b.js (type)',
+      '3 ./c.js',
+      '6 ./side.js',
+      '7 ./d.js',
+      '8 ./e.js (type)',
+      '9 ./f.js',
+      '10 ./g.js',
+      '11 ./h.js (type)',
+      '15 ./i.js',
+    ]);
+  });
+
+  it('maps files to layers and names the broken rule', () => {
+    const none = new Set<string>();
+    expect(ruleBroken('src/network/transport.ts', 'src/control/faults.ts', true, none)).toBe('network may import version, core (types); a type import of control is not allowed either');
+    expect(ruleBroken('src/network/transport.ts', 'src/core/time.ts', false, none)).toBe('network may import version, core (types); not core');
+    expect(ruleBroken('src/network/transport.ts', 'src/core/time.ts', true, none)).toBeUndefined();
+    expect(ruleBroken('src/clock/clock.ts', 'src/core/time.ts', true, none)).toBe('clock may import nothing outside itself; a type import of core is not allowed either');
+    expect(ruleBroken('src/control/routes.ts', 'src/emulator.ts', true, none)).toBeUndefined();
+    expect(ruleBroken('src/control/routes.ts', 'src/emulator.ts', false, none)).toBe('control may import core, clock, http, engine (types), network (types); not engine');
+    expect(ruleBroken('src/control/routes.ts', 'src/http/app.ts', false, none)).toMatch(/^control imports from http only its error helpers/);
+    expect(ruleBroken('spec-tests/x.test.ts', 'src/core/cnpj.ts', false, none)).toBe('spec-tests may import entry, fuzz; not core');
+    expect(ruleBroken('spec-tests/x.test.ts', 'fuzz/hostile.ts', false, none)).toBeUndefined();
+    expect(ruleBroken('src/demos/a.ts', 'src/emulator.ts', false, new Set(['src/emulator.ts']))).toBeUndefined();
+    expect(ruleBroken('src/demos/a.ts', 'src/http/app.ts', false, new Set(['src/emulator.ts']))).toBe('demos may import the modules src/index.ts re-exports; not http');
+  });
+
+  it('finds each runtime cycle once, however it is entered', () => {
+    const edges = [
+      { file: 'a', target: 'b' },
+      { file: 'b', target: 'a' },
+      { file: 'c', target: 'd' },
+      { file: 'd', target: 'e' },
+      { file: 'e', target: 'c' },
+      { file: 'e', target: 'f' },
+    ];
+    expect(cyclesOf(edges)).toEqual([
+      ['a', 'b', 'a'],
+      ['c', 'd', 'e', 'c'],
+    ]);
+    expect(cyclesOf([{ file: 'x', target: 'y' }])).toEqual([]);
+  });
+});
