@@ -112,13 +112,7 @@ const HTTP_FOR_CONTROL = ['src/http/errors.ts', 'src/http/pipeline.ts', 'src/htt
  * Imports that break a rule and are left for a change of their own, each with the reason. The test fails when one
  * is no longer needed, so the list only shrinks.
  */
-const KNOWN_EXCEPTIONS: readonly { readonly file: string; readonly targets: readonly string[]; readonly why: string }[] = [
-  {
-    file: 'spec-tests/properties/surveillance-reuse-exactly-when-unchanged.test.ts',
-    targets: ['src/core/regulatory/reference.ts', 'src/core/regulatory/rules.ts', 'src/core/regulatory/snapshot.ts'],
-    why: 'the property uses the core evaluator and rules fingerprint as its oracle; it needs an oracle of its own (spec-tests go through HTTP only)',
-  },
-];
+const KNOWN_EXCEPTIONS: readonly { readonly file: string; readonly targets: readonly string[]; readonly why: string }[] = [];
 const isKnownException = (file: string, target: string) => KNOWN_EXCEPTIONS.some((x) => x.file === file && x.targets.includes(target));
 
 export interface Violation {
