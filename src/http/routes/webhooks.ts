@@ -87,7 +87,7 @@ export const webhookOperations = [
     query: noQuery,
     body: emptyBody,
     bodyOptional: true,
-    run: ({ state, ctx, company, ifMatch, runtime }) => schedulingReply(sendTestEvent(state, company.id, ifMatch, ctx, runtime.deliveryPolicy)),
+    run: ({ state, ctx, company, ifMatch }) => schedulingReply(sendTestEvent(state, company.id, ifMatch, ctx)),
   }),
   operation({
     method: 'POST',
@@ -98,7 +98,7 @@ export const webhookOperations = [
     query: noQuery,
     body: emptyBody,
     bodyOptional: true,
-    run: ({ state, ctx, company, params, ifMatch, runtime }) => schedulingReply(resendEvent(state, company.id, params.id, ifMatch, ctx, runtime.deliveryPolicy)),
+    run: ({ state, ctx, company, params, ifMatch }) => schedulingReply(resendEvent(state, company.id, params.id, ifMatch, ctx)),
   }),
   operation({
     method: 'GET',
