@@ -99,8 +99,13 @@ export interface KeyRule {
   readonly description: string;
 }
 
+/** Spec "Common rules": the length of an idempotency-key (GET /v1/contexto reports it). */
+export const IDEMPOTENCY_KEY_LENGTH = { min: 16, max: 128 } as const;
 /** Spec "Common rules": 16 to 128 of A-Z a-z 0-9 . _ : - */
-const IDEMPOTENCY_KEY: KeyRule = { pattern: /^[A-Za-z0-9._:-]{16,128}$/, description: '16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-"' };
+const IDEMPOTENCY_KEY: KeyRule = {
+  pattern: new RegExp(`^[A-Za-z0-9._:-]{${IDEMPOTENCY_KEY_LENGTH.min},${IDEMPOTENCY_KEY_LENGTH.max}}$`),
+  description: `${IDEMPOTENCY_KEY_LENGTH.min} to ${IDEMPOTENCY_KEY_LENGTH.max} characters from A-Z, a-z, 0-9, ".", "_", ":" and "-"`,
+};
 const ENTITY_TAGS = /^\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*)*$/;
 
 async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOperation | undefined, raceable: boolean, c: HonoContext<HttpEnv>): Promise<Response> {
