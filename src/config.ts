@@ -20,7 +20,8 @@ export const DEFAULT_SEED = 1;
 /** The byte budgets EmulatorOptions.pageBudgets may change (DESIGN §4 "Lists"). */
 export const DEFAULT_PAGE_BUDGETS: PageBudgets = { catalogs: 256 * 1024, establishments: 256 * 1024, products: 256 * 1024 };
 
-const FIXED_BUDGETS = { executions: 256 * 1024, analyses: 256 * 1024, ingestionErrors: 256 * 1024 };
+/** The byte budgets of the lists no option reaches (DESIGN §4 "Lists"; the event list's 1 MiB is the spec's). */
+const FIXED_BUDGETS = { executions: 256 * 1024, analyses: 256 * 1024, ingestionErrors: 256 * 1024, events: 1024 * 1024, findings: 512 * 1024 };
 
 export interface Config {
   readonly seed: number | string;

@@ -58,6 +58,10 @@ export interface ListBudgets extends PageBudgets {
   readonly analyses: number;
   /** An ingestion's preview errors. */
   readonly ingestionErrors: number;
+  /** GET /v1/webhook/eventos (the spec's 1 MiB). */
+  readonly events: number;
+  /** The findings of an execution or an analysis. */
+  readonly findings: number;
 }
 
 export interface Runtime {

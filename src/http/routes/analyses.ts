@@ -79,10 +79,10 @@ export const analysisOperations = [
     permission: READ,
     params: idParams,
     query: findingsQuery,
-    run: ({ state, company, params, query }) => {
+    run: ({ state, company, params, query, runtime }) => {
       const found = publishedAnalysis(state, company.id, params.id);
       if (!found.ok) return found;
-      return findingsPage(found.value.findings ?? [], { companyId: company.id, list: `achados:${params.id}` }, query, presentFinding);
+      return findingsPage(found.value.findings ?? [], { companyId: company.id, list: `achados:${params.id}` }, query, runtime.pageBudgets.findings, presentFinding);
     },
   }),
   operation({

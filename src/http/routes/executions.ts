@@ -63,10 +63,10 @@ export const executionOperations = [
     permission: READ,
     params: idParams,
     query: findingsQuery,
-    run: ({ state, company, params, query }) => {
+    run: ({ state, company, params, query, runtime }) => {
       const found = publishedExecution(state, company.id, params.id);
       if (!found.ok) return found;
-      return findingsPage(found.value.findings ?? [], { companyId: company.id, list: `resultados:${params.id}` }, query, presentFinding);
+      return findingsPage(found.value.findings ?? [], { companyId: company.id, list: `resultados:${params.id}` }, query, runtime.pageBudgets.findings, presentFinding);
     },
   }),
   operation({
