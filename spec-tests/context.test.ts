@@ -147,6 +147,42 @@ describe('GET /v1/contexto', () => {
     const w = await world();
     expectError(await w.api.get('/v1/contexto?x=1'), 422, 'campo_desconhecido', 'query.x');
   });
+  it('reports the limits the API enforces: each bound is accepted, one past it refused', async () => {
+    const w = await world();
+    const { limites } = (await w.api.get('/v1/contexto')).body;
+    // Establishments: a company may have many (an establishment has at most one active catalog).
+    let created = 0;
+    const establishment = (fields: Record<string, unknown>, key?: string) =>
+      w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, String(1000 + ++created)), nome: 'Filial', ...fields }, key === undefined ? {} : { key });
+
+    expect((await establishment({ nome: 'n'.repeat(limites.nome.max) })).status).toBe(201);
+    expectError(await establishment({ nome: 'n'.repeat(limites.nome.max + 1) }), 422, 'valor_invalido', 'body.nome');
+    expectError(await establishment({ nome: 'n'.repeat(limites.nome.min - 1) }), 422, 'valor_invalido', 'body.nome');
+    expect((await establishment({ id_externo: 'x'.repeat(limites.id_externo.max) })).status).toBe(201);
+    expectError(await establishment({ id_externo: 'y'.repeat(limites.id_externo.max + 1) }), 422, 'valor_invalido', 'body.id_externo');
+
+    expect((await establishment({}, 'k'.repeat(limites.chave_idempotencia.min))).status).toBe(201);
+    expect((await establishment({}, 'm'.repeat(limites.chave_idempotencia.max))).status).toBe(201);
+    expectError(await establishment({}, 'k'.repeat(limites.chave_idempotencia.min - 1)), 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
+    expectError(await establishment({}, 'k'.repeat(limites.chave_idempotencia.max + 1)), 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
+
+    for (const list of ['/v1/catalogos', '/v1/estabelecimentos', '/v1/produtos']) {
+      expect((await w.api.get(`${list}?limite=${limites.catalogos_pagina.maximo}`)).status).toBe(200);
+      expectError(await w.api.get(`${list}?limite=${limites.catalogos_pagina.maximo + 1}`), 422, 'valor_invalido', 'query.limite');
+    }
+    expect([limites.estabelecimentos_pagina.maximo, limites.produtos_pagina.maximo]).toEqual([limites.catalogos_pagina.maximo, limites.catalogos_pagina.maximo]);
+
+    const { id } = await headOfficeCatalog(w);
+    const product = (fields: Record<string, unknown>) => w.api.post(`/v1/catalogos/${id}/produtos`, { origem: 'erp', ncm: '84713012', ...fields });
+    const attribute = { codigo: 'c'.repeat(limites.atributos_produto.codigo_max), valores: Array.from({ length: limites.atributos_produto.valores_max }, (_, i) => `v${i}`) };
+    expect((await product({ descricao: 'd'.repeat(limites.descricao_produto.max), atributos: Array.from({ length: limites.atributos_produto.maximo }, () => attribute) })).status).toBe(201);
+    expectError(await product({ descricao: 'd'.repeat(limites.descricao_produto.max + 1) }), 422, 'valor_invalido', 'body.descricao');
+    expectError(await product({ atributos: Array.from({ length: limites.atributos_produto.maximo + 1 }, () => attribute) }), 422, 'valor_invalido', 'body.atributos');
+    expectError(await product({ atributos: [{ ...attribute, codigo: 'c'.repeat(limites.atributos_produto.codigo_max + 1) }] }), 422, 'valor_invalido', 'body.atributos[0].codigo');
+    expectError(await product({ atributos: [{ ...attribute, valores: [...attribute.valores, 'one more'] }] }), 422, 'valor_invalido', 'body.atributos[0].valores');
+    expectError(await product({ atributos: [{ ...attribute, valores: [] }] }), 422, 'valor_invalido', 'body.atributos[0].valores');
+    expect(limites.atributos_produto.valores_min).toBe(1);
+  });
 });
 
 describe('GET /v1/empresa', () => {

@@ -14,8 +14,8 @@
  * sends, and imports no core function.
  */
 import type { VirtualClock } from './clock/clock.js';
-import type { State } from './core/state.js';
-import { attemptTimeoutIntent, beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE, type DeliveryPolicy, type NetworkOutcome } from './core/webhooks/events.js';
+import type { Context, State } from './core/state.js';
+import { attemptTimeoutIntent, beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE, type NetworkOutcome } from './core/webhooks/events.js';
 import { purgeClosedEvents, TASK_RETENTION } from './core/webhooks/retention.js';
 import { HOUR } from './core/time.js';
 import type { FaultRegistry } from './control/faults.js';
@@ -25,29 +25,27 @@ export const RETENTION_EVERY_MS = HOUR;
 export interface DeliveryWorld {
   readonly state: State;
   readonly clock: VirtualClock;
-  /** Moves the core's task intents onto the clock. */
-  flush(): unknown;
+  /** Runs a core transition with the world's Context and moves the task intents it left onto the clock. */
+  apply<T>(fn: (state: State, ctx: Context) => T): T;
 }
 
-export function registerDeliveryTasks(world: DeliveryWorld, transport: Transport, faults: FaultRegistry, policy: DeliveryPolicy): void {
+export function registerDeliveryTasks(world: DeliveryWorld, transport: Transport, faults: FaultRegistry): void {
   // world.state is read at each run, never captured: the handlers must act on the world's state as it is now.
   const { clock } = world;
   const finish = (eventId: string, tentativa: number, outcome: NetworkOutcome) => {
-    finishAttempt(world.state, eventId, tentativa, outcome, clock.now(), policy);
-    world.flush();
+    world.apply((state, ctx) => finishAttempt(state, eventId, tentativa, outcome, ctx));
   };
 
   clock.handle(TASK_ATTEMPT, 'work', async (task) => {
     const { eventId, ciclo } = task.payload as { eventId: string; ciclo: number };
-    const now = clock.now();
-    const delivery = beginAttempt(world.state, eventId, ciclo, now, policy);
-    world.flush();
+    // The attempt's Context: its start (now) and the delivery policy its time-out comes from.
+    const [delivery, started] = world.apply((state, ctx) => [beginAttempt(state, eventId, ciclo, ctx), ctx] as const);
     if (!delivery) return;
+    const now = started.now;
     const { outcome, latencyMs } = await transport.send({ ...delivery, now });
     // No answer, or one slower than the time-out: the attempt ends when its time-out fires.
-    if (outcome.kind === 'no_answer' || latencyMs >= policy.attemptTimeoutMs) {
-      attemptTimeoutIntent(world.state, eventId, delivery.tentativa, now, policy);
-      world.flush();
+    if (outcome.kind === 'no_answer' || latencyMs >= started.config.delivery.attemptTimeoutMs) {
+      world.apply((state, ctx) => attemptTimeoutIntent(state, eventId, delivery.tentativa, now, ctx));
       return;
     }
     if (latencyMs > 0) {

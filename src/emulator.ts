@@ -9,9 +9,9 @@ import type { Hono } from 'hono';
 import { buildApiApp } from './http/app.js';
 import { answerClientError } from './http/client-errors.js';
 import { STATUS_OF } from './http/errors.js';
-import { ClockDisposedError, ClockLimitError, ClockRangeError, EARLIEST_INSTANT, LATEST_INSTANT, VirtualClock, withinClockBounds, type ClockMode, type PersistedTask, type ScheduledTask } from './clock/clock.js';
+import { ClockDisposedError, ClockLimitError, ClockRangeError, VirtualClock, type ClockMode, type PersistedTask } from './clock/clock.js';
 import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type CreatedCompany, type Permission } from './core/companies.js';
-import { DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY, purgeExpiredIdempotency } from './core/idempotency.js';
+import { purgeExpiredIdempotency } from './core/idempotency.js';
 import { createRandom, seedRandom, uuidV4, type RandomSource, type RandomState } from './core/random.js';
 import type { Result } from './core/refusal.js';
 import { exportState, importState, type StateData } from './core/snapshot.js';
@@ -21,13 +21,13 @@ import { ControlError } from './control/control-error.js';
 import { FaultRegistry, type FaultInput, type FaultView, type JobKind } from './control/faults.js';
 import { Journal } from './control/journal.js';
 import { buildControlApp } from './control/routes.js';
-import { controlSettings, hostGuard, localAddress, type ControlSettings } from './control/guard.js';
+import { hostGuard, localAddress, type ControlSettings } from './control/guard.js';
 import { readSnapshot, type Snapshot } from './control/snapshot-schema.js';
 import { readingBody, type BodySource, type JournalEntry, type PageBudgets, type Runtime } from './http/runtime.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { RouteTable, type NetworkRoute, type ReceiverHandler } from './network/routes.js';
 import { Inbox, type InboxEntry } from './network/inbox.js';
-import { DEFAULT_HANDLER_GRACE_MS, Transport } from './network/transport.js';
+import { Transport } from './network/transport.js';
 import { registerDeliveryTasks, scheduleRetention } from './deliveries.js';
 import { drainOutbox } from './core/outbox.js';
 import { reviewCnpjCorrection, TASK_REVIEW } from './core/cnpj-corrections.js';
@@ -37,16 +37,15 @@ import { applyIngestion, expireIngestion, TASK_APPLICATION, TASK_EXPIRY, TASK_VA
 import { currentReference, publishReference, type Published } from './core/regulatory/reference.js';
 import { snapshotView, type SnapshotChange, type SnapshotView } from './core/regulatory/snapshot.js';
 
-import { DEFAULT_DELIVERY_POLICY, EVENT_KINDS, raiseEvent, rearmStartedAttempts, type DeliveryPolicy, type EventData } from './core/webhooks/events.js';
+import { EVENT_KINDS, raiseEvent, rearmStartedAttempts, type EventData } from './core/webhooks/events.js';
+import { readConfig, toInstant, type Config } from './config.js';
 import { VERSION } from './version.js';
 
 export type { Published, SnapshotChange, SnapshotView };
 export type { FaultInput, FaultView, JournalEntry, NetworkRoute, Permission, Snapshot, ClockMode, InboxEntry, ReceiverHandler, EventData };
 export { ClockDisposedError, ClockLimitError, ClockRangeError, ControlError, PERMISSIONS };
 
-/** The instant a manual clock starts at unless told otherwise: fixed, so runs are reproducible. */
-export const DEFAULT_START = Date.UTC(2026, 0, 1);
-export const DEFAULT_SEED = 1;
+export { DEFAULT_SEED, DEFAULT_START } from './config.js';
 
 export interface CompanyOptions extends CompanyFlags {
   /** 8 digits; a seeded random root when omitted. */
@@ -148,7 +147,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const DEFAULT_PAGE_BUDGETS: PageBudgets = { catalogs: 256 * 1024, establishments: 256 * 1024, products: 256 * 1024 };
 const BASE_URL = 'http://catalog-emulator.local';
 /** How long a closing server lets answers in progress finish before it cuts the connections, and how often it looks. */
 const CLOSE_GRACE_MS = 500;
@@ -171,8 +169,12 @@ function app(): Hono<{ Bindings: Bindings }> {
 
 /** Everything a reset replaces. */
 interface World {
-  /** Moves the core's task intents onto this world's clock; returns the tasks scheduled. */
-  flush(): ScheduledTask[];
+  /**
+   * Runs a core transition against this world: builds its Context (the clock's now, or `at`; the world's random;
+   * the configuration), runs `fn`, then moves the task intents it left in the outbox onto the clock. The only
+   * place either happens.
+   */
+  apply<T>(fn: (state: State, ctx: Context) => T, at?: number): T;
   state: State;
   /** Keys of the requests being processed (transient: a snapshot or reset never carries them). */
   inFlight: Map<string, string>;
@@ -186,38 +188,27 @@ interface World {
 export class Emulator {
   readonly seed: number | string;
   readonly mode: ClockMode;
-  private readonly start: number;
+  private readonly config: Config;
   private readonly bootstrap: readonly CompanyOptions[];
   private readonly configuredRoutes: readonly NetworkRoute[];
-  private readonly pageBudgets: PageBudgets;
   private world: World;
   private readonly faultRegistry = new FaultRegistry();
   private readonly journalLog = new Journal();
   private readonly routeTable = new RouteTable();
   private readonly inboxLog = new Inbox();
-  private readonly deliveryPolicy: DeliveryPolicy;
   private readonly transport: Transport;
   private readonly bindings: Bindings;
   private readonly servers = new Set<RunningServer>();
 
   constructor(options: EmulatorOptions = {}) {
-    this.seed = options.seed ?? DEFAULT_SEED;
-    this.mode = options.clock ?? 'manual';
-    if (this.mode !== 'manual' && this.mode !== 'real') throw new TypeError(`clock must be "manual" or "real", got ${String(this.mode)}`);
-    this.start = options.start === undefined ? (this.mode === 'manual' ? DEFAULT_START : Date.now()) : toInstant(options.start, 'start');
-    if (!withinClockBounds(this.start)) {
-      throw new RangeError(`start must be an instant from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}, in whole milliseconds; got ${String(options.start)}`);
-    }
+    this.config = readConfig(options);
+    this.seed = this.config.seed;
+    this.mode = this.config.mode;
     this.bootstrap = options.companies ?? [];
     this.configuredRoutes = [...(options.routes ?? [])];
     this.addConfiguredRoutes();
-    this.pageBudgets = { ...DEFAULT_PAGE_BUDGETS, ...options.pageBudgets };
-    const maxStoredAnswers = options.idempotency?.maxStoredAnswersPerCompany ?? DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY;
-    if (!(Number.isSafeInteger(maxStoredAnswers) && maxStoredAnswers >= 1)) throw new RangeError(`idempotency.maxStoredAnswersPerCompany must be a whole number, 1 or more; got ${maxStoredAnswers}`);
-    this.deliveryPolicy = deliveryPolicy(options.webhooks);
-    const grace = options.webhooks?.handlerGraceMs ?? DEFAULT_HANDLER_GRACE_MS;
-    if (!(Number.isFinite(grace) && grace >= 0)) throw new RangeError(`webhooks.handlerGraceMs must be a non-negative number of milliseconds; got ${grace}`);
-    this.transport = new Transport(this.routeTable, this.inboxLog, this.faultRegistry, () => this.deliveryPolicy.attemptTimeoutMs, grace);
+    const { delivery } = this.config.core;
+    this.transport = new Transport(this.routeTable, this.inboxLog, this.faultRegistry, () => delivery.attemptTimeoutMs, this.config.handlerGraceMs);
     this.world = this.freshWorld();
     // The runtime reads the current world on every access: reset and restore swap worlds under it.
     const self = this;
@@ -225,17 +216,15 @@ export class Emulator {
       get state() { return self.world.state; },
       get clock() { return self.world.clock; },
       get inFlight() { return self.world.inFlight; },
-      pageBudgets: this.pageBudgets,
-      maxStoredAnswersPerCompany: maxStoredAnswers,
-      deliveryPolicy: this.deliveryPolicy,
-      context: () => ({ now: this.world.clock.now(), random: this.world.random }),
-      flush: () => this.world.flush(),
+      pageBudgets: this.config.pageBudgets,
+      maxStoredAnswersPerCompany: this.config.maxStoredAnswersPerCompany,
+      apply: (fn) => this.world.apply(fn),
       nextRequestId: () => uuidV4(this.world.requestRandom),
       credential: (token) => this.world.state.credentials.get(token),
       takeApiFault: (match, moment, fire) => this.faultRegistry.takeApi(match, moment, fire),
       record: (entry) => this.journalLog.record(entry),
     };
-    this.bindings = { runtime, emulator: this, control: controlSettings(options) };
+    this.bindings = { runtime, emulator: this, control: this.config.control };
   }
 
   /** Fetch against the emulated service, in process. Relative URLs are resolved against the emulator. */
@@ -247,18 +236,16 @@ export class Emulator {
   readonly companies = {
     /** A company with its head office and a credential holding `permissions` (all six by default). */
     create: (options: CompanyOptions = {}): CreatedCompanyInfo => {
-      return describe(unwrap(createCompany(this.world.state, options, this.context())));
+      return describe(unwrap(this.world.apply((state, ctx) => createCompany(state, options, ctx))));
     },
     /** The companies given in EmulatorOptions.companies, with their tokens (the same after every reset). */
     initial: (): CreatedCompanyInfo[] => [...this.world.initialCompanies],
     /** Changes a company's flags: suspend its subscription, cut its capacity or allowance. */
     update: (companyId: string, flags: CompanyFlags): Company => {
-      const company = unwrap(updateCompany(this.world.state, companyId, flags, this.context()));
-      this.world.flush();
-      return company;
+      return unwrap(this.world.apply((state, ctx) => updateCompany(state, companyId, flags, ctx)));
     },
     addCredential: (companyId: string, permissions: readonly Permission[] = PERMISSIONS): { token: string } => ({
-      token: unwrap(addCredential(this.world.state, companyId, permissions, this.context())).token,
+      token: unwrap(this.world.apply((state, ctx) => addCredential(state, companyId, permissions, ctx))).token,
     }),
     list: (): Company[] => [...this.world.state.companies.values()],
   };
@@ -335,7 +322,7 @@ export class Emulator {
     raise: (companyId: string, dados: EventData): { eventId: string } => {
       if (!this.world.state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
       if (!EVENT_KINDS.includes(dados.tipo)) throw new ControlError(422, 'valor_invalido', `dados.tipo must be one of ${EVENT_KINDS.join(', ')}.`, 'body.dados.tipo');
-      const event = raiseEvent(this.world.state, companyId, dados, this.context(), this.deliveryPolicy);
+      const event = this.world.apply((state, ctx) => raiseEvent(state, companyId, dados, ctx));
       if (event === undefined) {
         throw new ControlError(
           404,
@@ -343,7 +330,6 @@ export class Emulator {
           `Company ${companyId} has no webhook destination: the service records and delivers events only for a company that has a destination (active, or revoked and kept for resends). Configure one with PUT /v1/webhook (If-None-Match: *) first.`,
         );
       }
-      this.world.flush();
       return { eventId: event.id };
     },
   };
@@ -354,11 +340,12 @@ export class Emulator {
     current: (): SnapshotView => snapshotView(currentReference(this.world.state)),
     /** Publishes a new snapshot: extinguish or add NCMs, replace required attributes, add or change attributes. */
     publish: (change: SnapshotChange): Published => {
-      const published = unwrap(publishReference(this.world.state, change, this.world.clock.now()));
-      // Publishing triggers the surveillance executions it affects.
-      scheduleAfterPublication(this.world.state, published.afetadas, published.atributosAlterados, this.context());
-      this.world.flush();
-      return published;
+      return this.world.apply((state, ctx) => {
+        const published = unwrap(publishReference(state, change, ctx.now));
+        // Publishing triggers the surveillance executions it affects.
+        scheduleAfterPublication(state, published.afetadas, published.atributosAlterados, ctx);
+        return published;
+      });
     },
   };
 
@@ -400,8 +387,7 @@ export class Emulator {
     const world = this.freshWorld({ state, initialCompanies, random: data.random, requestRandom: data.requestRandom });
     world.clock.load(data.now, data.tasks as PersistedTask[]);
     // Requests in flight did not survive: attempts still running end by their time-out.
-    rearmStartedAttempts(world.state, this.deliveryPolicy);
-    world.flush();
+    world.apply(rearmStartedAttempts);
     this.replaceWorld(world, 'restored');
   }
 
@@ -486,30 +472,30 @@ export class Emulator {
     });
   }
 
-  private context() {
-    return { now: this.world.clock.now(), random: this.world.random };
-  }
-
   /** A world with the handlers of every task kind; fresh from the seed, or around a restored state. */
   private freshWorld(restored?: { state: State; initialCompanies: CreatedCompanyInfo[]; random: readonly number[]; requestRandom: readonly number[] }): World {
-    const clock = new VirtualClock({ mode: this.mode, start: this.start });
+    const { start, core } = this.config;
+    const clock = new VirtualClock({ mode: this.mode, start });
     const random = createRandom(restored ? (restored.random as RandomState) : seedRandom(this.seed));
     const requestRandom = createRandom(restored ? (restored.requestRandom as RandomState) : seedRandom(`${typeof this.seed}:${String(this.seed)}:requests`));
     const world: World = {
-      state: restored?.state ?? createState(this.start),
+      state: restored?.state ?? createState(start),
       inFlight: new Map(),
       initialCompanies: restored?.initialCompanies ?? [],
       clock,
       random,
       requestRandom,
-      flush: () => drainOutbox(world.state).map((task) => clock.schedule({ kind: task.kind, owner: task.owner, payload: task.payload }, task.due)),
+      apply: (fn, at = clock.now()) => {
+        const result = fn(world.state, { now: at, random: world.random, config: core });
+        for (const task of drainOutbox(world.state)) clock.schedule({ kind: task.kind, owner: task.owner, payload: task.payload }, task.due);
+        return result;
+      },
     };
     // The purge is monotone in now and schedules nothing: daily runs with nothing between them coalesce.
     clock.handle(HOUSEKEEPING_IDEMPOTENCY, 'deadline', () => {
       purgeExpiredIdempotency(world.state, clock.now());
     }, { coalesce: true });
-    registerDeliveryTasks(world, this.transport, this.faultRegistry, this.deliveryPolicy);
-    const now = (): Context => ({ now: clock.now(), random: world.random });
+    registerDeliveryTasks(world, this.transport, this.faultRegistry);
     /**
      * A task of a background job, with the job faults of its kind: `delayMs` postpones it, `fail` fails it.
      * `accepts` narrows which faults this task takes: a job with a start and an end task (surveillance executions,
@@ -523,8 +509,7 @@ export class Emulator {
           clock.schedule({ kind: taskKind, owner: task.owner, payload: task.payload }, clock.now() + fault.delayMs);
           return;
         }
-        run(task.payload as Record<string, string>, fault !== undefined && 'fail' in fault, now());
-        world.flush();
+        world.apply((_state, ctx) => run(task.payload as Record<string, string>, fault !== undefined && 'fail' in fault, ctx));
       });
     };
     jobTask('vigilancia', TASK_EXECUTION_START, 'delayMs', (payload, _failed, ctx) => startExecution(world.state, payload.executionId!, ctx));
@@ -538,20 +523,18 @@ export class Emulator {
     // while no company watches anything does nothing, so such days coalesce; one that opens executions runs
     // each day (each execution is a record GET /v1/vigilancias lists).
     clock.handle(TASK_DAILY, 'deadline', () => {
-      scheduleDailyExecutions(world.state, now());
-      world.flush();
+      world.apply(scheduleDailyExecutions);
     }, { coalesce: () => dailyRunIsIdle(world.state) });
     clock.handle(TASK_EXPIRY, 'deadline', (task) => {
-      expireIngestion(world.state, (task.payload as { ingestionId: string }).ingestionId, now());
-      world.flush();
+      world.apply((state, ctx) => expireIngestion(state, (task.payload as { ingestionId: string }).ingestionId, ctx));
     });
     if (!restored) {
-      clock.schedule({ kind: HOUSEKEEPING_IDEMPOTENCY, owner: null, everyMs: DAY }, this.start + DAY);
-      scheduleRetention(clock, this.start);
-      clock.schedule({ kind: TASK_DAILY, owner: null, everyMs: DAILY_EVERY_MS }, this.start + DAILY_EVERY_MS);
+      clock.schedule({ kind: HOUSEKEEPING_IDEMPOTENCY, owner: null, everyMs: DAY }, start + DAY);
+      scheduleRetention(clock, start);
+      clock.schedule({ kind: TASK_DAILY, owner: null, everyMs: DAILY_EVERY_MS }, start + DAILY_EVERY_MS);
       // At the start instant itself, not clock.now(): in real mode the wall clock moves on while the emulator is
       // built, and ids are UUIDv7 of their creation time, so a reset would otherwise recreate them with other ids.
-      for (const options of this.bootstrap) world.initialCompanies.push(describe(unwrap(createCompany(world.state, options, { now: this.start, random }))));
+      for (const options of this.bootstrap) world.initialCompanies.push(describe(unwrap(world.apply((state, ctx) => createCompany(state, options, ctx), start))));
     }
     return world;
   }
@@ -620,18 +603,6 @@ const DRAIN_LIMIT = 64 * 1024 * 1024;
 /** What the server reads of Node's request message (HTTP/1 or HTTP/2). */
 type NodeIncoming = { readonly headers: IncomingHttpHeaders; destroy(): unknown } & AsyncIterable<Uint8Array>;
 
-function deliveryPolicy(options: EmulatorOptions['webhooks']): DeliveryPolicy {
-  const duration = (value: number | string, what: string) => {
-    const ms = parseDuration(value);
-    if (ms === undefined) throw new RangeError(`${what} must be milliseconds or a duration such as "5s", "30m", "2h"; got ${JSON.stringify(value)}`);
-    return ms;
-  };
-  const retryWaitsMs = options?.retryWaits?.map((w, i) => duration(w, `webhooks.retryWaits[${i}]`)) ?? DEFAULT_DELIVERY_POLICY.retryWaitsMs;
-  const attemptTimeoutMs = options?.attemptTimeout === undefined ? DEFAULT_DELIVERY_POLICY.attemptTimeoutMs : duration(options.attemptTimeout, 'webhooks.attemptTimeout');
-  if (retryWaitsMs.length === 0) throw new RangeError('webhooks.retryWaits needs at least one wait');
-  return { ...DEFAULT_DELIVERY_POLICY, retryWaitsMs, attemptTimeoutMs };
-}
-
 function describe(created: CreatedCompany): CreatedCompanyInfo {
   return {
     companyId: created.company.id,
@@ -639,12 +610,6 @@ function describe(created: CreatedCompany): CreatedCompanyInfo {
     token: created.credential.token,
     headOffice: { id: created.headOffice.id, cnpj: created.headOffice.cnpj },
   };
-}
-
-function toInstant(value: string | number | Date, what: string, refusal: (message: string) => Error = (message) => new RangeError(message)): number {
-  const instant = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
-  if (!Number.isFinite(instant)) throw refusal(`${what} must be an ISO 8601 date-time, a Date or Unix milliseconds; got ${String(value)}`);
-  return instant;
 }
 
 function unwrap<T>(result: Result<T>): T {

@@ -30,7 +30,7 @@ import { createRandom, seedRandom } from './random.js';
 import { publishReference } from './regulatory/reference.js';
 import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules.js';
 import { createState, indexesOf, type Context, type State } from './state.js';
-import { T0, ROOT, OTHER_ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
+import { T0, CORE_CONFIG, ROOT, OTHER_ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
 import { configureDestination } from './webhooks/destination.js';
 import { TASK_ATTEMPT } from './webhooks/events.js';
 import { MINUTE, SECOND } from './time.js';
@@ -55,7 +55,7 @@ interface World {
 function setup(analysisAllowance = 10, root = ROOT): World {
   const state = createState(T0);
   const random = createRandom(seedRandom(11));
-  const ctx = (now = T0): Context => ({ now, random });
+  const ctx = (now = T0): Context => ({ now, random, config: CORE_CONFIG });
   const created = unwrap(createCompany(state, { cnpjRoot: root, analysisAllowance }, ctx()));
   const companyId = created.company.id;
   const catalog = unwrap(createCatalog(state, companyId, { establishmentId: created.headOffice.id, nome: 'Loja' }, ctx()));
@@ -523,7 +523,7 @@ describe('allowanceLeft', () => {
 
   it('is the default allowance (10) for a new company, and 0 for an unknown company', () => {
     const state = createState(T0);
-    const ctx: Context = { now: T0, random: createRandom(seedRandom(3)) };
+    const ctx: Context = { now: T0, random: createRandom(seedRandom(3)), config: CORE_CONFIG };
     const created = unwrap(createCompany(state, {}, ctx));
     expect(allowanceLeft(state, created.company.id)).toBe(10);
     expect(allowanceLeft(state, 'no-such-company')).toBe(0);

@@ -13,7 +13,7 @@ import { createProduct, editProduct, linkProduct, productEtag, unlinkProduct, ty
 import { createRandom, seedRandom } from './random.js';
 import { createState, indexesOf, linksOf, type Context, type State } from './state.js';
 import { changeSelection, countsOf, surveillanceEtag, surveillanceOf, viewSurveillance, type SelectionChange } from './surveillance.js';
-import { T0, ROOT, OTHER_ROOT, cnpj, configureWebhook, expectRefusal, unwrap } from './testing/support.js';
+import { T0, CORE_CONFIG, ROOT, OTHER_ROOT, cnpj, configureWebhook, expectRefusal, unwrap } from './testing/support.js';
 
 const T1 = T0 + 5 * 60_000;
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
@@ -25,7 +25,7 @@ const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 function setup(capacity = 3) {
   const state = createState();
   const random = createRandom(seedRandom(7));
-  const ctx = (now = T0): Context => ({ now, random });
+  const ctx = (now = T0): Context => ({ now, random, config: CORE_CONFIG });
   const created = unwrap(createCompany(state, { cnpjRoot: ROOT, surveillanceCapacity: capacity }, ctx()));
   const companyId = created.company.id;
   const branch = unwrap(registerEstablishment(state, companyId, { cnpj: cnpj(ROOT, '0002'), nome: 'Filial' }, ctx()));

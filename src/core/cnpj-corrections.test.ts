@@ -11,7 +11,7 @@ import { archiveEstablishment, editEstablishment, establishmentEtag, registerEst
 import { createRandom, seedRandom } from './random.js';
 import type { Result } from './refusal.js';
 import { createState, indexesOf, type Context, type State } from './state.js';
-import { T0, ROOT, OTHER_ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
+import { T0, CORE_CONFIG, ROOT, OTHER_ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
 import { HOUR, MINUTE } from './time.js';
 
 const MOTIVO = 'Digitação errada';
@@ -27,7 +27,7 @@ interface World {
 function setup(): World {
   const state = createState();
   const random = createRandom(seedRandom(1));
-  const ctx = (now = T0): Context => ({ now, random });
+  const ctx = (now = T0): Context => ({ now, random, config: CORE_CONFIG });
   const created = unwrap(createCompany(state, { cnpjRoot: ROOT }, ctx()));
   const branch = unwrap(registerEstablishment(state, created.company.id, { cnpj: cnpj(ROOT, '0002'), nome: 'Filial' }, ctx()));
   state.outbox.length = 0;

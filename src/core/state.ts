@@ -20,7 +20,7 @@ import { shippedReference } from './regulatory/reference.js';
 import type { RandomSource } from './random.js';
 import type { Instant } from './time.js';
 import type { WebhookDestination } from './webhooks/destination.js';
-import type { WebhookEvent } from './webhooks/events.js';
+import type { DeliveryPolicy, WebhookEvent } from './webhooks/events.js';
 
 export interface CompanyIndexes {
   readonly establishments: OrderedIndex;
@@ -83,10 +83,20 @@ export interface State {
   sequence: number;
 }
 
-/** What a transition needs from the outside world: the virtual time and the seeded random source. */
+/**
+ * The part of the emulator's configuration (src/config.ts) the core reads: it travels in every Context, so
+ * no transition falls back on a default the emulator was configured away from.
+ */
+export interface CoreConfig {
+  /** Webhook delivery timing: retry waits, attempt time-out, cycle length, attempts per cycle. */
+  readonly delivery: DeliveryPolicy;
+}
+
+/** What a transition needs from the outside world: the virtual time, the seeded random source and the configuration. */
 export interface Context {
   readonly now: Instant;
   readonly random: RandomSource;
+  readonly config: CoreConfig;
 }
 
 /** An empty service; `start` is when its shipped regulatory reference counts as published. */

@@ -35,7 +35,7 @@ import {
   TASK_EXECUTION_START,
   type Execution,
 } from './surveillance-executions.js';
-import { T0, ROOT, OTHER_ROOT, expectRefusal, unwrap } from './testing/support.js';
+import { T0, CORE_CONFIG, ROOT, OTHER_ROOT, expectRefusal, unwrap } from './testing/support.js';
 import { DAY, HOUR, MINUTE, SECOND } from './time.js';
 import { configureDestination, destinationEtag, revokeDestination } from './webhooks/destination.js';
 import { TASK_ATTEMPT } from './webhooks/events.js';
@@ -69,7 +69,7 @@ interface World extends Tenant {
 function setup(flags: CompanyFlags = {}): World {
   const state = createState(T0);
   const random = createRandom(seedRandom(23));
-  const ctx = (now = T0): Context => ({ now, random });
+  const ctx = (now = T0): Context => ({ now, random, config: CORE_CONFIG });
   const tenant = newTenant(state, ctx, ROOT, flags);
   const product = (fields: Partial<NewProduct> = {}, owner: Tenant = tenant) => unwrap(createProduct(state, owner.companyId, owner.catalog.id, { ...CLEAN, ...fields }, ctx()));
   state.outbox.length = 0;

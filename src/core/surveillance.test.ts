@@ -31,7 +31,7 @@ import {
   type SelectionMode,
   type Surveillance,
 } from './surveillance.js';
-import { T0, ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
+import { T0, CORE_CONFIG, ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
 import { configureDestination, destinationEtag, revokeDestination } from './webhooks/destination.js';
 import { TASK_ATTEMPT } from './webhooks/events.js';
 
@@ -164,7 +164,7 @@ interface World {
 function setup(flags: CompanyFlags = {}): World {
   const state = createState();
   const random = createRandom(seedRandom(1));
-  const ctx = (now = T0): Context => ({ now, random });
+  const ctx = (now = T0): Context => ({ now, random, config: CORE_CONFIG });
   const created = unwrap(createCompany(state, { cnpjRoot: ROOT, ...flags }, ctx()));
   const companyId = created.company.id;
   const branchEstablishment = unwrap(registerEstablishment(state, companyId, { cnpj: cnpj(ROOT, '0002'), nome: 'Filial' }, ctx()));

@@ -99,8 +99,13 @@ export interface KeyRule {
   readonly description: string;
 }
 
+/** Spec "Common rules": the length of an idempotency-key (GET /v1/contexto reports it). */
+export const IDEMPOTENCY_KEY_LENGTH = { min: 16, max: 128 } as const;
 /** Spec "Common rules": 16 to 128 of A-Z a-z 0-9 . _ : - */
-const IDEMPOTENCY_KEY: KeyRule = { pattern: /^[A-Za-z0-9._:-]{16,128}$/, description: '16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-"' };
+const IDEMPOTENCY_KEY: KeyRule = {
+  pattern: new RegExp(`^[A-Za-z0-9._:-]{${IDEMPOTENCY_KEY_LENGTH.min},${IDEMPOTENCY_KEY_LENGTH.max}}$`),
+  description: `${IDEMPOTENCY_KEY_LENGTH.min} to ${IDEMPOTENCY_KEY_LENGTH.max} characters from A-Z, a-z, 0-9, ".", "_", ":" and "-"`,
+};
 const ENTITY_TAGS = /^\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*)*$/;
 
 async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOperation | undefined, raceable: boolean, c: HonoContext<HttpEnv>): Promise<Response> {
@@ -201,19 +206,18 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOpera
       parsedBody = result.data;
     }
 
-    const ctx = runtime.context();
     // Only the operations of the If-Match table see the header: their core operation checks it (428, 412).
     const ifMatch = guard ? headers.ifMatch : undefined;
-    if (guard && raceable && ifMatch !== undefined) {
-      // Another client saves what this If-Match guards, just before the request is evaluated (DESIGN §6).
-      const id = guard.guardedBy === undefined ? undefined : (params.data as Record<string, string>)[guard.guardedBy];
-      const edit = runtime.takeApiFault({ method: spec.method, path, companyId: company.id }, 'evaluation', () => saveConcurrently(runtime.state, company.id, guard.guards, id, ctx));
-      if (edit) journal.faultId = edit.id;
-    }
-
-    // 404, 428, 412, 409, apply
-    const result = spec.run({ runtime, state: runtime.state, ctx, company, credential, params: params.data, query: parsedQuery.data, body: parsedBody, ifMatch, createOnly: headers.createOnly, canonicalBody });
-    runtime.flush();
+    const result = runtime.apply((state, ctx) => {
+      if (guard && raceable && ifMatch !== undefined) {
+        // Another client saves what this If-Match guards, just before the request is evaluated (DESIGN §6).
+        const id = guard.guardedBy === undefined ? undefined : (params.data as Record<string, string>)[guard.guardedBy];
+        const edit = runtime.takeApiFault({ method: spec.method, path, companyId: company.id }, 'evaluation', () => saveConcurrently(state, company.id, guard.guards, id, ctx));
+        if (edit) journal.faultId = edit.id;
+      }
+      // 404, 428, 412, 409, apply
+      return spec.run({ runtime, state, ctx, company, credential, params: params.data, query: parsedQuery.data, body: parsedBody, ifMatch, createOnly: headers.createOnly, canonicalBody });
+    });
     if (!result.ok) {
       const { kind, codigo, mensagem, caminho, limit } = result.refusal;
       return fail(apiError(STATUS_OF[kind], codigo, mensagem, caminho, limit && { 'retry-after': String(limit.resetSeconds), ...rateLimitHeaders(limit) }));

@@ -8,7 +8,6 @@ import { collectPage, cursorPageBody, readCursor, type Page } from './paging.js'
 import type { Reply } from './pipeline.js';
 
 /** Byte budget of a page of findings (spec: up to 200 findings "plus a byte budget"). */
-export const FINDINGS_PAGE_BYTES = 512 * 1024;
 
 interface PageQuery {
   readonly cursor?: string | undefined;
@@ -38,11 +37,11 @@ export function newestFirstPage<T>(
 
 /**
  * A page of published findings (they never change, so a cursor is an index): `{total_achados, itens,
- * proximo_cursor}`, at most 200 findings and FINDINGS_PAGE_BYTES (spec "GET /v1/vigilancias/{id}/resultados":
+ * proximo_cursor}`, at most 200 findings and `budgetBytes` (pageBudgets.findings; spec "GET /v1/vigilancias/{id}/resultados":
  * the query has only `cursor`, so the page size is always the service's).
  */
-export function findingsPage<F>(findings: readonly F[], where: { readonly companyId: string; readonly list: string }, query: { readonly cursor?: string | undefined }, present: (finding: F) => unknown): Result<Reply> {
-  const page = fixedListPage(findings, where, query, { defaultLimit: 200, budgetBytes: FINDINGS_PAGE_BYTES }, present);
+export function findingsPage<F>(findings: readonly F[], where: { readonly companyId: string; readonly list: string }, query: { readonly cursor?: string | undefined }, budgetBytes: number, present: (finding: F) => unknown): Result<Reply> {
+  const page = fixedListPage(findings, where, query, { defaultLimit: 200, budgetBytes }, present);
   if (!page.ok) return page;
   return ok({ status: 200, body: cursorPageBody(page.value, where.companyId, where.list, `"total_achados":${findings.length},`) });
 }

@@ -5,7 +5,6 @@
  */
 import type { Credential } from '../core/companies.js';
 import type { Context, State } from '../core/state.js';
-import type { DeliveryPolicy } from '../core/webhooks/events.js';
 import type { VirtualClock } from '../clock/clock.js';
 
 export interface ApiFaultMatch {
@@ -51,19 +50,33 @@ export interface PageBudgets {
   readonly products: number;
 }
 
+/** Byte budgets of every list page: the settable ones (PageBudgets) and those of the lists no option reaches. */
+export interface ListBudgets extends PageBudgets {
+  /** GET /v1/vigilancias. */
+  readonly executions: number;
+  /** GET /v1/analises. */
+  readonly analyses: number;
+  /** An ingestion's preview errors. */
+  readonly ingestionErrors: number;
+  /** GET /v1/webhook/eventos (the spec's 1 MiB). */
+  readonly events: number;
+  /** The findings of an execution or an analysis. */
+  readonly findings: number;
+}
+
 export interface Runtime {
   readonly state: State;
   readonly clock: VirtualClock;
-  readonly pageBudgets: PageBudgets;
+  readonly pageBudgets: ListBudgets;
   /** How many answers a company's idempotency store keeps before its oldest is dropped (EmulatorOptions.idempotency). */
   readonly maxStoredAnswersPerCompany: number;
   /** Idempotency scope → fingerprint of the requests being processed now (transient: never in a snapshot). */
   readonly inFlight: Map<string, string>;
-  /** The time and id source for one core transition. */
-  context(): Context;
-  /** Moves the work the core asked for (state.outbox) onto the virtual clock; called after every operation. */
-  flush(): unknown;
-  readonly deliveryPolicy: DeliveryPolicy;
+  /**
+   * Runs one core transition: `fn` gets the state and a Context (time, id source, configuration); the work the
+   * core asked for (state.outbox) is then moved onto the virtual clock.
+   */
+  apply<T>(fn: (state: State, ctx: Context) => T): T;
   nextRequestId(): string;
   credential(token: string): Credential | undefined;
   /**

@@ -17,7 +17,20 @@ export const uuid = z.string().regex(UUID, 'must be a uuid (8-4-4-4-12 hexadecim
  */
 const text = (min: number, max: number) => z.string().min(min, `must have at least ${min} character${min === 1 ? '' : 's'}`).max(max, `must have at most ${max} characters`);
 
-export const externalId = text(1, 256);
+/**
+ * The input limits of spec "Limits" that GET /v1/contexto reports: the schemas below check these very numbers.
+ * `page`: the catalog, establishment and product lists (`limite`'s default and maximum).
+ */
+export const INPUT_LIMITS = {
+  name: { min: 1, max: 120 },
+  externalId: { min: 1, max: 256 },
+  productDescription: { min: 1, max: 2000 },
+  attributes: { max: 128, codeMax: 128, valuesMin: 1, valuesMax: 50 },
+  page: { default: 50, max: 200 },
+} as const;
+const { name, productDescription, attributes: attributeLimits, page } = INPUT_LIMITS;
+
+export const externalId = text(INPUT_LIMITS.externalId.min, INPUT_LIMITS.externalId.max);
 export const nullableExternalId = externalId.nullable();
 
 /**
@@ -54,12 +67,15 @@ export const NCM = /^\d{8}$/;
  * repeated code as one attribute holding all its values).
  */
 export const attribute = z.strictObject({
-  codigo: text(1, 128),
-  valores: z.array(z.string()).min(1, 'must have 1 to 50 values').max(50, 'must have 1 to 50 values'),
+  codigo: text(1, attributeLimits.codeMax),
+  valores: z
+    .array(z.string())
+    .min(attributeLimits.valuesMin, `must have ${attributeLimits.valuesMin} to ${attributeLimits.valuesMax} values`)
+    .max(attributeLimits.valuesMax, `must have ${attributeLimits.valuesMin} to ${attributeLimits.valuesMax} values`),
 });
 
 /** Up to 128 attributes (spec "Limits": product attributes). */
-export const attributes = z.array(attribute).max(128, 'must have at most 128 attributes');
+export const attributes = z.array(attribute).max(attributeLimits.max, `must have at most ${attributeLimits.max} attributes`);
 
 export const ncm = z.string().regex(NCM, 'must be an NCM of 8 digits, e.g. "84713012"');
 
@@ -69,28 +85,28 @@ function atLeastOne<T extends Record<string, unknown>>(schema: z.ZodType<T>, fie
 
 export const establishmentCreate = z.strictObject({
   cnpj: z.string().max(64, 'must have 14 characters'),
-  nome: text(1, 120),
+  nome: text(name.min, name.max),
   id_externo: nullableExternalId.optional(),
 });
 
 export const establishmentPatch = atLeastOne(
-  z.strictObject({ nome: text(1, 120).optional(), id_externo: nullableExternalId.optional() }),
+  z.strictObject({ nome: text(name.min, name.max).optional(), id_externo: nullableExternalId.optional() }),
   'nome, id_externo',
 );
 
 export const catalogCreate = z.strictObject({
   estabelecimento_id: uuid,
-  nome: text(1, 120),
+  nome: text(name.min, name.max),
   id_externo: nullableExternalId.optional(),
 });
 
 export const catalogPatch = atLeastOne(
-  z.strictObject({ nome: text(1, 120).optional(), id_externo: nullableExternalId.optional() }),
+  z.strictObject({ nome: text(name.min, name.max).optional(), id_externo: nullableExternalId.optional() }),
   'nome, id_externo',
 );
 
 export const catalogListQuery = z.strictObject({
-  limite: limitParam(200).optional(),
+  limite: limitParam(page.max).optional(),
   apos_id: uuid.optional(),
   estabelecimento_id: uuid.optional(),
   id_externo: externalId.optional(),
@@ -98,7 +114,7 @@ export const catalogListQuery = z.strictObject({
 });
 
 export const establishmentListQuery = z.strictObject({
-  limite: limitParam(200).optional(),
+  limite: limitParam(page.max).optional(),
   apos_id: uuid.optional(),
   estado: z.enum(['ativo', 'arquivado'], 'must be "ativo" or "arquivado"').optional(),
 });
@@ -122,7 +138,7 @@ export const cursorQuery = (maxLimit: number, aboveMax: AboveMax = 'refuse') =>
  */
 export const findingsQuery = z.strictObject({ cursor: cursorParam.optional() });
 
-export const productListQuery = cursorQuery(200);
+export const productListQuery = cursorQuery(page.max);
 
 export const companyProductListQuery = productListQuery.extend({
   id_externo: externalId.optional(),
@@ -133,7 +149,7 @@ export const productCreate = z.strictObject({
   ncm,
   id_externo: nullableExternalId.optional(),
   sku: text(1, 256).nullable().optional(),
-  descricao: text(1, 2000).nullable().optional(),
+  descricao: text(productDescription.min, productDescription.max).nullable().optional(),
   atributos: attributes.optional(),
 });
 
@@ -141,7 +157,7 @@ export const productPatch = atLeastOne(
   z.strictObject({
     id_externo: nullableExternalId.optional(),
     sku: text(1, 256).nullable().optional(),
-    descricao: text(1, 2000).nullable().optional(),
+    descricao: text(productDescription.min, productDescription.max).nullable().optional(),
     ncm: ncm.optional(),
     atributos: attributes.optional(),
   }),
@@ -177,7 +193,7 @@ export const ingestionRecord = z.strictObject({
   origem: text(1, 64),
   ncm,
   sku: text(1, 256).nullable().optional(),
-  descricao: text(1, 2000).nullable().optional(),
+  descricao: text(productDescription.min, productDescription.max).nullable().optional(),
   atributos: attributes.optional(),
 });
 

@@ -15,7 +15,7 @@ import { createProduct, type Product } from '../products.js';
 import { createRandom, seedRandom } from '../random.js';
 import { exportState } from '../snapshot.js';
 import { createState, type Context, type State } from '../state.js';
-import { T0, ROOT, OTHER_ROOT, cnpj, configureWebhook, expectRefusal, unwrap } from '../testing/support.js';
+import { T0, CORE_CONFIG, ROOT, OTHER_ROOT, cnpj, configureWebhook, expectRefusal, unwrap } from '../testing/support.js';
 import { HOUR, MINUTE, SECOND } from '../time.js';
 import {
   applyIngestion,
@@ -57,7 +57,7 @@ const ncmError = (lote: number, indice: number): RecordError => ({ lote, indice,
 function setup() {
   const state = createState(T0);
   const random = createRandom(seedRandom(5));
-  const ctx = (now = T0): Context => ({ now, random });
+  const ctx = (now = T0): Context => ({ now, random, config: CORE_CONFIG });
   const created = unwrap(createCompany(state, { cnpjRoot: ROOT, surveillanceCapacity: 100 }, ctx()));
   const companyId = created.company.id;
   const branch = unwrap(registerEstablishment(state, companyId, { cnpj: cnpj(ROOT, '0002'), nome: 'Filial' }, ctx()));

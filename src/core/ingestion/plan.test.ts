@@ -17,7 +17,7 @@ import { createRandom, seedRandom } from '../random.js';
 import { exportState } from '../snapshot.js';
 import { createState, indexesOf, linksOf, type Context, type State } from '../state.js';
 import { changeSelection, isEligible, surveillanceEtag, surveillanceOf, type SelectionChange } from '../surveillance.js';
-import { T0, ROOT, cnpj, configureWebhook, unwrap } from '../testing/support.js';
+import { T0, CORE_CONFIG, ROOT, cnpj, configureWebhook, unwrap } from '../testing/support.js';
 import { applyPlan, planIngestion, staleness, type Batch, type IngestionOperation, type IngestionRecord, type Preview, type RecordError } from './plan.js';
 
 const NCM = '84713012';
@@ -38,7 +38,7 @@ const ATTRS = [{ codigo: 'COR', valores: ['azul'] }, { codigo: 'TAM', valores: [
 function setup(capacity = 100) {
   const state = createState(T0);
   const random = createRandom(seedRandom(9));
-  const ctx = (now = T0): Context => ({ now, random });
+  const ctx = (now = T0): Context => ({ now, random, config: CORE_CONFIG });
   const created = unwrap(createCompany(state, { cnpjRoot: ROOT, surveillanceCapacity: capacity }, ctx()));
   const companyId = created.company.id;
   const catalogOf = (order: string, nome: string) => {

@@ -8,9 +8,9 @@ import { cnpjCheckDigits } from '../cnpj.js';
 import { createCompany } from '../companies.js';
 import { createRandom, seedRandom } from '../random.js';
 import type { Result } from '../refusal.js';
-import { createState, type Context, type State } from '../state.js';
+import { createState, type Context, type CoreConfig, type State } from '../state.js';
 import { configureDestination, destinationEtag, type WebhookDestination } from '../webhooks/destination.js';
-import type { WebhookEvent } from '../webhooks/events.js';
+import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy, type WebhookEvent } from '../webhooks/events.js';
 
 /** The instant the core tests start their worlds at: 2026-01-01T00:00:00.000Z. */
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -42,10 +42,16 @@ export function expectRefusal(result: Result<unknown>, kind: string, codigo: str
   else expect(result.refusal.caminho).toBe(caminho);
 }
 
-/** A state (empty unless given) with a seeded source: `ctx(now)` for transitions, `company()` a new company's id. */
+/** The configuration the core tests run with: the default delivery policy. */
+export const CORE_CONFIG: CoreConfig = { delivery: DEFAULT_DELIVERY_POLICY };
+
+/**
+ * A state (empty unless given) with a seeded source: `ctx(now)` for transitions (`ctx(now, policy)` with another
+ * delivery policy), `company()` a new company's id.
+ */
 export function seededWorld(seed = 1, state: State = createState()) {
   const random = createRandom(seedRandom(seed));
-  const ctx = (now: number): Context => ({ now, random });
+  const ctx = (now: number, delivery: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): Context => ({ now, random, config: { delivery } });
   const company = (now = T0): string => unwrap(createCompany(state, {}, ctx(now))).company.id;
   return { state, random, ctx, company };
 }

@@ -180,10 +180,10 @@ describe('a change of the destination cancels its open events', () => {
   const events = (s: ReturnType<typeof setup>) => {
     const pending = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0)));
     const running = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0)));
-    beginAttempt(s.state, running.id, 1, T0);
+    beginAttempt(s.state, running.id, 1, s.ctx(T0));
     const delivered = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0)));
-    beginAttempt(s.state, delivered.id, 1, T0);
-    finishAttempt(s.state, delivered.id, 1, { kind: 'response', status: 200 }, T0 + 1);
+    beginAttempt(s.state, delivered.id, 1, s.ctx(T0));
+    finishAttempt(s.state, delivered.id, 1, { kind: 'response', status: 200 }, s.ctx(T0 + 1));
     return { pending: pending.id, running: running.id, delivered: delivered.id };
   };
 

@@ -37,7 +37,7 @@ const FAIL: NetworkOutcome = { kind: 'response', status: 500 };
 function setup() {
   const state = createState();
   const random = createRandom(seedRandom(1));
-  const ctx = (now: number): Context => ({ now, random });
+  const ctx = (now: number, delivery: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): Context => ({ now, random, config: { delivery } });
   const created = createCompany(state, {}, ctx(T0));
   if (!created.ok) throw new Error(created.refusal.mensagem);
   const companyId = created.value.company.id;
@@ -55,7 +55,7 @@ function setup() {
     if (!result.ok) throw new Error(result.refusal.mensagem);
     return result.value;
   };
-  const raise = (now = T0, dados: EventData = { tipo: 'catalogo.aplicado' }, policy?: DeliveryPolicy): WebhookEvent => raised(raiseEvent(state, companyId, dados, ctx(now), policy));
+  const raise = (now = T0, dados: EventData = { tipo: 'catalogo.aplicado' }, policy?: DeliveryPolicy): WebhookEvent => raised(raiseEvent(state, companyId, dados, ctx(now, policy)));
   const event = (id: string): WebhookEvent => state.webhookEvents.get(id)!;
   const drain = () => state.outbox.splice(0, state.outbox.length);
 
@@ -68,19 +68,19 @@ function setup() {
       cancelOpenEvents(state, companyId, FAILURE_CODES.destinationChanged, T0 + SECOND);
       return event(e.id);
     }
-    beginAttempt(state, e.id, 1, T0);
+    beginAttempt(state, e.id, 1, ctx(T0));
     if (estado === 'executando') return event(e.id);
     if (estado === 'entregue') {
-      finishAttempt(state, e.id, 1, OK, T0 + 10);
+      finishAttempt(state, e.id, 1, OK, ctx(T0 + 10));
       return event(e.id);
     }
     let now = T0;
     for (let n = 1; n <= 8; n++) {
       if (n > 1) {
         now = event(e.id).proximaTentativaEm!;
-        beginAttempt(state, e.id, 1, now);
+        beginAttempt(state, e.id, 1, ctx(now));
       }
-      finishAttempt(state, e.id, n, FAIL, now);
+      finishAttempt(state, e.id, n, FAIL, ctx(now));
     }
     return event(e.id);
   };
@@ -167,19 +167,19 @@ describe('the event lifecycle table', () => {
     const inFlight = e.attempts.find((a) => a.estado === 'iniciada')?.tentativa ?? e.attempts.length;
     switch (trigger) {
       case 'iniciar_tentativa':
-        beginAttempt(s.state, e.id, e.ciclo, T0 + 20);
+        beginAttempt(s.state, e.id, e.ciclo, s.ctx(T0 + 20));
         return;
       case 'entregar':
-        finishAttempt(s.state, e.id, inFlight, OK, T0 + 20);
+        finishAttempt(s.state, e.id, inFlight, OK, s.ctx(T0 + 20));
         return;
       case 'falhar_tentativa':
-        finishAttempt(s.state, e.id, inFlight, FAIL, T0 + 20);
+        finishAttempt(s.state, e.id, inFlight, FAIL, s.ctx(T0 + 20));
         return;
       case 'cancelar':
         cancelOpenEvents(s.state, s.companyId, FAILURE_CODES.destinationRevoked, T0 + 20);
         return;
       case 'reenviar':
-        reopen(s.state, e, s.state.webhookDestinations.get(s.companyId)!, T0 + 20);
+        reopen(s.state, e, s.state.webhookDestinations.get(s.companyId)!, s.ctx(T0 + 20));
         return;
     }
   };
@@ -223,10 +223,10 @@ describe('the event lifecycle table', () => {
     const s = setup();
     s.configure();
     const e = s.raise();
-    beginAttempt(s.state, e.id, 1, T0);
-    finishAttempt(s.state, e.id, 1, { kind: 'refused' }, T0);
+    beginAttempt(s.state, e.id, 1, s.ctx(T0));
+    finishAttempt(s.state, e.id, 1, { kind: 'refused' }, s.ctx(T0));
     s.drain();
-    expect(beginAttempt(s.state, e.id, 1, e.prazoEm + 1)).toBeUndefined();
+    expect(beginAttempt(s.state, e.id, 1, s.ctx(e.prazoEm + 1))).toBeUndefined();
     expect(s.event(e.id)).toMatchObject({ estado: 'falhou', codigoFalha: FAILURE_CODES.refused, terminadoEm: e.prazoEm + 1 });
     expect(s.event(e.id).attempts).toHaveLength(1);
     expect(s.drain()).toEqual([]);
@@ -239,7 +239,7 @@ describe('beginAttempt', () => {
     const destination = s.configure();
     const e = s.raise();
     s.drain();
-    const delivery = beginAttempt(s.state, e.id, 1, T0 + 3);
+    const delivery = beginAttempt(s.state, e.id, 1, s.ctx(T0 + 3));
     expect(delivery).toEqual({ eventId: e.id, companyId: s.companyId, tipo: 'catalogo.aplicado', tentativa: 1, url: HOOK, secret: destination.secret, body: e.body });
     expect(s.event(e.id)).toMatchObject({ estado: 'executando', proximaTentativaEm: null });
     expect(s.event(e.id).attempts).toEqual([
@@ -252,11 +252,11 @@ describe('beginAttempt', () => {
     const s = setup();
     s.configure();
     const e = s.raise();
-    beginAttempt(s.state, e.id, 1, T0 + 3);
+    beginAttempt(s.state, e.id, 1, s.ctx(T0 + 3));
     s.drain();
-    attemptTimeoutIntent(s.state, e.id, 1, T0 + 3);
-    attemptTimeoutIntent(s.state, e.id, 1, T0 + 3, { ...DEFAULT_DELIVERY_POLICY, attemptTimeoutMs: 2 * SECOND });
-    attemptTimeoutIntent(s.state, 'no-such-event', 1, T0 + 3);
+    attemptTimeoutIntent(s.state, e.id, 1, T0 + 3, s.ctx(T0 + 3));
+    attemptTimeoutIntent(s.state, e.id, 1, T0 + 3, s.ctx(T0 + 3, { ...DEFAULT_DELIVERY_POLICY, attemptTimeoutMs: 2 * SECOND }));
+    attemptTimeoutIntent(s.state, 'no-such-event', 1, T0 + 3, s.ctx(T0 + 3));
     expect(s.drain()).toEqual([
       { kind: TASK_ATTEMPT_TIMEOUT, owner: s.companyId, due: T0 + 3 + 15 * SECOND, payload: { eventId: e.id, tentativa: 1 } },
       { kind: TASK_ATTEMPT_TIMEOUT, owner: s.companyId, due: T0 + 3 + 2 * SECOND, payload: { eventId: e.id, tentativa: 1 } },
@@ -267,13 +267,13 @@ describe('beginAttempt', () => {
     const s = setup();
     s.configure();
     const running = s.raise();
-    beginAttempt(s.state, running.id, 1, T0 + 1);
+    beginAttempt(s.state, running.id, 1, s.ctx(T0 + 1));
     const done = s.raise();
-    beginAttempt(s.state, done.id, 1, T0 + 2);
-    finishAttempt(s.state, done.id, 1, FAIL, T0 + 2);
+    beginAttempt(s.state, done.id, 1, s.ctx(T0 + 2));
+    finishAttempt(s.state, done.id, 1, FAIL, s.ctx(T0 + 2));
     s.raise();
     s.drain();
-    rearmStartedAttempts(s.state);
+    rearmStartedAttempts(s.state, s.ctx(T0));
     expect(s.drain()).toEqual([{ kind: TASK_ATTEMPT_TIMEOUT, owner: s.companyId, due: T0 + 1 + 15 * SECOND, payload: { eventId: running.id, tentativa: 1 } }]);
   });
 
@@ -282,8 +282,8 @@ describe('beginAttempt', () => {
     s.configure();
     const e = s.raise();
     s.drain();
-    expect(beginAttempt(s.state, 'no-such-event', 1, T0)).toBeUndefined();
-    expect(beginAttempt(s.state, e.id, 2, T0)).toBeUndefined();
+    expect(beginAttempt(s.state, 'no-such-event', 1, s.ctx(T0))).toBeUndefined();
+    expect(beginAttempt(s.state, e.id, 2, s.ctx(T0))).toBeUndefined();
     expect(s.event(e.id)).toBe(e);
     expect(s.drain()).toEqual([]);
   });
@@ -293,10 +293,10 @@ describe('beginAttempt', () => {
     s.configure();
     const policy: DeliveryPolicy = { ...DEFAULT_DELIVERY_POLICY, retryWaitsMs: [DAY] };
     const e = s.raise(T0, { tipo: 'webhook.teste' }, policy);
-    beginAttempt(s.state, e.id, 1, T0, policy);
-    finishAttempt(s.state, e.id, 1, FAIL, T0, policy);
+    beginAttempt(s.state, e.id, 1, s.ctx(T0, policy));
+    finishAttempt(s.state, e.id, 1, FAIL, s.ctx(T0, policy));
     expect(s.event(e.id)).toMatchObject({ estado: 'pendente', proximaTentativaEm: T0 + DAY });
-    expect(beginAttempt(s.state, e.id, 1, T0 + DAY, policy)?.tentativa).toBe(2);
+    expect(beginAttempt(s.state, e.id, 1, s.ctx(T0 + DAY, policy))?.tentativa).toBe(2);
   });
 
   it('guards a restored state: a destination that moved to another version cancels the event destino_alterado', () => {
@@ -304,7 +304,7 @@ describe('beginAttempt', () => {
     const destination = s.configure();
     const e = s.raise();
     s.state.webhookDestinations.set(s.companyId, { ...destination, versao: destination.versao + 1 });
-    expect(beginAttempt(s.state, e.id, 1, T0 + 1)).toBeUndefined();
+    expect(beginAttempt(s.state, e.id, 1, s.ctx(T0 + 1))).toBeUndefined();
     expect(s.event(e.id)).toMatchObject({ estado: 'cancelado', codigoFalha: FAILURE_CODES.destinationChanged, terminadoEm: T0 + 1 });
     expect(s.event(e.id).attempts).toEqual([]);
   });
@@ -314,7 +314,7 @@ describe('beginAttempt', () => {
     const destination = s.configure();
     const e = s.raise();
     s.state.webhookDestinations.set(s.companyId, { ...destination, estado: 'revogado' });
-    expect(beginAttempt(s.state, e.id, 1, T0 + 1)).toBeUndefined();
+    expect(beginAttempt(s.state, e.id, 1, s.ctx(T0 + 1))).toBeUndefined();
     expect(s.event(e.id)).toMatchObject({ estado: 'cancelado', codigoFalha: FAILURE_CODES.destinationRevoked });
   });
 });
@@ -324,14 +324,14 @@ describe('finishAttempt', () => {
     const s = setup();
     s.configure();
     const e = s.raise();
-    beginAttempt(s.state, e.id, 1, T0);
+    beginAttempt(s.state, e.id, 1, s.ctx(T0));
     s.drain();
     return { s, id: e.id };
   };
 
   it('a 2xx delivers: attempt and event entregue, closed in the closing order, nothing more scheduled', () => {
     const { s, id } = started();
-    finishAttempt(s.state, id, 1, { kind: 'response', status: 204 }, T0 + 40);
+    finishAttempt(s.state, id, 1, { kind: 'response', status: 204 }, s.ctx(T0 + 40));
     expect(s.event(id)).toMatchObject({ estado: 'entregue', statusHttp: 204, codigoFalha: null, terminadoEm: T0 + 40, proximaTentativaEm: null });
     expect(s.event(id).attempts[0]).toMatchObject({ estado: 'entregue', terminadaEm: T0 + 40, statusHttp: 204, codigoFalha: null });
     expect(s.drain()).toEqual([]);
@@ -341,7 +341,7 @@ describe('finishAttempt', () => {
 
   it('a failure leaves the event pendente with the next attempt due the first wait after the END of this one', () => {
     const { s, id } = started();
-    finishAttempt(s.state, id, 1, { kind: 'response', status: 503 }, T0 + 3 * SECOND);
+    finishAttempt(s.state, id, 1, { kind: 'response', status: 503 }, s.ctx(T0 + 3 * SECOND));
     expect(s.event(id)).toMatchObject({ estado: 'pendente', statusHttp: 503, codigoFalha: 'status_nao_2xx', proximaTentativaEm: T0 + 8 * SECOND, terminadoEm: null });
     expect(s.drain()).toEqual([{ kind: TASK_ATTEMPT, owner: s.companyId, due: T0 + 8 * SECOND, payload: { eventId: id, ciclo: 1 } }]);
   });
@@ -352,7 +352,7 @@ describe('finishAttempt', () => {
     [{ kind: 'incomplete', status: 200 }, 'resposta_incompleta', 200],
   ])('an uncertain outcome (%j) makes the attempt incerta and retries', (outcome, code, statusHttp) => {
     const { s, id } = started();
-    finishAttempt(s.state, id, 1, outcome, T0 + 15 * SECOND);
+    finishAttempt(s.state, id, 1, outcome, s.ctx(T0 + 15 * SECOND));
     expect(s.event(id).attempts[0]).toMatchObject({ estado: 'incerta', codigoFalha: code, statusHttp });
     expect(s.event(id)).toMatchObject({ estado: 'pendente', codigoFalha: code, statusHttp, proximaTentativaEm: T0 + 20 * SECOND });
   });
@@ -364,9 +364,9 @@ describe('finishAttempt', () => {
     const starts: number[] = [];
     let now = T0;
     for (let n = 1; n <= 8; n++) {
-      expect(beginAttempt(s.state, e.id, 1, now)?.tentativa).toBe(n);
+      expect(beginAttempt(s.state, e.id, 1, s.ctx(now))?.tentativa).toBe(n);
       starts.push(now);
-      finishAttempt(s.state, e.id, n, FAIL, now);
+      finishAttempt(s.state, e.id, n, FAIL, s.ctx(now));
       now = s.event(e.id).proximaTentativaEm ?? now;
     }
     expect(starts.map((t) => t - T0)).toEqual([0, 5 * SECOND, 5 * MINUTE + 5 * SECOND, 35 * MINUTE + 5 * SECOND, 2 * HOUR + 35 * MINUTE + 5 * SECOND, 7 * HOUR + 35 * MINUTE + 5 * SECOND, 14 * HOUR + 35 * MINUTE + 5 * SECOND, 22 * HOUR + 35 * MINUTE + 5 * SECOND]);
@@ -379,23 +379,23 @@ describe('finishAttempt', () => {
     s.configure();
     const policy: DeliveryPolicy = { ...DEFAULT_DELIVERY_POLICY, retryWaitsMs: [20 * HOUR] };
     const e = s.raise(T0, { tipo: 'webhook.teste' }, policy);
-    beginAttempt(s.state, e.id, 1, T0, policy);
-    finishAttempt(s.state, e.id, 1, FAIL, T0, policy);
+    beginAttempt(s.state, e.id, 1, s.ctx(T0, policy));
+    finishAttempt(s.state, e.id, 1, FAIL, s.ctx(T0, policy));
     expect(s.event(e.id).estado).toBe('pendente');
-    beginAttempt(s.state, e.id, 1, T0 + 20 * HOUR, policy);
+    beginAttempt(s.state, e.id, 1, s.ctx(T0 + 20 * HOUR, policy));
     s.drain();
-    finishAttempt(s.state, e.id, 2, { kind: 'refused' }, T0 + 20 * HOUR + 1, policy);
+    finishAttempt(s.state, e.id, 2, { kind: 'refused' }, s.ctx(T0 + 20 * HOUR + 1, policy));
     expect(s.event(e.id)).toMatchObject({ estado: 'falhou', codigoFalha: 'conexao_recusada', terminadoEm: T0 + 20 * HOUR + 1 });
     expect(s.drain()).toEqual([]);
   });
 
   it('a late outcome of an attempt already ended changes nothing', () => {
     const { s, id } = started();
-    finishAttempt(s.state, id, 1, FAIL, T0 + 1);
+    finishAttempt(s.state, id, 1, FAIL, s.ctx(T0 + 1));
     s.drain();
     const before = s.event(id);
-    finishAttempt(s.state, id, 1, OK, T0 + 15 * SECOND);
-    finishAttempt(s.state, id, 7, OK, T0 + 15 * SECOND);
+    finishAttempt(s.state, id, 1, OK, s.ctx(T0 + 15 * SECOND));
+    finishAttempt(s.state, id, 7, OK, s.ctx(T0 + 15 * SECOND));
     expect(s.event(id)).toBe(before);
     expect(s.drain()).toEqual([]);
   });
@@ -404,7 +404,7 @@ describe('finishAttempt', () => {
     const { s, id } = started();
     cancelOpenEvents(s.state, s.companyId, FAILURE_CODES.destinationChanged, T0 + 1);
     const closed = s.state.closedWebhookEvents.length;
-    finishAttempt(s.state, id, 1, OK, T0 + 2);
+    finishAttempt(s.state, id, 1, OK, s.ctx(T0 + 2));
     expect(s.event(id)).toMatchObject({ estado: 'cancelado', codigoFalha: 'destino_alterado', terminadoEm: T0 + 1, statusHttp: null });
     expect(s.event(id).attempts[0]).toMatchObject({ estado: 'entregue', terminadaEm: T0 + 2 });
     expect(s.state.closedWebhookEvents.length).toBe(closed);
@@ -415,10 +415,10 @@ describe('finishAttempt', () => {
     const { s, id } = started();
     cancelOpenEvents(s.state, s.companyId, FAILURE_CODES.destinationChanged, T0 + 1);
     const destination = s.configure(T0 + 2);
-    reopen(s.state, s.event(id), destination, T0 + 3);
-    beginAttempt(s.state, id, 2, T0 + 3);
+    reopen(s.state, s.event(id), destination, s.ctx(T0 + 3));
+    beginAttempt(s.state, id, 2, s.ctx(T0 + 3));
     s.drain();
-    finishAttempt(s.state, id, 1, FAIL, T0 + 4);
+    finishAttempt(s.state, id, 1, FAIL, s.ctx(T0 + 4));
     expect(s.event(id)).toMatchObject({ estado: 'executando', ciclo: 2, codigoFalha: null });
     expect(s.event(id).attempts.map((a) => [a.tentativa, a.ciclo, a.estado])).toEqual([
       [1, 1, 'falhou'],
@@ -434,10 +434,10 @@ describe('cancelOpenEvents', () => {
     s.configure();
     const pending = s.raise();
     const running = s.raise();
-    beginAttempt(s.state, running.id, 1, T0);
+    beginAttempt(s.state, running.id, 1, s.ctx(T0));
     const delivered = s.raise();
-    beginAttempt(s.state, delivered.id, 1, T0);
-    finishAttempt(s.state, delivered.id, 1, OK, T0);
+    beginAttempt(s.state, delivered.id, 1, s.ctx(T0));
+    finishAttempt(s.state, delivered.id, 1, OK, s.ctx(T0));
     const otherCompany = createCompany(s.state, {}, s.ctx(T0));
     if (!otherCompany.ok) throw new Error('company');
     const otherId = otherCompany.value.company.id;
@@ -455,12 +455,21 @@ describe('cancelOpenEvents', () => {
 });
 
 describe('reopen', () => {
+  it("takes the cycle's length from the Context's delivery policy, as raiseEvent does", () => {
+    const s = setup();
+    const e = s.eventIn('falhou');
+    const destination = s.state.webhookDestinations.get(s.companyId)!;
+    const policy: DeliveryPolicy = { ...DEFAULT_DELIVERY_POLICY, cycleMs: HOUR };
+    expect(reopen(s.state, e, destination, s.ctx(T0 + DAY, policy)).prazoEm).toBe(T0 + DAY + HOUR);
+    expect(s.raise(T0 + 2 * DAY, { tipo: 'webhook.teste' }, policy).prazoEm).toBe(T0 + 2 * DAY + HOUR);
+  });
+
   it('opens the next cycle on the given destination version: same id and body, attempts kept, deadline from now', () => {
     const s = setup();
     const e = s.eventIn('falhou');
     const destination = s.configure(T0 + DAY, 'https://hooks.example.com/b');
     s.drain();
-    const reopened = reopen(s.state, e, destination, T0 + 2 * DAY);
+    const reopened = reopen(s.state, e, destination, s.ctx(T0 + 2 * DAY));
     expect(reopened).toMatchObject({
       id: e.id,
       body: e.body,
@@ -479,7 +488,7 @@ describe('reopen', () => {
     expect(attemptsInCycle(reopened)).toBe(0);
     expect(s.drain()).toEqual([{ kind: TASK_ATTEMPT, owner: s.companyId, due: T0 + 2 * DAY, payload: { eventId: e.id, ciclo: 2 } }]);
     // Attempt numbers continue across cycles.
-    expect(beginAttempt(s.state, e.id, 2, T0 + 2 * DAY)).toMatchObject({ tentativa: 9, url: 'https://hooks.example.com/b', secret: destination.secret });
+    expect(beginAttempt(s.state, e.id, 2, s.ctx(T0 + 2 * DAY))).toMatchObject({ tentativa: 9, url: 'https://hooks.example.com/b', secret: destination.secret });
   });
 });
 

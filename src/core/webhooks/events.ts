@@ -183,13 +183,13 @@ function transition(e: WebhookEvent, trigger: EventTrigger): EventState | undefi
  * (`destino_id` and `destino_versao` admit no null: spec CONV-09, WH-EVT-01): the event is not recorded, and
  * undefined is returned.
  */
-export function raiseEvent(state: State, companyId: string, dados: EventData, ctx: Context, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): WebhookEvent | undefined {
+export function raiseEvent(state: State, companyId: string, dados: EventData, ctx: Context): WebhookEvent | undefined {
   const destination = state.webhookDestinations.get(companyId);
-  return destination === undefined ? undefined : recordEvent(state, destination, dados, ctx, policy);
+  return destination === undefined ? undefined : recordEvent(state, destination, dados, ctx);
 }
 
 /** Records an event of `destination`'s company against it (raiseEvent, and the test event, which has its destination in hand). */
-export function recordEvent(state: State, destination: WebhookDestination, dados: EventData, ctx: Context, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): WebhookEvent {
+export function recordEvent(state: State, destination: WebhookDestination, dados: EventData, ctx: Context): WebhookEvent {
   const companyId = destination.companyId;
   const company = state.companies.get(companyId);
   const id = uuidV4(ctx.random);
@@ -206,7 +206,7 @@ export function recordEvent(state: State, destination: WebhookDestination, dados
     destinoVersao: destination.versao,
     estado: deliverable ? 'pendente' : 'cancelado',
     ciclo: 1,
-    prazoEm: ctx.now + policy.cycleMs,
+    prazoEm: ctx.now + ctx.config.delivery.cycleMs,
     terminadoEm: deliverable ? null : ctx.now,
     proximaTentativaEm: deliverable ? ctx.now : null,
     codigoFalha: deliverable ? null : FAILURE_CODES.inactiveDestination,
@@ -230,7 +230,8 @@ export function recordEvent(state: State, destination: WebhookDestination, dados
  * A due attempt starts: the event must still be waiting in this cycle, bound to the destination's current
  * version, with attempts and time left. Returns what to send, or undefined when nothing is to be sent.
  */
-export function beginAttempt(state: State, eventId: string, ciclo: number, now: Instant, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): Delivery | undefined {
+export function beginAttempt(state: State, eventId: string, ciclo: number, ctx: Context): Delivery | undefined {
+  const { now } = ctx;
   const event = state.webhookEvents.get(eventId);
   if (!event || event.ciclo !== ciclo) return undefined;
   const next = transition(event, 'iniciar_tentativa');
@@ -241,7 +242,7 @@ export function beginAttempt(state: State, eventId: string, ciclo: number, now: 
     close(state, event, 'cancelado', destination?.estado === 'revogado' ? FAILURE_CODES.destinationRevoked : FAILURE_CODES.destinationChanged, now);
     return undefined;
   }
-  if (attemptsInCycle(event) >= policy.maxAttemptsPerCycle || now > event.prazoEm) {
+  if (attemptsInCycle(event) >= ctx.config.delivery.maxAttemptsPerCycle || now > event.prazoEm) {
     close(state, event, transition(event, 'esgotar')!, event.codigoFalha, now);
     return undefined;
   }
@@ -256,16 +257,16 @@ export function beginAttempt(state: State, eventId: string, ciclo: number, now: 
  * answer does not come back at once; a restored state re-arms it for every attempt still running, since the
  * request it was waiting on did not survive the restore.
  */
-export function attemptTimeoutIntent(state: State, eventId: string, tentativa: number, startedAt: Instant, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): void {
+export function attemptTimeoutIntent(state: State, eventId: string, tentativa: number, startedAt: Instant, ctx: Context): void {
   const event = state.webhookEvents.get(eventId);
   if (!event) return;
-  schedule(state, { kind: TASK_ATTEMPT_TIMEOUT, owner: event.companyId, due: startedAt + policy.attemptTimeoutMs, payload: { eventId, tentativa } });
+  schedule(state, { kind: TASK_ATTEMPT_TIMEOUT, owner: event.companyId, due: startedAt + ctx.config.delivery.attemptTimeoutMs, payload: { eventId, tentativa } });
 }
 
-export function rearmStartedAttempts(state: State, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): void {
+export function rearmStartedAttempts(state: State, ctx: Context): void {
   for (const event of state.webhookEvents.values()) {
     for (const attempt of event.attempts) {
-      if (attempt.estado === 'iniciada') attemptTimeoutIntent(state, event.id, attempt.tentativa, attempt.iniciadaEm, policy);
+      if (attempt.estado === 'iniciada') attemptTimeoutIntent(state, event.id, attempt.tentativa, attempt.iniciadaEm, ctx);
     }
   }
 }
@@ -295,7 +296,9 @@ export function classifyOutcome(outcome: NetworkOutcome): { estado: Exclude<Atte
  * An attempt ends with `outcome` (or its time-out fires). A late outcome of an attempt already ended, or of
  * an event that moved on (cancelled, resent), changes only what it must: nothing, or the attempt record.
  */
-export function finishAttempt(state: State, eventId: string, tentativa: number, outcome: NetworkOutcome, now: Instant, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): void {
+export function finishAttempt(state: State, eventId: string, tentativa: number, outcome: NetworkOutcome, ctx: Context): void {
+  const { now } = ctx;
+  const policy = ctx.config.delivery;
   const event = state.webhookEvents.get(eventId);
   const attempt = event?.attempts[tentativa - 1];
   if (!event || !attempt || attempt.estado !== 'iniciada') return;
@@ -332,7 +335,8 @@ export function cancelOpenEvents(state: State, companyId: string, codigoFalha: s
 }
 
 /** Opens a new cycle on `destination` (resend, or the first cycle of a test event). */
-export function reopen(state: State, event: WebhookEvent, destination: WebhookDestination, now: Instant, policy: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): WebhookEvent {
+export function reopen(state: State, event: WebhookEvent, destination: WebhookDestination, ctx: Context): WebhookEvent {
+  const { now } = ctx;
   const next = transition(event, 'reenviar');
   if (next === undefined) throw new Error(`reopen: event ${event.id} is ${event.estado}`);
   const ciclo = event.ciclo + 1;
@@ -341,7 +345,7 @@ export function reopen(state: State, event: WebhookEvent, destination: WebhookDe
     ciclo,
     destinoId: destination.id,
     destinoVersao: destination.versao,
-    prazoEm: now + policy.cycleMs,
+    prazoEm: now + ctx.config.delivery.cycleMs,
     terminadoEm: null,
     proximaTentativaEm: now,
     codigoFalha: null,

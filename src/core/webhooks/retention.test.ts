@@ -35,8 +35,8 @@ function setup() {
   /** An event delivered at `at` (the company must have an active destination). */
   const deliveredAt = (at: number, id = companyId): WebhookEvent => {
     const e = raised(raiseEvent(state, id, { tipo: 'webhook.teste' }, ctx(at)));
-    beginAttempt(state, e.id, 1, at);
-    finishAttempt(state, e.id, 1, { kind: 'response', status: 200 }, at);
+    beginAttempt(state, e.id, 1, ctx(at));
+    finishAttempt(state, e.id, 1, { kind: 'response', status: 200 }, ctx(at));
     return state.webhookEvents.get(e.id)!;
   };
   const present = (id: string) => events.has(id);
@@ -75,7 +75,7 @@ describe('purgeClosedEvents', () => {
     s.configure();
     const pending = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0)));
     const running = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0)));
-    beginAttempt(s.state, running.id, 1, T0);
+    beginAttempt(s.state, running.id, 1, s.ctx(T0));
     expect(purgeClosedEvents(s.state, T0 + 365 * DAY)).toBe(0);
     expect(s.present(pending.id) && s.present(running.id)).toBe(true);
     expect(s.listed()).toEqual([pending.id, running.id]);
@@ -85,14 +85,14 @@ describe('purgeClosedEvents', () => {
     const s = setup();
     const destination = s.configure();
     const e = s.deliveredAt(T0);
-    reopen(s.state, e, destination, T0 + 29 * DAY);
-    beginAttempt(s.state, e.id, 2, T0 + 29 * DAY + 12 * HOUR);
+    reopen(s.state, e, destination, s.ctx(T0 + 29 * DAY));
+    beginAttempt(s.state, e.id, 2, s.ctx(T0 + 29 * DAY + 12 * HOUR));
     expect(purgeClosedEvents(s.state, T0 + 30 * DAY)).toBe(0);
     expect(s.present(e.id)).toBe(true);
     // The stale entry is gone from the closing order; the reopened event is not in it until it closes.
     expect(s.state.closedWebhookEvents).toEqual([]);
 
-    finishAttempt(s.state, e.id, 2, { kind: 'response', status: 200 }, T0 + 30 * DAY + SECOND);
+    finishAttempt(s.state, e.id, 2, { kind: 'response', status: 200 }, s.ctx(T0 + 30 * DAY + SECOND));
     expect(s.state.closedWebhookEvents).toEqual([[T0 + 30 * DAY + SECOND, e.id]]);
     expect(purgeClosedEvents(s.state, T0 + 60 * DAY + SECOND - 1)).toBe(0);
     expect(purgeClosedEvents(s.state, T0 + 60 * DAY + SECOND)).toBe(1);
@@ -103,7 +103,7 @@ describe('purgeClosedEvents', () => {
     const s = setup();
     const destination = s.configure();
     const e = s.deliveredAt(T0);
-    reopen(s.state, e, destination, T0 + DAY);
+    reopen(s.state, e, destination, s.ctx(T0 + DAY));
     cancelOpenEvents(s.state, s.companyId, FAILURE_CODES.destinationRevoked, T0 + 2 * DAY);
     expect(s.state.closedWebhookEvents).toEqual([
       [T0, e.id],
@@ -148,7 +148,7 @@ describe('purgeClosedEvents', () => {
       if (i === 2) {
         // A stale entry before the cut: delivered at 2 h 30 min, then resent (open again).
         resent = s.deliveredAt(T0 + 2 * HOUR + 30 * 60 * SECOND);
-        reopen(s.state, resent, destination, T0 + 2 * HOUR + 45 * 60 * SECOND);
+        reopen(s.state, resent, destination, s.ctx(T0 + 2 * HOUR + 45 * 60 * SECOND));
       }
     }
     const queueAfterCut = s.state.closedWebhookEvents.filter(([at]) => at > T0 + 4 * HOUR);

@@ -27,8 +27,8 @@ function setup() {
   /** A closed event of the company (delivered), raised at `at`. */
   const closedEvent = (at: number, id = companyId): WebhookEvent => {
     const e = raised(raiseEvent(state, id, { tipo: 'catalogo.aplicado' }, ctx(at)));
-    beginAttempt(state, e.id, 1, at);
-    finishAttempt(state, e.id, 1, { kind: 'response', status: 200 }, at);
+    beginAttempt(state, e.id, 1, ctx(at));
+    finishAttempt(state, e.id, 1, { kind: 'response', status: 200 }, ctx(at));
     return state.webhookEvents.get(e.id)!;
   };
   /** Takes every slot of the window at `now` with accepted tests. */
@@ -193,7 +193,7 @@ describe('resendEvent', () => {
     expect(refusal(s.resend(open.id, T0))).toMatchObject({ kind: 'conflict', codigo: 'evento_em_andamento' });
     const running = s.test(T0 + 60 * SECOND);
     expect(running.ok).toBe(true);
-    if (running.ok) beginAttempt(s.state, running.value.event.id, 1, T0 + 60 * SECOND);
+    if (running.ok) beginAttempt(s.state, running.value.event.id, 1, s.ctx(T0 + 60 * SECOND));
     // With the running test, five in the window again.
     for (let i = 0; i < SEND_LIMIT - 1; i++) expect(s.test(T0 + 60 * SECOND + 1).ok).toBe(true);
     before = s.fingerprint();

@@ -10,7 +10,7 @@ import { ok, refuse, type Quota, type Result } from '../refusal.js';
 import type { Context, State } from '../state.js';
 import { requireMatch, type IfMatch } from '../versioning.js';
 import { activeDestination, destinationEtag, findDestination, type WebhookDestination } from './destination.js';
-import { recordEvent, reopen, resendable, type DeliveryPolicy, type WebhookEvent } from './events.js';
+import { recordEvent, reopen, resendable, type WebhookEvent } from './events.js';
 
 export const SEND_LIMIT = 5;
 export const SEND_WINDOW_MS = MINUTE;
@@ -26,16 +26,16 @@ export interface SchedulingReceipt {
   readonly quota: SendQuota;
 }
 
-export function sendTestEvent(state: State, companyId: string, ifMatch: IfMatch, ctx: Context, policy?: DeliveryPolicy): Result<SchedulingReceipt> {
+export function sendTestEvent(state: State, companyId: string, ifMatch: IfMatch, ctx: Context): Result<SchedulingReceipt> {
   const destination = usableDestination(state, companyId, ifMatch);
   if (!destination.ok) return destination;
   const quota = takeSendSlot(state, companyId, ctx.now);
   if (!quota.ok) return quota;
-  const event = recordEvent(state, destination.value, { tipo: 'webhook.teste' }, ctx, policy);
+  const event = recordEvent(state, destination.value, { tipo: 'webhook.teste' }, ctx);
   return ok({ event, destination: destination.value, quota: quota.value });
 }
 
-export function resendEvent(state: State, companyId: string, eventId: string, ifMatch: IfMatch, ctx: Context, policy?: DeliveryPolicy): Result<SchedulingReceipt> {
+export function resendEvent(state: State, companyId: string, eventId: string, ifMatch: IfMatch, ctx: Context): Result<SchedulingReceipt> {
   const event = state.webhookEvents.get(eventId);
   if (!event || event.companyId !== companyId) return refuse('not_found', 'evento_nao_encontrado', `No webhook event ${eventId} in this company (closed events are removed 30 days after closing).`, 'path.id');
   const destination = usableDestination(state, companyId, ifMatch);
@@ -44,7 +44,7 @@ export function resendEvent(state: State, companyId: string, eventId: string, if
   if (!allowed.ok) return allowed;
   const quota = takeSendSlot(state, companyId, ctx.now);
   if (!quota.ok) return quota;
-  return ok({ event: reopen(state, event, destination.value, ctx.now, policy), destination: destination.value, quota: quota.value });
+  return ok({ event: reopen(state, event, destination.value, ctx), destination: destination.value, quota: quota.value });
 }
 
 /** 404 without a destination, 428/412 on its ETag, 409 when revoked. */

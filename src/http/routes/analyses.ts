@@ -11,7 +11,6 @@ import { cursorQuery, emptyBody, findingsQuery, idParams, noQuery } from '../sch
 
 const READ = 'catalogo:ler';
 /** Byte budget of a page of the analysis list. */
-const LIST_PAGE_BYTES = 256 * 1024;
 
 const iso = (instant: number | null) => (instant === null ? null : isoString(instant));
 
@@ -60,8 +59,8 @@ export const analysisOperations = [
     permission: READ,
     params: noQuery,
     query: cursorQuery(100, 'cap'),
-    run: ({ state, company, query }) =>
-      newestFirstPage(indexesOf(state, company.id).analyses, state.analyses, { companyId: company.id, list: 'analises' }, query, { defaultLimit: 50, budgetBytes: LIST_PAGE_BYTES }, presentItem),
+    run: ({ state, company, query, runtime }) =>
+      newestFirstPage(indexesOf(state, company.id).analyses, state.analyses, { companyId: company.id, list: 'analises' }, query, { defaultLimit: 50, budgetBytes: runtime.pageBudgets.analyses }, presentItem),
   }),
   operation({
     method: 'GET',
@@ -80,10 +79,10 @@ export const analysisOperations = [
     permission: READ,
     params: idParams,
     query: findingsQuery,
-    run: ({ state, company, params, query }) => {
+    run: ({ state, company, params, query, runtime }) => {
       const found = publishedAnalysis(state, company.id, params.id);
       if (!found.ok) return found;
-      return findingsPage(found.value.findings ?? [], { companyId: company.id, list: `achados:${params.id}` }, query, presentFinding);
+      return findingsPage(found.value.findings ?? [], { companyId: company.id, list: `achados:${params.id}` }, query, runtime.pageBudgets.findings, presentFinding);
     },
   }),
   operation({

@@ -5,7 +5,7 @@ import type { State } from '../../core/state.js';
 import { collectPage } from '../paging.js';
 import { operation, type Reply } from '../pipeline.js';
 import { presentCatalog } from '../presenters.js';
-import { catalogCreate, catalogListQuery, catalogPatch, emptyBody, idParams, noQuery } from '../schemas.js';
+import { catalogCreate, catalogListQuery, catalogPatch, emptyBody, idParams, INPUT_LIMITS, noQuery } from '../schemas.js';
 import { deleteCatalog, previewDeletion } from '../../core/catalog-deletion.js';
 
 const MANAGE = 'catalogo:gerenciar';
@@ -45,7 +45,7 @@ export const catalogOperations = [
         estado: query.estado,
       });
       if (!items) return refuse('invalid', 'cursor_invalido', `apos_id ${query.apos_id} is not a catalog of this company; pass a proximo_id this list returned.`, 'query.apos_id');
-      const page = collectPage(items, query.limite ?? 50, runtime.pageBudgets.catalogs, (c) => presentCatalog(state, c), (c) => c.id);
+      const page = collectPage(items, query.limite ?? INPUT_LIMITS.page.default, runtime.pageBudgets.catalogs, (c) => presentCatalog(state, c), (c) => c.id);
       return ok({ status: 200, body: `{"itens":[${page.itemsJson}],"proximo_id":${JSON.stringify(page.next)}}` });
     },
   }),

@@ -6,9 +6,9 @@ import { indexesOf, type State } from '../../core/state.js';
 import { countsOf, surveillanceOf, viewSurveillance } from '../../core/surveillance.js';
 import { allowanceLeft } from '../../core/analyses.js';
 import { ok } from '../../core/refusal.js';
-import { DEFAULT_BODY_LIMIT, operation } from '../pipeline.js';
+import { DEFAULT_BODY_LIMIT, IDEMPOTENCY_KEY_LENGTH, operation } from '../pipeline.js';
 import { presentCompany } from '../presenters.js';
-import { noQuery } from '../schemas.js';
+import { INPUT_LIMITS, noQuery } from '../schemas.js';
 import type { PageBudgets } from '../runtime.js';
 
 
@@ -26,16 +26,18 @@ function counts(state: State, companyId: string) {
 
 /** The limits that apply to this company's calls (spec "Limits", plus the emulator's documented choices). */
 function limits(budgets: PageBudgets) {
+  const { name, externalId, productDescription, attributes, page } = INPUT_LIMITS;
+  const pageOf = (budget: number) => ({ padrao: page.default, maximo: page.max, orcamento_bytes: budget });
   return {
-    chave_idempotencia: { min: 16, max: 128 },
+    chave_idempotencia: { min: IDEMPOTENCY_KEY_LENGTH.min, max: IDEMPOTENCY_KEY_LENGTH.max },
     corpo_bytes: DEFAULT_BODY_LIMIT,
-    catalogos_pagina: { padrao: 50, maximo: 200, orcamento_bytes: budgets.catalogs },
-    estabelecimentos_pagina: { padrao: 50, maximo: 200, orcamento_bytes: budgets.establishments },
-    produtos_pagina: { padrao: 50, maximo: 200, orcamento_bytes: budgets.products },
-    nome: { min: 1, max: 120 },
-    id_externo: { min: 1, max: 256 },
-    descricao_produto: { min: 1, max: 2000 },
-    atributos_produto: { maximo: 128, codigo_max: 128, valores_min: 1, valores_max: 50 },
+    catalogos_pagina: pageOf(budgets.catalogs),
+    estabelecimentos_pagina: pageOf(budgets.establishments),
+    produtos_pagina: pageOf(budgets.products),
+    nome: { min: name.min, max: name.max },
+    id_externo: { min: externalId.min, max: externalId.max },
+    descricao_produto: { min: productDescription.min, max: productDescription.max },
+    atributos_produto: { maximo: attributes.max, codigo_max: attributes.codeMax, valores_min: attributes.valuesMin, valores_max: attributes.valuesMax },
   };
 }
 

@@ -7,7 +7,7 @@ import { operation, type Reply } from '../pipeline.js';
 import { presentEstablishment } from '../presenters.js';
 import { findCnpjCorrection, requestCnpjCorrection } from '../../core/cnpj-corrections.js';
 import { presentCorrection, presentCorrectionAcceptance } from '../presenters.js';
-import { cnpjCorrectionRequest, emptyBody, establishmentCreate, establishmentListQuery, establishmentPatch, idParams, noQuery } from '../schemas.js';
+import { cnpjCorrectionRequest, emptyBody, establishmentCreate, establishmentListQuery, establishmentPatch, idParams, INPUT_LIMITS, noQuery } from '../schemas.js';
 
 const MANAGE = 'estabelecimento:gerenciar';
 const READ = 'catalogo:ler';
@@ -46,7 +46,7 @@ export const establishmentOperations = [
         if (after === undefined) return refuse('invalid', 'cursor_invalido', `apos_id ${query.apos_id} is not an establishment of this company; pass a proximo_id this list returned.`, 'query.apos_id');
       }
       const items = filter(establishmentsAfter(state, company.id, after), (e) => query.estado === undefined || e.estado === query.estado);
-      const page = collectPage(items, query.limite ?? 50, runtime.pageBudgets.establishments, presentEstablishment, (e) => e.id);
+      const page = collectPage(items, query.limite ?? INPUT_LIMITS.page.default, runtime.pageBudgets.establishments, presentEstablishment, (e) => e.id);
       return ok({ status: 200, body: `{"itens":[${page.itemsJson}],"proximo_id":${JSON.stringify(page.next)}}` });
     },
   }),

@@ -9,7 +9,6 @@ import { presentFinding } from '../presenters.js';
 import { csvReply, findingsPage, newestFirstPage } from '../results.js';
 
 const READ = 'catalogo:ler';
-const LIST_PAGE_BYTES = 256 * 1024;
 const iso = (instant: number | null) => (instant === null ? null : isoString(instant));
 
 function presentItem(e: Execution) {
@@ -44,8 +43,8 @@ export const executionOperations = [
     permission: READ,
     params: noQuery,
     query: cursorQuery(100, 'cap'),
-    run: ({ state, company, query }) =>
-      newestFirstPage(indexesOf(state, company.id).executions, state.executions, { companyId: company.id, list: 'vigilancias' }, query, { defaultLimit: 50, budgetBytes: LIST_PAGE_BYTES }, presentItem),
+    run: ({ state, company, query, runtime }) =>
+      newestFirstPage(indexesOf(state, company.id).executions, state.executions, { companyId: company.id, list: 'vigilancias' }, query, { defaultLimit: 50, budgetBytes: runtime.pageBudgets.executions }, presentItem),
   }),
   operation({
     method: 'GET',
@@ -64,10 +63,10 @@ export const executionOperations = [
     permission: READ,
     params: idParams,
     query: findingsQuery,
-    run: ({ state, company, params, query }) => {
+    run: ({ state, company, params, query, runtime }) => {
       const found = publishedExecution(state, company.id, params.id);
       if (!found.ok) return found;
-      return findingsPage(found.value.findings ?? [], { companyId: company.id, list: `resultados:${params.id}` }, query, presentFinding);
+      return findingsPage(found.value.findings ?? [], { companyId: company.id, list: `resultados:${params.id}` }, query, runtime.pageBudgets.findings, presentFinding);
     },
   }),
   operation({

@@ -28,7 +28,6 @@ const MANAGE = 'catalogo:gerenciar';
 const READ = 'catalogo:ler';
 /** README "Batch ingestion": a batch's body may take up to 4 MiB (1,000 records of about 4 KiB each). */
 const BATCH_BODY_LIMIT = 4 * 1024 * 1024;
-const ERRORS_PAGE_BYTES = 256 * 1024;
 
 const iso = (instant: number | null) => (instant === null ? null : isoString(instant));
 const location = (i: Ingestion) => `/v1/catalogos/ingestoes/${i.id}`;
@@ -88,9 +87,9 @@ function ingestionBody(i: Ingestion, errors: Page<number> | undefined): string {
 const errorsList = (i: Ingestion) => `ingestao:${i.id}:erros`;
 
 /** The ingestion as GET shows it, with the first page (or the query's page) of its preview's errors. */
-function ingestionReply(i: Ingestion, status: number, query: { limite?: number | undefined; cursor?: string | undefined } = {}): Result<Reply> {
+function ingestionReply(i: Ingestion, status: number, budgetBytes: number, query: { limite?: number | undefined; cursor?: string | undefined } = {}): Result<Reply> {
   // The cursor is checked in every state, so a bad one is refused before validation as well as after.
-  const page = fixedListPage(i.preview?.erros ?? [], { companyId: i.companyId, list: errorsList(i) }, query, { defaultLimit: 100, budgetBytes: ERRORS_PAGE_BYTES }, presentError);
+  const page = fixedListPage(i.preview?.erros ?? [], { companyId: i.companyId, list: errorsList(i) }, query, { defaultLimit: 100, budgetBytes }, presentError);
   if (!page.ok) return page;
   return ok({ status, body: ingestionBody(i, i.preview === null ? undefined : page.value), etag: ingestionEtag(i), ...(status === 202 ? { location: location(i) } : {}) });
 }
@@ -154,9 +153,9 @@ export const ingestionOperations = [
     permission: READ,
     params: idParams,
     query: cursorQuery(1000),
-    run: ({ state, company, params, query }) => {
+    run: ({ state, company, params, query, runtime }) => {
       const found = findIngestion(state, company.id, params.id);
-      return found.ok ? ingestionReply(found.value, 200, query) : found;
+      return found.ok ? ingestionReply(found.value, 200, runtime.pageBudgets.ingestionErrors, query) : found;
     },
   }),
   operation({
@@ -185,9 +184,9 @@ export const ingestionOperations = [
     params: idParams,
     query: noQuery,
     body: ingestionClose(MAX_BATCHES),
-    run: ({ state, ctx, company, params, body }) => {
+    run: ({ state, ctx, company, params, body, runtime }) => {
       const closed = closeIngestion(state, company.id, params.id, body.total_lotes, ctx);
-      return closed.ok ? ingestionReply(closed.value, 202) : closed;
+      return closed.ok ? ingestionReply(closed.value, 202, runtime.pageBudgets.ingestionErrors) : closed;
     },
   }),
   operation({
@@ -198,9 +197,9 @@ export const ingestionOperations = [
     query: noQuery,
     body: emptyBody,
     bodyOptional: true,
-    run: ({ state, ctx, company, params, ifMatch }) => {
+    run: ({ state, ctx, company, params, ifMatch, runtime }) => {
       const accepted = requestApplication(state, company.id, params.id, ifMatch, ctx);
-      return accepted.ok ? ingestionReply(accepted.value, 202) : accepted;
+      return accepted.ok ? ingestionReply(accepted.value, 202, runtime.pageBudgets.ingestionErrors) : accepted;
     },
   }),
 ];

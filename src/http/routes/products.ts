@@ -5,7 +5,7 @@ import { ok, type Result } from '../../core/refusal.js';
 import { collectPage, cursorPageBody, readCursor } from '../paging.js';
 import { operation, type Reply } from '../pipeline.js';
 import { presentProduct } from '../presenters.js';
-import { catalogProductParams, companyProductListQuery, emptyBody, idParams, noQuery, productCreate, productListQuery, productPatch } from '../schemas.js';
+import { catalogProductParams, companyProductListQuery, emptyBody, idParams, INPUT_LIMITS, noQuery, productCreate, productListQuery, productPatch } from '../schemas.js';
 
 const MANAGE = 'catalogo:gerenciar';
 const READ = 'catalogo:ler';
@@ -58,7 +58,7 @@ export const productOperations = [
       const list = `catalogo:${params.id}`;
       const after = readCursor(query.cursor, company.id, list);
       if (!after.ok) return after;
-      return ok(productPage(catalogProductsAfter(state, company.id, params.id, after.value), query.limite ?? 50, runtime.pageBudgets.products, company.id, list));
+      return ok(productPage(catalogProductsAfter(state, company.id, params.id, after.value), query.limite ?? INPUT_LIMITS.page.default, runtime.pageBudgets.products, company.id, list));
     },
   }),
   operation({
@@ -76,7 +76,7 @@ export const productOperations = [
         const matches: [Product, number][] = product && after.value === undefined ? [[product, product.position]] : [];
         return ok(productPage(matches, 1, runtime.pageBudgets.products, company.id, 'produtos'));
       }
-      return ok(productPage(productsAfter(state, company.id, after.value), query.limite ?? 50, runtime.pageBudgets.products, company.id, 'produtos'));
+      return ok(productPage(productsAfter(state, company.id, after.value), query.limite ?? INPUT_LIMITS.page.default, runtime.pageBudgets.products, company.id, 'produtos'));
     },
   }),
   operation({

@@ -15,8 +15,6 @@ import { attemptListQuery, cursorQuery, emptyBody, idParams, noQuery, webhookPut
 const MANAGE = 'webhook:gerenciar';
 /** Spec "Limits": webhook configuration and revocation bodies. */
 const CONFIGURATION_BODY_LIMIT = 4 * 1024;
-/** Spec "Limits": event list page. */
-const EVENT_PAGE_BYTES = 1024 * 1024;
 const LOCATION = '/v1/webhook';
 
 const destinationReply = (status: number, d: WebhookDestination, body: unknown): Reply => ({ status, body, etag: destinationEtag(d), location: LOCATION });
@@ -87,7 +85,7 @@ export const webhookOperations = [
     query: noQuery,
     body: emptyBody,
     bodyOptional: true,
-    run: ({ state, ctx, company, ifMatch, runtime }) => schedulingReply(sendTestEvent(state, company.id, ifMatch, ctx, runtime.deliveryPolicy)),
+    run: ({ state, ctx, company, ifMatch }) => schedulingReply(sendTestEvent(state, company.id, ifMatch, ctx)),
   }),
   operation({
     method: 'POST',
@@ -98,7 +96,7 @@ export const webhookOperations = [
     query: noQuery,
     body: emptyBody,
     bodyOptional: true,
-    run: ({ state, ctx, company, params, ifMatch, runtime }) => schedulingReply(resendEvent(state, company.id, params.id, ifMatch, ctx, runtime.deliveryPolicy)),
+    run: ({ state, ctx, company, params, ifMatch }) => schedulingReply(resendEvent(state, company.id, params.id, ifMatch, ctx)),
   }),
   operation({
     method: 'GET',
@@ -106,8 +104,8 @@ export const webhookOperations = [
     permission: MANAGE,
     params: noQuery,
     query: cursorQuery(100, 'cap'),
-    run: ({ state, company, query }) =>
-      newestFirstPage(indexesOf(state, company.id).webhookEvents, state.webhookEvents, { companyId: company.id, list: 'eventos' }, query, { defaultLimit: 50, budgetBytes: EVENT_PAGE_BYTES }, presentEventItem),
+    run: ({ state, company, query, runtime }) =>
+      newestFirstPage(indexesOf(state, company.id).webhookEvents, state.webhookEvents, { companyId: company.id, list: 'eventos' }, query, { defaultLimit: 50, budgetBytes: runtime.pageBudgets.events }, presentEventItem),
   }),
   operation({
     method: 'GET',
