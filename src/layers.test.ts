@@ -53,7 +53,7 @@ export function layerOf(file: string): string {
     [/^src\/http\//, 'http'],
     [/^src\/control\//, 'control'],
     [/^src\/demos\//, 'demos'],
-    [/^src\/(?:emulator|deliveries)\.ts$/, 'engine'],
+    [/^src\/(?:emulator|deliveries|config)\.ts$/, 'engine'],
     [/^src\/version\.ts$/, 'version'],
     [/^src\/index\.ts$/, 'entry'],
     [/^bin\//, 'bin'],
@@ -88,7 +88,8 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // Control reuses the API shell's error bodies, body reading and parsers (HTTP_FOR_CONTROL), drives the engine
   // through its Emulator type, and implements the transport's DeliveryFaults.
   control: { runtime: ['core', 'clock', 'http'], types: ['engine', 'network'] },
-  // The wiring (src/emulator.ts and the delivery driver src/deliveries.ts) and the public entry see everything.
+  // The wiring (src/emulator.ts, its configuration src/config.ts and the delivery driver src/deliveries.ts) and the
+  // public entry see everything.
   engine: { runtime: ['core', 'clock', 'network', 'http', 'control', 'version'] },
   entry: { runtime: ['engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos'] },
   // src/index.ts re-exports the demos, so they cannot import it (a cycle): they use what it re-exports.
