@@ -51,12 +51,12 @@ describe('restore refuses, changing nothing', () => {
     expect((await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
   });
 
-  it('a record time outside the clock\'s range', async () => {
+  it('a record time or task due outside what a snapshot may hold (the clock\'s range and one longest advance past it)', async () => {
     const { emu, snapshot } = await world();
-    expectRefused(emu, snapshot, (s) => { s.state.products[0].criadoEm = -1; }, 'Not a snapshot of this emulator: state.products.0.criadoEm: must be an instant the clock can hold: whole Unix milliseconds from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z', ['state', 'products', 0, 'criadoEm']);
-    expectRefused(emu, snapshot, (s) => { s.state.webhookEvents[0].attempts[0].iniciadaEm = Date.UTC(10000, 0, 1); }, 'Not a snapshot of this emulator: state.webhookEvents.0.attempts.0.iniciadaEm: must be an instant the clock can hold: whole Unix milliseconds from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z', ['state', 'webhookEvents', 0, 'attempts', 0, 'iniciadaEm']);
+    expectRefused(emu, snapshot, (s) => { s.state.products[0].criadoEm = -1; }, 'Not a snapshot of this emulator: state.products.0.criadoEm: must be whole Unix milliseconds from 1970-01-01T00:00:00.000Z to +010009-12-28T23:59:59.999Z', ['state', 'products', 0, 'criadoEm']);
+    expectRefused(emu, snapshot, (s) => { s.state.webhookEvents[0].attempts[0].iniciadaEm = Date.UTC(10010, 0, 1); }, 'Not a snapshot of this emulator: state.webhookEvents.0.attempts.0.iniciadaEm: must be whole Unix milliseconds from 1970-01-01T00:00:00.000Z to +010009-12-28T23:59:59.999Z', ['state', 'webhookEvents', 0, 'attempts', 0, 'iniciadaEm']);
     const due = taskIndex(snapshot, 'analise.inicio');
-    expectRefused(emu, snapshot, (s) => { s.tasks[due].due = 8640000000000001; }, `Not a snapshot of this emulator: tasks.${due}.due: must be an instant the clock can hold: whole Unix milliseconds from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z`, ['tasks', due, 'due']);
+    expectRefused(emu, snapshot, (s) => { s.tasks[due].due = 8640000000000001; }, `Not a snapshot of this emulator: tasks.${due}.due: must be whole Unix milliseconds from 1970-01-01T00:00:00.000Z to +010009-12-28T23:59:59.999Z`, ['tasks', due, 'due']);
   });
 
   it('a task of an unknown kind, or the clock\'s own sleep', async () => {
@@ -124,5 +124,26 @@ describe('restore refuses, changing nothing', () => {
     expectRefused(emu, snapshot, (s) => { s.state.products.push(structuredClone(s.state.products[0])); }, `Not a consistent snapshot: state.products.1.id: product ${product.id} appears twice`, ['state', 'products', 1, 'id']);
     expectRefused(emu, snapshot, (s) => { s.state.catalogs[0].estado = 'excluido'; s.state.catalogs[0].excluidoEm = s.now; }, `Not a consistent snapshot: state.establishments.0.catalogoId: establishment ${catalog.establishmentId}: catalog ${catalog.id} is not an active catalog of it`, ['state', 'establishments', 0, 'catalogoId']);
     expectRefused(emu, snapshot, (s) => { s.state.sequence = 1; }, 'Not a consistent snapshot: state.catalogs.0.position: position 2 is beyond sequence 1, the last position handed out', ['state', 'catalogs', 0, 'position']);
+  });
+});
+
+describe('restore takes back what the emulator itself snapshots', () => {
+  it('near the clock\'s last instant, where the next daily runs and a delivery\'s deadline fall past it', async () => {
+    const emu = createEmulator({ start: '9999-12-31T12:00:00.000Z', companies: [{}] });
+    emu.network.route('https://hooks.example.com', () => new Response('ok'));
+    const company = emu.companies.initial()[0]!;
+    const created = await emu.fetch('/v1/webhook', {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': 'near-the-end-0000001', 'if-none-match': '*' },
+      body: JSON.stringify({ url: 'https://hooks.example.com/hook' }),
+    });
+    expect(created.status).toBe(201);
+    emu.webhooks.raise(company.companyId, { tipo: 'webhook.teste' });
+    const snapshot = emu.snapshot();
+    expect(snapshot.tasks.some((task) => task.due > Date.UTC(9999, 11, 31, 23, 59, 59, 999))).toBe(true);
+    expect(snapshot.state.webhookEvents[0]!.prazoEm).toBeGreaterThan(Date.UTC(9999, 11, 31, 23, 59, 59, 999));
+    emu.restore(snapshot);
+    expect(emu.snapshot()).toEqual(snapshot);
+    expect((await emu.clock.runUntilIdle()).ran).toBeGreaterThan(0);
   });
 });

@@ -5,7 +5,7 @@
  * loadProblem. A snapshot that passes can be imported and served without an error of the emulator's own.
  */
 import { z } from 'zod';
-import { EARLIEST_INSTANT, LATEST_INSTANT, MIN_PERIOD_MS, withinClockBounds, type TaskData } from '../clock/clock.js';
+import { EARLIEST_INSTANT, LATEST_INSTANT, MAX_ADVANCE_MS, MIN_PERIOD_MS, withinClockBounds, type TaskData } from '../clock/clock.js';
 import { TASK_ANALYSIS_END, TASK_ANALYSIS_START } from '../core/analyses.js';
 import { isValidCnpj } from '../core/cnpj.js';
 import { TASK_REVIEW } from '../core/cnpj-corrections.js';
@@ -23,7 +23,18 @@ import { fromEarlierFormat } from '../http/stored-answers.js';
 
 const int = z.number().int().min(0);
 /** Every instant is formatted as an ISO date-time and moves the clock: it must be one the clock can hold. */
-const instant = z.number().refine(withinClockBounds, `must be an instant the clock can hold: whole Unix milliseconds from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}`);
+/** `now`: an instant the clock can be at. */
+const clockInstant = z.number().refine(withinClockBounds, `must be an instant the clock can hold: whole Unix milliseconds from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}`);
+/**
+ * Any other instant of a snapshot. What is due later (the next daily run, a delivery's deadline, an expiry) may
+ * fall past the clock's last instant when the clock is near it, so an emulator's own snapshot holds such instants:
+ * they are allowed up to one longest advance past the end, far inside the Date range, so no arithmetic on them
+ * leaves it. A task due past the end never runs.
+ */
+const LATEST_RECORDED_INSTANT = LATEST_INSTANT + MAX_ADVANCE_MS;
+const instant = z
+  .number()
+  .refine((value) => Number.isInteger(value) && value >= EARLIEST_INSTANT && value <= LATEST_RECORDED_INSTANT, `must be whole Unix milliseconds from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_RECORDED_INSTANT)}`);
 /** Every id the emulator hands out is a lowercase UUID; ids travel in paths, Location headers and delivery headers. */
 const id = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'must be an id of this emulator: a lowercase UUID');
 const nullableText = z.string().nullable();
@@ -203,7 +214,7 @@ export const snapshotSchema = z.strictObject({
   format: z.literal('catalog-emulator/state'),
   version: z.literal(1),
   seed: z.union([z.number(), z.string()]),
-  now: instant,
+  now: clockInstant,
   random: z.tuple([uint32, uint32, uint32, uint32]),
   requestRandom: z.tuple([uint32, uint32, uint32, uint32]),
   tasks: z.array(task),
