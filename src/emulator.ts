@@ -11,14 +11,13 @@ import { answerClientError } from './http/client-errors.js';
 import { STATUS_OF } from './http/errors.js';
 import { ClockDisposedError, ClockLimitError, ClockRangeError, VirtualClock, type ClockMode, type PersistedTask } from './clock/clock.js';
 import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type CreatedCompany, type Permission } from './core/companies.js';
-import { purgeExpiredIdempotency } from './core/idempotency.js';
 import { createRandom, seedRandom, uuidV4, type RandomSource, type RandomState } from './core/random.js';
 import type { Result } from './core/refusal.js';
 import { exportState, importState, type StateData } from './core/snapshot.js';
 import { createState, type Context, type State } from './core/state.js';
-import { DAY, isoString, parseDuration } from './core/time.js';
+import { isoString, parseDuration } from './core/time.js';
 import { ControlError } from './control/control-error.js';
-import { FaultRegistry, type FaultInput, type FaultView, type JobKind } from './control/faults.js';
+import { FaultRegistry, type FaultInput, type FaultView } from './control/faults.js';
 import { Journal } from './control/journal.js';
 import { buildControlApp } from './control/routes.js';
 import { hostGuard, localAddress, type ControlSettings } from './control/guard.js';
@@ -28,12 +27,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { RouteTable, type NetworkRoute, type ReceiverHandler } from './network/routes.js';
 import { Inbox, type InboxEntry } from './network/inbox.js';
 import { Transport } from './network/transport.js';
-import { registerDeliveryTasks, scheduleRetention } from './deliveries.js';
+import { registerDeliveryTasks } from './deliveries.js';
+import { registerJobs, schedulePeriodicJobs } from './jobs.js';
 import { drainOutbox } from './core/outbox.js';
-import { reviewCnpjCorrection, TASK_REVIEW } from './core/cnpj-corrections.js';
-import { finishAnalysis, startAnalysis, TASK_ANALYSIS_END, TASK_ANALYSIS_START } from './core/analyses.js';
-import { DAILY_EVERY_MS, dailyRunIsIdle, finishExecution, scheduleAfterPublication, scheduleDailyExecutions, startExecution, TASK_DAILY, TASK_EXECUTION_END, TASK_EXECUTION_START } from './core/surveillance-executions.js';
-import { applyIngestion, expireIngestion, TASK_APPLICATION, TASK_EXPIRY, TASK_VALIDATION, validateIngestion } from './core/ingestion/ingestions.js';
+import { scheduleAfterPublication } from './core/surveillance-executions.js';
 import { currentReference, publishReference, type Published } from './core/regulatory/reference.js';
 import { snapshotView, type SnapshotChange, type SnapshotView } from './core/regulatory/snapshot.js';
 
@@ -153,7 +150,6 @@ const CLOSE_GRACE_MS = 500;
 const CLOSE_SWEEP_MS = 5;
 /** Why a world's clock stops: the words a released request's 503 uses ("the emulator was reset …"). */
 type WorldEnd = 'reset' | 'restored' | 'closed';
-const HOUSEKEEPING_IDEMPOTENCY = 'housekeeping.idempotency';
 
 type Bindings = { runtime: Runtime; emulator: Emulator; control: ControlSettings; body?: BodySource };
 
@@ -491,47 +487,10 @@ export class Emulator {
         return result;
       },
     };
-    // The purge is monotone in now and schedules nothing: daily runs with nothing between them coalesce.
-    clock.handle(HOUSEKEEPING_IDEMPOTENCY, 'deadline', () => {
-      purgeExpiredIdempotency(world.state, clock.now());
-    }, { coalesce: true });
-    registerDeliveryTasks(world, this.transport, this.faultRegistry);
-    /**
-     * A task of a background job, with the job faults of its kind: `delayMs` postpones it, `fail` fails it.
-     * `accepts` narrows which faults this task takes: a job with a start and an end task (surveillance executions,
-     * analyses) is postponed at its start and fails at its end.
-     */
-    const jobTask = (kind: JobKind, taskKind: string, accepts: 'delayMs' | 'fail' | 'both', run: (payload: Record<string, string>, failed: boolean, ctx: Context) => void) => {
-      // A job's run is the service's own work: runUntilIdle finishes it (a delayMs fault included).
-      clock.handle(taskKind, 'work', (task) => {
-        const fault = this.faultRegistry.takeJob({ kind, companyId: task.owner, ...(accepts === 'both' ? {} : { effect: accepts }) })?.effect;
-        if (fault && 'delayMs' in fault) {
-          clock.schedule({ kind: taskKind, owner: task.owner, payload: task.payload }, clock.now() + fault.delayMs);
-          return;
-        }
-        world.apply((_state, ctx) => run(task.payload as Record<string, string>, fault !== undefined && 'fail' in fault, ctx));
-      });
-    };
-    jobTask('vigilancia', TASK_EXECUTION_START, 'delayMs', (payload, _failed, ctx) => startExecution(world.state, payload.executionId!, ctx));
-    jobTask('vigilancia', TASK_EXECUTION_END, 'fail', (payload, failed, ctx) => finishExecution(world.state, payload.executionId!, failed, ctx));
-    jobTask('analise', TASK_ANALYSIS_START, 'delayMs', (payload, _failed, ctx) => startAnalysis(world.state, payload.analysisId!, ctx));
-    jobTask('analise', TASK_ANALYSIS_END, 'fail', (payload, failed, ctx) => finishAnalysis(world.state, payload.analysisId!, failed, ctx));
-    jobTask('revisao_cnpj', TASK_REVIEW, 'both', (payload, failed, ctx) => reviewCnpjCorrection(world.state, payload.correctionId!, failed, ctx));
-    jobTask('ingestao', TASK_VALIDATION, 'both', (payload, failed, ctx) => validateIngestion(world.state, payload.ingestionId!, failed, ctx));
-    jobTask('ingestao', TASK_APPLICATION, 'both', (payload, failed, ctx) => applyIngestion(world.state, payload.ingestionId!, failed, ctx));
-    // The daily schedule and an ingestion's expiry wait for time to pass, not for work to be done. A day's run
-    // while no company watches anything does nothing, so such days coalesce; one that opens executions runs
-    // each day (each execution is a record GET /v1/vigilancias lists).
-    clock.handle(TASK_DAILY, 'deadline', () => {
-      world.apply(scheduleDailyExecutions);
-    }, { coalesce: () => dailyRunIsIdle(world.state) });
-    clock.handle(TASK_EXPIRY, 'deadline', (task) => {
-      world.apply((state, ctx) => expireIngestion(state, (task.payload as { ingestionId: string }).ingestionId, ctx));
-    });
+    registerDeliveryTasks(world, this.transport);
+    registerJobs(world, this.faultRegistry);
     if (!restored) {
-      clock.schedule({ kind: HOUSEKEEPING_IDEMPOTENCY, owner: null, everyMs: DAY }, start + DAY);
-      scheduleRetention(clock, start);
-      clock.schedule({ kind: TASK_DAILY, owner: null, everyMs: DAILY_EVERY_MS }, start + DAILY_EVERY_MS);
+      schedulePeriodicJobs(clock, start);
       // At the start instant itself, not clock.now(): in real mode the wall clock moves on while the emulator is
       // built, and ids are UUIDv7 of their creation time, so a reset would otherwise recreate them with other ids.
       for (const options of this.bootstrap) world.initialCompanies.push(describe(unwrap(world.apply((state, ctx) => createCompany(state, options, ctx), start))));

@@ -53,7 +53,7 @@ export function layerOf(file: string): string {
     [/^src\/http\//, 'http'],
     [/^src\/control\//, 'control'],
     [/^src\/demos\//, 'demos'],
-    [/^src\/(?:emulator|deliveries|config)\.ts$/, 'engine'],
+    [/^src\/(?:emulator|deliveries|jobs|config)\.ts$/, 'engine'],
     [/^src\/version\.ts$/, 'version'],
     [/^src\/index\.ts$/, 'entry'],
     [/^bin\//, 'bin'],

@@ -20,10 +20,11 @@ import { concurrentEditImpossible, IF_MATCH_OPERATIONS, type IfMatchOperation } 
 import type { ApiFault, ApiFaultEffect, ApiFaultMatch, FaultMoment } from '../http/runtime.js';
 import type { DeliveryFaultEffect, DeliveryFaults } from '../network/transport.js';
 import { Glob } from './glob.js';
+import { JOB_KINDS, type JobKind } from '../core/jobs.js';
 
 /** The background jobs a `job` fault can act on (README "Faults"). */
-export const JOB_KINDS = ['retencao_eventos', 'vigilancia', 'analise', 'revisao_cnpj', 'ingestao'] as const;
-export type JobKind = (typeof JOB_KINDS)[number];
+// The kinds are the core job registry's: a job fault can name exactly the jobs that exist.
+export { JOB_KINDS, type JobKind } from '../core/jobs.js';
 
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 const MAX_GLOB = 2048;

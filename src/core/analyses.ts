@@ -19,6 +19,7 @@ import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { indexesOf, nextPosition, ownedBy, type Context, type State } from './state.js';
 import { MINUTE, SECOND, type Instant } from './time.js';
+import type { Job } from './jobs.js';
 
 export type AnalysisState = 'pendente' | 'executando' | 'concluida' | 'falhou';
 export type AnalysisPhase = 'na_fila' | 'avaliando' | 'publicada' | 'encerrada';
@@ -155,3 +156,9 @@ export function findingsByType(findings: readonly Finding[], tipos: readonly str
   for (const f of findings) counts[f.tipo] = (counts[f.tipo] ?? 0) + 1;
   return counts;
 }
+
+/** An analysis runs as two tasks: a `delayMs` fault postpones its start, a `fail` fault fails its end. */
+export const analysisJobs: readonly Job[] = [
+  { task: TASK_ANALYSIS_START, nature: 'work', faults: { kind: 'analise', effects: 'delayMs' }, run: (state, payload, ctx) => startAnalysis(state, payload.analysisId!, ctx) },
+  { task: TASK_ANALYSIS_END, nature: 'work', faults: { kind: 'analise', effects: 'fail' }, run: (state, payload, ctx, failed) => finishAnalysis(state, payload.analysisId!, failed, ctx) },
+];

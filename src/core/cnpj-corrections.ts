@@ -20,6 +20,7 @@ import { ok, refuse, type Result } from './refusal.js';
 import { indexesOf, nextPosition, ownedBy, type Context, type State } from './state.js';
 import { HOUR, type Instant } from './time.js';
 import { requireMatch, type IfMatch } from './versioning.js';
+import type { Job } from './jobs.js';
 
 export type CorrectionState = 'pendente' | 'aprovada' | 'rejeitada';
 type CorrectionEvent = 'aprovar' | 'rejeitar';
@@ -149,3 +150,11 @@ function applyCnpj(state: State, establishmentId: string, cnpj: string, ctx: Con
   const catalog = establishment.catalogoId === null ? undefined : state.catalogs.get(establishment.catalogoId);
   if (catalog) replaceCatalog(state, catalog, {}, ctx);
 }
+
+/** The review of a CNPJ correction: a `fail` fault makes the review refuse it. */
+export const cnpjReviewJob: Job = {
+  task: TASK_REVIEW,
+  nature: 'work',
+  faults: { kind: 'revisao_cnpj', effects: 'both' },
+  run: (state, payload, ctx, failed) => void reviewCnpjCorrection(state, payload.correctionId!, failed, ctx),
+};

@@ -13,6 +13,7 @@
  */
 import { DAY, type Instant } from './time.js';
 import type { State } from './state.js';
+import type { Job } from './jobs.js';
 
 export const IDEMPOTENCY_RETENTION_MS = 60 * DAY;
 
@@ -227,3 +228,12 @@ export function canonicalJson(value: unknown): string {
   }
   return parts.join('');
 }
+
+/** The daily purge of expired answers: monotone in now and scheduling nothing, so missed runs coalesce. */
+export const idempotencyPurgeJob: Job = {
+  task: 'housekeeping.idempotency',
+  nature: 'deadline',
+  everyMs: DAY,
+  coalesce: true,
+  run: (state, _payload, ctx) => void purgeExpiredIdempotency(state, ctx.now),
+};

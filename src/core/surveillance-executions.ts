@@ -27,6 +27,7 @@ import { indexesOf, nextPosition, ownedBy, type Context, type State } from './st
 import { countsOf, coverage, surveillanceOf, watchedAfter } from './surveillance.js';
 import { DAY, MINUTE, SECOND, type Instant } from './time.js';
 import { raiseEvent } from './webhooks/events.js';
+import type { Job } from './jobs.js';
 
 export type ExecutionState = 'pendente' | 'executando' | 'concluida' | 'falhou';
 export type ExecutionReason = 'agendada' | 'publicacao';
@@ -284,3 +285,22 @@ export function publishedExecution(state: State, companyId: string, id: string):
 }
 
 export const countByType = (findings: readonly Finding[]): Record<string, number> => findingsByType(findings, FINDING_TYPES.map((t) => t.tipo));
+
+/** An execution runs as two tasks: a `delayMs` fault postpones its start, a `fail` fault fails its end. */
+export const executionJobs: readonly Job[] = [
+  { task: TASK_EXECUTION_START, nature: 'work', faults: { kind: 'vigilancia', effects: 'delayMs' }, run: (state, payload, ctx) => startExecution(state, payload.executionId!, ctx) },
+  { task: TASK_EXECUTION_END, nature: 'work', faults: { kind: 'vigilancia', effects: 'fail' }, run: (state, payload, ctx, failed) => finishExecution(state, payload.executionId!, failed, ctx) },
+];
+
+/**
+ * The daily schedule waits for time to pass, not for work to be done. A day's run while no company watches
+ * anything does nothing, so such days coalesce; one that opens executions runs each day (each execution is a
+ * record GET /v1/vigilancias lists).
+ */
+export const dailyScheduleJob: Job = {
+  task: TASK_DAILY,
+  nature: 'deadline',
+  everyMs: DAILY_EVERY_MS,
+  coalesce: dailyRunIsIdle,
+  run: (state, _payload, ctx) => scheduleDailyExecutions(state, ctx),
+};

@@ -28,6 +28,7 @@ import { HOUR, SECOND, type Instant } from '../time.js';
 import { etag, requireMatch, type IfMatch } from '../versioning.js';
 import { raiseEvent } from '../webhooks/events.js';
 import { applyPlan, planIngestion, staleness, type Batch, type IngestionOperation, type Plan, type Preview } from './plan.js';
+import type { Job } from '../jobs.js';
 
 export type IngestionState = 'aberta' | 'validando' | 'validada' | 'rejeitada' | 'aplicando' | 'aplicada' | 'revisao_necessaria' | 'falhou' | 'expirada';
 type IngestionEvent = 'receber_lote' | 'fechar' | 'validar' | 'rejeitar' | 'aplicar' | 'concluir' | 'exigir_revisao' | 'falhar' | 'expirar';
@@ -325,3 +326,10 @@ function replace(state: State, current: Ingestion, changes: IngestionChanges, ct
   state.ingestions.set(updated.id, updated);
   return updated;
 }
+
+/** An ingestion's validation and application (work, faults of kind `ingestao`) and its expiry (a deadline). */
+export const ingestionJobs: readonly Job[] = [
+  { task: TASK_VALIDATION, nature: 'work', faults: { kind: 'ingestao', effects: 'both' }, run: (state, payload, ctx, failed) => validateIngestion(state, payload.ingestionId!, failed, ctx) },
+  { task: TASK_APPLICATION, nature: 'work', faults: { kind: 'ingestao', effects: 'both' }, run: (state, payload, ctx, failed) => applyIngestion(state, payload.ingestionId!, failed, ctx) },
+  { task: TASK_EXPIRY, nature: 'deadline', run: (state, payload, ctx) => expireIngestion(state, payload.ingestionId!, ctx) },
+];

@@ -4,9 +4,10 @@
  * runs (or while a `job` fault holds it back) they are still answered — cleanup is not instantaneous.
  * Afterwards the event query answers 404. Cost: O(events removed), walking the closing order.
  */
-import { DAY, type Instant } from '../time.js';
+import { DAY, HOUR, type Instant } from '../time.js';
 import { indexesOf, type State } from '../state.js';
 import { isClosed } from './events.js';
+import type { Job } from '../jobs.js';
 
 export const EVENT_RETENTION_MS = 30 * DAY;
 export const TASK_RETENTION = 'webhook.retencao';
@@ -29,3 +30,19 @@ export function purgeClosedEvents(state: State, now: Instant): number {
   queue.splice(0, head);
   return removed;
 }
+
+/**
+ * The hourly retention run, a deadline. A `fail` fault skips a run; a `delayMs` one skips it and runs once more
+ * later. The purge is monotone in now (a run removes everything an earlier one would have) and schedules nothing,
+ * so hourly runs with no other task between them coalesce into the last one.
+ */
+export const eventRetentionJob: Job = {
+  task: TASK_RETENTION,
+  nature: 'deadline',
+  faults: { kind: 'retencao_eventos', effects: 'both' },
+  everyMs: HOUR,
+  coalesce: true,
+  run: (state, _payload, ctx, failed) => {
+    if (!failed) purgeClosedEvents(state, ctx.now);
+  },
+};

@@ -1,0 +1,53 @@
+/**
+ * The background jobs on the clock: every job of the core's registry (src/core/jobs.ts) registered the same way,
+ * with the `job` faults of its kind applied the same way, and the periodic ones scheduled from the start.
+ */
+import type { VirtualClock } from './clock/clock.js';
+import { JOBS, type Job, type JobPayload } from './core/jobs.js';
+import type { Context, State } from './core/state.js';
+import type { FaultRegistry } from './control/faults.js';
+
+export interface JobWorld {
+  readonly state: State;
+  readonly clock: VirtualClock;
+  /** Runs a core transition with the world's Context and moves the task intents it left onto the clock. */
+  apply<T>(fn: (state: State, ctx: Context) => T): T;
+}
+
+/**
+ * Registers every job's task kind. A `delayMs` fault postpones the run: this occurrence does nothing and one
+ * extra run of the same task comes that much later (a periodic one keeps its own rhythm besides). A `fail` fault
+ * runs it failed. A job's run reads world.state at the time it runs, never a state captured here.
+ */
+export function registerJobs(world: JobWorld, faults: FaultRegistry, jobs: readonly Job[] = JOBS): void {
+  const { clock } = world;
+  for (const job of jobs) {
+    const takes = job.faults;
+    clock.handle(
+      job.task,
+      job.nature,
+      (task) => {
+        const effect = takes && faults.takeJob({ kind: takes.kind, companyId: task.owner, ...(takes.effects === 'both' ? {} : { effect: takes.effects }) })?.effect;
+        if (effect && 'delayMs' in effect) {
+          clock.schedule({ kind: job.task, owner: task.owner, payload: task.payload }, clock.now() + effect.delayMs);
+          return;
+        }
+        world.apply((state, ctx) => job.run(state, (task.payload ?? {}) as JobPayload, ctx, effect !== undefined && 'fail' in effect));
+      },
+      { coalesce: coalescing(job, world, faults) },
+    );
+  }
+}
+
+/** The periodic jobs' first runs, one period after `start`, in the registry's order. */
+export function schedulePeriodicJobs(clock: VirtualClock, start: number, jobs: readonly Job[] = JOBS): void {
+  for (const job of jobs) if (job.everyMs !== undefined) clock.schedule({ kind: job.task, owner: null, everyMs: job.everyMs }, start + job.everyMs);
+}
+
+/** The clock's coalesce rule of a job: its own, and never while a fault of its kind could fire (a fault counts runs). */
+function coalescing(job: Job, world: JobWorld, faults: FaultRegistry): boolean | (() => boolean) {
+  const { coalesce, faults: takes } = job;
+  if (coalesce === undefined) return false;
+  if (coalesce === true && takes === undefined) return true;
+  return () => (coalesce === true || coalesce(world.state)) && !(takes && faults.armsJob({ kind: takes.kind, companyId: null }));
+}
