@@ -12,19 +12,11 @@
  * It is engine wiring (clock tasks that call core transitions), so it sits beside emulator.ts: src/network only
  * sends, and imports no core function.
  */
-import type { VirtualClock } from './clock/clock.js';
-import type { Context, State } from './core/state.js';
 import { attemptTimeoutIntent, beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE, type NetworkOutcome } from './core/webhooks/events.js';
 import type { Transport } from './network/transport.js';
+import type { TaskWorld } from './jobs.js';
 
-export interface DeliveryWorld {
-  readonly state: State;
-  readonly clock: VirtualClock;
-  /** Runs a core transition with the world's Context and moves the task intents it left onto the clock. */
-  apply<T>(fn: (state: State, ctx: Context) => T): T;
-}
-
-export function registerDeliveryTasks(world: DeliveryWorld, transport: Transport): void {
+export function registerDeliveryTasks(world: TaskWorld, transport: Transport): void {
   // world.state is read at each run, never captured: the handlers must act on the world's state as it is now.
   const { clock } = world;
   const finish = (eventId: string, tentativa: number, outcome: NetworkOutcome) => {

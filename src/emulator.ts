@@ -28,7 +28,7 @@ import { RouteTable, type NetworkRoute, type ReceiverHandler } from './network/r
 import { Inbox, type InboxEntry } from './network/inbox.js';
 import { Transport } from './network/transport.js';
 import { registerDeliveryTasks } from './deliveries.js';
-import { registerJobs, schedulePeriodicJobs } from './jobs.js';
+import { registerJobs, schedulePeriodicJobs, type TaskWorld } from './jobs.js';
 import { drainOutbox } from './core/outbox.js';
 import { scheduleAfterPublication } from './core/surveillance-executions.js';
 import { currentReference, publishReference, type Published } from './core/regulatory/reference.js';
@@ -164,7 +164,7 @@ function app(): Hono<{ Bindings: Bindings }> {
 }
 
 /** Everything a reset replaces. */
-interface World {
+interface World extends TaskWorld {
   /**
    * Runs a core transition against this world: builds its Context (the clock's now, or `at`; the world's random;
    * the configuration), runs `fn`, then moves the task intents it left in the outbox onto the clock. The only

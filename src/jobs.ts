@@ -7,7 +7,8 @@ import { JOBS, type Job, type JobPayload } from './core/jobs.js';
 import type { Context, State } from './core/state.js';
 import type { FaultRegistry } from './control/faults.js';
 
-export interface JobWorld {
+/** What a task handler needs of a world: its state as it is now, its clock, and the one way to run a transition. */
+export interface TaskWorld {
   readonly state: State;
   readonly clock: VirtualClock;
   /** Runs a core transition with the world's Context and moves the task intents it left onto the clock. */
@@ -19,7 +20,7 @@ export interface JobWorld {
  * extra run of the same task comes that much later (a periodic one keeps its own rhythm besides). A `fail` fault
  * runs it failed. A job's run reads world.state at the time it runs, never a state captured here.
  */
-export function registerJobs(world: JobWorld, faults: FaultRegistry, jobs: readonly Job[] = JOBS): void {
+export function registerJobs(world: TaskWorld, faults: FaultRegistry, jobs: readonly Job[] = JOBS): void {
   const { clock } = world;
   for (const job of jobs) {
     const takes = job.faults;
@@ -45,7 +46,7 @@ export function schedulePeriodicJobs(clock: VirtualClock, start: number, jobs: r
 }
 
 /** The clock's coalesce rule of a job: its own, and never while a fault of its kind could fire (a fault counts runs). */
-function coalescing(job: Job, world: JobWorld, faults: FaultRegistry): boolean | (() => boolean) {
+function coalescing(job: Job, world: TaskWorld, faults: FaultRegistry): boolean | (() => boolean) {
   const { coalesce, faults: takes } = job;
   if (coalesce === undefined) return false;
   if (coalesce === true && takes === undefined) return true;
