@@ -6,15 +6,13 @@
  */
 import { z } from 'zod';
 import { EARLIEST_INSTANT, LATEST_INSTANT, MAX_ADVANCE_MS, MIN_PERIOD_MS, withinClockBounds, type TaskData } from '../clock/clock.js';
-import { TASK_ANALYSIS_END, TASK_ANALYSIS_START } from '../core/analyses.js';
 import { isValidCnpj } from '../core/cnpj.js';
-import { TASK_REVIEW } from '../core/cnpj-corrections.js';
 import { PERMISSIONS } from '../core/companies.js';
-import { MAX_BATCHES, MAX_ITEMS_PER_BATCH, TASK_APPLICATION, TASK_EXPIRY, TASK_VALIDATION } from '../core/ingestion/ingestions.js';
+import { MAX_BATCHES, MAX_ITEMS_PER_BATCH } from '../core/ingestion/ingestions.js';
+import { JOBS } from '../core/jobs.js';
 import { ATTRIBUTE_PATTERN, NCM_PATTERN } from '../core/regulatory/snapshot.js';
 import { FINDING_TYPES } from '../core/regulatory/rules.js';
 import { checkIntegrity, checkTaskSubjects, type IntegrityProblem, type StateData } from '../core/snapshot.js';
-import { TASK_EXECUTION_END, TASK_EXECUTION_START } from '../core/surveillance-executions.js';
 import { isoString } from '../core/time.js';
 import { SECRET_PREFIX } from '../core/webhooks/destination.js';
 import { EVENT_KINDS, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE } from '../core/webhooks/events.js';
@@ -191,14 +189,8 @@ const uint32 = z.number().int().min(0).max(0xffffffff);
  */
 const subject = (key: string) => z.strictObject({ [key]: id });
 const TASK_PAYLOADS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
-  [TASK_EXECUTION_START, subject('executionId')],
-  [TASK_EXECUTION_END, subject('executionId')],
-  [TASK_ANALYSIS_START, subject('analysisId')],
-  [TASK_ANALYSIS_END, subject('analysisId')],
-  [TASK_REVIEW, subject('correctionId')],
-  [TASK_VALIDATION, subject('ingestionId')],
-  [TASK_APPLICATION, subject('ingestionId')],
-  [TASK_EXPIRY, subject('ingestionId')],
+  // A job's task names its record (the registry says which key); the periodic jobs take none.
+  ...JOBS.flatMap((job): [string, z.ZodType][] => (job.subject === undefined ? [] : [[job.task, subject(job.subject)]])),
   [TASK_ATTEMPT, z.strictObject({ eventId: id, ciclo: int.min(1) })],
   [TASK_ATTEMPT_TIMEOUT, z.strictObject({ eventId: id, tentativa: int.min(1) })],
   [

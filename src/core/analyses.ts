@@ -159,6 +159,6 @@ export function findingsByType(findings: readonly Finding[], tipos: readonly str
 
 /** An analysis runs as two tasks: a `delayMs` fault postpones its start, a `fail` fault fails its end. */
 export const analysisJobs: readonly Job[] = [
-  { task: TASK_ANALYSIS_START, nature: 'work', faults: { kind: 'analise', effects: 'delayMs' }, run: (state, payload, ctx) => startAnalysis(state, payload.analysisId!, ctx) },
-  { task: TASK_ANALYSIS_END, nature: 'work', faults: { kind: 'analise', effects: 'fail' }, run: (state, payload, ctx, failed) => finishAnalysis(state, payload.analysisId!, failed, ctx) },
+  { task: TASK_ANALYSIS_START, nature: 'work', subject: 'analysisId', faults: { kind: 'analise', effects: 'delayMs' }, run: (state, payload, ctx) => startAnalysis(state, payload.analysisId!, ctx) },
+  { task: TASK_ANALYSIS_END, nature: 'work', subject: 'analysisId', faults: { kind: 'analise', effects: 'fail' }, run: (state, payload, ctx, failed) => finishAnalysis(state, payload.analysisId!, failed, ctx) },
 ];

@@ -155,6 +155,7 @@ function applyCnpj(state: State, establishmentId: string, cnpj: string, ctx: Con
 export const cnpjReviewJob: Job = {
   task: TASK_REVIEW,
   nature: 'work',
+  subject: 'correctionId',
   faults: { kind: 'revisao_cnpj', effects: 'both' },
   run: (state, payload, ctx, failed) => void reviewCnpjCorrection(state, payload.correctionId!, failed, ctx),
 };

@@ -19,6 +19,10 @@ describe('the job registry', () => {
     }
   });
 
+  it('has every one-off job name the record its task works on, and no periodic job name one', () => {
+    for (const job of JOBS) expect(job.subject === undefined, job.task).toBe(job.everyMs !== undefined);
+  });
+
   it('schedules the periodic jobs in the order snapshots have always listed them', () => {
     expect(JOBS.filter((job) => job.everyMs !== undefined).map((job) => [job.task, job.everyMs])).toEqual([
       ['housekeeping.idempotency', 86_400_000],

@@ -29,6 +29,8 @@ export interface Job {
    * task is postponed at its start and fails at its end). `delayMs` postpones the run; `fail` runs it failed.
    */
   readonly faults?: { readonly kind: JobKind; readonly effects: 'delayMs' | 'fail' | 'both' };
+  /** The payload key naming the record a task of this job works on (a snapshot's task must name one that exists). */
+  readonly subject?: 'executionId' | 'analysisId' | 'correctionId' | 'ingestionId';
   /** A periodic job: first due this long after the emulator's start, then again each time. */
   readonly everyMs?: number;
   /**

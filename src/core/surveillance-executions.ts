@@ -288,8 +288,8 @@ export const countByType = (findings: readonly Finding[]): Record<string, number
 
 /** An execution runs as two tasks: a `delayMs` fault postpones its start, a `fail` fault fails its end. */
 export const executionJobs: readonly Job[] = [
-  { task: TASK_EXECUTION_START, nature: 'work', faults: { kind: 'vigilancia', effects: 'delayMs' }, run: (state, payload, ctx) => startExecution(state, payload.executionId!, ctx) },
-  { task: TASK_EXECUTION_END, nature: 'work', faults: { kind: 'vigilancia', effects: 'fail' }, run: (state, payload, ctx, failed) => finishExecution(state, payload.executionId!, failed, ctx) },
+  { task: TASK_EXECUTION_START, nature: 'work', subject: 'executionId', faults: { kind: 'vigilancia', effects: 'delayMs' }, run: (state, payload, ctx) => startExecution(state, payload.executionId!, ctx) },
+  { task: TASK_EXECUTION_END, nature: 'work', subject: 'executionId', faults: { kind: 'vigilancia', effects: 'fail' }, run: (state, payload, ctx, failed) => finishExecution(state, payload.executionId!, failed, ctx) },
 ];
 
 /**

@@ -329,7 +329,7 @@ function replace(state: State, current: Ingestion, changes: IngestionChanges, ct
 
 /** An ingestion's validation and application (work, faults of kind `ingestao`) and its expiry (a deadline). */
 export const ingestionJobs: readonly Job[] = [
-  { task: TASK_VALIDATION, nature: 'work', faults: { kind: 'ingestao', effects: 'both' }, run: (state, payload, ctx, failed) => validateIngestion(state, payload.ingestionId!, failed, ctx) },
-  { task: TASK_APPLICATION, nature: 'work', faults: { kind: 'ingestao', effects: 'both' }, run: (state, payload, ctx, failed) => applyIngestion(state, payload.ingestionId!, failed, ctx) },
-  { task: TASK_EXPIRY, nature: 'deadline', run: (state, payload, ctx) => expireIngestion(state, payload.ingestionId!, ctx) },
+  { task: TASK_VALIDATION, nature: 'work', subject: 'ingestionId', faults: { kind: 'ingestao', effects: 'both' }, run: (state, payload, ctx, failed) => validateIngestion(state, payload.ingestionId!, failed, ctx) },
+  { task: TASK_APPLICATION, nature: 'work', subject: 'ingestionId', faults: { kind: 'ingestao', effects: 'both' }, run: (state, payload, ctx, failed) => applyIngestion(state, payload.ingestionId!, failed, ctx) },
+  { task: TASK_EXPIRY, nature: 'deadline', subject: 'ingestionId', run: (state, payload, ctx) => expireIngestion(state, payload.ingestionId!, ctx) },
 ];
