@@ -20,85 +20,31 @@ import { ControlError } from './control/control-error.js';
 import { FaultRegistry, type FaultInput, type FaultView } from './control/faults.js';
 import { Journal } from './control/journal.js';
 import { buildControlApp } from './control/routes.js';
-import { hostGuard, localAddress, type ControlSettings } from './control/guard.js';
+import { hostGuard, localAddress } from './control/guard.js';
 import { readSnapshot, type Snapshot } from './control/snapshot-schema.js';
-import { readingBody, type BodySource, type JournalEntry, type PageBudgets, type Runtime } from './http/runtime.js';
+import { readingBody, type BodySource, type JournalEntry, type Runtime } from './http/runtime.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { RouteTable, type NetworkRoute, type ReceiverHandler } from './network/routes.js';
 import { Inbox, type InboxEntry } from './network/inbox.js';
 import { Transport } from './network/transport.js';
-import { registerDeliveryTasks } from './deliveries.js';
-import { registerJobs, schedulePeriodicJobs, type TaskWorld } from './jobs.js';
+import { registerDeliveryTasks } from './engine/deliveries.js';
+import { registerJobs, schedulePeriodicJobs, type TaskWorld } from './engine/jobs.js';
 import { drainOutbox } from './core/outbox.js';
 import { scheduleAfterPublication } from './core/surveillance-executions.js';
 import { currentReference, publishReference, type Published } from './core/regulatory/reference.js';
 import { snapshotView, type SnapshotChange, type SnapshotView } from './core/regulatory/snapshot.js';
 
 import { EVENT_KINDS, raiseEvent, rearmStartedAttempts, type EventData } from './core/webhooks/events.js';
-import { readConfig, toInstant, type Config } from './config.js';
+import { readConfig, toInstant, type CompanyOptions, type Config, type ControlSettings, type EmulatorOptions } from './engine/config.js';
+
+export type { CompanyOptions, EmulatorOptions };
 import { VERSION } from './version.js';
 
 export type { Published, SnapshotChange, SnapshotView };
 export type { FaultInput, FaultView, JournalEntry, NetworkRoute, Permission, Snapshot, ClockMode, InboxEntry, ReceiverHandler, EventData };
 export { ClockDisposedError, ClockLimitError, ClockRangeError, ControlError, PERMISSIONS };
 
-export { DEFAULT_SEED, DEFAULT_START } from './config.js';
-
-export interface CompanyOptions extends CompanyFlags {
-  /** 8 digits; a seeded random root when omitted. */
-  readonly cnpjRoot?: string;
-  /** Permissions of the first credential; all six by default. */
-  readonly permissions?: readonly Permission[];
-}
-
-export interface EmulatorOptions {
-  /** Seed of every id, token and secret. Same seed + same calls = byte-identical answers. Default 1. */
-  readonly seed?: number | string;
-  /** `manual` (default): time moves only through the clock controls. `real`: wall clock + offset. */
-  readonly clock?: ClockMode;
-  /**
-   * Virtual start, from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z in whole milliseconds. Default:
-   * 2026-01-01T00:00:00.000Z in manual mode, the wall clock in real mode.
-   */
-  readonly start?: string | number | Date;
-  /** Companies created at start and again after every reset (same seed: same ids and tokens). */
-  readonly companies?: readonly CompanyOptions[];
-  /**
-   * Delivery routes that belong to the emulator's configuration (the CLI's --route): in place from the start and
-   * put back by every reset, unlike routes added later through emu.network, which a reset drops. Checked like
-   * emu.network.route(); a bad one throws a TypeError naming it (`routes[1]: …`).
-   */
-  readonly routes?: readonly NetworkRoute[];
-  /** The idempotency store: every successful state-changing request's answer, kept 60 days for its replay. */
-  readonly idempotency?: {
-    /**
-     * Answers kept per company (default 100,000): at this count a company's oldest answer is dropped before
-     * the next is stored, and a retry with its key is then a new request. A whole number, 1 or more.
-     */
-    readonly maxStoredAnswersPerCompany?: number;
-  };
-  /** Byte budgets of list pages; lower them to see budget-cut pages in a test. */
-  readonly pageBudgets?: Partial<PageBudgets>;
-  /** Webhook delivery timing (DESIGN §5 by default). */
-  readonly webhooks?: {
-    /** Waits before attempts 2..8 ("5s", "5m", … or ms); default 5 s, 5 min, 30 min, 2 h, 5 h, 7 h, 8 h. */
-    readonly retryWaits?: readonly (number | string)[];
-    /** How long an attempt waits for an answer; default 15 s. */
-    readonly attemptTimeout?: number | string;
-    /**
-     * Real milliseconds an in-process handler may take before it counts as a peer that never answers
-     * (default 200). Lower it in tests that simulate many dead peers.
-     */
-    readonly handlerGraceMs?: number;
-  };
-  /**
-   * When set, every /_emulator request (in process too) needs `Authorization: Bearer <controlToken>`, else 401.
-   * Visible ASCII without spaces. The API's own credentials are unaffected.
-   */
-  readonly controlToken?: string;
-  /** The largest body PUT /_emulator/state reads, in bytes (default 256 MiB); the other controls take 1 MiB. */
-  readonly maxSnapshotBytes?: number;
-}
+export { DEFAULT_SEED, DEFAULT_START } from './engine/config.js';
 
 export interface CreatedCompanyInfo {
   readonly companyId: string;

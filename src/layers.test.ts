@@ -53,7 +53,8 @@ export function layerOf(file: string): string {
     [/^src\/http\//, 'http'],
     [/^src\/control\//, 'control'],
     [/^src\/demos\//, 'demos'],
-    [/^src\/(?:emulator|deliveries|jobs|config)\.ts$/, 'engine'],
+    [/^src\/engine\//, 'engine'],
+    [/^src\/emulator\.ts$/, 'facade'],
     [/^src\/version\.ts$/, 'version'],
     [/^src\/index\.ts$/, 'entry'],
     [/^bin\//, 'bin'],
@@ -83,15 +84,17 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // The transport sends and reports a plain outcome: it names the core's outcome type and the User-Agent's
   // version, and asks the fault registry through its own DeliveryFaults interface.
   network: { runtime: ['version'], types: ['core'] },
-  // The API shell calls the core; the clock it reads arrives through the runtime as a type.
-  http: { runtime: ['core'], types: ['clock'] },
+  // The API shell calls the core; the clock it reads and the configuration it is given arrive as types.
+  http: { runtime: ['core'], types: ['clock', 'engine'] },
   // Control reuses the API shell's error bodies, body reading and parsers (HTTP_FOR_CONTROL), drives the engine
-  // through its Emulator type, and implements the transport's DeliveryFaults.
-  control: { runtime: ['core', 'clock', 'http'], types: ['engine', 'network'] },
-  // The wiring (src/emulator.ts, its configuration src/config.ts and the delivery driver src/deliveries.ts) and the
-  // public entry see everything.
-  engine: { runtime: ['core', 'clock', 'network', 'http', 'control', 'version'] },
-  entry: { runtime: ['engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos'] },
+  // through the facade's Emulator type, and implements the transport's DeliveryFaults.
+  control: { runtime: ['core', 'clock', 'http', 'engine'], types: ['facade', 'network'] },
+  // The engine around the core (src/engine: configuration, jobs, the delivery driver) runs core functions on the
+  // clock and hands deliveries to the network; it knows nothing of HTTP or the controls.
+  engine: { runtime: ['core', 'clock', 'network', 'version'] },
+  // src/emulator.ts puts everything together: configuration → world → controls → app.
+  facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version'] },
+  entry: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos'] },
   // src/index.ts re-exports the demos, so they cannot import it (a cycle): they use what it re-exports.
   demos: { runtime: ['public'] },
   // Users of the package: the public entry only (spec-tests also the hostile-input generator).
@@ -113,7 +116,9 @@ const HTTP_FOR_CONTROL = ['src/http/errors.ts', 'src/http/pipeline.ts', 'src/htt
  * Imports that break a rule and are left for a change of their own, each with the reason. The test fails when one
  * is no longer needed, so the list only shrinks.
  */
-const KNOWN_EXCEPTIONS: readonly { readonly file: string; readonly targets: readonly string[]; readonly why: string }[] = [];
+const KNOWN_EXCEPTIONS: readonly { readonly file: string; readonly targets: readonly string[]; readonly why: string }[] = [
+  { file: 'src/engine/jobs.ts', targets: ['src/control/faults.ts'], why: 'the fault registry still lives in control; it moves to the engine' },
+];
 const isKnownException = (file: string, target: string) => KNOWN_EXCEPTIONS.some((x) => x.file === file && x.targets.includes(target));
 
 export interface Violation {
@@ -292,7 +297,7 @@ describe('the import reader and the rules themselves', () => {
     expect(ruleBroken('src/network/transport.ts', 'src/core/time.ts', true, none)).toBeUndefined();
     expect(ruleBroken('src/clock/clock.ts', 'src/core/time.ts', true, none)).toBe('clock may import nothing outside itself; a type import of core is not allowed either');
     expect(ruleBroken('src/control/routes.ts', 'src/emulator.ts', true, none)).toBeUndefined();
-    expect(ruleBroken('src/control/routes.ts', 'src/emulator.ts', false, none)).toBe('control may import core, clock, http, engine (types), network (types); not engine');
+    expect(ruleBroken('src/control/routes.ts', 'src/emulator.ts', false, none)).toBe('control may import core, clock, http, engine, facade (types), network (types); not facade');
     expect(ruleBroken('src/control/routes.ts', 'src/http/app.ts', false, none)).toMatch(/^control imports from http only its error helpers/);
     expect(ruleBroken('spec-tests/x.test.ts', 'src/core/cnpj.ts', false, none)).toBe('spec-tests may import entry, fuzz; not core');
     expect(ruleBroken('spec-tests/x.test.ts', 'fuzz/hostile.ts', false, none)).toBeUndefined();

@@ -16,32 +16,10 @@ import { isIPv6 } from 'node:net';
 import type { MiddlewareHandler } from 'hono';
 import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../http/errors.js';
 import { bearerToken, DEFAULT_BODY_LIMIT, isJson } from '../http/pipeline.js';
+import type { ControlSettings } from '../engine/config.js';
 
 /** The body limit of every control but the snapshot restore: far above any control's input. */
 export const CONTROL_BODY_LIMIT = DEFAULT_BODY_LIMIT;
-/** PUT /_emulator/state: the largest state seen in a long spec run was 81 MB. */
-export const DEFAULT_MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024;
-
-export interface ControlSettings {
-  /** The control token; undefined: the controls take no token. */
-  readonly token: string | undefined;
-  readonly maxSnapshotBytes: number;
-}
-
-/** The settings of createEmulator({ controlToken, maxSnapshotBytes }), checked; a bad one throws naming the option. */
-export function controlSettings(options: { readonly controlToken?: string; readonly maxSnapshotBytes?: number }): ControlSettings {
-  const token = options.controlToken;
-  // Visible ASCII, no space: what travels intact as `Authorization: Bearer <token>`.
-  if (token !== undefined && !(typeof token === 'string' && /^[\x21-\x7e]+$/.test(token))) {
-    throw new TypeError('controlToken must be a non-empty string of visible ASCII characters without spaces (it travels as "Authorization: Bearer <token>")');
-  }
-  const maxSnapshotBytes = options.maxSnapshotBytes ?? DEFAULT_MAX_SNAPSHOT_BYTES;
-  if (!(Number.isSafeInteger(maxSnapshotBytes) && maxSnapshotBytes > 0)) {
-    throw new RangeError(`maxSnapshotBytes must be a whole number of bytes above 0; got ${String(options.maxSnapshotBytes)}`);
-  }
-  return { token, maxSnapshotBytes };
-}
-
 const refuse = (error: ApiError) => errorResponse(error, CONTROL_REQUEST_ID);
 const WRITES = new Set(['POST', 'PUT', 'PATCH']);
 const REALM = 'Bearer realm="catalog-emulator controls"';

@@ -16,7 +16,8 @@ import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../h
 import { readJsonBody, requestBody } from '../http/pipeline.js';
 import type { BodySource } from '../http/runtime.js';
 import { formatPath } from '../http/schemas.js';
-import { CONTROL_BODY_LIMIT, controlGuard, type ControlSettings } from './guard.js';
+import { CONTROL_BODY_LIMIT, controlGuard } from './guard.js';
+import type { ControlSettings } from '../engine/config.js';
 
 type ControlEnv = { Bindings: { emulator: Emulator; control: ControlSettings; body?: BodySource } };
 

@@ -1,7 +1,7 @@
 /**
  * The service's background jobs, as data: the task kind each runs as, whether it is work or a deadline, the
  * `job` faults that reach it, its period, and the core transition it runs. Each aggregate declares its own jobs
- * beside its transitions; this list is the one registry the engine registers on the clock (src/jobs.ts).
+ * beside its transitions; this list is the one registry the engine registers on the clock (src/engine/jobs.ts).
  *
  * Adding a job: its descriptor in the aggregate's module (and its test), and one line here.
  */

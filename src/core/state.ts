@@ -84,7 +84,7 @@ export interface State {
 }
 
 /**
- * The part of the emulator's configuration (src/config.ts) the core reads: it travels in every Context, so
+ * The part of the emulator's configuration (src/engine/config.ts) the core reads: it travels in every Context, so
  * no transition falls back on a default the emulator was configured away from.
  */
 export interface CoreConfig {

@@ -6,6 +6,7 @@
 import type { Credential } from '../core/companies.js';
 import type { Context, State } from '../core/state.js';
 import type { VirtualClock } from '../clock/clock.js';
+import type { ListBudgets } from '../engine/config.js';
 
 export interface ApiFaultMatch {
   readonly method: string;
@@ -41,27 +42,6 @@ export interface JournalEntry {
   readonly replayed: boolean;
   readonly requestId: string;
   readonly faultId: string | null;
-}
-
-/** Byte budgets per list page (DESIGN §4 "Lists"): settable per emulator so tests can see budget-cut pages. */
-export interface PageBudgets {
-  readonly catalogs: number;
-  readonly establishments: number;
-  readonly products: number;
-}
-
-/** Byte budgets of every list page: the settable ones (PageBudgets) and those of the lists no option reaches. */
-export interface ListBudgets extends PageBudgets {
-  /** GET /v1/vigilancias. */
-  readonly executions: number;
-  /** GET /v1/analises. */
-  readonly analyses: number;
-  /** An ingestion's preview errors. */
-  readonly ingestionErrors: number;
-  /** GET /v1/webhook/eventos (the spec's 1 MiB). */
-  readonly events: number;
-  /** The findings of an execution or an analysis. */
-  readonly findings: number;
 }
 
 export interface Runtime {

@@ -9,7 +9,7 @@ import { ok } from '../../core/refusal.js';
 import { DEFAULT_BODY_LIMIT, IDEMPOTENCY_KEY_LENGTH, operation } from '../pipeline.js';
 import { presentCompany } from '../presenters.js';
 import { INPUT_LIMITS, noQuery } from '../schemas.js';
-import type { PageBudgets } from '../runtime.js';
+import type { PageBudgets } from '../../engine/config.js';
 
 
 function counts(state: State, companyId: string) {

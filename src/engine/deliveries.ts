@@ -12,8 +12,8 @@
  * It is engine wiring (clock tasks that call core transitions), so it sits beside emulator.ts: src/network only
  * sends, and imports no core function.
  */
-import { attemptTimeoutIntent, beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE, type NetworkOutcome } from './core/webhooks/events.js';
-import type { Transport } from './network/transport.js';
+import { attemptTimeoutIntent, beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE, type NetworkOutcome } from '../core/webhooks/events.js';
+import type { Transport } from '../network/transport.js';
 import type { TaskWorld } from './jobs.js';
 
 export function registerDeliveryTasks(world: TaskWorld, transport: Transport): void {

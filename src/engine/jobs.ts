@@ -2,10 +2,10 @@
  * The background jobs on the clock: every job of the core's registry (src/core/jobs.ts) registered the same way,
  * with the `job` faults of its kind applied the same way, and the periodic ones scheduled from the start.
  */
-import type { VirtualClock } from './clock/clock.js';
-import { JOBS, type Job, type JobPayload } from './core/jobs.js';
-import type { Context, State } from './core/state.js';
-import type { FaultRegistry } from './control/faults.js';
+import type { VirtualClock } from '../clock/clock.js';
+import { JOBS, type Job, type JobPayload } from '../core/jobs.js';
+import type { Context, State } from '../core/state.js';
+import type { FaultRegistry } from '../control/faults.js';
 
 /** What a task handler needs of a world: its state as it is now, its clock, and the one way to run a transition. */
 export interface TaskWorld {

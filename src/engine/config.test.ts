@@ -3,11 +3,10 @@
  * are asserted in emulator.test.ts and bin/cli.test.ts, through the public API.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PAGE_BUDGETS, DEFAULT_SEED, DEFAULT_START, readConfig } from './config.js';
-import { DEFAULT_DELIVERY_POLICY } from './core/webhooks/events.js';
-import { DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY } from './core/idempotency.js';
-import { DEFAULT_MAX_SNAPSHOT_BYTES } from './control/guard.js';
-import { DEFAULT_HANDLER_GRACE_MS } from './network/transport.js';
+import { DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_PAGE_BUDGETS, DEFAULT_SEED, DEFAULT_START, readConfig } from './config.js';
+import { DEFAULT_DELIVERY_POLICY } from '../core/webhooks/events.js';
+import { DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY } from '../core/idempotency.js';
+import { DEFAULT_HANDLER_GRACE_MS } from '../network/transport.js';
 
 const KIB = 1024;
 

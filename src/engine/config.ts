@@ -1,0 +1,188 @@
+/**
+ * The emulator's configuration in one place: createEmulator()'s options, checked once and frozen into a Config
+ * that the engine, the HTTP shell and (through Context.config) the core read. Each bad option throws here,
+ * naming it, before anything is built.
+ */
+import { EARLIEST_INSTANT, LATEST_INSTANT, withinClockBounds, type ClockMode } from '../clock/clock.js';
+import { DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY } from '../core/idempotency.js';
+import type { CoreConfig } from '../core/state.js';
+import { isoString, parseDuration } from '../core/time.js';
+import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from '../core/webhooks/events.js';
+import { DEFAULT_HANDLER_GRACE_MS } from '../network/transport.js';
+import type { CompanyFlags, Permission } from '../core/companies.js';
+import type { NetworkRoute } from '../network/routes.js';
+
+/** The instant a manual clock starts at unless told otherwise: fixed, so runs are reproducible. */
+export const DEFAULT_START = Date.UTC(2026, 0, 1);
+export const DEFAULT_SEED = 1;
+
+/** The byte budgets EmulatorOptions.pageBudgets may change (DESIGN §4 "Lists"). */
+export const DEFAULT_PAGE_BUDGETS: PageBudgets = { catalogs: 256 * 1024, establishments: 256 * 1024, products: 256 * 1024 };
+
+/** The byte budgets of the lists no option reaches (DESIGN §4 "Lists"; the event list's 1 MiB is the spec's). */
+const FIXED_BUDGETS = { executions: 256 * 1024, analyses: 256 * 1024, ingestionErrors: 256 * 1024, events: 1024 * 1024, findings: 512 * 1024 };
+
+export interface CompanyOptions extends CompanyFlags {
+  /** 8 digits; a seeded random root when omitted. */
+  readonly cnpjRoot?: string;
+  /** Permissions of the first credential; all six by default. */
+  readonly permissions?: readonly Permission[];
+}
+
+export interface EmulatorOptions {
+  /** Seed of every id, token and secret. Same seed + same calls = byte-identical answers. Default 1. */
+  readonly seed?: number | string;
+  /** `manual` (default): time moves only through the clock controls. `real`: wall clock + offset. */
+  readonly clock?: ClockMode;
+  /**
+   * Virtual start, from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z in whole milliseconds. Default:
+   * 2026-01-01T00:00:00.000Z in manual mode, the wall clock in real mode.
+   */
+  readonly start?: string | number | Date;
+  /** Companies created at start and again after every reset (same seed: same ids and tokens). */
+  readonly companies?: readonly CompanyOptions[];
+  /**
+   * Delivery routes that belong to the emulator's configuration (the CLI's --route): in place from the start and
+   * put back by every reset, unlike routes added later through emu.network, which a reset drops. Checked like
+   * emu.network.route(); a bad one throws a TypeError naming it (`routes[1]: …`).
+   */
+  readonly routes?: readonly NetworkRoute[];
+  /** The idempotency store: every successful state-changing request's answer, kept 60 days for its replay. */
+  readonly idempotency?: {
+    /**
+     * Answers kept per company (default 100,000): at this count a company's oldest answer is dropped before
+     * the next is stored, and a retry with its key is then a new request. A whole number, 1 or more.
+     */
+    readonly maxStoredAnswersPerCompany?: number;
+  };
+  /** Byte budgets of list pages; lower them to see budget-cut pages in a test. */
+  readonly pageBudgets?: Partial<PageBudgets>;
+  /** Webhook delivery timing (DESIGN §5 by default). */
+  readonly webhooks?: {
+    /** Waits before attempts 2..8 ("5s", "5m", … or ms); default 5 s, 5 min, 30 min, 2 h, 5 h, 7 h, 8 h. */
+    readonly retryWaits?: readonly (number | string)[];
+    /** How long an attempt waits for an answer; default 15 s. */
+    readonly attemptTimeout?: number | string;
+    /**
+     * Real milliseconds an in-process handler may take before it counts as a peer that never answers
+     * (default 200). Lower it in tests that simulate many dead peers.
+     */
+    readonly handlerGraceMs?: number;
+  };
+  /**
+   * When set, every /_emulator request (in process too) needs `Authorization: Bearer <controlToken>`, else 401.
+   * Visible ASCII without spaces. The API's own credentials are unaffected.
+   */
+  readonly controlToken?: string;
+  /** The largest body PUT /_emulator/state reads, in bytes (default 256 MiB); the other controls take 1 MiB. */
+  readonly maxSnapshotBytes?: number;
+}
+
+/** Byte budgets per list page (DESIGN §4 "Lists"): settable per emulator so tests can see budget-cut pages. */
+export interface PageBudgets {
+  readonly catalogs: number;
+  readonly establishments: number;
+  readonly products: number;
+}
+
+/** Byte budgets of every list page: the settable ones (PageBudgets) and those of the lists no option reaches. */
+export interface ListBudgets extends PageBudgets {
+  /** GET /v1/vigilancias. */
+  readonly executions: number;
+  /** GET /v1/analises. */
+  readonly analyses: number;
+  /** An ingestion's preview errors. */
+  readonly ingestionErrors: number;
+  /** GET /v1/webhook/eventos (the spec's 1 MiB). */
+  readonly events: number;
+  /** The findings of an execution or an analysis. */
+  readonly findings: number;
+}
+
+/** PUT /_emulator/state: the largest state seen in a long spec run was 81 MB. */
+export const DEFAULT_MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024;
+
+export interface ControlSettings {
+  /** The control token; undefined: the controls take no token. */
+  readonly token: string | undefined;
+  readonly maxSnapshotBytes: number;
+}
+
+/** The settings of createEmulator({ controlToken, maxSnapshotBytes }), checked; a bad one throws naming the option. */
+export function controlSettings(options: { readonly controlToken?: string; readonly maxSnapshotBytes?: number }): ControlSettings {
+  const token = options.controlToken;
+  // Visible ASCII, no space: what travels intact as `Authorization: Bearer <token>`.
+  if (token !== undefined && !(typeof token === 'string' && /^[\x21-\x7e]+$/.test(token))) {
+    throw new TypeError('controlToken must be a non-empty string of visible ASCII characters without spaces (it travels as "Authorization: Bearer <token>")');
+  }
+  const maxSnapshotBytes = options.maxSnapshotBytes ?? DEFAULT_MAX_SNAPSHOT_BYTES;
+  if (!(Number.isSafeInteger(maxSnapshotBytes) && maxSnapshotBytes > 0)) {
+    throw new RangeError(`maxSnapshotBytes must be a whole number of bytes above 0; got ${String(options.maxSnapshotBytes)}`);
+  }
+  return { token, maxSnapshotBytes };
+}
+
+export interface Config {
+  readonly seed: number | string;
+  readonly mode: ClockMode;
+  /** The virtual start instant (in real mode, the wall clock when the options were read, unless given). */
+  readonly start: number;
+  /** What the core reads: the webhook delivery policy. */
+  readonly core: CoreConfig;
+  readonly pageBudgets: ListBudgets;
+  /** How many answers a company's idempotency store keeps before its oldest is dropped. */
+  readonly maxStoredAnswersPerCompany: number;
+  /** Real milliseconds an in-process receiver may take before it counts as a peer that never answers. */
+  readonly handlerGraceMs: number;
+  /** The control token and the snapshot body limit. */
+  readonly control: ControlSettings;
+}
+
+/** createEmulator()'s options as a checked, frozen Config; throws a TypeError or RangeError naming a bad option. */
+export function readConfig(options: EmulatorOptions): Config {
+  const seed = options.seed ?? DEFAULT_SEED;
+  const mode = options.clock ?? 'manual';
+  if (mode !== 'manual' && mode !== 'real') throw new TypeError(`clock must be "manual" or "real", got ${String(mode)}`);
+  const start = options.start === undefined ? (mode === 'manual' ? DEFAULT_START : Date.now()) : toInstant(options.start, 'start');
+  if (!withinClockBounds(start)) {
+    throw new RangeError(`start must be an instant from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}, in whole milliseconds; got ${String(options.start)}`);
+  }
+  const pageBudgets = { ...DEFAULT_PAGE_BUDGETS, ...options.pageBudgets, ...FIXED_BUDGETS };
+  const maxStoredAnswersPerCompany = options.idempotency?.maxStoredAnswersPerCompany ?? DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY;
+  if (!(Number.isSafeInteger(maxStoredAnswersPerCompany) && maxStoredAnswersPerCompany >= 1)) {
+    throw new RangeError(`idempotency.maxStoredAnswersPerCompany must be a whole number, 1 or more; got ${maxStoredAnswersPerCompany}`);
+  }
+  const delivery = deliveryPolicy(options.webhooks);
+  const handlerGraceMs = options.webhooks?.handlerGraceMs ?? DEFAULT_HANDLER_GRACE_MS;
+  if (!(Number.isFinite(handlerGraceMs) && handlerGraceMs >= 0)) throw new RangeError(`webhooks.handlerGraceMs must be a non-negative number of milliseconds; got ${handlerGraceMs}`);
+  const control = controlSettings(options);
+  return deepFreeze({ seed, mode, start, core: { delivery }, pageBudgets, maxStoredAnswersPerCompany, handlerGraceMs, control });
+}
+
+/** An instant given as an ISO 8601 date-time, a Date or Unix milliseconds; `refusal` builds the error of a bad one. */
+export function toInstant(value: string | number | Date, what: string, refusal: (message: string) => Error = (message) => new RangeError(message)): number {
+  const instant = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
+  if (!Number.isFinite(instant)) throw refusal(`${what} must be an ISO 8601 date-time, a Date or Unix milliseconds; got ${String(value)}`);
+  return instant;
+}
+
+function deliveryPolicy(options: EmulatorOptions['webhooks']): DeliveryPolicy {
+  const duration = (value: number | string, what: string) => {
+    const ms = parseDuration(value);
+    if (ms === undefined) throw new RangeError(`${what} must be milliseconds or a duration such as "5s", "30m", "2h"; got ${JSON.stringify(value)}`);
+    return ms;
+  };
+  const retryWaitsMs = options?.retryWaits?.map((w, i) => duration(w, `webhooks.retryWaits[${i}]`)) ?? DEFAULT_DELIVERY_POLICY.retryWaitsMs;
+  const attemptTimeoutMs = options?.attemptTimeout === undefined ? DEFAULT_DELIVERY_POLICY.attemptTimeoutMs : duration(options.attemptTimeout, 'webhooks.attemptTimeout');
+  if (retryWaitsMs.length === 0) throw new RangeError('webhooks.retryWaits needs at least one wait');
+  return { ...DEFAULT_DELIVERY_POLICY, retryWaitsMs: [...retryWaitsMs], attemptTimeoutMs };
+}
+
+/** Freezes plain data all the way down: the Config is read from many places and changed by none. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
