@@ -1,28 +1,19 @@
-/** The public entry of catalog-emulator. */
-export { createEmulator, Emulator, ControlError, ClockDisposedError, ClockLimitError, ClockRangeError, DEFAULT_SEED, DEFAULT_START, PERMISSIONS } from './emulator.js';
-export type {
-  ClockInfo,
-  ClockMode,
-  CompanyOptions,
-  CreatedCompanyInfo,
-  EmulatorInfo,
-  EmulatorOptions,
-  EventData,
-  FaultInput,
-  FaultView,
-  InboxEntry,
-  ReceiverHandler,
-  JournalEntry,
-  ListenOptions,
-  NetworkRoute,
-  Permission,
-  RunningServer,
-  Snapshot,
-} from './emulator.js';
+/** The public entry of catalog-emulator: each name from its home. */
+export { createEmulator, Emulator, type CompanyOptions, type EmulatorOptions, type ListenOptions, type RunningServer } from './emulator.js';
+export type { ClockInfo, EmulatorInfo } from './control/api.js';
+export { ControlError } from './control/control-error.js';
+export { ClockDisposedError, ClockLimitError, ClockRangeError, type ClockMode } from './clock/clock.js';
+export { DEFAULT_SEED, DEFAULT_START } from './engine/config.js';
+export type { CreatedCompanyInfo } from './engine/world.js';
+export type { JournalEntry } from './engine/journal.js';
+export { PERMISSIONS, type Permission } from './core/companies.js';
+export type { Snapshot } from './control/snapshot-schema.js';
+export type { InboxEntry } from './network/inbox.js';
+export type { NetworkRoute, ReceiverHandler } from './network/routes.js';
 export { isValidCnpj, cnpjCheckDigits } from './core/cnpj.js';
 export { signatureOf, signWebhook, verifyWebhook, type VerifyFailure, type VerifyResult, type WebhookEnvelope } from './network/signature.js';
-export { EVENT_KINDS, FAILURE_CODES, DEFAULT_DELIVERY_POLICY, type EventKind } from './core/webhooks/events.js';
-export { FaultInputError, JOB_KINDS, type JobKind } from './control/faults.js';
+export { EVENT_KINDS, FAILURE_CODES, DEFAULT_DELIVERY_POLICY, type EventData, type EventKind } from './core/webhooks/events.js';
+export { FaultInputError, JOB_KINDS, type FaultInput, type FaultView, type JobKind } from './control/faults.js';
 export { IF_MATCH_OPERATIONS, type IfMatchOperation, type GuardedResource } from './http/preconditions.js';
 export { VERSION } from './version.js';
 export { demos, type Demo } from './demos/index.js';

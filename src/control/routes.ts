@@ -10,7 +10,7 @@ import { EVENT_KINDS, type EventData } from '../core/webhooks/events.js';
 import { ClockDisposedError, ClockLimitError, ClockRangeError } from '../clock/clock.js';
 import { FaultInputError } from './faults.js';
 import { SnapshotError } from './snapshot-schema.js';
-import type { Emulator } from '../emulator.js';
+import type { Controls } from './api.js';
 import { ControlError } from './control-error.js';
 import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../http/errors.js';
 import { readJsonBody, requestBody } from '../http/pipeline.js';
@@ -19,7 +19,7 @@ import { formatPath } from '../http/schemas.js';
 import { CONTROL_BODY_LIMIT, controlGuard } from './guard.js';
 import type { ControlSettings } from '../engine/config.js';
 
-type ControlEnv = { Bindings: { emulator: Emulator; control: ControlSettings; body?: BodySource } };
+type ControlEnv = { Bindings: { controls: Controls; control: ControlSettings; body?: BodySource } };
 
 const permissions = z.array(z.enum(PERMISSIONS));
 const companyFlags = z.strictObject({
@@ -94,7 +94,7 @@ const created = (value: unknown) => Response.json(value, { status: 201 });
 
 export function buildControlApp(): Hono<ControlEnv> {
   const app = new Hono<ControlEnv>();
-  const emu = (c: Context<ControlEnv>) => c.env.emulator;
+  const emu = (c: Context<ControlEnv>) => c.env.controls;
   app.use('*', controlGuard());
 
   app.get('/', (c) => call(() => emu(c).info()));

@@ -3,7 +3,8 @@
  * changed: each attack an attacker study found, and the rules around them.
  */
 import { describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator, type Snapshot } from '../emulator.js';
+import { createEmulator, type Emulator } from '../emulator.js';
+import type { Snapshot } from './snapshot-schema.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 let keys = 0;

@@ -12,7 +12,6 @@ import { createCatalog, type Catalog } from './catalogs.js';
 import { createCompany, updateCompany, type CompanyFlags } from './companies.js';
 import { createProduct, editProduct, productEtag, unlinkProduct, type NewProduct, type Product } from './products.js';
 import { createRandom, seedRandom } from './random.js';
-import { publishReference } from './regulatory/reference.js';
 import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules.js';
 import { rulesFingerprint, type SnapshotChange } from './regulatory/snapshot.js';
 import { createState, indexesOf, type Context, type State } from './state.js';
@@ -26,6 +25,7 @@ import {
   finishExecution,
   MIN_RUN_MS,
   publishedExecution,
+  publishReferenceChange,
   scheduleAfterPublication,
   scheduleDailyExecutions,
   START_DELAY_MS,
@@ -151,11 +151,9 @@ function dailyRun(w: World, at: number, failed = false): { done: Execution; end:
   return run(w, daily(w, at), at, failed);
 }
 
-/** Publishes `change` at `at` and schedules the executions it triggers (what the emulator does). */
+/** Publishes `change` at `at`, with the executions it triggers. */
 function publish(w: World, change: SnapshotChange, at: number): { id: string; afetadas: readonly string[]; atributosAlterados: readonly string[] } {
-  const published = unwrap(publishReference(w.state, change, at));
-  scheduleAfterPublication(w.state, published.afetadas, published.atributosAlterados, w.ctx(at));
-  return published;
+  return unwrap(publishReferenceChange(w.state, change, w.ctx(at)));
 }
 
 /** The findings of `product` in an execution. */
@@ -264,6 +262,21 @@ describe('scheduleDailyExecutions', () => {
     const list = executionsOf(w);
     expect(list.map((e) => [e.estado, e.criadaEm])).toEqual([['pendente', T0 + DAY], ['pendente', T0 + 2 * DAY]]);
     expect(list[1]!.position).toBeGreaterThan(list[0]!.position);
+  });
+});
+
+describe('publishReferenceChange', () => {
+  it('publishes the snapshot with the executions it triggers, and a refused change publishes nothing and opens none', () => {
+    const w = setup();
+    select(w, [w.product()]);
+    const before = w.state.regulatory;
+    const refused = publishReferenceChange(w.state, { atributos: [{ codigo: 'bad', nome: 'x' }] }, w.ctx(T0 + MINUTE));
+    expect(refused).toMatchObject({ ok: false, refusal: { codigo: 'valor_invalido', caminho: 'body.atributos[0].codigo' } });
+    expect(w.state.regulatory).toBe(before);
+    expect(executionsOf(w)).toEqual([]);
+    const published = unwrap(publishReferenceChange(w.state, { extinguir: [PARTS_NCM] }, w.ctx(T0 + MINUTE)));
+    expect(published.afetadas).toEqual([PARTS_NCM]);
+    expect(executionsOf(w).map((e) => [e.motivo, e.estado])).toEqual([['publicacao', 'pendente']]);
   });
 });
 

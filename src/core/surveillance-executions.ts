@@ -21,7 +21,8 @@ import { PHASE_OF, findingsByType } from './analyses.js';
 import { schedule } from './outbox.js';
 import { uuidV7 } from './random.js';
 import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules.js';
-import { rulesFingerprint } from './regulatory/snapshot.js';
+import { publishReference, type Published } from './regulatory/reference.js';
+import { rulesFingerprint, type SnapshotChange } from './regulatory/snapshot.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { indexesOf, nextPosition, ownedBy, type Context, type State } from './state.js';
 import { countsOf, coverage, surveillanceOf, watchedAfter } from './surveillance.js';
@@ -136,6 +137,16 @@ function scheduledAt(state: State, companyId: string, now: number): boolean {
   if (newest.done) return false;
   const execution = state.executions.get(newest.value[0]);
   return execution !== undefined && execution.motivo === 'agendada' && execution.criadaEm === now;
+}
+
+/**
+ * Publishes a new snapshot of the regulatory reference (the emulator's stand-in for the authority's tables), and
+ * with it the surveillance executions the change triggers: one change, never the publication without them.
+ */
+export function publishReferenceChange(state: State, change: SnapshotChange, ctx: Context): Result<Published> {
+  const published = publishReference(state, change, ctx.now);
+  if (published.ok) scheduleAfterPublication(state, published.value.afetadas, published.value.atributosAlterados, ctx);
+  return published;
 }
 
 /** After a publication: an execution for each company watching a product the change touches. */

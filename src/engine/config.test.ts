@@ -21,6 +21,8 @@ describe('readConfig', () => {
       maxStoredAnswersPerCompany: DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY,
       handlerGraceMs: DEFAULT_HANDLER_GRACE_MS,
       control: { token: undefined, maxSnapshotBytes: DEFAULT_MAX_SNAPSHOT_BYTES },
+      companies: [],
+      routes: [],
     });
   });
 
@@ -43,6 +45,8 @@ describe('readConfig', () => {
       maxStoredAnswersPerCompany: 3,
       handlerGraceMs: 0,
       control: { token: 'secret-token', maxSnapshotBytes: 4096 },
+      companies: [],
+      routes: [],
     });
   });
 
@@ -58,6 +62,22 @@ describe('readConfig', () => {
     expect(Object.isFrozen(DEFAULT_DELIVERY_POLICY.retryWaitsMs)).toBe(false);
     expect(Object.isFrozen(DEFAULT_PAGE_BUDGETS)).toBe(false);
     expect(DEFAULT_DELIVERY_POLICY.attemptTimeoutMs).toBe(15_000);
+  });
+
+  it("keeps copies of the configured companies and routes, frozen, and never freezes the caller's objects", () => {
+    const permissions = ['catalogo:ler'] as const;
+    const company = { cnpjRoot: '11222333', permissions: [...permissions] };
+    const handler = () => new Response('ok');
+    const route = { from: 'https://hooks.example/', to: handler };
+    const config = readConfig({ companies: [company], routes: [route] });
+    expect(config.companies).toEqual([company]);
+    expect(config.routes).toEqual([route]);
+    expect(Object.isFrozen(config.companies[0])).toBe(true);
+    expect(Object.isFrozen(config.companies[0]!.permissions)).toBe(true);
+    expect(Object.isFrozen(company)).toBe(false);
+    expect(Object.isFrozen(company.permissions)).toBe(false);
+    expect(Object.isFrozen(route)).toBe(false);
+    expect(Object.isFrozen(handler)).toBe(false);
   });
 
   it('starts a real clock at the wall clock when no start is given', () => {

@@ -136,6 +136,10 @@ export interface Config {
   readonly handlerGraceMs: number;
   /** The control token and the snapshot body limit. */
   readonly control: ControlSettings;
+  /** The companies every fresh world starts with (copies of the options: freezing never reaches the caller's). */
+  readonly companies: readonly CompanyOptions[];
+  /** The delivery routes every fresh world starts with, checked as the engine adds them. */
+  readonly routes: readonly NetworkRoute[];
 }
 
 /** createEmulator()'s options as a checked, frozen Config; throws a TypeError or RangeError naming a bad option. */
@@ -156,7 +160,9 @@ export function readConfig(options: EmulatorOptions): Config {
   const handlerGraceMs = options.webhooks?.handlerGraceMs ?? DEFAULT_HANDLER_GRACE_MS;
   if (!(Number.isFinite(handlerGraceMs) && handlerGraceMs >= 0)) throw new RangeError(`webhooks.handlerGraceMs must be a non-negative number of milliseconds; got ${handlerGraceMs}`);
   const control = controlSettings(options);
-  return deepFreeze({ seed, mode, start, core: { delivery }, pageBudgets, maxStoredAnswersPerCompany, handlerGraceMs, control });
+  const companies = (options.companies ?? []).map((c) => ({ ...c, ...(c.permissions && { permissions: [...c.permissions] }) }));
+  const routes = (options.routes ?? []).map((r) => (typeof r === 'object' && r !== null ? { ...r } : r));
+  return deepFreeze({ seed, mode, start, core: { delivery }, pageBudgets, maxStoredAnswersPerCompany, handlerGraceMs, control, companies, routes });
 }
 
 /** An instant given as an ISO 8601 date-time, a Date or Unix milliseconds; `refusal` builds the error of a bad one. */

@@ -7,6 +7,7 @@ import type { Credential } from '../core/companies.js';
 import type { Context, State } from '../core/state.js';
 import type { VirtualClock } from '../clock/clock.js';
 import type { ListBudgets } from '../engine/config.js';
+import type { JournalEntry } from '../engine/journal.js';
 
 export interface ApiFaultMatch {
   readonly method: string;
@@ -30,18 +31,6 @@ export type ApiFaultEffect =
 export interface ApiFault {
   readonly id: string;
   readonly effect: ApiFaultEffect;
-}
-
-export interface JournalEntry {
-  readonly at: string;
-  readonly method: string;
-  readonly path: string;
-  readonly status: number;
-  readonly companyId: string | null;
-  readonly idempotencyKey: string | null;
-  readonly replayed: boolean;
-  readonly requestId: string;
-  readonly faultId: string | null;
 }
 
 export interface Runtime {

@@ -1,5 +1,17 @@
 /** The request journal: the last 10,000 API requests, oldest first. It never holds a token or a secret. */
-import type { JournalEntry } from '../http/runtime.js';
+
+/** One API request as the journal keeps it: no token, no secret, no body. */
+export interface JournalEntry {
+  readonly at: string;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly companyId: string | null;
+  readonly idempotencyKey: string | null;
+  readonly replayed: boolean;
+  readonly requestId: string;
+  readonly faultId: string | null;
+}
 
 export const JOURNAL_CAPACITY = 10_000;
 

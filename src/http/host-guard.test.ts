@@ -3,7 +3,7 @@
  * compared in its bracketed canonical form.
  */
 import { describe, expect, it } from 'vitest';
-import { hostGuard, localAddress } from './guard.js';
+import { hostGuard, localAddress } from './host-guard.js';
 
 const admits = (check: (host: string | undefined) => Response | undefined, host: string | undefined) => check(host) === undefined;
 

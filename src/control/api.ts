@@ -1,0 +1,201 @@
+/**
+ * The in-process control API (emu.companies, emu.clock, emu.faults, …): each control a thin call into the
+ * engine and the core, a refusal thrown as a ControlError with the status and code the HTTP controls answer.
+ * The /_emulator routes (routes.ts) are a thin HTTP rendering of this same API.
+ */
+import { ClockRangeError, type ClockMode } from '../clock/clock.js';
+import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type Permission } from '../core/companies.js';
+import type { Result } from '../core/refusal.js';
+import { currentReference, type Published } from '../core/regulatory/reference.js';
+import { snapshotView, type SnapshotChange, type SnapshotView } from '../core/regulatory/snapshot.js';
+import { exportState, importState } from '../core/snapshot.js';
+import { publishReferenceChange } from '../core/surveillance-executions.js';
+import { isoString, parseDuration } from '../core/time.js';
+import { EVENT_KINDS, raiseEvent, type EventData } from '../core/webhooks/events.js';
+import { toInstant, type CompanyOptions } from '../engine/config.js';
+import type { Engine } from '../engine/engine.js';
+import type { JournalEntry } from '../engine/journal.js';
+import { describeCompany, type CreatedCompanyInfo } from '../engine/world.js';
+import { STATUS_OF } from '../http/errors.js';
+import type { InboxEntry } from '../network/inbox.js';
+import type { NetworkRoute, ReceiverHandler } from '../network/routes.js';
+import { VERSION } from '../version.js';
+import { ControlError } from './control-error.js';
+import type { FaultInput, FaultView } from './faults.js';
+import { readSnapshot, type Snapshot } from './snapshot-schema.js';
+
+export interface ClockInfo {
+  readonly now: Date;
+  readonly mode: ClockMode;
+  /** Work pending: what runUntilIdle would run (deliveries, job runs, held requests). */
+  readonly pending: number;
+  /** Deadline tasks scheduled (expiries, retention, daily schedules): only advance fires them. */
+  readonly deadlines: number;
+}
+
+export interface EmulatorInfo {
+  readonly name: 'catalog-emulator';
+  readonly version: string;
+  readonly now: string;
+  readonly clockMode: ClockMode;
+  readonly seed: number | string;
+}
+
+export class Controls {
+  readonly seed: number | string;
+  readonly mode: ClockMode;
+
+  constructor(protected readonly engine: Engine) {
+    this.seed = engine.config.seed;
+    this.mode = engine.config.mode;
+  }
+
+  readonly companies = {
+    /** A company with its head office and a credential holding `permissions` (all six by default). */
+    create: (options: CompanyOptions = {}): CreatedCompanyInfo => describeCompany(unwrap(this.engine.world.apply((state, ctx) => createCompany(state, options, ctx)))),
+    /** The companies given in EmulatorOptions.companies, with their tokens (the same after every reset). */
+    initial: (): CreatedCompanyInfo[] => [...this.engine.world.initialCompanies],
+    /** Changes a company's flags: suspend its subscription, cut its capacity or allowance. */
+    update: (companyId: string, flags: CompanyFlags): Company => unwrap(this.engine.world.apply((state, ctx) => updateCompany(state, companyId, flags, ctx))),
+    addCredential: (companyId: string, permissions: readonly Permission[] = PERMISSIONS): { token: string } => ({
+      token: unwrap(this.engine.world.apply((state, ctx) => addCredential(state, companyId, permissions, ctx))).token,
+    }),
+    list: (): Company[] => [...this.engine.world.state.companies.values()],
+  };
+
+  readonly clock = {
+    now: (): Date => new Date(this.engine.world.clock.now()),
+    mode: (): ClockMode => this.mode,
+    /** Work pending: what runUntilIdle would run. */
+    pending: (): number => this.engine.world.clock.pending(),
+    info: (): ClockInfo => {
+      const clock = this.engine.world.clock;
+      return { now: new Date(clock.now()), mode: this.mode, pending: clock.pending(), deadlines: clock.deadlines() };
+    },
+    /**
+     * Runs every task due within `by` ("90s", "15m", "24h", "31d", or ms), each at its own virtual time; at most
+     * 3650 days, and never past 9999-12-31T23:59:59.999Z (a ClockRangeError says which bound). `ran` counts
+     * every occurrence due, coalesced housekeeping runs included.
+     */
+    advance: async (by: number | string): Promise<{ now: Date; ran: number }> => {
+      const ms = parseDuration(by);
+      if (ms === undefined) throw new ClockRangeError('by', `by must be whole milliseconds or a duration such as "90s", "15m", "24h", "31d", "1h30m"; got ${JSON.stringify(by)}`);
+      return moved(await this.engine.world.clock.advance(ms));
+    },
+    /** advance() to an instant: not the past, at most 3650 days ahead, never past 9999-12-31T23:59:59.999Z. */
+    advanceTo: async (instant: string | number | Date): Promise<{ now: Date; ran: number }> => {
+      const to = toInstant(instant, 'to', (message) => new ClockRangeError('to', message));
+      return moved(await this.engine.world.clock.advanceTo(to));
+    },
+    /**
+     * Runs the service's work (deliveries, job runs, held requests) until none is left, never a deadline; throws
+     * ClockLimitError after `limit` tasks of work (default 10,000). A deadline it passes fires at the next advance.
+     */
+    runUntilIdle: async (options: { limit?: number } = {}): Promise<{ now: Date; ran: number }> => moved(await this.engine.world.clock.runUntilIdle(options)),
+  };
+
+  readonly faults = {
+    /** Adds a fault; throws a FaultInputError naming the field and what it accepts when `fault` is not one, or could never fire. */
+    add: (fault: FaultInput): { id: string } => this.engine.faults.add(fault),
+    list: (): FaultView[] => this.engine.faults.list(),
+    remove: (id: string): boolean => this.engine.faults.remove(id),
+    clear: (): void => this.engine.faults.clear(),
+  };
+
+  readonly network = {
+    /**
+     * Sends deliveries for URLs under `from` (https) to the local URL `to`, or to an in-process handler that
+     * takes a Fetch Request and returns a Response (throwing, or never answering, simulates a dead peer).
+     */
+    route: (from: string, to: string | ReceiverHandler): NetworkRoute => this.engine.routes.add(from, to),
+    routes: (): NetworkRoute[] => this.engine.routes.list(),
+    unroute: (from: string): boolean => this.engine.routes.remove(from),
+    clear: (): void => this.engine.routes.clear(),
+  };
+
+  /** Deliveries to URLs no route covers, as the built-in receiver got them (it answers 200). */
+  readonly inbox = {
+    list: (): InboxEntry[] => this.engine.inbox.list(),
+    clear: (): void => this.engine.inbox.clear(),
+  };
+
+  readonly webhooks = {
+    /**
+     * Raises an event for a company as the service would (the envelope built, signed and delivered on the
+     * clock): to exercise a receiver with any of the eight kinds before the feature that raises it exists.
+     * Refused (404 destino_nao_encontrado) for a company without a webhook destination: the service records
+     * no event there (an event always names its destination: spec CONV-09, WH-EVT-01), and a control that
+     * made one up would show what the service never does.
+     */
+    raise: (companyId: string, dados: EventData): { eventId: string } => {
+      if (!this.engine.world.state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
+      if (!EVENT_KINDS.includes(dados.tipo)) throw new ControlError(422, 'valor_invalido', `dados.tipo must be one of ${EVENT_KINDS.join(', ')}.`, 'body.dados.tipo');
+      const event = this.engine.world.apply((state, ctx) => raiseEvent(state, companyId, dados, ctx));
+      if (event === undefined) {
+        throw new ControlError(
+          404,
+          'destino_nao_encontrado',
+          `Company ${companyId} has no webhook destination: the service records and delivers events only for a company that has a destination (active, or revoked and kept for resends). Configure one with PUT /v1/webhook (If-None-Match: *) first.`,
+        );
+      }
+      return { eventId: event.id };
+    },
+  };
+
+  /** The regulatory reference (NCM table and attribute rules) products are evaluated against. */
+  readonly regulatory = {
+    /** The snapshot in force: id, publication time, every NCM and attribute definition. */
+    current: (): SnapshotView => snapshotView(currentReference(this.engine.world.state)),
+    /** Publishes a new snapshot (extinguish or add NCMs, replace required attributes, add or change attributes) and triggers the surveillance executions it affects. */
+    publish: (change: SnapshotChange): Published => unwrap(this.engine.world.apply((state, ctx) => publishReferenceChange(state, change, ctx))),
+  };
+
+  readonly journal = {
+    entries: (): JournalEntry[] => this.engine.journal.list(),
+    clear: (): void => this.engine.journal.clear(),
+    subscribe: (listener: (entry: JournalEntry) => void): (() => void) => this.engine.journal.subscribe(listener),
+  };
+
+  info(): EmulatorInfo {
+    return { name: 'catalog-emulator', version: VERSION, now: isoString(this.engine.world.clock.now()), clockMode: this.mode, seed: this.seed };
+  }
+
+  /** The whole service state as JSON-safe data: records, clock, scheduled tasks and random sources. */
+  snapshot(): Snapshot {
+    const { state, clock, random, requestRandom } = this.engine.world;
+    const snapshot = {
+      format: 'catalog-emulator/state' as const,
+      version: 1 as const,
+      seed: this.seed,
+      now: clock.now(),
+      random: [...random.state()] as [number, number, number, number],
+      requestRandom: [...requestRandom.state()] as [number, number, number, number],
+      tasks: clock.tasks(),
+      state: exportState(state),
+    };
+    return structuredClone(snapshot) as Snapshot;
+  }
+
+  /**
+   * Puts back a snapshot; throws a TypeError (a SnapshotError, with the path of the field) saying what is wrong
+   * with one that is not, and then nothing has changed. Faults, routes and the journal are kept.
+   */
+  restore(snapshot: unknown): void {
+    // Every check comes first: the current clock has the handlers of every task kind, and answers for a new one.
+    const data = structuredClone(readSnapshot(snapshot, (task) => this.engine.world.clock.loadProblem(task)));
+    this.engine.restore({ state: importState(data.state), now: data.now, tasks: data.tasks, random: data.random, requestRandom: data.requestRandom });
+  }
+
+  /** Back to a fresh emulator: clock at its start, no state but the configured companies, only the configured routes, no faults or journal. */
+  reset(): void {
+    this.engine.reset();
+  }
+}
+
+const moved = (result: { now: number; ran: number }) => ({ now: new Date(result.now), ran: result.ran });
+
+function unwrap<T>(result: Result<T>): T {
+  if (result.ok) return result.value;
+  const { kind, codigo, mensagem, caminho } = result.refusal;
+  throw new ControlError(STATUS_OF[kind], codigo, mensagem, caminho);
+}

@@ -1,0 +1,113 @@
+/**
+ * A world: everything a reset or a restore replaces — the state, the clock with its tasks, the random sources —
+ * with the handlers of every task kind registered on its clock. World.apply is the one place a core transition
+ * runs: it builds the Context and moves the task intents the transition left in the outbox onto the clock.
+ */
+import { VirtualClock, type PersistedTask } from '../clock/clock.js';
+import { createCompany, type CreatedCompany } from '../core/companies.js';
+import { drainOutbox } from '../core/outbox.js';
+import { createRandom, seedRandom, type RandomSource, type RandomState } from '../core/random.js';
+import { createState, type Context, type State } from '../core/state.js';
+import { rearmStartedAttempts } from '../core/webhooks/events.js';
+import type { FaultRegistry } from '../control/faults.js';
+import type { Transport } from '../network/transport.js';
+import type { Config } from './config.js';
+import { registerDeliveryTasks } from './deliveries.js';
+import { registerJobs, schedulePeriodicJobs, type TaskWorld } from './jobs.js';
+
+/** A company as its creator needs it: its ids and the token of its first credential. */
+export interface CreatedCompanyInfo {
+  readonly companyId: string;
+  readonly cnpjRoot: string;
+  readonly token: string;
+  readonly headOffice: { readonly id: string; readonly cnpj: string };
+}
+
+export interface World extends TaskWorld {
+  /**
+   * Runs a core transition against this world: builds its Context (the clock's now, or `at`; the world's random;
+   * the configuration), runs `fn`, then moves the task intents it left in the outbox onto the clock.
+   */
+  apply<T>(fn: (state: State, ctx: Context) => T, at?: number): T;
+  readonly state: State;
+  readonly clock: VirtualClock;
+  /** Keys of the requests being processed (transient: a snapshot or reset never carries them). */
+  readonly inFlight: Map<string, string>;
+  /** The companies of EmulatorOptions.companies, as created in this world. */
+  readonly initialCompanies: readonly CreatedCompanyInfo[];
+  readonly random: RandomSource;
+  /** The request ids' own source, so that ids of records do not depend on how many requests were made. */
+  readonly requestRandom: RandomSource;
+}
+
+/** What the task handlers of a world reach outside it: the network, and the job faults. */
+export interface WorldServices {
+  readonly transport: Transport;
+  readonly faults: FaultRegistry;
+}
+
+/** A world as a snapshot saves it (checked before it gets here). */
+export interface SavedWorld {
+  readonly state: State;
+  readonly now: number;
+  readonly tasks: readonly PersistedTask[];
+  readonly random: RandomState;
+  readonly requestRandom: RandomState;
+  readonly initialCompanies: readonly CreatedCompanyInfo[];
+}
+
+/**
+ * A fresh world from the seed: the periodic jobs scheduled from the start and the configured companies created
+ * at the start instant itself, not clock.now(): in real mode the wall clock moves on while the emulator is
+ * built, and ids are UUIDv7 of their creation time, so a reset would otherwise recreate them with other ids.
+ * Throws a TypeError naming a configured company that cannot be created (`companies[1]: …`).
+ */
+export function freshWorld(config: Config, services: WorldServices): World {
+  const { start, seed } = config;
+  const world = assemble(config, services, createState(start), seedRandom(seed), seedRandom(`${typeof seed}:${String(seed)}:requests`), []);
+  schedulePeriodicJobs(world.clock, start);
+  config.companies.forEach((options, i) => {
+    const created = world.apply((state, ctx) => createCompany(state, options, ctx), start);
+    if (!created.ok) throw new TypeError(`companies[${i}]: ${created.refusal.mensagem}`);
+    world.initialCompanies.push(describeCompany(created.value));
+  });
+  return world;
+}
+
+/** A world around a saved one: its tasks back on a clock at its instant; attempts that were running end by their time-out. */
+export function restoredWorld(config: Config, services: WorldServices, saved: SavedWorld): World {
+  const world = assemble(config, services, saved.state, saved.random, saved.requestRandom, [...saved.initialCompanies]);
+  world.clock.load(saved.now, saved.tasks);
+  // Requests in flight did not survive: attempts still running end by their time-out.
+  world.apply(rearmStartedAttempts);
+  return world;
+}
+
+export function describeCompany(created: CreatedCompany): CreatedCompanyInfo {
+  return {
+    companyId: created.company.id,
+    cnpjRoot: created.company.cnpjRoot,
+    token: created.credential.token,
+    headOffice: { id: created.headOffice.id, cnpj: created.headOffice.cnpj },
+  };
+}
+
+function assemble(config: Config, services: WorldServices, state: State, random: RandomState, requestRandom: RandomState, initialCompanies: CreatedCompanyInfo[]): World & { initialCompanies: CreatedCompanyInfo[] } {
+  const clock = new VirtualClock({ mode: config.mode, start: config.start });
+  const world = {
+    state,
+    clock,
+    inFlight: new Map<string, string>(),
+    initialCompanies,
+    random: createRandom(random),
+    requestRandom: createRandom(requestRandom),
+    apply: <T>(fn: (state: State, ctx: Context) => T, at = clock.now()): T => {
+      const result = fn(world.state, { now: at, random: world.random, config: config.core });
+      for (const task of drainOutbox(world.state)) clock.schedule({ kind: task.kind, owner: task.owner, payload: task.payload }, task.due);
+      return result;
+    },
+  };
+  registerDeliveryTasks(world, services.transport);
+  registerJobs(world, services.faults);
+  return world;
+}

@@ -1,0 +1,133 @@
+/**
+ * The emulator over a socket: a Node HTTP server around a fetch handler, the Host check on every request, the
+ * clientError answers, and a close that lets answers in progress finish. It holds no rule of the service.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { answerClientError } from './client-errors.js';
+import { hostGuard, localAddress } from './host-guard.js';
+import { readingBody, type BodySource } from './runtime.js';
+
+export interface ListenOptions {
+  /** Default 4747; 0 picks a free port. */
+  readonly port?: number;
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /**
+   * Host names a request's Host header may give besides localhost, 127.0.0.1, [::1] and `host` itself (not a
+   * wildcard such as 0.0.0.0 or ::); another is refused 403. `'*'` admits any host, which turns the check off.
+   * The CLI's --allow-host.
+   */
+  readonly allowHosts?: readonly string[];
+}
+
+export interface RunningServer {
+  /** Where to reach the server from this machine (after a wildcard bind, 0.0.0.0 or ::, its loopback address). */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** What the server hands each admitted request to: the request, and its body as read from the socket. */
+export type SocketHandler = (request: Request, body: BodySource) => Response | Promise<Response>;
+
+/** How long a closing server lets answers in progress finish before it cuts the connections, and how often it looks. */
+const CLOSE_GRACE_MS = 500;
+const CLOSE_SWEEP_MS = 5;
+
+/** Serves `handle` on a socket; resolves once it listens. Throws (a TypeError) for a bad `allowHosts` entry. */
+export async function serve(handle: SocketHandler, options: ListenOptions = {}): Promise<RunningServer> {
+  const { createAdaptorServer } = await import('@hono/node-server');
+  const host = options.host ?? '127.0.0.1';
+  const refusedHost = hostGuard(host, options.allowHosts);
+  const server = createAdaptorServer({
+    // The URL's host when a request names none (HTTP/1.0), which hostGuard lets pass.
+    hostname: 'localhost',
+    fetch: (request: Request, env: { incoming: NodeIncoming }) => refusedHost(env.incoming.headers.host) ?? handle(request, socketBody(request, env.incoming)),
+  });
+  // Bytes Node's parser refuses are answered with the error body rather than Node's bare 400.
+  server.on('clientError', answerClientError);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4747, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port ?? 4747;
+  // A wildcard bind is reached at its loopback address: the URL's host must pass the Host check.
+  const reached = localAddress(host);
+  return {
+    url: `http://${reached.includes(':') ? `[${reached}]` : reached}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        // An answer still being written (a held request emu.close() just released with its 503) may finish:
+        // idle keep-alive connections are ended now and as each answer goes out; the rest are cut after a grace.
+        const sweep = setInterval(() => {
+          if ('closeIdleConnections' in server) server.closeIdleConnections();
+        }, CLOSE_SWEEP_MS);
+        const cut = setTimeout(() => {
+          if ('closeAllConnections' in server) server.closeAllConnections();
+        }, CLOSE_GRACE_MS);
+        sweep.unref();
+        cut.unref();
+        server.close(() => {
+          clearInterval(sweep);
+          clearTimeout(cut);
+          resolve();
+        });
+        if ('closeIdleConnections' in server) server.closeIdleConnections();
+      }),
+  };
+}
+
+/**
+ * The body of a request that came over the socket. HTTP/1.1 has a body only with a length or chunked
+ * encoding. A declared length is read through request.arrayBuffer(), which @hono/node-server serves
+ * straight from the socket; a chunked one from the Node stream, with the limit applied as it arrives.
+ *
+ * A body Node's parser cannot finish (the connection ends short of the length or the last chunk, a chunk size
+ * that is no number, a transfer coding other than chunked) fails the read with a BodyReadError: the API journals
+ * a 400 corpo_ilegivel. What the client gets is the answer of the server's clientError listener
+ * (http/client-errors.ts), written as Node's parser gives up on the connection. Framing errors in the headers (a
+ * Content-Length that is no number, both Content-Length and Transfer-Encoding) are answered there before the
+ * emulator sees the request at all, so the journal has no entry for them.
+ */
+function socketBody(request: Request, incoming: NodeIncoming): BodySource {
+  const declared = incoming.headers['content-length'];
+  const chunked = declared === undefined && incoming.headers['transfer-encoding'] !== undefined;
+  return {
+    present: chunked || (declared !== undefined && declared !== '0'),
+    read: (limit) =>
+      readingBody(async () => {
+        if (chunked) return readStream(incoming, limit);
+        if (!(Number(declared) <= limit)) return undefined;
+        return new Uint8Array(await request.arrayBuffer());
+      }),
+  };
+}
+
+/**
+ * A chunked Node request body, or undefined when it exceeds `limit`. Past the limit the rest is read and
+ * dropped, so the keep-alive connection stays usable for the next request; a body that goes on past
+ * DRAIN_LIMIT ends the connection instead.
+ */
+async function readStream(incoming: NodeIncoming, limit: number): Promise<Uint8Array | undefined> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of incoming) {
+    total += chunk.byteLength;
+    if (total <= limit) chunks.push(chunk);
+    else if (total > DRAIN_LIMIT) {
+      incoming.destroy();
+      break;
+    }
+  }
+  return total > limit ? undefined : Buffer.concat(chunks, total);
+}
+
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+/** What the server reads of Node's request message (HTTP/1 or HTTP/2). */
+type NodeIncoming = { readonly headers: IncomingHttpHeaders; destroy(): unknown } & AsyncIterable<Uint8Array>;
