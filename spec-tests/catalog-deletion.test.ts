@@ -258,7 +258,7 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
       [
         'unlinking a shared product of the catalog from its other catalog (it becomes exclusive)',
         async (sc) => unlink(sc.w, sc.b.id, sc.s1.id),
-        (before, after) => expect(after).toMatchObject({ exclusivos: 4, compartilhados: 1, produtos_desativados: 4, selecoes_removidas: 2 }),
+        (_before, after) => expect(after).toMatchObject({ exclusivos: 4, compartilhados: 1, produtos_desativados: 4, selecoes_removidas: 2 }),
       ],
       [
         'a PATCH of a product linked to the catalog (no figure moves)',
@@ -280,14 +280,14 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
         async (sc) => {
           await sc.w.controls.updateCompany(sc.w.company.companyId, { surveillanceCapacity: 50 });
         },
-        (before, after) => expect(after.vigilancia).toMatchObject({ capacidade: 50, antes: { vagas: 47 }, depois: { vagas: 48 } }),
+        (_before, after) => expect(after.vigilancia).toMatchObject({ capacidade: 50, antes: { vagas: 47 }, depois: { vagas: 48 } }),
       ],
       [
         'an entitlement change through the controls',
         async (sc) => {
           await sc.w.controls.updateCompany(sc.w.company.companyId, { surveillanceEntitled: false });
         },
-        (before, after) => expect(after.vigilancia).toMatchObject({ direito_ativo: false, antes: { cobertura: 'indisponivel' }, depois: { cobertura: 'indisponivel' } }),
+        (_before, after) => expect(after.vigilancia).toMatchObject({ direito_ativo: false, antes: { cobertura: 'indisponivel' }, depois: { cobertura: 'indisponivel' } }),
       ],
       [
         'a product created in another catalog (antes and depois count it)',

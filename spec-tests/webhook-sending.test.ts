@@ -28,7 +28,6 @@ import {
   LOWER_UUID,
   now,
   raiseEvent,
-  resend,
   resendPath,
   revokeDestination,
   route,

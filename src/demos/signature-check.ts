@@ -19,7 +19,7 @@ export const signatureCheck: Demo = {
   name: 'signature-check',
   summary: 'verifyWebhook on a real delivery, tampered and stale copies, and the tamper delivery faults',
   async run(print) {
-    const { emu, company, api, quiet, step } = scene(print, 'demo-assinatura');
+    const { emu, api, quiet, step } = scene(print, 'demo-assinatura');
     const at = () => emu.clock.now().toISOString().slice(11, 19);
 
     step('1. Acme configures its destination, and the network sends it to a receiver that keeps the raw request.');

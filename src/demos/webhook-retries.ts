@@ -13,7 +13,7 @@ export const webhookRetries: Demo = {
   name: 'webhook-retries',
   summary: 'a receiver down for 7 deliveries, the retry schedule on the virtual clock, and a resend',
   async run(print) {
-    const { emu, company, api, quiet, step } = scene(print, 'demo-webhook');
+    const { emu, api, quiet, step } = scene(print, 'demo-webhook');
     const start = emu.clock.now().getTime();
     const clock = () => time(emu.clock.now().getTime(), start);
 
