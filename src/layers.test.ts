@@ -107,10 +107,10 @@ export const RULES: Readonly<Record<string, Allowed>> = {
 
 /**
  * The files of http control may import at run time: error bodies, body reading and the bearer/JSON checks, the
- * schemas' URL and path formats, the If-Match operations (for concurrentEdit faults) and the stored answers' older
- * format (for snapshots). The app and its routes stay closed to it.
+ * schemas' URL and path formats and the stored answers' older format (for snapshots). The app and its routes stay
+ * closed to it.
  */
-const HTTP_FOR_CONTROL = ['src/http/errors.ts', 'src/http/pipeline.ts', 'src/http/schemas.ts', 'src/http/stored-answers.ts', 'src/http/preconditions.ts'];
+const HTTP_FOR_CONTROL = ['src/http/errors.ts', 'src/http/pipeline.ts', 'src/http/schemas.ts', 'src/http/stored-answers.ts'];
 
 /**
  * Imports that break a rule and are left for a change of their own, each with the reason. The test fails when one
@@ -142,7 +142,7 @@ export function ruleBroken(file: string, target: string, typeOnly: boolean, publ
   if (allowed === undefined) return `${from} has no rule`;
   const kinds = (layers: readonly string[] | undefined) => (layers ?? []).some((l) => l === to || (l === 'public' && publicFiles.has(target)));
   if (kinds(allowed.runtime)) {
-    if (from === 'control' && to === 'http' && !HTTP_FOR_CONTROL.includes(target) && !typeOnly) return `control imports from http only its error helpers, body reading, schemas and preconditions (${HTTP_FOR_CONTROL.join(', ')})`;
+    if (from === 'control' && to === 'http' && !HTTP_FOR_CONTROL.includes(target) && !typeOnly) return `control imports from http only its error helpers, body reading, schemas and stored answers (${HTTP_FOR_CONTROL.join(', ')})`;
     return undefined;
   }
   if (typeOnly && kinds(allowed.types)) return undefined;

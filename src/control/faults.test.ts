@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IF_MATCH_OPERATIONS } from '../http/preconditions.js';
+import { IF_MATCH_OPERATIONS } from '../core/versioning.js';
 import type { ApiFaultMatch } from '../http/runtime.js';
 import { FaultInputError, FaultRegistry, JOB_KINDS, MAX_FAULTS } from './faults.js';
 

@@ -4,7 +4,7 @@
  *
  * - `api`: matches method (any case), path (a glob: `*` is any run of characters but `/`, `**` any run at all)
  *   and company. Most effects fire when the request arrives; `concurrentEdit` fires when the request is about
- *   to be evaluated, on an operation that takes If-Match (src/http/preconditions.ts), and only when it can
+ *   to be evaluated, on an operation that takes If-Match (IF_MATCH_OPERATIONS, src/core/versioning.ts), and only when it can
  *   save the resource the request's If-Match guards.
  * - `delivery`: matches the destination URL (the same glob), the event type and the company.
  * - `job`: matches the kind of background job (JOB_KINDS) and the company.
@@ -16,7 +16,8 @@
 import { z } from 'zod';
 import { DAY } from '../core/time.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
-import { concurrentEditImpossible, IF_MATCH_OPERATIONS, type IfMatchOperation } from '../http/preconditions.js';
+import { concurrentEditImpossible } from '../core/concurrent-edit.js';
+import { IF_MATCH_OPERATIONS, type IfMatchOperation } from '../core/versioning.js';
 import type { ApiFault, ApiFaultEffect, ApiFaultMatch, FaultMoment } from '../http/runtime.js';
 import type { DeliveryFaultEffect, DeliveryFaults } from '../network/transport.js';
 import { Glob } from './glob.js';

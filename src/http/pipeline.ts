@@ -12,13 +12,12 @@
 import type { Context as HonoContext } from 'hono';
 import type { z } from 'zod';
 import { hasPermission, type Company, type Credential, type Permission } from '../core/companies.js';
-import { saveConcurrently } from '../core/concurrent-edit.js';
+import { concurrentEditImpossible, saveConcurrently } from '../core/concurrent-edit.js';
 import { canonicalJson, idempotencyScope, lookupIdempotency, storeIdempotency, type StoredResponse } from '../core/idempotency.js';
 import type { Result } from '../core/refusal.js';
 import type { Context, State } from '../core/state.js';
-import type { IfMatch } from '../core/versioning.js';
+import { ifMatchOperation, type IfMatch, type IfMatchOperation } from '../core/versioning.js';
 import { apiError, codeForStatus, errorResponse, STATUS_OF, unreadableBody, type ApiError } from './errors.js';
-import { concurrentEditImpossible, ifMatchOperation, type IfMatchOperation } from './preconditions.js';
 import { BodyReadError, readingBody, type BodySource, type HttpEnv, type Runtime } from './runtime.js';
 import { formatPath, parse, validationError } from './schemas.js';
 import { flat, requestDigest, storedResponse, toStored } from './stored-answers.js';
@@ -37,7 +36,7 @@ export interface Call<P, Q, B> {
   readonly params: P;
   readonly query: Q;
   readonly body: B;
-  /** The request's If-Match, on an operation that takes it (src/http/preconditions.ts); undefined elsewhere. */
+  /** The request's If-Match, on an operation that takes it (IF_MATCH_OPERATIONS, src/core/versioning.ts); undefined elsewhere. */
   readonly ifMatch: IfMatch;
   /** `If-None-Match: *` was sent (create only), on operations that take it. */
   readonly createOnly: boolean;
@@ -81,16 +80,21 @@ export interface OperationSpec<P, Q, B> {
 export interface Operation {
   readonly method: Method;
   readonly path: string;
-  /** Its row of the If-Match table, when it takes If-Match. */
+  /** Its row of the If-Match table (IF_MATCH_OPERATIONS), when it takes If-Match. */
   readonly guard: IfMatchOperation | undefined;
   handle(c: HonoContext<HttpEnv>): Promise<Response>;
 }
 
 export function operation<P, Q, B = undefined>(spec: OperationSpec<P, Q, B>): Operation {
-  const guard = ifMatchOperation(spec.method, spec.path);
+  const guard = guardOf(spec.method, spec.path);
   // Fixed per operation, so decided once: whether another client could save what its If-Match guards.
   const raceable = guard !== undefined && concurrentEditImpossible(guard) === undefined;
   return { method: spec.method, path: spec.path, guard, handle: (c) => handle(spec, guard, raceable, c) };
+}
+
+/** The If-Match row of the operation registered as `method` + hono `path` (`/v1/catalogos/:id`), if it takes If-Match. */
+export function guardOf(method: string, honoPath: string): IfMatchOperation | undefined {
+  return ifMatchOperation(method, honoPath.replace(/:([A-Za-z_]\w*)/g, '{$1}'));
 }
 
 /** What an idempotency-key must look like, and how to say so. */
