@@ -17,7 +17,7 @@ import { exportState, importState, type StateData } from './core/snapshot.js';
 import { createState, type Context, type State } from './core/state.js';
 import { isoString, parseDuration } from './core/time.js';
 import { ControlError } from './control/control-error.js';
-import { FaultRegistry, type FaultInput, type FaultView } from './control/faults.js';
+import { FaultRegistry, type FaultInput, type FaultView } from './engine/faults.js';
 import { Journal } from './control/journal.js';
 import { buildControlApp } from './control/routes.js';
 import { hostGuard, localAddress } from './control/guard.js';
