@@ -5,7 +5,7 @@
  *
  * - `api`: matches method (any case), path (a glob: `*` is any run of characters but `/`, `**` any run at all)
  *   and company. Each effect is taken at a moment of the request (API_EFFECTS: on `arrival`, or at `evaluation`
- *   just before the core runs) and acts at a named point of the HTTP pipeline (src/http/pipeline.ts).
+ *   just before the core runs) and acts at a named hook of the HTTP pipeline (src/http/fault-hooks.ts).
  *   `concurrentEdit` is taken at evaluation, on an operation that takes If-Match (IF_MATCH_OPERATIONS,
  *   src/core/versioning.ts), and only when it can save the resource the request's If-Match guards.
  * - `delivery`: matches the destination URL (the same glob), the event type and the company; the transport
@@ -36,7 +36,7 @@ export const MAX_FAULTS = 1000;
 
 /**
  * The api effects, each named by its one required field, with the moment the pipeline takes it: on `arrival`
- * (before anything is checked; it may act later in the pipeline) or at `evaluation`
+ * (before anything is checked; it then acts at arrival or later, src/http/fault-hooks.ts) or at `evaluation`
  * (just before the core runs, where it acts). A fault is counted, and journaled, when it is taken.
  */
 const API_EFFECTS = {
