@@ -35,19 +35,24 @@ const MAX_GLOB = 2048;
 export const MAX_FAULTS = 1000;
 
 /**
- * The api effects, each named by its one required field, with the moment the pipeline takes it: on `arrival`
+ * The api effects, each named by its one required field, with the moment the pipeline takes it — on `arrival`
  * (before anything is checked; it then acts at arrival or later, src/http/fault-hooks.ts) or at `evaluation`
- * (just before the core runs, where it acts). A fault is counted, and journaled, when it is taken.
+ * (just before the core runs, where it acts) — and how a refusal names what it accepts. A fault is counted, and
+ * journaled, when it is taken.
  */
 const API_EFFECTS = {
   /** The request is answered this status (and Retry-After) before anything is checked. */
-  status: { moment: 'arrival', schema: z.strictObject({ status: z.number().int().min(400).max(599), retryAfter: z.number().int().min(0).max(86_400).optional() }) },
+  status: {
+    moment: 'arrival',
+    schema: z.strictObject({ status: z.number().int().min(400).max(599), retryAfter: z.number().int().min(0).max(86_400).optional() }),
+    accepts: '{"status": 400–599, "retryAfter"?: 0–86400}',
+  },
   /** The request is processed, then its answer is lost: 503. */
-  loseResponse: { moment: 'arrival', schema: z.strictObject({ loseResponse: z.literal(true) }) },
+  loseResponse: { moment: 'arrival', schema: z.strictObject({ loseResponse: z.literal(true) }), accepts: '{"loseResponse": true}' },
   /** Another client saves the resource the request's If-Match guards, just before the request is evaluated. */
-  concurrentEdit: { moment: 'evaluation', schema: z.strictObject({ concurrentEdit: z.literal(true) }) },
+  concurrentEdit: { moment: 'evaluation', schema: z.strictObject({ concurrentEdit: z.literal(true) }), accepts: '{"concurrentEdit": true}' },
   /** The request is held this long (virtual time) before it is validated. */
-  delayMs: { moment: 'arrival', schema: z.strictObject({ delayMs: z.number().int().min(0).max(DAY) }) },
+  delayMs: { moment: 'arrival', schema: z.strictObject({ delayMs: z.number().int().min(0).max(DAY) }), accepts: '{"delayMs": 0–86400000}' },
 } as const;
 
 const apiEffect = z.union(Object.values(API_EFFECTS).map((e) => e.schema));
@@ -115,7 +120,7 @@ const ACCEPTS = {
   companyId: 'match.companyId must be a company id (1 to 64 characters)',
   api: {
     article: 'an api fault',
-    effect: 'effect of an api fault must be one of {"status": 400–599, "retryAfter"?: 0–86400}, {"loseResponse": true}, {"concurrentEdit": true} or {"delayMs": 0–86400000}',
+    effect: `effect of an api fault must be one of ${oneOf(Object.values(API_EFFECTS).map((e) => e.accepts))}`,
     method: `match.method must be one of ${METHODS.join(', ')} (any case)`,
     path: `match.path must be a glob of 1 to ${MAX_GLOB} characters starting with "/" ("*" is any run of characters but "/", "**" any run at all)`,
   },
@@ -338,6 +343,11 @@ function checkConcurrentEditCanFire(match: { method?: string; path?: string }): 
 }
 
 const describeOperation = (o: IfMatchOperation) => `${o.method} ${o.path}`;
+
+/** "a, b or c". */
+function oneOf(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+}
 
 /** "got <value>" for the value at `path` of `input`, or "it is missing". */
 function got(input: Record<string, unknown>, path: string[]): string {
