@@ -21,7 +21,7 @@ import type { InboxEntry } from '../network/inbox.js';
 import type { NetworkRoute, ReceiverHandler } from '../network/routes.js';
 import { VERSION } from '../version.js';
 import { ControlError } from './control-error.js';
-import type { FaultInput, FaultView } from './faults.js';
+import type { FaultInput, FaultView } from '../engine/faults.js';
 import { readSnapshot, type Snapshot } from './snapshot-schema.js';
 
 export interface ClockInfo {

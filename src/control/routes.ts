@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { PERMISSIONS } from '../core/companies.js';
 import { EVENT_KINDS, type EventData } from '../core/webhooks/events.js';
 import { ClockDisposedError, ClockLimitError, ClockRangeError } from '../clock/clock.js';
-import { FaultInputError } from './faults.js';
+import { FaultInputError } from '../engine/faults.js';
 import { SnapshotError } from './snapshot-schema.js';
 import type { Controls } from './api.js';
 import { ControlError } from './control-error.js';

@@ -25,16 +25,20 @@ import { replace as replaceEstablishment } from './establishments.js';
 import { replaceProduct } from './products.js';
 import { ownedBy, type Context, type State } from './state.js';
 import { surveillanceOf } from './surveillance.js';
+import type { GuardedResource, IfMatchOperation } from './versioning.js';
 import { configureDestination, destinationEtag } from './webhooks/destination.js';
 
-export type GuardedResource = 'catalog' | 'product' | 'establishment' | 'surveillanceSelection' | 'webhookDestination' | 'ingestion';
-
 /** Why the fault can never fire on an operation that guards `resource`, or undefined when it can. */
-export const CONCURRENT_EDIT_IMPOSSIBLE: Readonly<Partial<Record<GuardedResource, string>>> = {
+const CONCURRENT_EDIT_IMPOSSIBLE: Readonly<Partial<Record<GuardedResource, string>>> = {
   ingestion:
     'nothing but its own application changes a validated ingestion, so no concurrent save can make its ETag stale; ' +
     'to see its application refused, edit the catalog or one of the products it read after validation (it ends revisao_necessaria)',
 };
+
+/** Why a `concurrentEdit` can never fire on `operation`, or undefined when it can. */
+export function concurrentEditImpossible(operation: IfMatchOperation): string | undefined {
+  return CONCURRENT_EDIT_IMPOSSIBLE[operation.guards];
+}
 
 /**
  * Another client saves `resource` (`id` for the per-id ones) of `companyId`. Returns whether there was such a

@@ -3,7 +3,7 @@
  * reset itself (faults, routes, the journal, the inbox), the network they shape, and the current world, which a
  * reset or a restore replaces.
  */
-import { FaultRegistry } from '../control/faults.js';
+import { FaultRegistry } from './faults.js';
 import { Inbox } from '../network/inbox.js';
 import { RouteTable } from '../network/routes.js';
 import { Transport } from '../network/transport.js';

@@ -5,7 +5,7 @@
 import type { VirtualClock } from '../clock/clock.js';
 import { JOBS, type Job, type JobPayload } from '../core/jobs.js';
 import type { Context, State } from '../core/state.js';
-import type { FaultRegistry } from '../control/faults.js';
+import type { FaultRegistry } from './faults.js';
 
 /** What a task handler needs of a world: its state as it is now, its clock, and the one way to run a transition. */
 export interface TaskWorld {

@@ -9,7 +9,7 @@ import { drainOutbox } from '../core/outbox.js';
 import { createRandom, seedRandom, type RandomSource, type RandomState } from '../core/random.js';
 import { createState, type Context, type State } from '../core/state.js';
 import { rearmStartedAttempts } from '../core/webhooks/events.js';
-import type { FaultRegistry } from '../control/faults.js';
+import type { FaultRegistry } from './faults.js';
 import type { Transport } from '../network/transport.js';
 import type { Config } from './config.js';
 import { registerDeliveryTasks } from './deliveries.js';

@@ -1,10 +1,11 @@
 /**
  * One operation of the API and the checks every request goes through, in the order of DESIGN §4 (the first
- * failure answers):
+ * failure answers), with the hooks where api faults act (src/http/fault-hooks.ts) in angle brackets:
  *
- *   injected status fault → credential (401) → permission (403) → malformed headers, idempotency key (400)
- *   → media type (415) → body size (413) → JSON syntax (400) → idempotent replay → input validation (422)
- *   → [core: resource exists (404) → If-Match present (428) → If-Match matches (412) → state (409) → apply]
+ *   <arrival> → credential (401) → permission (403) → malformed headers, idempotency key (400)
+ *   → media type (415) → body size (413) → JSON syntax (400) → idempotent replay → <held> → input validation (422)
+ *   → [<evaluation> → core: resource exists (404) → If-Match present (428) → If-Match matches (412) → state (409)
+ *   → apply] → <answered>
  *
  * The bracketed steps belong to the core operation (`run`), which returns a Result. This file holds no
  * business rule: it reads the request, calls the core and writes the answer.
@@ -12,13 +13,13 @@
 import type { Context as HonoContext } from 'hono';
 import type { z } from 'zod';
 import { hasPermission, type Company, type Credential, type Permission } from '../core/companies.js';
-import { saveConcurrently } from '../core/concurrent-edit.js';
+import { concurrentEditImpossible } from '../core/concurrent-edit.js';
 import { canonicalJson, idempotencyScope, lookupIdempotency, storeIdempotency, type StoredResponse } from '../core/idempotency.js';
 import type { Result } from '../core/refusal.js';
 import type { Context, State } from '../core/state.js';
-import type { IfMatch } from '../core/versioning.js';
-import { apiError, codeForStatus, errorResponse, STATUS_OF, unreadableBody, type ApiError } from './errors.js';
-import { concurrentEditImpossible, ifMatchOperation, type IfMatchOperation } from './preconditions.js';
+import { ifMatchOperation, type IfMatch, type IfMatchOperation } from '../core/versioning.js';
+import { apiError, errorResponse, STATUS_OF, unreadableBody, type ApiError } from './errors.js';
+import { actAt } from './fault-hooks.js';
 import { BodyReadError, readingBody, type BodySource, type HttpEnv, type Runtime } from './runtime.js';
 import { formatPath, parse, validationError } from './schemas.js';
 import { flat, requestDigest, storedResponse, toStored } from './stored-answers.js';
@@ -37,7 +38,7 @@ export interface Call<P, Q, B> {
   readonly params: P;
   readonly query: Q;
   readonly body: B;
-  /** The request's If-Match, on an operation that takes it (src/http/preconditions.ts); undefined elsewhere. */
+  /** The request's If-Match, on an operation that takes it (IF_MATCH_OPERATIONS, src/core/versioning.ts); undefined elsewhere. */
   readonly ifMatch: IfMatch;
   /** `If-None-Match: *` was sent (create only), on operations that take it. */
   readonly createOnly: boolean;
@@ -81,16 +82,21 @@ export interface OperationSpec<P, Q, B> {
 export interface Operation {
   readonly method: Method;
   readonly path: string;
-  /** Its row of the If-Match table, when it takes If-Match. */
+  /** Its row of the If-Match table (IF_MATCH_OPERATIONS), when it takes If-Match. */
   readonly guard: IfMatchOperation | undefined;
   handle(c: HonoContext<HttpEnv>): Promise<Response>;
 }
 
 export function operation<P, Q, B = undefined>(spec: OperationSpec<P, Q, B>): Operation {
-  const guard = ifMatchOperation(spec.method, spec.path);
+  const guard = guardOf(spec.method, spec.path);
   // Fixed per operation, so decided once: whether another client could save what its If-Match guards.
   const raceable = guard !== undefined && concurrentEditImpossible(guard) === undefined;
   return { method: spec.method, path: spec.path, guard, handle: (c) => handle(spec, guard, raceable, c) };
+}
+
+/** The If-Match row of the operation registered as `method` + hono `path` (`/v1/catalogos/:id`), if it takes If-Match. */
+export function guardOf(method: string, honoPath: string): IfMatchOperation | undefined {
+  return ifMatchOperation(method, honoPath.replace(/:([A-Za-z_]\w*)/g, '{$1}'));
 }
 
 /** What an idempotency-key must look like, and how to say so. */
@@ -123,10 +129,8 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOpera
 
   const fault = runtime.takeApiFault({ method: spec.method, path, companyId: credential?.companyId }, 'arrival');
   if (fault) journal.faultId = fault.id;
-  if (fault && 'status' in fault.effect) {
-    const { status, retryAfter } = fault.effect;
-    return fail(apiError(status, codeForStatus(status), `Injected fault ${fault.id}: answered ${status} before the request was processed; nothing was applied.`, undefined, retryAfter === undefined ? undefined : { 'retry-after': String(retryAfter) }));
-  }
+  const refused = actAt(fault, 'arrival', {});
+  if (refused) return fail(refused);
 
   // 401, 403
   if (token === undefined) {
@@ -183,14 +187,10 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOpera
   }
 
   try {
-    if (fault && 'delayMs' in fault.effect) {
-      const end = await runtime.clock.sleep(fault.effect.delayMs, company.id);
-      // Released by a reset, restore or close: the state this request was checked against is gone, so it must
-      // not run against whatever replaced it.
-      if (!end.reached) {
-        return fail(apiError(503, 'servico_indisponivel', `Injected fault ${fault.id}: the emulator was ${end.reason} while this request was held by its delayMs; nothing was applied. Send the request again.`));
-      }
-    }
+    // Awaited only when a fault holds the request: anything else runs on without yielding, as it always has.
+    const holding = actAt(fault, 'held', { runtime, companyId: company.id });
+    const released = holding && (await holding);
+    if (released) return fail(released);
 
     // 422
     const params = parse(spec.params, c.req.param());
@@ -210,9 +210,10 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOpera
     const ifMatch = guard ? headers.ifMatch : undefined;
     const result = runtime.apply((state, ctx) => {
       if (guard && raceable && ifMatch !== undefined) {
-        // Another client saves what this If-Match guards, just before the request is evaluated (DESIGN §6).
-        const id = guard.guardedBy === undefined ? undefined : (params.data as Record<string, string>)[guard.guardedBy];
-        const edit = runtime.takeApiFault({ method: spec.method, path, companyId: company.id }, 'evaluation', () => saveConcurrently(state, company.id, guard.guards, id, ctx));
+        // Only where another client could save what this If-Match guards (DESIGN §6).
+        const guardedId = guard.guardedBy === undefined ? undefined : (params.data as Record<string, string>)[guard.guardedBy];
+        const scene = { state, ctx, companyId: company.id, guard, guardedId };
+        const edit = runtime.takeApiFault({ method: spec.method, path, companyId: company.id }, 'evaluation', (taken) => actAt(taken, 'evaluation', scene) === true);
         if (edit) journal.faultId = edit.id;
       }
       // 404, 428, 412, 409, apply
@@ -224,10 +225,8 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOpera
     }
     const stored = toStored(result.value);
     if (key !== undefined && stored.status < 300) storeIdempotency(runtime.state, company.id, flat(key), fingerprint, stored, runtime.clock.now(), runtime.maxStoredAnswersPerCompany);
-    if (fault && 'loseResponse' in fault.effect) {
-      return fail(apiError(503, 'servico_indisponivel', `Injected fault ${fault.id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`));
-    }
-    return storedResponse(stored, requestId);
+    const answered = actAt(fault, 'answered', { answer: stored }) ?? { answer: stored };
+    return 'error' in answered ? fail(answered.error) : storedResponse(answered.answer, requestId);
   } finally {
     if (scope !== undefined) inFlight.delete(scope);
   }

@@ -8,30 +8,7 @@ import type { Context, State } from '../core/state.js';
 import type { VirtualClock } from '../clock/clock.js';
 import type { ListBudgets } from '../engine/config.js';
 import type { JournalEntry } from '../engine/journal.js';
-
-export interface ApiFaultMatch {
-  readonly method: string;
-  readonly path: string;
-  readonly companyId: string | undefined;
-}
-
-/**
- * When a request meets the api faults: on `arrival` (before anything is checked: status, loseResponse, delayMs)
- * and, on an operation that takes If-Match, at `evaluation` (after validation, just before the core runs:
- * concurrentEdit).
- */
-export type FaultMoment = 'arrival' | 'evaluation';
-
-export type ApiFaultEffect =
-  | { readonly status: number; readonly retryAfter?: number }
-  | { readonly loseResponse: true }
-  | { readonly concurrentEdit: true }
-  | { readonly delayMs: number };
-
-export interface ApiFault {
-  readonly id: string;
-  readonly effect: ApiFaultEffect;
-}
+import type { ApiFault, ApiFaultMatch, FaultMoment } from '../engine/faults.js';
 
 export interface Runtime {
   readonly state: State;
@@ -49,10 +26,10 @@ export interface Runtime {
   nextRequestId(): string;
   credential(token: string): Credential | undefined;
   /**
-   * The first api fault matching the request at `moment`, its `times` counted down. At `evaluation`, `fire`
-   * applies the concurrent edit; a fault whose edit found nothing to save does not fire.
+   * The first api fault matching the request whose effect is taken at `moment`, its `times` counted down. At
+   * `evaluation`, `fire` makes the fault act (the concurrent edit); one that could not act does not fire.
    */
-  takeApiFault(match: ApiFaultMatch, moment: FaultMoment, fire?: () => boolean): ApiFault | undefined;
+  takeApiFault(match: ApiFaultMatch, moment: FaultMoment, fire?: (fault: ApiFault) => boolean): ApiFault | undefined;
   record(entry: JournalEntry): void;
 }
 

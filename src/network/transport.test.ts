@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { UnderlyingSource } from 'node:stream/web';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FaultRegistry } from '../control/faults.js';
+import { FaultRegistry } from '../engine/faults.js';
 import { Inbox } from './inbox.js';
 import { RouteTable, type ReceiverHandler } from './routes.js';
 import { Transport, type OutboundDelivery, type TransportOutcome } from './transport.js';

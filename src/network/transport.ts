@@ -9,7 +9,8 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { NetworkOutcome } from '../core/webhooks/events.js';
+import type { EventKind, NetworkOutcome } from '../core/webhooks/events.js';
+import type { DeliveryFaultEffect, DeliveryFaultMatch } from '../engine/faults.js';
 import { VERSION } from '../version.js';
 import type { Inbox } from './inbox.js';
 import type { ReceiverHandler, RouteTable } from './routes.js';
@@ -25,32 +26,19 @@ export const DEFAULT_HANDLER_GRACE_MS = 200;
 export const TAMPERED_TIMESTAMP_AGE_S = 600;
 
 /**
- * What a delivery fault makes the network do (control's fault registry parses and stores them; the transport
- * is what gives them their meaning, so the type lives here).
- */
-export type DeliveryFaultEffect =
-  | { readonly status: number }
-  | { readonly redirect: true | string }
-  | { readonly timeout: true }
-  | { readonly refuse: true }
-  | { readonly reset: true }
-  | { readonly latencyMs: number }
-  | { readonly duplicate: true }
-  | { readonly tamper: 'signature' | 'body' | 'timestamp' };
-
-/**
  * What the transport asks of the fault registry: the first armed delivery fault matching this delivery, taken
- * (it fires once). Control's FaultRegistry is the one implementation; the transport sees only this.
+ * (it fires once). The engine's FaultRegistry (src/engine/faults.ts, which defines the effects) is the one
+ * implementation; the transport sees only this, and gives the effects their meaning (send, signed).
  */
 export interface DeliveryFaults {
-  takeDelivery(request: { readonly url: string; readonly eventType: string; readonly companyId: string }): { readonly effect: DeliveryFaultEffect } | undefined;
+  takeDelivery(request: DeliveryFaultMatch): { readonly effect: DeliveryFaultEffect } | undefined;
 }
 
 export interface OutboundDelivery {
   readonly url: string;
   readonly companyId: string;
   readonly eventId: string;
-  readonly tipo: string;
+  readonly tipo: EventKind;
   readonly tentativa: number;
   readonly secret: string;
   readonly body: string;

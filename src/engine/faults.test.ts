@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IF_MATCH_OPERATIONS } from '../http/preconditions.js';
-import type { ApiFaultMatch } from '../http/runtime.js';
-import { FaultInputError, FaultRegistry, JOB_KINDS, MAX_FAULTS } from './faults.js';
+import { IF_MATCH_OPERATIONS } from '../core/versioning.js';
+import { FaultInputError, FaultRegistry, JOB_KINDS, MAX_FAULTS, type ApiFaultMatch } from './faults.js';
 
 const request = (overrides: Partial<ApiFaultMatch> = {}): ApiFaultMatch => ({
   method: 'PATCH',

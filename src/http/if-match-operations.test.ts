@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { concurrentEditImpossible } from '../core/concurrent-edit.js';
+import { IF_MATCH_OPERATIONS } from '../core/versioning.js';
 import { operations } from './app.js';
-import { concurrentEditImpossible, IF_MATCH_OPERATIONS, ifMatchOperation } from './preconditions.js';
+import { guardOf } from './pipeline.js';
 
 describe('the If-Match table', () => {
   it('names only operations the API has, each once, and each is the guard of exactly that operation', () => {
@@ -22,9 +24,9 @@ describe('the If-Match table', () => {
   });
 
   it('finds a row by the method and the hono path of its operation', () => {
-    expect(ifMatchOperation('PUT', '/v1/catalogos/:id/produtos/:produto_id')).toMatchObject({ guards: 'product', guardedBy: 'produto_id' });
-    expect(ifMatchOperation('POST', '/v1/catalogos')).toBeUndefined();
-    expect(ifMatchOperation('GET', '/v1/catalogos/:id')).toBeUndefined();
+    expect(guardOf('PUT', '/v1/catalogos/:id/produtos/:produto_id')).toMatchObject({ guards: 'product', guardedBy: 'produto_id' });
+    expect(guardOf('POST', '/v1/catalogos')).toBeUndefined();
+    expect(guardOf('GET', '/v1/catalogos/:id')).toBeUndefined();
   });
 
   it('lets the concurrentEdit fault fire everywhere but on the ingestion application, and says why there', () => {

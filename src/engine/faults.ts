@@ -1,26 +1,29 @@
 /**
- * Injected faults (DESIGN §6). Each fault fires `times` times (default 1; null = until removed); the first
- * matching fault fires.
+ * Injected faults (DESIGN §6): the one schema of a fault, the types every layer names a fault's parts by (all
+ * inferred from that schema), and the registry that arms and fires them. Each fault fires `times` times (default
+ * 1; null = until removed); the first matching fault fires.
  *
  * - `api`: matches method (any case), path (a glob: `*` is any run of characters but `/`, `**` any run at all)
- *   and company. Most effects fire when the request arrives; `concurrentEdit` fires when the request is about
- *   to be evaluated, on an operation that takes If-Match (src/http/preconditions.ts), and only when it can
- *   save the resource the request's If-Match guards.
- * - `delivery`: matches the destination URL (the same glob), the event type and the company.
- * - `job`: matches the kind of background job (JOB_KINDS) and the company.
+ *   and company. Each effect is taken at a moment of the request (API_EFFECTS: on `arrival`, or at `evaluation`
+ *   just before the core runs) and acts at a named hook of the HTTP pipeline (src/http/fault-hooks.ts).
+ *   `concurrentEdit` is taken at evaluation, on an operation that takes If-Match (IF_MATCH_OPERATIONS,
+ *   src/core/versioning.ts), and only when it can save the resource the request's If-Match guards.
+ * - `delivery`: matches the destination URL (the same glob), the event type and the company; the transport
+ *   (src/network/transport.ts) gives the effects their meaning.
+ * - `job`: matches the kind of background job (JOB_KINDS) and the company; src/engine/jobs.ts applies them.
  *
  * A fault that could never fire is refused when it is added, and every refusal is one sentence naming the
  * field and what it accepts, in process and over HTTP alike: a test that means to inject a fault must never
  * pass because the fault silently did nothing.
  */
 import { z } from 'zod';
+import { concurrentEditImpossible } from '../core/concurrent-edit.js';
+import { JOB_KINDS } from '../core/jobs.js';
 import { DAY } from '../core/time.js';
+import { IF_MATCH_OPERATIONS, type IfMatchOperation } from '../core/versioning.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
-import { concurrentEditImpossible, IF_MATCH_OPERATIONS, type IfMatchOperation } from '../http/preconditions.js';
-import type { ApiFault, ApiFaultEffect, ApiFaultMatch, FaultMoment } from '../http/runtime.js';
-import type { DeliveryFaultEffect, DeliveryFaults } from '../network/transport.js';
+import type { DeliveryFaults } from '../network/transport.js';
 import { Glob } from './glob.js';
-import { JOB_KINDS, type JobKind } from '../core/jobs.js';
 
 /** The background jobs a `job` fault can act on (README "Faults"). */
 // The kinds are the core job registry's: a job fault can name exactly the jobs that exist.
@@ -31,12 +34,28 @@ const MAX_GLOB = 2048;
 /** Faults armed at once (spent ones included, until removed). */
 export const MAX_FAULTS = 1000;
 
-const apiEffect = z.union([
-  z.strictObject({ status: z.number().int().min(400).max(599), retryAfter: z.number().int().min(0).max(86_400).optional() }),
-  z.strictObject({ loseResponse: z.literal(true) }),
-  z.strictObject({ concurrentEdit: z.literal(true) }),
-  z.strictObject({ delayMs: z.number().int().min(0).max(DAY) }),
-]);
+/**
+ * The api effects, each named by its one required field, with the moment the pipeline takes it — on `arrival`
+ * (before anything is checked; it then acts at arrival or later, src/http/fault-hooks.ts) or at `evaluation`
+ * (just before the core runs, where it acts) — and how a refusal names what it accepts. A fault is counted, and
+ * journaled, when it is taken.
+ */
+const API_EFFECTS = {
+  /** The request is answered this status (and Retry-After) before anything is checked. */
+  status: {
+    moment: 'arrival',
+    schema: z.strictObject({ status: z.number().int().min(400).max(599), retryAfter: z.number().int().min(0).max(86_400).optional() }),
+    accepts: '{"status": 400–599, "retryAfter"?: 0–86400}',
+  },
+  /** The request is processed, then its answer is lost: 503. */
+  loseResponse: { moment: 'arrival', schema: z.strictObject({ loseResponse: z.literal(true) }), accepts: '{"loseResponse": true}' },
+  /** Another client saves the resource the request's If-Match guards, just before the request is evaluated. */
+  concurrentEdit: { moment: 'evaluation', schema: z.strictObject({ concurrentEdit: z.literal(true) }), accepts: '{"concurrentEdit": true}' },
+  /** The request is held this long (virtual time) before it is validated. */
+  delayMs: { moment: 'arrival', schema: z.strictObject({ delayMs: z.number().int().min(0).max(DAY) }), accepts: '{"delayMs": 0–86400000}' },
+} as const;
+
+const apiEffect = z.union(Object.values(API_EFFECTS).map((e) => e.schema));
 
 const deliveryEffect = z.union([
   /** The receiver is not reached; the network answers this status. */
@@ -101,7 +120,7 @@ const ACCEPTS = {
   companyId: 'match.companyId must be a company id (1 to 64 characters)',
   api: {
     article: 'an api fault',
-    effect: 'effect of an api fault must be one of {"status": 400–599, "retryAfter"?: 0–86400}, {"loseResponse": true}, {"concurrentEdit": true} or {"delayMs": 0–86400000}',
+    effect: `effect of an api fault must be one of ${oneOf(Object.values(API_EFFECTS).map((e) => e.accepts))}`,
     method: `match.method must be one of ${METHODS.join(', ')} (any case)`,
     path: `match.path must be a glob of 1 to ${MAX_GLOB} characters starting with "/" ("*" is any run of characters but "/", "**" any run at all)`,
   },
@@ -130,13 +149,44 @@ export class FaultInputError extends TypeError {
 
 export type FaultInput = z.input<(typeof FAULTS)[Target]>;
 type ParsedFault = z.output<(typeof FAULTS)[Target]>;
-export type JobFaultEffect = z.output<typeof jobEffect>;
 
+/** A fault as GET /_emulator/faults shows it. */
 export type FaultView = ParsedFault & {
   readonly id: string;
   /** Firings left; null = until removed. */
   readonly times: number | null;
   readonly hits: number;
+};
+
+/** The name of an api effect: its one required field (`status`, `loseResponse`, …). */
+export type ApiEffectName = keyof typeof API_EFFECTS;
+/** The api effect named `K`, as parsed. */
+export type ApiFaultEffectOf<K extends ApiEffectName> = z.output<(typeof API_EFFECTS)[K]['schema']>;
+export type ApiFaultEffect = z.output<typeof apiEffect>;
+export type DeliveryFaultEffect = z.output<typeof deliveryEffect>;
+export type JobFaultEffect = z.output<typeof jobEffect>;
+/** The name of a job effect: its one field (`fail`, `delayMs`). */
+type JobEffectName = JobFaultEffect extends infer E ? (E extends unknown ? keyof E : never) : never;
+/** When the pipeline takes an api effect: on `arrival`, or at `evaluation` (just before the core runs). */
+export type FaultMoment = (typeof API_EFFECTS)[ApiEffectName]['moment'];
+/** The moment the pipeline takes the effect named `K`. */
+export type ApiEffectMoment<K extends ApiEffectName> = (typeof API_EFFECTS)[K]['moment'];
+
+/** An api fault as it fires: its id and effect, as GET /_emulator/faults shows them. */
+export type ApiFault = Pick<Extract<FaultView, { target: 'api' }>, 'id' | 'effect'>;
+
+type MatchOf<T extends Target> = z.output<(typeof FAULTS)[T]>['match'];
+/** A request as a fault's match sees it: a value for every field a match can name; `Missing` where it may have none. */
+type Seen<M, Missing extends { [K in keyof M]?: unknown } = {}> = { readonly [K in keyof Required<M>]: Required<M>[K] | (K extends keyof Missing ? Missing[K] : never) };
+
+/** A request to the API as api faults see it (no company before a credential is recognized). */
+export type ApiFaultMatch = Seen<MatchOf<'api'>, { companyId: undefined }>;
+/** A webhook delivery as delivery faults see it. */
+export type DeliveryFaultMatch = Seen<MatchOf<'delivery'>>;
+/** A run of a background job as job faults see it (no company for a job of the whole emulator). */
+export type JobFaultMatch = Seen<MatchOf<'job'>, { companyId: null }> & {
+  /** Only faults with this effect (a job that can be postponed at its start and fail at its end asks for each there). */
+  readonly effect?: JobEffectName;
 };
 
 interface Fault {
@@ -145,19 +195,6 @@ interface Fault {
   readonly pattern: Glob | undefined;
   times: number | null;
   hits: number;
-}
-
-export interface DeliveryFaultMatch {
-  readonly url: string;
-  readonly eventType: string;
-  readonly companyId: string;
-}
-
-export interface JobFaultMatch {
-  readonly kind: JobKind;
-  readonly companyId: string | null;
-  /** Only faults with this effect (a job that can be postponed at its start and fail at its end asks for each there). */
-  readonly effect?: 'fail' | 'delayMs';
 }
 
 export class FaultRegistry implements DeliveryFaults {
@@ -193,16 +230,17 @@ export class FaultRegistry implements DeliveryFaults {
   }
 
   /**
-   * The first api fault matching the request at this moment: on `arrival` any but `concurrentEdit`; at
-   * `evaluation` only `concurrentEdit`, which counts as fired only if `fire` (the concurrent save) says it
-   * could save the guarded resource — otherwise it stays armed for a later request.
+   * The first api fault matching the request whose effect is taken at this moment (API_EFFECTS). With `fire`
+   * (at `evaluation`: the concurrent save), it counts as fired only if `fire` says it could act — otherwise it
+   * stays armed for a later request.
    */
-  takeApi(request: ApiFaultMatch, moment: FaultMoment, fire?: () => boolean): ApiFault | undefined {
+  takeApi(request: ApiFaultMatch, moment: FaultMoment, fire?: (fault: ApiFault) => boolean): ApiFault | undefined {
+    const taken = (f: Fault): ApiFault | undefined => (f.spec.target === 'api' ? { id: f.id, effect: f.spec.effect } : undefined);
     const fault = this.take(
-      (f) => f.spec.target === 'api' && ('concurrentEdit' in f.spec.effect) === (moment === 'evaluation') && matchesApi(f, f.spec.match, request),
-      fire,
+      (f) => f.spec.target === 'api' && API_EFFECTS[apiEffectName(f.spec.effect)].moment === moment && matchesApi(f, f.spec.match, request),
+      fire && ((f) => fire(taken(f)!)),
     );
-    return fault && fault.spec.target === 'api' ? { id: fault.id, effect: fault.spec.effect as ApiFaultEffect } : undefined;
+    return fault && taken(fault);
   }
 
   takeDelivery(request: DeliveryFaultMatch): { id: string; effect: DeliveryFaultEffect } | undefined {
@@ -227,16 +265,21 @@ export class FaultRegistry implements DeliveryFaults {
     return this.faults.some((f) => matchesJob(f, request));
   }
 
-  private take(test: (fault: Fault) => boolean, fire?: () => boolean): Fault | undefined {
+  private take(test: (fault: Fault) => boolean, fire?: (fault: Fault) => boolean): Fault | undefined {
     if (this.faults.length === 0) return undefined;
     const index = this.faults.findIndex(test);
     if (index < 0) return undefined;
     const fault = this.faults[index]!;
-    if (fire && !fire()) return undefined;
+    if (fire && !fire(fault)) return undefined;
     fault.hits++;
     if (fault.times !== null && --fault.times === 0) this.faults.splice(index, 1);
     return fault;
   }
+}
+
+/** The name of an api effect: the one of API_EFFECTS whose field it has. */
+function apiEffectName(effect: ApiFaultEffect): ApiEffectName {
+  return (Object.keys(API_EFFECTS) as ApiEffectName[]).find((name) => name in effect)!;
 }
 
 function matchesJob(fault: Fault, request: JobFaultMatch): boolean {
@@ -261,7 +304,7 @@ function parseFault(input: unknown): ParsedFault {
   if (typeof target !== 'string' || !(TARGETS as string[]).includes(target)) throw new FaultInputError(`${ACCEPTS.target}; ${got(record, ['target'])}.`, 'target');
   const parsed = FAULTS[target as Target].safeParse(input);
   if (!parsed.success) throw describe(target as Target, record, parsed.error.issues[0]!);
-  if (parsed.data.target === 'api' && 'concurrentEdit' in parsed.data.effect) checkConcurrentEditCanFire(parsed.data.match);
+  if (parsed.data.target === 'api' && apiEffectName(parsed.data.effect) === 'concurrentEdit') checkConcurrentEditCanFire(parsed.data.match);
   return parsed.data;
 }
 
@@ -300,6 +343,11 @@ function checkConcurrentEditCanFire(match: { method?: string; path?: string }): 
 }
 
 const describeOperation = (o: IfMatchOperation) => `${o.method} ${o.path}`;
+
+/** "a, b or c". */
+function oneOf(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
+}
 
 /** "got <value>" for the value at `path` of `input`, or "it is missing". */
 function got(input: Record<string, unknown>, path: string[]): string {
