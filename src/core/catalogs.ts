@@ -11,7 +11,7 @@
 import { findEstablishment, establishmentTransition, setActiveCatalog } from './establishments.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, linksOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import { byPosition, indexesOf, linksOf, nextPosition, ownedBy, type Context, type Slice, type State } from './state.js';
 import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
 
@@ -78,9 +78,7 @@ export function createCatalog(state: State, companyId: string, input: NewCatalog
     atualizadoEm: ctx.now,
     excluidoEm: null,
   };
-  state.catalogs.set(catalog.id, catalog);
-  indexesOf(state, companyId).catalogs.add(catalog.id, catalog.position);
-  linksOf(state, companyId, catalog.id);
+  addCatalog(state, catalog);
   setActiveCatalog(state, establishment, catalog.id, ctx);
   return ok(catalog);
 }
@@ -154,3 +152,20 @@ export function catalogsAfter(state: State, companyId: string, afterId: string |
     }
   })();
 }
+
+/** A new (or restored) catalog, in its company's list, with its (empty) index of linked products. */
+function addCatalog(state: State, catalog: Catalog): void {
+  state.catalogs.set(catalog.id, catalog);
+  indexesOf(state, catalog.companyId).catalogs.add(catalog.id, catalog.position);
+  linksOf(state, catalog.companyId, catalog.id);
+}
+
+export const catalogsSlice: Slice<'catalogs', readonly Catalog[]> = {
+  key: 'catalogs',
+  holds: ['catalogs'],
+  indexes: ['catalogs'],
+  toData: (state) => byPosition(state.catalogs.values()),
+  fromData: (state, catalogs) => {
+    for (const catalog of byPosition(catalogs)) addCatalog(state, catalog);
+  },
+};

@@ -17,7 +17,7 @@ import { replaceCatalog } from './catalogs.js';
 import { schedule } from './outbox.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import { byPosition, indexesOf, nextPosition, ownedBy, type Context, type Slice, type State } from './state.js';
 import { HOUR, type Instant } from './time.js';
 import { requireMatch, type IfMatch } from './versioning.js';
 import type { Job } from './jobs.js';
@@ -104,8 +104,7 @@ export function requestCnpjCorrection(state: State, companyId: string, establish
     decididoEm: null,
     position: nextPosition(state),
   };
-  state.cnpjCorrections.set(correction.id, correction);
-  state.pendingCnpjCorrections.set(establishmentId, correction.id);
+  addCorrection(state, correction);
   schedule(state, { kind: TASK_REVIEW, owner: companyId, due: ctx.now + REVIEW_DELAY_MS, payload: { correctionId: correction.id } });
   return ok(correction);
 }
@@ -158,4 +157,19 @@ export const cnpjReviewJob: Job = {
   subject: 'correctionId',
   faults: { kind: 'revisao_cnpj', effects: 'both' },
   run: (state, payload, ctx, failed) => void reviewCnpjCorrection(state, payload.correctionId!, failed, ctx),
+};
+
+/** A new (or restored) correction; while pendente, its establishment's pending one. */
+function addCorrection(state: State, correction: CnpjCorrection): void {
+  state.cnpjCorrections.set(correction.id, correction);
+  if (correction.estado === 'pendente') state.pendingCnpjCorrections.set(correction.establishmentId, correction.id);
+}
+
+export const cnpjCorrectionsSlice: Slice<'cnpjCorrections', readonly CnpjCorrection[]> = {
+  key: 'cnpjCorrections',
+  holds: ['cnpjCorrections', 'pendingCnpjCorrections'],
+  toData: (state) => byPosition(state.cnpjCorrections.values()),
+  fromData: (state, corrections) => {
+    for (const correction of corrections) addCorrection(state, correction);
+  },
 };

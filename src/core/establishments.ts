@@ -11,7 +11,7 @@
 import { cnpjRoot, isValidCnpj } from './cnpj.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import { byPosition, indexesOf, nextPosition, ownedBy, type Context, type Slice, type State } from './state.js';
 import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
 
@@ -87,12 +87,27 @@ function insert(state: State, companyId: string, input: NewEstablishment, ctx: C
     criadoEm: ctx.now,
     atualizadoEm: ctx.now,
   };
-  state.establishments.set(establishment.id, establishment);
-  const indexes = indexesOf(state, companyId);
-  indexes.establishments.add(establishment.id, establishment.position);
-  indexes.establishmentsByCnpj.set(establishment.cnpj, establishment.id);
+  addEstablishment(state, establishment);
   return establishment;
 }
+
+/** A new (or restored) establishment, in its company's list and CNPJ index. */
+function addEstablishment(state: State, establishment: Establishment): void {
+  state.establishments.set(establishment.id, establishment);
+  const indexes = indexesOf(state, establishment.companyId);
+  indexes.establishments.add(establishment.id, establishment.position);
+  indexes.establishmentsByCnpj.set(establishment.cnpj, establishment.id);
+}
+
+export const establishmentsSlice: Slice<'establishments', readonly Establishment[]> = {
+  key: 'establishments',
+  holds: ['establishments'],
+  indexes: ['establishments', 'establishmentsByCnpj'],
+  toData: (state) => byPosition(state.establishments.values()),
+  fromData: (state, establishments) => {
+    for (const establishment of byPosition(establishments)) addEstablishment(state, establishment);
+  },
+};
 
 export function findEstablishment(state: State, companyId: string, id: string, caminho = 'path.id'): Result<Establishment> {
   const establishment = ownedBy(state.establishments, companyId, id);

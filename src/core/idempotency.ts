@@ -12,7 +12,7 @@
  * processed is not service state either: the HTTP shell tracks those keys (409 while in flight) outside it.
  */
 import { DAY, type Instant } from './time.js';
-import type { State } from './state.js';
+import type { Slice, State } from './state.js';
 import type { Job } from './jobs.js';
 
 export const IDEMPOTENCY_RETENTION_MS = 60 * DAY;
@@ -236,4 +236,11 @@ export const idempotencyPurgeJob: Job = {
   everyMs: DAY,
   coalesce: true,
   run: (state, _payload, ctx) => void purgeExpiredIdempotency(state, ctx.now),
+};
+
+export const idempotencySlice: Slice<'idempotency', readonly IdempotencyEntry[]> = {
+  key: 'idempotency',
+  holds: ['idempotency'],
+  toData: exportIdempotency,
+  fromData: importIdempotency,
 };

@@ -14,7 +14,7 @@
 import { catalogTransition, findActiveCatalog, findCatalog, replaceCatalog } from './catalogs.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, linksOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import { byPosition, indexesOf, linksOf, nextPosition, ownedBy, type Context, type Slice, type State } from './state.js';
 import type { Instant } from './time.js';
 import { productChanged } from './surveillance.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
@@ -102,10 +102,7 @@ export function addProduct(state: State, companyId: string, catalogId: string, i
     criadoEm: ctx.now,
     atualizadoEm: ctx.now,
   };
-  state.products.set(product.id, product);
-  const indexes = indexesOf(state, companyId);
-  indexes.products.add(product.id, product.position);
-  if (product.idExterno !== null) indexes.productsByExternalId.set(product.idExterno, product.id);
+  putProduct(state, product);
   linksOf(state, companyId, catalogId).add(product.id, nextPosition(state));
   productChanged(state, undefined, product, ctx);
   return product;
@@ -229,3 +226,45 @@ export function* catalogProductsAfter(state: State, companyId: string, catalogId
     if (product) yield [product, at];
   }
 }
+
+/** A new (or restored) product, in its company's list and `id_externo` index. */
+function putProduct(state: State, product: Product): void {
+  state.products.set(product.id, product);
+  const indexes = indexesOf(state, product.companyId);
+  indexes.products.add(product.id, product.position);
+  if (product.idExterno !== null) indexes.productsByExternalId.set(product.idExterno, product.id);
+}
+
+export const productsSlice: Slice<'products', readonly Product[]> = {
+  key: 'products',
+  holds: ['products'],
+  indexes: ['products', 'productsByExternalId'],
+  toData: (state) => byPosition(state.products.values()),
+  fromData: (state, products) => {
+    for (const product of byPosition(products)) putProduct(state, product);
+  },
+};
+
+/** A link of a product to a catalog: [catalog id, product id, position], in link order. */
+export type Link = readonly [catalogId: string, productId: string, position: number];
+
+/** The links, each catalog's in its own index (a product's `catalogos` says the same, without their order). */
+export const linksSlice: Slice<'links', readonly Link[]> = {
+  key: 'links',
+  holds: [],
+  indexes: ['catalogProducts'],
+  toData: (state) => {
+    const links: [string, string, number][] = [];
+    for (const catalog of state.catalogs.values()) {
+      const index = state.indexes.get(catalog.companyId)?.catalogProducts.get(catalog.id);
+      for (const [productId, position] of index?.after() ?? []) links.push([catalog.id, productId, position]);
+    }
+    return links.sort((a, b) => a[2] - b[2]);
+  },
+  fromData: (state, links) => {
+    for (const [catalogId, productId, position] of [...links].sort((a, b) => a[2] - b[2])) {
+      const catalog = state.catalogs.get(catalogId);
+      if (catalog) linksOf(state, catalog.companyId, catalogId).add(productId, position);
+    }
+  },
+};

@@ -2,168 +2,34 @@
  * The state as plain data and back (DESIGN §6 "snapshot and restore"). Only records are exported; the
  * per-company indexes are derived from them on import, in the same order, so cursors stay valid.
  */
-import type { Analysis } from './analyses.js';
 import type { Catalog } from './catalogs.js';
-import type { Evaluation, Execution } from './surveillance-executions.js';
-import { isOpen, type Ingestion } from './ingestion/ingestions.js';
-import { isEligible, surveillanceOf, type Coverage, type SelectionMode } from './surveillance.js';
-
-export interface SurveillanceData {
-  readonly companyId: string;
-  readonly modo: SelectionMode;
-  readonly versao: number;
-  readonly selected: readonly (readonly [string, number])[];
-  readonly lastCoverage: Coverage;
-}
-import type { CnpjCorrection } from './cnpj-corrections.js';
+import type { Company } from './companies.js';
 import { cnpjRoot } from './cnpj.js';
-import { exportReference, importReference, type ReferenceData } from './regulatory/reference.js';
-import type { Company, Credential } from './companies.js';
 import type { Establishment } from './establishments.js';
-import { exportIdempotency, idempotencyScope, importIdempotency, type IdempotencyEntry } from './idempotency.js';
+import { idempotencyScope } from './idempotency.js';
+import { isOpen, type Ingestion } from './ingestion/ingestions.js';
 import type { Product } from './products.js';
-import { createState, indexesOf, linksOf, type State } from './state.js';
-import type { Instant } from './time.js';
-import type { WebhookDestination } from './webhooks/destination.js';
-import { isClosed, type WebhookEvent } from './webhooks/events.js';
+import type { ReferenceData } from './regulatory/reference.js';
+import { SLICES, type StateData } from './slices.js';
+import { createState, type Slice, type State } from './state.js';
+import { isClosed } from './webhooks/events.js';
 
-export interface StateData {
-  readonly sequence: number;
-  readonly companies: readonly Company[];
-  readonly credentials: readonly Credential[];
-  readonly establishments: readonly Establishment[];
-  readonly catalogs: readonly Catalog[];
-  readonly products: readonly Product[];
-  /** [catalogId, productId, position] in link order. */
-  readonly links: readonly (readonly [string, string, number])[];
-  readonly idempotency: readonly IdempotencyEntry[];
-  readonly webhookDestinations: readonly WebhookDestination[];
-  readonly webhookEvents: readonly WebhookEvent[];
-  readonly cnpjCorrections: readonly CnpjCorrection[];
-  readonly regulatory: ReferenceData;
-  readonly analyses: readonly Analysis[];
-  readonly executions: readonly Execution[];
-  readonly ingestions: readonly Ingestion[];
-  /** [company id, [product id, its last evaluation][]]. */
-  readonly evaluations: readonly (readonly [string, readonly (readonly [string, Evaluation])[]])[];
-  /** [company id, allowance units taken]. */
-  readonly analysisUnitsUsed: readonly (readonly [string, number])[];
-  /** Per company: mode, version, selection ([product id, position] in order) and the coverage last observed. */
-  readonly surveillance: readonly SurveillanceData[];
-  /** [company id, acceptance times] of test and resend requests (the per-minute limit). */
-  readonly webhookSends: readonly (readonly [string, readonly Instant[]])[];
-}
+export type { StateData } from './slices.js';
 
+/** Each slice's records under its key, in the registry's order (the order of a snapshot's keys). */
 export function exportState(state: State): StateData {
-  const links: [string, string, number][] = [];
-  for (const catalog of state.catalogs.values()) {
-    const index = state.indexes.get(catalog.companyId)?.catalogProducts.get(catalog.id);
-    for (const [productId, position] of index?.after() ?? []) links.push([catalog.id, productId, position]);
-  }
-  links.sort((a, b) => a[2] - b[2]);
-  const byPosition = <T extends { position: number }>(records: Iterable<T>) => [...records].sort((a, b) => a.position - b.position);
-  return {
-    sequence: state.sequence,
-    companies: [...state.companies.values()],
-    credentials: [...state.credentials.values()],
-    establishments: byPosition(state.establishments.values()),
-    catalogs: byPosition(state.catalogs.values()),
-    products: byPosition(state.products.values()),
-    links,
-    idempotency: exportIdempotency(state),
-    webhookDestinations: [...state.webhookDestinations.values()],
-    webhookEvents: byPosition(state.webhookEvents.values()),
-    cnpjCorrections: byPosition(state.cnpjCorrections.values()),
-    regulatory: exportReference(state.regulatory),
-    analyses: byPosition(state.analyses.values()),
-    executions: byPosition(state.executions.values()),
-    ingestions: byPosition(state.ingestions.values()),
-    evaluations: [...state.evaluations.entries()].map(([companyId, cache]) => [companyId, [...cache.entries()]] as const),
-    analysisUnitsUsed: [...state.analysisUnitsUsed.entries()],
-    surveillance: [...state.surveillance.values()].map((s) => ({ companyId: s.companyId, modo: s.modo, versao: s.versao, selected: s.selected.entries(), lastCoverage: s.lastCoverage })),
-    webhookSends: [...state.webhookSends.entries()],
-  };
+  const data: Record<string, unknown> = {};
+  for (const slice of SLICES) data[slice.key] = slice.toData(state);
+  return data as StateData;
 }
 
+/** A state from its data: each slice imports its key, in the registry's order. */
 export function importState(data: StateData): State {
   const state = createState();
-  state.sequence = data.sequence;
-  state.regulatory = importReference(data.regulatory);
-  for (const company of data.companies) {
-    state.companies.set(company.id, company);
-    indexesOf(state, company.id);
-  }
-  for (const credential of data.credentials) state.credentials.set(credential.token, credential);
-  for (const e of [...data.establishments].sort((a, b) => a.position - b.position)) {
-    state.establishments.set(e.id, e);
-    const indexes = indexesOf(state, e.companyId);
-    indexes.establishments.add(e.id, e.position);
-    indexes.establishmentsByCnpj.set(e.cnpj, e.id);
-  }
-  for (const c of [...data.catalogs].sort((a, b) => a.position - b.position)) {
-    state.catalogs.set(c.id, c);
-    indexesOf(state, c.companyId).catalogs.add(c.id, c.position);
-    linksOf(state, c.companyId, c.id);
-  }
-  for (const p of [...data.products].sort((a, b) => a.position - b.position)) {
-    state.products.set(p.id, p);
-    const indexes = indexesOf(state, p.companyId);
-    indexes.products.add(p.id, p.position);
-    if (p.idExterno !== null) indexes.productsByExternalId.set(p.idExterno, p.id);
-  }
-  for (const [catalogId, productId, position] of [...data.links].sort((a, b) => a[2] - b[2])) {
-    const catalog = state.catalogs.get(catalogId);
-    if (catalog) linksOf(state, catalog.companyId, catalogId).add(productId, position);
-  }
-  importIdempotency(state, data.idempotency);
-  for (const destination of data.webhookDestinations) state.webhookDestinations.set(destination.companyId, destination);
-  for (const event of [...data.webhookEvents].sort((a, b) => a.position - b.position)) {
-    state.webhookEvents.set(event.id, event);
-    const indexes = indexesOf(state, event.companyId);
-    indexes.webhookEvents.add(event.id, event.position);
-    if (!isClosed(event.estado)) indexes.openWebhookEvents.add(event.id);
-  }
-  const closed = data.webhookEvents.filter((e) => e.terminadoEm !== null && isClosed(e.estado)).map((e): [Instant, string] => [e.terminadoEm!, e.id]);
-  state.closedWebhookEvents.push(...closed.sort((a, b) => a[0] - b[0]));
-  for (const [companyId, times] of data.webhookSends) state.webhookSends.set(companyId, [...times]);
-  for (const analysis of [...data.analyses].sort((a, b) => a.position - b.position)) {
-    state.analyses.set(analysis.id, analysis);
-    indexesOf(state, analysis.companyId).analyses.add(analysis.id, analysis.position);
-    if (analysis.estado === 'pendente' || analysis.estado === 'executando') state.openAnalyses.set(analysis.companyId, analysis.id);
-  }
-  for (const [companyId, used] of data.analysisUnitsUsed) state.analysisUnitsUsed.set(companyId, used);
-  for (const execution of [...data.executions].sort((a, b) => a.position - b.position)) {
-    state.executions.set(execution.id, execution);
-    indexesOf(state, execution.companyId).executions.add(execution.id, execution.position);
-  }
-  for (const ingestion of [...data.ingestions].sort((a, b) => a.position - b.position)) {
-    state.ingestions.set(ingestion.id, ingestion);
-    if (isOpen(ingestion.estado)) state.openIngestions.set(ingestion.catalogId, ingestion.id);
-  }
-  for (const [companyId, entries] of data.evaluations) state.evaluations.set(companyId, new Map(entries));
-  for (const saved of data.surveillance) {
-    const s = surveillanceOf(state, saved.companyId);
-    s.modo = saved.modo;
-    s.versao = saved.versao;
-    for (const [id, position] of saved.selected) s.selected.add(id, position);
-    s.lastCoverage = saved.lastCoverage;
-  }
-  // The counters are derived from the products.
-  for (const p of state.products.values()) {
-    const s = surveillanceOf(state, p.companyId);
-    if (p.ativo) s.active++;
-    if (isEligible(p)) {
-      s.eligible++;
-      if (s.selected.has(p.id)) s.selectedEligible++;
-    }
-  }
-  for (const correction of data.cnpjCorrections) {
-    state.cnpjCorrections.set(correction.id, correction);
-    if (correction.estado === 'pendente') state.pendingCnpjCorrections.set(correction.establishmentId, correction.id);
-  }
+  // Each slice reads the key it wrote: the loop cannot say so to the compiler, hence the widening.
+  for (const slice of SLICES as readonly Slice[]) slice.fromData(state, data[slice.key as keyof StateData]);
   return state;
 }
-
 
 /** Where a problem is (keys and indexes from the root of StateData, or of the task list) and what it is. */
 export interface IntegrityProblem {

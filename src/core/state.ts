@@ -164,6 +164,26 @@ export function linksOf(state: State, companyId: string, catalogId: string): Ord
   return links;
 }
 
+/**
+ * One kind of record (or one derived table) as it travels in a snapshot: the `key` it has in the snapshot's
+ * `state`, the parts of the State it holds, how it exports them as plain data and how it imports them back,
+ * rebuilding its indexes with its aggregate's own functions. Each aggregate declares its slices beside its
+ * transitions; src/core/slices.ts lists them all, and exportState/importState loop over that list.
+ */
+export interface Slice<K extends string = string, D = unknown> {
+  readonly key: K;
+  /** The State fields it fills on import (each field belongs to exactly one slice). */
+  readonly holds: readonly (keyof State)[];
+  /** The per-company indexes it rebuilds on import (each belongs to exactly one slice). */
+  readonly indexes?: readonly (keyof CompanyIndexes)[];
+  toData(state: State): D;
+  /** Runs in the registry's order, so it may read what earlier slices imported. */
+  fromData(state: State, data: D): void;
+}
+
+/** Records in the order their positions give them: lists, and a snapshot's order. */
+export const byPosition = <T extends { readonly position: number }>(records: Iterable<T>): T[] => [...records].sort((a, b) => a.position - b.position);
+
 /** A record of `companyId` by id, or undefined: another company's resource does not exist for this one. */
 export function ownedBy<T extends { readonly companyId: string }>(
   records: Map<string, T>,
@@ -173,3 +193,13 @@ export function ownedBy<T extends { readonly companyId: string }>(
   const record = records.get(id);
   return record && record.companyId === companyId ? record : undefined;
 }
+
+/** The last position handed out, so later records come after every restored one. */
+export const sequenceSlice: Slice<'sequence', number> = {
+  key: 'sequence',
+  holds: ['sequence'],
+  toData: (state) => state.sequence,
+  fromData: (state, sequence) => {
+    state.sequence = sequence;
+  },
+};

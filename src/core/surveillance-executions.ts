@@ -23,7 +23,7 @@ import { uuidV7 } from './random.js';
 import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules.js';
 import { rulesFingerprint } from './regulatory/snapshot.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import { byPosition, indexesOf, nextPosition, ownedBy, type Context, type Slice, type State } from './state.js';
 import { countsOf, coverage, surveillanceOf, watchedAfter } from './surveillance.js';
 import { DAY, MINUTE, SECOND, type Instant } from './time.js';
 import { raiseEvent } from './webhooks/events.js';
@@ -98,8 +98,7 @@ function open(state: State, companyId: string, motivo: ExecutionReason, ctx: Con
     divergente: null,
     position: nextPosition(state),
   };
-  state.executions.set(execution.id, execution);
-  indexesOf(state, companyId).executions.add(execution.id, execution.position);
+  addExecution(state, execution);
   schedule(state, { kind: TASK_EXECUTION_START, owner: companyId, due: ctx.now + START_DELAY_MS, payload: { executionId: execution.id } });
   return execution;
 }
@@ -303,4 +302,30 @@ export const dailyScheduleJob: Job = {
   everyMs: DAILY_EVERY_MS,
   coalesce: dailyRunIsIdle,
   run: (state, _payload, ctx) => scheduleDailyExecutions(state, ctx),
+};
+
+/** A new (or restored) execution, in its company's list. */
+function addExecution(state: State, execution: Execution): void {
+  state.executions.set(execution.id, execution);
+  indexesOf(state, execution.companyId).executions.add(execution.id, execution.position);
+}
+
+export const executionsSlice: Slice<'executions', readonly Execution[]> = {
+  key: 'executions',
+  holds: ['executions'],
+  indexes: ['executions'],
+  toData: (state) => byPosition(state.executions.values()),
+  fromData: (state, executions) => {
+    for (const execution of byPosition(executions)) addExecution(state, execution);
+  },
+};
+
+/** Per company, each product's last evaluation: what the next execution's reuse compares with. */
+export const evaluationsSlice: Slice<'evaluations', readonly (readonly [companyId: string, readonly (readonly [productId: string, Evaluation])[]])[]> = {
+  key: 'evaluations',
+  holds: ['evaluations'],
+  toData: (state) => [...state.evaluations.entries()].map(([companyId, cache]) => [companyId, [...cache.entries()]] as const),
+  fromData: (state, evaluations) => {
+    for (const [companyId, entries] of evaluations) state.evaluations.set(companyId, new Map(entries));
+  },
 };

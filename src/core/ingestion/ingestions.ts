@@ -23,7 +23,7 @@ import { findCatalog, type Catalog } from '../catalogs.js';
 import { schedule } from '../outbox.js';
 import { uuidV7 } from '../random.js';
 import { ok, refuse, type Result } from '../refusal.js';
-import { nextPosition, ownedBy, type Context, type State } from '../state.js';
+import { byPosition, nextPosition, ownedBy, type Context, type Slice, type State } from '../state.js';
 import { HOUR, SECOND, type Instant } from '../time.js';
 import { etag, requireMatch, type IfMatch } from '../versioning.js';
 import { raiseEvent } from '../webhooks/events.js';
@@ -161,8 +161,7 @@ export function startIngestion(state: State, companyId: string, input: NewIngest
     codigoFalha: null,
     position: nextPosition(state),
   };
-  state.ingestions.set(ingestion.id, ingestion);
-  state.openIngestions.set(ingestion.catalogId, ingestion.id);
+  addIngestion(state, ingestion);
   scheduleExpiry(state, ingestion);
   return ok(ingestion);
 }
@@ -333,3 +332,18 @@ export const ingestionJobs: readonly Job[] = [
   { task: TASK_APPLICATION, nature: 'work', subject: 'ingestionId', faults: { kind: 'ingestao', effects: 'both' }, run: (state, payload, ctx, failed) => applyIngestion(state, payload.ingestionId!, failed, ctx) },
   { task: TASK_EXPIRY, nature: 'deadline', subject: 'ingestionId', run: (state, payload, ctx) => expireIngestion(state, payload.ingestionId!, ctx) },
 ];
+
+/** A new (or restored) ingestion; while open, its catalog's open one. */
+function addIngestion(state: State, ingestion: Ingestion): void {
+  state.ingestions.set(ingestion.id, ingestion);
+  if (isOpen(ingestion.estado)) state.openIngestions.set(ingestion.catalogId, ingestion.id);
+}
+
+export const ingestionsSlice: Slice<'ingestions', readonly Ingestion[]> = {
+  key: 'ingestions',
+  holds: ['ingestions', 'openIngestions'],
+  toData: (state) => byPosition(state.ingestions.values()),
+  fromData: (state, ingestions) => {
+    for (const ingestion of byPosition(ingestions)) addIngestion(state, ingestion);
+  },
+};

@@ -6,7 +6,7 @@
  */
 import { isoString, type Instant } from '../time.js';
 import { ok, type Result } from '../refusal.js';
-import type { State } from '../state.js';
+import type { Slice, State } from '../state.js';
 import { initialSnapshot, publishSnapshot, snapshotView, type RegulatorySnapshot, type SnapshotChange, type SnapshotView } from './snapshot.js';
 
 let shipped: RegulatorySnapshot | undefined;
@@ -69,3 +69,12 @@ export function importReference(data: ReferenceData): RegulatorySnapshot {
     attributes: new Map(data.table.atributos.map((a) => [a.codigo, a.dominio === null ? { codigo: a.codigo, nome: a.nome } : { codigo: a.codigo, nome: a.nome, dominio: [...a.dominio] }])),
   };
 }
+
+export const regulatorySlice: Slice<'regulatory', ReferenceData> = {
+  key: 'regulatory',
+  holds: ['regulatory'],
+  toData: (state) => exportReference(state.regulatory),
+  fromData: (state, data) => {
+    state.regulatory = importReference(data);
+  },
+};

@@ -13,7 +13,7 @@
  */
 import { randomToken, uuidV4 } from '../random.js';
 import { ok, refuse, type Result } from '../refusal.js';
-import type { Context, State } from '../state.js';
+import type { Context, Slice, State } from '../state.js';
 import type { Instant } from '../time.js';
 import { etag, requireMatch, type IfMatch } from '../versioning.js';
 import { cancelOpenEvents } from './events.js';
@@ -113,3 +113,12 @@ export function revokeDestination(state: State, companyId: string, ifMatch: IfMa
   cancelOpenEvents(state, companyId, 'destino_revogado', ctx.now);
   return ok(destination);
 }
+
+export const webhookDestinationsSlice: Slice<'webhookDestinations', readonly WebhookDestination[]> = {
+  key: 'webhookDestinations',
+  holds: ['webhookDestinations'],
+  toData: (state) => [...state.webhookDestinations.values()],
+  fromData: (state, destinations) => {
+    for (const destination of destinations) state.webhookDestinations.set(destination.companyId, destination);
+  },
+};

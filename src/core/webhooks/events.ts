@@ -20,7 +20,7 @@ import { HOUR, MINUTE, SECOND, isoString } from '../time.js';
 import { uuidV4 } from '../random.js';
 import { ok, refuse, type Result } from '../refusal.js';
 import { schedule } from '../outbox.js';
-import { indexesOf, nextPosition, type Context, type State } from '../state.js';
+import { byPosition, indexesOf, nextPosition, type Context, type Slice, type State } from '../state.js';
 import type { WebhookDestination } from './destination.js';
 
 export const EVENT_KINDS = [
@@ -214,11 +214,8 @@ export function recordEvent(state: State, destination: WebhookDestination, dados
     attempts: [],
     position: nextPosition(state),
   };
-  state.webhookEvents.set(id, event);
-  const indexes = indexesOf(state, companyId);
-  indexes.webhookEvents.add(id, event.position);
+  addEvent(state, event);
   if (deliverable) {
-    indexes.openWebhookEvents.add(id);
     schedule(state, { kind: TASK_ATTEMPT, owner: companyId, due: ctx.now, payload: { eventId: id, ciclo: 1 } });
   } else {
     state.closedWebhookEvents.push([ctx.now, id]);
@@ -379,3 +376,24 @@ function replaceEvent(state: State, current: WebhookEvent, changes: Partial<Omit
   state.webhookEvents.set(updated.id, updated);
   return updated;
 }
+
+/** A new (or restored) event, in its company's list and, while it is not closed, among its open events. */
+function addEvent(state: State, event: WebhookEvent): void {
+  state.webhookEvents.set(event.id, event);
+  const indexes = indexesOf(state, event.companyId);
+  indexes.webhookEvents.add(event.id, event.position);
+  if (!isClosed(event.estado)) indexes.openWebhookEvents.add(event.id);
+}
+
+/** The events; what retention walks (the closed ones in closing order) is rebuilt from their `terminadoEm`. */
+export const webhookEventsSlice: Slice<'webhookEvents', readonly WebhookEvent[]> = {
+  key: 'webhookEvents',
+  holds: ['webhookEvents', 'closedWebhookEvents'],
+  indexes: ['webhookEvents', 'openWebhookEvents'],
+  toData: (state) => byPosition(state.webhookEvents.values()),
+  fromData: (state, events) => {
+    for (const event of byPosition(events)) addEvent(state, event);
+    const closed = events.filter((e) => e.terminadoEm !== null && isClosed(e.estado)).map((e): [Instant, string] => [e.terminadoEm!, e.id]);
+    state.closedWebhookEvents.push(...closed.sort((a, b) => a[0] - b[0]));
+  },
+};
