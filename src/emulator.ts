@@ -13,7 +13,7 @@ import { ClockDisposedError, ClockLimitError, ClockRangeError, VirtualClock, typ
 import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type CreatedCompany, type Permission } from './core/companies.js';
 import { createRandom, seedRandom, uuidV4, type RandomSource, type RandomState } from './core/random.js';
 import type { Result } from './core/refusal.js';
-import { exportState, importState, type StateData } from './core/snapshot.js';
+import { exportState, importState } from './core/snapshot.js';
 import { createState, type Context, type State } from './core/state.js';
 import { isoString, parseDuration } from './core/time.js';
 import { ControlError } from './control/control-error.js';
@@ -324,7 +324,7 @@ export class Emulator {
   restore(snapshot: unknown): void {
     // Every check comes first: the current clock has the handlers of every task kind, and answers for a new one.
     const data = structuredClone(readSnapshot(snapshot, (task) => this.world.clock.loadProblem(task)));
-    const state = importState(data.state as StateData);
+    const state = importState(data.state);
     const initialCompanies = this.world.initialCompanies.filter((c) => state.companies.has(c.companyId));
     const world = this.freshWorld({ state, initialCompanies, random: data.random, requestRandom: data.requestRandom });
     world.clock.load(data.now, data.tasks as PersistedTask[]);
