@@ -17,7 +17,8 @@ import { evaluateProduct, type Finding } from './regulatory/rules.js';
 import { schedule } from './outbox.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { byPosition, indexesOf, nextPosition, ownedBy, type Context, type Slice, type State } from './state.js';
+import { indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { at, repeated, repeatedCompany, repeatedId } from './integrity.js';
 import { MINUTE, SECOND, type Instant } from './time.js';
 import type { Job } from './jobs.js';
 
@@ -169,12 +170,13 @@ function addAnalysis(state: State, analysis: Analysis): void {
 }
 
 export const analysesSlice: Slice<'analyses', readonly Analysis[]> = {
-  key: 'analyses',
+  ...positioned('analyses', (state) => state.analyses.values(), addAnalysis),
   holds: ['analyses', 'openAnalyses'],
   indexes: ['analyses'],
-  toData: (state) => byPosition(state.analyses.values()),
-  fromData: (state, analyses) => {
-    for (const analysis of byPosition(analyses)) addAnalysis(state, analysis);
+  unique: (analyses) => repeatedId('analyses', analyses, 'analysis'),
+  check: (data, r) => {
+    for (const [i, a] of data.analyses.entries()) if (!r.companies.has(a.companyId)) return at(['analyses', i, 'companyId'], `analysis ${a.id} belongs to unknown company ${a.companyId}`);
+    return repeated('analyses', data.analyses, 'estado', (a) => (a.estado === 'pendente' || a.estado === 'executando' ? a.companyId : undefined), (a) => `an open (pendente or executando) analysis of company ${a.companyId}`);
   },
 };
 
@@ -185,5 +187,10 @@ export const analysisUnitsUsedSlice: Slice<'analysisUnitsUsed', readonly (readon
   toData: (state) => [...state.analysisUnitsUsed.entries()],
   fromData: (state, entries) => {
     for (const [companyId, used] of entries) state.analysisUnitsUsed.set(companyId, used);
+  },
+  unique: (entries) => repeatedCompany('analysisUnitsUsed', entries, 0, ([c]) => c, 'the allowance taken'),
+  check: (data, r) => {
+    for (const [i, [companyId]] of data.analysisUnitsUsed.entries()) if (!r.companies.has(companyId)) return at(['analysisUnitsUsed', i, 0], `allowance taken by unknown company ${companyId}`);
+    return undefined;
   },
 };

@@ -11,7 +11,8 @@
 import { findEstablishment, establishmentTransition, setActiveCatalog } from './establishments.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { byPosition, indexesOf, linksOf, nextPosition, ownedBy, type Context, type Slice, type State } from './state.js';
+import { indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { at, repeatedId } from './integrity.js';
 import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
 
@@ -161,11 +162,17 @@ function addCatalog(state: State, catalog: Catalog): void {
 }
 
 export const catalogsSlice: Slice<'catalogs', readonly Catalog[]> = {
-  key: 'catalogs',
+  ...positioned('catalogs', (state) => state.catalogs.values(), addCatalog),
   holds: ['catalogs'],
   indexes: ['catalogs'],
-  toData: (state) => byPosition(state.catalogs.values()),
-  fromData: (state, catalogs) => {
-    for (const catalog of byPosition(catalogs)) addCatalog(state, catalog);
+  unique: (catalogs) => repeatedId('catalogs', catalogs, 'catalog'),
+  check: (data, r) => {
+    for (const [i, c] of data.catalogs.entries()) {
+      const establishment = r.establishments.get(c.establishmentId);
+      if (establishment?.companyId !== c.companyId) return at(['catalogs', i, 'establishmentId'], `catalog ${c.id}: establishment ${c.establishmentId} is not of its company`);
+      if ((c.estado === 'ativo') !== (c.excluidoEm === null)) return at(['catalogs', i, 'excluidoEm'], `catalog ${c.id}: excluidoEm must be set exactly when it is excluido`);
+      if (c.estado === 'ativo' && establishment.catalogoId !== c.id) return at(['catalogs', i, 'estado'], `catalog ${c.id} is active, yet establishment ${c.establishmentId} names ${establishment.catalogoId ?? 'no catalog'} as its active catalog`);
+    }
+    return undefined;
   },
 };

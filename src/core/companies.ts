@@ -7,6 +7,7 @@ import { registerHeadOffice, type Establishment } from './establishments.js';
 import { randomDigits, randomToken, uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { indexesOf, type Context, type Slice, type State } from './state.js';
+import { at, repeated, repeatedId } from './integrity.js';
 import { observeCoverage, surveillanceOf } from './surveillance.js';
 import type { Instant } from './time.js';
 
@@ -169,6 +170,13 @@ export const companiesSlice: Slice<'companies', readonly Company[]> = {
   fromData: (state, companies) => {
     for (const company of companies) addCompany(state, company);
   },
+  unique: (companies) => repeatedId('companies', companies, 'company') ?? repeated('companies', companies, 'cnpjRoot', (c) => c.cnpjRoot, (c) => `CNPJ root ${c.cnpjRoot}`),
+  check: (data, r) => {
+    for (const [i, c] of data.companies.entries()) {
+      if (r.establishments.get(c.headOfficeId)?.companyId !== c.id) return at(['companies', i, 'headOfficeId'], `company ${c.id}: head office ${c.headOfficeId} is not one of its establishments`);
+    }
+    return undefined;
+  },
 };
 
 export const credentialsSlice: Slice<'credentials', readonly Credential[]> = {
@@ -177,5 +185,11 @@ export const credentialsSlice: Slice<'credentials', readonly Credential[]> = {
   toData: (state) => [...state.credentials.values()],
   fromData: (state, credentials) => {
     for (const credential of credentials) state.credentials.set(credential.token, credential);
+  },
+  // The token itself is not repeated in the message: it is a credential.
+  unique: (credentials) => repeated('credentials', credentials, 'token', (c) => c.token, () => 'a credential token'),
+  check: (data, r) => {
+    for (const [i, c] of data.credentials.entries()) if (!r.companies.has(c.companyId)) return at(['credentials', i, 'companyId'], `a credential belongs to unknown company ${c.companyId}`);
+    return undefined;
   },
 };

@@ -11,7 +11,8 @@
 import { cnpjRoot, isValidCnpj } from './cnpj.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { byPosition, indexesOf, nextPosition, ownedBy, type Context, type Slice, type State } from './state.js';
+import { indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { at, repeated, repeatedId } from './integrity.js';
 import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
 
@@ -100,12 +101,23 @@ function addEstablishment(state: State, establishment: Establishment): void {
 }
 
 export const establishmentsSlice: Slice<'establishments', readonly Establishment[]> = {
-  key: 'establishments',
+  ...positioned('establishments', (state) => state.establishments.values(), addEstablishment),
   holds: ['establishments'],
   indexes: ['establishments', 'establishmentsByCnpj'],
-  toData: (state) => byPosition(state.establishments.values()),
-  fromData: (state, establishments) => {
-    for (const establishment of byPosition(establishments)) addEstablishment(state, establishment);
+  unique: (establishments) =>
+    repeatedId('establishments', establishments, 'establishment') ??
+    repeated('establishments', establishments, 'cnpj', (e) => `${e.companyId} ${e.cnpj}`, (e) => `CNPJ ${e.cnpj} in company ${e.companyId}`),
+  check: (data, r) => {
+    for (const [i, e] of data.establishments.entries()) {
+      const company = r.companies.get(e.companyId);
+      if (!company) return at(['establishments', i, 'companyId'], `establishment ${e.id} belongs to unknown company ${e.companyId}`);
+      if (cnpjRoot(e.cnpj) !== company.cnpjRoot) return at(['establishments', i, 'cnpj'], `establishment ${e.id}: CNPJ ${e.cnpj} does not start with its company's root ${company.cnpjRoot}`);
+      if (e.catalogoId === null) continue;
+      const catalog = r.catalogs.get(e.catalogoId);
+      if (catalog?.establishmentId !== e.id || catalog.estado !== 'ativo') return at(['establishments', i, 'catalogoId'], `establishment ${e.id}: catalog ${e.catalogoId} is not an active catalog of it`);
+      if (e.estado === 'arquivado') return at(['establishments', i, 'catalogoId'], `establishment ${e.id} is archived, so it has no active catalog`);
+    }
+    return undefined;
   },
 };
 

@@ -13,6 +13,7 @@
  */
 import { DAY, type Instant } from './time.js';
 import type { Slice, State } from './state.js';
+import { at, repeated } from './integrity.js';
 import type { Job } from './jobs.js';
 
 export const IDEMPOTENCY_RETENTION_MS = 60 * DAY;
@@ -243,4 +244,9 @@ export const idempotencySlice: Slice<'idempotency', readonly IdempotencyEntry[]>
   holds: ['idempotency'],
   toData: exportIdempotency,
   fromData: importIdempotency,
+  unique: (entries) => repeated('idempotency', entries, 'key', (r) => idempotencyScope(r.companyId, r.key), (r) => `idempotency-key "${r.key}" of company ${r.companyId}`),
+  check: (data, r) => {
+    for (const [i, record] of data.idempotency.entries()) if (!r.companies.has(record.companyId)) return at(['idempotency', i, 'companyId'], `an idempotent answer belongs to unknown company ${record.companyId}`);
+    return undefined;
+  },
 };

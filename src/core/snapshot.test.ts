@@ -201,4 +201,14 @@ describe('the slices (src/core/slices.ts)', () => {
     expect(JSON.stringify(exportState(imported))).toBe(JSON.stringify(data));
     expect(derived(imported)).toEqual(derived(state));
   });
+
+  it('each slice whose records hold a position gives them to the positions check, and every slice checks what is unique in it or its references', () => {
+    const data = exportState(rich());
+    for (const slice of SLICES) {
+      const value: unknown = data[slice.key];
+      const positioned = Array.isArray(value) && value.some((record) => typeof record === 'object' && record !== null && 'position' in record);
+      if (positioned) expect('positions' in slice, slice.key).toBe(true);
+      if (slice.key !== 'sequence') expect('unique' in slice || 'check' in slice, slice.key).toBe(true);
+    }
+  });
 });

@@ -23,7 +23,8 @@ import { uuidV7 } from './random.js';
 import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules.js';
 import { rulesFingerprint } from './regulatory/snapshot.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { byPosition, indexesOf, nextPosition, ownedBy, type Context, type Slice, type State } from './state.js';
+import { indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { at, repeatedCompany, repeatedId } from './integrity.js';
 import { countsOf, coverage, surveillanceOf, watchedAfter } from './surveillance.js';
 import { DAY, MINUTE, SECOND, type Instant } from './time.js';
 import { raiseEvent } from './webhooks/events.js';
@@ -311,12 +312,13 @@ function addExecution(state: State, execution: Execution): void {
 }
 
 export const executionsSlice: Slice<'executions', readonly Execution[]> = {
-  key: 'executions',
+  ...positioned('executions', (state) => state.executions.values(), addExecution),
   holds: ['executions'],
   indexes: ['executions'],
-  toData: (state) => byPosition(state.executions.values()),
-  fromData: (state, executions) => {
-    for (const execution of byPosition(executions)) addExecution(state, execution);
+  unique: (executions) => repeatedId('executions', executions, 'surveillance execution'),
+  check: (data, r) => {
+    for (const [i, e] of data.executions.entries()) if (!r.companies.has(e.companyId)) return at(['executions', i, 'companyId'], `surveillance execution ${e.id} belongs to unknown company ${e.companyId}`);
+    return undefined;
   },
 };
 
@@ -327,5 +329,18 @@ export const evaluationsSlice: Slice<'evaluations', readonly (readonly [companyI
   toData: (state) => [...state.evaluations.entries()].map(([companyId, cache]) => [companyId, [...cache.entries()]] as const),
   fromData: (state, evaluations) => {
     for (const [companyId, entries] of evaluations) state.evaluations.set(companyId, new Map(entries));
+  },
+  unique: (evaluations) => repeatedCompany('evaluations', evaluations, 0, ([c]) => c, 'the evaluations'),
+  check: (data, r) => {
+    for (const [i, [companyId, entries]] of data.evaluations.entries()) {
+      if (!r.companies.has(companyId)) return at(['evaluations', i, 0], `evaluations of unknown company ${companyId}`);
+      const seen = new Set<string>();
+      for (const [j, [productId]] of entries.entries()) {
+        if (r.products.get(productId)?.companyId !== companyId) return at(['evaluations', i, 1, j, 0], `evaluations of ${companyId}: ${productId} is not a product of the company`);
+        if (seen.has(productId)) return at(['evaluations', i, 1, j, 0], `evaluations of ${companyId}: product ${productId} appears twice`);
+        seen.add(productId);
+      }
+    }
+    return undefined;
   },
 };

@@ -20,6 +20,7 @@ import { OrderedIndex } from './ordered-index.js';
 import type { Product } from './products.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { nextPosition, type Context, type Slice, type State } from './state.js';
+import { at, repeated, repeatedCompany } from './integrity.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
 import { raiseEvent } from './webhooks/events.js';
 
@@ -277,4 +278,19 @@ export const surveillanceSlice: Slice<'surveillance', readonly SurveillanceData[
     }
     for (const product of state.products.values()) count(state, undefined, product);
   },
+  unique: (surveillance) => repeatedCompany('surveillance', surveillance, 'companyId', (s) => s.companyId, 'the surveillance'),
+  check: (data, r) => {
+    for (const [i, s] of data.surveillance.entries()) {
+      if (!r.companies.has(s.companyId)) return at(['surveillance', i, 'companyId'], `surveillance of unknown company ${s.companyId}`);
+      const selected = repeated('selected', s.selected, 0, ([id]) => id, ([id]) => `surveillance of ${s.companyId}: product ${id}`);
+      if (selected) return at(['surveillance', i, ...selected.path], selected.problem);
+      for (const [j, [id, position]] of s.selected.entries()) {
+        const product = r.products.get(id);
+        if (product?.companyId !== s.companyId || !product.ativo) return at(['surveillance', i, 'selected', j, 0], `surveillance of ${s.companyId}: ${id} is not an active product of the company`);
+        if (j > 0 && position <= s.selected[j - 1]![1]) return at(['surveillance', i, 'selected', j, 1], `surveillance of ${s.companyId}: the selection is listed in position order, and ${position} comes after ${s.selected[j - 1]![1]}`);
+      }
+    }
+    return undefined;
+  },
+  positions: (surveillance) => surveillance.flatMap((s, i) => s.selected.map(([, position], j) => [['surveillance', i, 'selected', j, 1], position] as const)),
 };

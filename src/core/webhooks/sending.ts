@@ -8,6 +8,7 @@
 import { DAY, MINUTE, type Instant } from '../time.js';
 import { ok, refuse, type Quota, type Result } from '../refusal.js';
 import type { Context, Slice, State } from '../state.js';
+import { at, repeatedCompany } from '../integrity.js';
 import { requireMatch, type IfMatch } from '../versioning.js';
 import { activeDestination, destinationEtag, findDestination, type WebhookDestination } from './destination.js';
 import { recordEvent, reopen, resendable, type WebhookEvent } from './events.js';
@@ -77,5 +78,10 @@ export const webhookSendsSlice: Slice<'webhookSends', readonly (readonly [compan
   toData: (state) => [...state.webhookSends.entries()],
   fromData: (state, sends) => {
     for (const [companyId, times] of sends) state.webhookSends.set(companyId, [...times]);
+  },
+  unique: (sends) => repeatedCompany('webhookSends', sends, 0, ([c]) => c, 'the test and resend times'),
+  check: (data, r) => {
+    for (const [i, [companyId]] of data.webhookSends.entries()) if (!r.companies.has(companyId)) return at(['webhookSends', i, 0], `test and resend times of unknown company ${companyId}`);
+    return undefined;
   },
 };
