@@ -1,6 +1,8 @@
 /**
- * The state as plain data and back (DESIGN §6 "snapshot and restore"). Only records are exported; the
- * per-company indexes are derived from them on import, in the same order, so cursors stay valid.
+ * The state as plain data and back (DESIGN §6 "snapshot and restore"), and what must hold of such data before it
+ * is imported: each a loop over the slices (src/core/slices.ts), which say it kind by kind beside their aggregates.
+ * Only records are exported; the per-company indexes are derived from them on import, in the same order, so
+ * cursors stay valid.
  */
 import { at, type Found, type Records } from './integrity.js';
 import { SLICES, type StateData } from './slices.js';
