@@ -3,8 +3,10 @@
  * changed: each attack an attacker study found, and the rules around them.
  */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Product } from '../core/products.js';
 import { createEmulator, type Emulator } from '../emulator.js';
-import type { Snapshot } from './snapshot-schema.js';
+import { schemaOf, type Same, type Snapshot } from './snapshot-schema.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 let keys = 0;
@@ -146,5 +148,43 @@ describe('restore takes back what the emulator itself snapshots', () => {
     emu.restore(snapshot);
     expect(emu.snapshot()).toEqual(snapshot);
     expect((await emu.clock.runUntilIdle()).ran).toBeGreaterThan(0);
+  });
+});
+
+describe('schemaOf: each record schema is checked against its core type by the compiler (npm run typecheck)', () => {
+  interface Sample {
+    readonly id: string;
+    readonly tags: readonly string[];
+    readonly note: string | null;
+    readonly estado: 'ativo' | 'arquivado';
+  }
+  const fields = { id: z.string(), tags: z.array(z.string()), note: z.string().nullable(), estado: z.enum(['ativo', 'arquivado']) };
+
+  it('takes a schema of exactly the type (readonly aside) and returns it unchanged', () => {
+    const schema = z.strictObject(fields);
+    expect(schemaOf<Sample>()(schema)).toBe(schema);
+    expect(schemaOf<Sample>()(schema).parse({ id: 'a', tags: ['x'], note: null, estado: 'ativo' })).toEqual({ id: 'a', tags: ['x'], note: null, estado: 'ativo' });
+    const same: Same<Sample, z.output<typeof schema>> = true;
+    expect(same).toBe(true);
+  });
+
+  it('does not compile a schema that lacks a field, adds one, or types one otherwise', () => {
+    const { note: _note, ...withoutNote } = fields;
+    // @ts-expect-error a field of the core type is missing from the schema
+    schemaOf<Sample>()(z.strictObject(withoutNote));
+    // @ts-expect-error the schema has a field the core type lacks
+    schemaOf<Sample>()(z.strictObject({ ...fields, extra: z.number() }));
+    // @ts-expect-error a nullable field the schema does not let be null
+    schemaOf<Sample>()(z.strictObject({ ...fields, note: z.string() }));
+    // @ts-expect-error a field the schema makes optional
+    schemaOf<Sample>()(z.strictObject({ ...fields, note: z.string().nullable().optional() }));
+    // @ts-expect-error a wider type than the core's (any string for a state)
+    schemaOf<Sample>()(z.strictObject({ ...fields, estado: z.string() }));
+    // @ts-expect-error a narrower one (a state the core type has is refused)
+    schemaOf<Sample>()(z.strictObject({ ...fields, estado: z.enum(['ativo']) }));
+    // @ts-expect-error a real record kind: a product schema without most of Product's fields
+    schemaOf<Product>()(z.strictObject({ id: z.string(), companyId: z.string() }));
+    const differs: Same<Sample, { id: string }> = false;
+    expect(differs).toBe(false);
   });
 });

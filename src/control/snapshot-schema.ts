@@ -13,11 +13,41 @@ import { JOBS } from '../core/jobs.js';
 import { ATTRIBUTE_PATTERN, NCM_PATTERN } from '../core/regulatory/snapshot.js';
 import { FINDING_TYPES } from '../core/regulatory/rules.js';
 import { checkIntegrity, checkTaskSubjects, type IntegrityProblem, type StateData } from '../core/snapshot.js';
+import type { Analysis } from '../core/analyses.js';
+import type { Catalog } from '../core/catalogs.js';
+import type { CnpjCorrection } from '../core/cnpj-corrections.js';
+import type { Company, Credential } from '../core/companies.js';
+import type { Establishment } from '../core/establishments.js';
+import type { IdempotencyEntry } from '../core/idempotency.js';
+import type { Ingestion } from '../core/ingestion/ingestions.js';
+import type { Product } from '../core/products.js';
+import type { ReferenceData } from '../core/regulatory/reference.js';
+import type { Finding } from '../core/regulatory/rules.js';
+import type { Evaluation, Execution, WatchedFinding } from '../core/surveillance-executions.js';
+import type { SurveillanceData } from '../core/surveillance.js';
 import { isoString } from '../core/time.js';
+import type { WebhookDestination } from '../core/webhooks/destination.js';
+import type { DeliveryAttempt, WebhookEvent } from '../core/webhooks/events.js';
 import { SECRET_PREFIX } from '../core/webhooks/destination.js';
 import { EVENT_KINDS, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE } from '../core/webhooks/events.js';
 import { webhookUrl } from '../http/schemas.js';
 import { fromEarlierFormat } from '../http/stored-answers.js';
+
+/** Drops `readonly` at every depth: the core's records are readonly, what a schema parses is not. */
+type Writable<T> = T extends object ? { -readonly [K in keyof T]: Writable<T[K]> } : T;
+/** Whether each of A and B is assignable to the other, readonly aside: no field missing or extra on either side, none typed otherwise. */
+export type Same<A, B> = [Writable<A>] extends [Writable<B>] ? ([Writable<B>] extends [Writable<A>] ? true : false) : false;
+
+/**
+ * The schema of a core type T: `schemaOf<Product>()(z.strictObject({ … }))` compiles only when what the schema
+ * parses is T, both ways: a field T gains that the schema lacks, one the schema has that T lacks, or one typed
+ * otherwise (a wider or narrower type, nullable or not, optional or not) leaves the call without its required
+ * second argument. The schema is returned as it is, so it can still be extended or piped.
+ */
+export const schemaOf =
+  <T>() =>
+  <S extends z.ZodType>(schema: S, ..._differs: Same<z.output<S>, T> extends true ? [] : [schemaDiffersFromCoreType: never]): S =>
+    schema;
 
 const int = z.number().int().min(0);
 /** Every instant is formatted as an ISO date-time and moves the clock: it must be one the clock can hold. */
@@ -53,26 +83,26 @@ const jsonObjectText = (what: string) =>
 
 const attributes = z.array(z.strictObject({ codigo: z.string(), valores: z.array(z.string()) }));
 
-const company = z.strictObject({
+const company = schemaOf<Company>()(z.strictObject({
   id, cnpjRoot: z.string().regex(/^\d{8}$/), name: z.string(), subscriptionActive: z.boolean(), surveillanceEntitled: z.boolean(),
   surveillanceCapacity: int, analysisAllowance: int, headOfficeId: id, createdAt: instant,
-});
+}));
 /** A token travels as `Authorization: Bearer <token>`: visible ASCII, no spaces. */
 const token = z.string().regex(/^[\x21-\x7e]+$/, 'must be a credential token: visible ASCII without spaces, as a Bearer header carries it');
-const credential = z.strictObject({ token, companyId: id, permissions: z.array(z.enum(PERMISSIONS)), createdAt: instant });
-const establishment = z.strictObject({
+const credential = schemaOf<Credential>()(z.strictObject({ token, companyId: id, permissions: z.array(z.enum(PERMISSIONS)), createdAt: instant }));
+const establishment = schemaOf<Establishment>()(z.strictObject({
   id, companyId: id, cnpj, nome: z.string(), estado: z.enum(['ativo', 'arquivado']), versao: int, catalogoId: id.nullable(),
   idExterno: nullableText, position: int, criadoEm: instant, atualizadoEm: instant,
-});
-const catalog = z.strictObject({
+}));
+const catalog = schemaOf<Catalog>()(z.strictObject({
   id, companyId: id, establishmentId: id, nome: z.string(), idExterno: nullableText, estado: z.enum(['ativo', 'excluido']), versao: int,
   position: int, criadoEm: instant, atualizadoEm: instant, excluidoEm: instant.nullable(),
-});
-const product = z.strictObject({
+}));
+const product = schemaOf<Product>()(z.strictObject({
   id, companyId: id, idExterno: nullableText, origem: z.string(), sku: nullableText, descricao: nullableText, ncm: z.string(),
   atributos: attributes, versao: int, ativo: z.boolean(),
   catalogos: z.array(id), position: int, criadoEm: instant, atualizadoEm: instant,
-});
+}));
 /**
  * A stored answer is replayed as it is: `new Response(body, { status, headers })` with its ETag, Location and
  * other headers, then written to the socket. So its status is one the store keeps (2xx) and a Response with a body
@@ -94,10 +124,10 @@ const headers = z.record(z.string(), z.string()).superRefine((record, ctx) => {
   }
 });
 const storedBody = jsonObjectText('every answer of the service');
-const storedAnswer = z.strictObject({
+const storedAnswer = schemaOf<IdempotencyEntry>()(z.strictObject({
   companyId: id, key: z.string(), fingerprint: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "a fingerprint is the request's digest: 22 characters of base64url"),
   expiresAt: instant, status: storedStatus, body: storedBody, etag: headerValue.nullable(), location: headerValue.nullable(), headers: headers.nullable(),
-});
+}));
 /** A stored answer of a snapshot taken before the store kept a digest of the fingerprint: converted, so it still replays. */
 const earlierStoredAnswer = z
   .strictObject({
@@ -115,46 +145,46 @@ const idempotency = z.unknown().transform((value, ctx) => {
   return z.NEVER;
 });
 
-const destination = z.strictObject({
+const destination = schemaOf<WebhookDestination>()(z.strictObject({
   id, companyId: id, versao: int, estado: z.enum(['ativo', 'revogado']), url: webhookUrl,
   secret: z.string().startsWith(SECRET_PREFIX, `must be a webhook secret: "${SECRET_PREFIX}" and its random part`).min(SECRET_PREFIX.length + 1, `must be a webhook secret: "${SECRET_PREFIX}" and its random part`),
   criadoEm: instant, atualizadoEm: instant,
-});
+}));
 const httpStatus = z.number().int().min(100).max(999);
-const attempt = z.strictObject({
+const attempt = schemaOf<DeliveryAttempt>()(z.strictObject({
   tentativa: int.min(1), ciclo: int.min(1), destinoVersao: int.nullable(), estado: z.enum(['iniciada', 'entregue', 'falhou', 'incerta']),
   iniciadaEm: instant, terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: httpStatus.nullable(),
-});
+}));
 /** An event is recorded only against its company's destination (spec CONV-09, WH-EVT-01: `destino_id` and `destino_versao` are never null). */
 const eventDestination = 'every webhook event is recorded against its company\'s destination: destinoId and destinoVersao must be set (null is not allowed)';
-const webhookEvent = z.strictObject({
+const webhookEvent = schemaOf<WebhookEvent>()(z.strictObject({
   id, companyId: id, tipo: z.enum(EVENT_KINDS), ocorridoEm: instant, criadoEm: instant, body: jsonObjectText('the envelope a delivery sends'), destinoId: z.string(eventDestination).pipe(id),
   destinoVersao: z.number(eventDestination).int().min(0), estado: z.enum(['pendente', 'executando', 'entregue', 'falhou', 'cancelado']), ciclo: int.min(1), prazoEm: instant,
   terminadoEm: instant.nullable(), proximaTentativaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: httpStatus.nullable(),
   attempts: z.array(attempt), position: int,
-});
-const cnpjCorrection = z.strictObject({
+}));
+const cnpjCorrection = schemaOf<CnpjCorrection>()(z.strictObject({
   id, companyId: id, establishmentId: id, cnpjNovo: cnpj, motivo: z.string(), versaoEsperada: int,
   estado: z.enum(['pendente', 'aprovada', 'rejeitada']), codigoRejeicao: z.string().nullable(), criadoEm: instant, decididoEm: instant.nullable(), position: int,
-});
-const finding = z.strictObject({ produto_id: id, ncm: z.string(), tipo: z.enum(FINDING_TYPES.map((t) => t.tipo)), detalhe: z.string(), avaliado_em: instant, snapshot_id: z.string() });
-const analysis = z.strictObject({
+}));
+const finding = schemaOf<Finding>()(z.strictObject({ produto_id: id, ncm: z.string(), tipo: z.enum(FINDING_TYPES.map((t) => t.tipo)), detalhe: z.string(), avaliado_em: instant, snapshot_id: z.string() }));
+const analysis = schemaOf<Analysis>()(z.strictObject({
   id, companyId: id, estado: z.enum(['pendente', 'executando', 'concluida', 'falhou']), criadaEm: instant, iniciadaEm: instant.nullable(),
   terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), snapshotId: z.string().nullable(), produtosAvaliados: int.nullable(),
   findings: z.array(finding).nullable(), position: int,
-});
-const watchedFinding = finding.extend({ reaproveitado: z.boolean() });
-const execution = z.strictObject({
+}));
+const watchedFinding = schemaOf<WatchedFinding>()(finding.extend({ reaproveitado: z.boolean() }));
+const execution = schemaOf<Execution>()(z.strictObject({
   id, companyId: id, motivo: z.enum(['agendada', 'publicacao']), estado: z.enum(['pendente', 'executando', 'concluida', 'falhou']), criadaEm: instant,
   iniciadaEm: instant.nullable(), terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), snapshotId: z.string().nullable(),
   produtosAvaliados: int.nullable(), reaproveitados: int.nullable(), findings: z.array(watchedFinding).nullable(), divergente: z.boolean().nullable(), position: int,
-});
-const evaluation = z.strictObject({ versao: int, fingerprint: z.string(), findings: z.array(finding) });
+}));
+const evaluation = schemaOf<Evaluation>()(z.strictObject({ versao: int, fingerprint: z.string(), findings: z.array(finding) }));
 const ingestionRecord = z.strictObject({ idExterno: z.string(), origem: z.string(), ncm: z.string(), sku: nullableText, descricao: nullableText, atributos: attributes });
 const recordError = z.strictObject({ lote: int, indice: int, caminho: z.string(), codigo: z.string(), mensagem: z.string() });
 /** Batch numbers and counts within the ingestion limits: validation walks every number up to total_lotes. */
 const batchNumber = z.number().int().min(1).max(MAX_BATCHES);
-const ingestion = z.strictObject({
+const ingestion = schemaOf<Ingestion>()(z.strictObject({
   id, companyId: id, catalogId: id, operacao: z.enum(['mesclar', 'substituicao_catalogo', 'substituicao_integral']), referenciaExterna: nullableText,
   estado: z.enum(['aberta', 'validando', 'validada', 'rejeitada', 'aplicando', 'aplicada', 'revisao_necessaria', 'falhou', 'expirada']),
   versao: int, versaoCatalogo: int, criadaEm: instant, atualizadaEm: instant, expiraEm: instant.nullable(), totalLotes: batchNumber.nullable(),
@@ -176,7 +206,27 @@ const ingestion = z.strictObject({
   aplicacao: z.strictObject({ versaoCatalogo: int, aplicadaEm: instant }).nullable(),
   codigoFalha: z.string().nullable(),
   position: int,
-});
+}));
+const surveillance = schemaOf<SurveillanceData>()(z.strictObject({
+  companyId: id,
+  modo: z.enum(['selecao', 'todos']),
+  versao: int,
+  selected: z.array(z.tuple([id, int])),
+  lastCoverage: z.enum(['indisponivel', 'sem_selecao', 'parcial', 'integral', 'capacidade_excedida']),
+}));
+const reference = schemaOf<ReferenceData>()(z.strictObject({
+  // The next publication takes the next number: it must stay an exact integer.
+  id: z.string().regex(/^ref-\d{4,15}$/, 'must be a reference id: "ref-" and 4 to 15 digits'),
+  publicadoEm: instant,
+  table: z
+    .strictObject({
+      id: z.string(),
+      publicadoEm: z.string(),
+      ncms: z.array(z.strictObject({ codigo: z.string().regex(NCM_PATTERN), descricao: z.string(), extinta: z.boolean(), extintaDesde: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable(), obrigatorios: z.array(z.string()) })),
+      atributos: z.array(z.strictObject({ codigo: z.string().regex(ATTRIBUTE_PATTERN), nome: z.string(), dominio: z.array(z.string()).nullable() })),
+    })
+    .nullable(),
+}));
 const task = z.strictObject({
   due: instant, kind: z.string(), owner: id.nullable(), payload: z.unknown().optional(),
   everyMs: z.number().int().min(MIN_PERIOD_MS, `must be a period of at least ${MIN_PERIOD_MS} ms`).max(LATEST_INSTANT - EARLIEST_INSTANT, 'must be a period within the clock\'s range').optional(),
@@ -210,7 +260,7 @@ export const snapshotSchema = z.strictObject({
   random: z.tuple([uint32, uint32, uint32, uint32]),
   requestRandom: z.tuple([uint32, uint32, uint32, uint32]),
   tasks: z.array(task),
-  state: z.strictObject({
+  state: schemaOf<StateData>()(z.strictObject({
     sequence: int.max(MAX_SEQUENCE, `must be at most ${MAX_SEQUENCE}`),
     companies: z.array(company),
     credentials: z.array(credential),
@@ -227,30 +277,10 @@ export const snapshotSchema = z.strictObject({
     ingestions: z.array(ingestion),
     evaluations: z.array(z.tuple([id, z.array(z.tuple([id, evaluation]))])),
     analysisUnitsUsed: z.array(z.tuple([id, int])),
-    surveillance: z.array(
-      z.strictObject({
-        companyId: id,
-        modo: z.enum(['selecao', 'todos']),
-        versao: int,
-        selected: z.array(z.tuple([id, int])),
-        lastCoverage: z.enum(['indisponivel', 'sem_selecao', 'parcial', 'integral', 'capacidade_excedida']),
-      }),
-    ),
-    regulatory: z.strictObject({
-      // The next publication takes the next number: it must stay an exact integer.
-      id: z.string().regex(/^ref-\d{4,15}$/, 'must be a reference id: "ref-" and 4 to 15 digits'),
-      publicadoEm: instant,
-      table: z
-        .strictObject({
-          id: z.string(),
-          publicadoEm: z.string(),
-          ncms: z.array(z.strictObject({ codigo: z.string().regex(NCM_PATTERN), descricao: z.string(), extinta: z.boolean(), extintaDesde: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable(), obrigatorios: z.array(z.string()) })),
-          atributos: z.array(z.strictObject({ codigo: z.string().regex(ATTRIBUTE_PATTERN), nome: z.string(), dominio: z.array(z.string()).nullable() })),
-        })
-        .nullable(),
-    }),
+    surveillance: z.array(surveillance),
+    regulatory: reference,
     webhookSends: z.array(z.tuple([id, z.array(instant)])),
-  }),
+  })),
 });
 
 export type Snapshot = z.infer<typeof snapshotSchema>;
@@ -292,10 +322,9 @@ export function readSnapshot(input: unknown, loadProblem: (task: TaskData) => { 
     const payload = (TASK_PAYLOADS.get(t.kind) ?? z.undefined(`a "${t.kind}" task takes no payload`)).safeParse(t.payload);
     if (!payload.success) throw shapeError(payload.error.issues[0], ['tasks', i, 'payload']);
   }
-  const state = snapshot.state as StateData;
-  const problem = checkIntegrity(state);
+  const problem = checkIntegrity(snapshot.state);
   if (problem) throw inconsistent(problem, 'state');
-  const taskProblem = checkTaskSubjects(state, snapshot.tasks);
+  const taskProblem = checkTaskSubjects(snapshot.state, snapshot.tasks);
   if (taskProblem) throw inconsistent(taskProblem, 'tasks');
   return snapshot;
 }

@@ -17,7 +17,8 @@ import { evaluateProduct, type Finding } from './regulatory/rules.js';
 import { schedule } from './outbox.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import { indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { at, repeated, repeatedCompany, repeatedId } from './integrity.js';
 import { MINUTE, SECOND, type Instant } from './time.js';
 import type { Job } from './jobs.js';
 
@@ -83,9 +84,7 @@ export function requestAnalysis(state: State, companyId: string, ctx: Context): 
     findings: null,
     position: nextPosition(state),
   };
-  state.analyses.set(analysis.id, analysis);
-  state.openAnalyses.set(companyId, analysis.id);
-  indexesOf(state, companyId).analyses.add(analysis.id, analysis.position);
+  addAnalysis(state, analysis);
   schedule(state, { kind: TASK_ANALYSIS_START, owner: companyId, due: ctx.now + START_DELAY_MS, payload: { analysisId: analysis.id } });
   return { analysis, created: true };
 }
@@ -162,3 +161,36 @@ export const analysisJobs: readonly Job[] = [
   { task: TASK_ANALYSIS_START, nature: 'work', subject: 'analysisId', faults: { kind: 'analise', effects: 'delayMs' }, run: (state, payload, ctx) => startAnalysis(state, payload.analysisId!, ctx) },
   { task: TASK_ANALYSIS_END, nature: 'work', subject: 'analysisId', faults: { kind: 'analise', effects: 'fail' }, run: (state, payload, ctx, failed) => finishAnalysis(state, payload.analysisId!, failed, ctx) },
 ];
+
+/** A new (or restored) analysis, in its company's list; while pendente or executando, the company's open one. */
+function addAnalysis(state: State, analysis: Analysis): void {
+  state.analyses.set(analysis.id, analysis);
+  if (analysis.estado === 'pendente' || analysis.estado === 'executando') state.openAnalyses.set(analysis.companyId, analysis.id);
+  indexesOf(state, analysis.companyId).analyses.add(analysis.id, analysis.position);
+}
+
+export const analysesSlice: Slice<'analyses', readonly Analysis[]> = {
+  ...positioned('analyses', (state) => state.analyses.values(), addAnalysis),
+  holds: ['analyses', 'openAnalyses'],
+  indexes: ['analyses'],
+  unique: (analyses) => repeatedId('analyses', analyses, 'analysis'),
+  check: (data, r) => {
+    for (const [i, a] of data.analyses.entries()) if (!r.companies.has(a.companyId)) return at(['analyses', i, 'companyId'], `analysis ${a.id} belongs to unknown company ${a.companyId}`);
+    return repeated('analyses', data.analyses, 'estado', (a) => (a.estado === 'pendente' || a.estado === 'executando' ? a.companyId : undefined), (a) => `an open (pendente or executando) analysis of company ${a.companyId}`);
+  },
+};
+
+/** Per company, the allowance units its analysis runs took. */
+export const analysisUnitsUsedSlice: Slice<'analysisUnitsUsed', readonly (readonly [companyId: string, used: number])[]> = {
+  key: 'analysisUnitsUsed',
+  holds: ['analysisUnitsUsed'],
+  toData: (state) => [...state.analysisUnitsUsed.entries()],
+  fromData: (state, entries) => {
+    for (const [companyId, used] of entries) state.analysisUnitsUsed.set(companyId, used);
+  },
+  unique: (entries) => repeatedCompany('analysisUnitsUsed', entries, 0, ([c]) => c, 'the allowance taken'),
+  check: (data, r) => {
+    for (const [i, [companyId]] of data.analysisUnitsUsed.entries()) if (!r.companies.has(companyId)) return at(['analysisUnitsUsed', i, 0], `allowance taken by unknown company ${companyId}`);
+    return undefined;
+  },
+};

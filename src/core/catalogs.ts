@@ -11,7 +11,8 @@
 import { findEstablishment, establishmentTransition, setActiveCatalog } from './establishments.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, linksOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import { indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { at, repeatedId } from './integrity.js';
 import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
 
@@ -78,9 +79,7 @@ export function createCatalog(state: State, companyId: string, input: NewCatalog
     atualizadoEm: ctx.now,
     excluidoEm: null,
   };
-  state.catalogs.set(catalog.id, catalog);
-  indexesOf(state, companyId).catalogs.add(catalog.id, catalog.position);
-  linksOf(state, companyId, catalog.id);
+  addCatalog(state, catalog);
   setActiveCatalog(state, establishment, catalog.id, ctx);
   return ok(catalog);
 }
@@ -154,3 +153,26 @@ export function catalogsAfter(state: State, companyId: string, afterId: string |
     }
   })();
 }
+
+/** A new (or restored) catalog, in its company's list, with its (empty) index of linked products. */
+function addCatalog(state: State, catalog: Catalog): void {
+  state.catalogs.set(catalog.id, catalog);
+  indexesOf(state, catalog.companyId).catalogs.add(catalog.id, catalog.position);
+  linksOf(state, catalog.companyId, catalog.id);
+}
+
+export const catalogsSlice: Slice<'catalogs', readonly Catalog[]> = {
+  ...positioned('catalogs', (state) => state.catalogs.values(), addCatalog),
+  holds: ['catalogs'],
+  indexes: ['catalogs'],
+  unique: (catalogs) => repeatedId('catalogs', catalogs, 'catalog'),
+  check: (data, r) => {
+    for (const [i, c] of data.catalogs.entries()) {
+      const establishment = r.establishments.get(c.establishmentId);
+      if (establishment?.companyId !== c.companyId) return at(['catalogs', i, 'establishmentId'], `catalog ${c.id}: establishment ${c.establishmentId} is not of its company`);
+      if ((c.estado === 'ativo') !== (c.excluidoEm === null)) return at(['catalogs', i, 'excluidoEm'], `catalog ${c.id}: excluidoEm must be set exactly when it is excluido`);
+      if (c.estado === 'ativo' && establishment.catalogoId !== c.id) return at(['catalogs', i, 'estado'], `catalog ${c.id} is active, yet establishment ${c.establishmentId} names ${establishment.catalogoId ?? 'no catalog'} as its active catalog`);
+    }
+    return undefined;
+  },
+};

@@ -17,7 +17,8 @@ import { replaceCatalog } from './catalogs.js';
 import { schedule } from './outbox.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import { indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { at, repeated, repeatedId } from './integrity.js';
 import { HOUR, type Instant } from './time.js';
 import { requireMatch, type IfMatch } from './versioning.js';
 import type { Job } from './jobs.js';
@@ -104,8 +105,7 @@ export function requestCnpjCorrection(state: State, companyId: string, establish
     decididoEm: null,
     position: nextPosition(state),
   };
-  state.cnpjCorrections.set(correction.id, correction);
-  state.pendingCnpjCorrections.set(establishmentId, correction.id);
+  addCorrection(state, correction);
   schedule(state, { kind: TASK_REVIEW, owner: companyId, due: ctx.now + REVIEW_DELAY_MS, payload: { correctionId: correction.id } });
   return ok(correction);
 }
@@ -158,4 +158,25 @@ export const cnpjReviewJob: Job = {
   subject: 'correctionId',
   faults: { kind: 'revisao_cnpj', effects: 'both' },
   run: (state, payload, ctx, failed) => void reviewCnpjCorrection(state, payload.correctionId!, failed, ctx),
+};
+
+/** A new (or restored) correction; while pendente, its establishment's pending one. */
+function addCorrection(state: State, correction: CnpjCorrection): void {
+  state.cnpjCorrections.set(correction.id, correction);
+  if (correction.estado === 'pendente') state.pendingCnpjCorrections.set(correction.establishmentId, correction.id);
+}
+
+export const cnpjCorrectionsSlice: Slice<'cnpjCorrections', readonly CnpjCorrection[]> = {
+  ...positioned('cnpjCorrections', (state) => state.cnpjCorrections.values(), addCorrection),
+  holds: ['cnpjCorrections', 'pendingCnpjCorrections'],
+  unique: (corrections) => repeatedId('cnpjCorrections', corrections, 'CNPJ correction'),
+  check: (data, r) => {
+    for (const [i, c] of data.cnpjCorrections.entries()) {
+      if (r.establishments.get(c.establishmentId)?.companyId !== c.companyId) return at(['cnpjCorrections', i, 'establishmentId'], `CNPJ correction ${c.id}: establishment ${c.establishmentId} is not of its company`);
+      // An approval gives the establishment this CNPJ: it keeps the establishment in its company.
+      const root = r.companies.get(c.companyId)!.cnpjRoot;
+      if (cnpjRoot(c.cnpjNovo) !== root) return at(['cnpjCorrections', i, 'cnpjNovo'], `CNPJ correction ${c.id}: ${c.cnpjNovo} does not start with its company's root ${root}`);
+    }
+    return repeated('cnpjCorrections', data.cnpjCorrections, 'estado', (c) => (c.estado === 'pendente' ? c.establishmentId : undefined), (c) => `a pending CNPJ correction of establishment ${c.establishmentId}`);
+  },
 };

@@ -6,7 +6,8 @@ import { headOfficeCnpj } from './cnpj.js';
 import { registerHeadOffice, type Establishment } from './establishments.js';
 import { randomDigits, randomToken, uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, type Context, type State } from './state.js';
+import { indexesOf, type Context, type Slice, type State } from './state.js';
+import { at, repeated, repeatedId } from './integrity.js';
 import { observeCoverage, surveillanceOf } from './surveillance.js';
 import type { Instant } from './time.js';
 
@@ -97,8 +98,7 @@ export function createCompany(state: State, input: NewCompany, ctx: Context): Re
     headOfficeId: headOffice.id,
     createdAt: ctx.now,
   };
-  state.companies.set(id, company);
-  indexesOf(state, id);
+  addCompany(state, company);
   // Created with the company, so the first coverage change is compared with the coverage it started with.
   surveillanceOf(state, id);
   const credential = issueCredential(state, id, input.permissions ?? PERMISSIONS, ctx);
@@ -156,3 +156,40 @@ function checkFlags(flags: CompanyFlags): Result<never> | undefined {
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
+
+/** A company, and the entry of its per-company indexes (which the other slices fill). */
+function addCompany(state: State, company: Company): void {
+  state.companies.set(company.id, company);
+  indexesOf(state, company.id);
+}
+
+export const companiesSlice: Slice<'companies', readonly Company[]> = {
+  key: 'companies',
+  holds: ['companies', 'indexes'],
+  toData: (state) => [...state.companies.values()],
+  fromData: (state, companies) => {
+    for (const company of companies) addCompany(state, company);
+  },
+  unique: (companies) => repeatedId('companies', companies, 'company') ?? repeated('companies', companies, 'cnpjRoot', (c) => c.cnpjRoot, (c) => `CNPJ root ${c.cnpjRoot}`),
+  check: (data, r) => {
+    for (const [i, c] of data.companies.entries()) {
+      if (r.establishments.get(c.headOfficeId)?.companyId !== c.id) return at(['companies', i, 'headOfficeId'], `company ${c.id}: head office ${c.headOfficeId} is not one of its establishments`);
+    }
+    return undefined;
+  },
+};
+
+export const credentialsSlice: Slice<'credentials', readonly Credential[]> = {
+  key: 'credentials',
+  holds: ['credentials'],
+  toData: (state) => [...state.credentials.values()],
+  fromData: (state, credentials) => {
+    for (const credential of credentials) state.credentials.set(credential.token, credential);
+  },
+  // The token itself is not repeated in the message: it is a credential.
+  unique: (credentials) => repeated('credentials', credentials, 'token', (c) => c.token, () => 'a credential token'),
+  check: (data, r) => {
+    for (const [i, c] of data.credentials.entries()) if (!r.companies.has(c.companyId)) return at(['credentials', i, 'companyId'], `a credential belongs to unknown company ${c.companyId}`);
+    return undefined;
+  },
+};

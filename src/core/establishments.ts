@@ -11,7 +11,8 @@
 import { cnpjRoot, isValidCnpj } from './cnpj.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import { indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { at, repeated, repeatedId } from './integrity.js';
 import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
 
@@ -87,12 +88,38 @@ function insert(state: State, companyId: string, input: NewEstablishment, ctx: C
     criadoEm: ctx.now,
     atualizadoEm: ctx.now,
   };
-  state.establishments.set(establishment.id, establishment);
-  const indexes = indexesOf(state, companyId);
-  indexes.establishments.add(establishment.id, establishment.position);
-  indexes.establishmentsByCnpj.set(establishment.cnpj, establishment.id);
+  addEstablishment(state, establishment);
   return establishment;
 }
+
+/** A new (or restored) establishment, in its company's list and CNPJ index. */
+function addEstablishment(state: State, establishment: Establishment): void {
+  state.establishments.set(establishment.id, establishment);
+  const indexes = indexesOf(state, establishment.companyId);
+  indexes.establishments.add(establishment.id, establishment.position);
+  indexes.establishmentsByCnpj.set(establishment.cnpj, establishment.id);
+}
+
+export const establishmentsSlice: Slice<'establishments', readonly Establishment[]> = {
+  ...positioned('establishments', (state) => state.establishments.values(), addEstablishment),
+  holds: ['establishments'],
+  indexes: ['establishments', 'establishmentsByCnpj'],
+  unique: (establishments) =>
+    repeatedId('establishments', establishments, 'establishment') ??
+    repeated('establishments', establishments, 'cnpj', (e) => `${e.companyId} ${e.cnpj}`, (e) => `CNPJ ${e.cnpj} in company ${e.companyId}`),
+  check: (data, r) => {
+    for (const [i, e] of data.establishments.entries()) {
+      const company = r.companies.get(e.companyId);
+      if (!company) return at(['establishments', i, 'companyId'], `establishment ${e.id} belongs to unknown company ${e.companyId}`);
+      if (cnpjRoot(e.cnpj) !== company.cnpjRoot) return at(['establishments', i, 'cnpj'], `establishment ${e.id}: CNPJ ${e.cnpj} does not start with its company's root ${company.cnpjRoot}`);
+      if (e.catalogoId === null) continue;
+      const catalog = r.catalogs.get(e.catalogoId);
+      if (catalog?.establishmentId !== e.id || catalog.estado !== 'ativo') return at(['establishments', i, 'catalogoId'], `establishment ${e.id}: catalog ${e.catalogoId} is not an active catalog of it`);
+      if (e.estado === 'arquivado') return at(['establishments', i, 'catalogoId'], `establishment ${e.id} is archived, so it has no active catalog`);
+    }
+    return undefined;
+  },
+};
 
 export function findEstablishment(state: State, companyId: string, id: string, caminho = 'path.id'): Result<Establishment> {
   const establishment = ownedBy(state.establishments, companyId, id);

@@ -12,7 +12,8 @@
  * processed is not service state either: the HTTP shell tracks those keys (409 while in flight) outside it.
  */
 import { DAY, type Instant } from './time.js';
-import type { State } from './state.js';
+import type { Slice, State } from './state.js';
+import { at, repeated } from './integrity.js';
 import type { Job } from './jobs.js';
 
 export const IDEMPOTENCY_RETENTION_MS = 60 * DAY;
@@ -236,4 +237,16 @@ export const idempotencyPurgeJob: Job = {
   everyMs: DAY,
   coalesce: true,
   run: (state, _payload, ctx) => void purgeExpiredIdempotency(state, ctx.now),
+};
+
+export const idempotencySlice: Slice<'idempotency', readonly IdempotencyEntry[]> = {
+  key: 'idempotency',
+  holds: ['idempotency'],
+  toData: exportIdempotency,
+  fromData: importIdempotency,
+  unique: (entries) => repeated('idempotency', entries, 'key', (r) => idempotencyScope(r.companyId, r.key), (r) => `idempotency-key "${r.key}" of company ${r.companyId}`),
+  check: (data, r) => {
+    for (const [i, record] of data.idempotency.entries()) if (!r.companies.has(record.companyId)) return at(['idempotency', i, 'companyId'], `an idempotent answer belongs to unknown company ${record.companyId}`);
+    return undefined;
+  },
 };

@@ -14,7 +14,8 @@
 import { catalogTransition, findActiveCatalog, findCatalog, replaceCatalog } from './catalogs.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, linksOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import { indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { at, repeated, repeatedId } from './integrity.js';
 import type { Instant } from './time.js';
 import { productChanged } from './surveillance.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
@@ -102,10 +103,7 @@ export function addProduct(state: State, companyId: string, catalogId: string, i
     criadoEm: ctx.now,
     atualizadoEm: ctx.now,
   };
-  state.products.set(product.id, product);
-  const indexes = indexesOf(state, companyId);
-  indexes.products.add(product.id, product.position);
-  if (product.idExterno !== null) indexes.productsByExternalId.set(product.idExterno, product.id);
+  putProduct(state, product);
   linksOf(state, companyId, catalogId).add(product.id, nextPosition(state));
   productChanged(state, undefined, product, ctx);
   return product;
@@ -229,3 +227,67 @@ export function* catalogProductsAfter(state: State, companyId: string, catalogId
     if (product) yield [product, at];
   }
 }
+
+/** A new (or restored) product, in its company's list and `id_externo` index. */
+function putProduct(state: State, product: Product): void {
+  state.products.set(product.id, product);
+  const indexes = indexesOf(state, product.companyId);
+  indexes.products.add(product.id, product.position);
+  if (product.idExterno !== null) indexes.productsByExternalId.set(product.idExterno, product.id);
+}
+
+export const productsSlice: Slice<'products', readonly Product[]> = {
+  ...positioned('products', (state) => state.products.values(), putProduct),
+  holds: ['products'],
+  indexes: ['products', 'productsByExternalId'],
+  unique: (products) =>
+    repeatedId('products', products, 'product') ??
+    repeated('products', products, 'idExterno', (p) => (p.idExterno === null ? undefined : `${p.companyId} ${p.idExterno}`), (p) => `id_externo "${p.idExterno}" in company ${p.companyId}`),
+  check: (data, r) => {
+    const linked = new Set(data.links.map(([catalogId, productId]) => `${catalogId} ${productId}`));
+    for (const [i, p] of data.products.entries()) {
+      if (!r.companies.has(p.companyId)) return at(['products', i, 'companyId'], `product ${p.id} belongs to unknown company ${p.companyId}`);
+      if (!p.ativo && p.catalogos.length > 0) return at(['products', i, 'catalogos'], `product ${p.id} is inactive, so it is linked to no catalog`);
+      for (const [j, id] of p.catalogos.entries()) {
+        const catalog = r.catalogs.get(id);
+        if (catalog?.companyId !== p.companyId) return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} is not of its company`);
+        if (catalog.estado !== 'ativo') return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} is deleted, and a deleted catalog has no products`);
+        if (p.catalogos.indexOf(id) !== j) return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} appears twice`);
+        if (!linked.has(`${id} ${p.id}`)) return at(['products', i, 'catalogos', j], `product ${p.id}: its link to catalog ${id} is not in links`);
+      }
+    }
+    return undefined;
+  },
+};
+
+/** A link of a product to a catalog: [catalog id, product id, position], in link order. */
+export type Link = readonly [catalogId: string, productId: string, position: number];
+
+/** The links, each catalog's in its own index (a product's `catalogos` says the same, without their order). */
+export const linksSlice: Slice<'links', readonly Link[]> = {
+  key: 'links',
+  holds: [],
+  indexes: ['catalogProducts'],
+  toData: (state) => {
+    const links: [string, string, number][] = [];
+    for (const catalog of state.catalogs.values()) {
+      const index = state.indexes.get(catalog.companyId)?.catalogProducts.get(catalog.id);
+      for (const [productId, position] of index?.after() ?? []) links.push([catalog.id, productId, position]);
+    }
+    return links.sort((a, b) => a[2] - b[2]);
+  },
+  fromData: (state, links) => {
+    for (const [catalogId, productId, position] of [...links].sort((a, b) => a[2] - b[2])) {
+      const catalog = state.catalogs.get(catalogId);
+      if (catalog) linksOf(state, catalog.companyId, catalogId).add(productId, position);
+    }
+  },
+  unique: (links) => repeated('links', links, 1, ([catalogId, productId]) => `${catalogId} ${productId}`, ([catalogId, productId]) => `the link of product ${productId} to catalog ${catalogId}`),
+  check: (data, r) => {
+    for (const [i, [catalogId, productId]] of data.links.entries()) {
+      if (!r.products.get(productId)?.catalogos.includes(catalogId)) return at(['links', i], `link ${catalogId} → ${productId} is not in the product's catalogos`);
+    }
+    return undefined;
+  },
+  positions: (links) => links.map(([, , position], i) => [['links', i, 2], position] as const),
+};

@@ -8,6 +8,8 @@ import type { Catalog } from './catalogs.js';
 import type { Evaluation, Execution } from './surveillance-executions.js';
 import type { CnpjCorrection } from './cnpj-corrections.js';
 import type { Company, Credential } from './companies.js';
+import type { Found, Records } from './integrity.js';
+import type { StateData } from './slices.js';
 import type { Establishment } from './establishments.js';
 import type { CompanyAnswers } from './idempotency.js';
 import type { Ingestion } from './ingestion/ingestions.js';
@@ -164,6 +166,50 @@ export function linksOf(state: State, companyId: string, catalogId: string): Ord
   return links;
 }
 
+/**
+ * One kind of record (or one derived table) as it travels in a snapshot: the `key` it has in the snapshot's
+ * `state`, the parts of the State it holds, how it exports them as plain data and how it imports them back,
+ * rebuilding its indexes with its aggregate's own functions. Each aggregate declares its slices beside its
+ * transitions; src/core/slices.ts lists them all, and exportState/importState loop over that list.
+ */
+export interface Slice<K extends string = string, D = unknown> {
+  readonly key: K;
+  /** The State fields it fills on import (each field belongs to exactly one slice). */
+  readonly holds: readonly (keyof State)[];
+  /** The per-company indexes it rebuilds on import (each belongs to exactly one slice). */
+  readonly indexes?: readonly (keyof CompanyIndexes)[];
+  toData(state: State): D;
+  /** Runs in the registry's order, so it may read what earlier slices imported. */
+  fromData(state: State, data: D): void;
+  /**
+   * What must be unique in its data, before fromData may run on it (checkIntegrity runs every slice's before any
+   * slice's `check`): the first problem, or undefined.
+   */
+  unique?(data: D): Found;
+  /** What its records must hold of the others (a reference resolves within its company, …); run in the registry's order. */
+  check?(data: StateData, records: Records): Found;
+  /** The positions its records hold, with their paths: a position is unique across the state and at most `sequence`. */
+  positions?(data: D): Iterable<readonly [path: readonly (string | number)[], position: number]>;
+}
+
+/** Records in the order their positions give them: lists, and a snapshot's order. */
+export const byPosition = <T extends { readonly position: number }>(records: Iterable<T>): T[] => [...records].sort((a, b) => a.position - b.position);
+
+/**
+ * What the slice of a kind of record that positions order shares: the records in position order, imported in that
+ * order by `add` (the aggregate's own, which creation uses too), and their positions for the integrity check.
+ */
+export function positioned<K extends string, T extends { readonly position: number }>(key: K, records: (state: State) => Iterable<T>, add: (state: State, record: T) => void) {
+  return {
+    key,
+    toData: (state: State): readonly T[] => byPosition(records(state)),
+    fromData: (state: State, data: readonly T[]): void => {
+      for (const record of byPosition(data)) add(state, record);
+    },
+    positions: (data: readonly T[]) => data.map((record, i) => [[key, i, 'position'], record.position] as const),
+  };
+}
+
 /** A record of `companyId` by id, or undefined: another company's resource does not exist for this one. */
 export function ownedBy<T extends { readonly companyId: string }>(
   records: Map<string, T>,
@@ -173,3 +219,13 @@ export function ownedBy<T extends { readonly companyId: string }>(
   const record = records.get(id);
   return record && record.companyId === companyId ? record : undefined;
 }
+
+/** The last position handed out, so later records come after every restored one. */
+export const sequenceSlice: Slice<'sequence', number> = {
+  key: 'sequence',
+  holds: ['sequence'],
+  toData: (state) => state.sequence,
+  fromData: (state, sequence) => {
+    state.sequence = sequence;
+  },
+};

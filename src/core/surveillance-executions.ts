@@ -24,7 +24,8 @@ import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules
 import { publishReference, type Published } from './regulatory/reference.js';
 import { rulesFingerprint, type SnapshotChange } from './regulatory/snapshot.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, nextPosition, ownedBy, type Context, type State } from './state.js';
+import { indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { at, repeatedCompany, repeatedId } from './integrity.js';
 import { countsOf, coverage, surveillanceOf, watchedAfter } from './surveillance.js';
 import { DAY, MINUTE, SECOND, type Instant } from './time.js';
 import { raiseEvent } from './webhooks/events.js';
@@ -99,8 +100,7 @@ function open(state: State, companyId: string, motivo: ExecutionReason, ctx: Con
     divergente: null,
     position: nextPosition(state),
   };
-  state.executions.set(execution.id, execution);
-  indexesOf(state, companyId).executions.add(execution.id, execution.position);
+  addExecution(state, execution);
   schedule(state, { kind: TASK_EXECUTION_START, owner: companyId, due: ctx.now + START_DELAY_MS, payload: { executionId: execution.id } });
   return execution;
 }
@@ -314,4 +314,44 @@ export const dailyScheduleJob: Job = {
   everyMs: DAILY_EVERY_MS,
   coalesce: dailyRunIsIdle,
   run: (state, _payload, ctx) => scheduleDailyExecutions(state, ctx),
+};
+
+/** A new (or restored) execution, in its company's list. */
+function addExecution(state: State, execution: Execution): void {
+  state.executions.set(execution.id, execution);
+  indexesOf(state, execution.companyId).executions.add(execution.id, execution.position);
+}
+
+export const executionsSlice: Slice<'executions', readonly Execution[]> = {
+  ...positioned('executions', (state) => state.executions.values(), addExecution),
+  holds: ['executions'],
+  indexes: ['executions'],
+  unique: (executions) => repeatedId('executions', executions, 'surveillance execution'),
+  check: (data, r) => {
+    for (const [i, e] of data.executions.entries()) if (!r.companies.has(e.companyId)) return at(['executions', i, 'companyId'], `surveillance execution ${e.id} belongs to unknown company ${e.companyId}`);
+    return undefined;
+  },
+};
+
+/** Per company, each product's last evaluation: what the next execution's reuse compares with. */
+export const evaluationsSlice: Slice<'evaluations', readonly (readonly [companyId: string, readonly (readonly [productId: string, Evaluation])[]])[]> = {
+  key: 'evaluations',
+  holds: ['evaluations'],
+  toData: (state) => [...state.evaluations.entries()].map(([companyId, cache]) => [companyId, [...cache.entries()]] as const),
+  fromData: (state, evaluations) => {
+    for (const [companyId, entries] of evaluations) state.evaluations.set(companyId, new Map(entries));
+  },
+  unique: (evaluations) => repeatedCompany('evaluations', evaluations, 0, ([c]) => c, 'the evaluations'),
+  check: (data, r) => {
+    for (const [i, [companyId, entries]] of data.evaluations.entries()) {
+      if (!r.companies.has(companyId)) return at(['evaluations', i, 0], `evaluations of unknown company ${companyId}`);
+      const seen = new Set<string>();
+      for (const [j, [productId]] of entries.entries()) {
+        if (r.products.get(productId)?.companyId !== companyId) return at(['evaluations', i, 1, j, 0], `evaluations of ${companyId}: ${productId} is not a product of the company`);
+        if (seen.has(productId)) return at(['evaluations', i, 1, j, 0], `evaluations of ${companyId}: product ${productId} appears twice`);
+        seen.add(productId);
+      }
+    }
+    return undefined;
+  },
 };

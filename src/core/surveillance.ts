@@ -19,7 +19,8 @@ import type { Company } from './companies.js';
 import { OrderedIndex } from './ordered-index.js';
 import type { Product } from './products.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { nextPosition, type Context, type State } from './state.js';
+import { nextPosition, type Context, type Slice, type State } from './state.js';
+import { at, repeated, repeatedCompany } from './integrity.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
 import { raiseEvent } from './webhooks/events.js';
 
@@ -126,6 +127,12 @@ export function viewSurveillance(c: SelectionCounts, company: Company): Surveill
 
 /** Every product change reports here (before = undefined on creation): counters and coverage follow. */
 export function productChanged(state: State, before: Product | undefined, after: Product, ctx: Context): void {
+  const s = count(state, before, after);
+  if (!s.batch) observeCoverage(state, after.companyId, ctx);
+}
+
+/** The counters follow a product change (before = undefined: a new product); an inactive product leaves the selection. */
+function count(state: State, before: Product | undefined, after: Product): Surveillance {
   const s = surveillanceOf(state, after.companyId);
   const eligibleDelta = (isEligible(after) ? 1 : 0) - (before !== undefined && isEligible(before) ? 1 : 0);
   s.active += (after.ativo ? 1 : 0) - (before?.ativo ? 1 : 0);
@@ -134,7 +141,7 @@ export function productChanged(state: State, before: Product | undefined, after:
     if (!after.ativo) deselect(s, after.id, false);
     s.selectedEligible += eligibleDelta;
   }
-  if (!s.batch) observeCoverage(state, after.companyId, ctx);
+  return s;
 }
 
 /**
@@ -241,3 +248,49 @@ export function* watchedAfter(state: State, companyId: string, position?: number
     if (product && isEligible(product)) yield [product, at];
   }
 }
+
+/** A company's surveillance in a snapshot: the counters are not in it, they are derived from the products. */
+export interface SurveillanceData {
+  readonly companyId: string;
+  readonly modo: SelectionMode;
+  readonly versao: number;
+  /** [product id, position] in selection order. */
+  readonly selected: readonly (readonly [productId: string, position: number])[];
+  readonly lastCoverage: Coverage;
+}
+
+/**
+ * Each company's mode, version, selection and the coverage last observed. Imported after the products: the
+ * counters are counted as each product were new, by the rule a product change follows, and no coverage is
+ * compared (the one last observed comes with the snapshot).
+ */
+export const surveillanceSlice: Slice<'surveillance', readonly SurveillanceData[]> = {
+  key: 'surveillance',
+  holds: ['surveillance'],
+  toData: (state) => [...state.surveillance.values()].map((s) => ({ companyId: s.companyId, modo: s.modo, versao: s.versao, selected: s.selected.entries(), lastCoverage: s.lastCoverage })),
+  fromData: (state, surveillance) => {
+    for (const saved of surveillance) {
+      const s = surveillanceOf(state, saved.companyId);
+      s.modo = saved.modo;
+      s.versao = saved.versao;
+      for (const [id, position] of saved.selected) s.selected.add(id, position);
+      s.lastCoverage = saved.lastCoverage;
+    }
+    for (const product of state.products.values()) count(state, undefined, product);
+  },
+  unique: (surveillance) => repeatedCompany('surveillance', surveillance, 'companyId', (s) => s.companyId, 'the surveillance'),
+  check: (data, r) => {
+    for (const [i, s] of data.surveillance.entries()) {
+      if (!r.companies.has(s.companyId)) return at(['surveillance', i, 'companyId'], `surveillance of unknown company ${s.companyId}`);
+      const selected = repeated('selected', s.selected, 0, ([id]) => id, ([id]) => `surveillance of ${s.companyId}: product ${id}`);
+      if (selected) return at(['surveillance', i, ...selected.path], selected.problem);
+      for (const [j, [id, position]] of s.selected.entries()) {
+        const product = r.products.get(id);
+        if (product?.companyId !== s.companyId || !product.ativo) return at(['surveillance', i, 'selected', j, 0], `surveillance of ${s.companyId}: ${id} is not an active product of the company`);
+        if (j > 0 && position <= s.selected[j - 1]![1]) return at(['surveillance', i, 'selected', j, 1], `surveillance of ${s.companyId}: the selection is listed in position order, and ${position} comes after ${s.selected[j - 1]![1]}`);
+      }
+    }
+    return undefined;
+  },
+  positions: (surveillance) => surveillance.flatMap((s, i) => s.selected.map(([, position], j) => [['surveillance', i, 'selected', j, 1], position] as const)),
+};

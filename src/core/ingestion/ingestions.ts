@@ -23,7 +23,8 @@ import { findCatalog, type Catalog } from '../catalogs.js';
 import { schedule } from '../outbox.js';
 import { uuidV7 } from '../random.js';
 import { ok, refuse, type Result } from '../refusal.js';
-import { nextPosition, ownedBy, type Context, type State } from '../state.js';
+import { nextPosition, ownedBy, positioned, type Context, type Slice, type State } from '../state.js';
+import { at, repeated, repeatedId, type Found, type Records } from '../integrity.js';
 import { HOUR, SECOND, type Instant } from '../time.js';
 import { etag, requireMatch, type IfMatch } from '../versioning.js';
 import { raiseEvent } from '../webhooks/events.js';
@@ -161,8 +162,7 @@ export function startIngestion(state: State, companyId: string, input: NewIngest
     codigoFalha: null,
     position: nextPosition(state),
   };
-  state.ingestions.set(ingestion.id, ingestion);
-  state.openIngestions.set(ingestion.catalogId, ingestion.id);
+  addIngestion(state, ingestion);
   scheduleExpiry(state, ingestion);
   return ok(ingestion);
 }
@@ -333,3 +333,66 @@ export const ingestionJobs: readonly Job[] = [
   { task: TASK_APPLICATION, nature: 'work', subject: 'ingestionId', faults: { kind: 'ingestao', effects: 'both' }, run: (state, payload, ctx, failed) => applyIngestion(state, payload.ingestionId!, failed, ctx) },
   { task: TASK_EXPIRY, nature: 'deadline', subject: 'ingestionId', run: (state, payload, ctx) => expireIngestion(state, payload.ingestionId!, ctx) },
 ];
+
+/** A new (or restored) ingestion; while open, its catalog's open one. */
+function addIngestion(state: State, ingestion: Ingestion): void {
+  state.ingestions.set(ingestion.id, ingestion);
+  if (isOpen(ingestion.estado)) state.openIngestions.set(ingestion.catalogId, ingestion.id);
+}
+
+export const ingestionsSlice: Slice<'ingestions', readonly Ingestion[]> = {
+  ...positioned('ingestions', (state) => state.ingestions.values(), addIngestion),
+  holds: ['ingestions', 'openIngestions'],
+  unique: (ingestions) => repeatedId('ingestions', ingestions, 'ingestion'),
+  check: (data, r) => {
+    const openCatalogs = new Set<string>();
+    for (const [i, g] of data.ingestions.entries()) {
+      const path = ['ingestions', i];
+      if (r.catalogs.get(g.catalogId)?.companyId !== g.companyId) return at([...path, 'catalogId'], `ingestion ${g.id}: catalog ${g.catalogId} is not of its company`);
+      if (isOpen(g.estado) && openCatalogs.has(g.catalogId)) return at([...path, 'estado'], `catalog ${g.catalogId} has two open ingestions`);
+      if (isOpen(g.estado)) openCatalogs.add(g.catalogId);
+      if ((g.estado === 'validada' || g.estado === 'aplicando') !== (g.plan !== null)) return at([...path, 'plan'], `ingestion ${g.id}: a plan exists exactly while validada or aplicando`);
+      const batch = repeated('batches', g.batches, 'numero', (b) => String(b.numero), (b) => `ingestion ${g.id}: batch ${b.numero}`);
+      if (batch) return at([...path, ...batch.path], batch.problem);
+      const planned = planProblem(g, r);
+      if (planned) return at([...path, 'plan', ...planned.path], planned.problem);
+    }
+    return undefined;
+  },
+};
+
+/**
+ * An ingestion's plan names products of its company. The application acts on a product only while it is at the
+ * version the plan read (else the plan is stale and nothing is applied), so for such a product the plan must say
+ * what is true of it: whether it is linked to the catalog, whether it is inactive, and (to deactivate it) that
+ * this catalog is its only one. Otherwise the application would leave the products inconsistent.
+ */
+function planProblem(g: Ingestion, r: Records): Found {
+  const current = (productId: string, versao: number | null) => {
+    const product = r.products.get(productId);
+    return product?.versao === versao ? product : undefined;
+  };
+  for (const [j, planned] of (g.plan?.records ?? []).entries()) {
+    const where = ['records', j];
+    if ((planned.action === 'novo') !== (planned.productId === null) || (planned.productId === null) !== (planned.productVersao === null)) {
+      return at([...where, 'productId'], `ingestion ${g.id}: a novo record names no product (productId and productVersao null); any other names the product it matched and its version`);
+    }
+    if (planned.productId === null) continue;
+    if (r.products.get(planned.productId)?.companyId !== g.companyId) return at([...where, 'productId'], `ingestion ${g.id}: ${planned.productId} is not a product of its company`);
+    const product = current(planned.productId, planned.productVersao);
+    if (product && planned.link === product.catalogos.includes(g.catalogId)) return at([...where, 'link'], `ingestion ${g.id}: link must say whether product ${product.id} is still to be linked to catalog ${g.catalogId}`);
+    if (product && (planned.action === 'reativado') === product.ativo) return at([...where, 'action'], `ingestion ${g.id}: a record is reativado exactly when its product (${product.id}) is inactive`);
+  }
+  const named = new Set((g.plan?.records ?? []).flatMap((planned) => (planned.productId === null ? [] : [planned.productId])));
+  if (named.size !== (g.plan?.records ?? []).filter((planned) => planned.productId !== null).length) return at(['records'], `ingestion ${g.id}: a product is named by two records`);
+  for (const [j, removal] of (g.plan?.removals ?? []).entries()) {
+    const where = ['removals', j];
+    if (named.has(removal.productId)) return at([...where, 'productId'], `ingestion ${g.id}: product ${removal.productId} is both in the records and among the removals`);
+    named.add(removal.productId);
+    if (r.products.get(removal.productId)?.companyId !== g.companyId) return at([...where, 'productId'], `ingestion ${g.id}: ${removal.productId} is not a product of its company`);
+    const product = current(removal.productId, removal.productVersao);
+    if (product && !product.catalogos.includes(g.catalogId)) return at([...where, 'productId'], `ingestion ${g.id}: product ${product.id} is not linked to catalog ${g.catalogId}, so it cannot be unlinked`);
+    if (product && removal.deactivate && product.catalogos.length !== 1) return at([...where, 'deactivate'], `ingestion ${g.id}: product ${product.id} is linked to other catalogs too, so it is not deactivated`);
+  }
+  return undefined;
+}

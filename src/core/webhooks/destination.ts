@@ -13,7 +13,8 @@
  */
 import { randomToken, uuidV4 } from '../random.js';
 import { ok, refuse, type Result } from '../refusal.js';
-import type { Context, State } from '../state.js';
+import type { Context, Slice, State } from '../state.js';
+import { at, repeatedCompany, repeatedId } from '../integrity.js';
 import type { Instant } from '../time.js';
 import { etag, requireMatch, type IfMatch } from '../versioning.js';
 import { cancelOpenEvents } from './events.js';
@@ -113,3 +114,19 @@ export function revokeDestination(state: State, companyId: string, ifMatch: IfMa
   cancelOpenEvents(state, companyId, 'destino_revogado', ctx.now);
   return ok(destination);
 }
+
+export const webhookDestinationsSlice: Slice<'webhookDestinations', readonly WebhookDestination[]> = {
+  key: 'webhookDestinations',
+  holds: ['webhookDestinations'],
+  toData: (state) => [...state.webhookDestinations.values()],
+  fromData: (state, destinations) => {
+    for (const destination of destinations) state.webhookDestinations.set(destination.companyId, destination);
+  },
+  unique: (destinations) =>
+    repeatedId('webhookDestinations', destinations, 'webhook destination') ??
+    repeatedCompany('webhookDestinations', destinations, 'companyId', (d) => d.companyId, 'the webhook destination'),
+  check: (data, r) => {
+    for (const [i, d] of data.webhookDestinations.entries()) if (!r.companies.has(d.companyId)) return at(['webhookDestinations', i, 'companyId'], `webhook destination ${d.id} belongs to unknown company ${d.companyId}`);
+    return undefined;
+  },
+};

@@ -20,7 +20,8 @@ import { HOUR, MINUTE, SECOND, isoString } from '../time.js';
 import { uuidV4 } from '../random.js';
 import { ok, refuse, type Result } from '../refusal.js';
 import { schedule } from '../outbox.js';
-import { indexesOf, nextPosition, type Context, type State } from '../state.js';
+import { indexesOf, nextPosition, positioned, type Context, type Slice, type State } from '../state.js';
+import { at, repeatedId } from '../integrity.js';
 import type { WebhookDestination } from './destination.js';
 
 export const EVENT_KINDS = [
@@ -214,11 +215,8 @@ export function recordEvent(state: State, destination: WebhookDestination, dados
     attempts: [],
     position: nextPosition(state),
   };
-  state.webhookEvents.set(id, event);
-  const indexes = indexesOf(state, companyId);
-  indexes.webhookEvents.add(id, event.position);
+  addEvent(state, event);
   if (deliverable) {
-    indexes.openWebhookEvents.add(id);
     schedule(state, { kind: TASK_ATTEMPT, owner: companyId, due: ctx.now, payload: { eventId: id, ciclo: 1 } });
   } else {
     state.closedWebhookEvents.push([ctx.now, id]);
@@ -379,3 +377,44 @@ function replaceEvent(state: State, current: WebhookEvent, changes: Partial<Omit
   state.webhookEvents.set(updated.id, updated);
   return updated;
 }
+
+/** A new (or restored) event, in its company's list and, while it is not closed, among its open events. */
+function addEvent(state: State, event: WebhookEvent): void {
+  state.webhookEvents.set(event.id, event);
+  const indexes = indexesOf(state, event.companyId);
+  indexes.webhookEvents.add(event.id, event.position);
+  if (!isClosed(event.estado)) indexes.openWebhookEvents.add(event.id);
+}
+
+/** The events; what retention walks (the closed ones in closing order) is rebuilt from their `terminadoEm`. */
+const positionedEvents = positioned('webhookEvents', (state) => state.webhookEvents.values(), addEvent);
+export const webhookEventsSlice: Slice<'webhookEvents', readonly WebhookEvent[]> = {
+  ...positionedEvents,
+  holds: ['webhookEvents', 'closedWebhookEvents'],
+  indexes: ['webhookEvents', 'openWebhookEvents'],
+  fromData: (state, events) => {
+    positionedEvents.fromData(state, events);
+    const closed = events.filter((e) => e.terminadoEm !== null && isClosed(e.estado)).map((e): [Instant, string] => [e.terminadoEm!, e.id]);
+    state.closedWebhookEvents.push(...closed.sort((a, b) => a[0] - b[0]));
+  },
+  unique: (events) => repeatedId('webhookEvents', events, 'webhook event'),
+  check: (data, r) => {
+    const destinationOf = new Map(data.webhookDestinations.map((d) => [d.companyId, d]));
+    for (const [i, e] of data.webhookEvents.entries()) {
+      if (!r.companies.has(e.companyId)) return at(['webhookEvents', i, 'companyId'], `webhook event ${e.id} belongs to unknown company ${e.companyId}`);
+      const destination = destinationOf.get(e.companyId);
+      if (destination?.id !== e.destinoId || e.destinoVersao > destination.versao) {
+        return at(['webhookEvents', i, destination?.id !== e.destinoId ? 'destinoId' : 'destinoVersao'], `webhook event ${e.id}: destination ${e.destinoId} version ${e.destinoVersao} is not a version of its company's webhook destination`);
+      }
+      if (isClosed(e.estado) !== (e.terminadoEm !== null)) return at(['webhookEvents', i, 'terminadoEm'], `webhook event ${e.id}: terminadoEm must be set exactly when it is closed`);
+      for (const [j, a] of e.attempts.entries()) {
+        const path = ['webhookEvents', i, 'attempts', j];
+        // The attempts query pages by this number, and a late outcome finds its attempt by it.
+        if (a.tentativa !== j + 1) return at([...path, 'tentativa'], `webhook event ${e.id}: attempt ${j + 1} is numbered ${a.tentativa}; attempts are numbered 1, 2, … in order`);
+        if (a.ciclo > e.ciclo) return at([...path, 'ciclo'], `webhook event ${e.id}: attempt ${a.tentativa} is of cycle ${a.ciclo}, after the event's cycle ${e.ciclo}`);
+        if ((a.estado === 'iniciada') !== (a.terminadaEm === null)) return at([...path, 'terminadaEm'], `webhook event ${e.id}: attempt ${a.tentativa} must have terminadaEm exactly when it has ended`);
+      }
+    }
+    return undefined;
+  },
+};

@@ -7,7 +7,8 @@
  */
 import { DAY, MINUTE, type Instant } from '../time.js';
 import { ok, refuse, type Quota, type Result } from '../refusal.js';
-import type { Context, State } from '../state.js';
+import type { Context, Slice, State } from '../state.js';
+import { at, repeatedCompany } from '../integrity.js';
 import { requireMatch, type IfMatch } from '../versioning.js';
 import { activeDestination, destinationEtag, findDestination, type WebhookDestination } from './destination.js';
 import { recordEvent, reopen, resendable, type WebhookEvent } from './events.js';
@@ -69,3 +70,18 @@ function takeSendSlot(state: State, companyId: string, now: Instant): Result<Sen
   const resetSeconds = Math.max(1, Math.ceil((sends[0]! + SEND_WINDOW_MS - now) / 1000));
   return ok(quota(SEND_LIMIT - sends.length, resetSeconds));
 }
+
+/** Per company, the acceptance times of its test and resend requests (what the shared limit counts). */
+export const webhookSendsSlice: Slice<'webhookSends', readonly (readonly [companyId: string, times: readonly Instant[]])[]> = {
+  key: 'webhookSends',
+  holds: ['webhookSends'],
+  toData: (state) => [...state.webhookSends.entries()],
+  fromData: (state, sends) => {
+    for (const [companyId, times] of sends) state.webhookSends.set(companyId, [...times]);
+  },
+  unique: (sends) => repeatedCompany('webhookSends', sends, 0, ([c]) => c, 'the test and resend times'),
+  check: (data, r) => {
+    for (const [i, [companyId]] of data.webhookSends.entries()) if (!r.companies.has(companyId)) return at(['webhookSends', i, 0], `test and resend times of unknown company ${companyId}`);
+    return undefined;
+  },
+};

@@ -1,0 +1,45 @@
+/**
+ * What the integrity checks of a snapshot's state share (checkIntegrity in snapshot.ts runs them; each slice
+ * declares its own beside its aggregate): where a problem is and what it is, the records every check looks
+ * others up in, and the rule "each key once".
+ */
+import type { Catalog } from './catalogs.js';
+import type { Company } from './companies.js';
+import type { Establishment } from './establishments.js';
+import type { Product } from './products.js';
+
+/** Where a problem is (keys and indexes from the root of StateData, or of the task list) and what it is. */
+export interface IntegrityProblem {
+  readonly path: readonly (string | number)[];
+  readonly problem: string;
+}
+
+export type Found = IntegrityProblem | undefined;
+export const at = (path: readonly (string | number)[], problem: string): IntegrityProblem => ({ path, problem });
+
+/** The records every check looks others up in, by id. */
+export interface Records {
+  readonly companies: ReadonlyMap<string, Company>;
+  readonly establishments: ReadonlyMap<string, Establishment>;
+  readonly catalogs: ReadonlyMap<string, Catalog>;
+  readonly products: ReadonlyMap<string, Product>;
+}
+
+/** The first record of `records` whose key (undefined: none) an earlier one already has. */
+export function repeated<T>(collection: string, records: readonly T[], field: string | number, key: (record: T) => string | undefined, what: (record: T) => string): Found {
+  const seen = new Set<string>();
+  for (let i = 0; i < records.length; i++) {
+    const k = key(records[i]!);
+    if (k === undefined) continue;
+    if (seen.has(k)) return at([collection, i, field], `${what(records[i]!)} appears twice`);
+    seen.add(k);
+  }
+  return undefined;
+}
+
+/** The first record of `collection` whose id an earlier one has. */
+export const repeatedId = <T extends { readonly id: string }>(collection: string, records: readonly T[], noun: string): Found => repeated(collection, records, 'id', (r) => r.id, (r) => `${noun} ${r.id}`);
+
+/** The first entry of a per-company table (`collection`) whose company an earlier one has. */
+export const repeatedCompany = <T>(collection: string, records: readonly T[], field: string | number, companyOf: (r: T) => string, what: string): Found =>
+  repeated(collection, records, field, companyOf, (r) => `${what} of company ${companyOf(r)}`);
