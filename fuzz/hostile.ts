@@ -86,7 +86,7 @@ const HOSTILE_STRINGS = [
 ];
 const HOSTILE_NUMBERS = [0, -1, 1, 0.5, -0.5, 2 ** 31, 2 ** 53 - 1, -(2 ** 53), 8_640_000_000_000_001, -8_640_000_000_000_001, 1e308, -1e308, 86_400_001, 10_000_001];
 
-export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom<unknown>(...HOSTILE_STRINGS, ...HOSTILE_NUMBERS, null, true, false, [], {}, [null], { __proto__: null }) },
   { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 1, arbitrary: fc.integer() },

@@ -18,8 +18,6 @@ import type { BodySource, Runtime } from './http/runtime.js';
 import { serve, type ListenOptions, type RunningServer } from './http/server.js';
 
 export type { CompanyOptions, EmulatorOptions } from './engine/config.js';
-export type { ClockInfo, EmulatorInfo } from './control/api.js';
-export type { CreatedCompanyInfo } from './engine/world.js';
 export type { ListenOptions, RunningServer } from './http/server.js';
 
 const BASE_URL = 'http://catalog-emulator.local';

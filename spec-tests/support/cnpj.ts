@@ -43,7 +43,7 @@ export function cnpjOf(root: string, order: string): string {
 }
 
 /** The order part of establishment number `n` (2 → '0002'), for callers that count establishments. */
-export function orderOf(n: number): string {
+function orderOf(n: number): string {
   if (!Number.isInteger(n) || n < 0 || n > 9999) throw new Error(`an establishment number is 0–9999, not ${n}`);
   return String(n).padStart(4, '0');
 }
@@ -58,7 +58,7 @@ export function headOfficeCnpj(root: string): string {
   return cnpjOf(root, '0001');
 }
 
-export const baseChar = fc.constantFrom(...CNPJ_BASE_CHARS);
+const baseChar = fc.constantFrom(...CNPJ_BASE_CHARS);
 export const base12 = fc.string({ unit: baseChar, minLength: 12, maxLength: 12 });
 /** A branch order number (characters 9–12): alphanumeric in the new CNPJ. */
 export const order4 = fc.string({ unit: baseChar, minLength: 4, maxLength: 4 });

@@ -13,7 +13,7 @@ export const REQUEST_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9
 export const ETAG = /^"[^"]+"$/;
 
 /** The request_id of every /_emulator control error (the controls are not API requests: no x-request-id). */
-export const CONTROL_REQUEST_ID = '_emulator';
+const CONTROL_REQUEST_ID = '_emulator';
 
 /**
  * `caminho`: a string → erro.caminho must equal it; `null` → erro.caminho must be absent; omitted → not checked.

@@ -25,7 +25,7 @@ export async function reference(w: World): Promise<Reference> {
 }
 
 /** Codes the other spec files give their products: never picked here (so never extinguished). */
-export const USED_ELSEWHERE = [NCM, '22030000', '94016100'];
+const USED_ELSEWHERE = [NCM, '22030000', '94016100'];
 
 /** Valid codes of the reference, in table order, without those the other spec files use. */
 export const validNcms = (ref: Reference) => ref.ncms.filter((n) => !n.extinta && !USED_ELSEWHERE.includes(n.codigo)).map((n) => n.codigo);

@@ -40,7 +40,7 @@ export const withinClockBounds = (instant: number): boolean =>
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long a walk may hold the event loop (real ms) before it lets other I/O in, by default. */
-export const DEFAULT_YIELD_AFTER_MS = 15;
+const DEFAULT_YIELD_AFTER_MS = 15;
 
 export type ClockMode = 'manual' | 'real';
 export type TaskOwner = string | null;

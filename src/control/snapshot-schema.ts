@@ -252,7 +252,7 @@ const TASK_PAYLOADS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>
   ],
 ]);
 
-export const snapshotSchema = z.strictObject({
+const snapshotSchema = z.strictObject({
   format: z.literal('catalog-emulator/state'),
   version: z.literal(1),
   seed: z.union([z.number(), z.string()]),

@@ -39,11 +39,11 @@ export const PHASE_OF: Record<AnalysisState, AnalysisPhase> = { pendente: 'na_fi
 export const START_DELAY_MS = MINUTE;
 export const MIN_RUN_MS = 10 * SECOND;
 /** One second per thousand products evaluated. */
-export const RUN_MS_PER_PRODUCT = 1;
+const RUN_MS_PER_PRODUCT = 1;
 export const TASK_ANALYSIS_START = 'analise.inicio';
 export const TASK_ANALYSIS_END = 'analise.fim';
 
-export const ANALYSIS_FAILURES = { noAllowance: 'sem_franquia', runFailed: 'falha_execucao' } as const;
+const ANALYSIS_FAILURES = { noAllowance: 'sem_franquia', runFailed: 'falha_execucao' } as const;
 
 export interface Analysis {
   readonly id: string;

@@ -130,7 +130,7 @@ export interface CatalogFilters {
   readonly estado?: CatalogState;
 }
 
-export function matchesFilters(c: Catalog, filters: CatalogFilters): boolean {
+function matchesFilters(c: Catalog, filters: CatalogFilters): boolean {
   return (
     (filters.establishmentId === undefined || c.establishmentId === filters.establishmentId) &&
     (filters.idExterno === undefined || c.idExterno === filters.idExterno) &&

@@ -23,7 +23,7 @@ import { HOUR, type Instant } from './time.js';
 import { requireMatch, type IfMatch } from './versioning.js';
 import type { Job } from './jobs.js';
 
-export type CorrectionState = 'pendente' | 'aprovada' | 'rejeitada';
+type CorrectionState = 'pendente' | 'aprovada' | 'rejeitada';
 type CorrectionEvent = 'aprovar' | 'rejeitar';
 
 const LIFECYCLE: Record<CorrectionState, Partial<Record<CorrectionEvent, CorrectionState>>> = {
@@ -36,7 +36,7 @@ const LIFECYCLE: Record<CorrectionState, Partial<Record<CorrectionEvent, Correct
 export const REVIEW_DELAY_MS = HOUR;
 export const TASK_REVIEW = 'cnpj.revisao';
 
-export const REJECTION_CODES = {
+const REJECTION_CODES = {
   /** The establishment changed (any edit, a catalog, an archive) after the version the request was made against. */
   changed: 'estabelecimento_alterado',
   /** Another establishment of the company took cnpj_novo meanwhile. */

@@ -62,7 +62,7 @@ export interface CreatedCompany {
 }
 
 /** README "Where the specification is silent": what a company has unless the test says otherwise. */
-export const COMPANY_DEFAULTS = {
+const COMPANY_DEFAULTS = {
   subscriptionActive: true,
   surveillanceEntitled: true,
   surveillanceCapacity: 100,
@@ -120,7 +120,7 @@ export function updateCompany(state: State, companyId: string, flags: CompanyFla
   return ok(updated);
 }
 
-export function issueCredential(state: State, companyId: string, permissions: readonly Permission[], ctx: Context): Credential {
+function issueCredential(state: State, companyId: string, permissions: readonly Permission[], ctx: Context): Credential {
   const credential: Credential = {
     token: randomToken(ctx.random, TOKEN_PREFIX),
     companyId,

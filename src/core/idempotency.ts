@@ -35,7 +35,7 @@ export interface StoredResponse {
   readonly headers: Readonly<Record<string, string>> | null;
 }
 
-export interface IdempotencyRecord extends StoredResponse {
+interface IdempotencyRecord extends StoredResponse {
   /** What tells a repeat from another request under the same key (the HTTP shell's requestDigest). */
   readonly fingerprint: string;
   readonly expiresAt: Instant;

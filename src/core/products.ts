@@ -53,7 +53,7 @@ export interface Product {
 
 export const productEtag = (p: Product): string => etag('produto', p.id, p.versao);
 
-export function productTransition(p: Product, event: ProductEvent): Result<ProductState> {
+function productTransition(p: Product, event: ProductEvent): Result<ProductState> {
   const next = LIFECYCLE[p.ativo ? 'ativo' : 'inativo'][event];
   if (next !== undefined) return ok(next);
   return refuse('conflict', 'produto_inativo', `Product ${p.id} is inactive: it is kept for history and takes no change.`);

@@ -193,7 +193,7 @@ export interface Slice<K extends string = string, D = unknown> {
 }
 
 /** Records in the order their positions give them: lists, and a snapshot's order. */
-export const byPosition = <T extends { readonly position: number }>(records: Iterable<T>): T[] => [...records].sort((a, b) => a.position - b.position);
+const byPosition = <T extends { readonly position: number }>(records: Iterable<T>): T[] => [...records].sort((a, b) => a.position - b.position);
 
 /**
  * What the slice of a kind of record that positions order shares: the records in position order, imported in that

@@ -31,8 +31,8 @@ import { DAY, MINUTE, SECOND, type Instant } from './time.js';
 import { raiseEvent } from './webhooks/events.js';
 import type { Job } from './jobs.js';
 
-export type ExecutionState = 'pendente' | 'executando' | 'concluida' | 'falhou';
-export type ExecutionReason = 'agendada' | 'publicacao';
+type ExecutionState = 'pendente' | 'executando' | 'concluida' | 'falhou';
+type ExecutionReason = 'agendada' | 'publicacao';
 type ExecutionEvent = 'iniciar' | 'impedir' | 'concluir' | 'falhar';
 
 const LIFECYCLE: Record<ExecutionState, Partial<Record<ExecutionEvent, ExecutionState>>> = {
@@ -114,7 +114,7 @@ const watchesSomething = (state: State, companyId: string): boolean => {
  * Whether the daily run would open no execution: no company watches anything. Such a run changes nothing
  * (no record, no random draw), so the clock may skip it; otherwise each day's run is a record of its own.
  */
-export function dailyRunIsIdle(state: State): boolean {
+function dailyRunIsIdle(state: State): boolean {
   for (const companyId of state.companies.keys()) if (watchesSomething(state, companyId)) return false;
   return true;
 }

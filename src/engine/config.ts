@@ -109,7 +109,7 @@ export interface ControlSettings {
 }
 
 /** The settings of createEmulator({ controlToken, maxSnapshotBytes }), checked; a bad one throws naming the option. */
-export function controlSettings(options: { readonly controlToken?: string; readonly maxSnapshotBytes?: number }): ControlSettings {
+function controlSettings(options: { readonly controlToken?: string; readonly maxSnapshotBytes?: number }): ControlSettings {
   const token = options.controlToken;
   // Visible ASCII, no space: what travels intact as `Authorization: Bearer <token>`.
   if (token !== undefined && !(typeof token === 'string' && /^[\x21-\x7e]+$/.test(token))) {

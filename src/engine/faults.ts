@@ -162,7 +162,7 @@ export type FaultView = ParsedFault & {
 export type ApiEffectName = keyof typeof API_EFFECTS;
 /** The api effect named `K`, as parsed. */
 export type ApiFaultEffectOf<K extends ApiEffectName> = z.output<(typeof API_EFFECTS)[K]['schema']>;
-export type ApiFaultEffect = z.output<typeof apiEffect>;
+type ApiFaultEffect = z.output<typeof apiEffect>;
 export type DeliveryFaultEffect = z.output<typeof deliveryEffect>;
 export type JobFaultEffect = z.output<typeof jobEffect>;
 /** The name of a job effect: its one field (`fail`, `delayMs`). */

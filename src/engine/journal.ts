@@ -13,7 +13,7 @@ export interface JournalEntry {
   readonly faultId: string | null;
 }
 
-export const JOURNAL_CAPACITY = 10_000;
+const JOURNAL_CAPACITY = 10_000;
 
 export class Journal {
   private entries: JournalEntry[] = [];

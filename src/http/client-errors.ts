@@ -12,7 +12,7 @@ interface ParserError extends Error {
 }
 
 /** The status and error code of a parser refusal, by Node's error code. */
-export function clientErrorAnswer(error: ParserError): { status: number; codigo: string; mensagem: string } {
+function clientErrorAnswer(error: ParserError): { status: number; codigo: string; mensagem: string } {
   const code = error.code ?? 'unknown';
   const detail = `${code}: ${error.message}`;
   if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, codigo: 'cabecalhos_grandes_demais', mensagem: `The request's headers are larger than the server accepts (${detail}).` };

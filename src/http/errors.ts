@@ -21,7 +21,7 @@ export const STATUS_OF: Record<RefusalKind, number> = {
   rate_limited: 429,
 };
 
-export interface ErrorBody {
+interface ErrorBody {
   readonly erro: {
     readonly codigo: string;
     readonly mensagem: string;

@@ -33,7 +33,7 @@ export function collectPage<T, C>(items: Iterable<T>, limit: number, budgetBytes
   return { itemsJson: json, count, next: null };
 }
 
-export function utf8Length(text: string): number {
+function utf8Length(text: string): number {
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -69,7 +69,7 @@ export function cursorPageBody(page: Page<number>, companyId: string, list: stri
   return `{${leading}"itens":[${page.itemsJson}],"proximo_cursor":${JSON.stringify(next)}}`;
 }
 
-export function decodeCursor(cursor: string, companyId: string, list: string): number | undefined {
+function decodeCursor(cursor: string, companyId: string, list: string): number | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(value) && value.length === 4 && value[0] === 1 && value[1] === companyId && value[2] === list && Number.isSafeInteger(value[3]) && value[3] >= 0) {

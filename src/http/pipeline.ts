@@ -24,12 +24,12 @@ import { BodyReadError, readingBody, type BodySource, type HttpEnv, type Runtime
 import { formatPath, parse, validationError } from './schemas.js';
 import { flat, requestDigest, storedResponse, toStored } from './stored-answers.js';
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** Default request body limit (DESIGN §4 "Body size"). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-export interface Call<P, Q, B> {
+interface Call<P, Q, B> {
   readonly runtime: Runtime;
   readonly state: State;
   readonly ctx: Context;
@@ -100,7 +100,7 @@ export function guardOf(method: string, honoPath: string): IfMatchOperation | un
 }
 
 /** What an idempotency-key must look like, and how to say so. */
-export interface KeyRule {
+interface KeyRule {
   readonly pattern: RegExp;
   readonly description: string;
 }

@@ -64,7 +64,7 @@ export function fixedListPage<T>(
 }
 
 /** RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled; lines end in CRLF. */
-export function csv(header: readonly string[], rows: Iterable<readonly (string | number | boolean)[]>): string {
+function csv(header: readonly string[], rows: Iterable<readonly (string | number | boolean)[]>): string {
   const field = (value: string | number | boolean) => {
     const text = String(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

@@ -9,7 +9,7 @@ import { apiError, type ApiError } from './errors.js';
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 
 /** A uuid as the spec defines it; upper or lower case in, lowercase out. */
-export const uuid = z.string().regex(UUID, 'must be a uuid (8-4-4-4-12 hexadecimal digits, version 1-8, variant 8, 9, a or b)').transform((s) => s.toLowerCase());
+const uuid = z.string().regex(UUID, 'must be a uuid (8-4-4-4-12 hexadecimal digits, version 1-8, variant 8, 9, a or b)').transform((s) => s.toLowerCase());
 
 /**
  * A string of `min` to `max` characters. zod counts characters as Unicode code points, as JSON Schema's
@@ -30,8 +30,8 @@ export const INPUT_LIMITS = {
 } as const;
 const { name, productDescription, attributes: attributeLimits, page } = INPUT_LIMITS;
 
-export const externalId = text(INPUT_LIMITS.externalId.min, INPUT_LIMITS.externalId.max);
-export const nullableExternalId = externalId.nullable();
+const externalId = text(INPUT_LIMITS.externalId.min, INPUT_LIMITS.externalId.max);
+const nullableExternalId = externalId.nullable();
 
 /**
  * What `limite` does above the list's maximum: `refuse` it where the spec states a refusal (the attempts list and
@@ -46,7 +46,7 @@ export type AboveMax = 'refuse' | 'cap';
  * Any number of digits: `0000050` is the integer 50, which the spec allows ("integer 1 to 200"); a string of
  * digits too long for a number is above any max.
  */
-export function limitParam(max: number, aboveMax: AboveMax = 'refuse') {
+function limitParam(max: number, aboveMax: AboveMax = 'refuse') {
   const message = aboveMax === 'refuse' ? `must be an integer from 1 to ${max}` : 'must be a whole number of items, 1 or more';
   const count = z.string().regex(/^\d+$/, message).transform(Number);
   return aboveMax === 'refuse'
@@ -58,7 +58,7 @@ export const idParams = z.strictObject({ id: uuid });
 export const catalogProductParams = z.strictObject({ id: uuid, produto_id: uuid });
 export const noQuery = z.strictObject({});
 
-export const NCM = /^\d{8}$/;
+const NCM = /^\d{8}$/;
 
 /**
  * spec "PATCH /v1/produtos/{id}": `codigo` a string of 1 to 128 characters, `valores` an array of 1 to 50
@@ -66,7 +66,7 @@ export const NCM = /^\d{8}$/;
  * size), and a code may appear in several entries (the spec forbids neither; the regulatory rules read a
  * repeated code as one attribute holding all its values).
  */
-export const attribute = z.strictObject({
+const attribute = z.strictObject({
   codigo: text(1, attributeLimits.codeMax),
   valores: z
     .array(z.string())
@@ -75,9 +75,9 @@ export const attribute = z.strictObject({
 });
 
 /** Up to 128 attributes (spec "Limits": product attributes). */
-export const attributes = z.array(attribute).max(attributeLimits.max, `must have at most ${attributeLimits.max} attributes`);
+const attributes = z.array(attribute).max(attributeLimits.max, `must have at most ${attributeLimits.max} attributes`);
 
-export const ncm = z.string().regex(NCM, 'must be an NCM of 8 digits, e.g. "84713012"');
+const ncm = z.string().regex(NCM, 'must be an NCM of 8 digits, e.g. "84713012"');
 
 function atLeastOne<T extends Record<string, unknown>>(schema: z.ZodType<T>, fields: string) {
   return schema.refine((value) => Object.values(value).some((v) => v !== undefined), `send at least one of ${fields}`);
@@ -262,7 +262,7 @@ export const webhookUrl = z.string().superRefine((text, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
-export function webhookUrlProblem(text: string): string | undefined {
+function webhookUrlProblem(text: string): string | undefined {
   let url: URL;
   try {
     url = new URL(text);

@@ -16,7 +16,7 @@ export interface InboxEntry {
   readonly answer: { readonly status: number };
 }
 
-export const INBOX_CAPACITY = 10_000;
+const INBOX_CAPACITY = 10_000;
 
 export class Inbox {
   private entries: InboxEntry[] = [];

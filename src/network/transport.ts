@@ -23,7 +23,7 @@ import { signatureOf } from './signature.js';
  */
 export const DEFAULT_HANDLER_GRACE_MS = 200;
 /** The `tamper: "timestamp"` fault signs with a timestamp this old: outside the receivers' 5-minute tolerance. */
-export const TAMPERED_TIMESTAMP_AGE_S = 600;
+const TAMPERED_TIMESTAMP_AGE_S = 600;
 
 /**
  * What the transport asks of the fault registry: the first armed delivery fault matching this delivery, taken

@@ -17,7 +17,7 @@ import { lab, type Lab } from './lab.js';
 export type Operacao = 'mesclar' | 'substituicao_catalogo' | 'substituicao_integral';
 export const OPERACOES: readonly Operacao[] = ['mesclar', 'substituicao_catalogo', 'substituicao_integral'];
 
-export interface Attribute {
+interface Attribute {
   readonly codigo: string;
   readonly valores: readonly string[];
 }
@@ -39,7 +39,7 @@ export interface ProductView extends Fields {
   readonly catalogos: readonly string[];
 }
 
-export type Where = 'target' | 'shared' | 'other' | 'inactive' | 'loose';
+type Where = 'target' | 'shared' | 'other' | 'inactive' | 'loose';
 
 export interface SeedProduct {
   readonly where: Where;
@@ -61,7 +61,7 @@ const ATTRIBUTE_LISTS: readonly (readonly Attribute[])[] = [
   [{ codigo: 'COR', valores: ['verde'] }],
 ];
 
-export const fieldsArb: fc.Arbitrary<Fields> = fc.record({
+const fieldsArb: fc.Arbitrary<Fields> = fc.record({
   origem: fc.constantFrom('erp', 'pdv'),
   ncm: fc.constantFrom('84713012', '87081000'),
   sku: fc.constantFrom(null, 'S-1', 'S-2'),
@@ -101,8 +101,8 @@ export const recordSpecArb = (maxNew = 6): fc.Arbitrary<RecordSpec> =>
     explicitNulls: fc.boolean(),
   });
 
-export const externalIdOf = (index: number) => `P${index}`;
-export const newExternalIdOf = (index: number) => `N${index}`;
+const externalIdOf = (index: number) => `P${index}`;
+const newExternalIdOf = (index: number) => `N${index}`;
 
 /** The id_externo a record spec names, against the seed. */
 export function recordExternalId(seed: readonly SeedProduct[], spec: RecordSpec): string {
@@ -127,7 +127,7 @@ export function itemOf(idExterno: string, f: Fields, explicitNulls: boolean): Re
 }
 
 /** The fields of a valid record item (absent optional fields → null / []). */
-export function fieldsOfItem(item: Record<string, unknown>): Fields {
+function fieldsOfItem(item: Record<string, unknown>): Fields {
   return {
     origem: item.origem as string,
     ncm: item.ncm as string,
@@ -146,7 +146,7 @@ export function ok(answer: Answer, what: string): Answer {
 }
 
 /** Every item of a cursor-paged list. */
-export async function allItems<T>(api: Api, path: string, limite = 200): Promise<T[]> {
+async function allItems<T>(api: Api, path: string, limite = 200): Promise<T[]> {
   const items: T[] = [];
   let cursor: string | null = null;
   do {

@@ -15,8 +15,8 @@ import { arbitraries } from './commands/index.js';
 import type { Step } from './steps.js';
 
 export { arbitraries };
-export { Runner, type Exchange, type RunnerOptions, type Sent } from './runner.js';
-export { BAD_KINDS, INGESTION_REFUSED, INGESTION_VALID, type BadKind, type IngestionAction, type Kind, type NameChanges, type NewProductFields, type ProductChanges, type RecordSpec, type Step } from './steps.js';
+export { Runner } from './runner.js';
+export type { Kind, Step } from './steps.js';
 
 /** Valid mutations only (the idempotent-replay property). */
 export const mutationStep: fc.Arbitrary<Step> = fc.oneof(
@@ -32,7 +32,7 @@ export const mutationStep: fc.Arbitrary<Step> = fc.oneof(
 );
 
 /** Valid steps: mutations, reads and clock moves (at most `maxAdvanceMs` each). */
-export function validStep(maxAdvanceMs: number): fc.Arbitrary<Step> {
+function validStep(maxAdvanceMs: number): fc.Arbitrary<Step> {
   return fc.oneof(
     { weight: 12, arbitrary: mutationStep },
     { weight: 4, arbitrary: arbitraries.read },

@@ -130,10 +130,10 @@ export const nome = fc.oneof(
   { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 10, unit: 'grapheme' }) },
 );
 export const externalId = fc.option(fc.string({ minLength: 1, maxLength: 24 }), { nil: null, freq: 3 });
-export const ncm = fc.stringMatching(/^\d{8}$/);
+const ncm = fc.stringMatching(/^\d{8}$/);
 export const shortText = (max: number) => fc.string({ minLength: 1, maxLength: max });
 /** Codes may repeat and values may be empty: the spec forbids neither ("valores: array of 1 to 50 strings"). */
-export const atributos = fc.array(
+const atributos = fc.array(
   fc.record({ codigo: fc.oneof(shortText(12), fc.constantFrom('cor', 'tamanho')), valores: fc.array(fc.string({ maxLength: 16 }), { minLength: 1, maxLength: 3 }) }),
   { maxLength: 4 },
 );

@@ -29,7 +29,7 @@ export const INBOX_BASE = 'https://inbox.example.com/in';
  * Real milliseconds the transport waits for an in-process receiver before it counts as one that never
  * answers. The receiver here answers within microtasks, so a short grace keeps the `silent` behaviour cheap.
  */
-export const HANDLER_GRACE_MS = 50;
+const HANDLER_GRACE_MS = 50;
 
 /** A lab (see lab.ts) whose emulator gives in-process receivers HANDLER_GRACE_MS. */
 export function hookLab(options: EmulatorOptions = {}): Lab {
@@ -54,7 +54,7 @@ export type Behaviour =
 
 const statusIn = (min: number, max: number) => fc.integer({ min, max }).map((status): Behaviour => ({ kind: 'status', status }));
 
-export const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
+const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
   { weight: 6, arbitrary: statusIn(200, 299) },
   { weight: 2, arbitrary: statusIn(300, 399) },
   { weight: 3, arbitrary: statusIn(400, 499) },
@@ -230,7 +230,7 @@ export class Receiver {
 // ---------------------------------------------------------------------------------------------------------
 // The runner
 
-export interface CycleModel {
+interface CycleModel {
   /** The attempt number the cycle's first attempt gets (attempts are numbered across cycles). */
   readonly first: number;
   /** When the cycle opened (creation, or the accepted resend). */

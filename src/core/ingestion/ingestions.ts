@@ -61,7 +61,7 @@ export const TASK_APPLICATION = 'ingestao.aplicacao';
 export const TASK_EXPIRY = 'ingestao.expiracao';
 
 /** `codigo_falha` of the ingestions that ended without being applied (README "Batch ingestion"). */
-export const INGESTION_FAILURES = {
+const INGESTION_FAILURES = {
   catalogDeleted: 'catalogo_excluido',
   missingBatches: 'lotes_faltantes',
   invalidRecords: 'registros_invalidos',

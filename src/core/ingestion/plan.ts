@@ -56,7 +56,7 @@ export interface Batch {
   readonly errors: readonly RecordError[];
 }
 
-export type RecordAction = 'novo' | 'alterado' | 'inalterado' | 'reativado';
+type RecordAction = 'novo' | 'alterado' | 'inalterado' | 'reativado';
 
 export interface Preview {
   /** The catalog's version the preview was computed against. */

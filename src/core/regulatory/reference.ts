@@ -13,7 +13,7 @@ import { initialSnapshot, publishSnapshot, snapshotView, type RegulatorySnapshot
 let shipped: RegulatorySnapshot | undefined;
 
 /** Snapshot ids are sequential: `ref-0001` is the shipped table, each publication the next number. */
-export const snapshotId = (n: number): string => `ref-${String(n).padStart(4, '0')}`;
+const snapshotId = (n: number): string => `ref-${String(n).padStart(4, '0')}`;
 
 /** The shipped table, published at `at` (the emulator's start). */
 export function shippedReference(at: Instant): RegulatorySnapshot {
@@ -55,13 +55,13 @@ export interface ReferenceData {
   readonly table: SnapshotView | null;
 }
 
-export function exportReference(s: RegulatorySnapshot): ReferenceData {
+function exportReference(s: RegulatorySnapshot): ReferenceData {
   shipped ??= initialSnapshot(0, snapshotId(1));
   const unchanged = s.ncms === shipped.ncms && s.attributes === shipped.attributes;
   return { id: s.id, publicadoEm: s.publicadoEm, table: unchanged ? null : snapshotView(s) };
 }
 
-export function importReference(data: ReferenceData): RegulatorySnapshot {
+function importReference(data: ReferenceData): RegulatorySnapshot {
   if (data.table === null) return { ...shippedReference(data.publicadoEm), id: data.id };
   return {
     id: data.id,

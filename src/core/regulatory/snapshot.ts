@@ -15,7 +15,7 @@ import { ok, refuse, type Result } from '../refusal.js';
 import { isoString, type Instant } from '../time.js';
 import { ATTRIBUTES, NCM_TABLE, type AttributeDefinition, type NcmEntry } from './ncm-table.js';
 
-export type { AttributeDefinition, NcmEntry };
+export type { AttributeDefinition };
 
 export interface RegulatorySnapshot {
   readonly id: string;
@@ -24,7 +24,7 @@ export interface RegulatorySnapshot {
   readonly attributes: ReadonlyMap<string, AttributeDefinition>;
 }
 
-export interface NewNcm {
+interface NewNcm {
   readonly codigo: string;
   readonly descricao: string;
   readonly obrigatorios?: readonly string[];

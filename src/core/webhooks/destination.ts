@@ -19,7 +19,7 @@ import type { Instant } from '../time.js';
 import { etag, requireMatch, type IfMatch } from '../versioning.js';
 import { cancelOpenEvents } from './events.js';
 
-export type DestinationState = 'ativo' | 'revogado';
+type DestinationState = 'ativo' | 'revogado';
 type DestinationEvent = 'configurar' | 'revogar';
 
 const LIFECYCLE: Record<DestinationState, Record<DestinationEvent, DestinationState | undefined>> = {

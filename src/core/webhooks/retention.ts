@@ -10,7 +10,7 @@ import { isClosed } from './events.js';
 import type { Job } from '../jobs.js';
 
 export const EVENT_RETENTION_MS = 30 * DAY;
-export const TASK_RETENTION = 'webhook.retencao';
+const TASK_RETENTION = 'webhook.retencao';
 
 /** Removes every event closed at least 30 days before `now`; returns how many. */
 export function purgeClosedEvents(state: State, now: Instant): number {

@@ -17,7 +17,7 @@ export const SEND_LIMIT = 5;
 export const SEND_WINDOW_MS = MINUTE;
 export const RESEND_MAX_AGE_MS = 30 * DAY;
 
-export type SendQuota = Quota;
+type SendQuota = Quota;
 const POLICY = 'testes-reenvios';
 const quota = (remaining: number, resetSeconds: number): SendQuota => ({ policy: POLICY, limit: SEND_LIMIT, windowSeconds: SEND_WINDOW_MS / 1000, remaining, resetSeconds });
 
