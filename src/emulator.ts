@@ -14,7 +14,8 @@ import { buildControlApp } from './control/routes.js';
 import type { ControlSettings, EmulatorOptions } from './engine/config.js';
 import { Engine } from './engine/engine.js';
 import { buildApiApp } from './http/app.js';
-import type { BodySource, Runtime } from './http/runtime.js';
+import type { BodySource, Runtime, Runtimes } from './http/runtime.js';
+import type { World } from './engine/world.js';
 import { serve, type ListenOptions, type RunningServer } from './http/server.js';
 
 export type { CompanyOptions, EmulatorOptions } from './engine/config.js';
@@ -22,7 +23,7 @@ export type { ListenOptions, RunningServer } from './http/server.js';
 
 const BASE_URL = 'http://catalog-emulator.local';
 
-type Bindings = { runtime: Runtime; controls: Controls; control: ControlSettings; body?: BodySource };
+type Bindings = { runtimes: Runtimes; controls: Controls; control: ControlSettings; body?: BodySource };
 
 let sharedApp: Hono<{ Bindings: Bindings }> | undefined;
 function app(): Hono<{ Bindings: Bindings }> {
@@ -42,21 +43,20 @@ export class Emulator extends Controls {
   constructor(options: EmulatorOptions = {}) {
     super(new Engine(options));
     const engine = this.engine;
-    const { config } = engine;
-    // The runtime reads the current world on every access: reset and restore swap worlds under it.
-    const runtime: Runtime = {
-      get state() { return engine.world.state; },
-      get clock() { return engine.world.clock; },
-      get inFlight() { return engine.world.inFlight; },
-      pageBudgets: config.pageBudgets,
-      maxStoredAnswersPerCompany: config.maxStoredAnswersPerCompany,
-      apply: (fn) => engine.world.apply(fn),
-      nextRequestId: () => uuidV4(engine.world.requestRandom),
-      credential: (token) => engine.world.state.credentials.get(token),
-      takeApiFault: (match, moment, fire) => engine.faults.takeApi(match, moment, fire),
-      record: (entry) => engine.journal.record(entry),
+    // The shared runtime reads the current world on every access: reset and restore swap worlds under it. A
+    // company on its own clock gets a runtime bound to its world, made once per world.
+    const shared = runtimeOf(engine, () => engine.world);
+    const own = new WeakMap<World, Runtime>();
+    const runtimes: Runtimes = {
+      forToken: (token) => {
+        const world = engine.worldOfToken(token);
+        if (world.owner === null) return shared;
+        let runtime = own.get(world);
+        if (!runtime) own.set(world, (runtime = runtimeOf(engine, () => world)));
+        return runtime;
+      },
     };
-    this.bindings = { runtime, controls: this, control: config.control };
+    this.bindings = { runtimes, controls: this, control: engine.config.control };
   }
 
   /** Fetch against the emulated service, in process. Relative URLs are resolved against the emulator. */
@@ -87,6 +87,23 @@ export class Emulator extends Controls {
     this.engine.close();
     await Promise.all([...this.servers].map((s) => s.close()));
   }
+}
+
+/** What the HTTP shell needs of a world (the one `worldOf` returns at each access) and of the engine. */
+function runtimeOf(engine: Engine, worldOf: () => World): Runtime {
+  const { config } = engine;
+  return {
+    get state() { return worldOf().state; },
+    get clock() { return worldOf().clock; },
+    get inFlight() { return worldOf().inFlight; },
+    pageBudgets: config.pageBudgets,
+    maxStoredAnswersPerCompany: config.maxStoredAnswersPerCompany,
+    apply: (fn) => worldOf().apply(fn),
+    nextRequestId: () => uuidV4(worldOf().requestRandom),
+    credential: (token) => worldOf().state.credentials.get(token),
+    takeApiFault: (match, moment, fire) => engine.faults.takeApi(match, moment, fire),
+    record: (entry) => engine.journal.record(entry),
+  };
 }
 
 export function createEmulator(options: EmulatorOptions = {}): Emulator {

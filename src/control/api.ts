@@ -3,7 +3,7 @@
  * engine and the core, a refusal thrown as a ControlError with the status and code the HTTP controls answer.
  * The /_emulator routes (routes.ts) are a thin HTTP rendering of this same API.
  */
-import { ClockRangeError, type ClockMode } from '../clock/clock.js';
+import { ClockRangeError, type ClockMode, type VirtualClock } from '../clock/clock.js';
 import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type Permission } from '../core/companies.js';
 import type { Result } from '../core/refusal.js';
 import { currentReference, type Published } from '../core/regulatory/reference.js';
@@ -51,48 +51,36 @@ export class Controls {
   }
 
   readonly companies = {
-    /** A company with its head office and a credential holding `permissions` (all six by default). */
-    create: (options: CompanyOptions = {}): CreatedCompanyInfo => describeCompany(unwrap(this.engine.world.apply((state, ctx) => createCompany(state, options, ctx)))),
+    /**
+     * A company with its head office and a credential holding `permissions` (all six by default); with
+     * `clock: 'own'`, on a clock of its own (see CompanyOptions.clock).
+     */
+    create: (options: CompanyOptions = {}): CreatedCompanyInfo => {
+      const engine = this.engine;
+      if (options.clock === 'own') return unwrap(engine.createOwnClockCompany(options));
+      const shared = engine.world;
+      return describeCompany(unwrap(shared.apply((state, ctx) => createCompany(state, options, ctx, engine.rootsOutside(shared)))));
+    },
     /** The companies given in EmulatorOptions.companies, with their tokens (the same after every reset). */
     initial: (): CreatedCompanyInfo[] => [...this.engine.world.initialCompanies],
     /** Changes a company's flags: suspend its subscription, cut its capacity or allowance. */
-    update: (companyId: string, flags: CompanyFlags): Company => unwrap(this.engine.world.apply((state, ctx) => updateCompany(state, companyId, flags, ctx))),
-    addCredential: (companyId: string, permissions: readonly Permission[] = PERMISSIONS): { token: string } => ({
-      token: unwrap(this.engine.world.apply((state, ctx) => addCredential(state, companyId, permissions, ctx))).token,
-    }),
-    list: (): Company[] => [...this.engine.world.state.companies.values()],
+    update: (companyId: string, flags: CompanyFlags): Company => unwrap(this.engine.worldOf(companyId).apply((state, ctx) => updateCompany(state, companyId, flags, ctx))),
+    addCredential: (companyId: string, permissions: readonly Permission[] = PERMISSIONS): { token: string } => {
+      const world = this.engine.worldOf(companyId);
+      const { token } = unwrap(world.apply((state, ctx) => addCredential(state, companyId, permissions, ctx)));
+      this.engine.indexTokens(world);
+      return { token };
+    },
+    /** Every company: those on the shared clock, then those on clocks of their own. */
+    list: (): Company[] => this.engine.worlds().flatMap((world) => [...world.state.companies.values()]),
+    /**
+     * The clock of a company on a clock of its own: the same controls as emu.clock, moving only that company's
+     * time. A company on the shared clock has none (404 relogio_proprio_inexistente): emu.clock moves it.
+     */
+    clock: (companyId: string): ClockControls => clockControls(() => this.ownClockOf(companyId), () => this.mode),
   };
 
-  readonly clock = {
-    now: (): Date => new Date(this.engine.world.clock.now()),
-    mode: (): ClockMode => this.mode,
-    /** Work pending: what runUntilIdle would run. */
-    pending: (): number => this.engine.world.clock.pending(),
-    info: (): ClockInfo => {
-      const clock = this.engine.world.clock;
-      return { now: new Date(clock.now()), mode: this.mode, pending: clock.pending(), deadlines: clock.deadlines() };
-    },
-    /**
-     * Runs every task due within `by` ("90s", "15m", "24h", "31d", or ms), each at its own virtual time; at most
-     * 3650 days, and never past 9999-12-31T23:59:59.999Z (a ClockRangeError says which bound). `ran` counts
-     * every occurrence due, coalesced housekeeping runs included.
-     */
-    advance: async (by: number | string): Promise<{ now: Date; ran: number }> => {
-      const ms = parseDuration(by);
-      if (ms === undefined) throw new ClockRangeError('by', `by must be whole milliseconds or a duration such as "90s", "15m", "24h", "31d", "1h30m"; got ${JSON.stringify(by)}`);
-      return moved(await this.engine.world.clock.advance(ms));
-    },
-    /** advance() to an instant: not the past, at most 3650 days ahead, never past 9999-12-31T23:59:59.999Z. */
-    advanceTo: async (instant: string | number | Date): Promise<{ now: Date; ran: number }> => {
-      const to = toInstant(instant, 'to', (message) => new ClockRangeError('to', message));
-      return moved(await this.engine.world.clock.advanceTo(to));
-    },
-    /**
-     * Runs the service's work (deliveries, job runs, held requests) until none is left, never a deadline; throws
-     * ClockLimitError after `limit` tasks of work (default 10,000). A deadline it passes fires at the next advance.
-     */
-    runUntilIdle: async (options: { limit?: number } = {}): Promise<{ now: Date; ran: number }> => moved(await this.engine.world.clock.runUntilIdle(options)),
-  };
+  readonly clock: ClockControls = clockControls(() => this.engine.world.clock, () => this.engine.config.mode);
 
   readonly faults = {
     /** Adds a fault; throws a FaultInputError naming the field and what it accepts when `fault` is not one, or could never fire. */
@@ -128,9 +116,10 @@ export class Controls {
      * made one up would show what the service never does.
      */
     raise: (companyId: string, dados: EventData): { eventId: string } => {
-      if (!this.engine.world.state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
+      const world = this.engine.worldOf(companyId);
+      if (!world.state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
       if (!EVENT_KINDS.includes(dados.tipo)) throw new ControlError(422, 'valor_invalido', `dados.tipo must be one of ${EVENT_KINDS.join(', ')}.`, 'body.dados.tipo');
-      const event = this.engine.world.apply((state, ctx) => raiseEvent(state, companyId, dados, ctx));
+      const event = world.apply((state, ctx) => raiseEvent(state, companyId, dados, ctx));
       if (event === undefined) {
         throw new ControlError(
           404,
@@ -146,8 +135,17 @@ export class Controls {
   readonly regulatory = {
     /** The snapshot in force: id, publication time, every NCM and attribute definition. */
     current: (): SnapshotView => snapshotView(currentReference(this.engine.world.state)),
-    /** Publishes a new snapshot (extinguish or add NCMs, replace required attributes, add or change attributes) and triggers the surveillance executions it affects. */
-    publish: (change: SnapshotChange): Published => unwrap(this.engine.world.apply((state, ctx) => publishReferenceChange(state, change, ctx))),
+    /**
+     * Publishes a new snapshot (extinguish or add NCMs, replace required attributes, add or change attributes) and
+     * triggers the surveillance executions it affects, in every company's world: the reference is the same for all.
+     */
+    publish: (change: SnapshotChange): Published => {
+      const [shared, ...own] = this.engine.worlds();
+      const published = unwrap(shared!.apply((state, ctx) => publishReferenceChange(state, change, ctx)));
+      // The same change on the same reference: accepted in every world, as it was in the shared one.
+      for (const world of own) world.apply((state, ctx) => publishReferenceChange(state, change, ctx));
+      return published;
+    },
   };
 
   readonly journal = {
@@ -162,6 +160,9 @@ export class Controls {
 
   /** The whole service state as JSON-safe data: records, clock, scheduled tasks and random sources. */
   snapshot(): Snapshot {
+    if (this.engine.hasOwnClocks) {
+      throw new ControlError(409, 'snapshot_indisponivel', 'This emulator has companies on clocks of their own, and a whole-emulator snapshot does not carry them yet: it would silently lose them. Take it before creating such companies.');
+    }
     const { state, clock, random, requestRandom } = this.engine.world;
     const snapshot = {
       format: 'catalog-emulator/state' as const,
@@ -186,10 +187,60 @@ export class Controls {
     this.engine.restore({ state: importState(data.state), now: data.now, tasks: data.tasks, random: data.random, requestRandom: data.requestRandom });
   }
 
+  /** The clock of a company on a clock of its own; a ControlError for another. */
+  private ownClockOf(companyId: string): VirtualClock {
+    const world = this.engine.worldOf(companyId);
+    if (world.owner === companyId) return world.clock;
+    if (!world.state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
+    throw new ControlError(404, 'relogio_proprio_inexistente', `Company ${companyId} is on the shared clock, which /_emulator/clock (emu.clock) moves; create a company with "clock": "own" to give it a clock of its own.`, 'path.companyId');
+  }
+
   /** Back to a fresh emulator: clock at its start, no state but the configured companies, only the configured routes, no faults or journal. */
   reset(): void {
     this.engine.reset();
   }
+}
+
+/** The controls of one clock (emu.clock, or a company's own). */
+export interface ClockControls {
+  now(): Date;
+  mode(): ClockMode;
+  /** Work pending: what runUntilIdle would run. */
+  pending(): number;
+  info(): ClockInfo;
+  /**
+   * Runs every task due within `by` ("90s", "15m", "24h", "31d", or ms), each at its own virtual time; at most
+   * 3650 days, and never past 9999-12-31T23:59:59.999Z (a ClockRangeError says which bound). `ran` counts
+   * every occurrence due, coalesced housekeeping runs included.
+   */
+  advance(by: number | string): Promise<{ now: Date; ran: number }>;
+  /** advance() to an instant: not the past, at most 3650 days ahead, never past 9999-12-31T23:59:59.999Z. */
+  advanceTo(instant: string | number | Date): Promise<{ now: Date; ran: number }>;
+  /**
+   * Runs the service's work (deliveries, job runs, held requests) until none is left, never a deadline; throws
+   * ClockLimitError after `limit` tasks of work (default 10,000). A deadline it passes fires at the next advance.
+   */
+  runUntilIdle(options?: { limit?: number }): Promise<{ now: Date; ran: number }>;
+}
+
+/** Clock controls over the clock `clockOf` finds at each call (reset and restore replace clocks). */
+function clockControls(clockOf: () => VirtualClock, modeOf: () => ClockMode): ClockControls {
+  return {
+    now: () => new Date(clockOf().now()),
+    mode: modeOf,
+    pending: () => clockOf().pending(),
+    info: () => {
+      const clock = clockOf();
+      return { now: new Date(clock.now()), mode: modeOf(), pending: clock.pending(), deadlines: clock.deadlines() };
+    },
+    advance: async (by) => {
+      const ms = parseDuration(by);
+      if (ms === undefined) throw new ClockRangeError('by', `by must be whole milliseconds or a duration such as "90s", "15m", "24h", "31d", "1h30m"; got ${JSON.stringify(by)}`);
+      return moved(await clockOf().advance(ms));
+    },
+    advanceTo: async (instant) => moved(await clockOf().advanceTo(toInstant(instant, 'to', (message) => new ClockRangeError('to', message)))),
+    runUntilIdle: async (options = {}) => moved(await clockOf().runUntilIdle(options)),
+  };
 }
 
 const moved = (result: { now: number; ran: number }) => ({ now: new Date(result.now), ran: result.ran });

@@ -10,7 +10,7 @@ import { EVENT_KINDS, type EventData } from '../core/webhooks/events.js';
 import { ClockDisposedError, ClockLimitError, ClockRangeError } from '../clock/clock.js';
 import { FaultInputError } from '../engine/faults.js';
 import { SnapshotError } from './snapshot-schema.js';
-import type { Controls } from './api.js';
+import type { ClockControls, Controls } from './api.js';
 import { ControlError } from './control-error.js';
 import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../http/errors.js';
 import { readJsonBody, requestBody } from '../http/pipeline.js';
@@ -29,7 +29,7 @@ const companyFlags = z.strictObject({
   surveillanceCapacity: z.number().int().min(0).optional(),
   analysisAllowance: z.number().int().min(0).optional(),
 });
-const newCompany = companyFlags.extend({ cnpjRoot: z.string().optional(), permissions: permissions.optional() });
+const newCompany = companyFlags.extend({ cnpjRoot: z.string().optional(), permissions: permissions.optional(), clock: z.enum(['shared', 'own']).optional() });
 const advance = z.union([
   z.strictObject({ by: z.union([z.string(), z.number()]) }),
   z.strictObject({ to: z.string() }),
@@ -117,27 +117,32 @@ export function buildControlApp(): Hono<ControlEnv> {
     return input instanceof Response ? input : call(() => created(emu(c).companies.addCredential(c.req.param('companyId'), input.permissions)));
   });
 
-  const clockView = (c: Context<ControlEnv>) => {
-    const info = emu(c).clock.info();
-    return { now: info.now.toISOString(), mode: info.mode, pending: info.pending, deadlines: info.deadlines };
+  // The shared clock under /clock, a company's own under /companies/{id}/clock: the same three controls.
+  const clockRoutes = (prefix: string, clockOf: (c: Context<ControlEnv>) => ClockControls) => {
+    app.get(prefix, (c) => call(() => {
+      const info = clockOf(c).info();
+      return { now: info.now.toISOString(), mode: info.mode, pending: info.pending, deadlines: info.deadlines };
+    }));
+    app.post(`${prefix}/advance`, async (c) => {
+      const input = await body(c, advance);
+      if (input instanceof Response) return input;
+      return call(async () => {
+        const clock = clockOf(c);
+        const result = 'by' in input ? await clock.advance(input.by) : await clock.advanceTo(input.to);
+        return { now: result.now.toISOString(), ran: result.ran };
+      });
+    });
+    app.post(`${prefix}/run-until-idle`, async (c) => {
+      const input = await body(c, runUntilIdle);
+      if (input instanceof Response) return input;
+      return call(async () => {
+        const result = await clockOf(c).runUntilIdle(input);
+        return { now: result.now.toISOString(), ran: result.ran };
+      });
+    });
   };
-  app.get('/clock', (c) => call(() => clockView(c)));
-  app.post('/clock/advance', async (c) => {
-    const input = await body(c, advance);
-    if (input instanceof Response) return input;
-    return call(async () => {
-      const result = 'by' in input ? await emu(c).clock.advance(input.by) : await emu(c).clock.advanceTo(input.to);
-      return { now: result.now.toISOString(), ran: result.ran };
-    });
-  });
-  app.post('/clock/run-until-idle', async (c) => {
-    const input = await body(c, runUntilIdle);
-    if (input instanceof Response) return input;
-    return call(async () => {
-      const result = await emu(c).clock.runUntilIdle(input);
-      return { now: result.now.toISOString(), ran: result.ran };
-    });
-  });
+  clockRoutes('/clock', (c) => emu(c).clock);
+  clockRoutes('/companies/:companyId/clock', (c) => emu(c).companies.clock(c.req.param('companyId') ?? ''));
 
   app.get('/faults', (c) => call(() => ({ items: emu(c).faults.list() })));
   app.post('/faults', async (c) => {

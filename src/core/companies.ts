@@ -4,7 +4,7 @@
  */
 import { headOfficeCnpj } from './cnpj.js';
 import { registerHeadOffice, type Establishment } from './establishments.js';
-import { randomDigits, randomToken, uuidV7 } from './random.js';
+import { randomDigits, randomToken, uuidV7, type RandomSource } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { indexesOf, type Context, type Slice, type State } from './state.js';
 import { at, repeated, repeatedId } from './integrity.js';
@@ -71,12 +71,16 @@ const COMPANY_DEFAULTS = {
 
 const TOKEN_PREFIX = 'svc_at_';
 
-export function createCompany(state: State, input: NewCompany, ctx: Context): Result<CreatedCompany> {
-  const taken = new Set([...state.companies.values()].map((c) => c.cnpjRoot));
+/**
+ * A company with its head office and first credential. A CNPJ root names one company on the whole emulator:
+ * `rootsElsewhere` are the roots of companies kept outside this state (a company on a clock of its own lives in a
+ * state of its own).
+ */
+export function createCompany(state: State, input: NewCompany, ctx: Context, rootsElsewhere: ReadonlySet<string> = NO_ROOTS): Result<CreatedCompany> {
+  const taken = takenRoots(state, rootsElsewhere);
   let cnpjRoot = input.cnpjRoot;
   if (cnpjRoot === undefined) {
-    do cnpjRoot = randomDigits(ctx.random, 8);
-    while (taken.has(cnpjRoot));
+    cnpjRoot = pickCnpjRoot(taken, ctx.random);
   } else if (!/^\d{8}$/.test(cnpjRoot)) {
     return refuse('invalid', 'raiz_cnpj_invalida', 'cnpjRoot must be 8 digits, e.g. "11222333".', 'body.cnpjRoot');
   } else if (taken.has(cnpjRoot)) {
@@ -103,6 +107,22 @@ export function createCompany(state: State, input: NewCompany, ctx: Context): Re
   surveillanceOf(state, id);
   const credential = issueCredential(state, id, input.permissions ?? PERMISSIONS, ctx);
   return ok({ company, headOffice, credential });
+}
+
+const NO_ROOTS: ReadonlySet<string> = new Set();
+
+function takenRoots(state: State, rootsElsewhere: ReadonlySet<string>): Set<string> {
+  const taken = new Set(rootsElsewhere);
+  for (const company of state.companies.values()) taken.add(company.cnpjRoot);
+  return taken;
+}
+
+/** A seeded random CNPJ root no company has. */
+export function pickCnpjRoot(taken: ReadonlySet<string>, random: RandomSource): string {
+  let root: string;
+  do root = randomDigits(random, 8);
+  while (taken.has(root));
+  return root;
 }
 
 /** Changes a company's flags; a change of entitlement or capacity moves `cobertura` (and may raise its event). */

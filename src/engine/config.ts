@@ -27,6 +27,13 @@ export interface CompanyOptions extends CompanyFlags {
   readonly cnpjRoot?: string;
   /** Permissions of the first credential; all six by default. */
   readonly permissions?: readonly Permission[];
+  /**
+   * `shared` (default): the company lives on the emulator's clock. `own`: on a clock of its own, which starts at
+   * the emulator's now and moves only through the company's own clock controls; its ids, tokens and positions
+   * come from its own seeded sources (the seed and its CNPJ root), so nothing another company does changes what
+   * it sees. Not for EmulatorOptions.companies, which are on the shared clock.
+   */
+  readonly clock?: 'shared' | 'own';
 }
 
 export interface EmulatorOptions {
@@ -160,7 +167,12 @@ export function readConfig(options: EmulatorOptions): Config {
   const handlerGraceMs = options.webhooks?.handlerGraceMs ?? DEFAULT_HANDLER_GRACE_MS;
   if (!(Number.isFinite(handlerGraceMs) && handlerGraceMs >= 0)) throw new RangeError(`webhooks.handlerGraceMs must be a non-negative number of milliseconds; got ${handlerGraceMs}`);
   const control = controlSettings(options);
-  const companies = (options.companies ?? []).map((c) => ({ ...c, ...(c.permissions && { permissions: [...c.permissions] }) }));
+  const companies = (options.companies ?? []).map((c, i) => {
+    if (c?.clock !== undefined && c.clock !== 'shared') {
+      throw new TypeError(`companies[${i}].clock: the configured companies are on the shared clock; create a company on a clock of its own with companies.create({ clock: 'own' })`);
+    }
+    return { ...c, ...(c.permissions && { permissions: [...c.permissions] }) };
+  });
   const routes = (options.routes ?? []).map((r) => (typeof r === 'object' && r !== null ? { ...r } : r));
   return deepFreeze({ seed, mode, start, core: { delivery }, pageBudgets, maxStoredAnswersPerCompany, handlerGraceMs, control, companies, routes });
 }

@@ -9,7 +9,10 @@ import { RouteTable } from '../network/routes.js';
 import { Transport } from '../network/transport.js';
 import { readConfig, type Config, type EmulatorOptions } from './config.js';
 import { Journal } from './journal.js';
-import { freshWorld, restoredWorld, type SavedWorld, type World } from './world.js';
+import { pickCnpjRoot } from '../core/companies.js';
+import type { Result } from '../core/refusal.js';
+import type { CompanyOptions } from './config.js';
+import { freshWorld, ownWorld, restoredWorld, type CreatedCompanyInfo, type SavedWorld, type World } from './world.js';
 
 /** Why a world's clock stops: the words a released request's 503 uses ("the emulator was reset …"). */
 type WorldEnd = 'reset' | 'restored' | 'closed';
@@ -23,6 +26,10 @@ export class Engine {
   /** The fake network the worlds' delivery tasks send through (WorldServices). */
   readonly transport: Transport;
   private current: World;
+  /** The worlds of the companies on clocks of their own, by company id. */
+  private readonly own = new Map<string, World>();
+  /** Which own world each credential token opens. */
+  private readonly ownTokens = new Map<string, World>();
 
   /** Throws a TypeError or RangeError naming the first bad option. */
   constructor(options: EmulatorOptions) {
@@ -33,9 +40,57 @@ export class Engine {
     this.current = freshWorld(this.config, this);
   }
 
-  /** The world as it is now: read it at each use, never keep it, since reset and restore replace it. */
+  /** The shared world as it is now: read it at each use, never keep it, since reset and restore replace it. */
   get world(): World {
     return this.current;
+  }
+
+  /** The world a company lives in: its own, or the shared one (also for a company that does not exist). */
+  worldOf(companyId: string): World {
+    return this.own.get(companyId) ?? this.current;
+  }
+
+  /** The world a credential token opens: an own-clock company's, or the shared one. */
+  worldOfToken(token: string | undefined): World {
+    return token === undefined || this.ownTokens.size === 0 ? this.current : (this.ownTokens.get(token) ?? this.current);
+  }
+
+  /** The shared world, then every company's own. */
+  worlds(): World[] {
+    return [this.current, ...this.own.values()];
+  }
+
+  /** Whether any company runs on a clock of its own. */
+  get hasOwnClocks(): boolean {
+    return this.own.size > 0;
+  }
+
+  /**
+   * A company on a clock of its own (see ownWorld): its clock starts at the shared clock's now. Its CNPJ root, when
+   * not given, is drawn by the shared world, the only draw it takes from there.
+   */
+  createOwnClockCompany(options: CompanyOptions): Result<CreatedCompanyInfo> {
+    const roots = this.rootsOutside(undefined);
+    const cnpjRoot = options.cnpjRoot ?? this.current.apply((_, ctx) => pickCnpjRoot(roots, ctx.random));
+    const made = ownWorld(this.config, this, { options, cnpjRoot, start: this.current.clock.now(), regulatory: this.current.state.regulatory, rootsElsewhere: roots });
+    if (!made.ok) return made;
+    const { world, created } = made.value;
+    this.own.set(created.companyId, world);
+    this.indexTokens(world);
+    return { ok: true, value: created };
+  }
+
+  /** The CNPJ roots of the companies of every world but `world`: a root names one company on the emulator. */
+  rootsOutside(world: World | undefined): Set<string> {
+    const roots = new Set<string>();
+    for (const other of this.worlds()) if (other !== world) for (const company of other.state.companies.values()) roots.add(company.cnpjRoot);
+    return roots;
+  }
+
+  /** Records the tokens of an own world's credentials (after a credential is added there). */
+  indexTokens(world: World): void {
+    if (world.owner === null) return;
+    for (const token of world.state.credentials.keys()) this.ownTokens.set(token, world);
   }
 
   /** Back to a fresh world from the seed, with only the configured routes, and no faults, journal or inbox. */
@@ -45,18 +100,20 @@ export class Engine {
     this.addConfiguredRoutes();
     this.journal.clear();
     this.inbox.clear();
+    this.dropOwnWorlds('reset');
     this.replace(freshWorld(this.config, this), 'reset');
   }
 
   /** Puts a saved world in place (checked before it gets here). Faults, routes and the journal are kept. */
   restore(saved: Omit<SavedWorld, 'initialCompanies'>): void {
     const initialCompanies = this.current.initialCompanies.filter((c) => saved.state.companies.has(c.companyId));
+    this.dropOwnWorlds('restored');
     this.replace(restoredWorld(this.config, this, { ...saved, initialCompanies }), 'restored');
   }
 
   /** Stops the clock's real-time timers; requests a `delayMs` fault holds are answered 503. */
   close(): void {
-    this.current.clock.dispose('closed');
+    for (const world of this.worlds()) world.clock.dispose('closed');
   }
 
   /**
@@ -66,6 +123,12 @@ export class Engine {
   private replace(world: World, reason: WorldEnd): void {
     this.current.clock.dispose(reason);
     this.current = world;
+  }
+
+  private dropOwnWorlds(reason: WorldEnd): void {
+    for (const world of this.own.values()) world.clock.dispose(reason);
+    this.own.clear();
+    this.ownTokens.clear();
   }
 
   private addConfiguredRoutes(): void {

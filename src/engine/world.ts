@@ -5,13 +5,15 @@
  */
 import { VirtualClock, type PersistedTask } from '../clock/clock.js';
 import { createCompany, type CreatedCompany } from '../core/companies.js';
+import type { Result } from '../core/refusal.js';
+import type { RegulatorySnapshot } from '../core/regulatory/snapshot.js';
 import { drainOutbox } from '../core/outbox.js';
 import { createRandom, seedRandom, type RandomSource, type RandomState } from '../core/random.js';
 import { createState, type Context, type State } from '../core/state.js';
 import { rearmStartedAttempts } from '../core/webhooks/events.js';
 import type { FaultRegistry } from './faults.js';
 import type { Transport } from '../network/transport.js';
-import type { Config } from './config.js';
+import type { CompanyOptions, Config } from './config.js';
 import { registerDeliveryTasks } from './deliveries.js';
 import { registerJobs, schedulePeriodicJobs, type TaskWorld } from './jobs.js';
 
@@ -38,6 +40,8 @@ export interface World extends TaskWorld {
   readonly random: RandomSource;
   /** The request ids' own source, so that ids of records do not depend on how many requests were made. */
   readonly requestRandom: RandomSource;
+  /** The company a world of its own belongs to (a company on its own clock); null for the shared world. */
+  readonly owner: string | null;
 }
 
 /** What the task handlers of a world reach outside it: the network, and the job faults. */
@@ -64,7 +68,7 @@ export interface SavedWorld {
  */
 export function freshWorld(config: Config, services: WorldServices): World {
   const { start, seed } = config;
-  const world = assemble(config, services, createState(start), seedRandom(seed), seedRandom(`${typeof seed}:${String(seed)}:requests`), []);
+  const world = assemble(config, services, { state: createState(start), start, random: seedRandom(seed), requestRandom: seedRandom(`${typeof seed}:${String(seed)}:requests`), initialCompanies: [], owner: null });
   schedulePeriodicJobs(world.clock, start);
   config.companies.forEach((options, i) => {
     const created = world.apply((state, ctx) => createCompany(state, options, ctx), start);
@@ -74,9 +78,43 @@ export function freshWorld(config: Config, services: WorldServices): World {
   return world;
 }
 
+/** What a company on its own clock is created from. */
+export interface OwnCompany {
+  readonly options: CompanyOptions;
+  /** Its CNPJ root: given, or drawn by the shared world (it seeds the company's world). */
+  readonly cnpjRoot: string;
+  /** The emulator's now: where the company's clock starts. */
+  readonly start: number;
+  /** The regulatory reference in force, which every world shares. */
+  readonly regulatory: RegulatorySnapshot;
+  /** The CNPJ roots of every other company of the emulator. */
+  readonly rootsElsewhere: ReadonlySet<string>;
+}
+
+/**
+ * A world of its own for one company: its own state, clock and random sources, so that what it does never moves
+ * another company's time, ids or positions, and advancing it costs only its own tasks. It is seeded by the
+ * emulator's seed and the company's CNPJ root: the same company gets the same ids, tokens and answers on any
+ * emulator with that seed, whatever other companies do. The periodic jobs run on its clock from its start.
+ */
+export function ownWorld(config: Config, services: WorldServices, company: OwnCompany): Result<{ world: World; created: CreatedCompanyInfo }> {
+  const seed = `${typeof config.seed}:${String(config.seed)}:company:${company.cnpjRoot}`;
+  const state = createState(company.start);
+  state.regulatory = company.regulatory;
+  const draft = assemble(config, services, { state, start: company.start, random: seedRandom(seed), requestRandom: seedRandom(`${seed}:requests`), initialCompanies: [], owner: null });
+  const created = draft.apply((s, ctx) => createCompany(s, { ...company.options, cnpjRoot: company.cnpjRoot }, ctx, company.rootsElsewhere));
+  if (!created.ok) {
+    draft.clock.dispose('closed');
+    return created;
+  }
+  draft.owner = created.value.company.id;
+  schedulePeriodicJobs(draft.clock, company.start);
+  return { ok: true, value: { world: draft, created: describeCompany(created.value) } };
+}
+
 /** A world around a saved one: its tasks back on a clock at its instant; attempts that were running end by their time-out. */
 export function restoredWorld(config: Config, services: WorldServices, saved: SavedWorld): World {
-  const world = assemble(config, services, saved.state, saved.random, saved.requestRandom, [...saved.initialCompanies]);
+  const world = assemble(config, services, { state: saved.state, start: config.start, random: saved.random, requestRandom: saved.requestRandom, initialCompanies: [...saved.initialCompanies], owner: null });
   world.clock.load(saved.now, saved.tasks);
   // Requests in flight did not survive: attempts still running end by their time-out.
   world.apply(rearmStartedAttempts);
@@ -92,15 +130,25 @@ export function describeCompany(created: CreatedCompany): CreatedCompanyInfo {
   };
 }
 
-function assemble(config: Config, services: WorldServices, state: State, random: RandomState, requestRandom: RandomState, initialCompanies: CreatedCompanyInfo[]): World & { initialCompanies: CreatedCompanyInfo[] } {
-  const clock = new VirtualClock({ mode: config.mode, start: config.start });
+interface Origin {
+  readonly state: State;
+  readonly start: number;
+  readonly random: RandomState;
+  readonly requestRandom: RandomState;
+  readonly initialCompanies: CreatedCompanyInfo[];
+  readonly owner: string | null;
+}
+
+function assemble(config: Config, services: WorldServices, origin: Origin): World & { initialCompanies: CreatedCompanyInfo[]; owner: string | null } {
+  const clock = new VirtualClock({ mode: config.mode, start: origin.start });
   const world = {
-    state,
+    state: origin.state,
     clock,
     inFlight: new Map<string, string>(),
-    initialCompanies,
-    random: createRandom(random),
-    requestRandom: createRandom(requestRandom),
+    initialCompanies: origin.initialCompanies,
+    random: createRandom(origin.random),
+    requestRandom: createRandom(origin.requestRandom),
+    owner: origin.owner as string | null,
     apply: <T>(fn: (state: State, ctx: Context) => T, at = clock.now()): T => {
       const result = fn(world.state, { now: at, random: world.random, config: config.core });
       for (const task of drainOutbox(world.state)) clock.schedule({ kind: task.kind, owner: task.owner, payload: task.payload }, task.due);

@@ -5,7 +5,7 @@
  */
 import { Hono, type Context as HonoContext } from 'hono';
 import { apiError, errorResponse } from './errors.js';
-import type { Operation } from './pipeline.js';
+import { bearerToken, type Operation } from './pipeline.js';
 import { catalogDeletionOperations, catalogOperations } from './routes/catalogs.js';
 import { companyOperations } from './routes/company.js';
 import { establishmentOperations } from './routes/establishments.js';
@@ -35,7 +35,9 @@ export function buildApiApp(): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
 
   app.use('/v1/*', async (c, next) => {
-    const runtime = c.env.runtime;
+    // The world is chosen before anything is drawn from it: a company on its own clock gets its own request ids.
+    const runtime = c.env.runtimes.forToken(bearerToken(c.req.header('authorization') ?? null));
+    c.set('runtime', runtime);
     const requestId = runtime.nextRequestId();
     c.set('requestId', requestId);
     const journal = { companyId: null, idempotencyKey: null, replayed: false, faultId: null };
@@ -68,7 +70,7 @@ export function buildApiApp(): Hono<HttpEnv> {
   for (const [path, methods] of methodsByPath) app.all(path, notAllowed(allowOf(methods).join(', ')));
 
   app.notFound((c) => {
-    const requestId = c.get('requestId') ?? c.env.runtime.nextRequestId();
+    const requestId = c.get('requestId') ?? c.env.runtimes.forToken(undefined).nextRequestId();
     return errorResponse(apiError(404, 'rota_nao_encontrada', `No operation at ${c.req.method} ${c.req.path}. Paths begin with /v1 (API) or /_emulator (controls).`), requestId, { 'x-request-id': requestId });
   });
 

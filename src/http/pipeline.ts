@@ -115,7 +115,7 @@ const IDEMPOTENCY_KEY: KeyRule = {
 const ENTITY_TAGS = /^\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*)*$/;
 
 async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOperation | undefined, raceable: boolean, c: HonoContext<HttpEnv>): Promise<Response> {
-  const runtime = c.env.runtime;
+  const runtime = c.get('runtime');
   const request = c.req.raw;
   const path = c.req.path;
   const journal = c.get('journal');

@@ -70,7 +70,16 @@ export async function readingBody<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The runtimes of an emulator, one per world: a company on a clock of its own has a world of its own, so its
+ * requests run against its state, on its clock, with its request ids; every other request runs in the shared one.
+ */
+export interface Runtimes {
+  forToken(token: string | undefined): Runtime;
+}
+
 export interface HttpEnv {
-  Bindings: { runtime: Runtime; body?: BodySource };
-  Variables: { requestId: string; journal: { companyId: string | null; idempotencyKey: string | null; replayed: boolean; faultId: string | null } };
+  Bindings: { runtimes: Runtimes; body?: BodySource };
+  /** `runtime`: the runtime of the world the request's credential opens, chosen as the request arrives. */
+  Variables: { runtime: Runtime; requestId: string; journal: { companyId: string | null; idempotencyKey: string | null; replayed: boolean; faultId: string | null } };
 }

@@ -1,0 +1,99 @@
+/**
+ * A company on a clock of its own lives in a world of its own: its answers (ids, tokens, request ids, ETags,
+ * times, cursors) and its deliveries are exactly those it gets alone on a fresh emulator with the same seed,
+ * whatever other companies do meanwhile.
+ */
+import { describe, expect, it } from 'vitest';
+import { ControlError, createEmulator, type Emulator } from './index.js';
+
+const ROOT = '11222333';
+
+/** Sends one request as `token`, returning everything an integrator can see of the answer. */
+async function call(emu: Emulator, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await emu.fetch(path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, headers: [...response.headers.entries()], body: await response.text() };
+}
+
+/** The own-clock company's script; `meanwhile` runs between its steps (another company's traffic, the shared clock). */
+async function script(emu: Emulator, meanwhile: () => Promise<void>) {
+  const company = emu.companies.create({ clock: 'own', cnpjRoot: ROOT });
+  const clock = emu.companies.clock(company.companyId);
+  let n = 0;
+  const key = () => ({ 'idempotency-key': `own-clock-key-${String(++n).padStart(4, '0')}` });
+  const transcript: unknown[] = [company];
+  const step = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const answer = await call(emu, company.token, method, path, body, method === 'GET' ? headers : { ...key(), ...headers });
+    transcript.push(answer);
+    await meanwhile();
+    return JSON.parse(answer.body || 'null') as Record<string, unknown> & { id: string };
+  };
+  const catalog = await step('POST', '/v1/catalogos', { estabelecimento_id: company.headOffice.id, nome: 'Loja' });
+  await clock.advance('90m');
+  for (let i = 0; i < 3; i++) await step('POST', `/v1/catalogos/${catalog.id}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: `P${i}` });
+  const page = await step('GET', `/v1/catalogos/${catalog.id}/produtos?limite=2`);
+  await step('GET', `/v1/catalogos/${catalog.id}/produtos?limite=2&cursor=${String(page.proximo_cursor)}`);
+  emu.network.route(`https://hooks-${ROOT}.example`, () => new Response(null, { status: 500 }));
+  await step('PUT', '/v1/webhook', { url: `https://hooks-${ROOT}.example/recebe` }, { 'if-none-match': '*' });
+  const { eventId } = emu.webhooks.raise(company.companyId, { tipo: 'catalogo.aplicado', catalogoId: catalog.id, versao: 1 });
+  await clock.advance('1h');
+  transcript.push(await call(emu, company.token, 'GET', `/v1/webhook/eventos/${eventId}/tentativas?limite=100`));
+  transcript.push(clock.info());
+  return transcript;
+}
+
+describe('a company on a clock of its own', () => {
+  it('sees exactly what it sees alone on a fresh emulator with the same seed, whatever another company and the shared clock do', async () => {
+    const alone = await script(createEmulator({ seed: 7 }), async () => {});
+
+    const busy = createEmulator({ seed: 7 });
+    const other = busy.companies.create();
+    const neighbour = busy.companies.create({ clock: 'own' });
+    let i = 0;
+    const interleaved = await script(busy, async () => {
+      i++;
+      await call(busy, other.token, 'POST', '/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: `Outra ${i}` }, { 'idempotency-key': `other-company-key-${String(i).padStart(4, '0')}` });
+      await call(busy, neighbour.token, 'POST', '/v1/catalogos', { estabelecimento_id: neighbour.headOffice.id, nome: `Vizinha ${i}` }, { 'idempotency-key': `neighbour-key-${String(i).padStart(4, '0')}` });
+      await busy.clock.advance(i % 2 === 0 ? '3h' : '7m');
+      await busy.companies.clock(neighbour.companyId).advance('1d');
+    });
+    expect(interleaved).toEqual(alone);
+    // The script's requests answered 2xx, and the deliveries ran on the company's clock: 4 attempts in its 2 h 30 min.
+    const attempts = JSON.parse((alone.at(-2) as { body: string }).body) as { itens: { tentativa: number }[] };
+    expect(attempts.itens.map((a) => a.tentativa)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('refuses a whole-emulator snapshot loudly rather than leave it out, and goes away with a reset', async () => {
+    const emu = createEmulator();
+    const own = emu.companies.create({ clock: 'own' });
+    expect(() => emu.snapshot()).toThrow(ControlError);
+    expect(() => emu.snapshot()).toThrow(/companies on clocks of their own/);
+    emu.reset();
+    expect(emu.companies.list()).toEqual([]);
+    expect((await call(emu, own.token, 'GET', '/v1/empresa')).status).toBe(401);
+    expect(() => emu.companies.clock(own.companyId).info()).toThrow(expect.objectContaining({ status: 404, codigo: 'empresa_nao_encontrada' }));
+    expect(emu.snapshot().format).toBe('catalog-emulator/state');
+  });
+
+  it('takes a credential added to it, and a regulatory publication reaches it: its watched product gets a publicacao execution', async () => {
+    const emu = createEmulator();
+    const own = emu.companies.create({ clock: 'own', surveillanceCapacity: 10 });
+    const { token } = emu.companies.addCredential(own.companyId, ['catalogo:ler']);
+    expect((await call(emu, token, 'GET', '/v1/empresa')).status).toBe(200);
+    const key = (n: number) => ({ 'idempotency-key': `publication-key-${String(n).padStart(4, '0')}` });
+    const catalog = JSON.parse((await call(emu, own.token, 'POST', '/v1/catalogos', { estabelecimento_id: own.headOffice.id, nome: 'Loja' }, key(1))).body) as { id: string };
+    const product = JSON.parse((await call(emu, own.token, 'POST', `/v1/catalogos/${catalog.id}/produtos`, { origem: 'erp', ncm: '84713012' }, key(2))).body) as { id: string };
+    const selection = await call(emu, own.token, 'GET', '/v1/empresa/vigilancia');
+    const etag = selection.headers.find(([name]) => name === 'etag')![1];
+    expect((await call(emu, own.token, 'PATCH', '/v1/empresa/vigilancia', { modo: 'selecao', adicionar: [product.id] }, { ...key(3), 'if-match': etag })).status).toBe(200);
+    const none = JSON.parse((await call(emu, own.token, 'GET', '/v1/vigilancias')).body) as { itens: unknown[] };
+    expect(none.itens).toEqual([]);
+
+    emu.regulatory.publish({ extinguir: ['84713012'] });
+    const executions = JSON.parse((await call(emu, own.token, 'GET', '/v1/vigilancias')).body) as { itens: { estado: string; criada_em: string }[] };
+    expect(executions.itens).toEqual([expect.objectContaining({ estado: 'pendente', criada_em: emu.companies.clock(own.companyId).now().toISOString() })]);
+  });
+});
