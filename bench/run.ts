@@ -187,6 +187,39 @@ async function webhooks(): Promise<void> {
 }
 
 /** Issue 4's figure: an analysis over 100,000 products (built through the API), its run measured alone. */
+/**
+ * A company on a clock of its own, advanced 30 days with 10 always-failing deliveries pending, on an emulator
+ * holding it alone and on one where 1,000 other companies on clocks of their own hold 10 pending deliveries each:
+ * advancing it must cost its own tasks only.
+ */
+async function ownClocks(): Promise<void> {
+  const failing = () => new Response(null, { status: 500 });
+  let companies = 0;
+  const pendingCompany = async (emu: ReturnType<typeof createEmulator>) => {
+    const company = emu.companies.create({ clock: 'own' });
+    const host = `https://own-${++companies}.bench.example`;
+    emu.network.route(host, failing);
+    await emu.fetch('/v1/webhook', {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': 'bench-webhook-00001', 'if-none-match': '*' },
+      body: JSON.stringify({ url: `${host}/recebe` }),
+    });
+    for (let i = 0; i < 10; i++) emu.webhooks.raise(company.companyId, { tipo: 'catalogo.aplicado', catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', versao: i });
+    return company;
+  };
+  const busy = createEmulator();
+  for (let i = 0; i < 1000; i++) await pendingCompany(busy);
+  const advanceOne = async (emu: ReturnType<typeof createEmulator>) => {
+    const company = await pendingCompany(emu);
+    collectGarbage();
+    const t0 = performance.now();
+    await emu.companies.clock(company.companyId).advance('30d');
+    return performance.now() - t0;
+  };
+  const [crowded, alone] = await paired(() => advanceOne(busy), () => advanceOne(createEmulator()), 7);
+  rows.push({ figure: 'advance one own clock 30 d, 10 failing deliveries (ms)', value: `${fmt(crowded, 1)} among 1,000`, reference: `${fmt(alone, 1)} alone`, ratio: `${fmt(crowded / alone, 2)}×` });
+}
+
 async function analysis(): Promise<void> {
   const { emu, company, key, catalog } = await setup();
   emu.companies.update(company.companyId, { analysisAllowance: 10 });
@@ -303,6 +336,7 @@ await overHttp();
 collectGarbage();
 await inProcess();
 await webhooks();
+await ownClocks();
 collectGarbage();
 await analysis();
 collectGarbage();

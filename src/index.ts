@@ -15,5 +15,6 @@ export { signatureOf, signWebhook, verifyWebhook, type VerifyFailure, type Verif
 export { EVENT_KINDS, FAILURE_CODES, DEFAULT_DELIVERY_POLICY, type EventData, type EventKind } from './core/webhooks/events.js';
 export { FaultInputError, JOB_KINDS, type FaultInput, type FaultView, type JobKind } from './engine/faults.js';
 export { IF_MATCH_OPERATIONS, type IfMatchOperation, type GuardedResource } from './core/versioning.js';
+export { connect, type ConnectedCompany, type ConnectOptions, type RemoteClockInfo } from './kit/connect.js';
 export { VERSION } from './version.js';
 export { demos, type Demo } from './demos/index.js';

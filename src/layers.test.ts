@@ -53,6 +53,7 @@ export function layerOf(file: string): string {
     [/^src\/http\//, 'http'],
     [/^src\/control\//, 'control'],
     [/^src\/demos\//, 'demos'],
+    [/^src\/kit\//, 'kit'],
     [/^src\/engine\//, 'engine'],
     [/^src\/emulator\.ts$/, 'facade'],
     [/^src\/version\.ts$/, 'version'],
@@ -96,9 +97,11 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   engine: { runtime: ['core', 'clock', 'network', 'version'] },
   // src/emulator.ts puts everything together: configuration → world → controls → app.
   facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version'] },
-  entry: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos'] },
+  entry: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos', 'kit'] },
   // src/index.ts re-exports the demos, so they cannot import it (a cycle): they use what it re-exports.
   demos: { runtime: ['public'] },
+  // The test kit for shared servers speaks HTTP only: it names the public types and throws the public ControlError.
+  kit: { runtime: ['public'] },
   // Users of the package: the public entry only (spec-tests also the hostile-input generator).
   bin: { runtime: ['entry'] },
   examples: { runtime: ['entry'] },

@@ -1,0 +1,61 @@
+/** connect(): a company on a clock of its own on a running server, and its controls over HTTP. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import { ControlError, createEmulator, type Emulator, type RunningServer } from '../index.js';
+import { connect } from './connect.js';
+
+const running: { emu: Emulator; server: RunningServer }[] = [];
+afterEach(async () => {
+  for (const { emu, server } of running.splice(0)) {
+    await server.close();
+    await emu.close();
+  }
+});
+
+async function serve(options: Parameters<typeof createEmulator>[0] = {}) {
+  const emu = createEmulator(options);
+  const server = await emu.listen({ port: 0 });
+  running.push({ emu, server });
+  return { emu, url: server.url };
+}
+
+describe('connect', () => {
+  it('creates a company on a clock of its own and drives its clock; the shared clock does not move', async () => {
+    const { emu, url } = await serve();
+    const start = emu.clock.now().toISOString();
+    const company = await connect(`${url}/`, { company: { cnpjRoot: '11222333', name: 'Suite A' } });
+    expect(company).toMatchObject({ baseUrl: url, cnpjRoot: '11222333', companyId: expect.any(String), token: expect.any(String) });
+    expect(await company.clock.info()).toEqual({ now: start, mode: 'manual', pending: 0, deadlines: expect.any(Number) });
+    expect(await company.clock.advance('2h')).toEqual({ now: new Date(Date.parse(start) + 2 * 3_600_000).toISOString(), ran: expect.any(Number) });
+    expect((await company.clock.now()).toISOString()).toBe(new Date(Date.parse(start) + 2 * 3_600_000).toISOString());
+    expect(await company.clock.advanceTo(new Date(Date.parse(start) + 3 * 3_600_000))).toMatchObject({ now: new Date(Date.parse(start) + 3 * 3_600_000).toISOString() });
+    expect(await company.clock.runUntilIdle()).toMatchObject({ ran: 0 });
+    expect(emu.clock.now().toISOString()).toBe(start);
+
+    const me = await company.fetch('/v1/empresa');
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { id: string }).id).toBe(company.companyId);
+    const other = await company.fetch('/v1/empresa', { headers: { authorization: 'Bearer nope' } });
+    expect(other.status).toBe(401);
+  });
+
+  it('sends the control token, and throws the server refusal as a ControlError', async () => {
+    const { url } = await serve({ controlToken: 'secret-token' });
+    await expect(connect(url)).rejects.toMatchObject({ name: 'ControlError', status: 401, codigo: 'token_de_controle_ausente' });
+    const company = await connect(url, { controlToken: 'secret-token' });
+    await expect(company.clock.advance('forever')).rejects.toThrow(ControlError);
+    await expect(company.clock.advance('forever')).rejects.toMatchObject({ status: 422, codigo: 'valor_invalido', caminho: 'body.by' });
+    await expect(connect(url, { controlToken: 'secret-token', company: { cnpjRoot: company.cnpjRoot } })).rejects.toMatchObject({ status: 409, codigo: 'raiz_cnpj_duplicada' });
+  });
+
+  it('says when the URL is not an emulator', async () => {
+    const server = createServer((_, res) => res.end('<html>hello</html>'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address() as { port: number };
+    try {
+      await expect(connect(`http://127.0.0.1:${address.port}`)).rejects.toThrow(/is not JSON: is http:\/\/127\.0\.0\.1:\d+ a catalog-emulator\?/);
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * The test kit for a shared server: `connect(baseUrl)` creates a company on a clock of its own on a running
+ * emulator and hands back its credential and its controls over HTTP, so a test file can use a server shared with
+ * other suites as it would an in-process emulator — its time, faults, inbox and journal its own.
+ *
+ * It speaks only HTTP (the server may be another process, started by `npx catalog-emulator`), with the global
+ * fetch or the one given.
+ */
+import { ControlError } from '../control/control-error.js';
+import type { ClockInfo } from '../control/api.js';
+import type { CompanyOptions } from '../engine/config.js';
+import type { FaultInput, FaultView } from '../engine/faults.js';
+import type { JournalEntry } from '../engine/journal.js';
+import type { InboxEntry } from '../network/inbox.js';
+import type { CreatedCompanyInfo } from '../engine/world.js';
+
+export interface ConnectOptions {
+  /** The server's control token (`--control-token`), when it has one. */
+  readonly controlToken?: string;
+  /** The company's flags, CNPJ root and permissions; it is always on a clock of its own. */
+  readonly company?: Omit<CompanyOptions, 'clock'>;
+  /** The fetch to use (default: the global one). */
+  readonly fetch?: typeof fetch;
+}
+
+/** The time a clock control answers with, over HTTP: ISO strings. */
+export interface RemoteClockInfo extends Omit<ClockInfo, 'now'> {
+  readonly now: string;
+}
+
+export interface ConnectedCompany extends CreatedCompanyInfo {
+  readonly baseUrl: string;
+  /** fetch against the server, the company's credential sent unless the request names another. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  readonly clock: {
+    info(): Promise<RemoteClockInfo>;
+    now(): Promise<Date>;
+    advance(by: string | number): Promise<{ now: string; ran: number }>;
+    advanceTo(to: string | Date): Promise<{ now: string; ran: number }>;
+    runUntilIdle(options?: { limit?: number }): Promise<{ now: string; ran: number }>;
+  };
+  readonly faults: {
+    /** Adds a fault that matches only this company. */
+    add(fault: FaultInput): Promise<{ id: string }>;
+    list(): Promise<FaultView[]>;
+    remove(id: string): Promise<void>;
+    clear(): Promise<void>;
+  };
+  readonly inbox: { list(): Promise<InboxEntry[]>; clear(): Promise<void> };
+  readonly journal: { entries(): Promise<JournalEntry[]>; clear(): Promise<void> };
+  /** Back as the company was created: same id, root, tokens and head office; no other record, no task. */
+  reset(): Promise<void>;
+  /** Removes the company and its credentials from the server. */
+  remove(): Promise<void>;
+}
+
+/**
+ * Creates a company on a clock of its own on the server at `baseUrl`; throws a ControlError (status, codigo,
+ * caminho from the error body) when the server refuses a control, and a TypeError when it is not an emulator.
+ */
+export async function connect(baseUrl: string, options: ConnectOptions = {}): Promise<ConnectedCompany> {
+  const base = baseUrl.replace(/\/+$/, '');
+  const send = options.fetch ?? fetch;
+  const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const headers: Record<string, string> = {};
+    if (method !== 'GET' && method !== 'DELETE') headers['content-type'] = 'application/json';
+    if (options.controlToken !== undefined) headers.authorization = `Bearer ${options.controlToken}`;
+    const response = await send(`${base}/_emulator${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      throw new TypeError(`${method} ${base}/_emulator${path} answered ${response.status} with a body that is not JSON: is ${base} a catalog-emulator?`);
+    }
+    if (response.ok) return parsed as T;
+    const error = (parsed as { erro?: { codigo?: string; mensagem?: string; caminho?: string } } | undefined)?.erro;
+    throw new ControlError(response.status, error?.codigo ?? 'erro_desconhecido', error?.mensagem ?? `${method} /_emulator${path} answered ${response.status}`, error?.caminho);
+  };
+
+  const created = await control<CreatedCompanyInfo>('POST', '/companies', { ...options.company, clock: 'own' });
+  const company = `/companies/${created.companyId}`;
+  const items = async <T>(path: string) => (await control<{ items: T[] }>('GET', path)).items;
+  return {
+    ...created,
+    baseUrl: base,
+    fetch: (path, init = {}) => {
+      const headers = new Headers(init.headers);
+      if (!headers.has('authorization')) headers.set('authorization', `Bearer ${created.token}`);
+      return send(`${base}${path}`, { ...init, headers });
+    },
+    clock: {
+      info: () => control('GET', `${company}/clock`),
+      now: async () => new Date((await control<RemoteClockInfo>('GET', `${company}/clock`)).now),
+      advance: (by) => control('POST', `${company}/clock/advance`, { by }),
+      advanceTo: (to) => control('POST', `${company}/clock/advance`, { to: to instanceof Date ? to.toISOString() : to }),
+      runUntilIdle: (runOptions = {}) => control('POST', `${company}/clock/run-until-idle`, runOptions),
+    },
+    faults: {
+      add: (fault) => control('POST', `${company}/faults`, fault),
+      list: () => items<FaultView>(`${company}/faults`),
+      remove: async (id) => void (await control('DELETE', `${company}/faults/${encodeURIComponent(id)}`)),
+      clear: async () => void (await control('DELETE', `${company}/faults`)),
+    },
+    inbox: {
+      list: () => items<InboxEntry>(`${company}/inbox`),
+      clear: async () => void (await control('DELETE', `${company}/inbox`)),
+    },
+    journal: {
+      entries: () => items<JournalEntry>(`${company}/journal`),
+      clear: async () => void (await control('DELETE', `${company}/journal`)),
+    },
+    reset: async () => void (await control('POST', `${company}/reset`)),
+    remove: async () => void (await control('DELETE', company)),
+  };
+}
