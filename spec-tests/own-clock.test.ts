@@ -2,13 +2,9 @@
  * A company on a clock of its own (`"clock": "own"` in POST /_emulator/companies): its time moves only through
  * /_emulator/companies/{id}/clock, and everything it owns — its records' times, its deliveries and their retries —
  * runs on that clock; the shared clock's controls never move it, and its own never move the others.
- *
- * In process only for now: on the shared test server a company with its own clock makes GET /_emulator/state
- * refuse (409 snapshot_indisponivel) for the test files after this one.
  */
 import { describe, expect, it } from 'vitest';
 import { Api, world, type World } from './support/client.js';
-import { serverUrl } from './support/target.js';
 import { attemptsOf, createDestination, deliveryFault, hookHost, ms, raiseEvent, SECOND, MINUTE, HOUR, DAY } from './support/webhooks.js';
 
 /** A company on a clock of its own, on the same target as `w`. */
@@ -28,7 +24,7 @@ const advanceCompany = async (w: World, by: string | number) => {
   return answer.body as { now: string; ran: number };
 };
 
-describe.runIf(serverUrl() === undefined)('a company on a clock of its own', () => {
+describe('a company on a clock of its own', () => {
   it('starts at the shared now; its clock and the shared one move apart, each only through its own controls', async () => {
     const shared = await world();
     const own = await ownClockCompany(shared);

@@ -66,16 +66,35 @@ describe('a company on a clock of its own', () => {
     expect(attempts.itens.map((a) => a.tentativa)).toEqual([1, 2, 3, 4]);
   });
 
-  it('refuses a whole-emulator snapshot loudly rather than leave it out, and goes away with a reset', async () => {
+  it('travels in the whole-emulator snapshot with its clock, tasks and sources, and goes away with a reset', async () => {
     const emu = createEmulator();
     const own = emu.companies.create({ clock: 'own' });
-    expect(() => emu.snapshot()).toThrow(ControlError);
-    expect(() => emu.snapshot()).toThrow(/companies on clocks of their own/);
+    emu.network.route('https://hooks-snapshot.example', () => new Response(null, { status: 500 }));
+    const key = { 'idempotency-key': 'snapshot-webhook-0001', 'if-none-match': '*' };
+    expect((await call(emu, own.token, 'PUT', '/v1/webhook', { url: 'https://hooks-snapshot.example/recebe' }, key)).status).toBe(201);
+    emu.webhooks.raise(own.companyId, { tipo: 'catalogo.aplicado', catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', versao: 1 });
+    await emu.companies.clock(own.companyId).advance('10s');
+    const saved = emu.snapshot();
+    expect(saved.ownClocks?.map((w) => [w.companyId, w.now, w.tasks.length > 0])).toEqual([[own.companyId, emu.companies.clock(own.companyId).now().getTime(), true]]);
+    // What the company sees next, straight on…
+    const next = async () => {
+      await emu.companies.clock(own.companyId).advance('6m');
+      return call(emu, own.token, 'POST', '/v1/catalogos', { estabelecimento_id: own.headOffice.id, nome: 'Depois' }, { 'idempotency-key': 'after-snapshot-0001' });
+    };
+    const straight = await next();
+
     emu.reset();
     expect(emu.companies.list()).toEqual([]);
     expect((await call(emu, own.token, 'GET', '/v1/empresa')).status).toBe(401);
     expect(() => emu.companies.clock(own.companyId).info()).toThrow(expect.objectContaining({ status: 404, codigo: 'empresa_nao_encontrada' }));
-    expect(emu.snapshot().format).toBe('catalog-emulator/state');
+
+    // …and after the snapshot is restored: the same answer (ids, request id, times), its own clock where it was.
+    emu.restore(saved);
+    expect(emu.snapshot()).toEqual(saved);
+    expect(await next()).toEqual(straight);
+    // Its root is taken again: a company on the shared clock cannot have it.
+    expect(() => emu.companies.create({ cnpjRoot: own.cnpjRoot })).toThrow(ControlError);
+    expect(() => emu.companies.create({ cnpjRoot: own.cnpjRoot })).toThrow(expect.objectContaining({ status: 409, codigo: 'raiz_cnpj_duplicada' }));
   });
 
   it('takes a credential added to it, and a regulatory publication reaches it: its watched product gets a publicacao execution', async () => {
@@ -95,5 +114,46 @@ describe('a company on a clock of its own', () => {
     emu.regulatory.publish({ extinguir: ['84713012'] });
     const executions = JSON.parse((await call(emu, own.token, 'GET', '/v1/vigilancias')).body) as { itens: { estado: string; criada_em: string }[] };
     expect(executions.itens).toEqual([expect.objectContaining({ estado: 'pendente', criada_em: emu.companies.clock(own.companyId).now().toISOString() })]);
+  });
+
+  it('refuses a snapshot whose own clocks do not fit, naming the field, and changes nothing', async () => {
+    const emu = createEmulator();
+    const shared = emu.companies.create();
+    emu.companies.create({ clock: 'own' });
+    const saved = emu.snapshot();
+    const own = saved.ownClocks![0]!;
+    const refused = (mutate: (s: typeof saved) => void) => {
+      const copy = structuredClone(saved);
+      mutate(copy);
+      try {
+        emu.restore(copy);
+      } catch (error) {
+        return [(error as { path: unknown }).path, (error as Error).message];
+      }
+      return 'restored';
+    };
+    expect(refused((s) => (s.ownClocks![0]!.companyId = shared.companyId))).toEqual([
+      ['ownClocks', 0, 'state', 'companies'],
+      `Not a consistent snapshot: ownClocks.0.state.companies: the world of a company on a clock of its own holds that company (${shared.companyId}) and no other`,
+    ]);
+    const sameRoot = (s: typeof saved) => {
+      const world = s.ownClocks![0]!;
+      world.state.companies[0] = { ...own.state.companies[0]!, cnpjRoot: shared.cnpjRoot };
+      world.state.establishments[0] = { ...own.state.establishments[0]!, cnpj: shared.headOffice.cnpj };
+    };
+    expect(refused(sameRoot)).toEqual([
+      ['ownClocks', 0, 'state', 'companies', 0, 'cnpjRoot'],
+      `Not a consistent snapshot: ownClocks.0.state.companies.0.cnpjRoot: CNPJ root ${shared.cnpjRoot} names two companies`,
+    ]);
+    expect(refused((s) => (s.ownClocks![0]!.tasks[0] = { ...own.tasks[0]!, kind: 'nao.existe' }))).toEqual([['ownClocks', 0, 'tasks', 0, 'kind'], expect.stringMatching(/^Not a snapshot of this emulator: ownClocks\.0\.tasks\.0\.kind: /)]);
+    expect(refused((s) => (s.ownClocks![0]!.state.credentials[0] = { ...own.state.credentials[0]!, token: s.state.credentials[0]!.token }))).toEqual([
+      ['ownClocks', 0, 'state', 'credentials', 0, 'token'],
+      'Not a consistent snapshot: ownClocks.0.state.credentials.0.token: a credential token appears in two worlds',
+    ]);
+    expect(refused((s) => (s.ownClocks![0]!.state.establishments[0] = { ...own.state.establishments[0]!, companyId: shared.companyId }))).toEqual([
+      ['ownClocks', 0, 'state', 'companies', 0, 'headOfficeId'],
+      expect.stringMatching(/^Not a consistent snapshot: ownClocks\.0\.state\.companies\.0\.headOfficeId: company .* is not one of its establishments$/),
+    ]);
+    expect(emu.snapshot()).toEqual(saved);
   });
 });

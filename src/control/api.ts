@@ -15,7 +15,7 @@ import { EVENT_KINDS, raiseEvent, type EventData } from '../core/webhooks/events
 import { toInstant, type CompanyOptions } from '../engine/config.js';
 import type { Engine } from '../engine/engine.js';
 import type { JournalEntry } from '../engine/journal.js';
-import { describeCompany, type CreatedCompanyInfo } from '../engine/world.js';
+import { describeCompany, type CreatedCompanyInfo, type World } from '../engine/world.js';
 import { STATUS_OF } from '../http/errors.js';
 import type { InboxEntry } from '../network/inbox.js';
 import type { NetworkRoute, ReceiverHandler } from '../network/routes.js';
@@ -158,21 +158,18 @@ export class Controls {
     return { name: 'catalog-emulator', version: VERSION, now: isoString(this.engine.world.clock.now()), clockMode: this.mode, seed: this.seed };
   }
 
-  /** The whole service state as JSON-safe data: records, clock, scheduled tasks and random sources. */
+  /**
+   * The whole service state as JSON-safe data: records, clock, scheduled tasks and random sources; with
+   * `ownClocks`, the same of each company on a clock of its own.
+   */
   snapshot(): Snapshot {
-    if (this.engine.hasOwnClocks) {
-      throw new ControlError(409, 'snapshot_indisponivel', 'This emulator has companies on clocks of their own, and a whole-emulator snapshot does not carry them yet: it would silently lose them. Take it before creating such companies.');
-    }
-    const { state, clock, random, requestRandom } = this.engine.world;
+    const own = this.engine.ownWorlds().map((world) => ({ companyId: world.owner!, ...savedWorld(world) }));
     const snapshot = {
       format: 'catalog-emulator/state' as const,
       version: 1 as const,
       seed: this.seed,
-      now: clock.now(),
-      random: [...random.state()] as [number, number, number, number],
-      requestRandom: [...requestRandom.state()] as [number, number, number, number],
-      tasks: clock.tasks(),
-      state: exportState(state),
+      ...savedWorld(this.engine.world),
+      ...(own.length === 0 ? {} : { ownClocks: own }),
     };
     return structuredClone(snapshot) as Snapshot;
   }
@@ -184,7 +181,8 @@ export class Controls {
   restore(snapshot: unknown): void {
     // Every check comes first: the current clock has the handlers of every task kind, and answers for a new one.
     const data = structuredClone(readSnapshot(snapshot, (task) => this.engine.world.clock.loadProblem(task)));
-    this.engine.restore({ state: importState(data.state), now: data.now, tasks: data.tasks, random: data.random, requestRandom: data.requestRandom });
+    const own = (data.ownClocks ?? []).map((world) => ({ companyId: world.companyId, state: importState(world.state), now: world.now, tasks: world.tasks, random: world.random, requestRandom: world.requestRandom }));
+    this.engine.restore({ state: importState(data.state), now: data.now, tasks: data.tasks, random: data.random, requestRandom: data.requestRandom }, own);
   }
 
   /** The clock of a company on a clock of its own; a ControlError for another. */
@@ -240,6 +238,17 @@ function clockControls(clockOf: () => VirtualClock, modeOf: () => ClockMode): Cl
     },
     advanceTo: async (instant) => moved(await clockOf().advanceTo(toInstant(instant, 'to', (message) => new ClockRangeError('to', message)))),
     runUntilIdle: async (options = {}) => moved(await clockOf().runUntilIdle(options)),
+  };
+}
+
+/** A world as a snapshot carries it. */
+function savedWorld(world: World) {
+  return {
+    now: world.clock.now(),
+    random: [...world.random.state()] as [number, number, number, number],
+    requestRandom: [...world.requestRandom.state()] as [number, number, number, number],
+    tasks: world.clock.tasks(),
+    state: exportState(world.state),
   };
 }
 

@@ -252,15 +252,7 @@ const TASK_PAYLOADS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>
   ],
 ]);
 
-const snapshotSchema = z.strictObject({
-  format: z.literal('catalog-emulator/state'),
-  version: z.literal(1),
-  seed: z.union([z.number(), z.string()]),
-  now: clockInstant,
-  random: z.tuple([uint32, uint32, uint32, uint32]),
-  requestRandom: z.tuple([uint32, uint32, uint32, uint32]),
-  tasks: z.array(task),
-  state: schemaOf<StateData>()(z.strictObject({
+const stateSchema = schemaOf<StateData>()(z.strictObject({
     sequence: int.max(MAX_SEQUENCE, `must be at most ${MAX_SEQUENCE}`),
     companies: z.array(company),
     credentials: z.array(credential),
@@ -280,7 +272,29 @@ const snapshotSchema = z.strictObject({
     surveillance: z.array(surveillance),
     regulatory: reference,
     webhookSends: z.array(z.tuple([id, z.array(instant)])),
-  })),
+  }));
+
+/** A company on a clock of its own: its world (state, clock and random sources), beside the shared one. */
+const ownClockSchema = z.strictObject({
+  companyId: id,
+  now: clockInstant,
+  random: z.tuple([uint32, uint32, uint32, uint32]),
+  requestRandom: z.tuple([uint32, uint32, uint32, uint32]),
+  tasks: z.array(task),
+  state: stateSchema,
+});
+
+const snapshotSchema = z.strictObject({
+  format: z.literal('catalog-emulator/state'),
+  version: z.literal(1),
+  seed: z.union([z.number(), z.string()]),
+  now: clockInstant,
+  random: z.tuple([uint32, uint32, uint32, uint32]),
+  requestRandom: z.tuple([uint32, uint32, uint32, uint32]),
+  tasks: z.array(task),
+  state: stateSchema,
+  /** Present only when some company is on a clock of its own. */
+  ownClocks: z.array(ownClockSchema).optional(),
 });
 
 export type Snapshot = z.infer<typeof snapshotSchema>;
@@ -301,10 +315,7 @@ function shapeError(issue: z.core.$ZodIssue | undefined, prefix: readonly (strin
   return new SnapshotError(`Not a snapshot of this emulator: ${dotted(path)}: ${issue.message}`, path);
 }
 
-const inconsistent = (found: IntegrityProblem, root: string): SnapshotError => {
-  const path = [root, ...found.path];
-  return new SnapshotError(`Not a consistent snapshot: ${dotted(path)}: ${found.problem}`, path);
-};
+const inconsistent = (path: readonly (string | number)[], problem: string): SnapshotError => new SnapshotError(`Not a consistent snapshot: ${dotted(path)}: ${problem}`, path);
 
 /**
  * The whole check of a snapshot to restore, in order: its shape and every field (the schema); each task against
@@ -316,15 +327,49 @@ export function readSnapshot(input: unknown, loadProblem: (task: TaskData) => { 
   const parsed = snapshotSchema.safeParse(input);
   if (!parsed.success) throw shapeError(parsed.error.issues[0]);
   const snapshot = parsed.data;
-  for (const [i, t] of snapshot.tasks.entries()) {
-    const clock = loadProblem(t);
-    if (clock) throw new SnapshotError(`Not a snapshot of this emulator: tasks.${i}.${clock.field}: ${clock.problem}`, ['tasks', i, clock.field]);
-    const payload = (TASK_PAYLOADS.get(t.kind) ?? z.undefined(`a "${t.kind}" task takes no payload`)).safeParse(t.payload);
-    if (!payload.success) throw shapeError(payload.error.issues[0], ['tasks', i, 'payload']);
+  checkWorld(snapshot, [], loadProblem);
+  for (const [i, own] of (snapshot.ownClocks ?? []).entries()) {
+    checkWorld(own, ['ownClocks', i], loadProblem);
+    const companies = own.state.companies;
+    if (companies.length !== 1 || companies[0]!.id !== own.companyId) {
+      throw inconsistent(['ownClocks', i, 'state', 'companies'], `the world of a company on a clock of its own holds that company (${own.companyId}) and no other`);
+    }
   }
-  const problem = checkIntegrity(snapshot.state);
-  if (problem) throw inconsistent(problem, 'state');
-  const taskProblem = checkTaskSubjects(snapshot.state, snapshot.tasks);
-  if (taskProblem) throw inconsistent(taskProblem, 'tasks');
+  const unique = acrossWorlds(snapshot);
+  if (unique) throw inconsistent(unique.path, unique.problem);
   return snapshot;
+}
+
+/** One world's checks: its tasks against the clock and their payloads, then its records and tasks together. */
+function checkWorld(world: Pick<Snapshot, 'tasks' | 'state'>, at: readonly (string | number)[], loadProblem: (task: TaskData) => { readonly field: string; readonly problem: string } | undefined): void {
+  for (const [i, t] of world.tasks.entries()) {
+    const clock = loadProblem(t);
+    if (clock) throw new SnapshotError(`Not a snapshot of this emulator: ${dotted([...at, 'tasks', i, clock.field])}: ${clock.problem}`, [...at, 'tasks', i, clock.field]);
+    const payload = (TASK_PAYLOADS.get(t.kind) ?? z.undefined(`a "${t.kind}" task takes no payload`)).safeParse(t.payload);
+    if (!payload.success) throw shapeError(payload.error.issues[0], [...at, 'tasks', i, 'payload']);
+  }
+  const problem = checkIntegrity(world.state);
+  if (problem) throw inconsistent([...at, 'state', ...problem.path], problem.problem);
+  const taskProblem = checkTaskSubjects(world.state, world.tasks);
+  if (taskProblem) throw inconsistent([...at, 'tasks', ...taskProblem.path], taskProblem.problem);
+}
+
+/** A company id, a CNPJ root and a credential token each name one thing on the whole emulator, whatever its clock. */
+function acrossWorlds(snapshot: Snapshot): IntegrityProblem | undefined {
+  const seen = { id: new Set<string>(), root: new Set<string>(), token: new Set<string>() };
+  for (const [i, own] of [snapshot, ...(snapshot.ownClocks ?? [])].entries()) {
+    const at = i === 0 ? ['state'] : ['ownClocks', i - 1, 'state'];
+    for (const [j, company] of own.state.companies.entries()) {
+      if (seen.id.has(company.id)) return { path: [...at, 'companies', j, 'id'], problem: `company ${company.id} appears in two worlds` };
+      if (seen.root.has(company.cnpjRoot)) return { path: [...at, 'companies', j, 'cnpjRoot'], problem: `CNPJ root ${company.cnpjRoot} names two companies` };
+      seen.id.add(company.id);
+      seen.root.add(company.cnpjRoot);
+    }
+    for (const [j, credential] of own.state.credentials.entries()) {
+      // The token itself is not repeated in the message: it is a credential.
+      if (seen.token.has(credential.token)) return { path: [...at, 'credentials', j, 'token'], problem: 'a credential token appears in two worlds' };
+      seen.token.add(credential.token);
+    }
+  }
+  return undefined;
 }

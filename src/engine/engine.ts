@@ -60,11 +60,6 @@ export class Engine {
     return [this.current, ...this.own.values()];
   }
 
-  /** Whether any company runs on a clock of its own. */
-  get hasOwnClocks(): boolean {
-    return this.own.size > 0;
-  }
-
   /**
    * A company on a clock of its own (see ownWorld): its clock starts at the shared clock's now. Its CNPJ root, when
    * not given, is drawn by the shared world, the only draw it takes from there.
@@ -104,11 +99,24 @@ export class Engine {
     this.replace(freshWorld(this.config, this), 'reset');
   }
 
-  /** Puts a saved world in place (checked before it gets here). Faults, routes and the journal are kept. */
-  restore(saved: Omit<SavedWorld, 'initialCompanies'>): void {
+  /**
+   * Puts saved worlds in place (checked before they get here): the shared one, and those of the companies on
+   * clocks of their own. Faults, routes and the journal are kept.
+   */
+  restore(saved: Omit<SavedWorld, 'initialCompanies'>, own: readonly (Omit<SavedWorld, 'initialCompanies'> & { readonly companyId: string })[] = []): void {
     const initialCompanies = this.current.initialCompanies.filter((c) => saved.state.companies.has(c.companyId));
     this.dropOwnWorlds('restored');
     this.replace(restoredWorld(this.config, this, { ...saved, initialCompanies }), 'restored');
+    for (const world of own) {
+      const restored = restoredWorld(this.config, this, { ...world, initialCompanies: [] }, world.companyId);
+      this.own.set(world.companyId, restored);
+      this.indexTokens(restored);
+    }
+  }
+
+  /** The worlds of the companies on clocks of their own. */
+  ownWorlds(): World[] {
+    return [...this.own.values()];
   }
 
   /** Stops the clock's real-time timers; requests a `delayMs` fault holds are answered 503. */

@@ -112,9 +112,12 @@ export function ownWorld(config: Config, services: WorldServices, company: OwnCo
   return { ok: true, value: { world: draft, created: describeCompany(created.value) } };
 }
 
-/** A world around a saved one: its tasks back on a clock at its instant; attempts that were running end by their time-out. */
-export function restoredWorld(config: Config, services: WorldServices, saved: SavedWorld): World {
-  const world = assemble(config, services, { state: saved.state, start: config.start, random: saved.random, requestRandom: saved.requestRandom, initialCompanies: [...saved.initialCompanies], owner: null });
+/**
+ * A world around a saved one: its tasks back on a clock at its instant; attempts that were running end by their
+ * time-out. `owner`: the company whose own world it is (null: the shared world).
+ */
+export function restoredWorld(config: Config, services: WorldServices, saved: SavedWorld, owner: string | null = null): World {
+  const world = assemble(config, services, { state: saved.state, start: config.start, random: saved.random, requestRandom: saved.requestRandom, initialCompanies: [...saved.initialCompanies], owner });
   world.clock.load(saved.now, saved.tasks);
   // Requests in flight did not survive: attempts still running end by their time-out.
   world.apply(rearmStartedAttempts);
