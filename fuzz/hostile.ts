@@ -42,7 +42,7 @@ export type Send = (request: HostileRequest) => Promise<{ status: number; text: 
 
 const HOOKS = 'https://hooks.fuzz.example';
 
-/** An emulator with one company holding a bit of everything the API has, on a manual clock. */
+/** An emulator with one company holding a bit of everything the API has, on a manual clock, and one on a clock of its own. */
 export async function fuzzWorld(): Promise<FuzzWorld> {
   const emu = createEmulator({ seed: 'fuzz', clock: 'manual' });
   const company = emu.companies.create({ surveillanceCapacity: 10, analysisAllowance: 5 });
@@ -71,7 +71,10 @@ export async function fuzzWorld(): Promise<FuzzWorld> {
   await emu.clock.runUntilIdle();
   await emu.clock.advance('1d');
   await emu.clock.runUntilIdle();
-  const ids = [company.companyId, company.headOffice.id, catalogId, String(product.json.id), String(analysis.json.id), String(webhook.json.id)];
+  // A company on a clock of its own, so that its clock controls and its world in the snapshot are aimed at too.
+  const own = emu.companies.create({ clock: 'own', surveillanceCapacity: 2 });
+  await emu.companies.clock(own.companyId).advance('1h');
+  const ids = [company.companyId, company.headOffice.id, catalogId, String(product.json.id), String(analysis.json.id), String(webhook.json.id), own.companyId];
   return { emu, companyId: company.companyId, token: company.token, readOnlyToken: readOnly.token, ids, base: emu.snapshot() };
 }
 
@@ -172,6 +175,10 @@ const CONTROLS: readonly ControlShape[] = [
   { method: 'POST', path: '/_emulator/reset' },
   { method: 'GET', path: '/_emulator/companies' },
   { method: 'POST', path: '/_emulator/companies', body: () => ({ name: 'Fuzz', cnpjRoot: '12345678', permissions: ['catalogo:ler'], subscriptionActive: true, surveillanceEntitled: true, surveillanceCapacity: 3, analysisAllowance: 1 }) },
+  { method: 'POST', path: '/_emulator/companies', body: () => ({ name: 'Fuzz own', cnpjRoot: '12345679', clock: 'own', surveillanceCapacity: 2 }) },
+  { method: 'GET', path: '/_emulator/companies/:company/clock' },
+  { method: 'POST', path: '/_emulator/companies/:company/clock/advance', body: () => ({ by: '2h' }) },
+  { method: 'POST', path: '/_emulator/companies/:company/clock/run-until-idle', body: () => ({ limit: 100 }) },
   { method: 'PATCH', path: '/_emulator/companies/:company', body: () => ({ subscriptionActive: false, surveillanceCapacity: 0, analysisAllowance: 2, name: 'Outra' }) },
   { method: 'POST', path: '/_emulator/companies/:company/credentials', body: () => ({ permissions: ['catalogo:ler', 'webhook:gerenciar'] }) },
   { method: 'POST', path: '/_emulator/companies/:company/events', body: () => ({ dados: { tipo: 'webhook.teste' } }) },
