@@ -1,21 +1,37 @@
 import { defineConfig } from 'vitest/config';
 
 const exclude = ['**/node_modules/**', 'dist/**'];
+/** The shared-server suite: it needs the server its project starts, so the other projects leave it out. */
+const SHARED_SERVER = 'spec-tests/shared-server/**';
 
 export default defineConfig({
   test: {
     projects: [
       { test: { name: 'unit', include: ['src/**/*.test.ts', 'bin/**/*.test.ts', 'examples/**/*.test.ts'], exclude } },
       // The spec tests against an in-process emulator, and the property tests.
-      { test: { name: 'spec', include: ['spec-tests/**/*.test.ts'], exclude } },
+      { test: { name: 'spec', include: ['spec-tests/**/*.test.ts'], exclude: [...exclude, SHARED_SERVER] } },
       // The same spec tests against the built CLI over real HTTP: one server, so one file at a time.
       {
         test: {
           name: 'spec-server',
           include: ['spec-tests/**/*.test.ts'],
-          exclude: [...exclude, 'spec-tests/properties/**'],
+          exclude: [...exclude, 'spec-tests/properties/**', SHARED_SERVER],
           globalSetup: ['spec-tests/support/server.global.ts'],
           fileParallelism: false,
+        },
+      },
+      // Suites sharing ONE built CLI server at once, each on a company with a clock of its own: files in parallel.
+      {
+        test: {
+          name: 'shared-server',
+          include: [`${SHARED_SERVER}/*.test.ts`],
+          exclude,
+          globalSetup: ['spec-tests/support/server.global.ts'],
+          fileParallelism: true,
+          pool: 'forks',
+          maxWorkers: 4,
+          // Its own worker count needs a group of its own: it runs after the other projects.
+          sequence: { groupOrder: 1 },
         },
       },
     ],
