@@ -97,7 +97,7 @@ export class Controls {
     /** The faults; with `companyId`, only those whose match.companyId is that company. */
     list: (filter: CompanyFilter = {}): FaultView[] => {
       const companyId = this.filtered(filter);
-      return this.engine.faults.list().filter((fault) => companyId === undefined || faultOf(fault, companyId));
+      return only(this.engine.faults.list(), companyId === undefined ? undefined : (fault) => faultOf(fault, companyId));
     },
     remove: (id: string): boolean => this.engine.faults.remove(id),
     /** Removes every fault; with `companyId`, only those whose match.companyId is that company. */
@@ -122,15 +122,9 @@ export class Controls {
   /** Deliveries to URLs no route covers, as the built-in receiver got them (it answers 200). */
   readonly inbox = {
     /** The deliveries received, oldest first; with `companyId`, only those of that company's events. */
-    list: (filter: CompanyFilter = {}): InboxEntry[] => {
-      const companyId = this.filtered(filter);
-      return this.engine.inbox.list().filter((entry) => companyId === undefined || entry.companyId === companyId);
-    },
+    list: (filter: CompanyFilter = {}): InboxEntry[] => only(this.engine.inbox.list(), this.ofCompany(filter)),
     /** Drops every delivery; with `companyId`, only those of that company's events. */
-    clear: (filter: CompanyFilter = {}): void => {
-      const companyId = this.filtered(filter);
-      this.engine.inbox.clear(companyId === undefined ? undefined : (entry) => entry.companyId === companyId);
-    },
+    clear: (filter: CompanyFilter = {}): void => this.engine.inbox.clear(this.ofCompany(filter)),
   };
 
   readonly webhooks = {
@@ -176,15 +170,9 @@ export class Controls {
 
   readonly journal = {
     /** The last 10,000 API requests, oldest first; with `companyId`, only those made with that company's credentials. */
-    entries: (filter: CompanyFilter = {}): JournalEntry[] => {
-      const companyId = this.filtered(filter);
-      return this.engine.journal.list().filter((entry) => companyId === undefined || entry.companyId === companyId);
-    },
+    entries: (filter: CompanyFilter = {}): JournalEntry[] => only(this.engine.journal.list(), this.ofCompany(filter)),
     /** Drops every entry; with `companyId`, only that company's. */
-    clear: (filter: CompanyFilter = {}): void => {
-      const companyId = this.filtered(filter);
-      this.engine.journal.clear(companyId === undefined ? undefined : (entry) => entry.companyId === companyId);
-    },
+    clear: (filter: CompanyFilter = {}): void => this.engine.journal.clear(this.ofCompany(filter)),
     subscribe: (listener: (entry: JournalEntry) => void): (() => void) => this.engine.journal.subscribe(listener),
   };
 
@@ -241,6 +229,12 @@ export class Controls {
     return companyId;
   }
 
+  /** Which entries (of the inbox, the journal) a filter keeps: undefined for every one. */
+  private ofCompany(filter: CompanyFilter): ((entry: { readonly companyId: string | null }) => boolean) | undefined {
+    const companyId = this.filtered(filter);
+    return companyId === undefined ? undefined : (entry) => entry.companyId === companyId;
+  }
+
   /** A ControlError 404 empresa_nao_encontrada, located at `caminho`, unless the company exists. */
   private requireCompany(companyId: string, caminho: string): void {
     if (!this.engine.worldOf(companyId).state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, caminho);
@@ -267,6 +261,9 @@ export interface CompanyFilter {
 
 /** A company id as the emulator makes them (and a snapshot holds them): a lowercase UUID. */
 const COMPANY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** The entries `keep` picks; all of them without it. */
+const only = <E>(entries: E[], keep: ((entry: E) => boolean) | undefined): E[] => (keep === undefined ? entries : entries.filter(keep));
 
 /** A fault is of a company when its match names that company: it fires for no other. */
 const faultOf = (fault: FaultView, companyId: string) => fault.match.companyId === companyId;
