@@ -792,7 +792,7 @@ describe('rotation and revocation', () => {
 });
 
 describe('the built-in inbox', () => {
-  it('an unrouted destination\'s delivery lands in GET /_emulator/inbox with url, signed headers, the exact body and answer 200', async () => {
+  it('an unrouted destination\'s delivery lands in GET /_emulator/inbox with its company, url, signed headers, the exact body and answer 200', async () => {
     const s = await setup();
     const dados = { tipo: 'catalogo.aplicado', catalogoId: randomUUID(), versao: 7 };
     const eventId = await raiseEvent(s.w, dados);
@@ -803,7 +803,7 @@ describe('the built-in inbox', () => {
     expect(entries).toHaveLength(1);
     const entry = entries[0]!;
     const timestamp = String(unixSeconds(s.t0));
-    expect(entry).toEqual({ at: iso(s.t0), url: s.url, headers: entry.headers, body: entry.body, eventId, tipo: 'catalogo.aplicado', tentativa: 1, answer: { status: 200 } });
+    expect(entry).toEqual({ at: iso(s.t0), companyId: s.w.company.companyId, url: s.url, headers: entry.headers, body: entry.body, eventId, tipo: 'catalogo.aplicado', tentativa: 1, answer: { status: 200 } });
     expect(entry.headers).toMatchObject({
       'content-type': 'application/json',
       'user-agent': `catalog-emulator/${PACKAGE_VERSION}`,

@@ -289,6 +289,7 @@ export async function removeFault(w: World, id: string): Promise<void> {
 
 export interface InboxItem {
   at: string;
+  companyId: string;
   url: string;
   headers: Record<string, string>;
   body: string;

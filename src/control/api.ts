@@ -17,11 +17,12 @@ import type { Engine } from '../engine/engine.js';
 import type { JournalEntry } from '../engine/journal.js';
 import { describeCompany, type CreatedCompanyInfo, type World } from '../engine/world.js';
 import { STATUS_OF } from '../http/errors.js';
+import { formatPath } from '../http/schemas.js';
 import type { InboxEntry } from '../network/inbox.js';
 import type { NetworkRoute, ReceiverHandler } from '../network/routes.js';
 import { VERSION } from '../version.js';
 import { ControlError } from './control-error.js';
-import type { FaultInput, FaultView } from '../engine/faults.js';
+import { FaultInputError, type FaultInput, type FaultView } from '../engine/faults.js';
 import { readSnapshot, type Snapshot } from './snapshot-schema.js';
 
 export interface ClockInfo {
@@ -78,6 +79,14 @@ export class Controls {
      * time. A company on the shared clock has none (404 relogio_proprio_inexistente): emu.clock moves it.
      */
     clock: (companyId: string): ClockControls => clockControls(() => this.ownClockOf(companyId), () => this.mode),
+    /**
+     * A company's faults, inbox and journal: the views of emu.faults, emu.inbox and emu.journal kept to that
+     * company (see CompanyScope). 404 empresa_nao_encontrada for an unknown company, now and at each call.
+     */
+    scope: (companyId: string): CompanyScope => {
+      this.requireCompany(companyId, 'path.companyId');
+      return companyScope(this, companyId, () => this.requireCompany(companyId, 'path.companyId'));
+    },
   };
 
   readonly clock: ClockControls = clockControls(() => this.engine.world.clock, () => this.engine.config.mode);
@@ -85,9 +94,18 @@ export class Controls {
   readonly faults = {
     /** Adds a fault; throws a FaultInputError naming the field and what it accepts when `fault` is not one, or could never fire. */
     add: (fault: FaultInput): { id: string } => this.engine.faults.add(fault),
-    list: (): FaultView[] => this.engine.faults.list(),
+    /** The faults; with `companyId`, only those whose match.companyId is that company. */
+    list: (filter: CompanyFilter = {}): FaultView[] => {
+      const companyId = this.filtered(filter);
+      return only(this.engine.faults.list(), companyId === undefined ? undefined : (fault) => faultOf(fault, companyId));
+    },
     remove: (id: string): boolean => this.engine.faults.remove(id),
-    clear: (): void => this.engine.faults.clear(),
+    /** Removes every fault; with `companyId`, only those whose match.companyId is that company. */
+    clear: (filter: CompanyFilter = {}): void => {
+      const companyId = this.filtered(filter);
+      if (companyId === undefined) return this.engine.faults.clear();
+      for (const fault of this.engine.faults.list()) if (faultOf(fault, companyId)) this.engine.faults.remove(fault.id);
+    },
   };
 
   readonly network = {
@@ -103,8 +121,10 @@ export class Controls {
 
   /** Deliveries to URLs no route covers, as the built-in receiver got them (it answers 200). */
   readonly inbox = {
-    list: (): InboxEntry[] => this.engine.inbox.list(),
-    clear: (): void => this.engine.inbox.clear(),
+    /** The deliveries received, oldest first; with `companyId`, only those of that company's events. */
+    list: (filter: CompanyFilter = {}): InboxEntry[] => only(this.engine.inbox.list(), this.ofCompany(filter)),
+    /** Drops every delivery; with `companyId`, only those of that company's events. */
+    clear: (filter: CompanyFilter = {}): void => this.engine.inbox.clear(this.ofCompany(filter)),
   };
 
   readonly webhooks = {
@@ -149,8 +169,10 @@ export class Controls {
   };
 
   readonly journal = {
-    entries: (): JournalEntry[] => this.engine.journal.list(),
-    clear: (): void => this.engine.journal.clear(),
+    /** The last 10,000 API requests, oldest first; with `companyId`, only those made with that company's credentials. */
+    entries: (filter: CompanyFilter = {}): JournalEntry[] => only(this.engine.journal.list(), this.ofCompany(filter)),
+    /** Drops every entry; with `companyId`, only that company's. */
+    clear: (filter: CompanyFilter = {}): void => this.engine.journal.clear(this.ofCompany(filter)),
     subscribe: (listener: (entry: JournalEntry) => void): (() => void) => this.engine.journal.subscribe(listener),
   };
 
@@ -185,6 +207,39 @@ export class Controls {
     this.engine.restore({ state: importState(data.state), now: data.now, tasks: data.tasks, random: data.random, requestRandom: data.requestRandom }, own);
   }
 
+  /**
+   * The company a view is filtered by (undefined: every company). A filter that is not `{ companyId? }` with a
+   * company id of this emulator is 422 valor_invalido; an id no company has is 404 empresa_nao_encontrada, so
+   * that a typo does not pass for a company with nothing to show.
+   */
+  private filtered(filter: CompanyFilter): string | undefined {
+    if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) {
+      throw new ControlError(422, 'valor_invalido', `A view's filter is { companyId?: string }; got ${JSON.stringify(filter) ?? String(filter)}.`, 'query');
+    }
+    const other = Object.keys(filter).find((key) => key !== 'companyId');
+    if (other !== undefined) {
+      throw new ControlError(422, 'valor_invalido', `${JSON.stringify(other)} is not a filter of this view; the only one is companyId (a company's id).`, formatPath('query', [other]));
+    }
+    const { companyId } = filter as { companyId?: unknown };
+    if (companyId === undefined) return undefined;
+    if (typeof companyId !== 'string' || !COMPANY_ID.test(companyId)) {
+      throw new ControlError(422, 'valor_invalido', `query.companyId must be a company id of this emulator (a lowercase UUID, as POST /_emulator/companies answers it); got ${shown(companyId)}.`, 'query.companyId');
+    }
+    this.requireCompany(companyId, 'query.companyId');
+    return companyId;
+  }
+
+  /** Which entries (of the inbox, the journal) a filter keeps: undefined for every one. */
+  private ofCompany(filter: CompanyFilter): ((entry: { readonly companyId: string | null }) => boolean) | undefined {
+    const companyId = this.filtered(filter);
+    return companyId === undefined ? undefined : (entry) => entry.companyId === companyId;
+  }
+
+  /** A ControlError 404 empresa_nao_encontrada, located at `caminho`, unless the company exists. */
+  private requireCompany(companyId: string, caminho: string): void {
+    if (!this.engine.worldOf(companyId).state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, caminho);
+  }
+
   /** The clock of a company on a clock of its own; a ControlError for another. */
   private ownClockOf(companyId: string): VirtualClock {
     const world = this.engine.worldOf(companyId);
@@ -197,6 +252,82 @@ export class Controls {
   reset(): void {
     this.engine.reset();
   }
+}
+
+/** What a view of the faults, the inbox or the journal is kept to: one company (by its id), or every one. */
+export interface CompanyFilter {
+  readonly companyId?: string;
+}
+
+/** A company id as the emulator makes them (and a snapshot holds them): a lowercase UUID. */
+const COMPANY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** The entries `keep` picks; all of them without it. */
+const only = <E>(entries: E[], keep: ((entry: E) => boolean) | undefined): E[] => (keep === undefined ? entries : entries.filter(keep));
+
+/** A fault is of a company when its match names that company: it fires for no other. */
+const faultOf = (fault: FaultView, companyId: string) => fault.match.companyId === companyId;
+
+/**
+ * One company's faults, inbox and journal (emu.companies.scope(id)): for a test that shares the emulator with
+ * others, each on its own company. A fault added here matches only this company; remove and clear touch only
+ * its faults; the inbox and journal show and drop only its entries.
+ */
+export interface CompanyScope {
+  readonly companyId: string;
+  readonly faults: {
+    /** Adds a fault whose match.companyId is this company (a FaultInputError at match.companyId when it names another). */
+    add(fault: FaultInput): { id: string };
+    list(): FaultView[];
+    /** False, removing nothing, for a fault that is not this company's. */
+    remove(id: string): boolean;
+    clear(): void;
+  };
+  readonly inbox: { list(): InboxEntry[]; clear(): void };
+  readonly journal: { entries(): JournalEntry[]; clear(): void };
+}
+
+/** The scope of `companyId` over the controls' filtered views; `check` runs first at each call (the company may be gone). */
+function companyScope(controls: Controls, companyId: string, check: () => void): CompanyScope {
+  const only = { companyId };
+  const checked =
+    <A extends unknown[], R>(run: (...args: A) => R) =>
+    (...args: A): R => {
+      check();
+      return run(...args);
+    };
+  return {
+    companyId,
+    faults: {
+      add: checked((fault: FaultInput) => controls.faults.add(scopedFault(fault, companyId))),
+      list: checked(() => controls.faults.list(only)),
+      remove: checked((id: string) => controls.faults.list(only).some((fault) => fault.id === id) && controls.faults.remove(id)),
+      clear: checked(() => controls.faults.clear(only)),
+    },
+    inbox: { list: checked(() => controls.inbox.list(only)), clear: checked(() => controls.inbox.clear(only)) },
+    journal: { entries: checked(() => controls.journal.entries(only)), clear: checked(() => controls.journal.clear(only)) },
+  };
+}
+
+/**
+ * `fault` with match.companyId set to `companyId`; one whose match names another company is refused. Anything
+ * that is not a fault with a match object goes on as it is, for the fault's own check to refuse it.
+ */
+function scopedFault(fault: FaultInput, companyId: string): FaultInput {
+  if (typeof fault !== 'object' || fault === null || Array.isArray(fault)) return fault;
+  const given: unknown = (fault as { match?: unknown }).match;
+  const match = given === undefined ? {} : given;
+  if (typeof match !== 'object' || match === null || Array.isArray(match)) return fault;
+  const named = (match as { companyId?: unknown }).companyId;
+  if (named !== undefined && named !== companyId) {
+    throw new FaultInputError(`match.companyId must be this company's id (${companyId}) or left out: a fault added for a company matches only that company; got ${shown(named)}.`, 'match.companyId');
+  }
+  return { ...fault, match: { ...match, companyId } } as FaultInput;
+}
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
 /** The controls of one clock (emu.clock, or a company's own). */

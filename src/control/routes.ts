@@ -10,7 +10,7 @@ import { EVENT_KINDS, type EventData } from '../core/webhooks/events.js';
 import { ClockDisposedError, ClockLimitError, ClockRangeError } from '../clock/clock.js';
 import { FaultInputError } from '../engine/faults.js';
 import { SnapshotError } from './snapshot-schema.js';
-import type { ClockControls, Controls } from './api.js';
+import type { ClockControls, CompanyFilter, CompanyScope, Controls } from './api.js';
 import { ControlError } from './control-error.js';
 import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../http/errors.js';
 import { readJsonBody, requestBody } from '../http/pipeline.js';
@@ -92,6 +92,28 @@ async function call(run: () => unknown): Promise<Response> {
 
 const created = (value: unknown) => Response.json(value, { status: 201 });
 
+/**
+ * The filter of a view of the faults, the inbox or the journal from its query: `?companyId=` once, or nothing.
+ * Any other parameter, or companyId given twice, is refused (422 at query.<name>) rather than ignored, so that
+ * a misspelt filter never shows every company's entries; the control checks the id itself.
+ */
+function viewFilter(c: Context<ControlEnv>): CompanyFilter | Response {
+  const queries = c.req.queries();
+  for (const [name, values] of Object.entries(queries)) {
+    const caminho = formatPath('query', [name]);
+    if (name !== 'companyId') return fail(apiError(422, 'valor_invalido', `${caminho} is not a parameter of this control; the only one is companyId (a company's id).`, caminho));
+    if (values.length > 1) return fail(apiError(422, 'valor_invalido', `${caminho} must be given once; got ${values.length} values.`, caminho));
+  }
+  const companyId = queries.companyId?.[0];
+  return companyId === undefined ? {} : { companyId };
+}
+
+/** A view's route: the control called with the query's filter, or the refusal of the query. */
+const filteredBy = (c: Context<ControlEnv>, run: (filter: CompanyFilter) => unknown): Promise<Response> => {
+  const filter = viewFilter(c);
+  return filter instanceof Response ? Promise.resolve(filter) : call(() => run(filter));
+};
+
 export function buildControlApp(): Hono<ControlEnv> {
   const app = new Hono<ControlEnv>();
   const emu = (c: Context<ControlEnv>) => c.env.controls;
@@ -144,13 +166,13 @@ export function buildControlApp(): Hono<ControlEnv> {
   clockRoutes('/clock', (c) => emu(c).clock);
   clockRoutes('/companies/:companyId/clock', (c) => emu(c).companies.clock(c.req.param('companyId') ?? ''));
 
-  app.get('/faults', (c) => call(() => ({ items: emu(c).faults.list() })));
+  app.get('/faults', (c) => filteredBy(c, (filter) => ({ items: emu(c).faults.list(filter) })));
   app.post('/faults', async (c) => {
     const input = await body(c, z.unknown());
     return input instanceof Response ? input : call(() => created(emu(c).faults.add(input as never)));
   });
-  app.delete('/faults', (c) => call(() => {
-    emu(c).faults.clear();
+  app.delete('/faults', (c) => filteredBy(c, (filter) => {
+    emu(c).faults.clear(filter);
     return { items: [] };
   }));
   app.delete('/faults/:id', (c) => call(() => {
@@ -183,9 +205,9 @@ export function buildControlApp(): Hono<ControlEnv> {
     return input instanceof Response ? input : call(() => created(emu(c).regulatory.publish(input)));
   });
 
-  app.get('/inbox', (c) => call(() => ({ items: emu(c).inbox.list() })));
-  app.delete('/inbox', (c) => call(() => {
-    emu(c).inbox.clear();
+  app.get('/inbox', (c) => filteredBy(c, (filter) => ({ items: emu(c).inbox.list(filter) })));
+  app.delete('/inbox', (c) => filteredBy(c, (filter) => {
+    emu(c).inbox.clear(filter);
     return { items: [] };
   }));
 
@@ -194,9 +216,36 @@ export function buildControlApp(): Hono<ControlEnv> {
     return input instanceof Response ? input : call(() => created(emu(c).webhooks.raise(c.req.param('companyId'), input.dados as EventData)));
   });
 
-  app.get('/requests', (c) => call(() => ({ items: emu(c).journal.entries() })));
-  app.delete('/requests', (c) => call(() => {
-    emu(c).journal.clear();
+  app.get('/requests', (c) => filteredBy(c, (filter) => ({ items: emu(c).journal.entries(filter) })));
+  app.delete('/requests', (c) => filteredBy(c, (filter) => {
+    emu(c).journal.clear(filter);
+    return { items: [] };
+  }));
+
+  // One company's faults, inbox and journal (emu.companies.scope(id)): the views above kept to that company.
+  const scope = (c: Context<ControlEnv>): CompanyScope => emu(c).companies.scope(c.req.param('companyId') ?? '');
+  app.get('/companies/:companyId/faults', (c) => call(() => ({ items: scope(c).faults.list() })));
+  app.post('/companies/:companyId/faults', async (c) => {
+    const input = await body(c, z.unknown());
+    return input instanceof Response ? input : call(() => created(scope(c).faults.add(input as never)));
+  });
+  app.delete('/companies/:companyId/faults', (c) => call(() => {
+    scope(c).faults.clear();
+    return { items: [] };
+  }));
+  app.delete('/companies/:companyId/faults/:id', (c) => call(() => {
+    const id = c.req.param('id');
+    if (!scope(c).faults.remove(id)) return fail(apiError(404, 'falha_nao_encontrada', `Company ${c.req.param('companyId')} has no fault ${id}; GET /_emulator/companies/${c.req.param('companyId')}/faults lists its faults.`, 'path.id'));
+    return new Response(null, { status: 204 });
+  }));
+  app.get('/companies/:companyId/inbox', (c) => call(() => ({ items: scope(c).inbox.list() })));
+  app.delete('/companies/:companyId/inbox', (c) => call(() => {
+    scope(c).inbox.clear();
+    return { items: [] };
+  }));
+  app.get('/companies/:companyId/journal', (c) => call(() => ({ items: scope(c).journal.entries() })));
+  app.delete('/companies/:companyId/journal', (c) => call(() => {
+    scope(c).journal.clear();
     return { items: [] };
   }));
 

@@ -29,8 +29,9 @@ export class Journal {
     return this.entries.slice(-JOURNAL_CAPACITY);
   }
 
-  clear(): void {
-    this.entries = [];
+  /** Drops the entries `drop` picks (every one without it). */
+  clear(drop?: (entry: JournalEntry) => boolean): void {
+    this.entries = drop === undefined ? [] : this.entries.filter((entry) => !drop(entry));
   }
 
   /** Called for every request; returns the function that stops it (the CLI's --log uses it). */

@@ -59,3 +59,36 @@ describe('connect', () => {
     }
   });
 });
+
+describe('connect: the company\'s faults, inbox and journal', () => {
+  it('adds faults that match only the company, and sees and clears only its own faults, inbox and journal', async () => {
+    const { emu, url } = await serve();
+    const [a, b] = [await connect(url), await connect(url)];
+    const fault = await a.faults.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { status: 503 } });
+    expect(await a.faults.list()).toEqual([{ id: fault.id, target: 'api', match: { path: '/v1/empresa', companyId: a.companyId }, effect: { status: 503 }, times: 1, hits: 0 }]);
+    expect(await b.faults.list()).toEqual([]);
+    expect((await b.fetch('/v1/empresa')).status).toBe(200);
+    expect((await a.fetch('/v1/empresa')).status).toBe(503);
+    expect((await a.journal.entries()).map((e) => [e.companyId, e.status, e.faultId])).toEqual([[a.companyId, 503, fault.id]]);
+    expect((await b.journal.entries()).map((e) => [e.companyId, e.status])).toEqual([[b.companyId, 200]]);
+
+    const other = await b.faults.add({ target: 'job', effect: { fail: true } });
+    await expect(a.faults.remove(other.id)).rejects.toMatchObject({ status: 404, codigo: 'falha_nao_encontrada' });
+    await a.journal.clear();
+    expect(await a.journal.entries()).toEqual([]);
+    expect(await b.journal.entries()).toHaveLength(1);
+
+    for (const company of [a, b]) {
+      const destination = await company.fetch('/v1/webhook', { method: 'PUT', headers: { 'content-type': 'application/json', 'idempotency-key': `hook-${company.companyId}`, 'if-none-match': '*' }, body: JSON.stringify({ url: `https://${company.cnpjRoot}.example/hook` }) });
+      expect(destination.status).toBe(201);
+      emu.webhooks.raise(company.companyId, { tipo: 'webhook.teste' });
+      await company.clock.runUntilIdle();
+    }
+    expect((await a.inbox.list()).map((e) => [e.companyId, e.url])).toEqual([[a.companyId, `https://${a.cnpjRoot}.example/hook`]]);
+    await a.inbox.clear();
+    expect(await a.inbox.list()).toEqual([]);
+    expect((await b.inbox.list()).map((e) => e.companyId)).toEqual([b.companyId]);
+    await b.faults.clear();
+    expect(emu.faults.list()).toEqual([]);
+  });
+});

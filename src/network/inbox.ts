@@ -5,6 +5,8 @@
 export interface InboxEntry {
   /** Virtual time of the attempt. */
   readonly at: string;
+  /** The company whose event this is (a view filtered by company shows it). */
+  readonly companyId: string;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   /** The exact bytes sent, as text. */
@@ -31,7 +33,8 @@ export class Inbox {
     return this.entries.slice(-INBOX_CAPACITY);
   }
 
-  clear(): void {
-    this.entries = [];
+  /** Drops the deliveries `drop` picks (every one without it). */
+  clear(drop?: (entry: InboxEntry) => boolean): void {
+    this.entries = drop === undefined ? [] : this.entries.filter((entry) => !drop(entry));
   }
 }

@@ -94,6 +94,7 @@ export class Transport {
     if (typeof target === 'string') return post({ ...parts, url: target }, this.attemptTimeoutMs());
     this.inbox.record({
       at: new Date(delivery.now).toISOString(),
+      companyId: delivery.companyId,
       url: parts.url,
       headers: parts.headers,
       body: parts.body,
