@@ -190,6 +190,11 @@ export const companiesSlice: Slice<'companies', readonly Company[]> = {
   fromData: (state, companies) => {
     for (const company of companies) addCompany(state, company);
   },
+  ownerOf: (company) => company.id,
+  removeCompany: (state, companyId) => {
+    state.companies.delete(companyId);
+    state.indexes.delete(companyId);
+  },
   unique: (companies) => repeatedId('companies', companies, 'company') ?? repeated('companies', companies, 'cnpjRoot', (c) => c.cnpjRoot, (c) => `CNPJ root ${c.cnpjRoot}`),
   check: (data, r) => {
     for (const [i, c] of data.companies.entries()) {
@@ -205,6 +210,10 @@ export const credentialsSlice: Slice<'credentials', readonly Credential[]> = {
   toData: (state) => [...state.credentials.values()],
   fromData: (state, credentials) => {
     for (const credential of credentials) state.credentials.set(credential.token, credential);
+  },
+  ownerOf: (credential) => credential.companyId,
+  removeCompany: (state, companyId) => {
+    for (const [token, credential] of state.credentials) if (credential.companyId === companyId) state.credentials.delete(token);
   },
   // The token itself is not repeated in the message: it is a credential.
   unique: (credentials) => repeated('credentials', credentials, 'token', (c) => c.token, () => 'a credential token'),
