@@ -11,7 +11,7 @@ import { snapshotView, type SnapshotChange, type SnapshotView } from '../core/re
 import { exportState, importState } from '../core/snapshot.js';
 import { publishReferenceChange } from '../core/surveillance-executions.js';
 import { isoString, parseDuration } from '../core/time.js';
-import { EVENT_KINDS, raiseEvent, type EventData } from '../core/webhooks/events.js';
+import { EVENT_KINDS, raiseEvent, rearmStartedAttempts, type EventData } from '../core/webhooks/events.js';
 import { toInstant, type CompanyOptions } from '../engine/config.js';
 import type { Engine } from '../engine/engine.js';
 import type { JournalEntry } from '../engine/journal.js';
@@ -22,7 +22,9 @@ import type { NetworkRoute, ReceiverHandler } from '../network/routes.js';
 import { VERSION } from '../version.js';
 import { ControlError } from './control-error.js';
 import type { FaultInput, FaultView } from '../engine/faults.js';
-import { readSnapshot, type Snapshot } from './snapshot-schema.js';
+import { companyStateError, readCompanySnapshot, readSnapshot, type CompanySnapshot, type Snapshot } from './snapshot-schema.js';
+import { companyProblem, exportCompany, removeCompany, replaceCompany, type CompanyData } from '../core/company-data.js';
+import type { IntegrityProblem } from '../core/snapshot.js';
 
 export interface ClockInfo {
   readonly now: Date;
@@ -78,6 +80,47 @@ export class Controls {
      * time. A company on the shared clock has none (404 relogio_proprio_inexistente): emu.clock moves it.
      */
     clock: (companyId: string): ClockControls => clockControls(() => this.ownClockOf(companyId), () => this.mode),
+    /**
+     * Removes a company: its records, credentials (its tokens then get 401) and tasks, or its whole world if it is
+     * on a clock of its own; a request of it held by a delayMs fault answers 503. Every other company's records,
+     * positions and tasks stay as they were.
+     */
+    remove: (companyId: string): void => {
+      const world = this.worldWith(companyId);
+      const reason = `told to remove company ${companyId}`;
+      if (this.engine.removeOwnWorld(companyId, reason)) return;
+      world.apply((state) => removeCompany(state, companyId));
+      world.clock.removeOwner(companyId, reason);
+    },
+    /**
+     * One company's records and tasks as JSON-safe data (`catalog-emulator/company`): what restore(companyId, …)
+     * puts back. `now` is its clock's now when taken; the regulatory reference is not in it (it is no company's).
+     */
+    snapshot: (companyId: string): CompanySnapshot => {
+      const world = this.worldWith(companyId);
+      const snapshot = { format: 'catalog-emulator/company' as const, version: 1 as const, companyId, now: world.clock.now(), tasks: world.clock.tasksOf(companyId), state: exportCompany(world.state, companyId) };
+      return structuredClone(snapshot) as CompanySnapshot;
+    },
+    /**
+     * Puts a company's snapshot in place of its records and tasks, leaving every other company's; its tasks come
+     * back at their due times on the clock as it is now (one due already runs at the next advance). Throws a
+     * SnapshotError (the path of the field) for one that is not of this company or would not fit beside the
+     * others (an id, CNPJ root, token or position another company has), and then nothing has changed.
+     */
+    restore: (companyId: string, snapshot: unknown): void => {
+      const world = this.worldWith(companyId);
+      const data = structuredClone(readCompanySnapshot(snapshot, companyId, (task) => world.clock.loadProblem(task)));
+      const problem = companyProblem(world.state, data.state, companyId) ?? this.sharedElsewhere(world, data.state);
+      if (problem) throw companyStateError(problem);
+      world.clock.removeOwner(companyId, `restored for company ${companyId}`);
+      for (const task of data.tasks) world.clock.schedule(task, task.due);
+      world.apply((state, ctx) => {
+        replaceCompany(state, companyId, data.state);
+        // Requests in flight did not survive: its attempts still running end by their time-out.
+        rearmStartedAttempts(state, ctx, companyId);
+      });
+      this.engine.indexTokens(world);
+    },
   };
 
   readonly clock: ClockControls = clockControls(() => this.engine.world.clock, () => this.engine.config.mode);
@@ -183,6 +226,25 @@ export class Controls {
     const data = structuredClone(readSnapshot(snapshot, (task) => this.engine.world.clock.loadProblem(task)));
     const own = (data.ownClocks ?? []).map((world) => ({ companyId: world.companyId, state: importState(world.state), now: world.now, tasks: world.tasks, random: world.random, requestRandom: world.requestRandom }));
     this.engine.restore({ state: importState(data.state), now: data.now, tasks: data.tasks, random: data.random, requestRandom: data.requestRandom }, own);
+  }
+
+  /** The world company `companyId` lives in; a ControlError (404) for a company of none. */
+  private worldWith(companyId: string): World {
+    const world = this.engine.worldOf(companyId);
+    if (!world.state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
+    return world;
+  }
+
+  /** What of a company's records another world has already: its CNPJ root or a credential token. */
+  private sharedElsewhere(world: World, data: CompanyData): IntegrityProblem | undefined {
+    const root = data.companies[0]!.cnpjRoot;
+    if (this.engine.rootsOutside(world).has(root)) return { path: ['companies', 0, 'cnpjRoot'], problem: `CNPJ root ${root} names another company of this emulator` };
+    for (const other of this.engine.worlds()) {
+      if (other === world) continue;
+      const i = data.credentials.findIndex((credential) => other.state.credentials.has(credential.token));
+      if (i >= 0) return { path: ['credentials', i, 'token'], problem: 'a credential token of another company of this emulator' };
+    }
+    return undefined;
   }
 
   /** The clock of a company on a clock of its own; a ControlError for another. */

@@ -261,8 +261,9 @@ export function attemptTimeoutIntent(state: State, eventId: string, tentativa: n
   schedule(state, { kind: TASK_ATTEMPT_TIMEOUT, owner: event.companyId, due: startedAt + ctx.config.delivery.attemptTimeoutMs, payload: { eventId, tentativa } });
 }
 
-export function rearmStartedAttempts(state: State, ctx: Context): void {
+export function rearmStartedAttempts(state: State, ctx: Context, companyId?: string): void {
   for (const event of state.webhookEvents.values()) {
+    if (companyId !== undefined && event.companyId !== companyId) continue;
     for (const attempt of event.attempts) {
       if (attempt.estado === 'iniciada') attemptTimeoutIntent(state, event.id, attempt.tentativa, attempt.iniciadaEm, ctx);
     }
