@@ -82,6 +82,32 @@ describe('DELETE /_emulator/companies/{id}', () => {
   });
 });
 
+describe('POST /_emulator/companies/{id}/reset', () => {
+  it('puts the company back as it was created: 200 with its creation body, its first token works, later credentials get 401, no records, flags as created; another company reads as before', async () => {
+    const a = await world({}, { name: 'Loja A', analysisAllowance: 3 });
+    const b = await otherCompany(a);
+    const mine = await busy(a);
+    const other = await busy(b);
+    const before = await other.read();
+    const companyBefore = ((await a.controls.raw('GET', '/companies')).body.items as { id: string }[]).find((c) => c.id === a.company.companyId);
+    await a.controls.updateCompany(a.company.companyId, { name: 'Renamed', subscriptionActive: false });
+    const added = await a.controls.addCredential(a.company.companyId, ['catalogo:ler']);
+
+    const reset = await a.controls.raw('POST', `/companies/${a.company.companyId}/reset`);
+    expect(reset.status, reset.text).toBe(200);
+    expect(reset.body).toEqual(a.company);
+    expect((await a.api.get('/v1/produtos')).body.itens).toEqual([]);
+    expectError(await a.api.get(`/v1/catalogos/${mine.catalog.id}`), 404, 'catalogo_nao_encontrado', 'path.id');
+    expectError(await a.api.as(added.token).get('/v1/produtos'), 401, 'credencial_invalida', 'header.authorization');
+    const establishments = (await a.api.get('/v1/estabelecimentos')).body.itens as { id: string; cnpj: string; catalogo_id: string | null }[];
+    expect(establishments.map((e) => [e.id, e.cnpj, e.catalogo_id])).toEqual([[a.company.headOffice.id, a.company.headOffice.cnpj, null]]);
+    const companyAfter = ((await a.controls.raw('GET', '/companies')).body.items as { id: string }[]).find((c) => c.id === a.company.companyId);
+    expect(companyAfter).toEqual(companyBefore);
+    expect(await other.read()).toEqual(before);
+    expectControlError(await a.controls.raw('POST', `/companies/${UNKNOWN_V7_ID}/reset`), 404, 'empresa_nao_encontrada', 'path.companyId');
+  });
+});
+
 describe('GET and PUT /_emulator/companies/{id}/state', () => {
   it('saves one company and puts it back in place of its later records: it reads as before, another company as it did just before', async () => {
     const a = await world();

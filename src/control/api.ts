@@ -23,7 +23,7 @@ import { VERSION } from '../version.js';
 import { ControlError } from './control-error.js';
 import type { FaultInput, FaultView } from '../engine/faults.js';
 import { companyStateError, readCompanySnapshot, readSnapshot, type CompanySnapshot, type Snapshot } from './snapshot-schema.js';
-import { companyProblem, exportCompany, removeCompany, replaceCompany, type CompanyData } from '../core/company-data.js';
+import { companyProblem, exportCompany, removeCompany, replaceCompany, resetCompany, type CompanyData } from '../core/company-data.js';
 import type { IntegrityProblem } from '../core/snapshot.js';
 
 export interface ClockInfo {
@@ -91,6 +91,17 @@ export class Controls {
       if (this.engine.removeOwnWorld(companyId, reason)) return;
       world.apply((state) => removeCompany(state, companyId));
       world.clock.removeOwner(companyId, reason);
+    },
+    /**
+     * The company back as it was created: the same id, CNPJ root, flags, head office and first credential (same
+     * token and permissions), no other record and no task; answers as its creation did. A request of it held by a
+     * delayMs fault answers 503. 409 criacao_desconhecida for a company restored from a snapshot that predates it.
+     */
+    reset: (companyId: string): CreatedCompanyInfo => {
+      const world = this.worldWith(companyId);
+      const created = unwrap(world.apply((state) => resetCompany(state, companyId)));
+      world.clock.removeOwner(companyId, `reset for company ${companyId}`);
+      return describeCompany(created);
     },
     /**
      * One company's records and tasks as JSON-safe data (`catalog-emulator/company`): what restore(companyId, …)

@@ -121,6 +121,7 @@ export function buildControlApp(): Hono<ControlEnv> {
     emu(c).companies.remove(c.req.param('companyId'));
     return new Response(null, { status: 204 });
   }));
+  app.post('/companies/:companyId/reset', (c) => call(() => emu(c).companies.reset(c.req.param('companyId'))));
   app.get('/companies/:companyId/state', (c) => call(() => emu(c).companies.snapshot(c.req.param('companyId'))));
   app.put('/companies/:companyId/state', async (c) => {
     const limit = c.env.control.maxSnapshotBytes;

@@ -273,6 +273,8 @@ const stateSchema = schemaOf<StateData>()(z.strictObject({
     surveillance: z.array(surveillance),
     regulatory: reference,
     webhookSends: z.array(z.tuple([id, z.array(instant)])),
+    // Absent from snapshots taken before companies kept their creation: such a company cannot be reset alone.
+    origins: z.array(z.strictObject({ company, headOffice: establishment, credential })).default([]),
   }));
 
 /** One company's records (emu.companies.snapshot): a state's without the regulatory reference, which is no company's. */

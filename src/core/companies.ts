@@ -2,12 +2,12 @@
  * Companies and their API credentials (DESIGN §5). A company is created through the emulator controls
  * (the real service does it in its panel), with its head office establishment and a first credential.
  */
-import { headOfficeCnpj } from './cnpj.js';
+import { cnpjRoot, headOfficeCnpj } from './cnpj.js';
 import { registerHeadOffice, type Establishment } from './establishments.js';
 import { randomDigits, randomToken, uuidV7, type RandomSource } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { indexesOf, type Context, type Slice, type State } from './state.js';
-import { at, repeated, repeatedId } from './integrity.js';
+import { at, repeated, repeatedCompany, repeatedId } from './integrity.js';
 import { observeCoverage, surveillanceOf } from './surveillance.js';
 import type { Instant } from './time.js';
 
@@ -106,7 +106,9 @@ export function createCompany(state: State, input: NewCompany, ctx: Context, roo
   // Created with the company, so the first coverage change is compared with the coverage it started with.
   surveillanceOf(state, id);
   const credential = issueCredential(state, id, input.permissions ?? PERMISSIONS, ctx);
-  return ok({ company, headOffice, credential });
+  const created = { company, headOffice, credential };
+  state.companyOrigins.set(id, created);
+  return ok(created);
 }
 
 const NO_ROOTS: ReadonlySet<string> = new Set();
@@ -219,6 +221,29 @@ export const credentialsSlice: Slice<'credentials', readonly Credential[]> = {
   unique: (credentials) => repeated('credentials', credentials, 'token', (c) => c.token, () => 'a credential token'),
   check: (data, r) => {
     for (const [i, c] of data.credentials.entries()) if (!r.companies.has(c.companyId)) return at(['credentials', i, 'companyId'], `a credential belongs to unknown company ${c.companyId}`);
+    return undefined;
+  },
+};
+
+/** Each company as it was created (its record, head office and first credential): what a reset of it puts back. */
+export const originsSlice: Slice<'origins', readonly CreatedCompany[]> = {
+  key: 'origins',
+  holds: ['companyOrigins'],
+  toData: (state) => [...state.companyOrigins.values()],
+  fromData: (state, origins) => {
+    for (const origin of origins) state.companyOrigins.set(origin.company.id, origin);
+  },
+  ownerOf: (origin) => origin.company.id,
+  removeCompany: (state, companyId) => void state.companyOrigins.delete(companyId),
+  unique: (origins) => repeatedCompany('origins', origins, 'company', (o) => o.company.id, 'the creation record'),
+  check: (data, r) => {
+    for (const [i, { company, headOffice, credential }] of data.origins.entries()) {
+      const current = r.companies.get(company.id);
+      if (!current) return at(['origins', i, 'company', 'id'], `the creation record of unknown company ${company.id}`);
+      if (company.cnpjRoot !== current.cnpjRoot || company.headOfficeId !== headOffice.id) return at(['origins', i, 'company'], `company ${company.id} was created with another CNPJ root or head office than it has`);
+      if (headOffice.companyId !== company.id || cnpjRoot(headOffice.cnpj) !== company.cnpjRoot) return at(['origins', i, 'headOffice'], `company ${company.id}: its head office at creation is not of the company and its CNPJ root`);
+      if (credential.companyId !== company.id) return at(['origins', i, 'credential', 'companyId'], `company ${company.id}: its first credential is of company ${credential.companyId}`);
+    }
     return undefined;
   },
 };

@@ -4,7 +4,8 @@
  * exported from; an import that would break the state is refused with the path of the record, changing nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { companyProblem, exportCompany, importCompany, removeCompany, replaceCompany, type CompanyData } from './company-data.js';
+import { companyProblem, exportCompany, importCompany, removeCompany, replaceCompany, resetCompany, type CompanyData } from './company-data.js';
+import { updateCompany } from './companies.js';
 import { createProduct } from './products.js';
 import { SLICES } from './slices.js';
 import { checkIntegrity, exportState, importState, type StateData } from './snapshot.js';
@@ -15,7 +16,7 @@ import { seededWorld, T0, unwrap } from './testing/support.js';
 function without(data: StateData, companyId: string): StateData {
   const catalogOwner = new Map(data.catalogs.map((c) => [c.id, c.companyId]));
   const ownerOf = (key: string, record: any): string => // eslint-disable-line @typescript-eslint/no-explicit-any
-    key === 'companies' ? record.id : key === 'links' ? catalogOwner.get(record[0])! : Array.isArray(record) ? record[0] : record.companyId;
+    key === 'companies' ? record.id : key === 'origins' ? record.company.id : key === 'links' ? catalogOwner.get(record[0])! : Array.isArray(record) ? record[0] : record.companyId;
   const filtered = Object.fromEntries(Object.entries(data).map(([key, value]) => [key, key === 'regulatory' || !Array.isArray(value) ? value : value.filter((record) => ownerOf(key, record) !== companyId)]));
   return filtered as unknown as StateData;
 }
@@ -146,5 +147,33 @@ describe('replaceCompany', () => {
     expect(unordered(exportCompany(state, b))).toEqual(unordered({ ...saved, sequence: state.sequence }));
     expect(unordered(exportCompany(state, b))).toEqual(unordered({ ...exportCompany(importState(original), b), sequence: state.sequence }));
     expect(checkIntegrity(exportState(state))).toBeUndefined();
+  });
+});
+
+describe('resetCompany', () => {
+  it('puts the company back as it was created (its record, head office and first credential, nothing else), leaving the others', () => {
+    const fresh = seededWorld();
+    const created = [fresh.company(), fresh.company()];
+    const asCreated = structuredClone(exportCompany(fresh.state, created[1]!));
+    const { state, ids } = richState(3, 3);
+    expect(ids.slice(0, 2)).toEqual(created);
+    const b = ids[1]!;
+    unwrap(updateCompany(state, b, { name: 'Renamed', analysisAllowance: 1 }, seededWorld(9).ctx(T0)));
+    const others = JSON.stringify(without(exportState(state), b));
+
+    expect(resetCompany(state, b)).toEqual({ ok: true, value: state.companyOrigins.get(b) });
+    expect(JSON.stringify(without(exportState(state), b))).toBe(others);
+    expect(exportCompany(state, b)).toEqual({ ...asCreated, sequence: state.sequence });
+    expect(derivedUnordered(state)).toEqual(derivedUnordered(importState(structuredClone(exportState(state)))));
+    expect(checkIntegrity(exportState(state))).toBeUndefined();
+  });
+
+  it('refuses a company that is not there (404) and one without its creation record (409), changing nothing', () => {
+    const { state, ids } = richState(2, 1);
+    expect(resetCompany(state, '0190a000-0000-7000-8000-000000000000')).toMatchObject({ ok: false, refusal: { kind: 'not_found', codigo: 'empresa_nao_encontrada', caminho: 'path.companyId' } });
+    state.companyOrigins.delete(ids[0]!);
+    const before = JSON.stringify(exportState(state));
+    expect(resetCompany(state, ids[0]!)).toMatchObject({ ok: false, refusal: { kind: 'conflict', codigo: 'criacao_desconhecida', caminho: 'path.companyId' } });
+    expect(JSON.stringify(exportState(state))).toBe(before);
   });
 });

@@ -11,6 +11,9 @@ import { at, type Found, type Records } from './integrity.js';
 import { SLICES, type StateData } from './slices.js';
 import { checkIntegrity, exportState } from './snapshot.js';
 import type { Slice, State } from './state.js';
+import type { CreatedCompany } from './companies.js';
+import { ok, refuse, type Result } from './refusal.js';
+import { surveillanceOf } from './surveillance.js';
 
 export type CompanyData = Omit<StateData, 'regulatory'>;
 
@@ -109,4 +112,21 @@ export function replaceCompany(state: State, companyId: string, data: CompanyDat
 function addCompanyData(state: State, data: CompanyData): void {
   for (const slice of COMPANY_SLICES) slice.fromData(state, listed(data, slice));
   state.sequence = Math.max(state.sequence, data.sequence);
+}
+
+/**
+ * The company back as it was created: the same id, CNPJ root, flags, head office and first credential (the same
+ * token and permissions), and no other record. Refused for a company the state has no creation record of (one
+ * restored from a snapshot taken before companies kept it).
+ */
+export function resetCompany(state: State, companyId: string): Result<CreatedCompany> {
+  if (!state.companies.has(companyId)) return refuse('not_found', 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
+  const origin = state.companyOrigins.get(companyId);
+  if (!origin) return refuse('conflict', 'criacao_desconhecida', `Company ${companyId} came from a snapshot that does not say how it was created, so it cannot be reset alone; remove it and create a new one instead.`, 'path.companyId');
+  removeCompany(state, companyId);
+  const empty = Object.fromEntries(COMPANY_SLICES.map((slice) => [slice.key, []]));
+  addCompanyData(state, { ...empty, sequence: state.sequence, companies: [origin.company], establishments: [origin.headOffice], credentials: [origin.credential], origins: [origin] } as unknown as CompanyData);
+  // Created with the company, as createCompany does: the first coverage change compares with it.
+  surveillanceOf(state, companyId);
+  return ok(origin);
 }

@@ -115,7 +115,7 @@ describe('the slices (src/core/slices.ts)', () => {
   it('write the keys of a snapshot\'s state, each once, in the order of the format', () => {
     expect(SLICES.map((slice) => slice.key)).toEqual([
       'sequence', 'companies', 'credentials', 'establishments', 'catalogs', 'products', 'links', 'idempotency', 'webhookDestinations', 'webhookEvents',
-      'cnpjCorrections', 'regulatory', 'analyses', 'executions', 'ingestions', 'evaluations', 'analysisUnitsUsed', 'surveillance', 'webhookSends',
+      'cnpjCorrections', 'regulatory', 'analyses', 'executions', 'ingestions', 'evaluations', 'analysisUnitsUsed', 'surveillance', 'webhookSends', 'origins',
     ]);
     expect(Object.keys(exportState(rich()))).toEqual(SLICES.map((slice) => slice.key));
   });

@@ -7,7 +7,7 @@ import type { Analysis } from './analyses.js';
 import type { Catalog } from './catalogs.js';
 import type { Evaluation, Execution } from './surveillance-executions.js';
 import type { CnpjCorrection } from './cnpj-corrections.js';
-import type { Company, Credential } from './companies.js';
+import type { Company, CreatedCompany, Credential } from './companies.js';
 import type { Found, Records } from './integrity.js';
 import type { StateData } from './slices.js';
 import type { Establishment } from './establishments.js';
@@ -77,6 +77,8 @@ export interface State {
   readonly webhookSends: Map<string, readonly Instant[]>;
   /** [closed at, event id] in closing order: what retention walks, oldest first. Stale entries are skipped. */
   readonly closedWebhookEvents: [Instant, string][];
+  /** Company id → the company as it was created (its record, head office and first credential): what a reset of it puts back. */
+  readonly companyOrigins: Map<string, CreatedCompany>;
   /** The regulatory reference in force (regulatory/reference.ts). */
   regulatory: RegulatorySnapshot;
   /** Work the core asks the shell to schedule; drained after every change (see outbox.ts). */
@@ -125,6 +127,7 @@ export function createState(start: Instant = 0): State {
     ingestions: new Map(),
     openIngestions: new Map(),
     webhookSends: new Map(),
+    companyOrigins: new Map(),
     closedWebhookEvents: [],
     outbox: [],
     sequence: 0,
