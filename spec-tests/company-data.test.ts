@@ -4,18 +4,9 @@
  * None touches another company: each test checks a second company reads exactly as before.
  */
 import { describe, expect, it } from 'vitest';
-import { headOfficeCatalog, newKey, otherCompany, product, world, type World } from './support/client.js';
+import { headOfficeCatalog, newKey, otherCompany, product, until, world, type World } from './support/client.js';
 import { expectControlError, expectError } from './support/expect.js';
 import { productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
-
-/** Awaits `condition` by asking again (each ask is a request, not a timer); fails after `tries`. */
-async function until(condition: () => Promise<boolean>, tries = 500): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await condition()) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`condition not met after ${tries} tries`);
-}
 
 /** What a company reads of its catalog: status, ETag and exact body of each list and record. */
 async function reads(w: World, catalogId: string, productId: string) {
@@ -53,6 +44,19 @@ describe('DELETE /_emulator/companies/{id}', () => {
     expect(items.map((c) => c.id)).toContain(b.company.companyId);
     expect(await other.read()).toEqual(before);
     expectControlError(await a.controls.raw('GET', `/companies/${a.company.companyId}/state`), 404, 'empresa_nao_encontrada', 'path.companyId');
+  });
+
+  it('removes a company on a clock of its own with its clock: its token gets 401, its clock controls 404', async () => {
+    const a = await world({}, { clock: 'own' });
+    const b = await otherCompany(a);
+    const other = await busy(b);
+    const before = await other.read();
+    await busy(a);
+    expect((await a.controls.raw('GET', `/companies/${a.company.companyId}/clock`)).status).toBe(200);
+    expect((await a.controls.raw('DELETE', `/companies/${a.company.companyId}`)).status).toBe(204);
+    expectError(await a.api.get('/v1/produtos'), 401, 'credencial_invalida', 'header.authorization');
+    expectControlError(await a.controls.raw('GET', `/companies/${a.company.companyId}/clock`), 404, 'empresa_nao_encontrada', 'path.companyId');
+    expect(await other.read()).toEqual(before);
   });
 
   it('answers 404 empresa_nao_encontrada for a company that does not exist (or no longer does)', async () => {

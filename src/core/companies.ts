@@ -236,13 +236,21 @@ export const originsSlice: Slice<'origins', readonly CreatedCompany[]> = {
   ownerOf: (origin) => origin.company.id,
   removeCompany: (state, companyId) => void state.companyOrigins.delete(companyId),
   unique: (origins) => repeatedCompany('origins', origins, 'company', (o) => o.company.id, 'the creation record'),
+  // A reset puts these back beside the other companies: the same root and head office (at its position) the
+  // company has, and a first token no other company holds.
   check: (data, r) => {
+    const tokens = new Map(data.credentials.map((c) => [c.token, c.companyId]));
     for (const [i, { company, headOffice, credential }] of data.origins.entries()) {
       const current = r.companies.get(company.id);
       if (!current) return at(['origins', i, 'company', 'id'], `the creation record of unknown company ${company.id}`);
-      if (company.cnpjRoot !== current.cnpjRoot || company.headOfficeId !== headOffice.id) return at(['origins', i, 'company'], `company ${company.id} was created with another CNPJ root or head office than it has`);
-      if (headOffice.companyId !== company.id || cnpjRoot(headOffice.cnpj) !== company.cnpjRoot) return at(['origins', i, 'headOffice'], `company ${company.id}: its head office at creation is not of the company and its CNPJ root`);
+      if (company.cnpjRoot !== current.cnpjRoot || company.headOfficeId !== current.headOfficeId) return at(['origins', i, 'company'], `company ${company.id} was created with another CNPJ root or head office than it has`);
+      const office = r.establishments.get(headOffice.id);
+      if (headOffice.id !== current.headOfficeId || headOffice.companyId !== company.id || cnpjRoot(headOffice.cnpj) !== company.cnpjRoot || headOffice.position !== office?.position) {
+        return at(['origins', i, 'headOffice'], `company ${company.id}: its head office at creation is not its head office (id, company, CNPJ root and position)`);
+      }
       if (credential.companyId !== company.id) return at(['origins', i, 'credential', 'companyId'], `company ${company.id}: its first credential is of company ${credential.companyId}`);
+      const holder = tokens.get(credential.token);
+      if (holder !== undefined && holder !== company.id) return at(['origins', i, 'credential', 'token'], `company ${company.id}: its first credential's token is another company's`);
     }
     return undefined;
   },

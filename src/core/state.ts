@@ -208,7 +208,7 @@ export interface Slice<K extends string = string, D = unknown> {
 }
 
 /** One record of a slice's data (the data of a per-company slice is a list of them). */
-export type RecordOf<D> = D extends readonly (infer R)[] ? R : never;
+type RecordOf<D> = D extends readonly (infer R)[] ? R : never;
 
 /** Drops from `records` the ids a per-company index lists. */
 export function dropListed(records: Map<string, unknown>, index: OrderedIndex | undefined): void {
