@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Api, headOfficeCatalog, NCM, newKey, otherCompany, product, world, type Answer, type World } from './support/client.js';
+import { Api, headOfficeCatalog, NCM, newKey, otherCompany, product, until, world, type Answer, type World } from './support/client.js';
 import { headOfficeCnpj } from './support/cnpj.js';
 import { expectControlError, expectError, UUID } from './support/expect.js';
 import { ALL_PERMISSIONS, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
@@ -16,15 +16,6 @@ const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', impo
 
 /** A root no company is likely to have: the world's own root plus one (mod 10^8). */
 const neighbourRoot = (root: string) => String((Number(root) + 1) % 100_000_000).padStart(8, '0');
-
-/** Awaits `condition` by asking again (each ask is a request, not a timer); fails after `tries`. */
-async function until(condition: () => Promise<boolean>, tries = 500): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await condition()) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`condition not met after ${tries} tries`);
-}
 
 interface JournalItem {
   at: string;

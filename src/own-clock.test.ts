@@ -140,6 +140,8 @@ describe('a company on a clock of its own', () => {
       const world = s.ownClocks![0]!;
       world.state.companies[0] = { ...own.state.companies[0]!, cnpjRoot: shared.cnpjRoot };
       world.state.establishments[0] = { ...own.state.establishments[0]!, cnpj: shared.headOffice.cnpj };
+      // Its creation record says the same (what a reset of it would put back).
+      world.state.origins[0] = { ...own.state.origins[0]!, company: world.state.companies[0], headOffice: world.state.establishments[0] };
     };
     expect(refused(sameRoot)).toEqual([
       ['ownClocks', 0, 'state', 'companies', 0, 'cnpjRoot'],

@@ -151,3 +151,12 @@ export async function product(w: World, catalogId: string, fields: Record<string
   if (answer.status !== 201) throw new Error(`product creation answered ${answer.status}: ${answer.text}`);
   return { id: answer.body.id, etag: answer.headers.get('etag')!, body: answer.body };
 }
+
+/** Awaits `condition` by asking again (each ask is a request, not a timer); fails after `tries`. */
+export async function until(condition: () => Promise<boolean>, tries = 500): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await condition()) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`condition not met after ${tries} tries`);
+}

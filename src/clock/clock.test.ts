@@ -431,6 +431,41 @@ describe('VirtualClock, manual mode', () => {
     expect(await later).toEqual({ reached: true });
   });
 
+  it('tasksOf() lists one owner\'s persistent tasks in due order; removeOwner() drops its tasks and releases its sleeps, leaving the others\' as they were', async () => {
+    const clock = manualClock();
+    const ran: string[] = [];
+    clock.handle('work', 'work', (task) => void ran.push(`${String(task.owner)}:${String(task.payload)}`));
+    clock.handle('deadline', 'deadline', (task) => void ran.push(`${String(task.owner)}:${String(task.payload)}`));
+    clock.schedule({ kind: 'work', owner: 'c1', payload: 'w1' }, START + 300);
+    clock.schedule({ kind: 'work', owner: 'c2', payload: 'w2' }, START + 100);
+    clock.schedule({ kind: 'deadline', owner: 'c1', payload: 'd1', everyMs: MINUTE }, START + 200);
+    clock.schedule({ kind: 'deadline', owner: null, payload: 'h' }, START + 250);
+    const ends: WaitEnd[] = [];
+    const c1Sleep = clock.sleep(1000, 'c1').then((end) => ends.push(end));
+    const c2Sleep = clock.sleep(400, 'c2').then((end) => ends.push(end));
+    expect(clock.tasksOf('c1')).toEqual([
+      { kind: 'deadline', owner: 'c1', payload: 'd1', everyMs: MINUTE, due: START + 200 },
+      { kind: 'work', owner: 'c1', payload: 'w1', due: START + 300 },
+    ]);
+    expect(clock.tasksOf(null)).toEqual([{ kind: 'deadline', owner: null, payload: 'h', due: START + 250 }]);
+    expect([clock.pending(), clock.deadlines()]).toEqual([4, 2]);
+
+    expect(clock.removeOwner('c1', 'company removed')).toBe(3);
+    await c1Sleep;
+    expect(ends).toEqual([{ reached: false, reason: 'company removed' }]);
+    expect(clock.tasksOf('c1')).toEqual([]);
+    expect(clock.tasks()).toEqual([
+      { kind: 'work', owner: 'c2', payload: 'w2', due: START + 100 },
+      { kind: 'deadline', owner: null, payload: 'h', due: START + 250 },
+    ]);
+    expect([clock.pending(), clock.deadlines()]).toEqual([2, 1]);
+    expect(await clock.advance(2 * MINUTE)).toEqual({ now: START + 2 * MINUTE, ran: 3 });
+    await c2Sleep;
+    expect(ran).toEqual(['c2:w2', 'null:h']);
+    expect(ends).toEqual([{ reached: false, reason: 'company removed' }, { reached: true }]);
+    expect(clock.removeOwner('nobody', 'x')).toBe(0);
+  });
+
   it('dispose() releases every sleeper with its reason, and a sleep asked for afterwards is released at once', async () => {
     const clock = manualClock();
     const held = clock.sleep(5000, 'c1');

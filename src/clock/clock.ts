@@ -240,6 +240,28 @@ export class VirtualClock {
       .map(({ due, kind, owner, payload, everyMs }) => ({ due, kind, owner, ...(payload === undefined ? {} : { payload }), ...(everyMs === undefined ? {} : { everyMs }) }));
   }
 
+  /** The persistent tasks of `owner`, in due order: what a snapshot of one company carries. */
+  tasksOf(owner: TaskOwner): PersistedTask[] {
+    return this.tasks().filter((task) => task.owner === owner);
+  }
+
+  /**
+   * Drops every task of `owner` (a company removed, reset or restored on its own): its persistent tasks, and its
+   * sleeps, released `{ reached: false, reason }` so a held request answers instead of waiting for nothing.
+   * Returns how many it dropped. Other owners' tasks keep their order and due times.
+   */
+  removeOwner(owner: TaskOwner, reason: string): number {
+    let dropped = 0;
+    for (const entry of [...this.entries.values()]) {
+      if (entry.owner !== owner) continue;
+      entry.cancelled = true;
+      this.forget(entry);
+      entry.wake?.({ reached: false, reason });
+      dropped++;
+    }
+    return dropped;
+  }
+
   /**
    * Why `task` could not be loaded, or undefined: its kind has no handler, or it repeats (`everyMs`) though it is
    * work, which runUntilIdle would then never finish. Restore asks this of every task before it replaces anything.

@@ -11,7 +11,7 @@ import { snapshotView, type SnapshotChange, type SnapshotView } from '../core/re
 import { exportState, importState } from '../core/snapshot.js';
 import { publishReferenceChange } from '../core/surveillance-executions.js';
 import { isoString, parseDuration } from '../core/time.js';
-import { EVENT_KINDS, raiseEvent, type EventData } from '../core/webhooks/events.js';
+import { EVENT_KINDS, raiseEvent, rearmStartedAttempts, type EventData } from '../core/webhooks/events.js';
 import { toInstant, type CompanyOptions } from '../engine/config.js';
 import type { Engine } from '../engine/engine.js';
 import type { JournalEntry } from '../engine/journal.js';
@@ -23,7 +23,9 @@ import type { NetworkRoute, ReceiverHandler } from '../network/routes.js';
 import { VERSION } from '../version.js';
 import { ControlError } from './control-error.js';
 import { FaultInputError, type FaultInput, type FaultView } from '../engine/faults.js';
-import { readSnapshot, type Snapshot } from './snapshot-schema.js';
+import { companyStateError, readCompanySnapshot, readSnapshot, type CompanySnapshot, type Snapshot } from './snapshot-schema.js';
+import { companyProblem, exportCompany, removeCompany, replaceCompany, resetCompany, type CompanyData } from '../core/company-data.js';
+import type { IntegrityProblem } from '../core/snapshot.js';
 
 export interface ClockInfo {
   readonly now: Date;
@@ -84,8 +86,60 @@ export class Controls {
      * company (see CompanyScope). 404 empresa_nao_encontrada for an unknown company, now and at each call.
      */
     scope: (companyId: string): CompanyScope => {
-      this.requireCompany(companyId, 'path.companyId');
-      return companyScope(this, companyId, () => this.requireCompany(companyId, 'path.companyId'));
+      this.worldWith(companyId);
+      return companyScope(this, companyId, () => void this.worldWith(companyId));
+    },
+    /**
+     * Removes a company: its records, credentials (its tokens then get 401) and tasks, or its whole world if it is
+     * on a clock of its own; a request of it held by a delayMs fault answers 503. Every other company's records,
+     * positions and tasks stay as they were.
+     */
+    remove: (companyId: string): void => {
+      const world = this.worldWith(companyId);
+      const reason = `told to remove company ${companyId}`;
+      if (this.engine.removeOwnWorld(companyId, reason)) return;
+      world.apply((state) => removeCompany(state, companyId));
+      world.clock.removeOwner(companyId, reason);
+    },
+    /**
+     * The company back as it was created: the same id, CNPJ root, flags, head office and first credential (same
+     * token and permissions), no other record and no task; answers as its creation did. A request of it held by a
+     * delayMs fault answers 503. 409 criacao_desconhecida for a company restored from a snapshot that predates it.
+     */
+    reset: (companyId: string): CreatedCompanyInfo => {
+      const world = this.worldWith(companyId);
+      const created = unwrap(world.apply((state) => resetCompany(state, companyId)));
+      world.clock.removeOwner(companyId, `reset for company ${companyId}`);
+      return describeCompany(created);
+    },
+    /**
+     * One company's records and tasks as JSON-safe data (`catalog-emulator/company`): what restore(companyId, …)
+     * puts back. `now` is its clock's now when taken; the regulatory reference is not in it (it is no company's).
+     */
+    snapshot: (companyId: string): CompanySnapshot => {
+      const world = this.worldWith(companyId);
+      const snapshot = { format: 'catalog-emulator/company' as const, version: 1 as const, companyId, now: world.clock.now(), tasks: world.clock.tasksOf(companyId), state: exportCompany(world.state, companyId) };
+      return structuredClone(snapshot) as CompanySnapshot;
+    },
+    /**
+     * Puts a company's snapshot in place of its records and tasks, leaving every other company's; its tasks come
+     * back at their due times on the clock as it is now (one due already runs at the next advance). Throws a
+     * SnapshotError (the path of the field) for one that is not of this company or would not fit beside the
+     * others (an id, CNPJ root, token or position another company has), and then nothing has changed.
+     */
+    restore: (companyId: string, snapshot: unknown): void => {
+      const world = this.worldWith(companyId);
+      const data = structuredClone(readCompanySnapshot(snapshot, companyId, (task) => world.clock.loadProblem(task)));
+      const problem = companyProblem(world.state, data.state, companyId) ?? this.sharedElsewhere(world, data.state);
+      if (problem) throw companyStateError(problem);
+      world.clock.removeOwner(companyId, `restored for company ${companyId}`);
+      for (const task of data.tasks) world.clock.schedule(task, task.due);
+      world.apply((state, ctx) => {
+        replaceCompany(state, companyId, data.state);
+        // Requests in flight did not survive: its attempts still running end by their time-out.
+        rearmStartedAttempts(state, ctx, companyId);
+      });
+      this.engine.indexTokens(world);
     },
   };
 
@@ -136,8 +190,7 @@ export class Controls {
      * made one up would show what the service never does.
      */
     raise: (companyId: string, dados: EventData): { eventId: string } => {
-      const world = this.engine.worldOf(companyId);
-      if (!world.state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
+      const world = this.worldWith(companyId);
       if (!EVENT_KINDS.includes(dados.tipo)) throw new ControlError(422, 'valor_invalido', `dados.tipo must be one of ${EVENT_KINDS.join(', ')}.`, 'body.dados.tipo');
       const event = world.apply((state, ctx) => raiseEvent(state, companyId, dados, ctx));
       if (event === undefined) {
@@ -225,7 +278,7 @@ export class Controls {
     if (typeof companyId !== 'string' || !COMPANY_ID.test(companyId)) {
       throw new ControlError(422, 'valor_invalido', `query.companyId must be a company id of this emulator (a lowercase UUID, as POST /_emulator/companies answers it); got ${shown(companyId)}.`, 'query.companyId');
     }
-    this.requireCompany(companyId, 'query.companyId');
+    this.worldWith(companyId, 'query.companyId');
     return companyId;
   }
 
@@ -235,16 +288,29 @@ export class Controls {
     return companyId === undefined ? undefined : (entry) => entry.companyId === companyId;
   }
 
-  /** A ControlError 404 empresa_nao_encontrada, located at `caminho`, unless the company exists. */
-  private requireCompany(companyId: string, caminho: string): void {
-    if (!this.engine.worldOf(companyId).state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, caminho);
+  /** The world company `companyId` lives in; a ControlError 404 empresa_nao_encontrada, located at `caminho`, for a company of none. */
+  private worldWith(companyId: string, caminho = 'path.companyId'): World {
+    const world = this.engine.worldOf(companyId);
+    if (!world.state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, caminho);
+    return world;
+  }
+
+  /** What of a company's records another world has already: its CNPJ root or a credential token. */
+  private sharedElsewhere(world: World, data: CompanyData): IntegrityProblem | undefined {
+    const root = data.companies[0]!.cnpjRoot;
+    if (this.engine.rootsOutside(world).has(root)) return { path: ['companies', 0, 'cnpjRoot'], problem: `CNPJ root ${root} names another company of this emulator` };
+    for (const other of this.engine.worlds()) {
+      if (other === world) continue;
+      const i = data.credentials.findIndex((credential) => other.state.credentials.has(credential.token));
+      if (i >= 0) return { path: ['credentials', i, 'token'], problem: 'a credential token of another company of this emulator' };
+    }
+    return undefined;
   }
 
   /** The clock of a company on a clock of its own; a ControlError for another. */
   private ownClockOf(companyId: string): VirtualClock {
-    const world = this.engine.worldOf(companyId);
+    const world = this.worldWith(companyId);
     if (world.owner === companyId) return world.clock;
-    if (!world.state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
     throw new ControlError(404, 'relogio_proprio_inexistente', `Company ${companyId} is on the shared clock, which /_emulator/clock (emu.clock) moves; create a company with "clock": "own" to give it a clock of its own.`, 'path.companyId');
   }
 

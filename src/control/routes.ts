@@ -139,6 +139,22 @@ export function buildControlApp(): Hono<ControlEnv> {
     return input instanceof Response ? input : call(() => created(emu(c).companies.addCredential(c.req.param('companyId'), input.permissions)));
   });
 
+  app.delete('/companies/:companyId', (c) => call(() => {
+    emu(c).companies.remove(c.req.param('companyId'));
+    return new Response(null, { status: 204 });
+  }));
+  app.post('/companies/:companyId/reset', (c) => call(() => emu(c).companies.reset(c.req.param('companyId'))));
+  app.get('/companies/:companyId/state', (c) => call(() => emu(c).companies.snapshot(c.req.param('companyId'))));
+  app.put('/companies/:companyId/state', async (c) => {
+    const limit = c.env.control.maxSnapshotBytes;
+    const input = await body(c, z.unknown(), limit, `The snapshot exceeds this emulator's limit of ${limit} bytes (createEmulator({ maxSnapshotBytes }) sets it).`);
+    if (input instanceof Response) return input;
+    return call(() => {
+      emu(c).companies.restore(c.req.param('companyId'), input);
+      return emu(c).info();
+    });
+  });
+
   // The shared clock under /clock, a company's own under /companies/{id}/clock: the same three controls.
   const clockRoutes = (prefix: string, clockOf: (c: Context<ControlEnv>) => ClockControls) => {
     app.get(prefix, (c) => call(() => {

@@ -13,6 +13,7 @@ import { JOBS } from '../core/jobs.js';
 import { ATTRIBUTE_PATTERN, NCM_PATTERN } from '../core/regulatory/snapshot.js';
 import { FINDING_TYPES } from '../core/regulatory/rules.js';
 import { checkIntegrity, checkTaskSubjects, type IntegrityProblem, type StateData } from '../core/snapshot.js';
+import type { CompanyData } from '../core/company-data.js';
 import type { Analysis } from '../core/analyses.js';
 import type { Catalog } from '../core/catalogs.js';
 import type { CnpjCorrection } from '../core/cnpj-corrections.js';
@@ -272,7 +273,24 @@ const stateSchema = schemaOf<StateData>()(z.strictObject({
     surveillance: z.array(surveillance),
     regulatory: reference,
     webhookSends: z.array(z.tuple([id, z.array(instant)])),
+    // Absent from snapshots taken before companies kept their creation: such a company cannot be reset alone.
+    origins: z.array(z.strictObject({ company, headOffice: establishment, credential })).default([]),
   }));
+
+/** One company's records (emu.companies.snapshot): a state's without the regulatory reference, which is no company's. */
+const companyStateSchema = schemaOf<CompanyData>()(stateSchema.omit({ regulatory: true }));
+
+const companySnapshotSchema = z.strictObject({
+  format: z.literal('catalog-emulator/company'),
+  version: z.literal(1),
+  companyId: id,
+  /** The clock's now when it was taken (the company's own clock, for a company on one): informative. */
+  now: clockInstant,
+  tasks: z.array(task),
+  state: companyStateSchema,
+});
+
+export type CompanySnapshot = z.infer<typeof companySnapshotSchema>;
 
 /** A company on a clock of its own: its world (state, clock and random sources), beside the shared one. */
 const ownClockSchema = z.strictObject({
@@ -340,14 +358,40 @@ export function readSnapshot(input: unknown, loadProblem: (task: TaskData) => { 
   return snapshot;
 }
 
-/** One world's checks: its tasks against the clock and their payloads, then its records and tasks together. */
-function checkWorld(world: Pick<Snapshot, 'tasks' | 'state'>, at: readonly (string | number)[], loadProblem: (task: TaskData) => { readonly field: string; readonly problem: string } | undefined): void {
-  for (const [i, t] of world.tasks.entries()) {
+/**
+ * What a company's snapshot (PUT /_emulator/companies/{id}/state) must be on its own, before the emulator checks
+ * its records beside the other companies' (companyProblem, src/core/company-data.ts): the shape, the company it is
+ * of (`companyId`), each task against the clock and its payload, every task of that company and naming its
+ * records. Throws a SnapshotError naming the first problem; reads nothing but its input.
+ */
+export function readCompanySnapshot(input: unknown, companyId: string, loadProblem: (task: TaskData) => { readonly field: string; readonly problem: string } | undefined): CompanySnapshot {
+  const parsed = companySnapshotSchema.safeParse(input);
+  if (!parsed.success) throw shapeError(parsed.error.issues[0]);
+  const snapshot = parsed.data;
+  if (snapshot.companyId !== companyId) throw inconsistent(['companyId'], `this is a snapshot of company ${snapshot.companyId}, not of ${companyId}`);
+  checkTasks(snapshot.tasks, [], loadProblem);
+  for (const [i, t] of snapshot.tasks.entries()) if (t.owner !== companyId) throw inconsistent(['tasks', i, 'owner'], `a company's snapshot holds only its own tasks (of ${companyId})`);
+  const taskProblem = checkTaskSubjects(snapshot.state, snapshot.tasks);
+  if (taskProblem) throw inconsistent(['tasks', ...taskProblem.path], taskProblem.problem);
+  return snapshot;
+}
+
+/** A company's records refused beside the others' (companyProblem): the SnapshotError of its path in the snapshot. */
+export const companyStateError = (problem: IntegrityProblem): SnapshotError => inconsistent(['state', ...problem.path], problem.problem);
+
+/** Each task against the clock (a known kind, repeating only if a deadline) and its payload against its kind's. */
+function checkTasks(tasks: Snapshot['tasks'], at: readonly (string | number)[], loadProblem: (task: TaskData) => { readonly field: string; readonly problem: string } | undefined): void {
+  for (const [i, t] of tasks.entries()) {
     const clock = loadProblem(t);
     if (clock) throw new SnapshotError(`Not a snapshot of this emulator: ${dotted([...at, 'tasks', i, clock.field])}: ${clock.problem}`, [...at, 'tasks', i, clock.field]);
     const payload = (TASK_PAYLOADS.get(t.kind) ?? z.undefined(`a "${t.kind}" task takes no payload`)).safeParse(t.payload);
     if (!payload.success) throw shapeError(payload.error.issues[0], [...at, 'tasks', i, 'payload']);
   }
+}
+
+/** One world's checks: its tasks against the clock and their payloads, then its records and tasks together. */
+function checkWorld(world: Pick<Snapshot, 'tasks' | 'state'>, at: readonly (string | number)[], loadProblem: (task: TaskData) => { readonly field: string; readonly problem: string } | undefined): void {
+  checkTasks(world.tasks, at, loadProblem);
   const problem = checkIntegrity(world.state);
   if (problem) throw inconsistent([...at, 'state', ...problem.path], problem.problem);
   const taskProblem = checkTaskSubjects(world.state, world.tasks);

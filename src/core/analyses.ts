@@ -17,7 +17,7 @@ import { evaluateProduct, type Finding } from './regulatory/rules.js';
 import { schedule } from './outbox.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { dropListed, indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
 import { at, repeated, repeatedCompany, repeatedId } from './integrity.js';
 import { MINUTE, SECOND, type Instant } from './time.js';
 import type { Job } from './jobs.js';
@@ -172,6 +172,10 @@ function addAnalysis(state: State, analysis: Analysis): void {
 export const analysesSlice: Slice<'analyses', readonly Analysis[]> = {
   ...positioned('analyses', (state) => state.analyses.values(), addAnalysis),
   holds: ['analyses', 'openAnalyses'],
+  removeCompany: (state, companyId) => {
+    dropListed(state.analyses, state.indexes.get(companyId)?.analyses);
+    state.openAnalyses.delete(companyId);
+  },
   indexes: ['analyses'],
   unique: (analyses) => repeatedId('analyses', analyses, 'analysis'),
   check: (data, r) => {
@@ -188,6 +192,8 @@ export const analysisUnitsUsedSlice: Slice<'analysisUnitsUsed', readonly (readon
   fromData: (state, entries) => {
     for (const [companyId, used] of entries) state.analysisUnitsUsed.set(companyId, used);
   },
+  ownerOf: ([companyId]) => companyId,
+  removeCompany: (state, companyId) => void state.analysisUnitsUsed.delete(companyId),
   unique: (entries) => repeatedCompany('analysisUnitsUsed', entries, 0, ([c]) => c, 'the allowance taken'),
   check: (data, r) => {
     for (const [i, [companyId]] of data.analysisUnitsUsed.entries()) if (!r.companies.has(companyId)) return at(['analysisUnitsUsed', i, 0], `allowance taken by unknown company ${companyId}`);

@@ -11,7 +11,7 @@
 import { findEstablishment, establishmentTransition, setActiveCatalog } from './establishments.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { dropListed, indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
 import { at, repeatedId } from './integrity.js';
 import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
@@ -163,6 +163,7 @@ function addCatalog(state: State, catalog: Catalog): void {
 
 export const catalogsSlice: Slice<'catalogs', readonly Catalog[]> = {
   ...positioned('catalogs', (state) => state.catalogs.values(), addCatalog),
+  removeCompany: (state, companyId) => dropListed(state.catalogs, state.indexes.get(companyId)?.catalogs),
   holds: ['catalogs'],
   indexes: ['catalogs'],
   unique: (catalogs) => repeatedId('catalogs', catalogs, 'catalog'),

@@ -169,6 +169,13 @@ function addCorrection(state: State, correction: CnpjCorrection): void {
 export const cnpjCorrectionsSlice: Slice<'cnpjCorrections', readonly CnpjCorrection[]> = {
   ...positioned('cnpjCorrections', (state) => state.cnpjCorrections.values(), addCorrection),
   holds: ['cnpjCorrections', 'pendingCnpjCorrections'],
+  removeCompany: (state, companyId) => {
+    for (const [id, correction] of state.cnpjCorrections) {
+      if (correction.companyId !== companyId) continue;
+      state.cnpjCorrections.delete(id);
+      if (state.pendingCnpjCorrections.get(correction.establishmentId) === id) state.pendingCnpjCorrections.delete(correction.establishmentId);
+    }
+  },
   unique: (corrections) => repeatedId('cnpjCorrections', corrections, 'CNPJ correction'),
   check: (data, r) => {
     for (const [i, c] of data.cnpjCorrections.entries()) {

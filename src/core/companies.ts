@@ -2,12 +2,12 @@
  * Companies and their API credentials (DESIGN §5). A company is created through the emulator controls
  * (the real service does it in its panel), with its head office establishment and a first credential.
  */
-import { headOfficeCnpj } from './cnpj.js';
+import { cnpjRoot, headOfficeCnpj } from './cnpj.js';
 import { registerHeadOffice, type Establishment } from './establishments.js';
 import { randomDigits, randomToken, uuidV7, type RandomSource } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { indexesOf, type Context, type Slice, type State } from './state.js';
-import { at, repeated, repeatedId } from './integrity.js';
+import { at, repeated, repeatedCompany, repeatedId } from './integrity.js';
 import { observeCoverage, surveillanceOf } from './surveillance.js';
 import type { Instant } from './time.js';
 
@@ -106,7 +106,9 @@ export function createCompany(state: State, input: NewCompany, ctx: Context, roo
   // Created with the company, so the first coverage change is compared with the coverage it started with.
   surveillanceOf(state, id);
   const credential = issueCredential(state, id, input.permissions ?? PERMISSIONS, ctx);
-  return ok({ company, headOffice, credential });
+  const created = { company, headOffice, credential };
+  state.companyOrigins.set(id, created);
+  return ok(created);
 }
 
 const NO_ROOTS: ReadonlySet<string> = new Set();
@@ -190,6 +192,11 @@ export const companiesSlice: Slice<'companies', readonly Company[]> = {
   fromData: (state, companies) => {
     for (const company of companies) addCompany(state, company);
   },
+  ownerOf: (company) => company.id,
+  removeCompany: (state, companyId) => {
+    state.companies.delete(companyId);
+    state.indexes.delete(companyId);
+  },
   unique: (companies) => repeatedId('companies', companies, 'company') ?? repeated('companies', companies, 'cnpjRoot', (c) => c.cnpjRoot, (c) => `CNPJ root ${c.cnpjRoot}`),
   check: (data, r) => {
     for (const [i, c] of data.companies.entries()) {
@@ -206,10 +213,45 @@ export const credentialsSlice: Slice<'credentials', readonly Credential[]> = {
   fromData: (state, credentials) => {
     for (const credential of credentials) state.credentials.set(credential.token, credential);
   },
+  ownerOf: (credential) => credential.companyId,
+  removeCompany: (state, companyId) => {
+    for (const [token, credential] of state.credentials) if (credential.companyId === companyId) state.credentials.delete(token);
+  },
   // The token itself is not repeated in the message: it is a credential.
   unique: (credentials) => repeated('credentials', credentials, 'token', (c) => c.token, () => 'a credential token'),
   check: (data, r) => {
     for (const [i, c] of data.credentials.entries()) if (!r.companies.has(c.companyId)) return at(['credentials', i, 'companyId'], `a credential belongs to unknown company ${c.companyId}`);
+    return undefined;
+  },
+};
+
+/** Each company as it was created (its record, head office and first credential): what a reset of it puts back. */
+export const originsSlice: Slice<'origins', readonly CreatedCompany[]> = {
+  key: 'origins',
+  holds: ['companyOrigins'],
+  toData: (state) => [...state.companyOrigins.values()],
+  fromData: (state, origins) => {
+    for (const origin of origins) state.companyOrigins.set(origin.company.id, origin);
+  },
+  ownerOf: (origin) => origin.company.id,
+  removeCompany: (state, companyId) => void state.companyOrigins.delete(companyId),
+  unique: (origins) => repeatedCompany('origins', origins, 'company', (o) => o.company.id, 'the creation record'),
+  // A reset puts these back beside the other companies: the same root and head office (at its position) the
+  // company has, and a first token no other company holds.
+  check: (data, r) => {
+    const tokens = new Map(data.credentials.map((c) => [c.token, c.companyId]));
+    for (const [i, { company, headOffice, credential }] of data.origins.entries()) {
+      const current = r.companies.get(company.id);
+      if (!current) return at(['origins', i, 'company', 'id'], `the creation record of unknown company ${company.id}`);
+      if (company.cnpjRoot !== current.cnpjRoot || company.headOfficeId !== current.headOfficeId) return at(['origins', i, 'company'], `company ${company.id} was created with another CNPJ root or head office than it has`);
+      const office = r.establishments.get(headOffice.id);
+      if (headOffice.id !== current.headOfficeId || headOffice.companyId !== company.id || cnpjRoot(headOffice.cnpj) !== company.cnpjRoot || headOffice.position !== office?.position) {
+        return at(['origins', i, 'headOffice'], `company ${company.id}: its head office at creation is not its head office (id, company, CNPJ root and position)`);
+      }
+      if (credential.companyId !== company.id) return at(['origins', i, 'credential', 'companyId'], `company ${company.id}: its first credential is of company ${credential.companyId}`);
+      const holder = tokens.get(credential.token);
+      if (holder !== undefined && holder !== company.id) return at(['origins', i, 'credential', 'token'], `company ${company.id}: its first credential's token is another company's`);
+    }
     return undefined;
   },
 };

@@ -11,7 +11,7 @@
 import { cnpjRoot, isValidCnpj } from './cnpj.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { dropListed, indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
 import { at, repeated, repeatedId } from './integrity.js';
 import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
@@ -102,6 +102,7 @@ function addEstablishment(state: State, establishment: Establishment): void {
 
 export const establishmentsSlice: Slice<'establishments', readonly Establishment[]> = {
   ...positioned('establishments', (state) => state.establishments.values(), addEstablishment),
+  removeCompany: (state, companyId) => dropListed(state.establishments, state.indexes.get(companyId)?.establishments),
   holds: ['establishments'],
   indexes: ['establishments', 'establishmentsByCnpj'],
   unique: (establishments) =>

@@ -244,6 +244,8 @@ export const idempotencySlice: Slice<'idempotency', readonly IdempotencyEntry[]>
   holds: ['idempotency'],
   toData: exportIdempotency,
   fromData: importIdempotency,
+  ownerOf: (entry) => entry.companyId,
+  removeCompany: (state, companyId) => void state.idempotency.delete(companyId),
   unique: (entries) => repeated('idempotency', entries, 'key', (r) => idempotencyScope(r.companyId, r.key), (r) => `idempotency-key "${r.key}" of company ${r.companyId}`),
   check: (data, r) => {
     for (const [i, record] of data.idempotency.entries()) if (!r.companies.has(record.companyId)) return at(['idempotency', i, 'companyId'], `an idempotent answer belongs to unknown company ${record.companyId}`);

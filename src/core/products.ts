@@ -14,7 +14,7 @@
 import { catalogTransition, findActiveCatalog, findCatalog, replaceCatalog } from './catalogs.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { dropListed, indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
 import { at, repeated, repeatedId } from './integrity.js';
 import type { Instant } from './time.js';
 import { productChanged } from './surveillance.js';
@@ -238,6 +238,7 @@ function putProduct(state: State, product: Product): void {
 
 export const productsSlice: Slice<'products', readonly Product[]> = {
   ...positioned('products', (state) => state.products.values(), putProduct),
+  removeCompany: (state, companyId) => dropListed(state.products, state.indexes.get(companyId)?.products),
   holds: ['products'],
   indexes: ['products', 'productsByExternalId'],
   unique: (products) =>
@@ -268,6 +269,9 @@ export const linksSlice: Slice<'links', readonly Link[]> = {
   key: 'links',
   holds: [],
   indexes: ['catalogProducts'],
+  ownerOf: ([catalogId], r) => r.catalogs.get(catalogId)?.companyId,
+  // The links live in the company's indexes, which its companies slice drops.
+  removeCompany: () => undefined,
   toData: (state) => {
     const links: [string, string, number][] = [];
     for (const catalog of state.catalogs.values()) {

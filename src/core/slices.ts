@@ -9,7 +9,7 @@
 import { analysesSlice, analysisUnitsUsedSlice } from './analyses.js';
 import { catalogsSlice } from './catalogs.js';
 import { cnpjCorrectionsSlice } from './cnpj-corrections.js';
-import { companiesSlice, credentialsSlice } from './companies.js';
+import { companiesSlice, credentialsSlice, originsSlice } from './companies.js';
 import { establishmentsSlice } from './establishments.js';
 import { idempotencySlice } from './idempotency.js';
 import { ingestionsSlice } from './ingestion/ingestions.js';
@@ -42,6 +42,7 @@ export const SLICES = [
   analysisUnitsUsedSlice,
   surveillanceSlice,
   webhookSendsSlice,
+  originsSlice,
 ] as const satisfies readonly Slice[];
 
 /** What no slice holds: the outbox is drained after every change, so a state at rest has none. */

@@ -5,24 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { requestAnalysis } from './analyses.js';
 import { createCatalog } from './catalogs.js';
-import { requestCnpjCorrection } from './cnpj-corrections.js';
-import { establishmentEtag } from './establishments.js';
-import { storeIdempotency } from './idempotency.js';
-import { startIngestion } from './ingestion/ingestions.js';
-import { JOBS } from './jobs.js';
-import { drainOutbox } from './outbox.js';
-import { createProduct, dropLink } from './products.js';
-import { publishReference } from './regulatory/reference.js';
+import { createProduct } from './products.js';
 import { SLICES, TRANSIENT } from './slices.js';
 import { checkIntegrity, checkTaskSubjects, exportState, importState, type StateData } from './snapshot.js';
 import { createState, indexesOf, type State } from './state.js';
-import { scheduleDailyExecutions } from './surveillance-executions.js';
 import { changeSelection, surveillanceEtag, surveillanceOf } from './surveillance.js';
-import { cnpj, configureWebhook, raised, seededWorld, T0, unwrap } from './testing/support.js';
-import { MINUTE } from './time.js';
-import { destinationEtag } from './webhooks/destination.js';
+import { derived, richState } from './testing/rich.js';
+import { configureWebhook, raised, seededWorld, T0, unwrap } from './testing/support.js';
 import { raiseEvent } from './webhooks/events.js';
-import { sendTestEvent } from './webhooks/sending.js';
 
 /** Two companies; the first with a catalog, two products (both selected), a webhook event and an analysis. */
 function exported(): { data: StateData; a: string; b: string } {
@@ -110,65 +100,7 @@ describe('checkTaskSubjects', () => {
   });
 });
 
-/**
- * A state with every kind of record and every derived table non-empty: two companies, links removed and a product
- * deactivated (so indexes hold gaps), a selection, open and closed webhook events, test sends, analyses and
- * surveillance executions that ran (with evaluations and allowance taken), a published reference, and a pending
- * CNPJ correction, an open ingestion and a stored answer.
- */
-function rich(): State {
-  const { state, ctx, company } = seededWorld();
-  const a = company();
-  company();
-  const headOffice = state.companies.get(a)!.headOfficeId;
-  const catalog = unwrap(createCatalog(state, a, { establishmentId: headOffice, nome: 'Loja' }, ctx(T0)));
-  const products = [0, 1, 2, 3].map((i) => unwrap(createProduct(state, a, catalog.id, { origem: 'erp', ncm: '84713012', idExterno: `ext-${i}` }, ctx(T0))).id);
-  dropLink(state, state.products.get(products[3]!)!, catalog.id, true, ctx(T0));
-  unwrap(changeSelection(state, a, [surveillanceEtag(surveillanceOf(state, a))], { modo: 'selecao', adicionar: products.slice(0, 2), remover: [] }, ctx(T0)));
-  configureWebhook(state, a, ctx(T0));
-  raised(raiseEvent(state, a, { tipo: 'webhook.teste' }, ctx(T0)));
-  // A new destination cancels the open events: closed ones, in the retention queue.
-  const destination = configureWebhook(state, a, ctx(T0 + 1), 'https://hooks.example.com/b');
-  unwrap(sendTestEvent(state, a, [destinationEtag(destination)], ctx(T0 + 2)));
-  requestAnalysis(state, a, ctx(T0));
-  scheduleDailyExecutions(state, ctx(T0));
-  unwrap(publishReference(state, { extinguir: ['84713012'] }, T0 + 3));
-  // Run every job the changes asked for (not the deliveries), until none is left.
-  for (let intents = drainOutbox(state); intents.length > 0; intents = drainOutbox(state)) {
-    for (const intent of intents) JOBS.find((job) => job.task === intent.kind)?.run(state, intent.payload as Record<string, string>, ctx(intent.due), false);
-  }
-  const establishment = state.establishments.get(headOffice)!;
-  unwrap(requestCnpjCorrection(state, a, headOffice, [establishmentEtag(establishment)], { cnpjNovo: cnpj(state.companies.get(a)!.cnpjRoot, '0002'), motivo: 'erro' }, ctx(T0 + 10 * MINUTE)));
-  unwrap(startIngestion(state, a, { operacao: 'mesclar', catalogId: catalog.id }, ctx(T0 + 10 * MINUTE)));
-  storeIdempotency(state, a, 'key-0001', 'fingerprint-0000000001', { status: 201, body: '{}', etag: null, location: null, headers: null }, T0, 100);
-  drainOutbox(state);
-  return state;
-}
-
-/** Everything a state derives from its records, as plain data: what importState must rebuild exactly. */
-function derived(state: State) {
-  return {
-    indexes: [...state.indexes].map(([companyId, i]) => ({
-      companyId,
-      establishments: i.establishments.entries(),
-      establishmentsByCnpj: [...i.establishmentsByCnpj],
-      catalogs: i.catalogs.entries(),
-      products: i.products.entries(),
-      productsByExternalId: [...i.productsByExternalId],
-      catalogProducts: [...i.catalogProducts].map(([catalogId, links]) => [catalogId, links.entries()]),
-      webhookEvents: i.webhookEvents.entries(),
-      openWebhookEvents: [...i.openWebhookEvents],
-      analyses: i.analyses.entries(),
-      executions: i.executions.entries(),
-    })),
-    surveillance: [...state.surveillance.values()].map((s) => ({ ...s, selected: s.selected.entries() })),
-    openAnalyses: [...state.openAnalyses],
-    openIngestions: [...state.openIngestions],
-    pendingCnpjCorrections: [...state.pendingCnpjCorrections],
-    closedWebhookEvents: state.closedWebhookEvents,
-    regulatory: state.regulatory,
-  };
-}
+const rich = (): State => richState(2, 1).state;
 
 describe('the slices (src/core/slices.ts)', () => {
   it('cover every field of the State once (the outbox aside, drained after every change) and every per-company index once', () => {
@@ -183,7 +115,7 @@ describe('the slices (src/core/slices.ts)', () => {
   it('write the keys of a snapshot\'s state, each once, in the order of the format', () => {
     expect(SLICES.map((slice) => slice.key)).toEqual([
       'sequence', 'companies', 'credentials', 'establishments', 'catalogs', 'products', 'links', 'idempotency', 'webhookDestinations', 'webhookEvents',
-      'cnpjCorrections', 'regulatory', 'analyses', 'executions', 'ingestions', 'evaluations', 'analysisUnitsUsed', 'surveillance', 'webhookSends',
+      'cnpjCorrections', 'regulatory', 'analyses', 'executions', 'ingestions', 'evaluations', 'analysisUnitsUsed', 'surveillance', 'webhookSends', 'origins',
     ]);
     expect(Object.keys(exportState(rich()))).toEqual(SLICES.map((slice) => slice.key));
   });

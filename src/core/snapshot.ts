@@ -75,11 +75,11 @@ export interface TaskReference {
  * delivery handlers do nothing for one that is gone, so a task may outlive it.
  */
 const TASK_SUBJECTS = [
-  { key: 'analysisId', noun: 'analysis', records: (d: StateData) => d.analyses, mustExist: true },
-  { key: 'executionId', noun: 'surveillance execution', records: (d: StateData) => d.executions, mustExist: true },
-  { key: 'correctionId', noun: 'CNPJ correction', records: (d: StateData) => d.cnpjCorrections, mustExist: true },
-  { key: 'ingestionId', noun: 'ingestion', records: (d: StateData) => d.ingestions, mustExist: true },
-  { key: 'eventId', noun: 'webhook event', records: (d: StateData) => d.webhookEvents, mustExist: false },
+  { key: 'analysisId', noun: 'analysis', records: (d: Omit<StateData, 'regulatory'>) => d.analyses, mustExist: true },
+  { key: 'executionId', noun: 'surveillance execution', records: (d: Omit<StateData, 'regulatory'>) => d.executions, mustExist: true },
+  { key: 'correctionId', noun: 'CNPJ correction', records: (d: Omit<StateData, 'regulatory'>) => d.cnpjCorrections, mustExist: true },
+  { key: 'ingestionId', noun: 'ingestion', records: (d: Omit<StateData, 'regulatory'>) => d.ingestions, mustExist: true },
+  { key: 'eventId', noun: 'webhook event', records: (d: Omit<StateData, 'regulatory'>) => d.webhookEvents, mustExist: false },
 ] as const;
 
 /**
@@ -87,7 +87,7 @@ const TASK_SUBJECTS = [
  * payload names is of that company, so a job fault aimed at one company never fires on another's work.
  * Paths are from the root of the task list.
  */
-export function checkTaskSubjects(data: StateData, tasks: readonly TaskReference[]): Found {
+export function checkTaskSubjects(data: Omit<StateData, 'regulatory'>, tasks: readonly TaskReference[]): Found {
   const companies = new Set(data.companies.map((c) => c.id));
   const lookups = TASK_SUBJECTS.map((s) => ({ ...s, byId: new Map<string, { readonly companyId: string }>(s.records(data).map((record) => [record.id, record])) }));
   for (const [i, task] of tasks.entries()) {

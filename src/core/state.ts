@@ -7,7 +7,7 @@ import type { Analysis } from './analyses.js';
 import type { Catalog } from './catalogs.js';
 import type { Evaluation, Execution } from './surveillance-executions.js';
 import type { CnpjCorrection } from './cnpj-corrections.js';
-import type { Company, Credential } from './companies.js';
+import type { Company, CreatedCompany, Credential } from './companies.js';
 import type { Found, Records } from './integrity.js';
 import type { StateData } from './slices.js';
 import type { Establishment } from './establishments.js';
@@ -77,6 +77,8 @@ export interface State {
   readonly webhookSends: Map<string, readonly Instant[]>;
   /** [closed at, event id] in closing order: what retention walks, oldest first. Stale entries are skipped. */
   readonly closedWebhookEvents: [Instant, string][];
+  /** Company id → the company as it was created (its record, head office and first credential): what a reset of it puts back. */
+  readonly companyOrigins: Map<string, CreatedCompany>;
   /** The regulatory reference in force (regulatory/reference.ts). */
   regulatory: RegulatorySnapshot;
   /** Work the core asks the shell to schedule; drained after every change (see outbox.ts). */
@@ -125,6 +127,7 @@ export function createState(start: Instant = 0): State {
     ingestions: new Map(),
     openIngestions: new Map(),
     webhookSends: new Map(),
+    companyOrigins: new Map(),
     closedWebhookEvents: [],
     outbox: [],
     sequence: 0,
@@ -190,6 +193,26 @@ export interface Slice<K extends string = string, D = unknown> {
   check?(data: StateData, records: Records): Found;
   /** The positions its records hold, with their paths: a position is unique across the state and at most `sequence`. */
   positions?(data: D): Iterable<readonly [path: readonly (string | number)[], position: number]>;
+  /**
+   * The company a record of its data belongs to (undefined: it names a record that is not in `r`), with `r` the
+   * records by id of the state or of the data it comes in: what one company's export keeps and what its import
+   * requires of every record (company-data.ts). Absent on the global slices (the sequence, the reference).
+   */
+  ownerOf?(record: RecordOf<D>, r: Records): string | undefined;
+  /**
+   * Drops every record and derived entry of company `companyId`, through its per-company indexes where it has
+   * some, so removing a small company costs little beside large ones. removeCompany runs the slices in reverse
+   * registry order: the companies (and their indexes) go last, after every slice has read them.
+   */
+  removeCompany?(state: State, companyId: string): void;
+}
+
+/** One record of a slice's data (the data of a per-company slice is a list of them). */
+type RecordOf<D> = D extends readonly (infer R)[] ? R : never;
+
+/** Drops from `records` the ids a per-company index lists. */
+export function dropListed(records: Map<string, unknown>, index: OrderedIndex | undefined): void {
+  for (const [id] of index?.after() ?? []) records.delete(id);
 }
 
 /** Records in the order their positions give them: lists, and a snapshot's order. */
@@ -199,9 +222,10 @@ const byPosition = <T extends { readonly position: number }>(records: Iterable<T
  * What the slice of a kind of record that positions order shares: the records in position order, imported in that
  * order by `add` (the aggregate's own, which creation uses too), and their positions for the integrity check.
  */
-export function positioned<K extends string, T extends { readonly position: number }>(key: K, records: (state: State) => Iterable<T>, add: (state: State, record: T) => void) {
+export function positioned<K extends string, T extends { readonly position: number; readonly companyId: string }>(key: K, records: (state: State) => Iterable<T>, add: (state: State, record: T) => void) {
   return {
     key,
+    ownerOf: (record: T): string => record.companyId,
     toData: (state: State): readonly T[] => byPosition(records(state)),
     fromData: (state: State, data: readonly T[]): void => {
       for (const record of byPosition(data)) add(state, record);

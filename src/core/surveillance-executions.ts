@@ -24,7 +24,7 @@ import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules
 import { publishReference, type Published } from './regulatory/reference.js';
 import { rulesFingerprint, type SnapshotChange } from './regulatory/snapshot.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { dropListed, indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
 import { at, repeatedCompany, repeatedId } from './integrity.js';
 import { countsOf, coverage, surveillanceOf, watchedAfter } from './surveillance.js';
 import { DAY, MINUTE, SECOND, type Instant } from './time.js';
@@ -324,6 +324,7 @@ function addExecution(state: State, execution: Execution): void {
 
 export const executionsSlice: Slice<'executions', readonly Execution[]> = {
   ...positioned('executions', (state) => state.executions.values(), addExecution),
+  removeCompany: (state, companyId) => dropListed(state.executions, state.indexes.get(companyId)?.executions),
   holds: ['executions'],
   indexes: ['executions'],
   unique: (executions) => repeatedId('executions', executions, 'surveillance execution'),
@@ -341,6 +342,8 @@ export const evaluationsSlice: Slice<'evaluations', readonly (readonly [companyI
   fromData: (state, evaluations) => {
     for (const [companyId, entries] of evaluations) state.evaluations.set(companyId, new Map(entries));
   },
+  ownerOf: ([companyId]) => companyId,
+  removeCompany: (state, companyId) => void state.evaluations.delete(companyId),
   unique: (evaluations) => repeatedCompany('evaluations', evaluations, 0, ([c]) => c, 'the evaluations'),
   check: (data, r) => {
     for (const [i, [companyId, entries]] of data.evaluations.entries()) {

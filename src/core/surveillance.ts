@@ -269,6 +269,8 @@ export const surveillanceSlice: Slice<'surveillance', readonly SurveillanceData[
   holds: ['surveillance'],
   toData: (state) => [...state.surveillance.values()].map((s) => ({ companyId: s.companyId, modo: s.modo, versao: s.versao, selected: s.selected.entries(), lastCoverage: s.lastCoverage })),
   fromData: (state, surveillance) => {
+    // The companies imported now (one company's import beside others, or all of them): their products are counted.
+    const counted = new Set(state.surveillance.keys());
     for (const saved of surveillance) {
       const s = surveillanceOf(state, saved.companyId);
       s.modo = saved.modo;
@@ -276,8 +278,13 @@ export const surveillanceSlice: Slice<'surveillance', readonly SurveillanceData[
       for (const [id, position] of saved.selected) s.selected.add(id, position);
       s.lastCoverage = saved.lastCoverage;
     }
-    for (const product of state.products.values()) count(state, undefined, product);
+    for (const [companyId, indexes] of state.indexes) {
+      if (counted.has(companyId)) continue;
+      for (const [id] of indexes.products.after()) count(state, undefined, state.products.get(id)!);
+    }
   },
+  ownerOf: (s) => s.companyId,
+  removeCompany: (state, companyId) => void state.surveillance.delete(companyId),
   unique: (surveillance) => repeatedCompany('surveillance', surveillance, 'companyId', (s) => s.companyId, 'the surveillance'),
   check: (data, r) => {
     for (const [i, s] of data.surveillance.entries()) {

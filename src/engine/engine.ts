@@ -114,6 +114,19 @@ export class Engine {
     }
   }
 
+  /**
+   * Drops the world of a company on a clock of its own (the company removed): its clock stops, releasing the
+   * requests it holds with `reason`, and its tokens open nothing. False for a company without one.
+   */
+  removeOwnWorld(companyId: string, reason: string): boolean {
+    const world = this.own.get(companyId);
+    if (!world) return false;
+    world.clock.dispose(reason);
+    this.own.delete(companyId);
+    for (const [token, owner] of this.ownTokens) if (owner === world) this.ownTokens.delete(token);
+    return true;
+  }
+
   /** The worlds of the companies on clocks of their own. */
   ownWorlds(): World[] {
     return [...this.own.values()];

@@ -343,6 +343,13 @@ function addIngestion(state: State, ingestion: Ingestion): void {
 export const ingestionsSlice: Slice<'ingestions', readonly Ingestion[]> = {
   ...positioned('ingestions', (state) => state.ingestions.values(), addIngestion),
   holds: ['ingestions', 'openIngestions'],
+  removeCompany: (state, companyId) => {
+    for (const [id, ingestion] of state.ingestions) {
+      if (ingestion.companyId !== companyId) continue;
+      state.ingestions.delete(id);
+      if (state.openIngestions.get(ingestion.catalogId) === id) state.openIngestions.delete(ingestion.catalogId);
+    }
+  },
   unique: (ingestions) => repeatedId('ingestions', ingestions, 'ingestion'),
   check: (data, r) => {
     const openCatalogs = new Set<string>();

@@ -122,6 +122,8 @@ export const webhookDestinationsSlice: Slice<'webhookDestinations', readonly Web
   fromData: (state, destinations) => {
     for (const destination of destinations) state.webhookDestinations.set(destination.companyId, destination);
   },
+  ownerOf: (destination) => destination.companyId,
+  removeCompany: (state, companyId) => void state.webhookDestinations.delete(companyId),
   unique: (destinations) =>
     repeatedId('webhookDestinations', destinations, 'webhook destination') ??
     repeatedCompany('webhookDestinations', destinations, 'companyId', (d) => d.companyId, 'the webhook destination'),

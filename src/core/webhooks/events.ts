@@ -20,7 +20,7 @@ import { HOUR, MINUTE, SECOND, isoString } from '../time.js';
 import { uuidV4 } from '../random.js';
 import { ok, refuse, type Result } from '../refusal.js';
 import { schedule } from '../outbox.js';
-import { indexesOf, nextPosition, positioned, type Context, type Slice, type State } from '../state.js';
+import { dropListed, indexesOf, nextPosition, positioned, type Context, type Slice, type State } from '../state.js';
 import { at, repeatedId } from '../integrity.js';
 import type { WebhookDestination } from './destination.js';
 
@@ -261,8 +261,9 @@ export function attemptTimeoutIntent(state: State, eventId: string, tentativa: n
   schedule(state, { kind: TASK_ATTEMPT_TIMEOUT, owner: event.companyId, due: startedAt + ctx.config.delivery.attemptTimeoutMs, payload: { eventId, tentativa } });
 }
 
-export function rearmStartedAttempts(state: State, ctx: Context): void {
+export function rearmStartedAttempts(state: State, ctx: Context, companyId?: string): void {
   for (const event of state.webhookEvents.values()) {
+    if (companyId !== undefined && event.companyId !== companyId) continue;
     for (const attempt of event.attempts) {
       if (attempt.estado === 'iniciada') attemptTimeoutIntent(state, event.id, attempt.tentativa, attempt.iniciadaEm, ctx);
     }
@@ -395,7 +396,19 @@ export const webhookEventsSlice: Slice<'webhookEvents', readonly WebhookEvent[]>
   fromData: (state, events) => {
     positionedEvents.fromData(state, events);
     const closed = events.filter((e) => e.terminadoEm !== null && isClosed(e.estado)).map((e): [Instant, string] => [e.terminadoEm!, e.id]);
-    state.closedWebhookEvents.push(...closed.sort((a, b) => a[0] - b[0]));
+    // Merged by closing time into what is there (one company's import beside the others'): retention walks it
+    // oldest first. Ties in position order, as a whole state's import gives them.
+    const queue = state.closedWebhookEvents;
+    const position = (id: string) => state.webhookEvents.get(id)?.position ?? 0;
+    const merged = [...queue, ...closed].sort((a, b) => a[0] - b[0] || position(a[1]) - position(b[1]));
+    queue.splice(0, queue.length, ...merged);
+  },
+  removeCompany: (state, companyId) => {
+    const index = state.indexes.get(companyId)?.webhookEvents;
+    const queue = state.closedWebhookEvents;
+    const kept = queue.filter(([, id]) => state.webhookEvents.get(id)?.companyId !== companyId);
+    queue.splice(0, queue.length, ...kept);
+    dropListed(state.webhookEvents, index);
   },
   unique: (events) => repeatedId('webhookEvents', events, 'webhook event'),
   check: (data, r) => {

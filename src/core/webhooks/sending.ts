@@ -79,6 +79,8 @@ export const webhookSendsSlice: Slice<'webhookSends', readonly (readonly [compan
   fromData: (state, sends) => {
     for (const [companyId, times] of sends) state.webhookSends.set(companyId, [...times]);
   },
+  ownerOf: ([companyId]) => companyId,
+  removeCompany: (state, companyId) => void state.webhookSends.delete(companyId),
   unique: (sends) => repeatedCompany('webhookSends', sends, 0, ([c]) => c, 'the test and resend times'),
   check: (data, r) => {
     for (const [i, [companyId]] of data.webhookSends.entries()) if (!r.companies.has(companyId)) return at(['webhookSends', i, 0], `test and resend times of unknown company ${companyId}`);

@@ -1,0 +1,188 @@
+/**
+ * One company's data on its own over HTTP: DELETE /_emulator/companies/{id} removes it (records, credentials,
+ * tasks), GET and PUT /_emulator/companies/{id}/state save it and put it back in place of its later records.
+ * None touches another company: each test checks a second company reads exactly as before.
+ */
+import { describe, expect, it } from 'vitest';
+import { headOfficeCatalog, newKey, otherCompany, product, until, world, type World } from './support/client.js';
+import { expectControlError, expectError } from './support/expect.js';
+import { productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
+
+/** What a company reads of its catalog: status, ETag and exact body of each list and record. */
+async function reads(w: World, catalogId: string, productId: string) {
+  const answers = await Promise.all([
+    w.api.get(`/v1/produtos/${productId}`),
+    w.api.get('/v1/produtos'),
+    w.api.get(`/v1/catalogos/${catalogId}`),
+    w.api.get(productsPath(catalogId)),
+    w.api.get('/v1/estabelecimentos'),
+  ]);
+  return answers.map((a) => ({ status: a.status, etag: a.headers.get('etag'), body: a.text }));
+}
+
+/** A company with a catalog and a product, and what it reads. */
+async function busy(w: World) {
+  const catalog = await headOfficeCatalog(w);
+  const created = await product(w, catalog.id, { sku: 'before' });
+  return { catalog, created, read: () => reads(w, catalog.id, created.id) };
+}
+
+describe('DELETE /_emulator/companies/{id}', () => {
+  it('removes the company: 204, its token gets 401, it is no longer listed, and another company reads as before', async () => {
+    const a = await world();
+    const b = await otherCompany(a);
+    await busy(a);
+    const other = await busy(b);
+    const before = await other.read();
+
+    const removed = await a.controls.raw('DELETE', `/companies/${a.company.companyId}`);
+    expect(removed.status).toBe(204);
+    expect(removed.text).toBe('');
+    expectError(await a.api.get('/v1/produtos'), 401, 'credencial_invalida', 'header.authorization');
+    const { items } = (await a.controls.raw('GET', '/companies')).body as { items: { id: string }[] };
+    expect(items.map((c) => c.id)).not.toContain(a.company.companyId);
+    expect(items.map((c) => c.id)).toContain(b.company.companyId);
+    expect(await other.read()).toEqual(before);
+    expectControlError(await a.controls.raw('GET', `/companies/${a.company.companyId}/state`), 404, 'empresa_nao_encontrada', 'path.companyId');
+  });
+
+  it('removes a company on a clock of its own with its clock: its token gets 401, its clock controls 404', async () => {
+    const a = await world({}, { clock: 'own' });
+    const b = await otherCompany(a);
+    const other = await busy(b);
+    const before = await other.read();
+    await busy(a);
+    expect((await a.controls.raw('GET', `/companies/${a.company.companyId}/clock`)).status).toBe(200);
+    expect((await a.controls.raw('DELETE', `/companies/${a.company.companyId}`)).status).toBe(204);
+    expectError(await a.api.get('/v1/produtos'), 401, 'credencial_invalida', 'header.authorization');
+    expectControlError(await a.controls.raw('GET', `/companies/${a.company.companyId}/clock`), 404, 'empresa_nao_encontrada', 'path.companyId');
+    expect(await other.read()).toEqual(before);
+  });
+
+  it('answers 404 empresa_nao_encontrada for a company that does not exist (or no longer does)', async () => {
+    const a = await world();
+    expectControlError(await a.controls.raw('DELETE', `/companies/${UNKNOWN_V7_ID}`), 404, 'empresa_nao_encontrada', 'path.companyId');
+    expect((await a.controls.raw('DELETE', `/companies/${a.company.companyId}`)).status).toBe(204);
+    expectControlError(await a.controls.raw('DELETE', `/companies/${a.company.companyId}`), 404, 'empresa_nao_encontrada', 'path.companyId');
+  });
+
+  it('drops its tasks: a request of it held by delayMs answers 503 servico_indisponivel and applies nothing, while another company\'s held request still runs', async () => {
+    const a = await world();
+    const b = await otherCompany(a);
+    const body = (w: World) => ({ estabelecimento_id: w.company.headOffice.id, nome: 'Loja' });
+    for (const w of [a, b]) await a.controls.addFault({ target: 'api', match: { method: 'POST', path: '/v1/catalogos', companyId: w.company.companyId }, effect: { delayMs: 1000 } });
+    const before = (await a.controls.clock()).pending;
+    const heldA = a.api.post('/v1/catalogos', body(a), { key: newKey() });
+    const heldB = b.api.post('/v1/catalogos', body(b), { key: newKey() });
+    await until(async () => (await a.controls.clock()).pending >= before + 2);
+
+    expect((await a.controls.raw('DELETE', `/companies/${a.company.companyId}`)).status).toBe(204);
+    const answerA = await heldA;
+    expectError(answerA, 503, 'servico_indisponivel');
+    expect(answerA.body.erro.mensagem).toContain(`told to remove company ${a.company.companyId}`);
+    await a.controls.advance(1000);
+    expect((await heldB).status).toBe(201);
+    expect((await b.api.get('/v1/catalogos')).body.itens).toHaveLength(1);
+  });
+});
+
+describe('POST /_emulator/companies/{id}/reset', () => {
+  it('puts the company back as it was created: 200 with its creation body, its first token works, later credentials get 401, no records, flags as created; another company reads as before', async () => {
+    const a = await world({}, { name: 'Loja A', analysisAllowance: 3 });
+    const b = await otherCompany(a);
+    const mine = await busy(a);
+    const other = await busy(b);
+    const before = await other.read();
+    const companyBefore = ((await a.controls.raw('GET', '/companies')).body.items as { id: string }[]).find((c) => c.id === a.company.companyId);
+    await a.controls.updateCompany(a.company.companyId, { name: 'Renamed', subscriptionActive: false });
+    const added = await a.controls.addCredential(a.company.companyId, ['catalogo:ler']);
+
+    const reset = await a.controls.raw('POST', `/companies/${a.company.companyId}/reset`);
+    expect(reset.status, reset.text).toBe(200);
+    expect(reset.body).toEqual(a.company);
+    expect((await a.api.get('/v1/produtos')).body.itens).toEqual([]);
+    expectError(await a.api.get(`/v1/catalogos/${mine.catalog.id}`), 404, 'catalogo_nao_encontrado', 'path.id');
+    expectError(await a.api.as(added.token).get('/v1/produtos'), 401, 'credencial_invalida', 'header.authorization');
+    const establishments = (await a.api.get('/v1/estabelecimentos')).body.itens as { id: string; cnpj: string; catalogo_id: string | null }[];
+    expect(establishments.map((e) => [e.id, e.cnpj, e.catalogo_id])).toEqual([[a.company.headOffice.id, a.company.headOffice.cnpj, null]]);
+    const companyAfter = ((await a.controls.raw('GET', '/companies')).body.items as { id: string }[]).find((c) => c.id === a.company.companyId);
+    expect(companyAfter).toEqual(companyBefore);
+    expect(await other.read()).toEqual(before);
+    expectControlError(await a.controls.raw('POST', `/companies/${UNKNOWN_V7_ID}/reset`), 404, 'empresa_nao_encontrada', 'path.companyId');
+  });
+});
+
+describe('GET and PUT /_emulator/companies/{id}/state', () => {
+  it('saves one company and puts it back in place of its later records: it reads as before, another company as it did just before', async () => {
+    const a = await world();
+    const b = await otherCompany(a);
+    const mine = await busy(a);
+    const other = await busy(b);
+    const before = await mine.read();
+
+    const saved = await a.controls.raw('GET', `/companies/${a.company.companyId}/state`);
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({ format: 'catalog-emulator/company', version: 1, companyId: a.company.companyId });
+    expect(Object.keys(saved.body)).toEqual(['format', 'version', 'companyId', 'now', 'tasks', 'state']);
+    expect((saved.body.state.companies as { id: string }[]).map((c) => c.id)).toEqual([a.company.companyId]);
+    expect((saved.body.state.products as { companyId: string }[]).every((p) => p.companyId === a.company.companyId)).toBe(true);
+    expect('regulatory' in saved.body.state).toBe(false);
+
+    const key = newKey();
+    expect((await a.api.patch(`/v1/produtos/${mine.created.id}`, { sku: 'after' }, { key, ifMatch: mine.created.etag })).status).toBe(200);
+    await product(a, mine.catalog.id);
+    await product(b, other.catalog.id, { sku: 'later' });
+    expect(await mine.read()).not.toEqual(before);
+    const otherNow = await other.read();
+
+    const restored = await a.controls.raw('PUT', `/companies/${a.company.companyId}/state`, saved.body);
+    expect(restored.status, restored.text).toBe(200);
+    expect(restored.body).toMatchObject({ name: 'catalog-emulator' });
+    expect(await mine.read()).toEqual(before);
+    expect(await other.read()).toEqual(otherNow);
+    // The stored answers are the company's: the key used after the snapshot is a new request again.
+    const again = await a.api.patch(`/v1/produtos/${mine.created.id}`, { sku: 'after' }, { key, ifMatch: mine.created.etag });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('answers 404 empresa_nao_encontrada for a company that is not there, a removed one included: a restore replaces a company\'s records', async () => {
+    const a = await world();
+    await busy(a);
+    const saved = (await a.controls.raw('GET', `/companies/${a.company.companyId}/state`)).body;
+    expect((await a.controls.raw('DELETE', `/companies/${a.company.companyId}`)).status).toBe(204);
+    expectControlError(await a.controls.raw('PUT', `/companies/${a.company.companyId}/state`, saved), 404, 'empresa_nao_encontrada', 'path.companyId');
+    expectControlError(await a.controls.raw('GET', `/companies/${UNKNOWN_V7_ID}/state`), 404, 'empresa_nao_encontrada', 'path.companyId');
+    expectError(await a.api.get('/v1/produtos'), 401, 'credencial_invalida', 'header.authorization');
+  });
+
+  it('refuses (422, naming the field) a snapshot of another company, one that is not a company snapshot, and records of another company; nothing changes', async () => {
+    const a = await world();
+    const b = await otherCompany(a);
+    const mine = await busy(a);
+    await busy(b);
+    const saved = (await a.controls.raw('GET', `/companies/${a.company.companyId}/state`)).body;
+    const ofB = (await a.controls.raw('GET', `/companies/${b.company.companyId}/state`)).body;
+    await product(a, mine.catalog.id);
+    const now = await mine.read();
+    const path = `/companies/${a.company.companyId}/state`;
+
+    const wrongCompany = await a.controls.raw('PUT', path, ofB);
+    expectControlError(wrongCompany, 422, 'valor_invalido', 'body.companyId');
+    expect(wrongCompany.body.erro.mensagem).toBe(`Not a consistent snapshot: companyId: this is a snapshot of company ${b.company.companyId}, not of ${a.company.companyId}`);
+    expectControlError(await a.controls.raw('PUT', path, { ...saved, format: 'catalog-emulator/state' }), 422, 'valor_invalido', 'body.format');
+    const foreign = structuredClone(saved);
+    foreign.state.products[0].companyId = b.company.companyId;
+    const refused = await a.controls.raw('PUT', path, foreign);
+    expectControlError(refused, 422, 'valor_invalido', 'body.state.products[0]');
+    expect(refused.body.erro.mensagem).toBe(`Not a consistent snapshot: state.products.0: belongs to company ${b.company.companyId}, not to ${a.company.companyId}, whose data this is`);
+    const rootOfB = structuredClone(saved);
+    rootOfB.state.companies[0].cnpjRoot = b.company.cnpjRoot;
+    expectControlError(await a.controls.raw('PUT', path, rootOfB), 422, 'valor_invalido', 'body.state.companies[0].cnpjRoot');
+    const taskOfB = structuredClone(saved);
+    taskOfB.tasks = [{ due: Date.parse('2030-01-01T00:00:00Z'), kind: 'housekeeping.idempotency', owner: b.company.companyId }];
+    expectControlError(await a.controls.raw('PUT', path, taskOfB), 422, 'valor_invalido', 'body.tasks[0].owner');
+    expect(await mine.read()).toEqual(now);
+    expectControlError(await a.controls.raw('PUT', `/companies/${UNKNOWN_V7_ID}/state`, saved), 404, 'empresa_nao_encontrada', 'path.companyId');
+  });
+});
