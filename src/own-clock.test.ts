@@ -158,4 +158,64 @@ describe('a company on a clock of its own', () => {
     ]);
     expect(emu.snapshot()).toEqual(saved);
   });
+
+  it('starts over with a reset: the same id, token and head office, its clock at the shared now, and the same answers as when it was new', async () => {
+    const emu = createEmulator();
+    const own = emu.companies.create({ clock: 'own', name: 'Suite', surveillanceCapacity: 4 });
+    const first = () => call(emu, own.token, 'POST', '/v1/catalogos', { estabelecimento_id: own.headOffice.id, nome: 'Loja' }, { 'idempotency-key': 'reset-catalog-0001' });
+    const original = await first();
+    expect(original.status).toBe(201);
+    const extra = emu.companies.addCredential(own.companyId, ['catalogo:ler']);
+    await emu.companies.clock(own.companyId).advance('2d');
+
+    expect(emu.companies.reset(own.companyId)).toEqual(own);
+    // The same key is new again, and the request answers exactly as it did when the company was new.
+    expect(await first()).toEqual(original);
+    expect(emu.companies.clock(own.companyId).now()).toEqual(emu.clock.now());
+    expect((await call(emu, extra.token, 'GET', '/v1/empresa')).status).toBe(401);
+    const company = JSON.parse((await call(emu, own.token, 'GET', '/v1/empresa')).body) as { nome: string };
+    expect(company.nome).toBe('Suite');
+    expect(JSON.parse((await call(emu, own.token, 'GET', '/v1/catalogos')).body)).toMatchObject({ itens: [{ nome: 'Loja' }] });
+
+    // After the shared clock moved, a reset brings the company's clock to it, with the same ids.
+    await emu.clock.advance('3h');
+    expect(emu.companies.reset(own.companyId)).toEqual(own);
+    expect(emu.companies.clock(own.companyId).now()).toEqual(emu.clock.now());
+    expect(emu.companies.clock(own.companyId).info()).toMatchObject({ pending: 0 });
+    expect(JSON.parse((await call(emu, own.token, 'GET', '/v1/catalogos')).body)).toMatchObject({ itens: [] });
+  });
+
+  it('hands back its own controls with the company: its clock, faults, inbox, journal, reset and remove', async () => {
+    const emu = createEmulator();
+    const neighbour = emu.companies.create();
+    const own = emu.companies.create({ clock: 'own' });
+    // It prints and serializes as the plain company.
+    expect(JSON.parse(JSON.stringify(own))).toEqual({ companyId: own.companyId, cnpjRoot: own.cnpjRoot, token: own.token, headOffice: own.headOffice });
+    expect(Object.keys(own)).toEqual(['companyId', 'cnpjRoot', 'token', 'headOffice']);
+
+    expect((await own.clock.advance('1h')).now).toEqual(new Date(emu.clock.now().getTime() + 3_600_000));
+    expect(neighbour.clock.now()).toEqual(emu.clock.now());
+
+    const fault = own.faults.add({ target: 'api', effect: { status: 503 } });
+    expect(own.faults.list().map((f) => [f.id, f.match])).toEqual([[fault.id, { companyId: own.companyId }]]);
+    expect(neighbour.faults.list()).toEqual([]);
+    expect((await call(emu, neighbour.token, 'GET', '/v1/empresa')).status).toBe(200);
+    expect((await call(emu, own.token, 'GET', '/v1/empresa')).status).toBe(503);
+    expect(own.journal.entries().map((e) => [e.companyId, e.status, e.faultId])).toEqual([[own.companyId, 503, fault.id]]);
+    expect(neighbour.journal.entries().map((e) => e.status)).toEqual([200]);
+    expect(own.inbox.list()).toEqual([]);
+
+    const kept = emu.faults.add({ target: 'api', match: { companyId: neighbour.companyId }, effect: { status: 500 } });
+    own.faults.add({ target: 'job', effect: { fail: true } });
+    expect(own.reset()).toEqual(JSON.parse(JSON.stringify(own)));
+    // A reset drops the harness's entries of this company alone.
+    expect([own.faults.list(), own.journal.entries()]).toEqual([[], []]);
+    expect(neighbour.journal.entries().map((e) => e.status)).toEqual([200]);
+    expect(emu.faults.list().map((f) => f.id)).toEqual([kept.id]);
+    own.remove();
+    expect((await call(emu, own.token, 'GET', '/v1/empresa')).status).toBe(401);
+    expect(() => own.clock.now()).toThrow(expect.objectContaining({ status: 404, codigo: 'empresa_nao_encontrada' }));
+    expect(() => own.faults.list()).toThrow(expect.objectContaining({ status: 404 }));
+    expect(emu.companies.list().map((c) => c.id)).toEqual([neighbour.companyId]);
+  });
 });

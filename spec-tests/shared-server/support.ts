@@ -8,7 +8,7 @@
  * the helpers make that a failure, not a silent interference: their clock is the company's own, a fault added
  * through them always carries `match.companyId`, and a call to a whole-emulator route throws.
  */
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { connect, type ConnectedCompany } from '../../src/index.js';
 import { Api, Controls, type Answer, type World } from '../support/client.js';
 import { serverUrl, type Target } from '../support/target.js';
@@ -28,7 +28,7 @@ export interface OwnCompany extends World {
 }
 
 /** Routes under /_emulator that act on the whole emulator, so on every file's companies. */
-const WHOLE_EMULATOR = /^\/(clock|reset|state|faults\/?$)/;
+const WHOLE_EMULATOR = /^\/(clock|reset|state|faults)/;
 
 /** The /_emulator controls seen by one company of a shared server: its clock, its faults, nothing global. */
 class CompanyControls extends Controls {
@@ -36,20 +36,15 @@ class CompanyControls extends Controls {
     super(target);
     const raw = this.raw;
     this.raw = (method, path, body) => {
-      if (WHOLE_EMULATOR.test(path) && !(method === 'POST' && path === '/faults')) {
+      if (WHOLE_EMULATOR.test(path)) {
         throw new Error(`${method} /_emulator${path} acts on the whole shared server: use the company's own controls`);
       }
       return raw(method, path, body);
     };
     this.clock = async () => kit.clock.info();
     this.advance = (by) => kit.clock.advance(by);
-    // Until the company-scoped fault routes land, the emulator-wide route with match.companyId set: it matches
-    // only this company's requests, deliveries and jobs.
-    this.addFault = async (fault) => {
-      const answer = await raw('POST', '/faults', { ...fault, match: { ...(fault.match as object | undefined), companyId: kit.companyId } });
-      if (answer.status !== 201) throw new Error(`adding a fault answered ${answer.status}: ${answer.text}`);
-      return answer.body as { id: string };
-    };
+    // The company's own faults: they match only its requests, deliveries and jobs.
+    this.addFault = (fault) => kit.faults.add(fault as never);
     const refuse = (what: string) => () => {
       throw new Error(`${what} acts on the whole shared server`);
     };
@@ -59,6 +54,12 @@ class CompanyControls extends Controls {
     this.restore = refuse('PUT /_emulator/state');
   }
 }
+
+/** The companies this file created: removed when it ends, so the server can run the suite again. */
+const created: ConnectedCompany[] = [];
+afterAll(async () => {
+  for (const kit of created.splice(0)) await kit.remove();
+});
 
 /** The server the shared-server project started (its global setup provides the URL). */
 function sharedServer(): string {
@@ -73,6 +74,7 @@ function sharedServer(): string {
  */
 export async function ownCompany(cnpjRoot: string, options: { analysisAllowance?: number } = {}): Promise<OwnCompany> {
   const kit = await connect(sharedServer(), { company: { cnpjRoot, ...options } });
+  created.push(kit);
   expect(kit.cnpjRoot).toBe(cnpjRoot);
   const target: Target = { kind: 'server', baseUrl: kit.baseUrl, fetch: (path, init) => fetch(`${kit.baseUrl}${path}`, init) };
   const company = { companyId: kit.companyId, cnpjRoot: kit.cnpjRoot, token: kit.token, headOffice: kit.headOffice };
@@ -80,14 +82,12 @@ export async function ownCompany(cnpjRoot: string, options: { analysisAllowance?
 }
 
 /**
- * The company as it was created, for the next test of a file: THE one place to switch to the company-scoped
- * reset. Until `POST /_emulator/companies/{id}/reset` is on main, a new company stands in for it, with the next
- * CNPJ root (so keep each file's roots 100 apart). Once it lands, this becomes
- * `await c.kit.reset(); return { ...c, start: (await c.kit.clock.now()).getTime() };`.
+ * The company as it was created, for the next test of a file (`POST /_emulator/companies/{id}/reset`): the same
+ * id, token and head office, no records, no tasks, its clock back at the server's now.
  */
 export async function startOver(c: OwnCompany): Promise<OwnCompany> {
-  const next = String(Number(c.company.cnpjRoot) + 1).padStart(8, '0');
-  return ownCompany(next);
+  await c.kit.reset();
+  return { ...c, start: (await c.kit.clock.now()).getTime() };
 }
 
 /** Advances the company's clock by `by`; returns its new now (Unix ms). */

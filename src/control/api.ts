@@ -58,11 +58,11 @@ export class Controls {
      * A company with its head office and a credential holding `permissions` (all six by default); with
      * `clock: 'own'`, on a clock of its own (see CompanyOptions.clock).
      */
-    create: (options: CompanyOptions = {}): CreatedCompanyInfo => {
+    create: (options: CompanyOptions = {}): CompanyHandle => {
       const engine = this.engine;
-      if (options.clock === 'own') return unwrap(engine.createOwnClockCompany(options));
+      if (options.clock === 'own') return this.handle(unwrap(engine.createOwnClockCompany(options)));
       const shared = engine.world;
-      return describeCompany(unwrap(shared.apply((state, ctx) => createCompany(state, options, ctx, engine.rootsOutside(shared)))));
+      return this.handle(describeCompany(unwrap(shared.apply((state, ctx) => createCompany(state, options, ctx, engine.rootsOutside(shared))))));
     },
     /** The companies given in EmulatorOptions.companies, with their tokens (the same after every reset). */
     initial: (): CreatedCompanyInfo[] => [...this.engine.world.initialCompanies],
@@ -91,12 +91,14 @@ export class Controls {
     },
     /**
      * Removes a company: its records, credentials (its tokens then get 401) and tasks, or its whole world if it is
-     * on a clock of its own; a request of it held by a delayMs fault answers 503. Every other company's records,
-     * positions and tasks stay as they were.
+     * on a clock of its own; a request of it held by a delayMs fault answers 503. The faults that match only it,
+     * and its inbox and journal entries, go with it. Every other company's records, positions and tasks stay as
+     * they were.
      */
     remove: (companyId: string): void => {
       const world = this.worldWith(companyId);
       const reason = `told to remove company ${companyId}`;
+      this.forgetHarness(companyId);
       if (this.engine.removeOwnWorld(companyId, reason)) return;
       world.apply((state) => removeCompany(state, companyId));
       world.clock.removeOwner(companyId, reason);
@@ -104,13 +106,18 @@ export class Controls {
     /**
      * The company back as it was created: the same id, CNPJ root, flags, head office and first credential (same
      * token and permissions), no other record and no task; answers as its creation did. A request of it held by a
-     * delayMs fault answers 503. 409 criacao_desconhecida for a company restored from a snapshot that predates it.
+     * delayMs fault answers 503. A company on a clock of its own starts over in a new world, its clock at the
+     * emulator's now. The faults that match only it, and its inbox and journal entries, are dropped. 409
+     * criacao_desconhecida for a company restored from a snapshot that predates it.
      */
     reset: (companyId: string): CreatedCompanyInfo => {
       const world = this.worldWith(companyId);
-      const created = unwrap(world.apply((state) => resetCompany(state, companyId)));
-      world.clock.removeOwner(companyId, `reset for company ${companyId}`);
-      return describeCompany(created);
+      // A company on a clock of its own starts over in a new world, its clock back at the emulator's now.
+      const renewed = this.engine.resetOwnWorld(companyId, `reset for company ${companyId}`);
+      const created = renewed ?? describeCompany(unwrap(world.apply((state) => resetCompany(state, companyId))));
+      if (!renewed) world.clock.removeOwner(companyId, `reset for company ${companyId}`);
+      this.forgetHarness(companyId);
+      return created;
     },
     /**
      * One company's records and tasks as JSON-safe data (`catalog-emulator/company`): what restore(companyId, …)
@@ -307,6 +314,35 @@ export class Controls {
     return undefined;
   }
 
+  /**
+   * A reset or removal of one company drops what the harness holds of it, as a whole reset drops everything:
+   * the faults that match only it, and its inbox and journal entries. Faults of every company stay.
+   */
+  private forgetHarness(companyId: string): void {
+    const only = { companyId };
+    this.faults.clear(only);
+    this.inbox.clear(only);
+    this.journal.clear(only);
+  }
+
+  /**
+   * What companies.create answers: the company, and (not enumerable, so it prints and serializes as the plain
+   * company) its own controls.
+   */
+  private handle(info: CreatedCompanyInfo): CompanyHandle {
+    const { companyId } = info;
+    const scope = companyScope(this, companyId, () => void this.worldWith(companyId));
+    const controls = {
+      clock: clockControls(() => this.worldWith(companyId).clock, () => this.mode),
+      faults: scope.faults,
+      inbox: scope.inbox,
+      journal: scope.journal,
+      reset: () => this.companies.reset(companyId),
+      remove: () => this.companies.remove(companyId),
+    };
+    return Object.defineProperties({ ...info }, Object.fromEntries(Object.entries(controls).map(([name, value]) => [name, { value, enumerable: false }]))) as CompanyHandle;
+  }
+
   /** The clock of a company on a clock of its own; a ControlError for another. */
   private ownClockOf(companyId: string): VirtualClock {
     const world = this.worldWith(companyId);
@@ -333,6 +369,23 @@ const only = <E>(entries: E[], keep: ((entry: E) => boolean) | undefined): E[] =
 
 /** A fault is of a company when its match names that company: it fires for no other. */
 const faultOf = (fault: FaultView, companyId: string) => fault.match.companyId === companyId;
+
+/** A company as companies.create answers it, with its own controls. */
+export interface CompanyHandle extends CreatedCompanyInfo {
+  /**
+   * Its clock: its own (created with `clock: 'own'`), or the shared one it lives on, whose moves every company on
+   * the shared clock sees.
+   */
+  readonly clock: ClockControls;
+  /** Its faults: one added here matches only this company. */
+  readonly faults: CompanyScope['faults'];
+  readonly inbox: CompanyScope['inbox'];
+  readonly journal: CompanyScope['journal'];
+  /** emu.companies.reset(companyId). */
+  reset(): CreatedCompanyInfo;
+  /** emu.companies.remove(companyId). */
+  remove(): void;
+}
 
 /**
  * One company's faults, inbox and journal (emu.companies.scope(id)): for a test that shares the emulator with

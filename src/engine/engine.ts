@@ -127,6 +127,37 @@ export class Engine {
     return true;
   }
 
+  /**
+   * A company on a clock of its own back as it was created, in a new world: created again from its seeded
+   * sources at its creation instant (same id, root, flags, head office and first token), its clock at the shared
+   * now, no other record and no task but the periodic ones; requests the old world holds answer 503 with
+   * `reason`. Undefined for a company without a world of its own, or one whose creation cannot be repeated
+   * (restored from an emulator with another seed): the caller resets it in place.
+   */
+  resetOwnWorld(companyId: string, reason: string): CreatedCompanyInfo | undefined {
+    const old = this.own.get(companyId);
+    const origin = old?.state.companyOrigins.get(companyId);
+    if (!old || !origin) return undefined;
+    const { company, credential } = origin;
+    const options: CompanyOptions = {
+      name: company.name,
+      subscriptionActive: company.subscriptionActive,
+      surveillanceEntitled: company.surveillanceEntitled,
+      surveillanceCapacity: company.surveillanceCapacity,
+      analysisAllowance: company.analysisAllowance,
+      permissions: credential.permissions,
+    };
+    const made = ownWorld(this.config, this, { options, cnpjRoot: company.cnpjRoot, start: this.current.clock.now(), createdAt: company.createdAt, regulatory: this.current.state.regulatory, rootsElsewhere: this.rootsOutside(old) });
+    if (!made.ok || made.value.created.companyId !== companyId || made.value.created.token !== credential.token) {
+      if (made.ok) made.value.world.clock.dispose('closed');
+      return undefined;
+    }
+    this.removeOwnWorld(companyId, reason);
+    this.own.set(companyId, made.value.world);
+    this.indexTokens(made.value.world);
+    return made.value.created;
+  }
+
   /** The worlds of the companies on clocks of their own. */
   ownWorlds(): World[] {
     return [...this.own.values()];

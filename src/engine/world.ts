@@ -89,6 +89,11 @@ export interface OwnCompany {
   readonly regulatory: RegulatorySnapshot;
   /** The CNPJ roots of every other company of the emulator. */
   readonly rootsElsewhere: ReadonlySet<string>;
+  /**
+   * When it was first created, if before `start` (its reset): it is created again at that instant, so that its
+   * seeded ids (UUIDv7, which carry their instant) come out the same, and its clock then moves on to `start`.
+   */
+  readonly createdAt?: number;
 }
 
 /**
@@ -101,12 +106,14 @@ export function ownWorld(config: Config, services: WorldServices, company: OwnCo
   const seed = `${typeof config.seed}:${String(config.seed)}:company:${company.cnpjRoot}`;
   const state = createState(company.start);
   state.regulatory = company.regulatory;
-  const draft = assemble(config, services, { state, start: company.start, random: seedRandom(seed), requestRandom: seedRandom(`${seed}:requests`), initialCompanies: [], owner: null });
+  const createdAt = company.createdAt ?? company.start;
+  const draft = assemble(config, services, { state, start: createdAt, random: seedRandom(seed), requestRandom: seedRandom(`${seed}:requests`), initialCompanies: [], owner: null });
   const created = draft.apply((s, ctx) => createCompany(s, { ...company.options, cnpjRoot: company.cnpjRoot }, ctx, company.rootsElsewhere));
   if (!created.ok) {
     draft.clock.dispose('closed');
     return created;
   }
+  if (createdAt !== company.start) draft.clock.load(company.start, draft.clock.tasks());
   draft.owner = created.value.company.id;
   schedulePeriodicJobs(draft.clock, company.start);
   return { ok: true, value: { world: draft, created: describeCompany(created.value) } };

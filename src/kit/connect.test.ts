@@ -91,4 +91,20 @@ describe('connect: the company\'s faults, inbox and journal', () => {
     await b.faults.clear();
     expect(emu.faults.list()).toEqual([]);
   });
+
+  it('resets its company as created, clock back at the server now, and removes it', async () => {
+    const { emu, url } = await serve();
+    const company = await connect(url);
+    const first = await company.fetch('/v1/catalogos', { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'kit-reset-catalog-01' }, body: JSON.stringify({ estabelecimento_id: company.headOffice.id, nome: 'Loja' }) });
+    expect(first.status).toBe(201);
+    await company.clock.advance('3d');
+    await company.reset();
+    expect((await company.clock.now()).getTime()).toBe(emu.clock.now().getTime());
+    const catalogs = (await (await company.fetch('/v1/catalogos')).json()) as { itens: unknown[] };
+    expect(catalogs.itens).toEqual([]);
+    await company.remove();
+    expect((await company.fetch('/v1/empresa')).status).toBe(401);
+    await expect(company.clock.info()).rejects.toMatchObject({ status: 404, codigo: 'empresa_nao_encontrada' });
+    expect(emu.companies.list()).toEqual([]);
+  });
 });
