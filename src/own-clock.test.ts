@@ -218,4 +218,32 @@ describe('a company on a clock of its own', () => {
     expect(() => own.faults.list()).toThrow(expect.objectContaining({ status: 404 }));
     expect(emu.companies.list().map((c) => c.id)).toEqual([neighbour.companyId]);
   });
+
+  it('is saved and put back alone: its records and tasks, on its own clock', async () => {
+    const emu = createEmulator();
+    const own = emu.companies.create({ clock: 'own' });
+    const catalog = JSON.parse((await call(emu, own.token, 'POST', '/v1/catalogos', { estabelecimento_id: own.headOffice.id, nome: 'Loja' }, { 'idempotency-key': 'own-state-catalog-000' })).body) as { id: string };
+    const post = (idExterno: string, n: number) => call(emu, own.token, 'POST', `/v1/catalogos/${catalog.id}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: idExterno }, { 'idempotency-key': `own-state-key-${n}-000` });
+    expect((await post('Antes', 1)).status).toBe(201);
+    const saved = emu.companies.snapshot(own.companyId);
+    expect(saved).toMatchObject({ format: 'catalog-emulator/company', companyId: own.companyId, now: own.clock.now().getTime() });
+    await own.clock.advance('1h');
+    expect((await post('Depois', 2)).status).toBe(201);
+    emu.companies.restore(own.companyId, saved);
+    const products = JSON.parse((await call(emu, own.token, 'GET', '/v1/produtos')).body) as { itens: { id_externo: string }[] };
+    expect(products.itens.map((p) => p.id_externo)).toEqual(['Antes']);
+    // Positions never go back: the sequence keeps counting from where it was.
+    expect(emu.companies.snapshot(own.companyId)).toEqual({ ...saved, now: own.clock.now().getTime(), state: { ...saved.state, sequence: 6 } });
+  });
+
+  it('runs in real mode on the wall clock plus an offset of its own', async () => {
+    const emu = createEmulator({ clock: 'real' });
+    const own = emu.companies.create({ clock: 'own' });
+    await own.clock.advance('1h');
+    const offset = own.clock.now().getTime() - emu.clock.now().getTime();
+    expect(offset).toBeGreaterThanOrEqual(3_600_000);
+    expect(offset).toBeLessThan(3_600_000 + 1_000);
+    expect(Math.abs(emu.clock.now().getTime() - Date.now())).toBeLessThan(1_000);
+    await emu.close();
+  });
 });
