@@ -325,22 +325,9 @@ export class Controls {
     this.journal.clear(only);
   }
 
-  /**
-   * What companies.create answers: the company, and (not enumerable, so it prints and serializes as the plain
-   * company) its own controls.
-   */
+  /** What companies.create answers: the company, and its own controls (see CompanyHandle). */
   private handle(info: CreatedCompanyInfo): CompanyHandle {
-    const { companyId } = info;
-    const scope = companyScope(this, companyId, () => void this.worldWith(companyId));
-    const controls = {
-      clock: clockControls(() => this.worldWith(companyId).clock, () => this.mode),
-      faults: scope.faults,
-      inbox: scope.inbox,
-      journal: scope.journal,
-      reset: () => this.companies.reset(companyId),
-      remove: () => this.companies.remove(companyId),
-    };
-    return Object.defineProperties({ ...info }, Object.fromEntries(Object.entries(controls).map(([name, value]) => [name, { value, enumerable: false }]))) as CompanyHandle;
+    return new Handle(info, this, () => this.worldWith(info.companyId));
   }
 
   /** The clock of a company on a clock of its own; a ControlError for another. */
@@ -385,6 +372,53 @@ export interface CompanyHandle extends CreatedCompanyInfo {
   reset(): CreatedCompanyInfo;
   /** emu.companies.remove(companyId). */
   remove(): void;
+}
+
+/**
+ * A company with its controls: the four fields are its own enumerable properties, so it prints, compares and
+ * serializes as the plain company; the controls are getters and methods of the class, built when first used
+ * (creating a company stays cheap).
+ */
+class Handle implements CompanyHandle {
+  readonly companyId: string;
+  readonly cnpjRoot: string;
+  readonly token: string;
+  readonly headOffice: { readonly id: string; readonly cnpj: string };
+  readonly #controls: Controls;
+  readonly #worldOf: () => World;
+  #scope: CompanyScope | undefined;
+  #clock: ClockControls | undefined;
+
+  constructor(info: CreatedCompanyInfo, controls: Controls, worldOf: () => World) {
+    this.companyId = info.companyId;
+    this.cnpjRoot = info.cnpjRoot;
+    this.token = info.token;
+    this.headOffice = info.headOffice;
+    this.#controls = controls;
+    this.#worldOf = worldOf;
+  }
+
+  get clock(): ClockControls {
+    return (this.#clock ??= clockControls(() => this.#worldOf().clock, () => this.#controls.mode));
+  }
+  get faults(): CompanyScope['faults'] {
+    return this.#scoped().faults;
+  }
+  get inbox(): CompanyScope['inbox'] {
+    return this.#scoped().inbox;
+  }
+  get journal(): CompanyScope['journal'] {
+    return this.#scoped().journal;
+  }
+  reset(): CreatedCompanyInfo {
+    return this.#controls.companies.reset(this.companyId);
+  }
+  remove(): void {
+    this.#controls.companies.remove(this.companyId);
+  }
+  #scoped(): CompanyScope {
+    return (this.#scope ??= companyScope(this.#controls, this.companyId, () => void this.#worldOf()));
+  }
 }
 
 /**
