@@ -236,6 +236,23 @@ describe('a company on a clock of its own', () => {
     expect(emu.companies.snapshot(own.companyId)).toEqual({ ...saved, now: own.clock.now().getTime(), state: { ...saved.state, sequence: 6 } });
   });
 
+  it('gets its time back with its snapshot: the clock at the saved now, its tasks, and the housekeeping in the same rhythm', async () => {
+    const emu = createEmulator();
+    const own = emu.companies.create({ clock: 'own' });
+    emu.network.route('https://hooks-back.example', () => new Response(null, { status: 500 }));
+    expect((await call(emu, own.token, 'PUT', '/v1/webhook', { url: 'https://hooks-back.example/recebe' }, { 'idempotency-key': 'time-back-webhook-01', 'if-none-match': '*' })).status).toBe(201);
+    await own.clock.advance('90m');
+    emu.webhooks.raise(own.companyId, { tipo: 'catalogo.aplicado', catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', versao: 1 });
+    const sorted = () => [...emu.snapshot().ownClocks![0]!.tasks].sort((a, b) => a.due - b.due || a.kind.localeCompare(b.kind));
+    const before = { info: own.clock.info(), tasks: sorted() };
+    expect(before.info.pending).toBe(1);
+    const saved = emu.companies.snapshot(own.companyId);
+
+    await own.clock.advance('2d');
+    emu.companies.restore(own.companyId, saved);
+    expect({ info: own.clock.info(), tasks: sorted() }).toEqual(before);
+  });
+
   it('runs in real mode on the wall clock plus an offset of its own', async () => {
     const emu = createEmulator({ clock: 'real' });
     const own = emu.companies.create({ clock: 'own' });

@@ -3,7 +3,7 @@
  * engine and the core, a refusal thrown as a ControlError with the status and code the HTTP controls answer.
  * The /_emulator routes (routes.ts) are a thin HTTP rendering of this same API.
  */
-import { ClockRangeError, type ClockMode, type VirtualClock } from '../clock/clock.js';
+import { ClockRangeError, type ClockMode, type PersistedTask, type VirtualClock } from '../clock/clock.js';
 import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type Permission } from '../core/companies.js';
 import type { Result } from '../core/refusal.js';
 import { currentReference, type Published } from '../core/regulatory/reference.js';
@@ -129,8 +129,9 @@ export class Controls {
       return structuredClone(snapshot) as CompanySnapshot;
     },
     /**
-     * Puts a company's snapshot in place of its records and tasks, leaving every other company's; its tasks come
-     * back at their due times on the clock as it is now (one due already runs at the next advance). Throws a
+     * Puts a company's snapshot in place of its records and tasks, leaving every other company's. On the shared
+     * clock its tasks come back at their due times on the clock as it is now (one due already runs at the next
+     * advance); a company on a clock of its own gets its clock back at the saved now. Throws a
      * SnapshotError (the path of the field) for one that is not of this company or would not fit beside the
      * others (an id, CNPJ root, token or position another company has), and then nothing has changed.
      */
@@ -139,8 +140,16 @@ export class Controls {
       const data = structuredClone(readCompanySnapshot(snapshot, companyId, (task) => world.clock.loadProblem(task)));
       const problem = companyProblem(world.state, data.state, companyId) ?? this.sharedElsewhere(world, data.state);
       if (problem) throw companyStateError(problem);
-      world.clock.removeOwner(companyId, `restored for company ${companyId}`);
-      for (const task of data.tasks) world.clock.schedule(task, task.due);
+      const reason = `restored for company ${companyId}`;
+      if (world.owner === companyId) {
+        // A company on a clock of its own gets its time back too: its clock at the saved now, with its tasks, and
+        // the housekeeping runs of its world in the same rhythm, each at its first occurrence after that now.
+        const housekeeping = world.clock.tasks().filter((task) => task.owner === null).map((task) => ({ ...task, due: firstAfter(task, data.now) }));
+        world.clock.load(data.now, [...housekeeping, ...data.tasks], reason);
+      } else {
+        world.clock.removeOwner(companyId, reason);
+        for (const task of data.tasks) world.clock.schedule(task, task.due);
+      }
       world.apply((state, ctx) => {
         replaceCompany(state, companyId, data.state);
         // Requests in flight did not survive: its attempts still running end by their time-out.
@@ -534,6 +543,12 @@ function savedWorld(world: World) {
     tasks: world.clock.tasks(),
     state: exportState(world.state),
   };
+}
+
+/** A periodic task's first occurrence after `now`, in its rhythm (its due as it is, when it is not periodic). */
+function firstAfter(task: PersistedTask, now: number): number {
+  if (task.everyMs === undefined) return task.due;
+  return task.due - Math.floor((task.due - now - 1) / task.everyMs) * task.everyMs;
 }
 
 const moved = (result: { now: number; ran: number }) => ({ now: new Date(result.now), ran: result.ran });
