@@ -11,7 +11,8 @@ import { at, type Found, type Records } from './integrity.js';
 import { SLICES, type StateData } from './slices.js';
 import { checkIntegrity, exportState } from './snapshot.js';
 import type { Slice, State } from './state.js';
-import type { CreatedCompany } from './companies.js';
+import { companiesSlice, credentialsSlice, originsSlice, type CreatedCompany } from './companies.js';
+import { establishmentsSlice } from './establishments.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { surveillanceOf } from './surveillance.js';
 
@@ -124,8 +125,11 @@ export function resetCompany(state: State, companyId: string): Result<CreatedCom
   const origin = state.companyOrigins.get(companyId);
   if (!origin) return refuse('conflict', 'criacao_desconhecida', `Company ${companyId} came from a snapshot that does not say how it was created, so it cannot be reset alone; remove it and create a new one instead.`, 'path.companyId');
   removeCompany(state, companyId);
-  const empty = Object.fromEntries(COMPANY_SLICES.map((slice) => [slice.key, []]));
-  addCompanyData(state, { ...empty, sequence: state.sequence, companies: [origin.company], establishments: [origin.headOffice], credentials: [origin.credential], origins: [origin] } as unknown as CompanyData);
+  // Its creation records, through the slices that hold them, in the registry's order.
+  companiesSlice.fromData(state, [origin.company]);
+  credentialsSlice.fromData(state, [origin.credential]);
+  establishmentsSlice.fromData(state, [origin.headOffice]);
+  originsSlice.fromData(state, [origin]);
   // Created with the company, as createCompany does: the first coverage change compares with it.
   surveillanceOf(state, companyId);
   return ok(origin);
