@@ -142,6 +142,12 @@ describe('options.companies', () => {
     emu.reset();
     expect(emu.companies.initial()).toEqual(initial);
     expect(emu.companies.list().map((c) => [c.id, c.createdAt])).toEqual(initial.map((c) => [c.companyId, start]));
+
+    // One removed is no longer among them, until the next whole reset brings it back.
+    emu.companies.remove(initial[0]!.companyId);
+    expect(emu.companies.initial()).toEqual([initial[1]]);
+    emu.reset();
+    expect(emu.companies.initial()).toEqual(initial);
   });
 });
 

@@ -64,8 +64,14 @@ export class Controls {
       const shared = engine.world;
       return this.handle(describeCompany(unwrap(shared.apply((state, ctx) => createCompany(state, options, ctx, engine.rootsOutside(shared))))));
     },
-    /** The companies given in EmulatorOptions.companies, with their tokens (the same after every reset). */
-    initial: (): CreatedCompanyInfo[] => [...this.engine.world.initialCompanies],
+    /**
+     * The companies given in EmulatorOptions.companies, with their tokens (the same after every reset); one removed
+     * since (companies.remove) is not among them until the next whole reset brings it back.
+     */
+    initial: (): CreatedCompanyInfo[] => {
+      const { initialCompanies, state } = this.engine.world;
+      return initialCompanies.filter((company) => state.companies.has(company.companyId));
+    },
     /** Changes a company's flags: suspend its subscription, cut its capacity or allowance. */
     update: (companyId: string, flags: CompanyFlags): Company => unwrap(this.engine.worldOf(companyId).apply((state, ctx) => updateCompany(state, companyId, flags, ctx))),
     addCredential: (companyId: string, permissions: readonly Permission[] = PERMISSIONS): { token: string } => {
