@@ -278,8 +278,8 @@ export class Controls {
   restore(snapshot: unknown): void {
     // Every check comes first: the current clock has the handlers of every task kind, and answers for a new one.
     const data = structuredClone(readSnapshot(snapshot, (task) => this.engine.world.clock.loadProblem(task)));
-    const own = (data.ownClocks ?? []).map((world) => ({ companyId: world.companyId, state: importState(world.state), now: world.now, tasks: world.tasks, random: world.random, requestRandom: world.requestRandom }));
-    this.engine.restore({ state: importState(data.state), now: data.now, tasks: data.tasks, random: data.random, requestRandom: data.requestRandom }, own);
+    const loaded = (world: Pick<Snapshot, 'state' | 'now' | 'tasks' | 'random' | 'requestRandom'>) => ({ state: importState(world.state), now: world.now, tasks: world.tasks, random: world.random, requestRandom: world.requestRandom });
+    this.engine.restore(loaded(data), (data.ownClocks ?? []).map((world) => ({ companyId: world.companyId, ...loaded(world) })));
   }
 
   /**

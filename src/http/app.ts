@@ -36,7 +36,9 @@ export function buildApiApp(): Hono<HttpEnv> {
 
   app.use('/v1/*', async (c, next) => {
     // The world is chosen before anything is drawn from it: a company on its own clock gets its own request ids.
-    const runtime = c.env.runtimes.forToken(bearerToken(c.req.header('authorization') ?? null));
+    const token = bearerToken(c.req.header('authorization') ?? null);
+    const runtime = c.env.runtimes.forToken(token);
+    c.set('token', token);
     c.set('runtime', runtime);
     const requestId = runtime.nextRequestId();
     c.set('requestId', requestId);

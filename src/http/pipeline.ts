@@ -123,7 +123,7 @@ async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOpera
   const requestId = c.get('requestId');
   const fail = (error: ApiError) => errorResponse(error, requestId, { 'x-request-id': requestId });
 
-  const token = bearerToken(request.headers.get('authorization'));
+  const token = c.get('token');
   const credential = token === undefined ? undefined : runtime.credential(token);
   journal.companyId = credential?.companyId ?? null;
 

@@ -80,6 +80,6 @@ export interface Runtimes {
 
 export interface HttpEnv {
   Bindings: { runtimes: Runtimes; body?: BodySource };
-  /** `runtime`: the runtime of the world the request's credential opens, chosen as the request arrives. */
-  Variables: { runtime: Runtime; requestId: string; journal: { companyId: string | null; idempotencyKey: string | null; replayed: boolean; faultId: string | null } };
+  /** `runtime`: the runtime of the world the request's credential opens, chosen as the request arrives; `token`: that credential, read once. */
+  Variables: { runtime: Runtime; token: string | undefined; requestId: string; journal: { companyId: string | null; idempotencyKey: string | null; replayed: boolean; faultId: string | null } };
 }
