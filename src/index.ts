@@ -18,3 +18,4 @@ export { IF_MATCH_OPERATIONS, type IfMatchOperation, type GuardedResource } from
 export { connect, type ConnectedCompany, type ConnectOptions, type RemoteClockInfo } from './kit/connect.js';
 export { VERSION } from './version.js';
 export { demos, type Demo } from './demos/index.js';
+export { apiDocument } from './openapi/document.js';

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { stripComments } from './core/testing/source-text.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SCANNED = ['src', 'bin', 'spec-tests', 'examples', 'fuzz', 'bench'];
+const SCANNED = ['src', 'bin', 'spec-tests', 'examples', 'fuzz', 'bench', 'scripts'];
 
 export interface Import {
   readonly specifier: string;
@@ -55,6 +55,7 @@ export function layerOf(file: string): string {
     [/^src\/demos\//, 'demos'],
     [/^src\/kit\//, 'kit'],
     [/^src\/engine\//, 'engine'],
+    [/^src\/openapi\//, 'openapi'],
     [/^src\/emulator\.ts$/, 'facade'],
     [/^src\/version\.ts$/, 'version'],
     [/^src\/index\.ts$/, 'entry'],
@@ -63,6 +64,7 @@ export function layerOf(file: string): string {
     [/^examples\//, 'examples'],
     [/^fuzz\//, 'fuzz'],
     [/^bench\//, 'bench'],
+    [/^scripts\//, 'scripts'],
   ];
   for (const [pattern, layer] of rules) if (pattern.test(file)) return layer;
   return `unknown (${file})`;
@@ -97,7 +99,9 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   engine: { runtime: ['core', 'clock', 'network', 'version'] },
   // src/emulator.ts puts everything together: configuration → world → controls → app.
   facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version'] },
-  entry: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos', 'kit'] },
+  // The OpenAPI documents are generated from the API shell's operation table and schemas (and the controls').
+  openapi: { runtime: ['http', 'control', 'version'] },
+  entry: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos', 'kit', 'openapi'] },
   // src/index.ts re-exports the demos, so they cannot import it (a cycle): they use what it re-exports.
   demos: { runtime: ['public'] },
   // The test kit for shared servers speaks HTTP only: it names the public types and throws the public ControlError.
@@ -107,6 +111,8 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   examples: { runtime: ['entry'] },
   fuzz: { runtime: ['entry'] },
   bench: { runtime: ['entry'] },
+  // Build tools (npm run openapi): the public entry only.
+  scripts: { runtime: ['entry'] },
   'spec-tests': { runtime: ['entry', 'fuzz'] },
 };
 

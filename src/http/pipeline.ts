@@ -21,6 +21,7 @@ import { ifMatchOperation, type IfMatch, type IfMatchOperation } from '../core/v
 import { apiError, errorResponse, STATUS_OF, unreadableBody, type ApiError } from './errors.js';
 import { actAt } from './fault-hooks.js';
 import { BodyReadError, readingBody, type BodySource, type HttpEnv, type Runtime } from './runtime.js';
+import type { OperationDoc } from './contract/wire.js';
 import { formatPath, parse, validationError } from './schemas.js';
 import { flat, requestDigest, storedResponse, toStored } from './stored-answers.js';
 
@@ -76,14 +77,22 @@ export interface OperationSpec<P, Q, B> {
   readonly idempotencyKey?: KeyRule;
   /** How a replayed answer is told from the first (the ingestion start: 200 with `repetida: true`); default as stored. */
   readonly replay?: (stored: StoredResponse, state: State) => StoredResponse;
+  /** What the OpenAPI document says of it beyond its inputs: summary, answers and their statuses. */
+  readonly doc?: OperationDoc;
   run(call: Call<P, Q, B>): Result<Reply>;
 }
+
+/** An operation as the document sees it: everything of its spec but the behaviour. */
+export type OperationContract = Omit<OperationSpec<unknown, unknown, unknown>, 'run' | 'replay' | 'idempotencyKey'> & {
+  readonly idempotencyKey: KeyRule;
+};
 
 export interface Operation {
   readonly method: Method;
   readonly path: string;
   /** Its row of the If-Match table (IF_MATCH_OPERATIONS), when it takes If-Match. */
   readonly guard: IfMatchOperation | undefined;
+  readonly contract: OperationContract;
   handle(c: HonoContext<HttpEnv>): Promise<Response>;
 }
 
@@ -91,7 +100,9 @@ export function operation<P, Q, B = undefined>(spec: OperationSpec<P, Q, B>): Op
   const guard = guardOf(spec.method, spec.path);
   // Fixed per operation, so decided once: whether another client could save what its If-Match guards.
   const raceable = guard !== undefined && concurrentEditImpossible(guard) === undefined;
-  return { method: spec.method, path: spec.path, guard, handle: (c) => handle(spec, guard, raceable, c) };
+  const { run: _run, replay: _replay, ...described } = spec;
+  const contract: OperationContract = { ...(described as unknown as OperationContract), idempotencyKey: spec.idempotencyKey ?? IDEMPOTENCY_KEY };
+  return { method: spec.method, path: spec.path, guard, contract, handle: (c) => handle(spec, guard, raceable, c) };
 }
 
 /** The If-Match row of the operation registered as `method` + hono `path` (`/v1/catalogos/:id`), if it takes If-Match. */
@@ -100,9 +111,11 @@ export function guardOf(method: string, honoPath: string): IfMatchOperation | un
 }
 
 /** What an idempotency-key must look like, and how to say so. */
-interface KeyRule {
+export interface KeyRule {
   readonly pattern: RegExp;
   readonly description: string;
+  /** Its length bounds (the pattern holds them too): the document states them. */
+  readonly length: { readonly min: number; readonly max: number };
 }
 
 /** Spec "Common rules": the length of an idempotency-key (GET /v1/contexto reports it). */
@@ -111,6 +124,7 @@ export const IDEMPOTENCY_KEY_LENGTH = { min: 16, max: 128 } as const;
 const IDEMPOTENCY_KEY: KeyRule = {
   pattern: new RegExp(`^[A-Za-z0-9._:-]{${IDEMPOTENCY_KEY_LENGTH.min},${IDEMPOTENCY_KEY_LENGTH.max}}$`),
   description: `${IDEMPOTENCY_KEY_LENGTH.min} to ${IDEMPOTENCY_KEY_LENGTH.max} characters from A-Z, a-z, 0-9, ".", "_", ":" and "-"`,
+  length: IDEMPOTENCY_KEY_LENGTH,
 };
 const ENTITY_TAGS = /^\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*)*$/;
 

@@ -49,9 +49,10 @@ export type AboveMax = 'refuse' | 'cap';
 function limitParam(max: number, aboveMax: AboveMax = 'refuse') {
   const message = aboveMax === 'refuse' ? `must be an integer from 1 to ${max}` : 'must be a whole number of items, 1 or more';
   const count = z.string().regex(/^\d+$/, message).transform(Number);
+  // To a client, an integer parameter (the OpenAPI document reads `x-integer`); above the cap, the page holds the cap.
   return aboveMax === 'refuse'
-    ? count.pipe(z.number().int().min(1, message).max(max, message))
-    : count.pipe(z.number().min(1, message).transform((n) => Math.min(n, max)));
+    ? count.pipe(z.number().int().min(1, message).max(max, message)).meta({ 'x-integer': { minimum: 1, maximum: max } })
+    : count.pipe(z.number().min(1, message).transform((n) => Math.min(n, max))).meta({ 'x-integer': { minimum: 1 }, description: `Above ${max}, the page holds at most ${max} items.` });
 }
 
 export const idParams = z.strictObject({ id: uuid });
@@ -175,7 +176,7 @@ export const ingestionStart = z.strictObject({
 export const batchParams = (max: number) =>
   z.strictObject({
     id: uuid,
-    numero: z.string().regex(/^[1-9]\d{0,5}$/, `must be an integer from 1 to ${max}`).transform(Number).pipe(z.number().max(max, `must be an integer from 1 to ${max}`)),
+    numero: z.string().regex(/^[1-9]\d{0,5}$/, `must be an integer from 1 to ${max}`).transform(Number).pipe(z.number().max(max, `must be an integer from 1 to ${max}`)).meta({ 'x-integer': { minimum: 1, maximum: max } }),
   });
 
 /**

@@ -7,6 +7,8 @@ import { operation, type Reply } from '../pipeline.js';
 import { presentCatalog } from '../presenters.js';
 import { catalogCreate, catalogListQuery, catalogPatch, emptyBody, idParams, INPUT_LIMITS, noQuery } from '../schemas.js';
 import { deleteCatalog, previewDeletion } from '../../core/catalog-deletion.js';
+import * as answers from '../contract/catalogs.js';
+import { MUT_STATUSES, READ_STATUSES } from '../contract/wire.js';
 
 const MANAGE = 'catalogo:gerenciar';
 const READ = 'catalogo:ler';
@@ -25,6 +27,14 @@ export const catalogOperations = [
   operation({
     method: 'POST',
     path: '/v1/catalogos',
+    doc: {
+      id: 'createCatalog',
+      summary: 'Create a catalog for an existing establishment',
+      tag: 'Catalogs',
+      choice: 'The spec does not show this path; POST on the collection, as the other creations.',
+      success: { 201: { description: 'The catalog created.', body: answers.Catalog, headers: ['etag', 'location'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: noQuery,
     query: noQuery,
@@ -35,6 +45,14 @@ export const catalogOperations = [
   operation({
     method: 'GET',
     path: '/v1/catalogos',
+    doc: {
+      id: 'listCatalogs',
+      summary: 'List the catalogs of the company',
+      tag: 'Catalogs',
+      description: 'Without estado, active and deleted catalogs are returned. Follow proximo_id (as apos_id) until null.',
+      success: { 200: { description: 'A page of catalogs.', body: answers.CatalogPage } },
+      errors: READ_STATUSES,
+    },
     permission: READ,
     params: noQuery,
     query: catalogListQuery,
@@ -52,6 +70,13 @@ export const catalogOperations = [
   operation({
     method: 'GET',
     path: '/v1/catalogos/:id',
+    doc: {
+      id: 'getCatalog',
+      summary: 'Get a catalog',
+      tag: 'Catalogs',
+      success: { 200: { description: 'The catalog.', body: answers.Catalog, headers: ['etag'] } },
+      errors: READ_STATUSES,
+    },
     permission: READ,
     params: idParams,
     query: noQuery,
@@ -60,6 +85,14 @@ export const catalogOperations = [
   operation({
     method: 'PATCH',
     path: '/v1/catalogos/:id',
+    doc: {
+      id: 'updateCatalog',
+      summary: 'Edit the name or external reference of a catalog',
+      tag: 'Catalogs',
+      description: 'Omitted fields are preserved; id_externo null clears it. Does not move the catalog to another company or establishment.',
+      success: { 200: { description: 'The catalog as changed.', body: answers.Catalog, headers: ['etag'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: idParams,
     query: noQuery,
@@ -74,6 +107,14 @@ export const catalogDeletionOperations = [
   operation({
     method: 'GET',
     path: '/v1/catalogos/:id/impacto-exclusao',
+    doc: {
+      id: 'previewCatalogDeletion',
+      summary: 'Preview what deleting a catalog would do',
+      tag: 'Catalogs',
+      description: 'Projects registration and selection; runs no analysis or scan. Send its ETag as the If-Match of the DELETE.',
+      success: { 200: { description: 'The impact preview.', body: answers.DeletionPreview, headers: ['etag'] } },
+      errors: READ_STATUSES,
+    },
     permission: MANAGE,
     params: idParams,
     query: noQuery,
@@ -85,6 +126,14 @@ export const catalogDeletionOperations = [
   operation({
     method: 'DELETE',
     path: '/v1/catalogos/:id',
+    doc: {
+      id: 'deleteCatalog',
+      summary: 'Delete a catalog',
+      tag: 'Catalogs',
+      description: "If-Match is the impact preview's ETag: 412 when anything changed since the preview, with no partial deletion.",
+      success: { 200: { description: 'The catalog, deleted.', body: answers.Catalog, headers: ['etag'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: idParams,
     query: noQuery,

@@ -139,7 +139,7 @@ export const ingestionOperations = [
     query: noQuery,
     body: ingestionStart,
     // Spec: this key is 16 to 200 characters, any but whitespace.
-    idempotencyKey: { pattern: /^\S{16,200}$/, description: '16 to 200 characters, none of them whitespace' },
+    idempotencyKey: { pattern: /^\S{16,200}$/, description: '16 to 200 characters, none of them whitespace', length: { min: 16, max: 200 } },
     replay: replayStart,
     run: ({ state, ctx, company, body }) => {
       const started = startIngestion(state, company.id, { operacao: body.operacao, catalogId: body.catalogo_id, referenciaExterna: body.referencia_externa }, ctx);
