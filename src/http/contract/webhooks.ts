@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { EVENT_KINDS } from '../../core/webhooks/events.js';
-import { choice, component, int, oneOf, uuid } from './wire.js';
+import { choice, component, int, oneOf } from './wire.js';
 
 /** spec "Resources › Conventions": event and webhook identifiers in responses are lowercase. */
 const lowercaseUuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/).meta({ description: 'a uuid, in lowercase' });
@@ -14,7 +14,7 @@ const destinationState = oneOf(['ativo', 'revogado']);
 export const WebhookDestination = component(
   'WebhookDestination',
   z.strictObject({
-    id: uuid,
+    id: lowercaseUuid,
     versao: int,
     estado: destinationState,
     url: z.string(),
@@ -25,7 +25,7 @@ export const WebhookDestination = component(
 export const WebhookConfigurationReceipt = component(
   'WebhookConfigurationReceipt',
   z.strictObject({
-    id: uuid,
+    id: lowercaseUuid,
     versao: int,
     estado: destinationState,
     segredo: choice(
@@ -38,7 +38,7 @@ export const WebhookConfigurationReceipt = component(
 
 export const RevokedWebhookDestination = component(
   'RevokedWebhookDestination',
-  z.strictObject({ id: uuid, versao: int, estado: destinationState }),
+  z.strictObject({ id: lowercaseUuid, versao: int, estado: destinationState }),
   'The destination as revoked (spec "DELETE /v1/webhook": id, versao, estado).',
 );
 
@@ -95,7 +95,7 @@ const OtherEventData = component(
     z.looseObject({ tipo: oneOf(EVENT_KINDS.filter((k) => k !== 'catalogo.aplicado') as [string, ...string[]]) }),
     'The spec does not show dados of these kinds; README "Webhooks" and the sections of the features that raise them give what the emulator sends.',
   ),
-  'dados of the other event kinds: tipo, and the fields of that kind.',
+  'dados of the other event kinds: tipo, and the fields of that kind. The emulator sends catalogo.revisao_necessaria {catalogoId, ingestaoId, versaoValidada, versaoAtual}; analise.concluida {analiseId, produtosAvaliados, achados, snapshotId}; analise.falhou {analiseId, codigoFalha}; divergencias.alteradas {vigilanciaId, anteriorId, novas, resolvidas, totalAchados}; vigilancia.degradada and vigilancia.restabelecida on a coverage change {cobertura, coberturaAnterior, selecionados, capacidade}, vigilancia.degradada of an execution {motivo, vigilanciaId, causa}; webhook.teste nothing more. Events raised through the emulator controls carry whatever dados they were given.',
 );
 
 const WebhookEnvelope = component(
