@@ -191,7 +191,7 @@ export const ingestionOperations = [
       tag: 'Ingestions',
       choice: 'The spec does not show this path (DESIGN §3).',
       description:
-        'Each item is checked on its own: an invalid one is reported in erros and does not refuse the batch. The same number with the same content again is 200 (repetido: true, nothing changes); with other content 409. At most 4 MiB.',
+        "Each item is a product's whole canonical state: id_externo (1 to 256 characters), origem (1 to 64) and ncm (8 digits) required; sku (1 to 256 or null), descricao (1 to 2000 or null) and atributos (as in a product) optional, absent meaning none. Each item is checked on its own: an invalid one is reported in erros and does not refuse the batch. The same number with the same content again is 200 (repetido: true, nothing changes); with other content 409. At most 4 MiB.",
       success: {
         200: { description: 'The batch had already been received with this content.', body: answers.BatchReceipt, headers: ['etag'] },
         201: { description: 'The batch received.', body: answers.BatchReceipt, headers: ['etag'] },
