@@ -39,6 +39,7 @@ const HEADERS: Readonly<Record<string, Json>> = {
   'retry-after': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
   ratelimit: { description: 'What is left of the quota (draft-ietf-httpapi-ratelimit-headers).', 'x-emulator-choice': 'The spec states the quota but not how it is reported; the IETF draft headers say it.', schema: { type: 'string' } },
   'ratelimit-policy': { description: 'The quota and its window (draft-ietf-httpapi-ratelimit-headers).', 'x-emulator-choice': 'The spec states the quota but not how it is reported; the IETF draft headers say it.', schema: { type: 'string' } },
+  'www-authenticate': { description: 'Bearer (RFC 6750): how to authenticate.', schema: { type: 'string' } },
   'x-emulator-fault': { description: 'The id of the fault (injected through the emulator controls) that chose this answer.', 'x-emulator-choice': 'Only the emulator injects faults; the header tells an injected answer from a real one.', schema: { type: 'string' } },
 };
 
@@ -130,6 +131,7 @@ const HEADER_NAMES: Readonly<Record<SuccessHeader, readonly string[]>> = {
 function errorResponse(status: number, choice?: string): Json {
   const headers: Json = { 'x-request-id': headerRef('x-request-id'), 'x-emulator-fault': headerRef('x-emulator-fault') };
   if (status === 429 || status === 503) headers['retry-after'] = headerRef('retry-after');
+  if (status === 401) headers['www-authenticate'] = headerRef('www-authenticate');
   if (status === 429) Object.assign(headers, { 'ratelimit-policy': headerRef('ratelimit-policy'), ratelimit: headerRef('ratelimit') });
   return {
     description: STATUS_TEXT[status] ?? `Error ${status}.`,
