@@ -45,6 +45,8 @@ describe('the examples of the OpenAPI document', () => {
       expect(example.response.status, key).toBeLessThan(300);
       expect(example.request.path.startsWith('/v1/'), key).toBe(true);
     }
+    // The same scenario on a second emulator in this process: the same bytes (nothing leaks between instances).
+    expect(examplesModule(await recordExamples())).toBe(examplesModule(recorded));
     const committed = readFileSync(new URL('./examples.ts', import.meta.url), 'utf8');
     expect(committed, 'src/openapi/examples.ts is not what the emulator answers now: run npm run openapi').toBe(examplesModule(recorded));
   });
