@@ -167,7 +167,7 @@ function outputJson(schema: z.ZodType): { json: Json; defs: Json } {
 function operationObject(op: Operation, doc: OperationDoc, requests: Map<string, Json>, bodies: Map<string, z.ZodType>, example: OperationExample | undefined): Json {
   const contract = op.contract;
   // An example the doc has no answer for is a doc or a recording gone wrong: say so rather than drop it.
-  if (example && doc.success[example.response.status] === undefined) throw new Error(`the example of ${op.method} ${op.path} answered ${example.response.status}, which its doc does not list`);
+  if (example && doc.success[example.response.status] === undefined) throw new Error(`the example of ${op.method} ${openApiPath(op.path)} answered ${example.response.status}, which its doc does not list`);
   const mutates = op.method !== 'GET';
   const parameters = [...parametersOf(contract.params, 'path'), ...parametersOf(contract.query, 'query'), ...headerParameters(op, contract)];
   const responses: Json = {};

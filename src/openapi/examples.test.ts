@@ -112,6 +112,6 @@ describe('the examples of the OpenAPI document', () => {
 
   it('an example answering a status its doc does not list stops the document', () => {
     const examples: OperationExamples = { ...EXAMPLES, 'GET /v1/catalogos/{id}': { request: { path: '/v1/catalogos/x' }, response: { status: 201, body: {} } } };
-    expect(() => apiDocument(examples)).toThrow('the example of GET /v1/catalogos/:id answered 201, which its doc does not list');
+    expect(() => apiDocument(examples)).toThrow('the example of GET /v1/catalogos/{id} answered 201, which its doc does not list');
   });
 });
