@@ -111,7 +111,7 @@ export function guardOf(method: string, honoPath: string): IfMatchOperation | un
 }
 
 /** What an idempotency-key must look like, and how to say so. */
-export interface KeyRule {
+interface KeyRule {
   readonly pattern: RegExp;
   readonly description: string;
   /** Its length bounds (the pattern holds them too): the document states them. */
