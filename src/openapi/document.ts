@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { operations } from '../http/app.js';
 import { ErrorBody, type OperationDoc, type SuccessDoc, type SuccessHeader } from '../http/contract/wire.js';
-import type { Operation, OperationContract } from '../http/pipeline.js';
+import { ENTITY_TAGS, type Operation, type OperationContract } from '../http/pipeline.js';
 import { VERSION } from '../version.js';
 import { EXAMPLES } from './examples.js';
 
@@ -108,7 +108,7 @@ function headerParameters(op: Operation, contract: OperationContract): Json[] {
       in: 'header',
       required: contract.acceptsIfNoneMatch !== true,
       description: `The complete ETag of ${op.guard.purpose.startsWith('delete a catalog') ? 'the deletion impact preview' : 'the resource, as read'}, quotes included. Missing: 428; stale: 412.`,
-      schema: { type: 'string' },
+      schema: { type: 'string', pattern: ENTITY_TAGS.source },
     });
   }
   if (contract.acceptsIfNoneMatch) {
