@@ -97,8 +97,9 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // The engine around the core (src/engine: configuration, faults, jobs, the delivery driver, the world) runs core
   // functions on the clock and hands deliveries to the network; it knows nothing of HTTP or the controls.
   engine: { runtime: ['core', 'clock', 'network', 'version'] },
-  // src/emulator.ts puts everything together: configuration → world → controls → app.
-  facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version'] },
+  // src/emulator.ts puts everything together: configuration → world → controls → app. It hands the control app the
+  // OpenAPI documents to serve: control cannot import openapi, which reads the control table.
+  facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version', 'openapi'] },
   // The OpenAPI documents are generated from the API shell's operation table and schemas (and the controls').
   openapi: { runtime: ['http', 'control', 'version'] },
   entry: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos', 'kit', 'openapi'] },
