@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { stripComments } from './core/testing/source-text.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SCANNED = ['src', 'bin', 'spec-tests', 'examples', 'fuzz', 'bench', 'scripts'];
+const SCANNED = ['src', 'bin', 'spec-tests', 'browser-tests', 'examples', 'fuzz', 'bench', 'scripts'];
 
 export interface Import {
   readonly specifier: string;
@@ -61,6 +61,7 @@ export function layerOf(file: string): string {
     [/^src\/index\.ts$/, 'entry'],
     [/^bin\//, 'bin'],
     [/^spec-tests\//, 'spec-tests'],
+    [/^browser-tests\//, 'browser-tests'],
     [/^examples\//, 'examples'],
     [/^fuzz\//, 'fuzz'],
     [/^bench\//, 'bench'],
@@ -115,6 +116,8 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // Build tools (npm run openapi): the public entry only.
   scripts: { runtime: ['entry'] },
   'spec-tests': { runtime: ['entry', 'fuzz'] },
+  // The docs page in a browser: a user of the package like the spec tests.
+  'browser-tests': { runtime: ['entry'] },
 };
 
 /**
