@@ -19,3 +19,5 @@ export { connect, type ConnectedCompany, type ConnectOptions, type RemoteClockIn
 export { VERSION } from './version.js';
 export { demos, type Demo } from './demos/index.js';
 export { apiDocument } from './openapi/document.js';
+export { controlsDocument } from './openapi/controls.js';
+export { openApiText, type OpenApiDocumentName } from './openapi/served.js';
