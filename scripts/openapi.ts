@@ -1,10 +1,17 @@
 /**
  * `npm run openapi`: writes the OpenAPI documents the package ships (openapi.json: the service API) from the
  * code that serves them. `npm test` fails when a committed file differs from what this writes.
+ *
+ * The examples first: scripts/examples.ts records them from the emulator into src/openapi/examples.ts, then the
+ * document is written with them (those just recorded: the module this process loaded is the one before).
  */
 import { writeFileSync } from 'node:fs';
 import { apiDocument } from '../src/index.js';
+import { examplesModule, recordExamples } from './examples.js';
 
 const ROOT = new URL('../', import.meta.url);
-writeFileSync(new URL('openapi.json', ROOT), `${JSON.stringify(apiDocument(), null, 2)}\n`);
+const examples = await recordExamples();
+writeFileSync(new URL('src/openapi/examples.ts', ROOT), examplesModule(examples));
+process.stdout.write(`wrote src/openapi/examples.ts (${Object.keys(examples).length} operations)\n`);
+writeFileSync(new URL('openapi.json', ROOT), `${JSON.stringify(apiDocument(examples), null, 2)}\n`);
 process.stdout.write('wrote openapi.json\n');
