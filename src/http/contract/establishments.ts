@@ -1,5 +1,6 @@
 /** The answers of the establishment operations (spec "Resources › Establishment", "CNPJ correction request acceptance"). */
 import { z } from 'zod';
+import { REJECTION_CODE_VALUES } from '../../core/cnpj-corrections.js';
 import { choice, component, dateTime, int, oneOf, uuid } from './wire.js';
 
 export const Establishment = component(
@@ -52,7 +53,7 @@ export const CnpjCorrection = component(
       motivo: z.string(),
       criado_em: dateTime,
       decidido_em: dateTime.nullable().meta({ description: 'when the review decided; null while pendente' }),
-      codigo_rejeicao: oneOf(['estabelecimento_alterado', 'cnpj_em_uso', 'cnpj_recusado']).nullable().meta({
+      codigo_rejeicao: z.enum(REJECTION_CODE_VALUES).nullable().meta({
         description: 'why it was rejeitada; null otherwise',
       }),
     }),
