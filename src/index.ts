@@ -19,3 +19,6 @@ export { connect, type ConnectedCompany, type ConnectOptions, type RemoteClockIn
 export { VERSION } from './version.js';
 export { demos, type Demo } from './demos/index.js';
 export { apiDocument } from './openapi/document.js';
+// The service API's types, generated from openapi.json: `paths` for openapi-fetch, `components`, `operations`, and
+// each component schema by its name (Catalog, ErrorBody, CreateCatalogRequest, …).
+export type * from './openapi/types.js';
