@@ -6,7 +6,8 @@
  *
  * openapi-typescript builds its output with TypeScript's JavaScript API, which TypeScript 7 does not have: the
  * `typescript` package is the TypeScript 6 API (npm:@typescript/typescript6), while `tsc` is TypeScript 7
- * (@typescript/native), side by side as TypeScript 7's release notes advise for tools that need the old API.
+ * (@typescript/native), side by side as TypeScript 7's release notes advise for tools that need the old API; the
+ * `overrides` entry of package.json lets openapi-typescript (peer typescript ^5) take that 6.
  */
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 
