@@ -429,6 +429,8 @@ describe('/_emulator/faults', () => {
     const answer = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
     expectError(answer, 503, 'servico_indisponivel');
     expect(answer.headers.get('retry-after')).toBe('7');
+    // The answer names the fault that chose it: a client's logs tell an injected 503 from a real one.
+    expect(answer.headers.get('x-emulator-fault')).toBe(added.body.id);
     expect(answer.body.erro.request_id).toBe(answer.headers.get('x-request-id'));
     expect((await w.api.get('/v1/produtos')).body.itens).toEqual([]);
     expect((await w.api.get(`/v1/catalogos/${catalog.id}`)).body.produtos).toBe(0);
@@ -456,6 +458,7 @@ describe('/_emulator/faults', () => {
     expect((await w.api.get('/v1/empresa')).status).toBe(500);
     expect(await mine()).toBeUndefined();
     expect((await w.api.get('/v1/empresa')).status).toBe(200);
+    expect((await w.api.get('/v1/empresa')).headers.get('x-emulator-fault')).toBeNull();
   });
 
   it('defaults `times` to 1', async () => {
@@ -529,10 +532,11 @@ describe('/_emulator/faults', () => {
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
     const path = `/v1/produtos/${created.id}`;
-    await w.controls.addFault({ target: 'api', match: { method: 'PATCH', path, companyId: w.company.companyId }, effect: { loseResponse: true } });
+    const fault = await w.controls.addFault({ target: 'api', match: { method: 'PATCH', path, companyId: w.company.companyId }, effect: { loseResponse: true } });
     const key = newKey();
     const lost = await w.api.patch(path, { sku: 'saved' }, { key, ifMatch: created.etag });
     expectError(lost, 503, 'servico_indisponivel');
+    expect(lost.headers.get('x-emulator-fault')).toBe(fault.id);
     const read = await w.api.get(path);
     expect(read.body).toMatchObject({ sku: 'saved', versao: 2 });
     const retried = await w.api.patch(path, { sku: 'saved' }, { key, ifMatch: created.etag });

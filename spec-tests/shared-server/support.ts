@@ -11,6 +11,7 @@
 import { afterAll, expect } from 'vitest';
 import { connect, type ConnectedCompany } from '../../src/index.js';
 import { Api, Controls, type Answer, type World } from '../support/client.js';
+import { checkedFetch } from '../support/contract.js';
 import { serverUrl, type Target } from '../support/target.js';
 
 export const SECOND = 1000;
@@ -76,7 +77,7 @@ export async function ownCompany(cnpjRoot: string, options: { analysisAllowance?
   const kit = await connect(sharedServer(), { company: { cnpjRoot, ...options } });
   created.push(kit);
   expect(kit.cnpjRoot).toBe(cnpjRoot);
-  const target: Target = { kind: 'server', baseUrl: kit.baseUrl, fetch: (path, init) => fetch(`${kit.baseUrl}${path}`, init) };
+  const target: Target = { kind: 'server', baseUrl: kit.baseUrl, fetch: checkedFetch((path, init) => fetch(`${kit.baseUrl}${path}`, init)) };
   const company = { companyId: kit.companyId, cnpjRoot: kit.cnpjRoot, token: kit.token, headOffice: kit.headOffice };
   return { target, controls: new CompanyControls(target, kit), company, api: new Api(target, kit.token), kit, start: (await kit.clock.now()).getTime() };
 }

@@ -1,10 +1,12 @@
 /**
  * Where the spec tests send their requests. By default an in-process emulator (one per `connect()`);
  * with SPEC_BASE_URL set (or the server project's global setup), a running server, over real HTTP.
- * Either way the tests speak only HTTP: the API under /v1 and the controls under /_emulator.
+ * Either way the tests speak only HTTP: the API under /v1 and the controls under /_emulator, and every API
+ * answer is checked against the OpenAPI document (contract.ts).
  */
 import { inject } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/index.js';
+import { checkedFetch } from './contract.js';
 
 export interface Target {
   /** 'server' when requests cross a real socket. */
@@ -38,12 +40,12 @@ export function connect(options: EmulatorOptions = {}): Target {
   const base = serverUrl();
   if (base !== undefined) {
     const baseUrl = base.replace(/\/$/, '');
-    return { kind: 'server', baseUrl, fetch: (path, init) => fetch(`${baseUrl}${path}`, init) };
+    return { kind: 'server', baseUrl, fetch: checkedFetch((path, init) => fetch(`${baseUrl}${path}`, init)) };
   }
   return inProcessTarget(createEmulator(options));
 }
 
 /** An emulator of this process as a target: requests go through emu.fetch, no socket. */
 export function inProcessTarget(emu: Emulator): Target {
-  return { kind: 'in-process', baseUrl: 'http://catalog-emulator.local', fetch: (path, init) => emu.fetch(path, init) };
+  return { kind: 'in-process', baseUrl: 'http://catalog-emulator.local', fetch: checkedFetch((path, init) => emu.fetch(path, init)) };
 }

@@ -52,17 +52,24 @@ type HooksOf<K extends ApiEffectName> = ApiEffectMoment<K> extends 'evaluation' 
 /** The effect `K`'s act at each hook where it acts. */
 type Acts = { readonly [K in ApiEffectName]: { readonly [H in HooksOf<K>]?: (effect: ApiFaultEffectOf<K>, faultId: string, scene: HookScene[H]) => HookOutcome[H] } };
 
+/**
+ * An answer a fault chose says so (`x-emulator-fault: <id>`): the real service never sends it, so a client's
+ * logs tell an injected 503 from a real one, and the OpenAPI document allows a status outside an operation's
+ * set only on such an answer.
+ */
+const faultHeader = (id: string) => ({ 'x-emulator-fault': id });
+
 export const API_FAULT_ACTS: Acts = {
   status: {
     arrival: ({ status, retryAfter }, id) =>
-      apiError(status, codeForStatus(status), `Injected fault ${id}: answered ${status} before the request was processed; nothing was applied.`, undefined, retryAfter === undefined ? undefined : { 'retry-after': String(retryAfter) }),
+      apiError(status, codeForStatus(status), `Injected fault ${id}: answered ${status} before the request was processed; nothing was applied.`, undefined, { ...faultHeader(id), ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) }),
   },
   delayMs: {
     held: async ({ delayMs }, id, { runtime, companyId }) => {
       const end = await runtime.clock.sleep(delayMs, companyId);
       // Released by a reset, restore or close: the state this request was checked against is gone, so it must
       // not run against whatever replaced it.
-      return end.reached ? undefined : apiError(503, 'servico_indisponivel', `Injected fault ${id}: the emulator was ${end.reason} while this request was held by its delayMs; nothing was applied. Send the request again.`);
+      return end.reached ? undefined : apiError(503, 'servico_indisponivel', `Injected fault ${id}: the emulator was ${end.reason} while this request was held by its delayMs; nothing was applied. Send the request again.`, undefined, faultHeader(id));
     },
   },
   // Another client saves what this If-Match guards, just before the request is evaluated (DESIGN §6); a
@@ -71,7 +78,7 @@ export const API_FAULT_ACTS: Acts = {
     evaluation: (_, _id, { state, ctx, companyId, guard, guardedId }) => saveConcurrently(state, companyId, guard.guards, guardedId, ctx),
   },
   loseResponse: {
-    answered: (_, id) => ({ error: apiError(503, 'servico_indisponivel', `Injected fault ${id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`) }),
+    answered: (_, id) => ({ error: apiError(503, 'servico_indisponivel', `Injected fault ${id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`, undefined, faultHeader(id)) }),
   },
 };
 

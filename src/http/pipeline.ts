@@ -111,7 +111,7 @@ export function guardOf(method: string, honoPath: string): IfMatchOperation | un
 }
 
 /** What an idempotency-key must look like, and how to say so. */
-export interface KeyRule {
+interface KeyRule {
   readonly pattern: RegExp;
   readonly description: string;
   /** Its length bounds (the pattern holds them too): the document states them. */
@@ -126,7 +126,8 @@ const IDEMPOTENCY_KEY: KeyRule = {
   description: `${IDEMPOTENCY_KEY_LENGTH.min} to ${IDEMPOTENCY_KEY_LENGTH.max} characters from A-Z, a-z, 0-9, ".", "_", ":" and "-"`,
   length: IDEMPOTENCY_KEY_LENGTH,
 };
-const ENTITY_TAGS = /^\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*)*$/;
+/** One or more entity tags, as If-Match carries them (RFC 9110): the document states this very pattern. */
+export const ENTITY_TAGS = /^\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*)*$/;
 
 async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOperation | undefined, raceable: boolean, c: HonoContext<HttpEnv>): Promise<Response> {
   const runtime = c.get('runtime');

@@ -3,15 +3,26 @@
  * (src/http/app.ts), each operation's zod schemas of its path, query and body, its If-Match row, its
  * idempotency-key rule, and its `doc` (answers and statuses, src/http/contract). Nothing here is written by hand
  * about an operation: a change of a route or a schema changes the document, and `npm run openapi` writes it to
- * the committed openapi.json (a test fails when the two differ).
+ * the committed openapi.json (a test fails when the two differ). The examples are no exception: each is a request
+ * the emulator was sent and the answer it gave (src/openapi/examples.ts, recorded by scripts/examples.ts).
  */
 import { z } from 'zod';
 import { operations } from '../http/app.js';
 import { ErrorBody, type OperationDoc, type SuccessDoc, type SuccessHeader } from '../http/contract/wire.js';
-import type { Operation, OperationContract } from '../http/pipeline.js';
+import { ENTITY_TAGS, type Operation, type OperationContract } from '../http/pipeline.js';
 import { VERSION } from '../version.js';
+import { EXAMPLES } from './examples.js';
 
 type Json = Record<string, unknown>;
+
+/** A request sent to the emulator and the success it answered: the examples of one operation. */
+interface OperationExample {
+  readonly request: { readonly path: string; readonly headers?: Readonly<Record<string, string>>; readonly body?: unknown };
+  readonly response: { readonly status: number; readonly body?: unknown; readonly csv?: string };
+}
+
+/** The examples by `METHOD /path/{template}`. */
+export type OperationExamples = Readonly<Record<string, OperationExample>>;
 
 /** What the document says of a status the spec gives no condition for, or of the emulator's own. */
 const STATUS_TEXT: Readonly<Record<number, string>> = {
@@ -39,6 +50,7 @@ const HEADERS: Readonly<Record<string, Json>> = {
   'retry-after': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
   ratelimit: { description: 'What is left of the quota (draft-ietf-httpapi-ratelimit-headers).', 'x-emulator-choice': 'The spec states the quota but not how it is reported; the IETF draft headers say it.', schema: { type: 'string' } },
   'ratelimit-policy': { description: 'The quota and its window (draft-ietf-httpapi-ratelimit-headers).', 'x-emulator-choice': 'The spec states the quota but not how it is reported; the IETF draft headers say it.', schema: { type: 'string' } },
+  'www-authenticate': { description: 'Bearer (RFC 6750): how to authenticate.', schema: { type: 'string' } },
   'x-emulator-fault': { description: 'The id of the fault (injected through the emulator controls) that chose this answer.', 'x-emulator-choice': 'Only the emulator injects faults; the header tells an injected answer from a real one.', schema: { type: 'string' } },
 };
 
@@ -96,7 +108,7 @@ function headerParameters(op: Operation, contract: OperationContract): Json[] {
       in: 'header',
       required: contract.acceptsIfNoneMatch !== true,
       description: `The complete ETag of ${op.guard.purpose.startsWith('delete a catalog') ? 'the deletion impact preview' : 'the resource, as read'}, quotes included. Missing: 428; stale: 412.`,
-      schema: { type: 'string' },
+      schema: { type: 'string', pattern: ENTITY_TAGS.source },
     });
   }
   if (contract.acceptsIfNoneMatch) {
@@ -105,18 +117,18 @@ function headerParameters(op: Operation, contract: OperationContract): Json[] {
   return out;
 }
 
-function successResponse(status: number, answer: SuccessDoc, mutates: boolean, bodies: Map<string, z.ZodType>): Json {
+function successResponse(status: number, answer: SuccessDoc, mutates: boolean, bodies: Map<string, z.ZodType>, example: OperationExample['response'] | undefined): Json {
   const headers: Json = { 'x-request-id': headerRef('x-request-id') };
   for (const header of answer.headers ?? []) for (const name of HEADER_NAMES[header]) headers[name] = headerRef(name);
   if (mutates) headers['idempotent-replayed'] = headerRef('idempotent-replayed');
   let content: Json | undefined;
   if (answer.body && 'csv' in answer.body) {
-    content = { 'text/csv': { schema: { type: 'string', description: `UTF-8 CSV (RFC 4180) with a header row: ${answer.body.csv.join(',')}` } } };
+    content = { 'text/csv': { schema: { type: 'string', description: `UTF-8 CSV (RFC 4180) with a header row: ${answer.body.csv.join(',')}` }, ...exampleOf(example?.csv) } };
   } else if (answer.body) {
     const name = componentName(answer.body);
     if (!name) throw new Error(`the answer ${status} of an operation has an unnamed body schema: name it with component()`);
     bodies.set(name, answer.body);
-    content = { 'application/json': { schema: ref(name) } };
+    content = { 'application/json': { schema: ref(name), ...exampleOf(example?.body) } };
   }
   return { description: answer.description, headers, ...(content ? { content } : {}) };
 }
@@ -130,6 +142,7 @@ const HEADER_NAMES: Readonly<Record<SuccessHeader, readonly string[]>> = {
 function errorResponse(status: number, choice?: string): Json {
   const headers: Json = { 'x-request-id': headerRef('x-request-id'), 'x-emulator-fault': headerRef('x-emulator-fault') };
   if (status === 429 || status === 503) headers['retry-after'] = headerRef('retry-after');
+  if (status === 401) headers['www-authenticate'] = headerRef('www-authenticate');
   if (status === 429) Object.assign(headers, { 'ratelimit-policy': headerRef('ratelimit-policy'), ratelimit: headerRef('ratelimit') });
   return {
     description: STATUS_TEXT[status] ?? `Error ${status}.`,
@@ -138,6 +151,8 @@ function errorResponse(status: number, choice?: string): Json {
     content: { 'application/json': { schema: ref('ErrorBody') } },
   };
 }
+
+const exampleOf = (value: unknown) => (value === undefined ? {} : { example: value });
 
 const componentName = (schema: z.ZodType): string | undefined => (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
 
@@ -151,12 +166,16 @@ function outputJson(schema: z.ZodType): { json: Json; defs: Json } {
   return { json: converted, defs };
 }
 
-function operationObject(op: Operation, doc: OperationDoc, requests: Map<string, Json>, bodies: Map<string, z.ZodType>): Json {
+function operationObject(op: Operation, doc: OperationDoc, requests: Map<string, Json>, bodies: Map<string, z.ZodType>, example: OperationExample | undefined): Json {
   const contract = op.contract;
+  // An example the doc has no answer for is a doc or a recording gone wrong: say so rather than drop it.
+  if (example && doc.success[example.response.status] === undefined) throw new Error(`the example of ${op.method} ${openApiPath(op.path)} answered ${example.response.status}, which its doc does not list`);
   const mutates = op.method !== 'GET';
   const parameters = [...parametersOf(contract.params, 'path'), ...parametersOf(contract.query, 'query'), ...headerParameters(op, contract)];
   const responses: Json = {};
-  for (const [status, answer] of Object.entries(doc.success)) responses[status] = successResponse(Number(status), answer, mutates, bodies);
+  for (const [status, answer] of Object.entries(doc.success)) {
+    responses[status] = successResponse(Number(status), answer, mutates, bodies, example?.response.status === Number(status) ? example.response : undefined);
+  }
   for (const status of doc.errors) responses[String(status)] = errorResponse(status);
   for (const extra of doc.extraErrors ?? []) responses[String(extra.status)] = errorResponse(extra.status, extra.choice);
   responses['4XX'] = errorResponse(400, FAULT_CHOICE);
@@ -169,7 +188,7 @@ function operationObject(op: Operation, doc: OperationDoc, requests: Map<string,
     requestBody = {
       required: contract.bodyOptional !== true,
       description: contract.bodyOptional ? 'The operation takes no fields: send {} or no body.' : `JSON${limit === undefined ? ' (at most 1 MiB)' : ` (at most ${limit} bytes)`}.`,
-      content: { 'application/json': { schema: ref(name) } },
+      content: { 'application/json': { schema: ref(name), ...exampleOf(example?.request.body) } },
     };
   }
   return {
@@ -189,8 +208,11 @@ function operationObject(op: Operation, doc: OperationDoc, requests: Map<string,
 
 const FAULT_CHOICE = 'Outside the spec\'s status set: answered only when a fault injected through the emulator controls chooses the status (the answer then carries x-emulator-fault).';
 
-/** The document of the service API: every operation of the table that has its `doc`. */
-export function apiDocument(): Json {
+/**
+ * The document of the service API: every operation of the table that has its `doc`, with its examples
+ * (`npm run openapi` passes those it has just recorded).
+ */
+export function apiDocument(examples: OperationExamples = EXAMPLES): Json {
   const paths: Record<string, Json> = {};
   const requests = new Map<string, Json>();
   const bodies = new Map<string, z.ZodType>([['ErrorBody', ErrorBody]]);
@@ -198,7 +220,7 @@ export function apiDocument(): Json {
     const doc = op.contract.doc;
     if (!doc) continue;
     const path = openApiPath(op.path);
-    paths[path] = { ...paths[path], [op.method.toLowerCase()]: operationObject(op, doc, requests, bodies) };
+    paths[path] = { ...paths[path], [op.method.toLowerCase()]: operationObject(op, doc, requests, bodies, examples[`${op.method} ${path}`]) };
   }
   const schemas: Json = {};
   for (const [name, schema] of [...bodies].sort(([a], [b]) => a.localeCompare(b))) Object.assign(schemas, componentsOf(name, schema));

@@ -195,6 +195,8 @@ export interface components {
         ratelimit: string;
         /** @description The quota and its window (draft-ietf-httpapi-ratelimit-headers). */
         "ratelimit-policy": string;
+        /** @description Bearer (RFC 6750): how to authenticate. */
+        "www-authenticate": string;
         /** @description The id of the fault (injected through the emulator controls) that chose this answer. */
         "x-emulator-fault": string;
     };
@@ -223,6 +225,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "itens": [
+                     *         {
+                     *           "id": "019b76da-a800-7f02-a38a-2ab47ab69367",
+                     *           "id_externo": "ERP-CAT-01",
+                     *           "estabelecimento_id": "019b76da-a800-7cf1-b8cf-31c0c2cefddb",
+                     *           "cnpj_estabelecimento": "11222333000181",
+                     *           "nome": "Loja virtual",
+                     *           "estado": "ativo",
+                     *           "versao": 1,
+                     *           "produtos": 0,
+                     *           "criado_em": "2026-01-01T00:00:00.000Z",
+                     *           "atualizado_em": "2026-01-01T00:00:00.000Z",
+                     *           "excluido_em": null
+                     *         },
+                     *         {
+                     *           "id": "019b76da-a800-7d85-a8e2-143e59a69303",
+                     *           "id_externo": null,
+                     *           "estabelecimento_id": "019b76da-a800-7ce8-bef4-ad6be662c7c5",
+                     *           "cnpj_estabelecimento": "11222333000262",
+                     *           "nome": "Filial Centro",
+                     *           "estado": "ativo",
+                     *           "versao": 1,
+                     *           "produtos": 0,
+                     *           "criado_em": "2026-01-01T00:00:00.000Z",
+                     *           "atualizado_em": "2026-01-01T00:00:00.000Z",
+                     *           "excluido_em": null
+                     *         }
+                     *       ],
+                     *       "proximo_id": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["CatalogPage"];
                 };
             };
@@ -231,6 +266,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -333,6 +369,13 @@ export interface operations {
         /** @description JSON (at most 1 MiB). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "estabelecimento_id": "019b76da-a800-7cf1-b8cf-31c0c2cefddb",
+                 *       "nome": "Loja virtual",
+                 *       "id_externo": "ERP-CAT-01"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCatalogRequest"];
             };
         };
@@ -347,6 +390,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7f02-a38a-2ab47ab69367",
+                     *       "id_externo": "ERP-CAT-01",
+                     *       "estabelecimento_id": "019b76da-a800-7cf1-b8cf-31c0c2cefddb",
+                     *       "cnpj_estabelecimento": "11222333000181",
+                     *       "nome": "Loja virtual",
+                     *       "estado": "ativo",
+                     *       "versao": 1,
+                     *       "produtos": 0,
+                     *       "criado_em": "2026-01-01T00:00:00.000Z",
+                     *       "atualizado_em": "2026-01-01T00:00:00.000Z",
+                     *       "excluido_em": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Catalog"];
                 };
             };
@@ -366,6 +424,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -540,6 +599,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7f02-a38a-2ab47ab69367",
+                     *       "id_externo": "ERP-CAT-01",
+                     *       "estabelecimento_id": "019b76da-a800-7cf1-b8cf-31c0c2cefddb",
+                     *       "cnpj_estabelecimento": "11222333000181",
+                     *       "nome": "Loja virtual",
+                     *       "estado": "ativo",
+                     *       "versao": 1,
+                     *       "produtos": 0,
+                     *       "criado_em": "2026-01-01T00:00:00.000Z",
+                     *       "atualizado_em": "2026-01-01T00:00:00.000Z",
+                     *       "excluido_em": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Catalog"];
                 };
             };
@@ -548,6 +622,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -654,6 +729,7 @@ export interface operations {
         /** @description The operation takes no fields: send {} or no body. */
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["DeleteCatalogRequest"];
             };
         };
@@ -667,6 +743,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7d85-a8e2-143e59a69303",
+                     *       "id_externo": null,
+                     *       "estabelecimento_id": "019b76da-a800-7ce8-bef4-ad6be662c7c5",
+                     *       "cnpj_estabelecimento": "11222333000343",
+                     *       "nome": "Filial Centro",
+                     *       "estado": "excluido",
+                     *       "versao": 6,
+                     *       "produtos": 0,
+                     *       "criado_em": "2026-01-01T00:00:00.000Z",
+                     *       "atualizado_em": "2026-01-02T01:04:00.000Z",
+                     *       "excluido_em": "2026-01-02T01:04:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Catalog"];
                 };
             };
@@ -686,6 +777,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -858,6 +950,11 @@ export interface operations {
         /** @description JSON (at most 1 MiB). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "nome": "Loja virtual (matriz)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCatalogRequest"];
             };
         };
@@ -871,6 +968,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7f02-a38a-2ab47ab69367",
+                     *       "id_externo": "ERP-CAT-01",
+                     *       "estabelecimento_id": "019b76da-a800-7cf1-b8cf-31c0c2cefddb",
+                     *       "cnpj_estabelecimento": "11222333000181",
+                     *       "nome": "Loja virtual (matriz)",
+                     *       "estado": "ativo",
+                     *       "versao": 2,
+                     *       "produtos": 0,
+                     *       "criado_em": "2026-01-01T00:00:00.000Z",
+                     *       "atualizado_em": "2026-01-01T00:00:00.000Z",
+                     *       "excluido_em": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Catalog"];
                 };
             };
@@ -890,6 +1002,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1064,6 +1177,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "catalogo_id": "019b76da-a800-7d85-a8e2-143e59a69303",
+                     *       "versao": 5,
+                     *       "produtos": 1,
+                     *       "exclusivos": 0,
+                     *       "compartilhados": 1,
+                     *       "produtos_desativados": 0,
+                     *       "selecoes_removidas": 0,
+                     *       "selecoes_adicionadas": 0,
+                     *       "vigilancia": {
+                     *         "modo": "selecao",
+                     *         "versao": 2,
+                     *         "capacidade": 100,
+                     *         "direito_ativo": true,
+                     *         "antes": {
+                     *           "cadastrados": 3,
+                     *           "selecionados": 2,
+                     *           "elegiveis": 3,
+                     *           "vagas": 98,
+                     *           "cobertura": "parcial",
+                     *           "exige_selecao": false
+                     *         },
+                     *         "depois": {
+                     *           "cadastrados": 3,
+                     *           "selecionados": 2,
+                     *           "elegiveis": 3,
+                     *           "vagas": 98,
+                     *           "cobertura": "parcial",
+                     *           "exige_selecao": false
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["CatalogDeletionPreview"];
                 };
             };
@@ -1072,6 +1219,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -56,7 +56,7 @@ export interface SuccessDoc {
 }
 
 /** An error status beyond the spec's set for the operation, and why the emulator answers it. */
-export interface ExtraStatus {
+interface ExtraStatus {
   readonly status: number;
   readonly choice: string;
 }
@@ -67,7 +67,7 @@ export const MUT_STATUSES = [400, 401, 403, 404, 408, 409, 412, 413, 415, 422, 4
 export const READ_STATUSES = [401, 403, 404, 422, 429, 503] as const;
 
 /** The resource groups of the document, in the spec's order. */
-export type Tag = 'Company' | 'Establishments' | 'Catalogs' | 'Products' | 'Ingestions' | 'Surveillance' | 'Analyses' | 'Webhook';
+type Tag = 'Company' | 'Establishments' | 'Catalogs' | 'Products' | 'Ingestions' | 'Surveillance' | 'Analyses' | 'Webhook';
 
 /** What the document says of one operation, beside what its OperationSpec already tells (method, path, inputs). */
 export interface OperationDoc {
