@@ -20,6 +20,8 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      // The docs page in a real browser (chromium; skipped, saying so, where it is not installed).
+      { test: { name: 'browser', include: ['browser-tests/**/*.test.ts'], exclude } },
       // Suites sharing ONE built CLI server at once, each on a company with a clock of its own: files in parallel.
       {
         test: {

@@ -4,11 +4,12 @@
  *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent] [--max-stored-answers N]
  *                  [--allow-host NAME]... [--control-token TOKEN]
  * catalog-emulator demo [NAME]
+ * catalog-emulator openapi [--controls]
  *
  * DESIGN §7. Imports the public entry only.
  */
 import { parseArgs } from 'node:util';
-import { createEmulator, demos, VERSION } from '../src/index.js';
+import { createEmulator, demos, openApiText, VERSION } from '../src/index.js';
 import { formatEntry } from './log-format.js';
 
 const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emulated
@@ -16,6 +17,9 @@ const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emu
 Usage:
   catalog-emulator [serve] [options]   serve the API and the /_emulator controls over HTTP
   catalog-emulator demo [NAME]         list the teaching scenarios, or run one
+  catalog-emulator openapi [--controls]
+                                       print the OpenAPI 3.1 document of the service API
+                                       (with --controls, of the /_emulator controls)
   catalog-emulator --help | --version
 
 Options of serve:
@@ -35,6 +39,7 @@ Options of serve:
                       CATALOG_EMULATOR_CONTROL_TOKEN (the flag wins)
 
 Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".
+A running server renders both documents at /_emulator/docs.
 `;
 
 function fail(message: string): never {
@@ -60,6 +65,7 @@ async function main(argv: string[]): Promise<void> {
         'allow-host': { type: 'string', multiple: true },
         'control-token': { type: 'string' },
         'max-stored-answers': { type: 'string' },
+        controls: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -71,8 +77,10 @@ async function main(argv: string[]): Promise<void> {
   if (values.help) return void process.stdout.write(USAGE);
   if (values.version) return void process.stdout.write(`${VERSION}\n`);
   const [command = 'serve', ...rest] = positionals;
+  if (command === 'openapi') return printDocument(rest, values);
+  if (values.controls) fail('--controls is an option of the openapi command');
   if (command === 'demo') return runDemo(rest);
-  if (command !== 'serve') fail(`unknown command "${command}" (commands: serve, demo)`);
+  if (command !== 'serve') fail(`unknown command "${command}" (commands: serve, demo, openapi)`);
   if (rest.length > 0) fail(`unexpected argument "${rest[0]}"`);
   await serve(values);
 }
@@ -161,6 +169,7 @@ async function serve(flags: ServeFlags): Promise<void> {
       `  company:  ${company?.cnpjRoot} (${company?.companyId}), all permissions\n` +
       `  token:    ${token}\n` +
       `  controls: ${server.url}/_emulator${controlToken === undefined ? '' : ' (send "Authorization: Bearer <control token>")'}\n` +
+      `  docs:     ${server.url}/_emulator/docs${controlToken === undefined ? '' : ' (behind the control token too)'}\n` +
       `  clock:    ${clock}, seed ${String(emu.seed)}, now ${emu.clock.now().toISOString()}\n` +
       `Try: curl -H "Authorization: Bearer ${token}" ${server.url}/v1/empresa\n`,
   );
@@ -188,6 +197,14 @@ function exposedWarning(host: string, port: number, allowHosts: readonly string[
       ? 'The Host check is off (--allow-host *): a web page on any site can reach the server through DNS rebinding.\n'
       : `Requests must name the server as ${listed}; to reach it by another name, allow it: another container of a docker compose file reaching it at http://emulator:${port} needs --allow-host emulator.\n`)
   );
+}
+
+/** `openapi [--controls]`: the document the package ships as openapi.json (openapi.controls.json), to stdout. */
+function printDocument(args: string[], flags: { controls?: boolean; [flag: string]: unknown }): void {
+  if (args.length > 0) fail(`openapi takes no argument (got "${args[0]}"); --controls prints the controls' document`);
+  const other = Object.keys(flags).find((flag) => flag !== 'controls' && flags[flag] !== undefined);
+  if (other !== undefined) fail(`--${other} is not an option of the openapi command (it takes --controls)`);
+  process.stdout.write(openApiText(flags.controls ? 'controls' : 'api'));
 }
 
 async function runDemo(args: string[]): Promise<void> {

@@ -3,7 +3,7 @@
  * processes, real ports, real fetch. Every spawned process is killed after its test.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -107,7 +107,11 @@ describe('catalog-emulator serve', { timeout: TEST_TIMEOUT_MS }, () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(url).not.toMatch(/:0$/);
     expect(token).toMatch(/^svc_at_[A-Za-z0-9_-]+$/);
-    expect(run.stdout).toContain(`controls: ${url}/_emulator`);
+    expect(run.stdout).toContain(`controls: ${url}/_emulator\n`);
+    expect(run.stdout).toContain(`  docs:     ${url}/_emulator/docs\n`);
+    const docs = await fetch(`${url}/_emulator/docs`);
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(run.stdout).toMatch(/clock:\s+manual, seed \d+, now 2026-01-01T00:00:00\.000Z/);
 
     const response = await fetch(`${url}/v1/empresa`, { headers: { authorization: `Bearer ${token}` } });
@@ -192,7 +196,7 @@ describe('catalog-emulator serve', { timeout: TEST_TIMEOUT_MS }, () => {
     [['--start', '1969-12-31T23:59:59Z'], '--start must be an instant from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in whole milliseconds; got 1969-12-31T23:59:59Z'],
     [['--start', '+010000-01-01T00:00:00Z'], '--start must be an instant from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in whole milliseconds; got +010000-01-01T00:00:00Z'],
     [['--bogus'], "Unknown option '--bogus'"],
-    [['frobnicate'], 'unknown command "frobnicate" (commands: serve, demo)'],
+    [['frobnicate'], 'unknown command "frobnicate" (commands: serve, demo, openapi)'],
     [['serve', 'extra'], 'unexpected argument "extra"'],
     [['--control-token', ''], 'the control token (--control-token) must be a non-empty string of visible ASCII characters without spaces'],
     [['--control-token', 'two words'], 'the control token (--control-token) must be a non-empty string'],
@@ -314,6 +318,8 @@ describe('catalog-emulator serve: only its owner drives it', { timeout: TEST_TIM
     const envToken = 'ctl-from-the-environment';
     const both = await serve(['--port', '0', '--clock', 'manual', '--control-token', flagToken], { CATALOG_EMULATOR_CONTROL_TOKEN: envToken });
     expect(both.run.stdout).toContain(`controls: ${both.url}/_emulator (send "Authorization: Bearer <control token>")`);
+    expect(both.run.stdout).toContain(`docs:     ${both.url}/_emulator/docs (behind the control token too)`);
+    expect((await fetch(`${both.url}/_emulator/docs`)).status).toBe(401);
     const missing = await call(both.url, 'GET', '/_emulator/state');
     expect(missing.status).toBe(401);
     expect(missing.body.erro.codigo).toBe('token_de_controle_ausente');
@@ -371,7 +377,7 @@ describe('catalog-emulator --help and --version', { timeout: TEST_TIMEOUT_MS }, 
     const run = cli(['--help']);
     expect(await run.exited).toEqual({ code: 0, signal: null });
     expect(run.stdout).toContain('Usage:');
-    for (const flag of ['--port', '--host', '--seed', '--clock', '--start', '--route', '--log', '--max-stored-answers', '--allow-host', '--control-token', 'CATALOG_EMULATOR_CONTROL_TOKEN', 'demo [NAME]']) expect(run.stdout).toContain(flag);
+    for (const flag of ['--port', '--host', '--seed', '--clock', '--start', '--route', '--log', '--max-stored-answers', '--allow-host', '--control-token', 'CATALOG_EMULATOR_CONTROL_TOKEN', 'demo [NAME]', 'openapi [--controls]', '/_emulator/docs']) expect(run.stdout).toContain(flag);
     expect(run.stdout).toContain('Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".');
     expect(run.stderr).toBe('');
   });
@@ -381,6 +387,31 @@ describe('catalog-emulator --help and --version', { timeout: TEST_TIMEOUT_MS }, 
     const run = cli(['--version']);
     expect(await run.exited).toEqual({ code: 0, signal: null });
     expect(run.stdout).toBe(`${VERSION}\n`);
+  });
+});
+
+describe('catalog-emulator openapi', { timeout: TEST_TIMEOUT_MS }, () => {
+  for (const [args, file] of [[[], 'openapi.json'], [['--controls'], 'openapi.controls.json']] as const) {
+    it(`openapi ${args.join(' ')}prints the shipped ${file}`, async () => {
+      const run = cli(['openapi', ...args]);
+      expect(await run.exited).toEqual({ code: 0, signal: null });
+      expect(run.stdout).toBe(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'));
+      expect(run.stderr).toBe('');
+    });
+  }
+
+  it('refuses an argument, an option of serve, and --controls without openapi', async () => {
+    const cases: [string[], string][] = [
+      [['openapi', 'extra'], 'openapi takes no argument (got "extra"); --controls prints the controls\' document'],
+      [['openapi', '--port', '1'], '--port is not an option of the openapi command (it takes --controls)'],
+      [['--controls'], '--controls is an option of the openapi command'],
+    ];
+    for (const [args, message] of cases) {
+      const run = cli(args);
+      expect((await run.exited).code, args.join(' ')).toBe(2);
+      expect(run.stderr).toBe(`catalog-emulator: ${message}\nRun "catalog-emulator --help" for usage.\n`);
+      expect(run.stdout).toBe('');
+    }
   });
 });
 

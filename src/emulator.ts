@@ -17,6 +17,7 @@ import { buildApiApp } from './http/app.js';
 import type { BodySource, Runtime, Runtimes } from './http/runtime.js';
 import type { World } from './engine/world.js';
 import { serve, type ListenOptions, type RunningServer } from './http/server.js';
+import { openApiText } from './openapi/served.js';
 
 export type { CompanyOptions, EmulatorOptions } from './engine/config.js';
 export type { ListenOptions, RunningServer } from './http/server.js';
@@ -29,7 +30,7 @@ let sharedApp: Hono<{ Bindings: Bindings }> | undefined;
 function app(): Hono<{ Bindings: Bindings }> {
   if (!sharedApp) {
     const root = buildApiApp() as unknown as Hono<{ Bindings: Bindings }>;
-    root.route('/_emulator', buildControlApp());
+    root.route('/_emulator', buildControlApp({ text: openApiText }));
     sharedApp = root;
   }
   return sharedApp;

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { stripComments } from './core/testing/source-text.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SCANNED = ['src', 'bin', 'spec-tests', 'examples', 'fuzz', 'bench', 'scripts'];
+const SCANNED = ['src', 'bin', 'spec-tests', 'browser-tests', 'examples', 'fuzz', 'bench', 'scripts'];
 
 export interface Import {
   readonly specifier: string;
@@ -61,6 +61,7 @@ export function layerOf(file: string): string {
     [/^src\/index\.ts$/, 'entry'],
     [/^bin\//, 'bin'],
     [/^spec-tests\//, 'spec-tests'],
+    [/^browser-tests\//, 'browser-tests'],
     [/^examples\//, 'examples'],
     [/^fuzz\//, 'fuzz'],
     [/^bench\//, 'bench'],
@@ -97,8 +98,9 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // The engine around the core (src/engine: configuration, faults, jobs, the delivery driver, the world) runs core
   // functions on the clock and hands deliveries to the network; it knows nothing of HTTP or the controls.
   engine: { runtime: ['core', 'clock', 'network', 'version'] },
-  // src/emulator.ts puts everything together: configuration → world → controls → app.
-  facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version'] },
+  // src/emulator.ts puts everything together: configuration → world → controls → app. It hands the control app the
+  // OpenAPI documents to serve: control cannot import openapi, which reads the control table.
+  facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version', 'openapi'] },
   // The OpenAPI documents are generated from the API shell's operation table and schemas (and the controls').
   openapi: { runtime: ['http', 'control', 'version'] },
   entry: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos', 'kit', 'openapi'] },
@@ -114,6 +116,8 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // Build tools (npm run openapi): the public entry only.
   scripts: { runtime: ['entry'] },
   'spec-tests': { runtime: ['entry', 'fuzz'] },
+  // The docs page in a browser: a user of the package like the spec tests.
+  'browser-tests': { runtime: ['entry'] },
 };
 
 /**

@@ -5,8 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { PERMISSIONS } from '../core/companies.js';
-import { EVENT_KINDS, type EventData } from '../core/webhooks/events.js';
+import type { EventData } from '../core/webhooks/events.js';
 import { ClockDisposedError, ClockLimitError, ClockRangeError } from '../clock/clock.js';
 import { FaultInputError } from '../engine/faults.js';
 import { SnapshotError } from './snapshot-schema.js';
@@ -17,33 +16,11 @@ import { readJsonBody, requestBody } from '../http/pipeline.js';
 import type { BodySource } from '../http/runtime.js';
 import { formatPath } from '../http/schemas.js';
 import { CONTROL_BODY_LIMIT, controlGuard } from './guard.js';
+import { advance, companyFlags, newCompany, newCredential, raisedEvent, route, runUntilIdle, snapshotChange } from './contract.js';
+import { docsAsset, docsPage } from './docs.js';
 import type { ControlSettings } from '../engine/config.js';
 
 type ControlEnv = { Bindings: { controls: Controls; control: ControlSettings; body?: BodySource } };
-
-const permissions = z.array(z.enum(PERMISSIONS));
-const companyFlags = z.strictObject({
-  name: z.string().min(1).max(120).optional(),
-  subscriptionActive: z.boolean().optional(),
-  surveillanceEntitled: z.boolean().optional(),
-  surveillanceCapacity: z.number().int().min(0).optional(),
-  analysisAllowance: z.number().int().min(0).optional(),
-});
-const newCompany = companyFlags.extend({ cnpjRoot: z.string().optional(), permissions: permissions.optional(), clock: z.enum(['shared', 'own']).optional() });
-const advance = z.union([
-  z.strictObject({ by: z.union([z.string(), z.number()]) }),
-  z.strictObject({ to: z.string() }),
-], 'send {"by": "90s" | "15m" | "24h" | "31d" | <ms>} or {"to": "<ISO date-time>"}');
-const runUntilIdle = z.strictObject({ limit: z.number().int().min(1).max(10_000_000).optional() });
-const route = z.strictObject({ from: z.string(), to: z.string() });
-const attributeDefinition = z.strictObject({ codigo: z.string().min(1).max(32), nome: z.string().min(1).max(200), dominio: z.array(z.string().min(1).max(200)).min(1).max(500).optional() });
-const snapshotChange = z.strictObject({
-  extinguir: z.array(z.string()).max(10_000).optional(),
-  adicionar: z.array(z.strictObject({ codigo: z.string(), descricao: z.string().min(1).max(500), obrigatorios: z.array(z.string()).max(100).optional() })).max(10_000).optional(),
-  obrigatorios: z.record(z.string(), z.array(z.string()).max(100)).optional(),
-  atributos: z.array(attributeDefinition).max(1_000).optional(),
-});
-const raisedEvent = z.strictObject({ dados: z.looseObject({ tipo: z.enum(EVENT_KINDS) }) });
 
 const fail = (error: ApiError) => errorResponse(error, CONTROL_REQUEST_ID);
 
@@ -114,7 +91,17 @@ const filteredBy = (c: Context<ControlEnv>, run: (filter: CompanyFilter) => unkn
   return filter instanceof Response ? Promise.resolve(filter) : call(() => run(filter));
 };
 
-export function buildControlApp(): Hono<ControlEnv> {
+/**
+ * The OpenAPI documents as JSON text, each generated on its first call and kept for the process. They are handed
+ * in because src/openapi, which generates them, reads this layer's table (src/control/contract.ts).
+ */
+export interface ControlDocuments {
+  text(which: 'api' | 'controls'): string;
+}
+
+const jsonText = (text: string) => new Response(text, { headers: { 'content-type': 'application/json' } });
+
+export function buildControlApp(documents: ControlDocuments): Hono<ControlEnv> {
   const app = new Hono<ControlEnv>();
   const emu = (c: Context<ControlEnv>) => c.env.controls;
   app.use('*', controlGuard());
@@ -124,6 +111,14 @@ export function buildControlApp(): Hono<ControlEnv> {
     emu(c).reset();
     return emu(c).info();
   }));
+
+  app.get('/openapi.json', () => jsonText(documents.text('api')));
+  app.get('/openapi.controls.json', () => jsonText(documents.text('controls')));
+  app.get('/docs', () => docsPage());
+  app.get('/docs/assets/:name', async (c) => {
+    const name = c.req.param('name');
+    return (await docsAsset(name)) ?? fail(apiError(404, 'rota_nao_encontrada', `The docs page has no file ${name}.`, 'path.name'));
+  });
 
   app.get('/companies', (c) => call(() => ({ items: emu(c).companies.list() })));
   app.post('/companies', async (c) => {
@@ -135,7 +130,7 @@ export function buildControlApp(): Hono<ControlEnv> {
     return input instanceof Response ? input : call(() => emu(c).companies.update(c.req.param('companyId'), input));
   });
   app.post('/companies/:companyId/credentials', async (c) => {
-    const input = await body(c, z.strictObject({ permissions: permissions.optional() }));
+    const input = await body(c, newCredential);
     return input instanceof Response ? input : call(() => created(emu(c).companies.addCredential(c.req.param('companyId'), input.permissions)));
   });
 

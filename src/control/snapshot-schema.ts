@@ -280,7 +280,7 @@ const stateSchema = schemaOf<StateData>()(z.strictObject({
 /** One company's records (emu.companies.snapshot): a state's without the regulatory reference, which is no company's. */
 const companyStateSchema = schemaOf<CompanyData>()(stateSchema.omit({ regulatory: true }));
 
-const companySnapshotSchema = z.strictObject({
+export const companySnapshotSchema = z.strictObject({
   format: z.literal('catalog-emulator/company'),
   version: z.literal(1),
   companyId: id,
@@ -302,7 +302,7 @@ const ownClockSchema = z.strictObject({
   state: stateSchema,
 });
 
-const snapshotSchema = z.strictObject({
+export const snapshotSchema = z.strictObject({
   format: z.literal('catalog-emulator/state'),
   version: z.literal(1),
   seed: z.union([z.number(), z.string()]),

@@ -109,6 +109,12 @@ const FAULTS = {
   }),
 };
 type Target = keyof typeof FAULTS;
+
+/** A fault as POST /_emulator/faults takes it (the controls' document shows it; add() parses each target's schema). */
+export const FAULT_INPUT = z.discriminatedUnion('target', [FAULTS.api, FAULTS.delivery, FAULTS.job]);
+const VIEW_FIELDS = { id: z.string(), times: z.number().int().min(0).nullable(), hits: z.number().int().min(0) };
+/** A fault as the controls answer it: the fault parsed, its id, the firings left (null: until removed) and its hits. */
+export const FAULT_VIEW = z.discriminatedUnion('target', [FAULTS.api.extend(VIEW_FIELDS), FAULTS.delivery.extend(VIEW_FIELDS), FAULTS.job.extend(VIEW_FIELDS)]);
 const TARGETS = Object.keys(FAULTS) as Target[];
 const MATCH_FIELDS: Record<Target, string> = { api: 'method, path, companyId', delivery: 'url, eventType, companyId', job: 'kind, companyId' };
 
