@@ -1,9 +1,9 @@
 /**
  * The OpenAPI documents the package ships pass a real linter with no problem at all: Redocly's
- * (@redocly/openapi-core) recommended rules as redocly.yaml sets them (a rule set otherwise there says why, and a
- * problem accepted in .redocly.lint-ignore.yaml says why there), the
- * official OpenAPI 3.1 JSON Schema (@seriousme/openapi-schema-validator), and JSON Schema 2020-12's meta-schema
- * for every Schema Object in them (the OpenAPI schema leaves those unchecked).
+ * (@redocly/openapi-core) recommended rules as redocly.yaml sets them (a rule set otherwise there says why, a
+ * problem accepted in .redocly.lint-ignore.yaml says why there), the official OpenAPI 3.1 JSON Schema
+ * (@seriousme/openapi-schema-validator), and JSON Schema 2020-12's meta-schema for every Schema Object in them (the
+ * OpenAPI schema leaves those unchecked).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
