@@ -11,6 +11,15 @@ const read = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
 const document = JSON.parse(read('openapi.json')) as { components: { schemas: Record<string, unknown> } };
 const generated = await typesOf(document);
 
+/**
+ * Names src/index.ts exports itself that a component schema has too, each with why the hand-written type stays:
+ * an explicit export wins over `export type *` (silently, so each is listed here). The schema's type is still
+ * `components['schemas'][name]`.
+ */
+const KEPT_EXPORTS: Readonly<Record<string, string>> = {
+  WebhookEnvelope: "verifyWebhook's type of the body it checked (VerifyResult's event): dados open to any kind, as a receiver parses it",
+};
+
 /** The names src/index.ts exports explicitly (`export { a, type B, c as d } from …`, `export type { … } from …`). */
 function explicitExports(source: string): string[] {
   const names: string[] = [];
@@ -36,8 +45,10 @@ describe('the generated types', () => {
     expect(entry).toContain("export type * from './openapi/types.js';");
     // An explicit export of the same name would win over the `export type *` silently: the schema's type would be
     // lost to the package's users.
-    const shadowed = explicitExports(entry).filter((name) => names.includes(name) || ['paths', 'components', 'operations'].includes(name));
+    const explicit = explicitExports(entry);
+    const shadowed = explicit.filter((name) => (names.includes(name) && KEPT_EXPORTS[name] === undefined) || ['paths', 'components', 'operations'].includes(name));
     expect(shadowed, `src/index.ts exports these names itself, hiding the generated types: ${shadowed.join(', ')}`).toEqual([]);
+    expect(Object.keys(KEPT_EXPORTS).filter((name) => !explicit.includes(name)), 'KEPT_EXPORTS names no longer exported by src/index.ts').toEqual([]);
   });
 
   it('refuse a component schema whose name is no type name, or one the file declares itself', async () => {
