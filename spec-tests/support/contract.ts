@@ -106,7 +106,7 @@ function typed(text: string, schema: Json): unknown {
 }
 
 /** What the document says is wrong with a request the emulator accepted. */
-function requestProblems(found: { op: DocumentedOperation; params: Record<string, string> }, url: URL, headers: Headers, body: string | undefined, replayed: boolean): string[] {
+function requestProblems(found: { op: DocumentedOperation; params: Record<string, string> }, url: URL, headers: Headers, body: string | undefined | null, replayed: boolean): string[] {
   const problems: string[] = [];
   const parameters = ((found.op.operation.parameters ?? []) as Parameter[]).map((p) => resolve(p as unknown as Json) as unknown as Parameter);
   const check = (where: string, value: unknown, schema: Json) => {
@@ -126,6 +126,7 @@ function requestProblems(found: { op: DocumentedOperation; params: Record<string
   const known = new Set(parameters.filter((p) => p.in === 'query').map((p) => p.name));
   for (const name of url.searchParams.keys()) if (!known.has(name)) problems.push(`query parameter ${name} is not in the document`);
   const requestBody = found.op.operation.requestBody as Json | undefined;
+  if (body === null) return problems;
   if (body !== undefined && body !== '') {
     if (!requestBody) problems.push('a body was sent, and the document takes none');
     else {
@@ -197,11 +198,12 @@ function errorBodyProblems(text: string): string[] {
   }
 }
 
-function bodyText(body: RequestInit['body']): string | undefined {
+/** The request's body as text; `null` for a stream, which was sent as it was read and cannot be read again. */
+function bodyText(body: RequestInit['body']): string | undefined | null {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return body;
   if (body instanceof Uint8Array) return new TextDecoder().decode(body);
-  return undefined;
+  return null;
 }
 
 /**

@@ -144,7 +144,8 @@ const HEADER_NAMES: Readonly<Record<SuccessHeader, readonly string[]>> = {
 
 function errorResponse(status: number, choice?: string): Json {
   const headers: Json = { 'x-request-id': headerRef('x-request-id'), 'x-emulator-fault': headerRef('x-emulator-fault') };
-  if (status === 429 || status === 503) headers['retry-after'] = headerRef('retry-after');
+  // 429 and 503 say when to come back; a fault injected with `retryAfter` adds it to whatever status it answers.
+  headers['retry-after'] = headerRef('retry-after');
   if (status === 401) headers['www-authenticate'] = headerRef('www-authenticate');
   if (status === 429) Object.assign(headers, { 'ratelimit-policy': headerRef('ratelimit-policy'), ratelimit: headerRef('ratelimit') });
   return {
