@@ -71,9 +71,301 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/catalogos/{id}/produtos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the products of an active catalog
+         * @description Follow proximo_cursor (as cursor) until null.
+         */
+        get: operations["listCatalogProducts"];
+        put?: never;
+        /**
+         * Create a product in a catalog
+         * @description The product is created linked to the catalog, which must be active. A product's id_externo is unique within the company (409).
+         */
+        post: operations["createProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalogos/{id}/produtos/{produto_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Link an existing product to a catalog
+         * @description If-Match is the product's ETag. Changes no product field and selects nothing for surveillance; an existing link is a success without a new change.
+         */
+        put: operations["linkProduct"];
+        post?: never;
+        /**
+         * Remove a product from a catalog
+         * @description If-Match is the product's ETag. A product left in no catalog stays active. A product not linked to the catalog is 404.
+         */
+        delete: operations["unlinkProduct"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contexto": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the integration context
+         * @description Needs only a valid credential, so that a client can find out why another call answers 403.
+         */
+        get: operations["getIntegrationContext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/correcoes-cnpj/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow a CNPJ correction request */
+        get: operations["getCnpjCorrection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/empresa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the identity of the authorized company
+         * @description Needs only a valid credential, whatever its permissions.
+         */
+        get: operations["getCompany"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/empresa/capacidade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get shared capacity and analysis availability */
+        get: operations["getCapacity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/empresa/vigilancia": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the surveillance selection and capacity */
+        get: operations["getSurveillanceSelection"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Replace the selected products or watch all
+         * @description Mode todos requires capacity for every eligible product. The change is applied whole or refused whole: beyond the capacity it is 409 capacidade_insuficiente (the spec does not show that status). Runs no analysis and changes no billing.
+         */
+        patch: operations["updateSurveillanceSelection"];
+        trace?: never;
+    };
+    "/v1/empresa/vigilancia/produtos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the selected products
+         * @description The selection in mode selecao, every eligible product in mode todos. Follow proximo_cursor (as cursor) until null; a cursor is bound to the mode.
+         */
+        get: operations["listSelectedProducts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/estabelecimentos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the head office and branches of the company
+         * @description In creation order, archived ones too unless estado says otherwise. Follow proximo_id (as apos_id) until null.
+         */
+        get: operations["listEstablishments"];
+        put?: never;
+        /**
+         * Register a head office or branch
+         * @description cnpj must be a valid CNPJ of the company's root, not used by another establishment of the company (archived ones count). Creates no catalog and contracts no surveillance.
+         */
+        post: operations["createEstablishment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/estabelecimentos/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an establishment */
+        get: operations["getEstablishment"];
+        put?: never;
+        post?: never;
+        /**
+         * Archive an establishment that has no active catalog
+         * @description Archiving is final: an archived establishment takes no change and no new catalog (409). One with an active catalog is 409.
+         */
+        delete: operations["archiveEstablishment"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit the name or external reference of an establishment
+         * @description Omitted fields are preserved; id_externo null clears it. The CNPJ is corrected by a separate correction request.
+         */
+        patch: operations["updateEstablishment"];
+        trace?: never;
+    };
+    "/v1/estabelecimentos/{id}/correcoes-cnpj": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request a review of the CNPJ of an establishment
+         * @description Accepted durably, not applied: follow Location for the review. A repetition with the same key returns the original acceptance.
+         */
+        post: operations["requestCnpjCorrection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/produtos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the products of the company
+         * @description Follow proximo_cursor (as cursor) until null. With id_externo, the page holds that product alone, or nothing.
+         */
+        get: operations["listProducts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/produtos/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a product */
+        get: operations["getProduct"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit a shared product
+         * @description Omitted fields are preserved; null clears optional fields; atributos replaces the whole list. Affects every catalog linked to the product.
+         */
+        patch: operations["updateProduct"];
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
+        /** @description Shared surveillance capacity and analysis availability. */
+        Capacity: {
+            /** @description the same figures as GET /v1/empresa/vigilancia */
+            vigilancia: {
+                direito_ativo: boolean;
+                /** @description A non-negative integer, as a JSON integer or a string of digits. */
+                capacidade: number | string;
+                /** @description A non-negative integer, as a JSON integer or a string of digits. */
+                selecionados: number | string;
+                /** @description A non-negative integer, as a JSON integer or a string of digits. */
+                vagas: number | string;
+            };
+            analises: {
+                /** @description analysis runs the company is allowed */
+                franquia: number | string;
+                /** @description runs left of the allowance */
+                disponiveis: number | string;
+            };
+        };
         /** @description A catalog (spec "Resources › Catalog"); answered with its ETag. */
         Catalog: {
             id: string;
@@ -154,6 +446,46 @@ export interface components {
             /** @description pass it as apos_id for the next page; null on the last page */
             proximo_id: string | null;
         };
+        /** @description A CNPJ correction request and its review. */
+        CnpjCorrection: {
+            id: string;
+            /** @enum {string} */
+            tipo: "correcao_cnpj";
+            estabelecimento_id: string;
+            /** @description establishment version the request was made against */
+            versao_esperada: number | string;
+            /** @enum {string} */
+            estado: "pendente" | "aprovada" | "rejeitada";
+            cnpj_novo: string;
+            motivo: string;
+            /** Format: date-time */
+            criado_em: string;
+            /** @description when the review decided; null while pendente */
+            decidido_em: string | null;
+            /** @description why it was rejeitada; null otherwise */
+            codigo_rejeicao: ("estabelecimento_alterado" | "cnpj_em_uso" | "cnpj_recusado") | null;
+        };
+        /** @description A CNPJ correction request, accepted durably and not applied (spec "CNPJ correction request acceptance"); Location says where to follow it. */
+        CnpjCorrectionAcceptance: {
+            id: string;
+            /** @enum {string} */
+            tipo: "correcao_cnpj";
+            estabelecimento_id: string;
+            /** @description establishment version the request was made against */
+            versao_esperada: number | string;
+            /**
+             * @description initially pendente
+             * @enum {string}
+             */
+            estado: "pendente";
+        };
+        /** @description The company that owns the credential. */
+        Company: {
+            id: string;
+            /** @description the 8-digit root every CNPJ of the company starts with */
+            cnpj_raiz: string;
+            nome: string;
+        };
         /** @description The body of every error status (spec "Errors"). */
         ErrorBody: {
             erro: {
@@ -166,15 +498,214 @@ export interface components {
                 caminho?: string;
             };
         };
+        /** @description A head office or branch (spec "Resources › Establishment"); answered with its ETag. */
+        Establishment: {
+            id: string;
+            /** @description 12 characters from A-Z and 0-9, then 2 digits */
+            cnpj: string;
+            nome: string;
+            /** @enum {string} */
+            estado: "ativo" | "arquivado";
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            versao: number | string;
+            /** @description the active catalog of the establishment, or null */
+            catalogo_id: string | null;
+            id_externo: string | null;
+        };
+        /** @description A page of establishments, in creation order: up to limite items within a byte budget. */
+        EstablishmentPage: {
+            itens: components["schemas"]["Establishment"][];
+            /** @description pass it as apos_id for the next page; null on the last page */
+            proximo_id: string | null;
+        };
+        /** @description The integration context of the credential: company, permissions, subscription, counts and limits. */
+        IntegrationContext: {
+            empresa: components["schemas"]["Company"];
+            credencial: {
+                /** @description the permissions of the credential used */
+                permissoes: ("catalogo:ler" | "catalogo:gerenciar" | "estabelecimento:gerenciar" | "vigilancia:gerenciar" | "analise:executar" | "webhook:gerenciar")[];
+            };
+            assinatura: {
+                /** @description false while the subscription is suspended */
+                ativa: boolean;
+            };
+            estabelecimentos: {
+                /** @description A non-negative integer, as a JSON integer or a string of digits. */
+                ativos: number | string;
+                /** @description A non-negative integer, as a JSON integer or a string of digits. */
+                arquivados: number | string;
+            };
+            catalogos: {
+                /** @description A non-negative integer, as a JSON integer or a string of digits. */
+                ativos: number | string;
+                /** @description A non-negative integer, as a JSON integer or a string of digits. */
+                excluidos: number | string;
+            };
+            /** @description the limits that apply to this company's calls (the spec's and the emulator's) */
+            limites: {
+                chave_idempotencia: {
+                    /** @description fewest characters */
+                    min: number | string;
+                    /** @description most characters */
+                    max: number | string;
+                };
+                /** @description the request body limit where the operation states none */
+                corpo_bytes: number | string;
+                catalogos_pagina: {
+                    /** @description limite when the query omits it */
+                    padrao: number | string;
+                    /** @description the largest limite */
+                    maximo: number | string;
+                    /** @description the byte budget of the serialized items of a page (a page holds at least one item) */
+                    orcamento_bytes: number | string;
+                };
+                estabelecimentos_pagina: {
+                    /** @description limite when the query omits it */
+                    padrao: number | string;
+                    /** @description the largest limite */
+                    maximo: number | string;
+                    /** @description the byte budget of the serialized items of a page (a page holds at least one item) */
+                    orcamento_bytes: number | string;
+                };
+                produtos_pagina: {
+                    /** @description limite when the query omits it */
+                    padrao: number | string;
+                    /** @description the largest limite */
+                    maximo: number | string;
+                    /** @description the byte budget of the serialized items of a page (a page holds at least one item) */
+                    orcamento_bytes: number | string;
+                };
+                nome: {
+                    /** @description fewest characters */
+                    min: number | string;
+                    /** @description most characters */
+                    max: number | string;
+                };
+                id_externo: {
+                    /** @description fewest characters */
+                    min: number | string;
+                    /** @description most characters */
+                    max: number | string;
+                };
+                descricao_produto: {
+                    /** @description fewest characters */
+                    min: number | string;
+                    /** @description most characters */
+                    max: number | string;
+                };
+                atributos_produto: {
+                    /** @description most entries */
+                    maximo: number | string;
+                    /** @description most characters of a codigo */
+                    codigo_max: number | string;
+                    /** @description fewest valores of an entry */
+                    valores_min: number | string;
+                    /** @description most valores of an entry */
+                    valores_max: number | string;
+                };
+            };
+        };
+        /** @description A product, shared between the catalogs it is linked to (spec "Resources › Product"); answered with its ETag. */
+        Product: {
+            id: string;
+            id_externo: string | null;
+            origem: string;
+            sku: string | null;
+            descricao: string | null;
+            /** @description 8 digits */
+            ncm: string;
+            /** @description complete list */
+            atributos: components["schemas"]["ProductAttribute"][];
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            versao: number | string;
+            ativo: boolean;
+            /** @description catalogs the product is linked to */
+            catalogos: string[];
+        };
+        /** @description One attribute of a product: its code and its values. */
+        ProductAttribute: {
+            codigo: string;
+            valores: string[];
+        };
+        /** @description A page of products: up to limite items within a byte budget. */
+        ProductPage: {
+            itens: components["schemas"]["Product"][];
+            /** @description pass it as cursor for the next page; null on the last page */
+            proximo_cursor: string | null;
+        };
+        /** @description The surveillance selection and capacity of the company (spec "Resources › Surveillance selection and capacity"); its ETag protects changes of the selection. A preserved selection does not prove that surveillance ran. */
+        SurveillanceSelection: {
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            cadastrados: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            selecionados: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            elegiveis: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            vagas: number | string;
+            /** @enum {string} */
+            cobertura: "indisponivel" | "sem_selecao" | "parcial" | "integral" | "capacidade_excedida";
+            exige_selecao: boolean;
+            /** @enum {string} */
+            modo: "selecao" | "todos";
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            versao: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            capacidade: number | string;
+            direito_ativo: boolean;
+        };
+        ArchiveEstablishmentRequest: Record<string, never>;
         CreateCatalogRequest: {
             estabelecimento_id: string;
             nome: string;
             id_externo?: string | null;
         };
+        CreateEstablishmentRequest: {
+            cnpj: string;
+            nome: string;
+            id_externo?: string | null;
+        };
+        CreateProductRequest: {
+            origem: string;
+            ncm: string;
+            id_externo?: string | null;
+            sku?: string | null;
+            descricao?: string | null;
+            atributos?: {
+                codigo: string;
+                valores: string[];
+            }[];
+        };
         DeleteCatalogRequest: Record<string, never>;
+        LinkProductRequest: Record<string, never>;
+        RequestCnpjCorrectionRequest: {
+            cnpj_novo: string;
+            motivo: string;
+        };
+        UnlinkProductRequest: Record<string, never>;
         UpdateCatalogRequest: {
             nome?: string;
             id_externo?: string | null;
+        };
+        UpdateEstablishmentRequest: {
+            nome?: string;
+            id_externo?: string | null;
+        };
+        UpdateProductRequest: {
+            id_externo?: string | null;
+            sku?: string | null;
+            descricao?: string | null;
+            ncm?: string;
+            atributos?: {
+                codigo: string;
+                valores: string[];
+            }[];
+        };
+        UpdateSurveillanceSelectionRequest: {
+            /** @enum {string} */
+            modo: "selecao" | "todos";
+            adicionar?: string[];
+            remover?: string[];
         };
     };
     responses: never;
@@ -266,6 +797,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     "www-authenticate": components["headers"]["www-authenticate"];
                     [name: string]: unknown;
                 };
@@ -278,6 +810,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -289,6 +822,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -300,6 +834,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -337,6 +872,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -348,6 +884,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -413,6 +950,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -424,6 +962,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     "www-authenticate": components["headers"]["www-authenticate"];
                     [name: string]: unknown;
                 };
@@ -436,6 +975,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -447,6 +987,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -458,6 +999,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -469,6 +1011,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -480,6 +1023,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -491,6 +1035,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -502,6 +1047,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -513,6 +1059,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -524,6 +1071,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -561,6 +1109,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -572,6 +1121,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -622,6 +1172,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     "www-authenticate": components["headers"]["www-authenticate"];
                     [name: string]: unknown;
                 };
@@ -634,6 +1185,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -645,6 +1197,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -656,6 +1209,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -693,6 +1247,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -704,6 +1259,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -766,6 +1322,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -777,6 +1334,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     "www-authenticate": components["headers"]["www-authenticate"];
                     [name: string]: unknown;
                 };
@@ -789,6 +1347,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -800,6 +1359,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -811,6 +1371,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -822,6 +1383,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -833,6 +1395,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -844,6 +1407,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -855,6 +1419,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -866,6 +1431,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -877,6 +1443,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -914,6 +1481,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -925,6 +1493,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -991,6 +1560,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1002,6 +1572,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     "www-authenticate": components["headers"]["www-authenticate"];
                     [name: string]: unknown;
                 };
@@ -1014,6 +1585,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1025,6 +1597,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1036,6 +1609,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1047,6 +1621,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1058,6 +1633,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1069,6 +1645,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1080,6 +1657,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1091,6 +1669,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1102,6 +1681,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1139,6 +1719,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1150,6 +1731,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1219,6 +1801,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     "www-authenticate": components["headers"]["www-authenticate"];
                     [name: string]: unknown;
                 };
@@ -1231,6 +1814,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1242,6 +1826,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1253,6 +1838,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1290,6 +1876,7 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1301,6 +1888,3894 @@ export interface operations {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
                     "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listCatalogProducts: {
+        parameters: {
+            query?: {
+                limite?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the products linked to the catalog. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "itens": [
+                     *         {
+                     *           "id": "019b76da-a800-7044-83e0-180af5cc5b2d",
+                     *           "id_externo": "CAFE-500",
+                     *           "origem": "erp",
+                     *           "sku": "CAFE-500G",
+                     *           "descricao": "Café torrado em grãos 500 g",
+                     *           "ncm": "09012100",
+                     *           "atributos": [
+                     *             {
+                     *               "codigo": "ATT_0024",
+                     *               "valores": [
+                     *                 "média"
+                     *               ]
+                     *             },
+                     *             {
+                     *               "codigo": "ATT_0025",
+                     *               "valores": [
+                     *                 "grão"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "versao": 1,
+                     *           "ativo": true,
+                     *           "catalogos": [
+                     *             "019b76da-a800-7f02-a38a-2ab47ab69367"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "019b76da-a800-7d52-98c7-936c80d23238",
+                     *           "id_externo": "ARROZ-5K",
+                     *           "origem": "erp",
+                     *           "sku": null,
+                     *           "descricao": "Arroz branco tipo 1, 5 kg",
+                     *           "ncm": "10063021",
+                     *           "atributos": [
+                     *             {
+                     *               "codigo": "ATT_0001",
+                     *               "valores": [
+                     *                 "saco"
+                     *               ]
+                     *             },
+                     *             {
+                     *               "codigo": "ATT_0002",
+                     *               "valores": [
+                     *                 "5 kg"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "versao": 1,
+                     *           "ativo": true,
+                     *           "catalogos": [
+                     *             "019b76da-a800-7f02-a38a-2ab47ab69367"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "proximo_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProductPage"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createProduct: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON (at most 1 MiB). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "origem": "erp",
+                 *       "id_externo": "CAFE-500",
+                 *       "sku": "CAFE-500G",
+                 *       "descricao": "Café torrado em grãos 500 g",
+                 *       "ncm": "09012100",
+                 *       "atributos": [
+                 *         {
+                 *           "codigo": "ATT_0024",
+                 *           "valores": [
+                 *             "média"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "codigo": "ATT_0025",
+                 *           "valores": [
+                 *             "grão"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateProductRequest"];
+            };
+        };
+        responses: {
+            /** @description The product created. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    location: components["headers"]["location"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7044-83e0-180af5cc5b2d",
+                     *       "id_externo": "CAFE-500",
+                     *       "origem": "erp",
+                     *       "sku": "CAFE-500G",
+                     *       "descricao": "Café torrado em grãos 500 g",
+                     *       "ncm": "09012100",
+                     *       "atributos": [
+                     *         {
+                     *           "codigo": "ATT_0024",
+                     *           "valores": [
+                     *             "média"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "codigo": "ATT_0025",
+                     *           "valores": [
+                     *             "grão"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "versao": 1,
+                     *       "ativo": true,
+                     *       "catalogos": [
+                     *         "019b76da-a800-7f02-a38a-2ab47ab69367"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    linkProduct: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                "if-match": string;
+            };
+            path: {
+                id: string;
+                produto_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The operation takes no fields: send {} or no body. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["LinkProductRequest"];
+            };
+        };
+        responses: {
+            /** @description The product, linked. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7044-83e0-180af5cc5b2d",
+                     *       "id_externo": "CAFE-500",
+                     *       "origem": "erp",
+                     *       "sku": "CAFE-500G",
+                     *       "descricao": "Café torrado em grãos, torra média, 500 g",
+                     *       "ncm": "09012100",
+                     *       "atributos": [
+                     *         {
+                     *           "codigo": "ATT_0024",
+                     *           "valores": [
+                     *             "média"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "codigo": "ATT_0025",
+                     *           "valores": [
+                     *             "grão"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "versao": 3,
+                     *       "ativo": true,
+                     *       "catalogos": [
+                     *         "019b76da-a800-7f02-a38a-2ab47ab69367",
+                     *         "019b76da-a800-7d85-a8e2-143e59a69303"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    unlinkProduct: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                "if-match": string;
+            };
+            path: {
+                id: string;
+                produto_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The operation takes no fields: send {} or no body. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["UnlinkProductRequest"];
+            };
+        };
+        responses: {
+            /** @description The product, unlinked. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7d52-98c7-936c80d23238",
+                     *       "id_externo": "ARROZ-5K",
+                     *       "origem": "erp",
+                     *       "sku": null,
+                     *       "descricao": "Arroz branco tipo 1, 5 kg",
+                     *       "ncm": "10063021",
+                     *       "atributos": [
+                     *         {
+                     *           "codigo": "ATT_0001",
+                     *           "valores": [
+                     *             "saco"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "codigo": "ATT_0002",
+                     *           "valores": [
+                     *             "5 kg"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "versao": 3,
+                     *       "ativo": true,
+                     *       "catalogos": [
+                     *         "019b76da-a800-7f02-a38a-2ab47ab69367"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getIntegrationContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The integration context. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "empresa": {
+                     *         "id": "019b76da-a800-79ca-8658-e6b0f0382c86",
+                     *         "cnpj_raiz": "11222333",
+                     *         "nome": "Cafés Acme Ltda"
+                     *       },
+                     *       "credencial": {
+                     *         "permissoes": [
+                     *           "catalogo:ler",
+                     *           "catalogo:gerenciar",
+                     *           "estabelecimento:gerenciar",
+                     *           "vigilancia:gerenciar",
+                     *           "analise:executar",
+                     *           "webhook:gerenciar"
+                     *         ]
+                     *       },
+                     *       "assinatura": {
+                     *         "ativa": true
+                     *       },
+                     *       "estabelecimentos": {
+                     *         "ativos": 1,
+                     *         "arquivados": 0
+                     *       },
+                     *       "catalogos": {
+                     *         "ativos": 0,
+                     *         "excluidos": 0
+                     *       },
+                     *       "limites": {
+                     *         "chave_idempotencia": {
+                     *           "min": 16,
+                     *           "max": 128
+                     *         },
+                     *         "corpo_bytes": 1048576,
+                     *         "catalogos_pagina": {
+                     *           "padrao": 50,
+                     *           "maximo": 200,
+                     *           "orcamento_bytes": 262144
+                     *         },
+                     *         "estabelecimentos_pagina": {
+                     *           "padrao": 50,
+                     *           "maximo": 200,
+                     *           "orcamento_bytes": 262144
+                     *         },
+                     *         "produtos_pagina": {
+                     *           "padrao": 50,
+                     *           "maximo": 200,
+                     *           "orcamento_bytes": 262144
+                     *         },
+                     *         "nome": {
+                     *           "min": 1,
+                     *           "max": 120
+                     *         },
+                     *         "id_externo": {
+                     *           "min": 1,
+                     *           "max": 256
+                     *         },
+                     *         "descricao_produto": {
+                     *           "min": 1,
+                     *           "max": 2000
+                     *         },
+                     *         "atributos_produto": {
+                     *           "maximo": 128,
+                     *           "codigo_max": 128,
+                     *           "valores_min": 1,
+                     *           "valores_max": 50
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationContext"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCnpjCorrection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The correction request and its review. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b7c04-ad80-7699-923e-ff55afd1b898",
+                     *       "tipo": "correcao_cnpj",
+                     *       "estabelecimento_id": "019b76da-a800-7ce8-bef4-ad6be662c7c5",
+                     *       "versao_esperada": 3,
+                     *       "estado": "aprovada",
+                     *       "cnpj_novo": "11222333000343",
+                     *       "motivo": "Número da filial digitado errado no cadastro",
+                     *       "criado_em": "2026-01-02T00:04:00.000Z",
+                     *       "decidido_em": "2026-01-02T01:04:00.000Z",
+                     *       "codigo_rejeicao": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CnpjCorrection"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The company of the credential. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-79ca-8658-e6b0f0382c86",
+                     *       "cnpj_raiz": "11222333",
+                     *       "nome": "Cafés Acme Ltda"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCapacity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The capacity and the analysis allowance. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "vigilancia": {
+                     *         "direito_ativo": true,
+                     *         "capacidade": 100,
+                     *         "selecionados": 0,
+                     *         "vagas": 100
+                     *       },
+                     *       "analises": {
+                     *         "franquia": 10,
+                     *         "disponiveis": 10
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Capacity"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSurveillanceSelection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The selection and capacity. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cadastrados": 2,
+                     *       "selecionados": 0,
+                     *       "elegiveis": 2,
+                     *       "vagas": 100,
+                     *       "cobertura": "sem_selecao",
+                     *       "exige_selecao": false,
+                     *       "modo": "selecao",
+                     *       "versao": 1,
+                     *       "capacidade": 100,
+                     *       "direito_ativo": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SurveillanceSelection"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateSurveillanceSelection: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                "if-match": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON (at most 1 MiB). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "modo": "selecao",
+                 *       "adicionar": [
+                 *         "019b76da-a800-7044-83e0-180af5cc5b2d",
+                 *         "019b76da-a800-7d52-98c7-936c80d23238"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateSurveillanceSelectionRequest"];
+            };
+        };
+        responses: {
+            /** @description The selection and capacity as changed. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "cadastrados": 2,
+                     *       "selecionados": 2,
+                     *       "elegiveis": 2,
+                     *       "vagas": 98,
+                     *       "cobertura": "integral",
+                     *       "exige_selecao": false,
+                     *       "modo": "selecao",
+                     *       "versao": 2,
+                     *       "capacidade": 100,
+                     *       "direito_ativo": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SurveillanceSelection"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSelectedProducts: {
+        parameters: {
+            query?: {
+                limite?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the watched products. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "itens": [
+                     *         {
+                     *           "id": "019b76da-a800-7044-83e0-180af5cc5b2d",
+                     *           "id_externo": "CAFE-500",
+                     *           "origem": "erp",
+                     *           "sku": "CAFE-500G",
+                     *           "descricao": "Café torrado em grãos, torra média, 500 g",
+                     *           "ncm": "09012100",
+                     *           "atributos": [
+                     *             {
+                     *               "codigo": "ATT_0024",
+                     *               "valores": [
+                     *                 "média"
+                     *               ]
+                     *             },
+                     *             {
+                     *               "codigo": "ATT_0025",
+                     *               "valores": [
+                     *                 "grão"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "versao": 3,
+                     *           "ativo": true,
+                     *           "catalogos": [
+                     *             "019b76da-a800-7f02-a38a-2ab47ab69367",
+                     *             "019b76da-a800-7d85-a8e2-143e59a69303"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "019b76da-a800-7d52-98c7-936c80d23238",
+                     *           "id_externo": "ARROZ-5K",
+                     *           "origem": "erp",
+                     *           "sku": null,
+                     *           "descricao": "Arroz branco tipo 1, 5 kg",
+                     *           "ncm": "10063021",
+                     *           "atributos": [
+                     *             {
+                     *               "codigo": "ATT_0001",
+                     *               "valores": [
+                     *                 "saco"
+                     *               ]
+                     *             },
+                     *             {
+                     *               "codigo": "ATT_0002",
+                     *               "valores": [
+                     *                 "5 kg"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "versao": 3,
+                     *           "ativo": true,
+                     *           "catalogos": [
+                     *             "019b76da-a800-7f02-a38a-2ab47ab69367"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "proximo_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProductPage"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listEstablishments: {
+        parameters: {
+            query?: {
+                limite?: number;
+                apos_id?: string;
+                estado?: "ativo" | "arquivado";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of establishments. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "itens": [
+                     *         {
+                     *           "id": "019b76da-a800-7cf1-b8cf-31c0c2cefddb",
+                     *           "cnpj": "11222333000181",
+                     *           "nome": "Cafés Acme Ltda",
+                     *           "estado": "ativo",
+                     *           "versao": 1,
+                     *           "catalogo_id": null,
+                     *           "id_externo": null
+                     *         },
+                     *         {
+                     *           "id": "019b76da-a800-7ce8-bef4-ad6be662c7c5",
+                     *           "cnpj": "11222333000262",
+                     *           "nome": "Filial Centro",
+                     *           "estado": "ativo",
+                     *           "versao": 1,
+                     *           "catalogo_id": null,
+                     *           "id_externo": "LOJA-02"
+                     *         }
+                     *       ],
+                     *       "proximo_id": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EstablishmentPage"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createEstablishment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON (at most 1 MiB). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cnpj": "11222333000262",
+                 *       "nome": "Filial Centro",
+                 *       "id_externo": "LOJA-02"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateEstablishmentRequest"];
+            };
+        };
+        responses: {
+            /** @description The establishment registered. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    location: components["headers"]["location"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7ce8-bef4-ad6be662c7c5",
+                     *       "cnpj": "11222333000262",
+                     *       "nome": "Filial Centro",
+                     *       "estado": "ativo",
+                     *       "versao": 1,
+                     *       "catalogo_id": null,
+                     *       "id_externo": "LOJA-02"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Establishment"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getEstablishment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The establishment. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7ce8-bef4-ad6be662c7c5",
+                     *       "cnpj": "11222333000262",
+                     *       "nome": "Filial Centro",
+                     *       "estado": "ativo",
+                     *       "versao": 1,
+                     *       "catalogo_id": null,
+                     *       "id_externo": "LOJA-02"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Establishment"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    archiveEstablishment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                "if-match": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The operation takes no fields: send {} or no body. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ArchiveEstablishmentRequest"];
+            };
+        };
+        responses: {
+            /** @description The establishment, archived. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7ce8-bef4-ad6be662c7c5",
+                     *       "cnpj": "11222333000343",
+                     *       "nome": "Filial Centro Histórico",
+                     *       "estado": "arquivado",
+                     *       "versao": 6,
+                     *       "catalogo_id": null,
+                     *       "id_externo": "LOJA-02"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Establishment"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateEstablishment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                "if-match": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON (at most 1 MiB). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "nome": "Filial Centro Histórico"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateEstablishmentRequest"];
+            };
+        };
+        responses: {
+            /** @description The establishment as changed. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7ce8-bef4-ad6be662c7c5",
+                     *       "cnpj": "11222333000262",
+                     *       "nome": "Filial Centro Histórico",
+                     *       "estado": "ativo",
+                     *       "versao": 2,
+                     *       "catalogo_id": null,
+                     *       "id_externo": "LOJA-02"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Establishment"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    requestCnpjCorrection: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                "if-match": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON (at most 1 MiB). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cnpj_novo": "11222333000343",
+                 *       "motivo": "Número da filial digitado errado no cadastro"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RequestCnpjCorrectionRequest"];
+            };
+        };
+        responses: {
+            /** @description The correction request, accepted. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    location: components["headers"]["location"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b7c04-ad80-7699-923e-ff55afd1b898",
+                     *       "tipo": "correcao_cnpj",
+                     *       "estabelecimento_id": "019b76da-a800-7ce8-bef4-ad6be662c7c5",
+                     *       "versao_esperada": 3,
+                     *       "estado": "pendente"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CnpjCorrectionAcceptance"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listProducts: {
+        parameters: {
+            query?: {
+                limite?: number;
+                cursor?: string;
+                id_externo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the products of the company. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "itens": [
+                     *         {
+                     *           "id": "019b76da-a800-7044-83e0-180af5cc5b2d",
+                     *           "id_externo": "CAFE-500",
+                     *           "origem": "erp",
+                     *           "sku": "CAFE-500G",
+                     *           "descricao": "Café torrado em grãos 500 g",
+                     *           "ncm": "09012100",
+                     *           "atributos": [
+                     *             {
+                     *               "codigo": "ATT_0024",
+                     *               "valores": [
+                     *                 "média"
+                     *               ]
+                     *             },
+                     *             {
+                     *               "codigo": "ATT_0025",
+                     *               "valores": [
+                     *                 "grão"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "versao": 1,
+                     *           "ativo": true,
+                     *           "catalogos": [
+                     *             "019b76da-a800-7f02-a38a-2ab47ab69367"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "proximo_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProductPage"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7044-83e0-180af5cc5b2d",
+                     *       "id_externo": "CAFE-500",
+                     *       "origem": "erp",
+                     *       "sku": "CAFE-500G",
+                     *       "descricao": "Café torrado em grãos 500 g",
+                     *       "ncm": "09012100",
+                     *       "atributos": [
+                     *         {
+                     *           "codigo": "ATT_0024",
+                     *           "valores": [
+                     *             "média"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "codigo": "ATT_0025",
+                     *           "valores": [
+                     *             "grão"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "versao": 1,
+                     *       "ativo": true,
+                     *       "catalogos": [
+                     *         "019b76da-a800-7f02-a38a-2ab47ab69367"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateProduct: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                "if-match": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON (at most 1 MiB). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "descricao": "Café torrado em grãos, torra média, 500 g"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateProductRequest"];
+            };
+        };
+        responses: {
+            /** @description The product as changed. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7044-83e0-180af5cc5b2d",
+                     *       "id_externo": "CAFE-500",
+                     *       "origem": "erp",
+                     *       "sku": "CAFE-500G",
+                     *       "descricao": "Café torrado em grãos, torra média, 500 g",
+                     *       "ncm": "09012100",
+                     *       "atributos": [
+                     *         {
+                     *           "codigo": "ATT_0024",
+                     *           "valores": [
+                     *             "média"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "codigo": "ATT_0025",
+                     *           "valores": [
+                     *             "grão"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "versao": 2,
+                     *       "ativo": true,
+                     *       "catalogos": [
+                     *         "019b76da-a800-7f02-a38a-2ab47ab69367"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1311,10 +5786,30 @@ export interface operations {
     };
 }
 
+export type Capacity = components['schemas']['Capacity'];
 export type Catalog = components['schemas']['Catalog'];
 export type CatalogDeletionPreview = components['schemas']['CatalogDeletionPreview'];
 export type CatalogPage = components['schemas']['CatalogPage'];
+export type CnpjCorrection = components['schemas']['CnpjCorrection'];
+export type CnpjCorrectionAcceptance = components['schemas']['CnpjCorrectionAcceptance'];
+export type Company = components['schemas']['Company'];
 export type ErrorBody = components['schemas']['ErrorBody'];
+export type Establishment = components['schemas']['Establishment'];
+export type EstablishmentPage = components['schemas']['EstablishmentPage'];
+export type IntegrationContext = components['schemas']['IntegrationContext'];
+export type Product = components['schemas']['Product'];
+export type ProductAttribute = components['schemas']['ProductAttribute'];
+export type ProductPage = components['schemas']['ProductPage'];
+export type SurveillanceSelection = components['schemas']['SurveillanceSelection'];
+export type ArchiveEstablishmentRequest = components['schemas']['ArchiveEstablishmentRequest'];
 export type CreateCatalogRequest = components['schemas']['CreateCatalogRequest'];
+export type CreateEstablishmentRequest = components['schemas']['CreateEstablishmentRequest'];
+export type CreateProductRequest = components['schemas']['CreateProductRequest'];
 export type DeleteCatalogRequest = components['schemas']['DeleteCatalogRequest'];
+export type LinkProductRequest = components['schemas']['LinkProductRequest'];
+export type RequestCnpjCorrectionRequest = components['schemas']['RequestCnpjCorrectionRequest'];
+export type UnlinkProductRequest = components['schemas']['UnlinkProductRequest'];
 export type UpdateCatalogRequest = components['schemas']['UpdateCatalogRequest'];
+export type UpdateEstablishmentRequest = components['schemas']['UpdateEstablishmentRequest'];
+export type UpdateProductRequest = components['schemas']['UpdateProductRequest'];
+export type UpdateSurveillanceSelectionRequest = components['schemas']['UpdateSurveillanceSelectionRequest'];
