@@ -21,3 +21,6 @@ export { demos, type Demo } from './demos/index.js';
 export { apiDocument } from './openapi/document.js';
 export { controlsDocument } from './openapi/controls.js';
 export { openApiText, type OpenApiDocumentName } from './openapi/served.js';
+// The service API's types, generated from openapi.json: `paths` for openapi-fetch, `components`, `operations`, and
+// each component schema by its name (Catalog, ErrorBody, CreateCatalogRequest, …).
+export type * from './openapi/types.js';

@@ -2,7 +2,7 @@
  * Every request the spec tests send and every answer they get, checked against the OpenAPI document the package
  * ships (openapi.json): an answer whose status, headers or body the document does not allow fails the test that
  * saw it, and so does a request the emulator accepted (2xx) that the document says is invalid. A refused request
- * needs no check: the tests send invalid ones on purpose.
+ * needs no check: the tests send invalid ones on purpose, and neither does a replay (see checkedFetch).
  *
  * The document is the committed file, not a fresh generation: what users download is what is proven (a unit
  * test keeps the file equal to the generator's output).
@@ -106,7 +106,7 @@ function typed(text: string, schema: Json): unknown {
 }
 
 /** What the document says is wrong with a request the emulator accepted. */
-function requestProblems(found: { op: DocumentedOperation; params: Record<string, string> }, url: URL, headers: Headers, body: string | undefined, replayed: boolean): string[] {
+function requestProblems(found: { op: DocumentedOperation; params: Record<string, string> }, url: URL, headers: Headers, body: string | undefined | null): string[] {
   const problems: string[] = [];
   const parameters = ((found.op.operation.parameters ?? []) as Parameter[]).map((p) => resolve(p as unknown as Json) as unknown as Parameter);
   const check = (where: string, value: unknown, schema: Json) => {
@@ -114,8 +114,6 @@ function requestProblems(found: { op: DocumentedOperation; params: Record<string
     if (!validate(value)) problems.push(`${where} ${JSON.stringify(value)}: ${ajv.errorsText(validate.errors)}`);
   };
   for (const p of parameters) {
-    // A repeat is answered from its idempotency-key before If-Match is read (the order of checks).
-    if (replayed && p.in === 'header' && p.name !== 'idempotency-key') continue;
     const text = p.in === 'path' ? found.params[p.name] : p.in === 'query' ? url.searchParams.get(p.name) ?? undefined : headers.get(p.name) ?? undefined;
     if (text === undefined) {
       if (p.required) problems.push(`${p.in} parameter ${p.name} is required by the document`);
@@ -126,6 +124,7 @@ function requestProblems(found: { op: DocumentedOperation; params: Record<string
   const known = new Set(parameters.filter((p) => p.in === 'query').map((p) => p.name));
   for (const name of url.searchParams.keys()) if (!known.has(name)) problems.push(`query parameter ${name} is not in the document`);
   const requestBody = found.op.operation.requestBody as Json | undefined;
+  if (body === null) return problems;
   if (body !== undefined && body !== '') {
     if (!requestBody) problems.push('a body was sent, and the document takes none');
     else {
@@ -197,11 +196,12 @@ function errorBodyProblems(text: string): string[] {
   }
 }
 
-function bodyText(body: RequestInit['body']): string | undefined {
+/** The request's body as text; `null` for a stream, which was sent as it was read and cannot be read again. */
+function bodyText(body: RequestInit['body']): string | undefined | null {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return body;
   if (body instanceof Uint8Array) return new TextDecoder().decode(body);
-  return undefined;
+  return null;
 }
 
 /**
@@ -214,11 +214,14 @@ export function checkedFetch(fetch: (path: string, init?: RequestInit) => Promis
     const url = new URL(path, 'http://contract.check');
     const method = (init.method ?? 'GET').toUpperCase();
     if (!url.pathname.startsWith('/v1') || method === 'HEAD') return response;
+    // A replay repeats a stored answer byte for byte: it was checked when it was first given. (Only a snapshot
+    // edited by hand can store one the document does not allow, and the restore property edits them on purpose.)
+    if (response.headers.get('idempotent-replayed') === 'true') return response;
     const found = findOperation(method, url.pathname);
     const text = await response.clone().text();
     const problems = responseProblems(found, response.status, response.headers, text);
     if (found && response.status >= 200 && response.status < 300) {
-      problems.push(...requestProblems(found, url, new Headers(init.headers), bodyText(init.body), response.headers.get('idempotent-replayed') === 'true').map((p) => `request: ${p}`));
+      problems.push(...requestProblems(found, url, new Headers(init.headers), bodyText(init.body)).map((p) => `request: ${p}`));
     }
     if (problems.length > 0) {
       const name = found ? `${String(found.op.operation.operationId)} (${method} ${found.op.template})` : `${method} ${url.pathname}`;

@@ -64,7 +64,8 @@ const clockInfo = z.strictObject({ now: z.string(), mode: z.enum(['manual', 'rea
 const clockRun = z.strictObject({ now: z.string(), ran: z.number().int().meta({ description: 'Tasks run.' }) });
 const items = <T extends z.ZodType>(item: T) => z.strictObject({ items: z.array(item) });
 const faultId = z.strictObject({ id: z.string() });
-const none = z.strictObject({ items: z.tuple([]) });
+// An empty list: z.tuple([]) would be written `prefixItems: []`, which JSON Schema 2020-12 refuses (one item at least).
+const none = z.strictObject({ items: z.array(z.never()).max(0) });
 const networkRoute = z.strictObject({ from: z.string(), to: z.string().meta({ description: 'A local URL; "(in-process handler)" for a handler given in process.' }) });
 const inboxEntry = z.strictObject({
   at: z.string(),

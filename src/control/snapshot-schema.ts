@@ -16,7 +16,7 @@ import { checkIntegrity, checkTaskSubjects, type IntegrityProblem, type StateDat
 import type { CompanyData } from '../core/company-data.js';
 import type { Analysis } from '../core/analyses.js';
 import type { Catalog } from '../core/catalogs.js';
-import type { CnpjCorrection } from '../core/cnpj-corrections.js';
+import { REJECTION_CODE_VALUES, type CnpjCorrection } from '../core/cnpj-corrections.js';
 import type { Company, Credential } from '../core/companies.js';
 import type { Establishment } from '../core/establishments.js';
 import type { IdempotencyEntry } from '../core/idempotency.js';
@@ -100,7 +100,7 @@ const catalog = schemaOf<Catalog>()(z.strictObject({
   position: int, criadoEm: instant, atualizadoEm: instant, excluidoEm: instant.nullable(),
 }));
 const product = schemaOf<Product>()(z.strictObject({
-  id, companyId: id, idExterno: nullableText, origem: z.string(), sku: nullableText, descricao: nullableText, ncm: z.string(),
+  id, companyId: id, idExterno: nullableText, origem: z.string(), sku: nullableText, descricao: nullableText, ncm: z.string().regex(NCM_PATTERN),
   atributos: attributes, versao: int, ativo: z.boolean(),
   catalogos: z.array(id), position: int, criadoEm: instant, atualizadoEm: instant,
 }));
@@ -166,9 +166,9 @@ const webhookEvent = schemaOf<WebhookEvent>()(z.strictObject({
 }));
 const cnpjCorrection = schemaOf<CnpjCorrection>()(z.strictObject({
   id, companyId: id, establishmentId: id, cnpjNovo: cnpj, motivo: z.string(), versaoEsperada: int,
-  estado: z.enum(['pendente', 'aprovada', 'rejeitada']), codigoRejeicao: z.string().nullable(), criadoEm: instant, decididoEm: instant.nullable(), position: int,
+  estado: z.enum(['pendente', 'aprovada', 'rejeitada']), codigoRejeicao: z.enum(REJECTION_CODE_VALUES).nullable(), criadoEm: instant, decididoEm: instant.nullable(), position: int,
 }));
-const finding = schemaOf<Finding>()(z.strictObject({ produto_id: id, ncm: z.string(), tipo: z.enum(FINDING_TYPES.map((t) => t.tipo)), detalhe: z.string(), avaliado_em: instant, snapshot_id: z.string() }));
+const finding = schemaOf<Finding>()(z.strictObject({ produto_id: id, ncm: z.string().regex(NCM_PATTERN), tipo: z.enum(FINDING_TYPES.map((t) => t.tipo)), detalhe: z.string(), avaliado_em: instant, snapshot_id: z.string() }));
 const analysis = schemaOf<Analysis>()(z.strictObject({
   id, companyId: id, estado: z.enum(['pendente', 'executando', 'concluida', 'falhou']), criadaEm: instant, iniciadaEm: instant.nullable(),
   terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), snapshotId: z.string().nullable(), produtosAvaliados: int.nullable(),
@@ -181,7 +181,7 @@ const execution = schemaOf<Execution>()(z.strictObject({
   produtosAvaliados: int.nullable(), reaproveitados: int.nullable(), findings: z.array(watchedFinding).nullable(), divergente: z.boolean().nullable(), position: int,
 }));
 const evaluation = schemaOf<Evaluation>()(z.strictObject({ versao: int, fingerprint: z.string(), findings: z.array(finding) }));
-const ingestionRecord = z.strictObject({ idExterno: z.string(), origem: z.string(), ncm: z.string(), sku: nullableText, descricao: nullableText, atributos: attributes });
+const ingestionRecord = z.strictObject({ idExterno: z.string(), origem: z.string(), ncm: z.string().regex(NCM_PATTERN), sku: nullableText, descricao: nullableText, atributos: attributes });
 const recordError = z.strictObject({ lote: int, indice: int, caminho: z.string(), codigo: z.string(), mensagem: z.string() });
 /** Batch numbers and counts within the ingestion limits: validation walks every number up to total_lotes. */
 const batchNumber = z.number().int().min(1).max(MAX_BATCHES);

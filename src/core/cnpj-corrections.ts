@@ -45,6 +45,10 @@ const REJECTION_CODES = {
   refused: 'cnpj_recusado',
 } as const;
 
+/** Every `codigo_rejeicao` a review can decide: what a restored snapshot may hold, and what the document lists. */
+export const REJECTION_CODE_VALUES = [REJECTION_CODES.changed, REJECTION_CODES.taken, REJECTION_CODES.refused] as const;
+type RejectionCode = (typeof REJECTION_CODE_VALUES)[number];
+
 export interface CnpjCorrection {
   readonly id: string;
   readonly companyId: string;
@@ -53,7 +57,7 @@ export interface CnpjCorrection {
   readonly motivo: string;
   readonly versaoEsperada: number;
   readonly estado: CorrectionState;
-  readonly codigoRejeicao: string | null;
+  readonly codigoRejeicao: RejectionCode | null;
   readonly criadoEm: Instant;
   readonly decididoEm: Instant | null;
   readonly position: number;

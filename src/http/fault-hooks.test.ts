@@ -31,7 +31,7 @@ describe('the api fault acts', () => {
       status: 503,
       codigo: 'servico_indisponivel',
       mensagem: `Injected fault ${fault.id}: answered 503 before the request was processed; nothing was applied.`,
-      headers: { 'retry-after': '5' },
+      headers: { 'x-emulator-fault': fault.id, 'retry-after': '5' },
     });
     expect(actAt(fault, 'answered', { answer: stored })).toBeUndefined();
     expect(actAt(undefined, 'arrival', {})).toBeUndefined();
@@ -41,7 +41,7 @@ describe('the api fault acts', () => {
     const lost = fired({ loseResponse: true });
     expect(actAt(lost, 'arrival', {})).toBeUndefined();
     expect(actAt(lost, 'answered', { answer: stored })).toEqual({
-      error: { status: 503, codigo: 'servico_indisponivel', mensagem: `Injected fault ${lost.id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.` },
+      error: { status: 503, codigo: 'servico_indisponivel', mensagem: `Injected fault ${lost.id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`, headers: { 'x-emulator-fault': lost.id } },
     });
     expect(actAt(fired({ delayMs: 10 }), 'answered', { answer: stored })).toBeUndefined();
   });

@@ -9,6 +9,7 @@ import { companySnapshotSchema, snapshotSchema } from '../control/snapshot-schem
 import { ErrorBody } from '../http/contract/wire.js';
 import { CONTROL_REQUEST_ID } from '../http/errors.js';
 import { VERSION } from '../version.js';
+import { LICENSE } from './document.js';
 
 type Json = Record<string, unknown>;
 
@@ -134,6 +135,7 @@ export function controlsDocument(): Json {
       version: VERSION,
       description:
         'The controls of the catalog-emulator under /_emulator: companies, the virtual clock, faults, delivery routes, the inbox, the request journal, snapshots and the documents. JSON in camelCase; not the API\'s bearer tokens, but an optional control token. Every POST, PUT and PATCH needs content-type: application/json, even without a body. The same controls exist in process (emu.companies, emu.clock, …).',
+      license: LICENSE,
     },
     servers: [{ url: 'http://127.0.0.1:4747', description: 'A local catalog-emulator (npx catalog-emulator)' }],
     // No security requirement by default ({}), or the control token the emulator was started with.

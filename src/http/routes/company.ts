@@ -10,6 +10,8 @@ import { DEFAULT_BODY_LIMIT, IDEMPOTENCY_KEY_LENGTH, operation } from '../pipeli
 import { presentCompany } from '../presenters.js';
 import { INPUT_LIMITS, noQuery } from '../schemas.js';
 import type { PageBudgets } from '../../engine/config.js';
+import * as answers from '../contract/company.js';
+import { READ_STATUSES } from '../contract/wire.js';
 
 
 function counts(state: State, companyId: string) {
@@ -45,6 +47,15 @@ export const companyOperations = [
   operation({
     method: 'GET',
     path: '/v1/empresa',
+    doc: {
+      id: 'getCompany',
+      summary: 'Get the identity of the authorized company',
+      tag: 'Company',
+      choice: 'The spec lists this operation without its path: the company of the credential, as the singleton its surveillance selection lives under.',
+      description: 'Needs only a valid credential, whatever its permissions.',
+      success: { 200: { description: 'The company of the credential.', body: answers.Company } },
+      errors: READ_STATUSES,
+    },
     params: noQuery,
     query: noQuery,
     run: ({ company }) => ok({ status: 200, body: presentCompany(company) }),
@@ -52,6 +63,15 @@ export const companyOperations = [
   operation({
     method: 'GET',
     path: '/v1/contexto',
+    doc: {
+      id: 'getIntegrationContext',
+      summary: 'Get the integration context',
+      tag: 'Company',
+      choice: 'The spec lists this operation without its path: a singleton of the credential, beside the company.',
+      description: 'Needs only a valid credential, so that a client can find out why another call answers 403.',
+      success: { 200: { description: 'The integration context.', body: answers.IntegrationContext } },
+      errors: READ_STATUSES,
+    },
     params: noQuery,
     query: noQuery,
     run: ({ state, runtime, company, credential }) =>
@@ -69,6 +89,14 @@ export const companyOperations = [
   operation({
     method: 'GET',
     path: '/v1/empresa/capacidade',
+    doc: {
+      id: 'getCapacity',
+      summary: 'Get shared capacity and analysis availability',
+      tag: 'Company',
+      choice: 'The spec lists this operation without its path: under the company, beside the surveillance selection whose figures it shares.',
+      success: { 200: { description: 'The capacity and the analysis allowance.', body: answers.Capacity } },
+      errors: READ_STATUSES,
+    },
     permission: 'catalogo:ler',
     params: noQuery,
     query: noQuery,

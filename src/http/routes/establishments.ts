@@ -7,6 +7,8 @@ import { operation, type Reply } from '../pipeline.js';
 import { presentEstablishment } from '../presenters.js';
 import { findCnpjCorrection, requestCnpjCorrection } from '../../core/cnpj-corrections.js';
 import { presentCorrection, presentCorrectionAcceptance } from '../presenters.js';
+import * as answers from '../contract/establishments.js';
+import { MUT_STATUSES, READ_STATUSES } from '../contract/wire.js';
 import { cnpjCorrectionRequest, emptyBody, establishmentCreate, establishmentListQuery, establishmentPatch, idParams, INPUT_LIMITS, noQuery } from '../schemas.js';
 
 const MANAGE = 'estabelecimento:gerenciar';
@@ -26,6 +28,14 @@ export const establishmentOperations = [
   operation({
     method: 'POST',
     path: '/v1/estabelecimentos',
+    doc: {
+      id: 'createEstablishment',
+      summary: 'Register a head office or branch',
+      tag: 'Establishments',
+      description: "cnpj must be a valid CNPJ of the company's root, not used by another establishment of the company (archived ones count). Creates no catalog and contracts no surveillance.",
+      success: { 201: { description: 'The establishment registered.', body: answers.Establishment, headers: ['etag', 'location'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: noQuery,
     query: noQuery,
@@ -36,6 +46,15 @@ export const establishmentOperations = [
   operation({
     method: 'GET',
     path: '/v1/estabelecimentos',
+    doc: {
+      id: 'listEstablishments',
+      summary: 'Get the head office and branches of the company',
+      tag: 'Establishments',
+      choice: 'The spec lists this operation without its path: GET on the collection the establishments are registered in.',
+      description: 'In creation order, archived ones too unless estado says otherwise. Follow proximo_id (as apos_id) until null.',
+      success: { 200: { description: 'A page of establishments.', body: answers.EstablishmentPage } },
+      errors: READ_STATUSES,
+    },
     permission: READ,
     params: noQuery,
     query: establishmentListQuery,
@@ -53,6 +72,13 @@ export const establishmentOperations = [
   operation({
     method: 'GET',
     path: '/v1/estabelecimentos/:id',
+    doc: {
+      id: 'getEstablishment',
+      summary: 'Get an establishment',
+      tag: 'Establishments',
+      success: { 200: { description: 'The establishment.', body: answers.Establishment, headers: ['etag'] } },
+      errors: READ_STATUSES,
+    },
     permission: READ,
     params: idParams,
     query: noQuery,
@@ -61,6 +87,14 @@ export const establishmentOperations = [
   operation({
     method: 'PATCH',
     path: '/v1/estabelecimentos/:id',
+    doc: {
+      id: 'updateEstablishment',
+      summary: 'Edit the name or external reference of an establishment',
+      tag: 'Establishments',
+      description: 'Omitted fields are preserved; id_externo null clears it. The CNPJ is corrected by a separate correction request.',
+      success: { 200: { description: 'The establishment as changed.', body: answers.Establishment, headers: ['etag'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: idParams,
     query: noQuery,
@@ -71,6 +105,15 @@ export const establishmentOperations = [
   operation({
     method: 'DELETE',
     path: '/v1/estabelecimentos/:id',
+    doc: {
+      id: 'archiveEstablishment',
+      summary: 'Archive an establishment that has no active catalog',
+      tag: 'Establishments',
+      choice: 'The spec lists this operation without its path: DELETE on the establishment, answered like the catalog deletion (200 with the resource).',
+      description: 'Archiving is final: an archived establishment takes no change and no new catalog (409). One with an active catalog is 409.',
+      success: { 200: { description: 'The establishment, archived.', body: answers.Establishment, headers: ['etag'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: idParams,
     query: noQuery,
@@ -81,6 +124,14 @@ export const establishmentOperations = [
   operation({
     method: 'POST',
     path: '/v1/estabelecimentos/:id/correcoes-cnpj',
+    doc: {
+      id: 'requestCnpjCorrection',
+      summary: 'Request a review of the CNPJ of an establishment',
+      tag: 'Establishments',
+      description: 'Accepted durably, not applied: follow Location for the review. A repetition with the same key returns the original acceptance.',
+      success: { 202: { description: 'The correction request, accepted.', body: answers.CnpjCorrectionAcceptance, headers: ['location'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: idParams,
     query: noQuery,
@@ -94,6 +145,14 @@ export const establishmentOperations = [
   operation({
     method: 'GET',
     path: '/v1/correcoes-cnpj/:id',
+    doc: {
+      id: 'getCnpjCorrection',
+      summary: 'Follow a CNPJ correction request',
+      tag: 'Establishments',
+      choice: 'The spec lists this operation without its path: the Location the acceptance gives.',
+      success: { 200: { description: 'The correction request and its review.', body: answers.CnpjCorrection } },
+      errors: READ_STATUSES,
+    },
     permission: READ,
     params: idParams,
     query: noQuery,

@@ -5,6 +5,8 @@ import { ok, type Result } from '../../core/refusal.js';
 import { collectPage, cursorPageBody, readCursor } from '../paging.js';
 import { operation, type Reply } from '../pipeline.js';
 import { presentProduct } from '../presenters.js';
+import * as answers from '../contract/products.js';
+import { MUT_STATUSES, READ_STATUSES } from '../contract/wire.js';
 import { catalogProductParams, companyProductListQuery, emptyBody, idParams, INPUT_LIMITS, noQuery, productCreate, productListQuery, productPatch } from '../schemas.js';
 
 const MANAGE = 'catalogo:gerenciar';
@@ -30,6 +32,15 @@ export const productOperations = [
   operation({
     method: 'POST',
     path: '/v1/catalogos/:id/produtos',
+    doc: {
+      id: 'createProduct',
+      summary: 'Create a product in a catalog',
+      tag: 'Products',
+      choice: 'The spec lists this operation without its path: POST on the products of the catalog.',
+      description: "The product is created linked to the catalog, which must be active. A product's id_externo is unique within the company (409).",
+      success: { 201: { description: 'The product created.', body: answers.Product, headers: ['etag', 'location'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: idParams,
     query: noQuery,
@@ -49,6 +60,16 @@ export const productOperations = [
   operation({
     method: 'GET',
     path: '/v1/catalogos/:id/produtos',
+    doc: {
+      id: 'listCatalogProducts',
+      summary: 'Get the products of an active catalog',
+      tag: 'Products',
+      choice: 'The spec lists this operation without its path: GET on the products of the catalog, where they are created and linked.',
+      description: 'Follow proximo_cursor (as cursor) until null.',
+      success: { 200: { description: 'A page of the products linked to the catalog.', body: answers.ProductPage } },
+      errors: READ_STATUSES,
+      extraErrors: [{ status: 409, choice: 'The catalog is deleted (catalogo_excluido): the operation lists the products of an active catalog.' }],
+    },
     permission: READ,
     params: idParams,
     query: productListQuery,
@@ -64,6 +85,15 @@ export const productOperations = [
   operation({
     method: 'GET',
     path: '/v1/produtos',
+    doc: {
+      id: 'listProducts',
+      summary: 'Get the products of the company',
+      tag: 'Products',
+      choice: 'The spec lists this operation without its path: the collection of GET /v1/produtos/{id}.',
+      description: 'Follow proximo_cursor (as cursor) until null. With id_externo, the page holds that product alone, or nothing.',
+      success: { 200: { description: 'A page of the products of the company.', body: answers.ProductPage } },
+      errors: READ_STATUSES,
+    },
     permission: READ,
     params: noQuery,
     query: companyProductListQuery,
@@ -82,6 +112,13 @@ export const productOperations = [
   operation({
     method: 'GET',
     path: '/v1/produtos/:id',
+    doc: {
+      id: 'getProduct',
+      summary: 'Get a product',
+      tag: 'Products',
+      success: { 200: { description: 'The product.', body: answers.Product, headers: ['etag'] } },
+      errors: READ_STATUSES,
+    },
     permission: READ,
     params: idParams,
     query: noQuery,
@@ -90,6 +127,14 @@ export const productOperations = [
   operation({
     method: 'PATCH',
     path: '/v1/produtos/:id',
+    doc: {
+      id: 'updateProduct',
+      summary: 'Edit a shared product',
+      tag: 'Products',
+      description: 'Omitted fields are preserved; null clears optional fields; atributos replaces the whole list. Affects every catalog linked to the product.',
+      success: { 200: { description: 'The product as changed.', body: answers.Product, headers: ['etag'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: idParams,
     query: noQuery,
@@ -108,6 +153,14 @@ export const productOperations = [
   operation({
     method: 'PUT',
     path: '/v1/catalogos/:id/produtos/:produto_id',
+    doc: {
+      id: 'linkProduct',
+      summary: 'Link an existing product to a catalog',
+      tag: 'Products',
+      description: "If-Match is the product's ETag. Changes no product field and selects nothing for surveillance; an existing link is a success without a new change.",
+      success: { 200: { description: 'The product, linked.', body: answers.Product, headers: ['etag'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: catalogProductParams,
     query: noQuery,
@@ -118,6 +171,15 @@ export const productOperations = [
   operation({
     method: 'DELETE',
     path: '/v1/catalogos/:id/produtos/:produto_id',
+    doc: {
+      id: 'unlinkProduct',
+      summary: 'Remove a product from a catalog',
+      tag: 'Products',
+      choice: 'The spec lists this operation without its path: DELETE on the link the PUT creates.',
+      description: "If-Match is the product's ETag. A product left in no catalog stays active. A product not linked to the catalog is 404.",
+      success: { 200: { description: 'The product, unlinked.', body: answers.Product, headers: ['etag'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: catalogProductParams,
     query: noQuery,

@@ -4,12 +4,22 @@ import { ok } from '../../core/refusal.js';
 import { collectPage, cursorPageBody, readCursor } from '../paging.js';
 import { operation } from '../pipeline.js';
 import { presentProduct } from '../presenters.js';
+import * as answers from '../contract/surveillance.js';
+import { ProductPage } from '../contract/products.js';
+import { MUT_STATUSES, READ_STATUSES } from '../contract/wire.js';
 import { noQuery, productListQuery, surveillancePatch } from '../schemas.js';
 
 export const surveillanceOperations = [
   operation({
     method: 'GET',
     path: '/v1/empresa/vigilancia',
+    doc: {
+      id: 'getSurveillanceSelection',
+      summary: 'Get the surveillance selection and capacity',
+      tag: 'Surveillance',
+      success: { 200: { description: 'The selection and capacity.', body: answers.SurveillanceSelection, headers: ['etag'] } },
+      errors: READ_STATUSES,
+    },
     permission: 'catalogo:ler',
     params: noQuery,
     query: noQuery,
@@ -21,6 +31,14 @@ export const surveillanceOperations = [
   operation({
     method: 'PATCH',
     path: '/v1/empresa/vigilancia',
+    doc: {
+      id: 'updateSurveillanceSelection',
+      summary: 'Replace the selected products or watch all',
+      tag: 'Surveillance',
+      description: 'Mode todos requires capacity for every eligible product. The change is applied whole or refused whole: beyond the capacity it is 409 capacidade_insuficiente (the spec does not show that status). Runs no analysis and changes no billing.',
+      success: { 200: { description: 'The selection and capacity as changed.', body: answers.SurveillanceSelection, headers: ['etag'] } },
+      errors: MUT_STATUSES,
+    },
     permission: 'vigilancia:gerenciar',
     params: noQuery,
     query: noQuery,
@@ -33,6 +51,15 @@ export const surveillanceOperations = [
   operation({
     method: 'GET',
     path: '/v1/empresa/vigilancia/produtos',
+    doc: {
+      id: 'listSelectedProducts',
+      summary: 'Get the selected products',
+      tag: 'Surveillance',
+      choice: 'The spec lists this operation without its path: the products of the selection, under it.',
+      description: 'The selection in mode selecao, every eligible product in mode todos. Follow proximo_cursor (as cursor) until null; a cursor is bound to the mode.',
+      success: { 200: { description: 'A page of the watched products.', body: ProductPage } },
+      errors: READ_STATUSES,
+    },
     permission: 'catalogo:ler',
     params: noQuery,
     query: productListQuery,
