@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import { apiDocument } from './document.js';
 
 type Json = Record<string, unknown>;
@@ -52,5 +52,75 @@ describe('company, establishments, products and the surveillance selection', () 
     // The spec's own fields are not marked; the payloads it does not show are.
     expect((schemas.Product as Json)['x-emulator-choice']).toBeUndefined();
     expect(typeof (schemas.ProductPage as Json)['x-emulator-choice']).toBe('string');
+  });
+});
+
+/** The document read loosely: these tests walk it by the names they know. */
+type Loose = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const document = apiDocument() as Loose;
+const operationAt = (method: string, path: string): Loose | undefined => (document.paths as Loose)[path]?.[method];
+
+describe('the webhook, analysis, surveillance execution and ingestion operations', () => {
+  // [method, path, operationId, success statuses, whether the path is the emulator's (DESIGN §3)]
+  const operations: readonly (readonly [string, string, string, readonly string[], boolean])[] = [
+    ['get', '/v1/webhook', 'getWebhookDestination', ['200'], false],
+    ['put', '/v1/webhook', 'configureWebhookDestination', ['200', '201'], false],
+    ['delete', '/v1/webhook', 'revokeWebhookDestination', ['200'], false],
+    ['post', '/v1/webhook/testes', 'sendWebhookTestEvent', ['202'], false],
+    ['post', '/v1/webhook/eventos/{id}/reenvios', 'resendWebhookEvent', ['202'], false],
+    ['get', '/v1/webhook/eventos', 'listWebhookEvents', ['200'], false],
+    ['get', '/v1/webhook/eventos/{id}', 'getWebhookEvent', ['200'], false],
+    ['get', '/v1/webhook/eventos/{id}/tentativas', 'listDeliveryAttempts', ['200'], false],
+    ['post', '/v1/analises', 'requestAnalysis', ['200', '202'], false],
+    ['get', '/v1/analises', 'listAnalyses', ['200'], false],
+    ['get', '/v1/analises/{id}', 'getAnalysis', ['200'], true],
+    ['get', '/v1/analises/{id}/achados', 'listAnalysisFindings', ['200'], true],
+    ['get', '/v1/analises/{id}/resultado.csv', 'exportAnalysisResult', ['200'], true],
+    ['get', '/v1/vigilancias', 'listSurveillanceExecutions', ['200'], false],
+    ['get', '/v1/vigilancias/{id}', 'getSurveillanceExecution', ['200'], true],
+    ['get', '/v1/vigilancias/{id}/resultados', 'listSurveillanceFindings', ['200'], false],
+    ['get', '/v1/vigilancias/{id}/resultados.csv', 'exportSurveillanceResult', ['200'], true],
+    ['post', '/v1/catalogos/ingestoes', 'startIngestion', ['200', '201'], false],
+    ['get', '/v1/catalogos/ingestoes/{id}', 'getIngestion', ['200'], true],
+    ['put', '/v1/catalogos/ingestoes/{id}/lotes/{numero}', 'sendIngestionBatch', ['200', '201'], true],
+    ['post', '/v1/catalogos/ingestoes/{id}/fechamento', 'closeIngestion', ['202'], true],
+    ['post', '/v1/catalogos/ingestoes/{id}/aplicacao', 'applyIngestion', ['202'], true],
+  ];
+
+  it.each(operations)('%s %s is %s, answering %j', (method, path, id, successes, emulators) => {
+    const op = operationAt(method, path);
+    expect(op?.operationId).toBe(id);
+    expect(Object.keys(op!.responses).filter((status) => status.startsWith('2'))).toEqual(successes);
+    expect('x-emulator-choice' in op!).toBe(emulators);
+  });
+
+  it('gives each of them an operationId no other operation has', () => {
+    const ids = Object.values(document.paths as Loose).flatMap((item: Loose) => Object.values(item).map((op: Loose) => op.operationId as string));
+    for (const [, , id] of operations) expect(ids.filter((other) => other === id)).toEqual([id]);
+  });
+
+  it('says which headers their answers carry: ETag and Location where the emulator sends them, the quota on test and resend', () => {
+    const headersOf = (method: string, path: string, status: string) => Object.keys(operationAt(method, path)!.responses[status].headers as Loose);
+    expect(headersOf('get', '/v1/webhook', '200')).toEqual(['x-request-id', 'etag', 'location']);
+    expect(headersOf('put', '/v1/webhook', '201')).toEqual(['x-request-id', 'etag', 'location', 'idempotent-replayed']);
+    expect(headersOf('post', '/v1/webhook/testes', '202')).toEqual(['x-request-id', 'location', 'ratelimit-policy', 'ratelimit', 'idempotent-replayed']);
+    expect(headersOf('post', '/v1/analises', '202')).toEqual(['x-request-id', 'location', 'idempotent-replayed']);
+    expect(headersOf('get', '/v1/catalogos/ingestoes/{id}', '200')).toEqual(['x-request-id', 'etag']);
+    expect(headersOf('get', '/v1/webhook/eventos/{id}', '200')).toEqual(['x-request-id']);
+  });
+
+  it("keeps the error sets the spec gives each (the ingestion start's own, the surveillance results' READ with 409)", () => {
+    const errorsOf = (method: string, path: string) => Object.keys(operationAt(method, path)!.responses).filter((status) => /^[45][0-9]{2}$/.test(status));
+    expect(errorsOf('post', '/v1/catalogos/ingestoes')).toEqual(['400', '401', '403', '404', '408', '409', '413', '415', '422', '429', '503']);
+    expect(errorsOf('get', '/v1/vigilancias/{id}/resultados')).toEqual(['401', '403', '404', '409', '422', '429', '503']);
+    expect(errorsOf('get', '/v1/analises/{id}/achados')).toEqual(['401', '403', '404', '409', '422', '429', '503']);
+    expect(operationAt('get', '/v1/analises/{id}/achados')!.responses['409']['x-emulator-choice']).toMatch(/resultado_indisponivel/);
+  });
+
+  it('describes the CSV exports by their columns', () => {
+    const csv = (path: string) => operationAt('get', path)!.responses['200'].content['text/csv'].schema.description as string;
+    expect(csv('/v1/analises/{id}/resultado.csv')).toMatch(/: produto_id,ncm,tipo,detalhe,avaliado_em,snapshot_id$/);
+    expect(csv('/v1/vigilancias/{id}/resultados.csv')).toMatch(/: produto_id,ncm,tipo,detalhe,avaliado_em,snapshot_id,reaproveitado$/);
   });
 });

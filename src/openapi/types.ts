@@ -5,6 +5,84 @@
  * gives for the committed openapi.json.
  */
 export interface paths {
+    "/v1/analises": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the analyses of the company
+         * @description Newest first, at most 100 per page and a byte budget. Follow proximo_cursor (as cursor) until null.
+         */
+        get: operations["listAnalyses"];
+        put?: never;
+        /**
+         * Request a full-company analysis
+         * @description The durable acceptance consumes no allowance; products selected for surveillance do not restrict the diagnosis. One analysis is open at a time: while one is pendente or executando, the answer is 200 with it.
+         */
+        post: operations["requestAnalysis"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analises/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an analysis execution and summary */
+        get: operations["getAnalysis"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analises/{id}/achados": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all findings of an analysis
+         * @description Up to 200 findings per page and a byte budget. Follow proximo_cursor (as cursor) until null, even through an empty page.
+         */
+        get: operations["listAnalysisFindings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analises/{id}/resultado.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export the complete analysis result as CSV */
+        get: operations["exportAnalysisResult"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/catalogos": {
         parameters: {
             query?: never;
@@ -114,6 +192,106 @@ export interface paths {
          * @description If-Match is the product's ETag. A product left in no catalog stays active. A product not linked to the catalog is 404.
          */
         delete: operations["unlinkProduct"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalogos/ingestoes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an ingestion in the selected catalog
+         * @description Without catalogo_id, the head office's active catalog. One open ingestion per catalog (409 otherwise). A repetition with the same idempotency-key answers 200 with repetida: true and the current estado.
+         */
+        post: operations["startIngestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalogos/ingestoes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an ingestion and its preview
+         * @description The preview's record errors are paged: send previa.proximo_cursor as cursor. Its ETag is the If-Match of the application.
+         */
+        get: operations["getIngestion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalogos/ingestoes/{id}/aplicacao": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule application of the validated preview
+         * @description If-Match is the ingestion's ETag; the ingestion must be validada. The 202 is acceptance only: anything the preview read that changed since makes it revisao_necessaria, never a partial application (follow Location).
+         */
+        post: operations["applyIngestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalogos/ingestoes/{id}/fechamento": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close batches and validate the preview
+         * @description total_lotes says the batches are 1 to total_lotes. The 202 is acceptance only: the validation runs later (follow Location).
+         */
+        post: operations["closeIngestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/catalogos/ingestoes/{id}/lotes/{numero}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Send a canonical batch to an ingestion
+         * @description Each item is a product's whole canonical state: id_externo (1 to 256 characters), origem (1 to 64) and ncm (8 digits) required; sku (1 to 256 or null), descricao (1 to 2000 or null) and atributos (as in a product) optional, absent meaning none. Each item is checked on its own: an invalid one is reported in erros and does not refuse the batch. The same number with the same content again is 200 (repetido: true, nothing changes); with other content 409. At most 4 MiB.
+         */
+        put: operations["sendIngestionBatch"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -344,9 +522,272 @@ export interface paths {
         patch: operations["updateProduct"];
         trace?: never;
     };
+    "/v1/vigilancias": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the surveillance executions of the company
+         * @description Newest first, at most 100 per page and a byte budget. Follow proximo_cursor (as cursor) until null. History is kept after subscription suspension.
+         */
+        get: operations["listSurveillanceExecutions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vigilancias/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a surveillance execution */
+        get: operations["getSurveillanceExecution"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vigilancias/{id}/resultados": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the findings of a surveillance execution
+         * @description Up to 200 findings per page and a byte budget. Follow proximo_cursor (as cursor) until null, even through an empty page. 409 until the execution is concluida.
+         */
+        get: operations["listSurveillanceFindings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vigilancias/{id}/resultados.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export the published surveillance result as CSV */
+        get: operations["exportSurveillanceResult"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the company's webhook destination
+         * @description Never the secret. Allowed after subscription suspension; a revoked destination stays readable.
+         */
+        get: operations["getWebhookDestination"];
+        /**
+         * Create, change, rotate or reactivate the webhook destination
+         * @description If-None-Match: * to create (201), If-Match with the current ETag to change, rotate or reactivate (200). Every accepted PUT generates a new secret, shown only in this receipt and its idempotent repetition; a repetition does not reactivate a revoked destination. The url is public HTTPS on port 443, without credentials or fragment; it is not tested.
+         */
+        put: operations["configureWebhookDestination"];
+        post?: never;
+        /**
+         * Revoke the webhook destination
+         * @description Allowed without an active subscription. No new delivery of the revoked version starts; one already in flight may still arrive.
+         */
+        delete: operations["revokeWebhookDestination"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook/eventos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the webhook events
+         * @description Newest first, up to 100 events and 1 MiB per page. Follow proximo_cursor (as cursor) until null. Allowed after subscription suspension.
+         */
+        get: operations["listWebhookEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook/eventos/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook event
+         * @description Events closed for 30 days are removed by retention: then 404.
+         */
+        get: operations["getWebhookEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook/eventos/{id}/reenvios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend a closed event
+         * @description The event must be entregue, falhou or cancelado and younger than 30 days; same requirements as the test. Opens a new cycle of up to 8 attempts within 24 hours to the current destination, keeping the event id, body and earlier attempts.
+         */
+        post: operations["resendWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook/eventos/{id}/tentativas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the delivery attempts of an event
+         * @description Ascending attempt order, earlier cycles included. Send proxima_tentativa as apos_tentativa for the next page.
+         */
+        get: operations["listDeliveryAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook/testes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Schedule a test event
+         * @description Needs an active subscription, an active destination and its current ETag in If-Match. The 202 confirms queue acceptance, not connection success. Test and resend share 5 accepted requests per minute per company.
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
+        /** @description An analysis and its summary (the spec does not show it; DESIGN §3). */
+        Analysis: {
+            id: string;
+            /** @enum {string} */
+            estado: "pendente" | "executando" | "concluida" | "falhou";
+            /** @enum {string} */
+            fase: "na_fila" | "avaliando" | "publicada" | "encerrada";
+            criada_em: string;
+            /** @description true once estado is concluida: the findings and the CSV can be read */
+            resultado_disponivel: boolean;
+            iniciada_em: string | null;
+            terminada_em: string | null;
+            codigo_falha: string | null;
+            resumo: {
+                /** @description A non-negative integer, as a JSON integer or a string of digits. */
+                produtos_avaliados: number | string;
+                /** @description A non-negative integer, as a JSON integer or a string of digits. */
+                total_achados: number | string;
+                achados_por_tipo: components["schemas"]["FindingsByType"];
+                /** @description the regulatory reference snapshot the products were evaluated against */
+                snapshot_id: string;
+            } | null;
+        };
+        /** @description How many findings of each tipo. */
+        FindingsByType: {
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            ncm_inexistente: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            ncm_extinta: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            atributo_obrigatorio_ausente: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            atributo_valor_invalido: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            atributo_desconhecido: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            descricao_ausente: number | string;
+        };
+        /** @description An analysis accepted (spec "Analysis acceptance"): pendente when new, the open one (pendente or executando) when one was already open. */
+        AnalysisAcceptance: {
+            id: string;
+            /** @enum {string} */
+            estado: "pendente" | "executando" | "concluida" | "falhou";
+        };
+        /** @description A page of analyses, newest first. */
+        AnalysisPage: {
+            itens: components["schemas"]["ExecutionItem"][];
+            /** @description pass it as cursor for the next page; null on the last page */
+            proximo_cursor: string | null;
+        };
+        /** @description An analysis or a surveillance execution, as a list shows it (spec "Analysis or surveillance execution (list item)"). */
+        ExecutionItem: {
+            id: string;
+            /** @enum {string} */
+            estado: "pendente" | "executando" | "concluida" | "falhou";
+            /** @enum {string} */
+            fase: "na_fila" | "avaliando" | "publicada" | "encerrada";
+            criada_em: string;
+            /** @description true once estado is concluida: the findings and the CSV can be read */
+            resultado_disponivel: boolean;
+        };
         /** @description Shared surveillance capacity and analysis availability. */
         Capacity: {
             /** @description the same figures as GET /v1/empresa/vigilancia */
@@ -486,6 +927,24 @@ export interface components {
             cnpj_raiz: string;
             nome: string;
         };
+        /** @description A page of delivery attempts, in ascending order, earlier cycles included. */
+        DeliveryAttemptPage: {
+            itens: components["schemas"]["DeliveryAttempt"][];
+            /** @description pass it as apos_tentativa for the next page; null on the last page */
+            proxima_tentativa: (number | string) | null;
+        };
+        /** @description A delivery attempt of an event (spec "Delivery attempt"). */
+        DeliveryAttempt: {
+            /** @description attempt number, counting every cycle */
+            tentativa: number | string;
+            destino_versao: (number | string) | null;
+            /** @enum {string} */
+            estado: "iniciada" | "entregue" | "falhou" | "incerta";
+            iniciada_em: string;
+            terminada_em: string | null;
+            codigo_falha: string | null;
+            status_http: (number | string) | null;
+        };
         /** @description The body of every error status (spec "Errors"). */
         ErrorBody: {
             erro: {
@@ -517,6 +976,124 @@ export interface components {
             itens: components["schemas"]["Establishment"][];
             /** @description pass it as apos_id for the next page; null on the last page */
             proximo_id: string | null;
+        };
+        /** @description A page of findings: up to 200 and a byte budget. */
+        FindingPage: {
+            /** @description the number of findings of the whole result, not of this page */
+            total_achados: number | string;
+            itens: components["schemas"]["Finding"][];
+            /** @description pass it as cursor for the next page, even after an empty page; null on the last page */
+            proximo_cursor: string | null;
+        };
+        /** @description A finding (spec "Surveillance finding"); findings are immutable. */
+        Finding: {
+            produto_id: string;
+            ncm: string;
+            /** @enum {string} */
+            tipo: "ncm_inexistente" | "ncm_extinta" | "atributo_obrigatorio_ausente" | "atributo_valor_invalido" | "atributo_desconhecido" | "descricao_ausente";
+            detalhe: string;
+            avaliado_em: string;
+            snapshot_id: string;
+            /** @description reused findings keep the date and snapshot of the effective evaluation; always false in an analysis */
+            reaproveitado: boolean;
+        };
+        /** @description An ingestion and its preview, with one page of the preview's record errors; answered with its ETag. */
+        Ingestion: {
+            id: string;
+            /** @enum {string} */
+            estado: "aberta" | "validando" | "validada" | "rejeitada" | "aplicando" | "aplicada" | "revisao_necessaria" | "falhou" | "expirada";
+            /** @enum {string} */
+            operacao: "mesclar" | "substituicao_catalogo" | "substituicao_integral";
+            catalogo_id: string;
+            referencia_externa: string | null;
+            /** Format: date-time */
+            criada_em: string;
+            /** Format: date-time */
+            atualizada_em: string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            versao: number | string;
+            /** @description the catalog's versao when the ingestion started */
+            versao_catalogo: number | string;
+            /** @description when an aberta or validada ingestion expires unless it changes; null in the other states */
+            expira_em: string | null;
+            /** @description the numbers of the batches received, ascending */
+            lotes_recebidos: (number | string)[];
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            itens_recebidos: number | string;
+            /** @description as the close gave it; null before */
+            total_lotes: (number | string) | null;
+            codigo_falha: string | null;
+            /** @description the application, once aplicada */
+            aplicacao: {
+                /** @description A non-negative integer, as a JSON integer or a string of digits. */
+                versao_catalogo: number | string;
+                /** Format: date-time */
+                aplicada_em: string;
+            } | null;
+            /** @description null until validated */
+            previa: components["schemas"]["IngestionPreview"] | null;
+        };
+        /** @description What the application would do, as validated. */
+        IngestionPreview: {
+            /** @description the catalog's versao the preview was computed against */
+            versao_catalogo: number | string;
+            /** @description valid records, one per id_externo: novos + alterados + inalterados + reativados */
+            registros: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            novos: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            alterados: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            inalterados: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            reativados: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            vinculados: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            desvinculados: number | string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            desativados: number | string;
+            /** @description numbers from 1 to total_lotes that never arrived */
+            lotes_faltantes: (number | string)[];
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            total_erros: number | string;
+            /** @description one page of the record errors, in batch then item order */
+            erros: components["schemas"]["IngestionRecordError"][];
+            /** @description pass it as cursor for the next page of erros; null on the last page */
+            proximo_cursor: string | null;
+        };
+        /** @description A problem of one record of a batch. */
+        IngestionRecordError: {
+            /** @description the batch number */
+            lote: number | string;
+            /** @description the item's index in the batch's itens */
+            indice: number | string;
+            /** @description where in the batch body, e.g. body.itens[3].ncm */
+            caminho: string;
+            codigo: string;
+            mensagem: string;
+        };
+        /** @description A batch received: its items, and the problems of its invalid ones. */
+        IngestionBatchReceipt: {
+            ingestao_id: string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            numero: number | string;
+            /** @description the number of items of the batch, valid or not */
+            itens: number | string;
+            /** @description true when this batch number had already been received with the same content (status 200): nothing changed */
+            repetido: boolean;
+            erros: components["schemas"]["IngestionRecordError"][];
+        };
+        /** @description The receipt of an ingestion start (spec "Ingestion receipt"). */
+        IngestionReceipt: {
+            ingestao_id: string;
+            /** @enum {string} */
+            estado: "aberta" | "validando" | "validada" | "rejeitada" | "aplicando" | "aplicada" | "revisao_necessaria" | "falhou" | "expirada";
+            /** @description true when this is the answer to a repetition with the same idempotency-key (status 200), with the current estado */
+            repetida: boolean;
+            catalogo_id?: string;
+            /** @description the catalog's versao when the ingestion started */
+            versao_catalogo?: number | string;
         };
         /** @description The integration context of the credential: company, permissions, subscription, counts and limits. */
         IntegrationContext: {
@@ -633,6 +1210,60 @@ export interface components {
             /** @description pass it as cursor for the next page; null on the last page */
             proximo_cursor: string | null;
         };
+        /** @description The destination as revoked (spec "DELETE /v1/webhook": id, versao, estado). */
+        RevokedWebhookDestination: {
+            /** @description a uuid, in lowercase */
+            id: string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            versao: number | string;
+            /** @enum {string} */
+            estado: "ativo" | "revogado";
+        };
+        /** @description A test or resend accepted for delivery, not delivered (spec "Accepted webhook scheduling receipt"). */
+        SchedulingReceipt: {
+            /** @description a uuid, in lowercase */
+            evento_id: string;
+            /** @description a uuid, in lowercase */
+            destino_id: string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            destino_versao: number | string;
+            /** @enum {string} */
+            estado: "aceito";
+        };
+        /** @description A surveillance execution and its summary (the spec does not show it; DESIGN §3). */
+        SurveillanceExecution: {
+            id: string;
+            /** @enum {string} */
+            estado: "pendente" | "executando" | "concluida" | "falhou";
+            /** @enum {string} */
+            fase: "na_fila" | "avaliando" | "publicada" | "encerrada";
+            criada_em: string;
+            /** @description true once estado is concluida: the findings and the CSV can be read */
+            resultado_disponivel: boolean;
+            /** @enum {string} */
+            motivo: "agendada" | "publicacao";
+            iniciada_em: string | null;
+            terminada_em: string | null;
+            codigo_falha: string | null;
+            resumo: {
+                /** @description A non-negative integer, as a JSON integer or a string of digits. */
+                produtos_avaliados: number | string;
+                /** @description A non-negative integer, as a JSON integer or a string of digits. */
+                produtos_reaproveitados: number | string;
+                /** @description A non-negative integer, as a JSON integer or a string of digits. */
+                total_achados: number | string;
+                achados_por_tipo: components["schemas"]["FindingsByType"];
+                snapshot_id: string;
+                /** @description whether the findings differ from the previous concluded execution's */
+                divergente: boolean;
+            } | null;
+        };
+        /** @description A page of surveillance executions, newest first. */
+        SurveillanceExecutionPage: {
+            itens: components["schemas"]["ExecutionItem"][];
+            /** @description pass it as cursor for the next page; null on the last page */
+            proximo_cursor: string | null;
+        };
         /** @description The surveillance selection and capacity of the company (spec "Resources › Surveillance selection and capacity"); its ETag protects changes of the selection. A preserved selection does not prove that surveillance ran. */
         SurveillanceSelection: {
             /** @description A non-negative integer, as a JSON integer or a string of digits. */
@@ -654,7 +1285,117 @@ export interface components {
             capacidade: number | string;
             direito_ativo: boolean;
         };
+        /** @description The receipt of a configuration (spec "Webhook destination"): the only answer that carries the signing secret. */
+        WebhookConfigurationReceipt: {
+            /** @description a uuid, in lowercase */
+            id: string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            versao: number | string;
+            /** @enum {string} */
+            estado: "ativo" | "revogado";
+            /** @description the signing secret, prefix included (spec "Signature verification"); shown only here and in an idempotent repetition */
+            segredo: string;
+        };
+        /** @description The company's webhook destination (spec "Webhook destination"), never with its secret; answered with its ETag. */
+        WebhookDestination: {
+            /** @description a uuid, in lowercase */
+            id: string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            versao: number | string;
+            /** @enum {string} */
+            estado: "ativo" | "revogado";
+            url: string;
+        };
+        /** @description A webhook event with its timing, its failure and its envelope (spec "Webhook event (detail)"); never the secret nor the receiver's answer. */
+        WebhookEventDetail: {
+            /** @description a uuid, in lowercase */
+            id: string;
+            /** @enum {string} */
+            tipo: "catalogo.aplicado" | "catalogo.revisao_necessaria" | "analise.concluida" | "analise.falhou" | "divergencias.alteradas" | "vigilancia.degradada" | "vigilancia.restabelecida" | "webhook.teste";
+            ocorrido_em: string;
+            /** @description a uuid, in lowercase */
+            destino_id: string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            destino_versao: number | string;
+            /** @enum {string} */
+            estado: "pendente" | "executando" | "entregue" | "falhou" | "cancelado";
+            /** @description attempts of the current delivery cycle */
+            tentativas_ciclo: number | string;
+            /** @description attempts of every cycle */
+            tentativas_totais: number | string;
+            status_http: (number | string) | null;
+            criado_em: string;
+            /** @description the deadline of the current delivery cycle: no attempt starts after it */
+            prazo_em: string;
+            terminado_em: string | null;
+            proxima_tentativa_em: string | null;
+            codigo_falha: string | null;
+            evento: components["schemas"]["WebhookEnvelope"];
+        };
+        /** @description The signed envelope of an event: the delivered body (spec "Events › Envelope"). */
+        WebhookEnvelope: {
+            /** @description the event id: stable, used for deduplication */
+            id: string;
+            /** @constant */
+            versao: 1;
+            /** @description the company's CNPJ root */
+            empresa: string;
+            ocorridoEm: string;
+            /** @description discriminated by tipo */
+            dados: components["schemas"]["CatalogAppliedData"] | components["schemas"]["OtherEventData"];
+        };
+        /** @description dados of catalogo.aplicado (spec "Envelope"). */
+        CatalogAppliedData: {
+            /** @constant */
+            tipo: "catalogo.aplicado";
+            /** @description a uuid, in lowercase */
+            catalogoId: string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            versao: number | string;
+        };
+        /** @description dados of the other event kinds: tipo, and the fields of that kind. The emulator sends catalogo.revisao_necessaria {catalogoId, ingestaoId, versaoValidada, versaoAtual}; analise.concluida {analiseId, produtosAvaliados, achados, snapshotId}; analise.falhou {analiseId, codigoFalha}; divergencias.alteradas {vigilanciaId, anteriorId, novas, resolvidas, totalAchados}; vigilancia.degradada and vigilancia.restabelecida on a coverage change {cobertura, coberturaAnterior, selecionados, capacidade}, vigilancia.degradada of an execution {motivo, vigilanciaId, causa}; webhook.teste nothing more. Events raised through the emulator controls carry whatever dados they were given. */
+        OtherEventData: {
+            /** @enum {string} */
+            tipo: "catalogo.revisao_necessaria" | "analise.concluida" | "analise.falhou" | "divergencias.alteradas" | "vigilancia.degradada" | "vigilancia.restabelecida" | "webhook.teste";
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A page of webhook events, newest first: up to 100 events and 1 MiB. */
+        WebhookEventPage: {
+            itens: components["schemas"]["WebhookEvent"][];
+            /** @description pass it as cursor for the next page; null on the last page */
+            proximo_cursor: string | null;
+        };
+        /** @description A webhook event as the list shows it (spec "Webhook event (list item)"; id, destino_id, estado and tipo as the detail refines them). */
+        WebhookEvent: {
+            /** @description a uuid, in lowercase */
+            id: string;
+            /** @enum {string} */
+            tipo: "catalogo.aplicado" | "catalogo.revisao_necessaria" | "analise.concluida" | "analise.falhou" | "divergencias.alteradas" | "vigilancia.degradada" | "vigilancia.restabelecida" | "webhook.teste";
+            ocorrido_em: string;
+            /** @description a uuid, in lowercase */
+            destino_id: string;
+            /** @description A non-negative integer, as a JSON integer or a string of digits. */
+            destino_versao: number | string;
+            /** @enum {string} */
+            estado: "pendente" | "executando" | "entregue" | "falhou" | "cancelado";
+            /** @description attempts of the current delivery cycle */
+            tentativas_ciclo: number | string;
+            /** @description attempts of every cycle */
+            tentativas_totais: number | string;
+            status_http: (number | string) | null;
+            criado_em: string;
+            /** @description the deadline of the current delivery cycle: no attempt starts after it */
+            prazo_em: string;
+        };
+        ApplyIngestionRequest: Record<string, never>;
         ArchiveEstablishmentRequest: Record<string, never>;
+        CloseIngestionRequest: {
+            total_lotes: number;
+        };
+        ConfigureWebhookDestinationRequest: {
+            url: string;
+        };
         CreateCatalogRequest: {
             estabelecimento_id: string;
             nome: string;
@@ -678,9 +1419,22 @@ export interface components {
         };
         DeleteCatalogRequest: Record<string, never>;
         LinkProductRequest: Record<string, never>;
+        RequestAnalysisRequest: Record<string, never>;
         RequestCnpjCorrectionRequest: {
             cnpj_novo: string;
             motivo: string;
+        };
+        ResendWebhookEventRequest: Record<string, never>;
+        RevokeWebhookDestinationRequest: Record<string, never>;
+        SendIngestionBatchRequest: {
+            itens: unknown[];
+        };
+        SendWebhookTestEventRequest: Record<string, never>;
+        StartIngestionRequest: {
+            /** @enum {string} */
+            operacao: "mesclar" | "substituicao_catalogo" | "substituicao_integral";
+            catalogo_id?: string;
+            referencia_externa?: string;
         };
         UnlinkProductRequest: Record<string, never>;
         UpdateCatalogRequest: {
@@ -734,6 +1488,815 @@ export interface components {
     pathItems: never;
 }
 export interface operations {
+    listAnalyses: {
+        parameters: {
+            query?: {
+                /** @description Above 100, the page holds at most 100 items. */
+                limite?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of analyses. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "itens": [
+                     *         {
+                     *           "id": "019b76da-a800-7c2e-ae5f-c2080818bbc1",
+                     *           "estado": "concluida",
+                     *           "fase": "publicada",
+                     *           "criada_em": "2026-01-01T00:00:00.000Z",
+                     *           "resultado_disponivel": true
+                     *         }
+                     *       ],
+                     *       "proximo_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnalysisPage"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    requestAnalysis: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The operation takes no fields: send {} or no body. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["RequestAnalysisRequest"];
+            };
+        };
+        responses: {
+            /** @description The analysis already open (pendente or executando). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    location: components["headers"]["location"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalysisAcceptance"];
+                };
+            };
+            /** @description The analysis accepted, not run. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    location: components["headers"]["location"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7c2e-ae5f-c2080818bbc1",
+                     *       "estado": "pendente"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnalysisAcceptance"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAnalysis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The analysis. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76da-a800-7c2e-ae5f-c2080818bbc1",
+                     *       "estado": "concluida",
+                     *       "fase": "publicada",
+                     *       "criada_em": "2026-01-01T00:00:00.000Z",
+                     *       "resultado_disponivel": true,
+                     *       "iniciada_em": "2026-01-01T00:01:00.000Z",
+                     *       "terminada_em": "2026-01-01T00:01:10.000Z",
+                     *       "codigo_falha": null,
+                     *       "resumo": {
+                     *         "produtos_avaliados": 2,
+                     *         "total_achados": 1,
+                     *         "achados_por_tipo": {
+                     *           "ncm_inexistente": 0,
+                     *           "ncm_extinta": 0,
+                     *           "atributo_obrigatorio_ausente": 1,
+                     *           "atributo_valor_invalido": 0,
+                     *           "atributo_desconhecido": 0,
+                     *           "descricao_ausente": 0
+                     *         },
+                     *         "snapshot_id": "ref-0001"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Analysis"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listAnalysisFindings: {
+        parameters: {
+            query?: {
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of findings. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "total_achados": 1,
+                     *       "itens": [
+                     *         {
+                     *           "produto_id": "019b76da-a800-7044-83e0-180af5cc5b2d",
+                     *           "ncm": "09012100",
+                     *           "tipo": "atributo_obrigatorio_ausente",
+                     *           "detalhe": "Atributo obrigatório ATT_0002 (conteúdo líquido) ausente para a NCM 09012100",
+                     *           "avaliado_em": "2026-01-01T00:01:10.000Z",
+                     *           "snapshot_id": "ref-0001",
+                     *           "reaproveitado": false
+                     *         }
+                     *       ],
+                     *       "proximo_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FindingPage"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    exportAnalysisResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every finding, one per row. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example produto_id,ncm,tipo,detalhe,avaliado_em,snapshot_id
+                     *     019b76da-a800-7044-83e0-180af5cc5b2d,09012100,atributo_obrigatorio_ausente,Atributo obrigatório ATT_0002 (conteúdo líquido) ausente para a NCM 09012100,2026-01-01T00:01:10.000Z,ref-0001
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listCatalogs: {
         parameters: {
             query?: {
@@ -2676,6 +4239,1136 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    startIngestion: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 200 characters, none of them whitespace. A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON (at most 1 MiB). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operacao": "mesclar",
+                 *       "catalogo_id": "019b76da-a800-7f02-a38a-2ab47ab69367",
+                 *       "referencia_externa": "erp-export-2026-01-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["StartIngestionRequest"];
+            };
+        };
+        responses: {
+            /** @description A repetition: the receipt with repetida true and the current estado. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    location: components["headers"]["location"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestionReceipt"];
+                };
+            };
+            /** @description The ingestion started (aberta). */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    location: components["headers"]["location"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ingestao_id": "019b76dc-7cc0-7456-a374-366024afcf75",
+                     *       "estado": "aberta",
+                     *       "repetida": false,
+                     *       "catalogo_id": "019b76da-a800-7f02-a38a-2ab47ab69367",
+                     *       "versao_catalogo": 4
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IngestionReceipt"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getIngestion: {
+        parameters: {
+            query?: {
+                limite?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ingestion. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76dc-7cc0-7456-a374-366024afcf75",
+                     *       "estado": "validada",
+                     *       "operacao": "mesclar",
+                     *       "catalogo_id": "019b76da-a800-7f02-a38a-2ab47ab69367",
+                     *       "referencia_externa": "erp-export-2026-01-01",
+                     *       "criada_em": "2026-01-01T00:02:00.000Z",
+                     *       "atualizada_em": "2026-01-01T00:02:01.001Z",
+                     *       "versao": 4,
+                     *       "versao_catalogo": 4,
+                     *       "expira_em": "2026-01-02T00:02:01.001Z",
+                     *       "lotes_recebidos": [
+                     *         1
+                     *       ],
+                     *       "itens_recebidos": 1,
+                     *       "total_lotes": 1,
+                     *       "codigo_falha": null,
+                     *       "aplicacao": null,
+                     *       "previa": {
+                     *         "versao_catalogo": 4,
+                     *         "registros": 1,
+                     *         "novos": 1,
+                     *         "alterados": 0,
+                     *         "inalterados": 0,
+                     *         "reativados": 0,
+                     *         "vinculados": 0,
+                     *         "desvinculados": 0,
+                     *         "desativados": 0,
+                     *         "lotes_faltantes": [],
+                     *         "total_erros": 0,
+                     *         "erros": [],
+                     *         "proximo_cursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Ingestion"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    applyIngestion: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                "if-match": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The operation takes no fields: send {} or no body. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ApplyIngestionRequest"];
+            };
+        };
+        responses: {
+            /** @description The ingestion, aplicando. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    location: components["headers"]["location"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76dc-7cc0-7456-a374-366024afcf75",
+                     *       "estado": "aplicando",
+                     *       "operacao": "mesclar",
+                     *       "catalogo_id": "019b76da-a800-7f02-a38a-2ab47ab69367",
+                     *       "referencia_externa": "erp-export-2026-01-01",
+                     *       "criada_em": "2026-01-01T00:02:00.000Z",
+                     *       "atualizada_em": "2026-01-01T00:03:00.000Z",
+                     *       "versao": 5,
+                     *       "versao_catalogo": 4,
+                     *       "expira_em": null,
+                     *       "lotes_recebidos": [
+                     *         1
+                     *       ],
+                     *       "itens_recebidos": 1,
+                     *       "total_lotes": 1,
+                     *       "codigo_falha": null,
+                     *       "aplicacao": null,
+                     *       "previa": {
+                     *         "versao_catalogo": 4,
+                     *         "registros": 1,
+                     *         "novos": 1,
+                     *         "alterados": 0,
+                     *         "inalterados": 0,
+                     *         "reativados": 0,
+                     *         "vinculados": 0,
+                     *         "desvinculados": 0,
+                     *         "desativados": 0,
+                     *         "lotes_faltantes": [],
+                     *         "total_erros": 0,
+                     *         "erros": [],
+                     *         "proximo_cursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Ingestion"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    closeIngestion: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON (at most 1 MiB). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "total_lotes": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["CloseIngestionRequest"];
+            };
+        };
+        responses: {
+            /** @description The ingestion, validando. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    location: components["headers"]["location"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b76dc-7cc0-7456-a374-366024afcf75",
+                     *       "estado": "validando",
+                     *       "operacao": "mesclar",
+                     *       "catalogo_id": "019b76da-a800-7f02-a38a-2ab47ab69367",
+                     *       "referencia_externa": "erp-export-2026-01-01",
+                     *       "criada_em": "2026-01-01T00:02:00.000Z",
+                     *       "atualizada_em": "2026-01-01T00:02:00.000Z",
+                     *       "versao": 3,
+                     *       "versao_catalogo": 4,
+                     *       "expira_em": null,
+                     *       "lotes_recebidos": [
+                     *         1
+                     *       ],
+                     *       "itens_recebidos": 1,
+                     *       "total_lotes": 1,
+                     *       "codigo_falha": null,
+                     *       "aplicacao": null,
+                     *       "previa": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Ingestion"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sendIngestionBatch: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+            };
+            path: {
+                id: string;
+                numero: number;
+            };
+            cookie?: never;
+        };
+        /** @description JSON (at most 4194304 bytes). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "itens": [
+                 *         {
+                 *           "id_externo": "FEIJAO-1K",
+                 *           "origem": "erp",
+                 *           "ncm": "07133319",
+                 *           "descricao": "Feijão carioca 1 kg"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendIngestionBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The batch had already been received with this content. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IngestionBatchReceipt"];
+                };
+            };
+            /** @description The batch received. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "ingestao_id": "019b76dc-7cc0-7456-a374-366024afcf75",
+                     *       "numero": 1,
+                     *       "itens": 1,
+                     *       "repetido": false,
+                     *       "erros": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IngestionBatchReceipt"];
                 };
             };
             /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
@@ -5784,8 +8477,2082 @@ export interface operations {
             };
         };
     };
+    listSurveillanceExecutions: {
+        parameters: {
+            query?: {
+                /** @description Above 100, the page holds at most 100 items. */
+                limite?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of executions. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "itens": [
+                     *         {
+                     *           "id": "019b7c01-0400-760a-9eea-ccd813cf2dd6",
+                     *           "estado": "concluida",
+                     *           "fase": "publicada",
+                     *           "criada_em": "2026-01-02T00:00:00.000Z",
+                     *           "resultado_disponivel": true
+                     *         }
+                     *       ],
+                     *       "proximo_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SurveillanceExecutionPage"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSurveillanceExecution: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The execution. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019b7c01-0400-760a-9eea-ccd813cf2dd6",
+                     *       "estado": "concluida",
+                     *       "fase": "publicada",
+                     *       "criada_em": "2026-01-02T00:00:00.000Z",
+                     *       "resultado_disponivel": true,
+                     *       "motivo": "agendada",
+                     *       "iniciada_em": "2026-01-02T00:01:00.000Z",
+                     *       "terminada_em": "2026-01-02T00:01:10.000Z",
+                     *       "codigo_falha": null,
+                     *       "resumo": {
+                     *         "produtos_avaliados": 2,
+                     *         "produtos_reaproveitados": 0,
+                     *         "total_achados": 1,
+                     *         "achados_por_tipo": {
+                     *           "ncm_inexistente": 0,
+                     *           "ncm_extinta": 0,
+                     *           "atributo_obrigatorio_ausente": 1,
+                     *           "atributo_valor_invalido": 0,
+                     *           "atributo_desconhecido": 0,
+                     *           "descricao_ausente": 0
+                     *         },
+                     *         "snapshot_id": "ref-0001",
+                     *         "divergente": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SurveillanceExecution"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSurveillanceFindings: {
+        parameters: {
+            query?: {
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of findings. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "total_achados": 1,
+                     *       "itens": [
+                     *         {
+                     *           "produto_id": "019b76da-a800-7044-83e0-180af5cc5b2d",
+                     *           "ncm": "09012100",
+                     *           "tipo": "atributo_obrigatorio_ausente",
+                     *           "detalhe": "Atributo obrigatório ATT_0002 (conteúdo líquido) ausente para a NCM 09012100",
+                     *           "avaliado_em": "2026-01-02T00:01:10.000Z",
+                     *           "snapshot_id": "ref-0001",
+                     *           "reaproveitado": false
+                     *         }
+                     *       ],
+                     *       "proximo_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FindingPage"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    exportSurveillanceResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every finding, one per row. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example produto_id,ncm,tipo,detalhe,avaliado_em,snapshot_id,reaproveitado
+                     *     019b76da-a800-7044-83e0-180af5cc5b2d,09012100,atributo_obrigatorio_ausente,Atributo obrigatório ATT_0002 (conteúdo líquido) ausente para a NCM 09012100,2026-01-02T00:01:10.000Z,ref-0001,false
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWebhookDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destination. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    location: components["headers"]["location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "64f96812-e17f-49ca-addb-a46b68d289d7",
+                     *       "versao": 1,
+                     *       "estado": "ativo",
+                     *       "url": "https://hooks.acme.example/catalogo/eventos"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDestination"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    configureWebhookDestination: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                "if-match"?: string;
+                /** @description "*" to create only if none exists; never with If-Match (400). */
+                "if-none-match"?: "*";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON (at most 4096 bytes). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.acme.example/catalogo/eventos"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ConfigureWebhookDestinationRequest"];
+            };
+        };
+        responses: {
+            /** @description The destination changed, rotated or reactivated. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    location: components["headers"]["location"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookConfigurationReceipt"];
+                };
+            };
+            /** @description The destination created. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    location: components["headers"]["location"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "64f96812-e17f-49ca-addb-a46b68d289d7",
+                     *       "versao": 1,
+                     *       "estado": "ativo",
+                     *       "segredo": "svc_whsec_wQa9L19ETe86MdBNaURzSkmrXVWcdNH8jBMOfeY6XW8"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookConfigurationReceipt"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revokeWebhookDestination: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                "if-match": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The operation takes no fields: send {} or no body. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["RevokeWebhookDestinationRequest"];
+            };
+        };
+        responses: {
+            /** @description The destination, revoked. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    etag: components["headers"]["etag"];
+                    location: components["headers"]["location"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "64f96812-e17f-49ca-addb-a46b68d289d7",
+                     *       "versao": 2,
+                     *       "estado": "revogado"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RevokedWebhookDestination"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWebhookEvents: {
+        parameters: {
+            query?: {
+                /** @description Above 100, the page holds at most 100 items. */
+                limite?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "itens": [
+                     *         {
+                     *           "id": "1ac6c746-00df-4919-b330-d98afb75ebf9",
+                     *           "tipo": "webhook.teste",
+                     *           "ocorrido_em": "2026-01-02T00:04:00.000Z",
+                     *           "destino_id": "64f96812-e17f-49ca-addb-a46b68d289d7",
+                     *           "destino_versao": 1,
+                     *           "estado": "entregue",
+                     *           "tentativas_ciclo": 1,
+                     *           "tentativas_totais": 1,
+                     *           "status_http": 200,
+                     *           "criado_em": "2026-01-02T00:04:00.000Z",
+                     *           "prazo_em": "2026-01-03T00:04:00.000Z"
+                     *         }
+                     *       ],
+                     *       "proximo_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEventPage"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event and its envelope. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "1ac6c746-00df-4919-b330-d98afb75ebf9",
+                     *       "tipo": "webhook.teste",
+                     *       "ocorrido_em": "2026-01-02T00:04:00.000Z",
+                     *       "destino_id": "64f96812-e17f-49ca-addb-a46b68d289d7",
+                     *       "destino_versao": 1,
+                     *       "estado": "entregue",
+                     *       "tentativas_ciclo": 1,
+                     *       "tentativas_totais": 1,
+                     *       "status_http": 200,
+                     *       "criado_em": "2026-01-02T00:04:00.000Z",
+                     *       "prazo_em": "2026-01-03T00:04:00.000Z",
+                     *       "terminado_em": "2026-01-02T00:04:00.000Z",
+                     *       "proxima_tentativa_em": null,
+                     *       "codigo_falha": null,
+                     *       "evento": {
+                     *         "id": "1ac6c746-00df-4919-b330-d98afb75ebf9",
+                     *         "versao": 1,
+                     *         "empresa": "11222333",
+                     *         "ocorridoEm": "2026-01-02T00:04:00.000Z",
+                     *         "dados": {
+                     *           "tipo": "webhook.teste"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEventDetail"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resendWebhookEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                "if-match": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The operation takes no fields: send {} or no body. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ResendWebhookEventRequest"];
+            };
+        };
+        responses: {
+            /** @description The resend accepted for delivery. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    location: components["headers"]["location"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "evento_id": "1ac6c746-00df-4919-b330-d98afb75ebf9",
+                     *       "destino_id": "64f96812-e17f-49ca-addb-a46b68d289d7",
+                     *       "destino_versao": 1,
+                     *       "estado": "aceito"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SchedulingReceipt"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listDeliveryAttempts: {
+        parameters: {
+            query?: {
+                limite?: number;
+                apos_tentativa?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of attempts. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "itens": [
+                     *         {
+                     *           "tentativa": 1,
+                     *           "destino_versao": 1,
+                     *           "estado": "entregue",
+                     *           "iniciada_em": "2026-01-02T00:04:00.000Z",
+                     *           "terminada_em": "2026-01-02T00:04:00.000Z",
+                     *           "codigo_falha": null,
+                     *           "status_http": 200
+                     *         }
+                     *       ],
+                     *       "proxima_tentativa": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeliveryAttemptPage"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
+                "idempotency-key": string;
+                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                "if-match": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The operation takes no fields: send {} or no body. */
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["SendWebhookTestEventRequest"];
+            };
+        };
+        responses: {
+            /** @description The test event accepted for delivery. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    location: components["headers"]["location"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    "idempotent-replayed": components["headers"]["idempotent-replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "evento_id": "1ac6c746-00df-4919-b330-d98afb75ebf9",
+                     *       "destino_id": "64f96812-e17f-49ca-addb-a46b68d289d7",
+                     *       "destino_versao": 1,
+                     *       "estado": "aceito"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SchedulingReceipt"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credential. */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "www-authenticate": components["headers"]["www-authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Permission or subscription requirement not met. */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such resource for this company (a resource of another company is 404, never 403). */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request took too long to arrive. */
+            408: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match no longer matches the resource. */
+            412: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is larger than the operation allows. */
+            413: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+            422: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description If-Match is required and missing. */
+            428: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit (test and resend share 5 per minute per company). */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                    ratelimit: components["headers"]["ratelimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The service is unavailable; retry with the same idempotency-key. */
+            503: {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+            "4XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 500. */
+            "5XX": {
+                headers: {
+                    "x-request-id": components["headers"]["x-request-id"];
+                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                    "retry-after": components["headers"]["retry-after"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
 }
 
+export type Analysis = components['schemas']['Analysis'];
+export type FindingsByType = components['schemas']['FindingsByType'];
+export type AnalysisAcceptance = components['schemas']['AnalysisAcceptance'];
+export type AnalysisPage = components['schemas']['AnalysisPage'];
+export type ExecutionItem = components['schemas']['ExecutionItem'];
 export type Capacity = components['schemas']['Capacity'];
 export type Catalog = components['schemas']['Catalog'];
 export type CatalogDeletionPreview = components['schemas']['CatalogDeletionPreview'];
@@ -5793,21 +10560,51 @@ export type CatalogPage = components['schemas']['CatalogPage'];
 export type CnpjCorrection = components['schemas']['CnpjCorrection'];
 export type CnpjCorrectionAcceptance = components['schemas']['CnpjCorrectionAcceptance'];
 export type Company = components['schemas']['Company'];
+export type DeliveryAttemptPage = components['schemas']['DeliveryAttemptPage'];
+export type DeliveryAttempt = components['schemas']['DeliveryAttempt'];
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type Establishment = components['schemas']['Establishment'];
 export type EstablishmentPage = components['schemas']['EstablishmentPage'];
+export type FindingPage = components['schemas']['FindingPage'];
+export type Finding = components['schemas']['Finding'];
+export type Ingestion = components['schemas']['Ingestion'];
+export type IngestionPreview = components['schemas']['IngestionPreview'];
+export type IngestionRecordError = components['schemas']['IngestionRecordError'];
+export type IngestionBatchReceipt = components['schemas']['IngestionBatchReceipt'];
+export type IngestionReceipt = components['schemas']['IngestionReceipt'];
 export type IntegrationContext = components['schemas']['IntegrationContext'];
 export type Product = components['schemas']['Product'];
 export type ProductAttribute = components['schemas']['ProductAttribute'];
 export type ProductPage = components['schemas']['ProductPage'];
+export type RevokedWebhookDestination = components['schemas']['RevokedWebhookDestination'];
+export type SchedulingReceipt = components['schemas']['SchedulingReceipt'];
+export type SurveillanceExecution = components['schemas']['SurveillanceExecution'];
+export type SurveillanceExecutionPage = components['schemas']['SurveillanceExecutionPage'];
 export type SurveillanceSelection = components['schemas']['SurveillanceSelection'];
+export type WebhookConfigurationReceipt = components['schemas']['WebhookConfigurationReceipt'];
+export type WebhookDestination = components['schemas']['WebhookDestination'];
+export type WebhookEventDetail = components['schemas']['WebhookEventDetail'];
+export type WebhookEnvelope = components['schemas']['WebhookEnvelope'];
+export type CatalogAppliedData = components['schemas']['CatalogAppliedData'];
+export type OtherEventData = components['schemas']['OtherEventData'];
+export type WebhookEventPage = components['schemas']['WebhookEventPage'];
+export type WebhookEvent = components['schemas']['WebhookEvent'];
+export type ApplyIngestionRequest = components['schemas']['ApplyIngestionRequest'];
 export type ArchiveEstablishmentRequest = components['schemas']['ArchiveEstablishmentRequest'];
+export type CloseIngestionRequest = components['schemas']['CloseIngestionRequest'];
+export type ConfigureWebhookDestinationRequest = components['schemas']['ConfigureWebhookDestinationRequest'];
 export type CreateCatalogRequest = components['schemas']['CreateCatalogRequest'];
 export type CreateEstablishmentRequest = components['schemas']['CreateEstablishmentRequest'];
 export type CreateProductRequest = components['schemas']['CreateProductRequest'];
 export type DeleteCatalogRequest = components['schemas']['DeleteCatalogRequest'];
 export type LinkProductRequest = components['schemas']['LinkProductRequest'];
+export type RequestAnalysisRequest = components['schemas']['RequestAnalysisRequest'];
 export type RequestCnpjCorrectionRequest = components['schemas']['RequestCnpjCorrectionRequest'];
+export type ResendWebhookEventRequest = components['schemas']['ResendWebhookEventRequest'];
+export type RevokeWebhookDestinationRequest = components['schemas']['RevokeWebhookDestinationRequest'];
+export type SendIngestionBatchRequest = components['schemas']['SendIngestionBatchRequest'];
+export type SendWebhookTestEventRequest = components['schemas']['SendWebhookTestEventRequest'];
+export type StartIngestionRequest = components['schemas']['StartIngestionRequest'];
 export type UnlinkProductRequest = components['schemas']['UnlinkProductRequest'];
 export type UpdateCatalogRequest = components['schemas']['UpdateCatalogRequest'];
 export type UpdateEstablishmentRequest = components['schemas']['UpdateEstablishmentRequest'];

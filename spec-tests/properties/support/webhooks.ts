@@ -453,7 +453,10 @@ export class HookRunner {
   }
 
   async raise(kind: EventKind): Promise<string> {
-    const { eventId } = this.emu.webhooks.raise(this.lab.company.companyId, { tipo: kind });
+    // spec: WH-EVT-53 — catalogo.aplicado carries catalogoId and versao (the event detail is checked against the
+    // document); fixed values, so two runners with one seed still raise byte-identical events.
+    const dados = kind === 'catalogo.aplicado' ? { tipo: kind, catalogoId: '0190a000-0000-7000-8000-00000000000a', versao: 1 } : { tipo: kind };
+    const { eventId } = this.emu.webhooks.raise(this.lab.company.companyId, dados);
     await this.noteCycle(eventId, true);
     return eventId;
   }

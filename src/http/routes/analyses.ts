@@ -8,6 +8,9 @@ import { operation } from '../pipeline.js';
 import { presentFinding } from '../presenters.js';
 import { csvReply, findingsPage, newestFirstPage } from '../results.js';
 import { cursorQuery, emptyBody, findingsQuery, idParams, noQuery } from '../schemas.js';
+import * as answers from '../contract/analyses.js';
+import { FindingPage } from '../contract/executions.js';
+import { MUT_STATUSES, READ_STATUSES } from '../contract/wire.js';
 
 const READ = 'catalogo:ler';
 /** Byte budget of a page of the analysis list. */
@@ -38,10 +41,26 @@ function presentDetail(a: Analysis) {
 
 const location = (a: Analysis) => `/v1/analises/${a.id}`;
 
+/** The columns of the result CSV: a finding's (spec "Surveillance finding"), without reaproveitado (never true in an analysis). */
+const CSV_COLUMNS = ['produto_id', 'ncm', 'tipo', 'detalhe', 'avaliado_em', 'snapshot_id'] as const;
+const UNPUBLISHED = 'The result of an analysis that is not concluida does not exist yet: 409 resultado_indisponivel, as the spec answers for the surveillance results.';
+
 export const analysisOperations = [
   operation({
     method: 'POST',
     path: '/v1/analises',
+    doc: {
+      id: 'requestAnalysis',
+      summary: 'Request a full-company analysis',
+      tag: 'Analyses',
+      description:
+        'The durable acceptance consumes no allowance; products selected for surveillance do not restrict the diagnosis. One analysis is open at a time: while one is pendente or executando, the answer is 200 with it.',
+      success: {
+        200: { description: 'The analysis already open (pendente or executando).', body: answers.AnalysisAcceptance, headers: ['location'] },
+        202: { description: 'The analysis accepted, not run.', body: answers.AnalysisAcceptance, headers: ['location'] },
+      },
+      errors: MUT_STATUSES,
+    },
     permission: 'analise:executar',
     params: noQuery,
     query: noQuery,
@@ -56,6 +75,14 @@ export const analysisOperations = [
   operation({
     method: 'GET',
     path: '/v1/analises',
+    doc: {
+      id: 'listAnalyses',
+      summary: 'List the analyses of the company',
+      tag: 'Analyses',
+      description: 'Newest first, at most 100 per page and a byte budget. Follow proximo_cursor (as cursor) until null.',
+      success: { 200: { description: 'A page of analyses.', body: answers.AnalysisPage } },
+      errors: READ_STATUSES,
+    },
     permission: READ,
     params: noQuery,
     query: cursorQuery(100, 'cap'),
@@ -65,6 +92,14 @@ export const analysisOperations = [
   operation({
     method: 'GET',
     path: '/v1/analises/:id',
+    doc: {
+      id: 'getAnalysis',
+      summary: 'Get an analysis execution and summary',
+      tag: 'Analyses',
+      choice: 'The spec does not show this path (DESIGN §3).',
+      success: { 200: { description: 'The analysis.', body: answers.AnalysisDetail } },
+      errors: READ_STATUSES,
+    },
     permission: READ,
     params: idParams,
     query: noQuery,
@@ -76,6 +111,16 @@ export const analysisOperations = [
   operation({
     method: 'GET',
     path: '/v1/analises/:id/achados',
+    doc: {
+      id: 'listAnalysisFindings',
+      summary: 'Get all findings of an analysis',
+      tag: 'Analyses',
+      choice: 'The spec does not show this path (DESIGN §3); its page is the surveillance results\'.',
+      description: 'Up to 200 findings per page and a byte budget. Follow proximo_cursor (as cursor) until null, even through an empty page.',
+      success: { 200: { description: 'A page of findings.', body: FindingPage } },
+      errors: READ_STATUSES,
+      extraErrors: [{ status: 409, choice: UNPUBLISHED }],
+    },
     permission: READ,
     params: idParams,
     query: findingsQuery,
@@ -88,6 +133,15 @@ export const analysisOperations = [
   operation({
     method: 'GET',
     path: '/v1/analises/:id/resultado.csv',
+    doc: {
+      id: 'exportAnalysisResult',
+      summary: 'Export the complete analysis result as CSV',
+      tag: 'Analyses',
+      choice: 'The spec does not show this path (DESIGN §3).',
+      success: { 200: { description: 'Every finding, one per row.', body: { csv: CSV_COLUMNS } } },
+      errors: READ_STATUSES,
+      extraErrors: [{ status: 409, choice: UNPUBLISHED }],
+    },
     permission: READ,
     params: idParams,
     query: noQuery,
@@ -95,7 +149,7 @@ export const analysisOperations = [
       const found = publishedAnalysis(state, company.id, params.id);
       if (!found.ok) return found;
       const rows = (found.value.findings ?? []).map((f) => [f.produto_id, f.ncm, f.tipo, f.detalhe, isoString(f.avaliado_em), f.snapshot_id]);
-      return ok(csvReply(['produto_id', 'ncm', 'tipo', 'detalhe', 'avaliado_em', 'snapshot_id'], rows, `analise-${params.id}.csv`));
+      return ok(csvReply(CSV_COLUMNS, rows, `analise-${params.id}.csv`));
     },
   }),
 ];

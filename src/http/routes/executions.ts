@@ -7,8 +7,12 @@ import { operation } from '../pipeline.js';
 import { cursorQuery, findingsQuery, idParams, noQuery } from '../schemas.js';
 import { presentFinding } from '../presenters.js';
 import { csvReply, findingsPage, newestFirstPage } from '../results.js';
+import * as answers from '../contract/executions.js';
+import { READ_STATUSES } from '../contract/wire.js';
 
 const READ = 'catalogo:ler';
+/** The columns of the result CSV: a finding's (spec "Surveillance finding"). */
+const CSV_COLUMNS = ['produto_id', 'ncm', 'tipo', 'detalhe', 'avaliado_em', 'snapshot_id', 'reaproveitado'] as const;
 const iso = (instant: number | null) => (instant === null ? null : isoString(instant));
 
 function presentItem(e: Execution) {
@@ -40,6 +44,14 @@ export const executionOperations = [
   operation({
     method: 'GET',
     path: '/v1/vigilancias',
+    doc: {
+      id: 'listSurveillanceExecutions',
+      summary: 'List the surveillance executions of the company',
+      tag: 'Surveillance',
+      description: 'Newest first, at most 100 per page and a byte budget. Follow proximo_cursor (as cursor) until null. History is kept after subscription suspension.',
+      success: { 200: { description: 'A page of executions.', body: answers.ExecutionPage } },
+      errors: READ_STATUSES,
+    },
     permission: READ,
     params: noQuery,
     query: cursorQuery(100, 'cap'),
@@ -49,6 +61,14 @@ export const executionOperations = [
   operation({
     method: 'GET',
     path: '/v1/vigilancias/:id',
+    doc: {
+      id: 'getSurveillanceExecution',
+      summary: 'Get a surveillance execution',
+      tag: 'Surveillance',
+      choice: 'The spec does not show this path (DESIGN §3).',
+      success: { 200: { description: 'The execution.', body: answers.ExecutionDetail } },
+      errors: READ_STATUSES,
+    },
     permission: READ,
     params: idParams,
     query: noQuery,
@@ -60,6 +80,15 @@ export const executionOperations = [
   operation({
     method: 'GET',
     path: '/v1/vigilancias/:id/resultados',
+    doc: {
+      id: 'listSurveillanceFindings',
+      summary: 'Get the findings of a surveillance execution',
+      tag: 'Surveillance',
+      description: 'Up to 200 findings per page and a byte budget. Follow proximo_cursor (as cursor) until null, even through an empty page. 409 until the execution is concluida.',
+      success: { 200: { description: 'A page of findings.', body: answers.FindingPage } },
+      // spec "GET /v1/vigilancias/{id}/resultados": its own set, READ with 409.
+      errors: [401, 403, 404, 409, 422, 429, 503],
+    },
     permission: READ,
     params: idParams,
     query: findingsQuery,
@@ -72,6 +101,15 @@ export const executionOperations = [
   operation({
     method: 'GET',
     path: '/v1/vigilancias/:id/resultados.csv',
+    doc: {
+      id: 'exportSurveillanceResult',
+      summary: 'Export the published surveillance result as CSV',
+      tag: 'Surveillance',
+      choice: 'The spec does not show this path (DESIGN §3).',
+      success: { 200: { description: 'Every finding, one per row.', body: { csv: CSV_COLUMNS } } },
+      errors: READ_STATUSES,
+      extraErrors: [{ status: 409, choice: 'The result of an execution that is not concluida is not published: 409 resultado_indisponivel, as the spec answers for the findings.' }],
+    },
     permission: READ,
     params: idParams,
     query: noQuery,
@@ -79,7 +117,7 @@ export const executionOperations = [
       const found = publishedExecution(state, company.id, params.id);
       if (!found.ok) return found;
       const rows = (found.value.findings ?? []).map((f) => [f.produto_id, f.ncm, f.tipo, f.detalhe, isoString(f.avaliado_em), f.snapshot_id, f.reaproveitado]);
-      return ok(csvReply(['produto_id', 'ncm', 'tipo', 'detalhe', 'avaliado_em', 'snapshot_id', 'reaproveitado'], rows, `vigilancia-${params.id}.csv`));
+      return ok(csvReply(CSV_COLUMNS, rows, `vigilancia-${params.id}.csv`));
     },
   }),
 ];

@@ -22,6 +22,8 @@ import { isoString } from '../../core/time.js';
 import { encodeCursor, type Page } from '../paging.js';
 import { operation, type Reply } from '../pipeline.js';
 import { fixedListPage } from '../results.js';
+import * as answers from '../contract/ingestions.js';
+import { MUT_STATUSES, READ_STATUSES } from '../contract/wire.js';
 import { batchParams, cursorQuery, describeIssue, emptyBody, idParams, ingestionBatch, ingestionClose, ingestionRecord, ingestionStart, noQuery, parse } from '../schemas.js';
 
 const MANAGE = 'catalogo:gerenciar';
@@ -134,6 +136,19 @@ export const ingestionOperations = [
   operation({
     method: 'POST',
     path: '/v1/catalogos/ingestoes',
+    doc: {
+      id: 'startIngestion',
+      summary: 'Start an ingestion in the selected catalog',
+      tag: 'Ingestions',
+      description:
+        'Without catalogo_id, the head office\'s active catalog. One open ingestion per catalog (409 otherwise). A repetition with the same idempotency-key answers 200 with repetida: true and the current estado.',
+      success: {
+        200: { description: 'A repetition: the receipt with repetida true and the current estado.', body: answers.IngestionReceipt, headers: ['location'] },
+        201: { description: 'The ingestion started (aberta).', body: answers.IngestionReceipt, headers: ['location'] },
+      },
+      // spec "POST /v1/catalogos/ingestoes": its own set, MUT without 412 and 428 (it takes no If-Match).
+      errors: [400, 401, 403, 404, 408, 409, 413, 415, 422, 429, 503],
+    },
     permission: MANAGE,
     params: noQuery,
     query: noQuery,
@@ -150,6 +165,15 @@ export const ingestionOperations = [
   operation({
     method: 'GET',
     path: '/v1/catalogos/ingestoes/:id',
+    doc: {
+      id: 'getIngestion',
+      summary: 'Get an ingestion and its preview',
+      tag: 'Ingestions',
+      choice: 'The spec does not show this path (DESIGN §3).',
+      description: "The preview's record errors are paged: send previa.proximo_cursor as cursor. Its ETag is the If-Match of the application.",
+      success: { 200: { description: 'The ingestion.', body: answers.Ingestion, headers: ['etag'] } },
+      errors: READ_STATUSES,
+    },
     permission: READ,
     params: idParams,
     query: cursorQuery(1000),
@@ -161,6 +185,19 @@ export const ingestionOperations = [
   operation({
     method: 'PUT',
     path: '/v1/catalogos/ingestoes/:id/lotes/:numero',
+    doc: {
+      id: 'sendIngestionBatch',
+      summary: 'Send a canonical batch to an ingestion',
+      tag: 'Ingestions',
+      choice: 'The spec does not show this path (DESIGN §3).',
+      description:
+        "Each item is a product's whole canonical state: id_externo (1 to 256 characters), origem (1 to 64) and ncm (8 digits) required; sku (1 to 256 or null), descricao (1 to 2000 or null) and atributos (as in a product) optional, absent meaning none. Each item is checked on its own: an invalid one is reported in erros and does not refuse the batch. The same number with the same content again is 200 (repetido: true, nothing changes); with other content 409. At most 4 MiB.",
+      success: {
+        200: { description: 'The batch had already been received with this content.', body: answers.BatchReceipt, headers: ['etag'] },
+        201: { description: 'The batch received.', body: answers.BatchReceipt, headers: ['etag'] },
+      },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: batchParams(MAX_BATCHES),
     query: noQuery,
@@ -180,6 +217,15 @@ export const ingestionOperations = [
   operation({
     method: 'POST',
     path: '/v1/catalogos/ingestoes/:id/fechamento',
+    doc: {
+      id: 'closeIngestion',
+      summary: 'Close batches and validate the preview',
+      tag: 'Ingestions',
+      choice: 'The spec does not show this path (DESIGN §3).',
+      description: 'total_lotes says the batches are 1 to total_lotes. The 202 is acceptance only: the validation runs later (follow Location).',
+      success: { 202: { description: 'The ingestion, validando.', body: answers.Ingestion, headers: ['etag', 'location'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: idParams,
     query: noQuery,
@@ -192,6 +238,16 @@ export const ingestionOperations = [
   operation({
     method: 'POST',
     path: '/v1/catalogos/ingestoes/:id/aplicacao',
+    doc: {
+      id: 'applyIngestion',
+      summary: 'Schedule application of the validated preview',
+      tag: 'Ingestions',
+      choice: 'The spec does not show this path (DESIGN §3).',
+      description:
+        "If-Match is the ingestion's ETag; the ingestion must be validada. The 202 is acceptance only: anything the preview read that changed since makes it revisao_necessaria, never a partial application (follow Location).",
+      success: { 202: { description: 'The ingestion, aplicando.', body: answers.Ingestion, headers: ['etag', 'location'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     params: idParams,
     query: noQuery,

@@ -11,6 +11,8 @@ import { operation, rateLimitHeaders, type Reply } from '../pipeline.js';
 import { newestFirstPage } from '../results.js';
 import { presentAttempt, presentDestination, presentEventDetail, presentEventItem } from '../presenters.js';
 import { attemptListQuery, cursorQuery, emptyBody, idParams, noQuery, webhookPut } from '../schemas.js';
+import * as answers from '../contract/webhooks.js';
+import { MUT_STATUSES, READ_STATUSES } from '../contract/wire.js';
 
 const MANAGE = 'webhook:gerenciar';
 /** Spec "Limits": webhook configuration and revocation bodies. */
@@ -36,6 +38,14 @@ export const webhookOperations = [
   operation({
     method: 'GET',
     path: '/v1/webhook',
+    doc: {
+      id: 'getWebhookDestination',
+      summary: "Get the company's webhook destination",
+      tag: 'Webhook',
+      description: 'Never the secret. Allowed after subscription suspension; a revoked destination stays readable.',
+      success: { 200: { description: 'The destination.', body: answers.WebhookDestination, headers: ['etag', 'location'] } },
+      errors: READ_STATUSES,
+    },
     permission: MANAGE,
     params: noQuery,
     query: noQuery,
@@ -47,6 +57,18 @@ export const webhookOperations = [
   operation({
     method: 'PUT',
     path: '/v1/webhook',
+    doc: {
+      id: 'configureWebhookDestination',
+      summary: 'Create, change, rotate or reactivate the webhook destination',
+      tag: 'Webhook',
+      description:
+        'If-None-Match: * to create (201), If-Match with the current ETag to change, rotate or reactivate (200). Every accepted PUT generates a new secret, shown only in this receipt and its idempotent repetition; a repetition does not reactivate a revoked destination. The url is public HTTPS on port 443, without credentials or fragment; it is not tested.',
+      success: {
+        200: { description: 'The destination changed, rotated or reactivated.', body: answers.WebhookConfigurationReceipt, headers: ['etag', 'location'] },
+        201: { description: 'The destination created.', body: answers.WebhookConfigurationReceipt, headers: ['etag', 'location'] },
+      },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     requiresSubscription: true,
     acceptsIfNoneMatch: true,
@@ -65,6 +87,14 @@ export const webhookOperations = [
   operation({
     method: 'DELETE',
     path: '/v1/webhook',
+    doc: {
+      id: 'revokeWebhookDestination',
+      summary: 'Revoke the webhook destination',
+      tag: 'Webhook',
+      description: 'Allowed without an active subscription. No new delivery of the revoked version starts; one already in flight may still arrive.',
+      success: { 200: { description: 'The destination, revoked.', body: answers.RevokedWebhookDestination, headers: ['etag', 'location'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     bodyLimit: CONFIGURATION_BODY_LIMIT,
     params: noQuery,
@@ -79,6 +109,15 @@ export const webhookOperations = [
   operation({
     method: 'POST',
     path: '/v1/webhook/testes',
+    doc: {
+      id: 'sendWebhookTestEvent',
+      summary: 'Schedule a test event',
+      tag: 'Webhook',
+      description:
+        'Needs an active subscription, an active destination and its current ETag in If-Match. The 202 confirms queue acceptance, not connection success. Test and resend share 5 accepted requests per minute per company.',
+      success: { 202: { description: 'The test event accepted for delivery.', body: answers.SchedulingReceipt, headers: ['location', 'ratelimit'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     requiresSubscription: true,
     params: noQuery,
@@ -90,6 +129,15 @@ export const webhookOperations = [
   operation({
     method: 'POST',
     path: '/v1/webhook/eventos/:id/reenvios',
+    doc: {
+      id: 'resendWebhookEvent',
+      summary: 'Resend a closed event',
+      tag: 'Webhook',
+      description:
+        'The event must be entregue, falhou or cancelado and younger than 30 days; same requirements as the test. Opens a new cycle of up to 8 attempts within 24 hours to the current destination, keeping the event id, body and earlier attempts.',
+      success: { 202: { description: 'The resend accepted for delivery.', body: answers.SchedulingReceipt, headers: ['location', 'ratelimit'] } },
+      errors: MUT_STATUSES,
+    },
     permission: MANAGE,
     requiresSubscription: true,
     params: idParams,
@@ -101,6 +149,14 @@ export const webhookOperations = [
   operation({
     method: 'GET',
     path: '/v1/webhook/eventos',
+    doc: {
+      id: 'listWebhookEvents',
+      summary: 'List the webhook events',
+      tag: 'Webhook',
+      description: 'Newest first, up to 100 events and 1 MiB per page. Follow proximo_cursor (as cursor) until null. Allowed after subscription suspension.',
+      success: { 200: { description: 'A page of events.', body: answers.WebhookEventPage } },
+      errors: READ_STATUSES,
+    },
     permission: MANAGE,
     params: noQuery,
     query: cursorQuery(100, 'cap'),
@@ -110,6 +166,14 @@ export const webhookOperations = [
   operation({
     method: 'GET',
     path: '/v1/webhook/eventos/:id',
+    doc: {
+      id: 'getWebhookEvent',
+      summary: 'Get a webhook event',
+      tag: 'Webhook',
+      description: 'Events closed for 30 days are removed by retention: then 404.',
+      success: { 200: { description: 'The event and its envelope.', body: answers.WebhookEventDetail } },
+      errors: READ_STATUSES,
+    },
     permission: MANAGE,
     params: idParams,
     query: noQuery,
@@ -122,6 +186,14 @@ export const webhookOperations = [
   operation({
     method: 'GET',
     path: '/v1/webhook/eventos/:id/tentativas',
+    doc: {
+      id: 'listDeliveryAttempts',
+      summary: 'List the delivery attempts of an event',
+      tag: 'Webhook',
+      description: 'Ascending attempt order, earlier cycles included. Send proxima_tentativa as apos_tentativa for the next page.',
+      success: { 200: { description: 'A page of attempts.', body: answers.DeliveryAttemptPage } },
+      errors: READ_STATUSES,
+    },
     permission: MANAGE,
     params: idParams,
     query: attemptListQuery,
