@@ -146,8 +146,6 @@ const SIGNIFICANT_HEADERS = ['etag', 'location', 'retry-after', 'idempotent-repl
 /** What the document says is wrong with an answer. */
 function responseProblems(found: { op: DocumentedOperation } | undefined, status: number, headers: Headers, text: string): string[] {
   if (!found) {
-    // TRANSITION (until every operation has its doc): an undocumented operation's answer is not checked.
-    if (status >= 0) return [];
     // No operation: the API's own refusal of an unknown path or method.
     if (status !== 404 && status !== 405) return [`${status} for a path and method the document does not have (expected 404 or 405)`];
     return errorBodyProblems(text);

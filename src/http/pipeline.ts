@@ -78,7 +78,7 @@ export interface OperationSpec<P, Q, B> {
   /** How a replayed answer is told from the first (the ingestion start: 200 with `repetida: true`); default as stored. */
   readonly replay?: (stored: StoredResponse, state: State) => StoredResponse;
   /** What the OpenAPI document says of it beyond its inputs: summary, answers and their statuses. */
-  readonly doc?: OperationDoc;
+  readonly doc: OperationDoc;
   run(call: Call<P, Q, B>): Result<Reply>;
 }
 

@@ -124,3 +124,38 @@ describe('the webhook, analysis, surveillance execution and ingestion operations
     expect(csv('/v1/vigilancias/{id}/resultados.csv')).toMatch(/: produto_id,ncm,tipo,detalhe,avaliado_em,snapshot_id,reaproveitado$/);
   });
 });
+
+describe('the whole document', () => {
+  const document = apiDocument();
+  const entries = Object.entries(document.paths as Record<string, Record<string, Json>>).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+
+  it('lists every operation of the API: the 48 of the operation table, each once', () => {
+    expect(entries).toHaveLength(48);
+    expect(new Set(entries.map((e) => e.op.operationId)).size).toBe(48);
+    expect(operationIds().size).toBe(48);
+  });
+
+  it('gives every error status the error body, and every answer x-request-id', () => {
+    for (const { op } of entries) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
+        expect((response.headers as Json)['x-request-id'], `${String(op.operationId)} ${status}`).toEqual({ $ref: '#/components/headers/x-request-id' });
+        if (!status.startsWith('2')) expect(response.content, `${String(op.operationId)} ${status}`).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } });
+      }
+    }
+  });
+
+  it('asks every change for an idempotency-key, and every operation guarded by an ETag for If-Match', () => {
+    for (const { method, op } of entries) {
+      const headers = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'header').map((p) => p.name);
+      if (method !== 'get') expect(headers, String(op.operationId)).toContain('idempotency-key');
+      else expect(headers, String(op.operationId)).toEqual([]);
+    }
+    const guarded = entries.filter((e) => ((e.op.parameters ?? []) as Json[]).some((p) => p.name === 'if-match')).map((e) => `${e.method.toUpperCase()} ${e.path}`);
+    expect(guarded).toHaveLength(14);
+  });
+
+  it('marks each operation whose path the spec does not show as the emulator choice', () => {
+    const chosen = entries.filter((e) => e.op['x-emulator-choice'] !== undefined).map((e) => `${e.method.toUpperCase()} ${e.path}`);
+    expect(chosen).toEqual(expect.arrayContaining(['GET /v1/contexto', 'GET /v1/empresa', 'POST /v1/catalogos', 'GET /v1/analises/{id}/achados', 'PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}']));
+  });
+});

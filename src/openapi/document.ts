@@ -53,6 +53,12 @@ const HEADERS: Readonly<Record<string, Json>> = {
   'retry-after': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
   ratelimit: { description: 'What is left of the quota (draft-ietf-httpapi-ratelimit-headers).', 'x-emulator-choice': 'The spec states the quota but not how it is reported; the IETF draft headers say it.', schema: { type: 'string' } },
   'ratelimit-policy': { description: 'The quota and its window (draft-ietf-httpapi-ratelimit-headers).', 'x-emulator-choice': 'The spec states the quota but not how it is reported; the IETF draft headers say it.', schema: { type: 'string' } },
+  'content-disposition': {
+    description: 'attachment, with the name to save the CSV as.',
+    required: true,
+    'x-emulator-choice': "The spec does not show the exports' payload; a download names its file.",
+    schema: { type: 'string', pattern: '^attachment; filename="[^"]+"$' },
+  },
   'www-authenticate': { description: 'Bearer (RFC 6750): how to authenticate.', schema: { type: 'string' } },
   'x-emulator-fault': { description: 'The id of the fault (injected through the emulator controls) that chose this answer.', 'x-emulator-choice': 'Only the emulator injects faults; the header tells an injected answer from a real one.', schema: { type: 'string' } },
 };
@@ -93,6 +99,16 @@ function parametersOf(schema: z.ZodType, where: 'path' | 'query'): Json[] {
   });
 }
 
+/** Whose ETag an If-Match carries, by the resource the operation's row guards. */
+const GUARDED: Readonly<Record<NonNullable<Operation['guard']>['guards'], string>> = {
+  catalog: 'the catalog',
+  product: 'the product',
+  establishment: 'the establishment',
+  surveillanceSelection: 'the surveillance selection',
+  webhookDestination: 'the webhook destination',
+  ingestion: 'the ingestion',
+};
+
 function headerParameters(op: Operation, contract: OperationContract): Json[] {
   const out: Json[] = [];
   if (op.method !== 'GET') {
@@ -110,7 +126,7 @@ function headerParameters(op: Operation, contract: OperationContract): Json[] {
       name: 'if-match',
       in: 'header',
       required: contract.acceptsIfNoneMatch !== true,
-      description: `The complete ETag of ${op.guard.purpose.startsWith('delete a catalog') ? 'the deletion impact preview' : 'the resource, as read'}, quotes included. Missing: 428; stale: 412.`,
+      description: `The complete ETag of ${op.method === 'DELETE' && op.guard.guards === 'catalog' ? 'the deletion impact preview' : GUARDED[op.guard.guards]}, as read, quotes included. Missing: 428; stale: 412.`,
       schema: { type: 'string', pattern: ENTITY_TAGS.source },
     });
   }
@@ -126,6 +142,7 @@ function successResponse(status: number, answer: SuccessDoc, mutates: boolean, b
   if (mutates) headers['idempotent-replayed'] = headerRef('idempotent-replayed');
   let content: Json | undefined;
   if (answer.body && 'csv' in answer.body) {
+    headers['content-disposition'] = headerRef('content-disposition');
     content = { 'text/csv': { schema: { type: 'string', description: `UTF-8 CSV (RFC 4180) with a header row: ${answer.body.csv.join(',')}` }, ...exampleOf(example?.csv) } };
   } else if (answer.body) {
     const name = componentName(answer.body);
@@ -213,7 +230,7 @@ function operationObject(op: Operation, doc: OperationDoc, requests: Map<string,
 const FAULT_CHOICE = 'Outside the spec\'s status set: answered only when a fault injected through the emulator controls chooses the status (the answer then carries x-emulator-fault).';
 
 /**
- * The document of the service API: every operation of the table that has its `doc`, with its examples
+ * The document of the service API: every operation of the table, with its examples
  * (`npm run openapi` passes those it has just recorded).
  */
 export function apiDocument(examples: OperationExamples = EXAMPLES): Json {
@@ -222,7 +239,6 @@ export function apiDocument(examples: OperationExamples = EXAMPLES): Json {
   const bodies = new Map<string, z.ZodType>([['ErrorBody', ErrorBody]]);
   for (const op of operations) {
     const doc = op.contract.doc;
-    if (!doc) continue;
     const path = openApiPath(op.path);
     paths[path] = { ...paths[path], [op.method.toLowerCase()]: operationObject(op, doc, requests, bodies, examples[`${op.method} ${path}`]) };
   }

@@ -1480,6 +1480,8 @@ export interface components {
         ratelimit: string;
         /** @description The quota and its window (draft-ietf-httpapi-ratelimit-headers). */
         "ratelimit-policy": string;
+        /** @description attachment, with the name to save the CSV as. */
+        "content-disposition": string;
         /** @description Bearer (RFC 6750): how to authenticate. */
         "www-authenticate": string;
         /** @description The id of the fault (injected through the emulator controls) that chose this answer. */
@@ -2174,6 +2176,7 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "content-disposition": components["headers"]["content-disposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2837,7 +2840,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the deletion impact preview, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the deletion impact preview, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match": string;
             };
             path: {
@@ -3071,7 +3074,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the catalog, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match": string;
             };
             path: {
@@ -3933,7 +3936,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the product, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match": string;
             };
             path: {
@@ -4183,7 +4186,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the product, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match": string;
             };
             path: {
@@ -4812,7 +4815,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the ingestion, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match": string;
             };
             path: {
@@ -6284,7 +6287,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the surveillance selection, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match": string;
             };
             path?: never;
@@ -7224,7 +7227,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the establishment, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match": string;
             };
             path: {
@@ -7454,7 +7457,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the establishment, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match": string;
             };
             path: {
@@ -7688,7 +7691,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the establishment, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match": string;
             };
             path: {
@@ -8231,7 +8234,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the product, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match": string;
             };
             path: {
@@ -8933,6 +8936,7 @@ export interface operations {
             200: {
                 headers: {
                     "x-request-id": components["headers"]["x-request-id"];
+                    "content-disposition": components["headers"]["content-disposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9192,7 +9196,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the webhook destination, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match"?: string;
                 /** @description "*" to create only if none exists; never with If-Match (400). */
                 "if-none-match"?: "*";
@@ -9437,7 +9441,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the webhook destination, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match": string;
             };
             path?: never;
@@ -9955,7 +9959,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the webhook destination, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match": string;
             };
             path: {
@@ -10325,7 +10329,7 @@ export interface operations {
             header: {
                 /** @description One key per request, reused only to repeat that same request: 16 to 128 characters from A-Z, a-z, 0-9, ".", "_", ":" and "-". A repeat answers the stored answer with idempotent-replayed: true. */
                 "idempotency-key": string;
-                /** @description The complete ETag of the resource, as read, quotes included. Missing: 428; stale: 412. */
+                /** @description The complete ETag of the webhook destination, as read, quotes included. Missing: 428; stale: 412. */
                 "if-match": string;
             };
             path?: never;
