@@ -86,18 +86,27 @@ function resolve<T extends Json>(value: T | { $ref: string }): T {
 }
 
 /**
- * The operation `method` `path` is, if any. A path is its most literal template: /v1/catalogos/ingestoes is that
- * path, never /v1/catalogos/{id} with id "ingestoes", so another method there is no operation at all (405).
+ * The operation `method` `path` is, if any, found as the API routes it: a path without parameters is exactly that
+ * path (GET /v1/catalogos/ingestoes is not /v1/catalogos/{id} with id "ingestoes": another method there is 405);
+ * otherwise the templates of this method that match, the most literal first (the ingestion paths before the
+ * catalog ones).
  */
 function findOperation(method: string, path: string): { op: DocumentedOperation; params: Record<string, string> } | undefined {
-  let best: { template: string; params: number } | undefined;
-  for (const op of OPERATIONS) {
-    if (op.pattern.test(path) && (best === undefined || op.names.length < best.params)) best = { template: op.template, params: op.names.length };
-  }
-  const op = best && OPERATIONS.find((o) => o.template === best.template && o.method === method);
+  const matching = OPERATIONS.filter((o) => o.pattern.test(path));
+  const literal = matching.filter((o) => o.names.length === 0);
+  const op = (literal.length > 0 ? literal : matching).filter((o) => o.method === method).sort((a, b) => a.names.length - b.names.length)[0];
   const m = op?.pattern.exec(path);
   if (!op || !m) return undefined;
-  return { op, params: Object.fromEntries(op.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
+  return { op, params: Object.fromEntries(op.names.map((n, i) => [n, decoded(m[i + 1]!)])) };
+}
+
+/** A path segment as the router reads it; a hostile one that does not decode stays as sent. */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** A parameter's text as the type its schema names (a query integer arrives as digits). */
@@ -156,7 +165,10 @@ function responseProblems(found: { op: DocumentedOperation } | undefined, status
   if (key === undefined) return [`status ${status} is not among the document's answers (${Object.keys(responses).join(', ')})`];
   const problems: string[] = [];
   if (key === range && headers.get('x-emulator-fault') === null) problems.push(`status ${status} is outside the operation's set, and no fault chose it (no x-emulator-fault)`);
-  const response = resolve(responses[key]!);
+  // A shared answer (components.responses) is validated where it is written.
+  const written = responses[key]!;
+  const at = typeof written.$ref === 'string' ? `openapi.json${written.$ref}` : `${found.op.pointer}/responses/${key}`;
+  const response = resolve(written);
   const declared = Object.fromEntries(Object.entries((response.headers ?? {}) as Record<string, Json>).map(([name, h]) => [name.toLowerCase(), resolve(h)]));
   for (const [name, header] of Object.entries(declared)) {
     const value = headers.get(name);
@@ -183,7 +195,7 @@ function responseProblems(found: { op: DocumentedOperation } | undefined, status
   } catch {
     return [...problems, 'the body is not JSON'];
   }
-  return [...problems, ...problemsOf(`${found.op.pointer}/responses/${key}/content/application~1json/schema`, body).map((p) => `body ${p}`)];
+  return [...problems, ...problemsOf(`${at}/content/application~1json/schema`, body).map((p) => `body ${p}`)];
 }
 
 function errorBodyProblems(text: string): string[] {

@@ -64,6 +64,22 @@ const LATEST_RECORDED_INSTANT = LATEST_INSTANT + MAX_ADVANCE_MS;
 const instant = z
   .number()
   .refine((value) => Number.isInteger(value) && value >= EARLIEST_INSTANT && value <= LATEST_RECORDED_INSTANT, `must be whole Unix milliseconds from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_RECORDED_INSTANT)}`);
+/**
+ * When something happened (created, changed, started, ended, decided): at the clock's now then, so within the
+ * clock's bounds — and so an ISO date-time of four-digit years, as the API presents it. Only what is due later
+ * may lie past the end (`instant`).
+ */
+const happened = z
+  .number()
+  .refine((value) => Number.isInteger(value) && withinClockBounds(value), `must be whole Unix milliseconds from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}: when something happened, the clock could hold it`);
+/**
+ * A deadline the API shows as a date-time (an ingestion's `expira_em`): within the clock's range too, since a
+ * year past 9999 has no ISO 8601 date-time of four digits. (A clock within a day of its end would set one past it:
+ * its snapshot is then refused, a known limit at the end of time.)
+ */
+const shownDeadline = z
+  .number()
+  .refine((value) => Number.isInteger(value) && withinClockBounds(value), `must be whole Unix milliseconds from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}: the API shows it as a date-time`);
 /** Every id the emulator hands out is a lowercase UUID; ids travel in paths, Location headers and delivery headers. */
 const id = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'must be an id of this emulator: a lowercase UUID');
 const nullableText = z.string().nullable();
@@ -86,23 +102,23 @@ const attributes = z.array(z.strictObject({ codigo: z.string(), valores: z.array
 
 const company = schemaOf<Company>()(z.strictObject({
   id, cnpjRoot: z.string().regex(/^\d{8}$/), name: z.string(), subscriptionActive: z.boolean(), surveillanceEntitled: z.boolean(),
-  surveillanceCapacity: int, analysisAllowance: int, headOfficeId: id, createdAt: instant,
+  surveillanceCapacity: int, analysisAllowance: int, headOfficeId: id, createdAt: happened,
 }));
 /** A token travels as `Authorization: Bearer <token>`: visible ASCII, no spaces. */
 const token = z.string().regex(/^[\x21-\x7e]+$/, 'must be a credential token: visible ASCII without spaces, as a Bearer header carries it');
-const credential = schemaOf<Credential>()(z.strictObject({ token, companyId: id, permissions: z.array(z.enum(PERMISSIONS)), createdAt: instant }));
+const credential = schemaOf<Credential>()(z.strictObject({ token, companyId: id, permissions: z.array(z.enum(PERMISSIONS)), createdAt: happened }));
 const establishment = schemaOf<Establishment>()(z.strictObject({
   id, companyId: id, cnpj, nome: z.string(), estado: z.enum(['ativo', 'arquivado']), versao: int, catalogoId: id.nullable(),
-  idExterno: nullableText, position: int, criadoEm: instant, atualizadoEm: instant,
+  idExterno: nullableText, position: int, criadoEm: happened, atualizadoEm: happened,
 }));
 const catalog = schemaOf<Catalog>()(z.strictObject({
   id, companyId: id, establishmentId: id, nome: z.string(), idExterno: nullableText, estado: z.enum(['ativo', 'excluido']), versao: int,
-  position: int, criadoEm: instant, atualizadoEm: instant, excluidoEm: instant.nullable(),
+  position: int, criadoEm: happened, atualizadoEm: happened, excluidoEm: happened.nullable(),
 }));
 const product = schemaOf<Product>()(z.strictObject({
   id, companyId: id, idExterno: nullableText, origem: z.string(), sku: nullableText, descricao: nullableText, ncm: z.string().regex(NCM_PATTERN),
   atributos: attributes, versao: int, ativo: z.boolean(),
-  catalogos: z.array(id), position: int, criadoEm: instant, atualizadoEm: instant,
+  catalogos: z.array(id), position: int, criadoEm: happened, atualizadoEm: happened,
 }));
 /**
  * A stored answer is replayed as it is: `new Response(body, { status, headers })` with its ETag, Location and
@@ -134,7 +150,7 @@ const earlierStoredAnswer = z
   .strictObject({
     companyId: id, key: z.string(), fingerprint: z.string(),
     response: z.strictObject({ status: storedStatus, headers, body: storedBody }),
-    storedAt: instant, expiresAt: instant,
+    storedAt: happened, expiresAt: instant,
   })
   .transform(fromEarlierFormat)
   .pipe(storedAnswer);
@@ -149,35 +165,53 @@ const idempotency = z.unknown().transform((value, ctx) => {
 const destination = schemaOf<WebhookDestination>()(z.strictObject({
   id, companyId: id, versao: int, estado: z.enum(['ativo', 'revogado']), url: webhookUrl,
   secret: z.string().startsWith(SECRET_PREFIX, `must be a webhook secret: "${SECRET_PREFIX}" and its random part`).min(SECRET_PREFIX.length + 1, `must be a webhook secret: "${SECRET_PREFIX}" and its random part`),
-  criadoEm: instant, atualizadoEm: instant,
+  criadoEm: happened, atualizadoEm: happened,
 }));
 const httpStatus = z.number().int().min(100).max(999);
 const attempt = schemaOf<DeliveryAttempt>()(z.strictObject({
   tentativa: int.min(1), ciclo: int.min(1), destinoVersao: int.nullable(), estado: z.enum(['iniciada', 'entregue', 'falhou', 'incerta']),
-  iniciadaEm: instant, terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: httpStatus.nullable(),
+  iniciadaEm: happened, terminadaEm: happened.nullable(), codigoFalha: z.string().nullable(), statusHttp: httpStatus.nullable(),
 }));
 /** An event is recorded only against its company's destination (spec CONV-09, WH-EVT-01: `destino_id` and `destino_versao` are never null). */
 const eventDestination = 'every webhook event is recorded against its company\'s destination: destinoId and destinoVersao must be set (null is not allowed)';
 const webhookEvent = schemaOf<WebhookEvent>()(z.strictObject({
-  id, companyId: id, tipo: z.enum(EVENT_KINDS), ocorridoEm: instant, criadoEm: instant, body: jsonObjectText('the envelope a delivery sends'), destinoId: z.string(eventDestination).pipe(id),
+  id, companyId: id, tipo: z.enum(EVENT_KINDS), ocorridoEm: happened, criadoEm: happened, body: jsonObjectText('the envelope a delivery sends'), destinoId: z.string(eventDestination).pipe(id),
   destinoVersao: z.number(eventDestination).int().min(0), estado: z.enum(['pendente', 'executando', 'entregue', 'falhou', 'cancelado']), ciclo: int.min(1), prazoEm: instant,
-  terminadoEm: instant.nullable(), proximaTentativaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: httpStatus.nullable(),
+  terminadoEm: happened.nullable(), proximaTentativaEm: instant.nullable(), codigoFalha: z.string().nullable(), statusHttp: httpStatus.nullable(),
   attempts: z.array(attempt), position: int,
-}));
+}).refine(
+  // The detail splices the body in as `evento`, and deliveries send it: it must be this event's envelope (spec
+  // "Events › Envelope"), whatever else an edited snapshot changed.
+  (e) => isEnvelopeOf(e.body, e.id),
+  { message: 'body must be the event\'s envelope: a JSON object of exactly id (this event\'s), versao, empresa, ocorridoEm and dados', path: ['body'] },
+));
+const ENVELOPE_FIELDS = ['dados', 'empresa', 'id', 'ocorridoEm', 'versao'].join();
+function isEnvelopeOf(body: string, eventId: string): boolean {
+  try {
+    const envelope = JSON.parse(body) as Record<string, unknown>;
+    return Object.keys(envelope).sort().join() === ENVELOPE_FIELDS && envelope.id === eventId;
+  } catch {
+    return false;
+  }
+}
 const cnpjCorrection = schemaOf<CnpjCorrection>()(z.strictObject({
   id, companyId: id, establishmentId: id, cnpjNovo: cnpj, motivo: z.string(), versaoEsperada: int,
-  estado: z.enum(['pendente', 'aprovada', 'rejeitada']), codigoRejeicao: z.enum(REJECTION_CODE_VALUES).nullable(), criadoEm: instant, decididoEm: instant.nullable(), position: int,
+  estado: z.enum(['pendente', 'aprovada', 'rejeitada']), codigoRejeicao: z.enum(REJECTION_CODE_VALUES).nullable(), criadoEm: happened, decididoEm: happened.nullable(), position: int,
 }));
-const finding = schemaOf<Finding>()(z.strictObject({ produto_id: id, ncm: z.string().regex(NCM_PATTERN), tipo: z.enum(FINDING_TYPES.map((t) => t.tipo)), detalhe: z.string(), avaliado_em: instant, snapshot_id: z.string() }));
+const finding = schemaOf<Finding>()(z.strictObject({ produto_id: id, ncm: z.string().regex(NCM_PATTERN), tipo: z.enum(FINDING_TYPES.map((t) => t.tipo)), detalhe: z.string(), avaliado_em: happened, snapshot_id: z.string() }));
 const analysis = schemaOf<Analysis>()(z.strictObject({
-  id, companyId: id, estado: z.enum(['pendente', 'executando', 'concluida', 'falhou']), criadaEm: instant, iniciadaEm: instant.nullable(),
-  terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), snapshotId: z.string().nullable(), produtosAvaliados: int.nullable(),
+  id, companyId: id, estado: z.enum(['pendente', 'executando', 'concluida', 'falhou']), criadaEm: happened, iniciadaEm: happened.nullable(),
+  terminadaEm: happened.nullable(), codigoFalha: z.string().nullable(), snapshotId: z.string().nullable(), produtosAvaliados: int.nullable(),
   findings: z.array(finding).nullable(), position: int,
-}));
+}).refine(
+  // The summary (GET /v1/analises/{id} resumo) is built of the three together: a concluded analysis has all of them.
+  (a) => (a.findings === null) === (a.snapshotId === null) && (a.findings === null) === (a.produtosAvaliados === null),
+  { message: 'findings, snapshotId and produtosAvaliados are set together (a concluded analysis) or are all null', path: ['findings'] },
+));
 const watchedFinding = schemaOf<WatchedFinding>()(finding.extend({ reaproveitado: z.boolean() }));
 const execution = schemaOf<Execution>()(z.strictObject({
-  id, companyId: id, motivo: z.enum(['agendada', 'publicacao']), estado: z.enum(['pendente', 'executando', 'concluida', 'falhou']), criadaEm: instant,
-  iniciadaEm: instant.nullable(), terminadaEm: instant.nullable(), codigoFalha: z.string().nullable(), snapshotId: z.string().nullable(),
+  id, companyId: id, motivo: z.enum(['agendada', 'publicacao']), estado: z.enum(['pendente', 'executando', 'concluida', 'falhou']), criadaEm: happened,
+  iniciadaEm: happened.nullable(), terminadaEm: happened.nullable(), codigoFalha: z.string().nullable(), snapshotId: z.string().nullable(),
   produtosAvaliados: int.nullable(), reaproveitados: int.nullable(), findings: z.array(watchedFinding).nullable(), divergente: z.boolean().nullable(), position: int,
 }));
 const evaluation = schemaOf<Evaluation>()(z.strictObject({ versao: int, fingerprint: z.string(), findings: z.array(finding) }));
@@ -188,7 +222,7 @@ const batchNumber = z.number().int().min(1).max(MAX_BATCHES);
 const ingestion = schemaOf<Ingestion>()(z.strictObject({
   id, companyId: id, catalogId: id, operacao: z.enum(['mesclar', 'substituicao_catalogo', 'substituicao_integral']), referenciaExterna: nullableText,
   estado: z.enum(['aberta', 'validando', 'validada', 'rejeitada', 'aplicando', 'aplicada', 'revisao_necessaria', 'falhou', 'expirada']),
-  versao: int, versaoCatalogo: int, criadaEm: instant, atualizadaEm: instant, expiraEm: instant.nullable(), totalLotes: batchNumber.nullable(),
+  versao: int, versaoCatalogo: int, criadaEm: happened, atualizadaEm: happened, expiraEm: shownDeadline.nullable(), totalLotes: batchNumber.nullable(),
   lotesRecebidos: z.array(batchNumber), itensRecebidos: int.max(MAX_BATCHES * MAX_ITEMS_PER_BATCH),
   batches: z.array(z.strictObject({ numero: batchNumber, content: z.string(), records: z.array(ingestionRecord.nullable()), errors: z.array(recordError) })),
   preview: z
@@ -204,7 +238,7 @@ const ingestion = schemaOf<Ingestion>()(z.strictObject({
       removals: z.array(z.strictObject({ productId: id, productVersao: int, deactivate: z.boolean() })),
     })
     .nullable(),
-  aplicacao: z.strictObject({ versaoCatalogo: int, aplicadaEm: instant }).nullable(),
+  aplicacao: z.strictObject({ versaoCatalogo: int, aplicadaEm: happened }).nullable(),
   codigoFalha: z.string().nullable(),
   position: int,
 }));
@@ -218,7 +252,7 @@ const surveillance = schemaOf<SurveillanceData>()(z.strictObject({
 const reference = schemaOf<ReferenceData>()(z.strictObject({
   // The next publication takes the next number: it must stay an exact integer.
   id: z.string().regex(/^ref-\d{4,15}$/, 'must be a reference id: "ref-" and 4 to 15 digits'),
-  publicadoEm: instant,
+  publicadoEm: happened,
   table: z
     .strictObject({
       id: z.string(),

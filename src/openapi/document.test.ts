@@ -137,7 +137,8 @@ describe('the whole document', () => {
 
   it('gives every error status the error body, and every answer x-request-id', () => {
     for (const { op } of entries) {
-      for (const [status, response] of Object.entries(op.responses as Record<string, Json>)) {
+      for (const [status, written] of Object.entries(op.responses as Record<string, Json>)) {
+        const response = typeof written.$ref === 'string' ? ((document.components as Json).responses as Record<string, Json>)[written.$ref.replace('#/components/responses/', '')]! : written;
         expect((response.headers as Json)['x-request-id'], `${String(op.operationId)} ${status}`).toEqual({ $ref: '#/components/headers/x-request-id' });
         if (!status.startsWith('2')) expect(response.content, `${String(op.operationId)} ${status}`).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } });
       }
@@ -158,4 +159,9 @@ describe('the whole document', () => {
     const chosen = entries.filter((e) => e.op['x-emulator-choice'] !== undefined).map((e) => `${e.method.toUpperCase()} ${e.path}`);
     expect(chosen).toEqual(expect.arrayContaining(['GET /v1/contexto', 'GET /v1/empresa', 'POST /v1/catalogos', 'GET /v1/analises/{id}/achados', 'PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}']));
   });
+});
+
+test('the shipped documents speak for themselves: no reference to the project\'s internal design notes or issues', async () => {
+  const { controlsDocument } = await import('./controls.js');
+  for (const text of [JSON.stringify(apiDocument()), JSON.stringify(controlsDocument())]) expect(text).not.toMatch(/DESIGN|§|\bissue \d/);
 });

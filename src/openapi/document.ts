@@ -159,14 +159,27 @@ const HEADER_NAMES: Readonly<Record<SuccessHeader, readonly string[]>> = {
   ratelimit: ['ratelimit-policy', 'ratelimit'],
 };
 
-function errorResponse(status: number, choice?: string): Json {
+/**
+ * An error answer every operation with this status shares: one entry of components.responses, referred to (the
+ * document would otherwise repeat the same answer some 600 times). An extra status, with its own reason, is
+ * written in place.
+ */
+function sharedError(status: number | '4XX' | '5XX', shared: Map<string, Json>): Json {
+  const name = status === '4XX' ? 'InjectedClientError' : status === '5XX' ? 'InjectedServerError' : `Error${status}`;
+  if (!shared.has(name)) {
+    shared.set(name, status === '4XX' ? errorResponse(400, FAULT_CHOICE, 'Another 4xx status, chosen by an injected fault.') : status === '5XX' ? errorResponse(500, `${FAULT_CHOICE} A 500 is an emulator bug (please report it).`, 'Another 5xx status, chosen by an injected fault (or a 500: an emulator bug).') : errorResponse(status));
+  }
+  return { $ref: `#/components/responses/${name}` };
+}
+
+function errorResponse(status: number, choice?: string, description?: string): Json {
   const headers: Json = { 'x-request-id': headerRef('x-request-id'), 'x-emulator-fault': headerRef('x-emulator-fault') };
   // 429 and 503 say when to come back; a fault injected with `retryAfter` adds it to whatever status it answers.
   headers['retry-after'] = headerRef('retry-after');
   if (status === 401) headers['www-authenticate'] = headerRef('www-authenticate');
   if (status === 429) Object.assign(headers, { 'ratelimit-policy': headerRef('ratelimit-policy'), ratelimit: headerRef('ratelimit') });
   return {
-    description: STATUS_TEXT[status] ?? `Error ${status}.`,
+    description: description ?? STATUS_TEXT[status] ?? `Error ${status}.`,
     ...(choice === undefined ? {} : { 'x-emulator-choice': choice }),
     headers,
     content: { 'application/json': { schema: ref('ErrorBody') } },
@@ -187,7 +200,7 @@ function outputJson(schema: z.ZodType): { json: Json; defs: Json } {
   return { json: converted, defs };
 }
 
-function operationObject(op: Operation, doc: OperationDoc, requests: Map<string, Json>, bodies: Map<string, z.ZodType>, example: OperationExample | undefined): Json {
+function operationObject(op: Operation, doc: OperationDoc, requests: Map<string, Json>, bodies: Map<string, z.ZodType>, sharedErrors: Map<string, Json>, example: OperationExample | undefined): Json {
   const contract = op.contract;
   // An example the doc has no answer for is a doc or a recording gone wrong: say so rather than drop it.
   if (example && doc.success[example.response.status] === undefined) throw new Error(`the example of ${op.method} ${openApiPath(op.path)} answered ${example.response.status}, which its doc does not list`);
@@ -197,10 +210,10 @@ function operationObject(op: Operation, doc: OperationDoc, requests: Map<string,
   for (const [status, answer] of Object.entries(doc.success)) {
     responses[status] = successResponse(Number(status), answer, mutates, bodies, example?.response.status === Number(status) ? example.response : undefined);
   }
-  for (const status of doc.errors) responses[String(status)] = errorResponse(status);
+  for (const status of doc.errors) responses[String(status)] = sharedError(status, sharedErrors);
   for (const extra of doc.extraErrors ?? []) responses[String(extra.status)] = errorResponse(extra.status, extra.choice);
-  responses['4XX'] = errorResponse(400, FAULT_CHOICE);
-  responses['5XX'] = errorResponse(500, `${FAULT_CHOICE} A 500 is an emulator bug (please report it).`);
+  responses['4XX'] = sharedError('4XX', sharedErrors);
+  responses['5XX'] = sharedError('5XX', sharedErrors);
   let requestBody: Json | undefined;
   if (contract.body) {
     const name = `${pascal(doc.id)}Request`;
@@ -237,10 +250,11 @@ export function apiDocument(examples: OperationExamples = EXAMPLES): Json {
   const paths: Record<string, Json> = {};
   const requests = new Map<string, Json>();
   const bodies = new Map<string, z.ZodType>([['ErrorBody', ErrorBody]]);
+  const sharedErrors = new Map<string, Json>();
   for (const op of operations) {
     const doc = op.contract.doc;
     const path = openApiPath(op.path);
-    paths[path] = { ...paths[path], [op.method.toLowerCase()]: operationObject(op, doc, requests, bodies, examples[`${op.method} ${path}`]) };
+    paths[path] = { ...paths[path], [op.method.toLowerCase()]: operationObject(op, doc, requests, bodies, sharedErrors, examples[`${op.method} ${path}`]) };
   }
   const schemas: Json = {};
   for (const [name, schema] of [...bodies].sort(([a], [b]) => a.localeCompare(b))) Object.assign(schemas, componentsOf(name, schema));
@@ -262,6 +276,7 @@ export function apiDocument(examples: OperationExamples = EXAMPLES): Json {
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ACCESS_TOKEN>; the scopes listed per operation are the permission it needs.' } },
       headers: HEADERS,
+      responses: Object.fromEntries([...sharedErrors].sort(([a], [b]) => a.localeCompare(b))),
       schemas,
     },
   };

@@ -727,7 +727,7 @@ export interface paths {
 }
 export interface components {
     schemas: {
-        /** @description An analysis and its summary (the spec does not show it; DESIGN §3). */
+        /** @description An analysis and its summary (the spec does not show it). */
         Analysis: {
             id: string;
             /** @enum {string} */
@@ -1230,7 +1230,7 @@ export interface components {
             /** @enum {string} */
             estado: "aceito";
         };
-        /** @description A surveillance execution and its summary (the spec does not show it; DESIGN §3). */
+        /** @description A surveillance execution and its summary (the spec does not show it). */
         SurveillanceExecution: {
             id: string;
             /** @enum {string} */
@@ -1462,7 +1462,191 @@ export interface components {
             remover?: string[];
         };
     };
-    responses: never;
+    responses: {
+        /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
+        Error400: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Missing or invalid credential. */
+        Error401: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                "www-authenticate": components["headers"]["www-authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Permission or subscription requirement not met. */
+        Error403: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description No such resource for this company (a resource of another company is 404, never 403). */
+        Error404: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The request took too long to arrive. */
+        Error408: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
+        Error409: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description If-Match no longer matches the resource. */
+        Error412: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The body is larger than the operation allows. */
+        Error413: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The body is not application/json. */
+        Error415: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
+        Error422: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description If-Match is required and missing. */
+        Error428: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Rate limit (test and resend share 5 per minute per company). */
+        Error429: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                "ratelimit-policy": components["headers"]["ratelimit-policy"];
+                ratelimit: components["headers"]["ratelimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The service is unavailable; retry with the same idempotency-key. */
+        Error503: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Another 4xx status, chosen by an injected fault. */
+        InjectedClientError: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Another 5xx status, chosen by an injected fault (or a 500: an emulator bug). */
+        InjectedServerError: {
+            headers: {
+                "x-request-id": components["headers"]["x-request-id"];
+                "x-emulator-fault": components["headers"]["x-emulator-fault"];
+                "retry-after": components["headers"]["retry-after"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -1527,105 +1711,14 @@ export interface operations {
                     "application/json": components["schemas"]["AnalysisPage"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     requestAnalysis: {
@@ -1676,189 +1769,21 @@ export interface operations {
                     "application/json": components["schemas"]["AnalysisAcceptance"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     getAnalysis: {
@@ -1907,105 +1832,14 @@ export interface operations {
                     "application/json": components["schemas"]["Analysis"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     listAnalysisFindings: {
@@ -2048,43 +1882,9 @@ export interface operations {
                     "application/json": components["schemas"]["FindingPage"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
             409: {
                 headers: {
@@ -2097,68 +1897,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     exportAnalysisResult: {
@@ -2187,43 +1930,9 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
             409: {
                 headers: {
@@ -2236,68 +1945,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     listCatalogs: {
@@ -2358,105 +2010,14 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogPage"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     createCatalog: {
@@ -2511,189 +2072,21 @@ export interface operations {
                     "application/json": components["schemas"]["Catalog"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     getCatalog: {
@@ -2733,105 +2126,14 @@ export interface operations {
                     "application/json": components["schemas"]["Catalog"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     deleteCatalog: {
@@ -2883,189 +2185,21 @@ export interface operations {
                     "application/json": components["schemas"]["Catalog"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     updateCatalog: {
@@ -3121,189 +2255,21 @@ export interface operations {
                     "application/json": components["schemas"]["Catalog"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     previewCatalogDeletion: {
@@ -3362,105 +2328,14 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogDeletionPreview"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     listCatalogProducts: {
@@ -3548,43 +2423,9 @@ export interface operations {
                     "application/json": components["schemas"]["ProductPage"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
             409: {
                 headers: {
@@ -3597,68 +2438,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     createProduct: {
@@ -3745,189 +2529,21 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     linkProduct: {
@@ -3995,189 +2611,21 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     unlinkProduct: {
@@ -4244,189 +2692,21 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     startIngestion: {
@@ -4486,165 +2766,19 @@ export interface operations {
                     "application/json": components["schemas"]["IngestionReceipt"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     getIngestion: {
@@ -4708,105 +2842,14 @@ export interface operations {
                     "application/json": components["schemas"]["Ingestion"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     applyIngestion: {
@@ -4880,189 +2923,21 @@ export interface operations {
                     "application/json": components["schemas"]["Ingestion"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     closeIngestion: {
@@ -5124,189 +2999,21 @@ export interface operations {
                     "application/json": components["schemas"]["Ingestion"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     sendIngestionBatch: {
@@ -5374,189 +3081,21 @@ export interface operations {
                     "application/json": components["schemas"]["IngestionBatchReceipt"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     getIntegrationContext: {
@@ -5648,105 +3187,14 @@ export interface operations {
                     "application/json": components["schemas"]["IntegrationContext"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     getCnpjCorrection: {
@@ -5784,105 +3232,14 @@ export interface operations {
                     "application/json": components["schemas"]["CnpjCorrection"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     getCompany: {
@@ -5911,105 +3268,14 @@ export interface operations {
                     "application/json": components["schemas"]["Company"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     getCapacity: {
@@ -6045,105 +3311,14 @@ export interface operations {
                     "application/json": components["schemas"]["Capacity"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     getSurveillanceSelection: {
@@ -6180,105 +3355,14 @@ export interface operations {
                     "application/json": components["schemas"]["SurveillanceSelection"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     updateSurveillanceSelection: {
@@ -6335,189 +3419,21 @@ export interface operations {
                     "application/json": components["schemas"]["SurveillanceSelection"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     listSelectedProducts: {
@@ -6604,105 +3520,14 @@ export interface operations {
                     "application/json": components["schemas"]["ProductPage"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     listEstablishments: {
@@ -6753,105 +3578,14 @@ export interface operations {
                     "application/json": components["schemas"]["EstablishmentPage"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     createEstablishment: {
@@ -6902,189 +3636,21 @@ export interface operations {
                     "application/json": components["schemas"]["Establishment"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     getEstablishment: {
@@ -7120,105 +3686,14 @@ export interface operations {
                     "application/json": components["schemas"]["Establishment"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     archiveEstablishment: {
@@ -7266,189 +3741,21 @@ export interface operations {
                     "application/json": components["schemas"]["Establishment"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     updateEstablishment: {
@@ -7500,189 +3807,21 @@ export interface operations {
                     "application/json": components["schemas"]["Establishment"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     requestCnpjCorrection: {
@@ -7733,189 +3872,21 @@ export interface operations {
                     "application/json": components["schemas"]["CnpjCorrectionAcceptance"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     listProducts: {
@@ -7975,105 +3946,14 @@ export interface operations {
                     "application/json": components["schemas"]["ProductPage"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     getProduct: {
@@ -8127,105 +4007,14 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     updateProduct: {
@@ -8295,189 +4084,21 @@ export interface operations {
                     "application/json": components["schemas"]["Product"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     listSurveillanceExecutions: {
@@ -8517,105 +4138,14 @@ export interface operations {
                     "application/json": components["schemas"]["SurveillanceExecutionPage"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     getSurveillanceExecution: {
@@ -8667,105 +4197,14 @@ export interface operations {
                     "application/json": components["schemas"]["SurveillanceExecution"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     listSurveillanceFindings: {
@@ -8808,117 +4247,15 @@ export interface operations {
                     "application/json": components["schemas"]["FindingPage"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     exportSurveillanceResult: {
@@ -8947,43 +4284,9 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
             409: {
                 headers: {
@@ -8996,68 +4299,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     getWebhookDestination: {
@@ -9089,105 +4335,14 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDestination"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     configureWebhookDestination: {
@@ -9250,189 +4405,21 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookConfigurationReceipt"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     revokeWebhookDestination: {
@@ -9475,189 +4462,21 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedWebhookDestination"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     listWebhookEvents: {
@@ -9703,105 +4522,14 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEventPage"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     getWebhookEvent: {
@@ -9852,105 +4580,14 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEventDetail"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     resendWebhookEvent: {
@@ -9997,189 +4634,21 @@ export interface operations {
                     "application/json": components["schemas"]["SchedulingReceipt"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     listDeliveryAttempts: {
@@ -10222,105 +4691,14 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryAttemptPage"];
                 };
             };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
     sendWebhookTestEvent: {
@@ -10365,189 +4743,21 @@ export interface operations {
                     "application/json": components["schemas"]["SchedulingReceipt"];
                 };
             };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            400: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Missing or invalid credential. */
-            401: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "www-authenticate": components["headers"]["www-authenticate"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Permission or subscription requirement not met. */
-            403: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description No such resource for this company (a resource of another company is 404, never 403). */
-            404: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The request took too long to arrive. */
-            408: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The resource is not in a state that allows the operation, or the same idempotency-key is still running. */
-            409: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match no longer matches the resource. */
-            412: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is larger than the operation allows. */
-            413: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description A field, path or query parameter is invalid (caminho says which), or an idempotency-key was reused for another request. */
-            422: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description If-Match is required and missing. */
-            428: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Rate limit (test and resend share 5 per minute per company). */
-            429: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    "ratelimit-policy": components["headers"]["ratelimit-policy"];
-                    ratelimit: components["headers"]["ratelimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description The service is unavailable; retry with the same idempotency-key. */
-            503: {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Malformed headers or body: a missing or invalid idempotency-key, If-Match and If-None-Match together, JSON that does not parse. */
-            "4XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Error 500. */
-            "5XX": {
-                headers: {
-                    "x-request-id": components["headers"]["x-request-id"];
-                    "x-emulator-fault": components["headers"]["x-emulator-fault"];
-                    "retry-after": components["headers"]["retry-after"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
+            412: components["responses"]["Error412"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            428: components["responses"]["Error428"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+            "4XX": components["responses"]["InjectedClientError"];
+            "5XX": components["responses"]["InjectedServerError"];
         };
     };
 }

@@ -42,5 +42,5 @@ export const AnalysisDetail = component(
       'The spec does not show the summary: null until the analysis is concluida.',
     ),
   }),
-  'An analysis and its summary (the spec does not show it; DESIGN §3).',
+  'An analysis and its summary (the spec does not show it).',
 );

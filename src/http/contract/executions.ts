@@ -93,6 +93,6 @@ export const ExecutionDetail = component(
       'The spec does not show the summary: null until the execution is concluida.',
     ),
   }),
-  'A surveillance execution and its summary (the spec does not show it; DESIGN §3).',
+  'A surveillance execution and its summary (the spec does not show it).',
 );
 

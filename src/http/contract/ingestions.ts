@@ -95,7 +95,7 @@ export const Ingestion = component(
       aplicacao: z.strictObject({ versao_catalogo: int, aplicada_em: dateTime }).nullable().meta({ description: 'the application, once aplicada' }),
       previa: IngestionPreview.nullable().meta({ description: 'null until validated' }),
     }),
-    'The spec does not show the payload of an ingestion (DESIGN §3, README "Batch ingestion").',
+    'The spec does not show the payload of an ingestion (the README section "Batch ingestion" describes it).',
   ),
   'An ingestion and its preview, with one page of the preview\'s record errors; answered with its ETag.',
 );

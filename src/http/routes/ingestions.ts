@@ -169,7 +169,7 @@ export const ingestionOperations = [
       id: 'getIngestion',
       summary: 'Get an ingestion and its preview',
       tag: 'Ingestions',
-      choice: 'The spec does not show this path (DESIGN §3).',
+      choice: 'The spec lists this operation without its path; this one follows the spec\'s naming of the resource.',
       description: "The preview's record errors are paged: send previa.proximo_cursor as cursor. Its ETag is the If-Match of the application.",
       success: { 200: { description: 'The ingestion.', body: answers.Ingestion, headers: ['etag'] } },
       errors: READ_STATUSES,
@@ -189,7 +189,7 @@ export const ingestionOperations = [
       id: 'sendIngestionBatch',
       summary: 'Send a canonical batch to an ingestion',
       tag: 'Ingestions',
-      choice: 'The spec does not show this path (DESIGN §3).',
+      choice: 'The spec lists this operation without its path; this one follows the spec\'s naming of the resource.',
       description:
         "Each item is a product's whole canonical state: id_externo (1 to 256 characters), origem (1 to 64) and ncm (8 digits) required; sku (1 to 256 or null), descricao (1 to 2000 or null) and atributos (as in a product) optional, absent meaning none. Each item is checked on its own: an invalid one is reported in erros and does not refuse the batch. The same number with the same content again is 200 (repetido: true, nothing changes); with other content 409. At most 4 MiB.",
       success: {
@@ -221,7 +221,7 @@ export const ingestionOperations = [
       id: 'closeIngestion',
       summary: 'Close batches and validate the preview',
       tag: 'Ingestions',
-      choice: 'The spec does not show this path (DESIGN §3).',
+      choice: 'The spec lists this operation without its path; this one follows the spec\'s naming of the resource.',
       description: 'total_lotes says the batches are 1 to total_lotes. The 202 is acceptance only: the validation runs later (follow Location).',
       success: { 202: { description: 'The ingestion, validando.', body: answers.Ingestion, headers: ['etag', 'location'] } },
       errors: MUT_STATUSES,
@@ -242,7 +242,7 @@ export const ingestionOperations = [
       id: 'applyIngestion',
       summary: 'Schedule application of the validated preview',
       tag: 'Ingestions',
-      choice: 'The spec does not show this path (DESIGN §3).',
+      choice: 'The spec lists this operation without its path; this one follows the spec\'s naming of the resource.',
       description:
         "If-Match is the ingestion's ETag; the ingestion must be validada. The 202 is acceptance only: anything the preview read that changed since makes it revisao_necessaria, never a partial application (follow Location).",
       success: { 202: { description: 'The ingestion, aplicando.', body: answers.Ingestion, headers: ['etag', 'location'] } },
