@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { apiError, type ApiError } from './errors.js';
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
+/** A uuid as the spec defines it (version 1 to 8, variant 8, 9, a or b), either case: what the inputs take, and what the document states. */
+export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 
 /** A uuid as the spec defines it; upper or lower case in, lowercase out. */
 const uuid = z.string().regex(UUID, 'must be a uuid (8-4-4-4-12 hexadecimal digits, version 1-8, variant 8, 9, a or b)').transform((s) => s.toLowerCase());

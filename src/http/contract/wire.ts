@@ -5,12 +5,13 @@
  * every answer against the document instead).
  */
 import { z } from 'zod';
+import { UUID } from '../schemas.js';
 
 /** spec "Resources › Conventions": `int` is a non-negative integer, delivered as a JSON integer or as a string holding one. */
 export const int = z.union([z.int().min(0), z.string().regex(/^[0-9]+$/)]).meta({ description: 'A non-negative integer, as a JSON integer or a string of digits.' });
 
 /** A uuid as the spec defines it (version digit 1 to 8, variant 8, 9, a or b); the emulator answers in lowercase. */
-export const uuid = z.string().regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/);
+export const uuid = z.string().regex(UUID);
 
 /** spec "Resources › Conventions": an ISO 8601 date-time string. */
 export const dateTime = z.iso.datetime({ offset: true });
