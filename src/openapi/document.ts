@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { operations } from '../http/app.js';
-import { ErrorBody, type OperationDoc, type SuccessDoc, type SuccessHeader } from '../http/contract/wire.js';
+import { ErrorBody, TAGS, type OperationDoc, type SuccessDoc, type SuccessHeader } from '../http/contract/wire.js';
 import { ENTITY_TAGS, type Operation, type OperationContract } from '../http/pipeline.js';
 import { VERSION } from '../version.js';
 import { EXAMPLES } from './examples.js';
@@ -257,8 +257,8 @@ export function apiDocument(examples: OperationExamples = EXAMPLES): Json {
     paths[path] = { ...paths[path], [op.method.toLowerCase()]: operationObject(op, doc, requests, bodies, sharedErrors, examples[`${op.method} ${path}`]) };
   }
   const schemas: Json = {};
-  for (const [name, schema] of [...bodies].sort(([a], [b]) => a.localeCompare(b))) Object.assign(schemas, componentsOf(name, schema));
-  for (const [name, schema] of [...requests].sort(([a], [b]) => a.localeCompare(b))) schemas[name] = schema;
+  for (const [name, schema] of byName(bodies)) Object.assign(schemas, componentsOf(name, schema));
+  for (const [name, schema] of byName(requests)) schemas[name] = schema;
   return {
     openapi: '3.1.0',
     info: {
@@ -272,11 +272,11 @@ export function apiDocument(examples: OperationExamples = EXAMPLES): Json {
     servers: [{ url: 'http://127.0.0.1:4747', description: 'A local catalog-emulator (npx catalog-emulator)' }],
     security: [{ bearer: [] }],
     tags: TAGS,
-    paths: sortPaths(paths),
+    paths: Object.fromEntries(byName(Object.entries(paths))),
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ACCESS_TOKEN>; the scopes listed per operation are the permission it needs.' } },
       headers: HEADERS,
-      responses: Object.fromEntries([...sharedErrors].sort(([a], [b]) => a.localeCompare(b))),
+      responses: Object.fromEntries(byName(sharedErrors)),
       schemas,
     },
   };
@@ -289,15 +289,5 @@ function componentsOf(name: string, schema: z.ZodType): Json {
   return { ...defs, ...(json.$ref === `#/components/schemas/${name}` ? {} : { [name]: json }) };
 }
 
-const sortPaths = (paths: Record<string, Json>) => Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
-
-const TAGS = [
-  { name: 'Company', description: 'The company of the credential, its context and capacity.' },
-  { name: 'Establishments', description: 'Head office and branches (CNPJ), and CNPJ corrections.' },
-  { name: 'Catalogs', description: 'Catalogs of an establishment, and their deletion with its impact preview.' },
-  { name: 'Products', description: 'Products shared between the catalogs of a company.' },
-  { name: 'Ingestions', description: 'Batch ingestion: start, send batches, close, preview, apply.' },
-  { name: 'Surveillance', description: 'The surveillance selection and its executions.' },
-  { name: 'Analyses', description: 'Full-company analyses and their findings.' },
-  { name: 'Webhook', description: 'The signed webhook destination, its events, attempts, test events and resends.' },
-];
+/** Entries in the order of their names: the document reads the same whatever order the code registers them in. */
+const byName = <T>(entries: Iterable<readonly [string, T]>) => [...entries].sort(([a], [b]) => a.localeCompare(b));

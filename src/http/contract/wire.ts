@@ -67,8 +67,18 @@ export const MUT_STATUSES = [400, 401, 403, 404, 408, 409, 412, 413, 415, 422, 4
 /** spec "Endpoints › Common rules": the status set of the reads. */
 export const READ_STATUSES = [401, 403, 404, 422, 429, 503] as const;
 
-/** The resource groups of the document, in the spec's order. */
-type Tag = 'Company' | 'Establishments' | 'Catalogs' | 'Products' | 'Ingestions' | 'Surveillance' | 'Analyses' | 'Webhook';
+/** The resource groups of the document, in the spec's order, each with what it holds. */
+export const TAGS = [
+  { name: 'Company', description: 'The company of the credential, its context and capacity.' },
+  { name: 'Establishments', description: 'Head office and branches (CNPJ), and CNPJ corrections.' },
+  { name: 'Catalogs', description: 'Catalogs of an establishment, and their deletion with its impact preview.' },
+  { name: 'Products', description: 'Products shared between the catalogs of a company.' },
+  { name: 'Ingestions', description: 'Batch ingestion: start, send batches, close, preview, apply.' },
+  { name: 'Surveillance', description: 'The surveillance selection and its executions.' },
+  { name: 'Analyses', description: 'Full-company analyses and their findings.' },
+  { name: 'Webhook', description: 'The signed webhook destination, its events, attempts, test events and resends.' },
+] as const;
+type Tag = (typeof TAGS)[number]['name'];
 
 /** What the document says of one operation, beside what its OperationSpec already tells (method, path, inputs). */
 export interface OperationDoc {
