@@ -8,7 +8,7 @@ import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company,
 import type { Result } from '../core/refusal.js';
 import { currentReference, type Published } from '../core/regulatory/reference.js';
 import { snapshotView, type SnapshotChange, type SnapshotView } from '../core/regulatory/snapshot.js';
-import { exportState, importState } from '../core/snapshot.js';
+import { exportState, importState, plainCopy } from '../core/snapshot.js';
 import { publishReferenceChange } from '../core/surveillance-executions.js';
 import { isoString, parseDuration } from '../core/time.js';
 import { EVENT_KINDS, raiseEvent, rearmStartedAttempts, type EventData } from '../core/webhooks/events.js';
@@ -131,8 +131,10 @@ export class Controls {
      */
     snapshot: (companyId: string): CompanySnapshot => {
       const world = this.worldWith(companyId);
-      const snapshot = { format: 'catalog-emulator/company' as const, version: 1 as const, companyId, now: world.clock.now(), tasks: world.clock.tasksOf(companyId), state: exportCompany(world.state, companyId) };
-      return structuredClone(snapshot) as CompanySnapshot;
+      // Built as new data (the records copied, the tasks' payloads too), which the caller owns: the cast drops
+      // the core types' readonly.
+      const snapshot = { format: 'catalog-emulator/company' as const, version: 1 as const, companyId, now: world.clock.now(), tasks: plainCopy(world.clock.tasksOf(companyId)), state: exportCompany(world.state, companyId) };
+      return snapshot as CompanySnapshot;
     },
     /**
      * Puts a company's snapshot in place of its records and tasks, leaving every other company's. On the shared
@@ -261,6 +263,7 @@ export class Controls {
    */
   snapshot(): Snapshot {
     const own = this.engine.ownWorlds().map((world) => ({ companyId: world.owner!, ...savedWorld(world) }));
+    // Built as new data (see savedWorld), which the caller owns: the cast drops the core types' readonly.
     const snapshot = {
       format: 'catalog-emulator/state' as const,
       version: 1 as const,
@@ -268,7 +271,7 @@ export class Controls {
       ...savedWorld(this.engine.world),
       ...(own.length === 0 ? {} : { ownClocks: own }),
     };
-    return structuredClone(snapshot) as Snapshot;
+    return snapshot as Snapshot;
   }
 
   /**
@@ -540,13 +543,13 @@ function clockControls(clockOf: () => VirtualClock, modeOf: () => ClockMode): Cl
   };
 }
 
-/** A world as a snapshot carries it. */
+/** A world as a snapshot carries it: new data that shares nothing with the world (the records copied, the tasks' payloads too). */
 function savedWorld(world: World) {
   return {
     now: world.clock.now(),
     random: [...world.random.state()] as [number, number, number, number],
     requestRandom: [...world.requestRandom.state()] as [number, number, number, number],
-    tasks: world.clock.tasks(),
+    tasks: plainCopy(world.clock.tasks()),
     state: exportState(world.state),
   };
 }

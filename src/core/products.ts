@@ -236,8 +236,16 @@ function putProduct(state: State, product: Product): void {
   if (product.idExterno !== null) indexes.productsByExternalId.set(product.idExterno, product.id);
 }
 
+/** A product that shares nothing with `p`, its fields in the order of Product (and of a snapshot's products). */
+const copyProduct = (p: Product): Product => ({
+  id: p.id, companyId: p.companyId, idExterno: p.idExterno, origem: p.origem, sku: p.sku, descricao: p.descricao, ncm: p.ncm,
+  atributos: p.atributos.map((a) => ({ codigo: a.codigo, valores: [...a.valores] })),
+  versao: p.versao, ativo: p.ativo, catalogos: [...p.catalogos], position: p.position, criadoEm: p.criadoEm, atualizadoEm: p.atualizadoEm,
+});
+
 export const productsSlice: Slice<'products', readonly Product[]> = {
   ...positioned('products', (state) => state.products.values(), putProduct),
+  copy: (products) => products.map(copyProduct),
   removeCompany: (state, companyId) => dropListed(state.products, state.indexes.get(companyId)?.products),
   holds: ['products'],
   indexes: ['products', 'productsByExternalId'],
@@ -280,6 +288,8 @@ export const linksSlice: Slice<'links', readonly Link[]> = {
     }
     return links.sort((a, b) => a[2] - b[2]);
   },
+  // toData builds each link new, out of strings and numbers: it shares nothing with the state already.
+  copy: (links) => links,
   fromData: (state, links) => {
     for (const [catalogId, productId, position] of [...links].sort((a, b) => a[2] - b[2])) {
       const catalog = state.catalogs.get(catalogId);
