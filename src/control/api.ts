@@ -145,7 +145,8 @@ export class Controls {
      */
     restore: (companyId: string, snapshot: unknown): void => {
       const world = this.worldWith(companyId);
-      const data = structuredClone(readCompanySnapshot(snapshot, companyId, (task) => world.clock.loadProblem(task)));
+      // A copy of the snapshot (readCompanySnapshot copies while it checks): the caller may change its own later.
+      const data = readCompanySnapshot(snapshot, companyId, (task) => world.clock.loadProblem(task));
       const problem = companyProblem(world.state, data.state, companyId) ?? this.sharedElsewhere(world, data.state);
       if (problem) throw companyStateError(problem);
       const reason = `restored for company ${companyId}`;
@@ -280,7 +281,8 @@ export class Controls {
    */
   restore(snapshot: unknown): void {
     // Every check comes first: the current clock has the handlers of every task kind, and answers for a new one.
-    const data = structuredClone(readSnapshot(snapshot, (task) => this.engine.world.clock.loadProblem(task)));
+    // A copy of the snapshot (readSnapshot copies while it checks): the caller may change its own later.
+    const data = readSnapshot(snapshot, (task) => this.engine.world.clock.loadProblem(task));
     const loaded = (world: Pick<Snapshot, 'state' | 'now' | 'tasks' | 'random' | 'requestRandom'>) => ({ state: importState(world.state), now: world.now, tasks: world.tasks, random: world.random, requestRandom: world.requestRandom });
     this.engine.restore(loaded(data), (data.ownClocks ?? []).map((world) => ({ companyId: world.companyId, ...loaded(world) })));
   }

@@ -131,6 +131,47 @@ describe('restore refuses, changing nothing', () => {
   });
 });
 
+/** Changes every value at every depth of `value` in place: each array gains an item, each other field a new value. */
+function vandalize(value: unknown): void {
+  if (value === null || typeof value !== 'object') return;
+  for (const item of Object.values(value)) vandalize(item);
+  if (Array.isArray(value)) value.push('vandal');
+  else for (const key of Object.keys(value)) if (typeof (value as Record<string, unknown>)[key] !== 'object') (value as Record<string, unknown>)[key] = 'vandal';
+}
+
+describe('a snapshot is its caller\'s: neither snapshot() nor restore() shares an object with it', () => {
+  it('whole, with a company on a clock of its own: changing what snapshot() gave, or what restore() took, changes nothing', async () => {
+    const { emu } = await world();
+    emu.companies.create({ clock: 'own' });
+    const taken = emu.snapshot();
+    expect(taken.ownClocks).toHaveLength(1);
+    expect(taken.tasks.some((task) => task.payload !== undefined)).toBe(true);
+    const before = JSON.stringify(taken);
+    vandalize(taken);
+    expect(JSON.stringify(emu.snapshot())).toBe(before);
+    const given = JSON.parse(before) as Snapshot;
+    emu.restore(given);
+    vandalize(given);
+    expect(JSON.stringify(emu.snapshot())).toBe(before);
+  });
+
+  it('of one company: the same', async () => {
+    const { emu, snapshot } = await world();
+    const companyId = snapshot.state.companies[0]!.id;
+    const taken = emu.companies.snapshot(companyId);
+    expect(taken.tasks.some((task) => task.payload !== undefined)).toBe(true);
+    const before = JSON.stringify(taken);
+    vandalize(taken);
+    expect(JSON.stringify(emu.companies.snapshot(companyId))).toBe(before);
+    const whole = JSON.stringify(emu.snapshot());
+    const given = JSON.parse(before) as typeof taken;
+    emu.companies.restore(companyId, given);
+    vandalize(given);
+    expect(JSON.stringify(emu.companies.snapshot(companyId))).toBe(before);
+    expect(JSON.stringify(emu.snapshot())).toBe(whole);
+  });
+});
+
 describe('restore takes back what the emulator itself snapshots', () => {
   it('near the clock\'s last instant, where the next daily runs and a delivery\'s deadline fall past it', async () => {
     const emu = createEmulator({ start: '9999-12-31T12:00:00.000Z', companies: [{}] });
