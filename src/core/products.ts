@@ -15,7 +15,7 @@ import { catalogTransition, findActiveCatalog, findCatalog, replaceCatalog } fro
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { dropListed, indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
-import { at, repeated, repeatedId } from './integrity.js';
+import { at, repeatedId, repeatedPair } from './integrity.js';
 import type { Instant } from './time.js';
 import { productChanged } from './surveillance.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
@@ -251,18 +251,27 @@ export const productsSlice: Slice<'products', readonly Product[]> = {
   indexes: ['products', 'productsByExternalId'],
   unique: (products) =>
     repeatedId('products', products, 'product') ??
-    repeated('products', products, 'idExterno', (p) => (p.idExterno === null ? undefined : `${p.companyId} ${p.idExterno}`), (p) => `id_externo "${p.idExterno}" in company ${p.companyId}`),
+    repeatedPair('products', products, 'idExterno', (p) => p.companyId, (p) => p.idExterno ?? undefined, (p) => `id_externo "${p.idExterno}" in company ${p.companyId}`),
   check: (data, r) => {
-    const linked = new Set(data.links.map(([catalogId, productId]) => `${catalogId} ${productId}`));
+    // Catalog id → the products linked to it: looked up by the two ids as they are, no joined string per link.
+    const linked = new Map<string, Set<string>>();
+    for (const [catalogId, productId] of data.links) {
+      let products = linked.get(catalogId);
+      if (!products) linked.set(catalogId, (products = new Set()));
+      products.add(productId);
+    }
     for (const [i, p] of data.products.entries()) {
       if (!r.companies.has(p.companyId)) return at(['products', i, 'companyId'], `product ${p.id} belongs to unknown company ${p.companyId}`);
       if (!p.ativo && p.catalogos.length > 0) return at(['products', i, 'catalogos'], `product ${p.id} is inactive, so it is linked to no catalog`);
+      // A product has a few catalogs, searched in place; a snapshot could list thousands, which a set keeps linear.
+      const earlier = p.catalogos.length > 16 ? new Set<string>() : undefined;
       for (const [j, id] of p.catalogos.entries()) {
         const catalog = r.catalogs.get(id);
         if (catalog?.companyId !== p.companyId) return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} is not of its company`);
         if (catalog.estado !== 'ativo') return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} is deleted, and a deleted catalog has no products`);
-        if (p.catalogos.indexOf(id) !== j) return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} appears twice`);
-        if (!linked.has(`${id} ${p.id}`)) return at(['products', i, 'catalogos', j], `product ${p.id}: its link to catalog ${id} is not in links`);
+        if (earlier ? earlier.has(id) : p.catalogos.indexOf(id) !== j) return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} appears twice`);
+        earlier?.add(id);
+        if (!linked.get(id)?.has(p.id)) return at(['products', i, 'catalogos', j], `product ${p.id}: its link to catalog ${id} is not in links`);
       }
     }
     return undefined;
@@ -296,12 +305,12 @@ export const linksSlice: Slice<'links', readonly Link[]> = {
       if (catalog) linksOf(state, catalog.companyId, catalogId).add(productId, position);
     }
   },
-  unique: (links) => repeated('links', links, 1, ([catalogId, productId]) => `${catalogId} ${productId}`, ([catalogId, productId]) => `the link of product ${productId} to catalog ${catalogId}`),
+  unique: (links) => repeatedPair('links', links, 1, ([catalogId]) => catalogId, ([, productId]) => productId, ([catalogId, productId]) => `the link of product ${productId} to catalog ${catalogId}`),
   check: (data, r) => {
     for (const [i, [catalogId, productId]] of data.links.entries()) {
       if (!r.products.get(productId)?.catalogos.includes(catalogId)) return at(['links', i], `link ${catalogId} → ${productId} is not in the product's catalogos`);
     }
     return undefined;
   },
-  positions: (links) => links.map(([, , position], i) => [['links', i, 2], position] as const),
+  positions: (links) => [{ count: links.length, at: (i) => links[i]![2], path: (i) => ['links', i, 2] }],
 };

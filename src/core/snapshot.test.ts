@@ -5,13 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { requestAnalysis } from './analyses.js';
 import { createCatalog } from './catalogs.js';
-import { createProduct } from './products.js';
+import { registerEstablishment } from './establishments.js';
+import { createProduct, linkProduct, productEtag } from './products.js';
 import { SLICES, TRANSIENT } from './slices.js';
 import { checkIntegrity, checkTaskSubjects, exportState, importState, type StateData } from './snapshot.js';
 import { createState, indexesOf, type State } from './state.js';
 import { changeSelection, surveillanceEtag, surveillanceOf } from './surveillance.js';
 import { derived, richState } from './testing/rich.js';
-import { configureWebhook, raised, seededWorld, T0, unwrap } from './testing/support.js';
+import { cnpj, configureWebhook, raised, seededWorld, T0, unwrap } from './testing/support.js';
 import { raiseEvent } from './webhooks/events.js';
 
 /** Two companies; the first with a catalog, two products (both selected), a webhook event and an analysis. */
@@ -74,6 +75,47 @@ describe('checkIntegrity', () => {
     expect(checkIntegrity(broken(data, (d) => { d.webhookEvents[0].attempts = [attempt]; }))).toEqual({ path: ['webhookEvents', 0, 'attempts', 0, 'tentativa'], problem: `webhook event ${event.id}: attempt 1 is numbered 2; attempts are numbered 1, 2, … in order` });
     const second = { ...data.analyses[0]!, id: '0190a000-0000-7000-8000-0000000000aa', position: data.sequence + 1 };
     expect(checkIntegrity(broken(data, (d) => { d.analyses.push(second); d.sequence += 1; }))).toEqual({ path: ['analyses', 1, 'estado'], problem: `an open (pendente or executando) analysis of company ${a} appears twice` });
+  });
+
+  it('names a repeated link, and a repeated id_externo within a company (the same one in another company is no repeat)', () => {
+    const { data, a, b } = exported();
+    const [catalogId, productId] = data.links[0]!;
+    expect(checkIntegrity(broken(data, (d) => { d.links.push([catalogId, productId, d.sequence + 1]); d.sequence += 1; }))).toEqual({ path: ['links', 2, 1], problem: `the link of product ${productId} to catalog ${catalogId} appears twice` });
+    expect(checkIntegrity(broken(data, (d) => { d.products[0].idExterno = 'ext'; d.products[1].idExterno = 'ext'; }))).toEqual({ path: ['products', 1, 'idExterno'], problem: `id_externo "ext" in company ${a} appears twice` });
+    const elsewhere = { ...data.products[0]!, id: '0190a000-0000-7000-8000-0000000000ee', companyId: b, idExterno: 'ext', catalogos: [], position: data.sequence + 1 };
+    expect(checkIntegrity(broken(data, (d) => { d.products[0].idExterno = 'ext'; d.products.push(elsewhere); d.sequence += 1; }))).toBeUndefined();
+  });
+
+  it('names a position held twice with the first record holding it, across kinds of record, and one beyond the sequence', () => {
+    const { data, a } = exported();
+    const product = data.products[1]!;
+    expect(checkIntegrity(broken(data, (d) => { d.links[0][2] = product.position; }))).toEqual({ path: ['links', 0, 2], problem: `position ${product.position} is also that of products.1.position` });
+    const index = data.surveillance.findIndex((s) => s.companyId === a);
+    const catalog = data.catalogs[0]!;
+    expect(checkIntegrity(broken(data, (d) => { d.surveillance[index].selected[0][1] = catalog.position; }))).toEqual({ path: ['surveillance', index, 'selected', 0, 1], problem: `position ${catalog.position} is also that of catalogs.0.position` });
+    expect(checkIntegrity(broken(data, (d) => { d.links[1][2] = d.sequence + 1; }))).toEqual({ path: ['links', 1, 2], problem: `position ${data.sequence + 1} is beyond sequence ${data.sequence}, the last position handed out` });
+  });
+
+  it('names a catalog a product lists twice, among a few catalogs or among many', () => {
+    const { state, ctx, company } = seededWorld();
+    const a = company();
+    const root = state.companies.get(a)!.cnpjRoot;
+    // 20 establishments, each with its catalog, and a product linked to all of them.
+    const catalogs = Array.from({ length: 20 }, (_, i) => {
+      const establishment = unwrap(registerEstablishment(state, a, { cnpj: cnpj(root, String(i + 2).padStart(4, '0')), nome: `Loja ${i}` }, ctx(T0)));
+      return unwrap(createCatalog(state, a, { establishmentId: establishment.id, nome: `Loja ${i}` }, ctx(T0))).id;
+    });
+    let product = unwrap(createProduct(state, a, catalogs[0]!, { origem: 'erp', ncm: '84713012' }, ctx(T0)));
+    for (const catalog of catalogs.slice(1)) product = unwrap(linkProduct(state, a, catalog, product.id, [productEtag(product)], ctx(T0)));
+    const data = structuredClone(exportState(state));
+    expect(data.products[0]!.catalogos).toHaveLength(20);
+    expect(checkIntegrity(data)).toBeUndefined();
+    const twice = (catalogos: string[], at: number) => ({ path: ['products', 0, 'catalogos', at], problem: `product ${product.id}: catalog ${catalogos[at]} appears twice` });
+    for (const length of [3, 17, 20]) {
+      // The last one repeats the second: refused at the last, whether looked for in place (a few) or in a set (many).
+      const catalogos = [...catalogs.slice(0, length - 1), catalogs[1]!];
+      expect(checkIntegrity(broken(data, (d) => { d.products[0].catalogos = catalogos; })), `${length} catalogs`).toEqual(twice(catalogos, length - 1));
+    }
   });
 
   it('names a regulatory table requiring an attribute it does not define', () => {

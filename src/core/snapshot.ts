@@ -6,7 +6,7 @@
  */
 import { at, type Found, type Records } from './integrity.js';
 import { SLICES, type StateData } from './slices.js';
-import { createState, type Slice, type State } from './state.js';
+import { createState, type Positions, type Slice, type State } from './state.js';
 
 export type { StateData } from './slices.js';
 
@@ -88,16 +88,26 @@ export function checkIntegrity(data: StateData): Found {
 
 /** Positions order every list: each one is unique and at most `sequence`, the last one handed out. */
 function positions(data: StateData, slices: readonly Slice[]): Found {
-  const seen = new Map<number, readonly (string | number)[]>();
+  const lists: Positions[] = [];
+  const seen = new Set<number>();
   for (const slice of slices) {
-    for (const [path, position] of slice.positions?.(data[slice.key as keyof StateData]) ?? []) {
-      if (position > data.sequence) return at(path, `position ${position} is beyond sequence ${data.sequence}, the last position handed out`);
-      const other = seen.get(position);
-      if (other !== undefined) return at(path, `position ${position} is also that of ${other.join('.')}`);
-      seen.set(position, path);
+    for (const list of slice.positions?.(data[slice.key as keyof StateData]) ?? []) {
+      lists.push(list);
+      for (let i = 0; i < list.count; i++) {
+        const position = list.at(i);
+        if (position > data.sequence) return at(list.path(i), `position ${position} is beyond sequence ${data.sequence}, the last position handed out`);
+        if (seen.has(position)) return at(list.path(i), `position ${position} is also that of ${firstAt(lists, position).join('.')}`);
+        seen.add(position);
+      }
     }
   }
   return undefined;
+}
+
+/** The path of the first of `lists` to hold `position` (which one does): looked for again only for a problem. */
+function firstAt(lists: readonly Positions[], position: number): readonly (string | number)[] {
+  for (const list of lists) for (let i = 0; i < list.count; i++) if (list.at(i) === position) return list.path(i);
+  throw new Error(`position ${position} is in no list`);
 }
 
 /** What a task may name in its payload: the record it works on. */
