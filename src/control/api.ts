@@ -24,7 +24,7 @@ import { VERSION } from '../version.js';
 import { ControlError } from './control-error.js';
 import { FaultInputError, type FaultInput, type FaultView } from '../engine/faults.js';
 import { companyStateError, readCompanySnapshot, readSnapshot, type CompanySnapshot, type Snapshot } from './snapshot-schema.js';
-import { companyProblem, exportCompany, removeCompany, replaceCompany, resetCompany, type CompanyData } from '../core/company-data.js';
+import { companyProblem, exportCompany, removeCompany, resetCompany, swapCompany, type CompanyData } from '../core/company-data.js';
 import type { IntegrityProblem } from '../core/snapshot.js';
 
 export interface ClockInfo {
@@ -160,7 +160,8 @@ export class Controls {
         for (const task of data.tasks) world.clock.schedule(task, task.due);
       }
       world.apply((state, ctx) => {
-        replaceCompany(state, companyId, data.state);
+        // Checked above (companyProblem), and the state has not changed since.
+        swapCompany(state, companyId, data.state);
         // Requests in flight did not survive: its attempts still running end by their time-out.
         rearmStartedAttempts(state, ctx, companyId);
       });
