@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { requestAnalysis } from './analyses.js';
 import { createCatalog } from './catalogs.js';
+import { removeCompany } from './company-data.js';
 import { registerEstablishment } from './establishments.js';
 import { createProduct, linkProduct, productEtag } from './products.js';
 import { SLICES, TRANSIENT } from './slices.js';
@@ -174,6 +175,17 @@ describe('the slices (src/core/slices.ts)', () => {
     const imported = importState(structuredClone(data));
     expect(JSON.stringify(exportState(imported))).toBe(JSON.stringify(data));
     expect(derived(imported)).toEqual(derived(state));
+  });
+
+  it('import, and remove a company with, 200,000 closed webhook events (spread into a call, so many overflow the stack)', { timeout: 30_000 }, () => {
+    const data = exportState(rich());
+    const closed = data.webhookEvents.find((e) => e.terminadoEm !== null)!;
+    const many = Array.from({ length: 200_000 }, (_, i) => ({ ...closed, id: `0190a000-0000-7000-8000-${String(i).padStart(12, '0')}`, position: data.sequence + 1 + i }));
+    const state = importState({ ...data, webhookEvents: [...data.webhookEvents, ...many], sequence: data.sequence + many.length });
+    const before = state.closedWebhookEvents.length;
+    expect(before).toBeGreaterThan(many.length);
+    removeCompany(state, closed.companyId);
+    expect(state.closedWebhookEvents.length).toBe(before - many.length - data.webhookEvents.filter((e) => e.companyId === closed.companyId && e.terminadoEm !== null).length);
   });
 
   it('each slice whose records hold a position gives them to the positions check, and every slice checks what is unique in it or its references', () => {
