@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { cnpj } from '../core/testing/support.js';
 import { createEmulator, type Emulator } from '../emulator.js';
-import { copyLink, copyProduct } from './snapshot-records.js';
+import { copyLink, copyProduct, FAST_LISTS } from './snapshot-records.js';
 import { companySnapshotSchema, parseFast, snapshotSchema } from './snapshot-schema.js';
 
 const productSchema = snapshotSchema.shape.state.shape.products.element;
@@ -94,6 +94,19 @@ describe('a product and a link: the fast path takes exactly what the schema take
     const cases: unknown[] = [link, [...link, 1], link.slice(0, 2), [], { 0: link[0], 1: link[1], 2: link[2], length: 3 }, ...HOSTILE];
     for (const i of [0, 1, 2]) for (const value of HOSTILE) cases.push(link.map((part, j) => (j === i ? value : part)));
     for (const value of cases) expect(fast(copyLink(value)), JSON.stringify(value)).toBe(parsed(linkSchema, value));
+  });
+
+  it('a list: each id is checked, though the checks remember the last company and catalog they passed', () => {
+    const second = { ...product, id: '0190a000-0000-7000-8000-000000000009', position: 8 };
+    expect(FAST_LISTS.products([product, second])).toHaveLength(2);
+    for (const [key, value] of [['companyId', product.companyId.toUpperCase()], ['companyId', ` ${product.companyId}`], ['catalogos', [product.catalogos[0], 'x']], ['catalogos', [`${product.catalogos[0]}\n`]]] as const) {
+      const list = [product, { ...second, [key]: value }];
+      expect(FAST_LISTS.products(list), `${key}: ${JSON.stringify(value)}`).toBeUndefined();
+      expect(parsed(productSchema.array(), list)).toBeUndefined();
+    }
+    const link = [product.catalogos[0]!, product.id, 7];
+    expect(FAST_LISTS.links([link, [link[0], second.id, 8]])).toHaveLength(2);
+    expect(FAST_LISTS.links([link, [String(link[0]).toUpperCase(), second.id, 8]])).toBeUndefined();
   });
 
   it('the copy shares nothing with its input', () => {
