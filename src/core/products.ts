@@ -14,7 +14,7 @@
 import { catalogTransition, findActiveCatalog, findCatalog, replaceCatalog } from './catalogs.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { dropListed, indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { dropListed, indexesOf, inPositionOrder, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
 import { at, repeatedId, repeatedPair } from './integrity.js';
 import type { Instant } from './time.js';
 import { productChanged } from './surveillance.js';
@@ -295,12 +295,12 @@ export const linksSlice: Slice<'links', readonly Link[]> = {
       const index = state.indexes.get(catalog.companyId)?.catalogProducts.get(catalog.id);
       for (const [productId, position] of index?.after() ?? []) links.push([catalog.id, productId, position]);
     }
-    return links.sort((a, b) => a[2] - b[2]);
+    return inPositionOrder(links, (link) => link[2]);
   },
   // toData builds each link new, out of strings and numbers: it shares nothing with the state already.
   copy: (links) => links,
   fromData: (state, links) => {
-    for (const [catalogId, productId, position] of [...links].sort((a, b) => a[2] - b[2])) {
+    for (const [catalogId, productId, position] of inPositionOrder([...links], (link) => link[2])) {
       const catalog = state.catalogs.get(catalogId);
       if (catalog) linksOf(state, catalog.companyId, catalogId).add(productId, position);
     }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { requestAnalysis } from './analyses.js';
 import { createCatalog } from './catalogs.js';
-import { removeCompany } from './company-data.js';
+import { exportCompany, removeCompany, replaceCompany } from './company-data.js';
 import { registerEstablishment } from './establishments.js';
 import { createProduct, linkProduct, productEtag } from './products.js';
 import { SLICES, TRANSIENT } from './slices.js';
@@ -175,6 +175,19 @@ describe('the slices (src/core/slices.ts)', () => {
     const imported = importState(structuredClone(data));
     expect(JSON.stringify(exportState(imported))).toBe(JSON.stringify(data));
     expect(derived(imported)).toEqual(derived(state));
+  });
+
+  it('export records and links in position order, also once a company put back comes after the others in the maps', () => {
+    const { state, ids } = richState(3, 3);
+    const saved = structuredClone(exportCompany(state, ids[0]!));
+    expect(replaceCompany(state, ids[0]!, saved)).toBeUndefined();
+    // The first company's records are now the last ones of each map, their positions the lowest.
+    expect([...state.products.values()].at(-1)!.companyId).toBe(ids[0]);
+    const data = exportState(state);
+    const ascending = (positions: readonly number[]) => positions.every((position, i) => i === 0 || positions[i - 1]! < position);
+    for (const key of ['establishments', 'catalogs', 'products', 'webhookEvents', 'analyses', 'executions', 'ingestions'] as const) expect(ascending(data[key].map((r) => r.position)), key).toBe(true);
+    expect(ascending(data.links.map((link) => link[2]))).toBe(true);
+    expect(JSON.stringify(exportState(importState(structuredClone(data))))).toBe(JSON.stringify(data));
   });
 
   it('import, and remove a company with, 200,000 closed webhook events (spread into a call, so many overflow the stack)', { timeout: 30_000 }, () => {
