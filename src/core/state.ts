@@ -195,7 +195,7 @@ export interface Slice<K extends string = string, D = unknown> {
    * What must be unique in its data, before fromData may run on it (checkIntegrity runs every slice's before any
    * slice's `check`): the first problem, or undefined.
    */
-  unique?(data: D): Found;
+  unique?(data: D, records: Records): Found;
   /** What its records must hold of the others (a reference resolves within its company, …); run in the registry's order. */
   check?(data: StateData, records: Records): Found;
   /** The positions its records hold, list by list: a position is unique across the state and at most `sequence`. */
