@@ -14,7 +14,7 @@
 import { catalogTransition, findActiveCatalog, findCatalog, replaceCatalog } from './catalogs.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { dropListed, indexesOf, inPositionOrder, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { dropListed, indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
 import { at, repeatedId, repeatedPair } from './integrity.js';
 import type { Instant } from './time.js';
 import { productChanged } from './surveillance.js';
@@ -281,6 +281,12 @@ export const productsSlice: Slice<'products', readonly Product[]> = {
 /** A link of a product to a catalog: [catalog id, product id, position], in link order. */
 export type Link = readonly [catalogId: string, productId: string, position: number];
 
+/** `links` in position order, sorted in place unless they are in it already (as byPosition in state.ts does). */
+function inLinkOrder<L extends Link>(links: L[]): L[] {
+  for (let i = 1; i < links.length; i++) if (links[i - 1]![2] > links[i]![2]) return links.sort((a, b) => a[2] - b[2]);
+  return links;
+}
+
 /** The links, each catalog's in its own index (a product's `catalogos` says the same, without their order). */
 export const linksSlice: Slice<'links', readonly Link[]> = {
   key: 'links',
@@ -295,12 +301,12 @@ export const linksSlice: Slice<'links', readonly Link[]> = {
       const index = state.indexes.get(catalog.companyId)?.catalogProducts.get(catalog.id);
       for (const [productId, position] of index?.after() ?? []) links.push([catalog.id, productId, position]);
     }
-    return inPositionOrder(links, (link) => link[2]);
+    return inLinkOrder(links);
   },
   // toData builds each link new, out of strings and numbers: it shares nothing with the state already.
   copy: (links) => links,
   fromData: (state, links) => {
-    for (const [catalogId, productId, position] of inPositionOrder([...links], (link) => link[2])) {
+    for (const [catalogId, productId, position] of inLinkOrder([...links])) {
       const catalog = state.catalogs.get(catalogId);
       if (catalog) linksOf(state, catalog.companyId, catalogId).add(productId, position);
     }

@@ -235,17 +235,15 @@ export function dropListed(records: Map<string, unknown>, index: OrderedIndex | 
 }
 
 /**
- * `list` in the order of `positionOf`, sorted in place unless it is in that order already, which it mostly is
- * (records are created in position order, and restored in it): one pass that checks costs less than a sort
- * through a comparator, which reads every record even then (about 0.02 s of 100,000 products, each way).
+ * Records in the order their positions give them: lists, and a snapshot's order. Mostly they come in that order
+ * already (created in it, restored in it): one pass that checks costs a tenth of a sort through a comparator,
+ * which reads every record even then (2 ms against 20 ms for 100,000 products, each way).
  */
-export function inPositionOrder<T>(list: T[], positionOf: (item: T) => number): T[] {
-  for (let i = 1; i < list.length; i++) if (positionOf(list[i - 1]!) > positionOf(list[i]!)) return list.sort((a, b) => positionOf(a) - positionOf(b));
+function byPosition<T extends { readonly position: number }>(records: Iterable<T>): T[] {
+  const list = [...records];
+  for (let i = 1; i < list.length; i++) if (list[i - 1]!.position > list[i]!.position) return list.sort((a, b) => a.position - b.position);
   return list;
 }
-
-/** Records in the order their positions give them: lists, and a snapshot's order. */
-const byPosition = <T extends { readonly position: number }>(records: Iterable<T>): T[] => inPositionOrder([...records], (record) => record.position);
 
 /**
  * What the slice of a kind of record that positions order shares: the records in position order, imported in that
