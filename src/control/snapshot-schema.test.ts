@@ -153,6 +153,11 @@ describe('a snapshot is its caller\'s: neither snapshot() nor restore() shares a
     emu.restore(given);
     vandalize(given);
     expect(JSON.stringify(emu.snapshot())).toBe(before);
+    // The same through the schema's own parse (which the fast path leaves an object of a class to).
+    const instance = Object.assign(new (class Saved {})(), JSON.parse(before) as Snapshot);
+    emu.restore(instance);
+    vandalize(instance);
+    expect(JSON.stringify(emu.snapshot())).toBe(before);
   });
 
   it('of one company: the same', async () => {
