@@ -120,6 +120,27 @@ describe('restore refuses, changing nothing', () => {
     expect(emu.snapshot().state.idempotency.find((e) => e.key === 'earlier-form-key-0001')).toMatchObject({ key: 'earlier-form-key-0001', status: 202, body: '{"id":"x"}', headers: null });
   });
 
+  it('a surveillance execution with part of a summary: concluded without its snapshot id, a count or divergente, or without findings yet with the rest', async () => {
+    const { emu, token, snapshot: before } = await world();
+    const headers = { authorization: `Bearer ${token}` };
+    const selection = await emu.fetch('/v1/empresa/vigilancia', { headers });
+    const selected = await emu.fetch('/v1/empresa/vigilancia', {
+      method: 'PATCH',
+      headers: { ...headers, ...JSON_HEADERS, 'idempotency-key': 'snapshot-test-selection-0001', 'if-match': selection.headers.get('etag')! },
+      body: JSON.stringify({ modo: 'selecao', adicionar: [before.state.products[0]!.id] }),
+    });
+    expect(selected.status, await selected.text()).toBe(200);
+    await emu.clock.advance('2d');
+    const snapshot = emu.snapshot();
+    const concluded = snapshot.state.executions.findIndex((e) => e.estado === 'concluida');
+    expect(concluded).toBeGreaterThanOrEqual(0);
+    const rule = 'findings, snapshotId, produtosAvaliados, reaproveitados and divergente are set together (a concluded execution) or are all null';
+    for (const field of ['snapshotId', 'produtosAvaliados', 'reaproveitados', 'divergente']) {
+      expectRefused(emu, snapshot, (s) => { s.state.executions[concluded][field] = null; }, `Not a snapshot of this emulator: state.executions.${concluded}.findings: ${rule}`, ['state', 'executions', concluded, 'findings']);
+    }
+    expectRefused(emu, snapshot, (s) => { s.state.executions[concluded].findings = null; }, `Not a snapshot of this emulator: state.executions.${concluded}.findings: ${rule}`, ['state', 'executions', concluded, 'findings']);
+  });
+
   it('records that reference what is not there, or not of their company', async () => {
     const { emu, snapshot } = await world();
     const product = snapshot.state.products[0]!;

@@ -214,7 +214,11 @@ const execution = schemaOf<Execution>()(z.strictObject({
   id, companyId: id, motivo: z.enum(['agendada', 'publicacao']), estado: z.enum(['pendente', 'executando', 'concluida', 'falhou']), criadaEm: happened,
   iniciadaEm: happened.nullable(), terminadaEm: happened.nullable(), codigoFalha: z.string().nullable(), snapshotId: z.string().nullable(),
   produtosAvaliados: int.nullable(), reaproveitados: int.nullable(), findings: z.array(watchedFinding).nullable(), divergente: z.boolean().nullable(), position: int,
-}));
+}).refine(
+  // The summary (GET /v1/vigilancias/{id} resumo) is built of the five together, as its conclusion sets them.
+  (e) => [e.snapshotId, e.produtosAvaliados, e.reaproveitados, e.divergente].every((field) => (field === null) === (e.findings === null)),
+  { message: 'findings, snapshotId, produtosAvaliados, reaproveitados and divergente are set together (a concluded execution) or are all null', path: ['findings'] },
+));
 const evaluation = schemaOf<Evaluation>()(z.strictObject({ versao: int, fingerprint: z.string(), findings: z.array(finding) }));
 const ingestionRecord = z.strictObject({ idExterno: z.string(), origem: z.string(), ncm: z.string().regex(NCM_PATTERN), sku: nullableText, descricao: nullableText, atributos: attributes });
 const recordError = z.strictObject({ lote: int, indice: int, caminho: z.string(), codigo: z.string(), mensagem: z.string() });
