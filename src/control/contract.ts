@@ -4,7 +4,7 @@
  * answers. routes.ts registers the handlers; src/openapi/controls.ts generates the controls' OpenAPI document from
  * this table; a test proves the table and the routes hono registers are the same list, so neither can drift.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PERMISSIONS } from '../core/companies.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
 import { FAULT_INPUT, FAULT_VIEW } from '../engine/faults.js';

@@ -16,7 +16,7 @@
  * field and what it accepts, in process and over HTTP alike: a test that means to inject a fault must never
  * pass because the fault silently did nothing.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { concurrentEditImpossible } from '../core/concurrent-edit.js';
 import { JOB_KINDS } from '../core/jobs.js';
 import { DAY } from '../core/time.js';

@@ -3,7 +3,7 @@
  * (src/control/contract.ts): each control's method, path, body schema (the one its route parses with), query
  * parameters, success answers and errors. `npm run openapi` writes it to the committed openapi.controls.json.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CONTROL_ROUTES, CONTROL_SCHEMAS, type ControlRoute, type ControlTag } from '../control/contract.js';
 import { companySnapshotSchema, snapshotSchema } from '../control/snapshot-schema.js';
 import { ErrorBody } from '../http/contract/wire.js';
