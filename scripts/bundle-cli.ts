@@ -30,7 +30,9 @@ const result = await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
+  // Like tsc's maps of dist/src: they name the sources, without a copy of them.
   sourcemap: true,
+  sourcesContent: false,
   metafile: true,
   banner: { js: `// catalog-emulator's CLI, bundled with its dependencies by scripts/bundle-cli.ts; their licences: ${NOTICES}` },
   logLevel: 'warning',
