@@ -53,7 +53,7 @@ const API_EFFECTS = {
 
 /**
  * The schema of a fault, built on its first use (a fault added, the controls' document): built when the module
- * loaded, it was 6 ms of the CLI's 200 ms start before its first answer, for a control few runs ever call.
+ * loaded, it was 5 ms of the CLI's start before its first answer (about 200 ms), for a control few runs call.
  */
 function faultSchemas() {
   const apiEffects = {
