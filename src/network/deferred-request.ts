@@ -79,11 +79,16 @@ function standInPasses(): boolean {
 
 let deferred: boolean | undefined;
 
+/** Whether in-process handlers get a stand-in built on first read (true), or a Request built at once (false). */
+export function requestsDeferred(): boolean {
+  deferred ??= standInPasses();
+  return deferred;
+}
+
 /**
  * The request of an attempt to an in-process handler, from what makes its parts (the signing, itself deferred):
  * a stand-in built on first read where it passes for a Request, else the Request itself.
  */
 export function deliveryRequest(parts: () => RequestParts): Request {
-  deferred ??= standInPasses();
-  return deferred ? (new DeferredRequest(parts) as unknown as Request) : build(parts());
+  return requestsDeferred() ? (new DeferredRequest(parts) as unknown as Request) : build(parts());
 }
