@@ -3,6 +3,8 @@
  * the Request built at once from the same parts, wherever a handler may use it, and build (and sign) nothing
  * until it is read.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { deliveryRequest, requestsDeferred, type RequestParts } from './deferred-request.js';
@@ -59,10 +61,26 @@ describe('the request of an in-process delivery', () => {
     expect(made()).toBe(1);
   });
 
-  it('passes where a Request is expected: copied as fetch copies one, cloned, read through the prototype, served by a hono app', async () => {
+  it('passes where a Request is expected: copied as fetch copies one, cloned, read through the prototype, sent by fetch, served by a hono app', async () => {
     expect(await reading(new Request(counted().request))).toEqual(await reading(new Request(eager())));
     expect(await reading(counted().request.clone())).toEqual(await reading(eager().clone()));
     expect(await Request.prototype.text.call(counted().request)).toBe(parts.body);
+
+    // fetch(request) sends it as it is: a loopback server echoes what it got.
+    const server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      request.on('end', () => response.end(JSON.stringify({ method: request.method, url: request.url, id: request.headers['service-event-id'], body })));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const local = { ...parts, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/recebe?x=1` };
+      const echoed = await (await fetch(deliveryRequest(() => local))).json();
+      expect(echoed).toEqual({ method: 'POST', url: '/recebe?x=1', id: 'e-1', body: parts.body });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
 
     const app = new Hono().post('/recebe', async (c) => c.json({ id: c.req.header('service-event-id'), x: c.req.query('x'), body: await c.req.json() }));
     const answer = await app.fetch(counted().request);
