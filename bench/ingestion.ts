@@ -12,19 +12,23 @@ const BATCHES = 100;
 const PER_BATCH = 1000;
 const RECORDS = BATCHES * PER_BATCH;
 
-/** Canonical batches of PER_BATCH realistic records (~185 bytes of JSON each): the same for every side. */
-function batchBodies(records = RECORDS): string[] {
+/** A record of an ingestion batch: the b-th batch's i-th, the k-th of all. */
+type RecordOf = (b: number, i: number, k: number) => Record<string, unknown>;
+
+/** Realistic records (~185 bytes of JSON each). */
+const realistic: RecordOf = (b, i) => ({
+  id_externo: `ERP-${b}-${i}`,
+  origem: 'erp',
+  ncm: ['84713012', '21069090', '85171231'][i % 3],
+  sku: `SKU-${b}-${i}`,
+  descricao: `Produto ${b}-${i}, embalagem de 500 g`,
+  atributos: [{ codigo: 'ATT_0005', valores: [i % 2 ? '220V' : '380V'] }],
+});
+
+/** Canonical batches of PER_BATCH records: the same for every side. */
+function batchBodies(records = RECORDS, record: RecordOf = realistic): string[] {
   return Array.from({ length: Math.ceil(records / PER_BATCH) }, (_, b) =>
-    JSON.stringify({
-      itens: Array.from({ length: Math.min(PER_BATCH, records - b * PER_BATCH) }, (_, i) => ({
-        id_externo: `ERP-${b}-${i}`,
-        origem: 'erp',
-        ncm: ['84713012', '21069090', '85171231'][i % 3],
-        sku: `SKU-${b}-${i}`,
-        descricao: `Produto ${b}-${i}, embalagem de 500 g`,
-        atributos: [{ codigo: 'ATT_0005', valores: [i % 2 ? '220V' : '380V'] }],
-      })),
-    }),
+    JSON.stringify({ itens: Array.from({ length: Math.min(PER_BATCH, records - b * PER_BATCH) }, (_, i) => record(b, i, b * PER_BATCH + i)) }),
   );
 }
 
@@ -98,14 +102,17 @@ async function ingest(emu: Emulator, bodies: readonly string[]) {
   if (applied.body.estado !== 'aplicada') throw new Error(`not applied: ${applied.body.estado}`);
   collectGarbage();
   const heapApplied = heapMb() - heapStart;
-  return { catalogId: catalog.id as string, headers, call, putsMs, validateMs, applyMs, heapBatches, heapApplied };
+  return { company, catalogId: catalog.id as string, headers, call, putsMs, validateMs, applyMs, heapBatches, heapApplied };
 }
 
-/** An emulator whose one catalog holds `count` products, loaded by one ingestion (far faster than `count` POSTs). */
-export async function catalogOf(count: number) {
+/**
+ * An emulator whose one catalog holds `count` products, loaded by one ingestion: a few seconds for 100,000, where
+ * as many POSTs take several times longer.
+ */
+export async function catalogOf(count: number, record?: RecordOf) {
   const emu = createEmulator();
-  const { catalogId, call } = await ingest(emu, batchBodies(count));
-  return { emu, catalogId, call };
+  const { company, catalogId, call } = await ingest(emu, batchBodies(count, record));
+  return { emu, company, catalogId, call };
 }
 
 export async function ingestionAtScale(rows: Row[], bin: string): Promise<void> {

@@ -157,5 +157,5 @@ export async function interleaved<T>(rounds: number, subject: (round: number) =>
 }
 
 /** BENCH_VERBOSE=1 prints every round of every interleaved figure to stderr (to see what a median hides). */
-const VERBOSE = process.env.BENCH_VERBOSE === '1';
+export const VERBOSE = process.env.BENCH_VERBOSE === '1';
 const brief = (x: unknown) => JSON.stringify(x, (_, v: unknown) => (typeof v === 'number' ? Math.round(v * 1000) / 1000 : v));
