@@ -29,6 +29,7 @@ function medians(results: readonly LoadResult[]): LoadResult {
     p99: of((r) => r.p99),
     cpu: ofKnown((r) => r.cpu),
     generatorCpu: ofKnown((r) => r.generatorCpu),
+    coreBusy: ofKnown((r) => r.coreBusy),
     errors: results.reduce((sum, r) => sum + r.errors, 0),
   };
 }
@@ -151,11 +152,13 @@ export async function overHttp(): Promise<HttpFigures> {
     } else if ((bareGet.generatorCpu ?? 0) > 0.9 || (barePatch.generatorCpu ?? 0) > 0.9) {
       notes.push(`${generator.description} used ${pct(bareGet.generatorCpu)} (GET) and ${pct(barePatch.generatorCpu)} (PATCH) of its core in the bare hono rounds: it may have capped them, and the ratios with them.`);
     }
-    const starved = [emuGet, bareGet, emuPatch, barePatch].some((r) => r.cpu !== null && r.cpu < 0.85);
+    const sides = [emuGet, bareGet, emuPatch, barePatch];
+    const starved = sides.some((r) => r.cpu !== null && r.cpu < 0.85);
     if (starved) {
-      notes.push(`A server used less than 85% of its core in the HTTP rounds (${[emuGet, bareGet, emuPatch, barePatch].map((r) => pct(r.cpu)).join(', ')}): other work on the machine took the rest, and the throughputs, ratios and p99 are noisier for it; the rows per server CPU-second discount that.`);
+      notes.push(
+        `A server used less than 85% of its core in the HTTP rounds (${sides.map((r) => pct(r.cpu)).join(', ')}; emulator GET, bare GET, emulator PATCH, bare PATCH) while core 0 was ${sides.map((r) => pct(r.coreBusy)).join(', ')} busy in all: other processes took the rest, so the throughputs, ratios and p99 say more about the machine's load than about the servers; the rows per server CPU-second discount it.`,
+      );
     }
-
     const getRatio = emuGet.rps / bareGet.rps;
     const patchRatio = emuPatch.rps / barePatch.rps;
     targets.push({ bar: 'HTTP GET ≥ 75% of bare hono', holds: getRatio >= 0.75, numbers: `${fmt(100 * getRatio)}% (${fmt(emuGet.rps)} vs ${fmt(bareGet.rps)} req/s)` });
@@ -163,6 +166,7 @@ export async function overHttp(): Promise<HttpFigures> {
     targets.push({ bar: 'HTTP GET p99 ≤ 2× bare hono', holds: emuGet.p99 <= 2 * bareGet.p99, numbers: `${ms(emuGet.p99)} vs ${ms(bareGet.p99)} ms (${fmt(emuGet.p99 / bareGet.p99, 1)}×)` });
     targets.push({ bar: 'HTTP PATCH p99 ≤ 2× bare hono', holds: emuPatch.p99 <= 2 * barePatch.p99, numbers: `${ms(emuPatch.p99)} vs ${ms(barePatch.p99)} ms (${fmt(emuPatch.p99 / barePatch.p99, 1)}×)` });
     if (!generator.external) for (const target of targets) target.numbers += ' (the Node generator: its ceiling caps this)';
+    else if (starved) for (const target of targets) target.numbers += ' (servers short of CPU: see the note)';
     const pinning = PINNING ? 'servers taskset to core 0, generator to core 1' : 'no pinning (taskset not found or one core)';
     return { rows, targets, generator: `${generator.description}, ${ROUNDS} interleaved rounds of ${SECONDS} s, ${pinning}`, notes };
   } finally {

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds, onPath, PINNING, pinned, quantile, request } from './support.js';
+import { coreBusySince, coreTimes, cpuSeconds, onPath, PINNING, pinned, quantile, request } from './support.js';
 
 export const CONNECTIONS = Math.round(Number(process.env.BENCH_CONNECTIONS ?? 50));
 
@@ -22,6 +22,8 @@ export interface LoadResult {
   cpu: number | null;
   /** The load generator's use of its core, likewise: near 100% it may have been the limit. */
   generatorCpu: number | null;
+  /** How busy the servers' core (0) was in all: near 100% with `cpu` well below, other processes took the rest. */
+  coreBusy: number | null;
   /** Answers other than 200, and socket errors and time-outs. */
   errors: number;
 }
@@ -71,6 +73,7 @@ class Wrk implements LoadGenerator {
     const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', ...headerArgs, '-s', path.join(this.here, script), url, '--', ...scriptArgs];
     const [command, argv] = pinned(1, 'wrk', args);
     const before = cpuSeconds(serverPid);
+    const core = coreTimes(0);
     return new Promise((resolve, reject) => {
       const spawned = performance.now();
       const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -98,6 +101,7 @@ class Wrk implements LoadGenerator {
           p99: r.p99_us / 1000,
           cpu: cpuShare(serverPid, before, duration),
           generatorCpu: last === null ? null : last.cpu / ((last.at - spawned) / 1000),
+          coreBusy: coreBusySince(0, core),
           errors: Object.values(r.errors).reduce((a, b) => a + b, 0),
         });
       });
@@ -132,6 +136,7 @@ class NodeGenerator implements LoadGenerator {
     const latencies: number[] = [];
     let errors = 0;
     const before = cpuSeconds(serverPid);
+    const core = coreTimes(0);
     const ownBefore = process.cpuUsage();
     const t0 = performance.now();
     const end = t0 + seconds * 1000;
@@ -153,6 +158,7 @@ class NodeGenerator implements LoadGenerator {
       p99: quantile(latencies, 0.99),
       cpu: cpuShare(serverPid, before, duration),
       generatorCpu: (own.user + own.system) / 1e6 / duration,
+      coreBusy: coreBusySince(0, core),
       errors,
     };
   }

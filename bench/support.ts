@@ -114,6 +114,26 @@ export function cpuSeconds(pid: number | undefined): number | null {
   }
 }
 
+/** A core's time counters from /proc/stat (idle and in all, in ticks); null where there is none. */
+export function coreTimes(core: number): { idle: number; total: number } | null {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${core} `));
+    if (line === undefined) return null;
+    const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal …: idle and iowait are the time nothing ran on it.
+    return { idle: ticks[3]! + (ticks[4] ?? 0), total: ticks.slice(0, 8).reduce((a, b) => a + b, 0) };
+  } catch {
+    return null;
+  }
+}
+
+/** How busy a core was since `before` (0..1), whoever kept it busy. */
+export function coreBusySince(core: number, before: { idle: number; total: number } | null): number | null {
+  const after = coreTimes(core);
+  if (before === null || after === null || after.total === before.total) return null;
+  return 1 - (after.idle - before.idle) / (after.total - before.total);
+}
+
 /** Keep-alive connections, so the figures measure requests, not TCP handshakes. */
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 export function request(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
