@@ -11,7 +11,7 @@
  * this shared machine agreed).
  *
  * The dependencies' licences travel with their code: each bundled package's LICENSE is copied into
- * dist/bin/THIRD-PARTY-LICENSES.txt, which the bundle names in its first line.
+ * dist/bin/THIRD-PARTY-LICENSES.txt, which the bundle's banner names.
  */
 import { build } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ const ROOT = new URL('../', import.meta.url);
 const OUT = new URL('dist/bin/', ROOT);
 const NOTICES = 'THIRD-PARTY-LICENSES.txt';
 
-// Chunks of an earlier build would stay beside the new ones.
+// Whatever an earlier build left there (tsc once emitted bin/ there too) goes.
 rmSync(OUT, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: new URL('.', ROOT).pathname,
