@@ -8,7 +8,7 @@ import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company,
 import type { Result } from '../core/refusal.js';
 import { currentReference, type Published } from '../core/regulatory/reference.js';
 import { snapshotView, type SnapshotChange, type SnapshotView } from '../core/regulatory/snapshot.js';
-import { exportState, importState } from '../core/snapshot.js';
+import { exportState, importState, plainCopy } from '../core/snapshot.js';
 import { publishReferenceChange } from '../core/surveillance-executions.js';
 import { isoString, parseDuration } from '../core/time.js';
 import { EVENT_KINDS, raiseEvent, rearmStartedAttempts, type EventData } from '../core/webhooks/events.js';
@@ -24,7 +24,7 @@ import { VERSION } from '../version.js';
 import { ControlError } from './control-error.js';
 import { FaultInputError, type FaultInput, type FaultView } from '../engine/faults.js';
 import { companyStateError, readCompanySnapshot, readSnapshot, type CompanySnapshot, type Snapshot } from './snapshot-schema.js';
-import { companyProblem, exportCompany, removeCompany, replaceCompany, resetCompany, type CompanyData } from '../core/company-data.js';
+import { companyProblem, exportCompany, removeCompany, resetCompany, swapCompany, type CompanyData } from '../core/company-data.js';
 import type { IntegrityProblem } from '../core/snapshot.js';
 
 export interface ClockInfo {
@@ -149,8 +149,10 @@ export class Controls {
        */
       snapshot: (companyId: string): CompanySnapshot => {
         const world = this.worldWith(companyId);
-        const snapshot = { format: 'catalog-emulator/company' as const, version: 1 as const, companyId, now: world.clock.now(), tasks: world.clock.tasksOf(companyId), state: exportCompany(world.state, companyId) };
-        return structuredClone(snapshot) as CompanySnapshot;
+        // Built as new data (the records copied, the tasks' payloads too), which the caller owns: the cast drops
+        // the core types' readonly.
+        const snapshot = { format: 'catalog-emulator/company' as const, version: 1 as const, companyId, now: world.clock.now(), tasks: plainCopy(world.clock.tasksOf(companyId)), state: exportCompany(world.state, companyId) };
+        return snapshot as CompanySnapshot;
       },
       /**
        * Puts a company's snapshot in place of its records and tasks, leaving every other company's. On the shared
@@ -161,7 +163,8 @@ export class Controls {
        */
       restore: (companyId: string, snapshot: unknown): void => {
         const world = this.worldWith(companyId);
-        const data = structuredClone(readCompanySnapshot(snapshot, companyId, (task) => world.clock.loadProblem(task)));
+        // A copy of the snapshot (readCompanySnapshot copies while it checks): the caller may change its own later.
+        const data = readCompanySnapshot(snapshot, companyId, (task) => world.clock.loadProblem(task));
         const problem = companyProblem(world.state, data.state, companyId) ?? this.sharedElsewhere(world, data.state);
         if (problem) throw companyStateError(problem);
         const reason = `restored for company ${companyId}`;
@@ -175,7 +178,8 @@ export class Controls {
           for (const task of data.tasks) world.clock.schedule(task, task.due);
         }
         world.apply((state, ctx) => {
-          replaceCompany(state, companyId, data.state);
+          // Checked above (companyProblem), and the state has not changed since.
+          swapCompany(state, companyId, data.state);
           // Requests in flight did not survive: its attempts still running end by their time-out.
           rearmStartedAttempts(state, ctx, companyId);
         });
@@ -312,6 +316,7 @@ export class Controls {
    */
   snapshot(): Snapshot {
     const own = this.engine.ownWorlds().map((world) => ({ companyId: world.owner!, ...savedWorld(world) }));
+    // Built as new data (see savedWorld), which the caller owns: the cast drops the core types' readonly.
     const snapshot = {
       format: 'catalog-emulator/state' as const,
       version: 1 as const,
@@ -319,7 +324,7 @@ export class Controls {
       ...savedWorld(this.engine.world),
       ...(own.length === 0 ? {} : { ownClocks: own }),
     };
-    return structuredClone(snapshot) as Snapshot;
+    return snapshot as Snapshot;
   }
 
   /**
@@ -328,7 +333,8 @@ export class Controls {
    */
   restore(snapshot: unknown): void {
     // Every check comes first: the current clock has the handlers of every task kind, and answers for a new one.
-    const data = structuredClone(readSnapshot(snapshot, (task) => this.engine.world.clock.loadProblem(task)));
+    // A copy of the snapshot (readSnapshot copies while it checks): the caller may change its own later.
+    const data = readSnapshot(snapshot, (task) => this.engine.world.clock.loadProblem(task));
     const loaded = (world: Pick<Snapshot, 'state' | 'now' | 'tasks' | 'random' | 'requestRandom'>) => ({ state: importState(world.state), now: world.now, tasks: world.tasks, random: world.random, requestRandom: world.requestRandom });
     this.engine.restore(loaded(data), (data.ownClocks ?? []).map((world) => ({ companyId: world.companyId, ...loaded(world) })));
   }
@@ -591,13 +597,13 @@ function clockControls(clockOf: () => VirtualClock, modeOf: () => ClockMode): Cl
   };
 }
 
-/** A world as a snapshot carries it. */
+/** A world as a snapshot carries it: new data that shares nothing with the world (the records copied, the tasks' payloads too). */
 function savedWorld(world: World) {
   return {
     now: world.clock.now(),
     random: [...world.random.state()] as [number, number, number, number],
     requestRandom: [...world.requestRandom.state()] as [number, number, number, number],
-    tasks: world.clock.tasks(),
+    tasks: plainCopy(world.clock.tasks()),
     state: exportState(world.state),
   };
 }

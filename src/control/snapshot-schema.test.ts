@@ -120,6 +120,27 @@ describe('restore refuses, changing nothing', () => {
     expect(emu.snapshot().state.idempotency.find((e) => e.key === 'earlier-form-key-0001')).toMatchObject({ key: 'earlier-form-key-0001', status: 202, body: '{"id":"x"}', headers: null });
   });
 
+  it('a surveillance execution with part of a summary: concluded without its snapshot id, a count or divergente, or without findings yet with the rest', async () => {
+    const { emu, token, snapshot: before } = await world();
+    const headers = { authorization: `Bearer ${token}` };
+    const selection = await emu.fetch('/v1/empresa/vigilancia', { headers });
+    const selected = await emu.fetch('/v1/empresa/vigilancia', {
+      method: 'PATCH',
+      headers: { ...headers, ...JSON_HEADERS, 'idempotency-key': 'snapshot-test-selection-0001', 'if-match': selection.headers.get('etag')! },
+      body: JSON.stringify({ modo: 'selecao', adicionar: [before.state.products[0]!.id] }),
+    });
+    expect(selected.status, await selected.text()).toBe(200);
+    await emu.clock.advance('2d');
+    const snapshot = emu.snapshot();
+    const concluded = snapshot.state.executions.findIndex((e) => e.estado === 'concluida');
+    expect(concluded).toBeGreaterThanOrEqual(0);
+    const rule = 'findings, snapshotId, produtosAvaliados, reaproveitados and divergente are set together (a concluded execution) or are all null';
+    for (const field of ['snapshotId', 'produtosAvaliados', 'reaproveitados', 'divergente']) {
+      expectRefused(emu, snapshot, (s) => { s.state.executions[concluded][field] = null; }, `Not a snapshot of this emulator: state.executions.${concluded}.findings: ${rule}`, ['state', 'executions', concluded, 'findings']);
+    }
+    expectRefused(emu, snapshot, (s) => { s.state.executions[concluded].findings = null; }, `Not a snapshot of this emulator: state.executions.${concluded}.findings: ${rule}`, ['state', 'executions', concluded, 'findings']);
+  });
+
   it('records that reference what is not there, or not of their company', async () => {
     const { emu, snapshot } = await world();
     const product = snapshot.state.products[0]!;
@@ -128,6 +149,52 @@ describe('restore refuses, changing nothing', () => {
     expectRefused(emu, snapshot, (s) => { s.state.products.push(structuredClone(s.state.products[0])); }, `Not a consistent snapshot: state.products.1.id: product ${product.id} appears twice`, ['state', 'products', 1, 'id']);
     expectRefused(emu, snapshot, (s) => { s.state.catalogs[0].estado = 'excluido'; s.state.catalogs[0].excluidoEm = s.now; }, `Not a consistent snapshot: state.establishments.0.catalogoId: establishment ${catalog.establishmentId}: catalog ${catalog.id} is not an active catalog of it`, ['state', 'establishments', 0, 'catalogoId']);
     expectRefused(emu, snapshot, (s) => { s.state.sequence = 1; }, 'Not a consistent snapshot: state.catalogs.0.position: position 2 is beyond sequence 1, the last position handed out', ['state', 'catalogs', 0, 'position']);
+  });
+});
+
+/** Changes every value at every depth of `value` in place: each array gains an item, each other field a new value. */
+function vandalize(value: unknown): void {
+  if (value === null || typeof value !== 'object') return;
+  for (const item of Object.values(value)) vandalize(item);
+  if (Array.isArray(value)) value.push('vandal');
+  else for (const key of Object.keys(value)) if (typeof (value as Record<string, unknown>)[key] !== 'object') (value as Record<string, unknown>)[key] = 'vandal';
+}
+
+describe('a snapshot is its caller\'s: neither snapshot() nor restore() shares an object with it', () => {
+  it('whole, with a company on a clock of its own: changing what snapshot() gave, or what restore() took, changes nothing', async () => {
+    const { emu } = await world();
+    emu.companies.create({ clock: 'own' });
+    const taken = emu.snapshot();
+    expect(taken.ownClocks).toHaveLength(1);
+    expect(taken.tasks.some((task) => task.payload !== undefined)).toBe(true);
+    const before = JSON.stringify(taken);
+    vandalize(taken);
+    expect(JSON.stringify(emu.snapshot())).toBe(before);
+    const given = JSON.parse(before) as Snapshot;
+    emu.restore(given);
+    vandalize(given);
+    expect(JSON.stringify(emu.snapshot())).toBe(before);
+    // The same through the schema's own parse (which the fast path leaves an object of a class to).
+    const instance = Object.assign(new (class Saved {})(), JSON.parse(before) as Snapshot);
+    emu.restore(instance);
+    vandalize(instance);
+    expect(JSON.stringify(emu.snapshot())).toBe(before);
+  });
+
+  it('of one company: the same', async () => {
+    const { emu, snapshot } = await world();
+    const companyId = snapshot.state.companies[0]!.id;
+    const taken = emu.companies.snapshot(companyId);
+    expect(taken.tasks.some((task) => task.payload !== undefined)).toBe(true);
+    const before = JSON.stringify(taken);
+    vandalize(taken);
+    expect(JSON.stringify(emu.companies.snapshot(companyId))).toBe(before);
+    const whole = JSON.stringify(emu.snapshot());
+    const given = JSON.parse(before) as typeof taken;
+    emu.companies.restore(companyId, given);
+    vandalize(given);
+    expect(JSON.stringify(emu.companies.snapshot(companyId))).toBe(before);
+    expect(JSON.stringify(emu.snapshot())).toBe(whole);
   });
 });
 

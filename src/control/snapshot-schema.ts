@@ -12,7 +12,7 @@ import { MAX_BATCHES, MAX_ITEMS_PER_BATCH } from '../core/ingestion/ingestions.j
 import { JOBS } from '../core/jobs.js';
 import { ATTRIBUTE_PATTERN, NCM_PATTERN } from '../core/regulatory/snapshot.js';
 import { FINDING_TYPES } from '../core/regulatory/rules.js';
-import { checkIntegrity, checkTaskSubjects, type IntegrityProblem, type StateData } from '../core/snapshot.js';
+import { checkIntegrity, checkTaskSubjects, plainCopy, type IntegrityProblem, type StateData } from '../core/snapshot.js';
 import type { CompanyData } from '../core/company-data.js';
 import type { Analysis } from '../core/analyses.js';
 import type { Catalog } from '../core/catalogs.js';
@@ -33,6 +33,7 @@ import { SECRET_PREFIX } from '../core/webhooks/destination.js';
 import { EVENT_KINDS, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE } from '../core/webhooks/events.js';
 import { webhookUrl } from '../http/schemas.js';
 import { fromEarlierFormat } from '../http/stored-answers.js';
+import { FAST_LISTS, ID_PATTERN, isHappened } from './snapshot-records.js';
 
 /** Drops `readonly` at every depth: the core's records are readonly, what a schema parses is not. */
 type Writable<T> = T extends object ? { -readonly [K in keyof T]: Writable<T[K]> } : T;
@@ -71,7 +72,7 @@ const instant = z
  */
 const happened = z
   .number()
-  .refine((value) => Number.isInteger(value) && withinClockBounds(value), `must be whole Unix milliseconds from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}: when something happened, the clock could hold it`);
+  .refine(isHappened, `must be whole Unix milliseconds from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}: when something happened, the clock could hold it`);
 /**
  * A deadline the API shows as a date-time (an ingestion's `expira_em`): within the clock's range too, since a
  * year past 9999 has no ISO 8601 date-time of four digits. (A clock within a day of its end would set one past it:
@@ -81,7 +82,7 @@ const shownDeadline = z
   .number()
   .refine((value) => Number.isInteger(value) && withinClockBounds(value), `must be whole Unix milliseconds from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}: the API shows it as a date-time`);
 /** Every id the emulator hands out is a lowercase UUID; ids travel in paths, Location headers and delivery headers. */
-const id = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'must be an id of this emulator: a lowercase UUID');
+const id = z.string().regex(ID_PATTERN, 'must be an id of this emulator: a lowercase UUID');
 const nullableText = z.string().nullable();
 const cnpj = z.string().refine(isValidCnpj, 'must be a valid CNPJ: 12 characters of A-Z and 0-9, then its 2 check digits');
 /** Positions are handed out one by one from `sequence`: it stays far below the largest exact integer, so every later one is exact too. */
@@ -213,7 +214,11 @@ const execution = schemaOf<Execution>()(z.strictObject({
   id, companyId: id, motivo: z.enum(['agendada', 'publicacao']), estado: z.enum(['pendente', 'executando', 'concluida', 'falhou']), criadaEm: happened,
   iniciadaEm: happened.nullable(), terminadaEm: happened.nullable(), codigoFalha: z.string().nullable(), snapshotId: z.string().nullable(),
   produtosAvaliados: int.nullable(), reaproveitados: int.nullable(), findings: z.array(watchedFinding).nullable(), divergente: z.boolean().nullable(), position: int,
-}));
+}).refine(
+  // The summary (GET /v1/vigilancias/{id} resumo) is built of the five together, as its conclusion sets them.
+  (e) => [e.snapshotId, e.produtosAvaliados, e.reaproveitados, e.divergente].every((field) => (field === null) === (e.findings === null)),
+  { message: 'findings, snapshotId, produtosAvaliados, reaproveitados and divergente are set together (a concluded execution) or are all null', path: ['findings'] },
+));
 const evaluation = schemaOf<Evaluation>()(z.strictObject({ versao: int, fingerprint: z.string(), findings: z.array(finding) }));
 const ingestionRecord = z.strictObject({ idExterno: z.string(), origem: z.string(), ncm: z.string().regex(NCM_PATTERN), sku: nullableText, descricao: nullableText, atributos: attributes });
 const recordError = z.strictObject({ lote: int, indice: int, caminho: z.string(), codigo: z.string(), mensagem: z.string() });
@@ -369,16 +374,91 @@ function shapeError(issue: z.core.$ZodIssue | undefined, prefix: readonly (strin
 
 const inconsistent = (path: readonly (string | number)[], problem: string): SnapshotError => new SnapshotError(`Not a consistent snapshot: ${dotted(path)}: ${problem}`, path);
 
+/** The lists of a state the fast path checks and copies by hand (snapshot-records.ts), by key. */
+type FastLists = Record<keyof typeof FAST_LISTS, unknown>;
+const FAST_KEYS = Object.keys(FAST_LISTS) as (keyof typeof FAST_LISTS)[];
+
+/**
+ * An object whose enumerable keys are all its own (a plain object's, or one without a prototype): a shallow copy
+ * of it (`{ ...value }`) shows the schema what it would find in it.
+ */
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+};
+
+/**
+ * A shallow copy of a world (an object with a `state`) whose state has its fast lists set aside into `aside` and
+ * left empty for the schema; undefined when it has no such state. Each value is read once, so what the fast path
+ * checks is what the schema parses.
+ */
+function setAside(world: unknown, aside: FastLists[]): Record<string, unknown> | undefined {
+  if (!isPlainObject(world)) return undefined;
+  const light = { ...world };
+  if (!isPlainObject(light.state)) return undefined;
+  const state = { ...light.state };
+  const lists = {} as FastLists;
+  for (const key of FAST_KEYS) {
+    if (!Object.hasOwn(state, key)) return undefined;
+    lists[key] = state[key];
+    state[key] = [];
+  }
+  aside.push(lists);
+  light.state = state;
+  return light;
+}
+
+/**
+ * The snapshot as `schema` would parse it (snapshotSchema, with `ownClocks`, or companySnapshotSchema), the fast
+ * way: the schema parses all but each world's fast lists, which the fast path checks and copies. Undefined when
+ * either finds anything wrong (or unusual), so that the schema then parses the whole snapshot and names the
+ * problem exactly as it always did. Exported for the test that holds it to the schema's parse.
+ */
+export function parseFast<T extends { state: Record<string, unknown>; ownClocks?: { state: Record<string, unknown> }[] }>(schema: z.ZodType<T>, input: unknown, ownClocks: boolean): T | undefined {
+  const aside: FastLists[] = [];
+  const light = setAside(input, aside);
+  if (!light) return undefined;
+  if (ownClocks && light.ownClocks !== undefined) {
+    if (!Array.isArray(light.ownClocks)) return undefined;
+    const worlds: unknown[] = light.ownClocks;
+    const own: unknown[] = [];
+    for (let i = 0; i < worlds.length; i++) {
+      const lighter = setAside(worlds[i], aside);
+      if (!lighter) return undefined;
+      own.push(lighter);
+    }
+    light.ownClocks = own;
+  }
+  const parsed = schema.safeParse(light);
+  if (!parsed.success) return undefined;
+  const states = [parsed.data.state, ...(parsed.data.ownClocks ?? []).map((world) => world.state)];
+  for (const [i, state] of states.entries()) {
+    for (const key of FAST_KEYS) {
+      const copies = FAST_LISTS[key](aside[i]![key]);
+      if (!copies) return undefined;
+      state[key] = copies;
+    }
+  }
+  return parsed.data;
+}
+
+/** The snapshot parsed by the schema, or the SnapshotError of its first problem. */
+function parseWhole<T>(schema: z.ZodType<T>, input: unknown): T {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw shapeError(parsed.error.issues[0]);
+  return parsed.data;
+}
+
 /**
  * The whole check of a snapshot to restore, in order: its shape and every field (the schema); each task against
  * the clock (`loadProblem`: a known kind, repeating only if a deadline) and its payload against its kind's; then
  * what must hold between records and tasks. Throws a SnapshotError naming the first problem; returns the data
- * otherwise. Reads nothing but its input, so a refusal changes nothing.
+ * otherwise, as a copy that shares nothing with `input` (the caller may change it later). Reads nothing but its
+ * input, so a refusal changes nothing.
  */
 export function readSnapshot(input: unknown, loadProblem: (task: TaskData) => { readonly field: string; readonly problem: string } | undefined): Snapshot {
-  const parsed = snapshotSchema.safeParse(input);
-  if (!parsed.success) throw shapeError(parsed.error.issues[0]);
-  const snapshot = parsed.data;
+  const snapshot = parseFast(snapshotSchema, input, true) ?? parseWhole(snapshotSchema, input);
   checkWorld(snapshot, [], loadProblem);
   for (const [i, own] of (snapshot.ownClocks ?? []).entries()) {
     checkWorld(own, ['ownClocks', i], loadProblem);
@@ -399,9 +479,7 @@ export function readSnapshot(input: unknown, loadProblem: (task: TaskData) => { 
  * records. Throws a SnapshotError naming the first problem; reads nothing but its input.
  */
 export function readCompanySnapshot(input: unknown, companyId: string, loadProblem: (task: TaskData) => { readonly field: string; readonly problem: string } | undefined): CompanySnapshot {
-  const parsed = companySnapshotSchema.safeParse(input);
-  if (!parsed.success) throw shapeError(parsed.error.issues[0]);
-  const snapshot = parsed.data;
+  const snapshot = parseFast(companySnapshotSchema, input, false) ?? parseWhole(companySnapshotSchema, input);
   if (snapshot.companyId !== companyId) throw inconsistent(['companyId'], `this is a snapshot of company ${snapshot.companyId}, not of ${companyId}`);
   checkTasks(snapshot.tasks, [], loadProblem);
   for (const [i, t] of snapshot.tasks.entries()) if (t.owner !== companyId) throw inconsistent(['tasks', i, 'owner'], `a company's snapshot holds only its own tasks (of ${companyId})`);
@@ -420,6 +498,8 @@ function checkTasks(tasks: Snapshot['tasks'], at: readonly (string | number)[], 
     if (clock) throw new SnapshotError(`Not a snapshot of this emulator: ${dotted([...at, 'tasks', i, clock.field])}: ${clock.problem}`, [...at, 'tasks', i, clock.field]);
     const payload = (TASK_PAYLOADS.get(t.kind) ?? z.undefined(`a "${t.kind}" task takes no payload`)).safeParse(t.payload);
     if (!payload.success) throw shapeError(payload.error.issues[0], [...at, 'tasks', i, 'payload']);
+    // The schema leaves a payload as it found it (the caller's): a copy, in its own order of keys.
+    if (t.payload !== undefined) t.payload = plainCopy(t.payload);
   }
 }
 

@@ -15,7 +15,7 @@ import { catalogTransition, findActiveCatalog, findCatalog, replaceCatalog } fro
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { dropListed, indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
-import { at, repeated, repeatedId } from './integrity.js';
+import { at, repeatedId, repeatedPair } from './integrity.js';
 import type { Instant } from './time.js';
 import { productChanged } from './surveillance.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
@@ -236,25 +236,43 @@ function putProduct(state: State, product: Product): void {
   if (product.idExterno !== null) indexes.productsByExternalId.set(product.idExterno, product.id);
 }
 
+/** A product that shares nothing with `p`, its fields in the order of Product (and of a snapshot's products). */
+const copyProduct = (p: Product): Product => ({
+  id: p.id, companyId: p.companyId, idExterno: p.idExterno, origem: p.origem, sku: p.sku, descricao: p.descricao, ncm: p.ncm,
+  atributos: p.atributos.map((a) => ({ codigo: a.codigo, valores: [...a.valores] })),
+  versao: p.versao, ativo: p.ativo, catalogos: [...p.catalogos], position: p.position, criadoEm: p.criadoEm, atualizadoEm: p.atualizadoEm,
+});
+
 export const productsSlice: Slice<'products', readonly Product[]> = {
   ...positioned('products', (state) => state.products.values(), putProduct),
+  copy: (products) => products.map(copyProduct),
   removeCompany: (state, companyId) => dropListed(state.products, state.indexes.get(companyId)?.products),
   holds: ['products'],
   indexes: ['products', 'productsByExternalId'],
-  unique: (products) =>
-    repeatedId('products', products, 'product') ??
-    repeated('products', products, 'idExterno', (p) => (p.idExterno === null ? undefined : `${p.companyId} ${p.idExterno}`), (p) => `id_externo "${p.idExterno}" in company ${p.companyId}`),
+  unique: (products, r) =>
+    repeatedId('products', products, 'product', r.products) ??
+    repeatedPair('products', products, 'idExterno', (p) => p.companyId, (p) => p.idExterno ?? undefined, (p) => `id_externo "${p.idExterno}" in company ${p.companyId}`),
   check: (data, r) => {
-    const linked = new Set(data.links.map(([catalogId, productId]) => `${catalogId} ${productId}`));
+    // Catalog id → the products linked to it: looked up by the two ids as they are, not by a string joining them
+    // per link and per lookup, which took 3.5× as long at 100,000 links (0.7 s against 0.2 s, loaded machine).
+    const linked = new Map<string, Set<string>>();
+    for (const [catalogId, productId] of data.links) {
+      let products = linked.get(catalogId);
+      if (!products) linked.set(catalogId, (products = new Set()));
+      products.add(productId);
+    }
     for (const [i, p] of data.products.entries()) {
       if (!r.companies.has(p.companyId)) return at(['products', i, 'companyId'], `product ${p.id} belongs to unknown company ${p.companyId}`);
       if (!p.ativo && p.catalogos.length > 0) return at(['products', i, 'catalogos'], `product ${p.id} is inactive, so it is linked to no catalog`);
+      // A product has a few catalogs, searched in place; a snapshot could list thousands, which a set keeps linear.
+      const earlier = p.catalogos.length > 16 ? new Set<string>() : undefined;
       for (const [j, id] of p.catalogos.entries()) {
         const catalog = r.catalogs.get(id);
         if (catalog?.companyId !== p.companyId) return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} is not of its company`);
         if (catalog.estado !== 'ativo') return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} is deleted, and a deleted catalog has no products`);
-        if (p.catalogos.indexOf(id) !== j) return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} appears twice`);
-        if (!linked.has(`${id} ${p.id}`)) return at(['products', i, 'catalogos', j], `product ${p.id}: its link to catalog ${id} is not in links`);
+        if (earlier ? earlier.has(id) : p.catalogos.indexOf(id) !== j) return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} appears twice`);
+        earlier?.add(id);
+        if (!linked.get(id)?.has(p.id)) return at(['products', i, 'catalogos', j], `product ${p.id}: its link to catalog ${id} is not in links`);
       }
     }
     return undefined;
@@ -263,6 +281,12 @@ export const productsSlice: Slice<'products', readonly Product[]> = {
 
 /** A link of a product to a catalog: [catalog id, product id, position], in link order. */
 export type Link = readonly [catalogId: string, productId: string, position: number];
+
+/** `links` in position order, sorted in place unless they are in it already (as byPosition in state.ts does). */
+function inLinkOrder<L extends Link>(links: L[]): L[] {
+  for (let i = 1; i < links.length; i++) if (links[i - 1]![2] > links[i]![2]) return links.sort((a, b) => a[2] - b[2]);
+  return links;
+}
 
 /** The links, each catalog's in its own index (a product's `catalogos` says the same, without their order). */
 export const linksSlice: Slice<'links', readonly Link[]> = {
@@ -278,20 +302,22 @@ export const linksSlice: Slice<'links', readonly Link[]> = {
       const index = state.indexes.get(catalog.companyId)?.catalogProducts.get(catalog.id);
       for (const [productId, position] of index?.after() ?? []) links.push([catalog.id, productId, position]);
     }
-    return links.sort((a, b) => a[2] - b[2]);
+    return inLinkOrder(links);
   },
+  // toData builds each link new, out of strings and numbers: it shares nothing with the state already.
+  copy: (links) => links,
   fromData: (state, links) => {
-    for (const [catalogId, productId, position] of [...links].sort((a, b) => a[2] - b[2])) {
+    for (const [catalogId, productId, position] of inLinkOrder([...links])) {
       const catalog = state.catalogs.get(catalogId);
       if (catalog) linksOf(state, catalog.companyId, catalogId).add(productId, position);
     }
   },
-  unique: (links) => repeated('links', links, 1, ([catalogId, productId]) => `${catalogId} ${productId}`, ([catalogId, productId]) => `the link of product ${productId} to catalog ${catalogId}`),
+  unique: (links) => repeatedPair('links', links, 1, ([catalogId]) => catalogId, ([, productId]) => productId, ([catalogId, productId]) => `the link of product ${productId} to catalog ${catalogId}`),
   check: (data, r) => {
     for (const [i, [catalogId, productId]] of data.links.entries()) {
       if (!r.products.get(productId)?.catalogos.includes(catalogId)) return at(['links', i], `link ${catalogId} → ${productId} is not in the product's catalogos`);
     }
     return undefined;
   },
-  positions: (links) => links.map(([, , position], i) => [['links', i, 2], position] as const),
+  positions: (links) => [{ count: links.length, at: (i) => links[i]![2], path: (i) => ['links', i, 2] }],
 };

@@ -5,13 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import { requestAnalysis } from './analyses.js';
 import { createCatalog } from './catalogs.js';
-import { createProduct } from './products.js';
+import { exportCompany, removeCompany, replaceCompany } from './company-data.js';
+import { registerEstablishment } from './establishments.js';
+import { createProduct, linkProduct, productEtag } from './products.js';
 import { SLICES, TRANSIENT } from './slices.js';
 import { checkIntegrity, checkTaskSubjects, exportState, importState, type StateData } from './snapshot.js';
 import { createState, indexesOf, type State } from './state.js';
 import { changeSelection, surveillanceEtag, surveillanceOf } from './surveillance.js';
 import { derived, richState } from './testing/rich.js';
-import { configureWebhook, raised, seededWorld, T0, unwrap } from './testing/support.js';
+import { cnpj, configureWebhook, raised, seededWorld, T0, unwrap } from './testing/support.js';
 import { raiseEvent } from './webhooks/events.js';
 
 /** Two companies; the first with a catalog, two products (both selected), a webhook event and an analysis. */
@@ -76,6 +78,52 @@ describe('checkIntegrity', () => {
     expect(checkIntegrity(broken(data, (d) => { d.analyses.push(second); d.sequence += 1; }))).toEqual({ path: ['analyses', 1, 'estado'], problem: `an open (pendente or executando) analysis of company ${a} appears twice` });
   });
 
+  it('names a repeated link, and a repeated id_externo within a company (the same one in another company is no repeat)', () => {
+    const { data, a, b } = exported();
+    const [catalogId, productId] = data.links[0]!;
+    expect(checkIntegrity(broken(data, (d) => { d.links.push([catalogId, productId, d.sequence + 1]); d.sequence += 1; }))).toEqual({ path: ['links', 2, 1], problem: `the link of product ${productId} to catalog ${catalogId} appears twice` });
+    expect(checkIntegrity(broken(data, (d) => { d.products[0].idExterno = 'ext'; d.products[1].idExterno = 'ext'; }))).toEqual({ path: ['products', 1, 'idExterno'], problem: `id_externo "ext" in company ${a} appears twice` });
+    const elsewhere = { ...data.products[0]!, id: '0190a000-0000-7000-8000-0000000000ee', companyId: b, idExterno: 'ext', catalogos: [], position: data.sequence + 1 };
+    expect(checkIntegrity(broken(data, (d) => { d.products[0].idExterno = 'ext'; d.products.push(elsewhere); d.sequence += 1; }))).toBeUndefined();
+  });
+
+  it('names a position held twice with the first record holding it, across kinds of record, and one beyond the sequence', () => {
+    const { data, a } = exported();
+    const product = data.products[1]!;
+    expect(checkIntegrity(broken(data, (d) => { d.links[0][2] = product.position; }))).toEqual({ path: ['links', 0, 2], problem: `position ${product.position} is also that of products.1.position` });
+    const index = data.surveillance.findIndex((s) => s.companyId === a);
+    const catalog = data.catalogs[0]!;
+    expect(checkIntegrity(broken(data, (d) => { d.surveillance[index].selected[0][1] = catalog.position; }))).toEqual({ path: ['surveillance', index, 'selected', 0, 1], problem: `position ${catalog.position} is also that of catalogs.0.position` });
+    expect(checkIntegrity(broken(data, (d) => { d.links[1][2] = d.sequence + 1; }))).toEqual({ path: ['links', 1, 2], problem: `position ${data.sequence + 1} is beyond sequence ${data.sequence}, the last position handed out` });
+    // The same with a sequence far beyond the positions (the check then keeps them in a Set, not a byte per position).
+    const far = 2 ** 40;
+    expect(checkIntegrity(broken(data, (d) => { d.sequence = far; d.links[0][2] = product.position; }))).toEqual({ path: ['links', 0, 2], problem: `position ${product.position} is also that of products.1.position` });
+    expect(checkIntegrity(broken(data, (d) => { d.sequence = far; d.links[1][2] = far; d.links[0][2] = far; }))).toEqual({ path: ['links', 1, 2], problem: `position ${far} is also that of links.0.2` });
+    expect(checkIntegrity(broken(data, (d) => { d.sequence = far; }))).toBeUndefined();
+  });
+
+  it('names a catalog a product lists twice, among a few catalogs or among many', () => {
+    const { state, ctx, company } = seededWorld();
+    const a = company();
+    const root = state.companies.get(a)!.cnpjRoot;
+    // 20 establishments, each with its catalog, and a product linked to all of them.
+    const catalogs = Array.from({ length: 20 }, (_, i) => {
+      const establishment = unwrap(registerEstablishment(state, a, { cnpj: cnpj(root, String(i + 2).padStart(4, '0')), nome: `Loja ${i}` }, ctx(T0)));
+      return unwrap(createCatalog(state, a, { establishmentId: establishment.id, nome: `Loja ${i}` }, ctx(T0))).id;
+    });
+    let product = unwrap(createProduct(state, a, catalogs[0]!, { origem: 'erp', ncm: '84713012' }, ctx(T0)));
+    for (const catalog of catalogs.slice(1)) product = unwrap(linkProduct(state, a, catalog, product.id, [productEtag(product)], ctx(T0)));
+    const data = structuredClone(exportState(state));
+    expect(data.products[0]!.catalogos).toHaveLength(20);
+    expect(checkIntegrity(data)).toBeUndefined();
+    const twice = (catalogos: string[], at: number) => ({ path: ['products', 0, 'catalogos', at], problem: `product ${product.id}: catalog ${catalogos[at]} appears twice` });
+    for (const length of [3, 17, 20]) {
+      // The last one repeats the second: refused at the last, whether looked for in place (a few) or in a set (many).
+      const catalogos = [...catalogs.slice(0, length - 1), catalogs[1]!];
+      expect(checkIntegrity(broken(data, (d) => { d.products[0].catalogos = catalogos; })), `${length} catalogs`).toEqual(twice(catalogos, length - 1));
+    }
+  });
+
   it('names a regulatory table requiring an attribute it does not define', () => {
     const { data } = exported();
     const table = { id: 'ref-0002', publicadoEm: '2026-01-01T00:00:00.000Z', ncms: [{ codigo: '84713012', descricao: 'x', extinta: false, extintaDesde: null, obrigatorios: ['ATT_0009'] }], atributos: [] };
@@ -138,6 +186,30 @@ describe('the slices (src/core/slices.ts)', () => {
     const imported = importState(structuredClone(data));
     expect(JSON.stringify(exportState(imported))).toBe(JSON.stringify(data));
     expect(derived(imported)).toEqual(derived(state));
+  });
+
+  it('export records and links in position order, also once a company put back comes after the others in the maps', () => {
+    const { state, ids } = richState(3, 3);
+    const saved = structuredClone(exportCompany(state, ids[0]!));
+    expect(replaceCompany(state, ids[0]!, saved)).toBeUndefined();
+    // The first company's records are now the last ones of each map, their positions the lowest.
+    expect([...state.products.values()].at(-1)!.companyId).toBe(ids[0]);
+    const data = exportState(state);
+    const ascending = (positions: readonly number[]) => positions.every((position, i) => i === 0 || positions[i - 1]! < position);
+    for (const key of ['establishments', 'catalogs', 'products', 'webhookEvents', 'analyses', 'executions', 'ingestions'] as const) expect(ascending(data[key].map((r) => r.position)), key).toBe(true);
+    expect(ascending(data.links.map((link) => link[2]))).toBe(true);
+    expect(JSON.stringify(exportState(importState(structuredClone(data))))).toBe(JSON.stringify(data));
+  });
+
+  it('import, and remove a company with, 200,000 closed webhook events (spread into a call, so many overflow the stack)', { timeout: 30_000 }, () => {
+    const data = exportState(rich());
+    const closed = data.webhookEvents.find((e) => e.terminadoEm !== null)!;
+    const many = Array.from({ length: 200_000 }, (_, i) => ({ ...closed, id: `0190a000-0000-7000-8000-${String(i).padStart(12, '0')}`, position: data.sequence + 1 + i }));
+    const state = importState({ ...data, webhookEvents: [...data.webhookEvents, ...many], sequence: data.sequence + many.length });
+    const before = state.closedWebhookEvents.length;
+    expect(before).toBeGreaterThan(many.length);
+    removeCompany(state, closed.companyId);
+    expect(state.closedWebhookEvents.length).toBe(before - many.length - data.webhookEvents.filter((e) => e.companyId === closed.companyId && e.terminadoEm !== null).length);
   });
 
   it('each slice whose records hold a position gives them to the positions check, and every slice checks what is unique in it or its references', () => {

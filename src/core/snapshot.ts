@@ -6,15 +6,52 @@
  */
 import { at, type Found, type Records } from './integrity.js';
 import { SLICES, type StateData } from './slices.js';
-import { createState, type Slice, type State } from './state.js';
+import { createState, type Positions, type Slice, type State } from './state.js';
 
 export type { StateData } from './slices.js';
 
-/** Each slice's records under its key, in the registry's order (the order of a snapshot's keys). */
+/**
+ * Each slice's records under its key, in the registry's order (the order of a snapshot's keys), as plain data its
+ * caller owns: every record a copy (Slice.copy), so a change to it never reaches the state.
+ */
 export function exportState(state: State): StateData {
   const data: Record<string, unknown> = {};
-  for (const slice of SLICES) data[slice.key] = slice.toData(state);
+  for (const slice of SLICES as readonly Slice[]) data[slice.key] = ownCopy(slice, slice.toData(state));
   return data as StateData;
+}
+
+/**
+ * The same data, holding the state's own records (which are never changed in place) instead of copies: for a
+ * check that only reads it (a company's records beside the others'), at no cost per record.
+ */
+export function viewState(state: State): StateData {
+  const data: Record<string, unknown> = {};
+  for (const slice of SLICES as readonly Slice[]) data[slice.key] = slice.toData(state);
+  return data as StateData;
+}
+
+/** A slice's data (from its toData) as a copy that shares nothing with the state: its own copy, or a deep copy. */
+export const ownCopy = <D>(slice: Slice<string, D>, data: D): D => (slice.copy ? slice.copy(data) : plainCopy(data));
+
+/**
+ * A deep copy of plain data (arrays, objects, strings, numbers, booleans, null), in its key order. An own
+ * `__proto__` key stays an own key (as structuredClone keeps it), never the copy's prototype. On a snapshot's
+ * records it is about 3× faster than structuredClone (0.4 s against 1.4 s for 100,000 products).
+ */
+export function plainCopy<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) copy[i] = plainCopy(value[i]);
+    return copy as T;
+  }
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = plainCopy((value as Record<string, unknown>)[key]);
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    else copy[key] = item;
+  }
+  return copy as T;
 }
 
 /** A state from its data: each slice imports its key, in the registry's order. */
@@ -39,7 +76,7 @@ export function checkIntegrity(data: StateData): Found {
   const records: Records = { companies: byId(data.companies), establishments: byId(data.establishments), catalogs: byId(data.catalogs), products: byId(data.products) };
   const slices = SLICES as readonly Slice[];
   for (const slice of slices) {
-    const found = slice.unique?.(data[slice.key as keyof StateData]);
+    const found = slice.unique?.(data[slice.key as keyof StateData], records);
     if (found) return found;
   }
   for (const slice of slices) {
@@ -51,16 +88,35 @@ export function checkIntegrity(data: StateData): Found {
 
 /** Positions order every list: each one is unique and at most `sequence`, the last one handed out. */
 function positions(data: StateData, slices: readonly Slice[]): Found {
-  const seen = new Map<number, readonly (string | number)[]>();
-  for (const slice of slices) {
-    for (const [path, position] of slice.positions?.(data[slice.key as keyof StateData]) ?? []) {
-      if (position > data.sequence) return at(path, `position ${position} is beyond sequence ${data.sequence}, the last position handed out`);
-      const other = seen.get(position);
-      if (other !== undefined) return at(path, `position ${position} is also that of ${other.join('.')}`);
-      seen.set(position, path);
+  const lists = slices.flatMap((slice) => slice.positions?.(data[slice.key as keyof StateData]) ?? []);
+  const seen = positionSet(data.sequence, lists.reduce((sum, list) => sum + list.count, 0));
+  for (const list of lists) {
+    for (let i = 0; i < list.count; i++) {
+      const position = list.at(i);
+      if (position > data.sequence) return at(list.path(i), `position ${position} is beyond sequence ${data.sequence}, the last position handed out`);
+      if (seen.has(position)) return at(list.path(i), `position ${position} is also that of ${firstAt(lists, position).join('.')}`);
+      seen.add(position);
     }
   }
   return undefined;
+}
+
+/**
+ * A set of positions from 0 to `sequence` (whole numbers, as the schema has them), to hold `count` of them: a
+ * byte per position when the sequence is not far beyond the count (as in any state the emulator made, whose
+ * sequence counts what it ever handed out), which takes a few ms where a Set took 0.06–0.12 s for the 200,000
+ * positions of 100,000 products and links; a Set otherwise (a snapshot may claim a sequence up to 2^52).
+ */
+function positionSet(sequence: number, count: number): { has(position: number): boolean; add(position: number): void } {
+  if (sequence > 16 * count + 65_536) return new Set<number>();
+  const seen = new Uint8Array(sequence + 1);
+  return { has: (position) => seen[position] === 1, add: (position) => void (seen[position] = 1) };
+}
+
+/** The path of the first position of `lists` equal to `position` (one is): looked for again only for a problem. */
+function firstAt(lists: readonly Positions[], position: number): readonly (string | number)[] {
+  for (const list of lists) for (let i = 0; i < list.count; i++) if (list.at(i) === position) return list.path(i);
+  throw new Error(`position ${position} is in no list`);
 }
 
 /** What a task may name in its payload: the record it works on. */

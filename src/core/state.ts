@@ -258,18 +258,25 @@ export interface Slice<K extends string = string, D = unknown> {
   readonly holds: readonly (keyof State)[];
   /** The per-company indexes it rebuilds on import (each belongs to exactly one slice). */
   readonly indexes?: readonly (keyof CompanyIndexes)[];
+  /** Its records as plain data, in their export order; they may be the state's own (never changed in place). */
   toData(state: State): D;
+  /**
+   * A copy of its data (from toData) that shares nothing with the state, for a snapshot its caller owns and may
+   * change. Absent: a deep copy of the plain data (plainCopy); a kind held by the hundred thousand copies its own
+   * fields, about 3× faster again (0.1 s against 0.3 s for 100,000 products).
+   */
+  copy?(data: D): D;
   /** Runs in the registry's order, so it may read what earlier slices imported. */
   fromData(state: State, data: D): void;
   /**
    * What must be unique in its data, before fromData may run on it (checkIntegrity runs every slice's before any
    * slice's `check`): the first problem, or undefined.
    */
-  unique?(data: D): Found;
+  unique?(data: D, records: Records): Found;
   /** What its records must hold of the others (a reference resolves within its company, …); run in the registry's order. */
   check?(data: StateData, records: Records): Found;
-  /** The positions its records hold, with their paths: a position is unique across the state and at most `sequence`. */
-  positions?(data: D): Iterable<readonly [path: readonly (string | number)[], position: number]>;
+  /** The positions its records hold, list by list: a position is unique across the state and at most `sequence`. */
+  positions?(data: D): readonly Positions[];
   /**
    * The company a record of its data belongs to (undefined: it names a record that is not in `r`), with `r` the
    * records by id of the state or of the data it comes in: what one company's export keeps and what its import
@@ -284,6 +291,18 @@ export interface Slice<K extends string = string, D = unknown> {
   removeCompany?(state: State, companyId: string): void;
 }
 
+/**
+ * A list of positions in a slice's data, read in place: the path of one is built only for a problem (building one
+ * per record cost a restore of 100,000 products and links 0.07 s, and their garbage).
+ */
+export interface Positions {
+  readonly count: number;
+  /** The i-th position. */
+  at(i: number): number;
+  /** Where the i-th position is, from the root of the state's data. */
+  path(i: number): readonly (string | number)[];
+}
+
 /** One record of a slice's data (the data of a per-company slice is a list of them). */
 type RecordOf<D> = D extends readonly (infer R)[] ? R : never;
 
@@ -292,8 +311,16 @@ export function dropListed(records: Map<string, unknown>, index: OrderedIndex | 
   for (const [id] of index?.after() ?? []) records.delete(id);
 }
 
-/** Records in the order their positions give them: lists, and a snapshot's order. */
-const byPosition = <T extends { readonly position: number }>(records: Iterable<T>): T[] => [...records].sort((a, b) => a.position - b.position);
+/**
+ * Records in the order their positions give them: lists, and a snapshot's order. Mostly they come in that order
+ * already (created in it, restored in it): one pass that checks costs a tenth of a sort through a comparator,
+ * which reads every record even then (2 ms against 20 ms for 100,000 products, each way).
+ */
+function byPosition<T extends { readonly position: number }>(records: Iterable<T>): T[] {
+  const list = [...records];
+  for (let i = 1; i < list.length; i++) if (list[i - 1]!.position > list[i]!.position) return list.sort((a, b) => a.position - b.position);
+  return list;
+}
 
 /**
  * What the slice of a kind of record that positions order shares: the records in position order, imported in that
@@ -307,7 +334,7 @@ export function positioned<K extends string, T extends { readonly position: numb
     fromData: (state: State, data: readonly T[]): void => {
       for (const record of byPosition(data)) add(state, record);
     },
-    positions: (data: readonly T[]) => data.map((record, i) => [[key, i, 'position'], record.position] as const),
+    positions: (data: readonly T[]): Positions[] => [{ count: data.length, at: (i) => data[i]!.position, path: (i) => [key, i, 'position'] }],
   };
 }
 

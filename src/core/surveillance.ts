@@ -299,5 +299,5 @@ export const surveillanceSlice: Slice<'surveillance', readonly SurveillanceData[
     }
     return undefined;
   },
-  positions: (surveillance) => surveillance.flatMap((s, i) => s.selected.map(([, position], j) => [['surveillance', i, 'selected', j, 1], position] as const)),
+  positions: (surveillance) => surveillance.map((s, i) => ({ count: s.selected.length, at: (j) => s.selected[j]![1], path: (j) => ['surveillance', i, 'selected', j, 1] })),
 };

@@ -391,6 +391,15 @@ function addEvent(state: State, event: WebhookEvent): void {
 
 /** The events; what retention walks (the closed ones in closing order) is rebuilt from their `terminadoEm`. */
 const positionedEvents = positioned('webhookEvents', (state) => state.webhookEvents.values(), addEvent);
+/**
+ * `list` holding `items` instead, in place. Not `list.splice(0, list.length, ...items)`: spread into a call, some
+ * 120,000 items (closed events a restore or a company's removal puts back) overflow the stack.
+ */
+function refill<T>(list: T[], items: readonly T[]): void {
+  list.length = items.length;
+  for (let i = 0; i < items.length; i++) list[i] = items[i]!;
+}
+
 export const webhookEventsSlice: Slice<'webhookEvents', readonly WebhookEvent[]> = {
   ...positionedEvents,
   holds: ['webhookEvents', 'closedWebhookEvents'],
@@ -402,14 +411,12 @@ export const webhookEventsSlice: Slice<'webhookEvents', readonly WebhookEvent[]>
     // oldest first. Ties in position order, as a whole state's import gives them.
     const queue = state.closedWebhookEvents;
     const position = (id: string) => state.webhookEvents.get(id)?.position ?? 0;
-    const merged = [...queue, ...closed].sort((a, b) => a[0] - b[0] || position(a[1]) - position(b[1]));
-    queue.splice(0, queue.length, ...merged);
+    refill(queue, [...queue, ...closed].sort((a, b) => a[0] - b[0] || position(a[1]) - position(b[1])));
   },
   removeCompany: (state, companyId) => {
     const index = state.indexes.get(companyId)?.webhookEvents;
     const queue = state.closedWebhookEvents;
-    const kept = queue.filter(([, id]) => state.webhookEvents.get(id)?.companyId !== companyId);
-    queue.splice(0, queue.length, ...kept);
+    refill(queue, queue.filter(([, id]) => state.webhookEvents.get(id)?.companyId !== companyId));
     dropListed(state.webhookEvents, index);
   },
   unique: (events) => repeatedId('webhookEvents', events, 'webhook event'),
