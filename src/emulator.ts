@@ -71,7 +71,9 @@ export class Emulator extends Controls {
    * web page can reach emu.fetch through DNS.
    */
   async listen(options: ListenOptions = {}): Promise<RunningServer> {
-    const server = await serve((request, body) => app().fetch(request, { ...this.bindings, body }), options);
+    // The bindings written out: a spread followed by `body` took V8's slow path, a measurable part of a GET.
+    const { runtimes, controls, control } = this.bindings;
+    const server = await serve((request, body) => app().fetch(request, { runtimes, controls, control, body }), options);
     const running: RunningServer = {
       ...server,
       close: () => {

@@ -42,7 +42,7 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}):
   const server = createAdaptorServer({
     // The URL's host when a request names none (HTTP/1.0), which hostGuard lets pass.
     hostname: 'localhost',
-    fetch: (request: Request, env: { incoming: NodeIncoming }) => refusedHost(env.incoming.headers.host) ?? handle(request, socketBody(request, env.incoming)),
+    fetch: (request: Request, env: { incoming: NodeIncoming }) => refusedHost(env.incoming.headers.host) ?? handle(request, new SocketBody(request, env.incoming)),
   });
   // Bytes Node's parser refuses are answered with the error body rather than Node's bare 400.
   server.on('clientError', answerClientError);
@@ -94,18 +94,26 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}):
  * Content-Length that is no number, both Content-Length and Transfer-Encoding) are answered there before the
  * emulator sees the request at all, so the journal has no entry for them.
  */
-function socketBody(request: Request, incoming: NodeIncoming): BodySource {
-  const declared = incoming.headers['content-length'];
-  const chunked = declared === undefined && incoming.headers['transfer-encoding'] !== undefined;
-  return {
-    present: chunked || (declared !== undefined && declared !== '0'),
-    read: (limit) =>
-      readingBody(async () => {
-        if (chunked) return readStream(incoming, limit);
-        if (!(Number(declared) <= limit)) return undefined;
-        return new Uint8Array(await request.arrayBuffer());
-      }),
-  };
+class SocketBody implements BodySource {
+  readonly present: boolean;
+  private readonly declared: string | undefined;
+  private readonly chunked: boolean;
+
+  // A class rather than an object of closures: one is made for every request, read or not.
+  constructor(
+    private readonly request: Request,
+    private readonly incoming: NodeIncoming,
+  ) {
+    this.declared = incoming.headers['content-length'];
+    this.chunked = this.declared === undefined && incoming.headers['transfer-encoding'] !== undefined;
+    this.present = this.chunked || (this.declared !== undefined && this.declared !== '0');
+  }
+
+  read(limit: number): Promise<Uint8Array | undefined> {
+    if (this.chunked) return readingBody(() => readStream(this.incoming, limit));
+    if (!(Number(this.declared) <= limit)) return Promise.resolve(undefined);
+    return readingBody(() => this.request.arrayBuffer().then(bytesOf));
+  }
 }
 
 /**
@@ -128,6 +136,8 @@ async function readStream(incoming: NodeIncoming, limit: number): Promise<Uint8A
 }
 
 const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+const bytesOf = (buffer: ArrayBuffer): Uint8Array => new Uint8Array(buffer);
 
 /** What the server reads of Node's request message (HTTP/1 or HTTP/2). */
 type NodeIncoming = { readonly headers: IncomingHttpHeaders; destroy(): unknown } & AsyncIterable<Uint8Array>;
