@@ -99,7 +99,7 @@ export interface Operation {
 }
 
 /** What app.ts learned of a request before its operation: its world, its credential, its id and the path's parameters. */
-export interface Arrival {
+interface Arrival {
   readonly runtime: Runtime;
   readonly token: string | undefined;
   readonly requestId: string;
@@ -109,7 +109,7 @@ export interface Arrival {
   readonly journal: JournalNotes;
 }
 
-export interface JournalNotes {
+interface JournalNotes {
   companyId: string | null;
   idempotencyKey: string | null;
   replayed: boolean;

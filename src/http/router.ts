@@ -23,7 +23,7 @@ interface Routed {
 
 /**
  * A template as its literal runs and its parameters: `/v1/catalogos/:id/produtos` is `/v1/catalogos/`, id,
- * `/produtos`. Matched in place, without cutting the request's path (a split was a tenth of the routing).
+ * `/produtos`. Matched in place: cutting the request's path into segments cost an array and a string each.
  */
 interface Template<T> {
   readonly parts: readonly (string | { readonly param: string })[];
