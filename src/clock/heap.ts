@@ -11,36 +11,39 @@ export class MinHeap<T> {
     return this.items[0];
   }
 
+  /** Sifts up with a hole: the parents move down and `item` is written once, where it belongs. */
   push(item: T): void {
     const items = this.items;
+    let i = items.length;
     items.push(item);
-    let i = items.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.before(items[i]!, items[parent]!)) break;
-      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      const above = items[parent]!;
+      if (!this.before(item, above)) break;
+      items[i] = above;
       i = parent;
     }
+    items[i] = item;
   }
 
+  /** Takes the top; the last item sifts down from the root with a hole, as in push. */
   pop(): T | undefined {
     const items = this.items;
     const top = items[0];
     const last = items.pop();
-    if (items.length > 0 && last !== undefined) {
-      items[0] = last;
-      let i = 0;
-      for (;;) {
-        const left = 2 * i + 1;
-        const right = left + 1;
-        let smallest = i;
-        if (left < items.length && this.before(items[left]!, items[smallest]!)) smallest = left;
-        if (right < items.length && this.before(items[right]!, items[smallest]!)) smallest = right;
-        if (smallest === i) break;
-        [items[i], items[smallest]] = [items[smallest]!, items[i]!];
-        i = smallest;
-      }
+    const size = items.length;
+    if (size === 0 || last === undefined) return top;
+    let i = 0;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= size) break;
+      if (child + 1 < size && this.before(items[child + 1]!, items[child]!)) child++;
+      const below = items[child]!;
+      if (!this.before(below, last)) break;
+      items[i] = below;
+      i = child;
     }
+    items[i] = last;
     return top;
   }
 

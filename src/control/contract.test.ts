@@ -6,8 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createEmulator, type Emulator } from '../emulator.js';
-import { CONTROL_ROUTES } from './contract.js';
+import { controlRoutes } from './contract.js';
 import { buildControlApp } from './routes.js';
+
+const CONTROL_ROUTES = controlRoutes();
 
 const key = (method: string, path: string) => `${method} ${path}`;
 

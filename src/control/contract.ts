@@ -4,10 +4,10 @@
  * answers. routes.ts registers the handlers; src/openapi/controls.ts generates the controls' OpenAPI document from
  * this table; a test proves the table and the routes hono registers are the same list, so neither can drift.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PERMISSIONS } from '../core/companies.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
-import { FAULT_INPUT, FAULT_VIEW } from '../engine/faults.js';
+import { faultInputSchema, faultViewSchema } from '../engine/faults.js';
 import { companySnapshotSchema, snapshotSchema } from './snapshot-schema.js';
 
 // The bodies routes.ts parses with.
@@ -45,76 +45,6 @@ export const snapshotChange = z.strictObject({
   atributos: z.array(attributeDefinition).max(1_000).optional(),
 });
 export const raisedEvent = z.strictObject({ dados: z.looseObject({ tipo: z.enum(EVENT_KINDS) }).meta({ description: "The event's data, as the service's own events carry it." }) });
-
-// What the controls answer (their types live in src/control/api.ts, src/engine and src/network).
-const info = z.strictObject({ name: z.literal('catalog-emulator'), version: z.string(), now: z.string(), clockMode: z.enum(['manual', 'real']), seed: z.union([z.number(), z.string()]) });
-const createdCompany = z.strictObject({ companyId: z.string(), cnpjRoot: z.string(), token: z.string(), headOffice: z.strictObject({ id: z.string(), cnpj: z.string() }) });
-const company = z.strictObject({
-  id: z.string(),
-  cnpjRoot: z.string(),
-  name: z.string(),
-  subscriptionActive: z.boolean(),
-  surveillanceEntitled: z.boolean(),
-  surveillanceCapacity: z.number().int(),
-  analysisAllowance: z.number().int(),
-  headOfficeId: z.string(),
-  createdAt: z.number().int().meta({ description: 'Virtual time of its creation, in Unix milliseconds.' }),
-});
-const clockInfo = z.strictObject({ now: z.string(), mode: z.enum(['manual', 'real']), pending: z.number().int(), deadlines: z.number().int() });
-const clockRun = z.strictObject({ now: z.string(), ran: z.number().int().meta({ description: 'Tasks run.' }) });
-const items = <T extends z.ZodType>(item: T) => z.strictObject({ items: z.array(item) });
-const faultId = z.strictObject({ id: z.string() });
-// An empty list: z.tuple([]) would be written `prefixItems: []`, which JSON Schema 2020-12 refuses (one item at least).
-const none = z.strictObject({ items: z.array(z.never()).max(0) });
-const networkRoute = z.strictObject({ from: z.string(), to: z.string().meta({ description: 'A local URL; "(in-process handler)" for a handler given in process.' }) });
-const inboxEntry = z.strictObject({
-  at: z.string(),
-  companyId: z.string(),
-  url: z.string(),
-  headers: z.record(z.string(), z.string()),
-  body: z.string().meta({ description: 'The exact bytes sent, as text.' }),
-  eventId: z.string(),
-  tipo: z.string(),
-  tentativa: z.number().int(),
-  answer: z.strictObject({ status: z.number().int() }),
-});
-const journalEntry = z.strictObject({
-  at: z.string(),
-  method: z.string(),
-  path: z.string(),
-  status: z.number().int(),
-  companyId: z.string().nullable(),
-  idempotencyKey: z.string().nullable(),
-  replayed: z.boolean(),
-  requestId: z.string(),
-  faultId: z.string().nullable(),
-});
-const regulatoryView = z.strictObject({
-  id: z.string(),
-  publicadoEm: z.string(),
-  ncms: z.array(z.strictObject({ codigo: z.string(), descricao: z.string(), extinta: z.boolean(), extintaDesde: z.string().nullable(), obrigatorios: z.array(z.string()) })),
-  atributos: z.array(z.strictObject({ codigo: z.string(), nome: z.string(), dominio: z.array(z.string()).nullable() })),
-});
-const published = z.strictObject({ id: z.string(), publicadoEm: z.string(), afetadas: z.array(z.string()), atributosAlterados: z.array(z.string()) });
-
-/**
- * The schemas the controls' document names (`#/components/schemas/<name>`): each is used by more than one control.
- * The others are written in place.
- */
-export const CONTROL_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
-  EmulatorInfo: info,
-  CreatedCompany: createdCompany,
-  CompanyFlags: company,
-  ClockInfo: clockInfo,
-  ClockRun: clockRun,
-  FaultInput: FAULT_INPUT,
-  Fault: FAULT_VIEW,
-  InboxEntry: inboxEntry,
-  JournalEntry: journalEntry,
-  NetworkRoute: networkRoute,
-  Snapshot: snapshotSchema,
-  CompanySnapshot: companySnapshotSchema,
-};
 
 type ControlMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type ControlTag = 'Emulator' | 'Companies' | 'Clock' | 'Faults' | 'Network' | 'Regulatory' | 'Inbox' | 'Journal' | 'State' | 'Documents';
@@ -157,241 +87,324 @@ const NO_OWN_CLOCK = 'relogio_proprio_inexistente: the company is on the shared 
 const CLOCK_ERRORS = { 409: 'limite_de_tarefas: more tasks than the limit.', 422: 'valor_invalido: a duration or instant the clock cannot take (caminho names it).', 503: 'servico_indisponivel: a reset, restore or close replaced the clock while it moved.' };
 const SNAPSHOT_LIMIT = 'maxSnapshotBytes (createEmulator option; 256 MiB by default)';
 
-/** The clock controls, the shared clock's under /clock and a company's own under /companies/:companyId/clock. */
-function clockRoutes(prefix: string, own: boolean): ControlRoute[] {
-  const name = own ? 'OwnClock' : 'Clock';
-  const whose = own ? "the company's own clock" : 'the shared clock';
-  const missing: Record<number, string> = own ? { 404: `${NO_COMPANY} ${NO_OWN_CLOCK}` } : {};
-  return [
-    { method: 'GET', path: prefix, id: `get${name}`, summary: `Now, mode, pending work and deadlines of ${whose}`, tag: 'Clock', success: { 200: { description: 'The clock.', body: clockInfo } }, errors: missing },
+/**
+ * The answers' schemas, the schemas the document names and the table of every control, built on first use (the
+ * controls' document, and the test that holds the routes to the table): only the bodies above serve a request.
+ * Built when the module loaded, they were 2 ms of the CLI's start before its first answer (about 200 ms), and they
+ * name the fault schemas, 5 ms more (src/engine/faults.ts).
+ */
+function controlTable() {
+  // What the controls answer (their types live in src/control/api.ts, src/engine and src/network).
+  const info = z.strictObject({ name: z.literal('catalog-emulator'), version: z.string(), now: z.string(), clockMode: z.enum(['manual', 'real']), seed: z.union([z.number(), z.string()]) });
+  const createdCompany = z.strictObject({ companyId: z.string(), cnpjRoot: z.string(), token: z.string(), headOffice: z.strictObject({ id: z.string(), cnpj: z.string() }) });
+  const company = z.strictObject({
+    id: z.string(),
+    cnpjRoot: z.string(),
+    name: z.string(),
+    subscriptionActive: z.boolean(),
+    surveillanceEntitled: z.boolean(),
+    surveillanceCapacity: z.number().int(),
+    analysisAllowance: z.number().int(),
+    headOfficeId: z.string(),
+    createdAt: z.number().int().meta({ description: 'Virtual time of its creation, in Unix milliseconds.' }),
+  });
+  const clockInfo = z.strictObject({ now: z.string(), mode: z.enum(['manual', 'real']), pending: z.number().int(), deadlines: z.number().int() });
+  const clockRun = z.strictObject({ now: z.string(), ran: z.number().int().meta({ description: 'Tasks run.' }) });
+  const items = <T extends z.ZodType>(item: T) => z.strictObject({ items: z.array(item) });
+  const faultId = z.strictObject({ id: z.string() });
+  // An empty list: z.tuple([]) would be written `prefixItems: []`, which JSON Schema 2020-12 refuses (one item at least).
+  const none = z.strictObject({ items: z.array(z.never()).max(0) });
+  const networkRoute = z.strictObject({ from: z.string(), to: z.string().meta({ description: 'A local URL; "(in-process handler)" for a handler given in process.' }) });
+  const inboxEntry = z.strictObject({
+    at: z.string(),
+    companyId: z.string(),
+    url: z.string(),
+    headers: z.record(z.string(), z.string()),
+    body: z.string().meta({ description: 'The exact bytes sent, as text.' }),
+    eventId: z.string(),
+    tipo: z.string(),
+    tentativa: z.number().int(),
+    answer: z.strictObject({ status: z.number().int() }),
+  });
+  const journalEntry = z.strictObject({
+    at: z.string(),
+    method: z.string(),
+    path: z.string(),
+    status: z.number().int(),
+    companyId: z.string().nullable(),
+    idempotencyKey: z.string().nullable(),
+    replayed: z.boolean(),
+    requestId: z.string(),
+    faultId: z.string().nullable(),
+  });
+  const regulatoryView = z.strictObject({
+    id: z.string(),
+    publicadoEm: z.string(),
+    ncms: z.array(z.strictObject({ codigo: z.string(), descricao: z.string(), extinta: z.boolean(), extintaDesde: z.string().nullable(), obrigatorios: z.array(z.string()) })),
+    atributos: z.array(z.strictObject({ codigo: z.string(), nome: z.string(), dominio: z.array(z.string()).nullable() })),
+  });
+  const published = z.strictObject({ id: z.string(), publicadoEm: z.string(), afetadas: z.array(z.string()), atributosAlterados: z.array(z.string()) });
+  const schemas: Readonly<Record<string, z.ZodType>> = {
+    EmulatorInfo: info,
+    CreatedCompany: createdCompany,
+    CompanyFlags: company,
+    ClockInfo: clockInfo,
+    ClockRun: clockRun,
+    FaultInput: faultInputSchema(),
+    Fault: faultViewSchema(),
+    InboxEntry: inboxEntry,
+    JournalEntry: journalEntry,
+    NetworkRoute: networkRoute,
+    Snapshot: snapshotSchema,
+    CompanySnapshot: companySnapshotSchema,
+  };
+
+  /** The clock controls, the shared clock's under /clock and a company's own under /companies/:companyId/clock. */
+  function clockRoutes(prefix: string, own: boolean): ControlRoute[] {
+    const name = own ? 'OwnClock' : 'Clock';
+    const whose = own ? "the company's own clock" : 'the shared clock';
+    const missing: Record<number, string> = own ? { 404: `${NO_COMPANY} ${NO_OWN_CLOCK}` } : {};
+    return [
+      { method: 'GET', path: prefix, id: `get${name}`, summary: `Now, mode, pending work and deadlines of ${whose}`, tag: 'Clock', success: { 200: { description: 'The clock.', body: clockInfo } }, errors: missing },
+      {
+        method: 'POST',
+        path: `${prefix}/advance`,
+        id: `advance${name}`,
+        summary: `Move ${whose} forward, running every task due, each at its own virtual time`,
+        tag: 'Clock',
+        body: advance,
+        success: { 200: { description: 'Where the clock is now and how many tasks ran.', body: clockRun } },
+        errors: { ...missing, ...CLOCK_ERRORS },
+      },
+      {
+        method: 'POST',
+        path: `${prefix}/run-until-idle`,
+        id: `runUntilIdle${own ? 'OwnClock' : ''}`,
+        summary: `Run the service's work on ${whose} until none is left (never a deadline)`,
+        tag: 'Clock',
+        body: runUntilIdle,
+        success: { 200: { description: 'Where the clock is now and how many tasks ran.', body: clockRun } },
+        errors: { ...missing, ...CLOCK_ERRORS },
+      },
+    ];
+  }
+
+  const routes: readonly ControlRoute[] = [
+    { method: 'GET', path: '/', id: 'getEmulatorInfo', summary: 'Version, now, clock mode and seed', tag: 'Emulator', success: { 200: { description: 'The emulator.', body: info } }, errors: {} },
     {
       method: 'POST',
-      path: `${prefix}/advance`,
-      id: `advance${name}`,
-      summary: `Move ${whose} forward, running every task due, each at its own virtual time`,
-      tag: 'Clock',
-      body: advance,
-      success: { 200: { description: 'Where the clock is now and how many tasks ran.', body: clockRun } },
-      errors: { ...missing, ...CLOCK_ERRORS },
+      path: '/reset',
+      id: 'resetEmulator',
+      summary: 'Back to a fresh emulator: clock at its start, only the initial companies and configured routes, no faults or journal',
+      tag: 'Emulator',
+      success: { 200: { description: 'The emulator after the reset.', body: info } },
+      errors: {},
+    },
+    {
+      method: 'GET',
+      path: '/openapi.json',
+      id: 'getApiDocument',
+      summary: "The service API's OpenAPI 3.1 document (the package's openapi.json)",
+      tag: 'Documents',
+      success: { 200: { description: 'The document, generated once per process.', body: { mediaType: 'application/json' } } },
+      errors: {},
+    },
+    {
+      method: 'GET',
+      path: '/openapi.controls.json',
+      id: 'getControlsDocument',
+      summary: "The controls' OpenAPI 3.1 document: this one (the package's openapi.controls.json)",
+      tag: 'Documents',
+      success: { 200: { description: 'The document, generated once per process.', body: { mediaType: 'application/json' } } },
+      errors: {},
+    },
+    {
+      method: 'GET',
+      path: '/docs',
+      id: 'getDocsPage',
+      summary: 'A page that renders both documents (Swagger UI, served from the package: no network needed)',
+      tag: 'Documents',
+      success: { 200: { description: 'The HTML page.', body: { mediaType: 'text/html' } } },
+      errors: {},
+    },
+    {
+      method: 'GET',
+      path: '/docs/assets/:name',
+      id: 'getDocsAsset',
+      summary: "A script, style sheet or icon of the docs page, from the package's swagger-ui-dist",
+      tag: 'Documents',
+      success: { 200: { description: 'The file, with its media type.', body: { mediaType: '*/*' } } },
+      errors: { 404: 'rota_nao_encontrada: not a file of the page.' },
+    },
+    { method: 'GET', path: '/companies', id: 'listCompanies', summary: 'The companies and their flags (no tokens)', tag: 'Companies', success: { 200: { description: 'Those on the shared clock, then those on clocks of their own.', body: items(company) } }, errors: {} },
+    {
+      method: 'POST',
+      path: '/companies',
+      id: 'createCompany',
+      summary: 'Create a company with its head office and a credential',
+      tag: 'Companies',
+      body: newCompany,
+      success: { 201: { description: 'The company, its head office and its first token.', body: createdCompany } },
+      errors: { 409: 'raiz_cnpj_duplicada: another company has this CNPJ root.', 422: `raiz_cnpj_invalida: cnpjRoot is not 8 digits. ${BAD_BODY}` },
+    },
+    {
+      method: 'PATCH',
+      path: '/companies/:companyId',
+      id: 'updateCompany',
+      summary: "Change a company's flags (suspend a subscription, cut capacity)",
+      tag: 'Companies',
+      body: companyFlags,
+      success: { 200: { description: 'The company.', body: company } },
+      errors: { 404: NO_COMPANY, 422: BAD_BODY },
     },
     {
       method: 'POST',
-      path: `${prefix}/run-until-idle`,
-      id: `runUntilIdle${own ? 'OwnClock' : ''}`,
-      summary: `Run the service's work on ${whose} until none is left (never a deadline)`,
-      tag: 'Clock',
-      body: runUntilIdle,
-      success: { 200: { description: 'Where the clock is now and how many tasks ran.', body: clockRun } },
-      errors: { ...missing, ...CLOCK_ERRORS },
+      path: '/companies/:companyId/credentials',
+      id: 'addCredential',
+      summary: 'Add a credential with these permissions (all six when absent)',
+      tag: 'Companies',
+      body: newCredential,
+      success: { 201: { description: 'Its bearer token.', body: z.strictObject({ token: z.string() }) } },
+      errors: { 404: NO_COMPANY, 422: BAD_BODY },
+    },
+    {
+      method: 'DELETE',
+      path: '/companies/:companyId',
+      id: 'removeCompany',
+      summary: 'Remove a company: its records, credentials and scheduled tasks',
+      tag: 'Companies',
+      success: { 204: { description: 'Removed.' } },
+      errors: { 404: NO_COMPANY },
+    },
+    {
+      method: 'POST',
+      path: '/companies/:companyId/reset',
+      id: 'resetCompany',
+      summary: 'The company back as it was created (same id, CNPJ root, flags, head office and first credential), nothing else',
+      tag: 'Companies',
+      success: { 200: { description: 'What its creation answered.', body: createdCompany } },
+      errors: { 404: NO_COMPANY, 409: 'criacao_desconhecida: restored from a snapshot that predates the company.' },
+    },
+    {
+      method: 'GET',
+      path: '/companies/:companyId/state',
+      id: 'getCompanyState',
+      summary: "One company's records and tasks",
+      tag: 'State',
+      success: { 200: { description: 'A catalog-emulator/company snapshot.', body: companySnapshotSchema } },
+      errors: { 404: NO_COMPANY },
+    },
+    {
+      method: 'PUT',
+      path: '/companies/:companyId/state',
+      id: 'restoreCompanyState',
+      summary: "Put a company's snapshot in place of its records and tasks (checked whole first)",
+      tag: 'State',
+      body: companySnapshotSchema,
+      bodyLimit: SNAPSHOT_LIMIT,
+      success: { 200: { description: 'The emulator after the restore.', body: info } },
+      errors: { 404: NO_COMPANY, 422: 'valor_invalido: not a snapshot this emulator could serve (caminho names the field).' },
+    },
+    ...clockRoutes('/clock', false),
+    ...clockRoutes('/companies/:companyId/clock', true),
+    { method: 'GET', path: '/faults', id: 'listFaults', summary: 'The faults in force', tag: 'Faults', query: [COMPANY_FILTER], success: { 200: { description: 'The faults, each with its hits and the firings left.', body: items(faultViewSchema()) } }, errors: { 404: NO_COMPANY, 422: BAD_FILTER } },
+    {
+      method: 'POST',
+      path: '/faults',
+      id: 'addFault',
+      summary: 'Inject a fault: an API answer, a webhook delivery or a job run',
+      tag: 'Faults',
+      body: faultInputSchema(),
+      success: { 201: { description: 'Its id (GET lists it whole).', body: faultId } },
+      errors: { 422: 'valor_invalido: not a fault, or one that could never fire (caminho names the field).' },
+    },
+    { method: 'DELETE', path: '/faults', id: 'clearFaults', summary: 'Remove every fault', tag: 'Faults', query: [COMPANY_FILTER], success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY, 422: BAD_FILTER } },
+    { method: 'DELETE', path: '/faults/:id', id: 'removeFault', summary: 'Remove one fault', tag: 'Faults', success: { 204: { description: 'Removed.' } }, errors: { 404: 'falha_nao_encontrada: no fault has this id.' } },
+    { method: 'GET', path: '/network/routes', id: 'listNetworkRoutes', summary: 'The delivery routes', tag: 'Network', success: { 200: { description: 'The routes.', body: items(networkRoute) } }, errors: {} },
+    {
+      method: 'POST',
+      path: '/network/routes',
+      id: 'addNetworkRoute',
+      summary: 'Send deliveries for a public webhook URL prefix to a local URL',
+      tag: 'Network',
+      body: route,
+      success: { 201: { description: 'The route, normalized.', body: networkRoute } },
+      errors: { 422: BAD_BODY },
+    },
+    {
+      method: 'DELETE',
+      path: '/network/routes',
+      id: 'removeNetworkRoutes',
+      summary: 'Remove the route from a prefix, or every route',
+      tag: 'Network',
+      query: [{ name: 'from', description: 'The prefix of the route to remove (204); absent: every route (200).' }],
+      success: { 200: { description: 'Without from: every route removed, none left.', body: none }, 204: { description: 'With from: that route removed.' } },
+      errors: { 404: 'rota_nao_encontrada: no route from this prefix.' },
+    },
+    { method: 'GET', path: '/regulatory', id: 'getRegulatoryReference', summary: 'The regulatory snapshot in force: every NCM and attribute definition', tag: 'Regulatory', success: { 200: { description: 'The snapshot.', body: regulatoryView } }, errors: {} },
+    {
+      method: 'POST',
+      path: '/regulatory/snapshots',
+      id: 'publishRegulatorySnapshot',
+      summary: 'Publish a new regulatory snapshot (extinguish or add NCMs, change required attributes), triggering the surveillance executions it affects',
+      tag: 'Regulatory',
+      body: snapshotChange,
+      success: { 201: { description: 'The snapshot published and what it affects.', body: published } },
+      errors: { 422: BAD_BODY },
+    },
+    { method: 'GET', path: '/inbox', id: 'listInbox', summary: 'Deliveries to URLs no route covers, as the built-in receiver got them', tag: 'Inbox', query: [COMPANY_FILTER], success: { 200: { description: 'Oldest first.', body: items(inboxEntry) } }, errors: { 404: NO_COMPANY, 422: BAD_FILTER } },
+    { method: 'DELETE', path: '/inbox', id: 'clearInbox', summary: 'Drop the deliveries received', tag: 'Inbox', query: [COMPANY_FILTER], success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY, 422: BAD_FILTER } },
+    {
+      method: 'POST',
+      path: '/companies/:companyId/events',
+      id: 'raiseEvent',
+      summary: 'Raise a webhook event of any kind, delivered like the service’s own',
+      tag: 'Inbox',
+      body: raisedEvent,
+      success: { 201: { description: 'The event raised.', body: z.strictObject({ eventId: z.string() }) } },
+      errors: { 404: `${NO_COMPANY} destino_nao_encontrado: the company has no webhook destination.`, 422: BAD_BODY },
+    },
+    { method: 'GET', path: '/requests', id: 'listRequests', summary: 'The last 10,000 API requests (never a token)', tag: 'Journal', query: [COMPANY_FILTER], success: { 200: { description: 'Oldest first.', body: items(journalEntry) } }, errors: { 404: NO_COMPANY, 422: BAD_FILTER } },
+    { method: 'DELETE', path: '/requests', id: 'clearRequests', summary: 'Drop the journal', tag: 'Journal', query: [COMPANY_FILTER], success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY, 422: BAD_FILTER } },
+    { method: 'GET', path: '/companies/:companyId/faults', id: 'listCompanyFaults', summary: "One company's faults", tag: 'Faults', success: { 200: { description: 'The faults whose match.companyId is this company.', body: items(faultViewSchema()) } }, errors: { 404: NO_COMPANY } },
+    {
+      method: 'POST',
+      path: '/companies/:companyId/faults',
+      id: 'addCompanyFault',
+      summary: 'Inject a fault that matches only this company',
+      tag: 'Faults',
+      body: faultInputSchema(),
+      success: { 201: { description: 'Its id (GET lists it whole).', body: faultId } },
+      errors: { 404: NO_COMPANY, 422: 'valor_invalido: not a fault, one that could never fire, or one naming another company (caminho names the field).' },
+    },
+    { method: 'DELETE', path: '/companies/:companyId/faults', id: 'clearCompanyFaults', summary: "Remove one company's faults", tag: 'Faults', success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY } },
+    { method: 'DELETE', path: '/companies/:companyId/faults/:id', id: 'removeCompanyFault', summary: 'Remove one of its faults', tag: 'Faults', success: { 204: { description: 'Removed.' } }, errors: { 404: `${NO_COMPANY} falha_nao_encontrada: the company has no fault with this id.` } },
+    { method: 'GET', path: '/companies/:companyId/inbox', id: 'listCompanyInbox', summary: "Deliveries of one company's events", tag: 'Inbox', success: { 200: { description: 'Oldest first.', body: items(inboxEntry) } }, errors: { 404: NO_COMPANY } },
+    { method: 'DELETE', path: '/companies/:companyId/inbox', id: 'clearCompanyInbox', summary: "Drop one company's deliveries", tag: 'Inbox', success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY } },
+    { method: 'GET', path: '/companies/:companyId/journal', id: 'listCompanyRequests', summary: "The requests made with one company's credentials", tag: 'Journal', success: { 200: { description: 'Oldest first.', body: items(journalEntry) } }, errors: { 404: NO_COMPANY } },
+    { method: 'DELETE', path: '/companies/:companyId/journal', id: 'clearCompanyRequests', summary: "Drop one company's journal entries", tag: 'Journal', success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY } },
+    { method: 'GET', path: '/state', id: 'getState', summary: 'The whole service state: records, idempotency store, clock, tasks, random sources', tag: 'State', success: { 200: { description: 'A catalog-emulator/state snapshot.', body: snapshotSchema } }, errors: {} },
+    {
+      method: 'PUT',
+      path: '/state',
+      id: 'restoreState',
+      summary: 'Put a snapshot in place of the whole state (checked whole first; a refused one changes nothing)',
+      tag: 'State',
+      body: snapshotSchema,
+      bodyLimit: SNAPSHOT_LIMIT,
+      success: { 200: { description: 'The emulator after the restore.', body: info } },
+      errors: { 422: 'valor_invalido: not a snapshot this emulator could serve (caminho names the field).' },
     },
   ];
+  return { schemas, routes };
 }
 
+let table: ReturnType<typeof controlTable> | undefined;
+
+/**
+ * The schemas the controls' document names (`#/components/schemas/<name>`): each is used by more than one control.
+ * The others are written in place.
+ */
+export const controlSchemas = (): Readonly<Record<string, z.ZodType>> => (table ??= controlTable()).schemas;
 /** Every control, in the order routes.ts registers them. */
-export const CONTROL_ROUTES: readonly ControlRoute[] = [
-  { method: 'GET', path: '/', id: 'getEmulatorInfo', summary: 'Version, now, clock mode and seed', tag: 'Emulator', success: { 200: { description: 'The emulator.', body: info } }, errors: {} },
-  {
-    method: 'POST',
-    path: '/reset',
-    id: 'resetEmulator',
-    summary: 'Back to a fresh emulator: clock at its start, only the initial companies and configured routes, no faults or journal',
-    tag: 'Emulator',
-    success: { 200: { description: 'The emulator after the reset.', body: info } },
-    errors: {},
-  },
-  {
-    method: 'GET',
-    path: '/openapi.json',
-    id: 'getApiDocument',
-    summary: "The service API's OpenAPI 3.1 document (the package's openapi.json)",
-    tag: 'Documents',
-    success: { 200: { description: 'The document, generated once per process.', body: { mediaType: 'application/json' } } },
-    errors: {},
-  },
-  {
-    method: 'GET',
-    path: '/openapi.controls.json',
-    id: 'getControlsDocument',
-    summary: "The controls' OpenAPI 3.1 document: this one (the package's openapi.controls.json)",
-    tag: 'Documents',
-    success: { 200: { description: 'The document, generated once per process.', body: { mediaType: 'application/json' } } },
-    errors: {},
-  },
-  {
-    method: 'GET',
-    path: '/docs',
-    id: 'getDocsPage',
-    summary: 'A page that renders both documents (Swagger UI, served from the package: no network needed)',
-    tag: 'Documents',
-    success: { 200: { description: 'The HTML page.', body: { mediaType: 'text/html' } } },
-    errors: {},
-  },
-  {
-    method: 'GET',
-    path: '/docs/assets/:name',
-    id: 'getDocsAsset',
-    summary: "A script, style sheet or icon of the docs page, from the package's swagger-ui-dist",
-    tag: 'Documents',
-    success: { 200: { description: 'The file, with its media type.', body: { mediaType: '*/*' } } },
-    errors: { 404: 'rota_nao_encontrada: not a file of the page.' },
-  },
-  { method: 'GET', path: '/companies', id: 'listCompanies', summary: 'The companies and their flags (no tokens)', tag: 'Companies', success: { 200: { description: 'Those on the shared clock, then those on clocks of their own.', body: items(company) } }, errors: {} },
-  {
-    method: 'POST',
-    path: '/companies',
-    id: 'createCompany',
-    summary: 'Create a company with its head office and a credential',
-    tag: 'Companies',
-    body: newCompany,
-    success: { 201: { description: 'The company, its head office and its first token.', body: createdCompany } },
-    errors: { 409: 'raiz_cnpj_duplicada: another company has this CNPJ root.', 422: `raiz_cnpj_invalida: cnpjRoot is not 8 digits. ${BAD_BODY}` },
-  },
-  {
-    method: 'PATCH',
-    path: '/companies/:companyId',
-    id: 'updateCompany',
-    summary: "Change a company's flags (suspend a subscription, cut capacity)",
-    tag: 'Companies',
-    body: companyFlags,
-    success: { 200: { description: 'The company.', body: company } },
-    errors: { 404: NO_COMPANY, 422: BAD_BODY },
-  },
-  {
-    method: 'POST',
-    path: '/companies/:companyId/credentials',
-    id: 'addCredential',
-    summary: 'Add a credential with these permissions (all six when absent)',
-    tag: 'Companies',
-    body: newCredential,
-    success: { 201: { description: 'Its bearer token.', body: z.strictObject({ token: z.string() }) } },
-    errors: { 404: NO_COMPANY, 422: BAD_BODY },
-  },
-  {
-    method: 'DELETE',
-    path: '/companies/:companyId',
-    id: 'removeCompany',
-    summary: 'Remove a company: its records, credentials and scheduled tasks',
-    tag: 'Companies',
-    success: { 204: { description: 'Removed.' } },
-    errors: { 404: NO_COMPANY },
-  },
-  {
-    method: 'POST',
-    path: '/companies/:companyId/reset',
-    id: 'resetCompany',
-    summary: 'The company back as it was created (same id, CNPJ root, flags, head office and first credential), nothing else',
-    tag: 'Companies',
-    success: { 200: { description: 'What its creation answered.', body: createdCompany } },
-    errors: { 404: NO_COMPANY, 409: 'criacao_desconhecida: restored from a snapshot that predates the company.' },
-  },
-  {
-    method: 'GET',
-    path: '/companies/:companyId/state',
-    id: 'getCompanyState',
-    summary: "One company's records and tasks",
-    tag: 'State',
-    success: { 200: { description: 'A catalog-emulator/company snapshot.', body: companySnapshotSchema } },
-    errors: { 404: NO_COMPANY },
-  },
-  {
-    method: 'PUT',
-    path: '/companies/:companyId/state',
-    id: 'restoreCompanyState',
-    summary: "Put a company's snapshot in place of its records and tasks (checked whole first)",
-    tag: 'State',
-    body: companySnapshotSchema,
-    bodyLimit: SNAPSHOT_LIMIT,
-    success: { 200: { description: 'The emulator after the restore.', body: info } },
-    errors: { 404: NO_COMPANY, 422: 'valor_invalido: not a snapshot this emulator could serve (caminho names the field).' },
-  },
-  ...clockRoutes('/clock', false),
-  ...clockRoutes('/companies/:companyId/clock', true),
-  { method: 'GET', path: '/faults', id: 'listFaults', summary: 'The faults in force', tag: 'Faults', query: [COMPANY_FILTER], success: { 200: { description: 'The faults, each with its hits and the firings left.', body: items(FAULT_VIEW) } }, errors: { 404: NO_COMPANY, 422: BAD_FILTER } },
-  {
-    method: 'POST',
-    path: '/faults',
-    id: 'addFault',
-    summary: 'Inject a fault: an API answer, a webhook delivery or a job run',
-    tag: 'Faults',
-    body: FAULT_INPUT,
-    success: { 201: { description: 'Its id (GET lists it whole).', body: faultId } },
-    errors: { 422: 'valor_invalido: not a fault, or one that could never fire (caminho names the field).' },
-  },
-  { method: 'DELETE', path: '/faults', id: 'clearFaults', summary: 'Remove every fault', tag: 'Faults', query: [COMPANY_FILTER], success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY, 422: BAD_FILTER } },
-  { method: 'DELETE', path: '/faults/:id', id: 'removeFault', summary: 'Remove one fault', tag: 'Faults', success: { 204: { description: 'Removed.' } }, errors: { 404: 'falha_nao_encontrada: no fault has this id.' } },
-  { method: 'GET', path: '/network/routes', id: 'listNetworkRoutes', summary: 'The delivery routes', tag: 'Network', success: { 200: { description: 'The routes.', body: items(networkRoute) } }, errors: {} },
-  {
-    method: 'POST',
-    path: '/network/routes',
-    id: 'addNetworkRoute',
-    summary: 'Send deliveries for a public webhook URL prefix to a local URL',
-    tag: 'Network',
-    body: route,
-    success: { 201: { description: 'The route, normalized.', body: networkRoute } },
-    errors: { 422: BAD_BODY },
-  },
-  {
-    method: 'DELETE',
-    path: '/network/routes',
-    id: 'removeNetworkRoutes',
-    summary: 'Remove the route from a prefix, or every route',
-    tag: 'Network',
-    query: [{ name: 'from', description: 'The prefix of the route to remove (204); absent: every route (200).' }],
-    success: { 200: { description: 'Without from: every route removed, none left.', body: none }, 204: { description: 'With from: that route removed.' } },
-    errors: { 404: 'rota_nao_encontrada: no route from this prefix.' },
-  },
-  { method: 'GET', path: '/regulatory', id: 'getRegulatoryReference', summary: 'The regulatory snapshot in force: every NCM and attribute definition', tag: 'Regulatory', success: { 200: { description: 'The snapshot.', body: regulatoryView } }, errors: {} },
-  {
-    method: 'POST',
-    path: '/regulatory/snapshots',
-    id: 'publishRegulatorySnapshot',
-    summary: 'Publish a new regulatory snapshot (extinguish or add NCMs, change required attributes), triggering the surveillance executions it affects',
-    tag: 'Regulatory',
-    body: snapshotChange,
-    success: { 201: { description: 'The snapshot published and what it affects.', body: published } },
-    errors: { 422: BAD_BODY },
-  },
-  { method: 'GET', path: '/inbox', id: 'listInbox', summary: 'Deliveries to URLs no route covers, as the built-in receiver got them', tag: 'Inbox', query: [COMPANY_FILTER], success: { 200: { description: 'Oldest first.', body: items(inboxEntry) } }, errors: { 404: NO_COMPANY, 422: BAD_FILTER } },
-  { method: 'DELETE', path: '/inbox', id: 'clearInbox', summary: 'Drop the deliveries received', tag: 'Inbox', query: [COMPANY_FILTER], success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY, 422: BAD_FILTER } },
-  {
-    method: 'POST',
-    path: '/companies/:companyId/events',
-    id: 'raiseEvent',
-    summary: 'Raise a webhook event of any kind, delivered like the service’s own',
-    tag: 'Inbox',
-    body: raisedEvent,
-    success: { 201: { description: 'The event raised.', body: z.strictObject({ eventId: z.string() }) } },
-    errors: { 404: `${NO_COMPANY} destino_nao_encontrado: the company has no webhook destination.`, 422: BAD_BODY },
-  },
-  { method: 'GET', path: '/requests', id: 'listRequests', summary: 'The last 10,000 API requests (never a token)', tag: 'Journal', query: [COMPANY_FILTER], success: { 200: { description: 'Oldest first.', body: items(journalEntry) } }, errors: { 404: NO_COMPANY, 422: BAD_FILTER } },
-  { method: 'DELETE', path: '/requests', id: 'clearRequests', summary: 'Drop the journal', tag: 'Journal', query: [COMPANY_FILTER], success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY, 422: BAD_FILTER } },
-  { method: 'GET', path: '/companies/:companyId/faults', id: 'listCompanyFaults', summary: "One company's faults", tag: 'Faults', success: { 200: { description: 'The faults whose match.companyId is this company.', body: items(FAULT_VIEW) } }, errors: { 404: NO_COMPANY } },
-  {
-    method: 'POST',
-    path: '/companies/:companyId/faults',
-    id: 'addCompanyFault',
-    summary: 'Inject a fault that matches only this company',
-    tag: 'Faults',
-    body: FAULT_INPUT,
-    success: { 201: { description: 'Its id (GET lists it whole).', body: faultId } },
-    errors: { 404: NO_COMPANY, 422: 'valor_invalido: not a fault, one that could never fire, or one naming another company (caminho names the field).' },
-  },
-  { method: 'DELETE', path: '/companies/:companyId/faults', id: 'clearCompanyFaults', summary: "Remove one company's faults", tag: 'Faults', success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY } },
-  { method: 'DELETE', path: '/companies/:companyId/faults/:id', id: 'removeCompanyFault', summary: 'Remove one of its faults', tag: 'Faults', success: { 204: { description: 'Removed.' } }, errors: { 404: `${NO_COMPANY} falha_nao_encontrada: the company has no fault with this id.` } },
-  { method: 'GET', path: '/companies/:companyId/inbox', id: 'listCompanyInbox', summary: "Deliveries of one company's events", tag: 'Inbox', success: { 200: { description: 'Oldest first.', body: items(inboxEntry) } }, errors: { 404: NO_COMPANY } },
-  { method: 'DELETE', path: '/companies/:companyId/inbox', id: 'clearCompanyInbox', summary: "Drop one company's deliveries", tag: 'Inbox', success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY } },
-  { method: 'GET', path: '/companies/:companyId/journal', id: 'listCompanyRequests', summary: "The requests made with one company's credentials", tag: 'Journal', success: { 200: { description: 'Oldest first.', body: items(journalEntry) } }, errors: { 404: NO_COMPANY } },
-  { method: 'DELETE', path: '/companies/:companyId/journal', id: 'clearCompanyRequests', summary: "Drop one company's journal entries", tag: 'Journal', success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY } },
-  { method: 'GET', path: '/state', id: 'getState', summary: 'The whole service state: records, idempotency store, clock, tasks, random sources', tag: 'State', success: { 200: { description: 'A catalog-emulator/state snapshot.', body: snapshotSchema } }, errors: {} },
-  {
-    method: 'PUT',
-    path: '/state',
-    id: 'restoreState',
-    summary: 'Put a snapshot in place of the whole state (checked whole first; a refused one changes nothing)',
-    tag: 'State',
-    body: snapshotSchema,
-    bodyLimit: SNAPSHOT_LIMIT,
-    success: { 200: { description: 'The emulator after the restore.', body: info } },
-    errors: { 422: 'valor_invalido: not a snapshot this emulator could serve (caminho names the field).' },
-  },
-];
+export const controlRoutes = (): readonly ControlRoute[] => (table ??= controlTable()).routes;

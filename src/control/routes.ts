@@ -4,7 +4,7 @@
  * control (emu.companies, emu.clock, ...).
  */
 import { Hono, type Context } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EventData } from '../core/webhooks/events.js';
 import { ClockDisposedError, ClockLimitError, ClockRangeError } from '../clock/clock.js';
 import { FaultInputError } from '../engine/faults.js';

@@ -4,7 +4,7 @@
  * must hold between records in checkIntegrity (src/core/snapshot.ts); what the clock must know in its
  * loadProblem. A snapshot that passes can be imported and served without an error of the emulator's own.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EARLIEST_INSTANT, LATEST_INSTANT, MAX_ADVANCE_MS, MIN_PERIOD_MS, withinClockBounds, type TaskData } from '../clock/clock.js';
 import { isValidCnpj } from '../core/cnpj.js';
 import { PERMISSIONS } from '../core/companies.js';

@@ -126,7 +126,7 @@ function controlSettings(options: { readonly controlToken?: string; readonly max
   if (!(Number.isSafeInteger(maxSnapshotBytes) && maxSnapshotBytes > 0)) {
     throw new RangeError(`maxSnapshotBytes must be a whole number of bytes above 0; got ${String(options.maxSnapshotBytes)}`);
   }
-  return { token, maxSnapshotBytes };
+  return token === undefined && maxSnapshotBytes === DEFAULT_MAX_SNAPSHOT_BYTES ? DEFAULT_CONTROL : { token, maxSnapshotBytes };
 }
 
 export interface Config {
@@ -149,6 +149,17 @@ export interface Config {
   readonly routes: readonly NetworkRoute[];
 }
 
+/*
+ * The parts of a Config that most emulators share, made once and frozen: an emulator that does not set an option
+ * points at its default rather than a copy of it. With the copies, reading the options was an eighth of
+ * createEmulator()'s time (CPU profile) and 0.5 KB of each emulator (heap snapshot).
+ */
+const NONE: readonly never[] = Object.freeze([]);
+const DEFAULT_LIST_BUDGETS: ListBudgets = deepFreeze({ ...DEFAULT_PAGE_BUDGETS, ...FIXED_BUDGETS });
+const DEFAULT_CONTROL: ControlSettings = deepFreeze({ token: undefined, maxSnapshotBytes: DEFAULT_MAX_SNAPSHOT_BYTES });
+// A copy: the exported DEFAULT_DELIVERY_POLICY stays the caller's to read, unfrozen as it always was.
+const DEFAULT_DELIVERY: DeliveryPolicy = deepFreeze({ ...DEFAULT_DELIVERY_POLICY, retryWaitsMs: [...DEFAULT_DELIVERY_POLICY.retryWaitsMs] });
+
 /** createEmulator()'s options as a checked, frozen Config; throws a TypeError or RangeError naming a bad option. */
 export function readConfig(options: EmulatorOptions): Config {
   const seed = options.seed ?? DEFAULT_SEED;
@@ -158,7 +169,7 @@ export function readConfig(options: EmulatorOptions): Config {
   if (!withinClockBounds(start)) {
     throw new RangeError(`start must be an instant from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}, in whole milliseconds; got ${String(options.start)}`);
   }
-  const pageBudgets = { ...DEFAULT_PAGE_BUDGETS, ...options.pageBudgets, ...FIXED_BUDGETS };
+  const pageBudgets = options.pageBudgets === undefined ? DEFAULT_LIST_BUDGETS : { ...DEFAULT_PAGE_BUDGETS, ...options.pageBudgets, ...FIXED_BUDGETS };
   const maxStoredAnswersPerCompany = options.idempotency?.maxStoredAnswersPerCompany ?? DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY;
   if (!(Number.isSafeInteger(maxStoredAnswersPerCompany) && maxStoredAnswersPerCompany >= 1)) {
     throw new RangeError(`idempotency.maxStoredAnswersPerCompany must be a whole number, 1 or more; got ${maxStoredAnswersPerCompany}`);
@@ -167,13 +178,13 @@ export function readConfig(options: EmulatorOptions): Config {
   const handlerGraceMs = options.webhooks?.handlerGraceMs ?? DEFAULT_HANDLER_GRACE_MS;
   if (!(Number.isFinite(handlerGraceMs) && handlerGraceMs >= 0)) throw new RangeError(`webhooks.handlerGraceMs must be a non-negative number of milliseconds; got ${handlerGraceMs}`);
   const control = controlSettings(options);
-  const companies = (options.companies ?? []).map((c, i) => {
+  const companies = (options.companies ?? NONE).map((c, i) => {
     if (c?.clock !== undefined && c.clock !== 'shared') {
       throw new TypeError(`companies[${i}].clock: the configured companies are on the shared clock; create a company on a clock of its own with companies.create({ clock: 'own' })`);
     }
     return { ...c, ...(c.permissions && { permissions: [...c.permissions] }) };
   });
-  const routes = (options.routes ?? []).map((r) => (typeof r === 'object' && r !== null ? { ...r } : r));
+  const routes = (options.routes ?? NONE).map((r) => (typeof r === 'object' && r !== null ? { ...r } : r));
   return deepFreeze({ seed, mode, start, core: { delivery }, pageBudgets, maxStoredAnswersPerCompany, handlerGraceMs, control, companies, routes });
 }
 
@@ -185,6 +196,7 @@ export function toInstant(value: string | number | Date, what: string, refusal: 
 }
 
 function deliveryPolicy(options: EmulatorOptions['webhooks']): DeliveryPolicy {
+  if (options?.retryWaits === undefined && options?.attemptTimeout === undefined) return DEFAULT_DELIVERY;
   const duration = (value: number | string, what: string) => {
     const ms = parseDuration(value);
     if (ms === undefined) throw new RangeError(`${what} must be milliseconds or a duration such as "5s", "30m", "2h"; got ${JSON.stringify(value)}`);

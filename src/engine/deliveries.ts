@@ -13,7 +13,7 @@
  * sends, and imports no core function.
  */
 import { attemptTimeoutIntent, beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE, type NetworkOutcome } from '../core/webhooks/events.js';
-import type { Transport } from '../network/transport.js';
+import type { Transport, TransportResult } from '../network/transport.js';
 import type { TaskWorld } from './jobs.js';
 
 export function registerDeliveryTasks(world: TaskWorld, transport: Transport): void {
@@ -23,23 +23,27 @@ export function registerDeliveryTasks(world: TaskWorld, transport: Transport): v
     world.apply((state, ctx) => finishAttempt(state, eventId, tentativa, outcome, ctx));
   };
 
-  clock.handle(TASK_ATTEMPT, 'work', async (task) => {
+  clock.handle(TASK_ATTEMPT, 'work', (task) => {
     const { eventId, ciclo } = task.payload as { eventId: string; ciclo: number };
     // The attempt's Context: its start (now) and the delivery policy its time-out comes from.
     const [delivery, started] = world.apply((state, ctx) => [beginAttempt(state, eventId, ciclo, ctx), ctx] as const);
     if (!delivery) return;
     const now = started.now;
-    const { outcome, latencyMs } = await transport.send({ ...delivery, now });
-    // No answer, or one slower than the time-out: the attempt ends when its time-out fires.
-    if (outcome.kind === 'no_answer' || latencyMs >= started.config.delivery.attemptTimeoutMs) {
-      world.apply((state, ctx) => attemptTimeoutIntent(state, eventId, delivery.tentativa, now, ctx));
-      return;
-    }
-    if (latencyMs > 0) {
-      clock.schedule({ kind: TASK_RESPONSE, owner: delivery.companyId, payload: { eventId, tentativa: delivery.tentativa, ...outcome } }, now + latencyMs);
-      return;
-    }
-    finish(eventId, delivery.tentativa, outcome);
+    const answered = ({ outcome, latencyMs }: TransportResult) => {
+      // No answer, or one slower than the time-out: the attempt ends when its time-out fires.
+      if (outcome.kind === 'no_answer' || latencyMs >= started.config.delivery.attemptTimeoutMs) {
+        world.apply((state, ctx) => attemptTimeoutIntent(state, eventId, delivery.tentativa, now, ctx));
+        return;
+      }
+      if (latencyMs > 0) {
+        clock.schedule({ kind: TASK_RESPONSE, owner: delivery.companyId, payload: { eventId, tentativa: delivery.tentativa, ...outcome } }, now + latencyMs);
+        return;
+      }
+      finish(eventId, delivery.tentativa, outcome);
+    };
+    // Most attempts are answered at once (see Transport.send): then the task ends without a promise.
+    const sent = transport.send({ ...delivery, now });
+    return sent instanceof Promise ? sent.then(answered) : answered(sent);
   });
 
   clock.handle(TASK_ATTEMPT_TIMEOUT, 'work', (task) => {

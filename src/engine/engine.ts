@@ -26,10 +26,11 @@ export class Engine {
   /** The fake network the worlds' delivery tasks send through (WorldServices). */
   readonly transport: Transport;
   private current: World;
-  /** The worlds of the companies on clocks of their own, by company id. */
-  private readonly own = new Map<string, World>();
-  /** Which own world each credential token opens. */
-  private readonly ownTokens = new Map<string, World>();
+  /**
+   * The worlds of the companies on clocks of their own, by company id, and which of them each credential token
+   * opens: made with the first such company, as most emulators never have one.
+   */
+  private ownClocks: { readonly worlds: Map<string, World>; readonly tokens: Map<string, World> } | undefined;
 
   /** Throws a TypeError or RangeError naming the first bad option. */
   constructor(options: EmulatorOptions) {
@@ -47,17 +48,18 @@ export class Engine {
 
   /** The world a company lives in: its own, or the shared one (also for a company that does not exist). */
   worldOf(companyId: string): World {
-    return this.own.get(companyId) ?? this.current;
+    return this.ownClocks?.worlds.get(companyId) ?? this.current;
   }
 
   /** The world a credential token opens: an own-clock company's, or the shared one. */
   worldOfToken(token: string | undefined): World {
-    return token === undefined || this.ownTokens.size === 0 ? this.current : (this.ownTokens.get(token) ?? this.current);
+    const tokens = this.ownClocks?.tokens;
+    return token === undefined || tokens === undefined || tokens.size === 0 ? this.current : (tokens.get(token) ?? this.current);
   }
 
   /** The shared world, then every company's own. */
   worlds(): World[] {
-    return [this.current, ...this.own.values()];
+    return this.ownClocks === undefined ? [this.current] : [this.current, ...this.ownClocks.worlds.values()];
   }
 
   /**
@@ -70,7 +72,7 @@ export class Engine {
     const made = ownWorld(this.config, this, { options, cnpjRoot, start: this.current.clock.now(), regulatory: this.current.state.regulatory, rootsElsewhere: roots });
     if (!made.ok) return made;
     const { world, created } = made.value;
-    this.own.set(created.companyId, world);
+    this.owned().worlds.set(created.companyId, world);
     this.indexTokens(world);
     return { ok: true, value: created };
   }
@@ -85,7 +87,8 @@ export class Engine {
   /** Records the tokens of an own world's credentials (after a credential is added there). */
   indexTokens(world: World): void {
     if (world.owner === null) return;
-    for (const token of world.state.credentials.keys()) this.ownTokens.set(token, world);
+    const { tokens } = this.owned();
+    for (const token of world.state.credentials.keys()) tokens.set(token, world);
   }
 
   /** Back to a fresh world from the seed, with only the configured routes, and no faults, journal or inbox. */
@@ -109,7 +112,7 @@ export class Engine {
     this.replace(restoredWorld(this.config, this, { ...saved, initialCompanies }), 'restored');
     for (const world of own) {
       const restored = restoredWorld(this.config, this, { ...world, initialCompanies: [] }, world.companyId);
-      this.own.set(world.companyId, restored);
+      this.owned().worlds.set(world.companyId, restored);
       this.indexTokens(restored);
     }
   }
@@ -119,11 +122,12 @@ export class Engine {
    * requests it holds with `reason`, and its tokens open nothing. False for a company without one.
    */
   removeOwnWorld(companyId: string, reason: string): boolean {
-    const world = this.own.get(companyId);
+    const world = this.ownClocks?.worlds.get(companyId);
     if (!world) return false;
     world.clock.dispose(reason);
-    this.own.delete(companyId);
-    for (const [token, owner] of this.ownTokens) if (owner === world) this.ownTokens.delete(token);
+    const { worlds, tokens } = this.owned();
+    worlds.delete(companyId);
+    for (const [token, owner] of tokens) if (owner === world) tokens.delete(token);
     return true;
   }
 
@@ -135,7 +139,7 @@ export class Engine {
    * (restored from an emulator with another seed): the caller resets it in place.
    */
   resetOwnWorld(companyId: string, reason: string): CreatedCompanyInfo | undefined {
-    const old = this.own.get(companyId);
+    const old = this.ownClocks?.worlds.get(companyId);
     const origin = old?.state.companyOrigins.get(companyId);
     if (!old || !origin) return undefined;
     const { company, credential } = origin;
@@ -153,14 +157,14 @@ export class Engine {
       return undefined;
     }
     this.removeOwnWorld(companyId, reason);
-    this.own.set(companyId, made.value.world);
+    this.owned().worlds.set(companyId, made.value.world);
     this.indexTokens(made.value.world);
     return made.value.created;
   }
 
   /** The worlds of the companies on clocks of their own. */
   ownWorlds(): World[] {
-    return [...this.own.values()];
+    return this.ownClocks === undefined ? [] : [...this.ownClocks.worlds.values()];
   }
 
   /** Stops the clock's real-time timers; requests a `delayMs` fault holds are answered 503. */
@@ -178,9 +182,12 @@ export class Engine {
   }
 
   private dropOwnWorlds(reason: WorldEnd): void {
-    for (const world of this.own.values()) world.clock.dispose(reason);
-    this.own.clear();
-    this.ownTokens.clear();
+    for (const world of this.ownWorlds()) world.clock.dispose(reason);
+    this.ownClocks = undefined;
+  }
+
+  private owned(): { readonly worlds: Map<string, World>; readonly tokens: Map<string, World> } {
+    return (this.ownClocks ??= { worlds: new Map(), tokens: new Map() });
   }
 
   private addConfiguredRoutes(): void {

@@ -16,7 +16,7 @@
  * field and what it accepts, in process and over HTTP alike: a test that means to inject a fault must never
  * pass because the fault silently did nothing.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { concurrentEditImpossible } from '../core/concurrent-edit.js';
 import { JOB_KINDS } from '../core/jobs.js';
 import { DAY } from '../core/time.js';
@@ -37,85 +37,103 @@ export const MAX_FAULTS = 1000;
 /**
  * The api effects, each named by its one required field, with the moment the pipeline takes it — on `arrival`
  * (before anything is checked; it then acts at arrival or later, src/http/fault-hooks.ts) or at `evaluation`
- * (just before the core runs, where it acts) — and how a refusal names what it accepts. A fault is counted, and
- * journaled, when it is taken.
+ * (just before the core runs, where it acts) — and how a refusal names what it accepts (their schemas:
+ * faultSchemas). A fault is counted, and journaled, when it is taken.
  */
 const API_EFFECTS = {
   /** The request is answered this status (and Retry-After) before anything is checked. */
-  status: {
-    moment: 'arrival',
-    schema: z.strictObject({ status: z.number().int().min(400).max(599), retryAfter: z.number().int().min(0).max(86_400).optional() }),
-    accepts: '{"status": 400–599, "retryAfter"?: 0–86400}',
-  },
+  status: { moment: 'arrival', accepts: '{"status": 400–599, "retryAfter"?: 0–86400}' },
   /** The request is processed, then its answer is lost: 503. */
-  loseResponse: { moment: 'arrival', schema: z.strictObject({ loseResponse: z.literal(true) }), accepts: '{"loseResponse": true}' },
+  loseResponse: { moment: 'arrival', accepts: '{"loseResponse": true}' },
   /** Another client saves the resource the request's If-Match guards, just before the request is evaluated. */
-  concurrentEdit: { moment: 'evaluation', schema: z.strictObject({ concurrentEdit: z.literal(true) }), accepts: '{"concurrentEdit": true}' },
+  concurrentEdit: { moment: 'evaluation', accepts: '{"concurrentEdit": true}' },
   /** The request is held this long (virtual time) before it is validated. */
-  delayMs: { moment: 'arrival', schema: z.strictObject({ delayMs: z.number().int().min(0).max(DAY) }), accepts: '{"delayMs": 0–86400000}' },
+  delayMs: { moment: 'arrival', accepts: '{"delayMs": 0–86400000}' },
 } as const;
 
-const apiEffect = z.union(Object.values(API_EFFECTS).map((e) => e.schema));
+/**
+ * The schema of a fault, built on its first use (a fault added, the controls' document): built when the module
+ * loaded, it was 5 ms of the CLI's start before its first answer (about 200 ms), for a control few runs call.
+ */
+function faultSchemas() {
+  const apiEffects = {
+    status: z.strictObject({ status: z.number().int().min(400).max(599), retryAfter: z.number().int().min(0).max(86_400).optional() }),
+    loseResponse: z.strictObject({ loseResponse: z.literal(true) }),
+    concurrentEdit: z.strictObject({ concurrentEdit: z.literal(true) }),
+    delayMs: z.strictObject({ delayMs: z.number().int().min(0).max(DAY) }),
+  } satisfies Record<keyof typeof API_EFFECTS, z.ZodType>;
 
-const deliveryEffect = z.union([
-  /** The receiver is not reached; the network answers this status. */
-  z.strictObject({ status: z.number().int().min(100).max(599) }),
-  /** The network answers a redirect to `redirect` (or to the URL + "/moved"); redirects are not followed. */
-  z.strictObject({ redirect: z.union([z.literal(true), z.string().url()]) }),
-  /** The receiver gets the request; its answer never comes back: the attempt times out. */
-  z.strictObject({ timeout: z.literal(true) }),
-  /** The connection is refused: the receiver gets nothing. */
-  z.strictObject({ refuse: z.literal(true) }),
-  /** The receiver gets the request; the connection breaks before its answer. */
-  z.strictObject({ reset: z.literal(true) }),
-  /** The answer takes this long (virtual time); 15 s or more is a time-out. */
-  z.strictObject({ latencyMs: z.number().int().min(0).max(DAY) }),
-  /** The receiver gets the request twice (the attempt's outcome is the first answer). */
-  z.strictObject({ duplicate: z.literal(true) }),
-  /** The receiver gets a request whose signature, body or timestamp (validly signed, 10 minutes old) was tampered with. */
-  z.strictObject({ tamper: z.enum(['signature', 'body', 'timestamp']) }),
-]);
+  const apiEffect = z.union(Object.values(apiEffects));
 
-const jobEffect = z.union([
-  /** The job's run fails (an analysis fails; a cleanup run is skipped until the next one). */
-  z.strictObject({ fail: z.literal(true) }),
-  /** The job's run is postponed by this long (virtual time). */
-  z.strictObject({ delayMs: z.number().int().min(0).max(30 * DAY) }),
-]);
+  const deliveryEffect = z.union([
+    /** The receiver is not reached; the network answers this status. */
+    z.strictObject({ status: z.number().int().min(100).max(599) }),
+    /** The network answers a redirect to `redirect` (or to the URL + "/moved"); redirects are not followed. */
+    z.strictObject({ redirect: z.union([z.literal(true), z.string().url()]) }),
+    /** The receiver gets the request; its answer never comes back: the attempt times out. */
+    z.strictObject({ timeout: z.literal(true) }),
+    /** The connection is refused: the receiver gets nothing. */
+    z.strictObject({ refuse: z.literal(true) }),
+    /** The receiver gets the request; the connection breaks before its answer. */
+    z.strictObject({ reset: z.literal(true) }),
+    /** The answer takes this long (virtual time); 15 s or more is a time-out. */
+    z.strictObject({ latencyMs: z.number().int().min(0).max(DAY) }),
+    /** The receiver gets the request twice (the attempt's outcome is the first answer). */
+    z.strictObject({ duplicate: z.literal(true) }),
+    /** The receiver gets a request whose signature, body or timestamp (validly signed, 10 minutes old) was tampered with. */
+    z.strictObject({ tamper: z.enum(['signature', 'body', 'timestamp']) }),
+  ]);
 
-const companyId = z.string().min(1).max(64);
-const glob = z.string().min(1).max(MAX_GLOB);
-const times = z.number().int().min(1).nullable().default(1);
-const method = z.string().transform((m) => m.toUpperCase()).pipe(z.enum(METHODS));
+  const jobEffect = z.union([
+    /** The job's run fails (an analysis fails; a cleanup run is skipped until the next one). */
+    z.strictObject({ fail: z.literal(true) }),
+    /** The job's run is postponed by this long (virtual time). */
+    z.strictObject({ delayMs: z.number().int().min(0).max(30 * DAY) }),
+  ]);
 
-const FAULTS = {
-  api: z.strictObject({
-    target: z.literal('api'),
-    match: z.strictObject({ method: method.optional(), path: glob.startsWith('/').optional(), companyId: companyId.optional() }).default({}),
-    effect: apiEffect,
-    times,
-  }),
-  delivery: z.strictObject({
-    target: z.literal('delivery'),
-    match: z.strictObject({ url: glob.optional(), eventType: z.enum(EVENT_KINDS).optional(), companyId: companyId.optional() }).default({}),
-    effect: deliveryEffect,
-    times,
-  }),
-  job: z.strictObject({
-    target: z.literal('job'),
-    match: z.strictObject({ kind: z.enum(JOB_KINDS).optional(), companyId: companyId.optional() }).default({}),
-    effect: jobEffect,
-    times,
-  }),
-};
-type Target = keyof typeof FAULTS;
+  const companyId = z.string().min(1).max(64);
+  const glob = z.string().min(1).max(MAX_GLOB);
+  const times = z.number().int().min(1).nullable().default(1);
+  const method = z.string().transform((m) => m.toUpperCase()).pipe(z.enum(METHODS));
+
+  const faults = {
+    api: z.strictObject({
+      target: z.literal('api'),
+      match: z.strictObject({ method: method.optional(), path: glob.startsWith('/').optional(), companyId: companyId.optional() }).default({}),
+      effect: apiEffect,
+      times,
+    }),
+    delivery: z.strictObject({
+      target: z.literal('delivery'),
+      match: z.strictObject({ url: glob.optional(), eventType: z.enum(EVENT_KINDS).optional(), companyId: companyId.optional() }).default({}),
+      effect: deliveryEffect,
+      times,
+    }),
+    job: z.strictObject({
+      target: z.literal('job'),
+      match: z.strictObject({ kind: z.enum(JOB_KINDS).optional(), companyId: companyId.optional() }).default({}),
+      effect: jobEffect,
+      times,
+    }),
+  };
+
+  const input = z.discriminatedUnion('target', [faults.api, faults.delivery, faults.job]);
+  const viewFields = { id: z.string(), times: z.number().int().min(0).nullable(), hits: z.number().int().min(0) };
+  const view = z.discriminatedUnion('target', [faults.api.extend(viewFields), faults.delivery.extend(viewFields), faults.job.extend(viewFields)]);
+  return { apiEffects, apiEffect, deliveryEffect, jobEffect, faults, input, view };
+}
+
+type FaultSchemas = ReturnType<typeof faultSchemas>;
+let schemas: FaultSchemas | undefined;
+const schemasOf = (): FaultSchemas => (schemas ??= faultSchemas());
 
 /** A fault as POST /_emulator/faults takes it (the controls' document shows it; add() parses each target's schema). */
-export const FAULT_INPUT = z.discriminatedUnion('target', [FAULTS.api, FAULTS.delivery, FAULTS.job]);
-const VIEW_FIELDS = { id: z.string(), times: z.number().int().min(0).nullable(), hits: z.number().int().min(0) };
+export const faultInputSchema = (): FaultSchemas['input'] => schemasOf().input;
 /** A fault as the controls answer it: the fault parsed, its id, the firings left (null: until removed) and its hits. */
-export const FAULT_VIEW = z.discriminatedUnion('target', [FAULTS.api.extend(VIEW_FIELDS), FAULTS.delivery.extend(VIEW_FIELDS), FAULTS.job.extend(VIEW_FIELDS)]);
-const TARGETS = Object.keys(FAULTS) as Target[];
+export const faultViewSchema = (): FaultSchemas['view'] => schemasOf().view;
+
+type Target = keyof FaultSchemas['faults'];
+const TARGETS: readonly Target[] = ['api', 'delivery', 'job'];
 const MATCH_FIELDS: Record<Target, string> = { api: 'method, path, companyId', delivery: 'url, eventType, companyId', job: 'kind, companyId' };
 
 /** What each field accepts, as the refusal says it. */
@@ -153,8 +171,8 @@ export class FaultInputError extends TypeError {
   }
 }
 
-export type FaultInput = z.input<(typeof FAULTS)[Target]>;
-type ParsedFault = z.output<(typeof FAULTS)[Target]>;
+export type FaultInput = z.input<FaultSchemas['faults'][Target]>;
+type ParsedFault = z.output<FaultSchemas['faults'][Target]>;
 
 /** A fault as GET /_emulator/faults shows it. */
 export type FaultView = ParsedFault & {
@@ -167,10 +185,10 @@ export type FaultView = ParsedFault & {
 /** The name of an api effect: its one required field (`status`, `loseResponse`, …). */
 export type ApiEffectName = keyof typeof API_EFFECTS;
 /** The api effect named `K`, as parsed. */
-export type ApiFaultEffectOf<K extends ApiEffectName> = z.output<(typeof API_EFFECTS)[K]['schema']>;
-type ApiFaultEffect = z.output<typeof apiEffect>;
-export type DeliveryFaultEffect = z.output<typeof deliveryEffect>;
-export type JobFaultEffect = z.output<typeof jobEffect>;
+export type ApiFaultEffectOf<K extends ApiEffectName> = z.output<FaultSchemas['apiEffects'][K]>;
+type ApiFaultEffect = z.output<FaultSchemas['apiEffect']>;
+export type DeliveryFaultEffect = z.output<FaultSchemas['deliveryEffect']>;
+export type JobFaultEffect = z.output<FaultSchemas['jobEffect']>;
 /** The name of a job effect: its one field (`fail`, `delayMs`). */
 type JobEffectName = JobFaultEffect extends infer E ? (E extends unknown ? keyof E : never) : never;
 /** When the pipeline takes an api effect: on `arrival`, or at `evaluation` (just before the core runs). */
@@ -181,7 +199,7 @@ export type ApiEffectMoment<K extends ApiEffectName> = (typeof API_EFFECTS)[K]['
 /** An api fault as it fires: its id and effect, as GET /_emulator/faults shows them. */
 export type ApiFault = Pick<Extract<FaultView, { target: 'api' }>, 'id' | 'effect'>;
 
-type MatchOf<T extends Target> = z.output<(typeof FAULTS)[T]>['match'];
+type MatchOf<T extends Target> = z.output<FaultSchemas['faults'][T]>['match'];
 /** A request as a fault's match sees it: a value for every field a match can name; `Missing` where it may have none. */
 type Seen<M, Missing extends { [K in keyof M]?: unknown } = {}> = { readonly [K in keyof Required<M>]: Required<M>[K] | (K extends keyof Missing ? Missing[K] : never) };
 
@@ -310,7 +328,7 @@ function parseFault(input: unknown): ParsedFault {
   if (unknownField !== undefined) throw new FaultInputError(`"${unknownField}" is not a field of a fault (fields: target, match, effect, times).`, unknownField);
   const target = record.target;
   if (typeof target !== 'string' || !(TARGETS as string[]).includes(target)) throw new FaultInputError(`${ACCEPTS.target}; ${got(record, ['target'])}.`, 'target');
-  const parsed = FAULTS[target as Target].safeParse(input);
+  const parsed = schemasOf().faults[target as Target].safeParse(input);
   if (!parsed.success) throw describe(target as Target, record, parsed.error.issues[0]!);
   if (parsed.data.target === 'api' && apiEffectName(parsed.data.effect) === 'concurrentEdit') checkConcurrentEditCanFire(parsed.data.match);
   return parsed.data;

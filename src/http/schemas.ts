@@ -3,7 +3,7 @@
  * unknown field is refused so that an integrator's typo surfaces (DESIGN §4). The first issue found
  * becomes the 422 answer, located by `caminho`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { apiError, type ApiError } from './errors.js';
 
 /** A uuid as the spec defines it (version 1 to 8, variant 8, 9, a or b), either case: what the inputs take, and what the document states. */

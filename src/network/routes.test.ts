@@ -210,4 +210,29 @@ describe('RouteTable.resolve', () => {
     expect(table.list()).toEqual([]);
     expect(table.resolve('https://b.example.com/x')).toBeUndefined();
   });
+
+  it('a URL resolved before a route changes resolves by the routes as they are now (add, replace, remove, clear)', () => {
+    const table = new RouteTable();
+    const url = 'https://hooks.example.com/a/b?x=1';
+    const handler = () => new Response(null, { status: 204 });
+    expect(table.resolve(url)).toBeUndefined();
+    table.add('https://hooks.example.com', 'http://127.0.0.1:1');
+    expect(table.resolve(url)).toBe('http://127.0.0.1:1/a/b?x=1');
+    table.add('https://hooks.example.com/a', handler);
+    expect(table.resolve(url)).toBe(handler);
+    table.add('https://hooks.example.com/a', 'http://127.0.0.1:2/in');
+    expect(table.resolve(url)).toBe('http://127.0.0.1:2/in/b?x=1');
+    table.remove('https://hooks.example.com/a/');
+    expect(table.resolve(url)).toBe('http://127.0.0.1:1/a/b?x=1');
+    table.clear();
+    expect(table.resolve(url)).toBeUndefined();
+  });
+
+  it('resolves as many distinct URLs as are sent, past what it remembers, each to its own target', () => {
+    const table = new RouteTable();
+    table.add('https://hooks.example.com', 'http://127.0.0.1:1');
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 2500; i++) expect(table.resolve(`https://hooks.example.com/${i}`)).toBe(`http://127.0.0.1:1/${i}`);
+    }
+  });
 });

@@ -188,6 +188,51 @@ describe('Transport to an in-process handler: the Response body is read to its e
     expect(await received?.text()).toBe(delivery.body);
   });
 
+  it('the handler gets what the built-in inbox records of the same attempt: url, headers in order, exact body', async () => {
+    const inbox = new Inbox();
+    await new Transport(new RouteTable(), inbox, new FaultRegistry(), () => PATIENT_MS, PATIENT_MS).send(delivery);
+    const recorded = inbox.list()[0]!;
+    let received: Request | undefined;
+    expect((await send((request) => ((received = request), new Response(null, { status: 204 })))).outcome).toEqual({ kind: 'response', status: 204 });
+    expect(received).toBeInstanceOf(Request);
+    expect([received!.method, received!.url]).toEqual(['POST', recorded.url]);
+    expect([...received!.headers]).toEqual(Object.entries(recorded.headers).sort(([a], [b]) => (a < b ? -1 : 1)));
+    expect(await received!.text()).toBe(recorded.body);
+  });
+
+  it('a duplicate fault hands the handler the same signed request twice; a tamper fault changes only what it tampers with', async () => {
+    const got: { headers: [string, string][]; body: string }[] = [];
+    const handler: ReceiverHandler = async (request) => {
+      got.push({ headers: [...request.headers], body: await request.text() });
+      return new Response(null, { status: 204 });
+    };
+    const sendWith = async (effect: object) => {
+      const routes = new RouteTable();
+      routes.add(HOST, handler);
+      const faults = new FaultRegistry();
+      faults.add({ target: 'delivery', match: {}, effect });
+      return (await new Transport(routes, new Inbox(), faults, () => PATIENT_MS, PATIENT_MS).send(delivery)).outcome;
+    };
+    expect(await sendWith({ duplicate: true })).toEqual({ kind: 'response', status: 204 });
+    expect(got).toHaveLength(2);
+    expect(got[1]).toEqual(got[0]);
+    expect(got[0]!.body).toBe(delivery.body);
+    expect(await sendWith({ tamper: 'body' })).toEqual({ kind: 'response', status: 204 });
+    expect(got[2]!.body).toBe(`${delivery.body} `);
+    expect(got[2]!.headers).toEqual(got[0]!.headers);
+  });
+
+  it('a handler that answers at once gets the same answer as one that answers later, bodiless or not', async () => {
+    for (const status of [200, 204, 302, 500]) {
+      const at = (await send(() => new Response(null, { status }))).outcome;
+      const later = (await send(async () => new Response(null, { status }))).outcome;
+      const withBody = (await send(() => new Response('corpo', { status: status === 204 ? 200 : status }))).outcome;
+      expect(at).toEqual({ kind: 'response', status });
+      expect(later).toEqual(at);
+      expect(withBody).toEqual({ kind: 'response', status: status === 204 ? 200 : status });
+    }
+  });
+
   it('a body stream that errors is incomplete with the status (a 2xx confirms nothing unless complete)', async () => {
     const handler: ReceiverHandler = () =>
       new Response(

@@ -14,6 +14,7 @@ import type { DeliveryFaultEffect, DeliveryFaultMatch } from '../engine/faults.j
 import { VERSION } from '../version.js';
 import type { Inbox } from './inbox.js';
 import type { ReceiverHandler, RouteTable } from './routes.js';
+import { deliveryRequest } from './deferred-request.js';
 import { signatureOf } from './signature.js';
 
 /**
@@ -64,6 +65,11 @@ interface Parts {
   readonly body: string;
 }
 
+/** The signed request of an attempt, made on first use and kept (a `duplicate` fault sends it twice). */
+type Signer = () => Parts;
+
+const atOnce = (outcome: TransportOutcome): TransportResult => ({ outcome, latencyMs: 0 });
+
 export class Transport {
   constructor(
     private readonly routes: RouteTable,
@@ -73,24 +79,38 @@ export class Transport {
     private readonly handlerGraceMs: number = DEFAULT_HANDLER_GRACE_MS,
   ) {}
 
-  async send(delivery: OutboundDelivery): Promise<TransportResult> {
+  /**
+   * Sends one attempt. The result is given synchronously when nothing had to be waited for (the inbox, a fault
+   * that answers in the network's place, an in-process handler that answered at once with a bodiless Response),
+   * and as a promise otherwise: most attempts need no promise at all (measured, bench/run.ts webhooks()).
+   */
+  send(delivery: OutboundDelivery): TransportResult | Promise<TransportResult> {
     const effect = this.faults.takeDelivery({ url: delivery.url, eventType: delivery.tipo, companyId: delivery.companyId })?.effect;
-    const answer = (outcome: TransportOutcome, latencyMs = 0): TransportResult => ({ outcome, latencyMs });
-    if (effect && 'status' in effect) return answer({ kind: 'response', status: effect.status });
-    if (effect && 'redirect' in effect) return answer({ kind: 'response', status: 302 });
-    if (effect && 'refuse' in effect) return answer({ kind: 'refused' });
+    if (effect && 'status' in effect) return atOnce({ kind: 'response', status: effect.status });
+    if (effect && 'redirect' in effect) return atOnce({ kind: 'response', status: 302 });
+    if (effect && 'refuse' in effect) return atOnce({ kind: 'refused' });
 
-    const parts = signed(delivery, effect);
-    const outcome = await this.deliver(parts, delivery);
-    if (effect && 'duplicate' in effect) await this.deliver(parts, delivery);
-    if (effect && 'timeout' in effect) return answer({ kind: 'no_answer' });
-    if (effect && 'reset' in effect) return answer({ kind: 'reset' });
-    return answer(outcome, effect && 'latencyMs' in effect ? effect.latencyMs : 0);
+    // Signed when first needed: an in-process handler that never reads its request never needs the signature.
+    let parts: Parts | undefined;
+    const sign: Signer = () => (parts ??= signed(delivery, effect));
+    const outcome = this.deliver(sign, delivery);
+    if (effect === undefined) return outcome instanceof Promise ? outcome.then(atOnce) : atOnce(outcome);
+    return this.withEffect(outcome, effect, sign, delivery);
   }
 
-  private deliver(parts: Parts, delivery: OutboundDelivery): Promise<TransportOutcome> {
-    const target = this.routes.resolve(parts.url);
-    if (typeof target === 'function') return callHandler(target, parts, this.handlerGraceMs);
+  /** The faults that act once the request is sent: sent twice, or its answer lost, cut or delayed. */
+  private async withEffect(first: TransportOutcome | Promise<TransportOutcome>, effect: DeliveryFaultEffect, sign: Signer, delivery: OutboundDelivery): Promise<TransportResult> {
+    const outcome = await first;
+    if ('duplicate' in effect) await this.deliver(sign, delivery);
+    if ('timeout' in effect) return atOnce({ kind: 'no_answer' });
+    if ('reset' in effect) return atOnce({ kind: 'reset' });
+    return { outcome, latencyMs: 'latencyMs' in effect ? effect.latencyMs : 0 };
+  }
+
+  private deliver(sign: Signer, delivery: OutboundDelivery): TransportOutcome | Promise<TransportOutcome> {
+    const target = this.routes.resolve(delivery.url);
+    if (typeof target === 'function') return callHandler(target, sign, this.handlerGraceMs);
+    const parts = sign();
     if (typeof target === 'string') return post({ ...parts, url: target }, this.attemptTimeoutMs());
     this.inbox.record({
       at: new Date(delivery.now).toISOString(),
@@ -103,9 +123,11 @@ export class Transport {
       tentativa: delivery.tentativa,
       answer: { status: 200 },
     });
-    return Promise.resolve({ kind: 'response', status: 200 });
+    return { kind: 'response', status: 200 };
   }
 }
+
+const USER_AGENT = `catalog-emulator/${VERSION}`;
 
 /** The request of one attempt (spec "Delivery headers"), with a `tamper` fault applied after signing. */
 function signed(d: OutboundDelivery, effect: DeliveryFaultEffect | undefined): Parts {
@@ -117,7 +139,7 @@ function signed(d: OutboundDelivery, effect: DeliveryFaultEffect | undefined): P
     url: d.url,
     headers: {
       'content-type': 'application/json',
-      'user-agent': `catalog-emulator/${VERSION}`,
+      'user-agent': USER_AGENT,
       'service-event-id': d.eventId,
       'service-timestamp': String(timestamp),
       'service-signature': signature,
@@ -130,9 +152,21 @@ function signed(d: OutboundDelivery, effect: DeliveryFaultEffect | undefined): P
 /**
  * An in-process receiver: its Response counts once its body has been read to the end (spec: WH-EVT-56), all
  * within the grace. A body stream that errors is a response cut short; one still running when the grace is
- * up is a peer that never finished answering, like one that never answered.
+ * up is a peer that never finished answering, like one that never answered. A bodiless Response handed back
+ * at once is complete already: its outcome is given without a promise or a timer.
  */
-async function callHandler(handler: ReceiverHandler, parts: Parts, graceMs: number): Promise<TransportOutcome> {
+function callHandler(handler: ReceiverHandler, sign: Signer, graceMs: number): TransportOutcome | Promise<TransportOutcome> {
+  let given: ReturnType<ReceiverHandler>;
+  try {
+    given = handler(deliveryRequest(sign));
+  } catch {
+    return { kind: 'refused' };
+  }
+  if (given instanceof Response && given.body === null) return { kind: 'response', status: given.status };
+  return answerWithinGrace(given, graceMs);
+}
+
+async function answerWithinGrace(given: ReturnType<ReceiverHandler>, graceMs: number): Promise<TransportOutcome> {
   let body: ReadableStreamDefaultReader<Uint8Array> | undefined;
   const readAnswer = async (response: unknown): Promise<TransportOutcome> => {
     if (!(response instanceof Response)) return { kind: 'reset' };
@@ -144,12 +178,7 @@ async function callHandler(handler: ReceiverHandler, parts: Parts, graceMs: numb
       return { kind: 'incomplete', status: response.status };
     }
   };
-  let answered: Promise<TransportOutcome>;
-  try {
-    answered = Promise.resolve(handler(new Request(parts.url, { method: 'POST', headers: parts.headers, body: parts.body }))).then(readAnswer, () => ({ kind: 'refused' }));
-  } catch {
-    return { kind: 'refused' };
-  }
+  const answered = Promise.resolve(given).then(readAnswer, (): TransportOutcome => ({ kind: 'refused' }));
   let timer: ReturnType<typeof setTimeout> | undefined;
   const silence = new Promise<TransportOutcome>((resolve) => {
     timer = setTimeout(() => resolve({ kind: 'no_answer' }), graceMs);

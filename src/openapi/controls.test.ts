@@ -3,8 +3,10 @@
  * answers; every $ref resolves.
  */
 import { describe, expect, it } from 'vitest';
-import { CONTROL_ROUTES } from '../control/contract.js';
+import { controlRoutes } from '../control/contract.js';
 import { controlsDocument } from './controls.js';
+
+const CONTROL_ROUTES = controlRoutes();
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -3,8 +3,8 @@
  * (src/control/contract.ts): each control's method, path, body schema (the one its route parses with), query
  * parameters, success answers and errors. `npm run openapi` writes it to the committed openapi.controls.json.
  */
-import { z } from 'zod';
-import { CONTROL_ROUTES, CONTROL_SCHEMAS, type ControlRoute, type ControlTag } from '../control/contract.js';
+import * as z from 'zod';
+import { controlRoutes, controlSchemas, type ControlRoute, type ControlTag } from '../control/contract.js';
 import { companySnapshotSchema, snapshotSchema } from '../control/snapshot-schema.js';
 import { ErrorBody } from '../http/contract/wire.js';
 import { CONTROL_REQUEST_ID } from '../http/errors.js';
@@ -13,7 +13,9 @@ import { LICENSE } from './document.js';
 
 type Json = Record<string, unknown>;
 
-const NAMES = new Map<unknown, string>(Object.entries(CONTROL_SCHEMAS).map(([name, schema]) => [schema, name]));
+let names: Map<unknown, string> | undefined;
+/** The name of each named schema (controlSchemas), by the schema. */
+const nameOf = (schema: unknown): string | undefined => (names ??= new Map(Object.entries(controlSchemas()).map(([name, named]) => [named, name]))).get(schema);
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /**
@@ -34,7 +36,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Map<s
     io,
     unrepresentable: 'any',
     override: (ctx) => {
-      const name = NAMES.get(ctx.zodSchema);
+      const name = nameOf(ctx.zodSchema);
       if (name === undefined || ctx.zodSchema === (schema as unknown)) return;
       nested.add(name);
       for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
@@ -53,12 +55,12 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Map<s
 function component(name: string, io: 'input' | 'output', components: Map<string, Json>): void {
   if (components.has(name)) return;
   components.set(name, {});
-  components.set(name, jsonSchema(CONTROL_SCHEMAS[name]!, io, components));
+  components.set(name, jsonSchema(controlSchemas()[name]!, io, components));
 }
 
 /** A body: a ref when the schema is named, else in place. */
 function bodySchema(schema: z.ZodType, io: 'input' | 'output', components: Map<string, Json>): Json {
-  const name = NAMES.get(schema);
+  const name = nameOf(schema);
   if (name === undefined) return jsonSchema(schema, io, components);
   component(name, io, components);
   return ref(name);
@@ -117,7 +119,7 @@ function operation(route: ControlRoute, components: Map<string, Json>): Json {
 export function controlsDocument(): Json {
   const components = new Map<string, Json>();
   const paths: Record<string, Json> = {};
-  for (const route of CONTROL_ROUTES) {
+  for (const route of controlRoutes()) {
     const path = openApiPath(route.path);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, components) };
   }

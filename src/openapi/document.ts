@@ -6,7 +6,7 @@
  * the committed openapi.json (a test fails when the two differ). The examples are no exception: each is a request
  * the emulator was sent and the answer it gave (src/openapi/examples.ts, recorded by scripts/examples.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { operations } from '../http/app.js';
 import { ErrorBody, TAGS, type OperationDoc, type SuccessDoc, type SuccessHeader } from '../http/contract/wire.js';
 import { ENTITY_TAGS, type Operation, type OperationContract } from '../http/pipeline.js';

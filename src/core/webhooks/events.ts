@@ -302,25 +302,26 @@ export function finishAttempt(state: State, eventId: string, tentativa: number, 
   const attempt = event?.attempts[tentativa - 1];
   if (!event || !attempt || attempt.estado !== 'iniciada') return;
   const result = classifyOutcome(outcome);
-  const attempts = event.attempts.map((a) => (a.tentativa === tentativa ? { ...a, ...result, terminadaEm: now } : a));
+  // Attempts are numbered by their place (the slice's check holds it): the one ending is at tentativa - 1.
+  const attempts = event.attempts.slice();
+  attempts[tentativa - 1] = { ...attempt, ...result, terminadaEm: now };
   const current = attempt.ciclo === event.ciclo && event.estado === 'executando';
   if (!current) {
     replaceEvent(state, event, { attempts });
     return;
   }
-  const changes = { attempts, statusHttp: result.statusHttp, codigoFalha: result.codigoFalha };
   if (result.estado === 'entregue') {
-    close(state, replaceEvent(state, event, changes), transition(event, 'entregar')!, null, now);
+    close(state, event, transition(event, 'entregar')!, null, now, { attempts, statusHttp: result.statusHttp });
     return;
   }
-  const made = attempts.filter((a) => a.ciclo === event.ciclo).length;
+  const made = attemptsInCycle(event);
   const wait = policy.retryWaitsMs[Math.min(made - 1, policy.retryWaitsMs.length - 1)] ?? 0;
   const due = now + wait;
   if (made >= policy.maxAttemptsPerCycle || due > event.prazoEm) {
-    close(state, replaceEvent(state, event, changes), transition(event, 'esgotar')!, result.codigoFalha, now);
+    close(state, event, transition(event, 'esgotar')!, result.codigoFalha, now, { attempts, statusHttp: result.statusHttp });
     return;
   }
-  replaceEvent(state, event, { ...changes, estado: transition(event, 'falhar_tentativa')!, proximaTentativaEm: due });
+  replaceEvent(state, event, { attempts, statusHttp: result.statusHttp, codigoFalha: result.codigoFalha, estado: transition(event, 'falhar_tentativa')!, proximaTentativaEm: due });
   schedule(state, { kind: TASK_ATTEMPT, owner: event.companyId, due, payload: { eventId, ciclo: event.ciclo } });
 }
 
@@ -366,8 +367,9 @@ export function resendable(event: WebhookEvent, now: Instant, maxAgeMs: number):
   return ok(event);
 }
 
-function close(state: State, event: WebhookEvent, estado: EventState, codigoFalha: string | null, now: Instant): WebhookEvent {
-  const closed = replaceEvent(state, event, { estado, codigoFalha, terminadoEm: now, proximaTentativaEm: null });
+/** Closes `event` as `estado`; `ending` carries what the attempt that closes it changed (one copy of the event, not two). */
+function close(state: State, event: WebhookEvent, estado: EventState, codigoFalha: string | null, now: Instant, ending?: Pick<WebhookEvent, 'attempts' | 'statusHttp'>): WebhookEvent {
+  const closed = replaceEvent(state, event, { ...ending, estado, codigoFalha, terminadoEm: now, proximaTentativaEm: null });
   indexesOf(state, event.companyId).openWebhookEvents.delete(event.id);
   state.closedWebhookEvents.push([now, event.id]);
   return closed;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createState, indexesOf } from '../state.js';
+import { indexesOf } from '../state.js';
 import { configureWebhook, raised, seededWorld, T0, unwrap } from '../testing/support.js';
 import { DAY, HOUR, SECOND } from '../time.js';
 import { destinationEtag, revokeDestination } from './destination.js';
@@ -7,18 +7,20 @@ import { beginAttempt, cancelOpenEvents, FAILURE_CODES, finishAttempt, raiseEven
 import { EVENT_RETENTION_MS, purgeClosedEvents } from './retention.js';
 
 
-/** webhookEvents that counts its reads, to see which events a purge looks at. */
-class CountingMap extends Map<string, WebhookEvent> {
-  reads: string[] = [];
-  override get(key: string): WebhookEvent | undefined {
-    this.reads.push(key);
-    return super.get(key);
-  }
+/** The state's webhookEvents, counting its reads, to see which events a purge looks at. */
+function countingReads(events: Map<string, WebhookEvent>): Map<string, WebhookEvent> & { reads: string[] } {
+  const counting = Object.assign(events, { reads: [] as string[] });
+  const get = events.get.bind(events);
+  counting.get = (key) => {
+    counting.reads.push(key);
+    return get(key);
+  };
+  return counting;
 }
 
 function setup() {
-  const events = new CountingMap();
-  const { state, ctx, company } = seededWorld(1, { ...createState(), webhookEvents: events });
+  const { state, ctx, company } = seededWorld(1);
+  const events = countingReads(state.webhookEvents);
   const companyId = company();
   const configure = (id = companyId, now = T0) => configureWebhook(state, id, ctx(now));
   /**

@@ -3,7 +3,7 @@
  * (list item)"; DESIGN §3 for the detail and the findings). The list item and the findings are the surveillance
  * executions' (src/http/contract/executions.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ExecutionItem, FindingsByType, jobTimes } from './executions.js';
 import { choice, component, int, oneOf, uuid } from './wire.js';
 

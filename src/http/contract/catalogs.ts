@@ -1,5 +1,5 @@
 /** The answers of the catalog operations (spec "Resources › Catalog", "Catalog deletion impact preview"). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { component, dateTime, int, oneOf, uuid } from './wire.js';
 
 export const Catalog = component(

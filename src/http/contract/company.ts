@@ -3,7 +3,7 @@
  * operations without their paths or payloads, so every shape here is the emulator's (README "Where the
  * specification is silent › Representations").
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PERMISSIONS } from '../../core/companies.js';
 import { choice, component, int, oneOf, uuid } from './wire.js';
 

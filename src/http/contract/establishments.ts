@@ -1,5 +1,5 @@
 /** The answers of the establishment operations (spec "Resources › Establishment", "CNPJ correction request acceptance"). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { REJECTION_CODE_VALUES } from '../../core/cnpj-corrections.js';
 import { choice, component, dateTime, int, oneOf, uuid } from './wire.js';
 

@@ -3,7 +3,7 @@
  * "Surveillance finding"; DESIGN §3 for the detail). The list item, the finding and the findings page are the
  * analyses' too (src/http/contract/analyses.ts): the spec gives them one table each for both.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { FINDING_TYPES } from '../../core/regulatory/rules.js';
 import { choice, component, dateTime, int, oneOf, uuid } from './wire.js';
 

@@ -2,7 +2,7 @@
  * The answers of batch ingestion (spec "Resources › Ingestion receipt"; DESIGN §3 for the batch, close, read and
  * apply operations, whose payloads the spec does not show: README "Batch ingestion" says what they answer).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { choice, component, dateTime, int, oneOf, uuid } from './wire.js';
 
 const INGESTION_STATES = ['aberta', 'validando', 'validada', 'rejeitada', 'aplicando', 'aplicada', 'revisao_necessaria', 'falhou', 'expirada'] as const;

@@ -1,5 +1,5 @@
 /** The answers of the product operations (spec "Resources › Product"). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { choice, component, int, uuid } from './wire.js';
 
 const ProductAttribute = component(

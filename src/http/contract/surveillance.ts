@@ -1,5 +1,5 @@
 /** The answers of the surveillance selection (spec "Resources › Surveillance selection and capacity"). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { component, int, oneOf } from './wire.js';
 
 export const SurveillanceSelection = component(

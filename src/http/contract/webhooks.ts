@@ -2,7 +2,7 @@
  * The answers of the webhook operations (spec "Resources › Webhook destination", "Webhook event (list item)",
  * "Webhook event (detail)", "Delivery attempt", "Accepted webhook scheduling receipt", and "Events › Envelope").
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_KINDS } from '../../core/webhooks/events.js';
 import { choice, component, int, oneOf } from './wire.js';
 

@@ -4,7 +4,7 @@
  * generated from them. They describe the wire; they validate nothing the emulator sends (the spec tests check
  * every answer against the document instead).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { UUID } from '../schemas.js';
 
 /** spec "Resources › Conventions": `int` is a non-negative integer, delivered as a JSON integer or as a string holding one. */
