@@ -119,6 +119,17 @@ describe('a body that cannot be read, over a socket', () => {
     expect(await journal(s, 0)).toEqual([]);
   });
 
+  it('a body that arrived whole is the body, even when its client goes away before the answer: the request is applied and journaled as such', async () => {
+    const s = await served();
+    const body = JSON.stringify({ estabelecimento_id: s.emu.companies.initial()[0]!.headOffice.id, nome: 'Loja' });
+    await new Promise<void>((resolve) => {
+      const socket = connect(s.server.port, '127.0.0.1', () => socket.write(head(s, `Content-Length: ${Buffer.byteLength(body)}`) + body, () => socket.destroy()));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve());
+    });
+    expect((await journal(s, 1)).map((e) => [e.method, e.path, e.status])).toEqual([['POST', '/v1/catalogos', 201]]);
+  });
+
   it('headers larger than Node takes (16 KB) are 431 cabecalhos_grandes_demais with the error body', async () => {
     const s = await served();
     const raw = await exchange(s.server.port, `GET /v1/empresa HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`);

@@ -110,6 +110,19 @@ describe('canonicalJson', () => {
     );
   });
 
+  it('writes a flat body, as parsed from a request, with its keys in sorted order whatever they are: integer-like keys, which objects list first, and __proto__ included (property)', () => {
+    const key = fc.oneof(fc.constantFrom('0', '1', '9', '10', '01', '-1', '1.5', '__proto__', 'a', 'B', 'é', ''), fc.string({ maxLength: 4 }));
+    const scalar = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ maxLength: 4 }));
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.tuple(key, scalar), { selector: ([k]) => k, maxLength: 6 }), (entries) => {
+        const body: unknown = JSON.parse(`{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`);
+        const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : 1));
+        expect(canonicalJson(body)).toBe(`{${sorted.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('does not depend on key order and round-trips through JSON.parse (property)', () => {
     fc.assert(
       fc.property(json, (value) => {

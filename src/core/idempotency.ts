@@ -200,6 +200,7 @@ const COMMA = new Raw(',');
  * end: a string grown with `+=` is a rope of every piece, which a stored fingerprint or batch would keep alive.
  */
 export function canonicalJson(value: unknown): string {
+  if (isFlatAndSorted(value)) return JSON.stringify(value);
   const parts: string[] = [];
   const stack: unknown[] = [value];
   while (stack.length > 0) {
@@ -228,6 +229,21 @@ export function canonicalJson(value: unknown): string {
     }
   }
   return parts.join('');
+}
+
+/**
+ * An object whose keys come in sorted order and whose values are no objects or arrays (the body of most
+ * PATCHes): JSON.stringify writes its keys in the order Object.keys gives them, so it already writes it
+ * canonically, in half the time of the general walk.
+ */
+function isFlatAndSorted(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const item = (value as Record<string, unknown>)[keys[i]!];
+    if ((typeof item === 'object' && item !== null) || (i > 0 && !(keys[i - 1]! < keys[i]!))) return false;
+  }
+  return true;
 }
 
 /** The daily purge of expired answers: monotone in now and scheduling nothing, so missed runs coalesce. */

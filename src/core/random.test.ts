@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { base64url, createRandom, hashString, hex32, randomDigits, randomToken, seedRandom, uuidV4, uuidV7, type RandomSource } from './random.js';
 
@@ -85,6 +86,21 @@ describe('uuids', () => {
       seen.add(id);
     }
     expect(seen.size).toBe(500);
+  });
+
+  it('uuidV4 is the 16 bytes bytes(16) draws, version and variant bits set, written 8-4-4-4-12', () => {
+    fc.assert(
+      fc.property(fc.tuple(fc.nat(0xffffffff), fc.nat(0xffffffff), fc.nat(0xffffffff), fc.nat(0xffffffff)), (state) => {
+        const random = createRandom(state);
+        const reference = createRandom(state);
+        const b = reference.bytes(16);
+        b[6] = (b[6]! & 0x0f) | 0x40;
+        b[8] = (b[8]! & 0x3f) | 0x80;
+        const hex = [...b].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+        expect(uuidV4(random)).toBe(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`);
+        expect(random.state()).toEqual(reference.state());
+      }),
+    );
   });
 
   it('uuidV7 is lowercase, version 7, variant 8-b', () => {

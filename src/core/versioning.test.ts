@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { hashString, hex32 } from './random.js';
 import { etag, requireMatch } from './versioning.js';
 
 describe('etag', () => {
@@ -16,6 +18,22 @@ describe('etag', () => {
     expect(etag('product', '019b76da-a800-7f02-a38a-2ab47ab69367', 1)).toBe('"fff22433b36d712b"');
     expect(etag('produto', '019b76da-a800-7520-a337-1f12323dcd57', 12345)).toBe('"9692c5b4bddcdb60"');
     expect(etag('vigilancia', 'x', 4294967297)).toBe('"8cd29bd2102fd9bd"');
+  });
+
+  it('is the hash of the text `kind:id:versao`, then of that text followed by `:` and the first half, for any kind, id and versao', () => {
+    const mix = (h: number) => {
+      h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+      h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+      return (h ^ (h >>> 16)) >>> 0;
+    };
+    fc.assert(
+      fc.property(fc.string(), fc.string({ unit: 'binary' }), fc.maxSafeNat(), (kind, id, versao) => {
+        const text = `${kind}:${id}:${versao}`;
+        const high = mix(hashString(text));
+        const low = mix(hashString(`${text}:${high}`) ^ high);
+        expect(etag(kind, id, versao)).toBe(`"${hex32(high)}${hex32(low)}"`);
+      }),
+    );
   });
 
   it('differs when versao, id or kind differ', () => {

@@ -10,11 +10,12 @@ import { ok, refuse, type Result } from './refusal.js';
 export type IfMatch = readonly string[] | undefined;
 
 export function etag(kind: string, id: string, versao: number): string {
-  const text = `${kind}:${id}:${versao}`;
-  const hashOfText = hashString(text);
+  // The hash of `${kind}:${id}:${versao}`, continued piece by piece rather than built as one text first: two
+  // tags per PATCH (the one its If-Match is checked against, and the new one), a third of their cost.
+  const hashOfText = hashString(String(versao), hashString(':', hashString(id, hashString(':', hashString(kind)))));
   const high = mix(hashOfText);
   // The hash of `${text}:${high}`, continued from that of `text` instead of hashing `text` again.
-  const low = mix(hashString(`:${high}`, hashOfText) ^ high);
+  const low = mix(hashString(String(high), hashString(':', hashOfText)) ^ high);
   return `"${hex32(high)}${hex32(low)}"`;
 }
 

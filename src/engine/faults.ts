@@ -259,6 +259,8 @@ export class FaultRegistry implements DeliveryFaults {
    * stays armed for a later request.
    */
   takeApi(request: ApiFaultMatch, moment: FaultMoment, fire?: (fault: ApiFault) => boolean): ApiFault | undefined {
+    // Every API request asks, twice for an If-Match: with none armed, before anything is allocated.
+    if (this.faults.length === 0) return undefined;
     const taken = (f: Fault): ApiFault | undefined => (f.spec.target === 'api' ? { id: f.id, effect: f.spec.effect } : undefined);
     const fault = this.take(
       (f) => f.spec.target === 'api' && API_EFFECTS[apiEffectName(f.spec.effect)].moment === moment && matchesApi(f, f.spec.match, request),

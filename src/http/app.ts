@@ -4,8 +4,10 @@
  * and the guarantee that no input yields a 5xx.
  */
 import { Hono, type Context as HonoContext } from 'hono';
+import type { JournalRecord } from '../engine/journal.js';
 import { apiError, errorResponse } from './errors.js';
 import { bearerToken, type Operation } from './pipeline.js';
+import { Router } from './router.js';
 import { catalogDeletionOperations, catalogOperations } from './routes/catalogs.js';
 import { companyOperations } from './routes/company.js';
 import { establishmentOperations } from './routes/establishments.js';
@@ -15,12 +17,12 @@ import { surveillanceOperations } from './routes/surveillance.js';
 import { analysisOperations } from './routes/analyses.js';
 import { executionOperations } from './routes/executions.js';
 import { ingestionOperations } from './routes/ingestions.js';
-import type { HttpEnv } from './runtime.js';
+import type { HttpEnv, Runtime } from './runtime.js';
 
 export const operations: readonly Operation[] = [
   ...companyOperations,
   ...establishmentOperations,
-  // Before the catalog operations: /v1/catalogos/ingestoes would otherwise match /v1/catalogos/:id.
+  // Before the catalog operations: /v1/catalogos/ingestoes/{id} would otherwise match /v1/catalogos/{id}/produtos.
   ...ingestionOperations,
   ...catalogOperations,
   ...catalogDeletionOperations,
@@ -33,54 +35,67 @@ export const operations: readonly Operation[] = [
 
 export function buildApiApp(): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
+  const router = new Router(operations);
 
-  app.use('/v1/*', async (c, next) => {
+  // One route for the whole API: hono's one-handler path, no middleware chain (see router.ts). A handler that
+  // answers at once keeps @hono/node-server on its fast path: a GET awaits nothing.
+  app.all('/v1/*', (c) => {
+    const request = c.req.raw;
+    const { method } = request;
+    const path = c.req.path;
     // The world is chosen before anything is drawn from it: a company on its own clock gets its own request ids.
-    const token = bearerToken(c.req.header('authorization') ?? null);
+    const token = bearerToken(request.headers.get('authorization'));
     const runtime = c.env.runtimes.forToken(token);
-    c.set('token', token);
-    c.set('runtime', runtime);
     const requestId = runtime.nextRequestId();
-    c.set('requestId', requestId);
-    const journal = { companyId: null, idempotencyKey: null, replayed: false, faultId: null };
-    c.set('journal', journal);
-    const at = new Date(runtime.clock.now()).toISOString();
-    await next();
-    // Every answer is built with its x-request-id (the pipeline's and the handlers' below) rather than given it
-    // here: over HTTP, touching c.res.headers turns @hono/node-server's plain header object into a Headers,
-    // which it must then copy back out, on every request.
-    runtime.record({ at, method: c.req.method, path: c.req.path, status: c.res.status, requestId, ...journal });
+    // The pipeline fills in the company, key, replay and fault as it learns them; the status is the answer's.
+    const entry: Mutable<JournalRecord> = { at: runtime.clock.now(), method, path, status: 0, requestId, companyId: null, idempotencyKey: null, replayed: false, faultId: null };
+    let answer: Response | Promise<Response>;
+    try {
+      const route = router.find(method, path);
+      if (route === undefined) {
+        answer = errorResponse(apiError(404, 'rota_nao_encontrada', notFoundMessage(c)), requestId, { 'x-request-id': requestId });
+      } else if (route.kind === 'not_allowed') {
+        answer = errorResponse(apiError(405, 'metodo_nao_permitido', `${method} is not an operation of ${path}; allowed: ${route.allow}.`, undefined, { allow: route.allow }), requestId, { 'x-request-id': requestId });
+      } else {
+        answer = route.target.handle(c, { runtime, token, requestId, params: route.params, journal: entry });
+      }
+    } catch (error) {
+      answer = bug(error, requestId);
+    }
+    if (answer instanceof Promise) {
+      return answer.then(
+        (response) => journaled(runtime, entry, response),
+        (error: unknown) => journaled(runtime, entry, bug(error, requestId)),
+      );
+    }
+    return journaled(runtime, entry, answer);
   });
 
-  const methodsByPath = new Map<string, string[]>();
-  for (const op of operations) methodsByPath.set(op.path, [...(methodsByPath.get(op.path) ?? []), op.method]);
-  const notAllowed = (allow: string) => (c: HonoContext<HttpEnv>) => {
-    const requestId = c.get('requestId');
-    return errorResponse(apiError(405, 'metodo_nao_permitido', `${c.req.method} is not an operation of ${c.req.path}; allowed: ${allow}.`, undefined, { allow }), requestId, { 'x-request-id': requestId });
-  };
-  const allowOf = (methods: string[]) => [...new Set(methods.includes('GET') ? [...methods, 'HEAD'] : methods)];
-  // A path without parameters is exactly that path: another method there is 405 at once, before a path with a
-  // parameter could take it (GET /v1/catalogos/ingestoes is not GET /v1/catalogos/{id} with id "ingestoes").
-  for (const [path, methods] of methodsByPath) {
-    if (path.includes(':')) continue;
-    const allowed = allowOf(methods);
-    const refuse = notAllowed(allowed.join(', '));
-    app.all(path, (c, next) => (allowed.includes(c.req.method) ? next() : refuse(c)));
-  }
-  for (const op of operations) app.on(op.method, op.path, (c) => op.handle(c));
-  // A known path with another method: 405 with Allow, after the operations so they match first.
-  for (const [path, methods] of methodsByPath) app.all(path, notAllowed(allowOf(methods).join(', ')));
-
+  // Outside /v1 and the controls: no world is chosen, so the id is the shared world's, and nothing is journaled.
   app.notFound((c) => {
-    const requestId = c.get('requestId') ?? c.env.runtimes.forToken(undefined).nextRequestId();
-    return errorResponse(apiError(404, 'rota_nao_encontrada', `No operation at ${c.req.method} ${c.req.path}. Paths begin with /v1 (API) or /_emulator (controls).`), requestId, { 'x-request-id': requestId });
+    const requestId = c.env.runtimes.forToken(undefined).nextRequestId();
+    return errorResponse(apiError(404, 'rota_nao_encontrada', notFoundMessage(c)), requestId, { 'x-request-id': requestId });
   });
 
-  // A bug must still answer with the error body, and say it is ours, not the integrator's.
-  app.onError((error, c) => {
-    const requestId = c.get('requestId') ?? 'sem-request-id';
-    return errorResponse(apiError(500, 'erro_interno', `Emulator bug (please report it): ${error.message}`), requestId, { 'x-request-id': requestId });
-  });
+  // The controls' own bugs (the API's are answered above, with their request's id).
+  app.onError((error) => bug(error, 'sem-request-id'));
 
   return app;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The answer, once its status is in the request's journal entry. */
+function journaled(runtime: Runtime, entry: Mutable<JournalRecord>, response: Response): Response {
+  entry.status = response.status;
+  runtime.record(entry);
+  return response;
+}
+
+const notFoundMessage = (c: HonoContext<HttpEnv>) => `No operation at ${c.req.method} ${c.req.path}. Paths begin with /v1 (API) or /_emulator (controls).`;
+
+/** A bug must still answer with the error body, and say it is ours, not the integrator's. */
+function bug(error: unknown, requestId: string): Response {
+  if (!(error instanceof Error)) throw error;
+  return errorResponse(apiError(500, 'erro_interno', `Emulator bug (please report it): ${error.message}`), requestId, { 'x-request-id': requestId });
 }

@@ -30,10 +30,15 @@ export function hostGuard(bound: string, allowHosts: readonly string[] = []): (h
   const own = hostName(bound);
   const names = new Set([...LOOPBACK_NAMES, ...(own === undefined || WILDCARDS.has(own) ? [] : [own]), ...allowed]);
   const listed = [...names].join(', ');
+  // A client names the emulator the same way on every request: the last Host admitted passes without parsing.
+  let admitted: string | undefined;
   return (header) => {
-    if (header === undefined || header === '') return undefined;
+    if (header === undefined || header === '' || header === admitted) return undefined;
     const name = hostName(header, true);
-    if (name !== undefined && names.has(name)) return undefined;
+    if (name !== undefined && names.has(name)) {
+      admitted = header;
+      return undefined;
+    }
     const shown = JSON.stringify(header.length > 200 ? `${header.slice(0, 200)}…` : header);
     return errorResponse(apiError(403, 'host_nao_permitido', `Host ${shown} is not a name of this emulator (it answers to ${listed}): a web page on another site reaches it under its own host name, through DNS rebinding. To reach the emulator by this name, start it with --allow-host ${name ?? 'NAME'} (listen({ allowHosts }) in process).`, 'header.host'), CONTROL_REQUEST_ID);
   };

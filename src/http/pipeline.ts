@@ -14,6 +14,7 @@ import type { Context as HonoContext } from 'hono';
 import type { z } from 'zod';
 import { hasPermission, type Company, type Credential, type Permission } from '../core/companies.js';
 import { concurrentEditImpossible } from '../core/concurrent-edit.js';
+import type { ApiFault } from '../engine/faults.js';
 import { canonicalJson, idempotencyScope, lookupIdempotency, storeIdempotency, type StoredResponse } from '../core/idempotency.js';
 import type { Result } from '../core/refusal.js';
 import type { Context, State } from '../core/state.js';
@@ -22,7 +23,7 @@ import { apiError, errorResponse, STATUS_OF, unreadableBody, type ApiError } fro
 import { actAt } from './fault-hooks.js';
 import { BodyReadError, readingBody, type BodySource, type HttpEnv, type Runtime } from './runtime.js';
 import type { OperationDoc } from './contract/wire.js';
-import { formatPath, parse, validationError } from './schemas.js';
+import { formatPath, parse, parseParams, validationError } from './schemas.js';
 import { flat, requestDigest, storedResponse, toStored } from './stored-answers.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -93,7 +94,26 @@ export interface Operation {
   /** Its row of the If-Match table (IF_MATCH_OPERATIONS), when it takes If-Match. */
   readonly guard: IfMatchOperation | undefined;
   readonly contract: OperationContract;
-  handle(c: HonoContext<HttpEnv>): Promise<Response>;
+  /** The answer: at once where nothing is awaited (a GET not held by a fault), else a promise of it. */
+  handle(c: HonoContext<HttpEnv>, arrival: Arrival): Response | Promise<Response>;
+}
+
+/** What app.ts learned of a request before its operation: its world, its credential, its id and the path's parameters. */
+interface Arrival {
+  readonly runtime: Runtime;
+  readonly token: string | undefined;
+  readonly requestId: string;
+  /** The path's parameters, decoded, not yet validated. */
+  readonly params: Readonly<Record<string, string>>;
+  /** The request's journal entry, which the pipeline completes as it learns the company, key, replay and fault. */
+  readonly journal: JournalNotes;
+}
+
+interface JournalNotes {
+  companyId: string | null;
+  idempotencyKey: string | null;
+  replayed: boolean;
+  faultId: string | null;
 }
 
 export function operation<P, Q, B = undefined>(spec: OperationSpec<P, Q, B>): Operation {
@@ -102,7 +122,8 @@ export function operation<P, Q, B = undefined>(spec: OperationSpec<P, Q, B>): Op
   const raceable = guard !== undefined && concurrentEditImpossible(guard) === undefined;
   const { run: _run, replay: _replay, ...described } = spec;
   const contract: OperationContract = { ...(described as unknown as OperationContract), idempotencyKey: spec.idempotencyKey ?? IDEMPOTENCY_KEY };
-  return { method: spec.method, path: spec.path, guard, contract, handle: (c) => handle(spec, guard, raceable, c) };
+  const fixed: Fixed<P, Q, B> = { spec, guard, raceable, keyRule: spec.idempotencyKey ?? IDEMPOTENCY_KEY, mutates: spec.method !== 'GET' };
+  return { method: spec.method, path: spec.path, guard, contract, handle: (c, arrival) => handle(fixed, c, arrival) };
 }
 
 /** The If-Match row of the operation registered as `method` + hono `path` (`/v1/catalogos/:id`), if it takes If-Match. */
@@ -129,122 +150,196 @@ const IDEMPOTENCY_KEY: KeyRule = {
 /** One or more entity tags, as If-Match carries them (RFC 9110): the document states this very pattern. */
 export const ENTITY_TAGS = /^\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*)*$/;
 
-async function handle<P, Q, B>(spec: OperationSpec<P, Q, B>, guard: IfMatchOperation | undefined, raceable: boolean, c: HonoContext<HttpEnv>): Promise<Response> {
-  const runtime = c.get('runtime');
+/** What is fixed per operation, decided once. */
+interface Fixed<P, Q, B> {
+  readonly spec: OperationSpec<P, Q, B>;
+  readonly guard: IfMatchOperation | undefined;
+  /** Whether another client could save what its If-Match guards (DESIGN §6). */
+  readonly raceable: boolean;
+  readonly keyRule: KeyRule;
+  readonly mutates: boolean;
+  /** The query of a request without one, parsed at the operation's first such request. */
+  noQuery?: z.ZodSafeParseResult<Q>;
+}
+
+/** A request past the checks of its headers: who sent it and what they said. */
+interface Admitted<P, Q, B> {
+  readonly fixed: Fixed<P, Q, B>;
+  readonly c: HonoContext<HttpEnv>;
+  readonly arrival: Arrival;
+  readonly path: string;
+  readonly company: Company;
+  readonly credential: Credential;
+  readonly headers: RequestHeaders;
+  readonly fault: ApiFault | undefined;
+}
+
+/** The error answer of this request, its x-request-id included. */
+const fail = (error: ApiError, requestId: string) => errorResponse(error, requestId, { 'x-request-id': requestId });
+
+/** Up to the body: arrival, credential, permission, headers (§4). */
+function handle<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival: Arrival): Response | Promise<Response> {
+  const { spec, mutates } = fixed;
+  const { runtime, token, requestId, journal } = arrival;
   const request = c.req.raw;
   const path = c.req.path;
-  const journal = c.get('journal');
-  const mutates = spec.method !== 'GET';
-  const requestId = c.get('requestId');
-  const fail = (error: ApiError) => errorResponse(error, requestId, { 'x-request-id': requestId });
 
-  const token = c.get('token');
   const credential = token === undefined ? undefined : runtime.credential(token);
   journal.companyId = credential?.companyId ?? null;
 
   const fault = runtime.takeApiFault({ method: spec.method, path, companyId: credential?.companyId }, 'arrival');
-  if (fault) journal.faultId = fault.id;
-  const refused = actAt(fault, 'arrival', {});
-  if (refused) return fail(refused);
+  if (fault) {
+    journal.faultId = fault.id;
+    const refused = actAt(fault, 'arrival', {});
+    if (refused) return fail(refused, requestId);
+  }
 
   // 401, 403
   if (token === undefined) {
-    return fail(apiError(401, 'credencial_ausente', 'Send the credential as "Authorization: Bearer <ACCESS_TOKEN>".', 'header.authorization', { 'www-authenticate': 'Bearer' }));
+    return fail(apiError(401, 'credencial_ausente', 'Send the credential as "Authorization: Bearer <ACCESS_TOKEN>".', 'header.authorization', { 'www-authenticate': 'Bearer' }), requestId);
   }
   const company = credential && runtime.state.companies.get(credential.companyId);
   if (!credential || !company) {
-    return fail(apiError(401, 'credencial_invalida', 'The bearer token is not a valid credential.', 'header.authorization', { 'www-authenticate': 'Bearer error="invalid_token"' }));
+    return fail(apiError(401, 'credencial_invalida', 'The bearer token is not a valid credential.', 'header.authorization', { 'www-authenticate': 'Bearer error="invalid_token"' }), requestId);
   }
   if (spec.permission && !hasPermission(credential, spec.permission)) {
-    return fail(apiError(403, 'permissao_insuficiente', `This operation needs permission ${spec.permission}; the credential has ${credential.permissions.join(', ') || 'none'}.`));
+    return fail(apiError(403, 'permissao_insuficiente', `This operation needs permission ${spec.permission}; the credential has ${credential.permissions.join(', ') || 'none'}.`), requestId);
   }
   if (spec.requiresSubscription && !company.subscriptionActive) {
-    return fail(apiError(403, 'assinatura_inativa', "This operation needs an active subscription; the company's is suspended."));
+    return fail(apiError(403, 'assinatura_inativa', "This operation needs an active subscription; the company's is suspended."), requestId);
   }
 
   // 400: headers
-  const headers = readHeaders(request.headers, mutates, spec.acceptsIfNoneMatch === true, spec.idempotencyKey ?? IDEMPOTENCY_KEY);
-  if ('status' in headers) return fail(headers);
+  const headers = readHeaders(request.headers, mutates, spec.acceptsIfNoneMatch === true, fixed.keyRule);
+  if ('status' in headers) return fail(headers, requestId);
   journal.idempotencyKey = headers.idempotencyKey ?? null;
 
-  // 415, 413, 400: the body
-  let body: unknown;
-  if (mutates) {
-    const read = await readJsonBody(request, c.env.body ?? requestBody(request), spec.bodyLimit ?? DEFAULT_BODY_LIMIT, spec.bodyOptional === true);
-    if ('status' in read) return fail(read);
-    body = read.value;
-  }
+  const admitted: Admitted<P, Q, B> = { fixed, c, arrival, path, company, credential, headers, fault };
+  if (!mutates) return proceed(admitted, undefined);
+
+  // 415, 413, 400: the body. Only its reading is awaited; a request without one goes on at once.
+  const body = c.env.body ?? requestBody(request);
+  const optional = spec.bodyOptional === true;
+  const refused = mediaTypeRefusal(request, body, optional);
+  if (refused) return fail(refused, requestId);
+  const limit = spec.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  if (!body.present) return parsed(admitted, jsonOf(EMPTY, limit, optional));
+  return body.read(limit).then(
+    (bytes) => parsed(admitted, jsonOf(bytes, limit, optional)),
+    (error: unknown) => fail(unreadable(error), requestId),
+  );
+}
+
+/** On from the body as read: its refusal, or the request with it. */
+function parsed<P, Q, B>(admitted: Admitted<P, Q, B>, read: { value: unknown } | ApiError): Response | Promise<Response> {
+  return 'status' in read ? fail(read, admitted.arrival.requestId) : proceed(admitted, read.value);
+}
+
+/** From the idempotent replay on: the replay, <held>, then the operation (evaluate). */
+function proceed<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown): Response | Promise<Response> {
+  const { fixed: { spec }, arrival, company, headers, fault, path } = admitted;
+  const { runtime, requestId, journal } = arrival;
 
   // Idempotent replay: a repeated key answers from the store, before validation and any ETag check.
-  // `key` is present exactly on mutations (readHeaders refused one without). The in-flight map is this world's:
-  // a reset or restore while the request is held swaps the runtime's for a new one, which this key is not in.
+  // `key` is present exactly on mutations (readHeaders refused one without).
   const key = headers.idempotencyKey;
   const inFlight = runtime.inFlight;
-  const scope = key === undefined ? undefined : idempotencyScope(company.id, key);
   const canonicalBody = key === undefined ? '' : canonicalJson(body);
   const fingerprint = key === undefined ? '' : requestDigest(spec.method, path, canonicalBody);
-  if (key !== undefined && scope !== undefined) {
-    const running = inFlight.get(scope);
+  if (key !== undefined) {
+    // Only a request held by a fault is ever in flight (below): most of the time none is.
+    const running = inFlight.size === 0 ? undefined : inFlight.get(idempotencyScope(company.id, key));
     const found = running === undefined
       ? lookupIdempotency(runtime.state, company.id, key, fingerprint, runtime.clock.now())
       : running === fingerprint ? ({ kind: 'in_flight' } as const) : ({ kind: 'other_request' } as const);
     switch (found.kind) {
       case 'replay':
         journal.replayed = true;
-        return storedResponse(spec.replay ? spec.replay(found.response, runtime.state) : found.response, requestId, { 'idempotent-replayed': 'true' });
+        return storedResponse(spec.replay ? spec.replay(found.response, runtime.state) : found.response, requestId, REPLAYED);
       case 'other_request':
-        return fail(apiError(422, 'idempotencia_reutilizada', 'This idempotency-key was already used for a different request (method, path or body); generate a new key for each new request.', 'header.idempotency-key'));
+        return fail(apiError(422, 'idempotencia_reutilizada', 'This idempotency-key was already used for a different request (method, path or body); generate a new key for each new request.', 'header.idempotency-key'), requestId);
       case 'in_flight':
-        return fail(apiError(409, 'idempotencia_em_curso', 'A request with this idempotency-key is still being processed; retry after it answers.', 'header.idempotency-key'));
+        return fail(apiError(409, 'idempotencia_em_curso', 'A request with this idempotency-key is still being processed; retry after it answers.', 'header.idempotency-key'), requestId);
       case 'new':
-        inFlight.set(scope, fingerprint);
+        break;
     }
   }
 
+  // Without a fault nothing is awaited from here to the answer, so no other request can see this one in flight:
+  // it runs on, as it always has, and only a request a fault may hold is recorded in flight under its key.
+  if (fault === undefined) return evaluate(admitted, body, key, fingerprint, canonicalBody);
+  // The in-flight map is this world's: a reset or restore while the request is held swaps the runtime's for a new
+  // one, which this key is not in.
+  const scope = key === undefined ? undefined : idempotencyScope(company.id, key);
+  if (scope !== undefined) inFlight.set(scope, fingerprint);
+  let holding: Promise<ApiError | undefined> | undefined;
   try {
-    // Awaited only when a fault holds the request: anything else runs on without yielding, as it always has.
-    const holding = actAt(fault, 'held', { runtime, companyId: company.id });
-    const released = holding && (await holding);
-    if (released) return fail(released);
-
-    // 422
-    const params = parse(spec.params, c.req.param());
-    if (!params.success) return fail(validationError('path', params.error));
-    const query = readQuery(request.url);
-    if ('status' in query) return fail(query);
-    const parsedQuery = parse(spec.query, query.value);
-    if (!parsedQuery.success) return fail(validationError('query', parsedQuery.error));
-    let parsedBody: B = undefined as B;
-    if (mutates && spec.body) {
-      const result = parse(spec.body, body);
-      if (!result.success) return fail(validationError('body', result.error));
-      parsedBody = result.data;
-    }
-
-    // Only the operations of the If-Match table see the header: their core operation checks it (428, 412).
-    const ifMatch = guard ? headers.ifMatch : undefined;
-    const result = runtime.apply((state, ctx) => {
-      if (guard && raceable && ifMatch !== undefined) {
-        // Only where another client could save what this If-Match guards (DESIGN §6).
-        const guardedId = guard.guardedBy === undefined ? undefined : (params.data as Record<string, string>)[guard.guardedBy];
-        const scene = { state, ctx, companyId: company.id, guard, guardedId };
-        const edit = runtime.takeApiFault({ method: spec.method, path, companyId: company.id }, 'evaluation', (taken) => actAt(taken, 'evaluation', scene) === true);
-        if (edit) journal.faultId = edit.id;
-      }
-      // 404, 428, 412, 409, apply
-      return spec.run({ runtime, state, ctx, company, credential, params: params.data, query: parsedQuery.data, body: parsedBody, ifMatch, createOnly: headers.createOnly, canonicalBody });
-    });
-    if (!result.ok) {
-      const { kind, codigo, mensagem, caminho, limit } = result.refusal;
-      return fail(apiError(STATUS_OF[kind], codigo, mensagem, caminho, limit && { 'retry-after': String(limit.resetSeconds), ...rateLimitHeaders(limit) }));
-    }
-    const stored = toStored(result.value);
-    if (key !== undefined && stored.status < 300) storeIdempotency(runtime.state, company.id, flat(key), fingerprint, stored, runtime.clock.now(), runtime.maxStoredAnswersPerCompany);
-    const answered = actAt(fault, 'answered', { answer: stored }) ?? { answer: stored };
-    return 'error' in answered ? fail(answered.error) : storedResponse(answered.answer, requestId);
+    holding = actAt(fault, 'held', { runtime, companyId: company.id });
+    if (holding === undefined) return evaluate(admitted, body, key, fingerprint, canonicalBody);
   } finally {
-    if (scope !== undefined) inFlight.delete(scope);
+    if (holding === undefined && scope !== undefined) inFlight.delete(scope);
   }
+  const held = holding.then((released) => (released ? fail(released, requestId) : evaluate(admitted, body, key, fingerprint, canonicalBody)));
+  return scope === undefined ? held : held.finally(() => inFlight.delete(scope));
+}
+
+/** The query by the operation's schema; one without a query string is parsed once per operation, not per request. */
+function parseQuery<Q>(fixed: Fixed<unknown, Q, unknown>, url: string): z.ZodSafeParseResult<Q> | ApiError {
+  if (url.includes('?')) {
+    const query = readQuery(url);
+    return 'status' in query ? query : parse(fixed.spec.query, query.value);
+  }
+  if (fixed.noQuery === undefined) {
+    const parsed = parse(fixed.spec.query, {});
+    // Shared by every such request: read-only.
+    if (parsed.success) Object.freeze(parsed.data);
+    fixed.noQuery = parsed;
+  }
+  return fixed.noQuery;
+}
+
+const REPLAYED: Readonly<Record<string, string>> = { 'idempotent-replayed': 'true' };
+
+/** Input validation (422), then the core operation (404, 428, 412, 409, apply), its answer stored for replays. */
+function evaluate<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown, key: string | undefined, fingerprint: string, canonicalBody: string): Response {
+  const { fixed: { spec, guard, raceable, mutates }, c, arrival, company, credential, headers, path } = admitted;
+  const { runtime, requestId, journal } = arrival;
+
+  // 422
+  const params = parseParams(spec.params, arrival.params);
+  if (!params.success) return fail(validationError('path', params.error), requestId);
+  const parsedQuery = parseQuery(admitted.fixed, c.req.raw.url);
+  if ('status' in parsedQuery) return fail(parsedQuery, requestId);
+  if (!parsedQuery.success) return fail(validationError('query', parsedQuery.error), requestId);
+  let parsedBody: B = undefined as B;
+  if (mutates && spec.body) {
+    const result = parse(spec.body, body);
+    if (!result.success) return fail(validationError('body', result.error), requestId);
+    parsedBody = result.data;
+  }
+
+  // Only the operations of the If-Match table see the header: their core operation checks it (428, 412).
+  const ifMatch = guard ? headers.ifMatch : undefined;
+  const result = runtime.apply((state, ctx) => {
+    if (guard && raceable && ifMatch !== undefined) {
+      // Only where another client could save what this If-Match guards (DESIGN §6).
+      const guardedId = guard.guardedBy === undefined ? undefined : (params.data as Record<string, string>)[guard.guardedBy];
+      const scene = { state, ctx, companyId: company.id, guard, guardedId };
+      const edit = runtime.takeApiFault({ method: spec.method, path, companyId: company.id }, 'evaluation', (taken) => actAt(taken, 'evaluation', scene) === true);
+      if (edit) journal.faultId = edit.id;
+    }
+    // 404, 428, 412, 409, apply
+    return spec.run({ runtime, state, ctx, company, credential, params: params.data, query: parsedQuery.data, body: parsedBody, ifMatch, createOnly: headers.createOnly, canonicalBody });
+  });
+  if (!result.ok) {
+    const { kind, codigo, mensagem, caminho, limit } = result.refusal;
+    return fail(apiError(STATUS_OF[kind], codigo, mensagem, caminho, limit && { 'retry-after': String(limit.resetSeconds), ...rateLimitHeaders(limit) }), requestId);
+  }
+  const stored = toStored(result.value);
+  if (key !== undefined && stored.status < 300) storeIdempotency(runtime.state, company.id, flat(key), fingerprint, stored, runtime.clock.now(), runtime.maxStoredAnswersPerCompany);
+  const answered = admitted.fault === undefined ? undefined : actAt(admitted.fault, 'answered', { answer: stored });
+  if (answered === undefined) return storedResponse(stored, requestId);
+  return 'error' in answered ? fail(answered.error, requestId) : storedResponse(answered.answer, requestId);
 }
 
 export function bearerToken(header: string | null): string | undefined {
@@ -271,9 +366,14 @@ interface RequestHeaders {
   readonly createOnly: boolean;
 }
 
+/** A read's headers, for every read but one that takes If-None-Match (none does). */
+const READ_HEADERS: RequestHeaders = Object.freeze({ idempotencyKey: undefined, ifMatch: undefined, createOnly: false });
+
 function readHeaders(headers: Headers, mutates: boolean, acceptsIfNoneMatch: boolean, keyRule: KeyRule): RequestHeaders | ApiError {
+  if (!mutates && !acceptsIfNoneMatch) return READ_HEADERS;
   const ifMatch = headers.get('if-match');
-  const ifNoneMatch = headers.get('if-none-match');
+  // Only read where it can matter: beside an If-Match (400 for both), or where it means create-only.
+  const ifNoneMatch = ifMatch !== null || acceptsIfNoneMatch ? headers.get('if-none-match') : null;
   if (ifMatch !== null && ifNoneMatch !== null && mutates) {
     return apiError(400, 'precondicoes_conflitantes', 'Send If-Match or If-None-Match, never both.', 'header.if-none-match');
   }
@@ -289,9 +389,9 @@ function readHeaders(headers: Headers, mutates: boolean, acceptsIfNoneMatch: boo
     if (!ENTITY_TAGS.test(ifMatch)) {
       return apiError(400, 'cabecalho_invalido', 'If-Match must be the ETag exactly as read, quotes included, e.g. If-Match: "5f3c9a1b2d4e6f70".', 'header.if-match');
     }
-    tags = ifMatch.split(',').map((t) => t.trim());
+    tags = ifMatch.includes(',') ? ifMatch.split(',').map((t) => t.trim()) : [ifMatch.trim()];
   }
-  if (!mutates) return { idempotencyKey: undefined, ifMatch: undefined, createOnly: false };
+  if (!mutates) return READ_HEADERS;
   const key = headers.get('idempotency-key');
   if (key === null) {
     return apiError(400, 'chave_idempotencia_ausente', `Every state-changing request needs an idempotency-key header: generate one per request (${keyRule.description}) and reuse it only to repeat that same request.`, 'header.idempotency-key');
@@ -304,23 +404,32 @@ function readHeaders(headers: Headers, mutates: boolean, acceptsIfNoneMatch: boo
 
 export function isJson(contentType: string | null): boolean {
   if (contentType === null) return false;
+  if (contentType === 'application/json') return true;
   const [type, ...parameters] = contentType.split(';').map((p) => p.trim().toLowerCase());
   if (type !== 'application/json') return false;
   return parameters.every((p) => p === '' || p === 'charset=utf-8' || p === 'charset="utf-8"');
 }
 
-export async function readJsonBody(request: Request, body: BodySource, limit: number, optional: boolean): Promise<{ value: unknown } | ApiError> {
+/** The body of a request, read and parsed (the control routes'). */
+export function readJsonBody(request: Request, body: BodySource, limit: number, optional: boolean): Promise<{ value: unknown } | ApiError> {
+  const refused = mediaTypeRefusal(request, body, optional);
+  if (refused) return Promise.resolve(refused);
+  if (!body.present) return Promise.resolve(jsonOf(EMPTY, limit, optional));
+  return body.read(limit).then((bytes) => jsonOf(bytes, limit, optional), unreadable);
+}
+
+/** 415: a body (or a body the operation needs) not sent as JSON. */
+function mediaTypeRefusal(request: Request, body: BodySource, optional: boolean): ApiError | undefined {
+  if (!body.present && optional) return undefined;
   const contentType = request.headers.get('content-type');
-  if ((body.present || !optional) && !isJson(contentType)) {
-    return apiError(415, 'tipo_midia_nao_suportado', `Send the body as JSON with "content-type: application/json" (got ${contentType === null ? 'no content-type' : `"${contentType}"`}).`, 'header.content-type');
-  }
-  let bytes: Uint8Array | undefined;
-  try {
-    bytes = body.present ? await body.read(limit) : new Uint8Array(0);
-  } catch (error) {
-    if (error instanceof BodyReadError) return unreadableBody(error);
-    throw error;
-  }
+  if (isJson(contentType)) return undefined;
+  return apiError(415, 'tipo_midia_nao_suportado', `Send the body as JSON with "content-type: application/json" (got ${contentType === null ? 'no content-type' : `"${contentType}"`}).`, 'header.content-type');
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** The body's bytes (undefined: past `limit`) as JSON: 413, or 400 for an empty body, bad UTF-8 or bad JSON. */
+function jsonOf(bytes: Uint8Array | undefined, limit: number, optional: boolean): { value: unknown } | ApiError {
   if (bytes === undefined) return apiError(413, 'corpo_muito_grande', `The body exceeds this operation's limit of ${limit} bytes.`, 'body');
   if (bytes.length === 0) {
     if (optional) return { value: {} };
@@ -339,20 +448,34 @@ export async function readJsonBody(request: Request, body: BodySource, limit: nu
   }
 }
 
+/** A body that could not be read to its end is the client's 400; anything else is a bug. */
+function unreadable(error: unknown): ApiError {
+  if (error instanceof BodyReadError) return unreadableBody(error);
+  throw error;
+}
+
 /**
  * The body of an in-process Request: a declared length over the limit is refused before reading; a stream
  * that errors is a BodyReadError.
  */
 export function requestBody(request: Request): BodySource {
-  const declared = request.headers.get('content-length');
-  return {
-    present: request.body !== null && declared !== '0',
-    read: (limit) =>
-      readingBody(async () => {
-        if (declared !== null && !(Number(declared) <= limit)) return undefined;
-        return request.body === null ? new Uint8Array(0) : readLimited(request.body, limit);
-      }),
-  };
+  return new StreamBody(request);
+}
+
+class StreamBody implements BodySource {
+  readonly present: boolean;
+  private readonly declared: string | null;
+
+  constructor(private readonly request: Request) {
+    this.declared = request.headers.get('content-length');
+    this.present = request.body !== null && this.declared !== '0';
+  }
+
+  read(limit: number): Promise<Uint8Array | undefined> {
+    if (this.declared !== null && !(Number(this.declared) <= limit)) return Promise.resolve(undefined);
+    const stream = this.request.body;
+    return stream === null ? Promise.resolve(new Uint8Array(0)) : readingBody(() => readLimited(stream, limit));
+  }
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });

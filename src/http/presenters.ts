@@ -1,10 +1,10 @@
 /** Core records as the spec's wire representations: exactly the spec's fields, Portuguese snake_case. */
-import { productCount, type Catalog } from '../core/catalogs.js';
+import { catalogEtag, productCount, type Catalog } from '../core/catalogs.js';
 import type { CnpjCorrection } from '../core/cnpj-corrections.js';
 import type { Company } from '../core/companies.js';
 import type { Finding } from '../core/regulatory/rules.js';
 import type { Establishment } from '../core/establishments.js';
-import type { Product } from '../core/products.js';
+import { productEtag, type Product } from '../core/products.js';
 import type { State } from '../core/state.js';
 import { isoString } from '../core/time.js';
 import type { WebhookDestination } from '../core/webhooks/destination.js';
@@ -23,20 +23,68 @@ export function presentEstablishment(e: Establishment) {
 }
 
 export function presentCatalog(state: State, c: Catalog) {
+  return catalogBody(c, cnpjOf(state, c), productCount(state, c));
+}
+
+function catalogBody(c: Catalog, cnpj: string, produtos: number) {
   return {
     id: c.id,
     id_externo: c.idExterno,
     estabelecimento_id: c.establishmentId,
-    cnpj_estabelecimento: state.establishments.get(c.establishmentId)?.cnpj ?? '',
+    cnpj_estabelecimento: cnpj,
     nome: c.nome,
     estado: c.estado,
     versao: c.versao,
-    produtos: productCount(state, c),
+    produtos,
     criado_em: isoString(c.criadoEm),
     atualizado_em: isoString(c.atualizadoEm),
     excluido_em: c.excluidoEm === null ? null : isoString(c.excluidoEm),
   };
 }
+
+/** A resource's answer: its representation as JSON text, and its ETag. */
+export interface Presented {
+  readonly json: string;
+  readonly etag: string;
+}
+
+/*
+ * A record is immutable and replaced whole when it changes (its versao moves), so the record object is its
+ * version: a read keeps its answer, and every later read of the same version reuses it (dates formatted, JSON
+ * written, ETag hashed once). Weak: an answer lives as long as its record version. Only reads keep one: the
+ * answer of a change is of a version nobody has read yet, and a WeakMap.set for each new version costs a PATCH
+ * as much as the JSON it keeps (1.5 to 2 µs each, measured with records replaced as a PATCH replaces them).
+ */
+const productAnswers = new WeakMap<Product, Presented>();
+const catalogAnswers = new WeakMap<Catalog, Presented & { readonly cnpj: string; readonly produtos: number }>();
+
+/** A product's answer; `read`: the answer of a read, kept for the next read of this version. */
+export function presentedProduct(p: Product, read: boolean): Presented {
+  let presented = productAnswers.get(p);
+  if (presented === undefined) {
+    presented = { json: JSON.stringify(presentProduct(p)), etag: productEtag(p) };
+    if (read) productAnswers.set(p, presented);
+  }
+  return presented;
+}
+
+/**
+ * A catalog's answer (`read`: kept, as a product's). Two of its fields are not the record's: its
+ * establishment's CNPJ (a correction changes it) and its count of products; a kept answer is used only while both
+ * are still what it says.
+ */
+export function presentedCatalog(state: State, c: Catalog, read: boolean): Presented {
+  const cnpj = cnpjOf(state, c);
+  const produtos = productCount(state, c);
+  let presented = catalogAnswers.get(c);
+  if (presented === undefined || presented.cnpj !== cnpj || presented.produtos !== produtos) {
+    presented = { json: JSON.stringify(catalogBody(c, cnpj, produtos)), etag: catalogEtag(c), cnpj, produtos };
+    if (read) catalogAnswers.set(c, presented);
+  }
+  return presented;
+}
+
+const cnpjOf = (state: State, c: Catalog): string => state.establishments.get(c.establishmentId)?.cnpj ?? '';
 
 export function presentProduct(p: Product) {
   return {

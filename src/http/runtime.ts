@@ -7,7 +7,7 @@ import type { Credential } from '../core/companies.js';
 import type { Context, State } from '../core/state.js';
 import type { VirtualClock } from '../clock/clock.js';
 import type { ListBudgets } from '../engine/config.js';
-import type { JournalEntry } from '../engine/journal.js';
+import type { JournalRecord } from '../engine/journal.js';
 import type { ApiFault, ApiFaultMatch, FaultMoment } from '../engine/faults.js';
 
 export interface Runtime {
@@ -30,7 +30,7 @@ export interface Runtime {
    * `evaluation`, `fire` makes the fault act (the concurrent edit); one that could not act does not fire.
    */
   takeApiFault(match: ApiFaultMatch, moment: FaultMoment, fire?: (fault: ApiFault) => boolean): ApiFault | undefined;
-  record(entry: JournalEntry): void;
+  record(entry: JournalRecord): void;
 }
 
 /**
@@ -61,14 +61,18 @@ export class BodyReadError extends Error {
   }
 }
 
-/** Runs a body source's reading, turning whatever it throws into a BodyReadError. */
-export async function readingBody<T>(read: () => Promise<T>): Promise<T> {
+/** Runs a body source's reading, turning whatever it throws or rejects with into a BodyReadError. */
+export function readingBody<T>(read: () => Promise<T>): Promise<T> {
+  let reading: Promise<T>;
   try {
-    return await read();
+    reading = read();
   } catch (error) {
-    throw error instanceof BodyReadError ? error : new BodyReadError(error);
+    return Promise.reject(asBodyReadError(error));
   }
+  return reading.catch((error: unknown) => Promise.reject(asBodyReadError(error)));
 }
+
+const asBodyReadError = (error: unknown): BodyReadError => (error instanceof BodyReadError ? error : new BodyReadError(error));
 
 /**
  * The runtimes of an emulator, one per world: a company on a clock of its own has a world of its own, so its
@@ -80,6 +84,4 @@ export interface Runtimes {
 
 export interface HttpEnv {
   Bindings: { runtimes: Runtimes; body?: BodySource };
-  /** `runtime`: the runtime of the world the request's credential opens, chosen as the request arrives; `token`: that credential, read once. */
-  Variables: { runtime: Runtime; token: string | undefined; requestId: string; journal: { companyId: string | null; idempotencyKey: string | null; replayed: boolean; faultId: string | null } };
 }

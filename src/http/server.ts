@@ -42,7 +42,7 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}):
   const server = createAdaptorServer({
     // The URL's host when a request names none (HTTP/1.0), which hostGuard lets pass.
     hostname: 'localhost',
-    fetch: (request: Request, env: { incoming: NodeIncoming }) => refusedHost(env.incoming.headers.host) ?? handle(request, socketBody(request, env.incoming)),
+    fetch: (request: Request, env: { incoming: NodeIncoming }) => refusedHost(env.incoming.headers.host) ?? handle(request, new SocketBody(env.incoming)),
   });
   // Bytes Node's parser refuses are answered with the error body rather than Node's bare 400.
   server.on('clientError', answerClientError);
@@ -84,8 +84,8 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}):
 
 /**
  * The body of a request that came over the socket. HTTP/1.1 has a body only with a length or chunked
- * encoding. A declared length is read through request.arrayBuffer(), which @hono/node-server serves
- * straight from the socket; a chunked one from the Node stream, with the limit applied as it arrives.
+ * encoding. Both are read from the Node message as it arrives: a declared length over the limit is refused
+ * before reading, a chunked one as it passes the limit.
  *
  * A body Node's parser cannot finish (the connection ends short of the length or the last chunk, a chunk size
  * that is no number, a transfer coding other than chunked) fails the read with a BodyReadError: the API journals
@@ -94,18 +94,61 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}):
  * Content-Length that is no number, both Content-Length and Transfer-Encoding) are answered there before the
  * emulator sees the request at all, so the journal has no entry for them.
  */
-function socketBody(request: Request, incoming: NodeIncoming): BodySource {
-  const declared = incoming.headers['content-length'];
-  const chunked = declared === undefined && incoming.headers['transfer-encoding'] !== undefined;
-  return {
-    present: chunked || (declared !== undefined && declared !== '0'),
-    read: (limit) =>
-      readingBody(async () => {
-        if (chunked) return readStream(incoming, limit);
-        if (!(Number(declared) <= limit)) return undefined;
-        return new Uint8Array(await request.arrayBuffer());
-      }),
-  };
+class SocketBody implements BodySource {
+  readonly present: boolean;
+  private readonly declared: string | undefined;
+  private readonly chunked: boolean;
+
+  // A class rather than an object of closures: one is made for every request, read or not.
+  constructor(private readonly incoming: NodeIncoming) {
+    this.declared = incoming.headers['content-length'];
+    this.chunked = this.declared === undefined && incoming.headers['transfer-encoding'] !== undefined;
+    this.present = this.chunked || (this.declared !== undefined && this.declared !== '0');
+  }
+
+  read(limit: number): Promise<Uint8Array | undefined> {
+    if (this.chunked) return readingBody(() => readStream(this.incoming, limit));
+    const length = Number(this.declared);
+    if (!(length <= limit)) return Promise.resolve(undefined);
+    return readingBody(() => readDeclared(this.incoming, length));
+  }
+}
+
+/**
+ * A body of a declared length (Node's parser holds it to that length), as one Buffer. As @hono/node-server's
+ * own reading has it, a body that had arrived whole when the client went away is still the body: only one cut
+ * short fails. Read here rather than through request.arrayBuffer(), which copies the bytes into a new
+ * ArrayBuffer, 1.5 µs a body (measured: ~6 % of what a PATCH costs the server beyond bare hono's).
+ */
+function readDeclared(incoming: NodeIncoming, length: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      total += chunk.length;
+    };
+    const onEnd = () => {
+      stop();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+    };
+    const onError = (error?: Error) => {
+      if (incoming.complete && total === length) return onEnd();
+      stop();
+      reject(error ?? new Error('Client connection prematurely closed.'));
+    };
+    const onClose = () => (incoming.readableEnded ? onEnd() : onError(incoming.errored ?? undefined));
+    const stop = () => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onError);
+      incoming.off('close', onClose);
+    };
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onError);
+    incoming.on('close', onClose);
+  });
 }
 
 /**
@@ -129,5 +172,17 @@ async function readStream(incoming: NodeIncoming, limit: number): Promise<Uint8A
 
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 
+
 /** What the server reads of Node's request message (HTTP/1 or HTTP/2). */
-type NodeIncoming = { readonly headers: IncomingHttpHeaders; destroy(): unknown } & AsyncIterable<Uint8Array>;
+interface NodeIncoming extends AsyncIterable<Uint8Array> {
+  readonly headers: IncomingHttpHeaders;
+  /** The whole message, body included, has arrived. */
+  readonly complete: boolean;
+  readonly readableEnded: boolean;
+  readonly errored: Error | null;
+  destroy(): unknown;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Node's own listener type
+  on(event: 'data' | 'end' | 'error' | 'close', listener: (...args: any[]) => void): unknown;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Node's own listener type
+  off(event: 'data' | 'end' | 'error' | 'close', listener: (...args: any[]) => void): unknown;
+}

@@ -1,10 +1,10 @@
 /** Catalogs: spec "Endpoints › Catalogs"; POST path from DESIGN §3. Deletion comes with surveillance. */
-import { catalogEtag, catalogsAfter, createCatalog, editCatalog, findCatalog, type Catalog } from '../../core/catalogs.js';
+import { catalogsAfter, createCatalog, editCatalog, findCatalog, type Catalog } from '../../core/catalogs.js';
 import { ok, refuse, type Result } from '../../core/refusal.js';
 import type { State } from '../../core/state.js';
 import { collectPage } from '../paging.js';
 import { operation, type Reply } from '../pipeline.js';
-import { presentCatalog } from '../presenters.js';
+import { presentCatalog, presentedCatalog } from '../presenters.js';
 import { catalogCreate, catalogListQuery, catalogPatch, emptyBody, idParams, INPUT_LIMITS, noQuery } from '../schemas.js';
 import { deleteCatalog, previewDeletion } from '../../core/catalog-deletion.js';
 import * as answers from '../contract/catalogs.js';
@@ -13,15 +13,12 @@ import { MUT_STATUSES, READ_STATUSES } from '../contract/wire.js';
 const MANAGE = 'catalogo:gerenciar';
 const READ = 'catalogo:ler';
 
-const answer = (state: State, status: number, withLocation = false) => (result: Result<Catalog>): Result<Reply> =>
-  result.ok
-    ? ok({
-        status,
-        body: presentCatalog(state, result.value),
-        etag: catalogEtag(result.value),
-        ...(withLocation ? { location: `/v1/catalogos/${result.value.id}` } : {}),
-      })
-    : result;
+/** The catalog as answered; a `read` keeps its answer for the next read of this version (presenters.ts). */
+function answer(state: State, result: Result<Catalog>, status = 200, withLocation = false, read = false): Result<Reply> {
+  if (!result.ok) return result;
+  const { json, etag } = presentedCatalog(state, result.value, read);
+  return ok(withLocation ? { status, body: json, etag, location: `/v1/catalogos/${result.value.id}` } : { status, body: json, etag });
+}
 
 export const catalogOperations = [
   operation({
@@ -40,7 +37,7 @@ export const catalogOperations = [
     query: noQuery,
     body: catalogCreate,
     run: ({ state, ctx, company, body }) =>
-      answer(state, 201, true)(createCatalog(state, company.id, { establishmentId: body.estabelecimento_id, nome: body.nome, idExterno: body.id_externo ?? null }, ctx)),
+      answer(state, createCatalog(state, company.id, { establishmentId: body.estabelecimento_id, nome: body.nome, idExterno: body.id_externo ?? null }, ctx), 201, true),
   }),
   operation({
     method: 'GET',
@@ -80,7 +77,7 @@ export const catalogOperations = [
     permission: READ,
     params: idParams,
     query: noQuery,
-    run: ({ state, company, params }) => answer(state, 200)(findCatalog(state, company.id, params.id)),
+    run: ({ state, company, params }) => answer(state, findCatalog(state, company.id, params.id), 200, false, true),
   }),
   operation({
     method: 'PATCH',
@@ -98,7 +95,7 @@ export const catalogOperations = [
     query: noQuery,
     body: catalogPatch,
     run: ({ state, ctx, company, params, body, ifMatch }) =>
-      answer(state, 200)(editCatalog(state, company.id, params.id, ifMatch, { nome: body.nome, idExterno: body.id_externo }, ctx)),
+      answer(state, editCatalog(state, company.id, params.id, ifMatch, { nome: body.nome, idExterno: body.id_externo }, ctx)),
   }),
 ];
 
@@ -139,6 +136,6 @@ export const catalogDeletionOperations = [
     query: noQuery,
     body: emptyBody,
     bodyOptional: true,
-    run: ({ state, ctx, company, params, ifMatch }) => answer(state, 200)(deleteCatalog(state, company.id, params.id, ifMatch, ctx)),
+    run: ({ state, ctx, company, params, ifMatch }) => answer(state, deleteCatalog(state, company.id, params.id, ifMatch, ctx)),
   }),
 ];

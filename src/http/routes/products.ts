@@ -1,10 +1,10 @@
 /** Products and links: spec "Endpoints › Products" and the PUT link; other paths from DESIGN §3. */
 import { findActiveCatalog } from '../../core/catalogs.js';
-import { catalogProductsAfter, createProduct, editProduct, findProduct, linkProduct, productByExternalId, productEtag, productsAfter, unlinkProduct, type Product } from '../../core/products.js';
+import { catalogProductsAfter, createProduct, editProduct, findProduct, linkProduct, productByExternalId, productsAfter, unlinkProduct, type Product } from '../../core/products.js';
 import { ok, type Result } from '../../core/refusal.js';
 import { collectPage, cursorPageBody, readCursor } from '../paging.js';
 import { operation, type Reply } from '../pipeline.js';
-import { presentProduct } from '../presenters.js';
+import { presentedProduct, presentProduct } from '../presenters.js';
 import * as answers from '../contract/products.js';
 import { MUT_STATUSES, READ_STATUSES } from '../contract/wire.js';
 import { catalogProductParams, companyProductListQuery, emptyBody, idParams, INPUT_LIMITS, noQuery, productCreate, productListQuery, productPatch } from '../schemas.js';
@@ -12,15 +12,12 @@ import { catalogProductParams, companyProductListQuery, emptyBody, idParams, INP
 const MANAGE = 'catalogo:gerenciar';
 const READ = 'catalogo:ler';
 
-const answer = (status: number, withLocation = false) => (result: Result<Product>): Result<Reply> =>
-  result.ok
-    ? ok({
-        status,
-        body: presentProduct(result.value),
-        etag: productEtag(result.value),
-        ...(withLocation ? { location: `/v1/produtos/${result.value.id}` } : {}),
-      })
-    : result;
+/** The product as answered; a `read` keeps its answer for the next read of this version (presenters.ts). */
+function answer(result: Result<Product>, status = 200, withLocation = false, read = false): Result<Reply> {
+  if (!result.ok) return result;
+  const { json, etag } = presentedProduct(result.value, read);
+  return ok(withLocation ? { status, body: json, etag, location: `/v1/produtos/${result.value.id}` } : { status, body: json, etag });
+}
 
 
 function productPage(entries: Iterable<[Product, number]>, limit: number, budget: number, companyId: string, list: string): Reply {
@@ -46,7 +43,7 @@ export const productOperations = [
     query: noQuery,
     body: productCreate,
     run: ({ state, ctx, company, params, body }) =>
-      answer(201, true)(
+      answer(
         createProduct(state, company.id, params.id, {
           origem: body.origem,
           ncm: body.ncm,
@@ -55,6 +52,8 @@ export const productOperations = [
           descricao: body.descricao ?? null,
           atributos: body.atributos ?? [],
         }, ctx),
+        201,
+        true,
       ),
   }),
   operation({
@@ -122,7 +121,7 @@ export const productOperations = [
     permission: READ,
     params: idParams,
     query: noQuery,
-    run: ({ state, company, params }) => answer(200)(findProduct(state, company.id, params.id)),
+    run: ({ state, company, params }) => answer(findProduct(state, company.id, params.id), 200, false, true),
   }),
   operation({
     method: 'PATCH',
@@ -140,7 +139,7 @@ export const productOperations = [
     query: noQuery,
     body: productPatch,
     run: ({ state, ctx, company, params, body, ifMatch }) =>
-      answer(200)(
+      answer(
         editProduct(state, company.id, params.id, ifMatch, {
           idExterno: body.id_externo,
           sku: body.sku,
@@ -166,7 +165,7 @@ export const productOperations = [
     query: noQuery,
     body: emptyBody,
     bodyOptional: true,
-    run: ({ state, ctx, company, params, ifMatch }) => answer(200)(linkProduct(state, company.id, params.id, params.produto_id, ifMatch, ctx)),
+    run: ({ state, ctx, company, params, ifMatch }) => answer(linkProduct(state, company.id, params.id, params.produto_id, ifMatch, ctx)),
   }),
   operation({
     method: 'DELETE',
@@ -185,6 +184,6 @@ export const productOperations = [
     query: noQuery,
     body: emptyBody,
     bodyOptional: true,
-    run: ({ state, ctx, company, params, ifMatch }) => answer(200)(unlinkProduct(state, company.id, params.id, params.produto_id, ifMatch, ctx)),
+    run: ({ state, ctx, company, params, ifMatch }) => answer(unlinkProduct(state, company.id, params.id, params.produto_id, ifMatch, ctx)),
   }),
 ];
