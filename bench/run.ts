@@ -308,7 +308,7 @@ console.log(line(headers));
 console.log(line(widths.map((w) => '-'.repeat(w))));
 for (const c of cells) console.log(line(c));
 for (const note of notes) console.log(`\nNote: ${note}`);
-console.log(`\nTargets (issue 14, "Done when"): ${targets.filter((t) => t.holds).length} of ${targets.length} hold`);
+console.log(`\nTargets (the project's bars): ${targets.filter((t) => t.holds).length} of ${targets.length} hold`);
 const barWidth = Math.max(...targets.map((t) => t.bar.length));
 for (const t of targets) console.log(`  ${mark(t)} ${t.bar.padEnd(barWidth)}  ${t.numbers}`);
 
@@ -323,7 +323,7 @@ writeFileSync(
     ...cells.map(markdownRow),
     '',
     ...notes.map((note) => `${note}\n`),
-    `Targets (issue 14, "Done when"): ${targets.filter((t) => t.holds).length} of ${targets.length} hold.`,
+    `Targets (the project's bars): ${targets.filter((t) => t.holds).length} of ${targets.length} hold.`,
     '',
     ...targets.map((t) => `- ${mark(t)} ${t.bar}: ${t.numbers}`),
     '',
