@@ -185,7 +185,7 @@ describe('a long advance over HTTP', () => {
   }
 
   it('lets other requests in while it runs: the clock and the API answer before it ends, the clock midway', async () => {
-    const { server, company, start, advancing, midway, finished } = await busyServer(1000);
+    const { server, company, start, advancing, midway, finished } = await busyServer(10_000);
     const seen = await midway();
     expect(seen, 'GET /_emulator/clock answered while the advance ran').toBeDefined();
     expect(Date.parse(seen!)).toBeGreaterThan(Date.parse(start));
@@ -193,11 +193,11 @@ describe('a long advance over HTTP', () => {
     const api = await fetch(`${server.url}/v1/empresa`, { headers: { authorization: `Bearer ${company.token}` } });
     expect(api.status).toBe(200);
     expect(finished(), 'the API answered before the advance ended').toBe(false);
-    expect(await advancing).toEqual({ status: 200, body: { now: new Date(Date.parse(start) + DAY).toISOString(), ran: 1000 * 8 + 24 + 1 + 1 } });
+    expect(await advancing).toEqual({ status: 200, body: { now: new Date(Date.parse(start) + DAY).toISOString(), ran: 10_000 * 8 + 24 + 1 + 1 } });
   }, 30_000);
 
   it('a reset while it runs stops it: 503 servico_indisponivel, and the reset emulator is at its start', async () => {
-    const { emu, server, start, advancing, midway } = await busyServer(1000);
+    const { emu, server, start, advancing, midway } = await busyServer(10_000);
     expect(await midway()).toBeDefined();
     expect((await fetch(`${server.url}/_emulator/reset`, { method: 'POST', headers: { 'content-type': 'application/json' } })).status).toBe(200);
     const answer = await advancing;
