@@ -53,7 +53,7 @@ export function buildApiApp(): Hono<HttpEnv> {
     try {
       const route = router.find(method, path);
       if (route === undefined) {
-        answer = errorResponse(apiError(404, 'rota_nao_encontrada', notFoundMessage(c)), requestId, { 'x-request-id': requestId });
+        answer = notFound(c, requestId);
       } else if (route.kind === 'not_allowed') {
         answer = errorResponse(apiError(405, 'metodo_nao_permitido', `${method} is not an operation of ${path}; allowed: ${route.allow}.`, undefined, { allow: route.allow }), requestId, { 'x-request-id': requestId });
       } else {
@@ -74,7 +74,7 @@ export function buildApiApp(): Hono<HttpEnv> {
   // Outside /v1 and the controls: no world is chosen, so the id is the shared world's, and nothing is journaled.
   app.notFound((c) => {
     const requestId = c.env.runtimes.forToken(undefined).nextRequestId();
-    return errorResponse(apiError(404, 'rota_nao_encontrada', notFoundMessage(c)), requestId, { 'x-request-id': requestId });
+    return notFound(c, requestId);
   });
 
   // The controls' own bugs (the API's are answered above, with their request's id).
@@ -92,7 +92,9 @@ function journaled(runtime: Runtime, entry: Mutable<JournalRecord>, response: Re
   return response;
 }
 
-const notFoundMessage = (c: HonoContext<HttpEnv>) => `No operation at ${c.req.method} ${c.req.path}. Paths begin with /v1 (API) or /_emulator (controls).`;
+/** The 404 of a path no operation has, under /v1 or outside it alike. */
+const notFound = (c: HonoContext<HttpEnv>, requestId: string): Response =>
+  errorResponse(apiError(404, 'rota_nao_encontrada', `No operation at ${c.req.method} ${c.req.path}. Paths begin with /v1 (API) or /_emulator (controls).`), requestId, { 'x-request-id': requestId });
 
 /** A bug must still answer with the error body, and say it is ours, not the integrator's. */
 function bug(error: unknown, requestId: string): Response {
