@@ -135,15 +135,24 @@ interface Mutation {
   readonly pick: number;
 }
 
+/** An array or a plain object: what JSON can hold and a mutation can write into. */
+function isContainer(value: unknown): boolean {
+  if (Array.isArray(value)) return true;
+  if (value === null || typeof value !== 'object') return false;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
+}
+
 /** Applies `m` to `snapshot` (in place) at one of `paths`, the nodes of the snapshot before any mutation. */
 function mutate(snapshot: Json, paths: readonly (readonly (string | number)[])[], m: Mutation): void {
   const path = paths[m.node % paths.length]!;
   let parent = snapshot;
   for (const part of path.slice(0, -1)) {
-    if (parent === null || typeof parent !== 'object') return;
+    if (!isContainer(parent)) return;
     parent = (parent as Record<string | number, Json>)[part]!;
   }
-  if (parent === null || typeof parent !== 'object') return;
+  // An earlier mutation may have put a boxed string, a number or a Date where a container was: not a place to write.
+  if (!isContainer(parent)) return;
   const key = path[path.length - 1]!;
   const container = parent as Record<string | number, Json>;
   const hostile = HOSTILE[m.pick % HOSTILE.length] as Json;
