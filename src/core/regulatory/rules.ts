@@ -66,7 +66,8 @@ function valuesByCode(atributos: ProductToEvaluate['atributos']): { readonly cod
   for (const a of atributos) {
     const values = byCode.get(a.codigo);
     if (values === undefined) byCode.set(a.codigo, [...a.valores]);
-    else values.push(...a.valores);
+    // One push per value: a spread passes each as an argument, and ~120k of them overflow the stack.
+    else for (const value of a.valores) values.push(value);
   }
   return [...byCode].map(([codigo, valores]) => ({ codigo, valores }));
 }
