@@ -1,6 +1,8 @@
-// The README's in-process example, kept runnable: `import { createEmulator } from 'catalog-emulator'` in your project.
+// The README shows the region below as written (examples/readme.test.ts checks it): it imports the package as your
+// project does (here the built one, resolved by name, so `npm test` builds first).
+// #region readme
 import { expect, test } from 'vitest';
-import { createEmulator } from '../src/index.js';
+import { createEmulator } from 'catalog-emulator';
 
 test('a lost PATCH answer, retried with the same idempotency key, is applied exactly once', async () => {
   const emu = createEmulator(); // manual clock at 2026-01-01T00:00:00Z, seed 1
@@ -9,7 +11,7 @@ test('a lost PATCH answer, retried with the same idempotency key, is applied exa
     emu.fetch(path, {
       method,
       headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? null : JSON.stringify(body),
     });
 
   const catalog = (await (await call('POST', '/v1/catalogos', { estabelecimento_id: acme.headOffice.id, nome: 'Loja' }, { 'idempotency-key': 'create-catalog-0001' })).json()) as { id: string };
@@ -28,3 +30,4 @@ test('a lost PATCH answer, retried with the same idempotency key, is applied exa
   await emu.clock.advance('61d'); // time travel: the key's 60-day retention is over
   expect(emu.clock.now().toISOString()).toBe('2026-03-03T00:00:00.000Z');
 });
+// #endregion

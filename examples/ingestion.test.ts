@@ -1,6 +1,8 @@
-// The README's ingestion example, kept runnable: `import { createEmulator } from 'catalog-emulator'` in your project.
+// The README shows the region below as written (examples/readme.test.ts checks it): it imports the package as your
+// project does (here the built one, resolved by name, so `npm test` builds first).
+// #region readme
 import { expect, test } from 'vitest';
-import { createEmulator } from '../src/index.js';
+import { createEmulator } from 'catalog-emulator';
 
 test('an ingestion replaces a catalog: batches, preview, application, catalogo.aplicado', async () => {
   const emu = createEmulator();
@@ -10,7 +12,7 @@ test('an ingestion replaces a catalog: batches, preview, application, catalogo.a
     const response = await emu.fetch(path, {
       method,
       headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': `example-${++keys}-0000000000`, ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? null : JSON.stringify(body),
     });
     return { status: response.status, etag: response.headers.get('etag'), body: (await response.json()) as any }; // JSON, read loosely
   };
@@ -44,3 +46,4 @@ test('an ingestion replaces a catalog: batches, preview, application, catalogo.a
   const events = await call('GET', '/v1/webhook/eventos');
   expect(events.body.itens[0]).toMatchObject({ tipo: 'catalogo.aplicado' }); // dados {tipo, catalogoId, versao: 2}
 });
+// #endregion

@@ -1,6 +1,7 @@
 // The README's typed-client example, kept runnable: it imports the package as you do (the built one, so `npm test`
 // builds first), and examples/tsconfig.json type-checks it under strict and exactOptionalPropertyTypes.
 // openapi-fetch is not a dependency of catalog-emulator: npm install -D openapi-fetch
+// #region readme
 import { createEmulator, type paths } from 'catalog-emulator';
 import createClient from 'openapi-fetch';
 import { expect, test } from 'vitest';
@@ -59,3 +60,4 @@ test('a typed client: create a catalog, read it, and rename it with its ETag', a
   expect(stale.response.status).toBe(412);
   expect(stale.error?.erro.codigo).toBe('precondicao_falhou');
 });
+// #endregion

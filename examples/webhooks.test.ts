@@ -1,6 +1,8 @@
-// The README's webhook example, kept runnable: `import { createEmulator, verifyWebhook } from 'catalog-emulator'` in your project.
+// The README shows the region below as written (examples/readme.test.ts checks it): it imports the package as your
+// project does (here the built one, resolved by name, so `npm test` builds first).
+// #region readme
 import { expect, test } from 'vitest';
-import { createEmulator, verifyWebhook } from '../src/index.js';
+import { createEmulator, verifyWebhook } from 'catalog-emulator';
 
 test('a receiver that fails 7 times gets the event on the 8th attempt, and applies it once', async () => {
   const emu = createEmulator();
@@ -40,3 +42,4 @@ test('a receiver that fails 7 times gets the event on the 8th attempt, and appli
   expect(event).toMatchObject({ estado: 'entregue', tentativas_ciclo: 8 });
   expect([...applied]).toEqual([evento_id]);
 });
+// #endregion

@@ -2,7 +2,6 @@
  * openapi-fetch (the client the README types with `paths`) builds a Request and calls `fetch(request, init)`, not
  * `fetch(url, init)`: emu.fetch must answer a Request as it answers a URL, body and headers included.
  */
-import { readFileSync } from 'node:fs';
 import createClient from 'openapi-fetch';
 import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../emulator.js';
@@ -36,13 +35,5 @@ describe('openapi-fetch with emu.fetch', () => {
     expect(created.data).toMatchObject({ estabelecimento_id: acme.headOffice.id, nome: 'Loja', id_externo: 'L-1', versao: 1 });
     // The journal saw the request as sent, with the company of its token.
     expect(emu.journal.entries().map((e) => [e.method, e.path, e.status, e.companyId, e.idempotencyKey])).toEqual([['POST', '/v1/catalogos', 201, acme.companyId, 'create-catalog-0001']]);
-  });
-});
-
-describe('the README', () => {
-  it('shows examples/typed-client.test.ts as it is, but for its opening comment', () => {
-    const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
-    const example = read('examples/typed-client.test.ts').replace(/^(?:\/\/.*\n)+/, '');
-    expect(read('README.md')).toContain(`\`\`\`ts\n${example}\`\`\`\n`);
   });
 });

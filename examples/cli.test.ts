@@ -1,0 +1,198 @@
+/**
+ * The README's shell, compose and help examples, run as written against the built CLI (`npm test` builds first):
+ * each script gets a real server on a free port, and the URL and token it printed, through the environment
+ * variables the script names. Every spawned process is killed after its test.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, expect, test } from 'vitest';
+import { demos } from 'catalog-emulator';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
+const TIMEOUT_MS = 60_000;
+
+/** The environment of a spawned process: no colour, and none of this vitest run's own variables. */
+function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && name !== 'FORCE_COLOR'));
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+const children = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of children) child.kill('SIGKILL');
+  children.clear();
+});
+
+interface Finished {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function run(command: string, args: string[], env: Record<string, string> = {}): Promise<Finished> {
+  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: environment(env) });
+  children.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+interface Server {
+  readonly url: string;
+  readonly port: number;
+  readonly companyId: string;
+  readonly cnpjRoot: string;
+  readonly token: string;
+}
+
+/** Starts `catalog-emulator serve ARGS --port 0` and reads its banner. */
+async function serve(args: string[], env: Record<string, string> = {}): Promise<Server> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...args, '--port', '0', '--log', 'silent'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: environment(env) });
+  children.add(child);
+  let out = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const banner = await new Promise<string>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      if (/^Try: /m.test(out)) resolve(out);
+    });
+    child.once('exit', (code) => reject(new Error(`the emulator exited with ${code}:\n${out}`)));
+  });
+  const url = /listening on (http:\/\/\S+)/.exec(banner)![1]!;
+  const [, cnpjRoot, companyId] = /company: +(\d{8}) \(([0-9a-f-]{36})\)/.exec(banner)!;
+  const token = /token: +(\S+)/.exec(banner)![1]!;
+  return { url, port: Number(new URL(url).port), companyId: companyId!, cnpjRoot: cnpjRoot!, token };
+}
+
+const lines = (text: string) => text.trimEnd().split('\n');
+/** `BODY STATUS`, as the scripts print each answer with curl's -w ' %{http_code}\n'. */
+function answer(line: string | undefined): { body: unknown; status: number } {
+  const match = /^(.*) (\d{3})$/.exec(line ?? '');
+  if (!match) throw new Error(`not "BODY STATUS": ${line}`);
+  return { body: JSON.parse(match[1]!), status: Number(match[2]) };
+}
+
+test(
+  'local-server.sh: the API as the ready company, a 503 fault fired once, and one day of time travel',
+  async () => {
+    const server = await serve([]); // as `npx catalog-emulator` starts: real clock
+    const before = Date.now();
+    const { code, stdout, stderr } = await run('bash', ['examples/local-server.sh'], { URL: server.url, TOKEN: server.token });
+    const after = Date.now();
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const out = lines(stdout).map(answer);
+    expect(out).toHaveLength(5);
+    const identity = { id: server.companyId, cnpj_raiz: server.cnpjRoot, nome: `Empresa ${server.cnpjRoot}` };
+    expect(out[0]).toEqual({ body: identity, status: 200 });
+    expect(out[1]).toEqual({ body: { id: 'flt_1' }, status: 201 });
+    expect(out[2]).toEqual({
+      body: { erro: { codigo: 'servico_indisponivel', mensagem: 'Injected fault flt_1: answered 503 before the request was processed; nothing was applied.', request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) } },
+      status: 503,
+    });
+    expect(out[3]).toEqual({ body: identity, status: 200 });
+    const moved = out[4]!.body as { now: string; ran: number };
+    expect(out[4]!.status).toBe(200);
+    // real clock: the virtual now is the wall clock plus the day the script added
+    expect(Date.parse(moved.now)).toBeGreaterThanOrEqual(before + 86_400_000);
+    expect(Date.parse(moved.now)).toBeLessThanOrEqual(after + 86_400_000);
+    expect(moved.ran).toBe(26); // a day of housekeeping: 24 hourly event retentions, the idempotency purge, the surveillance schedule
+  },
+  TIMEOUT_MS,
+);
+
+test(
+  'shared-server.sh: a company on its own clock, its API, its fault, its day, its reset and its removal',
+  async () => {
+    const server = await serve(['--clock', 'manual']);
+    const { code, stdout, stderr } = await run('bash', ['examples/shared-server.sh'], { URL: server.url });
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const out = lines(stdout);
+    expect(out).toHaveLength(6);
+    const created = JSON.parse(out[0]!) as { companyId: string; token: string };
+    expect(created).toEqual({
+      companyId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      cnpjRoot: '11222333',
+      token: expect.stringMatching(/^svc_at_/),
+      headOffice: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), cnpj: '11222333000181' },
+    });
+    expect(answer(out[1])).toEqual({ body: { id: created.companyId, cnpj_raiz: '11222333', nome: 'Empresa 11222333' }, status: 200 });
+    expect(answer(out[2])).toEqual({ body: { id: 'flt_1' }, status: 201 });
+    expect(answer(out[3])).toEqual({ body: { now: '2026-01-02T00:00:00.000Z', ran: 26 }, status: 200 });
+    expect(out.slice(4)).toEqual(['200', '204']);
+    // gone: its token is refused, and the shared clock never moved
+    expect((await fetch(`${server.url}/v1/empresa`, { headers: { authorization: `Bearer ${created.token}` } })).status).toBe(401);
+    expect(((await (await fetch(`${server.url}/_emulator/clock`)).json()) as { now: string }).now).toBe('2026-01-01T00:00:00.000Z');
+  },
+  TIMEOUT_MS,
+);
+
+test(
+  'demo.sh: the list of every demo, then idempotent-retry narrated as the package runs it',
+  async () => {
+    const { code, stdout, stderr } = await run('bash', ['examples/demo.sh']);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const narrated: string[] = [];
+    await demos.find((demo) => demo.name === 'idempotent-retry')!.run((line) => void narrated.push(line));
+    const list = ['Teaching scenarios (run one with: catalog-emulator demo NAME):', ...demos.map((demo) => expect.stringMatching(new RegExp(`^  ${demo.name} +${demo.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)))];
+    expect(lines(stdout)).toEqual([...list, ...lines(narrated.join('\n'))]);
+  },
+  TIMEOUT_MS,
+);
+
+test(
+  'conformance.sh: the spec tests and a shared-server suite pass against a server started with --clock manual',
+  async () => {
+    const server = await serve(['--clock', 'manual']);
+    // "analys" names one file of each project: spec-tests/analyses.test.ts and spec-tests/shared-server/analysis.test.ts
+    const { code, stdout, stderr } = await run('bash', ['examples/conformance.sh', 'analys'], { URL: server.url });
+    expect(code, stdout + stderr).toBe(0);
+    expect(stdout).toMatch(/✓ \|spec-server\| spec-tests\/analyses\.test\.ts/);
+    expect(stdout).toMatch(/✓ \|shared-server\| spec-tests\/shared-server\/analysis\.test\.ts/);
+    expect(stdout).toMatch(/Test Files +2 passed \(2\)/);
+  },
+  4 * TIMEOUT_MS,
+);
+
+test(
+  'docker-compose.yml: its command and environment serve the name "emulator" and demand the control token',
+  async () => {
+    const compose = readFileSync(new URL('docker-compose.yml', import.meta.url), 'utf8');
+    const [program, command, ...args] = /^ {4}command: (.*)$/m.exec(compose)![1]!.split(' ');
+    expect([program, command]).toEqual(['catalog-emulator', 'serve']);
+    expect(compose).toMatch(/^ {6}CATALOG_EMULATOR_CONTROL_TOKEN: \$\{EMULATOR_CONTROL_TOKEN\}$/m);
+    expect(compose).toMatch(/^ {6}EMULATOR_URL: http:\/\/emulator:4747$/m);
+    const server = await serve(args, { CATALOG_EMULATOR_CONTROL_TOKEN: 'compose-control-token' });
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}`); // a wildcard bind prints the loopback URL
+    const get = async (path: string, host: string, token?: string) => {
+      const { request } = await import('node:http');
+      return new Promise<number>((resolve, reject) => {
+        const headers: Record<string, string> = { host, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) };
+        request({ host: '127.0.0.1', port: server.port, path, headers }, (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        })
+          .on('error', reject)
+          .end();
+      });
+    };
+    expect(await get('/v1/empresa', `emulator:${server.port}`, server.token)).toBe(200); // the service name is allowed
+    expect(await get('/v1/empresa', `elsewhere:${server.port}`, server.token)).toBe(403); // another name is not
+    expect(await get('/_emulator', `emulator:${server.port}`)).toBe(401); // the controls need the token
+    expect(await get('/_emulator', `emulator:${server.port}`, 'compose-control-token')).toBe(200);
+  },
+  TIMEOUT_MS,
+);
+
+test(
+  'cli-help.txt is what catalog-emulator --help prints',
+  async () => {
+    const { code, stdout } = await run(process.execPath, [CLI, '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toBe(readFileSync(new URL('cli-help.txt', import.meta.url), 'utf8'));
+  },
+  TIMEOUT_MS,
+);
