@@ -31,7 +31,7 @@ export { JOB_KINDS, type JobKind } from '../core/jobs.js';
 
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 const MAX_GLOB = 2048;
-/** Faults armed at once (spent ones included, until removed). */
+/** Faults armed at once; a spent fault (its `times` reached 0) leaves the list, so it no longer counts. */
 export const MAX_FAULTS = 1000;
 
 /**
