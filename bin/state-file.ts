@@ -144,8 +144,9 @@ interface SaverOptions {
 
 /**
  * Saves the emulator's state to its file after every change, batched: it looks every `minIntervalMs` whether
- * emu.stateVersion() moved since the last save, and if so saves. A save that takes long spaces the next ones out
- * (at least 4 times its duration), so saving a large state takes at most about a fifth of the server's time.
+ * emu.stateVersion() moved since the last save, and if so saves. A save whose snapshot takes long to take and
+ * serialize spaces the next ones out (4 times that long), so saving a large state holds the server at most about a
+ * fifth of its time.
  */
 export class StateSaver {
   readonly #emu: Emulator;
@@ -200,10 +201,11 @@ export class StateSaver {
 
   #tick(): void {
     if (this.#running !== undefined || this.#emu.stateVersion() === this.#saved || performance.now() < this.#notBefore) return;
-    const began = performance.now();
     this.#running = this.#save()
       .then(
-        () => {
+        (blockedMs) => {
+          // Only the time the save held the event loop counts: waiting for the disk does not keep requests waiting.
+          this.#notBefore = performance.now() + Math.max(0, 4 * blockedMs - this.#interval);
           if (this.#failed !== undefined) this.#options.onError(`saved again to ${this.#options.path}`);
           this.#failed = undefined;
         },
@@ -215,14 +217,18 @@ export class StateSaver {
         },
       )
       .finally(() => {
-        this.#notBefore = performance.now() + Math.max(0, 4 * (performance.now() - began) - this.#interval);
         this.#running = undefined;
       });
   }
 
-  /** One save: the snapshot taken and serialized at once (a consistent state), then written without blocking. */
-  async #save(): Promise<void> {
+  /**
+   * One save: the snapshot taken and serialized at once (a consistent state), then written without blocking.
+   * Resolves with how long it held the event loop, in ms.
+   */
+  async #save(): Promise<number> {
+    const began = performance.now();
     const { version, text } = this.#serialize();
+    const blockedMs = performance.now() - began;
     const file = await open(this.#temp, 'w');
     try {
       await file.writeFile(text);
@@ -233,6 +239,7 @@ export class StateSaver {
     await rename(this.#temp, this.#options.path);
     syncDirectory(this.#options.path);
     this.#saved = version;
+    return blockedMs;
   }
 
   #serialize(): { version: number; text: string } {
