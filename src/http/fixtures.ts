@@ -173,9 +173,12 @@ function bodyOf(reply: Reply): Record<string, unknown> {
   return (typeof reply.body === 'string' ? JSON.parse(reply.body) : reply.body) as Record<string, unknown>;
 }
 
-/** The service's refusal of a fixture record, placed in the fixtures: `body.ncm` of a product becomes its `ncm`. */
+/**
+ * The service's refusal of a fixture record, placed in the fixtures: `body.ncm` of a product becomes its `ncm`;
+ * a catalog's `body.estabelecimento_id` is its `establishment`.
+ */
 function refusedError(where: string, refusal: Pick<ApiError, 'codigo' | 'mensagem' | 'caminho'> & { status?: number }): FixturesError {
-  const inBody = refusal.caminho?.startsWith('body') ? refusal.caminho.slice('body'.length) : '';
+  const inBody = refusal.caminho?.startsWith('body') ? refusal.caminho.slice('body'.length).replace(/^\.estabelecimento_id$/, '.establishment') : '';
   return new FixturesError(`${where}${inBody}`, `refused by the service (${refusal.status === undefined ? '' : `${refusal.status} `}${refusal.codigo}): ${refusal.mensagem}`);
 }
 
