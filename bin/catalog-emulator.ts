@@ -2,15 +2,17 @@
 /**
  * catalog-emulator [serve] [--port 4747] [--host 127.0.0.1] [--seed N] [--clock real|manual]
  *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent] [--max-stored-answers N]
- *                  [--allow-host NAME]... [--control-token TOKEN]
+ *                  [--allow-host NAME]... [--control-token TOKEN] [--state FILE] [--fixtures FILE]
  * catalog-emulator demo [NAME]
  * catalog-emulator openapi [--controls]
  *
  * DESIGN §7. Imports the public entry only.
  */
 import { parseArgs } from 'node:util';
-import { createEmulator, demos, openApiText, VERSION } from '../src/index.js';
+import { createEmulator, DEFAULT_START, demos, openApiText, VERSION, type Fixtures } from '../src/index.js';
+import { fixturesBanner, FixturesFileError, readFixturesFile } from './fixtures-file.js';
 import { formatEntry } from './log-format.js';
+import { planState, snapshotToRestore, StateFileError, StateSaver, type StatePlan } from './state-file.js';
 
 const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emulated
 
@@ -37,6 +39,10 @@ Options of serve:
                       service name under docker compose (repeatable; "*" admits any host: no Host check)
   --control-token T   every /_emulator request needs "Authorization: Bearer T"; also read from
                       CATALOG_EMULATOR_CONTROL_TOKEN (the flag wins)
+  --state FILE        keep the state in FILE: loaded at start when it exists (else created), saved
+                      after every change and on exit, atomically
+  --fixtures FILE     create the companies and records of a JSON fixtures file at start (unless
+                      --state FILE already holds a state) and after every reset
 
 Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".
 A running server renders both documents at /_emulator/docs.
@@ -65,6 +71,8 @@ async function main(argv: string[]): Promise<void> {
         'allow-host': { type: 'string', multiple: true },
         'control-token': { type: 'string' },
         'max-stored-answers': { type: 'string' },
+        state: { type: 'string' },
+        fixtures: { type: 'string' },
         controls: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -96,6 +104,8 @@ interface ServeFlags {
   'allow-host'?: string[];
   'control-token'?: string;
   'max-stored-answers'?: string;
+  state?: string;
+  fixtures?: string;
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -119,12 +129,18 @@ async function serve(flags: ServeFlags): Promise<void> {
   });
   // An empty variable counts as unset, as shells make it easy to leave one so.
   const controlToken = flags['control-token'] ?? (process.env.CATALOG_EMULATOR_CONTROL_TOKEN || undefined);
+  // Read here, checked by createEmulator (whose message names the place in the file).
+  const fixtures = flags.fixtures === undefined ? undefined : fixturesOf(flags.fixtures);
+  // With --state, the seed and start are those the file was made with (fixed now for a new file).
+  const plan = flags.state === undefined ? undefined : statePlan(flags.state, { seed, start: flags.start, clock });
+  const start = plan ? { start: plan.start } : flags.start === undefined ? {} : { start: flags.start };
   // Routes given as options, not added afterwards: they are configuration, so POST /_emulator/reset keeps them.
   let emu;
   try {
-    emu = createEmulator({ seed, clock, ...(flags.start === undefined ? {} : { start: flags.start }), companies: [{}], routes, ...idempotency, ...(controlToken === undefined ? {} : { controlToken }) });
+    emu = createEmulator({ seed: plan ? plan.seed : seed, clock, ...start, companies: [{}], ...(fixtures === undefined ? {} : { fixtures: fixtures as Fixtures }), routes, ...idempotency, ...(controlToken === undefined ? {} : { controlToken }) });
   } catch (error) {
     const message = (error as Error).message;
+    if (flags.fixtures !== undefined && /^fixtures[.:[]/.test(message)) fail(`${flags.fixtures}: ${message.replace(/^fixtures(?:: |\.)?/, '')}`);
     const bad = /^routes\[(\d+)\]: (.*)$/s.exec(message);
     if (bad) fail(`--route ${routeFlags[Number(bad[1])]}: ${bad[2]}`);
     // Never the token itself in the message: it may be in a log.
@@ -133,6 +149,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (message.startsWith('start ')) fail(`--${message}`);
     throw error;
   }
+  const saver = plan && flags.state !== undefined ? startSaving(emu, flags.state, plan, clock) : undefined;
 
   // Before listening: whoever reads the banner may signal at once, and must get a clean exit.
   let closing = false;
@@ -140,7 +157,16 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (closing) return;
     closing = true;
     if (log !== 'silent') process.stdout.write(`\n${signal}: closing\n`);
-    void emu.close().then(() => process.exit(0));
+    void emu
+      .close()
+      .then(() => saver?.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`catalog-emulator: could not save the state on exit: ${(error as Error).message}\n`);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
@@ -168,13 +194,58 @@ async function serve(flags: ServeFlags): Promise<void> {
     `catalog-emulator ${VERSION} listening on ${server.url}\n` +
       `  company:  ${company?.cnpjRoot} (${company?.companyId}), all permissions\n` +
       `  token:    ${token}\n` +
+      fixturesBanner(emu.companies.fixtures()) +
       `  controls: ${server.url}/_emulator${controlToken === undefined ? '' : ' (send "Authorization: Bearer <control token>")'}\n` +
       `  docs:     ${server.url}/_emulator/docs${controlToken === undefined ? '' : ' (behind the control token too)'}\n` +
       `  clock:    ${clock}, seed ${String(emu.seed)}, now ${emu.clock.now().toISOString()}\n` +
+      (flags.state === undefined ? '' : `  state:    ${flags.state} (${plan?.saved ? 'loaded' : 'new'})\n`) +
       `Try: curl -H "Authorization: Bearer ${token}" ${server.url}/v1/empresa\n`,
   );
   if (log !== 'silent') emu.journal.subscribe((entry) => process.stdout.write(formatEntry(entry, log) + '\n'));
 
+}
+
+/** The fixtures file's content (createEmulator checks its format); a usage error for one that cannot be read or parsed. */
+function fixturesOf(path: string): unknown {
+  try {
+    return readFixturesFile(path);
+  } catch (error) {
+    if (error instanceof FixturesFileError) fail(`--fixtures ${path}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** --state FILE read, and checked against --seed and --start; a usage error for a file that cannot be used. */
+function statePlan(path: string, settings: Parameters<typeof planState>[1]): StatePlan {
+  try {
+    return planState(path, settings, DEFAULT_START, Date.now());
+  } catch (error) {
+    if (error instanceof StateFileError) fail(`--state ${path} ${error.message}; it was left as it is`);
+    throw error;
+  }
+}
+
+/**
+ * Restores the state of --state FILE (a usage error, the file untouched, for one this emulator cannot load), or
+ * creates the file for a fresh start; then saves after every change.
+ */
+function startSaving(emu: ReturnType<typeof createEmulator>, path: string, plan: StatePlan, clock: 'real' | 'manual'): StateSaver {
+  if (plan.saved) {
+    try {
+      emu.restore(snapshotToRestore(plan.saved, clock, Date.now()));
+    } catch (error) {
+      if (error instanceof TypeError) fail(`--state ${path} is not a state this emulator can load (${error.message}); it was left as it is`);
+      throw error;
+    }
+  }
+  const saver = new StateSaver(emu, { path, clock, start: plan.start, onError: (message) => process.stderr.write(`catalog-emulator: ${message}\n`) });
+  try {
+    saver.saveNow();
+  } catch (error) {
+    fail(`--state ${path}: cannot write it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  saver.start();
+  return saver;
 }
 
 /** 127.0.0.0/8, ::1 and localhost: only this machine reaches them. */

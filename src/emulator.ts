@@ -18,6 +18,7 @@ import type { Context, State } from './core/state.js';
 import type { ControlSettings, EmulatorOptions, ListBudgets } from './engine/config.js';
 import { Engine } from './engine/engine.js';
 import { buildApiApp } from './http/app.js';
+import { applyFixtures, readFixtures } from './http/fixtures.js';
 import type { ApiFault, ApiFaultMatch, FaultMoment } from './engine/faults.js';
 import type { JournalRecord } from './engine/journal.js';
 import type { BodySource, Runtime, Runtimes } from './http/runtime.js';
@@ -26,6 +27,7 @@ import { serve, type ListenOptions, type RunningServer } from './http/server.js'
 import { openApiText } from './openapi/served.js';
 
 export type { CompanyOptions, EmulatorOptions } from './engine/config.js';
+export type { Fixtures, FixtureCompany, FixtureEstablishment, FixtureCatalog, FixtureProduct, SeededCompany, SeededCatalog } from './engine/fixtures.js';
 export type { ListenOptions, RunningServer } from './http/server.js';
 
 const BASE_URL = 'http://catalog-emulator.local';
@@ -48,7 +50,9 @@ export class Emulator extends Controls {
 
   /** Throws a TypeError or RangeError naming the first bad option. */
   constructor(options: EmulatorOptions = {}) {
-    super(new Engine(options));
+    // Checked whole before anything is built; then applied to every fresh world, at start and after each reset.
+    const fixtures = options.fixtures === undefined ? undefined : readFixtures(options.fixtures);
+    super(new Engine(options, fixtures && ((world, at, config) => applyFixtures(world, fixtures, at, config))));
   }
 
   /** What the app gets with each request of this emulator: made on the first request, in process or over HTTP. */

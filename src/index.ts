@@ -1,7 +1,9 @@
 /** The public entry of catalog-emulator: each name from its home. */
 export { createEmulator, Emulator, type CompanyOptions, type EmulatorOptions, type ListenOptions, type RunningServer } from './emulator.js';
+export type { Fixtures, FixtureCompany, FixtureEstablishment, FixtureCatalog, FixtureProduct, SeededCompany, SeededCatalog } from './emulator.js';
 export type { ClockControls, ClockInfo, CompanyFilter, CompanyHandle, CompanyScope, EmulatorInfo } from './control/api.js';
 export { ControlError } from './control/control-error.js';
+export { FixturesError } from './http/fixtures.js';
 export { ClockDisposedError, ClockLimitError, ClockRangeError, type ClockMode } from './clock/clock.js';
 export { DEFAULT_SEED, DEFAULT_START } from './engine/config.js';
 export type { CreatedCompanyInfo } from './engine/world.js';

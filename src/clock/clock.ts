@@ -164,6 +164,8 @@ export interface ClockOptions {
    * answers meanwhile; default DEFAULT_YIELD_AFTER_MS. What a walk does does not depend on it.
    */
   readonly yieldAfterMs?: number;
+  /** Told each time a walk moves the clock (to a task's due time, or to its target): now, a snapshot's field, changed. */
+  readonly onMove?: () => void;
 }
 
 export class VirtualClock {
@@ -177,6 +179,7 @@ export class VirtualClock {
   private readonly entries = new Map<number, Entry>();
   private readonly handlers = new Map<string, { readonly nature: TaskNature; readonly run: TaskHandler; readonly coalesce: boolean | (() => boolean) }>();
   private readonly yieldAfterMs: number;
+  private readonly onMove: (() => void) | undefined;
   private nextSeq = 0;
   /** Serializes advance/runUntilIdle/real-timer runs: one walk through time at a time. */
   private walking: Promise<unknown> = Promise.resolve();
@@ -188,6 +191,7 @@ export class VirtualClock {
     this.mode = options.mode;
     this.wall = options.wallClock ?? Date.now;
     this.yieldAfterMs = options.yieldAfterMs ?? DEFAULT_YIELD_AFTER_MS;
+    this.onMove = options.onMove;
     this.current = options.start;
     this.offset = options.start - this.wall();
   }
@@ -498,6 +502,7 @@ export class VirtualClock {
   }
 
   private moveTo(instant: number): void {
+    this.onMove?.();
     if (this.mode === 'real') {
       const wallNow = this.wall();
       if (instant > wallNow + this.offset) this.offset = instant - wallNow;

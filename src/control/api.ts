@@ -14,6 +14,7 @@ import { isoString, parseDuration } from '../core/time.js';
 import { EVENT_KINDS, raiseEvent, rearmStartedAttempts, type EventData } from '../core/webhooks/events.js';
 import { toInstant, type CompanyOptions } from '../engine/config.js';
 import type { Engine } from '../engine/engine.js';
+import type { SeededCompany } from '../engine/fixtures.js';
 import type { JournalEntry } from '../engine/journal.js';
 import { describeCompany, type CreatedCompanyInfo, type World } from '../engine/world.js';
 import { STATUS_OF } from '../http/errors.js';
@@ -89,6 +90,15 @@ export class Controls {
       initial: (): CreatedCompanyInfo[] => {
         const { initialCompanies, state } = this.engine.world;
         return initialCompanies.filter((company) => state.companies.has(company.companyId));
+      },
+      /**
+       * What EmulatorOptions.fixtures created at the start or the last reset: each company's ids and token, and
+       * the ids of its establishments, catalogs and products, and its webhook destination with its secret, as
+       * created (later changes through the API do not show here); a company removed since is not among them.
+       */
+      fixtures: (): SeededCompany[] => {
+        const { seeded, state } = this.engine.world;
+        return seeded.filter((company) => state.companies.has(company.companyId));
       },
       /** Changes a company's flags: suspend its subscription, cut its capacity or allowance. */
       update: (companyId: string, flags: CompanyFlags): Company => unwrap(this.engine.worldOf(companyId).apply((state, ctx) => updateCompany(state, companyId, flags, ctx))),
@@ -304,6 +314,15 @@ export class Controls {
       clear: (filter: CompanyFilter = {}): void => this.engine.journal.clear(this.ofCompany(filter)),
       subscribe: (listener: (entry: JournalEntry) => void): (() => void) => this.engine.journal.subscribe(listener),
     };
+  }
+
+  /**
+   * A count that grows whenever what snapshot() carries may have changed: an API request, a control that changes
+   * records or moves a clock, a delivery or job run by a clock, a reset, a restore. The same count twice means the
+   * same state in between, so a caller persisting snapshots saves only when it moved (as the CLI's --state does).
+   */
+  stateVersion(): number {
+    return this.engine.stateVersion;
   }
 
   info(): EmulatorInfo {

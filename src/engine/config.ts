@@ -11,6 +11,7 @@ import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy } from '../core/webhooks/e
 import { DEFAULT_HANDLER_GRACE_MS } from '../network/transport.js';
 import type { CompanyFlags, Permission } from '../core/companies.js';
 import type { NetworkRoute } from '../network/routes.js';
+import type { Fixtures } from './fixtures.js';
 
 /** The instant a manual clock starts at unless told otherwise: fixed, so runs are reproducible. */
 export const DEFAULT_START = Date.UTC(2026, 0, 1);
@@ -48,6 +49,12 @@ export interface EmulatorOptions {
   readonly start?: string | number | Date;
   /** Companies created at start and again after every reset (same seed: same ids and tokens). */
   readonly companies?: readonly CompanyOptions[];
+  /**
+   * Companies and their records (establishments, catalogs, products, a webhook destination) created at start,
+   * after `companies`, and again after every reset, through the API's operations: same seed and fixtures, same
+   * ids and tokens. Checked whole at creation: a TypeError names the first problem (`fixtures.companies[0]…`).
+   */
+  readonly fixtures?: Fixtures;
   /**
    * Delivery routes that belong to the emulator's configuration (the CLI's --route): in place from the start and
    * put back by every reset, unlike routes added later through emu.network, which a reset drops. Checked like

@@ -13,6 +13,7 @@ import { pickCnpjRoot } from '../core/companies.js';
 import type { Result } from '../core/refusal.js';
 import type { CompanyOptions } from './config.js';
 import { freshWorld, ownWorld, restoredWorld, type CreatedCompanyInfo, type SavedWorld, type World } from './world.js';
+import type { Seeder } from './fixtures.js';
 
 /** Why a world's clock stops: the words a released request's 503 uses ("the emulator was reset …"). */
 type WorldEnd = 'reset' | 'restored' | 'closed';
@@ -31,14 +32,34 @@ export class Engine {
    * opens: made with the first such company, as most emulators never have one.
    */
   private ownClocks: { readonly worlds: Map<string, World>; readonly tokens: Map<string, World> } | undefined;
+  /** Creates the fixtures' records in every fresh world (EmulatorOptions.fixtures, read by the facade). */
+  private readonly seeder: Seeder | undefined;
+  /** See stateVersion. */
+  private changes = 0;
 
   /** Throws a TypeError or RangeError naming the first bad option. */
-  constructor(options: EmulatorOptions) {
+  constructor(options: EmulatorOptions, seeder?: Seeder) {
     this.config = readConfig(options);
+    this.seeder = seeder;
     this.addConfiguredRoutes();
     const { delivery } = this.config.core;
     this.transport = new Transport(this.routes, this.inbox, this.faults, () => delivery.attemptTimeoutMs, this.config.handlerGraceMs);
-    this.current = freshWorld(this.config, this);
+    this.current = freshWorld(this.config, this, seeder);
+  }
+
+  /**
+   * A count that grows whenever what a snapshot carries may have changed: every transition of any world (an API
+   * request, a control that changes records, a delivery or job the clock runs), a clock moved by its controls, a
+   * reset, a restore, a world dropped. A reader that saw the same count twice saw the same state in between (the
+   * CLI's --state saves only when it moved). It may grow without a change (a read runs as a transition too).
+   */
+  get stateVersion(): number {
+    return this.changes;
+  }
+
+  /** Counts a change (WorldServices): called by every world's transitions, and by whatever else moves the state. */
+  changed(): void {
+    this.changes++;
   }
 
   /** The shared world as it is now: read it at each use, never keep it, since reset and restore replace it. */
@@ -99,7 +120,7 @@ export class Engine {
     this.journal.clear();
     this.inbox.clear();
     this.dropOwnWorlds('reset');
-    this.replace(freshWorld(this.config, this), 'reset');
+    this.replace(freshWorld(this.config, this, this.seeder), 'reset');
   }
 
   /**
@@ -108,8 +129,9 @@ export class Engine {
    */
   restore(saved: Omit<SavedWorld, 'initialCompanies'>, own: readonly (Omit<SavedWorld, 'initialCompanies'> & { readonly companyId: string })[] = []): void {
     const initialCompanies = this.current.initialCompanies.filter((c) => saved.state.companies.has(c.companyId));
+    const seeded = this.current.seeded.filter((c) => saved.state.companies.has(c.companyId));
     this.dropOwnWorlds('restored');
-    this.replace(restoredWorld(this.config, this, { ...saved, initialCompanies }), 'restored');
+    this.replace(restoredWorld(this.config, this, { ...saved, initialCompanies, seeded }), 'restored');
     for (const world of own) {
       const restored = restoredWorld(this.config, this, { ...world, initialCompanies: [] }, world.companyId);
       this.owned().worlds.set(world.companyId, restored);
@@ -125,6 +147,7 @@ export class Engine {
     const world = this.ownClocks?.worlds.get(companyId);
     if (!world) return false;
     world.clock.dispose(reason);
+    this.changed();
     const { worlds, tokens } = this.owned();
     worlds.delete(companyId);
     for (const [token, owner] of tokens) if (owner === world) tokens.delete(token);
@@ -179,11 +202,13 @@ export class Engine {
   private replace(world: World, reason: WorldEnd): void {
     this.current.clock.dispose(reason);
     this.current = world;
+    this.changed();
   }
 
   private dropOwnWorlds(reason: WorldEnd): void {
     for (const world of this.ownWorlds()) world.clock.dispose(reason);
     this.ownClocks = undefined;
+    this.changed();
   }
 
   private owned(): { readonly worlds: Map<string, World>; readonly tokens: Map<string, World> } {

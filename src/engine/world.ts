@@ -16,6 +16,7 @@ import type { Transport } from '../network/transport.js';
 import type { CompanyOptions, Config } from './config.js';
 import { registerDeliveryTasks } from './deliveries.js';
 import { registerJobs, schedulePeriodicJobs, type TaskWorld } from './jobs.js';
+import type { SeededCompany, Seeder } from './fixtures.js';
 
 /** A company as its creator needs it: its ids and the token of its first credential. */
 export interface CreatedCompanyInfo {
@@ -42,12 +43,16 @@ export interface World extends TaskWorld {
   readonly requestRandom: RandomSource;
   /** The company a world of its own belongs to (a company on its own clock); null for the shared world. */
   readonly owner: string | null;
+  /** What the fixtures made in this world (EmulatorOptions.fixtures), as created; empty without fixtures. */
+  readonly seeded: readonly SeededCompany[];
 }
 
 /** What the task handlers of a world reach outside it: the network, and the job faults. */
 export interface WorldServices {
   readonly transport: Transport;
   readonly faults: FaultRegistry;
+  /** Told of every transition a world runs: what a snapshot carries may have changed (Engine.stateVersion). */
+  changed(): void;
 }
 
 /** A world as a snapshot saves it (checked before it gets here). */
@@ -58,23 +63,30 @@ export interface SavedWorld {
   readonly random: RandomState;
   readonly requestRandom: RandomState;
   readonly initialCompanies: readonly CreatedCompanyInfo[];
+  /** What the fixtures made in the world it was taken from (kept for the companies the state still has). */
+  readonly seeded?: readonly SeededCompany[];
 }
 
 /**
  * A fresh world from the seed: the periodic jobs scheduled from the start and the configured companies created
  * at the start instant itself, not clock.now(): in real mode the wall clock moves on while the emulator is
  * built, and ids are UUIDv7 of their creation time, so a reset would otherwise recreate them with other ids.
- * Throws a TypeError naming a configured company that cannot be created (`companies[1]: …`).
+ * Throws a TypeError naming a configured company that cannot be created (`companies[1]: …`). Then `seed` (the
+ * fixtures) creates its records, at the start instant too; its companies count among the initial ones.
  */
-export function freshWorld(config: Config, services: WorldServices): World {
-  const { start, seed } = config;
-  const world = assemble(config, services, { state: createState(start), start, random: seedRandom(seed), requestRandom: seedRandom(`${typeof seed}:${String(seed)}:requests`), initialCompanies: [], owner: null });
+export function freshWorld(config: Config, services: WorldServices, seed?: Seeder): World {
+  const { start } = config;
+  const world = assemble(config, services, { state: createState(start), start, random: seedRandom(config.seed), requestRandom: seedRandom(`${typeof config.seed}:${String(config.seed)}:requests`), initialCompanies: [], owner: null });
   schedulePeriodicJobs(world.clock, start);
   config.companies.forEach((options, i) => {
     const created = world.apply((state, ctx) => createCompany(state, options, ctx), start);
     if (!created.ok) throw new TypeError(`companies[${i}]: ${created.refusal.mensagem}`);
     world.initialCompanies.push(describeCompany(created.value));
   });
+  if (seed) {
+    world.seeded = seed(world, start, config);
+    for (const { companyId, cnpjRoot, token, headOffice } of world.seeded) world.initialCompanies.push({ companyId, cnpjRoot, token, headOffice });
+  }
   return world;
 }
 
@@ -125,6 +137,7 @@ export function ownWorld(config: Config, services: WorldServices, company: OwnCo
  */
 export function restoredWorld(config: Config, services: WorldServices, saved: SavedWorld, owner: string | null = null): World {
   const world = assemble(config, services, { state: saved.state, start: config.start, random: saved.random, requestRandom: saved.requestRandom, initialCompanies: [...saved.initialCompanies], owner });
+  world.seeded = saved.seeded ?? [];
   world.clock.load(saved.now, saved.tasks);
   // Requests in flight did not survive: attempts still running end by their time-out.
   world.apply(rearmStartedAttempts);
@@ -140,6 +153,8 @@ export function describeCompany(created: CreatedCompany): CreatedCompanyInfo {
   };
 }
 
+const NO_SEEDED: readonly SeededCompany[] = Object.freeze([]);
+
 interface Origin {
   readonly state: State;
   readonly start: number;
@@ -149,8 +164,8 @@ interface Origin {
   readonly owner: string | null;
 }
 
-function assemble(config: Config, services: WorldServices, origin: Origin): World & { initialCompanies: CreatedCompanyInfo[]; owner: string | null } {
-  const clock = new VirtualClock({ mode: config.mode, start: origin.start });
+function assemble(config: Config, services: WorldServices, origin: Origin): World & { initialCompanies: CreatedCompanyInfo[]; owner: string | null; seeded: readonly SeededCompany[] } {
+  const clock = new VirtualClock({ mode: config.mode, start: origin.start, onMove: () => services.changed() });
   const world = {
     state: origin.state,
     clock,
@@ -159,7 +174,9 @@ function assemble(config: Config, services: WorldServices, origin: Origin): Worl
     random: createRandom(origin.random),
     requestRandom: createRandom(origin.requestRandom),
     owner: origin.owner as string | null,
+    seeded: NO_SEEDED,
     apply: <T>(fn: (state: State, ctx: Context) => T, at = clock.now()): T => {
+      services.changed();
       const result = fn(world.state, { now: at, random: world.random, config: config.core });
       for (const task of drainOutbox(world.state)) clock.schedule({ kind: task.kind, owner: task.owner, payload: task.payload }, task.due);
       return result;

@@ -96,6 +96,25 @@ export interface Operation {
   readonly contract: OperationContract;
   /** The answer: at once where nothing is awaited (a GET not held by a fault), else a promise of it. */
   handle(c: HonoContext<HttpEnv>, arrival: Arrival): Response | Promise<Response>;
+  /**
+   * The operation made without a request, by the fixtures (src/http/fixtures.ts): the same permission and
+   * subscription checks, the same parsing of its path parameters and body, the same core operation, in one
+   * transition of `runtime`. No request id, journal entry, fault or idempotency record: no client sent it.
+   */
+  invoke(runtime: Runtime, caller: Caller, input: Invocation): Reply | ApiError;
+}
+
+/** Who an invoked operation acts for. */
+interface Caller {
+  readonly company: Company;
+  readonly credential: Credential;
+}
+
+/** What an invoked operation is given: its path parameters, its body, and `If-None-Match: *` (create only). */
+interface Invocation {
+  readonly params?: Readonly<Record<string, string>>;
+  readonly body: unknown;
+  readonly createOnly?: boolean;
 }
 
 /** What app.ts learned of a request before its operation: its world, its credential, its id and the path's parameters. */
@@ -123,7 +142,39 @@ export function operation<P, Q, B = undefined>(spec: OperationSpec<P, Q, B>): Op
   const { run: _run, replay: _replay, ...described } = spec;
   const contract: OperationContract = { ...(described as unknown as OperationContract), idempotencyKey: spec.idempotencyKey ?? IDEMPOTENCY_KEY };
   const fixed: Fixed<P, Q, B> = { spec, guard, raceable, keyRule: spec.idempotencyKey ?? IDEMPOTENCY_KEY, mutates: spec.method !== 'GET' };
-  return { method: spec.method, path: spec.path, guard, contract, handle: (c, arrival) => handle(fixed, c, arrival) };
+  return { method: spec.method, path: spec.path, guard, contract, handle: (c, arrival) => handle(fixed, c, arrival), invoke: (runtime, caller, input) => invoke(fixed, runtime, caller, input) };
+}
+
+/** Operation.invoke: the checks of a request that do not concern its transport, then the core operation. */
+function invoke<P, Q, B>({ spec }: Fixed<P, Q, B>, runtime: Runtime, { company, credential }: Caller, input: Invocation): Reply | ApiError {
+  const refused = accessRefusal(spec, company, credential);
+  if (refused) return refused;
+  const params = parseParams(spec.params, input.params ?? {});
+  if (!params.success) return validationError('path', params.error);
+  const query = parse(spec.query, {});
+  if (!query.success) return validationError('query', query.error);
+  const body = spec.body ? parse(spec.body, input.body) : undefined;
+  if (body && !body.success) return validationError('body', body.error);
+  const canonicalBody = canonicalJson(input.body);
+  const result = runtime.apply((state, ctx) =>
+    spec.run({ runtime, state, ctx, company, credential, params: params.data, query: query.data, body: body?.data as B, ifMatch: undefined, createOnly: input.createOnly === true, canonicalBody }),
+  );
+  if (!result.ok) {
+    const { kind, codigo, mensagem, caminho } = result.refusal;
+    return apiError(STATUS_OF[kind], codigo, mensagem, caminho);
+  }
+  return result.value;
+}
+
+/** 403: a credential without the operation's permission, or a company whose subscription it needs is suspended. */
+function accessRefusal(spec: Pick<OperationSpec<unknown, unknown, unknown>, 'permission' | 'requiresSubscription'>, company: Company, credential: Credential): ApiError | undefined {
+  if (spec.permission && !hasPermission(credential, spec.permission)) {
+    return apiError(403, 'permissao_insuficiente', `This operation needs permission ${spec.permission}; the credential has ${credential.permissions.join(', ') || 'none'}.`);
+  }
+  if (spec.requiresSubscription && !company.subscriptionActive) {
+    return apiError(403, 'assinatura_inativa', "This operation needs an active subscription; the company's is suspended.");
+  }
+  return undefined;
 }
 
 /** The If-Match row of the operation registered as `method` + hono `path` (`/v1/catalogos/:id`), if it takes If-Match. */
@@ -202,12 +253,8 @@ function handle<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival
   if (!credential || !company) {
     return fail(apiError(401, 'credencial_invalida', 'The bearer token is not a valid credential.', 'header.authorization', { 'www-authenticate': 'Bearer error="invalid_token"' }), requestId);
   }
-  if (spec.permission && !hasPermission(credential, spec.permission)) {
-    return fail(apiError(403, 'permissao_insuficiente', `This operation needs permission ${spec.permission}; the credential has ${credential.permissions.join(', ') || 'none'}.`), requestId);
-  }
-  if (spec.requiresSubscription && !company.subscriptionActive) {
-    return fail(apiError(403, 'assinatura_inativa', "This operation needs an active subscription; the company's is suspended."), requestId);
-  }
+  const forbidden = accessRefusal(spec, company, credential);
+  if (forbidden) return fail(forbidden, requestId);
 
   // 400: headers
   const headers = readHeaders(request.headers, mutates, spec.acceptsIfNoneMatch === true, fixed.keyRule);

@@ -1,0 +1,202 @@
+/**
+ * `serve --fixtures FILE` and `serve --state FILE` as a user runs them: the built CLI (dist/bin/catalog-emulator.js;
+ * `npm test` builds before vitest), real processes, real HTTP.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+
+const CLI = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../examples/fixtures.json', import.meta.url));
+const TIMEOUT_MS = 30_000;
+
+const dir = mkdtempSync(join(tmpdir(), 'catalog-emulator-cli-state-'));
+const running = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Server {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly stdout: () => string;
+  readonly exited: Promise<{ code: number | null; stderr: string }>;
+}
+
+function run(args: string[]): { child: ChildProcess; exited: Promise<{ code: number | null; stdout: string; stderr: string }>; stdout: () => string } {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  running.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('exit', (code) => {
+      running.delete(child);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+  return { child, exited, stdout: () => stdout };
+}
+
+/** Starts `serve` with `args` and waits for its banner. */
+async function serve(args: string[]): Promise<Server> {
+  const started = run(['serve', '--port', '0', '--log', 'silent', ...args]);
+  const until = Date.now() + 15_000;
+  while (!/\nTry: /.test(started.stdout())) {
+    if (Date.now() > until || started.child.exitCode !== null) throw new Error(`no banner\n${started.stdout()}\n${(await Promise.race([started.exited, Promise.resolve({ stderr: '' })])).stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const url = /listening on (\S+)/.exec(started.stdout())![1]!;
+  return { child: started.child, url, stdout: started.stdout, exited: started.exited };
+}
+
+/** The token the banner printed for the company of CNPJ root `root`. */
+const tokenOf = (banner: string, root: string) => new RegExp(`company: +${root} \\(.*\\n +token: +(\\S+)`).exec(banner)![1]!;
+
+async function getJson(url: string, token: string): Promise<{ status: number; body: any }> {
+  const answer = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  return { status: answer.status, body: await answer.json() };
+}
+
+async function post(url: string, headers: Record<string, string>, body: unknown = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+}
+
+describe('serve --fixtures FILE', { timeout: TIMEOUT_MS }, () => {
+  it('creates the fixtures at start, prints their ids and tokens, and creates them again after POST /_emulator/reset', async () => {
+    const server = await serve(['--clock', 'manual', '--fixtures', EXAMPLE]);
+    const banner = server.stdout();
+    const token = tokenOf(banner, '11222333');
+    expect(banner).toMatch(/\n {2}company: +11222333 \([0-9a-f-]{36}\), Acme Alimentos: from the fixtures\n/);
+    expect(banner).toMatch(/\n {4}establishment +[0-9a-f-]{36} +11222333000262 +Filial Campinas\n/);
+    expect(banner).toMatch(/\n {6}product +[0-9a-f-]{36} +ncm 21069090 +sku CAFE-500 +id_externo erp-1001\n/);
+    expect(banner).toMatch(/\n {4}webhook +https:\/\/hooks\.example\.com\/catalog +secret svc_whsec_\S+\n/);
+    expect(banner).toMatch(/\n {2}company: +44555666 \([0-9a-f-]{36}\), Leitura Ltda: from the fixtures\n/);
+    const catalogId = /\n {4}catalog +([0-9a-f-]{36}) +Loja Matriz\n/.exec(banner)![1]!;
+
+    const read = async () => (await getJson(`${server.url}/v1/catalogos/${catalogId}/produtos`, token)).body.itens.map((p: { sku: string | null }) => p.sku);
+    expect(await read()).toEqual(['CAFE-500', 'CAFE-1K']);
+    const webhook = await getJson(`${server.url}/v1/webhook`, token);
+    expect(webhook).toMatchObject({ status: 200, body: { url: 'https://hooks.example.com/catalog', estado: 'ativo' } });
+    // The read-only company reads, and may not write.
+    const reader = tokenOf(banner, '44555666');
+    expect((await getJson(`${server.url}/v1/catalogos`, reader)).status).toBe(200);
+    expect((await post(`${server.url}/v1/catalogos`, { authorization: `Bearer ${reader}`, 'idempotency-key': 'reader-catalog-000001' }, { estabelecimento_id: catalogId, nome: 'x' })).status).toBe(403);
+
+    const added = await post(`${server.url}/v1/catalogos/${catalogId}/produtos`, { authorization: `Bearer ${token}`, 'idempotency-key': 'cli-fixtures-000001' }, { origem: 'erp', ncm: '21069090', sku: 'EXTRA' });
+    expect(added.status).toBe(201);
+    expect(await read()).toEqual(['CAFE-500', 'CAFE-1K', 'EXTRA']);
+    expect((await post(`${server.url}/_emulator/reset`, {})).status).toBe(200);
+    // The same ids and token: the fixtures again, and nothing else.
+    expect(await read()).toEqual(['CAFE-500', 'CAFE-1K']);
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+  });
+
+  it.each([
+    ['{"version":1,"companies":[{"catalogs":[{"nome":"a"},{"id_externo":"x"}]}]}', 'bad.json: companies[0].catalogs[1].nome: required'],
+    ['{"version":1,"companies":[{"Name":"a"}]}', 'bad.json: companies[0].Name: is not a key of the fixtures format here (keys are case-sensitive; check the spelling)'],
+    ['{"version":1,"companies":[{"cnpjRoot":"11222333","catalogs":[{"nome":"a"},{"nome":"b"}]}]}', expect.stringMatching(/^bad\.json: companies\[0\]\.catalogs\[1\]\.establishment: refused by the service \(409 estabelecimento_com_catalogo_ativo\): Establishment [0-9a-f-]{36} already has active catalog [0-9a-f-]{36}; an establishment has at most one\.$/)],
+    ['{"version":1,', expect.stringMatching(/^--fixtures bad\.json: is not JSON \(.+\)$/)],
+  ])('refuses %s with exit code 2 and one line naming the place', async (content, message) => {
+    writeFileSync(join(dir, 'bad.json'), content);
+    const started = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--fixtures', 'bad.json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    started.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise((resolve) => started.on('exit', resolve));
+    expect(code).toBe(2);
+    const [first, second] = stderr.split('\n');
+    expect(first).toEqual(expect.stringMatching(/^catalog-emulator: /));
+    expect(first!.slice('catalog-emulator: '.length)).toEqual(message);
+    expect(second).toBe('Run "catalog-emulator --help" for usage.');
+  });
+
+  it('refuses a file that is not there', async () => {
+    const { exited } = run(['serve', '--port', '0', '--fixtures', join(dir, 'none.json')]);
+    const { code, stderr } = await exited;
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe(`catalog-emulator: --fixtures ${join(dir, 'none.json')}: no such file`);
+  });
+});
+
+describe('serve --state FILE', { timeout: TIMEOUT_MS }, () => {
+  it('creates the file, saves on SIGTERM, loads it at the next start: records, the manual clock; a reset is saved too', async () => {
+    const path = join(dir, 'state-1.json');
+    let server = await serve(['--clock', 'manual', '--state', path, '--fixtures', EXAMPLE]);
+    expect(server.stdout()).toContain(`  state:    ${path} (new)\n`);
+    expect(existsSync(path)).toBe(true);
+    const token = tokenOf(server.stdout(), '11222333');
+    const catalogId = /\n {4}catalog +([0-9a-f-]{36}) +Loja Matriz\n/.exec(server.stdout())![1]!;
+    const added = await post(`${server.url}/v1/catalogos/${catalogId}/produtos`, { authorization: `Bearer ${token}`, 'idempotency-key': 'cli-state-000001' }, { origem: 'erp', ncm: '21069090', sku: 'EXTRA' });
+    expect(added.status).toBe(201);
+    expect((await post(`${server.url}/_emulator/clock/advance`, {}, { by: '1d' })).status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+
+    // The state wins over the fixtures at start: the product added is there, and the fixtures were not added again.
+    server = await serve(['--clock', 'manual', '--state', path, '--fixtures', EXAMPLE]);
+    expect(server.stdout()).toContain(`  state:    ${path} (loaded)\n`);
+    expect(server.stdout()).toContain('now 2026-01-02T00:00:00.000Z');
+    expect(tokenOf(server.stdout(), '11222333')).toBe(token);
+    const skus = async () => (await getJson(`${server.url}/v1/catalogos/${catalogId}/produtos`, token)).body.itens.map((p: { sku: string | null }) => p.sku);
+    expect(await skus()).toEqual(['CAFE-500', 'CAFE-1K', 'EXTRA']);
+    // The replay of the first request comes from the saved idempotency store.
+    const replay = await post(`${server.url}/v1/catalogos/${catalogId}/produtos`, { authorization: `Bearer ${token}`, 'idempotency-key': 'cli-state-000001' }, { origem: 'erp', ncm: '21069090', sku: 'EXTRA' });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+
+    // A reset: the fixtures as they were, the clock at its start, and the file follows within a moment.
+    expect((await post(`${server.url}/_emulator/reset`, {})).status).toBe(200);
+    const until = Date.now() + 5000;
+    while (readFileSync(path, 'utf8').includes('"EXTRA"') && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(readFileSync(path, 'utf8')).not.toContain('"EXTRA"');
+    server.child.kill('SIGKILL');
+    await server.exited;
+    server = await serve(['--clock', 'manual', '--state', path]);
+    expect(server.stdout()).toContain('now 2026-01-01T00:00:00.000Z');
+    expect(await skus()).toEqual(['CAFE-500', 'CAFE-1K']);
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+  });
+
+  it('real clock: a restart moves the virtual clock on by the time the server was down', async () => {
+    const path = join(dir, 'state-real.json');
+    let server = await serve(['--state', path, '--start', '2030-01-01T00:00:00Z']);
+    server.child.kill('SIGTERM');
+    await server.exited;
+    const saved = JSON.parse(readFileSync(path, 'utf8')) as { savedAt: string; snapshot: { now: number } };
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    server = await serve(['--state', path]);
+    const now = Date.parse(/now (\S+)\n/.exec(server.stdout())![1]!);
+    expect(now - saved.snapshot.now).toBeGreaterThanOrEqual(1500);
+    expect(now - saved.snapshot.now).toBeLessThan(15_000);
+    server.child.kill('SIGTERM');
+    await server.exited;
+  });
+
+  it('refuses a file that is not a state, leaving it as it was, with exit code 2', async () => {
+    const path = join(dir, 'not-state.json');
+    const content = '{"format":"catalog-emulator/state-file","version":1,"savedAt":"2026-01-01T00:00:00Z","clock":"manual","start":0,"snapshot":{"format":"catalog-emulator/state","version":1,"seed":1}}';
+    writeFileSync(path, content);
+    const { code, stderr } = await run(['serve', '--port', '0', '--state', path]).exited;
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toMatch(new RegExp(`^catalog-emulator: --state ${path} is not a state this emulator can load \\(Not a snapshot of this emulator: now: .*\\); it was left as it is$`));
+    expect(readFileSync(path, 'utf8')).toBe(content);
+  });
+
+  it('refuses another --seed than the file was made with', async () => {
+    const path = join(dir, 'state-seed.json');
+    const server = await serve(['--clock', 'manual', '--state', path, '--seed', '4']);
+    server.child.kill('SIGTERM');
+    await server.exited;
+    const content = readFileSync(path, 'utf8');
+    const { code, stderr } = await run(['serve', '--port', '0', '--state', path, '--seed', '5']).exited;
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe(`catalog-emulator: --state ${path} holds an emulator of seed 4, not 5: leave --seed out to go on with it, or give another --state file; it was left as it is`);
+    expect(readFileSync(path, 'utf8')).toBe(content);
+  });
+});
