@@ -34,6 +34,9 @@ const result = await build({
   target: 'node20',
   sourcemap: true,
   sourcesContent: false,
+  // src/http/server.ts loads @hono/node-server when a server is first started: as a lazy require() here, since an
+  // import() in CommonJS fails where modules run in a vm context without ES module support (Jest's default).
+  supported: { 'dynamic-import': false },
   // The one `import.meta` of the library (src/control/docs.ts finds swagger-ui-dist's folder): its CommonJS
   // counterpart. Any other would be replaced by `{}` with a warning, which fails the build below.
   define: { 'import.meta.resolve': '__catalogEmulatorResolve' },
