@@ -10,6 +10,7 @@
  * locked in package-lock.json.
  */
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -60,7 +61,18 @@ async function ok(command: string, args: readonly string[], cwd: string, timeout
   return ran;
 }
 
-const bin = (name: string, path: string) => [join(ROOT, 'node_modules', name, path)];
+const require = createRequire(import.meta.url);
+/** The command line of a package's bin, from its package.json (resolved by name, so that knip sees the use). */
+function bin(packageJson: string): string[] {
+  const { bin } = require(packageJson) as { bin: string | Record<string, string> };
+  return [join(dirname(packageJson), typeof bin === 'string' ? bin : Object.values(bin)[0]!)];
+}
+// publint exports no package.json (package.json's check-package script is its use knip sees).
+const PUBLINT = join(ROOT, 'node_modules', 'publint', 'package.json');
+const ATTW = require.resolve('@arethetypeswrong/cli/package.json');
+const VITEST = require.resolve('vitest/package.json');
+const JEST = require.resolve('jest/package.json');
+const TYPESCRIPT = require.resolve('typescript/package.json');
 
 let work: string;
 let tarball: string;
@@ -122,12 +134,12 @@ describe('the tarball', () => {
     const extracted = join(work, 'extracted');
     mkdirSync(extracted);
     await ok('tar', ['-xzf', tarball, '-C', extracted], work);
-    const { stdout } = await ok(process.execPath, [...bin('publint', 'src/cli.js'), 'run', join(extracted, 'package'), '--pack', 'false', '--strict'], work);
+    const { stdout } = await ok(process.execPath, [...bin(PUBLINT), 'run', join(extracted, 'package'), '--pack', 'false', '--strict'], work);
     expect(stdout).toContain('All good!');
   });
 
   it('passes @arethetypeswrong/cli for Node 16+ from CommonJS and ES modules, and bundlers', async () => {
-    const { stdout } = await ok(process.execPath, [...bin('@arethetypeswrong/cli', 'dist/index.js'), tarball, '--profile', 'node16', '--format', 'json'], work);
+    const { stdout } = await ok(process.execPath, [...bin(ATTW), tarball, '--profile', 'node16', '--format', 'json'], work);
     const report = JSON.parse(stdout) as { analysis: { problems: unknown[]; entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName: string } }> }> } };
     expect(report.analysis.problems).toEqual([]);
     const main = report.analysis.entrypoints['.']!.resolutions;
@@ -139,12 +151,12 @@ describe('the tarball', () => {
 
 describe('projects that install it', () => {
   it('vitest (ES modules)', async () => {
-    const { stdout } = await ok(process.execPath, [...bin('vitest', 'vitest.mjs'), 'run'], join(work, 'vitest-esm'));
+    const { stdout } = await ok(process.execPath, [...bin(VITEST), 'run'], join(work, 'vitest-esm'));
     expect(stdout).toMatch(/Tests\s+2 passed \(2\)/);
   });
 
   it('Jest with its default configuration (CommonJS), ending with a server left open', async () => {
-    const { stderr } = await ok(process.execPath, [...bin('jest', 'bin/jest.js')], join(work, 'jest-cjs'));
+    const { stderr } = await ok(process.execPath, [...bin(JEST)], join(work, 'jest-cjs'));
     expect(stderr).toMatch(/Tests:\s+2 passed, 2 total/);
     expect(stderr).not.toContain('did not exit');
   });
@@ -157,7 +169,7 @@ describe('projects that install it', () => {
 
   it('TypeScript compiled to CommonJS, run with node', async () => {
     const project = join(work, 'tsc-cjs');
-    await ok(process.execPath, [...bin('typescript', 'bin/tsc6'), '-p', '.'], project);
+    await ok(process.execPath, [...bin(TYPESCRIPT), '-p', '.'], project);
     const { stdout } = await ok(process.execPath, ['out/main.js'], project);
     expect(stdout).toBe('loaded dist/cjs/index.js\n200 11222333 Empresa 11222333 same id\nclosed by await using\n');
   });
