@@ -36,6 +36,9 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      // The packed package installed into small projects of each kind (consumers/): after the rest, as it runs
+      // whole test runners and a TypeScript build of its own.
+      { test: { name: 'consumer', include: ['consumers/consumers.test.ts'], exclude, testTimeout: 180_000, hookTimeout: 480_000, sequence: { groupOrder: 2 } } },
     ],
   },
 });

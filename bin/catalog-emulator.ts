@@ -185,6 +185,8 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (code === 'EACCES') fail(`no permission to bind port ${port}: use a port above 1023`);
     throw error;
   }
+  // A listen() server lets its process end (for test runners); serving is all this process does.
+  server.ref();
   if (!isLoopback(host)) process.stderr.write(exposedWarning(host, server.port, allowHosts, controlToken !== undefined));
 
   // The same seed always gives the same company and token, also after POST /_emulator/reset.

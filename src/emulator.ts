@@ -44,7 +44,7 @@ function app(): Hono<{ Bindings: Bindings }> {
   return sharedApp;
 }
 
-export class Emulator extends Controls {
+export class Emulator extends Controls implements AsyncDisposable {
   #bindings: Bindings | undefined;
   #servers: Set<RunningServer> | undefined;
 
@@ -90,6 +90,11 @@ export class Emulator extends Controls {
   async close(): Promise<void> {
     this.engine.close();
     await Promise.all([...(this.#servers ?? [])].map((s) => s.close()));
+  }
+
+  /** `await using emu = createEmulator()`: close() at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 }
 

@@ -3,6 +3,7 @@
  * clientError answers, and a close that lets answers in progress finish. It holds no rule of the service.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
 import { answerClientError } from './client-errors.js';
 import { hostGuard, localAddress } from './host-guard.js';
 import { readingBody, type BodySource } from './runtime.js';
@@ -20,11 +21,21 @@ export interface ListenOptions {
   readonly allowHosts?: readonly string[];
 }
 
-export interface RunningServer {
+/**
+ * A server listen() started. It does not keep the process alive on its own (like an unref'd Node server): a test
+ * run that forgets close() still ends. A script that only serves calls ref().
+ */
+export interface RunningServer extends AsyncDisposable {
   /** Where to reach the server from this machine (after a wildcard bind, 0.0.0.0 or ::, its loopback address). */
   readonly url: string;
   readonly port: number;
   close(): Promise<void>;
+  /** Keeps the process alive while the server listens, and for the connections it accepts from now on. */
+  ref(): void;
+  /** Undoes ref(): the default. Connections accepted while it was ref'd hold the process until they end. */
+  unref(): void;
+  /** `await using server = await emu.listen()`: close() at the end of the scope. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** What the server hands each admitted request to: the request, and its body as read from the socket. */
@@ -46,6 +57,14 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}):
   });
   // Bytes Node's parser refuses are answered with the error body rather than Node's bare 400.
   server.on('clientError', answerClientError);
+  // Neither the server nor its connections hold the process (a keep-alive socket would, for the server's 5 s
+  // keepAliveTimeout): a test runner's process ends when its tests do, close() or not. A request in progress is
+  // held by its client's socket when the client is this process, and by ref() when the client is elsewhere.
+  let held = false;
+  server.unref();
+  server.on('connection', (socket: Socket) => {
+    if (!held) socket.unref();
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 4747, host, () => {
@@ -60,6 +79,18 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}):
   return {
     url: `http://${reached.includes(':') ? `[${reached}]` : reached}:${port}`,
     port,
+    ref: () => {
+      held = true;
+      server.ref();
+    },
+    unref: () => {
+      held = false;
+      server.unref();
+    },
+    // `this`: the object it is called on, which for emu.listen() is the emulator's wrapper with its own close().
+    [Symbol.asyncDispose](this: RunningServer) {
+      return this.close();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         // An answer still being written (a held request emu.close() just released with its 503) may finish:
