@@ -18,7 +18,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
 /** The fence language each kind of example file is shown in. */
-const LANGUAGE: Record<string, string> = { ts: 'ts', sh: 'sh', json: 'json', yml: 'yaml', txt: 'text' };
+const LANGUAGE: Record<string, string> = { ts: 'ts', sh: 'sh', json: 'json', yml: 'yaml', txt: 'text', cjs: 'js', mjs: 'js' };
 
 interface Block {
   /** 1-based line of the opening fence. */
