@@ -2,7 +2,7 @@
 // `createEmulator({ fixtures })` in your project.
 import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
-import { createEmulator, type Fixtures } from '../src/index.js';
+import { createEmulator, type Fixtures } from 'catalog-emulator';
 
 const fixtures = JSON.parse(readFileSync(new URL('./fixtures.json', import.meta.url), 'utf8')) as Fixtures;
 
