@@ -14,6 +14,7 @@ import { isoString, parseDuration } from '../core/time.js';
 import { EVENT_KINDS, raiseEvent, rearmStartedAttempts, type EventData } from '../core/webhooks/events.js';
 import { toInstant, type CompanyOptions } from '../engine/config.js';
 import type { Engine } from '../engine/engine.js';
+import type { Activity } from '../engine/activity.js';
 import type { JournalEntry } from '../engine/journal.js';
 import { describeCompany, type CreatedCompanyInfo, type World } from '../engine/world.js';
 import { STATUS_OF } from '../http/errors.js';
@@ -61,6 +62,7 @@ export class Controls {
   #webhooks: ReturnType<Controls['webhooksControls']> | undefined;
   #regulatory: ReturnType<Controls['regulatoryControls']> | undefined;
   #journal: ReturnType<Controls['journalControls']> | undefined;
+  #activity: Activity | undefined;
 
   constructor(protected readonly engine: Engine) {
     this.seed = engine.config.seed;
@@ -304,6 +306,15 @@ export class Controls {
       clear: (filter: CompanyFilter = {}): void => this.engine.journal.clear(this.ofCompany(filter)),
       subscribe: (listener: (entry: JournalEntry) => void): (() => void) => this.engine.journal.subscribe(listener),
     };
+  }
+
+  /**
+   * What the emulator does, as it happens: each API request (its status, error code and path, replay, fault), each
+   * control call, each webhook delivery attempt with its outcome, and each step of a job on a record. Nothing is
+   * made while nobody subscribes. It outlives resets and restores.
+   */
+  get activity(): Activity {
+    return (this.#activity ??= { subscribe: (listener) => this.engine.activity.subscribe(listener) });
   }
 
   info(): EmulatorInfo {
