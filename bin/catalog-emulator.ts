@@ -2,15 +2,17 @@
 /**
  * catalog-emulator [serve] [--port 4747] [--host 127.0.0.1] [--seed N] [--clock real|manual]
  *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent] [--max-stored-answers N]
- *                  [--allow-host NAME]... [--control-token TOKEN]
+ *                  [--allow-host NAME]... [--control-token TOKEN] [--quiet KINDS] [--json] [--ready-file PATH]
  * catalog-emulator demo [NAME]
  * catalog-emulator openapi [--controls]
+ * catalog-emulator help [COMMAND]
  *
  * DESIGN §7. Imports the public entry only.
  */
 import { parseArgs } from 'node:util';
 import { createEmulator, demos, openApiText, VERSION } from '../src/index.js';
-import { formatEntry } from './log-format.js';
+import { formatActivity, LOG_KINDS, wantsColor } from './log-format.js';
+import { prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
 
 const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emulated
 
@@ -20,7 +22,8 @@ Usage:
   catalog-emulator openapi [--controls]
                                        print the OpenAPI 3.1 document of the service API
                                        (with --controls, of the /_emulator controls)
-  catalog-emulator --help | --version
+  catalog-emulator help [COMMAND]      this text, or one command's part of it (also --help)
+  catalog-emulator --version
 
 Options of serve:
   --port N            port to listen on (default 4747; 0 picks a free one)
@@ -29,7 +32,15 @@ Options of serve:
   --clock MODE        real (default: time flows) or manual (moves only through /_emulator/clock)
   --start ISO         virtual start instant (default: now for real, 2026-01-01T00:00:00Z for manual)
   --route FROM=TO     deliver webhooks for URLs under FROM to the local URL TO (repeatable)
-  --log FORMAT        pretty (default), json (one line per request) or silent
+  --log FORMAT        pretty (default: one line per request, control call, delivery attempt and
+                      job step; coloured on a terminal unless NO_COLOR is set), json (one JSON
+                      object per line) or silent
+  --quiet KINDS       leave these out of the log: requests, controls, deliveries, jobs
+                      (comma-separated or repeated)
+  --json              print the start as one JSON line instead of the banner (url, controls, docs,
+                      companies with their tokens, clock, seed, version, pid); stdout then carries
+                      JSON lines only: the log follows as json, or on stderr with --log pretty
+  --ready-file PATH   once listening, write that JSON line to PATH atomically (removed on exit)
   --max-stored-answers N
                       idempotent answers kept per company before its oldest is
                       dropped (default 100000)
@@ -40,11 +51,56 @@ Options of serve:
 
 Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".
 A running server renders both documents at /_emulator/docs.
+
+Exit codes: 0 stopped by SIGINT or SIGTERM (or a command done), 1 unexpected error, 2 bad usage or
+input, 3 the port could not be bound (busy, or not permitted).
 `;
 
-function fail(message: string): never {
+/** Exit code of a server that could not bind its port (busy, or not permitted): a script may try another. */
+const EXIT_NO_PORT = 3;
+
+function fail(message: string, code = 2): never {
   process.stderr.write(`catalog-emulator: ${message}\nRun "catalog-emulator --help" for usage.\n`);
-  process.exit(2);
+  process.exit(code);
+}
+
+/** --quiet's kinds (comma-separated, repeatable) as the entry kinds to leave out. */
+function quietKinds(values: readonly string[]): Set<string> {
+  const names = Object.keys(LOG_KINDS) as (keyof typeof LOG_KINDS)[];
+  const kinds = new Set<string>();
+  for (const name of values.flatMap((value) => value.split(',')).map((n) => n.trim())) {
+    if (!names.includes(name as keyof typeof LOG_KINDS)) fail(`--quiet takes ${names.join(', ')} (got "${name}")`);
+    kinds.add(LOG_KINDS[name as keyof typeof LOG_KINDS]);
+  }
+  return kinds;
+}
+
+/** `help [COMMAND]`: the usage, or the part of it about one command. */
+function printHelp(args: string[]): void {
+  const [command, ...extra] = args;
+  if (extra.length > 0) fail(`help takes one command (got "${args.join(' ')}")`);
+  if (command === undefined) return void process.stdout.write(USAGE);
+  const lines = USAGE.split('\n');
+  const usage = lines.findIndex((line) => line === 'Usage:');
+  // A command's lines of the Usage block: its own line and the lines indented under it.
+  const own = (name: string) => {
+    const at = lines.findIndex((line, i) => i > usage && new RegExp(`^  catalog-emulator (?:\\[${name}\\]|${name})(?= |$)`).test(line));
+    let end = at + 1;
+    while (end < lines.length && /^ {20,}\S/.test(lines[end]!)) end++;
+    return lines.slice(at, end).join('\n');
+  };
+  switch (command) {
+    case 'serve': {
+      const options = lines.findIndex((line) => line === 'Options of serve:');
+      return void process.stdout.write(`Usage:\n${own('serve')}\n\n${lines.slice(options).join('\n')}`);
+    }
+    case 'demo':
+    case 'openapi':
+    case 'help':
+      return void process.stdout.write(`Usage:\n${own(command)}\n`);
+    default:
+      fail(`help: no command "${command}" (commands: serve, demo, openapi, help)`);
+  }
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -65,6 +121,9 @@ async function main(argv: string[]): Promise<void> {
         'allow-host': { type: 'string', multiple: true },
         'control-token': { type: 'string' },
         'max-stored-answers': { type: 'string' },
+        quiet: { type: 'string', multiple: true },
+        json: { type: 'boolean' },
+        'ready-file': { type: 'string' },
         controls: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -77,10 +136,11 @@ async function main(argv: string[]): Promise<void> {
   if (values.help) return void process.stdout.write(USAGE);
   if (values.version) return void process.stdout.write(`${VERSION}\n`);
   const [command = 'serve', ...rest] = positionals;
+  if (command === 'help') return printHelp(rest);
   if (command === 'openapi') return printDocument(rest, values);
   if (values.controls) fail('--controls is an option of the openapi command');
   if (command === 'demo') return runDemo(rest);
-  if (command !== 'serve') fail(`unknown command "${command}" (commands: serve, demo, openapi)`);
+  if (command !== 'serve') fail(`unknown command "${command}" (commands: serve, demo, openapi, help)`);
   if (rest.length > 0) fail(`unexpected argument "${rest[0]}"`);
   await serve(values);
 }
@@ -96,6 +156,9 @@ interface ServeFlags {
   'allow-host'?: string[];
   'control-token'?: string;
   'max-stored-answers'?: string;
+  quiet?: string[];
+  json?: boolean;
+  'ready-file'?: string;
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -103,8 +166,15 @@ async function serve(flags: ServeFlags): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535 (got "${flags.port}")`);
   const clock = flags.clock ?? 'real';
   if (clock !== 'real' && clock !== 'manual') fail(`--clock must be "real" or "manual" (got "${clock}")`);
-  const log = flags.log ?? 'pretty';
+  // Under --json stdout carries JSON lines only: the log is json there unless told pretty, which goes to stderr.
+  const log = flags.log ?? (flags.json ? 'json' : 'pretty');
   if (log !== 'pretty' && log !== 'json' && log !== 'silent') fail(`--log must be "pretty", "json" or "silent" (got "${log}")`);
+  const quiet = quietKinds(flags.quiet ?? []);
+  const readyFile = flags['ready-file'];
+  if (readyFile !== undefined) {
+    const unusable = readyFile === '' ? 'it needs a path' : prepareReadyFile(readyFile);
+    if (unusable !== undefined) fail(`--ready-file: ${unusable}`);
+  }
   if (flags.start !== undefined && !Number.isFinite(Date.parse(flags.start))) fail(`--start must be an ISO 8601 date-time such as 2026-01-01T00:00:00Z (got "${flags.start}")`);
   const seed = flags.seed === undefined ? undefined : /^-?\d+$/.test(flags.seed) ? Number(flags.seed) : flags.seed;
   const maxStored = flags['max-stored-answers'];
@@ -139,7 +209,9 @@ async function serve(flags: ServeFlags): Promise<void> {
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    if (log !== 'silent') process.stdout.write(`\n${signal}: closing\n`);
+    if (flags.json) process.stdout.write(`${JSON.stringify({ kind: 'closing', signal })}\n`);
+    else if (log !== 'silent') process.stdout.write(`\n${signal}: closing\n`);
+    if (readyFile !== undefined) removeReadyFile(readyFile);
     void emu.close().then(() => process.exit(0));
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
@@ -154,17 +226,21 @@ async function serve(flags: ServeFlags): Promise<void> {
     const bad = /^allowHosts\[(\d+)\]: (.*)$/s.exec((error as Error).message);
     if (bad) fail(`--allow-host: ${bad[2]}`);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') fail(`port ${port} is busy: stop what uses it, choose another with --port N, or use --port 0 for a free one`);
+    if (code === 'EADDRINUSE') fail(`port ${port} is busy: stop what uses it, choose another with --port N, or use --port 0 for a free one`, EXIT_NO_PORT);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') fail(`cannot bind to host "${flags.host}": not an address of this machine`);
-    if (code === 'EACCES') fail(`no permission to bind port ${port}: use a port above 1023`);
+    if (code === 'EACCES') fail(`no permission to bind port ${port}: use a port above 1023`, EXIT_NO_PORT);
     throw error;
   }
   if (!isLoopback(host)) process.stderr.write(exposedWarning(host, server.port, allowHosts, controlToken !== undefined));
 
   // The same seed always gives the same company and token, also after POST /_emulator/reset.
-  const [company] = emu.companies.initial();
+  const companies = emu.companies.initial();
+  const started = startLine({ version: VERSION, url: server.url, controlTokenRequired: controlToken !== undefined, companies, clock: { mode: clock, now: emu.clock.now().toISOString() }, seed: emu.seed });
+  if (readyFile !== undefined) writeReadyFile(readyFile, `${JSON.stringify(started)}\n`);
+  const [company] = companies;
   const token = company?.token ?? '';
-  process.stdout.write(
+  if (flags.json) process.stdout.write(`${JSON.stringify(started)}\n`);
+  else process.stdout.write(
     `catalog-emulator ${VERSION} listening on ${server.url}\n` +
       `  company:  ${company?.cnpjRoot} (${company?.companyId}), all permissions\n` +
       `  token:    ${token}\n` +
@@ -173,7 +249,13 @@ async function serve(flags: ServeFlags): Promise<void> {
       `  clock:    ${clock}, seed ${String(emu.seed)}, now ${emu.clock.now().toISOString()}\n` +
       `Try: curl -H "Authorization: Bearer ${token}" ${server.url}/v1/empresa\n`,
   );
-  if (log !== 'silent') emu.journal.subscribe((entry) => process.stdout.write(formatEntry(entry, log) + '\n'));
+  if (log !== 'silent' && quiet.size < Object.keys(LOG_KINDS).length) {
+    const out = flags.json && log === 'pretty' ? process.stderr : process.stdout;
+    const color = log === 'pretty' && wantsColor(out.isTTY === true, process.env);
+    emu.activity.subscribe((entry) => {
+      if (!quiet.has(entry.kind)) out.write(`${formatActivity(entry, log, color)}\n`);
+    });
+  }
 
 }
 

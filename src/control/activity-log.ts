@@ -88,7 +88,7 @@ function operationOf(method: string, path: string): string | null {
   patterns ??= controlRoutes().map((route) => ({
     method: route.method,
     id: route.id,
-    pattern: new RegExp(`^${route.path.replace(/\/$/, '').replace(/[.]/g, '\\.').replace(/:[A-Za-z_]\w*/g, '[^/]+')}/?$`),
+    pattern: new RegExp(`^${route.path.replace(/\/$/, '').replace(/[.]/g, '\\.').replace(/:[A-Za-z_]\w*/g, '[^/]+')}$`),
   }));
   if (!path.startsWith(PREFIX)) return null;
   const rest = path.slice(PREFIX.length);
