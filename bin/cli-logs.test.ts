@@ -5,7 +5,7 @@
  * `UPDATE_GOLDEN=1 npx vitest run bin/cli-logs.test.ts` and review the diff.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
 const GOLDEN = (name: string) => fileURLToPath(new URL(`./__golden__/${name}`, import.meta.url));
+const EXAMPLE = (name: string) => fileURLToPath(new URL(`../examples/cli/${name}`, import.meta.url));
 const WAIT_MS = 10_000;
 
 interface Run {
@@ -142,12 +143,18 @@ describe('catalog-emulator serve: the log', SCENARIO_TIMEOUT, () => {
     expect(lines).toContain('2026-01-01T00:10:00.000Z control  DELETE /_emulator/faults/flt_9 → 404 falha_nao_encontrada at path.id (removeFault)');
     expect(log).not.toContain('\x1b');
     golden('pretty.log', log);
+    // The README's sample of the log is an excerpt of this very log.
+    expect(log).toContain(readFileSync(EXAMPLE('pretty.log'), 'utf8'));
   });
 
   it('json (--json): the start line drives the server; then one object per line, the same entries (golden)', async () => {
     const run = cli(['--port', '0', '--clock', 'manual', '--seed', '7', '--json']);
     await until(run, 'start line', () => run.stdout.includes('\n'));
     const ready = JSON.parse(run.stdout.slice(0, run.stdout.indexOf('\n'))) as Ready;
+    // The README's sample of the start line is this one, but for the port and the process id.
+    const sample = JSON.parse(readFileSync(EXAMPLE('ready.json'), 'utf8')) as Ready;
+    expect({ ...sample, url: ready.url, controls: ready.controls, docs: ready.docs, pid: ready.pid }).toEqual(ready);
+    expect(sample.url).toBe('http://127.0.0.1:4747');
     await scenario(ready.url, ready.companies[0]!.token);
     await until(run, 'the last control line', () => run.stdout.includes('faults/flt_9'));
     run.child.kill('SIGTERM');
@@ -283,6 +290,27 @@ describe('catalog-emulator serve --ready-file', SCENARIO_TIMEOUT, () => {
     run.child.kill('SIGTERM');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     expect(existsSync(file)).toBe(false);
+  });
+
+  it('examples/cli/ready-file.sh runs as written in a project: waits for the file, calls the API with its token, stops the server', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'catalog-emulator-project-'));
+    folders.push(project);
+    // A project that installed the package: `npx catalog-emulator` finds it in node_modules, no network needed.
+    writeFileSync(join(project, 'package.json'), '{"name": "a-project", "private": true}\n');
+    mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(ROOT, join(project, 'node_modules', 'catalog-emulator'));
+    symlinkSync(CLI, join(project, 'node_modules', '.bin', 'catalog-emulator'));
+    copyFileSync(EXAMPLE('ready-file.sh'), join(project, 'ready-file.sh'));
+    const child = spawn('sh', ['ready-file.sh'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    running.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(stdout)).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), cnpj_raiz: expect.stringMatching(/^[A-Z0-9]{8}$/) });
+    expect(existsSync(join(project, 'emulator.json'))).toBe(false);
   });
 
   it('refuses a file in a folder that does not exist, with exit code 2 and nothing listening', async () => {
