@@ -15,7 +15,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
 const GOLDEN = (name: string) => fileURLToPath(new URL(`./__golden__/${name}`, import.meta.url));
-const EXAMPLE = (name: string) => fileURLToPath(new URL(`../examples/cli/${name}`, import.meta.url));
+const EXAMPLE = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));
 const WAIT_MS = 10_000;
 
 interface Run {
@@ -144,7 +144,7 @@ describe('catalog-emulator serve: the log', SCENARIO_TIMEOUT, () => {
     expect(log).not.toContain('\x1b');
     golden('pretty.log', log);
     // The README's sample of the log is an excerpt of this very log.
-    expect(log).toContain(readFileSync(EXAMPLE('pretty.log'), 'utf8'));
+    expect(log).toContain(readFileSync(EXAMPLE('log-pretty.txt'), 'utf8'));
   });
 
   it('json (--json): the start line drives the server; then one object per line, the same entries (golden)', async () => {
@@ -152,7 +152,7 @@ describe('catalog-emulator serve: the log', SCENARIO_TIMEOUT, () => {
     await until(run, 'start line', () => run.stdout.includes('\n'));
     const ready = JSON.parse(run.stdout.slice(0, run.stdout.indexOf('\n'))) as Ready;
     // The README's sample of the start line is this one, but for the port and the process id.
-    const sample = JSON.parse(readFileSync(EXAMPLE('ready.json'), 'utf8')) as Ready;
+    const sample = JSON.parse(readFileSync(EXAMPLE('ready-line.json'), 'utf8')) as Ready;
     expect({ ...sample, url: ready.url, controls: ready.controls, docs: ready.docs, pid: ready.pid }).toEqual(ready);
     expect(sample.url).toBe('http://127.0.0.1:4747');
     await scenario(ready.url, ready.companies[0]!.token);
@@ -292,7 +292,7 @@ describe('catalog-emulator serve --ready-file', SCENARIO_TIMEOUT, () => {
     expect(existsSync(file)).toBe(false);
   });
 
-  it('examples/cli/ready-file.sh runs as written in a project: waits for the file, calls the API with its token, stops the server', async () => {
+  it('examples/ready-file.sh runs as written in a project: waits for the file, calls the API with its token, stops the server', async () => {
     const project = mkdtempSync(join(tmpdir(), 'catalog-emulator-project-'));
     folders.push(project);
     // A project that installed the package: `npx catalog-emulator` finds it in node_modules, no network needed.
