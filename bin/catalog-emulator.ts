@@ -11,7 +11,8 @@
  */
 import { parseArgs } from 'node:util';
 import { createEmulator, demos, openApiText, VERSION } from '../src/index.js';
-import { formatActivity, LOG_KINDS, wantsColor } from './log-format.js';
+import { commandUsage, COMMANDS } from './help.js';
+import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
 import { prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
 
 const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emulated
@@ -64,43 +65,13 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
-/** --quiet's kinds (comma-separated, repeatable) as the entry kinds to leave out. */
-function quietKinds(values: readonly string[]): Set<string> {
-  const names = Object.keys(LOG_KINDS) as (keyof typeof LOG_KINDS)[];
-  const kinds = new Set<string>();
-  for (const name of values.flatMap((value) => value.split(',')).map((n) => n.trim())) {
-    if (!names.includes(name as keyof typeof LOG_KINDS)) fail(`--quiet takes ${names.join(', ')} (got "${name}")`);
-    kinds.add(LOG_KINDS[name as keyof typeof LOG_KINDS]);
-  }
-  return kinds;
-}
-
 /** `help [COMMAND]`: the usage, or the part of it about one command. */
 function printHelp(args: string[]): void {
   const [command, ...extra] = args;
   if (extra.length > 0) fail(`help takes one command (got "${args.join(' ')}")`);
-  if (command === undefined) return void process.stdout.write(USAGE);
-  const lines = USAGE.split('\n');
-  const usage = lines.findIndex((line) => line === 'Usage:');
-  // A command's lines of the Usage block: its own line and the lines indented under it.
-  const own = (name: string) => {
-    const at = lines.findIndex((line, i) => i > usage && new RegExp(`^  catalog-emulator (?:\\[${name}\\]|${name})(?= |$)`).test(line));
-    let end = at + 1;
-    while (end < lines.length && /^ {20,}\S/.test(lines[end]!)) end++;
-    return lines.slice(at, end).join('\n');
-  };
-  switch (command) {
-    case 'serve': {
-      const options = lines.findIndex((line) => line === 'Options of serve:');
-      return void process.stdout.write(`Usage:\n${own('serve')}\n\n${lines.slice(options).join('\n')}`);
-    }
-    case 'demo':
-    case 'openapi':
-    case 'help':
-      return void process.stdout.write(`Usage:\n${own(command)}\n`);
-    default:
-      fail(`help: no command "${command}" (commands: serve, demo, openapi, help)`);
-  }
+  const text = command === undefined ? USAGE : commandUsage(USAGE, command);
+  if (text === undefined) fail(`help: no command "${command}" (commands: ${COMMANDS.join(', ')})`);
+  process.stdout.write(text);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -170,6 +141,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   const log = flags.log ?? (flags.json ? 'json' : 'pretty');
   if (log !== 'pretty' && log !== 'json' && log !== 'silent') fail(`--log must be "pretty", "json" or "silent" (got "${log}")`);
   const quiet = quietKinds(flags.quiet ?? []);
+  if (typeof quiet === 'string') fail(quiet);
   const readyFile = flags['ready-file'];
   if (readyFile !== undefined) {
     const unusable = readyFile === '' ? 'it needs a path' : prepareReadyFile(readyFile);

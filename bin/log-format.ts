@@ -16,6 +16,17 @@ export type LogFormat = 'pretty' | 'json';
 /** The kinds of entry, by the names --quiet takes. */
 export const LOG_KINDS = { requests: 'request', controls: 'control', deliveries: 'delivery', jobs: 'job' } as const;
 
+/** --quiet's values (comma-separated, repeatable) as the entry kinds to leave out, or why one is not a kind. */
+export function quietKinds(values: readonly string[]): Set<string> | string {
+  const names = Object.keys(LOG_KINDS) as (keyof typeof LOG_KINDS)[];
+  const kinds = new Set<string>();
+  for (const name of values.flatMap((value) => value.split(',')).map((n) => n.trim())) {
+    if (!names.includes(name as keyof typeof LOG_KINDS)) return `--quiet takes ${names.join(', ')} (got "${name}")`;
+    kinds.add(LOG_KINDS[name as keyof typeof LOG_KINDS]);
+  }
+  return kinds;
+}
+
 export function formatActivity(entry: ActivityEntry, log: LogFormat, color = false): string {
   if (log === 'json') return JSON.stringify(entry);
   const paint = color ? PAINT : PLAIN;
