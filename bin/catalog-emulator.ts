@@ -176,6 +176,10 @@ async function serve(flags: ServeFlags): Promise<void> {
     throw error;
   }
 
+  // A reader of stdout or stderr that closes its end (`… --json | head -1`) must not crash the server with EPIPE:
+  // what it no longer reads is dropped.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+
   // Before listening: whoever reads the banner may signal at once, and must get a clean exit.
   let closing = false;
   const shutdown = (signal: string) => {
@@ -224,9 +228,11 @@ async function serve(flags: ServeFlags): Promise<void> {
   if (log !== 'silent' && quiet.size < Object.keys(LOG_KINDS).length) {
     const out = flags.json && log === 'pretty' ? process.stderr : process.stdout;
     const color = log === 'pretty' && wantsColor(out.isTTY === true, process.env);
-    emu.activity.subscribe((entry) => {
+    const stop = emu.activity.subscribe((entry) => {
       if (!quiet.has(entry.kind)) out.write(`${formatActivity(entry, log, color)}\n`);
     });
+    // Whoever read the log went away (a closed pipe): the log stops, the server goes on.
+    out.once('error', stop);
   }
 
 }

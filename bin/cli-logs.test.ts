@@ -218,6 +218,18 @@ describe('catalog-emulator serve --json', SCENARIO_TIMEOUT, () => {
     expect(run.stdout.split('\n').slice(1)).toEqual(['{"kind":"closing","signal":"SIGINT"}', '']);
   });
 
+  it('a reader that closes stdout after the start line (EPIPE) stops the log, not the server: it answers and exits 0', async () => {
+    const run = cli(['--port', '0', '--clock', 'manual', '--json']);
+    await until(run, 'start line', () => run.stdout.includes('\n'));
+    const ready = JSON.parse(run.stdout.slice(0, run.stdout.indexOf('\n'))) as Ready;
+    run.child.stdout!.destroy();
+    for (let i = 0; i < 20; i++) expect((await call(ready.url, 'GET', '/v1/empresa', { token: ready.companies[0]!.token })).status).toBe(200);
+    expect((await call(ready.controls, 'GET', '')).status).toBe(200);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    expect(run.stderr).toBe('');
+  });
+
   it('with --log pretty, the pretty log goes to stderr and stdout stays JSON; --quiet leaves kinds out', async () => {
     const run = cli(['--port', '0', '--clock', 'manual', '--json', '--log', 'pretty', '--quiet', 'controls']);
     await until(run, 'start line', () => run.stdout.includes('\n'));
