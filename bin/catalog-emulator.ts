@@ -3,15 +3,19 @@
  * catalog-emulator [serve] [--port 4747] [--host 127.0.0.1] [--seed N] [--clock real|manual]
  *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent] [--max-stored-answers N]
  *                  [--allow-host NAME]... [--control-token TOKEN] [--state FILE] [--fixtures FILE]
+ *                  [--quiet KINDS] [--json] [--ready-file PATH]
  * catalog-emulator demo [NAME]
  * catalog-emulator openapi [--controls]
+ * catalog-emulator help [COMMAND]
  *
  * DESIGN §7. Imports the public entry only.
  */
 import { parseArgs } from 'node:util';
 import { createEmulator, DEFAULT_START, demos, openApiText, VERSION, type Fixtures } from '../src/index.js';
 import { fixturesBanner, FixturesFileError, readFixturesFile } from './fixtures-file.js';
-import { formatEntry } from './log-format.js';
+import { commandUsage, COMMANDS } from './help.js';
+import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
+import { prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
 import { planState, snapshotToRestore, StateFileError, StateSaver, type StatePlan } from './state-file.js';
 
 const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emulated
@@ -22,7 +26,8 @@ Usage:
   catalog-emulator openapi [--controls]
                                        print the OpenAPI 3.1 document of the service API
                                        (with --controls, of the /_emulator controls)
-  catalog-emulator --help | --version
+  catalog-emulator help [COMMAND]      this text, or one command's part of it (also --help)
+  catalog-emulator --version
 
 Options of serve:
   --port N            port to listen on (default 4747; 0 picks a free one)
@@ -31,7 +36,15 @@ Options of serve:
   --clock MODE        real (default: time flows) or manual (moves only through /_emulator/clock)
   --start ISO         virtual start instant (default: now for real, 2026-01-01T00:00:00Z for manual)
   --route FROM=TO     deliver webhooks for URLs under FROM to the local URL TO (repeatable)
-  --log FORMAT        pretty (default), json (one line per request) or silent
+  --log FORMAT        pretty (default: one line per request, control call, delivery attempt and
+                      job step; coloured on a terminal unless NO_COLOR is set), json (one JSON
+                      object per line) or silent
+  --quiet KINDS       leave these out of the log: requests, controls, deliveries, jobs
+                      (comma-separated or repeated)
+  --json              print the start as one JSON line instead of the banner (url, controls, docs,
+                      companies with their tokens, clock, seed, version, pid); stdout then carries
+                      JSON lines only: the log follows as json, or on stderr with --log pretty
+  --ready-file PATH   once listening, write that JSON line to PATH atomically (removed on exit)
   --max-stored-answers N
                       idempotent answers kept per company before its oldest is
                       dropped (default 100000)
@@ -46,11 +59,26 @@ Options of serve:
 
 Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".
 A running server renders both documents at /_emulator/docs.
+
+Exit codes: 0 stopped by SIGINT or SIGTERM (or a command done), 1 unexpected error, 2 bad usage or
+input, 3 the port could not be bound (busy, or not permitted).
 `;
 
-function fail(message: string): never {
+/** Exit code of a server that could not bind its port (busy, or not permitted): a script may try another. */
+const EXIT_NO_PORT = 3;
+
+function fail(message: string, code = 2): never {
   process.stderr.write(`catalog-emulator: ${message}\nRun "catalog-emulator --help" for usage.\n`);
-  process.exit(2);
+  process.exit(code);
+}
+
+/** `help [COMMAND]`: the usage, or the part of it about one command. */
+function printHelp(args: string[]): void {
+  const [command, ...extra] = args;
+  if (extra.length > 0) fail(`help takes one command (got "${args.join(' ')}")`);
+  const text = command === undefined ? USAGE : commandUsage(USAGE, command);
+  if (text === undefined) fail(`help: no command "${command}" (commands: ${COMMANDS.join(', ')})`);
+  process.stdout.write(text);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -73,6 +101,9 @@ async function main(argv: string[]): Promise<void> {
         'max-stored-answers': { type: 'string' },
         state: { type: 'string' },
         fixtures: { type: 'string' },
+        quiet: { type: 'string', multiple: true },
+        json: { type: 'boolean' },
+        'ready-file': { type: 'string' },
         controls: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
@@ -85,10 +116,11 @@ async function main(argv: string[]): Promise<void> {
   if (values.help) return void process.stdout.write(USAGE);
   if (values.version) return void process.stdout.write(`${VERSION}\n`);
   const [command = 'serve', ...rest] = positionals;
+  if (command === 'help') return printHelp(rest);
   if (command === 'openapi') return printDocument(rest, values);
   if (values.controls) fail('--controls is an option of the openapi command');
   if (command === 'demo') return runDemo(rest);
-  if (command !== 'serve') fail(`unknown command "${command}" (commands: serve, demo, openapi)`);
+  if (command !== 'serve') fail(`unknown command "${command}" (commands: serve, demo, openapi, help)`);
   if (rest.length > 0) fail(`unexpected argument "${rest[0]}"`);
   await serve(values);
 }
@@ -106,6 +138,9 @@ interface ServeFlags {
   'max-stored-answers'?: string;
   state?: string;
   fixtures?: string;
+  quiet?: string[];
+  json?: boolean;
+  'ready-file'?: string;
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -113,8 +148,16 @@ async function serve(flags: ServeFlags): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535 (got "${flags.port}")`);
   const clock = flags.clock ?? 'real';
   if (clock !== 'real' && clock !== 'manual') fail(`--clock must be "real" or "manual" (got "${clock}")`);
-  const log = flags.log ?? 'pretty';
+  // Under --json stdout carries JSON lines only: the log is json there unless told pretty, which goes to stderr.
+  const log = flags.log ?? (flags.json ? 'json' : 'pretty');
   if (log !== 'pretty' && log !== 'json' && log !== 'silent') fail(`--log must be "pretty", "json" or "silent" (got "${log}")`);
+  const quiet = quietKinds(flags.quiet ?? []);
+  if (typeof quiet === 'string') fail(quiet);
+  const readyFile = flags['ready-file'];
+  if (readyFile !== undefined) {
+    const unusable = readyFile === '' ? 'it needs a path' : prepareReadyFile(readyFile);
+    if (unusable !== undefined) fail(`--ready-file: ${unusable}`);
+  }
   if (flags.start !== undefined && !Number.isFinite(Date.parse(flags.start))) fail(`--start must be an ISO 8601 date-time such as 2026-01-01T00:00:00Z (got "${flags.start}")`);
   const seed = flags.seed === undefined ? undefined : /^-?\d+$/.test(flags.seed) ? Number(flags.seed) : flags.seed;
   const maxStored = flags['max-stored-answers'];
@@ -151,12 +194,18 @@ async function serve(flags: ServeFlags): Promise<void> {
   }
   const saver = plan && flags.state !== undefined ? startSaving(emu, flags.state, plan, clock) : undefined;
 
+  // A reader of stdout or stderr that closes its end (`… --json | head -1`) must not crash the server with EPIPE:
+  // what it no longer reads is dropped.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+
   // Before listening: whoever reads the banner may signal at once, and must get a clean exit.
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    if (log !== 'silent') process.stdout.write(`\n${signal}: closing\n`);
+    if (flags.json) process.stdout.write(`${JSON.stringify({ kind: 'closing', signal })}\n`);
+    else if (log !== 'silent') process.stdout.write(`\n${signal}: closing\n`);
+    if (readyFile !== undefined) removeReadyFile(readyFile);
     void emu
       .close()
       .then(() => saver?.close())
@@ -180,9 +229,9 @@ async function serve(flags: ServeFlags): Promise<void> {
     const bad = /^allowHosts\[(\d+)\]: (.*)$/s.exec((error as Error).message);
     if (bad) fail(`--allow-host: ${bad[2]}`);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') fail(`port ${port} is busy: stop what uses it, choose another with --port N, or use --port 0 for a free one`);
+    if (code === 'EADDRINUSE') fail(`port ${port} is busy: stop what uses it, choose another with --port N, or use --port 0 for a free one`, EXIT_NO_PORT);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') fail(`cannot bind to host "${flags.host}": not an address of this machine`);
-    if (code === 'EACCES') fail(`no permission to bind port ${port}: use a port above 1023`);
+    if (code === 'EACCES') fail(`no permission to bind port ${port}: use a port above 1023`, EXIT_NO_PORT);
     throw error;
   }
   // A listen() server lets its process end (for test runners); serving is all this process does.
@@ -190,9 +239,13 @@ async function serve(flags: ServeFlags): Promise<void> {
   if (!isLoopback(host)) process.stderr.write(exposedWarning(host, server.port, allowHosts, controlToken !== undefined));
 
   // The same seed always gives the same company and token, also after POST /_emulator/reset.
-  const [company] = emu.companies.initial();
+  const companies = emu.companies.initial();
+  const started = startLine({ version: VERSION, url: server.url, controlTokenRequired: controlToken !== undefined, companies, clock: { mode: clock, now: emu.clock.now().toISOString() }, seed: emu.seed });
+  if (readyFile !== undefined) writeReadyFile(readyFile, `${JSON.stringify(started)}\n`);
+  const [company] = companies;
   const token = company?.token ?? '';
-  process.stdout.write(
+  if (flags.json) process.stdout.write(`${JSON.stringify(started)}\n`);
+  else process.stdout.write(
     `catalog-emulator ${VERSION} listening on ${server.url}\n` +
       `  company:  ${company?.cnpjRoot} (${company?.companyId}), all permissions\n` +
       `  token:    ${token}\n` +
@@ -203,7 +256,15 @@ async function serve(flags: ServeFlags): Promise<void> {
       (flags.state === undefined ? '' : `  state:    ${flags.state} (${plan?.saved ? 'loaded' : 'new'})\n`) +
       `Try: curl -H "Authorization: Bearer ${token}" ${server.url}/v1/empresa\n`,
   );
-  if (log !== 'silent') emu.journal.subscribe((entry) => process.stdout.write(formatEntry(entry, log) + '\n'));
+  if (log !== 'silent' && quiet.size < Object.keys(LOG_KINDS).length) {
+    const out = flags.json && log === 'pretty' ? process.stderr : process.stdout;
+    const color = log === 'pretty' && wantsColor(out.isTTY === true, process.env);
+    const stop = emu.activity.subscribe((entry) => {
+      if (!quiet.has(entry.kind)) out.write(`${formatActivity(entry, log, color)}\n`);
+    });
+    // Whoever read the log went away (a closed pipe): the log stops, the server goes on.
+    out.once('error', stop);
+  }
 
 }
 

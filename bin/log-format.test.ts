@@ -1,17 +1,40 @@
 import { describe, expect, it } from 'vitest';
-import type { JournalEntry } from '../src/index.js';
-import { escapeControls, formatEntry } from './log-format.js';
+import type { ControlActivity, DeliveryActivity, JobActivity, RequestActivity } from '../src/index.js';
+import { escapeControls, formatActivity, wantsColor } from './log-format.js';
 
-const entry = (fields: Partial<JournalEntry>): JournalEntry => ({
+const request = (fields: Partial<RequestActivity>): RequestActivity => ({
+  kind: 'request',
   at: '2026-01-01T00:00:00.000Z',
   method: 'GET',
   path: '/v1/empresa',
   status: 200,
+  requestId: 'b1d9e6b4-0000-4000-8000-000000000000',
   companyId: null,
   idempotencyKey: null,
   replayed: false,
-  requestId: 'b1d9e6b4-0000-4000-8000-000000000000',
   faultId: null,
+  error: null,
+  durationMs: 0,
+  ...fields,
+});
+
+const delivery = (fields: Partial<DeliveryActivity>): DeliveryActivity => ({
+  kind: 'delivery',
+  at: '2026-01-01T00:00:05.000Z',
+  companyId: 'c1',
+  eventId: 'e1',
+  eventType: 'webhook.teste',
+  attempt: 2,
+  cycle: 1,
+  attemptInCycle: 2,
+  attemptsPerCycle: 8,
+  url: 'https://hooks.example.com/x',
+  outcome: 'falhou',
+  failure: 'status_nao_2xx',
+  status: 503,
+  durationMs: 0,
+  nextAttemptAt: '2026-01-01T00:05:05.000Z',
+  eventState: 'pendente',
   ...fields,
 });
 
@@ -41,23 +64,60 @@ describe('escapeControls', () => {
   });
 });
 
-describe('formatEntry', () => {
-  const hostile = entry({ method: 'GET', path: '/v1/\nfake line\x1b[2J\u2028\u202egnp.exe', status: 404 });
+describe('formatActivity', () => {
+  const hostile = request({ method: 'GET', path: '/v1/\nfake line\x1b[2J\u2028\u202egnp.exe', status: 404 });
 
-  it('pretty: one line, the client\'s path and method escaped', () => {
-    const line = formatEntry(hostile, 'pretty');
-    expect(line).toBe('2026-01-01T00:00:00.000Z GET    /v1/\\x0afake line\\x1b[2J\\u2028\\u202egnp.exe → 404');
-    expect(formatEntry(entry({ method: 'GE\rT\x1b' }), 'pretty')).toBe('2026-01-01T00:00:00.000Z GE\\x0dT\\x1b /v1/empresa → 200');
+  it('pretty request: one line, the client\'s path and method escaped', () => {
+    expect(formatActivity(hostile, 'pretty')).toBe('2026-01-01T00:00:00.000Z request  GET    /v1/\\x0afake line\\x1b[2J\\u2028\\u202egnp.exe → 404');
+    expect(formatActivity(request({ method: 'GE\rT\x1b' }), 'pretty')).toBe('2026-01-01T00:00:00.000Z request  GE\\x0dT\\x1b /v1/empresa → 200');
   });
 
-  it('pretty: the flags of a replayed answer and of a fault', () => {
-    expect(formatEntry(entry({ method: 'POST', path: '/v1/catalogos', status: 201, replayed: true, faultId: 'f_1' }), 'pretty')).toBe('2026-01-01T00:00:00.000Z POST   /v1/catalogos → 201 (replayed, fault f_1)');
+  it('pretty request: the error code and path (escaped: the field names are the client\'s), a replay, a fault, a held time', () => {
+    expect(formatActivity(request({ method: 'POST', path: '/v1/catalogos', status: 422, error: { codigo: 'valor_invalido', caminho: 'body.a\nb' } }), 'pretty')).toBe('2026-01-01T00:00:00.000Z request  POST   /v1/catalogos → 422 valor_invalido at body.a\\x0ab');
+    expect(formatActivity(request({ method: 'POST', path: '/v1/catalogos', status: 201, replayed: true, faultId: 'f_1' }), 'pretty')).toBe('2026-01-01T00:00:00.000Z request  POST   /v1/catalogos → 201 (replayed, fault f_1)');
+    expect(formatActivity(request({ status: 503, error: { codigo: 'servico_indisponivel', caminho: null }, faultId: 'flt_2', durationMs: 5000 }), 'pretty')).toBe('2026-01-01T00:00:00.000Z request  GET    /v1/empresa → 503 servico_indisponivel (fault flt_2, 5000ms)');
+  });
+
+  it('pretty control: the operation and what it did, the detail escaped', () => {
+    const control: ControlActivity = { kind: 'control', at: '2026-01-01T00:00:00.000Z', method: 'POST', path: '/_emulator/faults', status: 201, operation: 'addFault', detail: 'fault flt_1: api path=/v1/\x1b[2J → status=503, once', error: null };
+    expect(formatActivity(control, 'pretty')).toBe('2026-01-01T00:00:00.000Z control  POST   /_emulator/faults → 201 addFault: fault flt_1: api path=/v1/\\x1b[2J → status=503, once');
+    expect(formatActivity({ ...control, path: '/_emulator/faults/flt_9', method: 'DELETE', status: 404, operation: 'removeFault', detail: null, error: { codigo: 'falha_nao_encontrada', caminho: 'path.id' } }, 'pretty')).toBe('2026-01-01T00:00:00.000Z control  DELETE /_emulator/faults/flt_9 → 404 falha_nao_encontrada at path.id (removeFault)');
+    expect(formatActivity({ ...control, path: '/_emulator/nope', status: 404, operation: null, detail: null, error: { codigo: 'rota_nao_encontrada', caminho: null } }, 'pretty')).toBe('2026-01-01T00:00:00.000Z control  POST   /_emulator/nope → 404 rota_nao_encontrada');
+  });
+
+  it('pretty delivery: the event, the attempt of its cycle, the URL, the outcome, the duration and the next attempt', () => {
+    expect(formatActivity(delivery({}), 'pretty')).toBe('2026-01-01T00:00:05.000Z delivery webhook.teste e1 attempt 2/8 → https://hooks.example.com/x: falhou 503 status_nao_2xx (0ms), next 2026-01-01T00:05:05.000Z');
+    expect(formatActivity(delivery({ attempt: 9, cycle: 2, attemptInCycle: 1, outcome: 'incerta', failure: 'tempo_esgotado', status: null, durationMs: 15000, nextAttemptAt: null }), 'pretty')).toBe('2026-01-01T00:00:05.000Z delivery webhook.teste e1 attempt 9 (1/8 of cycle 2) → https://hooks.example.com/x: incerta tempo_esgotado (15000ms)');
+  });
+
+  it('pretty job: the task, its record and a fault that took it', () => {
+    const job: JobActivity = { kind: 'job', at: '2026-01-01T00:01:00.000Z', task: 'ingestao.validacao', companyId: 'c1', subjectId: 'i1', fault: 'delayed' };
+    expect(formatActivity(job, 'pretty')).toBe('2026-01-01T00:01:00.000Z job      ingestao.validacao i1 (fault: delayed)');
+  });
+
+  it('pretty in colour: the same text with SGR colours around the parts, and no escape of the client\'s own', () => {
+    const line = formatActivity(request({ path: '/v1/\x1b[31m', status: 503, error: { codigo: 'servico_indisponivel', caminho: null } }), 'pretty', true);
+    expect(line).toBe('\x1b[2m2026-01-01T00:00:00.000Z\x1b[0m \x1b[34mrequest \x1b[0m GET    /v1/\\x1b[31m → \x1b[31m503 servico_indisponivel\x1b[0m');
+    expect(line.replace(/\x1b\[\d+m/g, '')).toBe(formatActivity(request({ path: '/v1/\x1b[31m', status: 503, error: { codigo: 'servico_indisponivel', caminho: null } }), 'pretty'));
   });
 
   it('json: one line that parses back to the entry, the path exactly as received', () => {
-    const line = formatEntry(hostile, 'json');
+    const line = formatActivity(hostile, 'json');
     expect(line.split('\n')).toHaveLength(1);
     expect(line).not.toContain('\x1b');
     expect(JSON.parse(line)).toEqual(hostile);
+  });
+});
+
+describe('wantsColor', () => {
+  it('colours a terminal only; NO_COLOR (non-empty) turns it off; FORCE_COLOR turns it on, "0" or "false" off', () => {
+    expect(wantsColor(true, {})).toBe(true);
+    expect(wantsColor(false, {})).toBe(false);
+    expect(wantsColor(true, { NO_COLOR: '1' })).toBe(false);
+    expect(wantsColor(true, { NO_COLOR: '' })).toBe(true);
+    expect(wantsColor(false, { FORCE_COLOR: '1' })).toBe(true);
+    expect(wantsColor(false, { FORCE_COLOR: '1', NO_COLOR: '1' })).toBe(true);
+    expect(wantsColor(true, { FORCE_COLOR: '0' })).toBe(false);
+    expect(wantsColor(true, { FORCE_COLOR: 'false' })).toBe(false);
   });
 });

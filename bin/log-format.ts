@@ -1,20 +1,115 @@
 /**
- * One journal entry as one line of the CLI's request log (--log pretty|json).
+ * One activity entry (emu.activity) as one line of the CLI's log: `--log pretty` for people, `--log json` for
+ * programs.
  *
- * The method and the path are the client's (the path percent-decoded): written raw, a %0A in a path forges a
- * second log line and a %1B[2J reaches the terminal. The pretty line escapes every character that moves the
- * cursor, breaks the line or reorders the text, so each request stays one readable line; the json line is
- * JSON.stringify's, which escapes C0 controls, and a parser reads U+2028/U+2029 inside a JSON string as the
- * characters they are.
+ * Much of an entry is the client's text: the method and the path (percent-decoded), the field names an error's
+ * `caminho` repeats, a webhook URL, a fault's path glob. Written raw, a %0A in a path forges a second log line and
+ * a %1B[2J reaches the terminal. The pretty line escapes every character that moves the cursor, breaks the line or
+ * reorders the text in each value it shows, so each entry stays one readable line, and adds its own colours only
+ * after; the json line is JSON.stringify's, which escapes C0 controls, and a parser reads U+2028/U+2029 inside a
+ * JSON string as the characters they are.
  */
-import type { JournalEntry } from '../src/index.js';
+import type { ActivityEntry, ControlActivity, DeliveryActivity, JobActivity, RequestActivity } from '../src/index.js';
 
 export type LogFormat = 'pretty' | 'json';
 
-export function formatEntry(entry: JournalEntry, log: LogFormat): string {
+/** The kinds of entry, by the names --quiet takes. */
+export const LOG_KINDS = { requests: 'request', controls: 'control', deliveries: 'delivery', jobs: 'job' } as const;
+
+/** --quiet's values (comma-separated, repeatable) as the entry kinds to leave out, or why one is not a kind. */
+export function quietKinds(values: readonly string[]): Set<string> | string {
+  const names = Object.keys(LOG_KINDS) as (keyof typeof LOG_KINDS)[];
+  const kinds = new Set<string>();
+  for (const name of values.flatMap((value) => value.split(',')).map((n) => n.trim())) {
+    if (!names.includes(name as keyof typeof LOG_KINDS)) return `--quiet takes ${names.join(', ')} (got "${name}")`;
+    kinds.add(LOG_KINDS[name as keyof typeof LOG_KINDS]);
+  }
+  return kinds;
+}
+
+export function formatActivity(entry: ActivityEntry, log: LogFormat, color = false): string {
   if (log === 'json') return JSON.stringify(entry);
-  const flags = [entry.replayed ? 'replayed' : '', entry.faultId ? `fault ${entry.faultId}` : ''].filter(Boolean).join(', ');
-  return `${entry.at} ${escapeControls(entry.method).padEnd(6)} ${escapeControls(entry.path)} → ${entry.status}${flags ? ` (${flags})` : ''}`;
+  const paint = color ? PAINT : PLAIN;
+  const head = `${paint.dim(entry.at)} ${paint.kind(entry.kind, entry.kind.padEnd(8))}`;
+  switch (entry.kind) {
+    case 'request':
+      return `${head} ${request(entry, paint)}`;
+    case 'control':
+      return `${head} ${control(entry, paint)}`;
+    case 'delivery':
+      return `${head} ${delivery(entry, paint)}`;
+    case 'job':
+      return `${head} ${job(entry, paint)}`;
+  }
+}
+
+function request(entry: RequestActivity, paint: Paint): string {
+  const flags = [entry.replayed ? 'replayed' : '', entry.faultId === null ? '' : `fault ${escapeControls(entry.faultId)}`, entry.durationMs > 0 ? `${entry.durationMs}ms` : ''].filter(Boolean).join(', ');
+  return `${call(entry.method, entry.path)} → ${answer(entry.status, entry.error, paint)}${flags ? ` ${paint.flag(`(${flags})`)}` : ''}`;
+}
+
+function control(entry: ControlActivity, paint: Paint): string {
+  // What it did when there is something to say ("addFault: fault flt_1: …"), else just which control it was.
+  const what = entry.operation === null ? '' : entry.detail === null ? ` ${paint.dim(`(${entry.operation})`)}` : ` ${paint.dim(entry.operation)}: ${escapeControls(entry.detail)}`;
+  return `${call(entry.method, entry.path)} → ${answer(entry.status, entry.error, paint)}${what}`;
+}
+
+function delivery(entry: DeliveryActivity, paint: Paint): string {
+  const attempt = entry.cycle === 1 ? `attempt ${entry.attemptInCycle}/${entry.attemptsPerCycle}` : `attempt ${entry.attempt} (${entry.attemptInCycle}/${entry.attemptsPerCycle} of cycle ${entry.cycle})`;
+  const result = [entry.outcome, entry.status === null ? '' : String(entry.status), entry.failure ?? ''].filter(Boolean).join(' ');
+  const next = entry.nextAttemptAt === null ? '' : `, next ${entry.nextAttemptAt}`;
+  return `${escapeControls(entry.eventType)} ${entry.eventId} ${attempt} → ${escapeControls(entry.url)}: ${paint.outcome(entry.outcome, result)} (${entry.durationMs}ms)${next}`;
+}
+
+function job(entry: JobActivity, paint: Paint): string {
+  return `${escapeControls(entry.task)} ${entry.subjectId === null ? '' : escapeControls(entry.subjectId)}${entry.fault === null ? '' : ` ${paint.flag(`(fault: ${entry.fault})`)}`}`;
+}
+
+const call = (method: string, path: string) => `${escapeControls(method).padEnd(6)} ${escapeControls(path)}`;
+
+function answer(status: number, error: RequestActivity['error'], paint: Paint): string {
+  const text = error === null ? String(status) : `${status} ${escapeControls(error.codigo)}${error.caminho === null ? '' : ` at ${escapeControls(error.caminho)}`}`;
+  return paint.status(status, text);
+}
+
+interface Paint {
+  dim(text: string): string;
+  kind(kind: ActivityEntry['kind'], text: string): string;
+  status(status: number, text: string): string;
+  outcome(outcome: DeliveryActivity['outcome'], text: string): string;
+  flag(text: string): string;
+}
+
+const PLAIN: Paint = { dim: (t) => t, kind: (_, t) => t, status: (_, t) => t, outcome: (_, t) => t, flag: (t) => t };
+
+const sgr = (code: string) => (text: string) => `\x1b[${code}m${text}\x1b[0m`;
+const dim = sgr('2');
+const red = sgr('31');
+const green = sgr('32');
+const yellow = sgr('33');
+const blue = sgr('34');
+const magenta = sgr('35');
+const cyan = sgr('36');
+const KIND_COLOURS = { request: blue, control: magenta, delivery: cyan, job: dim } as const;
+const OUTCOME_COLOURS = { entregue: green, falhou: red, incerta: yellow } as const;
+
+const PAINT: Paint = {
+  dim,
+  kind: (kind, text) => KIND_COLOURS[kind](text),
+  status: (status, text) => (status >= 500 ? red : status >= 400 ? yellow : status >= 300 ? cyan : green)(text),
+  outcome: (outcome, text) => OUTCOME_COLOURS[outcome](text),
+  flag: magenta,
+};
+
+/**
+ * Whether the log is coloured: FORCE_COLOR (anything but "0" or "false") turns colour on, as in Node itself; else
+ * NO_COLOR (any non-empty value, no-color.org) turns it off; else only a terminal gets colour.
+ */
+export function wantsColor(isTty: boolean, env: NodeJS.ProcessEnv): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force !== 'false';
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  return isTty;
 }
 
 /**

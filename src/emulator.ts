@@ -19,7 +19,9 @@ import type { ControlSettings, EmulatorOptions, ListBudgets } from './engine/con
 import { Engine } from './engine/engine.js';
 import { buildApiApp } from './http/app.js';
 import { applyFixtures, readFixtures } from './http/fixtures.js';
+import { errorOf } from './http/errors.js';
 import type { ApiFault, ApiFaultMatch, FaultMoment } from './engine/faults.js';
+import { requestActivity, type ActivityFeed } from './engine/activity.js';
 import type { JournalRecord } from './engine/journal.js';
 import type { BodySource, Runtime, Runtimes } from './http/runtime.js';
 import type { World } from './engine/world.js';
@@ -115,6 +117,10 @@ class WorldRuntimes implements Runtimes {
     this.#shared = new WorldRuntime(engine, undefined);
   }
 
+  get activity(): ActivityFeed {
+    return this.#engine.activity;
+  }
+
   forToken(token: string | undefined): Runtime {
     const world = this.#engine.worldOfToken(token);
     if (world.owner === null) return this.#shared;
@@ -165,8 +171,10 @@ class WorldRuntime implements Runtime {
   takeApiFault(match: ApiFaultMatch, moment: FaultMoment, fire?: (fault: ApiFault) => boolean): ApiFault | undefined {
     return this.#engine.faults.takeApi(match, moment, fire);
   }
-  record(entry: JournalRecord): void {
-    this.#engine.journal.record(entry);
+  record(entry: JournalRecord, response: Response): void {
+    const engine = this.#engine;
+    engine.journal.record(entry);
+    if (engine.activity.listening) engine.activity.emit(requestActivity(entry, errorOf(response), this.#current.clock.now()));
   }
 }
 

@@ -15,6 +15,7 @@ import { EVENT_KINDS, raiseEvent, rearmStartedAttempts, type EventData } from '.
 import { toInstant, type CompanyOptions } from '../engine/config.js';
 import type { Engine } from '../engine/engine.js';
 import type { SeededCompany } from '../engine/fixtures.js';
+import type { Activity } from '../engine/activity.js';
 import type { JournalEntry } from '../engine/journal.js';
 import { describeCompany, type CreatedCompanyInfo, type World } from '../engine/world.js';
 import { STATUS_OF } from '../http/errors.js';
@@ -62,6 +63,7 @@ export class Controls {
   #webhooks: ReturnType<Controls['webhooksControls']> | undefined;
   #regulatory: ReturnType<Controls['regulatoryControls']> | undefined;
   #journal: ReturnType<Controls['journalControls']> | undefined;
+  #activity: Activity | undefined;
 
   constructor(protected readonly engine: Engine) {
     this.seed = engine.config.seed;
@@ -323,6 +325,15 @@ export class Controls {
    */
   stateVersion(): number {
     return this.engine.stateVersion;
+  }
+
+  /**
+   * What the emulator does, as it happens: each API request (its status, error code and path, replay, fault), each
+   * control call, each webhook delivery attempt with its outcome, and each step of a job on a record. Nothing is
+   * made while nobody subscribes. It outlives resets and restores.
+   */
+  get activity(): Activity {
+    return (this.#activity ??= { subscribe: (listener) => this.engine.activity.subscribe(listener) });
   }
 
   info(): EmulatorInfo {

@@ -18,9 +18,11 @@ import { formatPath } from '../http/schemas.js';
 import { CONTROL_BODY_LIMIT, controlGuard } from './guard.js';
 import { advance, companyFlags, newCompany, newCredential, raisedEvent, route, runUntilIdle, snapshotChange } from './contract.js';
 import { docsAsset, docsPage } from './docs.js';
+import type { ActivityFeed } from '../engine/activity.js';
 import type { ControlSettings } from '../engine/config.js';
+import { controlActivity } from './activity-log.js';
 
-type ControlEnv = { Bindings: { controls: Controls; control: ControlSettings; body?: BodySource } };
+type ControlEnv = { Bindings: { controls: Controls; control: ControlSettings; runtimes: { readonly activity: ActivityFeed }; body?: BodySource } };
 
 const fail = (error: ApiError) => errorResponse(error, CONTROL_REQUEST_ID);
 
@@ -104,6 +106,7 @@ const jsonText = (text: string) => new Response(text, { headers: { 'content-type
 export function buildControlApp(documents: ControlDocuments): Hono<ControlEnv> {
   const app = new Hono<ControlEnv>();
   const emu = (c: Context<ControlEnv>) => c.env.controls;
+  app.use('*', controlActivity());
   app.use('*', controlGuard());
 
   app.get('/', (c) => call(() => emu(c).info()));

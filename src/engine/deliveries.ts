@@ -14,13 +14,21 @@
  */
 import { attemptTimeoutIntent, beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE, type NetworkOutcome } from '../core/webhooks/events.js';
 import type { Transport, TransportResult } from '../network/transport.js';
+import type { State } from '../core/state.js';
+import { isoString } from '../core/time.js';
+import type { ActivityFeed, DeliveryActivity } from './activity.js';
 import type { TaskWorld } from './jobs.js';
 
-export function registerDeliveryTasks(world: TaskWorld, transport: Transport): void {
+export function registerDeliveryTasks(world: TaskWorld, transport: Transport, activity: ActivityFeed): void {
   // world.state is read at each run, never captured: the handlers must act on the world's state as it is now.
   const { clock } = world;
   const finish = (eventId: string, tentativa: number, outcome: NetworkOutcome) => {
-    world.apply((state, ctx) => finishAttempt(state, eventId, tentativa, outcome, ctx));
+    world.apply((state, ctx) => {
+      // Only an attempt still running ends here (a late answer after its time-out changes nothing): that one is told.
+      const running = activity.listening && state.webhookEvents.get(eventId)?.attempts[tentativa - 1]?.estado === 'iniciada';
+      finishAttempt(state, eventId, tentativa, outcome, ctx);
+      if (running) activity.emit(deliveryActivity(state, eventId, tentativa, ctx.config.delivery.maxAttemptsPerCycle));
+    });
   };
 
   clock.handle(TASK_ATTEMPT, 'work', (task) => {
@@ -55,4 +63,31 @@ export function registerDeliveryTasks(world: TaskWorld, transport: Transport): v
     const { eventId, tentativa, ...outcome } = task.payload as { eventId: string; tentativa: number } & NetworkOutcome;
     finish(eventId, tentativa, outcome as NetworkOutcome);
   });
+}
+
+/** The activity entry of attempt `tentativa` of an event, just ended, read from the state it left. */
+function deliveryActivity(state: State, eventId: string, tentativa: number, attemptsPerCycle: number): DeliveryActivity {
+  const event = state.webhookEvents.get(eventId)!;
+  const attempt = event.attempts[tentativa - 1]!;
+  let attemptInCycle = 0;
+  for (const a of event.attempts) if (a.ciclo === attempt.ciclo && a.tentativa <= tentativa) attemptInCycle++;
+  const destination = state.webhookDestinations.get(event.companyId);
+  return {
+    kind: 'delivery',
+    at: isoString(attempt.iniciadaEm),
+    companyId: event.companyId,
+    eventId,
+    eventType: event.tipo,
+    attempt: tentativa,
+    cycle: attempt.ciclo,
+    attemptInCycle,
+    attemptsPerCycle,
+    url: destination?.url ?? '',
+    outcome: attempt.estado === 'iniciada' ? 'incerta' : attempt.estado,
+    failure: attempt.codigoFalha,
+    status: attempt.statusHttp,
+    durationMs: (attempt.terminadaEm ?? attempt.iniciadaEm) - attempt.iniciadaEm,
+    nextAttemptAt: event.proximaTentativaEm === null ? null : isoString(event.proximaTentativaEm),
+    eventState: event.estado,
+  };
 }

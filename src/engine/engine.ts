@@ -8,6 +8,7 @@ import { Inbox } from '../network/inbox.js';
 import { RouteTable } from '../network/routes.js';
 import { Transport } from '../network/transport.js';
 import { readConfig, type Config, type EmulatorOptions } from './config.js';
+import { ActivityFeed } from './activity.js';
 import { Journal } from './journal.js';
 import { pickCnpjRoot } from '../core/companies.js';
 import type { Result } from '../core/refusal.js';
@@ -22,6 +23,8 @@ export class Engine {
   readonly config: Config;
   readonly faults = new FaultRegistry();
   readonly journal = new Journal();
+  /** What the emulator does, for whoever listens (emu.activity): it outlives resets and restores. */
+  readonly activity = new ActivityFeed();
   readonly routes = new RouteTable();
   readonly inbox = new Inbox();
   /** The fake network the worlds' delivery tasks send through (WorldServices). */

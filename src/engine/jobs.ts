@@ -5,6 +5,8 @@
 import type { ScheduledTask, VirtualClock } from '../clock/clock.js';
 import { JOBS, type Job, type JobPayload } from '../core/jobs.js';
 import type { Context, State } from '../core/state.js';
+import { isoString } from '../core/time.js';
+import type { ActivityFeed, JobActivity } from './activity.js';
 import type { FaultRegistry } from './faults.js';
 
 /** What a task handler needs of a world: its state as it is now, its clock, and the one way to run a transition. */
@@ -22,18 +24,27 @@ export interface TaskWorld {
  * serves every kind, finding the job by the task's kind: a handler per job was eleven closures and their contexts,
  * 1.4 KB of every world (heap snapshot).
  */
-export function registerJobs(world: TaskWorld, faults: FaultRegistry, jobs: readonly Job[] = JOBS): void {
+export function registerJobs(world: TaskWorld, faults: FaultRegistry, activity: ActivityFeed, jobs: readonly Job[] = JOBS): void {
   const { clock } = world;
   const byTask = jobs === JOBS ? jobsByTask() : new Map(jobs.map((job) => [job.task, job]));
+  // Only the steps of a job on a record are told: the periodic housekeeping runs every hour and would drown them.
+  const tell = (job: Job, task: ScheduledTask, fault: JobActivity['fault']) => {
+    if (!activity.listening || job.subject === undefined) return;
+    const payload = (task.payload ?? {}) as JobPayload;
+    activity.emit({ kind: 'job', at: isoString(clock.now()), task: job.task, companyId: task.owner, subjectId: payload[job.subject] ?? null, fault });
+  };
   const run = (task: ScheduledTask): void => {
     const job = byTask.get(task.kind)!;
     const takes = job.faults;
     const effect = takes && faults.takeJob({ kind: takes.kind, companyId: task.owner, ...(takes.effects === 'both' ? {} : { effect: takes.effects }) })?.effect;
     if (effect && 'delayMs' in effect) {
       clock.schedule({ kind: job.task, owner: task.owner, payload: task.payload }, clock.now() + effect.delayMs);
+      tell(job, task, 'delayed');
       return;
     }
-    world.apply((state, ctx) => job.run(state, (task.payload ?? {}) as JobPayload, ctx, effect !== undefined && 'fail' in effect));
+    const failed = effect !== undefined && 'fail' in effect;
+    world.apply((state, ctx) => job.run(state, (task.payload ?? {}) as JobPayload, ctx, failed));
+    tell(job, task, failed ? 'failed' : null);
   };
   for (const job of jobs) clock.handle(job.task, job.nature, run, { coalesce: coalescing(job, world, faults) });
 }

@@ -48,7 +48,7 @@ export class Journal {
     this.entries = drop === undefined ? [] : this.entries.filter((entry) => !drop(entry));
   }
 
-  /** Called for every request; returns the function that stops it (the CLI's --log uses it). */
+  /** Called for every request; returns the function that stops it (emu.activity tells more: the CLI logs that). */
   subscribe(listener: (entry: JournalEntry) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

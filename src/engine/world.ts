@@ -11,6 +11,7 @@ import { drainOutbox } from '../core/outbox.js';
 import { createRandom, seedRandom, type RandomSource, type RandomState } from '../core/random.js';
 import { createState, type Context, type State } from '../core/state.js';
 import { rearmStartedAttempts } from '../core/webhooks/events.js';
+import type { ActivityFeed } from './activity.js';
 import type { FaultRegistry } from './faults.js';
 import type { Transport } from '../network/transport.js';
 import type { CompanyOptions, Config } from './config.js';
@@ -47,12 +48,14 @@ export interface World extends TaskWorld {
   readonly seeded: readonly SeededCompany[];
 }
 
-/** What the task handlers of a world reach outside it: the network, and the job faults. */
+/** What the task handlers of a world reach outside it: the network, the job faults and the activity stream. */
 export interface WorldServices {
   readonly transport: Transport;
   readonly faults: FaultRegistry;
   /** Told of every transition a world runs: what a snapshot carries may have changed (Engine.stateVersion). */
   changed(): void;
+  /** Where the delivery attempts and job steps are told, when anyone listens. */
+  readonly activity: ActivityFeed;
 }
 
 /** A world as a snapshot saves it (checked before it gets here). */
@@ -182,7 +185,7 @@ function assemble(config: Config, services: WorldServices, origin: Origin): Worl
       return result;
     },
   };
-  registerDeliveryTasks(world, services.transport);
-  registerJobs(world, services.faults);
+  registerDeliveryTasks(world, services.transport, services.activity);
+  registerJobs(world, services.faults, services.activity);
   return world;
 }

@@ -88,7 +88,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 /** The answer, once its status is in the request's journal entry. */
 function journaled(runtime: Runtime, entry: Mutable<JournalRecord>, response: Response): Response {
   entry.status = response.status;
-  runtime.record(entry);
+  runtime.record(entry, response);
   return response;
 }
 

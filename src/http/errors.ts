@@ -52,11 +52,22 @@ export function errorResponse(error: ApiError, requestId: string, headers?: Read
       ...(error.caminho === undefined ? {} : { caminho: error.caminho }),
     },
   };
-  return new Response(JSON.stringify(body), {
+  const response = new Response(JSON.stringify(body), {
     status: error.status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers, ...headers },
   });
+  ERRORS.set(response, error);
+  return response;
 }
+
+/**
+ * The error each error answer was built from, so the activity stream can name its code without parsing the body
+ * (and only an error answer pays this, a WeakMap entry its answer's life).
+ */
+const ERRORS = new WeakMap<Response, ApiError>();
+
+/** The error `response` was built from by errorResponse; undefined for any other answer. */
+export const errorOf = (response: Response): ApiError | undefined => ERRORS.get(response);
 
 /** A body that could not be read (runtime.ts BodyReadError): the client's 400, whoever was reading it. */
 export function unreadableBody(error: BodyReadError): ApiError {

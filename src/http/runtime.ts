@@ -7,6 +7,7 @@ import type { Credential } from '../core/companies.js';
 import type { Context, State } from '../core/state.js';
 import type { VirtualClock } from '../clock/clock.js';
 import type { ListBudgets } from '../engine/config.js';
+import type { ActivityFeed } from '../engine/activity.js';
 import type { JournalRecord } from '../engine/journal.js';
 import type { ApiFault, ApiFaultMatch, FaultMoment } from '../engine/faults.js';
 
@@ -30,7 +31,8 @@ export interface Runtime {
    * `evaluation`, `fire` makes the fault act (the concurrent edit); one that could not act does not fire.
    */
   takeApiFault(match: ApiFaultMatch, moment: FaultMoment, fire?: (fault: ApiFault) => boolean): ApiFault | undefined;
-  record(entry: JournalRecord): void;
+  /** Journals the request, answered with `response` (the activity stream reads its error, if anyone listens). */
+  record(entry: JournalRecord, response: Response): void;
 }
 
 /**
@@ -80,6 +82,8 @@ const asBodyReadError = (error: unknown): BodyReadError => (error instanceof Bod
  */
 export interface Runtimes {
   forToken(token: string | undefined): Runtime;
+  /** The emulator's activity stream (the control calls report to it too). */
+  readonly activity: ActivityFeed;
 }
 
 export interface HttpEnv {

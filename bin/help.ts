@@ -1,0 +1,26 @@
+/**
+ * `catalog-emulator help [COMMAND]`: the usage text, or the part of it about one command, cut from the one USAGE
+ * text the bin holds, so the two can never disagree.
+ */
+
+/** The commands `help` knows. */
+export const COMMANDS = ['serve', 'demo', 'openapi', 'help'] as const;
+
+/**
+ * The part of `usage` about `command`: its line of the Usage block with the lines indented under it, and for
+ * serve its options (from "Options of serve:" to the end). Undefined for a command `usage` does not have.
+ */
+export function commandUsage(usage: string, command: string): string | undefined {
+  if (!(COMMANDS as readonly string[]).includes(command)) return undefined;
+  const lines = usage.split('\n');
+  const from = lines.indexOf('Usage:');
+  // `serve` is written `[serve]`: the default command.
+  const at = lines.findIndex((line, i) => i > from && (line.startsWith(`  catalog-emulator ${command} `) || line === `  catalog-emulator ${command}` || line.startsWith(`  catalog-emulator [${command}] `)));
+  if (from < 0 || at < 0) return undefined;
+  let end = at + 1;
+  while (end < lines.length && /^ {20,}\S/.test(lines[end]!)) end++;
+  const own = `Usage:\n${lines.slice(at, end).join('\n')}\n`;
+  if (command !== 'serve') return own;
+  const options = lines.indexOf('Options of serve:');
+  return options < 0 ? own : `${own}\n${lines.slice(options).join('\n')}`;
+}

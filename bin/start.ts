@@ -1,0 +1,89 @@
+/**
+ * The machine-readable start of `serve`: the one JSON line `--json` prints instead of the banner, and the file
+ * `--ready-file PATH` writes, atomically, once the server listens — so a script reads where the server is and
+ * how to call it instead of scraping the banner, or polls for the file.
+ */
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { CreatedCompanyInfo } from '../src/index.js';
+
+/** The start line: `kind` "ready" tells it from the log lines that follow it under --json. */
+export interface StartLine {
+  readonly kind: 'ready';
+  readonly version: string;
+  /** The API's base URL (paths begin with /v1). */
+  readonly url: string;
+  readonly controls: string;
+  readonly docs: string;
+  /** Whether every control needs "Authorization: Bearer <control token>" (the token itself is never printed). */
+  readonly controlTokenRequired: boolean;
+  /** The companies the server starts with, each with the bearer token of its first credential. */
+  readonly companies: readonly CreatedCompanyInfo[];
+  readonly clock: { readonly mode: 'real' | 'manual'; readonly now: string };
+  readonly seed: number | string;
+  /** The server's process id: what to signal to stop it. */
+  readonly pid: number;
+}
+
+export function startLine(fields: Omit<StartLine, 'kind' | 'controls' | 'docs' | 'pid'>): StartLine {
+  return {
+    kind: 'ready',
+    version: fields.version,
+    url: fields.url,
+    controls: `${fields.url}/_emulator`,
+    docs: `${fields.url}/_emulator/docs`,
+    controlTokenRequired: fields.controlTokenRequired,
+    companies: fields.companies.map(({ companyId, cnpjRoot, token, headOffice }) => ({ companyId, cnpjRoot, token, headOffice: { id: headOffice.id, cnpj: headOffice.cnpj } })),
+    clock: fields.clock,
+    seed: fields.seed,
+    pid: process.pid,
+  };
+}
+
+/**
+ * Before listening: the ready file's folder must exist, and a file left by an earlier run is removed, so a script
+ * polling for it never reads a dead server's URL. Returns why it cannot be used, or undefined.
+ */
+export function prepareReadyFile(path: string): string | undefined {
+  let folder;
+  try {
+    folder = statSync(dirname(path));
+  } catch {
+    return `the folder of ${path} does not exist`;
+  }
+  if (!folder.isDirectory()) return `${dirname(path)} is not a folder`;
+  try {
+    if (statSync(path).isDirectory()) return `${path} is a folder`;
+    unlinkSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') return `cannot remove the ${path} an earlier run left (${code ?? (error as Error).message})`;
+  }
+  return undefined;
+}
+
+/**
+ * Writes `text` to `path` so that a reader sees no file or the whole file, never part of it: a temporary file
+ * beside it, flushed to disk, then renamed over it (a rename within a folder is atomic).
+ */
+export function writeReadyFile(path: string, text: string): void {
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const fd = openSync(temporary, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** On a clean exit the ready file goes: the server it names is gone. */
+export function removeReadyFile(path: string): void {
+  rmSync(path, { force: true });
+}

@@ -1,0 +1,161 @@
+/**
+ * The activity stream: what the emulator does, as one typed stream of entries — each API request, each control
+ * call, each webhook delivery attempt and each step of a background job — for whoever listens (the CLI's log,
+ * a test, an inspector): emu.activity.subscribe(listener).
+ *
+ * It costs nothing while nobody listens: every producer asks `listening` first and builds no entry otherwise
+ * (the request path is benchmarked). An entry is made when the thing it tells of has ended (the request answered,
+ * the attempt's outcome known); its `at` is the virtual instant it began and `durationMs` the virtual time it
+ * took, so a line written later than another may carry an earlier time (a delivery run by a clock advance is
+ * written before the advance's own entry).
+ */
+import { isoString } from '../core/time.js';
+import type { JournalRecord } from './journal.js';
+
+/** An error answer's code and, when it names one, the input it is about: the `erro` body's `codigo` and `caminho`. */
+export interface ActivityError {
+  readonly codigo: string;
+  readonly caminho: string | null;
+}
+
+/** An API request (under /v1), answered. */
+export interface RequestActivity {
+  readonly kind: 'request';
+  /** Virtual time of its arrival (ISO 8601). */
+  readonly at: string;
+  readonly method: string;
+  /** The path as received, percent-decoded: the client's text, to be escaped before it reaches a terminal. */
+  readonly path: string;
+  readonly status: number;
+  readonly requestId: string;
+  /** The company its credential belongs to; null when it had none that opens a company. */
+  readonly companyId: string | null;
+  readonly idempotencyKey: string | null;
+  /** Answered from the idempotency store (the `idempotent-replayed: true` answer). */
+  readonly replayed: boolean;
+  /** The api fault that fired on it. */
+  readonly faultId: string | null;
+  /** The error answer's code and path; null for a success. */
+  readonly error: ActivityError | null;
+  /** Virtual time from arrival to answer: 0 but for a request a `delayMs` fault held. */
+  readonly durationMs: number;
+}
+
+/** A call of the /_emulator controls, answered. */
+export interface ControlActivity {
+  readonly kind: 'control';
+  /** Virtual time (of the shared clock) of its arrival. */
+  readonly at: string;
+  readonly method: string;
+  /** The path as received, /_emulator included. */
+  readonly path: string;
+  readonly status: number;
+  /** The control's operation id in openapi.controls.json (advanceClock, createFault, …); null for no control. */
+  readonly operation: string | null;
+  /** What it did, briefly, for the controls that change something ("now …, ran 3 tasks"); null otherwise. */
+  readonly detail: string | null;
+  readonly error: ActivityError | null;
+}
+
+/** One delivery attempt of a webhook event, ended. */
+export interface DeliveryActivity {
+  readonly kind: 'delivery';
+  /** Virtual time the attempt started. */
+  readonly at: string;
+  readonly companyId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  /** The attempt's number across the event's cycles (the `tentativa` of GET /v1/webhook/eventos/{id}/tentativas). */
+  readonly attempt: number;
+  /** Its cycle: 1, then one more per resend. */
+  readonly cycle: number;
+  /** Its place in its cycle: 1 to `attemptsPerCycle`. */
+  readonly attemptInCycle: number;
+  readonly attemptsPerCycle: number;
+  /** The destination URL it was sent to (a --route may carry it to a local receiver). */
+  readonly url: string;
+  /** The attempt's `estado`: entregue (a completed 2xx), falhou, or incerta (the receiver may have processed it). */
+  readonly outcome: 'entregue' | 'falhou' | 'incerta';
+  /** The attempt's `codigo_falha`; null when delivered. */
+  readonly failure: string | null;
+  /** The status the receiver answered (`status_http`); null when none arrived. */
+  readonly status: number | null;
+  /** Virtual time from its start to its end. */
+  readonly durationMs: number;
+  /** When the next attempt is due; null when none is (delivered, or the cycle is over). */
+  readonly nextAttemptAt: string | null;
+  /** The event's `estado` after this attempt. */
+  readonly eventState: string;
+}
+
+/** One run of a background job's task bound to a record (an analysis, an execution, an ingestion, a CNPJ review). */
+export interface JobActivity {
+  readonly kind: 'job';
+  /** Virtual time of the run. */
+  readonly at: string;
+  /** The task that ran (`analise.executar`, …). */
+  readonly task: string;
+  readonly companyId: string | null;
+  /** The record it works on. */
+  readonly subjectId: string | null;
+  /** A `job` fault that took it: postponed (`delayed`) or run failed (`failed`). */
+  readonly fault: 'delayed' | 'failed' | null;
+}
+
+export type ActivityEntry = RequestActivity | ControlActivity | DeliveryActivity | JobActivity;
+export type ActivityKind = ActivityEntry['kind'];
+export type ActivityListener = (entry: ActivityEntry) => void;
+
+/** What a user of the emulator reaches: emu.activity. */
+export interface Activity {
+  /**
+   * Calls `listener` with every entry from now on, synchronously as each is made; returns the function that stops
+   * it. What a listener throws is swallowed: a broken log never changes an answer or stops a delivery.
+   */
+  subscribe(listener: ActivityListener): () => void;
+}
+
+/** A journaled request as its activity entry: answered at `now` (virtual), with `error` if it was refused. */
+export function requestActivity(record: JournalRecord, error: { readonly codigo: string; readonly caminho?: string } | undefined, now: number): RequestActivity {
+  return {
+    kind: 'request',
+    at: isoString(record.at),
+    method: record.method,
+    path: record.path,
+    status: record.status,
+    requestId: record.requestId,
+    companyId: record.companyId,
+    idempotencyKey: record.idempotencyKey,
+    replayed: record.replayed,
+    faultId: record.faultId,
+    error: error === undefined ? null : { codigo: error.codigo, caminho: error.caminho ?? null },
+    // A reset while a request was held puts it in a new world whose clock may be behind its arrival.
+    durationMs: Math.max(0, now - record.at),
+  };
+}
+
+export class ActivityFeed implements Activity {
+  readonly #listeners = new Set<ActivityListener>();
+
+  /** Whether anyone listens: producers ask first and make no entry otherwise. */
+  get listening(): boolean {
+    return this.#listeners.size > 0;
+  }
+
+  emit(entry: ActivityEntry): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(entry);
+      } catch {
+        // A listener's failure is its own: the emulator goes on as if nobody listened.
+      }
+    }
+  }
+
+  subscribe(listener: ActivityListener): () => void {
+    // Each subscription its own, so the same function subscribed twice is called twice and stopped once per call.
+    const own: ActivityListener = (entry) => listener(entry);
+    this.#listeners.add(own);
+    return () => void this.#listeners.delete(own);
+  }
+}
