@@ -1,6 +1,6 @@
 // The README's activity example, kept runnable: `import { createEmulator } from 'catalog-emulator'` in your project.
 import { expect, test } from 'vitest';
-import { createEmulator } from '../src/index.js';
+import { createEmulator } from 'catalog-emulator';
 
 test('emu.activity tells each request with its error code, and each delivery attempt with its outcome', async () => {
   const emu = createEmulator({ clock: 'manual' });
