@@ -16,7 +16,8 @@
 import { catalogOf } from './ingestion.js';
 import { collectGarbage, envNumber, fmt, median, type Emulator, type Row, type Target } from './support.js';
 
-const REPEATS = envNumber('BENCH_SNAPSHOT_RUNS', 3);
+// Five: the 10,000-product timing, a few ms with its collection, moves with the machine's load; the median steadies it.
+const REPEATS = envNumber('BENCH_SNAPSHOT_RUNS', 5);
 const SMALL = 10_000;
 const LARGE = 100_000;
 
