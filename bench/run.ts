@@ -7,7 +7,7 @@
  * The HTTP figures use wrk when it is on PATH (apt-get install -y wrk), pinned with taskset: servers on core 0,
  * wrk -t1 -c50 on core 1. Knobs (environment): BENCH_ROUNDS (5 interleaved rounds), BENCH_HTTP_S (5 s per HTTP
  * round), BENCH_WARMUP_S (2), BENCH_MS (1000 ms per in-process round), BENCH_CONNECTIONS (50),
- * BENCH_COLD_RUNS (9), BENCH_SNAPSHOT_RUNS (3), BENCH_CREATE_COUNT (10,000), BENCH_GENERATOR (wrk or node),
+ * BENCH_COLD_RUNS (9), BENCH_SNAPSHOT_RUNS (5), BENCH_CREATE_COUNT (10,000), BENCH_GENERATOR (wrk or node),
  * BENCH_VERBOSE=1 (every round on stderr). The defaults take ~4–6 minutes on 2 cores; BENCH_HTTP_S=10 gives the
  * issue's 10 s rounds (~2 minutes more).
  */

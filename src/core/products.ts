@@ -189,7 +189,24 @@ export function dropLink(state: State, product: Product, catalogId: string, deac
 
 /** A new version of the product: `versao` + 1, `atualizado_em` = now; keeps the id_externo index in step. */
 export function replaceProduct(state: State, current: Product, changes: Partial<Omit<Product, 'id' | 'companyId' | 'versao' | 'position' | 'criadoEm' | 'atualizadoEm'>>, ctx: Context): Product {
-  const updated: Product = { ...current, ...changes, versao: current.versao + 1, atualizadoEm: ctx.now };
+  // Field by field in Product's order, not `{ ...current, ...changes, … }`: a spread of two objects and then two
+  // more fields takes V8's generic path, ten times as long (over 1 µs, on every PATCH).
+  const updated: Product = {
+    id: current.id,
+    companyId: current.companyId,
+    idExterno: changes.idExterno === undefined ? current.idExterno : changes.idExterno,
+    origem: changes.origem === undefined ? current.origem : changes.origem,
+    sku: changes.sku === undefined ? current.sku : changes.sku,
+    descricao: changes.descricao === undefined ? current.descricao : changes.descricao,
+    ncm: changes.ncm === undefined ? current.ncm : changes.ncm,
+    atributos: changes.atributos === undefined ? current.atributos : changes.atributos,
+    versao: current.versao + 1,
+    ativo: changes.ativo === undefined ? current.ativo : changes.ativo,
+    catalogos: changes.catalogos === undefined ? current.catalogos : changes.catalogos,
+    position: current.position,
+    criadoEm: current.criadoEm,
+    atualizadoEm: ctx.now,
+  };
   state.products.set(updated.id, updated);
   productChanged(state, current, updated, ctx);
   if (updated.idExterno !== current.idExterno) {

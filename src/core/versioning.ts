@@ -3,7 +3,7 @@
  * integer `versao` and a strong, quoted, opaque ETag that changes exactly when `versao` changes; the operations
  * that take If-Match, and the resource whose ETag each one checks, are listed here once (IF_MATCH_OPERATIONS).
  */
-import { hashString, hex32 } from './random.js';
+import { hashString, putHex } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
 
 /** The entity tags of an If-Match header, quotes included, or undefined when the header is absent. */
@@ -16,8 +16,13 @@ export function etag(kind: string, id: string, versao: number): string {
   const high = mix(hashOfText);
   // The hash of `${text}:${high}`, continued from that of `text` instead of hashing `text` again.
   const low = mix(hashString(String(high), hashString(':', hashOfText)) ^ high);
-  return `"${hex32(high)}${hex32(low)}"`;
+  putHex(TAG_CODES, 1, high, 8);
+  putHex(TAG_CODES, 9, low, 8);
+  return String.fromCharCode.apply(null, TAG_CODES);
 }
+
+/** A tag's char codes, its quotes in place: filled and read within one call of etag (see putHex). */
+const TAG_CODES: number[] = Array.from({ length: 18 }, () => 34);
 
 /** murmur3's finalizer: neighbouring versions get unrelated-looking tags, so nobody mistakes them for counters. */
 function mix(h: number): number {

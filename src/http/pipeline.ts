@@ -370,9 +370,12 @@ function evaluate<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown, key: stri
   const result = runtime.apply((state, ctx) => {
     if (guard && raceable && ifMatch !== undefined) {
       // Only where another client could save what this If-Match guards (DESIGN §6).
-      const guardedId = guard.guardedBy === undefined ? undefined : (params.data as Record<string, string>)[guard.guardedBy];
-      const scene = { state, ctx, companyId: company.id, guard, guardedId };
-      const edit = runtime.takeApiFault({ method: spec.method, path, companyId: company.id }, 'evaluation', (taken) => actAt(taken, 'evaluation', scene) === true);
+      // The fault's scene is built only for a fault that acts: with none armed (nearly always), nothing is.
+      const act = (taken: ApiFault) => {
+        const guardedId = guard.guardedBy === undefined ? undefined : (params.data as Record<string, string>)[guard.guardedBy];
+        return actAt(taken, 'evaluation', { state, ctx, companyId: company.id, guard, guardedId }) === true;
+      };
+      const edit = runtime.takeApiFault({ method: spec.method, path, companyId: company.id }, 'evaluation', act);
       if (edit) journal.faultId = edit.id;
     }
     // 404, 428, 412, 409, apply
@@ -383,7 +386,12 @@ function evaluate<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown, key: stri
     return fail(apiError(STATUS_OF[kind], codigo, mensagem, caminho, limit && { 'retry-after': String(limit.resetSeconds), ...rateLimitHeaders(limit) }), requestId);
   }
   const stored = toStored(result.value);
-  if (key !== undefined && stored.status < 300) storeIdempotency(runtime.state, company.id, flat(key), fingerprint, stored, runtime.clock.now(), runtime.maxStoredAnswersPerCompany);
+  if (key !== undefined && stored.status < 300) {
+    // The store keeps a copy of the key in one piece (see flat); the journal keeps that same copy, not a second string.
+    const kept = flat(key);
+    journal.idempotencyKey = kept;
+    storeIdempotency(runtime.state, company.id, kept, fingerprint, stored, runtime.clock.now(), runtime.maxStoredAnswersPerCompany);
+  }
   const answered = admitted.fault === undefined ? undefined : actAt(admitted.fault, 'answered', { answer: stored });
   if (answered === undefined) return storedResponse(stored, requestId);
   return 'error' in answered ? fail(answered.error, requestId) : storedResponse(answered.answer, requestId);
