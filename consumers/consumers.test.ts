@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,7 +99,7 @@ afterAll(() => {
 });
 
 describe('the tarball', () => {
-  it('holds both builds, their types, the bin, the OpenAPI documents and the README', () => {
+  it('holds both builds, their types, the bin, the OpenAPI documents, the README with its image, the licence and the changelog', () => {
     const required = [
       'package.json',
       'README.md',
@@ -112,8 +112,10 @@ describe('the tarball', () => {
       'dist/cjs/package.json',
       'dist/bin/catalog-emulator.js',
       'dist/bin/THIRD-PARTY-LICENSES.txt',
-      // npm packs a LICENSE file whenever there is one.
-      ...(existsSync(join(ROOT, 'LICENSE')) ? ['LICENSE'] : []),
+      'LICENSE',
+      'CHANGELOG.md',
+      // The README shows it: a relative image must be in the package to show where the package is read.
+      'docs/images/docs-page.png',
     ];
     expect(required.filter((path) => !packed.includes(path))).toEqual([]);
   });
@@ -123,9 +125,9 @@ describe('the tarball', () => {
       (path) =>
         /\.test\.|(^|\/)__tests__\//.test(path) ||
         (/\.(ts|tsx|mts|cts)$/.test(path) && !/\.d\.(ts|mts|cts)$/.test(path)) ||
-        /^(src|bin|spec-tests|browser-tests|bench|fuzz|scripts|examples|consumers|docs|\.ci|node_modules)\//.test(path) ||
+        /^(src|bin|spec-tests|browser-tests|bench|fuzz|scripts|examples|consumers|\.ci|node_modules)\//.test(path) ||
         /^dist\/(src|cjs)\/core\/testing\//.test(path) ||
-        !/^(dist\/(src|cjs|bin)\/|(package\.json|README\.md|LICENSE|openapi\.json|openapi\.controls\.json)$)/.test(path),
+        !/^(dist\/(src|cjs|bin)\/|(package\.json|README\.md|LICENSE|CHANGELOG\.md|openapi\.json|openapi\.controls\.json|docs\/images\/docs-page\.png)$)/.test(path),
     );
     expect(wrong).toEqual([]);
   });
