@@ -4,43 +4,22 @@
  * seed, no colour, so every byte is the same each run. After a deliberate change of the format, rewrite them with
  * `UPDATE_GOLDEN=1 npx vitest run bin/cli-logs.test.ts` and review the diff.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, CLI, killAll, ROOT, runCli, track, type Run } from './cli-run.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
 const GOLDEN = (name: string) => fileURLToPath(new URL(`./__golden__/${name}`, import.meta.url));
 const EXAMPLE = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));
 const WAIT_MS = 10_000;
 
-interface Run {
-  readonly child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const running = new Set<ChildProcess>();
 const folders: string[] = [];
 
-function cli(args: string[], env: Record<string, string | undefined> = {}): Run {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, ...env } });
-  running.add(child);
-  const run: Run = {
-    child,
-    stdout: '',
-    stderr: '',
-    exited: new Promise((resolve) => child.on('exit', (code, signal) => (running.delete(child), resolve({ code, signal })))),
-  };
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (run.stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (run.stderr += chunk));
-  return run;
-}
+const cli = (args: string[], env: Record<string, string | undefined> = {}): Run => runCli(args, { env });
 
 /** Resolves once `done()` holds (checked as output arrives and every 20 ms); rejects, saying what was seen, after WAIT_MS. */
 async function until(run: Run, what: string, done: () => boolean): Promise<void> {
@@ -52,14 +31,10 @@ async function until(run: Run, what: string, done: () => boolean): Promise<void>
   }
 }
 
-beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
-});
+beforeAll(assertBuilt);
 
 afterEach(async () => {
-  const children = [...running];
-  for (const child of children) child.kill('SIGKILL');
-  await Promise.all(children.map((child) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)))));
+  await killAll();
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
@@ -314,7 +289,7 @@ describe('catalog-emulator serve --ready-file', SCENARIO_TIMEOUT, () => {
     symlinkSync(CLI, join(project, 'node_modules', '.bin', 'catalog-emulator'));
     copyFileSync(EXAMPLE('ready-file.sh'), join(project, 'ready-file.sh'));
     const child = spawn('sh', ['ready-file.sh'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-    running.add(child);
+    track(child);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -2,55 +2,19 @@
  * The built CLI (dist/bin/catalog-emulator.js; `npm test` builds before vitest) as a user runs it: real
  * processes, real ports, real fetch. Every spawned process is killed after its test.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { httpRequest } from '../spec-tests/support/raw-http.js';
+import { assertBuilt, killAll, runCli, type Run } from './cli-run.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
 const SPAWN_TIMEOUT_MS = 10_000;
 const TEST_TIMEOUT_MS = 20_000;
 
-interface Run {
-  readonly child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  /** Resolves on exit with the code and signal; rejects (and kills) after the timeout. */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const running = new Set<ChildProcess>();
 const servers: Server[] = [];
 
-function cli(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } });
-  running.add(child);
-  const run = {
-    child,
-    stdout: '',
-    stderr: '',
-    exited: new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`catalog-emulator ${args.join(' ')} did not exit within ${SPAWN_TIMEOUT_MS} ms\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`));
-      }, SPAWN_TIMEOUT_MS);
-      child.on('exit', (code, signal) => {
-        clearTimeout(timer);
-        running.delete(child);
-        resolve({ code, signal });
-      });
-    }),
-  };
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (run.stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (run.stderr += chunk));
-  // A test that expects a live server handles the rejection itself; avoid an unhandled one otherwise.
-  run.exited.catch(() => undefined);
-  return run;
-}
+const cli = (args: string[], env: Record<string, string> = {}): Run => runCli(args, { env, timeoutMs: SPAWN_TIMEOUT_MS });
 
 /** Waits until stdout matches `pattern` (within the spawn timeout) and returns the match. */
 function waitForOutput(run: Run, pattern: RegExp): Promise<RegExpMatchArray> {
@@ -89,15 +53,10 @@ async function serve(args: string[], env?: Record<string, string>): Promise<{ ru
   return { run, url: url!, token: token! };
 }
 
-beforeAll(() => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
-});
+beforeAll(assertBuilt);
 
 afterEach(async () => {
-  const children = [...running];
-  for (const child of children) child.kill('SIGKILL');
-  await Promise.all(children.map((child) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)))));
-  running.clear();
+  await killAll();
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
 });
 

@@ -1,0 +1,72 @@
+/**
+ * The built CLI (dist/bin/catalog-emulator.js; `npm test` builds before vitest) started as a user starts it, for
+ * the tests that run it: a real process whose output is collected as it comes, and killed after its test.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const CLI = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
+
+export interface Run {
+  readonly child: ChildProcess;
+  stdout: string;
+  stderr: string;
+  /** Resolves on exit with the code and signal; with a time limit, rejects (and kills) when it passes first. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** A child this test started some other way, to be killed with the runs after the test. */
+export function track(child: ChildProcess): void {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+}
+
+/**
+ * Starts `catalog-emulator ARGS` from the project's folder, without colour (NO_COLOR set, FORCE_COLOR unset, so
+ * the caller's terminal settings never reach an assertion), with `env` on top; `timeoutMs` bounds its life.
+ */
+export function runCli(args: readonly string[], options: { env?: Readonly<Record<string, string | undefined>>; timeoutMs?: number } = {}): Run {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, ...options.env } });
+  track(child);
+  const { timeoutMs } = options;
+  const run: Run = {
+    child,
+    stdout: '',
+    stderr: '',
+    exited: new Promise((resolve, reject) => {
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              child.kill('SIGKILL');
+              reject(new Error(`catalog-emulator ${args.join(' ')} did not exit within ${timeoutMs} ms\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`));
+            }, timeoutMs);
+      child.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        resolve({ code, signal });
+      });
+    }),
+  };
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (run.stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (run.stderr += chunk));
+  // A test that expects a live server handles the rejection itself; no unhandled one otherwise.
+  run.exited.catch(() => undefined);
+  return run;
+}
+
+/** Fails at once, saying what to do, when the CLI has not been built. */
+export function assertBuilt(): void {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
+}
+
+/** Kills every process a test started and waits until each is gone. */
+export async function killAll(): Promise<void> {
+  const children = [...running];
+  for (const child of children) child.kill('SIGKILL');
+  await Promise.all(children.map((child) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)))));
+  running.clear();
+}
