@@ -10,7 +10,7 @@
  * written before the advance's own entry).
  */
 import { isoString } from '../core/time.js';
-import type { JournalRecord } from './journal.js';
+import type { JournalEntry, JournalRecord } from './journal.js';
 
 /** An error answer's code and, when it names one, the input it is about: the `erro` body's `codigo` and `caminho`. */
 export interface ActivityError {
@@ -18,23 +18,9 @@ export interface ActivityError {
   readonly caminho: string | null;
 }
 
-/** An API request (under /v1), answered. */
-export interface RequestActivity {
+/** An API request (under /v1), answered: its journal entry, with how it ended. */
+export interface RequestActivity extends JournalEntry {
   readonly kind: 'request';
-  /** Virtual time of its arrival (ISO 8601). */
-  readonly at: string;
-  readonly method: string;
-  /** The path as received, percent-decoded: the client's text, to be escaped before it reaches a terminal. */
-  readonly path: string;
-  readonly status: number;
-  readonly requestId: string;
-  /** The company its credential belongs to; null when it had none that opens a company. */
-  readonly companyId: string | null;
-  readonly idempotencyKey: string | null;
-  /** Answered from the idempotency store (the `idempotent-replayed: true` answer). */
-  readonly replayed: boolean;
-  /** The api fault that fired on it. */
-  readonly faultId: string | null;
   /** The error answer's code and path; null for a success. */
   readonly error: ActivityError | null;
   /** Virtual time from arrival to answer: 0 but for a request a `delayMs` fault held. */

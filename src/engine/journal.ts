@@ -3,14 +3,19 @@ import { isoString } from '../core/time.js';
 
 /** One API request as the journal keeps it: no token, no secret, no body. */
 export interface JournalEntry {
+  /** Virtual time of its arrival (ISO 8601). */
   readonly at: string;
   readonly method: string;
+  /** The path as received, percent-decoded: the client's text, to be escaped before it reaches a terminal. */
   readonly path: string;
   readonly status: number;
   readonly requestId: string;
+  /** The company its credential belongs to; null when it had none that opens a company. */
   readonly companyId: string | null;
   readonly idempotencyKey: string | null;
+  /** Answered from the idempotency store (the `idempotent-replayed: true` answer). */
   readonly replayed: boolean;
+  /** The api fault that fired on it. */
   readonly faultId: string | null;
 }
 
