@@ -58,17 +58,22 @@ export class Glob {
       // On `/` only `**` loops; on any other character every star does.
       const loops = code === 47 ? loopsOffSlash : stars;
       let carry = 0;
+      let starCarry = 0;
       let alive = 0;
+      // One pass per character: the step, then the closure over stars (closeOverStars, fused in): a state a
+      // star's closure reaches is never a star, so each word's closure needs only its own bits and a carry.
       for (let w = 0; w < words; w++) {
         const state = current[w]!;
         const moved = literals ? state & literals[w]! : 0;
-        const value = (((moved << 1) | carry) | (state & loops[w]!)) >>> 0;
+        const stepped = ((moved << 1) | carry | (state & loops[w]!)) >>> 0;
         carry = moved >>> 31;
+        const active = stepped & stars[w]!;
+        const value = (stepped | (active << 1) | starCarry) >>> 0;
+        starCarry = active >>> 31;
         next[w] = value;
         alive |= value;
       }
       if (alive === 0) return false;
-      closeOverStars(next, stars);
       [current, next] = [next, current];
     }
     return (current[accept >>> 5]! & (1 << (accept & 31))) !== 0;
