@@ -93,6 +93,7 @@ describe('the conformance matrix', () => {
       '| CAT-01 | A catalog has the fields `id` (uuid) and `versao` (int \\| null). | spec-tests/c.test.ts:3 catalogs › has fields (passed)<br>spec-tests/c.test.ts:4 catalogs › has states (spec: CAT-02, CAT-01) (failed) | failed |',
     );
     expect(markdown).toContain('| CAT-03 | Catalog `id_externo` may be null. | — | gap |');
+    expect(markdown).toContain('| Section | Black-box statements | Covered | Gaps |\n| --- | --- | --- | --- |\n| Catalogs | 3 | 2 | 1 |\n\n');
     expect(markdown).toContain('| ANA-06 | The durable acceptance of an analysis consumes no allowance. | — | not checked |');
     expect(markdown).toContain('**Covered black-box statements: 2 of 3 = 66.7%.** Gaps: 1. Not black-box: 1, listed apart below.');
     expect([...coveredIn(markdown)]).toEqual(['CAT-01', 'CAT-02']);

@@ -125,6 +125,27 @@ function testsCell(row: Row): string {
   return row.tests.map((t) => `${cell(testLabel(t.test))} (${t.status})`).join('<br>');
 }
 
+/** One table row per section of the statements, in their order: how many black-box statements, covered, gaps. */
+function sections(matrix: Matrix): string[] {
+  const order: string[] = [];
+  const counts = new Map<string, { total: number; covered: number }>();
+  for (const row of matrix.rows) {
+    if (!row.statement.blackBox) continue;
+    const section = row.statement.section;
+    if (!counts.has(section)) {
+      order.push(section);
+      counts.set(section, { total: 0, covered: 0 });
+    }
+    const count = counts.get(section)!;
+    count.total++;
+    if (row.status !== 'gap') count.covered++;
+  }
+  return order.map((section) => {
+    const { total, covered } = counts.get(section)!;
+    return `| ${cell(section)} | ${total} | ${covered} | ${total - covered} |`;
+  });
+}
+
 /** docs/conformance.md: stable (statement order, then test file and line), so it only changes when the trace does. */
 export function renderMarkdown(matrix: Matrix): string {
   const summary = summarize(matrix);
@@ -136,6 +157,12 @@ export function renderMarkdown(matrix: Matrix): string {
     'last run of the spec tests. Written by `npm run trace`; do not edit it by hand.',
     '',
     `**${summaryLine(summary)}.** Gaps: ${summary.gaps.length}. Not black-box: ${summary.notBlackBox.length}, listed apart below.`,
+    '',
+    '## By section',
+    '',
+    '| Section | Black-box statements | Covered | Gaps |',
+    '| --- | --- | --- | --- |',
+    ...sections(matrix),
     '',
     '## Black-box statements',
     '',
