@@ -154,7 +154,7 @@ async function observe(sc: Scene): Promise<string[]> {
 }
 
 describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
-  // spec: CAT-28, CAT-29, CAT-30, CAT-31
+  // spec: CONV-06, CAT-28, CAT-29, CAT-30, CAT-31
   it('answers 200 with the exact figures for exclusive and shared products, some selected, and a preview ETag', async () => {
     const sc = await scene({ surveillanceCapacity: 3 });
     const { w, a } = sc;

@@ -10,7 +10,7 @@ import { branch, branchCatalog, listAll, UNKNOWN_ID } from './support/fixtures.j
 const idsOf = (answer: Answer): string[] => answer.body.itens.map((c: { id: string }) => c.id);
 
 describe('POST /v1/catalogos', () => {
-  // spec: CAT-01, CAT-02, CAT-03, CAT-04
+  // spec: CONV-07, CAT-01, CAT-02, CAT-03, CAT-04, REQ-04
   it('creates a catalog: 201 with Location, ETag and every field of the spec\'s table', async () => {
     const w = await world();
     await w.controls.advance('1h');
@@ -262,7 +262,7 @@ describe('GET /v1/catalogos', () => {
     expect((await w.api.get('/v1/catalogos')).body).toEqual({ itens: [], proximo_id: null });
   });
 
-  // spec: CAT-12, LIM-24, LIM-25
+  // spec: CAT-12, LIM-24
   it('defaults limite to 50, accepts 200, and proximo_id leads to the rest', async () => {
     const w = await world();
     const created = [(await headOfficeCatalog(w)).id];

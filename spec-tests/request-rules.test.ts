@@ -113,7 +113,7 @@ describe('400: headers', () => {
     expectError(await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: '*' }), 400, 'cabecalho_invalido', 'header.if-match');
   });
 
-  // spec: REQ-04, REQ-05
+  // spec: REQ-05
   it.each([
     ['without quotes', (etag: string) => etag.slice(1, -1)],
     ['with one quote missing', (etag: string) => etag.slice(0, -1)],
@@ -507,6 +507,7 @@ describe('routing', () => {
     expect((await w.api.as(undefined).request('HEAD', '/v1/produtos')).status).toBe(401);
   });
 
+  // spec: VER-01
   it.each(['/v1/nada', '/v1/produtos/a/b/c', '/v2/produtos', '/nada'])('answers an unknown path %s with 404 rota_nao_encontrada', async (path) => {
     const w = await world();
     expectError(await w.api.get(path), 404, 'rota_nao_encontrada');

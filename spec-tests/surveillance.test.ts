@@ -155,6 +155,7 @@ describe('GET /v1/empresa/vigilancia', () => {
     expect(again.etag).toBe(first.etag);
   });
 
+  // spec: CAT-47
   it('counts products of two catalogs: cadastrados and elegiveis grow with every product (a link to a second catalog counts once), versao and ETag stay', async () => {
     const w = await companyWith({ surveillanceCapacity: 10 });
     const before = await read(w);

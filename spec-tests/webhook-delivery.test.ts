@@ -116,7 +116,7 @@ function requestAt(receiver: Receiver, index: number) {
 }
 
 describe('delivery schedule', () => {
-  // spec: WH-EVT-56, WH-EVT-58
+  // spec: WH-EVT-56
   it('fails 7 times then delivers: one advance of 23 h runs attempts 1..8 at 0, 5 s, 5 min 5 s, 35 min 5 s, 2 h 35 min 5 s, 7 h 35 min 5 s, 14 h 35 min 5 s, 22 h 35 min 5 s', async () => {
     const s = await routed((_, index) => (index < 7 ? 500 : 200));
     const eventId = await raiseEvent(s.w);

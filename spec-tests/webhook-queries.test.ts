@@ -224,7 +224,7 @@ describe('GET /v1/webhook/eventos', () => {
 });
 
 describe('GET /v1/webhook/eventos/{id}', () => {
-  // spec: WH-EVT-02, WH-EVT-03, WH-EVT-05, WH-EVT-09, WH-EVT-18
+  // spec: CONV-07, WH-EVT-02, WH-EVT-03, WH-EVT-05, WH-EVT-09, WH-EVT-18
   it('answers exactly the list-item fields plus terminado_em, proxima_tentativa_em, codigo_falha and evento', async () => {
     const { w, destination } = await configured();
     const t0 = await now(w);
