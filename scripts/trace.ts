@@ -5,7 +5,7 @@
  * when that file exists. Exits 1 when a tagged test failed or a test cites an id that is no statement.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildMatrix, renderMarkdown, renderText, summarize } from './trace/matrix.js';
@@ -25,6 +25,8 @@ if (unknownArgs.length > 0) {
 const resultsPath = join(ROOT, RESULTS);
 if (!(args.includes('--no-run') && existsSync(resultsPath))) {
   mkdirSync(join(ROOT, '.trace'), { recursive: true });
+  // A run that dies before writing its report must not leave the previous run's outcomes to be read as its own.
+  rmSync(resultsPath, { force: true });
   console.log(`trace: running the spec tests (vitest run --project spec), results in ${RESULTS}`);
   // The default reporter shows progress and failures; the JSON one records each test's outcome.
   const run = spawnSync(
