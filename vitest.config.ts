@@ -7,7 +7,7 @@ const SHARED_SERVER = 'spec-tests/shared-server/**';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['src/**/*.test.ts', 'bin/**/*.test.ts', 'examples/**/*.test.ts'], exclude } },
+      { test: { name: 'unit', include: ['src/**/*.test.ts', 'bin/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts'], exclude } },
       // The spec tests against an in-process emulator, and the property tests.
       { test: { name: 'spec', include: ['spec-tests/**/*.test.ts'], exclude: [...exclude, SHARED_SERVER] } },
       // The same spec tests against the built CLI over real HTTP: one server, so one file at a time.

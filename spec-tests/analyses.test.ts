@@ -121,6 +121,7 @@ async function item(w: World, catalogId: string, ref: Reference, fields: Record<
 const allFindings = (w: World, id: string) => findingPages(w, findingsPath(id));
 
 describe('POST /v1/analises: acceptance', () => {
+  // spec: ANA-01, ANA-02, ANA-04, ANA-05, REQ-09, REQ-10
   it('answers 202 {id, estado: pendente} with Location and no ETag; while it is open, 200 with the same id and Location', async () => {
     const w = await world();
     const first = await w.api.post(ANALISES, {});
@@ -153,6 +154,7 @@ describe('POST /v1/analises: acceptance', () => {
     expect((await w.api.post(ANALISES)).status).toBe(200);
   });
 
+  // spec: ANA-03
   it('refuses a body with fields (422 campo_desconhecido) and a missing idempotency-key (400), creating nothing', async () => {
     const w = await world();
     expectError(await w.api.post(ANALISES, { completa: true }), 422, 'campo_desconhecido', 'body.completa');
@@ -177,6 +179,7 @@ describe('POST /v1/analises: acceptance', () => {
     expect(new Set([first, second.body.id, third.body.id]).size).toBe(3);
   });
 
+  // spec: REQ-02, REQ-03
   it('repeats the stored answer for the same idempotency-key (idempotent-replayed), even after the analysis concluded, and creates nothing', async () => {
     const w = await world();
     const k1 = newKey();
@@ -349,6 +352,7 @@ describe('the summary (resumo)', () => {
     expect(items.map((f) => f.produto_id)).toEqual([shared]);
   });
 
+  // spec: ANA-07
   it('ignores the surveillance selection: selected, unselected and unlinked active products are all evaluated', async () => {
     const w = await world({}, { surveillanceCapacity: 5 });
     const ref = await reference(w);
@@ -423,7 +427,7 @@ describe('GET /v1/analises/{id}/achados', () => {
     return products;
   }
 
-  // spec: SURV-27, LIM-23 ("GET /v1/vigilancias/{id}/resultados": Query `cursor`, at most 200 findings per page); the analysis findings follow it.
+  // As SURV-27 and LIM-23 state for GET /v1/vigilancias/{id}/resultados (Query `cursor`, at most 200 findings per page); the analysis findings follow it.
   it('pages with cursor only: at most 200 findings a page, total_achados on every page, every finding exactly once, in the order of the full list', async () => {
     const w = await world();
     const products = await manyFindings(w);
@@ -527,6 +531,7 @@ describe('GET /v1/analises/{id}/resultado.csv', () => {
 });
 
 describe('the analysis allowance', () => {
+  // spec: ANA-06
   it('does not move at acceptance; disponiveis drops by one when a run starts; with none left the run fails sem_franquia', async () => {
     const w = await world({}, { analysisAllowance: 2 });
     expect(await allowance(w)).toEqual({ franquia: 2, disponiveis: 2 });
@@ -686,6 +691,7 @@ describe('job faults of kind analise', () => {
 });
 
 describe('GET /v1/analises', () => {
+  // spec: ANA-08, ANA-09, ANA-10, ANA-11, LIM-14
   it('lists newest first, limite pages with proximo_cursor until null, items {id, estado, fase, criada_em, resultado_disponivel}', async () => {
     const w = await world();
     const a = await concluded(w);
@@ -715,6 +721,7 @@ describe('GET /v1/analises', () => {
     expect(again.body).toEqual({ itens: [itemA], proximo_cursor: null });
   });
 
+  // spec: AUTH-06
   it('answers an empty list for a company without analyses, and lists no other company\'s', async () => {
     const w = await world();
     const other = await otherCompany(w);
@@ -740,7 +747,7 @@ describe('GET /v1/analises', () => {
     expect((await w.api.get(`${ANALISES}?limite=0000100`)).body.itens).toHaveLength(3);
   });
 
-  // spec: LIM-21 bounds the page at 100 and states no refusal of a larger limite: it is capped, not refused.
+  // LIM-21 bounds the page at 100 and states no refusal of a larger limite: it is capped, not refused.
   it('refuses a limite that is no count (422 query.limite), caps one above 100, and refuses a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
     const w = await world();
     await concluded(w);
@@ -777,6 +784,7 @@ describe('methods', () => {
 });
 
 describe('permissions and ownership', () => {
+  // spec: AUTH-18
   it('POST needs analise:executar: 403 permissao_insuficiente otherwise, creating nothing', async () => {
     const w = await world();
     const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'catalogo:gerenciar']);
@@ -785,6 +793,7 @@ describe('permissions and ownership', () => {
     expect((await w.api.get(ANALISES)).body).toEqual({ itens: [], proximo_cursor: null });
   });
 
+  // spec: AUTH-10
   it('the GETs need catalogo:ler: a credential with only analise:executar requests but cannot read', async () => {
     const w = await world();
     const runner = w.api.as((await w.controls.addCredential(w.company.companyId, ['analise:executar'])).token);
@@ -808,6 +817,7 @@ describe('permissions and ownership', () => {
     expectError(await w.api.as('svc_at_not-a-token').get(ANALISES), 401, 'credencial_invalida', 'header.authorization');
   });
 
+  // spec: AUTH-04, REQ-13
   it('answers 404 analise_nao_encontrada at path.id for another company\'s analysis or an unknown id; 422 for a malformed id', async () => {
     const w = await world();
     const { id } = await concluded(w);

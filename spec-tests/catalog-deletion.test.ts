@@ -154,6 +154,7 @@ async function observe(sc: Scene): Promise<string[]> {
 }
 
 describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
+  // spec: CONV-06, CAT-28, CAT-29, CAT-30, CAT-31
   it('answers 200 with the exact figures for exclusive and shared products, some selected, and a preview ETag', async () => {
     const sc = await scene({ surveillanceCapacity: 3 });
     const { w, a } = sc;
@@ -187,6 +188,7 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
     expect(answer.headers.get('location')).toBeNull();
   });
 
+  // spec: CAT-30
   it('its antes equals GET /v1/empresa/vigilancia and its vigilancia block the selection\'s modo, versao, capacidade and direito_ativo', async () => {
     const sc = await scene({ surveillanceCapacity: 7 });
     const view = await vigilancia(sc.w);
@@ -243,6 +245,7 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
     expect(third.answer.text).toBe(first.answer.text);
   });
 
+  // spec: CAT-37, CAT-38
   describe('its ETag changes after each thing it depends on, and the old one no longer deletes', () => {
     const causes: [string, (sc: Scene) => Promise<void>, (before: Preview, after: Preview) => void][] = [
       [
@@ -326,6 +329,7 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
     }
   });
 
+  // spec: AUTH-04, REQ-13
   it('answers 404 catalogo_nao_encontrado for an unknown or another company\'s catalog, 422 for a malformed id', async () => {
     const w = await world();
     expectError(await w.api.get(previewPath(UNKNOWN_ID)), 404, 'catalogo_nao_encontrado', 'path.id');
@@ -335,6 +339,7 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
     expectError(await w.api.get(previewPath('not-a-uuid')), 422, 'valor_invalido', 'path.id');
   });
 
+  // spec: AUTH-13
   it('needs catalogo:gerenciar: a read-only credential gets 403 permissao_insuficiente', async () => {
     const sc = await scene();
     const { token } = await sc.w.controls.addCredential(sc.w.company.companyId, ['catalogo:ler']);
@@ -360,6 +365,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
     return { ...sc, catalogBefore, otherBefore, establishmentBefore, viewBefore, products, p, now, answer };
   }
 
+  // spec: CAT-02, CAT-35, CAT-36, REQ-09
   it('deletes with the preview\'s ETag: 200 the catalog excluido (excluido_em now, versao + 1, produtos 0) with its ETag', async () => {
     const d = await deleted();
     expect(d.answer.body).toEqual({ ...d.catalogBefore.body, estado: 'excluido', excluido_em: d.now, atualizado_em: d.now, versao: d.catalogBefore.body.versao + 1, produtos: 0 });
@@ -404,6 +410,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
     expect(ids(watched)).toEqual([d.s1.id, d.b1.id]);
   });
 
+  // spec: CAT-39
   it('keeps the shared products active, linked to their other catalog only (versao + 1), and selected', async () => {
     const d = await deleted();
     for (const name of ['s1', 's2'] as const) {
@@ -430,6 +437,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
     expect((await d.w.api.get(`/v1/estabelecimentos/${d.w.company.headOffice.id}`)).body.catalogo_id).toBe(fresh.body.id);
   });
 
+  // spec: CAT-07, CAT-08, CAT-09
   it('keeps the deleted catalog listed (default and estado=excluido, not estado=ativo) and readable; its products list answers 409 catalogo_excluido', async () => {
     const d = await deleted();
     const all = await d.w.api.get('/v1/catalogos');
@@ -492,6 +500,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
   });
 
   describe('refusals', () => {
+    // spec: CAT-34
     it('answers 428 precondicao_ausente without If-Match, changing nothing', async () => {
       const sc = await scene();
       const before = await observe(sc);
@@ -499,6 +508,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
       expect(await observe(sc)).toEqual(before);
     });
 
+    // spec: CAT-37, CAT-38
     it('answers 412 precondicao_falhou to a stale preview ETag and changes nothing; the fresh preview then deletes', async () => {
       const sc = await scene();
       const stale = await preview(sc.w, sc.a.id);
@@ -511,6 +521,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
       expect((await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: fresh.etag })).status).toBe(200);
     });
 
+    // spec: CAT-37, CAT-38
     it('answers 412 to the catalog\'s own ETag (or the selection\'s) instead of the preview\'s', async () => {
       const sc = await scene();
       const catalog = await sc.w.api.get(catalogPath(sc.a.id));
@@ -535,6 +546,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
       expect(again.headers.get('etag')).toBe(read.headers.get('etag'));
     });
 
+    // spec: AUTH-05
     it('answers 404 catalogo_nao_encontrado for another company\'s catalog, and leaves it alone', async () => {
       const w = await world();
       const other = await otherCompany(w);
@@ -546,6 +558,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
       expect((await preview(other, theirs.id)).etag).toBe(theirPreview.etag);
     });
 
+    // spec: AUTH-12
     it('needs catalogo:gerenciar: a read-only credential gets 403 permissao_insuficiente, before the precondition, changing nothing', async () => {
       const sc = await scene();
       const p = await preview(sc.w, sc.a.id);
@@ -556,6 +569,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
       expect(await observe(sc)).toEqual(before);
     });
 
+    // spec: CAT-37, CAT-38
     it('under a concurrentEdit fault answers 412 (someone else changed the catalog); a fresh preview then deletes', async () => {
       const sc = await scene();
       const p = await preview(sc.w, sc.a.id);
@@ -572,6 +586,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
     });
   });
 
+  // spec: REQ-02, REQ-03
   it('replays the same 200 to a repeat with the same idempotency key after the deletion', async () => {
     const sc = await scene();
     const p = await preview(sc.w, sc.a.id);

@@ -10,6 +10,7 @@ import { branch, branchCatalog, listAll, UNKNOWN_ID } from './support/fixtures.j
 const idsOf = (answer: Answer): string[] => answer.body.itens.map((c: { id: string }) => c.id);
 
 describe('POST /v1/catalogos', () => {
+  // spec: CONV-07, CAT-01, CAT-02, CAT-03, CAT-04, REQ-04
   it('creates a catalog: 201 with Location, ETag and every field of the spec\'s table', async () => {
     const w = await world();
     await w.controls.advance('1h');
@@ -34,6 +35,7 @@ describe('POST /v1/catalogos', () => {
     expect(answer.headers.get('x-request-id')).toMatch(REQUEST_ID);
   });
 
+  // spec: CAT-03
   it('takes id_externo as optional: absent and null both give null', async () => {
     const w = await world();
     const absent = await w.api.post('/v1/catalogos', { estabelecimento_id: w.company.headOffice.id, nome: 'A' });
@@ -46,6 +48,7 @@ describe('POST /v1/catalogos', () => {
     expect(nulled.body.cnpj_estabelecimento).toBe(other.body.cnpj);
   });
 
+  // spec: REQ-06
   it('sets the establishment\'s catalogo_id and moves its versao and ETag', async () => {
     const w = await world();
     const before = await w.api.get(`/v1/estabelecimentos/${w.company.headOffice.id}`);
@@ -91,6 +94,7 @@ describe('POST /v1/catalogos', () => {
     expect((await w.api.get('/v1/catalogos')).body.itens).toEqual([]);
   });
 
+  // spec: CONV-04
   it('validates the body: estabelecimento_id required and a uuid, nome 1 to 120, id_externo 1 to 256, no unknown field', async () => {
     const w = await world();
     const id = w.company.headOffice.id;
@@ -110,6 +114,7 @@ describe('POST /v1/catalogos', () => {
 });
 
 describe('GET /v1/catalogos/{id}', () => {
+  // spec: CONV-04, CAT-17
   it('answers 200 with the catalog and the ETag of its creation, also for an upper-case id', async () => {
     const w = await world();
     const created = await headOfficeCatalog(w);
@@ -121,6 +126,7 @@ describe('GET /v1/catalogos/{id}', () => {
     }
   });
 
+  // spec: AUTH-04, REQ-13
   it('answers 404 catalogo_nao_encontrado for an unknown or another company\'s catalog, 422 for a malformed id', async () => {
     const w = await world();
     expectError(await w.api.get(`/v1/catalogos/${UNKNOWN_ID}`), 404, 'catalogo_nao_encontrado', 'path.id');
@@ -133,6 +139,7 @@ describe('GET /v1/catalogos/{id}', () => {
 });
 
 describe('PATCH /v1/catalogos/{id}', () => {
+  // spec: CAT-25, CAT-26, CAT-27, REQ-06
   it('renames: versao + 1, new ETag, atualizado_em moves with the clock, the rest is kept', async () => {
     const w = await world();
     const created = await headOfficeCatalog(w, 'Antes');
@@ -150,6 +157,7 @@ describe('PATCH /v1/catalogos/{id}', () => {
     expect(read.headers.get('etag')).toBe(answer.headers.get('etag'));
   });
 
+  // spec: CAT-24, CAT-25, CAT-26, REQ-07
   it('sets id_externo keeping nome, and null clears it', async () => {
     const w = await world();
     const created = await headOfficeCatalog(w, 'Fixo');
@@ -164,6 +172,7 @@ describe('PATCH /v1/catalogos/{id}', () => {
     expect(both.body).toMatchObject({ nome: 'Novo', id_externo: 'ext-10', versao: 4, estabelecimento_id: w.company.headOffice.id });
   });
 
+  // spec: CAT-21
   it('needs at least one field: {} is 422 and changes nothing', async () => {
     const w = await world();
     const created = await headOfficeCatalog(w);
@@ -171,6 +180,7 @@ describe('PATCH /v1/catalogos/{id}', () => {
     expect((await w.api.get(`/v1/catalogos/${created.id}`)).headers.get('etag')).toBe(created.etag);
   });
 
+  // spec: CAT-22, CAT-23, CAT-26
   it('refuses fields it does not edit (no move to another establishment) and out-of-range values', async () => {
     const w = await world();
     const created = await headOfficeCatalog(w);
@@ -182,6 +192,7 @@ describe('PATCH /v1/catalogos/{id}', () => {
     expectError(await w.api.patch(path, { id_externo: '' }, { ifMatch: created.etag }), 422, 'valor_invalido', 'body.id_externo');
   });
 
+  // spec: CAT-19, CAT-20, REQ-05
   it('answers 428 precondicao_ausente without If-Match and 412 precondicao_falhou with a stale one', async () => {
     const w = await world();
     const created = await headOfficeCatalog(w, 'Original');
@@ -192,6 +203,7 @@ describe('PATCH /v1/catalogos/{id}', () => {
     expect((await w.api.get(path)).body).toMatchObject({ nome: 'Primeira', versao: 2 });
   });
 
+  // spec: REQ-06
   it('answers 412 after a product is created in the catalog, since that moves its versao', async () => {
     const w = await world();
     const created = await headOfficeCatalog(w);
@@ -207,6 +219,7 @@ describe('PATCH /v1/catalogos/{id}', () => {
 });
 
 describe('produtos of a catalog', () => {
+  // spec: CAT-05
   it('counts the links: products created in it, linked to it and unlinked from it; each change moves versao', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -230,6 +243,7 @@ describe('produtos of a catalog', () => {
 });
 
 describe('GET /v1/catalogos', () => {
+  // spec: CAT-06
   it('lists the company\'s catalogs in creation order, each as GET one shows it', async () => {
     const w = await world();
     const a = await headOfficeCatalog(w);
@@ -240,6 +254,7 @@ describe('GET /v1/catalogos', () => {
     expect(answer.headers.get('x-request-id')).toMatch(REQUEST_ID);
   });
 
+  // spec: AUTH-06
   it('answers an empty list for a company without catalogs, and never another company\'s', async () => {
     const w = await world();
     const other = await w.controls.createCompany();
@@ -247,6 +262,7 @@ describe('GET /v1/catalogos', () => {
     expect((await w.api.get('/v1/catalogos')).body).toEqual({ itens: [], proximo_id: null });
   });
 
+  // spec: CAT-12, LIM-24
   it('defaults limite to 50, accepts 200, and proximo_id leads to the rest', async () => {
     const w = await world();
     const created = [(await headOfficeCatalog(w)).id];
@@ -264,6 +280,7 @@ describe('GET /v1/catalogos', () => {
   });
 
   // spec: "limite (integer 1 to 200)": 0000050 is the integer 50, written with leading zeros.
+  // spec: LIM-26
   it('takes limite with leading zeros as the integer it writes: 0000050 is 50, 0000201 is above 200', async () => {
     const w = await world();
     const created = [(await headOfficeCatalog(w)).id];
@@ -277,6 +294,7 @@ describe('GET /v1/catalogos', () => {
     expectError(await w.api.get('/v1/catalogos?limite=0000000'), 422, 'valor_invalido', 'query.limite');
   });
 
+  // spec: CAT-13, LIM-14
   it('pages with limite and apos_id, visiting every catalog exactly once', async () => {
     const w = await world();
     const created = [(await headOfficeCatalog(w)).id];
@@ -286,6 +304,7 @@ describe('GET /v1/catalogos', () => {
     expect(pages.map((p) => p.body.itens.length)).toEqual([2, 2, 1]);
   });
 
+  // spec: LIM-26
   it('refuses limite 0, 201 and abc with 422 at query.limite', async () => {
     const w = await world();
     for (const limite of ['0', '201', 'abc', '']) {
@@ -295,6 +314,7 @@ describe('GET /v1/catalogos', () => {
     }
   });
 
+  // spec: CAT-16
   it('refuses an apos_id that is not a catalog of the company with 422 cursor_invalido', async () => {
     const w = await world();
     await headOfficeCatalog(w);
@@ -307,6 +327,7 @@ describe('GET /v1/catalogos', () => {
     expectError(await w.api.get('/v1/catalogos?apos_id=xyz'), 422, 'valor_invalido', 'query.apos_id');
   });
 
+  // spec: CONV-04, CAT-10, CAT-16
   it('filters by estabelecimento_id', async () => {
     const w = await world();
     await headOfficeCatalog(w);
@@ -322,6 +343,7 @@ describe('GET /v1/catalogos', () => {
     expectError(await w.api.get('/v1/catalogos?estabelecimento_id=123'), 422, 'valor_invalido', 'query.estabelecimento_id');
   });
 
+  // spec: CAT-11, CAT-15
   it('filters by id_externo, exactly', async () => {
     const w = await world();
     const a = await headOfficeCatalog(w);
@@ -339,6 +361,7 @@ describe('GET /v1/catalogos', () => {
     expect((await w.api.get(`/v1/catalogos?id_externo=${'x'.repeat(256)}`)).status).toBe(200);
   });
 
+  // spec: CAT-08, CAT-14
   it('filters by estado: ativo lists the active catalogs, excluido none yet; another value is 422', async () => {
     const w = await world();
     const a = await headOfficeCatalog(w);
@@ -348,6 +371,7 @@ describe('GET /v1/catalogos', () => {
     expectError(await w.api.get('/v1/catalogos?estado=arquivado'), 422, 'valor_invalido', 'query.estado');
   });
 
+  // spec: CAT-13
   it('combines filters with paging', async () => {
     const w = await world();
     const ids: string[] = [];
@@ -368,6 +392,7 @@ describe('GET /v1/catalogos', () => {
 
 describe('GET /v1/catalogos byte budget', () => {
   // pageBudgets is an option of an in-process emulator; the shared server keeps the default budget (256 KiB).
+  // spec: CAT-13
   it('cuts pages by bytes (at least one item each) when the budget is low, and visits every catalog once', async () => {
     const w = await world({ pageBudgets: { catalogs: 600 } });
     const created = [(await headOfficeCatalog(w)).id];
@@ -399,6 +424,7 @@ describe('GET /v1/catalogos byte budget', () => {
 });
 
 describe('permissions of catalogs', () => {
+  // spec: AUTH-11
   it('needs catalogo:gerenciar to create and edit (403 permissao_insuficiente), catalogo:ler to read', async () => {
     const w = await world();
     const created = await headOfficeCatalog(w);

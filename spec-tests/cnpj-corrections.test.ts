@@ -83,6 +83,7 @@ async function correction(w: World, id: string): Promise<any> { // eslint-disabl
 }
 
 describe('POST /v1/estabelecimentos/{id}/correcoes-cnpj: acceptance', () => {
+  // spec: CNPJ-01, CNPJ-02, CNPJ-03, CNPJ-04, CNPJ-05, CNPJ-10, CNPJ-12, REQ-10
   it('answers 202 with exactly the acceptance fields, Location and no ETag, and changes nothing on the establishment', async () => {
     const w = await world();
     const created = await branch(w);
@@ -103,6 +104,7 @@ describe('POST /v1/estabelecimentos/{id}/correcoes-cnpj: acceptance', () => {
     expect(after.etag).toBe(etag);
   });
 
+  // spec: CNPJ-09, CNPJ-11, REQ-11
   it('follows the correction at its Location: pendente with what was asked, criado_em the acceptance time and no decision', async () => {
     const w = await world();
     const created = await branch(w);
@@ -127,6 +129,7 @@ describe('POST /v1/estabelecimentos/{id}/correcoes-cnpj: acceptance', () => {
     expect(read.headers.get('x-request-id')).toMatch(REQUEST_ID);
   });
 
+  // spec: CNPJ-13, REQ-02, REQ-03
   it('repeats the stored 202 for the same idempotency-key and creates nothing, even after the decision and with a stale If-Match', async () => {
     const w = await world();
     const created = await branch(w);
@@ -243,6 +246,7 @@ describe('POST /v1/estabelecimentos/{id}/correcoes-cnpj: refusals, in the docume
     expect((await readEstablishment(other, other.company.headOffice.id)).etag).toBe(theirs.etag);
   });
 
+  // spec: CNPJ-07, CNPJ-08
   it('answers 428 without If-Match and 412 with a stale ETag, before the 409s (cnpj_novo equal to the current one)', async () => {
     const w = await world();
     const created = await branch(w);
@@ -322,6 +326,7 @@ describe('POST /v1/estabelecimentos/{id}/correcoes-cnpj: refusals, in the docume
     expect((await request(w, created.id, created.etag, freshCnpj(w))).status).toBe(202);
   });
 
+  // spec: CNPJ-08
   it('answers 412 when a concurrentEdit fault changes the establishment right before evaluation, and accepts nothing', async () => {
     const w = await world();
     const created = await branch(w);
@@ -515,6 +520,7 @@ describe('the review, one hour of virtual time after acceptance', () => {
 });
 
 describe('GET /v1/correcoes-cnpj/{id}', () => {
+  // spec: AUTH-04
   it('answers 404 correcao_nao_encontrada at path.id for another company\'s correction or an unknown id', async () => {
     const w = await world();
     const created = await branch(w);
@@ -525,6 +531,7 @@ describe('GET /v1/correcoes-cnpj/{id}', () => {
     expect((await w.api.get(correctionPath(id))).status).toBe(200);
   });
 
+  // spec: CONV-04, REQ-13
   it('accepts the id in upper case and refuses a malformed id with 422 valor_invalido at path.id', async () => {
     const w = await world();
     const created = await branch(w);
@@ -552,6 +559,7 @@ describe('GET /v1/correcoes-cnpj/{id}', () => {
 });
 
 describe('permissions of CNPJ corrections', () => {
+  // spec: AUTH-16
   it('refuses POST with 403 permissao_insuficiente without estabelecimento:gerenciar, before 422 and 428', async () => {
     const w = await world();
     const created = await branch(w);

@@ -10,6 +10,7 @@ describe('GET /v1/empresa', () => {
     expect(answer.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  // spec: AUTH-01
   it('refuses a missing credential with 401 and the error body', async () => {
     const w = await world();
     const answer = await w.api.as(undefined).get('/v1/empresa');

@@ -147,6 +147,7 @@ describe('GET /v1/contexto', () => {
     const w = await world();
     expectError(await w.api.get('/v1/contexto?x=1'), 422, 'campo_desconhecido', 'query.x');
   });
+  // spec: EST-11, EST-13, LIM-01, LIM-02, LIM-03, LIM-26
   it('reports the limits the API enforces: each bound is accepted, one past it refused', async () => {
     const w = await world();
     const { limites } = (await w.api.get('/v1/contexto')).body;

@@ -28,6 +28,7 @@ describe('CNPJ check digits (the tests\' own implementation)', () => {
 });
 
 describe('POST /v1/estabelecimentos', () => {
+  // spec: CONV-01, EST-01, EST-02, EST-03, EST-06, EST-14, EST-16, EST-17
   it('registers a branch: 201 with ETag, Location, x-request-id and exactly the spec\'s fields', async () => {
     const w = await world();
     const cnpj = cnpjOf(w.company.cnpjRoot, '0002');
@@ -51,6 +52,7 @@ describe('POST /v1/estabelecimentos', () => {
     });
   });
 
+  // spec: EST-04
   it('accepts alphanumeric order parts whose check digits follow the rule', async () => {
     const w = await world();
     for (const order of ['AB12', 'Z9Y8', '0A0B']) {
@@ -61,6 +63,7 @@ describe('POST /v1/estabelecimentos', () => {
     }
   });
 
+  // spec: EST-08
   it('refuses each invalid vector with 422 cnpj_invalido at body.cnpj', async () => {
     const w = await world();
     for (const { cnpj, why } of VECTORS.invalid) {
@@ -70,6 +73,7 @@ describe('POST /v1/estabelecimentos', () => {
     }
   });
 
+  // spec: EST-08
   it('refuses every invalid shape built on the company\'s own root with 422 cnpj_invalido', async () => {
     const w = await world();
     const valid = cnpjOf(w.company.cnpjRoot, 'AB12');
@@ -96,6 +100,7 @@ describe('POST /v1/estabelecimentos', () => {
     expect((await w.api.post('/v1/estabelecimentos', { cnpj: valid, nome: 'Filial' })).status).toBe(201);
   });
 
+  // spec: EST-09
   it('refuses a valid CNPJ of another root with 422 cnpj_raiz_divergente', async () => {
     const w = await world();
     const foreign = VECTORS.valid.filter((cnpj) => cnpj.slice(0, 8) !== w.company.cnpjRoot);
@@ -121,6 +126,7 @@ describe('POST /v1/estabelecimentos', () => {
     expect(list.body.itens).toHaveLength(2);
   });
 
+  // spec: EST-10, EST-11
   it('takes nome of 1 to 120 characters: 0 and 121 are refused with 422 at body.nome, a missing one is campo_obrigatorio', async () => {
     const w = await world();
     const root = w.company.cnpjRoot;
@@ -136,11 +142,13 @@ describe('POST /v1/estabelecimentos', () => {
     expect(longest.body.nome).toBe('n'.repeat(120));
   });
 
+  // spec: EST-07
   it('requires cnpj: a missing one is 422 campo_obrigatorio at body.cnpj', async () => {
     const w = await world();
     expectError(await w.api.post('/v1/estabelecimentos', { nome: 'Filial' }), 422, 'campo_obrigatorio', 'body.cnpj');
   });
 
+  // spec: EST-13
   it('takes id_externo null or 1 to 256 characters; empty and 257 are refused at body.id_externo', async () => {
     const w = await world();
     const root = w.company.cnpjRoot;
@@ -158,6 +166,7 @@ describe('POST /v1/estabelecimentos', () => {
     expectError(await w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(root, '0304'), nome: 'F', id_externo: 12 }), 422, 'valor_invalido', 'body.id_externo');
   });
 
+  // spec: EST-12
   it('refuses an unknown field with 422 campo_desconhecido at its path, and creates nothing', async () => {
     const w = await world();
     const cnpj = cnpjOf(w.company.cnpjRoot, '0401');
@@ -168,6 +177,7 @@ describe('POST /v1/estabelecimentos', () => {
     expect((await w.api.post('/v1/estabelecimentos', { cnpj, nome: 'F' })).status).toBe(201);
   });
 
+  // spec: REQ-02, REQ-03
   it('repeats the original 201 for the same idempotency-key and body, creating nothing new', async () => {
     const w = await world();
     const body = { cnpj: cnpjOf(w.company.cnpjRoot, '0501'), nome: 'F' };
@@ -184,6 +194,7 @@ describe('POST /v1/estabelecimentos', () => {
 });
 
 describe('GET /v1/estabelecimentos/{id}', () => {
+  // spec: EST-18
   it('answers 200 with the establishment and the ETag of its creation', async () => {
     const w = await world();
     const created = await branch(w, { id_externo: 'e-1' });
@@ -194,6 +205,7 @@ describe('GET /v1/estabelecimentos/{id}', () => {
     expect(answer.headers.get('x-request-id')).toMatch(REQUEST_ID);
   });
 
+  // spec: CONV-04
   it('accepts the id in upper case and answers it in lower case', async () => {
     const w = await world();
     const created = await branch(w);
@@ -208,6 +220,7 @@ describe('GET /v1/estabelecimentos/{id}', () => {
     expectError(await w.api.get(`/v1/estabelecimentos/${UNKNOWN_ID}`), 404, 'estabelecimento_nao_encontrado', 'path.id');
   });
 
+  // spec: REQ-13
   it('refuses a malformed id with 422 at path.id', async () => {
     const w = await world();
     for (const id of ['abc', '00000000-0000-0000-0000-000000000000', `${UNKNOWN_ID}0`, '00000000-0000-4000-c000-000000000000']) {
@@ -217,6 +230,7 @@ describe('GET /v1/estabelecimentos/{id}', () => {
     }
   });
 
+  // spec: AUTH-04
   it('answers 404 for another company\'s establishment, never 403', async () => {
     const w = await world();
     const other = await w.controls.createCompany();
@@ -227,6 +241,7 @@ describe('GET /v1/estabelecimentos/{id}', () => {
 });
 
 describe('GET /v1/estabelecimentos', () => {
+  // spec: LIM-14
   it('pages with limite and apos_id → proximo_id, visiting every establishment exactly once in creation order', async () => {
     const w = await world();
     const created = [w.company.headOffice.id];
@@ -312,6 +327,7 @@ describe('GET /v1/estabelecimentos', () => {
     expectError(await w.api.get('/v1/estabelecimentos?limite=1&limite=2'), 422, 'parametro_repetido', 'query.limite');
   });
 
+  // spec: AUTH-06
   it('lists only the company\'s own establishments', async () => {
     const w = await world();
     const other = await w.controls.createCompany();
@@ -322,6 +338,7 @@ describe('GET /v1/estabelecimentos', () => {
 });
 
 describe('PATCH /v1/estabelecimentos/{id}', () => {
+  // spec: EST-26, EST-28, REQ-06
   it('changes nome, keeps omitted fields, moves versao by one and the ETag', async () => {
     const w = await world();
     const created = await branch(w, { nome: 'Antes', id_externo: 'ext-1' });
@@ -335,6 +352,7 @@ describe('PATCH /v1/estabelecimentos/{id}', () => {
     expect(read.headers.get('etag')).toBe(answer.headers.get('etag'));
   });
 
+  // spec: EST-25, EST-26
   it('sets id_externo, and null clears it while nome is kept', async () => {
     const w = await world();
     const created = await branch(w, { nome: 'Fixo' });
@@ -347,6 +365,7 @@ describe('PATCH /v1/estabelecimentos/{id}', () => {
     expect(cleared.headers.get('etag')).not.toBe(set.headers.get('etag'));
   });
 
+  // spec: EST-22
   it('refuses {} with 422 and changes nothing', async () => {
     const w = await world();
     const created = await branch(w);
@@ -355,6 +374,7 @@ describe('PATCH /v1/estabelecimentos/{id}', () => {
     expect(read.headers.get('etag')).toBe(created.etag);
   });
 
+  // spec: EST-27
   it('refuses cnpj in the body with 422 campo_desconhecido (corrections are a separate request)', async () => {
     const w = await world();
     const created = await branch(w);
@@ -362,6 +382,7 @@ describe('PATCH /v1/estabelecimentos/{id}', () => {
     expectError(answer, 422, 'campo_desconhecido', 'body.cnpj');
   });
 
+  // spec: EST-23, EST-24
   it('refuses nome of 0 or 121 characters and an empty id_externo', async () => {
     const w = await world();
     const created = await branch(w);
@@ -372,12 +393,14 @@ describe('PATCH /v1/estabelecimentos/{id}', () => {
     expectError(await w.api.patch(path, { id_externo: 'x'.repeat(257) }, { ifMatch: created.etag }), 422, 'valor_invalido', 'body.id_externo');
   });
 
+  // spec: EST-20
   it('answers 428 precondicao_ausente at header.if-match without If-Match', async () => {
     const w = await world();
     const created = await branch(w);
     expectError(await w.api.patch(`/v1/estabelecimentos/${created.id}`, { nome: 'X' }), 428, 'precondicao_ausente', 'header.if-match');
   });
 
+  // spec: EST-21, REQ-05
   it('answers 412 precondicao_falhou for a stale ETag and applies nothing', async () => {
     const w = await world();
     const created = await branch(w, { nome: 'Original' });
@@ -388,6 +411,7 @@ describe('PATCH /v1/estabelecimentos/{id}', () => {
     expect(read.body).toMatchObject({ nome: 'Primeira', versao: 2 });
   });
 
+  // spec: AUTH-05
   it('answers 404 for an unknown or another company\'s establishment', async () => {
     const w = await world();
     const created = await branch(w);
@@ -399,6 +423,7 @@ describe('PATCH /v1/estabelecimentos/{id}', () => {
 });
 
 describe('DELETE /v1/estabelecimentos/{id} (archive)', () => {
+  // spec: EST-02
   it('archives: 200 with estado arquivado, versao + 1 and a new ETag', async () => {
     const w = await world();
     const created = await branch(w, { id_externo: 'arch' });
@@ -465,6 +490,7 @@ describe('DELETE /v1/estabelecimentos/{id} (archive)', () => {
 });
 
 describe('permissions of establishments', () => {
+  // spec: AUTH-14, AUTH-15
   it('refuses writes with 403 permissao_insuficiente to a credential without estabelecimento:gerenciar, which can still read', async () => {
     const w = await world();
     const created = await branch(w);
@@ -494,6 +520,7 @@ describe('permissions of establishments', () => {
     expect(patched.status, patched.text).toBe(200);
   });
 
+  // spec: AUTH-01, AUTH-02
   it('answers 401 before anything else without a credential', async () => {
     const w = await world();
     const answer = await w.api.as(undefined).post('/v1/estabelecimentos', { cnpj: 'bad', nome: '' });

@@ -236,6 +236,7 @@ const previa = (fields: Partial<Record<string, unknown>>) => ({
 });
 
 describe('POST /v1/catalogos/ingestoes (start)', () => {
+  // spec: ING-05, ING-08, ING-09, ING-10
   it('answers 201 with exactly the receipt and Location, into the head office\'s active catalog by default', async () => {
     const w = await world();
     const a = await headOfficeCatalog(w);
@@ -271,6 +272,7 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
     });
   });
 
+  // spec: ING-05
   it('goes to the catalog named by catalogo_id, and referencia_externa is null when absent', async () => {
     const w = await world();
     await headOfficeCatalog(w);
@@ -282,6 +284,7 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
     expect(detail.body).toMatchObject({ operacao: 'substituicao_integral', catalogo_id: b.id, referencia_externa: null });
   });
 
+  // spec: ING-09, REQ-03
   it('repeated with the same key and body answers 200, repetida: true, idempotent-replayed, and the current estado', async () => {
     const w = await world();
     await headOfficeCatalog(w);
@@ -343,6 +346,7 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
     expect(await ingestionIds(w)).toEqual([first.body.ingestao_id]);
   });
 
+  // spec: ING-01, ING-02, LIM-04, LIM-05, LIM-06
   it('takes idempotency keys of 16 to 200 characters, none of them whitespace (any other character allowed)', async () => {
     const w = await world();
     const catalogs = [await branchCatalog(w), await branchCatalog(w), await branchCatalog(w)];
@@ -366,6 +370,7 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
     expect(await ingestionIds(w)).toEqual(ids);
   });
 
+  // spec: REQ-01, LIM-01, LIM-03
   it('keeps the common key rule on the other ingestion operations (no "/", at most 128)', async () => {
     const w = await world();
     await headOfficeCatalog(w);
@@ -424,6 +429,7 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
     expect(next.body.catalogo_id).toBe(a.id);
   });
 
+  // spec: ING-03, ING-04, ING-06, ING-07
   it('refuses a bad body with 422: operacao missing or unknown, unknown field, referencia_externa of 0 or 201 characters, malformed catalogo_id', async () => {
     const w = await world();
     await headOfficeCatalog(w);
@@ -1088,6 +1094,7 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
     expect((await read(w, id)).etag).toBe(rejected.etag);
   });
 
+  // spec: WH-EVT-53, REQ-10
   it('answers 202 (aplicando) with Location and ETag; applies 1 s + 1 ms per record later; the catalog is held until then', async () => {
     const w = await listening();
     const a = await headOfficeCatalog(w);

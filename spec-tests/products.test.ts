@@ -27,6 +27,7 @@ async function allPages(w: World, path: string, limite: number): Promise<{ pages
 }
 
 describe('POST /v1/catalogos/{id}/produtos', () => {
+  // spec: CONV-03, PROD-01, PROD-02, PROD-03
   it('creates the product: 201, Location, ETag and the exact body with defaults', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -158,6 +159,7 @@ describe('POST /v1/catalogos/{id}/produtos', () => {
 });
 
 describe('GET /v1/produtos/{id}', () => {
+  // spec: PROD-07
   it('answers the product with the same ETag the creation gave', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -168,6 +170,7 @@ describe('GET /v1/produtos/{id}', () => {
     expect(answer.headers.get('etag')).toBe(created.etag);
   });
 
+  // spec: CONV-04
   it('accepts the id in upper case', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -177,6 +180,7 @@ describe('GET /v1/produtos/{id}', () => {
     expect(answer.body.id).toBe(created.id);
   });
 
+  // spec: REQ-13
   it('answers 404 produto_nao_encontrado for an unknown id and 422 for a malformed one', async () => {
     const w = await world();
     expectError(await w.api.get(`/v1/produtos/${UNKNOWN_V7_ID}`), 404, 'produto_nao_encontrado', 'path.id');
@@ -187,6 +191,7 @@ describe('GET /v1/produtos/{id}', () => {
 describe('PATCH /v1/produtos/{id}', () => {
   const full = { id_externo: 'EXT-P', sku: 'sku-p', descricao: 'Cadeira', atributos: [{ codigo: 'cor', valores: ['azul'] }, { codigo: 'material', valores: ['madeira'] }] };
 
+  // spec: PROD-21, PROD-25, REQ-06
   it('keeps omitted fields, moves versao by one and answers a new ETag', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -202,6 +207,7 @@ describe('PATCH /v1/produtos/{id}', () => {
     expect(read.headers.get('etag')).toBe(etag);
   });
 
+  // spec: PROD-22
   it('clears sku, descricao and id_externo with null', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -216,6 +222,7 @@ describe('PATCH /v1/produtos/{id}', () => {
     expect(reuse.status).toBe(201);
   });
 
+  // spec: PROD-04, PROD-23, REQ-07
   it('replaces atributos whole', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -251,6 +258,7 @@ describe('PATCH /v1/produtos/{id}', () => {
     expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
   });
 
+  // spec: PROD-14, PROD-15
   it.each([
     ['origem (not patchable)', { origem: 'outro' }, 'campo_desconhecido', 'body.origem'],
     ['catalogos', { catalogos: [] }, 'campo_desconhecido', 'body.catalogos'],
@@ -279,7 +287,7 @@ describe('PATCH /v1/produtos/{id}', () => {
     expect((await w.api.get(`/v1/produtos/${created.id}`)).body.atributos).toEqual(atributos);
   });
 
-  // spec: PROD-16..PROD-20 name every refusal of an attribute; none is for a code listed twice.
+  // Statements PROD-16 to PROD-20 name every refusal of an attribute; none is for a code listed twice.
   it('accepts a codigo listed in two entries, and keeps both in their order', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -291,6 +299,7 @@ describe('PATCH /v1/produtos/{id}', () => {
     expect((await w.api.get(`/v1/produtos/${created.id}`)).body.atributos).toEqual(atributos);
   });
 
+  // spec: PROD-11
   it('refuses an empty object: at least one field is required', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -299,6 +308,7 @@ describe('PATCH /v1/produtos/{id}', () => {
     expectError(answer, 422, 'valor_invalido', 'body');
   });
 
+  // spec: PROD-09, PROD-10, REQ-05
   it('needs If-Match: 428 without it, 412 with a stale one', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -322,6 +332,7 @@ describe('PATCH /v1/produtos/{id}', () => {
 });
 
 describe('PUT /v1/catalogos/{id}/produtos/{produto_id} (link)', () => {
+  // spec: CAT-44, CAT-45, CAT-46, PROD-06, REQ-09
   it('links a product to a branch catalog: versao + 1, catalogos appended, catalog counts it', async () => {
     const w = await world();
     const head = await headOfficeCatalog(w);
@@ -349,6 +360,7 @@ describe('PUT /v1/catalogos/{id}/produtos/{produto_id} (link)', () => {
     expect(answer.body.catalogos).toEqual([head.id, branch.id]);
   });
 
+  // spec: PROD-24
   it('shows an edit of a shared product in both catalogs\' product lists', async () => {
     const w = await world();
     const head = await headOfficeCatalog(w);
@@ -364,6 +376,7 @@ describe('PUT /v1/catalogos/{id}/produtos/{produto_id} (link)', () => {
     }
   });
 
+  // spec: CAT-48
   it('answers an existing link with 200 and the product unchanged (same versao and ETag)', async () => {
     const w = await world();
     const head = await headOfficeCatalog(w);
@@ -385,6 +398,7 @@ describe('PUT /v1/catalogos/{id}/produtos/{produto_id} (link)', () => {
     expect(catalogAfter.body).toEqual(catalogBefore.body);
   });
 
+  // spec: CAT-42, CAT-43
   it('needs If-Match with the product ETag: 428 without, 412 with the catalog\'s', async () => {
     const w = await world();
     const head = await headOfficeCatalog(w);
@@ -395,6 +409,7 @@ describe('PUT /v1/catalogos/{id}/produtos/{produto_id} (link)', () => {
     expect((await w.api.get(`/v1/produtos/${created.id}`)).body.catalogos).toEqual([head.id]);
   });
 
+  // spec: REQ-13
   it('answers 404 for an unknown catalog or product, and 422 for a body with fields', async () => {
     const w = await world();
     const head = await headOfficeCatalog(w);
@@ -459,6 +474,7 @@ describe('DELETE /v1/catalogos/{id}/produtos/{produto_id} (unlink)', () => {
 });
 
 describe('GET /v1/produtos and GET /v1/catalogos/{id}/produtos', () => {
+  // spec: LIM-14
   it('page with limite and cursor, visiting every product of the catalog exactly once, in order', async () => {
     const w = await world();
     const head = await headOfficeCatalog(w);
@@ -593,6 +609,7 @@ describe('GET /v1/produtos and GET /v1/catalogos/{id}/produtos', () => {
 });
 
 describe('products of another company', () => {
+  // spec: AUTH-04, AUTH-05, AUTH-06
   it('are 404, never 403, for every product operation, and never listed', async () => {
     const mine = await world();
     const other = await otherCompany(mine);

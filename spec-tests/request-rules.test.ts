@@ -17,6 +17,7 @@ async function productCount(w: World): Promise<number> {
 }
 
 describe('401: credentials', () => {
+  // spec: AUTH-01
   it('refuses a missing Authorization header with credencial_ausente and WWW-Authenticate', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -27,6 +28,7 @@ describe('401: credentials', () => {
     expect(await productCount(w)).toBe(0);
   });
 
+  // spec: AUTH-02
   it('refuses another scheme with credencial_invalida', async () => {
     const w = await world();
     const answer = await rawRequest(w, 'GET', '/v1/produtos', { authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` });
@@ -34,6 +36,7 @@ describe('401: credentials', () => {
     expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
   });
 
+  // spec: AUTH-02
   it('refuses an unknown token with credencial_invalida', async () => {
     const w = await world();
     const answer = await w.api.as('svc_at_this-token-does-not-exist').get('/v1/empresa');
@@ -67,6 +70,7 @@ describe('400: headers', () => {
     expect(await productCount(w)).toBe(0);
   });
 
+  // spec: REQ-01, LIM-02, LIM-03
   it.each([
     ['15 characters', 'a'.repeat(15)],
     ['129 characters', 'a'.repeat(129)],
@@ -82,6 +86,7 @@ describe('400: headers', () => {
     expect(await productCount(w)).toBe(0);
   });
 
+  // spec: LIM-01
   it('accepts keys of 16 and 128 characters of A-Z a-z 0-9 . _ : -', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -108,6 +113,7 @@ describe('400: headers', () => {
     expectError(await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: '*' }), 400, 'cabecalho_invalido', 'header.if-match');
   });
 
+  // spec: REQ-05
   it.each([
     ['without quotes', (etag: string) => etag.slice(1, -1)],
     ['with one quote missing', (etag: string) => etag.slice(0, -1)],
@@ -120,6 +126,7 @@ describe('400: headers', () => {
     expect((await w.api.get(`/v1/produtos/${created.id}`)).body.versao).toBe(1);
   });
 
+  // spec: REQ-05
   it('never matches a weak ETag: W/ plus the current tag is 412', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -161,6 +168,7 @@ describe('415: media type', () => {
     expectError(answer, 415, 'tipo_midia_nao_suportado', 'header.content-type');
   });
 
+  // spec: CONV-02
   it('accepts application/json with charset=utf-8 in any case', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -239,6 +247,7 @@ describe('bodies of unknown length (chunked)', () => {
 });
 
 describe('400 json_invalido and the shape of the body', () => {
+  // spec: ERR-01, ERR-02, ERR-03, ERR-05
   it('refuses JSON that does not parse', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -278,6 +287,7 @@ describe('400 json_invalido and the shape of the body', () => {
 });
 
 describe('idempotency', () => {
+  // spec: REQ-02, REQ-03
   it('replays a creation: same status, body, ETag and Location, idempotent-replayed: true, a new x-request-id, nothing created again', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -297,6 +307,7 @@ describe('idempotency', () => {
     expect((await w.api.get(`/v1/catalogos/${catalog.id}`)).body.produtos).toBe(1);
   });
 
+  // spec: REQ-03
   it('replays the original answer even after the resource changed', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -311,6 +322,7 @@ describe('idempotency', () => {
     expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
   });
 
+  // spec: REQ-03
   it('replays before the ETag check: the repeat with its now stale If-Match still answers the stored 200', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -495,6 +507,7 @@ describe('routing', () => {
     expect((await w.api.as(undefined).request('HEAD', '/v1/produtos')).status).toBe(401);
   });
 
+  // spec: VER-01
   it.each(['/v1/nada', '/v1/produtos/a/b/c', '/v2/produtos', '/nada'])('answers an unknown path %s with 404 rota_nao_encontrada', async (path) => {
     const w = await world();
     expectError(await w.api.get(path), 404, 'rota_nao_encontrada');
@@ -502,6 +515,7 @@ describe('routing', () => {
 });
 
 describe('x-request-id', () => {
+  // spec: ERR-04
   it('is on every answer, unique, and equal to erro.request_id on errors', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
@@ -602,6 +616,7 @@ describe('order of the checks', () => {
     expectError(await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: 'TAKEN' }, { ifMatch: created.etag }), 412, 'precondicao_falhou');
   });
 
+  // spec: AUTH-04
   it('answers 404, never 403, for a resource of another company', async () => {
     const mine = await world();
     const other = await otherCompany(mine);

@@ -303,6 +303,7 @@ async function scene(options: SceneOptions = {}): Promise<Scene & { host?: strin
 // ---------------------------------------------------------------------------------------------------------
 
 describe('the daily execution', () => {
+  // spec: SURV-24
   it('opens one agendada execution at the daily boundary for a company watching products, none for a company watching nothing; pendente na_fila at +0, executando avaliando at +1 min, concluida publicada at +1 min + 10 s', async () => {
     const w = await world();
     const boundary = await nextDaily(w);
@@ -384,6 +385,7 @@ describe('the daily execution', () => {
     expect((await allFindings(w, items[0]!.id)).items.map((f) => f.produto_id)).toEqual([a, b]);
   });
 
+  // spec: SURV-25, SURV-26
   it('the next day reuses the findings of unchanged products (reaproveitado true, the first run\'s avaliado_em and snapshot_id); a PATCH of a product breaks its reuse; published findings never change', async () => {
     const w = await world();
     const boundary = await nextDaily(w);
@@ -617,6 +619,7 @@ describe('impeded executions', () => {
     ]);
   });
 
+  // spec: SURV-22
   it('with the subscription suspended: falhou vigilancia_indisponivel with causa assinatura_inativa; the history stays readable while suspended', async () => {
     const { w, host, t } = await scene({ inbox: true, watching: { descricao: undefined } });
     const before = await pulled(w, t, 0);
@@ -738,6 +741,7 @@ describe('GET /v1/vigilancias/{id}/resultados', () => {
   }
 
   // spec: SURV-27, LIM-23 ("GET /v1/vigilancias/{id}/resultados": Query `cursor`, at most 200 findings per page).
+  // spec: SURV-23, SURV-28
   it('pages with cursor only: at most 200 findings a page, total_achados on every page, every finding exactly once, in the order of the whole list', async () => {
     const sc = await scene();
     const products = await manyFindings(sc);
@@ -834,6 +838,7 @@ describe('GET /v1/vigilancias/{id}/resultados.csv', () => {
 });
 
 describe('GET /v1/vigilancias', () => {
+  // spec: SURV-18, SURV-19, SURV-20, SURV-21, LIM-14
   it('lists newest first, limite pages with proximo_cursor until null, items {id, estado, fase, criada_em, resultado_disponivel}', async () => {
     const { w, t } = await scene({ watching: {} });
     const a = await pulled(w, t, 0);
@@ -863,6 +868,7 @@ describe('GET /v1/vigilancias', () => {
     expect(again.body).toEqual({ itens: [itemA], proximo_cursor: null });
   });
 
+  // spec: AUTH-06
   it('answers an empty list for a company without executions, and lists no other company\'s', async () => {
     const w = await world();
     await clearOfDaily(w);
@@ -893,7 +899,7 @@ describe('GET /v1/vigilancias', () => {
     expect((await w.api.get(`${VIGILANCIAS}?limite=0000050`)).body.itens).toHaveLength(3);
   });
 
-  // spec: LIM-22 bounds the page at 100 and states no refusal of a larger limite: it is capped, not refused.
+  // LIM-22 bounds the page at 100 and states no refusal of a larger limite: it is capped, not refused.
   it('refuses a limite that is no count (422 query.limite), caps one above 100, and refuses a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
     const { w, ref, t } = await scene({ watching: {} });
     const other = await otherCompany(w);
@@ -929,6 +935,7 @@ describe('methods', () => {
 });
 
 describe('permissions and ownership', () => {
+  // spec: AUTH-08, AUTH-09
   it('the four GETs need catalogo:ler: 403 permissao_insuficiente without it, 200 with only it', async () => {
     const { w, t } = await scene({ watching: {} });
     const { id } = await pulled(w, t, 0);
@@ -947,6 +954,7 @@ describe('permissions and ownership', () => {
     expectError(await w.api.as('svc_at_not-a-token').get(resultsPath(UNKNOWN_V7_ID)), 401, 'credencial_invalida', 'header.authorization');
   });
 
+  // spec: AUTH-04, REQ-13
   it('answers 404 vigilancia_nao_encontrada at path.id for another company\'s execution or an unknown id; 422 for a malformed id', async () => {
     const { w, t } = await scene({ watching: {} });
     const { id } = await pulled(w, t, 0);

@@ -144,6 +144,7 @@ async function expectRefusedUnchanged(w: World, answer: Answer, before: { answer
 }
 
 describe('GET /v1/empresa/vigilancia', () => {
+  // spec: SURV-01, SURV-02, SURV-03, SURV-04
   it('answers exactly the ten fields and an ETag for a new company: nothing registered or selected, mode selecao, versao 1', async () => {
     const w = await companyWith({ surveillanceCapacity: 7 });
     const first = await read(w);
@@ -154,6 +155,7 @@ describe('GET /v1/empresa/vigilancia', () => {
     expect(again.etag).toBe(first.etag);
   });
 
+  // spec: CAT-47
   it('counts products of two catalogs: cadastrados and elegiveis grow with every product (a link to a second catalog counts once), versao and ETag stay', async () => {
     const w = await companyWith({ surveillanceCapacity: 10 });
     const before = await read(w);
@@ -216,6 +218,7 @@ describe('GET /v1/empresa/vigilancia', () => {
 });
 
 describe('PATCH /v1/empresa/vigilancia: accepted changes', () => {
+  // spec: SURV-17, REQ-06
   it('adicionar: 200 with the view, versao + 1 and a new ETag; GET then answers the same bytes and ETag', async () => {
     const w = await companyWith({ surveillanceCapacity: 5 });
     const head = await headOfficeCatalog(w);
@@ -233,6 +236,7 @@ describe('PATCH /v1/empresa/vigilancia: accepted changes', () => {
     expect(after.etag).toBe(etag);
   });
 
+  // spec: SURV-17, REQ-06
   it('remover, and adicionar and remover together: each accepted change moves versao by one and the ETag', async () => {
     const w = await companyWith({ surveillanceCapacity: 5 });
     const head = await headOfficeCatalog(w);
@@ -266,6 +270,7 @@ describe('PATCH /v1/empresa/vigilancia: accepted changes', () => {
     expect(lists.etag).not.toBe(empty.etag);
   });
 
+  // spec: CONV-04
   it('ids are accepted in upper case and answered in lower case', async () => {
     const w = await companyWith({ surveillanceCapacity: 2 });
     const head = await headOfficeCatalog(w);
@@ -274,6 +279,7 @@ describe('PATCH /v1/empresa/vigilancia: accepted changes', () => {
     expect((await watched(w, 50)).ids).toEqual([a]);
   });
 
+  // spec: REQ-02, REQ-03
   it('a repeat with the same idempotency-key answers the stored 200 (same bytes and ETag) and changes nothing more', async () => {
     const w = await companyWith({ surveillanceCapacity: 5 });
     const head = await headOfficeCatalog(w);
@@ -350,6 +356,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     await expectRefusedUnchanged(w, await patch(w, '"stale"', { modo: 'selecao', remover: [c] }), before, 422, 'produto_nao_selecionado', 'body.remover[0]');
   });
 
+  // spec: LIM-12, LIM-13
   it('more than 200 ids in a list → 422 valor_invalido at body.adicionar or body.remover; 200 pass the shape check', async () => {
     const w = await companyWith({ surveillanceCapacity: 5 });
     await headOfficeCatalog(w);
@@ -361,6 +368,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: ids(200), remover: ids(200).map((id) => id.replace('-4000-', '-4001-')) }), before, 422, 'produto_invalido', 'body.adicionar[0]');
   });
 
+  // spec: SURV-09, SURV-11
   it('an invalid modo, an unknown field or an id that is not a uuid → 422 at its place', async () => {
     const w = await companyWith({ surveillanceCapacity: 5 });
     const before = await read(w);
@@ -372,6 +380,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', selecionar: [] }), before, 422, 'campo_desconhecido', 'body.selecionar');
   });
 
+  // spec: SURV-08
   it('a missing modo → 422 campo_obrigatorio at body.modo (modo is required)', async () => {
     const w = await companyWith({ surveillanceCapacity: 5 });
     const before = await read(w);
@@ -379,6 +388,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     await expectRefusedUnchanged(w, await patch(w, before.etag, {}), before, 422, 'campo_obrigatorio', 'body.modo');
   });
 
+  // spec: SURV-06, SURV-07
   it('without If-Match → 428 precondicao_ausente; with a stale one → 412 precondicao_falhou (both at header.if-match); both before the capacity', async () => {
     const w = await companyWith({ surveillanceCapacity: 1 });
     const head = await headOfficeCatalog(w);
@@ -396,6 +406,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     expect(answer.status, answer.text).toBe(200);
   });
 
+  // spec: SURV-12, SURV-14
   it('mode todos with more eligible products than capacity → 409 capacidade_insuficiente without caminho, and nothing changes', async () => {
     const w = await companyWith({ surveillanceCapacity: 2 });
     const head = await headOfficeCatalog(w);
@@ -409,6 +420,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     expect((await watched(w, 50)).ids).toEqual([a]);
   });
 
+  // spec: SURV-13, SURV-14
   it('a selection that would exceed the capacity is refused whole (409 capacidade_insuficiente); at exactly the capacity it is accepted', async () => {
     const w = await companyWith({ surveillanceCapacity: 2 });
     const head = await headOfficeCatalog(w);
@@ -769,6 +781,7 @@ describe('events vigilancia.degradada and vigilancia.restabelecida', () => {
 });
 
 describe('permissions', () => {
+  // spec: AUTH-17
   it('PATCH needs vigilancia:gerenciar: a catalogo:ler credential gets 403 permissao_insuficiente (before the precondition) and nothing changes', async () => {
     const w = await companyWith();
     const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler']);
@@ -780,6 +793,7 @@ describe('permissions', () => {
     for (const path of [VIGILANCIA, PRODUTOS, CAPACIDADE]) expect((await reader.get(path)).status).toBe(200);
   });
 
+  // spec: AUTH-07
   it('the reads need catalogo:ler: a vigilancia:gerenciar credential gets 403 on the three GETs, yet may PATCH', async () => {
     const w = await companyWith();
     const { token } = await w.controls.addCredential(w.company.companyId, ['vigilancia:gerenciar']);
@@ -790,6 +804,7 @@ describe('permissions', () => {
     expect(answer.body).toMatchObject({ modo: 'todos', versao: 2 });
   });
 
+  // spec: AUTH-01
   it('without a credential → 401 credencial_ausente on all four operations', async () => {
     const w = await companyWith();
     const anonymous = w.api.as(undefined);

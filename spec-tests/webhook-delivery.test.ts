@@ -116,6 +116,7 @@ function requestAt(receiver: Receiver, index: number) {
 }
 
 describe('delivery schedule', () => {
+  // spec: WH-EVT-56
   it('fails 7 times then delivers: one advance of 23 h runs attempts 1..8 at 0, 5 s, 5 min 5 s, 35 min 5 s, 2 h 35 min 5 s, 7 h 35 min 5 s, 14 h 35 min 5 s, 22 h 35 min 5 s', async () => {
     const s = await routed((_, index) => (index < 7 ? 500 : 200));
     const eventId = await raiseEvent(s.w);
@@ -150,6 +151,7 @@ describe('delivery schedule', () => {
     expect(s.receiver.requests).toHaveLength(8);
   });
 
+  // spec: WH-EVT-50, WH-EVT-54, SIG-01, SIG-03
   it('signs each attempt with its own Service-Timestamp (Unix seconds of the attempt) over identical body bytes and the same Service-Event-Id', async () => {
     const s = await routed((_, index) => (index < 7 ? 500 : 200));
     const eventId = await raiseEvent(s.w);
@@ -178,6 +180,7 @@ describe('delivery schedule', () => {
     expect(detail.evento).toEqual({ id: eventId, versao: 1, empresa: s.w.company.cnpjRoot, ocorridoEm: iso(s.t0), dados: detail.evento.dados });
   });
 
+  // spec: WH-EVT-58, WH-EVT-59
   it('a receiver that always fails: the event falhou after 8 attempts (status_nao_2xx, 500), none after prazo_em, no 9th even days later', async () => {
     const s = await routed(() => 500);
     const eventId = await raiseEvent(s.w);
@@ -236,6 +239,7 @@ describe('delivery schedule', () => {
 });
 
 describe('delivery faults', () => {
+  // spec: WH-EVT-56
   it('status 503: the receiver is not reached; the attempt falhou status_nao_2xx with status_http 503, and the retry 5 s later delivers', async () => {
     const s = await routed(() => 200);
     const faultId = await fault(s, urlMatch(s), { status: 503 });
@@ -443,6 +447,7 @@ describe('delivery faults', () => {
     expect(attemptAt(attempts, 1)).toMatchObject({ estado: 'entregue', status_http: 200 });
   });
 
+  // spec: SIG-08
   it('tamper timestamp: validly signed with a timestamp 600 s older than the attempt, so a receiver with 5 minutes of tolerance refuses it', async () => {
     const { s, box, verdicts } = await verifyingReceiver();
     await fault(s, urlMatch(s), { tamper: 'timestamp' });
@@ -510,6 +515,7 @@ describe('delivery faults', () => {
 });
 
 describe('receiver answers', () => {
+  // spec: WH-EVT-56, WH-EVT-57
   it('a 301 from the receiver is not followed: falhou redirecionamento_nao_seguido with status_http 301, one request only', async () => {
     let origin = '';
     const s = await routed(() => ({ status: 301, headers: { location: `${origin}/movido` } }));
@@ -556,6 +562,7 @@ describe('receiver answers', () => {
     expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', status_http: null, proxima_tentativa_em: iso(s.t0 + 5 * SECOND) });
   });
 
+  // spec: WH-EVT-55, WH-EVT-56
   it('a 404 fails the attempt (status_nao_2xx) and a later 204 delivers it', async () => {
     const s = await routed((_, index) => (index === 0 ? 404 : 204));
     const eventId = await raiseEvent(s.w);
@@ -663,6 +670,7 @@ describe('routes', () => {
 });
 
 describe('rotation and revocation', () => {
+  // spec: WH-DEST-33, WH-EVT-46, SIG-06
   it('rotation cancels a pending event at once (cancelado destino_alterado), no attempt follows, and a resend delivers on the new version signed with the new secret', async () => {
     let status = 500;
     const s = await routed(() => status);
@@ -697,6 +705,7 @@ describe('rotation and revocation', () => {
     expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', destino_versao: 2, tentativas_ciclo: 1, tentativas_totais: 2 });
   });
 
+  // spec: WH-DEST-32
   it('revocation cancels a pending event at once (cancelado destino_revogado) and no attempt follows', async () => {
     const s = await routed(() => 500);
     const eventId = await raiseEvent(s.w);
@@ -712,6 +721,7 @@ describe('rotation and revocation', () => {
     expect(s.receiver.requests).toHaveLength(1);
   });
 
+  // spec: SIG-06
   it('an event raised while revoked is cancelado destino_inativo; after reactivation a resend delivers on the new version with the new secret', async () => {
     const s = await routed(() => 200);
     const revoked = await s.w.api.delete('/v1/webhook', undefined, { ifMatch: s.destination.etag });
@@ -738,6 +748,7 @@ describe('rotation and revocation', () => {
     expect(verifyDelivery(s.destination.secret, request, unixSeconds(resentAt)).reason).toBe('assinatura_invalida');
     expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', destino_versao: 3, codigo_falha: null });
   });
+  // spec: WH-DEST-32
   it('an attempt in flight when the destination is revoked still records its answer, but the event stays cancelado and nothing follows', async () => {
     const s = await routed(() => 200);
     await fault(s, urlMatch(s), { latencyMs: 2000 });
@@ -771,6 +782,7 @@ describe('rotation and revocation', () => {
     expect(s.receiver.requests).toHaveLength(1);
   });
 
+  // spec: WH-EVT-45, WH-EVT-58, WH-EVT-60
   it('a resend of a failed event opens a new cycle on the same schedule: attempts 9..16 from the resend, prazo_em resend + 24 h, tentativas_ciclo 8 of 16 in all', async () => {
     const s = await routed(() => 500);
     const eventId = await raiseEvent(s.w);
@@ -820,6 +832,7 @@ describe('the built-in inbox', () => {
     expect(detailAnswer.body).toMatchObject({ estado: 'entregue', status_http: 200, tentativas_ciclo: 1 });
   });
 
+  // spec: WH-EVT-52
   it('a test event (POST /v1/webhook/testes) reaches the inbox with dados exactly {tipo: "webhook.teste"}', async () => {
     const s = await setup();
     const accepted = await s.w.api.post('/v1/webhook/testes', {}, { ifMatch: s.destination.etag });
@@ -853,6 +866,7 @@ describe('a receiver that deduplicates by Service-Event-Id', () => {
     return { s, applied };
   }
 
+  // spec: SIG-11
   it('a duplicated delivery reaches it twice and is applied once', async () => {
     const { s, applied } = await dedupingReceiver();
     await fault(s, urlMatch(s), { duplicate: true });
@@ -864,6 +878,7 @@ describe('a receiver that deduplicates by Service-Event-Id', () => {
     expect((await eventDetail(s.w, eventId)).estado).toBe('entregue');
   });
 
+  // spec: SIG-11
   it('an attempt whose answer was lost (timeout) is retried: the receiver gets it twice and applies it once', async () => {
     const { s, applied } = await dedupingReceiver();
     await fault(s, urlMatch(s), { timeout: true });
@@ -878,6 +893,7 @@ describe('a receiver that deduplicates by Service-Event-Id', () => {
     expect(attempts.map((a) => [a.estado, a.codigo_falha])).toEqual([['incerta', 'tempo_esgotado'], ['entregue', null]]);
   });
 
+  // spec: WH-EVT-50, SIG-11
   it('a resend repeats the event id and body: the receiver gets it again and does not apply it twice', async () => {
     const { s, applied } = await dedupingReceiver();
     const eventId = await raiseEvent(s.w);

@@ -58,6 +58,7 @@ describe('GET /v1/webhook', () => {
 });
 
 describe('PUT /v1/webhook: create with If-None-Match: *', () => {
+  // spec: CONV-05, WH-DEST-01, WH-DEST-02, WH-DEST-04, WH-DEST-05, WH-DEST-08, WH-DEST-15, WH-DEST-16, WH-DEST-22, SIG-05
   it('creates the destination: 201, receipt exactly {id, versao 1, estado ativo, segredo}, ETag, Location /v1/webhook', async () => {
     const w = await world();
     const host = uniqueHost();
@@ -82,6 +83,7 @@ describe('PUT /v1/webhook: create with If-None-Match: *', () => {
     expect((await getDestination(a)).body.url).toBe(first.url);
   });
 
+  // spec: WH-DEST-03
   it('refuses a second create with 412 destino_existente (header.if-none-match), also when the destination is revoked', async () => {
     const w = await world();
     const created = await createDestination(w);
@@ -103,6 +105,7 @@ describe('PUT /v1/webhook: create with If-None-Match: *', () => {
     expect((await getDestination(w)).body).toMatchObject({ versao: 1, url: created.url });
   });
 
+  // spec: WH-DEST-09
   it('refuses If-Match together with If-None-Match with 400 precondicoes_conflitantes, with or without a destination', async () => {
     const w = await world();
     expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE, ifMatch: '"abc"' }), 400, 'precondicoes_conflitantes');
@@ -141,6 +144,7 @@ describe('PUT /v1/webhook: create with If-None-Match: *', () => {
 });
 
 describe('PUT /v1/webhook: change and rotate with If-Match', () => {
+  // spec: WH-DEST-10, WH-DEST-11, WH-DEST-14, REQ-06
   it('changes the url with the current ETag: 200, versao+1, a new secret and a new ETag', async () => {
     const w = await world();
     const created = await createDestination(w);
@@ -154,6 +158,7 @@ describe('PUT /v1/webhook: change and rotate with If-Match', () => {
     expect(read.headers.get('etag')).toBe(answer.headers.get('etag'));
   });
 
+  // spec: WH-DEST-11, WH-DEST-14
   it('rotates the secret with the same url: versao+1, a secret unlike every earlier one', async () => {
     const w = await world();
     const created = await createDestination(w);
@@ -165,6 +170,7 @@ describe('PUT /v1/webhook: change and rotate with If-Match', () => {
     expect((await getDestination(w)).body).toEqual({ id: created.id, versao: 3, estado: 'ativo', url: created.url });
   });
 
+  // spec: WH-DEST-13
   it('refuses a stale ETag with 412 precondicao_falhou header.if-match, leaving the destination as it was', async () => {
     const w = await world();
     const created = await createDestination(w);
@@ -175,6 +181,7 @@ describe('PUT /v1/webhook: change and rotate with If-Match', () => {
     expect(read.headers.get('etag')).toBe(changed.etag);
   });
 
+  // spec: WH-DEST-33
   it('cancels the open events of the previous version with destino_alterado; they are never delivered', async () => {
     const w = await world();
     const host = uniqueHost();
@@ -194,6 +201,7 @@ describe('PUT /v1/webhook: change and rotate with If-Match', () => {
 });
 
 describe('the secret is shown only by the receipt', () => {
+  // spec: WH-DEST-06, WH-DEST-25, WH-EVT-08
   it('never appears in GET, the event list and detail, error bodies or the request journal', async () => {
     const w = await world();
     const created = await createDestination(w);
@@ -222,6 +230,7 @@ describe('the secret is shown only by the receipt', () => {
 });
 
 describe('PUT /v1/webhook: idempotent replay', () => {
+  // spec: WH-DEST-23
   it('answers the replayed create with the identical 201 receipt, the same secret, and changes nothing', async () => {
     const w = await world();
     const key = newKey();
@@ -241,6 +250,7 @@ describe('PUT /v1/webhook: idempotent replay', () => {
     expect(read.headers.get('etag')).toBe(rotated.etag);
   });
 
+  // spec: WH-DEST-24
   it('answers a replayed change after a DELETE with the original receipt and does not reactivate the destination', async () => {
     const w = await world();
     const created = await createDestination(w);
@@ -268,6 +278,7 @@ describe('PUT /v1/webhook: idempotent replay', () => {
 });
 
 describe('DELETE /v1/webhook: revoke', () => {
+  // spec: WH-DEST-02, WH-DEST-29, WH-DEST-31
   it('revokes with the current ETag: 200 exactly {id, versao+1, estado revogado} with the ETag GET then shows', async () => {
     const w = await world();
     const created = await createDestination(w);
@@ -281,6 +292,7 @@ describe('DELETE /v1/webhook: revoke', () => {
     expect(read.headers.get('etag')).toBe(answer.headers.get('etag'));
   });
 
+  // spec: WH-DEST-30
   it('accepts an empty object as the body', async () => {
     const w = await world();
     const created = await createDestination(w);
@@ -321,6 +333,7 @@ describe('DELETE /v1/webhook: revoke', () => {
     expect((await getDestination(w)).body).toMatchObject({ versao: 2, estado: 'revogado' });
   });
 
+  // spec: WH-DEST-27, WH-DEST-28
   it('needs If-Match: 428 precondicao_ausente without, 412 precondicao_falhou when stale', async () => {
     const w = await world();
     const created = await createDestination(w);
@@ -337,6 +350,7 @@ describe('DELETE /v1/webhook: revoke', () => {
     expectError(await w.api.delete(WEBHOOK, undefined, { ifMatch: '"0123456789abcdef"' }), 404, 'destino_nao_encontrado');
   });
 
+  // spec: WH-DEST-32
   it('cancels open events with destino_revogado; they are never delivered', async () => {
     const w = await world();
     const host = uniqueHost();
@@ -361,6 +375,7 @@ describe('DELETE /v1/webhook: revoke', () => {
     expect(await inboxFor(w, host)).toEqual([]);
   });
 
+  // spec: WH-DEST-12, WH-DEST-14
   it('reactivates a revoked destination by PUT with If-Match: 200 ativo, versao+1, a new secret', async () => {
     const w = await world();
     const created = await createDestination(w);
@@ -378,6 +393,7 @@ describe('DELETE /v1/webhook: revoke', () => {
 });
 
 describe('subscription and permission', () => {
+  // spec: AUTH-27, AUTH-30, AUTH-31
   it('refuses PUT with 403 assinatura_inativa while suspended (before the header checks); GET and DELETE still work', async () => {
     const w = await world();
     const created = await createDestination(w);
@@ -395,12 +411,14 @@ describe('subscription and permission', () => {
     expect((await w.api.put(WEBHOOK, { url: hookUrl() }, { ifMatch: revoked.headers.get('etag')! })).status).toBe(200);
   });
 
+  // spec: AUTH-27
   it('refuses a create with 403 assinatura_inativa while suspended', async () => {
     const w = await world({}, { subscriptionActive: false });
     expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE }), 403, 'assinatura_inativa');
     expectError(await w.api.get(WEBHOOK), 404, 'destino_nao_encontrado');
   });
 
+  // spec: AUTH-19, AUTH-20, AUTH-21
   it('refuses GET, PUT and DELETE without webhook:gerenciar with 403 permissao_insuficiente', async () => {
     const w = await world();
     const created = await createDestination(w);
@@ -431,6 +449,7 @@ describe('body limit of 4 KiB', () => {
   /** `json` padded with spaces before its closing brace to exactly `size` bytes. */
   const padded = (json: string, size: number) => `${json.slice(0, -1)}${' '.repeat(size - Buffer.byteLength(json))}}`;
 
+  // spec: LIM-07
   it('refuses a PUT body of 4097 bytes with 413 corpo_muito_grande and accepts 4096 bytes', async () => {
     const w = await world();
     const url = hookUrl();
@@ -445,6 +464,7 @@ describe('body limit of 4 KiB', () => {
     expectError(await w.api.put(WEBHOOK, undefined, { raw: padded(json, 5000), headers: { 'content-type': 'application/json' }, ifMatch: accepted.headers.get('etag')! }), 413, 'corpo_muito_grande');
   });
 
+  // spec: LIM-08
   it('refuses a DELETE body of 4097 bytes with 413 corpo_muito_grande and accepts 4096 bytes', async () => {
     const w = await world();
     const created = await createDestination(w);
@@ -483,6 +503,7 @@ describe('body limit of 4 KiB', () => {
 });
 
 describe('URL rules', () => {
+  // spec: WH-DEST-17, WH-DEST-18, WH-DEST-19, WH-DEST-20, WH-DEST-21
   it.each([
     ['http scheme', 'http://hooks.example.com/x'],
     ['another scheme', 'ftp://hooks.example.com/x'],

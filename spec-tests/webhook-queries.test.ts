@@ -95,11 +95,13 @@ async function attempts(w: World, id: string, query = ''): Promise<Answer> {
 const numbers = (answer: Answer): number[] => answer.body.itens.map((a: { tentativa: number }) => a.tentativa);
 
 describe('GET /v1/webhook/eventos', () => {
+  // spec: WH-EVT-15
   it('answers an empty list as {itens: [], proximo_cursor: null}', async () => {
     const w = await world();
     expect((await list(w)).body).toEqual({ itens: [], proximo_cursor: null });
   });
 
+  // spec: WH-EVT-01, WH-EVT-06, WH-EVT-15, WH-EVT-16
   it('lists newest first, each item exactly the list-item fields of its detail', async () => {
     const { w, destination } = await configured();
     const a = await raiseEvent(w);
@@ -118,6 +120,7 @@ describe('GET /v1/webhook/eventos', () => {
     expect(answer.body.itens.map((i: { tipo: string }) => i.tipo)).toEqual(['vigilancia.degradada', 'webhook.teste', 'catalogo.aplicado']);
   });
 
+  // spec: LIM-14
   it('pages with limite and proximo_cursor, visiting every event once in order; a full last page ends with null', async () => {
     const w = await withDestination(await world());
     const raised: string[] = [];
@@ -145,6 +148,7 @@ describe('GET /v1/webhook/eventos', () => {
     expect(ids(await list(w, 'limite=100'))).toEqual([...raised, ...added].reverse());
   });
 
+  // spec: LIM-15
   it('answers 50 items by default and at most 100', async () => {
     const w = await withDestination(await world());
     const raised: string[] = [];
@@ -187,6 +191,7 @@ describe('GET /v1/webhook/eventos', () => {
     expectError(await w.api.get(`${EVENTS}?apos_id=${UNKNOWN_ID}`), 422, 'campo_desconhecido', 'query.apos_id');
   });
 
+  // spec: WH-EVT-17
   it('refuses a cursor of another company, or not a cursor, with 422 cursor_invalido query.cursor', async () => {
     const w = await withDestination(await world());
     for (let i = 0; i < 3; i++) await raiseEvent(w);
@@ -207,6 +212,7 @@ describe('GET /v1/webhook/eventos', () => {
     expect(ids(await list(w, `cursor=${encodeURIComponent(cursor)}`))).toHaveLength(2);
   });
 
+  // spec: AUTH-06
   it('lists only the company\'s own events', async () => {
     const w = await withDestination(await world());
     const mine = await raiseEvent(w);
@@ -218,6 +224,7 @@ describe('GET /v1/webhook/eventos', () => {
 });
 
 describe('GET /v1/webhook/eventos/{id}', () => {
+  // spec: CONV-07, WH-EVT-02, WH-EVT-03, WH-EVT-05, WH-EVT-09, WH-EVT-18
   it('answers exactly the list-item fields plus terminado_em, proxima_tentativa_em, codigo_falha and evento', async () => {
     const { w, destination } = await configured();
     const t0 = await now(w);
@@ -246,6 +253,7 @@ describe('GET /v1/webhook/eventos/{id}', () => {
     expect(await eventDetail(w, id)).toEqual({ ...pending.body, estado: 'entregue', tentativas_ciclo: 1, tentativas_totais: 1, status_http: 200, terminado_em: iso(t1), proxima_tentativa_em: null });
   });
 
+  // spec: CONV-04
   it('accepts the id in upper case', async () => {
     const w = await withDestination(await world());
     const id = await raiseEvent(w);
@@ -254,6 +262,7 @@ describe('GET /v1/webhook/eventos/{id}', () => {
     expect(answer.body.id).toBe(id);
   });
 
+  // spec: AUTH-04, REQ-13
   it('answers 404 evento_nao_encontrado for another company\'s event and an unknown id, 422 for a malformed id', async () => {
     const w = await withDestination(await world());
     const id = await raiseEvent(w);
@@ -264,6 +273,7 @@ describe('GET /v1/webhook/eventos/{id}', () => {
     expectError(await w.api.get(eventPath('nao-e-uuid')), 422, 'valor_invalido', 'path.id');
   });
 
+  // spec: AUTH-22, AUTH-23, AUTH-24
   it('needs webhook:gerenciar for every query (403 permissao_insuficiente)', async () => {
     const w = await withDestination(await world());
     const id = await raiseEvent(w);
@@ -276,6 +286,7 @@ describe('GET /v1/webhook/eventos/{id}', () => {
 });
 
 describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
+  // spec: WH-EVT-10, WH-EVT-11, WH-EVT-20, WH-EVT-21, WH-EVT-23, WH-EVT-24
   it('lists attempts in ascending order across two cycles, paging with limite, apos_tentativa and proxima_tentativa', async () => {
     const { w, host, destination } = await configured();
     await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 500 }, times: 3 });
@@ -318,6 +329,7 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
     expect((await attempts(w, id)).body).toEqual({ itens: [], proxima_tentativa: null });
   });
 
+  // spec: LIM-17
   it('answers 50 attempts by default and at most 100 (many cycles of 8 failed attempts)', async () => {
     const { w, host, destination } = await configured();
     await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 503 }, times: null });
@@ -341,6 +353,7 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
   });
 
   // spec: "limite (integer 1 to 100, default 50)": 0000002 is the integer 2.
+  // spec: LIM-19
   it('takes limite with leading zeros as the integer it writes: 0000002 pages by 2, 0000101 is above 100', async () => {
     const { w, host, destination } = await configured();
     await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 500 }, times: 2 });
@@ -358,6 +371,7 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
     expectError(await w.api.get(`${attemptsPath(id)}?limite=0000101`), 422, 'valor_invalido', 'query.limite');
   });
 
+  // spec: WH-EVT-22, LIM-19
   it.each([
     ['limite=0', 'query.limite'],
     ['limite=101', 'query.limite'],
@@ -503,6 +517,7 @@ describe('events and the destination they are recorded against (spec: CONV-09, W
 });
 
 describe('queries while the subscription is suspended', () => {
+  // spec: AUTH-31, AUTH-32, AUTH-33, AUTH-34
   it('answers GET /v1/webhook, the event list, the detail and the attempts', async () => {
     const { w, destination } = await configured();
     const id = await testEvent(w, destination.etag);
@@ -519,6 +534,7 @@ describe('queries while the subscription is suspended', () => {
 });
 
 describe('retention: events closed 30 days ago are removed by the hourly cleanup', () => {
+  // spec: WH-EVT-19, WH-EVT-61
   it('keeps an event closed 29 days ago; 30 days and an hour after closing it is gone (404, not listed)', async () => {
     const { w, destination } = await configured();
     const old = await testEvent(w, destination.etag);
@@ -539,6 +555,7 @@ describe('retention: events closed 30 days ago are removed by the hourly cleanup
     expect((await w.api.get(eventPath(younger))).status).toBe(200);
   });
 
+  // spec: WH-EVT-61
   it('counts from the latest closing: an event resent on day 29 is kept 30 days after its new closing', async () => {
     const { w, destination } = await configured();
     const id = await testEvent(w, destination.etag);
@@ -553,6 +570,7 @@ describe('retention: events closed 30 days ago are removed by the hourly cleanup
     expectError(await w.api.get(eventPath(id)), 404, 'evento_nao_encontrado');
   });
 
+  // spec: WH-EVT-62
   it('keeps a pending event, even one first closed more than 30 days ago (resent, waiting for its next attempt)', async () => {
     const { w, host, destination } = await configured();
     const id = await testEvent(w, destination.etag);
@@ -582,6 +600,7 @@ describe('retention: events closed 30 days ago are removed by the hourly cleanup
     expect(ids(await list(w))).toEqual([]);
   });
 
+  // spec: WH-EVT-63
   it('answers a test receipt replayed with its key after removal with the stored 202, and recreates neither event nor delivery', async () => {
     const { w, host, destination } = await configured();
     const key = newKey();

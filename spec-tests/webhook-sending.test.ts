@@ -80,6 +80,7 @@ async function listIds(w: World): Promise<string[]> {
 }
 
 describe('POST /v1/webhook/testes: the receipt', () => {
+  // spec: CONV-05, WH-EVT-03, WH-EVT-04, WH-EVT-13, WH-EVT-14, WH-EVT-29, WH-EVT-30, WH-EVT-31, REQ-09, REQ-10
   it('accepts: 202 exactly {evento_id, destino_id, destino_versao, estado aceito}, Location, RateLimit-Policy and RateLimit', async () => {
     const { w, host, destination } = await configured();
     const at = await now(w);
@@ -121,6 +122,7 @@ describe('POST /v1/webhook/testes: the receipt', () => {
 });
 
 describe('POST /v1/webhook/testes: what the receiver gets', () => {
+  // spec: CONV-05, WH-EVT-07, WH-EVT-48, WH-EVT-49, WH-EVT-51, WH-EVT-54, WH-EVT-55, SIG-01, SIG-02, SIG-03, SIG-04, VER-03
   it('after advance(0) the inbox has one POST with exactly the delivery headers, the evento bytes and a signature that verifies', async () => {
     const { w, host, destination } = await configured();
     const id = await testEvent(w, destination.etag);
@@ -200,6 +202,7 @@ describe('POST /v1/webhook/testes: requirements', () => {
     expect(await listIds(w)).toEqual([]);
   });
 
+  // spec: WH-EVT-26, WH-EVT-27
   it('answers 428 precondicao_ausente without If-Match and 412 precondicao_falhou with a stale ETag', async () => {
     const { w, destination } = await configured();
     const rotated = await changeDestination(w, destination.etag);
@@ -209,6 +212,7 @@ describe('POST /v1/webhook/testes: requirements', () => {
     expect((await w.api.post(TESTS, {}, { ifMatch: rotated.etag })).status).toBe(202);
   });
 
+  // spec: WH-EVT-28
   it('answers 409 destino_revogado when the destination is revoked (current ETag), 412 with a stale one', async () => {
     const { w, destination } = await configured();
     const revokedEtag = await revokeDestination(w, destination.etag);
@@ -217,6 +221,7 @@ describe('POST /v1/webhook/testes: requirements', () => {
     expect(await listIds(w)).toEqual([]);
   });
 
+  // spec: AUTH-28
   it('answers 403 assinatura_inativa while the subscription is suspended', async () => {
     const { w, destination } = await configured();
     await w.controls.updateCompany(w.company.companyId, { subscriptionActive: false });
@@ -224,6 +229,7 @@ describe('POST /v1/webhook/testes: requirements', () => {
     expect(await listIds(w)).toEqual([]);
   });
 
+  // spec: AUTH-25
   it('answers 403 permissao_insuficiente without webhook:gerenciar', async () => {
     const { w, destination } = await configured();
     const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler']);
@@ -233,6 +239,7 @@ describe('POST /v1/webhook/testes: requirements', () => {
 });
 
 describe('the shared limit: 5 tests and resends per rolling minute per company', () => {
+  // spec: ERR-10, LIM-09
   it('counts down in RateLimit and refuses the 6th with 429 limite_testes_reenvios, Retry-After and RateLimit headers', async () => {
     const { w, destination } = await configured();
     for (let remaining = 4; remaining >= 0; remaining--) {
@@ -303,6 +310,7 @@ describe('the shared limit: 5 tests and resends per rolling minute per company',
     expect(await listIds(w)).toHaveLength(5);
   });
 
+  // spec: LIM-10
   it('is shared by tests and resends', async () => {
     const { w, destination } = await configured();
     const ids = [await testEvent(w, destination.etag), await testEvent(w, destination.etag), await testEvent(w, destination.etag)];
@@ -316,6 +324,7 @@ describe('the shared limit: 5 tests and resends per rolling minute per company',
     expectError(await w.api.post(resendPath(ids[0]!), {}, { ifMatch: destination.etag }), 409, 'evento_em_andamento');
   });
 
+  // spec: LIM-11
   it('is counted per company', async () => {
     const { w, destination } = await configured();
     for (let i = 0; i < 5; i++) await testEvent(w, destination.etag);
@@ -327,6 +336,7 @@ describe('the shared limit: 5 tests and resends per rolling minute per company',
 });
 
 describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
+  // spec: WH-EVT-21, WH-EVT-24, WH-EVT-39, WH-EVT-40, WH-EVT-41, WH-EVT-43, WH-EVT-44, WH-EVT-45, WH-EVT-50, REQ-09
   it('resends a delivered event: 202 receipt, a new cycle with the same id and body, earlier attempts kept', async () => {
     const { w, host, destination } = await configured();
     const id = await testEvent(w, destination.etag);
@@ -368,6 +378,7 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
     });
   });
 
+  // spec: WH-EVT-46, SIG-06
   it('after a rotation binds the new cycle to the current destination version: its url, signed with its secret', async () => {
     const w = await world();
     const oldHost = uniqueHost();
@@ -408,6 +419,7 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
     expect(await eventDetail(w, id)).toMatchObject({ estado: 'entregue', tentativas_ciclo: 1, tentativas_totais: 1, destino_versao: 2 });
   });
 
+  // spec: WH-EVT-37
   it('refuses a pendente event (not yet attempted) with 409 evento_em_andamento', async () => {
     const { w, destination } = await configured();
     const id = await testEvent(w, destination.etag);
@@ -415,6 +427,7 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
     expect(await eventDetail(w, id)).toMatchObject({ estado: 'pendente', tentativas_totais: 0 });
   });
 
+  // spec: WH-EVT-37
   it('refuses an event whose attempt is still open (executando, then pendente between attempts) with 409 evento_em_andamento', async () => {
     const { w, host, destination } = await configured();
     await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { timeout: true }, times: 1 });
@@ -428,6 +441,7 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
     expect(await eventDetail(w, id)).toMatchObject({ estado: 'pendente', tentativas_totais: 1 });
   });
 
+  // spec: WH-EVT-38
   it('resends a falhou event younger than 30 days and refuses one created 30 days ago with 409 evento_antigo', async () => {
     const { w, host, destination } = await configured();
     await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 500 }, times: null });
@@ -481,6 +495,7 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
     expectError(await w.api.post(resendPath(theirEvent), {}, { ifMatch: destination.etag }), 404, 'evento_nao_encontrado');
   });
 
+  // spec: WH-EVT-34, WH-EVT-35, WH-EVT-36, AUTH-26, AUTH-29
   it('needs If-Match (428, 412), an active destination (409 destino_revogado), the subscription (403) and the permission (403)', async () => {
     const { w, destination } = await configured();
     const id = await testEvent(w, destination.etag);
@@ -497,6 +512,7 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
     expect(await eventDetail(w, id)).toMatchObject({ estado: 'entregue', tentativas_totais: 1 });
   });
 
+  // spec: REQ-02, REQ-03
   it('answers a replay with its key from the store: the same receipt, no second cycle', async () => {
     const { w, host, destination } = await configured();
     const id = await testEvent(w, destination.etag);

@@ -193,6 +193,7 @@ function check(model: Model, details: Record<string, any>[], allowance: { franqu
 }
 
 describe('property: analysis acceptance never consumes allowance', () => {
+  // spec: ANA-06
   it('disponiveis drops only when a run starts, by one per run; one open analysis at most; every run ends concluida or falhou', async () => {
     await fc.assert(
       fc.asyncProperty(fc.nat(4), fc.nat(3), fc.array(step, { minLength: 1, maxLength: 30 }), async (initial, products, steps) => {

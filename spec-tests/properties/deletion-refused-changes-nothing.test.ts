@@ -234,6 +234,7 @@ async function prepare(b: Built, r: Refusal): Promise<{ send: () => Promise<Answ
 }
 
 describe('refused catalog deletion', { timeout: PROPERTY_TIMEOUT }, () => {
+  // spec: CAT-38
   it('a refused deletion changes nothing: a DELETE answered 4xx leaves emu.snapshot().state and .random identical', async () => {
     await fc.assert(
       fc.asyncProperty(plan, refusal, async (p, r) => {

@@ -158,6 +158,7 @@ afterAll(async () => {
 });
 
 describe('delivery outcome follows the receiver', { timeout: PROPERTY_TIMEOUT }, () => {
+  // spec: WH-EVT-12, WH-EVT-55, WH-EVT-56
   it('for any receiver behaviour, the attempt is exactly the README row: estado, codigo_falha, status_http and when it ends', async () => {
     await fc.assert(
       fc.asyncProperty(act, async (a) => {

@@ -23,6 +23,7 @@ interface Observation {
 }
 
 describe('ETags and versao', { timeout: PROPERTY_TIMEOUT }, () => {
+  // spec: REQ-06
   it('for the same resource, equal ETags ⇔ equal versao; different resources never share an ETag', async () => {
     await fc.assert(
       fc.asyncProperty(sequence, async (steps: Step[]) => {

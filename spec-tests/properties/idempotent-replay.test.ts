@@ -26,6 +26,7 @@ const sequence = fc.array(
 const withoutRequestHeaders = (pairs: [string, string][]) => pairs.filter(([name]) => name !== 'x-request-id' && name !== 'idempotent-replayed');
 
 describe('idempotent replay', { timeout: PROPERTY_TIMEOUT }, () => {
+  // spec: REQ-02, REQ-03
   it('repeating any earlier successful request with its key answers the identical status, body and headers, and changes nothing', async () => {
     await fc.assert(
       fc.asyncProperty(sequence, fc.array(fc.nat(), { minLength: 1, maxLength: 4 }), async (steps: Step[], picks: number[]) => {

@@ -523,6 +523,7 @@ async function setUp(l: Lab): Promise<Ids> {
 }
 
 describe('malformed requests', { timeout: PROPERTY_TIMEOUT }, () => {
+  // spec: ERR-01, ERR-02, ERR-03, ERR-04
   it('always answer a 4xx with the error body whose request_id is the x-request-id header, never a 5xx', async () => {
     const l = lab();
     const { emu, api } = l;

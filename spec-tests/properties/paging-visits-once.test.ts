@@ -198,6 +198,7 @@ async function walk(kind: ListKind, p: Plan): Promise<void> {
 
 describe('paging', { timeout: PROPERTY_TIMEOUT }, () => {
   for (const kind of ['catalogs', 'establishments', 'products', 'catalogProducts'] as const) {
+    // spec: CAT-13, LIM-14
     it(`${kind}: any limite and page budget, with inserts${kind === 'catalogProducts' ? ' and unlinks' : ''} between pages, visits every lasting item exactly once, in order`, async () => {
       await fc.assert(fc.asyncProperty(plan, (p) => walk(kind, p)), { numRuns: runs(200) });
     });

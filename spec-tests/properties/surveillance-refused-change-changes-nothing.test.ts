@@ -253,6 +253,7 @@ class Run {
 }
 
 describe('surveillance selection refusals', { timeout: PROPERTY_TIMEOUT }, () => {
+  // spec: SURV-14
   it('a refused selection change changes nothing', async () => {
     const totals = { accepted: 0, refused: 0, codes: new Set<string>() };
     await fc.assert(

@@ -153,6 +153,7 @@ async function selectionChange(l: Lab, body: Record<string, unknown>): Promise<v
 }
 
 describe('property: surveillance findings are reused exactly when the product and its rules are unchanged', () => {
+  // spec: SURV-25
   it('reaproveitado exactly when (versao, rules fingerprint) equal the previous evaluation\'s; fresh findings are the rules\'; published findings never change', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fields, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(5), { maxLength: 6 }), fc.array(step, { minLength: 1, maxLength: 25 }), async (initial, selected, steps) => {

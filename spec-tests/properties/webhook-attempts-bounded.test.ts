@@ -30,6 +30,7 @@ const policy = fc.option(
 const steps = fc.array(hookStep({ raise: 4, test: 1, resend: 3, fault: 3, advance: 6, change: 1, revoke: 1 }), { minLength: 1, maxLength: 30, size: 'max' });
 
 describe('webhook attempts are bounded', { timeout: PROPERTY_TIMEOUT }, () => {
+  // spec: WH-EVT-58, WH-EVT-59
   it('per cycle: at most 8 attempts, each started by prazo_em, in order, and each after the wait the schedule gives from the end of the previous one', async () => {
     await fc.assert(
       fc.asyncProperty(policy, fc.oneof(behaviours(), failingBehaviours), steps, async (custom, script, list: HookStep[]) => {

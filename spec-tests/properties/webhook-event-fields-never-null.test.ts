@@ -44,6 +44,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 describe('webhook event fields', { timeout: PROPERTY_TIMEOUT }, () => {
+  // spec: CONV-08, CONV-09, WH-EVT-01, WH-EVT-02, WH-EVT-03, WH-EVT-10, WH-EVT-11, WH-EVT-13
   it('are never null where the spec gives no "or null", and events exist only while the company has a destination', async () => {
     await fc.assert(
       fc.asyncProperty(behaviours({ maxLength: 8 }), fc.array(step, { minLength: 1, maxLength: 20, size: 'max' }), async (script, list: Step[]) => {

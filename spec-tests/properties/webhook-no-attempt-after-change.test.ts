@@ -29,6 +29,7 @@ const step: fc.Arbitrary<HookStep> = fc.oneof(
 const steps = fc.array(step, { minLength: 1, maxLength: 30, size: 'max' });
 
 describe('no webhook attempt after a destination change', { timeout: PROPERTY_TIMEOUT }, () => {
+  // spec: WH-DEST-32, WH-DEST-33
   it('every attempt goes to the destination version current when it starts; a change cancels the open events of the old version', async () => {
     await fc.assert(
       fc.asyncProperty(behaviours(), fc.array(fc.constantFrom('a', 'b', 'a/b', 'c?x=1'), { minLength: 1, maxLength: 3 }), steps, async (script, paths, list: HookStep[]) => {

@@ -131,6 +131,7 @@ interface Accepted {
 }
 
 describe('webhook event retention', { timeout: PROPERTY_TIMEOUT }, () => {
+  // spec: WH-EVT-19, WH-EVT-61, WH-EVT-62
   it('removes exactly the events closed at least 30 days before the last retention run, and keeps every other one', async () => {
     await fc.assert(
       fc.asyncProperty(behaviours({ maxLength: 8 }), steps, async (script, list: Step[]) => {

@@ -39,6 +39,7 @@ function envelopeBytes(detailText: string): string {
 }
 
 describe('webhook signatures verify', { timeout: PROPERTY_TIMEOUT }, () => {
+  // spec: SIG-01, SIG-02, SIG-03, SIG-04, SIG-06
   it('every delivery is signed with the secret of the destination version its attempt went to, and only tampered ones fail to verify', async () => {
     await fc.assert(
       fc.asyncProperty(behaviours(), fc.nat({ max: PATHS.length - 1 }), steps, async (script, first, list: HookStep[]) => {
