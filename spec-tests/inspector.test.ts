@@ -144,7 +144,8 @@ describe('the timeline', () => {
     expectControlError(await w.controls.raw('GET', `/inspector/companies/${w.company.companyId}/items/nada`), 404, 'item_nao_encontrado');
     expectControlError(await w.controls.raw('GET', `/inspector/companies/${w.company.companyId}/timeline?limit=-1`), 422, 'valor_invalido');
     expectControlError(await w.controls.raw('GET', `/inspector/companies/${w.company.companyId}/timeline?before=xyz`), 422, 'valor_invalido');
-    expect((await timeline(w)).items).toEqual([]);
+    // No request or event of the company (control calls of the whole emulator, by other tests, may be there).
+    expect((await timeline(w)).items.filter((i) => i.kind !== 'control')).toEqual([]);
   });
 });
 

@@ -138,11 +138,19 @@ describe('recording', () => {
     expect(addFault.status).toBe(201);
     const ownCall = await emu.fetch(`/_emulator/companies/${acme.companyId}`, json({ name: 'Acme 2' }, 'PATCH'));
     expect(ownCall.status).toBe(200);
+    const othersFault = await emu.fetch('/_emulator/faults', json({ target: 'api', match: { companyId: other.companyId }, effect: { status: 503 } }));
+    expect(othersFault.status).toBe(201);
+    const own = emu.companies.create({ clock: 'own' });
+    expect((await emu.fetch('/_emulator/clock/advance', json({ by: '1m' }))).status).toBe(200);
     const kinds = async (companyId: string) => (await timeline(emu, companyId)).items.map((i) => `${i.kind} ${i.title.split(' → ')[0]}`);
-    expect(await kinds(acme.companyId)).toEqual([`control PATCH /_emulator/companies/${acme.companyId}`, 'control POST /_emulator/faults']);
-    expect(await kinds(other.companyId)).toEqual(['control POST /_emulator/faults']);
+    expect(await kinds(acme.companyId)).toEqual(['control POST /_emulator/clock/advance', `control PATCH /_emulator/companies/${acme.companyId}`, 'control POST /_emulator/faults']);
+    expect(await kinds(other.companyId)).toEqual(['control POST /_emulator/clock/advance', 'control POST /_emulator/faults', 'control POST /_emulator/faults']);
+    // A company on its own clock: not the shared clock's moves, nor another company's fault.
+    expect(await kinds(own.companyId)).toEqual(['control POST /_emulator/faults']);
     emu.companies.reset(acme.companyId);
-    expect(await kinds(acme.companyId)).toEqual(['control POST /_emulator/faults']);
+    expect(await kinds(acme.companyId)).toEqual(['control POST /_emulator/clock/advance', 'control POST /_emulator/faults']);
+    emu.companies.reset(other.companyId);
+    expect(await kinds(other.companyId)).toEqual(['control POST /_emulator/clock/advance', 'control POST /_emulator/faults']);
     emu.reset();
     const fresh = emu.companies.create();
     expect(await kinds(fresh.companyId)).toEqual([]);

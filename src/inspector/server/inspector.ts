@@ -228,13 +228,15 @@ export class Inspector implements ExchangeRecorder {
       case 'control': {
         // Only what changed something, and not the inspector's own calls: its page polls nothing but reads.
         if (entry.method === 'GET' || entry.path.startsWith('/_emulator/inspector') || entry.path.startsWith('/_emulator/ui')) break;
-        const companyId = /^\/_emulator\/companies\/([^/]+)/.exec(entry.path)?.[1] ?? null;
+        // The company it is about: named by its path, or by the match of the fault it added.
+        const companyId = COMPANY_PATH.exec(entry.path)?.[1] ?? (entry.detail === null ? undefined : FAULT_OF_COMPANY.exec(entry.detail)?.[1]) ?? null;
         const own = companyId === null ? undefined : this.#engine.ownWorlds().find((w) => w.owner === companyId);
-        const control: KeptControl = { ...entry, seq: ++this.#seq, atMs: own ? own.clock.now() : Date.parse(entry.at), companyId };
+        const sharedClock = companyId === null && entry.path.startsWith('/_emulator/clock');
+        const control: KeptControl = { ...entry, seq: ++this.#seq, atMs: own ? own.clock.now() : Date.parse(entry.at), companyId, sharedClock };
         this.#controls.push(control);
         if (this.#controls.length > RING_SIZE) this.#controls = this.#controls.slice(-RING_SIZE);
         const item = controlItem(control);
-        for (const watcher of this.#watchers) if (concerns(control, watcher.companyId)) watcher.send('item', item);
+        for (const watcher of this.#watchers) if (this.#concerns(control, watcher.companyId)) watcher.send('item', item);
         for (const watcher of this.#watchers) this.#tellClock(watcher);
         break;
       }
@@ -295,13 +297,25 @@ export class Inspector implements ExchangeRecorder {
       exchange: (requestId) => this.#exchanges.get(requestId),
       error: (requestId) => this.#errors.get(requestId)?.error,
       jobs: (companyId) => this.#jobs.filter((job) => job.companyId === companyId),
-      controls: (companyId) => this.#controls.filter((control) => concerns(control, companyId)),
+      controls: (companyId) => this.#controls.filter((control) => this.#concerns(control, companyId)),
     };
+  }
+
+  /**
+   * Whether a control call shows on a company's timeline: it names that company (its path, or its fault's match);
+   * or it moved the shared clock and the company is on it; or it acts on every company (an unscoped fault, a route,
+   * a regulatory snapshot, …).
+   */
+  #concerns(control: KeptControl, companyId: string): boolean {
+    if (control.companyId !== null) return control.companyId === companyId;
+    if (control.sharedClock) return this.#engine.worldOf(companyId).owner !== companyId;
+    return true;
   }
 }
 
-/** Whether a control call shows on a company's timeline: it names that company, or it acts on the whole emulator. */
-const concerns = (control: KeptControl, companyId: string): boolean => control.companyId === null || control.companyId === companyId;
+const COMPANY_PATH = /^\/_emulator\/companies\/([^/]+)/;
+/** The company a fault's description names (activity-log.ts describeFault: `… companyId=<id> …`). */
+const FAULT_OF_COMPANY = /^fault \S+: \S+ (?:.* )?companyId=([0-9a-f-]{36})\b/;
 
 /** What the timeline and the detail read: the company's world, the journal, and the inspector's rings. */
 export interface InspectorView {

@@ -22,6 +22,8 @@ export interface KeptControl extends ControlActivity {
   readonly atMs: number;
   /** The company its path names (`/_emulator/companies/{id}/…`); null for a control of the whole emulator. */
   readonly companyId: string | null;
+  /** It moved the shared clock: only the companies on it see it. */
+  readonly sharedClock: boolean;
 }
 
 const toneOfStatus = (status: number): TimelineItem['tone'] => (status >= 500 ? 'error' : status >= 400 ? 'warn' : 'ok');
