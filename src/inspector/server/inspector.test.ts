@@ -272,6 +272,19 @@ describe('the stream', () => {
     expect(inspector.streams).toBe(0);
   });
 
+  it('ends when its company is removed', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const inspector = new Inspector(engineOf(emu), { clockPollMs: 10 });
+    const stream = frames(inspector.stream(acme.companyId, new Request('http://x/')));
+    expect(((await stream.next()) as { event: string }).event).toBe('clock');
+    emu.companies.remove(acme.companyId);
+    expect(await stream.next()).toEqual({ event: 'reset', data: {} });
+    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString() } });
+    expect(await stream.next()).toBeUndefined();
+    expect(inspector.streams).toBe(0);
+  });
+
   it('sends a keep-alive comment at its interval of real time', async () => {
     const emu = emulator();
     const acme = emu.companies.create();
@@ -312,6 +325,18 @@ describe('the stream', () => {
     const inspector = engineOf(emu).activity.recorder as Inspector;
     expect(inspector.streams).toBe(1);
     controller.abort();
+    for (let i = 0; i < 100 && inspector.streams > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(inspector.streams).toBe(0);
+
+    // The server closed alone (not the emulator): its connections are cut after its grace, the stream let go.
+    const second = await emu.listen({ port: 0 });
+    const cut = frames((await fetch(`${second.url}/_emulator/inspector/stream?companyId=${acme.companyId}`)).body!);
+    await cut.next();
+    expect(inspector.streams).toBe(1);
+    const closing = performance.now();
+    await second.close();
+    expect(performance.now() - closing).toBeLessThan(1_500);
+    await expect(cut.next()).rejects.toThrow();
     for (let i = 0; i < 100 && inspector.streams > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(inspector.streams).toBe(0);
 
