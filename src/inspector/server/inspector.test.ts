@@ -272,6 +272,27 @@ describe('the stream', () => {
     expect(inspector.streams).toBe(0);
   });
 
+  it('sends a reset frame when the emulator or its company is restored from a snapshot, and keeps what it recorded', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const other = emu.companies.create();
+    const response = await emu.fetch(`/_emulator/inspector/stream?companyId=${acme.companyId}`);
+    const stream = frames(response.body!);
+    expect(((await stream.next()) as { event: string }).event).toBe('clock');
+    const renamed = await emu.fetch(`/_emulator/companies/${acme.companyId}`, json({ name: 'Acme 2' }, 'PATCH'));
+    expect(renamed.status).toBe(200);
+    expect(((await stream.next()) as { data: TimelineItem }).data.title).toBe(`PATCH /_emulator/companies/${acme.companyId} → 200`);
+    emu.companies.restore(other.companyId, emu.companies.snapshot(other.companyId)); // another company's: not told here
+    emu.companies.restore(acme.companyId, emu.companies.snapshot(acme.companyId));
+    expect(await stream.next()).toEqual({ event: 'reset', data: {} });
+    expect(((await stream.next()) as { event: string }).event).toBe('clock');
+    emu.restore(emu.snapshot());
+    expect(await stream.next()).toEqual({ event: 'reset', data: {} });
+    expect(((await stream.next()) as { event: string }).event).toBe('clock');
+    expect((await timeline(emu, acme.companyId)).items.map((i) => i.title)).toEqual([`PATCH /_emulator/companies/${acme.companyId} → 200`]);
+    await stream.reader.cancel();
+  });
+
   it('ends when its company is removed', async () => {
     const emu = emulator();
     const acme = emu.companies.create();

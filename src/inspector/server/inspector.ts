@@ -273,7 +273,9 @@ export class Inspector implements ExchangeRecorder {
       return;
     }
     const { companyId } = change;
-    if (companyId === null) {
+    if (change.kind === 'restored') {
+      // Its records replaced: what was recorded stays (as the journal does), the streams read the timeline again.
+    } else if (companyId === null) {
       this.#exchanges.clear();
       this.#errors.clear();
       this.#jobs = [];
