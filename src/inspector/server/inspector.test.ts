@@ -203,6 +203,26 @@ describe('the timeline', () => {
     expect(decodeCursor(Buffer.from('x~req:1').toString('base64url'))).toBeUndefined();
   });
 
+  it("shows a job's runs on its record, once the inspector is open, and the steps still ahead", async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    await timeline(emu, acme.companyId);
+    const started = await emu.fetch('/v1/analises', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'analysis-0000000001' }, body: '{}' });
+    expect(started.status).toBe(202);
+    const analysisId = ((await started.json()) as { id: string }).id;
+    const ahead = (await timeline(emu, acme.companyId)).ahead;
+    expect(ahead.map((i) => [i.kind, i.title])).toEqual([['task', `start of analysis ${analysisId}`]]);
+    await emu.clock.runUntilIdle();
+    const page = await timeline(emu, acme.companyId);
+    expect(page.items.filter((i) => i.kind === 'job').map((i) => [i.title, i.tags])).toEqual([
+      [`end of analysis ${analysisId}`, ['analise.fim']],
+      [`start of analysis ${analysisId}`, ['analise.inicio']],
+    ]);
+    expect(page.ahead).toEqual([]);
+    const run = await item(emu, acme.companyId, page.items.find((i) => i.kind === 'job')!.id);
+    expect(run.sections).toEqual([{ title: 'Run', kind: 'json', value: { at: page.items.find((i) => i.kind === 'job')!.at, task: 'analise.fim', companyId: acme.companyId, subjectId: analysisId, fault: null } }]);
+  });
+
   it('shows the tasks ahead of a company, soonest first, on its own clock', async () => {
     const emu = emulator();
     const own = emu.companies.create({ clock: 'own' });

@@ -108,12 +108,36 @@ export function attemptItem(event: WebhookEvent, attempt: DeliveryAttempt, attem
   };
 }
 
+/** What a task of the service's jobs does, in words (its kind stays in the item's tags). */
+const TASK_WORDS: Readonly<Record<string, string>> = {
+  'analise.inicio': 'start of analysis',
+  'analise.fim': 'end of analysis',
+  'vigilancia.diaria': 'daily surveillance schedule',
+  'vigilancia.inicio': 'start of surveillance execution',
+  'vigilancia.fim': 'end of surveillance execution',
+  'ingestao.validacao': 'validation of ingestion',
+  'ingestao.aplicacao': 'application of ingestion',
+  'ingestao.expiracao': 'expiry of ingestion',
+  'cnpj.revisao': 'review of CNPJ correction',
+};
+
+/** A task or job kind and the record it works on, in words: "end of analysis 0198…". */
+const workOn = (kind: string, subject: string | undefined): string => `${TASK_WORDS[kind] ?? kind}${subject === undefined ? '' : ` ${subject}`}`;
+
 /** A run of a job on a record (an analysis, an execution, an ingestion step, a CNPJ review). */
 export function jobItem(job: KeptJob): TimelineItem {
-  const tags = job.fault === null ? [] : [`fault ${job.fault}`];
-  const on = job.subjectId === null ? '' : ` on ${job.subjectId}`;
-  const how = job.fault === 'delayed' ? ' postponed by a fault' : job.fault === 'failed' ? ' failed by a fault' : ' ran';
-  return { id: `job:${job.seq}`, kind: 'job', at: isoString(job.atMs), title: `job ${job.task}${on}${how}`, status: null, tone: job.fault === 'failed' ? 'error' : job.fault === 'delayed' ? 'warn' : 'info', tags, detail: true };
+  const tags = [job.task, ...(job.fault === null ? [] : [`fault ${job.fault}`])];
+  const how = job.fault === 'delayed' ? ' postponed by a fault' : job.fault === 'failed' ? ' failed by a fault' : '';
+  return {
+    id: `job:${job.seq}`,
+    kind: 'job',
+    at: isoString(job.atMs),
+    title: `${workOn(job.task, job.subjectId ?? undefined)}${how}`,
+    status: null,
+    tone: job.fault === 'failed' ? 'error' : job.fault === 'delayed' ? 'warn' : 'info',
+    tags,
+    detail: true,
+  };
 }
 
 /** A control call that changed something: what it was and what it did. */
@@ -145,10 +169,8 @@ function taskWords(task: UpcomingTask): string {
       return `time-out of attempt ${String(payload.tentativa)} of event ${id('eventId')}`;
     case 'webhook.resposta':
       return `delayed answer to attempt ${String(payload.tentativa)} of event ${id('eventId')}`;
-    default: {
-      const subject = Object.values(payload).find((v): v is string => typeof v === 'string');
-      return `${task.kind}${subject === undefined ? '' : ` on ${subject}`}`;
-    }
+    default:
+      return workOn(task.kind, Object.values(payload).find((v): v is string => typeof v === 'string'));
   }
 }
 
