@@ -93,7 +93,6 @@ const demoBox = h('section', { class: 'panel demo', hidden: true, 'aria-label': 
 const faultsBox = h('div', { class: 'faults' });
 const inboxBox = h('div', { class: 'inbox' });
 const routesBox = h('div', { class: 'routes' });
-const faultForm = buildFaultForm();
 
 function layout(): HTMLElement {
   return h(
@@ -101,7 +100,7 @@ function layout(): HTMLElement {
     { class: 'app' },
     h(
       'header',
-      null,
+      { class: 'top' },
       h('h1', null, 'catalog-emulator inspector'),
       h('div', { class: 'picker' }, pickerInput, pickerList),
       companyLabel,
@@ -120,7 +119,7 @@ function layout(): HTMLElement {
         'aside',
         null,
         demoBox,
-        h('section', { class: 'panel' }, h('h2', null, 'Faults'), faultsBox, faultForm),
+        h('section', { class: 'panel' }, h('h2', null, 'Faults'), faultsBox, buildFaultForm()),
         h('section', { class: 'panel' }, h('h2', null, 'Inbox'), inboxBox),
         h('section', { class: 'panel' }, h('h2', null, 'Routes'), routesBox),
       ),
@@ -477,7 +476,8 @@ async function refreshPanels(): Promise<void> {
   if (routes.status === 'fulfilled') renderRoutes(routes.value.items);
   const failed = [faults, inbox, routes].find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed && !(failed.reason instanceof ControlFailure && failed.reason.status === 401)) showError(failed.reason);
-  await refreshDemo();
+  // Asked once at the start; again only while one runs (a demo is started before its page is opened).
+  if (!demoBox.hidden) await refreshDemo();
 }
 
 const pairs = (object: Record<string, unknown> | undefined) =>
@@ -625,6 +625,7 @@ async function start(): Promise<void> {
     return;
   }
   await openCompany(first.id);
+  await refreshDemo();
 }
 
 onUnauthorized(askForToken);

@@ -22,7 +22,7 @@ describe('GET /_emulator/ui', () => {
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('content-security-policy')).toBe("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
     const html = await response.text();
-    expect([...html.matchAll(/<(?:script|link)\b[^>]*>/g)].map((m) => m[0])).toEqual(['<link rel="stylesheet" href="/_emulator/ui/assets/app.css">', '<script src="/_emulator/ui/assets/app.js" defer>']);
+    expect([...html.matchAll(/<(?:script|link)\b[^>]*>/g)].map((m) => m[0])).toEqual(['<link rel="icon" href="data:,">', '<link rel="stylesheet" href="/_emulator/ui/assets/app.css">', '<script src="/_emulator/ui/assets/app.js" defer>']);
     expect(html).not.toMatch(/<script>|<style|style=/);
   });
 

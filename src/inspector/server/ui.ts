@@ -22,12 +22,14 @@ const FILES: Readonly<Record<string, string>> = {
   'app.css': 'text/css; charset=utf-8',
 };
 
+/** The empty icon spares the browser's request for /favicon.ico, which the API would answer 404. */
 const PAGE = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>catalog-emulator inspector</title>
+  <link rel="icon" href="data:,">
   <link rel="stylesheet" href="${ASSETS}/app.css">
   <script src="${ASSETS}/app.js" defer></script>
 </head>
