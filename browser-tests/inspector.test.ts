@@ -271,6 +271,19 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       expect(emu.faults.list()).toEqual([]);
       await expect.poll(() => page.locator('.faults').innerText()).toBe('No fault.');
       expect((await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${acme.token}` } })).status).toBe(200);
+
+      // Reset the company, after a confirm: declined, nothing happens; accepted, its journal is gone.
+      const journal = () => emu.journal.entries({ companyId: acme.companyId }).length;
+      expect(journal()).toBe(2);
+      page.once('dialog', (dialog) => void dialog.dismiss());
+      await page.getByRole('button', { name: 'Reset company' }).click();
+      await settled(page);
+      expect(journal()).toBe(2);
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Reset company' }).click();
+      await settled(page);
+      expect(journal()).toBe(0);
+      await expect.poll(() => page.locator('.timeline .row.kind-request').count()).toBe(0);
       await expectClean(page, watch, [acme.token]);
       await context.close();
     });

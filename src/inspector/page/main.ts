@@ -176,7 +176,11 @@ function renderPicker(): void {
   pickerList.hidden = false;
 }
 
-pickerInput.addEventListener('focus', renderPicker);
+pickerInput.addEventListener('focus', () => {
+  renderPicker();
+  // Companies made since the page opened: read the list again, and show it as it arrives.
+  void loadCompanies().then((ok) => ok && document.activeElement === pickerInput && renderPicker());
+});
 pickerInput.addEventListener('input', renderPicker);
 pickerInput.addEventListener('blur', () => (pickerList.hidden = true));
 pickerInput.addEventListener('keydown', (event) => {
@@ -610,14 +614,20 @@ async function demoNext(): Promise<void> {
 
 // ---- start -------------------------------------------------------------------------------------------------------
 
-async function start(): Promise<void> {
+/** The company list, for the picker; false (the refusal shown) when it could not be read. */
+async function loadCompanies(): Promise<boolean> {
   try {
     const answer = await call<{ items: { id: string; name: string; cnpjRoot: string }[] }>('GET', '/_emulator/companies');
     companies = answer.items.map(({ id, name, cnpjRoot }) => ({ id, name, cnpjRoot }));
+    return true;
   } catch (error) {
     if (!(error instanceof ControlFailure && error.status === 401)) showError(error);
-    return;
+    return false;
   }
+}
+
+async function start(): Promise<void> {
+  if (!(await loadCompanies())) return;
   const wanted = new URLSearchParams(location.hash.slice(1)).get('company');
   const first = companies.find((c) => c.id === wanted) ?? companies[0];
   if (first === undefined) {

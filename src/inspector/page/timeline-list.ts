@@ -1,12 +1,11 @@
 /**
  * The timeline as a windowed list: rows of one fixed height, and only those in view (plus a margin) are in the
- * DOM, so ten thousand items cost what forty do. Items are kept newest first; new ones are merged in by time
- * (an item is sent when it has ended, stamped with when it began, so it may land below newer ones), and an item
- * sent again under its id (an event whose state moved on) replaces its row.
+ * DOM, so ten thousand items cost what forty do. The items' order is ItemOrder's.
  */
 import type { TimelineItem } from '../wire.js';
 import { shortTime } from './format.js';
 import { h } from './h.js';
+import { ItemOrder } from './item-order.js';
 
 const ROW_HEIGHT = 28;
 const MARGIN_ROWS = 8;
@@ -14,8 +13,7 @@ const MARGIN_ROWS = 8;
 export class TimelineList {
   readonly element: HTMLDivElement;
   readonly #spacer: HTMLDivElement;
-  #items: TimelineItem[] = [];
-  readonly #index = new Map<string, TimelineItem>();
+  readonly #items = new ItemOrder();
   #selected: string | undefined;
   #frame = 0;
   readonly #onSelect: (item: TimelineItem) => void;
@@ -27,54 +25,27 @@ export class TimelineList {
     this.element.addEventListener('scroll', () => this.#schedule());
     this.element.addEventListener('click', (event) => {
       const row = (event.target as Element).closest<HTMLElement>('.row');
-      const item = row?.dataset.id === undefined ? undefined : this.#index.get(row.dataset.id);
+      const item = row?.dataset.id === undefined ? undefined : this.#items.get(row.dataset.id);
       if (item) this.#onSelect(item);
     });
   }
 
   get size(): number {
-    return this.#items.length;
+    return this.#items.size;
   }
 
   /** Replaces every item (a company picked, a reset). */
   replace(items: readonly TimelineItem[]): void {
-    this.#items = [];
-    this.#index.clear();
-    this.merge(items);
+    this.#items.clear();
+    this.#items.merge(items);
     this.element.scrollTop = 0;
     this.render();
   }
 
-  /** Adds or replaces items, keeping newest first; draws on the next frame. */
+  /** Adds or replaces items; draws on the next frame. */
   merge(items: readonly TimelineItem[]): void {
-    for (const item of items) {
-      const old = this.#index.get(item.id);
-      if (old !== undefined) {
-        const at = this.#items.indexOf(old);
-        if (old.at === item.at) {
-          this.#items[at] = item;
-          this.#index.set(item.id, item);
-          continue;
-        }
-        this.#items.splice(at, 1);
-      }
-      this.#items.splice(this.#position(item.at), 0, item);
-      this.#index.set(item.id, item);
-    }
+    this.#items.merge(items);
     this.#schedule();
-  }
-
-  /** Where an item at `at` goes: before the first item not newer than it (so the latest sent of equals is on top). */
-  #position(at: string): number {
-    const time = Date.parse(at);
-    let low = 0;
-    let high = this.#items.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (Date.parse(this.#items[mid]!.at) > time) low = mid + 1;
-      else high = mid;
-    }
-    return low;
   }
 
   select(id: string | undefined): void {
@@ -96,14 +67,15 @@ export class TimelineList {
       cancelAnimationFrame(this.#frame);
       this.#frame = 0;
     }
-    const total = this.#items.length;
+    const total = this.#items.size;
     this.#spacer.style.height = `${total * ROW_HEIGHT}px`;
     const height = this.element.clientHeight || 600;
     const first = Math.max(0, Math.floor(this.element.scrollTop / ROW_HEIGHT) - MARGIN_ROWS);
     const last = Math.min(total, Math.ceil((this.element.scrollTop + height) / ROW_HEIGHT) + MARGIN_ROWS);
     const rows: HTMLElement[] = [];
     for (let i = first; i < last; i++) {
-      const row = rowOf(this.#items[i]!, this.#items[i]!.id === this.#selected);
+      const item = this.#items.at(i)!;
+      const row = rowOf(item, item.id === this.#selected);
       row.style.transform = `translateY(${i * ROW_HEIGHT}px)`;
       rows.push(row);
     }
