@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { httpRequest } from '../../../spec-tests/support/raw-http.js';
 import { controlRoutes } from '../../control/contract.js';
 import { createEmulator } from '../../emulator.js';
 import { inspectorAsset, packageRoot } from './ui.js';
@@ -72,6 +73,19 @@ describe('the control token and the inspector page', () => {
     for (const path of ['/_emulator/ui', '/_emulator/ui/assets/app.js', '/_emulator/ui/assets/app.css']) expect((await emu.fetch(path)).status, path).toBe(200);
     // An unknown file is the route's 404, not a 401: the route is open, and holds no data either way.
     expect((await emu.fetch('/_emulator/ui/assets/other.js')).status).toBe(404);
+  });
+
+  it('over HTTP, still refuses a Host the server does not answer to (403): the token is waived, not the Host check', async () => {
+    const emu = createEmulator({ controlToken: TOKEN });
+    const server = await emu.listen({ port: 0 });
+    try {
+      for (const path of ['/_emulator/ui', '/_emulator/ui/assets/app.js']) {
+        expect((await httpRequest(server.url, 'GET', path, { host: 'evil.example' })).status, path).toBe(403);
+        expect((await httpRequest(server.url, 'GET', path)).status, path).toBe(200);
+      }
+    } finally {
+      await emu.close();
+    }
   });
 
   it('still needs the token for every other /_emulator path, and for other methods or shapes of the page paths', async () => {
