@@ -72,6 +72,11 @@ export interface PersistedTask extends TaskData {
   readonly due: number;
 }
 
+/** A task still to run, as upcoming() reads it: its id (the scheduling order), due time and nature. */
+export interface UpcomingTask extends ScheduledTask {
+  readonly nature: TaskNature;
+}
+
 export type TaskHandler = (task: ScheduledTask) => void | Promise<void>;
 
 export interface HandleOptions {
@@ -247,6 +252,18 @@ export class VirtualClock {
   /** Deadline tasks scheduled, periodic ones included. */
   deadlines(): number {
     return this.live.deadline;
+  }
+
+  /**
+   * The live tasks of `owner` (the clock's own waits left out), soonest first, at most `limit`: what is ahead of a
+   * company (the inspector's view). A read-only scan of the live tasks, nothing is sorted but the owner's.
+   */
+  upcoming(owner: TaskOwner, limit: number): UpcomingTask[] {
+    const found: UpcomingTask[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.owner === owner && entry.wake === undefined) found.push({ id: entry.id, due: entry.due, kind: entry.kind, owner: entry.owner, payload: entry.payload, nature: entry.nature });
+    }
+    return found.sort((a, b) => a.due - b.due || a.id - b.id).slice(0, limit);
   }
 
   /** The persistent tasks of both natures, in due order, for a snapshot. */

@@ -91,6 +91,10 @@ const CALLS: Record<string, (w: World) => [string, RequestInit?]> = {
   'DELETE /companies/:companyId/journal': (w) => [`/_emulator/companies/${w.companyId}/journal`, { method: 'DELETE' }],
   'GET /state': () => ['/_emulator/state'],
   'PUT /state': (w) => ['/_emulator/state', { ...json(w.emu.snapshot()), method: 'PUT' }],
+  'GET /inspector/companies/:companyId/timeline': (w) => [`/_emulator/inspector/companies/${w.companyId}/timeline?limit=5`],
+  'GET /inspector/companies/:companyId/items/:itemId': (w) => [`/_emulator/inspector/companies/${w.companyId}/items/att:${w.emu.inbox.list()[0]!.eventId}:1`],
+  // The stream never ends by itself: the call aborts it, which ends it cleanly with what it sent (a clock frame).
+  'GET /inspector/stream': (w) => [`/_emulator/inspector/stream?companyId=${w.companyId}`, { signal: AbortSignal.timeout(300) }],
 };
 
 async function world(): Promise<World> {

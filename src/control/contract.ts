@@ -47,7 +47,7 @@ export const snapshotChange = z.strictObject({
 export const raisedEvent = z.strictObject({ dados: z.looseObject({ tipo: z.enum(EVENT_KINDS) }).meta({ description: "The event's data, as the service's own events carry it." }) });
 
 type ControlMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type ControlTag = 'Emulator' | 'Companies' | 'Clock' | 'Faults' | 'Network' | 'Regulatory' | 'Inbox' | 'Journal' | 'State' | 'Documents';
+export type ControlTag = 'Emulator' | 'Companies' | 'Clock' | 'Faults' | 'Network' | 'Regulatory' | 'Inbox' | 'Journal' | 'State' | 'Documents' | 'Inspector';
 
 interface ControlQuery {
   readonly name: string;
@@ -144,6 +144,29 @@ function controlTable() {
     atributos: z.array(z.strictObject({ codigo: z.string(), nome: z.string(), dominio: z.array(z.string()).nullable() })),
   });
   const published = z.strictObject({ id: z.string(), publicadoEm: z.string(), afetadas: z.array(z.string()), atributosAlterados: z.array(z.string()) });
+  // The inspector's answers (src/inspector/wire.ts holds the same as TypeScript types, for its page).
+  const timelineItem = z.strictObject({
+    id: z.string().meta({ description: 'Stable: req:<requestId>, evt:<eventId>, att:<eventId>:<n>, job:<n>, ctl:<n>, task:<n>.' }),
+    kind: z.enum(['request', 'event', 'attempt', 'job', 'task', 'deadline', 'control']),
+    at: z.string().meta({ description: 'Virtual time, ISO 8601.' }),
+    title: z.string(),
+    status: z.number().int().nullable(),
+    tone: z.enum(['ok', 'error', 'warn', 'pending', 'info']),
+    tags: z.array(z.string()),
+    detail: z.boolean().meta({ description: 'Whether the item detail has more than the item (headers, bodies, attempts).' }),
+  });
+  const timeline = z.strictObject({
+    companyId: z.string(),
+    now: z.string().meta({ description: "The company's clock (its own, or the shared one)." }),
+    clock: z.enum(['shared', 'own']),
+    items: z.array(timelineItem).meta({ description: 'Newest first.' }),
+    nextBefore: z.string().nullable().meta({ description: 'The `before` of the next (older) page; null at the end.' }),
+    ahead: z.array(timelineItem).meta({ description: 'Pending tasks and deadlines of the company, soonest first (200 at most).' }),
+  });
+  const itemDetail = z.strictObject({
+    item: timelineItem,
+    sections: z.array(z.strictObject({ title: z.string(), kind: z.enum(['json', 'headers', 'text', 'table']), value: z.unknown() })).meta({ description: 'Tokens and secrets masked.' }),
+  });
   const schemas: Readonly<Record<string, z.ZodType>> = {
     EmulatorInfo: info,
     CreatedCompany: createdCompany,
@@ -412,6 +435,38 @@ function controlTable() {
       bodyLimit: SNAPSHOT_LIMIT,
       success: { 200: { description: 'The emulator after the restore.', body: info } },
       errors: { 422: 'valor_invalido: not a snapshot this emulator could serve (caminho names the field).' },
+    },
+    {
+      method: 'GET',
+      path: '/inspector/companies/:companyId/timeline',
+      id: 'getInspectorTimeline',
+      summary: "One page of a company's timeline: requests, webhook events and attempts, job runs and control calls, newest first, and the tasks ahead",
+      tag: 'Inspector',
+      query: [
+        { name: 'limit', description: `Items per page: 1 to 1000 (default 200).` },
+        { name: 'before', description: 'The nextBefore of the previous page: the page after it.' },
+      ],
+      success: { 200: { description: 'The page.', body: timeline } },
+      errors: { 404: NO_COMPANY, 422: 'valor_invalido: a limit out of range, a cursor no page gave, an unknown or repeated parameter (caminho names it).' },
+    },
+    {
+      method: 'GET',
+      path: '/inspector/companies/:companyId/items/:itemId',
+      id: 'getInspectorItem',
+      summary: 'One timeline item with its detail: request and answer (headers, bodies), event envelope, attempts and signature headers; tokens and secrets masked',
+      tag: 'Inspector',
+      success: { 200: { description: 'The item and its sections.', body: itemDetail } },
+      errors: { 404: `${NO_COMPANY} item_nao_encontrado: no item of the company has this id.`, 422: 'valor_invalido: any query parameter.' },
+    },
+    {
+      method: 'GET',
+      path: '/inspector/stream',
+      id: 'streamInspector',
+      summary: "A company's timeline live, as server-sent events: item, clock and reset frames",
+      tag: 'Inspector',
+      query: [{ name: 'companyId', description: 'The company to follow (required).' }],
+      success: { 200: { description: 'text/event-stream: `event: item|clock|reset` and `data: <JSON>` frames (a clock frame first), and a comment every 15 s.', body: { mediaType: 'text/event-stream' } } },
+      errors: { 404: NO_COMPANY, 422: 'valor_invalido: companyId missing, repeated, or another parameter.' },
     },
   ];
   return { schemas, routes };

@@ -22,6 +22,7 @@ import { inspectorAsset, inspectorPage } from '../inspector/server/ui.js';
 import type { ActivityFeed } from '../engine/activity.js';
 import type { ControlSettings } from '../engine/config.js';
 import { controlActivity } from './activity-log.js';
+import { buildInspectorApp } from '../inspector/server/routes.js';
 
 type ControlEnv = { Bindings: { controls: Controls; control: ControlSettings; runtimes: { readonly activity: ActivityFeed }; body?: BodySource } };
 
@@ -281,6 +282,9 @@ export function buildControlApp(documents: ControlDocuments): Hono<ControlEnv> {
       return emu(c).info();
     });
   });
+
+  // The inspector's data (src/inspector/server): reads of what the emulator keeps, behind the same guard.
+  app.route('/inspector', buildInspectorApp());
 
   // A catch-all route, not notFound: hono calls only the root app's notFound, which answers for the API.
   app.all('*', (c) => fail(apiError(404, 'rota_nao_encontrada', `No control at ${c.req.method} ${c.req.path}; GET /_emulator describes the emulator, and the README lists every control.`)));

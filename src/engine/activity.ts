@@ -120,8 +120,26 @@ export function requestActivity(record: JournalRecord, error: { readonly codigo:
   };
 }
 
+/** One API request with what travelled: handed to the recorder once answered (headers and bodies as sent). */
+export interface Exchange {
+  readonly request: Request;
+  /** The body's bytes as the pipeline read them; undefined when it read none (a read, a refusal before the body, past the limit). */
+  readonly requestBody: Uint8Array | undefined;
+  readonly response: Response;
+}
+
+/**
+ * Who keeps whole exchanges (the inspector, once opened): the API's one route asks for it at each request, and does
+ * nothing more while there is none, so the request path pays one property read until someone opens the inspector.
+ */
+export interface ExchangeRecorder {
+  exchange(exchange: Exchange): void;
+}
+
 export class ActivityFeed implements Activity {
   readonly #listeners = new Set<ActivityListener>();
+  /** Set once for good by the inspector (src/inspector/server), never unset: see ExchangeRecorder. */
+  recorder: ExchangeRecorder | undefined = undefined;
 
   /** Whether anyone listens: producers ask first and make no entry otherwise. */
   get listening(): boolean {

@@ -16,6 +16,12 @@ import type { CompanyOptions } from './config.js';
 import { freshWorld, ownWorld, restoredWorld, type CreatedCompanyInfo, type SavedWorld, type World } from './world.js';
 import type { Seeder } from './fixtures.js';
 
+/**
+ * What ends the activity a viewer of the past (the inspector) keeps: a reset of the whole emulator (`companyId`
+ * null) or of one company (reset or removed), and the emulator's close.
+ */
+export type EngineChange = { readonly kind: 'reset'; readonly companyId: string | null } | { readonly kind: 'closed' };
+
 /** Why a world's clock stops: the words a released request's 503 uses ("the emulator was reset …"). */
 type WorldEnd = 'reset' | 'restored' | 'closed';
 
@@ -39,6 +45,8 @@ export class Engine {
   private readonly seeder: Seeder | undefined;
   /** See stateVersion. */
   private changes = 0;
+  /** Who is told of resets and the close (see EngineChange): nobody unless the inspector was opened. */
+  private readonly watchers = new Set<(change: EngineChange) => void>();
 
   /** Throws a TypeError or RangeError naming the first bad option. */
   constructor(options: EmulatorOptions, seeder?: Seeder) {
@@ -63,6 +71,23 @@ export class Engine {
   /** Counts a change (WorldServices): called by every world's transitions, and by whatever else moves the state. */
   changed(): void {
     this.changes++;
+  }
+
+  /** Calls `watcher` with every reset and the close from now on; returns the function that stops it. */
+  watch(watcher: (change: EngineChange) => void): () => void {
+    this.watchers.add(watcher);
+    return () => void this.watchers.delete(watcher);
+  }
+
+  /** Tells the watchers (a company's reset or removal is told by the controls, which do it). */
+  tell(change: EngineChange): void {
+    for (const watcher of [...this.watchers]) {
+      try {
+        watcher(change);
+      } catch {
+        // A watcher's failure is its own, as an activity listener's is.
+      }
+    }
   }
 
   /** The shared world as it is now: read it at each use, never keep it, since reset and restore replace it. */
@@ -124,6 +149,7 @@ export class Engine {
     this.inbox.clear();
     this.dropOwnWorlds('reset');
     this.replace(freshWorld(this.config, this, this.seeder), 'reset');
+    this.tell({ kind: 'reset', companyId: null });
   }
 
   /**
@@ -196,6 +222,7 @@ export class Engine {
   /** Stops the clock's real-time timers; requests a `delayMs` fault holds are answered 503. */
   close(): void {
     for (const world of this.worlds()) world.clock.dispose('closed');
+    this.tell({ kind: 'closed' });
   }
 
   /**

@@ -48,6 +48,12 @@ export class Journal {
     return this.entries.slice(-JOURNAL_CAPACITY).map(readable);
   }
 
+  /** The kept records of one company, oldest first, their times as the clock's instants (the inspector reads them unformatted). */
+  recordsOf(companyId: string): JournalRecord[] {
+    const kept = this.entries.length > JOURNAL_CAPACITY ? this.entries.slice(-JOURNAL_CAPACITY) : this.entries;
+    return kept.filter((record) => record.companyId === companyId);
+  }
+
   /** Drops the entries `drop` picks (every one without it). */
   clear(drop?: (entry: { readonly companyId: string | null }) => boolean): void {
     this.entries = drop === undefined ? [] : this.entries.filter((entry) => !drop(entry));

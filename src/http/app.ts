@@ -6,7 +6,7 @@
 import { Hono, type Context as HonoContext } from 'hono';
 import type { JournalRecord } from '../engine/journal.js';
 import { apiError, errorResponse } from './errors.js';
-import { bearerToken, type Operation } from './pipeline.js';
+import { bearerToken, requestBody, type Operation } from './pipeline.js';
 import { Router } from './router.js';
 import { catalogDeletionOperations, catalogOperations } from './routes/catalogs.js';
 import { companyOperations } from './routes/company.js';
@@ -17,7 +17,8 @@ import { surveillanceOperations } from './routes/surveillance.js';
 import { analysisOperations } from './routes/analyses.js';
 import { executionOperations } from './routes/executions.js';
 import { ingestionOperations } from './routes/ingestions.js';
-import type { HttpEnv, Runtime } from './runtime.js';
+import type { BodySource, HttpEnv, Runtime } from './runtime.js';
+import type { ExchangeRecorder } from '../engine/activity.js';
 
 export const operations: readonly Operation[] = [
   ...companyOperations,
@@ -39,7 +40,10 @@ export function buildApiApp(): Hono<HttpEnv> {
 
   // One route for the whole API: hono's one-handler path, no middleware chain (see router.ts). A handler that
   // answers at once keeps @hono/node-server on its fast path: a GET awaits nothing.
-  app.all('/v1/*', (c) => {
+  app.all('/v1/*', function api(c): Response | Promise<Response> {
+    // Undefined until the inspector is opened: then the exchange is recorded whole (recorded() calls this again).
+    const recorder = c.env.runtimes.activity.recorder;
+    if (recorder !== undefined && !(c.env.body instanceof KeptBody)) return recorded(c, recorder, api);
     const request = c.req.raw;
     const { method } = request;
     const path = c.req.path;
@@ -100,4 +104,37 @@ const notFound = (c: HonoContext<HttpEnv>, requestId: string): Response =>
 function bug(error: unknown, requestId: string): Response {
   if (!(error instanceof Error)) throw error;
   return errorResponse(apiError(500, 'erro_interno', `Emulator bug (please report it): ${error.message}`), requestId, { 'x-request-id': requestId });
+}
+
+/**
+ * A request's body source that keeps the bytes it hands out, for the recorder: only requests made after the
+ * inspector was opened read their body through one.
+ */
+class KeptBody implements BodySource {
+  bytes: Uint8Array | undefined;
+  constructor(private readonly source: BodySource) {}
+  get present(): boolean {
+    return this.source.present;
+  }
+  read(limit: number): Promise<Uint8Array | undefined> {
+    return this.source.read(limit).then((bytes) => (this.bytes = bytes));
+  }
+}
+
+/** The API's answer to a request, its exchange (headers, bodies) handed to `recorder` once answered. */
+function recorded(c: HonoContext<HttpEnv>, recorder: ExchangeRecorder, api: (c: HonoContext<HttpEnv>) => Response | Promise<Response>): Response | Promise<Response> {
+  const request = c.req.raw;
+  const kept = new KeptBody(c.env.body ?? requestBody(request));
+  // A copy of the bindings (in process they are the emulator's own object, shared by every request).
+  c.env = { ...c.env, body: kept };
+  const keep = (response: Response): Response => {
+    try {
+      recorder.exchange({ request, requestBody: kept.bytes, response });
+    } catch {
+      // The recorder's failure never changes an answer.
+    }
+    return response;
+  };
+  const answer = api(c);
+  return answer instanceof Promise ? answer.then(keep) : keep(answer);
 }

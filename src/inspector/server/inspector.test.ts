@@ -1,0 +1,342 @@
+/**
+ * The inspector's engine object: nothing recorded before its first use, then the exchanges whole (bodies capped),
+ * bounded rings, resets, the live stream and its end (abort, close, over a socket too), and a timeline page at scale.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { engineOf } from '../../control/api.js';
+import { createEmulator, type Emulator } from '../../emulator.js';
+import type { ItemDetail, Timeline, TimelineItem } from '../wire.js';
+import { BODY_CAP, Inspector, RING_SIZE } from './inspector.js';
+import { decodeCursor, encodeCursor } from './timeline.js';
+
+const started: Emulator[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((emu) => emu.close()));
+});
+function emulator(): Emulator {
+  const emu = createEmulator({ seed: 3 });
+  started.push(emu);
+  return emu;
+}
+
+const json = (body: unknown, method = 'POST'): RequestInit => ({ method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const get = async <T>(emu: Emulator, path: string): Promise<T> => {
+  const response = await emu.fetch(path);
+  expect(response.status, path).toBe(200);
+  return (await response.json()) as T;
+};
+const timeline = (emu: Emulator, companyId: string, query = '') => get<Timeline>(emu, `/_emulator/inspector/companies/${companyId}/timeline${query}`);
+const item = (emu: Emulator, companyId: string, id: string) => get<ItemDetail>(emu, `/_emulator/inspector/companies/${companyId}/items/${encodeURIComponent(id)}`);
+
+async function putWebhook(emu: Emulator, token: string, key: string, body: string = JSON.stringify({ url: 'https://hooks.acme.example/in' })): Promise<Response> {
+  return emu.fetch('/v1/webhook', { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key, 'if-none-match': '*' }, body });
+}
+
+/** Reads server-sent frames from a stream: each `event:`/`data:` block, comments kept as `: …`. */
+function frames(body: ReadableStream<Uint8Array>) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  return {
+    reader,
+    async next(): Promise<{ event: string; data: unknown } | { comment: string } | undefined> {
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (block.startsWith(':')) return { comment: block.slice(1).trim() };
+          const event = /^event: (.*)$/m.exec(block)?.[1] ?? '';
+          const data = JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? 'null') as unknown;
+          return { event, data };
+        }
+        const { done, value } = await reader.read();
+        if (done) return undefined;
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+  };
+}
+
+describe('recording', () => {
+  it('records nothing before the inspector is first used; after it, each exchange whole with tokens and secrets masked', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const activity = engineOf(emu).activity;
+    const before = await putWebhook(emu, acme.token, 'destination-0001');
+    expect(before.status).toBe(201);
+    expect(activity.recorder).toBeUndefined();
+    expect(activity.listening).toBe(false);
+
+    const first = await timeline(emu, acme.companyId);
+    expect(activity.recorder).toBeInstanceOf(Inspector);
+    expect(activity.listening).toBe(true);
+    const beforeId = `req:${before.headers.get('x-request-id')}`;
+    expect(first.items.map((i) => [i.id, i.title, i.detail])).toEqual([[beforeId, 'PUT /v1/webhook → 201', false]]);
+    const unrecorded = await item(emu, acme.companyId, beforeId);
+    expect(unrecorded.sections.map((s) => s.title)).toEqual(['Request', 'Headers and bodies']);
+
+    const after = await putWebhook(emu, acme.token, 'destination-0002');
+    expect(after.status).toBe(412);
+    const afterId = `req:${after.headers.get('x-request-id')}`;
+    const detail = await item(emu, acme.companyId, afterId);
+    expect(detail.item).toMatchObject({ id: afterId, kind: 'request', status: 412, tone: 'warn', detail: true });
+    expect(detail.item.tags).toEqual([(JSON.parse(await after.text()) as { erro: { codigo: string } }).erro.codigo]);
+    expect(detail.sections.map((s) => [s.title, s.kind])).toEqual([
+      ['Request', 'json'],
+      ['Request headers', 'headers'],
+      ['Request body', 'json'],
+      ['Answer headers (412)', 'headers'],
+      ['Answer body', 'json'],
+    ]);
+    expect(detail.sections[1]!.value).toEqual({ authorization: 'Bearer ••••', 'content-type': 'application/json', 'idempotency-key': 'destination-0002', 'if-none-match': '*' });
+    expect(detail.sections[2]!.value).toEqual({ url: 'https://hooks.acme.example/in' });
+
+    // The first answer's secret never reaches the inspector's answers.
+    const secret = (emu.companies.snapshot(acme.companyId) as unknown as { state: { webhookDestinations: { secret: string }[] } }).state.webhookDestinations[0]!.secret;
+    expect(secret).toMatch(/^svc_whsec_/);
+    const texts = await Promise.all([`/_emulator/inspector/companies/${acme.companyId}/timeline`, `/_emulator/inspector/companies/${acme.companyId}/items/${afterId}`].map(async (p) => (await emu.fetch(p)).text()));
+    for (const text of texts) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(acme.token);
+    }
+  });
+
+  it('caps a recorded body at 64 KiB, marked truncated', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    await timeline(emu, acme.companyId);
+    const big = JSON.stringify({ nome: 'x'.repeat(BODY_CAP + 100) });
+    const answer = await emu.fetch('/v1/catalogos', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'catalog-000000001' }, body: big });
+    expect(answer.status).toBe(422);
+    const detail = await item(emu, acme.companyId, `req:${answer.headers.get('x-request-id')}`);
+    const body = detail.sections.find((s) => s.title.startsWith('Request body'))!;
+    expect(body.title).toBe(`Request body (first ${BODY_CAP} characters of ${Buffer.byteLength(big)} bytes: truncated)`);
+    expect(body.kind).toBe('text');
+    expect(body.value).toBe(big.slice(0, BODY_CAP));
+  });
+
+  it('keeps the last 1,000 exchanges: older requests stay on the timeline without their bodies', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    await timeline(emu, acme.companyId);
+    for (let i = 0; i < RING_SIZE + 5; i++) await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${acme.token}` } });
+    const page = await timeline(emu, acme.companyId, '?limit=1000');
+    expect(page.items).toHaveLength(1000);
+    expect(page.items.every((i) => i.detail)).toBe(true);
+    const rest = await timeline(emu, acme.companyId, `?limit=1000&before=${page.nextBefore}`);
+    expect(rest.items.map((i) => i.detail)).toEqual([false, false, false, false, false]);
+    expect(rest.nextBefore).toBeNull();
+  });
+
+  it('empties its rings on an emulator reset, and drops a company\'s entries on that company\'s reset', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const other = emu.companies.create();
+    await timeline(emu, acme.companyId);
+    const addFault = await emu.fetch('/_emulator/faults', json({ target: 'api', match: { path: '/v1/nada' }, effect: { status: 503 } }));
+    expect(addFault.status).toBe(201);
+    const ownCall = await emu.fetch(`/_emulator/companies/${acme.companyId}`, json({ name: 'Acme 2' }, 'PATCH'));
+    expect(ownCall.status).toBe(200);
+    const othersFault = await emu.fetch('/_emulator/faults', json({ target: 'api', match: { companyId: other.companyId }, effect: { status: 503 } }));
+    expect(othersFault.status).toBe(201);
+    const own = emu.companies.create({ clock: 'own' });
+    expect((await emu.fetch('/_emulator/clock/advance', json({ by: '1m' }))).status).toBe(200);
+    const kinds = async (companyId: string) => (await timeline(emu, companyId)).items.map((i) => `${i.kind} ${i.title.split(' → ')[0]}`);
+    expect(await kinds(acme.companyId)).toEqual(['control POST /_emulator/clock/advance', `control PATCH /_emulator/companies/${acme.companyId}`, 'control POST /_emulator/faults']);
+    expect(await kinds(other.companyId)).toEqual(['control POST /_emulator/clock/advance', 'control POST /_emulator/faults', 'control POST /_emulator/faults']);
+    // A company on its own clock: not the shared clock's moves, nor another company's fault.
+    expect(await kinds(own.companyId)).toEqual(['control POST /_emulator/faults']);
+    emu.companies.reset(acme.companyId);
+    expect(await kinds(acme.companyId)).toEqual(['control POST /_emulator/clock/advance', 'control POST /_emulator/faults']);
+    emu.companies.reset(other.companyId);
+    expect(await kinds(other.companyId)).toEqual(['control POST /_emulator/clock/advance', 'control POST /_emulator/faults']);
+    emu.reset();
+    const fresh = emu.companies.create();
+    expect(await kinds(fresh.companyId)).toEqual([]);
+  });
+});
+
+describe('the timeline', () => {
+  it('pages newest first by a cursor, each item once; refuses a bad limit, cursor or parameter with 422, an unknown company with 404', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    for (let i = 0; i < 7; i++) await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${acme.token}` } });
+    await emu.clock.advance('1h');
+    for (let i = 0; i < 3; i++) await emu.fetch('/v1/contexto', { headers: { authorization: `Bearer ${acme.token}` } });
+    const seen: TimelineItem[] = [];
+    let before: string | null = null;
+    do {
+      const page: Timeline = await timeline(emu, acme.companyId, `?limit=3${before === null ? '' : `&before=${before}`}`);
+      seen.push(...page.items);
+      before = page.nextBefore;
+    } while (before !== null);
+    expect(seen.map((i) => i.title)).toEqual([...Array(3).fill('GET /v1/contexto → 200'), ...Array(7).fill('GET /v1/empresa → 200')]);
+    expect(new Set(seen.map((i) => i.id)).size).toBe(10);
+    const journal = emu.journal.entries().map((e) => `req:${e.requestId}`).reverse();
+    expect(seen.map((i) => i.id)).toEqual(journal);
+
+    const refused = async (query: string, status: number, caminho: string) => {
+      const response = await emu.fetch(`/_emulator/inspector/companies/${acme.companyId}/timeline${query}`);
+      expect(response.status, query).toBe(status);
+      expect(((await response.json()) as { erro: { caminho: string } }).erro.caminho).toBe(caminho);
+    };
+    await refused('?limit=0', 422, 'query.limit');
+    await refused('?limit=1001', 422, 'query.limit');
+    await refused('?limit=2.5', 422, 'query.limit');
+    await refused('?limit=1&limit=2', 422, 'query.limit');
+    await refused('?before=nope!', 422, 'query.before');
+    await refused(`?before=${Buffer.from('12~nada:1').toString('base64url')}`, 422, 'query.before');
+    await refused('?depois=1', 422, 'query.depois');
+    const unknown = await emu.fetch('/_emulator/inspector/companies/nada/timeline');
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { erro: { codigo: string } }).erro.codigo).toBe('empresa_nao_encontrada');
+    const noItem = await emu.fetch(`/_emulator/inspector/companies/${acme.companyId}/items/req:nada`);
+    expect(noItem.status).toBe(404);
+    expect(((await noItem.json()) as { erro: { codigo: string } }).erro.codigo).toBe('item_nao_encontrado');
+  });
+
+  it('round-trips its cursors and refuses text no page gave', () => {
+    expect(decodeCursor(encodeCursor({ at: 1_767_225_600_000, id: 'att:1fc8:8' }))).toEqual({ at: 1_767_225_600_000, id: 'att:1fc8:8' });
+    expect(decodeCursor('')).toBeUndefined();
+    expect(decodeCursor('a'.repeat(401))).toBeUndefined();
+    expect(decodeCursor(Buffer.from('x~req:1').toString('base64url'))).toBeUndefined();
+  });
+
+  it('shows the tasks ahead of a company, soonest first, on its own clock', async () => {
+    const emu = emulator();
+    const own = emu.companies.create({ clock: 'own' });
+    await putWebhook(emu, own.token, 'destination-0004');
+    emu.faults.add({ target: 'delivery', match: { companyId: own.companyId }, effect: { status: 503 }, times: null });
+    const { eventId } = emu.webhooks.raise(own.companyId, { tipo: 'webhook.teste' } as never);
+    await emu.companies.clock(own.companyId).advance('1s');
+    const page = await timeline(emu, own.companyId);
+    expect(page.clock).toBe('own');
+    expect(page.now).toBe(emu.companies.clock(own.companyId).info().now.toISOString());
+    const next = page.ahead.find((i) => i.tags[0] === 'webhook.tentativa')!;
+    expect(next).toMatchObject({ kind: 'task', title: `next attempt of event ${eventId}`, tone: 'pending', status: null });
+    expect(Date.parse(next.at) - Date.parse(page.now)).toBe(4_000);
+    const detail = await item(emu, own.companyId, next.id);
+    expect(detail.sections).toEqual([{ title: 'Task', kind: 'json', value: { kind: 'webhook.tentativa', nature: 'work', due: next.at, payload: { eventId, ciclo: 1 } } }]);
+  });
+
+  it('answers one page in well under 50 ms with 1,000 companies and the journal at its 10,000 cap', async () => {
+    const emu = emulator();
+    const companies = Array.from({ length: 1_000 }, () => emu.companies.create());
+    const busy = companies[0]!;
+    const empresa = (token: string) => emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${token}` } });
+    for (let i = 0; i < 5_000; i++) await empresa(busy.token);
+    for (let i = 0; i < 5_000; i++) await empresa(companies[1 + (i % 999)]!.token);
+    expect(emu.journal.entries()).toHaveLength(10_000);
+    await timeline(emu, busy.companyId); // opens the inspector (and warms up)
+    const timed = async (companyId: string, query = '') => {
+      const start = performance.now();
+      const page = await timeline(emu, companyId, query);
+      return { ms: performance.now() - start, page };
+    };
+    const busiest = await timed(busy.companyId);
+    const deep = await timed(busy.companyId, `?limit=1000&before=${busiest.page.nextBefore}`);
+    const quiet = await timed(companies[500]!.companyId);
+    expect(busiest.page.items).toHaveLength(200);
+    expect(deep.page.items).toHaveLength(1000);
+    expect(quiet.page.items).toHaveLength(5);
+    console.log(`inspector timeline, 1,000 companies, journal 10,000: busiest company ${busiest.ms.toFixed(1)} ms, its page of 1,000 ${deep.ms.toFixed(1)} ms, a quiet one ${quiet.ms.toFixed(1)} ms`);
+    // Generous bounds for a loaded machine (the figures printed above are what it took).
+    expect(busiest.ms).toBeLessThan(250);
+    expect(deep.ms).toBeLessThan(250);
+    expect(quiet.ms).toBeLessThan(250);
+  }, 120_000);
+});
+
+describe('the stream', () => {
+  it('sends a clock frame, then items live, clock moves and resets; the reader cancelling ends it', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const response = await emu.fetch(`/_emulator/inspector/stream?companyId=${acme.companyId}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const stream = frames(response.body!);
+    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString() } });
+    const answer = await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${acme.token}` } });
+    const frame = (await stream.next()) as { event: string; data: TimelineItem };
+    expect(frame).toEqual({ event: 'item', data: { id: `req:${answer.headers.get('x-request-id')}`, kind: 'request', at: emu.clock.info().now.toISOString(), title: 'GET /v1/empresa → 200', status: 200, tone: 'ok', tags: [], detail: true } });
+    const moved = await emu.fetch('/_emulator/clock/advance', json({ by: '1h' }));
+    expect(moved.status).toBe(200);
+    expect(((await stream.next()) as { event: string }).event).toBe('item'); // the advance itself
+    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString() } });
+    emu.companies.reset(acme.companyId);
+    expect(await stream.next()).toEqual({ event: 'reset', data: {} });
+    const inspector = engineOf(emu).activity.recorder as Inspector;
+    expect(inspector.streams).toBe(1);
+    await stream.reader.cancel();
+    expect(inspector.streams).toBe(0);
+  });
+
+  it('sends a keep-alive comment at its interval of real time', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const inspector = new Inspector(engineOf(emu), { keepAliveMs: 20 });
+    const stream = frames(inspector.stream(acme.companyId, new Request('http://x/')));
+    expect(((await stream.next()) as { event: string }).event).toBe('clock');
+    expect(await stream.next()).toEqual({ comment: 'keep-alive' });
+    await emu.close();
+    expect(await stream.next()).toBeUndefined();
+  });
+
+  it('ends when its request aborts, and at once when the emulator closes (in process)', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const controller = new AbortController();
+    const aborted = await emu.fetch(`/_emulator/inspector/stream?companyId=${acme.companyId}`, { signal: controller.signal });
+    const first = frames(aborted.body!);
+    await first.next();
+    controller.abort();
+    expect(await first.next()).toBeUndefined();
+    const open = frames((await emu.fetch(`/_emulator/inspector/stream?companyId=${acme.companyId}`)).body!);
+    await open.next();
+    const start = performance.now();
+    await emu.close();
+    expect(await open.next()).toBeUndefined();
+    expect(performance.now() - start).toBeLessThan(1_000);
+  });
+
+  it('over a socket: a client that goes away is let go, and close() resolves at once with a stream open', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const server = await emu.listen({ port: 0 });
+    const controller = new AbortController();
+    const gone = await fetch(`${server.url}/_emulator/inspector/stream?companyId=${acme.companyId}`, { signal: controller.signal });
+    expect(gone.status).toBe(200);
+    const goneFrames = frames(gone.body!);
+    await goneFrames.next();
+    const inspector = engineOf(emu).activity.recorder as Inspector;
+    expect(inspector.streams).toBe(1);
+    controller.abort();
+    for (let i = 0; i < 100 && inspector.streams > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(inspector.streams).toBe(0);
+
+    const open = await fetch(`${server.url}/_emulator/inspector/stream?companyId=${acme.companyId}`);
+    const openFrames = frames(open.body!);
+    await openFrames.next();
+    expect(inspector.streams).toBe(1);
+    const start = performance.now();
+    await emu.close();
+    const took = performance.now() - start;
+    expect(took).toBeLessThan(1_000);
+    expect(await openFrames.next()).toBeUndefined();
+  });
+
+  it('refuses a missing, repeated or unknown companyId and any other parameter', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const refused = async (query: string, status: number, codigo: string, caminho: string) => {
+      const response = await emu.fetch(`/_emulator/inspector/stream${query}`);
+      expect(response.status, query).toBe(status);
+      expect(((await response.json()) as { erro: unknown }).erro).toMatchObject({ codigo, caminho });
+    };
+    await refused('', 422, 'valor_invalido', 'query.companyId');
+    await refused(`?companyId=${acme.companyId}&companyId=${acme.companyId}`, 422, 'valor_invalido', 'query.companyId');
+    await refused(`?companyId=${acme.companyId}&x=1`, 422, 'valor_invalido', 'query.x');
+    await refused('?companyId=nada', 404, 'empresa_nao_encontrada', 'query.companyId');
+  });
+});
