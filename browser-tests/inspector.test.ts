@@ -150,12 +150,23 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
     it('advances to each next task from the page and shows the eight attempts at their virtual times', async () => {
       emu = createEmulator();
       const acme = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' });
+      server = await emu.listen({ port: 0 });
+      const { page, context, watch } = await openPage(server, [NO_DEMO]);
+      await page.goto(`${server.url}/_emulator/ui#company=${acme.companyId}`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.waitForSelector('.stream-state.live');
+      expect(await page.locator('.company-label').innerText()).toBe('Acme Alimentos · 11222333');
+      const start = emu.clock.now().getTime();
+      expect(await page.locator('[data-testid="now"]').innerText()).toBe(shown(start));
+      expect(await page.locator('.ahead').innerText()).toBe('Nothing pending.');
+
+      // The scenario, through the API while the page watches: a destination, a receiver down for the first 7
+      // deliveries (503) and then up (200), and a test event.
       const api = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
         emu.fetch(path, { method, headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
       const destination = await api('PUT', '/v1/webhook', { 'idempotency-key': 'inspector-dest-0001', 'if-none-match': '*' }, { url: `${HOOKS}/catalogo` });
       expect(destination.status).toBe(201);
       const secret = ((await destination.json()) as { segredo: string }).segredo;
-      // The receiver is down for the first 7 deliveries (503), then answers 200: the demo's scenario.
       let deliveries = 0;
       emu.network.route(HOOKS, async (request) => {
         deliveries += 1;
@@ -165,14 +176,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       const test = await api('POST', '/v1/webhook/testes', { 'idempotency-key': 'inspector-test-0001', 'if-match': destination.headers.get('etag')! });
       expect(test.status).toBe(202);
       const eventId = ((await test.json()) as { evento_id: string }).evento_id;
-      server = await emu.listen({ port: 0 });
-
-      const { page, context, watch } = await openPage(server, [NO_DEMO]);
-      await page.goto(`${server.url}/_emulator/ui#company=${acme.companyId}`);
-      await page.waitForSelector('body[data-ready="true"]');
-      expect(await page.locator('.company-label').innerText()).toBe('Acme Alimentos · 11222333');
-      const start = emu.clock.now().getTime();
-      expect(await page.locator('[data-testid="now"]').innerText()).toBe(shown(start));
+      // Live: both requests and the event show without a reload, and the first attempt is ahead.
+      await page.locator(`.timeline .row[data-id="evt:${eventId}"]`).waitFor();
+      expect(await page.locator('.timeline .row.kind-request .title').allInnerTexts()).toEqual(['POST /v1/webhook/testes → 202', 'PUT /v1/webhook → 201']);
+      await expect.poll(() => page.locator('.ahead .row').count()).toBeGreaterThan(0);
 
       // The first attempt is due now: "Next task" runs it; each further click moves the clock to the next one.
       for (let click = 0; click < 20 && deliveries < 8; click++) {
@@ -199,16 +206,20 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       mkdirSync(dir, { recursive: true });
       await page.screenshot({ path: join(dir, 'inspector-timeline.png') });
 
-      // The event's detail: its attempts, each with its status.
+      // The event's detail: its envelope and its attempts, each with its status.
       await page.locator(`.timeline .row[data-id="evt:${eventId}"]`).click();
-      await page.waitForSelector('.detail .section');
-      const detailText = await page.locator('.detail').innerText();
-      expect(detailText).toContain(eventId);
+      await page.locator('.detail .section-table').waitFor();
+      const attemptRows = await page.locator('.detail .section-table tbody tr').allInnerTexts();
+      expect(attemptRows).toHaveLength(8);
+      expect(await page.locator('.detail').innerText()).toContain(eventId);
       await page.screenshot({ path: join(dir, 'inspector-attempts.png') });
 
-      // The destination's creation answered the secret: its detail shows it masked.
-      await page.locator('.timeline .row', { hasText: 'PUT /v1/webhook' }).first().click();
-      await page.waitForSelector('.detail .section');
+      // The destination's creation answered the secret: its detail shows the answer, the secret masked.
+      await page.locator('.timeline .row.kind-request', { hasText: 'PUT /v1/webhook → 201' }).click();
+      await expect.poll(() => page.locator('.detail .section h3').allTextContents()).toEqual(['Request', 'Request headers', 'Request body', 'Answer headers (201)', 'Answer body']);
+      const answerBody = JSON.parse(await page.locator('.detail .section', { hasText: 'Answer body' }).locator('pre').innerText()) as Record<string, unknown>;
+      expect(answerBody).toMatchObject({ estado: 'ativo', versao: 1, segredo: '••••' });
+      expect(await page.locator('.detail .section', { hasText: 'Request headers' }).locator('tr', { hasText: 'authorization' }).locator('td').innerText()).toBe('Bearer ••••');
       await expectClean(page, watch, [secret, acme.token]);
       await context.close();
     });

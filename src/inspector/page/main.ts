@@ -144,7 +144,7 @@ function askForToken(failure: ControlFailure): void {
   const input = h('input', { type: 'password', name: 'control-token', autocomplete: 'off', 'aria-label': 'Control token', placeholder: 'control token' });
   fill(
     tokenBox,
-    h('label', null, failure.codigo === 'token_de_controle_invalido' && hasToken() ? 'That is not the control token. Control token: ' : 'This emulator has a control token. Control token: ', input),
+    h('label', null, failure.codigo === 'token_de_controle_invalido' && hasToken() ? 'That is not the control token. Control token:' : 'This emulator has a control token. Control token:', input),
     h('button', { type: 'submit' }, 'Open'),
   );
   tokenBox.onsubmit = (event) => {
@@ -204,8 +204,7 @@ const timelinePath = (before?: string) => `/_emulator/inspector/companies/${enc(
 async function openCompany(id: string): Promise<void> {
   companyId = id;
   selectedId = undefined;
-  const company = companies.find((c) => c.id === id);
-  companyLabel.textContent = company === undefined ? id : `${company.name} · ${company.cnpjRoot}`;
+  labelCompany();
   fill(detailBox, h('p', { class: 'hint' }, 'Click an item to see its detail.'));
   stopStream();
   try {
@@ -223,6 +222,12 @@ async function openCompany(id: string): Promise<void> {
   }
   openStream(id);
   void refreshPanels();
+}
+
+/** The open company's name and CNPJ root (its id until the company list has arrived). */
+function labelCompany(): void {
+  const company = companies.find((c) => c.id === companyId);
+  companyLabel.textContent = company === undefined ? (companyId ?? '') : `${company.name} · ${company.cnpjRoot}`;
 }
 
 /** The clock and the items ahead, from a timeline answer. */
@@ -627,14 +632,21 @@ async function loadCompanies(): Promise<boolean> {
 }
 
 async function start(): Promise<void> {
-  if (!(await loadCompanies())) return;
+  // The company the URL names is opened while the list is read: the first paint waits for one answer, not two.
   const wanted = new URLSearchParams(location.hash.slice(1)).get('company');
-  const first = companies.find((c) => c.id === wanted) ?? companies[0];
-  if (first === undefined) {
-    fill(detailBox, h('p', { class: 'hint' }, 'No company yet: create one (POST /_emulator/companies), then reload.'));
-    return;
+  const listed = loadCompanies();
+  if (wanted !== null) {
+    await Promise.all([listed.then((ok) => ok && labelCompany()), openCompany(wanted)]);
+    if (!(await listed)) return;
+  } else {
+    if (!(await listed)) return;
+    const first = companies[0];
+    if (first === undefined) {
+      fill(detailBox, h('p', { class: 'hint' }, 'No company yet: create one (POST /_emulator/companies), then reload.'));
+      return;
+    }
+    await openCompany(first.id);
   }
-  await openCompany(first.id);
   await refreshDemo();
 }
 

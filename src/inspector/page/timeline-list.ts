@@ -15,6 +15,8 @@ export class TimelineList {
   readonly #spacer: HTMLDivElement;
   readonly #items = new ItemOrder();
   #selected: string | undefined;
+  /** The rows in the DOM, by item id. */
+  #drawn = new Map<string, Drawn>();
   #frame = 0;
   readonly #onSelect: (item: TimelineItem) => void;
 
@@ -61,7 +63,10 @@ export class TimelineList {
     });
   }
 
-  /** Draws the rows in view now. */
+  /**
+   * Draws the rows in view now. A row already drawn for the same item (and selection) is kept, only moved: a
+   * click that starts on a row ends on the same element even if items arrive meanwhile.
+   */
   render(): void {
     if (this.#frame !== 0) {
       cancelAnimationFrame(this.#frame);
@@ -72,15 +77,25 @@ export class TimelineList {
     const height = this.element.clientHeight || 600;
     const first = Math.max(0, Math.floor(this.element.scrollTop / ROW_HEIGHT) - MARGIN_ROWS);
     const last = Math.min(total, Math.ceil((this.element.scrollTop + height) / ROW_HEIGHT) + MARGIN_ROWS);
-    const rows: HTMLElement[] = [];
+    const drawn = new Map<string, Drawn>();
     for (let i = first; i < last; i++) {
       const item = this.#items.at(i)!;
-      const row = rowOf(item, item.id === this.#selected);
+      const selected = item.id === this.#selected;
+      const old = this.#drawn.get(item.id);
+      const row = old !== undefined && old.item === item && old.selected === selected ? old.row : rowOf(item, selected);
       row.style.transform = `translateY(${i * ROW_HEIGHT}px)`;
-      rows.push(row);
+      drawn.set(item.id, { item, selected, row });
     }
-    this.#spacer.replaceChildren(...rows);
+    for (const [id, old] of this.#drawn) if (drawn.get(id)?.row !== old.row) old.row.remove();
+    for (const { row } of drawn.values()) if (row.parentNode !== this.#spacer) this.#spacer.appendChild(row);
+    this.#drawn = drawn;
   }
+}
+
+interface Drawn {
+  readonly item: TimelineItem;
+  readonly selected: boolean;
+  readonly row: HTMLElement;
 }
 
 /** One item as a row: virtual time, kind, title, tags, coloured by its tone. */
