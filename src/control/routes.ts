@@ -129,7 +129,7 @@ export function buildControlApp(documents: ControlDocuments): Hono<ControlEnv> {
   app.get('/ui', () => inspectorPage());
   app.get('/ui/assets/:name', async (c) => {
     const name = c.req.param('name');
-    return (await inspectorAsset(name)) ?? fail(apiError(404, 'rota_nao_encontrada', `The inspector page has no file ${name}; its files are app.js and app.css.`, 'path.name'));
+    return (await inspectorAsset(name, c.req.query('v'))) ?? fail(apiError(404, 'rota_nao_encontrada', `The inspector page has no file ${name}; its files are app.js and app.css.`, 'path.name'));
   });
 
   app.get('/companies', (c) => call(() => ({ items: emu(c).companies.list() })));

@@ -7,12 +7,25 @@ const item = (id: string, second: number, title = id): TimelineItem => ({ id, ki
 const ids = (order: ItemOrder) => Array.from({ length: order.size }, (_, i) => order.at(i)!.id);
 
 describe('ItemOrder', () => {
-  it('keeps items newest first, whatever order they arrive in, the last merged of equal times on top', () => {
+  it('keeps items newest first, whatever order they arrive in, a live item on top of its instant', () => {
     const order = new ItemOrder();
     order.merge([item('c', 30), item('a', 10)]);
     order.merge([item('b', 20)]);
-    order.merge([item('d', 40), item('b2', 20)]);
+    order.merge([item('d', 40)]);
+    order.merge([item('b2', 20)]);
     expect(ids(order)).toEqual(['d', 'c', 'b2', 'b', 'a']);
+  });
+
+  it('keeps a page in the order the server gave it within an instant: newer pages above its items, older ones below', () => {
+    const order = new ItemOrder();
+    order.merge([item('r5', 0), item('r4', 0), item('r3', 0)]);
+    expect(ids(order)).toEqual(['r5', 'r4', 'r3']);
+    order.merge([item('r2', 0), item('r1', 0), item('r0', 0)], 'older');
+    expect(ids(order)).toEqual(['r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
+    // The newest page read again, with two new ones on top and one already here.
+    order.merge([item('r7', 0), item('r6', 0), item('r5', 0, 'r5 again')]);
+    expect(ids(order)).toEqual(['r7', 'r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
+    expect(order.get('r5')!.title).toBe('r5 again');
   });
 
   it('replaces an item sent again in place, or moves it when its time changed', () => {

@@ -271,7 +271,7 @@ async function loadOlder(): Promise<void> {
   try {
     const timeline = await call<Timeline>('GET', timelinePath(nextBefore));
     if (companyId !== id) return;
-    list.merge(timeline.items);
+    list.merge(timeline.items, 'older');
     nextBefore = timeline.nextBefore;
     renderFoot();
   } catch (error) {
@@ -632,14 +632,15 @@ async function loadCompanies(): Promise<boolean> {
 }
 
 async function start(): Promise<void> {
-  // The company the URL names is opened while the list is read: the first paint waits for one answer, not two.
+  // The company the URL names is opened before the company list is read: the first paint waits for one answer.
   const wanted = new URLSearchParams(location.hash.slice(1)).get('company');
-  const listed = loadCompanies();
   if (wanted !== null) {
-    await Promise.all([listed.then((ok) => ok && labelCompany()), openCompany(wanted)]);
-    if (!(await listed)) return;
+    // The timeline first (the company's id labels it meanwhile): the server answers one request at a time.
+    await openCompany(wanted);
+    if (!(await loadCompanies())) return;
+    labelCompany();
   } else {
-    if (!(await listed)) return;
+    if (!(await loadCompanies())) return;
     const first = companies[0];
     if (first === undefined) {
       fill(detailBox, h('p', { class: 'hint' }, 'No company yet: create one (POST /_emulator/companies), then reload.'));

@@ -44,9 +44,9 @@ export class TimelineList {
     this.render();
   }
 
-  /** Adds or replaces items; draws on the next frame. */
-  merge(items: readonly TimelineItem[]): void {
-    this.#items.merge(items);
+  /** Adds or replaces items (see ItemOrder); draws on the next frame. */
+  merge(items: readonly TimelineItem[], side: 'newer' | 'older' = 'newer'): void {
+    this.#items.merge(items, side);
     this.#schedule();
   }
 
@@ -102,7 +102,7 @@ interface Drawn {
 export function rowOf(item: TimelineItem, selected = false): HTMLElement {
   return h(
     'div',
-    { class: `row tone-${item.tone} kind-${item.kind}${selected ? ' selected' : ''}${item.detail ? ' has-detail' : ''}`, 'data-id': item.id, role: 'listitem', title: item.at },
+    { class: `row tone-${item.tone} kind-${item.kind}${selected ? ' selected' : ''}${item.detail ? ' has-detail' : ''}`, 'data-id': item.id, role: 'listitem', title: [item.at, ...item.tags].join(' · ') },
     h('span', { class: 'time' }, shortTime(item.at)),
     h('span', { class: 'kind' }, item.kind),
     h('span', { class: 'title' }, item.title),

@@ -2,7 +2,8 @@
  * The inspector's static routes: the page and its two files, served without the control token (and nothing else
  * is), with the page's Content-Security-Policy; a missing build answers 503 saying how to make it.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,29 +11,39 @@ import { describe, expect, it } from 'vitest';
 import { httpRequest } from '../../../spec-tests/support/raw-http.js';
 import { controlRoutes } from '../../control/contract.js';
 import { createEmulator } from '../../emulator.js';
-import { inspectorAsset, packageRoot } from './ui.js';
+import { inspectorAsset, inspectorPage, packageRoot } from './ui.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const TOKEN = 'control-token-for-the-ui-test';
 
 describe('GET /_emulator/ui', () => {
-  it('answers the page, which loads only its own script and style sheet, under a policy with no inline script', async () => {
+  it('answers the page, which loads only its own script and style sheet, by version, under a policy with no inline script', async () => {
     const emu = createEmulator();
     const response = await emu.fetch('/_emulator/ui');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('no-cache');
     expect(response.headers.get('content-security-policy')).toBe("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
     const html = await response.text();
-    expect([...html.matchAll(/<(?:script|link)\b[^>]*>/g)].map((m) => m[0])).toEqual(['<link rel="icon" href="data:,">', '<link rel="stylesheet" href="/_emulator/ui/assets/app.css">', '<script src="/_emulator/ui/assets/app.js" defer>']);
+    const version = (name: string) => createHash('sha256').update(readFileSync(join(ROOT, 'dist', 'inspector', name))).digest('hex').slice(0, 16);
+    expect([...html.matchAll(/<(?:script|link)\b[^>]*>/g)].map((m) => m[0])).toEqual([
+      '<link rel="icon" href="data:,">',
+      `<link rel="stylesheet" href="/_emulator/ui/assets/app.css?v=${version('app.css')}">`,
+      `<script src="/_emulator/ui/assets/app.js?v=${version('app.js')}" defer>`,
+    ]);
     expect(html).not.toMatch(/<script>|<style|style=/);
   });
 
-  it('serves app.js and app.css from dist/inspector with their media types; any other name is 404', async () => {
+  it('serves app.js and app.css from dist/inspector with their media types, to be kept when asked for by version; any other name is 404', async () => {
     const emu = createEmulator();
-    const js = await emu.fetch('/_emulator/ui/assets/app.js');
+    const html = await (await emu.fetch('/_emulator/ui')).text();
+    const script = /src="([^"]+)"/.exec(html)![1]!;
+    const js = await emu.fetch(script);
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect((await js.text()).length).toBeGreaterThan(1000);
+    expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(Buffer.from(await js.arrayBuffer()).equals(readFileSync(join(ROOT, 'dist', 'inspector', 'app.js')))).toBe(true);
+    for (const path of ['/_emulator/ui/assets/app.js', '/_emulator/ui/assets/app.js?v=0123456789abcdef']) expect((await emu.fetch(path)).headers.get('cache-control'), path).toBe('no-cache');
     const css = await emu.fetch('/_emulator/ui/assets/app.css');
     expect(css.status).toBe(200);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
@@ -45,13 +56,16 @@ describe('GET /_emulator/ui', () => {
 
   it('answers 503 with the fix when the page is not built', async () => {
     const root = mkdtempSync(join(tmpdir(), 'catalog-emulator-ui-'));
-    const response = (await inspectorAsset('app.js', () => root))!;
+    const response = (await inspectorAsset('app.js', undefined, () => root))!;
     expect(response.status).toBe(503);
     const body = (await response.json()) as { erro: { codigo: string; mensagem: string } };
     expect(body.erro.codigo).toBe('servico_indisponivel');
     expect(body.erro.mensagem).toBe(`The inspector page is not built: ${join(root, 'dist', 'inspector', 'app.js')} is missing. Run \`npm run build\` in the catalog-emulator package (an installed package ships it built).`);
-    expect((await inspectorAsset('app.js', () => undefined))!.status).toBe(503);
-    expect(await inspectorAsset('nope.js', () => root)).toBeUndefined();
+    expect((await inspectorAsset('app.js', undefined, () => undefined))!.status).toBe(503);
+    expect(await inspectorAsset('nope.js', undefined, () => root)).toBeUndefined();
+    // The page still loads without a build, naming the files without a version (which then answer the 503).
+    const html = await (await inspectorPage(() => root)).text();
+    expect(html).toContain('<script src="/_emulator/ui/assets/app.js" defer>');
   });
 
   it('finds the package root walking up from any folder of the package, and none outside it', () => {
