@@ -324,6 +324,13 @@ describe('the import reader and the rules themselves', () => {
     expect(ruleBroken('src/control/routes.ts', 'src/engine/engine.ts', false, none)).toBeUndefined();
     expect(ruleBroken('src/control/routes.ts', 'src/emulator.ts', true, none)).toBe('control may import core, clock, http, engine, version, inspector server, network (types); a type import of facade is not allowed either');
     expect(ruleBroken('src/control/routes.ts', 'src/http/app.ts', false, none)).toMatch(/^control imports from http only its error helpers/);
+    expect(ruleBroken('src/control/routes.ts', 'src/inspector/server/routes.ts', false, none)).toBeUndefined();
+    expect(ruleBroken('src/control/api.ts', 'src/inspector/server/inspector.ts', false, none)).toBe('only src/control/routes.ts (which mounts its routes) imports the inspector server');
+    expect(ruleBroken('src/inspector/server/inspector.ts', 'src/control/api.ts', false, none)).toBeUndefined();
+    expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/wire.ts', true, none)).toBeUndefined();
+    expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/wire.ts', false, none)).toBe('inspector page may import inspector wire (types); not inspector wire');
+    expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/server/inspector.ts', true, none)).toBe('inspector page may import inspector wire (types); a type import of inspector server is not allowed either');
+    expect(ruleBroken('src/engine/engine.ts', 'src/inspector/server/inspector.ts', true, none)).toBe('engine may import core, clock, network, version; a type import of inspector server is not allowed either');
     expect(ruleBroken('spec-tests/x.test.ts', 'src/core/cnpj.ts', false, none)).toBe('spec-tests may import entry, fuzz; not core');
     expect(ruleBroken('spec-tests/x.test.ts', 'fuzz/hostile.ts', false, none)).toBeUndefined();
     expect(ruleBroken('src/demos/a.ts', 'src/emulator.ts', false, new Set(['src/emulator.ts']))).toBeUndefined();

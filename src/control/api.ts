@@ -204,6 +204,7 @@ export class Controls {
           rearmStartedAttempts(state, ctx, companyId);
         });
         this.engine.indexTokens(world);
+        this.engine.tell({ kind: 'restored', companyId });
       },
     };
   }

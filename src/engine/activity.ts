@@ -126,6 +126,8 @@ export interface Exchange {
   /** The body's bytes as the pipeline read them; undefined when it read none (a read, a refusal before the body, past the limit). */
   readonly requestBody: Uint8Array | undefined;
   readonly response: Response;
+  /** The answer's body as the API wrote it; undefined when it was not made from text (the recorder reads a copy). */
+  readonly responseBody: string | undefined;
 }
 
 /**

@@ -17,10 +17,11 @@ import { freshWorld, ownWorld, restoredWorld, type CreatedCompanyInfo, type Save
 import type { Seeder } from './fixtures.js';
 
 /**
- * What ends the activity a viewer of the past (the inspector) keeps: a reset of the whole emulator (`companyId`
- * null) or of one company (reset or removed), and the emulator's close.
+ * What a viewer of the emulator's past (the inspector) is told of: a reset of the whole emulator (`companyId` null)
+ * or of one company (reset or removed), which ends what it keeps of them; a restore of either, which replaces their
+ * records (what it keeps stays, as the journal does); and the emulator's close.
  */
-export type EngineChange = { readonly kind: 'reset'; readonly companyId: string | null } | { readonly kind: 'closed' };
+export type EngineChange = { readonly kind: 'reset' | 'restored'; readonly companyId: string | null } | { readonly kind: 'closed' };
 
 /** Why a world's clock stops: the words a released request's 503 uses ("the emulator was reset …"). */
 type WorldEnd = 'reset' | 'restored' | 'closed';
@@ -166,6 +167,7 @@ export class Engine {
       this.owned().worlds.set(world.companyId, restored);
       this.indexTokens(restored);
     }
+    this.tell({ kind: 'restored', companyId: null });
   }
 
   /**

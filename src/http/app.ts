@@ -5,7 +5,8 @@
  */
 import { Hono, type Context as HonoContext } from 'hono';
 import type { JournalRecord } from '../engine/journal.js';
-import { apiError, errorResponse } from './errors.js';
+import { apiError, errorBodyText, errorOf, errorResponse } from './errors.js';
+import { answerTexts } from './stored-answers.js';
 import { bearerToken, requestBody, type Operation } from './pipeline.js';
 import { Router } from './router.js';
 import { catalogDeletionOperations, catalogOperations } from './routes/catalogs.js';
@@ -124,12 +125,16 @@ class KeptBody implements BodySource {
 /** The API's answer to a request, its exchange (headers, bodies) handed to `recorder` once answered. */
 function recorded(c: HonoContext<HttpEnv>, recorder: ExchangeRecorder, api: (c: HonoContext<HttpEnv>) => Response | Promise<Response>): Response | Promise<Response> {
   const request = c.req.raw;
+  answerTexts.keep = true;
   const kept = new KeptBody(c.env.body ?? requestBody(request));
   // A copy of the bindings (in process they are the emulator's own object, shared by every request).
   c.env = { ...c.env, body: kept };
   const keep = (response: Response): Response => {
     try {
-      recorder.exchange({ request, requestBody: kept.bytes, response });
+      const error = errorOf(response);
+      const requestId = response.headers.get('x-request-id') ?? '';
+      const responseBody = error === undefined ? answerTexts.of.get(response) : errorBodyText(error, requestId);
+      recorder.exchange({ request, requestBody: kept.bytes, response, responseBody });
     } catch {
       // The recorder's failure never changes an answer.
     }

@@ -44,6 +44,16 @@ export function apiError(status: number, codigo: string, mensagem: string, camin
 
 /** The error answer: the error body, with `headers` after the error's own (an API answer adds its x-request-id). */
 export function errorResponse(error: ApiError, requestId: string, headers?: Readonly<Record<string, string>>): Response {
+  const response = new Response(errorBodyText(error, requestId), {
+    status: error.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers, ...headers },
+  });
+  ERRORS.set(response, error);
+  return response;
+}
+
+/** The error body's text, as errorResponse sends it (an inspector rebuilds it from errorOf, not from the stream). */
+export function errorBodyText(error: ApiError, requestId: string): string {
   const body: ErrorBody = {
     erro: {
       codigo: error.codigo,
@@ -52,12 +62,7 @@ export function errorResponse(error: ApiError, requestId: string, headers?: Read
       ...(error.caminho === undefined ? {} : { caminho: error.caminho }),
     },
   };
-  const response = new Response(JSON.stringify(body), {
-    status: error.status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers, ...headers },
-  });
-  ERRORS.set(response, error);
-  return response;
+  return JSON.stringify(body);
 }
 
 /**

@@ -68,13 +68,26 @@ export function storedResponse(stored: StoredResponse, requestId: string, extra?
   // slow way); the same headers in the same order as the general case below.
   if (stored.headers === null && extra === undefined && location === null) {
     const headers: Record<string, string> = etag === null ? { 'content-type': JSON_CONTENT_TYPE, 'x-request-id': requestId } : { 'content-type': JSON_CONTENT_TYPE, 'x-request-id': requestId, etag };
-    return new Response(stored.body, { status: stored.status, headers });
+    return kept(new Response(stored.body, { status: stored.status, headers }), stored.body);
   }
   const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE, ...stored.headers, ...extra, 'x-request-id': requestId };
   if (etag !== null) headers.etag = etag;
   if (location !== null) headers.location = location;
-  return new Response(stored.body, { status: stored.status, headers });
+  return kept(new Response(stored.body, { status: stored.status, headers }), stored.body);
 }
+
+/**
+ * The text of the answers storedResponse made, kept beside them (weakly) once `keep` is on: what an inspector
+ * records of an answer without reading a copy of its stream (a Response clone costs more than the request itself).
+ * Off in a process where no inspector was ever opened: the request path then pays this one boolean. On for the
+ * process once one is (src/http/app.ts recorded()).
+ */
+export const answerTexts: { keep: boolean; readonly of: WeakMap<Response, string> } = { keep: false, of: new WeakMap() };
+
+const kept = (response: Response, text: string): Response => {
+  if (answerTexts.keep) answerTexts.of.set(response, text);
+  return response;
+};
 
 /** A stored answer as snapshots wrote it before the store kept a digest: the whole fingerprint text and every header. */
 export interface EarlierStoredAnswer {

@@ -23,10 +23,10 @@ interface KeptBody {
 
 /** One API exchange as recorded (Inspector.exchange); the answer's body arrives a moment after the rest. */
 export interface KeptExchange {
-  readonly requestHeaders: readonly [string, string][];
+  readonly requestHeaders: Headers;
   readonly requestBody: KeptBody | null;
   readonly status: number;
-  readonly responseHeaders: readonly [string, string][];
+  readonly responseHeaders: Headers;
   responseBody: KeptBody | null;
   /** While the answer's body is being read. */
   reading: Promise<void> | undefined;

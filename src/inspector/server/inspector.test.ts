@@ -272,6 +272,40 @@ describe('the stream', () => {
     expect(inspector.streams).toBe(0);
   });
 
+  it('sends a reset frame when the emulator or its company is restored from a snapshot, and keeps what it recorded', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const other = emu.companies.create();
+    const response = await emu.fetch(`/_emulator/inspector/stream?companyId=${acme.companyId}`);
+    const stream = frames(response.body!);
+    expect(((await stream.next()) as { event: string }).event).toBe('clock');
+    const renamed = await emu.fetch(`/_emulator/companies/${acme.companyId}`, json({ name: 'Acme 2' }, 'PATCH'));
+    expect(renamed.status).toBe(200);
+    expect(((await stream.next()) as { data: TimelineItem }).data.title).toBe(`PATCH /_emulator/companies/${acme.companyId} → 200`);
+    emu.companies.restore(other.companyId, emu.companies.snapshot(other.companyId)); // another company's: not told here
+    emu.companies.restore(acme.companyId, emu.companies.snapshot(acme.companyId));
+    expect(await stream.next()).toEqual({ event: 'reset', data: {} });
+    expect(((await stream.next()) as { event: string }).event).toBe('clock');
+    emu.restore(emu.snapshot());
+    expect(await stream.next()).toEqual({ event: 'reset', data: {} });
+    expect(((await stream.next()) as { event: string }).event).toBe('clock');
+    expect((await timeline(emu, acme.companyId)).items.map((i) => i.title)).toEqual([`PATCH /_emulator/companies/${acme.companyId} → 200`]);
+    await stream.reader.cancel();
+  });
+
+  it('ends when its company is removed', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const inspector = new Inspector(engineOf(emu), { clockPollMs: 10 });
+    const stream = frames(inspector.stream(acme.companyId, new Request('http://x/')));
+    expect(((await stream.next()) as { event: string }).event).toBe('clock');
+    emu.companies.remove(acme.companyId);
+    expect(await stream.next()).toEqual({ event: 'reset', data: {} });
+    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString() } });
+    expect(await stream.next()).toBeUndefined();
+    expect(inspector.streams).toBe(0);
+  });
+
   it('sends a keep-alive comment at its interval of real time', async () => {
     const emu = emulator();
     const acme = emu.companies.create();
@@ -312,6 +346,18 @@ describe('the stream', () => {
     const inspector = engineOf(emu).activity.recorder as Inspector;
     expect(inspector.streams).toBe(1);
     controller.abort();
+    for (let i = 0; i < 100 && inspector.streams > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(inspector.streams).toBe(0);
+
+    // The server closed alone (not the emulator): its connections are cut after its grace, the stream let go.
+    const second = await emu.listen({ port: 0 });
+    const cut = frames((await fetch(`${second.url}/_emulator/inspector/stream?companyId=${acme.companyId}`)).body!);
+    await cut.next();
+    expect(inspector.streams).toBe(1);
+    const closing = performance.now();
+    await second.close();
+    expect(performance.now() - closing).toBeLessThan(1_500);
+    await expect(cut.next()).rejects.toThrow();
     for (let i = 0; i < 100 && inspector.streams > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(inspector.streams).toBe(0);
 

@@ -171,20 +171,22 @@ export class Inspector implements ExchangeRecorder {
   }
 
   /** ExchangeRecorder: an API request answered after the inspector opened. */
-  exchange({ request, requestBody, response }: Exchange): void {
+  exchange({ request, requestBody, response, responseBody }: Exchange): void {
     const requestId = response.headers.get('x-request-id');
     if (requestId === null) return;
+    // The Headers objects themselves (no copy): neither changes once the answer is made.
     const kept: KeptExchange = {
-      requestHeaders: [...request.headers],
+      requestHeaders: request.headers,
       requestBody: requestBody === undefined ? null : capped(requestBody),
       status: response.status,
-      responseHeaders: [...response.headers],
-      responseBody: null,
+      responseHeaders: response.headers,
+      responseBody: responseBody === undefined ? null : cappedText(responseBody),
       reading: undefined,
     };
     this.#exchanges.set(requestId, kept);
     bound(this.#exchanges, RING_SIZE);
-    if (response.body !== null) {
+    // An answer the API did not write from text (none today): its body read from a copy of its stream.
+    if (responseBody === undefined && response.body !== null) {
       kept.reading = response
         .clone()
         .arrayBuffer()
@@ -201,9 +203,8 @@ export class Inspector implements ExchangeRecorder {
           this.#errors.set(entry.requestId, { companyId: entry.companyId, error: entry.error });
           bound(this.#errors, RING_SIZE);
         }
-        if (entry.companyId !== null) {
-          const item = requestItem({ ...entry, at: Date.parse(entry.at) }, entry.error ?? undefined, true);
-          this.#tell(entry.companyId, item);
+        if (entry.companyId !== null && this.#watched(entry.companyId)) {
+          this.#tell(entry.companyId, requestItem({ ...entry, at: Date.parse(entry.at) }, entry.error ?? undefined, true));
         }
         break;
       }
@@ -211,7 +212,7 @@ export class Inspector implements ExchangeRecorder {
         const world = this.#engine.worldOf(entry.companyId);
         const event = world.state.webhookEvents.get(entry.eventId);
         const attempt = event?.attempts[entry.attempt - 1];
-        if (event && attempt) {
+        if (event && attempt && this.#watched(entry.companyId)) {
           this.#tell(entry.companyId, attemptItem(event, attempt, entry.attemptsPerCycle));
           this.#tell(entry.companyId, eventItem(event));
         }
@@ -243,14 +244,23 @@ export class Inspector implements ExchangeRecorder {
     }
   }
 
+  /** Whether a stream follows `companyId` (most of the time none does: no item is made). */
+  #watched(companyId: string): boolean {
+    if (this.#watchers.size === 0) return false;
+    for (const watcher of this.#watchers) if (watcher.companyId === companyId) return true;
+    return false;
+  }
+
   /** Sends an item to the streams of `companyId`. */
   #tell(companyId: string, item: TimelineItem): void {
     for (const watcher of this.#watchers) if (watcher.companyId === companyId) watcher.send('item', item);
   }
 
-  /** A `clock` frame when the company's clock moved since the last one. */
+  /** A `clock` frame when the company's clock moved since the last one; the end of the stream when the company is gone. */
   #tellClock(watcher: Watcher): void {
-    const now = this.#engine.worldOf(watcher.companyId).clock.now();
+    const world = this.#engine.worldOf(watcher.companyId);
+    if (!world.state.companies.has(watcher.companyId)) return watcher.end();
+    const now = world.clock.now();
     if (now === watcher.lastNow) return;
     watcher.lastNow = now;
     watcher.send('clock', { now: new Date(now).toISOString() });
@@ -263,7 +273,9 @@ export class Inspector implements ExchangeRecorder {
       return;
     }
     const { companyId } = change;
-    if (companyId === null) {
+    if (change.kind === 'restored') {
+      // Its records replaced: what was recorded stays (as the journal does), the streams read the timeline again.
+    } else if (companyId === null) {
       this.#exchanges.clear();
       this.#errors.clear();
       this.#jobs = [];
@@ -334,5 +346,11 @@ const UTF8 = new TextDecoder('utf-8');
 function capped(bytes: Uint8Array): { text: string; bytes: number; truncated: boolean } {
   const truncated = bytes.length > BODY_CAP;
   return { text: UTF8.decode(truncated ? bytes.subarray(0, BODY_CAP) : bytes), bytes: bytes.length, truncated };
+}
+
+/** A body the API wrote as text, kept the same way (its bytes counted, not copied, when it is under the cap). */
+function cappedText(text: string): { text: string; bytes: number; truncated: boolean } {
+  const bytes = Buffer.byteLength(text);
+  return bytes <= BODY_CAP ? { text, bytes, truncated: false } : capped(Buffer.from(text));
 }
 
