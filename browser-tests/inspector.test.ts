@@ -8,6 +8,7 @@
  *   a refused fault's message shown, the fault removed;
  * - with a control token: the page asks for it, refuses a wrong one, and works with the right one;
  * - 1,000 companies and a journal at its 10,000 cap: first paint and a live update, measured in the browser;
+ * - a company on a clock of its own: its time shown and its clock moved; the demo panel's steps and "Next step";
  * - throughout: no console error, no failed request but those a test provokes, nothing asked of another origin,
  *   and no token or secret in the DOM.
  *
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, verifyWebhook, type Emulator, type RunningServer } from '../src/index.js';
+import { createEmulator, verifyWebhook, type DemoState, type Emulator, type RunningServer } from '../src/index.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -445,6 +446,86 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       await page.locator('.picker-list li[data-company]').first().click();
       await expect.poll(() => page.locator('.company-label').innerText()).toMatch(/^Empresa 0999 · \d{8}$/);
       expect(await page.locator('.list-foot .count').innerText()).toBe('0 items');
+      await expectClean(page, watch, [acme.token]);
+      await context.close();
+    });
+  });
+  describe('a company on a clock of its own', () => {
+    let emu: Emulator;
+    afterEach(async () => {
+      await emu?.close();
+    });
+
+    it('shows its own time and moves its own clock, not the shared one', async () => {
+      emu = createEmulator();
+      emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' });
+      const own = emu.companies.create({ cnpjRoot: '44555666', name: 'Própria Ltda', clock: 'own' });
+      await emu.companies.clock(own.companyId).advance('3d');
+      const server = await emu.listen({ port: 0 });
+      const { page, context, watch } = await openPage(server, [NO_DEMO]);
+      await page.goto(`${server.url}/_emulator/ui#company=${own.companyId}`);
+      await page.waitForSelector('body[data-ready="true"]');
+      const shared = emu.clock.now().getTime();
+      const ownNow = () => emu.companies.clock(own.companyId).info().now.getTime();
+      const before = ownNow();
+      expect(before).toBe(shared + 3 * 86_400_000);
+      expect([await page.locator('.clock-kind').innerText(), await page.locator('[data-testid="now"]').innerText()]).toEqual(['own clock', shown(before)]);
+
+      await page.getByRole('button', { name: '+1 h' }).click();
+      await settled(page);
+      expect(ownNow()).toBe(before + 3_600_000);
+      expect(emu.clock.now().getTime()).toBe(shared);
+      await expect.poll(() => page.locator('[data-testid="now"]').innerText()).toBe(shown(before + 3_600_000));
+
+      // The picker switches to a company on the shared clock, and the buttons follow it.
+      await page.locator('#company-filter').fill('Acme');
+      await page.locator('.picker-list li[data-company]').first().click();
+      await expect.poll(() => page.locator('.clock-kind').innerText()).toBe('shared clock');
+      expect(await page.locator('[data-testid="now"]').innerText()).toBe(shown(shared));
+      await page.getByRole('button', { name: '+5 min' }).click();
+      await settled(page);
+      expect(emu.clock.now().getTime()).toBe(shared + 300_000);
+      expect(ownNow()).toBe(before + 3_600_000);
+      await expectClean(page, watch, [own.token]);
+      await context.close();
+    });
+  });
+
+  describe('the demo panel', () => {
+    let emu: Emulator;
+    afterEach(async () => {
+      await emu?.close();
+    });
+
+    // The demo gate (GET /_emulator/inspector/demo, POST …/demo/next) is served by `catalog-emulator demo NAME --ui`;
+    // here the browser answers those two calls itself, with bodies of the shared wire type (DemoState), so the
+    // panel is tested on its own: shown with the steps, "Next step" posting and showing the answer, done at the end.
+    it('shows the steps of the running demo and releases the next one', async () => {
+      emu = createEmulator();
+      const acme = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' });
+      const server = await emu.listen({ port: 0 });
+      const { page, context, watch } = await openPage(server);
+      const steps: DemoState['steps'] = [{ n: 1, title: '1. Acme configures its webhook destination.', lines: ['PUT /v1/webhook → 201'] }];
+      const state = (): DemoState => ({ name: 'webhook-retries', summary: 'a receiver down for 7 deliveries', steps: [...steps], waiting: steps.length < 2, done: steps.length === 2 });
+      const posts: string[] = [];
+      await context.route(`${server.url}/_emulator/inspector/demo**`, async (route) => {
+        const request = route.request();
+        if (request.method() === 'POST') {
+          posts.push(`${request.headers()['content-type']} ${request.postData()}`);
+          steps.push({ n: 2, title: '2. A test event.', lines: ['POST /v1/webhook/testes → 202'] });
+        }
+        await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(state()) });
+      });
+      await page.goto(`${server.url}/_emulator/ui#company=${acme.companyId}`);
+      const panel = page.locator('section.demo');
+      await panel.waitFor();
+      expect(await panel.locator('h2').textContent()).toBe('Demo: webhook-retries');
+      expect(await panel.locator('ol.steps > li').allTextContents()).toEqual(['1. Acme configures its webhook destination.PUT /v1/webhook → 201']);
+      await panel.getByRole('button', { name: 'Next step' }).click();
+      await expect.poll(() => panel.locator('ol.steps > li').count()).toBe(2);
+      expect(posts).toEqual(['application/json {}']);
+      expect(await panel.locator('button[data-action="demo-next"]').innerText()).toBe('Demo finished');
+      expect(await panel.locator('button[data-action="demo-next"]').isDisabled()).toBe(true);
       await expectClean(page, watch, [acme.token]);
       await context.close();
     });

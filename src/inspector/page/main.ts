@@ -380,6 +380,13 @@ function openStream(id: string): void {
             askForToken(failure);
             return;
           }
+          if (response.status === 404) {
+            // The company is gone (removed, or a restore without it): asking again would not bring it back.
+            streamState.textContent = 'stopped';
+            streamState.className = 'stream-state down';
+            showError(failure);
+            return;
+          }
           throw failure;
         }
         streamState.textContent = 'live';
