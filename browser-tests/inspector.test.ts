@@ -88,7 +88,7 @@ afterAll(async () => {
  * `<status> <METHOD> <path>`; any other failure is recorded.
  */
 async function openPage(server: RunningServer, expected: readonly string[] = []): Promise<{ page: Page; context: BrowserContext; watch: Watch }> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1500, height: 900 } });
   const watch: Watch = { consoleErrors: [], failed: [], elsewhere: [], leaving: false };
   const origin = new URL(server.url).origin;
   // Whatever is not the emulator is recorded and refused: the page must work offline.
@@ -185,9 +185,22 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       await expect.poll(() => page.locator('.ahead .row').count()).toBeGreaterThan(0);
 
       // The first attempt is due now: "Next task" runs it; each further click moves the clock to the next one.
+      const dir = screenshotDir();
+      mkdirSync(dir, { recursive: true });
+      let midCycle = false;
       for (let click = 0; click < 20 && deliveries < 8; click++) {
         await page.getByRole('button', { name: 'Next task' }).click();
         await settled(page);
+        if (deliveries === 5 && !midCycle) {
+          midCycle = true;
+          // Mid-cycle, for the README: five attempts failed, the sixth ahead of now.
+          await expect.poll(() => page.locator('.timeline .row.kind-attempt').count()).toBe(5);
+          await expect.poll(() => page.locator('.ahead .row').count()).toBeGreaterThan(0);
+          // The fifth attempt's detail: its outcome, the signature headers it was sent with, the envelope.
+          await page.locator('.timeline .row.kind-attempt').first().click();
+          await expect.poll(() => page.locator('.detail .section h3').allTextContents()).toEqual(['Attempt', 'Signature headers', 'Envelope']);
+          await page.screenshot({ path: join(dir, 'inspector-timeline.png') });
+        }
       }
       expect(deliveries).toBe(8);
 
@@ -205,9 +218,6 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       expect(await page.locator('[data-testid="now"]').innerText()).toBe(shown(due[7]!));
       const tones = await page.$$eval('.timeline .row.kind-attempt', (rows) => rows.map((r) => [...r.classList].find((c) => c.startsWith('tone-'))));
       expect(tones).toEqual(['tone-ok', ...Array<string>(7).fill('tone-error')]);
-      const dir = screenshotDir();
-      mkdirSync(dir, { recursive: true });
-      await page.screenshot({ path: join(dir, 'inspector-timeline.png') });
 
       // The event's detail: its envelope and its attempts, each with its status.
       await page.locator(`.timeline .row[data-id="evt:${eventId}"]`).click();
@@ -445,7 +455,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       await page.locator('#company-filter').fill('Empresa 0999');
       await page.locator('.picker-list li[data-company]').first().click();
       await expect.poll(() => page.locator('.company-label').innerText()).toMatch(/^Empresa 0999 · \d{8}$/);
-      expect(await page.locator('.list-foot .count').innerText()).toBe('0 items');
+      await expect.poll(() => page.locator('.list-foot .count').innerText()).toBe('0 items');
       await expectClean(page, watch, [acme.token]);
       await context.close();
     });
