@@ -23,6 +23,7 @@ import type { ActivityFeed } from '../engine/activity.js';
 import type { ControlSettings } from '../engine/config.js';
 import { controlActivity } from './activity-log.js';
 import { buildInspectorApp } from '../inspector/server/routes.js';
+import { inspectorOf } from '../inspector/server/inspector.js';
 
 type ControlEnv = { Bindings: { controls: Controls; control: ControlSettings; runtimes: { readonly activity: ActivityFeed }; body?: BodySource } };
 
@@ -126,7 +127,11 @@ export function buildControlApp(documents: ControlDocuments): Hono<ControlEnv> {
   });
 
   // The inspector's page and files: served without the control token (guard.ts), they hold no data.
-  app.get('/ui', () => inspectorPage());
+  // Opening the page opens the inspector: from then on it records exchanges, job runs and control calls.
+  app.get('/ui', (c) => {
+    inspectorOf(c.env.controls);
+    return inspectorPage();
+  });
   app.get('/ui/assets/:name', async (c) => {
     const name = c.req.param('name');
     return (await inspectorAsset(name, c.req.query('v'))) ?? fail(apiError(404, 'rota_nao_encontrada', `The inspector page has no file ${name}; its files are app.js and app.css.`, 'path.name'));

@@ -34,6 +34,24 @@ describe('GET /_emulator/ui', () => {
     expect(html).not.toMatch(/<script>|<style|style=/);
   });
 
+  it('opens the inspector: a request made after the page was asked for has its headers and bodies recorded', async () => {
+    const emu = createEmulator();
+    const acme = emu.companies.create();
+    const sections = async () => {
+      const answer = await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${acme.token}` } });
+      const detail = (await (await emu.fetch(`/_emulator/inspector/companies/${acme.companyId}/items/req:${answer.headers.get('x-request-id')}`)).json()) as { sections: { title: string }[] };
+      return detail.sections.map((s) => s.title);
+    };
+    // Without the page: the request comes before any use of the inspector (the detail read after it opens it).
+    expect(await sections()).toEqual(['Request', 'Headers and bodies']);
+    const fresh = createEmulator();
+    const other = fresh.companies.create();
+    expect((await fresh.fetch('/_emulator/ui')).status).toBe(200);
+    const answer = await fresh.fetch('/v1/empresa', { headers: { authorization: `Bearer ${other.token}` } });
+    const detail = (await (await fresh.fetch(`/_emulator/inspector/companies/${other.companyId}/items/req:${answer.headers.get('x-request-id')}`)).json()) as { sections: { title: string }[] };
+    expect(detail.sections.map((s) => s.title)).toEqual(['Request', 'Request headers', 'Answer headers (200)', 'Answer body']);
+  });
+
   it('serves app.js and app.css from dist/inspector with their media types, to be kept when asked for by version; any other name is 404', async () => {
     const emu = createEmulator();
     const html = await (await emu.fetch('/_emulator/ui')).text();
