@@ -112,10 +112,15 @@ describe('the tarball', () => {
       'dist/cjs/package.json',
       'dist/bin/catalog-emulator.js',
       'dist/bin/THIRD-PARTY-LICENSES.txt',
+      // The inspector page's script and style sheet (GET /_emulator/ui/assets/…).
+      'dist/inspector/app.js',
+      'dist/inspector/app.css',
       'LICENSE',
       'CHANGELOG.md',
       // The README shows it: a relative image must be in the package to show where the package is read.
       'docs/images/docs-page.png',
+      'docs/images/inspector-timeline.png',
+      'docs/images/inspector-attempts.png',
     ];
     expect(required.filter((path) => !packed.includes(path))).toEqual([]);
   });
@@ -127,7 +132,7 @@ describe('the tarball', () => {
         (/\.(ts|tsx|mts|cts)$/.test(path) && !/\.d\.(ts|mts|cts)$/.test(path)) ||
         /^(src|bin|spec-tests|browser-tests|bench|fuzz|scripts|examples|consumers|\.ci|node_modules)\//.test(path) ||
         /^dist\/(src|cjs)\/core\/testing\//.test(path) ||
-        !/^(dist\/(src|cjs|bin)\/|(package\.json|README\.md|LICENSE|CHANGELOG\.md|openapi\.json|openapi\.controls\.json|docs\/images\/docs-page\.png)$)/.test(path),
+        !/^(dist\/(src|cjs|bin)\/|dist\/inspector\/app\.(js|css)$|(package\.json|README\.md|LICENSE|CHANGELOG\.md|openapi\.json|openapi\.controls\.json|docs\/images\/(docs-page|inspector-timeline|inspector-attempts)\.png)$)/.test(path),
     );
     expect(wrong).toEqual([]);
   });

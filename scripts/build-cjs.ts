@@ -37,10 +37,13 @@ const result = await build({
   // src/http/server.ts loads @hono/node-server when a server is first started: as a lazy require() here, since an
   // import() in CommonJS fails where modules run in a vm context without ES module support (Jest's default).
   supported: { 'dynamic-import': false },
-  // The one `import.meta` of the library (src/control/docs.ts finds swagger-ui-dist's folder): its CommonJS
-  // counterpart. Any other would be replaced by `{}` with a warning, which fails the build below.
-  define: { 'import.meta.resolve': '__catalogEmulatorResolve' },
-  banner: { js: `'use strict';\nconst __catalogEmulatorResolve = (specifier) => require('node:url').pathToFileURL(require.resolve(specifier)).href;` },
+  // The library's two `import.meta`s, and their CommonJS counterparts: src/control/docs.ts finds swagger-ui-dist's
+  // folder, src/inspector/server/ui.ts the package root from its own file (here dist/cjs/index.js). Any other would
+  // be replaced by `{}` with a warning, which fails the build below.
+  define: { 'import.meta.resolve': '__catalogEmulatorResolve', 'import.meta.url': '__catalogEmulatorUrl' },
+  banner: {
+    js: `'use strict';\nconst __catalogEmulatorResolve = (specifier) => require('node:url').pathToFileURL(require.resolve(specifier)).href;\nconst __catalogEmulatorUrl = require('node:url').pathToFileURL(__filename).href;`,
+  },
   logLevel: 'silent',
 });
 if (result.warnings.length > 0 || result.errors.length > 0) {

@@ -335,6 +335,11 @@ describe('the import reader and the rules themselves', () => {
     expect(ruleBroken('spec-tests/x.test.ts', 'fuzz/hostile.ts', false, none)).toBeUndefined();
     expect(ruleBroken('src/demos/a.ts', 'src/emulator.ts', false, new Set(['src/emulator.ts']))).toBeUndefined();
     expect(ruleBroken('src/demos/a.ts', 'src/http/app.ts', false, new Set(['src/emulator.ts']))).toBe('demos may import the modules src/index.ts re-exports; not http');
+    expect(ruleBroken('src/control/routes.ts', 'src/inspector/server/ui.ts', false, none)).toBeUndefined();
+    expect(ruleBroken('src/control/api.ts', 'src/inspector/server/ui.ts', false, none)).toBe('only src/control/routes.ts (which mounts its routes) imports the inspector server');
+    expect(ruleBroken('src/inspector/page/main.ts', 'src/inspector/wire.ts', true, none)).toBeUndefined();
+    expect(ruleBroken('src/inspector/page/main.ts', 'src/inspector/wire.ts', false, none)).toBe('inspector page may import inspector wire (types); not inspector wire');
+    expect(ruleBroken('src/inspector/page/main.ts', 'src/core/time.ts', true, none)).toBe('inspector page may import inspector wire (types); a type import of core is not allowed either');
   });
 
   it('finds each runtime cycle once, however it is entered', () => {

@@ -51,6 +51,8 @@ const CALLS: Record<string, (w: World) => [string, RequestInit?]> = {
   'GET /openapi.controls.json': () => ['/_emulator/openapi.controls.json'],
   'GET /docs': () => ['/_emulator/docs'],
   'GET /docs/assets/:name': () => ['/_emulator/docs/assets/swagger-ui.css'],
+  'GET /ui': () => ['/_emulator/ui'],
+  'GET /ui/assets/:name': () => ['/_emulator/ui/assets/app.css'],
   'GET /companies': () => ['/_emulator/companies'],
   'POST /companies': () => ['/_emulator/companies', json({ name: 'Outra', cnpjRoot: '99888777' })],
   'PATCH /companies/:companyId': (w) => [`/_emulator/companies/${w.companyId}`, { ...json({ surveillanceCapacity: 3 }), method: 'PATCH' }],

@@ -3,7 +3,10 @@
  * only their owner may drive them). Two checks, each answering with the error body (the Host check, which
  * guards the API too, is the server's: src/http/host-guard.ts):
  *
- * - The control token (optional; in process too): every /_emulator request needs `Authorization: Bearer <token>`.
+ * - The control token (optional; in process too): every /_emulator request needs `Authorization: Bearer <token>`,
+ *   but the inspector's page and its two files (GET /_emulator/ui, GET /_emulator/ui/assets/<name>): a browser's
+ *   navigation cannot send the header, and they hold no data (the page asks for the token when its data calls
+ *   answer 401).
  * - Control writes need `content-type: application/json`: a cross-site page can send a `text/plain` or body-less
  *   POST without a CORS preflight, never a JSON one; and no CORS permission is ever granted (415 otherwise).
  *
@@ -20,6 +23,8 @@ export const CONTROL_BODY_LIMIT = DEFAULT_BODY_LIMIT;
 const refuse = (error: ApiError) => errorResponse(error, CONTROL_REQUEST_ID);
 const WRITES = new Set(['POST', 'PUT', 'PATCH']);
 const REALM = 'Bearer realm="catalog-emulator controls"';
+/** The static inspector page and its files: the only paths open without the token (GET only, one segment names a file). */
+const OPEN_WITHOUT_TOKEN = /^\/_emulator\/ui(?:\/assets\/[^/]+)?$/;
 
 /**
  * The first middleware of the control app: the control token (401), then the content type of a write (415).
@@ -28,7 +33,7 @@ const REALM = 'Bearer realm="catalog-emulator controls"';
 export function controlGuard(): MiddlewareHandler<{ Bindings: { control: ControlSettings } }> {
   return async (c, next) => {
     const expected = c.env.control.token;
-    if (expected !== undefined) {
+    if (expected !== undefined && !(c.req.method === 'GET' && OPEN_WITHOUT_TOKEN.test(c.req.path))) {
       const sent = bearerToken(c.req.header('authorization') ?? null);
       if (sent === undefined) {
         return refuse(apiError(401, 'token_de_controle_ausente', 'These controls need the control token the emulator was started with: send "Authorization: Bearer <control token>" with every /_emulator request.', 'header.authorization', { 'www-authenticate': REALM }));

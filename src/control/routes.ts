@@ -18,10 +18,12 @@ import { formatPath } from '../http/schemas.js';
 import { CONTROL_BODY_LIMIT, controlGuard } from './guard.js';
 import { advance, companyFlags, newCompany, newCredential, raisedEvent, route, runUntilIdle, snapshotChange } from './contract.js';
 import { docsAsset, docsPage } from './docs.js';
+import { inspectorAsset, inspectorPage } from '../inspector/server/ui.js';
 import type { ActivityFeed } from '../engine/activity.js';
 import type { ControlSettings } from '../engine/config.js';
 import { controlActivity } from './activity-log.js';
 import { buildInspectorApp } from '../inspector/server/routes.js';
+import { inspectorOf } from '../inspector/server/inspector.js';
 
 type ControlEnv = { Bindings: { controls: Controls; control: ControlSettings; runtimes: { readonly activity: ActivityFeed }; body?: BodySource } };
 
@@ -122,6 +124,17 @@ export function buildControlApp(documents: ControlDocuments): Hono<ControlEnv> {
   app.get('/docs/assets/:name', async (c) => {
     const name = c.req.param('name');
     return (await docsAsset(name)) ?? fail(apiError(404, 'rota_nao_encontrada', `The docs page has no file ${name}.`, 'path.name'));
+  });
+
+  // The inspector's page and files: served without the control token (guard.ts), they hold no data.
+  // Opening the page opens the inspector: from then on it records exchanges, job runs and control calls.
+  app.get('/ui', (c) => {
+    inspectorOf(c.env.controls);
+    return inspectorPage();
+  });
+  app.get('/ui/assets/:name', async (c) => {
+    const name = c.req.param('name');
+    return (await inspectorAsset(name, c.req.query('v'))) ?? fail(apiError(404, 'rota_nao_encontrada', `The inspector page has no file ${name}; its files are app.js and app.css.`, 'path.name'));
   });
 
   app.get('/companies', (c) => call(() => ({ items: emu(c).companies.list() })));
