@@ -53,6 +53,9 @@ export function layerOf(file: string): string {
     [/^src\/http\//, 'http'],
     [/^src\/control\//, 'control'],
     [/^src\/demos\//, 'demos'],
+    [/^src\/inspector\/server\//, 'inspector-server'],
+    [/^src\/inspector\/page\//, 'inspector-page'],
+    [/^src\/inspector\/wire\.ts$/, 'inspector-wire'],
     [/^src\/kit\//, 'kit'],
     [/^src\/engine\//, 'engine'],
     [/^src\/openapi\//, 'openapi'],
@@ -104,6 +107,12 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // The OpenAPI documents are generated from the API shell's operation table and schemas (and the controls').
   openapi: { runtime: ['http', 'control', 'version'] },
   entry: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos', 'kit', 'openapi'] },
+  // The inspector's server side (its data routes and the demo gate) reads what the engine and the controls keep and
+  // answers with the API shell's error bodies; only the control routes (src/control/routes.ts) and the facade wire it
+  // in (INSPECTOR_WIRING). The page runs in a browser: it knows the server only by the wire types.
+  'inspector-server': { runtime: ['core', 'engine', 'control', 'http'], types: ['inspector-wire'] },
+  'inspector-page': { runtime: [], types: ['inspector-wire'] },
+  'inspector-wire': { runtime: [] },
   // src/index.ts re-exports the demos, so they cannot import it (a cycle): they use what it re-exports.
   demos: { runtime: ['public'] },
   // The test kit for shared servers speaks HTTP only: it names the public types and throws the public ControlError.
@@ -126,6 +135,9 @@ export const RULES: Readonly<Record<string, Allowed>> = {
  * closed to it.
  */
 const HTTP_FOR_CONTROL = ['src/http/errors.ts', 'src/http/pipeline.ts', 'src/http/schemas.ts', 'src/http/stored-answers.ts'];
+
+/** The only files outside src/inspector that may import its server side: where it is wired in. */
+const INSPECTOR_WIRING = ['src/control/routes.ts', 'src/emulator.ts'];
 
 /**
  * Imports that break a rule and are left for a change of their own, each with the reason. The test fails when one
@@ -151,6 +163,7 @@ export function ruleBroken(file: string, target: string, typeOnly: boolean, publ
   if (from === to) return undefined;
   // Tests outside src (bin/cli.test.ts) may share the spec tests' HTTP helpers: they are users of the server too.
   if (file.endsWith('.test.ts') && target.startsWith('spec-tests/support/')) return undefined;
+  if (to === 'inspector-server') return INSPECTOR_WIRING.includes(file) ? undefined : `only ${INSPECTOR_WIRING.join(' and ')} import the inspector's server side; not ${from}`;
   const allowed = RULES[from];
   if (allowed === undefined) return `${from} has no rule`;
   const kinds = (layers: readonly string[] | undefined) => (layers ?? []).some((l) => l === to || (l === 'public' && publicFiles.has(target)));

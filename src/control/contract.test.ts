@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createEmulator, type Emulator } from '../emulator.js';
+import { createEmulator, DemoGate, type Emulator } from '../emulator.js';
 import { controlRoutes } from './contract.js';
 import { buildControlApp } from './routes.js';
 
@@ -89,7 +89,25 @@ const CALLS: Record<string, (w: World) => [string, RequestInit?]> = {
   'DELETE /companies/:companyId/journal': (w) => [`/_emulator/companies/${w.companyId}/journal`, { method: 'DELETE' }],
   'GET /state': () => ['/_emulator/state'],
   'PUT /state': (w) => ['/_emulator/state', { ...json(w.emu.snapshot()), method: 'PUT' }],
+  'GET /inspector/demo': (w) => {
+    paceOneStep(w.emu);
+    return ['/_emulator/inspector/demo'];
+  },
+  'POST /inspector/demo/next': (w) => {
+    paceOneStep(w.emu);
+    return ['/_emulator/inspector/demo/next', json()];
+  },
 };
+
+/** A one-step scenario on `emu`, paced by a gate: it waits at its step until POST /_emulator/inspector/demo/next. */
+function paceOneStep(emu: Emulator): void {
+  const gate = new DemoGate({ name: 'one-step', summary: 'a step that prints a line' });
+  gate.begin(emu);
+  void gate.step(1, '1. One step.').then(() => {
+    gate.line('  done');
+    gate.finish();
+  });
+}
 
 async function world(): Promise<World> {
   const emu = createEmulator({ seed: 7 });

@@ -47,7 +47,7 @@ export const snapshotChange = z.strictObject({
 export const raisedEvent = z.strictObject({ dados: z.looseObject({ tipo: z.enum(EVENT_KINDS) }).meta({ description: "The event's data, as the service's own events carry it." }) });
 
 type ControlMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type ControlTag = 'Emulator' | 'Companies' | 'Clock' | 'Faults' | 'Network' | 'Regulatory' | 'Inbox' | 'Journal' | 'State' | 'Documents';
+export type ControlTag = 'Emulator' | 'Companies' | 'Clock' | 'Faults' | 'Network' | 'Regulatory' | 'Inbox' | 'Journal' | 'State' | 'Documents' | 'Inspector';
 
 interface ControlQuery {
   readonly name: string;
@@ -85,6 +85,7 @@ const BAD_FILTER = 'valor_invalido: an unknown parameter, companyId twice, or no
 const BAD_BODY = 'valor_invalido: a field of the body (caminho names it).';
 const NO_OWN_CLOCK = 'relogio_proprio_inexistente: the company is on the shared clock (move /_emulator/clock).';
 const CLOCK_ERRORS = { 409: 'limite_de_tarefas: more tasks than the limit.', 422: 'valor_invalido: a duration or instant the clock cannot take (caminho names it).', 503: 'servico_indisponivel: a reset, restore or close replaced the clock while it moved.' };
+const NO_DEMO = 'demo_ausente: no demo runs on this emulator.';
 const SNAPSHOT_LIMIT = 'maxSnapshotBytes (createEmulator option; 256 MiB by default)';
 
 /**
@@ -144,6 +145,14 @@ function controlTable() {
     atributos: z.array(z.strictObject({ codigo: z.string(), nome: z.string(), dominio: z.array(z.string()).nullable() })),
   });
   const published = z.strictObject({ id: z.string(), publicadoEm: z.string(), afetadas: z.array(z.string()), atributosAlterados: z.array(z.string()) });
+  const demoStep = z.strictObject({ n: z.number().int().meta({ description: 'Its order in the run, from 1.' }), title: z.string(), lines: z.array(z.string()).meta({ description: 'The narration printed while it ran.' }) });
+  const demoState = z.strictObject({
+    name: z.string(),
+    summary: z.string(),
+    steps: z.array(demoStep).meta({ description: 'The steps released so far; while the demo waits, the last is the one next releases (no lines yet).' }),
+    waiting: z.boolean().meta({ description: 'Whether the demo waits for POST /_emulator/inspector/demo/next.' }),
+    done: z.boolean(),
+  });
   const schemas: Readonly<Record<string, z.ZodType>> = {
     EmulatorInfo: info,
     CreatedCompany: createdCompany,
@@ -394,6 +403,18 @@ function controlTable() {
       bodyLimit: SNAPSHOT_LIMIT,
       success: { 200: { description: 'The emulator after the restore.', body: info } },
       errors: { 422: 'valor_invalido: not a snapshot this emulator could serve (caminho names the field).' },
+    },
+    { method: 'GET', path: '/inspector/demo', id: 'getDemo', summary: 'The demo running on this emulator (catalog-emulator demo NAME --ui): its steps so far and whether it waits', tag: 'Inspector', success: { 200: { description: 'The run.', body: demoState } }, errors: { 404: NO_DEMO } },
+    {
+      method: 'POST',
+      path: '/inspector/demo/next',
+      id: 'nextDemoStep',
+      summary: 'Release the step the demo waits at; answers once that step has run',
+      tag: 'Inspector',
+      body: z.strictObject({}),
+      bodyLimit: '1 KiB',
+      success: { 200: { description: 'The run after the step (waiting at the next one, or done).', body: demoState } },
+      errors: { 404: NO_DEMO, 409: 'demo_nao_aguardando: the demo waits at no step (a step is running, or it has ended).', 422: 'valor_invalido: next takes no input (no body, or {}).' },
     },
   ];
   return { schemas, routes };

@@ -21,6 +21,7 @@ import { docsAsset, docsPage } from './docs.js';
 import type { ActivityFeed } from '../engine/activity.js';
 import type { ControlSettings } from '../engine/config.js';
 import { controlActivity } from './activity-log.js';
+import { registerDemoGate } from '../inspector/server/demo-gate-routes.js';
 
 type ControlEnv = { Bindings: { controls: Controls; control: ControlSettings; runtimes: { readonly activity: ActivityFeed }; body?: BodySource } };
 
@@ -273,6 +274,8 @@ export function buildControlApp(documents: ControlDocuments): Hono<ControlEnv> {
       return emu(c).info();
     });
   });
+
+  registerDemoGate(app);
 
   // A catch-all route, not notFound: hono calls only the root app's notFound, which answers for the API.
   app.all('*', (c) => fail(apiError(404, 'rota_nao_encontrada', `No control at ${c.req.method} ${c.req.path}; GET /_emulator describes the emulator, and the README lists every control.`)));

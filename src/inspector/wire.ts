@@ -1,0 +1,61 @@
+// The inspector's wire types: what the data routes under /_emulator/inspector answer and what the
+// page reads. Shared by the server (src/inspector/server) and the page (src/inspector/page), which
+// imports nothing else from src/, so this file holds types only.
+
+/** One thing that happened (or will happen) on a company's virtual timeline. */
+export interface TimelineItem {
+  /** Stable id: "req:<requestId>", "evt:<eventId>", "att:<eventId>:<n>", "job:<seq>", "task:<n>", … */
+  id: string;
+  kind: 'request' | 'event' | 'attempt' | 'job' | 'task' | 'deadline' | 'control';
+  /** Virtual time, ISO 8601. */
+  at: string;
+  /** One line a user reads: "PATCH /v1/produtos/… → 200". */
+  title: string;
+  status: number | null;
+  tone: 'ok' | 'error' | 'warn' | 'pending' | 'info';
+  /** Short labels: "replayed", "fault flt_1", "nao_encontrado", "attempt 3/8", "falhou 503". */
+  tags: string[];
+  /** Whether GET …/items/:id has more than the item itself. */
+  detail: boolean;
+}
+
+/** GET /_emulator/inspector/companies/:companyId/timeline */
+export interface Timeline {
+  companyId: string;
+  /** The company's virtual now (its own clock when it has one), ISO 8601. */
+  now: string;
+  clock: 'shared' | 'own';
+  /** Newest first. */
+  items: TimelineItem[];
+  /** Cursor for the next (older) page, or null at the end. */
+  nextBefore: string | null;
+  /** Pending tasks and deadlines of this company, soonest first. */
+  ahead: TimelineItem[];
+}
+
+export interface DetailSection {
+  title: string;
+  kind: 'json' | 'headers' | 'text' | 'table';
+  value: unknown;
+}
+
+/** GET /_emulator/inspector/companies/:companyId/items/:itemId */
+export interface ItemDetail {
+  item: TimelineItem;
+  sections: DetailSection[];
+}
+
+/** One frame of GET /_emulator/inspector/stream?companyId=ID (server-sent events). */
+export type StreamFrame =
+  | { event: 'item'; data: TimelineItem }
+  | { event: 'clock'; data: { now: string } }
+  | { event: 'reset'; data: Record<string, never> };
+
+/** GET /_emulator/inspector/demo and POST /_emulator/inspector/demo/next */
+export interface DemoState {
+  name: string;
+  summary: string;
+  steps: { n: number; title: string; lines: string[] }[];
+  waiting: boolean;
+  done: boolean;
+}
