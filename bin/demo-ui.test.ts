@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demos } from '../src/index.js';
-import { assertBuilt, killAll, runCli, type Run } from './cli-run.js';
+import { spawn } from 'node:child_process';
+import { assertBuilt, CLI, killAll, ROOT, runCli, track, type Run } from './cli-run.js';
 
 const SPAWN_TIMEOUT_MS = 20_000;
 const TEST_TIMEOUT_MS = 40_000;
@@ -121,6 +122,34 @@ describe('catalog-emulator demo webhook-retries --ui', { timeout: TEST_TIMEOUT_M
     expect(await run.exited).toEqual({ code: 0, signal: null });
     expect(run.stdout.endsWith('\n-- step 1: waiting for "Next step" --\n\nSIGINT: closing\n')).toBe(true);
     await expect(fetch(`${url}/_emulator`)).rejects.toThrow();
+  });
+});
+
+describe('catalog-emulator demo NAME --ui on a terminal', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('Enter releases a step, and Ctrl+C is still SIGINT (exit 0)', async () => {
+    // script(1) (util-linux) runs the CLI on a pseudo-terminal fed by this pipe, and exits with its code (-e).
+    const child = spawn('script', ['-qfec', `${process.execPath} ${CLI} demo idempotent-retry --ui --no-open --port 0`, '/dev/null'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    track(child);
+    let seen = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (seen += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const shown = async (text: string) => {
+      const deadline = Date.now() + SPAWN_TIMEOUT_MS;
+      while (!seen.includes(text)) {
+        if (Date.now() > deadline) throw new Error(`no ${JSON.stringify(text)} on the terminal:\n${seen}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    await shown('-- step 1: waiting for "Next step" or Enter --');
+    expect(seen).toContain('  Each step waits for "Next step" on the inspector page, or for Enter here.\r\n');
+    expect(seen).not.toContain('1. Set the scene');
+    child.stdin.write('\n');
+    await shown('-- step 2: waiting for "Next step" or Enter --');
+    expect(seen).toContain('\r\n1. Set the scene: a catalog for the head office, and a product in it.\r\n');
+    expect(seen).not.toContain('2. A fault');
+    child.stdin.write('\x03');
+    expect(await exited).toBe(0);
+    expect(seen.endsWith('\r\nSIGINT: closing\r\n')).toBe(true);
   });
 });
 
