@@ -115,6 +115,30 @@ describe('catalog-emulator demo webhook-retries --ui', { timeout: TEST_TIMEOUT_M
     expect(run.stderr).toBe('');
   });
 
+  it('a scenario the page broke (a reset between steps) stops with one line on stderr; the server stays', async () => {
+    const { run, url } = await startDemo(['webhook-retries', '--ui', '--no-open', '--port', '0']);
+    expect((await next(url)).status).toBe(200);
+    expect((await next(url)).status).toBe(200);
+    // The reset drops Acme, whose token the scenario goes on using: its next requests get 401s it cannot follow.
+    expect((await fetch(`${url}/_emulator/reset`, { method: 'POST', headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    let last: DemoState = await state(url);
+    while (!last.done) {
+      const answer = await next(url);
+      expect(answer.status).toBe(200);
+      last = (await answer.json()) as DemoState;
+    }
+    expect(last.waiting).toBe(false);
+    await until(run, 'the report', () => run.stderr.includes('\n'));
+    const [, why] = /^catalog-emulator: the demo stopped: (.+); the inspector stays at (\S+)\n$/.exec(run.stderr) ?? [];
+    expect(run.stderr).toBe(`catalog-emulator: the demo stopped: ${why}; the inspector stays at ${url}/_emulator/ui\n`);
+    expect(last.steps.at(-1)!.lines.at(-1)).toBe(`The demo stopped: ${why}`);
+    expect(run.stdout).not.toContain('The demo is over.');
+    expect((await next(url)).status).toBe(409);
+    expect((await fetch(`${url}/_emulator`)).status).toBe(200);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+  });
+
   it('SIGINT while it waits at a step closes the server and exits 0', async () => {
     const { run, url } = await startDemo(['webhook-retries', '--ui', '--no-open', '--port', '0']);
     expect((await state(url)).waiting).toBe(true);
