@@ -53,12 +53,12 @@ export function layerOf(file: string): string {
     [/^src\/http\//, 'http'],
     [/^src\/control\//, 'control'],
     [/^src\/demos\//, 'demos'],
-    [/^src\/inspector\/server\//, 'inspector-server'],
-    [/^src\/inspector\/page\//, 'inspector-page'],
-    [/^src\/inspector\/wire\.ts$/, 'inspector-wire'],
     [/^src\/kit\//, 'kit'],
     [/^src\/engine\//, 'engine'],
     [/^src\/openapi\//, 'openapi'],
+    [/^src\/inspector\/server\//, 'inspector server'],
+    [/^src\/inspector\/page\//, 'inspector page'],
+    [/^src\/inspector\/wire\.ts$/, 'inspector wire'],
     [/^src\/emulator\.ts$/, 'facade'],
     [/^src\/version\.ts$/, 'version'],
     [/^src\/index\.ts$/, 'entry'],
@@ -97,22 +97,22 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // Control (the in-process control API and its /_emulator routes) drives the engine (its fault registry among the
   // rest), names the network's routes and inbox entries, and reuses the API shell's error bodies, body reading and
   // parsers (HTTP_FOR_CONTROL).
-  control: { runtime: ['core', 'clock', 'http', 'engine', 'version'], types: ['network'] },
+  control: { runtime: ['core', 'clock', 'http', 'engine', 'version', 'inspector server'], types: ['network'] },
   // The engine around the core (src/engine: configuration, faults, jobs, the delivery driver, the world) runs core
   // functions on the clock and hands deliveries to the network; it knows nothing of HTTP or the controls.
   engine: { runtime: ['core', 'clock', 'network', 'version'] },
   // src/emulator.ts puts everything together: configuration → world → controls → app. It hands the control app the
   // OpenAPI documents to serve: control cannot import openapi, which reads the control table.
-  facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version', 'openapi'] },
+  facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version', 'openapi', 'inspector server'] },
+  // The inspector (src/inspector): its server side reads what the emulator keeps (the engine, through the controls),
+  // answers with the API shell's error bodies and signs as the network does; only src/control/routes.ts mounts its
+  // routes (and the facade may wire it). Its page runs in a browser and shares nothing with src/ but the wire types.
+  'inspector server': { runtime: ['core', 'engine', 'control', 'http', 'network', 'version'], types: ['clock', 'inspector wire'] },
+  'inspector page': { runtime: [], types: ['inspector wire'] },
+  'inspector wire': { runtime: [] },
   // The OpenAPI documents are generated from the API shell's operation table and schemas (and the controls').
   openapi: { runtime: ['http', 'control', 'version'] },
-  entry: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos', 'kit', 'openapi'] },
-  // The inspector's server side (its data routes and the demo gate) reads what the engine and the controls keep and
-  // answers with the API shell's error bodies; only the control routes (src/control/routes.ts) and the facade wire it
-  // in (INSPECTOR_WIRING). The page runs in a browser: it knows the server only by the wire types.
-  'inspector-server': { runtime: ['core', 'engine', 'control', 'http'], types: ['inspector-wire'] },
-  'inspector-page': { runtime: [], types: ['inspector-wire'] },
-  'inspector-wire': { runtime: [] },
+  entry: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos', 'kit', 'openapi', 'inspector wire'] },
   // src/index.ts re-exports the demos, so they cannot import it (a cycle): they use what it re-exports.
   demos: { runtime: ['public'] },
   // The test kit for shared servers speaks HTTP only: it names the public types and throws the public ControlError.
@@ -135,9 +135,6 @@ export const RULES: Readonly<Record<string, Allowed>> = {
  * closed to it.
  */
 const HTTP_FOR_CONTROL = ['src/http/errors.ts', 'src/http/pipeline.ts', 'src/http/schemas.ts', 'src/http/stored-answers.ts'];
-
-/** The only files outside src/inspector that may import its server side: where it is wired in. */
-const INSPECTOR_WIRING = ['src/control/routes.ts', 'src/emulator.ts'];
 
 /**
  * Imports that break a rule and are left for a change of their own, each with the reason. The test fails when one
@@ -163,11 +160,11 @@ export function ruleBroken(file: string, target: string, typeOnly: boolean, publ
   if (from === to) return undefined;
   // Tests outside src (bin/cli.test.ts) may share the spec tests' HTTP helpers: they are users of the server too.
   if (file.endsWith('.test.ts') && target.startsWith('spec-tests/support/')) return undefined;
-  if (to === 'inspector-server') return INSPECTOR_WIRING.includes(file) ? undefined : `only ${INSPECTOR_WIRING.join(' and ')} import the inspector's server side; not ${from}`;
   const allowed = RULES[from];
   if (allowed === undefined) return `${from} has no rule`;
   const kinds = (layers: readonly string[] | undefined) => (layers ?? []).some((l) => l === to || (l === 'public' && publicFiles.has(target)));
   if (kinds(allowed.runtime)) {
+    if (from === 'control' && to === 'inspector server' && file !== 'src/control/routes.ts') return 'only src/control/routes.ts (which mounts its routes) imports the inspector server';
     if (from === 'control' && to === 'http' && !HTTP_FOR_CONTROL.includes(target) && !typeOnly) return `control imports from http only its error helpers, body reading, schemas and stored answers (${HTTP_FOR_CONTROL.join(', ')})`;
     return undefined;
   }
@@ -325,7 +322,7 @@ describe('the import reader and the rules themselves', () => {
     expect(ruleBroken('src/network/transport.ts', 'src/core/time.ts', true, none)).toBeUndefined();
     expect(ruleBroken('src/clock/clock.ts', 'src/core/time.ts', true, none)).toBe('clock may import nothing outside itself; a type import of core is not allowed either');
     expect(ruleBroken('src/control/routes.ts', 'src/engine/engine.ts', false, none)).toBeUndefined();
-    expect(ruleBroken('src/control/routes.ts', 'src/emulator.ts', true, none)).toBe('control may import core, clock, http, engine, version, network (types); a type import of facade is not allowed either');
+    expect(ruleBroken('src/control/routes.ts', 'src/emulator.ts', true, none)).toBe('control may import core, clock, http, engine, version, inspector server, network (types); a type import of facade is not allowed either');
     expect(ruleBroken('src/control/routes.ts', 'src/http/app.ts', false, none)).toMatch(/^control imports from http only its error helpers/);
     expect(ruleBroken('spec-tests/x.test.ts', 'src/core/cnpj.ts', false, none)).toBe('spec-tests may import entry, fuzz; not core');
     expect(ruleBroken('spec-tests/x.test.ts', 'fuzz/hostile.ts', false, none)).toBeUndefined();
