@@ -87,8 +87,6 @@ const CALLS: Record<string, (w: World) => [string, RequestInit?]> = {
   'DELETE /companies/:companyId/inbox': (w) => [`/_emulator/companies/${w.companyId}/inbox`, { method: 'DELETE' }],
   'GET /companies/:companyId/journal': (w) => [`/_emulator/companies/${w.companyId}/journal`],
   'DELETE /companies/:companyId/journal': (w) => [`/_emulator/companies/${w.companyId}/journal`, { method: 'DELETE' }],
-  'GET /state': () => ['/_emulator/state'],
-  'PUT /state': (w) => ['/_emulator/state', { ...json(w.emu.snapshot()), method: 'PUT' }],
   'GET /inspector/demo': (w) => {
     paceOneStep(w.emu);
     return ['/_emulator/inspector/demo'];
@@ -97,17 +95,10 @@ const CALLS: Record<string, (w: World) => [string, RequestInit?]> = {
     paceOneStep(w.emu);
     return ['/_emulator/inspector/demo/next', json()];
   },
+  'GET /state': () => ['/_emulator/state'],
+  'PUT /state': (w) => ['/_emulator/state', { ...json(w.emu.snapshot()), method: 'PUT' }],
 };
 
-/** A one-step scenario on `emu`, paced by a gate: it waits at its step until POST /_emulator/inspector/demo/next. */
-function paceOneStep(emu: Emulator): void {
-  const gate = new DemoGate({ name: 'one-step', summary: 'a step that prints a line' });
-  gate.begin(emu);
-  void gate.step(1, '1. One step.').then(() => {
-    gate.line('  done');
-    gate.finish();
-  });
-}
 
 async function world(): Promise<World> {
   const emu = createEmulator({ seed: 7 });
@@ -126,6 +117,16 @@ async function world(): Promise<World> {
   const fault = emu.faults.add({ target: 'job', match: { kind: 'analise' }, effect: { fail: true } } as never);
   const ownFault = emu.companies.scope(own.companyId).faults.add({ target: 'api', effect: { loseResponse: true } });
   return { emu, companyId: acme.companyId, ownId: own.companyId, faultId: fault.id, ownFaultId: ownFault.id };
+}
+
+/** A one-step scenario on `emu`, paced by a gate: it waits at its step until POST /_emulator/inspector/demo/next. */
+function paceOneStep(emu: Emulator): void {
+  const gate = new DemoGate({ name: 'one-step', summary: 'a step that prints a line' });
+  gate.begin(emu);
+  void gate.step(1, '1. One step.').then(() => {
+    gate.line('  done');
+    gate.finish();
+  });
 }
 
 describe('every control answers as its table row says', () => {

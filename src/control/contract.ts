@@ -111,6 +111,14 @@ function controlTable() {
   });
   const clockInfo = z.strictObject({ now: z.string(), mode: z.enum(['manual', 'real']), pending: z.number().int(), deadlines: z.number().int() });
   const clockRun = z.strictObject({ now: z.string(), ran: z.number().int().meta({ description: 'Tasks run.' }) });
+  const demoStep = z.strictObject({ n: z.number().int().meta({ description: 'Its order in the run, from 1.' }), title: z.string(), lines: z.array(z.string()).meta({ description: 'The narration printed while it ran.' }) });
+  const demoState = z.strictObject({
+    name: z.string(),
+    summary: z.string(),
+    steps: z.array(demoStep).meta({ description: 'The steps released so far; while the demo waits, the last is the one next releases (no lines yet).' }),
+    waiting: z.boolean().meta({ description: 'Whether the demo waits for POST /_emulator/inspector/demo/next.' }),
+    done: z.boolean(),
+  });
   const items = <T extends z.ZodType>(item: T) => z.strictObject({ items: z.array(item) });
   const faultId = z.strictObject({ id: z.string() });
   // An empty list: z.tuple([]) would be written `prefixItems: []`, which JSON Schema 2020-12 refuses (one item at least).
@@ -145,14 +153,6 @@ function controlTable() {
     atributos: z.array(z.strictObject({ codigo: z.string(), nome: z.string(), dominio: z.array(z.string()).nullable() })),
   });
   const published = z.strictObject({ id: z.string(), publicadoEm: z.string(), afetadas: z.array(z.string()), atributosAlterados: z.array(z.string()) });
-  const demoStep = z.strictObject({ n: z.number().int().meta({ description: 'Its order in the run, from 1.' }), title: z.string(), lines: z.array(z.string()).meta({ description: 'The narration printed while it ran.' }) });
-  const demoState = z.strictObject({
-    name: z.string(),
-    summary: z.string(),
-    steps: z.array(demoStep).meta({ description: 'The steps released so far; while the demo waits, the last is the one next releases (no lines yet).' }),
-    waiting: z.boolean().meta({ description: 'Whether the demo waits for POST /_emulator/inspector/demo/next.' }),
-    done: z.boolean(),
-  });
   const schemas: Readonly<Record<string, z.ZodType>> = {
     EmulatorInfo: info,
     CreatedCompany: createdCompany,
@@ -392,18 +392,6 @@ function controlTable() {
     { method: 'DELETE', path: '/companies/:companyId/inbox', id: 'clearCompanyInbox', summary: "Drop one company's deliveries", tag: 'Inbox', success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY } },
     { method: 'GET', path: '/companies/:companyId/journal', id: 'listCompanyRequests', summary: "The requests made with one company's credentials", tag: 'Journal', success: { 200: { description: 'Oldest first.', body: items(journalEntry) } }, errors: { 404: NO_COMPANY } },
     { method: 'DELETE', path: '/companies/:companyId/journal', id: 'clearCompanyRequests', summary: "Drop one company's journal entries", tag: 'Journal', success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY } },
-    { method: 'GET', path: '/state', id: 'getState', summary: 'The whole service state: records, idempotency store, clock, tasks, random sources', tag: 'State', success: { 200: { description: 'A catalog-emulator/state snapshot.', body: snapshotSchema } }, errors: {} },
-    {
-      method: 'PUT',
-      path: '/state',
-      id: 'restoreState',
-      summary: 'Put a snapshot in place of the whole state (checked whole first; a refused one changes nothing)',
-      tag: 'State',
-      body: snapshotSchema,
-      bodyLimit: SNAPSHOT_LIMIT,
-      success: { 200: { description: 'The emulator after the restore.', body: info } },
-      errors: { 422: 'valor_invalido: not a snapshot this emulator could serve (caminho names the field).' },
-    },
     { method: 'GET', path: '/inspector/demo', id: 'getDemo', summary: 'The demo running on this emulator (catalog-emulator demo NAME --ui): its steps so far and whether it waits', tag: 'Inspector', success: { 200: { description: 'The run.', body: demoState } }, errors: { 404: NO_DEMO } },
     {
       method: 'POST',
@@ -415,6 +403,18 @@ function controlTable() {
       bodyLimit: '1 KiB',
       success: { 200: { description: 'The run after the step (waiting at the next one, or done).', body: demoState } },
       errors: { 404: NO_DEMO, 409: 'demo_nao_aguardando: the demo waits at no step (a step is running, or it has ended).', 422: 'valor_invalido: next takes no input (no body, or {}).' },
+    },
+    { method: 'GET', path: '/state', id: 'getState', summary: 'The whole service state: records, idempotency store, clock, tasks, random sources', tag: 'State', success: { 200: { description: 'A catalog-emulator/state snapshot.', body: snapshotSchema } }, errors: {} },
+    {
+      method: 'PUT',
+      path: '/state',
+      id: 'restoreState',
+      summary: 'Put a snapshot in place of the whole state (checked whole first; a refused one changes nothing)',
+      tag: 'State',
+      body: snapshotSchema,
+      bodyLimit: SNAPSHOT_LIMIT,
+      success: { 200: { description: 'The emulator after the restore.', body: info } },
+      errors: { 422: 'valor_invalido: not a snapshot this emulator could serve (caminho names the field).' },
     },
   ];
   return { schemas, routes };

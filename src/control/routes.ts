@@ -6,6 +6,7 @@
 import { Hono, type Context } from 'hono';
 import * as z from 'zod';
 import type { EventData } from '../core/webhooks/events.js';
+import { registerDemoGate } from '../inspector/server/demo-gate-routes.js';
 import { ClockDisposedError, ClockLimitError, ClockRangeError } from '../clock/clock.js';
 import { FaultInputError } from '../engine/faults.js';
 import { SnapshotError } from './snapshot-schema.js';
@@ -21,7 +22,6 @@ import { docsAsset, docsPage } from './docs.js';
 import type { ActivityFeed } from '../engine/activity.js';
 import type { ControlSettings } from '../engine/config.js';
 import { controlActivity } from './activity-log.js';
-import { registerDemoGate } from '../inspector/server/demo-gate-routes.js';
 
 type ControlEnv = { Bindings: { controls: Controls; control: ControlSettings; runtimes: { readonly activity: ActivityFeed }; body?: BodySource } };
 
@@ -264,6 +264,9 @@ export function buildControlApp(documents: ControlDocuments): Hono<ControlEnv> {
     return { items: [] };
   }));
 
+  // The demo a `catalog-emulator demo NAME --ui` runs on this emulator, paced from the inspector page.
+  registerDemoGate(app);
+
   app.get('/state', (c) => call(() => emu(c).snapshot()));
   app.put('/state', async (c) => {
     const limit = c.env.control.maxSnapshotBytes;
@@ -274,8 +277,6 @@ export function buildControlApp(documents: ControlDocuments): Hono<ControlEnv> {
       return emu(c).info();
     });
   });
-
-  registerDemoGate(app);
 
   // A catch-all route, not notFound: hono calls only the root app's notFound, which answers for the API.
   app.all('*', (c) => fail(apiError(404, 'rota_nao_encontrada', `No control at ${c.req.method} ${c.req.path}; GET /_emulator describes the emulator, and the README lists every control.`)));
