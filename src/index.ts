@@ -8,11 +8,11 @@ export { ClockDisposedError, ClockLimitError, ClockRangeError, type ClockMode } 
 export { DEFAULT_SEED, DEFAULT_START } from './engine/config.js';
 export type { CreatedCompanyInfo } from './engine/world.js';
 export type { JournalEntry } from './engine/journal.js';
-// What the inspector's data routes answer (/_emulator/inspector/…), for whoever scripts against them.
-export type { DemoState, DetailSection, ItemDetail, StreamFrame, Timeline, TimelineItem } from './inspector/wire.js';
 export type { Activity, ActivityEntry, ActivityError, ActivityKind, ActivityListener, ControlActivity, DeliveryActivity, JobActivity, RequestActivity } from './engine/activity.js';
 export { PERMISSIONS, type Permission } from './core/companies.js';
 export type { Snapshot } from './control/snapshot-schema.js';
+// What the inspector's data routes answer (/_emulator/inspector/…), for whoever scripts against them.
+export type { DemoState, DetailSection, ItemDetail, StreamFrame, Timeline, TimelineItem } from './inspector/wire.js';
 export type { InboxEntry } from './network/inbox.js';
 export type { NetworkRoute, ReceiverHandler } from './network/routes.js';
 export { isValidCnpj, cnpjCheckDigits } from './core/cnpj.js';
