@@ -53,7 +53,7 @@ export class DemoGate {
   #heading: string | undefined;
   #done = false;
   #emulator: object | undefined;
-  /** Who waits for the scenario to reach its next gate or its end (POST …/next, the CLI). */
+  /** Who waits for the scenario to reach its next gate or its end (POST …/demo/next). */
   readonly #settled = new Set<() => void>();
 
   constructor(demo: { readonly name: string; readonly summary: string }) {
