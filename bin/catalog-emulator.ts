@@ -4,15 +4,16 @@
  *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent] [--max-stored-answers N]
  *                  [--allow-host NAME]... [--control-token TOKEN] [--state FILE] [--fixtures FILE]
  *                  [--quiet KINDS] [--json] [--ready-file PATH]
- * catalog-emulator demo [NAME]
+ * catalog-emulator demo [NAME] [--ui [--port N] [--no-open]]
  * catalog-emulator openapi [--controls]
  * catalog-emulator help [COMMAND]
  *
  * DESIGN §7. Imports the public entry only.
  */
 import { parseArgs } from 'node:util';
-import { createEmulator, DEFAULT_START, demos, openApiText, VERSION, type Fixtures } from '../src/index.js';
+import { createEmulator, DEFAULT_START, DemoGate, demos, openApiText, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
 import { fixturesBanner, FixturesFileError, readFixturesFile } from './fixtures-file.js';
+import { openInBrowser } from './open-browser.js';
 import { commandUsage, COMMANDS } from './help.js';
 import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
 import { prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
@@ -23,6 +24,9 @@ const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emu
 Usage:
   catalog-emulator [serve] [options]   serve the API and the /_emulator controls over HTTP
   catalog-emulator demo [NAME]         list the teaching scenarios, or run one
+                                       (with --ui [--port N] [--no-open]: on a server, each step
+                                       waiting for "Next step" on its inspector page, which opens
+                                       in your browser, or for Enter on the terminal)
   catalog-emulator openapi [--controls]
                                        print the OpenAPI 3.1 document of the service API
                                        (with --controls, of the /_emulator controls)
@@ -42,8 +46,9 @@ Options of serve:
   --quiet KINDS       leave these out of the log: requests, controls, deliveries, jobs
                       (comma-separated or repeated)
   --json              print the start as one JSON line instead of the banner (url, controls, docs,
-                      companies with their tokens, clock, seed, version, pid); stdout then carries
-                      JSON lines only: the log follows as json, or on stderr with --log pretty
+                      inspector, companies with their tokens, clock, seed, version, pid); stdout
+                      then carries JSON lines only: the log follows as json, or on stderr with
+                      --log pretty
   --ready-file PATH   once listening, write that JSON line to PATH atomically (removed on exit)
   --max-stored-answers N
                       idempotent answers kept per company before its oldest is
@@ -58,7 +63,8 @@ Options of serve:
                       --state FILE already holds a state) and after every reset
 
 Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".
-A running server renders both documents at /_emulator/docs.
+A running server renders both documents at /_emulator/docs, and shows its timeline at /_emulator/ui
+(the inspector).
 
 Exit codes: 0 stopped by SIGINT or SIGTERM (or a command done), 1 unexpected error, 2 bad usage or
 input, 3 the port could not be bound (busy, or not permitted).
@@ -66,6 +72,21 @@ input, 3 the port could not be bound (busy, or not permitted).
 
 /** Exit code of a server that could not bind its port (busy, or not permitted): a script may try another. */
 const EXIT_NO_PORT = 3;
+
+/** --port N of serve and demo --ui: 4747 when absent. */
+function portOf(flag: string | undefined): number {
+  const port = flag === undefined ? 4747 : Number(flag);
+  if (flag === '' || !Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535 (got "${flag}")`);
+  return port;
+}
+
+/** Why listen() failed, as the exit it calls for: a busy or forbidden port exits 3; undefined for any other error. */
+function listenFailure(error: unknown, port: number): never | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') fail(`port ${port} is busy: stop what uses it, choose another with --port N, or use --port 0 for a free one`, EXIT_NO_PORT);
+  if (code === 'EACCES') fail(`no permission to bind port ${port}: use a port above 1023`, EXIT_NO_PORT);
+  return undefined;
+}
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`catalog-emulator: ${message}\nRun "catalog-emulator --help" for usage.\n`);
@@ -105,6 +126,8 @@ async function main(argv: string[]): Promise<void> {
         json: { type: 'boolean' },
         'ready-file': { type: 'string' },
         controls: { type: 'boolean' },
+        ui: { type: 'boolean' },
+        'no-open': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -119,9 +142,10 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'help') return printHelp(rest);
   if (command === 'openapi') return printDocument(rest, values);
   if (values.controls) fail('--controls is an option of the openapi command');
-  if (command === 'demo') return runDemo(rest);
+  if (command === 'demo') return runDemo(rest, values);
   if (command !== 'serve') fail(`unknown command "${command}" (commands: serve, demo, openapi, help)`);
   if (rest.length > 0) fail(`unexpected argument "${rest[0]}"`);
+  for (const flag of ['ui', 'no-open'] as const) if (values[flag]) fail(`--${flag} is an option of the demo command (demo NAME --ui)`);
   await serve(values);
 }
 
@@ -144,8 +168,7 @@ interface ServeFlags {
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
-  const port = flags.port === undefined ? 4747 : Number(flags.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535 (got "${flags.port}")`);
+  const port = portOf(flags.port);
   const clock = flags.clock ?? 'real';
   if (clock !== 'real' && clock !== 'manual') fail(`--clock must be "real" or "manual" (got "${clock}")`);
   // Under --json stdout carries JSON lines only: the log is json there unless told pretty, which goes to stderr.
@@ -228,10 +251,9 @@ async function serve(flags: ServeFlags): Promise<void> {
   } catch (error) {
     const bad = /^allowHosts\[(\d+)\]: (.*)$/s.exec((error as Error).message);
     if (bad) fail(`--allow-host: ${bad[2]}`);
+    listenFailure(error, port);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') fail(`port ${port} is busy: stop what uses it, choose another with --port N, or use --port 0 for a free one`, EXIT_NO_PORT);
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') fail(`cannot bind to host "${flags.host}": not an address of this machine`);
-    if (code === 'EACCES') fail(`no permission to bind port ${port}: use a port above 1023`, EXIT_NO_PORT);
     throw error;
   }
   // A listen() server lets its process end (for test runners); serving is all this process does.
@@ -247,13 +269,14 @@ async function serve(flags: ServeFlags): Promise<void> {
   if (flags.json) process.stdout.write(`${JSON.stringify(started)}\n`);
   else process.stdout.write(
     `catalog-emulator ${VERSION} listening on ${server.url}\n` +
-      `  company:  ${company?.cnpjRoot} (${company?.companyId}), all permissions\n` +
-      `  token:    ${token}\n` +
+      `  company:   ${company?.cnpjRoot} (${company?.companyId}), all permissions\n` +
+      `  token:     ${token}\n` +
       fixturesBanner(emu.companies.fixtures()) +
-      `  controls: ${server.url}/_emulator${controlToken === undefined ? '' : ' (send "Authorization: Bearer <control token>")'}\n` +
-      `  docs:     ${server.url}/_emulator/docs${controlToken === undefined ? '' : ' (behind the control token too)'}\n` +
-      `  clock:    ${clock}, seed ${String(emu.seed)}, now ${emu.clock.now().toISOString()}\n` +
-      (flags.state === undefined ? '' : `  state:    ${flags.state} (${plan?.saved ? 'loaded' : 'new'})\n`) +
+      `  inspector: ${server.inspector}${controlToken === undefined ? '' : ' (its data behind the control token too)'}\n` +
+      `  controls:  ${server.url}/_emulator${controlToken === undefined ? '' : ' (send "Authorization: Bearer <control token>")'}\n` +
+      `  docs:      ${server.url}/_emulator/docs${controlToken === undefined ? '' : ' (behind the control token too)'}\n` +
+      `  clock:     ${clock}, seed ${String(emu.seed)}, now ${emu.clock.now().toISOString()}\n` +
+      (flags.state === undefined ? '' : `  state:     ${flags.state} (${plan?.saved ? 'loaded' : 'new'})\n`) +
       `Try: curl -H "Authorization: Bearer ${token}" ${server.url}/v1/empresa\n`,
   );
   if (log !== 'silent' && quiet.size < Object.keys(LOG_KINDS).length) {
@@ -341,18 +364,104 @@ function printDocument(args: string[], flags: { controls?: boolean; [flag: strin
   process.stdout.write(openApiText(flags.controls ? 'controls' : 'api'));
 }
 
-async function runDemo(args: string[]): Promise<void> {
+interface DemoFlags {
+  ui?: boolean;
+  port?: string;
+  'no-open'?: boolean;
+  [flag: string]: unknown;
+}
+
+/** `demo [NAME] [--ui [--port N] [--no-open]]`: the list, one scenario narrated, or one paced from the inspector. */
+async function runDemo(args: string[], flags: DemoFlags): Promise<void> {
   const [name, ...extra] = args;
   if (extra.length > 0) fail(`demo takes one name (got "${args.join(' ')}")`);
+  const other = Object.keys(flags).find((flag) => !['ui', 'port', 'no-open'].includes(flag) && flags[flag] !== undefined);
+  if (other !== undefined) fail(`--${other} is not an option of the demo command (it takes --ui, --port N, --no-open)`);
+  if (!flags.ui) for (const flag of ['port', 'no-open'] as const) if (flags[flag] !== undefined) fail(`--${flag} is an option of demo NAME --ui`);
+  const known = `demos: ${demos.map((d) => d.name).join(', ')}`;
   if (name === undefined) {
+    if (flags.ui) fail(`demo --ui needs the name of a demo (${known})`);
     process.stdout.write('Teaching scenarios (run one with: catalog-emulator demo NAME):\n');
     const width = Math.max(...demos.map((d) => d.name.length)) + 2;
     for (const demo of demos) process.stdout.write(`  ${demo.name.padEnd(width)}${demo.summary}\n`);
     return;
   }
   const demo = demos.find((d) => d.name === name);
-  if (!demo) fail(`no demo "${name}" (demos: ${demos.map((d) => d.name).join(', ')})`);
+  if (!demo) fail(`no demo "${name}" (${known})`);
+  if (flags.ui) return runDemoOnUi(demo, portOf(flags.port), !flags['no-open']);
   await demo.run((line) => process.stdout.write(`${line}\n`));
+}
+
+/**
+ * `demo NAME --ui`: the scenario's emulator serves on 127.0.0.1:PORT while the scenario runs, narrated here as
+ * without --ui; before each step it waits for "Next step" on the inspector page (POST
+ * /_emulator/inspector/demo/next) or, on a terminal, Enter. After the last step it serves on until SIGINT or SIGTERM.
+ */
+async function runDemoOnUi(demo: Demo, port: number, open: boolean): Promise<void> {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const gate = new DemoGate(demo);
+  const tty = process.stdin.isTTY === true;
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+
+  let emulator: ReturnType<typeof createEmulator> | undefined;
+  let listening: Promise<RunningServer> | undefined;
+  let server: RunningServer | undefined;
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    out(`\n${signal}: closing`);
+    void (emulator?.close() ?? Promise.resolve()).then(() => process.exit(0));
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
+  // Enter on a terminal releases a step too. Not in raw mode: Ctrl+C stays the terminal's SIGINT.
+  const keyboard = tty ? (await import('node:readline')).createInterface({ input: process.stdin, terminal: false }) : undefined;
+  keyboard?.on('line', () => gate.next());
+
+  const started = async () => {
+    server = await listening!;
+    // A listen() server lets its process end; this one serves until a signal.
+    server.ref();
+    out(`catalog-emulator ${VERSION} demo ${demo.name}, listening on ${server.url}`);
+    out(`  inspector: ${server.inspector}`);
+    out(`  Each step waits for "Next step" on the inspector page${tty ? ', or for Enter here' : ''}.`);
+    if (open) openInBrowser(server.inspector, (problem) => process.stderr.write(`catalog-emulator: could not open a browser (${problem}); open ${server?.inspector} yourself\n`));
+  };
+  try {
+    await demo.run(
+      (line) => {
+        out(line);
+        gate.line(line);
+      },
+      {
+        begin: (emu) => {
+          emulator = emu;
+          gate.begin(emu);
+          listening = emu.listen({ port, host: '127.0.0.1' });
+          // Awaited by the first step; this only keeps an early failure from being reported as unhandled.
+          listening.catch(() => undefined);
+        },
+        step: async (n, text) => {
+          if (server === undefined) await started();
+          out(`\n-- step ${n}: waiting for "Next step"${tty ? ' or Enter' : ''} --`);
+          return gate.step(n, text);
+        },
+      },
+    );
+    gate.finish();
+    out(`\nThe demo is over. The inspector stays at ${server?.inspector}: stop with Ctrl+C (SIGINT) or SIGTERM.`);
+  } catch (error) {
+    if (server === undefined) {
+      listenFailure(error, port);
+      throw error;
+    }
+    // The page drives the same emulator (a reset, a fault, the clock): a scenario that trips over it stops, the server stays.
+    gate.finish((error as Error).message);
+    process.stderr.write(`catalog-emulator: the demo stopped: ${(error as Error).message}; the inspector stays at ${server.inspector}\n`);
+  }
+  keyboard?.close();
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -44,6 +44,7 @@ interface Ready {
   url: string;
   controls: string;
   docs: string;
+  inspector: string;
   companies: { companyId: string; cnpjRoot: string; token: string; headOffice: { id: string; cnpj: string } }[];
   clock: { mode: string; now: string };
   seed: number | string;
@@ -128,7 +129,7 @@ describe('catalog-emulator serve: the log', SCENARIO_TIMEOUT, () => {
     const ready = JSON.parse(run.stdout.slice(0, run.stdout.indexOf('\n'))) as Ready;
     // The README's sample of the start line is this one, but for the port and the process id.
     const sample = JSON.parse(readFileSync(EXAMPLE('ready-line.json'), 'utf8')) as Ready;
-    expect({ ...sample, url: ready.url, controls: ready.controls, docs: ready.docs, pid: ready.pid }).toEqual(ready);
+    expect({ ...sample, url: ready.url, controls: ready.controls, docs: ready.docs, inspector: ready.inspector, pid: ready.pid }).toEqual(ready);
     expect(sample.url).toBe('http://127.0.0.1:4747');
     await scenario(ready.url, ready.companies[0]!.token);
     await until(run, 'the last control line', () => run.stdout.includes('faults/flt_9'));
@@ -173,6 +174,7 @@ describe('catalog-emulator serve --json', SCENARIO_TIMEOUT, () => {
       url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
       controls: `${ready.url}/_emulator`,
       docs: `${ready.url}/_emulator/docs`,
+      inspector: `${ready.url}/_emulator/ui`,
       controlTokenRequired: false,
       companies: [{ companyId: expect.stringMatching(/^[0-9a-f-]{36}$/), cnpjRoot: expect.stringMatching(/^[A-Z0-9]{8}$/), token: expect.stringMatching(/^svc_at_/), headOffice: { id: expect.any(String), cnpj: expect.any(String) } }],
       clock: { mode: 'manual', now: '2026-01-01T00:00:00.000Z' },

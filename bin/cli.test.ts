@@ -66,8 +66,7 @@ describe('catalog-emulator serve', { timeout: TEST_TIMEOUT_MS }, () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(url).not.toMatch(/:0$/);
     expect(token).toMatch(/^svc_at_[A-Za-z0-9_-]+$/);
-    expect(run.stdout).toContain(`controls: ${url}/_emulator\n`);
-    expect(run.stdout).toContain(`  docs:     ${url}/_emulator/docs\n`);
+    expect(run.stdout).toContain(`  inspector: ${url}/_emulator/ui\n  controls:  ${url}/_emulator\n  docs:      ${url}/_emulator/docs\n`);
     const docs = await fetch(`${url}/_emulator/docs`);
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -275,8 +274,9 @@ describe('catalog-emulator serve: only its owner drives it', { timeout: TEST_TIM
     const flagToken = 'ctl-from-the-flag';
     const envToken = 'ctl-from-the-environment';
     const both = await serve(['--port', '0', '--clock', 'manual', '--control-token', flagToken], { CATALOG_EMULATOR_CONTROL_TOKEN: envToken });
-    expect(both.run.stdout).toContain(`controls: ${both.url}/_emulator (send "Authorization: Bearer <control token>")`);
-    expect(both.run.stdout).toContain(`docs:     ${both.url}/_emulator/docs (behind the control token too)`);
+    expect(both.run.stdout).toContain(`  inspector: ${both.url}/_emulator/ui (its data behind the control token too)\n`);
+    expect(both.run.stdout).toContain(`  controls:  ${both.url}/_emulator (send "Authorization: Bearer <control token>")\n`);
+    expect(both.run.stdout).toContain(`  docs:      ${both.url}/_emulator/docs (behind the control token too)\n`);
     expect((await fetch(`${both.url}/_emulator/docs`)).status).toBe(401);
     const missing = await call(both.url, 'GET', '/_emulator/state');
     expect(missing.status).toBe(401);

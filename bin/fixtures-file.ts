@@ -30,8 +30,8 @@ export function readFixturesFile(path: string): unknown {
 export function fixturesBanner(companies: readonly SeededCompany[]): string {
   let out = '';
   for (const company of companies) {
-    out += `  company:  ${company.cnpjRoot} (${company.companyId}), ${company.name}: from the fixtures\n`;
-    out += `  token:    ${company.token}\n`;
+    out += `  company:   ${company.cnpjRoot} (${company.companyId}), ${company.name}: from the fixtures\n`;
+    out += `  token:     ${company.token}\n`;
     out += `    head office    ${company.headOffice.id}  ${company.headOffice.cnpj}\n`;
     for (const e of company.establishments) out += `    establishment  ${e.id}  ${e.cnpj}  ${e.nome}\n`;
     for (const c of company.catalogs) {

@@ -15,6 +15,8 @@ export interface StartLine {
   readonly url: string;
   readonly controls: string;
   readonly docs: string;
+  /** The inspector page: the timeline of each company, and the controls to drive it. */
+  readonly inspector: string;
   /** Whether every control needs "Authorization: Bearer <control token>" (the token itself is never printed). */
   readonly controlTokenRequired: boolean;
   /** The companies the server starts with, each with the bearer token of its first credential. */
@@ -25,13 +27,14 @@ export interface StartLine {
   readonly pid: number;
 }
 
-export function startLine(fields: Omit<StartLine, 'kind' | 'controls' | 'docs' | 'pid'>): StartLine {
+export function startLine(fields: Omit<StartLine, 'kind' | 'controls' | 'docs' | 'inspector' | 'pid'>): StartLine {
   return {
     kind: 'ready',
     version: fields.version,
     url: fields.url,
     controls: `${fields.url}/_emulator`,
     docs: `${fields.url}/_emulator/docs`,
+    inspector: `${fields.url}/_emulator/ui`,
     controlTokenRequired: fields.controlTokenRequired,
     companies: fields.companies.map(({ companyId, cnpjRoot, token, headOffice }) => ({ companyId, cnpjRoot, token, headOffice: { id: headOffice.id, cnpj: headOffice.cnpj } })),
     clock: fields.clock,

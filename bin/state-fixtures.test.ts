@@ -128,7 +128,7 @@ describe('serve --state FILE', { timeout: TIMEOUT_MS }, () => {
   it('creates the file, saves on SIGTERM, loads it at the next start: records, the manual clock; a reset is saved too', async () => {
     const path = join(dir, 'state-1.json');
     let server = await serve(['--clock', 'manual', '--state', path, '--fixtures', EXAMPLE]);
-    expect(server.stdout()).toContain(`  state:    ${path} (new)\n`);
+    expect(server.stdout()).toContain(`  state:     ${path} (new)\n`);
     expect(existsSync(path)).toBe(true);
     const token = tokenOf(server.stdout(), '11222333');
     const catalogId = /\n {4}catalog +([0-9a-f-]{36}) +Loja Matriz\n/.exec(server.stdout())![1]!;
@@ -140,7 +140,7 @@ describe('serve --state FILE', { timeout: TIMEOUT_MS }, () => {
 
     // The state wins over the fixtures at start: the product added is there, and the fixtures were not added again.
     server = await serve(['--clock', 'manual', '--state', path, '--fixtures', EXAMPLE]);
-    expect(server.stdout()).toContain(`  state:    ${path} (loaded)\n`);
+    expect(server.stdout()).toContain(`  state:     ${path} (loaded)\n`);
     expect(server.stdout()).toContain('now 2026-01-02T00:00:00.000Z');
     expect(tokenOf(server.stdout(), '11222333')).toBe(token);
     const skus = async () => (await getJson(`${server.url}/v1/catalogos/${catalogId}/produtos`, token)).body.itens.map((p: { sku: string | null }) => p.sku);

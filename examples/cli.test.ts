@@ -144,6 +144,34 @@ test(
 );
 
 test(
+  'demo-ui.sh: the step a demo run with --ui waits at, then that step run from the shell',
+  async () => {
+    const child = spawn(process.execPath, [CLI, 'demo', 'webhook-retries', '--ui', '--no-open', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: environment({}) });
+    children.add(child);
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk;
+        const found = /listening on (\S+)\n[^]*-- step 1: waiting/.exec(out);
+        if (found) resolve(found[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`demo --ui exited (${code}):\n${out}`)));
+    });
+    const { code, stdout, stderr } = await run('bash', ['examples/demo-ui.sh'], { URL: url });
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const [waiting, ran] = lines(stdout).map((line) => JSON.parse(line) as { steps: { n: number; title: string; lines: string[] }[]; waiting: boolean; done: boolean });
+    const first = { n: 1, title: '1. Acme configures its webhook destination (If-None-Match: * = create, never overwrite).' };
+    expect(waiting).toEqual({ name: 'webhook-retries', summary: demos.find((demo) => demo.name === 'webhook-retries')!.summary, steps: [{ ...first, lines: [] }], waiting: true, done: false });
+    expect(ran!.steps).toEqual([
+      { ...first, lines: expect.arrayContaining(['  → PUT /v1/webhook', '  ← 201']) },
+      { n: 2, title: expect.stringMatching(/^2\. The network: /), lines: [] },
+    ]);
+    expect([ran!.waiting, ran!.done]).toEqual([true, false]);
+  },
+  TIMEOUT_MS,
+);
+
+test(
   'conformance.sh: the spec tests and a shared-server suite pass against a server started with --clock manual',
   async () => {
     const server = await serve(['--clock', 'manual']);

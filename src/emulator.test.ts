@@ -320,3 +320,14 @@ describe('restore: the idempotency store of a snapshot', () => {
     expect(() => emu.restore(bad)).toThrow(expect.objectContaining({ name: 'SnapshotError', message: 'Not a snapshot of this emulator: state.idempotency.0.response.headers.location: must be an HTTP header value: no CR, LF, NUL or other control character but tab' }));
   });
 });
+
+describe('emu.listen()', () => {
+  it("links the server's inspector page: <url>/_emulator/ui, also after a wildcard bind", async () => {
+    await using emu = createEmulator();
+    await using server = await emu.listen({ port: 0 });
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+    expect(server.inspector).toBe(`http://127.0.0.1:${server.port}/_emulator/ui`);
+    await using wildcard = await emu.listen({ port: 0, host: '0.0.0.0' });
+    expect(wildcard.inspector).toBe(`http://127.0.0.1:${wildcard.port}/_emulator/ui`);
+  });
+});

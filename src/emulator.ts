@@ -31,6 +31,8 @@ import { openApiText } from './openapi/served.js';
 export type { CompanyOptions, EmulatorOptions } from './engine/config.js';
 export type { Fixtures, FixtureCompany, FixtureEstablishment, FixtureCatalog, FixtureProduct, SeededCompany, SeededCatalog } from './engine/fixtures.js';
 export type { ListenOptions, RunningServer } from './http/server.js';
+// The CLI's `demo NAME --ui` paces a scenario with it; a program can too (a demo's run(print, gate)).
+export { DemoGate } from './inspector/server/demo-gate.js';
 
 const BASE_URL = 'http://catalog-emulator.local';
 
@@ -79,6 +81,7 @@ export class Emulator extends Controls implements AsyncDisposable {
     const servers = (this.#servers ??= new Set());
     const running: RunningServer = {
       ...server,
+      inspector: `${server.url}/_emulator/ui`,
       close: () => {
         servers.delete(running);
         return server.close();

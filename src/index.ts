@@ -22,7 +22,8 @@ export { FaultInputError, JOB_KINDS, type FaultInput, type FaultView, type JobKi
 export { IF_MATCH_OPERATIONS, type IfMatchOperation, type GuardedResource } from './core/versioning.js';
 export { connect, type ConnectedCompany, type ConnectOptions, type RemoteClockInfo } from './kit/connect.js';
 export { VERSION } from './version.js';
-export { demos, type Demo } from './demos/index.js';
+export { demos, type Demo, type DemoPacer } from './demos/index.js';
+export { DemoGate } from './emulator.js';
 export { apiDocument } from './openapi/document.js';
 export { controlsDocument } from './openapi/controls.js';
 export { openApiText, type OpenApiDocumentName } from './openapi/served.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createEmulator, type Emulator } from '../emulator.js';
+import { createEmulator, DemoGate, type Emulator } from '../emulator.js';
 import { controlRoutes } from './contract.js';
 import { buildControlApp } from './routes.js';
 
@@ -89,6 +89,14 @@ const CALLS: Record<string, (w: World) => [string, RequestInit?]> = {
   'DELETE /companies/:companyId/inbox': (w) => [`/_emulator/companies/${w.companyId}/inbox`, { method: 'DELETE' }],
   'GET /companies/:companyId/journal': (w) => [`/_emulator/companies/${w.companyId}/journal`],
   'DELETE /companies/:companyId/journal': (w) => [`/_emulator/companies/${w.companyId}/journal`, { method: 'DELETE' }],
+  'GET /inspector/demo': (w) => {
+    paceOneStep(w.emu);
+    return ['/_emulator/inspector/demo'];
+  },
+  'POST /inspector/demo/next': (w) => {
+    paceOneStep(w.emu);
+    return ['/_emulator/inspector/demo/next', json()];
+  },
   'GET /state': () => ['/_emulator/state'],
   'PUT /state': (w) => ['/_emulator/state', { ...json(w.emu.snapshot()), method: 'PUT' }],
   'GET /inspector/companies/:companyId/timeline': (w) => [`/_emulator/inspector/companies/${w.companyId}/timeline?limit=5`],
@@ -96,6 +104,7 @@ const CALLS: Record<string, (w: World) => [string, RequestInit?]> = {
   // The stream never ends by itself: the call aborts it, which ends it cleanly with what it sent (a clock frame).
   'GET /inspector/stream': (w) => [`/_emulator/inspector/stream?companyId=${w.companyId}`, { signal: AbortSignal.timeout(300) }],
 };
+
 
 async function world(): Promise<World> {
   const emu = createEmulator({ seed: 7 });
@@ -114,6 +123,16 @@ async function world(): Promise<World> {
   const fault = emu.faults.add({ target: 'job', match: { kind: 'analise' }, effect: { fail: true } } as never);
   const ownFault = emu.companies.scope(own.companyId).faults.add({ target: 'api', effect: { loseResponse: true } });
   return { emu, companyId: acme.companyId, ownId: own.companyId, faultId: fault.id, ownFaultId: ownFault.id };
+}
+
+/** A one-step scenario on `emu`, paced by a gate: it waits at its step until POST /_emulator/inspector/demo/next. */
+function paceOneStep(emu: Emulator): void {
+  const gate = new DemoGate({ name: 'one-step', summary: 'a step that prints a line' });
+  gate.begin(emu);
+  void gate.step(1, '1. One step.').then(() => {
+    gate.line('  done');
+    gate.finish();
+  });
 }
 
 describe('every control answers as its table row says', () => {

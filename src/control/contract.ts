@@ -85,6 +85,7 @@ const BAD_FILTER = 'valor_invalido: an unknown parameter, companyId twice, or no
 const BAD_BODY = 'valor_invalido: a field of the body (caminho names it).';
 const NO_OWN_CLOCK = 'relogio_proprio_inexistente: the company is on the shared clock (move /_emulator/clock).';
 const CLOCK_ERRORS = { 409: 'limite_de_tarefas: more tasks than the limit.', 422: 'valor_invalido: a duration or instant the clock cannot take (caminho names it).', 503: 'servico_indisponivel: a reset, restore or close replaced the clock while it moved.' };
+const NO_DEMO = 'demo_ausente: no demo runs on this emulator.';
 const SNAPSHOT_LIMIT = 'maxSnapshotBytes (createEmulator option; 256 MiB by default)';
 
 /**
@@ -110,6 +111,14 @@ function controlTable() {
   });
   const clockInfo = z.strictObject({ now: z.string(), mode: z.enum(['manual', 'real']), pending: z.number().int(), deadlines: z.number().int() });
   const clockRun = z.strictObject({ now: z.string(), ran: z.number().int().meta({ description: 'Tasks run.' }) });
+  const demoStep = z.strictObject({ n: z.number().int().meta({ description: 'Its order in the run, from 1.' }), title: z.string(), lines: z.array(z.string()).meta({ description: 'The narration printed while it ran.' }) });
+  const demoState = z.strictObject({
+    name: z.string(),
+    summary: z.string(),
+    steps: z.array(demoStep).meta({ description: 'The steps released so far; while the demo waits, the last is the one next releases (no lines yet).' }),
+    waiting: z.boolean().meta({ description: 'Whether the demo waits for POST /_emulator/inspector/demo/next.' }),
+    done: z.boolean(),
+  });
   const items = <T extends z.ZodType>(item: T) => z.strictObject({ items: z.array(item) });
   const faultId = z.strictObject({ id: z.string() });
   // An empty list: z.tuple([]) would be written `prefixItems: []`, which JSON Schema 2020-12 refuses (one item at least).
@@ -424,6 +433,18 @@ function controlTable() {
     { method: 'DELETE', path: '/companies/:companyId/inbox', id: 'clearCompanyInbox', summary: "Drop one company's deliveries", tag: 'Inbox', success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY } },
     { method: 'GET', path: '/companies/:companyId/journal', id: 'listCompanyRequests', summary: "The requests made with one company's credentials", tag: 'Journal', success: { 200: { description: 'Oldest first.', body: items(journalEntry) } }, errors: { 404: NO_COMPANY } },
     { method: 'DELETE', path: '/companies/:companyId/journal', id: 'clearCompanyRequests', summary: "Drop one company's journal entries", tag: 'Journal', success: { 200: { description: 'None left.', body: none } }, errors: { 404: NO_COMPANY } },
+    { method: 'GET', path: '/inspector/demo', id: 'getDemo', summary: 'The demo running on this emulator (catalog-emulator demo NAME --ui): its steps so far and whether it waits', tag: 'Inspector', success: { 200: { description: 'The run.', body: demoState } }, errors: { 404: NO_DEMO } },
+    {
+      method: 'POST',
+      path: '/inspector/demo/next',
+      id: 'nextDemoStep',
+      summary: 'Release the step the demo waits at; answers once that step has run',
+      tag: 'Inspector',
+      body: z.strictObject({}),
+      bodyLimit: '1 KiB',
+      success: { 200: { description: 'The run after the step (waiting at the next one, or done).', body: demoState } },
+      errors: { 404: NO_DEMO, 409: 'demo_nao_aguardando: the demo waits at no step (a step is running, or it has ended).', 422: 'valor_invalido: next takes no input (no body, or {}).' },
+    },
     { method: 'GET', path: '/state', id: 'getState', summary: 'The whole service state: records, idempotency store, clock, tasks, random sources', tag: 'State', success: { 200: { description: 'A catalog-emulator/state snapshot.', body: snapshotSchema } }, errors: {} },
     {
       method: 'PUT',

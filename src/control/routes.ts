@@ -6,6 +6,7 @@
 import { Hono, type Context } from 'hono';
 import * as z from 'zod';
 import type { EventData } from '../core/webhooks/events.js';
+import { registerDemoGate } from '../inspector/server/demo-gate-routes.js';
 import { ClockDisposedError, ClockLimitError, ClockRangeError } from '../clock/clock.js';
 import { FaultInputError } from '../engine/faults.js';
 import { SnapshotError } from './snapshot-schema.js';
@@ -276,6 +277,9 @@ export function buildControlApp(documents: ControlDocuments): Hono<ControlEnv> {
     scope(c).journal.clear();
     return { items: [] };
   }));
+
+  // The demo a `catalog-emulator demo NAME --ui` runs on this emulator, paced from the inspector page.
+  registerDemoGate(app);
 
   app.get('/state', (c) => call(() => emu(c).snapshot()));
   app.put('/state', async (c) => {

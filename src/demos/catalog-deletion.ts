@@ -12,10 +12,10 @@ const COUNTERS = ['cadastrados', 'elegiveis', 'selecionados', 'vagas', 'cobertur
 export const catalogDeletion: Demo = {
   name: 'catalog-deletion',
   summary: 'the deletion impact preview, a stale preview refused (412), the deletion and its effects',
-  async run(print) {
-    const { emu, company, api, quiet, step, key } = scene(print, 'demo-exclusao', { surveillanceCapacity: 5 });
+  async run(print, pacer) {
+    const { emu, company, api, quiet, step, key } = scene(print, pacer, 'demo-exclusao', { surveillanceCapacity: 5 });
 
-    step('1. The scene (set up quietly): catalog A of the head office, a branch with catalog B, 3 products in A,');
+    await step('1. The scene (set up quietly): catalog A of the head office, a branch with catalog B, 3 products in A,');
     print('   OLEO-900 also linked to B, and CAFE-500 and OLEO-900 selected for surveillance (capacity 5).');
     const branchBase = `${company.cnpjRoot}0002`;
     const branch = await quiet('POST', '/v1/estabelecimentos', { headers: { 'idempotency-key': key() }, body: { cnpj: branchBase + cnpjCheckDigits(branchBase), nome: 'Filial Centro' } });
@@ -36,7 +36,7 @@ export const catalogDeletion: Demo = {
     });
     print(`   branch CNPJ ${branch.body.cnpj} (root + 0002 + cnpjCheckDigits); A = ${a.body.id}`);
 
-    step('2. Before deleting A, ask what it would do:');
+    await step('2. Before deleting A, ask what it would do:');
     const path = `/v1/catalogos/${a.body.id}`;
     const preview = await api('GET', `${path}/impacto-exclusao`);
     const p = preview.body;
@@ -47,7 +47,7 @@ export const catalogDeletion: Demo = {
     table(print, ['', 'antes', 'depois'], COUNTERS.map((name) => [name, String(p.vigilancia.antes[name]), String(p.vigilancia.depois[name])]), '    ');
     print('  depois: only OLEO-900 stays active and eligible, and it is selected: cobertura integral.');
 
-    step('3. Ten minutes later (emu.clock.advance(\'10m\')) another client, the ERP with its own credential, reads');
+    await step('3. Ten minutes later (emu.clock.advance(\'10m\')) another client, the ERP with its own credential, reads');
     print('   ARROZ-5K (a product of A) and changes its description:');
     await emu.clock.advance('10m');
     const erpToken = emu.companies.addCredential(company.companyId).token;
@@ -55,20 +55,20 @@ export const catalogDeletion: Demo = {
     const rice = await narratedClient(emu, erpToken, () => undefined)('GET', `/v1/produtos/${products['ARROZ-5K']!.id}`);
     await erp('PATCH', `/v1/produtos/${rice.body.id}`, { headers: { 'idempotency-key': key(), 'if-match': rice.headers.get('etag')! }, body: { descricao: 'Arroz branco tipo 1, 5 kg' } });
 
-    step('4. DELETE with the preview read in step 2 (If-Match: its ETag):');
+    await step('4. DELETE with the preview read in step 2 (If-Match: its ETag):');
     const stale = await api('DELETE', path, { headers: { 'idempotency-key': key(), 'if-match': staleEtag } });
     let catalog = (await quiet('GET', path)).body;
     print(`  ${stale.status} ${stale.body.erro.codigo}: what was previewed is not what would be deleted (a linked product moved).`);
     print(`  GET /v1/catalogos/{A}: estado ${catalog.estado}, produtos ${catalog.produtos}, versao ${catalog.versao}: nothing was deleted.`);
 
-    step('5. Read the preview again (GET …/impacto-exclusao): the same figures (a description does not change them),');
+    await step('5. Read the preview again (GET …/impacto-exclusao): the same figures (a description does not change them),');
     print('   a new ETag. DELETE with it:');
     const fresh = await quiet('GET', `${path}/impacto-exclusao`);
     print(`  ETag ${staleEtag} → ${fresh.headers.get('etag')}; same figures: ${JSON.stringify(fresh.body) === JSON.stringify(p)}.`);
     const deleted = await api('DELETE', path, { headers: { 'idempotency-key': key(), 'if-match': fresh.headers.get('etag')! } });
     print(`  ${deleted.status} ${deleted.body.estado}: excluido_em ${deleted.body.excluido_em}, versao ${deleted.body.versao}, produtos ${deleted.body.produtos}.`);
 
-    step('6. The effects, read back:');
+    await step('6. The effects, read back:');
     const vigilancia = (await quiet('GET', '/v1/empresa/vigilancia')).body;
     const depois = fresh.body.vigilancia.depois;
     const now = JSON.stringify(COUNTERS.map((name) => vigilancia[name]));

@@ -13,10 +13,10 @@ const PREVIEW_COUNTS = ['registros', 'novos', 'alterados', 'inalterados', 'reati
 export const ingestion: Demo = {
   name: 'ingestion',
   summary: 'batches (one repeated, one record invalid), the preview, the application and catalogo.aplicado',
-  async run(print) {
-    const { emu, company, api, quiet, step, key } = scene(print, 'demo-ingestao');
+  async run(print, pacer) {
+    const { emu, company, api, quiet, step, key } = scene(print, pacer, 'demo-ingestao');
 
-    step('1. The scene (set up quietly): the head office catalog holds CAFE-500, ARROZ-5K and FEIJAO-1K, and the');
+    await step('1. The scene (set up quietly): the head office catalog holds CAFE-500, ARROZ-5K and FEIJAO-1K, and the');
     print(`   webhook destination ${HOOKS}/catalogo goes to an in-process receiver that checks each signature.`);
     const catalog = await quiet('POST', '/v1/catalogos', { headers: { 'idempotency-key': key() }, body: { estabelecimento_id: company.headOffice.id, nome: 'Loja principal' } });
     const catalogId: string = catalog.body.id;
@@ -34,7 +34,7 @@ export const ingestion: Demo = {
     const original = (await quiet('GET', `/v1/catalogos/${catalogId}`)).body;
     print(`  catalog ${catalogId}: versao ${original.versao}, produtos ${original.produtos}.`);
 
-    step('2. The ERP starts a catalog replacement: without catalogo_id it goes to the head office\'s catalog.');
+    await step('2. The ERP starts a catalog replacement: without catalogo_id it goes to the head office\'s catalog.');
     const startKey = 'erp-export-2026-11-22T08:00:00Z/acme';
     const start = { operacao: 'substituicao_catalogo', referencia_externa: 'erp-export-4471' };
     const started = await api('POST', '/v1/catalogos/ingestoes', { headers: { 'idempotency-key': startKey }, body: start });
@@ -55,7 +55,7 @@ export const ingestion: Demo = {
         { id_externo: 'ACUCAR-1K', origem: 'erp', sku: 'ACUCAR-1K', ncm: '1701.99.00', descricao: 'Açúcar refinado 1 kg' },
       ],
     };
-    step('3. Two batches. Batch 2 has a record whose NCM is written with dots: it is reported, the batch is kept.');
+    await step('3. Two batches. Batch 2 has a record whose NCM is written with dots: it is reported, the batch is kept.');
     const lotes = `/v1/catalogos/ingestoes/${rejectedId}/lotes`;
     await api('PUT', `${lotes}/1`, { headers: { 'idempotency-key': key() }, body: batch1 });
     const second = await api('PUT', `${lotes}/2`, { headers: { 'idempotency-key': key() }, body: badBatch2 });
@@ -64,7 +64,7 @@ export const ingestion: Demo = {
     const again = await api('PUT', `${lotes}/1`, { headers: { 'idempotency-key': key() }, body: batch1 });
     print(`  ${again.status}, repetido ${again.body.repetido}: nothing changed.`);
 
-    step('4. Close with total_lotes 2. Validation runs on the virtual clock (1 s + 1 ms per record): advance 2 s.');
+    await step('4. Close with total_lotes 2. Validation runs on the virtual clock (1 s + 1 ms per record): advance 2 s.');
     await api('POST', `/v1/catalogos/ingestoes/${rejectedId}/fechamento`, { headers: { 'idempotency-key': key() }, body: { total_lotes: 2 } });
     await emu.clock.advance('2s');
     const rejected = (await quiet('GET', `/v1/catalogos/ingestoes/${rejectedId}`)).body;
@@ -72,7 +72,7 @@ export const ingestion: Demo = {
     for (const e of rejected.previa.erros) print(`    lote ${e.lote}, indice ${e.indice}, ${e.caminho}: ${e.codigo} (${e.mensagem})`);
     print('  A rejected ingestion applies nothing and frees the catalog: the ERP fixes the NCM and starts again.');
 
-    step('5. A new ingestion (new key) with batch 1 and the corrected batch 2, closed, validated:');
+    await step('5. A new ingestion (new key) with batch 1 and the corrected batch 2, closed, validated:');
     const fresh = await quiet('POST', '/v1/catalogos/ingestoes', { headers: { 'idempotency-key': 'erp-export-2026-11-22T08:20:00Z/acme' }, body: start });
     const id: string = fresh.body.ingestao_id;
     const goodBatch2 = { itens: [badBatch2.itens[0]!, { ...badBatch2.itens[1]!, ncm: '17019900' }] };
@@ -87,13 +87,13 @@ export const ingestion: Demo = {
     print('  CAFE-500 changed its description, ARROZ-5K is unchanged, OLEO-900 and ACUCAR-1K are new, and FEIJAO-1K,');
     print('  absent from a catalog replacement, will be unlinked (it stays active: substituicao_integral would deactivate it).');
 
-    step('6. Apply, with the ingestion\'s ETag (If-Match): 202 is acceptance only; the application runs on the clock.');
+    await step('6. Apply, with the ingestion\'s ETag (If-Match): 202 is acceptance only; the application runs on the clock.');
     await api('POST', `/v1/catalogos/ingestoes/${id}/aplicacao`, { headers: { 'idempotency-key': key(), 'if-match': validated.headers.get('etag')! } });
     await emu.clock.advance('10s');
     const applied = (await quiet('GET', `/v1/catalogos/ingestoes/${id}`)).body;
     print(`  estado ${applied.estado}: aplicacao ${JSON.stringify(applied.aplicacao)}.`);
 
-    step('7. The catalog, read back:');
+    await step('7. The catalog, read back:');
     const after = (await quiet('GET', `/v1/catalogos/${catalogId}`)).body;
     print(`  versao ${original.versao} → ${after.versao} (once, for the whole application); produtos ${original.produtos} → ${after.produtos}.`);
     const products = (await quiet('GET', '/v1/produtos')).body.itens as Array<{ sku: string; descricao: string; versao: number; ativo: boolean; catalogos: string[] }>;

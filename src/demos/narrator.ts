@@ -4,7 +4,16 @@ import { createEmulator, type CompanyOptions, type Emulator } from '../emulator.
 export interface Demo {
   readonly name: string;
   readonly summary: string;
-  run(print: (line: string) => void): Promise<void>;
+  /** Runs the scenario, printing its narration; with a pacer, each step waits for it first. */
+  run(print: (line: string) => void, pacer?: DemoPacer): Promise<void>;
+}
+
+/** What paces a scenario step by step (the inspector's DemoGate does): it gets its emulator, then holds each step. */
+export interface DemoPacer {
+  /** The scenario's emulator, as soon as it exists, before any step. */
+  begin(emulator: Emulator): void;
+  /** Awaited before step `n` (1, 2, … in the order they run) whose heading is `text`: the step runs when it resolves. */
+  step(n: number, text: string): Promise<void>;
 }
 
 export interface Exchange {
@@ -42,18 +51,24 @@ export function table(print: (line: string) => void, header: readonly string[], 
 
 /**
  * What every demo opens with: a fresh emulator, Acme Alimentos (root 11222333) with `company` options, a client
- * that narrates and one that does not, numbered steps, and a fresh idempotency key per request.
+ * that narrates and one that does not, steps (each printed under a blank line once `pacer`, if any, lets it run),
+ * and a fresh idempotency key per request.
  */
-export function scene(print: (line: string) => void, keyPrefix: string, company: CompanyOptions = {}) {
+export function scene(print: (line: string) => void, pacer: DemoPacer | undefined, keyPrefix: string, company: CompanyOptions = {}) {
   const emu = createEmulator();
   const acme = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos', ...company });
+  pacer?.begin(emu);
   let keys = 0;
+  let steps = 0;
   return {
     emu,
     company: acme,
     api: narratedClient(emu, acme.token, print),
     quiet: narratedClient(emu, acme.token, () => undefined),
-    step: (text: string) => print(`\n${text}`),
+    step: async (text: string): Promise<void> => {
+      await pacer?.step(++steps, text);
+      print(`\n${text}`);
+    },
     key: () => `${keyPrefix}-${String(++keys).padStart(6, '0')}`,
   };
 }

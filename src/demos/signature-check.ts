@@ -18,11 +18,11 @@ interface Captured {
 export const signatureCheck: Demo = {
   name: 'signature-check',
   summary: 'verifyWebhook on a real delivery, tampered and stale copies, and the tamper delivery faults',
-  async run(print) {
-    const { emu, api, quiet, step } = scene(print, 'demo-assinatura');
+  async run(print, pacer) {
+    const { emu, api, quiet, step } = scene(print, pacer, 'demo-assinatura');
     const at = () => emu.clock.now().toISOString().slice(11, 19);
 
-    step('1. Acme configures its destination, and the network sends it to a receiver that keeps the raw request.');
+    await step('1. Acme configures its destination, and the network sends it to a receiver that keeps the raw request.');
     const configured = await api('PUT', '/v1/webhook', {
       headers: { 'idempotency-key': 'demo-webhook-0000001', 'if-none-match': '*' },
       body: { url: `${HOOKS}/catalogo` },
@@ -44,14 +44,14 @@ export const signatureCheck: Demo = {
       return new Response(null, { status });
     });
 
-    step('2. A test event, delivered when the clock moves (emu.clock.advance(0)). What the receiver got:');
+    await step('2. A test event, delivered when the clock moves (emu.clock.advance(0)). What the receiver got:');
     await api('POST', '/v1/webhook/testes', { headers: { 'idempotency-key': 'demo-test-000000001', 'if-match': etag } });
     await emu.clock.advance(0);
     const genuine = captured[0]!;
     for (const name of ['content-type', 'service-event-id', 'service-timestamp', 'service-signature']) print(`      ${name}: ${genuine.headers.get(name)}`);
     print(`      ${genuine.body}`);
 
-    step('3. verifyWebhook({ secret, headers, body, now }) on that delivery and on altered copies:');
+    await step('3. verifyWebhook({ secret, headers, body, now }) on that delivery and on altered copies:');
     const now = emu.clock.now();
     const signature = genuine.headers.get('service-signature')!;
     const flipped = signature.slice(0, -1) + (signature.endsWith('0') ? '1' : '0');
@@ -84,7 +84,7 @@ export const signatureCheck: Demo = {
     secret = rotated.body.segredo;
     etag = rotated.headers.get('etag')!;
 
-    step('4. The same checks, done by the service: delivery faults alter the next delivery, and the receiver now');
+    await step('4. The same checks, done by the service: delivery faults alter the next delivery, and the receiver now');
     print('   verifies each one (401 when verifyWebhook refuses it). A refused attempt is retried 5 s later, signed afresh.');
     verifying = true;
     const outcomes: Array<[string, string, string, string]> = [];
@@ -105,7 +105,7 @@ export const signatureCheck: Demo = {
     print('');
     table(print, ['tamper', 'attempt 1', 'attempt 2 (retry)', 'event'], outcomes);
 
-    step('What a receiver must do (spec "Signature verification"):');
+    await step('What a receiver must do (spec "Signature verification"):');
     print('  - verify the signature before parsing the JSON: unauthenticated bytes never reach the parser;');
     print('  - HMAC-SHA256 over timestamp + "." + event id + "." + the exact body bytes, keyed by the whole');
     print('    secret (svc_whsec_ included): read the raw body, never a re-serialized object;');

@@ -18,8 +18,8 @@ const PRODUCTS = [
 export const surveillanceCapacity: Demo = {
   name: 'surveillance-capacity',
   summary: 'the surveillance counters, a 409 over capacity, a capacity cut and its restoration (events)',
-  async run(print) {
-    const { emu, company, api, quiet, step, key } = scene(print, 'demo-vigilancia', { surveillanceCapacity: 3 });
+  async run(print, pacer) {
+    const { emu, company, api, quiet, step, key } = scene(print, pacer, 'demo-vigilancia', { surveillanceCapacity: 3 });
     const history: Array<[string, string, number, number, string, string]> = [];
     const events: Array<{ tipo: string; [field: string]: unknown }> = [];
     let reported = 0;
@@ -35,7 +35,7 @@ export const surveillanceCapacity: Demo = {
       history.push([what, v.modo, v.selecionados, v.capacidade, v.cobertura, event]);
     };
 
-    step('1. Acme: capacity 3 (emu.companies.create({ surveillanceCapacity: 3 })), a webhook destination routed to an');
+    await step('1. Acme: capacity 3 (emu.companies.create({ surveillanceCapacity: 3 })), a webhook destination routed to an');
     print('   in-process receiver that records each event, and a head office catalog with 5 products (set up quietly).');
     await quiet('PUT', '/v1/webhook', { headers: { 'idempotency-key': key(), 'if-none-match': '*' }, body: { url: `${HOOKS}/catalogo` } });
     emu.network.route(HOOKS, async (request) => {
@@ -50,7 +50,7 @@ export const surveillanceCapacity: Demo = {
     }
     print(`   products: ${PRODUCTS.map(([sku]) => sku).join(', ')}`);
 
-    step('2. The counters.');
+    await step('2. The counters.');
     let view = await api('GET', '/v1/empresa/vigilancia');
     const v = view.body;
     print(`  cadastrados ${v.cadastrados}: active products.  elegiveis ${v.elegiveis}: active and linked to an active catalog.`);
@@ -59,7 +59,7 @@ export const surveillanceCapacity: Demo = {
     print(`  exige_selecao ${v.exige_selecao}: elegiveis ${v.elegiveis} > capacidade ${v.capacidade}, so mode todos cannot be chosen; Acme must select.`);
     await record('start');
 
-    step('3. Select CAFE-500, ACUCAR-1K and ARROZ-5K (PATCH, If-Match: the selection ETag).');
+    await step('3. Select CAFE-500, ACUCAR-1K and ARROZ-5K (PATCH, If-Match: the selection ETag).');
     view = await api('PATCH', '/v1/empresa/vigilancia', {
       headers: { 'idempotency-key': key(), 'if-match': view.headers.get('etag')! },
       body: { modo: 'selecao', adicionar: ids.slice(0, 3) },
@@ -68,7 +68,7 @@ export const surveillanceCapacity: Demo = {
     await record('select 3');
     const etag = view.headers.get('etag')!;
 
-    step('4. Adding FEIJAO-1K would make 4 > 3:');
+    await step('4. Adding FEIJAO-1K would make 4 > 3:');
     const refused = await api('PATCH', '/v1/empresa/vigilancia', { headers: { 'idempotency-key': key(), 'if-match': etag }, body: { modo: 'selecao', adicionar: [ids[3]!] } });
     let after = await quiet('GET', '/v1/empresa/vigilancia');
     print(`  ${refused.status} ${refused.body.erro.codigo}. GET again: ETag ${after.headers.get('etag')} (the same), selecionados ${after.body.selecionados}: nothing changed.`);
@@ -78,7 +78,7 @@ export const surveillanceCapacity: Demo = {
     print(`  ${todos.status} ${todos.body.erro.codigo}; still modo ${after.body.modo}, versao ${after.body.versao}, the same ETag: ${after.headers.get('etag') === etag}.`);
     await record('add 1; todos (409)');
 
-    step('5. The contract changes: capacity cut to 2 (emu.companies.update(id, { surveillanceCapacity: 2 })).');
+    await step('5. The contract changes: capacity cut to 2 (emu.companies.update(id, { surveillanceCapacity: 2 })).');
     emu.companies.update(company.companyId, { surveillanceCapacity: 2 });
     after = await quiet('GET', '/v1/empresa/vigilancia');
     print(`  GET: selecionados ${after.body.selecionados} > capacidade ${after.body.capacidade}, vagas ${after.body.vagas}, cobertura ${after.body.cobertura}.`);
@@ -88,7 +88,7 @@ export const surveillanceCapacity: Demo = {
     for (const dados of received) print(`  received ${dados.tipo}: ${JSON.stringify(dados)}`);
     await record('capacity 2', received.map((dados) => dados.tipo).join(', '));
 
-    step('6. Acme could remove one product (2 of 2). Instead the capacity comes back, at 5, through the HTTP controls:');
+    await step('6. Acme could remove one product (2 of 2). Instead the capacity comes back, at 5, through the HTTP controls:');
     await api('PATCH', `/_emulator/companies/${company.companyId}`, { body: { surveillanceCapacity: 5 } });
     after = await quiet('GET', '/v1/empresa/vigilancia');
     print(`  GET: cobertura ${after.body.cobertura}, vagas ${after.body.vagas}, exige_selecao ${after.body.exige_selecao}. emu.clock.advance(0):`);
@@ -96,14 +96,14 @@ export const surveillanceCapacity: Demo = {
     for (const dados of received) print(`  received ${dados.tipo}: ${JSON.stringify(dados)}`);
     await record('capacity 5', received.map((dados) => dados.tipo).join(', '));
 
-    step('7. Now elegiveis 5 ≤ capacidade 5: mode todos is accepted and watches every eligible product.');
+    await step('7. Now elegiveis 5 ≤ capacidade 5: mode todos is accepted and watches every eligible product.');
     view = await api('PATCH', '/v1/empresa/vigilancia', { headers: { 'idempotency-key': key(), 'if-match': after.headers.get('etag')! }, body: { modo: 'todos' } });
     print(`  cobertura ${view.body.cobertura}, selecionados ${view.body.selecionados}, vagas ${view.body.vagas}, versao ${view.body.versao}.`);
     received = await deliver();
     print(`  parcial → integral raises no event (received: ${received.length}). The 3 selected are kept for a return to selecao.`);
     await record('modo todos', received.map((dados) => dados.tipo).join(', '));
 
-    step('The cobertura over the story:');
+    await step('The cobertura over the story:');
     table(print, ['step', 'modo', 'selecionados', 'capacidade', 'cobertura', 'event'], history.map((row) => [...row.slice(0, 5), row[5] || null]));
     print('  Events are raised only when cobertura enters or leaves capacidade_excedida / indisponivel.');
   },

@@ -12,12 +12,12 @@ const FAILURES = 7;
 export const webhookRetries: Demo = {
   name: 'webhook-retries',
   summary: 'a receiver down for 7 deliveries, the retry schedule on the virtual clock, and a resend',
-  async run(print) {
-    const { emu, api, quiet, step } = scene(print, 'demo-webhook');
+  async run(print, pacer) {
+    const { emu, api, quiet, step } = scene(print, pacer, 'demo-webhook');
     const start = emu.clock.now().getTime();
     const clock = () => time(emu.clock.now().getTime(), start);
 
-    step('1. Acme configures its webhook destination (If-None-Match: * = create, never overwrite).');
+    await step('1. Acme configures its webhook destination (If-None-Match: * = create, never overwrite).');
     const configured = await api('PUT', '/v1/webhook', {
       headers: { 'idempotency-key': 'demo-webhook-0000001', 'if-none-match': '*' },
       body: { url: `${HOOKS}/catalogo` },
@@ -26,7 +26,7 @@ export const webhookRetries: Demo = {
     const destinationEtag = configured.headers.get('etag')!;
     print('  The secret (segredo) is shown only in this receipt: the receiver keeps it to check signatures.');
 
-    step(`2. The network: ${HOOKS} goes to an in-process receiver (emu.network.route). It verifies each`);
+    await step(`2. The network: ${HOOKS} goes to an in-process receiver (emu.network.route). It verifies each`);
     print(`   delivery with verifyWebhook, answers 503 to the first ${FAILURES}, then 200.`);
     let deliveries = 0;
     emu.network.route(HOOKS, async (request) => {
@@ -38,11 +38,11 @@ export const webhookRetries: Demo = {
       return new Response(status === 200 ? '' : 'down for maintenance', { status });
     });
 
-    step('3. A test event (POST /v1/webhook/testes, If-Match: the destination ETag). 202 = accepted, not delivered.');
+    await step('3. A test event (POST /v1/webhook/testes, If-Match: the destination ETag). 202 = accepted, not delivered.');
     const test = await api('POST', '/v1/webhook/testes', { headers: { 'idempotency-key': 'demo-test-000000001', 'if-match': destinationEtag } });
     const eventPath = `/v1/webhook/eventos/${test.body.evento_id}`;
 
-    step('4. The clock is manual: nothing is sent until it moves. Advance to each attempt as the service plans it');
+    await step('4. The clock is manual: nothing is sent until it moves. Advance to each attempt as the service plans it');
     print('   (emu.clock.advanceTo(proxima_tentativa_em of GET /v1/webhook/eventos/{id})). The first is due at once:');
     let detail = (await api('GET', eventPath)).body;
     print(`  estado ${detail.estado}, proxima_tentativa_em ${detail.proxima_tentativa_em}: due now, but nothing runs until the clock moves.`);
@@ -57,7 +57,7 @@ export const webhookRetries: Demo = {
       print(`      → event ${detail.estado}, tentativas_ciclo ${detail.tentativas_ciclo}${next}`);
     }
 
-    step(`5. The attempts: GET ${eventPath}/tentativas`);
+    await step(`5. The attempts: GET ${eventPath}/tentativas`);
     const attempts = (await quiet('GET', `${eventPath}/tentativas`)).body;
     table(
       print,
@@ -67,7 +67,7 @@ export const webhookRetries: Demo = {
     print(`  The event: estado ${detail.estado}, tentativas_totais ${detail.tentativas_totais}, status_http ${detail.status_http}, terminado_em ${detail.terminado_em}.`);
     print('  Each wait counts from the end of the previous attempt; at most 8 attempts, all within prazo_em (24 h).');
 
-    step('6. A resend opens a new cycle of the same event (same id, same body): POST …/reenvios with If-Match.');
+    await step('6. A resend opens a new cycle of the same event (same id, same body): POST …/reenvios with If-Match.');
     await api('POST', `${eventPath}/reenvios`, { headers: { 'idempotency-key': 'demo-resend-0000001', 'if-match': destinationEtag } });
     await emu.clock.advance(0);
     detail = (await quiet('GET', eventPath)).body;

@@ -29,6 +29,8 @@ export interface RunningServer extends AsyncDisposable {
   /** Where to reach the server from this machine (after a wildcard bind, 0.0.0.0 or ::, its loopback address). */
   readonly url: string;
   readonly port: number;
+  /** The inspector page of this server (`<url>/_emulator/ui`): its timeline, and the controls to drive it. */
+  readonly inspector: string;
   close(): Promise<void>;
   /** Keeps the process alive while the server listens, and for the connections it accepts from now on. */
   ref(): void;
@@ -46,7 +48,10 @@ const CLOSE_GRACE_MS = 500;
 const CLOSE_SWEEP_MS = 5;
 
 /** Serves `handle` on a socket; resolves once it listens. Throws (a TypeError) for a bad `allowHosts` entry. */
-export async function serve(handle: SocketHandler, options: ListenOptions = {}): Promise<RunningServer> {
+/** What serve() gives: the server without the pages the app mounted on it (the facade adds their URLs). */
+export type ServedSocket = Omit<RunningServer, 'inspector'>;
+
+export async function serve(handle: SocketHandler, options: ListenOptions = {}): Promise<ServedSocket> {
   const { createAdaptorServer } = await import('@hono/node-server');
   const host = options.host ?? '127.0.0.1';
   const refusedHost = hostGuard(host, options.allowHosts);
@@ -88,7 +93,7 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}):
       server.unref();
     },
     // `this`: the object it is called on, which for emu.listen() is the emulator's wrapper with its own close().
-    [Symbol.asyncDispose](this: RunningServer) {
+    [Symbol.asyncDispose](this: ServedSocket) {
       return this.close();
     },
     close: () =>
