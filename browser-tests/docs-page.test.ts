@@ -6,23 +6,17 @@
  * UPDATE_SCREENSHOTS=1 writes the README's screenshot (docs/images/docs-page.png); otherwise it goes to a temporary
  * folder, so every run still takes it.
  */
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiDocument, controlsDocument, createEmulator, type Emulator, type RunningServer } from '../src/index.js';
+import { haveChromium, launchChromium, openWatchedPage, type Watch } from './support/chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) {
-  // The one skip of the suite: say it loudly, with the fix.
-  console.warn(
-    `\n*** SKIPPED the browser test of /_emulator/docs: no chromium at ${CHROMIUM}. ` +
-      'Install it with `apt-get install -y chromium` (Debian; .ci/run does this), or point CHROMIUM_PATH at a Chromium. ***\n',
-  );
-}
+// The one skip of the suite, said loudly with the fix.
+const HAVE_CHROMIUM = haveChromium('the browser test of /_emulator/docs');
 
 const screenshotDir = () => (process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../docs/images/', import.meta.url)) : mkdtempSync(join(tmpdir(), 'catalog-emulator-docs-')));
 
@@ -48,35 +42,14 @@ describe.skipIf(!HAVE_CHROMIUM)('the docs page in chromium', { timeout: 90_000 }
   let server: RunningServer;
   let browser: Browser;
   let page: Page;
-  const consoleErrors: string[] = [];
-  const failed: string[] = [];
-  const elsewhere: string[] = [];
+  let watch: Watch;
 
   beforeAll(async () => {
     emu = createEmulator();
     server = await emu.listen({ port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    browser = await launchChromium();
     // Whatever is not the emulator is recorded and refused: the page must work offline.
-    const origin = new URL(server.url).origin;
-    await context.route('**/*', (route) => {
-      const url = route.request().url();
-      if (new URL(url).origin === origin) return route.continue();
-      elsewhere.push(url);
-      return route.abort('blockedbyclient');
-    });
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => consoleErrors.push(String(error)));
-    page.on('requestfailed', (request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`));
-    page.on('response', (response) => {
-      if (response.status() >= 400) failed.push(`${response.url()}: ${response.status()}`);
-    });
+    ({ page, watch } = await openWatchedPage(browser, new URL(server.url).origin));
   });
 
   afterAll(async () => {
@@ -104,8 +77,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the docs page in chromium', { timeout: 90_000 }
 
   it('logged no console error, failed no request and asked nothing of any other host', async () => {
     await page.waitForLoadState('networkidle');
-    expect(consoleErrors).toEqual([]);
-    expect(failed).toEqual([]);
-    expect(elsewhere).toEqual([]);
+    expect(watch.consoleErrors).toEqual([]);
+    expect(watch.failed).toEqual([]);
+    expect(watch.elsewhere).toEqual([]);
   });
 });

@@ -4,20 +4,13 @@
  * until the demo is done, its narration on the page with no token or secret in the DOM and no console error.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demos } from '../src/index.js';
+import { haveChromium, launchChromium, openWatchedPage, type Watch } from './support/chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    `\n*** SKIPPED the browser test of demo --ui on the inspector page: no chromium at ${CHROMIUM}. ` +
-      'Install it with `apt-get install -y chromium` (Debian; .ci/run does this), or point CHROMIUM_PATH at a Chromium. ***\n',
-  );
-}
+const HAVE_CHROMIUM = haveChromium('the browser test of demo --ui on the inspector page');
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
@@ -39,8 +32,7 @@ describe.skipIf(!HAVE_CHROMIUM)('demo webhook-retries --ui in chromium', { timeo
   let url: string;
   let browser: Browser;
   let page: Page;
-  const consoleErrors: string[] = [];
-  const failed: string[] = [];
+  let watch: Watch;
 
   beforeAll(async () => {
     cli = spawn(process.execPath, [CLI, 'demo', 'webhook-retries', '--ui', '--no-open', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
@@ -52,23 +44,9 @@ describe.skipIf(!HAVE_CHROMIUM)('demo webhook-retries --ui in chromium', { timeo
       });
       cli.once('exit', (code) => reject(new Error(`demo --ui exited (${code}):\n${stdout}`)));
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    // The page works offline: whatever is not the emulator is refused, and counted as a failure.
-    const origin = new URL(url).origin;
-    await context.route('**/*', (route) => (new URL(route.request().url()).origin === origin ? route.continue() : route.abort('blockedbyclient')));
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => consoleErrors.push(String(error)));
-    page.on('requestfailed', (request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`));
-    page.on('response', (response) => {
-      if (response.status() >= 400) failed.push(`${response.url()}: ${response.status()}`);
-    });
+    browser = await launchChromium();
+    // The stream the page follows ends aborted when the server stops.
+    ({ page, watch } = await openWatchedPage(browser, new URL(url).origin, { abortable: (at) => at.pathname === '/_emulator/inspector/stream' }));
   }, 60_000);
 
   afterAll(async () => {
@@ -109,8 +87,9 @@ describe.skipIf(!HAVE_CHROMIUM)('demo webhook-retries --ui in chromium', { timeo
     const html = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { outerHTML: string } } }).document.documentElement.outerHTML);
     expect(html).not.toContain(secret);
     expect(html).not.toMatch(/svc_(?:at|whsec)_[A-Za-z0-9_-]{8,}/);
-    expect(consoleErrors).toEqual([]);
-    expect(failed).toEqual([]);
+    expect(watch.consoleErrors).toEqual([]);
+    expect(watch.failed).toEqual([]);
+    expect(watch.elsewhere).toEqual([]);
 
     // The terminal narrated the same run, and the server serves on until SIGTERM.
     await expect.poll(() => stdout.includes('The demo is over.'), { timeout: 30_000 }).toBe(true);

@@ -19,19 +19,13 @@ import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createEmulator, verifyWebhook, type DemoState, type Emulator, type RunningServer } from '../src/index.js';
+import { haveChromium, launchChromium, openWatchedPage, type Watch } from './support/chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const HAVE_CHROMIUM = haveChromium('the browser tests of the inspector (/_emulator/ui)');
 const BUILT = existsSync(fileURLToPath(new URL('../dist/inspector/app.js', import.meta.url)));
-if (!HAVE_CHROMIUM) {
-  console.warn(
-    `\n*** SKIPPED the browser tests of the inspector (/_emulator/ui): no chromium at ${CHROMIUM}. ` +
-      'Install it with `apt-get install -y chromium` (Debian; .ci/run does this), or point CHROMIUM_PATH at a Chromium. ***\n',
-  );
-}
 // npm test builds the page first (npm run typecheck runs npm run build); a bare vitest run needs it built.
 if (HAVE_CHROMIUM && !BUILT) throw new Error('The inspector page is not built (dist/inspector/app.js): run `npm run build` first.');
 
@@ -60,23 +54,11 @@ interface InPage {
 /** The page writes virtual times so: UTC, to the second. */
 const shown = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
-/** What a page did that a test did not ask for: console errors, failed requests, requests elsewhere. */
-interface Watch {
-  readonly consoleErrors: string[];
-  readonly failed: string[];
-  readonly elsewhere: string[];
-  /** Set while the test navigates away: the calls the page had in flight are aborted by the browser, not failed. */
-  leaving: boolean;
-}
-
 let browser: Browser;
 
 beforeAll(async () => {
   if (!HAVE_CHROMIUM) return;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -88,39 +70,8 @@ afterAll(async () => {
  * `<status> <METHOD> <path>`; any other failure is recorded.
  */
 async function openPage(server: RunningServer, expected: readonly string[] = []): Promise<{ page: Page; context: BrowserContext; watch: Watch }> {
-  const context = await browser.newContext({ viewport: { width: 1500, height: 900 } });
-  const watch: Watch = { consoleErrors: [], failed: [], elsewhere: [], leaving: false };
-  const origin = new URL(server.url).origin;
-  // Whatever is not the emulator is recorded and refused: the page must work offline.
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (new URL(url).origin === origin) return route.continue();
-    watch.elsewhere.push(url);
-    return route.abort('blockedbyclient');
-  });
-  const page = await context.newPage();
-  const provoked = new Set<string>();
-  page.on('response', (response) => {
-    const url = new URL(response.url());
-    const key = `${response.status()} ${response.request().method()} ${url.pathname}`;
-    if (response.status() < 400) return;
-    if (expected.includes(key)) provoked.add(url.href);
-    else watch.failed.push(key);
-  });
-  page.on('requestfailed', (request) => {
-    // A stream the page closes itself (a company switched, the page left) ends as an aborted request.
-    if (request.failure()?.errorText === 'net::ERR_ABORTED' && (watch.leaving || new URL(request.url()).pathname === '/_emulator/inspector/stream')) return;
-    watch.failed.push(`${request.url()}: ${request.failure()?.errorText}`);
-  });
-  page.on('console', (message) => {
-    if (message.type() !== 'error') return;
-    // Chromium logs each answer of 400 or more as a console error: those the test provoked are expected.
-    if (message.text().startsWith('Failed to load resource') && provoked.has(message.location().url)) return;
-    if (message.text().startsWith('Failed to load resource') && expected.some((e) => message.location().url.endsWith(e.split(' ')[2]!))) return;
-    watch.consoleErrors.push(`${message.text()} (${message.location().url})`);
-  });
-  page.on('pageerror', (error) => watch.consoleErrors.push(String(error)));
-  return { page, context, watch };
+  // A stream the page closes itself (a company switched, the page left) ends as an aborted request.
+  return openWatchedPage(browser, new URL(server.url).origin, { viewport: { width: 1500, height: 900 }, expected, abortable: (url) => url.pathname === '/_emulator/inspector/stream' });
 }
 
 /** No demo runs in these tests: the page asks once, and hides the panel on the 404. */
