@@ -6,25 +6,9 @@
  * emulator without a demo answers 404 and nothing is kept for it.
  */
 import type { DemoState } from '../wire.js';
+import { maskText } from './mask.js';
 
 type Step = DemoState['steps'][number];
-
-/** A name that holds a credential: its value never reaches the page (its DOM must hold no token or secret). */
-const SECRET_NAME = String.raw`[\w-]*(?:token|secret|segredo|senha|password|credential)[\w-]*`;
-const SECRET_JSON_FIELD = new RegExp(String.raw`"(${SECRET_NAME})"(\s*):(\s*)"(?:[^"\\]|\\.)*"?`, 'gi');
-const SECRET_HEADER = new RegExp(String.raw`^(\s*${SECRET_NAME}:\s*)\S.*$`, 'i');
-const BEARER = /(authorization:\s*Bearer\s+)\S+/gi;
-/** The emulator's own tokens and secrets (svc_at_…, svc_whsec_…), wherever a line names one. */
-const SERVICE_CREDENTIAL = /\bsvc_[a-z]+_[A-Za-z0-9_-]{8,}/g;
-
-/**
- * A line of narration as the page may show it: JSON fields and headers named like a credential, bearer tokens and
- * any svc_… token or secret read "••••" (a value cut short by the narration's 400 characters too). The terminal
- * shows the narration whole: the webhook-retries demo prints its receipt's segredo there on purpose.
- */
-function masked(line: string): string {
-  return line.replace(SECRET_JSON_FIELD, '"$1"$2:$3"••••"').replace(SECRET_HEADER, '$1••••').replace(BEARER, '$1••••').replace(SERVICE_CREDENTIAL, 'svc_••••');
-}
 
 /** The emulator each gate paces (a WeakMap: a closed emulator's gate goes with it). */
 const gates = new WeakMap<object, DemoGate>();
@@ -92,7 +76,7 @@ export class DemoGate {
       this.#heading = undefined;
       lines = lines.slice(2);
     }
-    step.lines.push(...lines.map(masked));
+    step.lines.push(...lines.map(maskText));
   }
 
   /** The scenario ended (or stopped: `failure` says why, as the last line of the step it stopped in). */

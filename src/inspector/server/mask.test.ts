@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MASK, maskHeaders, maskJson } from './mask.js';
+import { MASK, maskHeaders, maskJson, maskText } from './mask.js';
 
 describe('masking', () => {
   it('keeps the bearer scheme of an authorization header and hides its token; other secret headers become ••••', () => {
@@ -40,5 +40,16 @@ describe('masking', () => {
     });
     // The input is left as it was.
     expect(value.token).toBe('a');
+  });
+});
+
+describe('maskText', () => {
+  it('masks credential-named JSON fields (a value cut short too), credential headers, bearer tokens and svc_ credentials in free text', () => {
+    expect(maskText('      {"url":"https://x.example","segredo":"svc_whsec_abcdefgh12345678","versao":1}')).toBe('      {"url":"https://x.example","segredo":"••••","versao":1}');
+    expect(maskText('{"token": "svc_at_abcdefgh1234')).toBe('{"token": "••••"');
+    expect(maskText('      authorization: Bearer svc_at_abcdefgh12345678')).toBe('      authorization: Bearer ••••');
+    expect(maskText('  x-control-token: abc')).toBe('  x-control-token: ••••');
+    expect(maskText('the receiver keeps svc_whsec_abcdefgh12345678 to check')).toBe('the receiver keeps svc_•••• to check');
+    expect(maskText('  ← 201 {"id":"019b","versao":1}')).toBe('  ← 201 {"id":"019b","versao":1}');
   });
 });

@@ -7,7 +7,8 @@
  */
 export const MASK = '••••';
 
-const SECRET_NAME = /token|secret|segredo|senha|password|credential/i;
+const SECRET_WORDS = 'token|secret|segredo|senha|password|credential';
+const SECRET_NAME = new RegExp(SECRET_WORDS, 'i');
 
 /** Whether a field or header of this name holds a secret. */
 const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
@@ -36,4 +37,20 @@ export function maskJson(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(value)) out[name] = isSecretName(name) && field !== null ? MASK : maskJson(field);
   return out;
+}
+
+/** A name that holds a credential, as part of a pattern over text. */
+const SECRET_NAME_IN_TEXT = String.raw`[\w-]*(?:${SECRET_WORDS})[\w-]*`;
+const SECRET_JSON_FIELD = new RegExp(String.raw`"(${SECRET_NAME_IN_TEXT})"(\s*):(\s*)"(?:[^"\\]|\\.)*"?`, 'gi');
+const SECRET_HEADER = new RegExp(String.raw`^(\s*${SECRET_NAME_IN_TEXT}:\s*)\S.*$`, 'i');
+const BEARER = /(authorization:\s*Bearer\s+)\S+/gi;
+/** The emulator's own tokens and secrets (svc_at_…, svc_whsec_…), wherever a text names one. */
+const SERVICE_CREDENTIAL = /\bsvc_[a-z]+_[A-Za-z0-9_-]{8,}/g;
+
+/**
+ * A line of free text (a demo's narration) as the inspector shows it: JSON fields and headers named like a
+ * credential, bearer tokens and any svc_… token or secret read "••••" (a JSON value cut short mid-string too).
+ */
+export function maskText(line: string): string {
+  return line.replace(SECRET_JSON_FIELD, `"$1"$2:$3"${MASK}"`).replace(SECRET_HEADER, `$1${MASK}`).replace(BEARER, `$1${MASK}`).replace(SERVICE_CREDENTIAL, `svc_${MASK}`);
 }
