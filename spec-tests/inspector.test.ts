@@ -105,7 +105,7 @@ describe('the timeline', () => {
     }
     const third = await detail(w, `att:${eventId}:3`);
     expect(third.sections.map((s) => s.title)).toEqual(['Attempt', 'Signature headers', 'Envelope']);
-    expect(third.sections[0]!.value).toMatchObject({ tentativa: 3, ciclo: 1, estado: 'falhou', iniciadaEm: iso(t0 + starts[2]!), statusHttp: 503, codigoFalha: 'status_nao_2xx' });
+    expect(third.sections[0]!.value).toEqual({ tentativa: 3, destino_versao: 1, estado: 'falhou', iniciada_em: iso(t0 + starts[2]!), terminada_em: iso(t0 + starts[2]!), codigo_falha: 'status_nao_2xx', status_http: 503, ciclo: 1, duracao_ms: 0 });
     await readEverything(w);
     expectNoSecrets([w.company.token, destination.segredo]);
   });

@@ -7,6 +7,7 @@
  */
 import { isoString } from '../../core/time.js';
 import type { DeliveryAttempt, WebhookEvent } from '../../core/webhooks/events.js';
+import { presentAttempt, presentEventItem } from '../../http/presenters.js';
 import { signWebhook } from '../../network/signature.js';
 import { VERSION } from '../../version.js';
 import type { DetailSection, ItemDetail } from '../wire.js';
@@ -135,18 +136,12 @@ function eventOf(view: InspectorView, companyId: string, eventId: string): Webho
 
 const iso = (instant: number | null) => (instant === null ? null : isoString(instant));
 
+/**
+ * An attempt as the API's attempt list shows it (GET /v1/webhook/eventos/{id}/tentativas, its field names), with what
+ * only the emulator knows beside it: its cycle and how long it took.
+ */
 function attemptView(attempt: DeliveryAttempt) {
-  return {
-    tentativa: attempt.tentativa,
-    ciclo: attempt.ciclo,
-    estado: attempt.estado,
-    iniciadaEm: isoString(attempt.iniciadaEm),
-    terminadaEm: iso(attempt.terminadaEm),
-    duracaoMs: attempt.terminadaEm === null ? null : attempt.terminadaEm - attempt.iniciadaEm,
-    statusHttp: attempt.statusHttp,
-    codigoFalha: attempt.codigoFalha,
-    destinoVersao: attempt.destinoVersao,
-  };
+  return { ...presentAttempt(attempt), ciclo: attempt.ciclo, duracao_ms: attempt.terminadaEm === null ? null : attempt.terminadaEm - attempt.iniciadaEm };
 }
 
 function envelope(event: WebhookEvent): unknown {
@@ -162,20 +157,8 @@ function eventSections(view: InspectorView, event: WebhookEvent): DetailSection[
     {
       title: 'Event',
       kind: 'json',
-      value: {
-        id: event.id,
-        tipo: event.tipo,
-        estado: event.estado,
-        ciclo: event.ciclo,
-        criadoEm: isoString(event.criadoEm),
-        prazoEm: isoString(event.prazoEm),
-        terminadoEm: iso(event.terminadoEm),
-        proximaTentativaEm: iso(event.proximaTentativaEm),
-        codigoFalha: event.codigoFalha,
-        statusHttp: event.statusHttp,
-        destinoId: event.destinoId,
-        destinoVersao: event.destinoVersao,
-      },
+      // The event as GET /v1/webhook/eventos/{id} shows it (its envelope is the next section), and its cycle.
+      value: { ...presentEventItem(event), terminado_em: iso(event.terminadoEm), proxima_tentativa_em: iso(event.proximaTentativaEm), codigo_falha: event.codigoFalha, ciclo: event.ciclo },
     },
     { title: 'Envelope', kind: 'json', value: envelope(event) },
     { title: 'Attempts', kind: 'table', value: event.attempts.map(attemptView) },
