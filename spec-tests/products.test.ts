@@ -275,6 +275,47 @@ describe('PATCH /v1/produtos/{id}', () => {
     expect(read.headers.get('etag')).toBe(created.etag);
   });
 
+  /** A PATCH of a fresh product with `body` is refused (422 `codigo` at `caminho`) and leaves it unchanged. */
+  async function expectPatchRefused(body: Record<string, unknown>, codigo: string, caminho: string): Promise<void> {
+    const w = await world();
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id);
+    expectError(await w.api.patch(`/v1/produtos/${created.id}`, body, { ifMatch: created.etag }), 422, codigo, caminho);
+    const read = await w.api.get(`/v1/produtos/${created.id}`);
+    expect(read.body).toEqual(created.body);
+    expect(read.headers.get('etag')).toBe(created.etag);
+  }
+
+  // spec: PROD-12
+  it.each([
+    ['an empty id_externo', { id_externo: '' }, 'valor_invalido'],
+    ['an id_externo of 257 characters', { id_externo: 'e'.repeat(257) }, 'valor_invalido'],
+    ['an id_externo that is a number', { id_externo: 7 }, 'valor_invalido'],
+  ])('refuses %s on PATCH, unchanged', (_name, body, codigo) => expectPatchRefused(body, codigo, 'body.id_externo'));
+
+  // spec: PROD-13
+  it.each([
+    ['an empty sku', { sku: '' }, 'valor_invalido'],
+    ['a sku of 257 characters', { sku: 's'.repeat(257) }, 'valor_invalido'],
+    ['a sku that is an array', { sku: ['a'] }, 'valor_invalido'],
+  ])('refuses %s on PATCH, unchanged', (_name, body, codigo) => expectPatchRefused(body, codigo, 'body.sku'));
+
+  // spec: PROD-16
+  it('refuses 129 attributes on PATCH, unchanged', () => expectPatchRefused({ atributos: Array.from({ length: 129 }, (_, i) => ({ codigo: `a${i}`, valores: ['x'] })) }, 'valor_invalido', 'body.atributos'));
+
+  // spec: PROD-17
+  it('refuses an attribute without codigo on PATCH, unchanged', () => expectPatchRefused({ atributos: [{ codigo: 'a', valores: ['x'] }, { valores: ['x'] }] }, 'campo_obrigatorio', 'body.atributos[1].codigo'));
+
+  // spec: PROD-18
+  it.each([
+    ['an empty codigo', { atributos: [{ codigo: '', valores: ['x'] }] }, 'body.atributos[0].codigo'],
+    ['a codigo of 129 characters', { atributos: [{ codigo: 'ok', valores: ['x'] }, { codigo: 'c'.repeat(129), valores: ['x'] }] }, 'body.atributos[1].codigo'],
+    ['a codigo that is a number', { atributos: [{ codigo: 12, valores: ['x'] }] }, 'body.atributos[0].codigo'],
+  ])('refuses %s on PATCH, unchanged', (_name, body, caminho) => expectPatchRefused(body, 'valor_invalido', caminho));
+
+  // spec: PROD-19
+  it('refuses an attribute without valores on PATCH, unchanged', () => expectPatchRefused({ atributos: [{ codigo: 'a' }] }, 'campo_obrigatorio', 'body.atributos[0].valores'));
+
   // spec: PROD-20 ("valores: array of 1 to 50 strings": any strings), PROD-05/PROD-23 (the list is kept as sent).
   it('accepts attribute values of 0 and of 5,000 characters, and keeps them as sent', async () => {
     const w = await world();
