@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, verifyWebhook, type DemoState, type Emulator, type RunningServer } from '../src/index.js';
+import { createEmulator, verifyWebhook, type DemoState, type Emulator, type EmulatorOptions, type RunningServer } from '../src/index.js';
 import { haveChromium, launchChromium, openWatchedPage, type Watch } from './support/chromium.js';
 
 const HAVE_CHROMIUM = haveChromium('the browser tests of the inspector (/_emulator/ui)');
@@ -74,6 +74,18 @@ async function openPage(server: RunningServer, expected: readonly string[] = [])
   return openWatchedPage(browser, new URL(server.url).origin, { viewport: { width: 1500, height: 900 }, expected, abortable: (url) => url.pathname === '/_emulator/inspector/stream' });
 }
 
+/** The emulators a test made (closed after it), each with Acme Alimentos (root 11222333). */
+const emulators: Emulator[] = [];
+afterEach(async () => {
+  await Promise.all(emulators.splice(0).map((emu) => emu.close()));
+});
+
+function acmeEmulator(options: EmulatorOptions = {}): { emu: Emulator; acme: ReturnType<Emulator['companies']['create']> } {
+  const emu = createEmulator(options);
+  emulators.push(emu);
+  return { emu, acme: emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' }) };
+}
+
 /** No demo runs in these tests: the page asks once, and hides the panel on the 404. */
 const NO_DEMO = '404 GET /_emulator/inspector/demo';
 
@@ -95,15 +107,10 @@ const rowTimes = (page: Page, selector: string) => page.$$eval(selector, (rows) 
 
 describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120_000 }, () => {
   describe('the webhook-retries scenario, driven from the page', () => {
-    let emu: Emulator;
     let server: RunningServer;
-    afterEach(async () => {
-      await emu?.close();
-    });
 
     it('advances to each next task from the page and shows the eight attempts at their virtual times', async () => {
-      emu = createEmulator();
-      const acme = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' });
+      const { emu, acme } = acmeEmulator();
       server = await emu.listen({ port: 0 });
       const { page, context, watch } = await openPage(server, [NO_DEMO]);
       await page.goto(`${server.url}/_emulator/ui#company=${acme.companyId}`);
@@ -191,14 +198,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
   });
 
   describe('faults from the page', () => {
-    let emu: Emulator;
-    afterEach(async () => {
-      await emu?.close();
-    });
 
     it('shows the message of a refused fault, adds one from the form, sees it fire with its hit count, and removes it', async () => {
-      emu = createEmulator();
-      const acme = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' });
+      const { emu, acme } = acmeEmulator();
       const server = await emu.listen({ port: 0 });
       const faultsPath = `/_emulator/companies/${acme.companyId}/faults`;
       const { page, context, watch } = await openPage(server, [NO_DEMO, `422 POST ${faultsPath}`]);
@@ -266,14 +268,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
   });
 
   describe('with a control token', () => {
-    let emu: Emulator;
-    afterEach(async () => {
-      await emu?.close();
-    });
 
     it('asks for the token, refuses a wrong one, then works with it live, keeping it out of the DOM, storage and URL', async () => {
-      emu = createEmulator({ controlToken: CONTROL_TOKEN });
-      const acme = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' });
+      const { emu, acme } = acmeEmulator({ controlToken: CONTROL_TOKEN });
       const server = await emu.listen({ port: 0 });
       const { page, context, watch } = await openPage(server, [NO_DEMO, '401 GET /_emulator/companies']);
       await page.goto(`${server.url}/_emulator/ui`);
@@ -314,14 +311,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
   });
 
   describe('at scale', () => {
-    let emu: Emulator;
-    afterEach(async () => {
-      await emu?.close();
-    });
 
     it('1,000 companies and a journal at its 10,000 cap: first paint and a live update each under 200 ms', { timeout: 240_000 }, async () => {
-      emu = createEmulator();
-      const acme = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' });
+      const { emu, acme } = acmeEmulator();
       for (let i = 1; i < 1000; i++) emu.companies.create({ name: `Empresa ${String(i).padStart(4, '0')}` });
       const auth = { headers: { authorization: `Bearer ${acme.token}` } };
       let last = '';
@@ -412,14 +404,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
     });
   });
   describe('a company on a clock of its own', () => {
-    let emu: Emulator;
-    afterEach(async () => {
-      await emu?.close();
-    });
 
     it('shows its own time and moves its own clock, not the shared one', async () => {
-      emu = createEmulator();
-      emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' });
+      const { emu } = acmeEmulator();
       const own = emu.companies.create({ cnpjRoot: '44555666', name: 'Própria Ltda', clock: 'own' });
       await emu.companies.clock(own.companyId).advance('3d');
       const server = await emu.listen({ port: 0 });
@@ -453,17 +440,12 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
   });
 
   describe('the demo panel', () => {
-    let emu: Emulator;
-    afterEach(async () => {
-      await emu?.close();
-    });
 
     // The demo gate (GET /_emulator/inspector/demo, POST …/demo/next) is served by `catalog-emulator demo NAME --ui`;
     // here the browser answers those two calls itself, with bodies of the shared wire type (DemoState), so the
     // panel is tested on its own: shown with the steps, "Next step" posting and showing the answer, done at the end.
     it('shows the steps of the running demo and releases the next one', async () => {
-      emu = createEmulator();
-      const acme = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' });
+      const { emu, acme } = acmeEmulator();
       const server = await emu.listen({ port: 0 });
       const { page, context, watch } = await openPage(server);
       const steps: DemoState['steps'] = [{ n: 1, title: '1. Acme configures its webhook destination.', lines: ['PUT /v1/webhook → 201'] }];
