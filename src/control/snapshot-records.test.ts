@@ -283,8 +283,9 @@ describe('whole snapshots: parseFast gives what the schema gives, or nothing whe
       }),
       { numRuns: 1000 },
     );
-    // Both verdicts come up often enough to mean something.
-    expect(taken).toBeGreaterThan(100);
-    expect(refused).toBeGreaterThan(100);
+    // Both verdicts come up often enough to mean something. Mutations are drawn at random, so the shares move from
+    // run to run: a CI run took 98 of 1,000 (109 to 149 in three local runs); 50 is far below any usual run, far above none.
+    expect(taken).toBeGreaterThan(50);
+    expect(refused).toBeGreaterThan(50);
   });
 });
