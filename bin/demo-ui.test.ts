@@ -151,8 +151,11 @@ describe('catalog-emulator demo webhook-retries --ui', { timeout: TEST_TIMEOUT_M
 
 describe('catalog-emulator demo NAME --ui on a terminal', { timeout: TEST_TIMEOUT_MS }, () => {
   it('Enter releases a step, and Ctrl+C is still SIGINT (exit 0)', async () => {
-    // script(1) (util-linux) runs the CLI on a pseudo-terminal fed by this pipe, and exits with its code (-e).
-    const child = spawn('script', ['-qfec', `${process.execPath} ${CLI} demo idempotent-retry --ui --no-open --port 0`, '/dev/null'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    // script(1) (util-linux) runs the CLI on a pseudo-terminal fed by this pipe, and exits with its code (-e). It runs
+    // the command with $SHELL -c; `exec` makes the CLI the terminal's foreground process itself, for dash (a CI's
+    // /bin/sh) stays as its parent otherwise, and dies of the Ctrl+C's SIGINT (script then answers 130).
+    const command = `exec ${process.execPath} ${CLI} demo idempotent-retry --ui --no-open --port 0`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, SHELL: '/bin/sh', NO_COLOR: '1' } });
     track(child);
     let seen = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (seen += chunk));
