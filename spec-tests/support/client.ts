@@ -3,6 +3,9 @@
  * It adds nothing the spec does not say: the tests pass every header they mean to test.
  */
 import { connect, type Target } from './target.js';
+import { deployment, notHere } from './deployment.js';
+import { cnpjOf } from './cnpj.js';
+import { nextOrder } from './fixtures.js';
 import type { EmulatorOptions } from '../../src/index.js';
 
 export interface Answer<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -23,10 +26,12 @@ export interface RequestOptions {
 }
 
 let keyCounter = 0;
-/** A fresh idempotency key: unique within the process, valid (16–128 of A-Z a-z 0-9 . _ : -). */
+/** A deployment keeps keys for days, across runs: there a key also names its run. */
+const keyPrefix = deployment === undefined ? `spec-${process.pid}` : `spec-${Math.random().toString(36).slice(2, 12)}`;
+/** A fresh idempotency key: unique within the process (and the run, on a deployment), valid (16–128 of A-Z a-z 0-9 . _ : -). */
 export function newKey(): string {
   keyCounter += 1;
-  return `spec-${process.pid}-${String(keyCounter).padStart(8, '0')}`;
+  return `${keyPrefix}-${String(keyCounter).padStart(8, '0')}`;
 }
 
 async function send(target: Target, method: string, path: string, token: string | undefined, options: RequestOptions = {}): Promise<Answer> {
@@ -82,6 +87,7 @@ export interface CompanyInfo {
 export class Controls {
   constructor(readonly target: Target, readonly controlToken?: string) {}
   private async call(method: string, path: string, body?: unknown): Promise<Answer> {
+    if (this.target.kind === 'deployment') notHere(`needs the emulator's controls (${method} /_emulator${path})`);
     const headers: Record<string, string> = method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' };
     return send(this.target, method, `/_emulator${path}`, this.controlToken, { key: null, headers, ...(body === undefined ? {} : { body }) });
   }
@@ -94,7 +100,10 @@ export class Controls {
   info = () => this.ok('GET', '');
   createCompany = (options: Record<string, unknown> = {}): Promise<CompanyInfo> => this.ok('POST', '/companies', options);
   updateCompany = (companyId: string, flags: Record<string, unknown>) => this.ok('PATCH', `/companies/${companyId}`, flags);
-  addCredential = (companyId: string, permissions?: string[]): Promise<{ token: string }> => this.ok('POST', `/companies/${companyId}/credentials`, permissions ? { permissions } : {});
+  addCredential = async (companyId: string, permissions?: string[]): Promise<{ token: string }> => {
+    if (this.target.kind === 'deployment') return { token: deploymentCredential(permissions) };
+    return this.ok('POST', `/companies/${companyId}/credentials`, permissions ? { permissions } : {});
+  };
   clock = (): Promise<{ now: string; mode: string; pending: number; deadlines: number }> => this.ok('GET', '/clock');
   advance = (by: string | number): Promise<{ now: string; ran: number }> => this.ok('POST', '/clock/advance', { by });
   addFault = (fault: Record<string, unknown>): Promise<{ id: string }> => this.ok('POST', '/faults', fault);
@@ -113,9 +122,46 @@ export interface World {
   readonly api: Api;
 }
 
+/**
+ * In a deployment, the credential given for exactly these permissions (CONFORMANCE_TOKEN_FOR, several permissions
+ * joined by "+"); without permissions, the main credential (it holds them all). Else the test is skipped, saying so.
+ */
+function deploymentCredential(permissions: string[] | undefined): string {
+  if (permissions === undefined) return deployment!.token;
+  const key = [...permissions].sort().join('+');
+  const token = deployment!.tokensFor.get(key);
+  if (token === undefined) notHere(`needs a credential holding only ${permissions.join(' and ')} (give one: --token-for ${key}=TOKEN)`);
+  return token;
+}
+
+/** The company of the deployment's credential, read once through the API. */
+let deploymentCompany: Promise<{ companyId: string; cnpjRoot: string }> | undefined;
+
+/**
+ * In a deployment, every test works in the one company of its credential, which is not new: each world gets an
+ * establishment of its own (a branch made through the API) in the place a new company's head office holds, so a
+ * test's catalogs and products never meet another test's. A test about the head office itself needs its own company.
+ */
+async function deploymentWorld(target: Target, company: Record<string, unknown>): Promise<World> {
+  const flags = Object.keys(company);
+  if (flags.length > 0) notHere(`needs a company made with ${flags.join(', ')}`);
+  const api = new Api(target, deployment!.token);
+  deploymentCompany ??= api.get('/v1/empresa').then((answer) => {
+    if (answer.status !== 200) throw new Error(`GET /v1/empresa with CONFORMANCE_TOKEN answered ${answer.status}: ${answer.text}`);
+    return { companyId: answer.body.id, cnpjRoot: answer.body.cnpj_raiz };
+  });
+  const { companyId, cnpjRoot } = await deploymentCompany;
+  const cnpj = cnpjOf(cnpjRoot, nextOrder());
+  const establishment = await api.post('/v1/estabelecimentos', { cnpj, nome: 'Estabelecimento do teste' });
+  if (establishment.status !== 201) throw new Error(`an establishment for the test answered ${establishment.status}: ${establishment.text}`);
+  const info: CompanyInfo = { companyId, cnpjRoot, token: deployment!.token, headOffice: { id: establishment.body.id, cnpj } };
+  return { target, controls: new Controls(target), company: info, api };
+}
+
 /** A target (fresh in-process emulator, or the shared server) and a new company on it. */
 export async function world(options: EmulatorOptions = {}, company: Record<string, unknown> = {}): Promise<World> {
   const target = connect(options);
+  if (target.kind === 'deployment') return deploymentWorld(target, company);
   const controls = new Controls(target);
   const info = await controls.createCompany(company);
   return { target, controls, company: info, api: new Api(target, info.token) };
@@ -123,6 +169,7 @@ export async function world(options: EmulatorOptions = {}, company: Record<strin
 
 /** Another company on the same target (the same emulator in process, the same server otherwise). */
 export async function otherCompany(w: World): Promise<World> {
+  if (w.target.kind === 'deployment') notHere('needs a second company');
   const info = await w.controls.createCompany();
   return { target: w.target, controls: w.controls, company: info, api: new Api(w.target, info.token) };
 }

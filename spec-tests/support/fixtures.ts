@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import { cnpjOf } from './cnpj.js';
+import { deployment } from './deployment.js';
 import type { Answer, Api, World } from './client.js';
 
 /** Every permission of the helper context's decisions: what a credential created without a list holds. */
@@ -16,14 +17,19 @@ export const UNKNOWN_V7_ID = '0190a000-0000-7000-8000-000000000000';
 
 export const productsPath = (catalogId: string) => `/v1/catalogos/${catalogId}/produtos`;
 
-let orderCounter = 0;
+/**
+ * On a deployment, the company keeps the establishments of every earlier run: there the orders start at a random
+ * place, with a first letter from C to Y, so that two runs are unlikely to meet (24 × 36³ orders).
+ */
+const orderStart = deployment === undefined ? { letter: 'B', counter: 0 } : { letter: 'CDEFGHIJKLMNOPQRSTUVWXY'.charAt(Math.floor(Math.random() * 23)), counter: Math.floor(Math.random() * 36 ** 3) };
+let orderCounter = orderStart.counter;
 /**
  * A fresh order part (B001, B002, ..., base 36 after B999): no two branches a test file creates share a
  * CNPJ, and none collides with the orders the tests write out (digit-only ones, AB12, Z9Y8, 0A0B).
  */
 export function nextOrder(): string {
-  orderCounter += 1;
-  return `B${orderCounter.toString(36).toUpperCase().padStart(3, '0')}`;
+  orderCounter = (orderCounter + 1) % 36 ** 3;
+  return `${orderStart.letter}${orderCounter.toString(36).toUpperCase().padStart(3, '0')}`;
 }
 
 /** A branch establishment of the company (a fresh order part each time), with its ETag. */

@@ -1,16 +1,17 @@
 /**
  * Where the spec tests send their requests. By default an in-process emulator (one per `connect()`);
- * with SPEC_BASE_URL set (or the server project's global setup), a running server, over real HTTP.
- * Either way the tests speak only HTTP: the API under /v1 and the controls under /_emulator, and every API
+ * with SPEC_BASE_URL set (or the server project's global setup), a running server, over real HTTP; with
+ * CONFORMANCE_BASE_URL set, a deployment without controls (deployment.ts). Either way the tests speak only HTTP: the API under /v1 and the controls under /_emulator, and every API
  * answer is checked against the OpenAPI document (contract.ts).
  */
 import { inject } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/index.js';
 import { checkedFetch } from './contract.js';
+import { deployment, notHere } from './deployment.js';
 
 export interface Target {
-  /** 'server' when requests cross a real socket. */
-  readonly kind: 'in-process' | 'server';
+  /** 'server' when requests cross a real socket; 'deployment' when, besides, no control is there. */
+  readonly kind: 'in-process' | 'server' | 'deployment';
   readonly baseUrl: string;
   fetch(path: string, init?: RequestInit): Promise<Response>;
 }
@@ -32,11 +33,17 @@ export function serverUrl(): string | undefined {
  * the test run started itself (its files run one at a time); false on a server named by SPEC_BASE_URL.
  */
 export function mayResetTarget(): boolean {
-  if (process.env.SPEC_BASE_URL) return false;
+  if (process.env.SPEC_BASE_URL || deployment !== undefined) return false;
   return serverUrl() === undefined || inject('specServerOwned') === true;
 }
 
 export function connect(options: EmulatorOptions = {}): Target {
+  if (deployment !== undefined) {
+    const made = Object.keys(options);
+    if (made.length > 0) notHere(`needs an emulator made with ${made.join(', ')}`);
+    const { baseUrl } = deployment;
+    return { kind: 'deployment', baseUrl, fetch: checkedFetch((path, init) => fetch(`${baseUrl}${path}`, init)) };
+  }
   const base = serverUrl();
   if (base !== undefined) {
     const baseUrl = base.replace(/\/$/, '');

@@ -1,0 +1,55 @@
+/**
+ * The spec tests against a deployment: a base URL and credentials, no /_emulator controls. Named by
+ * CONFORMANCE_BASE_URL and CONFORMANCE_TOKEN (a credential of the company the tests work in, holding every
+ * permission), and CONFORMANCE_TOKEN_FOR ("PERMISSION=TOKEN,…": credentials of that company holding only that
+ * permission). `catalog-emulator conformance` sets them; so can anyone running vitest.
+ *
+ * There the tests share one company that is not new, and no control exists: a test that needs what only the
+ * controls give (time travel, faults, the inbox, a company of its own or with given flags, a second company) is
+ * skipped, saying which, before it sends its first control request; a test that needs a company where nothing
+ * happened yet says so with `needsOwnCompany`.
+ */
+import { getCurrentTest } from 'vitest/suite';
+
+export interface Deployment {
+  readonly baseUrl: string;
+  readonly token: string;
+  /** Credentials holding only the permission they are filed under. */
+  readonly tokensFor: ReadonlyMap<string, string>;
+}
+
+function readDeployment(env: NodeJS.ProcessEnv): Deployment | undefined {
+  const baseUrl = env.CONFORMANCE_BASE_URL;
+  if (baseUrl === undefined || baseUrl === '') return undefined;
+  const token = env.CONFORMANCE_TOKEN;
+  if (token === undefined || token === '') throw new Error('CONFORMANCE_BASE_URL is set without CONFORMANCE_TOKEN: name a credential of the company to test in');
+  const tokensFor = new Map<string, string>();
+  for (const pair of (env.CONFORMANCE_TOKEN_FOR ?? '').split(',').filter((part) => part.trim() !== '')) {
+    const at = pair.indexOf('=');
+    if (at <= 0 || at === pair.length - 1) throw new Error(`CONFORMANCE_TOKEN_FOR: "${pair}" is not PERMISSION=TOKEN`);
+    tokensFor.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim());
+  }
+  return { baseUrl: baseUrl.replace(/\/$/, ''), token, tokensFor };
+}
+
+/** The deployment the tests run against, or undefined when they run against an emulator (with its controls). */
+export const deployment: Deployment | undefined = readDeployment(process.env);
+
+/**
+ * Skips the running test, giving the reason: what it needs that a deployment without controls does not give.
+ * Outside a test (a describe-level hook) it throws, so a suite set up through the controls fails loudly there.
+ */
+export function notHere(reason: string): never {
+  const test = getCurrentTest();
+  if (test === undefined) throw new Error(`not runnable against a deployment (${reason}), and not inside a test to skip`);
+  test.context.skip(reason);
+  throw new Error('unreachable: skip() throws');
+}
+
+/**
+ * Declares that the test needs a company where nothing happened before it (it counts or lists the company's
+ * records, or sets what a company has one of): skipped against a deployment, where the company is shared.
+ */
+export function needsOwnCompany(why: string): void {
+  if (deployment !== undefined) notHere(`needs a company of its own: ${why}`);
+}
