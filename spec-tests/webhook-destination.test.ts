@@ -478,10 +478,18 @@ describe('subscription and permission', () => {
     expectError(await other.put(WEBHOOK, { url: hookUrl() }, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
     expectError(await other.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE }), 403, 'permissao_insuficiente');
     expectError(await other.delete(WEBHOOK, undefined, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
-    expect((await getDestination(w)).body).toMatchObject({ versao: created.versao, estado: 'ativo' });
-    // The permission is checked before the subscription.
+    const read = await getDestination(w);
+    expect(read.body).toEqual({ id: created.id, versao: created.versao, estado: 'ativo', url: created.url });
+    expect(read.headers.get('etag')).toBe(created.etag);
+  });
+
+  // The order of the two checks: split from the test above, as it needs the company flags (the controls).
+  it('checks the permission before the subscription: 403 permissao_insuficiente while suspended too', async () => {
+    const w = await world();
+    const created = await createDestination(w);
+    const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'catalogo:gerenciar', 'estabelecimento:gerenciar', 'vigilancia:gerenciar', 'analise:executar']);
     await w.controls.updateCompany(w.company.companyId, { subscriptionActive: false });
-    expectError(await other.put(WEBHOOK, { url: hookUrl() }, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
+    expectError(await w.api.as(token).put(WEBHOOK, { url: hookUrl() }, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
   });
 
   it('lets a credential with only webhook:gerenciar manage the destination', async () => {
