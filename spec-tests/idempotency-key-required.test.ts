@@ -8,7 +8,7 @@ import { cnpjOf } from './support/cnpj.js';
 import { headOfficeCatalog, NCM, product, world, type Answer, type World } from './support/client.js';
 import { expectError } from './support/expect.js';
 import { branch, branchCatalog, nextOrder, productsPath } from './support/fixtures.js';
-import { createDestination, EVENTS, resendPath, TESTS, testEvent, WEBHOOK } from './support/webhook-setup.js';
+import { changeDestination, createDestination, destinationBefore, EVENTS, expectUnchanged, resendPath, TESTS, testEvent, WEBHOOK } from './support/webhook-setup.js';
 
 const refused = (answer: Answer) => expectError(answer, 400, 'chave_idempotencia_ausente', 'header.idempotency-key');
 
@@ -17,6 +17,13 @@ async function etagOf(w: World, path: string): Promise<string | null> {
   const answer = await w.api.get(path);
   expect(answer.status, answer.text).toBe(200);
   return answer.headers.get('etag');
+}
+
+/** The ids of the company's newest webhook events (a refused request adds none). */
+async function newestEvents(w: World): Promise<string[]> {
+  const answer = await w.api.get(`${EVENTS}?limite=100`);
+  expect(answer.status, answer.text).toBe(200);
+  return answer.body.itens.map((item: { id: string }) => item.id);
 }
 
 async function count(w: World, path: string): Promise<number> {
@@ -99,8 +106,11 @@ describe('a state-changing request without idempotency-key is refused and change
   // spec: WH-DEST-07
   it('PUT /v1/webhook', async () => {
     const w = await world();
-    refused(await w.api.put(WEBHOOK, { url: 'https://hooks.example.com/catalogo' }, { headers: { 'if-none-match': '*' }, key: null }));
-    expectError(await w.api.get(WEBHOOK), 404, 'destino_nao_encontrado');
+    // A create on a new company; on a deployment's company, which has its destination already, a change.
+    const before = await destinationBefore(w);
+    const precondition = before.status === 404 ? { headers: { 'if-none-match': '*' } } : { ifMatch: before.headers.get('etag')! };
+    refused(await w.api.put(WEBHOOK, { url: 'https://hooks.example.com/catalogo' }, { ...precondition, key: null }));
+    await expectUnchanged(w, before);
   });
 
   // spec: WH-DEST-26
@@ -117,16 +127,23 @@ describe('a state-changing request without idempotency-key is refused and change
   it('POST /v1/webhook/testes', async () => {
     const w = await world();
     const destination = await createDestination(w);
+    const before = await newestEvents(w);
     refused(await w.api.post(TESTS, {}, { ifMatch: destination.etag, key: null }));
-    expect(await count(w, EVENTS)).toBe(0);
+    expect(await newestEvents(w)).toEqual(before);
   });
 
   // spec: WH-EVT-33
   it('POST /v1/webhook/eventos/{id}/reenvios', async () => {
     const w = await world();
-    const destination = await createDestination(w);
-    const eventId = await testEvent(w, destination.etag);
+    const created = await createDestination(w);
+    // An event that cannot change by itself any more, yet may be resent: closed by the rotation (cancelado
+    // destino_alterado), or on a real clock perhaps delivered (or failed) before it. A deployment's company has
+    // such events from earlier tests: one of them spares a test event (5 a minute).
+    const closed = (await w.api.get(`${EVENTS}?limite=100`)).body.itens.find((e: { estado: string }) => ['cancelado', 'entregue', 'falhou'].includes(e.estado));
+    const eventId: string = w.target.kind === 'deployment' && closed !== undefined ? closed.id : await testEvent(w, created.etag);
+    const destination = await changeDestination(w, created.etag, created.url);
     const before = await w.api.get(`${EVENTS}/${eventId}`);
+    expect(['cancelado', 'entregue', 'falhou']).toContain(before.body.estado);
     refused(await w.api.post(resendPath(eventId), {}, { ifMatch: destination.etag, key: null }));
     const after = await w.api.get(`${EVENTS}/${eventId}`);
     expect(after.body).toEqual(before.body);

@@ -11,9 +11,10 @@
  * built CLI. Each test has its own company; times are read from the clock at the start of the test (the
  * server's clock is shared). Every fault a test adds matches its own company and is removed after the test.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { headOfficeCatalog, NCM, newKey, otherCompany, product, world, type Answer, type Controls, type World } from './support/client.js';
 import { ETAG, expectControlError, expectError, REQUEST_ID, UUID } from './support/expect.js';
+import { deployment, needsOwnCompany, notHere } from './support/deployment.js';
 import { branchCatalog, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 import { createDestination, EVENTS, eventDetail } from './support/webhook-setup.js';
 
@@ -42,8 +43,31 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 
 type Operacao = 'mesclar' | 'substituicao_catalogo' | 'substituicao_integral';
 
+/**
+ * The prefix of every id_externo a test writes: none on a company of the test's own; on a deployment, where every
+ * test shares one company whose products outlive the run (and an id_externo is unique in the company), a new one
+ * for each test, so that no product or record of a test meets another test's.
+ */
+let idPrefix = '';
+beforeEach(() => {
+  idPrefix = deployment === undefined ? '' : `${Math.random().toString(36).slice(2, 8)}-`;
+});
+/** The test's id_externo named `name`. */
+const ext = (name: string) => `${idPrefix}${name}`;
+
+/**
+ * An idempotency key the test writes out (its length and characters are what it checks): as written on a company
+ * of the test's own; on a deployment, which keeps keys across runs, with its first 8 characters made unique.
+ */
+const fixedKey = (key: string) => (deployment === undefined ? key : `${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}${key.slice(8)}`);
+
+/** Skipped on a deployment, before anything is sent: the test needs the emulator's controls for `what`. */
+function needsControls(what: string): void {
+  if (deployment !== undefined) notHere(`needs the emulator's controls (${what})`);
+}
+
 /** A product record: origem "erp", the common NCM, and `fields`. */
-const rec = (idExterno: string, fields: Record<string, unknown> = {}) => ({ id_externo: idExterno, origem: 'erp', ncm: NCM, ...fields });
+const rec = (idExterno: string, fields: Record<string, unknown> = {}) => ({ id_externo: ext(idExterno), origem: 'erp', ncm: NCM, ...fields });
 
 /** The faults the current test added, removed after it (a consumed one is already gone: 404). */
 const addedFaults: { controls: Controls; id: string }[] = [];
@@ -68,9 +92,51 @@ async function advance(w: World, ms: number): Promise<void> {
   await w.controls.advance(ms);
 }
 
+/**
+ * The start's body as sent. Without catalogo_id an ingestion goes to the head office's active catalog; on a
+ * deployment the world's "head office" is an establishment of its own, not the company's head office, so there
+ * the catalog the test means (that establishment's active one, which the test made) is named explicitly.
+ */
+async function startBody(w: World, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (w.target.kind !== 'deployment' || 'catalogo_id' in body) return body;
+  const answer = await w.api.get(`/v1/catalogos?estabelecimento_id=${w.company.headOffice.id}&estado=ativo`);
+  expect(answer.status, answer.text).toBe(200);
+  const active: { id: string }[] = answer.body.itens;
+  if (active.length !== 1) throw new Error(`the world's establishment has ${active.length} active catalogs, not 1`);
+  return { ...body, catalogo_id: active[0]!.id };
+}
+
+/**
+ * Waits, on a deployment's real clock, until the ingestion is no longer `estado` (validando or aplicando: 1 s +
+ * 1 ms per record there), asking again every 50 ms for at most 10 s.
+ */
+async function settle(w: World, id: string, estado: 'validando' | 'aplicando'): Promise<void> {
+  for (let waited = 0; waited < 10 * SECOND; waited += 50) {
+    if ((await read(w, id)).body.estado !== estado) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`ingestion ${id} still ${estado} after 10 s`);
+}
+
+/**
+ * Lets the ingestion's job that is running (the validation or the application, `ms` on the virtual clock) end:
+ * advances the clock; on a deployment, waits for the job on the real clock. Only for a test that does nothing
+ * between the request that starts the job and its end (a real clock would race it).
+ */
+async function finish(w: World, id: string, ms: number): Promise<void> {
+  if (w.target.kind !== 'deployment') return advance(w, ms);
+  const { estado } = (await read(w, id)).body;
+  if (estado === 'validando' || estado === 'aplicando') await settle(w, id, estado);
+}
+
+/** A start that the test expects to be accepted once the catalog is free (201), without checking more. */
+async function startStatus(w: World, body: Record<string, unknown> = { operacao: 'mesclar' }): Promise<number> {
+  return (await w.api.post(INGESTOES, await startBody(w, body))).status;
+}
+
 /** POST /v1/catalogos/ingestoes; fails unless 201. */
 async function start(w: World, body: Record<string, unknown> = { operacao: 'mesclar' }, key = newKey()): Promise<{ id: string; answer: Answer }> {
-  const answer = await w.api.post(INGESTOES, body, { key });
+  const answer = await w.api.post(INGESTOES, await startBody(w, body), { key });
   if (answer.status !== 201) throw new Error(`ingestion start answered ${answer.status}: ${answer.text}`);
   return { id: answer.body.ingestao_id, answer };
 }
@@ -104,7 +170,8 @@ async function ingest(w: World, start0: Record<string, unknown>, batches: unknow
   const { id } = await start(w, start0);
   for (const index of order ?? batches.map((_, i) => i)) await sendBatch(w, id, index + 1, batches[index]!);
   await close(w, id, batches.length);
-  await advance(w, runMs(batches.reduce((n, b) => n + b.length, 0)));
+  if (w.target.kind === 'deployment') await settle(w, id, 'validando');
+  else await advance(w, runMs(batches.reduce((n, b) => n + b.length, 0)));
   return { id, read: await read(w, id) };
 }
 
@@ -114,7 +181,8 @@ async function applyNow(w: World, id: string): Promise<any> {
   expect(current.body.estado, current.answer.text).toBe('validada');
   const answer = await w.api.post(applyPath(id), {}, { ifMatch: current.etag });
   if (answer.status !== 202) throw new Error(`apply answered ${answer.status}: ${answer.text}`);
-  await advance(w, runMs(current.body.previa.registros));
+  if (w.target.kind === 'deployment') await settle(w, id, 'aplicando');
+  else await advance(w, runMs(current.body.previa.registros));
   return (await read(w, id)).body;
 }
 
@@ -132,7 +200,7 @@ async function readProduct(w: World, id: string): Promise<{ body: any; etag: str
 
 /** GET /v1/produtos?id_externo=…: the product, or undefined. */
 async function byExternalId(w: World, idExterno: string): Promise<any> {
-  const answer = await w.api.get(`/v1/produtos?id_externo=${encodeURIComponent(idExterno)}`);
+  const answer = await w.api.get(`/v1/produtos?id_externo=${encodeURIComponent(ext(idExterno))}`);
   expect(answer.status, answer.text).toBe(200);
   expect(answer.body.itens.length).toBeLessThanOrEqual(1);
   return answer.body.itens[0];
@@ -190,18 +258,31 @@ async function ingestionIds(w: World): Promise<string[]> {
     .map((i) => i.id);
 }
 
+/** The ids of the company's newest 100 events. */
+async function newestEventIds(w: World): Promise<string[]> {
+  const list = await w.api.get(`${EVENTS}?limite=100`);
+  expect(list.status, list.text).toBe(200);
+  return list.body.itens.map((e: { id: string }) => e.id);
+}
+
+/** On a deployment, where the company and its event list are shared: the events it had before the test's own. */
+const earlierEvents = new WeakMap<World, Set<string>>();
+
 /** A company with a webhook destination: the service records events only for a company that has one (spec: CONV-09). */
 async function listening(...args: Parameters<typeof world>): Promise<World> {
   const w = await world(...args);
   await createDestination(w);
+  if (w.target.kind === 'deployment') earlierEvents.set(w, new Set(await newestEventIds(w)));
   return w;
 }
 
-/** The `dados` of every event of the company, oldest first (through the event list and each detail). */
+/**
+ * The `dados` of every event of the company, oldest first (through the event list and each detail); on a
+ * deployment, of the events since `listening` made the world (fewer than 100 are expected).
+ */
 async function eventData(w: World): Promise<any[]> {
-  const list = await w.api.get(`${EVENTS}?limite=100`);
-  expect(list.status, list.text).toBe(200);
-  const ids: string[] = list.body.itens.map((e: { id: string }) => e.id).reverse();
+  const earlier = earlierEvents.get(w);
+  const ids = (await newestEventIds(w)).filter((id) => earlier === undefined || !earlier.has(id)).reverse();
   const details = await Promise.all(ids.map((id) => eventDetail(w, id)));
   for (const detail of details) expect(detail.tipo).toBe(detail.evento.dados.tipo);
   return details.map((d) => d.evento.dados);
@@ -238,10 +319,11 @@ const previa = (fields: Partial<Record<string, unknown>>) => ({
 describe('POST /v1/catalogos/ingestoes (start)', () => {
   // spec: ING-05, ING-08, ING-09, ING-10
   it('answers 201 with exactly the receipt and Location, into the head office\'s active catalog by default', async () => {
+    needsOwnCompany('an ingestion without catalogo_id goes to the head office\'s catalog, which on a deployment is not the test\'s');
     const w = await world();
     const a = await headOfficeCatalog(w);
-    await product(w, a.id, { id_externo: 'P-1' });
-    await product(w, a.id, { id_externo: 'P-2' });
+    await product(w, a.id, { id_externo: ext('P-1') });
+    await product(w, a.id, { id_externo: ext('P-2') });
     const t0 = await now(w);
     const answer = await w.api.post(INGESTOES, { operacao: 'substituicao_catalogo', referencia_externa: 'erp-export-4471' }, { key: 'ingest-2026-11-22-run-01' });
     expect(answer.status, answer.text).toBe(201);
@@ -286,6 +368,7 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
 
   // spec: ING-09, REQ-03
   it('repeated with the same key and body answers 200, repetida: true, idempotent-replayed, and the current estado', async () => {
+    needsControls('the clock, and GET /_emulator/state: the service lists no ingestions');
     const w = await world();
     await headOfficeCatalog(w);
     const key = 'erp-export-2026-11-22T08:00:00Z/acme';
@@ -335,6 +418,7 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
   });
 
   it('refuses the same key with another body: 422 idempotencia_reutilizada, no second ingestion', async () => {
+    needsControls('GET /_emulator/state: the service lists no ingestions');
     const w = await world();
     await headOfficeCatalog(w);
     const b = await branchCatalog(w);
@@ -348,6 +432,7 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
 
   // spec: ING-01, ING-02, LIM-04, LIM-05, LIM-06
   it('takes idempotency keys of 16 to 200 characters, none of them whitespace (any other character allowed)', async () => {
+    needsControls('GET /_emulator/state: the service lists no ingestions');
     const w = await world();
     const catalogs = [await branchCatalog(w), await branchCatalog(w), await branchCatalog(w)];
     const slashes = `erp/export+2026-11-22T08:00:00Z/acme=${'/+'.repeat(50)}`.padEnd(150, '~');
@@ -377,7 +462,7 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
     const { id } = await start(w);
     expectError(await w.api.put(batchPath(id, 1), { itens: [rec('A')] }, { key: 'erp/export+batch-0001' }), 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
     expectError(await w.api.put(batchPath(id, 1), { itens: [rec('A')] }, { key: 'k'.repeat(129) }), 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
-    expect((await w.api.put(batchPath(id, 1), { itens: [rec('A')] }, { key: 'k'.repeat(128) })).status).toBe(201);
+    expect((await w.api.put(batchPath(id, 1), { itens: [rec('A')] }, { key: fixedKey('k'.repeat(128)) })).status).toBe(201);
   });
 
   it('answers 422 catalogo_padrao_ausente at body.catalogo_id when the head office has no active catalog', async () => {
@@ -408,6 +493,7 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
   });
 
   it('allows one open ingestion per catalog: 409 ingestao_em_andamento naming the open one, until it ends', async () => {
+    needsOwnCompany('ingestions without catalogo_id go to the head office\'s catalog, which on a deployment is not the test\'s');
     const w = await world();
     const a = await headOfficeCatalog(w);
     const b = await branchCatalog(w);
@@ -625,6 +711,7 @@ describe('PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', () => {
   });
 
   it('answers 409 ingestao_fechada after the close, for a new number and for a received one', async () => {
+    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
     const w = await world();
     await headOfficeCatalog(w);
     const { id } = await start(w);
@@ -726,6 +813,7 @@ describe('POST /v1/catalogos/ingestoes/{id}/fechamento and the validation', () =
   });
 
   it('answers a second close with 409 ingestao_fechada', async () => {
+    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
     const w = await world();
     await headOfficeCatalog(w);
     const { id } = await start(w);
@@ -770,12 +858,12 @@ describe('the preview', () => {
     const a = await headOfficeCatalog(w);
     const b = await branchCatalog(w);
     const c = await branchCatalog(w);
-    const u = await product(w, a.id, { id_externo: 'SKU-U', sku: 'U', descricao: 'Inalterado' });
-    const ch = await product(w, a.id, { id_externo: 'SKU-A', sku: 'A', descricao: 'antes' });
-    const o = await product(w, a.id, { id_externo: 'SKU-O', atributos: [{ codigo: 'COR', valores: ['G', 'M'] }, { codigo: 'TAM', valores: ['G', 'M'] }] });
-    const x = await product(w, a.id, { id_externo: 'SKU-X' });
-    const v = await product(w, b.id, { id_externo: 'SKU-V' });
-    const r = await product(w, c.id, { id_externo: 'SKU-R', descricao: 'velho' });
+    const u = await product(w, a.id, { id_externo: ext('SKU-U'), sku: 'U', descricao: 'Inalterado' });
+    const ch = await product(w, a.id, { id_externo: ext('SKU-A'), sku: 'A', descricao: 'antes' });
+    const o = await product(w, a.id, { id_externo: ext('SKU-O'), atributos: [{ codigo: 'COR', valores: ['G', 'M'] }, { codigo: 'TAM', valores: ['G', 'M'] }] });
+    const x = await product(w, a.id, { id_externo: ext('SKU-X') });
+    const v = await product(w, b.id, { id_externo: ext('SKU-V') });
+    const r = await product(w, c.id, { id_externo: ext('SKU-R'), descricao: 'velho' });
     await deleteCatalog(w, c.id);
     expect((await readProduct(w, r.id)).body).toMatchObject({ ativo: false, catalogos: [] });
     const batch1 = [
@@ -817,7 +905,7 @@ describe('the preview', () => {
     expect((await readProduct(w, sc.v.id)).body).toMatchObject({ versao: versions.v + 1, ativo: true, catalogos: [b.id, a.id] });
     expect((await readProduct(w, sc.r.id)).body).toEqual({
       id: sc.r.id,
-      id_externo: 'SKU-R',
+      id_externo: ext('SKU-R'),
       origem: 'erp',
       sku: 'R2',
       descricao: 'novo',
@@ -828,9 +916,9 @@ describe('the preview', () => {
       catalogos: [a.id],
     });
     const n1 = await byExternalId(w, 'SKU-N1');
-    expect(n1).toEqual({ id: expect.stringMatching(UUID), id_externo: 'SKU-N1', origem: 'erp', sku: 'N1', descricao: 'Novo 1', ncm: NCM, atributos: [{ codigo: 'COR', valores: ['verde'] }], versao: 1, ativo: true, catalogos: [a.id] });
+    expect(n1).toEqual({ id: expect.stringMatching(UUID), id_externo: ext('SKU-N1'), origem: 'erp', sku: 'N1', descricao: 'Novo 1', ncm: NCM, atributos: [{ codigo: 'COR', valores: ['verde'] }], versao: 1, ativo: true, catalogos: [a.id] });
     const n2 = await byExternalId(w, 'SKU-N2');
-    expect(n2).toMatchObject({ id_externo: 'SKU-N2', sku: null, descricao: null, atributos: [], versao: 1, ativo: true, catalogos: [a.id] });
+    expect(n2).toMatchObject({ id_externo: ext('SKU-N2'), sku: null, descricao: null, atributos: [], versao: 1, ativo: true, catalogos: [a.id] });
     expect((await catalogProductIds(w, a.id)).sort()).toEqual([sc.u.id, sc.ch.id, sc.o.id, sc.x.id, sc.v.id, sc.r.id, n1.id, n2.id].sort());
 
     expect(await eventData(w)).toEqual([{ tipo: 'catalogo.aplicado', catalogoId: a.id, versao: 6 }]);
@@ -843,9 +931,9 @@ describe('the preview', () => {
     const w = await listening();
     const a = await headOfficeCatalog(w);
     const b = await branchCatalog(w);
-    const k = await product(w, a.id, { id_externo: 'K' });
-    const x1 = await product(w, a.id, { id_externo: 'X1' });
-    const x2 = await product(w, a.id, { id_externo: 'X2' });
+    const k = await product(w, a.id, { id_externo: ext('K') });
+    const x1 = await product(w, a.id, { id_externo: ext('X1') });
+    const x2 = await product(w, a.id, { id_externo: ext('X2') });
     const z = await product(w, a.id, {});
     await link(w, b.id, x2.id);
     return { w, a, b, k, x1, x2, z, batches: [[rec('K'), rec('N')]] };
@@ -872,6 +960,7 @@ describe('the preview', () => {
   });
 
   it('substituicao_integral: also deactivates those in this catalog only, which leave the surveillance selection; a later ingestion reactivates one', async () => {
+    needsOwnCompany('it sets the company\'s surveillance selection and counts what it holds');
     const sc = await replacementScene();
     const { w, a, b } = sc;
     await select(w, { modo: 'selecao', adicionar: [sc.x1.id, sc.x2.id, sc.k.id, sc.z.id] });
@@ -898,9 +987,9 @@ describe('the preview', () => {
   it('an absent optional field means null (or no attributes): a product with sku, descricao and atributos is alterado by a bare record; origem counts too', async () => {
     const w = await world();
     const a = await headOfficeCatalog(w);
-    const full = await product(w, a.id, { id_externo: 'FULL', sku: 'S', descricao: 'D', atributos: [{ codigo: 'COR', valores: ['azul'] }] });
-    const bare = await product(w, a.id, { id_externo: 'BARE' });
-    const origem = await product(w, a.id, { id_externo: 'ORIGEM' });
+    const full = await product(w, a.id, { id_externo: ext('FULL'), sku: 'S', descricao: 'D', atributos: [{ codigo: 'COR', valores: ['azul'] }] });
+    const bare = await product(w, a.id, { id_externo: ext('BARE') });
+    const origem = await product(w, a.id, { id_externo: ext('ORIGEM') });
     const { id, read: validated } = await ingest(w, { operacao: 'mesclar' }, [[rec('FULL'), rec('BARE', { sku: null, descricao: null, atributos: [] }), rec('ORIGEM', { origem: 'manual' })]]);
     expect(validated.body.previa).toEqual(previa({ versao_catalogo: 4, registros: 3, alterados: 2, inalterados: 1 }));
     expect((await applyNow(w, id)).estado).toBe('aplicada');
@@ -910,13 +999,14 @@ describe('the preview', () => {
   });
 
   it('reads the catalog as it is when the validation runs: previa.versao_catalogo, not the receipt\'s', async () => {
+    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
     const w = await world();
     const a = await headOfficeCatalog(w);
     const { id, answer } = await start(w, { operacao: 'substituicao_catalogo' });
     expect(answer.body.versao_catalogo).toBe(1);
     await sendBatch(w, id, 1, [rec('A')]);
     await close(w, id, 1);
-    const late = await product(w, a.id, { id_externo: 'LATE' });
+    const late = await product(w, a.id, { id_externo: ext('LATE') });
     await advance(w, runMs(1));
     const validated = await read(w, id);
     expect(validated.body).toMatchObject({ estado: 'validada', versao_catalogo: 1 });
@@ -928,7 +1018,7 @@ describe('the preview', () => {
   it('compares the surveillance coverage once, after the whole application', async () => {
     const w = await listening({}, { surveillanceCapacity: 3 });
     const a = await headOfficeCatalog(w);
-    for (const idExterno of ['X1', 'X2', 'X3']) await product(w, a.id, { id_externo: idExterno });
+    for (const idExterno of ['X1', 'X2', 'X3']) await product(w, a.id, { id_externo: ext(idExterno) });
     await select(w, { modo: 'todos' });
     expect((await w.api.get(VIGILANCIA)).body).toMatchObject({ cobertura: 'integral', selecionados: 3 });
     // Three created, then three deactivated: above the capacity only in the middle of the application.
@@ -953,17 +1043,17 @@ describe('the preview', () => {
   it('rejeitada lotes_faltantes: the numbers that never arrived, the preview still counted, the catalog free', async () => {
     const w = await world();
     const a = await headOfficeCatalog(w);
-    await product(w, a.id, { id_externo: 'A' });
+    await product(w, a.id, { id_externo: ext('A') });
     const { id } = await start(w);
     await sendBatch(w, id, 3, [rec('C')]);
     await sendBatch(w, id, 1, [rec('A')]);
     await close(w, id, 5);
-    await advance(w, runMs(2));
+    await finish(w, id, runMs(2));
     const rejected = await read(w, id);
     expect(rejected.body).toMatchObject({ estado: 'rejeitada', codigo_falha: 'lotes_faltantes', lotes_recebidos: [1, 3], itens_recebidos: 2, total_lotes: 5, aplicacao: null });
     expect(rejected.body.previa).toEqual(previa({ versao_catalogo: 2, registros: 2, novos: 1, inalterados: 1, lotes_faltantes: [2, 4, 5] }));
     expectError(await w.api.post(applyPath(id), {}, { ifMatch: rejected.etag }), 409, 'ingestao_nao_validada');
-    expect((await w.api.post(INGESTOES, { operacao: 'mesclar' })).status).toBe(201);
+    expect(await startStatus(w)).toBe(201);
   });
 
   it('rejeitada registros_invalidos: every error in batch then item order, a repeated id_externo across or within batches', async () => {
@@ -975,7 +1065,7 @@ describe('the preview', () => {
     expect(located(second.body.erros)).toEqual([{ lote: 2, indice: 3, caminho: 'body.itens[3]', codigo: 'valor_invalido' }]);
     await sendBatch(w, id, 1, [rec('D'), rec('B1', { ncm: '123' }), rec('C1')]);
     await close(w, id, 2);
-    await advance(w, runMs(7));
+    await finish(w, id, runMs(7));
     const rejected = await read(w, id);
     expect(rejected.body).toMatchObject({ estado: 'rejeitada', codigo_falha: 'registros_invalidos' });
     const { erros, ...counts } = rejected.body.previa;
@@ -988,10 +1078,11 @@ describe('the preview', () => {
     ]);
     // Nothing was created, and the catalog is free.
     expect(await byExternalId(w, 'D')).toBeUndefined();
-    expect((await w.api.post(INGESTOES, { operacao: 'mesclar' })).status).toBe(201);
+    expect(await startStatus(w)).toBe(201);
   });
 
   it('rejeitada catalogo_excluido: the catalog was deleted before the validation ran', async () => {
+    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
     const w = await world();
     await headOfficeCatalog(w);
     const b = await branchCatalog(w);
@@ -1014,7 +1105,7 @@ describe('the preview', () => {
     const { id } = await start(w);
     await sendBatch(w, id, 1, missingNcm);
     await close(w, id, 1);
-    await advance(w, runMs(101));
+    await finish(w, id, runMs(101));
     const expected = missingNcm.map((_, i) => ({ lote: 1, indice: i, caminho: `body.itens[${i}].ncm`, codigo: 'campo_obrigatorio' }));
 
     const first = await read(w, id);
@@ -1062,6 +1153,7 @@ describe('the preview', () => {
 
 describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
   it('needs If-Match (428), the current ETag (412) and a validada ingestion (409 ingestao_nao_validada)', async () => {
+    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
     const w = await world();
     await headOfficeCatalog(w);
     const { id } = await start(w);
@@ -1096,9 +1188,10 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
 
   // spec: WH-EVT-53, REQ-10
   it('answers 202 (aplicando) with Location and ETag; applies 1 s + 1 ms per record later; the catalog is held until then', async () => {
+    needsControls('the clock');
     const w = await listening();
     const a = await headOfficeCatalog(w);
-    await product(w, a.id, { id_externo: 'A', descricao: 'antes' });
+    await product(w, a.id, { id_externo: ext('A'), descricao: 'antes' });
     const { id, read: validated } = await ingest(w, { operacao: 'mesclar', referencia_externa: 'r-1' }, [[rec('A', { descricao: 'depois' }), rec('B'), rec('C')]]);
     expect(validated.body.previa).toEqual(previa({ versao_catalogo: 2, registros: 3, novos: 2, alterados: 1 }));
     expectError(await w.api.post(INGESTOES, { operacao: 'mesclar' }), 409, 'ingestao_em_andamento');
@@ -1141,8 +1234,8 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
     const w = await listening();
     const a = await headOfficeCatalog(w);
     const b = await branchCatalog(w);
-    const m = await product(w, a.id, { id_externo: 'M', descricao: 'antes' });
-    const gone = await product(w, a.id, { id_externo: 'GONE' });
+    const m = await product(w, a.id, { id_externo: ext('M'), descricao: 'antes' });
+    const gone = await product(w, a.id, { id_externo: ext('GONE') });
     const { id, read: validated } = await ingest(w, { operacao }, [[rec('M', { descricao: 'depois' }), rec('NEW')]]);
     expect(validated.body.estado).toBe('validada');
     return { w, a, b, m, gone, id, validated };
@@ -1159,16 +1252,17 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
     const data = await eventData(w);
     expect(data).toEqual([{ tipo: 'catalogo.revisao_necessaria', catalogoId: a.id, ingestaoId: id, versaoValidada: validated.body.previa.versao_catalogo, versaoAtual }]);
     // Final: the catalog is free.
-    expect((await w.api.post(INGESTOES, { operacao: 'mesclar' })).status).toBe(201);
+    expect(await startStatus(w)).toBe(201);
   }
 
   it('ends revisao_necessaria when the catalog changed after validation (a product added): nothing applied', async () => {
+    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
     const sc = await staleScene();
     const { w, a, id, validated } = sc;
     const v0 = validated.body.previa.versao_catalogo;
     const answer = await w.api.post(applyPath(id), {}, { ifMatch: validated.etag });
     expect(answer.status, answer.text).toBe(202);
-    await product(w, a.id, { id_externo: 'OUTRO' });
+    await product(w, a.id, { id_externo: ext('OUTRO') });
     await advance(w, runMs(2));
     await expectReview(sc, v0 + 1);
   });
@@ -1177,11 +1271,11 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
     const sc = await staleScene();
     const { w, a, b, id, validated } = sc;
     const v0 = validated.body.previa.versao_catalogo;
-    const elsewhere = await product(w, b.id, { id_externo: 'ELSEWHERE' });
+    const elsewhere = await product(w, b.id, { id_externo: ext('ELSEWHERE') });
     await link(w, a.id, elsewhere.id);
     const answer = await w.api.post(applyPath(id), {}, { ifMatch: validated.etag });
     expect(answer.status, answer.text).toBe(202);
-    await advance(w, runMs(2));
+    await finish(w, id, runMs(2));
     await expectReview(sc, v0 + 1);
   });
 
@@ -1191,7 +1285,7 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
     const v0 = validated.body.previa.versao_catalogo;
     await editProduct(w, m.id, { sku: 'mudou' });
     expect((await w.api.post(applyPath(id), {}, { ifMatch: validated.etag })).status).toBe(202);
-    await advance(w, runMs(2));
+    await finish(w, id, runMs(2));
     await expectReview(sc, v0);
     expect((await readProduct(w, m.id)).body).toMatchObject({ sku: 'mudou', descricao: 'antes' });
   });
@@ -1203,12 +1297,13 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
     const v0 = validated.body.previa.versao_catalogo;
     await editProduct(w, gone.id, { descricao: 'editado' });
     expect((await w.api.post(applyPath(id), {}, { ifMatch: validated.etag })).status).toBe(202);
-    await advance(w, runMs(2));
+    await finish(w, id, runMs(2));
     await expectReview(sc, v0);
     expect((await readProduct(w, gone.id)).body.catalogos).toEqual([sc.a.id]);
   });
 
   it('ends revisao_necessaria when the catalog was deleted while aplicando', async () => {
+    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
     const sc = await staleScene();
     const { w, a, id, validated } = sc;
     expect((await w.api.post(applyPath(id), {}, { ifMatch: validated.etag })).status).toBe(202);
@@ -1223,11 +1318,12 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
   });
 
   it('ends revisao_necessaria when a new product took an id_externo the ingestion would create', async () => {
+    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
     const sc = await staleScene();
     const { w, b, id, validated } = sc;
     const v0 = validated.body.previa.versao_catalogo;
     expect((await w.api.post(applyPath(id), {}, { ifMatch: validated.etag })).status).toBe(202);
-    const taken = await product(w, b.id, { id_externo: 'NEW', descricao: 'outra' });
+    const taken = await product(w, b.id, { id_externo: ext('NEW'), descricao: 'outra' });
     await advance(w, runMs(2));
     const ended = await read(w, id);
     expect(ended.body).toMatchObject({ estado: 'revisao_necessaria', codigo_falha: 'catalogo_alterado' });

@@ -5,23 +5,28 @@
  * subscription and permission rules, the 4 KiB body limit and the URL rules.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { newKey, otherCompany, rawRequest, world, type Answer, type World } from './support/client.js';
+import { newKey, otherCompany, rawRequest, world, type Answer, type RequestOptions, type World } from './support/client.js';
+import { needsOwnCompany } from './support/deployment.js';
 import { ETAG, expectError, REQUEST_ID } from './support/expect.js';
 import {
   advance,
   changeDestination,
   Cleanup,
   createDestination,
+  destinationBefore,
+  expectUnchanged,
   eventDetail,
   eventPath,
   hookUrl,
   inboxFor,
   iso,
   LOWER_UUID,
+  needsControls,
   now,
   raiseEvent,
   revokeDestination,
   SECRET,
+  skipWhenRateLimited,
   testEvent,
   uniqueHost,
   WEBHOOK,
@@ -31,6 +36,19 @@ const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
 const CREATE = { 'if-none-match': '*' };
+
+/**
+ * The precondition that lets a PUT reach its body checks: If-None-Match: * on a company without a destination
+ * (`before` 404), If-Match with the current ETag where the company has one (a deployment's shared company).
+ */
+function reachingBody(before: Answer): RequestOptions {
+  return before.status === 404 ? { headers: CREATE } : { ifMatch: before.headers.get('etag')! };
+}
+
+/** What an accepted PUT after `before` answers: 201 and versao 1 for a create, 200 and the next versao for a change. */
+function acceptedAfter(before: Answer): { status: number; versao: number } {
+  return before.status === 404 ? { status: 201, versao: 1 } : { status: 200, versao: before.body.versao + 1 };
+}
 
 /** The destination as GET shows it; fails unless 200. */
 async function getDestination(w: World): Promise<Answer> {
@@ -52,6 +70,7 @@ function expectReceipt(answer: Answer, status: number, fields: { id?: string; ve
 
 describe('GET /v1/webhook', () => {
   it('answers 404 destino_nao_encontrado before any configuration', async () => {
+    needsOwnCompany('a company that never had a webhook destination');
     const w = await world();
     expectError(await w.api.get(WEBHOOK), 404, 'destino_nao_encontrado');
   });
@@ -60,6 +79,7 @@ describe('GET /v1/webhook', () => {
 describe('PUT /v1/webhook: create with If-None-Match: *', () => {
   // spec: CONV-05, WH-DEST-01, WH-DEST-02, WH-DEST-04, WH-DEST-05, WH-DEST-08, WH-DEST-15, WH-DEST-16, WH-DEST-22, SIG-05
   it('creates the destination: 201, receipt exactly {id, versao 1, estado ativo, segredo}, ETag, Location /v1/webhook', async () => {
+    needsOwnCompany('creates the company\'s first webhook destination (If-None-Match: *, 201, versao 1)');
     const w = await world();
     const host = uniqueHost();
     const url = `https://${host}/catalogo/eventos`;
@@ -88,15 +108,16 @@ describe('PUT /v1/webhook: create with If-None-Match: *', () => {
     const w = await world();
     const created = await createDestination(w);
     expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE }), 412, 'destino_existente', 'header.if-none-match');
-    expect((await getDestination(w)).body).toEqual({ id: created.id, versao: 1, estado: 'ativo', url: created.url });
+    expect((await getDestination(w)).body).toEqual({ id: created.id, versao: created.versao, estado: 'ativo', url: created.url });
     const revokedEtag = await revokeDestination(w, created.etag);
     expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE }), 412, 'destino_existente', 'header.if-none-match');
     const read = await getDestination(w);
-    expect(read.body).toEqual({ id: created.id, versao: 2, estado: 'revogado', url: created.url });
+    expect(read.body).toEqual({ id: created.id, versao: created.versao + 1, estado: 'revogado', url: created.url });
     expect(read.headers.get('etag')).toBe(revokedEtag);
   });
 
   it('answers 428 precondicao_ausente without If-None-Match or If-Match: caminho header.if-none-match with none, header.if-match once one exists', async () => {
+    needsOwnCompany('a PUT without a destination (caminho header.if-none-match)');
     const w = await world();
     expectError(await w.api.put(WEBHOOK, { url: hookUrl() }), 428, 'precondicao_ausente', 'header.if-none-match');
     expectError(await w.api.get(WEBHOOK), 404, 'destino_nao_encontrado');
@@ -105,8 +126,16 @@ describe('PUT /v1/webhook: create with If-None-Match: *', () => {
     expect((await getDestination(w)).body).toMatchObject({ versao: 1, url: created.url });
   });
 
+  it('answers 428 precondicao_ausente header.if-match to a PUT without a precondition once a destination exists, changing nothing', async () => {
+    const w = await world();
+    const created = await createDestination(w);
+    expectError(await w.api.put(WEBHOOK, { url: hookUrl() }), 428, 'precondicao_ausente', 'header.if-match');
+    expect((await getDestination(w)).body).toMatchObject({ versao: created.versao, url: created.url });
+  });
+
   // spec: WH-DEST-09
   it('refuses If-Match together with If-None-Match with 400 precondicoes_conflitantes, with or without a destination', async () => {
+    needsOwnCompany('the two preconditions together on a company without a destination');
     const w = await world();
     expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE, ifMatch: '"abc"' }), 400, 'precondicoes_conflitantes');
     expectError(await w.api.get(WEBHOOK), 404, 'destino_nao_encontrado');
@@ -115,20 +144,32 @@ describe('PUT /v1/webhook: create with If-None-Match: *', () => {
     expect((await getDestination(w)).body).toMatchObject({ versao: 1, url: created.url });
   });
 
+  // spec: WH-DEST-09
+  it('refuses If-Match (the current ETag) together with If-None-Match with 400 precondicoes_conflitantes, changing nothing', async () => {
+    const w = await world();
+    const created = await createDestination(w);
+    expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE, ifMatch: created.etag }), 400, 'precondicoes_conflitantes');
+    const read = await getDestination(w);
+    expect(read.body).toEqual({ id: created.id, versao: created.versao, estado: 'ativo', url: created.url });
+    expect(read.headers.get('etag')).toBe(created.etag);
+  });
+
   it.each(['"abc"', 'W/"abc"', '**', 'x'])('refuses If-None-Match %s (anything but *) with 400 cabecalho_invalido header.if-none-match', async (value) => {
     const w = await world();
+    const before = await destinationBefore(w);
     expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: { 'if-none-match': value } }), 400, 'cabecalho_invalido', 'header.if-none-match');
-    expectError(await w.api.get(WEBHOOK), 404, 'destino_nao_encontrado');
+    await expectUnchanged(w, before);
   });
 
   it('refuses If-Match: * with 400 cabecalho_invalido header.if-match', async () => {
     const w = await world();
     const created = await createDestination(w);
     expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { ifMatch: '*' }), 400, 'cabecalho_invalido', 'header.if-match');
-    expect((await getDestination(w)).body).toMatchObject({ versao: 1, url: created.url });
+    expect((await getDestination(w)).body).toMatchObject({ versao: created.versao, url: created.url });
   });
 
   it('refuses If-Match when the company has no destination with 412 precondicao_falhou header.if-match, creating nothing', async () => {
+    needsOwnCompany('a company without a webhook destination');
     const w = await world();
     expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { ifMatch: '"0123456789abcdef"' }), 412, 'precondicao_falhou', 'header.if-match');
     expectError(await w.api.get(WEBHOOK), 404, 'destino_nao_encontrado');
@@ -136,10 +177,11 @@ describe('PUT /v1/webhook: create with If-None-Match: *', () => {
 
   it('refuses a missing url with 422 campo_obrigatorio body.url and an unknown field with 422 campo_desconhecido', async () => {
     const w = await world();
-    expectError(await w.api.put(WEBHOOK, {}, { headers: CREATE }), 422, 'campo_obrigatorio', 'body.url');
-    expectError(await w.api.put(WEBHOOK, { url: hookUrl(), segredo: 'x' }, { headers: CREATE }), 422, 'campo_desconhecido', 'body.segredo');
-    expectError(await w.api.put(WEBHOOK, { url: 443 }, { headers: CREATE }), 422, 'valor_invalido', 'body.url');
-    expectError(await w.api.get(WEBHOOK), 404, 'destino_nao_encontrado');
+    const before = await destinationBefore(w);
+    expectError(await w.api.put(WEBHOOK, {}, reachingBody(before)), 422, 'campo_obrigatorio', 'body.url');
+    expectError(await w.api.put(WEBHOOK, { url: hookUrl(), segredo: 'x' }, reachingBody(before)), 422, 'campo_desconhecido', 'body.segredo');
+    expectError(await w.api.put(WEBHOOK, { url: 443 }, reachingBody(before)), 422, 'valor_invalido', 'body.url');
+    await expectUnchanged(w, before);
   });
 });
 
@@ -150,11 +192,11 @@ describe('PUT /v1/webhook: change and rotate with If-Match', () => {
     const created = await createDestination(w);
     const url = hookUrl('/novo');
     const answer = await w.api.put(WEBHOOK, { url }, { ifMatch: created.etag });
-    expectReceipt(answer, 200, { id: created.id, versao: 2, estado: 'ativo' });
+    expectReceipt(answer, 200, { id: created.id, versao: created.versao + 1, estado: 'ativo' });
     expect(answer.body.segredo).not.toBe(created.segredo);
     expect(answer.headers.get('etag')).not.toBe(created.etag);
     const read = await getDestination(w);
-    expect(read.body).toEqual({ id: created.id, versao: 2, estado: 'ativo', url });
+    expect(read.body).toEqual({ id: created.id, versao: created.versao + 1, estado: 'ativo', url });
     expect(read.headers.get('etag')).toBe(answer.headers.get('etag'));
   });
 
@@ -164,10 +206,10 @@ describe('PUT /v1/webhook: change and rotate with If-Match', () => {
     const created = await createDestination(w);
     const second = await changeDestination(w, created.etag, created.url);
     const third = await changeDestination(w, second.etag, created.url);
-    expect([created.versao, second.versao, third.versao]).toEqual([1, 2, 3]);
+    expect([second.versao, third.versao]).toEqual([created.versao + 1, created.versao + 2]);
     expect(new Set([created.segredo, second.segredo, third.segredo]).size).toBe(3);
     expect(new Set([created.etag, second.etag, third.etag]).size).toBe(3);
-    expect((await getDestination(w)).body).toEqual({ id: created.id, versao: 3, estado: 'ativo', url: created.url });
+    expect((await getDestination(w)).body).toEqual({ id: created.id, versao: created.versao + 2, estado: 'ativo', url: created.url });
   });
 
   // spec: WH-DEST-13
@@ -177,12 +219,13 @@ describe('PUT /v1/webhook: change and rotate with If-Match', () => {
     const changed = await changeDestination(w, created.etag);
     expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { ifMatch: created.etag }), 412, 'precondicao_falhou', 'header.if-match');
     const read = await getDestination(w);
-    expect(read.body).toEqual({ id: created.id, versao: 2, estado: 'ativo', url: changed.url });
+    expect(read.body).toEqual({ id: created.id, versao: created.versao + 1, estado: 'ativo', url: changed.url });
     expect(read.headers.get('etag')).toBe(changed.etag);
   });
 
   // spec: WH-DEST-33
   it('cancels the open events of the previous version with destino_alterado; they are never delivered', async () => {
+    needsControls('the raise-an-event control, the clock and the inbox');
     const w = await world();
     const host = uniqueHost();
     const created = await createDestination(w, `https://${host}/a`);
@@ -203,6 +246,7 @@ describe('PUT /v1/webhook: change and rotate with If-Match', () => {
 describe('the secret is shown only by the receipt', () => {
   // spec: WH-DEST-06, WH-DEST-25, WH-EVT-08
   it('never appears in GET, the event list and detail, error bodies or the request journal', async () => {
+    needsControls('the clock and the request journal GET /_emulator/requests');
     const w = await world();
     const created = await createDestination(w);
     const rotated = await changeDestination(w, created.etag);
@@ -232,6 +276,7 @@ describe('the secret is shown only by the receipt', () => {
 describe('PUT /v1/webhook: idempotent replay', () => {
   // spec: WH-DEST-23
   it('answers the replayed create with the identical 201 receipt, the same secret, and changes nothing', async () => {
+    needsOwnCompany('creates the company\'s first webhook destination (If-None-Match: *, 201) and replays it');
     const w = await world();
     const key = newKey();
     const url = hookUrl();
@@ -257,7 +302,7 @@ describe('PUT /v1/webhook: idempotent replay', () => {
     const key = newKey();
     const url = hookUrl('/rotacao');
     const change = await w.api.put(WEBHOOK, { url }, { ifMatch: created.etag, key });
-    expectReceipt(change, 200, { id: created.id, versao: 2, estado: 'ativo' });
+    expectReceipt(change, 200, { id: created.id, versao: created.versao + 1, estado: 'ativo' });
     const revokedEtag = await revokeDestination(w, change.headers.get('etag')!);
     const replay = await w.api.put(WEBHOOK, { url }, { ifMatch: change.headers.get('etag')!, key });
     expect(replay.status).toBe(200);
@@ -265,7 +310,7 @@ describe('PUT /v1/webhook: idempotent replay', () => {
     expect(replay.headers.get('etag')).toBe(change.headers.get('etag'));
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     const read = await getDestination(w);
-    expect(read.body).toEqual({ id: created.id, versao: 3, estado: 'revogado', url });
+    expect(read.body).toEqual({ id: created.id, versao: created.versao + 2, estado: 'revogado', url });
     expect(read.headers.get('etag')).toBe(revokedEtag);
   });
 
@@ -284,11 +329,11 @@ describe('DELETE /v1/webhook: revoke', () => {
     const created = await createDestination(w);
     const answer = await w.api.delete(WEBHOOK, undefined, { ifMatch: created.etag });
     expect(answer.status, answer.text).toBe(200);
-    expect(answer.body).toEqual({ id: created.id, versao: 2, estado: 'revogado' });
+    expect(answer.body).toEqual({ id: created.id, versao: created.versao + 1, estado: 'revogado' });
     expect(answer.headers.get('etag')).toMatch(ETAG);
     expect(answer.headers.get('etag')).not.toBe(created.etag);
     const read = await getDestination(w);
-    expect(read.body).toEqual({ id: created.id, versao: 2, estado: 'revogado', url: created.url });
+    expect(read.body).toEqual({ id: created.id, versao: created.versao + 1, estado: 'revogado', url: created.url });
     expect(read.headers.get('etag')).toBe(answer.headers.get('etag'));
   });
 
@@ -298,7 +343,7 @@ describe('DELETE /v1/webhook: revoke', () => {
     const created = await createDestination(w);
     const answer = await w.api.delete(WEBHOOK, {}, { ifMatch: created.etag });
     expect(answer.status, answer.text).toBe(200);
-    expect(answer.body).toEqual({ id: created.id, versao: 2, estado: 'revogado' });
+    expect(answer.body).toEqual({ id: created.id, versao: created.versao + 1, estado: 'revogado' });
   });
 
   it('refuses a body with fields with 422 campo_desconhecido', async () => {
@@ -321,7 +366,7 @@ describe('DELETE /v1/webhook: revoke', () => {
     expect(replay.headers.get('etag')).toBe(first.headers.get('etag'));
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     const read = await getDestination(w);
-    expect(read.body).toEqual({ id: created.id, versao: 3, estado: 'ativo', url: reactivated.url });
+    expect(read.body).toEqual({ id: created.id, versao: created.versao + 2, estado: 'ativo', url: reactivated.url });
     expect(read.headers.get('etag')).toBe(reactivated.etag);
   });
 
@@ -330,7 +375,7 @@ describe('DELETE /v1/webhook: revoke', () => {
     const created = await createDestination(w);
     const revokedEtag = await revokeDestination(w, created.etag);
     expectError(await w.api.delete(WEBHOOK, undefined, { ifMatch: revokedEtag }), 409, 'destino_revogado');
-    expect((await getDestination(w)).body).toMatchObject({ versao: 2, estado: 'revogado' });
+    expect((await getDestination(w)).body).toMatchObject({ versao: created.versao + 1, estado: 'revogado' });
   });
 
   // spec: WH-DEST-27, WH-DEST-28
@@ -341,17 +386,19 @@ describe('DELETE /v1/webhook: revoke', () => {
     expectError(await w.api.delete(WEBHOOK), 428, 'precondicao_ausente', 'header.if-match');
     expectError(await w.api.delete(WEBHOOK, undefined, { ifMatch: created.etag }), 412, 'precondicao_falhou', 'header.if-match');
     const read = await getDestination(w);
-    expect(read.body).toMatchObject({ versao: 2, estado: 'ativo' });
+    expect(read.body).toMatchObject({ versao: created.versao + 1, estado: 'ativo' });
     expect(read.headers.get('etag')).toBe(changed.etag);
   });
 
   it('answers 404 destino_nao_encontrado when the company has no destination', async () => {
+    needsOwnCompany('a company without a webhook destination');
     const w = await world();
     expectError(await w.api.delete(WEBHOOK, undefined, { ifMatch: '"0123456789abcdef"' }), 404, 'destino_nao_encontrado');
   });
 
   // spec: WH-DEST-32
   it('cancels open events with destino_revogado; they are never delivered', async () => {
+    needsControls('the clock and the inbox');
     const w = await world();
     const host = uniqueHost();
     const created = await createDestination(w, `https://${host}/x`);
@@ -364,6 +411,7 @@ describe('DELETE /v1/webhook: revoke', () => {
   });
 
   it('records events raised while revoked as cancelado destino_inativo on the revoked version, never delivered', async () => {
+    needsControls('the raise-an-event control, the clock and the inbox');
     const w = await world();
     const host = uniqueHost();
     const created = await createDestination(w, `https://${host}/x`);
@@ -382,13 +430,15 @@ describe('DELETE /v1/webhook: revoke', () => {
     const revokedEtag = await revokeDestination(w, created.etag);
     const url = hookUrl('/de-volta');
     const answer = await w.api.put(WEBHOOK, { url }, { ifMatch: revokedEtag });
-    expectReceipt(answer, 200, { id: created.id, versao: 3, estado: 'ativo' });
+    expectReceipt(answer, 200, { id: created.id, versao: created.versao + 2, estado: 'ativo' });
     expect(answer.body.segredo).not.toBe(created.segredo);
     const read = await getDestination(w);
-    expect(read.body).toEqual({ id: created.id, versao: 3, estado: 'ativo', url });
+    expect(read.body).toEqual({ id: created.id, versao: created.versao + 2, estado: 'ativo', url });
     expect(read.headers.get('etag')).toBe(answer.headers.get('etag'));
     // Active again: a test event is accepted.
-    expect((await w.api.post('/v1/webhook/testes', {}, { ifMatch: answer.headers.get('etag')! })).status).toBe(202);
+    const test = await w.api.post('/v1/webhook/testes', {}, { ifMatch: answer.headers.get('etag')! });
+    skipWhenRateLimited(test);
+    expect(test.status, test.text).toBe(202);
   });
 });
 
@@ -428,18 +478,27 @@ describe('subscription and permission', () => {
     expectError(await other.put(WEBHOOK, { url: hookUrl() }, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
     expectError(await other.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE }), 403, 'permissao_insuficiente');
     expectError(await other.delete(WEBHOOK, undefined, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
-    expect((await getDestination(w)).body).toMatchObject({ versao: 1, estado: 'ativo' });
-    // The permission is checked before the subscription.
+    const read = await getDestination(w);
+    expect(read.body).toEqual({ id: created.id, versao: created.versao, estado: 'ativo', url: created.url });
+    expect(read.headers.get('etag')).toBe(created.etag);
+  });
+
+  // The order of the two checks: split from the test above, as it needs the company flags (the controls).
+  it('checks the permission before the subscription: 403 permissao_insuficiente while suspended too', async () => {
+    const w = await world();
+    const created = await createDestination(w);
+    const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'catalogo:gerenciar', 'estabelecimento:gerenciar', 'vigilancia:gerenciar', 'analise:executar']);
     await w.controls.updateCompany(w.company.companyId, { subscriptionActive: false });
-    expectError(await other.put(WEBHOOK, { url: hookUrl() }, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
+    expectError(await w.api.as(token).put(WEBHOOK, { url: hookUrl() }, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
   });
 
   it('lets a credential with only webhook:gerenciar manage the destination', async () => {
     const w = await world();
     const { token } = await w.controls.addCredential(w.company.companyId, ['webhook:gerenciar']);
     const only = w.api.as(token);
-    const answer = await only.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE });
-    expect(answer.status, answer.text).toBe(201);
+    const before = await destinationBefore(w);
+    const answer = await only.put(WEBHOOK, { url: hookUrl() }, reachingBody(before));
+    expect(answer.status, answer.text).toBe(acceptedAfter(before).status);
     expect((await only.get(WEBHOOK)).status).toBe(200);
     expect((await only.delete(WEBHOOK, undefined, { ifMatch: answer.headers.get('etag')! })).status).toBe(200);
   });
@@ -454,11 +513,14 @@ describe('body limit of 4 KiB', () => {
     const w = await world();
     const url = hookUrl();
     const json = JSON.stringify({ url });
-    const headers = { ...CREATE, 'content-type': 'application/json' };
-    expectError(await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4097), headers }), 413, 'corpo_muito_grande');
-    expectError(await w.api.get(WEBHOOK), 404, 'destino_nao_encontrado');
-    const accepted = await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4096), headers });
-    expect(accepted.status, accepted.text).toBe(201);
+    const before = await destinationBefore(w);
+    const precondition = reachingBody(before);
+    const headers = { ...precondition.headers, 'content-type': 'application/json' };
+    const ifMatch = precondition.ifMatch === undefined ? {} : { ifMatch: precondition.ifMatch };
+    expectError(await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4097), headers, ...ifMatch }), 413, 'corpo_muito_grande');
+    await expectUnchanged(w, before);
+    const accepted = await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4096), headers, ...ifMatch });
+    expect(accepted.status, accepted.text).toBe(acceptedAfter(before).status);
     expect((await getDestination(w)).body.url).toBe(url);
     // A change too.
     expectError(await w.api.put(WEBHOOK, undefined, { raw: padded(json, 5000), headers: { 'content-type': 'application/json' }, ifMatch: accepted.headers.get('etag')! }), 413, 'corpo_muito_grande');
@@ -484,15 +546,16 @@ describe('body limit of 4 KiB', () => {
     expect(url).toHaveLength(4000);
     const json = JSON.stringify({ url });
     expect(Buffer.byteLength(json)).toBeLessThan(4096);
-    const created = await w.api.put(WEBHOOK, { url }, { headers: CREATE });
-    expect(created.status, created.text).toBe(201);
+    const before = await destinationBefore(w);
+    const created = await w.api.put(WEBHOOK, { url }, reachingBody(before));
+    expect(created.status, created.text).toBe(acceptedAfter(before).status);
     expect((await getDestination(w)).body.url).toBe(url);
     // The same url in a body padded over 4 KiB: refused for the body's size, not the url's.
     const headers = { 'content-type': 'application/json' };
     expectError(await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4097), headers, ifMatch: created.headers.get('etag')! }), 413, 'corpo_muito_grande');
     const changed = await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4096), headers, ifMatch: created.headers.get('etag')! });
     expect(changed.status, changed.text).toBe(200);
-    expect(changed.body.versao).toBe(2);
+    expect(changed.body.versao).toBe(acceptedAfter(before).versao + 1);
   });
 
   it('refuses an oversized PUT sent with a declared content-length too', async () => {
@@ -546,8 +609,9 @@ describe('URL rules', () => {
     ['an empty string', ''],
   ])('refuses %s with 422 valor_invalido body.url', async (_name, url) => {
     const w = await world();
-    expectError(await w.api.put(WEBHOOK, { url }, { headers: CREATE }), 422, 'valor_invalido', 'body.url');
-    expectError(await w.api.get(WEBHOOK), 404, 'destino_nao_encontrado');
+    const before = await destinationBefore(w);
+    expectError(await w.api.put(WEBHOOK, { url }, reachingBody(before)), 422, 'valor_invalido', 'body.url');
+    await expectUnchanged(w, before);
   });
 
   it('refuses a non-public URL on a change too, leaving the destination as it was', async () => {
@@ -555,7 +619,7 @@ describe('URL rules', () => {
     const created = await createDestination(w);
     expectError(await w.api.put(WEBHOOK, { url: 'https://127.0.0.1/x' }, { ifMatch: created.etag }), 422, 'valor_invalido', 'body.url');
     const read = await getDestination(w);
-    expect(read.body).toEqual({ id: created.id, versao: 1, estado: 'ativo', url: created.url });
+    expect(read.body).toEqual({ id: created.id, versao: created.versao, estado: 'ativo', url: created.url });
   });
 
   it.each([
@@ -569,8 +633,9 @@ describe('URL rules', () => {
     ['a host named like localhost but not it', 'https://localhost.example.com/x'],
   ])('accepts %s', async (_name, url) => {
     const w = await world();
-    const answer = await w.api.put(WEBHOOK, { url }, { headers: CREATE });
-    expectReceipt(answer, 201, { versao: 1, estado: 'ativo' });
-    expect((await getDestination(w)).body.estado).toBe('ativo');
+    const before = await destinationBefore(w);
+    const answer = await w.api.put(WEBHOOK, { url }, reachingBody(before));
+    expectReceipt(answer, acceptedAfter(before).status, { versao: acceptedAfter(before).versao, estado: 'ativo' });
+    expect((await getDestination(w)).body).toEqual({ id: answer.body.id, versao: acceptedAfter(before).versao, estado: 'ativo', url });
   });
 });

@@ -9,6 +9,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import type { Answer, World } from './client.js';
+import { deployment, notHere } from './deployment.js';
 
 export const WEBHOOK = '/v1/webhook';
 export const TESTS = '/v1/webhook/testes';
@@ -51,11 +52,51 @@ function destinationOf(answer: Answer, url: string): Destination {
   return { id: answer.body.id, versao: answer.body.versao, estado: answer.body.estado, segredo: answer.body.segredo, etag: answer.headers.get('etag')!, url, answer };
 }
 
-/** Creates the company's destination (PUT If-None-Match: *); fails unless 201. */
+/**
+ * Creates the company's destination (PUT If-None-Match: *); fails unless 201. On a deployment the shared company
+ * already has one (from an earlier test or run, active or revoked): there the same starting point, an active
+ * destination at `url` with a fresh secret, is reached by changing (or reactivating) it with If-Match (200), and
+ * its versao is whatever the destination's history made it: tests compare versions relative to this one.
+ */
 export async function createDestination(w: World, url = hookUrl(), key?: string): Promise<Destination> {
+  if (w.target.kind === 'deployment') {
+    const current = await w.api.get(WEBHOOK);
+    if (current.status === 200) return changeDestination(w, current.headers.get('etag')!, url, key);
+    if (current.status !== 404) throw new Error(`reading the destination answered ${current.status}: ${current.text}`);
+  }
   const answer = await w.api.put(WEBHOOK, { url }, { headers: { 'if-none-match': '*' }, ...(key === undefined ? {} : { key }) });
   if (answer.status !== 201) throw new Error(`destination creation answered ${answer.status}: ${answer.text}`);
   return destinationOf(answer, url);
+}
+
+/**
+ * The destination as GET /v1/webhook shows it before a refused request: its status (404 on a new company, 200 on
+ * a deployment's), body and ETag; `expectUnchanged` then checks the refusal left exactly that.
+ */
+export async function destinationBefore(w: World): Promise<Answer> {
+  const answer = await w.api.get(WEBHOOK);
+  if (answer.status !== 200 && answer.status !== 404) throw new Error(`reading the destination answered ${answer.status}: ${answer.text}`);
+  return answer;
+}
+
+/** GET /v1/webhook answers as `before` did: 404 destino_nao_encontrado still, or the same destination and ETag. */
+export async function expectUnchanged(w: World, before: Answer): Promise<void> {
+  const after = await w.api.get(WEBHOOK);
+  expect(after.status, after.text).toBe(before.status);
+  if (before.status === 404) expect(after.body.erro.codigo).toBe('destino_nao_encontrado');
+  else {
+    expect(after.body).toEqual(before.body);
+    expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
+  }
+}
+
+/**
+ * Skips the test on a deployment before it does anything there: it needs the emulator's clock, inbox, faults or
+ * routes (what `what` says) further on, and what it would do first (e.g. a test event, counted against the
+ * company's 5 a minute) would be wasted.
+ */
+export function needsControls(what: string): void {
+  if (deployment !== undefined) notHere(`needs the emulator's controls (${what})`);
 }
 
 /** Changes, rotates or reactivates the destination (PUT If-Match); fails unless 200. */
@@ -72,9 +113,18 @@ export async function revokeDestination(w: World, etag: string): Promise<string>
   return answer.headers.get('etag')!;
 }
 
+/**
+ * On a deployment the company's 5 tests and resends a minute (LIM-09) are real and shared with earlier runs: a
+ * test that meets the limit is skipped, saying so, instead of waiting a real minute.
+ */
+export function skipWhenRateLimited(answer: Answer): void {
+  if (deployment !== undefined && answer.status === 429) notHere(`the company's 5 webhook tests and resends a minute are used up (429, Retry-After ${answer.headers.get('retry-after')} s): run again a minute later`);
+}
+
 /** Schedules a test event with If-Match `etag`; fails unless 202. Returns the event id. */
 export async function testEvent(w: World, etag: string): Promise<string> {
   const answer = await w.api.post(TESTS, {}, { ifMatch: etag });
+  skipWhenRateLimited(answer);
   if (answer.status !== 202) throw new Error(`test event answered ${answer.status}: ${answer.text}`);
   return answer.body.evento_id;
 }
@@ -82,6 +132,7 @@ export async function testEvent(w: World, etag: string): Promise<string> {
 /** Resends an event with If-Match `etag`; fails unless 202. */
 export async function resend(w: World, eventId: string, etag: string): Promise<Answer> {
   const answer = await w.api.post(resendPath(eventId), {}, { ifMatch: etag });
+  skipWhenRateLimited(answer);
   if (answer.status !== 202) throw new Error(`resend answered ${answer.status}: ${answer.text}`);
   return answer;
 }

@@ -180,8 +180,16 @@ export interface Destination {
   readonly secret: string;
 }
 
-/** PUT /v1/webhook with If-None-Match: * (201). */
+/**
+ * PUT /v1/webhook with If-None-Match: * (201). On a deployment the shared company already has a destination: there
+ * it is changed (or reactivated) to `url` with If-Match (200), with a fresh secret and the next versao.
+ */
 export async function createDestination(w: World, url: string): Promise<Destination> {
+  if (w.target.kind === 'deployment') {
+    const current = await w.api.get('/v1/webhook');
+    if (current.status === 200) return changeDestination(w, url, current.headers.get('etag')!);
+    if (current.status !== 404) throw new Error(`GET /v1/webhook answered ${current.status}: ${current.text}`);
+  }
   const answer = await w.api.put('/v1/webhook', { url }, { headers: { 'if-none-match': '*' } });
   if (answer.status !== 201) throw new Error(`PUT /v1/webhook answered ${answer.status}: ${answer.text}`);
   return { id: answer.body.id, versao: answer.body.versao, etag: answer.headers.get('etag')!, secret: answer.body.segredo };
