@@ -32,6 +32,44 @@ export function nextOrder(): string {
   return `${orderStart.letter}${orderCounter.toString(36).toUpperCase().padStart(3, '0')}`;
 }
 
+/** On a deployment, what names this run's values: the company keeps every earlier run's records. */
+const runTag = deployment === undefined ? '' : Math.random().toString(36).slice(2, 10);
+let uniqueCounter = 0;
+/**
+ * A value no other record of the company holds (an id_externo, a name a filter looks for): in a company of the
+ * test's own, `label` as it is; on a deployment, whose company keeps earlier tests' and runs' records, `label`
+ * followed by the run's tag and a counter. Several calls with one label give different values there.
+ */
+export function unique(label: string): string {
+  if (deployment === undefined) return label;
+  uniqueCounter += 1;
+  return `${label}-${runTag}${uniqueCounter}`;
+}
+
+const BASE36 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const randomOf = (chars: string) => chars.charAt(Math.floor(Math.random() * chars.length));
+const ordersFor = new Map<string, string>();
+/**
+ * The order part a test writes out (`fixed`, e.g. '0201' or 'AB12'): as it is in a company of the test's own.
+ * On a deployment, whose company keeps the establishments of earlier runs, a fresh one of the same kind, the same
+ * for every call with that `fixed` in this file: digits only → a nextOrder(); else its first character of the same
+ * class (a letter: A or Z, which nextOrder never starts with; a digit) and three of 0-9 A-Z, one at least a letter.
+ */
+export function orderFor(fixed: string): string {
+  if (deployment === undefined) return fixed;
+  let order = ordersFor.get(fixed);
+  if (order === undefined) {
+    if (/^[0-9]+$/.test(fixed)) order = nextOrder();
+    else {
+      const first = /^[0-9]/.test(fixed) ? randomOf('0123456789') : randomOf('AZ');
+      const rest = [randomOf(BASE36.slice(10)), randomOf(BASE36), randomOf(BASE36)].sort(() => Math.random() - 0.5).join('');
+      order = `${first}${rest}`;
+    }
+    ordersFor.set(fixed, order);
+  }
+  return order;
+}
+
 /** A branch establishment of the company (a fresh order part each time), with its ETag. */
 export async function branch(w: World, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
   const answer = await w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, nextOrder()), nome: 'Filial', ...fields });
@@ -48,13 +86,14 @@ export async function branchCatalog(w: World, fields: Record<string, unknown> = 
 }
 
 /**
- * Every item of the list at `path` with `query` (e.g. 'estado=ativo&limite=2'), following proximo_id;
- * each page must answer 200 and name its last item as proximo_id. The pages' answers and sizes too.
+ * Every item of the list at `path` with `query` (e.g. 'estado=ativo&limite=2'), following proximo_id (from
+ * `start`, an apos_id, when given); each page must answer 200 and name its last item as proximo_id. The pages'
+ * answers and sizes too.
  */
-export async function listAll(api: Api, path: string, query: string): Promise<{ ids: string[]; pages: Answer[]; sizes: number[] }> {
+export async function listAll(api: Api, path: string, query: string, start?: string): Promise<{ ids: string[]; pages: Answer[]; sizes: number[] }> {
   const ids: string[] = [];
   const pages: Answer[] = [];
-  let after: string | null = null;
+  let after: string | null = start ?? null;
   for (let guard = 0; guard < 200; guard++) {
     const params = [query, after === null ? '' : `apos_id=${after}`].filter((p) => p !== '').join('&');
     const answer: Answer = await api.get(`${path}${params === '' ? '' : `?${params}`}`);
@@ -67,4 +106,30 @@ export async function listAll(api: Api, path: string, query: string): Promise<{ 
     expect(after).toBe(items[items.length - 1]?.id);
   }
   throw new Error(`${path} did not end within 200 pages`);
+}
+
+/**
+ * Where the test's own records begin in a proximo_id list (establishments, catalogs): the apos_id that lists
+ * them. In a company of the test's own, undefined (from the start; no request is made). On a deployment, the
+ * company lists every earlier test's records first: `before` names the test's first record (its list position
+ * is looked up: the id listed just before it), else the list's last id now (records the test makes next follow it).
+ */
+export async function ownListStart(api: Api, path: string, before?: string): Promise<string | undefined> {
+  if (deployment === undefined) return undefined;
+  let previous: string | undefined;
+  let after: string | null = null;
+  for (let guard = 0; guard < 1000; guard++) {
+    const answer: Answer = await api.get(`${path}?limite=200${after === null ? '' : `&apos_id=${after}`}`);
+    if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}: ${answer.text}`);
+    for (const item of answer.body.itens as { id: string }[]) {
+      if (item.id === before) return previous;
+      previous = item.id;
+    }
+    after = answer.body.proximo_id;
+    if (after === null) {
+      if (before !== undefined) throw new Error(`${before} is not in ${path}`);
+      return previous;
+    }
+  }
+  throw new Error(`${path} did not end within 1000 pages`);
 }
