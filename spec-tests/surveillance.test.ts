@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, newKey, otherCompany, product, world, type Answer, type World } from './support/client.js';
 import { cnpjOfNumber } from './support/cnpj.js';
 import { ETAG, expectError, REQUEST_ID, type Caminho } from './support/expect.js';
-import { productsPath, UNKNOWN_ID, UNKNOWN_V7_ID } from './support/fixtures.js';
+import { freshSelection, productsPath, UNKNOWN_ID, UNKNOWN_V7_ID } from './support/fixtures.js';
+import { deployment, notHere } from './support/deployment.js';
 import { advance, createDestination, EVENTS, inboxFor, uniqueHost } from './support/webhook-setup.js';
 
 const VIGILANCIA = '/v1/empresa/vigilancia';
@@ -36,6 +37,20 @@ interface View {
 
 /** A company with these flags (capacity 100 and entitlement unless said). */
 const companyWith = (flags: Record<string, unknown> = {}) => world({}, flags);
+
+/**
+ * A company whose selection starts empty, for a test its capacity plays no part in (it selects at most `selects`
+ * products): a new one with `capacity`; on a deployment, the shared company with its selection cleared
+ * (freshSelection), provided its capacity takes `selects` products.
+ */
+async function selectionCompany(capacity: number, selects: number): Promise<World> {
+  if (deployment === undefined) return companyWith({ surveillanceCapacity: capacity });
+  const w = await world();
+  await freshSelection(w.api);
+  const { body } = await read(w);
+  if (body.capacidade < selects) notHere(`needs a surveillance capacity of ${selects} at least (the company has ${body.capacidade})`);
+  return w;
+}
 
 /** GET /v1/empresa/vigilancia: 200 with an ETag; the answer too (for byte comparisons). */
 async function read(w: World): Promise<{ body: View; etag: string; answer: Answer }> {
@@ -272,7 +287,7 @@ describe('PATCH /v1/empresa/vigilancia: accepted changes', () => {
 
   // spec: CONV-04
   it('ids are accepted in upper case and answered in lower case', async () => {
-    const w = await companyWith({ surveillanceCapacity: 2 });
+    const w = await selectionCompany(2, 1);
     const head = await headOfficeCatalog(w);
     const [a] = await products(w, head.id, 1);
     await change(w, { modo: 'selecao', adicionar: [a!.toUpperCase()] });
@@ -281,7 +296,7 @@ describe('PATCH /v1/empresa/vigilancia: accepted changes', () => {
 
   // spec: REQ-02, REQ-03
   it('a repeat with the same idempotency-key answers the stored 200 (same bytes and ETag) and changes nothing more', async () => {
-    const w = await companyWith({ surveillanceCapacity: 5 });
+    const w = await selectionCompany(5, 1);
     const head = await headOfficeCatalog(w);
     const [a] = await products(w, head.id, 1);
     const before = await read(w);
@@ -293,13 +308,13 @@ describe('PATCH /v1/empresa/vigilancia: accepted changes', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
     expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
-    expect((await read(w)).body.versao).toBe(2);
+    expect((await read(w)).body.versao).toBe(before.body.versao + 1);
   });
 });
 
 describe('PATCH /v1/empresa/vigilancia: refusals', () => {
   it('a repeated id → 422 produto_repetido at its second place, within a list, across the lists and in another letter case', async () => {
-    const w = await companyWith({ surveillanceCapacity: 5 });
+    const w = await selectionCompany(5, 1);
     const head = await headOfficeCatalog(w);
     const [a, b] = await products(w, head.id, 2);
     await change(w, { modo: 'selecao', adicionar: [a] });
@@ -329,7 +344,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
   });
 
   it('removing a product that is not selected → 422 produto_nao_selecionado at its place', async () => {
-    const w = await companyWith({ surveillanceCapacity: 5 });
+    const w = await selectionCompany(5, 1);
     const head = await headOfficeCatalog(w);
     const [a, b, c] = await products(w, head.id, 3);
     await change(w, { modo: 'selecao', adicionar: [a] });
@@ -358,7 +373,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
 
   // spec: LIM-12, LIM-13
   it('more than 200 ids in a list → 422 valor_invalido at body.adicionar or body.remover; 200 pass the shape check', async () => {
-    const w = await companyWith({ surveillanceCapacity: 5 });
+    const w = await selectionCompany(5, 0);
     await headOfficeCatalog(w);
     const before = await read(w);
     const ids = (n: number) => Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
@@ -370,7 +385,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
 
   // spec: SURV-09, SURV-11
   it('an invalid modo, an unknown field or an id that is not a uuid → 422 at its place', async () => {
-    const w = await companyWith({ surveillanceCapacity: 5 });
+    const w = await selectionCompany(5, 0);
     const before = await read(w);
     await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'tudo' }), before, 422, 'valor_invalido', 'body.modo');
     await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'TODOS' }), before, 422, 'valor_invalido', 'body.modo');
@@ -382,7 +397,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
 
   // spec: SURV-08
   it('a missing modo → 422 campo_obrigatorio at body.modo (modo is required)', async () => {
-    const w = await companyWith({ surveillanceCapacity: 5 });
+    const w = await selectionCompany(5, 0);
     const before = await read(w);
     await expectRefusedUnchanged(w, await patch(w, before.etag, { adicionar: [] }), before, 422, 'campo_obrigatorio', 'body.modo');
     await expectRefusedUnchanged(w, await patch(w, before.etag, {}), before, 422, 'campo_obrigatorio', 'body.modo');
@@ -799,17 +814,20 @@ describe('permissions', () => {
     const { token } = await w.controls.addCredential(w.company.companyId, ['vigilancia:gerenciar']);
     const manager = w.api.as(token);
     for (const path of [VIGILANCIA, PRODUTOS, CAPACIDADE]) expectError(await manager.get(path), 403, 'permissao_insuficiente');
-    const answer = await manager.patch(VIGILANCIA, { modo: 'todos' }, { ifMatch: (await read(w)).etag });
+    // A change a shared company's selection takes too (mode todos is refused beyond the capacity): versao moves.
+    const before = await read(w);
+    const answer = await manager.patch(VIGILANCIA, { modo: 'selecao' }, { ifMatch: before.etag });
     expect(answer.status, answer.text).toBe(200);
-    expect(answer.body).toMatchObject({ modo: 'todos', versao: 2 });
+    expect(answer.body).toMatchObject({ modo: 'selecao', versao: before.body.versao + 1 });
   });
 
   // spec: AUTH-01
   it('without a credential → 401 credencial_ausente on all four operations', async () => {
     const w = await companyWith();
     const anonymous = w.api.as(undefined);
+    const before = await read(w);
     for (const path of [VIGILANCIA, PRODUTOS, CAPACIDADE]) expectError(await anonymous.get(path), 401, 'credencial_ausente');
-    expectError(await anonymous.patch(VIGILANCIA, { modo: 'todos' }, { ifMatch: (await read(w)).etag }), 401, 'credencial_ausente');
-    expect((await read(w)).body.versao).toBe(1);
+    expectError(await anonymous.patch(VIGILANCIA, { modo: 'todos' }, { ifMatch: before.etag }), 401, 'credencial_ausente');
+    expect((await read(w)).body.versao).toBe(before.body.versao);
   });
 });

@@ -133,3 +133,24 @@ export async function ownListStart(api: Api, path: string, before?: string): Pro
   }
   throw new Error(`${path} did not end within 1000 pages`);
 }
+
+/**
+ * The surveillance selection as a new company has it: mode selecao, nothing selected. In a company of the test's
+ * own it already is (no request is made). On a deployment, the shared company keeps what earlier tests selected,
+ * and its capacity fills up: the mode is set back to selecao and every selected product removed (200 a request).
+ */
+export async function freshSelection(api: Api): Promise<void> {
+  if (deployment === undefined) return;
+  for (let guard = 0; guard < 100; guard++) {
+    const view = await api.get('/v1/empresa/vigilancia');
+    if (view.status !== 200) throw new Error(`GET /v1/empresa/vigilancia answered ${view.status}: ${view.text}`);
+    // In mode selecao the watched products are the selection, in its order.
+    const watched = view.body.modo === 'selecao' ? await api.get('/v1/empresa/vigilancia/produtos?limite=200') : undefined;
+    if (watched !== undefined && watched.status !== 200) throw new Error(`GET /v1/empresa/vigilancia/produtos answered ${watched.status}: ${watched.text}`);
+    const selected: string[] = watched === undefined ? [] : watched.body.itens.map((item: { id: string }) => item.id);
+    if (watched !== undefined && selected.length === 0) return;
+    const answer = await api.patch('/v1/empresa/vigilancia', { modo: 'selecao', remover: selected }, { ifMatch: view.headers.get('etag')! });
+    if (answer.status !== 200) throw new Error(`clearing the selection answered ${answer.status}: ${answer.text}`);
+  }
+  throw new Error('the selection was not cleared within 100 requests');
+}
