@@ -2,7 +2,7 @@
  * What several spec files build or name the same way: the permission list, ids no emulator hands out,
  * branch establishments and their catalogs, and the walk through a proximo_id list.
  */
-import { expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { cnpjOf } from './cnpj.js';
 import { deployment } from './deployment.js';
 import type { Answer, Api, World } from './client.js';
@@ -19,17 +19,48 @@ export const productsPath = (catalogId: string) => `/v1/catalogos/${catalogId}/p
 
 /**
  * On a deployment, the company keeps the establishments of every earlier run: there the orders start at a random
- * place, with a first letter from C to Y, so that two runs are unlikely to meet (24 × 36³ orders).
+ * place, with a first letter from C to Y, and skip the orders the company's establishments already hold.
  */
 const orderStart = deployment === undefined ? { letter: 'B', counter: 0 } : { letter: 'CDEFGHIJKLMNOPQRSTUVWXY'.charAt(Math.floor(Math.random() * 23)), counter: Math.floor(Math.random() * 36 ** 3) };
 let orderCounter = orderStart.counter;
+
+/**
+ * On a deployment, the order parts the company's CNPJs hold: read before each test file (each file is a module
+ * instance of its own, and the files before it, in this run and in earlier ones, made establishments), and every
+ * order handed out since. A random start alone would meet an earlier file's range now and then, and then every
+ * establishment a test makes would be refused 409 cnpj_duplicado.
+ */
+const takenOrders = new Set<string>();
+if (deployment !== undefined) {
+  const { baseUrl, token } = deployment;
+  beforeAll(async () => {
+    let after: string | null = null;
+    for (let guard = 0; guard < 10_000; guard++) {
+      const response = await fetch(`${baseUrl}/v1/estabelecimentos?limite=200${after === null ? '' : `&apos_id=${after}`}`, { headers: { authorization: `Bearer ${token}` } });
+      const page = (await response.json()) as { itens: { id: string; cnpj: string }[]; proximo_id: string | null };
+      if (response.status !== 200) throw new Error(`GET /v1/estabelecimentos answered ${response.status}: ${JSON.stringify(page)}`);
+      for (const establishment of page.itens) takenOrders.add(establishment.cnpj.slice(8, 12));
+      after = page.proximo_id;
+      if (after === null) return;
+    }
+  });
+}
+
 /**
  * A fresh order part (B001, B002, ..., base 36 after B999): no two branches a test file creates share a
- * CNPJ, and none collides with the orders the tests write out (digit-only ones, AB12, Z9Y8, 0A0B).
+ * CNPJ, and none collides with the orders the tests write out (digit-only ones, AB12, Z9Y8, 0A0B), nor, on a
+ * deployment, with an establishment the company already has.
  */
 export function nextOrder(): string {
-  orderCounter = (orderCounter + 1) % 36 ** 3;
-  return `${orderStart.letter}${orderCounter.toString(36).toUpperCase().padStart(3, '0')}`;
+  for (let guard = 0; guard < 36 ** 3; guard++) {
+    orderCounter = (orderCounter + 1) % 36 ** 3;
+    const order = `${orderStart.letter}${orderCounter.toString(36).toUpperCase().padStart(3, '0')}`;
+    if (!takenOrders.has(order)) {
+      if (deployment !== undefined) takenOrders.add(order);
+      return order;
+    }
+  }
+  throw new Error(`every order part starting with ${orderStart.letter} is taken`);
 }
 
 /** On a deployment, what names this run's values: the company keeps every earlier run's records. */
@@ -53,7 +84,8 @@ const ordersFor = new Map<string, string>();
  * The order part a test writes out (`fixed`, e.g. '0201' or 'AB12'): as it is in a company of the test's own.
  * On a deployment, whose company keeps the establishments of earlier runs, a fresh one of the same kind, the same
  * for every call with that `fixed` in this file: digits only → a nextOrder(); else its first character of the same
- * class (a letter: A or Z, which nextOrder never starts with; a digit) and three of 0-9 A-Z, one at least a letter.
+ * class (a letter: A or Z, which nextOrder never starts with; a digit) and three of 0-9 A-Z, one at least a
+ * letter, none the company holds.
  */
 export function orderFor(fixed: string): string {
   if (deployment === undefined) return fixed;
@@ -61,9 +93,12 @@ export function orderFor(fixed: string): string {
   if (order === undefined) {
     if (/^[0-9]+$/.test(fixed)) order = nextOrder();
     else {
-      const first = /^[0-9]/.test(fixed) ? randomOf('0123456789') : randomOf('AZ');
-      const rest = [randomOf(BASE36.slice(10)), randomOf(BASE36), randomOf(BASE36)].sort(() => Math.random() - 0.5).join('');
-      order = `${first}${rest}`;
+      do {
+        const first = /^[0-9]/.test(fixed) ? randomOf('0123456789') : randomOf('AZ');
+        const rest = [randomOf(BASE36.slice(10)), randomOf(BASE36), randomOf(BASE36)].sort(() => Math.random() - 0.5).join('');
+        order = `${first}${rest}`;
+      } while (takenOrders.has(order));
+      takenOrders.add(order);
     }
     ordersFor.set(fixed, order);
   }
