@@ -13,6 +13,7 @@ import { headOfficeCatalog, newKey, otherCompany, product, world, type Answer, t
 import { ETAG, expectError, REQUEST_ID } from './support/expect.js';
 import { branchCatalog, freshSelection, productsPath, UNKNOWN_ID } from './support/fixtures.js';
 import { createDestination, EVENTS, eventDetail } from './support/webhook-setup.js';
+import { deployment } from './support/deployment.js';
 
 const VIGILANCIA = '/v1/empresa/vigilancia';
 const WATCHED = '/v1/empresa/vigilancia/produtos';
@@ -192,7 +193,8 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
 
   // spec: CAT-30
   it('its antes equals GET /v1/empresa/vigilancia and its vigilancia block the selection\'s modo, versao, capacidade and direito_ativo', async () => {
-    const sc = await scene({ surveillanceCapacity: 7 });
+    // The capacity plays no part: a deployment's shared company keeps its own.
+    const sc = await scene(deployment === undefined ? { surveillanceCapacity: 7 } : {});
     const view = await vigilancia(sc.w);
     const p = await preview(sc.w, sc.a.id);
     expect(p.body.vigilancia.antes).toEqual(countersOf(view.body));
