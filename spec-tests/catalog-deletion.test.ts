@@ -11,8 +11,9 @@
 import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, newKey, otherCompany, product, world, type Answer, type World } from './support/client.js';
 import { ETAG, expectError, REQUEST_ID } from './support/expect.js';
-import { branchCatalog, productsPath, UNKNOWN_ID } from './support/fixtures.js';
+import { branchCatalog, freshSelection, productsPath, UNKNOWN_ID } from './support/fixtures.js';
 import { createDestination, EVENTS, eventDetail } from './support/webhook-setup.js';
+import { deployment } from './support/deployment.js';
 
 const VIGILANCIA = '/v1/empresa/vigilancia';
 const WATCHED = '/v1/empresa/vigilancia/produtos';
@@ -115,6 +116,8 @@ const ids = (answer: Answer): string[] => answer.body.itens.map((item: { id: str
  */
 async function scene(flags: Record<string, unknown> = {}) {
   const w = await world({}, flags);
+  // A new company's selection is empty; a deployment's shared one holds what earlier tests selected.
+  await freshSelection(w.api);
   const a = await headOfficeCatalog(w, 'A');
   const b = await branchCatalog(w, { nome: 'B' });
   const e1 = await product(w, a.id, { sku: 'e1' });
@@ -190,7 +193,8 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
 
   // spec: CAT-30
   it('its antes equals GET /v1/empresa/vigilancia and its vigilancia block the selection\'s modo, versao, capacidade and direito_ativo', async () => {
-    const sc = await scene({ surveillanceCapacity: 7 });
+    // The capacity plays no part: a deployment's shared company keeps its own.
+    const sc = await scene(deployment === undefined ? { surveillanceCapacity: 7 } : {});
     const view = await vigilancia(sc.w);
     const p = await preview(sc.w, sc.a.id);
     expect(p.body.vigilancia.antes).toEqual(countersOf(view.body));
@@ -251,7 +255,7 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
       [
         'linking a product of the catalog to another catalog (it stops being exclusive)',
         async (sc) => link(sc.w, sc.b.id, sc.e1.id),
-        (before, after) => expect(after).toEqual({ ...before, exclusivos: 2, compartilhados: 3, produtos_desativados: 2, selecoes_removidas: 0, vigilancia: { ...before.vigilancia, depois: { ...before.vigilancia.depois, cadastrados: 4, elegiveis: 4, selecionados: 3, vagas: 97 } } }),
+        (before, after) => expect(after).toEqual({ ...before, exclusivos: 2, compartilhados: 3, produtos_desativados: 2, selecoes_removidas: 0, vigilancia: { ...before.vigilancia, depois: { ...before.vigilancia.depois, cadastrados: before.vigilancia.depois.cadastrados + 1, elegiveis: before.vigilancia.depois.elegiveis + 1, selecionados: 3, vagas: before.vigilancia.depois.vagas - 1 } } }),
       ],
       [
         'linking a shared product of the catalog to a third catalog (no figure moves)',

@@ -3,11 +3,22 @@
  * decisions of the helper context (one active catalog per establishment, produtos = link count, lists).
  */
 import { describe, expect, it } from 'vitest';
-import { headOfficeCatalog, product, world, type Answer } from './support/client.js';
+import { headOfficeCatalog, product, world, type Answer, type World } from './support/client.js';
 import { ETAG, expectError, REQUEST_ID, UUID } from './support/expect.js';
-import { branch, branchCatalog, listAll, UNKNOWN_ID } from './support/fixtures.js';
+import { branch, branchCatalog, listAll, ownListStart, unique, UNKNOWN_ID } from './support/fixtures.js';
 
 const idsOf = (answer: Answer): string[] => answer.body.itens.map((c: { id: string }) => c.id);
+
+/**
+ * Where the test's own catalogs begin in GET /v1/catalogos, read before the test makes any: the list's start in a
+ * company of the test's own; on a deployment, after the catalogs earlier tests and runs made.
+ */
+const ownStart = (w: World) => ownListStart(w.api, '/v1/catalogos');
+/** GET /v1/catalogos with `query`, from `start` (an apos_id) when there is one. */
+const listFrom = (query: string, start: string | undefined) => {
+  const params = [query, start === undefined ? '' : `apos_id=${start}`].filter((p) => p !== '').join('&');
+  return `/v1/catalogos${params === '' ? '' : `?${params}`}`;
+};
 
 describe('POST /v1/catalogos', () => {
   // spec: CONV-07, CAT-01, CAT-02, CAT-03, CAT-04, REQ-04
@@ -75,28 +86,31 @@ describe('POST /v1/catalogos', () => {
 
   it('refuses a second catalog for the same establishment with 409 estabelecimento_com_catalogo_ativo', async () => {
     const w = await world();
+    const start = await ownStart(w);
     const first = await headOfficeCatalog(w);
     const answer = await w.api.post('/v1/catalogos', { estabelecimento_id: w.company.headOffice.id, nome: 'Outra' });
     expect(answer.status, answer.text).toBe(409);
     expect(answer.body.erro.codigo).toBe('estabelecimento_com_catalogo_ativo');
     expect(answer.body.erro.request_id).toBe(answer.headers.get('x-request-id'));
-    const list = await w.api.get('/v1/catalogos');
+    const list = await w.api.get(listFrom('', start));
     expect(idsOf(list)).toEqual([first.id]);
   });
 
   it('refuses an archived establishment with 409 estabelecimento_arquivado', async () => {
     const w = await world();
+    const start = await ownStart(w);
     const establishment = await branch(w);
     expect((await w.api.delete(`/v1/estabelecimentos/${establishment.id}`, {}, { ifMatch: establishment.etag })).status).toBe(200);
     const answer = await w.api.post('/v1/catalogos', { estabelecimento_id: establishment.id, nome: 'L' });
     expect(answer.status, answer.text).toBe(409);
     expect(answer.body.erro.codigo).toBe('estabelecimento_arquivado');
-    expect((await w.api.get('/v1/catalogos')).body.itens).toEqual([]);
+    expect((await w.api.get(listFrom('', start))).body.itens).toEqual([]);
   });
 
   // spec: CONV-04
   it('validates the body: estabelecimento_id required and a uuid, nome 1 to 120, id_externo 1 to 256, no unknown field', async () => {
     const w = await world();
+    const start = await ownStart(w);
     const id = w.company.headOffice.id;
     expectError(await w.api.post('/v1/catalogos', { nome: 'L' }), 422, 'campo_obrigatorio', 'body.estabelecimento_id');
     expectError(await w.api.post('/v1/catalogos', { estabelecimento_id: 'abc', nome: 'L' }), 422, 'valor_invalido', 'body.estabelecimento_id');
@@ -106,7 +120,7 @@ describe('POST /v1/catalogos', () => {
     expectError(await w.api.post('/v1/catalogos', { estabelecimento_id: id, nome: 'L', id_externo: '' }), 422, 'valor_invalido', 'body.id_externo');
     expectError(await w.api.post('/v1/catalogos', { estabelecimento_id: id, nome: 'L', id_externo: 'x'.repeat(257) }), 422, 'valor_invalido', 'body.id_externo');
     expectError(await w.api.post('/v1/catalogos', { estabelecimento_id: id, nome: 'L', estado: 'ativo' }), 422, 'campo_desconhecido', 'body.estado');
-    expect((await w.api.get('/v1/catalogos')).body.itens).toEqual([]);
+    expect((await w.api.get(listFrom('', start))).body.itens).toEqual([]);
     const edges = await w.api.post('/v1/catalogos', { estabelecimento_id: id.toUpperCase(), nome: 'n'.repeat(120), id_externo: 'x'.repeat(256) });
     expect(edges.status, edges.text).toBe(201);
     expect(edges.body).toMatchObject({ estabelecimento_id: id, nome: 'n'.repeat(120), id_externo: 'x'.repeat(256) });
@@ -222,6 +236,7 @@ describe('produtos of a catalog', () => {
   // spec: CAT-05
   it('counts the links: products created in it, linked to it and unlinked from it; each change moves versao', async () => {
     const w = await world();
+    const start = await ownStart(w);
     const catalog = await headOfficeCatalog(w);
     const other = await branchCatalog(w);
     for (let i = 0; i < 3; i++) await product(w, catalog.id);
@@ -237,7 +252,7 @@ describe('produtos of a catalog', () => {
     expect(unlinked.status, unlinked.text).toBe(200);
     const afterUnlink = await w.api.get(`/v1/catalogos/${catalog.id}`);
     expect(afterUnlink.body).toMatchObject({ produtos: 3, versao: 6 });
-    const listed = await w.api.get('/v1/catalogos');
+    const listed = await w.api.get(listFrom('', start));
     expect(listed.body.itens).toEqual([afterUnlink.body, (await w.api.get(`/v1/catalogos/${other.id}`)).body]);
   });
 });
@@ -246,9 +261,10 @@ describe('GET /v1/catalogos', () => {
   // spec: CAT-06
   it('lists the company\'s catalogs in creation order, each as GET one shows it', async () => {
     const w = await world();
+    const start = await ownStart(w);
     const a = await headOfficeCatalog(w);
     const b = await branchCatalog(w, { id_externo: 'b' });
-    const answer = await w.api.get('/v1/catalogos');
+    const answer = await w.api.get(listFrom('', start));
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ itens: [a.body, b.body], proximo_id: null });
     expect(answer.headers.get('x-request-id')).toMatch(REQUEST_ID);
@@ -265,15 +281,16 @@ describe('GET /v1/catalogos', () => {
   // spec: CAT-12, LIM-24
   it('defaults limite to 50, accepts 200, and proximo_id leads to the rest', async () => {
     const w = await world();
+    const start = await ownStart(w);
     const created = [(await headOfficeCatalog(w)).id];
     for (let i = 0; i < 50; i++) created.push((await branchCatalog(w)).id);
-    const first = await w.api.get('/v1/catalogos');
+    const first = await w.api.get(listFrom('', start));
     expect(idsOf(first)).toEqual(created.slice(0, 50));
     expect(first.body.proximo_id).toBe(created[49]);
     const rest = await w.api.get(`/v1/catalogos?apos_id=${first.body.proximo_id}`);
     expect(rest.body).toMatchObject({ proximo_id: null });
     expect(idsOf(rest)).toEqual(created.slice(50));
-    const max = await w.api.get('/v1/catalogos?limite=200');
+    const max = await w.api.get(listFrom('limite=200', start));
     expect(max.status).toBe(200);
     expect(idsOf(max)).toEqual(created);
     expect(max.body.proximo_id).toBeNull();
@@ -283,13 +300,14 @@ describe('GET /v1/catalogos', () => {
   // spec: LIM-26
   it('takes limite with leading zeros as the integer it writes: 0000050 is 50, 0000201 is above 200', async () => {
     const w = await world();
+    const start = await ownStart(w);
     const created = [(await headOfficeCatalog(w)).id];
     for (let i = 0; i < 50; i++) created.push((await branchCatalog(w)).id);
-    const padded = await w.api.get('/v1/catalogos?limite=0000050');
+    const padded = await w.api.get(listFrom('limite=0000050', start));
     expect(padded.status, padded.text).toBe(200);
     expect(idsOf(padded)).toEqual(created.slice(0, 50));
     expect(padded.body.proximo_id).toBe(created[49]);
-    expect(idsOf(await w.api.get(`/v1/catalogos?limite=${'0'.repeat(20)}1`))).toEqual(created.slice(0, 1));
+    expect(idsOf(await w.api.get(listFrom(`limite=${'0'.repeat(20)}1`, start)))).toEqual(created.slice(0, 1));
     expectError(await w.api.get('/v1/catalogos?limite=0000201'), 422, 'valor_invalido', 'query.limite');
     expectError(await w.api.get('/v1/catalogos?limite=0000000'), 422, 'valor_invalido', 'query.limite');
   });
@@ -297,9 +315,10 @@ describe('GET /v1/catalogos', () => {
   // spec: CAT-13, LIM-14
   it('pages with limite and apos_id, visiting every catalog exactly once', async () => {
     const w = await world();
+    const start = await ownStart(w);
     const created = [(await headOfficeCatalog(w)).id];
     for (let i = 0; i < 4; i++) created.push((await branchCatalog(w)).id);
-    const { ids, pages } = await listAll(w.api, '/v1/catalogos', 'limite=2');
+    const { ids, pages } = await listAll(w.api, '/v1/catalogos', 'limite=2', start);
     expect(ids).toEqual(created);
     expect(pages.map((p) => p.body.itens.length)).toEqual([2, 2, 1]);
   });
@@ -347,15 +366,17 @@ describe('GET /v1/catalogos', () => {
   it('filters by id_externo, exactly', async () => {
     const w = await world();
     const a = await headOfficeCatalog(w);
-    const b = await branchCatalog(w, { id_externo: 'grupo-1' });
-    await branchCatalog(w, { id_externo: 'grupo-10' });
-    expect(idsOf(await w.api.get('/v1/catalogos?id_externo=grupo-1'))).toEqual([b.id]);
-    expect(idsOf(await w.api.get('/v1/catalogos?id_externo=GRUPO-1'))).toEqual([]);
+    // Values of the run's own (and one that starts with another): the company may keep earlier runs' catalogs.
+    const [group1, spaced] = [unique('grupo-1'), unique('grupo-x y')];
+    const b = await branchCatalog(w, { id_externo: group1 });
+    await branchCatalog(w, { id_externo: `${group1}0` });
+    expect(idsOf(await w.api.get(`/v1/catalogos?id_externo=${group1}`))).toEqual([b.id]);
+    expect(idsOf(await w.api.get(`/v1/catalogos?id_externo=${group1.toUpperCase()}`))).toEqual([]);
     expect(idsOf(await w.api.get('/v1/catalogos?id_externo=grupo'))).toEqual([]);
     // an id_externo set by PATCH is found; a cleared one no longer
-    const patched = await w.api.patch(`/v1/catalogos/${a.id}`, { id_externo: 'grupo-x y' }, { ifMatch: a.etag });
+    const patched = await w.api.patch(`/v1/catalogos/${a.id}`, { id_externo: spaced }, { ifMatch: a.etag });
     expect(patched.status).toBe(200);
-    expect(idsOf(await w.api.get(`/v1/catalogos?id_externo=${encodeURIComponent('grupo-x y')}`))).toEqual([a.id]);
+    expect(idsOf(await w.api.get(`/v1/catalogos?id_externo=${encodeURIComponent(spaced)}`))).toEqual([a.id]);
     expectError(await w.api.get('/v1/catalogos?id_externo='), 422, 'valor_invalido', 'query.id_externo');
     expectError(await w.api.get(`/v1/catalogos?id_externo=${'x'.repeat(257)}`), 422, 'valor_invalido', 'query.id_externo');
     expect((await w.api.get(`/v1/catalogos?id_externo=${'x'.repeat(256)}`)).status).toBe(200);
@@ -364,22 +385,25 @@ describe('GET /v1/catalogos', () => {
   // spec: CAT-08, CAT-14
   it('filters by estado: ativo lists the active catalogs, excluido none yet; another value is 422', async () => {
     const w = await world();
+    const start = await ownStart(w);
     const a = await headOfficeCatalog(w);
     const b = await branchCatalog(w);
-    expect(idsOf(await w.api.get('/v1/catalogos?estado=ativo'))).toEqual([a.id, b.id]);
-    expect((await w.api.get('/v1/catalogos?estado=excluido')).body).toEqual({ itens: [], proximo_id: null });
+    expect(idsOf(await w.api.get(listFrom('estado=ativo', start)))).toEqual([a.id, b.id]);
+    expect((await w.api.get(listFrom('estado=excluido', start))).body).toEqual({ itens: [], proximo_id: null });
     expectError(await w.api.get('/v1/catalogos?estado=arquivado'), 422, 'valor_invalido', 'query.estado');
   });
 
   // spec: CAT-13
   it('combines filters with paging', async () => {
     const w = await world();
+    const start = await ownStart(w);
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await branchCatalog(w, { id_externo: `k${i}` })).id);
-    const page = await w.api.get(`/v1/catalogos?estado=ativo&id_externo=k1&limite=1`);
+    const keys = [unique('k0'), unique('k1'), unique('k2')];
+    for (const key of keys) ids.push((await branchCatalog(w, { id_externo: key })).id);
+    const page = await w.api.get(`/v1/catalogos?estado=ativo&id_externo=${keys[1]}&limite=1`);
     expect(page.body).toMatchObject({ proximo_id: null });
     expect(idsOf(page)).toEqual([ids[1]]);
-    const { ids: visited } = await listAll(w.api, '/v1/catalogos', 'estado=ativo&limite=1');
+    const { ids: visited } = await listAll(w.api, '/v1/catalogos', 'estado=ativo&limite=1', start);
     expect(visited).toEqual(ids);
   });
 
@@ -427,6 +451,7 @@ describe('permissions of catalogs', () => {
   // spec: AUTH-11
   it('needs catalogo:gerenciar to create and edit (403 permissao_insuficiente), catalogo:ler to read', async () => {
     const w = await world();
+    const start = await ownStart(w);
     const created = await headOfficeCatalog(w);
     const other = await branch(w);
     const { token: readerToken } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'estabelecimento:gerenciar']);
@@ -441,6 +466,6 @@ describe('permissions of catalogs', () => {
     expectError(await manager.get('/v1/catalogos'), 403, 'permissao_insuficiente', null);
     const made = await manager.post('/v1/catalogos', { estabelecimento_id: other.id, nome: 'L' });
     expect(made.status, made.text).toBe(201);
-    expect((await w.api.get('/v1/catalogos')).body.itens).toHaveLength(2);
+    expect(idsOf(await w.api.get(listFrom('', start)))).toEqual([created.id, made.body.id]);
   });
 });

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, world } from './support/client.js';
 import { cnpjOf } from './support/cnpj.js';
 import { expectError, REQUEST_ID } from './support/expect.js';
-import { ALL_PERMISSIONS, branch } from './support/fixtures.js';
+import { ALL_PERMISSIONS, branch, orderFor } from './support/fixtures.js';
+import { deployment } from './support/deployment.js';
 
 /** The limits every company's context reports with the default emulator (spec "Limits" and DESIGN §4). */
 const DEFAULT_LIMITS = {
@@ -91,19 +92,26 @@ describe('GET /v1/contexto', () => {
       expect(answer.status).toBe(200);
       return { estabelecimentos: answer.body.estabelecimentos, catalogos: answer.body.catalogos };
     };
-    expect(await counts()).toEqual({ estabelecimentos: { ativos: 1, arquivados: 0 }, catalogos: { ativos: 0, excluidos: 0 } });
+    const start = await counts();
+    // A new company counts its head office alone; a deployment's shared company, what earlier tests left: there
+    // the test checks how its own changes move the counts.
+    if (deployment === undefined) expect(start).toEqual({ estabelecimentos: { ativos: 1, arquivados: 0 }, catalogos: { ativos: 0, excluidos: 0 } });
+    const moved = (ativos: number, arquivados: number, catalogos: number) => ({
+      estabelecimentos: { ativos: start.estabelecimentos.ativos + ativos, arquivados: start.estabelecimentos.arquivados + arquivados },
+      catalogos: { ativos: start.catalogos.ativos + catalogos, excluidos: start.catalogos.excluidos },
+    });
     const a = await branch(w);
     const b = await branch(w);
-    expect(await counts()).toEqual({ estabelecimentos: { ativos: 3, arquivados: 0 }, catalogos: { ativos: 0, excluidos: 0 } });
+    expect(await counts()).toEqual(moved(2, 0, 0));
     expect((await w.api.delete(`/v1/estabelecimentos/${a.id}`, {}, { ifMatch: a.etag })).status).toBe(200);
-    expect(await counts()).toEqual({ estabelecimentos: { ativos: 2, arquivados: 1 }, catalogos: { ativos: 0, excluidos: 0 } });
+    expect(await counts()).toEqual(moved(1, 1, 0));
     await headOfficeCatalog(w);
     expect((await w.api.post('/v1/catalogos', { estabelecimento_id: b.id, nome: 'B' })).status).toBe(201);
-    expect(await counts()).toEqual({ estabelecimentos: { ativos: 2, arquivados: 1 }, catalogos: { ativos: 2, excluidos: 0 } });
+    expect(await counts()).toEqual(moved(1, 1, 2));
     // A refused change moves no count.
     expect((await w.api.delete(`/v1/estabelecimentos/${b.id}`, {}, { ifMatch: '"stale"' })).status).toBe(412);
     expect((await w.api.post('/v1/catalogos', { estabelecimento_id: a.id, nome: 'A' })).status).toBe(409);
-    expect(await counts()).toEqual({ estabelecimentos: { ativos: 2, arquivados: 1 }, catalogos: { ativos: 2, excluidos: 0 } });
+    expect(await counts()).toEqual(moved(1, 1, 2));
   });
 
   it('counts only the company\'s own resources', async () => {
@@ -154,7 +162,9 @@ describe('GET /v1/contexto', () => {
     // Establishments: a company may have many (an establishment has at most one active catalog).
     let created = 0;
     const establishment = (fields: Record<string, unknown>, key?: string) =>
-      w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, String(1000 + ++created)), nome: 'Filial', ...fields }, key === undefined ? {} : { key });
+      w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, orderFor(String(1000 + ++created))), nome: 'Filial', ...fields }, key === undefined ? {} : { key });
+    // Keys of exactly these lengths, random: a deployment keeps keys for days, across runs.
+    const keyOf = (length: number) => Array.from({ length }, () => 'abcdefghijklmnopqrstuvwxyz0123456789'.charAt(Math.floor(Math.random() * 36))).join('');
 
     expect((await establishment({ nome: 'n'.repeat(limites.nome.max) })).status).toBe(201);
     expectError(await establishment({ nome: 'n'.repeat(limites.nome.max + 1) }), 422, 'valor_invalido', 'body.nome');
@@ -162,8 +172,8 @@ describe('GET /v1/contexto', () => {
     expect((await establishment({ id_externo: 'x'.repeat(limites.id_externo.max) })).status).toBe(201);
     expectError(await establishment({ id_externo: 'y'.repeat(limites.id_externo.max + 1) }), 422, 'valor_invalido', 'body.id_externo');
 
-    expect((await establishment({}, 'k'.repeat(limites.chave_idempotencia.min))).status).toBe(201);
-    expect((await establishment({}, 'm'.repeat(limites.chave_idempotencia.max))).status).toBe(201);
+    expect((await establishment({}, keyOf(limites.chave_idempotencia.min))).status).toBe(201);
+    expect((await establishment({}, keyOf(limites.chave_idempotencia.max))).status).toBe(201);
     expectError(await establishment({}, 'k'.repeat(limites.chave_idempotencia.min - 1)), 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
     expectError(await establishment({}, 'k'.repeat(limites.chave_idempotencia.max + 1)), 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
 

@@ -9,12 +9,18 @@
  */
 import { request } from 'node:http';
 import { connect as connectSocket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions, type RunningServer } from '../src/index.js';
 import { Api, Controls, readAnswer, world, type Answer, type World } from './support/client.js';
 import { expectControlError } from './support/expect.js';
 import { httpRequest } from './support/raw-http.js';
 import { inProcessTarget, mayResetTarget, serverUrl } from './support/target.js';
+import { deployment } from './support/deployment.js';
+
+// Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
+beforeEach((context) => {
+  if (deployment !== undefined) context.skip('checks the emulator\'s own /_emulator controls and server (content type, CORS, Host, control token, body limits), which a deployment of the service does not have');
+});
 
 const MiB = 1024 * 1024;
 const CONTENT_TYPE_MESSAGE = (got: string) => `Send "content-type: application/json" with every POST, PUT and PATCH under /_emulator, even one without a body (got ${got}). Other types are refused so that no web page can drive the controls.`;

@@ -4,13 +4,19 @@
  * reset is global, and the server is shared by every spec file).
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Api, headOfficeCatalog, NCM, newKey, otherCompany, product, until, world, type Answer, type World } from './support/client.js';
 import { headOfficeCnpj } from './support/cnpj.js';
 import { expectControlError, expectError, UUID } from './support/expect.js';
 import { ALL_PERMISSIONS, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 import { mayResetTarget } from './support/target.js';
 import { clockNow, createDestination, DAY, deliveryFault, eventDetail, hookHost, HOUR, iso, MINUTE, raiseEvent, removeFault, SECOND } from './support/webhooks.js';
+import { deployment } from './support/deployment.js';
+
+// Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
+beforeEach((context) => {
+  if (deployment !== undefined) context.skip('checks the emulator\'s own /_emulator controls, which a deployment of the service does not have');
+});
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 

@@ -3,9 +3,15 @@
  * /_emulator/companies/{id}/clock, and everything it owns — its records' times, its deliveries and their retries —
  * runs on that clock; the shared clock's controls never move it, and its own never move the others.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { Api, world, type World } from './support/client.js';
 import { attemptsOf, createDestination, deliveryFault, hookHost, ms, raiseEvent, SECOND, MINUTE, HOUR, DAY } from './support/webhooks.js';
+import { deployment } from './support/deployment.js';
+
+// Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
+beforeEach((context) => {
+  if (deployment !== undefined) context.skip('checks companies on a clock of their own, made and moved through the emulator\'s /_emulator controls, which a deployment of the service does not have');
+});
 
 /** A company on a clock of its own, on the same target as `w`. */
 async function ownClockCompany(w: World, options: Record<string, unknown> = {}): Promise<World> {

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, NCM, otherCompany, product, world, type World } from './support/client.js';
 import { ETAG, expectError } from './support/expect.js';
-import { branchCatalog, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
+import { branchCatalog, productsPath, unique, UNKNOWN_V7_ID } from './support/fixtures.js';
+import { needsOwnCompany } from './support/deployment.js';
 
 const createIn = (w: World, catalogId: string, body: unknown) => w.api.post(productsPath(catalogId), body);
 
@@ -58,7 +59,7 @@ describe('POST /v1/catalogos/{id}/produtos', () => {
     const fields = {
       origem: 'erp',
       ncm: NCM,
-      id_externo: 'SKU-EXT-1',
+      id_externo: unique('SKU-EXT-1'),
       sku: 'sku-1',
       descricao: 'Notebook 14"',
       atributos: [{ codigo: 'cor', valores: ['preto', 'prata'] }, { codigo: 'voltagem', valores: ['bivolt'] }],
@@ -88,7 +89,10 @@ describe('POST /v1/catalogos/{id}/produtos', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const atributos = Array.from({ length: 128 }, (_, i) => ({ codigo: i === 0 ? 'c'.repeat(128) : `a${i}`, valores: i === 1 ? Array.from({ length: 50 }, (_, j) => `v${j}`) : ['x'.repeat(1000)] }));
-    const answer = await createIn(w, catalog.id, { origem: 'o'.repeat(64), ncm: NCM, descricao: 'd'.repeat(2000), atributos, sku: 's'.repeat(256), id_externo: 'e'.repeat(256) });
+    // 256 characters, ending in the run's own suffix where the company is shared.
+    const suffix = unique('');
+    const idExterno = 'e'.repeat(256 - suffix.length) + suffix;
+    const answer = await createIn(w, catalog.id, { origem: 'o'.repeat(64), ncm: NCM, descricao: 'd'.repeat(2000), atributos, sku: 's'.repeat(256), id_externo: idExterno });
     expect(answer.status).toBe(201);
     expect(answer.body.atributos).toEqual(atributos);
   });
@@ -125,8 +129,9 @@ describe('POST /v1/catalogos/{id}/produtos', () => {
     for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
     const answer = await createIn(w, catalog.id, body);
     expectError(answer, 422, codigo, caminho);
-    const list = await w.api.get('/v1/produtos');
-    expect(list.body.itens).toEqual([]);
+    // The catalog is the test's own and the request named it: a product made anyway would be listed there.
+    const list = await w.api.get(productsPath(catalog.id));
+    expect(list.body).toEqual({ itens: [], proximo_cursor: null });
     const after = await w.api.get(`/v1/catalogos/${catalog.id}`);
     expect(after.body).toMatchObject({ produtos: 0, versao: catalog.body.versao });
   });
@@ -134,11 +139,13 @@ describe('POST /v1/catalogos/{id}/produtos', () => {
   it('refuses an id_externo another product of the company has with 409 id_externo_duplicado', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    await product(w, catalog.id, { id_externo: 'EXT-1' });
-    const answer = await createIn(w, catalog.id, { origem: 'erp', ncm: NCM, id_externo: 'EXT-1' });
+    const idExterno = unique('EXT-1');
+    await product(w, catalog.id, { id_externo: idExterno });
+    const answer = await createIn(w, catalog.id, { origem: 'erp', ncm: NCM, id_externo: idExterno });
     expectError(answer, 409, 'id_externo_duplicado', 'body.id_externo');
-    const list = await w.api.get('/v1/produtos');
+    const list = await w.api.get(`/v1/produtos?id_externo=${idExterno}`);
     expect(list.body.itens).toHaveLength(1);
+    expect((await w.api.get(productsPath(catalog.id))).body.itens).toHaveLength(1);
   });
 
   it('lets two companies use the same id_externo', async () => {
@@ -195,7 +202,7 @@ describe('PATCH /v1/produtos/{id}', () => {
   it('keeps omitted fields, moves versao by one and answers a new ETag', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const created = await product(w, catalog.id, full);
+    const created = await product(w, catalog.id, { ...full, id_externo: unique(full.id_externo) });
     const answer = await w.api.patch(`/v1/produtos/${created.id}`, { ncm: '94016100' }, { ifMatch: created.etag });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ...created.body, ncm: '94016100', versao: 2 });
@@ -211,14 +218,15 @@ describe('PATCH /v1/produtos/{id}', () => {
   it('clears sku, descricao and id_externo with null', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const created = await product(w, catalog.id, full);
+    const idExterno = unique(full.id_externo);
+    const created = await product(w, catalog.id, { ...full, id_externo: idExterno });
     const answer = await w.api.patch(`/v1/produtos/${created.id}`, { sku: null, descricao: null, id_externo: null }, { ifMatch: created.etag });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ...created.body, sku: null, descricao: null, id_externo: null, versao: 2 });
     // The cleared id_externo is free again, and no longer finds the product.
-    const byOld = await w.api.get('/v1/produtos?id_externo=EXT-P');
+    const byOld = await w.api.get(`/v1/produtos?id_externo=${idExterno}`);
     expect(byOld.body).toEqual({ itens: [], proximo_cursor: null });
-    const reuse = await w.api.post(`/v1/catalogos/${catalog.id}/produtos`, { origem: 'erp', ncm: NCM, id_externo: 'EXT-P' });
+    const reuse = await w.api.post(`/v1/catalogos/${catalog.id}/produtos`, { origem: 'erp', ncm: NCM, id_externo: idExterno });
     expect(reuse.status).toBe(201);
   });
 
@@ -226,7 +234,7 @@ describe('PATCH /v1/produtos/{id}', () => {
   it('replaces atributos whole', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const created = await product(w, catalog.id, full);
+    const created = await product(w, catalog.id, { ...full, id_externo: unique(full.id_externo) });
     const atributos = [{ codigo: 'tamanho', valores: ['P', 'M'] }];
     const answer = await w.api.patch(`/v1/produtos/${created.id}`, { atributos }, { ifMatch: created.etag });
     expect(answer.status).toBe(200);
@@ -239,11 +247,12 @@ describe('PATCH /v1/produtos/{id}', () => {
   it('changes id_externo: the filter finds the product by the new one only', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const created = await product(w, catalog.id, { id_externo: 'OLD-EXT' });
-    const answer = await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: 'NEW-EXT' }, { ifMatch: created.etag });
+    const [oldExt, newExt] = [unique('OLD-EXT'), unique('NEW-EXT')];
+    const created = await product(w, catalog.id, { id_externo: oldExt });
+    const answer = await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: newExt }, { ifMatch: created.etag });
     expect(answer.status).toBe(200);
-    expect((await w.api.get('/v1/produtos?id_externo=NEW-EXT')).body.itens.map((p: { id: string }) => p.id)).toEqual([created.id]);
-    expect((await w.api.get('/v1/produtos?id_externo=OLD-EXT')).body.itens).toEqual([]);
+    expect((await w.api.get(`/v1/produtos?id_externo=${newExt}`)).body.itens.map((p: { id: string }) => p.id)).toEqual([created.id]);
+    expect((await w.api.get(`/v1/produtos?id_externo=${oldExt}`)).body.itens).toEqual([]);
   });
 
   it('does not move the versao of the catalogs it is linked to', async () => {
@@ -356,10 +365,11 @@ describe('PATCH /v1/produtos/{id}', () => {
   it('refuses another product\'s id_externo with 409, and accepts its own', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    await product(w, catalog.id, { id_externo: 'TAKEN' });
-    const created = await product(w, catalog.id, { id_externo: 'MINE' });
-    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: 'TAKEN' }, { ifMatch: created.etag }), 409, 'id_externo_duplicado', 'body.id_externo');
-    const own = await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: 'MINE' }, { ifMatch: created.etag });
+    const [taken, mine] = [unique('TAKEN'), unique('MINE')];
+    await product(w, catalog.id, { id_externo: taken });
+    const created = await product(w, catalog.id, { id_externo: mine });
+    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: taken }, { ifMatch: created.etag }), 409, 'id_externo_duplicado', 'body.id_externo');
+    const own = await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: mine }, { ifMatch: created.etag });
     expect(own.status).toBe(200);
   });
 });
@@ -478,12 +488,14 @@ describe('DELETE /v1/catalogos/{id}/produtos/{produto_id} (unlink)', () => {
   it('keeps a product unlinked from its only catalog readable and listed by the company', async () => {
     const w = await world();
     const head = await headOfficeCatalog(w);
-    const created = await product(w, head.id);
+    // Found in the company list by an id_externo of its own: the company may hold other products.
+    const idExterno = unique('UNLINKED');
+    const created = await product(w, head.id, { id_externo: idExterno });
     const answer = await w.api.delete(`/v1/catalogos/${head.id}/produtos/${created.id}`, {}, { ifMatch: created.etag });
     expect(answer.status).toBe(200);
     expect(answer.body.catalogos).toEqual([]);
     expect((await w.api.get(`/v1/produtos/${created.id}`)).body).toEqual(answer.body);
-    expect((await w.api.get('/v1/produtos')).body.itens.map((p: { id: string }) => p.id)).toEqual([created.id]);
+    expect((await w.api.get(`/v1/produtos?id_externo=${idExterno}`)).body.itens.map((p: { id: string }) => p.id)).toEqual([created.id]);
   });
 
   it('answers 404 vinculo_nao_encontrado when not linked, before the If-Match checks', async () => {
@@ -519,6 +531,7 @@ describe('GET /v1/produtos and GET /v1/catalogos/{id}/produtos', () => {
   });
 
   it('page the company list across catalogs, each product once', async () => {
+    needsOwnCompany('pages the whole company product list, two at a time, expecting exactly its own five products');
     const w = await world();
     const head = await headOfficeCatalog(w);
     const branch = await branchCatalog(w);
@@ -534,8 +547,10 @@ describe('GET /v1/produtos and GET /v1/catalogos/{id}/produtos', () => {
   it('answers the full product representation and proximo_cursor null on the last page', async () => {
     const w = await world();
     const head = await headOfficeCatalog(w);
-    const created = await product(w, head.id, { sku: 'x' });
-    const list = await w.api.get('/v1/produtos');
+    // The company list narrowed to this product by its own id_externo: the company may hold others.
+    const idExterno = unique('FULL');
+    const created = await product(w, head.id, { sku: 'x', id_externo: idExterno });
+    const list = await w.api.get(`/v1/produtos?id_externo=${idExterno}`);
     expect(list.status).toBe(200);
     expect(list.body).toEqual({ itens: [created.body], proximo_cursor: null });
     const catalogList = await w.api.get(`/v1/catalogos/${head.id}/produtos`);
@@ -560,12 +575,13 @@ describe('GET /v1/produtos and GET /v1/catalogos/{id}/produtos', () => {
   it('filters the company list by id_externo', async () => {
     const w = await world();
     const head = await headOfficeCatalog(w);
-    await product(w, head.id, { id_externo: 'A-1' });
-    const wanted = await product(w, head.id, { id_externo: 'B-2' });
-    const found = await w.api.get('/v1/produtos?id_externo=B-2');
+    const [a1, b2, c3] = [unique('A-1'), unique('B-2'), unique('C-3')];
+    await product(w, head.id, { id_externo: a1 });
+    const wanted = await product(w, head.id, { id_externo: b2 });
+    const found = await w.api.get(`/v1/produtos?id_externo=${b2}`);
     expect(found.status).toBe(200);
     expect(found.body).toEqual({ itens: [wanted.body], proximo_cursor: null });
-    const none = await w.api.get('/v1/produtos?id_externo=C-3');
+    const none = await w.api.get(`/v1/produtos?id_externo=${c3}`);
     expect(none.body).toEqual({ itens: [], proximo_cursor: null });
   });
 
@@ -619,7 +635,13 @@ describe('GET /v1/produtos and GET /v1/catalogos/{id}/produtos', () => {
     const head = await headOfficeCatalog(w);
     await product(w, head.id);
     await product(w, head.id);
-    expect((await w.api.get('/v1/produtos?limite=200')).body.itens).toHaveLength(2);
+    expect((await w.api.get(`/v1/catalogos/${head.id}/produtos?limite=200`)).body.itens).toHaveLength(2);
+    expect((await w.api.get(`/v1/catalogos/${head.id}/produtos?limite=1`)).body.itens).toHaveLength(1);
+    // The company list may hold other products than these two: limite=200 gives them all, or 200 and a cursor.
+    const all = await w.api.get('/v1/produtos?limite=200');
+    expect(all.status).toBe(200);
+    expect(all.body.itens.length).toBeGreaterThanOrEqual(2);
+    expect(all.body.proximo_cursor === null ? all.body.itens.length : 200).toBe(all.body.itens.length);
     expect((await w.api.get('/v1/produtos?limite=1')).body.itens).toHaveLength(1);
   });
 
@@ -630,7 +652,8 @@ describe('GET /v1/produtos and GET /v1/catalogos/{id}/produtos', () => {
     await product(w, head.id);
     for (const path of ['/v1/produtos', `/v1/catalogos/${head.id}/produtos`]) {
       expect((await w.api.get(`${path}?limite=0000001`)).body.itens, path).toHaveLength(1);
-      expect((await w.api.get(`${path}?limite=0000050`)).body.itens, path).toHaveLength(2);
+      // 2 of the company's products, which may be more than the test's two.
+      expect((await w.api.get(`${path}?limite=0000002`)).body.itens, path).toHaveLength(2);
       expectError(await w.api.get(`${path}?limite=0000201`), 422, 'valor_invalido', 'query.limite');
     }
   });
@@ -680,8 +703,10 @@ describe('permissions', () => {
     const read = await reader.get(`/v1/produtos/${created.id}`);
     expect(read.status).toBe(200);
     expect(read.body).toEqual(created.body);
-    expect((await reader.get('/v1/produtos')).body.itens).toHaveLength(1);
-    expect((await reader.get(`/v1/catalogos/${head.id}/produtos`)).status).toBe(200);
+    const headList = await reader.get(`/v1/catalogos/${head.id}/produtos`);
+    expect(headList.status).toBe(200);
+    expect(headList.body.itens.map((p: { id: string }) => p.id)).toEqual([created.id]);
+    expect((await reader.get('/v1/produtos?limite=1')).status).toBe(200);
   });
 
   it('reads need catalogo:ler: a credential with only catalogo:gerenciar gets 403 on reads and may write', async () => {

@@ -6,12 +6,16 @@
 import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, NCM, newKey, otherCompany, product, rawRequest, readAnswer, world, type Answer, type World } from './support/client.js';
 import { expectError } from './support/expect.js';
-import { productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
+import { productsPath, unique, UNKNOWN_V7_ID } from './support/fixtures.js';
 
 const MIB = 1024 * 1024;
 
-async function productCount(w: World): Promise<number> {
-  const list = await w.api.get('/v1/produtos?limite=200');
+/**
+ * The products of the catalog the test's requests name: a product a refused request made anyway would be there
+ * (the company's whole list would also count other tests' products, where the company is shared).
+ */
+async function productCount(w: World, catalogId: string): Promise<number> {
+  const list = await w.api.get(`${productsPath(catalogId)}?limite=200`);
   expect(list.status).toBe(200);
   return list.body.itens.length;
 }
@@ -25,7 +29,7 @@ describe('401: credentials', () => {
       expectError(answer, 401, 'credencial_ausente', 'header.authorization');
       expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
     }
-    expect(await productCount(w)).toBe(0);
+    expect(await productCount(w, catalog.id)).toBe(0);
   });
 
   // spec: AUTH-02
@@ -58,7 +62,7 @@ describe('403: permissions', () => {
     const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler']);
     expectError(await w.api.as(token).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: null }), 403, 'permissao_insuficiente');
     expectError(await w.api.as(token).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: 'short' }), 403, 'permissao_insuficiente');
-    expect(await productCount(w)).toBe(0);
+    expect(await productCount(w, catalog.id)).toBe(0);
   });
 });
 
@@ -67,7 +71,7 @@ describe('400: headers', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     expectError(await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: null }), 400, 'chave_idempotencia_ausente', 'header.idempotency-key');
-    expect(await productCount(w)).toBe(0);
+    expect(await productCount(w, catalog.id)).toBe(0);
   });
 
   // spec: REQ-01, LIM-02, LIM-03
@@ -83,18 +87,19 @@ describe('400: headers', () => {
     const catalog = await headOfficeCatalog(w);
     const answer = await rawRequest(w, 'POST', productsPath(catalog.id), { 'content-type': 'application/json', 'idempotency-key': key }, JSON.stringify({ origem: 'erp', ncm: NCM }));
     expectError(answer, 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
-    expect(await productCount(w)).toBe(0);
+    expect(await productCount(w, catalog.id)).toBe(0);
   });
 
   // spec: LIM-01
   it('accepts keys of 16 and 128 characters of A-Z a-z 0-9 . _ : -', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const sixteen = `Az09._:-${newKey().slice(-8)}`;
+    // Random, not newKey()'s counter: a deployment keeps keys for days, across runs that count from 1 again.
+    const sixteen = `Az09._:-${Math.random().toString(36).slice(2).padEnd(8, '0').slice(0, 8)}`;
     expect(sixteen).toHaveLength(16);
     expect((await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: sixteen })).status).toBe(201);
     expect((await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: `${newKey()}.:_-`.padEnd(128, 'Z') })).status).toBe(201);
-    expect(await productCount(w)).toBe(2);
+    expect(await productCount(w, catalog.id)).toBe(2);
   });
 
   it('refuses If-Match together with If-None-Match with precondicoes_conflitantes', async () => {
@@ -150,7 +155,7 @@ describe('415: media type', () => {
     const catalog = await headOfficeCatalog(w);
     const answer = await w.api.post(productsPath(catalog.id), undefined, { raw: JSON.stringify({ origem: 'erp', ncm: NCM }), headers: { 'content-type': 'text/plain' } });
     expectError(answer, 415, 'tipo_midia_nao_suportado', 'header.content-type');
-    expect(await productCount(w)).toBe(0);
+    expect(await productCount(w, catalog.id)).toBe(0);
   });
 
   it('refuses a body without content-type', async () => {
@@ -158,7 +163,7 @@ describe('415: media type', () => {
     const catalog = await headOfficeCatalog(w);
     const answer = await rawRequest(w, 'POST', productsPath(catalog.id), { 'idempotency-key': newKey() }, new TextEncoder().encode(JSON.stringify({ origem: 'erp', ncm: NCM })));
     expectError(answer, 415, 'tipo_midia_nao_suportado', 'header.content-type');
-    expect(await productCount(w)).toBe(0);
+    expect(await productCount(w, catalog.id)).toBe(0);
   });
 
   it('refuses a charset other than utf-8', async () => {
@@ -183,7 +188,7 @@ describe('413: body size', () => {
     const catalog = await headOfficeCatalog(w);
     const answer = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, descricao: 'd'.repeat(MIB) });
     expectError(answer, 413, 'corpo_muito_grande', 'body');
-    expect(await productCount(w)).toBe(0);
+    expect(await productCount(w, catalog.id)).toBe(0);
   });
 
   it('lets a body of exactly 1 MiB through the size check (then 422 for the long descricao)', async () => {
@@ -226,7 +231,7 @@ describe('bodies of unknown length (chunked)', () => {
     const catalog = await headOfficeCatalog(w);
     const plain = await streamed(w, productsPath(catalog.id), [`{"origem":"erp","ncm":"${NCM}"}`], { 'content-type': 'text/plain' });
     expectError(plain, 415, 'tipo_midia_nao_suportado', 'header.content-type');
-    expect(await productCount(w)).toBe(0);
+    expect(await productCount(w, catalog.id)).toBe(0);
   });
 
   // Over HTTP the client reuses keep-alive connections: a 413 must leave the connection usable for the next requests.
@@ -242,7 +247,7 @@ describe('bodies of unknown length (chunked)', () => {
       const small = await streamed(w, productsPath(catalog.id), [`{"origem":"erp","ncm":"${NCM}"}`], { 'content-type': 'application/json' });
       expect(small.status).toBe(201);
     }
-    expect(await productCount(w)).toBe(4);
+    expect(await productCount(w, catalog.id)).toBe(4);
   });
 });
 
@@ -270,7 +275,7 @@ describe('400 json_invalido and the shape of the body', () => {
     const bytes = new Uint8Array([...prefix, 0xff, 0xfe, 0x80, ...suffix]);
     const answer = await rawRequest(w, 'POST', productsPath(catalog.id), { 'content-type': 'application/json', 'idempotency-key': newKey() }, bytes);
     expectError(answer, 400, 'json_invalido', 'body');
-    expect(await productCount(w)).toBe(0);
+    expect(await productCount(w, catalog.id)).toBe(0);
   });
 
   it.each([
@@ -303,7 +308,7 @@ describe('idempotency', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.headers.get('x-request-id')).toBeTruthy();
     expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
-    expect(await productCount(w)).toBe(1);
+    expect(await productCount(w, catalog.id)).toBe(1);
     expect((await w.api.get(`/v1/catalogos/${catalog.id}`)).body.produtos).toBe(1);
   });
 
@@ -378,7 +383,7 @@ describe('idempotency', () => {
     const key = newKey();
     expect((await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key })).status).toBe(201);
     expectError(await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: '22030000' }, { key }), 422, 'idempotencia_reutilizada', 'header.idempotency-key');
-    expect(await productCount(w)).toBe(1);
+    expect(await productCount(w, catalog.id)).toBe(1);
   });
 
   it('refuses the same key on another path with 422 idempotencia_reutilizada', async () => {
@@ -405,7 +410,7 @@ describe('idempotency', () => {
     expect(again.text).toBe(first.text);
     // Array order is part of the request.
     expectError(await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, atributos: [{ codigo: 'a', valores: ['1'] }, { codigo: 'b', valores: ['2'] }] }, { key }), 422, 'idempotencia_reutilizada');
-    expect(await productCount(w)).toBe(1);
+    expect(await productCount(w, catalog.id)).toBe(1);
   });
 
   it('stores nothing for a request refused with 422: the same key with the corrected body succeeds', async () => {
@@ -416,7 +421,7 @@ describe('idempotency', () => {
     const fixed = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
     expect(fixed.status).toBe(201);
     expect(fixed.headers.get('idempotent-replayed')).toBeNull();
-    expect(await productCount(w)).toBe(1);
+    expect(await productCount(w, catalog.id)).toBe(1);
   });
 
   it('stores nothing for a request refused with 412: the same key with the current ETag applies', async () => {
@@ -435,11 +440,12 @@ describe('idempotency', () => {
   it('stores nothing for a request refused with 409: the same key works once the conflict is gone', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const holder = await product(w, catalog.id, { id_externo: 'EXT-9' });
+    const idExterno = unique('EXT-9');
+    const holder = await product(w, catalog.id, { id_externo: idExterno });
     const key = newKey();
-    expectError(await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, id_externo: 'EXT-9' }, { key }), 409, 'id_externo_duplicado');
+    expectError(await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, id_externo: idExterno }, { key }), 409, 'id_externo_duplicado');
     expect((await w.api.patch(`/v1/produtos/${holder.id}`, { id_externo: null }, { ifMatch: holder.etag })).status).toBe(200);
-    const retried = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, id_externo: 'EXT-9' }, { key });
+    const retried = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, id_externo: idExterno }, { key });
     expect(retried.status).toBe(201);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
   });
@@ -478,7 +484,7 @@ describe('idempotency', () => {
     expect(at61.status).toBe(201);
     expect(at61.headers.get('idempotent-replayed')).toBeNull();
     expect(at61.body.id).not.toBe(first.body.id);
-    expect(await productCount(w)).toBe(2);
+    expect(await productCount(w, catalog.id)).toBe(2);
   });
 });
 
@@ -602,18 +608,20 @@ describe('order of the checks', () => {
   it('428 beats 409: a duplicate id_externo without If-Match', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    await product(w, catalog.id, { id_externo: 'TAKEN' });
+    const taken = unique('TAKEN');
+    await product(w, catalog.id, { id_externo: taken });
     const created = await product(w, catalog.id);
-    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: 'TAKEN' }), 428, 'precondicao_ausente');
+    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: taken }), 428, 'precondicao_ausente');
   });
 
   it('412 beats 409: a duplicate id_externo with a stale If-Match', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    await product(w, catalog.id, { id_externo: 'TAKEN' });
+    const taken = unique('TAKEN');
+    await product(w, catalog.id, { id_externo: taken });
     const created = await product(w, catalog.id);
     expect((await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'moved' }, { ifMatch: created.etag })).status).toBe(200);
-    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: 'TAKEN' }, { ifMatch: created.etag }), 412, 'precondicao_falhou');
+    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: taken }, { ifMatch: created.etag }), 412, 'precondicao_falhou');
   });
 
   // spec: AUTH-04

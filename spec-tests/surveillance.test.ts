@@ -10,9 +10,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, newKey, otherCompany, product, world, type Answer, type World } from './support/client.js';
-import { cnpjOfNumber } from './support/cnpj.js';
+import { cnpjOf, cnpjOfNumber } from './support/cnpj.js';
 import { ETAG, expectError, REQUEST_ID, type Caminho } from './support/expect.js';
-import { productsPath, UNKNOWN_ID, UNKNOWN_V7_ID } from './support/fixtures.js';
+import { freshSelection, nextOrder, productsPath, UNKNOWN_ID, UNKNOWN_V7_ID } from './support/fixtures.js';
+import { deployment, notHere } from './support/deployment.js';
 import { advance, createDestination, EVENTS, inboxFor, uniqueHost } from './support/webhook-setup.js';
 
 const VIGILANCIA = '/v1/empresa/vigilancia';
@@ -36,6 +37,20 @@ interface View {
 
 /** A company with these flags (capacity 100 and entitlement unless said). */
 const companyWith = (flags: Record<string, unknown> = {}) => world({}, flags);
+
+/**
+ * A company whose selection starts empty, for a test its capacity plays no part in (it selects at most `selects`
+ * products): a new one with `capacity`; on a deployment, the shared company with its selection cleared
+ * (freshSelection), provided its capacity takes `selects` products.
+ */
+async function selectionCompany(capacity: number, selects: number): Promise<World> {
+  if (deployment === undefined) return companyWith({ surveillanceCapacity: capacity });
+  const w = await world();
+  await freshSelection(w.api);
+  const { body } = await read(w);
+  if (body.capacidade < selects) notHere(`needs a surveillance capacity of ${selects} at least (the company has ${body.capacidade})`);
+  return w;
+}
 
 /** GET /v1/empresa/vigilancia: 200 with an ETag; the answer too (for byte comparisons). */
 async function read(w: World): Promise<{ body: View; etag: string; answer: Answer }> {
@@ -82,9 +97,13 @@ async function unlink(w: World, catalogId: string, productId: string): Promise<v
   expect(answer.status, answer.text).toBe(200);
 }
 
-/** A catalog of a new branch (order 0002 of the company's root, computed by the independent CNPJ rule). */
+/**
+ * A catalog of a new branch (order 0002 of the company's root, computed by the independent CNPJ rule; on a
+ * deployment, whose company keeps earlier tests' branches, a fresh order).
+ */
 async function branchCatalog(w: World, n = 2): Promise<string> {
-  const establishment = await w.api.post('/v1/estabelecimentos', { cnpj: cnpjOfNumber(w.company.cnpjRoot, n), nome: `Filial ${n}` });
+  const cnpj = deployment === undefined ? cnpjOfNumber(w.company.cnpjRoot, n) : cnpjOf(w.company.cnpjRoot, nextOrder());
+  const establishment = await w.api.post('/v1/estabelecimentos', { cnpj, nome: `Filial ${n}` });
   expect(establishment.status, establishment.text).toBe(201);
   const catalog = await w.api.post('/v1/catalogos', { estabelecimento_id: establishment.body.id, nome: `Filial ${n}` });
   expect(catalog.status, catalog.text).toBe(201);
@@ -157,36 +176,42 @@ describe('GET /v1/empresa/vigilancia', () => {
 
   // spec: CAT-47
   it('counts products of two catalogs: cadastrados and elegiveis grow with every product (a link to a second catalog counts once), versao and ETag stay', async () => {
-    const w = await companyWith({ surveillanceCapacity: 10 });
+    const w = await selectionCompany(10, 0);
     const before = await read(w);
+    // A new company starts empty; a deployment's shared one with what earlier tests left: the counts move the same.
+    if (deployment === undefined) expect(before.body).toEqual(emptyView(10));
     const head = await headOfficeCatalog(w);
     const branch = await branchCatalog(w);
     const inHead = await products(w, head.id, 3);
     await products(w, branch, 2);
     await link(w, branch, inHead[0]!);
     const after = await read(w);
-    expect(after.body).toEqual({ ...emptyView(10), cadastrados: 5, elegiveis: 5 });
+    expect(after.body).toEqual({ ...before.body, cadastrados: before.body.cadastrados + 5, elegiveis: before.body.elegiveis + 5 });
     expect(after.etag).toBe(before.etag);
   });
 
   it('after a product is unlinked from its only catalog: elegiveis −1, cadastrados the same; unlinked from one of two catalogs it stays eligible', async () => {
-    const w = await companyWith({ surveillanceCapacity: 10 });
+    const w = await selectionCompany(10, 0);
+    // What the company counted before the test's products: nothing in a new company (emptyView).
+    const start = (await read(w)).body;
+    if (deployment === undefined) expect(start).toEqual(emptyView(10));
+    const counts = (cadastrados: number, elegiveis: number) => ({ cadastrados: start.cadastrados + cadastrados, elegiveis: start.elegiveis + elegiveis });
     const head = await headOfficeCatalog(w);
     const branch = await branchCatalog(w);
     const [a, b] = await products(w, head.id, 2);
     await link(w, branch, b!);
     const before = await read(w);
-    expect(before.body).toMatchObject({ cadastrados: 2, elegiveis: 2 });
+    expect(before.body).toMatchObject(counts(2, 2));
     await unlink(w, head.id, a!);
     const once = await read(w);
-    expect(once.body).toEqual({ ...emptyView(10), cadastrados: 2, elegiveis: 1 });
+    expect(once.body).toEqual({ ...start, ...counts(2, 1) });
     expect(once.etag).toBe(before.etag);
     await unlink(w, head.id, b!);
-    expect((await read(w)).body).toMatchObject({ cadastrados: 2, elegiveis: 1 });
+    expect((await read(w)).body).toMatchObject(counts(2, 1));
     await unlink(w, branch, b!);
-    expect((await read(w)).body).toMatchObject({ cadastrados: 2, elegiveis: 0 });
+    expect((await read(w)).body).toMatchObject(counts(2, 0));
     await link(w, branch, a!);
-    expect((await read(w)).body).toMatchObject({ cadastrados: 2, elegiveis: 1 });
+    expect((await read(w)).body).toMatchObject(counts(2, 1));
   });
 
   it('after a catalog is deleted: its exclusive products leave cadastrados, elegiveis and the selection; shared ones stay', async () => {
@@ -220,13 +245,15 @@ describe('GET /v1/empresa/vigilancia', () => {
 describe('PATCH /v1/empresa/vigilancia: accepted changes', () => {
   // spec: SURV-17, REQ-06
   it('adicionar: 200 with the view, versao + 1 and a new ETag; GET then answers the same bytes and ETag', async () => {
-    const w = await companyWith({ surveillanceCapacity: 5 });
+    const w = await selectionCompany(5, 2);
     const head = await headOfficeCatalog(w);
     const [a, b] = await products(w, head.id, 3);
     const before = await read(w);
+    // A new company has just these three products; a deployment's shared one more: the change moves the same.
+    if (deployment === undefined) expect(before.body).toEqual({ ...emptyView(5), cadastrados: 3, elegiveis: 3 });
     const answer = await patch(w, before.etag, { modo: 'selecao', adicionar: [a, b] });
     expect(answer.status, answer.text).toBe(200);
-    expect(answer.body).toEqual({ cadastrados: 3, selecionados: 2, elegiveis: 3, vagas: 3, cobertura: 'parcial', exige_selecao: false, modo: 'selecao', versao: 2, capacidade: 5, direito_ativo: true });
+    expect(answer.body).toEqual({ ...before.body, selecionados: 2, vagas: before.body.capacidade - 2, cobertura: 'parcial', versao: before.body.versao + 1 });
     const etag = answer.headers.get('etag');
     expect(etag).toMatch(ETAG);
     expect(etag).not.toBe(before.etag);
@@ -272,7 +299,7 @@ describe('PATCH /v1/empresa/vigilancia: accepted changes', () => {
 
   // spec: CONV-04
   it('ids are accepted in upper case and answered in lower case', async () => {
-    const w = await companyWith({ surveillanceCapacity: 2 });
+    const w = await selectionCompany(2, 1);
     const head = await headOfficeCatalog(w);
     const [a] = await products(w, head.id, 1);
     await change(w, { modo: 'selecao', adicionar: [a!.toUpperCase()] });
@@ -281,7 +308,7 @@ describe('PATCH /v1/empresa/vigilancia: accepted changes', () => {
 
   // spec: REQ-02, REQ-03
   it('a repeat with the same idempotency-key answers the stored 200 (same bytes and ETag) and changes nothing more', async () => {
-    const w = await companyWith({ surveillanceCapacity: 5 });
+    const w = await selectionCompany(5, 1);
     const head = await headOfficeCatalog(w);
     const [a] = await products(w, head.id, 1);
     const before = await read(w);
@@ -293,13 +320,13 @@ describe('PATCH /v1/empresa/vigilancia: accepted changes', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
     expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
-    expect((await read(w)).body.versao).toBe(2);
+    expect((await read(w)).body.versao).toBe(before.body.versao + 1);
   });
 });
 
 describe('PATCH /v1/empresa/vigilancia: refusals', () => {
   it('a repeated id → 422 produto_repetido at its second place, within a list, across the lists and in another letter case', async () => {
-    const w = await companyWith({ surveillanceCapacity: 5 });
+    const w = await selectionCompany(5, 1);
     const head = await headOfficeCatalog(w);
     const [a, b] = await products(w, head.id, 2);
     await change(w, { modo: 'selecao', adicionar: [a] });
@@ -329,7 +356,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
   });
 
   it('removing a product that is not selected → 422 produto_nao_selecionado at its place', async () => {
-    const w = await companyWith({ surveillanceCapacity: 5 });
+    const w = await selectionCompany(5, 1);
     const head = await headOfficeCatalog(w);
     const [a, b, c] = await products(w, head.id, 3);
     await change(w, { modo: 'selecao', adicionar: [a] });
@@ -358,7 +385,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
 
   // spec: LIM-12, LIM-13
   it('more than 200 ids in a list → 422 valor_invalido at body.adicionar or body.remover; 200 pass the shape check', async () => {
-    const w = await companyWith({ surveillanceCapacity: 5 });
+    const w = await selectionCompany(5, 0);
     await headOfficeCatalog(w);
     const before = await read(w);
     const ids = (n: number) => Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
@@ -370,7 +397,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
 
   // spec: SURV-09, SURV-11
   it('an invalid modo, an unknown field or an id that is not a uuid → 422 at its place', async () => {
-    const w = await companyWith({ surveillanceCapacity: 5 });
+    const w = await selectionCompany(5, 0);
     const before = await read(w);
     await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'tudo' }), before, 422, 'valor_invalido', 'body.modo');
     await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'TODOS' }), before, 422, 'valor_invalido', 'body.modo');
@@ -382,7 +409,7 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
 
   // spec: SURV-08
   it('a missing modo → 422 campo_obrigatorio at body.modo (modo is required)', async () => {
-    const w = await companyWith({ surveillanceCapacity: 5 });
+    const w = await selectionCompany(5, 0);
     const before = await read(w);
     await expectRefusedUnchanged(w, await patch(w, before.etag, { adicionar: [] }), before, 422, 'campo_obrigatorio', 'body.modo');
     await expectRefusedUnchanged(w, await patch(w, before.etag, {}), before, 422, 'campo_obrigatorio', 'body.modo');
@@ -547,7 +574,7 @@ describe('cobertura', () => {
 
 describe('GET /v1/empresa/vigilancia/produtos', () => {
   it('mode selecao: the selection in selection order, as product representations, paged by limite and cursor', async () => {
-    const w = await companyWith({ surveillanceCapacity: 10 });
+    const w = await selectionCompany(10, 4);
     const head = await headOfficeCatalog(w);
     const [a, b, c, d] = await products(w, head.id, 4);
     expect((await w.api.get(PRODUTOS)).body).toEqual({ itens: [], proximo_cursor: null });
@@ -799,17 +826,20 @@ describe('permissions', () => {
     const { token } = await w.controls.addCredential(w.company.companyId, ['vigilancia:gerenciar']);
     const manager = w.api.as(token);
     for (const path of [VIGILANCIA, PRODUTOS, CAPACIDADE]) expectError(await manager.get(path), 403, 'permissao_insuficiente');
-    const answer = await manager.patch(VIGILANCIA, { modo: 'todos' }, { ifMatch: (await read(w)).etag });
+    // A change a shared company's selection takes too (mode todos is refused beyond the capacity): versao moves.
+    const before = await read(w);
+    const answer = await manager.patch(VIGILANCIA, { modo: 'selecao' }, { ifMatch: before.etag });
     expect(answer.status, answer.text).toBe(200);
-    expect(answer.body).toMatchObject({ modo: 'todos', versao: 2 });
+    expect(answer.body).toMatchObject({ modo: 'selecao', versao: before.body.versao + 1 });
   });
 
   // spec: AUTH-01
   it('without a credential → 401 credencial_ausente on all four operations', async () => {
     const w = await companyWith();
     const anonymous = w.api.as(undefined);
+    const before = await read(w);
     for (const path of [VIGILANCIA, PRODUTOS, CAPACIDADE]) expectError(await anonymous.get(path), 401, 'credencial_ausente');
-    expectError(await anonymous.patch(VIGILANCIA, { modo: 'todos' }, { ifMatch: (await read(w)).etag }), 401, 'credencial_ausente');
-    expect((await read(w)).body.versao).toBe(1);
+    expectError(await anonymous.patch(VIGILANCIA, { modo: 'todos' }, { ifMatch: before.etag }), 401, 'credencial_ausente');
+    expect((await read(w)).body.versao).toBe(before.body.versao);
   });
 });
