@@ -14,7 +14,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { headOfficeCatalog, NCM, newKey, otherCompany, product, world, type Answer, type Controls, type World } from './support/client.js';
 import { ETAG, expectControlError, expectError, REQUEST_ID, UUID } from './support/expect.js';
-import { deployment, needsOwnCompany, notHere } from './support/deployment.js';
+import { deployment, needsControls, needsOwnCompany } from './support/deployment.js';
 import { branchCatalog, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 import { createDestination, EVENTS, eventDetail } from './support/webhook-setup.js';
 
@@ -60,11 +60,6 @@ const ext = (name: string) => `${idPrefix}${name}`;
  * of the test's own; on a deployment, which keeps keys across runs, with its first 8 characters made unique.
  */
 const fixedKey = (key: string) => (deployment === undefined ? key : `${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}${key.slice(8)}`);
-
-/** Skipped on a deployment, before anything is sent: the test needs the emulator's controls for `what`. */
-function needsControls(what: string): void {
-  if (deployment !== undefined) notHere(`needs the emulator's controls (${what})`);
-}
 
 /** A product record: origem "erp", the common NCM, and `fields`. */
 const rec = (idExterno: string, fields: Record<string, unknown> = {}) => ({ id_externo: ext(idExterno), origem: 'erp', ncm: NCM, ...fields });

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { newKey, otherCompany, rawRequest, world, type Answer, type RequestOptions, type World } from './support/client.js';
-import { needsOwnCompany } from './support/deployment.js';
+import { needsControls, needsOwnCompany } from './support/deployment.js';
 import { ETAG, expectError, REQUEST_ID } from './support/expect.js';
 import {
   advance,
@@ -21,7 +21,6 @@ import {
   inboxFor,
   iso,
   LOWER_UUID,
-  needsControls,
   now,
   raiseEvent,
   revokeDestination,

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { headOfficeCatalog, newKey, otherCompany, product, world, type Answer, type World } from './support/client.js';
-import { needsOwnCompany } from './support/deployment.js';
+import { needsControls, needsOwnCompany } from './support/deployment.js';
 import { ATTEMPT_FIELDS as ATTEMPT_TYPES, EVENT_DETAIL_FIELDS as DETAIL_TYPES, EVENT_ITEM_FIELDS as ITEM_TYPES, expectTyped, RECEIPT_FIELDS as RECEIPT_TYPES } from './support/event-fields.js';
 import { expectControlError, expectError } from './support/expect.js';
 import { UNKNOWN_ID } from './support/fixtures.js';
@@ -26,7 +26,6 @@ import {
   inboxFor,
   iso,
   MINUTE,
-  needsControls,
   now,
   raiseEvent,
   removeFault,

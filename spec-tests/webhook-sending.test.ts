@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newKey, otherCompany, world, type Answer, type World } from './support/client.js';
-import { deployment, needsOwnCompany } from './support/deployment.js';
+import { deployment, needsControls, needsOwnCompany } from './support/deployment.js';
 import { expectError, REQUEST_ID } from './support/expect.js';
 import { UNKNOWN_ID } from './support/fixtures.js';
 import {
@@ -27,7 +27,6 @@ import {
   inboxFor,
   iso,
   LOWER_UUID,
-  needsControls,
   now,
   raiseEvent,
   resendPath,

@@ -53,3 +53,12 @@ export function notHere(reason: string): never {
 export function needsOwnCompany(why: string): void {
   if (deployment !== undefined) notHere(`needs a company of its own: ${why}`);
 }
+
+/**
+ * Declares that the test needs the emulator's controls further on (`what`: the clock, the inbox, faults, routes):
+ * skipped against a deployment before it sends anything, so that what it would do first (a test event, counted
+ * against the company's 5 a minute; an ingestion job) is not wasted there.
+ */
+export function needsControls(what: string): void {
+  if (deployment !== undefined) notHere(`needs the emulator's controls (${what})`);
+}

@@ -90,15 +90,6 @@ export async function expectUnchanged(w: World, before: Answer): Promise<void> {
   }
 }
 
-/**
- * Skips the test on a deployment before it does anything there: it needs the emulator's clock, inbox, faults or
- * routes (what `what` says) further on, and what it would do first (e.g. a test event, counted against the
- * company's 5 a minute) would be wasted.
- */
-export function needsControls(what: string): void {
-  if (deployment !== undefined) notHere(`needs the emulator's controls (${what})`);
-}
-
 /** Changes, rotates or reactivates the destination (PUT If-Match); fails unless 200. */
 export async function changeDestination(w: World, etag: string, url = hookUrl(), key?: string): Promise<Destination> {
   const answer = await w.api.put(WEBHOOK, { url }, { ifMatch: etag, ...(key === undefined ? {} : { key }) });
