@@ -98,7 +98,7 @@ export class Controls {
   }
   raw = (method: string, path: string, body?: unknown) => this.call(method, path, body);
   info = () => this.ok('GET', '');
-  createCompany = (options: Record<string, unknown> = {}): Promise<CompanyInfo> => this.ok('POST', '/companies', options);
+  createCompany = (options: Record<string, unknown> = {}): Promise<CompanyInfo> => (this.target.kind === 'deployment' ? deploymentOtherCompany(this.target, options) : this.ok('POST', '/companies', options));
   updateCompany = (companyId: string, flags: Record<string, unknown>) => this.ok('PATCH', `/companies/${companyId}`, flags);
   addCredential = async (companyId: string, permissions?: string[]): Promise<{ token: string }> => {
     if (this.target.kind === 'deployment') return { token: deploymentCredential(permissions) };
@@ -134,28 +134,51 @@ function deploymentCredential(permissions: string[] | undefined): string {
   return token;
 }
 
-/** The company of the deployment's credential, read once through the API. */
-let deploymentCompany: Promise<{ companyId: string; cnpjRoot: string }> | undefined;
+/** The companies of the deployment's credentials, each read once through the API. */
+const deploymentCompanies = new Map<string, Promise<{ companyId: string; cnpjRoot: string }>>();
 
 /**
- * In a deployment, every test works in the one company of its credential, which is not new: each world gets an
- * establishment of its own (a branch made through the API) in the place a new company's head office holds, so a
- * test's catalogs and products never meet another test's. A test about the head office itself needs its own company.
+ * A deployment's company as a test gets it: its credential and ids, and an establishment of the test's own (a
+ * branch made through the API, a fresh CNPJ order part; another if an earlier run holds that one) in the place a
+ * new company's head office holds, so a test's catalogs and products never meet another test's. A test about the
+ * head office itself needs its own company.
  */
+async function deploymentCompanyInfo(target: Target, token: string, named: string): Promise<CompanyInfo> {
+  const api = new Api(target, token);
+  let company = deploymentCompanies.get(token);
+  if (company === undefined) {
+    company = api.get('/v1/empresa').then((answer) => {
+      if (answer.status !== 200) throw new Error(`GET /v1/empresa with ${named} answered ${answer.status}: ${answer.text}`);
+      return { companyId: answer.body.id, cnpjRoot: answer.body.cnpj_raiz };
+    });
+    deploymentCompanies.set(token, company);
+  }
+  const { companyId, cnpjRoot } = await company;
+  for (let attempt = 1; ; attempt++) {
+    const cnpj = cnpjOf(cnpjRoot, nextOrder());
+    const establishment = await api.post('/v1/estabelecimentos', { cnpj, nome: 'Estabelecimento do teste' });
+    if (establishment.status === 201) return { companyId, cnpjRoot, token, headOffice: { id: establishment.body.id, cnpj } };
+    if (establishment.status !== 409 || attempt === 5) throw new Error(`an establishment for the test answered ${establishment.status}: ${establishment.text}`);
+  }
+}
+
+/** In a deployment, every test works in the one company of its credential, which is not new (see deploymentCompanyInfo). */
 async function deploymentWorld(target: Target, company: Record<string, unknown>): Promise<World> {
   const flags = Object.keys(company);
   if (flags.length > 0) notHere(`needs a company made with ${flags.join(', ')}`);
-  const api = new Api(target, deployment!.token);
-  deploymentCompany ??= api.get('/v1/empresa').then((answer) => {
-    if (answer.status !== 200) throw new Error(`GET /v1/empresa with CONFORMANCE_TOKEN answered ${answer.status}: ${answer.text}`);
-    return { companyId: answer.body.id, cnpjRoot: answer.body.cnpj_raiz };
-  });
-  const { companyId, cnpjRoot } = await deploymentCompany;
-  const cnpj = cnpjOf(cnpjRoot, nextOrder());
-  const establishment = await api.post('/v1/estabelecimentos', { cnpj, nome: 'Estabelecimento do teste' });
-  if (establishment.status !== 201) throw new Error(`an establishment for the test answered ${establishment.status}: ${establishment.text}`);
-  const info: CompanyInfo = { companyId, cnpjRoot, token: deployment!.token, headOffice: { id: establishment.body.id, cnpj } };
-  return { target, controls: new Controls(target), company: info, api };
+  const info = await deploymentCompanyInfo(target, deployment!.token, 'CONFORMANCE_TOKEN');
+  return { target, controls: new Controls(target), company: info, api: new Api(target, info.token) };
+}
+
+/**
+ * In a deployment, "another company": the company of CONFORMANCE_OTHER_TOKEN (a credential of a second company,
+ * all permissions), with an establishment of the test's own; without it, or with flags, the test is skipped.
+ */
+function deploymentOtherCompany(target: Target, flags: Record<string, unknown>): Promise<CompanyInfo> {
+  const made = Object.keys(flags);
+  if (made.length > 0) notHere(`needs a second company made with ${made.join(', ')}`);
+  if (deployment!.otherToken === undefined) notHere('needs a second company (give a credential of one: --other-token TOKEN)');
+  return deploymentCompanyInfo(target, deployment!.otherToken, 'CONFORMANCE_OTHER_TOKEN');
 }
 
 /** A target (fresh in-process emulator, or the shared server) and a new company on it. */
@@ -169,7 +192,6 @@ export async function world(options: EmulatorOptions = {}, company: Record<strin
 
 /** Another company on the same target (the same emulator in process, the same server otherwise). */
 export async function otherCompany(w: World): Promise<World> {
-  if (w.target.kind === 'deployment') notHere('needs a second company');
   const info = await w.controls.createCompany();
   return { target: w.target, controls: w.controls, company: info, api: new Api(w.target, info.token) };
 }

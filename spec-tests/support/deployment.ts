@@ -1,8 +1,9 @@
 /**
  * The spec tests against a deployment: a base URL and credentials, no /_emulator controls. Named by
  * CONFORMANCE_BASE_URL and CONFORMANCE_TOKEN (a credential of the company the tests work in, holding every
- * permission), and CONFORMANCE_TOKEN_FOR ("PERMISSION=TOKEN,…": credentials of that company holding only that
- * permission). `catalog-emulator conformance` sets them; so can anyone running vitest.
+ * permission), CONFORMANCE_TOKEN_FOR ("PERMISSION=TOKEN,…": credentials of that company holding only that
+ * permission, several permissions joined by "+") and CONFORMANCE_OTHER_TOKEN (a credential of a second company).
+ * `catalog-emulator conformance` sets them; so can anyone running vitest.
  *
  * There the tests share one company that is not new, and no control exists: a test that needs what only the
  * controls give (time travel, faults, the inbox, a company of its own or with given flags, a second company) is
@@ -16,6 +17,8 @@ export interface Deployment {
   readonly token: string;
   /** Credentials holding only the permission they are filed under. */
   readonly tokensFor: ReadonlyMap<string, string>;
+  /** A credential (all permissions) of a second company, for the tests of what one company must not see of another's. */
+  readonly otherToken: string | undefined;
 }
 
 function readDeployment(env: NodeJS.ProcessEnv): Deployment | undefined {
@@ -29,7 +32,8 @@ function readDeployment(env: NodeJS.ProcessEnv): Deployment | undefined {
     if (at <= 0 || at === pair.length - 1) throw new Error(`CONFORMANCE_TOKEN_FOR: "${pair}" is not PERMISSION=TOKEN`);
     tokensFor.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim());
   }
-  return { baseUrl: baseUrl.replace(/\/$/, ''), token, tokensFor };
+  const otherToken = env.CONFORMANCE_OTHER_TOKEN === '' ? undefined : env.CONFORMANCE_OTHER_TOKEN;
+  return { baseUrl: baseUrl.replace(/\/$/, ''), token, tokensFor, otherToken };
 }
 
 /** The deployment the tests run against, or undefined when they run against an emulator (with its controls). */
