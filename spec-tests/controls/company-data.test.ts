@@ -4,10 +4,10 @@
  * None touches another company: each test checks a second company reads exactly as before.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { headOfficeCatalog, newKey, otherCompany, product, until, world, type World } from './support/client.js';
-import { expectControlError, expectError } from './support/expect.js';
-import { productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
-import { deployment } from './support/deployment.js';
+import { headOfficeCatalog, newKey, otherCompany, product, until, world, type World } from '../support/client.js';
+import { expectControlError, expectError } from '../support/expect.js';
+import { productsPath, UNKNOWN_V7_ID } from '../support/fixtures.js';
+import { deployment } from '../support/deployment.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {

@@ -10,12 +10,12 @@
 import { request } from 'node:http';
 import { connect as connectSocket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator, type EmulatorOptions, type RunningServer } from '../src/index.js';
-import { Api, Controls, readAnswer, world, type Answer, type World } from './support/client.js';
-import { expectControlError } from './support/expect.js';
-import { httpRequest } from './support/raw-http.js';
-import { inProcessTarget, mayResetTarget, serverUrl } from './support/target.js';
-import { deployment } from './support/deployment.js';
+import { createEmulator, type Emulator, type EmulatorOptions, type RunningServer } from '../../src/index.js';
+import { Api, Controls, readAnswer, world, type Answer, type World } from '../support/client.js';
+import { expectControlError } from '../support/expect.js';
+import { httpRequest } from '../support/raw-http.js';
+import { inProcessTarget, mayResetTarget, serverUrl } from '../support/target.js';
+import { deployment } from '../support/deployment.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {

@@ -4,9 +4,9 @@
  * runs on that clock; the shared clock's controls never move it, and its own never move the others.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { Api, world, type World } from './support/client.js';
-import { attemptsOf, createDestination, deliveryFault, hookHost, ms, raiseEvent, SECOND, MINUTE, HOUR, DAY } from './support/webhooks.js';
-import { deployment } from './support/deployment.js';
+import { Api, world, type World } from '../support/client.js';
+import { attemptsOf, createDestination, deliveryFault, hookHost, ms, raiseEvent, SECOND, MINUTE, HOUR, DAY } from '../support/webhooks.js';
+import { deployment } from '../support/deployment.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {

@@ -5,10 +5,10 @@
  * On the shared server other suites' companies are there too: the tests look only at their own two.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { otherCompany, world, type World } from './support/client.js';
-import { expectControlError } from './support/expect.js';
-import { advance, createDestination, hookHost, raiseEvent, type InboxItem } from './support/webhooks.js';
-import { deployment } from './support/deployment.js';
+import { otherCompany, world, type World } from '../support/client.js';
+import { expectControlError } from '../support/expect.js';
+import { advance, createDestination, hookHost, raiseEvent, type InboxItem } from '../support/webhooks.js';
+import { deployment } from '../support/deployment.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {

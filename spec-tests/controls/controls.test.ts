@@ -5,20 +5,20 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Api, headOfficeCatalog, NCM, newKey, otherCompany, product, until, world, type Answer, type World } from './support/client.js';
-import { headOfficeCnpj } from './support/cnpj.js';
-import { expectControlError, expectError, UUID } from './support/expect.js';
-import { ALL_PERMISSIONS, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
-import { mayResetTarget } from './support/target.js';
-import { clockNow, createDestination, DAY, deliveryFault, eventDetail, hookHost, HOUR, iso, MINUTE, raiseEvent, removeFault, SECOND } from './support/webhooks.js';
-import { deployment } from './support/deployment.js';
+import { Api, headOfficeCatalog, NCM, newKey, otherCompany, product, until, world, type Answer, type World } from '../support/client.js';
+import { headOfficeCnpj } from '../support/cnpj.js';
+import { expectControlError, expectError, UUID } from '../support/expect.js';
+import { ALL_PERMISSIONS, productsPath, UNKNOWN_V7_ID } from '../support/fixtures.js';
+import { mayResetTarget } from '../support/target.js';
+import { clockNow, createDestination, DAY, deliveryFault, eventDetail, hookHost, HOUR, iso, MINUTE, raiseEvent, removeFault, SECOND } from '../support/webhooks.js';
+import { deployment } from '../support/deployment.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {
   if (deployment !== undefined) context.skip('checks the emulator\'s own /_emulator controls, which a deployment of the service does not have');
 });
 
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** A root no company is likely to have: the world's own root plus one (mod 10^8). */
 const neighbourRoot = (root: string) => String((Number(root) + 1) % 100_000_000).padStart(8, '0');

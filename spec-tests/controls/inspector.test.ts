@@ -6,13 +6,13 @@
  * Each test works on a company with a clock of its own, so that it moves no other test's time on the shared server.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator, type ItemDetail, type Timeline, type TimelineItem } from '../src/index.js';
-import { Api, Controls, otherCompany, readAnswer, world, type World } from './support/client.js';
-import { expectControlError } from './support/expect.js';
-import { inProcessTarget } from './support/target.js';
-import { createDestination } from './support/webhook-setup.js';
-import { expectedSignature, HOUR, iso, MINUTE, SECOND } from './support/webhooks.js';
-import { deployment } from './support/deployment.js';
+import { createEmulator, type Emulator, type ItemDetail, type Timeline, type TimelineItem } from '../../src/index.js';
+import { Api, Controls, otherCompany, readAnswer, world, type World } from '../support/client.js';
+import { expectControlError } from '../support/expect.js';
+import { inProcessTarget } from '../support/target.js';
+import { createDestination } from '../support/webhook-setup.js';
+import { expectedSignature, HOUR, iso, MINUTE, SECOND } from '../support/webhooks.js';
+import { deployment } from '../support/deployment.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {
