@@ -331,7 +331,7 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
 
   // spec: CAT-32
   it('runs no analysis and no surveillance scan: GET /v1/analises and GET /v1/vigilancias list the same executions before and after', async () => {
-    const sc = await scene({ surveillanceCapacity: 3 });
+    const sc = await scene();
     const { w } = sc;
     // The ids, not the bytes: an execution the company had before may move on meanwhile on a real deployment.
     const executions = async () => {
