@@ -744,6 +744,36 @@ describe('GET /v1/analises', () => {
     expect(again.body).toEqual({ itens: [itemA], proximo_cursor: null });
   });
 
+  // spec: LIM-20, LIM-21
+  it('answers 50 items by default and at most 100: 101 analyses come as 50, 50, 1 without limite and 100, 1 with limite 100 or more', async () => {
+    const w = await world();
+    const made: string[] = [];
+    for (let i = 0; i < 101; i++) {
+      made.push(await accept(w));
+      await advance(w, START + RUN); // concluded: the next request creates a new analysis
+    }
+    const newestFirst = [...made].reverse();
+    const pages = async (query: string): Promise<string[][]> => {
+      const seen: string[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Answer = await w.api.get(`${ANALISES}?${[query, cursor === null ? '' : `cursor=${encodeURIComponent(cursor)}`].filter((p) => p !== '').join('&')}`);
+        expect(page.status, page.text).toBe(200);
+        seen.push(page.body.itens.map((i: { id: string }) => i.id));
+        cursor = page.body.proximo_cursor;
+      } while (cursor !== null && seen.length < 10);
+      return seen;
+    };
+    const byDefault = await pages('');
+    expect(byDefault.map((p) => p.length)).toEqual([50, 50, 1]);
+    expect(byDefault.flat()).toEqual(newestFirst);
+    for (const limite of ['100', '101', '1000']) {
+      const bounded = await pages(`limite=${limite}`);
+      expect(bounded.map((p) => p.length), `limite=${limite}`).toEqual([100, 1]);
+      expect(bounded.flat()).toEqual(newestFirst);
+    }
+  });
+
   // spec: AUTH-06
   it('answers an empty list for a company without analyses, and lists no other company\'s', async () => {
     const w = await world();

@@ -333,6 +333,25 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
     }
   });
 
+  // spec: CAT-32
+  it('runs no analysis and no surveillance scan: GET /v1/analises and GET /v1/vigilancias list the same executions before and after', async () => {
+    const sc = await scene();
+    const { w } = sc;
+    // The ids, not the bytes: an execution the company had before may move on meanwhile on a real deployment.
+    const executions = async () => {
+      const analyses = await w.api.get('/v1/analises?limite=100');
+      const scans = await w.api.get('/v1/vigilancias?limite=100');
+      expect(analyses.status, analyses.text).toBe(200);
+      expect(scans.status, scans.text).toBe(200);
+      return { analyses: ids(analyses), scans: ids(scans) };
+    };
+    const before = await executions();
+    await preview(w, sc.a.id);
+    await preview(w, sc.b.id);
+    await preview(w, sc.a.id);
+    expect(await executions()).toEqual(before);
+  });
+
   // spec: AUTH-04, REQ-13
   it('answers 404 catalogo_nao_encontrado for an unknown or another company\'s catalog, 422 for a malformed id', async () => {
     const w = await world();
@@ -456,6 +475,61 @@ describe('DELETE /v1/catalogos/{id}', () => {
     expectError(await d.w.api.get(productsPath(d.a.id)), 409, 'catalogo_excluido');
     const context = await d.w.api.get('/v1/contexto');
     expect(context.body.catalogos).toEqual({ ativos: 1, excluidos: 1 });
+  });
+
+  // spec: CAT-40
+  it('keeps its history: the catalog keeps its id, name, external id, establishment and creation date, and is found by them; its exclusive products stay readable with their fields', async () => {
+    const w = await world();
+    const a = await w.api.post('/v1/catalogos', { estabelecimento_id: w.company.headOffice.id, nome: 'Loja antiga', id_externo: 'ERP-LOJA-ANTIGA' });
+    expect(a.status, a.text).toBe(201);
+    const fields = { sku: 'HIST-1', descricao: 'Notebook 14 polegadas', id_externo: 'ERP-PROD-HIST-1' };
+    const e1 = await product(w, a.body.id, fields);
+    const before = await w.api.get(catalogPath(a.body.id));
+    const productBefore = await readProduct(w, e1.id);
+    const p = await preview(w, a.body.id);
+    const answer = await w.api.delete(catalogPath(a.body.id), {}, { ifMatch: p.etag });
+    expect(answer.status, answer.text).toBe(200);
+    const after = await w.api.get(catalogPath(a.body.id));
+    expect(after.status, after.text).toBe(200);
+    const kept = ['id', 'id_externo', 'estabelecimento_id', 'cnpj_estabelecimento', 'nome', 'criado_em'] as const;
+    for (const field of kept) expect(after.body[field], field).toEqual(before.body[field]);
+    expect(after.body).toMatchObject({ estado: 'excluido', versao: before.body.versao + 1 });
+    // Found by what identified it: its external id and its establishment.
+    const byExternal = await w.api.get('/v1/catalogos?id_externo=ERP-LOJA-ANTIGA');
+    expect(byExternal.status, byExternal.text).toBe(200);
+    expect(byExternal.body.itens).toEqual([after.body]);
+    const byEstablishment = await w.api.get(`/v1/catalogos?estabelecimento_id=${w.company.headOffice.id}&estado=excluido`);
+    expect(ids(byEstablishment)).toEqual([a.body.id]);
+    // Its exclusive product is deactivated, not erased: every field it had stays.
+    const productAfter = await readProduct(w, e1.id);
+    expect(productAfter.body).toEqual({ ...productBefore.body, ativo: false, catalogos: [], versao: productBefore.body.versao + 1 });
+    expect(productAfter.body).toMatchObject(fields);
+  });
+
+  // spec: CAT-40
+  it('keeps its history: an analysis concluded before the deletion keeps its detail and its findings on the catalog\'s products, byte for byte', async () => {
+    const w = await world();
+    const a = await headOfficeCatalog(w, 'A');
+    const e1 = await product(w, a.id, { sku: 'sem-descricao' });
+    const accepted = await w.api.post('/v1/analises', {});
+    expect(accepted.status, accepted.text).toBe(202);
+    await w.controls.advance('2m'); // the run starts 1 min after the acceptance and lasts 10 s (small company)
+    const detail = `/v1/analises/${accepted.body.id}`;
+    const findings = `${detail}/achados`;
+    const detailBefore = await w.api.get(detail);
+    expect(detailBefore.body.estado, detailBefore.text).toBe('concluida');
+    const findingsBefore = await w.api.get(findings);
+    expect(findingsBefore.status, findingsBefore.text).toBe(200);
+    expect(findingsBefore.body.itens.map((f: { produto_id: string }) => f.produto_id)).toContain(e1.id);
+    const p = await preview(w, a.id);
+    expect((await w.api.delete(catalogPath(a.id), {}, { ifMatch: p.etag })).status).toBe(200);
+    expect((await readProduct(w, e1.id)).body.ativo).toBe(false);
+    const detailAfter = await w.api.get(detail);
+    expect(detailAfter.status, detailAfter.text).toBe(200);
+    expect(detailAfter.text).toBe(detailBefore.text);
+    const findingsAfter = await w.api.get(findings);
+    expect(findingsAfter.text).toBe(findingsBefore.text);
+    expect(ids(await w.api.get('/v1/analises'))).toEqual([accepted.body.id]);
   });
 
   it('leaves a deactivated product unchangeable: PATCH and link 409 produto_inativo, selecting it 422 produto_invalido', async () => {

@@ -300,6 +300,21 @@ describe('GET /v1/catalogos', () => {
     expect(max.body.proximo_id).toBeNull();
   });
 
+  // spec: LIM-25
+  it('answers at most 200 catalogs a page: with 201 catalogs or more, limite=200 gives exactly 200 and proximo_id leads to the rest', async () => {
+    const w = await world();
+    // The company may hold catalogs of its own on a real deployment: the test counts on its 201 being among them.
+    const created = [(await headOfficeCatalog(w)).id];
+    for (let i = 0; i < 200; i++) created.push((await branchCatalog(w)).id);
+    const { ids: all, pages, sizes } = await listAll(w.api, '/v1/catalogos', 'limite=200');
+    expect(sizes[0]).toBe(200);
+    expect(pages[0]!.body.proximo_id).toBe(all[199]);
+    expect(sizes.slice(0, -1).every((size) => size === 200), sizes.join(', ')).toBe(true);
+    expect(sizes.every((size) => size >= 1 && size <= 200), sizes.join(', ')).toBe(true);
+    expect(new Set(all).size).toBe(all.length);
+    for (const id of created) expect(all).toContain(id);
+  });
+
   // spec: "limite (integer 1 to 200)": 0000050 is the integer 50, written with leading zeros.
   // spec: LIM-26
   it('takes limite with leading zeros as the integer it writes: 0000050 is 50, 0000201 is above 200', async () => {

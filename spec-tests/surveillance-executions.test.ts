@@ -868,6 +868,39 @@ describe('GET /v1/vigilancias', () => {
     expect(again.body).toEqual({ itens: [itemA], proximo_cursor: null });
   });
 
+  // spec: LIM-22
+  it('answers at most 100 items a page: 101 executions or more come in pages of 100 with limite 100 or more, and of 50 by default', async () => {
+    const { w, t } = await scene({ watching: {} });
+    for (let i = 0; i < 101; i++) {
+      await t.pull();
+      await advance(w, START + RUN);
+    }
+    // A daily boundary may have added its own execution: at least the 101 publications' ones.
+    const all = await listAll(w);
+    expect(all.length).toBeGreaterThanOrEqual(101);
+    const newestFirst = all.map((i) => i.id);
+    const pages = async (query: string): Promise<string[][]> => {
+      const seen: string[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Answer = await w.api.get(`${VIGILANCIAS}?${[query, cursor === null ? '' : `cursor=${encodeURIComponent(cursor)}`].filter((p) => p !== '').join('&')}`);
+        expect(page.status, page.text).toBe(200);
+        seen.push(page.body.itens.map((i: { id: string }) => i.id));
+        cursor = page.body.proximo_cursor;
+      } while (cursor !== null && seen.length < 10);
+      return seen;
+    };
+    const sizes = (total: number, size: number) => Array.from({ length: Math.ceil(total / size) }, (_, i) => Math.min(size, total - i * size));
+    for (const limite of ['100', '101', '1000']) {
+      const bounded = await pages(`limite=${limite}`);
+      expect(bounded.map((p) => p.length), `limite=${limite}`).toEqual(sizes(all.length, 100));
+      expect(bounded.flat()).toEqual(newestFirst);
+    }
+    const byDefault = await pages('');
+    expect(byDefault.map((p) => p.length)).toEqual(sizes(all.length, 50));
+    expect(byDefault.flat()).toEqual(newestFirst);
+  });
+
   // spec: AUTH-06
   it('answers an empty list for a company without executions, and lists no other company\'s', async () => {
     const w = await world();

@@ -297,6 +297,24 @@ describe('PATCH /v1/empresa/vigilancia: accepted changes', () => {
     expect(lists.etag).not.toBe(empty.etag);
   });
 
+  // spec: SURV-15
+  it('runs no analysis: GET /v1/analises lists the same analyses before and after changes in both modes', async () => {
+    const w = await world();
+    const head = await headOfficeCatalog(w);
+    const [a, b] = await products(w, head.id, 2);
+    const before = await w.api.get('/v1/analises?limite=100');
+    expect(before.status, before.text).toBe(200);
+    await change(w, { modo: 'selecao', adicionar: [a, b] });
+    await change(w, { modo: 'selecao', remover: [a] });
+    await change(w, { modo: 'todos' });
+    await change(w, { modo: 'selecao' });
+    const after = await w.api.get('/v1/analises?limite=100');
+    expect(after.status, after.text).toBe(200);
+    // The ids, not the bytes: an analysis the company had before may move on meanwhile on a real deployment.
+    const ids = (answer: Answer) => answer.body.itens.map((i: { id: string }) => i.id);
+    expect(ids(after)).toEqual(ids(before));
+  });
+
   // spec: CONV-04
   it('ids are accepted in upper case and answered in lower case', async () => {
     const w = await selectionCompany(2, 1);
@@ -405,6 +423,25 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: ['123'] }), before, 422, 'valor_invalido', 'body.adicionar[0]');
     await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', remover: 'x' }), before, 422, 'valor_invalido', 'body.remover');
     await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', selecionar: [] }), before, 422, 'campo_desconhecido', 'body.selecionar');
+  });
+
+  // spec: SURV-10
+  it('an adicionar that is not an array of strings → 422 valor_invalido at body.adicionar (or at its item that is no string), changing nothing', async () => {
+    const w = await world();
+    const head = await headOfficeCatalog(w);
+    const [a] = await products(w, head.id, 1);
+    const before = await read(w);
+    for (const adicionar of [a, {}, { 0: a }, 1, true, null]) {
+      await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar }), before, 422, 'valor_invalido', 'body.adicionar');
+    }
+    for (const item of [1, null, true, [a], { id: a }]) {
+      await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [item] }), before, 422, 'valor_invalido', 'body.adicionar[0]');
+    }
+    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [a, 2] }), before, 422, 'valor_invalido', 'body.adicionar[1]');
+    // The same product as an array of one string is accepted: the refusals were the shape's.
+    const answer = await patch(w, before.etag, { modo: 'selecao', adicionar: [a] });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.selecionados).toBe(1);
   });
 
   // spec: SURV-08

@@ -40,6 +40,8 @@ import {
   type Destination,
 } from './support/webhook-setup.js';
 
+const MIB = 1024 * 1024;
+
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
@@ -182,6 +184,31 @@ describe('GET /v1/webhook/eventos', () => {
       const capped = await list(w, `limite=${limite}`);
       expect(ids(capped)).toEqual(newestFirst.slice(0, 100));
       expect(capped.body.proximo_cursor).toBe(full.body.proximo_cursor);
+    }
+  });
+
+  // spec: LIM-16
+  // Thousands of events: over HTTP on a loaded machine this takes more than the default 5 s.
+  it('answers at most 1 MiB of body, even for a list whose items add up to more than 1 MiB and a limite that asks for all of them', { timeout: 60_000 }, async () => {
+    const w = await withDestination(await world());
+    const first = await raiseEvent(w);
+    // One item's bytes (every item of these events has the same length), and enough events to pass 1 MiB.
+    const one = (await list(w)).text.length - '{"itens":[],"proximo_cursor":null}'.length;
+    const needed = Math.ceil(MIB / (one + 1)) + 1;
+    expect(needed).toBeGreaterThan(100);
+    // Raised 50 at a time (their order among themselves does not matter here: the newest-first order has its own tests).
+    const raised = new Set([first]);
+    while (raised.size < needed) {
+      const batch = Array.from({ length: Math.min(50, needed - raised.size) }, () => raiseEvent(w));
+      for (const id of await Promise.all(batch)) raised.add(id);
+    }
+    for (const limite of ['100', '1000', String(needed)]) {
+      const page = await list(w, `limite=${limite}`);
+      expect(Buffer.byteLength(page.text, 'utf8'), `limite=${limite}`).toBeLessThanOrEqual(MIB);
+      expect(page.body.proximo_cursor).toEqual(expect.any(String));
+      const shown = ids(page);
+      expect(new Set(shown).size).toBe(shown.length);
+      for (const id of shown) expect(raised.has(id), id).toBe(true);
     }
   });
 
@@ -366,6 +393,34 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
     const max = await attempts(w, id, 'limite=100');
     expect(numbers(max)).toEqual(Array.from({ length: 56 }, (_, i) => i + 1));
     expect(max.body.proxima_tentativa).toBeNull();
+  });
+
+  // spec: LIM-18
+  it('answers at most 100 attempts a page: 104 attempts (13 cycles of 8) come as 100 and 4 with limite=100, and as 50, 50 and 4 without it', async () => {
+    const { w, host, destination } = await configured();
+    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 503 }, times: null });
+    const id = await testEvent(w, destination.etag);
+    await advance(w, 23 * HOUR);
+    for (let cycle = 2; cycle <= 13; cycle++) {
+      await resend(w, id, destination.etag);
+      await advance(w, 23 * HOUR);
+    }
+    expect(await eventDetail(w, id)).toMatchObject({ estado: 'falhou', tentativas_ciclo: 8, tentativas_totais: 104 });
+    const max = await attempts(w, id, 'limite=100');
+    expect(numbers(max)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(max.body.proxima_tentativa).toBe(100);
+    const rest = await attempts(w, id, 'limite=100&apos_tentativa=100');
+    expect(numbers(rest)).toEqual([101, 102, 103, 104]);
+    expect(rest.body.proxima_tentativa).toBeNull();
+    const pages: number[][] = [];
+    let after: number | null = null;
+    do {
+      const page: Answer = await attempts(w, id, after === null ? '' : `apos_tentativa=${after}`);
+      pages.push(numbers(page));
+      after = page.body.proxima_tentativa;
+    } while (after !== null && pages.length < 10);
+    expect(pages.map((p) => p.length)).toEqual([50, 50, 4]);
+    expect(pages.flat()).toEqual(Array.from({ length: 104 }, (_, i) => i + 1));
   });
 
   // spec: "limite (integer 1 to 100, default 50)": 0000002 is the integer 2.

@@ -10,6 +10,7 @@ import { newKey, otherCompany, world, type Answer, type World } from './support/
 import { deployment, needsControls, needsOwnCompany } from './support/deployment.js';
 import { expectError, REQUEST_ID } from './support/expect.js';
 import { UNKNOWN_ID } from './support/fixtures.js';
+import { closedPort } from './support/webhooks.js';
 import {
   addFault,
   advance,
@@ -132,6 +133,35 @@ describe('POST /v1/webhook/testes: the receipt', () => {
     const before = await listIds(w);
     expectError(await w.api.post(TESTS, { tipo: 'webhook.teste' }, { ifMatch: destination.etag }), 422, 'campo_desconhecido', 'body.tipo');
     expect(await listIds(w)).toEqual(before);
+  });
+});
+
+describe('POST /v1/webhook/testes: queue acceptance only', () => {
+  // spec: WH-EVT-32
+  it('answers 202 whether or not the receiver can be reached: a refused connection, before and after its failed attempt, and a receiver answering 500', async () => {
+    const { w, host, destination } = await configured();
+    // Deliveries to the destination's host go to a loopback port nobody listens on: the connection is refused.
+    await route(w, cleanup, `https://${host}`, `http://127.0.0.1:${await closedPort()}`);
+    const first = await w.api.post(TESTS, {}, { ifMatch: destination.etag });
+    expectSchedulingReceipt(first, { destino_id: destination.id, destino_versao: 1, remaining: 4 });
+    await advance(w, 0);
+    const failed = await eventDetail(w, first.body.evento_id);
+    expect(failed, JSON.stringify(failed)).toMatchObject({ estado: 'pendente', tentativas_totais: 1, status_http: null });
+    const attempts = await w.api.get(attemptsPath(first.body.evento_id));
+    expect(attempts.body.itens.map((a: { estado: string; status_http: number | null }) => [a.estado, a.status_http])).toEqual([['falhou', null]]);
+    // The receiver is known to be unreachable now: still accepted.
+    expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), { destino_id: destination.id, destino_versao: 1, remaining: 3 });
+    // A receiver that is reached but fails every request: accepted too.
+    const failing = await startReceiver(cleanup, () => 500);
+    const otherHost = uniqueHost();
+    await route(w, cleanup, `https://${otherHost}`, failing.url);
+    const moved = await changeDestination(w, destination.etag, `https://${otherHost}/catalogo/eventos`);
+    const third = await w.api.post(TESTS, {}, { ifMatch: moved.etag });
+    expectSchedulingReceipt(third, { destino_id: destination.id, destino_versao: 2, remaining: 2 });
+    await advance(w, 0);
+    expect(failing.received).toHaveLength(1);
+    expect(await eventDetail(w, third.body.evento_id)).toMatchObject({ estado: 'pendente', tentativas_totais: 1, status_http: 500 });
+    expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: moved.etag }), { destino_id: destination.id, destino_versao: 2, remaining: 1 });
   });
 });
 
@@ -406,6 +436,25 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
       ],
       proxima_tentativa: null,
     });
+  });
+
+  // spec: WH-EVT-42
+  it('creates no new event: the event list holds the same ids, in the same order, after each resend', async () => {
+    const { w, destination } = await configured();
+    const a = await testEvent(w, destination.etag);
+    const b = await testEvent(w, destination.etag);
+    await advance(w, 0);
+    const before = await listIds(w);
+    expect(before).toEqual([b, a]);
+    const resent = await w.api.post(resendPath(a), {}, { ifMatch: destination.etag });
+    expect(resent.status, resent.text).toBe(202);
+    expect(resent.body.evento_id).toBe(a);
+    expect(await listIds(w)).toEqual(before);
+    await advance(w, 0);
+    expect((await eventDetail(w, a)).tentativas_totais).toBe(2);
+    expect(await listIds(w)).toEqual(before);
+    expect((await w.api.post(resendPath(b), {}, { ifMatch: destination.etag })).status).toBe(202);
+    expect(await listIds(w)).toEqual(before);
   });
 
   // spec: WH-EVT-46, SIG-06
