@@ -12,8 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, product, world, type Answer, type World } from './support/client.js';
 import { ETAG } from './support/expect.js';
 import { cnpjOf } from './support/cnpj.js';
-import { branch, branchCatalog, nextOrder, productsPath } from './support/fixtures.js';
-import { hookUrl } from './support/webhook-setup.js';
+import { branch, branchCatalog, freshSelection, nextOrder, productsPath } from './support/fixtures.js';
+import { createDestination, hookUrl } from './support/webhook-setup.js';
+import { needsOwnCompany } from './support/deployment.js';
 
 interface Success {
   /** The success under test. */
@@ -36,8 +37,9 @@ const rec = (idExterno: string) => ({ id_externo: idExterno, origem: 'erp', ncm:
 
 /** An ingestion of the head office's catalog, started (201); its id. */
 async function ingestion(w: World): Promise<string> {
-  await headOfficeCatalog(w);
-  const answer = await w.api.post(INGESTOES, { operacao: 'mesclar' });
+  // Named, not left to the default (the company's head office): on a deployment the world's is another establishment.
+  const catalog = await headOfficeCatalog(w);
+  const answer = await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: catalog.id });
   if (answer.status !== 201) throw new Error(`ingestion start answered ${answer.status}: ${answer.text}`);
   return answer.body.ingestao_id;
 }
@@ -93,21 +95,25 @@ const ROWS: readonly Row[] = [
   ['GET /v1/empresa/vigilancia', 200, async (w) => ({ answer: await w.api.get('/v1/empresa/vigilancia') })],
   ['PATCH /v1/empresa/vigilancia', 200, async (w) => {
     const item = await product(w, (await headOfficeCatalog(w)).id);
+    await freshSelection(w.api); // a deployment's selection may be full from earlier tests
     const ifMatch = await etagOf(w, '/v1/empresa/vigilancia');
     return { answer: await w.api.patch('/v1/empresa/vigilancia', { modo: 'selecao', adicionar: [item.id] }, { ifMatch }), reread: get(w, '/v1/empresa/vigilancia') };
   }],
-  ['PUT /v1/webhook', 201, async (w) => ({ answer: await w.api.put('/v1/webhook', { url: hookUrl() }, { headers: { 'if-none-match': '*' } }), reread: get(w, '/v1/webhook') })],
+  ['PUT /v1/webhook', 201, async (w) => {
+    needsOwnCompany('creates the company\'s first webhook destination (If-None-Match: *, 201)');
+    return { answer: await w.api.put('/v1/webhook', { url: hookUrl() }, { headers: { 'if-none-match': '*' } }), reread: get(w, '/v1/webhook') };
+  }],
   ['PUT /v1/webhook', 200, async (w) => {
-    const created = await w.api.put('/v1/webhook', { url: hookUrl() }, { headers: { 'if-none-match': '*' } });
-    return { answer: await w.api.put('/v1/webhook', { url: hookUrl() }, { ifMatch: created.headers.get('etag')! }), reread: get(w, '/v1/webhook') };
+    const created = await createDestination(w);
+    return { answer: await w.api.put('/v1/webhook', { url: hookUrl() }, { ifMatch: created.etag }), reread: get(w, '/v1/webhook') };
   }],
   ['GET /v1/webhook', 200, async (w) => {
-    await w.api.put('/v1/webhook', { url: hookUrl() }, { headers: { 'if-none-match': '*' } });
+    await createDestination(w);
     return { answer: await w.api.get('/v1/webhook') };
   }],
   ['DELETE /v1/webhook', 200, async (w) => {
-    const created = await w.api.put('/v1/webhook', { url: hookUrl() }, { headers: { 'if-none-match': '*' } });
-    return { answer: await w.api.delete('/v1/webhook', undefined, { ifMatch: created.headers.get('etag')! }), reread: get(w, '/v1/webhook') };
+    const created = await createDestination(w);
+    return { answer: await w.api.delete('/v1/webhook', undefined, { ifMatch: created.etag }), reread: get(w, '/v1/webhook') };
   }],
   ['PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', 201, async (w) => {
     const id = await ingestion(w);
