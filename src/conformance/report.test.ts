@@ -29,6 +29,8 @@ const results: TestResult[] = [
   { file: 'spec-tests/catalogs.test.ts', names: ['POST', 'refuses a pipe'], outcome: 'failed', note: 'expected 422 to be 409\nat spec-tests/catalogs.test.ts:11', durationMs: 5 },
   { file: 'spec-tests/catalogs.test.ts', names: ['GET', 'lists'], outcome: 'skipped', note: 'needs a company of its own: it counts', durationMs: 0 },
   { file: 'spec-tests/catalogs.test.ts', names: ['untagged'], outcome: 'skipped', durationMs: 0 },
+  { file: 'spec-tests/catalogs.test.ts', names: ['POST', 'refuses one'], outcome: 'skipped', note: "needs the emulator's controls (GET /_emulator/companies/01a216f2-4e21-7520-a337-1f12323dcd57/state)", durationMs: 0 },
+  { file: 'spec-tests/catalogs.test.ts', names: ['POST', 'refuses two'], outcome: 'skipped', note: "needs the emulator's controls (GET /_emulator/companies/0190A000-0000-7000-8000-000000000000/state)", durationMs: 0 },
 ];
 
 describe('the conformance matrix', () => {
@@ -36,25 +38,26 @@ describe('the conformance matrix', () => {
 
   it('gives each statement the outcome of the tests that cite it: a failure wins, then a pass, then a skip', () => {
     expect(matrix.rows.map((r) => [r.statement.id, r.status, r.passed, r.failed, r.skipped, r.reasons])).toEqual([
-      ['CAT-01', 'failed', 2, 1, 0, []],
-      ['CAT-02', 'failed', 1, 1, 0, []],
+      ['CAT-01', 'failed', 2, 1, 2, ["needs the emulator's controls (GET /_emulator/companies/{id}/state)"]],
+      ['CAT-02', 'failed', 1, 1, 2, ["needs the emulator's controls (GET /_emulator/companies/{id}/state)"]],
       ['CAT-03', 'skipped', 0, 0, 1, ['needs a company of its own: it counts']],
       ['CAT-04', 'not run', 0, 0, 0, []],
       ['BIL-01', 'no test', 0, 0, 0, []],
     ]);
   });
 
-  it('counts the tests, groups the skip reasons and gives the runnable share (passed / all)', () => {
+  it('counts the tests, groups the skip reasons (ids in them aside) and gives the runnable share (passed / all)', () => {
     expect(matrix.totals).toEqual({
-      tests: 5,
+      tests: 7,
       passed: 2,
       failed: 1,
-      skipped: 2,
+      skipped: 4,
       reasons: [
+        { reason: "needs the emulator's controls (GET /_emulator/companies/{id}/state)", count: 2 },
         { reason: 'needs a company of its own: it counts', count: 1 },
         { reason: NO_REASON, count: 1 },
       ],
-      runnableShare: '40.0',
+      runnableShare: '28.6',
       errors: 1,
       statements: { passed: 0, failed: 2, skipped: 1, 'not run': 1, 'no test': 1 },
     });
@@ -65,16 +68,17 @@ describe('the conformance matrix', () => {
       [
         'Conformance of https://x.example, per statement of the specification:',
         '',
-        'CAT-01      failed   2 passed, 1 failed',
-        'CAT-02      failed   1 passed, 1 failed',
+        'CAT-01      failed   2 passed, 1 failed, 2 skipped',
+        'CAT-02      failed   1 passed, 1 failed, 2 skipped',
         'CAT-03      skipped  1 skipped: needs a company of its own: it counts',
         'CAT-04      not run',
         'BIL-01      no test   (not black-box)',
         '',
         'Statements: 0 passed, 2 failed, 1 skipped, 1 not run, 1 with no test (of 5)',
-        'Tests: 2 passed, 1 failed, 2 skipped (of 5); runnable share 40.0% (passed / all)',
+        'Tests: 2 passed, 1 failed, 4 skipped (of 7); runnable share 28.6% (passed / all)',
         'Errors outside tests: 1',
         'Skipped, by reason:',
+        "  2  needs the emulator's controls (GET /_emulator/companies/{id}/state)",
         '  1  needs a company of its own: it counts',
         `  1  ${NO_REASON}`,
         '',
@@ -84,7 +88,7 @@ describe('the conformance matrix', () => {
 
   it('writes Markdown with escaped cells and the failures, and JSON with each test\'s ids', () => {
     const markdown = renderMarkdown(matrix, 'https://x.example', '9.9.9');
-    expect(markdown).toContain('| CAT-02 | A \\| pipe. | failed | 1 passed, 1 failed |\n');
+    expect(markdown).toContain('| CAT-02 | A \\| pipe. | failed | 1 passed, 1 failed, 2 skipped |\n');
     expect(markdown).toContain('| BIL-01 | Nobody tests this. _(not black-box)_ | no test | — |\n');
     expect(markdown).toContain('## Failures\n\n- spec-tests/catalogs.test.ts › POST › refuses a pipe: expected 422 to be 409\n- spec-tests/catalogs.test.ts › GET: hook failed\n');
     const json = toJson(matrix, 'https://x.example', '9.9.9') as { tests: { name: string; ids: string[] }[]; statements: { id: string; status: string }[] };
@@ -94,6 +98,8 @@ describe('the conformance matrix', () => {
       ['POST › refuses a pipe', ['CAT-01', 'CAT-02']],
       ['GET › lists', ['CAT-03']],
       ['untagged', []],
+      ['POST › refuses one', ['CAT-01', 'CAT-02']],
+      ['POST › refuses two', ['CAT-01', 'CAT-02']],
     ]);
     expect(json.statements[3]).toEqual({ id: 'CAT-04', blackBox: true, status: 'not run', passed: 0, failed: 0, skipped: 0, reasons: [] });
   });

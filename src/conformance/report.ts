@@ -54,6 +54,14 @@ export interface RunError {
   readonly message: string;
 }
 
+/**
+ * A skip reason as the totals group it: the ids in it (a company's, a record's) as {id}, so that the tests skipped
+ * for one reason count together.
+ */
+function reasonOf(result: TestResult): string {
+  return result.note === undefined ? NO_REASON : result.note.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '{id}');
+}
+
 /** The reason given for a test skipped without one: its file's own condition (`it.runIf`, `describe.skipIf`…). */
 export const NO_REASON = "skipped by the test file's own condition (runIf/skipIf)";
 
@@ -116,11 +124,11 @@ export function buildMatrix(catalogue: Catalogue, results: readonly TestResult[]
     const [passed, failed, skipped] = [count('passed'), count('failed'), count('skipped')];
     const cited = catalogue.tests.some((t) => t.ids.includes(statement.id));
     const status: RowStatus = failed > 0 ? 'failed' : passed > 0 ? 'passed' : skipped > 0 ? 'skipped' : cited ? 'not run' : 'no test';
-    const reasons = [...new Set(mine.filter((r) => r.outcome === 'skipped').map((r) => r.note ?? NO_REASON))];
+    const reasons = [...new Set(mine.filter((r) => r.outcome === 'skipped').map(reasonOf))];
     return { statement, status, passed, failed, skipped, reasons };
   });
   const counts = new Map<string, number>();
-  for (const r of results) if (r.outcome === 'skipped') counts.set(r.note ?? NO_REASON, (counts.get(r.note ?? NO_REASON) ?? 0) + 1);
+  for (const r of results) if (r.outcome === 'skipped') counts.set(reasonOf(r), (counts.get(reasonOf(r)) ?? 0) + 1);
   const tally = (outcome: Outcome) => results.filter((r) => r.outcome === outcome).length;
   const statements: Record<RowStatus, number> = { passed: 0, failed: 0, skipped: 0, 'not run': 0, 'no test': 0 };
   for (const row of rows) statements[row.status]++;
