@@ -71,7 +71,7 @@ interface ReportedError {
 }
 
 /** What failed, as a reader needs it: the message, the diff when there is one, and the test's own line. */
-export function describeError(error: ReportedError): string {
+function describeError(error: ReportedError): string {
   const message = error.message ?? String(error);
   const lines = [error.name !== undefined && error.name !== 'Error' && error.name !== 'AssertionError' ? `${error.name}: ${message}` : message];
   if (error.diff) lines.push(error.diff);
