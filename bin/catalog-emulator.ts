@@ -63,6 +63,8 @@ Options of serve:
                       service name under docker compose (repeatable; "*" admits any host: no Host check)
   --control-token T   every /_emulator request needs "Authorization: Bearer T"; also read from
                       CATALOG_EMULATOR_CONTROL_TOKEN (the flag wins)
+  --no-controls       serve the API alone, as a deployment of the service does: no /_emulator path
+                      (no controls, docs page or inspector); what the conformance command runs against
   --state FILE        keep the state in FILE: loaded at start when it exists (else created), saved
                       after every change and on exit, atomically
   --fixtures FILE     create the companies and records of a JSON fixtures file at start (unless
@@ -149,6 +151,7 @@ async function main(argv: string[]): Promise<void> {
         json: { type: 'boolean' },
         'ready-file': { type: 'string' },
         controls: { type: 'boolean' },
+        'no-controls': { type: 'boolean' },
         'base-url': { type: 'string' },
         token: { type: 'string' },
         'token-for': { type: 'string', multiple: true },
@@ -202,6 +205,7 @@ interface ServeFlags {
   quiet?: string[];
   json?: boolean;
   'ready-file'?: string;
+  'no-controls'?: boolean;
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -232,6 +236,9 @@ async function serve(flags: ServeFlags): Promise<void> {
   });
   // An empty variable counts as unset, as shells make it easy to leave one so.
   const controlToken = flags['control-token'] ?? (process.env.CATALOG_EMULATOR_CONTROL_TOKEN || undefined);
+  const withControls = flags['no-controls'] !== true;
+  // A guard on nothing would read as protection that is not there: refused, not ignored.
+  if (!withControls && controlToken !== undefined) fail(`--no-controls serves no controls for a control token to guard: drop ${flags['control-token'] === undefined ? 'CATALOG_EMULATOR_CONTROL_TOKEN' : '--control-token'}`);
   // Read here, checked by createEmulator (whose message names the place in the file).
   const fixtures = flags.fixtures === undefined ? undefined : fixturesOf(flags.fixtures);
   // With --state, the seed and start are those the file was made with (fixed now for a new file).
@@ -284,7 +291,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   const allowHosts = flags['allow-host'] ?? [];
   let server;
   try {
-    server = await emu.listen({ port, host, allowHosts });
+    server = await emu.listen({ port, host, allowHosts, controls: withControls });
   } catch (error) {
     const bad = /^allowHosts\[(\d+)\]: (.*)$/s.exec((error as Error).message);
     if (bad) fail(`--allow-host: ${bad[2]}`);
@@ -295,11 +302,11 @@ async function serve(flags: ServeFlags): Promise<void> {
   }
   // A listen() server lets its process end (for test runners); serving is all this process does.
   server.ref();
-  if (!isLoopback(host)) process.stderr.write(exposedWarning(host, server.port, allowHosts, controlToken !== undefined));
+  if (!isLoopback(host)) process.stderr.write(exposedWarning(host, server.port, allowHosts, controlToken !== undefined, withControls));
 
   // The same seed always gives the same company and token, also after POST /_emulator/reset.
   const companies = emu.companies.initial();
-  const started = startLine({ version: VERSION, url: server.url, controlTokenRequired: controlToken !== undefined, companies, clock: { mode: clock, now: emu.clock.now().toISOString() }, seed: emu.seed });
+  const started = startLine({ version: VERSION, url: server.url, controls: withControls, controlTokenRequired: controlToken !== undefined, companies, fixtures: emu.companies.fixtures(), clock: { mode: clock, now: emu.clock.now().toISOString() }, seed: emu.seed });
   if (readyFile !== undefined) writeReadyFile(readyFile, `${JSON.stringify(started)}\n`);
   const [company] = companies;
   const token = company?.token ?? '';
@@ -309,9 +316,11 @@ async function serve(flags: ServeFlags): Promise<void> {
       `  company:   ${company?.cnpjRoot} (${company?.companyId}), all permissions\n` +
       `  token:     ${token}\n` +
       fixturesBanner(emu.companies.fixtures()) +
-      `  inspector: ${server.inspector}${controlToken === undefined ? '' : ' (its data behind the control token too)'}\n` +
-      `  controls:  ${server.url}/_emulator${controlToken === undefined ? '' : ' (send "Authorization: Bearer <control token>")'}\n` +
-      `  docs:      ${server.url}/_emulator/docs${controlToken === undefined ? '' : ' (behind the control token too)'}\n` +
+      (withControls
+        ? `  inspector: ${server.inspector}${controlToken === undefined ? '' : ' (its data behind the control token too)'}\n` +
+          `  controls:  ${server.url}/_emulator${controlToken === undefined ? '' : ' (send "Authorization: Bearer <control token>")'}\n` +
+          `  docs:      ${server.url}/_emulator/docs${controlToken === undefined ? '' : ' (behind the control token too)'}\n`
+        : `  controls:  none (--no-controls: the API alone, as a deployment serves it; no docs page, no inspector)\n`) +
       `  clock:     ${clock}, seed ${String(emu.seed)}, now ${emu.clock.now().toISOString()}\n` +
       (flags.state === undefined ? '' : `  state:     ${flags.state} (${plan?.saved ? 'loaded' : 'new'})\n`) +
       `Try: curl -H "Authorization: Bearer ${token}" ${server.url}/v1/empresa\n`,
@@ -378,13 +387,15 @@ function isLoopback(host: string): boolean {
 }
 
 /** The warning of a server other machines may reach: what they could do, and how to stop them. */
-function exposedWarning(host: string, port: number, allowHosts: readonly string[], guarded: boolean): string {
+function exposedWarning(host: string, port: number, allowHosts: readonly string[], guarded: boolean, withControls: boolean): string {
   const wildcard = /^\[?(?:0\.0\.0\.0|(?:0{0,4}:){2,7}0{0,4})\]?$/.test(host);
   const names = ['localhost', '127.0.0.1', '[::1]', ...(wildcard ? [] : [host]), ...allowHosts];
   const listed = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
   return (
     `catalog-emulator: warning: bound to ${host}${wildcard ? ' (every network interface)' : ''}, which other machines may reach. ` +
-    (guarded
+    (!withControls
+      ? 'It serves no controls (--no-controls), but the API answers whoever holds a token the banner prints. '
+      : guarded
       ? 'The controls under /_emulator need the control token; it travels unencrypted over plain HTTP, so bind only to a network you trust. '
       : `Anyone who can reach port ${port} can drive the controls under /_emulator (reset the state, inject faults, move the clock) and read every token and webhook secret (GET /_emulator/state): set a control token with --control-token TOKEN or CATALOG_EMULATOR_CONTROL_TOKEN. `) +
     (allowHosts.includes('*')
@@ -464,7 +475,8 @@ async function runDemoOnUi(demo: Demo, port: number, open: boolean): Promise<voi
     out(`catalog-emulator ${VERSION} demo ${demo.name}, listening on ${server.url}`);
     out(`  inspector: ${server.inspector}`);
     out(`  Each step waits for "Next step" on the inspector page${tty ? ', or for Enter here' : ''}.`);
-    if (open) openInBrowser(server.inspector, (problem) => process.stderr.write(`catalog-emulator: could not open a browser (${problem}); open ${server?.inspector} yourself\n`));
+    // The demo's server always has its controls, so its inspector.
+    if (open) openInBrowser(server.inspector!, (problem) => process.stderr.write(`catalog-emulator: could not open a browser (${problem}); open ${server?.inspector} yourself\n`));
   };
   try {
     await demo.run(

@@ -2,7 +2,9 @@
  * The built CLI (dist/bin/catalog-emulator.js; `npm test` builds before vitest) as a user runs it: real
  * processes, real ports, real fetch. Every spawned process is killed after its test.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -299,6 +301,51 @@ describe('catalog-emulator serve: only its owner drives it', { timeout: TEST_TIM
       expect(run.stdout + run.stderr).not.toContain(flagToken);
       expect(run.stdout + run.stderr).not.toContain(envToken);
     }
+  });
+});
+
+describe('catalog-emulator serve --no-controls', { timeout: TEST_TIMEOUT_MS }, () => {
+  it('serves the API alone: the start line has no controls, docs or inspector, /_emulator answers as an unknown path, the fixtures\' credentials are listed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'catalog-emulator-'));
+    const fixtures = join(dir, 'fixtures.json');
+    writeFileSync(fixtures, JSON.stringify({ version: 1, companies: [{ name: 'Conformidade', cnpjRoot: '11222333', credentials: [{ permissions: ['catalogo:ler'] }] }] }));
+    const run = cli(['--port', '0', '--no-controls', '--json', '--fixtures', fixtures]);
+    const [line] = await waitForOutput(run, /^\{.*\}\n/);
+    const ready = JSON.parse(line!) as { url: string; controls: unknown; docs: unknown; inspector: unknown; companies: { companyId: string; token: string; name?: string; credentials?: { permissions: string[]; token: string }[] }[] };
+    expect(ready).toMatchObject({ controls: null, docs: null, inspector: null, controlTokenRequired: false });
+    const [, company] = ready.companies;
+    expect(ready.companies).toHaveLength(2);
+    expect(company).toMatchObject({ cnpjRoot: '11222333', name: 'Conformidade', credentials: [{ permissions: ['catalogo:ler'], token: expect.stringMatching(/^svc_at_/) }] });
+    const reader = company!.credentials![0]!.token;
+    expect((await call(ready.url, 'GET', '/v1/empresa', { token: reader })).body).toMatchObject({ id: company!.companyId, cnpj_raiz: '11222333' });
+    expect((await call(ready.url, 'GET', '/v1/webhook', { token: reader })).status).toBe(403);
+    for (const path of ['/_emulator', '/_emulator/ui', '/_emulator/docs', '/_emulator/state']) {
+      const answer = await call(ready.url, 'GET', path);
+      expect(answer.status, path).toBe(404);
+      expect(answer.body.erro).toMatchObject({ codigo: 'rota_nao_encontrada', mensagem: `No operation at GET ${path}. Paths begin with /v1.` });
+    }
+    // The log under --json: the API requests, and no control line (there is no control to call).
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    const kinds = run.stdout.trim().split('\n').slice(1).map((l) => (JSON.parse(l) as { kind: string }).kind);
+    expect(kinds.filter((k) => k !== 'request')).toEqual(['closing']);
+  });
+
+  it('prints a banner without the controls, docs and inspector lines, saying why', async () => {
+    const { run } = await serve(['--port', '0', '--no-controls', '--log', 'silent']);
+    await waitForOutput(run, /Try: curl/);
+    expect(run.stdout).toContain('\n  controls:  none (--no-controls: the API alone, as a deployment serves it; no docs page, no inspector)\n');
+    expect(run.stdout).not.toMatch(/inspector:|docs:/);
+  });
+
+  it.each([
+    [['--no-controls', '--control-token', 'a-control-token-of-32-characters!'], {}, '--control-token'],
+    [['--no-controls'], { CATALOG_EMULATOR_CONTROL_TOKEN: 'a-control-token-of-32-characters!' }, 'CATALOG_EMULATOR_CONTROL_TOKEN'],
+  ])('refuses a control token with no controls to guard (%j): exit 2, one line naming it', async (args, env, named) => {
+    const run = cli(['--port', '0', ...args], env);
+    expect(await run.exited).toEqual({ code: 2, signal: null });
+    expect(run.stderr).toBe(`catalog-emulator: --no-controls serves no controls for a control token to guard: drop ${named}\nRun "catalog-emulator --help" for usage.\n`);
+    expect(run.stdout).toBe('');
   });
 });
 

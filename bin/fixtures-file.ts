@@ -32,6 +32,7 @@ export function fixturesBanner(companies: readonly SeededCompany[]): string {
   for (const company of companies) {
     out += `  company:   ${company.cnpjRoot} (${company.companyId}), ${company.name}: from the fixtures\n`;
     out += `  token:     ${company.token}\n`;
+    for (const credential of company.credentials) out += `  token:     ${credential.token}  (${credential.permissions.join(', ')})\n`;
     out += `    head office    ${company.headOffice.id}  ${company.headOffice.cnpj}\n`;
     for (const e of company.establishments) out += `    establishment  ${e.id}  ${e.cnpj}  ${e.nome}\n`;
     for (const c of company.catalogs) {

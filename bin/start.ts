@@ -5,7 +5,7 @@
  */
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { CreatedCompanyInfo } from '../src/index.js';
+import type { CreatedCompanyInfo, SeededCompany } from '../src/index.js';
 
 /** The start line: `kind` "ready" tells it from the log lines that follow it under --json. */
 export interface StartLine {
@@ -13,30 +13,43 @@ export interface StartLine {
   readonly version: string;
   /** The API's base URL (paths begin with /v1). */
   readonly url: string;
-  readonly controls: string;
-  readonly docs: string;
+  /** The controls, their docs page and the inspector page; null under --no-controls. */
+  readonly controls: string | null;
+  readonly docs: string | null;
   /** The inspector page: the timeline of each company, and the controls to drive it. */
-  readonly inspector: string;
+  readonly inspector: string | null;
   /** Whether every control needs "Authorization: Bearer <control token>" (the token itself is never printed). */
   readonly controlTokenRequired: boolean;
-  /** The companies the server starts with, each with the bearer token of its first credential. */
-  readonly companies: readonly CreatedCompanyInfo[];
+  /**
+   * The companies the server starts with, each with the bearer token of its first credential: the ready company,
+   * then those of the fixtures, each with its `name` and the further `credentials` the fixtures gave it.
+   */
+  readonly companies: readonly StartCompany[];
   readonly clock: { readonly mode: 'real' | 'manual'; readonly now: string };
   readonly seed: number | string;
   /** The server's process id: what to signal to stop it. */
   readonly pid: number;
 }
 
-export function startLine(fields: Omit<StartLine, 'kind' | 'controls' | 'docs' | 'inspector' | 'pid'>): StartLine {
+type StartCompany = Pick<CreatedCompanyInfo, 'companyId' | 'cnpjRoot' | 'token' | 'headOffice'> & {
+  readonly name?: string;
+  readonly credentials?: readonly { readonly permissions: readonly string[]; readonly token: string }[];
+};
+
+export function startLine(fields: Omit<StartLine, 'kind' | 'controls' | 'docs' | 'inspector' | 'pid' | 'companies'> & { controls: boolean; companies: readonly CreatedCompanyInfo[]; fixtures: readonly SeededCompany[] }): StartLine {
+  const company = ({ companyId, cnpjRoot, token, headOffice }: CreatedCompanyInfo) => ({ companyId, cnpjRoot, token, headOffice: { id: headOffice.id, cnpj: headOffice.cnpj } });
   return {
     kind: 'ready',
     version: fields.version,
     url: fields.url,
-    controls: `${fields.url}/_emulator`,
-    docs: `${fields.url}/_emulator/docs`,
-    inspector: `${fields.url}/_emulator/ui`,
+    controls: fields.controls ? `${fields.url}/_emulator` : null,
+    docs: fields.controls ? `${fields.url}/_emulator/docs` : null,
+    inspector: fields.controls ? `${fields.url}/_emulator/ui` : null,
     controlTokenRequired: fields.controlTokenRequired,
-    companies: fields.companies.map(({ companyId, cnpjRoot, token, headOffice }) => ({ companyId, cnpjRoot, token, headOffice: { id: headOffice.id, cnpj: headOffice.cnpj } })),
+    companies: fields.companies.map((info) => {
+      const seeded = fields.fixtures.find((f) => f.companyId === info.companyId);
+      return seeded === undefined ? company(info) : { ...company(info), name: seeded.name, credentials: seeded.credentials.map(({ permissions, token }) => ({ permissions: [...permissions], token })) };
+    }),
     clock: fields.clock,
     seed: fields.seed,
     pid: process.pid,

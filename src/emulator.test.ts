@@ -330,4 +330,28 @@ describe('emu.listen()', () => {
     await using wildcard = await emu.listen({ port: 0, host: '0.0.0.0' });
     expect(wildcard.inspector).toBe(`http://127.0.0.1:${wildcard.port}/_emulator/ui`);
   });
+
+  it('controls: false serves the API alone: every /_emulator path answers as an unknown path, and no inspector is linked', async () => {
+    await using emu = createEmulator({ companies: [{}] });
+    const [company] = emu.companies.initial();
+    await using server = await emu.listen({ port: 0, controls: false });
+    expect(server.inspector).toBeNull();
+    for (const [method, path] of [['GET', '/_emulator'], ['GET', '/_emulator/ui'], ['GET', '/_emulator/docs'], ['GET', '/_emulator/state'], ['POST', '/_emulator/reset'], ['POST', '/_emulator/clock/advance']] as const) {
+      const answer = await fetch(`${server.url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{"by":"1d"}' } : {}) });
+      expect(answer.status, `${method} ${path}`).toBe(404);
+      expect(((await answer.json()) as { erro: { codigo: string; mensagem: string } }).erro).toMatchObject({ codigo: 'rota_nao_encontrada', mensagem: `No operation at ${method} ${path}. Paths begin with /v1.` });
+    }
+    // Nothing moved: the clock did not advance, the company is there.
+    const identity = await fetch(`${server.url}/v1/empresa`, { headers: { authorization: `Bearer ${company!.token}` } });
+    expect(identity.status).toBe(200);
+    expect(((await identity.json()) as { id: string }).id).toBe(company!.companyId);
+    // The same emulator on another server keeps its controls: the option belongs to the server.
+    await using full = await emu.listen({ port: 0 });
+    expect((await fetch(`${full.url}/_emulator`)).status).toBe(200);
+  });
+
+  it('refuses a controls option that is not a boolean, and listens on nothing', async () => {
+    await using emu = createEmulator();
+    await expect(emu.listen({ port: 0, controls: 'no' as unknown as boolean })).rejects.toThrow(new TypeError('controls must be true or false (got "no")'));
+  });
 });

@@ -48,6 +48,12 @@ function app(): Hono<{ Bindings: Bindings }> {
   return sharedApp;
 }
 
+/** The API without the controls, for listen({ controls: false }): /_emulator is then a path like any unknown one. */
+let apiOnlyApp: Hono<{ Bindings: Bindings }> | undefined;
+function apiApp(): Hono<{ Bindings: Bindings }> {
+  return (apiOnlyApp ??= buildApiApp({ controls: false }) as unknown as Hono<{ Bindings: Bindings }>);
+}
+
 export class Emulator extends Controls implements AsyncDisposable {
   #bindings: Bindings | undefined;
   #servers: Set<RunningServer> | undefined;
@@ -77,11 +83,13 @@ export class Emulator extends Controls implements AsyncDisposable {
   async listen(options: ListenOptions = {}): Promise<RunningServer> {
     // The bindings written out: a spread followed by `body` took V8's slow path, a measurable part of a GET.
     const { runtimes, controls, control } = this.#env;
-    const server = await serve((request, body) => app().fetch(request, { runtimes, controls, control, body }), options);
+    if (options.controls !== undefined && typeof options.controls !== 'boolean') throw new TypeError(`controls must be true or false (got ${JSON.stringify(options.controls)})`);
+    const served = options.controls === false ? apiApp() : app();
+    const server = await serve((request, body) => served.fetch(request, { runtimes, controls, control, body }), options);
     const servers = (this.#servers ??= new Set());
     const running: RunningServer = {
       ...server,
-      inspector: `${server.url}/_emulator/ui`,
+      inspector: options.controls === false ? null : `${server.url}/_emulator/ui`,
       close: () => {
         servers.delete(running);
         return server.close();

@@ -20,6 +20,8 @@ export interface FixtureCompany extends CompanyFlags {
   readonly cnpjRoot?: string;
   /** Permissions of its first credential; all six by default. */
   readonly permissions?: readonly Permission[];
+  /** More credentials of the company, each with its permissions (all six when omitted), made after the first. */
+  readonly credentials?: readonly { readonly permissions?: readonly Permission[] }[];
   /** Branches (or any establishment besides the head office), as POST /v1/estabelecimentos takes them. */
   readonly establishments?: readonly FixtureEstablishment[];
   readonly catalogs?: readonly FixtureCatalog[];
@@ -57,6 +59,8 @@ export interface FixtureProduct {
 /** What the fixtures made of one company: its ids and token, and the id of every record created for it. */
 export interface SeededCompany extends CreatedCompanyInfo {
   readonly name: string;
+  /** The credentials `credentials` made, in order (the first credential is `token`). */
+  readonly credentials: readonly { readonly permissions: readonly Permission[]; readonly token: string }[];
   readonly establishments: readonly { readonly id: string; readonly cnpj: string; readonly nome: string }[];
   readonly catalogs: readonly SeededCatalog[];
   /** The destination and its signing secret (which GET /v1/webhook never shows); null without one. */

@@ -35,8 +35,9 @@ export const operations: readonly Operation[] = [
   ...executionOperations,
 ];
 
-export function buildApiApp(): Hono<HttpEnv> {
+export function buildApiApp(options: { readonly controls?: boolean } = {}): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
+  const paths = options.controls === false ? 'Paths begin with /v1.' : 'Paths begin with /v1 (API) or /_emulator (controls).';
   const router = new Router(operations);
 
   // One route for the whole API: hono's one-handler path, no middleware chain (see router.ts). A handler that
@@ -58,7 +59,7 @@ export function buildApiApp(): Hono<HttpEnv> {
     try {
       const route = router.find(method, path);
       if (route === undefined) {
-        answer = notFound(c, requestId);
+        answer = notFound(c, requestId, paths);
       } else if (route.kind === 'not_allowed') {
         answer = errorResponse(apiError(405, 'metodo_nao_permitido', `${method} is not an operation of ${path}; allowed: ${route.allow}.`, undefined, { allow: route.allow }), requestId, { 'x-request-id': requestId });
       } else {
@@ -79,7 +80,7 @@ export function buildApiApp(): Hono<HttpEnv> {
   // Outside /v1 and the controls: no world is chosen, so the id is the shared world's, and nothing is journaled.
   app.notFound((c) => {
     const requestId = c.env.runtimes.forToken(undefined).nextRequestId();
-    return notFound(c, requestId);
+    return notFound(c, requestId, paths);
   });
 
   // The controls' own bugs (the API's are answered above, with their request's id).
@@ -98,8 +99,8 @@ function journaled(runtime: Runtime, entry: Mutable<JournalRecord>, response: Re
 }
 
 /** The 404 of a path no operation has, under /v1 or outside it alike. */
-const notFound = (c: HonoContext<HttpEnv>, requestId: string): Response =>
-  errorResponse(apiError(404, 'rota_nao_encontrada', `No operation at ${c.req.method} ${c.req.path}. Paths begin with /v1 (API) or /_emulator (controls).`), requestId, { 'x-request-id': requestId });
+const notFound = (c: HonoContext<HttpEnv>, requestId: string, paths: string): Response =>
+  errorResponse(apiError(404, 'rota_nao_encontrada', `No operation at ${c.req.method} ${c.req.path}. ${paths}`), requestId, { 'x-request-id': requestId });
 
 /** A bug must still answer with the error body, and say it is ours, not the integrator's. */
 function bug(error: unknown, requestId: string): Response {

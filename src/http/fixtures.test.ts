@@ -54,6 +54,9 @@ describe('readFixtures: the format, strict, each problem named by its JSON path'
     [{ version: 1, companies: [{ webhook: { url: 'http://hooks.example.com' } }] }, 'fixtures.companies[0].webhook.url: must use https'],
     [{ version: 1, companies: [{ establishments: [{ cnpj: '11222333000262' }] }] }, 'fixtures.companies[0].establishments[0].nome: required'],
     [{ version: 1, companies: [{ permissions: ['tudo'] }] }, expect.stringMatching(/^fixtures\.companies\[0\]\.permissions\[0\]: /)],
+    [{ version: 1, companies: [{ credentials: [{}, { permissions: ['tudo'] }] }] }, expect.stringMatching(/^fixtures\.companies\[0\]\.credentials\[1\]\.permissions\[0\]: /)],
+    [{ version: 1, companies: [{ credentials: [{ token: 'mine' }] }] }, 'fixtures.companies[0].credentials[0].token: is not a key of the fixtures format here (keys are case-sensitive; check the spelling)'],
+    [{ version: 1, companies: [{ credentials: {} }] }, 'fixtures.companies[0].credentials: must be an array'],
   ])('%j → %s', (input, message) => {
     expect(refusal(input)).toEqual(message);
   });
@@ -69,6 +72,23 @@ describe('readFixtures: the format, strict, each problem named by its JSON path'
 
 describe('createEmulator({ fixtures })', () => {
   const auth = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+  it("makes a company's further credentials, each with the permissions given (all six when none), in order", async () => {
+    const emu = createEmulator({ fixtures: { version: 1, companies: [{ cnpjRoot: '11222333', credentials: [{ permissions: ['catalogo:ler'] }, { permissions: ['webhook:gerenciar', 'catalogo:ler'] }, {}] }] } });
+    const [company] = emu.companies.fixtures();
+    const [reader, hooks, all] = company!.credentials;
+    // Listed in the service's order of permissions, whatever the file's.
+    expect(company!.credentials.map((c) => c.permissions)).toEqual([['catalogo:ler'], ['catalogo:ler', 'webhook:gerenciar'], ['catalogo:ler', 'catalogo:gerenciar', 'estabelecimento:gerenciar', 'vigilancia:gerenciar', 'analise:executar', 'webhook:gerenciar']]);
+    expect(new Set([company!.token, reader!.token, hooks!.token, all!.token]).size).toBe(4);
+    const context = async (token: string) => ((await (await emu.fetch('/v1/contexto', auth(token))).json()) as { empresa: { id: string }; credencial: { permissoes: string[] } });
+    expect(await context(reader!.token)).toMatchObject({ empresa: { id: company!.companyId }, credencial: { permissoes: ['catalogo:ler'] } });
+    expect((await emu.fetch('/v1/webhook', auth(reader!.token))).status).toBe(403);
+    expect((await emu.fetch('/v1/webhook', auth(hooks!.token))).status).toBe(404);
+    expect((await context(all!.token)).credencial.permissoes).toHaveLength(6);
+    // The same tokens after a reset: fixtures are made again from the same seed.
+    await emu.reset();
+    expect(emu.companies.fixtures()[0]!.credentials.map((c) => c.token)).toEqual([reader!.token, hooks!.token, all!.token]);
+  });
 
   it('creates the companies and records through the API: they read back over the API as written', async () => {
     const emu = createEmulator({ fixtures: ACME });

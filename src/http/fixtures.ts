@@ -8,7 +8,7 @@
  * company, which establishment, which catalog) is the nesting, in English like the controls' names.
  */
 import * as z from 'zod';
-import { createCompany, PERMISSIONS, type Company, type Credential } from '../core/companies.js';
+import { addCredential, createCompany, PERMISSIONS, type Company, type Credential } from '../core/companies.js';
 import { headOfficeCnpj } from '../core/cnpj.js';
 import { uuidV4 } from '../core/random.js';
 import type { Context, State } from '../core/state.js';
@@ -29,6 +29,7 @@ const company = z.strictObject({
   surveillanceCapacity: z.number().int('must be a whole number, 0 or more').min(0, 'must be a whole number, 0 or more').optional(),
   analysisAllowance: z.number().int('must be a whole number, 0 or more').min(0, 'must be a whole number, 0 or more').optional(),
   permissions: z.array(z.enum(PERMISSIONS)).optional(),
+  credentials: z.array(z.strictObject({ permissions: z.array(z.enum(PERMISSIONS)).optional() })).optional(),
   establishments: z.array(establishmentCreate).optional(),
   catalogs: z
     .array(
@@ -120,10 +121,15 @@ export function applyFixtures(world: World, fixtures: Fixtures, at: number, conf
   const ops = operationsUsed();
   return fixtures.companies.map((input, i) => {
     const place = `fixtures.companies[${i}]`;
-    const { establishments = [], catalogs = [], webhook, ...options } = input;
+    const { establishments = [], catalogs = [], webhook, credentials = [], ...options } = input;
     const created = runtime.apply((state, ctx) => createCompany(state, options, ctx));
     if (!created.ok) throw refusedError(place, { ...created.refusal, status: STATUS_OF[created.refusal.kind] });
     const { company, credential, headOffice } = created.value;
+    const seededCredentials = credentials.map(({ permissions = PERMISSIONS }, j) => {
+      const made = runtime.apply((state, ctx) => addCredential(state, company.id, permissions, ctx));
+      if (!made.ok) throw refusedError(`${place}.credentials[${j}]`, { ...made.refusal, status: STATUS_OF[made.refusal.kind] });
+      return { permissions: [...made.value.permissions], token: made.value.token };
+    });
     const current = () => runtime.state.companies.get(company.id)!;
     const call = (operation: Operation, where: string, body: unknown, params?: Record<string, string>, createOnly?: boolean): Record<string, unknown> => {
       const caller: { company: Company; credential: Credential } = { company: current(), credential };
@@ -161,6 +167,7 @@ export function applyFixtures(world: World, fixtures: Fixtures, at: number, conf
       token: credential.token,
       headOffice: { id: headOffice.id, cnpj: headOffice.cnpj },
       name: company.name,
+      credentials: seededCredentials,
       establishments: seededEstablishments,
       catalogs: seededCatalogs,
       webhook: seededWebhook,

@@ -19,6 +19,11 @@ export interface ListenOptions {
    * The CLI's --allow-host.
    */
   readonly allowHosts?: readonly string[];
+  /**
+   * false serves the API alone, as a deployment of the service does: no /_emulator path (each answers as any unknown
+   * path), so no controls, docs page or inspector. Default true. The CLI's --no-controls.
+   */
+  readonly controls?: boolean;
 }
 
 /**
@@ -29,8 +34,8 @@ export interface RunningServer extends AsyncDisposable {
   /** Where to reach the server from this machine (after a wildcard bind, 0.0.0.0 or ::, its loopback address). */
   readonly url: string;
   readonly port: number;
-  /** The inspector page of this server (`<url>/_emulator/ui`): its timeline, and the controls to drive it. */
-  readonly inspector: string;
+  /** The inspector page of this server (`<url>/_emulator/ui`): its timeline, and the controls to drive it; null without controls. */
+  readonly inspector: string | null;
   close(): Promise<void>;
   /** Keeps the process alive while the server listens, and for the connections it accepts from now on. */
   ref(): void;
