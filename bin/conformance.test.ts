@@ -1,8 +1,9 @@
 /**
  * `catalog-emulator conformance` as a user runs it: the built CLI (dist/bin, dist/conformance; `npm test` builds
- * before vitest) against a server of the built CLI, with a subset of the spec test files that pass there today.
+ * before vitest) against a server of the built CLI serving the API alone (--no-controls), as a deployment does, with
+ * a subset of the spec test files that pass there today.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../src/index.js';
 import { assertBuilt, killAll, runCli, type Run } from './cli-run.js';
 
-/** The server the tests run against: the emulator's own, as a deployment would be (its controls are used only to make credentials). */
-const SERVER = ['serve', '--port', '0', '--json', '--log', 'silent'];
+/** The server the tests run against: the API alone, as a deployment serves it; the fixtures give its company and credentials. */
+const SERVER = (fixtures: string) => ['serve', '--port', '0', '--json', '--log', 'silent', '--no-controls', '--fixtures', fixtures];
+/** A company kept for testing, with the restricted credentials the tests of refusals use. */
+const FIXTURES = { version: 1, companies: [{ name: 'Conformidade', cnpjRoot: '11222333', credentials: [{ permissions: ['catalogo:ler', 'catalogo:gerenciar'] }, { permissions: ['estabelecimento:gerenciar'] }] }] };
 /** Spec test files that pass against a server today, one of them with tests of restricted credentials. */
 const FILES = ['--files', 'cnpj-corrections', '--files', 'company', '--files', 'contract-*'];
 const RUN_TIMEOUT_MS = 120_000;
@@ -24,20 +27,20 @@ let token: string;
 let restricted: { readerWriter: string; establishments: string };
 let work: string;
 
+interface StartLine {
+  url: string;
+  controls: string | null;
+  companies: { companyId: string; token: string; name?: string; credentials?: { permissions: string[]; token: string }[] }[];
+}
+
 /** The server's first stdout line: the JSON start line. */
-async function started(run: Run): Promise<{ url: string; companies: { companyId: string; token: string }[] }> {
+async function started(run: Run): Promise<StartLine> {
   const deadline = Date.now() + 15_000;
   while (!run.stdout.includes('\n')) {
     if (Date.now() > deadline || run.child.exitCode !== null) throw new Error(`the server did not start\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return JSON.parse(run.stdout.slice(0, run.stdout.indexOf('\n'))) as { url: string; companies: { companyId: string; token: string }[] };
-}
-
-async function credential(companyId: string, permissions: string[]): Promise<string> {
-  const response = await fetch(`${url}/_emulator/companies/${companyId}/credentials`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ permissions }) });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { token: string }).token;
+  return JSON.parse(run.stdout.slice(0, run.stdout.indexOf('\n'))) as StartLine;
 }
 
 async function conformance(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -48,16 +51,18 @@ async function conformance(args: string[]): Promise<{ code: number | null; stdou
 
 beforeAll(async () => {
   assertBuilt();
-  server = runCli(SERVER);
+  work = mkdtempSync(join(tmpdir(), 'conformance-cli-'));
+  const fixtures = join(work, 'fixtures.json');
+  writeFileSync(fixtures, JSON.stringify(FIXTURES));
+  server = runCli(SERVER(fixtures));
   const start = await started(server);
   url = start.url;
-  const [company] = start.companies;
+  expect(start.controls).toBeNull();
+  const company = start.companies.find((c) => c.name === 'Conformidade');
   token = company!.token;
-  restricted = {
-    readerWriter: await credential(company!.companyId, ['catalogo:ler', 'catalogo:gerenciar']),
-    establishments: await credential(company!.companyId, ['estabelecimento:gerenciar']),
-  };
-  work = mkdtempSync(join(tmpdir(), 'conformance-cli-'));
+  const [readerWriter, establishments] = company!.credentials!;
+  expect([readerWriter!.permissions, establishments!.permissions]).toEqual([['catalogo:ler', 'catalogo:gerenciar'], ['estabelecimento:gerenciar']]);
+  restricted = { readerWriter: readerWriter!.token, establishments: establishments!.token };
 }, 30_000);
 
 afterAll(async () => {
