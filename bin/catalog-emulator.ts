@@ -6,12 +6,14 @@
  *                  [--quiet KINDS] [--json] [--ready-file PATH]
  * catalog-emulator demo [NAME] [--ui [--port N] [--no-open]]
  * catalog-emulator openapi [--controls]
+ * catalog-emulator conformance --base-url URL --token T [--token-for PERMISSION=T]... [--files PATTERN]...
+ *                              [--timeout-ms N] [--json] [--report FILE]
  * catalog-emulator help [COMMAND]
  *
  * DESIGN §7. Imports the public entry only.
  */
 import { parseArgs } from 'node:util';
-import { createEmulator, DEFAULT_START, DemoGate, demos, openApiText, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
+import { createEmulator, DEFAULT_START, DemoGate, demos, openApiText, PERMISSIONS, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
 import { fixturesBanner, FixturesFileError, readFixturesFile } from './fixtures-file.js';
 import { openInBrowser } from './open-browser.js';
 import { commandUsage, COMMANDS } from './help.js';
@@ -30,6 +32,10 @@ Usage:
   catalog-emulator openapi [--controls]
                                        print the OpenAPI 3.1 document of the service API
                                        (with --controls, of the /_emulator controls)
+  catalog-emulator conformance --base-url URL --token T [options]
+                                       run the spec tests against a deployment of the service,
+                                       then print per statement of the specification whether
+                                       its tests passed, failed or were skipped (and why)
   catalog-emulator help [COMMAND]      this text, or one command's part of it (also --help)
   catalog-emulator --version
 
@@ -70,6 +76,23 @@ A running server renders both documents at /_emulator/docs, and shows its timeli
 
 Exit codes: 0 stopped by SIGINT or SIGTERM (or a command done), 1 unexpected error, 2 bad usage or
 input, 3 the port could not be bound (busy, or not permitted).
+
+Options of conformance:
+  --base-url URL      the service's base URL, without /v1 (http or https)
+  --token T           a credential of a company kept for testing, holding all six permissions: the
+                      tests create establishments, catalogs, products, webhooks... in that company
+  --token-for P=T     a credential of that company holding only permission P (several joined by
+                      "+", e.g. catalogo:ler+catalogo:gerenciar), for the tests of refusals
+                      (repeatable; a test needing one not given is skipped, saying which)
+  --files PATTERN     run only these spec test files: a name such as catalogs, or a pattern with
+                      * and ? (repeatable)
+  --timeout-ms N      the time each test and hook may take, unless it sets its own (default 30000)
+  --json              print one JSON object (totals, statements, tests) instead of the matrix;
+                      the progress goes to stderr
+  --report FILE       also write the matrix as Markdown to FILE
+Tests that need what only the emulator's /_emulator controls give (its clock, faults, the webhook
+inbox, a company of their own) are skipped, each saying why.
+Exit codes of conformance: 0 no test failed (some may be skipped), 1 a test failed, 2 bad usage.
 `;
 
 /** Exit code of a server that could not bind its port (busy, or not permitted): a script may try another. */
@@ -129,6 +152,12 @@ async function main(argv: string[]): Promise<void> {
         'ready-file': { type: 'string' },
         controls: { type: 'boolean' },
         'no-controls': { type: 'boolean' },
+        'base-url': { type: 'string' },
+        token: { type: 'string' },
+        'token-for': { type: 'string', multiple: true },
+        'timeout-ms': { type: 'string' },
+        files: { type: 'string', multiple: true },
+        report: { type: 'string' },
         ui: { type: 'boolean' },
         'no-open': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -145,8 +174,16 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'help') return printHelp(rest);
   if (command === 'openapi') return printDocument(rest, values);
   if (values.controls) fail('--controls is an option of the openapi command');
+  if (command === 'conformance') {
+    const code = await runConformanceCommand(rest, values);
+    // A test that failed half-way may have left a server or a socket open: the run is over all the same, once
+    // what it printed is out.
+    for (const stream of [process.stdout, process.stderr]) await new Promise<void>((resolve) => stream.write('', () => resolve()));
+    process.exit(code);
+  }
+  for (const flag of CONFORMANCE_FLAGS) if (values[flag] !== undefined) fail(`--${flag} is an option of the conformance command`);
   if (command === 'demo') return runDemo(rest, values);
-  if (command !== 'serve') fail(`unknown command "${command}" (commands: serve, demo, openapi, help)`);
+  if (command !== 'serve') fail(`unknown command "${command}" (commands: ${COMMANDS.join(', ')})`);
   if (rest.length > 0) fail(`unexpected argument "${rest[0]}"`);
   for (const flag of ['ui', 'no-open'] as const) if (values[flag]) fail(`--${flag} is an option of the demo command (demo NAME --ui)`);
   await serve(values);
@@ -474,6 +511,118 @@ async function runDemoOnUi(demo: Demo, port: number, open: boolean): Promise<voi
     process.stderr.write(`catalog-emulator: the demo stopped: ${(error as Error).message}; the inspector stays at ${server.inspector}\n`);
   }
   keyboard?.close();
+}
+
+const CONFORMANCE_FLAGS = ['base-url', 'token', 'token-for', 'timeout-ms', 'files', 'report'] as const;
+
+interface ConformanceFlags {
+  'base-url'?: string;
+  token?: string;
+  'token-for'?: string[];
+  'timeout-ms'?: string;
+  files?: string[];
+  json?: boolean;
+  report?: string;
+  [flag: string]: unknown;
+}
+
+/** The runner the build bundles beside the spec tests (scripts/build-conformance.ts), next to this bundle's directory. */
+const CONFORMANCE_RUNNER = new URL('../conformance/run.js', import.meta.url);
+
+/**
+ * `conformance`: the spec tests shipped in dist/conformance, run against a deployment named by its base URL and
+ * credentials (what spec-tests/support/deployment.ts reads from CONFORMANCE_BASE_URL, CONFORMANCE_TOKEN and
+ * CONFORMANCE_TOKEN_FOR); resolves to the exit code.
+ */
+async function runConformanceCommand(args: string[], flags: ConformanceFlags): Promise<number> {
+  if (args.length > 0) fail(`conformance takes no argument (got "${args[0]}"); name the deployment with --base-url URL`);
+  const other = Object.keys(flags).find((flag) => ![...CONFORMANCE_FLAGS, 'json'].includes(flag) && flags[flag] !== undefined);
+  if (other !== undefined) fail(`--${other} is not an option of the conformance command (it takes ${[...CONFORMANCE_FLAGS, 'json'].map((f) => `--${f}`).join(', ')})`);
+  const baseUrl = flags['base-url'];
+  if (baseUrl === undefined) fail('conformance needs --base-url URL: the base URL of the deployment to test');
+  let url: URL | undefined;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') fail(`--base-url must be an http or https URL without query or fragment, e.g. https://catalog.example.com (got "${baseUrl}")`);
+  const token = flags.token;
+  if (token === undefined || token.trim() === '') fail('conformance needs --token T: a credential of the company to test in, holding all six permissions');
+  const tokensFor = (flags['token-for'] ?? []).map((pair) => tokenFor(pair));
+  const keys = tokensFor.map(([key]) => key);
+  const twice = keys.find((key, i) => keys.indexOf(key) !== i);
+  if (twice !== undefined) fail(`--token-for ${twice} is given twice`);
+  const timeout = flags['timeout-ms'];
+  if (timeout !== undefined && !(/^\d+$/.test(timeout) && Number(timeout) >= 1 && Number(timeout) <= 3_600_000)) fail(`--timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "${timeout}")`);
+  const files = flags.files ?? [];
+  const bad = files.find((pattern) => pattern.trim() === '');
+  if (bad !== undefined) fail('--files needs a file name or pattern, e.g. --files catalogs');
+  const report = flags.report;
+  if (report === '') fail('--report needs a file path');
+
+  const base = url.href.replace(/\/$/, '');
+  const timeoutMs = timeout === undefined ? 30_000 : Number(timeout);
+  await preflight(base, token, timeoutMs);
+
+  let runner: typeof import('../src/conformance/run.js');
+  try {
+    runner = (await import(CONFORMANCE_RUNNER.href)) as typeof import('../src/conformance/run.js');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') fail(`the spec tests are not built here (no ${CONFORMANCE_RUNNER.pathname}): run npm run build`, 1);
+    throw error;
+  }
+  // Read by the bundled support when the first test file loads. A server named by SPEC_BASE_URL is the emulator
+  // tests' business, not this run's.
+  process.env.CONFORMANCE_BASE_URL = base;
+  process.env.CONFORMANCE_TOKEN = token;
+  process.env.CONFORMANCE_TOKEN_FOR = tokensFor.map(([key, value]) => `${key}=${value}`).join(',');
+  delete process.env.SPEC_BASE_URL;
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+  return runner.runConformance({
+    target: base,
+    timeoutMs,
+    files,
+    json: flags.json === true,
+    color: wantsColor(process.stdout.isTTY === true, process.env),
+    ...(report === undefined ? {} : { report }),
+    usageError: (message) => fail(message),
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  });
+}
+
+/**
+ * GET /v1/empresa with the token, before hundreds of tests would each fail the same way: a deployment that cannot
+ * be reached exits 1; a URL that is not the service's or a token it refuses is bad input (exit 2).
+ */
+async function preflight(base: string, token: string, timeoutMs: number): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(`${base}/v1/empresa`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    const { name, message, cause } = error as Error & { cause?: { code?: string; message?: string } };
+    const why = name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (cause?.code ?? cause?.message ?? message);
+    fail(`cannot reach ${base} (${why})`, 1);
+  }
+  await response.body?.cancel();
+  if (response.status === 401 || response.status === 403) fail(`${base}/v1/empresa refuses the --token credential (${response.status}): give one of the test company holding all six permissions`);
+  if (response.status !== 200) fail(`${base}/v1/empresa answers ${response.status}, not 200: is --base-url the service's base URL, without /v1?`);
+}
+
+/** One --token-for PERMISSION=T: its permissions sorted and joined by "+" (how the tests look it up), and the token. */
+function tokenFor(pair: string): [string, string] {
+  const at = pair.indexOf('=');
+  const usage = `--token-for takes PERMISSION=TOKEN, the permission one of ${PERMISSIONS.join(', ')} (several joined by "+")`;
+  if (at <= 0 || pair.slice(at + 1).trim() === '') fail(`${usage} (got "${pair.slice(0, at > 0 ? at : undefined)}${at > 0 ? '=…' : ''}")`);
+  const permissions = pair.slice(0, at).split('+').map((p) => p.trim());
+  const unknown = permissions.find((p) => !(PERMISSIONS as readonly string[]).includes(p));
+  if (unknown !== undefined) fail(`${usage} (got "${unknown}")`);
+  if (new Set(permissions).size !== permissions.length) fail(`--token-for ${pair.slice(0, at)} names a permission twice`);
+  const token = pair.slice(at + 1).trim();
+  // The tokens travel in CONFORMANCE_TOKEN_FOR, a comma-separated list.
+  if (token.includes(',')) fail(`--token-for ${pair.slice(0, at)}: a token with a comma cannot be passed on`);
+  return [[...permissions].sort().join('+'), token];
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -10,17 +10,28 @@ Usage:
   catalog-emulator openapi [--controls]
                                        the document
                                        (or the controls')
+  catalog-emulator conformance --base-url URL
+                                       test a deployment
   catalog-emulator help [COMMAND]      this text
 
 Options of serve:
   --port N            the port
+
+Exit codes: 0, 1.
+
+Options of conformance:
+  --token T           the token
 `;
 
 describe('commandUsage', () => {
   it("cuts one command's lines, with those indented under it; serve also gets its options", () => {
     expect(commandUsage(USAGE, 'openapi')).toBe("Usage:\n  catalog-emulator openapi [--controls]\n                                       the document\n                                       (or the controls')\n");
     expect(commandUsage(USAGE, 'demo')).toBe('Usage:\n  catalog-emulator demo [NAME]         a demo\n');
-    expect(commandUsage(USAGE, 'serve')).toBe('Usage:\n  catalog-emulator [serve] [options]   serve it\n\nOptions of serve:\n  --port N            the port\n');
+    expect(commandUsage(USAGE, 'serve')).toBe('Usage:\n  catalog-emulator [serve] [options]   serve it\n\nOptions of serve:\n  --port N            the port\n\nExit codes: 0, 1.\n');
+  });
+
+  it('gives a command its own options section, up to the next one', () => {
+    expect(commandUsage(USAGE, 'conformance')).toBe('Usage:\n  catalog-emulator conformance --base-url URL\n                                       test a deployment\n\nOptions of conformance:\n  --token T           the token\n');
   });
 
   it('knows no other command', () => {

@@ -4,11 +4,12 @@
  */
 
 /** The commands `help` knows. */
-export const COMMANDS = ['serve', 'demo', 'openapi', 'help'] as const;
+export const COMMANDS = ['serve', 'demo', 'openapi', 'conformance', 'help'] as const;
 
 /**
- * The part of `usage` about `command`: its line of the Usage block with the lines indented under it, and for
- * serve its options (from "Options of serve:" to the end). Undefined for a command `usage` does not have.
+ * The part of `usage` about `command`: its line of the Usage block with the lines indented under it, and its
+ * options when it has some (from "Options of COMMAND:" to the next "Options of" heading or the end). Undefined for
+ * a command `usage` does not have.
  */
 export function commandUsage(usage: string, command: string): string | undefined {
   if (!(COMMANDS as readonly string[]).includes(command)) return undefined;
@@ -20,7 +21,9 @@ export function commandUsage(usage: string, command: string): string | undefined
   let end = at + 1;
   while (end < lines.length && /^ {20,}\S/.test(lines[end]!)) end++;
   const own = `Usage:\n${lines.slice(at, end).join('\n')}\n`;
-  if (command !== 'serve') return own;
-  const options = lines.indexOf('Options of serve:');
-  return options < 0 ? own : `${own}\n${lines.slice(options).join('\n')}`;
+  const options = lines.indexOf(`Options of ${command}:`);
+  if (options < 0) return own;
+  const next = lines.findIndex((line, i) => i > options && line.startsWith('Options of '));
+  const section = lines.slice(options, next < 0 ? undefined : next).join('\n').replace(/\n+$/, '');
+  return `${own}\n${section}\n`;
 }

@@ -3,7 +3,8 @@
  * contents checked from the tarball's listing, publint and @arethetypeswrong/cli on it, then installed with npm
  * into a temporary folder where four small projects (the folders beside this file) use it: vitest (ES modules),
  * Jest with its default configuration (CommonJS), node:test, and TypeScript compiled to CommonJS. Jest and
- * node:test leave a listen() server open: their runs must end all the same. And the installed bin serves.
+ * node:test leave a listen() server open: their runs must end all the same. And the installed bin serves, and
+ * runs its shipped spec tests against itself.
  *
  * The package's dependencies come from npm's cache where `npm ci` put them (--prefer-offline); the runners
  * (vitest, jest, typescript, @types/node) are this repository's own, linked into the folder: one version of each,
@@ -115,6 +116,11 @@ describe('the tarball', () => {
       // The inspector page's script and style sheet (GET /_emulator/ui/assets/…).
       'dist/inspector/app.js',
       'dist/inspector/app.css',
+      // The spec tests, bundled with their runner, for `catalog-emulator conformance`.
+      'dist/conformance/run.js',
+      'dist/conformance/catalogs.spec.js',
+      'dist/conformance/statements.json',
+      'dist/conformance/THIRD-PARTY-LICENSES.txt',
       'LICENSE',
       'CHANGELOG.md',
       // The README shows it: a relative image must be in the package to show where the package is read.
@@ -132,7 +138,7 @@ describe('the tarball', () => {
         (/\.(ts|tsx|mts|cts)$/.test(path) && !/\.d\.(ts|mts|cts)$/.test(path)) ||
         /^(src|bin|spec-tests|browser-tests|bench|fuzz|scripts|examples|consumers|\.ci|node_modules)\//.test(path) ||
         /^dist\/(src|cjs)\/core\/testing\//.test(path) ||
-        !/^(dist\/(src|cjs|bin)\/|dist\/inspector\/app\.(js|css)$|(package\.json|README\.md|LICENSE|CHANGELOG\.md|openapi\.json|openapi\.controls\.json|docs\/images\/(docs-page|inspector-timeline|inspector-attempts)\.png)$)/.test(path),
+        !/^(dist\/(src|cjs|bin|conformance)\/|dist\/inspector\/app\.(js|css)$|(package\.json|README\.md|LICENSE|CHANGELOG\.md|openapi\.json|openapi\.controls\.json|docs\/images\/(docs-page|inspector-timeline|inspector-attempts)\.png)$)/.test(path),
     );
     expect(wrong).toEqual([]);
   });
@@ -202,6 +208,11 @@ describe('projects that install it', () => {
       const answer = await fetch(`${started[1]}/v1/empresa`, { headers: { authorization: `Bearer ${started[2]}` } });
       expect(answer.status).toBe(200);
       expect(((await answer.json()) as { cnpj_raiz: string }).cnpj_raiz).toMatch(/^\d{8}$/);
+      // The spec tests it ships run against that server with what the package installs: ajv, fast-check and
+      // Vitest's runner are inside the bundle, not dependencies.
+      const conformance = await ok(binPath, ['conformance', '--base-url', started[1]!, '--token', started[2]!, '--files', 'company', '--files', 'contract-check'], work);
+      expect(conformance.stdout).toMatch(/^ok {3}spec-tests\/company\.test\.ts: 1 passed, 0 failed, \d+ skipped/m);
+      expect(conformance.stdout).toMatch(/^Tests: \d+ passed, 0 failed, \d+ skipped \(of \d+\); runnable share/m);
     } finally {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

@@ -4,7 +4,9 @@
  * variables the script names. Every spawned process is killed after its test.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 import { demos } from 'catalog-emulator';
@@ -42,6 +44,8 @@ function run(command: string, args: string[], env: Record<string, string> = {}):
 }
 
 interface Server {
+  /** What it printed up to its "Try:" line. */
+  readonly banner: string;
   readonly url: string;
   readonly port: number;
   readonly companyId: string;
@@ -65,7 +69,7 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
   const url = /listening on (http:\/\/\S+)/.exec(banner)![1]!;
   const [, cnpjRoot, companyId] = /company: +(\d{8}) \(([0-9a-f-]{36})\)/.exec(banner)!;
   const token = /token: +(\S+)/.exec(banner)![1]!;
-  return { url, port: Number(new URL(url).port), companyId: companyId!, cnpjRoot: cnpjRoot!, token };
+  return { banner, url, port: Number(new URL(url).port), companyId: companyId!, cnpjRoot: cnpjRoot!, token };
 }
 
 const lines = (text: string) => text.trimEnd().split('\n');
@@ -181,6 +185,47 @@ test(
     expect(stdout).toMatch(/✓ \|spec-server\| spec-tests\/analyses\.test\.ts/);
     expect(stdout).toMatch(/✓ \|shared-server\| spec-tests\/shared-server\/analysis\.test\.ts/);
     expect(stdout).toMatch(/Test Files +2 passed \(2\)/);
+  },
+  4 * TIMEOUT_MS,
+);
+
+/**
+ * A server as a deployment serves (--no-controls), with a fixtures company holding the restricted credentials the
+ * conformance examples name: the environment they read (URL, TOKEN, READER, WRITER).
+ */
+async function deploymentLike(): Promise<Record<string, string>> {
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-example-'));
+  const fixtures = join(dir, 'fixtures.json');
+  writeFileSync(fixtures, JSON.stringify({ version: 1, companies: [{ name: 'Conformidade', credentials: [{ permissions: ['catalogo:ler'] }, { permissions: ['catalogo:ler', 'catalogo:gerenciar'] }] }] }));
+  const server = await serve(['--no-controls', '--fixtures', fixtures]);
+  rmSync(dir, { recursive: true, force: true });
+  const found = /Conformidade: from the fixtures\n +token: +(\S+)\n +token: +(\S+) +\(catalogo:ler\)\n +token: +(\S+) +\(catalogo:ler, catalogo:gerenciar\)\n/.exec(server.banner);
+  if (!found) throw new Error(`no fixtures company with its credentials in the banner:\n${server.banner}`);
+  return { URL: server.url, TOKEN: found[1]!, READER: found[2]!, WRITER: found[3]! };
+}
+
+test(
+  'conformance-cli.sh: the shipped spec tests run against a server without controls, exit 0 and print the totals',
+  async () => {
+    const env = await deploymentLike();
+    const { code, stdout, stderr } = await run('bash', ['examples/conformance-cli.sh', '--files', 'cnpj-corrections', '--files', 'company'], env);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toMatch(/^ok {3}spec-tests\/cnpj-corrections\.test\.ts: \d+ passed, 0 failed, \d+ skipped/m);
+    expect(stdout).toMatch(/^Tests: \d+ passed, 0 failed, \d+ skipped \(of \d+\); runnable share \d+\.\d% \(passed \/ all\)$/m);
+    // Both credentials were given: no test is skipped for want of one of them.
+    expect(stdout).not.toMatch(/--token-for catalogo:(ler|gerenciar\+catalogo:ler)=TOKEN/);
+  },
+  2 * TIMEOUT_MS,
+);
+
+test(
+  'conformance-vitest.sh: the same spec tests under vitest, against the same kind of server',
+  async () => {
+    const env = await deploymentLike();
+    const { code, stdout, stderr } = await run('bash', ['examples/conformance-vitest.sh', 'spec-tests/company.test.ts'], env);
+    expect(code, stdout + stderr).toBe(0);
+    expect(stdout).toMatch(/✓ \|conformance\| spec-tests\/company\.test\.ts/);
+    expect(stdout).toMatch(/Test Files +1 passed \(1\)/);
   },
   4 * TIMEOUT_MS,
 );

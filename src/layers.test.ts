@@ -54,6 +54,7 @@ export function layerOf(file: string): string {
     [/^src\/control\//, 'control'],
     [/^src\/demos\//, 'demos'],
     [/^src\/kit\//, 'kit'],
+    [/^src\/conformance\//, 'conformance'],
     [/^src\/engine\//, 'engine'],
     [/^src\/openapi\//, 'openapi'],
     [/^src\/inspector\/server\//, 'inspector server'],
@@ -117,8 +118,12 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   demos: { runtime: ['public'] },
   // The test kit for shared servers speaks HTTP only: it names the public types and throws the public ControlError.
   kit: { runtime: ['public'] },
-  // Users of the package: the public entry only (spec-tests also the hostile-input generator).
-  bin: { runtime: ['entry'] },
+  // The runner of `catalog-emulator conformance`, bundled with the spec tests (scripts/conformance-bundle.ts): a
+  // shell around Vitest's runner that speaks to the tests only through the 'vitest' module it stands in for.
+  conformance: { runtime: [] },
+  // Users of the package: the public entry only (spec-tests also the hostile-input generator). The bin loads the
+  // conformance runner's bundle at run time, naming its types.
+  bin: { runtime: ['entry'], types: ['conformance'] },
   examples: { runtime: ['entry'] },
   fuzz: { runtime: ['entry'] },
   bench: { runtime: ['entry'] },

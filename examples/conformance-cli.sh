@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The README's `catalog-emulator conformance` example, run as written by examples/cli.test.ts against a server
+# started with --no-controls (with a file filter, to stay short).
+set -euo pipefail
+# #region readme
+# URL: the service's base URL, without /v1. TOKEN: a credential of a company kept for testing, holding all six
+# permissions; READER and WRITER: credentials of that company holding only catalogo:ler, and only catalogo:ler
+# and catalogo:gerenciar.
+npx catalog-emulator conformance --base-url "$URL" --token "$TOKEN" \
+  --token-for catalogo:ler="$READER" \
+  --token-for catalogo:gerenciar+catalogo:ler="$WRITER" "$@"
+# #endregion
