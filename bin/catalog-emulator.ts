@@ -84,6 +84,8 @@ Options of conformance:
   --token-for P=T     a credential of that company holding only permission P (several joined by
                       "+", e.g. catalogo:ler+catalogo:gerenciar), for the tests of refusals
                       (repeatable; a test needing one not given is skipped, saying which)
+  --other-token T     a credential of a second test company (all six permissions), for the tests of
+                      what one company must not see or change of another's (skipped without it)
   --files PATTERN     run only these spec test files: a name such as catalogs, or a pattern with
                       * and ? (repeatable)
   --timeout-ms N      the time each test and hook may take, unless it sets its own (default 30000)
@@ -155,6 +157,7 @@ async function main(argv: string[]): Promise<void> {
         'base-url': { type: 'string' },
         token: { type: 'string' },
         'token-for': { type: 'string', multiple: true },
+        'other-token': { type: 'string' },
         'timeout-ms': { type: 'string' },
         files: { type: 'string', multiple: true },
         report: { type: 'string' },
@@ -513,12 +516,13 @@ async function runDemoOnUi(demo: Demo, port: number, open: boolean): Promise<voi
   keyboard?.close();
 }
 
-const CONFORMANCE_FLAGS = ['base-url', 'token', 'token-for', 'timeout-ms', 'files', 'report'] as const;
+const CONFORMANCE_FLAGS = ['base-url', 'token', 'token-for', 'other-token', 'timeout-ms', 'files', 'report'] as const;
 
 interface ConformanceFlags {
   'base-url'?: string;
   token?: string;
   'token-for'?: string[];
+  'other-token'?: string;
   'timeout-ms'?: string;
   files?: string[];
   json?: boolean;
@@ -553,6 +557,9 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
   const keys = tokensFor.map(([key]) => key);
   const twice = keys.find((key, i) => keys.indexOf(key) !== i);
   if (twice !== undefined) fail(`--token-for ${twice} is given twice`);
+  const otherToken = flags['other-token'];
+  if (otherToken !== undefined && otherToken.trim() === '') fail('--other-token needs a credential of a second company');
+  if (otherToken !== undefined && otherToken === token) fail('--other-token must be a credential of another company than --token\'s');
   const timeout = flags['timeout-ms'];
   if (timeout !== undefined && !(/^\d+$/.test(timeout) && Number(timeout) >= 1 && Number(timeout) <= 3_600_000)) fail(`--timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "${timeout}")`);
   const files = flags.files ?? [];
@@ -563,7 +570,8 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
 
   const base = url.href.replace(/\/$/, '');
   const timeoutMs = timeout === undefined ? 30_000 : Number(timeout);
-  await preflight(base, token, timeoutMs);
+  await preflight(base, token, timeoutMs, '--token');
+  if (otherToken !== undefined) await preflight(base, otherToken, timeoutMs, '--other-token');
 
   let runner: typeof import('../src/conformance/run.js');
   try {
@@ -577,6 +585,8 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
   process.env.CONFORMANCE_BASE_URL = base;
   process.env.CONFORMANCE_TOKEN = token;
   process.env.CONFORMANCE_TOKEN_FOR = tokensFor.map(([key, value]) => `${key}=${value}`).join(',');
+  if (otherToken === undefined) delete process.env.CONFORMANCE_OTHER_TOKEN;
+  else process.env.CONFORMANCE_OTHER_TOKEN = otherToken;
   delete process.env.SPEC_BASE_URL;
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   return runner.runConformance({
@@ -596,7 +606,7 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
  * GET /v1/empresa with the token, before hundreds of tests would each fail the same way: a deployment that cannot
  * be reached exits 1; a URL that is not the service's or a token it refuses is bad input (exit 2).
  */
-async function preflight(base: string, token: string, timeoutMs: number): Promise<void> {
+async function preflight(base: string, token: string, timeoutMs: number, flag: string): Promise<void> {
   let response: Response;
   try {
     response = await fetch(`${base}/v1/empresa`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(timeoutMs) });
@@ -606,7 +616,7 @@ async function preflight(base: string, token: string, timeoutMs: number): Promis
     fail(`cannot reach ${base} (${why})`, 1);
   }
   await response.body?.cancel();
-  if (response.status === 401 || response.status === 403) fail(`${base}/v1/empresa refuses the --token credential (${response.status}): give one of the test company holding all six permissions`);
+  if (response.status === 401 || response.status === 403) fail(`${base}/v1/empresa refuses the ${flag} credential (${response.status}): give one of ${flag === '--token' ? 'the test company' : 'a second test company'} holding all six permissions`);
   if (response.status !== 200) fail(`${base}/v1/empresa answers ${response.status}, not 200: is --base-url the service's base URL, without /v1?`);
 }
 

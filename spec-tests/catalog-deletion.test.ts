@@ -11,9 +11,9 @@
 import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, newKey, otherCompany, product, world, type Answer, type World } from './support/client.js';
 import { ETAG, expectError, REQUEST_ID } from './support/expect.js';
-import { branchCatalog, freshSelection, productsPath, UNKNOWN_ID } from './support/fixtures.js';
+import { branchCatalog, freshSelection, productsPath, unique, UNKNOWN_ID } from './support/fixtures.js';
 import { createDestination, EVENTS, eventDetail } from './support/webhook-setup.js';
-import { deployment } from './support/deployment.js';
+import { deployment, needsControls } from './support/deployment.js';
 
 const VIGILANCIA = '/v1/empresa/vigilancia';
 const WATCHED = '/v1/empresa/vigilancia/produtos';
@@ -480,9 +480,11 @@ describe('DELETE /v1/catalogos/{id}', () => {
   // spec: CAT-40
   it('keeps its history: the catalog keeps its id, name, external id, establishment and creation date, and is found by them; its exclusive products stay readable with their fields', async () => {
     const w = await world();
-    const a = await w.api.post('/v1/catalogos', { estabelecimento_id: w.company.headOffice.id, nome: 'Loja antiga', id_externo: 'ERP-LOJA-ANTIGA' });
+    // unique(): a deployment's company keeps earlier runs' catalogs and products, and an id_externo names one only.
+    const catalogExternal = unique('ERP-LOJA-ANTIGA');
+    const a = await w.api.post('/v1/catalogos', { estabelecimento_id: w.company.headOffice.id, nome: 'Loja antiga', id_externo: catalogExternal });
     expect(a.status, a.text).toBe(201);
-    const fields = { sku: 'HIST-1', descricao: 'Notebook 14 polegadas', id_externo: 'ERP-PROD-HIST-1' };
+    const fields = { sku: 'HIST-1', descricao: 'Notebook 14 polegadas', id_externo: unique('ERP-PROD-HIST-1') };
     const e1 = await product(w, a.body.id, fields);
     const before = await w.api.get(catalogPath(a.body.id));
     const productBefore = await readProduct(w, e1.id);
@@ -495,7 +497,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
     for (const field of kept) expect(after.body[field], field).toEqual(before.body[field]);
     expect(after.body).toMatchObject({ estado: 'excluido', versao: before.body.versao + 1 });
     // Found by what identified it: its external id and its establishment.
-    const byExternal = await w.api.get('/v1/catalogos?id_externo=ERP-LOJA-ANTIGA');
+    const byExternal = await w.api.get(`/v1/catalogos?id_externo=${catalogExternal}`);
     expect(byExternal.status, byExternal.text).toBe(200);
     expect(byExternal.body.itens).toEqual([after.body]);
     const byEstablishment = await w.api.get(`/v1/catalogos?estabelecimento_id=${w.company.headOffice.id}&estado=excluido`);
@@ -508,6 +510,7 @@ describe('DELETE /v1/catalogos/{id}', () => {
 
   // spec: CAT-40
   it('keeps its history: an analysis concluded before the deletion keeps its detail and its findings on the catalog\'s products, byte for byte', async () => {
+    needsControls('the clock: the analysis concludes before the deletion');
     const w = await world();
     const a = await headOfficeCatalog(w, 'A');
     const e1 = await product(w, a.id, { sku: 'sem-descricao' });

@@ -10,7 +10,7 @@
  * skipped, saying which, before it sends its first control request; a test that needs a company where nothing
  * happened yet says so with `needsOwnCompany`.
  */
-import { getCurrentTest } from 'vitest/suite';
+import { TestRunner } from 'vitest';
 
 export interface Deployment {
   readonly baseUrl: string;
@@ -44,7 +44,7 @@ export const deployment: Deployment | undefined = readDeployment(process.env);
  * Outside a test (a describe-level hook) it throws, so a suite set up through the controls fails loudly there.
  */
 export function notHere(reason: string): never {
-  const test = getCurrentTest();
+  const test = TestRunner.getCurrentTest();
   if (test === undefined) throw new Error(`not runnable against a deployment (${reason}), and not inside a test to skip`);
   test.context.skip(reason);
   throw new Error('unreachable: skip() throws');

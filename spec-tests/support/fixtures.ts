@@ -2,7 +2,7 @@
  * What several spec files build or name the same way: the permission list, ids no emulator hands out,
  * branch establishments and their catalogs, and the walk through a proximo_id list.
  */
-import { beforeAll, expect } from 'vitest';
+import { beforeAll, expect, TestRunner } from 'vitest';
 import { cnpjOf } from './cnpj.js';
 import { deployment } from './deployment.js';
 import type { Answer, Api, World } from './client.js';
@@ -83,13 +83,15 @@ const ordersFor = new Map<string, string>();
 /**
  * The order part a test writes out (`fixed`, e.g. '0201' or 'AB12'): as it is in a company of the test's own.
  * On a deployment, whose company keeps the establishments of earlier runs, a fresh one of the same kind, the same
- * for every call with that `fixed` in this file: digits only → a nextOrder(); else its first character of the same
+ * for every call with that `fixed` in this test: digits only → a nextOrder(); else its first character of the same
  * class (a letter: A or Z, which nextOrder never starts with; a digit) and three of 0-9 A-Z, one at least a
  * letter, none the company holds.
  */
 export function orderFor(fixed: string): string {
   if (deployment === undefined) return fixed;
-  let order = ordersFor.get(fixed);
+  // Per test: the CLI runs every file in one process, where this module (and its map) is shared by all files.
+  const key = `${TestRunner.getCurrentTest()?.id ?? ''} ${fixed}`;
+  let order = ordersFor.get(key);
   if (order === undefined) {
     if (/^[0-9]+$/.test(fixed)) order = nextOrder();
     else {
@@ -100,7 +102,7 @@ export function orderFor(fixed: string): string {
       } while (takenOrders.has(order));
       takenOrders.add(order);
     }
-    ordersFor.set(fixed, order);
+    ordersFor.set(key, order);
   }
   return order;
 }

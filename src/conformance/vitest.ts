@@ -9,7 +9,12 @@
  */
 import { chai, GLOBAL_EXPECT, JestAsymmetricMatchers, JestChaiExpect, JestExtend, setState, type ExpectStatic } from '@vitest/expect';
 
+import { getCurrentTest } from '@vitest/runner';
+
 export { afterAll, afterEach, beforeAll, beforeEach, describe, getCurrentTest, it, onTestFailed, onTestFinished, suite, test } from '@vitest/runner';
+
+/** Vitest's TestRunner as the spec tests use it: its static getCurrentTest() (Vitest 4.1's way; 'vitest/suite' is deprecated). */
+export const TestRunner = { getCurrentTest };
 
 chai.use(JestExtend);
 chai.use(JestChaiExpect);
