@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../src/index.js';
@@ -18,6 +19,8 @@ const FIXTURES = { version: 1, companies: [{ name: 'Conformidade', cnpjRoot: '11
 /** Spec test files that pass against a server today, one of them with tests of restricted credentials. */
 const FILES = ['--files', 'cnpj-corrections', '--files', 'company', '--files', 'contract-*'];
 const RUN_TIMEOUT_MS = 120_000;
+/** One run of every spec test file: ~30 s on a quiet machine, several times that under a loaded CI. */
+const WHOLE_RUN_TIMEOUT_MS = 240_000;
 /** A test of cnpj-corrections.test.ts that needs a credential holding only catalogo:ler and catalogo:gerenciar. */
 const RESTRICTED_TEST = 'permissions of CNPJ corrections › refuses POST with 403 permissao_insuficiente without estabelecimento:gerenciar, before 422 and 428';
 
@@ -43,8 +46,8 @@ async function started(run: Run): Promise<StartLine> {
   return JSON.parse(run.stdout.slice(0, run.stdout.indexOf('\n'))) as StartLine;
 }
 
-async function conformance(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const run = runCli(['conformance', ...args], { timeoutMs: RUN_TIMEOUT_MS });
+async function conformance(args: string[], timeoutMs = RUN_TIMEOUT_MS): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = runCli(['conformance', ...args], { timeoutMs });
   const { code } = await run.exited;
   return { code, stdout: run.stdout, stderr: run.stderr };
 }
@@ -134,7 +137,10 @@ describe('catalog-emulator conformance', { timeout: RUN_TIMEOUT_MS }, () => {
       [['--base-url', url, '--token', 'T', '--token-for', 'catalogo:ler+catalogo:apagar=x'], `--token-for takes PERMISSION=TOKEN, ${usage} (got "catalogo:apagar")`],
       [['--base-url', url, '--token', 'T', '--token-for', 'catalogo:ler=a', '--token-for', 'catalogo:ler=b'], '--token-for catalogo:ler is given twice'],
       [['--base-url', url, '--token', 'T', '--timeout-ms', 'soon'], '--timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "soon")'],
-      [['--base-url', url, '--token', 'T', '--port', '1'], '--port is not an option of the conformance command (it takes --base-url, --token, --token-for, --timeout-ms, --files, --report, --json)'],
+      [['--base-url', url, '--token', 'T', '--port', '1'], '--port is not an option of the conformance command (it takes --base-url, --token, --token-for, --other-token, --timeout-ms, --files, --report, --json)'],
+      [['--base-url', url, '--token', token, '--other-token', ''], '--other-token needs a credential of a second company'],
+      [['--base-url', url, '--token', token, '--other-token', token], '--other-token must be a credential of another company than --token\'s'],
+      [['--base-url', url, '--token', token, '--other-token', 'not-a-token'], `${url}/v1/empresa refuses the --other-token credential (401): give one of a second test company holding all six permissions`],
       [['--base-url', `${url}/v1`, '--token', token], `${url}/v1/v1/empresa answers 404, not 200: is --base-url the service's base URL, without /v1?`],
       [['--base-url', url, '--token', 'not-a-token'], `${url}/v1/empresa refuses the --token credential (401): give one of the test company holding all six permissions`],
       [['--base-url', url, '--token', token, '--files', 'nope'], /^catalog-emulator: --files nope names no spec test file \(they are: analyses, catalog-deletion, catalogs, .*, webhook-sending\)$/],
@@ -158,5 +164,25 @@ describe('catalog-emulator conformance', { timeout: RUN_TIMEOUT_MS }, () => {
     });
     const { code, stdout, stderr } = await conformance(['--base-url', `http://127.0.0.1:${closed}`, '--token', token]);
     expect({ code, stdout, stderr }).toEqual({ code: 1, stdout: '', stderr: `catalog-emulator: cannot reach http://127.0.0.1:${closed} (ECONNREFUSED)\nRun "catalog-emulator --help" for usage.\n` });
+  });
+});
+
+describe('catalog-emulator conformance: the whole suite against serve --no-controls', { timeout: 2 * WHOLE_RUN_TIMEOUT_MS + 30_000 }, () => {
+  it('passes every spec test a deployment can run, twice in a row on the same server, and runs at least 60% of them', async () => {
+    // The fixtures the README gives: a company with every restricted credential the tests ask for, and a second company.
+    const whole = runCli(SERVER(fileURLToPath(new URL('../examples/conformance-fixtures.json', import.meta.url))));
+    const start = await started(whole);
+    const [, company, other] = start.companies;
+    const args = ['--base-url', start.url, '--token', company!.token, '--other-token', other!.token, ...company!.credentials!.map((c) => `--token-for=${c.permissions.join('+')}=${c.token}`)];
+    for (const run of [1, 2]) {
+      const { code, stdout, stderr } = await conformance(args, WHOLE_RUN_TIMEOUT_MS);
+      // The failed tests, each with its first message line, so that a failure here says which. A control request
+      // would fail its test: the support refuses to send one to a deployment, and this server answers each 404.
+      const failed = stdout.split('\n').flatMap((line, i, lines) => (line.startsWith('  × ') ? [`${line.slice(4)}: ${lines[i + 1]?.trim()}`] : []));
+      expect({ run, code, stderr, failed }).toEqual({ run, code: 0, stderr: '', failed: [] });
+      const [, passed, skipped, all] = /^Tests: (\d+) passed, 0 failed, (\d+) skipped \(of (\d+)\)/m.exec(stdout) ?? [];
+      expect(Number(passed) + Number(skipped)).toBe(Number(all));
+      expect(Number(passed) / Number(all), `run ${run}: ${passed} of ${all} passed`).toBeGreaterThanOrEqual(0.6);
+    }
   });
 });

@@ -42,7 +42,15 @@ export function connect(options: EmulatorOptions = {}): Target {
     const made = Object.keys(options);
     if (made.length > 0) notHere(`needs an emulator made with ${made.join(', ')}`);
     const { baseUrl } = deployment;
-    return { kind: 'deployment', baseUrl, fetch: checkedFetch((path, init) => fetch(`${baseUrl}${path}`, init)) };
+    return {
+      kind: 'deployment',
+      baseUrl,
+      fetch: checkedFetch((path, init) => {
+        // Controls skip their test before sending (client.ts); a request built by hand must not reach a deployment either.
+        if (path.startsWith('/_emulator')) throw new Error(`a test sent ${init?.method ?? 'GET'} ${path} to a deployment, which has no /_emulator controls`);
+        return fetch(`${baseUrl}${path}`, init);
+      }),
+    };
   }
   const base = serverUrl();
   if (base !== undefined) {
