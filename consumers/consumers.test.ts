@@ -120,6 +120,7 @@ describe('the tarball', () => {
       'dist/conformance/run.js',
       'dist/conformance/catalogs.spec.js',
       'dist/conformance/statements.json',
+      'dist/conformance/fixtures.json',
       'dist/conformance/THIRD-PARTY-LICENSES.txt',
       'LICENSE',
       'CHANGELOG.md',

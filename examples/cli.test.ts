@@ -191,17 +191,19 @@ test(
 
 /**
  * A server as a deployment serves (--no-controls), with a fixtures company holding the restricted credentials the
- * conformance examples name: the environment they read (URL, TOKEN, READER, WRITER).
+ * conformance examples name, and a second company: the environment they read (URL, TOKEN, OTHER, READER, WRITER).
  */
 async function deploymentLike(): Promise<Record<string, string>> {
   const dir = mkdtempSync(join(tmpdir(), 'conformance-example-'));
   const fixtures = join(dir, 'fixtures.json');
-  writeFileSync(fixtures, JSON.stringify({ version: 1, companies: [{ name: 'Conformidade', credentials: [{ permissions: ['catalogo:ler'] }, { permissions: ['catalogo:ler', 'catalogo:gerenciar'] }] }] }));
+  writeFileSync(fixtures, JSON.stringify({ version: 1, companies: [{ name: 'Conformidade', credentials: [{ permissions: ['catalogo:ler'] }, { permissions: ['catalogo:ler', 'catalogo:gerenciar'] }] }, { name: 'Outra' }] }));
   const server = await serve(['--no-controls', '--fixtures', fixtures]);
   rmSync(dir, { recursive: true, force: true });
   const found = /Conformidade: from the fixtures\n +token: +(\S+)\n +token: +(\S+) +\(catalogo:ler\)\n +token: +(\S+) +\(catalogo:ler, catalogo:gerenciar\)\n/.exec(server.banner);
   if (!found) throw new Error(`no fixtures company with its credentials in the banner:\n${server.banner}`);
-  return { URL: server.url, TOKEN: found[1]!, READER: found[2]!, WRITER: found[3]! };
+  const other = /Outra: from the fixtures\n +token: +(\S+)\n/.exec(server.banner);
+  if (!other) throw new Error(`no second fixtures company in the banner:\n${server.banner}`);
+  return { URL: server.url, TOKEN: found[1]!, OTHER: other[1]!, READER: found[2]!, WRITER: found[3]! };
 }
 
 test(
@@ -214,6 +216,25 @@ test(
     expect(stdout).toMatch(/^Tests: \d+ passed, 0 failed, \d+ skipped \(of \d+\); runnable share \d+\.\d% \(passed \/ all\)$/m);
     // Both credentials were given: no test is skipped for want of one of them.
     expect(stdout).not.toMatch(/--token-for catalogo:(ler|gerenciar\+catalogo:ler)=TOKEN/);
+  },
+  2 * TIMEOUT_MS,
+);
+
+test(
+  'conformance-try.sh: its command line serves the API alone with the shipped fixtures: both companies and every restricted credential in the banner',
+  async () => {
+    const script = readFileSync(join(ROOT, 'examples/conformance-try.sh'), 'utf8');
+    const [command] = /^npx catalog-emulator (.+)$/m.exec(script)!.slice(1);
+    // The package's path in a project that installed it is this repository's in a clone.
+    const args = command!.replace('node_modules/catalog-emulator/', '').split(' ');
+    expect(args).toEqual(['serve', '--no-controls', '--fixtures', 'dist/conformance/fixtures.json']);
+    const server = await serve(args.slice(1));
+    const fixtures = JSON.parse(readFileSync(join(ROOT, 'examples/conformance-fixtures.json'), 'utf8')) as { companies: { name: string; credentials?: { permissions: string[] }[] }[] };
+    for (const company of fixtures.companies) expect(server.banner).toMatch(new RegExp(`, ${company.name}: from the fixtures\\n +token: +svc_at_\\S+\\n`));
+    const listed = [...server.banner.matchAll(/^ +token: +svc_at_\S+ +\((.+)\)$/gm)].map((m) => m[1]);
+    expect(listed).toEqual(fixtures.companies[0]!.credentials!.map((c) => c.permissions.join(', ')));
+    expect(server.banner).toContain('controls:  none (--no-controls');
+    expect((await fetch(`${server.url}/_emulator`)).status).toBe(404);
   },
   2 * TIMEOUT_MS,
 );

@@ -5,8 +5,8 @@ set -euo pipefail
 # #region readme
 # URL: the service's base URL, without /v1. TOKEN: a credential of a company kept for testing, holding all six
 # permissions; READER and WRITER: credentials of that company holding only catalogo:ler, and only catalogo:ler
-# and catalogo:gerenciar.
-npx catalog-emulator conformance --base-url "$URL" --token "$TOKEN" \
+# and catalogo:gerenciar; OTHER: a credential of a second test company.
+npx catalog-emulator conformance --base-url "$URL" --token "$TOKEN" --other-token "$OTHER" \
   --token-for catalogo:ler="$READER" \
   --token-for catalogo:gerenciar+catalogo:ler="$WRITER" "$@"
 # #endregion

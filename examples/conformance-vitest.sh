@@ -3,8 +3,8 @@
 # --no-controls (with a file filter, to stay short).
 set -euo pipefail
 # #region readme
-# In a clone of the repository, after `npm ci`; URL, TOKEN, READER and WRITER as for the command above.
-CONFORMANCE_BASE_URL=$URL CONFORMANCE_TOKEN=$TOKEN \
+# In a clone of the repository, after `npm ci`; URL, TOKEN, OTHER, READER and WRITER as for the command above.
+CONFORMANCE_BASE_URL=$URL CONFORMANCE_TOKEN=$TOKEN CONFORMANCE_OTHER_TOKEN=$OTHER \
 CONFORMANCE_TOKEN_FOR="catalogo:ler=$READER,catalogo:gerenciar+catalogo:ler=$WRITER" \
   npx vitest run --project conformance "$@"
 # #endregion

@@ -4,7 +4,7 @@
  * conformance`; and dist/conformance/statements.json: the spec's statements and, for each test, the statement ids
  * it cites, found by the trace's own scanner (scripts/trace), so the runner prints the matrix of its target.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleConformance, bundleName } from './conformance-bundle.js';
@@ -43,4 +43,6 @@ const tests = testFiles.flatMap((file) =>
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 const catalogue = { version, statements: readStatements(ROOT), files: testFiles.map((source) => ({ source, bundle: bundleName(source) })), tests };
 writeFileSync(join(OUT, 'statements.json'), `${JSON.stringify(catalogue)}\n`);
+// The fixtures a user tries the command with against `serve --no-controls` (the README's): shipped beside the tests.
+copyFileSync(new URL('../examples/conformance-fixtures.json', import.meta.url), join(OUT, 'fixtures.json'));
 console.log(`build-conformance: ${testFiles.length} spec test files, ${tests.length} tests, into dist/conformance (bundled: ${packages.join(', ')})`);
