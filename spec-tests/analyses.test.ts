@@ -18,7 +18,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { headOfficeCatalog, newKey, otherCompany, world, type Answer, type Controls, type World } from './support/client.js';
 import { expectControlError, expectError, REQUEST_ID, UUID } from './support/expect.js';
-import { branchCatalog, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
+import { branchCatalog, cursorPages, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 import { counts, csvLine, findingPages, TIPOS, type Tipo } from './support/jobs.js';
 import { BAD_VALUE, cleanAttributes, cleanNcm, MISSING_NCM, reference, unknownAttributes, validNcms, withBadValue, type Reference } from './support/regulatory.js';
 import { createDestination, inboxFor, uniqueHost } from './support/webhook-setup.js';
@@ -753,17 +753,7 @@ describe('GET /v1/analises', () => {
       await advance(w, START + RUN); // concluded: the next request creates a new analysis
     }
     const newestFirst = [...made].reverse();
-    const pages = async (query: string): Promise<string[][]> => {
-      const seen: string[][] = [];
-      let cursor: string | null = null;
-      do {
-        const page: Answer = await w.api.get(`${ANALISES}?${[query, cursor === null ? '' : `cursor=${encodeURIComponent(cursor)}`].filter((p) => p !== '').join('&')}`);
-        expect(page.status, page.text).toBe(200);
-        seen.push(page.body.itens.map((i: { id: string }) => i.id));
-        cursor = page.body.proximo_cursor;
-      } while (cursor !== null && seen.length < 10);
-      return seen;
-    };
+    const pages = (query: string) => cursorPages(w.api, ANALISES, query);
     const byDefault = await pages('');
     expect(byDefault.map((p) => p.length)).toEqual([50, 50, 1]);
     expect(byDefault.flat()).toEqual(newestFirst);

@@ -26,7 +26,7 @@ import { randomInt } from 'node:crypto';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { headOfficeCatalog, NCM, otherCompany, world, type Answer, type World } from './support/client.js';
 import { expectControlError, expectError, REQUEST_ID, UUID } from './support/expect.js';
-import { productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
+import { cursorPages, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 import { counts, csvLine, findingPages, TIPOS } from './support/jobs.js';
 import { BAD_VALUE, cleanAttributes, cleanNcm, MISSING_NCM, reference, unknownAttributes, validNcms, withBadValue, type Reference } from './support/regulatory.js';
 import { createDestination, inboxFor, uniqueHost } from './support/webhook-setup.js';
@@ -879,17 +879,7 @@ describe('GET /v1/vigilancias', () => {
     const all = await listAll(w);
     expect(all.length).toBeGreaterThanOrEqual(101);
     const newestFirst = all.map((i) => i.id);
-    const pages = async (query: string): Promise<string[][]> => {
-      const seen: string[][] = [];
-      let cursor: string | null = null;
-      do {
-        const page: Answer = await w.api.get(`${VIGILANCIAS}?${[query, cursor === null ? '' : `cursor=${encodeURIComponent(cursor)}`].filter((p) => p !== '').join('&')}`);
-        expect(page.status, page.text).toBe(200);
-        seen.push(page.body.itens.map((i: { id: string }) => i.id));
-        cursor = page.body.proximo_cursor;
-      } while (cursor !== null && seen.length < 10);
-      return seen;
-    };
+    const pages = (query: string) => cursorPages(w.api, VIGILANCIAS, query);
     const sizes = (total: number, size: number) => Array.from({ length: Math.ceil(total / size) }, (_, i) => Math.min(size, total - i * size));
     for (const limite of ['100', '101', '1000']) {
       const bounded = await pages(`limite=${limite}`);

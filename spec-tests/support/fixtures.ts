@@ -146,6 +146,22 @@ export async function listAll(api: Api, path: string, query: string, start?: str
 }
 
 /**
+ * The ids of each page of the cursor list at `path` with `query` (e.g. 'limite=2'), following proximo_cursor, at
+ * most `maxPages` pages; each page must answer 200.
+ */
+export async function cursorPages(api: Api, path: string, query: string, maxPages = 10): Promise<string[][]> {
+  const seen: string[][] = [];
+  let cursor: string | null = null;
+  do {
+    const page: Answer = await api.get(`${path}?${[query, cursor === null ? '' : `cursor=${encodeURIComponent(cursor)}`].filter((p) => p !== '').join('&')}`);
+    expect(page.status, page.text).toBe(200);
+    seen.push(page.body.itens.map((i: { id: string }) => i.id));
+    cursor = page.body.proximo_cursor;
+  } while (cursor !== null && seen.length < maxPages);
+  return seen;
+}
+
+/**
  * Where the test's own records begin in a proximo_id list (establishments, catalogs): the apos_id that lists
  * them. In a company of the test's own, undefined (from the start; no request is made). On a deployment, the
  * company lists every earlier test's records first: `before` names the test's first record (its list position
