@@ -18,7 +18,8 @@ import { surveillanceOperations } from './routes/surveillance.js';
 import { analysisOperations } from './routes/analyses.js';
 import { executionOperations } from './routes/executions.js';
 import { ingestionOperations } from './routes/ingestions.js';
-import type { BodySource, HttpEnv, Runtime } from './runtime.js';
+import type { BodySource, HttpEnv } from './runtime.js';
+import type { Runtime } from '../engine/runtimes.js';
 import type { ExchangeRecorder } from '../engine/activity.js';
 
 export const operations: readonly Operation[] = [
@@ -94,7 +95,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 /** The answer, once its status is in the request's journal entry. */
 function journaled(runtime: Runtime, entry: Mutable<JournalRecord>, response: Response): Response {
   entry.status = response.status;
-  runtime.record(entry, response);
+  runtime.record(entry, errorOf(response));
   return response;
 }
 

@@ -19,7 +19,7 @@ import type { Context, State } from '../core/state.js';
 import type { IfMatchOperation } from '../core/versioning.js';
 import type { ApiEffectMoment, ApiEffectName, ApiFault, ApiFaultEffectOf } from '../engine/faults.js';
 import { apiError, codeForStatus, type ApiError } from './errors.js';
-import type { Runtime } from './runtime.js';
+import type { Runtime } from '../engine/runtimes.js';
 
 export type Hook = 'arrival' | 'held' | 'evaluation' | 'answered';
 

@@ -18,7 +18,7 @@ import type { World } from '../engine/world.js';
 import { operations } from './app.js';
 import { STATUS_OF, type ApiError } from './errors.js';
 import type { Operation, Reply } from './pipeline.js';
-import type { Runtime } from './runtime.js';
+import type { Runtime } from '../engine/runtimes.js';
 import { catalogCreate, establishmentCreate, formatPath, productCreate, webhookPut } from './schemas.js';
 
 const company = z.strictObject({

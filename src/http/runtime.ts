@@ -1,39 +1,8 @@
 /**
- * What the HTTP layer needs from the emulator that hosts it. The emulator (src/emulator.ts) provides it
- * per request through hono's env, so one hono app, built once per process, serves every emulator instance:
- * that is what keeps createEmulator() cheap.
+ * What the HTTP shell reads a request's body through, and what it is handed with each request (HttpEnv): the
+ * runtimes it runs the request against (src/engine/runtimes.ts, the port it is written to) and the body.
  */
-import type { Credential } from '../core/companies.js';
-import type { Context, State } from '../core/state.js';
-import type { VirtualClock } from '../clock/clock.js';
-import type { ListBudgets } from '../engine/config.js';
-import type { ActivityFeed } from '../engine/activity.js';
-import type { JournalRecord } from '../engine/journal.js';
-import type { ApiFault, ApiFaultMatch, FaultMoment } from '../engine/faults.js';
-
-export interface Runtime {
-  readonly state: State;
-  readonly clock: VirtualClock;
-  readonly pageBudgets: ListBudgets;
-  /** How many answers a company's idempotency store keeps before its oldest is dropped (EmulatorOptions.idempotency). */
-  readonly maxStoredAnswersPerCompany: number;
-  /** Idempotency scope → fingerprint of the requests being processed now (transient: never in a snapshot). */
-  readonly inFlight: Map<string, string>;
-  /**
-   * Runs one core transition: `fn` gets the state and a Context (time, id source, configuration); the work the
-   * core asked for (state.outbox) is then moved onto the virtual clock.
-   */
-  apply<T>(fn: (state: State, ctx: Context) => T): T;
-  nextRequestId(): string;
-  credential(token: string): Credential | undefined;
-  /**
-   * The first api fault matching the request whose effect is taken at `moment`, its `times` counted down. At
-   * `evaluation`, `fire` makes the fault act (the concurrent edit); one that could not act does not fire.
-   */
-  takeApiFault(match: ApiFaultMatch, moment: FaultMoment, fire?: (fault: ApiFault) => boolean): ApiFault | undefined;
-  /** Journals the request, answered with `response` (the activity stream reads its error, if anyone listens). */
-  record(entry: JournalRecord, response: Response): void;
-}
+import type { Runtimes } from '../engine/runtimes.js';
 
 /**
  * Where a request's body comes from. In process it is the Request's stream; the HTTP server provides one
@@ -75,16 +44,6 @@ export function readingBody<T>(read: () => Promise<T>): Promise<T> {
 }
 
 const asBodyReadError = (error: unknown): BodyReadError => (error instanceof BodyReadError ? error : new BodyReadError(error));
-
-/**
- * The runtimes of an emulator, one per world: a company on a clock of its own has a world of its own, so its
- * requests run against its state, on its clock, with its request ids; every other request runs in the shared one.
- */
-export interface Runtimes {
-  forToken(token: string | undefined): Runtime;
-  /** The emulator's activity stream (the control calls report to it too). */
-  readonly activity: ActivityFeed;
-}
 
 export interface HttpEnv {
   Bindings: { runtimes: Runtimes; body?: BodySource };
