@@ -2,7 +2,7 @@
  * The TypeScript types of the service API, generated from its OpenAPI document by openapi-typescript: `paths`,
  * `components` and `operations` as openapi-fetch takes them, and one alias per component schema
  * (`export type Catalog = components['schemas']['Catalog']`), so a schema the document gains is exported by name
- * without anyone listing it. src/index.ts re-exports the file whole (`export type *`).
+ * without anyone listing it. src/public.ts re-exports the file whole (`export type *`), and src/index.ts all of that.
  *
  * openapi-typescript builds its output with TypeScript's JavaScript API, which TypeScript 7 does not have: the
  * `typescript` package is the TypeScript 6 API (npm:@typescript/typescript6), while `tsc` is TypeScript 7

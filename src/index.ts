@@ -1,32 +1,3 @@
-/** The public entry of catalog-emulator: each name from its home. */
-export { createEmulator, Emulator, type CompanyOptions, type EmulatorOptions, type ListenOptions, type RunningServer } from './emulator.js';
-export type { Fixtures, FixtureCompany, FixtureEstablishment, FixtureCatalog, FixtureProduct, SeededCompany, SeededCatalog } from './emulator.js';
-export type { ClockControls, ClockInfo, CompanyFilter, CompanyHandle, CompanyScope, EmulatorInfo } from './control/api.js';
-export { ControlError } from './control/control-error.js';
-export { FixturesError } from './http/fixtures.js';
-export { ClockDisposedError, ClockLimitError, ClockRangeError, type ClockMode } from './clock/clock.js';
-export { DEFAULT_SEED, DEFAULT_START } from './engine/config.js';
-export type { CreatedCompanyInfo } from './engine/world.js';
-export type { JournalEntry } from './engine/journal.js';
-export type { Activity, ActivityEntry, ActivityError, ActivityKind, ActivityListener, ControlActivity, DeliveryActivity, JobActivity, RequestActivity } from './engine/activity.js';
-export { PERMISSIONS, type Permission } from './core/companies.js';
-export type { Snapshot } from './control/snapshot-schema.js';
-// What the inspector's data routes answer (/_emulator/inspector/…), for whoever scripts against them.
-export type { DemoState, DetailSection, ItemDetail, StreamFrame, Timeline, TimelineItem } from './inspector/wire.js';
-export type { InboxEntry } from './network/inbox.js';
-export type { NetworkRoute, ReceiverHandler } from './network/routes.js';
-export { isValidCnpj, cnpjCheckDigits } from './core/cnpj.js';
-export { signatureOf, signWebhook, verifyWebhook, type VerifyFailure, type VerifyResult, type WebhookEnvelope } from './network/signature.js';
-export { EVENT_KINDS, FAILURE_CODES, DEFAULT_DELIVERY_POLICY, type EventData, type EventKind } from './core/webhooks/events.js';
-export { FaultInputError, JOB_KINDS, type FaultInput, type FaultView, type JobKind } from './engine/faults.js';
-export { IF_MATCH_OPERATIONS, type IfMatchOperation, type GuardedResource } from './core/versioning.js';
-export { connect, type ConnectedCompany, type ConnectOptions, type RemoteClockInfo } from './kit/connect.js';
-export { VERSION } from './version.js';
+/** The public entry of catalog-emulator: the package's API and its teaching demos, written against that API. */
+export * from './public.js';
 export { demos, type Demo, type DemoPacer } from './demos/index.js';
-export { DemoGate } from './emulator.js';
-export { apiDocument } from './openapi/document.js';
-export { controlsDocument } from './openapi/controls.js';
-export { openApiText, type OpenApiDocumentName } from './openapi/served.js';
-// The service API's types, generated from openapi.json: `paths` for openapi-fetch, `components`, `operations`, and
-// each component schema by its name (Catalog, ErrorBody, CreateCatalogRequest, …).
-export type * from './openapi/types.js';

@@ -63,6 +63,7 @@ export function layerOf(file: string): string {
     [/^src\/emulator\.ts$/, 'facade'],
     [/^src\/version\.ts$/, 'version'],
     [/^src\/index\.ts$/, 'entry'],
+    [/^src\/public\.ts$/, 'public'],
     [/^bin\//, 'bin'],
     [/^spec-tests\//, 'spec-tests'],
     [/^browser-tests\//, 'browser-tests'],
@@ -77,7 +78,8 @@ export function layerOf(file: string): string {
 
 /**
  * What each layer may import: `runtime` layers by any import, `types` layers by `import type` only. A layer may
- * always import its own files. `entry` is src/index.ts; `public` means the modules src/index.ts re-exports.
+ * always import its own files. `entry` is src/index.ts, `public` src/public.ts (the package's API, all the entry
+ * exports but the demos); `public modules` means the modules src/public.ts re-exports names of.
  */
 interface Allowed {
   readonly runtime: readonly string[];
@@ -113,11 +115,15 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   'inspector wire': { runtime: [] },
   // The OpenAPI documents are generated from the API shell's operation table and schemas (and the controls').
   openapi: { runtime: ['http', 'control', 'version'] },
-  entry: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'demos', 'kit', 'openapi', 'inspector wire'] },
-  // src/index.ts re-exports the demos, so they cannot import it (a cycle): they use what it re-exports.
+  // The package's API, each name from its home; the entry adds the demos.
+  public: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'kit', 'openapi', 'inspector wire'] },
+  entry: { runtime: ['public', 'demos'] },
+  // The demos teach the package: they import it as a user does, through src/public.ts (not src/index.ts, which
+  // re-exports them: a cycle), never a module the API's names come from, which would show a reader its insides.
   demos: { runtime: ['public'] },
-  // The test kit for shared servers speaks HTTP only: it names the public types and throws the public ControlError.
-  kit: { runtime: ['public'] },
+  // The test kit for shared servers speaks HTTP only: it names the public types and throws the public ControlError
+  // (src/public.ts re-exports it, so it reads them from their modules).
+  kit: { runtime: ['public modules'] },
   // The runner of `catalog-emulator conformance`, bundled with the spec tests (scripts/conformance-bundle.ts): a
   // shell around Vitest's runner that speaks to the tests only through the 'vitest' module it stands in for.
   conformance: { runtime: [] },
@@ -157,8 +163,11 @@ export interface Violation {
 
 /**
  * The import `file` → `target` (both repository-relative) breaks a rule: the reason, or undefined. `publicFiles`
- * are the modules src/index.ts re-exports.
+ * are the modules src/public.ts re-exports names of.
  */
+/** How a refusal names the layers whose name alone would not say what they are. */
+const LAYER_TEXT: Readonly<Record<string, string>> = { public: "src/public.ts (the package's API)", 'public modules': 'the modules src/public.ts re-exports' };
+
 export function ruleBroken(file: string, target: string, typeOnly: boolean, publicFiles: ReadonlySet<string>): string | undefined {
   const from = layerOf(file);
   const to = layerOf(target);
@@ -167,7 +176,7 @@ export function ruleBroken(file: string, target: string, typeOnly: boolean, publ
   if (file.endsWith('.test.ts') && target.startsWith('spec-tests/support/')) return undefined;
   const allowed = RULES[from];
   if (allowed === undefined) return `${from} has no rule`;
-  const kinds = (layers: readonly string[] | undefined) => (layers ?? []).some((l) => l === to || (l === 'public' && publicFiles.has(target)));
+  const kinds = (layers: readonly string[] | undefined) => (layers ?? []).some((l) => l === to || (l === 'public modules' && publicFiles.has(target)));
   if (kinds(allowed.runtime)) {
     if (from === 'control' && to === 'inspector server' && file !== 'src/control/routes.ts') return 'only src/control/routes.ts (which mounts its routes) imports the inspector server';
     if (from === 'control' && to === 'http' && !HTTP_FOR_CONTROL.includes(target) && !typeOnly) return `control imports from http only its error helpers, body reading, schemas and stored answers (${HTTP_FOR_CONTROL.join(', ')})`;
@@ -175,7 +184,7 @@ export function ruleBroken(file: string, target: string, typeOnly: boolean, publ
   }
   if (typeOnly && kinds(allowed.types)) return undefined;
   const may = [...allowed.runtime, ...(allowed.types ?? []).map((l) => `${l} (types)`)];
-  const mayText = may.length === 0 ? 'nothing outside itself' : may.map((l) => (l === 'public' ? 'the modules src/index.ts re-exports' : l)).join(', ');
+  const mayText = may.length === 0 ? 'nothing outside itself' : may.map((l) => LAYER_TEXT[l] ?? l).join(', ');
   return `${from} may import ${mayText}; ${typeOnly ? 'a type import of' : 'not'} ${to}${typeOnly ? ' is not allowed either' : ''}`;
 }
 
@@ -247,11 +256,12 @@ describe('the layers depend in one direction', () => {
     .map(repoPath)
     .sort();
   const edges = edgesOf(files);
-  const publicFiles = new Set(edges.filter((e) => e.file === 'src/index.ts').map((e) => e.target));
+  const publicFiles = new Set(edges.filter((e) => e.file === 'src/public.ts').map((e) => e.target));
 
   it('reads the files and their imports', () => {
-    expect(files).toEqual(expect.arrayContaining(['src/emulator.ts', 'src/index.ts', 'src/control/routes.ts', 'bin/catalog-emulator.ts', 'spec-tests/support/client.ts', 'fuzz/hostile.ts']));
-    expect(edges.filter((e) => e.file === 'src/index.ts').map((e) => e.target)).toEqual(expect.arrayContaining(['src/emulator.ts', 'src/version.ts']));
+    expect(files).toEqual(expect.arrayContaining(['src/emulator.ts', 'src/index.ts', 'src/public.ts', 'src/control/routes.ts', 'bin/catalog-emulator.ts', 'spec-tests/support/client.ts', 'fuzz/hostile.ts']));
+    expect(edges.filter((e) => e.file === 'src/index.ts').map((e) => e.target)).toEqual(['src/public.ts', 'src/demos/index.ts']);
+    expect([...publicFiles]).toEqual(expect.arrayContaining(['src/emulator.ts', 'src/version.ts', 'src/core/cnpj.ts', 'src/network/signature.ts']));
     expect(files.filter((f) => layerOf(f).startsWith('unknown'))).toEqual([]);
   });
 
@@ -338,8 +348,15 @@ describe('the import reader and the rules themselves', () => {
     expect(ruleBroken('src/engine/engine.ts', 'src/inspector/server/inspector.ts', true, none)).toBe('engine may import core, clock, network, version; a type import of inspector server is not allowed either');
     expect(ruleBroken('spec-tests/x.test.ts', 'src/core/cnpj.ts', false, none)).toBe('spec-tests may import entry, fuzz; not core');
     expect(ruleBroken('spec-tests/x.test.ts', 'fuzz/hostile.ts', false, none)).toBeUndefined();
-    expect(ruleBroken('src/demos/a.ts', 'src/emulator.ts', false, new Set(['src/emulator.ts']))).toBeUndefined();
-    expect(ruleBroken('src/demos/a.ts', 'src/http/app.ts', false, new Set(['src/emulator.ts']))).toBe('demos may import the modules src/index.ts re-exports; not http');
+    // A demo reads the package's API from src/public.ts, not from the modules its names come from, public as they are.
+    const exported = new Set(['src/emulator.ts', 'src/core/cnpj.ts']);
+    expect(ruleBroken('src/demos/a.ts', 'src/public.ts', false, exported)).toBeUndefined();
+    expect(ruleBroken('src/demos/a.ts', 'src/emulator.ts', false, exported)).toBe("demos may import src/public.ts (the package's API); not facade");
+    expect(ruleBroken('src/demos/a.ts', 'src/core/cnpj.ts', false, exported)).toBe("demos may import src/public.ts (the package's API); not core");
+    expect(ruleBroken('src/demos/a.ts', 'src/http/app.ts', false, exported)).toBe("demos may import src/public.ts (the package's API); not http");
+    expect(ruleBroken('src/demos/a.ts', 'src/index.ts', false, exported)).toBe("demos may import src/public.ts (the package's API); not entry");
+    expect(ruleBroken('src/kit/connect.ts', 'src/core/cnpj.ts', true, exported)).toBeUndefined();
+    expect(ruleBroken('src/kit/connect.ts', 'src/http/app.ts', false, exported)).toBe('kit may import the modules src/public.ts re-exports; not http');
     expect(ruleBroken('src/control/routes.ts', 'src/inspector/server/ui.ts', false, none)).toBeUndefined();
     expect(ruleBroken('src/control/api.ts', 'src/inspector/server/ui.ts', false, none)).toBe('only src/control/routes.ts (which mounts its routes) imports the inspector server');
     expect(ruleBroken('src/inspector/page/main.ts', 'src/inspector/wire.ts', true, none)).toBeUndefined();

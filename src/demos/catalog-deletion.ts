@@ -2,9 +2,9 @@
  * demo catalog-deletion: the impact preview of deleting a catalog (exclusive and shared products, the selection,
  * the surveillance counters before and after), a concurrent product edit that makes the preview stale (412, nothing
  * deleted), a fresh preview, the deletion, and its effects checked one by one (spec "Catalog deletion impact
- * preview", the catalog state table; DESIGN §5).
+ * preview", the catalog state table; README "Catalog deletion").
  */
-import { cnpjCheckDigits } from '../core/cnpj.js';
+import { cnpjCheckDigits } from '../public.js';
 import { narratedClient, scene, table, type Demo } from './narrator.js';
 
 const COUNTERS = ['cadastrados', 'elegiveis', 'selecionados', 'vagas', 'cobertura', 'exige_selecao'] as const;

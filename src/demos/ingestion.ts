@@ -4,7 +4,7 @@
  * batch sent twice (the second a no-op), a record with an invalid NCM that rejects the preview with its exact
  * place, a corrected ingestion validated into a preview, applied, and its event verified by the receiver.
  */
-import { verifyWebhook } from '../network/signature.js';
+import { verifyWebhook } from '../public.js';
 import { scene, table, type Demo } from './narrator.js';
 
 const HOOKS = 'https://hooks.acme.example';

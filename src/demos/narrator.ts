@@ -1,5 +1,5 @@
 /** What the demos share: a scenario type and a client that prints each request and its answer. */
-import { createEmulator, type CompanyOptions, type Emulator } from '../emulator.js';
+import { createEmulator, type CompanyOptions, type Emulator } from '../public.js';
 
 export interface Demo {
   readonly name: string;

@@ -1,9 +1,9 @@
 /**
  * demo signature-check: one real delivery captured at the receiver, verifyWebhook on it and on tampered,
  * stale and wrongly keyed variants, then the delivery faults `tamper: signature | body | timestamp` against a
- * verifying receiver (spec "Events": Delivery headers, Signature verification; DESIGN §6 delivery faults).
+ * verifying receiver (spec "Events": Delivery headers, Signature verification; README "Faults").
  */
-import { verifyWebhook, type VerifyResult } from '../network/signature.js';
+import { verifyWebhook, type VerifyResult } from '../public.js';
 import { scene, table, type Demo } from './narrator.js';
 
 const HOOKS = 'https://hooks.acme.example';

@@ -3,7 +3,7 @@
  * the virtual clock attempt by attempt through the retry schedule (5 s, 5 min, 30 min, 2 h, 5 h, 7 h, 8 h),
  * the attempt list, and a resend that delivers at once (spec "Endpoints › Webhook", "Delivery semantics").
  */
-import { verifyWebhook } from '../network/signature.js';
+import { verifyWebhook } from '../public.js';
 import { scene, table, type Demo } from './narrator.js';
 
 const HOOKS = 'https://hooks.acme.example';

@@ -12,7 +12,7 @@ const document = JSON.parse(read('openapi.json')) as { components: { schemas: Re
 const generated = await typesOf(document);
 
 /**
- * Names src/index.ts exports itself that a component schema has too, each with why the hand-written type stays:
+ * Names src/public.ts (the package's API) exports itself that a component schema has too, each with why the hand-written type stays:
  * an explicit export wins over `export type *` (silently, so each is listed here). The schema's type is still
  * `components['schemas'][name]`.
  */
@@ -20,7 +20,7 @@ const KEPT_EXPORTS: Readonly<Record<string, string>> = {
   WebhookEnvelope: "verifyWebhook's type of the body it checked (VerifyResult's event): dados open to any kind, as a receiver parses it",
 };
 
-/** The names src/index.ts exports explicitly (`export { a, type B, c as d } from …`, `export type { … } from …`). */
+/** The names a module exports explicitly (`export { a, type B, c as d } from …`, `export type { … } from …`). */
 function explicitExports(source: string): string[] {
   const names: string[] = [];
   for (const block of source.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)) {
@@ -41,14 +41,14 @@ describe('the generated types', () => {
     const names = Object.keys(document.components.schemas);
     expect(names).toEqual(expect.arrayContaining(['Catalog', 'ErrorBody', 'CreateCatalogRequest']));
     for (const name of names) expect(generated).toContain(`\nexport type ${name} = components['schemas']['${name}'];\n`);
-    const entry = read('src/index.ts');
+    const entry = read('src/public.ts');
     expect(entry).toContain("export type * from './openapi/types.js';");
     // An explicit export of the same name would win over the `export type *` silently: the schema's type would be
     // lost to the package's users.
     const explicit = explicitExports(entry);
     const shadowed = explicit.filter((name) => (names.includes(name) && KEPT_EXPORTS[name] === undefined) || ['paths', 'components', 'operations'].includes(name));
-    expect(shadowed, `src/index.ts exports these names itself, hiding the generated types: ${shadowed.join(', ')}`).toEqual([]);
-    expect(Object.keys(KEPT_EXPORTS).filter((name) => !explicit.includes(name)), 'KEPT_EXPORTS names no longer exported by src/index.ts').toEqual([]);
+    expect(shadowed, `src/public.ts exports these names itself, hiding the generated types: ${shadowed.join(', ')}`).toEqual([]);
+    expect(Object.keys(KEPT_EXPORTS).filter((name) => !explicit.includes(name)), 'KEPT_EXPORTS names no longer exported by src/public.ts').toEqual([]);
   });
 
   it('refuse a component schema whose name is no type name, or one the file declares itself', async () => {
