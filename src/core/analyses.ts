@@ -1,11 +1,12 @@
 /**
- * Full-company analyses (spec "POST /v1/analises", "Analysis acceptance"; issue 4 item 6). Every active product
- * is evaluated against the regulatory reference in force, whatever the surveillance selection.
+ * Full-company analyses (spec "POST /v1/analises", "Analysis acceptance"; README "Analyses"). Every active product
+ * is evaluated against the regulatory reference in force, whatever the surveillance selection. An analysis is a
+ * run (lifecycle.ts RUN_LIFECYCLE):
  *
  *   (none)     --aceitar-->   pendente    POST: consumes no allowance; while one is pendente or executando, POST
  *                                         answers that one (200) instead of a new one (202)
  *   pendente   --iniciar-->   executando  START_DELAY later; takes one unit of the company's allowance
- *   pendente   --recusar-->   falhou      no allowance left (codigo_falha sem_franquia) → analise.falhou
+ *   pendente   --impedir-->   falhou      no allowance left (codigo_falha sem_franquia) → analise.falhou
  *   executando --concluir-->  concluida   the findings are published (immutable) → analise.concluida
  *   executando --falhar-->    falhou      the run failed (a `job` fault, codigo_falha falha_execucao) → analise.falhou
  *   concluida, falhou are final.
@@ -20,20 +21,10 @@ import { ok, refuse, type Result } from './refusal.js';
 import { dropListed, indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
 import { at, repeated, repeatedCompany, repeatedId } from './integrity.js';
 import { MINUTE, SECOND, type Instant } from './time.js';
+import { RUN_LIFECYCLE, type RunState } from './lifecycle.js';
 import type { Job } from './jobs.js';
 
-export type AnalysisState = 'pendente' | 'executando' | 'concluida' | 'falhou';
-export type AnalysisPhase = 'na_fila' | 'avaliando' | 'publicada' | 'encerrada';
-type AnalysisEvent = 'iniciar' | 'recusar' | 'concluir' | 'falhar';
-
-const LIFECYCLE: Record<AnalysisState, Partial<Record<AnalysisEvent, AnalysisState>>> = {
-  pendente: { iniciar: 'executando', recusar: 'falhou' },
-  executando: { concluir: 'concluida', falhar: 'falhou' },
-  concluida: {},
-  falhou: {},
-};
-
-export const PHASE_OF: Record<AnalysisState, AnalysisPhase> = { pendente: 'na_fila', executando: 'avaliando', concluida: 'publicada', falhou: 'encerrada' };
+export { RUN_PHASE as PHASE_OF } from './lifecycle.js';
 
 /** README "Analyses": when a run starts and how long it takes, in virtual time. */
 export const START_DELAY_MS = MINUTE;
@@ -48,7 +39,7 @@ const ANALYSIS_FAILURES = { noAllowance: 'sem_franquia', runFailed: 'falha_execu
 export interface Analysis {
   readonly id: string;
   readonly companyId: string;
-  readonly estado: AnalysisState;
+  readonly estado: RunState;
   readonly criadaEm: Instant;
   readonly iniciadaEm: Instant | null;
   readonly terminadaEm: Instant | null;
@@ -108,24 +99,29 @@ export function publishedAnalysis(state: State, companyId: string, id: string): 
 /** The run starts: takes one allowance unit, or fails without one. */
 export function startAnalysis(state: State, analysisId: string, ctx: Context): void {
   const analysis = state.analyses.get(analysisId);
-  if (!analysis || analysis.estado !== 'pendente') return;
+  if (!analysis) return;
+  // Its state takes both only while pendente: a start task that finds it otherwise (a state restored meanwhile) leaves it.
+  const { iniciar, impedir } = RUN_LIFECYCLE[analysis.estado];
+  if (iniciar === undefined || impedir === undefined) return;
   if (allowanceLeft(state, analysis.companyId) === 0) {
-    fail(state, analysis, LIFECYCLE.pendente.recusar!, ANALYSIS_FAILURES.noAllowance, ctx);
+    fail(state, analysis, impedir, ANALYSIS_FAILURES.noAllowance, ctx);
     return;
   }
   state.analysisUnitsUsed.set(analysis.companyId, (state.analysisUnitsUsed.get(analysis.companyId) ?? 0) + 1);
   const products = indexesOf(state, analysis.companyId).products.size;
   const duration = Math.max(MIN_RUN_MS, products * RUN_MS_PER_PRODUCT);
-  state.analyses.set(analysisId, { ...analysis, estado: LIFECYCLE.pendente.iniciar!, iniciadaEm: ctx.now });
+  state.analyses.set(analysisId, { ...analysis, estado: iniciar, iniciadaEm: ctx.now });
   schedule(state, { kind: TASK_ANALYSIS_END, owner: analysis.companyId, due: ctx.now + duration, payload: { analysisId } });
 }
 
 /** The run ends: every active product evaluated against the reference in force, or the run failed. */
 export function finishAnalysis(state: State, analysisId: string, failed: boolean, ctx: Context): void {
   const analysis = state.analyses.get(analysisId);
-  if (!analysis || analysis.estado !== 'executando') return;
+  if (!analysis) return;
+  const { concluir, falhar } = RUN_LIFECYCLE[analysis.estado];
+  if (concluir === undefined || falhar === undefined) return;
   if (failed) {
-    fail(state, analysis, LIFECYCLE.executando.falhar!, ANALYSIS_FAILURES.runFailed, ctx);
+    fail(state, analysis, falhar, ANALYSIS_FAILURES.runFailed, ctx);
     return;
   }
   const snapshot = state.regulatory;
@@ -137,13 +133,13 @@ export function finishAnalysis(state: State, analysisId: string, failed: boolean
     evaluated++;
     for (const finding of evaluateProduct(product, snapshot, ctx.now)) findings.push(finding);
   }
-  const done: Analysis = { ...analysis, estado: LIFECYCLE.executando.concluir!, terminadaEm: ctx.now, snapshotId: snapshot.id, produtosAvaliados: evaluated, findings };
+  const done: Analysis = { ...analysis, estado: concluir, terminadaEm: ctx.now, snapshotId: snapshot.id, produtosAvaliados: evaluated, findings };
   state.analyses.set(analysisId, done);
   state.openAnalyses.delete(analysis.companyId);
   raiseEvent(state, analysis.companyId, { tipo: 'analise.concluida', analiseId: analysisId, produtosAvaliados: evaluated, achados: findings.length, snapshotId: snapshot.id }, ctx);
 }
 
-function fail(state: State, analysis: Analysis, estado: AnalysisState, codigoFalha: string, ctx: Context): void {
+function fail(state: State, analysis: Analysis, estado: RunState, codigoFalha: string, ctx: Context): void {
   state.analyses.set(analysis.id, { ...analysis, estado, codigoFalha, terminadaEm: ctx.now });
   state.openAnalyses.delete(analysis.companyId);
   raiseEvent(state, analysis.companyId, { tipo: 'analise.falhou', analiseId: analysis.id, codigoFalha }, ctx);

@@ -15,11 +15,13 @@ import { dropListed, indexesOf, linksOf, nextPosition, ownedBy, positioned, type
 import { at, repeatedId } from './integrity.js';
 import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
+import type { Lifecycle } from './lifecycle.js';
 
 export type CatalogState = 'ativo' | 'excluido';
 type CatalogEvent = 'editar' | 'alterar_produtos' | 'excluir';
 
-const LIFECYCLE: Record<CatalogState, Partial<Record<CatalogEvent, CatalogState>>> = {
+/** spec: CAT-02 (the states), CAT-35 (the deletion). */
+const LIFECYCLE: Lifecycle<CatalogState, CatalogEvent> = {
   ativo: { editar: 'ativo', alterar_produtos: 'ativo', excluir: 'excluido' },
   excluido: {},
 };

@@ -22,11 +22,13 @@ import { at, repeated, repeatedId } from './integrity.js';
 import { HOUR, type Instant } from './time.js';
 import { requireMatch, type IfMatch } from './versioning.js';
 import type { Job } from './jobs.js';
+import type { Lifecycle } from './lifecycle.js';
 
 type CorrectionState = 'pendente' | 'aprovada' | 'rejeitada';
 type CorrectionEvent = 'aprovar' | 'rejeitar';
 
-const LIFECYCLE: Record<CorrectionState, Partial<Record<CorrectionEvent, CorrectionState>>> = {
+/** spec: CNPJ-03 (pendente on acceptance); the spec shows no other state or transition: these are the emulator's. */
+const LIFECYCLE: Lifecycle<CorrectionState, CorrectionEvent> = {
   pendente: { aprovar: 'aprovada', rejeitar: 'rejeitada' },
   aprovada: {},
   rejeitada: {},
@@ -126,7 +128,10 @@ export function findCnpjCorrection(state: State, companyId: string, id: string):
  */
 export function reviewCnpjCorrection(state: State, correctionId: string, refusedByReview: boolean, ctx: Context): CnpjCorrection | undefined {
   const correction = state.cnpjCorrections.get(correctionId);
-  if (!correction || correction.estado !== 'pendente') return undefined;
+  if (!correction) return undefined;
+  // Its state takes both only while pendente: a review task that finds it decided (a state restored meanwhile) leaves it.
+  const { aprovar, rejeitar } = LIFECYCLE[correction.estado];
+  if (aprovar === undefined || rejeitar === undefined) return undefined;
   const establishment = state.establishments.get(correction.establishmentId);
   const holder = indexesOf(state, correction.companyId).establishmentsByCnpj.get(correction.cnpjNovo);
   const rejection = refusedByReview
@@ -136,8 +141,7 @@ export function reviewCnpjCorrection(state: State, correctionId: string, refused
       : holder !== undefined
         ? REJECTION_CODES.taken
         : null;
-  const next = LIFECYCLE[correction.estado][rejection === null ? 'aprovar' : 'rejeitar']!;
-  const decided: CnpjCorrection = { ...correction, estado: next, codigoRejeicao: rejection, decididoEm: ctx.now };
+  const decided: CnpjCorrection = { ...correction, estado: rejection === null ? aprovar : rejeitar, codigoRejeicao: rejection, decididoEm: ctx.now };
   state.cnpjCorrections.set(decided.id, decided);
   state.pendingCnpjCorrections.delete(correction.establishmentId);
   if (rejection === null && establishment) applyCnpj(state, establishment.id, correction.cnpjNovo, ctx);

@@ -15,11 +15,13 @@ import { dropListed, indexesOf, nextPosition, ownedBy, positioned, type Context,
 import { at, repeated, repeatedId } from './integrity.js';
 import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
+import type { Lifecycle } from './lifecycle.js';
 
 export type EstablishmentState = 'ativo' | 'arquivado';
 type EstablishmentEvent = 'editar' | 'receber_catalogo' | 'arquivar' | 'corrigir_cnpj';
 
-const LIFECYCLE: Record<EstablishmentState, Partial<Record<EstablishmentEvent, EstablishmentState>>> = {
+/** spec: EST-02 (the states). */
+const LIFECYCLE: Lifecycle<EstablishmentState, EstablishmentEvent> = {
   ativo: { editar: 'ativo', receber_catalogo: 'ativo', arquivar: 'arquivado', corrigir_cnpj: 'ativo' },
   arquivado: {},
 };

@@ -19,6 +19,7 @@ import { at, repeatedId, repeatedPair } from './integrity.js';
 import type { Instant } from './time.js';
 import { productChanged } from './surveillance.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
+import type { Lifecycle } from './lifecycle.js';
 
 export interface Attribute {
   readonly codigo: string;
@@ -28,7 +29,7 @@ export interface Attribute {
 type ProductState = 'ativo' | 'inativo';
 type ProductEvent = 'editar' | 'vincular' | 'desvincular' | 'desativar' | 'reativar';
 
-const LIFECYCLE: Record<ProductState, Partial<Record<ProductEvent, ProductState>>> = {
+const LIFECYCLE: Lifecycle<ProductState, ProductEvent> = {
   ativo: { editar: 'ativo', vincular: 'ativo', desvincular: 'ativo', desativar: 'inativo' },
   inativo: { reativar: 'ativo' },
 };

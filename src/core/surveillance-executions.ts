@@ -1,6 +1,7 @@
 /**
- * Surveillance executions (issue 4 items 4–5): the watched products evaluated against the regulatory reference,
- * on a daily schedule and after a publication that touches a watched product.
+ * Surveillance executions (README "Surveillance executions"): the watched products evaluated against the
+ * regulatory reference, on a daily schedule and after a publication that touches a watched product. An execution
+ * is a run (lifecycle.ts RUN_LIFECYCLE):
  *
  *   (none)     --agendar-->   pendente    daily (every 24 h from the emulator's start) for each company watching
  *                                         products, or after a publication affecting one of its watched products
@@ -17,7 +18,8 @@
  * carries) are unchanged since its last evaluation keeps that evaluation's findings, marked `reaproveitado`, with
  * their original `avaliado_em` and `snapshot_id`. Findings never change once published.
  */
-import { PHASE_OF, findingsByType } from './analyses.js';
+import { findingsByType } from './analyses.js';
+import { isFinal, RUN_LIFECYCLE, type RunState } from './lifecycle.js';
 import { schedule } from './outbox.js';
 import { uuidV7 } from './random.js';
 import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules.js';
@@ -31,18 +33,9 @@ import { DAY, MINUTE, SECOND, type Instant } from './time.js';
 import { raiseEvent } from './webhooks/events.js';
 import type { Job } from './jobs.js';
 
-type ExecutionState = 'pendente' | 'executando' | 'concluida' | 'falhou';
 type ExecutionReason = 'agendada' | 'publicacao';
-type ExecutionEvent = 'iniciar' | 'impedir' | 'concluir' | 'falhar';
 
-const LIFECYCLE: Record<ExecutionState, Partial<Record<ExecutionEvent, ExecutionState>>> = {
-  pendente: { iniciar: 'executando', impedir: 'falhou' },
-  executando: { concluir: 'concluida', falhar: 'falhou' },
-  concluida: {},
-  falhou: {},
-};
-
-export { PHASE_OF as EXECUTION_PHASE_OF };
+export { RUN_PHASE as EXECUTION_PHASE_OF } from './lifecycle.js';
 
 /** README "Surveillance executions": the schedule and durations, in virtual time. */
 export const DAILY_EVERY_MS = DAY;
@@ -62,7 +55,7 @@ export interface Execution {
   readonly id: string;
   readonly companyId: string;
   readonly motivo: ExecutionReason;
-  readonly estado: ExecutionState;
+  readonly estado: RunState;
   readonly criadaEm: Instant;
   readonly iniciadaEm: Instant | null;
   readonly terminadaEm: Instant | null;
@@ -175,11 +168,14 @@ function impediment(state: State, companyId: string): string | undefined {
 
 export function startExecution(state: State, executionId: string, ctx: Context): void {
   const execution = state.executions.get(executionId);
-  if (!execution || execution.estado !== 'pendente') return;
+  if (!execution) return;
+  // Its state takes both only while pendente: a start task that finds it otherwise (a state restored meanwhile) leaves it.
+  const { iniciar, impedir } = RUN_LIFECYCLE[execution.estado];
+  if (iniciar === undefined || impedir === undefined) return;
   const reason = impediment(state, execution.companyId);
   if (reason !== undefined) {
     const previous = lastFinished(state, execution.companyId, executionId);
-    state.executions.set(executionId, { ...execution, estado: LIFECYCLE.pendente.impedir!, codigoFalha: EXECUTION_FAILURES.impeded, terminadaEm: ctx.now });
+    state.executions.set(executionId, { ...execution, estado: impedir, codigoFalha: EXECUTION_FAILURES.impeded, terminadaEm: ctx.now });
     if (previous?.codigoFalha !== EXECUTION_FAILURES.impeded) {
       raiseEvent(state, execution.companyId, { tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: executionId, causa: reason }, ctx);
     }
@@ -187,15 +183,17 @@ export function startExecution(state: State, executionId: string, ctx: Context):
   }
   let watched = 0;
   for (const _ of watchedAfter(state, execution.companyId)) watched++;
-  state.executions.set(executionId, { ...execution, estado: LIFECYCLE.pendente.iniciar!, iniciadaEm: ctx.now });
+  state.executions.set(executionId, { ...execution, estado: iniciar, iniciadaEm: ctx.now });
   schedule(state, { kind: TASK_EXECUTION_END, owner: execution.companyId, due: ctx.now + Math.max(MIN_RUN_MS, watched), payload: { executionId } });
 }
 
 export function finishExecution(state: State, executionId: string, failed: boolean, ctx: Context): void {
   const execution = state.executions.get(executionId);
-  if (!execution || execution.estado !== 'executando') return;
+  if (!execution) return;
+  const { concluir, falhar } = RUN_LIFECYCLE[execution.estado];
+  if (concluir === undefined || falhar === undefined) return;
   if (failed) {
-    state.executions.set(executionId, { ...execution, estado: LIFECYCLE.executando.falhar!, codigoFalha: EXECUTION_FAILURES.runFailed, terminadaEm: ctx.now });
+    state.executions.set(executionId, { ...execution, estado: falhar, codigoFalha: EXECUTION_FAILURES.runFailed, terminadaEm: ctx.now });
     raiseEvent(state, execution.companyId, { tipo: 'vigilancia.degradada', motivo: 'execucao_falhou', vigilanciaId: executionId, causa: EXECUTION_FAILURES.runFailed }, ctx);
     return;
   }
@@ -229,7 +227,7 @@ export function finishExecution(state: State, executionId: string, failed: boole
   const divergente = previous !== undefined && !sameFindings(previous.findings ?? [], findings);
   state.executions.set(executionId, {
     ...execution,
-    estado: LIFECYCLE.executando.concluir!,
+    estado: concluir,
     terminadaEm: ctx.now,
     snapshotId: snapshot.id,
     produtosAvaliados: evaluated,
@@ -277,7 +275,7 @@ function latest(state: State, companyId: string, except: string, test: (e: Execu
   return undefined;
 }
 
-const lastFinished = (state: State, companyId: string, except: string) => latest(state, companyId, except, (e) => e.estado === 'concluida' || e.estado === 'falhou');
+const lastFinished = (state: State, companyId: string, except: string) => latest(state, companyId, except, (e) => isFinal(RUN_LIFECYCLE, e.estado));
 const lastConcluded = (state: State, companyId: string, except: string) => latest(state, companyId, except, (e) => e.estado === 'concluida');
 
 export function findExecution(state: State, companyId: string, id: string): Result<Execution> {

@@ -30,11 +30,12 @@ import { etag, requireMatch, type IfMatch } from '../versioning.js';
 import { raiseEvent } from '../webhooks/events.js';
 import { applyPlan, planIngestion, staleness, type Batch, type IngestionOperation, type Plan, type Preview } from './plan.js';
 import type { Job } from '../jobs.js';
+import { isFinal, type Lifecycle } from '../lifecycle.js';
 
 export type IngestionState = 'aberta' | 'validando' | 'validada' | 'rejeitada' | 'aplicando' | 'aplicada' | 'revisao_necessaria' | 'falhou' | 'expirada';
 type IngestionEvent = 'receber_lote' | 'fechar' | 'validar' | 'rejeitar' | 'aplicar' | 'concluir' | 'exigir_revisao' | 'falhar' | 'expirar';
 
-const LIFECYCLE: Record<IngestionState, Partial<Record<IngestionEvent, IngestionState>>> = {
+const LIFECYCLE: Lifecycle<IngestionState, IngestionEvent> = {
   aberta: { receber_lote: 'aberta', fechar: 'validando', expirar: 'expirada' },
   validando: { validar: 'validada', rejeitar: 'rejeitada', falhar: 'falhou' },
   validada: { aplicar: 'aplicando', expirar: 'expirada' },
@@ -46,8 +47,8 @@ const LIFECYCLE: Record<IngestionState, Partial<Record<IngestionEvent, Ingestion
   expirada: {},
 };
 
-/** The states that hold the catalog: a new ingestion of it waits until this one ends. */
-export const isOpen = (estado: IngestionState): boolean => estado === 'aberta' || estado === 'validando' || estado === 'validada' || estado === 'aplicando';
+/** The states that hold the catalog, all but the final ones: a new ingestion of it waits until this one ends. */
+export const isOpen = (estado: IngestionState): boolean => !isFinal(LIFECYCLE, estado);
 
 /** README "Batch ingestion": limits and durations, in virtual time. */
 export const MAX_BATCHES = 1000;

@@ -18,13 +18,15 @@ import { at, repeatedCompany, repeatedId } from '../integrity.js';
 import type { Instant } from '../time.js';
 import { etag, requireMatch, type IfMatch } from '../versioning.js';
 import { cancelOpenEvents } from './events.js';
+import type { Lifecycle } from '../lifecycle.js';
 
 type DestinationState = 'ativo' | 'revogado';
 type DestinationEvent = 'configurar' | 'revogar';
 
-const LIFECYCLE: Record<DestinationState, Record<DestinationEvent, DestinationState | undefined>> = {
+/** spec: WH-DEST-02 (the states), WH-DEST-10 (a change), WH-DEST-12 (reactivation), WH-DEST-29 (revocation). */
+const LIFECYCLE: Lifecycle<DestinationState, DestinationEvent> = {
   ativo: { configurar: 'ativo', revogar: 'revogado' },
-  revogado: { configurar: 'ativo', revogar: undefined },
+  revogado: { configurar: 'ativo' },
 };
 
 export const SECRET_PREFIX = 'svc_whsec_';

@@ -23,6 +23,7 @@ import { schedule } from '../outbox.js';
 import { dropListed, indexesOf, nextPosition, positioned, type Context, type Slice, type State } from '../state.js';
 import { at, repeatedId } from '../integrity.js';
 import type { WebhookDestination } from './destination.js';
+import type { Lifecycle } from '../lifecycle.js';
 
 export const EVENT_KINDS = [
   'catalogo.aplicado',
@@ -43,7 +44,8 @@ export type EventState = 'pendente' | 'executando' | 'entregue' | 'falhou' | 'ca
 export type AttemptState = 'iniciada' | 'entregue' | 'falhou' | 'incerta';
 type EventTrigger = 'iniciar_tentativa' | 'entregar' | 'falhar_tentativa' | 'esgotar' | 'cancelar' | 'reenviar';
 
-const LIFECYCLE: Record<EventState, Partial<Record<EventTrigger, EventState>>> = {
+/** spec: WH-EVT-05 (the states), WH-EVT-37 (only a closed event is resent), WH-EVT-45 (a resend opens a new cycle). */
+const LIFECYCLE: Lifecycle<EventState, EventTrigger> = {
   pendente: { iniciar_tentativa: 'executando', esgotar: 'falhou', cancelar: 'cancelado' },
   executando: { entregar: 'entregue', falhar_tentativa: 'pendente', esgotar: 'falhou', cancelar: 'cancelado' },
   entregue: { reenviar: 'pendente' },
