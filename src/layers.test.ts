@@ -105,10 +105,11 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // src/emulator.ts puts everything together: configuration → world → controls → app. It hands the control app the
   // OpenAPI documents to serve: control cannot import openapi, which reads the control table.
   facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version', 'openapi', 'inspector server'] },
-  // The inspector (src/inspector): its server side reads what the emulator keeps (the engine, through the controls),
-  // answers with the API shell's error bodies and signs as the network does; only src/control/routes.ts mounts its
+  // The inspector (src/inspector): its server side reads what the emulator keeps through the port it is made with
+  // (the engine's activity feed and ObservedEmulator), answers with the API shell's error bodies and signs as the
+  // network does. It knows nothing of the controls, not even their types; only src/control/routes.ts mounts its
   // routes (and the facade may wire it). Its page runs in a browser and shares nothing with src/ but the wire types.
-  'inspector server': { runtime: ['core', 'engine', 'control', 'http', 'network', 'version'], types: ['clock', 'inspector wire'] },
+  'inspector server': { runtime: ['core', 'engine', 'http', 'network', 'version'], types: ['clock', 'inspector wire'] },
   'inspector page': { runtime: [], types: ['inspector wire'] },
   'inspector wire': { runtime: [] },
   // The OpenAPI documents are generated from the API shell's operation table and schemas (and the controls').
@@ -331,7 +332,9 @@ describe('the import reader and the rules themselves', () => {
     expect(ruleBroken('src/control/routes.ts', 'src/http/app.ts', false, none)).toMatch(/^control imports from http only its error helpers/);
     expect(ruleBroken('src/control/routes.ts', 'src/inspector/server/routes.ts', false, none)).toBeUndefined();
     expect(ruleBroken('src/control/api.ts', 'src/inspector/server/inspector.ts', false, none)).toBe('only src/control/routes.ts (which mounts its routes) imports the inspector server');
-    expect(ruleBroken('src/inspector/server/inspector.ts', 'src/control/api.ts', false, none)).toBeUndefined();
+    expect(ruleBroken('src/inspector/server/inspector.ts', 'src/control/api.ts', false, none)).toBe('inspector server may import core, engine, http, network, version, clock (types), inspector wire (types); not control');
+    expect(ruleBroken('src/inspector/server/routes.ts', 'src/control/api.ts', true, none)).toBe('inspector server may import core, engine, http, network, version, clock (types), inspector wire (types); a type import of control is not allowed either');
+    expect(ruleBroken('src/inspector/server/inspector.ts', 'src/engine/activity.ts', true, none)).toBeUndefined();
     expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/wire.ts', true, none)).toBeUndefined();
     expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/wire.ts', false, none)).toBe('inspector page may import inspector wire (types); not inspector wire');
     expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/server/inspector.ts', true, none)).toBe('inspector page may import inspector wire (types); a type import of inspector server is not allowed either');

@@ -130,7 +130,7 @@ export function buildControlApp(documents: ControlDocuments): Hono<ControlEnv> {
   // The inspector's page and files: served without the control token (guard.ts), they hold no data.
   // Opening the page opens the inspector: from then on it records exchanges, job runs and control calls.
   app.get('/ui', (c) => {
-    inspectorOf(c.env.controls);
+    inspectorOf(c.env.runtimes.activity);
     return inspectorPage();
   });
   app.get('/ui/assets/:name', async (c) => {

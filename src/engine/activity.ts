@@ -10,7 +10,10 @@
  * written before the advance's own entry).
  */
 import { isoString } from '../core/time.js';
-import type { JournalEntry, JournalRecord } from './journal.js';
+import type { Config } from './config.js';
+import type { EngineChange } from './engine.js';
+import type { Journal, JournalEntry, JournalRecord } from './journal.js';
+import type { World } from './world.js';
 
 /** An error answer's code and, when it names one, the input it is about: the `erro` body's `codigo` and `caminho`. */
 export interface ActivityError {
@@ -138,10 +141,28 @@ export interface ExchangeRecorder {
   exchange(exchange: Exchange): void;
 }
 
+/**
+ * What an observer of the emulator (the inspector) reads of it besides its activity, handed to the observer with
+ * the feed when it is made: the world a company lives in (its records and its clock), the journal's records, the
+ * delivery schedule, and the resets, restores and close it is told of. The engine is the one implementation; the
+ * observer sees nothing else of it.
+ */
+export interface ObservedEmulator {
+  /** The world a company lives in: its own, or the shared one (also for a company that does not exist). */
+  worldOf(companyId: string): World;
+  readonly journal: Pick<Journal, 'recordsOf'>;
+  readonly config: { readonly core: Pick<Config['core'], 'delivery'> };
+  /** Calls `watcher` with every reset, restore and the close from now on; returns the function that stops it. */
+  watch(watcher: (change: EngineChange) => void): () => void;
+}
+
 export class ActivityFeed implements Activity {
   readonly #listeners = new Set<ActivityListener>();
   /** Set once for good by the inspector (src/inspector/server), never unset: see ExchangeRecorder. */
   recorder: ExchangeRecorder | undefined = undefined;
+
+  /** `emulator`: what an observer made with this feed reads of the emulator (see ObservedEmulator). */
+  constructor(readonly emulator: ObservedEmulator) {}
 
   /** Whether anyone listens: producers ask first and make no entry otherwise. */
   get listening(): boolean {

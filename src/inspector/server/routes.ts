@@ -4,12 +4,13 @@
  * emulator through the existing controls. The first call of any of them opens the inspector (inspector.ts).
  */
 import { Hono, type Context } from 'hono';
-import type { Controls } from '../../control/api.js';
+import type { ActivityFeed } from '../../engine/activity.js';
 import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../../http/errors.js';
 import { inspectorOf, UnknownCompany, UnknownItem } from './inspector.js';
 import { decodeCursor, DEFAULT_LIMIT, MAX_LIMIT, type TimelinePage } from './timeline.js';
 
-type InspectorEnv = { Bindings: { controls: Controls } };
+/** The emulator's activity feed: the port the inspector is made with. */
+type InspectorEnv = { Bindings: { runtimes: { readonly activity: ActivityFeed } } };
 
 const fail = (error: ApiError) => errorResponse(error, CONTROL_REQUEST_ID);
 
@@ -61,13 +62,13 @@ export function buildInspectorApp(): Hono<InspectorEnv> {
     if (values instanceof Response) return values;
     const page = timelinePage(values);
     if (page instanceof Response) return page;
-    return read(() => inspectorOf(c.env.controls).timeline(c.req.param('companyId'), page));
+    return read(() => inspectorOf(c.env.runtimes.activity).timeline(c.req.param('companyId'), page));
   });
 
   app.get('/companies/:companyId/items/:itemId', (c) => {
     const values = query(c, []);
     if (values instanceof Response) return values;
-    return read(() => inspectorOf(c.env.controls).item(c.req.param('companyId'), c.req.param('itemId')));
+    return read(() => inspectorOf(c.env.runtimes.activity).item(c.req.param('companyId'), c.req.param('itemId')));
   });
 
   app.get('/stream', (c) => {
@@ -76,7 +77,7 @@ export function buildInspectorApp(): Hono<InspectorEnv> {
     const { companyId } = values;
     if (companyId === undefined) return fail(apiError(422, 'valor_invalido', 'query.companyId is required: the company whose timeline to follow.', 'query.companyId'));
     return read(() => {
-      const body = inspectorOf(c.env.controls).stream(companyId, c.req.raw);
+      const body = inspectorOf(c.env.runtimes.activity).stream(companyId, c.req.raw);
       return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } });
     }, 'query.companyId');
   });
