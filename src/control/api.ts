@@ -1,7 +1,7 @@
 /**
  * The in-process control API (emu.companies, emu.clock, emu.faults, …): each control a thin call into the
  * engine and the core, a refusal thrown as a ControlError with the status and code the HTTP controls answer.
- * The /_emulator routes (routes.ts) are a thin HTTP rendering of this same API.
+ * The /_emulator routes (the rows of table.ts) are a thin HTTP rendering of this same API.
  */
 import { ClockRangeError, type ClockMode, type PersistedTask, type VirtualClock } from '../clock/clock.js';
 import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type Permission } from '../core/companies.js';

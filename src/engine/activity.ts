@@ -30,6 +30,13 @@ export interface RequestActivity extends JournalEntry {
   readonly durationMs: number;
 }
 
+/**
+ * What a control acts on, as its row in the controls' table declares it: one company (its path names it), the
+ * shared clock (the companies on clocks of their own do not see it), the whole emulator, or the inspector's own data
+ * and the pacing of a demo (nothing of the emulator changes).
+ */
+export type ControlScope = 'company' | 'shared clock' | 'emulator' | 'inspector';
+
 /** A call of the /_emulator controls, answered. */
 export interface ControlActivity {
   readonly kind: 'control';
