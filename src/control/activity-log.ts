@@ -2,8 +2,9 @@
  * The control calls in the activity stream (src/engine/activity.ts): the first middleware of the control app, so
  * a call the guard refuses (401, 415) is told too. Nothing is done while nobody listens.
  *
- * Each entry names the control by the row its route tagged the request with (row.ts): its operation id; and, from
- * the row's `describe` of its answer, what it did in a few words. A call no control answered (404) names none.
+ * Each entry names the control by the row its route tagged the request with (row.ts): its operation id, what it
+ * acts on and the company its path or query names; and, from the row's `describe` of its answer, what it did in a
+ * few words, the company and the fault it turned out to be about. A call no control answered (404) names none.
  */
 import type { MiddlewareHandler } from 'hono';
 import type { ControlActivity } from '../engine/activity.js';
@@ -19,6 +20,7 @@ export function controlActivity(): MiddlewareHandler<ControlEnv> {
     await next();
     const response = c.res;
     const tagged = c.get('control');
+    const notes = tagged?.notes;
     const error = errorOf(response);
     const entry: ControlActivity = {
       kind: 'control',
@@ -27,8 +29,11 @@ export function controlActivity(): MiddlewareHandler<ControlEnv> {
       path: c.req.path,
       status: response.status,
       operation: tagged?.row.id ?? null,
-      detail: tagged?.notes?.detail ?? null,
+      detail: notes?.detail ?? null,
       error: error === undefined ? null : { codigo: error.codigo, caminho: error.caminho ?? null },
+      scope: tagged?.row.scope ?? null,
+      companyId: tagged?.companyId ?? notes?.companyId ?? null,
+      faultId: notes?.faultId ?? null,
     };
     activity.emit(entry);
   };

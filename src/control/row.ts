@@ -40,10 +40,11 @@ export type ControlEnv = {
 
 /**
  * The row a route tagged its request with (set before the guard, so a refused call is told as the control it was
- * for), and what its answer says (set once it answered, while someone listens).
+ * for), the company its path or query names, and what its answer says (set once it answered, while someone listens).
  */
 interface Tagged {
   readonly row: Control;
+  readonly companyId: string | null;
   notes: Notes | undefined;
 }
 
@@ -51,6 +52,10 @@ interface Tagged {
 export interface Notes {
   /** What it did, briefly ("now …, ran 3 tasks"); never a token or a secret. */
   readonly detail?: string;
+  /** The company it turned out to be about (the fault it added matches only it). */
+  readonly companyId?: string | null;
+  /** The fault it added or removed. */
+  readonly faultId?: string;
 }
 
 interface ControlQuery<N extends string = string> {
@@ -189,14 +194,16 @@ export function control<const Id extends string, const P extends string, B = und
 }
 
 /**
- * The route of a row under the control app: it tags the request with the row, then guards it (guard.ts), then
- * runs the control. The tag comes first so that a call the guard refuses
+ * The route of a row under the control app: it tags the request with the row and the company its path or query
+ * names, then guards it (guard.ts), then runs the control. The tag comes first so that a call the guard refuses
  * (401, 415) is told as the control it was for. One handler, not three: hono's router compiles on the first request,
  * and three handlers a route made that 5 ms slower.
  */
 export function routeOf(row: Control, documents: ControlDocuments): (c: Context<ControlEnv>) => Promise<Response> {
+  const namesCompany = row.query?.some((q) => q.name === 'companyId') === true;
   return (c) => {
-    c.set('control', { row, notes: undefined });
+    const companyId = c.req.param('companyId') ?? (namesCompany ? c.req.query('companyId') : undefined) ?? null;
+    c.set('control', { row, companyId, notes: undefined });
     const refused = guardRefusal(c, row.open);
     return refused === undefined ? row.handle(c, documents) : Promise.resolve(refused);
   };

@@ -142,7 +142,7 @@ describe('every control answers as its row says, and the document has it', () =>
       const response = await w.emu.fetch(path, { method: row.method, ...init });
       const text = await response.text();
       // The route that answered is this row's: it tagged the request, and the activity stream names the row.
-      expect(told.at(-1), text.slice(0, 300)).toMatchObject({ method: row.method, path: path.split('?')[0], operation: row.id, status: response.status });
+      expect(told.at(-1), text.slice(0, 300)).toMatchObject({ method: row.method, path: path.split('?')[0], operation: row.id, scope: row.scope, status: response.status });
       const answer = row.success[response.status];
       expect(answer, `status ${response.status}: ${text.slice(0, 300)}`).toBeDefined();
       const body = answer!.body;

@@ -36,13 +36,13 @@ const ran = (result: { now: Date; ran: number }) => ({ now: result.now.toISOStri
 const ranWords = (answer: { now: string; ran: number }): Notes => ({ detail: `now ${answer.now}, ran ${answer.ran} task${answer.ran === 1 ? '' : 's'}` });
 const companyWords = (answer: { companyId: string; cnpjRoot: string }): Notes => ({ detail: `company ${answer.companyId} (${answer.cnpjRoot})` });
 
-/** A fault just added, as `fault flt_1: api path=/v1/empresa → status=503, once`. */
+/** A fault just added, as `fault flt_1: api path=/v1/empresa → status=503, once`, and the company its match keeps it to. */
 function faultWords(id: string, emu: Controls): Notes {
   const fault = emu.faults.list().find((f) => f.id === id);
-  if (fault === undefined) return { detail: `fault ${id}` };
+  if (fault === undefined) return { detail: `fault ${id}`, faultId: id };
   const pairs = (object: object) => Object.entries(object).map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ');
   const times = fault.times === null ? 'until removed' : fault.times === 1 ? 'once' : `${fault.times} times`;
-  return { detail: `fault ${id}: ${fault.target} ${pairs(fault.match) || 'any'} → ${pairs(fault.effect)}, ${times}` };
+  return { detail: `fault ${id}: ${fault.target} ${pairs(fault.match) || 'any'} → ${pairs(fault.effect)}, ${times}`, faultId: id, companyId: fault.match.companyId ?? null };
 }
 
 /** The three controls of a clock: the shared one under /clock, a company's own under /companies/:companyId/clock. */
@@ -358,6 +358,7 @@ export const CONTROLS = [
       if (!emu.faults.remove(params.id)) throw new ControlError(404, 'falha_nao_encontrada', `No fault ${params.id}; GET /_emulator/faults lists them.`, 'path.id');
       return NO_CONTENT;
     },
+    describe: (_, { params }) => ({ faultId: params.id }),
   }),
   control({
     method: 'GET',
@@ -548,6 +549,7 @@ export const CONTROLS = [
       }
       return NO_CONTENT;
     },
+    describe: (_, { params }) => ({ faultId: params.id }),
   }),
   control({
     method: 'GET',

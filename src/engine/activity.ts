@@ -31,7 +31,7 @@ export interface RequestActivity extends JournalEntry {
 }
 
 /**
- * What a control acts on, as its row in the controls' table declares it: one company (its path names it), the
+ * What a control acts on, as its row in the controls' table declares it: one company (`companyId` names it), the
  * shared clock (the companies on clocks of their own do not see it), the whole emulator, or the inspector's own data
  * and the pacing of a demo (nothing of the emulator changes).
  */
@@ -46,11 +46,20 @@ export interface ControlActivity {
   /** The path as received, /_emulator included. */
   readonly path: string;
   readonly status: number;
-  /** The control's operation id in openapi.controls.json (advanceClock, createFault, …); null for no control. */
+  /** The control's operation id in openapi.controls.json (advanceClock, addFault, …); null for no control. */
   readonly operation: string | null;
   /** What it did, briefly, for the controls that change something ("now …, ran 3 tasks"); null otherwise. */
   readonly detail: string | null;
   readonly error: ActivityError | null;
+  /** What the control acts on (see ControlScope); null for no control. */
+  readonly scope: ControlScope | null;
+  /**
+   * The company the call is about: the one its path names (`/_emulator/companies/{companyId}/…`) or its
+   * `companyId` query, or the one the fault it added is kept to (`match.companyId`); null for the whole emulator.
+   */
+  readonly companyId: string | null;
+  /** The fault it added or removed; null when it added or removed none (a refused call included). */
+  readonly faultId: string | null;
 }
 
 /** One delivery attempt of a webhook event, ended. */

@@ -167,6 +167,28 @@ describe('recording', () => {
   });
 });
 
+describe('control calls on the timeline', () => {
+  it('shows a call on the company its entry names (path, query or fault), a shared-clock move on the companies on it, and not the inspector\'s own', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const other = emu.companies.create();
+    const own = emu.companies.create({ clock: 'own' });
+    await timeline(emu, acme.companyId);
+    const calls: [string, string, unknown?][] = [
+      ['DELETE', `/_emulator/inbox?companyId=${other.companyId}`],
+      ['POST', `/_emulator/companies/${own.companyId}/faults`, { target: 'api', effect: { status: 503 } }],
+      ['POST', '/_emulator/clock/run-until-idle', {}],
+      ['POST', '/_emulator/inspector/demo/next', {}],
+      ['POST', '/_emulator/network/routes', { from: 'https://hooks.other.example', to: 'http://127.0.0.1:9/in' }],
+    ];
+    for (const [method, path, body] of calls) await emu.fetch(path, body === undefined ? { method } : json(body, method));
+    const titles = async (companyId: string) => (await timeline(emu, companyId)).items.map((i) => i.title.split(' → ')[0]);
+    expect(await titles(acme.companyId)).toEqual(['POST /_emulator/network/routes', 'POST /_emulator/clock/run-until-idle']);
+    expect(await titles(other.companyId)).toEqual(['POST /_emulator/network/routes', 'POST /_emulator/clock/run-until-idle', 'DELETE /_emulator/inbox']);
+    expect(await titles(own.companyId)).toEqual(['POST /_emulator/network/routes', `POST /_emulator/companies/${own.companyId}/faults`]);
+  });
+});
+
 describe('the timeline', () => {
   it('pages newest first by a cursor, each item once; refuses a bad limit, cursor or parameter with 422, an unknown company with 404', async () => {
     const emu = emulator();

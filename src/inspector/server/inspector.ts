@@ -227,13 +227,11 @@ export class Inspector implements ExchangeRecorder {
       }
       case 'control': {
         // Only what changed something, and not the inspector's own calls: its page polls nothing but reads.
-        if (entry.method === 'GET' || entry.path.startsWith('/_emulator/inspector') || entry.path.startsWith('/_emulator/ui')) break;
-        // The company it is about: named by its path, or by the match of the fault it added.
-        const companyId = COMPANY_PATH.exec(entry.path)?.[1] ?? (entry.detail === null ? undefined : FAULT_OF_COMPANY.exec(entry.detail)?.[1]) ?? null;
-        const world = companyId === null ? undefined : this.#emulator.worldOf(companyId);
-        const own = world !== undefined && world.owner === companyId ? world : undefined;
-        const sharedClock = companyId === null && entry.path.startsWith('/_emulator/clock');
-        const control: KeptControl = { ...entry, seq: ++this.#seq, atMs: own ? own.clock.now() : Date.parse(entry.at), companyId, sharedClock };
+        if (entry.method === 'GET' || entry.scope === 'inspector') break;
+        // A call about a company on a clock of its own happened at that clock's now.
+        const world = entry.companyId === null ? undefined : this.#emulator.worldOf(entry.companyId);
+        const atMs = world !== undefined && world.owner === entry.companyId ? world.clock.now() : Date.parse(entry.at);
+        const control: KeptControl = { ...entry, seq: ++this.#seq, atMs };
         this.#controls.push(control);
         if (this.#controls.length > RING_SIZE) this.#controls = this.#controls.slice(-RING_SIZE);
         const item = controlItem(control);
@@ -314,20 +312,16 @@ export class Inspector implements ExchangeRecorder {
   }
 
   /**
-   * Whether a control call shows on a company's timeline: it names that company (its path, or its fault's match);
-   * or it moved the shared clock and the company is on it; or it acts on every company (an unscoped fault, a route,
-   * a regulatory snapshot, …).
+   * Whether a control call shows on a company's timeline: it is about that company (its path or query names it, or
+   * the fault it added matches only it); or it acts on the shared clock and the company is on it; or it acts on
+   * every company (an unscoped fault, a route, a regulatory snapshot, …).
    */
   #concerns(control: KeptControl, companyId: string): boolean {
     if (control.companyId !== null) return control.companyId === companyId;
-    if (control.sharedClock) return this.#emulator.worldOf(companyId).owner !== companyId;
+    if (control.scope === 'shared clock') return this.#emulator.worldOf(companyId).owner !== companyId;
     return true;
   }
 }
-
-const COMPANY_PATH = /^\/_emulator\/companies\/([^/]+)/;
-/** The company a fault's description names (activity-log.ts describeFault: `… companyId=<id> …`). */
-const FAULT_OF_COMPANY = /^fault \S+: \S+ (?:.* )?companyId=([0-9a-f-]{36})\b/;
 
 /** What the timeline and the detail read: the company's world, the journal, and the inspector's rings. */
 export interface InspectorView {
