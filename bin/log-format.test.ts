@@ -79,7 +79,7 @@ describe('formatActivity', () => {
   });
 
   it('pretty control: the operation and what it did, the detail escaped', () => {
-    const control: ControlActivity = { kind: 'control', at: '2026-01-01T00:00:00.000Z', method: 'POST', path: '/_emulator/faults', status: 201, operation: 'addFault', detail: 'fault flt_1: api path=/v1/\x1b[2J → status=503, once', error: null };
+    const control: ControlActivity = { kind: 'control', at: '2026-01-01T00:00:00.000Z', method: 'POST', path: '/_emulator/faults', status: 201, operation: 'addFault', detail: 'fault flt_1: api path=/v1/\x1b[2J → status=503, once', error: null, scope: 'emulator', companyId: null, faultId: 'flt_1' };
     expect(formatActivity(control, 'pretty')).toBe('2026-01-01T00:00:00.000Z control  POST   /_emulator/faults → 201 addFault: fault flt_1: api path=/v1/\\x1b[2J → status=503, once');
     expect(formatActivity({ ...control, path: '/_emulator/faults/flt_9', method: 'DELETE', status: 404, operation: 'removeFault', detail: null, error: { codigo: 'falha_nao_encontrada', caminho: 'path.id' } }, 'pretty')).toBe('2026-01-01T00:00:00.000Z control  DELETE /_emulator/faults/flt_9 → 404 falha_nao_encontrada at path.id (removeFault)');
     expect(formatActivity({ ...control, path: '/_emulator/nope', status: 404, operation: null, detail: null, error: { codigo: 'rota_nao_encontrada', caminho: null } }, 'pretty')).toBe('2026-01-01T00:00:00.000Z control  POST   /_emulator/nope → 404 rota_nao_encontrada');

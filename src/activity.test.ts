@@ -68,6 +68,11 @@ describe('emu.activity', () => {
     expect(controls[0]!.detail).toBe('fault flt_1: api path=/v1/empresa → status=503, once');
     expect(controls[1]!.detail).toBe('fault flt_2: delivery any → status=503, 2 times');
     expect(controls[2]).toMatchObject({ at: '2026-01-01T00:00:00.000Z', detail: 'now 2026-01-01T00:10:00.000Z, ran 3 tasks', error: null });
+    expect(controls.map((c) => [c.scope, c.companyId, c.faultId])).toEqual([
+      ['emulator', null, 'flt_1'],
+      ['emulator', null, 'flt_2'],
+      ['shared clock', null, null],
+    ]);
 
     const deliveries = entries.filter((e) => e.kind === 'delivery');
     const eventId = deliveries[0]?.eventId;
@@ -93,6 +98,46 @@ describe('emu.activity', () => {
       { attempt: 2, outcome: 'entregue', status: 200, durationMs: 0, nextAttemptAt: null },
     ]);
     expect(entries.at(-1)).toMatchObject({ kind: 'control', status: 422, operation: 'advanceClock', detail: null, error: { codigo: 'valor_invalido', caminho: expect.stringMatching(/^body/) } });
+  });
+
+  it('names what a control acts on, the company it is about and the fault it added or removed, a refused call too', async () => {
+    const emu = createEmulator({ clock: 'manual', seed: 7, controlToken: 'activity-control-token' });
+    const acme = emu.companies.create();
+    const own = emu.companies.create({ clock: 'own' });
+    const entries: ActivityEntry[] = [];
+    emu.activity.subscribe((entry) => entries.push(entry));
+    const control = async (method: string, path: string, body?: unknown, token: string | null = 'activity-control-token') => {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(token === null ? {} : { authorization: `Bearer ${token}` }) };
+      return (await emu.fetch(`/_emulator${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })).status;
+    };
+
+    expect(await control('PATCH', `/companies/${acme.companyId}`, { name: 'Acme 2' })).toBe(200);
+    expect(await control('POST', '/faults', { target: 'api', match: { companyId: acme.companyId }, effect: { status: 503 } })).toBe(201);
+    expect(await control('DELETE', '/faults/flt_1')).toBe(204);
+    expect(await control('DELETE', '/faults/flt_1')).toBe(404);
+    expect(await control('POST', `/companies/${own.companyId}/faults`, { target: 'job', effect: { fail: true } })).toBe(201);
+    expect(await control('DELETE', `/companies/${own.companyId}/faults/flt_2`)).toBe(204);
+    expect(await control('DELETE', `/inbox?companyId=${acme.companyId}`)).toBe(200);
+    expect(await control('POST', `/companies/${own.companyId}/clock/advance`, { by: '1m' })).toBe(200);
+    expect(await control('POST', '/companies', {})).toBe(201);
+    // Refused by the guard, before the control ran: still told as the control it was for, and of the company.
+    expect(await control('PATCH', `/companies/${acme.companyId}`, {}, null)).toBe(401);
+    // No control at all.
+    expect(await control('POST', '/nothing-here')).toBe(404);
+
+    expect(entries.map((e) => (e.kind === 'control' ? [e.status, e.operation, e.scope, e.companyId, e.faultId] : e.kind))).toEqual([
+      [200, 'updateCompany', 'company', acme.companyId, null],
+      [201, 'addFault', 'emulator', acme.companyId, 'flt_1'],
+      [204, 'removeFault', 'emulator', null, 'flt_1'],
+      [404, 'removeFault', 'emulator', null, null],
+      [201, 'addCompanyFault', 'company', own.companyId, 'flt_2'],
+      [204, 'removeCompanyFault', 'company', own.companyId, 'flt_2'],
+      [200, 'clearInbox', 'emulator', acme.companyId, null],
+      [200, 'advanceOwnClock', 'company', own.companyId, null],
+      [201, 'createCompany', 'emulator', null, null],
+      [401, 'updateCompany', 'company', acme.companyId, null],
+      [404, null, null, null, null],
+    ]);
   });
 
   it('tells the steps of a job on a record, and a job fault that took one', async () => {

@@ -99,7 +99,7 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   http: { runtime: ['core'], types: ['clock', 'engine'] },
   // Control (the in-process control API and its /_emulator routes) drives the engine (its fault registry among the
   // rest), names the network's routes and inbox entries, and reuses the API shell's error bodies, body reading and
-  // parsers (HTTP_FOR_CONTROL).
+  // parsers (HTTP_FOR_CONTROL). Its table's rows of the inspector call the inspector's one entry (INSPECTOR_ENTRY).
   control: { runtime: ['core', 'clock', 'http', 'engine', 'version', 'inspector server'], types: ['network'] },
   // The engine around the core (src/engine: configuration, faults, jobs, the delivery driver, the world) runs core
   // functions on the clock and hands deliveries to the network; it knows nothing of HTTP or the controls.
@@ -107,10 +107,12 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // src/emulator.ts puts everything together: configuration → world → controls → app. It hands the control app the
   // OpenAPI documents to serve: control cannot import openapi, which reads the control table.
   facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version', 'openapi', 'inspector server'] },
-  // The inspector (src/inspector): its server side reads what the emulator keeps (the engine, through the controls),
-  // answers with the API shell's error bodies and signs as the network does; only src/control/routes.ts mounts its
-  // routes (and the facade may wire it). Its page runs in a browser and shares nothing with src/ but the wire types.
-  'inspector server': { runtime: ['core', 'engine', 'control', 'http', 'network', 'version'], types: ['clock', 'inspector wire'] },
+  // The inspector (src/inspector): its server side reads what the emulator keeps through the port it is made with
+  // (the engine's activity feed and ObservedEmulator), answers with the API shell's error bodies and signs as the
+  // network does. It knows nothing of the controls, not even their types: the controls call its entry
+  // (INSPECTOR_ENTRY), and the facade may wire it. Its page runs in a browser and shares nothing with src/ but the
+  // wire types.
+  'inspector server': { runtime: ['core', 'engine', 'http', 'network', 'version'], types: ['clock', 'inspector wire'] },
   'inspector page': { runtime: [], types: ['inspector wire'] },
   'inspector wire': { runtime: [] },
   // The OpenAPI documents are generated from the API shell's operation table and schemas (and the controls').
@@ -147,6 +149,9 @@ export const RULES: Readonly<Record<string, Allowed>> = {
  */
 const HTTP_FOR_CONTROL = ['src/http/errors.ts', 'src/http/pipeline.ts', 'src/http/schemas.ts', 'src/http/stored-answers.ts'];
 
+/** The one module of the inspector's server side the controls import: what its controls answer, handed the emulator's activity feed. */
+const INSPECTOR_ENTRY = 'src/inspector/server/routes.ts';
+
 /**
  * Imports that break a rule and are left for a change of their own, each with the reason. The test fails when one
  * is no longer needed, so the list only shrinks.
@@ -178,7 +183,7 @@ export function ruleBroken(file: string, target: string, typeOnly: boolean, publ
   if (allowed === undefined) return `${from} has no rule`;
   const kinds = (layers: readonly string[] | undefined) => (layers ?? []).some((l) => l === to || (l === 'public modules' && publicFiles.has(target)));
   if (kinds(allowed.runtime)) {
-    if (from === 'control' && to === 'inspector server' && file !== 'src/control/routes.ts') return 'only src/control/routes.ts (which mounts its routes) imports the inspector server';
+    if (from === 'control' && to === 'inspector server' && target !== INSPECTOR_ENTRY) return `control imports from the inspector server only its entry (${INSPECTOR_ENTRY})`;
     if (from === 'control' && to === 'http' && !HTTP_FOR_CONTROL.includes(target) && !typeOnly) return `control imports from http only its error helpers, body reading, schemas and stored answers (${HTTP_FOR_CONTROL.join(', ')})`;
     return undefined;
   }
@@ -339,9 +344,12 @@ describe('the import reader and the rules themselves', () => {
     expect(ruleBroken('src/control/routes.ts', 'src/engine/engine.ts', false, none)).toBeUndefined();
     expect(ruleBroken('src/control/routes.ts', 'src/emulator.ts', true, none)).toBe('control may import core, clock, http, engine, version, inspector server, network (types); a type import of facade is not allowed either');
     expect(ruleBroken('src/control/routes.ts', 'src/http/app.ts', false, none)).toMatch(/^control imports from http only its error helpers/);
-    expect(ruleBroken('src/control/routes.ts', 'src/inspector/server/routes.ts', false, none)).toBeUndefined();
-    expect(ruleBroken('src/control/api.ts', 'src/inspector/server/inspector.ts', false, none)).toBe('only src/control/routes.ts (which mounts its routes) imports the inspector server');
-    expect(ruleBroken('src/inspector/server/inspector.ts', 'src/control/api.ts', false, none)).toBeUndefined();
+    expect(ruleBroken('src/control/table.ts', 'src/inspector/server/routes.ts', false, none)).toBeUndefined();
+    expect(ruleBroken('src/control/api.ts', 'src/inspector/server/inspector.ts', false, none)).toBe('control imports from the inspector server only its entry (src/inspector/server/routes.ts)');
+    expect(ruleBroken('src/control/routes.ts', 'src/inspector/server/inspector.ts', true, none)).toBe('control imports from the inspector server only its entry (src/inspector/server/routes.ts)');
+    expect(ruleBroken('src/inspector/server/inspector.ts', 'src/control/api.ts', false, none)).toBe('inspector server may import core, engine, http, network, version, clock (types), inspector wire (types); not control');
+    expect(ruleBroken('src/inspector/server/routes.ts', 'src/control/row.ts', true, none)).toBe('inspector server may import core, engine, http, network, version, clock (types), inspector wire (types); a type import of control is not allowed either');
+    expect(ruleBroken('src/inspector/server/inspector.ts', 'src/engine/activity.ts', true, none)).toBeUndefined();
     expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/wire.ts', true, none)).toBeUndefined();
     expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/wire.ts', false, none)).toBe('inspector page may import inspector wire (types); not inspector wire');
     expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/server/inspector.ts', true, none)).toBe('inspector page may import inspector wire (types); a type import of inspector server is not allowed either');
@@ -356,8 +364,7 @@ describe('the import reader and the rules themselves', () => {
     }
     expect(ruleBroken('src/kit/connect.ts', 'src/core/cnpj.ts', true, exported)).toBeUndefined();
     expect(ruleBroken('src/kit/connect.ts', 'src/http/app.ts', false, exported)).toBe('kit may import the modules src/public.ts re-exports; not http');
-    expect(ruleBroken('src/control/routes.ts', 'src/inspector/server/ui.ts', false, none)).toBeUndefined();
-    expect(ruleBroken('src/control/api.ts', 'src/inspector/server/ui.ts', false, none)).toBe('only src/control/routes.ts (which mounts its routes) imports the inspector server');
+    expect(ruleBroken('src/control/table.ts', 'src/inspector/server/ui.ts', false, none)).toBe('control imports from the inspector server only its entry (src/inspector/server/routes.ts)');
     expect(ruleBroken('src/inspector/page/main.ts', 'src/inspector/wire.ts', true, none)).toBeUndefined();
     expect(ruleBroken('src/inspector/page/main.ts', 'src/inspector/wire.ts', false, none)).toBe('inspector page may import inspector wire (types); not inspector wire');
     expect(ruleBroken('src/inspector/page/main.ts', 'src/core/time.ts', true, none)).toBe('inspector page may import inspector wire (types); a type import of core is not allowed either');

@@ -11,7 +11,7 @@ export { ClockDisposedError, ClockLimitError, ClockRangeError, type ClockMode } 
 export { DEFAULT_SEED, DEFAULT_START } from './engine/config.js';
 export type { CreatedCompanyInfo } from './engine/world.js';
 export type { JournalEntry } from './engine/journal.js';
-export type { Activity, ActivityEntry, ActivityError, ActivityKind, ActivityListener, ControlActivity, DeliveryActivity, JobActivity, RequestActivity } from './engine/activity.js';
+export type { Activity, ActivityEntry, ActivityError, ActivityKind, ActivityListener, ControlActivity, ControlScope, DeliveryActivity, JobActivity, RequestActivity } from './engine/activity.js';
 export { PERMISSIONS, type Permission } from './core/companies.js';
 export type { Snapshot } from './control/snapshot-schema.js';
 // What the inspector's data routes answer (/_emulator/inspector/…), for whoever scripts against them.

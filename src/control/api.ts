@@ -1,7 +1,7 @@
 /**
  * The in-process control API (emu.companies, emu.clock, emu.faults, …): each control a thin call into the
  * engine and the core, a refusal thrown as a ControlError with the status and code the HTTP controls answer.
- * The /_emulator routes (routes.ts) are a thin HTTP rendering of this same API.
+ * The /_emulator routes (the rows of table.ts) are a thin HTTP rendering of this same API.
  */
 import { ClockRangeError, type ClockMode, type PersistedTask, type VirtualClock } from '../clock/clock.js';
 import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type Permission } from '../core/companies.js';
@@ -52,9 +52,6 @@ export interface EmulatorInfo {
  * Built in the constructor, the eight groups (36 closures, 8 objects) were 2.5 KB of the 17 KB every emulator kept
  * (heap snapshot), though a test may never ask for most of them.
  */
-// Set by the class's static block (below, run when the class is defined): the one way out to its engine.
-let reachEngine: (controls: Controls) => Engine;
-
 export class Controls {
   readonly seed: number | string;
   readonly mode: ClockMode;
@@ -67,11 +64,6 @@ export class Controls {
   #regulatory: ReturnType<Controls['regulatoryControls']> | undefined;
   #journal: ReturnType<Controls['journalControls']> | undefined;
   #activity: Activity | undefined;
-
-  static {
-    // The one way out to the engine, for the inspector's views (engineOf): no method of the public class exposes it.
-    reachEngine = (controls) => controls.engine;
-  }
 
   constructor(protected readonly engine: Engine) {
     this.seed = engine.config.seed;
@@ -454,9 +446,6 @@ export class Controls {
     this.engine.reset();
   }
 }
-
-/** The engine behind `controls`: for src/inspector/server, which reads what the emulator keeps (journal, state, clock). */
-export const engineOf = (controls: Controls): Engine => reachEngine(controls);
 
 /** What a view of the faults, the inbox or the journal is kept to: one company (by its id), or every one. */
 export interface CompanyFilter {

@@ -10,7 +10,10 @@
  * written before the advance's own entry).
  */
 import { isoString } from '../core/time.js';
-import type { JournalEntry, JournalRecord } from './journal.js';
+import type { Config } from './config.js';
+import type { EngineChange } from './engine.js';
+import type { Journal, JournalEntry, JournalRecord } from './journal.js';
+import type { World } from './world.js';
 
 /** An error answer's code and, when it names one, the input it is about: the `erro` body's `codigo` and `caminho`. */
 export interface ActivityError {
@@ -27,6 +30,13 @@ export interface RequestActivity extends JournalEntry {
   readonly durationMs: number;
 }
 
+/**
+ * What a control acts on, as its row in the controls' table declares it: one company (`companyId` names it), the
+ * shared clock (the companies on clocks of their own do not see it), the whole emulator, or the inspector's own data
+ * and the pacing of a demo (nothing of the emulator changes).
+ */
+export type ControlScope = 'company' | 'shared clock' | 'emulator' | 'inspector';
+
 /** A call of the /_emulator controls, answered. */
 export interface ControlActivity {
   readonly kind: 'control';
@@ -36,11 +46,20 @@ export interface ControlActivity {
   /** The path as received, /_emulator included. */
   readonly path: string;
   readonly status: number;
-  /** The control's operation id in openapi.controls.json (advanceClock, createFault, …); null for no control. */
+  /** The control's operation id in openapi.controls.json (advanceClock, addFault, …); null for no control. */
   readonly operation: string | null;
   /** What it did, briefly, for the controls that change something ("now …, ran 3 tasks"); null otherwise. */
   readonly detail: string | null;
   readonly error: ActivityError | null;
+  /** What the control acts on (see ControlScope); null for no control. */
+  readonly scope: ControlScope | null;
+  /**
+   * The company the call is about: the one its path names (`/_emulator/companies/{companyId}/…`) or its
+   * `companyId` query, or the one the fault it added is kept to (`match.companyId`); null for the whole emulator.
+   */
+  readonly companyId: string | null;
+  /** The fault it added or removed; null when it added or removed none (a refused call included). */
+  readonly faultId: string | null;
 }
 
 /** One delivery attempt of a webhook event, ended. */
@@ -138,10 +157,28 @@ export interface ExchangeRecorder {
   exchange(exchange: Exchange): void;
 }
 
+/**
+ * What an observer of the emulator (the inspector) reads of it besides its activity, handed to the observer with
+ * the feed when it is made: the world a company lives in (its records and its clock), the journal's records, the
+ * delivery schedule, and the resets, restores and close it is told of. The engine is the one implementation; the
+ * observer sees nothing else of it.
+ */
+export interface ObservedEmulator {
+  /** The world a company lives in: its own, or the shared one (also for a company that does not exist). */
+  worldOf(companyId: string): World;
+  readonly journal: Pick<Journal, 'recordsOf'>;
+  readonly config: { readonly core: Pick<Config['core'], 'delivery'> };
+  /** Calls `watcher` with every reset, restore and the close from now on; returns the function that stops it. */
+  watch(watcher: (change: EngineChange) => void): () => void;
+}
+
 export class ActivityFeed implements Activity {
   readonly #listeners = new Set<ActivityListener>();
   /** Set once for good by the inspector (src/inspector/server), never unset: see ExchangeRecorder. */
   recorder: ExchangeRecorder | undefined = undefined;
+
+  /** `emulator`: what an observer made with this feed reads of the emulator (see ObservedEmulator). */
+  constructor(readonly emulator: ObservedEmulator) {}
 
   /** Whether anyone listens: producers ask first and make no entry otherwise. */
   get listening(): boolean {

@@ -8,7 +8,7 @@ import { Inbox } from '../network/inbox.js';
 import { RouteTable } from '../network/routes.js';
 import { Transport } from '../network/transport.js';
 import { readConfig, type Config, type EmulatorOptions } from './config.js';
-import { ActivityFeed } from './activity.js';
+import { ActivityFeed, type ObservedEmulator } from './activity.js';
 import { Journal } from './journal.js';
 import { pickCnpjRoot } from '../core/companies.js';
 import type { Result } from '../core/refusal.js';
@@ -26,12 +26,15 @@ export type EngineChange = { readonly kind: 'reset' | 'restored'; readonly compa
 /** Why a world's clock stops: the words a released request's 503 uses ("the emulator was reset …"). */
 type WorldEnd = 'reset' | 'restored' | 'closed';
 
-export class Engine {
+export class Engine implements ObservedEmulator {
   readonly config: Config;
   readonly faults = new FaultRegistry();
   readonly journal = new Journal();
-  /** What the emulator does, for whoever listens (emu.activity): it outlives resets and restores. */
-  readonly activity = new ActivityFeed();
+  /**
+   * What the emulator does, for whoever listens (emu.activity): it outlives resets and restores. An observer made
+   * with it (the inspector) reads the engine only as an ObservedEmulator.
+   */
+  readonly activity = new ActivityFeed(this);
   readonly routes = new RouteTable();
   readonly inbox = new Inbox();
   /** The fake network the worlds' delivery tasks send through (WorldServices). */

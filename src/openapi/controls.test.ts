@@ -3,10 +3,11 @@
  * answers; every $ref resolves.
  */
 import { describe, expect, it } from 'vitest';
-import { controlRoutes } from '../control/contract.js';
+import { schemaOf } from '../control/schemas.js';
+import { CONTROLS } from '../control/table.js';
 import { controlsDocument } from './controls.js';
 
-const CONTROL_ROUTES = controlRoutes();
+const CONTROL_ROUTES = CONTROLS;
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -37,13 +38,15 @@ describe('controlsDocument()', () => {
       expect((op.parameters ?? []).filter((p: Json) => p.in === 'query').map((p: Json) => p.name)).toEqual((route.query ?? []).map((q) => q.name));
       if (route.body) {
         expect(op.requestBody.content['application/json'].schema).toEqual(expect.any(Object));
-        expect(op.requestBody.required).toBe(!route.body.safeParse({}).success);
+        expect(op.requestBody.required).toBe(!(route.body.shown === undefined ? route.body.schema : schemaOf(route.body.shown)).safeParse({}).success);
       } else expect(op.requestBody).toBeUndefined();
       const statuses = Object.keys(op.responses).map(Number);
       expect(statuses).toEqual(expect.arrayContaining([...Object.keys(route.success), ...Object.keys(route.errors)].map(Number)));
       // Every control may be refused the control token; every write the content type.
       expect(statuses).toContain(401);
       if (['POST', 'PUT', 'PATCH'].includes(route.method)) expect(statuses).toEqual(expect.arrayContaining([400, 413, 415]));
+      // A control that reads its query refuses what it does not take.
+      if (route.query !== undefined) expect(statuses).toContain(422);
       for (const status of statuses.filter((s) => s >= 400)) expect(op.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
     });
   }

@@ -1,10 +1,13 @@
 /**
- * The OpenAPI 3.1 document of the /_emulator controls (DESIGN §6), generated from their table
- * (src/control/contract.ts): each control's method, path, body schema (the one its route parses with), query
- * parameters, success answers and errors. `npm run openapi` writes it to the committed openapi.controls.json.
+ * The OpenAPI 3.1 document of the /_emulator controls, generated from their table (src/control/table.ts): each
+ * control's method, path, body schema (the one its route parses with, or the one its control checks the body
+ * with), query parameters, success answers and errors. `npm run openapi` writes it to the committed
+ * openapi.controls.json.
  */
 import * as z from 'zod';
-import { controlRoutes, controlSchemas, type ControlRoute, type ControlTag } from '../control/contract.js';
+import type { Control, ControlTag } from '../control/row.js';
+import { namedSchemas, schemaOf } from '../control/schemas.js';
+import { CONTROLS } from '../control/table.js';
 import { companySnapshotSchema, snapshotSchema } from '../control/snapshot-schema.js';
 import { ErrorBody } from '../http/contract/wire.js';
 import { CONTROL_REQUEST_ID } from '../http/errors.js';
@@ -14,8 +17,8 @@ import { LICENSE } from './document.js';
 type Json = Record<string, unknown>;
 
 let names: Map<unknown, string> | undefined;
-/** The name of each named schema (controlSchemas), by the schema. */
-const nameOf = (schema: unknown): string | undefined => (names ??= new Map(Object.entries(controlSchemas()).map(([name, named]) => [named, name]))).get(schema);
+/** The name of each named schema (namedSchemas), by the schema. */
+const nameOf = (schema: unknown): string | undefined => (names ??= new Map(Object.entries(namedSchemas()).map(([name, named]) => [named, name]))).get(schema);
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /**
@@ -55,7 +58,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Map<s
 function component(name: string, io: 'input' | 'output', components: Map<string, Json>): void {
   if (components.has(name)) return;
   components.set(name, {});
-  components.set(name, jsonSchema(controlSchemas()[name]!, io, components));
+  components.set(name, jsonSchema(namedSchemas()[name]!, io, components));
 }
 
 /** A body: a ref when the schema is named, else in place. */
@@ -70,21 +73,23 @@ const openApiPath = (path: string) => `/_emulator${path === '/' ? '' : path.repl
 const WRITES = new Set(['POST', 'PUT', 'PATCH']);
 
 /** The errors every control may answer, beside its own. */
-function commonErrors(route: ControlRoute): Record<number, string> {
+function commonErrors(route: Control): Record<number, string> {
   const errors: Record<number, string> = {
     401: 'Only for an emulator started with a control token: token_de_controle_ausente (no Authorization header) or token_de_controle_invalido.',
   };
+  // A control that reads its query refuses a parameter it does not take, or one given twice.
+  if (route.query !== undefined) errors[422] = 'valor_invalido: a query parameter the control does not take, or one given twice (caminho names it).';
   if (WRITES.has(route.method)) {
     Object.assign(errors, {
       400: 'json_invalido: the body is not JSON (an absent body reads as {}).',
-      413: `corpo_muito_grande: the body is larger than ${route.bodyLimit ?? '1 MiB'}.`,
+      413: `corpo_muito_grande: the body is larger than ${route.body?.limit ?? '1 MiB'}.`,
       415: 'tipo_midia_nao_suportado: every POST, PUT and PATCH under /_emulator needs content-type: application/json, even without a body, so that no web page can drive the controls.',
     });
   }
   return errors;
 }
 
-function operation(route: ControlRoute, components: Map<string, Json>): Json {
+function operation(route: Control, components: Map<string, Json>): Json {
   const parameters: Json[] = [];
   for (const [, name] of route.path.matchAll(/:([A-Za-z_]\w*)/g)) parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
   for (const q of route.query ?? []) parameters.push({ name: q.name, in: 'query', required: false, description: q.description, schema: { type: 'string' } });
@@ -92,7 +97,7 @@ function operation(route: ControlRoute, components: Map<string, Json>): Json {
   for (const [status, answer] of Object.entries(route.success)) {
     const body = answer.body;
     let content: Json | undefined;
-    if (body instanceof z.ZodType) content = { 'application/json': { schema: bodySchema(body, 'output', components) } };
+    if (typeof body === 'string') content = { 'application/json': { schema: bodySchema(schemaOf(body), 'output', components) } };
     else if (body) content = { [body.mediaType]: { schema: body.mediaType.startsWith('application/json') ? { type: 'object' } : { type: 'string' } } };
     responses[status] = { description: answer.description, ...(content ? { content } : {}) };
   }
@@ -102,8 +107,9 @@ function operation(route: ControlRoute, components: Map<string, Json>): Json {
   }
   let requestBody: Json | undefined;
   if (route.body) {
+    const shown = route.body.shown === undefined ? route.body.schema : schemaOf(route.body.shown);
     // A control reads an absent body as {}: the body is required only when {} is not one.
-    requestBody = { required: !route.body.safeParse({}).success, content: { 'application/json': { schema: bodySchema(route.body, 'input', components) } } };
+    requestBody = { required: !shown.safeParse({}).success, content: { 'application/json': { schema: bodySchema(shown, 'input', components) } } };
   }
   return {
     operationId: route.id,
@@ -119,7 +125,7 @@ function operation(route: ControlRoute, components: Map<string, Json>): Json {
 export function controlsDocument(): Json {
   const components = new Map<string, Json>();
   const paths: Record<string, Json> = {};
-  for (const route of controlRoutes()) {
+  for (const route of CONTROLS) {
     const path = openApiPath(route.path);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route, components) };
   }

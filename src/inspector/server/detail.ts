@@ -80,7 +80,7 @@ export function itemDetail(view: InspectorView, companyId: string, itemId: strin
     case 'ctl': {
       const control = view.controls(companyId).find((c) => `${c.seq}` === rest);
       if (!control) return undefined;
-      const { seq: _seq, atMs: _atMs, kind: _kind, companyId: _companyId, sharedClock: _sharedClock, ...call } = control;
+      const { seq: _seq, atMs: _atMs, kind: _kind, ...call } = control;
       return { item: controlItem(control), sections: [{ title: 'Control call', kind: 'json', value: maskJson(call) }] };
     }
     case 'task': {

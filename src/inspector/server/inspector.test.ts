@@ -3,18 +3,28 @@
  * bounded rings, resets, the live stream and its end (abort, close, over a socket too), and a timeline page at scale.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { engineOf } from '../../control/api.js';
-import { createEmulator, type Emulator } from '../../emulator.js';
+import { Emulator } from '../../emulator.js';
+import type { ActivityFeed } from '../../engine/activity.js';
 import type { ItemDetail, Timeline, TimelineItem } from '../wire.js';
-import { BODY_CAP, Inspector, RING_SIZE } from './inspector.js';
+import { BODY_CAP, Inspector, inspectorOf, RING_SIZE } from './inspector.js';
 import { decodeCursor, encodeCursor } from './timeline.js';
+
+/**
+ * An emulator whose activity feed a test reaches: the port the inspector is made with (inspectorOf, new
+ * Inspector), which the emulator keeps to itself (its engine is protected).
+ */
+class Observed extends Emulator {
+  get feed(): ActivityFeed {
+    return this.engine.activity;
+  }
+}
 
 const started: Emulator[] = [];
 afterEach(async () => {
   await Promise.all(started.splice(0).map((emu) => emu.close()));
 });
-function emulator(): Emulator {
-  const emu = createEmulator({ seed: 3 });
+function emulator(): Observed {
+  const emu = new Observed({ seed: 3 });
   started.push(emu);
   return emu;
 }
@@ -62,7 +72,7 @@ describe('recording', () => {
   it('records nothing before the inspector is first used; after it, each exchange whole with tokens and secrets masked', async () => {
     const emu = emulator();
     const acme = emu.companies.create();
-    const activity = engineOf(emu).activity;
+    const activity = emu.feed;
     const before = await putWebhook(emu, acme.token, 'destination-0001');
     expect(before.status).toBe(201);
     expect(activity.recorder).toBeUndefined();
@@ -154,6 +164,28 @@ describe('recording', () => {
     emu.reset();
     const fresh = emu.companies.create();
     expect(await kinds(fresh.companyId)).toEqual([]);
+  });
+});
+
+describe('control calls on the timeline', () => {
+  it('shows a call on the company its entry names (path, query or fault), a shared-clock move on the companies on it, and not the inspector\'s own', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const other = emu.companies.create();
+    const own = emu.companies.create({ clock: 'own' });
+    await timeline(emu, acme.companyId);
+    const calls: [string, string, unknown?][] = [
+      ['DELETE', `/_emulator/inbox?companyId=${other.companyId}`],
+      ['POST', `/_emulator/companies/${own.companyId}/faults`, { target: 'api', effect: { status: 503 } }],
+      ['POST', '/_emulator/clock/run-until-idle', {}],
+      ['POST', '/_emulator/inspector/demo/next', {}],
+      ['POST', '/_emulator/network/routes', { from: 'https://hooks.other.example', to: 'http://127.0.0.1:9/in' }],
+    ];
+    for (const [method, path, body] of calls) await emu.fetch(path, body === undefined ? { method } : json(body, method));
+    const titles = async (companyId: string) => (await timeline(emu, companyId)).items.map((i) => i.title.split(' → ')[0]);
+    expect(await titles(acme.companyId)).toEqual(['POST /_emulator/network/routes', 'POST /_emulator/clock/run-until-idle']);
+    expect(await titles(other.companyId)).toEqual(['POST /_emulator/network/routes', 'POST /_emulator/clock/run-until-idle', 'DELETE /_emulator/inbox']);
+    expect(await titles(own.companyId)).toEqual(['POST /_emulator/network/routes', `POST /_emulator/companies/${own.companyId}/faults`]);
   });
 });
 
@@ -286,7 +318,7 @@ describe('the stream', () => {
     expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString() } });
     emu.companies.reset(acme.companyId);
     expect(await stream.next()).toEqual({ event: 'reset', data: {} });
-    const inspector = engineOf(emu).activity.recorder as Inspector;
+    const inspector = inspectorOf(emu.feed);
     expect(inspector.streams).toBe(1);
     await stream.reader.cancel();
     expect(inspector.streams).toBe(0);
@@ -316,7 +348,7 @@ describe('the stream', () => {
   it('ends when its company is removed', async () => {
     const emu = emulator();
     const acme = emu.companies.create();
-    const inspector = new Inspector(engineOf(emu), { clockPollMs: 10 });
+    const inspector = new Inspector(emu.feed, { clockPollMs: 10 });
     const stream = frames(inspector.stream(acme.companyId, new Request('http://x/')));
     expect(((await stream.next()) as { event: string }).event).toBe('clock');
     emu.companies.remove(acme.companyId);
@@ -329,7 +361,7 @@ describe('the stream', () => {
   it('sends a keep-alive comment at its interval of real time', async () => {
     const emu = emulator();
     const acme = emu.companies.create();
-    const inspector = new Inspector(engineOf(emu), { keepAliveMs: 20 });
+    const inspector = new Inspector(emu.feed, { keepAliveMs: 20 });
     const stream = frames(inspector.stream(acme.companyId, new Request('http://x/')));
     expect(((await stream.next()) as { event: string }).event).toBe('clock');
     expect(await stream.next()).toEqual({ comment: 'keep-alive' });
@@ -363,7 +395,7 @@ describe('the stream', () => {
     expect(gone.status).toBe(200);
     const goneFrames = frames(gone.body!);
     await goneFrames.next();
-    const inspector = engineOf(emu).activity.recorder as Inspector;
+    const inspector = inspectorOf(emu.feed);
     expect(inspector.streams).toBe(1);
     controller.abort();
     for (let i = 0; i < 100 && inspector.streams > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));

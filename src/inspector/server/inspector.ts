@@ -13,10 +13,8 @@
  * It also feeds the live streams (GET /_emulator/inspector/stream): the new items of a company, its clock's moves and
  * its resets; emu.close() ends every open stream at once.
  */
-import type { Controls } from '../../control/api.js';
-import { engineOf } from '../../control/api.js';
-import type { ActivityEntry, ActivityError, Exchange, ExchangeRecorder } from '../../engine/activity.js';
-import type { Engine, EngineChange } from '../../engine/engine.js';
+import type { ActivityEntry, ActivityError, ActivityFeed, Exchange, ExchangeRecorder, ObservedEmulator } from '../../engine/activity.js';
+import type { EngineChange } from '../../engine/engine.js';
 import type { JournalRecord } from '../../engine/journal.js';
 import type { World } from '../../engine/world.js';
 import type { ItemDetail, StreamFrame, Timeline, TimelineItem } from '../wire.js';
@@ -46,13 +44,12 @@ interface Watcher {
   end(): void;
 }
 
-const inspectors = new WeakMap<Engine, Inspector>();
+const inspectors = new WeakMap<ActivityFeed, Inspector>();
 
-/** The inspector of the emulator behind `controls`, made and opened on the first call. */
-export function inspectorOf(controls: Controls): Inspector {
-  const engine = engineOf(controls);
-  let inspector = inspectors.get(engine);
-  if (inspector === undefined) inspectors.set(engine, (inspector = new Inspector(engine)));
+/** The inspector of the emulator whose activity `feed` tells, made and opened on the first call. */
+export function inspectorOf(feed: ActivityFeed): Inspector {
+  let inspector = inspectors.get(feed);
+  if (inspector === undefined) inspectors.set(feed, (inspector = new Inspector(feed)));
   return inspector;
 }
 
@@ -62,7 +59,8 @@ function bound<K, V>(map: Map<K, V>, size: number): void {
 }
 
 export class Inspector implements ExchangeRecorder {
-  readonly #engine: Engine;
+  /** What it reads of the emulator: handed in with the feed, the one way it reaches the emulator. */
+  readonly #emulator: ObservedEmulator;
   /** Request id → the exchange as sent and answered (made after the inspector opened). */
   readonly #exchanges = new Map<string, KeptExchange>();
   /** Request id → its error code, from the activity stream (the journal keeps none). */
@@ -74,13 +72,14 @@ export class Inspector implements ExchangeRecorder {
   #closed = false;
   readonly #timings: { readonly keepAliveMs: number; readonly clockPollMs: number };
 
-  constructor(engine: Engine, timings: { keepAliveMs?: number; clockPollMs?: number } = {}) {
-    this.#engine = engine;
+  /** Made with the activity feed of an emulator: it listens to it, records its exchanges, reads `feed.emulator`. */
+  constructor(feed: ActivityFeed, timings: { keepAliveMs?: number; clockPollMs?: number } = {}) {
+    this.#emulator = feed.emulator;
     this.#timings = { keepAliveMs: timings.keepAliveMs ?? KEEP_ALIVE_MS, clockPollMs: timings.clockPollMs ?? CLOCK_POLL_MS };
     // For good: the listener and the recorder stay for the emulator's life (the inspector is on once opened).
-    engine.activity.subscribe((entry) => this.#take(entry));
-    engine.activity.recorder = this;
-    engine.watch((change) => this.#changed(change));
+    feed.subscribe((entry) => this.#take(entry));
+    feed.recorder = this;
+    this.#emulator.watch((change) => this.#changed(change));
   }
 
   /** How many live streams are open (tests, and the close). */
@@ -209,7 +208,7 @@ export class Inspector implements ExchangeRecorder {
         break;
       }
       case 'delivery': {
-        const world = this.#engine.worldOf(entry.companyId);
+        const world = this.#emulator.worldOf(entry.companyId);
         const event = world.state.webhookEvents.get(entry.eventId);
         const attempt = event?.attempts[entry.attempt - 1];
         if (event && attempt && this.#watched(entry.companyId)) {
@@ -228,12 +227,11 @@ export class Inspector implements ExchangeRecorder {
       }
       case 'control': {
         // Only what changed something, and not the inspector's own calls: its page polls nothing but reads.
-        if (entry.method === 'GET' || entry.path.startsWith('/_emulator/inspector') || entry.path.startsWith('/_emulator/ui')) break;
-        // The company it is about: named by its path, or by the match of the fault it added.
-        const companyId = COMPANY_PATH.exec(entry.path)?.[1] ?? (entry.detail === null ? undefined : FAULT_OF_COMPANY.exec(entry.detail)?.[1]) ?? null;
-        const own = companyId === null ? undefined : this.#engine.ownWorlds().find((w) => w.owner === companyId);
-        const sharedClock = companyId === null && entry.path.startsWith('/_emulator/clock');
-        const control: KeptControl = { ...entry, seq: ++this.#seq, atMs: own ? own.clock.now() : Date.parse(entry.at), companyId, sharedClock };
+        if (entry.method === 'GET' || entry.scope === 'inspector') break;
+        // A call about a company on a clock of its own happened at that clock's now.
+        const world = entry.companyId === null ? undefined : this.#emulator.worldOf(entry.companyId);
+        const atMs = world !== undefined && world.owner === entry.companyId ? world.clock.now() : Date.parse(entry.at);
+        const control: KeptControl = { ...entry, seq: ++this.#seq, atMs };
         this.#controls.push(control);
         if (this.#controls.length > RING_SIZE) this.#controls = this.#controls.slice(-RING_SIZE);
         const item = controlItem(control);
@@ -258,7 +256,7 @@ export class Inspector implements ExchangeRecorder {
 
   /** A `clock` frame when the company's clock moved since the last one; the end of the stream when the company is gone. */
   #tellClock(watcher: Watcher): void {
-    const world = this.#engine.worldOf(watcher.companyId);
+    const world = this.#emulator.worldOf(watcher.companyId);
     if (!world.state.companies.has(watcher.companyId)) return watcher.end();
     const now = world.clock.now();
     if (now === watcher.lastNow) return;
@@ -295,7 +293,7 @@ export class Inspector implements ExchangeRecorder {
   }
 
   #worldOf(companyId: string): World {
-    const world = this.#engine.worldOf(companyId);
+    const world = this.#emulator.worldOf(companyId);
     if (!world.state.companies.has(companyId)) throw new UnknownCompany(`No company ${companyId} in this emulator.`);
     return world;
   }
@@ -304,8 +302,8 @@ export class Inspector implements ExchangeRecorder {
   #view(world: World): InspectorView {
     return {
       world,
-      journal: (companyId) => this.#engine.journal.recordsOf(companyId),
-      attemptsPerCycle: this.#engine.config.core.delivery.maxAttemptsPerCycle,
+      journal: (companyId) => this.#emulator.journal.recordsOf(companyId),
+      attemptsPerCycle: this.#emulator.config.core.delivery.maxAttemptsPerCycle,
       exchange: (requestId) => this.#exchanges.get(requestId),
       error: (requestId) => this.#errors.get(requestId)?.error,
       jobs: (companyId) => this.#jobs.filter((job) => job.companyId === companyId),
@@ -314,20 +312,16 @@ export class Inspector implements ExchangeRecorder {
   }
 
   /**
-   * Whether a control call shows on a company's timeline: it names that company (its path, or its fault's match);
-   * or it moved the shared clock and the company is on it; or it acts on every company (an unscoped fault, a route,
-   * a regulatory snapshot, …).
+   * Whether a control call shows on a company's timeline: it is about that company (its path or query names it, or
+   * the fault it added matches only it); or it acts on the shared clock and the company is on it; or it acts on
+   * every company (an unscoped fault, a route, a regulatory snapshot, …).
    */
   #concerns(control: KeptControl, companyId: string): boolean {
     if (control.companyId !== null) return control.companyId === companyId;
-    if (control.sharedClock) return this.#engine.worldOf(companyId).owner !== companyId;
+    if (control.scope === 'shared clock') return this.#emulator.worldOf(companyId).owner !== companyId;
     return true;
   }
 }
-
-const COMPANY_PATH = /^\/_emulator\/companies\/([^/]+)/;
-/** The company a fault's description names (activity-log.ts describeFault: `… companyId=<id> …`). */
-const FAULT_OF_COMPANY = /^fault \S+: \S+ (?:.* )?companyId=([0-9a-f-]{36})\b/;
 
 /** What the timeline and the detail read: the company's world, the journal, and the inspector's rings. */
 export interface InspectorView {

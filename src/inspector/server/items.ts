@@ -16,14 +16,10 @@ export interface KeptJob extends JobActivity {
   readonly atMs: number;
 }
 
-/** A control call that changed something, as the inspector keeps it. */
+/** A control call that changed something, as the inspector keeps it: its activity entry, numbered, its instant as a number. */
 export interface KeptControl extends ControlActivity {
   readonly seq: number;
   readonly atMs: number;
-  /** The company its path names (`/_emulator/companies/{id}/…`); null for a control of the whole emulator. */
-  readonly companyId: string | null;
-  /** It moved the shared clock: only the companies on it see it. */
-  readonly sharedClock: boolean;
 }
 
 const toneOfStatus = (status: number): TimelineItem['tone'] => (status >= 500 ? 'error' : status >= 400 ? 'warn' : 'ok');

@@ -1,32 +1,76 @@
 /**
- * The inspector's data routes, under /_emulator/inspector (mounted by src/control/routes.ts, so the Host check, the
- * control token and the controls' error bodies apply to them as to every control). Reads only: the page drives the
- * emulator through the existing controls. The first call of any of them opens the inspector (inspector.ts).
+ * What the inspector's controls answer: its page and files (/_emulator/ui), its data (/_emulator/inspector/…) and
+ * the demo it paces. The inspector's one entry for the controls: their rows in the controls' table
+ * (src/control/table.ts) declare the paths, queries and bodies, and call these. Each is handed the emulator's
+ * activity feed, the port the inspector is made with (inspector.ts), or the emulator a demo gate paces. Reads only,
+ * but the demo's next step: the page drives the emulator through the other controls. The first call of the page or
+ * of any data answer opens the inspector.
  */
-import { Hono, type Context } from 'hono';
-import type { Controls } from '../../control/api.js';
+import type { ActivityFeed } from '../../engine/activity.js';
 import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../../http/errors.js';
+import { demoGateOf, type DemoGate } from './demo-gate.js';
 import { inspectorOf, UnknownCompany, UnknownItem } from './inspector.js';
 import { decodeCursor, DEFAULT_LIMIT, MAX_LIMIT, type TimelinePage } from './timeline.js';
-
-type InspectorEnv = { Bindings: { controls: Controls } };
+import { inspectorAsset, inspectorPage } from './ui.js';
 
 const fail = (error: ApiError) => errorResponse(error, CONTROL_REQUEST_ID);
 
-/** The query's parameters, each given at most once and each one of `known`; else the 422 naming the first wrong one. */
-function query(c: Context<InspectorEnv>, known: readonly string[]): Record<string, string> | Response {
-  const values: Record<string, string> = {};
-  for (const [name, given] of Object.entries(c.req.queries())) {
-    const caminho = `query.${name}`;
-    if (!known.includes(name)) return fail(apiError(422, 'valor_invalido', `${caminho} is not a parameter of this route; it takes ${known.join(', ')}.`, caminho));
-    if (given.length > 1) return fail(apiError(422, 'valor_invalido', `${caminho} must be given once; got ${given.length} values.`, caminho));
-    values[name] = given[0]!;
+/** The inspector's page; opening it opens the inspector: from then on it records exchanges, job runs and control calls. */
+export function pageAnswer(feed: ActivityFeed): Promise<Response> {
+  inspectorOf(feed);
+  return inspectorPage();
+}
+
+/** A built file of the page (app.js, app.css); 404 for any other name. */
+export async function assetAnswer(name: string, version: string | undefined): Promise<Response> {
+  return (await inspectorAsset(name, version)) ?? fail(apiError(404, 'rota_nao_encontrada', `The inspector page has no file ${name}; its files are app.js and app.css.`, 'path.name'));
+}
+
+/** One page of a company's timeline (`limit`, `before` as the query gave them); 422 for a bad one, 404 for an unknown company. */
+export function timelineAnswer(feed: ActivityFeed, companyId: string, query: { readonly limit?: string | undefined; readonly before?: string | undefined }): Promise<Response> {
+  const page = timelinePage(query);
+  if (page instanceof Response) return Promise.resolve(page);
+  return read(() => inspectorOf(feed).timeline(companyId, page));
+}
+
+/** One item of a company's timeline with its detail; 404 for an unknown company or item. */
+export function itemAnswer(feed: ActivityFeed, companyId: string, itemId: string): Promise<Response> {
+  return read(() => inspectorOf(feed).item(companyId, itemId));
+}
+
+/** A company's timeline live, as server-sent events, for as long as `request` is open; 422 without a company, 404 for an unknown one. */
+export function streamAnswer(feed: ActivityFeed, companyId: string | undefined, request: Request): Promise<Response> {
+  if (companyId === undefined) return Promise.resolve(fail(apiError(422, 'valor_invalido', 'query.companyId is required: the company whose timeline to follow.', 'query.companyId')));
+  return read(() => {
+    const body = inspectorOf(feed).stream(companyId, request);
+    return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } });
+  }, 'query.companyId');
+}
+
+/** The demo running on `emulator` as the page shows it; 404 without one. */
+export function demoAnswer(emulator: object): Response {
+  const gate = gateOf(emulator);
+  return gate instanceof Response ? gate : Response.json(gate.state());
+}
+
+/** Releases the step the demo waits at and answers once that step has run; 404 without a demo, 409 when it waits at none. */
+export async function nextDemoAnswer(emulator: object): Promise<Response> {
+  const gate = gateOf(emulator);
+  if (gate instanceof Response) return gate;
+  if (!gate.next()) {
+    const why = gate.done ? 'the demo has ended' : 'a step is still running';
+    return fail(apiError(409, 'demo_nao_aguardando', `The demo waits at no step: ${why} (GET /_emulator/inspector/demo shows it).`));
   }
-  return values;
+  await gate.settled();
+  return Response.json(gate.state());
+}
+
+function gateOf(emulator: object): DemoGate | Response {
+  return demoGateOf(emulator) ?? fail(apiError(404, 'demo_ausente', 'No demo runs on this emulator: start one with "catalog-emulator demo NAME --ui".'));
 }
 
 /** The page a timeline query asks for; else its 422. */
-function timelinePage(values: Record<string, string>): TimelinePage | Response {
+function timelinePage(values: { readonly limit?: string | undefined; readonly before?: string | undefined }): TimelinePage | Response {
   let limit = DEFAULT_LIMIT;
   if (values.limit !== undefined) {
     if (!/^\d{1,7}$/.test(values.limit) || Number(values.limit) < 1 || Number(values.limit) > MAX_LIMIT) {
@@ -51,35 +95,4 @@ async function read(run: () => unknown, companyAt = 'path.companyId'): Promise<R
     if (error instanceof UnknownItem) return fail(apiError(404, 'item_nao_encontrado', error.message, 'path.itemId'));
     throw error;
   }
-}
-
-export function buildInspectorApp(): Hono<InspectorEnv> {
-  const app = new Hono<InspectorEnv>();
-
-  app.get('/companies/:companyId/timeline', (c) => {
-    const values = query(c, ['limit', 'before']);
-    if (values instanceof Response) return values;
-    const page = timelinePage(values);
-    if (page instanceof Response) return page;
-    return read(() => inspectorOf(c.env.controls).timeline(c.req.param('companyId'), page));
-  });
-
-  app.get('/companies/:companyId/items/:itemId', (c) => {
-    const values = query(c, []);
-    if (values instanceof Response) return values;
-    return read(() => inspectorOf(c.env.controls).item(c.req.param('companyId'), c.req.param('itemId')));
-  });
-
-  app.get('/stream', (c) => {
-    const values = query(c, ['companyId']);
-    if (values instanceof Response) return values;
-    const { companyId } = values;
-    if (companyId === undefined) return fail(apiError(422, 'valor_invalido', 'query.companyId is required: the company whose timeline to follow.', 'query.companyId'));
-    return read(() => {
-      const body = inspectorOf(c.env.controls).stream(companyId, c.req.raw);
-      return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } });
-    }, 'query.companyId');
-  });
-
-  return app;
 }

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { httpRequest } from '../../../spec-tests/support/raw-http.js';
-import { controlRoutes } from '../../control/contract.js';
+import { CONTROLS } from '../../control/table.js';
 import { createEmulator } from '../../emulator.js';
 import { inspectorAsset, inspectorPage, packageRoot } from './ui.js';
 
@@ -122,9 +122,9 @@ describe('the control token and the inspector page', () => {
 
   it('still needs the token for every other /_emulator path, and for other methods or shapes of the page paths', async () => {
     const emu = createEmulator({ controlToken: TOKEN });
-    const paths = controlRoutes()
-      .filter((r) => !(r.method === 'GET' && (r.path === '/ui' || r.path === '/ui/assets/:name')))
-      .map((r) => [r.method, `/_emulator${r.path.replace(/:(\w+)/g, 'x-$1')}`] as const);
+    // The page and its files are the only rows open without the token.
+    expect(CONTROLS.filter((r) => r.open).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /ui', 'GET /ui/assets/:name']);
+    const paths = CONTROLS.filter((r) => !r.open).map((r) => [r.method, `/_emulator${r.path.replace(/:(\w+)/g, 'x-$1')}`] as const);
     expect(paths.length).toBeGreaterThan(40);
     const more = [
       ['POST', '/_emulator/ui'],

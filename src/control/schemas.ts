@@ -1,0 +1,193 @@
+/**
+ * The schemas of the controls' bodies and answers (src/control/table.ts names them in its rows). The bodies are the
+ * very schemas the routes parse with. The answers are what the controls' document and the table's test check
+ * against, made on first use: only the bodies serve a request, and built when the module loaded the answers were
+ * 2 ms of the CLI's start before its first answer (about 200 ms), and they name the fault schemas, 5 ms more
+ * (src/engine/faults.ts).
+ */
+import * as z from 'zod';
+import { PERMISSIONS } from '../core/companies.js';
+import { EVENT_KINDS } from '../core/webhooks/events.js';
+import { faultInputSchema, faultViewSchema } from '../engine/faults.js';
+import { companySnapshotSchema, snapshotSchema } from './snapshot-schema.js';
+
+// The bodies the routes parse with.
+const permissions = z.array(z.enum(PERMISSIONS));
+export const companyFlags = z.strictObject({
+  name: z.string().min(1).max(120).optional(),
+  subscriptionActive: z.boolean().optional(),
+  surveillanceEntitled: z.boolean().optional(),
+  surveillanceCapacity: z.number().int().min(0).optional(),
+  analysisAllowance: z.number().int().min(0).optional(),
+});
+export const newCompany = companyFlags.extend({
+  cnpjRoot: z.string().optional().meta({ description: '8 digits; a free one when absent.' }),
+  permissions: permissions.optional().meta({ description: 'Of its first credential; all six when absent.' }),
+  clock: z.enum(['shared', 'own']).optional().meta({ description: '"own": a clock of its own, moved only by /_emulator/companies/{companyId}/clock.' }),
+});
+export const newCredential = z.strictObject({ permissions: permissions.optional() });
+export const advance = z.union(
+  [
+    z.strictObject({ by: z.union([z.string(), z.number()]).meta({ description: '"90s", "15m", "24h", "31d", "1h30m", or milliseconds.' }) }),
+    z.strictObject({ to: z.string().meta({ description: 'An ISO 8601 date-time, not in the past.' }) }),
+  ],
+  'send {"by": "90s" | "15m" | "24h" | "31d" | <ms>} or {"to": "<ISO date-time>"}',
+);
+export const runUntilIdle = z.strictObject({ limit: z.number().int().min(1).max(10_000_000).optional().meta({ description: 'Tasks of work to run at most (default 10,000): past it, 409 limite_de_tarefas.' }) });
+export const route = z.strictObject({
+  from: z.string().meta({ description: 'A public https URL prefix the webhook destination may name.' }),
+  to: z.string().meta({ description: 'The local URL (http://127.0.0.1:…) that gets those deliveries.' }),
+});
+const attributeDefinition = z.strictObject({ codigo: z.string().min(1).max(32), nome: z.string().min(1).max(200), dominio: z.array(z.string().min(1).max(200)).min(1).max(500).optional() });
+export const snapshotChange = z.strictObject({
+  extinguir: z.array(z.string()).max(10_000).optional(),
+  adicionar: z.array(z.strictObject({ codigo: z.string(), descricao: z.string().min(1).max(500), obrigatorios: z.array(z.string()).max(100).optional() })).max(10_000).optional(),
+  obrigatorios: z.record(z.string(), z.array(z.string()).max(100)).optional(),
+  atributos: z.array(attributeDefinition).max(1_000).optional(),
+});
+/** The body of a control that takes no input (the demo's next step): none, or `{}`. */
+export const noInput = z.strictObject({}, { error: () => 'takes no input (send no body, or {})' });
+export const raisedEvent = z.strictObject({ dados: z.looseObject({ tipo: z.enum(EVENT_KINDS) }).meta({ description: "The event's data, as the service's own events carry it." }) });
+
+/** What the controls answer (their types live in src/control/api.ts, src/engine and src/network), by a name the rows use. */
+function answerSchemas() {
+  const info = z.strictObject({ name: z.literal('catalog-emulator'), version: z.string(), now: z.string(), clockMode: z.enum(['manual', 'real']), seed: z.union([z.number(), z.string()]) });
+  const createdCompany = z.strictObject({ companyId: z.string(), cnpjRoot: z.string(), token: z.string(), headOffice: z.strictObject({ id: z.string(), cnpj: z.string() }) });
+  const company = z.strictObject({
+    id: z.string(),
+    cnpjRoot: z.string(),
+    name: z.string(),
+    subscriptionActive: z.boolean(),
+    surveillanceEntitled: z.boolean(),
+    surveillanceCapacity: z.number().int(),
+    analysisAllowance: z.number().int(),
+    headOfficeId: z.string(),
+    createdAt: z.number().int().meta({ description: 'Virtual time of its creation, in Unix milliseconds.' }),
+  });
+  const clockInfo = z.strictObject({ now: z.string(), mode: z.enum(['manual', 'real']), pending: z.number().int(), deadlines: z.number().int() });
+  const clockRun = z.strictObject({ now: z.string(), ran: z.number().int().meta({ description: 'Tasks run.' }) });
+  const demoStep = z.strictObject({ n: z.number().int().meta({ description: 'Its order in the run, from 1.' }), title: z.string(), lines: z.array(z.string()).meta({ description: 'The narration printed while it ran.' }) });
+  const demoState = z.strictObject({
+    name: z.string(),
+    summary: z.string(),
+    steps: z.array(demoStep).meta({ description: 'The steps released so far; while the demo waits, the last is the one next releases (no lines yet).' }),
+    waiting: z.boolean().meta({ description: 'Whether the demo waits for POST /_emulator/inspector/demo/next.' }),
+    done: z.boolean(),
+  });
+  const items = <T extends z.ZodType>(item: T) => z.strictObject({ items: z.array(item) });
+  const faultId = z.strictObject({ id: z.string() });
+  // An empty list: z.tuple([]) would be written `prefixItems: []`, which JSON Schema 2020-12 refuses (one item at least).
+  const none = z.strictObject({ items: z.array(z.never()).max(0) });
+  const networkRoute = z.strictObject({ from: z.string(), to: z.string().meta({ description: 'A local URL; "(in-process handler)" for a handler given in process.' }) });
+  const inboxEntry = z.strictObject({
+    at: z.string(),
+    companyId: z.string(),
+    url: z.string(),
+    headers: z.record(z.string(), z.string()),
+    body: z.string().meta({ description: 'The exact bytes sent, as text.' }),
+    eventId: z.string(),
+    tipo: z.string(),
+    tentativa: z.number().int(),
+    answer: z.strictObject({ status: z.number().int() }),
+  });
+  const journalEntry = z.strictObject({
+    at: z.string(),
+    method: z.string(),
+    path: z.string(),
+    status: z.number().int(),
+    companyId: z.string().nullable(),
+    idempotencyKey: z.string().nullable(),
+    replayed: z.boolean(),
+    requestId: z.string(),
+    faultId: z.string().nullable(),
+  });
+  const regulatoryView = z.strictObject({
+    id: z.string(),
+    publicadoEm: z.string(),
+    ncms: z.array(z.strictObject({ codigo: z.string(), descricao: z.string(), extinta: z.boolean(), extintaDesde: z.string().nullable(), obrigatorios: z.array(z.string()) })),
+    atributos: z.array(z.strictObject({ codigo: z.string(), nome: z.string(), dominio: z.array(z.string()).nullable() })),
+  });
+  const published = z.strictObject({ id: z.string(), publicadoEm: z.string(), afetadas: z.array(z.string()), atributosAlterados: z.array(z.string()) });
+  // The inspector's answers (src/inspector/wire.ts holds the same as TypeScript types, for its page).
+  const timelineItem = z.strictObject({
+    id: z.string().meta({ description: 'Stable: req:<requestId>, evt:<eventId>, att:<eventId>:<n>, job:<n>, ctl:<n>, task:<n>.' }),
+    kind: z.enum(['request', 'event', 'attempt', 'job', 'task', 'deadline', 'control']),
+    at: z.string().meta({ description: 'Virtual time, ISO 8601.' }),
+    title: z.string(),
+    status: z.number().int().nullable(),
+    tone: z.enum(['ok', 'error', 'warn', 'pending', 'info']),
+    tags: z.array(z.string()),
+    detail: z.boolean().meta({ description: 'Whether the item detail has more than the item (headers, bodies, attempts).' }),
+  });
+  const timeline = z.strictObject({
+    companyId: z.string(),
+    now: z.string().meta({ description: "The company's clock (its own, or the shared one)." }),
+    clock: z.enum(['shared', 'own']),
+    items: z.array(timelineItem).meta({ description: 'Newest first.' }),
+    nextBefore: z.string().nullable().meta({ description: 'The `before` of the next (older) page; null at the end.' }),
+    ahead: z.array(timelineItem).meta({ description: 'Pending tasks and deadlines of the company, soonest first (200 at most).' }),
+  });
+  const itemDetail = z.strictObject({
+    item: timelineItem,
+    sections: z.array(z.strictObject({ title: z.string(), kind: z.enum(['json', 'headers', 'text', 'table']), value: z.unknown() })).meta({ description: 'Tokens and secrets masked.' }),
+  });
+  return {
+    info,
+    createdCompany,
+    company,
+    companies: items(company),
+    token: z.strictObject({ token: z.string() }),
+    clockInfo,
+    clockRun,
+    faultInput: faultInputSchema(),
+    faults: items(faultViewSchema()),
+    faultId,
+    none,
+    networkRoute,
+    networkRoutes: items(networkRoute),
+    regulatoryView,
+    published,
+    inbox: items(inboxEntry),
+    eventId: z.strictObject({ eventId: z.string() }),
+    journal: items(journalEntry),
+    demoState,
+    snapshot: snapshotSchema,
+    companySnapshot: companySnapshotSchema,
+    timeline,
+    itemDetail,
+    // Named schemas the answers above hold: the document names them too.
+    faultView: faultViewSchema(),
+    inboxEntry,
+    journalEntry,
+  };
+}
+
+type Schemas = ReturnType<typeof answerSchemas>;
+/** A schema of an answer or a documented body, by its name in the rows. */
+export type SchemaName = keyof Schemas;
+
+let schemas: Schemas | undefined;
+/** The schema `name` names, made on first use. */
+export const schemaOf = (name: SchemaName): z.ZodType => (schemas ??= answerSchemas())[name];
+
+/**
+ * The schemas the controls' document names (`#/components/schemas/<name>`), each used by more than one control; the
+ * others are written in place.
+ */
+export const namedSchemas = (): Readonly<Record<string, z.ZodType>> => {
+  const all = (schemas ??= answerSchemas());
+  return {
+    EmulatorInfo: all.info,
+    CreatedCompany: all.createdCompany,
+    CompanyFlags: all.company,
+    ClockInfo: all.clockInfo,
+    ClockRun: all.clockRun,
+    FaultInput: all.faultInput,
+    Fault: all.faultView,
+    InboxEntry: all.inboxEntry,
+    JournalEntry: all.journalEntry,
+    NetworkRoute: all.networkRoute,
+    Snapshot: all.snapshot,
+    CompanySnapshot: all.companySnapshot,
+  };
+};
