@@ -87,5 +87,9 @@ export interface Runtimes {
 }
 
 export interface HttpEnv {
-  Bindings: { runtimes: Runtimes; body?: BodySource };
+  /**
+   * `target`: over a socket, the request target as the client sent it (server.ts), which routing reads instead of
+   * the request's URL, whose dot segments are resolved; in process there is none: the URL is what the caller made.
+   */
+  Bindings: { runtimes: Runtimes; body?: BodySource; target?: string };
 }
