@@ -4,9 +4,10 @@
  * None touches another company: each test checks a second company reads exactly as before.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { headOfficeCatalog, newKey, otherCompany, product, until, world, type World } from '../support/client.js';
+import { Api, headOfficeCatalog, newKey, otherCompany, product, until, world, type World } from '../support/client.js';
 import { expectControlError, expectError } from '../support/expect.js';
-import { productsPath, UNKNOWN_V7_ID } from '../support/fixtures.js';
+import { branch, productsPath, UNKNOWN_V7_ID } from '../support/fixtures.js';
+import { createDestination, raiseEvent } from '../support/webhook-setup.js';
 import { deployment } from '../support/deployment.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
@@ -190,5 +191,60 @@ describe('GET and PUT /_emulator/companies/{id}/state', () => {
     expectControlError(await a.controls.raw('PUT', path, taskOfB), 422, 'valor_invalido', 'body.tasks[0].owner');
     expect(await mine.read()).toEqual(now);
     expectControlError(await a.controls.raw('PUT', `/companies/${UNKNOWN_V7_ID}/state`, saved), 404, 'empresa_nao_encontrada', 'path.companyId');
+  });
+});
+
+describe("a company's restore holds only its own ids, whatever the clocks", () => {
+  /** A company on the shared clock or on one of its own, beside `w`'s. */
+  async function companyOn(w: World, clock: 'shared' | 'own'): Promise<World> {
+    const info = await w.controls.createCompany(clock === 'own' ? { clock: 'own' } : {});
+    return { ...w, company: info, api: new Api(w.target, info.token) };
+  }
+
+  /** A record of each kind, by kind: its id (a token for a credential), and where a restore's refusal of it points. */
+  async function records(w: World) {
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id);
+    const establishment = await branch(w);
+    const destination = await createDestination(w);
+    const event = await raiseEvent(w);
+    return [
+      { kind: 'catalog', value: catalog.id, list: 'catalogs', field: 'id', problem: `catalog ${catalog.id}` },
+      { kind: 'product', value: created.id, list: 'products', field: 'id', problem: `product ${created.id}` },
+      { kind: 'head office', value: w.company.headOffice.id, list: 'establishments', field: 'id', problem: `establishment ${w.company.headOffice.id}` },
+      { kind: 'establishment', value: establishment.id, list: 'establishments', field: 'id', problem: `establishment ${establishment.id}` },
+      { kind: 'webhook destination', value: destination.id, list: 'webhookDestinations', field: 'id', problem: `webhook destination ${destination.id}` },
+      { kind: 'webhook event', value: event, list: 'webhookEvents', field: 'id', problem: `webhook event ${event}` },
+      { kind: 'credential token', value: w.company.token, list: 'credentials', field: 'token', problem: 'a credential token' },
+    ];
+  }
+
+  it.each([
+    ['shared', 'shared'],
+    ['shared', 'own'],
+    ['own', 'shared'],
+    ['own', 'own'],
+  ] as const)("A on the %s clock, B on the %s clock: A's snapshot holding any id of B's is refused 422 as on one clock, and nothing changes", async (clockA, clockB) => {
+    const w = await world();
+    const a = await companyOn(w, clockA);
+    const b = await companyOn(w, clockB);
+    const mine = await records(a);
+    const theirs = await records(b);
+    const path = `/companies/${a.company.companyId}/state`;
+    const saved = (await a.controls.raw('GET', path)).body;
+    const read = async () => Promise.all([a, b].map(async (c) => [(await c.controls.raw('GET', `/companies/${c.company.companyId}/state`)).text, (await c.api.get('/v1/webhook/eventos')).text]));
+    const before = await read();
+
+    for (const [i, ours] of mine.entries()) {
+      const other = theirs[i]!;
+      // B's id in place of A's wherever A's data names it: A's records still hold together, but one is B's.
+      const foreign = JSON.parse(JSON.stringify(saved).replaceAll(ours.value, other.value));
+      const index = (foreign.state[other.list] as Record<string, unknown>[]).findIndex((record) => record[other.field] === other.value);
+      const refused = await a.controls.raw('PUT', path, foreign);
+      expectControlError(refused, 422, 'valor_invalido', `body.state.${other.list}[${index}].${other.field}`);
+      expect(refused.body.erro.mensagem, other.kind).toBe(`Not a consistent snapshot: state.${other.list}.${index}.${other.field}: ${other.problem} appears twice`);
+    }
+    expect(await read()).toEqual(before);
+    expect((await a.controls.raw('PUT', path, saved)).status).toBe(200);
   });
 });
