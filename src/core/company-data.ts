@@ -90,22 +90,44 @@ function problemBeside(state: State, data: CompanyData, replacing: string | unde
 
 /**
  * What must be unique (each slice's `unique`) over the records of another world, which `data` will not join, and
- * `data`'s: an id, a CNPJ root, a token name one thing on the whole emulator. Positions and references are each
- * world's own. A problem's path within `data`.
+ * `data`'s; a problem's path within `data`.
  */
 function problemAcross(other: State, data: CompanyData): Found {
-  const current = viewState(other);
+  return sharedAcross([viewState(other), data])?.found;
+}
+
+/**
+ * The first id, CNPJ root or token that two worlds' records share (each slice's `unique` over their records
+ * together, so a clash reads as it does within one world): the index of the later world, and the path within its
+ * data. An id names one thing on the whole emulator, whatever its clock; positions and references are each
+ * world's own, and each world is taken to hold together on its own.
+ */
+export function sharedAcross(worlds: readonly Omit<CompanyData, 'sequence'>[]): { readonly world: number; readonly found: NonNullable<Found> } | undefined {
+  // One world alone is checked by checkIntegrity (and a restore without own clocks pays nothing more here).
+  if (worlds.length < 2) return undefined;
   const merged: Record<string, readonly unknown[]> = {};
-  const before = new Map<string, number>();
+  // Per key, where each world's records start in the merged list.
+  const starts = new Map<string, number[]>();
   for (const slice of COMPANY_SLICES) {
-    const theirs = listed(current, slice);
-    before.set(slice.key, theirs.length);
-    merged[slice.key] = [...theirs, ...listed(data, slice)];
+    const lists = worlds.map((world) => listed(world, slice));
+    const offsets: number[] = [];
+    let at = 0;
+    for (const list of lists) {
+      offsets.push(at);
+      at += list.length;
+    }
+    starts.set(slice.key, offsets);
+    merged[slice.key] = lists.flat();
   }
   const records = recordsOfData(merged as unknown as CompanyData);
   for (const slice of COMPANY_SLICES) {
     const found = slice.unique?.(merged[slice.key]!, records);
-    if (found) return withinData(found, before);
+    if (!found) continue;
+    const [key, index, ...rest] = found.path;
+    const offsets = starts.get(String(key));
+    if (offsets === undefined || typeof index !== 'number') return { world: worlds.length - 1, found };
+    const world = offsets.findLastIndex((start) => start <= index);
+    return { world, found: at([key!, index - offsets[world]!, ...rest], found.problem) };
   }
   return undefined;
 }
