@@ -93,6 +93,32 @@ describe('DELETE /_emulator/companies/{id}', () => {
   });
 });
 
+describe('DELETE /_emulator/companies/{id}: the journal', () => {
+  it.each(['shared', 'own'] as const)('leaves nothing of a company on the %s clock in the journal, a request held when it went and answered later included, nor on the inspector', async (clock) => {
+    const a = await world({}, clock === 'own' ? { clock: 'own' } : {});
+    const b = await otherCompany(a);
+    const pending = async () => (clock === 'own' ? (await a.controls.raw('GET', `/companies/${a.company.companyId}/clock`)).body.pending as number : (await a.controls.clock()).pending);
+    // The inspector open, so that it records what it sees of the company too.
+    expect((await a.controls.raw('GET', `/inspector/companies/${a.company.companyId}/timeline`)).status).toBe(200);
+    expect((await a.api.get('/v1/empresa')).status).toBe(200);
+    expect((await b.api.get('/v1/empresa')).status).toBe(200);
+    await a.controls.addFault({ target: 'api', match: { method: 'POST', path: '/v1/catalogos', companyId: a.company.companyId }, effect: { delayMs: 1000 } });
+    const before = await pending();
+    const held = a.api.post('/v1/catalogos', { estabelecimento_id: a.company.headOffice.id, nome: 'Loja' }, { key: newKey() });
+    await until(async () => (await pending()) > before);
+    const ofCompany = async (companyId: string) => ((await a.controls.raw('GET', '/requests')).body.items as { companyId: string | null }[]).filter((entry) => entry.companyId === companyId);
+    expect(await ofCompany(a.company.companyId)).toHaveLength(1);
+    const ofB = await ofCompany(b.company.companyId);
+
+    expect((await a.controls.raw('DELETE', `/companies/${a.company.companyId}`)).status).toBe(204);
+    // Answered after the removal: the journal takes it as it is answered, and keeps nothing of a company that is gone.
+    expectError(await held, 503, 'servico_indisponivel');
+    expect(await ofCompany(a.company.companyId)).toEqual([]);
+    expect(await ofCompany(b.company.companyId)).toEqual(ofB);
+    expectControlError(await a.controls.raw('GET', `/inspector/companies/${a.company.companyId}/timeline`), 404, 'empresa_nao_encontrada', 'path.companyId');
+  });
+});
+
 describe('POST /_emulator/companies/{id}/reset', () => {
   it('puts the company back as it was created: 200 with its creation body, its first token works, later credentials get 401, no records, flags as created; another company reads as before', async () => {
     const a = await world({}, { name: 'Loja A', analysisAllowance: 3 });
