@@ -14,11 +14,11 @@
  */
 import { parseArgs } from 'node:util';
 import { createEmulator, DEFAULT_START, DemoGate, demos, openApiText, PERMISSIONS, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
-import { fixturesBanner, FixturesFileError, readFixturesFile } from './fixtures-file.js';
+import { FixturesFileError, readFixturesFile } from './fixtures-file.js';
 import { openInBrowser } from './open-browser.js';
 import { commandUsage, COMMANDS } from './help.js';
 import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
-import { prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
+import { banner, prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
 import { planState, snapshotToRestore, StateFileError, StateSaver, type StatePlan } from './state-file.js';
 
 const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emulated
@@ -311,23 +311,8 @@ async function serve(flags: ServeFlags): Promise<void> {
   const companies = emu.companies.initial();
   const started = startLine({ version: VERSION, url: server.url, controls: withControls, controlTokenRequired: controlToken !== undefined, companies, fixtures: emu.companies.fixtures(), clock: { mode: clock, now: emu.clock.now().toISOString() }, seed: emu.seed });
   if (readyFile !== undefined) writeReadyFile(readyFile, `${JSON.stringify(started)}\n`);
-  const [company] = companies;
-  const token = company?.token ?? '';
   if (flags.json) process.stdout.write(`${JSON.stringify(started)}\n`);
-  else process.stdout.write(
-    `catalog-emulator ${VERSION} listening on ${server.url}\n` +
-      `  company:   ${company?.cnpjRoot} (${company?.companyId}), all permissions\n` +
-      `  token:     ${token}\n` +
-      fixturesBanner(emu.companies.fixtures()) +
-      (withControls
-        ? `  inspector: ${server.inspector}${controlToken === undefined ? '' : ' (its data behind the control token too)'}\n` +
-          `  controls:  ${server.url}/_emulator${controlToken === undefined ? '' : ' (send "Authorization: Bearer <control token>")'}\n` +
-          `  docs:      ${server.url}/_emulator/docs${controlToken === undefined ? '' : ' (behind the control token too)'}\n`
-        : `  controls:  none (--no-controls: the API alone, as a deployment serves it; no docs page, no inspector)\n`) +
-      `  clock:     ${clock}, seed ${String(emu.seed)}, now ${emu.clock.now().toISOString()}\n` +
-      (flags.state === undefined ? '' : `  state:     ${flags.state} (${plan?.saved ? 'loaded' : 'new'})\n`) +
-      `Try: curl -H "Authorization: Bearer ${token}" ${server.url}/v1/empresa\n`,
-  );
+  else process.stdout.write(banner(started, emu.companies.fixtures(), flags.state === undefined ? undefined : { path: flags.state, loaded: plan?.saved !== undefined }));
   if (log !== 'silent' && quiet.size < Object.keys(LOG_KINDS).length) {
     const out = flags.json && log === 'pretty' ? process.stderr : process.stdout;
     const color = log === 'pretty' && wantsColor(out.isTTY === true, process.env);

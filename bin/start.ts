@@ -1,11 +1,12 @@
 /**
- * The machine-readable start of `serve`: the one JSON line `--json` prints instead of the banner, and the file
+ * The start of `serve`: the banner it prints for people; the one JSON line `--json` prints instead, and the file
  * `--ready-file PATH` writes, atomically, once the server listens — so a script reads where the server is and
  * how to call it instead of scraping the banner, or polls for the file.
  */
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CreatedCompanyInfo, SeededCompany } from '../src/index.js';
+import { escapeControls } from './log-format.js';
 
 /** The start line: `kind` "ready" tells it from the log lines that follow it under --json. */
 export interface StartLine {
@@ -55,6 +56,56 @@ export function startLine(fields: Omit<StartLine, 'kind' | 'controls' | 'docs' |
     pid: process.pid,
   };
 }
+
+/**
+ * The banner: the server's URL, the ready company and its token, what the fixtures created, the controls' pages, the
+ * clock and the state file (`state`, with whether it was loaded). Every value goes through escapeControls, as the
+ * pretty log's do: a fixtures file is text from elsewhere, and a name holding a line break, a carriage return, an
+ * escape sequence or a line separator would otherwise write a line of its own (a forged `token:`) or drive the
+ * terminal. The JSON start line needs nothing of it: JSON.stringify escapes every control character.
+ */
+export function banner(started: StartLine, fixtures: readonly SeededCompany[], state?: { readonly path: string; readonly loaded: boolean }): string {
+  const [company] = started.companies;
+  const token = e(company?.token ?? '');
+  const guarded = started.controlTokenRequired;
+  return (
+    `catalog-emulator ${e(started.version)} listening on ${e(started.url)}\n` +
+    `  company:   ${e(company?.cnpjRoot ?? '')} (${e(company?.companyId ?? '')}), all permissions\n` +
+    `  token:     ${token}\n` +
+    fixturesBanner(fixtures) +
+    (started.controls !== null && started.docs !== null && started.inspector !== null
+      ? `  inspector: ${e(started.inspector)}${guarded ? ' (its data behind the control token too)' : ''}\n` +
+        `  controls:  ${e(started.controls)}${guarded ? ' (send "Authorization: Bearer <control token>")' : ''}\n` +
+        `  docs:      ${e(started.docs)}${guarded ? ' (behind the control token too)' : ''}\n`
+      : '  controls:  none (--no-controls: the API alone, as a deployment serves it; no docs page, no inspector)\n') +
+    `  clock:     ${e(started.clock.mode)}, seed ${e(String(started.seed))}, now ${e(started.clock.now)}\n` +
+    (state === undefined ? '' : `  state:     ${e(state.path)} (${state.loaded ? 'loaded' : 'new'})\n`) +
+    `Try: curl -H "Authorization: Bearer ${token}" ${e(started.url)}/v1/empresa\n`
+  );
+}
+
+/**
+ * The fixtures' companies as the banner shows them: each with its id, token and head office, then its
+ * establishments, catalogs with their products, and webhook destination with its secret (which only this shows).
+ */
+function fixturesBanner(companies: readonly SeededCompany[]): string {
+  let out = '';
+  for (const company of companies) {
+    out += `  company:   ${e(company.cnpjRoot)} (${e(company.companyId)}), ${e(company.name)}: from the fixtures\n`;
+    out += `  token:     ${e(company.token)}\n`;
+    for (const credential of company.credentials) out += `  token:     ${e(credential.token)}  (${e(credential.permissions.join(', '))})\n`;
+    out += `    head office    ${e(company.headOffice.id)}  ${e(company.headOffice.cnpj)}\n`;
+    for (const x of company.establishments) out += `    establishment  ${e(x.id)}  ${e(x.cnpj)}  ${e(x.nome)}\n`;
+    for (const c of company.catalogs) {
+      out += `    catalog        ${e(c.id)}  ${e(c.nome)}\n`;
+      for (const p of c.products) out += `      product      ${e(p.id)}  ncm ${e(p.ncm)}${p.sku === null ? '' : `  sku ${e(p.sku)}`}${p.id_externo === null ? '' : `  id_externo ${e(p.id_externo)}`}\n`;
+    }
+    if (company.webhook) out += `    webhook        ${e(company.webhook.url)}  secret ${e(company.webhook.secret)}\n`;
+  }
+  return out;
+}
+
+const e = escapeControls;
 
 /**
  * Before listening: the ready file's folder must exist, and a file left by an earlier run is removed, so a script

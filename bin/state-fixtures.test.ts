@@ -124,6 +124,77 @@ describe('serve --fixtures FILE', { timeout: TIMEOUT_MS }, () => {
   });
 });
 
+describe('the banner escapes what it prints', { timeout: TIMEOUT_MS }, () => {
+  // A fixtures file is text from elsewhere: each value below would otherwise break the banner's lines (a forged
+  // `token:` line), move the cursor back (CR), colour or clear the terminal (ESC, CSI as C1 \x9b), ring (BEL) or
+  // start a line where a terminal or editor reads U+2028/U+2029 as one.
+  const hostile = {
+    name: 'Acme\n  token:     svc_at_FORGED\r\x1b[31mred\x1b[0m\x07\x85\x9b2J\u2028end',
+    nome: 'Filial\r\n  token:     x\x00',
+    catalog: 'Loja\x1b]0;title\x07',
+    sku: 'SKU\u2029X',
+    idExterno: 'id\x1b[2J',
+  };
+  const fixtures = {
+    version: 1,
+    companies: [
+      {
+        name: hostile.name,
+        cnpjRoot: '11222333',
+        establishments: [{ cnpj: '11222333000262', nome: hostile.nome }],
+        catalogs: [{ nome: hostile.catalog, products: [{ origem: 'erp', ncm: '21069090', sku: hostile.sku, id_externo: hostile.idExterno }] }],
+        webhook: { url: 'https://hooks.example.com/catalog' },
+      },
+    ],
+  };
+
+  it('prints a name holding CR, LF, ESC[31m, other C0 and C1 controls or U+2028 as escapes, each line as it should be; --json carries it as JSON', async () => {
+    const file = join(dir, 'hostile.json');
+    writeFileSync(file, JSON.stringify(fixtures));
+    const state = join(dir, 'state\n  token:     svc_at_PATH.json');
+    const server = await serve(['--clock', 'manual', '--seed', '7', '--fixtures', file, '--state', state]);
+    const banner = server.stdout();
+    // Nothing but the line breaks of the banner's own lines reaches the terminal.
+    expect(banner).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]/);
+    const lines = banner
+      .slice(0, banner.indexOf('\nTry: ') + 1)
+      .split('\n')
+      .map((line) => line.replaceAll(server.url, '<url>').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>').replace(/svc_at_[A-Za-z0-9_-]{43}/g, '<token>').replace(/svc_whsec_[A-Za-z0-9_-]{43}/g, '<secret>'));
+    expect(lines).toEqual([
+      expect.stringMatching(/^catalog-emulator \S+ listening on <url>$/),
+      expect.stringMatching(/^ {2}company: {3}\d{8} \(<id>\), all permissions$/),
+      '  token:     <token>',
+      '  company:   11222333 (<id>), Acme\\x0a  token:     svc_at_FORGED\\x0d\\x1b[31mred\\x1b[0m\\x07\\x85\\x9b2J\\u2028end: from the fixtures',
+      '  token:     <token>',
+      '    head office    <id>  11222333000181',
+      '    establishment  <id>  11222333000262  Filial\\x0d\\x0a  token:     x\\x00',
+      '    catalog        <id>  Loja\\x1b]0;title\\x07',
+      '      product      <id>  ncm 21069090  sku SKU\\u2029X  id_externo id\\x1b[2J',
+      '    webhook        https://hooks.example.com/catalog  secret <secret>',
+      '  inspector: <url>/_emulator/ui',
+      '  controls:  <url>/_emulator',
+      '  docs:      <url>/_emulator/docs',
+      '  clock:     manual, seed 7, now 2026-01-01T00:00:00.000Z',
+      `  state:     ${dir}/state\\x0a  token:     svc_at_PATH.json (new)`,
+      '',
+    ]);
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+
+    const json = run(['serve', '--port', '0', '--log', 'silent', '--clock', 'manual', '--seed', '7', '--fixtures', file, '--json']);
+    while (!json.stdout().includes('\n')) {
+      if (json.child.exitCode !== null) throw new Error(`no start line\n${json.stdout()}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const line = json.stdout().slice(0, json.stdout().indexOf('\n'));
+    expect(line).not.toMatch(/[\x00-\x1f]/);
+    const started = JSON.parse(line) as { companies: { cnpjRoot: string; name?: string }[] };
+    expect(started.companies.map((company) => company.name)).toEqual([undefined, hostile.name]);
+    json.child.kill('SIGTERM');
+    expect((await json.exited).code).toBe(0);
+  });
+});
+
 describe('serve --state FILE', { timeout: TIMEOUT_MS }, () => {
   it('creates the file, saves on SIGTERM, loads it at the next start: records, the manual clock; a reset is saved too', async () => {
     const path = join(dir, 'state-1.json');

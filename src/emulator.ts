@@ -28,7 +28,7 @@ export { DemoGate } from './inspector/server/demo-gate.js';
 
 const BASE_URL = 'http://catalog-emulator.local';
 
-type Bindings = { runtimes: Runtimes; controls: Controls; control: ControlSettings; body?: BodySource };
+type Bindings = { runtimes: Runtimes; controls: Controls; control: ControlSettings; body?: BodySource; target?: string };
 
 let sharedApp: Hono<{ Bindings: Bindings }> | undefined;
 function app(): Hono<{ Bindings: Bindings }> {
@@ -77,7 +77,7 @@ export class Emulator extends Controls implements AsyncDisposable {
     const { runtimes, controls, control } = this.#env;
     if (options.controls !== undefined && typeof options.controls !== 'boolean') throw new TypeError(`controls must be true or false (got ${JSON.stringify(options.controls)})`);
     const served = options.controls === false ? apiApp() : app();
-    const server = await serve((request, body) => served.fetch(request, { runtimes, controls, control, body }), options);
+    const server = await serve((request, body, target) => served.fetch(request, { runtimes, controls, control, body, target }), options);
     const servers = (this.#servers ??= new Set());
     const running: RunningServer = {
       ...server,

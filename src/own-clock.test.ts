@@ -159,6 +159,22 @@ describe('a company on a clock of its own', () => {
     expect(emu.snapshot()).toEqual(saved);
   });
 
+  it("refuses a snapshot where an own clock's world holds an id another world's record has, as a world holding it twice", async () => {
+    const emu = createEmulator();
+    const shared = emu.companies.create();
+    const own = emu.companies.create({ clock: 'own' });
+    const catalog = async (company: typeof own, key: string) =>
+      (JSON.parse((await call(emu, company.token, 'POST', '/v1/catalogos', { estabelecimento_id: company.headOffice.id, nome: 'Loja' }, { 'idempotency-key': key })).body) as { id: string }).id;
+    const sharedCatalog = await catalog(shared, 'whole-snapshot-0001');
+    const ownCatalog = await catalog(own, 'whole-snapshot-0002');
+    const saved = emu.snapshot();
+    const copy = structuredClone(saved);
+    // The own world names the shared world's catalog id wherever it named its own: whole, but the id is taken.
+    copy.ownClocks![0] = JSON.parse(JSON.stringify(copy.ownClocks![0]).replaceAll(ownCatalog, sharedCatalog));
+    expect(() => emu.restore(copy)).toThrow(`Not a consistent snapshot: ownClocks.0.state.catalogs.0.id: catalog ${sharedCatalog} appears twice`);
+    expect(emu.snapshot()).toEqual(saved);
+  });
+
   it('starts over with a reset: the same id, token and head office, its clock at the shared now, and the same answers as when it was new', async () => {
     const emu = createEmulator();
     const own = emu.companies.create({ clock: 'own', name: 'Suite', surveillanceCapacity: 4 });

@@ -4,9 +4,10 @@
  * None touches another company: each test checks a second company reads exactly as before.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { headOfficeCatalog, newKey, otherCompany, product, until, world, type World } from '../support/client.js';
+import { Api, headOfficeCatalog, newKey, otherCompany, product, until, world, type World } from '../support/client.js';
 import { expectControlError, expectError } from '../support/expect.js';
-import { productsPath, UNKNOWN_V7_ID } from '../support/fixtures.js';
+import { branch, productsPath, UNKNOWN_V7_ID } from '../support/fixtures.js';
+import { createDestination, raiseEvent } from '../support/webhook-setup.js';
 import { deployment } from '../support/deployment.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
@@ -89,6 +90,32 @@ describe('DELETE /_emulator/companies/{id}', () => {
     await a.controls.advance(1000);
     expect((await heldB).status).toBe(201);
     expect((await b.api.get('/v1/catalogos')).body.itens).toHaveLength(1);
+  });
+});
+
+describe('DELETE /_emulator/companies/{id}: the journal', () => {
+  it.each(['shared', 'own'] as const)('leaves nothing of a company on the %s clock in the journal, a request held when it went and answered later included, nor on the inspector', async (clock) => {
+    const a = await world({}, clock === 'own' ? { clock: 'own' } : {});
+    const b = await otherCompany(a);
+    const pending = async () => (clock === 'own' ? (await a.controls.raw('GET', `/companies/${a.company.companyId}/clock`)).body.pending as number : (await a.controls.clock()).pending);
+    // The inspector open, so that it records what it sees of the company too.
+    expect((await a.controls.raw('GET', `/inspector/companies/${a.company.companyId}/timeline`)).status).toBe(200);
+    expect((await a.api.get('/v1/empresa')).status).toBe(200);
+    expect((await b.api.get('/v1/empresa')).status).toBe(200);
+    await a.controls.addFault({ target: 'api', match: { method: 'POST', path: '/v1/catalogos', companyId: a.company.companyId }, effect: { delayMs: 1000 } });
+    const before = await pending();
+    const held = a.api.post('/v1/catalogos', { estabelecimento_id: a.company.headOffice.id, nome: 'Loja' }, { key: newKey() });
+    await until(async () => (await pending()) > before);
+    const ofCompany = async (companyId: string) => ((await a.controls.raw('GET', '/requests')).body.items as { companyId: string | null }[]).filter((entry) => entry.companyId === companyId);
+    expect(await ofCompany(a.company.companyId)).toHaveLength(1);
+    const ofB = await ofCompany(b.company.companyId);
+
+    expect((await a.controls.raw('DELETE', `/companies/${a.company.companyId}`)).status).toBe(204);
+    // Answered after the removal: the journal takes it as it is answered, and keeps nothing of a company that is gone.
+    expectError(await held, 503, 'servico_indisponivel');
+    expect(await ofCompany(a.company.companyId)).toEqual([]);
+    expect(await ofCompany(b.company.companyId)).toEqual(ofB);
+    expectControlError(await a.controls.raw('GET', `/inspector/companies/${a.company.companyId}/timeline`), 404, 'empresa_nao_encontrada', 'path.companyId');
   });
 });
 
@@ -190,5 +217,60 @@ describe('GET and PUT /_emulator/companies/{id}/state', () => {
     expectControlError(await a.controls.raw('PUT', path, taskOfB), 422, 'valor_invalido', 'body.tasks[0].owner');
     expect(await mine.read()).toEqual(now);
     expectControlError(await a.controls.raw('PUT', `/companies/${UNKNOWN_V7_ID}/state`, saved), 404, 'empresa_nao_encontrada', 'path.companyId');
+  });
+});
+
+describe("a company's restore holds only its own ids, whatever the clocks", () => {
+  /** A company on the shared clock or on one of its own, beside `w`'s. */
+  async function companyOn(w: World, clock: 'shared' | 'own'): Promise<World> {
+    const info = await w.controls.createCompany(clock === 'own' ? { clock: 'own' } : {});
+    return { ...w, company: info, api: new Api(w.target, info.token) };
+  }
+
+  /** A record of each kind, by kind: its id (a token for a credential), and where a restore's refusal of it points. */
+  async function records(w: World) {
+    const catalog = await headOfficeCatalog(w);
+    const created = await product(w, catalog.id);
+    const establishment = await branch(w);
+    const destination = await createDestination(w);
+    const event = await raiseEvent(w);
+    return [
+      { kind: 'catalog', value: catalog.id, list: 'catalogs', field: 'id', problem: `catalog ${catalog.id}` },
+      { kind: 'product', value: created.id, list: 'products', field: 'id', problem: `product ${created.id}` },
+      { kind: 'head office', value: w.company.headOffice.id, list: 'establishments', field: 'id', problem: `establishment ${w.company.headOffice.id}` },
+      { kind: 'establishment', value: establishment.id, list: 'establishments', field: 'id', problem: `establishment ${establishment.id}` },
+      { kind: 'webhook destination', value: destination.id, list: 'webhookDestinations', field: 'id', problem: `webhook destination ${destination.id}` },
+      { kind: 'webhook event', value: event, list: 'webhookEvents', field: 'id', problem: `webhook event ${event}` },
+      { kind: 'credential token', value: w.company.token, list: 'credentials', field: 'token', problem: 'a credential token' },
+    ];
+  }
+
+  it.each([
+    ['shared', 'shared'],
+    ['shared', 'own'],
+    ['own', 'shared'],
+    ['own', 'own'],
+  ] as const)("A on the %s clock, B on the %s clock: A's snapshot holding any id of B's is refused 422 as on one clock, and nothing changes", async (clockA, clockB) => {
+    const w = await world();
+    const a = await companyOn(w, clockA);
+    const b = await companyOn(w, clockB);
+    const mine = await records(a);
+    const theirs = await records(b);
+    const path = `/companies/${a.company.companyId}/state`;
+    const saved = (await a.controls.raw('GET', path)).body;
+    const read = async () => Promise.all([a, b].map(async (c) => [(await c.controls.raw('GET', `/companies/${c.company.companyId}/state`)).text, (await c.api.get('/v1/webhook/eventos')).text]));
+    const before = await read();
+
+    for (const [i, ours] of mine.entries()) {
+      const other = theirs[i]!;
+      // B's id in place of A's wherever A's data names it: A's records still hold together, but one is B's.
+      const foreign = JSON.parse(JSON.stringify(saved).replaceAll(ours.value, other.value));
+      const index = (foreign.state[other.list] as Record<string, unknown>[]).findIndex((record) => record[other.field] === other.value);
+      const refused = await a.controls.raw('PUT', path, foreign);
+      expectControlError(refused, 422, 'valor_invalido', `body.state.${other.list}[${index}].${other.field}`);
+      expect(refused.body.erro.mensagem, other.kind).toBe(`Not a consistent snapshot: state.${other.list}.${index}.${other.field}: ${other.problem} appears twice`);
+    }
+    expect(await read()).toEqual(before);
+    expect((await a.controls.raw('PUT', path, saved)).status).toBe(200);
   });
 });

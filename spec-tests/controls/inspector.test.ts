@@ -5,6 +5,9 @@
  *
  * Each test works on a company with a clock of its own, so that it moves no other test's time on the shared server.
  */
+import { connect as connectSocket, type Socket } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type ItemDetail, type Timeline, type TimelineItem } from '../../src/index.js';
 import { Api, Controls, otherCompany, readAnswer, world, type World } from '../support/client.js';
@@ -202,6 +205,69 @@ describe('the stream', () => {
       controller.abort();
     }
   });
+});
+
+describe('a client that stops reading the stream', () => {
+  const MiB = 1024 * 1024;
+
+  /** This process's memory outside the JS heap (where the frames a stream holds are), after a full collection. */
+  function heldBytes(): number {
+    setFlagsFromString('--expose-gc');
+    (runInNewContext('gc') as () => void)();
+    const { external, arrayBuffers } = process.memoryUsage();
+    return external + arrayBuffers;
+  }
+
+  /** A raw socket that asks for `path` and then reads nothing. */
+  async function silentReader(url: URL, path: string): Promise<Socket> {
+    const socket = connectSocket(Number(url.port), url.hostname);
+    await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    socket.pause();
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
+    return socket;
+  }
+
+  it('is cut once 1 MiB behind: the server holds no more for it through 2,000 requests with 7 KB paths, its answer ends, and the timeline has what it missed', async () => {
+    const emu = createEmulator();
+    emulators.push(emu);
+    const server = await emu.listen({ port: 0 });
+    const company = emu.companies.create();
+    const url = new URL(server.url);
+    const readers = [await silentReader(url, `/_emulator/inspector/stream?companyId=${company.companyId}`), await silentReader(url, `/_emulator/inspector/stream?companyId=${company.companyId}`)];
+    try {
+      const before = heldBytes();
+      const path = `/v1/produtos/${'a'.repeat(7 * 1024)}`;
+      let last: Response | undefined;
+      for (let i = 0; i < 2_000; i += 20) {
+        const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${company.token}` } })));
+        await Promise.all(answers.map((answer) => answer.arrayBuffer()));
+        last = answers.at(-1);
+      }
+      // Each item frame is some 7.5 KB: kept for them, 2,000 frames were some 15 MB a reader.
+      expect(heldBytes() - before).toBeLessThan(4 * MiB);
+      // Read now, each answer gets what the socket had taken in, then its end: the stream was closed.
+      await Promise.all(
+        readers.map(
+          (socket) =>
+            new Promise<void>((resolve, reject) => {
+              let tail = '';
+              socket.on('data', (chunk: Buffer) => {
+                tail = (tail + chunk.toString('latin1')).slice(-7);
+                if (tail === '\r\n0\r\n\r\n') resolve();
+              });
+              socket.once('error', reject);
+              socket.once('end', () => reject(new Error('the connection ended before the answer did')));
+              socket.resume();
+            }),
+        ),
+      );
+      const read = await fetch(`${server.url}/_emulator/inspector/companies/${company.companyId}/timeline?limit=1`);
+      expect(((await read.json()) as Timeline).items.map((item) => [item.id, item.status])).toEqual([[`req:${last!.headers.get('x-request-id')}`, last!.status]]);
+    } finally {
+      for (const socket of readers) socket.destroy();
+    }
+    // 2,000 requests over a real socket: about 3 s alone, up to three times that beside other test files.
+  }, 30_000);
 });
 
 describe('the control token', () => {

@@ -1,14 +1,28 @@
 /**
- * A request over node:http with exactly the headers given, `Host` included: fetch never sends a forged Host,
- * and the Host check is what some tests exercise.
+ * Requests over node:http with exactly what the test gives: the headers (`Host` included: fetch never sends a
+ * forged Host, and the Host check is what some tests exercise), or the request target itself (a URL resolves
+ * `..` and `%2e%2e` segments before fetch sends it, and the tests of routing send them).
  */
-import { request } from 'node:http';
+import { request, type IncomingMessage, type RequestOptions } from 'node:http';
 import { readAnswer, type Answer } from './client.js';
 
 /** `method` `path` on the server at `baseUrl`; `headers.host` replaces the Host node:http would send. */
 export function httpRequest(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+  return send(new URL(path, baseUrl), { method, headers }, body);
+}
+
+/**
+ * `method` with `target` as the request line's target, byte for byte (no URL is made of it: `..`, `%2e%2e`, a
+ * backslash all go as written), to the server at `baseUrl`.
+ */
+export function requestAsSent(baseUrl: string, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+  const { hostname, port } = new URL(baseUrl);
+  return send(undefined, { hostname, port, path: target, method, headers }, body);
+}
+
+function send(url: URL | undefined, options: RequestOptions, body: string | undefined): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const sent = request(new URL(path, baseUrl), { method, headers, agent: false }, (response) => {
+    const answered = (response: IncomingMessage) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);
@@ -21,7 +35,8 @@ export function httpRequest(baseUrl: string, method: string, path: string, heade
         const content = status === 204 || status === 304 ? null : Buffer.concat(chunks);
         resolve(readAnswer(new Response(content, { status, headers: answerHeaders })));
       });
-    });
+    };
+    const sent = url === undefined ? request({ ...options, agent: false }, answered) : request(url, { ...options, agent: false }, answered);
     sent.on('error', reject);
     sent.end(body);
   });

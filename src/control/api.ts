@@ -26,8 +26,7 @@ import { VERSION } from '../version.js';
 import { ControlError } from './control-error.js';
 import { FaultInputError, type FaultInput, type FaultView } from '../engine/faults.js';
 import { companyStateError, readCompanySnapshot, readSnapshot, type CompanySnapshot, type Snapshot } from './snapshot-schema.js';
-import { companyProblem, exportCompany, removeCompany, resetCompany, swapCompany, type CompanyData } from '../core/company-data.js';
-import type { IntegrityProblem } from '../core/snapshot.js';
+import { companyProblem, exportCompany, removeCompany, resetCompany, swapCompany } from '../core/company-data.js';
 
 export interface ClockInfo {
   readonly now: Date;
@@ -177,7 +176,8 @@ export class Controls {
         const world = this.worldWith(companyId);
         // A copy of the snapshot (readCompanySnapshot copies while it checks): the caller may change its own later.
         const data = readCompanySnapshot(snapshot, companyId, (task) => world.clock.loadProblem(task));
-        const problem = companyProblem(world.state, data.state, companyId) ?? this.sharedElsewhere(world, data.state);
+        const elsewhere = this.engine.worlds().filter((other) => other !== world).map((other) => other.state);
+        const problem = companyProblem(world.state, data.state, companyId, elsewhere);
         if (problem) throw companyStateError(problem);
         const reason = `restored for company ${companyId}`;
         if (world.owner === companyId) {
@@ -403,18 +403,6 @@ export class Controls {
     const world = this.engine.worldOf(companyId);
     if (!world.state.companies.has(companyId)) throw new ControlError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, caminho);
     return world;
-  }
-
-  /** What of a company's records another world has already: its CNPJ root or a credential token. */
-  private sharedElsewhere(world: World, data: CompanyData): IntegrityProblem | undefined {
-    const root = data.companies[0]!.cnpjRoot;
-    if (this.engine.rootsOutside(world).has(root)) return { path: ['companies', 0, 'cnpjRoot'], problem: `CNPJ root ${root} names another company of this emulator` };
-    for (const other of this.engine.worlds()) {
-      if (other === world) continue;
-      const i = data.credentials.findIndex((credential) => other.state.credentials.has(credential.token));
-      if (i >= 0) return { path: ['credentials', i, 'token'], problem: 'a credential token of another company of this emulator' };
-    }
-    return undefined;
   }
 
   /**

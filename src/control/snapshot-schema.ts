@@ -13,7 +13,7 @@ import { JOBS } from '../core/jobs.js';
 import { ATTRIBUTE_PATTERN, NCM_PATTERN } from '../core/regulatory/snapshot.js';
 import { FINDING_TYPES } from '../core/regulatory/rules.js';
 import { checkIntegrity, checkTaskSubjects, plainCopy, type IntegrityProblem, type StateData } from '../core/snapshot.js';
-import type { CompanyData } from '../core/company-data.js';
+import { sharedAcross, type CompanyData } from '../core/company-data.js';
 import type { Analysis } from '../core/analyses.js';
 import type { Catalog } from '../core/catalogs.js';
 import { REJECTION_CODE_VALUES, type CnpjCorrection } from '../core/cnpj-corrections.js';
@@ -512,7 +512,7 @@ function checkWorld(world: Pick<Snapshot, 'tasks' | 'state'>, at: readonly (stri
   if (taskProblem) throw inconsistent([...at, 'tasks', ...taskProblem.path], taskProblem.problem);
 }
 
-/** A company id, a CNPJ root and a credential token each name one thing on the whole emulator, whatever its clock. */
+/** A company id, a CNPJ root, a credential token and every record's id each name one thing on the whole emulator, whatever its clock. */
 function acrossWorlds(snapshot: Snapshot): IntegrityProblem | undefined {
   const seen = { id: new Set<string>(), root: new Set<string>(), token: new Set<string>() };
   for (const [i, own] of [snapshot, ...(snapshot.ownClocks ?? [])].entries()) {
@@ -529,5 +529,8 @@ function acrossWorlds(snapshot: Snapshot): IntegrityProblem | undefined {
       seen.token.add(credential.token);
     }
   }
-  return undefined;
+  // Every other id too (a catalog's, an event's, …): as within one world.
+  const shared = sharedAcross([snapshot.state, ...(snapshot.ownClocks ?? []).map((own) => own.state)]);
+  if (shared === undefined) return undefined;
+  return { path: [...(shared.world === 0 ? ['state'] : ['ownClocks', shared.world - 1, 'state']), ...shared.found.path], problem: shared.found.problem };
 }

@@ -150,6 +150,43 @@ describe('replaceCompany', () => {
   });
 });
 
+describe('companyProblem beside other worlds', () => {
+  it("refuses an id or token a company of another world has, as it does one of its own world's; positions are each world's", () => {
+    const { state: whole, ids } = richState(3, 3);
+    const [a, b] = ids as [string, string];
+    // Company a in a world of its own, b and the third in another.
+    const own = importState(structuredClone(exportState(whole)));
+    for (const id of ids.slice(1)) removeCompany(own, id);
+    const shared = importState(structuredClone(exportState(whole)));
+    removeCompany(shared, a);
+    const ofA = exportCompany(own, a);
+    const saved = exportCompany(shared, b);
+    expect(companyProblem(shared, saved, b, [own])).toBeUndefined();
+    // b's data with one of its ids (or its token) renamed to a's wherever it names it: whole, but one record is a's.
+    const renamed = (from: string, to: string) => JSON.parse(JSON.stringify(saved).replaceAll(from, to)) as CompanyData;
+    const pairs = [
+      [saved.catalogs[0]!.id, ofA.catalogs[0]!.id, 'catalogs', `catalog ${ofA.catalogs[0]!.id}`],
+      [saved.products[0]!.id, ofA.products[0]!.id, 'products', `product ${ofA.products[0]!.id}`],
+      [saved.establishments[0]!.id, ofA.establishments[0]!.id, 'establishments', `establishment ${ofA.establishments[0]!.id}`],
+      [saved.webhookEvents[0]!.id, ofA.webhookEvents[0]!.id, 'webhookEvents', `webhook event ${ofA.webhookEvents[0]!.id}`],
+      [saved.analyses[0]!.id, ofA.analyses[0]!.id, 'analyses', `analysis ${ofA.analyses[0]!.id}`],
+      [saved.credentials[0]!.token, ofA.credentials[0]!.token, 'credentials', 'a credential token'],
+    ] as const;
+    for (const [from, to, list, what] of pairs) {
+      const data = renamed(from, to);
+      const inOneWorld = companyProblem(whole, data, b);
+      expect(inOneWorld?.path.slice(0, 1), list).toEqual([list]);
+      expect(inOneWorld?.problem, list).toBe(`${what} appears twice`);
+      expect(companyProblem(shared, data, b, [own]), list).toEqual(inOneWorld);
+    }
+    // A position is the world's own: one of a's, refused in one world, is no clash across two.
+    const position = structuredClone(saved);
+    (position.products[0] as { position: number }).position = ofA.products[0]!.position;
+    expect(companyProblem(whole, position, b)?.path).toEqual(['products', 0, 'position']);
+    expect(companyProblem(shared, position, b, [own])).toBeUndefined();
+  });
+});
+
 describe('resetCompany', () => {
   it('puts the company back as it was created (its record, head office and first credential, nothing else), leaving the others', () => {
     const fresh = seededWorld();

@@ -53,9 +53,11 @@ export function exportCompany(state: State, companyId: string): CompanyData {
  * Why `data` cannot be added to `state` (in place of company `replacing`'s records, when given), or undefined.
  * It must hold one company, every record of it and naming only records of it; a company that is not in the state
  * already (or, replacing, the same company); and together with the other companies' records it must pass
- * checkIntegrity: no id, CNPJ root, credential token or position another company has. Paths are within `data`.
+ * checkIntegrity: no id, CNPJ root, credential token or position another company has. `elsewhere`: the states of
+ * the emulator's other worlds (a company on a clock of its own has one), whose records' ids, roots and tokens it
+ * must not have either, refused as in its own world. Paths are within `data`.
  */
-export function companyProblem(state: State, data: CompanyData, replacing?: string): Found {
+export function companyProblem(state: State, data: CompanyData, replacing?: string, elsewhere: readonly State[] = []): Found {
   const [company, ...more] = data.companies;
   if (company === undefined || more.length > 0) return at(['companies'], `one company's data holds exactly one company; this holds ${data.companies.length}`);
   const companyId = company.id;
@@ -69,7 +71,7 @@ export function companyProblem(state: State, data: CompanyData, replacing?: stri
       return at([slice.key, i], owner === undefined ? `names a record that is not one of company ${companyId}'s` : `belongs to company ${owner}, not to ${companyId}, whose data this is`);
     }
   }
-  return problemBeside(state, data, replacing);
+  return problemBeside(state, data, replacing) ?? elsewhere.reduce<Found>((found, other) => found ?? problemAcross(other, data), undefined);
 }
 
 /** checkIntegrity of the other companies' records with `data`'s after them; a problem's path within `data`. */
@@ -83,12 +85,62 @@ function problemBeside(state: State, data: CompanyData, replacing: string | unde
     before.set(slice.key, others.length);
     merged[slice.key] = [...others, ...listed(data, slice)];
   }
-  const found = checkIntegrity(merged as StateData);
+  return withinData(checkIntegrity(merged as StateData), before);
+}
+
+/**
+ * What must be unique (each slice's `unique`) over the records of another world, which `data` will not join, and
+ * `data`'s; a problem's path within `data`.
+ */
+function problemAcross(other: State, data: CompanyData): Found {
+  return sharedAcross([viewState(other), data])?.found;
+}
+
+/**
+ * The first id, CNPJ root or token that two worlds' records share (each slice's `unique` over their records
+ * together, so a clash reads as it does within one world): the index of the later world, and the path within its
+ * data. An id names one thing on the whole emulator, whatever its clock; positions and references are each
+ * world's own, and each world is taken to hold together on its own.
+ */
+export function sharedAcross(worlds: readonly Omit<CompanyData, 'sequence'>[]): { readonly world: number; readonly found: NonNullable<Found> } | undefined {
+  // One world alone is checked by checkIntegrity (and a restore without own clocks pays nothing more here).
+  if (worlds.length < 2) return undefined;
+  const merged: Record<string, readonly unknown[]> = {};
+  // Per key, where each world's records start in the merged list.
+  const starts = new Map<string, number[]>();
+  for (const slice of COMPANY_SLICES) {
+    const lists = worlds.map((world) => listed(world, slice));
+    const offsets: number[] = [];
+    let at = 0;
+    for (const list of lists) {
+      offsets.push(at);
+      at += list.length;
+    }
+    starts.set(slice.key, offsets);
+    merged[slice.key] = lists.flat();
+  }
+  const records = recordsOfData(merged as unknown as CompanyData);
+  for (const slice of COMPANY_SLICES) {
+    const found = slice.unique?.(merged[slice.key]!, records);
+    if (!found) continue;
+    const [key, index, ...rest] = found.path;
+    const offsets = starts.get(String(key));
+    if (offsets === undefined || typeof index !== 'number') return { world: worlds.length - 1, found };
+    const world = offsets.findLastIndex((start) => start <= index);
+    return { world, found: at([key!, index - offsets[world]!, ...rest], found.problem) };
+  }
+  return undefined;
+}
+
+/**
+ * A problem found in records listed after `before` of them (per key) as a path within the data that added them. A
+ * problem the checks place on a record already there is one the data makes with it.
+ */
+function withinData(found: Found, before: ReadonlyMap<string, number>): Found {
   if (!found) return undefined;
   const [key, index, ...rest] = found.path;
   const offset = before.get(String(key));
   if (offset === undefined || typeof index !== 'number') return found;
-  // A problem the checks place on a record already there is one the data makes with it.
   return index >= offset ? at([key!, index - offset, ...rest], found.problem) : at([key!], `with the records already in the emulator: ${found.problem}`);
 }
 

@@ -29,7 +29,7 @@ type WorldEnd = 'reset' | 'restored' | 'closed';
 export class Engine implements ObservedEmulator {
   readonly config: Config;
   readonly faults = new FaultRegistry();
-  readonly journal = new Journal();
+  readonly journal = new Journal((companyId) => this.worldOf(companyId).state.companies.has(companyId));
   /**
    * What the emulator does, for whoever listens (emu.activity): it outlives resets and restores. An observer made
    * with it (the inspector) reads the engine only as an ObservedEmulator.

@@ -35,8 +35,16 @@ export class Journal {
   private entries: JournalRecord[] = [];
   private readonly listeners = new Set<(entry: JournalEntry) => void>();
 
-  /** Keeps `record` as it is: the caller hands it over and changes it no more. */
+  /**
+   * `exists`: whether a company is (still) in the emulator. A request is journaled when it is answered, which may
+   * be after its company was removed (a request a `delayMs` fault held, answered 503 by the removal): the removal
+   * dropped the company's entries, and such a late one is dropped too.
+   */
+  constructor(private readonly exists: (companyId: string) => boolean = () => true) {}
+
+  /** Keeps `record` as it is (the caller hands it over and changes it no more), unless its company is gone. */
   record(record: JournalRecord): void {
+    if (record.companyId !== null && !this.exists(record.companyId)) return;
     this.entries.push(record);
     if (this.entries.length > JOURNAL_CAPACITY * 1.5) this.entries = this.entries.slice(-JOURNAL_CAPACITY);
     if (this.listeners.size === 0) return;

@@ -4,11 +4,12 @@
  * and the guarantee that no input yields a 5xx.
  */
 import { Hono, type Context as HonoContext } from 'hono';
+import { getPath } from 'hono/utils/url';
 import type { JournalRecord } from '../engine/journal.js';
-import { apiError, errorBodyText, errorOf, errorResponse } from './errors.js';
+import { apiError, CONTROL_REQUEST_ID, errorBodyText, errorOf, errorResponse } from './errors.js';
 import { answerTexts } from './stored-answers.js';
 import { bearerToken, requestBody, type Operation } from './pipeline.js';
-import { Router } from './router.js';
+import { Router, unroutable } from './router.js';
 import { catalogDeletionOperations, catalogOperations } from './routes/catalogs.js';
 import { companyOperations } from './routes/company.js';
 import { establishmentOperations } from './routes/establishments.js';
@@ -37,9 +38,17 @@ export const operations: readonly Operation[] = [
 ];
 
 export function buildApiApp(options: { readonly controls?: boolean } = {}): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>();
+  // Over a socket the path routed is the one sent (see HttpEnv), which the router refuses if it has dot segments.
+  const app = new Hono<HttpEnv>({ getPath: (request, context) => (context?.env?.target === undefined ? getPath(request) : sentPath(context.env.target)) });
   const paths = options.controls === false ? 'Paths begin with /v1.' : 'Paths begin with /v1 (API) or /_emulator (controls).';
   const router = new Router(operations);
+
+  // Ahead of the controls (mounted after this app is built) and of their token check: no control is reached.
+  if (options.controls !== false) {
+    app.all('/_emulator/*', (c, next) =>
+      unroutable(c.req.path) ? errorResponse(apiError(404, 'rota_nao_encontrada', `No control at ${c.req.method} ${c.req.path} ${STRAY_PATH}. ${paths}`), CONTROL_REQUEST_ID) : next(),
+    );
+  }
 
   // One route for the whole API: hono's one-handler path, no middleware chain (see router.ts). A handler that
   // answers at once keeps @hono/node-server on its fast path: a GET awaits nothing.
@@ -101,7 +110,22 @@ function journaled(runtime: Runtime, entry: Mutable<JournalRecord>, response: Re
 
 /** The 404 of a path no operation has, under /v1 or outside it alike. */
 const notFound = (c: HonoContext<HttpEnv>, requestId: string, paths: string): Response =>
-  errorResponse(apiError(404, 'rota_nao_encontrada', `No operation at ${c.req.method} ${c.req.path}. ${paths}`), requestId, { 'x-request-id': requestId });
+  errorResponse(
+    apiError(404, 'rota_nao_encontrada', `No operation at ${c.req.method} ${c.req.path}${unroutable(c.req.path) ? ` ${STRAY_PATH}` : ''}. ${paths}`),
+    requestId,
+    { 'x-request-id': requestId },
+  );
+
+const STRAY_PATH = '(a path with a "." or ".." segment, %2e included, an encoded slash or a backslash names no route: paths are routed as sent, never resolved)';
+
+/**
+ * The path of a request target as the client sent it, percent-decoded as hono decodes a URL's path: origin-form
+ * (`/path?query`), or absolute-form (`http://host/path?query`, `/` without a path).
+ */
+function sentPath(target: string): string {
+  if (target.startsWith('/')) return getPath({ url: `http://sent${target}` } as Request);
+  return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*\//i.test(target) ? getPath({ url: target } as Request) : '/';
+}
 
 /** A bug must still answer with the error body, and say it is ours, not the integrator's. */
 function bug(error: unknown, requestId: string): Response {

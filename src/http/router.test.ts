@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { operations } from './app.js';
-import { Router } from './router.js';
+import { Router, unroutable } from './router.js';
 
 const op = (method: string, path: string) => ({ method, path, name: `${method} ${path}` });
 
@@ -51,9 +51,21 @@ describe('Router', () => {
   });
 
   it('decodes a parameter as hono does: percent-escapes, and those it cannot decode kept as sent', () => {
-    expect(target('GET', '/v1/catalogos/a%2Fb')).toEqual(['GET /v1/catalogos/:id', { id: 'a/b' }]);
+    expect(target('GET', '/v1/catalogos/a%3Fb')).toEqual(['GET /v1/catalogos/:id', { id: 'a?b' }]);
     expect(target('GET', '/v1/catalogos/%E2%82%AC')).toEqual(['GET /v1/catalogos/:id', { id: '€' }]);
     expect(target('GET', '/v1/catalogos/%zz')).toEqual(['GET /v1/catalogos/:id', { id: '%zz' }]);
+  });
+
+  it('routes no path with a "." or ".." segment, an encoded slash or a backslash (hono\'s path: %2e and %5c decoded, %2f not)', () => {
+    for (const path of ['/v1/catalogos/..', '/v1/catalogos/.', '/v1/catalogos/./produtos', '/v1/x/../catalogos', '/v1/./catalogos', '/v1/catalogos/a%2fb', '/v1/catalogos/a%2Fb', '/v1/catalogos/a\\b', '/v1/catalogos/%2f']) {
+      expect(router.find('GET', path), path).toBeUndefined();
+      expect(unroutable(path), path).toBe(true);
+    }
+    // Dots inside a segment are a segment like any other; %252f is the text %2f, which hono's path keeps as %252f.
+    expect(target('GET', '/v1/catalogos/a..b')).toEqual(['GET /v1/catalogos/:id', { id: 'a..b' }]);
+    expect(target('GET', '/v1/catalogos/.a')).toEqual(['GET /v1/catalogos/:id', { id: '.a' }]);
+    expect(target('GET', '/v1/catalogos/%252f')).toEqual(['GET /v1/catalogos/:id', { id: '%2f' }]);
+    expect(unroutable('/v1/analises/x/resultado.csv')).toBe(false);
   });
 
   it('routes every operation of the API to itself', () => {

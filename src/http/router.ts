@@ -12,8 +12,26 @@
  *    segment but an empty one, decoded as hono decodes a parameter.
  * 3. Otherwise a path some operation has, with another method: 405 with the methods of the first such path.
  * 4. Otherwise 404.
+ *
+ * Before them, rule 0: a path with a `.` or `..` segment or an encoded slash or backslash names no operation (see
+ * unroutable), nor a control.
  */
 import { tryDecodeURIComponent } from 'hono/utils/url';
+
+/**
+ * A `.` or `..` segment (`%2e` forms decode to it), an encoded slash (`%2f`, which hono's path keeps encoded) or a
+ * backslash (`%5c` decoded, or sent as is), in hono's path.
+ */
+const STRAY = /\/\.\.?(?:\/|$)|%2f|\\/i;
+
+/**
+ * Rule 0: whether `path` (hono's: percent-decoded but for the reserved characters) names no route at all. A URL
+ * resolves dot segments, encoded ones included, before anything routes it: over a socket the emulator routes the
+ * target as sent (server.ts), and such a path answers 404 instead of reaching the route it would resolve to
+ * (`POST /_emulator/companies/%2e%2e/reset` is not the reset of the whole emulator). An encoded slash or backslash
+ * would put a separator inside a parameter: no id of the service holds one.
+ */
+export const unroutable = (path: string): boolean => STRAY.test(path);
 
 interface Routed {
   readonly method: string;
@@ -62,6 +80,7 @@ export class Router<T extends Routed> {
 
   /** The route of `method` on `path` (hono's path: percent-decoded but for the reserved characters), or undefined: 404. */
   find(method: string, path: string): Route<T> | undefined {
+    if (unroutable(path)) return undefined;
     const literal = this.literal.get(path);
     if (literal !== undefined && !literal.methods.includes(method)) return { kind: 'not_allowed', allow: literal.allow };
     const templates = this.byMethod.get(method === 'HEAD' ? 'GET' : method);

@@ -46,5 +46,9 @@ export function readingBody<T>(read: () => Promise<T>): Promise<T> {
 const asBodyReadError = (error: unknown): BodyReadError => (error instanceof BodyReadError ? error : new BodyReadError(error));
 
 export interface HttpEnv {
-  Bindings: { runtimes: Runtimes; body?: BodySource };
+  /**
+   * `target`: over a socket, the request target as the client sent it (server.ts), which routing reads instead of
+   * the request's URL, whose dot segments are resolved; in process there is none: the URL is what the caller made.
+   */
+  Bindings: { runtimes: Runtimes; body?: BodySource; target?: string };
 }

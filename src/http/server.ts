@@ -1,10 +1,12 @@
 /**
  * The emulator over a socket: a Node HTTP server around a fetch handler, the Host check on every request, the
- * clientError answers, and a close that lets answers in progress finish. It holds no rule of the service.
+ * request target as the client sent it, the clientError answers, and a close that lets answers in progress finish.
+ * It holds no rule of the service.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { answerClientError } from './client-errors.js';
+import { apiError, CONTROL_REQUEST_ID, errorResponse } from './errors.js';
 import { hostGuard, localAddress } from './host-guard.js';
 import { readingBody, type BodySource } from './runtime.js';
 
@@ -45,8 +47,12 @@ export interface RunningServer extends AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** What the server hands each admitted request to: the request, and its body as read from the socket. */
-export type SocketHandler = (request: Request, body: BodySource) => Response | Promise<Response>;
+/**
+ * What the server hands each admitted request to: the request, its body as read from the socket, and its target
+ * as the client sent it (the request's URL has its `.` and `..` segments resolved, `%2e` forms included: routing
+ * reads the target, so that a path never reaches a route it does not spell).
+ */
+export type SocketHandler = (request: Request, body: BodySource, target: string) => Response | Promise<Response>;
 
 /** How long a closing server lets answers in progress finish before it cuts the connections, and how often it looks. */
 const CLOSE_GRACE_MS = 500;
@@ -57,14 +63,23 @@ const CLOSE_SWEEP_MS = 5;
 export type ServedSocket = Omit<RunningServer, 'inspector'>;
 
 export async function serve(handle: SocketHandler, options: ListenOptions = {}): Promise<ServedSocket> {
-  const { createAdaptorServer } = await import('@hono/node-server');
+  const { getRequestListener, RequestError } = await import('@hono/node-server');
   const host = options.host ?? '127.0.0.1';
   const refusedHost = hostGuard(host, options.allowHosts);
-  const server = createAdaptorServer({
-    // The URL's host when a request names none (HTTP/1.0), which hostGuard lets pass.
-    hostname: 'localhost',
-    fetch: (request: Request, env: { incoming: NodeIncoming }) => refusedHost(env.incoming.headers.host) ?? handle(request, new SocketBody(env.incoming)),
-  });
+  const listener = getRequestListener(
+    (request: Request, env: { incoming: NodeIncoming }) => refusedHost(env.incoming.headers.host) ?? handle(request, new SocketBody(env.incoming), env.incoming.url ?? '/'),
+    {
+      // The URL's host when a request names none (HTTP/1.0), which hostGuard lets pass.
+      hostname: 'localhost',
+      // A target or Host no URL can be made of (a backslash in the path, a bad absolute URL): the error body, where
+      // @hono/node-server answers a bare 400.
+      errorHandler: (error) =>
+        error instanceof RequestError
+          ? errorResponse(apiError(400, 'requisicao_malformada', `The request's target or Host header cannot be read as a URL (${error.message}): send a path that begins with "/" and holds no backslash.`), CONTROL_REQUEST_ID)
+          : errorResponse(apiError(500, 'erro_interno', `Emulator bug (please report it): ${error instanceof Error ? error.message : String(error)}`), CONTROL_REQUEST_ID),
+    },
+  );
+  const server = createServer(listener);
   // Bytes Node's parser refuses are answered with the error body rather than Node's bare 400.
   server.on('clientError', answerClientError);
   // Neither the server nor its connections hold the process (a keep-alive socket would, for the server's 5 s
@@ -217,6 +232,8 @@ const DRAIN_LIMIT = 64 * 1024 * 1024;
 /** What the server reads of Node's request message (HTTP/1 or HTTP/2). */
 interface NodeIncoming extends AsyncIterable<Uint8Array> {
   readonly headers: IncomingHttpHeaders;
+  /** The request target as sent: origin-form (`/path?query`) or absolute-form (`http://host/path`). */
+  readonly url?: string;
   /** The whole message, body included, has arrived. */
   readonly complete: boolean;
   readonly readableEnded: boolean;

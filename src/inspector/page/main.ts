@@ -208,12 +208,7 @@ async function openCompany(id: string): Promise<void> {
   fill(detailBox, h('p', { class: 'hint' }, 'Click an item to see its detail.'));
   stopStream();
   try {
-    const timeline = await call<Timeline>('GET', timelinePath());
-    if (companyId !== id) return;
-    applyHead(timeline);
-    list.replace(timeline.items);
-    nextBefore = timeline.nextBefore;
-    renderFoot();
+    if (!(await loadTimeline(id))) return;
     performance.mark('inspector:timeline-rendered');
     document.body.dataset.ready = 'true';
   } catch (error) {
@@ -222,6 +217,17 @@ async function openCompany(id: string): Promise<void> {
   }
   openStream(id);
   void refreshPanels();
+}
+
+/** The newest page of the company's timeline in place of the list; false when the company changed meanwhile. */
+async function loadTimeline(id: string): Promise<boolean> {
+  const timeline = await call<Timeline>('GET', timelinePath());
+  if (companyId !== id) return false;
+  applyHead(timeline);
+  list.replace(timeline.items);
+  nextBefore = timeline.nextBefore;
+  renderFoot();
+  return true;
 }
 
 /** The open company's name and CNPJ root (its id until the company list has arrived). */
@@ -362,12 +368,17 @@ function stopStream(): void {
   stream = undefined;
 }
 
-/** Reads the live stream of `id`'s company; on an end or an error, tries again after 1, 2, 4 … 30 s. */
+/**
+ * Reads the live stream of `id`'s company; on an end or an error, tries again after 1, 2, 4 … 30 s, and then reads
+ * the timeline again whole: the server ends a stream whose reader fell behind (a frozen tab), dropping what it had
+ * not sent, which may be more than the newest page.
+ */
 function openStream(id: string): void {
   stopStream();
   const controller = new AbortController();
   stream = controller;
   let delay = 1000;
+  let again = false;
   const run = async (): Promise<void> => {
     while (!controller.signal.aborted) {
       streamState.textContent = 'connecting…';
@@ -393,7 +404,9 @@ function openStream(id: string): void {
         streamState.className = 'stream-state live';
         delay = 1000;
         // Whatever happened while the stream was down: read once the stream is open, so nothing falls between.
-        scheduleHead();
+        if (again) void loadTimeline(id).catch(showError);
+        else scheduleHead();
+        again = true;
         const parser = new SseParser();
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         for (;;) {

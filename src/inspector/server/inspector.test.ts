@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Emulator } from '../../emulator.js';
 import type { ActivityFeed } from '../../engine/activity.js';
 import type { ItemDetail, Timeline, TimelineItem } from '../wire.js';
-import { BODY_CAP, Inspector, inspectorOf, RING_SIZE } from './inspector.js';
+import { BODY_CAP, Inspector, inspectorOf, RING_SIZE, STREAM_BUFFER_BYTES } from './inspector.js';
 import { decodeCursor, encodeCursor } from './timeline.js';
 
 /**
@@ -356,6 +356,38 @@ describe('the stream', () => {
     expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString() } });
     expect(await stream.next()).toBeUndefined();
     expect(inspector.streams).toBe(0);
+  });
+
+  it('ends when its reader falls STREAM_BUFFER_BYTES behind, dropping the frames it did not take; the timeline has them', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const stream = frames((await emu.fetch(`/_emulator/inspector/stream?companyId=${acme.companyId}`)).body!);
+    expect(((await stream.next()) as { event: string }).event).toBe('clock');
+    const inspector = emu.feed.recorder as Inspector;
+    const path = `/v1/produtos/${'a'.repeat(7 * 1024)}`;
+    const request = () => emu.fetch(path, { headers: { authorization: `Bearer ${acme.token}` } });
+    // One frame read, to know the size of each: the same path and status, ids and times of one length.
+    const first = await request();
+    const frame = (await stream.next()) as { event: string; data: TimelineItem };
+    expect(frame.data.id).toBe(`req:${first.headers.get('x-request-id')}`);
+    const size = Buffer.byteLength(`event: item\ndata: ${JSON.stringify(frame.data)}\n\n`);
+    // Then the reader reads nothing while the requests go on: the frames wait for it up to the bound.
+    let sent = 0;
+    let last: Response | undefined;
+    while (inspector.streams === 1 && sent < 1_000) {
+      last = await request();
+      sent++;
+    }
+    expect(inspector.streams).toBe(0);
+    expect(sent).toBe(Math.floor(STREAM_BUFFER_BYTES / size) + 1);
+    expect(await stream.next()).toBeUndefined();
+    // What it missed is on the timeline, which the page reads again when it opens the stream again.
+    const read = await timeline(emu, acme.companyId, '?limit=1');
+    expect(read.items.map((i) => i.id)).toEqual([`req:${last!.headers.get('x-request-id')}`]);
+    const again = frames((await emu.fetch(`/_emulator/inspector/stream?companyId=${acme.companyId}`)).body!);
+    expect(((await again.next()) as { event: string }).event).toBe('clock');
+    expect(inspector.streams).toBe(1);
+    await again.reader.cancel();
   });
 
   it('sends a keep-alive comment at its interval of real time', async () => {
