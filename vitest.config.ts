@@ -22,6 +22,8 @@ export default defineConfig({
       },
       // The spec tests against a deployment without controls (CONFORMANCE_BASE_URL, CONFORMANCE_TOKEN): only then.
       ...(process.env.CONFORMANCE_BASE_URL ? [{ test: { name: 'conformance', include: ['spec-tests/*.test.ts'], exclude, fileParallelism: false } }] : []),
+      // The image of the Containerfile, built and run with podman (fails, saying how to get it, without podman).
+      { test: { name: 'image', include: ['container/**/*.test.ts'], exclude, testTimeout: 60_000, hookTimeout: 180_000 } },
       // The docs page in a real browser (chromium; skipped, saying so, where it is not installed).
       { test: { name: 'browser', include: ['browser-tests/**/*.test.ts'], exclude } },
       // Suites sharing ONE built CLI server at once, each on a company with a clock of its own: files in parallel.

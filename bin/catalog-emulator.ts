@@ -18,6 +18,7 @@ import { FixturesFileError, readFixturesFile } from './fixtures-file.js';
 import { openInBrowser } from './open-browser.js';
 import { commandUsage, COMMANDS } from './help.js';
 import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
+import { withEnvironment } from './serve-env.js';
 import { banner, prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
 import { planState, snapshotToRestore, StateFileError, StateSaver, type StatePlan } from './state-file.js';
 
@@ -70,6 +71,15 @@ Options of serve:
   --fixtures FILE     create the companies and records of a JSON fixtures file at start (unless
                       --state FILE already holds a state) and after every reset
 
+Environment of serve (for containers; the flag wins, and an empty variable counts as unset):
+  PORT                            --port
+  CATALOG_EMULATOR_SEED           --seed
+  CATALOG_EMULATOR_CLOCK          --clock
+  CATALOG_EMULATOR_FIXTURES       --fixtures
+  CATALOG_EMULATOR_STATE          --state
+  CATALOG_EMULATOR_ALLOW_HOSTS    --allow-host, the names separated by commas
+  CATALOG_EMULATOR_CONTROL_TOKEN  --control-token
+
 Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".
 A running server renders both documents at /_emulator/docs, and shows its timeline at /_emulator/ui
 (the inspector).
@@ -100,10 +110,10 @@ Exit codes of conformance: 0 no test failed (some may be skipped), 1 a test fail
 /** Exit code of a server that could not bind its port (busy, or not permitted): a script may try another. */
 const EXIT_NO_PORT = 3;
 
-/** --port N of serve and demo --ui: 4747 when absent. */
-function portOf(flag: string | undefined): number {
+/** --port N of serve (or PORT, named by `from`) and demo --ui: 4747 when absent. */
+function portOf(flag: string | undefined, from = '--port'): number {
   const port = flag === undefined ? 4747 : Number(flag);
-  if (flag === '' || !Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535 (got "${flag}")`);
+  if (flag === '' || !Number.isInteger(port) || port < 0 || port > 65535) fail(`${from} must be an integer from 0 to 65535 (got "${flag}")`);
   return port;
 }
 
@@ -211,10 +221,13 @@ interface ServeFlags {
   'no-controls'?: boolean;
 }
 
-async function serve(flags: ServeFlags): Promise<void> {
-  const port = portOf(flags.port);
+async function serve(given: ServeFlags): Promise<void> {
+  const settled = withEnvironment(given, process.env);
+  if (typeof settled === 'string') fail(settled);
+  const { flags, origin } = settled;
+  const port = portOf(flags.port, origin('port'));
   const clock = flags.clock ?? 'real';
-  if (clock !== 'real' && clock !== 'manual') fail(`--clock must be "real" or "manual" (got "${clock}")`);
+  if (clock !== 'real' && clock !== 'manual') fail(`${origin('clock')} must be "real" or "manual" (got "${clock}")`);
   // Under --json stdout carries JSON lines only: the log is json there unless told pretty, which goes to stderr.
   const log = flags.log ?? (flags.json ? 'json' : 'pretty');
   if (log !== 'pretty' && log !== 'json' && log !== 'silent') fail(`--log must be "pretty", "json" or "silent" (got "${log}")`);
@@ -237,15 +250,14 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (at <= 0) fail(`--route takes FROM=TO, e.g. --route https://hooks.example.com=http://127.0.0.1:9000 (got "${route}")`);
     return { from: route.slice(0, at), to: route.slice(at + 1) };
   });
-  // An empty variable counts as unset, as shells make it easy to leave one so.
-  const controlToken = flags['control-token'] ?? (process.env.CATALOG_EMULATOR_CONTROL_TOKEN || undefined);
+  const controlToken = flags['control-token'];
   const withControls = flags['no-controls'] !== true;
   // A guard on nothing would read as protection that is not there: refused, not ignored.
-  if (!withControls && controlToken !== undefined) fail(`--no-controls serves no controls for a control token to guard: drop ${flags['control-token'] === undefined ? 'CATALOG_EMULATOR_CONTROL_TOKEN' : '--control-token'}`);
+  if (!withControls && controlToken !== undefined) fail(`--no-controls serves no controls for a control token to guard: drop ${origin('control-token')}`);
   // Read here, checked by createEmulator (whose message names the place in the file).
-  const fixtures = flags.fixtures === undefined ? undefined : fixturesOf(flags.fixtures);
+  const fixtures = flags.fixtures === undefined ? undefined : fixturesOf(flags.fixtures, origin('fixtures'));
   // With --state, the seed and start are those the file was made with (fixed now for a new file).
-  const plan = flags.state === undefined ? undefined : statePlan(flags.state, { seed, start: flags.start, clock });
+  const plan = flags.state === undefined ? undefined : statePlan(flags.state, origin('state'), { seed, start: flags.start, clock });
   const start = plan ? { start: plan.start } : flags.start === undefined ? {} : { start: flags.start };
   // Routes given as options, not added afterwards: they are configuration, so POST /_emulator/reset keeps them.
   let emu;
@@ -253,16 +265,18 @@ async function serve(flags: ServeFlags): Promise<void> {
     emu = createEmulator({ seed: plan ? plan.seed : seed, clock, ...start, companies: [{}], ...(fixtures === undefined ? {} : { fixtures: fixtures as Fixtures }), routes, ...idempotency, ...(controlToken === undefined ? {} : { controlToken }) });
   } catch (error) {
     const message = (error as Error).message;
-    if (flags.fixtures !== undefined && /^fixtures[.:[]/.test(message)) fail(`${flags.fixtures}: ${message.replace(/^fixtures(?:: |\.)?/, '')}`);
+    // The file names itself; one named by the environment also names its variable.
+    const file = origin('fixtures') === '--fixtures' ? flags.fixtures : `${origin('fixtures')} ${flags.fixtures}`;
+    if (flags.fixtures !== undefined && /^fixtures[.:[]/.test(message)) fail(`${file}: ${message.replace(/^fixtures(?:: |\.)?/, '')}`);
     const bad = /^routes\[(\d+)\]: (.*)$/s.exec(message);
     if (bad) fail(`--route ${routeFlags[Number(bad[1])]}: ${bad[2]}`);
     // Never the token itself in the message: it may be in a log.
-    if (message.startsWith('controlToken ')) fail(`the control token (${flags['control-token'] === undefined ? 'CATALOG_EMULATOR_CONTROL_TOKEN' : '--control-token'}) ${message.slice('controlToken '.length)}`);
+    if (message.startsWith('controlToken ')) fail(`the control token (${origin('control-token')}) ${message.slice('controlToken '.length)}`);
     // An instant outside the clock's bounds (1970 to 9999): createEmulator says which, as "start must be …".
     if (message.startsWith('start ')) fail(`--${message}`);
     throw error;
   }
-  const saver = plan && flags.state !== undefined ? startSaving(emu, flags.state, plan, clock) : undefined;
+  const saver = plan && flags.state !== undefined ? startSaving(emu, flags.state, origin('state'), plan, clock) : undefined;
 
   // A reader of stdout or stderr that closes its end (`… --json | head -1`) must not crash the server with EPIPE:
   // what it no longer reads is dropped.
@@ -297,7 +311,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     server = await emu.listen({ port, host, allowHosts, controls: withControls });
   } catch (error) {
     const bad = /^allowHosts\[(\d+)\]: (.*)$/s.exec((error as Error).message);
-    if (bad) fail(`--allow-host: ${bad[2]}`);
+    if (bad) fail(`${origin('allow-host')}: ${bad[2]}`);
     listenFailure(error, port);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') fail(`cannot bind to host "${flags.host}": not an address of this machine`);
@@ -325,22 +339,25 @@ async function serve(flags: ServeFlags): Promise<void> {
 
 }
 
-/** The fixtures file's content (createEmulator checks its format); a usage error for one that cannot be read or parsed. */
-function fixturesOf(path: string): unknown {
+/**
+ * The fixtures file's content (createEmulator checks its format); a usage error for one that cannot be read or
+ * parsed, naming where the path came from (`from`: --fixtures or its variable).
+ */
+function fixturesOf(path: string, from: string): unknown {
   try {
     return readFixturesFile(path);
   } catch (error) {
-    if (error instanceof FixturesFileError) fail(`--fixtures ${path}: ${error.message}`);
+    if (error instanceof FixturesFileError) fail(`${from} ${path}: ${error.message}`);
     throw error;
   }
 }
 
-/** --state FILE read, and checked against --seed and --start; a usage error for a file that cannot be used. */
-function statePlan(path: string, settings: Parameters<typeof planState>[1]): StatePlan {
+/** --state FILE (or its variable, `from`) read, and checked against --seed and --start; a usage error for a file that cannot be used. */
+function statePlan(path: string, from: string, settings: Parameters<typeof planState>[1]): StatePlan {
   try {
     return planState(path, settings, DEFAULT_START, Date.now());
   } catch (error) {
-    if (error instanceof StateFileError) fail(`--state ${path} ${error.message}; it was left as it is`);
+    if (error instanceof StateFileError) fail(`${from} ${path} ${error.message}; it was left as it is`);
     throw error;
   }
 }
@@ -349,12 +366,12 @@ function statePlan(path: string, settings: Parameters<typeof planState>[1]): Sta
  * Restores the state of --state FILE (a usage error, the file untouched, for one this emulator cannot load), or
  * creates the file for a fresh start; then saves after every change.
  */
-function startSaving(emu: ReturnType<typeof createEmulator>, path: string, plan: StatePlan, clock: 'real' | 'manual'): StateSaver {
+function startSaving(emu: ReturnType<typeof createEmulator>, path: string, from: string, plan: StatePlan, clock: 'real' | 'manual'): StateSaver {
   if (plan.saved) {
     try {
       emu.restore(snapshotToRestore(plan.saved, clock, Date.now()));
     } catch (error) {
-      if (error instanceof TypeError) fail(`--state ${path} is not a state this emulator can load (${error.message}); it was left as it is`);
+      if (error instanceof TypeError) fail(`${from} ${path} is not a state this emulator can load (${error.message}); it was left as it is`);
       throw error;
     }
   }
@@ -362,7 +379,7 @@ function startSaving(emu: ReturnType<typeof createEmulator>, path: string, plan:
   try {
     saver.saveNow();
   } catch (error) {
-    fail(`--state ${path}: cannot write it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    fail(`${from} ${path}: cannot write it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   saver.start();
   return saver;

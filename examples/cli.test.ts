@@ -1,5 +1,5 @@
 /**
- * The README's shell, compose and help examples, run as written against the built CLI (`npm test` builds first):
+ * The README's shell and help examples, run as written against the built CLI (`npm test` builds first):
  * each script gets a real server on a free port, and the URL and token it printed, through the environment
  * variables the script names. Every spawned process is killed after its test.
  */
@@ -249,36 +249,6 @@ test(
     expect(stdout).toMatch(/Test Files +1 passed \(1\)/);
   },
   4 * TIMEOUT_MS,
-);
-
-test(
-  'docker-compose.yml: its command and environment serve the name "emulator" and demand the control token',
-  async () => {
-    const compose = readFileSync(new URL('docker-compose.yml', import.meta.url), 'utf8');
-    const [program, command, ...args] = /^ {4}command: (.*)$/m.exec(compose)![1]!.split(' ');
-    expect([program, command]).toEqual(['catalog-emulator', 'serve']);
-    expect(compose).toMatch(/^ {6}CATALOG_EMULATOR_CONTROL_TOKEN: \$\{EMULATOR_CONTROL_TOKEN\}$/m);
-    expect(compose).toMatch(/^ {6}EMULATOR_URL: http:\/\/emulator:4747$/m);
-    const server = await serve(args, { CATALOG_EMULATOR_CONTROL_TOKEN: 'compose-control-token' });
-    expect(server.url).toBe(`http://127.0.0.1:${server.port}`); // a wildcard bind prints the loopback URL
-    const get = async (path: string, host: string, token?: string) => {
-      const { request } = await import('node:http');
-      return new Promise<number>((resolve, reject) => {
-        const headers: Record<string, string> = { host, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) };
-        request({ host: '127.0.0.1', port: server.port, path, headers }, (response) => {
-          response.resume();
-          resolve(response.statusCode!);
-        })
-          .on('error', reject)
-          .end();
-      });
-    };
-    expect(await get('/v1/empresa', `emulator:${server.port}`, server.token)).toBe(200); // the service name is allowed
-    expect(await get('/v1/empresa', `elsewhere:${server.port}`, server.token)).toBe(403); // another name is not
-    expect(await get('/_emulator', `emulator:${server.port}`)).toBe(401); // the controls need the token
-    expect(await get('/_emulator', `emulator:${server.port}`, 'compose-control-token')).toBe(200);
-  },
-  TIMEOUT_MS,
 );
 
 test(

@@ -2,7 +2,7 @@
  * README.md is tested as users read it:
  * - every fenced code block is preceded by `<!-- example: examples/PATH -->` (the whole file) or
  *   `<!-- example: examples/PATH#NAME -->` (the lines between `// #region NAME` and `// #endregion`, or
- *   `# #region NAME` / `# #endregion` in shell and YAML, dedented), and equals it; the one exception is a sample
+ *   `# #region NAME` / `# #endregion` in shell, YAML and Python, dedented), and equals it; the one exception is a sample
  *   of output marked `<!-- output -->`. The example files are run or checked by the other tests of examples/;
  * - the table of contents lists every `##` and `###` heading, in order, and no link points to a missing anchor;
  * - nothing points outside the package: no internal folder, design document or tracker number, and every
@@ -11,14 +11,16 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const EXAMPLES = fileURLToPath(new URL('.', import.meta.url));
 const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
 /** The fence language each kind of example file is shown in. */
-const LANGUAGE: Record<string, string> = { ts: 'ts', sh: 'sh', json: 'json', yml: 'yaml', txt: 'text', cjs: 'js', mjs: 'js' };
+const LANGUAGE: Record<string, string> = { ts: 'ts', sh: 'sh', json: 'json', yml: 'yaml', txt: 'text', cjs: 'js', mjs: 'js', py: 'python', java: 'java' };
 
 interface Block {
   /** 1-based line of the opening fence. */
@@ -121,9 +123,12 @@ describe('README code blocks', () => {
     });
     expect(stray).toEqual([]);
     const shown = new Set(blocks.map((block) => EXAMPLE.exec(block.label)?.[1]).filter((reference) => reference !== undefined));
-    const regions = readdirSync(new URL('.', import.meta.url)).flatMap((name) =>
-      [...readFileSync(new URL(name, import.meta.url), 'utf8').matchAll(/^\s*(?:\/\/|#) #region ([\w-]+)$/gm)].map((match) => `examples/${name}#${match[1]}`),
-    );
+    // examples/ and its folders (the clients in other languages).
+    const files = readdirSync(new URL('.', import.meta.url), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    const regions = files.flatMap((entry) => {
+      const name = relative(EXAMPLES, join(entry.parentPath, entry.name));
+      return [...readFileSync(join(EXAMPLES, name), 'utf8').matchAll(/^\s*(?:\/\/|#) #region ([\w-]+)$/gm)].map((match) => `examples/${name}#${match[1]}`);
+    });
     expect(regions.filter((region) => !shown.has(region))).toEqual([]);
   });
 });
