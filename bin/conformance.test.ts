@@ -62,6 +62,7 @@ function started(run: Run): Promise<StartLine> {
 async function conformance(args: string[], timeoutMs = RUN_TIMEOUT_MS): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const run = runCli(['conformance', ...args], { timeoutMs });
   const { code } = await run.exited;
+  await run.closed;
   return { code, stdout: run.stdout, stderr: run.stderr };
 }
 
