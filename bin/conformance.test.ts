@@ -2,9 +2,9 @@
  * `catalog-emulator conformance` as a user runs it: the built CLI (dist/bin, dist/conformance; `npm test` builds
  * before vitest) against ONE server of the built CLI serving the API alone (--no-controls), as a deployment does.
  * Its fixtures are the README's (a test company with every restricted credential, and a second company) and two
- * companies more, so that the runs below, at the same time, each work in a company no other run touches: the whole
- * suite once, a subset twice in a row on one company, a subset where every test is skipped. (A run's analyses end
- * a minute later on the real clock, raising events in their company: a run sharing it then would count them.)
+ * companies more, so that the runs below, at the same time, each work in a company no other run touches (two runs
+ * must never share a company at once): the whole suite once, a subset twice in a row on one company, a subset
+ * where every test is skipped.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
