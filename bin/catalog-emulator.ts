@@ -6,8 +6,9 @@
  *                  [--quiet KINDS] [--json] [--ready-file PATH]
  * catalog-emulator demo [NAME] [--ui [--port N] [--no-open]]
  * catalog-emulator openapi [--controls]
- * catalog-emulator conformance --base-url URL --token T [--token-for PERMISSION=T]... [--files PATTERN]...
- *                              [--timeout-ms N] [--json] [--report FILE]
+ * catalog-emulator conformance --base-url URL --token T [--token-for PERMISSION=T]... [--other-token T]
+ *                              [--files PATTERN]... [--timeout-ms N] [--request-timeout-ms N] [--max-body SIZE]
+ *                              [--deadline DURATION] [--json] [--report FILE]
  * catalog-emulator help [COMMAND]
  *
  * DESIGN §7. Imports the public entry only.
@@ -18,6 +19,7 @@ import { FixturesFileError, readFixturesFile } from './fixtures-file.js';
 import { openInBrowser } from './open-browser.js';
 import { commandUsage, COMMANDS } from './help.js';
 import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
+import { parseDuration, parseSize } from './quantities.js';
 import { withEnvironment } from './serve-env.js';
 import { banner, prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
 import { planState, snapshotToRestore, StateFileError, StateSaver, type StatePlan } from './state-file.js';
@@ -99,12 +101,21 @@ Options of conformance:
   --files PATTERN     run only these spec test files: a name such as catalogs, or a pattern with
                       * and ? (repeatable)
   --timeout-ms N      the time each test and hook may take, unless it sets its own (default 30000)
+  --request-timeout-ms N
+                      the time each request may take, from its start to its answer's last byte
+                      (default 10000)
+  --max-body SIZE     the largest answer body read, e.g. 512KiB, 16MiB or bytes (default 16MiB);
+                      a larger one is refused unread, failing its test
+  --deadline DURATION the whole run's time, e.g. 90s, 10m, 1h or milliseconds (default 20m); when
+                      it passes, the run stops and reports what ran
   --json              print one JSON object (totals, statements, tests) instead of the matrix;
                       the progress goes to stderr
   --report FILE       also write the matrix as Markdown to FILE
 Tests that need what only the emulator's /_emulator controls give (its clock, faults, the webhook
 inbox, a company of their own) are skipped, each saying why.
-Exit codes of conformance: 0 no test failed (some may be skipped), 1 a test failed, 2 bad usage.
+Exit codes of conformance: 0 a test passed and none failed, 1 a test failed, 2 bad usage, the
+deployment could not be reached (refused, reset, closed, not HTTP, TLS, DNS, time-out), the deadline
+passed, or no test passed (all skipped): a run that reached nothing never exits 0.
 `;
 
 /** Exit code of a server that could not bind its port (busy, or not permitted): a script may try another. */
@@ -169,6 +180,9 @@ async function main(argv: string[]): Promise<void> {
         'token-for': { type: 'string', multiple: true },
         'other-token': { type: 'string' },
         'timeout-ms': { type: 'string' },
+        'request-timeout-ms': { type: 'string' },
+        'max-body': { type: 'string' },
+        deadline: { type: 'string' },
         files: { type: 'string', multiple: true },
         report: { type: 'string' },
         ui: { type: 'boolean' },
@@ -188,6 +202,13 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'openapi') return printDocument(rest, values);
   if (values.controls) fail('--controls is an option of the openapi command');
   if (command === 'conformance') {
+    // Until the run reaches its verdict, ending is a failure: should the work in flight ever leave the event loop
+    // empty (a request that never settles, with nothing ref'd), the process says so and exits 2, never 0.
+    process.exitCode = 2;
+    process.once('beforeExit', () => {
+      process.stderr.write('catalog-emulator: the conformance run ended before a verdict: nothing was left to wait for\n');
+      process.exit(2);
+    });
     const code = await runConformanceCommand(rest, values);
     // A test that failed half-way may have left a server or a socket open: the run is over all the same, once
     // what it printed is out.
@@ -518,7 +539,10 @@ async function runDemoOnUi(demo: Demo, port: number, open: boolean): Promise<voi
   keyboard?.close();
 }
 
-const CONFORMANCE_FLAGS = ['base-url', 'token', 'token-for', 'other-token', 'timeout-ms', 'files', 'report'] as const;
+const CONFORMANCE_FLAGS = ['base-url', 'token', 'token-for', 'other-token', 'timeout-ms', 'request-timeout-ms', 'max-body', 'deadline', 'files', 'report'] as const;
+
+/** The whole run's default time: a run against a local server takes about 30 s; a remote one, with some 6,000 requests, minutes. */
+const DEFAULT_DEADLINE = '20m';
 
 interface ConformanceFlags {
   'base-url'?: string;
@@ -526,6 +550,9 @@ interface ConformanceFlags {
   'token-for'?: string[];
   'other-token'?: string;
   'timeout-ms'?: string;
+  'request-timeout-ms'?: string;
+  'max-body'?: string;
+  deadline?: string;
   files?: string[];
   json?: boolean;
   report?: string;
@@ -563,7 +590,14 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
   if (otherToken !== undefined && otherToken.trim() === '') fail('--other-token needs a credential of a second company');
   if (otherToken !== undefined && otherToken === token) fail('--other-token must be a credential of another company than --token\'s');
   const timeout = flags['timeout-ms'];
-  if (timeout !== undefined && !(/^\d+$/.test(timeout) && Number(timeout) >= 1 && Number(timeout) <= 3_600_000)) fail(`--timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "${timeout}")`);
+  const millis = (value: string) => /^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 3_600_000;
+  if (timeout !== undefined && !millis(timeout)) fail(`--timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "${timeout}")`);
+  const requestTimeout = flags['request-timeout-ms'];
+  if (requestTimeout !== undefined && !millis(requestTimeout)) fail(`--request-timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "${requestTimeout}")`);
+  const maxBody = flags['max-body'] === undefined ? undefined : parseSize(flags['max-body']);
+  if (flags['max-body'] !== undefined && maxBody === undefined) fail(`--max-body must be a size from 1 byte to 1GiB: bytes, or a whole number of KiB, MiB or GiB such as 16MiB (got "${flags['max-body']}")`);
+  const deadline = parseDuration(flags.deadline ?? DEFAULT_DEADLINE);
+  if (deadline === undefined) fail(`--deadline must be a duration from 1 ms to 24 h: a whole number of ms, s, m or h such as 90s or 10m, or of milliseconds (got "${flags.deadline}")`);
   const files = flags.files ?? [];
   const bad = files.find((pattern) => pattern.trim() === '');
   if (bad !== undefined) fail('--files needs a file name or pattern, e.g. --files catalogs');
@@ -571,10 +605,6 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
   if (report === '') fail('--report needs a file path');
 
   const base = url.href.replace(/\/$/, '');
-  const timeoutMs = timeout === undefined ? 30_000 : Number(timeout);
-  await preflight(base, token, timeoutMs, '--token');
-  if (otherToken !== undefined) await preflight(base, otherToken, timeoutMs, '--other-token');
-
   let runner: typeof import('../src/conformance/run.js');
   try {
     runner = (await import(CONFORMANCE_RUNNER.href)) as typeof import('../src/conformance/run.js');
@@ -582,18 +612,27 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
     if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') fail(`the spec tests are not built here (no ${CONFORMANCE_RUNNER.pathname}): run npm run build`, 1);
     throw error;
   }
-  // Read by the bundled support when the first test file loads. A server named by SPEC_BASE_URL is the emulator
-  // tests' business, not this run's.
-  process.env.CONFORMANCE_BASE_URL = base;
-  process.env.CONFORMANCE_TOKEN = token;
-  process.env.CONFORMANCE_TOKEN_FOR = tokensFor.map(([key, value]) => `${key}=${value}`).join(',');
-  if (otherToken === undefined) delete process.env.CONFORMANCE_OTHER_TOKEN;
-  else process.env.CONFORMANCE_OTHER_TOKEN = otherToken;
-  delete process.env.SPEC_BASE_URL;
+  // Read by the bundled support when the runner loads it. A server named by SPEC_BASE_URL is the emulator tests'
+  // business, not this run's; bounds left unset take the support's defaults.
+  const env: Record<string, string | undefined> = {
+    CONFORMANCE_BASE_URL: base,
+    CONFORMANCE_TOKEN: token,
+    CONFORMANCE_TOKEN_FOR: tokensFor.map(([key, value]) => `${key}=${value}`).join(','),
+    CONFORMANCE_OTHER_TOKEN: otherToken,
+    CONFORMANCE_REQUEST_TIMEOUT_MS: requestTimeout,
+    CONFORMANCE_MAX_BODY_BYTES: maxBody === undefined ? undefined : String(maxBody),
+    SPEC_BASE_URL: undefined,
+  };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   return runner.runConformance({
     target: base,
-    timeoutMs,
+    credentials: [{ flag: '--token', token }, ...(otherToken === undefined ? [] : [{ flag: '--other-token', token: otherToken }])],
+    deadlineMs: deadline,
+    timeoutMs: timeout === undefined ? 30_000 : Number(timeout),
     files,
     json: flags.json === true,
     color: wantsColor(process.stdout.isTTY === true, process.env),
@@ -602,24 +641,6 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
   });
-}
-
-/**
- * GET /v1/empresa with the token, before hundreds of tests would each fail the same way: a deployment that cannot
- * be reached exits 1; a URL that is not the service's or a token it refuses is bad input (exit 2).
- */
-async function preflight(base: string, token: string, timeoutMs: number, flag: string): Promise<void> {
-  let response: Response;
-  try {
-    response = await fetch(`${base}/v1/empresa`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(timeoutMs) });
-  } catch (error) {
-    const { name, message, cause } = error as Error & { cause?: { code?: string; message?: string } };
-    const why = name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (cause?.code ?? cause?.message ?? message);
-    fail(`cannot reach ${base} (${why})`, 1);
-  }
-  await response.body?.cancel();
-  if (response.status === 401 || response.status === 403) fail(`${base}/v1/empresa refuses the ${flag} credential (${response.status}): give one of ${flag === '--token' ? 'the test company' : 'a second test company'} holding all six permissions`);
-  if (response.status !== 200) fail(`${base}/v1/empresa answers ${response.status}, not 200: is --base-url the service's base URL, without /v1?`);
 }
 
 /** One --token-for PERMISSION=T: its permissions sorted and joined by "+" (how the tests look it up), and the token. */

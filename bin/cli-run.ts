@@ -15,6 +15,11 @@ export interface Run {
   stderr: string;
   /** Resolves on exit with the code and signal; with a time limit, rejects (and kills) when it passes first. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * Resolves once the process's output is all read: 'exit' may come before the last of it does (on a loaded
+   * machine, a line written just before exiting), 'close' after.
+   */
+  readonly closed: Promise<void>;
 }
 
 const running = new Set<ChildProcess>();
@@ -37,6 +42,7 @@ export function runCli(args: readonly string[], options: { env?: Readonly<Record
     child,
     stdout: '',
     stderr: '',
+    closed: new Promise((resolve) => child.once('close', () => resolve())),
     exited: new Promise((resolve, reject) => {
       const timer =
         timeoutMs === undefined

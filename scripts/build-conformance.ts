@@ -28,7 +28,9 @@ const packages = await bundleConformance({
   testFiles,
   outdir: OUT,
   vitestModule: join(ROOT, 'src', 'conformance', 'vitest.ts'),
-  extraEntries: ['src/conformance/run.ts'],
+  // The support's deployment module is an entry too: the runner loads it for the preflight and the deadline, the
+  // same instance the tests share (its one chunk).
+  extraEntries: ['src/conformance/run.ts', 'spec-tests/support/deployment.ts'],
 });
 
 const tests = testFiles.flatMap((file) =>

@@ -9,8 +9,13 @@
  * controls give (time travel, faults, the inbox, a company of its own or with given flags, a second company) is
  * skipped, saying which, before it sends its first control request; a test that needs a company where nothing
  * happened yet says so with `needsOwnCompany`.
+ *
+ * Every request to the deployment is bounded (bounded-http.ts): CONFORMANCE_REQUEST_TIMEOUT_MS (default 10000) from
+ * its start to its answer's last byte, CONFORMANCE_MAX_BODY_BYTES (default 16 MiB) for the answer's body, and
+ * stopRequests() stops them all at once (the conformance command's deadline).
  */
 import { TestRunner } from 'vitest';
+import { boundedFetch, DEFAULT_BOUNDS, type Bounds } from './bounded-http.js';
 
 export interface Deployment {
   readonly baseUrl: string;
@@ -38,6 +43,31 @@ function readDeployment(env: NodeJS.ProcessEnv): Deployment | undefined {
 
 /** The deployment the tests run against, or undefined when they run against an emulator (with its controls). */
 export const deployment: Deployment | undefined = readDeployment(process.env);
+
+/** A whole number of at least 1 from the environment, or the default when unset. */
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < 1) throw new Error(`${name} must be a whole number, 1 or more (got "${text}")`);
+  return Number(text);
+}
+
+const stop = new AbortController();
+const bounds: Bounds = {
+  timeoutMs: positive(process.env, 'CONFORMANCE_REQUEST_TIMEOUT_MS', DEFAULT_BOUNDS.timeoutMs),
+  maxBodyBytes: positive(process.env, 'CONFORMANCE_MAX_BODY_BYTES', DEFAULT_BOUNDS.maxBodyBytes),
+  signal: stop.signal,
+};
+
+/** A request to the deployment, as fetch makes it, within the bounds; a failure names the URL and what happened. */
+export function deploymentFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  return boundedFetch(url, init, bounds);
+}
+
+/** Stops every request to the deployment, pending or to come: each fails with `reason`. */
+export function stopRequests(reason: string): void {
+  stop.abort(new Error(reason));
+}
 
 /**
  * Skips the running test, giving the reason: what it needs that a deployment without controls does not give.

@@ -4,7 +4,7 @@
  */
 import { beforeAll, expect, TestRunner } from 'vitest';
 import { cnpjOf } from './cnpj.js';
-import { deployment } from './deployment.js';
+import { deployment, deploymentFetch } from './deployment.js';
 import type { Answer, Api, World } from './client.js';
 
 /** Every permission of the helper context's decisions: what a credential created without a list holds. */
@@ -36,7 +36,7 @@ if (deployment !== undefined) {
   beforeAll(async () => {
     let after: string | null = null;
     for (let guard = 0; guard < 10_000; guard++) {
-      const response = await fetch(`${baseUrl}/v1/estabelecimentos?limite=200${after === null ? '' : `&apos_id=${after}`}`, { headers: { authorization: `Bearer ${token}` } });
+      const response = await deploymentFetch(`${baseUrl}/v1/estabelecimentos?limite=200${after === null ? '' : `&apos_id=${after}`}`, { headers: { authorization: `Bearer ${token}` } });
       const page = (await response.json()) as { itens: { id: string; cnpj: string }[]; proximo_id: string | null };
       if (response.status !== 200) throw new Error(`GET /v1/estabelecimentos answered ${response.status}: ${JSON.stringify(page)}`);
       for (const establishment of page.itens) takenOrders.add(establishment.cnpj.slice(8, 12));

@@ -1,14 +1,17 @@
 /**
  * Requests over node:http with exactly what the test gives: the headers (`Host` included: fetch never sends a
  * forged Host, and the Host check is what some tests exercise), or the request target itself (a URL resolves
- * `..` and `%2e%2e` segments before fetch sends it, and the tests of routing send them).
+ * `..` and `%2e%2e` segments before fetch sends it, and the tests of routing send them). A request by URL goes
+ * through the support's bounded client (bounded-http.ts), within its default bounds.
  */
-import { request, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request, type IncomingMessage } from 'node:http';
 import { readAnswer, type Answer } from './client.js';
+import { DEFAULT_BOUNDS, send, toResponse } from './bounded-http.js';
 
 /** `method` `path` on the server at `baseUrl`; `headers.host` replaces the Host node:http would send. */
-export function httpRequest(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
-  return send(new URL(path, baseUrl), { method, headers }, body);
+export async function httpRequest(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+  const url = new URL(path, baseUrl);
+  return readAnswer(toResponse(url, method, await send(url, { method, headers, ...(body === undefined ? {} : { body }) }, DEFAULT_BOUNDS)));
 }
 
 /**
@@ -17,10 +20,6 @@ export function httpRequest(baseUrl: string, method: string, path: string, heade
  */
 export function requestAsSent(baseUrl: string, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
   const { hostname, port } = new URL(baseUrl);
-  return send(undefined, { hostname, port, path: target, method, headers }, body);
-}
-
-function send(url: URL | undefined, options: RequestOptions, body: string | undefined): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const answered = (response: IncomingMessage) => {
       const chunks: Buffer[] = [];
@@ -36,7 +35,7 @@ function send(url: URL | undefined, options: RequestOptions, body: string | unde
         resolve(readAnswer(new Response(content, { status, headers: answerHeaders })));
       });
     };
-    const sent = url === undefined ? request({ ...options, agent: false }, answered) : request(url, { ...options, agent: false }, answered);
+    const sent = request({ hostname, port, path: target, method, headers, agent: false }, answered);
     sent.on('error', reject);
     sent.end(body);
   });

@@ -7,7 +7,7 @@
 import { inject } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/index.js';
 import { checkedFetch } from './contract.js';
-import { deployment, notHere } from './deployment.js';
+import { deployment, deploymentFetch, notHere } from './deployment.js';
 
 export interface Target {
   /** 'server' when requests cross a real socket; 'deployment' when, besides, no control is there. */
@@ -48,7 +48,7 @@ export function connect(options: EmulatorOptions = {}): Target {
       fetch: checkedFetch((path, init) => {
         // Controls skip their test before sending (client.ts); a request built by hand must not reach a deployment either.
         if (path.startsWith('/_emulator')) throw new Error(`a test sent ${init?.method ?? 'GET'} ${path} to a deployment, which has no /_emulator controls`);
-        return fetch(`${baseUrl}${path}`, init);
+        return deploymentFetch(`${baseUrl}${path}`, init);
       }),
     };
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildMatrix, NO_REASON, renderMarkdown, renderText, selectFiles, toJson, type Catalogue, type TestResult } from './report.js';
+import { buildMatrix, formatDuration, NO_REASON, renderMarkdown, renderText, selectFiles, toJson, verdict, type Catalogue, type TestResult } from './report.js';
 
 const catalogue: Catalogue = {
   version: '9.9.9',
@@ -33,6 +33,9 @@ const results: TestResult[] = [
   { file: 'spec-tests/catalogs.test.ts', names: ['POST', 'refuses two'], outcome: 'skipped', note: "needs the emulator's controls (GET /_emulator/companies/0190A000-0000-7000-8000-000000000000/state)", durationMs: 0 },
 ];
 
+/** A run that ended before its deadline. */
+const inTime = { deadlineMs: 1_200_000 };
+
 describe('the conformance matrix', () => {
   const matrix = buildMatrix(catalogue, results, [{ file: 'spec-tests/catalogs.test.ts', where: 'GET', message: 'hook failed' }]);
 
@@ -64,7 +67,7 @@ describe('the conformance matrix', () => {
   });
 
   it('prints one line per statement, then the totals', () => {
-    expect(renderText(matrix, 'https://x.example')).toBe(
+    expect(renderText(matrix, 'https://x.example', inTime)).toBe(
       [
         'Conformance of https://x.example, per statement of the specification:',
         '',
@@ -76,6 +79,7 @@ describe('the conformance matrix', () => {
         '',
         'Statements: 0 passed, 2 failed, 1 skipped, 1 not run, 1 with no test (of 5)',
         'Tests: 2 passed, 1 failed, 4 skipped (of 7); runnable share 28.6% (passed / all)',
+        'Deadline: 20 min (--deadline), not reached',
         'Errors outside tests: 1',
         'Skipped, by reason:',
         "  2  needs the emulator's controls (GET /_emulator/companies/{id}/state)",
@@ -87,11 +91,12 @@ describe('the conformance matrix', () => {
   });
 
   it('writes Markdown with escaped cells and the failures, and JSON with each test\'s ids', () => {
-    const markdown = renderMarkdown(matrix, 'https://x.example', '9.9.9');
+    const markdown = renderMarkdown(matrix, 'https://x.example', '9.9.9', inTime);
+    expect(markdown).toContain('\n- Deadline: 20 min (--deadline), not reached\n');
     expect(markdown).toContain('| CAT-02 | A \\| pipe. | failed | 1 passed, 1 failed, 2 skipped |\n');
     expect(markdown).toContain('| BIL-01 | Nobody tests this. _(not black-box)_ | no test | — |\n');
     expect(markdown).toContain('## Failures\n\n- spec-tests/catalogs.test.ts › POST › refuses a pipe: expected 422 to be 409\n- spec-tests/catalogs.test.ts › GET: hook failed\n');
-    const json = toJson(matrix, 'https://x.example', '9.9.9') as { tests: { name: string; ids: string[] }[]; statements: { id: string; status: string }[] };
+    const json = toJson(matrix, 'https://x.example', '9.9.9', inTime) as { deadline: unknown; tests: { name: string; ids: string[] }[]; statements: { id: string; status: string }[] };
     expect(json.tests.map((t) => [t.name, t.ids])).toEqual([
       ['POST › creates', ['CAT-01']],
       ['POST › refuses a name', ['CAT-01', 'CAT-02']],
@@ -102,6 +107,39 @@ describe('the conformance matrix', () => {
       ['POST › refuses two', ['CAT-01', 'CAT-02']],
     ]);
     expect(json.statements[3]).toEqual({ id: 'CAT-04', blackBox: true, status: 'not run', passed: 0, failed: 0, skipped: 0, reasons: [] });
+    expect(json.deadline).toEqual({ ms: 1_200_000, passed: false });
+  });
+});
+
+describe('the deadline and the verdict', () => {
+  const stopped = { deadlineMs: 2000, stoppedDuring: 'spec-tests/catalogs.test.ts › GET › lists' };
+  const passedOnly = buildMatrix(catalogue, results.slice(0, 2), []);
+
+  it('says where the deadline stopped the run, in the text, the Markdown and the JSON', () => {
+    const line = 'Deadline: 2 s (--deadline), passed during spec-tests/catalogs.test.ts › GET › lists: the run stopped there, and what came after did not run';
+    expect(renderText(passedOnly, 'https://x.example', stopped).split('\n')).toContain(line);
+    expect(renderMarkdown(passedOnly, 'https://x.example', '9.9.9', stopped)).toContain(`\n- ${line}\n`);
+    expect((toJson(passedOnly, 'https://x.example', '9.9.9', stopped) as { deadline: unknown }).deadline).toEqual({ ms: 2000, passed: true, stoppedDuring: 'spec-tests/catalogs.test.ts › GET › lists' });
+  });
+
+  it('exits 0 only when a test passed and none failed, with the deadline not passed', () => {
+    expect(verdict(passedOnly, inTime)).toEqual({ code: 0 });
+    expect(verdict(buildMatrix(catalogue, results, []), inTime)).toEqual({ code: 1 });
+    expect(verdict(buildMatrix(catalogue, results.slice(0, 2), [{ file: 'spec-tests/catalogs.test.ts', where: '(the file)', message: 'no such module' }]), inTime)).toEqual({ code: 1 });
+    expect(verdict(passedOnly, stopped)).toEqual({ code: 2, line: 'the deadline of 2 s (--deadline) passed during spec-tests/catalogs.test.ts › GET › lists: the run stopped there; the report shows what ran before' });
+    // A failure does not hide that the run was cut short.
+    expect(verdict(buildMatrix(catalogue, results, []), stopped).code).toBe(2);
+  });
+
+  it('exits 2 when nothing passed: no test ran, or every one was skipped', () => {
+    expect(verdict(buildMatrix(catalogue, [], []), inTime)).toEqual({ code: 2, line: 'no test ran: the run shows nothing of the deployment' });
+    const skipped = results.filter((r) => r.outcome === 'skipped');
+    expect(verdict(buildMatrix(catalogue, skipped, []), inTime)).toEqual({ code: 2, line: 'no test passed: all 4 tests were skipped (the report gives the reasons), so the run shows nothing of the deployment' });
+    expect(verdict(buildMatrix(catalogue, skipped.slice(0, 1), []), inTime).line).toBe('no test passed: the one test was skipped (the report gives the reasons), so the run shows nothing of the deployment');
+  });
+
+  it('names a duration in the largest unit that states it exactly', () => {
+    expect([1, 999, 1000, 1500, 90_000, 600_000, 1_200_000, 3_600_000, 5_400_000].map(formatDuration)).toEqual(['1 ms', '999 ms', '1 s', '1500 ms', '90 s', '10 min', '20 min', '1 h', '90 min']);
   });
 });
 

@@ -96,6 +96,13 @@ interface Totals {
   readonly statements: Readonly<Record<RowStatus, number>>;
 }
 
+/** How the run went as a whole: its deadline, and where the run was when the deadline passed, if it did. */
+export interface RunInfo {
+  readonly deadlineMs: number;
+  /** Set when the deadline passed first: the file (and the test) running then; nothing after it ran. */
+  readonly stoppedDuring?: string;
+}
+
 export interface Matrix {
   readonly rows: readonly Row[];
   readonly totals: Totals;
@@ -156,11 +163,25 @@ function rowDetail(row: Row): string {
   return `${parts.join(', ')}${skippedOnly}`;
 }
 
-function totalsLines(totals: Totals): string[] {
+/** 20 min, 90 s, 1500 ms: the largest unit that states it exactly. */
+export function formatDuration(ms: number): string {
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
+}
+
+function deadlineLine(run: RunInfo): string {
+  const deadline = `Deadline: ${formatDuration(run.deadlineMs)} (--deadline)`;
+  return run.stoppedDuring === undefined ? `${deadline}, not reached` : `${deadline}, passed during ${run.stoppedDuring}: the run stopped there, and what came after did not run`;
+}
+
+function totalsLines(totals: Totals, run: RunInfo): string[] {
   const s = totals.statements;
   const out = [
     `Statements: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped, ${s['not run']} not run, ${s['no test']} with no test (of ${Object.values(s).reduce((a, b) => a + b, 0)})`,
     `Tests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped (of ${totals.tests}); runnable share ${totals.runnableShare}% (passed / all)`,
+    deadlineLine(run),
   ];
   if (totals.errors > 0) out.push(`Errors outside tests: ${totals.errors}`);
   if (totals.reasons.length > 0) {
@@ -172,13 +193,13 @@ function totalsLines(totals: Totals): string[] {
 }
 
 /** The matrix as the terminal shows it: one line per statement, then the totals. */
-export function renderText(matrix: Matrix, target: string): string {
+export function renderText(matrix: Matrix, target: string, run: RunInfo): string {
   const out = [`Conformance of ${target}, per statement of the specification:`, ''];
   for (const row of matrix.rows) {
     const mark = row.statement.blackBox ? '' : ' (not black-box)';
     out.push(`${row.statement.id.padEnd(11)} ${row.status.padEnd(8)} ${rowDetail(row)}${mark}`.trimEnd());
   }
-  out.push('', ...totalsLines(matrix.totals));
+  out.push('', ...totalsLines(matrix.totals, run));
   return `${out.join('\n')}\n`;
 }
 
@@ -188,13 +209,13 @@ function cell(text: string): string {
 }
 
 /** The matrix as a Markdown document (--report FILE). */
-export function renderMarkdown(matrix: Matrix, target: string, version: string): string {
+export function renderMarkdown(matrix: Matrix, target: string, version: string, run: RunInfo): string {
   const out = [
     `# Conformance of ${target}`,
     '',
     `The spec tests of catalog-emulator ${version}, run against ${target}: each numbered statement of the specification, how the tests that check it fared.`,
     '',
-    ...totalsLines(matrix.totals).map((line) => (line.startsWith('  ') ? `  - ${line.trim()}` : `- ${line}`)),
+    ...totalsLines(matrix.totals, run).map((line) => (line.startsWith('  ') ? `  - ${line.trim()}` : `- ${line}`)),
     '',
     '| Statement | Text | Result | Tests |',
     '| --- | --- | --- | --- |',
@@ -214,15 +235,30 @@ function firstLine(text: string | undefined): string {
 }
 
 /** The matrix as one JSON object (--json). */
-export function toJson(matrix: Matrix, target: string, version: string): object {
+export function toJson(matrix: Matrix, target: string, version: string, run: RunInfo): object {
   return {
     target,
     version,
     totals: matrix.totals,
+    deadline: { ms: run.deadlineMs, passed: run.stoppedDuring !== undefined, ...(run.stoppedDuring === undefined ? {} : { stoppedDuring: run.stoppedDuring }) },
     statements: matrix.rows.map((row) => ({ id: row.statement.id, blackBox: row.statement.blackBox, status: row.status, passed: row.passed, failed: row.failed, skipped: row.skipped, reasons: row.reasons })),
     tests: matrix.results.map((r) => ({ file: r.file, name: r.names.join(' › '), outcome: r.outcome, ...(r.note === undefined ? {} : { note: r.note }), ids: r.ids, durationMs: r.durationMs })),
     errors: matrix.errors,
   };
+}
+
+/**
+ * The exit code of a run, and the line that says why when it is not the matrix's own story: 2 when the deadline
+ * passed or nothing passed (no test ran, or every one was skipped: the run shows nothing of the deployment), 1 when
+ * a test failed (or a file failed outside its tests), 0 when at least one test passed and none failed.
+ */
+export function verdict(matrix: Matrix, run: RunInfo): { readonly code: 0 | 1 | 2; readonly line?: string } {
+  const { totals } = matrix;
+  if (run.stoppedDuring !== undefined) return { code: 2, line: `the deadline of ${formatDuration(run.deadlineMs)} (--deadline) passed during ${run.stoppedDuring}: the run stopped there; the report shows what ran before` };
+  if (totals.failed > 0 || totals.errors > 0) return { code: 1 };
+  if (totals.tests === 0) return { code: 2, line: 'no test ran: the run shows nothing of the deployment' };
+  if (totals.passed === 0) return { code: 2, line: `no test passed: ${totals.tests === 1 ? 'the one test was' : `all ${totals.tests} tests were`} skipped (the report gives the reasons), so the run shows nothing of the deployment` };
+  return { code: 0 };
 }
 
 /** `*` any run of characters but `/`, `?` one: a file name pattern of --files. */

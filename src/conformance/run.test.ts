@@ -11,34 +11,45 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleConformance, bundleName } from '../../scripts/conformance-bundle.js';
-import type { FileOutcome } from './run.js';
+import type { FileOutcome, TestsRun } from './run.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const FIXTURES = ['hooks', 'broken-hook', 'second'].map((name) => `src/conformance/fixtures/${name}.fixture.ts`);
+const fixture = (name: string) => `src/conformance/fixtures/${name}.fixture.ts`;
+const FIXTURES = ['hooks', 'broken-hook', 'second'].map(fixture);
 
 let out: string;
-let outcomes: FileOutcome[];
+let outcomes: readonly FileOutcome[];
 let log: string[];
+let stopped: TestsRun;
+/** The run without a stop: where it stopped (nowhere). */
+let wholeStop: string | undefined;
 
-/** Runs the bundled fixtures with runTests in a child process: its outcomes and the hooks' log. */
-function runBundled(dir: string, timeoutMs: number): Promise<{ outcomes: FileOutcome[]; log: string[] }> {
-  const files = FIXTURES.map((source) => ({ path: join(dir, bundleName(source)), source }));
+/**
+ * Runs bundled fixtures with runTests in a child process: what it returned and the hooks' log. With `stopOnCue`,
+ * the run's stop is the cue a fixture gives (globalThis.conformanceStop), and the process exits once it has written.
+ */
+function runBundled(dir: string, sources: readonly string[], timeoutMs: number, stopOnCue = false): Promise<{ run: TestsRun; log: string[] }> {
+  const files = sources.map((source) => ({ path: join(dir, bundleName(source)), source }));
   const script = `
     const { runTests } = await import(${JSON.stringify(join(dir, 'run.js'))});
-    const outcomes = await runTests(${JSON.stringify(files)}, { timeoutMs: ${timeoutMs}, color: false });
-    process.stdout.write(JSON.stringify({ outcomes, log: globalThis.conformanceLog }));`;
+    const stop = ${stopOnCue ? 'new Promise((resolve) => (globalThis.conformanceStop = resolve))' : 'undefined'};
+    const run = await runTests(${JSON.stringify(files)}, { timeoutMs: ${timeoutMs}, color: false, stop });
+    process.stdout.write(JSON.stringify({ run, log: globalThis.conformanceLog }), () => process.exit(0));`;
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, timeout: 60_000, maxBuffer: 10_000_000 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`the runner failed: ${error.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout) as { outcomes: FileOutcome[]; log: string[] });
+      else resolve(JSON.parse(stdout) as { run: TestsRun; log: string[] });
     });
   });
 }
 
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'conformance-runner-'));
-  await bundleConformance({ root: ROOT, testFiles: FIXTURES, outdir: out, vitestModule: join(ROOT, 'src/conformance/vitest.ts'), extraEntries: ['src/conformance/run.ts'] });
-  ({ outcomes, log } = await runBundled(out, 300));
+  await bundleConformance({ root: ROOT, testFiles: [...FIXTURES, fixture('stopped')], outdir: out, vitestModule: join(ROOT, 'src/conformance/vitest.ts'), extraEntries: ['src/conformance/run.ts'] });
+  // The stopped run's test timeout is a minute: only the stop can end the test that never ends, in time.
+  const [whole, cut] = await Promise.all([runBundled(out, FIXTURES, 300), runBundled(out, [fixture('stopped'), fixture('second')], 60_000, true)]);
+  ({ run: { outcomes, stoppedDuring: wholeStop }, log } = whole);
+  stopped = cut.run;
 }, 120_000);
 
 afterAll(() => {
@@ -124,6 +135,14 @@ describe('the conformance runner', () => {
   it('fails a test that outlasts the default timeout, and lets one with its own (or its suite\'s) run on', () => {
     expect(result(0, 'outer', 'takes longer than the default timeout')!.note).toMatch(/^Test timed out in 300ms\./);
     expect(result(0, 'outer', 'takes as long but has a timeout of its own')!.outcome).toBe('passed');
+  });
+
+  it('returns when the stop comes, with the tests that ended; the one running and the rest are not run', () => {
+    expect(wholeStop).toBeUndefined();
+    expect(stopped).toEqual({
+      outcomes: [{ results: [{ file: fixture('stopped'), names: ['cut short', 'ends before the stop'], outcome: 'passed', durationMs: expect.any(Number) }], errors: [], durationMs: expect.any(Number) }],
+      stoppedDuring: `${fixture('stopped')} › cut short › is running when the run stops`,
+    });
   });
 
   it('reports a describe-level hook that throws outside any test, and goes on with the next file', () => {

@@ -4,13 +4,16 @@
  * (@vitest/runner, the engine under `vitest run`), then prints the matrix of the target: per statement of the
  * specification, passed / failed / skipped (with the reason) / no test; then the totals.
  *
- * The CLI sets CONFORMANCE_BASE_URL, CONFORMANCE_TOKEN and CONFORMANCE_TOKEN_FOR before it imports this module:
- * the tests' support (spec-tests/support/deployment.ts) reads them when the first test file is loaded.
+ * The CLI sets CONFORMANCE_BASE_URL, CONFORMANCE_TOKEN and CONFORMANCE_TOKEN_FOR (and the request bounds) before
+ * it calls runConformance: the tests' support (spec-tests/support/deployment.ts, bundled beside this module as
+ * deployment.js) reads them when it is loaded. The runner loads it first, for its bounded fetch (the preflight's)
+ * and to stop every request when the run's deadline passes.
  */
 import { writeFileSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startTests, type File, type Suite, type Task, type VitestRunner } from '@vitest/runner';
-import { buildMatrix, renderMarkdown, renderText, selectFiles, toJson, type Catalogue, type RunError, type TestResult } from './report.js';
+import { preflight } from './preflight.js';
+import { buildMatrix, formatDuration, renderMarkdown, renderText, selectFiles, toJson, verdict, type Catalogue, type RunError, type TestResult } from './report.js';
 import { setCurrentTestName } from './vitest.js';
 
 /** One test file to run: the bundle to import, and the source path it is reported under. */
@@ -29,7 +32,7 @@ export interface FileOutcome {
 const plain = (text: string) => text;
 const PLAIN_DIFF = { aColor: plain, bColor: plain, changeColor: plain, commonColor: plain, patchColor: plain, changeLineTrailingSpaceColor: plain, commonLineTrailingSpaceColor: plain, truncateAnnotationColor: plain };
 
-function runnerWith(timeoutMs: number, color: boolean, sources: ReadonlyMap<string, string>): VitestRunner {
+function runnerWith(timeoutMs: number, color: boolean, sources: ReadonlyMap<string, string>, onTest: (test: Task) => void): VitestRunner {
   return {
     config: {
       root: process.cwd(),
@@ -52,7 +55,10 @@ function runnerWith(timeoutMs: number, color: boolean, sources: ReadonlyMap<stri
       ...(color ? {} : { diffOptions: PLAIN_DIFF }),
     },
     importFile: (filepath) => import(pathToFileURL(filepath).href),
-    onBeforeTryTask: (test) => setCurrentTestName(namesOf(test).join(' > '), sources.get(test.file.filepath) ?? test.file.filepath),
+    onBeforeTryTask: (test) => {
+      onTest(test);
+      setCurrentTestName(namesOf(test).join(' > '), sources.get(test.file.filepath) ?? test.file.filepath);
+    },
   };
 }
 
@@ -86,12 +92,17 @@ function describeError(error: ReportedError): string {
   return lines.join('\n');
 }
 
-function collect(file: File, source: string): FileOutcome {
+/** A test's state once it is over: passed, failed or skipped (by a condition, or by itself). */
+const FINAL_STATES: ReadonlySet<string | undefined> = new Set(['pass', 'fail', 'skip', 'todo']);
+
+/** The outcome of a file; `partial` for one the deadline stopped: a test that had not ended is left out (not run). */
+function collect(file: File, source: string, partial = false): FileOutcome {
   const results: TestResult[] = [];
   const errors: RunError[] = [];
   const visit = (task: Task): void => {
     if (task.type === 'test') {
       const state = task.result?.state;
+      if (partial && !FINAL_STATES.has(state)) return;
       const names = namesOf(task);
       const durationMs = Math.round(task.result?.duration ?? 0);
       if (state === 'pass') results.push({ file: source, names, outcome: 'passed', durationMs });
@@ -110,28 +121,62 @@ function collect(file: File, source: string): FileOutcome {
   return { results, errors, durationMs: Math.round(file.result?.duration ?? 0) + Math.round(file.collectDuration ?? 0) };
 }
 
+export interface TestsRun {
+  readonly outcomes: readonly FileOutcome[];
+  /** When `stop` settled first: the file, and the test, running then (the file's outcome holds the tests that ended). */
+  readonly stoppedDuring?: string;
+}
+
 /**
  * Runs the files one after the other (the tests of a file one at a time, hooks as Vitest orders them, each test
- * and hook with `timeoutMs` unless it names its own), reporting each file as it ends.
+ * and hook with `timeoutMs` unless it names its own), reporting each file as it ends. When `stop` resolves first,
+ * it returns at once with what ended by then; the file then running is left to its fate (its requests fail, the
+ * process exits).
  */
-export async function runTests(files: readonly TestFile[], options: { readonly timeoutMs: number; readonly color: boolean }, onFile: (file: TestFile, outcome: FileOutcome) => void = () => undefined): Promise<FileOutcome[]> {
+export async function runTests(files: readonly TestFile[], options: { readonly timeoutMs: number; readonly color: boolean; readonly stop?: Promise<unknown> }, onFile: (file: TestFile, outcome: FileOutcome) => void = () => undefined): Promise<TestsRun> {
   // Stack frames then name the tests' own files and lines (the bundles carry source maps).
   process.setSourceMapsEnabled(true);
   const sources = new Map(files.map((f) => [f.path, f.source]));
-  const runner = runnerWith(options.timeoutMs, options.color, sources);
+  // The test running last and the files as collected: what a stop reports of the file it cuts short.
+  const now: { test?: Task } = {};
+  const collected = new Map<string, File>();
+  const runner = { ...runnerWith(options.timeoutMs, options.color, sources, (test) => (now.test = test)), onCollected: (found: File[]) => void found.forEach((f) => collected.set(f.filepath, f)) };
+  const stopped = Symbol('stopped');
+  const stop = options.stop?.then((): typeof stopped => stopped) ?? new Promise<never>(() => undefined);
   const outcomes: FileOutcome[] = [];
   for (const file of files) {
-    const [ran] = await startTests([file.path], runner);
+    delete now.test;
+    const ran = await Promise.race([startTests([file.path], runner).then(([one]) => one), stop]);
+    if (ran === stopped) {
+      const partial = collected.get(file.path);
+      if (partial !== undefined) outcomes.push(collect(partial, file.source, true));
+      // Set by the runner since the delete above: the narrowing to undefined does not see the callback.
+      const last = now.test as Task | undefined;
+      const test = last !== undefined && !FINAL_STATES.has(last.result?.state) ? ` › ${namesOf(last).join(' › ')}` : '';
+      return { outcomes, stoppedDuring: `${file.source}${test}` };
+    }
     const outcome = ran === undefined ? { results: [], errors: [{ file: file.source, where: '(the file)', message: 'the runner returned no result' }], durationMs: 0 } : collect(ran, file.source);
     outcomes.push(outcome);
     onFile(file, outcome);
   }
-  return outcomes;
+  return { outcomes };
+}
+
+/** What the runner uses of the tests' support (spec-tests/support/deployment.ts), bundled beside it as deployment.js. */
+interface DeploymentSupport {
+  /** fetch within the request bounds; a failure is a RequestFailure naming the URL and what happened. */
+  deploymentFetch(url: string, init: RequestInit): Promise<Response>;
+  /** Every request pending or to come fails with `reason`. */
+  stopRequests(reason: string): void;
 }
 
 export interface ConformanceOptions {
   /** The target's base URL, as the report names it. */
   readonly target: string;
+  /** The credentials the preflight asks GET /v1/empresa with, each with the flag that gave it. */
+  readonly credentials: readonly { readonly flag: string; readonly token: string }[];
+  /** The whole run's time, the preflight included; when it passes, the run stops and exits 2. */
+  readonly deadlineMs: number;
   readonly timeoutMs: number;
   /** --files patterns; none runs every file. */
   readonly files: readonly string[];
@@ -146,26 +191,56 @@ export interface ConformanceOptions {
   readonly stderr: (text: string) => void;
 }
 
-/** The bundled spec tests against the target; resolves to the exit code: 0 when no test failed, 1 when one did. */
+/**
+ * The bundled spec tests against the target, within the deadline; resolves to the exit code (report.ts `verdict`):
+ * 0 when a test passed and none failed, 1 when one failed, 2 when the preflight could not reach the deployment, the
+ * deadline passed, or nothing passed. Every outcome but 0 and 1 prints one line saying why.
+ */
 export async function runConformance(options: ConformanceOptions): Promise<number> {
   const here = new URL('./', import.meta.url);
   const catalogue = JSON.parse(readFileSync(new URL('statements.json', here), 'utf8')) as Catalogue;
   const { selected, unmatched } = selectFiles(catalogue.files, options.files);
   if (unmatched.length > 0) options.usageError(`--files ${unmatched.join(', ')} names no spec test file (they are: ${catalogue.files.map((f) => f.source.replace(/^spec-tests\/|\.test\.ts$/g, '')).join(', ')})`);
-  // Under --json stdout carries the one JSON object: the progress goes to stderr.
-  const progress = options.json ? options.stderr : options.stdout;
-  progress(`Running ${selected.length} spec test file${selected.length === 1 ? '' : 's'} of catalog-emulator ${catalogue.version} against ${options.target}\n`);
-  const files = selected.map((f) => ({ path: fileURLToPath(new URL(f.bundle, here)), source: f.source }));
-  const outcomes = await runTests(files, { timeoutMs: options.timeoutMs, color: options.color && !options.json && options.report === undefined }, (file, outcome) => progress(fileLine(file, outcome)));
-  const matrix = buildMatrix(
-    catalogue,
-    outcomes.flatMap((o) => o.results),
-    outcomes.flatMap((o) => o.errors),
-  );
-  if (options.report !== undefined) writeFileSync(options.report, renderMarkdown(matrix, options.target, catalogue.version));
-  if (options.json) options.stdout(`${JSON.stringify(toJson(matrix, options.target, catalogue.version))}\n`);
-  else options.stdout(`\n${renderText(matrix, options.target)}`);
-  return matrix.totals.failed > 0 || matrix.totals.errors > 0 ? 1 : 0;
+
+  const support = (await import(new URL('deployment.js', here).href)) as DeploymentSupport;
+  // A ref'd timer: until the deadline, the process always has something to wait for.
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      support.stopRequests(`the deadline of ${formatDuration(options.deadlineMs)} (--deadline) passed`);
+      resolve();
+    }, options.deadlineMs);
+  });
+  try {
+    for (const { flag, token } of options.credentials) {
+      const problem = await preflight(support.deploymentFetch, options.target, token, flag);
+      if (problem?.usage) options.usageError(problem.message);
+      if (problem !== undefined) {
+        options.stderr(`catalog-emulator: ${problem.message}\n`);
+        return 2;
+      }
+    }
+    // Under --json stdout carries the one JSON object: the progress goes to stderr.
+    const progress = options.json ? options.stderr : options.stdout;
+    progress(`Running ${selected.length} spec test file${selected.length === 1 ? '' : 's'} of catalog-emulator ${catalogue.version} against ${options.target}\n`);
+    const files = selected.map((f) => ({ path: fileURLToPath(new URL(f.bundle, here)), source: f.source }));
+    const color = options.color && !options.json && options.report === undefined;
+    const { outcomes, stoppedDuring } = await runTests(files, { timeoutMs: options.timeoutMs, color, stop: deadline }, (file, outcome) => progress(fileLine(file, outcome)));
+    const run = { deadlineMs: options.deadlineMs, ...(stoppedDuring === undefined ? {} : { stoppedDuring }) };
+    const matrix = buildMatrix(
+      catalogue,
+      outcomes.flatMap((o) => o.results),
+      outcomes.flatMap((o) => o.errors),
+    );
+    if (options.report !== undefined) writeFileSync(options.report, renderMarkdown(matrix, options.target, catalogue.version, run));
+    if (options.json) options.stdout(`${JSON.stringify(toJson(matrix, options.target, catalogue.version, run))}\n`);
+    else options.stdout(`\n${renderText(matrix, options.target, run)}`);
+    const { code, line } = verdict(matrix, run);
+    if (line !== undefined) options.stderr(`catalog-emulator: ${line}\n`);
+    return code;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** One file's line of the progress, then each of its failures with what failed. */
