@@ -244,7 +244,7 @@ export interface ReceiverCheckOptions {
   readonly cnpjRoot?: string;
 }
 
-export const RECEIVER_CHECK_DEFAULTS = { timeoutMs: 10_000, deadlineMs: 60_000, maxTimeoutMs: 60_000, maxDeadlineMs: 600_000, cnpjRoot: '00000000' } as const;
+const RECEIVER_CHECK_DEFAULTS = { timeoutMs: 10_000, deadlineMs: 60_000, maxTimeoutMs: 60_000, maxDeadlineMs: 600_000, cnpjRoot: '00000000' } as const;
 /** How much of an answer's body the report keeps. */
 const ANSWER_BYTES = 2048;
 
