@@ -106,7 +106,7 @@ export function renderText(matrix: Matrix, notes: Notes = new Map()): string {
   const out: string[] = [];
   for (const row of matrix.rows) {
     const note = row.statement.blackBox ? undefined : notes.get(row.statement.id);
-    const mark = row.statement.blackBox ? '' : ` (not black-box${note === undefined ? '' : `; ${note.split(': ')[0]}`})`;
+    const mark = row.statement.blackBox ? '' : ` (not black-box${note === undefined ? '' : `; checked from outside: ${note.split(': ')[0]}`})`;
     out.push(`${row.statement.id.padEnd(11)} ${row.status.padEnd(7)} ${row.tests.length} test${row.tests.length === 1 ? '' : 's'}${mark}`);
     for (const traced of row.tests) out.push(`    ${traced.status.padEnd(7)} ${testLabel(traced.test)}`);
   }

@@ -149,9 +149,9 @@ export const RECEIVER_CASES: readonly ReceiverCase[] = [
  */
 export const UNCHECKED_RECEIVER_STATEMENTS: Readonly<Record<string, string>> = {
   'SIG-09':
-    'a constant-time comparison cannot be checked from outside: a comparison that stops at the first differing byte is faster by nanoseconds, far below the jitter of a network round trip. Compare with crypto.timingSafeEqual, hmac.compare_digest, MessageDigest.isEqual or your platform\'s equivalent',
+    "a constant-time comparison: one that stops at the first differing byte is faster by nanoseconds, far below the jitter of a network round trip, so no answer tells the two apart. Compare with crypto.timingSafeEqual, hmac.compare_digest, MessageDigest.isEqual or your platform's equivalent",
   'SIG-10':
-    'no answer shows whether the event id is recorded in the same transaction that applies the event: only a crash between the two would. Record the id under a unique constraint in the transaction that applies the effect',
+    'the event id recorded in the transaction that applies the event: no answer shows it, only a crash between the two would. Record the id under a unique constraint in that transaction',
 };
 
 /** What one case sent: the headers as they went out (lower-case names), and the body by its length and hash. */
@@ -319,7 +319,7 @@ export async function checkReceiver(target: ReceiverTarget, settings: ReceiverCh
       ...Object.entries(UNCHECKED_RECEIVER_STATEMENTS).map(([statement, reason]) => ({ statement, reason })),
       {
         statement: 'SIG-11',
-        reason: `no answer shows that an event's effect was applied once: valid and duplicate sent event ${valid?.eventId ?? ''} twice, so check in your records that it took effect once`,
+        reason: `an event's effect applied once: no answer shows it, but valid and duplicate sent event ${valid?.eventId ?? ''} twice, so check in your records that it took effect once`,
       },
     ],
   };
