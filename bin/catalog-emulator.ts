@@ -9,6 +9,8 @@
  * catalog-emulator conformance --base-url URL --token T [--token-for PERMISSION=T]... [--other-token T]
  *                              [--files PATTERN]... [--timeout-ms N] [--request-timeout-ms N] [--max-body SIZE]
  *                              [--deadline DURATION] [--json] [--report FILE]
+ * catalog-emulator check-receiver --url URL --secret S [--previous-secret S] [--cnpj-root ROOT] [--timeout-ms N]
+ *                                 [--deadline-ms N] [--json]
  * catalog-emulator help [COMMAND]
  *
  * DESIGN §7. Imports the public entry only.
@@ -17,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { createEmulator, DEFAULT_START, DemoGate, demos, openApiText, PERMISSIONS, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
 import { FixturesFileError, readFixturesFile } from './fixtures-file.js';
 import { openInBrowser } from './open-browser.js';
+import { runCheckReceiver } from './check-receiver.js';
 import { commandUsage, COMMANDS } from './help.js';
 import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
 import { parseDuration, parseSize } from './quantities.js';
@@ -39,6 +42,10 @@ Usage:
                                        run the spec tests against a deployment of the service,
                                        then print per statement of the specification whether
                                        its tests passed, failed or were skipped (and why)
+  catalog-emulator check-receiver --url URL --secret S [options]
+                                       send your webhook receiver signed deliveries it must
+                                       accept or refuse (forged, altered, stale, replayed...)
+                                       and judge each answer
   catalog-emulator help [COMMAND]      this text, or one command's part of it (also --help)
   catalog-emulator --version
 
@@ -116,6 +123,20 @@ inbox, a company of their own) are skipped, each saying why.
 Exit codes of conformance: 0 a test passed and none failed, 1 a test failed, 2 bad usage, the
 deployment could not be reached (refused, reset, closed, not HTTP, TLS, DNS, time-out), the deadline
 passed, or no test passed (all skipped): a run that reached nothing never exits 0.
+
+Options of check-receiver:
+  --url URL           the receiver's URL (http or https), as the service would POST deliveries to it
+  --secret S          the secret it verifies with (svc_whsec_...); also read from
+                      CATALOG_EMULATOR_WEBHOOK_SECRET (the flag wins)
+  --previous-secret S the secret before its last configuration change: the old-secret case is
+                      signed with it (with a fresh secret when absent)
+  --cnpj-root ROOT    the envelope's empresa, 8 digits (default 00000000)
+  --timeout-ms N      the time each request may take, answer included (default 10000)
+  --deadline-ms N     the time the whole check may take; cases not sent by then fail (default 60000)
+  --json              print the result as one JSON object (cases, passed, failed...) instead of the table
+The timestamps come from this machine's clock, which the receiver compares them with.
+Exit codes of check-receiver: 0 every case passed, 1 a case failed, 2 bad usage, or a receiver that
+answered none of the cases (each refused, unreachable, reset or timed out).
 `;
 
 /** Exit code of a server that could not bind its port (busy, or not permitted): a script may try another. */
@@ -141,6 +162,12 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
+/** Exits with `code` once what was printed is out (a pipe reader gets all of it). */
+async function exitWith(code: number): Promise<never> {
+  for (const stream of [process.stdout, process.stderr]) await new Promise<void>((resolve) => stream.write('', () => resolve()));
+  process.exit(code);
+}
+
 /** `help [COMMAND]`: the usage, or the part of it about one command. */
 function printHelp(args: string[]): void {
   const [command, ...extra] = args;
@@ -151,6 +178,8 @@ function printHelp(args: string[]): void {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // A command with options of its own, parsed by its module.
+  if (argv[0] === 'check-receiver') return exitWith(await runCheckReceiver(argv.slice(1), { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }, process.env));
   let parsed;
   try {
     parsed = parseArgs({

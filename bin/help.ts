@@ -4,7 +4,7 @@
  */
 
 /** The commands `help` knows. */
-export const COMMANDS = ['serve', 'demo', 'openapi', 'conformance', 'help'] as const;
+export const COMMANDS = ['serve', 'demo', 'openapi', 'conformance', 'check-receiver', 'help'] as const;
 
 /**
  * The part of `usage` about `command`: its line of the Usage block with the lines indented under it, and its

@@ -182,6 +182,10 @@ const CONTROLS: readonly ControlShape[] = [
   { method: 'PATCH', path: '/_emulator/companies/:company', body: () => ({ subscriptionActive: false, surveillanceCapacity: 0, analysisAllowance: 2, name: 'Outra' }) },
   { method: 'POST', path: '/_emulator/companies/:company/credentials', body: () => ({ permissions: ['catalogo:ler', 'webhook:gerenciar'] }) },
   { method: 'POST', path: '/_emulator/companies/:company/events', body: () => ({ dados: { tipo: 'webhook.teste' } }) },
+  // The receiver check: the routed receiver answers at once, so a check takes milliseconds.
+  { method: 'POST', path: '/_emulator/webhooks/receiver-checks', body: () => ({ url: `${HOOKS}/check`, secret: 'svc_whsec_fuzz', previousSecret: 'svc_whsec_fuzz_old', timeoutMs: 500, deadlineMs: 1500, cnpjRoot: '12345678' }) },
+  { method: 'POST', path: '/_emulator/companies/:company/receiver-checks', body: () => ({ now: '2026-03-01T00:00:00.000Z', timeoutMs: 500, deadlineMs: 1500 }) },
+  { method: 'GET', path: '/_emulator/companies/:company/receiver-checks/last' },
   { method: 'GET', path: '/_emulator/clock' },
   { method: 'POST', path: '/_emulator/clock/advance', body: () => ({ by: '1h' }) },
   { method: 'POST', path: '/_emulator/clock/advance', body: () => ({ to: '2026-03-01T00:00:00.000Z' }) },

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildMatrix, renderMarkdown, renderText, summarize } from './trace/matrix.js';
+import { receiverNotes } from './trace/receiver.js';
 import { parseResults } from './trace/results.js';
 import { MATRIX_FILE, readStatements, scanRepository } from './trace/scan.js';
 
@@ -55,9 +56,10 @@ if (!(args.includes('--no-run') && existsSync(resultsPath))) {
 }
 
 const matrix = buildMatrix(readStatements(ROOT), scanRepository(ROOT), parseResults(readFileSync(resultsPath, 'utf8'), ROOT));
-console.log(renderText(matrix));
+const notes = receiverNotes();
+console.log(renderText(matrix, notes));
 if (project === 'spec') {
-  writeFileSync(join(ROOT, MATRIX_FILE), renderMarkdown(matrix));
+  writeFileSync(join(ROOT, MATRIX_FILE), renderMarkdown(matrix, notes));
   console.log(`\ntrace: wrote ${MATRIX_FILE}`);
 } else console.log(`\ntrace: the matrix of ${process.env.CONFORMANCE_BASE_URL} (skipped tests count as not run); ${MATRIX_FILE} left as it is`);
 const summary = summarize(matrix);

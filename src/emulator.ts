@@ -25,6 +25,10 @@ export type { Fixtures, FixtureCompany, FixtureEstablishment, FixtureCatalog, Fi
 export type { ListenOptions, RunningServer } from './http/server.js';
 // The CLI's `demo NAME --ui` paces a scenario with it; a program can too (a demo's run(print, gate)).
 export { DemoGate } from './inspector/server/demo-gate.js';
+// The receiver check (emu.webhooks.checkReceiver, the CLI's check-receiver): its cases, what it cannot check, its
+// result and how it reads.
+export { formatReceiverCheck, RECEIVER_CASES, UNCHECKED_RECEIVER_STATEMENTS } from './grading/receiver-check.js';
+export type { ReceiverCase, ReceiverCaseFailure, ReceiverCaseId, ReceiverCaseResult, ReceiverCaseSent, ReceiverCheck, ReceiverCheckOptions } from './grading/receiver-check.js';
 
 const BASE_URL = 'http://catalog-emulator.local';
 

@@ -26,6 +26,8 @@ export { IF_MATCH_OPERATIONS, type IfMatchOperation, type GuardedResource } from
 export { connect, type ConnectedCompany, type ConnectOptions, type RemoteClockInfo } from './kit/connect.js';
 export { VERSION } from './version.js';
 export { DemoGate } from './emulator.js';
+export { formatReceiverCheck, RECEIVER_CASES, UNCHECKED_RECEIVER_STATEMENTS } from './emulator.js';
+export type { ReceiverCase, ReceiverCaseFailure, ReceiverCaseId, ReceiverCaseResult, ReceiverCaseSent, ReceiverCheck, ReceiverCheckOptions } from './emulator.js';
 export { apiDocument } from './openapi/document.js';
 export { controlsDocument } from './openapi/controls.js';
 export { openApiText, type OpenApiDocumentName } from './openapi/served.js';

@@ -94,10 +94,17 @@ describe('the conformance matrix', () => {
     );
     expect(markdown).toContain('| CAT-03 | Catalog `id_externo` may be null. | — | gap |');
     expect(markdown).toContain('| Section | Black-box statements | Covered | Gaps |\n| --- | --- | --- | --- |\n| Catalogs | 3 | 2 | 1 |\n\n');
-    expect(markdown).toContain('| ANA-06 | The durable acceptance of an analysis consumes no allowance. | — | not checked |');
+    expect(markdown).toContain('| ANA-06 | The durable acceptance of an analysis consumes no allowance. | — | not checked | — |');
     expect(markdown).toContain('**Covered black-box statements: 2 of 3 = 66.7%.** Gaps: 1. Not black-box: 1, listed apart below.');
     expect([...coveredIn(markdown)]).toEqual(['CAT-01', 'CAT-02']);
     expect(renderMarkdown(matrix)).toBe(markdown);
+  });
+
+  it('shows beside a not-black-box statement what is known of it from outside, in the table and on its line', () => {
+    const notes = new Map([['ANA-06', 'no: no answer | shows it'], ['CAT-01', 'ignored: black-box']]);
+    expect(renderMarkdown(matrix, notes)).toContain('| ANA-06 | The durable acceptance of an analysis consumes no allowance. | — | not checked | no: no answer \\| shows it |');
+    expect(renderMarkdown(matrix, notes)).not.toContain('ignored');
+    expect(renderText(matrix, notes).split('\n')).toContain('ANA-06      gap     0 tests (not black-box; checked from outside: no)');
   });
 
   it('counts a test with no result, or only skipped ones, as not run', () => {

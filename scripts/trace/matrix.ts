@@ -95,11 +95,18 @@ function summaryLine(summary: Summary): string {
   return `Covered black-box statements: ${summary.covered} of ${summary.blackBox} = ${summary.percent}%`;
 }
 
+/**
+ * What is known of a not-black-box statement besides its tests, by id (the receiver check's cases, or why no answer
+ * shows it: receiver.ts).
+ */
+export type Notes = ReadonlyMap<string, string>;
+
 /** The matrix as the terminal shows it: one line per statement, its tests below it, then the summary. */
-export function renderText(matrix: Matrix): string {
+export function renderText(matrix: Matrix, notes: Notes = new Map()): string {
   const out: string[] = [];
   for (const row of matrix.rows) {
-    const mark = row.statement.blackBox ? '' : ' (not black-box)';
+    const note = row.statement.blackBox ? undefined : notes.get(row.statement.id);
+    const mark = row.statement.blackBox ? '' : ` (not black-box${note === undefined ? '' : `; checked from outside: ${note.split(': ')[0]}`})`;
     out.push(`${row.statement.id.padEnd(11)} ${row.status.padEnd(7)} ${row.tests.length} test${row.tests.length === 1 ? '' : 's'}${mark}`);
     for (const traced of row.tests) out.push(`    ${traced.status.padEnd(7)} ${testLabel(traced.test)}`);
   }
@@ -147,7 +154,7 @@ function sections(matrix: Matrix): string[] {
 }
 
 /** docs/conformance.md: stable (statement order, then test file and line), so it only changes when the trace does. */
-export function renderMarkdown(matrix: Matrix): string {
+export function renderMarkdown(matrix: Matrix, notes: Notes = new Map()): string {
   const summary = summarize(matrix);
   const out: string[] = [
     '# Conformance matrix',
@@ -182,13 +189,13 @@ export function renderMarkdown(matrix: Matrix): string {
     '',
     'These statements bind what no HTTP answer or delivered webhook shows (billing, the receiver\'s own code, the',
     'durability of an acceptance). A test listed here checks them through what the emulator exposes; without one',
-    'they are not checked.',
+    'they are not checked. Those about the receiver\'s code say what the receiver check makes of them.',
     '',
-    '| Statement | Text | Tests | Last run |',
-    '| --- | --- | --- | --- |',
+    '| Statement | Text | Tests | Last run | Checked from outside |',
+    '| --- | --- | --- | --- | --- |',
   );
   for (const row of summary.notBlackBox) {
-    out.push(`| ${row.statement.id} | ${cell(row.statement.text)} | ${testsCell(row)} | ${row.status === 'gap' ? 'not checked' : row.status} |`);
+    out.push(`| ${row.statement.id} | ${cell(row.statement.text)} | ${testsCell(row)} | ${row.status === 'gap' ? 'not checked' : row.status} | ${cell(notes.get(row.statement.id) ?? NONE)} |`);
   }
   return `${out.join('\n')}\n`;
 }

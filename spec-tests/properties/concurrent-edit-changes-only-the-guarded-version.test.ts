@@ -1,7 +1,8 @@
 /**
  * Property: on any operation that takes If-Match, a `concurrentEdit` fault yields 412 and changes nothing but
  * what another client's save of the guarded resource changes — its version stamp (`versao` + 1 and
- * `atualizadoEm`), and for the webhook destination, which no save leaves with its old secret, the secret.
+ * `atualizadoEm`), and for the webhook destination, which no save leaves with its old secret, the secret (the old
+ * one kept as its previous secret).
  *
  * Any row of the If-Match table (all but the ingestion application, where the fault is refused), any other
  * records around it, the fault matched by exact path or by glob, its method in any case, firing once, twice
@@ -78,11 +79,12 @@ describe('concurrentEdit', { timeout: PROPERTY_TIMEOUT }, () => {
           const changed = changedRecords(before.state as unknown as Records, after.state as unknown as Records);
           expect([...changed.keys()].map((k) => k.split(':')[0])).toEqual([COLLECTION_OF[operation.guards as keyof typeof COLLECTION_OF]]);
           const [was, is] = [...changed.values()][0]! as [Records, Records];
-          const allowed = new Set(['versao', 'atualizadoEm', ...(operation.guards === 'webhookDestination' ? ['secret'] : [])]);
+          const allowed = new Set(['versao', 'atualizadoEm', ...(operation.guards === 'webhookDestination' ? ['secret', 'previousSecret'] : [])]);
           for (const field of new Set([...Object.keys(was), ...Object.keys(is)])) {
             if (!allowed.has(field)) expect(is[field], `${field} of the guarded record`).toEqual(was[field]);
           }
           expect(is.versao).toBe((was.versao as number) + 1);
+          if (operation.guards === 'webhookDestination') expect(is.previousSecret).toBe(was.secret);
           if ('atualizadoEm' in is) expect(is.atualizadoEm).toBe(after.now);
         },
       ),

@@ -27,6 +27,7 @@ import { ControlError } from './control-error.js';
 import { FaultInputError, type FaultInput, type FaultView } from '../engine/faults.js';
 import { companyStateError, readCompanySnapshot, readSnapshot, type CompanySnapshot, type Snapshot } from './snapshot-schema.js';
 import { companyProblem, exportCompany, removeCompany, resetCompany, swapCompany } from '../core/company-data.js';
+import { checkReceiver, readCheckOptions, readSecret, type ReceiverCheck, type ReceiverCheckOptions } from '../grading/receiver-check.js';
 
 export interface ClockInfo {
   readonly now: Date;
@@ -63,6 +64,8 @@ export class Controls {
   #regulatory: ReturnType<Controls['regulatoryControls']> | undefined;
   #journal: ReturnType<Controls['journalControls']> | undefined;
   #activity: Activity | undefined;
+  /** Each company's last receiver check (webhooks.checkDestination), until it or the emulator is reset. */
+  readonly #receiverChecks = new Map<string, ReceiverCheck>();
 
   constructor(protected readonly engine: Engine) {
     this.seed = engine.config.seed;
@@ -281,6 +284,57 @@ export class Controls {
         }
         return { eventId: event.id };
       },
+      /**
+       * Sends the receiver check's cases to a receiver (its URL, through a network route that covers it, or an
+       * in-process handler) signed with `secret`, and judges each answer. The wall clock stamps them unless `now`
+       * says otherwise (a receiver on fake timers). Throws a TypeError for options that are not; never for what
+       * the receiver does (a promise rejected, like every failure of these two).
+       */
+      checkReceiver: async (options: ReceiverCheckOptions): Promise<ReceiverCheck> => {
+        if (typeof options !== 'object' || options === null) throw new TypeError('checkReceiver takes { url | fetch, secret, previousSecret?, now?, timeoutMs?, deadlineMs?, cnpjRoot? }');
+        const limits = readCheckOptions(options);
+        const secret = readSecret('secret', options.secret);
+        const previous = options.previousSecret === undefined ? undefined : readSecret('previousSecret', options.previousSecret);
+        const handler = options.fetch;
+        if (handler !== undefined && typeof handler !== 'function') throw new TypeError('fetch must be a function taking a Fetch Request and returning a Response (a hono app\'s fetch, say)');
+        if (handler === undefined && options.url === undefined) throw new TypeError("checkReceiver needs url (the receiver's http or https URL) or fetch (an in-process receiver)");
+        const url = options.url === undefined ? DEFAULT_HANDLER_URL : receiverUrl(options.url);
+        const routed = handler === undefined ? this.engine.routes.resolve(url) : undefined;
+        const reach = handler ?? routed ?? url;
+        const target = { url, reach, via: handler !== undefined ? IN_PROCESS : typeof routed === 'function' ? IN_PROCESS : (routed ?? null) };
+        return checkReceiver(target, { ...limits, secret, oldSecret: { secret: previous, source: 'given' }, now: limits.now ?? wallClock });
+      },
+      /**
+       * The receiver check against a company's webhook destination: its URL through the network routes (a URL no
+       * route covers would reach the built-in inbox, which accepts everything: 409 destino_sem_rota), signed with its
+       * secret, `old-secret` with the secret before its last configuration change. Stamped by the company's clock
+       * (the one its deliveries are signed with) unless `now` says otherwise. Kept as its lastReceiverCheck.
+       */
+      checkDestination: async (companyId: string, options: Pick<ReceiverCheckOptions, 'now' | 'timeoutMs' | 'deadlineMs'> = {}): Promise<ReceiverCheck> => {
+        const world = this.worldWith(companyId);
+        const limits = readCheckOptions(options);
+        const destination = world.state.webhookDestinations.get(companyId);
+        if (destination === undefined) throw new ControlError(404, 'destino_nao_encontrado', `Company ${companyId} has no webhook destination to check; configure one with PUT /v1/webhook (If-None-Match: *) first.`);
+        const routed = this.engine.routes.resolve(destination.url);
+        if (routed === undefined) {
+          throw new ControlError(
+            409,
+            'destino_sem_rota',
+            `No network route covers the destination ${destination.url}: its deliveries land in the built-in inbox, which accepts everything, so there is no receiver to check. Route it to your receiver (POST /_emulator/network/routes, emu.network.route or --route) first.`,
+          );
+        }
+        const cnpjRoot = world.state.companies.get(companyId)!.cnpjRoot;
+        const target = { url: destination.url, reach: routed, via: typeof routed === 'function' ? IN_PROCESS : routed };
+        const previous = destination.previousSecret ?? undefined;
+        const check = await checkReceiver(target, { ...limits, cnpjRoot, secret: destination.secret, oldSecret: { secret: previous, source: 'previous' }, now: limits.now ?? (() => this.engine.worldOf(companyId).clock.now()) });
+        this.#receiverChecks.set(companyId, check);
+        return check;
+      },
+      /** The last checkDestination of a company (undefined before one); a company reset or removed forgets it. */
+      lastReceiverCheck: (companyId: string): ReceiverCheck | undefined => {
+        this.worldWith(companyId);
+        return this.#receiverChecks.get(companyId);
+      },
     };
   }
 
@@ -414,6 +468,7 @@ export class Controls {
     this.faults.clear(only);
     this.inbox.clear(only);
     this.journal.clear(only);
+    this.#receiverChecks.delete(companyId);
     this.engine.tell({ kind: 'reset', companyId });
   }
 
@@ -432,7 +487,26 @@ export class Controls {
   /** Back to a fresh emulator: clock at its start, no state but the configured companies, only the configured routes, no faults or journal. */
   reset(): void {
     this.engine.reset();
+    this.#receiverChecks.clear();
   }
+}
+
+/** What a check's report calls an in-process receiver. */
+const IN_PROCESS = 'in-process handler';
+/** The URL an in-process receiver's requests name when the check is given none. */
+const DEFAULT_HANDLER_URL = 'https://receiver.test/';
+const wallClock = () => Date.now();
+
+/** A receiver's URL: http or https (a TypeError otherwise). */
+function receiverUrl(url: unknown): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = typeof url === 'string' ? new URL(url) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) throw new TypeError(`url must be the receiver's http:// or https:// URL (got ${shown(url)})`);
+  return url as string;
 }
 
 /** What a view of the faults, the inbox or the journal is kept to: one company (by its id), or every one. */

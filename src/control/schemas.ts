@@ -9,6 +9,7 @@ import * as z from 'zod';
 import { PERMISSIONS } from '../core/companies.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
 import { faultInputSchema, faultViewSchema } from '../engine/faults.js';
+import { RECEIVER_CASES, type ReceiverCaseId } from '../grading/receiver-check.js';
 import { companySnapshotSchema, snapshotSchema } from './snapshot-schema.js';
 
 // The bodies the routes parse with.
@@ -47,6 +48,19 @@ export const snapshotChange = z.strictObject({
 });
 /** The body of a control that takes no input (the demo's next step): none, or `{}`. */
 export const noInput = z.strictObject({}, { error: () => 'takes no input (send no body, or {})' });
+const checkLimits = {
+  now: z.iso.datetime({ offset: true }).optional().meta({ description: "The receiver's clock, ISO 8601: the cases' timestamps are taken from it (default: see the control)." }),
+  timeoutMs: z.number().int().min(1).max(60_000).optional().meta({ description: 'Real time each request may take, answer included (default 10000).' }),
+  deadlineMs: z.number().int().min(1).max(600_000).optional().meta({ description: 'Real time the whole check may take; cases not sent by then fail (default 60000).' }),
+};
+export const receiverCheck = z.strictObject({
+  url: z.string().meta({ description: "The receiver's http or https URL (a network route that covers it is followed)." }),
+  secret: z.string().min(1).meta({ description: 'The secret the receiver verifies with.' }),
+  previousSecret: z.string().min(1).optional().meta({ description: 'The secret before its last configuration change, for old-secret (a fresh one when absent).' }),
+  cnpjRoot: z.string().regex(/^\d{8}$/).optional().meta({ description: "The envelope's empresa (default 00000000)." }),
+  ...checkLimits,
+});
+export const destinationCheck = z.strictObject(checkLimits);
 export const raisedEvent = z.strictObject({ dados: z.looseObject({ tipo: z.enum(EVENT_KINDS) }).meta({ description: "The event's data, as the service's own events carry it." }) });
 
 /** What the controls answer (their types live in src/control/api.ts, src/engine and src/network), by a name the rows use. */
@@ -131,6 +145,31 @@ function answerSchemas() {
     item: timelineItem,
     sections: z.array(z.strictObject({ title: z.string(), kind: z.enum(['json', 'headers', 'text', 'table']), value: z.unknown() })).meta({ description: 'Tokens and secrets masked.' }),
   });
+  const receiverCase = z.strictObject({
+    id: z.enum(RECEIVER_CASES.map((c) => c.id) as [ReceiverCaseId, ...ReceiverCaseId[]]),
+    expect: z.enum(['accept', 'reject']),
+    statement: z.string(),
+    sent: z.strictObject({ headers: z.record(z.string(), z.string()).meta({ description: 'As sent, names in lower case.' }), bodyBytes: z.number().int(), bodySha256: z.string() }),
+    status: z.number().int().nullable().meta({ description: 'The answer\'s status; null when no status line came.' }),
+    failure: z.enum(['refused', 'unreachable', 'reset', 'incomplete', 'timeout', 'not-sent']).nullable(),
+    cause: z.string().nullable(),
+    answer: z.string().meta({ description: "The first bytes of the answer's body (at most 2 KiB)." }),
+    accepted: z.boolean().meta({ description: 'A completed 2xx.' }),
+    ms: z.number().int(),
+    verdict: z.enum(['pass', 'fail']),
+    fix: z.string().nullable(),
+  });
+  const receiverCheckResult = z.strictObject({
+    receiver: z.strictObject({ url: z.string(), via: z.string().nullable() }),
+    clock: z.string(),
+    oldSecret: z.enum(['previous', 'given', 'fresh']),
+    timeoutMs: z.number().int(),
+    cases: z.array(receiverCase),
+    passed: z.number().int(),
+    failed: z.number().int(),
+    reachable: z.boolean().meta({ description: 'False when no case got an answer.' }),
+    notChecked: z.array(z.strictObject({ statement: z.string(), reason: z.string() })),
+  });
   return {
     info,
     createdCompany,
@@ -155,6 +194,7 @@ function answerSchemas() {
     companySnapshot: companySnapshotSchema,
     timeline,
     itemDetail,
+    receiverCheck: receiverCheckResult,
     // Named schemas the answers above hold: the document names them too.
     faultView: faultViewSchema(),
     inboxEntry,
@@ -189,5 +229,6 @@ export const namedSchemas = (): Readonly<Record<string, z.ZodType>> => {
     NetworkRoute: all.networkRoute,
     Snapshot: all.snapshot,
     CompanySnapshot: all.companySnapshot,
+    ReceiverCheck: all.receiverCheck,
   };
 };

@@ -219,6 +219,18 @@ describe('restore takes back what the emulator itself snapshots', () => {
   });
 });
 
+describe('restore takes the snapshots of earlier versions', () => {
+  it('a webhook destination without previousSecret (not kept before the receiver check): restored with none', async () => {
+    const { emu, snapshot } = await world();
+    const earlier = structuredClone(snapshot);
+    expect(earlier.state.webhookDestinations[0]!.previousSecret).toBeNull();
+    delete (earlier.state.webhookDestinations[0] as { previousSecret?: unknown }).previousSecret;
+    emu.restore(earlier);
+    expect(emu.snapshot()).toEqual(snapshot);
+    expectRefused(emu, snapshot, (s) => { s.state.webhookDestinations[0].previousSecret = 'not-a-secret'; }, 'Not a snapshot of this emulator: state.webhookDestinations.0.previousSecret: must be a webhook secret: "svc_whsec_" and its random part', ['state', 'webhookDestinations', 0, 'previousSecret']);
+  });
+});
+
 describe('schemaOf: each record schema is checked against its core type by the compiler (npm run typecheck)', () => {
   interface Sample {
     readonly id: string;

@@ -163,9 +163,12 @@ const idempotency = z.unknown().transform((value, ctx) => {
   return z.NEVER;
 });
 
+const webhookSecret = z.string().startsWith(SECRET_PREFIX, `must be a webhook secret: "${SECRET_PREFIX}" and its random part`).min(SECRET_PREFIX.length + 1, `must be a webhook secret: "${SECRET_PREFIX}" and its random part`);
 const destination = schemaOf<WebhookDestination>()(z.strictObject({
   id, companyId: id, versao: int, estado: z.enum(['ativo', 'revogado']), url: webhookUrl,
-  secret: z.string().startsWith(SECRET_PREFIX, `must be a webhook secret: "${SECRET_PREFIX}" and its random part`).min(SECRET_PREFIX.length + 1, `must be a webhook secret: "${SECRET_PREFIX}" and its random part`),
+  secret: webhookSecret,
+  // Absent from the snapshots of earlier versions, which did not keep it.
+  previousSecret: webhookSecret.nullable().default(null),
   criadoEm: happened, atualizadoEm: happened,
 }));
 const httpStatus = z.number().int().min(100).max(999);

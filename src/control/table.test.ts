@@ -61,6 +61,9 @@ const CALLS: Readonly<Record<ControlId, (w: World) => [string, RequestInit?]>> =
   listInbox: () => ['/_emulator/inbox'],
   clearInbox: () => ['/_emulator/inbox', { method: 'DELETE' }],
   raiseEvent: (w) => [`/_emulator/companies/${w.companyId}/events`, json({ dados: { tipo: 'webhook.teste' } })],
+  checkReceiver: () => ['/_emulator/webhooks/receiver-checks', json({ url: 'https://hooks.acme.example/outro', secret: 'svc_whsec_um-segredo', timeoutMs: 1000 })],
+  checkDestination: (w) => [`/_emulator/companies/${w.companyId}/receiver-checks`, json({ now: '2026-01-01T00:00:00Z' })],
+  getLastReceiverCheck: (w) => [`/_emulator/companies/${w.companyId}/receiver-checks/last`],
   listRequests: () => ['/_emulator/requests'],
   clearRequests: () => ['/_emulator/requests', { method: 'DELETE' }],
   listCompanyFaults: (w) => [`/_emulator/companies/${w.ownId}/faults`],
@@ -101,6 +104,9 @@ async function world(): Promise<World> {
   emu.webhooks.raise(acme.companyId, { tipo: 'webhook.teste' } as never);
   await emu.clock.runUntilIdle();
   expect(emu.inbox.list()).toHaveLength(1);
+  // The company's receiver, in process, and a check of it already made.
+  emu.network.route('https://hooks.acme.example', () => new Response(null, { status: 204 }));
+  await emu.webhooks.checkDestination(acme.companyId);
   emu.network.route('https://hooks.partner.example/in', 'http://127.0.0.1:9/in');
   const fault = emu.faults.add({ target: 'job', match: { kind: 'analise' }, effect: { fail: true } } as never);
   const ownFault = emu.companies.scope(own.companyId).faults.add({ target: 'api', effect: { loseResponse: true } });

@@ -13,7 +13,8 @@ import type { ClockControls, Controls } from './api.js';
 import { ControlError } from './control-error.js';
 import { docsAsset, docsPage } from './docs.js';
 import { control, NO_CONTENT, type Control, type ControlCall, type Notes } from './row.js';
-import { advance, companyFlags, newCompany, newCredential, noInput, raisedEvent, route, runUntilIdle, snapshotChange } from './schemas.js';
+import { advance, companyFlags, destinationCheck, newCompany, newCredential, noInput, raisedEvent, receiverCheck, route, runUntilIdle, snapshotChange } from './schemas.js';
+import type { ReceiverCheck } from '../grading/receiver-check.js';
 import type { ControlSettings } from '../engine/config.js';
 
 const NO_COMPANY = 'empresa_nao_encontrada: no company has this id.';
@@ -101,6 +102,14 @@ function clockControls<const Get extends string, const Advance extends string, c
     }),
   ] as const;
 }
+
+/** A check's options as the in-process control takes them: `now` as Unix ms. */
+function checkOptions<B extends { readonly now?: string | undefined }>(body: B): Omit<B, 'now'> & { now?: number } {
+  const { now, ...rest } = body;
+  return now === undefined ? rest : { ...rest, now: Date.parse(now) };
+}
+
+const checkWords = (answer: ReceiverCheck): Notes => ({ detail: `receiver ${answer.receiver.url}: ${answer.passed} passed, ${answer.failed} failed${answer.reachable ? '' : ', unreachable'}` });
 
 /** The company a path names (the routes of a company-scoped row have it). */
 const companyOf = (call: ControlCall): string => (call.params as { readonly companyId?: string }).companyId ?? '';
@@ -466,6 +475,51 @@ export const CONTROLS = [
     errors: { 404: `${NO_COMPANY} destino_nao_encontrado: the company has no webhook destination.`, 422: BAD_BODY },
     run: ({ emu, params, body }) => emu.webhooks.raise(params.companyId, body.dados as EventData),
     describe: (answer) => ({ detail: `event ${answer.eventId}` }),
+  }),
+  control({
+    method: 'POST',
+    path: '/webhooks/receiver-checks',
+    id: 'checkReceiver',
+    summary: 'Check a webhook receiver: send it signed deliveries it must accept or refuse, and judge each answer',
+    tag: 'Grading',
+    scope: 'emulator',
+    body: { schema: receiverCheck },
+    success: { 200: { description: 'Each case with its answer and verdict (a receiver that answered nothing: reachable false).', body: 'receiverCheck' } },
+    errors: { 422: `${BAD_BODY} Not an http or https url.` },
+    run: ({ emu, body }) => emu.webhooks.checkReceiver(checkOptions(body)),
+    describe: checkWords,
+  }),
+  control({
+    method: 'POST',
+    path: '/companies/:companyId/receiver-checks',
+    id: 'checkDestination',
+    summary: "Check the company's webhook receiver: its destination's URL through the network routes, signed with its secret",
+    tag: 'Grading',
+    scope: 'company',
+    body: { schema: destinationCheck },
+    success: { 200: { description: "Each case with its answer and verdict; kept as the company's last check.", body: 'receiverCheck' } },
+    errors: {
+      404: `${NO_COMPANY} destino_nao_encontrado: the company has no webhook destination.`,
+      409: 'destino_sem_rota: no network route covers the destination URL (the built-in inbox, which accepts everything, would get the cases).',
+      422: BAD_BODY,
+    },
+    run: ({ emu, params, body }) => emu.webhooks.checkDestination(params.companyId, checkOptions(body)),
+    describe: checkWords,
+  }),
+  control({
+    method: 'GET',
+    path: '/companies/:companyId/receiver-checks/last',
+    id: 'getLastReceiverCheck',
+    summary: "The company's last receiver check",
+    tag: 'Grading',
+    scope: 'company',
+    success: { 200: { description: 'As POST answered it.', body: 'receiverCheck' } },
+    errors: { 404: `${NO_COMPANY} verificacao_inexistente: no check of this company's receiver since it was created or reset.` },
+    run: ({ emu, params }) => {
+      const last = emu.webhooks.lastReceiverCheck(params.companyId);
+      if (last === undefined) throw new ControlError(404, 'verificacao_inexistente', `No receiver check of company ${params.companyId} yet: POST /_emulator/companies/${params.companyId}/receiver-checks runs one.`);
+      return last;
+    },
   }),
   control({
     method: 'GET',

@@ -14,7 +14,7 @@ import type { DeliveryFaultEffect, DeliveryFaultMatch } from '../engine/faults.j
 import { VERSION } from '../version.js';
 import type { Inbox } from './inbox.js';
 import type { ReceiverHandler, RouteTable } from './routes.js';
-import { deliveryRequest } from './deferred-request.js';
+import { deliveryRequest, type RequestParts } from './deferred-request.js';
 import { signatureOf } from './signature.js';
 
 /**
@@ -59,11 +59,7 @@ export interface TransportResult {
   readonly latencyMs: number;
 }
 
-interface Parts {
-  readonly url: string;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-}
+type Parts = RequestParts;
 
 /** The signed request of an attempt, made on first use and kept (a `duplicate` fault sends it twice). */
 type Signer = () => Parts;
@@ -129,24 +125,71 @@ export class Transport {
 
 const USER_AGENT = `catalog-emulator/${VERSION}`;
 
-/** The request of one attempt (spec "Delivery headers"), with a `tamper` fault applied after signing. */
-function signed(d: OutboundDelivery, effect: DeliveryFaultEffect | undefined): Parts {
-  const tamper = effect && 'tamper' in effect ? effect.tamper : undefined;
-  const timestamp = Math.floor(d.now / 1000) - (tamper === 'timestamp' ? TAMPERED_TIMESTAMP_AGE_S : 0);
-  let signature = signatureOf(d.secret, timestamp, d.eventId, d.body);
-  if (tamper === 'signature') signature = signature.slice(0, -1) + (signature.endsWith('0') ? '1' : '0');
+/**
+ * What an attempt sends (spec "Delivery headers"): the body as it is, signed at `timestamp` (Unix seconds) with the
+ * secret. The one place the delivery headers are written: the engine's attempts and the receiver check's cases
+ * (src/grading) are both built here.
+ */
+export function deliveryParts(input: { readonly url: string; readonly secret: string; readonly eventId: string; readonly body: string; readonly timestamp: number }): Parts {
   return {
-    url: d.url,
+    url: input.url,
     headers: {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
-      'service-event-id': d.eventId,
-      'service-timestamp': String(timestamp),
-      'service-signature': signature,
+      'service-event-id': input.eventId,
+      'service-timestamp': String(input.timestamp),
+      'service-signature': signatureOf(input.secret, input.timestamp, input.eventId, input.body),
     },
-    // One byte appended: still JSON that parses the same, so only a receiver that verifies the exact bytes notices.
-    body: tamper === 'body' ? `${d.body} ` : d.body,
+    body: input.body,
   };
+}
+
+/** The request of one attempt, with a `tamper` fault applied after signing. */
+function signed(d: OutboundDelivery, effect: DeliveryFaultEffect | undefined): Parts {
+  const tamper = effect && 'tamper' in effect ? effect.tamper : undefined;
+  const timestamp = Math.floor(d.now / 1000) - (tamper === 'timestamp' ? TAMPERED_TIMESTAMP_AGE_S : 0);
+  const parts = deliveryParts({ url: d.url, secret: d.secret, eventId: d.eventId, body: d.body, timestamp });
+  if (tamper === 'signature') {
+    const signature = parts.headers['service-signature']!;
+    parts.headers['service-signature'] = signature.slice(0, -1) + (signature.endsWith('0') ? '1' : '0');
+  }
+  // One byte appended: still JSON that parses the same, so only a receiver that verifies the exact bytes notices.
+  return tamper === 'body' ? { ...parts, body: `${d.body} ` } : parts;
+}
+
+/**
+ * What the receiver check (src/grading) reads of an exchange besides its outcome: the first bytes of the answer's
+ * body (at most `limit`; the rest is read to judge the answer complete, and dropped), and why a connection failed
+ * (Node's error code, or what an in-process handler threw).
+ */
+export class AnswerProbe {
+  private readonly chunks: Uint8Array[] = [];
+  private kept = 0;
+  cause: string | undefined;
+
+  constructor(private readonly limit: number) {}
+
+  keep(chunk: Uint8Array): void {
+    if (this.kept >= this.limit) return;
+    const part = chunk.subarray(0, this.limit - this.kept);
+    this.chunks.push(part);
+    this.kept += part.length;
+  }
+
+  /** The bytes kept, as text (a character cut at the limit shows as U+FFFD). */
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+/**
+ * One request to a receiver outside any delivery, with no fault applied and nothing recorded: a local or remote URL
+ * over real HTTP (redirects not followed), or an in-process handler, each given `timeoutMs` of real time for the
+ * whole exchange, answer body included, judged as an attempt is. What the receiver check sends its cases with.
+ */
+export function exchange(target: string | ReceiverHandler, parts: Parts, timeoutMs: number, probe: AnswerProbe): Promise<TransportOutcome> {
+  if (typeof target === 'function') return Promise.resolve(callHandler(target, () => parts, timeoutMs, probe));
+  return post({ ...parts, url: target }, timeoutMs, probe);
 }
 
 /**
@@ -155,30 +198,38 @@ function signed(d: OutboundDelivery, effect: DeliveryFaultEffect | undefined): P
  * up is a peer that never finished answering, like one that never answered. A bodiless Response handed back
  * at once is complete already: its outcome is given without a promise or a timer.
  */
-function callHandler(handler: ReceiverHandler, sign: Signer, graceMs: number): TransportOutcome | Promise<TransportOutcome> {
+function callHandler(handler: ReceiverHandler, sign: Signer, graceMs: number, probe?: AnswerProbe): TransportOutcome | Promise<TransportOutcome> {
   let given: ReturnType<ReceiverHandler>;
   try {
     given = handler(deliveryRequest(sign));
-  } catch {
+  } catch (error) {
+    if (probe) probe.cause = `the handler threw ${String(error)}`;
     return { kind: 'refused' };
   }
   if (given instanceof Response && given.body === null) return { kind: 'response', status: given.status };
-  return answerWithinGrace(given, graceMs);
+  return answerWithinGrace(given, graceMs, probe);
 }
 
-async function answerWithinGrace(given: ReturnType<ReceiverHandler>, graceMs: number): Promise<TransportOutcome> {
+async function answerWithinGrace(given: ReturnType<ReceiverHandler>, graceMs: number, probe: AnswerProbe | undefined): Promise<TransportOutcome> {
   let body: ReadableStreamDefaultReader<Uint8Array> | undefined;
   const readAnswer = async (response: unknown): Promise<TransportOutcome> => {
-    if (!(response instanceof Response)) return { kind: 'reset' };
+    if (!(response instanceof Response)) {
+      if (probe) probe.cause = `the handler answered ${response === null ? 'null' : typeof response}, not a Response`;
+      return { kind: 'reset' };
+    }
     try {
       body = response.body?.getReader();
-      while (body && !(await body.read()).done);
+      for (let read = await body?.read(); read && !read.done; read = await body!.read()) probe?.keep(read.value);
       return { kind: 'response', status: response.status };
     } catch {
       return { kind: 'incomplete', status: response.status };
     }
   };
-  const answered = Promise.resolve(given).then(readAnswer, (): TransportOutcome => ({ kind: 'refused' }));
+  const refused = (error: unknown): TransportOutcome => {
+    if (probe) probe.cause = `the handler rejected with ${String(error)}`;
+    return { kind: 'refused' };
+  };
+  const answered = Promise.resolve(given).then(readAnswer, refused);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const silence = new Promise<TransportOutcome>((resolve) => {
     timer = setTimeout(() => resolve({ kind: 'no_answer' }), graceMs);
@@ -214,7 +265,7 @@ const REQUEST = { 'http:': httpRequest, 'https:': httpsRequest } as const;
  * close-delimited body ended by a clean close). A response that began and then broke is `incomplete`; a
  * response still arriving at the time-out is `no_answer`, like silence.
  */
-function post(parts: Parts, timeoutMs: number): Promise<TransportOutcome> {
+function post(parts: Parts, timeoutMs: number, probe?: AnswerProbe): Promise<TransportOutcome> {
   return new Promise((resolve) => {
     const url = new URL(parts.url);
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -243,11 +294,15 @@ function post(parts: Parts, timeoutMs: number): Promise<TransportOutcome> {
     const request = REQUEST[url.protocol as keyof typeof REQUEST](url, { method: 'POST', headers, agent: false, signal: timeout }, (begun) => {
       response = begun;
       const ended = () => settle(judged(begun));
+      if (probe) begun.on('data', (chunk: Buffer) => probe.keep(chunk));
       begun.on('end', ended).on('error', ended).on('close', ended).resume();
     });
     timeout.addEventListener('abort', timedOut, { once: true });
     // Bytes after a complete response (a 204 with a body, say) fail the parser after the fact: judged, not an error.
-    request.on('error', (error) => settle(response ? judged(response) : classifyError(error)));
+    request.on('error', (error) => {
+      if (probe && !response) probe.cause = (error as NodeJS.ErrnoException).code ?? error.message;
+      settle(response ? judged(response) : classifyError(error));
+    });
     request.end(parts.body);
   });
 }

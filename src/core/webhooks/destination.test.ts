@@ -49,6 +49,18 @@ describe('configureDestination (PUT /v1/webhook)', () => {
     expect(s.current()).toBe(result.destination);
   });
 
+  it('keeps the secret before the last configuration change: none at creation, the replaced one after each change; a revocation keeps it', () => {
+    const s = setup();
+    const first = s.create();
+    expect(first.previousSecret).toBeNull();
+    const second = s.change(URL_B);
+    expect(second.previousSecret).toBe(first.secret);
+    const third = s.change(URL_A);
+    expect(third.previousSecret).toBe(second.secret);
+    expect(s.revoke().previousSecret).toBe(second.secret);
+    expect(value(s.put({ url: URL_A, ifMatch: s.etagOf() })).destination.previousSecret).toBe(third.secret);
+  });
+
   it('(none) without a precondition → 428 precondicao_ausente on header.if-none-match; with If-Match → 412 on header.if-match', () => {
     const s = setup();
     const before = s.fingerprint();

@@ -38,6 +38,11 @@ export interface WebhookDestination {
   readonly estado: DestinationState;
   readonly url: string;
   readonly secret: string;
+  /**
+   * The secret before the last configuration change (null until one): the receiver check signs its `old-secret`
+   * case with it, which a receiver following the rotation refuses (spec: SIG-06). Never shown by the API.
+   */
+  readonly previousSecret: string | null;
   readonly criadoEm: Instant;
   readonly atualizadoEm: Instant;
 }
@@ -78,6 +83,7 @@ export function configureDestination(state: State, companyId: string, input: Con
       estado: 'ativo',
       url: input.url,
       secret: randomToken(ctx.random, SECRET_PREFIX),
+      previousSecret: null,
       criadoEm: ctx.now,
       atualizadoEm: ctx.now,
     };
@@ -95,6 +101,7 @@ export function configureDestination(state: State, companyId: string, input: Con
     estado: LIFECYCLE[current.estado].configurar!,
     url: input.url,
     secret: randomToken(ctx.random, SECRET_PREFIX),
+    previousSecret: current.secret,
     atualizadoEm: ctx.now,
   };
   state.webhookDestinations.set(companyId, destination);

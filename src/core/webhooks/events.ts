@@ -191,12 +191,20 @@ export function raiseEvent(state: State, companyId: string, dados: EventData, ct
   return destination === undefined ? undefined : recordEvent(state, destination, dados, ctx);
 }
 
+/**
+ * The envelope's exact bytes (spec "Envelope"): stored once, then signed and sent as they are by every attempt. The
+ * receiver check (src/grading) sends its events through this too, so they are the ones a receiver gets.
+ */
+export function envelopeBody(id: string, empresa: string, ocorridoEm: Instant, dados: EventData): string {
+  return JSON.stringify({ id, versao: 1, empresa, ocorridoEm: isoString(ocorridoEm), dados });
+}
+
 /** Records an event of `destination`'s company against it (raiseEvent, and the test event, which has its destination in hand). */
 export function recordEvent(state: State, destination: WebhookDestination, dados: EventData, ctx: Context): WebhookEvent {
   const companyId = destination.companyId;
   const company = state.companies.get(companyId);
   const id = uuidV4(ctx.random);
-  const body = JSON.stringify({ id, versao: 1, empresa: company?.cnpjRoot ?? '', ocorridoEm: isoString(ctx.now), dados });
+  const body = envelopeBody(id, company?.cnpjRoot ?? '', ctx.now, dados);
   const deliverable = destination.estado === 'ativo';
   const event: WebhookEvent = {
     id,
