@@ -13,10 +13,10 @@
  *
  * DESIGN §7. Imports the public entry only.
  */
-import { parseArgs } from 'node:util';
 import { createEmulator, DEFAULT_START, DemoGate, demos, openApiText, PERMISSIONS, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
 import { FixturesFileError, readFixturesFile } from './fixtures-file.js';
 import { openInBrowser } from './open-browser.js';
+import { COMMAND_OPTIONS, CONFORMANCE_OPTIONS, parseCommandLine, unknownCommand } from './arguments.js';
 import { commandUsage, COMMANDS } from './help.js';
 import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
 import { parseDuration, parseSize } from './quantities.js';
@@ -151,49 +151,8 @@ function printHelp(args: string[]): void {
 }
 
 async function main(argv: string[]): Promise<void> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        seed: { type: 'string' },
-        clock: { type: 'string' },
-        start: { type: 'string' },
-        route: { type: 'string', multiple: true },
-        log: { type: 'string' },
-        'allow-host': { type: 'string', multiple: true },
-        'control-token': { type: 'string' },
-        'max-stored-answers': { type: 'string' },
-        state: { type: 'string' },
-        fixtures: { type: 'string' },
-        quiet: { type: 'string', multiple: true },
-        json: { type: 'boolean' },
-        'ready-file': { type: 'string' },
-        controls: { type: 'boolean' },
-        'no-controls': { type: 'boolean' },
-        'base-url': { type: 'string' },
-        token: { type: 'string' },
-        'token-for': { type: 'string', multiple: true },
-        'other-token': { type: 'string' },
-        'timeout-ms': { type: 'string' },
-        'request-timeout-ms': { type: 'string' },
-        'max-body': { type: 'string' },
-        deadline: { type: 'string' },
-        files: { type: 'string', multiple: true },
-        report: { type: 'string' },
-        ui: { type: 'boolean' },
-        'no-open': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
-  } catch (error) {
-    fail((error as Error).message);
-  }
+  const parsed = parseCommandLine(argv);
+  if (typeof parsed === 'string') fail(parsed);
   const { values, positionals } = parsed;
   if (values.help) return void process.stdout.write(USAGE);
   if (values.version) return void process.stdout.write(`${VERSION}\n`);
@@ -215,9 +174,9 @@ async function main(argv: string[]): Promise<void> {
     for (const stream of [process.stdout, process.stderr]) await new Promise<void>((resolve) => stream.write('', () => resolve()));
     process.exit(code);
   }
-  for (const flag of CONFORMANCE_FLAGS) if (values[flag] !== undefined) fail(`--${flag} is an option of the conformance command`);
+  for (const flag of CONFORMANCE_OPTIONS) if (values[flag] !== undefined) fail(`--${flag} is an option of the conformance command`);
   if (command === 'demo') return runDemo(rest, values);
-  if (command !== 'serve') fail(`unknown command "${command}" (commands: ${COMMANDS.join(', ')})`);
+  if (command !== 'serve') fail(unknownCommand(command));
   if (rest.length > 0) fail(`unexpected argument "${rest[0]}"`);
   for (const flag of ['ui', 'no-open'] as const) if (values[flag]) fail(`--${flag} is an option of the demo command (demo NAME --ui)`);
   await serve(values);
@@ -449,7 +408,8 @@ interface DemoFlags {
 async function runDemo(args: string[], flags: DemoFlags): Promise<void> {
   const [name, ...extra] = args;
   if (extra.length > 0) fail(`demo takes one name (got "${args.join(' ')}")`);
-  const other = Object.keys(flags).find((flag) => !['ui', 'port', 'no-open'].includes(flag) && flags[flag] !== undefined);
+  const takes: readonly string[] = COMMAND_OPTIONS.demo;
+  const other = Object.keys(flags).find((flag) => !takes.includes(flag) && flags[flag] !== undefined);
   if (other !== undefined) fail(`--${other} is not an option of the demo command (it takes --ui, --port N, --no-open)`);
   if (!flags.ui) for (const flag of ['port', 'no-open'] as const) if (flags[flag] !== undefined) fail(`--${flag} is an option of demo NAME --ui`);
   const known = `demos: ${demos.map((d) => d.name).join(', ')}`;
@@ -539,8 +499,6 @@ async function runDemoOnUi(demo: Demo, port: number, open: boolean): Promise<voi
   keyboard?.close();
 }
 
-const CONFORMANCE_FLAGS = ['base-url', 'token', 'token-for', 'other-token', 'timeout-ms', 'request-timeout-ms', 'max-body', 'deadline', 'files', 'report'] as const;
-
 /** The whole run's default time: a run against a local server takes about 30 s; a remote one, with some 6,000 requests, minutes. */
 const DEFAULT_DEADLINE = '20m';
 
@@ -569,8 +527,9 @@ const CONFORMANCE_RUNNER = new URL('../conformance/run.js', import.meta.url);
  */
 async function runConformanceCommand(args: string[], flags: ConformanceFlags): Promise<number> {
   if (args.length > 0) fail(`conformance takes no argument (got "${args[0]}"); name the deployment with --base-url URL`);
-  const other = Object.keys(flags).find((flag) => ![...CONFORMANCE_FLAGS, 'json'].includes(flag) && flags[flag] !== undefined);
-  if (other !== undefined) fail(`--${other} is not an option of the conformance command (it takes ${[...CONFORMANCE_FLAGS, 'json'].map((f) => `--${f}`).join(', ')})`);
+  const takes: readonly string[] = COMMAND_OPTIONS.conformance;
+  const other = Object.keys(flags).find((flag) => !takes.includes(flag) && flags[flag] !== undefined);
+  if (other !== undefined) fail(`--${other} is not an option of the conformance command (it takes ${takes.map((f) => `--${f}`).join(', ')})`);
   const baseUrl = flags['base-url'];
   if (baseUrl === undefined) fail('conformance needs --base-url URL: the base URL of the deployment to test');
   let url: URL | undefined;

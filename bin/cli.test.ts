@@ -154,7 +154,7 @@ describe('catalog-emulator serve', { timeout: TEST_TIMEOUT_MS }, () => {
     [['--max-stored-answers', 'lots'], '--max-stored-answers must be a whole number, 1 or more (got "lots")'],
     [['--start', '1969-12-31T23:59:59Z'], '--start must be an instant from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in whole milliseconds; got 1969-12-31T23:59:59Z'],
     [['--start', '+010000-01-01T00:00:00Z'], '--start must be an instant from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in whole milliseconds; got +010000-01-01T00:00:00Z'],
-    [['--bogus'], "Unknown option '--bogus'"],
+    [['--bogus'], 'unknown option --bogus'],
     [['frobnicate'], 'unknown command "frobnicate" (commands: serve, demo, openapi, conformance, help)'],
     [['serve', 'extra'], 'unexpected argument "extra"'],
     [['--control-token', ''], 'the control token (--control-token) must be a non-empty string of visible ASCII characters without spaces'],
