@@ -23,6 +23,7 @@ import { parseDuration, parseSize } from './quantities.js';
 import { withEnvironment } from './serve-env.js';
 import { banner, prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
 import { planState, snapshotToRestore, StateFileError, StateSaver, type StatePlan } from './state-file.js';
+import { onNpxExit, onStop, type StopReason } from './stop.js';
 
 const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emulated
 
@@ -168,6 +169,11 @@ async function main(argv: string[]): Promise<void> {
       process.stderr.write('catalog-emulator: the conformance run ended before a verdict: nothing was left to wait for\n');
       process.exit(2);
     });
+    // Stopping npx stops the run too, rather than leaving it to test a deployment for no one (see stop.ts).
+    onNpxExit(() => {
+      process.stderr.write('catalog-emulator: npx exited: the conformance run stops without a verdict\n');
+      process.exit(2);
+    });
     const code = await runConformanceCommand(rest, values);
     // A test that failed half-way may have left a server or a socket open: the run is over all the same, once
     // what it printed is out.
@@ -264,11 +270,11 @@ async function serve(given: ServeFlags): Promise<void> {
 
   // Before listening: whoever reads the banner may signal at once, and must get a clean exit.
   let closing = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (reason: StopReason) => {
     if (closing) return;
     closing = true;
-    if (flags.json) process.stdout.write(`${JSON.stringify({ kind: 'closing', signal })}\n`);
-    else if (log !== 'silent') process.stdout.write(`\n${signal}: closing\n`);
+    if (flags.json) process.stdout.write(`${JSON.stringify(reason === 'npx-exited' ? { kind: 'closing', reason } : { kind: 'closing', signal: reason })}\n`);
+    else if (log !== 'silent') process.stdout.write(`\n${reason === 'npx-exited' ? 'npx exited' : reason}: closing\n`);
     if (readyFile !== undefined) removeReadyFile(readyFile);
     void emu
       .close()
@@ -281,8 +287,7 @@ async function serve(given: ServeFlags): Promise<void> {
         },
       );
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  onStop(shutdown);
 
   const host = flags.host ?? '127.0.0.1';
   const allowHosts = flags['allow-host'] ?? [];
@@ -441,14 +446,13 @@ async function runDemoOnUi(demo: Demo, port: number, open: boolean): Promise<voi
   let listening: Promise<RunningServer> | undefined;
   let server: RunningServer | undefined;
   let closing = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (reason: StopReason) => {
     if (closing) return;
     closing = true;
-    out(`\n${signal}: closing`);
+    out(`\n${reason === 'npx-exited' ? 'npx exited' : reason}: closing`);
     void (emulator?.close() ?? Promise.resolve()).then(() => process.exit(0));
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  onStop(shutdown);
 
   // Enter on a terminal releases a step too. Not in raw mode: Ctrl+C stays the terminal's SIGINT.
   const keyboard = tty ? (await import('node:readline')).createInterface({ input: process.stdin, terminal: false }) : undefined;
