@@ -10,6 +10,7 @@
  */
 import type { Hono } from 'hono';
 import { Controls } from './control/api.js';
+import { landingAnswer } from './control/landing.js';
 import { buildControlApp } from './control/routes.js';
 import type { ControlSettings, EmulatorOptions } from './engine/config.js';
 import { Engine } from './engine/engine.js';
@@ -35,6 +36,8 @@ function app(): Hono<{ Bindings: Bindings }> {
   if (!sharedApp) {
     const root = buildApiApp() as unknown as Hono<{ Bindings: Bindings }>;
     root.route('/_emulator', buildControlApp({ text: openApiText }));
+    // The one path of the controls outside /_emulator (see landing.ts); HEAD / is hono's GET without the body.
+    root.get('/', (c) => landingAnswer(c.req.raw, c.env.control));
     sharedApp = root;
   }
   return sharedApp;
