@@ -278,8 +278,10 @@ describe('catalog-emulator serve: only its owner drives it', { timeout: TEST_TIM
     const both = await serve(['--port', '0', '--clock', 'manual', '--control-token', flagToken], { CATALOG_EMULATOR_CONTROL_TOKEN: envToken });
     expect(both.run.stdout).toContain(`  inspector: ${both.url}/_emulator/ui (its data behind the control token too)\n`);
     expect(both.run.stdout).toContain(`  controls:  ${both.url}/_emulator (send "Authorization: Bearer <control token>")\n`);
-    expect(both.run.stdout).toContain(`  docs:      ${both.url}/_emulator/docs (behind the control token too)\n`);
-    expect((await fetch(`${both.url}/_emulator/docs`)).status).toBe(401);
+    expect(both.run.stdout).toContain(`  docs:      ${both.url}/_emulator/docs (its documents behind the control token too)\n`);
+    // The page loads without it (and asks for it); what it renders does not.
+    expect((await fetch(`${both.url}/_emulator/docs`)).status).toBe(200);
+    expect((await fetch(`${both.url}/_emulator/openapi.json`)).status).toBe(401);
     const missing = await call(both.url, 'GET', '/_emulator/state');
     expect(missing.status).toBe(401);
     expect(missing.body.erro.codigo).toBe('token_de_controle_ausente');
