@@ -84,11 +84,12 @@ Environment of serve (for containers; the flag wins, and an empty variable count
   CATALOG_EMULATOR_CONTROL_TOKEN  --control-token
 
 Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".
-A running server renders both documents at /_emulator/docs, and shows its timeline at /_emulator/ui
-(the inspector).
+A running server renders both documents at /_emulator/docs, shows its timeline at /_emulator/ui
+(the inspector), and lists where to go at its root, GET /.
 
-Exit codes: 0 stopped by SIGINT or SIGTERM (or a command done), 1 unexpected error, 2 bad usage or
-input, 3 the port could not be bound (busy, or not permitted).
+Stopping: SIGINT (Ctrl+C), SIGTERM or SIGHUP; started by npx, also stopping npx (kill on its pid).
+Exit codes: 0 stopped (or a command done), 1 unexpected error, 2 bad usage or input (an unknown
+option or command names the closest one), 3 the port could not be bound (busy, or not permitted).
 
 Options of conformance:
   --base-url URL      the service's base URL, without /v1 (http or https)
