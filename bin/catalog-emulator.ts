@@ -9,23 +9,24 @@
  * catalog-emulator conformance --base-url URL --token T [--token-for PERMISSION=T]... [--other-token T]
  *                              [--files PATTERN]... [--timeout-ms N] [--request-timeout-ms N] [--max-body SIZE]
  *                              [--deadline DURATION] [--json] [--report FILE]
- * catalog-emulator check-receiver --url URL --secret S [--previous-secret S] [--cnpj-root ROOT] [--timeout-ms N]
- *                                 [--deadline-ms N] [--json]
+ * catalog-emulator check-receiver --url URL --secret S [--previous-secret S] [--cnpj-root ROOT]
+ *                                 [--request-timeout-ms N] [--deadline DURATION] [--json]
  * catalog-emulator help [COMMAND]
  *
  * DESIGN §7. Imports the public entry only.
  */
-import { parseArgs } from 'node:util';
 import { createEmulator, DEFAULT_START, DemoGate, demos, openApiText, PERMISSIONS, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
 import { FixturesFileError, readFixturesFile } from './fixtures-file.js';
 import { openInBrowser } from './open-browser.js';
 import { runCheckReceiver } from './check-receiver.js';
+import { COMMAND_OPTIONS, CONFORMANCE_OPTIONS, foreignOption, parseCommandLine, unknownCommand } from './arguments.js';
 import { commandUsage, COMMANDS } from './help.js';
 import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
 import { parseDuration, parseSize } from './quantities.js';
 import { withEnvironment } from './serve-env.js';
 import { banner, prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
 import { planState, snapshotToRestore, StateFileError, StateSaver, type StatePlan } from './state-file.js';
+import { onNpxExit, onStop, type StopReason } from './stop.js';
 
 const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emulated
 
@@ -90,11 +91,12 @@ Environment of serve (for containers; the flag wins, and an empty variable count
   CATALOG_EMULATOR_CONTROL_TOKEN  --control-token
 
 Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".
-A running server renders both documents at /_emulator/docs, and shows its timeline at /_emulator/ui
-(the inspector).
+A running server renders both documents at /_emulator/docs, shows its timeline at /_emulator/ui
+(the inspector), and lists where to go at its root, GET /.
 
-Exit codes: 0 stopped by SIGINT or SIGTERM (or a command done), 1 unexpected error, 2 bad usage or
-input, 3 the port could not be bound (busy, or not permitted).
+Stopping: SIGINT (Ctrl+C), SIGTERM or SIGHUP; started by npx, also stopping npx (kill on its pid).
+Exit codes: 0 stopped (or a command done), 1 unexpected error, 2 bad usage or input (an unknown
+option or command names the closest one), 3 the port could not be bound (busy, or not permitted).
 
 Options of conformance:
   --base-url URL      the service's base URL, without /v1 (http or https)
@@ -131,8 +133,9 @@ Options of check-receiver:
   --previous-secret S the secret before its last configuration change: the old-secret case is
                       signed with it (with a fresh secret when absent)
   --cnpj-root ROOT    the envelope's empresa, 8 digits (default 00000000)
-  --timeout-ms N      the time each request may take, answer included (default 10000)
-  --deadline-ms N     the time the whole check may take; cases not sent by then fail (default 60000)
+  --request-timeout-ms N  the time each request may take, answer included (default 10000)
+  --deadline DURATION the time the whole check may take, e.g. 90s or 2m; cases not sent by then
+                      fail (default 60s)
   --json              print the result as one JSON object (cases, passed, failed...) instead of the table
 The timestamps come from this machine's clock, which the receiver compares them with.
 Exit codes of check-receiver: 0 every case passed, 1 a case failed, 2 bad usage, or a receiver that
@@ -178,51 +181,8 @@ function printHelp(args: string[]): void {
 }
 
 async function main(argv: string[]): Promise<void> {
-  // A command with options of its own, parsed by its module.
-  if (argv[0] === 'check-receiver') return exitWith(await runCheckReceiver(argv.slice(1), { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }, process.env));
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        seed: { type: 'string' },
-        clock: { type: 'string' },
-        start: { type: 'string' },
-        route: { type: 'string', multiple: true },
-        log: { type: 'string' },
-        'allow-host': { type: 'string', multiple: true },
-        'control-token': { type: 'string' },
-        'max-stored-answers': { type: 'string' },
-        state: { type: 'string' },
-        fixtures: { type: 'string' },
-        quiet: { type: 'string', multiple: true },
-        json: { type: 'boolean' },
-        'ready-file': { type: 'string' },
-        controls: { type: 'boolean' },
-        'no-controls': { type: 'boolean' },
-        'base-url': { type: 'string' },
-        token: { type: 'string' },
-        'token-for': { type: 'string', multiple: true },
-        'other-token': { type: 'string' },
-        'timeout-ms': { type: 'string' },
-        'request-timeout-ms': { type: 'string' },
-        'max-body': { type: 'string' },
-        deadline: { type: 'string' },
-        files: { type: 'string', multiple: true },
-        report: { type: 'string' },
-        ui: { type: 'boolean' },
-        'no-open': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
-  } catch (error) {
-    fail((error as Error).message);
-  }
+  const parsed = parseCommandLine(argv);
+  if (typeof parsed === 'string') fail(parsed);
   const { values, positionals } = parsed;
   if (values.help) return void process.stdout.write(USAGE);
   if (values.version) return void process.stdout.write(`${VERSION}\n`);
@@ -238,15 +198,26 @@ async function main(argv: string[]): Promise<void> {
       process.stderr.write('catalog-emulator: the conformance run ended before a verdict: nothing was left to wait for\n');
       process.exit(2);
     });
+    // Stopping npx stops the run too, rather than leaving it to test a deployment for no one (see stop.ts).
+    onNpxExit(() => {
+      process.stderr.write('catalog-emulator: npx exited: the conformance run stops without a verdict\n');
+      process.exit(2);
+    });
     const code = await runConformanceCommand(rest, values);
     // A test that failed half-way may have left a server or a socket open: the run is over all the same, once
     // what it printed is out.
     for (const stream of [process.stdout, process.stderr]) await new Promise<void>((resolve) => stream.write('', () => resolve()));
     process.exit(code);
   }
-  for (const flag of CONFORMANCE_FLAGS) if (values[flag] !== undefined) fail(`--${flag} is an option of the conformance command`);
+  if (command === 'check-receiver') {
+    const foreign = foreignOption(command, values);
+    if (foreign !== undefined) fail(foreign);
+    return exitWith(await runCheckReceiver(rest, values, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }, process.env));
+  }
+  for (const flag of COMMAND_OPTIONS['check-receiver']) if (flag !== 'json' && !(CONFORMANCE_OPTIONS as readonly string[]).includes(flag) && values[flag] !== undefined) fail(`--${flag} is an option of the check-receiver command`);
+  for (const flag of CONFORMANCE_OPTIONS) if (values[flag] !== undefined) fail(`--${flag} is an option of the conformance command`);
   if (command === 'demo') return runDemo(rest, values);
-  if (command !== 'serve') fail(`unknown command "${command}" (commands: ${COMMANDS.join(', ')})`);
+  if (command !== 'serve') fail(unknownCommand(command));
   if (rest.length > 0) fail(`unexpected argument "${rest[0]}"`);
   for (const flag of ['ui', 'no-open'] as const) if (values[flag]) fail(`--${flag} is an option of the demo command (demo NAME --ui)`);
   await serve(values);
@@ -334,11 +305,11 @@ async function serve(given: ServeFlags): Promise<void> {
 
   // Before listening: whoever reads the banner may signal at once, and must get a clean exit.
   let closing = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (reason: StopReason) => {
     if (closing) return;
     closing = true;
-    if (flags.json) process.stdout.write(`${JSON.stringify({ kind: 'closing', signal })}\n`);
-    else if (log !== 'silent') process.stdout.write(`\n${signal}: closing\n`);
+    if (flags.json) process.stdout.write(`${JSON.stringify(reason === 'npx-exited' ? { kind: 'closing', reason } : { kind: 'closing', signal: reason })}\n`);
+    else if (log !== 'silent') process.stdout.write(`\n${reason === 'npx-exited' ? 'npx exited' : reason}: closing\n`);
     if (readyFile !== undefined) removeReadyFile(readyFile);
     void emu
       .close()
@@ -351,8 +322,7 @@ async function serve(given: ServeFlags): Promise<void> {
         },
       );
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  onStop(shutdown);
 
   const host = flags.host ?? '127.0.0.1';
   const allowHosts = flags['allow-host'] ?? [];
@@ -478,7 +448,8 @@ interface DemoFlags {
 async function runDemo(args: string[], flags: DemoFlags): Promise<void> {
   const [name, ...extra] = args;
   if (extra.length > 0) fail(`demo takes one name (got "${args.join(' ')}")`);
-  const other = Object.keys(flags).find((flag) => !['ui', 'port', 'no-open'].includes(flag) && flags[flag] !== undefined);
+  const takes: readonly string[] = COMMAND_OPTIONS.demo;
+  const other = Object.keys(flags).find((flag) => !takes.includes(flag) && flags[flag] !== undefined);
   if (other !== undefined) fail(`--${other} is not an option of the demo command (it takes --ui, --port N, --no-open)`);
   if (!flags.ui) for (const flag of ['port', 'no-open'] as const) if (flags[flag] !== undefined) fail(`--${flag} is an option of demo NAME --ui`);
   const known = `demos: ${demos.map((d) => d.name).join(', ')}`;
@@ -510,14 +481,13 @@ async function runDemoOnUi(demo: Demo, port: number, open: boolean): Promise<voi
   let listening: Promise<RunningServer> | undefined;
   let server: RunningServer | undefined;
   let closing = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (reason: StopReason) => {
     if (closing) return;
     closing = true;
-    out(`\n${signal}: closing`);
+    out(`\n${reason === 'npx-exited' ? 'npx exited' : reason}: closing`);
     void (emulator?.close() ?? Promise.resolve()).then(() => process.exit(0));
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  onStop(shutdown);
 
   // Enter on a terminal releases a step too. Not in raw mode: Ctrl+C stays the terminal's SIGINT.
   const keyboard = tty ? (await import('node:readline')).createInterface({ input: process.stdin, terminal: false }) : undefined;
@@ -568,8 +538,6 @@ async function runDemoOnUi(demo: Demo, port: number, open: boolean): Promise<voi
   keyboard?.close();
 }
 
-const CONFORMANCE_FLAGS = ['base-url', 'token', 'token-for', 'other-token', 'timeout-ms', 'request-timeout-ms', 'max-body', 'deadline', 'files', 'report'] as const;
-
 /** The whole run's default time: a run against a local server takes about 30 s; a remote one, with some 6,000 requests, minutes. */
 const DEFAULT_DEADLINE = '20m';
 
@@ -598,8 +566,8 @@ const CONFORMANCE_RUNNER = new URL('../conformance/run.js', import.meta.url);
  */
 async function runConformanceCommand(args: string[], flags: ConformanceFlags): Promise<number> {
   if (args.length > 0) fail(`conformance takes no argument (got "${args[0]}"); name the deployment with --base-url URL`);
-  const other = Object.keys(flags).find((flag) => ![...CONFORMANCE_FLAGS, 'json'].includes(flag) && flags[flag] !== undefined);
-  if (other !== undefined) fail(`--${other} is not an option of the conformance command (it takes ${[...CONFORMANCE_FLAGS, 'json'].map((f) => `--${f}`).join(', ')})`);
+  const foreign = foreignOption('conformance', flags);
+  if (foreign !== undefined) fail(foreign);
   const baseUrl = flags['base-url'];
   if (baseUrl === undefined) fail('conformance needs --base-url URL: the base URL of the deployment to test');
   let url: URL | undefined;

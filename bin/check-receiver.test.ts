@@ -81,10 +81,16 @@ describe('catalog-emulator check-receiver', () => {
     expect(await checkReceiver(['--secret', SECRET])).toEqual({ code: 2, stdout: '', stderr: usage('needs --url URL: the URL of the receiver to check') });
     expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x'], { CATALOG_EMULATOR_WEBHOOK_SECRET: '' })).toEqual({ code: 2, stdout: '', stderr: usage('needs --secret S (or CATALOG_EMULATOR_WEBHOOK_SECRET): the secret the receiver verifies with') });
     expect(await checkReceiver(['--url', 'localhost:3000', '--secret', SECRET])).toEqual({ code: 2, stdout: '', stderr: usage('--url must be the receiver\'s http:// or https:// URL (got "localhost:3000")') });
-    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--timeout-ms', 'soon'])).toEqual({ code: 2, stdout: '', stderr: usage('--timeout-ms must be a whole number of milliseconds (got "soon")') });
-    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--deadline-ms', '0'])).toEqual({ code: 2, stdout: '', stderr: usage('--deadline-ms must be a whole number of milliseconds from 1 to 600000 (got 0)') });
+    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--request-timeout-ms', 'soon'])).toEqual({ code: 2, stdout: '', stderr: usage('--request-timeout-ms must be a whole number of milliseconds (got "soon")') });
+    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--deadline', '0'])).toEqual({ code: 2, stdout: '', stderr: usage('--deadline takes a duration such as 60s, 2m or 90000 (milliseconds) (got "0")') });
+    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--deadline', '11m'])).toEqual({ code: 2, stdout: '', stderr: usage('--deadline must be a whole number of milliseconds from 1 to 600000 (got 660000)') });
     expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--cnpj-root', '1'])).toEqual({ code: 2, stdout: '', stderr: usage('--cnpj-root must be the 8 digits of a CNPJ root (got 1)') });
-    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--port', '1'])).toEqual({ code: 2, stdout: '', stderr: usage("Unknown option '--port'") });
+    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--port', '1'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'catalog-emulator: --port is not an option of the check-receiver command (it takes --url, --secret, --previous-secret, --cnpj-root, --request-timeout-ms, --deadline, --json)\nRun "catalog-emulator --help" for usage.\n',
+    });
+    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--deadlin', '3s'])).toEqual({ code: 2, stdout: '', stderr: 'catalog-emulator: unknown option --deadlin (did you mean --deadline?)\nRun "catalog-emulator --help" for usage.\n' });
     expect(await checkReceiver(['extra', '--url', 'http://127.0.0.1:9/x', '--secret', SECRET])).toMatchObject({ code: 2, stdout: '' });
   });
 });

@@ -1,17 +1,17 @@
 /**
- * `catalog-emulator check-receiver --url URL --secret S [--previous-secret S] [--cnpj-root ROOT] [--timeout-ms N]
- * [--deadline-ms N] [--json]`: the receiver check (emu.webhooks.checkReceiver) against a receiver by its URL, stamped
+ * `catalog-emulator check-receiver --url URL --secret S [--previous-secret S] [--cnpj-root ROOT]
+ * [--request-timeout-ms N] [--deadline DURATION] [--json]`: the receiver check (emu.webhooks.checkReceiver) against a receiver by its URL, stamped
  * by this machine's clock. Prints the table (or the JSON) and resolves to the exit code: 0 every case passed, 1 a case
  * failed, 2 bad usage or a receiver that answered nothing. Imports the public entry only.
  */
-import { parseArgs } from 'node:util';
 import { createEmulator, formatReceiverCheck, type ReceiverCheck } from '../src/index.js';
+import { parseDuration } from './quantities.js';
 
 /** The secret, when --secret is not given (a flag shows in the process list; the environment does not). */
 const SECRET_VARIABLE = 'CATALOG_EMULATOR_WEBHOOK_SECRET';
 
 /** The in-process options' names as the command spells them, for the messages of a refused value. */
-const FLAG_OF: Readonly<Record<string, string>> = { url: '--url', secret: '--secret', previousSecret: '--previous-secret', cnpjRoot: '--cnpj-root', timeoutMs: '--timeout-ms', deadlineMs: '--deadline-ms' };
+const FLAG_OF: Readonly<Record<string, string>> = { url: '--url', secret: '--secret', previousSecret: '--previous-secret', cnpjRoot: '--cnpj-root', timeoutMs: '--request-timeout-ms', deadlineMs: '--deadline' };
 
 interface Output {
   stdout(text: string): void;
@@ -19,42 +19,34 @@ interface Output {
 }
 
 /** Runs the command; a usage error is written to stderr and exits 2 like any other refusal of the command. */
-export async function runCheckReceiver(argv: readonly string[], out: Output, env: NodeJS.ProcessEnv): Promise<number> {
+/** The command's options, as the CLI's one option table (arguments.ts) parsed them. */
+export interface CheckReceiverFlags {
+  readonly url?: string | undefined;
+  readonly secret?: string | undefined;
+  readonly 'previous-secret'?: string | undefined;
+  readonly 'cnpj-root'?: string | undefined;
+  readonly 'request-timeout-ms'?: string | undefined;
+  readonly deadline?: string | undefined;
+  readonly json?: boolean | undefined;
+}
+
+/** Runs the command; a usage error is written to stderr and exits 2 like any other refusal of the command. */
+export async function runCheckReceiver(args: readonly string[], values: CheckReceiverFlags, out: Output, env: NodeJS.ProcessEnv): Promise<number> {
   const usage = (message: string) => {
     out.stderr(`catalog-emulator: check-receiver: ${message}\nRun "catalog-emulator help check-receiver" for usage.\n`);
     return 2;
   };
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      allowPositionals: false,
-      strict: true,
-      options: {
-        url: { type: 'string' },
-        secret: { type: 'string' },
-        'previous-secret': { type: 'string' },
-        'cnpj-root': { type: 'string' },
-        'timeout-ms': { type: 'string' },
-        'deadline-ms': { type: 'string' },
-        json: { type: 'boolean' },
-      },
-    }));
-  } catch (error) {
-    return usage((error as Error).message);
-  }
+  if (args.length > 0) return usage(`takes no argument (got "${args[0]}"); name the receiver with --url URL`);
   const url = values.url;
   if (url === undefined) return usage('needs --url URL: the URL of the receiver to check');
   // An empty variable counts as unset, as shells make it easy to leave one so.
   const secret = values.secret ?? (env[SECRET_VARIABLE] || undefined);
   if (secret === undefined) return usage(`needs --secret S (or ${SECRET_VARIABLE}): the secret the receiver verifies with`);
-  for (const flag of ['timeout-ms', 'deadline-ms'] as const) {
-    const text = values[flag];
-    if (text !== undefined && !/^\d+$/.test(text)) return usage(`--${flag} must be a whole number of milliseconds (got "${text}")`);
-  }
-  const millis = (text: string | undefined) => (text === undefined ? undefined : Number(text));
-  const timeoutMs = millis(values['timeout-ms']);
-  const deadlineMs = millis(values['deadline-ms']);
+  const timeout = values['request-timeout-ms'];
+  if (timeout !== undefined && !/^\d+$/.test(timeout)) return usage(`--request-timeout-ms must be a whole number of milliseconds (got "${timeout}")`);
+  const timeoutMs = timeout === undefined ? undefined : Number(timeout);
+  const deadlineMs = values.deadline === undefined ? undefined : parseDuration(values.deadline);
+  if (values.deadline !== undefined && deadlineMs === undefined) return usage(`--deadline takes a duration such as 60s, 2m or 90000 (milliseconds) (got "${values.deadline}")`);
 
   const emu = createEmulator();
   let check: ReceiverCheck;

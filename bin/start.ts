@@ -76,7 +76,7 @@ export function banner(started: StartLine, fixtures: readonly SeededCompany[], s
     (started.controls !== null && started.docs !== null && started.inspector !== null
       ? `  inspector: ${e(started.inspector)}${guarded ? ' (its data behind the control token too)' : ''}\n` +
         `  controls:  ${e(started.controls)}${guarded ? ' (send "Authorization: Bearer <control token>")' : ''}\n` +
-        `  docs:      ${e(started.docs)}${guarded ? ' (behind the control token too)' : ''}\n`
+        `  docs:      ${e(started.docs)}${guarded ? ' (its documents behind the control token too)' : ''}\n`
       : '  controls:  none (--no-controls: the API alone, as a deployment serves it; no docs page, no inspector)\n') +
     `  clock:     ${e(started.clock.mode)}, seed ${e(String(started.seed))}, now ${e(started.clock.now)}\n` +
     (state === undefined ? '' : `  state:     ${e(state.path)} (${state.loaded ? 'loaded' : 'new'})\n`) +

@@ -8,7 +8,7 @@ until [ -s ./emulator.json ]; do kill -0 $STARTING 2>/dev/null || exit 1; sleep 
 URL=$(node -p "require('./emulator.json').url")
 TOKEN=$(node -p "require('./emulator.json').companies[0].token")
 curl -s -H "Authorization: Bearer $TOKEN" "$URL/v1/empresa"
-# Stop the server itself (its pid is in the file; $! would be npx's): it exits 0 and removes the file.
+# Stop the server (its pid is in the file): it exits 0 and removes the file, and npx ($!) ends with it.
 kill "$(node -p "require('./emulator.json').pid")"
 # #endregion
 wait

@@ -10,6 +10,7 @@
  */
 import type { Hono } from 'hono';
 import { Controls } from './control/api.js';
+import { landingAnswer } from './control/landing.js';
 import { buildControlApp } from './control/routes.js';
 import type { ControlSettings, EmulatorOptions } from './engine/config.js';
 import { Engine } from './engine/engine.js';
@@ -18,7 +19,7 @@ import { buildApiApp } from './http/app.js';
 import { applyFixtures, readFixtures } from './http/fixtures.js';
 import type { BodySource } from './http/runtime.js';
 import { serve, type ListenOptions, type RunningServer } from './http/server.js';
-import { openApiText } from './openapi/served.js';
+import { servedOpenApiText } from './openapi/served.js';
 
 export type { CompanyOptions, EmulatorOptions } from './engine/config.js';
 export type { Fixtures, FixtureCompany, FixtureEstablishment, FixtureCatalog, FixtureProduct, SeededCompany, SeededCatalog } from './engine/fixtures.js';
@@ -38,7 +39,9 @@ let sharedApp: Hono<{ Bindings: Bindings }> | undefined;
 function app(): Hono<{ Bindings: Bindings }> {
   if (!sharedApp) {
     const root = buildApiApp() as unknown as Hono<{ Bindings: Bindings }>;
-    root.route('/_emulator', buildControlApp({ text: openApiText }));
+    root.route('/_emulator', buildControlApp({ text: servedOpenApiText }));
+    // The one path of the controls outside /_emulator (see landing.ts); HEAD / is hono's GET without the body.
+    root.get('/', (c) => landingAnswer(c.req.raw, c.env.control));
     sharedApp = root;
   }
   return sharedApp;

@@ -1,6 +1,7 @@
 /**
  * GET /_emulator/docs: a page that renders the two OpenAPI documents with Swagger UI, from the swagger-ui-dist
- * package the emulator depends on (no CDN: it works offline). Nothing of it is read before the page is asked for:
+ * package the emulator depends on (no CDN: it works offline). The page and its files are served without the
+ * control token (the row says `open`); the documents need it, and the page asks for it. Nothing of it is read before the page is asked for:
  * the package's folder is resolved, and each file read, on its first request, then kept for the process.
  */
 import { readFile } from 'node:fs/promises';
@@ -22,30 +23,91 @@ const ASSETS = '/_emulator/docs/assets';
 /**
  * Starts Swagger UI on both documents. A file of its own rather than an inline script, so the page's
  * Content-Security-Policy can forbid inline scripts altogether.
+ *
+ * The documents are controls: on an emulator started with a control token they answer 401 without it, while the
+ * page and its files are served to a browser's navigation, which sends no header. So the page first asks for the
+ * API's document; on a 401 it asks for the token in a form, as the inspector does, and keeps it in a variable only
+ * (never in storage, the page or a URL); then every request to /_emulator (the documents, a control's "Try it out")
+ * carries it, unless "Authorize" set one.
  */
 const INIT_SCRIPT = `// catalog-emulator: the docs page's start (src/control/docs.ts).
-window.addEventListener('load', function () {
-  window.ui = SwaggerUIBundle({
-    urls: [
-      { url: '/_emulator/openapi.json', name: 'Service API' },
-      { url: '/_emulator/openapi.controls.json', name: 'Emulator controls' },
-    ],
-    'urls.primaryName': 'Service API',
-    dom_id: '#swagger-ui',
-    deepLinking: true,
-    // The default validator badge sends the document to a public service: nothing leaves this machine.
-    validatorUrl: null,
-    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-    layout: 'StandaloneLayout',
-    // The documents name the default address (127.0.0.1:4747); this page is served by the emulator that answers
-    // "Try it out", whatever its port, so every request goes to the page's own origin.
-    requestInterceptor: function (request) {
-      var url = new URL(request.url, window.location.href);
-      if (url.origin !== window.location.origin) request.url = window.location.origin + url.pathname + url.search;
-      return request;
-    },
-  });
-});
+(function () {
+  var documents = [
+    { url: '/_emulator/openapi.json', name: 'Service API' },
+    { url: '/_emulator/openapi.controls.json', name: 'Emulator controls' },
+  ];
+  var token;
+
+  var isControl = function (path) {
+    return path === '/_emulator' || path.indexOf('/_emulator/') === 0;
+  };
+  var hasAuthorization = function (headers) {
+    return Object.keys(headers || {}).some(function (name) { return name.toLowerCase() === 'authorization'; });
+  };
+
+  function load() {
+    fetch(documents[0].url, { headers: token === undefined ? {} : { authorization: 'Bearer ' + token } }).then(
+      function (answer) {
+        if (answer.status === 401) askForToken(token !== undefined);
+        else start();
+      },
+      // Unreachable: Swagger UI says so itself.
+      start,
+    );
+  }
+
+  function askForToken(wrong) {
+    var form = document.getElementById('control-token');
+    var input = document.createElement('input');
+    input.type = 'password';
+    input.name = 'control-token';
+    input.autocomplete = 'off';
+    input.placeholder = 'control token';
+    input.setAttribute('aria-label', 'Control token');
+    var label = document.createElement('label');
+    label.textContent = wrong ? 'That is not the control token. Control token:' : 'This emulator has a control token. Control token:';
+    label.appendChild(input);
+    var button = document.createElement('button');
+    button.type = 'submit';
+    button.textContent = 'Open';
+    form.replaceChildren(label, button);
+    form.onsubmit = function (event) {
+      event.preventDefault();
+      token = input.value === '' ? undefined : input.value;
+      form.hidden = true;
+      form.replaceChildren();
+      load();
+    };
+    form.hidden = false;
+    input.focus();
+  }
+
+  function start() {
+    window.ui = SwaggerUIBundle({
+      urls: documents,
+      'urls.primaryName': 'Service API',
+      dom_id: '#swagger-ui',
+      deepLinking: true,
+      // The default validator badge sends the document to a public service: nothing leaves this machine.
+      validatorUrl: null,
+      presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+      layout: 'StandaloneLayout',
+      // The documents a server serves name it; a document opened from elsewhere names 127.0.0.1:4747. This page
+      // is served by the emulator that answers "Try it out", so every request goes to the page's own origin.
+      requestInterceptor: function (request) {
+        var url = new URL(request.url, window.location.href);
+        if (url.origin !== window.location.origin) request.url = window.location.origin + url.pathname + url.search;
+        if (token !== undefined && isControl(url.pathname) && !hasAuthorization(request.headers)) {
+          request.headers = request.headers || {};
+          request.headers.Authorization = 'Bearer ' + token;
+        }
+        return request;
+      },
+    });
+  }
+
+  window.addEventListener('load', load);
+})();
 `;
 
 const PAGE = `<!doctype html>
@@ -56,8 +118,10 @@ const PAGE = `<!doctype html>
   <link rel="stylesheet" href="${ASSETS}/swagger-ui.css">
   <link rel="icon" type="image/png" href="${ASSETS}/favicon-32x32.png" sizes="32x32">
   <link rel="icon" type="image/png" href="${ASSETS}/favicon-16x16.png" sizes="16x16">
+  <style>.control-token { margin: 1.5rem 2rem; font: 14px sans-serif; } .control-token input { margin: 0 .5rem; }</style>
 </head>
 <body>
+  <form id="control-token" class="control-token" hidden></form>
   <div id="swagger-ui"></div>
   <script src="${ASSETS}/swagger-ui-bundle.js"></script>
   <script src="${ASSETS}/swagger-ui-standalone-preset.js"></script>

@@ -5,8 +5,9 @@
  *
  * - The control token (optional; in process too): every /_emulator request needs `Authorization: Bearer <token>`,
  *   but a GET of the controls whose row says `open` (table.ts): the inspector's page and its two files (GET
- *   /_emulator/ui, GET /_emulator/ui/assets/<name>). A browser's navigation cannot send the header, and they hold
- *   no data (the page asks for the token when its data calls answer 401).
+ *   /_emulator/ui, GET /_emulator/ui/assets/<name>), and the docs page and its files (GET /_emulator/docs, GET
+ *   /_emulator/docs/assets/<name>). A browser's navigation cannot send the header, and they hold no data (each page
+ *   asks for the token when what it reads answers 401).
  * - Control writes need `content-type: application/json`: a cross-site page can send a `text/plain` or body-less
  *   POST without a CORS preflight, never a JSON one; and no CORS permission is ever granted (415 otherwise).
  *

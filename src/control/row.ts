@@ -29,7 +29,8 @@ export type ControlTag = 'Emulator' | 'Companies' | 'Clock' | 'Faults' | 'Networ
  * in (src/emulator.ts) because src/openapi, which generates them, reads this layer's table.
  */
 export interface ControlDocuments {
-  text(which: 'api' | 'controls'): string;
+  /** The document as served to a request at `origin`: naming that origin as its server. */
+  text(which: 'api' | 'controls', origin: string): string;
 }
 
 /** What a request of the control app carries: the emulator's controls and settings, its activity feed, and the row that answers it. */
@@ -122,7 +123,7 @@ interface ControlSpec<Id extends string, P extends string, B, Q extends readonly
   readonly tag: ControlTag;
   /** What it acts on: a company (its path names it), the shared clock, the whole emulator, or the inspector's own data. */
   readonly scope: ControlScope;
-  /** Served without the control token (a GET): the inspector's page and files, which hold no data, and which a browser's navigation opens without a header. */
+  /** Served without the control token (a GET): the inspector's and the docs page and their files, which hold no data, and which a browser's navigation opens without a header. */
   readonly open?: true;
   readonly body?: ControlBody<B>;
   /** Its query parameters: any other, or one given twice, is refused (422 at query.<name>). Absent: the query is not read. */

@@ -1,7 +1,7 @@
 /**
- * The documents and the docs page as the emulator serves them under /_emulator: the same bytes as the shipped
- * files, behind the control token and (over a socket) the Host check like every control, and the page's files
- * from the installed swagger-ui-dist.
+ * The documents and the docs page as the emulator serves them under /_emulator: the shipped files naming the
+ * server they were asked at, behind the control token and (over a socket) the Host check like every control; the
+ * page and its files (from the installed swagger-ui-dist) without the token, behind the Host check.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -17,25 +17,49 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((emu) => emu.close()));
 });
 
+/** The shipped file with its one server replaced by `url`, as a server serves it. */
+function shippedServedAt(file: string, url: string): string {
+  const shipped = readFileSync(new URL(file, ROOT), 'utf8');
+  const document = JSON.parse(shipped) as { servers: unknown };
+  expect(document.servers).toEqual([{ url: 'http://127.0.0.1:4747', description: 'A local catalog-emulator (npx catalog-emulator)' }]);
+  document.servers = [{ url, description: 'The catalog-emulator that served this document' }];
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
 describe('GET /_emulator/openapi.json and /_emulator/openapi.controls.json', () => {
   for (const [path, file] of [['/_emulator/openapi.json', 'openapi.json'], ['/_emulator/openapi.controls.json', 'openapi.controls.json']] as const) {
-    it(`${path} answers the shipped ${file}, as JSON`, async () => {
+    it(`${path} answers the shipped ${file}, as JSON, naming as its server the origin it was asked at`, async () => {
       const emu = createEmulator();
       const response = await emu.fetch(path);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/json');
-      expect(await response.text()).toBe(readFileSync(new URL(file, ROOT), 'utf8'));
+      // In process, the origin emu.fetch resolves a relative URL against.
+      expect(await response.text()).toBe(shippedServedAt(file, 'http://catalog-emulator.local'));
+    });
+
+    it(`${path} over HTTP names the server at the address it was asked at: its real port, the name in Host`, async () => {
+      const emu = createEmulator();
+      open.push(emu);
+      const server = await emu.listen({ port: 0 });
+      const byAddress = await httpRequest(server.url, 'GET', path);
+      expect(byAddress.status).toBe(200);
+      expect(byAddress.text).toBe(shippedServedAt(file, server.url));
+      const byName = await httpRequest(server.url, 'GET', path, { host: `localhost:${server.port}` });
+      expect((byName.body as { servers: unknown }).servers).toEqual([{ url: `http://localhost:${server.port}`, description: 'The catalog-emulator that served this document' }]);
     });
   }
 
-  it('needs the control token of an emulator started with one, like every control', async () => {
+  it('need the control token of an emulator started with one, like every control; the docs page and its files do not (it asks for it)', async () => {
     const emu = createEmulator({ controlToken: 'ctl-secret-1' });
-    for (const path of ['/_emulator/openapi.json', '/_emulator/openapi.controls.json', '/_emulator/docs', '/_emulator/docs/assets/swagger-ui-bundle.js']) {
+    for (const path of ['/_emulator/openapi.json', '/_emulator/openapi.controls.json']) {
       const refused = await emu.fetch(path);
       expect(refused.status, path).toBe(401);
       expect(((await refused.json()) as { erro: { codigo: string } }).erro.codigo).toBe('token_de_controle_ausente');
       expect((await emu.fetch(path, { headers: { authorization: 'Bearer ctl-secret-1' } })).status, path).toBe(200);
     }
+    for (const path of ['/_emulator/docs', '/_emulator/docs/assets/swagger-ui-bundle.js', '/_emulator/docs/assets/init.js']) expect((await emu.fetch(path)).status, path).toBe(200);
+    // Open to reads only, as the inspector's page is.
+    expect((await emu.fetch('/_emulator/docs', { method: 'POST', headers: { 'content-type': 'application/json' } })).status).toBe(401);
   });
 
   it('over HTTP, refuses a Host the server does not answer to (403), like every control', async () => {
@@ -97,6 +121,10 @@ describe('GET /_emulator/docs', () => {
     expect(script).toContain("{ url: '/_emulator/openapi.json', name: 'Service API' }");
     expect(script).toContain("{ url: '/_emulator/openapi.controls.json', name: 'Emulator controls' }");
     expect(script).toContain('validatorUrl: null');
+    // A 401 of the first document asks for the control token, which then goes with every control's request.
+    expect(script).toContain("if (answer.status === 401) askForToken(token !== undefined);");
+    expect(script).toContain("if (token !== undefined && isControl(url.pathname) && !hasAuthorization(request.headers)) {");
+    expect(script).not.toMatch(/localStorage|sessionStorage|location\.hash/);
   });
 
   it('serves no other file: 404 with the error body for any other name, the package folder never walked', async () => {

@@ -122,8 +122,8 @@ describe('the control token and the inspector page', () => {
 
   it('still needs the token for every other /_emulator path, and for other methods or shapes of the page paths', async () => {
     const emu = createEmulator({ controlToken: TOKEN });
-    // The page and its files are the only rows open without the token.
-    expect(CONTROLS.filter((r) => r.open).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /ui', 'GET /ui/assets/:name']);
+    // The pages (the docs page's too) and their files are the only rows open without the token.
+    expect(CONTROLS.filter((r) => r.open).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /docs', 'GET /docs/assets/:name', 'GET /ui', 'GET /ui/assets/:name']);
     const paths = CONTROLS.filter((r) => !r.open).map((r) => [r.method, `/_emulator${r.path.replace(/:(\w+)/g, 'x-$1')}`] as const);
     expect(paths.length).toBeGreaterThan(40);
     const more = [
@@ -134,6 +134,9 @@ describe('the control token and the inspector page', () => {
       ['GET', '/_emulator/ui/assets'],
       ['GET', '/_emulator/ui/assets/app.js/x'],
       ['GET', '/_emulator/uix'],
+      ['POST', '/_emulator/docs'],
+      ['HEAD', '/_emulator/docs'],
+      ['GET', '/_emulator/docs/assets/init.js/x'],
       ['GET', '/_emulator/inspector/stream'],
       ['GET', '/_emulator/inspector/companies/x/timeline'],
       ['GET', '/_emulator/inspector/demo'],
