@@ -194,7 +194,7 @@ export class Engine {
    */
   resetOwnWorld(companyId: string, reason: string): CreatedCompanyInfo | undefined {
     const old = this.ownClocks?.worlds.get(companyId);
-    const origin = old?.state.companyOrigins.get(companyId);
+    const origin = old?.state.origins.get(companyId);
     if (!old || !origin) return undefined;
     const { company, credential } = origin;
     const options: CompanyOptions = {
