@@ -73,7 +73,9 @@ export class Emulator extends Controls implements AsyncDisposable {
   /** Fetch against the emulated service, in process. Relative URLs are resolved against the emulator. */
   fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? (init ? new Request(input, init) : input) : new Request(new URL(String(input), BASE_URL), init);
-    return Promise.resolve(app().fetch(request, this.#env));
+    const answer = Promise.resolve(app().fetch(request, this.#env));
+    // An answer leaves only once its changes are told (emu.changes): a listener may be making them durable.
+    return this.engine.listeningToChanges ? answer.finally(() => this.engine.flushChanges()) : answer;
   };
 
   /**
@@ -85,7 +87,10 @@ export class Emulator extends Controls implements AsyncDisposable {
     const { runtimes, controls, control } = this.#env;
     if (options.controls !== undefined && typeof options.controls !== 'boolean') throw new TypeError(`controls must be true or false (got ${JSON.stringify(options.controls)})`);
     const served = options.controls === false ? apiApp() : app();
-    const server = await serve((request, body) => served.fetch(request, { runtimes, controls, control, body }), options);
+    const server = await serve((request, body) => {
+      const answer = served.fetch(request, { runtimes, controls, control, body });
+      return this.engine.listeningToChanges ? Promise.resolve(answer).finally(() => this.engine.flushChanges()) : answer;
+    }, options);
     const servers = (this.#servers ??= new Set());
     const running: RunningServer = {
       ...server,
