@@ -2,7 +2,7 @@
 /**
  * catalog-emulator [serve] [--port 4747] [--host 127.0.0.1] [--seed N] [--clock real|manual]
  *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent] [--max-stored-answers N]
- *                  [--allow-host NAME]... [--control-token TOKEN] [--state FILE] [--fixtures FILE]
+ *                  [--allow-host NAME]... [--control-token TOKEN] [--state FILE [--state-sync]] [--fixtures FILE]
  *                  [--quiet KINDS] [--json] [--ready-file PATH]
  * catalog-emulator demo [NAME] [--ui [--port N] [--no-open]]
  * catalog-emulator openapi [--controls]
@@ -19,7 +19,8 @@ import { openInBrowser } from './open-browser.js';
 import { commandUsage, COMMANDS } from './help.js';
 import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
 import { prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
-import { planState, snapshotToRestore, StateFileError, StateSaver, type StatePlan } from './state-file.js';
+import { FileError, resolveTarget } from './regular-file.js';
+import { planState, snapshotToRestore, StateFileError, StateStore, type StatePlan } from './state-file.js';
 
 const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emulated
 
@@ -65,8 +66,11 @@ Options of serve:
                       CATALOG_EMULATOR_CONTROL_TOKEN (the flag wins)
   --no-controls       serve the API alone, as a deployment of the service does: no /_emulator path
                       (no controls, docs page or inspector); what the conformance command runs against
-  --state FILE        keep the state in FILE: loaded at start when it exists (else created), saved
-                      after every change and on exit, atomically
+  --state FILE        keep the state in FILE: loaded at start when it exists (else created); every
+                      change is in FILE or its log FILE.log before it is answered, so a killed
+                      server loses nothing it acknowledged
+  --state-sync        also flush each change to the disk before it is answered (fdatasync): a power
+                      loss loses nothing acknowledged either, at a cost per change
   --fixtures FILE     create the companies and records of a JSON fixtures file at start (unless
                       --state FILE already holds a state) and after every reset
 
@@ -148,6 +152,7 @@ async function main(argv: string[]): Promise<void> {
         'control-token': { type: 'string' },
         'max-stored-answers': { type: 'string' },
         state: { type: 'string' },
+        'state-sync': { type: 'boolean' },
         fixtures: { type: 'string' },
         quiet: { type: 'string', multiple: true },
         json: { type: 'boolean' },
@@ -204,6 +209,7 @@ interface ServeFlags {
   'control-token'?: string;
   'max-stored-answers'?: string;
   state?: string;
+  'state-sync'?: boolean;
   fixtures?: string;
   quiet?: string[];
   json?: boolean;
@@ -244,8 +250,11 @@ async function serve(flags: ServeFlags): Promise<void> {
   if (!withControls && controlToken !== undefined) fail(`--no-controls serves no controls for a control token to guard: drop ${flags['control-token'] === undefined ? 'CATALOG_EMULATOR_CONTROL_TOKEN' : '--control-token'}`);
   // Read here, checked by createEmulator (whose message names the place in the file).
   const fixtures = flags.fixtures === undefined ? undefined : fixturesOf(flags.fixtures);
-  // With --state, the seed and start are those the file was made with (fixed now for a new file).
-  const plan = flags.state === undefined ? undefined : statePlan(flags.state, { seed, start: flags.start, clock });
+  if (flags['state-sync'] && flags.state === undefined) fail('--state-sync flushes the changes of --state FILE to the disk: give --state FILE too');
+  // With --state, the seed and start are those the file was made with (fixed now for a new file). A symbolic link
+  // is followed once, here: the state is read from and written to the file it names, and the link stays.
+  const statePath = flags.state === undefined ? undefined : stateTarget(flags.state);
+  const plan = flags.state === undefined || statePath === undefined ? undefined : statePlan(flags.state, statePath, { seed, start: flags.start, clock });
   const start = plan ? { start: plan.start } : flags.start === undefined ? {} : { start: flags.start };
   // Routes given as options, not added afterwards: they are configuration, so POST /_emulator/reset keeps them.
   let emu;
@@ -262,7 +271,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (message.startsWith('start ')) fail(`--${message}`);
     throw error;
   }
-  const saver = plan && flags.state !== undefined ? startSaving(emu, flags.state, plan, clock) : undefined;
+  const saver = plan && flags.state !== undefined && statePath !== undefined ? startSaving(emu, flags.state, statePath, plan, clock, flags['state-sync'] === true) : undefined;
 
   // A reader of stdout or stderr that closes its end (`… --json | head -1`) must not crash the server with EPIPE:
   // what it no longer reads is dropped.
@@ -350,10 +359,20 @@ function fixturesOf(path: string): unknown {
   }
 }
 
-/** --state FILE read, and checked against --seed and --start; a usage error for a file that cannot be used. */
-function statePlan(path: string, settings: Parameters<typeof planState>[1]): StatePlan {
+/** The file --state FILE names (its symbolic links followed); a usage error when its folder is not there. */
+function stateTarget(path: string): string {
   try {
-    return planState(path, settings, DEFAULT_START, Date.now());
+    return resolveTarget(path);
+  } catch (error) {
+    if (error instanceof FileError) fail(`--state ${path} ${error.message}`);
+    throw error;
+  }
+}
+
+/** --state FILE read (and its log), and checked against --seed and --start; a usage error for one that cannot be used. */
+function statePlan(path: string, target: string, settings: Parameters<typeof planState>[1]): StatePlan {
+  try {
+    return planState(target, settings, DEFAULT_START, Date.now());
   } catch (error) {
     if (error instanceof StateFileError) fail(`--state ${path} ${error.message}; it was left as it is`);
     throw error;
@@ -364,7 +383,7 @@ function statePlan(path: string, settings: Parameters<typeof planState>[1]): Sta
  * Restores the state of --state FILE (a usage error, the file untouched, for one this emulator cannot load), or
  * creates the file for a fresh start; then saves after every change.
  */
-function startSaving(emu: ReturnType<typeof createEmulator>, path: string, plan: StatePlan, clock: 'real' | 'manual'): StateSaver {
+function startSaving(emu: ReturnType<typeof createEmulator>, path: string, target: string, plan: StatePlan, clock: 'real' | 'manual', sync: boolean): StateStore {
   if (plan.saved) {
     try {
       emu.restore(snapshotToRestore(plan.saved, clock, Date.now()));
@@ -373,7 +392,18 @@ function startSaving(emu: ReturnType<typeof createEmulator>, path: string, plan:
       throw error;
     }
   }
-  const saver = new StateSaver(emu, { path, clock, start: plan.start, onError: (message) => process.stderr.write(`catalog-emulator: ${message}\n`) });
+  const saver = new StateStore(emu, {
+    path: target,
+    clock,
+    start: plan.start,
+    sync,
+    onError: (message) => process.stderr.write(`catalog-emulator: ${message}\n`),
+    // A change that cannot be made durable must not be answered: the process stops before its answer leaves.
+    onFatal: (message) => {
+      process.stderr.write(`catalog-emulator: ${message}\n`);
+      process.exit(1);
+    },
+  });
   try {
     saver.saveNow();
   } catch (error) {
