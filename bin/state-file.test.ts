@@ -227,6 +227,17 @@ describe('StateStore: every change in the log before its answer', () => {
     expect(linesOf(`${path}.log`).length).toBe(5);
   });
 
+  it('with sync (--state-sync): concurrent changes are each in the log when answered, one fdatasync for each turn', async () => {
+    const emu = emulator();
+    const path = join(dir, 'state.json');
+    store(emu, path, { sync: true });
+    await addProduct(emu);
+    const ids = await Promise.all(Array.from({ length: 20 }, () => addProduct(emu)));
+    const state = JSON.stringify(loadState(path)!.snapshot);
+    for (const id of ids) expect(state).toContain(id);
+    expect(loadState(path)!.snapshot).toEqual(emu.snapshot());
+  });
+
   it('ignores a last line torn by a kill (no end of line), and only a last line', async () => {
     const emu = emulator();
     const path = join(dir, 'state.json');

@@ -7,8 +7,10 @@
  * save, and its id. Beside it, FILE.log, its change log: a header naming the snapshot it follows (`base`), then one
  * line per change emu.changes tells (JSON), each written with one write(2) to a file opened for appending before the
  * answer it belongs to leaves. A kill of the process cannot lose a line the kernel took (it is in the page cache);
- * with `sync` (--state-sync) each is also flushed to the disk (fdatasync), so a power loss cannot either. A line
- * torn by a kill in the middle of its write has no end of line: it was never answered, and a restart ignores it.
+ * with `sync` (--state-sync) the answers also wait until their lines are flushed to the disk (fdatasync), so a power
+ * loss cannot either: one fdatasync, once the event loop's turn is over, for every line written in it (a group
+ * commit). A line torn by a kill in the middle of its write has no end of line: it was never answered, and a
+ * restart ignores it.
  *
  * The log is folded into a new snapshot when it has grown as large as the snapshot (at least 64 KiB), at a reset or a
  * restore (which replace every world), at the start and at the end. A fold in the background: the snapshot is
@@ -322,6 +324,9 @@ export class StateStore {
   #foldFailed = false;
   #stop: (() => void) | undefined;
   #temps = 0;
+  /** --state-sync: the answers waiting for the next fdatasync of the log, and whether it is scheduled. */
+  readonly #unsynced: (() => void)[] = [];
+  #syncScheduled = false;
 
   constructor(emu: Emulator, options: StoreOptions) {
     this.#emu = emu;
@@ -370,12 +375,13 @@ export class StateStore {
   async close(): Promise<void> {
     this.#stop?.();
     this.#stop = undefined;
+    if (this.#unsynced.length > 0) this.#syncNow();
     await this.#folding;
     this.saveNow();
     this.#switchTo(undefined);
   }
 
-  #told(change: StateChange): void {
+  #told(change: StateChange): Promise<void> | undefined {
     if (change.kind === 'replaced') {
       // A reset or a restore: the log would say nothing of the new worlds, the whole state is saved before the answer.
       try {
@@ -383,21 +389,49 @@ export class StateStore {
       } catch (error) {
         this.#options.onFatal(`cannot save the state to ${this.#options.path} after a reset or a restore (${describe(error)})`);
       }
-      return;
+      return undefined;
     }
     const bytes = Buffer.from(`${JSON.stringify({ kind: change.kind, at: Date.now(), worlds: change.worlds, dropped: change.dropped })}\n`);
     try {
       append(this.#fd!, bytes);
-      if (this.#options.sync) fdatasyncSync(this.#fd!);
     } catch (error) {
-      this.#options.onFatal(`cannot write the change log of ${this.#options.path} (${describe(error)}): stopping, so that no change is answered that a restart would not have`);
-      return;
+      this.#fatal(error);
+      return undefined;
     }
     this.#logged += bytes.length;
+    const durable = this.#options.sync ? this.#synced() : undefined;
     if (this.#logged >= this.#foldAt && this.#folding === undefined) {
       if (this.#foldFailed) this.#foldAgain();
       else this.#folding = this.#foldInBackground().finally(() => (this.#folding = undefined));
     }
+    return durable;
+  }
+
+  /** Resolves once what was written to the log so far is on the disk: at the fdatasync that ends this turn. */
+  #synced(): Promise<void> {
+    const synced = new Promise<void>((resolve) => this.#unsynced.push(resolve));
+    if (!this.#syncScheduled) {
+      this.#syncScheduled = true;
+      setImmediate(() => this.#syncNow());
+    }
+    return synced;
+  }
+
+  /** One fdatasync for every answer waiting; then they leave. */
+  #syncNow(): void {
+    this.#syncScheduled = false;
+    const waiting = this.#unsynced.splice(0);
+    try {
+      if (this.#fd !== undefined) fdatasyncSync(this.#fd);
+    } catch (error) {
+      this.#fatal(error);
+      return;
+    }
+    for (const resolve of waiting) resolve();
+  }
+
+  #fatal(error: unknown): void {
+    this.#options.onFatal(`cannot write the change log of ${this.#options.path} (${describe(error)}): stopping, so that no change is answered that a restart would not have`);
   }
 
   /** A synchronous fold after a failed one, reported if it fails too; the next tries once the log grew as much again. */
@@ -448,7 +482,11 @@ export class StateStore {
   }
 
   #switchTo(fd: number | undefined): void {
-    if (this.#fd !== undefined) closeSync(this.#fd);
+    if (this.#fd !== undefined) {
+      // Lines waiting for their fdatasync may be in the log being left: it is flushed before it is closed.
+      if (this.#options.sync && this.#unsynced.length > 0) fdatasyncSync(this.#fd);
+      closeSync(this.#fd);
+    }
     this.#fd = fd;
   }
 

@@ -74,9 +74,23 @@ export class Emulator extends Controls implements AsyncDisposable {
   fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? (init ? new Request(input, init) : input) : new Request(new URL(String(input), BASE_URL), init);
     const answer = Promise.resolve(app().fetch(request, this.#env));
-    // An answer leaves only once its changes are told (emu.changes): a listener may be making them durable.
-    return this.engine.listeningToChanges ? answer.finally(() => this.engine.flushChanges()) : answer;
+    return this.engine.listeningToChanges ? this.#once(answer) : answer;
   };
+
+  /** An answer that leaves only once its changes are told (emu.changes), and what the listeners do with them done. */
+  #once(answer: Promise<Response>): Promise<Response> {
+    const told = () => this.engine.flushChanges();
+    return answer.then(
+      async (response) => {
+        await told();
+        return response;
+      },
+      async (error: unknown) => {
+        await told();
+        throw error;
+      },
+    );
+  }
 
   /**
    * Serves the API and the controls over HTTP. Only there is Host checked: in process no socket is open, so no
@@ -89,7 +103,7 @@ export class Emulator extends Controls implements AsyncDisposable {
     const served = options.controls === false ? apiApp() : app();
     const server = await serve((request, body) => {
       const answer = served.fetch(request, { runtimes, controls, control, body });
-      return this.engine.listeningToChanges ? Promise.resolve(answer).finally(() => this.engine.flushChanges()) : answer;
+      return this.engine.listeningToChanges ? this.#once(Promise.resolve(answer)) : answer;
     }, options);
     const servers = (this.#servers ??= new Set());
     const running: RunningServer = {

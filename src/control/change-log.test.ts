@@ -202,7 +202,7 @@ describe('emu.changes with replayChanges', () => {
     const [company] = emu.companies.initial();
     const api = new Client(emu, company!.token);
     const told: StateChange[] = [];
-    emu.changes.subscribe((change) => told.push(change));
+    emu.changes.subscribe((change) => void told.push(change));
     await api.ok('GET', '/v1/empresa');
     await new Promise((resolve) => setImmediate(resolve));
     expect(told).toEqual([]);
@@ -222,11 +222,37 @@ describe('emu.changes with replayChanges', () => {
     ]);
   });
 
+  it('hold an answer until the promise a listener returned for its change resolves, however the change was told', async () => {
+    const emu = emulator();
+    const [company] = emu.companies.initial();
+    const api = new Client(emu, company!.token);
+    let release!: () => void;
+    const durable = new Promise<void>((resolve) => (release = resolve));
+    let told = 0;
+    emu.changes.subscribe(() => {
+      told++;
+      return durable;
+    });
+    let answered = false;
+    const answer = api.ok('POST', '/v1/catalogos', { estabelecimento_id: company!.headOffice.id, nome: 'Loja' }).then(() => (answered = true));
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(told).toBe(1);
+    expect(answered).toBe(false);
+    // A read after it, its change told already by then, waits for the same promise: what it reads is not durable yet.
+    let read = false;
+    const reading = api.ok('GET', '/v1/catalogos').then(() => (read = true));
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(read).toBe(false);
+    release();
+    await Promise.all([answer, reading]);
+    expect(answered && read).toBe(true);
+  });
+
   it('note nothing once the last listener stops', async () => {
     const emu = emulator();
     const [company] = emu.companies.initial();
     const told: StateChange[] = [];
-    const stop = emu.changes.subscribe((change) => told.push(change));
+    const stop = emu.changes.subscribe((change) => void told.push(change));
     stop();
     await new Client(emu, company!.token).ok('POST', '/v1/catalogos', { estabelecimento_id: company!.headOffice.id, nome: 'Loja' });
     await new Promise((resolve) => setImmediate(resolve));

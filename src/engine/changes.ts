@@ -42,7 +42,11 @@ export type StateChange =
   | { readonly kind: 'changed'; readonly worlds: readonly WorldChange[]; readonly dropped: readonly string[] }
   | { readonly kind: 'replaced' };
 
-export type StateChangeListener = (change: StateChange) => void;
+/**
+ * Told of each change, synchronously. It may return a promise: an answer that depends on the change (and on any told
+ * before it) then waits for it before it leaves, as a log flushed to the disk a group of changes at a time does.
+ */
+export type StateChangeListener = (change: StateChange) => void | Promise<void>;
 
 /** What the feed reads of the engine: its worlds, as they are now. */
 interface Worlds {
@@ -65,6 +69,8 @@ export class ChangeFeed {
   #shared: Watch | undefined;
   readonly #own = new Map<string, Watch>();
   #scheduled = false;
+  /** What the listeners' last promises are still doing (see StateChangeListener): an answer waits for it. */
+  #pending: Promise<void> | undefined;
 
   constructor(engine: Worlds) {
     this.#engine = engine;
@@ -88,13 +94,21 @@ export class ChangeFeed {
   schedule(): void {
     if (this.#scheduled || this.#listeners.size === 0) return;
     this.#scheduled = true;
-    queueMicrotask(() => this.flush());
+    queueMicrotask(() => void this.flush());
   }
 
-  /** Tells the listeners what changed since the last flush, if anything did. */
-  flush(): void {
+  /**
+   * Tells the listeners what changed since the last flush, if anything did. Returns, while one is under way, the
+   * promise of what the listeners do with the changes told so far: an answer leaves once it resolves.
+   */
+  flush(): Promise<void> | undefined {
     this.#scheduled = false;
-    if (this.#listeners.size === 0) return;
+    if (this.#listeners.size === 0) return undefined;
+    this.#flush();
+    return this.#pending;
+  }
+
+  #flush(): void {
     if (this.#shared?.world !== this.#engine.world) {
       this.#unwatchAll();
       this.#watchAll();
@@ -127,7 +141,19 @@ export class ChangeFeed {
 
   #tell(change: StateChange): void {
     // A listener's failure is its own (the CLI's stops the process when it cannot write its log).
-    for (const listener of [...this.#listeners]) listener(change);
+    const promises: Promise<void>[] = [];
+    for (const listener of [...this.#listeners]) {
+      const told = listener(change);
+      if (told !== undefined) promises.push(told);
+    }
+    if (promises.length === 0) return;
+    // Each promise settles after the ones before it (a listener's are in order), so the last ones cover all.
+    const pending = Promise.all(promises).then(() => undefined);
+    this.#pending = pending;
+    const done = () => {
+      if (this.#pending === pending) this.#pending = undefined;
+    };
+    pending.then(done, done);
   }
 
   #watchAll(): void {

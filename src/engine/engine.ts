@@ -88,9 +88,12 @@ export class Engine {
     return this.feed?.listening === true;
   }
 
-  /** Tells the change listeners what changed so far, before an answer that may depend on it leaves the emulator. */
-  flushChanges(): void {
-    this.feed?.flush();
+  /**
+   * Tells the change listeners what changed so far, before an answer that may depend on it leaves the emulator; the
+   * promise the answer then waits for, while a listener's is under way (see StateChangeListener).
+   */
+  flushChanges(): Promise<void> | undefined {
+    return this.feed?.flush();
   }
 
   /** Calls `watcher` with every reset and the close from now on; returns the function that stops it. */
