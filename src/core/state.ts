@@ -10,7 +10,7 @@
  */
 import type { Collection, Listing, Written } from './collection.js';
 import type { CompanyAnswers } from './idempotency.js';
-import type { Found, Records } from './integrity.js';
+import { at, repeatedId, type Found, type Records } from './integrity.js';
 import type { Collections, StateData } from './slices.js';
 import { OrderedIndex } from './ordered-index.js';
 import type { TaskIntent } from './outbox.js';
@@ -250,6 +250,34 @@ export function positioned<K extends string, T extends PositionedRecord>(key: K,
     positions: (data: readonly T[]): Positions[] => [{ count: data.length, at: (i) => data[i]!.position, path: (i) => [key, i, 'position'] }],
   };
 }
+
+/**
+ * The whole slice of a kind of record that needs nothing of its own: kept by id in `state[key]`, in position order
+ * (each company's list too, when `listed`), each id once, each record of a company of the state, and dropped with
+ * its company. Adding such a kind is one entry in SLICES (src/core/slices.ts), typed, as the State's type is made
+ * from the registry's: `positionedKind<Widget>()('widgets', 'widget', true) as KindSlice<'widgets', readonly
+ * Widget[], Widget>`; and its schema in src/control/snapshot-schema.ts. A kind with rules of its own spreads
+ * `positioned` and adds them (products.ts).
+ */
+export const positionedKind =
+  <T extends PositionedRecord>() =>
+  <K extends string>(key: K, noun: string, listed: boolean): KindSlice<K, readonly T[], T> => {
+    // The key is the State field the registry gives this slice: a loop over kinds cannot say so to the compiler.
+    const records = (state: State) => (state as unknown as Record<K, Collection<T>>)[key];
+    return {
+      ...positioned(key, records, (state, record) => void records(state).set(record.id, record), listed),
+      holds: [key as unknown as keyof State],
+      removeCompany: (state, companyId) => {
+        if (listed) records(state).dropCompany(companyId);
+        else for (const [id, record] of records(state)) if (record.companyId === companyId) records(state).delete(id);
+      },
+      unique: (data) => repeatedId(key, data, noun),
+      check: (data, r) => {
+        for (const [i, record] of ((data as unknown as Record<K, readonly T[]>)[key]).entries()) if (!r.companies.has(record.companyId)) return at([key, i, 'companyId'], `${noun} ${record.id} belongs to unknown company ${record.companyId}`);
+        return undefined;
+      },
+    };
+  };
 
 /** A record of `companyId` by id, or undefined: another company's resource does not exist for this one. */
 export function ownedBy<T extends { readonly companyId: string }>(

@@ -24,8 +24,8 @@ import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules
 import { publishReference, type Published } from './regulatory/reference.js';
 import { rulesFingerprint, type SnapshotChange } from './regulatory/snapshot.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { byEntry, kept, nextPosition, ownedBy, positioned, type Context, type KindSlice, type State } from './state.js';
-import { at, repeatedCompany, repeatedId } from './integrity.js';
+import { byEntry, kept, nextPosition, ownedBy, positionedKind, type Context, type KindSlice, type State } from './state.js';
+import { at, repeatedCompany } from './integrity.js';
 import { countsOf, coverage, surveillanceOf, watchedAfter } from './surveillance.js';
 import { DAY, MINUTE, SECOND, type Instant } from './time.js';
 import { raiseEvent } from './webhooks/events.js';
@@ -100,7 +100,7 @@ function open(state: State, companyId: string, motivo: ExecutionReason, ctx: Con
     divergente: null,
     position: nextPosition(state),
   };
-  addExecution(state, execution);
+  state.executions.set(execution.id, execution);
   schedule(state, { kind: TASK_EXECUTION_START, owner: companyId, due: ctx.now + START_DELAY_MS, payload: { executionId: execution.id } });
   return execution;
 }
@@ -318,21 +318,7 @@ export const dailyScheduleJob: Job = {
   run: (state, _payload, ctx) => scheduleDailyExecutions(state, ctx),
 };
 
-/** A new (or restored) execution, in its company's list. */
-function addExecution(state: State, execution: Execution): void {
-  state.executions.set(execution.id, execution);
-}
-
-export const executionsSlice: KindSlice<'executions', readonly Execution[], Execution> = {
-  ...positioned('executions', (state) => state.executions, addExecution, true),
-  removeCompany: (state, companyId) => state.executions.dropCompany(companyId),
-  holds: ['executions'],
-  unique: (executions) => repeatedId('executions', executions, 'surveillance execution'),
-  check: (data, r) => {
-    for (const [i, e] of data.executions.entries()) if (!r.companies.has(e.companyId)) return at(['executions', i, 'companyId'], `surveillance execution ${e.id} belongs to unknown company ${e.companyId}`);
-    return undefined;
-  },
-};
+export const executionsSlice: KindSlice<'executions', readonly Execution[], Execution> = positionedKind<Execution>()('executions', 'surveillance execution', true);
 
 /** Per company, each product's last evaluation: what the next execution's reuse compares with. */
 export const evaluationsSlice: KindSlice<'evaluations', readonly (readonly [companyId: string, readonly (readonly [productId: string, Evaluation])[]])[], Map<string, Evaluation>> = {
