@@ -8,8 +8,9 @@
  * wrk -t1 -c50 on core 1. Knobs (environment): BENCH_ROUNDS (5 interleaved rounds), BENCH_HTTP_S (5 s per HTTP
  * round), BENCH_WARMUP_S (2), BENCH_MS (1000 ms per in-process round), BENCH_CONNECTIONS (50),
  * BENCH_COLD_RUNS (9), BENCH_SNAPSHOT_RUNS (5), BENCH_CREATE_COUNT (10,000), BENCH_GENERATOR (wrk or node),
- * BENCH_VERBOSE=1 (every round on stderr). The defaults take ~4–6 minutes on 2 cores; BENCH_HTTP_S=10 gives the
- * issue's 10 s rounds (~2 minutes more).
+ * BENCH_VERBOSE=1 (every round on stderr), BENCH_ONLY=NAME (that group of figures alone, e.g. BENCH_ONLY=--state,
+ * named as BENCH_VERBOSE prints them). The defaults take ~4–6 minutes on 2 cores; BENCH_HTTP_S=10 gives the issue's
+ * 10 s rounds (~2 minutes more).
  */
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -19,6 +20,7 @@ import { overHttp } from './http.js';
 import { inProcess } from './in-process.js';
 import { catalogOf, ingestionAtScale } from './ingestion.js';
 import { snapshotAtScale } from './snapshot.js';
+import { stateCost } from './state.js';
 import { agent, collectGarbage, createEmulator, DEFAULT_START, envNumber, fmt, interleaved, median, request, settledHeap, start, stop, VERBOSE, type Emulator, type Row, type Target } from './support.js';
 
 const BIN = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
@@ -262,9 +264,11 @@ async function coldStart(): Promise<void> {
 }
 
 const started = performance.now();
+const ONLY = process.env.BENCH_ONLY || undefined;
 const loadAtStart = os.loadavg()[0]!;
 /** Runs one group of figures after a collection; with BENCH_VERBOSE=1, says on stderr how long it took. */
 async function section(name: string, figures: () => Promise<{ rows: Row[]; targets: Target[]; notes?: string[] } | void>): Promise<void> {
+  if (ONLY !== undefined && ONLY !== name) return;
   collectGarbage();
   const t0 = performance.now();
   const found = await figures();
@@ -276,10 +280,15 @@ async function section(name: string, figures: () => Promise<{ rows: Row[]; targe
   if (VERBOSE) console.error(`${name}: ${fmt((performance.now() - t0) / 1000, 1)} s`);
 }
 // The HTTP figures first, while this process is small; the heavy in-process figures after.
-let generator = '';
+let generator = 'none';
 await section('HTTP', async () => {
   const figures = await overHttp();
   generator = figures.generator;
+  return figures;
+});
+await section('--state', async () => {
+  const figures = await stateCost();
+  if (generator === 'none') generator = figures.generator;
   return figures;
 });
 await section('in process', inProcess);

@@ -2,7 +2,7 @@
 /**
  * catalog-emulator [serve] [--port 4747] [--host 127.0.0.1] [--seed N] [--clock real|manual]
  *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent] [--max-stored-answers N]
- *                  [--allow-host NAME]... [--control-token TOKEN] [--state FILE] [--fixtures FILE]
+ *                  [--allow-host NAME]... [--control-token TOKEN] [--state FILE [--state-sync]] [--fixtures FILE]
  *                  [--quiet KINDS] [--json] [--ready-file PATH]
  * catalog-emulator demo [NAME] [--ui [--port N] [--no-open]]
  * catalog-emulator openapi [--controls]
@@ -25,7 +25,8 @@ import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.
 import { parseDuration, parseSize } from './quantities.js';
 import { withEnvironment } from './serve-env.js';
 import { banner, prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
-import { planState, snapshotToRestore, StateFileError, StateSaver, type StatePlan } from './state-file.js';
+import { FileError, resolveTarget } from './regular-file.js';
+import { planState, snapshotToRestore, StateFileError, StateStore, type StatePlan } from './state-file.js';
 import { onNpxExit, onStop, type StopReason } from './stop.js';
 
 const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emulated
@@ -76,8 +77,11 @@ Options of serve:
                       CATALOG_EMULATOR_CONTROL_TOKEN (the flag wins)
   --no-controls       serve the API alone, as a deployment of the service does: no /_emulator path
                       (no controls, docs page or inspector); what the conformance command runs against
-  --state FILE        keep the state in FILE: loaded at start when it exists (else created), saved
-                      after every change and on exit, atomically
+  --state FILE        keep the state in FILE: loaded at start when it exists (else created); every
+                      change is in FILE or its log FILE.log before it is answered, so a killed
+                      server loses nothing it acknowledged
+  --state-sync        also flush each change to the disk before it is answered (fdatasync): a power
+                      loss loses nothing acknowledged either, at a cost per change
   --fixtures FILE     create the companies and records of a JSON fixtures file at start (unless
                       --state FILE already holds a state) and after every reset
 
@@ -235,6 +239,7 @@ interface ServeFlags {
   'control-token'?: string;
   'max-stored-answers'?: string;
   state?: string;
+  'state-sync'?: boolean;
   fixtures?: string;
   quiet?: string[];
   json?: boolean;
@@ -277,8 +282,11 @@ async function serve(given: ServeFlags): Promise<void> {
   if (!withControls && controlToken !== undefined) fail(`--no-controls serves no controls for a control token to guard: drop ${origin('control-token')}`);
   // Read here, checked by createEmulator (whose message names the place in the file).
   const fixtures = flags.fixtures === undefined ? undefined : fixturesOf(flags.fixtures, origin('fixtures'));
-  // With --state, the seed and start are those the file was made with (fixed now for a new file).
-  const plan = flags.state === undefined ? undefined : statePlan(flags.state, origin('state'), { seed, start: flags.start, clock });
+  if (flags['state-sync'] && flags.state === undefined) fail('--state-sync flushes the changes of --state FILE to the disk: give --state FILE too');
+  // With --state, the seed and start are those the file was made with (fixed now for a new file). A symbolic link
+  // is followed once, here: the state is read from and written to the file it names, and the link stays.
+  const statePath = flags.state === undefined ? undefined : stateTarget(flags.state, origin('state'));
+  const plan = flags.state === undefined || statePath === undefined ? undefined : statePlan(flags.state, origin('state'), statePath, { seed, start: flags.start, clock });
   const start = plan ? { start: plan.start } : flags.start === undefined ? {} : { start: flags.start };
   // Routes given as options, not added afterwards: they are configuration, so POST /_emulator/reset keeps them.
   let emu;
@@ -297,7 +305,7 @@ async function serve(given: ServeFlags): Promise<void> {
     if (message.startsWith('start ')) fail(`--${message}`);
     throw error;
   }
-  const saver = plan && flags.state !== undefined ? startSaving(emu, flags.state, origin('state'), plan, clock) : undefined;
+  const saver = plan && flags.state !== undefined && statePath !== undefined ? startSaving(emu, flags.state, origin('state'), statePath, plan, clock, flags['state-sync'] === true) : undefined;
 
   // A reader of stdout or stderr that closes its end (`… --json | head -1`) must not crash the server with EPIPE:
   // what it no longer reads is dropped.
@@ -372,10 +380,20 @@ function fixturesOf(path: string, from: string): unknown {
   }
 }
 
-/** --state FILE (or its variable, `from`) read, and checked against --seed and --start; a usage error for a file that cannot be used. */
-function statePlan(path: string, from: string, settings: Parameters<typeof planState>[1]): StatePlan {
+/** The file --state FILE (or its variable, `from`) names, its symbolic links followed; a usage error when its folder is not there. */
+function stateTarget(path: string, from: string): string {
   try {
-    return planState(path, settings, DEFAULT_START, Date.now());
+    return resolveTarget(path);
+  } catch (error) {
+    if (error instanceof FileError) fail(`${from} ${path} ${error.message}`);
+    throw error;
+  }
+}
+
+/** --state FILE (or its variable, `from`) read with its log, and checked against --seed and --start; a usage error for one that cannot be used. */
+function statePlan(path: string, from: string, target: string, settings: Parameters<typeof planState>[1]): StatePlan {
+  try {
+    return planState(target, settings, DEFAULT_START, Date.now());
   } catch (error) {
     if (error instanceof StateFileError) fail(`${from} ${path} ${error.message}; it was left as it is`);
     throw error;
@@ -386,7 +404,7 @@ function statePlan(path: string, from: string, settings: Parameters<typeof planS
  * Restores the state of --state FILE (a usage error, the file untouched, for one this emulator cannot load), or
  * creates the file for a fresh start; then saves after every change.
  */
-function startSaving(emu: ReturnType<typeof createEmulator>, path: string, from: string, plan: StatePlan, clock: 'real' | 'manual'): StateSaver {
+function startSaving(emu: ReturnType<typeof createEmulator>, path: string, from: string, target: string, plan: StatePlan, clock: 'real' | 'manual', sync: boolean): StateStore {
   if (plan.saved) {
     try {
       emu.restore(snapshotToRestore(plan.saved, clock, Date.now()));
@@ -395,7 +413,18 @@ function startSaving(emu: ReturnType<typeof createEmulator>, path: string, from:
       throw error;
     }
   }
-  const saver = new StateSaver(emu, { path, clock, start: plan.start, onError: (message) => process.stderr.write(`catalog-emulator: ${message}\n`) });
+  const saver = new StateStore(emu, {
+    path: target,
+    clock,
+    start: plan.start,
+    sync,
+    onError: (message) => process.stderr.write(`catalog-emulator: ${message}\n`),
+    // A change that cannot be made durable must not be answered: the process stops before its answer leaves.
+    onFatal: (message) => {
+      process.stderr.write(`catalog-emulator: ${message}\n`);
+      process.exit(1);
+    },
+  });
   try {
     saver.saveNow();
   } catch (error) {

@@ -2,8 +2,8 @@
  * `serve --fixtures FILE` and `serve --state FILE` as a user runs them: the built CLI (dist/bin/catalog-emulator.js;
  * `npm test` builds before vitest), real processes, real HTTP.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -220,10 +220,8 @@ describe('serve --state FILE', { timeout: TIMEOUT_MS }, () => {
     const replay = await post(`${server.url}/v1/catalogos/${catalogId}/produtos`, { authorization: `Bearer ${token}`, 'idempotency-key': 'cli-state-000001' }, { origem: 'erp', ncm: '21069090', sku: 'EXTRA' });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
 
-    // A reset: the fixtures as they were, the clock at its start, and the file follows within a moment.
+    // A reset: the fixtures as they were, the clock at its start, saved whole before the reset is answered.
     expect((await post(`${server.url}/_emulator/reset`, {})).status).toBe(200);
-    const until = Date.now() + 5000;
-    while (readFileSync(path, 'utf8').includes('"EXTRA"') && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 25));
     expect(readFileSync(path, 'utf8')).not.toContain('"EXTRA"');
     server.child.kill('SIGKILL');
     await server.exited;
@@ -257,6 +255,50 @@ describe('serve --state FILE', { timeout: TIMEOUT_MS }, () => {
     expect(code).toBe(2);
     expect(stderr.split('\n')[0]).toMatch(new RegExp(`^catalog-emulator: --state ${path} is not a state this emulator can load \\(Not a snapshot of this emulator: now: .*\\); it was left as it is$`));
     expect(readFileSync(path, 'utf8')).toBe(content);
+  });
+
+  it('after a SIGKILL, the restart has every change acknowledged, and a symbolic link given as FILE stays one', async () => {
+    const real = join(dir, 'real');
+    mkdirSync(real);
+    const link = join(dir, 'state-link.json');
+    symlinkSync(join(real, 'state.json'), link);
+    let server = await serve(['--clock', 'manual', '--state', link]);
+    const token = tokenOf(server.stdout(), /company: +(\d{8})/.exec(server.stdout())![1]!);
+    const office = (await getJson(`${server.url}/v1/estabelecimentos`, token)).body.itens[0].id;
+    const created = await post(`${server.url}/v1/catalogos`, { authorization: `Bearer ${token}`, 'idempotency-key': 'cli-state-kill-000001' }, { estabelecimento_id: office, nome: 'Kept' });
+    expect(created.status).toBe(201);
+    const catalog = ((await created.json()) as { id: string }).id;
+    server.child.kill('SIGKILL');
+    await server.exited;
+    server = await serve(['--clock', 'manual', '--state', link]);
+    expect((await getJson(`${server.url}/v1/catalogos/${catalog}`, token)).body.nome).toBe('Kept');
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readdirSync(real).sort()).toEqual(['state.json', 'state.json.log']);
+  });
+
+  it.each([
+    ['a FIFO', (path: string) => execFileSync('mkfifo', [path]), 'is a FIFO (named pipe), not a regular file: a state file is a regular file'],
+    ['a link to /dev/zero', (path: string) => symlinkSync('/dev/zero', path), 'is a character device, not a regular file: a state file is a regular file'],
+    ['a folder', (path: string) => mkdirSync(path), 'is a folder, not a regular file: a state file is a regular file'],
+  ])('refuses %s as FILE at once, with exit code 2 and one line', async (_, make, message) => {
+    const path = join(dir, `state-not-regular-${Math.random().toString(36).slice(2)}`);
+    make(path);
+    const { code, stderr } = await run(['serve', '--port', '0', '--state', path]).exited;
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe(`catalog-emulator: --state ${path} ${message}; it was left as it is`);
+  });
+
+  it('refuses a FIFO as --fixtures FILE at once, and --state-sync without --state', async () => {
+    const fifo = join(dir, 'fixtures-fifo');
+    execFileSync('mkfifo', [fifo]);
+    const fixtures = await run(['serve', '--port', '0', '--fixtures', fifo]).exited;
+    expect(fixtures.code).toBe(2);
+    expect(fixtures.stderr.split('\n')[0]).toBe(`catalog-emulator: --fixtures ${fifo}: is a FIFO (named pipe), not a regular file: a fixtures file is a regular file`);
+    const sync = await run(['serve', '--port', '0', '--state-sync']).exited;
+    expect(sync.code).toBe(2);
+    expect(sync.stderr.split('\n')[0]).toBe('catalog-emulator: --state-sync flushes the changes of --state FILE to the disk: give --state FILE too');
   });
 
   it('refuses another --seed than the file was made with', async () => {

@@ -72,8 +72,24 @@ export class Emulator extends Controls implements AsyncDisposable {
   /** Fetch against the emulated service, in process. Relative URLs are resolved against the emulator. */
   fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? (init ? new Request(input, init) : input) : new Request(new URL(String(input), BASE_URL), init);
-    return Promise.resolve(app().fetch(request, this.#env));
+    const answer = Promise.resolve(app().fetch(request, this.#env));
+    return this.engine.listeningToChanges ? this.#once(answer) : answer;
   };
+
+  /** An answer that leaves only once its changes are told (emu.changes), and what the listeners do with them done. */
+  #once(answer: Promise<Response>): Promise<Response> {
+    const told = () => this.engine.flushChanges();
+    return answer.then(
+      async (response) => {
+        await told();
+        return response;
+      },
+      async (error: unknown) => {
+        await told();
+        throw error;
+      },
+    );
+  }
 
   /**
    * Serves the API and the controls over HTTP. Only there is Host checked: in process no socket is open, so no
@@ -84,7 +100,10 @@ export class Emulator extends Controls implements AsyncDisposable {
     const { runtimes, controls, control } = this.#env;
     if (options.controls !== undefined && typeof options.controls !== 'boolean') throw new TypeError(`controls must be true or false (got ${JSON.stringify(options.controls)})`);
     const served = options.controls === false ? apiApp() : app();
-    const server = await serve((request, body, target) => served.fetch(request, { runtimes, controls, control, body, target }), options);
+    const server = await serve((request, body, target) => {
+      const answer = served.fetch(request, { runtimes, controls, control, body, target });
+      return this.engine.listeningToChanges ? this.#once(Promise.resolve(answer)) : answer;
+    }, options);
     const servers = (this.#servers ??= new Set());
     const running: RunningServer = {
       ...server,

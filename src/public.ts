@@ -14,6 +14,8 @@ export type { JournalEntry } from './engine/journal.js';
 export type { Activity, ActivityEntry, ActivityError, ActivityKind, ActivityListener, ControlActivity, ControlScope, DeliveryActivity, JobActivity, RequestActivity } from './engine/activity.js';
 export { PERMISSIONS, type Permission } from './core/companies.js';
 export type { Snapshot } from './control/snapshot-schema.js';
+export type { StateChange, StateChangeListener, WorldChange } from './engine/changes.js';
+export { ChangeLogError, replayChanges, type Replayed } from './control/change-log.js';
 // What the inspector's data routes answer (/_emulator/inspector/…), for whoever scripts against them.
 export type { DemoState, DetailSection, ItemDetail, StreamFrame, Timeline, TimelineItem } from './inspector/wire.js';
 export type { InboxEntry } from './network/inbox.js';

@@ -73,6 +73,12 @@ export interface PersistedTask extends TaskData {
 }
 
 /** A task still to run, as upcoming() reads it: its id (the scheduling order), due time and nature. */
+/**
+ * A change of the persistent tasks (the clock's own waits aside), for whoever keeps a log of them: a task added
+ * (`+`), one gone (`-`: it ran, or was dropped), or every task gone (`0`: a load, which then adds its own).
+ */
+export type TaskChange = readonly ['+' | '-', PersistedTask] | readonly ['0'];
+
 export interface UpcomingTask extends ScheduledTask {
   readonly nature: TaskNature;
 }
@@ -191,6 +197,8 @@ export class VirtualClock {
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** Set by dispose(): why a sleep asked for afterwards is released at once. */
   private disposedFor: string | undefined;
+  /** Told of every change of the persistent tasks, while set (a change log); nothing is built while it is not. */
+  onTasks: ((change: TaskChange) => void) | undefined = undefined;
 
   constructor(options: ClockOptions) {
     this.mode = options.mode;
@@ -271,7 +279,7 @@ export class VirtualClock {
     return [...this.queues.work.toArray(), ...this.queues.deadline.toArray()]
       .filter((e) => !e.cancelled && !e.wake)
       .sort((a, b) => a.due - b.due || a.id - b.id)
-      .map(({ due, kind, owner, payload, everyMs }) => ({ due, kind, owner, ...(payload === undefined ? {} : { payload }), ...(everyMs === undefined ? {} : { everyMs }) }));
+      .map(persisted);
   }
 
   /** The persistent tasks of `owner`, in due order: what a snapshot of one company carries. */
@@ -318,6 +326,7 @@ export class VirtualClock {
     this.entries.clear();
     this.live.work = 0;
     this.live.deadline = 0;
+    this.onTasks?.(['0']);
     this.nextSeq = 0;
     this.current = now;
     this.offset = now - this.wall();
@@ -531,11 +540,14 @@ export class VirtualClock {
     this.queues[entry.nature].push(entry);
     this.entries.set(entry.id, entry);
     this.live[entry.nature]++;
+    if (this.onTasks !== undefined && entry.wake === undefined) this.onTasks(['+', persisted(entry)]);
     this.arm();
   }
 
   private forget(entry: Entry): void {
-    if (this.entries.delete(entry.id)) this.live[entry.nature]--;
+    if (!this.entries.delete(entry.id)) return;
+    this.live[entry.nature]--;
+    if (this.onTasks !== undefined && entry.wake === undefined) this.onTasks(['-', persisted(entry)]);
   }
 
   private pendingKinds(): string[] {
@@ -567,6 +579,9 @@ export class VirtualClock {
 }
 
 const refuse = (argument: 'by' | 'to', message: string): Promise<never> => Promise.reject(new ClockRangeError(argument, message));
+
+/** A task as a snapshot carries it. */
+const persisted = ({ due, kind, owner, payload, everyMs }: Entry): PersistedTask => ({ due, kind, owner, ...(payload === undefined ? {} : { payload }), ...(everyMs === undefined ? {} : { everyMs }) });
 
 /** An instant for a message: ISO 8601 where a Date can show it, else its milliseconds. */
 const shown = (instant: number): string => (Math.abs(instant) <= 8.64e15 ? new Date(instant).toISOString() : `${instant} ms after 1970`);

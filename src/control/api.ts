@@ -16,6 +16,7 @@ import { toInstant, type CompanyOptions } from '../engine/config.js';
 import type { Engine } from '../engine/engine.js';
 import type { SeededCompany } from '../engine/fixtures.js';
 import type { Activity } from '../engine/activity.js';
+import type { StateChangeListener } from '../engine/changes.js';
 import type { JournalEntry } from '../engine/journal.js';
 import { describeCompany, type CreatedCompanyInfo, type World } from '../engine/world.js';
 import { STATUS_OF } from '../http/errors.js';
@@ -383,6 +384,17 @@ export class Controls {
   }
 
   /**
+   * Every change of what snapshot() carries, as data, as it happens (StateChange): for a program that keeps the
+   * state durable with a log of changes instead of a snapshot per change (the CLI's serve --state). A listener is
+   * told synchronously, at the end of the turn that changed something and in any case before an answer that depends
+   * on it leaves emulator.fetch or a listen() server; replayChanges folds them back into a snapshot. Nothing is
+   * noted while nobody subscribes.
+   */
+  get changes(): ChangeSubscription {
+    return { subscribe: (listener) => this.engine.subscribeChanges(listener) };
+  }
+
+  /**
    * What the emulator does, as it happens: each API request (its status, error code and path, replay, fault), each
    * control call, each webhook delivery attempt with its outcome, and each step of a job on a record. Nothing is
    * made while nobody subscribes. It outlives resets and restores.
@@ -669,6 +681,12 @@ export interface ClockControls {
    * ClockLimitError after `limit` tasks of work (default 10,000). A deadline it passes fires at the next advance.
    */
   runUntilIdle(options?: { limit?: number }): Promise<{ now: Date; ran: number }>;
+}
+
+/** emu.changes: the state's changes, for whoever keeps them. */
+export interface ChangeSubscription {
+  /** Calls `listener` with every change from now on (the state as it is now is where they start); returns the stop. */
+  subscribe(listener: StateChangeListener): () => void;
 }
 
 /** Clock controls over the clock `clockOf` finds at each call (reset and restore replace clocks). */

@@ -359,6 +359,65 @@ export const snapshotSchema = z.strictObject({
 
 export type Snapshot = z.infer<typeof snapshotSchema>;
 
+/** The schema of one item of each slice's data (a record, a link, a company's allowance taken, …), by slice key. */
+const ITEMS: ReadonlyMap<string, z.ZodType> = new Map(
+  Object.entries(stateSchema.shape).flatMap(([key, schema]): [string, z.ZodType][] => {
+    const list = schema instanceof z.ZodDefault ? schema.unwrap() : schema;
+    return list instanceof z.ZodArray ? [[key, list.element as z.ZodType]] : [];
+  }),
+);
+
+/**
+ * One change of a world as emu.changes tells it (WorldChange, src/engine/changes.ts): each field by the rule the
+ * snapshot's schema has for it. A record change's items are checked by their slice's schema afterwards
+ * (`recordItem`), so that a refusal names the item.
+ */
+const worldChangeSchema = z.strictObject({
+  companyId: id.nullable(),
+  now: clockInstant,
+  random: z.tuple([uint32, uint32, uint32, uint32]),
+  requestRandom: z.tuple([uint32, uint32, uint32, uint32]),
+  world: z.strictObject({ tasks: z.array(task), state: stateSchema }).optional(),
+  records: z.array(z.tuple([z.string(), z.string(), z.array(z.unknown()), z.boolean()])).optional(),
+  sequence: stateSchema.shape.sequence.optional(),
+  regulatory: reference.optional(),
+  tasks: z.array(z.union([z.tuple([z.enum(['+', '-']), task]), z.tuple([z.literal('0')])])).optional(),
+});
+
+/**
+ * An entry of a change log: a change as emu.changes tells it (a reset or a restore, told as `replaced`, is a whole
+ * snapshot instead), with the wall-clock time it was written at when the log keeps one (`at`, Unix ms).
+ */
+export const changeEntrySchema = z.strictObject({
+  kind: z.literal('changed'),
+  at: z.number().int().min(0).optional(),
+  worlds: z.array(worldChangeSchema),
+  dropped: z.array(id),
+});
+
+export type ChangeEntry = z.infer<typeof changeEntrySchema>;
+
+/** What is wrong with a value a schema refused: the first problem, where it is (from the value's root) and what it is. */
+export interface Problem {
+  readonly path: readonly (string | number)[];
+  readonly problem: string;
+}
+
+/** The first problem of a failed parse. */
+export function problemOf(error: z.ZodError): Problem {
+  const issue = error.issues[0];
+  if (!issue) return { path: [], problem: 'invalid' };
+  return { path: [...(issue.path as (string | number)[]), ...(issue.code === 'unrecognized_keys' ? issue.keys.slice(0, 1) : [])], problem: issue.message };
+}
+
+/** An item of slice `slice`'s data checked (and, for an answer stored in the earlier format, converted), or its problem. */
+export function recordItem(slice: string, item: unknown): { ok: true; item: unknown } | { ok: false; problem: Problem } {
+  const schema = ITEMS.get(slice);
+  if (!schema) return { ok: false, problem: { path: [], problem: `"${slice}" is not a kind of record of this emulator's state` } };
+  const parsed = schema.safeParse(item);
+  return parsed.success ? { ok: true, item: parsed.data } : { ok: false, problem: problemOf(parsed.error) };
+}
+
 /** A refused snapshot: what is wrong and where (`path` from the snapshot's root). A TypeError, as every refused control input. */
 export class SnapshotError extends TypeError {
   constructor(message: string, readonly path: readonly (string | number)[]) {

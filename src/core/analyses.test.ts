@@ -29,7 +29,8 @@ import { createProduct, editProduct, productEtag, type NewProduct, type Product 
 import { createRandom, seedRandom } from './random.js';
 import { publishReference } from './regulatory/reference.js';
 import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules.js';
-import { createState, indexesOf, type Context, type State } from './state.js';
+import type { Context, State } from './state.js';
+import { createState } from './slices.js';
 import { T0, CORE_CONFIG, ROOT, OTHER_ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
 import { configureDestination } from './webhooks/destination.js';
 import { TASK_ATTEMPT } from './webhooks/events.js';
@@ -143,7 +144,7 @@ describe('requestAnalysis', () => {
     });
     expect(w.state.analyses.get(a.id)).toBe(a);
     expect([...w.state.openAnalyses.entries()]).toEqual([[w.companyId, a.id]]);
-    expect([...indexesOf(w.state, w.companyId).analyses.after()].map(([id]) => id)).toEqual([a.id]);
+    expect([...w.state.analyses.listOf(w.companyId).after()].map(([id]) => id)).toEqual([a.id]);
     expect(allowanceLeft(w.state, w.companyId)).toBe(3);
     expect(w.state.analysisUnitsUsed.get(w.companyId)).toBeUndefined();
     expect(events(w)).toEqual([]);
@@ -194,7 +195,7 @@ describe('requestAnalysis', () => {
     const third = requestAnalysis(w.state, w.companyId, w.ctx(later + 2 * MINUTE));
     expect(third.created).toBe(true);
     expect(new Set([first, second.analysis.id, third.analysis.id]).size).toBe(3);
-    expect([...indexesOf(w.state, w.companyId).analyses.after()].map(([id]) => id)).toEqual([first, second.analysis.id, third.analysis.id]);
+    expect([...w.state.analyses.listOf(w.companyId).after()].map(([id]) => id)).toEqual([first, second.analysis.id, third.analysis.id]);
   });
 
   it('keeps companies apart: another company\'s open analysis does not answer for this one', () => {

@@ -18,7 +18,7 @@ import { evaluateProduct, type Finding } from './regulatory/rules.js';
 import { schedule } from './outbox.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { dropListed, indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { byEntry, kept, nextPosition, ownedBy, positioned, type Context, type KindSlice, type State } from './state.js';
 import { at, repeated, repeatedCompany, repeatedId } from './integrity.js';
 import { MINUTE, SECOND, type Instant } from './time.js';
 import { RUN_LIFECYCLE, type RunState } from './lifecycle.js';
@@ -108,7 +108,7 @@ export function startAnalysis(state: State, analysisId: string, ctx: Context): v
     return;
   }
   state.analysisUnitsUsed.set(analysis.companyId, (state.analysisUnitsUsed.get(analysis.companyId) ?? 0) + 1);
-  const products = indexesOf(state, analysis.companyId).products.size;
+  const products = state.products.listOf(analysis.companyId).size;
   const duration = Math.max(MIN_RUN_MS, products * RUN_MS_PER_PRODUCT);
   state.analyses.set(analysisId, { ...analysis, estado: iniciar, iniciadaEm: ctx.now });
   schedule(state, { kind: TASK_ANALYSIS_END, owner: analysis.companyId, due: ctx.now + duration, payload: { analysisId } });
@@ -127,7 +127,7 @@ export function finishAnalysis(state: State, analysisId: string, failed: boolean
   const snapshot = state.regulatory;
   const findings: Finding[] = [];
   let evaluated = 0;
-  for (const [id] of indexesOf(state, analysis.companyId).products.after()) {
+  for (const [id] of state.products.listOf(analysis.companyId).after()) {
     const product = state.products.get(id);
     if (!product || !product.ativo) continue;
     evaluated++;
@@ -162,17 +162,15 @@ export const analysisJobs: readonly Job[] = [
 function addAnalysis(state: State, analysis: Analysis): void {
   state.analyses.set(analysis.id, analysis);
   if (analysis.estado === 'pendente' || analysis.estado === 'executando') state.openAnalyses.set(analysis.companyId, analysis.id);
-  indexesOf(state, analysis.companyId).analyses.add(analysis.id, analysis.position);
 }
 
-export const analysesSlice: Slice<'analyses', readonly Analysis[]> = {
-  ...positioned('analyses', (state) => state.analyses.values(), addAnalysis),
+export const analysesSlice: KindSlice<'analyses', readonly Analysis[], Analysis> = {
+  ...positioned('analyses', (state) => state.analyses, addAnalysis, true),
   holds: ['analyses', 'openAnalyses'],
   removeCompany: (state, companyId) => {
-    dropListed(state.analyses, state.indexes.get(companyId)?.analyses);
+    state.analyses.dropCompany(companyId);
     state.openAnalyses.delete(companyId);
   },
-  indexes: ['analyses'],
   unique: (analyses) => repeatedId('analyses', analyses, 'analysis'),
   check: (data, r) => {
     for (const [i, a] of data.analyses.entries()) if (!r.companies.has(a.companyId)) return at(['analyses', i, 'companyId'], `analysis ${a.id} belongs to unknown company ${a.companyId}`);
@@ -181,9 +179,11 @@ export const analysesSlice: Slice<'analyses', readonly Analysis[]> = {
 };
 
 /** Per company, the allowance units its analysis runs took. */
-export const analysisUnitsUsedSlice: Slice<'analysisUnitsUsed', readonly (readonly [companyId: string, used: number])[]> = {
+export const analysisUnitsUsedSlice: KindSlice<'analysisUnitsUsed', readonly (readonly [companyId: string, used: number])[], number> = {
   key: 'analysisUnitsUsed',
   holds: ['analysisUnitsUsed'],
+  collection: kept(),
+  log: byEntry((state) => state.analysisUnitsUsed),
   toData: (state) => [...state.analysisUnitsUsed.entries()],
   fromData: (state, entries) => {
     for (const [companyId, used] of entries) state.analysisUnitsUsed.set(companyId, used);

@@ -11,7 +11,8 @@ import { createCompany, updateCompany } from './companies.js';
 import { registerEstablishment } from './establishments.js';
 import { createProduct, editProduct, linkProduct, productEtag, unlinkProduct, type Product } from './products.js';
 import { createRandom, seedRandom } from './random.js';
-import { createState, indexesOf, linksOf, type Context } from './state.js';
+import { indexesOf, linksOf, type Context } from './state.js';
+import { createState } from './slices.js';
 import { changeSelection, countsOf, surveillanceEtag, surveillanceOf, viewSurveillance, type SelectionChange } from './surveillance.js';
 import { T0, CORE_CONFIG, ROOT, OTHER_ROOT, cnpj, configureWebhook, expectRefusal, unwrap } from './testing/support.js';
 

@@ -11,7 +11,7 @@
 import { findEstablishment, establishmentTransition, setActiveCatalog } from './establishments.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { dropListed, indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type KindSlice, type State } from './state.js';
 import { at, repeatedId } from './integrity.js';
 import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
@@ -142,7 +142,7 @@ function matchesFilters(c: Catalog, filters: CatalogFilters): boolean {
 
 /** Catalogs after `afterId` (both states unless filtered), in creation order; undefined when the cursor is unknown. */
 export function catalogsAfter(state: State, companyId: string, afterId: string | undefined, filters: CatalogFilters): Iterable<Catalog> | undefined {
-  const index = indexesOf(state, companyId).catalogs;
+  const index = state.catalogs.listOf(companyId);
   let position: number | undefined;
   if (afterId !== undefined) {
     position = index.positionOf(afterId);
@@ -159,15 +159,13 @@ export function catalogsAfter(state: State, companyId: string, afterId: string |
 /** A new (or restored) catalog, in its company's list, with its (empty) index of linked products. */
 function addCatalog(state: State, catalog: Catalog): void {
   state.catalogs.set(catalog.id, catalog);
-  indexesOf(state, catalog.companyId).catalogs.add(catalog.id, catalog.position);
   linksOf(state, catalog.companyId, catalog.id);
 }
 
-export const catalogsSlice: Slice<'catalogs', readonly Catalog[]> = {
-  ...positioned('catalogs', (state) => state.catalogs.values(), addCatalog),
-  removeCompany: (state, companyId) => dropListed(state.catalogs, state.indexes.get(companyId)?.catalogs),
+export const catalogsSlice: KindSlice<'catalogs', readonly Catalog[], Catalog> = {
+  ...positioned('catalogs', (state) => state.catalogs, addCatalog, true),
+  removeCompany: (state, companyId) => state.catalogs.dropCompany(companyId),
   holds: ['catalogs'],
-  indexes: ['catalogs'],
   unique: (catalogs) => repeatedId('catalogs', catalogs, 'catalog'),
   check: (data, r) => {
     for (const [i, c] of data.catalogs.entries()) {

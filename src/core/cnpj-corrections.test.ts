@@ -10,7 +10,8 @@ import { createCompany } from './companies.js';
 import { archiveEstablishment, editEstablishment, establishmentEtag, registerEstablishment, type Establishment } from './establishments.js';
 import { createRandom, seedRandom } from './random.js';
 import type { Result } from './refusal.js';
-import { createState, indexesOf, type Context, type State } from './state.js';
+import { indexesOf, type Context, type State } from './state.js';
+import { createState } from './slices.js';
 import { T0, CORE_CONFIG, ROOT, OTHER_ROOT, cnpj, expectRefusal, unwrap } from './testing/support.js';
 import { HOUR, MINUTE } from './time.js';
 

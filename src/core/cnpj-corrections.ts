@@ -17,7 +17,7 @@ import { replaceCatalog } from './catalogs.js';
 import { schedule } from './outbox.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { indexesOf, nextPosition, ownedBy, positioned, type Context, type KindSlice, type State } from './state.js';
 import { at, repeated, repeatedId } from './integrity.js';
 import { HOUR, type Instant } from './time.js';
 import { requireMatch, type IfMatch } from './versioning.js';
@@ -174,8 +174,8 @@ function addCorrection(state: State, correction: CnpjCorrection): void {
   if (correction.estado === 'pendente') state.pendingCnpjCorrections.set(correction.establishmentId, correction.id);
 }
 
-export const cnpjCorrectionsSlice: Slice<'cnpjCorrections', readonly CnpjCorrection[]> = {
-  ...positioned('cnpjCorrections', (state) => state.cnpjCorrections.values(), addCorrection),
+export const cnpjCorrectionsSlice: KindSlice<'cnpjCorrections', readonly CnpjCorrection[], CnpjCorrection> = {
+  ...positioned('cnpjCorrections', (state) => state.cnpjCorrections, addCorrection, false),
   holds: ['cnpjCorrections', 'pendingCnpjCorrections'],
   removeCompany: (state, companyId) => {
     for (const [id, correction] of state.cnpjCorrections) {

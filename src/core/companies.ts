@@ -6,7 +6,7 @@ import { cnpjRoot, headOfficeCnpj } from './cnpj.js';
 import { registerHeadOffice, type Establishment } from './establishments.js';
 import { randomDigits, randomToken, uuidV7, type RandomSource } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, type Context, type Slice, type State } from './state.js';
+import { byKey, indexesOf, kept, type Context, type KindSlice, type State } from './state.js';
 import { at, repeated, repeatedCompany, repeatedId } from './integrity.js';
 import { observeCoverage, surveillanceOf } from './surveillance.js';
 import type { Instant } from './time.js';
@@ -107,7 +107,7 @@ export function createCompany(state: State, input: NewCompany, ctx: Context, roo
   surveillanceOf(state, id);
   const credential = issueCredential(state, id, input.permissions ?? PERMISSIONS, ctx);
   const created = { company, headOffice, credential };
-  state.companyOrigins.set(id, created);
+  state.origins.set(id, created);
   return ok(created);
 }
 
@@ -185,9 +185,11 @@ function addCompany(state: State, company: Company): void {
   indexesOf(state, company.id);
 }
 
-export const companiesSlice: Slice<'companies', readonly Company[]> = {
+export const companiesSlice: KindSlice<'companies', readonly Company[], Company> = {
   key: 'companies',
   holds: ['companies', 'indexes'],
+  collection: kept(),
+  log: byKey((state) => state.companies, (company) => company.id),
   toData: (state) => [...state.companies.values()],
   fromData: (state, companies) => {
     for (const company of companies) addCompany(state, company);
@@ -206,9 +208,11 @@ export const companiesSlice: Slice<'companies', readonly Company[]> = {
   },
 };
 
-export const credentialsSlice: Slice<'credentials', readonly Credential[]> = {
+export const credentialsSlice: KindSlice<'credentials', readonly Credential[], Credential> = {
   key: 'credentials',
   holds: ['credentials'],
+  collection: kept(),
+  log: byKey((state) => state.credentials, (credential) => credential.token),
   toData: (state) => [...state.credentials.values()],
   fromData: (state, credentials) => {
     for (const credential of credentials) state.credentials.set(credential.token, credential);
@@ -226,15 +230,17 @@ export const credentialsSlice: Slice<'credentials', readonly Credential[]> = {
 };
 
 /** Each company as it was created (its record, head office and first credential): what a reset of it puts back. */
-export const originsSlice: Slice<'origins', readonly CreatedCompany[]> = {
+export const originsSlice: KindSlice<'origins', readonly CreatedCompany[], CreatedCompany> = {
   key: 'origins',
-  holds: ['companyOrigins'],
-  toData: (state) => [...state.companyOrigins.values()],
+  holds: ['origins'],
+  collection: kept(),
+  log: byKey((state) => state.origins, (origin) => origin.company.id),
+  toData: (state) => [...state.origins.values()],
   fromData: (state, origins) => {
-    for (const origin of origins) state.companyOrigins.set(origin.company.id, origin);
+    for (const origin of origins) state.origins.set(origin.company.id, origin);
   },
   ownerOf: (origin) => origin.company.id,
-  removeCompany: (state, companyId) => void state.companyOrigins.delete(companyId),
+  removeCompany: (state, companyId) => void state.origins.delete(companyId),
   unique: (origins) => repeatedCompany('origins', origins, 'company', (o) => o.company.id, 'the creation record'),
   // A reset puts these back beside the other companies: the same root and head office (at its position) the
   // company has, and a first token no other company holds.

@@ -198,7 +198,7 @@ describe('resetCompany', () => {
     unwrap(updateCompany(state, b, { name: 'Renamed', analysisAllowance: 1 }, seededWorld(9).ctx(T0)));
     const others = JSON.stringify(without(exportState(state), b));
 
-    expect(resetCompany(state, b)).toEqual({ ok: true, value: state.companyOrigins.get(b) });
+    expect(resetCompany(state, b)).toEqual({ ok: true, value: state.origins.get(b) });
     expect(JSON.stringify(without(exportState(state), b))).toBe(others);
     expect(exportCompany(state, b)).toEqual({ ...asCreated, sequence: state.sequence });
     expect(derivedUnordered(state)).toEqual(derivedUnordered(importState(structuredClone(exportState(state)))));
@@ -208,7 +208,7 @@ describe('resetCompany', () => {
   it('refuses a company that is not there (404) and one without its creation record (409), changing nothing', () => {
     const { state, ids } = richState(2, 1);
     expect(resetCompany(state, '0190a000-0000-7000-8000-000000000000')).toMatchObject({ ok: false, refusal: { kind: 'not_found', codigo: 'empresa_nao_encontrada', caminho: 'path.companyId' } });
-    state.companyOrigins.delete(ids[0]!);
+    state.origins.delete(ids[0]!);
     const before = JSON.stringify(exportState(state));
     expect(resetCompany(state, ids[0]!)).toMatchObject({ ok: false, refusal: { kind: 'conflict', codigo: 'criacao_desconhecida', caminho: 'path.companyId' } });
     expect(JSON.stringify(exportState(state))).toBe(before);

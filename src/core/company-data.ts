@@ -183,7 +183,7 @@ function addCompanyData(state: State, data: CompanyData): void {
  */
 export function resetCompany(state: State, companyId: string): Result<CreatedCompany> {
   if (!state.companies.has(companyId)) return refuse('not_found', 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
-  const origin = state.companyOrigins.get(companyId);
+  const origin = state.origins.get(companyId);
   if (!origin) return refuse('conflict', 'criacao_desconhecida', `Company ${companyId} came from a snapshot that does not say how it was created, so it cannot be reset alone; remove it and create a new one instead.`, 'path.companyId');
   removeCompany(state, companyId);
   // Its creation records, through the slices that hold them, in the registry's order.

@@ -24,7 +24,7 @@ import { replaceCatalog } from './catalogs.js';
 import { replace as replaceEstablishment } from './establishments.js';
 import { replaceProduct } from './products.js';
 import { ownedBy, type Context, type State } from './state.js';
-import { surveillanceOf } from './surveillance.js';
+import { resaveSelection } from './surveillance.js';
 import type { GuardedResource, IfMatchOperation } from './versioning.js';
 import { configureDestination, destinationEtag } from './webhooks/destination.js';
 
@@ -64,7 +64,7 @@ export function saveConcurrently(state: State, companyId: string, resource: Guar
     case 'surveillanceSelection': {
       if (!state.companies.has(companyId)) return false;
       // The same selection saved again: counters and coverage are unchanged, so no event.
-      surveillanceOf(state, companyId).versao += 1;
+      resaveSelection(state, companyId);
       return true;
     }
     case 'webhookDestination': {

@@ -11,7 +11,7 @@
 import { cnpjRoot, isValidCnpj } from './cnpj.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { dropListed, indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { indexesOf, nextPosition, ownedBy, positioned, type Context, type KindSlice, type State } from './state.js';
 import { at, repeated, repeatedId } from './integrity.js';
 import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
@@ -97,16 +97,14 @@ function insert(state: State, companyId: string, input: NewEstablishment, ctx: C
 /** A new (or restored) establishment, in its company's list and CNPJ index. */
 function addEstablishment(state: State, establishment: Establishment): void {
   state.establishments.set(establishment.id, establishment);
-  const indexes = indexesOf(state, establishment.companyId);
-  indexes.establishments.add(establishment.id, establishment.position);
-  indexes.establishmentsByCnpj.set(establishment.cnpj, establishment.id);
+  indexesOf(state, establishment.companyId).establishmentsByCnpj.set(establishment.cnpj, establishment.id);
 }
 
-export const establishmentsSlice: Slice<'establishments', readonly Establishment[]> = {
-  ...positioned('establishments', (state) => state.establishments.values(), addEstablishment),
-  removeCompany: (state, companyId) => dropListed(state.establishments, state.indexes.get(companyId)?.establishments),
+export const establishmentsSlice: KindSlice<'establishments', readonly Establishment[], Establishment> = {
+  ...positioned('establishments', (state) => state.establishments, addEstablishment, true),
+  removeCompany: (state, companyId) => state.establishments.dropCompany(companyId),
   holds: ['establishments'],
-  indexes: ['establishments', 'establishmentsByCnpj'],
+  indexes: ['establishmentsByCnpj'],
   unique: (establishments) =>
     repeatedId('establishments', establishments, 'establishment') ??
     repeated('establishments', establishments, 'cnpj', (e) => `${e.companyId} ${e.cnpj}`, (e) => `CNPJ ${e.cnpj} in company ${e.companyId}`),
@@ -179,7 +177,7 @@ export function replace(state: State, current: Establishment, changes: Partial<P
 }
 
 export function* establishmentsAfter(state: State, companyId: string, position?: number): Generator<Establishment> {
-  for (const [id] of indexesOf(state, companyId).establishments.after(position)) {
+  for (const [id] of state.establishments.listOf(companyId).after(position)) {
     const establishment = state.establishments.get(id);
     if (establishment) yield establishment;
   }

@@ -12,7 +12,7 @@ import {
   storeIdempotency,
   type StoredResponse,
 } from './idempotency.js';
-import { createState } from './state.js';
+import { createState } from './slices.js';
 import { DAY } from './time.js';
 
 /** A copy of `value` whose object keys are inserted in sorted order at every depth. */

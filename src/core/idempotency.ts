@@ -12,6 +12,7 @@
  * processed is not service state either: the HTTP shell tracks those keys (409 while in flight) outside it.
  */
 import { DAY, type Instant } from './time.js';
+import { Collection } from './collection.js';
 import type { Slice, State } from './state.js';
 import { at, repeated } from './integrity.js';
 import type { Job } from './jobs.js';
@@ -95,9 +96,12 @@ function unpack(packed: PackedRecord): IdempotencyRecord {
 /** expiresAt alone, for the purge. */
 const expiryOf = (packed: PackedRecord): Instant => Number(packed.slice(0, packed.indexOf('\n')));
 
-/** One company's stored answers, key → record, oldest first (a Map keeps insertion order). */
+/**
+ * One company's stored answers, key → record, oldest first (a Map keeps insertion order). A collection of their
+ * own: each answer is an item of the slice's data, noted by the change log under its scope (company and key).
+ */
 export interface CompanyAnswers {
-  readonly records: Map<string, PackedRecord>;
+  readonly records: Collection<PackedRecord>;
   /**
    * A live iterator over `records`, advanced once per eviction: the oldest in O(1). ECMAScript visits the
    * entries set after an iterator was made and skips deleted ones, and V8 moves a live iterator across the
@@ -147,13 +151,28 @@ export function storeIdempotency(state: State, companyId: string, key: string, f
   answers.records.set(key, pack(fingerprint, now + IDEMPOTENCY_RETENTION_MS, response));
 }
 
-/** Every stored answer, company by company, oldest first (a snapshot). */
+/**
+ * Every stored answer, company by company in the order of the companies (whatever order their first stores came
+ * in: a state rebuilt from a change log exports the same), each company's oldest first (a snapshot).
+ */
 export function exportIdempotency(state: State): IdempotencyEntry[] {
   const entries: IdempotencyEntry[] = [];
-  for (const [companyId, answers] of state.idempotency) {
-    for (const [key, packed] of answers.records) entries.push({ companyId, key, ...unpack(packed) });
-  }
+  const add = (companyId: string, answers: CompanyAnswers | undefined) => {
+    for (const [key, packed] of answers?.records ?? []) entries.push({ companyId, key, ...unpack(packed) });
+  };
+  for (const companyId of state.companies.keys()) add(companyId, state.idempotency.get(companyId));
+  // Answers of no company of the state are refused on restore; a test's state may hold some.
+  for (const [companyId, answers] of state.idempotency) if (!state.companies.has(companyId)) add(companyId, answers);
   return entries;
+}
+
+/** The stored answer a change log notes under `scope` (idempotencyScope), as a snapshot carries it; none when gone. */
+function answerAt(state: State, scope: string): IdempotencyEntry[] {
+  const space = scope.indexOf(' ');
+  const companyId = scope.slice(0, space);
+  const key = scope.slice(space + 1);
+  const packed = state.idempotency.get(companyId)?.records.get(key);
+  return packed === undefined ? [] : [{ companyId, key, ...unpack(packed) }];
 }
 
 /**
@@ -167,7 +186,7 @@ export function importIdempotency(state: State, entries: readonly IdempotencyEnt
 
 function answersOf(state: State, companyId: string): CompanyAnswers {
   let answers = state.idempotency.get(companyId);
-  if (!answers) state.idempotency.set(companyId, (answers = { records: new Map(), oldest: undefined }));
+  if (!answers) state.idempotency.set(companyId, (answers = { records: new Collection(state, 'idempotency', undefined, (key) => idempotencyScope(companyId, key)), oldest: undefined }));
   return answers;
 }
 
@@ -260,8 +279,13 @@ export const idempotencySlice: Slice<'idempotency', readonly IdempotencyEntry[]>
   holds: ['idempotency'],
   toData: exportIdempotency,
   fromData: importIdempotency,
+  log: { keyOf: (entry) => idempotencyScope(entry.companyId, entry.key), itemsAt: answerAt },
   ownerOf: (entry) => entry.companyId,
-  removeCompany: (state, companyId) => void state.idempotency.delete(companyId),
+  removeCompany: (state, companyId) => {
+    // Answer by answer, so that a change log sees each go.
+    state.idempotency.get(companyId)?.records.clear();
+    state.idempotency.delete(companyId);
+  },
   unique: (entries) => repeated('idempotency', entries, 'key', (r) => idempotencyScope(r.companyId, r.key), (r) => `idempotency-key "${r.key}" of company ${r.companyId}`),
   check: (data, r) => {
     for (const [i, record] of data.idempotency.entries()) if (!r.companies.has(record.companyId)) return at(['idempotency', i, 'companyId'], `an idempotent answer belongs to unknown company ${record.companyId}`);

@@ -14,7 +14,7 @@
 import { catalogTransition, findActiveCatalog, findCatalog, replaceCatalog } from './catalogs.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { dropListed, indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
+import { indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type KindSlice, type Slice, type State } from './state.js';
 import { at, repeatedId, repeatedPair } from './integrity.js';
 import type { Instant } from './time.js';
 import { productChanged } from './surveillance.js';
@@ -232,7 +232,7 @@ export function productByExternalId(state: State, companyId: string, idExterno: 
 
 /** The company's products after `position`, in creation order. */
 export function* productsAfter(state: State, companyId: string, position?: number): Generator<[Product, number]> {
-  for (const [id, at] of indexesOf(state, companyId).products.after(position)) {
+  for (const [id, at] of state.products.listOf(companyId).after(position)) {
     const product = state.products.get(id);
     if (product) yield [product, at];
   }
@@ -249,9 +249,7 @@ export function* catalogProductsAfter(state: State, companyId: string, catalogId
 /** A new (or restored) product, in its company's list and `id_externo` index. */
 function putProduct(state: State, product: Product): void {
   state.products.set(product.id, product);
-  const indexes = indexesOf(state, product.companyId);
-  indexes.products.add(product.id, product.position);
-  if (product.idExterno !== null) indexes.productsByExternalId.set(product.idExterno, product.id);
+  if (product.idExterno !== null) indexesOf(state, product.companyId).productsByExternalId.set(product.idExterno, product.id);
 }
 
 /** A product that shares nothing with `p`, its fields in the order of Product (and of a snapshot's products). */
@@ -261,12 +259,12 @@ const copyProduct = (p: Product): Product => ({
   versao: p.versao, ativo: p.ativo, catalogos: [...p.catalogos], position: p.position, criadoEm: p.criadoEm, atualizadoEm: p.atualizadoEm,
 });
 
-export const productsSlice: Slice<'products', readonly Product[]> = {
-  ...positioned('products', (state) => state.products.values(), putProduct),
+export const productsSlice: KindSlice<'products', readonly Product[], Product> = {
+  ...positioned('products', (state) => state.products, putProduct, true),
   copy: (products) => products.map(copyProduct),
-  removeCompany: (state, companyId) => dropListed(state.products, state.indexes.get(companyId)?.products),
+  removeCompany: (state, companyId) => state.products.dropCompany(companyId),
   holds: ['products'],
-  indexes: ['products', 'productsByExternalId'],
+  indexes: ['productsByExternalId'],
   unique: (products, r) =>
     repeatedId('products', products, 'product', r.products) ??
     repeatedPair('products', products, 'idExterno', (p) => p.companyId, (p) => p.idExterno ?? undefined, (p) => `id_externo "${p.idExterno}" in company ${p.companyId}`),
@@ -306,11 +304,24 @@ function inLinkOrder<L extends Link>(links: L[]): L[] {
   return links;
 }
 
-/** The links, each catalog's in its own index (a product's `catalogos` says the same, without their order). */
+/** A product's links, in the order of its `catalogos` (none for a product that is gone). */
+function linksOfProduct(state: State, productId: string): Link[] {
+  const product = state.products.get(productId);
+  if (!product) return [];
+  const lists = state.indexes.get(product.companyId)?.catalogProducts;
+  return product.catalogos.map((catalogId): Link => [catalogId, productId, lists?.get(catalogId)?.positionOf(productId) ?? -1]);
+}
+
+/**
+ * The links, each catalog's in its own index (a product's `catalogos` says the same, without their order). A link
+ * changes only with its product's `catalogos` (linked, unlinked, the product deactivated or removed), so the change
+ * log writes a product's links with the product, under its id.
+ */
 export const linksSlice: Slice<'links', readonly Link[]> = {
   key: 'links',
   holds: [],
   indexes: ['catalogProducts'],
+  log: { keyOf: ([, productId]) => productId, itemsAt: linksOfProduct, follows: 'products' },
   ownerOf: ([catalogId], r) => r.catalogs.get(catalogId)?.companyId,
   // The links live in the company's indexes, which its companies slice drops.
   removeCompany: () => undefined,

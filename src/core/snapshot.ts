@@ -5,8 +5,8 @@
  * cursors stay valid.
  */
 import { at, type Found, type Records } from './integrity.js';
-import { SLICES, type StateData } from './slices.js';
-import { createState, type Positions, type Slice, type State } from './state.js';
+import { createState, SLICES, type StateData } from './slices.js';
+import type { Positions, Slice, State } from './state.js';
 
 export type { StateData } from './slices.js';
 

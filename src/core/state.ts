@@ -1,90 +1,60 @@
 /**
- * The whole state of one emulated service: plain records in maps, plus per-company indexes derived from
- * them. Records are never mutated in place: a change replaces the record, so a reader (a snapshot, a page
- * being serialized) never sees half of one. Every change goes through a function of an aggregate module.
+ * The whole state of one emulated service: its records, a Collection per kind (collection.ts), plus per-company
+ * indexes derived from them. Records are never mutated in place: a change replaces the record, so a reader (a
+ * snapshot, a page being serialized) never sees half of one. Every change goes through a function of an aggregate
+ * module, and every write of a record through its Collection, where a change log sees it.
+ *
+ * A kind of record is declared once, by its slice (see Slice below, and the registry in slices.ts): its key in a
+ * snapshot, which is its State field (`state.products`, made on first use), how it travels and is checked, and how
+ * the change log writes and replays its changes.
  */
-import type { Analysis } from './analyses.js';
-import type { Catalog } from './catalogs.js';
-import type { Evaluation, Execution } from './surveillance-executions.js';
-import type { CnpjCorrection } from './cnpj-corrections.js';
-import type { Company, CreatedCompany, Credential } from './companies.js';
-import type { Found, Records } from './integrity.js';
-import type { StateData } from './slices.js';
-import type { Establishment } from './establishments.js';
+import type { Collection, Listing, Written } from './collection.js';
 import type { CompanyAnswers } from './idempotency.js';
-import type { Ingestion } from './ingestion/ingestions.js';
+import { at, repeatedId, type Found, type Records } from './integrity.js';
+import type { Collections, StateData } from './slices.js';
 import { OrderedIndex } from './ordered-index.js';
 import type { TaskIntent } from './outbox.js';
-import type { Product } from './products.js';
 import type { RegulatorySnapshot } from './regulatory/snapshot.js';
-import type { Surveillance } from './surveillance.js';
-import { shippedReference } from './regulatory/reference.js';
 import type { RandomSource } from './random.js';
 import type { Instant } from './time.js';
-import type { WebhookDestination } from './webhooks/destination.js';
-import type { DeliveryPolicy, WebhookEvent } from './webhooks/events.js';
+import type { DeliveryPolicy } from './webhooks/events.js';
 
 export interface CompanyIndexes {
-  readonly establishments: OrderedIndex;
   /** CNPJ → establishment id: a CNPJ is unique within the company. */
   readonly establishmentsByCnpj: Map<string, string>;
-  readonly catalogs: OrderedIndex;
-  readonly products: OrderedIndex;
   /** Product `id_externo` → product id: unique within the company (ingestion keys products by it). */
   readonly productsByExternalId: Map<string, string>;
   /** Catalog id → its linked products, in link order. */
   readonly catalogProducts: Map<string, OrderedIndex>;
-  /** Webhook events in creation order (listed newest first). */
-  readonly webhookEvents: OrderedIndex;
   /** Events still `pendente` or `executando`: what a destination change cancels. */
   readonly openWebhookEvents: Set<string>;
-  /** Analyses in creation order (listed newest first). */
-  readonly analyses: OrderedIndex;
-  /** Surveillance executions in creation order (listed newest first). */
-  readonly executions: OrderedIndex;
 }
 
-export interface State {
-  readonly companies: Map<string, Company>;
-  /** Bearer token → credential. */
-  readonly credentials: Map<string, Credential>;
-  readonly establishments: Map<string, Establishment>;
-  readonly catalogs: Map<string, Catalog>;
-  readonly products: Map<string, Product>;
-  /** Company id → its stored answers (idempotency.ts). */
-  readonly idempotency: Map<string, CompanyAnswers>;
+/**
+ * The state: one Collection per kind of record (see Collections in slices.ts: each slice that keeps its records in
+ * one gives it its key), and the tables derived from them, which each slice rebuilds on import.
+ */
+export interface State extends Collections {
+  /** Company id → the indexes of its records that are not per-company lists of a collection. */
   readonly indexes: Map<string, CompanyIndexes>;
-  /** Company id → its webhook destination (one per company, kept after revocation). */
-  readonly webhookDestinations: Map<string, WebhookDestination>;
-  readonly webhookEvents: Map<string, WebhookEvent>;
-  readonly cnpjCorrections: Map<string, CnpjCorrection>;
-  readonly analyses: Map<string, Analysis>;
+  /** Company id → its stored answers, a collection of their own (idempotency.ts). */
+  readonly idempotency: Map<string, CompanyAnswers>;
   /** Company id → its analysis still pendente or executando (at most one). */
   readonly openAnalyses: Map<string, string>;
-  /** Company id → allowance units taken by analysis runs. */
-  readonly analysisUnitsUsed: Map<string, number>;
-  readonly executions: Map<string, Execution>;
-  /** Company id → product id → its last surveillance evaluation (what reuse compares with). */
-  readonly evaluations: Map<string, Map<string, Evaluation>>;
-  /** Company id → its surveillance selection and maintained counters. */
-  readonly surveillance: Map<string, Surveillance>;
-  readonly ingestions: Map<string, Ingestion>;
   /** Catalog id → its ingestion still open (aberta, validando, validada or aplicando; at most one). */
   readonly openIngestions: Map<string, string>;
   /** Establishment id → its correction still `pendente` (at most one). */
   readonly pendingCnpjCorrections: Map<string, string>;
-  /** Company id → acceptance times of test and resend requests in the last minute (the shared limit of 5). */
-  readonly webhookSends: Map<string, readonly Instant[]>;
   /** [closed at, event id] in closing order: what retention walks, oldest first. Stale entries are skipped. */
   readonly closedWebhookEvents: [Instant, string][];
-  /** Company id → the company as it was created (its record, head office and first credential): what a reset of it puts back. */
-  readonly companyOrigins: Map<string, CreatedCompany>;
   /** The regulatory reference in force (regulatory/reference.ts). */
   regulatory: RegulatorySnapshot;
   /** Work the core asks the shell to schedule; drained after every change (see outbox.ts). */
   readonly outbox: TaskIntent[];
   /** The last position handed out: orders records and links in lists. */
   sequence: number;
+  /** The writes of the collections a change log has not read yet; undefined while none watches (collection.ts). */
+  written: Written | undefined;
 }
 
 /**
@@ -103,114 +73,6 @@ export interface Context {
   readonly config: CoreConfig;
 }
 
-/**
- * A State whose maps are made on first use: a fresh emulator touches few of them (a test of webhooks never reads
- * the analyses). Made at once, the 21 empty maps were 3.9 KB of the 17 KB every emulator kept (heap snapshot).
- * Each map is a getter of the class, so every state has one shape and reading a map stays one property load once
- * optimized. The maps are not own properties: a state is compared, copied and saved through its slices
- * (slices.ts), never as a whole object.
- */
-class LazyState implements State {
-  regulatory: RegulatorySnapshot;
-  readonly closedWebhookEvents: [Instant, string][] = [];
-  readonly outbox: TaskIntent[] = [];
-  sequence = 0;
-  #companies: Map<string, Company> | undefined;
-  #credentials: Map<string, Credential> | undefined;
-  #establishments: Map<string, Establishment> | undefined;
-  #catalogs: Map<string, Catalog> | undefined;
-  #products: Map<string, Product> | undefined;
-  #idempotency: Map<string, CompanyAnswers> | undefined;
-  #indexes: Map<string, CompanyIndexes> | undefined;
-  #webhookDestinations: Map<string, WebhookDestination> | undefined;
-  #webhookEvents: Map<string, WebhookEvent> | undefined;
-  #cnpjCorrections: Map<string, CnpjCorrection> | undefined;
-  #surveillance: Map<string, Surveillance> | undefined;
-  #executions: Map<string, Execution> | undefined;
-  #evaluations: Map<string, Map<string, Evaluation>> | undefined;
-  #analyses: Map<string, Analysis> | undefined;
-  #openAnalyses: Map<string, string> | undefined;
-  #analysisUnitsUsed: Map<string, number> | undefined;
-  #pendingCnpjCorrections: Map<string, string> | undefined;
-  #ingestions: Map<string, Ingestion> | undefined;
-  #openIngestions: Map<string, string> | undefined;
-  #webhookSends: Map<string, readonly Instant[]> | undefined;
-  #companyOrigins: Map<string, CreatedCompany> | undefined;
-
-  constructor(regulatory: RegulatorySnapshot) {
-    this.regulatory = regulatory;
-  }
-
-  get companies(): Map<string, Company> {
-    return (this.#companies ??= new Map());
-  }
-  get credentials(): Map<string, Credential> {
-    return (this.#credentials ??= new Map());
-  }
-  get establishments(): Map<string, Establishment> {
-    return (this.#establishments ??= new Map());
-  }
-  get catalogs(): Map<string, Catalog> {
-    return (this.#catalogs ??= new Map());
-  }
-  get products(): Map<string, Product> {
-    return (this.#products ??= new Map());
-  }
-  get idempotency(): Map<string, CompanyAnswers> {
-    return (this.#idempotency ??= new Map());
-  }
-  get indexes(): Map<string, CompanyIndexes> {
-    return (this.#indexes ??= new Map());
-  }
-  get webhookDestinations(): Map<string, WebhookDestination> {
-    return (this.#webhookDestinations ??= new Map());
-  }
-  get webhookEvents(): Map<string, WebhookEvent> {
-    return (this.#webhookEvents ??= new Map());
-  }
-  get cnpjCorrections(): Map<string, CnpjCorrection> {
-    return (this.#cnpjCorrections ??= new Map());
-  }
-  get surveillance(): Map<string, Surveillance> {
-    return (this.#surveillance ??= new Map());
-  }
-  get executions(): Map<string, Execution> {
-    return (this.#executions ??= new Map());
-  }
-  get evaluations(): Map<string, Map<string, Evaluation>> {
-    return (this.#evaluations ??= new Map());
-  }
-  get analyses(): Map<string, Analysis> {
-    return (this.#analyses ??= new Map());
-  }
-  get openAnalyses(): Map<string, string> {
-    return (this.#openAnalyses ??= new Map());
-  }
-  get analysisUnitsUsed(): Map<string, number> {
-    return (this.#analysisUnitsUsed ??= new Map());
-  }
-  get pendingCnpjCorrections(): Map<string, string> {
-    return (this.#pendingCnpjCorrections ??= new Map());
-  }
-  get ingestions(): Map<string, Ingestion> {
-    return (this.#ingestions ??= new Map());
-  }
-  get openIngestions(): Map<string, string> {
-    return (this.#openIngestions ??= new Map());
-  }
-  get webhookSends(): Map<string, readonly Instant[]> {
-    return (this.#webhookSends ??= new Map());
-  }
-  get companyOrigins(): Map<string, CreatedCompany> {
-    return (this.#companyOrigins ??= new Map());
-  }
-}
-
-/** An empty service; `start` is when its shipped regulatory reference counts as published. */
-export function createState(start: Instant = 0): State {
-  return new LazyState(shippedReference(start));
-}
-
 export function nextPosition(state: State): number {
   state.sequence += 1;
   return state.sequence;
@@ -219,18 +81,7 @@ export function nextPosition(state: State): number {
 export function indexesOf(state: State, companyId: string): CompanyIndexes {
   let indexes = state.indexes.get(companyId);
   if (!indexes) {
-    indexes = {
-      establishments: new OrderedIndex(),
-      establishmentsByCnpj: new Map(),
-      catalogs: new OrderedIndex(),
-      products: new OrderedIndex(),
-      productsByExternalId: new Map(),
-      catalogProducts: new Map(),
-      webhookEvents: new OrderedIndex(),
-      openWebhookEvents: new Set(),
-      analyses: new OrderedIndex(),
-      executions: new OrderedIndex(),
-    };
+    indexes = { establishmentsByCnpj: new Map(), productsByExternalId: new Map(), catalogProducts: new Map(), openWebhookEvents: new Set() };
     state.indexes.set(companyId, indexes);
   }
   return indexes;
@@ -249,15 +100,26 @@ export function linksOf(state: State, companyId: string, catalogId: string): Ord
 /**
  * One kind of record (or one derived table) as it travels in a snapshot: the `key` it has in the snapshot's
  * `state`, the parts of the State it holds, how it exports them as plain data and how it imports them back,
- * rebuilding its indexes with its aggregate's own functions. Each aggregate declares its slices beside its
- * transitions; src/core/slices.ts lists them all, and exportState/importState loop over that list.
+ * rebuilding its indexes with its aggregate's own functions, and how the change log writes its changes. Each
+ * aggregate declares its slices beside its transitions; src/core/slices.ts lists them all, and exportState,
+ * importState and the change log loop over that list.
  */
 export interface Slice<K extends string = string, D = unknown> {
   readonly key: K;
-  /** The State fields it fills on import (each field belongs to exactly one slice). */
+  /** The State fields it fills on import (each field belongs to exactly one slice; its collection's is its key). */
   readonly holds: readonly (keyof State)[];
   /** The per-company indexes it rebuilds on import (each belongs to exactly one slice). */
   readonly indexes?: readonly (keyof CompanyIndexes)[];
+  /**
+   * Present on a slice that keeps its records in a Collection, `state[key]`, made on first use: what it is a
+   * collection of, and whether each company lists its records in position order (`state[key].listOf(companyId)`).
+   */
+  readonly collection?: Kept<unknown>;
+  /**
+   * How the change log (change-log.ts) writes its changes and folds them back into data: absent on a slice whose
+   * data is one value (the sequence, the reference), which is logged whole when it changed.
+   */
+  readonly log?: SliceLog<RecordOf<D>>;
   /** Its records as plain data, in their export order; they may be the state's own (never changed in place). */
   toData(state: State): D;
   /**
@@ -291,6 +153,49 @@ export interface Slice<K extends string = string, D = unknown> {
   removeCompany?(state: State, companyId: string): void;
 }
 
+/** What a slice keeps in its Collection (the type is what Collections in slices.ts reads), and how it lists them. */
+export interface Kept<V> {
+  readonly listing?: Listing<V>;
+}
+
+/** A slice that keeps its records in a Collection of V and logs them: a kind of record. */
+export type KindSlice<K extends string, D, V> = Slice<K, D> & { readonly collection: Kept<V>; readonly log: SliceLog<RecordOf<D>> };
+
+/** The collection of a kind of record whose records are listed by nobody (a company's own, or the emulator's). */
+export const kept = <V>(listing?: Listing<V>): Kept<V> => (listing === undefined ? {} : { listing });
+
+/**
+ * How a slice's changes are logged: each item of its data has a key (a record's id; noted by its collection when it
+ * writes it), and the items under a key are what the state holds now. The log writes, for each key written, the
+ * items under it; replaying puts them in place of those the data had under that key (change-log.ts).
+ */
+export interface SliceLog<I> {
+  /** The key of an item of its data; several items may share one (the links of a product). */
+  keyOf(item: I): string;
+  /** The items under `key` now, in the order of its data (none: gone). */
+  itemsAt(state: State, key: string): readonly I[];
+  /** Another slice whose noted keys are this one's too: the links change only with their product, and under its id. */
+  readonly follows?: string;
+}
+
+/** The log of a slice whose items are the records of its collection, by key: a record's key is `keyOf` of it. */
+export const byKey = <V>(collection: (state: State) => ReadonlyMap<string, V>, keyOf: (record: V) => string): SliceLog<V> => ({
+  keyOf,
+  itemsAt: (state, key) => {
+    const record = collection(state).get(key);
+    return record === undefined ? [] : [record];
+  },
+});
+
+/** The log of a slice whose items are its collection's entries, [key, value] (a company's allowance taken, …). */
+export const byEntry = <V, W = V>(collection: (state: State) => ReadonlyMap<string, V>, item: (value: V) => W = (value) => value as unknown as W): SliceLog<readonly [string, W]> => ({
+  keyOf: ([key]) => key,
+  itemsAt: (state, key) => {
+    const value = collection(state).get(key);
+    return value === undefined ? [] : [[key, item(value)]];
+  },
+});
+
 /**
  * A list of positions in a slice's data, read in place: the path of one is built only for a problem (building one
  * per record cost a restore of 100,000 products and links 0.07 s, and their garbage).
@@ -306,11 +211,6 @@ export interface Positions {
 /** One record of a slice's data (the data of a per-company slice is a list of them). */
 type RecordOf<D> = D extends readonly (infer R)[] ? R : never;
 
-/** Drops from `records` the ids a per-company index lists. */
-export function dropListed(records: Map<string, unknown>, index: OrderedIndex | undefined): void {
-  for (const [id] of index?.after() ?? []) records.delete(id);
-}
-
 /**
  * Records in the order their positions give them: lists, and a snapshot's order. Mostly they come in that order
  * already (created in it, restored in it): one pass that checks costs a tenth of a sort through a comparator,
@@ -322,15 +222,28 @@ function byPosition<T extends { readonly position: number }>(records: Iterable<T
   return list;
 }
 
+/** A record of a kind that positions order: its id, its company and its position. */
+interface PositionedRecord {
+  readonly id: string;
+  readonly companyId: string;
+  readonly position: number;
+}
+
+/** Each company lists these records in position order. */
+const byCompany: Listing<PositionedRecord> = { company: (record) => record.companyId, position: (record) => record.position };
+
 /**
- * What the slice of a kind of record that positions order shares: the records in position order, imported in that
- * order by `add` (the aggregate's own, which creation uses too), and their positions for the integrity check.
+ * What the slice of a kind of record that positions order shares: kept by id in `state[key]` (with each company's
+ * list when `listed`), the records in position order, imported in that order by `add` (the aggregate's own, which
+ * creation uses too), their positions for the integrity check, and their changes logged by id.
  */
-export function positioned<K extends string, T extends { readonly position: number; readonly companyId: string }>(key: K, records: (state: State) => Iterable<T>, add: (state: State, record: T) => void) {
+export function positioned<K extends string, T extends PositionedRecord>(key: K, records: (state: State) => Collection<T>, add: (state: State, record: T) => void, listed: boolean) {
   return {
     key,
+    collection: kept<T>(listed ? byCompany : undefined),
+    log: byKey(records, (record: T) => record.id),
     ownerOf: (record: T): string => record.companyId,
-    toData: (state: State): readonly T[] => byPosition(records(state)),
+    toData: (state: State): readonly T[] => byPosition(records(state).values()),
     fromData: (state: State, data: readonly T[]): void => {
       for (const record of byPosition(data)) add(state, record);
     },
@@ -338,9 +251,37 @@ export function positioned<K extends string, T extends { readonly position: numb
   };
 }
 
+/**
+ * The whole slice of a kind of record that needs nothing of its own: kept by id in `state[key]`, in position order
+ * (each company's list too, when `listed`), each id once, each record of a company of the state, and dropped with
+ * its company. Adding such a kind is one entry in SLICES (src/core/slices.ts), typed, as the State's type is made
+ * from the registry's: `positionedKind<Widget>()('widgets', 'widget', true) as KindSlice<'widgets', readonly
+ * Widget[], Widget>`; and its schema in src/control/snapshot-schema.ts. A kind with rules of its own spreads
+ * `positioned` and adds them (products.ts).
+ */
+export const positionedKind =
+  <T extends PositionedRecord>() =>
+  <K extends string>(key: K, noun: string, listed: boolean): KindSlice<K, readonly T[], T> => {
+    // The key is the State field the registry gives this slice: a loop over kinds cannot say so to the compiler.
+    const records = (state: State) => (state as unknown as Record<K, Collection<T>>)[key];
+    return {
+      ...positioned(key, records, (state, record) => void records(state).set(record.id, record), listed),
+      holds: [key as unknown as keyof State],
+      removeCompany: (state, companyId) => {
+        if (listed) records(state).dropCompany(companyId);
+        else for (const [id, record] of records(state)) if (record.companyId === companyId) records(state).delete(id);
+      },
+      unique: (data) => repeatedId(key, data, noun),
+      check: (data, r) => {
+        for (const [i, record] of ((data as unknown as Record<K, readonly T[]>)[key]).entries()) if (!r.companies.has(record.companyId)) return at([key, i, 'companyId'], `${noun} ${record.id} belongs to unknown company ${record.companyId}`);
+        return undefined;
+      },
+    };
+  };
+
 /** A record of `companyId` by id, or undefined: another company's resource does not exist for this one. */
 export function ownedBy<T extends { readonly companyId: string }>(
-  records: Map<string, T>,
+  records: ReadonlyMap<string, T>,
   companyId: string,
   id: string,
 ): T | undefined {

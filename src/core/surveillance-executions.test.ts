@@ -14,7 +14,8 @@ import { createProduct, editProduct, productEtag, unlinkProduct, type NewProduct
 import { createRandom, seedRandom } from './random.js';
 import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules.js';
 import { rulesFingerprint, type SnapshotChange } from './regulatory/snapshot.js';
-import { createState, indexesOf, type Context, type State } from './state.js';
+import type { Context, State } from './state.js';
+import { createState } from './slices.js';
 import { changeSelection, surveillanceEtag, surveillanceOf, type SelectionMode } from './surveillance.js';
 import {
   countByType,
@@ -118,7 +119,7 @@ const execution = (w: World, id: string): Execution => w.state.executions.get(id
 
 /** The company's executions in creation order. */
 function executionsOf(w: World, companyId = w.companyId): Execution[] {
-  return [...indexesOf(w.state, companyId).executions.after()].map(([id]) => w.state.executions.get(id)!);
+  return [...w.state.executions.listOf(companyId).after()].map(([id]) => w.state.executions.get(id)!);
 }
 
 /** The events raised for the company, oldest first: tipo, estado and the envelope's dados. */

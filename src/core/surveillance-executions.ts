@@ -26,8 +26,8 @@ import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules
 import { publishReference, type Published } from './regulatory/reference.js';
 import { rulesFingerprint, type SnapshotChange } from './regulatory/snapshot.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { dropListed, indexesOf, nextPosition, ownedBy, positioned, type Context, type Slice, type State } from './state.js';
-import { at, repeatedCompany, repeatedId } from './integrity.js';
+import { byEntry, kept, nextPosition, ownedBy, positionedKind, type Context, type KindSlice, type State } from './state.js';
+import { at, repeatedCompany } from './integrity.js';
 import { countsOf, coverage, surveillanceOf, watchedAfter } from './surveillance.js';
 import { DAY, MINUTE, SECOND, type Instant } from './time.js';
 import { raiseEvent } from './webhooks/events.js';
@@ -93,7 +93,7 @@ function open(state: State, companyId: string, motivo: ExecutionReason, ctx: Con
     divergente: null,
     position: nextPosition(state),
   };
-  addExecution(state, execution);
+  state.executions.set(execution.id, execution);
   schedule(state, { kind: TASK_EXECUTION_START, owner: companyId, due: ctx.now + START_DELAY_MS, payload: { executionId: execution.id } });
   return execution;
 }
@@ -126,7 +126,7 @@ export function scheduleDailyExecutions(state: State, ctx: Context): void {
 
 /** Whether the company's newest execution is a daily one opened at `now`. */
 function scheduledAt(state: State, companyId: string, now: number): boolean {
-  const newest = indexesOf(state, companyId).executions.before().next();
+  const newest = state.executions.listOf(companyId).before().next();
   if (newest.done) return false;
   const execution = state.executions.get(newest.value[0]);
   return execution !== undefined && execution.motivo === 'agendada' && execution.criadaEm === now;
@@ -223,6 +223,8 @@ export function finishExecution(state: State, executionId: string, failed: boole
     cache.set(product.id, { versao: product.versao, fingerprint, findings: fresh });
     for (const f of fresh) findings.push({ ...f, reaproveitado: false });
   }
+  // The cache changed in place: its entry is written again (the change log writes the company's evaluations).
+  if (evaluated > reused) state.evaluations.touch(execution.companyId);
   const previous = lastConcluded(state, execution.companyId, executionId);
   const divergente = previous !== undefined && !sameFindings(previous.findings ?? [], findings);
   state.executions.set(executionId, {
@@ -268,7 +270,7 @@ function evaluationsOf(state: State, companyId: string): Map<string, Evaluation>
 
 /** The company's newest execution other than `except` that passes `test`. */
 function latest(state: State, companyId: string, except: string, test: (e: Execution) => boolean): Execution | undefined {
-  for (const [id] of indexesOf(state, companyId).executions.before()) {
+  for (const [id] of state.executions.listOf(companyId).before()) {
     const e = state.executions.get(id);
     if (e && id !== except && test(e)) return e;
   }
@@ -314,28 +316,15 @@ export const dailyScheduleJob: Job = {
   run: (state, _payload, ctx) => scheduleDailyExecutions(state, ctx),
 };
 
-/** A new (or restored) execution, in its company's list. */
-function addExecution(state: State, execution: Execution): void {
-  state.executions.set(execution.id, execution);
-  indexesOf(state, execution.companyId).executions.add(execution.id, execution.position);
-}
-
-export const executionsSlice: Slice<'executions', readonly Execution[]> = {
-  ...positioned('executions', (state) => state.executions.values(), addExecution),
-  removeCompany: (state, companyId) => dropListed(state.executions, state.indexes.get(companyId)?.executions),
-  holds: ['executions'],
-  indexes: ['executions'],
-  unique: (executions) => repeatedId('executions', executions, 'surveillance execution'),
-  check: (data, r) => {
-    for (const [i, e] of data.executions.entries()) if (!r.companies.has(e.companyId)) return at(['executions', i, 'companyId'], `surveillance execution ${e.id} belongs to unknown company ${e.companyId}`);
-    return undefined;
-  },
-};
+export const executionsSlice: KindSlice<'executions', readonly Execution[], Execution> = positionedKind<Execution>()('executions', 'surveillance execution', true);
 
 /** Per company, each product's last evaluation: what the next execution's reuse compares with. */
-export const evaluationsSlice: Slice<'evaluations', readonly (readonly [companyId: string, readonly (readonly [productId: string, Evaluation])[]])[]> = {
+export const evaluationsSlice: KindSlice<'evaluations', readonly (readonly [companyId: string, readonly (readonly [productId: string, Evaluation])[]])[], Map<string, Evaluation>> = {
   key: 'evaluations',
   holds: ['evaluations'],
+  // A company's evaluations change in place, a run at a time: the run touches the company's entry (finishExecution).
+  collection: kept(),
+  log: byEntry((state) => state.evaluations, (cache) => [...cache.entries()]),
   toData: (state) => [...state.evaluations.entries()].map(([companyId, cache]) => [companyId, [...cache.entries()]] as const),
   fromData: (state, evaluations) => {
     for (const [companyId, entries] of evaluations) state.evaluations.set(companyId, new Map(entries));

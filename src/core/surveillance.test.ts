@@ -12,7 +12,8 @@ import { registerEstablishment } from './establishments.js';
 import { createProduct, editProduct, linkProduct, productEtag, replaceProduct, unlinkProduct, type Product } from './products.js';
 import { createRandom, seedRandom } from './random.js';
 import type { Result } from './refusal.js';
-import { createState, type Context, type State } from './state.js';
+import { type Context, type State } from './state.js';
+import { createState } from './slices.js';
 import {
   changeSelection,
   countsOf,

@@ -19,7 +19,7 @@ import type { Company } from './companies.js';
 import { OrderedIndex } from './ordered-index.js';
 import type { Product } from './products.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { nextPosition, type Context, type Slice, type State } from './state.js';
+import { kept, nextPosition, type Context, type KindSlice, type State } from './state.js';
 import { at, repeated, repeatedCompany } from './integrity.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
 import { raiseEvent } from './webhooks/events.js';
@@ -32,6 +32,11 @@ const DEGRADED: ReadonlySet<Coverage> = new Set(['capacidade_excedida', 'indispo
 /** Spec "Limits": additions and removals per request. */
 export const MAX_CHANGES_PER_LIST = 200;
 
+/**
+ * A company's surveillance: what a snapshot carries of it (mode, version, selection, last coverage) and the counters
+ * derived from the products. It changes in place (every product change moves the counters); a change of what a
+ * snapshot carries touches its entry of `state.surveillance`, where the change log sees it.
+ */
 export interface Surveillance {
   readonly companyId: string;
   modo: SelectionMode;
@@ -138,7 +143,7 @@ function count(state: State, before: Product | undefined, after: Product): Surve
   s.active += (after.ativo ? 1 : 0) - (before?.ativo ? 1 : 0);
   s.eligible += eligibleDelta;
   if (s.selected.has(after.id)) {
-    if (!after.ativo) deselect(s, after.id, false);
+    if (!after.ativo) deselect(state, s, after.id, false);
     s.selectedEligible += eligibleDelta;
   }
   return s;
@@ -160,9 +165,16 @@ export function inBatch<T>(state: State, companyId: string, ctx: Context, change
   }
 }
 
-function deselect(s: Surveillance, productId: string, eligible: boolean): void {
+function deselect(state: State, s: Surveillance, productId: string, eligible: boolean): void {
   s.selected.remove(productId);
   if (eligible) s.selectedEligible--;
+  state.surveillance.touch(s.companyId);
+}
+
+/** The same selection saved again (a concurrent edit's): its version moves, nothing else. */
+export function resaveSelection(state: State, companyId: string): void {
+  surveillanceOf(state, companyId).versao += 1;
+  state.surveillance.touch(companyId);
 }
 
 /** Compares the coverage with the last one observed and raises the event of a transition (see the table above). */
@@ -174,6 +186,7 @@ export function observeCoverage(state: State, companyId: string, ctx: Context): 
   const before = s.lastCoverage;
   if (now === before) return;
   s.lastCoverage = now;
+  state.surveillance.touch(companyId);
   const dados = { cobertura: now, coberturaAnterior: before, selecionados: selectedCount(countsOf(s)), capacidade: company.surveillanceCapacity };
   if (DEGRADED.has(now) && !DEGRADED.has(before)) raiseEvent(state, companyId, { tipo: 'vigilancia.degradada', ...dados }, ctx);
   else if (!DEGRADED.has(now) && DEGRADED.has(before)) raiseEvent(state, companyId, { tipo: 'vigilancia.restabelecida', ...dados }, ctx);
@@ -221,13 +234,14 @@ export function changeSelection(state: State, companyId: string, ifMatch: IfMatc
         : `The selection would hold ${size} products, above the capacity of ${company.surveillanceCapacity}; nothing was changed.`,
     );
   }
-  for (const id of change.remover) deselect(s, id, isEligible(state.products.get(id)!));
+  for (const id of change.remover) deselect(state, s, id, isEligible(state.products.get(id)!));
   for (const id of additions) {
     s.selected.add(id, nextPosition(state));
     if (isEligible(state.products.get(id)!)) s.selectedEligible++;
   }
   s.modo = change.modo;
   s.versao += 1;
+  state.surveillance.touch(companyId);
   observeCoverage(state, companyId, ctx);
   return ok(s);
 }
@@ -242,8 +256,7 @@ export function* watchedAfter(state: State, companyId: string, position?: number
     }
     return;
   }
-  const products = state.indexes.get(companyId)?.products;
-  for (const [id, at] of products?.after(position) ?? []) {
+  for (const [id, at] of state.products.listOf(companyId).after(position)) {
     const product = state.products.get(id);
     if (product && isEligible(product)) yield [product, at];
   }
@@ -264,10 +277,20 @@ export interface SurveillanceData {
  * counters are counted as each product were new, by the rule a product change follows, and no coverage is
  * compared (the one last observed comes with the snapshot).
  */
-export const surveillanceSlice: Slice<'surveillance', readonly SurveillanceData[]> = {
+const surveillanceData = (s: Surveillance): SurveillanceData => ({ companyId: s.companyId, modo: s.modo, versao: s.versao, selected: s.selected.entries(), lastCoverage: s.lastCoverage });
+
+export const surveillanceSlice: KindSlice<'surveillance', readonly SurveillanceData[], Surveillance> = {
   key: 'surveillance',
   holds: ['surveillance'],
-  toData: (state) => [...state.surveillance.values()].map((s) => ({ companyId: s.companyId, modo: s.modo, versao: s.versao, selected: s.selected.entries(), lastCoverage: s.lastCoverage })),
+  collection: kept(),
+  log: {
+    keyOf: (s) => s.companyId,
+    itemsAt: (state, companyId) => {
+      const s = state.surveillance.get(companyId);
+      return s === undefined ? [] : [surveillanceData(s)];
+    },
+  },
+  toData: (state) => [...state.surveillance.values()].map(surveillanceData),
   fromData: (state, surveillance) => {
     // The companies imported now (one company's import beside others, or all of them): their products are counted.
     const counted = new Set(state.surveillance.keys());
@@ -278,9 +301,9 @@ export const surveillanceSlice: Slice<'surveillance', readonly SurveillanceData[
       for (const [id, position] of saved.selected) s.selected.add(id, position);
       s.lastCoverage = saved.lastCoverage;
     }
-    for (const [companyId, indexes] of state.indexes) {
+    for (const [companyId, products] of state.products.lists()) {
       if (counted.has(companyId)) continue;
-      for (const [id] of indexes.products.after()) count(state, undefined, state.products.get(id)!);
+      for (const [id] of products.after()) count(state, undefined, state.products.get(id)!);
     }
   },
   ownerOf: (s) => s.companyId,

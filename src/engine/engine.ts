@@ -15,6 +15,7 @@ import type { Result } from '../core/refusal.js';
 import type { CompanyOptions } from './config.js';
 import { freshWorld, ownWorld, restoredWorld, type CreatedCompanyInfo, type SavedWorld, type World } from './world.js';
 import type { Seeder } from './fixtures.js';
+import { ChangeFeed, type StateChangeListener } from './changes.js';
 
 /**
  * What a viewer of the emulator's past (the inspector) is told of: a reset of the whole emulator (`companyId` null)
@@ -49,6 +50,8 @@ export class Engine implements ObservedEmulator {
   private readonly seeder: Seeder | undefined;
   /** See stateVersion. */
   private changes = 0;
+  /** The change feed (emu.changes): made for its first listener, as most emulators never have one. */
+  private feed: ChangeFeed | undefined;
   /** Who is told of resets and the close (see EngineChange): nobody unless the inspector was opened. */
   private readonly watchers = new Set<(change: EngineChange) => void>();
 
@@ -75,6 +78,25 @@ export class Engine implements ObservedEmulator {
   /** Counts a change (WorldServices): called by every world's transitions, and by whatever else moves the state. */
   changed(): void {
     this.changes++;
+    this.feed?.schedule();
+  }
+
+  /** Tells `listener` of every change of the state from now on (see ChangeFeed); returns the function that stops it. */
+  subscribeChanges(listener: StateChangeListener): () => void {
+    return (this.feed ??= new ChangeFeed(this)).subscribe(listener);
+  }
+
+  /** Whether anyone listens to the changes: then an answer flushes them before it leaves (flushChanges). */
+  get listeningToChanges(): boolean {
+    return this.feed?.listening === true;
+  }
+
+  /**
+   * Tells the change listeners what changed so far, before an answer that may depend on it leaves the emulator; the
+   * promise the answer then waits for, while a listener's is under way (see StateChangeListener).
+   */
+  flushChanges(): Promise<void> | undefined {
+    return this.feed?.flush();
   }
 
   /** Calls `watcher` with every reset and the close from now on; returns the function that stops it. */
@@ -197,7 +219,7 @@ export class Engine implements ObservedEmulator {
    */
   resetOwnWorld(companyId: string, reason: string): CreatedCompanyInfo | undefined {
     const old = this.ownClocks?.worlds.get(companyId);
-    const origin = old?.state.companyOrigins.get(companyId);
+    const origin = old?.state.origins.get(companyId);
     if (!old || !origin) return undefined;
     const { company, credential } = origin;
     const options: CompanyOptions = {

@@ -9,7 +9,8 @@ import type { Result } from '../core/refusal.js';
 import type { RegulatorySnapshot } from '../core/regulatory/snapshot.js';
 import { drainOutbox } from '../core/outbox.js';
 import { createRandom, seedRandom, type RandomSource, type RandomState } from '../core/random.js';
-import { createState, type Context, type State } from '../core/state.js';
+import { type Context, type State } from '../core/state.js';
+import { createState } from '../core/slices.js';
 import { rearmStartedAttempts } from '../core/webhooks/events.js';
 import type { ActivityFeed } from './activity.js';
 import type { FaultRegistry } from './faults.js';
@@ -46,6 +47,8 @@ export interface World extends TaskWorld {
   readonly owner: string | null;
   /** What the fixtures made in this world (EmulatorOptions.fixtures), as created; empty without fixtures. */
   readonly seeded: readonly SeededCompany[];
+  /** How many times its clock has moved (a task run, an advance): the change feed tells the clock's now when it did. */
+  readonly moves: number;
 }
 
 /** What the task handlers of a world reach outside it: the network, the job faults and the activity stream. */
@@ -168,8 +171,16 @@ interface Origin {
 }
 
 function assemble(config: Config, services: WorldServices, origin: Origin): World & { initialCompanies: CreatedCompanyInfo[]; owner: string | null; seeded: readonly SeededCompany[] } {
-  const clock = new VirtualClock({ mode: config.mode, start: origin.start, onMove: () => services.changed() });
+  const clock = new VirtualClock({
+    mode: config.mode,
+    start: origin.start,
+    onMove: () => {
+      world.moves++;
+      services.changed();
+    },
+  });
   const world = {
+    moves: 0,
     state: origin.state,
     clock,
     inFlight: new Map<string, string>(),

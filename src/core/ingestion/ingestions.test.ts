@@ -14,7 +14,8 @@ import { registerEstablishment } from '../establishments.js';
 import { createProduct, type Product } from '../products.js';
 import { createRandom, seedRandom } from '../random.js';
 import { exportState } from '../snapshot.js';
-import { createState, type Context, type State } from '../state.js';
+import { type Context, type State } from '../state.js';
+import { createState } from '../slices.js';
 import { T0, CORE_CONFIG, ROOT, OTHER_ROOT, cnpj, configureWebhook, expectRefusal, unwrap } from '../testing/support.js';
 import { HOUR, MINUTE, SECOND } from '../time.js';
 import {

@@ -23,7 +23,7 @@ import { findCatalog, type Catalog } from '../catalogs.js';
 import { schedule } from '../outbox.js';
 import { uuidV7 } from '../random.js';
 import { ok, refuse, type Result } from '../refusal.js';
-import { nextPosition, ownedBy, positioned, type Context, type Slice, type State } from '../state.js';
+import { nextPosition, ownedBy, positioned, type Context, type KindSlice, type State } from '../state.js';
 import { at, repeated, repeatedId, type Found, type Records } from '../integrity.js';
 import { HOUR, SECOND, type Instant } from '../time.js';
 import { etag, requireMatch, type IfMatch } from '../versioning.js';
@@ -341,8 +341,8 @@ function addIngestion(state: State, ingestion: Ingestion): void {
   if (isOpen(ingestion.estado)) state.openIngestions.set(ingestion.catalogId, ingestion.id);
 }
 
-export const ingestionsSlice: Slice<'ingestions', readonly Ingestion[]> = {
-  ...positioned('ingestions', (state) => state.ingestions.values(), addIngestion),
+export const ingestionsSlice: KindSlice<'ingestions', readonly Ingestion[], Ingestion> = {
+  ...positioned('ingestions', (state) => state.ingestions, addIngestion, false),
   holds: ['ingestions', 'openIngestions'],
   removeCompany: (state, companyId) => {
     for (const [id, ingestion] of state.ingestions) {

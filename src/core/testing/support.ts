@@ -8,7 +8,8 @@ import { cnpjCheckDigits } from '../cnpj.js';
 import { createCompany } from '../companies.js';
 import { createRandom, seedRandom } from '../random.js';
 import type { Result } from '../refusal.js';
-import { createState, type Context, type CoreConfig, type State } from '../state.js';
+import { type Context, type CoreConfig, type State } from '../state.js';
+import { createState } from '../slices.js';
 import { configureDestination, destinationEtag, type WebhookDestination } from '../webhooks/destination.js';
 import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy, type WebhookEvent } from '../webhooks/events.js';
 

@@ -13,7 +13,7 @@
  */
 import { randomToken, uuidV4 } from '../random.js';
 import { ok, refuse, type Result } from '../refusal.js';
-import type { Context, Slice, State } from '../state.js';
+import { byKey, kept, type Context, type KindSlice, type State } from '../state.js';
 import { at, repeatedCompany, repeatedId } from '../integrity.js';
 import type { Instant } from '../time.js';
 import { etag, requireMatch, type IfMatch } from '../versioning.js';
@@ -124,9 +124,11 @@ export function revokeDestination(state: State, companyId: string, ifMatch: IfMa
   return ok(destination);
 }
 
-export const webhookDestinationsSlice: Slice<'webhookDestinations', readonly WebhookDestination[]> = {
+export const webhookDestinationsSlice: KindSlice<'webhookDestinations', readonly WebhookDestination[], WebhookDestination> = {
   key: 'webhookDestinations',
   holds: ['webhookDestinations'],
+  collection: kept(),
+  log: byKey((state) => state.webhookDestinations, (destination) => destination.companyId),
   toData: (state) => [...state.webhookDestinations.values()],
   fromData: (state, destinations) => {
     for (const destination of destinations) state.webhookDestinations.set(destination.companyId, destination);

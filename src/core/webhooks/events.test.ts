@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCompany } from '../companies.js';
 import { createRandom, seedRandom } from '../random.js';
-import { createState, indexesOf, type Context } from '../state.js';
+import { indexesOf, type Context } from '../state.js';
+import { createState } from '../slices.js';
 import { raised } from '../testing/support.js';
 import { DAY, HOUR, MINUTE, SECOND } from '../time.js';
 import { configureDestination, destinationEtag, revokeDestination, type WebhookDestination } from './destination.js';
@@ -113,7 +114,7 @@ describe('raiseEvent', () => {
     expect(e.body).toBe(`{"id":"${e.id}","versao":1,"empresa":"${s.cnpjRoot}","ocorridoEm":"2026-01-01T00:00:00.005Z","dados":{"tipo":"catalogo.aplicado","catalogoId":"c1","versao":3}}`);
     expect(s.drain()).toEqual([{ kind: TASK_ATTEMPT, owner: s.companyId, due: T0 + 5, payload: { eventId: e.id, ciclo: 1 } }]);
     expect(indexesOf(s.state, s.companyId).openWebhookEvents.has(e.id)).toBe(true);
-    expect(indexesOf(s.state, s.companyId).webhookEvents.has(e.id)).toBe(true);
+    expect(s.state.webhookEvents.listOf(s.companyId).has(e.id)).toBe(true);
     expect(s.state.closedWebhookEvents).toEqual([]);
   });
 
@@ -124,7 +125,7 @@ describe('raiseEvent', () => {
     const random = [...s.ctx(T0).random.state()];
     expect(raiseEvent(s.state, s.companyId, { tipo: 'catalogo.aplicado' }, s.ctx(T0 + 7))).toBeUndefined();
     expect(s.state.webhookEvents.size).toBe(0);
-    expect(indexesOf(s.state, s.companyId).webhookEvents.size).toBe(0);
+    expect(s.state.webhookEvents.listOf(s.companyId).size).toBe(0);
     expect(s.state.closedWebhookEvents).toEqual([]);
     expect(s.state.sequence).toBe(before);
     expect([...s.ctx(T0).random.state()]).toEqual(random);

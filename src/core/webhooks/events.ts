@@ -20,7 +20,7 @@ import { HOUR, MINUTE, SECOND, isoString } from '../time.js';
 import { uuidV4 } from '../random.js';
 import { ok, refuse, type Result } from '../refusal.js';
 import { schedule } from '../outbox.js';
-import { dropListed, indexesOf, nextPosition, positioned, type Context, type Slice, type State } from '../state.js';
+import { indexesOf, nextPosition, positioned, type Context, type KindSlice, type State } from '../state.js';
 import { at, repeatedId } from '../integrity.js';
 import type { WebhookDestination } from './destination.js';
 import type { Lifecycle } from '../lifecycle.js';
@@ -394,13 +394,11 @@ function replaceEvent(state: State, current: WebhookEvent, changes: Partial<Omit
 /** A new (or restored) event, in its company's list and, while it is not closed, among its open events. */
 function addEvent(state: State, event: WebhookEvent): void {
   state.webhookEvents.set(event.id, event);
-  const indexes = indexesOf(state, event.companyId);
-  indexes.webhookEvents.add(event.id, event.position);
-  if (!isClosed(event.estado)) indexes.openWebhookEvents.add(event.id);
+  if (!isClosed(event.estado)) indexesOf(state, event.companyId).openWebhookEvents.add(event.id);
 }
 
 /** The events; what retention walks (the closed ones in closing order) is rebuilt from their `terminadoEm`. */
-const positionedEvents = positioned('webhookEvents', (state) => state.webhookEvents.values(), addEvent);
+const positionedEvents = positioned('webhookEvents', (state) => state.webhookEvents, addEvent, true);
 /**
  * `list` holding `items` instead, in place. Not `list.splice(0, list.length, ...items)`: spread into a call, some
  * 120,000 items (closed events a restore or a company's removal puts back) overflow the stack.
@@ -410,10 +408,10 @@ function refill<T>(list: T[], items: readonly T[]): void {
   for (let i = 0; i < items.length; i++) list[i] = items[i]!;
 }
 
-export const webhookEventsSlice: Slice<'webhookEvents', readonly WebhookEvent[]> = {
+export const webhookEventsSlice: KindSlice<'webhookEvents', readonly WebhookEvent[], WebhookEvent> = {
   ...positionedEvents,
   holds: ['webhookEvents', 'closedWebhookEvents'],
-  indexes: ['webhookEvents', 'openWebhookEvents'],
+  indexes: ['openWebhookEvents'],
   fromData: (state, events) => {
     positionedEvents.fromData(state, events);
     const closed = events.filter((e) => e.terminadoEm !== null && isClosed(e.estado)).map((e): [Instant, string] => [e.terminadoEm!, e.id]);
@@ -424,10 +422,9 @@ export const webhookEventsSlice: Slice<'webhookEvents', readonly WebhookEvent[]>
     refill(queue, [...queue, ...closed].sort((a, b) => a[0] - b[0] || position(a[1]) - position(b[1])));
   },
   removeCompany: (state, companyId) => {
-    const index = state.indexes.get(companyId)?.webhookEvents;
     const queue = state.closedWebhookEvents;
     refill(queue, queue.filter(([, id]) => state.webhookEvents.get(id)?.companyId !== companyId));
-    dropListed(state.webhookEvents, index);
+    state.webhookEvents.dropCompany(companyId);
   },
   unique: (events) => repeatedId('webhookEvents', events, 'webhook event'),
   check: (data, r) => {

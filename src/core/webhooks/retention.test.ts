@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { indexesOf } from '../state.js';
 import { configureWebhook, raised, seededWorld, T0, unwrap } from '../testing/support.js';
 import { DAY, HOUR, SECOND } from '../time.js';
 import { destinationEtag, revokeDestination } from './destination.js';
@@ -42,7 +41,7 @@ function setup() {
     return state.webhookEvents.get(e.id)!;
   };
   const present = (id: string) => events.has(id);
-  const listed = (company = companyId) => [...indexesOf(state, company).webhookEvents.after()].map(([key]) => key);
+  const listed = (company = companyId) => [...state.webhookEvents.listOf(company).after()].map(([key]) => key);
   return { state, events, ctx, company, companyId, configure, closedAt, deliveredAt, present, listed };
 }
 

@@ -5,7 +5,7 @@
  * Afterwards the event query answers 404. Cost: O(events removed), walking the closing order.
  */
 import { DAY, HOUR, type Instant } from '../time.js';
-import { indexesOf, type State } from '../state.js';
+import type { State } from '../state.js';
 import { isClosed } from './events.js';
 import type { Job } from '../jobs.js';
 
@@ -24,7 +24,6 @@ export function purgeClosedEvents(state: State, now: Instant): number {
     // Stale entry: the event was resent (reopened) and closed again later, or is already gone.
     if (!event || event.terminadoEm !== closedAt || !isClosed(event.estado)) continue;
     state.webhookEvents.delete(eventId);
-    indexesOf(state, event.companyId).webhookEvents.remove(eventId);
     removed++;
   }
   queue.splice(0, head);

@@ -7,7 +7,7 @@
  */
 import { DAY, MINUTE, type Instant } from '../time.js';
 import { ok, refuse, type Quota, type Result } from '../refusal.js';
-import type { Context, Slice, State } from '../state.js';
+import { byEntry, kept, type Context, type KindSlice, type State } from '../state.js';
 import { at, repeatedCompany } from '../integrity.js';
 import { requireMatch, type IfMatch } from '../versioning.js';
 import { activeDestination, destinationEtag, findDestination, type WebhookDestination } from './destination.js';
@@ -72,9 +72,11 @@ function takeSendSlot(state: State, companyId: string, now: Instant): Result<Sen
 }
 
 /** Per company, the acceptance times of its test and resend requests (what the shared limit counts). */
-export const webhookSendsSlice: Slice<'webhookSends', readonly (readonly [companyId: string, times: readonly Instant[]])[]> = {
+export const webhookSendsSlice: KindSlice<'webhookSends', readonly (readonly [companyId: string, times: readonly Instant[]])[], readonly Instant[]> = {
   key: 'webhookSends',
   holds: ['webhookSends'],
+  collection: kept(),
+  log: byEntry((state) => state.webhookSends),
   toData: (state) => [...state.webhookSends.entries()],
   fromData: (state, sends) => {
     for (const [companyId, times] of sends) state.webhookSends.set(companyId, [...times]);

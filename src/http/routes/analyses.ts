@@ -2,7 +2,6 @@
 import { findAnalysis, findingsByType, PHASE_OF, publishedAnalysis, requestAnalysis, type Analysis } from '../../core/analyses.js';
 import { FINDING_TYPES } from '../../core/regulatory/rules.js';
 import { ok } from '../../core/refusal.js';
-import { indexesOf } from '../../core/state.js';
 import { isoString } from '../../core/time.js';
 import { operation } from '../pipeline.js';
 import { presentFinding } from '../presenters.js';
@@ -87,7 +86,7 @@ export const analysisOperations = [
     params: noQuery,
     query: cursorQuery(100, 'cap'),
     run: ({ state, company, query, runtime }) =>
-      newestFirstPage(indexesOf(state, company.id).analyses, state.analyses, { companyId: company.id, list: 'analises' }, query, { defaultLimit: 50, budgetBytes: runtime.pageBudgets.analyses }, presentItem),
+      newestFirstPage(state.analyses.listOf(company.id), state.analyses, { companyId: company.id, list: 'analises' }, query, { defaultLimit: 50, budgetBytes: runtime.pageBudgets.analyses }, presentItem),
   }),
   operation({
     method: 'GET',

@@ -2,7 +2,7 @@
  * Identity, integration context and capacity (DESIGN §3 paths). The identity and the context need only a
  * valid credential, so that an integrator can find out why another call answers 403.
  */
-import { indexesOf, type State } from '../../core/state.js';
+import type { State } from '../../core/state.js';
 import { countsOf, surveillanceOf, viewSurveillance } from '../../core/surveillance.js';
 import { allowanceLeft } from '../../core/analyses.js';
 import { ok } from '../../core/refusal.js';
@@ -15,14 +15,15 @@ import { READ_STATUSES } from '../contract/wire.js';
 
 
 function counts(state: State, companyId: string) {
-  const indexes = indexesOf(state, companyId);
+  const establishments = state.establishments.listOf(companyId);
+  const catalogs = state.catalogs.listOf(companyId);
   let establishmentsActive = 0;
-  for (const [id] of indexes.establishments.after()) if (state.establishments.get(id)?.estado === 'ativo') establishmentsActive++;
+  for (const [id] of establishments.after()) if (state.establishments.get(id)?.estado === 'ativo') establishmentsActive++;
   let catalogsActive = 0;
-  for (const [id] of indexes.catalogs.after()) if (state.catalogs.get(id)?.estado === 'ativo') catalogsActive++;
+  for (const [id] of catalogs.after()) if (state.catalogs.get(id)?.estado === 'ativo') catalogsActive++;
   return {
-    estabelecimentos: { ativos: establishmentsActive, arquivados: indexes.establishments.size - establishmentsActive },
-    catalogos: { ativos: catalogsActive, excluidos: indexes.catalogs.size - catalogsActive },
+    estabelecimentos: { ativos: establishmentsActive, arquivados: establishments.size - establishmentsActive },
+    catalogos: { ativos: catalogsActive, excluidos: catalogs.size - catalogsActive },
   };
 }
 

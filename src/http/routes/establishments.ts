@@ -1,6 +1,5 @@
 /** Establishments: spec "Endpoints › Establishments"; GET list and DELETE (archive) paths from DESIGN §3. */
 import { archiveEstablishment, editEstablishment, establishmentEtag, establishmentsAfter, findEstablishment, registerEstablishment, type Establishment } from '../../core/establishments.js';
-import { indexesOf } from '../../core/state.js';
 import { ok, refuse, type Result } from '../../core/refusal.js';
 import { collectPage } from '../paging.js';
 import { operation, type Reply } from '../pipeline.js';
@@ -61,7 +60,7 @@ export const establishmentOperations = [
     run: ({ state, runtime, company, query }) => {
       let after: number | undefined;
       if (query.apos_id !== undefined) {
-        after = indexesOf(state, company.id).establishments.positionOf(query.apos_id);
+        after = state.establishments.listOf(company.id).positionOf(query.apos_id);
         if (after === undefined) return refuse('invalid', 'cursor_invalido', `apos_id ${query.apos_id} is not an establishment of this company; pass a proximo_id this list returned.`, 'query.apos_id');
       }
       const items = filter(establishmentsAfter(state, company.id, after), (e) => query.estado === undefined || e.estado === query.estado);

@@ -1,7 +1,6 @@
 /** Surveillance executions (spec "GET /v1/vigilancias", "…/resultados"; DESIGN §3 for the detail and the CSV). */
 import { countByType, EXECUTION_PHASE_OF, findExecution, publishedExecution, type Execution } from '../../core/surveillance-executions.js';
 import { ok } from '../../core/refusal.js';
-import { indexesOf } from '../../core/state.js';
 import { isoString } from '../../core/time.js';
 import { operation } from '../pipeline.js';
 import { cursorQuery, findingsQuery, idParams, noQuery } from '../schemas.js';
@@ -56,7 +55,7 @@ export const executionOperations = [
     params: noQuery,
     query: cursorQuery(100, 'cap'),
     run: ({ state, company, query, runtime }) =>
-      newestFirstPage(indexesOf(state, company.id).executions, state.executions, { companyId: company.id, list: 'vigilancias' }, query, { defaultLimit: 50, budgetBytes: runtime.pageBudgets.executions }, presentItem),
+      newestFirstPage(state.executions.listOf(company.id), state.executions, { companyId: company.id, list: 'vigilancias' }, query, { defaultLimit: 50, budgetBytes: runtime.pageBudgets.executions }, presentItem),
   }),
   operation({
     method: 'GET',

@@ -6,7 +6,6 @@
 import { configureDestination, destinationEtag, findDestination, revokeDestination, type WebhookDestination } from '../../core/webhooks/destination.js';
 import { ok, refuse, type Result } from '../../core/refusal.js';
 import { resendEvent, sendTestEvent, type SchedulingReceipt } from '../../core/webhooks/sending.js';
-import { indexesOf } from '../../core/state.js';
 import { operation, rateLimitHeaders, type Reply } from '../pipeline.js';
 import { newestFirstPage } from '../results.js';
 import { presentAttempt, presentDestination, presentEventDetail, presentEventItem } from '../presenters.js';
@@ -161,7 +160,7 @@ export const webhookOperations = [
     params: noQuery,
     query: cursorQuery(100, 'cap'),
     run: ({ state, company, query, runtime }) =>
-      newestFirstPage(indexesOf(state, company.id).webhookEvents, state.webhookEvents, { companyId: company.id, list: 'eventos' }, query, { defaultLimit: 50, budgetBytes: runtime.pageBudgets.events }, presentEventItem),
+      newestFirstPage(state.webhookEvents.listOf(company.id), state.webhookEvents, { companyId: company.id, list: 'eventos' }, query, { defaultLimit: 50, budgetBytes: runtime.pageBudgets.events }, presentEventItem),
   }),
   operation({
     method: 'GET',

@@ -62,7 +62,7 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
     const record = journal[i]!;
     candidates.push({ at: record.at, rank: RANK.request, order: i, id: `req:${record.requestId}`, make: () => requestItem(record, view.error(record.requestId), view.exchange(record.requestId) !== undefined) });
   }
-  const events = world.state.indexes.get(companyId)?.webhookEvents.entries() ?? [];
+  const events = world.state.webhookEvents.listOf(companyId).entries();
   for (const [eventId, position] of events) {
     const event = world.state.webhookEvents.get(eventId);
     if (event === undefined) continue;
