@@ -20,6 +20,7 @@ export const OPTIONS = {
   'control-token': { type: 'string' },
   'max-stored-answers': { type: 'string' },
   state: { type: 'string' },
+  'state-sync': { type: 'boolean' },
   fixtures: { type: 'string' },
   quiet: { type: 'string', multiple: true },
   json: { type: 'boolean' },
@@ -54,7 +55,7 @@ export const CONFORMANCE_OPTIONS = ['base-url', 'token', 'token-for', 'other-tok
 
 /** The options each command takes, besides --help and --version, which every command takes. */
 export const COMMAND_OPTIONS = {
-  serve: ['port', 'host', 'seed', 'clock', 'start', 'route', 'log', 'quiet', 'json', 'ready-file', 'max-stored-answers', 'allow-host', 'control-token', 'no-controls', 'state', 'fixtures'],
+  serve: ['port', 'host', 'seed', 'clock', 'start', 'route', 'log', 'quiet', 'json', 'ready-file', 'max-stored-answers', 'allow-host', 'control-token', 'no-controls', 'state', 'state-sync', 'fixtures'],
   demo: ['ui', 'port', 'no-open'],
   openapi: ['controls'],
   conformance: [...CONFORMANCE_OPTIONS, 'json'],

@@ -138,7 +138,7 @@ describe('catalog-emulator serve configured by its environment', { timeout: 20_0
     [{ PORT: '0', CATALOG_EMULATOR_ALLOW_HOSTS: 'http://emulator' }, 'CATALOG_EMULATOR_ALLOW_HOSTS: "http://emulator" is not a host name; give a name or address without port or scheme, e.g. "emulator" (or "*" for any host)'],
     [{ PORT: '0', CATALOG_EMULATOR_FIXTURES: '/no/such/fixtures.json' }, 'CATALOG_EMULATOR_FIXTURES /no/such/fixtures.json: no such file'],
     [{ PORT: '0', CATALOG_EMULATOR_FIXTURES: join(ROOT, 'package.json') }, `CATALOG_EMULATOR_FIXTURES ${join(ROOT, 'package.json')}: name: is not a key of the fixtures format here (keys are case-sensitive; check the spelling)`],
-    [{ PORT: '0', CATALOG_EMULATOR_STATE: '/no/such/folder/state.json' }, 'CATALOG_EMULATOR_STATE /no/such/folder/state.json: cannot write it (ENOENT)'],
+    [{ PORT: '0', CATALOG_EMULATOR_STATE: '/no/such/folder/state.json' }, 'CATALOG_EMULATOR_STATE /no/such/folder/state.json cannot be written: the folder of /no/such/folder/state.json does not exist'],
   ])('a bad value exits 2 with one line naming the variable: %o', async (env, message) => {
     const run = runCli(['--json'], { env: { ...UNSET, ...env }, timeoutMs: SPAWN_TIMEOUT_MS });
     expect(await run.exited).toEqual({ code: 2, signal: null });
