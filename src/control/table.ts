@@ -42,7 +42,8 @@ function faultWords(id: string, emu: Controls): Notes {
   if (fault === undefined) return { detail: `fault ${id}`, faultId: id };
   const pairs = (object: object) => Object.entries(object).map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ');
   const times = fault.times === null ? 'until removed' : fault.times === 1 ? 'once' : `${fault.times} times`;
-  return { detail: `fault ${id}: ${fault.target} ${pairs(fault.match) || 'any'} → ${pairs(fault.effect)}, ${times}`, faultId: id, companyId: fault.match.companyId ?? null };
+  const chance = fault.probability === undefined ? '' : `, probability ${fault.probability}`;
+  return { detail: `fault ${id}: ${fault.target} ${pairs(fault.match) || 'any'} → ${pairs(fault.effect)}, ${times}${chance}`, faultId: id, companyId: fault.match.companyId ?? null };
 }
 
 /** The three controls of a clock: the shared one under /clock, a company's own under /companies/:companyId/clock. */
