@@ -15,6 +15,7 @@ import type { ControlSettings, EmulatorOptions } from './engine/config.js';
 import { Engine } from './engine/engine.js';
 import { EngineRuntimes, type Runtimes } from './engine/runtimes.js';
 import { buildApiApp } from './http/app.js';
+import { inProcess } from './http/damage.js';
 import { applyFixtures, readFixtures } from './http/fixtures.js';
 import type { BodySource } from './http/runtime.js';
 import { serve, type ListenOptions, type RunningServer } from './http/server.js';
@@ -65,7 +66,10 @@ export class Emulator extends Controls implements AsyncDisposable {
   /** Fetch against the emulated service, in process. Relative URLs are resolved against the emulator. */
   fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? (init ? new Request(input, init) : input) : new Request(new URL(String(input), BASE_URL), init);
-    return Promise.resolve(app().fetch(request, this.#env));
+    // Asked first: the fault that damages an answer is taken within app().fetch (see damagesAnswers).
+    const damaging = this.engine.faults.damagesAnswers;
+    const answer = Promise.resolve(app().fetch(request, this.#env));
+    return damaging ? answer.then(inProcess) : answer;
   };
 
   /**
@@ -77,7 +81,8 @@ export class Emulator extends Controls implements AsyncDisposable {
     const { runtimes, controls, control } = this.#env;
     if (options.controls !== undefined && typeof options.controls !== 'boolean') throw new TypeError(`controls must be true or false (got ${JSON.stringify(options.controls)})`);
     const served = options.controls === false ? apiApp() : app();
-    const server = await serve((request, body, target) => served.fetch(request, { runtimes, controls, control, body, target }), options);
+    const faults = this.engine.faults;
+    const server = await serve((request, body, target) => served.fetch(request, { runtimes, controls, control, body, target }), options, () => faults.damagesAnswers);
     const servers = (this.#servers ??= new Set());
     const running: RunningServer = {
       ...server,

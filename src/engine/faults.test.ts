@@ -33,6 +33,12 @@ describe('FaultRegistry.add validation', () => {
     ['an unknown effect', { target: 'api', effect: { explode: true } }],
     ['a negative delayMs', { target: 'api', effect: { delayMs: -1 } }],
     ['a delayMs over a day', { target: 'api', effect: { delayMs: 86_400_001 } }],
+    ['reset: false', { target: 'api', effect: { reset: false } }],
+    ['truncate with a length', { target: 'api', effect: { truncate: 10 } }],
+    ['malformedJson: "yes"', { target: 'api', effect: { malformedJson: 'yes' } }],
+    ['trickleMs 0', { target: 'api', effect: { trickleMs: 0 } }],
+    ['trickleMs over a minute', { target: 'api', effect: { trickleMs: 60_001 } }],
+    ['a trickle with another effect', { target: 'api', effect: { trickleMs: 100, reset: true } }],
     ['an unknown method', { target: 'api', match: { method: 'OPTIONS' }, effect: unavailable }],
     ['a path without a leading slash', { target: 'api', match: { path: 'v1/produtos' }, effect: unavailable }],
     ['an unknown match field', { target: 'api', match: { url: '/v1' }, effect: unavailable }],
@@ -67,7 +73,7 @@ describe('FaultRegistry.add validation', () => {
     [
       { target: 'api', effect: { status: 700 } },
       'effect',
-      'effect of an api fault must be one of {"status": 400–599, "retryAfter"?: 0–86400}, {"loseResponse": true}, {"concurrentEdit": true} or {"delayMs": 0–86400000}; got {"status":700}.',
+      'effect of an api fault must be one of {"status": 400–599, "retryAfter"?: 0–86400}, {"loseResponse": true}, {"concurrentEdit": true}, {"delayMs": 0–86400000}, {"malformedJson": true}, {"reset": true}, {"truncate": true} or {"trickleMs": 1–60000}; got {"status":700}.',
     ],
     [{ target: 'api', match: { method: 'FETCH' }, effect: unavailable }, 'match.method', 'match.method must be one of GET, POST, PATCH, PUT, DELETE (any case); got "FETCH".'],
     [{ target: 'api', match: { url: '/v1' }, effect: unavailable }, 'match.url', "match.url is not a field of an api fault's match (fields: method, path, companyId)."],
@@ -121,6 +127,9 @@ describe('FaultRegistry.add validation', () => {
     expect(registry.add({ target: 'api', effect: { loseResponse: true } })).toEqual({ id: 'flt_2' });
     expect(registry.add({ target: 'api', effect: { concurrentEdit: true } })).toEqual({ id: 'flt_3' });
     expect(registry.add({ target: 'api', effect: { delayMs: 1500 }, times: null })).toEqual({ id: 'flt_4' });
+    for (const effect of [{ malformedJson: true }, { reset: true }, { truncate: true }, { trickleMs: 1 }, { trickleMs: 60_000 }] as const) registry.add({ target: 'api', effect });
+    expect(registry.list().slice(4).map((f) => f.effect)).toEqual([{ malformedJson: true }, { reset: true }, { truncate: true }, { trickleMs: 1 }, { trickleMs: 60_000 }]);
+    for (const id of ['flt_5', 'flt_6', 'flt_7', 'flt_8', 'flt_9']) registry.remove(id);
     expect(registry.list()).toEqual([
       { id: 'flt_1', target: 'api', match: {}, effect: { status: 429, retryAfter: 30 }, times: 1, hits: 0 },
       { id: 'flt_2', target: 'api', match: {}, effect: { loseResponse: true }, times: 1, hits: 0 },
@@ -416,5 +425,30 @@ describe('FaultRegistry probability', () => {
     registry.reset();
     expect(registry.list()).toEqual([]);
     expect(run()).toBe(first);
+  });
+});
+
+describe('FaultRegistry.damagesAnswers', () => {
+  it("says whether an api fault the answer's sender carries out (reset, truncate, trickleMs) is armed", () => {
+    const registry = new FaultRegistry();
+    expect(registry.damagesAnswers).toBe(false);
+    registry.add({ target: 'api', effect: { malformedJson: true } });
+    registry.add({ target: 'api', effect: { loseResponse: true } });
+    registry.add({ target: 'delivery', effect: { reset: true } });
+    expect(registry.damagesAnswers).toBe(false);
+    for (const effect of [{ reset: true }, { truncate: true }, { trickleMs: 100 }] as const) {
+      const { id } = registry.add({ target: 'api', match: { path: '/v1/empresa' }, effect });
+      expect(registry.damagesAnswers).toBe(true);
+      registry.remove(id);
+      expect(registry.damagesAnswers).toBe(false);
+    }
+    registry.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { reset: true } });
+    expect(registry.takeApi(request({ path: '/v1/contexto' }), 'arrival')?.effect).toEqual({ malformedJson: true });
+    expect(registry.damagesAnswers).toBe(true);
+    registry.clear();
+    registry.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { reset: true } });
+    // Spent: no longer armed.
+    expect(registry.takeApi(request({ path: '/v1/empresa' }), 'arrival')?.effect).toEqual({ reset: true });
+    expect(registry.damagesAnswers).toBe(false);
   });
 });

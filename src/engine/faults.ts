@@ -33,6 +33,8 @@ import { Glob } from './glob.js';
 export { JOB_KINDS, type JobKind } from '../core/jobs.js';
 
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
+/** The longest trickle: real time a test waits, and a server's close() cuts it anyway. */
+const MAX_TRICKLE_MS = 60_000;
 const MAX_GLOB = 2048;
 /** Faults armed at once; a spent fault (its `times` reached 0) leaves the list, so it no longer counts. */
 export const MAX_FAULTS = 1000;
@@ -52,7 +54,18 @@ const API_EFFECTS = {
   concurrentEdit: { moment: 'evaluation', accepts: '{"concurrentEdit": true}' },
   /** The request is held this long (virtual time) before it is validated. */
   delayMs: { moment: 'arrival', accepts: '{"delayMs": 0–86400000}' },
+  /** The request is processed; its answer's body, whatever the answer, is not valid JSON (status and type unchanged). */
+  malformedJson: { moment: 'arrival', accepts: '{"malformedJson": true}' },
+  /** The request is processed; its connection is reset before any of its answer is sent. */
+  reset: { moment: 'arrival', accepts: '{"reset": true}', damagesConnection: true },
+  /** The request is processed; its answer's headers and half its body are sent, then the connection closes. */
+  truncate: { moment: 'arrival', accepts: '{"truncate": true}', damagesConnection: true },
+  /** The request is processed; its answer's body is sent a piece at a time over this long (real time). */
+  trickleMs: { moment: 'arrival', accepts: `{"trickleMs": 1–${MAX_TRICKLE_MS}}`, damagesConnection: true },
 } as const;
+
+/** Whether the api effect `name` is carried out by whoever sends the answer (the socket, or emu.fetch): see damagesAnswers. */
+const damagesConnection = (name: ApiEffectName): boolean => 'damagesConnection' in API_EFFECTS[name];
 
 /**
  * The schema of a fault, built on its first use (a fault added, the controls' document): built when the module
@@ -64,6 +77,10 @@ function faultSchemas() {
     loseResponse: z.strictObject({ loseResponse: z.literal(true) }),
     concurrentEdit: z.strictObject({ concurrentEdit: z.literal(true) }),
     delayMs: z.strictObject({ delayMs: z.number().int().min(0).max(DAY) }),
+    malformedJson: z.strictObject({ malformedJson: z.literal(true) }),
+    reset: z.strictObject({ reset: z.literal(true) }),
+    truncate: z.strictObject({ truncate: z.literal(true) }),
+    trickleMs: z.strictObject({ trickleMs: z.number().int().min(1).max(MAX_TRICKLE_MS) }),
   } satisfies Record<keyof typeof API_EFFECTS, z.ZodType>;
 
   const apiEffect = z.union(Object.values(apiEffects));
@@ -299,6 +316,17 @@ export class FaultRegistry implements DeliveryFaults {
       fire && ((f) => fire(taken(f)!)),
     );
     return fault && taken(fault);
+  }
+
+  /**
+   * Whether an api fault whose effect the sender of the answer carries out (reset, truncate, trickleMs) is armed:
+   * asked before each request, so that the request path looks at its answer only then. Such a fault is taken on
+   * arrival, within the call that hands the request to the API, so a fault armed after the question never acts on
+   * that request.
+   */
+  get damagesAnswers(): boolean {
+    if (this.faults.length === 0) return false;
+    return this.faults.some((f) => f.spec.target === 'api' && damagesConnection(apiEffectName(f.spec.effect)));
   }
 
   takeDelivery(request: DeliveryFaultMatch): { id: string; effect: DeliveryFaultEffect } | undefined {
