@@ -9,6 +9,7 @@
  * catalog-emulator conformance --base-url URL --token T [--token-for PERMISSION=T]... [--other-token T]
  *                              [--files PATTERN]... [--timeout-ms N] [--request-timeout-ms N] [--max-body SIZE]
  *                              [--deadline DURATION] [--json] [--report FILE]
+ * catalog-emulator clock|fault|events|logs|report …   (a running server's controls: remote-commands.ts)
  * catalog-emulator help [COMMAND]
  *
  * DESIGN §7. Imports the public entry only.
@@ -18,6 +19,8 @@ import { createEmulator, DEFAULT_START, DemoGate, demos, openApiText, PERMISSION
 import { FixturesFileError, readFixturesFile } from './fixtures-file.js';
 import { openInBrowser } from './open-browser.js';
 import { commandUsage, COMMANDS } from './help.js';
+import { isRemoteCommand, runRemoteCommand } from './remote-run.js';
+import { REMOTE_OPTIONS, REMOTE_USAGE_LINES } from './remote-usage.js';
 import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
 import { parseDuration, parseSize } from './quantities.js';
 import { withEnvironment } from './serve-env.js';
@@ -39,6 +42,7 @@ Usage:
                                        run the spec tests against a deployment of the service,
                                        then print per statement of the specification whether
                                        its tests passed, failed or were skipped (and why)
+${REMOTE_USAGE_LINES}
   catalog-emulator help [COMMAND]      this text, or one command's part of it (also --help)
   catalog-emulator --version
 
@@ -116,7 +120,8 @@ inbox, a company of their own) are skipped, each saying why.
 Exit codes of conformance: 0 a test passed and none failed, 1 a test failed, 2 bad usage, the
 deployment could not be reached (refused, reset, closed, not HTTP, TLS, DNS, time-out), the deadline
 passed, or no test passed (all skipped): a run that reached nothing never exits 0.
-`;
+
+${REMOTE_OPTIONS}`;
 
 /** Exit code of a server that could not bind its port (busy, or not permitted): a script may try another. */
 const EXIT_NO_PORT = 3;
@@ -151,6 +156,8 @@ function printHelp(args: string[]): void {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // The commands for a running server read their own flags.
+  if (isRemoteCommand(argv[0])) return runRemoteCommand(argv[0], argv.slice(1), commandUsage(USAGE, argv[0])!);
   let parsed;
   try {
     parsed = parseArgs({
