@@ -73,6 +73,31 @@ describe('a fault with a probability', () => {
     expect(faulty.ids).toEqual(clean.ids);
   });
 
+  it('on webhook deliveries too: the same seed refuses the same attempts', async () => {
+    const attempts = async (seed: number) => {
+      const emu = createEmulator({ seed, companies: [{}] });
+      closing.push(emu);
+      const [company] = emu.companies.initial();
+      const put = await emu.fetch('/v1/webhook', {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${company!.token}`, 'content-type': 'application/json', 'idempotency-key': 'probability-hook-01', 'if-none-match': '*' },
+        body: JSON.stringify({ url: 'https://hooks.acme.example/in' }),
+      });
+      expect(put.status).toBe(201);
+      emu.faults.add({ target: 'delivery', effect: { refuse: true }, times: null, probability: 0.5 });
+      const events = Array.from({ length: 30 }, () => emu.webhooks.raise(company!.companyId, { tipo: 'webhook.teste' } as never).eventId);
+      await emu.clock.advance('1s');
+      // Each event's first attempt: delivered, or refused by the fault (its retry is due later).
+      const delivered = new Set(emu.inbox.list().map((d) => d.eventId));
+      return events.map((id) => (delivered.has(id) ? '0' : '1')).join('');
+    };
+    const first = await attempts(41);
+    expect(await attempts(41)).toBe(first);
+    expect(await attempts(42)).not.toBe(first);
+    expect(first).toMatch(/1/);
+    expect(first).toMatch(/0/);
+  });
+
   it('probability 1 fails every matching request, as a fault without one does', async () => {
     expect((await run(41, 'in-process', { probability: 1, times: 5 })).fired).toBe(`${'1'.repeat(5)}${'0'.repeat(195)}`);
   });
