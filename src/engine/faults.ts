@@ -250,6 +250,8 @@ interface Fault {
   readonly pattern: Glob | undefined;
   /** 1 when the fault gave none: it fires at every match, drawing nothing. */
   readonly probability: number;
+  /** An api fault whose effect the sender of the answer carries out (see damagesAnswers). */
+  readonly damages: boolean;
   times: number | null;
   hits: number;
 }
@@ -257,6 +259,8 @@ interface Fault {
 export class FaultRegistry implements DeliveryFaults {
   private readonly faults: Fault[] = [];
   private counter = 0;
+  /** How many of the faults armed damage the answer on its way (see damagesAnswers). */
+  private damaging = 0;
   /** The draws of probabilistic faults: seeded by the emulator's seed, apart from the sources of the service's ids. */
   private random: RandomSource;
 
@@ -277,7 +281,9 @@ export class FaultRegistry implements DeliveryFaults {
     }
     const id = `flt_${++this.counter}`;
     const pattern = spec.target === 'api' ? spec.match.path : spec.target === 'delivery' ? spec.match.url : undefined;
-    this.faults.push({ id, spec, pattern: pattern === undefined ? undefined : new Glob(pattern), probability: spec.probability ?? 1, times: spec.times, hits: 0 });
+    const damages = spec.target === 'api' && damagesConnection(apiEffectName(spec.effect));
+    if (damages) this.damaging++;
+    this.faults.push({ id, spec, pattern: pattern === undefined ? undefined : new Glob(pattern), probability: spec.probability ?? 1, damages, times: spec.times, hits: 0 });
     return { id };
   }
 
@@ -288,12 +294,18 @@ export class FaultRegistry implements DeliveryFaults {
   remove(id: string): boolean {
     const index = this.faults.findIndex((f) => f.id === id);
     if (index < 0) return false;
-    this.faults.splice(index, 1);
+    this.drop(index);
     return true;
   }
 
   clear(): void {
     this.faults.length = 0;
+    this.damaging = 0;
+  }
+
+  private drop(index: number): void {
+    if (this.faults[index]!.damages) this.damaging--;
+    this.faults.splice(index, 1);
   }
 
   /** No fault, and the draws of probabilistic faults from their start again (the emulator's reset). */
@@ -325,8 +337,7 @@ export class FaultRegistry implements DeliveryFaults {
    * that request.
    */
   get damagesAnswers(): boolean {
-    if (this.faults.length === 0) return false;
-    return this.faults.some((f) => f.spec.target === 'api' && damagesConnection(apiEffectName(f.spec.effect)));
+    return this.damaging > 0;
   }
 
   takeDelivery(request: DeliveryFaultMatch): { id: string; effect: DeliveryFaultEffect } | undefined {
@@ -365,7 +376,7 @@ export class FaultRegistry implements DeliveryFaults {
       if (fault.probability < 1 && this.random.next() >= fault.probability * 0x1_0000_0000) continue;
       if (fire && !fire(fault)) return undefined;
       fault.hits++;
-      if (fault.times !== null && --fault.times === 0) faults.splice(index, 1);
+      if (fault.times !== null && --fault.times === 0) this.drop(index);
       return fault;
     }
     return undefined;
