@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { COMMANDS } from './help.js';
+import type { RemoteCommand } from './remote-commands.js';
 import { alternatives, closest } from './suggest.js';
 
 /** Every option of every command, as parseArgs reads them. */
@@ -48,7 +49,8 @@ export const OPTIONS = {
 } as const;
 
 type Option = keyof typeof OPTIONS;
-type Command = (typeof COMMANDS)[number];
+/** The commands whose options this table holds: those for a running server read their own (remote-commands.ts). */
+type Command = Exclude<(typeof COMMANDS)[number], RemoteCommand>;
 
 /** The options of conformance alone (its --json is serve's too). */
 export const CONFORMANCE_OPTIONS = ['base-url', 'token', 'token-for', 'other-token', 'timeout-ms', 'request-timeout-ms', 'max-body', 'deadline', 'files', 'report'] as const satisfies readonly Option[];

@@ -11,6 +11,7 @@
  *                              [--deadline DURATION] [--json] [--report FILE]
  * catalog-emulator check-receiver --url URL --secret S [--previous-secret S] [--cnpj-root ROOT]
  *                                 [--request-timeout-ms N] [--deadline DURATION] [--json]
+ * catalog-emulator clock|fault|events|logs|report …   (a running server's controls: remote-commands.ts)
  * catalog-emulator help [COMMAND]
  *
  * DESIGN §7. Imports the public entry only.
@@ -21,6 +22,8 @@ import { openInBrowser } from './open-browser.js';
 import { runCheckReceiver } from './check-receiver.js';
 import { COMMAND_OPTIONS, CONFORMANCE_OPTIONS, foreignOption, parseCommandLine, unknownCommand } from './arguments.js';
 import { commandUsage, COMMANDS } from './help.js';
+import { isRemoteCommand, runRemoteCommand } from './remote-run.js';
+import { REMOTE_OPTIONS, REMOTE_USAGE_LINES } from './remote-usage.js';
 import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
 import { parseDuration, parseSize } from './quantities.js';
 import { withEnvironment } from './serve-env.js';
@@ -48,6 +51,7 @@ Usage:
                                        send your webhook receiver signed deliveries it must
                                        accept or refuse (forged, altered, stale, replayed...)
                                        and judge each answer
+${REMOTE_USAGE_LINES}
   catalog-emulator help [COMMAND]      this text, or one command's part of it (also --help)
   catalog-emulator --version
 
@@ -144,7 +148,8 @@ Options of check-receiver:
 The timestamps come from this machine's clock, which the receiver compares them with.
 Exit codes of check-receiver: 0 every case passed, 1 a case failed, 2 bad usage, or a receiver that
 answered none of the cases (each refused, unreachable, reset or timed out).
-`;
+
+${REMOTE_OPTIONS}`;
 
 /** Exit code of a server that could not bind its port (busy, or not permitted): a script may try another. */
 const EXIT_NO_PORT = 3;
@@ -185,6 +190,8 @@ function printHelp(args: string[]): void {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // The commands for a running server read their own flags.
+  if (isRemoteCommand(argv[0])) return runRemoteCommand(argv[0], argv.slice(1), commandUsage(USAGE, argv[0])!);
   const parsed = parseCommandLine(argv);
   if (typeof parsed === 'string') fail(parsed);
   const { values, positionals } = parsed;

@@ -155,7 +155,7 @@ describe('catalog-emulator serve', { timeout: TEST_TIMEOUT_MS }, () => {
     [['--start', '1969-12-31T23:59:59Z'], '--start must be an instant from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in whole milliseconds; got 1969-12-31T23:59:59Z'],
     [['--start', '+010000-01-01T00:00:00Z'], '--start must be an instant from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in whole milliseconds; got +010000-01-01T00:00:00Z'],
     [['--bogus'], 'unknown option --bogus'],
-    [['frobnicate'], 'unknown command "frobnicate" (commands: serve, demo, openapi, conformance, check-receiver, help)'],
+    [['frobnicate'], 'unknown command "frobnicate" (commands: serve, demo, openapi, conformance, check-receiver, clock, fault, events, logs, report, help)'],
     [['serve', 'extra'], 'unexpected argument "extra"'],
     [['--control-token', ''], 'the control token (--control-token) must be a non-empty string of visible ASCII characters without spaces'],
     [['--control-token', 'two words'], 'the control token (--control-token) must be a non-empty string'],

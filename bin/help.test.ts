@@ -12,6 +12,8 @@ Usage:
                                        (or the controls')
   catalog-emulator conformance --base-url URL
                                        test a deployment
+  catalog-emulator clock [advance D]   the clock
+  catalog-emulator logs tail           the log
   catalog-emulator help [COMMAND]      this text
 
 Options of serve:
@@ -21,6 +23,13 @@ Exit codes: 0, 1.
 
 Options of conformance:
   --token T           the token
+
+Options of clock:
+  advance D           move it
+
+Options of clock and logs (for a server):
+  --url URL           the server
+Exit codes of these: 0.
 `;
 
 describe('commandUsage', () => {
@@ -32,6 +41,13 @@ describe('commandUsage', () => {
 
   it('gives a command its own options section, up to the next one', () => {
     expect(commandUsage(USAGE, 'conformance')).toBe('Usage:\n  catalog-emulator conformance --base-url URL\n                                       test a deployment\n\nOptions of conformance:\n  --token T           the token\n');
+  });
+
+  it('gives a command every section whose heading names it, a shared one included', () => {
+    expect(commandUsage(USAGE, 'clock')).toBe(
+      'Usage:\n  catalog-emulator clock [advance D]   the clock\n\nOptions of clock:\n  advance D           move it\n\nOptions of clock and logs (for a server):\n  --url URL           the server\nExit codes of these: 0.\n',
+    );
+    expect(commandUsage(USAGE, 'logs')).toBe('Usage:\n  catalog-emulator logs tail           the log\n\nOptions of clock and logs (for a server):\n  --url URL           the server\nExit codes of these: 0.\n');
   });
 
   it('knows no other command', () => {

@@ -4,12 +4,19 @@
  */
 
 /** The commands `help` knows. */
-export const COMMANDS = ['serve', 'demo', 'openapi', 'conformance', 'check-receiver', 'help'] as const;
+export const COMMANDS = ['serve', 'demo', 'openapi', 'conformance', 'check-receiver', 'clock', 'fault', 'events', 'logs', 'report', 'help'] as const;
+
+/** The commands an "Options of …:" heading names: "Options of clock, fault and logs (…):" names three. */
+const namedBy = (heading: string): string[] =>
+  heading
+    .slice('Options of '.length, heading.lastIndexOf(':'))
+    .replace(/\s*\(.*\)$/, '')
+    .split(/, | and /);
 
 /**
- * The part of `usage` about `command`: its line of the Usage block with the lines indented under it, and its
- * options when it has some (from "Options of COMMAND:" to the next "Options of" heading or the end). Undefined for
- * a command `usage` does not have.
+ * The part of `usage` about `command`: its line of the Usage block with the lines indented under it, and each
+ * options section whose heading names it (from "Options of COMMAND:", or "Options of A, COMMAND and B (…):", to the
+ * next "Options of" heading or the end). Undefined for a command `usage` does not have.
  */
 export function commandUsage(usage: string, command: string): string | undefined {
   if (!(COMMANDS as readonly string[]).includes(command)) return undefined;
@@ -21,9 +28,10 @@ export function commandUsage(usage: string, command: string): string | undefined
   let end = at + 1;
   while (end < lines.length && /^ {20,}\S/.test(lines[end]!)) end++;
   const own = `Usage:\n${lines.slice(at, end).join('\n')}\n`;
-  const options = lines.indexOf(`Options of ${command}:`);
-  if (options < 0) return own;
-  const next = lines.findIndex((line, i) => i > options && line.startsWith('Options of '));
-  const section = lines.slice(options, next < 0 ? undefined : next).join('\n').replace(/\n+$/, '');
-  return `${own}\n${section}\n`;
+  const sections = lines.flatMap((line, options) => {
+    if (!line.startsWith('Options of ') || !namedBy(line).includes(command)) return [];
+    const next = lines.findIndex((other, i) => i > options && other.startsWith('Options of '));
+    return [lines.slice(options, next < 0 ? undefined : next).join('\n').replace(/\n+$/, '')];
+  });
+  return sections.reduce((text, section) => `${text}\n${section}\n`, own);
 }

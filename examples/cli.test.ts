@@ -109,6 +109,28 @@ test(
 );
 
 test(
+  'remote-cli.sh: the clock shown and moved, faults added, listed and removed, a test event raised and delivered, from the command line',
+  async () => {
+    const server = await serve(['--clock', 'manual']);
+    const destination = await fetch(`${server.url}/v1/webhook`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'idempotency-key': 'remote-cli-example-01', 'if-none-match': '*' },
+      body: JSON.stringify({ url: 'https://hooks.acme.example/in' }),
+    });
+    expect(destination.status).toBe(201);
+    const { code, stdout, stderr } = await run('bash', ['examples/remote-cli.sh'], { URL: server.url, COMPANY: server.companyId });
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    // What the README shows, the event's and the company's ids aside.
+    const eventId = /event ([0-9a-f-]{36}) for/.exec(stdout)?.[1];
+    expect(stdout.replace(` event ${eventId} `, ' event <event id> ').replace(`company ${server.companyId}:`, 'company <company id>:')).toBe(readFileSync(join(ROOT, 'examples/remote-cli-output.txt'), 'utf8'));
+    const inbox = (await (await fetch(`${server.url}/_emulator/inbox`)).json()) as { items: { eventId: string }[] };
+    expect(inbox.items.map((i) => i.eventId)).toEqual([eventId]);
+  },
+  // Ten npx runs, some 3 s each on a busy machine.
+  3 * TIMEOUT_MS,
+);
+
+test(
   'shared-server.sh: a company on its own clock, its API, its fault, its day, its reset and its removal',
   async () => {
     const server = await serve(['--clock', 'manual']);

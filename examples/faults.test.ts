@@ -36,6 +36,7 @@ test('a fault that is not one, or could never fire, is refused with the sentence
     { target: 'api', effect: { status: 700 } },
     { target: 'job', match: { kind: 'limpeza' }, effect: { fail: true } },
     { target: 'api', match: { method: 'POST', path: '/v1/catalogos' }, effect: { concurrentEdit: true } },
+    { target: 'delivery', effect: { refuse: true }, probability: 0 },
   ] as unknown as FaultInput[]; // deliberately wrong input, as a caller from JavaScript or JSON could send it
   const messages = refused.map((fault) => {
     try {

@@ -112,7 +112,7 @@ describe('concurrentEdit: when it fires and when it is refused', () => {
 
 describe('fault input errors: one sentence naming the field and what it accepts', () => {
   it.each([
-    [{ target: 'api', effect: { status: 700 } }, 'body.effect', 'effect of an api fault must be one of {"status": 400–599, "retryAfter"?: 0–86400}, {"loseResponse": true}, {"concurrentEdit": true} or {"delayMs": 0–86400000}; got {"status":700}.'],
+    [{ target: 'api', effect: { status: 700 } }, 'body.effect', 'effect of an api fault must be one of {"status": 400–599, "retryAfter"?: 0–86400}, {"loseResponse": true}, {"concurrentEdit": true}, {"delayMs": 0–86400000}, {"malformedJson": true}, {"reset": true}, {"truncate": true} or {"trickleMs": 1–60000}; got {"status":700}.'],
     [{ target: 'api', match: { method: 'FETCH' }, effect: { status: 503 } }, 'body.match.method', 'match.method must be one of GET, POST, PATCH, PUT, DELETE (any case); got "FETCH".'],
     [{ target: 'job', match: { kind: 'limpeza' }, effect: { fail: true } }, 'body.match.kind', 'match.kind must be one of retencao_eventos, vigilancia, analise, revisao_cnpj, ingestao; got "limpeza".'],
     [{ target: 'delivery', effect: { explode: true } }, 'body.effect', 'effect of a delivery fault must be one of {"status": 100–599}, {"redirect": true or "<absolute URL>"}, {"timeout": true}, {"refuse": true}, {"reset": true}, {"latencyMs": 0–86400000}, {"duplicate": true} or {"tamper": "signature", "body" or "timestamp"}; got {"explode":true}.'],

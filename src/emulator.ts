@@ -16,6 +16,7 @@ import type { ControlSettings, EmulatorOptions } from './engine/config.js';
 import { Engine } from './engine/engine.js';
 import { EngineRuntimes, type Runtimes } from './engine/runtimes.js';
 import { buildApiApp } from './http/app.js';
+import { inProcess } from './http/damage.js';
 import { applyFixtures, readFixtures } from './http/fixtures.js';
 import type { BodySource } from './http/runtime.js';
 import { serve, type ListenOptions, type RunningServer } from './http/server.js';
@@ -72,8 +73,11 @@ export class Emulator extends Controls implements AsyncDisposable {
   /** Fetch against the emulated service, in process. Relative URLs are resolved against the emulator. */
   fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = input instanceof Request ? (init ? new Request(input, init) : input) : new Request(new URL(String(input), BASE_URL), init);
+    // Asked first: the fault that damages an answer is taken within app().fetch (see damagesAnswers).
+    const damaging = this.engine.faults.damagesAnswers;
     const answer = Promise.resolve(app().fetch(request, this.#env));
-    return this.engine.listeningToChanges ? this.#once(answer) : answer;
+    const told = this.engine.listeningToChanges ? this.#once(answer) : answer;
+    return damaging ? told.then(inProcess) : told;
   };
 
   /** An answer that leaves only once its changes are told (emu.changes), and what the listeners do with them done. */
@@ -100,10 +104,15 @@ export class Emulator extends Controls implements AsyncDisposable {
     const { runtimes, controls, control } = this.#env;
     if (options.controls !== undefined && typeof options.controls !== 'boolean') throw new TypeError(`controls must be true or false (got ${JSON.stringify(options.controls)})`);
     const served = options.controls === false ? apiApp() : app();
-    const server = await serve((request, body, target) => {
-      const answer = served.fetch(request, { runtimes, controls, control, body, target });
-      return this.engine.listeningToChanges ? this.#once(Promise.resolve(answer)) : answer;
-    }, options);
+    const faults = this.engine.faults;
+    const server = await serve(
+      (request, body, target) => {
+        const answer = served.fetch(request, { runtimes, controls, control, body, target });
+        return this.engine.listeningToChanges ? this.#once(Promise.resolve(answer)) : answer;
+      },
+      options,
+      () => faults.damagesAnswers,
+    );
     const servers = (this.#servers ??= new Set());
     const running: RunningServer = {
       ...server,

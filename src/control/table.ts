@@ -8,7 +8,7 @@
 import * as z from 'zod';
 import type { FaultInput } from '../engine/faults.js';
 import type { EventData } from '../core/webhooks/events.js';
-import { assetAnswer, demoAnswer, itemAnswer, nextDemoAnswer, pageAnswer, streamAnswer, timelineAnswer } from '../inspector/server/routes.js';
+import { activityAnswer, assetAnswer, demoAnswer, itemAnswer, nextDemoAnswer, pageAnswer, streamAnswer, timelineAnswer } from '../inspector/server/routes.js';
 import type { ClockControls, Controls } from './api.js';
 import { ControlError } from './control-error.js';
 import { docsAsset, docsPage } from './docs.js';
@@ -43,7 +43,8 @@ function faultWords(id: string, emu: Controls): Notes {
   if (fault === undefined) return { detail: `fault ${id}`, faultId: id };
   const pairs = (object: object) => Object.entries(object).map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`).join(' ');
   const times = fault.times === null ? 'until removed' : fault.times === 1 ? 'once' : `${fault.times} times`;
-  return { detail: `fault ${id}: ${fault.target} ${pairs(fault.match) || 'any'} → ${pairs(fault.effect)}, ${times}`, faultId: id, companyId: fault.match.companyId ?? null };
+  const chance = fault.probability === undefined ? '' : `, probability ${fault.probability}`;
+  return { detail: `fault ${id}: ${fault.target} ${pairs(fault.match) || 'any'} → ${pairs(fault.effect)}, ${times}${chance}`, faultId: id, companyId: fault.match.companyId ?? null };
 }
 
 /** The three controls of a clock: the shared one under /clock, a company's own under /companies/:companyId/clock. */
@@ -549,6 +550,27 @@ export const CONTROLS = [
       emu.journal.clear(query);
       return { items: [] };
     },
+  }),
+  control({
+    method: 'GET',
+    path: '/activity/stream',
+    id: 'streamActivity',
+    summary: "The emulator's activity live, as server-sent events: each API request, control call, webhook delivery attempt and job step, as the CLI's JSON log writes it",
+    tag: 'Journal',
+    scope: 'emulator',
+    query: [
+      { name: 'companyId', description: "Only this company's entries (a call of the whole emulator, such as a reset or the shared clock's advance, names none)." },
+      { name: 'kinds', description: 'Only entries of these kinds, comma-separated: request, control, delivery, job (default: all four).' },
+    ],
+    success: {
+      200: {
+        description:
+          'text/event-stream: an `open` frame (the filters), then an `activity` frame per entry (data: the entry), a comment every 15 s, and an `end` frame before the server ends it: `{"reason": "closed"}` when the emulator closes, `{"reason": "behind"}` when the reader fell 1 MiB behind (what it had not read is dropped). The call that opened it is not in it.',
+        body: { mediaType: 'text/event-stream' },
+      },
+    },
+    errors: { 404: NO_COMPANY, 422: 'valor_invalido: a kind that is none of the four, an unknown parameter, or one given twice (caminho names it).' },
+    run: ({ activity, query, request }) => activityAnswer(activity, query, request),
   }),
   // One company's faults, inbox and journal (emu.companies.scope(id)): the views above kept to that company.
   control({

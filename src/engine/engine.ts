@@ -29,7 +29,7 @@ type WorldEnd = 'reset' | 'restored' | 'closed';
 
 export class Engine implements ObservedEmulator {
   readonly config: Config;
-  readonly faults = new FaultRegistry();
+  readonly faults: FaultRegistry;
   readonly journal = new Journal((companyId) => this.worldOf(companyId).state.companies.has(companyId));
   /**
    * What the emulator does, for whoever listens (emu.activity): it outlives resets and restores. An observer made
@@ -58,6 +58,7 @@ export class Engine implements ObservedEmulator {
   /** Throws a TypeError or RangeError naming the first bad option. */
   constructor(options: EmulatorOptions, seeder?: Seeder) {
     this.config = readConfig(options);
+    this.faults = new FaultRegistry(this.config.seed);
     this.seeder = seeder;
     this.addConfiguredRoutes();
     const { delivery } = this.config.core;
@@ -168,7 +169,7 @@ export class Engine implements ObservedEmulator {
 
   /** Back to a fresh world from the seed, with only the configured routes, and no faults, journal or inbox. */
   reset(): void {
-    this.faults.clear();
+    this.faults.reset();
     this.routes.clear();
     this.addConfiguredRoutes();
     this.journal.clear();

@@ -33,6 +33,12 @@ describe('FaultRegistry.add validation', () => {
     ['an unknown effect', { target: 'api', effect: { explode: true } }],
     ['a negative delayMs', { target: 'api', effect: { delayMs: -1 } }],
     ['a delayMs over a day', { target: 'api', effect: { delayMs: 86_400_001 } }],
+    ['reset: false', { target: 'api', effect: { reset: false } }],
+    ['truncate with a length', { target: 'api', effect: { truncate: 10 } }],
+    ['malformedJson: "yes"', { target: 'api', effect: { malformedJson: 'yes' } }],
+    ['trickleMs 0', { target: 'api', effect: { trickleMs: 0 } }],
+    ['trickleMs over a minute', { target: 'api', effect: { trickleMs: 60_001 } }],
+    ['a trickle with another effect', { target: 'api', effect: { trickleMs: 100, reset: true } }],
     ['an unknown method', { target: 'api', match: { method: 'OPTIONS' }, effect: unavailable }],
     ['a path without a leading slash', { target: 'api', match: { path: 'v1/produtos' }, effect: unavailable }],
     ['an unknown match field', { target: 'api', match: { url: '/v1' }, effect: unavailable }],
@@ -67,14 +73,18 @@ describe('FaultRegistry.add validation', () => {
     [
       { target: 'api', effect: { status: 700 } },
       'effect',
-      'effect of an api fault must be one of {"status": 400–599, "retryAfter"?: 0–86400}, {"loseResponse": true}, {"concurrentEdit": true} or {"delayMs": 0–86400000}; got {"status":700}.',
+      'effect of an api fault must be one of {"status": 400–599, "retryAfter"?: 0–86400}, {"loseResponse": true}, {"concurrentEdit": true}, {"delayMs": 0–86400000}, {"malformedJson": true}, {"reset": true}, {"truncate": true} or {"trickleMs": 1–60000}; got {"status":700}.',
     ],
     [{ target: 'api', match: { method: 'FETCH' }, effect: unavailable }, 'match.method', 'match.method must be one of GET, POST, PATCH, PUT, DELETE (any case); got "FETCH".'],
     [{ target: 'api', match: { url: '/v1' }, effect: unavailable }, 'match.url', "match.url is not a field of an api fault's match (fields: method, path, companyId)."],
     [{ target: 'job', match: { kind: 'limpeza' }, effect: { fail: true } }, 'match.kind', 'match.kind must be one of retencao_eventos, vigilancia, analise, revisao_cnpj, ingestao; got "limpeza".'],
     [{ target: 'api', effect: unavailable, times: 0 }, 'times', 'times must be a positive integer, or null to keep the fault until it is removed; got 0.'],
-    [{ target: 'api', effect: unavailable, when: 'now' }, 'when', '"when" is not a field of a fault (fields: target, match, effect, times).'],
-    ['boom', '', 'a fault is a JSON object {"target", "match"?, "effect", "times"?}; got "boom".'],
+    [{ target: 'api', effect: unavailable, when: 'now' }, 'when', '"when" is not a field of a fault (fields: target, match, effect, times, probability).'],
+    ['boom', '', 'a fault is a JSON object {"target", "match"?, "effect", "times"?, "probability"?}; got "boom".'],
+    [{ target: 'api', effect: unavailable, probability: 0 }, 'probability', 'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire); got 0.'],
+    [{ target: 'delivery', effect: { refuse: true }, probability: 1.5 }, 'probability', 'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire); got 1.5.'],
+    [{ target: 'job', effect: { fail: true }, probability: '0.5' }, 'probability', 'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire); got "0.5".'],
+    [{ target: 'api', effect: unavailable, probability: -0.25 }, 'probability', 'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire); got -0.25.'],
     [
       { target: 'api', match: { path: '/v1/catalogos/ingestoes/*/aplicacao' }, effect: { concurrentEdit: true } },
       'effect',
@@ -117,6 +127,9 @@ describe('FaultRegistry.add validation', () => {
     expect(registry.add({ target: 'api', effect: { loseResponse: true } })).toEqual({ id: 'flt_2' });
     expect(registry.add({ target: 'api', effect: { concurrentEdit: true } })).toEqual({ id: 'flt_3' });
     expect(registry.add({ target: 'api', effect: { delayMs: 1500 }, times: null })).toEqual({ id: 'flt_4' });
+    for (const effect of [{ malformedJson: true }, { reset: true }, { truncate: true }, { trickleMs: 1 }, { trickleMs: 60_000 }] as const) registry.add({ target: 'api', effect });
+    expect(registry.list().slice(4).map((f) => f.effect)).toEqual([{ malformedJson: true }, { reset: true }, { truncate: true }, { trickleMs: 1 }, { trickleMs: 60_000 }]);
+    for (const id of ['flt_5', 'flt_6', 'flt_7', 'flt_8', 'flt_9']) registry.remove(id);
     expect(registry.list()).toEqual([
       { id: 'flt_1', target: 'api', match: {}, effect: { status: 429, retryAfter: 30 }, times: 1, hits: 0 },
       { id: 'flt_2', target: 'api', match: {}, effect: { loseResponse: true }, times: 1, hits: 0 },
@@ -324,5 +337,118 @@ describe('FaultRegistry matching and firing', () => {
     expect(registry.list()).toEqual([
       { id: 'flt_1', target: 'api', match: { method: 'PATCH', path: '/v1/produtos/*', companyId: 'c1' }, effect: { status: 503, retryAfter: 5 }, times: 3, hits: 1 },
     ]);
+  });
+});
+
+describe('FaultRegistry probability', () => {
+  /** Which of `count` matching requests a fault of `probability` (times null) fires on, in a registry of `seed`. */
+  const firings = (seed: number | string, probability: number, count = 200) => {
+    const registry = new FaultRegistry(seed);
+    registry.add({ target: 'api', match: { path: '/v1/empresa' }, effect: unavailable, times: null, probability });
+    return Array.from({ length: count }, () => (registry.takeApi(request({ path: '/v1/empresa' }), 'arrival') ? 1 : 0)).join('');
+  };
+
+  it('fires each matching occurrence with its probability, drawn from the seed: the same seed fires the same occurrences', () => {
+    const once = firings(7, 0.3);
+    expect(firings(7, 0.3)).toBe(once);
+    expect(firings(8, 0.3)).not.toBe(once);
+    expect(firings('7', 0.3)).not.toBe(once);
+    // About 30% of 200 (the exact count is the seed's: 7 gives this many every run).
+    const fired = [...once].filter((c) => c === '1').length;
+    expect(fired).toBeGreaterThan(40);
+    expect(fired).toBeLessThan(80);
+  });
+
+  it('probability 1, given or not, fires at every match and draws nothing', () => {
+    expect(firings(7, 1, 50)).toBe('1'.repeat(50));
+    // A fault of probability 1 between the draws of a probabilistic one moves none of them.
+    const registry = new FaultRegistry(7);
+    registry.add({ target: 'api', match: { path: '/v1/empresa' }, effect: unavailable, times: null, probability: 0.3 });
+    registry.add({ target: 'api', match: { path: '/v1/contexto' }, effect: unavailable, times: null, probability: 1 });
+    registry.add({ target: 'api', match: { path: '/v1/contexto' }, effect: unavailable, times: null });
+    const seen = Array.from({ length: 200 }, () => {
+      expect(registry.takeApi(request({ path: '/v1/contexto' }), 'arrival')).toBeDefined();
+      return registry.takeApi(request({ path: '/v1/empresa' }), 'arrival') ? 1 : 0;
+    }).join('');
+    expect(seen).toBe(firings(7, 0.3));
+  });
+
+  it('counts firings, not matches, in `times` and `hits`', () => {
+    const registry = new FaultRegistry(3);
+    registry.add({ target: 'api', effect: unavailable, times: 3, probability: 0.5 });
+    let matches = 0;
+    let fired = 0;
+    while (registry.list().length > 0) {
+      matches++;
+      if (registry.takeApi(request(), 'arrival')) fired++;
+      if (fired === 1) expect(registry.list()[0]).toMatchObject({ times: 2, hits: 1, probability: 0.5 });
+      expect(matches).toBeLessThan(100);
+    }
+    expect(fired).toBe(3);
+    expect(matches).toBeGreaterThan(3);
+  });
+
+  it('leaves an occurrence its draw passed over to the next matching fault', () => {
+    const registry = new FaultRegistry(11);
+    const rare = registry.add({ target: 'api', effect: unavailable, times: null, probability: 0.2 }).id;
+    const always = registry.add({ target: 'api', effect: { loseResponse: true }, times: null }).id;
+    const ids = Array.from({ length: 100 }, () => registry.takeApi(request(), 'arrival')?.id);
+    expect(new Set(ids)).toEqual(new Set([rare, always]));
+    const [first, second] = registry.list();
+    expect(first!.hits + second!.hits).toBe(100);
+  });
+
+  it('draws for delivery and job faults as well, from the same stream', () => {
+    const registry = new FaultRegistry(5);
+    registry.add({ target: 'delivery', effect: { refuse: true }, times: null, probability: 0.5 });
+    registry.add({ target: 'job', match: { kind: 'analise' }, effect: { fail: true }, times: null, probability: 0.5 });
+    const delivery = { url: 'https://hooks.example/x', eventType: 'webhook.teste', companyId: 'c1' } as const;
+    const job = { kind: 'analise', companyId: 'c1' } as const;
+    const seen = Array.from({ length: 100 }, () => `${registry.takeDelivery(delivery) ? 1 : 0}${registry.takeJob(job) ? 1 : 0}`).join('');
+    expect(seen).toMatch(/^[01]+$/);
+    expect(seen).toContain('1');
+    expect(seen).toContain('0');
+    // A job fault that may fire keeps the runs of its job from being coalesced, as one that always fires does.
+    expect(registry.armsJob(job)).toBe(true);
+  });
+
+  it('reset() removes every fault and draws from the start again; clear() keeps the stream where it is', () => {
+    const registry = new FaultRegistry(7);
+    const run = () => {
+      registry.add({ target: 'api', match: { path: '/v1/empresa' }, effect: unavailable, times: null, probability: 0.3 });
+      return Array.from({ length: 200 }, () => (registry.takeApi(request({ path: '/v1/empresa' }), 'arrival') ? 1 : 0)).join('');
+    };
+    const first = run();
+    expect(first).toBe(firings(7, 0.3));
+    registry.clear();
+    expect(run()).not.toBe(first);
+    registry.reset();
+    expect(registry.list()).toEqual([]);
+    expect(run()).toBe(first);
+  });
+});
+
+describe('FaultRegistry.damagesAnswers', () => {
+  it("says whether an api fault the answer's sender carries out (reset, truncate, trickleMs) is armed", () => {
+    const registry = new FaultRegistry();
+    expect(registry.damagesAnswers).toBe(false);
+    registry.add({ target: 'api', effect: { malformedJson: true } });
+    registry.add({ target: 'api', effect: { loseResponse: true } });
+    registry.add({ target: 'delivery', effect: { reset: true } });
+    expect(registry.damagesAnswers).toBe(false);
+    for (const effect of [{ reset: true }, { truncate: true }, { trickleMs: 100 }] as const) {
+      const { id } = registry.add({ target: 'api', match: { path: '/v1/empresa' }, effect });
+      expect(registry.damagesAnswers).toBe(true);
+      registry.remove(id);
+      expect(registry.damagesAnswers).toBe(false);
+    }
+    registry.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { reset: true } });
+    expect(registry.takeApi(request({ path: '/v1/contexto' }), 'arrival')?.effect).toEqual({ malformedJson: true });
+    expect(registry.damagesAnswers).toBe(true);
+    registry.clear();
+    registry.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { reset: true } });
+    // Spent: no longer armed.
+    expect(registry.takeApi(request({ path: '/v1/empresa' }), 'arrival')?.effect).toEqual({ reset: true });
+    expect(registry.damagesAnswers).toBe(false);
   });
 });

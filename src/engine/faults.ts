@@ -1,7 +1,9 @@
 /**
- * Injected faults (DESIGN §6): the one schema of a fault, the types every layer names a fault's parts by (all
- * inferred from that schema), and the registry that arms and fires them. Each fault fires `times` times (default
- * 1; null = until removed); the first matching fault fires.
+ * Injected faults: the one schema of a fault, the types every layer names a fault's parts by (all inferred from
+ * that schema), and the registry that arms and fires them. Each fault fires `times` times (default 1; null = until
+ * removed); the first matching fault that fires, fires. With a `probability` below 1 a matching occurrence fires
+ * only if a draw from the registry's own seeded random source says so (a stream of its own: the ids the service
+ * draws never move), so the same seed and the same calls fire the same faults; `times` counts firings.
  *
  * - `api`: matches method (any case), path (a glob: `*` is any run of characters but `/`, `**` any run at all)
  *   and company. Each effect is taken at a moment of the request (API_EFFECTS: on `arrival`, or at `evaluation`
@@ -19,6 +21,7 @@
 import * as z from 'zod';
 import { concurrentEditImpossible } from '../core/concurrent-edit.js';
 import { JOB_KINDS } from '../core/jobs.js';
+import { createRandom, seedRandom, type RandomSource } from '../core/random.js';
 import { DAY } from '../core/time.js';
 import { IF_MATCH_OPERATIONS, type IfMatchOperation } from '../core/versioning.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
@@ -30,6 +33,8 @@ import { Glob } from './glob.js';
 export { JOB_KINDS, type JobKind } from '../core/jobs.js';
 
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
+/** The longest trickle: real time a test waits, and a server's close() cuts it anyway. */
+const MAX_TRICKLE_MS = 60_000;
 const MAX_GLOB = 2048;
 /** Faults armed at once; a spent fault (its `times` reached 0) leaves the list, so it no longer counts. */
 export const MAX_FAULTS = 1000;
@@ -49,7 +54,18 @@ const API_EFFECTS = {
   concurrentEdit: { moment: 'evaluation', accepts: '{"concurrentEdit": true}' },
   /** The request is held this long (virtual time) before it is validated. */
   delayMs: { moment: 'arrival', accepts: '{"delayMs": 0–86400000}' },
+  /** The request is processed; its answer's body, whatever the answer, is not valid JSON (status and type unchanged). */
+  malformedJson: { moment: 'arrival', accepts: '{"malformedJson": true}' },
+  /** The request is processed; its connection is reset before any of its answer is sent. */
+  reset: { moment: 'arrival', accepts: '{"reset": true}', damagesConnection: true },
+  /** The request is processed; its answer's headers and half its body are sent, then the connection closes. */
+  truncate: { moment: 'arrival', accepts: '{"truncate": true}', damagesConnection: true },
+  /** The request is processed; its answer's body is sent a piece at a time over this long (real time). */
+  trickleMs: { moment: 'arrival', accepts: `{"trickleMs": 1–${MAX_TRICKLE_MS}}`, damagesConnection: true },
 } as const;
+
+/** Whether the api effect `name` is carried out by whoever sends the answer (the socket, or emu.fetch): see damagesAnswers. */
+const damagesConnection = (name: ApiEffectName): boolean => 'damagesConnection' in API_EFFECTS[name];
 
 /**
  * The schema of a fault, built on its first use (a fault added, the controls' document): built when the module
@@ -61,6 +77,10 @@ function faultSchemas() {
     loseResponse: z.strictObject({ loseResponse: z.literal(true) }),
     concurrentEdit: z.strictObject({ concurrentEdit: z.literal(true) }),
     delayMs: z.strictObject({ delayMs: z.number().int().min(0).max(DAY) }),
+    malformedJson: z.strictObject({ malformedJson: z.literal(true) }),
+    reset: z.strictObject({ reset: z.literal(true) }),
+    truncate: z.strictObject({ truncate: z.literal(true) }),
+    trickleMs: z.strictObject({ trickleMs: z.number().int().min(1).max(MAX_TRICKLE_MS) }),
   } satisfies Record<keyof typeof API_EFFECTS, z.ZodType>;
 
   const apiEffect = z.union(Object.values(apiEffects));
@@ -94,6 +114,13 @@ function faultSchemas() {
   const companyId = z.string().min(1).max(64);
   const glob = z.string().min(1).max(MAX_GLOB);
   const times = z.number().int().min(1).nullable().default(1);
+  // 0 is refused: a fault that could never fire.
+  const probability = z
+    .number()
+    .gt(0)
+    .max(1)
+    .optional()
+    .meta({ description: "The chance that each matching occurrence fires (absent: 1, every one), drawn from the emulator's seed: the same seed and calls fire the same occurrences. times counts firings." });
   const method = z.string().transform((m) => m.toUpperCase()).pipe(z.enum(METHODS));
 
   const faults = {
@@ -102,18 +129,21 @@ function faultSchemas() {
       match: z.strictObject({ method: method.optional(), path: glob.startsWith('/').optional(), companyId: companyId.optional() }).default({}),
       effect: apiEffect,
       times,
+      probability,
     }),
     delivery: z.strictObject({
       target: z.literal('delivery'),
       match: z.strictObject({ url: glob.optional(), eventType: z.enum(EVENT_KINDS).optional(), companyId: companyId.optional() }).default({}),
       effect: deliveryEffect,
       times,
+      probability,
     }),
     job: z.strictObject({
       target: z.literal('job'),
       match: z.strictObject({ kind: z.enum(JOB_KINDS).optional(), companyId: companyId.optional() }).default({}),
       effect: jobEffect,
       times,
+      probability,
     }),
   };
 
@@ -138,9 +168,10 @@ const MATCH_FIELDS: Record<Target, string> = { api: 'method, path, companyId', d
 
 /** What each field accepts, as the refusal says it. */
 const ACCEPTS = {
-  fault: 'a fault is a JSON object {"target", "match"?, "effect", "times"?}',
+  fault: 'a fault is a JSON object {"target", "match"?, "effect", "times"?, "probability"?}',
   target: 'target must be "api", "delivery" or "job"',
   times: 'times must be a positive integer, or null to keep the fault until it is removed',
+  probability: 'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire)',
   companyId: 'match.companyId must be a company id (1 to 64 characters)',
   api: {
     article: 'an api fault',
@@ -217,6 +248,10 @@ interface Fault {
   readonly id: string;
   readonly spec: ParsedFault;
   readonly pattern: Glob | undefined;
+  /** 1 when the fault gave none: it fires at every match, drawing nothing. */
+  readonly probability: number;
+  /** An api fault whose effect the sender of the answer carries out (see damagesAnswers). */
+  readonly damages: boolean;
   times: number | null;
   hits: number;
 }
@@ -224,6 +259,18 @@ interface Fault {
 export class FaultRegistry implements DeliveryFaults {
   private readonly faults: Fault[] = [];
   private counter = 0;
+  /** How many of the faults armed damage the answer on its way (see damagesAnswers). */
+  private damaging = 0;
+  /** The draws of probabilistic faults: seeded by the emulator's seed, apart from the sources of the service's ids. */
+  private random: RandomSource;
+
+  constructor(private readonly seed: number | string = 1) {
+    this.random = FaultRegistry.source(seed);
+  }
+
+  private static source(seed: number | string): RandomSource {
+    return createRandom(seedRandom(`${typeof seed}:${String(seed)}:faults`));
+  }
 
   /** Throws a FaultInputError, registering nothing, when `input` is not a fault or could never fire. */
   add(input: unknown): { id: string } {
@@ -234,7 +281,9 @@ export class FaultRegistry implements DeliveryFaults {
     }
     const id = `flt_${++this.counter}`;
     const pattern = spec.target === 'api' ? spec.match.path : spec.target === 'delivery' ? spec.match.url : undefined;
-    this.faults.push({ id, spec, pattern: pattern === undefined ? undefined : new Glob(pattern), times: spec.times, hits: 0 });
+    const damages = spec.target === 'api' && damagesConnection(apiEffectName(spec.effect));
+    if (damages) this.damaging++;
+    this.faults.push({ id, spec, pattern: pattern === undefined ? undefined : new Glob(pattern), probability: spec.probability ?? 1, damages, times: spec.times, hits: 0 });
     return { id };
   }
 
@@ -245,12 +294,24 @@ export class FaultRegistry implements DeliveryFaults {
   remove(id: string): boolean {
     const index = this.faults.findIndex((f) => f.id === id);
     if (index < 0) return false;
-    this.faults.splice(index, 1);
+    this.drop(index);
     return true;
   }
 
   clear(): void {
     this.faults.length = 0;
+    this.damaging = 0;
+  }
+
+  private drop(index: number): void {
+    if (this.faults[index]!.damages) this.damaging--;
+    this.faults.splice(index, 1);
+  }
+
+  /** No fault, and the draws of probabilistic faults from their start again (the emulator's reset). */
+  reset(): void {
+    this.clear();
+    this.random = FaultRegistry.source(this.seed);
   }
 
   /**
@@ -267,6 +328,16 @@ export class FaultRegistry implements DeliveryFaults {
       fire && ((f) => fire(taken(f)!)),
     );
     return fault && taken(fault);
+  }
+
+  /**
+   * Whether an api fault whose effect the sender of the answer carries out (reset, truncate, trickleMs) is armed:
+   * asked before each request, so that the request path looks at its answer only then. Such a fault is taken on
+   * arrival, within the call that hands the request to the API, so a fault armed after the question never acts on
+   * that request.
+   */
+  get damagesAnswers(): boolean {
+    return this.damaging > 0;
   }
 
   takeDelivery(request: DeliveryFaultMatch): { id: string; effect: DeliveryFaultEffect } | undefined {
@@ -291,15 +362,24 @@ export class FaultRegistry implements DeliveryFaults {
     return this.faults.some((f) => matchesJob(f, request));
   }
 
+  /**
+   * The first fault that matches and fires: a probabilistic one draws, and one the draw passes over leaves the
+   * occurrence to the next matching fault. With `fire`, a fault that could not act does not fire (and no later one
+   * is tried).
+   */
   private take(test: (fault: Fault) => boolean, fire?: (fault: Fault) => boolean): Fault | undefined {
-    if (this.faults.length === 0) return undefined;
-    const index = this.faults.findIndex(test);
-    if (index < 0) return undefined;
-    const fault = this.faults[index]!;
-    if (fire && !fire(fault)) return undefined;
-    fault.hits++;
-    if (fault.times !== null && --fault.times === 0) this.faults.splice(index, 1);
-    return fault;
+    const { faults } = this;
+    for (let index = 0; index < faults.length; index++) {
+      const fault = faults[index]!;
+      if (!test(fault)) continue;
+      // next() is a uniform uint32: below p · 2^32 with probability p.
+      if (fault.probability < 1 && this.random.next() >= fault.probability * 0x1_0000_0000) continue;
+      if (fire && !fire(fault)) return undefined;
+      fault.hits++;
+      if (fault.times !== null && --fault.times === 0) this.drop(index);
+      return fault;
+    }
+    return undefined;
   }
 }
 
@@ -324,8 +404,8 @@ function matchesApi(fault: Fault, match: { method?: string; companyId?: string }
 function parseFault(input: unknown): ParsedFault {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new FaultInputError(`${ACCEPTS.fault}; got ${shown(input)}.`, '');
   const record = input as Record<string, unknown>;
-  const unknownField = Object.keys(record).find((k) => !['target', 'match', 'effect', 'times'].includes(k));
-  if (unknownField !== undefined) throw new FaultInputError(`"${unknownField}" is not a field of a fault (fields: target, match, effect, times).`, unknownField);
+  const unknownField = Object.keys(record).find((k) => !['target', 'match', 'effect', 'times', 'probability'].includes(k));
+  if (unknownField !== undefined) throw new FaultInputError(`"${unknownField}" is not a field of a fault (fields: target, match, effect, times, probability).`, unknownField);
   const target = record.target;
   if (typeof target !== 'string' || !(TARGETS as string[]).includes(target)) throw new FaultInputError(`${ACCEPTS.target}; ${got(record, ['target'])}.`, 'target');
   const parsed = schemasOf().faults[target as Target].safeParse(input);
@@ -346,6 +426,7 @@ function describe(target: Target, input: Record<string, unknown>, issue: z.core.
   }
   if (field === 'effect') return new FaultInputError(`${ACCEPTS[target].effect}; ${got(input, ['effect'])}.`, 'effect');
   if (field === 'times') return new FaultInputError(`${ACCEPTS.times}; ${got(input, ['times'])}.`, 'times');
+  if (field === 'probability') return new FaultInputError(`${ACCEPTS.probability}; ${got(input, ['probability'])}.`, 'probability');
   return new FaultInputError(`${ACCEPTS.fault}; ${issue.message}.`, String(field ?? ''));
 }
 

@@ -74,6 +74,13 @@ const ERRORS = new WeakMap<Response, ApiError>();
 /** The error `response` was built from by errorResponse; undefined for any other answer. */
 export const errorOf = (response: Response): ApiError | undefined => ERRORS.get(response);
 
+/** `response`, made in place of `original` (a fault rewrote its body), as the error answer `original` was, if it was one. */
+export function standingFor(response: Response, original: Response): Response {
+  const error = ERRORS.get(original);
+  if (error !== undefined) ERRORS.set(response, error);
+  return response;
+}
+
 /** A body that could not be read (runtime.ts BodyReadError): the client's 400, whoever was reading it. */
 export function unreadableBody(error: BodyReadError): ApiError {
   return apiError(400, 'corpo_ilegivel', `The request body could not be read to its end (${error.message}): send it whole, with a Content-Length that matches it or valid chunked encoding.`, 'body');

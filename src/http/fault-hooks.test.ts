@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredResponse } from '../core/idempotency.js';
 import { FaultRegistry, type ApiFault } from '../engine/faults.js';
-import { actAt, API_FAULT_ACTS } from './fault-hooks.js';
+import { damageOf } from './damage.js';
+import { actAt, actsAt, API_FAULT_ACTS } from './fault-hooks.js';
 
 const stored: StoredResponse = { status: 200, body: '{}', etag: '"e"', location: null, headers: null };
 
@@ -22,7 +23,13 @@ describe('the api fault acts', () => {
       delayMs: ['held'],
       concurrentEdit: ['evaluation'],
       loseResponse: ['answered'],
+      malformedJson: ['sent'],
+      reset: ['sent'],
+      truncate: ['sent'],
+      trickleMs: ['sent'],
     });
+    expect(actsAt(fired({ reset: true }), 'sent')).toBe(true);
+    expect(actsAt(fired({ loseResponse: true }), 'sent')).toBe(false);
   });
 
   it('act only at their own hook', () => {
@@ -44,5 +51,26 @@ describe('the api fault acts', () => {
       error: { status: 503, codigo: 'servico_indisponivel', mensagem: `Injected fault ${lost.id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`, headers: { 'x-emulator-fault': lost.id } },
     });
     expect(actAt(fired({ delayMs: 10 }), 'answered', { answer: stored })).toBeUndefined();
+  });
+
+  it('mark the answer as it leaves with the damage its sender does, and the fault that chose it', async () => {
+    const answer = () => new Response('{"id":"p1"}', { status: 200, headers: { 'content-type': 'application/json', etag: '"e"' } });
+    for (const [effect, damage] of [
+      [{ reset: true }, { kind: 'reset' }],
+      [{ truncate: true }, { kind: 'truncate' }],
+      [{ trickleMs: 250 }, { kind: 'trickle', ms: 250 }],
+    ] as const) {
+      const fault = fired(effect);
+      const sent = await actAt(fault, 'sent', { response: answer() })!;
+      expect(damageOf(sent)).toEqual(damage);
+      expect(Object.fromEntries(sent.headers)).toEqual({ 'content-type': 'application/json', etag: '"e"', 'x-emulator-fault': fault.id });
+      expect(await sent.text()).toBe('{"id":"p1"}');
+    }
+    const malformed = fired({ malformedJson: true });
+    const sent = await actAt(malformed, 'sent', { response: answer() })!;
+    expect(damageOf(sent)).toBeUndefined();
+    expect(sent.status).toBe(200);
+    expect(Object.fromEntries(sent.headers)).toEqual({ 'content-type': 'application/json', etag: '"e"', 'x-emulator-fault': malformed.id, 'content-length': '6' });
+    expect(await sent.text()).toBe('{"id":');
   });
 });

@@ -8,20 +8,23 @@
  *               If-Match and a request that sent one; the faults taken at `evaluation` are taken here, and
  *               fire only if their act could act (it answers whether it did)
  *   answered    after the core applied the request and its answer was stored for replays
+ *   sent        the answer as it leaves the pipeline, whatever it is (a refusal, a replay, an error included)
  *
  * The faults module (src/engine/faults.ts) defines each effect, its schema and the moment it is taken; its
  * behaviour is the one row here. An effect taken on `arrival` acts at `arrival`, `held` or `answered`; one taken
- * at `evaluation` acts there (the types hold the rows to that).
+ * at `evaluation` acts there (the types hold the rows to that). The damage an act at `sent` marks an answer with is
+ * done by whoever sends it (damage.ts): the socket, or emu.fetch.
  */
 import { saveConcurrently } from '../core/concurrent-edit.js';
 import type { StoredResponse } from '../core/idempotency.js';
 import type { Context, State } from '../core/state.js';
 import type { IfMatchOperation } from '../core/versioning.js';
 import type { ApiEffectMoment, ApiEffectName, ApiFault, ApiFaultEffectOf } from '../engine/faults.js';
-import { apiError, codeForStatus, type ApiError } from './errors.js';
+import { damaged, type Damage } from './damage.js';
+import { apiError, codeForStatus, standingFor, type ApiError } from './errors.js';
 import type { Runtime } from '../engine/runtimes.js';
 
-export type Hook = 'arrival' | 'held' | 'evaluation' | 'answered';
+export type Hook = 'arrival' | 'held' | 'evaluation' | 'answered' | 'sent';
 
 /** What an act sees of the request at each hook. */
 export interface HookScene {
@@ -36,6 +39,7 @@ export interface HookScene {
     readonly guardedId: string | undefined;
   };
   readonly answered: { readonly answer: StoredResponse };
+  readonly sent: { readonly response: Response };
 }
 
 /** What an act decides at each hook: an error that answers the request instead, or, at `evaluation`, whether it acted. */
@@ -45,6 +49,8 @@ export interface HookOutcome {
   readonly evaluation: boolean;
   /** The answer to send: the stored one (as it is, or changed on its way), or an error in its place. */
   readonly answered: { readonly answer: StoredResponse } | { readonly error: ApiError };
+  /** The answer to send in its place (its body changed, or marked with the damage its sender does). */
+  readonly sent: Promise<Response>;
 }
 
 type HooksOf<K extends ApiEffectName> = ApiEffectMoment<K> extends 'evaluation' ? 'evaluation' : Exclude<Hook, 'evaluation'>;
@@ -58,6 +64,12 @@ type Acts = { readonly [K in ApiEffectName]: { readonly [H in HooksOf<K>]?: (eff
  * set only on such an answer.
  */
 const faultHeader = (id: string) => ({ 'x-emulator-fault': id });
+
+/** The answer, with the fault's header, marked with `damage`, which its sender does (damage.ts). */
+function sentDamaged(response: Response, id: string, damage: Damage): Promise<Response> {
+  response.headers.set('x-emulator-fault', id);
+  return Promise.resolve(damaged(response, damage));
+}
 
 export const API_FAULT_ACTS: Acts = {
   status: {
@@ -80,6 +92,21 @@ export const API_FAULT_ACTS: Acts = {
   loseResponse: {
     answered: (_, id) => ({ error: apiError(503, 'servico_indisponivel', `Injected fault ${id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`, undefined, faultHeader(id)) }),
   },
+  // The first half of the JSON text, its length as the Content-Length: well framed, and never JSON (every answer
+  // is an object, and no proper prefix of an object is one).
+  malformedJson: {
+    sent: async (_, id, { response }) => {
+      const text = await response.text();
+      const body = text.slice(0, Math.ceil(text.length / 2));
+      const headers = new Headers(response.headers);
+      headers.set('x-emulator-fault', id);
+      headers.set('content-length', String(new TextEncoder().encode(body).length));
+      return standingFor(new Response(body, { status: response.status, headers }), response);
+    },
+  },
+  reset: { sent: (_, id, { response }) => sentDamaged(response, id, { kind: 'reset' }) },
+  truncate: { sent: (_, id, { response }) => sentDamaged(response, id, { kind: 'truncate' }) },
+  trickleMs: { sent: ({ trickleMs }, id, { response }) => sentDamaged(response, id, { kind: 'trickle', ms: trickleMs }) },
 };
 
 const EFFECT_NAMES = Object.keys(API_FAULT_ACTS) as ApiEffectName[];
@@ -90,6 +117,11 @@ export function actAt<H extends Hook>(fault: ApiFault | undefined, hook: H, scen
   // An effect is named by its one required field; the table has a row for every name (Acts).
   const name = EFFECT_NAMES.find((n) => n in fault.effect)!;
   return actOf(fault.id, name, fault.effect, hook)?.(scene);
+}
+
+/** Whether `fault`'s effect acts at `hook`. */
+export function actsAt(fault: ApiFault, hook: Hook): boolean {
+  return hook in API_FAULT_ACTS[EFFECT_NAMES.find((n) => n in fault.effect)!];
 }
 
 /** The act of effect `name` at `hook`, bound to the fault, read under the name's own type parameter. */

@@ -5,7 +5,7 @@
  *   <arrival> → credential (401) → permission (403) → malformed headers, idempotency key (400)
  *   → media type (415) → body size (413) → JSON syntax (400) → idempotent replay → <held> → input validation (422)
  *   → [<evaluation> → core: resource exists (404) → If-Match present (428) → If-Match matches (412) → state (409)
- *   → apply] → <answered>
+ *   → apply] → <answered>, and <sent> on whichever answer left the steps after <arrival>
  *
  * The bracketed steps belong to the core operation (`run`), which returns a Result. This file holds no
  * business rule: it reads the request, calls the core and writes the answer.
@@ -20,7 +20,7 @@ import type { Result } from '../core/refusal.js';
 import type { Context, State } from '../core/state.js';
 import { ifMatchOperation, type IfMatch, type IfMatchOperation } from '../core/versioning.js';
 import { apiError, errorResponse, STATUS_OF, unreadableBody, type ApiError } from './errors.js';
-import { actAt } from './fault-hooks.js';
+import { actAt, actsAt } from './fault-hooks.js';
 import { BodyReadError, readingBody, type BodySource, type HttpEnv } from './runtime.js';
 import type { Runtime } from '../engine/runtimes.js';
 import type { OperationDoc } from './contract/wire.js';
@@ -229,11 +229,10 @@ interface Admitted<P, Q, B> {
 /** The error answer of this request, its x-request-id included. */
 const fail = (error: ApiError, requestId: string) => errorResponse(error, requestId, { 'x-request-id': requestId });
 
-/** Up to the body: arrival, credential, permission, headers (§4). */
+/** <arrival>: the api fault taken on arrival, and what it does there; then the request (admit). */
 function handle<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival: Arrival): Response | Promise<Response> {
-  const { spec, mutates } = fixed;
+  const { spec } = fixed;
   const { runtime, token, requestId, journal } = arrival;
-  const request = c.req.raw;
   const path = c.req.path;
 
   const credential = token === undefined ? undefined : runtime.credential(token);
@@ -244,7 +243,20 @@ function handle<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival
     journal.faultId = fault.id;
     const refused = actAt(fault, 'arrival', {});
     if (refused) return fail(refused, requestId);
+    // An effect on the answer as it leaves (<sent>): whatever the request gets from here on, that answer.
+    if (actsAt(fault, 'sent')) {
+      const answer = admit(fixed, c, arrival, path, credential, fault);
+      return answer instanceof Promise ? answer.then((response) => actAt(fault, 'sent', { response })!) : actAt(fault, 'sent', { response: answer })!;
+    }
   }
+  return admit(fixed, c, arrival, path, credential, fault);
+}
+
+/** From the credential on: credential, permission, headers and body (§4), then the rest (proceed). */
+function admit<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival: Arrival, path: string, credential: Credential | undefined, fault: ApiFault | undefined): Response | Promise<Response> {
+  const { spec, mutates } = fixed;
+  const { runtime, token, requestId, journal } = arrival;
+  const request = c.req.raw;
 
   // 401, 403
   if (token === undefined) {

@@ -3,9 +3,11 @@
  * request target as the client sent it, the clientError answers, and a close that lets answers in progress finish.
  * It holds no rule of the service.
  */
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { answerClientError } from './client-errors.js';
+import { damageOf, pieceOf, trickle, type Damage } from './damage.js';
 import { apiError, CONTROL_REQUEST_ID, errorResponse } from './errors.js';
 import { hostGuard, localAddress } from './host-guard.js';
 import { readingBody, type BodySource } from './runtime.js';
@@ -58,16 +60,31 @@ export type SocketHandler = (request: Request, body: BodySource, target: string)
 const CLOSE_GRACE_MS = 500;
 const CLOSE_SWEEP_MS = 5;
 
-/** Serves `handle` on a socket; resolves once it listens. Throws (a TypeError) for a bad `allowHosts` entry. */
 /** What serve() gives: the server without the pages the app mounted on it (the facade adds their URLs). */
 export type ServedSocket = Omit<RunningServer, 'inspector'>;
 
-export async function serve(handle: SocketHandler, options: ListenOptions = {}): Promise<ServedSocket> {
+/**
+ * Serves `handle` on a socket; resolves once it listens. Throws (a TypeError) for a bad `allowHosts` entry.
+ * `damaging`, asked before each request, says whether its answer may carry a damage to do on the connection
+ * (damage.ts): only then is the answer looked at.
+ */
+export async function serve(handle: SocketHandler, options: ListenOptions = {}, damaging: () => boolean = () => false): Promise<ServedSocket> {
   const { getRequestListener, RequestError } = await import('@hono/node-server');
   const host = options.host ?? '127.0.0.1';
   const refusedHost = hostGuard(host, options.allowHosts);
+  // The answers a trickleMs fault is sending: a closing server cuts them at once rather than after its grace.
+  const trickling = new Set<ServerResponse>();
   const listener = getRequestListener(
-    (request: Request, env: { incoming: NodeIncoming }) => refusedHost(env.incoming.headers.host) ?? handle(request, new SocketBody(env.incoming), env.incoming.url ?? '/'),
+    (request: Request, env: { incoming: NodeIncoming; outgoing: object }) => {
+      const refused = refusedHost(env.incoming.headers.host);
+      if (refused) return refused;
+      if (!damaging()) return handle(request, new SocketBody(env.incoming), env.incoming.url ?? '/');
+      return Promise.resolve(handle(request, new SocketBody(env.incoming), env.incoming.url ?? '/')).then((response) => {
+        const damage = damageOf(response);
+        // node:http's server (below): an HTTP/1 answer.
+        return damage === undefined ? response : sendDamaged(response, damage, env.outgoing as ServerResponse, trickling);
+      });
+    },
     {
       // The URL's host when a request names none (HTTP/1.0), which hostGuard lets pass.
       hostname: 'localhost',
@@ -128,6 +145,7 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}):
         }, CLOSE_GRACE_MS);
         sweep.unref();
         cut.unref();
+        for (const answer of trickling) answer.destroy();
         server.close(() => {
           clearInterval(sweep);
           clearTimeout(cut);
@@ -136,6 +154,42 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}):
         if ('closeIdleConnections' in server) server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * Sends `response` with `damage` (damage.ts) on its connection, by hand; answers what tells @hono/node-server the
+ * answer is already sent. A reset is a TCP RST (the client reads ECONNRESET, where a plain close reads as a closed
+ * connection). A closing server cuts a trickle at once (close()): its timer stops with the connection.
+ */
+async function sendDamaged(response: Response, damage: Damage, outgoing: ServerResponse, trickling: Set<ServerResponse>): Promise<Response> {
+  const socket = outgoing.socket;
+  if (damage.kind === 'reset') {
+    socket?.resetAndDestroy();
+    return RESPONSE_ALREADY_SENT;
+  }
+  const body = new Uint8Array(await response.arrayBuffer());
+  outgoing.writeHead(response.status, { ...Object.fromEntries(response.headers), 'content-length': String(body.length) });
+  if (damage.kind === 'truncate') {
+    outgoing.write(body.subarray(0, Math.floor(body.length / 2)), () => socket?.destroy());
+    return RESPONSE_ALREADY_SENT;
+  }
+  outgoing.flushHeaders();
+  const { pieces, everyMs } = trickle(body.length, damage.ms);
+  let sent = 0;
+  const timer = setInterval(() => {
+    const piece = pieceOf(body, sent, pieces);
+    if (++sent < pieces) return void outgoing.write(piece);
+    clearInterval(timer);
+    outgoing.end(piece);
+  }, everyMs);
+  // As the connection holds the process (or not: see ref()), so does its trickle.
+  timer.unref();
+  trickling.add(outgoing);
+  outgoing.once('close', () => {
+    clearInterval(timer);
+    trickling.delete(outgoing);
+  });
+  return RESPONSE_ALREADY_SENT;
 }
 
 /**

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Emulator } from '../../emulator.js';
 import type { ActivityFeed } from '../../engine/activity.js';
 import type { ItemDetail, Timeline, TimelineItem } from '../wire.js';
-import { BODY_CAP, Inspector, inspectorOf, RING_SIZE, STREAM_BUFFER_BYTES } from './inspector.js';
+import { STREAM_BUFFER_BYTES } from './event-stream.js';
+import { BODY_CAP, Inspector, inspectorOf, RING_SIZE } from './inspector.js';
 import { decodeCursor, encodeCursor } from './timeline.js';
 
 /**

@@ -20,6 +20,7 @@ import type { World } from '../../engine/world.js';
 import type { ItemDetail, StreamFrame, Timeline, TimelineItem } from '../wire.js';
 import { itemDetail, type KeptExchange } from './detail.js';
 import { attemptItem, controlItem, eventItem, jobItem, requestItem, type KeptControl, type KeptJob } from './items.js';
+import { eventStream } from './event-stream.js';
 import { companyTimeline, type TimelinePage } from './timeline.js';
 
 /** How many entries each ring keeps. */
@@ -27,13 +28,6 @@ export const RING_SIZE = 1_000;
 /** A recorded body's cap, in bytes: what is past it is dropped and the body marked truncated. */
 export const BODY_CAP = 64 * 1024;
 
-/**
- * What a live stream may hold that its reader has not taken yet, in bytes (some 2,000 ordinary frames). A reader
- * that stops reading (a frozen tab, a client that never reads) would otherwise have every frame kept for it: past
- * this bound the frames it has not taken are dropped and its stream ends; the page, which opens it again, reads
- * the timeline again.
- */
-export const STREAM_BUFFER_BYTES = 1024 * 1024;
 
 const KEEP_ALIVE_MS = 15_000;
 const CLOCK_POLL_MS = 1_000;
@@ -117,97 +111,38 @@ export class Inspector implements ExchangeRecorder {
    * A live stream of the company's timeline as server-sent events: a `clock` frame at once, then `item` frames for
    * what happens, `clock` when its clock moves and `reset` when it (or the emulator) is reset; a comment every 15 s
    * of real time keeps proxies from closing it. It ends when the request's signal aborts, the reader cancels, the
-   * emulator closes, or the reader falls STREAM_BUFFER_BYTES behind (what it did not take is dropped). The request itself is held while the stream is open: a Request's signal follows its
+   * emulator closes, or the reader falls STREAM_BUFFER_BYTES behind (event-stream.ts: what it did not take is
+   * dropped; the page, which opens it again, reads the timeline again). The request itself is held while the stream is open: a Request's signal follows its
    * caller's only while the Request lives (undici holds it weakly), so a stream holding the signal alone could miss
    * the abort once the Request was collected.
    */
   stream(companyId: string, request: Request): ReadableStream<Uint8Array> {
     const signal = request.signal;
     const world = this.#worldOf(companyId);
-    const encoder = new TextEncoder();
     const inspector = this;
     const timers: ReturnType<typeof setInterval>[] = [];
-    let controller: ReadableStreamDefaultController<Uint8Array>;
-    // The frames the reader has not taken, held here rather than in the stream's own queue: that queue is emptied
-    // only by failing the stream, which the server logs as an error. `asked`: the reader waits for a frame.
-    const held: Uint8Array[] = [];
-    let heldBytes = 0;
-    let asked = false;
-    let ended = false;
-    const close = () => {
-      try {
-        controller.close();
-      } catch {
-        // Already closed or cancelled by the reader.
-      }
-    };
-    const write = (text: string) => {
-      if (ended) return;
-      const bytes = encoder.encode(text);
-      if (asked) {
-        asked = false;
-        return controller.enqueue(bytes);
-      }
-      if (heldBytes + bytes.byteLength > STREAM_BUFFER_BYTES) {
-        // Fallen behind: what it has not taken is dropped, and its stream ends.
-        held.length = 0;
-        heldBytes = 0;
-        return end();
-      }
-      held.push(bytes);
-      heldBytes += bytes.byteLength;
-    };
-    // The frames held still go out before the end (when the company is removed, the emulator closes).
-    const end = () => {
-      if (ended) return;
-      ended = true;
-      for (const timer of timers) clearInterval(timer);
-      inspector.#watchers.delete(self);
-      signal.removeEventListener('abort', end);
-      if (held.length === 0) close();
-    };
-    const self: Watcher = {
-      companyId,
-      request,
-      lastNow: world.clock.now(),
-      send: (event, data) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
-      end,
-    };
-    return new ReadableStream<Uint8Array>(
-      {
-        start(c) {
-          controller = c;
-          self.send('clock', { now: new Date(self.lastNow).toISOString() });
-          if (inspector.#closed || signal.aborted) return end();
-          inspector.#watchers.add(self);
-          signal.addEventListener('abort', end);
-          // Real time, only while this stream is open: the keep-alive comment, and the clock's moves made without
-          // any activity (an advance that ran nothing, a clock in real mode).
-          const keepAlive = setInterval(() => write(': keep-alive\n\n'), inspector.#timings.keepAliveMs);
-          const poll = setInterval(() => inspector.#tellClock(self), inspector.#timings.clockPollMs);
-          keepAlive.unref?.();
-          poll.unref?.();
-          timers.push(keepAlive, poll);
-        },
-        pull(c) {
-          const next = held.shift();
-          if (next === undefined) {
-            if (ended) close();
-            else asked = true;
-            return;
-          }
-          heldBytes -= next.byteLength;
-          c.enqueue(next);
-          if (ended && held.length === 0) close();
-        },
-        cancel() {
-          held.length = 0;
-          end();
-        },
+    let self: Watcher;
+    return eventStream({
+      start(sink) {
+        self = { companyId, request, lastNow: world.clock.now(), send: (event, data) => sink.send(event, data), end: () => sink.end() };
+        self.send('clock', { now: new Date(self.lastNow).toISOString() });
+        if (inspector.#closed || signal.aborted) return sink.end();
+        inspector.#watchers.add(self);
+        signal.addEventListener('abort', self.end);
+        // Real time, only while this stream is open: the keep-alive comment, and the clock's moves made without
+        // any activity (an advance that ran nothing, a clock in real mode).
+        const keepAlive = setInterval(() => sink.comment('keep-alive'), inspector.#timings.keepAliveMs);
+        const poll = setInterval(() => inspector.#tellClock(self), inspector.#timings.clockPollMs);
+        keepAlive.unref?.();
+        poll.unref?.();
+        timers.push(keepAlive, poll);
       },
-      // Nothing queued ahead of the reader's asking: every frame waits in `held`, counted against the bound.
-      { highWaterMark: 0 },
-    );
+      ended() {
+        for (const timer of timers) clearInterval(timer);
+        inspector.#watchers.delete(self);
+        signal.removeEventListener('abort', self.end);
+      },
+    });
   }
 
   /** ExchangeRecorder: an API request answered after the inspector opened. */

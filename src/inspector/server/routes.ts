@@ -8,6 +8,7 @@
  */
 import type { ActivityFeed } from '../../engine/activity.js';
 import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../../http/errors.js';
+import { ACTIVITY_KINDS, activityStream } from './activity-stream.js';
 import { demoGateOf, type DemoGate } from './demo-gate.js';
 import { inspectorOf, UnknownCompany, UnknownItem } from './inspector.js';
 import { decodeCursor, DEFAULT_LIMIT, MAX_LIMIT, type TimelinePage } from './timeline.js';
@@ -45,6 +46,25 @@ export function streamAnswer(feed: ActivityFeed, companyId: string | undefined, 
     const body = inspectorOf(feed).stream(companyId, request);
     return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } });
   }, 'query.companyId');
+}
+
+/**
+ * The whole emulator's activity live, as server-sent events, for as long as `request` is open (activity-stream.ts):
+ * every entry, or those of `companyId` (404 for an unknown company), of the `kinds` named (comma-separated; 422 for
+ * another word).
+ */
+export function activityAnswer(feed: ActivityFeed, query: { readonly companyId?: string | undefined; readonly kinds?: string | undefined }, request: Request): Response {
+  const { companyId } = query;
+  if (companyId !== undefined && !feed.emulator.worldOf(companyId).state.companies.has(companyId)) {
+    return fail(apiError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'query.companyId'));
+  }
+  const kinds = query.kinds === undefined ? ACTIVITY_KINDS : query.kinds.split(',').map((kind) => kind.trim());
+  const unknown = kinds.find((kind) => !(ACTIVITY_KINDS as readonly string[]).includes(kind));
+  if (unknown !== undefined) {
+    return fail(apiError(422, 'valor_invalido', `query.kinds takes ${ACTIVITY_KINDS.join(', ')}, comma-separated; got ${JSON.stringify(unknown)}.`, 'query.kinds'));
+  }
+  const body = activityStream(feed, { companyId: companyId ?? null, kinds: kinds as typeof ACTIVITY_KINDS }, request);
+  return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } });
 }
 
 /** The demo running on `emulator` as the page shows it; 404 without one. */

@@ -1,0 +1,308 @@
+/**
+ * The commands that drive a running server through its controls: `clock`, `fault`, `events`, `report` (and
+ * `logs tail`, in logs-tail.ts). Each reads its own flags, sends one control request (two for some), and prints
+ * what happened in a line or a few, or the server's answer as it is with --json. What the server refuses, it
+ * refuses: the rules live in the controls, and their refusal (its `mensagem`) is the one line a refusal prints.
+ */
+import { parseArgs } from 'node:util';
+import { COMMON_FLAGS, expectSuccess, readFlags, remoteOf, send, usageError, type Io, type Options, type Remote } from './remote-client.js';
+import { runLogsTail } from './logs-tail.js';
+
+/** The commands for a running server, as the bin dispatches them. */
+export const REMOTE_COMMANDS = ['clock', 'fault', 'events', 'logs', 'report'] as const;
+export type RemoteCommand = (typeof REMOTE_COMMANDS)[number];
+
+/** `args` read with the common flags and `options`. */
+const read = <O extends Options>(args: string[], options: O) => readFlags(() => parseArgs({ args, options: { ...COMMON_FLAGS, ...options }, allowPositionals: true, strict: true }), [...Object.keys(COMMON_FLAGS), ...Object.keys(options)]);
+
+/** Runs `command` with `args`; resolves to its exit code (a CommandExit is printed and exits by the caller). */
+export async function runRemote(command: RemoteCommand, args: string[], io: Io): Promise<number> {
+  switch (command) {
+    case 'clock':
+      return clockCommand(args, io);
+    case 'fault':
+      return faultCommand(args, io);
+    case 'events':
+      return eventsCommand(args, io);
+    case 'logs':
+      return runLogsTail(args, io);
+    case 'report':
+      return reportCommand(args, io);
+  }
+}
+
+/** A positional argument beyond those a command takes is a usage error. */
+function noMore(rest: readonly string[], usage: string): void {
+  if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}" (${usage})`);
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+// ---- clock ---------------------------------------------------------------------------------------------------------
+
+const CLOCK_USAGE = 'clock [advance DURATION | advance --to ISO | run-until-idle [--limit N]] [--company ID]';
+
+async function clockCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = read(args, { to: { type: 'string' }, company: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } });
+  const remote = remoteOf(values, io.env);
+  const [action, ...rest] = positionals;
+  const base = values.company === undefined ? '/clock' : `/companies/${encodeURIComponent(nonEmpty(values.company, '--company'))}/clock`;
+  const whose = values.company === undefined ? '' : ` (company ${values.company}'s own clock)`;
+  if (action !== 'advance' && values.to !== undefined) throw usageError(`--to is an option of clock advance (${CLOCK_USAGE})`);
+  if (action !== 'run-until-idle' && values.limit !== undefined) throw usageError(`--limit is an option of clock run-until-idle (${CLOCK_USAGE})`);
+  if (action === undefined) {
+    const info = (await control(remote, 'GET', base)) as { now: string; mode: string; pending: number; deadlines: number };
+    if (values.json) return printJson(io, info);
+    io.out(`${info.now}, ${info.mode} clock${whose}: ${plural(info.pending, 'task')} of work pending, ${plural(info.deadlines, 'deadline')} scheduled`);
+    return 0;
+  }
+  let path: string;
+  let body: Record<string, unknown>;
+  if (action === 'advance') {
+    const [by, ...extra] = rest;
+    noMore(extra, CLOCK_USAGE);
+    if ((by === undefined) === (values.to === undefined)) throw usageError(`clock advance takes a duration (90s, 15m, 24h, 1d, 1h30m, or milliseconds) or --to ISO, one of them (${CLOCK_USAGE})`);
+    path = `${base}/advance`;
+    body = by === undefined ? { to: values.to } : { by: /^\d+$/.test(by) ? Number(by) : by };
+  } else if (action === 'run-until-idle') {
+    noMore(rest, CLOCK_USAGE);
+    path = `${base}/run-until-idle`;
+    body = values.limit === undefined ? {} : { limit: wholeNumber(values.limit, '--limit') };
+  } else {
+    throw usageError(`clock takes advance or run-until-idle, or nothing to show the clock (got "${action}")`);
+  }
+  const run = (await control(remote, 'POST', path, body)) as { now: string; ran: number };
+  if (values.json) return printJson(io, run);
+  io.out(`now ${run.now}${whose}: ran ${plural(run.ran, 'task')}`);
+  return 0;
+}
+
+// ---- fault ---------------------------------------------------------------------------------------------------------
+
+const FAULT_USAGE = 'fault add [options] | fault list [--company ID] | fault remove ID | fault remove --all [--company ID]';
+
+/** The flags of `fault add` that are the fault's effect: each its effect field, and how its value is read. */
+const EFFECT_FLAGS = {
+  status: ['status', 'integer'],
+  'lose-response': ['loseResponse', 'flag'],
+  'concurrent-edit': ['concurrentEdit', 'flag'],
+  'delay-ms': ['delayMs', 'integer'],
+  'malformed-json': ['malformedJson', 'flag'],
+  reset: ['reset', 'flag'],
+  truncate: ['truncate', 'flag'],
+  'trickle-ms': ['trickleMs', 'integer'],
+  redirect: ['redirect', 'text'],
+  timeout: ['timeout', 'flag'],
+  refuse: ['refuse', 'flag'],
+  'latency-ms': ['latencyMs', 'integer'],
+  duplicate: ['duplicate', 'flag'],
+  tamper: ['tamper', 'text'],
+  fail: ['fail', 'flag'],
+} as const;
+type EffectFlag = keyof typeof EFFECT_FLAGS;
+
+/** The flags of `fault add` that are its match: each its match field. */
+const MATCH_FLAGS = { method: 'method', path: 'path', 'match-url': 'url', 'event-type': 'eventType', kind: 'kind', company: 'companyId' } as const;
+
+const FAULT_ADD_OPTIONS = {
+  target: { type: 'string' },
+  ...Object.fromEntries(Object.keys(MATCH_FLAGS).map((flag) => [flag, { type: 'string' }])),
+  ...Object.fromEntries(Object.entries(EFFECT_FLAGS).map(([flag, [, kind]]) => [flag, { type: kind === 'flag' ? 'boolean' : 'string' }])),
+  'retry-after': { type: 'string' },
+  times: { type: 'string' },
+  probability: { type: 'string' },
+  json: { type: 'string' },
+  all: { type: 'boolean' },
+} as const satisfies Options;
+
+/** The flags of fault's actions that take a value (--json of fault add aside: it is --json of the others too). */
+const VALUED = new Set(Object.entries({ ...COMMON_FLAGS, ...FAULT_ADD_OPTIONS }).flatMap(([flag, { type }]) => (type === 'string' && flag !== 'json' ? [`--${flag}`] : [])));
+
+/** The action of `fault ARGS`: its first word that is neither a flag nor the value of the flag before it. */
+function faultAction(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith('-')) return arg;
+    if (VALUED.has(arg) || (arg === '--json' && /^\s*[{[]/.test(args[i + 1] ?? ''))) i++;
+  }
+  return undefined;
+}
+
+async function faultCommand(args: string[], io: Io): Promise<number> {
+  const action = faultAction(args);
+  if (action === 'add') return faultAdd(args, io);
+  const { values, positionals } = read(args, { company: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' } });
+  const remote = remoteOf(values, io.env);
+  const rest = positionals.slice(positionals.indexOf(action ?? '') + 1);
+  const company = values.company === undefined ? '' : `?companyId=${encodeURIComponent(nonEmpty(values.company, '--company'))}`;
+  if (action === 'list') {
+    noMore(rest, FAULT_USAGE);
+    if (values.all) throw usageError('--all is an option of fault remove');
+    const { items } = (await control(remote, 'GET', `/faults${company}`)) as { items: FaultView[] };
+    if (values.json) return printJson(io, { items });
+    if (items.length === 0) io.out(values.company === undefined ? 'no faults' : `no faults for company ${values.company}`);
+    for (const fault of items) io.out(faultLine(fault));
+    return 0;
+  }
+  if (action === 'remove') {
+    const [id, ...extra] = rest;
+    noMore(extra, FAULT_USAGE);
+    if ((values.all === true) === (id !== undefined)) throw usageError(`fault remove takes a fault's id or --all, one of them (${FAULT_USAGE})`);
+    if (values.json) throw usageError('fault remove prints one line: --json is an option of fault list and of the other commands');
+    if (id !== undefined) {
+      if (values.company !== undefined) throw usageError('--company goes with fault remove --all (a fault id names one fault)');
+      await control(remote, 'DELETE', `/faults/${encodeURIComponent(id)}`);
+      io.out(`removed fault ${id}`);
+      return 0;
+    }
+    await control(remote, 'DELETE', `/faults${company}`);
+    io.out(values.company === undefined ? 'removed every fault' : `removed every fault of company ${values.company}`);
+    return 0;
+  }
+  throw usageError(action === undefined ? `fault needs add, list or remove (${FAULT_USAGE})` : `fault takes add, list or remove (got "${action}")`);
+}
+
+/** A fault as the controls list it. */
+interface FaultView {
+  readonly id: string;
+  readonly target: string;
+  readonly match: Readonly<Record<string, unknown>>;
+  readonly effect: Readonly<Record<string, unknown>>;
+  readonly times: number | null;
+  readonly hits?: number;
+  readonly probability?: number;
+}
+
+const pairs = (object: Readonly<Record<string, unknown>>) =>
+  Object.entries(object)
+    .map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(' ');
+
+/** `flt_1 api method=GET path=/v1/empresa → status=503, 2 left, 1 hit`. */
+function faultLine(fault: FaultView): string {
+  const left = fault.times === null ? 'until removed' : `${fault.times} left`;
+  const chance = fault.probability === undefined ? '' : `, probability ${fault.probability}`;
+  const hits = fault.hits === undefined ? '' : `, ${plural(fault.hits, 'hit')}`;
+  return `${fault.id} ${fault.target} ${pairs(fault.match) || 'any'} → ${pairs(fault.effect)}, ${left}${chance}${hits}`;
+}
+
+async function faultAdd(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = read(args, FAULT_ADD_OPTIONS);
+  const remote = remoteOf(values, io.env);
+  noMore(positionals.slice(positionals.indexOf('add') + 1), FAULT_USAGE);
+  if (values.all) throw usageError('--all is an option of fault remove');
+  const flags = values as Record<string, string | boolean | undefined>;
+  const shaped = ['target', 'retry-after', 'times', 'probability', ...Object.keys(MATCH_FLAGS), ...Object.keys(EFFECT_FLAGS)].filter((flag) => flags[flag] !== undefined);
+  let fault: Record<string, unknown>;
+  if (values.json !== undefined) {
+    if (shaped.length > 0) throw usageError(`--json is the whole fault: give --${shaped[0]} inside it, not beside it`);
+    try {
+      fault = JSON.parse(values.json) as Record<string, unknown>;
+    } catch (error) {
+      throw usageError(`--json must be a fault as JSON, e.g. '{"target":"api","effect":{"status":503}}' (${(error as Error).message})`);
+    }
+  } else {
+    const effects = (Object.keys(EFFECT_FLAGS) as EffectFlag[]).filter((flag) => flags[flag] !== undefined && flags[flag] !== false);
+    if (effects.length !== 1) {
+      const named = Object.keys(EFFECT_FLAGS).map((flag) => `--${flag}`).join(', ');
+      throw usageError(effects.length === 0 ? `fault add needs an effect: one of ${named} (or the whole fault as --json)` : `fault add takes one effect (got --${effects.join(' and --')})`);
+    }
+    const flag = effects[0]!;
+    const [field, kind] = EFFECT_FLAGS[flag];
+    const raw = flags[flag];
+    const effect: Record<string, unknown> = { [field]: kind === 'flag' ? true : kind === 'integer' ? wholeNumber(String(raw), `--${flag}`) : raw };
+    if (values['retry-after'] !== undefined) {
+      if (flag !== 'status') throw usageError('--retry-after goes with --status');
+      effect.retryAfter = wholeNumber(values['retry-after'], '--retry-after');
+    }
+    const match = Object.fromEntries(Object.entries(MATCH_FLAGS).flatMap(([name, field]) => (flags[name] === undefined ? [] : [[field, flags[name]]])));
+    fault = { target: values.target ?? 'api', match, effect };
+    if (values.times !== undefined) fault.times = values.times === 'forever' ? null : wholeNumber(values.times, '--times', 'forever');
+    if (values.probability !== undefined) fault.probability = number(values.probability, '--probability');
+  }
+  const added = (await control(remote, 'POST', '/faults', fault)) as { id: string };
+  // Its whole view (the method in upper case, the defaults filled in), unless it is spent already.
+  const { items } = (await control(remote, 'GET', '/faults')) as { items: FaultView[] };
+  const view = items.find((f) => f.id === added.id);
+  if (view === undefined) io.out(`added fault ${added.id} (already spent)`);
+  else {
+    const { hits: _hits, ...fresh } = view;
+    io.out(`added fault ${faultLine(fresh)}`);
+  }
+  return 0;
+}
+
+// ---- events --------------------------------------------------------------------------------------------------------
+
+const EVENTS_USAGE = 'events trigger --company ID --type TYPE [--data JSON]';
+
+async function eventsCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = read(args, { company: { type: 'string' }, type: { type: 'string' }, data: { type: 'string' }, json: { type: 'boolean' } });
+  const remote = remoteOf(values, io.env);
+  const [action, ...rest] = positionals;
+  if (action !== 'trigger') throw usageError(action === undefined ? `events needs trigger (${EVENTS_USAGE})` : `events takes trigger (got "${action}")`);
+  noMore(rest, EVENTS_USAGE);
+  const company = nonEmpty(values.company, '--company', `events trigger needs --company ID: the company whose webhook destination gets the event (${EVENTS_USAGE})`);
+  const type = nonEmpty(values.type, '--type', `events trigger needs --type TYPE, e.g. webhook.teste or catalogo.aplicado (${EVENTS_USAGE})`);
+  let data: Record<string, unknown> = {};
+  if (values.data !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(values.data);
+    } catch (error) {
+      throw usageError(`--data must be a JSON object, the event's fields, e.g. '{"catalogoId":"…"}' (${(error as Error).message})`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw usageError(`--data must be a JSON object, the event's fields (got ${values.data})`);
+    data = parsed as Record<string, unknown>;
+    if (data.tipo !== undefined && data.tipo !== type) throw usageError(`--data names tipo ${JSON.stringify(data.tipo)}, not --type ${type}`);
+  }
+  const raised = (await control(remote, 'POST', `/companies/${encodeURIComponent(company)}/events`, { dados: { ...data, tipo: type } })) as { eventId: string };
+  if (values.json) return printJson(io, raised);
+  io.out(`raised ${type} event ${raised.eventId} for company ${company}: delivered as the clock runs its attempts`);
+  return 0;
+}
+
+// ---- report --------------------------------------------------------------------------------------------------------
+
+/** The report control (GET /_emulator/report), which servers older than it lack. */
+const REPORT = { name: 'report', control: 'GET /_emulator/report' } as const;
+
+async function reportCommand(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = read(args, { json: { type: 'boolean' } });
+  const remote = remoteOf(values, io.env);
+  noMore(positionals.slice(1), 'report [--json]');
+  const answer = await send(remote, 'GET', '/report');
+  await expectSuccess(remote, 'GET /_emulator/report', answer, REPORT);
+  // As sent with --json, or when it is text; JSON otherwise indented, for reading.
+  const text = values.json || answer.json === undefined ? answer.text : JSON.stringify(answer.json, null, 2);
+  io.out(text.replace(/\n$/, ''));
+  return 0;
+}
+
+// ---- helpers -------------------------------------------------------------------------------------------------------
+
+/** The JSON answer of a control, or the CommandExit of its refusal. */
+async function control(remote: Remote, method: string, path: string, body?: unknown): Promise<unknown> {
+  return expectSuccess(remote, `${method} /_emulator${path.split('?')[0]}`, await send(remote, method, path, body));
+}
+
+function printJson(io: Io, value: unknown): number {
+  io.out(JSON.stringify(value));
+  return 0;
+}
+
+function nonEmpty(value: string | undefined, flag: string, missing?: string): string {
+  if (value === undefined) throw usageError(missing ?? `${flag} needs a value`);
+  if (value.trim() === '') throw usageError(`${flag} needs a value`);
+  return value;
+}
+
+function wholeNumber(value: string, flag: string, or?: string): number {
+  if (!/^\d+$/.test(value)) throw usageError(`${flag} must be a whole number${or === undefined ? '' : ` or ${or}`} (got "${value}")`);
+  return Number(value);
+}
+
+function number(value: string, flag: string): number {
+  if (!/^\d*\.?\d+$/.test(value)) throw usageError(`${flag} must be a number (got "${value}")`);
+  return Number(value);
+}
