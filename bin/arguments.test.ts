@@ -94,7 +94,7 @@ describe('unknownCommand', () => {
     expect(unknownCommand('serv')).toBe('unknown command serv (did you mean serve?)');
     expect(unknownCommand('demos')).toBe('unknown command demos (did you mean demo?)');
     expect(unknownCommand('open-api')).toBe('unknown command open-api (did you mean openapi?)');
-    expect(unknownCommand('frobnicate')).toBe('unknown command "frobnicate" (commands: serve, demo, openapi, conformance, check-receiver, help)');
+    expect(unknownCommand('frobnicate')).toBe('unknown command "frobnicate" (commands: serve, demo, openapi, conformance, check-receiver, clock, fault, events, logs, report, help)');
   });
 });
 
