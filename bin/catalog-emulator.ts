@@ -49,7 +49,8 @@ Options of serve:
   --log FORMAT        pretty (default: one line per request, control call, delivery attempt and
                       job step; coloured on a terminal unless NO_COLOR is set), json (one JSON
                       object per line) or silent
-  --quiet KINDS       leave these out of the log: requests, controls, deliveries, jobs
+  --quiet KINDS       leave these out of the log: requests, controls, deliveries, jobs,
+                      findings
                       (comma-separated or repeated)
   --json              print the start as one JSON line instead of the banner (url, controls, docs,
                       inspector, companies with their tokens, clock, seed, version, pid); stdout

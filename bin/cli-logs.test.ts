@@ -235,7 +235,7 @@ describe('catalog-emulator serve --json', SCENARIO_TIMEOUT, () => {
 
     const bad = cli(['--port', '0', '--quiet', 'requests,everything']);
     expect(await bad.exited).toEqual({ code: 2, signal: null });
-    expect(bad.stderr).toContain('--quiet takes requests, controls, deliveries, jobs (got "everything")');
+    expect(bad.stderr).toContain('--quiet takes requests, controls, deliveries, jobs, findings (got "everything")');
   });
 
   it('colours the pretty log under FORCE_COLOR (and NO_COLOR leaves it plain, as every other test shows)', async () => {

@@ -56,6 +56,7 @@ export function layerOf(file: string): string {
     [/^src\/kit\//, 'kit'],
     [/^src\/conformance\//, 'conformance'],
     [/^src\/engine\//, 'engine'],
+    [/^src\/grading\//, 'grading'],
     [/^src\/openapi\//, 'openapi'],
     [/^src\/inspector\/server\//, 'inspector server'],
     [/^src\/inspector\/page\//, 'inspector page'],
@@ -100,13 +101,14 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // Control (the in-process control API and its /_emulator routes) drives the engine (its fault registry among the
   // rest), names the network's routes and inbox entries, and reuses the API shell's error bodies, body reading and
   // parsers (HTTP_FOR_CONTROL). Its table's rows of the inspector call the inspector's one entry (INSPECTOR_ENTRY).
-  control: { runtime: ['core', 'clock', 'http', 'engine', 'version', 'inspector server'], types: ['network'] },
+  control: { runtime: ['core', 'clock', 'http', 'engine', 'version', 'inspector server', 'grading'], types: ['network'] },
   // The engine around the core (src/engine: configuration, faults, jobs, the delivery driver, the world) runs core
   // functions on the clock and hands deliveries to the network; it knows nothing of HTTP or the controls.
   engine: { runtime: ['core', 'clock', 'network', 'version'] },
+  grading: { runtime: ['core', 'clock', 'network', 'engine', 'version'] },
   // src/emulator.ts puts everything together: configuration → world → controls → app. It hands the control app the
   // OpenAPI documents to serve: control cannot import openapi, which reads the control table.
-  facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version', 'openapi', 'inspector server'] },
+  facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version', 'openapi', 'inspector server', 'grading'] },
   // The inspector (src/inspector): its server side reads what the emulator keeps through the port it is made with
   // (the engine's activity feed and ObservedEmulator), answers with the API shell's error bodies and signs as the
   // network does. It knows nothing of the controls, not even their types: the controls call its entry
@@ -119,7 +121,7 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   openapi: { runtime: ['http', 'control', 'version'] },
   // The package's API, each name from its home; the entry adds the demos.
   public: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'kit', 'openapi', 'inspector wire'] },
-  entry: { runtime: ['public', 'demos'] },
+  entry: { runtime: ['public', 'demos', 'grading'] },
   // The demos teach the package: they import it as a user does, through src/public.ts (not src/index.ts, which
   // re-exports them: a cycle), never a module the API's names come from, which would show a reader its insides.
   demos: { runtime: ['public'] },
@@ -342,7 +344,7 @@ describe('the import reader and the rules themselves', () => {
     expect(ruleBroken('src/network/transport.ts', 'src/core/time.ts', true, none)).toBeUndefined();
     expect(ruleBroken('src/clock/clock.ts', 'src/core/time.ts', true, none)).toBe('clock may import nothing outside itself; a type import of core is not allowed either');
     expect(ruleBroken('src/control/routes.ts', 'src/engine/engine.ts', false, none)).toBeUndefined();
-    expect(ruleBroken('src/control/routes.ts', 'src/emulator.ts', true, none)).toBe('control may import core, clock, http, engine, version, inspector server, network (types); a type import of facade is not allowed either');
+    expect(ruleBroken('src/control/routes.ts', 'src/emulator.ts', true, none)).toBe('control may import core, clock, http, engine, version, inspector server, grading, network (types); a type import of facade is not allowed either');
     expect(ruleBroken('src/control/routes.ts', 'src/http/app.ts', false, none)).toMatch(/^control imports from http only its error helpers/);
     expect(ruleBroken('src/control/table.ts', 'src/inspector/server/routes.ts', false, none)).toBeUndefined();
     expect(ruleBroken('src/control/api.ts', 'src/inspector/server/inspector.ts', false, none)).toBe('control imports from the inspector server only its entry (src/inspector/server/routes.ts)');

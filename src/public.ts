@@ -11,7 +11,7 @@ export { ClockDisposedError, ClockLimitError, ClockRangeError, type ClockMode } 
 export { DEFAULT_SEED, DEFAULT_START } from './engine/config.js';
 export type { CreatedCompanyInfo } from './engine/world.js';
 export type { JournalEntry } from './engine/journal.js';
-export type { Activity, ActivityEntry, ActivityError, ActivityKind, ActivityListener, ControlActivity, ControlScope, DeliveryActivity, JobActivity, RequestActivity } from './engine/activity.js';
+export type { Activity, ActivityEntry, ActivityError, ActivityKind, ActivityListener, ControlActivity, ControlScope, DeliveryActivity, FindingActivity, JobActivity, RequestActivity } from './engine/activity.js';
 export { PERMISSIONS, type Permission } from './core/companies.js';
 export type { Snapshot } from './control/snapshot-schema.js';
 // What the inspector's data routes answer (/_emulator/inspector/…), for whoever scripts against them.
@@ -26,6 +26,7 @@ export { IF_MATCH_OPERATIONS, type IfMatchOperation, type GuardedResource } from
 export { connect, type ConnectedCompany, type ConnectOptions, type RemoteClockInfo } from './kit/connect.js';
 export { VERSION } from './version.js';
 export { DemoGate } from './emulator.js';
+export { formatReport, type BehaviourCoverage, type Coverage, type Finding, type OperationCoverage, type ReceiverSummary, type Report } from './emulator.js';
 export { apiDocument } from './openapi/document.js';
 export { controlsDocument } from './openapi/controls.js';
 export { openApiText, type OpenApiDocumentName } from './openapi/served.js';

@@ -28,6 +28,7 @@ import { FaultInputError, type FaultInput, type FaultView } from '../engine/faul
 import { companyStateError, readCompanySnapshot, readSnapshot, type CompanySnapshot, type Snapshot } from './snapshot-schema.js';
 import { companyProblem, exportCompany, removeCompany, resetCompany, swapCompany, type CompanyData } from '../core/company-data.js';
 import type { IntegrityProblem } from '../core/snapshot.js';
+import type { Grading, Report } from '../grading/report.js';
 
 export interface ClockInfo {
   readonly now: Date;
@@ -65,9 +66,12 @@ export class Controls {
   #journal: ReturnType<Controls['journalControls']> | undefined;
   #activity: Activity | undefined;
 
-  constructor(protected readonly engine: Engine) {
+  readonly #grading: Grading;
+
+  constructor(protected readonly engine: Engine, grading: Grading) {
     this.seed = engine.config.seed;
     this.mode = engine.config.mode;
+    this.#grading = grading;
   }
 
   get companies() {
@@ -335,6 +339,15 @@ export class Controls {
    */
   get activity(): Activity {
     return (this.#activity ??= { subscribe: (listener) => this.engine.activity.subscribe(listener) });
+  }
+
+  /**
+   * What the emulator saw the integration do, judged: the client's mistakes (findings, each with its rule, the
+   * statements it comes from, the requests or events involved and the fix) and what its tests exercised of the
+   * service (coverage). With `companyId`, that company's alone. It covers the emulator's whole life, resets included.
+   */
+  report(filter: CompanyFilter = {}): Report {
+    return this.#grading.report(this.filtered(filter));
   }
 
   info(): EmulatorInfo {

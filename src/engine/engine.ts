@@ -28,13 +28,13 @@ type WorldEnd = 'reset' | 'restored' | 'closed';
 
 export class Engine implements ObservedEmulator {
   readonly config: Config;
-  readonly faults = new FaultRegistry();
-  readonly journal = new Journal();
   /**
    * What the emulator does, for whoever listens (emu.activity): it outlives resets and restores. An observer made
    * with it (the inspector) reads the engine only as an ObservedEmulator.
    */
   readonly activity = new ActivityFeed(this);
+  readonly faults = new FaultRegistry((fault) => this.activity.observer?.faultFired(fault));
+  readonly journal = new Journal();
   readonly routes = new RouteTable();
   readonly inbox = new Inbox();
   /** The fake network the worlds' delivery tasks send through (WorldServices). */

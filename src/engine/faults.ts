@@ -23,6 +23,7 @@ import { DAY } from '../core/time.js';
 import { IF_MATCH_OPERATIONS, type IfMatchOperation } from '../core/versioning.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
 import type { DeliveryFaults } from '../network/transport.js';
+import type { FiredFault } from './activity.js';
 import { Glob } from './glob.js';
 
 /** The background jobs a `job` fault can act on (README "Faults"). */
@@ -225,6 +226,9 @@ export class FaultRegistry implements DeliveryFaults {
   private readonly faults: Fault[] = [];
   private counter = 0;
 
+  /** `fired`: told of each fault that fires (the grading of the client tallies the faults a suite used). */
+  constructor(private readonly fired: (fault: FiredFault) => void = () => undefined) {}
+
   /** Throws a FaultInputError, registering nothing, when `input` is not a fault or could never fire. */
   add(input: unknown): { id: string } {
     const spec = parseFault(input);
@@ -266,7 +270,9 @@ export class FaultRegistry implements DeliveryFaults {
       (f) => f.spec.target === 'api' && API_EFFECTS[apiEffectName(f.spec.effect)].moment === moment && matchesApi(f, f.spec.match, request),
       fire && ((f) => fire(taken(f)!)),
     );
-    return fault && taken(fault);
+    if (fault === undefined || fault.spec.target !== 'api') return undefined;
+    this.fired({ target: 'api', effect: apiEffectName(fault.spec.effect), companyId: request.companyId ?? null });
+    return taken(fault);
   }
 
   takeDelivery(request: DeliveryFaultMatch): { id: string; effect: DeliveryFaultEffect } | undefined {
@@ -275,12 +281,16 @@ export class FaultRegistry implements DeliveryFaults {
       const { eventType, companyId } = f.spec.match;
       return (eventType === undefined || eventType === request.eventType) && (companyId === undefined || companyId === request.companyId) && (!f.pattern || f.pattern.matches(request.url));
     });
-    return fault && fault.spec.target === 'delivery' ? { id: fault.id, effect: fault.spec.effect } : undefined;
+    if (fault === undefined || fault.spec.target !== 'delivery') return undefined;
+    this.fired({ target: 'delivery', effect: effectName(fault.spec.effect), companyId: request.companyId });
+    return { id: fault.id, effect: fault.spec.effect };
   }
 
   takeJob(request: JobFaultMatch): { id: string; effect: JobFaultEffect } | undefined {
     const fault = this.take((f) => matchesJob(f, request));
-    return fault && fault.spec.target === 'job' ? { id: fault.id, effect: fault.spec.effect } : undefined;
+    if (fault === undefined || fault.spec.target !== 'job') return undefined;
+    this.fired({ target: 'job', effect: effectName(fault.spec.effect), companyId: request.companyId });
+    return { id: fault.id, effect: fault.spec.effect };
   }
 
   /**
@@ -307,6 +317,9 @@ export class FaultRegistry implements DeliveryFaults {
 function apiEffectName(effect: ApiFaultEffect): ApiEffectName {
   return (Object.keys(API_EFFECTS) as ApiEffectName[]).find((name) => name in effect)!;
 }
+
+/** The name of a delivery or job effect: its one field (`tamper`, `fail`, …). */
+const effectName = (effect: DeliveryFaultEffect | JobFaultEffect): string => Object.keys(effect)[0]!;
 
 function matchesJob(fault: Fault, request: JobFaultMatch): boolean {
   if (fault.spec.target !== 'job') return false;

@@ -1,0 +1,234 @@
+/**
+ * The grading of the client: what the emulator saw the integration do, judged (findings.ts) and tallied
+ * (coverage.ts), and the report of both, `emu.report()`, GET /_emulator/report, the inspector's Report view and
+ * `serve --report FILE`. The engine tells the grading every fact as it happens (FactObserver): the findings never
+ * depend on a report having been asked for first, and outlive the journal's rotation, kept apart and bounded.
+ */
+import { isoString } from '../core/time.js';
+import type { State } from '../core/state.js';
+import type { ActivityFeed, FactObserver, FiredFault, JobRun, ReceivedDelivery } from '../engine/activity.js';
+import type { EngineChange } from '../engine/engine.js';
+import type { Journal, JournalRecord } from '../engine/journal.js';
+import type { RouteTable } from '../network/routes.js';
+import { ATTEMPT_ROWS, coverageOf, JOB_ROWS, RECEIVER_ROWS, RETENTION_TASK, Tally, type Coverage } from './coverage.js';
+import { Judge, keyOf, Recent, type Draft, type Finding, type GradedOperation, type RuleContext, type RuleRow } from './findings.js';
+
+/**
+ * The last result of the webhook receiver's check, as the report shows it: the URL it checked, its cases passed and
+ * failed, and the failing ones by name.
+ */
+export interface ReceiverSummary {
+  readonly target: string;
+  readonly passed: number;
+  readonly failed: number;
+  readonly failing: readonly string[];
+}
+
+/** What the emulator saw the integration do, judged: `emu.report()`, GET /_emulator/report. */
+export interface Report {
+  /** The client's mistakes, oldest first (the last FINDINGS_KEPT of them). */
+  readonly findings: readonly Finding[];
+  /** Findings made but no longer kept (the oldest go first once FINDINGS_KEPT are kept). */
+  readonly findingsDropped: number;
+  readonly coverage: Coverage;
+  /** The last check of the webhook receiver, when one ran. */
+  readonly receiver?: ReceiverSummary;
+}
+
+/** The findings a report keeps, the latest; older ones are counted as dropped. */
+export const FINDINGS_KEPT = 1000;
+/** Companies tallied one by one; past it the oldest one's counts join those of the companies before. */
+const TALLIES_KEPT = 1000;
+
+/** What the grading reads of the engine it observes (the Engine is the one implementation). */
+export interface GradedEmulator {
+  readonly journal: Pick<Journal, 'recordsOf'>;
+  readonly routes: Pick<RouteTable, 'resolve'>;
+  readonly activity: ActivityFeed;
+  watch(watcher: (change: EngineChange) => void): () => void;
+}
+
+/** The key of a tally: a company's id, or '' for the requests made without a company's credential. */
+const NO_COMPANY = '';
+
+export class Grading implements FactObserver {
+  readonly #emulator: GradedEmulator;
+  readonly #operations: readonly GradedOperation[];
+  readonly #byId: ReadonlyMap<string, GradedOperation>;
+  readonly #judge = new Judge();
+  readonly #context: RuleContext;
+  #findings: Finding[] = [];
+  #dropped = 0;
+  readonly #droppedOf = new Map<string, number>();
+  readonly #tallies = new Map<string, Tally>();
+  /** The counts of the companies tallied before the TALLIES_KEPT kept one by one. */
+  readonly #earlier = new Tally();
+  /** Events seen closed, by company: retention's removals are told by their absence after its run. */
+  readonly #closed = new Recent<{ readonly companyId: string; readonly eventId: string }>(10_000);
+
+  /**
+   * `operations`: the API's, in its order. `realNow`: a monotonic real time in ms (a wait for a Retry-After on a
+   * manual clock is measured in it too).
+   */
+  constructor(emulator: GradedEmulator, operations: readonly GradedOperation[], realNow: () => number = () => performance.now()) {
+    this.#emulator = emulator;
+    this.#operations = operations;
+    this.#byId = new Map(operations.map((o) => [o.id, o]));
+    this.#context = {
+      realNow,
+      operation: (id) => this.#byId.get(id),
+      earlierWithKey: (companyId, key, requestId) => {
+        const records = emulator.journal.recordsOf(companyId);
+        let i = records.findIndex((r) => r.requestId === requestId);
+        if (i < 0) i = records.length;
+        while (--i >= 0) if (records[i]!.idempotencyKey === key) return records[i]!.requestId;
+        return undefined;
+      },
+    };
+    // What a reset or restore replaced is no mistake of the client's: the rules forget it (findings and counts stay).
+    emulator.watch((change) => {
+      if (change.kind === 'closed') return;
+      this.#judge.forget(change.companyId);
+      this.#closed.forget(change.companyId);
+    });
+  }
+
+  request(record: JournalRecord): void {
+    this.#tally(record.companyId).request(record);
+    this.#judge.request(record, this.#context, (rule, draft) => this.#found(rule, draft, record.at, record.companyId));
+  }
+
+  received(delivery: ReceivedDelivery): void {
+    const tally = this.#tally(delivery.companyId);
+    for (const row of RECEIVER_ROWS) if (row.receiver!(delivery.answer)) tally.saw(row.id);
+    this.#judge.received(delivery, (rule, draft) => this.#found(rule, draft, delivery.at, delivery.companyId));
+  }
+
+  attemptEnded(state: State, eventId: string, tentativa: number): void {
+    const event = state.webhookEvents.get(eventId);
+    const attempt = event?.attempts[tentativa - 1];
+    if (event === undefined || attempt === undefined) return;
+    const { companyId } = event;
+    if (event.estado === 'entregue' || event.estado === 'falhou') this.#closed.set(keyOf(companyId, eventId), { companyId, eventId });
+    const tally = this.#tally(companyId);
+    const url = state.webhookDestinations.get(companyId)?.url;
+    if (url === undefined || this.#emulator.routes.resolve(url) === undefined) {
+      tally.inboxAttempts++;
+      return;
+    }
+    let inCycle = 0;
+    for (const a of event.attempts) if (a.ciclo === attempt.ciclo && a.tentativa <= tentativa) inCycle++;
+    const seen = { event, inCycle, estado: attempt.estado };
+    for (const row of ATTEMPT_ROWS) if (row.attempt!(seen)) tally.saw(row.id);
+  }
+
+  jobRan(state: State, run: JobRun): void {
+    if (run.task === RETENTION_TASK) {
+      if (run.failed || this.#closed.size === 0) return;
+      this.#closed.deleteWhere((_, { companyId, eventId }) => {
+        if (!state.companies.has(companyId) || state.webhookEvents.has(eventId)) return false;
+        this.#tally(companyId).saw('event-past-retention');
+        return true;
+      });
+      return;
+    }
+    if (run.subjectId === null || run.companyId === null) return;
+    for (const row of JOB_ROWS) if (row.job!.task === run.task && row.job!.done(state, run.subjectId)) this.#tally(run.companyId).saw(row.id);
+  }
+
+  faultFired(fault: FiredFault): void {
+    this.#tally(fault.companyId).fault(fault);
+  }
+
+  /** The report of every company, or of `companyId` alone. */
+  report(companyId?: string): Report {
+    if (companyId !== undefined) {
+      return {
+        findings: this.#findings.filter((f) => f.companyId === companyId),
+        findingsDropped: this.#droppedOf.get(companyId) ?? 0,
+        coverage: coverageOf(this.#tallies.get(companyId) ?? new Tally(), this.#operations),
+      };
+    }
+    const all = new Tally();
+    this.#earlier.addTo(all);
+    for (const tally of this.#tallies.values()) tally.addTo(all);
+    return { findings: [...this.#findings], findingsDropped: this.#dropped, coverage: coverageOf(all, this.#operations) };
+  }
+
+  #tally(companyId: string | null): Tally {
+    const key = companyId ?? NO_COMPANY;
+    let tally = this.#tallies.get(key);
+    if (tally === undefined) {
+      this.#tallies.set(key, (tally = new Tally()));
+      if (this.#tallies.size > TALLIES_KEPT) {
+        const [oldest, counts] = this.#tallies.entries().next().value!;
+        counts.addTo(this.#earlier);
+        this.#tallies.delete(oldest);
+      }
+    }
+    return tally;
+  }
+
+  #found(rule: RuleRow, draft: Draft, at: number, companyId: string | null): void {
+    const finding: Finding = {
+      at: isoString(at),
+      rule: rule.id,
+      companyId,
+      statements: draft.statements ?? rule.statements,
+      message: draft.message,
+      requestIds: draft.requestIds ?? [],
+      eventIds: draft.eventIds ?? [],
+      fix: rule.fix,
+    };
+    this.#findings.push(finding);
+    if (this.#findings.length > FINDINGS_KEPT) {
+      const [gone] = this.#findings.splice(0, 1);
+      this.#dropped++;
+      const key = gone!.companyId ?? NO_COMPANY;
+      this.#droppedOf.set(key, (this.#droppedOf.get(key) ?? 0) + 1);
+    }
+    const { activity } = this.#emulator;
+    if (activity.listening) activity.emit({ kind: 'finding', ...finding });
+  }
+}
+
+/**
+ * The report as Markdown, which also reads as plain text: for a terminal (print it in a suite's afterAll), a file
+ * (`serve --report FILE.md`) or a CI summary.
+ */
+export function formatReport(report: Report): string {
+  const { findings, findingsDropped, coverage, receiver } = report;
+  const lines: string[] = ['# catalog-emulator report', ''];
+  lines.push(`## Findings on your client (${findings.length + findingsDropped})`, '');
+  if (findings.length === 0 && findingsDropped === 0) lines.push('None: no rule was broken.');
+  for (const f of findings) {
+    lines.push(`- **${f.rule}** (${f.statements.join(', ')}) at ${f.at}${f.companyId === null ? '' : `, company ${f.companyId}`}: ${f.message}`, `  Fix: ${f.fix}`);
+  }
+  if (findingsDropped > 0) lines.push(`- … and ${findingsDropped} earlier, no longer kept (the report keeps the last ${FINDINGS_KEPT}).`);
+  lines.push('', `## What your tests exercised: ${coverage.score.exercised} of ${coverage.score.listed} behaviours`, '');
+  for (const b of coverage.behaviours) lines.push(`- [${b.seen > 0 ? 'x' : ' '}] ${b.id}: ${b.what}${b.seen > 0 ? ` (${b.seen}×)` : ''}`);
+  if (coverage.gaps.length > 0) {
+    lines.push('', '### Not exercised, and how to', '');
+    for (const gap of coverage.gaps) lines.push(`- ${gap}`);
+  }
+  lines.push('', '### Operations', '');
+  if (coverage.operations.length === 0) lines.push('None called.');
+  else {
+    lines.push('| Operation | Calls | Statuses received | Error codes | Documented, never received |', '|---|---|---|---|---|');
+    for (const o of coverage.operations) {
+      const statuses = o.statuses.map((s) => `${s.status}×${s.count}`).join(', ');
+      const codes = o.codes.map((c) => `${c.codigo}×${c.count}`).join(', ');
+      lines.push(`| ${o.method} ${o.path} | ${o.calls} | ${statuses} | ${codes} | ${o.unreceived.join(', ')} |`);
+    }
+  }
+  if (coverage.notCalled.length > 0) lines.push('', `Never called (${coverage.notCalled.length}): ${coverage.notCalled.join(', ')}.`);
+  if (coverage.unrouted > 0) lines.push('', `Requests to no operation (404, 405): ${coverage.unrouted}.`);
+  lines.push('', '### Faults used', '');
+  lines.push(coverage.faults.length === 0 ? 'None.' : coverage.faults.map((f) => `${f.target} ${f.effect} ×${f.fired}`).join(', '));
+  if (coverage.inboxAttempts > 0) lines.push('', `Delivery attempts to the built-in inbox, not to a receiver of yours: ${coverage.inboxAttempts}.`);
+  if (receiver !== undefined) {
+    lines.push('', `## Your webhook receiver: ${receiver.passed} passed, ${receiver.failed} failed`, '', `Checked: ${receiver.target}`);
+    for (const name of receiver.failing) lines.push(`- failing: ${name}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
