@@ -30,7 +30,7 @@ export type { ListenOptions, RunningServer } from './http/server.js';
 export { DemoGate } from './inspector/server/demo-gate.js';
 // The report of what the emulator saw the integration do (emu.report()), and its Markdown.
 export { formatReport, type Report, type ReceiverSummary } from './grading/report.js';
-export type { Finding } from './grading/findings.js';
+export type { ClientFinding } from './grading/findings.js';
 export type { BehaviourCoverage, Coverage, OperationCoverage } from './grading/coverage.js';
 
 const BASE_URL = 'http://catalog-emulator.local';

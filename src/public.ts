@@ -26,7 +26,7 @@ export { IF_MATCH_OPERATIONS, type IfMatchOperation, type GuardedResource } from
 export { connect, type ConnectedCompany, type ConnectOptions, type RemoteClockInfo } from './kit/connect.js';
 export { VERSION } from './version.js';
 export { DemoGate } from './emulator.js';
-export { formatReport, type BehaviourCoverage, type Coverage, type Finding, type OperationCoverage, type ReceiverSummary, type Report } from './emulator.js';
+export { formatReport, type BehaviourCoverage, type ClientFinding, type Coverage, type OperationCoverage, type ReceiverSummary, type Report } from './emulator.js';
 export { apiDocument } from './openapi/document.js';
 export { controlsDocument } from './openapi/controls.js';
 export { openApiText, type OpenApiDocumentName } from './openapi/served.js';

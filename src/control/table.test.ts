@@ -63,6 +63,7 @@ const CALLS: Readonly<Record<ControlId, (w: World) => [string, RequestInit?]>> =
   raiseEvent: (w) => [`/_emulator/companies/${w.companyId}/events`, json({ dados: { tipo: 'webhook.teste' } })],
   listRequests: () => ['/_emulator/requests'],
   clearRequests: () => ['/_emulator/requests', { method: 'DELETE' }],
+  getReport: (w) => [`/_emulator/report?companyId=${w.companyId}`],
   listCompanyFaults: (w) => [`/_emulator/companies/${w.ownId}/faults`],
   addCompanyFault: (w) => [`/_emulator/companies/${w.ownId}/faults`, json({ target: 'api', match: { method: 'get', path: '/v1/empresa' }, effect: { status: 503, retryAfter: 2 } })],
   clearCompanyFaults: (w) => [`/_emulator/companies/${w.ownId}/faults`, { method: 'DELETE' }],

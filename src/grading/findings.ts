@@ -10,7 +10,7 @@ import type { JournalRecord } from '../engine/journal.js';
 import type { TransportOutcome } from '../network/transport.js';
 
 /** A finding as the report gives it: the activity stream's entry without its kind. */
-export type Finding = Omit<FindingActivity, 'kind'>;
+export type ClientFinding = Omit<FindingActivity, 'kind'>;
 
 /** What a rule's finding says of itself; the report adds the rule, time, company and fix. */
 interface Draft {

@@ -11,7 +11,7 @@ import type { EngineChange } from '../engine/engine.js';
 import type { Journal, JournalRecord } from '../engine/journal.js';
 import type { RouteTable } from '../network/routes.js';
 import { ATTEMPT_ROWS, coverageOf, JOB_ROWS, RECEIVER_ROWS, RETENTION_TASK, Tally, type Coverage } from './coverage.js';
-import { Judge, keyOf, Recent, type Draft, type Finding, type GradedOperation, type RuleContext, type RuleRow } from './findings.js';
+import { Judge, keyOf, Recent, type Draft, type ClientFinding, type GradedOperation, type RuleContext, type RuleRow } from './findings.js';
 
 /**
  * The last result of the webhook receiver's check, as the report shows it: the URL it checked, its cases passed and
@@ -27,7 +27,7 @@ export interface ReceiverSummary {
 /** What the emulator saw the integration do, judged: `emu.report()`, GET /_emulator/report. */
 export interface Report {
   /** The client's mistakes, oldest first (the last FINDINGS_KEPT of them). */
-  readonly findings: readonly Finding[];
+  readonly findings: readonly ClientFinding[];
   /** Findings made but no longer kept (the oldest go first once FINDINGS_KEPT are kept). */
   readonly findingsDropped: number;
   readonly coverage: Coverage;
@@ -57,7 +57,7 @@ export class Grading implements FactObserver {
   readonly #byId: ReadonlyMap<string, GradedOperation>;
   readonly #judge = new Judge();
   readonly #context: RuleContext;
-  #findings: Finding[] = [];
+  #findings: ClientFinding[] = [];
   #dropped = 0;
   readonly #droppedOf = new Map<string, number>();
   readonly #tallies = new Map<string, Tally>();
@@ -170,7 +170,7 @@ export class Grading implements FactObserver {
   }
 
   #found(rule: RuleRow, draft: Draft, at: number, companyId: string | null): void {
-    const finding: Finding = {
+    const finding: ClientFinding = {
       at: isoString(at),
       rule: rule.id,
       companyId,

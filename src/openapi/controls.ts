@@ -166,6 +166,7 @@ const TAG_TEXT: Readonly<Record<ControlTag, string>> = {
   Network: 'Where webhook deliveries go: routes from public URLs to local ones.',
   Inbox: 'Deliveries the built-in receiver got, and events raised on demand.',
   Journal: 'The API requests the service saw.',
+  Report: "The integration judged: findings on the client's behaviour and what its tests exercised of the service.",
   Regulatory: 'The regulatory reference (NCMs, attributes) and new snapshots of it.',
   State: "Snapshot and restore: the whole state, or one company's.",
   Documents: 'These documents and the page that renders them.',
