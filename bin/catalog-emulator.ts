@@ -3,7 +3,7 @@
  * catalog-emulator [serve] [--port 4747] [--host 127.0.0.1] [--seed N] [--clock real|manual]
  *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent] [--max-stored-answers N]
  *                  [--allow-host NAME]... [--control-token TOKEN] [--state FILE] [--fixtures FILE]
- *                  [--quiet KINDS] [--json] [--ready-file PATH]
+ *                  [--quiet KINDS] [--json] [--ready-file PATH] [--report FILE]
  * catalog-emulator demo [NAME] [--ui [--port N] [--no-open]]
  * catalog-emulator openapi [--controls]
  * catalog-emulator conformance --base-url URL --token T [--token-for PERMISSION=T]... [--files PATTERN]...
@@ -13,7 +13,7 @@
  * DESIGN §7. Imports the public entry only.
  */
 import { parseArgs } from 'node:util';
-import { createEmulator, DEFAULT_START, DemoGate, demos, openApiText, PERMISSIONS, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
+import { createEmulator, DEFAULT_START, DemoGate, demos, formatReport, openApiText, PERMISSIONS, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
 import { fixturesBanner, FixturesFileError, readFixturesFile } from './fixtures-file.js';
 import { openInBrowser } from './open-browser.js';
 import { commandUsage, COMMANDS } from './help.js';
@@ -70,6 +70,9 @@ Options of serve:
                       after every change and on exit, atomically
   --fixtures FILE     create the companies and records of a JSON fixtures file at start (unless
                       --state FILE already holds a state) and after every reset
+  --report FILE       when the server stops, write the report of what it saw the clients do (the
+                      findings on their behaviour and what their tests exercised) to FILE: JSON for
+                      a .json file, Markdown for .md
 
 Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".
 A running server renders both documents at /_emulator/docs, and shows its timeline at /_emulator/ui
@@ -185,7 +188,8 @@ async function main(argv: string[]): Promise<void> {
     for (const stream of [process.stdout, process.stderr]) await new Promise<void>((resolve) => stream.write('', () => resolve()));
     process.exit(code);
   }
-  for (const flag of CONFORMANCE_FLAGS) if (values[flag] !== undefined) fail(`--${flag} is an option of the conformance command`);
+  // --report is serve's too (the report of what the server saw), written as the server stops.
+  for (const flag of CONFORMANCE_FLAGS) if (flag !== 'report' && values[flag] !== undefined) fail(`--${flag} is an option of the conformance command`);
   if (command === 'demo') return runDemo(rest, values);
   if (command !== 'serve') fail(`unknown command "${command}" (commands: ${COMMANDS.join(', ')})`);
   if (rest.length > 0) fail(`unexpected argument "${rest[0]}"`);
@@ -210,6 +214,7 @@ interface ServeFlags {
   json?: boolean;
   'ready-file'?: string;
   'no-controls'?: boolean;
+  report?: string;
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -225,6 +230,13 @@ async function serve(flags: ServeFlags): Promise<void> {
   if (readyFile !== undefined) {
     const unusable = readyFile === '' ? 'it needs a path' : prepareReadyFile(readyFile);
     if (unusable !== undefined) fail(`--ready-file: ${unusable}`);
+  }
+  const reportFile = flags.report;
+  if (reportFile !== undefined) {
+    if (!/\.(?:json|md)$/i.test(reportFile)) fail(`--report FILE writes JSON to a .json file or Markdown to a .md file (got "${reportFile}")`);
+    // A report an earlier run left is removed now: whoever reads the file after this run never reads that one.
+    const unusable = prepareReadyFile(reportFile);
+    if (unusable !== undefined) fail(`--report: ${unusable}`);
   }
   if (flags.start !== undefined && !Number.isFinite(Date.parse(flags.start))) fail(`--start must be an ISO 8601 date-time such as 2026-01-01T00:00:00Z (got "${flags.start}")`);
   const seed = flags.seed === undefined ? undefined : /^-?\d+$/.test(flags.seed) ? Number(flags.seed) : flags.seed;
@@ -281,12 +293,29 @@ async function serve(flags: ServeFlags): Promise<void> {
       .close()
       .then(() => saver?.close())
       .then(
-        () => process.exit(0),
+        () => {
+          if (reportFile !== undefined) writeReport(reportFile);
+          process.exit(0);
+        },
         (error: unknown) => {
           process.stderr.write(`catalog-emulator: could not save the state on exit: ${(error as Error).message}\n`);
           process.exit(1);
         },
       );
+  };
+  /** --report FILE, written once every answer is out (exit 1, saying why, when it cannot be). */
+  const writeReport = (path: string) => {
+    const report = emu.report();
+    try {
+      writeReadyFile(path, /\.json$/i.test(path) ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+    } catch (error) {
+      process.stderr.write(`catalog-emulator: could not write the report to ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+      process.exit(1);
+    }
+    const { score } = report.coverage;
+    const findings = report.findings.length + report.findingsDropped;
+    if (flags.json) process.stdout.write(`${JSON.stringify({ kind: 'report', path, findings, exercised: score.exercised, listed: score.listed })}\n`);
+    else if (log !== 'silent') process.stdout.write(`report: ${path} (${findings} finding${findings === 1 ? '' : 's'}; ${score.exercised} of ${score.listed} behaviours exercised)\n`);
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
