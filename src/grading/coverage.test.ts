@@ -98,7 +98,7 @@ describe('the coverage of a scripted suite', () => {
     expect(coverage.score).toEqual({ exercised: 5, listed: BEHAVIOURS.length });
     expect(coverage.unrouted).toBe(0);
     expect(coverage.inboxAttempts).toBe(0);
-    expect(coverage.gaps.filter((g) => !BEHAVIOURS.some((b) => g.startsWith(`${b.id} (`)))).toEqual([
+    expect(coverage.gaps.filter((g) => !BEHAVIOURS.some((b) => g.startsWith(`no ${b.id}: `)))).toEqual([
       'no 429 or 503 with Retry-After on POST /v1/catalogos/{id}/produtos: POST /_emulator/faults {"target":"api","match":{"method":"POST","path":"/v1/catalogos/*/produtos"},"effect":{"status":503,"retryAfter":2}}',
       'no lost answer on PATCH /v1/produtos/{id}: POST /_emulator/faults {"target":"api","match":{"method":"PATCH","path":"/v1/produtos/*"},"effect":{"loseResponse":true}}, then retry with the same idempotency-key',
       'no 429 or 503 with Retry-After on PATCH /v1/produtos/{id}: POST /_emulator/faults {"target":"api","match":{"method":"PATCH","path":"/v1/produtos/*"},"effect":{"status":503,"retryAfter":2}}',
@@ -106,7 +106,7 @@ describe('the coverage of a scripted suite', () => {
       'no lost answer on POST /v1/webhook/testes: POST /_emulator/faults {"target":"api","match":{"method":"POST","path":"/v1/webhook/testes"},"effect":{"loseResponse":true}}, then retry with the same idempotency-key',
       'no 429 or 503 with Retry-After on POST /v1/webhook/testes: POST /_emulator/faults {"target":"api","match":{"method":"POST","path":"/v1/webhook/testes"},"effect":{"status":503,"retryAfter":2}}',
     ]);
-    expect(coverage.gaps).toContain('rate-limited (A 429 with Retry-After): POST /_emulator/faults {"target":"api","effect":{"status":429,"retryAfter":2}} (or a sixth webhook test or resend within a minute)');
+    expect(coverage.gaps).toContain('no rate-limited: POST /_emulator/faults {"target":"api","effect":{"status":429,"retryAfter":2}} (or a sixth webhook test or resend within a minute)');
   });
 
   it("keeps a company's part to its own requests, faults and deliveries", async () => {
@@ -223,7 +223,7 @@ describe('a suite that exercises every behaviour of the table', () => {
     const { coverage } = emu.report();
     expect(coverage.behaviours.filter((b) => b.seen === 0).map((b) => b.id)).toEqual([]);
     expect(coverage.score).toEqual({ exercised: BEHAVIOURS.length, listed: BEHAVIOURS.length });
-    expect(coverage.gaps.filter((g) => BEHAVIOURS.some((b) => g.startsWith(`${b.id} (`)))).toEqual([]);
+    expect(coverage.gaps.filter((g) => BEHAVIOURS.some((b) => g.startsWith(`no ${b.id}: `)))).toEqual([]);
     expect(emu.report().findings).toEqual([]);
   });
 });

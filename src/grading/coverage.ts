@@ -359,7 +359,7 @@ export function coverageOf(tally: Tally, operations: readonly GradedOperation[])
     control: row.control,
   }));
   const called = operations.filter((o) => tally.operations.has(o.id));
-  const gaps = [...behaviours.filter((b) => b.seen === 0).map((b) => `${b.id} (${b.what}): ${b.control}`), ...called.flatMap((o) => writeGaps(o, tally.operations.get(o.id)!))];
+  const gaps = [...behaviours.filter((b) => b.seen === 0).map((b) => `no ${b.id}: ${b.control}`), ...called.flatMap((o) => writeGaps(o, tally.operations.get(o.id)!))];
   return {
     score: { exercised: behaviours.filter((b) => b.seen > 0).length, listed: behaviours.length },
     behaviours,
