@@ -133,6 +133,23 @@ describe('the coverage of a scripted suite', () => {
     ]);
   });
 
+  it('sees an event past retention only once retention removed it, and never an event a reset removed', async () => {
+    const w = world();
+    const { emu } = w;
+    const retention = () => emu.report().coverage.behaviours.find((b) => b.id === 'event-past-retention')!.seen;
+    await testEvent(w);
+    await emu.clock.runUntilIdle();
+    await emu.clock.advance('29d');
+    expect(retention()).toBe(0);
+    await emu.clock.advance('2d');
+    expect(retention()).toBe(1);
+    await testEvent(w);
+    await emu.clock.runUntilIdle();
+    emu.reset();
+    await emu.clock.advance('31d');
+    expect(retention()).toBe(1);
+  });
+
   it('counts a request no operation took apart', async () => {
     const { emu, call } = world();
     expect((await call('GET', '/v1/nada')).status).toBe(404);
