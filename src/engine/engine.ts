@@ -49,7 +49,7 @@ export class Engine implements ObservedEmulator {
   private readonly seeder: Seeder | undefined;
   /** See stateVersion. */
   private changes = 0;
-  /** Who is told of resets and the close (see EngineChange): nobody unless the inspector was opened. */
+  /** Who is told of resets and the close (see EngineChange): the grading of the client, and the inspector once opened. */
   private readonly watchers = new Set<(change: EngineChange) => void>();
 
   /** Throws a TypeError or RangeError naming the first bad option. */

@@ -225,7 +225,7 @@ export const BEHAVIOURS = [
     what: 'A tampered delivery your receiver refused',
     statements: ['SIG-03', 'SIG-07', 'SIG-08'],
     control: deliveryFault('{"tamper":"signature"}'),
-    receiver: (answer) => answer.tamper !== null && !is2xx(answer.outcome),
+    receiver: (answer) => answer.tamper !== null && answer.outcome.kind === 'response' && !is2xx(answer.outcome),
   },
   {
     id: 'duplicate-accepted',

@@ -343,23 +343,28 @@ function seconds(ms: number): string {
 export class Judge {
   readonly #memories = RULES.map((row) => row.memory() as Recent<unknown> | undefined);
 
-  /** The findings `request` makes, as drafts with their rule. */
-  request(request: JournalRecord, context: RuleContext, found: (rule: RuleRow, draft: Draft) => void): void {
+  /** The findings `request` makes, as drafts with their rule; undefined (nothing allocated) when it makes none. */
+  request(request: JournalRecord, context: RuleContext): Found[] | undefined {
+    let found: Found[] | undefined;
     for (let i = 0; i < RULES.length; i++) {
       const row = RULES[i]! as RuleRow;
       if (row.request === undefined) continue;
       const draft = row.request(this.#memories[i], request, context);
-      if (draft !== undefined) found(row, draft);
+      if (draft !== undefined) (found ??= []).push({ rule: row, draft });
     }
+    return found;
   }
 
-  received(delivery: ReceivedDelivery, found: (rule: RuleRow, draft: Draft) => void): void {
+  /** The findings a routed receiver's answer makes; undefined when it makes none. */
+  received(delivery: ReceivedDelivery): Found[] | undefined {
+    let found: Found[] | undefined;
     for (let i = 0; i < RULES.length; i++) {
       const row = RULES[i]! as RuleRow;
       if (row.received === undefined) continue;
       const draft = row.received(this.#memories[i], delivery);
-      if (draft !== undefined) found(row, draft);
+      if (draft !== undefined) (found ??= []).push({ rule: row, draft });
     }
+    return found;
   }
 
   /** Forgets what the rules remember of one company, or (null) of every company. */
@@ -370,4 +375,8 @@ export class Judge {
 
 /** A row as the judge runs it: its memory's type forgotten. */
 type RuleRow = Rule<Recent<unknown> | undefined>;
-export type { Draft, RuleRow };
+/** A finding the judge made: its rule, and what it says of itself. */
+export interface Found {
+  readonly rule: RuleRow;
+  readonly draft: Draft;
+}

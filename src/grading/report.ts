@@ -11,7 +11,7 @@ import type { EngineChange } from '../engine/engine.js';
 import type { Journal, JournalRecord } from '../engine/journal.js';
 import type { RouteTable } from '../network/routes.js';
 import { ATTEMPT_ROWS, coverageOf, JOB_ROWS, RECEIVER_ROWS, RETENTION_TASK, Tally, type Coverage } from './coverage.js';
-import { Judge, keyOf, Recent, type Draft, type ClientFinding, type GradedOperation, type RuleContext, type RuleRow } from './findings.js';
+import { Judge, keyOf, Recent, type ClientFinding, type Found, type GradedOperation, type RuleContext } from './findings.js';
 
 /**
  * The last result of the webhook receiver's check, as the report shows it: the URL it checked, its cases passed and
@@ -93,18 +93,55 @@ export class Grading implements FactObserver {
     });
   }
 
+  // The grading's failure is its own, as an activity listener's is: a fact it could not take is dropped, and never
+  // changes an answer, a delivery or a job run.
+
   request(record: JournalRecord): void {
-    this.#tally(record.companyId).request(record);
-    this.#judge.request(record, this.#context, (rule, draft) => this.#found(rule, draft, record.at, record.companyId));
+    try {
+      this.#tally(record.companyId).request(record);
+      const found = this.#judge.request(record, this.#context);
+      if (found !== undefined) this.#keep(found, record.at, record.companyId);
+    } catch {
+      // See above.
+    }
   }
 
   received(delivery: ReceivedDelivery): void {
-    const tally = this.#tally(delivery.companyId);
-    for (const row of RECEIVER_ROWS) if (row.receiver!(delivery.answer)) tally.saw(row.id);
-    this.#judge.received(delivery, (rule, draft) => this.#found(rule, draft, delivery.at, delivery.companyId));
+    try {
+      const tally = this.#tally(delivery.companyId);
+      for (const row of RECEIVER_ROWS) if (row.receiver!(delivery.answer)) tally.saw(row.id);
+      const found = this.#judge.received(delivery);
+      if (found !== undefined) this.#keep(found, delivery.at, delivery.companyId);
+    } catch {
+      // See above.
+    }
   }
 
   attemptEnded(state: State, eventId: string, tentativa: number): void {
+    try {
+      this.#attemptEnded(state, eventId, tentativa);
+    } catch {
+      // See above.
+    }
+  }
+
+  jobRan(state: State, run: JobRun): void {
+    try {
+      this.#jobRan(state, run);
+    } catch {
+      // See above.
+    }
+  }
+
+  faultFired(fault: FiredFault): void {
+    try {
+      this.#tally(fault.companyId).fault(fault);
+    } catch {
+      // See above.
+    }
+  }
+
+  #attemptEnded(state: State, eventId: string, tentativa: number): void {
     const event = state.webhookEvents.get(eventId);
     const attempt = event?.attempts[tentativa - 1];
     if (event === undefined || attempt === undefined) return;
@@ -122,7 +159,7 @@ export class Grading implements FactObserver {
     for (const row of ATTEMPT_ROWS) if (row.attempt!(seen)) tally.saw(row.id);
   }
 
-  jobRan(state: State, run: JobRun): void {
+  #jobRan(state: State, run: JobRun): void {
     if (run.task === RETENTION_TASK) {
       if (run.failed || this.#closed.size === 0) return;
       this.#closed.deleteWhere((_, { companyId, eventId }) => {
@@ -134,10 +171,6 @@ export class Grading implements FactObserver {
     }
     if (run.subjectId === null || run.companyId === null) return;
     for (const row of JOB_ROWS) if (row.job!.task === run.task && row.job!.done(state, run.subjectId)) this.#tally(run.companyId).saw(row.id);
-  }
-
-  faultFired(fault: FiredFault): void {
-    this.#tally(fault.companyId).fault(fault);
   }
 
   /** The report of every company, or of `companyId` alone. */
@@ -169,26 +202,29 @@ export class Grading implements FactObserver {
     return tally;
   }
 
-  #found(rule: RuleRow, draft: Draft, at: number, companyId: string | null): void {
-    const finding: ClientFinding = {
-      at: isoString(at),
-      rule: rule.id,
-      companyId,
-      statements: draft.statements ?? rule.statements,
-      message: draft.message,
-      requestIds: draft.requestIds ?? [],
-      eventIds: draft.eventIds ?? [],
-      fix: rule.fix,
-    };
-    this.#findings.push(finding);
-    if (this.#findings.length > FINDINGS_KEPT) {
-      const [gone] = this.#findings.splice(0, 1);
-      this.#dropped++;
-      const key = gone!.companyId ?? NO_COMPANY;
-      this.#droppedOf.set(key, (this.#droppedOf.get(key) ?? 0) + 1);
+  /** Keeps the findings of a fact of `companyId` at `at` (virtual), and tells them to the activity stream. */
+  #keep(found: readonly Found[], at: number, companyId: string | null): void {
+    for (const { rule, draft } of found) {
+      const finding: ClientFinding = {
+        at: isoString(at),
+        rule: rule.id,
+        companyId,
+        statements: draft.statements ?? rule.statements,
+        message: draft.message,
+        requestIds: draft.requestIds ?? [],
+        eventIds: draft.eventIds ?? [],
+        fix: rule.fix,
+      };
+      this.#findings.push(finding);
+      if (this.#findings.length > FINDINGS_KEPT) {
+        const [gone] = this.#findings.splice(0, 1);
+        this.#dropped++;
+        const key = gone!.companyId ?? NO_COMPANY;
+        this.#droppedOf.set(key, (this.#droppedOf.get(key) ?? 0) + 1);
+      }
+      const { activity } = this.#emulator;
+      if (activity.listening) activity.emit({ kind: 'finding', ...finding });
     }
-    const { activity } = this.#emulator;
-    if (activity.listening) activity.emit({ kind: 'finding', ...finding });
   }
 }
 
