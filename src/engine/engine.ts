@@ -33,7 +33,7 @@ export class Engine implements ObservedEmulator {
    * with it (the inspector) reads the engine only as an ObservedEmulator.
    */
   readonly activity = new ActivityFeed(this);
-  readonly faults = new FaultRegistry((fault) => this.activity.observer?.faultFired(fault));
+  readonly faults = new FaultRegistry(this.activity);
   readonly journal = new Journal();
   readonly routes = new RouteTable();
   readonly inbox = new Inbox();

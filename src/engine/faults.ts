@@ -23,7 +23,7 @@ import { DAY } from '../core/time.js';
 import { IF_MATCH_OPERATIONS, type IfMatchOperation } from '../core/versioning.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
 import type { DeliveryFaults } from '../network/transport.js';
-import type { FiredFault } from './activity.js';
+import type { ActivityFeed, FiredFault } from './activity.js';
 import { Glob } from './glob.js';
 
 /** The background jobs a `job` fault can act on (README "Faults"). */
@@ -226,8 +226,12 @@ export class FaultRegistry implements DeliveryFaults {
   private readonly faults: Fault[] = [];
   private counter = 0;
 
-  /** `fired`: told of each fault that fires (the grading of the client tallies the faults a suite used). */
-  constructor(private readonly fired: (fault: FiredFault) => void = () => undefined) {}
+  /** `feed`: its fact observer is told of each fault that fires (the grading of the client tallies the faults used). */
+  constructor(private readonly feed?: Pick<ActivityFeed, 'observer'>) {}
+
+  private fired(fault: FiredFault): void {
+    this.feed?.observer?.faultFired(fault);
+  }
 
   /** Throws a FaultInputError, registering nothing, when `input` is not a fault or could never fire. */
   add(input: unknown): { id: string } {

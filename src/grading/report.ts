@@ -51,32 +51,27 @@ export interface GradedEmulator {
 /** The key of a tally: a company's id, or '' for the requests made without a company's credential. */
 const NO_COMPANY = '';
 
-export class Grading implements FactObserver {
-  readonly #emulator: GradedEmulator;
-  readonly #operations: readonly GradedOperation[];
-  readonly #byId: ReadonlyMap<string, GradedOperation>;
-  readonly #judge = new Judge();
-  readonly #context: RuleContext;
-  #findings: ClientFinding[] = [];
-  #dropped = 0;
-  readonly #droppedOf = new Map<string, number>();
-  readonly #tallies = new Map<string, Tally>();
+/**
+ * What the grading holds once the emulator has told it a fact: made then, not with the emulator, whose creation
+ * stays a few small objects (bench/run.ts holds it to 8 KB; most emulators of a suite see a handful of requests).
+ */
+class Seen {
+  readonly judge = new Judge();
+  readonly findings: ClientFinding[] = [];
+  dropped = 0;
+  readonly droppedOf = new Map<string, number>();
+  readonly tallies = new Map<string, Tally>();
   /** The counts of the companies tallied before the TALLIES_KEPT kept one by one. */
-  readonly #earlier = new Tally();
+  readonly earlier = new Tally();
   /** Events seen closed, by company: retention's removals are told by their absence after its run. */
-  readonly #closed = new Recent<{ readonly companyId: string; readonly eventId: string }>(10_000);
+  readonly closed = new Recent<{ readonly companyId: string; readonly eventId: string }>(10_000);
+  readonly context: RuleContext;
 
-  /**
-   * `operations`: the API's, in its order. `realNow`: a monotonic real time in ms (a wait for a Retry-After on a
-   * manual clock is measured in it too).
-   */
-  constructor(emulator: GradedEmulator, operations: readonly GradedOperation[], realNow: () => number = () => performance.now()) {
-    this.#emulator = emulator;
-    this.#operations = operations;
-    this.#byId = new Map(operations.map((o) => [o.id, o]));
-    this.#context = {
+  constructor(emulator: GradedEmulator, operations: readonly GradedOperation[], realNow: () => number) {
+    let byId: ReadonlyMap<string, GradedOperation> | undefined;
+    this.context = {
       realNow,
-      operation: (id) => this.#byId.get(id),
+      operation: (id) => (byId ??= new Map(operations.map((o) => [o.id, o]))).get(id),
       earlierWithKey: (companyId, key, requestId) => {
         const records = emulator.journal.recordsOf(companyId);
         let i = records.findIndex((r) => r.requestId === requestId);
@@ -88,9 +83,44 @@ export class Grading implements FactObserver {
     // What a reset or restore replaced is no mistake of the client's: the rules forget it (findings and counts stay).
     emulator.watch((change) => {
       if (change.kind === 'closed') return;
-      this.#judge.forget(change.companyId);
-      this.#closed.forget(change.companyId);
+      this.judge.forget(change.companyId);
+      this.closed.forget(change.companyId);
     });
+  }
+
+  tally(companyId: string | null): Tally {
+    const key = companyId ?? NO_COMPANY;
+    let tally = this.tallies.get(key);
+    if (tally === undefined) {
+      this.tallies.set(key, (tally = new Tally()));
+      if (this.tallies.size > TALLIES_KEPT) {
+        const [oldest, counts] = this.tallies.entries().next().value!;
+        counts.addTo(this.earlier);
+        this.tallies.delete(oldest);
+      }
+    }
+    return tally;
+  }
+}
+
+export class Grading implements FactObserver {
+  readonly #emulator: GradedEmulator;
+  readonly #operations: readonly GradedOperation[];
+  readonly #realNow: () => number;
+  #seen: Seen | undefined;
+
+  /**
+   * `operations`: the API's, in its order. `realNow`: a monotonic real time in ms (a wait for a Retry-After on a
+   * manual clock is measured in it too).
+   */
+  constructor(emulator: GradedEmulator, operations: readonly GradedOperation[], realNow: () => number = () => performance.now()) {
+    this.#emulator = emulator;
+    this.#operations = operations;
+    this.#realNow = realNow;
+  }
+
+  get #state(): Seen {
+    return (this.#seen ??= new Seen(this.#emulator, this.#operations, this.#realNow));
   }
 
   // The grading's failure is its own, as an activity listener's is: a fact it could not take is dropped, and never
@@ -98,8 +128,9 @@ export class Grading implements FactObserver {
 
   request(record: JournalRecord): void {
     try {
-      this.#tally(record.companyId).request(record);
-      const found = this.#judge.request(record, this.#context);
+      const seen = this.#state;
+      seen.tally(record.companyId).request(record);
+      const found = seen.judge.request(record, seen.context);
       if (found !== undefined) this.#keep(found, record.at, record.companyId);
     } catch {
       // See above.
@@ -108,9 +139,10 @@ export class Grading implements FactObserver {
 
   received(delivery: ReceivedDelivery): void {
     try {
-      const tally = this.#tally(delivery.companyId);
+      const seen = this.#state;
+      const tally = seen.tally(delivery.companyId);
       for (const row of RECEIVER_ROWS) if (row.receiver!(delivery.answer)) tally.saw(row.id);
-      const found = this.#judge.received(delivery);
+      const found = seen.judge.received(delivery);
       if (found !== undefined) this.#keep(found, delivery.at, delivery.companyId);
     } catch {
       // See above.
@@ -135,7 +167,7 @@ export class Grading implements FactObserver {
 
   faultFired(fault: FiredFault): void {
     try {
-      this.#tally(fault.companyId).fault(fault);
+      this.#state.tally(fault.companyId).fault(fault);
     } catch {
       // See above.
     }
@@ -145,9 +177,10 @@ export class Grading implements FactObserver {
     const event = state.webhookEvents.get(eventId);
     const attempt = event?.attempts[tentativa - 1];
     if (event === undefined || attempt === undefined) return;
+    const seen = this.#state;
     const { companyId } = event;
-    if (event.estado === 'entregue' || event.estado === 'falhou') this.#closed.set(keyOf(companyId, eventId), { companyId, eventId });
-    const tally = this.#tally(companyId);
+    if (event.estado === 'entregue' || event.estado === 'falhou') seen.closed.set(keyOf(companyId, eventId), { companyId, eventId });
+    const tally = seen.tally(companyId);
     const url = state.webhookDestinations.get(companyId)?.url;
     if (url === undefined || this.#emulator.routes.resolve(url) === undefined) {
       tally.inboxAttempts++;
@@ -155,55 +188,45 @@ export class Grading implements FactObserver {
     }
     let inCycle = 0;
     for (const a of event.attempts) if (a.ciclo === attempt.ciclo && a.tentativa <= tentativa) inCycle++;
-    const seen = { event, inCycle, estado: attempt.estado };
-    for (const row of ATTEMPT_ROWS) if (row.attempt!(seen)) tally.saw(row.id);
+    const attemptSeen = { event, inCycle, estado: attempt.estado };
+    for (const row of ATTEMPT_ROWS) if (row.attempt!(attemptSeen)) tally.saw(row.id);
   }
 
   #jobRan(state: State, run: JobRun): void {
+    // Housekeeping runs on every clock from the start: it alone does not make the grading's state.
+    const seen = this.#seen;
     if (run.task === RETENTION_TASK) {
-      if (run.failed || this.#closed.size === 0) return;
-      this.#closed.deleteWhere((_, { companyId, eventId }) => {
+      if (run.failed || seen === undefined || seen.closed.size === 0) return;
+      seen.closed.deleteWhere((_, { companyId, eventId }) => {
         if (!state.companies.has(companyId) || state.webhookEvents.has(eventId)) return false;
-        this.#tally(companyId).saw('event-past-retention');
+        seen.tally(companyId).saw('event-past-retention');
         return true;
       });
       return;
     }
     if (run.subjectId === null || run.companyId === null) return;
-    for (const row of JOB_ROWS) if (row.job!.task === run.task && row.job!.done(state, run.subjectId)) this.#tally(run.companyId).saw(row.id);
+    for (const row of JOB_ROWS) if (row.job!.task === run.task && row.job!.done(state, run.subjectId)) this.#state.tally(run.companyId).saw(row.id);
   }
 
   /** The report of every company, or of `companyId` alone. */
   report(companyId?: string): Report {
+    const seen = this.#seen;
     if (companyId !== undefined) {
       return {
-        findings: this.#findings.filter((f) => f.companyId === companyId),
-        findingsDropped: this.#droppedOf.get(companyId) ?? 0,
-        coverage: coverageOf(this.#tallies.get(companyId) ?? new Tally(), this.#operations),
+        findings: seen === undefined ? [] : seen.findings.filter((f) => f.companyId === companyId),
+        findingsDropped: seen?.droppedOf.get(companyId) ?? 0,
+        coverage: coverageOf(seen?.tallies.get(companyId) ?? new Tally(), this.#operations),
       };
     }
     const all = new Tally();
-    this.#earlier.addTo(all);
-    for (const tally of this.#tallies.values()) tally.addTo(all);
-    return { findings: [...this.#findings], findingsDropped: this.#dropped, coverage: coverageOf(all, this.#operations) };
-  }
-
-  #tally(companyId: string | null): Tally {
-    const key = companyId ?? NO_COMPANY;
-    let tally = this.#tallies.get(key);
-    if (tally === undefined) {
-      this.#tallies.set(key, (tally = new Tally()));
-      if (this.#tallies.size > TALLIES_KEPT) {
-        const [oldest, counts] = this.#tallies.entries().next().value!;
-        counts.addTo(this.#earlier);
-        this.#tallies.delete(oldest);
-      }
-    }
-    return tally;
+    seen?.earlier.addTo(all);
+    for (const tally of seen?.tallies.values() ?? []) tally.addTo(all);
+    return { findings: seen === undefined ? [] : [...seen.findings], findingsDropped: seen?.dropped ?? 0, coverage: coverageOf(all, this.#operations) };
   }
 
   /** Keeps the findings of a fact of `companyId` at `at` (virtual), and tells them to the activity stream. */
   #keep(found: readonly Found[], at: number, companyId: string | null): void {
+    const seen = this.#state;
     for (const { rule, draft } of found) {
       const finding: ClientFinding = {
         at: isoString(at),
@@ -215,12 +238,12 @@ export class Grading implements FactObserver {
         eventIds: draft.eventIds ?? [],
         fix: rule.fix,
       };
-      this.#findings.push(finding);
-      if (this.#findings.length > FINDINGS_KEPT) {
-        const [gone] = this.#findings.splice(0, 1);
-        this.#dropped++;
+      seen.findings.push(finding);
+      if (seen.findings.length > FINDINGS_KEPT) {
+        const [gone] = seen.findings.splice(0, 1);
+        seen.dropped++;
         const key = gone!.companyId ?? NO_COMPANY;
-        this.#droppedOf.set(key, (this.#droppedOf.get(key) ?? 0) + 1);
+        seen.droppedOf.set(key, (seen.droppedOf.get(key) ?? 0) + 1);
       }
       const { activity } = this.#emulator;
       if (activity.listening) activity.emit({ kind: 'finding', ...finding });
