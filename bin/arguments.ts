@@ -57,7 +57,7 @@ export const CONFORMANCE_OPTIONS = ['base-url', 'token', 'token-for', 'other-tok
 
 /** The options each command takes, besides --help and --version, which every command takes. */
 export const COMMAND_OPTIONS = {
-  serve: ['port', 'host', 'seed', 'clock', 'start', 'route', 'log', 'quiet', 'json', 'ready-file', 'max-stored-answers', 'allow-host', 'control-token', 'no-controls', 'state', 'state-sync', 'fixtures'],
+  serve: ['port', 'host', 'seed', 'clock', 'start', 'route', 'log', 'quiet', 'json', 'ready-file', 'max-stored-answers', 'allow-host', 'control-token', 'no-controls', 'state', 'state-sync', 'fixtures', 'report'],
   demo: ['ui', 'port', 'no-open'],
   openapi: ['controls'],
   conformance: [...CONFORMANCE_OPTIONS, 'json'],

@@ -3,7 +3,7 @@
  * catalog-emulator [serve] [--port 4747] [--host 127.0.0.1] [--seed N] [--clock real|manual]
  *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent] [--max-stored-answers N]
  *                  [--allow-host NAME]... [--control-token TOKEN] [--state FILE [--state-sync]] [--fixtures FILE]
- *                  [--quiet KINDS] [--json] [--ready-file PATH]
+ *                  [--quiet KINDS] [--json] [--ready-file PATH] [--report FILE]
  * catalog-emulator demo [NAME] [--ui [--port N] [--no-open]]
  * catalog-emulator openapi [--controls]
  * catalog-emulator conformance --base-url URL --token T [--token-for PERMISSION=T]... [--other-token T]
@@ -16,7 +16,7 @@
  *
  * DESIGN §7. Imports the public entry only.
  */
-import { createEmulator, DEFAULT_START, DemoGate, demos, openApiText, PERMISSIONS, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
+import { createEmulator, DEFAULT_START, DemoGate, demos, formatReport, openApiText, PERMISSIONS, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
 import { FixturesFileError, readFixturesFile } from './fixtures-file.js';
 import { openInBrowser } from './open-browser.js';
 import { runCheckReceiver } from './check-receiver.js';
@@ -65,7 +65,8 @@ Options of serve:
   --log FORMAT        pretty (default: one line per request, control call, delivery attempt and
                       job step; coloured on a terminal unless NO_COLOR is set), json (one JSON
                       object per line) or silent
-  --quiet KINDS       leave these out of the log: requests, controls, deliveries, jobs
+  --quiet KINDS       leave these out of the log: requests, controls, deliveries, jobs,
+                      findings
                       (comma-separated or repeated)
   --json              print the start as one JSON line instead of the banner (url, controls, docs,
                       inspector, companies with their tokens, clock, seed, version, pid); stdout
@@ -88,6 +89,9 @@ Options of serve:
                       loss loses nothing acknowledged either, at a cost per change
   --fixtures FILE     create the companies and records of a JSON fixtures file at start (unless
                       --state FILE already holds a state) and after every reset
+  --report FILE       when the server stops, write the report of what it saw the clients do (the
+                      findings on their behaviour and what their tests exercised) to FILE: JSON for
+                      a .json file, Markdown for .md
 
 Environment of serve (for containers; the flag wins, and an empty variable counts as unset):
   PORT                            --port
@@ -226,7 +230,8 @@ async function main(argv: string[]): Promise<void> {
     return exitWith(await runCheckReceiver(rest, values, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }, process.env));
   }
   for (const flag of COMMAND_OPTIONS['check-receiver']) if (flag !== 'json' && !(CONFORMANCE_OPTIONS as readonly string[]).includes(flag) && values[flag] !== undefined) fail(`--${flag} is an option of the check-receiver command`);
-  for (const flag of CONFORMANCE_OPTIONS) if (values[flag] !== undefined) fail(`--${flag} is an option of the conformance command`);
+  // --report is serve's too (the report of what the server saw), written as the server stops.
+  for (const flag of CONFORMANCE_OPTIONS) if (flag !== 'report' && values[flag] !== undefined) fail(`--${flag} is an option of the conformance command`);
   if (command === 'demo') return runDemo(rest, values);
   if (command !== 'serve') fail(unknownCommand(command));
   if (rest.length > 0) fail(`unexpected argument "${rest[0]}"`);
@@ -252,6 +257,7 @@ interface ServeFlags {
   json?: boolean;
   'ready-file'?: string;
   'no-controls'?: boolean;
+  report?: string;
 }
 
 async function serve(given: ServeFlags): Promise<void> {
@@ -270,6 +276,13 @@ async function serve(given: ServeFlags): Promise<void> {
   if (readyFile !== undefined) {
     const unusable = readyFile === '' ? 'it needs a path' : prepareReadyFile(readyFile);
     if (unusable !== undefined) fail(`--ready-file: ${unusable}`);
+  }
+  const reportFile = flags.report;
+  if (reportFile !== undefined) {
+    if (!/\.(?:json|md)$/i.test(reportFile)) fail(`--report FILE writes JSON to a .json file or Markdown to a .md file (got "${reportFile}")`);
+    // A report an earlier run left is removed now: whoever reads the file after this run never reads that one.
+    const unusable = prepareReadyFile(reportFile);
+    if (unusable !== undefined) fail(`--report: ${unusable}`);
   }
   if (flags.start !== undefined && !Number.isFinite(Date.parse(flags.start))) fail(`--start must be an ISO 8601 date-time such as 2026-01-01T00:00:00Z (got "${flags.start}")`);
   const seed = flags.seed === undefined ? undefined : /^-?\d+$/.test(flags.seed) ? Number(flags.seed) : flags.seed;
@@ -330,12 +343,29 @@ async function serve(given: ServeFlags): Promise<void> {
       .close()
       .then(() => saver?.close())
       .then(
-        () => process.exit(0),
+        () => {
+          if (reportFile !== undefined) writeReport(reportFile);
+          process.exit(0);
+        },
         (error: unknown) => {
           process.stderr.write(`catalog-emulator: could not save the state on exit: ${(error as Error).message}\n`);
           process.exit(1);
         },
       );
+  };
+  /** --report FILE, written once every answer is out (exit 1, saying why, when it cannot be). */
+  const writeReport = (path: string) => {
+    const report = emu.report();
+    try {
+      writeReadyFile(path, /\.json$/i.test(path) ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+    } catch (error) {
+      process.stderr.write(`catalog-emulator: could not write the report to ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+      process.exit(1);
+    }
+    const { score } = report.coverage;
+    const findings = report.findings.length + report.findingsDropped;
+    if (flags.json) process.stdout.write(`${JSON.stringify({ kind: 'report', path, findings, exercised: score.exercised, listed: score.listed })}\n`);
+    else if (log !== 'silent') process.stdout.write(`report: ${path} (${findings} finding${findings === 1 ? '' : 's'}; ${score.exercised} of ${score.listed} behaviours exercised)\n`);
   };
   onStop(shutdown);
 

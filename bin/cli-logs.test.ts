@@ -65,8 +65,9 @@ async function call(url: string, method: string, path: string, options: { token?
 }
 
 /**
- * The scripted scenario: a 422, an idempotent replay, a fault that fires, control calls (one refused), and a test
- * event whose first two deliveries a fault answers 503, delivered at the third attempt as the clock advances.
+ * The scripted scenario: a 422, an idempotent replay, a fault that fires, control calls (one refused), a test event
+ * whose first two deliveries a fault answers 503, delivered at the third attempt as the clock advances, and a write
+ * without its idempotency-key (a finding).
  */
 async function scenario(url: string, token: string): Promise<void> {
   expect((await call(url, 'POST', '/v1/catalogos', { token, key: 'golden-catalog-0001', body: { nome: 'Loja' } })).status).toBe(422);
@@ -80,6 +81,8 @@ async function scenario(url: string, token: string): Promise<void> {
   expect((await call(url, 'POST', '/_emulator/faults', { body: { target: 'delivery', effect: { status: 503 }, times: 2 } })).status).toBe(201);
   expect((await call(url, 'POST', '/v1/webhook/testes', { token, key: 'golden-test-0001', headers: { 'if-match': configured.etag! } })).status).toBe(202);
   expect((await call(url, 'POST', '/_emulator/clock/advance', { body: { by: '10m' } })).status).toBe(200);
+  // A mistake of the client: a write without its idempotency-key, told as a finding after its request.
+  expect((await call(url, 'POST', '/v1/catalogos', { token, body: { nome: 'Loja' } })).status).toBe(400);
   expect((await call(url, 'DELETE', '/_emulator/faults/flt_9')).status).toBe(404);
 }
 
@@ -117,6 +120,11 @@ describe('catalog-emulator serve: the log', SCENARIO_TIMEOUT, () => {
     ]);
     expect(lines).toContain('2026-01-01T00:00:00.000Z control  POST   /_emulator/clock/advance → 200 advanceClock: now 2026-01-01T00:10:00.000Z, ran 3 tasks');
     expect(lines).toContain('2026-01-01T00:10:00.000Z control  DELETE /_emulator/faults/flt_9 → 404 falha_nao_encontrada at path.id (removeFault)');
+    const finding = lines.findIndex((line) => / finding /.test(line));
+    expect(lines[finding - 1]).toBe('2026-01-01T00:10:00.000Z request  POST   /v1/catalogos → 400 chave_idempotencia_ausente at header.idempotency-key');
+    expect(lines[finding]).toMatch(
+      /^2026-01-01T00:10:00\.000Z finding  missing-idempotency-key \(REQ-02\): POST \/v1\/catalogos \(request [0-9a-f-]{36}\) was sent without an idempotency-key: refused 400 chave_idempotencia_ausente\. Fix: Send an idempotency-key on every state-changing request: /,
+    );
     expect(log).not.toContain('\x1b');
     golden('pretty.log', log);
     // The README's sample of the log is an excerpt of this very log.
@@ -157,6 +165,19 @@ describe('catalog-emulator serve: the log', SCENARIO_TIMEOUT, () => {
       [1, 'falhou', 503, 'status_nao_2xx'],
       [2, 'falhou', 503, 'status_nao_2xx'],
       [3, 'entregue', 200, null],
+    ]);
+    expect(entries.filter((e) => e.kind === 'finding')).toEqual([
+      {
+        kind: 'finding',
+        at: '2026-01-01T00:10:00.000Z',
+        rule: 'missing-idempotency-key',
+        companyId: ready.companies[0]!.companyId,
+        statements: ['REQ-02'],
+        message: expect.stringMatching(/^POST \/v1\/catalogos \(request [0-9a-f-]{36}\) was sent without an idempotency-key: refused 400 chave_idempotencia_ausente\.$/),
+        requestIds: [expect.stringMatching(/^[0-9a-f-]{36}$/)],
+        eventIds: [],
+        fix: 'Send an idempotency-key on every state-changing request: a new one per request, the same one to repeat it.',
+      },
     ]);
     expect(run.stderr).toBe('');
     golden('json.log', `${lines.join('\n')}\n`);
@@ -235,7 +256,7 @@ describe('catalog-emulator serve --json', SCENARIO_TIMEOUT, () => {
 
     const bad = cli(['--port', '0', '--quiet', 'requests,everything']);
     expect(await bad.exited).toEqual({ code: 2, signal: null });
-    expect(bad.stderr).toContain('--quiet takes requests, controls, deliveries, jobs (got "everything")');
+    expect(bad.stderr).toContain('--quiet takes requests, controls, deliveries, jobs, findings (got "everything")');
   });
 
   it('colours the pretty log under FORCE_COLOR (and NO_COLOR leaves it plain, as every other test shows)', async () => {

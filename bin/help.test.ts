@@ -60,7 +60,7 @@ describe('quietKinds', () => {
   it('takes the kinds comma-separated or repeated, and names a wrong one', () => {
     expect(quietKinds(['requests,jobs', ' controls '])).toEqual(new Set(['request', 'job', 'control']));
     expect(quietKinds([])).toEqual(new Set());
-    expect(quietKinds(['requests,'])).toBe('--quiet takes requests, controls, deliveries, jobs (got "")');
-    expect(quietKinds(['request'])).toBe('--quiet takes requests, controls, deliveries, jobs (got "request")');
+    expect(quietKinds(['requests,'])).toBe('--quiet takes requests, controls, deliveries, jobs, findings (got "")');
+    expect(quietKinds(['request'])).toBe('--quiet takes requests, controls, deliveries, jobs, findings (got "request")');
   });
 });

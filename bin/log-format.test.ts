@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ControlActivity, DeliveryActivity, JobActivity, RequestActivity } from '../src/index.js';
+import type { ControlActivity, DeliveryActivity, FindingActivity, JobActivity, RequestActivity } from '../src/index.js';
 import { escapeControls, formatActivity, wantsColor } from './log-format.js';
 
 const request = (fields: Partial<RequestActivity>): RequestActivity => ({
@@ -93,6 +93,25 @@ describe('formatActivity', () => {
   it('pretty job: the task, its record and a fault that took it', () => {
     const job: JobActivity = { kind: 'job', at: '2026-01-01T00:01:00.000Z', task: 'ingestao.validacao', companyId: 'c1', subjectId: 'i1', fault: 'delayed' };
     expect(formatActivity(job, 'pretty')).toBe('2026-01-01T00:01:00.000Z job      ingestao.validacao i1 (fault: delayed)');
+  });
+
+  it('pretty finding: the rule, its statements, what happened (the client\'s path escaped) and the fix', () => {
+    const finding: FindingActivity = {
+      kind: 'finding',
+      at: '2026-01-01T00:00:00.000Z',
+      rule: 'stale-etag-retried',
+      companyId: 'c1',
+      statements: ['REQ-05'],
+      message: 'PATCH /v1/produtos/\x1b[2J (request r2) sent If-Match "a" again.',
+      requestIds: ['r1', 'r2'],
+      eventIds: [],
+      fix: 'Read it again.',
+    };
+    expect(formatActivity(finding, 'pretty')).toBe('2026-01-01T00:00:00.000Z finding  stale-etag-retried (REQ-05): PATCH /v1/produtos/\\x1b[2J (request r2) sent If-Match "a" again. Fix: Read it again.');
+    expect(formatActivity(finding, 'pretty', true)).toBe(
+      '\x1b[2m2026-01-01T00:00:00.000Z\x1b[0m \x1b[31mfinding \x1b[0m \x1b[33mstale-etag-retried\x1b[0m (REQ-05): PATCH /v1/produtos/\\x1b[2J (request r2) sent If-Match "a" again. Fix: Read it again.',
+    );
+    expect(JSON.parse(formatActivity(finding, 'json'))).toEqual(finding);
   });
 
   it('pretty in colour: the same text with SGR colours around the parts, and no escape of the client\'s own', () => {

@@ -9,12 +9,12 @@
  * after; the json line is JSON.stringify's, which escapes C0 controls, and a parser reads U+2028/U+2029 inside a
  * JSON string as the characters they are.
  */
-import type { ActivityEntry, ControlActivity, DeliveryActivity, JobActivity, RequestActivity } from '../src/index.js';
+import type { ActivityEntry, ControlActivity, DeliveryActivity, FindingActivity, JobActivity, RequestActivity } from '../src/index.js';
 
 export type LogFormat = 'pretty' | 'json';
 
 /** The kinds of entry, by the names --quiet takes. */
-export const LOG_KINDS = { requests: 'request', controls: 'control', deliveries: 'delivery', jobs: 'job' } as const;
+export const LOG_KINDS = { requests: 'request', controls: 'control', deliveries: 'delivery', jobs: 'job', findings: 'finding' } as const;
 
 /** --quiet's values (comma-separated, repeatable) as the entry kinds to leave out, or why one is not a kind. */
 export function quietKinds(values: readonly string[]): Set<string> | string {
@@ -40,6 +40,8 @@ export function formatActivity(entry: ActivityEntry, log: LogFormat, color = fal
       return `${head} ${delivery(entry, paint)}`;
     case 'job':
       return `${head} ${job(entry, paint)}`;
+    case 'finding':
+      return `${head} ${finding(entry, paint)}`;
   }
 }
 
@@ -65,6 +67,10 @@ function job(entry: JobActivity, paint: Paint): string {
   return `${escapeControls(entry.task)} ${entry.subjectId === null ? '' : escapeControls(entry.subjectId)}${entry.fault === null ? '' : ` ${paint.flag(`(fault: ${entry.fault})`)}`}`;
 }
 
+function finding(entry: FindingActivity, paint: Paint): string {
+  return `${paint.finding(escapeControls(entry.rule))} (${entry.statements.map(escapeControls).join(', ')}): ${escapeControls(entry.message)} Fix: ${escapeControls(entry.fix)}`;
+}
+
 const call = (method: string, path: string) => `${escapeControls(method).padEnd(6)} ${escapeControls(path)}`;
 
 function answer(status: number, error: RequestActivity['error'], paint: Paint): string {
@@ -78,9 +84,10 @@ interface Paint {
   status(status: number, text: string): string;
   outcome(outcome: DeliveryActivity['outcome'], text: string): string;
   flag(text: string): string;
+  finding(text: string): string;
 }
 
-const PLAIN: Paint = { dim: (t) => t, kind: (_, t) => t, status: (_, t) => t, outcome: (_, t) => t, flag: (t) => t };
+const PLAIN: Paint = { dim: (t) => t, kind: (_, t) => t, status: (_, t) => t, outcome: (_, t) => t, flag: (t) => t, finding: (t) => t };
 
 const sgr = (code: string) => (text: string) => `\x1b[${code}m${text}\x1b[0m`;
 const dim = sgr('2');
@@ -90,7 +97,7 @@ const yellow = sgr('33');
 const blue = sgr('34');
 const magenta = sgr('35');
 const cyan = sgr('36');
-const KIND_COLOURS = { request: blue, control: magenta, delivery: cyan, job: dim } as const;
+const KIND_COLOURS = { request: blue, control: magenta, delivery: cyan, job: dim, finding: red } as const;
 const OUTCOME_COLOURS = { entregue: green, falhou: red, incerta: yellow } as const;
 
 const PAINT: Paint = {
@@ -99,6 +106,7 @@ const PAINT: Paint = {
   status: (status, text) => (status >= 500 ? red : status >= 400 ? yellow : status >= 300 ? cyan : green)(text),
   outcome: (outcome, text) => OUTCOME_COLOURS[outcome](text),
   flag: magenta,
+  finding: yellow,
 };
 
 /**

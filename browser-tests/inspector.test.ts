@@ -9,6 +9,7 @@
  * - with a control token: the page asks for it, refuses a wrong one, and works with the right one;
  * - 1,000 companies and a journal at its 10,000 cap: first paint and a live update, measured in the browser;
  * - a company on a clock of its own: its time shown and its clock moved; the demo panel's steps and "Next step";
+ * - the report: a company's findings and score in its panel, following new ones live, and the whole report shown;
  * - throughout: no console error, no failed request but those a test provokes, nothing asked of another origin,
  *   and no token or secret in the DOM.
  *
@@ -403,6 +404,44 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       await context.close();
     });
   });
+  describe('the report view', () => {
+
+    it("shows the company's findings and score in its panel, live, and the whole report in the detail column", async () => {
+      const { emu, acme } = acmeEmulator();
+      const other = emu.companies.create({ cnpjRoot: '44555666', name: 'Outra' });
+      const write = (token: string) => emu.fetch('/v1/catalogos', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+      const first = await write(acme.token);
+      expect(first.status).toBe(400);
+      // Another company's mistake is not this company's report.
+      expect((await write(other.token)).status).toBe(400);
+      const server = await emu.listen({ port: 0 });
+      const { page, context, watch } = await openPage(server, [NO_DEMO]);
+      await page.goto(`${server.url}/_emulator/ui#company=${acme.companyId}`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.waitForSelector('.stream-state.live');
+      const panel = page.locator('section[aria-label="Report"]');
+      const listed = emu.report().coverage.score.listed;
+      await expect.poll(() => panel.locator('.score').innerText()).toBe(`1 finding · 0 of ${listed} behaviours exercised`);
+
+      // A second mistake while the page is open: the panel follows.
+      const second = await write(acme.token);
+      await expect.poll(() => panel.locator('.score').innerText()).toBe(`2 findings · 0 of ${listed} behaviours exercised`);
+      expect(await panel.locator('li[data-rule]').count()).toBe(2);
+
+      await panel.getByRole('button', { name: 'Show the report' }).click();
+      const findings = page.locator('.detail .finding');
+      await expect.poll(() => findings.count()).toBe(2);
+      const texts = await findings.allInnerTexts();
+      expect(texts[0]).toContain(`POST /v1/catalogos (request ${first.headers.get('x-request-id')}) was sent without an idempotency-key`);
+      expect(texts[1]).toContain(`request ${second.headers.get('x-request-id')}`);
+      expect(texts[0]).toContain('Fix: Send an idempotency-key on every state-changing request');
+      expect(await page.locator('.detail .behaviours li').count()).toBe(listed);
+      expect(await page.locator('.detail table.grid tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/^POST \/v1\/catalogos\s+2\s+400×2\s+201, 401, 403, 404,/)]);
+      await expectClean(page, watch, [acme.token, other.token]);
+      await context.close();
+    });
+  });
+
   describe('a company on a clock of its own', () => {
 
     it('shows its own time and moves its own clock, not the shared one', async () => {

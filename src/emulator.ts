@@ -15,9 +15,12 @@ import { buildControlApp } from './control/routes.js';
 import type { ControlSettings, EmulatorOptions } from './engine/config.js';
 import { Engine } from './engine/engine.js';
 import { EngineRuntimes, type Runtimes } from './engine/runtimes.js';
-import { buildApiApp } from './http/app.js';
+import type { GradedOperation } from './grading/findings.js';
+import { Grading } from './grading/report.js';
+import { buildApiApp, operations } from './http/app.js';
 import { inProcess } from './http/damage.js';
 import { applyFixtures, readFixtures } from './http/fixtures.js';
+import { documentedOperation } from './http/pipeline.js';
 import type { BodySource } from './http/runtime.js';
 import { serve, type ListenOptions, type RunningServer } from './http/server.js';
 import { servedOpenApiText } from './openapi/served.js';
@@ -31,6 +34,10 @@ export { DemoGate } from './inspector/server/demo-gate.js';
 // result and how it reads.
 export { formatReceiverCheck, RECEIVER_CASES, UNCHECKED_RECEIVER_STATEMENTS } from './grading/receiver-check.js';
 export type { ReceiverCase, ReceiverCaseFailure, ReceiverCaseId, ReceiverCaseResult, ReceiverCaseSent, ReceiverCheck, ReceiverCheckOptions } from './grading/receiver-check.js';
+// The report of what the emulator saw the integration do (emu.report()), and its Markdown.
+export { formatReport, type Report, type ReceiverSummary } from './grading/report.js';
+export type { ClientFinding } from './grading/findings.js';
+export type { BehaviourCoverage, Coverage, OperationCoverage } from './grading/coverage.js';
 
 const BASE_URL = 'http://catalog-emulator.local';
 
@@ -48,6 +55,10 @@ function app(): Hono<{ Bindings: Bindings }> {
   return sharedApp;
 }
 
+/** The API's operations as the grading of the client knows them: made once per process, on the first emulator. */
+let graded: readonly GradedOperation[] | undefined;
+const gradedOperations = (): readonly GradedOperation[] => (graded ??= operations.map(documentedOperation));
+
 /** The API without the controls, for listen({ controls: false }): /_emulator is then a path like any unknown one. */
 let apiOnlyApp: Hono<{ Bindings: Bindings }> | undefined;
 function apiApp(): Hono<{ Bindings: Bindings }> {
@@ -62,7 +73,11 @@ export class Emulator extends Controls implements AsyncDisposable {
   constructor(options: EmulatorOptions = {}) {
     // Checked whole before anything is built; then applied to every fresh world, at start and after each reset.
     const fixtures = options.fixtures === undefined ? undefined : readFixtures(options.fixtures);
-    super(new Engine(options, fixtures && ((world, at, config) => applyFixtures(world, fixtures, at, config))));
+    const engine = new Engine(options, fixtures && ((world, at, config) => applyFixtures(world, fixtures, at, config)));
+    // Told every fact from the start, so that a report asked for at any time tells all the emulator saw.
+    const grading = new Grading(engine, gradedOperations());
+    engine.activity.observer = grading;
+    super(engine, grading);
   }
 
   /** What the app gets with each request of this emulator: made on the first request, in process or over HTTP. */

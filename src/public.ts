@@ -11,7 +11,7 @@ export { ClockDisposedError, ClockLimitError, ClockRangeError, type ClockMode } 
 export { DEFAULT_SEED, DEFAULT_START } from './engine/config.js';
 export type { CreatedCompanyInfo } from './engine/world.js';
 export type { JournalEntry } from './engine/journal.js';
-export type { Activity, ActivityEntry, ActivityError, ActivityKind, ActivityListener, ControlActivity, ControlScope, DeliveryActivity, JobActivity, RequestActivity } from './engine/activity.js';
+export type { Activity, ActivityEntry, ActivityError, ActivityKind, ActivityListener, ControlActivity, ControlScope, DeliveryActivity, FindingActivity, JobActivity, RequestActivity } from './engine/activity.js';
 export { PERMISSIONS, type Permission } from './core/companies.js';
 export type { Snapshot } from './control/snapshot-schema.js';
 export type { StateChange, StateChangeListener, WorldChange } from './engine/changes.js';
@@ -30,6 +30,7 @@ export { VERSION } from './version.js';
 export { DemoGate } from './emulator.js';
 export { formatReceiverCheck, RECEIVER_CASES, UNCHECKED_RECEIVER_STATEMENTS } from './emulator.js';
 export type { ReceiverCase, ReceiverCaseFailure, ReceiverCaseId, ReceiverCaseResult, ReceiverCaseSent, ReceiverCheck, ReceiverCheckOptions } from './emulator.js';
+export { formatReport, type BehaviourCoverage, type ClientFinding, type Coverage, type OperationCoverage, type ReceiverSummary, type Report } from './emulator.js';
 export { apiDocument } from './openapi/document.js';
 export { controlsDocument } from './openapi/controls.js';
 export { openApiText, type OpenApiDocumentName } from './openapi/served.js';

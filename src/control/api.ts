@@ -29,6 +29,7 @@ import { FaultInputError, type FaultInput, type FaultView } from '../engine/faul
 import { companyStateError, readCompanySnapshot, readSnapshot, type CompanySnapshot, type Snapshot } from './snapshot-schema.js';
 import { companyProblem, exportCompany, removeCompany, resetCompany, swapCompany } from '../core/company-data.js';
 import { checkReceiver, readCheckOptions, readSecret, type ReceiverCheck, type ReceiverCheckOptions } from '../grading/receiver-check.js';
+import { receiverSummary, type Grading, type Report } from '../grading/report.js';
 
 export interface ClockInfo {
   readonly now: Date;
@@ -67,10 +68,15 @@ export class Controls {
   #activity: Activity | undefined;
   /** Each company's last receiver check (webhooks.checkDestination), until it or the emulator is reset. */
   readonly #receiverChecks = new Map<string, ReceiverCheck>();
+  /** The last receiver check of any kind (a URL, a handler, a company's destination): the whole report's receiver part. */
+  #lastReceiverCheck: ReceiverCheck | undefined;
 
-  constructor(protected readonly engine: Engine) {
+  readonly #grading: Grading;
+
+  constructor(protected readonly engine: Engine, grading: Grading) {
     this.seed = engine.config.seed;
     this.mode = engine.config.mode;
+    this.#grading = grading;
   }
 
   get companies() {
@@ -303,7 +309,9 @@ export class Controls {
         const routed = handler === undefined ? this.engine.routes.resolve(url) : undefined;
         const reach = handler ?? routed ?? url;
         const target = { url, reach, via: handler !== undefined ? IN_PROCESS : typeof routed === 'function' ? IN_PROCESS : (routed ?? null) };
-        return checkReceiver(target, { ...limits, secret, oldSecret: { secret: previous, source: 'given' }, now: limits.now ?? wallClock });
+        const check = await checkReceiver(target, { ...limits, secret, oldSecret: { secret: previous, source: 'given' }, now: limits.now ?? wallClock });
+        this.#lastReceiverCheck = check;
+        return check;
       },
       /**
        * The receiver check against a company's webhook destination: its URL through the network routes (a URL no
@@ -329,6 +337,7 @@ export class Controls {
         const previous = destination.previousSecret ?? undefined;
         const check = await checkReceiver(target, { ...limits, cnpjRoot, secret: destination.secret, oldSecret: { secret: previous, source: 'previous' }, now: limits.now ?? (() => this.engine.worldOf(companyId).clock.now()) });
         this.#receiverChecks.set(companyId, check);
+        this.#lastReceiverCheck = check;
         return check;
       },
       /** The last checkDestination of a company (undefined before one); a company reset or removed forgets it. */
@@ -401,6 +410,19 @@ export class Controls {
    */
   get activity(): Activity {
     return (this.#activity ??= { subscribe: (listener) => this.engine.activity.subscribe(listener) });
+  }
+
+  /**
+   * What the emulator saw the integration do, judged: the client's mistakes (findings, each with its rule, the
+   * statements it comes from, the requests or events involved and the fix) and what its tests exercised of the
+   * service (coverage). With `companyId`, that company's alone. It covers the emulator's whole life, resets included.
+   */
+  report(filter: CompanyFilter = {}): Report {
+    const companyId = this.filtered(filter);
+    const report = this.#grading.report(companyId);
+    // A company's report shows the last check of its destination; the whole report, the last check of any receiver.
+    const check = companyId === undefined ? this.#lastReceiverCheck : this.#receiverChecks.get(companyId);
+    return check === undefined ? report : { ...report, receiver: receiverSummary(check) };
   }
 
   info(): EmulatorInfo {

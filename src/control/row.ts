@@ -22,7 +22,7 @@ import type { SchemaName } from './schemas.js';
 import { SnapshotError } from './snapshot-schema.js';
 
 type ControlMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type ControlTag = 'Emulator' | 'Companies' | 'Clock' | 'Faults' | 'Network' | 'Regulatory' | 'Inbox' | 'Journal' | 'State' | 'Documents' | 'Inspector' | 'Grading';
+export type ControlTag = 'Emulator' | 'Companies' | 'Clock' | 'Faults' | 'Network' | 'Regulatory' | 'Inbox' | 'Journal' | 'Grading' | 'State' | 'Documents' | 'Inspector';
 
 /**
  * The OpenAPI documents as JSON text, each generated on its first call and kept for the process. They are handed

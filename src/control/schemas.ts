@@ -115,6 +115,44 @@ function answerSchemas() {
     requestId: z.string(),
     faultId: z.string().nullable(),
   });
+  // The report (src/grading/report.ts holds its TypeScript types).
+  const finding = z.strictObject({
+    at: z.string().meta({ description: 'Virtual time of what broke the rule.' }),
+    rule: z.string().meta({ description: 'The rule (the README lists them).' }),
+    companyId: z.string().nullable(),
+    statements: z.array(z.string()).meta({ description: 'The spec statements or header rules it comes from.' }),
+    message: z.string(),
+    requestIds: z.array(z.string()),
+    eventIds: z.array(z.string()),
+    fix: z.string(),
+  });
+  const count = z.number().int().min(0);
+  const coverage = z.strictObject({
+    score: z.strictObject({ exercised: count, listed: count }).meta({ description: 'Behaviours of the table seen, out of those it lists.' }),
+    behaviours: z.array(z.strictObject({ id: z.string(), area: z.enum(['requests', 'deliveries', 'clock']), what: z.string(), statements: z.array(z.string()), seen: count, control: z.string().meta({ description: 'The control that produces it.' }) })),
+    gaps: z.array(z.string()).meta({ description: 'What was never exercised, each with the control that produces it.' }),
+    operations: z.array(
+      z.strictObject({
+        id: z.string(),
+        method: z.string(),
+        path: z.string(),
+        calls: count,
+        statuses: z.array(z.strictObject({ status: z.number().int(), count })),
+        codes: z.array(z.strictObject({ codigo: z.string(), count })),
+        unreceived: z.array(z.number().int()).meta({ description: 'Statuses openapi.json documents for it, never received.' }),
+      }),
+    ),
+    notCalled: z.array(z.string()),
+    unrouted: count,
+    faults: z.array(z.strictObject({ target: z.string(), effect: z.string(), fired: count })),
+    inboxAttempts: count,
+  });
+  const report = z.strictObject({
+    findings: z.array(finding),
+    findingsDropped: count,
+    coverage,
+    receiver: z.strictObject({ target: z.string(), passed: count, failed: count, failing: z.array(z.string()) }).optional(),
+  });
   const regulatoryView = z.strictObject({
     id: z.string(),
     publicadoEm: z.string(),
@@ -189,6 +227,7 @@ function answerSchemas() {
     inbox: items(inboxEntry),
     eventId: z.strictObject({ eventId: z.string() }),
     journal: items(journalEntry),
+    report,
     demoState,
     snapshot: snapshotSchema,
     companySnapshot: companySnapshotSchema,

@@ -68,6 +68,7 @@ const CALLS: Readonly<Record<ControlId, (w: World) => [string, RequestInit?]>> =
   clearRequests: () => ['/_emulator/requests', { method: 'DELETE' }],
   // As the inspector's stream: aborted, it ends cleanly with what it sent (its open frame).
   streamActivity: (w) => [`/_emulator/activity/stream?companyId=${w.companyId}&kinds=request,delivery`, { signal: AbortSignal.timeout(300) }],
+  getReport: (w) => [`/_emulator/report?companyId=${w.companyId}`],
   listCompanyFaults: (w) => [`/_emulator/companies/${w.ownId}/faults`],
   addCompanyFault: (w) => [`/_emulator/companies/${w.ownId}/faults`, json({ target: 'api', match: { method: 'get', path: '/v1/empresa' }, effect: { status: 503, retryAfter: 2 } })],
   clearCompanyFaults: (w) => [`/_emulator/companies/${w.ownId}/faults`, { method: 'DELETE' }],

@@ -572,6 +572,18 @@ export const CONTROLS = [
     errors: { 404: NO_COMPANY, 422: 'valor_invalido: a kind that is none of the four, an unknown parameter, or one given twice (caminho names it).' },
     run: ({ activity, query, request }) => activityAnswer(activity, query, request),
   }),
+  control({
+    method: 'GET',
+    path: '/report',
+    id: 'getReport',
+    summary: "What the emulator saw the integration do, judged: findings on the client's behaviour and the coverage of the service",
+    tag: 'Grading',
+    scope: 'emulator',
+    query: [COMPANY_FILTER],
+    success: { 200: { description: "Every company's part, or with companyId that company's alone; over the emulator's whole life, resets included.", body: 'report' } },
+    errors: { 404: NO_COMPANY, 422: BAD_FILTER },
+    run: ({ emu, query }) => emu.report(query),
+  }),
   // One company's faults, inbox and journal (emu.companies.scope(id)): the views above kept to that company.
   control({
     method: 'GET',

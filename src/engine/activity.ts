@@ -9,7 +9,9 @@
  * took, so a line written later than another may carry an earlier time (a delivery run by a clock advance is
  * written before the advance's own entry).
  */
+import type { State } from '../core/state.js';
 import { isoString } from '../core/time.js';
+import type { ReceiverAnswer } from '../network/transport.js';
 import type { Config } from './config.js';
 import type { EngineChange } from './engine.js';
 import type { Journal, JournalEntry, JournalRecord } from './journal.js';
@@ -107,7 +109,31 @@ export interface JobActivity {
   readonly fault: 'delayed' | 'failed' | null;
 }
 
-export type ActivityEntry = RequestActivity | ControlActivity | DeliveryActivity | JobActivity;
+/**
+ * A mistake of the client the emulator saw (src/grading judges it): a rule of the findings table broken by the
+ * client's requests or its webhook receiver's answers, told when it is made.
+ */
+export interface FindingActivity {
+  readonly kind: 'finding';
+  /** Virtual time of what broke the rule: the request's arrival, or the delivery attempt's start. */
+  readonly at: string;
+  /** The rule's id (`new-key-after-lost-answer`, …; the README's table lists them). */
+  readonly rule: string;
+  /** The company whose request or receiver broke it; null for a request without a company's credential. */
+  readonly companyId: string | null;
+  /** The spec statements or header rules it comes from (`REQ-02`, `RFC 9110 Retry-After`, …). */
+  readonly statements: readonly string[];
+  /** What happened, naming the requests and events. */
+  readonly message: string;
+  /** The requests involved, in order (x-request-id); empty for a receiver's finding. */
+  readonly requestIds: readonly string[];
+  /** The webhook events involved; empty for a request's finding. */
+  readonly eventIds: readonly string[];
+  /** The fix, in one line. */
+  readonly fix: string;
+}
+
+export type ActivityEntry = RequestActivity | ControlActivity | DeliveryActivity | JobActivity | FindingActivity;
 export type ActivityKind = ActivityEntry['kind'];
 export type ActivityListener = (entry: ActivityEntry) => void;
 
@@ -172,10 +198,57 @@ export interface ObservedEmulator {
   watch(watcher: (change: EngineChange) => void): () => void;
 }
 
+/** A fault that fired: its target, its effect's name (`loseResponse`, `tamper`, `fail`, …) and the company it fired for. */
+export interface FiredFault {
+  readonly target: 'api' | 'delivery' | 'job';
+  readonly effect: string;
+  readonly companyId: string | null;
+}
+
+/** What a receiver the test routed (a handler or a local URL) answered one delivery attempt, as the engine saw it sent. */
+export interface ReceivedDelivery {
+  readonly companyId: string;
+  readonly eventId: string;
+  readonly tentativa: number;
+  /** Virtual time the attempt started. */
+  readonly at: number;
+  readonly answer: ReceiverAnswer;
+}
+
+/** A background job's task that ran on a record, or a housekeeping run. */
+export interface JobRun {
+  /** The clock task (`analise.fim`, `webhook.retencao`, …). */
+  readonly task: string;
+  readonly companyId: string | null;
+  readonly subjectId: string | null;
+  /** A `fail` fault took it. */
+  readonly failed: boolean;
+}
+
+/**
+ * Who is told every fact as it happens, whether or not anyone listens to the activity stream: the grading of the
+ * client (src/grading), which judges the client's requests and its receiver's answers and tallies what a suite
+ * exercised, so that a report asked for at any time tells all of it. Set once by the emulator that makes it; it
+ * sees the facts the engine already has at hand, and each call must stay cheap (every API request makes one).
+ */
+export interface FactObserver {
+  /** An API request, answered and journaled: the record the journal keeps. */
+  request(record: JournalRecord): void;
+  /** A routed receiver's own answer to an attempt (before a fault changed what the attempt made of it). */
+  received(delivery: ReceivedDelivery): void;
+  /** Attempt `tentativa` of an event ended, in `state` (the world it ran in). */
+  attemptEnded(state: State, eventId: string, tentativa: number): void;
+  /** A job's task ran, in `state` (the world it ran in). */
+  jobRan(state: State, run: JobRun): void;
+  faultFired(fault: FiredFault): void;
+}
+
 export class ActivityFeed implements Activity {
   readonly #listeners = new Set<ActivityListener>();
   /** Set once for good by the inspector (src/inspector/server), never unset: see ExchangeRecorder. */
   recorder: ExchangeRecorder | undefined = undefined;
+  /** Set once by the emulator that makes the feed (see FactObserver). */
+  observer: FactObserver | undefined = undefined;
 
   /** `emulator`: what an observer made with this feed reads of the emulator (see ObservedEmulator). */
   constructor(readonly emulator: ObservedEmulator) {}

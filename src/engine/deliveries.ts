@@ -25,9 +25,11 @@ export function registerDeliveryTasks(world: TaskWorld, transport: Transport, ac
   const finish = (eventId: string, tentativa: number, outcome: NetworkOutcome) => {
     world.apply((state, ctx) => {
       // Only an attempt still running ends here (a late answer after its time-out changes nothing): that one is told.
-      const running = activity.listening && state.webhookEvents.get(eventId)?.attempts[tentativa - 1]?.estado === 'iniciada';
+      const running = state.webhookEvents.get(eventId)?.attempts[tentativa - 1]?.estado === 'iniciada';
       finishAttempt(state, eventId, tentativa, outcome, ctx);
-      if (running) activity.emit(deliveryActivity(state, eventId, tentativa, ctx.config.delivery.maxAttemptsPerCycle));
+      if (!running) return;
+      activity.observer?.attemptEnded(state, eventId, tentativa);
+      if (activity.listening) activity.emit(deliveryActivity(state, eventId, tentativa, ctx.config.delivery.maxAttemptsPerCycle));
     });
   };
 
@@ -37,7 +39,8 @@ export function registerDeliveryTasks(world: TaskWorld, transport: Transport, ac
     const [delivery, started] = world.apply((state, ctx) => [beginAttempt(state, eventId, ciclo, ctx), ctx] as const);
     if (!delivery) return;
     const now = started.now;
-    const answered = ({ outcome, latencyMs }: TransportResult) => {
+    const answered = ({ outcome, latencyMs, receiver }: TransportResult) => {
+      if (receiver !== null) activity.observer?.received({ companyId: delivery.companyId, eventId, tentativa: delivery.tentativa, at: now, answer: receiver });
       // No answer, or one slower than the time-out: the attempt ends when its time-out fires.
       if (outcome.kind === 'no_answer' || latencyMs >= started.config.delivery.attemptTimeoutMs) {
         world.apply((state, ctx) => attemptTimeoutIntent(state, eventId, delivery.tentativa, now, ctx));

@@ -52,13 +52,13 @@ export class Engine implements ObservedEmulator {
   private changes = 0;
   /** The change feed (emu.changes): made for its first listener, as most emulators never have one. */
   private feed: ChangeFeed | undefined;
-  /** Who is told of resets and the close (see EngineChange): nobody unless the inspector was opened. */
+  /** Who is told of resets and the close (see EngineChange): the grading of the client, and the inspector once opened. */
   private readonly watchers = new Set<(change: EngineChange) => void>();
 
   /** Throws a TypeError or RangeError naming the first bad option. */
   constructor(options: EmulatorOptions, seeder?: Seeder) {
     this.config = readConfig(options);
-    this.faults = new FaultRegistry(this.config.seed);
+    this.faults = new FaultRegistry(this.config.seed, this.activity);
     this.seeder = seeder;
     this.addConfiguredRoutes();
     const { delivery } = this.config.core;

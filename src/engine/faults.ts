@@ -26,6 +26,7 @@ import { DAY } from '../core/time.js';
 import { IF_MATCH_OPERATIONS, type IfMatchOperation } from '../core/versioning.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
 import type { DeliveryFaults } from '../network/transport.js';
+import type { ActivityFeed, FiredFault } from './activity.js';
 import { Glob } from './glob.js';
 
 /** The background jobs a `job` fault can act on (README "Faults"). */
@@ -264,12 +265,24 @@ export class FaultRegistry implements DeliveryFaults {
   /** The draws of probabilistic faults: seeded by the emulator's seed, apart from the sources of the service's ids. */
   private random: RandomSource;
 
-  constructor(private readonly seed: number | string = 1) {
+  /**
+   * `seed`: the emulator's, from which the registry's own random stream (the `probability` draws) is made. `feed`: its
+   * fact observer is told of each fault that fires (the grading of the client tallies the faults used).
+   */
+  constructor(
+    private readonly seed: number | string = 1,
+    private readonly feed?: Pick<ActivityFeed, 'observer'>,
+  ) {
     this.random = FaultRegistry.source(seed);
   }
 
   private static source(seed: number | string): RandomSource {
     return createRandom(seedRandom(`${typeof seed}:${String(seed)}:faults`));
+  }
+
+
+  private fired(fault: FiredFault): void {
+    this.feed?.observer?.faultFired(fault);
   }
 
   /** Throws a FaultInputError, registering nothing, when `input` is not a fault or could never fire. */
@@ -327,7 +340,9 @@ export class FaultRegistry implements DeliveryFaults {
       (f) => f.spec.target === 'api' && API_EFFECTS[apiEffectName(f.spec.effect)].moment === moment && matchesApi(f, f.spec.match, request),
       fire && ((f) => fire(taken(f)!)),
     );
-    return fault && taken(fault);
+    if (fault === undefined || fault.spec.target !== 'api') return undefined;
+    this.fired({ target: 'api', effect: apiEffectName(fault.spec.effect), companyId: request.companyId ?? null });
+    return taken(fault);
   }
 
   /**
@@ -346,12 +361,16 @@ export class FaultRegistry implements DeliveryFaults {
       const { eventType, companyId } = f.spec.match;
       return (eventType === undefined || eventType === request.eventType) && (companyId === undefined || companyId === request.companyId) && (!f.pattern || f.pattern.matches(request.url));
     });
-    return fault && fault.spec.target === 'delivery' ? { id: fault.id, effect: fault.spec.effect } : undefined;
+    if (fault === undefined || fault.spec.target !== 'delivery') return undefined;
+    this.fired({ target: 'delivery', effect: effectName(fault.spec.effect), companyId: request.companyId });
+    return { id: fault.id, effect: fault.spec.effect };
   }
 
   takeJob(request: JobFaultMatch): { id: string; effect: JobFaultEffect } | undefined {
     const fault = this.take((f) => matchesJob(f, request));
-    return fault && fault.spec.target === 'job' ? { id: fault.id, effect: fault.spec.effect } : undefined;
+    if (fault === undefined || fault.spec.target !== 'job') return undefined;
+    this.fired({ target: 'job', effect: effectName(fault.spec.effect), companyId: request.companyId });
+    return { id: fault.id, effect: fault.spec.effect };
   }
 
   /**
@@ -387,6 +406,9 @@ export class FaultRegistry implements DeliveryFaults {
 function apiEffectName(effect: ApiFaultEffect): ApiEffectName {
   return (Object.keys(API_EFFECTS) as ApiEffectName[]).find((name) => name in effect)!;
 }
+
+/** The name of a delivery or job effect: its one field (`tamper`, `fail`, …). */
+const effectName = (effect: DeliveryFaultEffect | JobFaultEffect): string => Object.keys(effect)[0]!;
 
 function matchesJob(fault: Fault, request: JobFaultMatch): boolean {
   if (fault.spec.target !== 'job') return false;

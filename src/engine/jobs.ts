@@ -43,7 +43,9 @@ export function registerJobs(world: TaskWorld, faults: FaultRegistry, activity: 
       return;
     }
     const failed = effect !== undefined && 'fail' in effect;
-    world.apply((state, ctx) => job.run(state, (task.payload ?? {}) as JobPayload, ctx, failed));
+    const payload = (task.payload ?? {}) as JobPayload;
+    world.apply((state, ctx) => job.run(state, payload, ctx, failed));
+    activity.observer?.jobRan(world.state, { task: job.task, companyId: task.owner, subjectId: job.subject === undefined ? null : (payload[job.subject] ?? null), failed });
     tell(job, task, failed ? 'failed' : null);
   };
   for (const job of jobs) clock.handle(job.task, job.nature, run, { coalesce: coalescing(job, world, faults) });

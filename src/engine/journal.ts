@@ -20,16 +20,49 @@ export interface JournalEntry {
 }
 
 /**
- * An entry as it is recorded: its time still the clock's instant. It is formatted only when read (list, a
- * listener): an ISO string per request, kept for 10,000 requests, was a date formatted on every request and
- * ~40 bytes more of every retained entry, for a journal that is mostly never read.
+ * What the journal keeps of a request beyond its entry, for the grading of the client (src/grading): fixed-size
+ * facts the request path has at hand anyway (a reference each, nothing computed for them), so that what the client
+ * did can be judged whenever it is asked, however long after. Not part of the entry as read.
  */
-export type JournalRecord = Omit<JournalEntry, 'at'> & { readonly at: number };
+interface RequestFacts {
+  /** The operation it reached (its operationId in openapi.json); null when none did (404, 405). */
+  readonly operation: string | null;
+  /** The error answer's `codigo`; null for a success. */
+  readonly codigo: string | null;
+  /** The entity tags of the If-Match a write sent; null without one. */
+  readonly ifMatch: readonly string[] | null;
+  /** A keyed write's fingerprint (method, path, canonical body) as the idempotency store computes it; null otherwise. */
+  readonly fingerprint: string | null;
+  /** The answer's Retry-After, in seconds; null without one. */
+  readonly retryAfter: number | null;
+  /**
+   * The answer never reached the client: a `loseResponse` fault took it, or the client had gone (its connection
+   * closed, or in process its Request's signal aborted) before a request a `delayMs` fault held was answered.
+   */
+  readonly lost: boolean;
+}
+
+/**
+ * An entry as it is recorded, with its facts: its time still the clock's instant. It is formatted only when read
+ * (list, a listener): an ISO string per request, kept for 10,000 requests, was a date formatted on every request
+ * and ~40 bytes more of every retained entry, for a journal that is mostly never read.
+ */
+export type JournalRecord = Omit<JournalEntry, 'at'> & { readonly at: number } & RequestFacts;
 
 const JOURNAL_CAPACITY = 10_000;
 
-/** The entry as read: the same fields in the same order, its time as ISO 8601. */
-const readable = (record: JournalRecord): JournalEntry => ({ ...record, at: isoString(record.at) });
+/** The entry as read: its fields in their order, its time as ISO 8601 (the facts stay in the record). */
+const readable = (r: JournalRecord): JournalEntry => ({
+  at: isoString(r.at),
+  method: r.method,
+  path: r.path,
+  status: r.status,
+  requestId: r.requestId,
+  companyId: r.companyId,
+  idempotencyKey: r.idempotencyKey,
+  replayed: r.replayed,
+  faultId: r.faultId,
+});
 
 export class Journal {
   private entries: JournalRecord[] = [];

@@ -36,7 +36,7 @@ export interface Runtime {
    * `evaluation`, `fire` makes the fault act (the concurrent edit); one that could not act does not fire.
    */
   takeApiFault(match: ApiFaultMatch, moment: FaultMoment, fire?: (fault: ApiFault) => boolean): ApiFault | undefined;
-  /** Journals the answered request (and, if anyone listens, reports it to the activity stream). */
+  /** Journals the answered request, tells the fact observer, and (if anyone listens) the activity stream. */
   record(entry: JournalRecord, error: AnswerError | undefined): void;
 }
 
@@ -130,6 +130,9 @@ class WorldRuntime implements Runtime {
   record(entry: JournalRecord, error: AnswerError | undefined): void {
     const engine = this.#engine;
     engine.journal.record(entry);
-    if (engine.activity.listening) engine.activity.emit(requestActivity(entry, error, this.#current.clock.now()));
+    const { activity } = engine;
+    if (activity.listening) activity.emit(requestActivity(entry, error, this.#current.clock.now()));
+    // After the request's own entry: a finding it makes is told on the line after it.
+    activity.observer?.request(entry);
   }
 }

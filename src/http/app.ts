@@ -64,7 +64,23 @@ export function buildApiApp(options: { readonly controls?: boolean } = {}): Hono
     const runtime = c.env.runtimes.forToken(token);
     const requestId = runtime.nextRequestId();
     // The pipeline fills in the company, key, replay and fault as it learns them; the status is the answer's.
-    const entry: Mutable<JournalRecord> = { at: runtime.clock.now(), method, path, status: 0, requestId, companyId: null, idempotencyKey: null, replayed: false, faultId: null };
+    const entry: Mutable<JournalRecord> = {
+      at: runtime.clock.now(),
+      method,
+      path,
+      status: 0,
+      requestId,
+      companyId: null,
+      idempotencyKey: null,
+      replayed: false,
+      faultId: null,
+      operation: null,
+      codigo: null,
+      ifMatch: null,
+      fingerprint: null,
+      retryAfter: null,
+      lost: false,
+    };
     let answer: Response | Promise<Response>;
     try {
       const route = router.find(method, path);
@@ -73,6 +89,7 @@ export function buildApiApp(options: { readonly controls?: boolean } = {}): Hono
       } else if (route.kind === 'not_allowed') {
         answer = errorResponse(apiError(405, 'metodo_nao_permitido', `${method} is not an operation of ${path}; allowed: ${route.allow}.`, undefined, { allow: route.allow }), requestId, { 'x-request-id': requestId });
       } else {
+        entry.operation = route.target.contract.doc.id;
         answer = route.target.handle(c, { runtime, token, requestId, params: route.params, journal: entry });
       }
     } catch (error) {
@@ -101,10 +118,16 @@ export function buildApiApp(options: { readonly controls?: boolean } = {}): Hono
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** The answer, once its status is in the request's journal entry. */
+/** The answer, once its status (and an error's code and Retry-After) is in the request's journal entry. */
 function journaled(runtime: Runtime, entry: Mutable<JournalRecord>, response: Response): Response {
   entry.status = response.status;
-  runtime.record(entry, errorOf(response));
+  const error = errorOf(response);
+  if (error !== undefined) {
+    entry.codigo = error.codigo;
+    const retryAfter = error.headers?.['retry-after'];
+    if (retryAfter !== undefined) entry.retryAfter = Number(retryAfter);
+  }
+  runtime.record(entry, error);
   return response;
 }
 

@@ -134,6 +134,9 @@ interface JournalNotes {
   idempotencyKey: string | null;
   replayed: boolean;
   faultId: string | null;
+  ifMatch: readonly string[] | null;
+  fingerprint: string | null;
+  lost: boolean;
 }
 
 export function operation<P, Q, B = undefined>(spec: OperationSpec<P, Q, B>): Operation {
@@ -178,10 +181,23 @@ function accessRefusal(spec: Pick<OperationSpec<unknown, unknown, unknown>, 'per
   return undefined;
 }
 
+/**
+ * An operation as its document states it: its operationId, method, path as the spec writes it (`{id}`), and every
+ * status the document gives it (its successes, the spec's error set and the emulator's own), ascending.
+ */
+export function documentedOperation(op: Operation): { readonly id: string; readonly method: string; readonly path: string; readonly statuses: readonly number[] } {
+  const { doc } = op.contract;
+  const statuses = [...Object.keys(doc.success).map(Number), ...doc.errors, ...(doc.extraErrors ?? []).map((e) => e.status)];
+  return { id: doc.id, method: op.method, path: specPath(op.path), statuses: [...new Set(statuses)].sort((a, b) => a - b) };
+}
+
 /** The If-Match row of the operation registered as `method` + hono `path` (`/v1/catalogos/:id`), if it takes If-Match. */
 export function guardOf(method: string, honoPath: string): IfMatchOperation | undefined {
-  return ifMatchOperation(method, honoPath.replace(/:([A-Za-z_]\w*)/g, '{$1}'));
+  return ifMatchOperation(method, specPath(honoPath));
 }
+
+/** A hono path (`/v1/catalogos/:id`) as the spec writes it (`/v1/catalogos/{id}`). */
+const specPath = (honoPath: string): string => honoPath.replace(/:([A-Za-z_]\w*)/g, '{$1}');
 
 /** What an idempotency-key must look like, and how to say so. */
 interface KeyRule {
@@ -273,6 +289,7 @@ function admit<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival:
   const headers = readHeaders(request.headers, mutates, spec.acceptsIfNoneMatch === true, fixed.keyRule);
   if ('status' in headers) return fail(headers, requestId);
   journal.idempotencyKey = headers.idempotencyKey ?? null;
+  if (headers.ifMatch !== undefined) journal.ifMatch = headers.ifMatch;
 
   const admitted: Admitted<P, Q, B> = { fixed, c, arrival, path, company, credential, headers, fault };
   if (!mutates) return proceed(admitted, undefined);
@@ -307,6 +324,7 @@ function proceed<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown): Response 
   const canonicalBody = key === undefined ? '' : canonicalJson(body);
   const fingerprint = key === undefined ? '' : requestDigest(spec.method, path, canonicalBody);
   if (key !== undefined) {
+    journal.fingerprint = fingerprint;
     // Only a request held by a fault is ever in flight (below): most of the time none is.
     const running = inFlight.size === 0 ? undefined : inFlight.get(idempotencyScope(company.id, key));
     const found = running === undefined
@@ -339,7 +357,14 @@ function proceed<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown): Response 
   } finally {
     if (holding === undefined && scope !== undefined) inFlight.delete(scope);
   }
-  const held = holding.then((released) => (released ? fail(released, requestId) : evaluate(admitted, body, key, fingerprint, canonicalBody)));
+  const held = holding.then((released) => {
+    if (released) return fail(released, requestId);
+    const answer = evaluate(admitted, body, key, fingerprint, canonicalBody);
+    // The client that gave up waiting (it closed the connection, or in process aborted the Request's signal) never
+    // gets this answer, though the request ran.
+    if (admitted.c.req.raw.signal.aborted) journal.lost = true;
+    return answer;
+  });
   return scope === undefined ? held : held.finally(() => inFlight.delete(scope));
 }
 
@@ -407,7 +432,10 @@ function evaluate<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown, key: stri
   }
   const answered = admitted.fault === undefined ? undefined : actAt(admitted.fault, 'answered', { answer: stored });
   if (answered === undefined) return storedResponse(stored, requestId);
-  return 'error' in answered ? fail(answered.error, requestId) : storedResponse(answered.answer, requestId);
+  if (!('error' in answered)) return storedResponse(answered.answer, requestId);
+  // The request was processed and its answer replaced (loseResponse): the client never learns it ran.
+  journal.lost = true;
+  return fail(answered.error, requestId);
 }
 
 export function bearerToken(header: string | null): string | undefined {

@@ -57,6 +57,22 @@ export interface TransportResult {
   readonly outcome: TransportOutcome;
   /** Virtual time the answer takes to come back (a `latencyMs` fault). */
   readonly latencyMs: number;
+  /** What a receiver the test routed answered itself; null when none was reached (the built-in inbox, or a fault answered first). */
+  readonly receiver: ReceiverAnswer | null;
+}
+
+/**
+ * What a receiver the test routed (an in-process handler or a local URL) answered one attempt itself, and what it
+ * was sent: a `timeout`, `reset` or `latencyMs` fault changes what the attempt makes of the answer, not the answer.
+ * The grading of the client judges the receiver by it (a tampered delivery accepted, an answer too slow).
+ */
+export interface ReceiverAnswer {
+  /** Its answer: complete or cut, refused, reset, or none within the time-out (`no_answer`). */
+  readonly outcome: TransportOutcome;
+  /** The part a `tamper` fault corrupted; null when none did. */
+  readonly tamper: 'signature' | 'body' | 'timestamp' | null;
+  /** Its answer to the second copy a `duplicate` fault sent; null when none was sent. */
+  readonly copy: TransportOutcome | null;
 }
 
 type Parts = RequestParts;
@@ -64,7 +80,12 @@ type Parts = RequestParts;
 /** The signed request of an attempt, made on first use and kept (a `duplicate` fault sends it twice). */
 type Signer = () => Parts;
 
-const atOnce = (outcome: TransportOutcome): TransportResult => ({ outcome, latencyMs: 0 });
+/** Where an attempt goes: a routed handler or local URL, or (undefined) the built-in inbox. */
+type Target = ReturnType<RouteTable['resolve']>;
+
+const atOnce = (outcome: TransportOutcome): TransportResult => ({ outcome, latencyMs: 0, receiver: null });
+/** A routed receiver's answer, as the attempt's outcome too (no fault changed it). */
+const answeredBy = (outcome: TransportOutcome): TransportResult => ({ outcome, latencyMs: 0, receiver: { outcome, tamper: null, copy: null } });
 
 export class Transport {
   constructor(
@@ -89,22 +110,26 @@ export class Transport {
     // Signed when first needed: an in-process handler that never reads its request never needs the signature.
     let parts: Parts | undefined;
     const sign: Signer = () => (parts ??= signed(delivery, effect));
-    const outcome = this.deliver(sign, delivery);
-    if (effect === undefined) return outcome instanceof Promise ? outcome.then(atOnce) : atOnce(outcome);
-    return this.withEffect(outcome, effect, sign, delivery);
+    const target = this.routes.resolve(delivery.url);
+    const outcome = this.deliver(target, sign, delivery);
+    if (effect === undefined) {
+      const result = target === undefined ? atOnce : answeredBy;
+      return outcome instanceof Promise ? outcome.then(result) : result(outcome);
+    }
+    return this.withEffect(outcome, effect, sign, delivery, target);
   }
 
   /** The faults that act once the request is sent: sent twice, or its answer lost, cut or delayed. */
-  private async withEffect(first: TransportOutcome | Promise<TransportOutcome>, effect: DeliveryFaultEffect, sign: Signer, delivery: OutboundDelivery): Promise<TransportResult> {
+  private async withEffect(first: TransportOutcome | Promise<TransportOutcome>, effect: DeliveryFaultEffect, sign: Signer, delivery: OutboundDelivery, target: Target): Promise<TransportResult> {
     const outcome = await first;
-    if ('duplicate' in effect) await this.deliver(sign, delivery);
-    if ('timeout' in effect) return atOnce({ kind: 'no_answer' });
-    if ('reset' in effect) return atOnce({ kind: 'reset' });
-    return { outcome, latencyMs: 'latencyMs' in effect ? effect.latencyMs : 0 };
+    const copy = 'duplicate' in effect ? await this.deliver(target, sign, delivery) : null;
+    const receiver = target === undefined ? null : { outcome, tamper: 'tamper' in effect ? effect.tamper : null, copy };
+    if ('timeout' in effect) return { outcome: { kind: 'no_answer' }, latencyMs: 0, receiver };
+    if ('reset' in effect) return { outcome: { kind: 'reset' }, latencyMs: 0, receiver };
+    return { outcome, latencyMs: 'latencyMs' in effect ? effect.latencyMs : 0, receiver };
   }
 
-  private deliver(sign: Signer, delivery: OutboundDelivery): TransportOutcome | Promise<TransportOutcome> {
-    const target = this.routes.resolve(delivery.url);
+  private deliver(target: Target, sign: Signer, delivery: OutboundDelivery): TransportOutcome | Promise<TransportOutcome> {
     if (typeof target === 'function') return callHandler(target, sign, this.handlerGraceMs);
     const parts = sign();
     if (typeof target === 'string') return post({ ...parts, url: target }, this.attemptTimeoutMs());

@@ -169,7 +169,7 @@ const TAG_TEXT: Readonly<Record<ControlTag, string>> = {
   Regulatory: 'The regulatory reference (NCMs, attributes) and new snapshots of it.',
   State: "Snapshot and restore: the whole state, or one company's.",
   Documents: 'These documents and the page that renders them.',
-  Grading: "Whether an integration is right: its webhook receiver checked with signed deliveries it must accept or refuse.",
+  Grading: "Whether an integration is right: its webhook receiver checked with signed deliveries it must accept or refuse, findings on the client's behaviour, and what its tests exercised of the service.",
   Inspector: "The inspector's data: a company's timeline on the virtual clock, an item's detail (tokens and secrets masked), and the timeline live; and a teaching demo run step by step from its page.",
 };
 const TAGS = Object.entries(TAG_TEXT).map(([name, description]) => ({ name, description }));

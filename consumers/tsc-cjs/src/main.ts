@@ -1,5 +1,5 @@
 // A TypeScript project compiled to CommonJS by tsc (module node16), run with node.
-import { createEmulator, type Emulator } from 'catalog-emulator';
+import { createEmulator, formatReport, type Emulator, type Report } from 'catalog-emulator';
 
 async function main(): Promise<void> {
   console.log(`loaded ${require.resolve('catalog-emulator').replace(/^.*[\\/]node_modules[\\/]catalog-emulator[\\/]/, '').replaceAll('\\', '/')}`);
@@ -16,6 +16,10 @@ async function main(): Promise<void> {
     const answer = await fetch(`${url}/v1/empresa`, { headers: { authorization: `Bearer ${company.token}` } });
     const body = (await answer.json()) as { id: string; cnpj_raiz: string; nome: string };
     console.log(`${answer.status} ${body.cnpj_raiz} ${body.nome} ${body.id === company.companyId ? 'same id' : 'another id'}`);
+    // The report's declarations, typed strictly: what the emulator saw, judged, and its Markdown.
+    const report: Report = emu.report({ companyId: company.companyId });
+    const operation = report.coverage.operations[0];
+    if (report.findings.length !== 0 || operation?.id !== 'getCompany' || !formatReport(report).startsWith('# catalog-emulator report\n')) throw new Error(`unexpected report:\n${formatReport(report)}`);
   }
   await fetch(`${url}/v1/empresa`).then(
     () => console.log('still open'),

@@ -4,7 +4,8 @@
  * a dozen buttons, and a framework would be most of its weight and a dependency to keep (see the README).
  *
  * Data: GET /_emulator/inspector/companies/:id/timeline (newest first, in pages), …/items/:itemId (the detail),
- * and the live stream GET /_emulator/inspector/stream?companyId= read with fetch (to send the token). Actions:
+ * the live stream GET /_emulator/inspector/stream?companyId= read with fetch (to send the token), and the company's
+ * report (GET /_emulator/report?companyId=: its findings and coverage, in a panel and whole in the detail). Actions:
  * the clock, fault, reset, inbox and route controls, with `content-type: application/json` and the token.
  */
 import type { DemoState, DetailSection, ItemDetail, StreamFrame, Timeline, TimelineItem } from '../wire.js';
@@ -39,6 +40,17 @@ interface InboxEntry {
 interface NetworkRoute {
   readonly from: string;
   readonly to: string;
+}
+/** The report of a company (GET /_emulator/report?companyId=), the fields shown. */
+interface Report {
+  readonly findings: readonly { readonly at: string; readonly rule: string; readonly statements: readonly string[]; readonly message: string; readonly fix: string }[];
+  readonly findingsDropped: number;
+  readonly coverage: {
+    readonly score: { readonly exercised: number; readonly listed: number };
+    readonly behaviours: readonly { readonly id: string; readonly what: string; readonly seen: number }[];
+    readonly gaps: readonly string[];
+    readonly operations: readonly { readonly method: string; readonly path: string; readonly calls: number; readonly statuses: readonly { readonly status: number; readonly count: number }[]; readonly unreceived: readonly number[] }[];
+  };
 }
 
 const PAGE_SIZE = 200;
@@ -93,6 +105,10 @@ const demoBox = h('section', { class: 'panel demo', hidden: true, 'aria-label': 
 const faultsBox = h('div', { class: 'faults' });
 const inboxBox = h('div', { class: 'inbox' });
 const routesBox = h('div', { class: 'routes' });
+const reportBox = h('div', { class: 'report' });
+/** The open company's last report, and whether the detail column shows it (it then follows each refresh). */
+let report: Report | undefined;
+let reportShown = false;
 
 function layout(): HTMLElement {
   return h(
@@ -119,6 +135,7 @@ function layout(): HTMLElement {
         'aside',
         null,
         demoBox,
+        h('section', { class: 'panel', 'aria-label': 'Report' }, h('h2', null, 'Report'), reportBox),
         h('section', { class: 'panel' }, h('h2', null, 'Faults'), faultsBox, buildFaultForm()),
         h('section', { class: 'panel' }, h('h2', null, 'Inbox'), inboxBox),
         h('section', { class: 'panel' }, h('h2', null, 'Routes'), routesBox),
@@ -204,6 +221,8 @@ const timelinePath = (before?: string) => `/_emulator/inspector/companies/${enc(
 async function openCompany(id: string): Promise<void> {
   companyId = id;
   selectedId = undefined;
+  report = undefined;
+  reportShown = false;
   labelCompany();
   fill(detailBox, h('p', { class: 'hint' }, 'Click an item to see its detail.'));
   stopStream();
@@ -303,6 +322,7 @@ async function refreshHead(): Promise<void> {
 // ---- the detail --------------------------------------------------------------------------------------------------
 
 async function showDetail(item: TimelineItem): Promise<void> {
+  reportShown = false;
   selectedId = item.id;
   list.select(item.id);
   renderAhead();
@@ -494,16 +514,18 @@ async function resetCompany(): Promise<void> {
 async function refreshPanels(): Promise<void> {
   if (companyId === undefined) return;
   const id = enc(companyId);
-  const [faults, inbox, routes] = await Promise.allSettled([
+  const [faults, inbox, routes, graded] = await Promise.allSettled([
     // Every fault that can fire for this company: its own, and those of no company in particular.
     call<{ items: Fault[] }>('GET', '/_emulator/faults'),
     call<{ items: InboxEntry[] }>('GET', `/_emulator/companies/${id}/inbox`),
     call<{ items: NetworkRoute[] }>('GET', '/_emulator/network/routes'),
+    call<Report>('GET', `/_emulator/report?companyId=${id}`),
   ]);
   if (faults.status === 'fulfilled') renderFaults(faults.value.items.filter((f) => f.match?.companyId === undefined || f.match.companyId === companyId));
   if (inbox.status === 'fulfilled') renderInbox(inbox.value.items);
   if (routes.status === 'fulfilled') renderRoutes(routes.value.items);
-  const failed = [faults, inbox, routes].find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (graded.status === 'fulfilled' && enc(companyId) === id) renderReport(graded.value);
+  const failed = [faults, inbox, routes, graded].find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed && !(failed.reason instanceof ControlFailure && failed.reason.status === 401)) showError(failed.reason);
   // Asked once at the start; again only while one runs (a demo is started before its page is opened).
   if (!demoBox.hidden) await refreshDemo();
@@ -550,6 +572,58 @@ function renderInbox(items: readonly InboxEntry[]): void {
 
 function renderRoutes(items: readonly NetworkRoute[]): void {
   fill(routesBox, items.length === 0 ? h('p', { class: 'hint' }, 'No route: deliveries go to the destination URL.') : h('ul', null, items.map((r) => h('li', null, r.from, ' → ', r.to))));
+}
+
+/** The report's summary in its panel: the findings (the latest five) and the score, and the button to show it whole. */
+function renderReport(value: Report): void {
+  report = value;
+  const { findings, findingsDropped, coverage } = value;
+  const count = findings.length + findingsDropped;
+  const latest = findings.slice(-5).reverse();
+  fill(
+    reportBox,
+    h('p', { class: 'score' }, h('b', { class: count === 0 ? 'clean' : 'found' }, `${count} finding${count === 1 ? '' : 's'}`), ` · ${coverage.score.exercised} of ${coverage.score.listed} behaviours exercised`),
+    latest.length === 0 ? null : h('ul', null, latest.map((f) => h('li', { 'data-rule': f.rule }, h('b', null, f.rule), ` ${f.message}`))),
+    h('button', { type: 'button', 'data-action': 'show-report', onclick: () => showReport() }, 'Show the report'),
+  );
+  if (reportShown) showReport();
+}
+
+/** The whole report in the detail column: the findings with their fixes, the behaviours, the gaps, the operations. */
+function showReport(): void {
+  if (report === undefined) return;
+  reportShown = true;
+  selectedId = undefined;
+  list.select(undefined);
+  renderAhead();
+  const { findings, findingsDropped, coverage } = report;
+  fill(
+    detailBox,
+    h('header', null, h('h2', null, 'Report'), h('div', { class: 'row-meta' }, `${findings.length + findingsDropped} findings · ${coverage.score.exercised} of ${coverage.score.listed} behaviours exercised`)),
+    h(
+      'section',
+      { class: 'section report-findings' },
+      h('h3', null, 'Findings on your client'),
+      findings.length === 0 ? h('p', { class: 'hint' }, 'None: no rule was broken.') : null,
+      findings.map((f) => h('div', { class: 'finding', 'data-rule': f.rule }, h('b', null, f.rule), h('span', { class: 'tag' }, f.statements.join(', ')), h('small', null, ` ${shortTime(f.at)}`), h('p', null, f.message), h('p', { class: 'fix' }, `Fix: ${f.fix}`))),
+      findingsDropped > 0 ? h('p', { class: 'hint' }, `and ${findingsDropped} earlier, no longer kept`) : null,
+    ),
+    h('section', { class: 'section' }, h('h3', null, 'What your tests exercised'), h('ul', { class: 'behaviours' }, coverage.behaviours.map((b) => h('li', { class: b.seen > 0 ? 'seen' : 'unseen' }, `${b.seen > 0 ? '✓' : '·'} ${b.id}: ${b.what}${b.seen > 0 ? ` (${b.seen}×)` : ''}`)))),
+    coverage.gaps.length === 0 ? null : h('section', { class: 'section' }, h('h3', null, 'Not exercised, and how to'), h('ul', { class: 'gaps' }, coverage.gaps.map((g) => h('li', null, g)))),
+    h(
+      'section',
+      { class: 'section section-table' },
+      h('h3', null, 'Operations called'),
+      coverage.operations.length === 0
+        ? h('p', { class: 'hint' }, 'None.')
+        : h(
+            'table',
+            { class: 'grid' },
+            h('thead', null, h('tr', null, ['Operation', 'Calls', 'Statuses', 'Documented, never received'].map((c) => h('th', null, c)))),
+            h('tbody', null, coverage.operations.map((o) => h('tr', null, h('td', null, `${o.method} ${o.path}`), h('td', null, o.calls), h('td', null, o.statuses.map((x) => `${x.status}×${x.count}`).join(', ')), h('td', null, o.unreceived.join(', '))))),
+          ),
+    ),
+  );
 }
 
 /** The match fields and effects each target takes (the fault schema's; the server checks them again). */

@@ -39,7 +39,7 @@ export function span(ms: number): string {
 }
 
 /** An API request from its journal record; `error` from the activity seen while the inspector was open. */
-export function requestItem(record: JournalRecord, error: ActivityError | undefined, recorded: boolean): TimelineItem {
+export function requestItem(record: Pick<JournalRecord, 'at' | 'method' | 'path' | 'status' | 'requestId' | 'replayed' | 'faultId'>, error: ActivityError | undefined, recorded: boolean): TimelineItem {
   const tags: string[] = [];
   if (record.replayed) tags.push('replayed');
   if (record.faultId !== null) tags.push(`fault ${record.faultId}`);
