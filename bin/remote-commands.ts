@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { COMMON_FLAGS, expectSuccess, readFlags, remoteOf, send, usageError, type Io, type Options, type Remote } from './remote-client.js';
 import { runLogsTail } from './logs-tail.js';
+import { formatReport, type Report } from '../src/index.js';
 
 /** The commands for a running server, as the bin dispatches them. */
 export const REMOTE_COMMANDS = ['clock', 'fault', 'events', 'logs', 'report'] as const;
@@ -273,8 +274,8 @@ async function reportCommand(args: string[], io: Io): Promise<number> {
   noMore(positionals.slice(1), 'report [--json]');
   const answer = await send(remote, 'GET', '/report');
   await expectSuccess(remote, 'GET /_emulator/report', answer, REPORT);
-  // As sent with --json, or when it is text; JSON otherwise indented, for reading.
-  const text = values.json || answer.json === undefined ? answer.text : JSON.stringify(answer.json, null, 2);
+  // As sent with --json (or when it is not JSON); otherwise as Markdown, which reads well in a terminal too.
+  const text = values.json || answer.json === undefined ? answer.text : formatReport(answer.json as Report);
   io.out(text.replace(/\n$/, ''));
   return 0;
 }

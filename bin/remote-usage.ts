@@ -55,7 +55,8 @@ Options of logs:
   tail                follow the server's activity until Ctrl+C, each entry as serve logs it
   --json              one JSON object per line instead
   --company ID        only that company's entries
-  --kind KINDS        only these: request, control, delivery, job (comma-separated or repeated)
+  --kind KINDS        only these: request, control, delivery, job, finding (comma-separated or
+                      repeated)
 
 Options of clock, fault, events, logs and report (the commands for a running server):
   --url URL           the server (default http://127.0.0.1:4747); also read from

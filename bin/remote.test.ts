@@ -235,23 +235,21 @@ describe('report', { timeout: 60_000 }, () => {
     expect(await cli(['report', '--url', older])).toEqual({ code: 1, stdout: '', stderr: `catalog-emulator: this server has no report (catalog-emulator 0.1.0 at ${older} is older than GET /_emulator/report): upgrade the server\n` });
   });
 
-  it('a server with it: its JSON indented (--json: as sent), or its text as it is', async () => {
-    const report = { companies: 2, requests: { total: 10, failed: 1 } };
-    const withJson = await stub((request, response) => (request.url === '/_emulator/report' ? json(response, 200, report) : json(response, 404, {})));
-    expect(await cli(['report', '--url', withJson])).toEqual({ code: 0, stdout: `${JSON.stringify(report, null, 2)}\n`, stderr: '' });
-    expect(await cli(['report', '--url', withJson, '--json'])).toEqual({ code: 0, stdout: `${JSON.stringify(report)}\n`, stderr: '' });
+  it('a server with it: the report as Markdown, as formatReport writes it (--json: as sent)', async () => {
+    const served = await serve();
+    const markdown = await cli(['report', '--url', served.url]);
+    expect(markdown.code).toBe(0);
+    expect(markdown.stderr).toBe('');
+    expect(markdown.stdout.startsWith('# ')).toBe(true);
+    expect(markdown.stdout).toContain('## What your tests exercised: 0 of 20 behaviours');
+    const json = await cli(['report', '--url', served.url, '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ findings: [], findingsDropped: 0, coverage: { score: { exercised: 0, listed: 20 } } });
     const withText = await stub((_, response) => {
       response.writeHead(200, { 'content-type': 'text/markdown; charset=utf-8' });
       response.end('# Report\n\n2 companies\n');
     });
     expect(await cli(['report', '--url', withText])).toEqual({ code: 0, stdout: '# Report\n\n2 companies\n', stderr: '' });
-  });
-
-  it('the real server today has none, and says which version it is', async () => {
-    const served = await serve();
-    const run = await cli(['report', '--url', served.url]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^catalog-emulator: this server has no report \(catalog-emulator \d+\.\d+\.\d+\S* at http:\/\/127\.0\.0\.1:\d+ is older than GET \/_emulator\/report\): upgrade the server\n$/);
   });
 });
 
@@ -272,7 +270,7 @@ describe('usage', { timeout: 60_000 }, () => {
       [['events', 'trigger', '--type', 'webhook.teste'], 'events trigger needs --company ID: the company whose webhook destination gets the event (events trigger --company ID --type TYPE [--data JSON])'],
       [['events', 'trigger', '--company', 'c', '--type', 'webhook.teste', '--data', '[1]'], "--data must be a JSON object, the event's fields (got [1])"],
       [['logs'], 'logs needs tail (logs tail [--json] [--company ID] [--kind KINDS])'],
-      [['logs', 'tail', '--kind', 'requests,jobs,nope'], '--kind takes request, control, delivery, job (comma-separated or repeated; got "nope")'],
+      [['logs', 'tail', '--kind', 'requests,jobs,nope'], '--kind takes request, control, delivery, job, finding (comma-separated or repeated; got "nope")'],
       [['report', '--url', 'ftp://x'], '--url must be the server\'s http or https URL, e.g. http://127.0.0.1:4747 (got "ftp://x")'],
       [['clock', '--request-timeout-ms', '0'], '--request-timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "0")'],
     ];

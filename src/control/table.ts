@@ -555,12 +555,12 @@ export const CONTROLS = [
     method: 'GET',
     path: '/activity/stream',
     id: 'streamActivity',
-    summary: "The emulator's activity live, as server-sent events: each API request, control call, webhook delivery attempt and job step, as the CLI's JSON log writes it",
+    summary: "The emulator's activity live, as server-sent events: each API request, control call, webhook delivery attempt, job step and finding on the client, as the CLI's JSON log writes it",
     tag: 'Journal',
     scope: 'emulator',
     query: [
       { name: 'companyId', description: "Only this company's entries (a call of the whole emulator, such as a reset or the shared clock's advance, names none)." },
-      { name: 'kinds', description: 'Only entries of these kinds, comma-separated: request, control, delivery, job (default: all four).' },
+      { name: 'kinds', description: 'Only entries of these kinds, comma-separated: request, control, delivery, job, finding (default: all five).' },
     ],
     success: {
       200: {
@@ -569,7 +569,7 @@ export const CONTROLS = [
         body: { mediaType: 'text/event-stream' },
       },
     },
-    errors: { 404: NO_COMPANY, 422: 'valor_invalido: a kind that is none of the four, an unknown parameter, or one given twice (caminho names it).' },
+    errors: { 404: NO_COMPANY, 422: 'valor_invalido: a kind that is none of the five, an unknown parameter, or one given twice (caminho names it).' },
     run: ({ activity, query, request }) => activityAnswer(activity, query, request),
   }),
   control({

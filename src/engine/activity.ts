@@ -135,6 +135,9 @@ export interface FindingActivity {
 
 export type ActivityEntry = RequestActivity | ControlActivity | DeliveryActivity | JobActivity | FindingActivity;
 export type ActivityKind = ActivityEntry['kind'];
+/** Every kind of entry, in the order a filter or a log lists them: a record's keys, so a new kind must be listed. */
+const KINDS_IN_ORDER: Record<ActivityKind, true> = { request: true, control: true, delivery: true, job: true, finding: true };
+export const ACTIVITY_KINDS = Object.keys(KINDS_IN_ORDER) as readonly ActivityKind[];
 export type ActivityListener = (entry: ActivityEntry) => void;
 
 /** What a user of the emulator reaches: emu.activity. */

@@ -57,7 +57,7 @@ describe('the activity stream', () => {
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(response.headers.get('cache-control')).toBe('no-store');
     const stream = frames(response.body!);
-    expect(await stream.next()).toEqual({ event: 'open', data: { companyId: null, kinds: ['request', 'control', 'delivery', 'job'] } });
+    expect(await stream.next()).toEqual({ event: 'open', data: { companyId: null, kinds: ['request', 'control', 'delivery', 'job', 'finding'] } });
     // Its own call was told to the other listener, not to the stream.
     expect(seen).toEqual([expect.objectContaining({ kind: 'control', operation: 'streamActivity', status: 200 })]);
     await emu.fetch('/v1/empresa', { headers: auth(acme.token) });
@@ -155,7 +155,7 @@ describe('the activity stream', () => {
       return [answer.status, ((await answer.json()) as { erro: { codigo: string; caminho: string } }).erro] as const;
     };
     expect(await refused('companyId=nope')).toEqual([404, expect.objectContaining({ codigo: 'empresa_nao_encontrada', caminho: 'query.companyId' })]);
-    expect(await refused('kinds=request,requests')).toEqual([422, expect.objectContaining({ codigo: 'valor_invalido', caminho: 'query.kinds', mensagem: 'query.kinds takes request, control, delivery, job, comma-separated; got "requests".' })]);
+    expect(await refused('kinds=request,requests')).toEqual([422, expect.objectContaining({ codigo: 'valor_invalido', caminho: 'query.kinds', mensagem: 'query.kinds takes request, control, delivery, job, finding, comma-separated; got "requests".' })]);
     expect(await refused('kinds=')).toEqual([422, expect.objectContaining({ codigo: 'valor_invalido', caminho: 'query.kinds' })]);
     expect(await refused('kind=request')).toEqual([422, expect.objectContaining({ codigo: 'valor_invalido', caminho: 'query.kind' })]);
   });

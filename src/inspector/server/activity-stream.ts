@@ -12,8 +12,6 @@
 import type { ActivityEntry, ActivityFeed, ActivityKind } from '../../engine/activity.js';
 import { eventStream } from './event-stream.js';
 
-/** The kinds of entry, as a filter names them. */
-export const ACTIVITY_KINDS: readonly ActivityKind[] = ['request', 'control', 'delivery', 'job'];
 
 const KEEP_ALIVE_MS = 15_000;
 

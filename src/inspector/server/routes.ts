@@ -6,9 +6,9 @@
  * but the demo's next step: the page drives the emulator through the other controls. The first call of the page or
  * of any data answer opens the inspector.
  */
-import type { ActivityFeed } from '../../engine/activity.js';
+import { ACTIVITY_KINDS, type ActivityFeed, type ActivityKind } from '../../engine/activity.js';
 import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../../http/errors.js';
-import { ACTIVITY_KINDS, activityStream } from './activity-stream.js';
+import { activityStream } from './activity-stream.js';
 import { demoGateOf, type DemoGate } from './demo-gate.js';
 import { inspectorOf, UnknownCompany, UnknownItem } from './inspector.js';
 import { decodeCursor, DEFAULT_LIMIT, MAX_LIMIT, type TimelinePage } from './timeline.js';
@@ -63,7 +63,7 @@ export function activityAnswer(feed: ActivityFeed, query: { readonly companyId?:
   if (unknown !== undefined) {
     return fail(apiError(422, 'valor_invalido', `query.kinds takes ${ACTIVITY_KINDS.join(', ')}, comma-separated; got ${JSON.stringify(unknown)}.`, 'query.kinds'));
   }
-  const body = activityStream(feed, { companyId: companyId ?? null, kinds: kinds as typeof ACTIVITY_KINDS }, request);
+  const body = activityStream(feed, { companyId: companyId ?? null, kinds: kinds as readonly ActivityKind[] }, request);
   return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } });
 }
 
