@@ -165,7 +165,8 @@ describe('StateSaver', () => {
     expect(statSync(path).ino).toBe(first); // nothing changed: not rewritten
 
     const catalog = await addProduct(emu);
-    const until = Date.now() + 3000;
+    // A tick (100 ms) after the change; the bound only ends a wait that would never succeed.
+    const until = Date.now() + 20_000;
     while (!readFileSync(path, 'utf8').includes(catalog) && Date.now() < until) await sleep(20);
     expect(readFileSync(path, 'utf8')).toContain(catalog);
     expect(readStateFile(path)!.snapshot).toEqual(emu.snapshot());
@@ -191,14 +192,17 @@ describe('StateSaver', () => {
     mkdirSync(temp);
     saver.start();
     await addProduct(emu);
-    await sleep(400);
+    // The first failure is reported at a tick; waiting for it (not a fixed time) holds on a loaded machine too.
+    const reported = Date.now() + 20_000;
+    while (errors.length === 0 && Date.now() < reported) await sleep(20);
     await addProduct(emu);
+    // Failing saves go on every tick (100 ms) meanwhile: none of them reports again.
     await sleep(400);
     expect(errors).toEqual([expect.stringMatching(/^cannot save the state to .*state\.json \(EISDIR\); it keeps its previous content, and the next change tries again$/)]);
     expect(readFileSync(path, 'utf8')).toBe(before);
     rmSync(temp, { recursive: true });
     await addProduct(emu);
-    const until = Date.now() + 3000;
+    const until = Date.now() + 20_000;
     while (errors.length < 2 && Date.now() < until) await sleep(20);
     expect(errors[1]).toBe(`saved again to ${path}`);
     await saver.close();

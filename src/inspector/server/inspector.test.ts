@@ -351,7 +351,8 @@ describe('the stream', () => {
     const start = performance.now();
     await emu.close();
     expect(await open.next()).toBeUndefined();
-    expect(performance.now() - start).toBeLessThan(1_000);
+    // At once, not when the stream ends (it never would): a bound with room for a loaded machine.
+    expect(performance.now() - start).toBeLessThan(4_000);
   });
 
   it('over a socket: a client that goes away is let go, and close() resolves at once with a stream open', async () => {
@@ -376,7 +377,8 @@ describe('the stream', () => {
     expect(inspector.streams).toBe(1);
     const closing = performance.now();
     await second.close();
-    expect(performance.now() - closing).toBeLessThan(1_500);
+    // After the 500 ms grace, not the 5 s a keep-alive waits: a bound with room for a loaded machine below that.
+    expect(performance.now() - closing).toBeLessThan(4_000);
     await expect(cut.next()).rejects.toThrow();
     for (let i = 0; i < 100 && inspector.streams > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(inspector.streams).toBe(0);
@@ -388,7 +390,8 @@ describe('the stream', () => {
     const start = performance.now();
     await emu.close();
     const took = performance.now() - start;
-    expect(took).toBeLessThan(1_000);
+    // At once, not after the 5 s a keep-alive waits: a bound with room for a loaded machine below that.
+    expect(took).toBeLessThan(4_000);
     expect(await openFrames.next()).toBeUndefined();
   });
 
