@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const exclude = ['**/node_modules/**', 'dist/**'];
 /** The shared-server suite: it needs the server its project starts, so the other projects leave it out. */
@@ -19,9 +20,27 @@ const ONE_SERVER = Boolean(process.env.SPEC_BASE_URL);
  */
 const common = { exclude, testTimeout: 30_000, hookTimeout: 30_000 };
 
+/**
+ * The projects of a group in the order their files are handed to the workers (Vitest's own order is by name, which
+ * put unit last: its files that wait longest on processes of their own, the CLI's, then started last and ran on
+ * alone at the end). The consumer test and the CLI's first, the CPU-bound spec files after, the browser last.
+ */
+const PROJECT_ORDER = ['consumer', 'unit', 'spec-server', 'spec', 'browser'];
+class ProjectOrder extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const at = PROJECT_ORDER.indexOf(file.project.name);
+      return at === -1 ? PROJECT_ORDER.length : at;
+    };
+    // Array.prototype.sort is stable: within a project, Vitest's order (slowest first when it knows, else largest).
+    return (await super.sort(files)).sort((a, b) => a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder || rank(a) - rank(b));
+  }
+}
+
 export default defineConfig({
   test: {
     maxWorkers: WORKERS,
+    sequence: { sequencer: ProjectOrder },
     projects: [
       { test: { name: 'unit', include: ['src/**/*.test.ts', 'bin/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts'], ...common } },
       // The spec tests against an in-process emulator, and the property tests. Each test makes its own emulator and
@@ -58,9 +77,9 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
-      // The packed package installed into small projects of each kind (consumers/): after the rest, as it runs
-      // whole test runners and a TypeScript build of its own.
-      { test: { name: 'consumer', include: ['consumers/consumers.test.ts'], ...common, testTimeout: 180_000, hookTimeout: 480_000, sequence: { groupOrder: 2 } } },
+      // The packed package installed into small projects of each kind (consumers/): first, as its npm install and
+      // runners take longest and mostly wait.
+      { test: { name: 'consumer', include: ['consumers/consumers.test.ts'], ...common, testTimeout: 180_000, hookTimeout: 480_000 } },
     ],
   },
 });
