@@ -337,16 +337,24 @@ describe('idempotency store: the ceiling of answers per company', () => {
     );
   });
 
-  it('stores in constant time at the ceiling: 200,000 stores over a full store of 100,000 take well under a second', () => {
-    const state = createState();
+  it('stores in constant time at the ceiling: 200,000 stores over a full store of 100,000 cost about what they cost below it', () => {
     const a = answer(0);
-    for (let i = 0; i < 100_000; i++) storeIdempotency(state, 'c1', `k${i}`, 'f', a, T0, 100_000);
-    const t0 = performance.now();
-    for (let i = 100_000; i < 300_000; i++) storeIdempotency(state, 'c1', `k${i}`, 'f', a, T0, 100_000);
-    const ms = performance.now() - t0;
-    expect(state.idempotency.get('c1')!.records.size).toBe(100_000);
-    expect(keysOf(state, 'c1')[0]).toBe('k200000');
-    // A scan per store (a fresh iterator walking the deleted slots) took about 100 µs each here: 21 s.
-    expect(ms).toBeLessThan(2_000);
+    /** How long 200,000 stores take over 100,000 stored, under `ceiling`. */
+    const storesTake = (ceiling: number) => {
+      const state = createState();
+      for (let i = 0; i < 100_000; i++) storeIdempotency(state, 'c1', `k${i}`, 'f', a, T0, ceiling);
+      const t0 = performance.now();
+      for (let i = 100_000; i < 300_000; i++) storeIdempotency(state, 'c1', `k${i}`, 'f', a, T0, ceiling);
+      const ms = performance.now() - t0;
+      expect(state.idempotency.get('c1')!.records.size).toBe(Math.min(300_000, ceiling));
+      if (ceiling === 100_000) expect(keysOf(state, 'c1')[0]).toBe('k200000');
+      return ms;
+    };
+    // Compared with the same stores below the ceiling, measured at the same moment: a machine loaded by other work
+    // slows both (a bound in ms failed there, 3 s for 0.4 s). The best of up to three tries.
+    const ratios: number[] = [];
+    for (let attempt = 0; attempt < 3 && !ratios.some((ratio) => ratio < 5); attempt++) ratios.push(storesTake(100_000) / storesTake(1_000_000));
+    // A scan per store (a fresh iterator walking the deleted slots) took about 100 µs each here, 50 times the cost below the ceiling: 21 s.
+    expect(Math.min(...ratios), `at the ceiling / below it: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}`).toBeLessThan(5);
   });
 });
