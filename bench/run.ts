@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- benchmark scaffolding reads JSON loosely */
 /**
- * npm run bench: every figure of issue 14's "Done when" in one run, each beside its reference, then the targets
+ * npm run bench: every figure of README "Performance" in one run, each beside its reference, then the targets
  * block (does each bar hold, with the numbers). Not part of npm test. The table is also written as Markdown to
  * bench/last-run.md (not committed), which the README's Performance section takes verbatim.
  *
@@ -9,7 +9,7 @@
  * round), BENCH_WARMUP_S (2), BENCH_MS (1000 ms per in-process round), BENCH_CONNECTIONS (50),
  * BENCH_COLD_RUNS (9), BENCH_SNAPSHOT_RUNS (5), BENCH_CREATE_COUNT (10,000), BENCH_GENERATOR (wrk or node),
  * BENCH_VERBOSE=1 (every round on stderr), BENCH_ONLY=NAME (that group of figures alone, e.g. BENCH_ONLY=--state,
- * named as BENCH_VERBOSE prints them). The defaults take ~4–6 minutes on 2 cores; BENCH_HTTP_S=10 gives the issue's
+ * named as BENCH_VERBOSE prints them). The defaults take ~4–6 minutes on 2 cores; BENCH_HTTP_S=10 gives
  * 10 s rounds (~2 minutes more).
  */
 import { writeFileSync } from 'node:fs';
@@ -152,7 +152,7 @@ async function ownClocks(): Promise<void> {
 }
 
 /**
- * Issue 4's figure: an analysis over 100,000 products, its run measured alone. The products are loaded by one
+ * An analysis over 100,000 products, its run measured alone. The products are loaded by one
  * ingestion (the same fields as 100,000 POSTs would give them, and the same findings, in a fraction of the time).
  */
 async function analysis(): Promise<void> {
@@ -176,7 +176,7 @@ async function analysis(): Promise<void> {
   rows.push({ figure: 'analysis over 100,000 products (ms)', value: fmt(ms), reference: `${fmt(detail.resumo.total_achados)} findings`, ratio: `${fmt((ms * 1000) / 100_000, 1)} µs/product` });
 }
 
-/** Issue 4's figure: a surveillance execution over 10,000 watched products, fresh and then with reuse. */
+/** A surveillance execution over 10,000 watched products, fresh and then with reuse. */
 async function surveillanceExecution(): Promise<void> {
   const { emu, company, key, catalog } = await setup();
   emu.companies.update(company.companyId, { surveillanceCapacity: 10_000 });

@@ -1,5 +1,6 @@
 /**
- * Idempotency (spec "Common rules"; DESIGN §4, after the IETF Idempotency-Key draft and Stripe).
+ * Idempotency (spec: REQ-02, REQ-03; README "Rules every request follows" › Idempotency, after the IETF
+ * Idempotency-Key draft and Stripe).
  * Scope: company + key. The fingerprint is a digest of method, path and canonical body, computed by the HTTP
  * shell; the If-Match header is not part of it, so a retry after a lost answer replays the stored answer even
  * though its ETag is stale by then.

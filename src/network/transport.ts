@@ -1,10 +1,10 @@
 /**
- * The outbound transport of webhook deliveries (DESIGN §2 src/network). It signs and sends one attempt and
+ * The outbound transport of webhook deliveries (ARCHITECTURE.md "Layers"). It signs and sends one attempt and
  * reports what the network made of it as a plain outcome; the core decides what that means for the event.
  *
  * Where a delivery goes, by the destination URL: a route to an in-process handler, a route to a local URL
  * (real HTTP through node:http, redirects not followed), or, for any other URL, the built-in inbox, which
- * answers 200. The public internet is never reached. Delivery faults (DESIGN §6) apply before the receiver
+ * answers 200. The public internet is never reached. Delivery faults (README "Faults") apply before the receiver
  * is reached. An answer counts only once complete, its whole body read (spec: WH-EVT-56).
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
