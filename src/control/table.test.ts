@@ -5,7 +5,8 @@
  * by the rows' ids: the compiler asks for one for each row.
  */
 import { describe, expect, it } from 'vitest';
-import { createEmulator, DemoGate, type Emulator } from '../emulator.js';
+import { createEmulator, type Emulator } from '../emulator.js';
+import { DemoGate } from '../inspector/server/demo-gate.js';
 import type { ControlActivity } from '../engine/activity.js';
 import { controlsDocument } from '../openapi/controls.js';
 import { schemaOf } from './schemas.js';
