@@ -11,6 +11,7 @@
  * The bracketed steps belong to the core operation (`run`), which returns a Result. This file holds no
  * business rule: it reads the request, calls the core and writes the answer.
  */
+import { setTimeout as nextLoop } from 'node:timers/promises';
 import type { Context as HonoContext } from 'hono';
 import type { z } from 'zod';
 import { hasPermission, type Company, type Credential, type Permission } from '../core/companies.js';
@@ -358,12 +359,17 @@ function proceed<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown): Response 
   } finally {
     if (holding === undefined && scope !== undefined) inFlight.delete(scope);
   }
-  const held = holding.then((released) => {
+  const held = holding.then(async (released) => {
     if (released) return fail(released, requestId);
     const answer = evaluate(admitted, body, key, fingerprint, canonicalBody);
     // The client that gave up waiting (it closed the connection, or in process aborted the Request's signal) never
-    // gets this answer, though the request ran.
-    if (admitted.c.req.raw.signal.aborted) journal.lost = true;
+    // gets this answer, though the request ran. Over a socket the close may arrive in the same turn of the event
+    // loop as what released the hold (a clock advance on another connection, sent after the client closed), and
+    // Node emits a socket's 'close' in the turn's last phase: the answer waits for the next turn. In process an
+    // abort is seen at once.
+    const { signal } = admitted.c.req.raw;
+    if (!signal.aborted && admitted.c.env.target !== undefined) await nextLoop(0);
+    if (signal.aborted) journal.lost = true;
     return answer;
   });
   return scope === undefined ? held : held.finally(() => inFlight.delete(scope));
