@@ -10,7 +10,7 @@ export { FixturesError } from './http/fixtures.js';
 export { ClockDisposedError, ClockLimitError, ClockRangeError, type ClockMode } from './clock/clock.js';
 export { DEFAULT_SEED, DEFAULT_START } from './engine/config.js';
 export type { CreatedCompanyInfo } from './engine/world.js';
-export type { JournalEntry } from './engine/journal.js';
+export { JournalFilterError, type JournalEntry, type JournalFilter, type StatusClass } from './engine/journal.js';
 export type { Activity, ActivityEntry, ActivityError, ActivityKind, ActivityListener, ControlActivity, ControlScope, DeliveryActivity, FindingActivity, JobActivity, RequestActivity } from './engine/activity.js';
 export { PERMISSIONS, type Permission } from './core/companies.js';
 export type { Snapshot } from './control/snapshot-schema.js';

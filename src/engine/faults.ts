@@ -27,7 +27,7 @@ import { IF_MATCH_OPERATIONS, type IfMatchOperation } from '../core/versioning.j
 import { EVENT_KINDS } from '../core/webhooks/events.js';
 import type { DeliveryFaults } from '../network/transport.js';
 import type { ActivityFeed, FiredFault } from './activity.js';
-import { Glob } from './glob.js';
+import { Glob, MAX_GLOB } from './glob.js';
 
 /** The background jobs a `job` fault can act on (README "Faults"). */
 // The kinds are the core job registry's: a job fault can name exactly the jobs that exist.
@@ -36,7 +36,6 @@ export { JOB_KINDS, type JobKind } from '../core/jobs.js';
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 /** The longest trickle: real time a test waits, and a server's close() cuts it anyway. */
 const MAX_TRICKLE_MS = 60_000;
-const MAX_GLOB = 2048;
 /** Faults armed at once; a spent fault (its `times` reached 0) leaves the list, so it no longer counts. */
 export const MAX_FAULTS = 1000;
 
