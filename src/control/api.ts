@@ -26,6 +26,7 @@ import type { NetworkRoute, ReceiverHandler } from '../network/routes.js';
 import { VERSION } from '../version.js';
 import { ControlError } from './control-error.js';
 import { FaultInputError, type FaultInput, type FaultView } from '../engine/faults.js';
+import type { NearMisses } from '../engine/near-misses.js';
 import { companyStateError, readCompanySnapshot, readSnapshot, type CompanySnapshot, type Snapshot } from './snapshot-schema.js';
 import { companyProblem, exportCompany, removeCompany, resetCompany, swapCompany } from '../core/company-data.js';
 import { checkReceiver, readCheckOptions, readSecret, type ReceiverCheck, type ReceiverCheckOptions } from '../grading/receiver-check.js';
@@ -228,6 +229,18 @@ export class Controls {
         return only(this.engine.faults.list(), companyId === undefined ? undefined : (fault) => faultOf(fault, companyId));
       },
       remove: (id: string): boolean => this.engine.faults.remove(id),
+      /**
+       * Why the armed fault `id` has not fired, or not as often as asked: the requests (deliveries, job runs) it was
+       * checked against since it was armed, the closest first, each with the conditions it met and those it failed
+       * (see NearMisses); with `companyId`, among that company's only. 404 falha_nao_encontrada for no fault armed
+       * with this id.
+       */
+      nearMisses: (id: string, filter: CompanyFilter = {}): NearMisses => {
+        const companyId = this.filtered(filter);
+        const found = this.engine.faults.nearMisses(id, companyId);
+        if (found === undefined) throw new ControlError(404, 'falha_nao_encontrada', `No fault ${shown(id)} is armed (one that fired its times has left the list); GET /_emulator/faults lists them.`, 'path.id');
+        return found;
+      },
       /** Removes every fault; with `companyId`, only those whose match.companyId is that company. */
       clear: (filter: CompanyFilter = {}): void => {
         const companyId = this.filtered(filter);
@@ -519,6 +532,7 @@ export class Controls {
   private forgetHarness(companyId: string): void {
     const only = { companyId };
     this.faults.clear(only);
+    this.engine.faults.forget(companyId);
     this.inbox.clear(only);
     this.journal.clear(only);
     this.#receiverChecks.delete(companyId);
@@ -654,6 +668,8 @@ export interface CompanyScope {
     /** False, removing nothing, for a fault that is not this company's. */
     remove(id: string): boolean;
     clear(): void;
+    /** emu.faults.nearMisses(id) of one of its faults, among its own requests, deliveries and job runs only (404 for another's). */
+    nearMisses(id: string): NearMisses;
   };
   readonly inbox: { list(): InboxEntry[]; clear(): void };
   readonly journal: {
@@ -682,6 +698,12 @@ function companyScope(controls: Controls, companyId: string, check: () => void):
       list: checked(() => controls.faults.list(only)),
       remove: checked((id: string) => controls.faults.list(only).some((fault) => fault.id === id) && controls.faults.remove(id)),
       clear: checked(() => controls.faults.clear(only)),
+      nearMisses: checked((id: string) => {
+        if (!controls.faults.list(only).some((fault) => fault.id === id)) {
+          throw new ControlError(404, 'falha_nao_encontrada', `Company ${companyId} has no fault ${shown(id)} armed; GET /_emulator/companies/${companyId}/faults lists its faults.`, 'path.id');
+        }
+        return controls.faults.nearMisses(id, only);
+      }),
     },
     inbox: { list: checked(() => controls.inbox.list(only)), clear: checked(() => controls.inbox.clear(only)) },
     journal: {

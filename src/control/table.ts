@@ -396,6 +396,18 @@ export const CONTROLS = [
   }),
   control({
     method: 'GET',
+    path: '/faults/:id/near-misses',
+    id: 'getFaultNearMisses',
+    summary: 'Why an armed fault has not fired (or not as often as asked): the closest requests, deliveries or job runs since it was armed, and which of its conditions each failed',
+    tag: 'Faults',
+    scope: 'emulator',
+    query: [{ name: 'companyId', description: "Only this company's requests, deliveries and job runs (once; any other parameter is refused, 422 at query.<name>)." }],
+    success: { 200: { description: 'The fault, how many occurrences it was checked against without firing, the draws that passed over, and the closest ten.', body: 'nearMisses' } },
+    errors: { 404: `falha_nao_encontrada: no fault armed has this id (one that fired its times has left the list). ${NO_COMPANY}`, 422: BAD_FILTER },
+    run: ({ emu, params, query }) => emu.faults.nearMisses(params.id, query),
+  }),
+  control({
+    method: 'GET',
     path: '/network/routes',
     id: 'listNetworkRoutes',
     summary: 'The delivery routes',
@@ -674,6 +686,17 @@ export const CONTROLS = [
       return NO_CONTENT;
     },
     describe: (_, { params }) => ({ faultId: params.id }),
+  }),
+  control({
+    method: 'GET',
+    path: '/companies/:companyId/faults/:id/near-misses',
+    id: 'getCompanyFaultNearMisses',
+    summary: "Why one of its faults has not fired: the closest of the company's own requests, deliveries or job runs",
+    tag: 'Faults',
+    scope: 'company',
+    success: { 200: { description: 'As GET /_emulator/faults/{id}/near-misses, among its own occurrences.', body: 'nearMisses' } },
+    errors: { 404: `${NO_COMPANY} falha_nao_encontrada: the company has no fault armed with this id.` },
+    run: ({ emu, params }) => emu.companies.scope(params.companyId).faults.nearMisses(params.id),
   }),
   control({
     method: 'GET',
