@@ -114,6 +114,8 @@ describe('a filter that is not one is refused, naming the field', () => {
     ['from without a zone', { from: '2026-01-01T10:00:00' }, 'from', 'from must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), inclusive; got "2026-01-01T10:00:00".'],
     ['to, not ISO 8601', { to: 'Jan 1 2026' }, 'to', 'to must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), exclusive, after from; got "Jan 1 2026".'],
     ['to, an invalid Date', { to: new Date(Number.NaN) }, 'to', 'to must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), exclusive, after from; got Invalid Date.'],
+    ['from, a day its month does not have', { from: '2026-02-30' }, 'from', 'from must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), inclusive; got "2026-02-30".'],
+    ['a method that is a Date', { method: new Date(T0) }, 'method', 'method must be an HTTP method (GET, POST, PUT, PATCH, DELETE, …; any case); got "2026-01-01T00:00:00.000Z".'],
     ['to not after from', { from: '2026-01-02', to: '2026-01-01' }, 'to', 'to must be after from (from is inclusive, to exclusive): 2026-01-02T00:00:00.000Z to 2026-01-01T00:00:00.000Z keeps nothing.'],
     ['replayed as text', { replayed: 'yes' }, 'replayed', 'replayed must be true or false; got "yes".'],
     ['a faultId that is no text', { faultId: 1 }, 'faultId', 'faultId must be a fault\'s id (flt_1, …); got 1.'],

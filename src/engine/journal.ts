@@ -143,6 +143,10 @@ const integer = (min: number, max: number) => (value: unknown) => (Number.isInte
 function instant(value: unknown): number | undefined {
   if (value instanceof Date) return Number.isFinite(value.getTime()) ? value.getTime() : undefined;
   if (typeof value !== 'string' || !ISO_INSTANT.test(value)) return undefined;
+  // Date.parse takes 2026-02-30 for March 2nd: the day must be one of its month.
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
   const parsed = Date.parse(value);
   return Number.isFinite(parsed) ? parsed : undefined;
 }
@@ -216,7 +220,7 @@ export function readJournalFilter(filter: unknown): JournalQuery {
 }
 
 function shown(value: unknown): string {
-  const text = value instanceof Date ? `Invalid Date` : (JSON.stringify(value) ?? String(value));
+  const text = value instanceof Date && !Number.isFinite(value.getTime()) ? 'Invalid Date' : (JSON.stringify(value) ?? String(value));
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
