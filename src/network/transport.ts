@@ -11,6 +11,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { EventKind, NetworkOutcome } from '../core/webhooks/events.js';
 import type { DeliveryFaultEffect, DeliveryFaultMatch } from '../engine/faults.js';
+import type { DeliverySeen } from '../engine/near-misses.js';
 import { VERSION } from '../version.js';
 import type { Inbox } from './inbox.js';
 import type { ReceiverHandler, RouteTable } from './routes.js';
@@ -32,7 +33,8 @@ const TAMPERED_TIMESTAMP_AGE_S = 600;
  * implementation; the transport sees only this, and gives the effects their meaning (send, signed).
  */
 export interface DeliveryFaults {
-  takeDelivery(request: DeliveryFaultMatch): { readonly effect: DeliveryFaultEffect } | undefined;
+  /** `seen`: the delivery's event and attempt, for the fault's near-misses. */
+  takeDelivery(request: DeliveryFaultMatch, seen?: DeliverySeen): { readonly effect: DeliveryFaultEffect } | undefined;
 }
 
 export interface OutboundDelivery {
@@ -102,7 +104,7 @@ export class Transport {
    * and as a promise otherwise: most attempts need no promise at all (measured, bench/run.ts webhooks()).
    */
   send(delivery: OutboundDelivery): TransportResult | Promise<TransportResult> {
-    const effect = this.faults.takeDelivery({ url: delivery.url, eventType: delivery.tipo, companyId: delivery.companyId })?.effect;
+    const effect = this.faults.takeDelivery({ url: delivery.url, eventType: delivery.tipo, companyId: delivery.companyId }, delivery)?.effect;
     if (effect && 'status' in effect) return atOnce({ kind: 'response', status: effect.status });
     if (effect && 'redirect' in effect) return atOnce({ kind: 'response', status: 302 });
     if (effect && 'refuse' in effect) return atOnce({ kind: 'refused' });
