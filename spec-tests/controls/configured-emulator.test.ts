@@ -4,26 +4,19 @@
  * out; spec-tests/controls/control-security.test.ts checks the same rules on whatever target the run has).
  */
 import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions, type RunningServer } from '../../src/index.js';
 import { Api, Controls, readAnswer, type Answer } from '../support/client.js';
 import { expectControlError } from '../support/expect.js';
 import { httpRequest } from '../support/raw-http.js';
 import { inProcessTarget } from '../support/target.js';
+import { closedAfterEach } from '../support/closed-after-each.js';
 
 const MiB = 1024 * 1024;
 const REALM = 'Bearer realm="catalog-emulator controls"';
 
-/** The emulators and servers a test started, closed after it. */
-const started: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((emu) => emu.close()));
-});
-function emulator(options: EmulatorOptions = {}): Emulator {
-  const emu = createEmulator(options);
-  started.push(emu);
-  return emu;
-}
+const closing = closedAfterEach();
+const emulator = (options: EmulatorOptions = {}): Emulator => closing(createEmulator(options));
 
 describe('an emulator configured for the test', () => {
   it('listen({ allowHosts }) admits the names given, any case; "*" admits every host', async () => {

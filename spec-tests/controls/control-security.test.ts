@@ -8,13 +8,14 @@
  * for them (a control token, allowed hosts, a small snapshot limit) are in configured-emulator.test.ts.
  */
 import { connect as connectSocket } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/index.js';
 import { readAnswer, world, type Answer, type World } from '../support/client.js';
 import { expectControlError } from '../support/expect.js';
 import { httpRequest } from '../support/raw-http.js';
 import { mayResetTarget, serverUrl } from '../support/target.js';
 import { deployment } from '../support/deployment.js';
+import { closedAfterEach } from '../support/closed-after-each.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {
@@ -31,16 +32,8 @@ async function control(w: World, method: string, path: string, headers: Record<s
 
 const accessControlHeaders = (answer: Answer) => [...answer.headers.keys()].filter((name) => name.startsWith('access-control-'));
 
-/** The emulators and servers a test started, closed after it. */
-const started: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((emu) => emu.close()));
-});
-function emulator(options: EmulatorOptions = {}): Emulator {
-  const emu = createEmulator(options);
-  started.push(emu);
-  return emu;
-}
+const closing = closedAfterEach();
+const emulator = (options: EmulatorOptions = {}): Emulator => closing(createEmulator(options));
 
 describe('control writes need content-type: application/json', () => {
   it('a cross-site text/plain POST /_emulator/faults is refused 415, and no fault is added: the API still answers', async () => {

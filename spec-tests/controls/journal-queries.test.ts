@@ -6,6 +6,7 @@
  * journal too: every query here names the test's company, or reads the company's own journal.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { JournalEntry } from '../../src/index.js';
 import { otherCompany, world, type World } from '../support/client.js';
 import { expectControlError } from '../support/expect.js';
 import { deployment } from '../support/deployment.js';
@@ -14,18 +15,6 @@ beforeEach((context) => {
   if (deployment !== undefined) context.skip("checks the emulator's own journal of requests, which a deployment of the service does not have");
 });
 
-interface Entry {
-  readonly at: string;
-  readonly method: string;
-  readonly path: string;
-  readonly status: number;
-  readonly codigo: string | null;
-  readonly requestId: string;
-  readonly companyId: string | null;
-  readonly idempotencyKey: string | null;
-  readonly replayed: boolean;
-  readonly faultId: string | null;
-}
 
 /** A company's requests over a minute: a read, a catalog created and replayed, a stale edit (412), a fault's 503; and another company's read. */
 async function traffic() {
@@ -48,10 +37,10 @@ async function traffic() {
   return { w, other, catalog, start, later, fault: fault.id };
 }
 
-async function found(w: World, query: string): Promise<Entry[]> {
+async function found(w: World, query: string): Promise<JournalEntry[]> {
   const answer = await w.controls.raw('GET', `/requests?companyId=${w.company.companyId}${query}`);
   expect(answer.status, answer.text).toBe(200);
-  return answer.body.items as Entry[];
+  return answer.body.items as JournalEntry[];
 }
 
 async function counted(w: World, path: string): Promise<number> {
@@ -61,7 +50,7 @@ async function counted(w: World, path: string): Promise<number> {
   return answer.body.count as number;
 }
 
-const lines = (entries: Entry[]) => entries.map((e) => `${e.method} ${e.path} ${e.status}${e.codigo === null ? '' : ` ${e.codigo}`}`);
+const lines = (entries: JournalEntry[]) => entries.map((e) => `${e.method} ${e.path} ${e.status}${e.codigo === null ? '' : ` ${e.codigo}`}`);
 
 describe('GET /_emulator/requests with filters', () => {
   it('each filter keeps the entries it names, and every entry shows its codigo', async () => {

@@ -3,19 +3,16 @@
  * or job runs since it was armed, each with the conditions it met and failed, the closest first: the match's fields,
  * an operation reached, what a concurrentEdit needs, the probability draws passed over, another fault first.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../index.js';
 import { ControlError } from '../control/control-error.js';
 import { schemaOf } from '../control/schemas.js';
+import { closedAfterEach } from '../../spec-tests/support/closed-after-each.js';
 
-const emulators: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(emulators.splice(0).map((emu) => emu.close()));
-});
+const closing = closedAfterEach();
 
 function setUp() {
-  const emu = createEmulator({ seed: 3 });
-  emulators.push(emu);
+  const emu = closing(createEmulator({ seed: 3 }));
   const a = emu.companies.create({ cnpjRoot: '11222333' });
   const b = emu.companies.create({ cnpjRoot: '44555666' });
   let keys = 0;
