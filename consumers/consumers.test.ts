@@ -1,14 +1,16 @@
 /**
  * The package as a user's project gets it: `npm pack` of the built package (`npm test` builds before vitest), its
  * contents checked from the tarball's listing, publint and @arethetypeswrong/cli on it, then installed with npm
- * into a temporary folder where four small projects (the folders beside this file) use it: vitest (ES modules),
- * Jest with its default configuration (CommonJS), node:test, and TypeScript compiled to CommonJS. Jest and
- * node:test leave a listen() server open: their runs must end all the same. And the installed bin serves, runs its
- * shipped spec tests against a server of the API alone, and keeps its --state through a kill. The install and the
- * checks are support.ts's, each run under the Node.js it is given: here, the one running vitest.
+ * into a temporary folder where the small projects beside this file use it: vitest (ES modules), Jest with its
+ * default configuration (CommonJS), node:test, TypeScript compiled to CommonJS, and two projects with a minimal
+ * tsconfig (CommonJS with no @types/node installed; nodenext). Jest and node:test leave a listen() server open:
+ * their runs must end all the same. And the installed bin serves, runs its shipped spec tests against a server of
+ * the API alone, and keeps its --state through a kill. All under the Node.js running vitest; node-versions.test.ts
+ * runs the same checks (support.ts) under the other Node.js versions.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, cpSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binConformance, binServes, binStateSurvivesKill, bin, CURRENT, installPackage, jestProject, nodeTestProject, ok, ROOT, STEP_TIMEOUT_MS, TSC, tscCjsOutput, vitestProject, type Installed } from './support.js';
@@ -19,13 +21,21 @@ const PUBLINT = join(ROOT, 'node_modules', 'publint', 'package.json');
 const ATTW = require.resolve('@arethetypeswrong/cli/package.json');
 
 let installed: Installed;
+/** A folder outside the install's, where no @types/node can be found: the package and TypeScript linked in. */
+let bare: string;
 
 beforeAll(async () => {
   installed = await installPackage('catalog-emulator-consumers-');
+  bare = mkdtempSync(join(tmpdir(), 'catalog-emulator-bare-'));
+  mkdirSync(join(bare, 'node_modules'));
+  symlinkSync(join(installed.work, 'node_modules', 'catalog-emulator'), join(bare, 'node_modules', 'catalog-emulator'), 'dir');
+  symlinkSync(join(ROOT, 'node_modules', 'typescript'), join(bare, 'node_modules', 'typescript'), 'dir');
+  cpSync(join(installed.work, 'tsc-minimal-cjs'), join(bare, 'tsc-minimal-cjs'), { recursive: true });
 }, 4 * STEP_TIMEOUT_MS);
 
 afterAll(() => {
   if (installed) rmSync(installed.work, { recursive: true, force: true });
+  if (bare) rmSync(bare, { recursive: true, force: true });
 });
 
 describe.concurrent('the tarball', () => {
@@ -103,6 +113,19 @@ describe.concurrent('projects that install it', () => {
   it('TypeScript compiled to CommonJS, run with node', async () => {
     await ok(CURRENT, process.execPath, [TSC, '-p', '.'], join(installed.work, 'tsc-cjs'));
     await tscCjsOutput(CURRENT, installed.work);
+  });
+
+  it('TypeScript with a minimal tsconfig, compiled to CommonJS where no @types/node is installed, run with node', async () => {
+    const project = join(bare, 'tsc-minimal-cjs');
+    expect(() => createRequire(join(project, 'package.json')).resolve('@types/node/package.json')).toThrow(/Cannot find module/);
+    await ok(CURRENT, process.execPath, [TSC, '-p', '.'], project);
+    const { stdout } = await ok(CURRENT, process.execPath, ['out/main.js'], project);
+    expect(stdout).toBe('emu.fetch 200 11222333\nlisten 200 same port\nclosed\n');
+  });
+
+  it('TypeScript with a minimal tsconfig (module nodenext, target ESNext): `await using` typed by the lib alone', async () => {
+    // Its output keeps `await using`, which this Node.js may not run: node-versions.test.ts runs it on Node 24.
+    await ok(CURRENT, process.execPath, [TSC, '-p', '.'], join(installed.work, 'tsc-minimal-nodenext'));
   });
 
   it('npx catalog-emulator: serves (an API call, the controls, a clean stop on SIGTERM)', () => binServes(CURRENT, installed.work));
