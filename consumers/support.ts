@@ -1,7 +1,8 @@
 /**
- * The consumer test's (consumers.test.ts) install and checks: the package packed and installed into a temporary
- * folder as a user's project gets it, and the checks of the projects beside this file and of the installed bin,
- * each run under the Node.js it is given, so that each check is written once for every version.
+ * What the consumer test (consumers.test.ts, under the Node.js running vitest) and the node-versions test
+ * (node-versions.test.ts, under each Node.js of node-binaries.ts) share: the package packed and installed into a
+ * temporary folder as a user's project gets it, and the checks of the projects beside this file and of the
+ * installed bin, each run under the Node.js it is given, so that each check is written once for every version.
  *
  * The package's dependencies come from npm's cache where `npm ci` put them (--prefer-offline); the runners
  * (vitest, jest, typescript, @types/node) are this repository's own, linked into the folder: one version of each,
