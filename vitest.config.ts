@@ -55,7 +55,8 @@ export default defineConfig({
           name: 'spec-server',
           include: ['spec-tests/**/*.test.ts'],
           ...common,
-          exclude: [...exclude, 'spec-tests/properties/**', SHARED_SERVER],
+          // configured-emulator: each test builds an emulator of its own, so it runs once, in process.
+          exclude: [...exclude, 'spec-tests/properties/**', 'spec-tests/controls/configured-emulator.test.ts', SHARED_SERVER],
           globalSetup: ['spec-tests/support/server-per-worker.global.ts'],
           ...(ONE_SERVER ? { fileParallelism: false } : { isolate: false }),
         },

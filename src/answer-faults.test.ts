@@ -6,17 +6,14 @@
  */
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type RunningServer } from './index.js';
+import { closedAfterEach } from '../spec-tests/support/closed-after-each.js';
 
-const open: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((emu) => emu.close()));
-});
+const closing = closedAfterEach();
 
 async function setUp(listen = false): Promise<{ emu: Emulator; token: string; headOffice: string; companyId: string; server: RunningServer | undefined }> {
-  const emu = createEmulator({ companies: [{}] });
-  open.push(emu);
+  const emu = closing(createEmulator({ companies: [{}] }));
   const [company] = emu.companies.initial();
   const server = listen ? await emu.listen({ port: 0 }) : undefined;
   return { emu, token: company!.token, headOffice: company!.headOffice.id, companyId: company!.companyId, server };

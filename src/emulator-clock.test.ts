@@ -3,21 +3,15 @@
  * advance leaves the state an advance of one hour at a time leaves), and a server that keeps answering while
  * a long advance runs.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from './index.js';
+import { closedAfterEach } from '../spec-tests/support/closed-after-each.js';
 
 const DAY = 86_400_000;
 
-const emulators: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(emulators.splice(0).map((emu) => emu.close()));
-});
+const closing = closedAfterEach();
 
-function emulator(options: EmulatorOptions = {}): Emulator {
-  const emu = createEmulator(options);
-  emulators.push(emu);
-  return emu;
-}
+const emulator = (options: EmulatorOptions = {}): Emulator => closing(createEmulator(options));
 
 /** An API caller for one company, in process: JSON in and out, a fresh idempotency-key on every write. */
 function caller(emu: Emulator, token: string, prefix: string) {

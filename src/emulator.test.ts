@@ -5,17 +5,11 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEmulator, type Emulator } from './index.js';
+import { closedAfterEach } from '../spec-tests/support/closed-after-each.js';
 
-const emulators: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(emulators.splice(0).map((emu) => emu.close()));
-});
+const closing = closedAfterEach();
 
-function emulator(...args: Parameters<typeof createEmulator>): Emulator {
-  const emu = createEmulator(...args);
-  emulators.push(emu);
-  return emu;
-}
+const emulator = (...args: Parameters<typeof createEmulator>): Emulator => closing(createEmulator(...args));
 
 /** Waits (a turn of the event loop at a time) until the emulator holds `count` pieces of work. */
 async function untilPending(emu: Emulator, count: number): Promise<void> {

@@ -9,13 +9,14 @@ import { connect as connectSocket, type Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEmulator, type Emulator, type ItemDetail, type Timeline, type TimelineItem } from '../../src/index.js';
+import { createEmulator, type ItemDetail, type Timeline, type TimelineItem } from '../../src/index.js';
 import { Api, Controls, otherCompany, readAnswer, world, type World } from '../support/client.js';
 import { expectControlError } from '../support/expect.js';
 import { inProcessTarget } from '../support/target.js';
 import { createDestination } from '../support/webhook-setup.js';
 import { expectedSignature, HOUR, iso, MINUTE, SECOND } from '../support/webhooks.js';
 import { deployment } from '../support/deployment.js';
+import { closedAfterEach } from '../support/closed-after-each.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {
@@ -24,10 +25,9 @@ beforeEach((context) => {
 
 /** Faults the test added, removed after it (the server is shared). */
 const faults: { w: World; id: string }[] = [];
-const emulators: Emulator[] = [];
+const closing = closedAfterEach();
 afterEach(async () => {
   for (const { w, id } of faults.splice(0)) await w.controls.raw('DELETE', `/faults/${id}`);
-  await Promise.all(emulators.splice(0).map((emu) => emu.close()));
 });
 
 /** A company on a clock of its own, on the target. */
@@ -228,8 +228,7 @@ describe('a client that stops reading the stream', () => {
   }
 
   it('is cut once 1 MiB behind: the server holds no more for it through 2,000 requests with 7 KB paths, its answer ends, and the timeline has what it missed', async () => {
-    const emu = createEmulator();
-    emulators.push(emu);
+    const emu = closing(createEmulator());
     const server = await emu.listen({ port: 0 });
     const company = emu.companies.create();
     const url = new URL(server.url);
@@ -273,8 +272,7 @@ describe('a client that stops reading the stream', () => {
 describe('the control token', () => {
   it('guards every data route of the inspector: 401 without it, 200 with it, and never echoed', async () => {
     const controlToken = 'inspector-control-token-0001';
-    const emu = createEmulator({ controlToken });
-    emulators.push(emu);
+    const emu = closing(createEmulator({ controlToken }));
     const target = inProcessTarget(emu);
     const guarded = new Controls(target, controlToken);
     const company = await guarded.createCompany({});

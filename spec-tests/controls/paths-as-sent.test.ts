@@ -6,30 +6,27 @@
  *
  * Each test serves an emulator of its own (listen() in this process) and writes the request target byte for byte.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createEmulator, type ActivityEntry, type Emulator, type RunningServer } from '../../src/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createEmulator, type ActivityEntry, type RunningServer } from '../../src/index.js';
 import { readAnswer, type Answer } from '../support/client.js';
 import { expectControlError, expectError } from '../support/expect.js';
 import { requestAsSent } from '../support/raw-http.js';
 import { deployment } from '../support/deployment.js';
+import { closedAfterEach } from '../support/closed-after-each.js';
 
 // Every test here is about the emulator's own server: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {
   if (deployment !== undefined) context.skip("checks the emulator's own server (its routing of the target as sent, its /_emulator controls), which a deployment of the service does not have");
 });
 
-const started: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(started.splice(0).map((emu) => emu.close()));
-});
+const closing = closedAfterEach();
 
 const STRAY = '(a path with a "." or ".." segment, %2e included, an encoded slash or a backslash names no route: paths are routed as sent, never resolved)';
 const PATHS = 'Paths begin with /v1 (API) or /_emulator (controls).';
 
 /** A served emulator with one company, and what a test reads of it to see that nothing changed. */
 async function served() {
-  const emu = createEmulator();
-  started.push(emu);
+  const emu = closing(createEmulator());
   const server: RunningServer = await emu.listen({ port: 0 });
   const company = emu.companies.create();
   const controls: ActivityEntry[] = [];
@@ -146,8 +143,7 @@ describe('an API path is routed as sent', () => {
 
 describe('in process, the URL is the caller\'s', () => {
   it('emu.fetch takes a URL as fetch does, its dot segments resolved before the emulator sees it; an encoded slash or backslash names no route', async () => {
-    const emu = createEmulator();
-    started.push(emu);
+    const emu = closing(createEmulator());
     const company = emu.companies.create();
     const get = async (path: string) => readAnswer(await emu.fetch(path, { headers: { authorization: `Bearer ${company.token}` } }));
     // new URL('/v1/x/%2e%2e/empresa', …) is /v1/empresa: what fetch would have sent to a server.

@@ -163,13 +163,14 @@ describe('idempotency store', () => {
     expect(exportIdempotency(state)).toEqual([{ companyId: 'c1', key: 'k1', fingerprint: fp, expiresAt: T0 + 5 + 60 * DAY, ...created }]);
   });
 
-  it('keeps a record as one string, a field a line and then the body; the company id and key only as the keys of its maps', () => {
+  it("keeps a record as one text in its company's arena, a field a line and then the body; the company id and key only as the keys of its maps, the record as a number", () => {
     const state = createState();
     storeIdempotency(state, 'c1', 'k1', fp, ok, T0, MAX);
     storeIdempotency(state, 'c1', 'k2', fp, { status: 201, body: '{"a":"\\n"}\n', etag: null, location: '/v1/x', headers: { 'ratelimit-policy': '"p";q=5;w=60' } }, T0, MAX);
-    const records = state.idempotency.get('c1')!.records;
-    expect(records.get('k1')).toBe(`${T0 + 60 * DAY}\n200\n${fp}\n"abc"\n\n\n{"versao":2}`);
-    expect(records.get('k2')).toBe(`${T0 + 60 * DAY}\n201\n${fp}\n\n/v1/x\n{"ratelimit-policy":"\\"p\\";q=5;w=60"}\n{"a":"\\n"}\n`);
+    const { records, texts } = state.idempotency.get('c1')!;
+    expect([...records.values()].map((packed) => typeof packed)).toEqual(['number', 'number']);
+    expect(texts.text(records.get('k1')!)).toBe(`${T0 + 60 * DAY}\n200\n${fp}\n"abc"\n\n\n{"versao":2}`);
+    expect(texts.text(records.get('k2')!)).toBe(`${T0 + 60 * DAY}\n201\n${fp}\n\n/v1/x\n{"ratelimit-policy":"\\"p\\";q=5;w=60"}\n{"a":"\\n"}\n`);
     expect(lookupIdempotency(state, 'c1', 'k2', fp, T0)).toEqual(replay({ status: 201, body: '{"a":"\\n"}\n', etag: null, location: '/v1/x', headers: { 'ratelimit-policy': '"p";q=5;w=60' } }));
   });
 
@@ -335,6 +336,20 @@ describe('idempotency store: the ceiling of answers per company', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('gives the room of every answer it drops back to its arena: evicted at the ceiling, stored again, purged', () => {
+    const state = createState();
+    const body = `{"descricao":"${'x'.repeat(300)}"}`;
+    const chunkOf = () => Math.max(...state.idempotency.get('c1')!.records.values()) / 2 ** 16;
+    // 20,000 answers of ~350 bytes through a ceiling of 1,000: 7 MB written, some 350 KB kept.
+    for (let i = 0; i < 20_000; i++) storeIdempotency(state, 'c1', `k${i}`, 'f', { ...answer(i), body }, T0, 1_000);
+    expect(chunkOf()).toBeLessThan(16);
+    // The same keys again, past their expiry: each replaces its own record.
+    for (let i = 0; i < 20_000; i++) storeIdempotency(state, 'c1', `k${19_000 + (i % 1_000)}`, 'g', { ...answer(i), body }, T0 + 61 * DAY + i, 1_000);
+    expect(chunkOf()).toBeLessThan(16);
+    purgeExpiredIdempotency(state, T0 + 200 * DAY);
+    expect(state.idempotency.has('c1')).toBe(false);
   });
 
   it('stores in constant time at the ceiling: 200,000 stores over a full store of 100,000 cost about what they cost below it', () => {

@@ -6,16 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { httpRequest } from '../../spec-tests/support/raw-http.js';
-import { createEmulator, type Emulator } from '../emulator.js';
+import { createEmulator } from '../emulator.js';
+import { closedAfterEach } from '../../spec-tests/support/closed-after-each.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const SWAGGER_UI = dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
-const open: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((emu) => emu.close()));
-});
+const closing = closedAfterEach();
 
 /** The shipped file with its one server replaced by `url`, as a server serves it. */
 function shippedServedAt(file: string, url: string): string {
@@ -38,8 +36,7 @@ describe('GET /_emulator/openapi.json and /_emulator/openapi.controls.json', () 
     });
 
     it(`${path} over HTTP names the server at the address it was asked at: its real port, the name in Host`, async () => {
-      const emu = createEmulator();
-      open.push(emu);
+      const emu = closing(createEmulator());
       const server = await emu.listen({ port: 0 });
       const byAddress = await httpRequest(server.url, 'GET', path);
       expect(byAddress.status).toBe(200);
@@ -63,8 +60,7 @@ describe('GET /_emulator/openapi.json and /_emulator/openapi.controls.json', () 
   });
 
   it('over HTTP, refuses a Host the server does not answer to (403), like every control', async () => {
-    const emu = createEmulator();
-    open.push(emu);
+    const emu = closing(createEmulator());
     const server = await emu.listen({ port: 0 });
     expect((await httpRequest(server.url, 'GET', '/_emulator/docs', { host: 'evil.example' })).status).toBe(403);
     expect((await httpRequest(server.url, 'GET', '/_emulator/openapi.json', { host: 'evil.example' })).status).toBe(403);

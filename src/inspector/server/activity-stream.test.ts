@@ -3,20 +3,14 @@
  * own call left out, ended with a frame saying why when the emulator closes or its reader falls 1 MiB behind; and
  * refused (404, 422) for a company or a kind that is none. In process, and over a socket.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEmulator, type ActivityEntry, type Emulator } from '../../index.js';
 import { STREAM_BUFFER_BYTES } from './event-stream.js';
+import { closedAfterEach } from '../../../spec-tests/support/closed-after-each.js';
 
-const open: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((emu) => emu.close()));
-});
+const closing = closedAfterEach();
 
-function emulator(): Emulator {
-  const emu = createEmulator({ seed: 3, clock: 'manual' });
-  open.push(emu);
-  return emu;
-}
+const emulator = (): Emulator => closing(createEmulator({ seed: 3, clock: 'manual' }));
 
 type Frame = { event: string; data: unknown } | { comment: string };
 
