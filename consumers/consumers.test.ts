@@ -1,102 +1,41 @@
 /**
  * The package as a user's project gets it: `npm pack` of the built package (`npm test` builds before vitest), its
  * contents checked from the tarball's listing, publint and @arethetypeswrong/cli on it, then installed with npm
- * into a temporary folder where four small projects (the folders beside this file) use it: vitest (ES modules),
- * Jest with its default configuration (CommonJS), node:test, and TypeScript compiled to CommonJS. Jest and
- * node:test leave a listen() server open: their runs must end all the same. And the installed bin serves, and
- * runs its shipped spec tests against itself.
- *
- * The package's dependencies come from npm's cache where `npm ci` put them (--prefer-offline); the runners
- * (vitest, jest, typescript, @types/node) are this repository's own, linked into the folder: one version of each,
- * locked in package-lock.json.
+ * into a temporary folder where the small projects beside this file use it: vitest (ES modules), Jest with its
+ * default configuration (CommonJS), node:test, TypeScript compiled to CommonJS, and two projects with a minimal
+ * tsconfig (CommonJS with no @types/node installed; nodenext). Jest and node:test leave a listen() server open:
+ * their runs must end all the same. And the installed bin serves, runs its shipped spec tests against a server of
+ * the API alone, and keeps its --state through a kill. All under the Node.js running vitest; node-versions.test.ts
+ * runs the same checks (support.ts) under the other Node.js versions.
  */
-import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, cpSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const HERE = fileURLToPath(new URL('.', import.meta.url));
-const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-const RUNNERS = ['vitest', 'jest', 'typescript', '@types/node'];
-const STEP_TIMEOUT_MS = 120_000;
-
-interface Ran {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** The environment of a user's shell: none of the variables this vitest run set for its own workers. */
-const ENV: NodeJS.ProcessEnv = Object.fromEntries(
-  Object.entries({ ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', CI: 'true' }).filter(([name]) => !/^(VITEST|TEST$|NODE_ENV$|NODE_OPTIONS$)/.test(name)),
-);
-
-/** Runs a command to its end; one still running after `timeoutMs` is killed and fails the step. */
-function run(command: string, args: readonly string[], cwd: string, timeoutMs = STEP_TIMEOUT_MS): Promise<Ran> {
-  const child = spawn(command, args, { cwd, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} (in ${cwd}) did not end within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** `run`, which must exit 0: the output is in the failure message otherwise. */
-async function ok(command: string, args: readonly string[], cwd: string, timeoutMs?: number): Promise<Ran> {
-  const ran = await run(command, args, cwd, timeoutMs);
-  if (ran.code !== 0) throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited ${ran.code}\nstdout:\n${ran.stdout}\nstderr:\n${ran.stderr}`);
-  return ran;
-}
+import { binConformance, binServes, binStateSurvivesKill, bin, CURRENT, installPackage, jestProject, nodeTestProject, ok, ROOT, STEP_TIMEOUT_MS, TSC, tscCjsOutput, vitestProject, type Installed } from './support.js';
 
 const require = createRequire(import.meta.url);
-/** The command line of a package's bin, from its package.json (resolved by name, so that knip sees the use). */
-function bin(packageJson: string): string[] {
-  const { bin } = require(packageJson) as { bin: string | Record<string, string> };
-  return [join(dirname(packageJson), typeof bin === 'string' ? bin : Object.values(bin)[0]!)];
-}
 // publint exports no package.json (package.json's check-package script is its use knip sees).
 const PUBLINT = join(ROOT, 'node_modules', 'publint', 'package.json');
 const ATTW = require.resolve('@arethetypeswrong/cli/package.json');
-const VITEST = require.resolve('vitest/package.json');
-const JEST = require.resolve('jest/package.json');
-const TYPESCRIPT = require.resolve('typescript/package.json');
 
-let work: string;
-let tarball: string;
-let packed: string[];
+let installed: Installed;
+/** A folder outside the install's, where no @types/node can be found: the package and TypeScript linked in. */
+let bare: string;
 
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'catalog-emulator-consumers-'));
-  // --ignore-scripts: the package is built already; prepare would build it again.
-  const pack = await ok('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT);
-  const [info] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
-  tarball = join(work, info.filename);
-  packed = info.files.map((file) => file.path).sort();
-
-  cpSync(HERE, work, { recursive: true, filter: (source) => !/consumers\.test\.ts$|[\\/](node_modules|out)$/.test(source) });
-  await ok('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-save', tarball], work);
-  for (const name of RUNNERS) {
-    mkdirSync(dirname(join(work, 'node_modules', name)), { recursive: true });
-    symlinkSync(join(ROOT, 'node_modules', name), join(work, 'node_modules', name), 'dir');
-  }
+  installed = await installPackage('catalog-emulator-consumers-');
+  bare = mkdtempSync(join(tmpdir(), 'catalog-emulator-bare-'));
+  mkdirSync(join(bare, 'node_modules'));
+  symlinkSync(join(installed.work, 'node_modules', 'catalog-emulator'), join(bare, 'node_modules', 'catalog-emulator'), 'dir');
+  symlinkSync(join(ROOT, 'node_modules', 'typescript'), join(bare, 'node_modules', 'typescript'), 'dir');
+  cpSync(join(installed.work, 'tsc-minimal-cjs'), join(bare, 'tsc-minimal-cjs'), { recursive: true });
 }, 4 * STEP_TIMEOUT_MS);
 
 afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
+  if (installed) rmSync(installed.work, { recursive: true, force: true });
+  if (bare) rmSync(bare, { recursive: true, force: true });
 });
 
 describe.concurrent('the tarball', () => {
@@ -129,11 +68,11 @@ describe.concurrent('the tarball', () => {
       'docs/images/inspector-timeline.png',
       'docs/images/inspector-attempts.png',
     ];
-    expect(required.filter((path) => !packed.includes(path))).toEqual([]);
+    expect(required.filter((path) => !installed.packed.includes(path))).toEqual([]);
   });
 
   it('holds no tests, sources, test suites, scripts or tooling', () => {
-    const wrong = packed.filter(
+    const wrong = installed.packed.filter(
       (path) =>
         /\.test\.|(^|\/)__tests__\//.test(path) ||
         (/\.(ts|tsx|mts|cts)$/.test(path) && !/\.d\.(ts|mts|cts)$/.test(path)) ||
@@ -145,15 +84,15 @@ describe.concurrent('the tarball', () => {
   });
 
   it('passes publint', async () => {
-    const extracted = join(work, 'extracted');
+    const extracted = join(installed.work, 'extracted');
     mkdirSync(extracted);
-    await ok('tar', ['-xzf', tarball, '-C', extracted], work);
-    const { stdout } = await ok(process.execPath, [...bin(PUBLINT), 'run', join(extracted, 'package'), '--pack', 'false', '--strict'], work);
+    await ok(CURRENT, 'tar', ['-xzf', installed.tarball, '-C', extracted], installed.work);
+    const { stdout } = await ok(CURRENT, process.execPath, [bin(PUBLINT), 'run', join(extracted, 'package'), '--pack', 'false', '--strict'], installed.work);
     expect(stdout).toContain('All good!');
   });
 
   it('passes @arethetypeswrong/cli for Node 16+ from CommonJS and ES modules, and bundlers', async () => {
-    const { stdout } = await ok(process.execPath, [...bin(ATTW), tarball, '--profile', 'node16', '--format', 'json'], work);
+    const { stdout } = await ok(CURRENT, process.execPath, [bin(ATTW), installed.tarball, '--profile', 'node16', '--format', 'json'], installed.work);
     const report = JSON.parse(stdout) as { analysis: { problems: unknown[]; entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName: string } }> }> } };
     expect(report.analysis.problems).toEqual([]);
     const main = report.analysis.entrypoints['.']!.resolutions;
@@ -165,60 +104,33 @@ describe.concurrent('the tarball', () => {
 
 // Each runs in a folder of its own, in processes of its own: at the same time, the whole takes its slowest.
 describe.concurrent('projects that install it', () => {
-  it('vitest (ES modules)', async () => {
-    const { stdout } = await ok(process.execPath, [...bin(VITEST), 'run'], join(work, 'vitest-esm'));
-    expect(stdout).toMatch(/Tests\s+2 passed \(2\)/);
-  });
+  it('vitest (ES modules)', () => vitestProject(CURRENT, installed.work));
 
-  it('Jest with its default configuration (CommonJS), ending with a server left open', async () => {
-    const { stderr } = await ok(process.execPath, [...bin(JEST)], join(work, 'jest-cjs'));
-    expect(stderr).toMatch(/Tests:\s+2 passed, 2 total/);
-    expect(stderr).not.toContain('did not exit');
-  });
+  it('Jest with its default configuration (CommonJS), ending with a server left open', () => jestProject(CURRENT, installed.work));
 
-  it('node:test (ES modules), ending with a server left open', async () => {
-    const { stdout } = await ok(process.execPath, ['--test'], join(work, 'node-test'));
-    expect(stdout).toMatch(/^# pass 2$/m);
-    expect(stdout).toMatch(/^# fail 0$/m);
-  });
+  it('node:test (ES modules), ending with a server left open', () => nodeTestProject(CURRENT, installed.work));
 
   it('TypeScript compiled to CommonJS, run with node', async () => {
-    const project = join(work, 'tsc-cjs');
-    await ok(process.execPath, [...bin(TYPESCRIPT), '-p', '.'], project);
-    const { stdout } = await ok(process.execPath, ['out/main.js'], project);
-    expect(stdout).toBe('loaded dist/cjs/index.js\n200 11222333 Empresa 11222333 same id\nclosed by await using\n');
+    await ok(CURRENT, process.execPath, [TSC, '-p', '.'], join(installed.work, 'tsc-cjs'));
+    await tscCjsOutput(CURRENT, installed.work);
   });
 
-  it('npx catalog-emulator: the installed bin serves', async () => {
-    const binPath = join(work, 'node_modules', '.bin', 'catalog-emulator');
-    expect((await ok(binPath, ['--version'], work)).stdout).toBe(`${version}\n`);
-    const child = spawn(binPath, ['serve', '--port', '0'], { cwd: work, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-    try {
-      let stdout = '';
-      child.stdout.setEncoding('utf8');
-      const started = await new Promise<RegExpMatchArray>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no "listening on" within ${STEP_TIMEOUT_MS} ms:\n${stdout}`)), STEP_TIMEOUT_MS);
-        child.stdout.on('data', (chunk: string) => {
-          stdout += chunk;
-          const match = /listening on (\S+)\n[^]*token:\s+(\S+)\n/.exec(stdout);
-          if (match) {
-            clearTimeout(timer);
-            resolve(match);
-          }
-        });
-      });
-      const answer = await fetch(`${started[1]}/v1/empresa`, { headers: { authorization: `Bearer ${started[2]}` } });
-      expect(answer.status).toBe(200);
-      expect(((await answer.json()) as { cnpj_raiz: string }).cnpj_raiz).toMatch(/^\d{8}$/);
-      // The spec tests it ships run against that server with what the package installs: ajv, fast-check and
-      // Vitest's runner are inside the bundle, not dependencies.
-      const conformance = await ok(binPath, ['conformance', '--base-url', started[1]!, '--token', started[2]!, '--files', 'company', '--files', 'contract-check'], work);
-      expect(conformance.stdout).toMatch(/^ok {3}spec-tests\/company\.test\.ts: 1 passed, 0 failed, \d+ skipped/m);
-      expect(conformance.stdout).toMatch(/^Tests: \d+ passed, 0 failed, \d+ skipped \(of \d+\); runnable share/m);
-    } finally {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
+  it('TypeScript with a minimal tsconfig, compiled to CommonJS where no @types/node is installed, run with node', async () => {
+    const project = join(bare, 'tsc-minimal-cjs');
+    expect(() => createRequire(join(project, 'package.json')).resolve('@types/node/package.json')).toThrow(/Cannot find module/);
+    await ok(CURRENT, process.execPath, [TSC, '-p', '.'], project);
+    const { stdout } = await ok(CURRENT, process.execPath, ['out/main.js'], project);
+    expect(stdout).toBe('emu.fetch 200 11222333\nlisten 200 same port\nclosed\n');
   });
+
+  it('TypeScript with a minimal tsconfig (module nodenext, target ESNext): `await using` typed by the lib alone', async () => {
+    // Its output keeps `await using`, which this Node.js may not run: node-versions.test.ts runs it on Node 24.
+    await ok(CURRENT, process.execPath, [TSC, '-p', '.'], join(installed.work, 'tsc-minimal-nodenext'));
+  });
+
+  it('npx catalog-emulator: serves (an API call, the controls, a clean stop on SIGTERM)', () => binServes(CURRENT, installed.work));
+
+  it('npx catalog-emulator conformance: passes against serve --no-controls', () => binConformance(CURRENT, installed.work));
+
+  it('npx catalog-emulator serve --state: keeps a write through a SIGKILL', () => binStateSurvivesKill(CURRENT, installed.work));
 });

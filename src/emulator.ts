@@ -22,7 +22,7 @@ import { inProcess } from './http/damage.js';
 import { applyFixtures, readFixtures } from './http/fixtures.js';
 import { documentedOperation } from './http/pipeline.js';
 import type { BodySource } from './http/runtime.js';
-import { serve, type ListenOptions, type RunningServer } from './http/server.js';
+import { serve, type AsyncDisposableWhereDeclared, type ListenOptions, type RunningServer } from './http/server.js';
 import { servedOpenApiText } from './openapi/served.js';
 
 
@@ -52,7 +52,9 @@ function apiApp(): Hono<{ Bindings: Bindings }> {
   return (apiOnlyApp ??= buildApiApp({ controls: false }) as unknown as Hono<{ Bindings: Bindings }>);
 }
 
-export class Emulator extends Controls implements AsyncDisposable {
+/** `await using emu = createEmulator()`: close() at the end of the scope ([Symbol.asyncDispose], set below the class). */
+export interface Emulator extends AsyncDisposableWhereDeclared {}
+export class Emulator extends Controls {
   #bindings: Bindings | undefined;
   #servers: Set<RunningServer> | undefined;
 
@@ -133,12 +135,12 @@ export class Emulator extends Controls implements AsyncDisposable {
     this.engine.close();
     await Promise.all([...(this.#servers ?? [])].map((s) => s.close()));
   }
-
-  /** `await using emu = createEmulator()`: close() at the end of the scope. */
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
-  }
 }
+// On the prototype, not a method in the class: the class's declarations would name Symbol.asyncDispose, an unknown
+// name in a project without lib esnext.disposable or @types/node. Its type is AsyncDisposableWhereDeclared's.
+Emulator.prototype[Symbol.asyncDispose] = function (this: Emulator) {
+  return this.close();
+};
 
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   return new Emulator(options);

@@ -31,10 +31,19 @@ export interface ListenOptions {
 }
 
 /**
- * A server listen() started. It does not keep the process alive on its own (like an unref'd Node server): a test
- * run that forgets close() still ends. A script that only serves calls ref().
+ * `[Symbol.asyncDispose](): Promise<void>`, the method `await using` calls, where the user's project declares
+ * Symbol.asyncDispose (TypeScript's lib `esnext.disposable`, or @types/node), and nothing where it does not: the
+ * package's declarations then compile under a default `lib` without @types/node, where a bare `AsyncDisposable` or
+ * `Symbol.asyncDispose` is an unknown name. The emulator and its servers have the method at run time all the same.
  */
-export interface RunningServer extends AsyncDisposable {
+export type AsyncDisposableWhereDeclared = SymbolConstructor extends { readonly asyncDispose: infer Key extends symbol } ? { [K in Key]: () => Promise<void> } : {};
+
+/**
+ * A server listen() started. It does not keep the process alive on its own (like an unref'd Node server): a test
+ * run that forgets close() still ends. A script that only serves calls ref(). `await using server = await
+ * emu.listen()`: close() at the end of the scope ([Symbol.asyncDispose], AsyncDisposableWhereDeclared).
+ */
+export interface RunningServer extends AsyncDisposableWhereDeclared {
   /** Where to reach the server from this machine (after a wildcard bind, 0.0.0.0 or ::, its loopback address). */
   readonly url: string;
   readonly port: number;
@@ -45,8 +54,6 @@ export interface RunningServer extends AsyncDisposable {
   ref(): void;
   /** Undoes ref(): the default. Connections accepted while it was ref'd hold the process until they end. */
   unref(): void;
-  /** `await using server = await emu.listen()`: close() at the end of the scope. */
-  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
