@@ -25,7 +25,13 @@ export const isHappened = (value: number): boolean => Number.isInteger(value) &&
 const isId = (value: unknown): value is string => typeof value === 'string' && ID_PATTERN.test(value);
 const isText = (value: unknown): value is string | null => value === null || typeof value === 'string';
 /** `z.number().int().min(0)`: zod's int is a safe integer. */
-const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+/**
+ * The largest version, position or count a snapshot may hold: 2^52 leaves the emulator room to add to it. A version
+ * of 2^53 - 1 accepted would become 2^53 at its record's next change, past the integers a number holds exactly,
+ * and the emulator's own snapshot would then be refused.
+ */
+export const COUNT_MAX = 2 ** 52;
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= COUNT_MAX;
 const isInstant = (value: unknown): value is number => typeof value === 'number' && isHappened(value);
 
 /**

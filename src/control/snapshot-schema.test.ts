@@ -47,6 +47,22 @@ const taskIndex = (snapshot: Snapshot, kind: string) => {
 };
 
 describe('restore refuses, changing nothing', () => {
+  it('a version with no room to grow (2^53 - 1, past 2^52); one below 2^52 changes and its state restores', async () => {
+    const { emu, token, snapshot } = await world();
+    const catalog = (s: any) => s.state.catalogs[0]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expectRefused(emu, snapshot, (s) => { catalog(s).versao = Number.MAX_SAFE_INTEGER; }, 'Not a snapshot of this emulator: state.catalogs.0.versao: Too big: expected number to be <=4503599627370496', ['state', 'catalogs', 0, 'versao']);
+    expectRefused(emu, snapshot, (s) => { s.state.products[0].versao = 2 ** 52 + 1; }, 'Not a snapshot of this emulator: state.products.0.versao: Too big: expected number to be <=4503599627370496', ['state', 'products', 0, 'versao']);
+    const highest = structuredClone(snapshot);
+    catalog(highest).versao = 2 ** 52 - 1;
+    emu.restore(highest);
+    const id = catalog(highest).id as string;
+    const read = await emu.fetch(`/v1/catalogos/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    const renamed = await emu.fetch(`/v1/catalogos/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'snapshot-test-room-key', 'if-match': read.headers.get('etag')!, ...JSON_HEADERS }, body: JSON.stringify({ nome: 'Outra' }) });
+    expect(renamed.status).toBe(200);
+    expect(((await renamed.json()) as { versao: number }).versao).toBe(2 ** 52);
+    expect(() => emu.restore(emu.snapshot())).not.toThrow();
+  });
+
   it('a now beyond the Date range (8640000000000001), and then the API still answers', async () => {
     const { emu, token, snapshot } = await world();
     expectRefused(emu, snapshot, (s) => { s.now = 8640000000000001; }, 'Not a snapshot of this emulator: now: must be an instant the clock can hold: whole Unix milliseconds from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z', ['now']);

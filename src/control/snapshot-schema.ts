@@ -33,7 +33,7 @@ import { SECRET_PREFIX } from '../core/webhooks/destination.js';
 import { EVENT_KINDS, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE } from '../core/webhooks/events.js';
 import { webhookUrl } from '../http/schemas.js';
 import { fromEarlierFormat } from '../http/stored-answers.js';
-import { FAST_LISTS, ID_PATTERN, isHappened } from './snapshot-records.js';
+import { COUNT_MAX, FAST_LISTS, ID_PATTERN, isHappened } from './snapshot-records.js';
 
 /** Drops `readonly` at every depth: the core's records are readonly, what a schema parses is not. */
 type Writable<T> = T extends object ? { -readonly [K in keyof T]: Writable<T[K]> } : T;
@@ -51,7 +51,8 @@ export const schemaOf =
   <S extends z.ZodType>(schema: S, ..._differs: Same<z.output<S>, T> extends true ? [] : [schemaDiffersFromCoreType: never]): S =>
     schema;
 
-const int = z.number().int().min(0);
+/** A whole number of a snapshot: a version, a position, a count (at most COUNT_MAX, room to add to it). */
+const int = z.number().int().min(0).max(COUNT_MAX);
 /** Every instant is formatted as an ISO date-time and moves the clock: it must be one the clock can hold. */
 /** `now`: an instant the clock can be at. */
 const clockInstant = z.number().refine(withinClockBounds, `must be an instant the clock can hold: whole Unix milliseconds from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}`);
