@@ -162,8 +162,8 @@ function answerSchemas() {
   const published = z.strictObject({ id: z.string(), publicadoEm: z.string(), afetadas: z.array(z.string()), atributosAlterados: z.array(z.string()) });
   // The inspector's answers (src/inspector/wire.ts holds the same as TypeScript types, for its page).
   const timelineItem = z.strictObject({
-    id: z.string().meta({ description: 'Stable: req:<requestId>, evt:<eventId>, att:<eventId>:<n>, job:<n>, ctl:<n>, task:<n>.' }),
-    kind: z.enum(['request', 'event', 'attempt', 'job', 'task', 'deadline', 'control']),
+    id: z.string().meta({ description: 'Stable: req:<requestId>, evt:<eventId>, att:<eventId>:<n>, job:<n>, ctl:<n>, fnd:<n>, task:<n>.' }),
+    kind: z.enum(['request', 'event', 'attempt', 'job', 'task', 'deadline', 'control', 'finding']),
     at: z.string().meta({ description: 'Virtual time, ISO 8601.' }),
     title: z.string(),
     status: z.number().int().nullable(),
@@ -178,6 +178,15 @@ function answerSchemas() {
     items: z.array(timelineItem).meta({ description: 'Newest first.' }),
     nextBefore: z.string().nullable().meta({ description: 'The `before` of the next (older) page; null at the end.' }),
     ahead: z.array(timelineItem).meta({ description: 'Pending tasks and deadlines of the company, soonest first (200 at most).' }),
+    history: z
+      .strictObject({
+        entries: z.number().int().meta({ description: 'Entries the history holds now, for every company.' }),
+        bytes: z.number().int().meta({ description: 'Bytes it counts for them.' }),
+        maxEntries: z.number().int().meta({ description: 'Its bound of entries (createEmulator({ inspector: { historyEntries } })); 0: no history.' }),
+        maxBytes: z.number().int().meta({ description: 'Its bound of bytes (inspector.historyBytes).' }),
+        dropped: z.number().int().meta({ description: "This company's entries dropped at the bounds so far, with those about every company." }),
+      })
+      .meta({ description: "The emulator's history, one ring for every company: a request it dropped keeps its journal line on the timeline." }),
   });
   const itemDetail = z.strictObject({
     item: timelineItem,

@@ -4,9 +4,9 @@
 
 /** One thing that happened (or will happen) on a company's virtual timeline. */
 export interface TimelineItem {
-  /** Stable id: "req:<requestId>", "evt:<eventId>", "att:<eventId>:<n>", "job:<seq>", "task:<n>", … */
+  /** Stable id: "req:<requestId>", "evt:<eventId>", "att:<eventId>:<n>", "job:<seq>", "ctl:<seq>", "fnd:<seq>", "task:<n>". */
   id: string;
-  kind: 'request' | 'event' | 'attempt' | 'job' | 'task' | 'deadline' | 'control';
+  kind: 'request' | 'event' | 'attempt' | 'job' | 'task' | 'deadline' | 'control' | 'finding';
   /** Virtual time, ISO 8601. */
   at: string;
   /** One line a user reads: "PATCH /v1/produtos/… → 200". */
@@ -31,6 +31,22 @@ export interface Timeline {
   nextBefore: string | null;
   /** Pending tasks and deadlines of this company, soonest first. */
   ahead: TimelineItem[];
+  history: HistoryInfo;
+}
+
+/**
+ * The emulator's history (EmulatorOptions.inspector): one ring for every company, its oldest entries dropped past
+ * either bound. A request dropped from it stays on the timeline with its journal line (its headers and bodies gone).
+ */
+interface HistoryInfo {
+  /** Entries and bytes it holds now, for every company. */
+  entries: number;
+  bytes: number;
+  /** Its bounds: 0 entries when the emulator keeps no history. */
+  maxEntries: number;
+  maxBytes: number;
+  /** This company's entries dropped at the bounds so far (with those about every company). */
+  dropped: number;
 }
 
 export interface DetailSection {

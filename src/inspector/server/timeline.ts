@@ -3,15 +3,19 @@
  * gathered as light candidates (instant, rank, order, id), sorted, and only the page's are worded, so a company
  * with the whole journal (10,000 requests) still answers in a few milliseconds.
  *
- * Order: by instant, newest first; at the same instant, by what caused what (a control, then a request, the event it
- * raised, the event's attempts, then job runs), and then by the order each source recorded them. The cursor names
+ * Requests come from the history (history.ts), whole, and from the journal for those it no longer holds; events and
+ * their attempts from the state, and from the history for attempts whose event the state no longer has; control
+ * calls, job runs and findings from the history.
+ *
+ * Order: by instant, newest first; at the same instant, by what caused what (a control, then a request, a finding on
+ * it, the event it raised, the event's attempts, then job runs), and then by the order each source recorded them. The cursor names
  * the last item of a page (its instant and id); the next page starts after that item, or, if it has gone since (the
  * journal dropped it, a reset), after its instant.
  */
 import { isoString } from '../../core/time.js';
 import type { Timeline, TimelineItem } from '../wire.js';
 import type { InspectorView } from './inspector.js';
-import { attemptItem, controlItem, eventItem, jobItem, requestItem, taskItem } from './items.js';
+import { attemptItem, controlItem, eventItem, findingItem, jobItem, keptAttemptItem, requestItem, taskItem } from './items.js';
 
 /** Items a page holds by default, and at most. */
 export const DEFAULT_LIMIT = 200;
@@ -37,7 +41,7 @@ export const encodeCursor = (cursor: Cursor): string => Buffer.from(`${cursor.at
 export function decodeCursor(text: string): Cursor | undefined {
   if (!/^[A-Za-z0-9_-]{1,400}$/.test(text)) return undefined;
   const decoded = Buffer.from(text, 'base64url').toString('utf8');
-  const match = /^(\d{1,16})~((?:req|evt|att|job|ctl|task):[\x21-\x7e]{1,200})$/.exec(decoded);
+  const match = /^(\d{1,16})~((?:req|evt|att|job|ctl|fnd|task):[\x21-\x7e]{1,200})$/.exec(decoded);
   if (!match) return undefined;
   const at = Number(match[1]);
   return Number.isSafeInteger(at) ? { at, id: match[2]! } : undefined;
@@ -51,28 +55,56 @@ interface Candidate {
   readonly make: () => TimelineItem;
 }
 
-const RANK = { control: 0, request: 1, event: 2, attempt: 3, job: 4 } as const;
+const RANK = { control: 0, request: 1, finding: 2, event: 3, attempt: 4, job: 5 } as const;
 
 export function companyTimeline(view: InspectorView, companyId: string, page: TimelinePage): Timeline {
-  const { world } = view;
+  const { world, history } = view;
   const candidates: Candidate[] = [];
 
+  // The history's entries (oldest first: `order` is their place), the requests it holds noted.
+  const recorded = new Set<string>();
+  const events = world.state.webhookEvents;
+  for (const entry of history.entries()) {
+    const { seq } = entry;
+    switch (entry.kind) {
+      case 'request':
+        if (entry.companyId !== companyId) break;
+        recorded.add(entry.record.requestId);
+        candidates.push({ at: entry.atMs, rank: RANK.request, order: seq, id: `req:${entry.record.requestId}`, make: () => requestItem(entry.record, entry.error?.codigo ?? entry.record.codigo, true) });
+        break;
+      case 'control':
+        if (view.concerns(entry, companyId)) candidates.push({ at: entry.atMs, rank: RANK.control, order: seq, id: `ctl:${seq}`, make: () => controlItem(entry) });
+        break;
+      case 'job':
+        if (entry.companyId === companyId) candidates.push({ at: entry.atMs, rank: RANK.job, order: seq, id: `job:${seq}`, make: () => jobItem(entry) });
+        break;
+      case 'finding':
+        if (entry.companyId === companyId) candidates.push({ at: entry.atMs, rank: RANK.finding, order: seq, id: `fnd:${seq}`, make: () => findingItem(entry) });
+        break;
+      case 'delivery':
+        // Only an attempt whose event is gone from the state: the state tells the others as they are now.
+        if (entry.companyId === companyId && events.get(entry.eventId)?.companyId !== companyId) {
+          candidates.push({ at: entry.atMs, rank: RANK.attempt, order: seq, id: `att:${entry.eventId}:${entry.attempt}`, make: () => keptAttemptItem(entry) });
+        }
+        break;
+    }
+  }
+  // The journal's requests the history no longer holds (it dropped them at its bounds), before every recorded one.
   const journal = view.journal(companyId);
   for (let i = 0; i < journal.length; i++) {
     const record = journal[i]!;
-    candidates.push({ at: record.at, rank: RANK.request, order: i, id: `req:${record.requestId}`, make: () => requestItem(record, view.error(record.requestId), view.exchange(record.requestId) !== undefined) });
+    if (recorded.has(record.requestId)) continue;
+    candidates.push({ at: record.at, rank: RANK.request, order: i - journal.length, id: `req:${record.requestId}`, make: () => requestItem(record, record.codigo, false) });
   }
-  const events = world.state.webhookEvents.listOf(companyId).entries();
-  for (const [eventId, position] of events) {
-    const event = world.state.webhookEvents.get(eventId);
+  const listed = world.state.webhookEvents.listOf(companyId).entries();
+  for (const [eventId, position] of listed) {
+    const event = events.get(eventId);
     if (event === undefined) continue;
     candidates.push({ at: event.criadoEm, rank: RANK.event, order: position, id: `evt:${event.id}`, make: () => eventItem(event) });
     for (const attempt of event.attempts) {
       candidates.push({ at: attempt.iniciadaEm, rank: RANK.attempt, order: position * 1_000 + attempt.tentativa, id: `att:${event.id}:${attempt.tentativa}`, make: () => attemptItem(event, attempt, view.attemptsPerCycle) });
     }
   }
-  for (const job of view.jobs(companyId)) candidates.push({ at: job.atMs, rank: RANK.job, order: job.seq, id: `job:${job.seq}`, make: () => jobItem(job) });
-  for (const control of view.controls(companyId)) candidates.push({ at: control.atMs, rank: RANK.control, order: control.seq, id: `ctl:${control.seq}`, make: () => controlItem(control) });
 
   candidates.sort((a, b) => b.at - a.at || b.rank - a.rank || b.order - a.order);
 
@@ -96,5 +128,6 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
     items: chosen.map((c) => c.make()),
     nextBefore: more && last !== undefined ? encodeCursor({ at: last.at, id: last.id }) : null,
     ahead: world.clock.upcoming(companyId, AHEAD_LIMIT).map(taskItem),
+    history: history.counts(companyId),
   };
 }
