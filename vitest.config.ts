@@ -1,37 +1,78 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const exclude = ['**/node_modules/**', 'dist/**'];
 /** The shared-server suite: it needs the server its project starts, so the other projects leave it out. */
 const SHARED_SERVER = 'spec-tests/shared-server/**';
+/**
+ * Test files run at once by the projects of the first group (all but shared-server). Vitest's default, one less
+ * than the processors, is ONE worker on a 2-core machine, which leaves a core idle while a file waits on a process
+ * it spawned or a socket; two workers keep both busy. `--maxWorkers N` overrides it.
+ */
+const WORKERS = Math.max(2, availableParallelism() - 1);
+/** A server named by SPEC_BASE_URL is one server: the spec-server files then take turns on it. */
+const ONE_SERVER = Boolean(process.env.SPEC_BASE_URL);
+/**
+ * What every project shares. A test's time-out catches a hang, it is not a measure of speed: Vitest's 5 s failed
+ * tests that make a hundred requests over HTTP while another suite loaded the machine, so 30 s (a test that means a
+ * bound on time says so itself, with the reason).
+ */
+const common = { exclude, testTimeout: 30_000, hookTimeout: 30_000 };
+
+/**
+ * The projects of a group in the order their files are handed to the workers (Vitest's own order is by name, which
+ * put unit last: its files that wait longest on processes of their own, the CLI's, then started last and ran on
+ * alone at the end). The image and consumer tests and the CLI's first (they wait most on processes of their own), the
+ * CPU-bound spec files after, the browser last.
+ */
+const PROJECT_ORDER = ['image', 'consumer', 'unit', 'spec-server', 'spec', 'browser'];
+class ProjectOrder extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const at = PROJECT_ORDER.indexOf(file.project.name);
+      return at === -1 ? PROJECT_ORDER.length : at;
+    };
+    // Array.prototype.sort is stable: within a project, Vitest's order (slowest first when it knows, else largest).
+    return (await super.sort(files)).sort((a, b) => a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder || rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   test: {
+    maxWorkers: WORKERS,
+    sequence: { sequencer: ProjectOrder },
     projects: [
-      { test: { name: 'unit', include: ['src/**/*.test.ts', 'bin/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts'], exclude } },
-      // The spec tests against an in-process emulator, and the property tests.
-      { test: { name: 'spec', include: ['spec-tests/**/*.test.ts'], exclude: [...exclude, SHARED_SERVER] } },
-      // The same spec tests against the built CLI over real HTTP: one server, so one file at a time.
+      { test: { name: 'unit', include: ['src/**/*.test.ts', 'bin/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts'], ...common } },
+      // The spec tests against an in-process emulator, and the property tests. Each test makes its own emulator and
+      // the files share no module state that matters, so a worker runs file after file without reloading the
+      // emulator's modules for each (isolate: false; they were a third of the project's time).
+      { test: { name: 'spec', include: ['spec-tests/**/*.test.ts'], ...common, exclude: [...exclude, SHARED_SERVER], isolate: false } },
+      // The same spec tests against the built CLI over real HTTP: a server per worker (server-per-worker.global.ts),
+      // files in parallel, each on a server of its own while it runs (it may move that server's shared clock).
       {
         test: {
           name: 'spec-server',
           include: ['spec-tests/**/*.test.ts'],
-          exclude: [...exclude, 'spec-tests/properties/**', SHARED_SERVER],
-          globalSetup: ['spec-tests/support/server.global.ts'],
-          fileParallelism: false,
+          ...common,
+          // configured-emulator: each test builds an emulator of its own, so it runs once, in process.
+          exclude: [...exclude, 'spec-tests/properties/**', 'spec-tests/controls/configured-emulator.test.ts', SHARED_SERVER],
+          globalSetup: ['spec-tests/support/server-per-worker.global.ts'],
+          ...(ONE_SERVER ? { fileParallelism: false } : { isolate: false }),
         },
       },
       // The spec tests against a deployment without controls (CONFORMANCE_BASE_URL, CONFORMANCE_TOKEN): only then.
-      ...(process.env.CONFORMANCE_BASE_URL ? [{ test: { name: 'conformance', include: ['spec-tests/*.test.ts'], exclude, fileParallelism: false } }] : []),
+      ...(process.env.CONFORMANCE_BASE_URL ? [{ test: { name: 'conformance', include: ['spec-tests/*.test.ts'], ...common, fileParallelism: false } }] : []),
       // The image of the Containerfile, built and run with podman (fails, saying how to get it, without podman).
-      { test: { name: 'image', include: ['container/**/*.test.ts'], exclude, testTimeout: 60_000, hookTimeout: 180_000 } },
+      { test: { name: 'image', include: ['container/**/*.test.ts'], ...common, testTimeout: 60_000, hookTimeout: 180_000 } },
       // The docs page in a real browser (chromium; skipped, saying so, where it is not installed).
-      { test: { name: 'browser', include: ['browser-tests/**/*.test.ts'], exclude } },
+      { test: { name: 'browser', include: ['browser-tests/**/*.test.ts'], ...common } },
       // Suites sharing ONE built CLI server at once, each on a company with a clock of its own: files in parallel.
       {
         test: {
           name: 'shared-server',
           include: [`${SHARED_SERVER}/*.test.ts`],
-          exclude,
+          ...common,
           globalSetup: ['spec-tests/support/server.global.ts'],
           fileParallelism: true,
           pool: 'forks',
@@ -40,9 +81,9 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
-      // The packed package installed into small projects of each kind (consumers/): after the rest, as it runs
-      // whole test runners and a TypeScript build of its own.
-      { test: { name: 'consumer', include: ['consumers/consumers.test.ts'], exclude, testTimeout: 180_000, hookTimeout: 480_000, sequence: { groupOrder: 2 } } },
+      // The packed package installed into small projects of each kind (consumers/): first, as its npm install and
+      // runners take longest and mostly wait.
+      { test: { name: 'consumer', include: ['consumers/consumers.test.ts'], ...common, testTimeout: 180_000, hookTimeout: 480_000 } },
     ],
   },
 });

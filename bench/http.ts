@@ -1,9 +1,12 @@
 /**
- * Issue 14's HTTP figures: GET a catalog and PATCH a product over loopback, the emulator's CLI against a bare
- * @hono/node-server script (bench/bare-server.mjs) answering the same request with the same JSON. Both servers run
- * on core 0 and the load generator on core 1 (taskset); subject and reference alternate round by round and the
- * medians of the rounds are reported (throughput, p50, p99 and CPU use, each its own median).
+ * The HTTP figures of README "Performance": GET a catalog and PATCH a product over loopback, the emulator's CLI against
+ * a bare @hono/node-server script (bench/bare-server.mjs) answering the same request with the same JSON. Both servers
+ * run on core 0 and the load generator on core 1 (taskset); subject and reference alternate round by round and the
+ * medians of the rounds are reported (throughput, p50, p99 and CPU use, each its own median). After the PATCH
+ * rounds, one more of each with V8's record of its collections open (gc-probe.mjs): what a request leaves the
+ * collections, in bytes and counts, which the machine's other work does not move.
  */
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CONNECTIONS, loadGenerator, pinSelf, type LoadGenerator, type LoadResult, type Product } from './load.js';
 import { envNumber, fmt, interleaved, median, PINNING, request, start, stop, type Row, type Target } from './support.js';
@@ -11,6 +14,8 @@ import { envNumber, fmt, interleaved, median, PINNING, request, start, stop, typ
 const BIN = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
 const BARE_NODE_HTTP = fileURLToPath(new URL('./bare-node-http.mjs', import.meta.url));
+/** Preloaded into both PATCH servers: opens and closes a window of V8's record of its collections (gcWindow). */
+const GC_PROBE = fileURLToPath(new URL('./gc-probe.mjs', import.meta.url));
 
 const ROUNDS = envNumber('BENCH_ROUNDS', 5);
 const SECONDS = envNumber('BENCH_HTTP_S', 5);
@@ -24,6 +29,7 @@ function medians(results: readonly LoadResult[]): LoadResult {
     return known.length ? median(known) : null;
   };
   return {
+    requests: of((r) => r.requests),
     rps: of((r) => r.rps),
     p50: of((r) => r.p50),
     p99: of((r) => r.p99),
@@ -64,6 +70,84 @@ function perCpuRow(figure: string, subject: LoadResult, reference: LoadResult): 
   return { figure, value: fmt(a), reference: `${fmt(b)} bare hono`, ratio: `${fmt((100 * a) / b)}%` };
 }
 
+/** What V8's collections did in a round, per request (gc-probe.mjs). */
+interface GcFigures {
+  /** Bytes allocated per request. */
+  allocated: number;
+  /** Bytes the young-generation collections (scavenges) copied or promoted per request: what makes their pauses long. */
+  kept: number;
+  scavengesPer10k: number;
+  /** Median and slowest scavenge (ms, wall-clock). */
+  medianPause: number;
+  longestPause: number;
+  /** Full collections in the round, and their time (ms). */
+  full: number;
+  fullMs: number;
+}
+
+/** Runs `round` with the server's gc-probe window open (SIGUSR2 opens and closes it; the answers come on its stdout). */
+async function gcWindow(server: { child: ChildProcess }, round: () => Promise<LoadResult>): Promise<GcFigures> {
+  const { child } = server;
+  // The next line of the probe's on the server's stdout: "gc-probe: started", then "gc-probe: {…}".
+  const probeLine = () =>
+    new Promise<string>((resolve) => {
+      let out = '';
+      const read = (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = /^gc-probe: (.*)$/m.exec(out);
+        if (found === null) return;
+        child.stdout!.off('data', read);
+        resolve(found[1]!);
+      };
+      child.stdout!.on('data', read);
+    });
+  const started = probeLine();
+  child.kill('SIGUSR2');
+  if ((await started) !== 'started') throw new Error('the gc probe did not start its window');
+  const load = await round();
+  const reported = probeLine();
+  child.kill('SIGUSR2');
+  const { before, after, collections } = JSON.parse(await reported) as { before: number; after: number; collections: { type: string; cost: number; usedBefore: number; usedAfter: number; survived: number; promoted: number }[] };
+  let allocated = 0;
+  let used = before;
+  for (const c of collections) {
+    allocated += c.usedBefore - used;
+    used = c.usedAfter;
+  }
+  allocated += after - used;
+  const scavenges = collections.filter((c) => c.type === 'Scavenge');
+  const full = collections.filter((c) => c.type === 'MarkSweepCompact');
+  const pauses = scavenges.map((c) => c.cost / 1000).sort((a, b) => a - b);
+  const n = load.requests;
+  return {
+    allocated: allocated / n,
+    kept: scavenges.reduce((sum, c) => sum + c.survived + c.promoted, 0) / n,
+    scavengesPer10k: (scavenges.length * 10_000) / n,
+    medianPause: pauses.length ? median(pauses) : 0,
+    longestPause: pauses.at(-1) ?? 0,
+    full: full.length,
+    fullMs: full.reduce((sum, c) => sum + c.cost / 1000, 0),
+  };
+}
+
+function gcRows(emu: GcFigures, bare: GcFigures): Row[] {
+  return [
+    { figure: 'HTTP PATCH: bytes allocated per request', value: fmt(emu.allocated), reference: `${fmt(bare.allocated)} bare hono`, ratio: `${fmt(emu.allocated / bare.allocated, 2)}×` },
+    {
+      figure: 'HTTP PATCH: bytes young-generation collections copy per request',
+      value: fmt(emu.kept),
+      reference: `${fmt(bare.kept)} bare hono`,
+      ratio: `${fmt(emu.kept / bare.kept, 1)}×`,
+    },
+    {
+      figure: 'HTTP PATCH: scavenges per 10,000 requests (median, longest pause ms)',
+      value: `${fmt(emu.scavengesPer10k, 1)} (${ms(emu.medianPause)}, ${ms(emu.longestPause)})`,
+      reference: `${fmt(bare.scavengesPer10k, 1)} (${ms(bare.medianPause)}, ${ms(bare.longestPause)}) bare hono`,
+      ratio: `full: ${emu.full} (${ms(emu.fullMs)} ms) vs ${bare.full} (${ms(bare.fullMs)} ms)`,
+    },
+  ];
+}
+
 export interface HttpFigures {
   rows: Row[];
   targets: Target[];
@@ -79,7 +163,7 @@ export async function overHttp(): Promise<HttpFigures> {
   const rows: Row[] = [];
   const targets: Target[] = [];
   const notes: string[] = [];
-  const emulator = await start([BIN, 'serve', '--port', '0', '--clock', 'manual', '--log', 'silent'], 0);
+  const emulator = await start(['--import', GC_PROBE, BIN, 'serve', '--port', '0', '--clock', 'manual', '--log', 'silent'], 0);
   const servers = [emulator.child];
   try {
     const created = JSON.parse((await request(`${emulator.url}/_emulator/companies`, 'POST', { 'content-type': 'application/json' }, '{}')).text);
@@ -98,7 +182,7 @@ export async function overHttp(): Promise<HttpFigures> {
       products.push({ id: (productJson as { id: string }).id, etag: r.headers.etag as string });
     }
     const catalogJson = JSON.parse((await request(`${emulator.url}/v1/catalogos/${catalog.id}`, 'GET', auth)).text);
-    const bare = await start([BARE, JSON.stringify({ catalog: catalogJson, product: productJson })], 0);
+    const bare = await start(['--import', GC_PROBE, BARE, JSON.stringify({ catalog: catalogJson, product: productJson })], 0);
     servers.push(bare.child);
     const ceilingServer = await start([BARE_NODE_HTTP, JSON.stringify({ catalog: catalogJson })], 0);
     servers.push(ceilingServer.child);
@@ -132,6 +216,11 @@ export async function overHttp(): Promise<HttpFigures> {
     rows.push(row('HTTP PATCH product (req/s)', emuPatch, barePatch, 'bare hono'));
     const patchPerCpu = perCpuRow('HTTP PATCH product (req per server CPU-second)', emuPatch, barePatch);
     for (const extra of [getPerCpu, patchPerCpu]) if (extra) rows.push(extra);
+
+    // One more PATCH round each, V8's record of its collections open: what a request leaves them, in bytes and counts.
+    const emuGc = await gcWindow(emulator, () => patch(emulator, 'emulator-gc', SECONDS));
+    const bareGc = await gcWindow(bare, () => patch(bare, 'bare-gc', SECONDS));
+    rows.push(...gcRows(emuGc, bareGc));
 
     // The generator's ceiling: the same GET against a bare node:http server, on the same core as the servers.
     const ceilingRounds = Math.min(3, ROUNDS);

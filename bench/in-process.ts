@@ -1,9 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- benchmark scaffolding reads JSON loosely */
 /**
- * Issue 14's in-process figures: `emu.fetch` against a hono app's `app.request` answering the same request: the
- * same path, the same headers (credential, content type, idempotency-key, If-Match), the body read as JSON, the
- * same JSON back with an ETag and an x-request-id. What is left between them is the emulator's own work: auth, the
- * §4 checks, the idempotency store, the journal, the records.
+ * The in-process figures of README "Performance": `emu.fetch` against a hono app's `app.request` answering the
+ * same request: the same path, the same headers (credential, content type, idempotency-key, If-Match), the body
+ * read as JSON, the same JSON back with an ETag and an x-request-id. What is left between them is the emulator's
+ * own work: auth, the checks every request goes through, the idempotency store, the journal, the records.
  */
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';

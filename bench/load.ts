@@ -16,6 +16,8 @@ export const CONNECTIONS = Math.round(Number(process.env.BENCH_CONNECTIONS ?? 50
 
 /** One round against one server. Latencies in ms; cpu the server's use of its core (1 = 100%), null without /proc. */
 export interface LoadResult {
+  /** Answers received in the round. */
+  requests: number;
   rps: number;
   p50: number;
   p99: number;
@@ -96,6 +98,7 @@ class Wrk implements LoadGenerator {
         const r = JSON.parse(line) as { requests: number; duration_us: number; p50_us: number; p99_us: number; errors: Record<string, number> };
         const duration = r.duration_us / 1e6;
         resolve({
+          requests: r.requests,
           rps: r.requests / duration,
           p50: r.p50_us / 1000,
           p99: r.p99_us / 1000,
@@ -153,6 +156,7 @@ class NodeGenerator implements LoadGenerator {
     const own = process.cpuUsage(ownBefore);
     latencies.sort((a, b) => a - b);
     return {
+      requests: latencies.length,
       rps: latencies.length / duration,
       p50: quantile(latencies, 0.5),
       p99: quantile(latencies, 0.99),

@@ -1,6 +1,7 @@
 /**
- * Issue 14's snapshot figures: `emu.snapshot()` and then `emu.restore()` of what it returned, at 10,000 and at
- * 100,000 products (each loaded by one ingestion); medians. 10× the data should cost at most 12× the time.
+ * The snapshot figures of README "Performance": `emu.snapshot()` and then `emu.restore()` of what it returned, at
+ * 10,000 and at 100,000 products (each loaded by one ingestion); medians. 10× the data should cost at most 12× the
+ * time.
  *
  * Both sizes are measured the same way, so that their ratio is the algorithm's and not the measurement's:
  * - every measurement is on an emulator built for it, and is the first snapshot (then the first restore) it takes:

@@ -24,7 +24,7 @@ export interface Row {
   generatorCpu?: string;
 }
 
-/** One bar of the "Done when", with the numbers that decide it. */
+/** One of the project's performance targets (README "Performance"), with the numbers that decide it. */
 export interface Target {
   bar: string;
   holds: boolean;
@@ -156,9 +156,18 @@ export function collectGarbage(): void {
 
 /** The heap in use after two full collections (bytes). */
 export function settledHeap(): number {
+  return settledMemory().heap;
+}
+
+/**
+ * After two full collections: the heap in use, and the bytes of ArrayBuffers, which live outside it (the
+ * idempotency store's arenas among them).
+ */
+export function settledMemory(): { heap: number; outside: number } {
   collectGarbage();
   collectGarbage();
-  return process.memoryUsage().heapUsed;
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return { heap: heapUsed, outside: arrayBuffers };
 }
 
 /**

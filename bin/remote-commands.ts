@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { COMMON_FLAGS, expectSuccess, readFlags, remoteOf, send, usageError, type Io, type Options, type Remote } from './remote-client.js';
 import { runLogsTail } from './logs-tail.js';
+import { escapeControls } from './log-format.js';
 import { formatReport, type Report } from '../src/index.js';
 
 /** The commands for a running server, as the bin dispatches them. */
@@ -80,7 +81,7 @@ async function clockCommand(args: string[], io: Io): Promise<number> {
 
 // ---- fault ---------------------------------------------------------------------------------------------------------
 
-const FAULT_USAGE = 'fault add [options] | fault list [--company ID] | fault remove ID | fault remove --all [--company ID]';
+const FAULT_USAGE = 'fault add [options] | fault list [--company ID] | fault near-misses ID [--company ID] | fault remove ID | fault remove --all [--company ID]';
 
 /** The flags of `fault add` that are the fault's effect: each its effect field, and how its value is read. */
 const EFFECT_FLAGS = {
@@ -143,6 +144,18 @@ async function faultCommand(args: string[], io: Io): Promise<number> {
     if (values.json) return printJson(io, { items });
     if (items.length === 0) io.out(values.company === undefined ? 'no faults' : `no faults for company ${values.company}`);
     for (const fault of items) io.out(faultLine(fault));
+    const unfired = items.filter((fault) => fault.hits === 0).map((fault) => fault.id);
+    if (unfired.length > 0) io.out(`${oneOf(unfired)} ${unfired.length === 1 ? 'has' : 'have'} not fired: "catalog-emulator fault near-misses ID" shows what came closest, and what each missed`);
+    return 0;
+  }
+  if (action === 'near-misses') {
+    const [id, ...extra] = rest;
+    noMore(extra, FAULT_USAGE);
+    if (id === undefined) throw usageError(`fault near-misses takes a fault's id (${FAULT_USAGE})`);
+    if (values.all) throw usageError('--all is an option of fault remove');
+    const near = (await control(remote, 'GET', `/faults/${encodeURIComponent(id)}/near-misses${company}`)) as NearMisses;
+    if (values.json) return printJson(io, near);
+    for (const line of nearMissLines(near, values.company)) io.out(line);
     return 0;
   }
   if (action === 'remove') {
@@ -160,7 +173,7 @@ async function faultCommand(args: string[], io: Io): Promise<number> {
     io.out(values.company === undefined ? 'removed every fault' : `removed every fault of company ${values.company}`);
     return 0;
   }
-  throw usageError(action === undefined ? `fault needs add, list or remove (${FAULT_USAGE})` : `fault takes add, list or remove (got "${action}")`);
+  throw usageError(action === undefined ? `fault needs add, list, near-misses or remove (${FAULT_USAGE})` : `fault takes add, list, near-misses or remove (got "${action}")`);
 }
 
 /** A fault as the controls list it. */
@@ -185,6 +198,56 @@ function faultLine(fault: FaultView): string {
   const chance = fault.probability === undefined ? '' : `, probability ${fault.probability}`;
   const hits = fault.hits === undefined ? '' : `, ${plural(fault.hits, 'hit')}`;
   return `${fault.id} ${fault.target} ${pairs(fault.match) || 'any'} → ${pairs(fault.effect)}, ${left}${chance}${hits}`;
+}
+
+/** A fault's near-misses as the control answers them (src/engine/near-misses.ts). */
+interface NearMisses {
+  readonly fault: FaultView;
+  readonly examined: number;
+  readonly passedOver: number;
+  readonly candidates: readonly NearMiss[];
+}
+
+interface NearMiss {
+  readonly failed: readonly string[];
+  readonly matched: readonly string[];
+  readonly companyId: string | null;
+  readonly [field: string]: unknown;
+}
+
+/** What a fault was checked against, by its target: requests, deliveries or job runs. */
+const OCCURRENCES: Readonly<Record<string, [one: string, many: string]>> = { api: ['request', 'requests'], delivery: ['delivery attempt', 'delivery attempts'], job: ['job run', 'job runs'] };
+
+/**
+ * The fault, how many occurrences it missed since it was armed, and the closest, each on a line with what it failed
+ * and what it met below. What the client sent (a path, a URL) is escaped: it reaches a terminal.
+ */
+function nearMissLines(near: NearMisses, company: string | undefined): string[] {
+  const [one, many] = OCCURRENCES[near.fault.target] ?? ['occurrence', 'occurrences'];
+  const whose = company === undefined ? '' : ` of company ${company}`;
+  const passed = near.passedOver === 0 ? '' : `; its probability's draw passed over ${plural(near.passedOver, 'match', 'matches')}`;
+  const lines = [faultLine(near.fault)];
+  if (near.examined === 0) return [...lines, `no ${one}${whose} since it was armed${passed}: it has had nothing to fire on`];
+  lines.push(`${plural(near.examined, one, many)}${whose} since it was armed, none fired it${passed}; the closest:`);
+  for (const candidate of near.candidates) {
+    lines.push(`  ${escapeControls(occurrenceLine(candidate))}`);
+    lines.push(`    failed: ${escapeControls(candidate.failed.join('; '))}`);
+    if (candidate.matched.length > 0) lines.push(`    met: ${escapeControls(candidate.matched.join('; '))}`);
+  }
+  return lines;
+}
+
+/** A request (`2026-…Z POST /v1/catalogos → 422, company …`), a delivery attempt or a job run. */
+function occurrenceLine(c: NearMiss): string {
+  const company = c.companyId === null ? 'no company' : `company ${c.companyId}`;
+  if (typeof c.requestId === 'string') return `${String(c.at)} ${String(c.method)} ${String(c.path)} → ${String(c.status)}, ${company}, request ${c.requestId}`;
+  if (typeof c.url === 'string') return `${String(c.eventType)} ${c.eventId === null ? '' : `${String(c.eventId)} `}attempt ${String(c.attempt ?? '?')} → ${c.url}, ${company}`;
+  return `${c.at === null ? '' : `${String(c.at)} `}${String(c.kind)}${c.subjectId === null ? '' : ` ${String(c.subjectId)}`}, ${c.companyId === null ? 'the whole emulator' : company}`;
+}
+
+/** "a", "a and b", "a, b and c". */
+function oneOf(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
 async function faultAdd(args: string[], io: Io): Promise<number> {

@@ -7,8 +7,8 @@
 /** Their lines in the Usage block. */
 export const REMOTE_USAGE_LINES = `  catalog-emulator clock [advance DURATION | run-until-idle] [options]
                                        show, move or run the clock of a running server
-  catalog-emulator fault add|list|remove [options]
-                                       inject, list or remove a running server's faults
+  catalog-emulator fault add|list|near-misses|remove [options]
+                                       inject, list, explain or remove a running server's faults
   catalog-emulator events trigger --company ID --type TYPE [--data JSON]
                                        raise a webhook event of a running server's company
   catalog-emulator logs tail [--json] [--company ID] [--kind KINDS]
@@ -41,6 +41,10 @@ Options of fault:
     --probability P   the chance that each matching occurrence fires (default 1)
     --json FAULT      the whole fault as JSON instead, e.g. '{"target":"api","effect":{"status":503}}'
   list [--company ID] the faults in force, with the firings left and hits (--json: as JSON)
+  near-misses ID [--company ID]
+                      why a fault has not fired: the requests (deliveries, job runs) since it was
+                      armed that came closest, what each failed and met (--company: that
+                      company's only; --json: as JSON)
   remove ID           remove one fault
   remove --all [--company ID]
                       remove every fault (of that company)

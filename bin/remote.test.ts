@@ -126,6 +126,8 @@ describe('against a running server', { timeout: 60_000 }, () => {
       `${first} api method=PATCH path=/v1/produtos/* → status=503 retryAfter=2, 1 left, 1 hit`,
       expect.stringMatching(/ delivery companyId=\S+ → refuse=true, until removed, probability 0\.25, 0 hits$/),
       expect.stringMatching(/ job kind=analise → fail=true, 1 left, 0 hits$/),
+      // The faults that have not fired are named, with the command that says why.
+      expect.stringMatching(/^flt_\d+ and flt_\d+ have not fired: "catalog-emulator fault near-misses ID" shows what came closest, and what each missed$/),
     ]);
     const asJson = JSON.parse((await cli(['fault', 'list', '--json', '--company', server.companyId], env)).stdout) as { items: { target: string }[] };
     expect(asJson.items.map((f) => f.target)).toEqual(['delivery']);
@@ -139,6 +141,49 @@ describe('against a running server', { timeout: 60_000 }, () => {
     });
     expect(await cli(['fault', 'remove', '--all'], env)).toEqual({ code: 0, stdout: 'removed every fault\n', stderr: '' });
     expect(await cli(['fault', 'list'], env)).toEqual({ code: 0, stdout: 'no faults\n', stderr: '' });
+  });
+
+  it('fault near-misses ID: the closest requests since the fault was armed, what each failed and met (--json: the answer)', async () => {
+    const created = (await (await fetch(`${server.url}/_emulator/companies`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { companyId: string; token: string };
+    const company = created.companyId;
+    const added = await cli(['fault', 'add', '--method', 'POST', '--path', '/v1/catalogos/*', '--status', '503', '--company', company], env);
+    const id = /flt_\d+/.exec(added.stdout)![0];
+    const header = `${id} api method=POST path=/v1/catalogos/* companyId=${company} → status=503, 1 left, 0 hits`;
+    expect(await cli(['fault', 'near-misses', id], env)).toEqual({ code: 0, stdout: `${header}\nno request since it was armed: it has had nothing to fire on\n`, stderr: '' });
+
+    const get = await api(server.url, created.token, 'GET', '/v1/catalogos');
+    const post = await api(server.url, created.token, 'POST', '/v1/catalogos', {}, { 'idempotency-key': 'remote-cli-near-miss-01' });
+    const now = (JSON.parse((await cli(['clock', '--json'], env)).stdout) as { now: string }).now;
+    const own = await cli(['fault', 'near-misses', id, '--company', company], env);
+    expect(own).toEqual({
+      code: 0,
+      stdout: [
+        header,
+        `2 requests of company ${company} since it was armed, none fired it; the closest:`,
+        `  ${now} POST /v1/catalogos → 422, company ${company}, request ${post.headers.get('x-request-id')}`,
+        '    failed: path: /v1/catalogos does not match /v1/catalogos/*',
+        `    met: operation: createCatalog; method: POST; companyId: ${company}`,
+        `  ${now} GET /v1/catalogos → 200, company ${company}, request ${get.headers.get('x-request-id')}`,
+        '    failed: method: GET ≠ POST; path: /v1/catalogos does not match /v1/catalogos/*',
+        `    met: operation: listCatalogs; companyId: ${company}`,
+        '',
+      ].join('\n'),
+      stderr: '',
+    });
+    // What the client sent reaches the terminal escaped: a request to no operation, whose path holds ESC.
+    expect((await api(server.url, created.token, 'POST', '/v1/catalogos/%1B%5B2J', {}, { 'idempotency-key': 'remote-cli-near-miss-02' })).status).toBe(405);
+    const all = await cli(['fault', 'near-misses', id], env);
+    expect(all.stdout).toContain('POST /v1/catalogos/\\x1b[2J → 405, no company, request ');
+    expect(all.stdout).toContain('    failed: operation: POST /v1/catalogos/\\x1b[2J reached none (answered 405)');
+    expect(all.stdout).not.toContain('\x1b');
+    const asJson = JSON.parse((await cli(['fault', 'near-misses', id, '--json'], env)).stdout) as { fault: { id: string }; examined: number; candidates: unknown[] };
+    expect([asJson.fault.id, asJson.examined, asJson.candidates.length]).toEqual([id, 3, 3]);
+    expect(await cli(['fault', 'near-misses', 'flt_999'], env)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'catalog-emulator: No fault "flt_999" is armed (one that fired its times has left the list); GET /_emulator/faults lists them. (404 falha_nao_encontrada at path.id)\n',
+    });
+    expect((await cli(['fault', 'remove', id], env)).code).toBe(0);
   });
 
   it('events trigger raises an event the destination gets as the clock runs; without a destination it is refused', async () => {
@@ -217,7 +262,10 @@ describe('servers that cannot be driven', { timeout: 60_000 }, () => {
     expect((await cli(['fault', 'add', '--status', '503', '--control-token', 'remote-cli-secret'], env)).stdout).toMatch(/^added fault flt_1 api any → status=503, 1 left\n$/);
     const tail = runCli(['logs', 'tail', '--kind', 'control'], { env: { ...env, CATALOG_EMULATOR_CONTROL_TOKEN: 'remote-cli-secret' } });
     await until(tail, '"following"', () => tail.stderr.includes('following'));
-    expect(await cli(['fault', 'list'], { ...env, CATALOG_EMULATOR_CONTROL_TOKEN: 'remote-cli-secret' })).toMatchObject({ code: 0, stdout: 'flt_1 api any → status=503, 1 left, 0 hits\n' });
+    expect(await cli(['fault', 'list'], { ...env, CATALOG_EMULATOR_CONTROL_TOKEN: 'remote-cli-secret' })).toMatchObject({
+      code: 0,
+      stdout: 'flt_1 api any → status=503, 1 left, 0 hits\nflt_1 has not fired: "catalog-emulator fault near-misses ID" shows what came closest, and what each missed\n',
+    });
     await until(tail, 'the list call', () => tail.stdout.includes('listFaults'));
     // The server stops: the tail says so and exits 1.
     guarded.run.child.kill('SIGTERM');
@@ -265,8 +313,10 @@ describe('usage', { timeout: 60_000 }, () => {
       [['fault', 'add', '--method', 'GET'], 'fault add needs an effect: one of --status, --lose-response, --concurrent-edit, --delay-ms, --malformed-json, --reset, --truncate, --trickle-ms, --redirect, --timeout, --refuse, --latency-ms, --duplicate, --tamper, --fail (or the whole fault as --json)'],
       [['fault', 'add', '--json', '{"target":"api"}', '--status', '503'], '--json is the whole fault: give --status inside it, not beside it'],
       [['fault', 'add', '--reset', '--times', 'twice'], '--times must be a whole number or forever (got "twice")'],
-      [['fault', 'remove'], "fault remove takes a fault's id or --all, one of them (fault add [options] | fault list [--company ID] | fault remove ID | fault remove --all [--company ID])"],
-      [['fault'], 'fault needs add, list or remove (fault add [options] | fault list [--company ID] | fault remove ID | fault remove --all [--company ID])'],
+      [['fault', 'remove'], "fault remove takes a fault's id or --all, one of them (fault add [options] | fault list [--company ID] | fault near-misses ID [--company ID] | fault remove ID | fault remove --all [--company ID])"],
+      [['fault'], 'fault needs add, list, near-misses or remove (fault add [options] | fault list [--company ID] | fault near-misses ID [--company ID] | fault remove ID | fault remove --all [--company ID])'],
+      [['fault', 'near-misses'], "fault near-misses takes a fault's id (fault add [options] | fault list [--company ID] | fault near-misses ID [--company ID] | fault remove ID | fault remove --all [--company ID])"],
+      [['fault', 'near-misses', 'flt_1', 'flt_2'], 'unexpected argument "flt_2" (fault add [options] | fault list [--company ID] | fault near-misses ID [--company ID] | fault remove ID | fault remove --all [--company ID])'],
       [['events', 'trigger', '--type', 'webhook.teste'], 'events trigger needs --company ID: the company whose webhook destination gets the event (events trigger --company ID --type TYPE [--data JSON])'],
       [['events', 'trigger', '--company', 'c', '--type', 'webhook.teste', '--data', '[1]'], "--data must be a JSON object, the event's fields (got [1])"],
       [['logs'], 'logs needs tail (logs tail [--json] [--company ID] [--kind KINDS])'],
@@ -286,7 +336,7 @@ describe('usage', { timeout: 60_000 }, () => {
     const [help, flag] = await Promise.all([cli(['help', 'fault']), cli(['fault', '--help'])]);
     expect(help.code).toBe(0);
     expect(flag).toEqual(help);
-    expect(help.stdout).toMatch(/^Usage:\n {2}catalog-emulator fault add\|list\|remove \[options\]\n/);
+    expect(help.stdout).toMatch(/^Usage:\n {2}catalog-emulator fault add\|list\|near-misses\|remove \[options\]\n/);
     expect(help.stdout).toContain('\nOptions of fault:\n');
     expect(help.stdout).toContain('\nOptions of clock, fault, events, logs and report (the commands for a running server):\n');
     expect(help.stdout).not.toContain('Options of clock:');

@@ -99,7 +99,7 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe('the tarball', () => {
+describe.concurrent('the tarball', () => {
   it('holds both builds, their types, the bin, the OpenAPI documents, the README with its image, the licence and the changelog', () => {
     const required = [
       'package.json',
@@ -163,7 +163,8 @@ describe('the tarball', () => {
   });
 });
 
-describe('projects that install it', () => {
+// Each runs in a folder of its own, in processes of its own: at the same time, the whole takes its slowest.
+describe.concurrent('projects that install it', () => {
   it('vitest (ES modules)', async () => {
     const { stdout } = await ok(process.execPath, [...bin(VITEST), 'run'], join(work, 'vitest-esm'));
     expect(stdout).toMatch(/Tests\s+2 passed \(2\)/);

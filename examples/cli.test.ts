@@ -4,7 +4,7 @@
  * variables the script names. Every spawned process is killed after its test.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,10 +22,27 @@ function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 const children = new Set<ChildProcess>();
+const folders: string[] = [];
 afterEach(() => {
   for (const child of children) child.kill('SIGKILL');
   children.clear();
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
+
+/**
+ * A project that installed the package, where the scripts that say `npx catalog-emulator` run as a user runs
+ * them: npx finds the bin in node_modules/.bin at once. In this repository's own folder it would not (a package's
+ * own bin is not linked there), and npx would read the whole dependency tree, seconds per call, to find it.
+ */
+function installedProject(): string {
+  const project = mkdtempSync(join(tmpdir(), 'catalog-emulator-project-'));
+  folders.push(project);
+  writeFileSync(join(project, 'package.json'), '{"name": "a-project", "private": true}\n');
+  mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
+  symlinkSync(ROOT, join(project, 'node_modules', 'catalog-emulator'));
+  symlinkSync(CLI, join(project, 'node_modules', '.bin', 'catalog-emulator'));
+  return project;
+}
 
 interface Finished {
   readonly code: number | null;
@@ -33,8 +50,8 @@ interface Finished {
   readonly stderr: string;
 }
 
-function run(command: string, args: string[], env: Record<string, string> = {}): Promise<Finished> {
-  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: environment(env) });
+function run(command: string, args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<Finished> {
+  const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: environment(env) });
   children.add(child);
   let stdout = '';
   let stderr = '';
@@ -159,7 +176,7 @@ test(
 test(
   'demo.sh: the list of every demo, then idempotent-retry narrated as the package runs it',
   async () => {
-    const { code, stdout, stderr } = await run('bash', ['examples/demo.sh']);
+    const { code, stdout, stderr } = await run('bash', [join(ROOT, 'examples/demo.sh')], {}, installedProject());
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     const narrated: string[] = [];
     await demos.find((demo) => demo.name === 'idempotent-retry')!.run((line) => void narrated.push(line));
@@ -232,7 +249,7 @@ test(
   'conformance-cli.sh: the shipped spec tests run against a server without controls, exit 0 and print the totals',
   async () => {
     const env = await deploymentLike();
-    const { code, stdout, stderr } = await run('bash', ['examples/conformance-cli.sh', '--files', 'cnpj-corrections', '--files', 'company'], env);
+    const { code, stdout, stderr } = await run('bash', [join(ROOT, 'examples/conformance-cli.sh'), '--files', 'cnpj-corrections', '--files', 'company'], env, installedProject());
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toMatch(/^ok {3}spec-tests\/cnpj-corrections\.test\.ts: \d+ passed, 0 failed, \d+ skipped/m);
     expect(stdout).toMatch(/^Tests: \d+ passed, 0 failed, \d+ skipped \(of \d+\); runnable share \d+\.\d% \(passed \/ all\)$/m);

@@ -15,8 +15,8 @@ export type OperationExamples = NonNullable<Parameters<typeof apiDocument>[0]>;
 type OperationExample = OperationExamples[string];
 
 /**
- * Every operation of the API, as `METHOD /path/{template}`: the spec's "Endpoints" and the paths DESIGN §3 gives
- * the operations it leaves unshown. The recorder fails unless each is recorded; a unit test keeps the list equal
+ * Every operation of the API, as `METHOD /path/{template}`: the spec's "Endpoints" and the paths README "The API"
+ * gives the operations it leaves unshown. The recorder fails unless each is recorded; a unit test keeps the list equal
  * to the operation table.
  */
 export const OPERATIONS = [

@@ -1,8 +1,8 @@
 /**
  * Catalog deletion over HTTP: spec "Catalog deletion impact preview", the catalog state table (ativo →
  * excluido with the current preview's ETag; anything changed → 412, no partial deletion), "GET
- * /v1/catalogos/{id}/impacto-exclusao" and "DELETE /v1/catalogos/{id}"; the helper context's decisions
- * (issue 4 item 8): the preview's exact figures, what its ETag covers, the effects of the deletion on
+ * /v1/catalogos/{id}/impacto-exclusao" and "DELETE /v1/catalogos/{id}"; the emulator's choices
+ * (README "Catalog deletion"): the preview's exact figures, what its ETag covers, the effects of the deletion on
  * products, the selection, the establishment and the lists, and the refusals in order.
  *
  * Driven only through HTTP (the API and /_emulator), so the file runs the same in process and against the
@@ -19,7 +19,7 @@ const VIGILANCIA = '/v1/empresa/vigilancia';
 const WATCHED = '/v1/empresa/vigilancia/produtos';
 const previewPath = (catalogId: string) => `/v1/catalogos/${catalogId}/impacto-exclusao`;
 const catalogPath = (catalogId: string) => `/v1/catalogos/${catalogId}`;
-/** The preview's ETag: strong, opaque, "x…" (helper context). */
+/** The preview's ETag: strong, opaque, "x…" (the emulator's form, as opaque as any other). */
 const PREVIEW_ETAG = /^"x[^"]+"$/;
 
 type Coverage = 'indisponivel' | 'sem_selecao' | 'parcial' | 'integral' | 'capacidade_excedida';

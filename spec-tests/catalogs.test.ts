@@ -1,6 +1,7 @@
 /**
- * Catalogs over HTTP: spec "Catalog" and "Endpoints › Catalogs"; POST /v1/catalogos of DESIGN §3; the
- * decisions of the helper context (one active catalog per establishment, produtos = link count, lists).
+ * Catalogs over HTTP: spec "Catalog" and "Endpoints › Catalogs"; POST /v1/catalogos of README "The API"; the
+ * choices of README "Where the specification is silent" (one active catalog per establishment, produtos = link
+ * count, lists).
  */
 import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, product, world, type Answer, type World } from './support/client.js';

@@ -1,6 +1,7 @@
 /**
- * The integration context, the company's identity and its capacity (DESIGN §3 paths; shapes and
- * permissions from the helper context's decisions): GET /v1/contexto, GET /v1/empresa, GET /v1/empresa/capacidade.
+ * The integration context, the company's identity and its capacity (paths of README "The API"; shapes and
+ * permissions of README "Where the specification is silent"): GET /v1/contexto, GET /v1/empresa,
+ * GET /v1/empresa/capacidade.
  */
 import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, world } from './support/client.js';
@@ -9,7 +10,7 @@ import { expectError, REQUEST_ID } from './support/expect.js';
 import { ALL_PERMISSIONS, branch, orderFor } from './support/fixtures.js';
 import { deployment } from './support/deployment.js';
 
-/** The limits every company's context reports with the default emulator (spec "Limits" and DESIGN §4). */
+/** The limits every company's context reports with the default emulator (spec "Limits" and README "Limits the emulator adds"). */
 const DEFAULT_LIMITS = {
   chave_idempotencia: { min: 16, max: 128 },
   corpo_bytes: 1024 * 1024,

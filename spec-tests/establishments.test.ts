@@ -1,6 +1,7 @@
 /**
  * Establishments over HTTP: spec "Establishment" and "Endpoints › Establishments"; the list and the archive
- * (DELETE) paths of DESIGN §3; the decisions of the helper context (codes, caminhos, lifecycle).
+ * (DELETE) paths of README "The API"; the choices of README "Where the specification is silent" (codes, caminhos,
+ * lifecycle).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
- * The rules every request follows (DESIGN §4; spec "Common rules", "Authentication", "Errors", "Limits"):
- * credentials, permissions, headers, media type, body size, JSON syntax, idempotency, preconditions,
- * routing, request ids and the order in which the checks answer.
+ * The rules every request follows (README "Rules every request follows"; spec "Common rules", "Authentication",
+ * "Errors", "Limits"): credentials, permissions, headers, media type, body size, JSON syntax, idempotency,
+ * preconditions, routing, request ids and the order in which the checks answer.
  */
 import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, NCM, newKey, otherCompany, product, rawRequest, readAnswer, world, type Answer, type World } from './support/client.js';

@@ -2,7 +2,7 @@
  * Surveillance executions over HTTP: spec "GET /v1/vigilancias", "GET /v1/vigilancias/{id}/resultados",
  * "Surveillance finding" (reaproveitado: reused findings keep the date and snapshot of the effective
  * evaluation; findings are immutable), "History is kept after suspension", the permissions table, the
- * events divergencias.alteradas and vigilancia.degradada; the helper context's decisions (issue 4 items 4–5):
+ * events divergencias.alteradas and vigilancia.degradada; the emulator's choices (README "Surveillance executions"):
  * the daily schedule, the publication trigger, the phases and their timing (pendente at +0, executando at
  * +1 min, concluida at +1 min + 10 s), the impediments and their causes, the job faults of kind vigilancia,
  * the detail and its resumo, the results pages and the CSV export with its reaproveitado column.

@@ -1,8 +1,8 @@
 /**
  * The webhook event queries (spec "GET /v1/webhook/eventos", "GET /v1/webhook/eventos/{id}", "…/tentativas",
- * "Webhook event (list item)", "(detail)", "Delivery attempt", "Delivery semantics" retention; helper decisions
- * "Webhooks (issue 3)"): order, limits and cursors, the exact fields, attempts across cycles, queries while
- * suspended, and the hourly retention cleanup (and a job fault holding it back).
+ * "Webhook event (list item)", "(detail)", "Delivery attempt", "Delivery semantics" retention; README "Webhooks"):
+ * order, limits and cursors, the exact fields, attempts across cycles, queries while suspended, and the hourly
+ * retention cleanup (and a job fault holding it back).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { headOfficeCatalog, newKey, otherCompany, product, world, type Answer, type World } from './support/client.js';

@@ -26,19 +26,6 @@ import { serve, type ListenOptions, type RunningServer } from './http/server.js'
 import { servedOpenApiText } from './openapi/served.js';
 import { recordHistory } from './inspector/server/inspector.js';
 
-export type { CompanyOptions, EmulatorOptions } from './engine/config.js';
-export type { Fixtures, FixtureCompany, FixtureEstablishment, FixtureCatalog, FixtureProduct, SeededCompany, SeededCatalog } from './engine/fixtures.js';
-export type { ListenOptions, RunningServer } from './http/server.js';
-// The CLI's `demo NAME --ui` paces a scenario with it; a program can too (a demo's run(print, gate)).
-export { DemoGate } from './inspector/server/demo-gate.js';
-// The receiver check (emu.webhooks.checkReceiver, the CLI's check-receiver): its cases, what it cannot check, its
-// result and how it reads.
-export { formatReceiverCheck, RECEIVER_CASES, UNCHECKED_RECEIVER_STATEMENTS } from './grading/receiver-check.js';
-export type { ReceiverCase, ReceiverCaseFailure, ReceiverCaseId, ReceiverCaseResult, ReceiverCaseSent, ReceiverCheck, ReceiverCheckOptions } from './grading/receiver-check.js';
-// The report of what the emulator saw the integration do (emu.report()), and its Markdown.
-export { formatReport, type Report, type ReceiverSummary } from './grading/report.js';
-export type { ClientFinding } from './grading/findings.js';
-export type { BehaviourCoverage, Coverage, OperationCoverage } from './grading/coverage.js';
 
 const BASE_URL = 'http://catalog-emulator.local';
 

@@ -105,6 +105,8 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // The engine around the core (src/engine: configuration, faults, jobs, the delivery driver, the world) runs core
   // functions on the clock and hands deliveries to the network; it knows nothing of HTTP or the controls.
   engine: { runtime: ['core', 'clock', 'network', 'version'] },
+  // The grading of an integration observes the engine (its FactObserver port) and sends the receiver check through
+  // the network; the engine never imports it.
   grading: { runtime: ['core', 'clock', 'network', 'engine', 'version'] },
   // src/emulator.ts puts everything together: configuration → world → controls → app. It hands the control app the
   // OpenAPI documents to serve: control cannot import openapi, which reads the control table.
@@ -120,8 +122,8 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // The OpenAPI documents are generated from the API shell's operation table and schemas (and the controls').
   openapi: { runtime: ['http', 'control', 'version'] },
   // The package's API, each name from its home; the entry adds the demos.
-  public: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'kit', 'openapi', 'inspector wire'] },
-  entry: { runtime: ['public', 'demos', 'grading'] },
+  public: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'kit', 'openapi', 'grading', 'inspector server', 'inspector wire'] },
+  entry: { runtime: ['public', 'demos'] },
   // The demos teach the package: they import it as a user does, through src/public.ts (not src/index.ts, which
   // re-exports them: a cycle), never a module the API's names come from, which would show a reader its insides.
   demos: { runtime: ['public'] },

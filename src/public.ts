@@ -2,15 +2,17 @@
  * The package's API, each name from its home: all that src/index.ts exports but the teaching demos, which are
  * written against it (they import this module, as a user imports the package, and src/index.ts re-exports them).
  */
-export { createEmulator, Emulator, type CompanyOptions, type EmulatorOptions, type ListenOptions, type RunningServer } from './emulator.js';
-export type { Fixtures, FixtureCompany, FixtureEstablishment, FixtureCatalog, FixtureProduct, SeededCompany, SeededCatalog } from './emulator.js';
+export { createEmulator, Emulator } from './emulator.js';
+export type { CompanyOptions, EmulatorOptions } from './engine/config.js';
+export type { ListenOptions, RunningServer } from './http/server.js';
+export type { Fixtures, FixtureCompany, FixtureEstablishment, FixtureCatalog, FixtureProduct, SeededCompany, SeededCatalog } from './engine/fixtures.js';
 export type { ClockControls, ClockInfo, CompanyFilter, CompanyHandle, CompanyScope, EmulatorInfo } from './control/api.js';
 export { ControlError } from './control/control-error.js';
 export { FixturesError } from './http/fixtures.js';
 export { ClockDisposedError, ClockLimitError, ClockRangeError, type ClockMode } from './clock/clock.js';
 export { DEFAULT_SEED, DEFAULT_START } from './engine/config.js';
 export type { CreatedCompanyInfo } from './engine/world.js';
-export type { JournalEntry } from './engine/journal.js';
+export { JournalFilterError, type JournalEntry, type JournalFilter, type StatusClass } from './engine/journal.js';
 export type { Activity, ActivityEntry, ActivityError, ActivityKind, ActivityListener, ControlActivity, ControlScope, DeliveryActivity, FindingActivity, JobActivity, RequestActivity } from './engine/activity.js';
 export { PERMISSIONS, type Permission } from './core/companies.js';
 export type { Snapshot } from './control/snapshot-schema.js';
@@ -24,13 +26,20 @@ export { isValidCnpj, cnpjCheckDigits } from './core/cnpj.js';
 export { signatureOf, signWebhook, verifyWebhook, type VerifyFailure, type VerifyResult, type WebhookEnvelope } from './network/signature.js';
 export { EVENT_KINDS, FAILURE_CODES, DEFAULT_DELIVERY_POLICY, type EventData, type EventKind } from './core/webhooks/events.js';
 export { FaultInputError, JOB_KINDS, type FaultInput, type FaultView, type JobKind } from './engine/faults.js';
+export type { ApiNearMiss, DeliveryNearMiss, JobNearMiss, NearMiss, NearMisses } from './engine/near-misses.js';
 export { IF_MATCH_OPERATIONS, type IfMatchOperation, type GuardedResource } from './core/versioning.js';
 export { connect, type ConnectedCompany, type ConnectOptions, type RemoteClockInfo } from './kit/connect.js';
 export { VERSION } from './version.js';
-export { DemoGate } from './emulator.js';
-export { formatReceiverCheck, RECEIVER_CASES, UNCHECKED_RECEIVER_STATEMENTS } from './emulator.js';
-export type { ReceiverCase, ReceiverCaseFailure, ReceiverCaseId, ReceiverCaseResult, ReceiverCaseSent, ReceiverCheck, ReceiverCheckOptions } from './emulator.js';
-export { formatReport, type BehaviourCoverage, type ClientFinding, type Coverage, type OperationCoverage, type ReceiverSummary, type Report } from './emulator.js';
+// The CLI's `demo NAME --ui` paces a scenario with it; a program can too (a demo's run(print, gate)).
+export { DemoGate } from './inspector/server/demo-gate.js';
+// The receiver check (emu.webhooks.checkReceiver, the CLI's check-receiver): its cases, what it cannot check, its
+// result and how it reads.
+export { formatReceiverCheck, RECEIVER_CASES, UNCHECKED_RECEIVER_STATEMENTS } from './grading/receiver-check.js';
+export type { ReceiverCase, ReceiverCaseFailure, ReceiverCaseId, ReceiverCaseResult, ReceiverCaseSent, ReceiverCheck, ReceiverCheckOptions } from './grading/receiver-check.js';
+// The report of what the emulator saw the integration do (emu.report()), and its Markdown.
+export { formatReport, type Report, type ReceiverSummary } from './grading/report.js';
+export type { ClientFinding } from './grading/findings.js';
+export type { BehaviourCoverage, Coverage, OperationCoverage } from './grading/coverage.js';
 export { apiDocument } from './openapi/document.js';
 export { controlsDocument } from './openapi/controls.js';
 export { openApiText, type OpenApiDocumentName } from './openapi/served.js';

@@ -1,5 +1,5 @@
 /**
- * The emulator controls over HTTP under /_emulator (DESIGN §6): description, companies and credentials,
+ * The emulator controls over HTTP under /_emulator (README "The controls"): description, companies and credentials,
  * the virtual clock, api faults, the request journal, state snapshot and restore, and reset (in process only:
  * reset is global, and the server is shared by every spec file).
  */
@@ -234,7 +234,8 @@ describe('POST /_emulator/clock/advance: the clock\'s bounds', () => {
    */
   async function fastestRefusal(w: World, body: object, caminho: string, message: string): Promise<number> {
     let fastest = Number.POSITIVE_INFINITY;
-    for (let attempt = 0; attempt < 3; attempt++) {
+    // Three tries, and up to ten while none is under the bound: a machine loaded by another suite has quiet moments.
+    for (let attempt = 0; attempt < 3 || (attempt < 10 && fastest >= 50); attempt++) {
       const started = performance.now();
       const answer = await w.controls.raw('POST', '/clock/advance', body);
       fastest = Math.min(fastest, performance.now() - started);
@@ -627,7 +628,7 @@ describe('/_emulator/faults', () => {
 });
 
 describe('/_emulator/requests (journal)', () => {
-  it('lists method, path, status, companyId, idempotencyKey, replayed and faultId, and never a token', async () => {
+  it('lists method, path, status, codigo, companyId, idempotencyKey, replayed and faultId, and never a token', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const key = newKey();
@@ -639,11 +640,11 @@ describe('/_emulator/requests (journal)', () => {
     const now = (await w.controls.clock()).now;
 
     expect(await journalEntry(w, first)).toEqual({
-      at: now, method: 'POST', path: productsPath(catalog.id), status: 201, companyId: w.company.companyId, idempotencyKey: key, replayed: false, requestId: first.headers.get('x-request-id'), faultId: null,
+      at: now, method: 'POST', path: productsPath(catalog.id), status: 201, codigo: null, companyId: w.company.companyId, idempotencyKey: key, replayed: false, requestId: first.headers.get('x-request-id'), faultId: null,
     });
     expect(await journalEntry(w, replay)).toMatchObject({ method: 'POST', status: 201, idempotencyKey: key, replayed: true, faultId: null });
-    expect(await journalEntry(w, faulted)).toMatchObject({ method: 'GET', path: '/v1/produtos', status: 503, companyId: w.company.companyId, idempotencyKey: null, replayed: false, faultId });
-    expect(await journalEntry(w, anonymous)).toMatchObject({ status: 401, companyId: null });
+    expect(await journalEntry(w, faulted)).toMatchObject({ method: 'GET', path: '/v1/produtos', status: 503, codigo: 'servico_indisponivel', companyId: w.company.companyId, idempotencyKey: null, replayed: false, faultId });
+    expect(await journalEntry(w, anonymous)).toMatchObject({ status: 401, codigo: 'credencial_ausente', companyId: null });
 
     const all = await w.controls.raw('GET', '/requests');
     expect(all.status).toBe(200);

@@ -153,7 +153,7 @@ describe('refusals', () => {
     for (const view of ['/faults', '/inbox', '/requests']) {
       for (const method of ['GET', 'DELETE']) {
         expectControlError(await a.controls.raw(method, `${view}?company=${id}`), 422, 'valor_invalido', 'query.company');
-        expectControlError(await a.controls.raw(method, `${view}?companyId=${id}&limit=5`), 422, 'valor_invalido', 'query.limit');
+        expectControlError(await a.controls.raw(method, `${view}?companyId=${id}&limite=5`), 422, 'valor_invalido', 'query.limite');
         expectControlError(await a.controls.raw(method, `${view}?companyId=${id}&companyId=${id}`), 422, 'valor_invalido', 'query.companyId');
         for (const bad of ['', 'acme', id.toUpperCase(), '%ZZ', `${id}%00`]) {
           expectControlError(await a.controls.raw(method, `${view}?companyId=${bad}`), 422, 'valor_invalido', 'query.companyId');

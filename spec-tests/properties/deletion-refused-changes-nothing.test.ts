@@ -1,6 +1,7 @@
 /**
  * Property: a refused catalog deletion changes nothing (spec: "412 when anything changed since the preview
- * (no partial deletion)"; DESIGN §4: a refusal changes nothing, the idempotency store included).
+ * (no partial deletion)"; README "Where the specification is silent": a refusal changes nothing, the idempotency
+ * store included).
  *
  * Random companies (1 to 3 catalogs, exclusive and shared products, a random selection, mode, capacity and
  * entitlement). For a random active catalog, the preview is read; then a DELETE the contract refuses:

@@ -1,6 +1,5 @@
 /**
- * Property: the surveillance counters and cobertura always obey their formulas (helper decisions, issue 4
- * item 3; DESIGN §5 "Surveillance counters").
+ * Property: the surveillance counters and cobertura always obey their formulas (README "Surveillance selection").
  *
  * Random sequences of product creation in one or two catalogs, links and unlinks, catalog deletions (a new
  * catalog then takes the establishment's place), selection PATCHes (valid ones and refused ones: repeated,

@@ -2,7 +2,7 @@
  * Property: a surveillance execution reuses a watched product's findings exactly when the product's versao
  * and its rules fingerprint are those of its previous evaluation, and findings never change once published
  * (spec "Surveillance finding": reaproveitado, reused findings keep the date and snapshot of the effective
- * evaluation, findings are immutable; helper decisions, issue 4 items 4–5).
+ * evaluation, findings are immutable; README "Surveillance executions").
  *
  * Random sequences of product edits (descricao, ncm, atributos), publications of the regulatory reference
  * (extinguir, obrigatorios, atributos definitions), selection changes (additions, removals, mode todos and

@@ -1,7 +1,7 @@
 /**
- * The CNPJ check digits written from the rule alone (DESIGN §5, vectors/cnpj.json), independent of
- * src/core/cnpj.ts (never import src here), so the tests compare two readings of the rule: the spec tests
- * build their establishments' CNPJs with it, the properties check src against it.
+ * The CNPJ check digits written from the rule alone (the Receita Federal's, spec-tests/vectors/cnpj.json), independent
+ * of src/core/cnpj.ts (never import src here), so the tests compare two readings of the rule: the spec tests build
+ * their establishments' CNPJs with it, the properties check src against it.
  */
 import fc from 'fast-check';
 

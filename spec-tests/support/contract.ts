@@ -61,13 +61,13 @@ function validatorAt(pointer: string): ValidateFunction {
   return validate;
 }
 
-/** A parameter's or a header's own (inline) schema, compiled once. */
+/** A parameter's or a header's own (inline) schema, compiled once: an object of the document, so known by identity. */
+const inlineCompiled = new WeakMap<Json, ValidateFunction>();
 function inlineValidator(schema: Json): ValidateFunction {
-  const key = JSON.stringify(schema);
-  const known = compiled.get(key);
+  const known = inlineCompiled.get(schema);
   if (known) return known;
   const validate = ajv.compile(schema);
-  compiled.set(key, validate);
+  inlineCompiled.set(schema, validate);
   return validate;
 }
 
@@ -169,7 +169,7 @@ function responseProblems(found: { op: DocumentedOperation } | undefined, status
   const written = responses[key]!;
   const at = typeof written.$ref === 'string' ? `openapi.json${written.$ref}` : `${found.op.pointer}/responses/${key}`;
   const response = resolve(written);
-  const declared = Object.fromEntries(Object.entries((response.headers ?? {}) as Record<string, Json>).map(([name, h]) => [name.toLowerCase(), resolve(h)]));
+  const declared = declaredHeaders(response);
   for (const [name, header] of Object.entries(declared)) {
     const value = headers.get(name);
     if (value === null) {
@@ -198,6 +198,17 @@ function responseProblems(found: { op: DocumentedOperation } | undefined, status
   return [...problems, ...problemsOf(`${at}/content/application~1json/schema`, body).map((p) => `body ${p}`)];
 }
 
+/** An answer's headers as the document declares them, by lower-case name: read once per answer of the document. */
+const declaredOf = new WeakMap<Json, Record<string, Json>>();
+function declaredHeaders(response: Json): Record<string, Json> {
+  let declared = declaredOf.get(response);
+  if (declared === undefined) {
+    declared = Object.fromEntries(Object.entries((response.headers ?? {}) as Record<string, Json>).map(([name, h]) => [name.toLowerCase(), resolve(h)]));
+    declaredOf.set(response, declared);
+  }
+  return declared;
+}
+
 function errorBodyProblems(text: string): string[] {
   try {
     return problemsOf('openapi.json#/components/schemas/ErrorBody', JSON.parse(text)).map((p) => `error body ${p}`);
@@ -205,6 +216,9 @@ function errorBodyProblems(text: string): string[] {
     return ['the error body is not JSON'];
   }
 }
+
+/** The statuses whose Response has no body (the Fetch standard's null body statuses that an answer can have). */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 /** The request's body as text; `null` for a stream, which was sent as it was read and cannot be read again. */
 function bodyText(body: RequestInit['body']): string | undefined | null {
@@ -228,7 +242,11 @@ export function checkedFetch(fetch: (path: string, init?: RequestInit) => Promis
     // edited by hand can store one the document does not allow, and the restore property edits them on purpose.)
     if (response.headers.get('idempotent-replayed') === 'true') return response;
     const found = findOperation(method, url.pathname);
-    const text = await response.clone().text();
+    // The body read once, for the check and for the caller (a new Response of the same bytes, status and headers):
+    // clone() would copy every chunk into a second stream and decode the text twice.
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const text = new TextDecoder().decode(bytes);
+    const checked = new Response(NULL_BODY_STATUSES.has(response.status) ? null : bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
     const problems = responseProblems(found, response.status, response.headers, text);
     if (found && response.status >= 200 && response.status < 300) {
       problems.push(...requestProblems(found, url, new Headers(init.headers), bodyText(init.body)).map((p) => `request: ${p}`));
@@ -237,6 +255,6 @@ export function checkedFetch(fetch: (path: string, init?: RequestInit) => Promis
       const name = found ? `${String(found.op.operation.operationId)} (${method} ${found.op.template})` : `${method} ${url.pathname}`;
       throw new Error(`The answer ${response.status} of ${name} breaks the OpenAPI document (openapi.json):\n  ${problems.join('\n  ')}\n  body: ${text.slice(0, 600)}`);
     }
-    return response;
+    return checked;
   };
 }

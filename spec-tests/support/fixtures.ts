@@ -7,7 +7,7 @@ import { cnpjOf } from './cnpj.js';
 import { deployment, deploymentFetch } from './deployment.js';
 import type { Answer, Api, World } from './client.js';
 
-/** Every permission of the helper context's decisions: what a credential created without a list holds. */
+/** Every permission of the spec's table: what a credential created without a list holds. */
 export const ALL_PERMISSIONS: readonly string[] = ['catalogo:ler', 'catalogo:gerenciar', 'estabelecimento:gerenciar', 'vigilancia:gerenciar', 'analise:executar', 'webhook:gerenciar'];
 
 /** A well-formed uuid (v4) that no emulator hands out (all zero but the version and variant digits). */

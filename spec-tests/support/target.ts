@@ -18,14 +18,23 @@ export interface Target {
 
 declare module 'vitest' {
   export interface ProvidedContext {
+    /** The one server every file of the project uses (shared-server, or the server SPEC_BASE_URL names). */
     specBaseUrl: string | undefined;
+    /** spec-server: a server per worker, the one at VITEST_POOL_ID - 1 for the files of that worker. */
+    specWorkerUrls: readonly string[] | undefined;
     /** Whether the server was started by this test run (so global controls such as reset may be used). */
     specServerOwned: boolean | undefined;
   }
 }
 
 export function serverUrl(): string | undefined {
-  return process.env.SPEC_BASE_URL ?? inject('specBaseUrl') ?? undefined;
+  if (process.env.SPEC_BASE_URL) return process.env.SPEC_BASE_URL;
+  const perWorker = inject('specWorkerUrls');
+  if (perWorker === undefined) return inject('specBaseUrl') ?? undefined;
+  // Files that run at the same time are in workers of different pool ids: each has a server to itself.
+  const url = perWorker[Number(process.env.VITEST_POOL_ID) - 1];
+  if (url === undefined) throw new Error(`no server for worker VITEST_POOL_ID=${process.env.VITEST_POOL_ID} (${perWorker.length} started)`);
+  return url;
 }
 
 /**

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../index.js';
 import { ControlError } from './control-error.js';
 import { FaultInputError } from '../engine/faults.js';
+import { JournalFilterError } from '../engine/journal.js';
 
 const emulators: Emulator[] = [];
 afterEach(async () => {
@@ -93,8 +94,11 @@ describe('views filtered by company', () => {
       refused(() => emu.faults.clear({ companyId }), 422, 'valor_invalido', 'query.companyId');
       refused(() => emu.inbox.list({ companyId }), 422, 'valor_invalido', 'query.companyId');
     }
-    refused(() => emu.journal.entries({ companyId: 7 } as never), 422, 'valor_invalido', 'query.companyId');
-    refused(() => emu.journal.entries({ company: a.companyId } as never), 422, 'valor_invalido', 'query.company');
+    refused(() => emu.journal.entries({ companyId: 'acme' }), 422, 'valor_invalido', 'query.companyId');
+    refused(() => emu.journal.count({ companyId: UNKNOWN }), 404, 'empresa_nao_encontrada', 'query.companyId');
+    // The journal's other filters are refused as a filter that is not one: a TypeError naming the field.
+    expect(() => emu.journal.entries({ companyId: 7 } as never)).toThrow(new JournalFilterError('companyId', "companyId must be a company's id; got 7."));
+    expect(() => emu.journal.entries({ company: a.companyId } as never)).toThrow(JournalFilterError);
     refused(() => emu.journal.clear(null as never), 422, 'valor_invalido', 'query');
     refused(() => emu.faults.clear({ companyId: UNKNOWN }), 404, 'empresa_nao_encontrada', 'query.companyId');
     expect(emu.faults.list().map((f) => f.id)).toEqual([fault]);
@@ -170,5 +174,75 @@ describe('emu.companies.scope(id)', () => {
     expect((await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${own.token}` } })).status).toBe(500);
     expect(scope.journal.entries().map((e) => [e.status, e.faultId])).toEqual([[500, expect.stringMatching(/^flt_/)]]);
     expect(emu.journal.entries({ companyId: own.companyId })).toEqual(scope.journal.entries());
+  });
+});
+
+describe('emu.journal.find and count', () => {
+  /** Two companies' requests over two minutes: reads, a 412 edit, a replayed create, a fault's 503 and an anonymous 401. */
+  async function traffic() {
+    const { emu, a, b } = await twoCompanies();
+    emu.journal.clear();
+    const as = (token: string | undefined, path: string, init: RequestInit = {}) =>
+      emu.fetch(path, { ...init, headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), 'content-type': 'application/json', ...init.headers } });
+    await as(a.token, '/v1/empresa');
+    const catalog = await as(a.token, '/v1/catalogos', { method: 'POST', headers: { 'idempotency-key': 'catalog-create-0001' }, body: JSON.stringify({ estabelecimento_id: a.headOffice.id, nome: 'Loja' }) });
+    expect(catalog.status).toBe(201);
+    await as(a.token, '/v1/catalogos', { method: 'POST', headers: { 'idempotency-key': 'catalog-create-0001' }, body: JSON.stringify({ estabelecimento_id: a.headOffice.id, nome: 'Loja' }) });
+    await emu.clock.advance('1m');
+    const id = ((await catalog.json()) as { id: string }).id;
+    const stale = await as(a.token, `/v1/catalogos/${id}`, { method: 'PATCH', headers: { 'idempotency-key': 'catalog-edit-00001', 'if-match': '"stale"' }, body: JSON.stringify({ nome: 'Outra' }) });
+    expect(stale.status).toBe(412);
+    const fault = emu.faults.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { status: 503 } }).id;
+    await as(b.token, '/v1/empresa');
+    await as(undefined, '/v1/empresa');
+    return { emu, a, b, catalogId: id, fault };
+  }
+
+  it('keeps the entries every field given holds for, and counts them', async () => {
+    const { emu, a, b, catalogId, fault } = await traffic();
+    const seen = (filter: Parameters<typeof emu.journal.find>[0]) => emu.journal.find(filter).map((e) => `${e.method} ${e.path} ${e.status}${e.codigo ? ` ${e.codigo}` : ''}`);
+    expect(seen({})).toEqual([
+      'GET /v1/empresa 200',
+      'POST /v1/catalogos 201',
+      'POST /v1/catalogos 201',
+      `PATCH /v1/catalogos/${catalogId} 412 precondicao_falhou`,
+      'GET /v1/empresa 503 servico_indisponivel',
+      'GET /v1/empresa 401 credencial_ausente',
+    ]);
+    expect(seen({ companyId: b.companyId })).toEqual(['GET /v1/empresa 503 servico_indisponivel']);
+    expect(seen({ method: 'patch', path: '/v1/catalogos/*', status: 412 })).toEqual([`PATCH /v1/catalogos/${catalogId} 412 precondicao_falhou`]);
+    expect(seen({ status: '4xx' })).toEqual([`PATCH /v1/catalogos/${catalogId} 412 precondicao_falhou`, 'GET /v1/empresa 401 credencial_ausente']);
+    expect(seen({ codigo: 'servico_indisponivel' })).toEqual(['GET /v1/empresa 503 servico_indisponivel']);
+    expect(emu.journal.find({ replayed: true }).map((e) => [e.idempotencyKey, e.replayed])).toEqual([['catalog-create-0001', true]]);
+    expect(emu.journal.find({ faultId: fault }).map((e) => e.companyId)).toEqual([b.companyId]);
+    expect(seen({ to: '2026-01-01T00:01:00Z' })).toEqual(['GET /v1/empresa 200', 'POST /v1/catalogos 201', 'POST /v1/catalogos 201']);
+    expect(seen({ from: new Date('2026-01-01T00:01:00Z'), companyId: a.companyId })).toEqual([`PATCH /v1/catalogos/${catalogId} 412 precondicao_falhou`]);
+    expect(seen({ limit: 2 })).toEqual(['GET /v1/empresa 503 servico_indisponivel', 'GET /v1/empresa 401 credencial_ausente']);
+    expect(emu.journal.count({ method: 'GET', path: '/v1/empresa' })).toBe(3);
+    expect(emu.journal.count({ status: '5xx', companyId: a.companyId })).toBe(0);
+    // find with no filter is the journal whole, as entries() has always been.
+    expect(emu.journal.find()).toEqual(emu.journal.entries());
+  });
+
+  it('through a company\'s scope: its requests only, and a companyId there must be its own', async () => {
+    const { emu, a, b } = await traffic();
+    const scope = emu.companies.scope(a.companyId);
+    expect(scope.journal.count()).toBe(4);
+    expect(scope.journal.find({ method: 'POST', replayed: false }).map((e) => e.status)).toEqual([201]);
+    expect(scope.journal.count({ companyId: a.companyId, status: 412 })).toBe(1);
+    expect(scope.journal.entries({ status: '2xx' })).toEqual(emu.journal.find({ companyId: a.companyId, status: '2xx' }));
+    expect(() => scope.journal.find({ companyId: b.companyId })).toThrow(
+      new JournalFilterError('companyId', `companyId must be this company's id (${a.companyId}) or left out: a company's journal holds only its requests; got "${b.companyId}".`),
+    );
+    expect(() => scope.journal.count({ status: 'oops' } as never)).toThrow(JournalFilterError);
+  });
+
+  it('refuses a filter that is not one with a TypeError naming the field, and changes nothing', async () => {
+    const { emu } = await traffic();
+    const before = emu.journal.find();
+    expect(() => emu.journal.find({ path: 'v1/empresa' })).toThrow(TypeError);
+    expect(() => emu.journal.count({ limit: 0 })).toThrow(new JournalFilterError('limit', 'limit must be an integer from 1 to 10000; got 0.'));
+    expect(() => emu.journal.find({ from: '2026-01-01T00:02:00Z', to: '2026-01-01T00:01:00Z' })).toThrow(expect.objectContaining({ field: 'to' }) as unknown as Error);
+    expect(emu.journal.find()).toEqual(before);
   });
 });

@@ -17,7 +17,7 @@ import type { Engine } from '../engine/engine.js';
 import type { SeededCompany } from '../engine/fixtures.js';
 import type { Activity } from '../engine/activity.js';
 import type { StateChangeListener } from '../engine/changes.js';
-import type { JournalEntry } from '../engine/journal.js';
+import { JournalFilterError, readJournalFilter, type JournalEntry, type JournalFilter, type JournalQuery } from '../engine/journal.js';
 import { describeCompany, type CreatedCompanyInfo, type World } from '../engine/world.js';
 import { STATUS_OF } from '../http/errors.js';
 import { formatPath } from '../http/schemas.js';
@@ -26,6 +26,7 @@ import type { NetworkRoute, ReceiverHandler } from '../network/routes.js';
 import { VERSION } from '../version.js';
 import { ControlError } from './control-error.js';
 import { FaultInputError, type FaultInput, type FaultView } from '../engine/faults.js';
+import type { NearMisses } from '../engine/near-misses.js';
 import { companyStateError, readCompanySnapshot, readSnapshot, type CompanySnapshot, type Snapshot } from './snapshot-schema.js';
 import { companyProblem, exportCompany, removeCompany, resetCompany, swapCompany } from '../core/company-data.js';
 import { checkReceiver, readCheckOptions, readSecret, type ReceiverCheck, type ReceiverCheckOptions } from '../grading/receiver-check.js';
@@ -228,6 +229,18 @@ export class Controls {
         return only(this.engine.faults.list(), companyId === undefined ? undefined : (fault) => faultOf(fault, companyId));
       },
       remove: (id: string): boolean => this.engine.faults.remove(id),
+      /**
+       * Why the armed fault `id` has not fired, or not as often as asked: the requests (deliveries, job runs) it was
+       * checked against since it was armed, the closest first, each with the conditions it met and those it failed
+       * (see NearMisses); with `companyId`, among that company's only. 404 falha_nao_encontrada for no fault armed
+       * with this id.
+       */
+      nearMisses: (id: string, filter: CompanyFilter = {}): NearMisses => {
+        const companyId = this.filtered(filter);
+        const found = this.engine.faults.nearMisses(id, companyId);
+        if (found === undefined) throw new ControlError(404, 'falha_nao_encontrada', `No fault ${shown(id)} is armed (one that fired its times has left the list); GET /_emulator/faults lists them.`, 'path.id');
+        return found;
+      },
       /** Removes every fault; with `companyId`, only those whose match.companyId is that company. */
       clear: (filter: CompanyFilter = {}): void => {
         const companyId = this.filtered(filter);
@@ -375,8 +388,16 @@ export class Controls {
   }
   private journalControls() {
     return {
-      /** The last 10,000 API requests, oldest first; with `companyId`, only those made with that company's credentials. */
-      entries: (filter: CompanyFilter = {}): JournalEntry[] => only(this.engine.journal.list(), this.ofCompany(filter)),
+      /**
+       * The requests of the last 10,000 that `filter` keeps (every one without it), oldest first: see JournalFilter.
+       * Throws a JournalFilterError (a TypeError) naming a field that is not one or a value it does not accept; a
+       * ControlError 404 empresa_nao_encontrada for a company of none.
+       */
+      find: (filter: JournalFilter = {}): JournalEntry[] => this.engine.journal.find(this.journalQuery(filter)),
+      /** How many requests find(filter) answers: "exactly 2 PATCH /v1/produtos/* answered 412". */
+      count: (filter: JournalFilter = {}): number => this.engine.journal.count(this.journalQuery(filter)),
+      /** find(filter), by its first name. */
+      entries: (filter: JournalFilter = {}): JournalEntry[] => this.engine.journal.find(this.journalQuery(filter)),
       /** Drops every entry; with `companyId`, only that company's. */
       clear: (filter: CompanyFilter = {}): void => this.engine.journal.clear(this.ofCompany(filter)),
       subscribe: (listener: (entry: JournalEntry) => void): (() => void) => this.engine.journal.subscribe(listener),
@@ -472,12 +493,23 @@ export class Controls {
       throw new ControlError(422, 'valor_invalido', `${JSON.stringify(other)} is not a filter of this view; the only one is companyId (a company's id).`, formatPath('query', [other]));
     }
     const { companyId } = filter as { companyId?: unknown };
-    if (companyId === undefined) return undefined;
+    return companyId === undefined ? undefined : this.filteredCompany(companyId);
+  }
+
+  /** `companyId` as a view's filter: a company id of this emulator (422 valor_invalido for none, 404 empresa_nao_encontrada for an unknown one). */
+  private filteredCompany(companyId: unknown): string {
     if (typeof companyId !== 'string' || !COMPANY_ID.test(companyId)) {
       throw new ControlError(422, 'valor_invalido', `query.companyId must be a company id of this emulator (a lowercase UUID, as POST /_emulator/companies answers it); got ${shown(companyId)}.`, 'query.companyId');
     }
     this.worldWith(companyId, 'query.companyId');
     return companyId;
+  }
+
+  /** `filter` read (a JournalFilterError naming the field), its company one of this emulator's. */
+  private journalQuery(filter: JournalFilter): JournalQuery {
+    const query = readJournalFilter(filter);
+    if (query.companyId !== undefined) this.filteredCompany(query.companyId);
+    return query;
   }
 
   /** Which entries (of the inbox, the journal) a filter keeps: undefined for every one. */
@@ -500,6 +532,7 @@ export class Controls {
   private forgetHarness(companyId: string): void {
     const only = { companyId };
     this.faults.clear(only);
+    this.engine.faults.forget(companyId);
     this.inbox.clear(only);
     this.journal.clear(only);
     this.#receiverChecks.delete(companyId);
@@ -635,9 +668,18 @@ export interface CompanyScope {
     /** False, removing nothing, for a fault that is not this company's. */
     remove(id: string): boolean;
     clear(): void;
+    /** emu.faults.nearMisses(id) of one of its faults, among its own requests, deliveries and job runs only (404 for another's). */
+    nearMisses(id: string): NearMisses;
   };
   readonly inbox: { list(): InboxEntry[]; clear(): void };
-  readonly journal: { entries(): JournalEntry[]; clear(): void };
+  readonly journal: {
+    /** Its requests that `filter` keeps (see JournalFilter; a companyId there must be this company's). */
+    find(filter?: JournalFilter): JournalEntry[];
+    count(filter?: JournalFilter): number;
+    /** find(filter), by its first name. */
+    entries(filter?: JournalFilter): JournalEntry[];
+    clear(): void;
+  };
 }
 
 /** The scope of `companyId` over the controls' filtered views; `check` runs first at each call (the company may be gone). */
@@ -656,10 +698,33 @@ function companyScope(controls: Controls, companyId: string, check: () => void):
       list: checked(() => controls.faults.list(only)),
       remove: checked((id: string) => controls.faults.list(only).some((fault) => fault.id === id) && controls.faults.remove(id)),
       clear: checked(() => controls.faults.clear(only)),
+      nearMisses: checked((id: string) => {
+        if (!controls.faults.list(only).some((fault) => fault.id === id)) {
+          throw new ControlError(404, 'falha_nao_encontrada', `Company ${companyId} has no fault ${shown(id)} armed; GET /_emulator/companies/${companyId}/faults lists its faults.`, 'path.id');
+        }
+        return controls.faults.nearMisses(id, only);
+      }),
     },
     inbox: { list: checked(() => controls.inbox.list(only)), clear: checked(() => controls.inbox.clear(only)) },
-    journal: { entries: checked(() => controls.journal.entries(only)), clear: checked(() => controls.journal.clear(only)) },
+    journal: {
+      find: checked((filter?: JournalFilter) => controls.journal.find(scopedFilter(filter, companyId))),
+      count: checked((filter?: JournalFilter) => controls.journal.count(scopedFilter(filter, companyId))),
+      entries: checked((filter?: JournalFilter) => controls.journal.find(scopedFilter(filter, companyId))),
+      clear: checked(() => controls.journal.clear(only)),
+    },
   };
+}
+
+/**
+ * `filter` kept to `companyId`; one naming another company is refused. Anything that is not an object goes on as
+ * it is, for the filter's own check to refuse it.
+ */
+function scopedFilter(filter: JournalFilter = {}, companyId: string): JournalFilter {
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) return filter;
+  if (filter.companyId !== undefined && filter.companyId !== companyId) {
+    throw new JournalFilterError('companyId', `companyId must be this company's id (${companyId}) or left out: a company's journal holds only its requests; got ${shown(filter.companyId)}.`);
+  }
+  return { ...filter, companyId };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
- * Who may drive the emulator (DESIGN §6: the controls are a developer tool with full power over the state, so
- * only their owner may drive them). Two checks, each answering with the error body (the Host check, which
- * guards the API too, is the server's: src/http/host-guard.ts):
+ * Who may drive the emulator (README "Security of the controls": the controls are a developer tool with full power
+ * over the state, so only their owner may drive them). Two checks, each answering with the error body (the Host check,
+ * which guards the API too, is the server's: src/http/host-guard.ts):
  *
  * - The control token (optional; in process too): every /_emulator request needs `Authorization: Bearer <token>`,
  *   but a GET of the controls whose row says `open` (table.ts): the inspector's page and its two files (GET

@@ -109,11 +109,28 @@ function answerSchemas() {
     method: z.string(),
     path: z.string(),
     status: z.number().int(),
+    codigo: z.string().nullable().meta({ description: "The error answer's code; null for a success." }),
     companyId: z.string().nullable(),
     idempotencyKey: z.string().nullable(),
     replayed: z.boolean(),
     requestId: z.string(),
     faultId: z.string().nullable(),
+  });
+  // A fault's near-misses (src/engine/near-misses.ts holds their TypeScript types).
+  const conditions = {
+    failed: z.array(z.string()).meta({ description: 'The conditions it failed, each a sentence: "method: PATCH ≠ POST".' }),
+    matched: z.array(z.string()).meta({ description: 'The conditions it met.' }),
+  };
+  const nearMiss = z.union([
+    z.strictObject({ requestId: z.string(), at: z.string(), method: z.string(), path: z.string(), status: z.number().int(), companyId: z.string().nullable(), ...conditions }).meta({ description: 'A request (an api fault).' }),
+    z.strictObject({ eventId: z.string().nullable(), attempt: z.number().int().nullable(), url: z.string(), eventType: z.string(), companyId: z.string(), ...conditions }).meta({ description: 'A delivery attempt (a delivery fault).' }),
+    z.strictObject({ at: z.string().nullable(), kind: z.string(), subjectId: z.string().nullable(), companyId: z.string().nullable(), ...conditions }).meta({ description: 'A run of a background job (a job fault).' }),
+  ]);
+  const nearMisses = z.strictObject({
+    fault: faultViewSchema(),
+    examined: z.number().int().min(0).meta({ description: "The occurrences since it was armed that it did not fire on, of those kept (the journal's last 10,000 requests; the last 1,000 deliveries or job runs checked while a fault of that target was armed)." }),
+    passedOver: z.number().int().min(0).meta({ description: 'The matching occurrences its probability draw passed over.' }),
+    candidates: z.array(nearMiss).meta({ description: 'The closest ten: the most conditions met first, then the most recent.' }),
   });
   // The report (src/grading/report.ts holds its TypeScript types).
   const finding = z.strictObject({
@@ -236,6 +253,8 @@ function answerSchemas() {
     inbox: items(inboxEntry),
     eventId: z.strictObject({ eventId: z.string() }),
     journal: items(journalEntry),
+    journalCount: z.strictObject({ count: z.number().int().min(0) }),
+    nearMisses,
     report,
     demoState,
     snapshot: snapshotSchema,

@@ -5,7 +5,8 @@
  * by the rows' ids: the compiler asks for one for each row.
  */
 import { describe, expect, it } from 'vitest';
-import { createEmulator, DemoGate, type Emulator } from '../emulator.js';
+import { createEmulator, type Emulator } from '../emulator.js';
+import { DemoGate } from '../inspector/server/demo-gate.js';
 import type { ControlActivity } from '../engine/activity.js';
 import { controlsDocument } from '../openapi/controls.js';
 import { schemaOf } from './schemas.js';
@@ -53,6 +54,7 @@ const CALLS: Readonly<Record<ControlId, (w: World) => [string, RequestInit?]>> =
   addFault: () => ['/_emulator/faults', json({ target: 'delivery', match: { eventType: 'webhook.teste' }, effect: { tamper: 'body' }, times: null })],
   clearFaults: () => ['/_emulator/faults', { method: 'DELETE' }],
   removeFault: (w) => [`/_emulator/faults/${w.faultId}`, { method: 'DELETE' }],
+  getFaultNearMisses: (w) => [`/_emulator/faults/${w.faultId}/near-misses`],
   listNetworkRoutes: () => ['/_emulator/network/routes'],
   addNetworkRoute: () => ['/_emulator/network/routes', json({ from: 'https://hooks.example.com', to: 'http://127.0.0.1:9/x' })],
   removeNetworkRoutes: () => ['/_emulator/network/routes', { method: 'DELETE' }],
@@ -64,7 +66,8 @@ const CALLS: Readonly<Record<ControlId, (w: World) => [string, RequestInit?]>> =
   checkReceiver: () => ['/_emulator/webhooks/receiver-checks', json({ url: 'https://hooks.acme.example/outro', secret: 'svc_whsec_um-segredo', timeoutMs: 1000 })],
   checkDestination: (w) => [`/_emulator/companies/${w.companyId}/receiver-checks`, json({ now: '2026-01-01T00:00:00Z' })],
   getLastReceiverCheck: (w) => [`/_emulator/companies/${w.companyId}/receiver-checks/last`],
-  listRequests: () => ['/_emulator/requests'],
+  listRequests: (w) => [`/_emulator/requests?companyId=${w.companyId}&method=put&path=/v1/*&status=2xx&replayed=false&limit=5`],
+  countRequests: () => ['/_emulator/requests/count?status=201'],
   clearRequests: () => ['/_emulator/requests', { method: 'DELETE' }],
   // As the inspector's stream: aborted, it ends cleanly with what it sent (its open frame).
   streamActivity: (w) => [`/_emulator/activity/stream?companyId=${w.companyId}&kinds=request,delivery`, { signal: AbortSignal.timeout(300) }],
@@ -73,9 +76,11 @@ const CALLS: Readonly<Record<ControlId, (w: World) => [string, RequestInit?]>> =
   addCompanyFault: (w) => [`/_emulator/companies/${w.ownId}/faults`, json({ target: 'api', match: { method: 'get', path: '/v1/empresa' }, effect: { status: 503, retryAfter: 2 } })],
   clearCompanyFaults: (w) => [`/_emulator/companies/${w.ownId}/faults`, { method: 'DELETE' }],
   removeCompanyFault: (w) => [`/_emulator/companies/${w.ownId}/faults/${w.ownFaultId}`, { method: 'DELETE' }],
+  getCompanyFaultNearMisses: (w) => [`/_emulator/companies/${w.ownId}/faults/${w.ownFaultId}/near-misses`],
   listCompanyInbox: (w) => [`/_emulator/companies/${w.companyId}/inbox`],
   clearCompanyInbox: (w) => [`/_emulator/companies/${w.companyId}/inbox`, { method: 'DELETE' }],
-  listCompanyRequests: (w) => [`/_emulator/companies/${w.companyId}/journal`],
+  listCompanyRequests: (w) => [`/_emulator/companies/${w.companyId}/journal?method=PUT`],
+  countCompanyRequests: (w) => [`/_emulator/companies/${w.companyId}/journal/count?from=2026-01-01&to=2026-01-02T00:00:00Z`],
   clearCompanyRequests: (w) => [`/_emulator/companies/${w.companyId}/journal`, { method: 'DELETE' }],
   getDemo: (w) => {
     paceOneStep(w.emu);

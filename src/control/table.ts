@@ -16,6 +16,7 @@ import { control, NO_CONTENT, type Control, type ControlCall, type Notes } from 
 import { advance, companyFlags, destinationCheck, newCompany, newCredential, noInput, raisedEvent, receiverCheck, route, runUntilIdle, snapshotChange } from './schemas.js';
 import type { ReceiverCheck } from '../grading/receiver-check.js';
 import type { ControlSettings } from '../engine/config.js';
+import { JOURNAL_FILTER_FIELDS, type JournalFilter } from '../engine/journal.js';
 
 const NO_COMPANY = 'empresa_nao_encontrada: no company has this id.';
 const BAD_FILTER = 'valor_invalido: an unknown parameter, companyId twice, or not a company id (caminho names it).';
@@ -24,6 +25,27 @@ const NO_OWN_CLOCK = 'relogio_proprio_inexistente: the company is on the shared 
 const CLOCK_ERRORS = { 409: 'limite_de_tarefas: more tasks than the limit.', 422: 'valor_invalido: a duration or instant the clock cannot take (caminho names it).', 503: 'servico_indisponivel: a reset, restore or close replaced the clock while it moved.' };
 const NO_DEMO = 'demo_ausente: no demo runs on this emulator.';
 const COMPANY_FILTER = { name: 'companyId', description: "Only this company's entries (once; any other parameter is refused, 422 at query.<name>)." } as const;
+const BAD_JOURNAL_FILTER = 'valor_invalido: an unknown parameter, one given twice, or a value its filter does not accept (caminho names it).';
+
+/** The journal's filters (JournalFilter) as query parameters: each once, all of them holding. */
+const JOURNAL_QUERY = JOURNAL_FILTER_FIELDS.map((f) => ({ name: f.name, description: `Only ${f.means}: ${f.accepts}.` }));
+/** The same, of one company's journal: its company is the path's. */
+const COMPANY_JOURNAL_QUERY = JOURNAL_QUERY.filter((q) => q.name !== 'companyId');
+
+/**
+ * A query of the journal's controls as the JournalFilter the in-process control takes: the digits of a field read as
+ * a number, and `true` or `false` of one read as a boolean, become that; any other text stays text, which the
+ * filter refuses with what the field accepts, as it refuses the same in process.
+ */
+function journalFilterOf(query: Readonly<Record<string, string | undefined>>): JournalFilter {
+  const filter: Record<string, unknown> = {};
+  for (const { name, text } of JOURNAL_FILTER_FIELDS) {
+    const given = query[name];
+    if (given === undefined) continue;
+    filter[name] = text === 'number' && /^\d{1,15}$/.test(given) ? Number(given) : text === 'boolean' && (given === 'true' || given === 'false') ? given === 'true' : given;
+  }
+  return filter as JournalFilter;
+}
 
 /** A whole snapshot is read up to the emulator's own limit, not the 1 MiB of the other controls. */
 const SNAPSHOT_LIMIT = {
@@ -374,6 +396,18 @@ export const CONTROLS = [
   }),
   control({
     method: 'GET',
+    path: '/faults/:id/near-misses',
+    id: 'getFaultNearMisses',
+    summary: 'Why an armed fault has not fired (or not as often as asked): the closest requests, deliveries or job runs since it was armed, and which of its conditions each failed',
+    tag: 'Faults',
+    scope: 'emulator',
+    query: [{ name: 'companyId', description: "Only this company's requests, deliveries and job runs (once; any other parameter is refused, 422 at query.<name>)." }],
+    success: { 200: { description: 'The fault, how many occurrences it was checked against without firing, the draws that passed over, and the closest ten.', body: 'nearMisses' } },
+    errors: { 404: `falha_nao_encontrada: no fault armed has this id (one that fired its times has left the list). ${NO_COMPANY}`, 422: BAD_FILTER },
+    run: ({ emu, params, query }) => emu.faults.nearMisses(params.id, query),
+  }),
+  control({
+    method: 'GET',
     path: '/network/routes',
     id: 'listNetworkRoutes',
     summary: 'The delivery routes',
@@ -528,13 +562,25 @@ export const CONTROLS = [
     method: 'GET',
     path: '/requests',
     id: 'listRequests',
-    summary: 'The last 10,000 API requests (never a token)',
+    summary: 'The last 10,000 API requests (never a token), or those the filters keep',
     tag: 'Journal',
     scope: 'emulator',
-    query: [COMPANY_FILTER],
+    query: JOURNAL_QUERY,
     success: { 200: { description: 'Oldest first.', body: 'journal' } },
-    errors: { 404: NO_COMPANY, 422: BAD_FILTER },
-    run: ({ emu, query }) => ({ items: emu.journal.entries(query) }),
+    errors: { 404: NO_COMPANY, 422: BAD_JOURNAL_FILTER },
+    run: ({ emu, query }) => ({ items: emu.journal.find(journalFilterOf(query)) }),
+  }),
+  control({
+    method: 'GET',
+    path: '/requests/count',
+    id: 'countRequests',
+    summary: 'How many of the last 10,000 API requests the filters keep: "exactly 2 PATCH /v1/produtos/* answered 412"',
+    tag: 'Journal',
+    scope: 'emulator',
+    query: JOURNAL_QUERY,
+    success: { 200: { description: 'The count.', body: 'journalCount' } },
+    errors: { 404: NO_COMPANY, 422: BAD_JOURNAL_FILTER },
+    run: ({ emu, query }) => ({ count: emu.journal.count(journalFilterOf(query)) }),
   }),
   control({
     method: 'DELETE',
@@ -643,6 +689,17 @@ export const CONTROLS = [
   }),
   control({
     method: 'GET',
+    path: '/companies/:companyId/faults/:id/near-misses',
+    id: 'getCompanyFaultNearMisses',
+    summary: "Why one of its faults has not fired: the closest of the company's own requests, deliveries or job runs",
+    tag: 'Faults',
+    scope: 'company',
+    success: { 200: { description: 'As GET /_emulator/faults/{id}/near-misses, among its own occurrences.', body: 'nearMisses' } },
+    errors: { 404: `${NO_COMPANY} falha_nao_encontrada: the company has no fault armed with this id.` },
+    run: ({ emu, params }) => emu.companies.scope(params.companyId).faults.nearMisses(params.id),
+  }),
+  control({
+    method: 'GET',
     path: '/companies/:companyId/inbox',
     id: 'listCompanyInbox',
     summary: "Deliveries of one company's events",
@@ -670,12 +727,25 @@ export const CONTROLS = [
     method: 'GET',
     path: '/companies/:companyId/journal',
     id: 'listCompanyRequests',
-    summary: "The requests made with one company's credentials",
+    summary: "The requests made with one company's credentials, or those the filters keep",
     tag: 'Journal',
     scope: 'company',
+    query: COMPANY_JOURNAL_QUERY,
     success: { 200: { description: 'Oldest first.', body: 'journal' } },
-    errors: { 404: NO_COMPANY },
-    run: ({ emu, params }) => ({ items: emu.companies.scope(params.companyId).journal.entries() }),
+    errors: { 404: NO_COMPANY, 422: BAD_JOURNAL_FILTER },
+    run: ({ emu, params, query }) => ({ items: emu.companies.scope(params.companyId).journal.find(journalFilterOf(query)) }),
+  }),
+  control({
+    method: 'GET',
+    path: '/companies/:companyId/journal/count',
+    id: 'countCompanyRequests',
+    summary: "How many of one company's requests the filters keep",
+    tag: 'Journal',
+    scope: 'company',
+    query: COMPANY_JOURNAL_QUERY,
+    success: { 200: { description: 'The count.', body: 'journalCount' } },
+    errors: { 404: NO_COMPANY, 422: BAD_JOURNAL_FILTER },
+    run: ({ emu, params, query }) => ({ count: emu.companies.scope(params.companyId).journal.count(journalFilterOf(query)) }),
   }),
   control({
     method: 'DELETE',

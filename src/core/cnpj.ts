@@ -1,7 +1,7 @@
 /**
  * CNPJ, in the alphanumeric form the Receita Federal adopts (spec "Establishment": 12 characters of A-Z
- * and 0-9, then 2 check digits). Rule (DESIGN §5, ../shared/vectors/cnpj.json): each character's value is
- * its ASCII code − 48; weights 2..9 cycle from the right; r = sum mod 11; digit = r < 2 ? 0 : 11 − r. The
+ * and 0-9, then 2 check digits). Rule (the Receita Federal's, pinned by spec-tests/vectors/cnpj.json): each character's
+ * value is its ASCII code − 48; weights 2..9 cycle from the right; r = sum mod 11; digit = r < 2 ? 0 : 11 − r. The
  * second digit is computed over the 12 characters plus the first digit.
  */
 const SHAPE = /^[A-Z0-9]{12}[0-9]{2}$/;

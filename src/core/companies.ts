@@ -1,6 +1,6 @@
 /**
- * Companies and their API credentials (DESIGN §5). A company is created through the emulator controls
- * (the real service does it in its panel), with its head office establishment and a first credential.
+ * Companies and their API credentials (README "Where the specification is silent"). A company is created through the
+ * emulator controls (the real service does it in its panel), with its head office establishment and a first credential.
  */
 import { cnpjRoot, headOfficeCnpj } from './cnpj.js';
 import { registerHeadOffice, type Establishment } from './establishments.js';

@@ -71,7 +71,7 @@ export function registerEstablishment(state: State, companyId: string, input: Ne
   return ok(insert(state, companyId, input, ctx));
 }
 
-/** The head office, created with its company (DESIGN §5); its CNPJ is built, so it needs no checks. */
+/** The head office, created with its company (README "Where the specification is silent"); its CNPJ is built, so it needs no checks. */
 export function registerHeadOffice(state: State, input: { companyId: string; cnpj: string; nome: string }, ctx: Context): Establishment {
   return insert(state, input.companyId, { cnpj: input.cnpj, nome: input.nome }, ctx);
 }

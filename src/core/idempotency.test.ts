@@ -163,13 +163,14 @@ describe('idempotency store', () => {
     expect(exportIdempotency(state)).toEqual([{ companyId: 'c1', key: 'k1', fingerprint: fp, expiresAt: T0 + 5 + 60 * DAY, ...created }]);
   });
 
-  it('keeps a record as one string, a field a line and then the body; the company id and key only as the keys of its maps', () => {
+  it("keeps a record as one text in its company's arena, a field a line and then the body; the company id and key only as the keys of its maps, the record as a number", () => {
     const state = createState();
     storeIdempotency(state, 'c1', 'k1', fp, ok, T0, MAX);
     storeIdempotency(state, 'c1', 'k2', fp, { status: 201, body: '{"a":"\\n"}\n', etag: null, location: '/v1/x', headers: { 'ratelimit-policy': '"p";q=5;w=60' } }, T0, MAX);
-    const records = state.idempotency.get('c1')!.records;
-    expect(records.get('k1')).toBe(`${T0 + 60 * DAY}\n200\n${fp}\n"abc"\n\n\n{"versao":2}`);
-    expect(records.get('k2')).toBe(`${T0 + 60 * DAY}\n201\n${fp}\n\n/v1/x\n{"ratelimit-policy":"\\"p\\";q=5;w=60"}\n{"a":"\\n"}\n`);
+    const { records, texts } = state.idempotency.get('c1')!;
+    expect([...records.values()].map((packed) => typeof packed)).toEqual(['number', 'number']);
+    expect(texts.text(records.get('k1')!)).toBe(`${T0 + 60 * DAY}\n200\n${fp}\n"abc"\n\n\n{"versao":2}`);
+    expect(texts.text(records.get('k2')!)).toBe(`${T0 + 60 * DAY}\n201\n${fp}\n\n/v1/x\n{"ratelimit-policy":"\\"p\\";q=5;w=60"}\n{"a":"\\n"}\n`);
     expect(lookupIdempotency(state, 'c1', 'k2', fp, T0)).toEqual(replay({ status: 201, body: '{"a":"\\n"}\n', etag: null, location: '/v1/x', headers: { 'ratelimit-policy': '"p";q=5;w=60' } }));
   });
 
@@ -337,16 +338,38 @@ describe('idempotency store: the ceiling of answers per company', () => {
     );
   });
 
-  it('stores in constant time at the ceiling: 200,000 stores over a full store of 100,000 take well under a second', () => {
+  it('gives the room of every answer it drops back to its arena: evicted at the ceiling, stored again, purged', () => {
     const state = createState();
+    const body = `{"descricao":"${'x'.repeat(300)}"}`;
+    const chunkOf = () => Math.max(...state.idempotency.get('c1')!.records.values()) / 2 ** 16;
+    // 20,000 answers of ~350 bytes through a ceiling of 1,000: 7 MB written, some 350 KB kept.
+    for (let i = 0; i < 20_000; i++) storeIdempotency(state, 'c1', `k${i}`, 'f', { ...answer(i), body }, T0, 1_000);
+    expect(chunkOf()).toBeLessThan(16);
+    // The same keys again, past their expiry: each replaces its own record.
+    for (let i = 0; i < 20_000; i++) storeIdempotency(state, 'c1', `k${19_000 + (i % 1_000)}`, 'g', { ...answer(i), body }, T0 + 61 * DAY + i, 1_000);
+    expect(chunkOf()).toBeLessThan(16);
+    purgeExpiredIdempotency(state, T0 + 200 * DAY);
+    expect(state.idempotency.has('c1')).toBe(false);
+  });
+
+  it('stores in constant time at the ceiling: 200,000 stores over a full store of 100,000 cost about what they cost below it', () => {
     const a = answer(0);
-    for (let i = 0; i < 100_000; i++) storeIdempotency(state, 'c1', `k${i}`, 'f', a, T0, 100_000);
-    const t0 = performance.now();
-    for (let i = 100_000; i < 300_000; i++) storeIdempotency(state, 'c1', `k${i}`, 'f', a, T0, 100_000);
-    const ms = performance.now() - t0;
-    expect(state.idempotency.get('c1')!.records.size).toBe(100_000);
-    expect(keysOf(state, 'c1')[0]).toBe('k200000');
-    // A scan per store (a fresh iterator walking the deleted slots) took about 100 µs each here: 21 s.
-    expect(ms).toBeLessThan(2_000);
+    /** How long 200,000 stores take over 100,000 stored, under `ceiling`. */
+    const storesTake = (ceiling: number) => {
+      const state = createState();
+      for (let i = 0; i < 100_000; i++) storeIdempotency(state, 'c1', `k${i}`, 'f', a, T0, ceiling);
+      const t0 = performance.now();
+      for (let i = 100_000; i < 300_000; i++) storeIdempotency(state, 'c1', `k${i}`, 'f', a, T0, ceiling);
+      const ms = performance.now() - t0;
+      expect(state.idempotency.get('c1')!.records.size).toBe(Math.min(300_000, ceiling));
+      if (ceiling === 100_000) expect(keysOf(state, 'c1')[0]).toBe('k200000');
+      return ms;
+    };
+    // Compared with the same stores below the ceiling, measured at the same moment: a machine loaded by other work
+    // slows both (a bound in ms failed there, 3 s for 0.4 s). The best of up to three tries.
+    const ratios: number[] = [];
+    for (let attempt = 0; attempt < 3 && !ratios.some((ratio) => ratio < 5); attempt++) ratios.push(storesTake(100_000) / storesTake(1_000_000));
+    // A scan per store (a fresh iterator walking the deleted slots) took about 100 µs each here, 50 times the cost below the ceiling: 21 s.
+    expect(Math.min(...ratios), `at the ceiling / below it: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}`).toBeLessThan(5);
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Idempotency (spec "Common rules"; DESIGN §4, after the IETF Idempotency-Key draft and Stripe).
+ * Idempotency (spec: REQ-02, REQ-03; README "Rules every request follows" › Idempotency, after the IETF
+ * Idempotency-Key draft and Stripe).
  * Scope: company + key. The fingerprint is a digest of method, path and canonical body, computed by the HTTP
  * shell; the If-Match header is not part of it, so a retry after a lost answer replays the stored answer even
  * though its ETag is stale by then.
@@ -16,6 +17,7 @@ import { Collection } from './collection.js';
 import type { Slice, State } from './state.js';
 import { at, repeated } from './integrity.js';
 import type { Job } from './jobs.js';
+import { TextArena, type TextHandle } from './text-arena.js';
 
 export const IDEMPOTENCY_RETENTION_MS = 60 * DAY;
 
@@ -49,7 +51,8 @@ export interface IdempotencyEntry extends IdempotencyRecord {
 }
 
 /**
- * A record as the store keeps it: one string, a field a line, then the body to the end.
+ * A record as the store keeps it: one text, a field a line, then the body to the end, in its company's arena
+ * (text-arena.ts: bytes outside the collected heap, each text read back by a number).
  *
  *   1777593600000            expiresAt
  *   200                      status
@@ -66,19 +69,19 @@ export interface IdempotencyEntry extends IdempotencyRecord {
  * before the body holds a line break: numbers, the shell's base64url digest, header values (which cannot hold
  * one) and JSON text; restore checks a snapshot's.
  */
-type PackedRecord = string;
+type PackedRecord = TextHandle;
 
-function pack(fingerprint: string, expiresAt: Instant, { status, body, etag, location, headers }: StoredResponse): PackedRecord {
-  // One join: a single flat string, where a template literal would keep a tree of its pieces.
-  return [expiresAt, status, fingerprint, etag ?? '', location ?? '', headers === null ? '' : JSON.stringify(headers), body].join('\n');
+function pack(texts: TextArena, fingerprint: string, expiresAt: Instant, { status, body, etag, location, headers }: StoredResponse): PackedRecord {
+  return texts.add([expiresAt, status, fingerprint, etag ?? '', location ?? '', headers === null ? '' : JSON.stringify(headers), body].join('\n'));
 }
 
-function unpack(packed: PackedRecord): IdempotencyRecord {
+function unpack(texts: TextArena, packed: PackedRecord): IdempotencyRecord {
+  const text = texts.text(packed);
   const fields: string[] = [];
   let from = 0;
   for (let i = 0; i < 6; i++) {
-    const to = packed.indexOf('\n', from);
-    fields.push(packed.slice(from, to));
+    const to = text.indexOf('\n', from);
+    fields.push(text.slice(from, to));
     from = to + 1;
   }
   const [expiresAt, status, fingerprint, etag, location, headers] = fields as [string, string, string, string, string, string];
@@ -86,15 +89,18 @@ function unpack(packed: PackedRecord): IdempotencyRecord {
     fingerprint,
     expiresAt: Number(expiresAt),
     status: Number(status),
-    body: packed.slice(from),
+    body: text.slice(from),
     etag: etag === '' ? null : etag,
     location: location === '' ? null : location,
     headers: headers === '' ? null : (JSON.parse(headers) as Record<string, string>),
   };
 }
 
-/** expiresAt alone, for the purge. */
-const expiryOf = (packed: PackedRecord): Instant => Number(packed.slice(0, packed.indexOf('\n')));
+/** expiresAt alone, for the purge: the digits of the first line (an instant has at most 16 characters). */
+function expiryOf(texts: TextArena, packed: PackedRecord): Instant {
+  const head = texts.head(packed, 24);
+  return Number(head.slice(0, head.indexOf('\n')));
+}
 
 /**
  * One company's stored answers, key → record, oldest first (a Map keeps insertion order). A collection of their
@@ -102,6 +108,8 @@ const expiryOf = (packed: PackedRecord): Instant => Number(packed.slice(0, packe
  */
 export interface CompanyAnswers {
   readonly records: Collection<PackedRecord>;
+  /** Where the records' texts are: each record is its text's handle. */
+  readonly texts: TextArena;
   /**
    * A live iterator over `records`, advanced once per eviction: the oldest in O(1). ECMAScript visits the
    * entries set after an iterator was made and skips deleted ones, and V8 moves a live iterator across the
@@ -121,9 +129,10 @@ export type Lookup =
 export const idempotencyScope = (companyId: string, key: string): string => `${companyId} ${key}`;
 
 export function lookupIdempotency(state: State, companyId: string, key: string, fingerprint: string, now: Instant): Lookup {
-  const packed = state.idempotency.get(companyId)?.records.get(key);
+  const answers = state.idempotency.get(companyId);
+  const packed = answers?.records.get(key);
   if (packed === undefined) return { kind: 'new' };
-  const { fingerprint: stored, expiresAt, ...response } = unpack(packed);
+  const { fingerprint: stored, expiresAt, ...response } = unpack(answers!.texts, packed);
   if (expiresAt <= now) return { kind: 'new' };
   if (stored !== fingerprint) return { kind: 'other_request' };
   return { kind: 'replay', response };
@@ -138,7 +147,7 @@ export function lookupIdempotency(state: State, companyId: string, key: string, 
 export function storeIdempotency(state: State, companyId: string, key: string, fingerprint: string, response: StoredResponse, now: Instant, maxPerCompany: number): void {
   const answers = answersOf(state, companyId);
   // Delete first so that Map order stays the order of expiry, which purgeExpiredIdempotency relies on.
-  answers.records.delete(key);
+  drop(answers, key);
   // A restored snapshot may hold more than this emulator's ceiling: the company's next store trims it.
   while (answers.records.size > 0 && answers.records.size >= maxPerCompany) {
     let oldest = answers.oldest?.next();
@@ -146,9 +155,17 @@ export function storeIdempotency(state: State, companyId: string, key: string, f
       answers.oldest = answers.records.keys();
       oldest = answers.oldest.next();
     }
-    answers.records.delete(oldest.value as string);
+    drop(answers, oldest.value as string);
   }
-  answers.records.set(key, pack(fingerprint, now + IDEMPOTENCY_RETENTION_MS, response));
+  answers.records.set(key, pack(answers.texts, fingerprint, now + IDEMPOTENCY_RETENTION_MS, response));
+}
+
+/** Removes the record of `key`, if any, and its text. */
+function drop(answers: CompanyAnswers, key: string): void {
+  const packed = answers.records.get(key);
+  if (packed === undefined) return;
+  answers.records.delete(key);
+  answers.texts.remove(packed);
 }
 
 /**
@@ -158,7 +175,7 @@ export function storeIdempotency(state: State, companyId: string, key: string, f
 export function exportIdempotency(state: State): IdempotencyEntry[] {
   const entries: IdempotencyEntry[] = [];
   const add = (companyId: string, answers: CompanyAnswers | undefined) => {
-    for (const [key, packed] of answers?.records ?? []) entries.push({ companyId, key, ...unpack(packed) });
+    if (answers !== undefined) for (const [key, packed] of answers.records) entries.push({ companyId, key, ...unpack(answers.texts, packed) });
   };
   for (const companyId of state.companies.keys()) add(companyId, state.idempotency.get(companyId));
   // Answers of no company of the state are refused on restore; a test's state may hold some.
@@ -171,8 +188,9 @@ function answerAt(state: State, scope: string): IdempotencyEntry[] {
   const space = scope.indexOf(' ');
   const companyId = scope.slice(0, space);
   const key = scope.slice(space + 1);
-  const packed = state.idempotency.get(companyId)?.records.get(key);
-  return packed === undefined ? [] : [{ companyId, key, ...unpack(packed) }];
+  const answers = state.idempotency.get(companyId);
+  const packed = answers?.records.get(key);
+  return packed === undefined ? [] : [{ companyId, key, ...unpack(answers!.texts, packed) }];
 }
 
 /**
@@ -181,12 +199,16 @@ function answerAt(state: State, scope: string): IdempotencyEntry[] {
  */
 export function importIdempotency(state: State, entries: readonly IdempotencyEntry[]): void {
   for (const e of entries) answersOf(state, e.companyId);
-  for (const e of [...entries].sort((a, b) => a.expiresAt - b.expiresAt)) answersOf(state, e.companyId).records.set(e.key, pack(e.fingerprint, e.expiresAt, e));
+  for (const e of [...entries].sort((a, b) => a.expiresAt - b.expiresAt)) {
+    const answers = answersOf(state, e.companyId);
+    drop(answers, e.key);
+    answers.records.set(e.key, pack(answers.texts, e.fingerprint, e.expiresAt, e));
+  }
 }
 
 function answersOf(state: State, companyId: string): CompanyAnswers {
   let answers = state.idempotency.get(companyId);
-  if (!answers) state.idempotency.set(companyId, (answers = { records: new Collection(state, 'idempotency', undefined, (key) => idempotencyScope(companyId, key)), oldest: undefined }));
+  if (!answers) state.idempotency.set(companyId, (answers = { records: new Collection(state, 'idempotency', undefined, (key) => idempotencyScope(companyId, key)), texts: new TextArena(), oldest: undefined }));
   return answers;
 }
 
@@ -195,8 +217,9 @@ export function purgeExpiredIdempotency(state: State, now: Instant): number {
   let purged = 0;
   for (const [companyId, answers] of state.idempotency) {
     for (const [key, packed] of answers.records) {
-      if (expiryOf(packed) > now) break;
+      if (expiryOf(answers.texts, packed) > now) break;
       answers.records.delete(key);
+      answers.texts.remove(packed);
       purged++;
     }
     if (answers.records.size === 0) state.idempotency.delete(companyId);

@@ -1,5 +1,5 @@
 /**
- * The seeded source of every id, token and secret (DESIGN §4 "Time"): one seed and one call sequence give
+ * The seeded source of every id, token and secret: one seed and one call sequence give
  * the same values. sfc32 seeded through splitmix32; its whole state is four uint32s, so a snapshot can carry
  * it and a restore continues the same sequence.
  */

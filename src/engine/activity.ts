@@ -25,8 +25,8 @@ export interface ActivityError {
   readonly caminho: string | null;
 }
 
-/** An API request (under /v1), answered: its journal entry, with how it ended. */
-export interface RequestActivity extends JournalEntry {
+/** An API request (under /v1), answered: its journal entry (its `codigo` in `error`), with how it ended. */
+export interface RequestActivity extends Omit<JournalEntry, 'codigo'> {
   readonly kind: 'request';
   /** The error answer's code and path; null for a success. */
   readonly error: ActivityError | null;

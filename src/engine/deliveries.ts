@@ -1,6 +1,7 @@
 /**
  * The delivery driver: runs the webhook tasks of the virtual clock. Each task calls one core transition and
- * hands the network's outcome back to the core; it holds no rule of its own (DESIGN §2).
+ * hands the network's outcome back to the core; it holds no rule of its own
+ * (ARCHITECTURE.md "The path of a webhook delivery").
  *
  *   webhook.tentativa      an attempt is due: beginAttempt, send, then finishAttempt (at once, or after a
  *                          virtual latency through webhook.resposta)
@@ -8,9 +9,9 @@
  *   webhook.resposta       a delayed answer arrives
  *
  * All three are work: runUntilIdle carries a delivery through to its end. Event retention is a job of the core's
- * registry (src/core/jobs.ts), registered with the others by src/jobs.ts.
- * It is engine wiring (clock tasks that call core transitions), so it sits beside emulator.ts: src/network only
- * sends, and imports no core function.
+ * registry (src/core/jobs.ts), registered with the others by src/engine/jobs.ts.
+ * It is engine wiring (clock tasks that call core transitions), so it sits in src/engine: src/network only sends,
+ * and imports no core function.
  */
 import { attemptTimeoutIntent, beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE, type NetworkOutcome } from '../core/webhooks/events.js';
 import type { Transport, TransportResult } from '../network/transport.js';

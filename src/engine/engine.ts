@@ -58,7 +58,7 @@ export class Engine implements ObservedEmulator {
   /** Throws a TypeError or RangeError naming the first bad option. */
   constructor(options: EmulatorOptions, seeder?: Seeder) {
     this.config = readConfig(options);
-    this.faults = new FaultRegistry(this.config.seed, this.activity);
+    this.faults = new FaultRegistry(this.config.seed, this.activity, this.journal);
     this.seeder = seeder;
     this.addConfiguredRoutes();
     const { delivery } = this.config.core;

@@ -16,7 +16,9 @@
  *
  * A fault that could never fire is refused when it is added, and every refusal is one sentence naming the
  * field and what it accepts, in process and over HTTP alike: a test that means to inject a fault must never
- * pass because the fault silently did nothing.
+ * pass because the fault silently did nothing. One that could fire and has not says why (nearMisses,
+ * src/engine/near-misses.ts): the requests since it was armed are the journal's; the deliveries and job runs are
+ * noted here, only while a fault of their target is armed, so the API's request path does nothing more for it.
  */
 import * as z from 'zod';
 import { concurrentEditImpossible } from '../core/concurrent-edit.js';
@@ -27,7 +29,9 @@ import { IF_MATCH_OPERATIONS, type IfMatchOperation } from '../core/versioning.j
 import { EVENT_KINDS } from '../core/webhooks/events.js';
 import type { DeliveryFaults } from '../network/transport.js';
 import type { ActivityFeed, FiredFault } from './activity.js';
-import { Glob } from './glob.js';
+import { Glob, MAX_GLOB } from './glob.js';
+import type { Journal } from './journal.js';
+import { apiNearMisses, occurrenceNearMisses, type DeliverySeen, type JobSeen, type NearMisses, type Occurrence } from './near-misses.js';
 
 /** The background jobs a `job` fault can act on (README "Faults"). */
 // The kinds are the core job registry's: a job fault can name exactly the jobs that exist.
@@ -36,7 +40,6 @@ export { JOB_KINDS, type JobKind } from '../core/jobs.js';
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 /** The longest trickle: real time a test waits, and a server's close() cuts it anyway. */
 const MAX_TRICKLE_MS = 60_000;
-const MAX_GLOB = 2048;
 /** Faults armed at once; a spent fault (its `times` reached 0) leaves the list, so it no longer counts. */
 export const MAX_FAULTS = 1000;
 
@@ -253,9 +256,16 @@ interface Fault {
   readonly probability: number;
   /** An api fault whose effect the sender of the answer carries out (see damagesAnswers). */
   readonly damages: boolean;
+  /** Where it was armed: the journal's mark and the registry's count of occurrences then (its near-misses come after). */
+  readonly armed: { readonly request: number; readonly occurrence: number };
   times: number | null;
   hits: number;
+  /** Matching occurrences its draw passed over (a fault with a probability below 1). */
+  passedOver: number;
 }
+
+/** The deliveries and job runs kept for near-misses, of each target: the most recent this many. */
+const OCCURRENCES_KEPT = 1000;
 
 export class FaultRegistry implements DeliveryFaults {
   private readonly faults: Fault[] = [];
@@ -264,6 +274,12 @@ export class FaultRegistry implements DeliveryFaults {
   private damaging = 0;
   /** The draws of probabilistic faults: seeded by the emulator's seed, apart from the sources of the service's ids. */
   private random: RandomSource;
+  /**
+   * The deliveries and job runs checked while a fault of their target was armed, for near-misses (api faults read
+   * the journal instead): noted only then, so that an emulator without such a fault keeps nothing.
+   */
+  private occurrences: { delivery: Occurrence[]; job: Occurrence[] } = { delivery: [], job: [] };
+  private occurrenceCount = 0;
 
   /**
    * `seed`: the emulator's, from which the registry's own random stream (the `probability` draws) is made. `feed`: its
@@ -272,6 +288,8 @@ export class FaultRegistry implements DeliveryFaults {
   constructor(
     private readonly seed: number | string = 1,
     private readonly feed?: Pick<ActivityFeed, 'observer'>,
+    /** The request journal: an api fault's near-misses are the requests recorded since it was armed. */
+    private readonly journal?: Pick<Journal, 'mark' | 'recordsSince'>,
   ) {
     this.random = FaultRegistry.source(seed);
   }
@@ -296,7 +314,8 @@ export class FaultRegistry implements DeliveryFaults {
     const pattern = spec.target === 'api' ? spec.match.path : spec.target === 'delivery' ? spec.match.url : undefined;
     const damages = spec.target === 'api' && damagesConnection(apiEffectName(spec.effect));
     if (damages) this.damaging++;
-    this.faults.push({ id, spec, pattern: pattern === undefined ? undefined : new Glob(pattern), probability: spec.probability ?? 1, damages, times: spec.times, hits: 0 });
+    const armed = { request: this.journal?.mark ?? 0, occurrence: this.occurrenceCount };
+    this.faults.push({ id, spec, pattern: pattern === undefined ? undefined : new Glob(pattern), probability: spec.probability ?? 1, damages, armed, times: spec.times, hits: 0, passedOver: 0 });
     return { id };
   }
 
@@ -314,6 +333,29 @@ export class FaultRegistry implements DeliveryFaults {
   clear(): void {
     this.faults.length = 0;
     this.damaging = 0;
+    this.occurrences = { delivery: [], job: [] };
+  }
+
+  /**
+   * Why the armed fault `id` has not fired (or not as often as asked): see NearMisses. With `companyId`, only that
+   * company's occurrences are looked at (a company's own view on a shared server). Undefined for no fault armed.
+   */
+  nearMisses(id: string, companyId?: string): NearMisses | undefined {
+    const fault = this.faults.find((f) => f.id === id);
+    if (fault === undefined) return undefined;
+    const ofCompany = <O extends { readonly companyId?: string | null | undefined }>(o: O) => companyId === undefined || o.companyId === companyId;
+    const armed = { view: { ...fault.spec, id, times: fault.times, hits: fault.hits }, pattern: fault.pattern, probability: fault.probability };
+    if (fault.spec.target === 'api') {
+      const records = this.journal?.recordsSince(fault.armed.request) ?? [];
+      return apiNearMisses(armed, companyId === undefined ? records : records.filter(ofCompany), fault.passedOver);
+    }
+    const since = this.occurrences[fault.spec.target].slice(-OCCURRENCES_KEPT).filter((o) => o.seq >= fault.armed.occurrence && ofCompany(o.match));
+    return occurrenceNearMisses(armed, since, fault.passedOver);
+  }
+
+  /** Drops what is kept of a company's deliveries and job runs (its reset or removal). */
+  forget(companyId: string): void {
+    for (const target of ['delivery', 'job'] as const) this.occurrences[target] = this.occurrences[target].filter((o) => o.match.companyId !== companyId);
   }
 
   private drop(index: number): void {
@@ -355,19 +397,30 @@ export class FaultRegistry implements DeliveryFaults {
     return this.damaging > 0;
   }
 
-  takeDelivery(request: DeliveryFaultMatch): { id: string; effect: DeliveryFaultEffect } | undefined {
-    const fault = this.take((f) => {
-      if (f.spec.target !== 'delivery') return false;
-      const { eventType, companyId } = f.spec.match;
-      return (eventType === undefined || eventType === request.eventType) && (companyId === undefined || companyId === request.companyId) && (!f.pattern || f.pattern.matches(request.url));
-    });
+  /** `seen`: the delivery's event and attempt, which its near-misses show. */
+  takeDelivery(request: DeliveryFaultMatch, seen?: DeliverySeen): { id: string; effect: DeliveryFaultEffect } | undefined {
+    const passed = this.watches('delivery') ? [] : undefined;
+    const fault = this.take(
+      (f) => {
+        if (f.spec.target !== 'delivery') return false;
+        const { eventType, companyId } = f.spec.match;
+        return (eventType === undefined || eventType === request.eventType) && (companyId === undefined || companyId === request.companyId) && (!f.pattern || f.pattern.matches(request.url));
+      },
+      undefined,
+      passed,
+    );
+    // The two fields, not the delivery handed in (its body and secret are not kept).
+    if (passed) this.note({ target: 'delivery', match: request, seen: seen && { eventId: seen.eventId, tentativa: seen.tentativa }, seq: this.occurrenceCount, taken: fault?.id ?? null, passed });
     if (fault === undefined || fault.spec.target !== 'delivery') return undefined;
     this.fired({ target: 'delivery', effect: effectName(fault.spec.effect), companyId: request.companyId });
     return { id: fault.id, effect: fault.spec.effect };
   }
 
-  takeJob(request: JobFaultMatch): { id: string; effect: JobFaultEffect } | undefined {
-    const fault = this.take((f) => matchesJob(f, request));
+  /** `seen`: when the run is and the record it works on, which its near-misses show. */
+  takeJob(request: JobFaultMatch, seen?: JobSeen): { id: string; effect: JobFaultEffect } | undefined {
+    const passed = this.watches('job') ? [] : undefined;
+    const fault = this.take((f) => matchesJob(f, request), undefined, passed);
+    if (passed) this.note({ target: 'job', match: request, seen, seq: this.occurrenceCount, taken: fault?.id ?? null, passed });
     if (fault === undefined || fault.spec.target !== 'job') return undefined;
     this.fired({ target: 'job', effect: effectName(fault.spec.effect), companyId: request.companyId });
     return { id: fault.id, effect: fault.spec.effect };
@@ -381,18 +434,34 @@ export class FaultRegistry implements DeliveryFaults {
     return this.faults.some((f) => matchesJob(f, request));
   }
 
+  /** Whether a fault of `target` is armed: its occurrences are then noted for near-misses. */
+  private watches(target: 'delivery' | 'job'): boolean {
+    return this.faults.length > 0 && this.faults.some((f) => f.spec.target === target);
+  }
+
+  private note(occurrence: Occurrence): void {
+    this.occurrenceCount++;
+    const kept = this.occurrences[occurrence.target];
+    kept.push(occurrence);
+    if (kept.length > OCCURRENCES_KEPT * 1.5) this.occurrences[occurrence.target] = kept.slice(-OCCURRENCES_KEPT);
+  }
+
   /**
    * The first fault that matches and fires: a probabilistic one draws, and one the draw passes over leaves the
-   * occurrence to the next matching fault. With `fire`, a fault that could not act does not fire (and no later one
-   * is tried).
+   * occurrence to the next matching fault (its count of passes grows, and `passed` gets its id). With `fire`, a
+   * fault that could not act does not fire (and no later one is tried).
    */
-  private take(test: (fault: Fault) => boolean, fire?: (fault: Fault) => boolean): Fault | undefined {
+  private take(test: (fault: Fault) => boolean, fire?: (fault: Fault) => boolean, passed?: string[]): Fault | undefined {
     const { faults } = this;
     for (let index = 0; index < faults.length; index++) {
       const fault = faults[index]!;
       if (!test(fault)) continue;
       // next() is a uniform uint32: below p · 2^32 with probability p.
-      if (fault.probability < 1 && this.random.next() >= fault.probability * 0x1_0000_0000) continue;
+      if (fault.probability < 1 && this.random.next() >= fault.probability * 0x1_0000_0000) {
+        fault.passedOver++;
+        passed?.push(fault.id);
+        continue;
+      }
       if (fire && !fire(fault)) return undefined;
       fault.hits++;
       if (fault.times !== null && --fault.times === 0) this.drop(index);

@@ -8,6 +8,9 @@
  * (`overlapsTemplate`), which is how a fault that could never fire is refused when it is added.
  */
 
+/** The longest glob a fault's match or a journal filter takes: a bound on what checking one costs. */
+export const MAX_GLOB = 2048;
+
 /** One step of a glob: a literal character (lowercased), `*` or `**`. */
 type GlobToken = { readonly literal: string } | { readonly star: 'segment' | 'any' };
 

@@ -36,7 +36,8 @@ export function registerJobs(world: TaskWorld, faults: FaultRegistry, activity: 
   const run = (task: ScheduledTask): void => {
     const job = byTask.get(task.kind)!;
     const takes = job.faults;
-    const effect = takes && faults.takeJob({ kind: takes.kind, companyId: task.owner, ...(takes.effects === 'both' ? {} : { effect: takes.effects }) })?.effect;
+    const seen = { at: clock.now(), subjectId: job.subject === undefined ? null : (((task.payload ?? {}) as JobPayload)[job.subject] ?? null) };
+    const effect = takes && faults.takeJob({ kind: takes.kind, companyId: task.owner, ...(takes.effects === 'both' ? {} : { effect: takes.effects }) }, seen)?.effect;
     if (effect && 'delayMs' in effect) {
       clock.schedule({ kind: job.task, owner: task.owner, payload: task.payload }, clock.now() + effect.delayMs);
       tell(job, task, 'delayed');

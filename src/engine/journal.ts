@@ -1,5 +1,10 @@
-/** The request journal: the last 10,000 API requests, oldest first. It never holds a token or a secret. */
+/**
+ * The request journal: the last 10,000 API requests, oldest first. It never holds a token or a secret. Read whole
+ * or through a JournalFilter (emu.journal.find and count, GET /_emulator/requests): the filter's fields are declared
+ * once here (FILTER_FIELDS), with what each accepts and which entries it keeps.
+ */
 import { isoString } from '../core/time.js';
+import { Glob, MAX_GLOB } from './glob.js';
 
 /** One API request as the journal keeps it: no token, no secret, no body. */
 export interface JournalEntry {
@@ -9,6 +14,8 @@ export interface JournalEntry {
   /** The path as received, percent-decoded: the client's text, to be escaped before it reaches a terminal. */
   readonly path: string;
   readonly status: number;
+  /** The error answer's `codigo`; null for a success. */
+  readonly codigo: string | null;
   readonly requestId: string;
   /** The company its credential belongs to; null when it had none that opens a company. */
   readonly companyId: string | null;
@@ -27,8 +34,6 @@ export interface JournalEntry {
 interface RequestFacts {
   /** The operation it reached (its operationId in openapi.json); null when none did (404, 405). */
   readonly operation: string | null;
-  /** The error answer's `codigo`; null for a success. */
-  readonly codigo: string | null;
   /** The entity tags of the If-Match a write sent; null without one. */
   readonly ifMatch: readonly string[] | null;
   /** A keyed write's fingerprint (method, path, canonical body) as the idempotency store computes it; null otherwise. */
@@ -57,6 +62,7 @@ const readable = (r: JournalRecord): JournalEntry => ({
   method: r.method,
   path: r.path,
   status: r.status,
+  codigo: r.codigo,
   requestId: r.requestId,
   companyId: r.companyId,
   idempotencyKey: r.idempotencyKey,
@@ -64,8 +70,169 @@ const readable = (r: JournalRecord): JournalEntry => ({
   faultId: r.faultId,
 });
 
+/** A class of statuses, for a filter: every status of that hundred. */
+export type StatusClass = '1xx' | '2xx' | '3xx' | '4xx' | '5xx';
+
+/**
+ * Which journal entries a query keeps (emu.journal.find and count, GET /_emulator/requests and …/count): every
+ * field is optional, and an entry is kept when all the given ones hold. The in-process object and the query string
+ * are read by the same table (FILTER_FIELDS); a field that is not one, or a value it does not accept, is refused
+ * with a JournalFilterError naming the field.
+ */
+export interface JournalFilter {
+  /** The requests made with this company's credentials. */
+  readonly companyId?: string;
+  /** This method, any case. */
+  readonly method?: string;
+  /** A path this glob matches, as a fault's `match.path` does: `*` any run of characters but `/`, `**` any run; case-insensitive. */
+  readonly path?: string;
+  /** This status, or a class of them (`'4xx'`). */
+  readonly status?: number | StatusClass;
+  /** Answered with this error code (`precondicao_falhou`); a success has none. */
+  readonly codigo?: string;
+  /** Arrived at or after this virtual instant (inclusive): ISO 8601 with a time zone, a date alone (its midnight UTC) or a Date. */
+  readonly from?: string | Date;
+  /** Arrived before this virtual instant (exclusive): as `from`. */
+  readonly to?: string | Date;
+  /** Answered from the idempotency store (true), or not (false). */
+  readonly replayed?: boolean;
+  /** The api fault with this id fired on it. */
+  readonly faultId?: string;
+  /** Only the most recent this many of the entries kept (1 to 10,000); still oldest first. */
+  readonly limit?: number;
+}
+
+/** A filter that is not one: `field` names the field (its name in the query string too), the message what it accepts. */
+export class JournalFilterError extends TypeError {
+  constructor(readonly field: string, message: string) {
+    super(message);
+    this.name = 'JournalFilterError';
+  }
+}
+
+/** A JournalFilter read: which records it keeps, and how many of the most recent. */
+export interface JournalQuery {
+  readonly companyId: string | undefined;
+  readonly limit: number | undefined;
+  keeps(record: JournalRecord): boolean;
+}
+
+/**
+ * One field of the filter: how a query string writes it (`text`: as it is, or digits read as a number, `true` and
+ * `false` as booleans, any other text left for `read` to refuse), what it accepts, its value as read (undefined when
+ * it is not one), and which records it keeps (none: it picks no record, as `limit`).
+ */
+interface FilterField<V> {
+  /** What it keeps, as the controls' document says it. */
+  readonly means: string;
+  readonly text: 'string' | 'number' | 'boolean';
+  readonly accepts: string;
+  read(value: unknown): V | undefined;
+  keep?(value: V): (record: JournalRecord) => boolean;
+}
+
+const field = <V>(spec: FilterField<V>): FilterField<unknown> => spec as FilterField<unknown>;
+
+const STATUS_CLASS = /^[1-5]xx$/i;
+/** ISO 8601 as a filter takes it: a date, or a date and time with its zone (one without is no instant). */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/i;
+
+const text = (max: number) => (value: unknown) => (typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined);
+const integer = (min: number, max: number) => (value: unknown) => (Number.isInteger(value) && (value as number) >= min && (value as number) <= max ? (value as number) : undefined);
+
+function instant(value: unknown): number | undefined {
+  if (value instanceof Date) return Number.isFinite(value.getTime()) ? value.getTime() : undefined;
+  if (typeof value !== 'string' || !ISO_INSTANT.test(value)) return undefined;
+  // Date.parse takes 2026-02-30 for March 2nd: the day must be one of its month.
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
+  const parsed = Date.parse(value);
+  return Number.isFinite(parsed) ? parsed : undefined;
+}
+
+/** The fields of a JournalFilter, in the order refusals and the controls' document list them. */
+const FILTER_FIELDS: { readonly [K in keyof JournalFilter]-?: FilterField<unknown> } = {
+  companyId: field({ means: "the requests made with this company's credentials", text: 'string', accepts: "a company's id", read: text(64), keep: (id) => (r) => r.companyId === id }),
+  method: field({
+    means: 'the requests with this method',
+    text: 'string',
+    accepts: 'an HTTP method (GET, POST, PUT, PATCH, DELETE, …; any case)',
+    read: (value) => (typeof value === 'string' && /^[A-Za-z]{1,20}$/.test(value) ? value.toUpperCase() : undefined),
+    keep: (method) => (r) => r.method === method,
+  }),
+  path: field({
+    means: 'the requests whose path this glob matches, as a fault\'s match.path does',
+    text: 'string',
+    accepts: `a glob of 1 to ${MAX_GLOB} characters starting with "/" ("*" is any run of characters but "/", "**" any run at all)`,
+    read: (value) => (typeof value === 'string' && value.startsWith('/') && value.length <= MAX_GLOB ? new Glob(value) : undefined),
+    keep: (glob) => (r) => glob.matches(r.path),
+  }),
+  status: field<number | StatusClass>({
+    means: 'the requests answered with this status, or one of this class',
+    text: 'number',
+    accepts: 'a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx)',
+    read: (value) => (typeof value === 'string' && STATUS_CLASS.test(value) ? (value.toLowerCase() as StatusClass) : integer(100, 599)(value)),
+    keep: (status) => {
+      if (typeof status === 'number') return (r) => r.status === status;
+      const hundred = Number(status[0]) * 100;
+      return (r) => r.status >= hundred && r.status < hundred + 100;
+    },
+  }),
+  codigo: field({ means: 'the requests refused with this error code (a success has none)', text: 'string', accepts: 'an error code (precondicao_falhou, …)', read: text(100), keep: (codigo) => (r) => r.codigo === codigo }),
+  from: field({ means: 'the requests that arrived at or after this virtual instant', text: 'string', accepts: 'an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), inclusive', read: instant, keep: (from: number) => (r) => r.at >= from }),
+  to: field({ means: 'the requests that arrived before this virtual instant', text: 'string', accepts: 'an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), exclusive, after from', read: instant, keep: (to: number) => (r) => r.at < to }),
+  replayed: field({ means: 'the requests answered from the idempotency store (true), or not (false)', text: 'boolean', accepts: 'true or false', read: (value) => (typeof value === 'boolean' ? value : undefined), keep: (replayed) => (r) => r.replayed === replayed }),
+  faultId: field({ means: 'the requests this api fault fired on', text: 'string', accepts: "a fault's id (flt_1, …)", read: text(64), keep: (id) => (r) => r.faultId === id }),
+  limit: field({ means: 'the most recent this many of those kept, still oldest first', text: 'number', accepts: `an integer from 1 to ${JOURNAL_CAPACITY}`, read: integer(1, JOURNAL_CAPACITY) }),
+};
+
+/** The filter's fields: their names, how a query string writes each, and what each accepts (the controls' query reads them). */
+export const JOURNAL_FILTER_FIELDS: readonly { readonly name: keyof JournalFilter; readonly means: string; readonly text: 'string' | 'number' | 'boolean'; readonly accepts: string }[] = Object.entries(
+  FILTER_FIELDS,
+).map(([name, spec]) => ({ name: name as keyof JournalFilter, means: spec.means, text: spec.text, accepts: spec.accepts }));
+
+const FIELD_NAMES = Object.keys(FILTER_FIELDS).join(', ');
+
+/** `filter` read: a JournalFilterError names the first field that is not one of the filter's, or a value it does not accept. */
+export function readJournalFilter(filter: unknown): JournalQuery {
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter) || filter instanceof Date) {
+    throw new JournalFilterError('', `A journal filter is an object of ${FIELD_NAMES} (each optional); got ${shown(filter)}.`);
+  }
+  const tests: ((record: JournalRecord) => boolean)[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [name, given] of Object.entries(filter as Record<string, unknown>)) {
+    const spec = (FILTER_FIELDS as Record<string, FilterField<unknown> | undefined>)[name];
+    if (spec === undefined || !Object.hasOwn(FILTER_FIELDS, name)) throw new JournalFilterError(name, `${JSON.stringify(name)} is not a filter of the journal; the filters are ${FIELD_NAMES}.`);
+    if (given === undefined) continue;
+    const value = spec.read(given);
+    if (value === undefined) throw new JournalFilterError(name, `${name} must be ${spec.accepts}; got ${shown(given)}.`);
+    values[name] = value;
+    if (spec.keep) tests.push(spec.keep(value));
+  }
+  const { from, to } = values as { from?: number; to?: number };
+  if (from !== undefined && to !== undefined && to <= from) throw new JournalFilterError('to', `to must be after from (from is inclusive, to exclusive): ${isoString(from)} to ${isoString(to)} keeps nothing.`);
+  return {
+    companyId: values.companyId as string | undefined,
+    limit: values.limit as number | undefined,
+    keeps: (record) => tests.every((test) => test(record)),
+  };
+}
+
+function shown(value: unknown): string {
+  const text = value instanceof Date && !Number.isFinite(value.getTime()) ? 'Invalid Date' : (JSON.stringify(value) ?? String(value));
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
+}
+
 export class Journal {
   private entries: JournalRecord[] = [];
+  /**
+   * The number of each entry in the order recorded (entries[i] is number seqs[i]), so that whoever noted `mark` can
+   * ask for the records since then (a fault's near-misses are the requests since it was armed), however many were
+   * dropped meanwhile. A second array rather than a field of the record: the record is the request path's.
+   */
+  private seqs: number[] = [];
+  private recorded = 0;
   private readonly listeners = new Set<(entry: JournalEntry) => void>();
 
   /**
@@ -79,30 +246,86 @@ export class Journal {
   record(record: JournalRecord): void {
     if (record.companyId !== null && !this.exists(record.companyId)) return;
     this.entries.push(record);
-    if (this.entries.length > JOURNAL_CAPACITY * 1.5) this.entries = this.entries.slice(-JOURNAL_CAPACITY);
+    this.seqs.push(this.recorded++);
+    if (this.entries.length > JOURNAL_CAPACITY * 1.5) {
+      this.entries = this.entries.slice(-JOURNAL_CAPACITY);
+      this.seqs = this.seqs.slice(-JOURNAL_CAPACITY);
+    }
     if (this.listeners.size === 0) return;
     const entry = readable(record);
     for (const listener of this.listeners) listener(entry);
   }
 
   list(): JournalEntry[] {
-    return this.entries.slice(-JOURNAL_CAPACITY).map(readable);
+    return this.kept().map(readable);
+  }
+
+  /** The entries `query` keeps, oldest first: with a limit, the most recent that many. */
+  find(query: JournalQuery): JournalEntry[] {
+    return this.found(query).map(readable);
+  }
+
+  /** How many entries find(query) answers. */
+  count(query: JournalQuery): number {
+    return this.found(query).length;
+  }
+
+  private found(query: JournalQuery): JournalRecord[] {
+    const kept = this.kept();
+    const found: JournalRecord[] = [];
+    if (query.limit === undefined) {
+      for (const record of kept) if (query.keeps(record)) found.push(record);
+      return found;
+    }
+    // From the newest back, stopping at the limit: the most recent N of a full journal without reading all of it.
+    for (let i = kept.length - 1; i >= 0 && found.length < query.limit; i--) if (query.keeps(kept[i]!)) found.push(kept[i]!);
+    return found.reverse();
   }
 
   /** The kept records of one company, oldest first, their times as the clock's instants (the inspector reads them unformatted). */
   recordsOf(companyId: string): JournalRecord[] {
-    const kept = this.entries.length > JOURNAL_CAPACITY ? this.entries.slice(-JOURNAL_CAPACITY) : this.entries;
-    return kept.filter((record) => record.companyId === companyId);
+    return this.kept().filter((record) => record.companyId === companyId);
+  }
+
+  /** What the next record will be numbered: recordsSince(mark) answers the records from then on. */
+  get mark(): number {
+    return this.recorded;
+  }
+
+  /** The kept records numbered `mark` or later, oldest first. */
+  recordsSince(mark: number): JournalRecord[] {
+    const kept = this.kept();
+    const seqs = this.seqs.length > JOURNAL_CAPACITY ? this.seqs.slice(-JOURNAL_CAPACITY) : this.seqs;
+    let low = 0;
+    let high = seqs.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (seqs[middle]! < mark) low = middle + 1;
+      else high = middle;
+    }
+    return kept.slice(low);
   }
 
   /** Drops the entries `drop` picks (every one without it). */
   clear(drop?: (entry: { readonly companyId: string | null }) => boolean): void {
-    this.entries = drop === undefined ? [] : this.entries.filter((entry) => !drop(entry));
+    if (drop === undefined) {
+      this.entries = [];
+      this.seqs = [];
+      return;
+    }
+    const keep = this.entries.map((entry) => !drop(entry));
+    this.entries = this.entries.filter((_, i) => keep[i]);
+    this.seqs = this.seqs.filter((_, i) => keep[i]);
   }
 
   /** Called for every request; returns the function that stops it (emu.activity tells more: the CLI logs that). */
   subscribe(listener: (entry: JournalEntry) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** The last 10,000 records (the array holds up to half as many more between trims). */
+  private kept(): JournalRecord[] {
+    return this.entries.length > JOURNAL_CAPACITY ? this.entries.slice(-JOURNAL_CAPACITY) : this.entries;
   }
 }

@@ -154,6 +154,9 @@ const notFound = (c: HonoContext<HttpEnv>, requestId: string, paths: string): Re
     { 'x-request-id': requestId },
   );
 
+/** A target hono's getPath returns as it is: no percent-encoding to decode, no query or fragment to cut. */
+const PLAIN_PATH = /^[^%?#]*$/;
+
 const STRAY_PATH = '(a path with a "." or ".." segment, %2e included, an encoded slash or a backslash names no route: paths are routed as sent, never resolved)';
 
 /**
@@ -161,7 +164,9 @@ const STRAY_PATH = '(a path with a "." or ".." segment, %2e included, an encoded
  * (`/path?query`), or absolute-form (`http://host/path?query`, `/` without a path).
  */
 function sentPath(target: string): string {
-  if (target.startsWith('/')) return getPath({ url: `http://sent${target}` } as Request);
+  // Nearly every request: a target with nothing to decode or cut is its own path. The request's journal record
+  // keeps the path, and a slice of a URL built around the target would keep that URL alive with it.
+  if (target.startsWith('/')) return PLAIN_PATH.test(target) ? target : getPath({ url: `http://sent${target}` } as Request);
   return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*\//i.test(target) ? getPath({ url: target } as Request) : '/';
 }
 

@@ -1,7 +1,7 @@
 /**
- * The Host check of every request that comes over a socket, API and controls alike (DESIGN §6): a web page on
- * another site can make a browser send requests to 127.0.0.1 through DNS rebinding, but the browser then names
- * the attacker's host in `Host`. Only the bound address, the loopback names and the hosts the owner allowed pass
+ * The Host check of every request that comes over a socket, API and controls alike (README "Security of the controls"):
+ * a web page on another site can make a browser send requests to 127.0.0.1 through DNS rebinding, but the browser then
+ * names the attacker's host in `Host`. Only the bound address, the loopback names and the hosts the owner allowed pass
  * (403 otherwise). In process no socket is open, so no web page can reach emu.fetch through DNS.
  */
 import { isIPv6 } from 'node:net';

@@ -1,6 +1,7 @@
 /**
- * One operation of the API and the checks every request goes through, in the order of DESIGN §4 (the first
- * failure answers), with the hooks where api faults act (src/http/fault-hooks.ts) in angle brackets:
+ * One operation of the API and the checks every request goes through, in the order of
+ * README "Rules every request follows" (the first failure answers), with the hooks where api faults act
+ * (src/http/fault-hooks.ts) in angle brackets:
  *
  *   <arrival> → credential (401) → permission (403) → malformed headers, idempotency key (400)
  *   → media type (415) → body size (413) → JSON syntax (400) → idempotent replay → <held> → input validation (422)
@@ -10,6 +11,7 @@
  * The bracketed steps belong to the core operation (`run`), which returns a Result. This file holds no
  * business rule: it reads the request, calls the core and writes the answer.
  */
+import { setTimeout as nextLoop } from 'node:timers/promises';
 import type { Context as HonoContext } from 'hono';
 import type { z } from 'zod';
 import { hasPermission, type Company, type Credential, type Permission } from '../core/companies.js';
@@ -29,7 +31,7 @@ import { flat, requestDigest, storedResponse, toStored } from './stored-answers.
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-/** Default request body limit (DESIGN §4 "Body size"). */
+/** Default request body limit (README "Limits the emulator adds"). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 interface Call<P, Q, B> {
@@ -222,7 +224,7 @@ export const ENTITY_TAGS = /^\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*(?:
 interface Fixed<P, Q, B> {
   readonly spec: OperationSpec<P, Q, B>;
   readonly guard: IfMatchOperation | undefined;
-  /** Whether another client could save what its If-Match guards (DESIGN §6). */
+  /** Whether another client could save what its If-Match guards (the `concurrentEdit` fault, README "Faults"). */
   readonly raceable: boolean;
   readonly keyRule: KeyRule;
   readonly mutates: boolean;
@@ -268,7 +270,7 @@ function handle<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival
   return admit(fixed, c, arrival, path, credential, fault);
 }
 
-/** From the credential on: credential, permission, headers and body (§4), then the rest (proceed). */
+/** From the credential on: credential, permission, headers and body, then the rest (proceed). */
 function admit<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival: Arrival, path: string, credential: Credential | undefined, fault: ApiFault | undefined): Response | Promise<Response> {
   const { spec, mutates } = fixed;
   const { runtime, token, requestId, journal } = arrival;
@@ -357,12 +359,17 @@ function proceed<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown): Response 
   } finally {
     if (holding === undefined && scope !== undefined) inFlight.delete(scope);
   }
-  const held = holding.then((released) => {
+  const held = holding.then(async (released) => {
     if (released) return fail(released, requestId);
     const answer = evaluate(admitted, body, key, fingerprint, canonicalBody);
     // The client that gave up waiting (it closed the connection, or in process aborted the Request's signal) never
-    // gets this answer, though the request ran.
-    if (admitted.c.req.raw.signal.aborted) journal.lost = true;
+    // gets this answer, though the request ran. Over a socket the close may arrive in the same turn of the event
+    // loop as what released the hold (a clock advance on another connection, sent after the client closed), and
+    // Node emits a socket's 'close' in the turn's last phase: the answer waits for the next turn. In process an
+    // abort is seen at once.
+    const { signal } = admitted.c.req.raw;
+    if (!signal.aborted && admitted.c.env.target !== undefined) await nextLoop(0);
+    if (signal.aborted) journal.lost = true;
     return answer;
   });
   return scope === undefined ? held : held.finally(() => inFlight.delete(scope));
@@ -407,7 +414,7 @@ function evaluate<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown, key: stri
   const ifMatch = guard ? headers.ifMatch : undefined;
   const result = runtime.apply((state, ctx) => {
     if (guard && raceable && ifMatch !== undefined) {
-      // Only where another client could save what this If-Match guards (DESIGN §6).
+      // Only where another client could save what this If-Match guards (the `concurrentEdit` fault).
       // The fault's scene is built only for a fault that acts: with none armed (nearly always), nothing is.
       const act = (taken: ApiFault) => {
         const guardedId = guard.guardedBy === undefined ? undefined : (params.data as Record<string, string>)[guard.guardedBy];

@@ -1,7 +1,7 @@
 /**
  * Input shapes and limits of the spec ("Endpoints", "Limits"), as zod schemas. Objects are strict: an
- * unknown field is refused so that an integrator's typo surfaces (DESIGN §4). The first issue found
- * becomes the 422 answer, located by `caminho`.
+ * unknown field is refused so that an integrator's typo surfaces (README "Rules every request follows"). The first
+ * issue found becomes the 422 answer, located by `caminho`.
  */
 import * as z from 'zod';
 import { apiError, type ApiError } from './errors.js';

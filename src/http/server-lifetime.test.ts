@@ -59,7 +59,8 @@ describe('a server nobody closes', () => {
     const [status, id, companyId] = exit.stdout.split('\n')[0]!.split(' ');
     expect(status).toBe('200');
     expect(id).toBe(companyId);
-    expect(exit.afterEnd).toBeLessThan(1000);
+    // Not held by the keep-alive socket (5 s): a bound with room for a loaded machine below that.
+    expect(exit.afterEnd).toBeLessThan(4_000);
   }, 20_000);
 
   it('holds its process after ref(), until unref()', async () => {

@@ -1,7 +1,7 @@
 /** connect(): a company on a clock of its own on a running server, and its controls over HTTP. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from 'node:http';
-import { ControlError, createEmulator, type Emulator, type RunningServer } from '../index.js';
+import { ControlError, createEmulator, JournalFilterError, type Emulator, type RunningServer } from '../index.js';
 import { connect } from './connect.js';
 
 const running: { emu: Emulator; server: RunningServer }[] = [];
@@ -72,11 +72,23 @@ describe('connect: the company\'s faults, inbox and journal', () => {
     expect((await a.journal.entries()).map((e) => [e.companyId, e.status, e.faultId])).toEqual([[a.companyId, 503, fault.id]]);
     expect((await b.journal.entries()).map((e) => [e.companyId, e.status])).toEqual([[b.companyId, 200]]);
 
+    // The journal's filters and count, and a fault's near-misses, over HTTP as in process.
+    await a.fetch('/v1/catalogos');
+    expect((await a.journal.find({ status: '5xx' })).map((e) => [e.path, e.codigo])).toEqual([['/v1/empresa', 'servico_indisponivel']]);
+    expect(await a.journal.count({ method: 'get', from: new Date('2026-01-01T00:00:00Z'), limit: 5 })).toBe(2);
+    expect(await a.journal.count({ replayed: true })).toBe(0);
+    await expect(a.journal.find({ status: '7xx' } as never)).rejects.toThrow(JournalFilterError);
+    const unfired = await a.faults.add({ target: 'api', match: { method: 'DELETE' }, effect: { status: 503 } });
+    await a.fetch('/v1/empresa');
+    expect((await a.faults.nearMisses(unfired.id)).candidates.map((c) => c.failed)).toEqual([['method: GET ≠ DELETE']]);
+
     const other = await b.faults.add({ target: 'job', effect: { fail: true } });
     await expect(a.faults.remove(other.id)).rejects.toMatchObject({ status: 404, codigo: 'falha_nao_encontrada' });
+    await expect(a.faults.nearMisses(other.id)).rejects.toMatchObject({ status: 404, codigo: 'falha_nao_encontrada' });
     await a.journal.clear();
     expect(await a.journal.entries()).toEqual([]);
     expect(await b.journal.entries()).toHaveLength(1);
+    await a.faults.clear();
 
     for (const company of [a, b]) {
       const destination = await company.fetch('/v1/webhook', { method: 'PUT', headers: { 'content-type': 'application/json', 'idempotency-key': `hook-${company.companyId}`, 'if-none-match': '*' }, body: JSON.stringify({ url: `https://${company.cnpjRoot}.example/hook` }) });

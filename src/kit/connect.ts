@@ -10,7 +10,8 @@ import { ControlError } from '../control/control-error.js';
 import type { ClockInfo } from '../control/api.js';
 import type { CompanyOptions } from '../engine/config.js';
 import type { FaultInput, FaultView } from '../engine/faults.js';
-import type { JournalEntry } from '../engine/journal.js';
+import { readJournalFilter, type JournalEntry, type JournalFilter } from '../engine/journal.js';
+import type { NearMisses } from '../engine/near-misses.js';
 import type { InboxEntry } from '../network/inbox.js';
 import type { CreatedCompanyInfo } from '../engine/world.js';
 
@@ -45,9 +46,18 @@ export interface ConnectedCompany extends CreatedCompanyInfo {
     list(): Promise<FaultView[]>;
     remove(id: string): Promise<void>;
     clear(): Promise<void>;
+    /** Why one of its faults has not fired: the closest of its requests (deliveries, job runs) since it was armed. */
+    nearMisses(id: string): Promise<NearMisses>;
   };
   readonly inbox: { list(): Promise<InboxEntry[]>; clear(): Promise<void> };
-  readonly journal: { entries(): Promise<JournalEntry[]>; clear(): Promise<void> };
+  readonly journal: {
+    /** Its requests that `filter` keeps (a JournalFilter without companyId); a filter that is not one throws a JournalFilterError before anything is sent. */
+    find(filter?: Omit<JournalFilter, 'companyId'>): Promise<JournalEntry[]>;
+    count(filter?: Omit<JournalFilter, 'companyId'>): Promise<number>;
+    /** find(filter), by its first name. */
+    entries(filter?: Omit<JournalFilter, 'companyId'>): Promise<JournalEntry[]>;
+    clear(): Promise<void>;
+  };
   /** Back as the company was created: same id, root, tokens and head office; no other record, no task. */
   reset(): Promise<void>;
   /** Removes the company and its credentials from the server. */
@@ -101,16 +111,30 @@ export async function connect(baseUrl: string, options: ConnectOptions = {}): Pr
       list: () => items<FaultView>(`${company}/faults`),
       remove: async (id) => void (await control('DELETE', `${company}/faults/${encodeURIComponent(id)}`)),
       clear: async () => void (await control('DELETE', `${company}/faults`)),
+      nearMisses: (id) => control('GET', `${company}/faults/${encodeURIComponent(id)}/near-misses`),
     },
     inbox: {
       list: () => items<InboxEntry>(`${company}/inbox`),
       clear: async () => void (await control('DELETE', `${company}/inbox`)),
     },
     journal: {
-      entries: () => items<JournalEntry>(`${company}/journal`),
+      find: async (filter) => items<JournalEntry>(`${company}/journal${journalQuery(filter)}`),
+      count: async (filter) => (await control<{ count: number }>('GET', `${company}/journal/count${journalQuery(filter)}`)).count,
+      entries: async (filter) => items<JournalEntry>(`${company}/journal${journalQuery(filter)}`),
       clear: async () => void (await control('DELETE', `${company}/journal`)),
     },
     reset: async () => void (await control('POST', `${company}/reset`)),
     remove: async () => void (await control('DELETE', company)),
   };
+}
+
+/** A journal filter as its query string (`?method=PATCH&status=4xx`), checked as the server checks it first. */
+function journalQuery(filter: Omit<JournalFilter, 'companyId'> = {}): string {
+  readJournalFilter(filter);
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(filter)) {
+    if (value !== undefined) query.set(name, value instanceof Date ? value.toISOString() : String(value));
+  }
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
 }

@@ -1,5 +1,5 @@
 /**
- * The request an in-process receiver gets is built on first read (issue 14): it must be indistinguishable from
+ * The request an in-process receiver gets is built on first read: it must be indistinguishable from
  * the Request built at once from the same parts, wherever a handler may use it, and build (and sign) nothing
  * until it is read.
  */

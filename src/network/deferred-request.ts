@@ -1,5 +1,5 @@
 /**
- * The Request an in-process receiver gets, built only when the handler first reads it (issue 14).
+ * The Request an in-process receiver gets, built only when the handler first reads it.
  *
  * Building a Fetch Request is most of what an attempt to an in-process handler costs: undici parses the URL,
  * copies the headers, wraps the body in a ReadableStream and gives the request an AbortController. That was

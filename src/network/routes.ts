@@ -1,7 +1,7 @@
 /**
- * Routes of outbound webhook deliveries (DESIGN §6): a public URL prefix mapped to a local URL, so that a
- * destination configured as https://hooks.example.com/... reaches a receiver on loopback. The webhook
- * engine sends through these routes; this module holds and checks the table.
+ * Routes of outbound webhook deliveries (README "Webhooks › Where deliveries go"): a public URL prefix mapped to a
+ * local URL, so that a destination configured as https://hooks.example.com/... reaches a receiver on loopback. The
+ * webhook engine sends through these routes; this module holds and checks the table.
  *
  * A route's `from` is an https origin with an optional path: no credentials, query or fragment. It is kept
  * normalized as the URL parser reads it (host in lower case, port 443 dropped, dot segments resolved, a

@@ -124,7 +124,8 @@ describe('Transport over real HTTP: only a complete response is an answer', () =
     const { outcome, elapsedMs } = await send(r.origin, SHORT);
     expect(outcome).toEqual({ kind: 'no_answer' });
     expect(elapsedMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
-    expect(elapsedMs).toBeLessThan(TIMEOUT_MS + 1_000);
+    // At the time-out, not when the body ends (never): room for a loaded machine, far below the patient limit.
+    expect(elapsedMs).toBeLessThan(TIMEOUT_MS + 4_000);
   });
 
   it('a Content-Length body that stops arriving with the connection open is no answer at the time-out', async () => {

@@ -1,16 +1,17 @@
 /**
- * The outbound transport of webhook deliveries (DESIGN §2 src/network). It signs and sends one attempt and
+ * The outbound transport of webhook deliveries (ARCHITECTURE.md "Layers"). It signs and sends one attempt and
  * reports what the network made of it as a plain outcome; the core decides what that means for the event.
  *
  * Where a delivery goes, by the destination URL: a route to an in-process handler, a route to a local URL
  * (real HTTP through node:http, redirects not followed), or, for any other URL, the built-in inbox, which
- * answers 200. The public internet is never reached. Delivery faults (DESIGN §6) apply before the receiver
+ * answers 200. The public internet is never reached. Delivery faults (README "Faults") apply before the receiver
  * is reached. An answer counts only once complete, its whole body read (spec: WH-EVT-56).
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { EventKind, NetworkOutcome } from '../core/webhooks/events.js';
 import type { DeliveryFaultEffect, DeliveryFaultMatch } from '../engine/faults.js';
+import type { DeliverySeen } from '../engine/near-misses.js';
 import { VERSION } from '../version.js';
 import type { Inbox } from './inbox.js';
 import type { ReceiverHandler, RouteTable } from './routes.js';
@@ -32,7 +33,8 @@ const TAMPERED_TIMESTAMP_AGE_S = 600;
  * implementation; the transport sees only this, and gives the effects their meaning (send, signed).
  */
 export interface DeliveryFaults {
-  takeDelivery(request: DeliveryFaultMatch): { readonly effect: DeliveryFaultEffect } | undefined;
+  /** `seen`: the delivery's event and attempt, for the fault's near-misses. */
+  takeDelivery(request: DeliveryFaultMatch, seen?: DeliverySeen): { readonly effect: DeliveryFaultEffect } | undefined;
 }
 
 export interface OutboundDelivery {
@@ -102,7 +104,7 @@ export class Transport {
    * and as a promise otherwise: most attempts need no promise at all (measured, bench/run.ts webhooks()).
    */
   send(delivery: OutboundDelivery): TransportResult | Promise<TransportResult> {
-    const effect = this.faults.takeDelivery({ url: delivery.url, eventType: delivery.tipo, companyId: delivery.companyId })?.effect;
+    const effect = this.faults.takeDelivery({ url: delivery.url, eventType: delivery.tipo, companyId: delivery.companyId }, delivery)?.effect;
     if (effect && 'status' in effect) return atOnce({ kind: 'response', status: effect.status });
     if (effect && 'redirect' in effect) return atOnce({ kind: 'response', status: 302 });
     if (effect && 'refuse' in effect) return atOnce({ kind: 'refused' });

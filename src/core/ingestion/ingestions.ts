@@ -1,6 +1,6 @@
 /**
  * Batch ingestion into a catalog (spec "POST /v1/catalogos/ingestoes", "Ingestion receipt"; the rest of the
- * flow is unshown and defined by issue 5, README "Batch ingestion"). Lifecycle:
+ * flow is unshown and defined by README "Batch ingestion"). Lifecycle:
  *
  *   (none)     --iniciar-->        aberta              POST: one open ingestion per catalog
  *   aberta     --receber_lote-->   aberta              PUT a batch (the same number again: same content is a

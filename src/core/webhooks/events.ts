@@ -1,5 +1,6 @@
 /**
- * Webhook events and their delivery (spec "Events", "Event delivery", "Delivery attempt"; DESIGN §5).
+ * Webhook events and their delivery (spec "Events", "Event delivery", "Delivery attempt";
+ * README "Webhooks › Delivery").
  *
  * Event (`estado`):
  *
@@ -100,14 +101,14 @@ export type NetworkOutcome =
   | { readonly kind: 'timeout' };
 
 export interface DeliveryPolicy {
-  /** Waits before attempts 2..8, from the end of the previous attempt (DESIGN §5). */
+  /** Waits before attempts 2..8, from the end of the previous attempt (README "Webhooks › Delivery"). */
   readonly retryWaitsMs: readonly number[];
   readonly attemptTimeoutMs: number;
   readonly cycleMs: number;
   readonly maxAttemptsPerCycle: number;
 }
 
-/** DESIGN §5: Svix's schedule squeezed into the spec's 24 hours; 15 s per attempt. */
+/** Svix's schedule squeezed into the spec's 8 attempts in 24 hours (spec: WH-EVT-58, WH-EVT-60); 15 s per attempt. */
 export const DEFAULT_DELIVERY_POLICY: DeliveryPolicy = {
   retryWaitsMs: [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 7 * HOUR, 8 * HOUR],
   attemptTimeoutMs: 15 * SECOND,

@@ -1,7 +1,7 @@
 /**
  * The answers of the analyses (spec "Resources › Analysis acceptance", "Analysis or surveillance execution
- * (list item)"; DESIGN §3 for the detail and the findings). The list item and the findings are the surveillance
- * executions' (src/http/contract/executions.ts).
+ * (list item)"; README "The API" for the paths of the detail and the findings). The list item and the findings are the
+ * surveillance executions' (src/http/contract/executions.ts).
  */
 import * as z from 'zod';
 import { ExecutionItem, FindingsByType, jobTimes } from './executions.js';

@@ -1,7 +1,7 @@
 /**
  * The answers of the surveillance executions (spec "Resources › Analysis or surveillance execution (list item)",
- * "Surveillance finding"; DESIGN §3 for the detail). The list item, the finding and the findings page are the
- * analyses' too (src/http/contract/analyses.ts): the spec gives them one table each for both.
+ * "Surveillance finding"; README "The API" for the detail's path). The list item, the finding and the findings page are
+ * the analyses' too (src/http/contract/analyses.ts): the spec gives them one table each for both.
  */
 import * as z from 'zod';
 import { FINDING_TYPES } from '../../core/regulatory/rules.js';
@@ -66,7 +66,7 @@ export const FindingsByType = component(
   'How many findings of each tipo.',
 );
 
-/** The fields of a detail the spec does not show, beyond the list item's (DESIGN §3). */
+/** The fields of a detail the spec does not show, beyond the list item's. */
 export const jobTimes = {
   iniciada_em: choice(dateTime.nullable(), 'The spec does not show the detail: when the run started, null while pendente.'),
   terminada_em: choice(dateTime.nullable(), 'The spec does not show the detail: when it concluded or failed, null before.'),

@@ -1,6 +1,7 @@
 /**
- * The answers of batch ingestion (spec "Resources › Ingestion receipt"; DESIGN §3 for the batch, close, read and
- * apply operations, whose payloads the spec does not show: README "Batch ingestion" says what they answer).
+ * The answers of batch ingestion (spec "Resources › Ingestion receipt"; README "The API" for the paths of the batch,
+ * close, read and apply operations, whose payloads the spec does not show: README "Batch ingestion" says what they
+ * answer).
  */
 import * as z from 'zod';
 import { choice, component, dateTime, int, oneOf, uuid } from './wire.js';

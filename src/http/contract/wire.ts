@@ -84,7 +84,7 @@ type Tag = (typeof TAGS)[number]['name'];
 export interface OperationDoc {
   /** operationId: an English verb phrase in camelCase, stable (client generators name methods after it). */
   readonly id: string;
-  /** The spec's purpose line (or DESIGN's for the operations the spec does not show). */
+  /** The spec's purpose line (for an operation the spec does not show, one written in the same style). */
   readonly summary: string;
   readonly tag: Tag;
   readonly success: Readonly<Record<number, SuccessDoc>>;

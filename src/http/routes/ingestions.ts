@@ -1,5 +1,5 @@
 /**
- * Batch ingestion (spec "POST /v1/catalogos/ingestoes", "Ingestion receipt"; DESIGN §3 for the other paths;
+ * Batch ingestion (spec "POST /v1/catalogos/ingestoes", "Ingestion receipt"; README "The API" for the other paths;
  * README "Batch ingestion" for everything the spec leaves unshown).
  */
 import type { z } from 'zod';
