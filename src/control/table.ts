@@ -32,6 +32,10 @@ const JOURNAL_QUERY = JOURNAL_FILTER_FIELDS.map((f) => ({ name: f.name, descript
 /** The same, of one company's journal: its company is the path's. */
 const COMPANY_JOURNAL_QUERY = JOURNAL_QUERY.filter((q) => q.name !== 'companyId');
 
+/** The journal's filters on the inspector's timeline: a company's, but its `limit` (the timeline's is a page's size). */
+const TIMELINE_FILTER_QUERY = COMPANY_JOURNAL_QUERY.filter((q) => q.name !== 'limit').map((q) => ({ name: q.name, description: `${q.description} Method, path, status, codigo, replayed and faultId keep the requests and control calls they match, and nothing else; from and to keep every item in range.` }));
+const timelineFilterOf = (query: Readonly<Record<string, string | undefined>>): JournalFilter => ({ ...journalFilterOf(query), limit: undefined });
+
 /**
  * A query of the journal's controls as the JournalFilter the in-process control takes: the digits of a field read as
  * a number, and `true` or `false` of one read as a boolean, become that; any other text stays text, which the
@@ -823,10 +827,13 @@ export const CONTROLS = [
     query: [
       { name: 'limit', description: `Items per page: 1 to 1000 (default 200).` },
       { name: 'before', description: 'The nextBefore of the previous page: the page after it.' },
+      // The journal's filters but its limit (a page has its own): method, path, status, codigo, replayed and faultId
+      // keep the API's requests and the control calls they match, and nothing else; from and to every item in range.
+      ...TIMELINE_FILTER_QUERY,
     ],
     success: { 200: { description: 'The page.', body: 'timeline' } },
-    errors: { 404: NO_COMPANY, 422: 'valor_invalido: a limit out of range, a cursor no page gave, an unknown or repeated parameter (caminho names it).' },
-    run: ({ activity, params, query }) => timelineAnswer(activity, params.companyId, query),
+    errors: { 404: NO_COMPANY, 422: 'valor_invalido: a limit out of range, a cursor no page gave, a value a filter does not accept, an unknown or repeated parameter (caminho names it).' },
+    run: ({ activity, params, query }) => timelineAnswer(activity, params.companyId, query, timelineFilterOf(query)),
   }),
   control({
     method: 'GET',

@@ -46,7 +46,6 @@ async function putWebhook(emu: Emulator, token: string, key: string, body: strin
   return emu.fetch('/v1/webhook', { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key, 'if-none-match': '*' }, body });
 }
 
-/** Reads server-sent frames from a stream: each `event:`/`data:` block, comments kept as `: …`. */
 /** The characters of headers' names and values, as the history counts them. */
 function headerChars(headers: Headers): number {
   let n = 0;
@@ -54,6 +53,7 @@ function headerChars(headers: Headers): number {
   return n;
 }
 
+/** Reads server-sent frames from a stream: each `event:`/`data:` block, comments kept as `: …`. */
 function frames(body: ReadableStream<Uint8Array>) {
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -340,6 +340,39 @@ describe('the timeline', () => {
     const noItem = await emu.fetch(`/_emulator/inspector/companies/${acme.companyId}/items/req:nada`);
     expect(noItem.status).toBe(404);
     expect(((await noItem.json()) as { erro: { codigo: string } }).erro.codigo).toBe('item_nao_encontrado');
+  });
+
+  it("filters by the journal's filter, server-side: a call's method, path glob, status or class, codigo, faultId; every item by from and to", async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const auth = { authorization: `Bearer ${acme.token}` };
+    const fault = emu.companies.scope(acme.companyId).faults.add({ target: 'api', match: { path: '/v1/contexto' }, effect: { status: 503 }, times: 1 });
+    expect((await emu.fetch('/v1/contexto', { headers: auth })).status).toBe(503);
+    expect((await emu.fetch('/v1/empresa', { headers: auth })).status).toBe(200);
+    await emu.clock.advance('1h');
+    expect((await emu.fetch('/v1/catalogos/nada', { headers: auth })).status).toBe(422);
+    const titles = async (query: string) => (await timeline(emu, acme.companyId, query)).items.map((i) => i.title.split(' → ')[0]);
+    expect(await titles('?method=get')).toEqual(['GET /v1/catalogos/nada', 'GET /v1/empresa', 'GET /v1/contexto']);
+    expect(await titles('?path=/v1/catalogos/*')).toEqual(['GET /v1/catalogos/nada']);
+    expect(await titles('?status=5xx')).toEqual(['GET /v1/contexto']);
+    expect(await titles('?status=4xx&codigo=valor_invalido')).toEqual(['GET /v1/catalogos/nada']);
+    expect(await titles(`?faultId=${fault.id}`)).toEqual(['GET /v1/contexto']);
+    // The control calls are calls too (the in-process faults.add and clock.advance made none over HTTP).
+    expect((await emu.fetch('/_emulator/clock/advance', json({ by: '1m' }))).status).toBe(200);
+    expect(await titles('?path=/_emulator/**')).toEqual(['POST /_emulator/clock/advance']);
+    // from and to: every item in range, of any kind.
+    const start = emu.clock.now().getTime() - 3_660_000;
+    expect(await titles(`?to=${new Date(start + 1).toISOString()}`)).toEqual(['GET /v1/empresa', 'GET /v1/contexto']);
+    expect(await titles(`?from=${new Date(start + 3_600_000).toISOString()}&method=GET`)).toEqual(['GET /v1/catalogos/nada']);
+    const refused = async (query: string, caminho: string, message: string) => {
+      const response = await emu.fetch(`/_emulator/inspector/companies/${acme.companyId}/timeline${query}`);
+      expect(response.status, query).toBe(422);
+      expect(((await response.json()) as { erro: { caminho: string; mensagem: string } }).erro).toMatchObject({ caminho, mensagem: message });
+    };
+    await refused('?status=6xx', 'query.status', 'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got "6xx".');
+    await refused('?path=v1', 'query.path', 'path must be a glob of 1 to 2048 characters starting with "/" ("*" is any run of characters but "/", "**" any run at all); got "v1".');
+    await refused('?from=2026-01-02&to=2026-01-01', 'query.to', 'to must be after from (from is inclusive, to exclusive): 2026-01-02T00:00:00.000Z to 2026-01-01T00:00:00.000Z keeps nothing.');
+    await refused('?companyId=x', 'query.companyId', expect.any(String) as unknown as string);
   });
 
   it('round-trips its cursors and refuses text no page gave', () => {

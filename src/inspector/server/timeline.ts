@@ -13,6 +13,7 @@
  * journal dropped it, a reset), after its instant.
  */
 import { isoString } from '../../core/time.js';
+import type { JournalQuery, JournalRecord } from '../../engine/journal.js';
 import type { Timeline, TimelineItem } from '../wire.js';
 import type { InspectorView } from './inspector.js';
 import { attemptItem, controlItem, eventItem, findingItem, jobItem, keptAttemptItem, requestItem, taskItem } from './items.js';
@@ -27,7 +28,24 @@ export interface TimelinePage {
   readonly limit: number;
   /** The cursor of the page before (nextBefore), decoded. */
   readonly before: Cursor | undefined;
+  /** The journal's filter (JournalFilter) the page's items pass, read; undefined for none. See TimelineFilter. */
+  readonly filter?: TimelineFilter | undefined;
 }
+
+/**
+ * The journal's filter on a timeline: `method`, `path`, `status`, `codigo`, `replayed` and `faultId` judge what is
+ * an HTTP call (the API's requests and the control calls, by their method, path, status, error code and fault), so
+ * with any of them given nothing else shows; `from` and `to` judge every item by its instant.
+ */
+export interface TimelineFilter {
+  readonly query: JournalQuery;
+  /** Whether it names a field of a call (anything but from and to). */
+  readonly callsOnly: boolean;
+}
+
+/** What a filter reads of an item: a journal record's fields (the request facts none of its tests reads). */
+type Judged = Pick<JournalRecord, 'companyId' | 'method' | 'path' | 'status' | 'codigo' | 'at' | 'replayed' | 'faultId'>;
+const judge = (filter: TimelineFilter, judged: Judged): boolean => filter.query.keeps(judged as JournalRecord);
 
 export interface Cursor {
   readonly at: number;
@@ -59,7 +77,18 @@ const RANK = { control: 0, request: 1, finding: 2, event: 3, attempt: 4, job: 5 
 
 export function companyTimeline(view: InspectorView, companyId: string, page: TimelinePage): Timeline {
   const { world, history } = view;
-  const candidates: Candidate[] = [];
+  const { filter } = page;
+  const all: Candidate[] = [];
+  // Each candidate with what the filter judges of it: a call's own fields, or (for an item that is no call) its instant.
+  const candidates = {
+    push(candidate: Candidate, call?: Judged): void {
+      if (filter !== undefined) {
+        if (call === undefined && filter.callsOnly) return;
+        if (!judge(filter, call ?? { companyId, method: '', path: '', status: 0, codigo: null, at: candidate.at, replayed: false, faultId: null })) return;
+      }
+      all.push(candidate);
+    },
+  };
 
   // The history's entries (oldest first: `order` is their place), the requests it holds noted.
   const recorded = new Set<string>();
@@ -70,10 +99,13 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
       case 'request':
         if (entry.companyId !== companyId) break;
         recorded.add(entry.record.requestId);
-        candidates.push({ at: entry.atMs, rank: RANK.request, order: seq, id: `req:${entry.record.requestId}`, make: () => requestItem(entry.record, entry.error?.codigo ?? entry.record.codigo, true) });
+        candidates.push({ at: entry.atMs, rank: RANK.request, order: seq, id: `req:${entry.record.requestId}`, make: () => requestItem(entry.record, entry.error?.codigo ?? entry.record.codigo, true) }, entry.record);
         break;
       case 'control':
-        if (view.concerns(entry, companyId)) candidates.push({ at: entry.atMs, rank: RANK.control, order: seq, id: `ctl:${seq}`, make: () => controlItem(entry) });
+        if (view.concerns(entry, companyId)) {
+          const call = { companyId, method: entry.method, path: entry.path, status: entry.status, codigo: entry.error?.codigo ?? null, at: entry.atMs, replayed: false, faultId: entry.faultId };
+          candidates.push({ at: entry.atMs, rank: RANK.control, order: seq, id: `ctl:${seq}`, make: () => controlItem(entry) }, call);
+        }
         break;
       case 'job':
         if (entry.companyId === companyId) candidates.push({ at: entry.atMs, rank: RANK.job, order: seq, id: `job:${seq}`, make: () => jobItem(entry) });
@@ -94,7 +126,7 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
   for (let i = 0; i < journal.length; i++) {
     const record = journal[i]!;
     if (recorded.has(record.requestId)) continue;
-    candidates.push({ at: record.at, rank: RANK.request, order: i - journal.length, id: `req:${record.requestId}`, make: () => requestItem(record, record.codigo, false) });
+    candidates.push({ at: record.at, rank: RANK.request, order: i - journal.length, id: `req:${record.requestId}`, make: () => requestItem(record, record.codigo, false) }, record);
   }
   const listed = world.state.webhookEvents.listOf(companyId).entries();
   for (const [eventId, position] of listed) {
@@ -106,21 +138,21 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
     }
   }
 
-  candidates.sort((a, b) => b.at - a.at || b.rank - a.rank || b.order - a.order);
+  all.sort((a, b) => b.at - a.at || b.rank - a.rank || b.order - a.order);
 
   let start = 0;
   const { before } = page;
   if (before !== undefined) {
-    const index = candidates.findIndex((c) => c.id === before.id);
+    const index = all.findIndex((c) => c.id === before.id);
     if (index >= 0) start = index + 1;
     else {
-      start = candidates.findIndex((c) => c.at < before.at);
-      if (start < 0) start = candidates.length;
+      start = all.findIndex((c) => c.at < before.at);
+      if (start < 0) start = all.length;
     }
   }
-  const chosen = candidates.slice(start, start + page.limit);
+  const chosen = all.slice(start, start + page.limit);
   const last = chosen.at(-1);
-  const more = start + chosen.length < candidates.length;
+  const more = start + chosen.length < all.length;
   return {
     companyId,
     now: isoString(world.clock.now()),
