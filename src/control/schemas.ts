@@ -205,6 +205,18 @@ function answerSchemas() {
       })
       .meta({ description: "The emulator's history, one ring for every company: a request it dropped keeps its journal line on the timeline." }),
   });
+  const recordRow = z.strictObject({
+    kind: z.enum(['establishment', 'catalog', 'product', 'webhook', 'event']),
+    id: z.string(),
+    title: z.string(),
+    state: z.string().nullable(),
+    version: z.number().int().nullable(),
+    links: z.array(z.strictObject({ kind: z.enum(['establishment', 'catalog', 'product', 'webhook', 'event', 'attempt']), id: z.string() })).meta({ description: 'catalog → establishment, establishment → catalog, product → catalogs, event → destination and attempts (<eventId>:<n>).' }),
+    value: z.unknown().meta({ description: 'The record as the API presents it; secrets masked.' }),
+  });
+  const recordList = z.strictObject({ items: z.array(recordRow), total: z.number().int() });
+  const inspectorRecords = z.strictObject({ companyId: z.string(), establishments: recordList, catalogs: recordList, products: recordList, webhook: recordRow.nullable(), events: recordList });
+  const inspectorPanels = z.strictObject({ faults: z.array(faultViewSchema()), inbox: z.array(inboxEntry), routes: z.array(networkRoute), report });
   const itemDetail = z.strictObject({
     item: timelineItem,
     sections: z.array(z.strictObject({ title: z.string(), kind: z.enum(['json', 'headers', 'text', 'table']), value: z.unknown() })).meta({ description: 'Tokens and secrets masked.' }),
@@ -261,6 +273,8 @@ function answerSchemas() {
     companySnapshot: companySnapshotSchema,
     timeline,
     itemDetail,
+    inspectorRecords,
+    inspectorPanels,
     receiverCheck: receiverCheckResult,
     // Named schemas the answers above hold: the document names them too.
     faultView: faultViewSchema(),

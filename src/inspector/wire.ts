@@ -62,9 +62,47 @@ export interface ItemDetail {
 }
 
 /** One frame of GET /_emulator/inspector/stream?companyId=ID (server-sent events). */
+/**
+ * A company's records now (GET /_emulator/inspector/companies/{id}/records): each kind's first 500, in the API's
+ * order, and its total.
+ */
+export interface CompanyRecords {
+  companyId: string;
+  establishments: RecordList;
+  catalogs: RecordList;
+  products: RecordList;
+  webhook: RecordRow | null;
+  events: RecordList;
+}
+
+export interface RecordList {
+  items: RecordRow[];
+  total: number;
+}
+
+/** One record: what the page lists, its links to the others, and its fields as the API presents them (masked). */
+export interface RecordRow {
+  kind: 'establishment' | 'catalog' | 'product' | 'webhook' | 'event';
+  id: string;
+  title: string;
+  state: string | null;
+  version: number | null;
+  links: { kind: RecordRow['kind'] | 'attempt'; id: string }[];
+  value: unknown;
+}
+
+/** The side panels of a company (GET /_emulator/inspector/companies/{id}/panels), read in one call. */
+export interface Panels {
+  faults: unknown[];
+  inbox: unknown[];
+  routes: { from: string; to: string }[];
+  report: unknown;
+}
+
 export type StreamFrame =
   | { event: 'item'; data: TimelineItem }
-  | { event: 'clock'; data: { now: string } }
+  /** The company's clock, and the tasks ahead of it (as a timeline's `ahead`): sent when either may have changed. */
+  | { event: 'clock'; data: { now: string; ahead: TimelineItem[] } }
   | { event: 'reset'; data: Record<string, never> };
 
 /** GET /_emulator/inspector/demo and POST /_emulator/inspector/demo/next */

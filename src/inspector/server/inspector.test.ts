@@ -462,20 +462,37 @@ describe('the stream', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const stream = frames(response.body!);
-    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString() } });
+    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString(), ahead: [] } });
     const answer = await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${acme.token}` } });
     const frame = (await stream.next()) as { event: string; data: TimelineItem };
     expect(frame).toEqual({ event: 'item', data: { id: `req:${answer.headers.get('x-request-id')}`, kind: 'request', at: emu.clock.info().now.toISOString(), title: 'GET /v1/empresa → 200', status: 200, tone: 'ok', tags: [], detail: true } });
     const moved = await emu.fetch('/_emulator/clock/advance', json({ by: '1h' }));
     expect(moved.status).toBe(200);
-    expect(((await stream.next()) as { event: string }).event).toBe('item'); // the advance itself
-    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString() } });
+    // The move as it happens (the clock tells it), then the advance's own call once it answered.
+    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString(), ahead: [] } });
+    expect(((await stream.next()) as { data: TimelineItem }).data.title).toBe('POST /_emulator/clock/advance → 200 (now 2026-01-01T01:00:00.000Z, ran 1 task)');
     emu.companies.reset(acme.companyId);
     expect(await stream.next()).toEqual({ event: 'reset', data: {} });
     const inspector = inspectorOf(emu.feed);
     expect(inspector.streams).toBe(1);
     await stream.reader.cancel();
     expect(inspector.streams).toBe(0);
+  });
+
+  it('sends a clock frame with the tasks ahead when an item planned one: the page reads nothing of its own', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const response = await emu.fetch(`/_emulator/inspector/stream?companyId=${acme.companyId}`);
+    const stream = frames(response.body!);
+    expect(((await stream.next()) as { data: { ahead: unknown[] } }).data.ahead).toEqual([]);
+    const analysis = await emu.fetch('/v1/analises', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'analysis-0000000002' }, body: '{}' });
+    expect(analysis.status).toBe(202);
+    expect(((await stream.next()) as { data: TimelineItem }).data.title).toBe('POST /v1/analises → 202');
+    const clock = (await stream.next()) as { event: string; data: { now: string; ahead: TimelineItem[] } };
+    expect(clock.event).toBe('clock');
+    expect(clock.data.ahead).toEqual((await timeline(emu, acme.companyId)).ahead);
+    expect(clock.data.ahead.length).toBeGreaterThan(0);
+    await stream.reader.cancel();
   });
 
   it('sends a reset frame when the emulator or its company is restored from a snapshot, and keeps what it recorded', async () => {
@@ -507,7 +524,7 @@ describe('the stream', () => {
     expect(((await stream.next()) as { event: string }).event).toBe('clock');
     emu.companies.remove(acme.companyId);
     expect(await stream.next()).toEqual({ event: 'reset', data: {} });
-    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString() } });
+    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString(), ahead: [] } });
     expect(await stream.next()).toBeUndefined();
     expect(inspector.streams).toBe(0);
   });

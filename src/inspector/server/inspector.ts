@@ -11,12 +11,13 @@ import type { ActivityFeed, ObservedEmulator } from '../../engine/activity.js';
 import type { EngineChange } from '../../engine/engine.js';
 import type { JournalRecord } from '../../engine/journal.js';
 import type { World } from '../../engine/world.js';
-import type { ItemDetail, StreamFrame, Timeline, TimelineItem } from '../wire.js';
+import type { CompanyRecords, ItemDetail, StreamFrame, Timeline, TimelineItem } from '../wire.js';
 import { itemDetail } from './detail.js';
 import { eventStream } from './event-stream.js';
 import { History, type HistoryEntry, type HistoryTap, type KeptControl } from './history.js';
 import { attemptItem, controlItem, eventItem, findingItem, jobItem, keptAttemptItem, requestItem } from './items.js';
-import { companyTimeline, type TimelinePage } from './timeline.js';
+import { aheadOf, companyTimeline, type TimelinePage } from './timeline.js';
+import { companyRecords } from './records.js';
 
 const KEEP_ALIVE_MS = 15_000;
 const CLOCK_POLL_MS = 1_000;
@@ -31,6 +32,10 @@ interface Watcher {
   /** Held while the stream is open (see stream()). */
   readonly request: Request;
   lastNow: number;
+  /** The tasks ahead as last sent (their JSON): a clock frame goes when they or the instant changed. */
+  lastAhead: string;
+  /** A clock frame is due at the end of this turn (several items in a row make one). */
+  due: boolean;
   send<F extends StreamFrame>(event: F['event'], data: F['data']): void;
   end(): void;
 }
@@ -84,6 +89,11 @@ export class Inspector implements HistoryTap {
     return companyTimeline(this.#view(world), companyId, page);
   }
 
+  /** The company's records as they are now (records.ts); UnknownCompany. */
+  records(companyId: string): CompanyRecords {
+    return companyRecords(this.#worldOf(companyId), companyId);
+  }
+
   /**
    * An item of the company's timeline with its sections; UnknownCompany, UnknownItem. A request's answer body is
    * read a moment after the answer left (a copy of its stream): a detail asked for in between waits for it.
@@ -107,14 +117,14 @@ export class Inspector implements HistoryTap {
    */
   stream(companyId: string, request: Request): ReadableStream<Uint8Array> {
     const signal = request.signal;
-    const world = this.#worldOf(companyId);
+    this.#worldOf(companyId);
     const inspector = this;
     const timers: ReturnType<typeof setInterval>[] = [];
     let self: Watcher;
     return eventStream({
       start(sink) {
-        self = { companyId, request, lastNow: world.clock.now(), send: (event, data) => sink.send(event, data), end: () => sink.end() };
-        self.send('clock', { now: new Date(self.lastNow).toISOString() });
+        self = { companyId, request, lastNow: Number.NaN, lastAhead: '', due: false, send: (event, data) => sink.send(event, data), end: () => sink.end() };
+        inspector.#tellClock(self);
         if (inspector.#closed || signal.aborted) return sink.end();
         inspector.#watchers.add(self);
         signal.addEventListener('abort', self.end);
@@ -160,15 +170,26 @@ export class Inspector implements HistoryTap {
       case 'control': {
         const item = controlItem(entry);
         for (const watcher of this.#watchers) if (this.#concerns(entry, watcher.companyId)) watcher.send('item', item);
-        for (const watcher of this.#watchers) this.#tellClock(watcher);
+        // A control may have moved a clock or planned tasks of any company.
+        for (const watcher of this.#watchers) this.#clockDue(watcher);
         break;
       }
     }
   }
 
-  /** HistoryTap: a clock moved. */
-  clockMoved(_owner: string | null): void {
-    // The streams' clock poll tells it.
+  /** HistoryTap: the clock of the world `owner` owns (null: the shared one) moved. */
+  clockMoved(owner: string | null): void {
+    for (const watcher of this.#watchers) if (this.#emulator.worldOf(watcher.companyId).owner === owner) this.#clockDue(watcher);
+  }
+
+  /** A clock frame for `watcher` at the end of this turn, once however many things asked for one. */
+  #clockDue(watcher: Watcher): void {
+    if (watcher.due) return;
+    watcher.due = true;
+    queueMicrotask(() => {
+      watcher.due = false;
+      if (this.#watchers.has(watcher)) this.#tellClock(watcher);
+    });
   }
 
   /** Whether a stream follows `companyId` (most of the time none does: no item is made). */
@@ -178,19 +199,29 @@ export class Inspector implements HistoryTap {
     return false;
   }
 
-  /** Sends an item to the streams of `companyId`. */
+  /** Sends an item to the streams of `companyId` (and then its clock frame: an item may have run or planned a task). */
   #tell(companyId: string, item: TimelineItem): void {
-    for (const watcher of this.#watchers) if (watcher.companyId === companyId) watcher.send('item', item);
+    for (const watcher of this.#watchers) {
+      if (watcher.companyId !== companyId) continue;
+      watcher.send('item', item);
+      this.#clockDue(watcher);
+    }
   }
 
-  /** A `clock` frame when the company's clock moved since the last one; the end of the stream when the company is gone. */
+  /**
+   * A `clock` frame when the company's clock moved or its tasks ahead changed since the last one (the page then needs
+   * no read of its own); the end of the stream when the company is gone.
+   */
   #tellClock(watcher: Watcher): void {
     const world = this.#emulator.worldOf(watcher.companyId);
     if (!world.state.companies.has(watcher.companyId)) return watcher.end();
     const now = world.clock.now();
-    if (now === watcher.lastNow) return;
+    const ahead = aheadOf(world, watcher.companyId);
+    const aheadText = JSON.stringify(ahead);
+    if (now === watcher.lastNow && aheadText === watcher.lastAhead) return;
     watcher.lastNow = now;
-    watcher.send('clock', { now: new Date(now).toISOString() });
+    watcher.lastAhead = aheadText;
+    watcher.send('clock', { now: new Date(now).toISOString(), ahead });
   }
 
   #changed(change: EngineChange): void {
@@ -204,6 +235,7 @@ export class Inspector implements HistoryTap {
       if (companyId !== null && watcher.companyId !== companyId) continue;
       watcher.send('reset', {});
       watcher.lastNow = Number.NaN;
+      watcher.lastAhead = '';
       this.#tellClock(watcher);
     }
   }

@@ -14,9 +14,17 @@
  */
 import { isoString } from '../../core/time.js';
 import type { JournalQuery, JournalRecord } from '../../engine/journal.js';
+import type { World } from '../../engine/world.js';
 import type { Timeline, TimelineItem } from '../wire.js';
 import type { InspectorView } from './inspector.js';
+import { bodyText, type KeptBody } from './history.js';
+
+/** Whether a kept body names `id`. */
+const keptNames = (body: KeptBody | null, id: string): boolean => body !== null && bodyText(body).text.includes(id);
 import { attemptItem, controlItem, eventItem, findingItem, jobItem, keptAttemptItem, requestItem, taskItem } from './items.js';
+
+/** The tasks and deadlines ahead of a company on its clock, soonest first: a timeline's `ahead`, a clock frame's. */
+export const aheadOf = (world: World, companyId: string): TimelineItem[] => world.clock.upcoming(companyId, AHEAD_LIMIT).map(taskItem);
 
 /** Items a page holds by default, and at most. */
 export const DEFAULT_LIMIT = 200;
@@ -30,6 +38,11 @@ export interface TimelinePage {
   readonly before: Cursor | undefined;
   /** The journal's filter (JournalFilter) the page's items pass, read; undefined for none. See TimelineFilter. */
   readonly filter?: TimelineFilter | undefined;
+  /**
+   * Only the items that touched the record with this id (the records view's link): the requests whose path or kept
+   * bodies name it, the control calls whose path does, its events and their attempts, the job runs on it.
+   */
+  readonly touches?: string | undefined;
 }
 
 /**
@@ -77,11 +90,13 @@ const RANK = { control: 0, request: 1, finding: 2, event: 3, attempt: 4, job: 5 
 
 export function companyTimeline(view: InspectorView, companyId: string, page: TimelinePage): Timeline {
   const { world, history } = view;
-  const { filter } = page;
+  const { filter, touches } = page;
   const all: Candidate[] = [];
-  // Each candidate with what the filter judges of it: a call's own fields, or (for an item that is no call) its instant.
+  // Each candidate with what the filter judges of it (a call's own fields, or, for an item that is no call, its
+  // instant) and whether it names the record `touches` asks for.
   const candidates = {
-    push(candidate: Candidate, call?: Judged): void {
+    push(candidate: Candidate, call?: Judged, names?: (id: string) => boolean): void {
+      if (touches !== undefined && (names === undefined || !names(touches))) return;
       if (filter !== undefined) {
         if (call === undefined && filter.callsOnly) return;
         if (!judge(filter, call ?? { companyId, method: '', path: '', status: 0, codigo: null, at: candidate.at, replayed: false, faultId: null })) return;
@@ -99,24 +114,24 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
       case 'request':
         if (entry.companyId !== companyId) break;
         recorded.add(entry.record.requestId);
-        candidates.push({ at: entry.atMs, rank: RANK.request, order: seq, id: `req:${entry.record.requestId}`, make: () => requestItem(entry.record, entry.error?.codigo ?? entry.record.codigo, true) }, entry.record);
+        candidates.push({ at: entry.atMs, rank: RANK.request, order: seq, id: `req:${entry.record.requestId}`, make: () => requestItem(entry.record, entry.error?.codigo ?? entry.record.codigo, true) }, entry.record, (id) => entry.record.path.includes(id) || keptNames(entry.requestBody, id) || keptNames(entry.responseBody, id));
         break;
       case 'control':
         if (view.concerns(entry, companyId)) {
           const call = { companyId, method: entry.method, path: entry.path, status: entry.status, codigo: entry.error?.codigo ?? null, at: entry.atMs, replayed: false, faultId: entry.faultId };
-          candidates.push({ at: entry.atMs, rank: RANK.control, order: seq, id: `ctl:${seq}`, make: () => controlItem(entry) }, call);
+          candidates.push({ at: entry.atMs, rank: RANK.control, order: seq, id: `ctl:${seq}`, make: () => controlItem(entry) }, call, (id) => entry.path.includes(id));
         }
         break;
       case 'job':
-        if (entry.companyId === companyId) candidates.push({ at: entry.atMs, rank: RANK.job, order: seq, id: `job:${seq}`, make: () => jobItem(entry) });
+        if (entry.companyId === companyId) candidates.push({ at: entry.atMs, rank: RANK.job, order: seq, id: `job:${seq}`, make: () => jobItem(entry) }, undefined, (id) => entry.subjectId === id);
         break;
       case 'finding':
-        if (entry.companyId === companyId) candidates.push({ at: entry.atMs, rank: RANK.finding, order: seq, id: `fnd:${seq}`, make: () => findingItem(entry) });
+        if (entry.companyId === companyId) candidates.push({ at: entry.atMs, rank: RANK.finding, order: seq, id: `fnd:${seq}`, make: () => findingItem(entry) }, undefined, (id) => entry.message.includes(id));
         break;
       case 'delivery':
         // Only an attempt whose event is gone from the state: the state tells the others as they are now.
         if (entry.companyId === companyId && events.get(entry.eventId)?.companyId !== companyId) {
-          candidates.push({ at: entry.atMs, rank: RANK.attempt, order: seq, id: `att:${entry.eventId}:${entry.attempt}`, make: () => keptAttemptItem(entry) });
+          candidates.push({ at: entry.atMs, rank: RANK.attempt, order: seq, id: `att:${entry.eventId}:${entry.attempt}`, make: () => keptAttemptItem(entry) }, undefined, (id) => entry.eventId === id);
         }
         break;
     }
@@ -126,15 +141,16 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
   for (let i = 0; i < journal.length; i++) {
     const record = journal[i]!;
     if (recorded.has(record.requestId)) continue;
-    candidates.push({ at: record.at, rank: RANK.request, order: i - journal.length, id: `req:${record.requestId}`, make: () => requestItem(record, record.codigo, false) }, record);
+    candidates.push({ at: record.at, rank: RANK.request, order: i - journal.length, id: `req:${record.requestId}`, make: () => requestItem(record, record.codigo, false) }, record, (id) => record.path.includes(id));
   }
   const listed = world.state.webhookEvents.listOf(companyId).entries();
   for (const [eventId, position] of listed) {
     const event = events.get(eventId);
     if (event === undefined) continue;
-    candidates.push({ at: event.criadoEm, rank: RANK.event, order: position, id: `evt:${event.id}`, make: () => eventItem(event) });
+    const names = (id: string) => event.id === id || event.destinoId === id || event.body.includes(id);
+    candidates.push({ at: event.criadoEm, rank: RANK.event, order: position, id: `evt:${event.id}`, make: () => eventItem(event) }, undefined, names);
     for (const attempt of event.attempts) {
-      candidates.push({ at: attempt.iniciadaEm, rank: RANK.attempt, order: position * 1_000 + attempt.tentativa, id: `att:${event.id}:${attempt.tentativa}`, make: () => attemptItem(event, attempt, view.attemptsPerCycle) });
+      candidates.push({ at: attempt.iniciadaEm, rank: RANK.attempt, order: position * 1_000 + attempt.tentativa, id: `att:${event.id}:${attempt.tentativa}`, make: () => attemptItem(event, attempt, view.attemptsPerCycle) }, undefined, names);
     }
   }
 
@@ -159,7 +175,7 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
     clock: world.owner === companyId ? 'own' : 'shared',
     items: chosen.map((c) => c.make()),
     nextBefore: more && last !== undefined ? encodeCursor({ at: last.at, id: last.id }) : null,
-    ahead: world.clock.upcoming(companyId, AHEAD_LIMIT).map(taskItem),
+    ahead: aheadOf(world, companyId),
     history: history.counts(companyId),
   };
 }
