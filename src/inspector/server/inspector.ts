@@ -36,6 +36,8 @@ interface Watcher {
   lastAhead: string;
   /** A clock frame is due at the end of this turn (several items in a row make one). */
   due: boolean;
+  /** The list position of the company's newest webhook event the stream told of (events are raised by requests and controls, told at the end of their turn). */
+  eventPosition: number | undefined;
   send<F extends StreamFrame>(event: F['event'], data: F['data']): void;
   end(): void;
 }
@@ -123,7 +125,8 @@ export class Inspector implements HistoryTap {
     let self: Watcher;
     return eventStream({
       start(sink) {
-        self = { companyId, request, lastNow: Number.NaN, lastAhead: '', due: false, send: (event, data) => sink.send(event, data), end: () => sink.end() };
+        const [newest] = inspector.#emulator.worldOf(companyId).state.webhookEvents.listOf(companyId).before();
+        self = { companyId, request, lastNow: Number.NaN, lastAhead: '', due: false, eventPosition: newest?.[1], send: (event, data) => sink.send(event, data), end: () => sink.end() };
         inspector.#tellClock(self);
         if (inspector.#closed || signal.aborted) return sink.end();
         inspector.#watchers.add(self);
@@ -215,6 +218,13 @@ export class Inspector implements HistoryTap {
   #tellClock(watcher: Watcher): void {
     const world = this.#emulator.worldOf(watcher.companyId);
     if (!world.state.companies.has(watcher.companyId)) return watcher.end();
+    // The events raised since the last frame (by a request, a control, a job), each once: their attempts follow as items.
+    const events = world.state.webhookEvents;
+    for (const [eventId, position] of events.listOf(watcher.companyId).after(watcher.eventPosition)) {
+      watcher.eventPosition = position;
+      const event = events.get(eventId);
+      if (event !== undefined) watcher.send('item', eventItem(event));
+    }
     const now = world.clock.now();
     const ahead = aheadOf(world, watcher.companyId);
     const aheadText = JSON.stringify(ahead);
@@ -236,6 +246,9 @@ export class Inspector implements HistoryTap {
       watcher.send('reset', {});
       watcher.lastNow = Number.NaN;
       watcher.lastAhead = '';
+      // After a reset or restore the page reads the timeline again: the stream tells only events newer than now.
+      const [newest] = this.#emulator.worldOf(watcher.companyId).state.webhookEvents.listOf(watcher.companyId).before();
+      watcher.eventPosition = newest?.[1];
       this.#tellClock(watcher);
     }
   }
