@@ -75,7 +75,7 @@ export interface CompanyRecords {
   events: RecordList;
 }
 
-export interface RecordList {
+interface RecordList {
   items: RecordRow[];
   total: number;
 }

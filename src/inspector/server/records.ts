@@ -15,7 +15,7 @@ import type { CompanyRecords, RecordRow } from '../wire.js';
 import { maskJson } from './mask.js';
 
 /** Records of each kind listed at most. */
-export const MAX_RECORDS = 500;
+const MAX_RECORDS = 500;
 
 export function companyRecords(world: World, companyId: string): CompanyRecords {
   const { state } = world;

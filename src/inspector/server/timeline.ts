@@ -50,7 +50,7 @@ export interface TimelinePage {
  * an HTTP call (the API's requests and the control calls, by their method, path, status, error code and fault), so
  * with any of them given nothing else shows; `from` and `to` judge every item by its instant.
  */
-export interface TimelineFilter {
+interface TimelineFilter {
   readonly query: JournalQuery;
   /** Whether it names a field of a call (anything but from and to). */
   readonly callsOnly: boolean;
