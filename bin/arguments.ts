@@ -20,6 +20,9 @@ export const OPTIONS = {
   'allow-host': { type: 'string', multiple: true },
   'control-token': { type: 'string' },
   'max-stored-answers': { type: 'string' },
+  'history-entries': { type: 'string' },
+  'history-bytes': { type: 'string' },
+  'log-inspector': { type: 'boolean' },
   state: { type: 'string' },
   'state-sync': { type: 'boolean' },
   fixtures: { type: 'string' },
@@ -57,7 +60,7 @@ export const CONFORMANCE_OPTIONS = ['base-url', 'token', 'token-for', 'other-tok
 
 /** The options each command takes, besides --help and --version, which every command takes. */
 export const COMMAND_OPTIONS = {
-  serve: ['port', 'host', 'seed', 'clock', 'start', 'route', 'log', 'quiet', 'json', 'ready-file', 'max-stored-answers', 'allow-host', 'control-token', 'no-controls', 'state', 'state-sync', 'fixtures', 'report'],
+  serve: ['port', 'host', 'seed', 'clock', 'start', 'route', 'log', 'quiet', 'json', 'ready-file', 'max-stored-answers', 'history-entries', 'history-bytes', 'log-inspector', 'allow-host', 'control-token', 'no-controls', 'state', 'state-sync', 'fixtures', 'report'],
   demo: ['ui', 'port', 'no-open'],
   openapi: ['controls'],
   conformance: [...CONFORMANCE_OPTIONS, 'json'],

@@ -3,7 +3,8 @@
  * catalog-emulator [serve] [--port 4747] [--host 127.0.0.1] [--seed N] [--clock real|manual]
  *                  [--start ISO] [--route FROM=TO]... [--log pretty|json|silent] [--max-stored-answers N]
  *                  [--allow-host NAME]... [--control-token TOKEN] [--state FILE [--state-sync]] [--fixtures FILE]
- *                  [--quiet KINDS] [--json] [--ready-file PATH] [--report FILE]
+ *                  [--quiet KINDS] [--log-inspector] [--history-entries N] [--history-bytes SIZE] [--json]
+ *                  [--ready-file PATH] [--report FILE]
  * catalog-emulator demo [NAME] [--ui [--port N] [--no-open]]
  * catalog-emulator openapi [--controls]
  * catalog-emulator conformance --base-url URL --token T [--token-for PERMISSION=T]... [--other-token T]
@@ -24,7 +25,7 @@ import { COMMAND_OPTIONS, CONFORMANCE_OPTIONS, foreignOption, parseCommandLine, 
 import { commandUsage, COMMANDS } from './help.js';
 import { isRemoteCommand, runRemoteCommand } from './remote-run.js';
 import { REMOTE_OPTIONS, REMOTE_USAGE_LINES } from './remote-usage.js';
-import { formatActivity, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
+import { formatActivity, isInspectorOwn, LOG_KINDS, quietKinds, wantsColor } from './log-format.js';
 import { parseDuration, parseSize } from './quantities.js';
 import { withEnvironment } from './serve-env.js';
 import { banner, prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
@@ -68,6 +69,11 @@ Options of serve:
   --quiet KINDS       leave these out of the log: requests, controls, deliveries, jobs,
                       findings
                       (comma-separated or repeated)
+  --log-inspector     also log the inspector page's own calls (/_emulator/ui, /_emulator/inspector/…):
+                      left out of the log by default
+  --history-entries N the inspector's history: entries kept for all companies (default 10000; 0: none)
+  --history-bytes SIZE
+                      its bound in bytes of bodies and headers (default 16MiB; e.g. 64MiB; 0: none)
   --json              print the start as one JSON line instead of the banner (url, controls, docs,
                       inspector, companies with their tokens, clock, seed, version, pid); stdout
                       then carries JSON lines only: the log follows as json, or on stderr with
@@ -94,13 +100,15 @@ Options of serve:
                       a .json file, Markdown for .md
 
 Environment of serve (for containers; the flag wins, and an empty variable counts as unset):
-  PORT                            --port
-  CATALOG_EMULATOR_SEED           --seed
-  CATALOG_EMULATOR_CLOCK          --clock
-  CATALOG_EMULATOR_FIXTURES       --fixtures
-  CATALOG_EMULATOR_STATE          --state
-  CATALOG_EMULATOR_ALLOW_HOSTS    --allow-host, the names separated by commas
-  CATALOG_EMULATOR_CONTROL_TOKEN  --control-token
+  PORT                              --port
+  CATALOG_EMULATOR_SEED             --seed
+  CATALOG_EMULATOR_CLOCK            --clock
+  CATALOG_EMULATOR_FIXTURES         --fixtures
+  CATALOG_EMULATOR_STATE            --state
+  CATALOG_EMULATOR_ALLOW_HOSTS      --allow-host, the names separated by commas
+  CATALOG_EMULATOR_CONTROL_TOKEN    --control-token
+  CATALOG_EMULATOR_HISTORY_ENTRIES  --history-entries
+  CATALOG_EMULATOR_HISTORY_BYTES    --history-bytes
 
 Control writes (POST, PUT, PATCH under /_emulator) need "content-type: application/json".
 A running server renders both documents at /_emulator/docs, shows its timeline at /_emulator/ui
@@ -250,6 +258,9 @@ interface ServeFlags {
   'allow-host'?: string[];
   'control-token'?: string;
   'max-stored-answers'?: string;
+  'history-entries'?: string;
+  'history-bytes'?: string;
+  'log-inspector'?: boolean;
   state?: string;
   'state-sync'?: boolean;
   fixtures?: string;
@@ -289,6 +300,12 @@ async function serve(given: ServeFlags): Promise<void> {
   const maxStored = flags['max-stored-answers'];
   if (maxStored !== undefined && !(/^\d+$/.test(maxStored) && Number.isSafeInteger(Number(maxStored)) && Number(maxStored) >= 1)) fail(`--max-stored-answers must be a whole number, 1 or more (got "${maxStored}")`);
   const idempotency = maxStored === undefined ? {} : { idempotency: { maxStoredAnswersPerCompany: Number(maxStored) } };
+  const historyEntries = flags['history-entries'];
+  if (historyEntries !== undefined && !(/^\d{1,7}$/.test(historyEntries) && Number(historyEntries) <= 1_000_000)) fail(`${origin('history-entries')} must be a whole number from 0 to 1000000 (got "${historyEntries}")`);
+  const historyBytesText = flags['history-bytes'];
+  const historyBytes = historyBytesText === undefined ? undefined : historyBytesText === '0' ? 0 : parseSize(historyBytesText);
+  if (historyBytesText !== undefined && historyBytes === undefined) fail(`${origin('history-bytes')} must be a size such as 16MiB, 512KiB or 1048576 (up to 1GiB), or 0 (got "${historyBytesText}")`);
+  const inspector = historyEntries === undefined && historyBytes === undefined ? {} : { inspector: { ...(historyEntries === undefined ? {} : { historyEntries: Number(historyEntries) }), ...(historyBytes === undefined ? {} : { historyBytes }) } };
 
   const routeFlags = flags.route ?? [];
   const routes = routeFlags.map((route) => {
@@ -311,7 +328,7 @@ async function serve(given: ServeFlags): Promise<void> {
   // Routes given as options, not added afterwards: they are configuration, so POST /_emulator/reset keeps them.
   let emu;
   try {
-    emu = createEmulator({ seed: plan ? plan.seed : seed, clock, ...start, companies: [{}], ...(fixtures === undefined ? {} : { fixtures: fixtures as Fixtures }), routes, ...idempotency, ...(controlToken === undefined ? {} : { controlToken }) });
+    emu = createEmulator({ seed: plan ? plan.seed : seed, clock, ...start, companies: [{}], ...(fixtures === undefined ? {} : { fixtures: fixtures as Fixtures }), routes, ...idempotency, ...inspector, ...(controlToken === undefined ? {} : { controlToken }) });
   } catch (error) {
     const message = (error as Error).message;
     // The file names itself; one named by the environment also names its variable.
@@ -395,8 +412,11 @@ async function serve(given: ServeFlags): Promise<void> {
   if (log !== 'silent' && quiet.size < Object.keys(LOG_KINDS).length) {
     const out = flags.json && log === 'pretty' ? process.stderr : process.stdout;
     const color = log === 'pretty' && wantsColor(out.isTTY === true, process.env);
+    // The inspector page's own reads (its page, files, data and stream) stay out of the log unless asked for.
+    const logInspector = flags['log-inspector'] === true;
     const stop = emu.activity.subscribe((entry) => {
-      if (!quiet.has(entry.kind)) out.write(`${formatActivity(entry, log, color)}\n`);
+      if (quiet.has(entry.kind) || (!logInspector && isInspectorOwn(entry))) return;
+      out.write(`${formatActivity(entry, log, color)}\n`);
     });
     // Whoever read the log went away (a closed pipe): the log stops, the server goes on.
     out.once('error', stop);

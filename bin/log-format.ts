@@ -27,6 +27,11 @@ export function quietKinds(values: readonly string[]): Set<string> | string {
   return kinds;
 }
 
+/** Whether an entry is the inspector page's own call (its page, files, data reads, stream, a demo's pacing): what serve leaves out of its log without --log-inspector. */
+export function isInspectorOwn(entry: ActivityEntry): boolean {
+  return entry.kind === 'control' && entry.scope === 'inspector';
+}
+
 export function formatActivity(entry: ActivityEntry, log: LogFormat, color = false): string {
   if (log === 'json') return JSON.stringify(entry);
   const paint = color ? PAINT : PLAIN;

@@ -19,10 +19,10 @@ describe('withEnvironment', () => {
   it('fills each absent flag from its variable, and says the variable is where the value came from', () => {
     const settled = withEnvironment(
       {},
-      { PORT: '4010', CATALOG_EMULATOR_SEED: '7', CATALOG_EMULATOR_CLOCK: 'manual', CATALOG_EMULATOR_FIXTURES: 'f.json', CATALOG_EMULATOR_STATE: 's.json', CATALOG_EMULATOR_ALLOW_HOSTS: ' emulator , api ', CATALOG_EMULATOR_CONTROL_TOKEN: 't' },
+      { PORT: '4010', CATALOG_EMULATOR_SEED: '7', CATALOG_EMULATOR_CLOCK: 'manual', CATALOG_EMULATOR_FIXTURES: 'f.json', CATALOG_EMULATOR_STATE: 's.json', CATALOG_EMULATOR_ALLOW_HOSTS: ' emulator , api ', CATALOG_EMULATOR_CONTROL_TOKEN: 't', CATALOG_EMULATOR_HISTORY_ENTRIES: '500', CATALOG_EMULATOR_HISTORY_BYTES: '4MiB' },
     );
     if (typeof settled === 'string') throw new Error(settled);
-    expect(settled.flags).toEqual({ port: '4010', seed: '7', clock: 'manual', fixtures: 'f.json', state: 's.json', 'allow-host': ['emulator', 'api'], 'control-token': 't' });
+    expect(settled.flags).toEqual({ port: '4010', seed: '7', clock: 'manual', fixtures: 'f.json', state: 's.json', 'allow-host': ['emulator', 'api'], 'control-token': 't', 'history-entries': '500', 'history-bytes': '4MiB' });
     expect(Object.keys(SERVE_VARIABLES).map((option) => settled.origin(option as keyof typeof SERVE_VARIABLES))).toEqual(Object.values(SERVE_VARIABLES));
   });
 

@@ -13,6 +13,8 @@ export const SERVE_VARIABLES = {
   state: 'CATALOG_EMULATOR_STATE',
   'allow-host': 'CATALOG_EMULATOR_ALLOW_HOSTS',
   'control-token': 'CATALOG_EMULATOR_CONTROL_TOKEN',
+  'history-entries': 'CATALOG_EMULATOR_HISTORY_ENTRIES',
+  'history-bytes': 'CATALOG_EMULATOR_HISTORY_BYTES',
 } as const;
 
 type Option = keyof typeof SERVE_VARIABLES;

@@ -24,6 +24,7 @@ import { documentedOperation } from './http/pipeline.js';
 import type { BodySource } from './http/runtime.js';
 import { serve, type AsyncDisposableWhereDeclared, type ListenOptions, type RunningServer } from './http/server.js';
 import { servedOpenApiText } from './openapi/served.js';
+import { recordHistory } from './inspector/server/inspector.js';
 
 
 const BASE_URL = 'http://catalog-emulator.local';
@@ -66,6 +67,8 @@ export class Emulator extends Controls {
     // Told every fact from the start, so that a report asked for at any time tells all the emulator saw.
     const grading = new Grading(engine, gradedOperations());
     engine.activity.observer = grading;
+    // Its history, for the inspector, likewise from the start (a few fields until its first entry).
+    recordHistory(engine.activity, engine.config.history);
     super(engine, grading);
   }
 

@@ -190,7 +190,8 @@ describe('the stream', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
       const next = frames(response);
-      expect(await next()).toEqual({ event: 'clock', data: { now: iso(await ownNow(w)) } });
+      // The clock frame: the company's now and the tasks ahead of it (none yet).
+      expect(await next()).toEqual({ event: 'clock', data: { now: iso(await ownNow(w)), ahead: [] } });
       await other.api.get('/v1/empresa'); // another company's: not on this stream
       const answer = await w.api.get('/v1/contexto');
       expect(await next()).toEqual({
@@ -198,8 +199,9 @@ describe('the stream', () => {
         data: { id: `req:${answer.headers.get('x-request-id')}`, kind: 'request', at: iso(await ownNow(w)), title: 'GET /v1/contexto → 200', status: 200, tone: 'ok', tags: [], detail: true },
       });
       const moved = await w.controls.raw('POST', `/companies/${w.company.companyId}/clock/advance`, { by: '1h' });
+      // The move as it happens, then the advance's own call once answered.
+      expect(await next()).toEqual({ event: 'clock', data: { now: moved.body.now, ahead: [] } });
       expect(((await next()) as { data: TimelineItem }).data).toMatchObject({ kind: 'control', title: `POST /_emulator/companies/${w.company.companyId}/clock/advance → 200 (now ${moved.body.now}, ran ${moved.body.ran} task${moved.body.ran === 1 ? '' : 's'})` });
-      expect(await next()).toEqual({ event: 'clock', data: { now: moved.body.now } });
       expectNoSecrets([w.company.token, other.company.token]);
     } finally {
       controller.abort();
@@ -285,7 +287,8 @@ describe('the control token', () => {
     const w: World = { target, controls: guarded, company, api: new Api(target, company.token) };
     await w.api.get('/v1/empresa');
     const page = await timeline(w);
-    expect(page.items.map((i) => i.title)).toEqual(['GET /v1/empresa → 200']);
+    // The request, and the company's creation (a control call the history kept from the start).
+    expect(page.items.map((i) => i.title)).toEqual(['GET /v1/empresa → 200', expect.stringMatching(/^POST \/_emulator\/companies → 201/) as unknown as string]);
     const controller = new AbortController();
     const stream = await target.fetch(`/_emulator/inspector/stream?companyId=${company.companyId}`, { headers: { authorization: `Bearer ${controlToken}` }, signal: controller.signal });
     expect(stream.status).toBe(200);

@@ -1,6 +1,6 @@
 /**
  * The control calls in the activity stream (src/engine/activity.ts): the first middleware of the control app, so
- * a call the guard refuses (401, 415) is told too. Nothing is done while nobody listens.
+ * a call the guard refuses (401, 415) is told too. Nothing is done while nobody listens and nothing records.
  *
  * Each entry names the control by the row its route tagged the request with (row.ts): its operation id, what it
  * acts on and the company its path or query names; and, from the row's `describe` of its answer, what it did in a
@@ -15,7 +15,7 @@ import type { ControlEnv } from './row.js';
 export function controlActivity(): MiddlewareHandler<ControlEnv> {
   return async (c, next) => {
     const activity = c.env.runtimes.activity;
-    if (!activity.listening) return next();
+    if (!activity.wanted) return next();
     const at = isoString(c.env.controls.clock.now().getTime());
     await next();
     const response = c.res;
@@ -35,6 +35,6 @@ export function controlActivity(): MiddlewareHandler<ControlEnv> {
       companyId: tagged?.companyId ?? notes?.companyId ?? null,
       faultId: notes?.faultId ?? null,
     };
-    activity.emit(entry);
+    activity.tell(entry);
   };
 }

@@ -189,7 +189,7 @@ export function control<const Id extends string, const P extends string, B = und
       }
       if (answer instanceof Response) return answer;
       const tagged = c.get('control');
-      if (spec.describe !== undefined && tagged !== undefined && c.env.runtimes.activity.listening) tagged.notes = spec.describe(answer as Exclude<A, Response>, call);
+      if (spec.describe !== undefined && tagged !== undefined && c.env.runtimes.activity.wanted) tagged.notes = spec.describe(answer as Exclude<A, Response>, call);
       return answer === NO_CONTENT ? new Response(null, { status: 204 }) : Response.json(answer, { status: jsonStatus });
     },
   };

@@ -179,8 +179,8 @@ function answerSchemas() {
   const published = z.strictObject({ id: z.string(), publicadoEm: z.string(), afetadas: z.array(z.string()), atributosAlterados: z.array(z.string()) });
   // The inspector's answers (src/inspector/wire.ts holds the same as TypeScript types, for its page).
   const timelineItem = z.strictObject({
-    id: z.string().meta({ description: 'Stable: req:<requestId>, evt:<eventId>, att:<eventId>:<n>, job:<n>, ctl:<n>, task:<n>.' }),
-    kind: z.enum(['request', 'event', 'attempt', 'job', 'task', 'deadline', 'control']),
+    id: z.string().meta({ description: 'Stable: req:<requestId>, evt:<eventId>, att:<eventId>:<n>, job:<n>, ctl:<n>, fnd:<n>, task:<n>.' }),
+    kind: z.enum(['request', 'event', 'attempt', 'job', 'task', 'deadline', 'control', 'finding']),
     at: z.string().meta({ description: 'Virtual time, ISO 8601.' }),
     title: z.string(),
     status: z.number().int().nullable(),
@@ -195,7 +195,28 @@ function answerSchemas() {
     items: z.array(timelineItem).meta({ description: 'Newest first.' }),
     nextBefore: z.string().nullable().meta({ description: 'The `before` of the next (older) page; null at the end.' }),
     ahead: z.array(timelineItem).meta({ description: 'Pending tasks and deadlines of the company, soonest first (200 at most).' }),
+    history: z
+      .strictObject({
+        entries: z.number().int().meta({ description: 'Entries the history holds now, for every company.' }),
+        bytes: z.number().int().meta({ description: 'Bytes it counts for them.' }),
+        maxEntries: z.number().int().meta({ description: 'Its bound of entries (createEmulator({ inspector: { historyEntries } })); 0: no history.' }),
+        maxBytes: z.number().int().meta({ description: 'Its bound of bytes (inspector.historyBytes).' }),
+        dropped: z.number().int().meta({ description: "This company's entries dropped at the bounds so far, with those about every company." }),
+      })
+      .meta({ description: "The emulator's history, one ring for every company: a request it dropped keeps its journal line on the timeline." }),
   });
+  const recordRow = z.strictObject({
+    kind: z.enum(['establishment', 'catalog', 'product', 'webhook', 'event']),
+    id: z.string(),
+    title: z.string(),
+    state: z.string().nullable(),
+    version: z.number().int().nullable(),
+    links: z.array(z.strictObject({ kind: z.enum(['establishment', 'catalog', 'product', 'webhook', 'event', 'attempt']), id: z.string() })).meta({ description: 'catalog → establishment, establishment → catalog, product → catalogs, event → destination and attempts (<eventId>:<n>).' }),
+    value: z.unknown().meta({ description: 'The record as the API presents it; secrets masked.' }),
+  });
+  const recordList = z.strictObject({ items: z.array(recordRow), total: z.number().int() });
+  const inspectorRecords = z.strictObject({ companyId: z.string(), establishments: recordList, catalogs: recordList, products: recordList, webhook: recordRow.nullable(), events: recordList });
+  const inspectorPanels = z.strictObject({ faults: z.array(faultViewSchema()), inbox: z.array(inboxEntry), routes: z.array(networkRoute), report });
   const itemDetail = z.strictObject({
     item: timelineItem,
     sections: z.array(z.strictObject({ title: z.string(), kind: z.enum(['json', 'headers', 'text', 'table']), value: z.unknown() })).meta({ description: 'Tokens and secrets masked.' }),
@@ -252,6 +273,8 @@ function answerSchemas() {
     companySnapshot: companySnapshotSchema,
     timeline,
     itemDetail,
+    inspectorRecords,
+    inspectorPanels,
     receiverCheck: receiverCheckResult,
     // Named schemas the answers above hold: the document names them too.
     faultView: faultViewSchema(),

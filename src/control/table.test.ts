@@ -92,7 +92,9 @@ const CALLS: Readonly<Record<ControlId, (w: World) => [string, RequestInit?]>> =
   },
   getState: () => ['/_emulator/state'],
   restoreState: (w) => ['/_emulator/state', { ...json(w.emu.snapshot()), method: 'PUT' }],
-  getInspectorTimeline: (w) => [`/_emulator/inspector/companies/${w.companyId}/timeline?limit=5`],
+  getInspectorTimeline: (w) => [`/_emulator/inspector/companies/${w.companyId}/timeline?limit=5&status=2xx`],
+  getInspectorRecords: (w) => [`/_emulator/inspector/companies/${w.companyId}/records`],
+  getInspectorPanels: (w) => [`/_emulator/inspector/companies/${w.companyId}/panels`],
   getInspectorItem: (w) => [`/_emulator/inspector/companies/${w.companyId}/items/att:${w.emu.inbox.list()[0]!.eventId}:1`],
   // The stream never ends by itself: the call aborts it, which ends it cleanly with what it sent (a clock frame).
   streamInspector: (w) => [`/_emulator/inspector/stream?companyId=${w.companyId}`, { signal: AbortSignal.timeout(300) }],

@@ -8,7 +8,7 @@
 import * as z from 'zod';
 import type { FaultInput } from '../engine/faults.js';
 import type { EventData } from '../core/webhooks/events.js';
-import { activityAnswer, assetAnswer, demoAnswer, itemAnswer, nextDemoAnswer, pageAnswer, streamAnswer, timelineAnswer } from '../inspector/server/routes.js';
+import { activityAnswer, assetAnswer, demoAnswer, itemAnswer, nextDemoAnswer, pageAnswer, recordsAnswer, streamAnswer, timelineAnswer } from '../inspector/server/routes.js';
 import type { ClockControls, Controls } from './api.js';
 import { ControlError } from './control-error.js';
 import { docsAsset, docsPage } from './docs.js';
@@ -31,6 +31,10 @@ const BAD_JOURNAL_FILTER = 'valor_invalido: an unknown parameter, one given twic
 const JOURNAL_QUERY = JOURNAL_FILTER_FIELDS.map((f) => ({ name: f.name, description: `Only ${f.means}: ${f.accepts}.` }));
 /** The same, of one company's journal: its company is the path's. */
 const COMPANY_JOURNAL_QUERY = JOURNAL_QUERY.filter((q) => q.name !== 'companyId');
+
+/** The journal's filters on the inspector's timeline: a company's, but its `limit` (the timeline's is a page's size). */
+const TIMELINE_FILTER_QUERY = COMPANY_JOURNAL_QUERY.filter((q) => q.name !== 'limit').map((q) => ({ name: q.name, description: `${q.description} Method, path, status, codigo, replayed and faultId keep the requests and control calls they match, and nothing else; from and to keep every item in range.` }));
+const timelineFilterOf = (query: Readonly<Record<string, string | undefined>>): JournalFilter => ({ ...journalFilterOf(query), limit: undefined });
 
 /**
  * A query of the journal's controls as the JournalFilter the in-process control takes: the digits of a field read as
@@ -823,10 +827,14 @@ export const CONTROLS = [
     query: [
       { name: 'limit', description: `Items per page: 1 to 1000 (default 200).` },
       { name: 'before', description: 'The nextBefore of the previous page: the page after it.' },
+      { name: 'touches', description: 'Only the items that touched the record with this id: requests whose path or kept bodies name it, control calls whose path does, its events and their attempts, job runs on it.' },
+      // The journal's filters but its limit (a page has its own): method, path, status, codigo, replayed and faultId
+      // keep the API's requests and the control calls they match, and nothing else; from and to every item in range.
+      ...TIMELINE_FILTER_QUERY,
     ],
     success: { 200: { description: 'The page.', body: 'timeline' } },
-    errors: { 404: NO_COMPANY, 422: 'valor_invalido: a limit out of range, a cursor no page gave, an unknown or repeated parameter (caminho names it).' },
-    run: ({ activity, params, query }) => timelineAnswer(activity, params.companyId, query),
+    errors: { 404: NO_COMPANY, 422: 'valor_invalido: a limit out of range, a cursor no page gave, a value a filter does not accept, an unknown or repeated parameter (caminho names it).' },
+    run: ({ activity, params, query }) => timelineAnswer(activity, params.companyId, query, timelineFilterOf(query)),
   }),
   control({
     method: 'GET',
@@ -839,6 +847,39 @@ export const CONTROLS = [
     success: { 200: { description: 'The item and its sections.', body: 'itemDetail' } },
     errors: { 404: `${NO_COMPANY} item_nao_encontrado: no item of the company has this id.`, 422: 'valor_invalido: any query parameter.' },
     run: ({ activity, params }) => itemAnswer(activity, params.companyId, params.itemId),
+  }),
+  control({
+    method: 'GET',
+    path: '/inspector/companies/:companyId/records',
+    id: 'getInspectorRecords',
+    summary: "A company's records now: establishments, catalogs, products, webhook destination and events, with their state, version and links",
+    tag: 'Inspector',
+    scope: 'inspector',
+    query: [],
+    success: { 200: { description: "Each kind's first 500 in the API's order, and its total; the fields as the API presents them, secrets masked.", body: 'inspectorRecords' } },
+    errors: { 404: NO_COMPANY, 422: 'valor_invalido: any query parameter.' },
+    run: ({ activity, params }) => recordsAnswer(activity, params.companyId),
+  }),
+  control({
+    method: 'GET',
+    path: '/inspector/companies/:companyId/panels',
+    id: 'getInspectorPanels',
+    summary: "The inspector page's side panels of a company in one read: the faults that can fire for it, its inbox, the routes and its report",
+    tag: 'Inspector',
+    scope: 'inspector',
+    query: [],
+    success: { 200: { description: 'As GET /_emulator/faults (its own and those of no company), /_emulator/companies/{id}/inbox, /_emulator/network/routes and /_emulator/report?companyId= answer.', body: 'inspectorPanels' } },
+    errors: { 404: NO_COMPANY, 422: 'valor_invalido: any query parameter.' },
+    run: ({ emu, params }) => {
+      const { companyId } = params;
+      const inbox = emu.companies.scope(companyId).inbox.list();
+      return {
+        faults: emu.faults.list().filter((f) => f.match?.companyId === undefined || f.match.companyId === companyId),
+        inbox,
+        routes: emu.network.routes().map((r) => ({ from: r.from, to: typeof r.to === 'function' ? '(in-process handler)' : r.to })),
+        report: emu.report({ companyId }),
+      };
+    },
   }),
   control({
     method: 'GET',

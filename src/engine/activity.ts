@@ -3,11 +3,13 @@
  * call, each webhook delivery attempt and each step of a background job — for whoever listens (the CLI's log,
  * a test, an inspector): emu.activity.subscribe(listener).
  *
- * It costs nothing while nobody listens: every producer asks `listening` first and builds no entry otherwise
- * (the request path is benchmarked). An entry is made when the thing it tells of has ended (the request answered,
- * the attempt's outcome known); its `at` is the virtual instant it began and `durationMs` the virtual time it
- * took, so a line written later than another may carry an earlier time (a delivery run by a clock advance is
- * written before the advance's own entry).
+ * Besides its listeners, the feed has one recorder (ActivityRecorder: the inspector's history, set by the emulator
+ * when it is made), which is told every entry but the requests' (it is handed each request's exchange whole
+ * instead). Producers ask `wanted` first and build no entry while nobody listens and nothing records (the request
+ * path is benchmarked, and its entry is built only for listeners). An entry is made when the thing it tells of has
+ * ended (the request answered, the attempt's outcome known); its `at` is the virtual instant it began and
+ * `durationMs` the virtual time it took, so a line written later than another may carry an earlier time (a
+ * delivery run by a clock advance is written before the advance's own entry).
  */
 import type { State } from '../core/state.js';
 import { isoString } from '../core/time.js';
@@ -168,22 +170,33 @@ export function requestActivity(record: JournalRecord, error: { readonly codigo:
   };
 }
 
-/** One API request with what travelled: handed to the recorder once answered (headers and bodies as sent). */
-export interface Exchange {
-  readonly request: Request;
-  /** The body's bytes as the pipeline read them; undefined when it read none (a read, a refusal before the body, past the limit). */
-  readonly requestBody: Uint8Array | undefined;
-  readonly response: Response;
-  /** The answer's body as the API wrote it; undefined when it was not made from text (the recorder reads a copy). */
-  readonly responseBody: string | undefined;
+/** An error answer's code, message and path, as the API made it. */
+export interface AnswerError {
+  readonly codigo: string;
+  readonly mensagem: string;
+  readonly caminho?: string;
 }
 
+/** The entries a recorder is told (a request comes to it as its Exchange). */
+export type RecordedActivity = Exclude<ActivityEntry, RequestActivity>;
+
 /**
- * Who keeps whole exchanges (the inspector, once opened): the API's one route asks for it at each request, and does
- * nothing more while there is none, so the request path pays one property read until someone opens the inspector.
+ * Who keeps the emulator's history (the inspector's, src/inspector/server/history.ts), from the emulator's making
+ * on, whether or not anyone listens: the API's one route hands it each exchange once answered, the producers of the
+ * other entries tell it theirs, and each world's clock tells it when it moved. Each call must stay cheap: every API
+ * request makes one (the request path is benchmarked).
  */
-export interface ExchangeRecorder {
-  exchange(exchange: Exchange): void;
+export interface ActivityRecorder {
+  /**
+   * An API request, answered: its journal record (kept as it is, never copied), the request and answer as sent, the
+   * body's bytes as the pipeline read them (undefined when it read none: a read, a refusal before the body, past the
+   * limit), the answer's text as the API wrote it (undefined for an error answer, which `error` rebuilds, or one not
+   * made from text), and the error of an error answer.
+   */
+  exchange(record: JournalRecord, request: Request, requestBody: Uint8Array | undefined, response: Response, responseBody: string | undefined, error: AnswerError | undefined): void;
+  entry(entry: RecordedActivity): void;
+  /** The clock of the world `owner` owns (null: the shared clock) moved: an advance, or a task run at its time. */
+  clockMoved(owner: string | null): void;
 }
 
 /**
@@ -248,17 +261,32 @@ export interface FactObserver {
 
 export class ActivityFeed implements Activity {
   readonly #listeners = new Set<ActivityListener>();
-  /** Set once for good by the inspector (src/inspector/server), never unset: see ExchangeRecorder. */
-  recorder: ExchangeRecorder | undefined = undefined;
+  /** Set by the emulator that makes the feed, for its life (see ActivityRecorder); undefined when it keeps no history. */
+  recorder: ActivityRecorder | undefined = undefined;
   /** Set once by the emulator that makes the feed (see FactObserver). */
   observer: FactObserver | undefined = undefined;
 
   /** `emulator`: what an observer made with this feed reads of the emulator (see ObservedEmulator). */
   constructor(readonly emulator: ObservedEmulator) {}
 
-  /** Whether anyone listens: producers ask first and make no entry otherwise. */
+  /** Whether anyone listens: the request path asks first and makes no entry otherwise. */
   get listening(): boolean {
     return this.#listeners.size > 0;
+  }
+
+  /** Whether an entry other than a request's is wanted: someone listens, or the recorder keeps it. */
+  get wanted(): boolean {
+    return this.recorder !== undefined || this.#listeners.size > 0;
+  }
+
+  /** An entry other than a request's: to the recorder, then to the listeners. */
+  tell(entry: RecordedActivity): void {
+    try {
+      this.recorder?.entry(entry);
+    } catch {
+      // The recorder's failure is its own, as a listener's is.
+    }
+    if (this.#listeners.size > 0) this.emit(entry);
   }
 
   emit(entry: ActivityEntry): void {

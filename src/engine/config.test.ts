@@ -23,6 +23,7 @@ describe('readConfig', () => {
       control: { token: undefined, maxSnapshotBytes: DEFAULT_MAX_SNAPSHOT_BYTES },
       companies: [],
       routes: [],
+      history: { entries: 10_000, bytes: 16 * 1024 * KIB },
     });
   });
 
@@ -35,6 +36,7 @@ describe('readConfig', () => {
       webhooks: { retryWaits: ['5s', 60_000, '2h'], attemptTimeout: '3s', handlerGraceMs: 0 },
       controlToken: 'secret-token',
       maxSnapshotBytes: 4096,
+      inspector: { historyEntries: 50, historyBytes: 0 },
     });
     expect(config).toEqual({
       seed: 'abc',
@@ -47,6 +49,7 @@ describe('readConfig', () => {
       control: { token: 'secret-token', maxSnapshotBytes: 4096 },
       companies: [],
       routes: [],
+      history: { entries: 50, bytes: 0 },
     });
   });
 

@@ -90,7 +90,32 @@ export interface EmulatorOptions {
   readonly controlToken?: string;
   /** The largest body PUT /_emulator/state reads, in bytes (default 256 MiB); the other controls take 1 MiB. */
   readonly maxSnapshotBytes?: number;
+  /**
+   * The inspector's history: every company's activity (API requests with their headers, bodies and error codes,
+   * control calls, delivery attempts, job runs, findings), kept from the start in one ring for the whole emulator,
+   * whose oldest entries are dropped (and counted) past either bound.
+   */
+  readonly inspector?: {
+    /** Entries kept at most (default 10,000); 0 keeps none, and then the request path records nothing. */
+    readonly historyEntries?: number;
+    /**
+     * Bytes kept at most (default 16 MiB): each body as kept (up to 64 KiB), each header's name and value, and 512
+     * bytes for each entry's own objects.
+     */
+    readonly historyBytes?: number;
+  };
 }
+
+/** The inspector's history bounds (EmulatorOptions.inspector), checked. */
+export interface HistoryBounds {
+  readonly entries: number;
+  readonly bytes: number;
+}
+
+const DEFAULT_HISTORY_BOUNDS: HistoryBounds = Object.freeze({ entries: 10_000, bytes: 16 * 1024 * 1024 });
+/** The largest bounds accepted: a million entries, 4 GiB. */
+const MAX_HISTORY_ENTRIES = 1_000_000;
+const MAX_HISTORY_BYTES = 4 * 1024 * 1024 * 1024;
 
 /** Byte budgets per list page (README "Limits the emulator adds"): settable per emulator so tests can see budget-cut pages. */
 export interface PageBudgets {
@@ -154,6 +179,8 @@ export interface Config {
   readonly companies: readonly CompanyOptions[];
   /** The delivery routes every fresh world starts with, checked as the engine adds them. */
   readonly routes: readonly NetworkRoute[];
+  /** The inspector's history bounds. */
+  readonly history: HistoryBounds;
 }
 
 /*
@@ -192,7 +219,23 @@ export function readConfig(options: EmulatorOptions): Config {
     return { ...c, ...(c.permissions && { permissions: [...c.permissions] }) };
   });
   const routes = (options.routes ?? NONE).map((r) => (typeof r === 'object' && r !== null ? { ...r } : r));
-  return deepFreeze({ seed, mode, start, core: { delivery }, pageBudgets, maxStoredAnswersPerCompany, handlerGraceMs, control, companies, routes });
+  const history = historyBounds(options.inspector);
+  return deepFreeze({ seed, mode, start, core: { delivery }, pageBudgets, maxStoredAnswersPerCompany, handlerGraceMs, control, companies, routes, history });
+}
+
+function historyBounds(options: EmulatorOptions['inspector']): HistoryBounds {
+  if (options === undefined) return DEFAULT_HISTORY_BOUNDS;
+  if (typeof options !== 'object' || options === null) throw new TypeError(`inspector must be an object such as { historyEntries: 10000, historyBytes: 16777216 }; got ${String(options)}`);
+  const unknown = Object.keys(options).find((key) => key !== 'historyEntries' && key !== 'historyBytes');
+  if (unknown !== undefined) throw new TypeError(`inspector.${unknown} is not an option: inspector takes historyEntries and historyBytes`);
+  const bound = (value: number | undefined, fallback: number, name: string, max: number, unit: string) => {
+    if (value === undefined) return fallback;
+    if (!(Number.isSafeInteger(value) && value >= 0 && value <= max)) throw new RangeError(`inspector.${name} must be a whole number of ${unit} from 0 to ${max}; got ${String(value)}`);
+    return value;
+  };
+  const entries = bound(options.historyEntries, DEFAULT_HISTORY_BOUNDS.entries, 'historyEntries', MAX_HISTORY_ENTRIES, 'entries');
+  const bytes = bound(options.historyBytes, DEFAULT_HISTORY_BOUNDS.bytes, 'historyBytes', MAX_HISTORY_BYTES, 'bytes');
+  return entries === DEFAULT_HISTORY_BOUNDS.entries && bytes === DEFAULT_HISTORY_BOUNDS.bytes ? DEFAULT_HISTORY_BOUNDS : { entries, bytes };
 }
 
 /** An instant given as an ISO 8601 date-time, a Date or Unix milliseconds; `refusal` builds the error of a bad one. */

@@ -30,7 +30,7 @@ export function registerDeliveryTasks(world: TaskWorld, transport: Transport, ac
       finishAttempt(state, eventId, tentativa, outcome, ctx);
       if (!running) return;
       activity.observer?.attemptEnded(state, eventId, tentativa);
-      if (activity.listening) activity.emit(deliveryActivity(state, eventId, tentativa, ctx.config.delivery.maxAttemptsPerCycle));
+      if (activity.wanted) activity.tell(deliveryActivity(state, eventId, tentativa, ctx.config.delivery.maxAttemptsPerCycle));
     });
   };
 

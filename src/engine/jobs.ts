@@ -29,9 +29,9 @@ export function registerJobs(world: TaskWorld, faults: FaultRegistry, activity: 
   const byTask = jobs === JOBS ? jobsByTask() : new Map(jobs.map((job) => [job.task, job]));
   // Only the steps of a job on a record are told: the periodic housekeeping runs every hour and would drown them.
   const tell = (job: Job, task: ScheduledTask, fault: JobActivity['fault']) => {
-    if (!activity.listening || job.subject === undefined) return;
+    if (!activity.wanted || job.subject === undefined) return;
     const payload = (task.payload ?? {}) as JobPayload;
-    activity.emit({ kind: 'job', at: isoString(clock.now()), task: job.task, companyId: task.owner, subjectId: payload[job.subject] ?? null, fault });
+    activity.tell({ kind: 'job', at: isoString(clock.now()), task: job.task, companyId: task.owner, subjectId: payload[job.subject] ?? null, fault });
   };
   const run = (task: ScheduledTask): void => {
     const job = byTask.get(task.kind)!;

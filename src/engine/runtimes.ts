@@ -10,7 +10,7 @@ import type { Credential } from '../core/companies.js';
 import type { Context, State } from '../core/state.js';
 import type { VirtualClock } from '../clock/clock.js';
 import type { ListBudgets } from './config.js';
-import { requestActivity, type ActivityFeed } from './activity.js';
+import { requestActivity, type ActivityFeed, type AnswerError } from './activity.js';
 import type { Engine } from './engine.js';
 import type { ApiFault, ApiFaultMatch, FaultMoment } from './faults.js';
 import type { JournalRecord } from './journal.js';
@@ -38,12 +38,6 @@ export interface Runtime {
   takeApiFault(match: ApiFaultMatch, moment: FaultMoment, fire?: (fault: ApiFault) => boolean): ApiFault | undefined;
   /** Journals the answered request, tells the fact observer, and (if anyone listens) the activity stream. */
   record(entry: JournalRecord, error: AnswerError | undefined): void;
-}
-
-/** The error an answer carries, as the activity stream names it: undefined for a success. */
-interface AnswerError {
-  readonly codigo: string;
-  readonly caminho?: string;
 }
 
 /**

@@ -57,7 +57,7 @@ export interface WorldServices {
   readonly faults: FaultRegistry;
   /** Told of every transition a world runs: what a snapshot carries may have changed (Engine.stateVersion). */
   changed(): void;
-  /** Where the delivery attempts and job steps are told, when anyone listens. */
+  /** Where the delivery attempts and job steps are told (when anyone listens or records), and the clock's moves recorded. */
   readonly activity: ActivityFeed;
 }
 
@@ -177,6 +177,7 @@ function assemble(config: Config, services: WorldServices, origin: Origin): Worl
     onMove: () => {
       world.moves++;
       services.changed();
+      services.activity.recorder?.clockMoved(world.owner);
     },
   });
   const world = {

@@ -252,7 +252,7 @@ export class Grading implements FactObserver {
         seen.droppedOf.set(key, (seen.droppedOf.get(key) ?? 0) + 1);
       }
       const { activity } = this.#emulator;
-      if (activity.listening) activity.emit({ kind: 'finding', ...finding });
+      if (activity.wanted) activity.tell({ kind: 'finding', ...finding });
     }
   }
 }

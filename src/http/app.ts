@@ -6,7 +6,7 @@
 import { Hono, type Context as HonoContext } from 'hono';
 import { getPath } from 'hono/utils/url';
 import type { JournalRecord } from '../engine/journal.js';
-import { apiError, CONTROL_REQUEST_ID, errorBodyText, errorOf, errorResponse } from './errors.js';
+import { apiError, CONTROL_REQUEST_ID, errorOf, errorResponse } from './errors.js';
 import { answerTexts } from './stored-answers.js';
 import { bearerToken, requestBody, type Operation } from './pipeline.js';
 import { Router, unroutable } from './router.js';
@@ -21,7 +21,6 @@ import { executionOperations } from './routes/executions.js';
 import { ingestionOperations } from './routes/ingestions.js';
 import type { BodySource, HttpEnv } from './runtime.js';
 import type { Runtime } from '../engine/runtimes.js';
-import type { ExchangeRecorder } from '../engine/activity.js';
 
 export const operations: readonly Operation[] = [
   ...companyOperations,
@@ -53,11 +52,14 @@ export function buildApiApp(options: { readonly controls?: boolean } = {}): Hono
   // One route for the whole API: hono's one-handler path, no middleware chain (see router.ts). A handler that
   // answers at once keeps @hono/node-server on its fast path: a GET awaits nothing.
   app.all('/v1/*', function api(c): Response | Promise<Response> {
-    // Undefined until the inspector is opened: then the exchange is recorded whole (recorded() calls this again).
-    const recorder = c.env.runtimes.activity.recorder;
-    if (recorder !== undefined && !(c.env.body instanceof KeptBody)) return recorded(c, recorder, api);
     const request = c.req.raw;
     const { method } = request;
+    // The emulator's history (undefined when it keeps none) is handed each exchange once answered (journaled()); a
+    // request that may carry a body is read through a Recording, which keeps its bytes (recorded() calls this again).
+    if (c.env.runtimes.activity.recorder !== undefined) {
+      answerTexts.keep = true;
+      if (method !== 'GET' && method !== 'HEAD' && !(c.env.body instanceof Recording)) return recorded(c, api);
+    }
     const path = c.req.path;
     // The world is chosen before anything is drawn from it: a company on its own clock gets its own request ids.
     const token = bearerToken(request.headers.get('authorization'));
@@ -97,11 +99,11 @@ export function buildApiApp(options: { readonly controls?: boolean } = {}): Hono
     }
     if (answer instanceof Promise) {
       return answer.then(
-        (response) => journaled(runtime, entry, response),
-        (error: unknown) => journaled(runtime, entry, bug(error, requestId)),
+        (response) => journaled(c, runtime, entry, response),
+        (error: unknown) => journaled(c, runtime, entry, bug(error, requestId)),
       );
     }
-    return journaled(runtime, entry, answer);
+    return journaled(c, runtime, entry, answer);
   });
 
   // Outside /v1 and the controls: no world is chosen, so the id is the shared world's, and nothing is journaled.
@@ -118,8 +120,11 @@ export function buildApiApp(options: { readonly controls?: boolean } = {}): Hono
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** The answer, once its status (and an error's code and Retry-After) is in the request's journal entry. */
-function journaled(runtime: Runtime, entry: Mutable<JournalRecord>, response: Response): Response {
+/**
+ * The answer, once its status (and an error's code and Retry-After) is in the request's journal entry, and the
+ * exchange handed to the emulator's history when it keeps one.
+ */
+function journaled(c: HonoContext<HttpEnv>, runtime: Runtime, entry: Mutable<JournalRecord>, response: Response): Response {
   entry.status = response.status;
   const error = errorOf(response);
   if (error !== undefined) {
@@ -128,6 +133,16 @@ function journaled(runtime: Runtime, entry: Mutable<JournalRecord>, response: Re
     if (retryAfter !== undefined) entry.retryAfter = Number(retryAfter);
   }
   runtime.record(entry, error);
+  const recorder = c.env.runtimes.activity.recorder;
+  if (recorder !== undefined) {
+    try {
+      const { body } = c.env;
+      // An error answer's body is rebuilt from its error when it is read: no text is made for it here.
+      recorder.exchange(entry, c.req.raw, body instanceof Recording ? body.bytes : undefined, response, error === undefined ? answerTexts.of(response) : undefined, error);
+    } catch {
+      // The recorder's failure never changes an answer.
+    }
+  }
   return response;
 }
 
@@ -162,10 +177,10 @@ function bug(error: unknown, requestId: string): Response {
 }
 
 /**
- * A request's body source that keeps the bytes it hands out, for the recorder: only requests made after the
- * inspector was opened read their body through one.
+ * A request's body source that keeps the bytes it hands out, for the history: only the requests of an emulator that
+ * keeps one (but reads, which have none) read their body through one.
  */
-class KeptBody implements BodySource {
+class Recording implements BodySource {
   bytes: Uint8Array | undefined;
   constructor(private readonly source: BodySource) {}
   get present(): boolean {
@@ -176,24 +191,9 @@ class KeptBody implements BodySource {
   }
 }
 
-/** The API's answer to a request, its exchange (headers, bodies) handed to `recorder` once answered. */
-function recorded(c: HonoContext<HttpEnv>, recorder: ExchangeRecorder, api: (c: HonoContext<HttpEnv>) => Response | Promise<Response>): Response | Promise<Response> {
-  const request = c.req.raw;
-  answerTexts.keep = true;
-  const kept = new KeptBody(c.env.body ?? requestBody(request));
+/** The API's answer to a request, its body read through a Recording (journaled() hands the bytes to the history). */
+function recorded(c: HonoContext<HttpEnv>, api: (c: HonoContext<HttpEnv>) => Response | Promise<Response>): Response | Promise<Response> {
   // A copy of the bindings (in process they are the emulator's own object, shared by every request).
-  c.env = { ...c.env, body: kept };
-  const keep = (response: Response): Response => {
-    try {
-      const error = errorOf(response);
-      const requestId = response.headers.get('x-request-id') ?? '';
-      const responseBody = error === undefined ? answerTexts.of.get(response) : errorBodyText(error, requestId);
-      recorder.exchange({ request, requestBody: kept.bytes, response, responseBody });
-    } catch {
-      // The recorder's failure never changes an answer.
-    }
-    return response;
-  };
-  const answer = api(c);
-  return answer instanceof Promise ? answer.then(keep) : keep(answer);
+  c.env = { ...c.env, body: new Recording(c.env.body ?? requestBody(c.req.raw)) };
+  return api(c);
 }

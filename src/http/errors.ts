@@ -53,7 +53,7 @@ export function errorResponse(error: ApiError, requestId: string, headers?: Read
 }
 
 /** The error body's text, as errorResponse sends it (an inspector rebuilds it from errorOf, not from the stream). */
-export function errorBodyText(error: ApiError, requestId: string): string {
+export function errorBodyText(error: Pick<ApiError, 'codigo' | 'mensagem' | 'caminho'>, requestId: string): string {
   const body: ErrorBody = {
     erro: {
       codigo: error.codigo,

@@ -87,15 +87,19 @@ export function storedResponse(stored: StoredResponse, requestId: string, extra?
 }
 
 /**
- * The text of the answers storedResponse made, kept beside them (weakly) once `keep` is on: what an inspector
- * records of an answer without reading a copy of its stream (a Response clone costs more than the request itself).
- * Off in a process where no inspector was ever opened: the request path then pays this one boolean. On for the
- * process once one is (src/http/app.ts recorded()).
+ * The text of the answers storedResponse made, kept on them once `keep` is on: what the history records of an
+ * answer without reading a copy of its stream (a Response clone costs more than the request itself). A property of
+ * the answer rather than a WeakMap beside it: a weak map's entries are a cost of every garbage collection. Off in a
+ * process where no emulator keeps a history: the request path then pays this one boolean. On for the process once
+ * one does (src/http/app.ts).
  */
-export const answerTexts: { keep: boolean; readonly of: WeakMap<Response, string> } = { keep: false, of: new WeakMap() };
+export const answerTexts: { keep: boolean; of(response: Response): string | undefined } = { keep: false, of: (response) => (response as Texted)[TEXT] };
+
+const TEXT = Symbol('answer text');
+type Texted = Response & { [TEXT]?: string };
 
 const kept = (response: Response, text: string): Response => {
-  if (answerTexts.keep) answerTexts.of.set(response, text);
+  if (answerTexts.keep) (response as Texted)[TEXT] = text;
   return response;
 };
 

@@ -4,9 +4,9 @@
 
 /** One thing that happened (or will happen) on a company's virtual timeline. */
 export interface TimelineItem {
-  /** Stable id: "req:<requestId>", "evt:<eventId>", "att:<eventId>:<n>", "job:<seq>", "task:<n>", … */
+  /** Stable id: "req:<requestId>", "evt:<eventId>", "att:<eventId>:<n>", "job:<seq>", "ctl:<seq>", "fnd:<seq>", "task:<n>". */
   id: string;
-  kind: 'request' | 'event' | 'attempt' | 'job' | 'task' | 'deadline' | 'control';
+  kind: 'request' | 'event' | 'attempt' | 'job' | 'task' | 'deadline' | 'control' | 'finding';
   /** Virtual time, ISO 8601. */
   at: string;
   /** One line a user reads: "PATCH /v1/produtos/… → 200". */
@@ -31,6 +31,22 @@ export interface Timeline {
   nextBefore: string | null;
   /** Pending tasks and deadlines of this company, soonest first. */
   ahead: TimelineItem[];
+  history: HistoryInfo;
+}
+
+/**
+ * The emulator's history (EmulatorOptions.inspector): one ring for every company, its oldest entries dropped past
+ * either bound. A request dropped from it stays on the timeline with its journal line (its headers and bodies gone).
+ */
+interface HistoryInfo {
+  /** Entries and bytes it holds now, for every company. */
+  entries: number;
+  bytes: number;
+  /** Its bounds: 0 entries when the emulator keeps no history. */
+  maxEntries: number;
+  maxBytes: number;
+  /** This company's entries dropped at the bounds so far (with those about every company). */
+  dropped: number;
 }
 
 export interface DetailSection {
@@ -46,9 +62,47 @@ export interface ItemDetail {
 }
 
 /** One frame of GET /_emulator/inspector/stream?companyId=ID (server-sent events). */
+/**
+ * A company's records now (GET /_emulator/inspector/companies/{id}/records): each kind's first 500, in the API's
+ * order, and its total.
+ */
+export interface CompanyRecords {
+  companyId: string;
+  establishments: RecordList;
+  catalogs: RecordList;
+  products: RecordList;
+  webhook: RecordRow | null;
+  events: RecordList;
+}
+
+interface RecordList {
+  items: RecordRow[];
+  total: number;
+}
+
+/** One record: what the page lists, its links to the others, and its fields as the API presents them (masked). */
+export interface RecordRow {
+  kind: 'establishment' | 'catalog' | 'product' | 'webhook' | 'event';
+  id: string;
+  title: string;
+  state: string | null;
+  version: number | null;
+  links: { kind: RecordRow['kind'] | 'attempt'; id: string }[];
+  value: unknown;
+}
+
+/** The side panels of a company (GET /_emulator/inspector/companies/{id}/panels), read in one call. */
+export interface Panels {
+  faults: unknown[];
+  inbox: unknown[];
+  routes: { from: string; to: string }[];
+  report: unknown;
+}
+
 export type StreamFrame =
   | { event: 'item'; data: TimelineItem }
-  | { event: 'clock'; data: { now: string } }
+  /** The company's clock, and the tasks ahead of it (as a timeline's `ahead`): sent when either may have changed. */
+  | { event: 'clock'; data: { now: string; ahead: TimelineItem[] } }
   | { event: 'reset'; data: Record<string, never> };
 
 /** GET /_emulator/inspector/demo and POST /_emulator/inspector/demo/next */

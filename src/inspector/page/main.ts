@@ -3,12 +3,14 @@
  * emulator's existing controls. Plain TypeScript and the DOM, no framework: the page is a list, a few panels and
  * a dozen buttons, and a framework would be most of its weight and a dependency to keep (see the README).
  *
- * Data: GET /_emulator/inspector/companies/:id/timeline (newest first, in pages), …/items/:itemId (the detail),
- * the live stream GET /_emulator/inspector/stream?companyId= read with fetch (to send the token), and the company's
- * report (GET /_emulator/report?companyId=: its findings and coverage, in a panel and whole in the detail). Actions:
- * the clock, fault, reset, inbox and route controls, with `content-type: application/json` and the token.
+ * Data: GET /_emulator/inspector/companies/:id/timeline (newest first, in pages, filtered by the journal's filters),
+ * …/items/:itemId (the detail), …/records (the company's records now), …/panels (the faults, inbox, routes and
+ * report of the side panels), and the live stream GET /_emulator/inspector/stream?companyId= read with fetch (to
+ * send the token): its item frames and its clock frames (the instant and the tasks ahead) keep the page current
+ * without a read of its own; the panels are read again only after an item arrived. Actions: the clock, fault,
+ * reset, inbox and route controls, with `content-type: application/json` and the token.
  */
-import type { DemoState, DetailSection, ItemDetail, StreamFrame, Timeline, TimelineItem } from '../wire.js';
+import type { CompanyRecords, DemoState, DetailSection, ItemDetail, Panels, RecordRow, StreamFrame, Timeline, TimelineItem } from '../wire.js';
 import { call, ControlFailure, failureOf, hasToken, headers, onUnauthorized, setToken } from './api.js';
 import { ahead as aheadOf, shortTime } from './format.js';
 import { fill, h, type Child } from './h.js';
@@ -102,6 +104,10 @@ const olderButton = h('button', { type: 'button', class: 'older', hidden: true, 
 const countText = h('span', { class: 'count' });
 const detailBox = h('section', { class: 'detail', 'aria-label': 'Detail' }, h('p', { class: 'hint' }, 'Click an item to see its detail.'));
 const demoBox = h('section', { class: 'panel demo', hidden: true, 'aria-label': 'Demo' });
+const historyNote = h('span', { class: 'history-note', 'data-testid': 'history' });
+const recordsButton = h('button', { type: 'button', 'data-action': 'records', 'aria-pressed': 'false', onclick: () => void showRecords() }, 'Records');
+/** The timeline's filters, the journal's (GET /_emulator/journal takes the same): their query string, '' for none. */
+let filterQuery = '';
 const faultsBox = h('div', { class: 'faults' });
 const inboxBox = h('div', { class: 'inbox' });
 const routesBox = h('div', { class: 'routes' });
@@ -129,12 +135,11 @@ function layout(): HTMLElement {
     h(
       'main',
       null,
-      h('section', { class: 'timeline-column', 'aria-label': 'Timeline' }, h('h2', null, 'Ahead'), aheadBox, nowLine, list.element, h('div', { class: 'list-foot' }, countText, olderButton)),
-      detailBox,
+      h('section', { class: 'timeline-column', 'aria-label': 'Timeline' }, buildFilterForm(), h('h2', null, 'Ahead'), aheadBox, nowLine, list.element, h('div', { class: 'list-foot' }, countText, historyNote, olderButton)),
+      h('div', { class: 'centre' }, demoBox, h('div', { class: 'tabs' }, recordsButton), detailBox),
       h(
         'aside',
         null,
-        demoBox,
         h('section', { class: 'panel', 'aria-label': 'Report' }, h('h2', null, 'Report'), reportBox),
         h('section', { class: 'panel' }, h('h2', null, 'Faults'), faultsBox, buildFaultForm()),
         h('section', { class: 'panel' }, h('h2', null, 'Inbox'), inboxBox),
@@ -216,7 +221,7 @@ async function pick(id: string): Promise<void> {
 
 // ---- the timeline ----------------------------------------------------------------------------------------------
 
-const timelinePath = (before?: string) => `/_emulator/inspector/companies/${enc(companyId ?? '')}/timeline?limit=${PAGE_SIZE}${before === undefined ? '' : `&before=${enc(before)}`}`;
+const timelinePath = (before?: string) => `/_emulator/inspector/companies/${enc(companyId ?? '')}/timeline?limit=${PAGE_SIZE}${before === undefined ? '' : `&before=${enc(before)}`}${filterQuery === '' ? '' : `&${filterQuery}`}`;
 
 async function openCompany(id: string): Promise<void> {
   companyId = id;
@@ -261,6 +266,19 @@ function applyHead(timeline: Timeline): void {
   setNow(timeline.now);
   aheadItems = timeline.ahead;
   renderAhead();
+  renderHistory(timeline.history);
+}
+
+/** What the emulator's history holds, and what of this company's it dropped at its bounds (older items then show without their bodies). */
+function renderHistory(history: Timeline['history']): void {
+  const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(bytes < 1024 * 1024 ? 2 : 1)} MiB`;
+  if (history.maxEntries === 0 || history.maxBytes === 0) {
+    historyNote.textContent = 'no history kept (inspector option 0)';
+  } else {
+    historyNote.textContent = `history ${history.entries}/${history.maxEntries} entries, ${mib(history.bytes)}/${mib(history.maxBytes)}${history.dropped > 0 ? `, ${history.dropped} dropped` : ''}`;
+  }
+  historyNote.className = history.dropped > 0 ? 'history-note dropped' : 'history-note';
+  historyNote.title = 'The emulator keeps every company\'s activity from its start in one ring, bounded by entries and bytes (createEmulator({ inspector: { historyEntries, historyBytes } }), serve --history-entries / --history-bytes). Past the bounds the oldest go: a request then keeps its journal line, without its headers and bodies.';
 }
 
 function setNow(value: string): void {
@@ -323,6 +341,7 @@ async function refreshHead(): Promise<void> {
 
 async function showDetail(item: TimelineItem): Promise<void> {
   reportShown = false;
+  recordsButton.setAttribute('aria-pressed', 'false');
   selectedId = item.id;
   list.select(item.id);
   renderAhead();
@@ -457,15 +476,17 @@ function onFrame(event: string, data: string): void {
   }
   switch (frame.event) {
     case 'item':
-      list.merge([frame.data]);
+      // Filtered, the page cannot tell whether the item passes: it reads the filtered head again.
+      if (filterQuery === '') list.merge([frame.data]);
+      else scheduleHead();
       renderFoot();
       schedulePanels();
-      // An item ran a task, or planned one: the items ahead move.
-      scheduleHead();
       break;
     case 'clock':
+      // The instant and the tasks ahead, as the server has them: nothing to read.
       setNow(frame.data.now);
-      scheduleHead();
+      aheadItems = frame.data.ahead;
+      renderAhead();
       break;
     case 'reset':
       if (companyId !== undefined) void openCompany(companyId);
@@ -513,20 +534,18 @@ async function resetCompany(): Promise<void> {
 
 async function refreshPanels(): Promise<void> {
   if (companyId === undefined) return;
-  const id = enc(companyId);
-  const [faults, inbox, routes, graded] = await Promise.allSettled([
-    // Every fault that can fire for this company: its own, and those of no company in particular.
-    call<{ items: Fault[] }>('GET', '/_emulator/faults'),
-    call<{ items: InboxEntry[] }>('GET', `/_emulator/companies/${id}/inbox`),
-    call<{ items: NetworkRoute[] }>('GET', '/_emulator/network/routes'),
-    call<Report>('GET', `/_emulator/report?companyId=${id}`),
-  ]);
-  if (faults.status === 'fulfilled') renderFaults(faults.value.items.filter((f) => f.match?.companyId === undefined || f.match.companyId === companyId));
-  if (inbox.status === 'fulfilled') renderInbox(inbox.value.items);
-  if (routes.status === 'fulfilled') renderRoutes(routes.value.items);
-  if (graded.status === 'fulfilled' && enc(companyId) === id) renderReport(graded.value);
-  const failed = [faults, inbox, routes, graded].find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed && !(failed.reason instanceof ControlFailure && failed.reason.status === 401)) showError(failed.reason);
+  const id = companyId;
+  // One read for the four panels (the faults that can fire for this company: its own and those of no company).
+  try {
+    const panels = await call<Panels>('GET', `/_emulator/inspector/companies/${enc(id)}/panels`);
+    if (companyId !== id) return;
+    renderFaults(panels.faults as Fault[]);
+    renderInbox(panels.inbox as InboxEntry[]);
+    renderRoutes(panels.routes as NetworkRoute[]);
+    renderReport(panels.report as Report);
+  } catch (error) {
+    if (!(error instanceof ControlFailure && error.status === 401)) showError(error);
+  }
   // Asked once at the start; again only while one runs (a demo is started before its page is opened).
   if (!demoBox.hidden) await refreshDemo();
 }
@@ -593,6 +612,7 @@ function renderReport(value: Report): void {
 function showReport(): void {
   if (report === undefined) return;
   reportShown = true;
+  recordsButton.setAttribute('aria-pressed', 'false');
   selectedId = undefined;
   list.select(undefined);
   renderAhead();
@@ -673,6 +693,141 @@ function buildFaultForm(): HTMLFormElement {
   });
   refresh();
   return form;
+}
+
+// ---- the timeline's filters --------------------------------------------------------------------------------------
+
+/** The journal's filters (JournalFilter) as the timeline route takes them; the server checks each and says why not. */
+const FILTERS = [
+  ['method', 'method', 'GET, PATCH…'],
+  ['path', 'path glob', '/v1/produtos/*'],
+  ['status', 'status', '404 or 4xx'],
+  ['codigo', 'error code', 'precondicao_falhou'],
+  ['faultId', 'fault id', 'flt_1'],
+  ['from', 'from', '2026-01-01T00:00:00Z'],
+  ['to', 'to', '2026-01-02'],
+] as const;
+
+function buildFilterForm(): HTMLFormElement {
+  const inputs = FILTERS.map(([name, label, example]) => h('input', { name, 'aria-label': `Filter: ${label}`, placeholder: label, title: `${label}, e.g. ${example}`, autocomplete: 'off' }));
+  const state = h('span', { class: 'filter-state' });
+  const form = h('form', { class: 'filters', 'aria-label': 'Filter the timeline' }, inputs, h('button', { type: 'submit' }, 'Filter'), h('button', { type: 'reset' }, 'Clear'), state);
+  const apply = async () => {
+    const query = new URLSearchParams();
+    for (const input of inputs) if (input.value.trim() !== '') query.set(input.name, input.value.trim());
+    const before = filterQuery;
+    filterQuery = query.toString();
+    state.textContent = filterQuery === '' ? '' : 'filtered';
+    state.className = filterQuery === '' ? 'filter-state' : 'filter-state active';
+    if (companyId === undefined) return;
+    try {
+      await loadTimeline(companyId);
+    } catch (error) {
+      // A filter the server refused: shown, and the timeline stays as it was filtered before.
+      filterQuery = before;
+      state.textContent = before === '' ? '' : 'filtered';
+      showError(error);
+    }
+  };
+  form.addEventListener('submit', (event) => (event.preventDefault(), void apply()));
+  form.addEventListener('reset', () => setTimeout(() => void apply(), 0));
+  return form;
+}
+
+// ---- the records -------------------------------------------------------------------------------------------------
+
+const RECORD_KINDS = [
+  ['establishments', 'Establishments'],
+  ['catalogs', 'Catalogs'],
+  ['products', 'Products'],
+  ['events', 'Webhook events'],
+] as const;
+
+/** The company's records now, in the centre column: each with its state, version and links. */
+async function showRecords(focus?: string): Promise<void> {
+  if (companyId === undefined) return;
+  const id = companyId;
+  reportShown = false;
+  selectedId = undefined;
+  list.select(undefined);
+  recordsButton.setAttribute('aria-pressed', 'true');
+  let records: CompanyRecords;
+  try {
+    records = await call<CompanyRecords>('GET', `/_emulator/inspector/companies/${enc(id)}/records`);
+  } catch (error) {
+    showError(error);
+    return;
+  }
+  if (companyId !== id) return;
+  const all = [...(records.webhook === null ? [] : [records.webhook]), ...RECORD_KINDS.flatMap(([key]) => records[key].items)];
+  const rowOfRecord = (r: RecordRow) =>
+    h(
+      'li',
+      { 'data-record': r.id, title: r.id, onclick: () => void showRecord(r, all) },
+      h('b', null, r.title),
+      r.state === null ? null : h('span', { class: 'state' }, r.state),
+      r.version === null ? null : h('span', { class: 'version' }, `v${r.version}`),
+      h('small', null, ` ${r.id}`),
+    );
+  fill(
+    detailBox,
+    h('header', null, h('h2', null, 'Records'), h('div', { class: 'row-meta' }, 'As they are now. Click one for its fields, its links and the timeline items that touched it.')),
+    h(
+      'div',
+      { class: 'records' },
+      h('h3', null, 'Webhook destination'),
+      records.webhook === null ? h('p', { class: 'hint' }, 'None configured.') : h('ul', null, rowOfRecord(records.webhook)),
+      RECORD_KINDS.map(([key, title]) => {
+        const { items, total } = records[key];
+        return [
+          h('h3', null, `${title} (${total})`),
+          items.length === 0 ? h('p', { class: 'hint' }, 'None.') : h('ul', { 'data-kind': key }, items.map(rowOfRecord)),
+          total > items.length ? h('p', { class: 'hint' }, `and ${total - items.length} more (GET /_emulator/state/companies/${id} has them all)`) : null,
+        ];
+      }),
+    ),
+  );
+  const focused = focus === undefined ? undefined : all.find((r) => r.id === focus);
+  if (focused) await showRecord(focused, all);
+}
+
+/** One record: its fields, its links (to the records they name) and the timeline items that touched it. */
+async function showRecord(record: RecordRow, all: readonly RecordRow[]): Promise<void> {
+  if (companyId === undefined) return;
+  const id = companyId;
+  const links = record.links.map((link) => {
+    const target = all.find((r) => r.id === link.id || (link.kind === 'webhook' && r.kind === 'webhook'));
+    if (link.kind === 'attempt') {
+      const [eventId, n] = [link.id.slice(0, link.id.lastIndexOf(':')), link.id.slice(link.id.lastIndexOf(':') + 1)];
+      return h('a', { 'data-link': `att:${link.id}`, onclick: () => void showDetail({ id: `att:${eventId}:${n}`, kind: 'attempt', at: '', title: `attempt ${n} of ${eventId}`, status: null, tone: 'info', tags: [], detail: true }) }, `attempt ${n}`);
+    }
+    return target === undefined ? h('span', null, `${link.kind} ${link.id} `) : h('a', { 'data-link': link.id, onclick: () => void showRecord(target, all) }, `${link.kind} ${target.title}`);
+  });
+  const touching = h('div', { class: 'touching' }, h('p', { class: 'hint' }, 'Loading…'));
+  fill(
+    detailBox,
+    h('header', null, h('h2', null, `${record.kind} ${record.title}`), h('div', { class: 'row-meta' }, `${record.id}${record.state === null ? '' : ` · ${record.state}`}${record.version === null ? '' : ` · versao ${record.version}`}`)),
+    h('p', null, h('a', { onclick: () => void showRecords() }, '← all records')),
+    links.length === 0 ? null : h('section', { class: 'section' }, h('h3', null, 'Links'), h('div', { class: 'record-links' }, links)),
+    h('section', { class: 'section' }, h('h3', null, 'Fields'), h('pre', null, JSON.stringify(record.value, null, 2))),
+    h('section', { class: 'section' }, h('h3', null, 'Timeline items that touched it'), touching),
+  );
+  try {
+    const timeline = await call<Timeline>('GET', `/_emulator/inspector/companies/${enc(id)}/timeline?limit=${PAGE_SIZE}&touches=${enc(record.id)}`);
+    fill(
+      touching,
+      timeline.items.length === 0
+        ? h('p', { class: 'hint' }, 'None kept.')
+        : timeline.items.map((item) => {
+            const row = rowOf(item);
+            row.addEventListener('click', () => void showDetail(item));
+            return row;
+          }),
+    );
+  } catch (error) {
+    fill(touching);
+    showError(error);
+  }
 }
 
 // ---- the demo ----------------------------------------------------------------------------------------------------

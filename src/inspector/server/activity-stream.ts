@@ -32,9 +32,9 @@ export function activityStream(feed: ActivityFeed, filter: ActivityFilter, reque
   const signal = request.signal;
   const kinds = new Set(filter.kinds);
   const stops: (() => void)[] = [];
-  // The call that opens the stream is told once it answered, after the stream began, and only if someone listened
-  // when it arrived (activity-log.ts asks first), which is whether anyone listens now, before this stream does.
-  let ownCallAhead = feed.listening;
+  // The call that opens the stream is told once it answered, after the stream began, and only if an entry was wanted
+  // when it arrived (activity-log.ts asks first), which is whether one is wanted now, before this stream listens.
+  let ownCallAhead = feed.wanted;
   let end: () => void = () => undefined;
   const keep = (entry: ActivityEntry): boolean => {
     if (ownCallAhead && entry.kind === 'control' && entry.operation === OWN_OPERATION) {

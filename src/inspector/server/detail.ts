@@ -1,51 +1,42 @@
 /**
  * The detail of one timeline item (GET /_emulator/inspector/companies/{id}/items/{itemId}): the item and its
  * sections, every header and JSON value masked (mask.ts) before it leaves. A request shows its journal entry and,
- * when it was made after the inspector opened, its request and answer with headers and bodies; an event its record,
- * envelope, attempts and the signature headers of each attempt, computed as the emulator signs (the secret itself
- * never leaves); a job run, control call or task what the inspector kept of it.
+ * while the history holds it, its request and answer with headers and bodies; an event its record, envelope,
+ * attempts and the signature headers of each attempt, computed as the emulator signs (the secret itself never
+ * leaves); an attempt whose event is gone, a job run, control call, finding or task what was kept of it.
  */
 import { isoString } from '../../core/time.js';
 import type { DeliveryAttempt, WebhookEvent } from '../../core/webhooks/events.js';
+import { errorBodyText } from '../../http/errors.js';
 import { presentAttempt, presentEventItem } from '../../http/presenters.js';
 import { signWebhook } from '../../network/signature.js';
 import { VERSION } from '../../version.js';
 import type { DetailSection, ItemDetail } from '../wire.js';
+import { bodyText, headerPairs, type KeptBody, type KeptRequest } from './history.js';
 import type { InspectorView } from './inspector.js';
-import { attemptItem, controlItem, eventItem, jobItem, requestItem, taskItem } from './items.js';
+import { attemptItem, controlItem, eventItem, findingItem, jobItem, keptAttemptItem, requestItem, taskItem } from './items.js';
 import { maskHeaders, maskJson } from './mask.js';
 
-/** A body as the inspector keeps it: its text (up to its cap), its size, whether it was cut. */
-interface KeptBody {
-  readonly text: string;
-  readonly bytes: number;
-  readonly truncated: boolean;
-}
-
-/** One API exchange as recorded (Inspector.exchange); the answer's body arrives a moment after the rest. */
-export interface KeptExchange {
-  readonly requestHeaders: Headers;
-  readonly requestBody: KeptBody | null;
-  readonly status: number;
-  readonly responseHeaders: Headers;
-  responseBody: KeptBody | null;
-  /** While the answer's body is being read. */
-  reading: Promise<void> | undefined;
-}
-
-const NOT_RECORDED = 'Made before the inspector was first opened: the journal kept its line, not its headers or bodies (they are recorded from the first use of the inspector on).';
+/** A request the history dropped at its bounds (or never kept: EmulatorOptions.inspector of 0). */
+const notKept = (view: InspectorView): string => {
+  const { maxEntries, maxBytes } = view.history.counts();
+  return maxEntries === 0 || maxBytes === 0
+    ? 'This emulator keeps no history (its inspector option historyEntries or historyBytes is 0): the journal kept its line, not its headers or bodies.'
+    : `Dropped from the history, which keeps the last ${maxEntries} entries within ${maxBytes} bytes for every company: the journal kept its line, not its headers or bodies.`;
+};
 
 /** A body as a section: its JSON (masked) when it parses, else its text. */
 function bodySection(title: string, body: KeptBody): DetailSection {
-  const note = body.truncated ? ` (first ${body.text.length} characters of ${body.bytes} bytes: truncated)` : '';
-  if (!body.truncated) {
+  const { text, size, truncated } = bodyText(body);
+  const note = truncated ? ` (first ${text.length} characters of ${size} bytes: truncated)` : '';
+  if (!truncated) {
     try {
-      return { title, kind: 'json', value: maskJson(JSON.parse(body.text) as unknown) };
+      return { title, kind: 'json', value: maskJson(JSON.parse(text) as unknown) };
     } catch {
       // Not JSON: shown as text.
     }
   }
-  return { title: `${title}${note}`, kind: 'text', value: body.text };
+  return { title: `${title}${note}`, kind: 'text', value: text };
 }
 
 export function itemDetail(view: InspectorView, companyId: string, itemId: string): ItemDetail | undefined {
@@ -62,9 +53,12 @@ export function itemDetail(view: InspectorView, companyId: string, itemId: strin
     }
     case 'att': {
       const split = rest.lastIndexOf(':');
-      const event = split < 0 ? undefined : eventOf(view, companyId, rest.slice(0, split));
+      const eventId = rest.slice(0, split);
+      const event = split < 0 ? undefined : eventOf(view, companyId, eventId);
       const n = rest.slice(split + 1);
-      const attempt = event && /^[1-9]\d{0,5}$/.test(n) ? event.attempts[Number(n) - 1] : undefined;
+      const valid = /^[1-9]\d{0,5}$/.test(n);
+      const attempt = event && valid ? event.attempts[Number(n) - 1] : undefined;
+      if (!event && split > 0 && valid) return keptAttemptDetail(view, companyId, eventId, Number(n));
       if (!event || !attempt) return undefined;
       return {
         item: attemptItem(event, attempt, view.attemptsPerCycle),
@@ -72,16 +66,22 @@ export function itemDetail(view: InspectorView, companyId: string, itemId: strin
       };
     }
     case 'job': {
-      const job = view.jobs(companyId).find((j) => `${j.seq}` === rest);
-      if (!job) return undefined;
-      const { seq: _seq, atMs: _atMs, kind: _kind, ...run } = job;
+      const job = kept(view, rest);
+      if (job?.kind !== 'job' || job.companyId !== companyId) return undefined;
+      const { seq: _seq, atMs: _atMs, bytes: _bytes, kind: _kind, ...run } = job;
       return { item: jobItem(job), sections: [{ title: 'Run', kind: 'json', value: maskJson(run) }] };
     }
     case 'ctl': {
-      const control = view.controls(companyId).find((c) => `${c.seq}` === rest);
-      if (!control) return undefined;
-      const { seq: _seq, atMs: _atMs, kind: _kind, ...call } = control;
+      const control = kept(view, rest);
+      if (control?.kind !== 'control' || !view.concerns(control, companyId)) return undefined;
+      const { seq: _seq, atMs: _atMs, bytes: _bytes, kind: _kind, ...call } = control;
       return { item: controlItem(control), sections: [{ title: 'Control call', kind: 'json', value: maskJson(call) }] };
+    }
+    case 'fnd': {
+      const finding = kept(view, rest);
+      if (finding?.kind !== 'finding' || finding.companyId !== companyId) return undefined;
+      const { seq: _seq, atMs: _atMs, bytes: _bytes, kind: _kind, ...found } = finding;
+      return { item: findingItem(finding), sections: [{ title: 'Finding', kind: 'json', value: maskJson(found) }] };
     }
     case 'task': {
       const task = view.world.clock.upcoming(companyId, Number.MAX_SAFE_INTEGER).find((t) => `${t.id}` === rest);
@@ -96,11 +96,23 @@ export function itemDetail(view: InspectorView, companyId: string, itemId: strin
   }
 }
 
+/** The history's entry numbered by an item id's `n`. */
+const kept = (view: InspectorView, n: string) => (/^[1-9]\d{0,15}$/.test(n) ? view.history.bySeq(Number(n)) : undefined);
+
+/** An attempt the history kept whose event is gone from the state. */
+function keptAttemptDetail(view: InspectorView, companyId: string, eventId: string, n: number): ItemDetail | undefined {
+  let found;
+  for (const entry of view.history.entries()) if (entry.kind === 'delivery' && entry.companyId === companyId && entry.eventId === eventId && entry.attempt === n) found = entry;
+  if (found === undefined) return undefined;
+  const { seq: _seq, atMs: _atMs, bytes: _bytes, kind: _kind, ...attempt } = found;
+  return { item: keptAttemptItem(found), sections: [{ title: 'Attempt (its event is no longer kept)', kind: 'json', value: maskJson(attempt) }] };
+}
+
 function requestDetail(view: InspectorView, companyId: string, requestId: string): ItemDetail | undefined {
-  const record = view.journal(companyId).find((r) => r.requestId === requestId);
+  const exchange: KeptRequest | undefined = view.history.request(companyId, requestId);
+  const record = exchange?.record ?? view.journal(companyId).find((r) => r.requestId === requestId);
   if (!record) return undefined;
-  const exchange = view.exchange(requestId);
-  const error = view.error(requestId);
+  const error = exchange === undefined ? (record.codigo === null ? null : { codigo: record.codigo }) : exchange.error === undefined ? null : { codigo: exchange.error.codigo, caminho: exchange.error.caminho ?? null };
   const sections: DetailSection[] = [
     {
       title: 'Request',
@@ -114,19 +126,20 @@ function requestDetail(view: InspectorView, companyId: string, requestId: string
         idempotencyKey: record.idempotencyKey,
         replayed: record.replayed,
         faultId: record.faultId,
-        error: error ?? null,
+        error,
       },
     },
   ];
   if (exchange === undefined) {
-    sections.push({ title: 'Headers and bodies', kind: 'text', value: NOT_RECORDED });
+    sections.push({ title: 'Headers and bodies', kind: 'text', value: notKept(view) });
   } else {
-    sections.push({ title: 'Request headers', kind: 'headers', value: maskHeaders(exchange.requestHeaders) });
-    if (exchange.requestBody !== null && exchange.requestBody.bytes > 0) sections.push(bodySection('Request body', exchange.requestBody));
-    sections.push({ title: `Answer headers (${exchange.status})`, kind: 'headers', value: maskHeaders(exchange.responseHeaders) });
-    if (exchange.responseBody !== null && exchange.responseBody.bytes > 0) sections.push(bodySection('Answer body', exchange.responseBody));
+    sections.push({ title: 'Request headers', kind: 'headers', value: maskHeaders(headerPairs(exchange.requestHeaders)) });
+    if (exchange.requestBody !== null && exchange.requestBody.content.length > 0) sections.push(bodySection('Request body', exchange.requestBody));
+    sections.push({ title: `Answer headers (${exchange.status})`, kind: 'headers', value: maskHeaders(headerPairs(exchange.responseHeaders)) });
+    const answer = exchange.error === undefined ? exchange.responseBody : { content: errorBodyText(exchange.error, record.requestId), size: undefined, truncated: false };
+    if (answer !== null && answer.content.length > 0) sections.push(bodySection('Answer body', answer));
   }
-  return { item: requestItem(record, error, exchange !== undefined), sections };
+  return { item: requestItem(record, error?.codigo ?? null, exchange !== undefined), sections };
 }
 
 function eventOf(view: InspectorView, companyId: string, eventId: string): WebhookEvent | undefined {

@@ -1,13 +1,16 @@
 /**
- * The inspector's engine object: nothing recorded before its first use, then the exchanges whole (bodies capped),
- * bounded rings, resets, the live stream and its end (abort, close, over a socket too), and a timeline page at scale.
+ * The inspector's engine object and the emulator's history: every exchange whole from the start (bodies capped), the
+ * other entries, the bounds and what they drop, resets, the live stream and its end (abort, close, over a socket
+ * too), and a timeline page at scale.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Emulator } from '../../emulator.js';
+import type { EmulatorOptions } from '../../engine/config.js';
 import type { ActivityFeed } from '../../engine/activity.js';
 import type { ItemDetail, Timeline, TimelineItem } from '../wire.js';
 import { STREAM_BUFFER_BYTES } from './event-stream.js';
-import { BODY_CAP, Inspector, inspectorOf, RING_SIZE } from './inspector.js';
+import { BODY_CAP, ENTRY_BYTES, History } from './history.js';
+import { Inspector, inspectorOf } from './inspector.js';
 import { decodeCursor, encodeCursor } from './timeline.js';
 
 /**
@@ -24,8 +27,8 @@ const started: Emulator[] = [];
 afterEach(async () => {
   await Promise.all(started.splice(0).map((emu) => emu.close()));
 });
-function emulator(): Observed {
-  const emu = new Observed({ seed: 3 });
+function emulator(options: EmulatorOptions = {}): Observed {
+  const emu = new Observed({ seed: 3, ...options });
   started.push(emu);
   return emu;
 }
@@ -41,6 +44,13 @@ const item = (emu: Emulator, companyId: string, id: string) => get<ItemDetail>(e
 
 async function putWebhook(emu: Emulator, token: string, key: string, body: string = JSON.stringify({ url: 'https://hooks.acme.example/in' })): Promise<Response> {
   return emu.fetch('/v1/webhook', { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key, 'if-none-match': '*' }, body });
+}
+
+/** The characters of headers' names and values, as the history counts them. */
+function headerChars(headers: Headers): number {
+  let n = 0;
+  headers.forEach((value, name) => (n += name.length + value.length));
+  return n;
 }
 
 /** Reads server-sent frames from a stream: each `event:`/`data:` block, comments kept as `: …`. */
@@ -69,30 +79,32 @@ function frames(body: ReadableStream<Uint8Array>) {
   };
 }
 
-describe('recording', () => {
-  it('records nothing before the inspector is first used; after it, each exchange whole with tokens and secrets masked', async () => {
+describe('the history', () => {
+  it("keeps each exchange whole from the emulator's making, before any page was opened, tokens and secrets masked", async () => {
     const emu = emulator();
     const acme = emu.companies.create();
     const activity = emu.feed;
+    expect(activity.recorder).toBeInstanceOf(History);
     const before = await putWebhook(emu, acme.token, 'destination-0001');
     expect(before.status).toBe(201);
-    expect(activity.recorder).toBeUndefined();
+    const refused = await putWebhook(emu, acme.token, 'destination-0002');
+    expect(refused.status).toBe(412);
+    // Nobody listens: the history is no listener of the activity stream.
     expect(activity.listening).toBe(false);
 
     const first = await timeline(emu, acme.companyId);
-    expect(activity.recorder).toBeInstanceOf(Inspector);
-    expect(activity.listening).toBe(true);
     const beforeId = `req:${before.headers.get('x-request-id')}`;
-    expect(first.items.map((i) => [i.id, i.title, i.detail])).toEqual([[beforeId, 'PUT /v1/webhook → 201', false]]);
-    const unrecorded = await item(emu, acme.companyId, beforeId);
-    expect(unrecorded.sections.map((s) => s.title)).toEqual(['Request', 'Headers and bodies']);
+    const refusedId = `req:${refused.headers.get('x-request-id')}`;
+    const codigo = ((await refused.json()) as { erro: { codigo: string } }).erro.codigo;
+    expect(first.items.map((i) => [i.id, i.title, i.tags, i.detail])).toEqual([
+      [refusedId, 'PUT /v1/webhook → 412', [codigo], true],
+      [beforeId, 'PUT /v1/webhook → 201', [], true],
+    ]);
+    expect(first.history).toEqual({ entries: 2, bytes: first.history.bytes, maxEntries: 10_000, maxBytes: 16 * 1024 * 1024, dropped: 0 });
+    expect(first.history.bytes).toBeGreaterThan(2 * ENTRY_BYTES);
 
-    const after = await putWebhook(emu, acme.token, 'destination-0002');
-    expect(after.status).toBe(412);
-    const afterId = `req:${after.headers.get('x-request-id')}`;
-    const detail = await item(emu, acme.companyId, afterId);
-    expect(detail.item).toMatchObject({ id: afterId, kind: 'request', status: 412, tone: 'warn', detail: true });
-    expect(detail.item.tags).toEqual([(JSON.parse(await after.text()) as { erro: { codigo: string } }).erro.codigo]);
+    const detail = await item(emu, acme.companyId, refusedId);
+    expect(detail.item).toMatchObject({ id: refusedId, kind: 'request', status: 412, tone: 'warn', detail: true, tags: [codigo] });
     expect(detail.sections.map((s) => [s.title, s.kind])).toEqual([
       ['Request', 'json'],
       ['Request headers', 'headers'],
@@ -102,21 +114,57 @@ describe('recording', () => {
     ]);
     expect(detail.sections[1]!.value).toEqual({ authorization: 'Bearer ••••', 'content-type': 'application/json', 'idempotency-key': 'destination-0002', 'if-none-match': '*' });
     expect(detail.sections[2]!.value).toEqual({ url: 'https://hooks.acme.example/in' });
+    // The error answer as it was sent, rebuilt from its error.
+    expect(detail.sections[4]!.value).toEqual(JSON.parse(await (await putWebhook(emu, acme.token, 'destination-0002')).text().then((text) => text.replace(/"request_id":"[^"]+"/, `"request_id":"${refusedId.slice(4)}"`))));
+    expect((detail.sections[0]!.value as { error: unknown }).error).toEqual({ codigo, caminho: 'header.if-none-match' });
 
     // The first answer's secret never reaches the inspector's answers.
     const secret = (emu.companies.snapshot(acme.companyId) as unknown as { state: { webhookDestinations: { secret: string }[] } }).state.webhookDestinations[0]!.secret;
     expect(secret).toMatch(/^svc_whsec_/);
-    const texts = await Promise.all([`/_emulator/inspector/companies/${acme.companyId}/timeline`, `/_emulator/inspector/companies/${acme.companyId}/items/${afterId}`].map(async (p) => (await emu.fetch(p)).text()));
+    const texts = await Promise.all([`/_emulator/inspector/companies/${acme.companyId}/timeline`, `/_emulator/inspector/companies/${acme.companyId}/items/${beforeId}`].map(async (p) => (await emu.fetch(p)).text()));
+    expect(texts[1]).toContain('••••');
     for (const text of texts) {
       expect(text).not.toContain(secret);
       expect(text).not.toContain(acme.token);
     }
   });
 
-  it('caps a recorded body at 64 KiB, marked truncated', async () => {
+  it('keeps the control calls, job runs and findings made before the inspector was first used', async () => {
     const emu = emulator();
     const acme = emu.companies.create();
-    await timeline(emu, acme.companyId);
+    const fault = await emu.fetch(`/_emulator/companies/${acme.companyId}/faults`, json({ target: 'job', match: { kind: 'analise' }, effect: { fail: true } }));
+    expect(fault.status).toBe(201);
+    const faultId = ((await fault.json()) as { id: string }).id;
+    // No idempotency-key: a finding on the client.
+    const started = await emu.fetch('/v1/analises', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(started.status).toBe(400);
+    const analysis = await emu.fetch('/v1/analises', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'analysis-0000000001' }, body: '{}' });
+    const analysisId = ((await analysis.json()) as { id: string }).id;
+    const advanced = await emu.fetch('/_emulator/clock/advance', json({ by: '1h' }));
+    expect(advanced.status).toBe(200);
+
+    const page = await timeline(emu, acme.companyId);
+    // Newest first; at one instant, by what caused what: the calls, then the requests, then a finding on them.
+    expect(page.items.map((i) => [i.kind, i.title.split(' → ')[0]!.split(' (request ')[0]])).toEqual([
+      ['job', `end of analysis ${analysisId} failed by a fault`],
+      ['job', `start of analysis ${analysisId}`],
+      ['finding', 'finding missing-idempotency-key: POST /v1/analises'],
+      ['request', 'POST /v1/analises'],
+      ['request', 'POST /v1/analises'],
+      ['control', 'POST /_emulator/clock/advance'],
+      ['control', `POST /_emulator/companies/${acme.companyId}/faults`],
+    ]);
+    const faultItem = page.items.at(-1)!;
+    expect(faultItem.tags).toEqual(['addCompanyFault']);
+    expect((await item(emu, acme.companyId, faultItem.id)).sections[0]!.value).toMatchObject({ operation: 'addCompanyFault', companyId: acme.companyId, faultId });
+    const finding = page.items.find((i) => i.kind === 'finding')!;
+    expect(finding).toMatchObject({ tone: 'warn', tags: ['missing-idempotency-key', 'ANA-03'] });
+    expect((await item(emu, acme.companyId, finding.id)).sections[0]!.value).toMatchObject({ rule: 'missing-idempotency-key', requestIds: [started.headers.get('x-request-id')] });
+  });
+
+  it('caps a kept body at 64 KiB, marked truncated', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
     const big = JSON.stringify({ nome: 'x'.repeat(BODY_CAP + 100) });
     const answer = await emu.fetch('/v1/catalogos', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'catalog-000000001' }, body: big });
     expect(answer.status).toBe(422);
@@ -125,26 +173,91 @@ describe('recording', () => {
     expect(body.title).toBe(`Request body (first ${BODY_CAP} characters of ${Buffer.byteLength(big)} bytes: truncated)`);
     expect(body.kind).toBe('text');
     expect(body.value).toBe(big.slice(0, BODY_CAP));
+    // The entry, the body as kept (the error answer is rebuilt, not kept) and every header's name and value.
+    const sent = new Request('http://x/', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'catalog-000000001' }, body: big });
+    expect((await timeline(emu, acme.companyId)).history.bytes).toBe(ENTRY_BYTES + BODY_CAP + headerChars(sent.headers) + headerChars(answer.headers));
   });
 
-  it('keeps the last 1,000 exchanges: older requests stay on the timeline without their bodies', async () => {
+  it('drops its oldest entries past its bound of entries, counted per company: older requests stay on the timeline from the journal', async () => {
+    const emu = emulator({ inspector: { historyEntries: 5 } });
+    const acme = emu.companies.create();
+    const other = emu.companies.create();
+    for (let i = 0; i < 3; i++) await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${other.token}` } });
+    for (let i = 0; i < 6; i++) await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${acme.token}` } });
+    const page = await timeline(emu, acme.companyId);
+    expect(page.items.map((i) => i.detail)).toEqual([true, true, true, true, true, false]);
+    expect(page.history).toMatchObject({ entries: 5, maxEntries: 5, dropped: 1 });
+    expect((await timeline(emu, other.companyId)).history.dropped).toBe(3);
+    const dropped = await item(emu, acme.companyId, page.items.at(-1)!.id);
+    expect(dropped.sections.map((s) => s.title)).toEqual(['Request', 'Headers and bodies']);
+    expect(dropped.sections[1]!.value).toBe('Dropped from the history, which keeps the last 5 entries within 16777216 bytes for every company: the journal kept its line, not its headers or bodies.');
+  });
+
+  it('drops its oldest entries past its bound of bytes', async () => {
+    // Each request: its entry and its body of 500 bytes (its error answer is rebuilt, not kept). The bound holds two.
+    const body = JSON.stringify({ nome: 'x'.repeat(489) });
+    expect(Buffer.byteLength(body)).toBe(500);
+    // Room for two, with up to 512 bytes of headers each (theirs are about 240): not for three.
+    const bound = 2 * (ENTRY_BYTES + 500 + 512);
+    const emu = emulator({ inspector: { historyBytes: bound } });
+    const acme = emu.companies.create();
+    const send = (n: number) => emu.fetch('/v1/catalogos', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': `catalog-bytes-0000${n}` }, body });
+    for (let i = 0; i < 4; i++) expect((await send(i)).status).toBe(422);
+    const page = await timeline(emu, acme.companyId);
+    expect(page.history).toMatchObject({ entries: 2, maxEntries: 10_000, maxBytes: bound, dropped: 2 });
+    // Two entries, each with its body and its headers, within the bound.
+    expect(page.history.bytes).toBeGreaterThan(2 * (ENTRY_BYTES + 500));
+    expect(page.history.bytes).toBeLessThanOrEqual(bound);
+    expect(page.items.map((i) => i.detail)).toEqual([true, true, false, false]);
+  });
+
+  it('keeps nothing with a bound of 0: the request path records nothing until the inspector is used, and then only feeds its streams', async () => {
+    const emu = emulator({ inspector: { historyEntries: 0 } });
+    const acme = emu.companies.create();
+    expect(emu.feed.recorder).toBeUndefined();
+    const answer = await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${acme.token}` } });
+    const page = await timeline(emu, acme.companyId);
+    expect(emu.feed.recorder).toBeInstanceOf(History);
+    expect(page.history).toEqual({ entries: 0, bytes: 0, maxEntries: 0, maxBytes: 0, dropped: 0 });
+    const detail = await item(emu, acme.companyId, `req:${answer.headers.get('x-request-id')}`);
+    expect(detail.sections[1]!.value).toBe('This emulator keeps no history (its inspector option historyEntries or historyBytes is 0): the journal kept its line, not its headers or bodies.');
+  });
+
+  it('refuses bad bounds, naming the option', () => {
+    expect(() => new Emulator({ inspector: { historyEntries: -1 } })).toThrow('inspector.historyEntries must be a whole number of entries from 0 to 1000000; got -1');
+    expect(() => new Emulator({ inspector: { historyBytes: 1.5 } })).toThrow('inspector.historyBytes must be a whole number of bytes from 0 to 4294967296; got 1.5');
+    expect(() => new Emulator({ inspector: { historyEntrys: 5 } as never })).toThrow('inspector.historyEntrys is not an option: inspector takes historyEntries and historyBytes');
+  });
+
+  it('keeps the attempts of an event the state no longer has (past its retention)', async () => {
     const emu = emulator();
     const acme = emu.companies.create();
-    await timeline(emu, acme.companyId);
-    for (let i = 0; i < RING_SIZE + 5; i++) await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${acme.token}` } });
-    const page = await timeline(emu, acme.companyId, '?limit=1000');
-    expect(page.items).toHaveLength(1000);
-    expect(page.items.every((i) => i.detail)).toBe(true);
-    const rest = await timeline(emu, acme.companyId, `?limit=1000&before=${page.nextBefore}`);
-    expect(rest.items.map((i) => i.detail)).toEqual([false, false, false, false, false]);
-    expect(rest.nextBefore).toBeNull();
+    await putWebhook(emu, acme.token, 'destination-0003');
+    emu.faults.add({ target: 'delivery', effect: { status: 503 }, times: null });
+    const { eventId } = emu.webhooks.raise(acme.companyId, { tipo: 'webhook.teste' } as never);
+    await emu.clock.advance('10s');
+    const attempts = async () => (await timeline(emu, acme.companyId)).items.filter((i) => i.kind === 'attempt' || i.kind === 'event').map((i) => [i.id, i.title]);
+    expect(await attempts()).toEqual([
+      [`att:${eventId}:2`, 'attempt 2/8 of webhook.teste → falhou 503 (+5s after the previous)'],
+      [`att:${eventId}:1`, 'attempt 1/8 of webhook.teste → falhou 503'],
+      [`evt:${eventId}`, 'event webhook.teste raised → pendente after 2 attempts'],
+    ]);
+    // Its eight attempts fail within a day; 30 days on, the event is past its retention and gone from the state.
+    await emu.clock.advance('31d');
+    const listed = await emu.fetch('/v1/webhook/eventos', { headers: { authorization: `Bearer ${acme.token}` } });
+    expect(((await listed.json()) as { itens: unknown[] }).itens).toEqual([]);
+    const kept = await attempts();
+    expect(kept).toHaveLength(8);
+    expect(kept.at(-1)).toEqual([`att:${eventId}:1`, 'attempt 1/8 of webhook.teste → falhou 503']);
+    expect(kept[0]).toEqual([`att:${eventId}:8`, 'attempt 8/8 of webhook.teste → falhou 503']);
+    const detail = await item(emu, acme.companyId, `att:${eventId}:2`);
+    expect(detail.sections[0]).toMatchObject({ title: 'Attempt (its event is no longer kept)', value: { eventId, attempt: 2, outcome: 'falhou', status: 503 } });
   });
 
-  it('empties its rings on an emulator reset, and drops a company\'s entries on that company\'s reset', async () => {
+  it("empties on an emulator reset, and drops a company's entries on that company's reset", async () => {
     const emu = emulator();
     const acme = emu.companies.create();
     const other = emu.companies.create();
-    await timeline(emu, acme.companyId);
     const addFault = await emu.fetch('/_emulator/faults', json({ target: 'api', match: { path: '/v1/nada' }, effect: { status: 503 } }));
     expect(addFault.status).toBe(201);
     const ownCall = await emu.fetch(`/_emulator/companies/${acme.companyId}`, json({ name: 'Acme 2' }, 'PATCH'));
@@ -227,6 +340,39 @@ describe('the timeline', () => {
     const noItem = await emu.fetch(`/_emulator/inspector/companies/${acme.companyId}/items/req:nada`);
     expect(noItem.status).toBe(404);
     expect(((await noItem.json()) as { erro: { codigo: string } }).erro.codigo).toBe('item_nao_encontrado');
+  });
+
+  it("filters by the journal's filter, server-side: a call's method, path glob, status or class, codigo, faultId; every item by from and to", async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const auth = { authorization: `Bearer ${acme.token}` };
+    const fault = emu.companies.scope(acme.companyId).faults.add({ target: 'api', match: { path: '/v1/contexto' }, effect: { status: 503 }, times: 1 });
+    expect((await emu.fetch('/v1/contexto', { headers: auth })).status).toBe(503);
+    expect((await emu.fetch('/v1/empresa', { headers: auth })).status).toBe(200);
+    await emu.clock.advance('1h');
+    expect((await emu.fetch('/v1/catalogos/nada', { headers: auth })).status).toBe(422);
+    const titles = async (query: string) => (await timeline(emu, acme.companyId, query)).items.map((i) => i.title.split(' → ')[0]);
+    expect(await titles('?method=get')).toEqual(['GET /v1/catalogos/nada', 'GET /v1/empresa', 'GET /v1/contexto']);
+    expect(await titles('?path=/v1/catalogos/*')).toEqual(['GET /v1/catalogos/nada']);
+    expect(await titles('?status=5xx')).toEqual(['GET /v1/contexto']);
+    expect(await titles('?status=4xx&codigo=valor_invalido')).toEqual(['GET /v1/catalogos/nada']);
+    expect(await titles(`?faultId=${fault.id}`)).toEqual(['GET /v1/contexto']);
+    // The control calls are calls too (the in-process faults.add and clock.advance made none over HTTP).
+    expect((await emu.fetch('/_emulator/clock/advance', json({ by: '1m' }))).status).toBe(200);
+    expect(await titles('?path=/_emulator/**')).toEqual(['POST /_emulator/clock/advance']);
+    // from and to: every item in range, of any kind.
+    const start = emu.clock.now().getTime() - 3_660_000;
+    expect(await titles(`?to=${new Date(start + 1).toISOString()}`)).toEqual(['GET /v1/empresa', 'GET /v1/contexto']);
+    expect(await titles(`?from=${new Date(start + 3_600_000).toISOString()}&method=GET`)).toEqual(['GET /v1/catalogos/nada']);
+    const refused = async (query: string, caminho: string, message: string) => {
+      const response = await emu.fetch(`/_emulator/inspector/companies/${acme.companyId}/timeline${query}`);
+      expect(response.status, query).toBe(422);
+      expect(((await response.json()) as { erro: { caminho: string; mensagem: string } }).erro).toMatchObject({ caminho, mensagem: message });
+    };
+    await refused('?status=6xx', 'query.status', 'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got "6xx".');
+    await refused('?path=v1', 'query.path', 'path must be a glob of 1 to 2048 characters starting with "/" ("*" is any run of characters but "/", "**" any run at all); got "v1".');
+    await refused('?from=2026-01-02&to=2026-01-01', 'query.to', 'to must be after from (from is inclusive, to exclusive): 2026-01-02T00:00:00.000Z to 2026-01-01T00:00:00.000Z keeps nothing.');
+    await refused('?companyId=x', 'query.companyId', expect.any(String) as unknown as string);
   });
 
   it('round-trips its cursors and refuses text no page gave', () => {
@@ -316,20 +462,37 @@ describe('the stream', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const stream = frames(response.body!);
-    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString() } });
+    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString(), ahead: [] } });
     const answer = await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${acme.token}` } });
     const frame = (await stream.next()) as { event: string; data: TimelineItem };
     expect(frame).toEqual({ event: 'item', data: { id: `req:${answer.headers.get('x-request-id')}`, kind: 'request', at: emu.clock.info().now.toISOString(), title: 'GET /v1/empresa → 200', status: 200, tone: 'ok', tags: [], detail: true } });
     const moved = await emu.fetch('/_emulator/clock/advance', json({ by: '1h' }));
     expect(moved.status).toBe(200);
-    expect(((await stream.next()) as { event: string }).event).toBe('item'); // the advance itself
-    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString() } });
+    // The move as it happens (the clock tells it), then the advance's own call once it answered.
+    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString(), ahead: [] } });
+    expect(((await stream.next()) as { data: TimelineItem }).data.title).toBe('POST /_emulator/clock/advance → 200 (now 2026-01-01T01:00:00.000Z, ran 1 task)');
     emu.companies.reset(acme.companyId);
     expect(await stream.next()).toEqual({ event: 'reset', data: {} });
     const inspector = inspectorOf(emu.feed);
     expect(inspector.streams).toBe(1);
     await stream.reader.cancel();
     expect(inspector.streams).toBe(0);
+  });
+
+  it('sends a clock frame with the tasks ahead when an item planned one: the page reads nothing of its own', async () => {
+    const emu = emulator();
+    const acme = emu.companies.create();
+    const response = await emu.fetch(`/_emulator/inspector/stream?companyId=${acme.companyId}`);
+    const stream = frames(response.body!);
+    expect(((await stream.next()) as { data: { ahead: unknown[] } }).data.ahead).toEqual([]);
+    const analysis = await emu.fetch('/v1/analises', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'analysis-0000000002' }, body: '{}' });
+    expect(analysis.status).toBe(202);
+    expect(((await stream.next()) as { data: TimelineItem }).data.title).toBe('POST /v1/analises → 202');
+    const clock = (await stream.next()) as { event: string; data: { now: string; ahead: TimelineItem[] } };
+    expect(clock.event).toBe('clock');
+    expect(clock.data.ahead).toEqual((await timeline(emu, acme.companyId)).ahead);
+    expect(clock.data.ahead.length).toBeGreaterThan(0);
+    await stream.reader.cancel();
   });
 
   it('sends a reset frame when the emulator or its company is restored from a snapshot, and keeps what it recorded', async () => {
@@ -361,7 +524,7 @@ describe('the stream', () => {
     expect(((await stream.next()) as { event: string }).event).toBe('clock');
     emu.companies.remove(acme.companyId);
     expect(await stream.next()).toEqual({ event: 'reset', data: {} });
-    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString() } });
+    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString(), ahead: [] } });
     expect(await stream.next()).toBeUndefined();
     expect(inspector.streams).toBe(0);
   });
@@ -371,7 +534,7 @@ describe('the stream', () => {
     const acme = emu.companies.create();
     const stream = frames((await emu.fetch(`/_emulator/inspector/stream?companyId=${acme.companyId}`)).body!);
     expect(((await stream.next()) as { event: string }).event).toBe('clock');
-    const inspector = emu.feed.recorder as Inspector;
+    const inspector = inspectorOf(emu.feed);
     const path = `/v1/produtos/${'a'.repeat(7 * 1024)}`;
     const request = () => emu.fetch(path, { headers: { authorization: `Bearer ${acme.token}` } });
     // One frame read, to know the size of each: the same path and status, ids and times of one length.

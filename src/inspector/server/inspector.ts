@@ -1,33 +1,23 @@
 /**
  * The inspector's engine object: one per emulator, made on the first use of the inspector (its page or any of its
- * data routes) and on for good from then. Before that nothing of it exists and nothing is recorded: the request path
- * the bench measures pays one property read (ActivityFeed.recorder, undefined) and nothing more.
- *
- * Once open it listens to the activity stream and keeps, in rings of the last 1,000 each: the API exchanges whole
- * (headers and bodies, each body capped at 64 KiB), the error code of each request, the job runs and the control
- * calls that changed something. Requests, events and attempts themselves come from what the emulator keeps anyway
- * (the journal, the webhook events of the state), so they show for traffic from before it was opened too, without
- * headers or bodies. A reset of the emulator empties the rings; a company's reset (or removal) drops its entries,
- * as the journal drops its own.
+ * data routes). What it shows comes from the emulator's history (history.ts: every company's activity from the
+ * emulator's making on, in a bounded ring, whether or not a page was ever opened) and from what the emulator keeps
+ * anyway (the journal's requests, the webhook events and their attempts in the state, the tasks on the clocks).
  *
  * It also feeds the live streams (GET /_emulator/inspector/stream): the new items of a company, its clock's moves and
- * its resets; emu.close() ends every open stream at once.
+ * its resets, as the history is told of them; emu.close() ends every open stream at once.
  */
-import type { ActivityEntry, ActivityError, ActivityFeed, Exchange, ExchangeRecorder, ObservedEmulator } from '../../engine/activity.js';
+import type { ActivityFeed, ObservedEmulator } from '../../engine/activity.js';
 import type { EngineChange } from '../../engine/engine.js';
 import type { JournalRecord } from '../../engine/journal.js';
 import type { World } from '../../engine/world.js';
-import type { ItemDetail, StreamFrame, Timeline, TimelineItem } from '../wire.js';
-import { itemDetail, type KeptExchange } from './detail.js';
-import { attemptItem, controlItem, eventItem, jobItem, requestItem, type KeptControl, type KeptJob } from './items.js';
+import type { CompanyRecords, ItemDetail, StreamFrame, Timeline, TimelineItem } from '../wire.js';
+import { itemDetail } from './detail.js';
 import { eventStream } from './event-stream.js';
-import { companyTimeline, type TimelinePage } from './timeline.js';
-
-/** How many entries each ring keeps. */
-export const RING_SIZE = 1_000;
-/** A recorded body's cap, in bytes: what is past it is dropped and the body marked truncated. */
-export const BODY_CAP = 64 * 1024;
-
+import { History, type HistoryEntry, type HistoryTap, type KeptControl } from './history.js';
+import { attemptItem, controlItem, eventItem, findingItem, jobItem, keptAttemptItem, requestItem } from './items.js';
+import { aheadOf, companyTimeline, type TimelinePage } from './timeline.js';
+import { companyRecords } from './records.js';
 
 const KEEP_ALIVE_MS = 15_000;
 const CLOCK_POLL_MS = 1_000;
@@ -42,6 +32,12 @@ interface Watcher {
   /** Held while the stream is open (see stream()). */
   readonly request: Request;
   lastNow: number;
+  /** The tasks ahead as last sent (their JSON): a clock frame goes when they or the instant changed. */
+  lastAhead: string;
+  /** A clock frame is due at the end of this turn (several items in a row make one). */
+  due: boolean;
+  /** The list position of the company's newest webhook event the stream told of (events are raised by requests and controls, told at the end of their turn). */
+  eventPosition: number | undefined;
   send<F extends StreamFrame>(event: F['event'], data: F['data']): void;
   end(): void;
 }
@@ -55,32 +51,32 @@ export function inspectorOf(feed: ActivityFeed): Inspector {
   return inspector;
 }
 
-/** Drops the oldest entries of a map kept in insertion order beyond `size`. */
-function bound<K, V>(map: Map<K, V>, size: number): void {
-  while (map.size > size) map.delete(map.keys().next().value as K);
+/**
+ * Makes the history of the emulator whose activity `feed` tells, kept within `bounds` (EmulatorOptions.inspector),
+ * as the feed's recorder: from then on it records. None is made for bounds of 0 (the request path then records
+ * nothing), until the inspector is opened: it then makes one that keeps nothing, for its live streams.
+ */
+export function recordHistory(feed: ActivityFeed, bounds: History['bounds']): void {
+  if (bounds.entries > 0 && bounds.bytes > 0) feed.recorder = new History(feed, bounds);
 }
 
-export class Inspector implements ExchangeRecorder {
+export class Inspector implements HistoryTap {
   /** What it reads of the emulator: handed in with the feed, the one way it reaches the emulator. */
   readonly #emulator: ObservedEmulator;
-  /** Request id → the exchange as sent and answered (made after the inspector opened). */
-  readonly #exchanges = new Map<string, KeptExchange>();
-  /** Request id → its error code, from the activity stream (the journal keeps none). */
-  readonly #errors = new Map<string, { readonly companyId: string | null; readonly error: ActivityError }>();
-  #jobs: KeptJob[] = [];
-  #controls: KeptControl[] = [];
-  #seq = 0;
+  readonly #history: History;
   readonly #watchers = new Set<Watcher>();
   #closed = false;
   readonly #timings: { readonly keepAliveMs: number; readonly clockPollMs: number };
 
-  /** Made with the activity feed of an emulator: it listens to it, records its exchanges, reads `feed.emulator`. */
+  /** Made with the activity feed of an emulator: it reads its history (made here if it keeps none) and `feed.emulator`. */
   constructor(feed: ActivityFeed, timings: { keepAliveMs?: number; clockPollMs?: number } = {}) {
     this.#emulator = feed.emulator;
     this.#timings = { keepAliveMs: timings.keepAliveMs ?? KEEP_ALIVE_MS, clockPollMs: timings.clockPollMs ?? CLOCK_POLL_MS };
-    // For good: the listener and the recorder stay for the emulator's life (the inspector is on once opened).
-    feed.subscribe((entry) => this.#take(entry));
-    feed.recorder = this;
+    const history = feed.recorder instanceof History ? feed.recorder : new History(feed, { entries: 0, bytes: 0 });
+    feed.recorder = history;
+    history.tap = this;
+    this.#history = history;
+    // For good: the streams end with the emulator, and follow its resets.
     this.#emulator.watch((change) => this.#changed(change));
   }
 
@@ -95,13 +91,18 @@ export class Inspector implements ExchangeRecorder {
     return companyTimeline(this.#view(world), companyId, page);
   }
 
+  /** The company's records as they are now (records.ts); UnknownCompany. */
+  records(companyId: string): CompanyRecords {
+    return companyRecords(this.#worldOf(companyId), companyId);
+  }
+
   /**
    * An item of the company's timeline with its sections; UnknownCompany, UnknownItem. A request's answer body is
    * read a moment after the answer left (a copy of its stream): a detail asked for in between waits for it.
    */
   async item(companyId: string, itemId: string): Promise<ItemDetail> {
     const world = this.#worldOf(companyId);
-    if (itemId.startsWith('req:')) await this.#exchanges.get(itemId.slice(4))?.reading;
+    if (itemId.startsWith('req:')) await this.#history.request(companyId, itemId.slice(4))?.reading;
     const detail = itemDetail(this.#view(world), companyId, itemId);
     if (detail === undefined) throw new UnknownItem(`Company ${companyId} has no item ${itemId} on its timeline (ids are as the timeline gives them: req:…, evt:…, att:…:n, job:n, ctl:n, task:n).`);
     return detail;
@@ -118,14 +119,15 @@ export class Inspector implements ExchangeRecorder {
    */
   stream(companyId: string, request: Request): ReadableStream<Uint8Array> {
     const signal = request.signal;
-    const world = this.#worldOf(companyId);
+    this.#worldOf(companyId);
     const inspector = this;
     const timers: ReturnType<typeof setInterval>[] = [];
     let self: Watcher;
     return eventStream({
       start(sink) {
-        self = { companyId, request, lastNow: world.clock.now(), send: (event, data) => sink.send(event, data), end: () => sink.end() };
-        self.send('clock', { now: new Date(self.lastNow).toISOString() });
+        const [newest] = inspector.#emulator.worldOf(companyId).state.webhookEvents.listOf(companyId).before();
+        self = { companyId, request, lastNow: Number.NaN, lastAhead: '', due: false, eventPosition: newest?.[1], send: (event, data) => sink.send(event, data), end: () => sink.end() };
+        inspector.#tellClock(self);
         if (inspector.#closed || signal.aborted) return sink.end();
         inspector.#watchers.add(self);
         signal.addEventListener('abort', self.end);
@@ -145,77 +147,52 @@ export class Inspector implements ExchangeRecorder {
     });
   }
 
-  /** ExchangeRecorder: an API request answered after the inspector opened. */
-  exchange({ request, requestBody, response, responseBody }: Exchange): void {
-    const requestId = response.headers.get('x-request-id');
-    if (requestId === null) return;
-    // The Headers objects themselves (no copy): neither changes once the answer is made.
-    const kept: KeptExchange = {
-      requestHeaders: request.headers,
-      requestBody: requestBody === undefined ? null : capped(requestBody),
-      status: response.status,
-      responseHeaders: response.headers,
-      responseBody: responseBody === undefined ? null : cappedText(responseBody),
-      reading: undefined,
-    };
-    this.#exchanges.set(requestId, kept);
-    bound(this.#exchanges, RING_SIZE);
-    // An answer the API did not write from text (none today): its body read from a copy of its stream.
-    if (responseBody === undefined && response.body !== null) {
-      kept.reading = response
-        .clone()
-        .arrayBuffer()
-        .then((buffer) => void (kept.responseBody = capped(new Uint8Array(buffer))))
-        .catch(() => undefined)
-        .finally(() => (kept.reading = undefined));
+  /** HistoryTap: an entry the history took, as items to the streams of the companies it concerns. */
+  taken(entry: HistoryEntry): void {
+    if (this.#watchers.size === 0) return;
+    switch (entry.kind) {
+      case 'request':
+        if (entry.companyId !== null && this.#watched(entry.companyId)) this.#tell(entry.companyId, requestItem(entry.record, entry.error?.codigo ?? entry.record.codigo, true));
+        break;
+      case 'delivery': {
+        if (entry.companyId === null || !this.#watched(entry.companyId)) break;
+        const event = this.#emulator.worldOf(entry.companyId).state.webhookEvents.get(entry.eventId);
+        const attempt = event?.attempts[entry.attempt - 1];
+        if (event && attempt) {
+          this.#tell(entry.companyId, attemptItem(event, attempt, entry.attemptsPerCycle));
+          this.#tell(entry.companyId, eventItem(event));
+        } else this.#tell(entry.companyId, keptAttemptItem(entry));
+        break;
+      }
+      case 'job':
+        if (entry.companyId !== null) this.#tell(entry.companyId, jobItem(entry));
+        break;
+      case 'finding':
+        if (entry.companyId !== null) this.#tell(entry.companyId, findingItem(entry));
+        break;
+      case 'control': {
+        const item = controlItem(entry);
+        for (const watcher of this.#watchers) if (this.#concerns(entry, watcher.companyId)) watcher.send('item', item);
+        // A control may have moved a clock or planned tasks of any company.
+        for (const watcher of this.#watchers) this.#clockDue(watcher);
+        break;
+      }
     }
   }
 
-  #take(entry: ActivityEntry): void {
-    switch (entry.kind) {
-      case 'request': {
-        if (entry.error !== null) {
-          this.#errors.set(entry.requestId, { companyId: entry.companyId, error: entry.error });
-          bound(this.#errors, RING_SIZE);
-        }
-        if (entry.companyId !== null && this.#watched(entry.companyId)) {
-          this.#tell(entry.companyId, requestItem({ ...entry, at: Date.parse(entry.at) }, entry.error ?? undefined, true));
-        }
-        break;
-      }
-      case 'delivery': {
-        const world = this.#emulator.worldOf(entry.companyId);
-        const event = world.state.webhookEvents.get(entry.eventId);
-        const attempt = event?.attempts[entry.attempt - 1];
-        if (event && attempt && this.#watched(entry.companyId)) {
-          this.#tell(entry.companyId, attemptItem(event, attempt, entry.attemptsPerCycle));
-          this.#tell(entry.companyId, eventItem(event));
-        }
-        break;
-      }
-      case 'job': {
-        if (entry.companyId === null) break;
-        const job: KeptJob = { ...entry, seq: ++this.#seq, atMs: Date.parse(entry.at) };
-        this.#jobs.push(job);
-        if (this.#jobs.length > RING_SIZE) this.#jobs = this.#jobs.slice(-RING_SIZE);
-        this.#tell(entry.companyId, jobItem(job));
-        break;
-      }
-      case 'control': {
-        // Only what changed something, and not the inspector's own calls: its page polls nothing but reads.
-        if (entry.method === 'GET' || entry.scope === 'inspector') break;
-        // A call about a company on a clock of its own happened at that clock's now.
-        const world = entry.companyId === null ? undefined : this.#emulator.worldOf(entry.companyId);
-        const atMs = world !== undefined && world.owner === entry.companyId ? world.clock.now() : Date.parse(entry.at);
-        const control: KeptControl = { ...entry, seq: ++this.#seq, atMs };
-        this.#controls.push(control);
-        if (this.#controls.length > RING_SIZE) this.#controls = this.#controls.slice(-RING_SIZE);
-        const item = controlItem(control);
-        for (const watcher of this.#watchers) if (this.#concerns(control, watcher.companyId)) watcher.send('item', item);
-        for (const watcher of this.#watchers) this.#tellClock(watcher);
-        break;
-      }
-    }
+  /** HistoryTap: the clock of the world `owner` owns (null: the shared one) moved. */
+  clockMoved(owner: string | null): void {
+    for (const watcher of this.#watchers) if (this.#emulator.worldOf(watcher.companyId).owner === owner) this.#clockDue(watcher);
+  }
+
+  /** A clock frame for `watcher` at the end of this turn, once however many things asked for one. */
+  #clockDue(watcher: Watcher): void {
+    if (watcher.due) return;
+    watcher.due = true;
+    queueMicrotask(() => {
+      watcher.due = false;
+      if (this.#watchers.has(watcher)) this.#tellClock(watcher);
+    });
   }
 
   /** Whether a stream follows `companyId` (most of the time none does: no item is made). */
@@ -225,19 +202,36 @@ export class Inspector implements ExchangeRecorder {
     return false;
   }
 
-  /** Sends an item to the streams of `companyId`. */
+  /** Sends an item to the streams of `companyId` (and then its clock frame: an item may have run or planned a task). */
   #tell(companyId: string, item: TimelineItem): void {
-    for (const watcher of this.#watchers) if (watcher.companyId === companyId) watcher.send('item', item);
+    for (const watcher of this.#watchers) {
+      if (watcher.companyId !== companyId) continue;
+      watcher.send('item', item);
+      this.#clockDue(watcher);
+    }
   }
 
-  /** A `clock` frame when the company's clock moved since the last one; the end of the stream when the company is gone. */
+  /**
+   * A `clock` frame when the company's clock moved or its tasks ahead changed since the last one (the page then needs
+   * no read of its own); the end of the stream when the company is gone.
+   */
   #tellClock(watcher: Watcher): void {
     const world = this.#emulator.worldOf(watcher.companyId);
     if (!world.state.companies.has(watcher.companyId)) return watcher.end();
+    // The events raised since the last frame (by a request, a control, a job), each once: their attempts follow as items.
+    const events = world.state.webhookEvents;
+    for (const [eventId, position] of events.listOf(watcher.companyId).after(watcher.eventPosition)) {
+      watcher.eventPosition = position;
+      const event = events.get(eventId);
+      if (event !== undefined) watcher.send('item', eventItem(event));
+    }
     const now = world.clock.now();
-    if (now === watcher.lastNow) return;
+    const ahead = aheadOf(world, watcher.companyId);
+    const aheadText = JSON.stringify(ahead);
+    if (now === watcher.lastNow && aheadText === watcher.lastAhead) return;
     watcher.lastNow = now;
-    watcher.send('clock', { now: new Date(now).toISOString() });
+    watcher.lastAhead = aheadText;
+    watcher.send('clock', { now: new Date(now).toISOString(), ahead });
   }
 
   #changed(change: EngineChange): void {
@@ -247,23 +241,14 @@ export class Inspector implements ExchangeRecorder {
       return;
     }
     const { companyId } = change;
-    if (change.kind === 'restored') {
-      // Its records replaced: what was recorded stays (as the journal does), the streams read the timeline again.
-    } else if (companyId === null) {
-      this.#exchanges.clear();
-      this.#errors.clear();
-      this.#jobs = [];
-      this.#controls = [];
-    } else {
-      for (const [id, kept] of this.#errors) if (kept.companyId === companyId) this.#errors.delete(id);
-      // An exchange's company is its journal entry's, gone with it: the exchange cannot be reached any more.
-      this.#jobs = this.#jobs.filter((job) => job.companyId !== companyId);
-      this.#controls = this.#controls.filter((control) => control.companyId !== companyId);
-    }
     for (const watcher of this.#watchers) {
       if (companyId !== null && watcher.companyId !== companyId) continue;
       watcher.send('reset', {});
       watcher.lastNow = Number.NaN;
+      watcher.lastAhead = '';
+      // After a reset or restore the page reads the timeline again: the stream tells only events newer than now.
+      const [newest] = this.#emulator.worldOf(watcher.companyId).state.webhookEvents.listOf(watcher.companyId).before();
+      watcher.eventPosition = newest?.[1];
       this.#tellClock(watcher);
     }
   }
@@ -274,16 +259,14 @@ export class Inspector implements ExchangeRecorder {
     return world;
   }
 
-  /** What the timeline and detail queries read of the emulator and of the rings. */
+  /** What the timeline and detail queries read of the emulator and of the history. */
   #view(world: World): InspectorView {
     return {
       world,
       journal: (companyId) => this.#emulator.journal.recordsOf(companyId),
       attemptsPerCycle: this.#emulator.config.core.delivery.maxAttemptsPerCycle,
-      exchange: (requestId) => this.#exchanges.get(requestId),
-      error: (requestId) => this.#errors.get(requestId)?.error,
-      jobs: (companyId) => this.#jobs.filter((job) => job.companyId === companyId),
-      controls: (companyId) => this.#controls.filter((control) => this.#concerns(control, companyId)),
+      history: this.#history,
+      concerns: (control, companyId) => this.#concerns(control, companyId),
     };
   }
 
@@ -299,28 +282,12 @@ export class Inspector implements ExchangeRecorder {
   }
 }
 
-/** What the timeline and the detail read: the company's world, the journal, and the inspector's rings. */
+/** What the timeline and the detail read: the company's world, the journal, and the history. */
 export interface InspectorView {
   readonly world: World;
   journal(companyId: string): readonly JournalRecord[];
   readonly attemptsPerCycle: number;
-  exchange(requestId: string): KeptExchange | undefined;
-  error(requestId: string): ActivityError | undefined;
-  jobs(companyId: string): readonly KeptJob[];
-  controls(companyId: string): readonly KeptControl[];
+  readonly history: History;
+  /** Whether a control call shows on the company's timeline. */
+  concerns(control: KeptControl, companyId: string): boolean;
 }
-
-const UTF8 = new TextDecoder('utf-8');
-
-/** A body as kept: its text up to BODY_CAP bytes. */
-function capped(bytes: Uint8Array): { text: string; bytes: number; truncated: boolean } {
-  const truncated = bytes.length > BODY_CAP;
-  return { text: UTF8.decode(truncated ? bytes.subarray(0, BODY_CAP) : bytes), bytes: bytes.length, truncated };
-}
-
-/** A body the API wrote as text, kept the same way (its bytes counted, not copied, when it is under the cap). */
-function cappedText(text: string): { text: string; bytes: number; truncated: boolean } {
-  const bytes = Buffer.byteLength(text);
-  return bytes <= BODY_CAP ? { text, bytes, truncated: false } : capped(Buffer.from(text));
-}
-

@@ -23,7 +23,7 @@ describe('span', () => {
 describe('jobs and tasks in words', () => {
   const at = Date.parse('2026-01-01T00:00:00.000Z');
   it('names a job run by what it does and the record it works on, with its fault', () => {
-    const job = { kind: 'job', at: '2026-01-01T00:00:00.000Z', task: 'analise.fim', companyId: 'c', subjectId: 'a1', fault: null, seq: 4, atMs: at } as const;
+    const job = { kind: 'job', at: '2026-01-01T00:00:00.000Z', task: 'analise.fim', companyId: 'c', subjectId: 'a1', fault: null, seq: 4, atMs: at, bytes: 1024 } as const;
     expect(jobItem(job)).toEqual({ id: 'job:4', kind: 'job', at: '2026-01-01T00:00:00.000Z', title: 'end of analysis a1', status: null, tone: 'info', tags: ['analise.fim'], detail: true });
     expect(jobItem({ ...job, fault: 'failed' })).toMatchObject({ title: 'end of analysis a1 failed by a fault', tone: 'error', tags: ['analise.fim', 'fault failed'] });
     expect(jobItem({ ...job, task: 'ingestao.validacao', fault: 'delayed' })).toMatchObject({ title: 'validation of ingestion a1 postponed by a fault', tone: 'warn' });

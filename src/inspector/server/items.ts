@@ -1,26 +1,15 @@
 /**
  * The timeline's items (src/inspector/wire.ts TimelineItem) made from what the emulator keeps: its journal entries,
- * the webhook events and their attempts in the state, and what the inspector's rings hold (job runs, control calls),
- * and the tasks ahead on a clock. One place words every item, so the timeline and the live stream say the same.
+ * the webhook events and their attempts in the state, what its history holds (history.ts: requests, control calls,
+ * attempts, job runs, findings), and the tasks ahead on a clock. One place words every item, so the timeline and
+ * the live stream say the same.
  */
 import type { UpcomingTask } from '../../clock/clock.js';
 import { isoString } from '../../core/time.js';
 import type { DeliveryAttempt, WebhookEvent } from '../../core/webhooks/events.js';
-import type { ActivityError, ControlActivity, JobActivity } from '../../engine/activity.js';
 import type { JournalRecord } from '../../engine/journal.js';
 import type { TimelineItem } from '../wire.js';
-
-/** A job run as the inspector keeps it: its activity entry, numbered, its instant as a number. */
-export interface KeptJob extends JobActivity {
-  readonly seq: number;
-  readonly atMs: number;
-}
-
-/** A control call that changed something, as the inspector keeps it: its activity entry, numbered, its instant as a number. */
-export interface KeptControl extends ControlActivity {
-  readonly seq: number;
-  readonly atMs: number;
-}
+import type { KeptControl, KeptDelivery, KeptFinding, KeptJob } from './history.js';
 
 const toneOfStatus = (status: number): TimelineItem['tone'] => (status >= 500 ? 'error' : status >= 400 ? 'warn' : 'ok');
 
@@ -38,12 +27,12 @@ export function span(ms: number): string {
   return `+${parts.join('')}`;
 }
 
-/** An API request from its journal record; `error` from the activity seen while the inspector was open. */
-export function requestItem(record: Pick<JournalRecord, 'at' | 'method' | 'path' | 'status' | 'requestId' | 'replayed' | 'faultId'>, error: ActivityError | undefined, recorded: boolean): TimelineItem {
+/** An API request from its journal record, with its error answer's code; `recorded`: the history has it whole. */
+export function requestItem(record: Pick<JournalRecord, 'at' | 'method' | 'path' | 'status' | 'requestId' | 'replayed' | 'faultId'>, codigo: string | null, recorded: boolean): TimelineItem {
   const tags: string[] = [];
   if (record.replayed) tags.push('replayed');
   if (record.faultId !== null) tags.push(`fault ${record.faultId}`);
-  if (error !== undefined) tags.push(error.codigo);
+  if (codigo !== null) tags.push(codigo);
   return {
     id: `req:${record.requestId}`,
     kind: 'request',
@@ -100,6 +89,41 @@ export function attemptItem(event: WebhookEvent, attempt: DeliveryAttempt, attem
     status: attempt.statusHttp,
     tone: ATTEMPT_TONE[attempt.estado],
     tags,
+    detail: true,
+  };
+}
+
+/**
+ * An attempt the history kept whose event the state no longer has (its destination removed, its retention over, a
+ * reset of its records): what the attempt's entry told.
+ */
+export function keptAttemptItem(delivery: KeptDelivery): TimelineItem {
+  const outcome = `${delivery.outcome}${delivery.status === null ? '' : ` ${delivery.status}`}`;
+  const tags = [`attempt ${delivery.attemptInCycle}/${delivery.attemptsPerCycle}`, outcome];
+  if (delivery.failure !== null) tags.push(delivery.failure);
+  if (delivery.cycle > 1) tags.push(`cycle ${delivery.cycle}`);
+  return {
+    id: `att:${delivery.eventId}:${delivery.attempt}`,
+    kind: 'attempt',
+    at: delivery.at,
+    title: `attempt ${delivery.attemptInCycle}/${delivery.attemptsPerCycle} of ${delivery.eventType} → ${outcome}`,
+    status: delivery.status,
+    tone: ATTEMPT_TONE[delivery.outcome],
+    tags,
+    detail: true,
+  };
+}
+
+/** A finding on the client: the rule it broke and what happened. */
+export function findingItem(finding: KeptFinding): TimelineItem {
+  return {
+    id: `fnd:${finding.seq}`,
+    kind: 'finding',
+    at: finding.at,
+    title: `finding ${finding.rule}: ${finding.message}`,
+    status: null,
+    tone: 'warn',
+    tags: [finding.rule, ...finding.statements],
     detail: true,
   };
 }

@@ -7,6 +7,7 @@
  * of any data answer opens the inspector.
  */
 import { ACTIVITY_KINDS, type ActivityFeed, type ActivityKind } from '../../engine/activity.js';
+import { JournalFilterError, readJournalFilter, type JournalFilter } from '../../engine/journal.js';
 import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../../http/errors.js';
 import { activityStream } from './activity-stream.js';
 import { demoGateOf, type DemoGate } from './demo-gate.js';
@@ -27,11 +28,20 @@ export async function assetAnswer(name: string, version: string | undefined): Pr
   return (await inspectorAsset(name, version)) ?? fail(apiError(404, 'rota_nao_encontrada', `The inspector page has no file ${name}; its files are app.js and app.css.`, 'path.name'));
 }
 
-/** One page of a company's timeline (`limit`, `before` as the query gave them); 422 for a bad one, 404 for an unknown company. */
-export function timelineAnswer(feed: ActivityFeed, companyId: string, query: { readonly limit?: string | undefined; readonly before?: string | undefined }): Promise<Response> {
-  const page = timelinePage(query);
+/**
+ * One page of a company's timeline (`limit`, `before` as the query gave them), its items those `filter` keeps (the
+ * journal's filter, read from the same query parameters as GET /_emulator/journal's); 422 for a bad one, 404 for an
+ * unknown company.
+ */
+export function timelineAnswer(feed: ActivityFeed, companyId: string, query: { readonly limit?: string | undefined; readonly before?: string | undefined; readonly touches?: string | undefined }, filter: JournalFilter = {}): Promise<Response> {
+  const page = timelinePage(query, filter);
   if (page instanceof Response) return Promise.resolve(page);
   return read(() => inspectorOf(feed).timeline(companyId, page));
+}
+
+/** A company's records as they are now; 404 for an unknown company. */
+export function recordsAnswer(feed: ActivityFeed, companyId: string): Promise<Response> {
+  return read(() => inspectorOf(feed).records(companyId));
 }
 
 /** One item of a company's timeline with its detail; 404 for an unknown company or item. */
@@ -90,7 +100,17 @@ function gateOf(emulator: object): DemoGate | Response {
 }
 
 /** The page a timeline query asks for; else its 422. */
-function timelinePage(values: { readonly limit?: string | undefined; readonly before?: string | undefined }): TimelinePage | Response {
+function timelinePage(values: { readonly limit?: string | undefined; readonly before?: string | undefined; readonly touches?: string | undefined }, filter: JournalFilter): TimelinePage | Response {
+  let read: TimelinePage['filter'];
+  const given = Object.keys(filter).filter((name) => filter[name as keyof JournalFilter] !== undefined);
+  if (given.length > 0) {
+    try {
+      read = { query: readJournalFilter(filter), callsOnly: given.some((name) => name !== 'from' && name !== 'to') };
+    } catch (error) {
+      if (error instanceof JournalFilterError) return fail(apiError(422, 'valor_invalido', error.message, `query.${error.field}`));
+      throw error;
+    }
+  }
   let limit = DEFAULT_LIMIT;
   if (values.limit !== undefined) {
     if (!/^\d{1,7}$/.test(values.limit) || Number(values.limit) < 1 || Number(values.limit) > MAX_LIMIT) {
@@ -102,7 +122,11 @@ function timelinePage(values: { readonly limit?: string | undefined; readonly be
   if (values.before !== undefined && before === undefined) {
     return fail(apiError(422, 'valor_invalido', 'query.before must be a nextBefore a timeline page gave, as given.', 'query.before'));
   }
-  return { limit, before };
+  const { touches } = values;
+  if (touches !== undefined && !/^[\x21-\x7e]{1,200}$/.test(touches)) {
+    return fail(apiError(422, 'valor_invalido', `query.touches must be a record's id (1 to 200 printable characters); got ${JSON.stringify(touches.slice(0, 200))}.`, 'query.touches'));
+  }
+  return { limit, before, filter: read, touches };
 }
 
 /** Runs a read of the inspector; its refusals (an unknown company or item) as 404s. */
