@@ -6,7 +6,7 @@
 import { Hono, type Context as HonoContext } from 'hono';
 import { getPath } from 'hono/utils/url';
 import type { JournalRecord } from '../engine/journal.js';
-import { apiError, CONTROL_REQUEST_ID, errorOf, errorResponse } from './errors.js';
+import { apiError, CONTROL_REQUEST_ID, errorOf, errorResponse, plainHeadersOf } from './errors.js';
 import { answerTexts } from './stored-answers.js';
 import { bearerToken, requestBody, type Operation } from './pipeline.js';
 import { Router, unroutable } from './router.js';
@@ -137,8 +137,12 @@ function journaled(c: HonoContext<HttpEnv>, runtime: Runtime, entry: Mutable<Jou
   if (recorder !== undefined) {
     try {
       const { body } = c.env;
-      // An error answer's body is rebuilt from its error when it is read: no text is made for it here.
-      recorder.exchange(entry, c.req.raw, body instanceof Recording ? body.bytes : undefined, response, error === undefined ? answerTexts.of(response) : undefined, error);
+      // An error answer's body is rebuilt from its error when it is read: no text is made for it here. Headers are
+      // read as sent and as made where they are at hand: a Request's or Response's `headers` builds a Headers, and
+      // @hono/node-server then writes the answer off its fast path.
+      const sent = body?.rawHeaders ?? c.req.raw.headers;
+      const answered = plainHeadersOf(response) ?? response.headers;
+      recorder.exchange(entry, sent, body instanceof Recording ? body.bytes : undefined, response, answered, error === undefined ? answerTexts.of(response) : undefined, error);
     } catch {
       // The recorder's failure never changes an answer.
     }
@@ -185,6 +189,9 @@ class Recording implements BodySource {
   constructor(private readonly source: BodySource) {}
   get present(): boolean {
     return this.source.present;
+  }
+  get rawHeaders(): readonly string[] | undefined {
+    return this.source.rawHeaders;
   }
   read(limit: number): Promise<Uint8Array | undefined> {
     return this.source.read(limit).then((bytes) => (this.bytes = bytes));

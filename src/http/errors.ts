@@ -44,12 +44,28 @@ export function apiError(status: number, codigo: string, mensagem: string, camin
 
 /** The error answer: the error body, with `headers` after the error's own (an API answer adds its x-request-id). */
 export function errorResponse(error: ApiError, requestId: string, headers?: Readonly<Record<string, string>>): Response {
-  const response = new Response(errorBodyText(error, requestId), {
-    status: error.status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...error.headers, ...headers },
-  });
+  const plain = { 'content-type': 'application/json; charset=utf-8', ...error.headers, ...headers };
+  const response = withPlainHeaders(new Response(errorBodyText(error, requestId), { status: error.status, headers: plain }), plain);
   ERRORS.set(response, error);
   return response;
+}
+
+const PLAIN_HEADERS = Symbol('plain headers');
+type WithPlainHeaders = Response & { [PLAIN_HEADERS]?: Readonly<Record<string, string>> };
+
+/**
+ * Marks an answer with the plain object of headers it was made with, which it sends unchanged: what the history
+ * reads of its headers (plainHeadersOf), where the Response's own `headers` would build a Headers object and take
+ * @hono/node-server off its fast path. Set by errorResponse and storedResponse, which make nearly every answer.
+ */
+export function withPlainHeaders(response: Response, headers: Readonly<Record<string, string>>): Response {
+  (response as WithPlainHeaders)[PLAIN_HEADERS] = headers;
+  return response;
+}
+
+/** The plain headers `response` was made with, when withPlainHeaders marked it. */
+export function plainHeadersOf(response: Response): Readonly<Record<string, string>> | undefined {
+  return (response as WithPlainHeaders)[PLAIN_HEADERS];
 }
 
 /** The error body's text, as errorResponse sends it (an inspector rebuilds it from errorOf, not from the stream). */

@@ -17,6 +17,11 @@ export interface BodySource {
    * else, when the body cannot be read to its end.
    */
   read(limit: number): Promise<Uint8Array | undefined>;
+  /**
+   * Over a socket, the request's headers as sent: name, value, … (Node's rawHeaders), which the history reads
+   * rather than the Request's `headers`, whose Headers object is built on first use.
+   */
+  readonly rawHeaders?: readonly string[];
 }
 
 /**

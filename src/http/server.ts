@@ -223,6 +223,10 @@ class SocketBody implements BodySource {
     this.present = this.chunked || (this.declared !== undefined && this.declared !== '0');
   }
 
+  get rawHeaders(): readonly string[] {
+    return this.incoming.rawHeaders;
+  }
+
   read(limit: number): Promise<Uint8Array | undefined> {
     if (this.chunked) return readingBody(() => readStream(this.incoming, limit));
     const length = Number(this.declared);
@@ -293,6 +297,8 @@ const DRAIN_LIMIT = 64 * 1024 * 1024;
 /** What the server reads of Node's request message (HTTP/1 or HTTP/2). */
 interface NodeIncoming extends AsyncIterable<Uint8Array> {
   readonly headers: IncomingHttpHeaders;
+  /** The headers as sent: name, value, … in their order and case. */
+  readonly rawHeaders: string[];
   /** The request target as sent: origin-form (`/path?query`) or absolute-form (`http://host/path`). */
   readonly url?: string;
   /** The whole message, body included, has arrived. */

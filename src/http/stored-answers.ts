@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import type { IdempotencyEntry, StoredResponse } from '../core/idempotency.js';
 import type { Reply } from './pipeline.js';
+import { withPlainHeaders } from './errors.js';
 
 /** The content type of every answer of the API that can be stored (CSV answers are reads). */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -78,12 +79,12 @@ export function storedResponse(stored: StoredResponse, requestId: string, extra?
   // slow way); the same headers in the same order as the general case below.
   if (stored.headers === null && extra === undefined && location === null) {
     const headers: Record<string, string> = etag === null ? { 'content-type': JSON_CONTENT_TYPE, 'x-request-id': requestId } : { 'content-type': JSON_CONTENT_TYPE, 'x-request-id': requestId, etag };
-    return kept(new Response(stored.body, { status: stored.status, headers }), stored.body);
+    return kept(new Response(stored.body, { status: stored.status, headers }), stored.body, headers);
   }
   const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE, ...stored.headers, ...extra, 'x-request-id': requestId };
   if (etag !== null) headers.etag = etag;
   if (location !== null) headers.location = location;
-  return kept(new Response(stored.body, { status: stored.status, headers }), stored.body);
+  return kept(new Response(stored.body, { status: stored.status, headers }), stored.body, headers);
 }
 
 /**
@@ -98,8 +99,11 @@ export const answerTexts: { keep: boolean; of(response: Response): string | unde
 const TEXT = Symbol('answer text');
 type Texted = Response & { [TEXT]?: string };
 
-const kept = (response: Response, text: string): Response => {
-  if (answerTexts.keep) (response as Texted)[TEXT] = text;
+const kept = (response: Response, text: string, headers: Readonly<Record<string, string>>): Response => {
+  if (answerTexts.keep) {
+    (response as Texted)[TEXT] = text;
+    withPlainHeaders(response, headers);
+  }
   return response;
 };
 

@@ -6,10 +6,9 @@
  * the oldest entries are dropped, and counted, per company.
  *
  * It is the emulator's recorder (ActivityRecorder), set when the emulator is made: the request path hands it each
- * exchange, of which it keeps the journal's own record and the answer's text by reference, the headers as a flat
- * list of their strings (not the Headers objects, whose graph is several times the objects for the collector to
- * keep), and the request's body bytes, copied only when they are a view of a larger buffer. Nothing is allocated
- * before its first entry, so createEmulator() stays a few small objects.
+ * exchange, of which it keeps the journal's own record by reference and the headers and bodies as one text in a
+ * TextArena, outside the collected heap (ArenaRequest). Nothing is allocated before its first entry, so
+ * createEmulator() stays a few small objects.
  *
  * A byte is counted for each byte of a body as kept (a text by its length) and of each header's name and value,
  * plus ENTRY_BYTES for each entry: its objects and the journal record (history.test.ts holds the retained heap of a
@@ -19,6 +18,7 @@ import type { ActivityFeed, ActivityRecorder, AnswerError, ControlActivity, Deli
 import type { HistoryBounds } from '../../engine/config.js';
 import type { EngineChange } from '../../engine/engine.js';
 import type { JournalRecord } from '../../engine/journal.js';
+import { TextArena, type TextHandle } from '../../core/text-arena.js';
 
 /** A recorded body's cap, in bytes: what is past it is dropped and the body marked truncated. */
 export const BODY_CAP = 64 * 1024;
@@ -95,6 +95,8 @@ export class History implements ActivityRecorder {
   #dropped = 0;
   /** Entries dropped at the bounds, by company (null: those about every company). */
   #droppedOf: Map<string | null, number> | undefined;
+  /** Where the requests' headers and bodies are kept (made with the first). */
+  #arena: TextArena | undefined;
   /** The inspector's live part, once a page or a data route was used. */
   tap: HistoryTap | undefined;
 
@@ -108,26 +110,8 @@ export class History implements ActivityRecorder {
     return this.bounds.entries > 0 && this.bounds.bytes > 0;
   }
 
-  exchange(record: JournalRecord, request: Request, requestBody: Uint8Array | undefined, response: Response, responseBody: string | undefined, error: AnswerError | undefined): void {
-    const requestKept = requestBody === undefined ? null : keptBytes(requestBody);
-    const answerKept = responseBody === undefined ? null : keptText(responseBody);
-    const requestHeaders = flat(request.headers);
-    const responseHeaders = flat(response.headers);
-    const entry: KeptRequest = {
-      kind: 'request',
-      seq: ++this.#seq,
-      companyId: record.companyId,
-      atMs: record.at,
-      bytes: ENTRY_BYTES + length(requestHeaders) + length(responseHeaders) + (requestKept === null ? 0 : requestKept.content.length) + (answerKept === null ? 0 : answerKept.content.length),
-      record,
-      error,
-      requestHeaders,
-      requestBody: requestKept,
-      status: response.status,
-      responseHeaders,
-      responseBody: answerKept,
-      reading: undefined,
-    };
+  exchange(record: JournalRecord, requestHeaders: Headers | readonly string[], requestBody: Uint8Array | undefined, response: Response, responseHeaders: Headers | Readonly<Record<string, string>>, responseBody: string | undefined, error: AnswerError | undefined): void {
+    const entry = new ArenaRequest(this.#arena ??= new TextArena(), ++this.#seq, record, error, requestHeaders, requestBody, response.status, responseHeaders, responseBody);
     // An answer the API did not write from text (a malformedJson fault's): its body read from a copy of its stream.
     if (responseBody === undefined && error === undefined && response.body !== null) {
       entry.reading = response
@@ -224,6 +208,7 @@ export class History implements ActivityRecorder {
     const gone = ring[this.#head]!;
     ring[this.#head++] = undefined;
     this.#bytes -= gone.bytes;
+    if (gone instanceof ArenaRequest) gone.drop();
     this.#dropped++;
     const of = (this.#droppedOf ??= new Map());
     of.set(gone.companyId, (of.get(gone.companyId) ?? 0) + 1);
@@ -238,6 +223,7 @@ export class History implements ActivityRecorder {
     if (change.kind !== 'reset' || this.#ring === undefined) return;
     const { companyId } = change;
     if (companyId === null) {
+      for (const entry of this.entries()) if (entry instanceof ArenaRequest) entry.drop();
       this.#ring = [];
       this.#head = 0;
       this.#bytes = 0;
@@ -248,7 +234,10 @@ export class History implements ActivityRecorder {
     const kept: HistoryEntry[] = [];
     let bytes = 0;
     for (const entry of this.entries()) {
-      if (entry.companyId === companyId) continue;
+      if (entry.companyId === companyId) {
+        if (entry instanceof ArenaRequest) entry.drop();
+        continue;
+      }
       kept.push(entry);
       bytes += entry.bytes;
     }
@@ -261,21 +250,137 @@ export class History implements ActivityRecorder {
 
 const UTF8 = new TextDecoder('utf-8');
 
-/** Headers as name, value, name, value, … (forEach with a `this`: no closure, no pair arrays made). */
-function flat(headers: Headers): string[] {
-  const out: string[] = [];
-  headers.forEach(pushPair, out);
-  return out;
-}
-function pushPair(this: string[], value: string, name: string): void {
-  this.push(name, value);
+/**
+ * A request as the history keeps it: the journal's record, the error, the status and a few numbers in the object,
+ * and its headers and bodies as one text in the history's TextArena (outside the collected heap), read back when
+ * the inspector shows it. Kept as objects (the header lists, the body bytes and the answer's text), they were
+ * most of what each request over HTTP left V8's young-generation collections to copy, which is what makes the
+ * tail of a PATCH; bare hono keeps nothing.
+ *
+ * The text: the request's headers, NUL, the answer's headers (each list `name\nvalue\n…`: no header holds a
+ * line break or a NUL), NUL, the request's body (its bytes as Latin-1, one character a byte), then the answer's.
+ */
+class ArenaRequest implements KeptRequest {
+  readonly kind = 'request';
+  readonly companyId: string | null;
+  readonly atMs: number;
+  readonly bytes: number;
+  readonly status: number;
+  reading: Promise<void> | undefined = undefined;
+  readonly #arena: TextArena;
+  #handle: TextHandle | undefined;
+  /** Where the answer's headers, the request's body and the answer's body begin in the text. */
+  readonly #answerHeaders: number;
+  readonly #requestBody: number;
+  readonly #answerBody: number;
+  /** Each body's size in bytes before the cap (-1: none; for the answer, -2: a text under the cap, counted when read). */
+  readonly #requestSize: number;
+  readonly #answerSize: number;
+  /** The answer's body read later from a copy of its stream (see History.exchange). */
+  #answerRead: KeptBody | null = null;
+
+  constructor(
+    arena: TextArena,
+    readonly seq: number,
+    readonly record: JournalRecord,
+    readonly error: AnswerError | undefined,
+    requestHeaders: Headers | readonly string[],
+    requestBody: Uint8Array | undefined,
+    status: number,
+    responseHeaders: Headers | Readonly<Record<string, string>>,
+    responseBody: string | undefined,
+  ) {
+    this.#arena = arena;
+    this.companyId = record.companyId;
+    this.atMs = record.at;
+    this.status = status;
+    const sent = headerText(requestHeaders);
+    const answered = headerText(responseHeaders);
+    const body = requestBody === undefined ? '' : latin1(requestBody.length > BODY_CAP ? requestBody.subarray(0, BODY_CAP) : requestBody);
+    const answer = responseBody === undefined ? undefined : keptText(responseBody);
+    const answerText = answer === undefined ? '' : (answer.content as string);
+    this.#answerHeaders = sent.length + 1;
+    this.#requestBody = this.#answerHeaders + answered.length + 1;
+    this.#answerBody = this.#requestBody + body.length;
+    this.#requestSize = requestBody === undefined ? -1 : requestBody.length;
+    this.#answerSize = answer === undefined ? -1 : (answer.size ?? -2);
+    const text = `${sent}\0${answered}\0${body}${answerText}`;
+    this.bytes = ENTRY_BYTES + text.length;
+    this.#handle = arena.add(text);
+  }
+
+  /** Frees its text: the entry left the history (read after, it has no headers and no bodies). */
+  drop(): void {
+    if (this.#handle !== undefined) this.#arena.remove(this.#handle);
+    this.#handle = undefined;
+  }
+
+  get requestHeaders(): readonly string[] {
+    const text = this.#text();
+    return text === undefined ? [] : headerList(text.slice(0, this.#answerHeaders - 1));
+  }
+
+  get responseHeaders(): readonly string[] {
+    const text = this.#text();
+    return text === undefined ? [] : headerList(text.slice(this.#answerHeaders, this.#requestBody - 1));
+  }
+
+  get requestBody(): KeptBody | null {
+    const text = this.#text();
+    if (text === undefined || this.#requestSize < 0) return null;
+    return { content: Buffer.from(text.slice(this.#requestBody, this.#answerBody), 'latin1'), size: this.#requestSize, truncated: this.#requestSize > BODY_CAP };
+  }
+
+  get responseBody(): KeptBody | null {
+    if (this.#answerSize === -1) return this.#answerRead;
+    const text = this.#text();
+    if (text === undefined) return null;
+    const size = this.#answerSize === -2 ? undefined : this.#answerSize;
+    return { content: text.slice(this.#answerBody), size, truncated: size !== undefined && size > BODY_CAP };
+  }
+
+  set responseBody(body: KeptBody | null) {
+    this.#answerRead = body;
+  }
+
+  /** Its text; undefined once dropped. */
+  #text(): string | undefined {
+    return this.#handle === undefined ? undefined : this.#arena.text(this.#handle);
+  }
 }
 
-/** The characters of a list of strings. */
-function length(strings: readonly string[]): number {
-  let n = 0;
-  for (const text of strings) n += text.length;
-  return n;
+/**
+ * Headers as `name\nvalue\n…`, names in lower case as a Headers object gives them: from a socket's raw list, a
+ * plain object or a Headers (forEach with a `this`: no closure, no pair arrays made).
+ */
+function headerText(headers: Headers | readonly string[] | Readonly<Record<string, string>>): string {
+  if (headers instanceof Headers) {
+    const out = { text: '' };
+    headers.forEach(appendPair, out);
+    return out.text;
+  }
+  let text = '';
+  if (Array.isArray(headers)) {
+    const raw = headers as readonly string[];
+    for (let i = 0; i + 1 < raw.length; i += 2) text += `${raw[i]!.toLowerCase()}\n${raw[i + 1]!}\n`;
+    return text;
+  }
+  const plain = headers as Readonly<Record<string, string>>;
+  for (const name in plain) text += `${name.toLowerCase()}\n${plain[name]!}\n`;
+  return text;
+}
+function appendPair(this: { text: string }, value: string, name: string): void {
+  this.text += `${name}\n${value}\n`;
+}
+
+/** The list `name, value, …` of a header text. */
+function headerList(text: string): string[] {
+  return text === '' ? [] : text.slice(0, -1).split('\n');
+}
+
+/** Bytes as a string of one character each. */
+function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
 }
 
 /** A flat list of headers as the pairs maskHeaders reads. */

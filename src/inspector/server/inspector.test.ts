@@ -47,9 +47,10 @@ async function putWebhook(emu: Emulator, token: string, key: string, body: strin
 }
 
 /** The characters of headers' names and values, as the history counts them. */
+/** What a list of headers takes in the history: each name and value with the line break after it. */
 function headerChars(headers: Headers): number {
   let n = 0;
-  headers.forEach((value, name) => (n += name.length + value.length));
+  headers.forEach((value, name) => (n += name.length + value.length + 2));
   return n;
 }
 
@@ -173,9 +174,10 @@ describe('the history', () => {
     expect(body.title).toBe(`Request body (first ${BODY_CAP} characters of ${Buffer.byteLength(big)} bytes: truncated)`);
     expect(body.kind).toBe('text');
     expect(body.value).toBe(big.slice(0, BODY_CAP));
-    // The entry, the body as kept (the error answer is rebuilt, not kept) and every header's name and value.
+    // The entry, the body as kept (the error answer is rebuilt, not kept), every header's name and value, and the
+    // two separators of the kept text.
     const sent = new Request('http://x/', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'catalog-000000001' }, body: big });
-    expect((await timeline(emu, acme.companyId)).history.bytes).toBe(ENTRY_BYTES + BODY_CAP + headerChars(sent.headers) + headerChars(answer.headers));
+    expect((await timeline(emu, acme.companyId)).history.bytes).toBe(ENTRY_BYTES + BODY_CAP + headerChars(sent.headers) + headerChars(answer.headers) + 2);
   });
 
   it('drops its oldest entries past its bound of entries, counted per company: older requests stay on the timeline from the journal', async () => {
