@@ -28,6 +28,8 @@ const FROM_UTF8 = new TextDecoder();
 const SLOT = 2 ** 16;
 const FIRST_CHUNK = 1024;
 const MAX_CHUNK = SLOT;
+/** Emptied chunks of MAX_CHUNK bytes kept for reuse (256 KiB at most). */
+const SPARE_CHUNKS = 4;
 /**
  * Each text starts with its size (4 bytes, little-endian): its UTF-8 bytes, or, with the top bit set, its UTF-16
  * code units. Texts start at multiples of 4, so a text of code units is aligned for a Uint16Array.
@@ -44,6 +46,12 @@ export class TextArena {
   /** How many texts of each chunk are still kept. */
   readonly #live: number[] = [];
   readonly #freed: number[] = [];
+  /**
+   * Emptied chunks of the largest size, kept for the next ones: a store that keeps its texts for a while (the
+   * inspector's history, a bounded ring) empties a chunk for each it fills, and a typed array's bytes are memory V8
+   * counts as external, whose growth alone starts full collections of the heap.
+   */
+  readonly #spare: Uint8Array[] = [];
   /** The chunk texts are written into (-1: none yet), and how far it is written. */
   #current = -1;
   #used = 0;
@@ -101,6 +109,13 @@ export class TextArena {
       this.#used = 0;
       return;
     }
+    this.#release(index);
+  }
+
+  /** Frees chunk `index`, keeping it for reuse when it is of the largest size and few are kept. */
+  #release(index: number): void {
+    const chunk = this.#chunks[index]!;
+    if (chunk.length === MAX_CHUNK && this.#spare.length < SPARE_CHUNKS) this.#spare.push(chunk);
     this.#chunks[index] = undefined;
     this.#freed.push(index);
   }
@@ -137,13 +152,11 @@ export class TextArena {
   #open(size: number): Uint8Array {
     const last = this.#current;
     const grown = last < 0 ? FIRST_CHUNK : Math.min(MAX_CHUNK, 2 * this.#chunks[last]!.length);
-    const chunk = new Uint8Array(Math.max(grown, size));
+    const length = Math.max(grown, size);
+    const chunk = (length === MAX_CHUNK ? this.#spare.pop() : undefined) ?? new Uint8Array(length);
     this.#current = this.#place(chunk);
     this.#used = 0;
-    if (last >= 0 && this.#live[last] === 0) {
-      this.#chunks[last] = undefined;
-      this.#freed.push(last);
-    }
+    if (last >= 0 && this.#live[last] === 0) this.#release(last);
     return chunk;
   }
 

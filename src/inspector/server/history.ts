@@ -6,9 +6,9 @@
  * the oldest entries are dropped, and counted, per company.
  *
  * It is the emulator's recorder (ActivityRecorder), set when the emulator is made: the request path hands it each
- * exchange, of which it keeps the journal's own record by reference and the headers and bodies as one text in a
- * TextArena, outside the collected heap (ArenaRequest). Nothing is allocated before its first entry, so
- * createEmulator() stays a few small objects.
+ * exchange, of which it keeps the journal's own record by reference, a few numbers in arrays beside the ring, and the
+ * headers and bodies as one text in a TextArena, outside the collected heap (see Slot). Nothing is allocated before
+ * its first entry, so createEmulator() stays a few small objects.
  *
  * A byte is counted for each byte of a body as kept (a text by its length) and of each header's name and value,
  * plus ENTRY_BYTES for each entry: its objects and the journal record (history.test.ts holds the retained heap of a
@@ -18,7 +18,7 @@ import type { ActivityFeed, ActivityRecorder, AnswerError, ControlActivity, Deli
 import type { HistoryBounds } from '../../engine/config.js';
 import type { EngineChange } from '../../engine/engine.js';
 import type { JournalRecord } from '../../engine/journal.js';
-import { TextArena, type TextHandle } from '../../core/text-arena.js';
+import { TextArena } from '../../core/text-arena.js';
 
 /** A recorded body's cap, in bytes: what is past it is dropped and the body marked truncated. */
 export const BODY_CAP = 64 * 1024;
@@ -53,9 +53,9 @@ export interface KeptRequest extends Kept {
   readonly status: number;
   readonly responseHeaders: readonly string[];
   /** Null for an error answer (rebuilt from `error`) or while an answer not made from text is read. */
-  responseBody: KeptBody | null;
+  readonly responseBody: KeptBody | null;
   /** While the answer's body is being read from a copy of its stream. */
-  reading: Promise<void> | undefined;
+  readonly reading: Promise<void> | undefined;
 }
 
 export interface KeptControl extends Kept, Omit<ControlActivity, 'companyId'> {}
@@ -81,14 +81,34 @@ export interface HistoryCounts {
   readonly dropped: number;
 }
 
-/** Leaves the ring's array unshifted until this many dropped slots are at its front (then shifts them at once). */
+/** Leaves the ring's arrays unshifted until this many dropped slots are at their front (then shifts them at once). */
 const COMPACT_AFTER = 1024;
+
+/**
+ * A slot of the ring: an entry, or for a request the journal's own record of it (which the journal keeps anyway),
+ * its numbers in the parallel arrays and its headers and bodies in the arena. A request kept as objects of its own
+ * was promoted to the old generation by every young-generation collection it outlived, then collected there: a
+ * full collection every few thousand requests, and pauses of tens of milliseconds at the PATCH tail. A request's
+ * KeptRequest is made when the inspector reads it.
+ */
+type Slot = Exclude<HistoryEntry, KeptRequest> | JournalRecord;
+const isRecord = (slot: Slot): slot is JournalRecord => !('kind' in slot);
+
+/** What a request's answer became when it was not made from text (a malformedJson fault's): read from a copy of its stream. */
+interface LateAnswer {
+  reading: Promise<void> | undefined;
+  body: KeptBody | null;
+}
 
 export class History implements ActivityRecorder {
   readonly bounds: HistoryBounds;
   readonly #feed: ActivityFeed;
-  /** Oldest first, from #head on; made on the first entry. */
-  #ring: (HistoryEntry | undefined)[] | undefined;
+  /** Oldest first, from #head on; made on the first entry, as are the arrays beside it (same index). */
+  #ring: (Slot | undefined)[] | undefined;
+  #seqs: number[] = [];
+  #sizes: number[] = [];
+  /** A request's text in the arena (-1 for other entries). */
+  #texts: number[] = [];
   #head = 0;
   #bytes = 0;
   #seq = 0;
@@ -97,6 +117,7 @@ export class History implements ActivityRecorder {
   #droppedOf: Map<string | null, number> | undefined;
   /** Where the requests' headers and bodies are kept (made with the first). */
   #arena: TextArena | undefined;
+  #late: Map<JournalRecord, LateAnswer> | undefined;
   /** The inspector's live part, once a page or a data route was used. */
   tap: HistoryTap | undefined;
 
@@ -111,20 +132,29 @@ export class History implements ActivityRecorder {
   }
 
   exchange(record: JournalRecord, requestHeaders: Headers | readonly string[], requestBody: Uint8Array | undefined, response: Response, responseHeaders: Headers | Readonly<Record<string, string>>, responseBody: string | undefined, error: AnswerError | undefined): void {
-    const entry = new ArenaRequest(this.#arena ??= new TextArena(), ++this.#seq, record, error, requestHeaders, requestBody, response.status, responseHeaders, responseBody);
+    if (!this.keeps && this.tap === undefined) return;
+    const seq = ++this.#seq;
+    const arena = (this.#arena ??= new TextArena());
+    const text = requestText(requestHeaders, requestBody, responseHeaders, responseBody, error);
+    const size = ENTRY_BYTES + text.length;
+    const handle = this.keeps ? arena.add(text) : -1;
     // An answer the API did not write from text (a malformedJson fault's): its body read from a copy of its stream.
     if (responseBody === undefined && error === undefined && response.body !== null) {
-      entry.reading = response
+      const late: LateAnswer = { reading: undefined, body: null };
+      late.reading = response
         .clone()
         .arrayBuffer()
-        .then((buffer) => void (entry.responseBody = keptBytes(new Uint8Array(buffer))))
+        .then((buffer) => void (late.body = keptBytes(new Uint8Array(buffer))))
         .catch(() => undefined)
-        .finally(() => (entry.reading = undefined));
+        .finally(() => (late.reading = undefined));
+      (this.#late ??= new Map()).set(record, late);
     }
-    this.#keep(entry);
+    this.#keep(record, seq, size, handle);
+    if (this.tap !== undefined) this.tap.taken(this.#requestView(record, seq, size, handle < 0 ? text : undefined));
   }
 
   entry(activity: RecordedActivity): void {
+    let entry: Exclude<HistoryEntry, KeptRequest>;
     switch (activity.kind) {
       case 'control': {
         // Only what changed something, and not the inspector's own calls: its page reads, and paces a demo.
@@ -132,40 +162,53 @@ export class History implements ActivityRecorder {
         // A call about a company on a clock of its own happened at that clock's now.
         const world = activity.companyId === null ? undefined : this.#feed.emulator.worldOf(activity.companyId);
         const atMs = world !== undefined && world.owner === activity.companyId ? world.clock.now() : Date.parse(activity.at);
-        return this.#keep({ ...activity, seq: ++this.#seq, atMs, bytes: ENTRY_BYTES });
+        entry = { ...activity, seq: ++this.#seq, atMs, bytes: ENTRY_BYTES };
+        break;
       }
       case 'delivery':
       case 'job':
       case 'finding':
-        return this.#keep({ ...activity, seq: ++this.#seq, atMs: Date.parse(activity.at), bytes: ENTRY_BYTES });
+        entry = { ...activity, seq: ++this.#seq, atMs: Date.parse(activity.at), bytes: ENTRY_BYTES };
+        break;
+      default:
+        return;
     }
+    this.#keep(entry, entry.seq, entry.bytes, -1);
+    this.tap?.taken(entry);
   }
 
   clockMoved(owner: string | null): void {
     this.tap?.clockMoved(owner);
   }
 
-  /** Every entry kept, oldest first. */
+  /** Every entry kept, oldest first (a request's made as it is reached). */
   *entries(): IterableIterator<HistoryEntry> {
     const ring = this.#ring;
     if (ring === undefined) return;
-    for (let i = this.#head; i < ring.length; i++) yield ring[i]!;
+    for (let i = this.#head; i < ring.length; i++) yield this.#entryAt(i);
   }
 
   /** The entry numbered `seq`, if it is still kept. */
   bySeq(seq: number): HistoryEntry | undefined {
+    const index = this.#indexOf(seq);
+    return index < 0 ? undefined : this.#entryAt(index);
+  }
+
+  /** Where the entry numbered `seq` is in the ring; -1 once dropped. */
+  #indexOf(seq: number): number {
     const ring = this.#ring;
-    if (ring === undefined) return undefined;
+    if (ring === undefined) return -1;
+    const seqs = this.#seqs;
     let low = this.#head;
     let high = ring.length - 1;
     while (low <= high) {
       const middle = (low + high) >>> 1;
-      const entry = ring[middle]!;
-      if (entry.seq === seq) return entry;
-      if (entry.seq < seq) low = middle + 1;
+      const at = seqs[middle]!;
+      if (at === seq) return middle;
+      if (at < seq) low = middle + 1;
       else high = middle - 1;
     }
-    return undefined;
+    return -1;
   }
 
   /** The request `requestId` of `companyId`, if it is still kept (the newest are looked at first). */
@@ -173,8 +216,8 @@ export class History implements ActivityRecorder {
     const ring = this.#ring;
     if (ring === undefined) return undefined;
     for (let i = ring.length - 1; i >= this.#head; i--) {
-      const entry = ring[i]!;
-      if (entry.kind === 'request' && entry.record.requestId === requestId && entry.companyId === companyId) return entry;
+      const slot = ring[i]!;
+      if (isRecord(slot) && slot.requestId === requestId && slot.companyId === companyId) return this.#entryAt(i) as KeptRequest;
     }
     return undefined;
   }
@@ -189,163 +232,185 @@ export class History implements ActivityRecorder {
     return this.#ring === undefined ? 0 : this.#ring.length - this.#head;
   }
 
-  #keep(entry: HistoryEntry): void {
-    if (this.keeps) {
-      if (this.#ring === undefined) {
-        this.#ring = [];
-        // What a reset replaced goes with it: made with the first entry, as the ring is.
-        this.#feed.emulator.watch((change) => this.#changed(change));
-      }
-      this.#ring.push(entry);
-      this.#bytes += entry.bytes;
-      while (this.#size > this.bounds.entries || this.#bytes > this.bounds.bytes) this.#dropOldest();
+  #entryAt(index: number): HistoryEntry {
+    const slot = this.#ring![index]!;
+    if (!isRecord(slot)) return slot;
+    return this.#requestView(slot, this.#seqs[index]!, this.#sizes[index]!, undefined);
+  }
+
+  /** A request as the inspector reads it: its text, when not given, read from the arena while the ring keeps it. */
+  #requestView(record: JournalRecord, seq: number, size: number, text: string | undefined): KeptRequest {
+    return new RequestView(record, seq, size, () => text ?? this.#textOf(seq), this.#late?.get(record));
+  }
+
+  /** The text of the request numbered `seq`, while the ring keeps it (an arena's place is reused once freed). */
+  #textOf(seq: number): string | undefined {
+    const index = this.#indexOf(seq);
+    const handle = index < 0 ? -1 : this.#texts[index]!;
+    return handle < 0 ? undefined : this.#arena!.text(handle);
+  }
+
+  #keep(slot: Slot, seq: number, size: number, text: number): void {
+    if (!this.keeps) return;
+    if (this.#ring === undefined) {
+      this.#ring = [];
+      // What a reset replaced goes with it: made with the first entry, as the ring is.
+      this.#feed.emulator.watch((change) => this.#changed(change));
     }
-    this.tap?.taken(entry);
+    this.#ring.push(slot);
+    this.#seqs.push(seq);
+    this.#sizes.push(size);
+    this.#texts.push(text);
+    this.#bytes += size;
+    while (this.#size > this.bounds.entries || this.#bytes > this.bounds.bytes) this.#dropOldest();
+  }
+
+  /** Frees what the slot at `index` keeps outside the ring: its text, its late answer. */
+  #free(index: number): void {
+    const text = this.#texts[index]!;
+    if (text >= 0) this.#arena!.remove(text);
+    const slot = this.#ring![index]!;
+    if (this.#late !== undefined && isRecord(slot)) this.#late.delete(slot);
   }
 
   #dropOldest(): void {
     const ring = this.#ring!;
-    const gone = ring[this.#head]!;
-    ring[this.#head++] = undefined;
-    this.#bytes -= gone.bytes;
-    if (gone instanceof ArenaRequest) gone.drop();
+    const index = this.#head++;
+    const gone = ring[index]!;
+    this.#free(index);
+    ring[index] = undefined;
+    this.#bytes -= this.#sizes[index]!;
     this.#dropped++;
     const of = (this.#droppedOf ??= new Map());
     of.set(gone.companyId, (of.get(gone.companyId) ?? 0) + 1);
     if (this.#head >= COMPACT_AFTER && this.#head * 2 >= ring.length) {
       ring.splice(0, this.#head);
+      this.#seqs.splice(0, this.#head);
+      this.#sizes.splice(0, this.#head);
+      this.#texts.splice(0, this.#head);
       this.#head = 0;
     }
   }
 
   /** A reset of the emulator empties the history; a company's reset or removal drops its entries. A restore keeps them. */
   #changed(change: EngineChange): void {
-    if (change.kind !== 'reset' || this.#ring === undefined) return;
+    const ring = this.#ring;
+    if (change.kind !== 'reset' || ring === undefined) return;
     const { companyId } = change;
-    if (companyId === null) {
-      for (const entry of this.entries()) if (entry instanceof ArenaRequest) entry.drop();
-      this.#ring = [];
-      this.#head = 0;
-      this.#bytes = 0;
-      this.#dropped = 0;
-      this.#droppedOf = undefined;
-      return;
-    }
-    const kept: HistoryEntry[] = [];
+    const kept: Slot[] = [];
+    const seqs: number[] = [];
+    const sizes: number[] = [];
+    const texts: number[] = [];
     let bytes = 0;
-    for (const entry of this.entries()) {
-      if (entry.companyId === companyId) {
-        if (entry instanceof ArenaRequest) entry.drop();
+    for (let i = this.#head; i < ring.length; i++) {
+      const slot = ring[i]!;
+      if (companyId === null || slot.companyId === companyId) {
+        this.#free(i);
         continue;
       }
-      kept.push(entry);
-      bytes += entry.bytes;
+      kept.push(slot);
+      seqs.push(this.#seqs[i]!);
+      sizes.push(this.#sizes[i]!);
+      texts.push(this.#texts[i]!);
+      bytes += this.#sizes[i]!;
     }
     this.#ring = kept;
+    this.#seqs = seqs;
+    this.#sizes = sizes;
+    this.#texts = texts;
     this.#head = 0;
     this.#bytes = bytes;
-    this.#droppedOf?.delete(companyId);
+    if (companyId === null) {
+      this.#dropped = 0;
+      this.#droppedOf = undefined;
+    } else {
+      this.#droppedOf?.delete(companyId);
+    }
   }
 }
 
-const UTF8 = new TextDecoder('utf-8');
-
 /**
- * A request as the history keeps it: the journal's record, the error, the status and a few numbers in the object,
- * and its headers and bodies as one text in the history's TextArena (outside the collected heap), read back when
- * the inspector shows it. Kept as objects (the header lists, the body bytes and the answer's text), they were
- * most of what each request over HTTP left V8's young-generation collections to copy, which is what makes the
- * tail of a PATCH; bare hono keeps nothing.
- *
- * The text: the request's headers, NUL, the answer's headers (each list `name\nvalue\n…`: no header holds a
- * line break or a NUL), NUL, the request's body (its bytes as Latin-1, one character a byte), then the answer's.
+ * A request's headers and bodies as one text: a line of the numbers that cut it (where the answer's headers, the
+ * request's body and the answer's body begin, and the two bodies' sizes in bytes before the cap: -1 none, -2 an
+ * answer under the cap, counted when read, -3 the answer is its error's JSON), then the request's headers, the
+ * answer's (each list `name\nvalue\n…`: no header holds a line break), the request's body (its bytes as Latin-1,
+ * one character a byte) and the answer's body, or the error it was built from.
  */
-class ArenaRequest implements KeptRequest {
+function requestText(requestHeaders: Headers | readonly string[], requestBody: Uint8Array | undefined, responseHeaders: Headers | Readonly<Record<string, string>>, responseBody: string | undefined, error: AnswerError | undefined): string {
+  const sent = headerText(requestHeaders);
+  const answered = headerText(responseHeaders);
+  const body = requestBody === undefined ? '' : latin1(requestBody.length > BODY_CAP ? requestBody.subarray(0, BODY_CAP) : requestBody);
+  const answer = responseBody === undefined ? undefined : keptText(responseBody);
+  const answerText = error !== undefined ? JSON.stringify(error.caminho === undefined ? { codigo: error.codigo, mensagem: error.mensagem } : { codigo: error.codigo, mensagem: error.mensagem, caminho: error.caminho }) : answer === undefined ? '' : (answer.content as string);
+  const answerSize = error !== undefined ? -3 : answer === undefined ? -1 : (answer.size ?? -2);
+  const answerHeadersAt = sent.length;
+  const bodyAt = answerHeadersAt + answered.length;
+  const answerAt = bodyAt + body.length;
+  return `${answerHeadersAt},${bodyAt},${answerAt},${requestBody === undefined ? -1 : requestBody.length},${answerSize}\n${sent}${answered}${body}${answerText}`;
+}
+
+/** A request the history keeps, as the inspector reads it: its text read back and cut when first asked for. */
+class RequestView implements KeptRequest {
   readonly kind = 'request';
   readonly companyId: string | null;
   readonly atMs: number;
-  readonly bytes: number;
   readonly status: number;
-  reading: Promise<void> | undefined = undefined;
-  readonly #arena: TextArena;
-  #handle: TextHandle | undefined;
-  /** Where the answer's headers, the request's body and the answer's body begin in the text. */
-  readonly #answerHeaders: number;
-  readonly #requestBody: number;
-  readonly #answerBody: number;
-  /** Each body's size in bytes before the cap (-1: none; for the answer, -2: a text under the cap, counted when read). */
-  readonly #requestSize: number;
-  readonly #answerSize: number;
-  /** The answer's body read later from a copy of its stream (see History.exchange). */
-  #answerRead: KeptBody | null = null;
+  #parts: { sent: string; answered: string; body: string; answer: string; requestSize: number; answerSize: number } | null | undefined;
 
   constructor(
-    arena: TextArena,
-    readonly seq: number,
     readonly record: JournalRecord,
-    readonly error: AnswerError | undefined,
-    requestHeaders: Headers | readonly string[],
-    requestBody: Uint8Array | undefined,
-    status: number,
-    responseHeaders: Headers | Readonly<Record<string, string>>,
-    responseBody: string | undefined,
+    readonly seq: number,
+    readonly bytes: number,
+    private readonly read: () => string | undefined,
+    private readonly late: LateAnswer | undefined,
   ) {
-    this.#arena = arena;
     this.companyId = record.companyId;
     this.atMs = record.at;
-    this.status = status;
-    const sent = headerText(requestHeaders);
-    const answered = headerText(responseHeaders);
-    const body = requestBody === undefined ? '' : latin1(requestBody.length > BODY_CAP ? requestBody.subarray(0, BODY_CAP) : requestBody);
-    const answer = responseBody === undefined ? undefined : keptText(responseBody);
-    const answerText = answer === undefined ? '' : (answer.content as string);
-    this.#answerHeaders = sent.length + 1;
-    this.#requestBody = this.#answerHeaders + answered.length + 1;
-    this.#answerBody = this.#requestBody + body.length;
-    this.#requestSize = requestBody === undefined ? -1 : requestBody.length;
-    this.#answerSize = answer === undefined ? -1 : (answer.size ?? -2);
-    const text = `${sent}\0${answered}\0${body}${answerText}`;
-    this.bytes = ENTRY_BYTES + text.length;
-    this.#handle = arena.add(text);
+    this.status = record.status;
   }
 
-  /** Frees its text: the entry left the history (read after, it has no headers and no bodies). */
-  drop(): void {
-    if (this.#handle !== undefined) this.#arena.remove(this.#handle);
-    this.#handle = undefined;
+  get reading(): Promise<void> | undefined {
+    return this.late?.reading;
+  }
+
+  get error(): AnswerError | undefined {
+    const parts = this.#cut();
+    return parts === null || parts.answerSize !== -3 ? undefined : (JSON.parse(parts.answer) as AnswerError);
   }
 
   get requestHeaders(): readonly string[] {
-    const text = this.#text();
-    return text === undefined ? [] : headerList(text.slice(0, this.#answerHeaders - 1));
+    const parts = this.#cut();
+    return parts === null ? [] : headerList(parts.sent);
   }
 
   get responseHeaders(): readonly string[] {
-    const text = this.#text();
-    return text === undefined ? [] : headerList(text.slice(this.#answerHeaders, this.#requestBody - 1));
+    const parts = this.#cut();
+    return parts === null ? [] : headerList(parts.answered);
   }
 
   get requestBody(): KeptBody | null {
-    const text = this.#text();
-    if (text === undefined || this.#requestSize < 0) return null;
-    return { content: Buffer.from(text.slice(this.#requestBody, this.#answerBody), 'latin1'), size: this.#requestSize, truncated: this.#requestSize > BODY_CAP };
+    const parts = this.#cut();
+    if (parts === null || parts.requestSize < 0) return null;
+    return { content: Buffer.from(parts.body, 'latin1'), size: parts.requestSize, truncated: parts.requestSize > BODY_CAP };
   }
 
   get responseBody(): KeptBody | null {
-    if (this.#answerSize === -1) return this.#answerRead;
-    const text = this.#text();
-    if (text === undefined) return null;
-    const size = this.#answerSize === -2 ? undefined : this.#answerSize;
-    return { content: text.slice(this.#answerBody), size, truncated: size !== undefined && size > BODY_CAP };
+    const parts = this.#cut();
+    if (parts === null || parts.answerSize === -3) return null;
+    if (parts.answerSize === -1) return this.late?.body ?? null;
+    const size = parts.answerSize === -2 ? undefined : parts.answerSize;
+    return { content: parts.answer, size, truncated: size !== undefined && size > BODY_CAP };
   }
 
-  set responseBody(body: KeptBody | null) {
-    this.#answerRead = body;
-  }
-
-  /** Its text; undefined once dropped. */
-  #text(): string | undefined {
-    return this.#handle === undefined ? undefined : this.#arena.text(this.#handle);
+  /** The text's parts; null once the history dropped it. */
+  #cut() {
+    if (this.#parts !== undefined) return this.#parts;
+    const text = this.read();
+    if (text === undefined) return (this.#parts = null);
+    const line = text.indexOf('\n');
+    const [answeredAt, bodyAt, answerAt, requestSize, answerSize] = text.slice(0, line).split(',').map(Number) as [number, number, number, number, number];
+    const rest = text.slice(line + 1);
+    return (this.#parts = { sent: rest.slice(0, answeredAt), answered: rest.slice(answeredAt, bodyAt), body: rest.slice(bodyAt, answerAt), answer: rest.slice(answerAt), requestSize, answerSize });
   }
 }
 
@@ -389,6 +454,8 @@ export function headerPairs(flat: readonly string[]): [string, string][] {
   for (let i = 0; i + 1 < flat.length; i += 2) pairs.push([flat[i]!, flat[i + 1]!]);
   return pairs;
 }
+
+const UTF8 = new TextDecoder('utf-8');
 
 /** A request body as kept: its bytes up to BODY_CAP, copied when they are a view of a larger buffer (a pool's). */
 function keptBytes(bytes: Uint8Array): KeptBody {

@@ -174,10 +174,14 @@ describe('the history', () => {
     expect(body.title).toBe(`Request body (first ${BODY_CAP} characters of ${Buffer.byteLength(big)} bytes: truncated)`);
     expect(body.kind).toBe('text');
     expect(body.value).toBe(big.slice(0, BODY_CAP));
-    // The entry, the body as kept (the error answer is rebuilt, not kept), every header's name and value, and the
-    // two separators of the kept text.
+    // The entry, the line of numbers that cut its text, every header's name and value, the body as kept, and the
+    // error the answer was built from (its body is rebuilt from it, not kept).
     const sent = new Request('http://x/', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'catalog-000000001' }, body: big });
-    expect((await timeline(emu, acme.companyId)).history.bytes).toBe(ENTRY_BYTES + BODY_CAP + headerChars(sent.headers) + headerChars(answer.headers) + 2);
+    const { erro } = (await answer.json()) as { erro: { codigo: string; mensagem: string; caminho: string } };
+    const error = JSON.stringify({ codigo: erro.codigo, mensagem: erro.mensagem, caminho: erro.caminho });
+    const [sentChars, answerChars] = [headerChars(sent.headers), headerChars(answer.headers)];
+    const numbers = `${sentChars},${sentChars + answerChars},${sentChars + answerChars + BODY_CAP},${Buffer.byteLength(big)},-3\n`;
+    expect((await timeline(emu, acme.companyId)).history.bytes).toBe(ENTRY_BYTES + numbers.length + sentChars + answerChars + BODY_CAP + error.length);
   });
 
   it('drops its oldest entries past its bound of entries, counted per company: older requests stay on the timeline from the journal', async () => {
