@@ -26,7 +26,6 @@ import { serve, type AsyncDisposableWhereDeclared, type ListenOptions, type Runn
 import { servedOpenApiText } from './openapi/served.js';
 import { recordHistory } from './inspector/server/inspector.js';
 
-
 const BASE_URL = 'http://catalog-emulator.local';
 
 type Bindings = { runtimes: Runtimes; controls: Controls; control: ControlSettings; body?: BodySource; target?: string };

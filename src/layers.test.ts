@@ -303,10 +303,10 @@ describe('the layers depend in one direction', () => {
     if (cycles.length > 0) expect.fail(`${cycles.length} runtime import cycle(s) in src:\n${cycles.map((c) => c.join(' → ')).join('\n')}`);
   });
 
-  it('the facade stays a facade: src/emulator.ts holds no more than 150 lines (ARCHITECTURE.md "Layers")', () => {
+  it('the facade stays a facade: src/emulator.ts holds fewer than 150 lines (ARCHITECTURE.md "Layers")', () => {
     // It grew back once, to 194 lines, as an adapter moved into it: what it gains belongs in the layer it adapts.
     const lines = readFileSync(join(ROOT, 'src/emulator.ts'), 'utf8').split('\n').length - 1;
-    expect(lines, 'src/emulator.ts: move what it gained to the engine, a shell or src/public.ts').toBeLessThanOrEqual(150);
+    expect(lines, 'src/emulator.ts: move what it gained to the engine, a shell or src/public.ts').toBeLessThan(150);
   });
 });
 
