@@ -67,6 +67,8 @@ describe.concurrent('the tarball', () => {
       'docs/images/docs-page.png',
       'docs/images/inspector-timeline.png',
       'docs/images/inspector-attempts.png',
+      'docs/images/inspector-records.png',
+      'docs/images/inspector-dark.png',
     ];
     expect(required.filter((path) => !installed.packed.includes(path))).toEqual([]);
   });
@@ -78,7 +80,7 @@ describe.concurrent('the tarball', () => {
         (/\.(ts|tsx|mts|cts)$/.test(path) && !/\.d\.(ts|mts|cts)$/.test(path)) ||
         /^(src|bin|spec-tests|browser-tests|bench|fuzz|scripts|examples|consumers|\.ci|node_modules)\//.test(path) ||
         /^dist\/(src|cjs)\/core\/testing\//.test(path) ||
-        !/^(dist\/(src|cjs|bin|conformance)\/|dist\/inspector\/app\.(js|css)$|(package\.json|README\.md|LICENSE|CHANGELOG\.md|openapi\.json|openapi\.controls\.json|docs\/images\/(docs-page|inspector-timeline|inspector-attempts)\.png)$)/.test(path),
+        !/^(dist\/(src|cjs|bin|conformance)\/|dist\/inspector\/app\.(js|css)$|(package\.json|README\.md|LICENSE|CHANGELOG\.md|openapi\.json|openapi\.controls\.json|docs\/images\/(docs-page|inspector-timeline|inspector-attempts|inspector-records|inspector-dark)\.png)$)/.test(path),
     );
     expect(wrong).toEqual([]);
   });
