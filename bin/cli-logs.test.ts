@@ -259,6 +259,23 @@ describe('catalog-emulator serve --json', SCENARIO_TIMEOUT, () => {
     expect(bad.stderr).toContain('--quiet takes requests, controls, deliveries, jobs, findings (got "everything")');
   });
 
+  it('leaves the inspector page\'s own calls out of the log; --log-inspector logs them', async () => {
+    for (const flag of [[], ['--log-inspector']]) {
+      const run = cli(['--port', '0', '--clock', 'manual', '--json', ...flag]);
+      await until(run, 'start line', () => run.stdout.includes('\n'));
+      const ready = JSON.parse(run.stdout.slice(0, run.stdout.indexOf('\n'))) as Ready;
+      const timeline = `/inspector/companies/${ready.companies[0]!.companyId}/timeline`;
+      expect((await call(ready.controls, 'GET', timeline)).status).toBe(200);
+      // A call the log always shows, after it: once it is logged, the inspector's would have been before it.
+      await call(ready.url, 'GET', '/_emulator');
+      await until(run, 'the control line', () => run.stdout.includes('"path":"/_emulator"'));
+      const paths = run.stdout.split('\n').slice(1, -1).map((line) => (JSON.parse(line) as { path?: string }).path);
+      expect(paths).toEqual(flag.length === 0 ? ['/_emulator'] : [`/_emulator${timeline}`, '/_emulator']);
+      run.child.kill('SIGTERM');
+      await run.exited;
+    }
+  });
+
   it('colours the pretty log under FORCE_COLOR (and NO_COLOR leaves it plain, as every other test shows)', async () => {
     const run = cli(['--port', '0', '--clock', 'manual'], { NO_COLOR: undefined, FORCE_COLOR: '1' });
     await until(run, 'banner', () => run.stdout.includes('Try: curl'));
