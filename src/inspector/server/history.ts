@@ -134,10 +134,9 @@ export class History implements ActivityRecorder {
   exchange(record: JournalRecord, requestHeaders: Headers | readonly string[], requestBody: Uint8Array | undefined, response: Response, responseHeaders: Headers | Readonly<Record<string, string>>, responseBody: string | undefined, error: AnswerError | undefined): void {
     if (!this.keeps && this.tap === undefined) return;
     const seq = ++this.#seq;
-    const arena = (this.#arena ??= new TextArena());
     const text = requestText(requestHeaders, requestBody, responseHeaders, responseBody, error);
     const size = ENTRY_BYTES + text.length;
-    const handle = this.keeps ? arena.add(text) : -1;
+    const handle = this.keeps ? (this.#arena ??= new TextArena()).add(text) : -1;
     // An answer the API did not write from text (a malformedJson fault's): its body read from a copy of its stream.
     if (responseBody === undefined && error === undefined && response.body !== null) {
       const late: LateAnswer = { reading: undefined, body: null };
