@@ -5,13 +5,13 @@
  * `UPDATE_GOLDEN=1 npx vitest run bin/cli-logs.test.ts` and review the diff.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI, killAll, ROOT, runCli, track, type Run } from './cli-run.js';
+import { assertBuilt, installedProject, killAll, runCli, track, type Run } from './cli-run.js';
 
 const GOLDEN = (name: string) => fileURLToPath(new URL(`./__golden__/${name}`, import.meta.url));
 const EXAMPLE = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));
@@ -320,13 +320,8 @@ describe('catalog-emulator serve --ready-file', SCENARIO_TIMEOUT, () => {
   });
 
   it('examples/ready-file.sh runs as written in a project: waits for the file, calls the API with its token, stops the server', async () => {
-    const project = mkdtempSync(join(tmpdir(), 'catalog-emulator-project-'));
+    const project = installedProject();
     folders.push(project);
-    // A project that installed the package: `npx catalog-emulator` finds it in node_modules, no network needed.
-    writeFileSync(join(project, 'package.json'), '{"name": "a-project", "private": true}\n');
-    mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
-    symlinkSync(ROOT, join(project, 'node_modules', 'catalog-emulator'));
-    symlinkSync(CLI, join(project, 'node_modules', '.bin', 'catalog-emulator'));
     copyFileSync(EXAMPLE('ready-file.sh'), join(project, 'ready-file.sh'));
     const child = spawn('sh', ['ready-file.sh'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
     track(child);

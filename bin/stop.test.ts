@@ -7,12 +7,12 @@
  * lays it out: npm exec finds the bin there and runs it without the registry.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI, killAll, ROOT, runCli, track } from './cli-run.js';
+import { assertBuilt, CLI, installedProject, killAll, ROOT, runCli, track } from './cli-run.js';
 import { startedByNpx } from './stop.js';
 
 /** Servers a test started whose parent is no longer this process: killed after it if they are still there. */
@@ -21,11 +21,7 @@ let project: string;
 
 beforeAll(() => {
   assertBuilt();
-  project = mkdtempSync(join(tmpdir(), 'catalog-emulator-npx-'));
-  writeFileSync(join(project, 'package.json'), '{ "name": "npx-user", "private": true }\n');
-  mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
-  symlinkSync(ROOT, join(project, 'node_modules', 'catalog-emulator'), 'dir');
-  symlinkSync('../catalog-emulator/dist/bin/catalog-emulator.js', join(project, 'node_modules', '.bin', 'catalog-emulator'));
+  project = installedProject();
 });
 
 /** Temporary folders a test made, removed after it. */

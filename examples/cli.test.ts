@@ -4,12 +4,13 @@
  * variables the script names. Every spawned process is killed after its test.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 import { demos } from 'catalog-emulator';
+import { installedProject } from '../bin/cli-run.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
@@ -29,19 +30,11 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-/**
- * A project that installed the package, where the scripts that say `npx catalog-emulator` run as a user runs
- * them: npx finds the bin in node_modules/.bin at once. In this repository's own folder it would not (a package's
- * own bin is not linked there), and npx would read the whole dependency tree, seconds per call, to find it.
- */
-function installedProject(): string {
-  const project = mkdtempSync(join(tmpdir(), 'catalog-emulator-project-'));
-  folders.push(project);
-  writeFileSync(join(project, 'package.json'), '{"name": "a-project", "private": true}\n');
-  mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
-  symlinkSync(ROOT, join(project, 'node_modules', 'catalog-emulator'));
-  symlinkSync(CLI, join(project, 'node_modules', '.bin', 'catalog-emulator'));
-  return project;
+/** A project that installed the package (cli-run.ts), removed after the test: where scripts that say `npx catalog-emulator` run. */
+function project(): string {
+  const folder = installedProject();
+  folders.push(folder);
+  return folder;
 }
 
 interface Finished {
@@ -51,6 +44,11 @@ interface Finished {
 }
 
 function run(command: string, args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<Finished> {
+  // npx catalog-emulator in this repository's folder builds the package again (see installedProject), under the other tests.
+  const script = args.find((arg) => arg.endsWith('.sh'));
+  if (cwd === ROOT && script !== undefined && /^[^#]*\bnpx catalog-emulator\b/m.test(readFileSync(join(ROOT, script.startsWith('/') ? script.slice(ROOT.length) : script), 'utf8'))) {
+    throw new Error(`${script} runs npx catalog-emulator: run it in project(), not in the repository's folder`);
+  }
   const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: environment(env) });
   children.add(child);
   let stdout = '';
@@ -135,7 +133,7 @@ test(
       body: JSON.stringify({ url: 'https://hooks.acme.example/in' }),
     });
     expect(destination.status).toBe(201);
-    const { code, stdout, stderr } = await run('bash', ['examples/remote-cli.sh'], { URL: server.url, COMPANY: server.companyId });
+    const { code, stdout, stderr } = await run('bash', [join(ROOT, 'examples/remote-cli.sh')], { URL: server.url, COMPANY: server.companyId }, project());
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     // What the README shows, the event's and the company's ids aside.
     const eventId = /event ([0-9a-f-]{36}) for/.exec(stdout)?.[1];
@@ -176,7 +174,7 @@ test(
 test(
   'demo.sh: the list of every demo, then idempotent-retry narrated as the package runs it',
   async () => {
-    const { code, stdout, stderr } = await run('bash', [join(ROOT, 'examples/demo.sh')], {}, installedProject());
+    const { code, stdout, stderr } = await run('bash', [join(ROOT, 'examples/demo.sh')], {}, project());
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     const narrated: string[] = [];
     await demos.find((demo) => demo.name === 'idempotent-retry')!.run((line) => void narrated.push(line));
@@ -249,7 +247,7 @@ test(
   'conformance-cli.sh: the shipped spec tests run against a server without controls, exit 0 and print the totals',
   async () => {
     const env = await deploymentLike();
-    const { code, stdout, stderr } = await run('bash', [join(ROOT, 'examples/conformance-cli.sh'), '--files', 'cnpj-corrections', '--files', 'company'], env, installedProject());
+    const { code, stdout, stderr } = await run('bash', [join(ROOT, 'examples/conformance-cli.sh'), '--files', 'cnpj-corrections', '--files', 'company'], env, project());
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toMatch(/^ok {3}spec-tests\/cnpj-corrections\.test\.ts: \d+ passed, 0 failed, \d+ skipped/m);
     expect(stdout).toMatch(/^Tests: \d+ passed, 0 failed, \d+ skipped \(of \d+\); runnable share \d+\.\d% \(passed \/ all\)$/m);

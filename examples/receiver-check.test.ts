@@ -8,10 +8,12 @@ import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 import { createEmulator, formatReceiverCheck, RECEIVER_CASES, verifyWebhook } from 'catalog-emulator';
+import { installedProject } from '../bin/cli-run.js';
 
 // #region readme
 /** Your receiver (a stand-in for your app's handler): verify the exact bytes first, then apply each event id once. */
@@ -55,7 +57,9 @@ test("the company's destination, as the emulator delivers to it", async () => {
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECRET = 'svc_whsec_the-secret-your-receiver-verifies-with';
 const servers: Server[] = [];
+const folders: string[] = [];
 afterEach(async () => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
   for (const server of servers.splice(0)) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -88,9 +92,16 @@ async function served(exact: boolean): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
 }
 
+/** A project that installed the package (cli-run.ts): where the script's `npx catalog-emulator` runs. */
+function project(): string {
+  const folder = installedProject();
+  folders.push(folder);
+  return folder;
+}
+
 function run(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && name !== 'FORCE_COLOR'));
-  const child = spawn('bash', ['examples/check-receiver.sh'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...clean, NO_COLOR: '1', ...env } });
+  const child = spawn('bash', [join(ROOT, 'examples/check-receiver.sh')], { cwd: project(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...clean, NO_COLOR: '1', ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
