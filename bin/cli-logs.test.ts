@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, installedProject, killAll, runCli, track, type Run } from './cli-run.js';
+import { installedProject } from '../spec-tests/support/installed-project.js';
+import { assertBuilt, killAll, runCli, track, type Run } from './cli-run.js';
 
 const GOLDEN = (name: string) => fileURLToPath(new URL(`./__golden__/${name}`, import.meta.url));
 const EXAMPLE = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));

@@ -3,9 +3,7 @@
  * the tests that run it: a real process whose output is collected as it comes, and killed after its test.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -77,20 +75,4 @@ export async function killAll(): Promise<void> {
   for (const child of children) child.kill('SIGKILL');
   await Promise.all(children.map((child) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)))));
   running.clear();
-}
-
-/**
- * A new temporary project that installed this package (node_modules/catalog-emulator a link to it, the bin linked
- * in node_modules/.bin), where `npx catalog-emulator` runs as a user's does: npx finds the bin at once. Never run
- * npx from this repository's own folder: there npm exec installs the package into itself, which runs its prepare
- * script (`npm run build`), deleting dist/ under every other test that runs the CLI at that moment. The caller
- * removes the folder.
- */
-export function installedProject(): string {
-  const project = mkdtempSync(join(tmpdir(), 'catalog-emulator-project-'));
-  writeFileSync(join(project, 'package.json'), '{"name": "a-project", "private": true}\n');
-  mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
-  symlinkSync(ROOT, join(project, 'node_modules', 'catalog-emulator'), 'dir');
-  symlinkSync('../catalog-emulator/dist/bin/catalog-emulator.js', join(project, 'node_modules', '.bin', 'catalog-emulator'));
-  return project;
 }

@@ -12,7 +12,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI, installedProject, killAll, ROOT, runCli, track } from './cli-run.js';
+import { installedProject } from '../spec-tests/support/installed-project.js';
+import { assertBuilt, CLI, killAll, ROOT, runCli, track } from './cli-run.js';
 import { startedByNpx } from './stop.js';
 
 /** Servers a test started whose parent is no longer this process: killed after it if they are still there. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 import { demos } from 'catalog-emulator';
-import { installedProject } from '../bin/cli-run.js';
+import { installedProject } from '../spec-tests/support/installed-project.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
@@ -30,7 +30,7 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-/** A project that installed the package (cli-run.ts), removed after the test: where scripts that say `npx catalog-emulator` run. */
+/** A project that installed the package (spec-tests/support/installed-project.ts), removed after the test: where scripts that say `npx catalog-emulator` run. */
 function project(): string {
   const folder = installedProject();
   folders.push(folder);

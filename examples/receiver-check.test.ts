@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 import { createEmulator, formatReceiverCheck, RECEIVER_CASES, verifyWebhook } from 'catalog-emulator';
-import { installedProject } from '../bin/cli-run.js';
+import { installedProject } from '../spec-tests/support/installed-project.js';
 
 // #region readme
 /** Your receiver (a stand-in for your app's handler): verify the exact bytes first, then apply each event id once. */
@@ -92,7 +92,7 @@ async function served(exact: boolean): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
 }
 
-/** A project that installed the package (cli-run.ts): where the script's `npx catalog-emulator` runs. */
+/** A project that installed the package (spec-tests/support/installed-project.ts): where the script's `npx catalog-emulator` runs. */
 function project(): string {
   const folder = installedProject();
   folders.push(folder);
