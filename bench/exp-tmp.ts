@@ -14,12 +14,12 @@ for (const extra of variants) {
   const s = await start([...nodeFlags, BIN, 'serve', '--port', '0', '--clock', 'manual', '--log', 'silent', ...extra], 0);
   const created = JSON.parse((await request(`${s.url}/_emulator/companies`, 'POST', { 'content-type': 'application/json' }, '{}')).text);
   const auth = { authorization: `Bearer ${created.token}` };
-  let n = 0; const key = () => `setup-${++n}`;
+  let n = 0; const key = () => `setup-key-${String(++n).padStart(10, "0")}`;
   const catalog = JSON.parse((await request(`${s.url}/v1/catalogos`, 'POST', { ...auth, 'content-type': 'application/json', 'idempotency-key': key() }, JSON.stringify({ estabelecimento_id: created.headOffice.id, nome: 'B' }))).text);
   const products: Product[] = []; let pj: unknown;
   for (let i = 0; i < CONNECTIONS; i++) {
     const r = await request(`${s.url}/v1/catalogos/${catalog.id}/produtos`, 'POST', { ...auth, 'content-type': 'application/json', 'idempotency-key': key() }, JSON.stringify({ origem: 'erp', ncm: '84713012', sku: `SKU-${i}` }));
-    pj = JSON.parse(r.text); products.push({ id: (pj as any).id, etag: r.headers.etag as string });
+    if (r.status !== 201) throw new Error(r.text); pj = JSON.parse(r.text); products.push({ id: (pj as any).id, etag: r.headers.etag as string });
   }
   servers.push({ label: extra.join(' ') || 'default', ...s, token: created.token, products });
   if (!bareStarted) { bareStarted = true; const b = await start([BARE, JSON.stringify({ catalog: {}, product: pj })], 0); servers.push({ label: 'bare', ...b, token: created.token, products }); }

@@ -280,14 +280,17 @@ export class ActivityFeed implements Activity {
     return this.recorder !== undefined || this.#listeners.size > 0;
   }
 
-  /** An entry other than a request's: to the recorder, then to the listeners. */
+  /**
+   * An entry other than a request's: to the recorder, then to the listeners. The recorder keeps the entry itself
+   * (the inspector's history), so the listeners get it frozen: what one of them does to it cannot reach the history.
+   */
   tell(entry: RecordedActivity): void {
     try {
       this.recorder?.entry(entry);
     } catch {
       // The recorder's failure is its own, as a listener's is.
     }
-    if (this.#listeners.size > 0) this.emit(entry);
+    if (this.#listeners.size > 0) this.emit(this.recorder === undefined ? entry : Object.freeze(entry));
   }
 
   emit(entry: ActivityEntry): void {

@@ -6,7 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Emulator } from '../../emulator.js';
-import { History } from './history.js';
+import { ENTRY_BYTES, History } from './history.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -62,3 +62,39 @@ describe('the history under a long run', () => {
   });
 });
 
+
+describe('the entries other than requests', () => {
+  it('keeps a delivery attempt as the emulator told it: a listener gets it frozen, and what it tries on it reaches neither the history nor other listeners', async () => {
+    const emu = new Observed({ seed: 5, clock: 'manual' });
+    made.push(emu);
+    const acme = emu.companies.create();
+    const put = await emu.fetch('/v1/webhook', {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'history-frozen-00001', 'if-none-match': '*' },
+      body: JSON.stringify({ url: 'https://hooks.acme.example/in' }),
+    });
+    expect(put.status).toBe(201);
+    emu.network.route('https://hooks.acme.example', () => new Response(null, { status: 500 }));
+    const refusals: string[] = [];
+    const seen: unknown[] = [];
+    emu.activity.subscribe((entry) => {
+      if (entry.kind !== 'delivery') return;
+      try {
+        (entry as { url: string }).url = 'https://elsewhere.example/';
+      } catch (error) {
+        refusals.push((error as Error).name);
+      }
+    });
+    emu.activity.subscribe((entry) => entry.kind === 'delivery' && seen.push(entry));
+    emu.webhooks.raise(acme.companyId, { tipo: 'catalogo.aplicado', catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', versao: 1 });
+    await emu.clock.advance(0);
+
+    expect(refusals).toEqual(['TypeError']);
+    expect(seen).toEqual([expect.objectContaining({ kind: 'delivery', url: 'https://hooks.acme.example/in', outcome: 'falhou', status: 500, attempt: 1 })]);
+    expect(Object.isFrozen(seen[0])).toBe(true);
+    const kept = [...emu.history!.entries()].filter((entry) => entry.kind === 'delivery');
+    expect(kept).toEqual([expect.objectContaining({ kind: 'delivery', url: 'https://hooks.acme.example/in', outcome: 'falhou', companyId: acme.companyId, atMs: Date.parse((seen[0] as { at: string }).at), bytes: ENTRY_BYTES })]);
+    // Its place: after the PUT's request entry.
+    expect(kept[0]!.seq).toBeGreaterThan(1);
+  });
+});

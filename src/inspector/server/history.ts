@@ -91,8 +91,17 @@ const COMPACT_AFTER = 1024;
  * full collection every few thousand requests, and pauses of tens of milliseconds at the PATCH tail. A request's
  * KeptRequest is made when the inspector reads it.
  */
-type Slot = Exclude<HistoryEntry, KeptRequest> | JournalRecord;
+type Slot = RecordedActivity | JournalRecord;
 const isRecord = (slot: Slot): slot is JournalRecord => !('kind' in slot);
+
+/**
+ * An entry other than a request's as the inspector reads it: the activity entry the slot keeps as the emulator made
+ * it (its listeners get it frozen), with its place and instant (`atMs`; NaN: its `at`). Made when read, so that
+ * keeping one costs no copy.
+ */
+function entryOf(activity: RecordedActivity, seq: number, atMs: number): Exclude<HistoryEntry, KeptRequest> {
+  return { ...activity, seq, atMs: Number.isNaN(atMs) ? Date.parse(activity.at) : atMs, bytes: ENTRY_BYTES };
+}
 
 /** What a request's answer became when it was not made from text (a malformedJson fault's): read from a copy of its stream. */
 interface LateAnswer {
@@ -109,6 +118,8 @@ export class History implements ActivityRecorder {
   #sizes: number[] = [];
   /** A request's text in the arena (-1 for other entries). */
   #texts: number[] = [];
+  /** Each entry's instant where its slot does not say it as a number (a control call's); NaN where it does. */
+  #ats: number[] = [];
   #head = 0;
   #bytes = 0;
   #seq = 0;
@@ -148,32 +159,20 @@ export class History implements ActivityRecorder {
         .finally(() => (late.reading = undefined));
       (this.#late ??= new Map()).set(record, late);
     }
-    this.#keep(record, seq, size, handle);
+    this.#keep(record, seq, size, handle, record.at);
     if (this.tap !== undefined) this.tap.taken(this.#requestView(record, seq, size, handle < 0 ? text : undefined));
   }
 
   entry(activity: RecordedActivity): void {
-    let entry: Exclude<HistoryEntry, KeptRequest>;
-    switch (activity.kind) {
-      case 'control': {
-        // Only what changed something, and not the inspector's own calls: its page reads, and paces a demo.
-        if (activity.method === 'GET' || activity.scope === 'inspector') return;
-        // A call about a company on a clock of its own happened at that clock's now.
-        const world = activity.companyId === null ? undefined : this.#feed.emulator.worldOf(activity.companyId);
-        const atMs = world !== undefined && world.owner === activity.companyId ? world.clock.now() : Date.parse(activity.at);
-        entry = { ...activity, seq: ++this.#seq, atMs, bytes: ENTRY_BYTES };
-        break;
-      }
-      case 'delivery':
-      case 'job':
-      case 'finding':
-        entry = { ...activity, seq: ++this.#seq, atMs: Date.parse(activity.at), bytes: ENTRY_BYTES };
-        break;
-      default:
-        return;
-    }
-    this.#keep(entry, entry.seq, entry.bytes, -1);
-    this.tap?.taken(entry);
+    // Only what changed something, and not the inspector's own calls: its page reads, and paces a demo.
+    if (activity.kind === 'control' && (activity.method === 'GET' || activity.scope === 'inspector')) return;
+    const seq = ++this.#seq;
+    // A call about a company on a clock of its own happened at that clock's now; the other entries' instant is
+    // their `at`, read when the entry is (a 30-day advance makes tens of thousands of delivery entries).
+    const world = activity.kind !== 'control' || activity.companyId === null ? undefined : this.#feed.emulator.worldOf(activity.companyId);
+    const atMs = activity.kind !== 'control' ? NaN : world !== undefined && world.owner === activity.companyId ? world.clock.now() : Date.parse(activity.at);
+    this.#keep(activity, seq, ENTRY_BYTES, -1, atMs);
+    this.tap?.taken(entryOf(activity, seq, atMs));
   }
 
   clockMoved(owner: string | null): void {
@@ -233,7 +232,7 @@ export class History implements ActivityRecorder {
 
   #entryAt(index: number): HistoryEntry {
     const slot = this.#ring![index]!;
-    if (!isRecord(slot)) return slot;
+    if (!isRecord(slot)) return entryOf(slot, this.#seqs[index]!, this.#ats[index]!);
     return this.#requestView(slot, this.#seqs[index]!, this.#sizes[index]!, undefined);
   }
 
@@ -249,7 +248,7 @@ export class History implements ActivityRecorder {
     return handle < 0 ? undefined : this.#arena!.text(handle);
   }
 
-  #keep(slot: Slot, seq: number, size: number, text: number): void {
+  #keep(slot: Slot, seq: number, size: number, text: number, atMs: number): void {
     if (!this.keeps) return;
     if (this.#ring === undefined) {
       this.#ring = [];
@@ -260,6 +259,7 @@ export class History implements ActivityRecorder {
     this.#seqs.push(seq);
     this.#sizes.push(size);
     this.#texts.push(text);
+    this.#ats.push(atMs);
     this.#bytes += size;
     while (this.#size > this.bounds.entries || this.#bytes > this.bounds.bytes) this.#dropOldest();
   }
@@ -287,6 +287,7 @@ export class History implements ActivityRecorder {
       this.#seqs.splice(0, this.#head);
       this.#sizes.splice(0, this.#head);
       this.#texts.splice(0, this.#head);
+      this.#ats.splice(0, this.#head);
       this.#head = 0;
     }
   }
@@ -300,6 +301,7 @@ export class History implements ActivityRecorder {
     const seqs: number[] = [];
     const sizes: number[] = [];
     const texts: number[] = [];
+    const ats: number[] = [];
     let bytes = 0;
     for (let i = this.#head; i < ring.length; i++) {
       const slot = ring[i]!;
@@ -311,12 +313,14 @@ export class History implements ActivityRecorder {
       seqs.push(this.#seqs[i]!);
       sizes.push(this.#sizes[i]!);
       texts.push(this.#texts[i]!);
+      ats.push(this.#ats[i]!);
       bytes += this.#sizes[i]!;
     }
     this.#ring = kept;
     this.#seqs = seqs;
     this.#sizes = sizes;
     this.#texts = texts;
+    this.#ats = ats;
     this.#head = 0;
     this.#bytes = bytes;
     if (companyId === null) {
