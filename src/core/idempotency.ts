@@ -76,6 +76,15 @@ function pack(texts: TextArena, fingerprint: string, expiresAt: Instant, { statu
 }
 
 function unpack(texts: TextArena, packed: PackedRecord): IdempotencyRecord {
+  return unpackAs(texts, packed, (fingerprint, expiresAt, status, body, etag, location, headers) => ({ fingerprint, expiresAt, status, body, etag, location, headers }));
+}
+
+/** A record as a snapshot carries it, made in one piece (a snapshot holds a hundred thousand of them). */
+function unpackEntry(texts: TextArena, packed: PackedRecord, companyId: string, key: string): IdempotencyEntry {
+  return unpackAs(texts, packed, (fingerprint, expiresAt, status, body, etag, location, headers) => ({ companyId, key, fingerprint, expiresAt, status, body, etag, location, headers }));
+}
+
+function unpackAs<R>(texts: TextArena, packed: PackedRecord, make: (fingerprint: string, expiresAt: Instant, status: number, body: string, etag: string | null, location: string | null, headers: Readonly<Record<string, string>> | null) => R): R {
   const text = texts.text(packed);
   const fields: string[] = [];
   let from = 0;
@@ -85,15 +94,7 @@ function unpack(texts: TextArena, packed: PackedRecord): IdempotencyRecord {
     from = to + 1;
   }
   const [expiresAt, status, fingerprint, etag, location, headers] = fields as [string, string, string, string, string, string];
-  return {
-    fingerprint,
-    expiresAt: Number(expiresAt),
-    status: Number(status),
-    body: text.slice(from),
-    etag: etag === '' ? null : etag,
-    location: location === '' ? null : location,
-    headers: headers === '' ? null : (JSON.parse(headers) as Record<string, string>),
-  };
+  return make(fingerprint, Number(expiresAt), Number(status), text.slice(from), etag === '' ? null : etag, location === '' ? null : location, headers === '' ? null : (JSON.parse(headers) as Record<string, string>));
 }
 
 /** expiresAt alone, for the purge: the digits of the first line (an instant has at most 16 characters). */
@@ -175,7 +176,7 @@ function drop(answers: CompanyAnswers, key: string): void {
 export function exportIdempotency(state: State): IdempotencyEntry[] {
   const entries: IdempotencyEntry[] = [];
   const add = (companyId: string, answers: CompanyAnswers | undefined) => {
-    if (answers !== undefined) for (const [key, packed] of answers.records) entries.push({ companyId, key, ...unpack(answers.texts, packed) });
+    if (answers !== undefined) for (const [key, packed] of answers.records) entries.push(unpackEntry(answers.texts, packed, companyId, key));
   };
   for (const companyId of state.companies.keys()) add(companyId, state.idempotency.get(companyId));
   // Answers of no company of the state are refused on restore; a test's state may hold some.
@@ -190,7 +191,7 @@ function answerAt(state: State, scope: string): IdempotencyEntry[] {
   const key = scope.slice(space + 1);
   const answers = state.idempotency.get(companyId);
   const packed = answers?.records.get(key);
-  return packed === undefined ? [] : [{ companyId, key, ...unpack(answers!.texts, packed) }];
+  return packed === undefined ? [] : [unpackEntry(answers!.texts, packed, companyId, key)];
 }
 
 /**
@@ -301,6 +302,8 @@ export const idempotencySlice: Slice<'idempotency', readonly IdempotencyEntry[]>
   key: 'idempotency',
   holds: ['idempotency'],
   toData: exportIdempotency,
+  // Every entry is made from its text when exported (unpackEntry): the data shares nothing with the state already.
+  copy: (entries) => entries,
   fromData: importIdempotency,
   log: { keyOf: (entry) => idempotencyScope(entry.companyId, entry.key), itemsAt: answerAt },
   ownerOf: (entry) => entry.companyId,
