@@ -15,7 +15,8 @@
  * The log is folded into a new snapshot when it has grown as large as the snapshot (at least 64 KiB), at a reset or a
  * restore (which replace every world), at the start and at the end. A fold in the background: the snapshot is
  * taken, the lines after it go to FILE.log.next (its header names the new snapshot as `base` and the current one as
- * `after`), the snapshot is written to a temporary file, flushed to the disk and renamed over FILE, then
+ * `after`), the snapshot's text is made a part at a time between the server's turns (json-in-turns.ts), written to
+ * a temporary file, flushed to the disk and renamed over FILE, then
  * FILE.log.next is renamed over FILE.log. A synchronous fold (reset, restore, start, end) writes the snapshot over
  * FILE first and then a new FILE.log. A restart reads FILE, then the logs that follow it: FILE.log when its base is
  * FILE's id, then FILE.log.next when it comes after FILE; or FILE.log.next alone when its base is FILE's id (a fold
@@ -28,6 +29,7 @@ import { closeSync, constants, fdatasyncSync, fsyncSync, openSync, readdirSync, 
 import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ChangeLogError, replayChanges, type Emulator, type Snapshot, type StateChange } from '../src/index.js';
+import { stringifyInTurns } from './json-in-turns.js';
 import { FileError, readRegular, STATE_FILE_LIMIT } from './regular-file.js';
 
 const FORMAT = 'catalog-emulator/state-file';
@@ -453,9 +455,12 @@ export class StateStore {
     const fold = ++this.#folds;
     let temp: string | undefined;
     try {
-      const { id, text } = this.#serialize();
+      // The snapshot now, in the turn that sends the next changes to the new log; its text made in turns after
+      // (the snapshot is the caller's own data, which the changes meanwhile do not touch).
+      const { id, file } = this.#take();
       this.#switchTo(createLog(this.#paths.next, this.#header(id, this.#id ?? null), this.#options.sync));
       const logged = this.#logged;
+      const text = await stringifyInTurns(file);
       temp = this.#temp();
       await (this.#options.writeInBackground ?? writeFlushed)(temp, text);
       // A synchronous fold came meanwhile: it saved a newer state and made its own log.
@@ -499,9 +504,13 @@ export class StateStore {
   }
 
   #serialize(): { id: string; text: string } {
-    const id = randomUUID();
-    const file: StateFile = { format: FORMAT, version: 2, id, savedAt: new Date().toISOString(), clock: this.#options.clock, start: this.#options.start, snapshot: this.#emu.snapshot() };
+    const { id, file } = this.#take();
     return { id, text: JSON.stringify(file) };
+  }
+
+  #take(): { id: string; file: StateFile } {
+    const id = randomUUID();
+    return { id, file: { format: FORMAT, version: 2, id, savedAt: new Date().toISOString(), clock: this.#options.clock, start: this.#options.start, snapshot: this.#emu.snapshot() } };
   }
 }
 
