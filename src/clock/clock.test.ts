@@ -522,6 +522,22 @@ describe('VirtualClock, real mode (injected wall clock)', () => {
     expect(clock.now()).toBe(START + 1234);
   });
 
+  it("a clock made from another's reading() reads as that one did, however long passed before it was made; load takes a reading too", () => {
+    const { clock, wall } = realClock();
+    wall.now += 250;
+    const taken = clock.reading();
+    expect(taken).toEqual({ now: START + 250, wall: 1_700_000_000_250 });
+    // Made 40 ms of wall clock later, from the reading: it reads as the first clock does, not 40 ms behind.
+    wall.now += 40;
+    const copy = new VirtualClock({ mode: 'real', start: taken.now, wallAtStart: taken.wall, wallClock: () => wall.now });
+    clocks.push(copy);
+    expect(copy.now()).toBe(clock.now());
+    expect(new VirtualClock({ mode: 'real', start: taken.now, wallClock: () => wall.now }).now()).toBe(clock.now() - 40);
+    wall.now += 10;
+    copy.load(taken.now, [], 'restored', taken.wall);
+    expect(copy.now()).toBe(clock.now());
+  });
+
   it('advance moves the offset: time keeps flowing from the advanced instant', async () => {
     const { clock, wall } = realClock();
     wall.now += 500;

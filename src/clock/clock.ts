@@ -177,6 +177,11 @@ export interface ClockOptions {
   readonly yieldAfterMs?: number;
   /** Told each time a walk moves the clock (to a task's due time, or to its target): now, a snapshot's field, changed. */
   readonly onMove?: () => void;
+  /**
+   * Real mode: the wall clock's reading `start` was taken at (another clock's reading()), so that this clock reads
+   * exactly as that one did, however long passed since; by default the wall clock now.
+   */
+  readonly wallAtStart?: number;
 }
 
 export class VirtualClock {
@@ -206,12 +211,23 @@ export class VirtualClock {
     this.yieldAfterMs = options.yieldAfterMs ?? DEFAULT_YIELD_AFTER_MS;
     this.onMove = options.onMove;
     this.current = options.start;
-    this.offset = options.start - this.wall();
+    this.offset = options.start - (options.wallAtStart ?? this.wall());
+  }
+
+  /** Now, and the wall clock's reading it was taken at (real mode; unused in manual mode): what ClockOptions.wallAtStart takes. */
+  reading(): { readonly now: number; readonly wall: number } {
+    const wall = this.wall();
+    return { now: this.mode === 'real' ? this.atWall(wall) : this.current, wall };
   }
 
   /** Real mode: the wall clock plus the offset, never back and never past LATEST_INSTANT (time stops there). */
   now(): number {
-    return this.mode === 'real' ? Math.min(LATEST_INSTANT, Math.max(this.current, this.wall() + this.offset)) : this.current;
+    return this.mode === 'real' ? this.atWall(this.wall()) : this.current;
+  }
+
+  /** Real mode: now at the wall clock's reading `wall`. */
+  private atWall(wall: number): number {
+    return Math.min(LATEST_INSTANT, Math.max(this.current, wall + this.offset));
   }
 
   /** Registers what runs a task of `kind`, whether such a task is work or a deadline, and (periodic kinds) whether runs may coalesce. */
@@ -319,7 +335,7 @@ export class VirtualClock {
    * Replaces every task and the current time (restore of a snapshot); sleeps are released with `reason`.
    * Every kind must have a handler: a TypeError names the first that has none, and nothing is replaced.
    */
-  load(now: number, tasks: readonly PersistedTask[], reason = 'restored'): void {
+  load(now: number, tasks: readonly PersistedTask[], reason = 'restored', wallAtNow?: number): void {
     for (const task of tasks) this.check(task);
     this.release(reason);
     for (const queue of Object.values(this.queues)) queue.clear();
@@ -329,7 +345,7 @@ export class VirtualClock {
     this.onTasks?.(['0']);
     this.nextSeq = 0;
     this.current = now;
-    this.offset = now - this.wall();
+    this.offset = now - (wallAtNow ?? this.wall());
     for (const task of tasks) this.schedule(task, task.due);
   }
 

@@ -145,7 +145,8 @@ export class Engine implements ObservedEmulator {
   createOwnClockCompany(options: CompanyOptions): Result<CreatedCompanyInfo> {
     const roots = this.rootsOutside(undefined);
     const cnpjRoot = options.cnpjRoot ?? this.current.apply((_, ctx) => pickCnpjRoot(roots, ctx.random));
-    const made = ownWorld(this.config, this, { options, cnpjRoot, start: this.current.clock.now(), regulatory: this.current.state.regulatory, rootsElsewhere: roots });
+    const { now, wall } = this.current.clock.reading();
+    const made = ownWorld(this.config, this, { options, cnpjRoot, start: now, startWall: wall, regulatory: this.current.state.regulatory, rootsElsewhere: roots });
     if (!made.ok) return made;
     const { world, created } = made.value;
     this.owned().worlds.set(created.companyId, world);
@@ -231,7 +232,8 @@ export class Engine implements ObservedEmulator {
       analysisAllowance: company.analysisAllowance,
       permissions: credential.permissions,
     };
-    const made = ownWorld(this.config, this, { options, cnpjRoot: company.cnpjRoot, start: this.current.clock.now(), createdAt: company.createdAt, regulatory: this.current.state.regulatory, rootsElsewhere: this.rootsOutside(old) });
+    const { now, wall } = this.current.clock.reading();
+    const made = ownWorld(this.config, this, { options, cnpjRoot: company.cnpjRoot, start: now, startWall: wall, createdAt: company.createdAt, regulatory: this.current.state.regulatory, rootsElsewhere: this.rootsOutside(old) });
     if (!made.ok || made.value.created.companyId !== companyId || made.value.created.token !== credential.token) {
       if (made.ok) made.value.world.clock.dispose('closed');
       return undefined;

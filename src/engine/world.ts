@@ -103,6 +103,8 @@ export interface OwnCompany {
   readonly cnpjRoot: string;
   /** The emulator's now: where the company's clock starts. */
   readonly start: number;
+  /** The wall clock's reading `start` was taken at (the shared clock's reading()): in real mode, the company's clock reads as the emulator's. */
+  readonly startWall: number;
   /** The regulatory reference in force, which every world shares. */
   readonly regulatory: RegulatorySnapshot;
   /** The CNPJ roots of every other company of the emulator. */
@@ -125,13 +127,13 @@ export function ownWorld(config: Config, services: WorldServices, company: OwnCo
   const state = createState(company.start);
   state.regulatory = company.regulatory;
   const createdAt = company.createdAt ?? company.start;
-  const draft = assemble(config, services, { state, start: createdAt, random: seedRandom(seed), requestRandom: seedRandom(`${seed}:requests`), initialCompanies: [], owner: null });
+  const draft = assemble(config, services, { state, start: createdAt, wallAtStart: createdAt === company.start ? company.startWall : undefined, random: seedRandom(seed), requestRandom: seedRandom(`${seed}:requests`), initialCompanies: [], owner: null });
   const created = draft.apply((s, ctx) => createCompany(s, { ...company.options, cnpjRoot: company.cnpjRoot }, ctx, company.rootsElsewhere));
   if (!created.ok) {
     draft.clock.dispose('closed');
     return created;
   }
-  if (createdAt !== company.start) draft.clock.load(company.start, draft.clock.tasks());
+  if (createdAt !== company.start) draft.clock.load(company.start, draft.clock.tasks(), undefined, company.startWall);
   draft.owner = created.value.company.id;
   schedulePeriodicJobs(draft.clock, company.start);
   return { ok: true, value: { world: draft, created: describeCompany(created.value) } };
@@ -164,6 +166,8 @@ const NO_SEEDED: readonly SeededCompany[] = Object.freeze([]);
 interface Origin {
   readonly state: State;
   readonly start: number;
+  /** The wall clock's reading `start` was taken at, when it was another clock's (ClockOptions.wallAtStart). */
+  readonly wallAtStart?: number | undefined;
   readonly random: RandomState;
   readonly requestRandom: RandomState;
   readonly initialCompanies: CreatedCompanyInfo[];
@@ -174,6 +178,7 @@ function assemble(config: Config, services: WorldServices, origin: Origin): Worl
   const clock = new VirtualClock({
     mode: config.mode,
     start: origin.start,
+    ...(origin.wallAtStart === undefined ? {} : { wallAtStart: origin.wallAtStart }),
     onMove: () => {
       world.moves++;
       services.changed();
