@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCommand, succeeded, type Ran } from '../spec-tests/support/command.js';
 import { expect } from 'vitest';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -46,41 +47,14 @@ export function nodeRuntime(node: string, version: string): NodeRuntime {
 /** The Node.js running this test. */
 export const CURRENT = nodeRuntime(process.execPath, process.versions.node);
 
-interface Ran {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Runs a command to its end under `runtime`; one still running after `timeoutMs` is killed and fails the step. */
 export function run(runtime: NodeRuntime, command: string, args: readonly string[], cwd: string, timeoutMs = STEP_TIMEOUT_MS): Promise<Ran> {
-  const child = spawn(command, args, { cwd, env: runtime.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} (in ${cwd}) did not end within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-    }, timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    // 'close', not 'exit': the output is then all read.
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runCommand(command, args, { cwd, env: runtime.env, timeoutMs });
 }
 
 /** `run`, which must exit 0: the output is in the failure message otherwise. */
 export async function ok(runtime: NodeRuntime, command: string, args: readonly string[], cwd: string, timeoutMs?: number): Promise<Ran> {
-  const ran = await run(runtime, command, args, cwd, timeoutMs);
-  if (ran.code !== 0) throw new Error(`${command} ${args.join(' ')} (in ${cwd}, Node ${runtime.version}) exited ${ran.code}\nstdout:\n${ran.stdout}\nstderr:\n${ran.stderr}`);
-  return ran;
+  return succeeded(await run(runtime, command, args, cwd, timeoutMs), `${command} ${args.join(' ')} (in ${cwd}, Node ${runtime.version})`);
 }
 
 const require = createRequire(import.meta.url);
