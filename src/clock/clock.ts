@@ -181,7 +181,13 @@ export interface ClockOptions {
    * Real mode: the wall clock's reading `start` was taken at (another clock's reading()), so that this clock reads
    * exactly as that one did, however long passed since; by default the wall clock now.
    */
-  readonly wallAtStart?: number;
+  readonly wallAtStart?: number | undefined;
+}
+
+/** A clock's now and the wall clock's reading it was taken at (VirtualClock.reading()). */
+export interface ClockReading {
+  readonly now: number;
+  readonly wall: number;
 }
 
 export class VirtualClock {
@@ -215,7 +221,7 @@ export class VirtualClock {
   }
 
   /** Now, and the wall clock's reading it was taken at (real mode; unused in manual mode): what ClockOptions.wallAtStart takes. */
-  reading(): { readonly now: number; readonly wall: number } {
+  reading(): ClockReading {
     const wall = this.wall();
     return { now: this.mode === 'real' ? this.atWall(wall) : this.current, wall };
   }

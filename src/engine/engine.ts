@@ -145,8 +145,7 @@ export class Engine implements ObservedEmulator {
   createOwnClockCompany(options: CompanyOptions): Result<CreatedCompanyInfo> {
     const roots = this.rootsOutside(undefined);
     const cnpjRoot = options.cnpjRoot ?? this.current.apply((_, ctx) => pickCnpjRoot(roots, ctx.random));
-    const { now, wall } = this.current.clock.reading();
-    const made = ownWorld(this.config, this, { options, cnpjRoot, start: now, startWall: wall, regulatory: this.current.state.regulatory, rootsElsewhere: roots });
+    const made = ownWorld(this.config, this, { options, cnpjRoot, start: this.current.clock.reading(), regulatory: this.current.state.regulatory, rootsElsewhere: roots });
     if (!made.ok) return made;
     const { world, created } = made.value;
     this.owned().worlds.set(created.companyId, world);
@@ -232,8 +231,7 @@ export class Engine implements ObservedEmulator {
       analysisAllowance: company.analysisAllowance,
       permissions: credential.permissions,
     };
-    const { now, wall } = this.current.clock.reading();
-    const made = ownWorld(this.config, this, { options, cnpjRoot: company.cnpjRoot, start: now, startWall: wall, createdAt: company.createdAt, regulatory: this.current.state.regulatory, rootsElsewhere: this.rootsOutside(old) });
+    const made = ownWorld(this.config, this, { options, cnpjRoot: company.cnpjRoot, start: this.current.clock.reading(), createdAt: company.createdAt, regulatory: this.current.state.regulatory, rootsElsewhere: this.rootsOutside(old) });
     if (!made.ok || made.value.created.companyId !== companyId || made.value.created.token !== credential.token) {
       if (made.ok) made.value.world.clock.dispose('closed');
       return undefined;

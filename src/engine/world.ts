@@ -3,7 +3,7 @@
  * with the handlers of every task kind registered on its clock. World.apply is the one place a core transition
  * runs: it builds the Context and moves the task intents the transition left in the outbox onto the clock.
  */
-import { VirtualClock, type PersistedTask } from '../clock/clock.js';
+import { VirtualClock, type ClockReading, type PersistedTask } from '../clock/clock.js';
 import { createCompany, type CreatedCompany } from '../core/companies.js';
 import type { Result } from '../core/refusal.js';
 import type { RegulatorySnapshot } from '../core/regulatory/snapshot.js';
@@ -101,16 +101,17 @@ export interface OwnCompany {
   readonly options: CompanyOptions;
   /** Its CNPJ root: given, or drawn by the shared world (it seeds the company's world). */
   readonly cnpjRoot: string;
-  /** The emulator's now: where the company's clock starts. */
-  readonly start: number;
-  /** The wall clock's reading `start` was taken at (the shared clock's reading()): in real mode, the company's clock reads as the emulator's. */
-  readonly startWall: number;
+  /**
+   * The emulator's clock reading: its now is where the company's clock starts, and in real mode the company's clock
+   * reads as the emulator's did (the wall clock's reading behind that now).
+   */
+  readonly start: ClockReading;
   /** The regulatory reference in force, which every world shares. */
   readonly regulatory: RegulatorySnapshot;
   /** The CNPJ roots of every other company of the emulator. */
   readonly rootsElsewhere: ReadonlySet<string>;
   /**
-   * When it was first created, if before `start` (its reset): it is created again at that instant, so that its
+   * When it was first created, if before `start`'s now (its reset): it is created again at that instant, so that its
    * seeded ids (UUIDv7, which carry their instant) come out the same, and its clock then moves on to `start`.
    */
   readonly createdAt?: number;
@@ -124,18 +125,19 @@ export interface OwnCompany {
  */
 export function ownWorld(config: Config, services: WorldServices, company: OwnCompany): Result<{ world: World; created: CreatedCompanyInfo }> {
   const seed = `${typeof config.seed}:${String(config.seed)}:company:${company.cnpjRoot}`;
-  const state = createState(company.start);
+  const { now: start, wall } = company.start;
+  const state = createState(start);
   state.regulatory = company.regulatory;
-  const createdAt = company.createdAt ?? company.start;
-  const draft = assemble(config, services, { state, start: createdAt, wallAtStart: createdAt === company.start ? company.startWall : undefined, random: seedRandom(seed), requestRandom: seedRandom(`${seed}:requests`), initialCompanies: [], owner: null });
+  const createdAt = company.createdAt ?? start;
+  const draft = assemble(config, services, { state, start: createdAt, wallAtStart: createdAt === start ? wall : undefined, random: seedRandom(seed), requestRandom: seedRandom(`${seed}:requests`), initialCompanies: [], owner: null });
   const created = draft.apply((s, ctx) => createCompany(s, { ...company.options, cnpjRoot: company.cnpjRoot }, ctx, company.rootsElsewhere));
   if (!created.ok) {
     draft.clock.dispose('closed');
     return created;
   }
-  if (createdAt !== company.start) draft.clock.load(company.start, draft.clock.tasks(), undefined, company.startWall);
+  if (createdAt !== start) draft.clock.load(start, draft.clock.tasks(), undefined, wall);
   draft.owner = created.value.company.id;
-  schedulePeriodicJobs(draft.clock, company.start);
+  schedulePeriodicJobs(draft.clock, start);
   return { ok: true, value: { world: draft, created: describeCompany(created.value) } };
 }
 
@@ -178,7 +180,7 @@ function assemble(config: Config, services: WorldServices, origin: Origin): Worl
   const clock = new VirtualClock({
     mode: config.mode,
     start: origin.start,
-    ...(origin.wallAtStart === undefined ? {} : { wallAtStart: origin.wallAtStart }),
+    wallAtStart: origin.wallAtStart,
     onMove: () => {
       world.moves++;
       services.changed();

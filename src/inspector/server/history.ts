@@ -118,7 +118,7 @@ export class History implements ActivityRecorder {
   #sizes: number[] = [];
   /** A request's text in the arena (-1 for other entries). */
   #texts: number[] = [];
-  /** Each entry's instant where its slot does not say it as a number (a control call's); NaN where it does. */
+  /** Each entry's instant as a number where the history has one (a request's, a control call's); NaN: its `at`. */
   #ats: number[] = [];
   #head = 0;
   #bytes = 0;
@@ -167,12 +167,16 @@ export class History implements ActivityRecorder {
     // Only what changed something, and not the inspector's own calls: its page reads, and paces a demo.
     if (activity.kind === 'control' && (activity.method === 'GET' || activity.scope === 'inspector')) return;
     const seq = ++this.#seq;
-    // A call about a company on a clock of its own happened at that clock's now; the other entries' instant is
-    // their `at`, read when the entry is (a 30-day advance makes tens of thousands of delivery entries).
-    const world = activity.kind !== 'control' || activity.companyId === null ? undefined : this.#feed.emulator.worldOf(activity.companyId);
-    const atMs = activity.kind !== 'control' ? NaN : world !== undefined && world.owner === activity.companyId ? world.clock.now() : Date.parse(activity.at);
+    // The other entries' instant is their `at`, read when the entry is (a 30-day advance makes tens of thousands).
+    const atMs = activity.kind === 'control' ? this.#controlInstant(activity) : NaN;
     this.#keep(activity, seq, ENTRY_BYTES, -1, atMs);
     this.tap?.taken(entryOf(activity, seq, atMs));
+  }
+
+  /** A call about a company on a clock of its own happened at that clock's now; any other at the shared clock's. */
+  #controlInstant(call: ControlActivity): number {
+    const world = call.companyId === null ? undefined : this.#feed.emulator.worldOf(call.companyId);
+    return world !== undefined && world.owner === call.companyId ? world.clock.now() : Date.parse(call.at);
   }
 
   clockMoved(owner: string | null): void {
@@ -282,14 +286,26 @@ export class History implements ActivityRecorder {
     this.#dropped++;
     const of = (this.#droppedOf ??= new Map());
     of.set(gone.companyId, (of.get(gone.companyId) ?? 0) + 1);
-    if (this.#head >= COMPACT_AFTER && this.#head * 2 >= ring.length) {
-      ring.splice(0, this.#head);
-      this.#seqs.splice(0, this.#head);
-      this.#sizes.splice(0, this.#head);
-      this.#texts.splice(0, this.#head);
-      this.#ats.splice(0, this.#head);
-      this.#head = 0;
-    }
+    // The dropped slots at the front go all at once.
+    if (this.#head >= COMPACT_AFTER && this.#head * 2 >= ring.length) this.#keepOnly(() => true);
+  }
+
+  /**
+   * Keeps the slots from #head on that `keep` picks (by index), and the numbers beside them, at the front of new
+   * arrays; recounts the bytes.
+   */
+  #keepOnly(keep: (index: number) => boolean): void {
+    const ring = this.#ring!;
+    const kept: number[] = [];
+    for (let i = this.#head; i < ring.length; i++) if (keep(i)) kept.push(i);
+    const pick = <T>(column: readonly T[]): T[] => kept.map((i) => column[i]!);
+    this.#ring = pick(ring);
+    this.#seqs = pick(this.#seqs);
+    this.#sizes = pick(this.#sizes);
+    this.#texts = pick(this.#texts);
+    this.#ats = pick(this.#ats);
+    this.#head = 0;
+    this.#bytes = this.#sizes.reduce((sum, size) => sum + size, 0);
   }
 
   /** A reset of the emulator empties the history; a company's reset or removal drops its entries. A restore keeps them. */
@@ -297,32 +313,11 @@ export class History implements ActivityRecorder {
     const ring = this.#ring;
     if (change.kind !== 'reset' || ring === undefined) return;
     const { companyId } = change;
-    const kept: Slot[] = [];
-    const seqs: number[] = [];
-    const sizes: number[] = [];
-    const texts: number[] = [];
-    const ats: number[] = [];
-    let bytes = 0;
-    for (let i = this.#head; i < ring.length; i++) {
-      const slot = ring[i]!;
-      if (companyId === null || slot.companyId === companyId) {
-        this.#free(i);
-        continue;
-      }
-      kept.push(slot);
-      seqs.push(this.#seqs[i]!);
-      sizes.push(this.#sizes[i]!);
-      texts.push(this.#texts[i]!);
-      ats.push(this.#ats[i]!);
-      bytes += this.#sizes[i]!;
-    }
-    this.#ring = kept;
-    this.#seqs = seqs;
-    this.#sizes = sizes;
-    this.#texts = texts;
-    this.#ats = ats;
-    this.#head = 0;
-    this.#bytes = bytes;
+    this.#keepOnly((i) => {
+      const gone = companyId === null || ring[i]!.companyId === companyId;
+      if (gone) this.#free(i);
+      return !gone;
+    });
     if (companyId === null) {
       this.#dropped = 0;
       this.#droppedOf = undefined;
