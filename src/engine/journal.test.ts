@@ -1,9 +1,10 @@
 /**
  * The journal's filter (JournalFilter, read by readJournalFilter) field by field and combined, the limit, the count,
- * the refusals, and the numbering near-misses read the records since a mark by.
+ * the refusals, the numbering near-misses read the records since a mark by, and a record's text (packRecord).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Journal, JournalFilterError, readJournalFilter, type JournalFilter, type JournalRecord } from './journal.js';
+import { Journal, JournalFilterError, packRecord, readJournalFilter, unpackRecord, type JournalFilter, type JournalRecord } from './journal.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const A = '019b76da-a800-7520-a337-00000000000a';
@@ -161,5 +162,53 @@ describe('the records since a mark', () => {
     expect(journal.recordsSince(mark + 14_000).map((r) => r.requestId)).toEqual(Array.from({ length: 1_001 }, (_, i) => `r${14_000 + i}`));
     expect(journal.find(readJournalFilter({ limit: 1 })).map((e) => e.requestId)).toEqual(['r15000']);
     expect(journal.count(readJournalFilter({}))).toBe(10_000);
+  });
+});
+
+describe('a record as the journal keeps it', () => {
+  // Any text at all, line breaks, commas, digits and lone surrogates included: a client's path is percent-decoded.
+  const text = fc.string({ unit: 'binary', maxLength: 40 });
+  const optional = fc.option(text, { nil: null });
+  const records: fc.Arbitrary<JournalRecord> = fc.record({
+    // The clock's instants: whole milliseconds.
+    at: fc.integer({ min: -8.64e15, max: 8.64e15 }),
+    method: text,
+    path: text,
+    status: fc.integer({ min: 0, max: 999 }),
+    codigo: optional,
+    requestId: text,
+    companyId: optional,
+    idempotencyKey: optional,
+    replayed: fc.boolean(),
+    faultId: optional,
+    operation: optional,
+    ifMatch: fc.option(fc.array(text, { minLength: 1, maxLength: 4 }), { nil: null }),
+    fingerprint: optional,
+    retryAfter: fc.option(fc.integer({ min: 0, max: 1e6 }), { nil: null }),
+    lost: fc.boolean(),
+  });
+
+  it('comes back from its text exactly as it was recorded, whatever its strings hold', () => {
+    fc.assert(fc.property(records, (r) => {
+        expect(unpackRecord(packRecord(r))).toEqual(r);
+      }), { numRuns: 2_000 });
+  });
+
+  it('comes back through the journal exactly, before and after the ring wraps and a company is cleared from it', () => {
+    fc.assert(
+      fc.property(fc.array(records, { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 10_005 }), (some, filler) => {
+        const journal = new Journal();
+        // Enough records before them that the ring wraps around its end for some runs.
+        for (let i = 0; i < filler; i++) journal.record(record({ companyId: B }));
+        for (const r of some) journal.record(r);
+        const ours = some.filter((r) => r.companyId !== B);
+        expect(journal.recordsSince(journal.mark - some.length)).toEqual(some);
+        journal.clear((entry) => entry.companyId === B);
+        expect(journal.recordsSince(0)).toEqual(ours);
+        journal.record(record({ requestId: 'after' }));
+        expect(journal.recordsSince(0).map((r) => r.requestId)).toEqual([...ours.map((r) => r.requestId), 'after']);
+      }),
+      { numRuns: 40 },
+    );
   });
 });

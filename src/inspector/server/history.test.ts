@@ -62,6 +62,38 @@ describe('the history under a long run', () => {
   });
 });
 
+describe('the ring', () => {
+  it('keeps each request whole, in order, as it grows, wraps around its end and loses one company to a reset', async () => {
+    // 1,500 entries: the ring grows past its first 1,024 slots, then wraps around its end many times over.
+    const emu = new Observed({ seed: 5, clock: 'manual', inspector: { historyEntries: 1_500 } });
+    made.push(emu);
+    const [acme, other] = [emu.companies.create(), emu.companies.create()];
+    const sent: { companyId: string; requestId: string; path: string }[] = [];
+    for (let i = 0; i < 4_321; i++) {
+      const company = i % 3 === 0 ? other : acme;
+      // Paths of every length, some with a line break and a non-Latin-1 character: the journal line is kept as sent.
+      const path = `/v1/produtos/${'x'.repeat(i % 50)}${i % 7 === 0 ? '%0A%E2%82%AC' : ''}-${i}`;
+      const answer = await emu.fetch(path, { headers: { authorization: `Bearer ${company.token}` } });
+      sent.push({ companyId: company.companyId, requestId: answer.headers.get('x-request-id')!, path: decodeURIComponent(path) });
+    }
+    const kept = () => [...emu.history!.entries()].map((e) => (e.kind === 'request' ? { companyId: e.companyId, requestId: e.record.requestId, path: e.record.path } : e.kind));
+    expect(kept()).toEqual(sent.slice(-1_500));
+    expect(emu.history!.counts()).toMatchObject({ entries: 1_500, dropped: 4_321 - 1_500 });
+    const last = sent.at(-1)!;
+    expect(emu.history!.request(last.companyId, last.requestId)?.record.path).toBe(last.path);
+
+    emu.companies.reset(other.companyId);
+    const acmeOnly = sent.slice(-1_500).filter((r) => r.companyId === acme.companyId);
+    expect(kept()).toEqual(acmeOnly);
+    // The ring goes on from there, and drops its oldest again once full.
+    for (let i = 0; i < 600; i++) {
+      const answer = await emu.fetch(`/v1/produtos/after-${i}`, { headers: { authorization: `Bearer ${acme.token}` } });
+      acmeOnly.push({ companyId: acme.companyId, requestId: answer.headers.get('x-request-id')!, path: `/v1/produtos/after-${i}` });
+    }
+    expect(kept()).toEqual(acmeOnly.slice(-1_500));
+  });
+});
+
 
 describe('the entries other than requests', () => {
   it('keeps a delivery attempt as the emulator told it: a listener gets it frozen, and what it tries on it reaches neither the history nor other listeners', async () => {

@@ -6,18 +6,18 @@
  * the oldest entries are dropped, and counted, per company.
  *
  * It is the emulator's recorder (ActivityRecorder), set when the emulator is made: the request path hands it each
- * exchange, of which it keeps the journal's own record by reference, a few numbers in arrays beside the ring, and the
- * headers and bodies as one text in a TextArena, outside the collected heap (see Slot). Nothing is allocated before
- * its first entry, so createEmulator() stays a few small objects.
+ * exchange, of which it keeps the record, headers and bodies as one text in a TextArena, outside the collected heap,
+ * and a few numbers in arrays beside the ring (see Slot). Nothing is allocated before its first entry, so
+ * createEmulator() stays a few small objects.
  *
- * A byte is counted for each byte of a body as kept (a text by its length) and of each header's name and value,
- * plus ENTRY_BYTES for each entry: its objects and the journal record (history.test.ts holds the retained heap of a
- * long run within the bound).
+ * A byte is counted for each byte of a body as kept (a text by its length), of each header's name and value and of
+ * a request's record as kept (its text), plus ENTRY_BYTES for each entry: its slot and objects (history.test.ts
+ * holds the retained heap of a long run within the bound).
  */
 import type { ActivityFeed, ActivityRecorder, AnswerError, ControlActivity, DeliveryActivity, FindingActivity, JobActivity, RecordedActivity } from '../../engine/activity.js';
 import type { HistoryBounds } from '../../engine/config.js';
 import type { EngineChange } from '../../engine/engine.js';
-import type { JournalRecord } from '../../engine/journal.js';
+import { packRecord, readRecord, type JournalRecord } from '../../engine/journal.js';
 import { TextArena } from '../../core/text-arena.js';
 
 /** A recorded body's cap, in bytes: what is past it is dropped and the body marked truncated. */
@@ -81,18 +81,18 @@ export interface HistoryCounts {
   readonly dropped: number;
 }
 
-/** Leaves the ring's arrays unshifted until this many dropped slots are at their front (then shifts them at once). */
-const COMPACT_AFTER = 1024;
+/** The ring's first size; it doubles as entries need, up to the bound of entries. */
+const FIRST_CAPACITY = 1024;
 
 /**
- * A slot of the ring: an entry, or for a request the journal's own record of it (which the journal keeps anyway),
- * its numbers in the parallel arrays and its headers and bodies in the arena. A request kept as objects of its own
- * was promoted to the old generation by every young-generation collection it outlived, then collected there: a
- * full collection every few thousand requests, and pauses of tens of milliseconds at the PATCH tail. A request's
- * KeptRequest is made when the inspector reads it.
+ * A slot of the ring: an entry other than a request's, as the emulator made it, or null for a request, whose record,
+ * headers and bodies are its text in the arena (packRecord, then requestText). A request kept as objects (the
+ * journal's record and the strings it points to) was promoted to the old generation by every young-generation
+ * collection it outlived, then collected there: a full collection every few seconds under load, and pauses of tens
+ * of milliseconds at the PATCH tail. The ring's other columns are typed arrays of fixed size, so that keeping an
+ * entry allocates nothing once the ring is full. A request's KeptRequest is made when the inspector reads it.
  */
-type Slot = RecordedActivity | JournalRecord;
-const isRecord = (slot: Slot): slot is JournalRecord => !('kind' in slot);
+type Slot = RecordedActivity | null;
 
 /**
  * An entry other than a request's as the inspector reads it: the activity entry the slot keeps as the emulator made
@@ -112,23 +112,26 @@ interface LateAnswer {
 export class History implements ActivityRecorder {
   readonly bounds: HistoryBounds;
   readonly #feed: ActivityFeed;
-  /** Oldest first, from #head on; made on the first entry, as are the arrays beside it (same index). */
-  #ring: (Slot | undefined)[] | undefined;
-  #seqs: number[] = [];
-  #sizes: number[] = [];
+  /** The ring, oldest first from #start (made on the first entry), and the columns beside it (same slot). */
+  #slots: Slot[] = [];
+  #companies: (string | null)[] = [];
+  #seqs = new Float64Array(0);
+  #sizes = new Float64Array(0);
   /** A request's text in the arena (-1 for other entries). */
-  #texts: number[] = [];
+  #texts = new Int32Array(0);
   /** Each entry's instant as a number where the history has one (a request's, a control call's); NaN: its `at`. */
-  #ats: number[] = [];
-  #head = 0;
+  #ats = new Float64Array(0);
+  #start = 0;
+  #size = 0;
   #bytes = 0;
   #seq = 0;
   #dropped = 0;
   /** Entries dropped at the bounds, by company (null: those about every company). */
   #droppedOf: Map<string | null, number> | undefined;
-  /** Where the requests' headers and bodies are kept (made with the first). */
+  /** Where the requests' records, headers and bodies are kept (made with the first). */
   #arena: TextArena | undefined;
-  #late: Map<JournalRecord, LateAnswer> | undefined;
+  /** By the request's seq. */
+  #late: Map<number, LateAnswer> | undefined;
   /** The inspector's live part, once a page or a data route was used. */
   tap: HistoryTap | undefined;
 
@@ -146,8 +149,9 @@ export class History implements ActivityRecorder {
     if (!this.keeps && this.tap === undefined) return;
     const seq = ++this.#seq;
     const text = requestText(requestHeaders, requestBody, responseHeaders, responseBody, error);
-    const size = ENTRY_BYTES + text.length;
-    const handle = this.keeps ? (this.#arena ??= new TextArena()).add(text) : -1;
+    const kept = this.keeps ? packRecord(record) + text : undefined;
+    const size = ENTRY_BYTES + (kept ?? text).length;
+    const handle = kept === undefined ? -1 : (this.#arena ??= new TextArena()).add(kept);
     // An answer the API did not write from text (a malformedJson fault's): its body read from a copy of its stream.
     if (responseBody === undefined && error === undefined && response.body !== null) {
       const late: LateAnswer = { reading: undefined, body: null };
@@ -157,10 +161,10 @@ export class History implements ActivityRecorder {
         .then((buffer) => void (late.body = keptBytes(new Uint8Array(buffer))))
         .catch(() => undefined)
         .finally(() => (late.reading = undefined));
-      (this.#late ??= new Map()).set(record, late);
+      (this.#late ??= new Map()).set(seq, late);
     }
-    this.#keep(record, seq, size, handle, record.at);
-    if (this.tap !== undefined) this.tap.taken(this.#requestView(record, seq, size, handle < 0 ? text : undefined));
+    this.#keep(null, record.companyId, seq, size, handle, record.at);
+    if (this.tap !== undefined) this.tap.taken(new RequestView(seq, size, record.companyId, record.at, () => text, this.#late?.get(seq), record));
   }
 
   entry(activity: RecordedActivity): void {
@@ -169,7 +173,7 @@ export class History implements ActivityRecorder {
     const seq = ++this.#seq;
     // The other entries' instant is their `at`, read when the entry is (a 30-day advance makes tens of thousands).
     const atMs = activity.kind === 'control' ? this.#controlInstant(activity) : NaN;
-    this.#keep(activity, seq, ENTRY_BYTES, -1, atMs);
+    this.#keep(activity, activity.companyId, seq, ENTRY_BYTES, -1, atMs);
     this.tap?.taken(entryOf(activity, seq, atMs));
   }
 
@@ -183,30 +187,25 @@ export class History implements ActivityRecorder {
     this.tap?.clockMoved(owner);
   }
 
-  /** Every entry kept, oldest first (a request's made as it is reached). */
+  /** Every entry kept, oldest first (a request's read as it is reached). */
   *entries(): IterableIterator<HistoryEntry> {
-    const ring = this.#ring;
-    if (ring === undefined) return;
-    for (let i = this.#head; i < ring.length; i++) yield this.#entryAt(i);
+    for (let i = 0; i < this.#size; i++) yield this.#entryAt(this.#slot(i));
   }
 
   /** The entry numbered `seq`, if it is still kept. */
   bySeq(seq: number): HistoryEntry | undefined {
-    const index = this.#indexOf(seq);
-    return index < 0 ? undefined : this.#entryAt(index);
+    const slot = this.#slotOf(seq);
+    return slot < 0 ? undefined : this.#entryAt(slot);
   }
 
   /** Where the entry numbered `seq` is in the ring; -1 once dropped. */
-  #indexOf(seq: number): number {
-    const ring = this.#ring;
-    if (ring === undefined) return -1;
-    const seqs = this.#seqs;
-    let low = this.#head;
-    let high = ring.length - 1;
+  #slotOf(seq: number): number {
+    let low = 0;
+    let high = this.#size - 1;
     while (low <= high) {
       const middle = (low + high) >>> 1;
-      const at = seqs[middle]!;
-      if (at === seq) return middle;
+      const at = this.#seqs[this.#slot(middle)]!;
+      if (at === seq) return this.#slot(middle);
       if (at < seq) low = middle + 1;
       else high = middle - 1;
     }
@@ -215,11 +214,11 @@ export class History implements ActivityRecorder {
 
   /** The request `requestId` of `companyId`, if it is still kept (the newest are looked at first). */
   request(companyId: string, requestId: string): KeptRequest | undefined {
-    const ring = this.#ring;
-    if (ring === undefined) return undefined;
-    for (let i = ring.length - 1; i >= this.#head; i--) {
-      const slot = ring[i]!;
-      if (isRecord(slot) && slot.requestId === requestId && slot.companyId === companyId) return this.#entryAt(i) as KeptRequest;
+    for (let i = this.#size - 1; i >= 0; i--) {
+      const slot = this.#slot(i);
+      if (this.#slots[slot] !== null || this.#companies[slot] !== companyId) continue;
+      const view = this.#entryAt(slot) as RequestView;
+      if (view.record.requestId === requestId) return view;
     }
     return undefined;
   }
@@ -230,92 +229,99 @@ export class History implements ActivityRecorder {
     return { entries: this.#size, bytes: this.#bytes, maxEntries: this.bounds.entries, maxBytes: this.bounds.bytes, dropped };
   }
 
-  get #size(): number {
-    return this.#ring === undefined ? 0 : this.#ring.length - this.#head;
+  /** The ring's slot of the `i`th oldest entry. */
+  #slot(i: number): number {
+    return (this.#start + i) % this.#slots.length;
   }
 
-  #entryAt(index: number): HistoryEntry {
-    const slot = this.#ring![index]!;
-    if (!isRecord(slot)) return entryOf(slot, this.#seqs[index]!, this.#ats[index]!);
-    return this.#requestView(slot, this.#seqs[index]!, this.#sizes[index]!, undefined);
-  }
-
-  /** A request as the inspector reads it: its text, when not given, read from the arena while the ring keeps it. */
-  #requestView(record: JournalRecord, seq: number, size: number, text: string | undefined): KeptRequest {
-    return new RequestView(record, seq, size, () => text ?? this.#textOf(seq), this.#late?.get(record));
+  #entryAt(slot: number): HistoryEntry {
+    const activity = this.#slots[slot]!;
+    const seq = this.#seqs[slot]!;
+    if (activity !== null) return entryOf(activity, seq, this.#ats[slot]!);
+    return new RequestView(seq, this.#sizes[slot]!, this.#companies[slot]!, this.#ats[slot]!, () => this.#textOf(seq), this.#late?.get(seq));
   }
 
   /** The text of the request numbered `seq`, while the ring keeps it (an arena's place is reused once freed). */
   #textOf(seq: number): string | undefined {
-    const index = this.#indexOf(seq);
-    const handle = index < 0 ? -1 : this.#texts[index]!;
+    const slot = this.#slotOf(seq);
+    const handle = slot < 0 ? -1 : this.#texts[slot]!;
     return handle < 0 ? undefined : this.#arena!.text(handle);
   }
 
-  #keep(slot: Slot, seq: number, size: number, text: number, atMs: number): void {
+  #keep(activity: Slot, companyId: string | null, seq: number, size: number, text: number, atMs: number): void {
     if (!this.keeps) return;
-    if (this.#ring === undefined) {
-      this.#ring = [];
-      // What a reset replaced goes with it: made with the first entry, as the ring is.
+    if (this.#slots.length === 0) {
+      // What a reset replaced goes with it: watched from the first entry, when the ring is made.
       this.#feed.emulator.watch((change) => this.#changed(change));
     }
-    this.#ring.push(slot);
-    this.#seqs.push(seq);
-    this.#sizes.push(size);
-    this.#texts.push(text);
-    this.#ats.push(atMs);
+    if (this.#size === this.#slots.length) this.#grow();
+    const slot = this.#slot(this.#size++);
+    this.#slots[slot] = activity;
+    this.#companies[slot] = companyId;
+    this.#seqs[slot] = seq;
+    this.#sizes[slot] = size;
+    this.#texts[slot] = text;
+    this.#ats[slot] = atMs;
     this.#bytes += size;
     while (this.#size > this.bounds.entries || this.#bytes > this.bounds.bytes) this.#dropOldest();
   }
 
-  /** Frees what the slot at `index` keeps outside the ring: its text, its late answer. */
-  #free(index: number): void {
-    const text = this.#texts[index]!;
+  /** A ring of twice the size (up to one more than the bound of entries), the entries at its front. */
+  #grow(): void {
+    const capacity = Math.min(Math.max(FIRST_CAPACITY, 2 * this.#slots.length), this.bounds.entries + 1);
+    this.#keepOnly(() => true, capacity);
+  }
+
+  /** Frees what the entry in `slot` keeps outside the ring: its text, its late answer. */
+  #free(slot: number): void {
+    const text = this.#texts[slot]!;
     if (text >= 0) this.#arena!.remove(text);
-    const slot = this.#ring![index]!;
-    if (this.#late !== undefined && isRecord(slot)) this.#late.delete(slot);
+    if (this.#late !== undefined && this.#slots[slot] === null) this.#late.delete(this.#seqs[slot]!);
   }
 
   #dropOldest(): void {
-    const ring = this.#ring!;
-    const index = this.#head++;
-    const gone = ring[index]!;
-    this.#free(index);
-    ring[index] = undefined;
-    this.#bytes -= this.#sizes[index]!;
+    const slot = this.#start;
+    const companyId = this.#companies[slot]!;
+    this.#free(slot);
+    this.#slots[slot] = null;
+    this.#companies[slot] = null;
+    this.#bytes -= this.#sizes[slot]!;
+    this.#start = this.#slot(1);
+    this.#size--;
     this.#dropped++;
     const of = (this.#droppedOf ??= new Map());
-    of.set(gone.companyId, (of.get(gone.companyId) ?? 0) + 1);
-    // The dropped slots at the front go all at once.
-    if (this.#head >= COMPACT_AFTER && this.#head * 2 >= ring.length) this.#keepOnly(() => true);
+    of.set(companyId, (of.get(companyId) ?? 0) + 1);
   }
 
   /**
-   * Keeps the slots from #head on that `keep` picks (by index), and the numbers beside them, at the front of new
-   * arrays; recounts the bytes.
+   * Keeps the entries `keep` picks (by slot), in their order, at the front of a ring of `capacity` slots (by
+   * default its present size); recounts the bytes.
    */
-  #keepOnly(keep: (index: number) => boolean): void {
-    const ring = this.#ring!;
+  #keepOnly(keep: (slot: number) => boolean, capacity = this.#slots.length): void {
     const kept: number[] = [];
-    for (let i = this.#head; i < ring.length; i++) if (keep(i)) kept.push(i);
-    const pick = <T>(column: readonly T[]): T[] => kept.map((i) => column[i]!);
-    this.#ring = pick(ring);
-    this.#seqs = pick(this.#seqs);
-    this.#sizes = pick(this.#sizes);
-    this.#texts = pick(this.#texts);
-    this.#ats = pick(this.#ats);
-    this.#head = 0;
+    for (let i = 0; i < this.#size; i++) if (keep(this.#slot(i))) kept.push(this.#slot(i));
+    const into = <C extends { [i: number]: unknown; length: number }>(column: C, made: C): C => {
+      kept.forEach((slot, i) => (made[i] = column[slot]!));
+      return made;
+    };
+    this.#slots = into(this.#slots, new Array<Slot>(capacity).fill(null));
+    this.#companies = into(this.#companies, new Array<string | null>(capacity).fill(null));
+    this.#seqs = into(this.#seqs, new Float64Array(capacity));
+    this.#sizes = into(this.#sizes, new Float64Array(capacity));
+    this.#texts = into(this.#texts, new Int32Array(capacity));
+    this.#ats = into(this.#ats, new Float64Array(capacity));
+    this.#start = 0;
+    this.#size = kept.length;
     this.#bytes = this.#sizes.reduce((sum, size) => sum + size, 0);
   }
 
   /** A reset of the emulator empties the history; a company's reset or removal drops its entries. A restore keeps them. */
   #changed(change: EngineChange): void {
-    const ring = this.#ring;
-    if (change.kind !== 'reset' || ring === undefined) return;
+    if (change.kind !== 'reset' || this.#size === 0) return;
     const { companyId } = change;
-    this.#keepOnly((i) => {
-      const gone = companyId === null || ring[i]!.companyId === companyId;
-      if (gone) this.#free(i);
+    this.#keepOnly((slot) => {
+      const gone = companyId === null || this.#companies[slot] === companyId;
+      if (gone) this.#free(slot);
       return !gone;
     });
     if (companyId === null) {
@@ -347,24 +353,39 @@ function requestText(requestHeaders: Headers | readonly string[], requestBody: U
   return `${answerHeadersAt},${bodyAt},${answerAt},${requestBody === undefined ? -1 : requestBody.length},${answerSize}\n${sent}${answered}${body}${answerText}`;
 }
 
-/** A request the history keeps, as the inspector reads it: its text read back and cut when first asked for. */
+/**
+ * A request the history keeps, as the inspector reads it: its text read back and cut when first asked for (its record
+ * included, unless the exchange just handed it over).
+ */
 class RequestView implements KeptRequest {
   readonly kind = 'request';
-  readonly companyId: string | null;
-  readonly atMs: number;
-  readonly status: number;
+  #record: JournalRecord | undefined;
   #parts: { sent: string; answered: string; body: string; answer: string; requestSize: number; answerSize: number } | null | undefined;
 
   constructor(
-    readonly record: JournalRecord,
     readonly seq: number,
     readonly bytes: number,
+    readonly companyId: string | null,
+    readonly atMs: number,
     private readonly read: () => string | undefined,
     private readonly late: LateAnswer | undefined,
+    record?: JournalRecord,
   ) {
-    this.companyId = record.companyId;
-    this.atMs = record.at;
-    this.status = record.status;
+    this.#record = record;
+  }
+
+  /**
+   * Read with the text. The inspector reads a view in the turn it listed it, while the ring still keeps its entry;
+   * one read after its entry was dropped has no record to give.
+   */
+  get record(): JournalRecord {
+    if (this.#record === undefined) this.#cut();
+    if (this.#record === undefined) throw new Error(`request ${this.seq} of the history was dropped before its record was read`);
+    return this.#record;
+  }
+
+  get status(): number {
+    return this.record.status;
   }
 
   get reading(): Promise<void> | undefined {
@@ -403,8 +424,14 @@ class RequestView implements KeptRequest {
   /** The text's parts; null once the history dropped it. */
   #cut() {
     if (this.#parts !== undefined) return this.#parts;
-    const text = this.read();
+    let text = this.read();
     if (text === undefined) return (this.#parts = null);
+    // The ring's text starts with the record; the one an exchange hands the tap does not.
+    if (this.#record === undefined) {
+      const [record, end] = readRecord(text);
+      this.#record = record;
+      text = text.slice(end);
+    }
     const line = text.indexOf('\n');
     const [answeredAt, bodyAt, answerAt, requestSize, answerSize] = text.slice(0, line).split(',').map(Number) as [number, number, number, number, number];
     const rest = text.slice(line + 1);

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Emulator } from '../../emulator.js';
 import type { EmulatorOptions } from '../../engine/config.js';
 import type { ActivityFeed } from '../../engine/activity.js';
+import { packRecord } from '../../engine/journal.js';
 import type { ItemDetail, Timeline, TimelineItem } from '../wire.js';
 import { STREAM_BUFFER_BYTES } from './event-stream.js';
 import { BODY_CAP, ENTRY_BYTES, History } from './history.js';
@@ -174,14 +175,16 @@ describe('the history', () => {
     expect(body.title).toBe(`Request body (first ${BODY_CAP} characters of ${Buffer.byteLength(big)} bytes: truncated)`);
     expect(body.kind).toBe('text');
     expect(body.value).toBe(big.slice(0, BODY_CAP));
-    // The entry, the line of numbers that cut its text, every header's name and value, the body as kept, and the
-    // error the answer was built from (its body is rebuilt from it, not kept).
+    // The entry, its journal line as kept, the line of numbers that cut its text, every header's name and value, the
+    // body as kept, and the error the answer was built from (its body is rebuilt from it, not kept).
+    const history = emu.feed.recorder as History;
+    const line = packRecord(history.request(acme.companyId, answer.headers.get('x-request-id')!)!.record);
     const sent = new Request('http://x/', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'catalog-000000001' }, body: big });
     const { erro } = (await answer.json()) as { erro: { codigo: string; mensagem: string; caminho: string } };
     const error = JSON.stringify({ codigo: erro.codigo, mensagem: erro.mensagem, caminho: erro.caminho });
     const [sentChars, answerChars] = [headerChars(sent.headers), headerChars(answer.headers)];
     const numbers = `${sentChars},${sentChars + answerChars},${sentChars + answerChars + BODY_CAP},${Buffer.byteLength(big)},-3\n`;
-    expect((await timeline(emu, acme.companyId)).history.bytes).toBe(ENTRY_BYTES + numbers.length + sentChars + answerChars + BODY_CAP + error.length);
+    expect((await timeline(emu, acme.companyId)).history.bytes).toBe(ENTRY_BYTES + line.length + numbers.length + sentChars + answerChars + BODY_CAP + error.length);
   });
 
   it('drops its oldest entries past its bound of entries, counted per company: older requests stay on the timeline from the journal', async () => {
@@ -203,8 +206,8 @@ describe('the history', () => {
     // Each request: its entry and its body of 500 bytes (its error answer is rebuilt, not kept). The bound holds two.
     const body = JSON.stringify({ nome: 'x'.repeat(489) });
     expect(Buffer.byteLength(body)).toBe(500);
-    // Room for two, with up to 512 bytes of headers each (theirs are about 240): not for three.
-    const bound = 2 * (ENTRY_BYTES + 500 + 512);
+    // Room for two, with up to 768 bytes of headers and journal line each (theirs are about 500): not for three.
+    const bound = 2 * (ENTRY_BYTES + 500 + 768);
     const emu = emulator({ inspector: { historyBytes: bound } });
     const acme = emu.companies.create();
     const send = (n: number) => emu.fetch('/v1/catalogos', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': `catalog-bytes-0000${n}` }, body });
