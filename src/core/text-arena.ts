@@ -6,9 +6,9 @@
  * array are not in the collected heap, and a number held in a Map is no object at all. On a product PATCH over
  * HTTP the stored answer was half of what each request left for the young generation to copy.
  *
- * A text is kept as UTF-8, written and read by the platform's encoder and decoder; a text holding a surrogate
- * (an emoji, or a lone one, which UTF-8 cannot carry) is kept as its UTF-16 code units instead, so every string
- * comes back exactly as it went in. Texts are written one after another into chunks, which double in size from
+ * A text is kept as UTF-8, written and read by the platform's encoder and decoder; a text holding a lone surrogate
+ * (which UTF-8 cannot carry; a pair, as an emoji is, it can) is kept as its UTF-16 code units instead, so every
+ * string comes back exactly as it went in. Texts are written one after another into chunks, which double in size from
  * FIRST_CHUNK (a company in a test suite stores a few answers) to MAX_CHUNK; a larger text gets a chunk of its
  * own. A chunk is freed when its last text is removed; the store removes its oldest texts first, so chunks empty
  * in the order they filled.
@@ -38,7 +38,11 @@ const HEADER = 4;
 const UNITS = 2 ** 31;
 /** Code units handed to one String.fromCharCode call when a text of code units is read back. */
 const PIECE = 8192;
-const SURROGATE = /[\ud800-\udfff]/;
+/**
+ * ES2024's String.prototype.isWellFormed (Node 20 on, and every browser the inspector's page supports): no lone
+ * surrogate. A text of one-byte characters, nearly every text kept, is answered without a scan of it.
+ */
+const wellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 export class TextArena {
   /** By index; undefined once freed (its index is then reused). */
@@ -58,8 +62,8 @@ export class TextArena {
 
   /** Keeps `text`; its handle reads it back until it is removed. */
   add(text: string): TextHandle {
-    const units = SURROGATE.test(text);
-    // UTF-8 takes at most 3 bytes a code unit when no unit is a surrogate.
+    const units = !wellFormed(text);
+    // UTF-8 takes at most 3 bytes a code unit when no unit is a lone surrogate (a pair takes 4 for its 2).
     const most = HEADER + (units ? 2 : 3) * text.length;
     if (most > MAX_CHUNK) return this.#alone(text, units);
     if (this.#current < 0) this.#open(most);
@@ -144,8 +148,7 @@ export class TextArena {
       writeUnits(chunk, HEADER, text);
       return this.#keep(index, 0, UNITS + text.length);
     }
-    UTF8.encodeInto(text, chunk.subarray(HEADER));
-    return this.#keep(index, 0, size);
+    return this.#keep(index, 0, UTF8.encodeInto(text, chunk.subarray(HEADER)).written);
   }
 
   /** A new current chunk with room for `size` bytes; the last one is freed if it holds no text. */
@@ -168,7 +171,7 @@ export class TextArena {
   }
 }
 
-/** The UTF-8 size of a text without surrogates. */
+/** The UTF-8 size of a text without lone surrogates: exact, or for each pair 2 bytes more than it takes. */
 function utf8Length(text: string): number {
   let size = text.length;
   for (let i = 0; i < text.length; i++) {
