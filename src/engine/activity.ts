@@ -188,13 +188,14 @@ export type RecordedActivity = Exclude<ActivityEntry, RequestActivity>;
  */
 export interface ActivityRecorder {
   /**
-   * An API request, answered: its journal record (kept as it is, never copied), the request's headers as sent (a
+   * An API request, answered: its journal record and the journal's text of it (packRecord's; undefined when the
+   * journal dropped it, its company removed while it was held), the request's headers as sent (a
    * socket's raw list, name, value, …, or the Request's), the body's bytes as the pipeline read them (undefined when
    * it read none: a read, a refusal before the body, past the limit), the answer and its headers as made (a plain
    * object where the shell has one), the answer's text as the API wrote it (undefined for an error answer, which
    * `error` rebuilds, or one not made from text), and the error of an error answer.
    */
-  exchange(record: JournalRecord, requestHeaders: Headers | readonly string[], requestBody: Uint8Array | undefined, response: Response, responseHeaders: Headers | Readonly<Record<string, string>>, responseBody: string | undefined, error: AnswerError | undefined): void;
+  exchange(record: JournalRecord, line: string | undefined, requestHeaders: Headers | readonly string[], requestBody: Uint8Array | undefined, response: Response, responseHeaders: Headers | Readonly<Record<string, string>>, responseBody: string | undefined, error: AnswerError | undefined): void;
   entry(entry: RecordedActivity): void;
   /** The clock of the world `owner` owns (null: the shared clock) moved: an advance, or a task run at its time. */
   clockMoved(owner: string | null): void;

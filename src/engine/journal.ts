@@ -322,9 +322,12 @@ export class Journal {
    */
   constructor(private readonly exists: (companyId: string) => boolean = () => true) {}
 
-  /** Keeps `record` as it is now (the caller changes it no more), unless its company is gone. */
-  record(record: JournalRecord): void {
-    if (record.companyId !== null && !this.exists(record.companyId)) return;
+  /**
+   * Keeps `record` as it is now (the caller changes it no more), unless its company is gone; answers its text as kept
+   * (packRecord's), which the inspector's history keeps too.
+   */
+  record(record: JournalRecord): string | undefined {
+    if (record.companyId !== null && !this.exists(record.companyId)) return undefined;
     const arena = (this.#arena ??= new TextArena());
     const handles = (this.#handles ??= new Int32Array(JOURNAL_CAPACITY));
     const seqs = (this.#seqs ??= new Float64Array(JOURNAL_CAPACITY));
@@ -334,12 +337,15 @@ export class Journal {
       this.#size--;
     }
     const slot = (this.#start + this.#size++) % JOURNAL_CAPACITY;
-    handles[slot] = arena.add(packRecord(record));
+    const line = packRecord(record);
+    handles[slot] = arena.add(line);
     seqs[slot] = this.#recorded++;
     this.#companies[slot] = record.companyId;
-    if (this.listeners.size === 0) return;
-    const entry = readable(record);
-    for (const listener of this.listeners) listener(entry);
+    if (this.listeners.size > 0) {
+      const entry = readable(record);
+      for (const listener of this.listeners) listener(entry);
+    }
+    return line;
   }
 
   list(): JournalEntry[] {

@@ -36,8 +36,11 @@ export interface Runtime {
    * `evaluation`, `fire` makes the fault act (the concurrent edit); one that could not act does not fire.
    */
   takeApiFault(match: ApiFaultMatch, moment: FaultMoment, fire?: (fault: ApiFault) => boolean): ApiFault | undefined;
-  /** Journals the answered request, tells the fact observer, and (if anyone listens) the activity stream. */
-  record(entry: JournalRecord, error: AnswerError | undefined): void;
+  /**
+   * Journals the answered request, tells the fact observer, and (if anyone listens) the activity stream; answers the
+   * journal's text of it (undefined when its company was removed while it was held).
+   */
+  record(entry: JournalRecord, error: AnswerError | undefined): string | undefined;
 }
 
 /**
@@ -121,12 +124,13 @@ class WorldRuntime implements Runtime {
   takeApiFault(match: ApiFaultMatch, moment: FaultMoment, fire?: (fault: ApiFault) => boolean): ApiFault | undefined {
     return this.#engine.faults.takeApi(match, moment, fire);
   }
-  record(entry: JournalRecord, error: AnswerError | undefined): void {
+  record(entry: JournalRecord, error: AnswerError | undefined): string | undefined {
     const engine = this.#engine;
-    engine.journal.record(entry);
+    const line = engine.journal.record(entry);
     const { activity } = engine;
     if (activity.listening) activity.emit(requestActivity(entry, error, this.#current.clock.now()));
     // After the request's own entry: a finding it makes is told on the line after it.
     activity.observer?.request(entry);
+    return line;
   }
 }

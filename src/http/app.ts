@@ -132,7 +132,7 @@ function journaled(c: HonoContext<HttpEnv>, runtime: Runtime, entry: Mutable<Jou
     const retryAfter = error.headers?.['retry-after'];
     if (retryAfter !== undefined) entry.retryAfter = Number(retryAfter);
   }
-  runtime.record(entry, error);
+  const line = runtime.record(entry, error);
   const recorder = c.env.runtimes.activity.recorder;
   if (recorder !== undefined) {
     try {
@@ -142,7 +142,7 @@ function journaled(c: HonoContext<HttpEnv>, runtime: Runtime, entry: Mutable<Jou
       // @hono/node-server then writes the answer off its fast path.
       const sent = body?.rawHeaders ?? c.req.raw.headers;
       const answered = plainHeadersOf(response) ?? response.headers;
-      recorder.exchange(entry, sent, body instanceof Recording ? body.bytes : undefined, response, answered, error === undefined ? answerTexts.of(response) : undefined, error);
+      recorder.exchange(entry, line, sent, body instanceof Recording ? body.bytes : undefined, response, answered, error === undefined ? answerTexts.of(response) : undefined, error);
     } catch {
       // The recorder's failure never changes an answer.
     }

@@ -232,5 +232,7 @@ class SeedingRuntime implements Runtime {
   takeApiFault(): undefined {
     return undefined;
   }
-  record(): void {}
+  record(): undefined {
+    return undefined;
+  }
 }

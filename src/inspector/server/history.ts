@@ -145,11 +145,11 @@ export class History implements ActivityRecorder {
     return this.bounds.entries > 0 && this.bounds.bytes > 0;
   }
 
-  exchange(record: JournalRecord, requestHeaders: Headers | readonly string[], requestBody: Uint8Array | undefined, response: Response, responseHeaders: Headers | Readonly<Record<string, string>>, responseBody: string | undefined, error: AnswerError | undefined): void {
+  exchange(record: JournalRecord, line: string | undefined, requestHeaders: Headers | readonly string[], requestBody: Uint8Array | undefined, response: Response, responseHeaders: Headers | Readonly<Record<string, string>>, responseBody: string | undefined, error: AnswerError | undefined): void {
     if (!this.keeps && this.tap === undefined) return;
     const seq = ++this.#seq;
     const text = requestText(requestHeaders, requestBody, responseHeaders, responseBody, error);
-    const kept = this.keeps ? packRecord(record) + text : undefined;
+    const kept = this.keeps ? (line ?? packRecord(record)) + text : undefined;
     const size = ENTRY_BYTES + (kept ?? text).length;
     const handle = kept === undefined ? -1 : (this.#arena ??= new TextArena()).add(kept);
     // An answer the API did not write from text (a malformedJson fault's): its body read from a copy of its stream.
