@@ -279,15 +279,15 @@ export function readRecord(text: string): [record: JournalRecord, end: number] {
     method: method!,
     path: path!,
     status: Number(numbers[1]),
-    codigo: codigo!,
+    codigo: codigo ?? null,
     requestId: requestId!,
-    companyId: companyId!,
-    idempotencyKey: idempotencyKey!,
+    companyId: companyId ?? null,
+    idempotencyKey: idempotencyKey ?? null,
     replayed: (flags & REPLAYED) !== 0,
-    faultId: faultId!,
-    operation: operation!,
+    faultId: faultId ?? null,
+    operation: operation ?? null,
     ifMatch: tags.length === 0 ? null : tags,
-    fingerprint: fingerprint!,
+    fingerprint: fingerprint ?? null,
     retryAfter: numbers[3] === '' ? null : Number(numbers[3]),
     lost: (flags & LOST) !== 0,
   };
@@ -313,7 +313,7 @@ export class Journal {
   #start = 0;
   #size = 0;
   #recorded = 0;
-  private readonly listeners = new Set<(entry: JournalEntry) => void>();
+  readonly #listeners = new Set<(entry: JournalEntry) => void>();
 
   /**
    * `exists`: whether a company is (still) in the emulator. A request is journaled when it is answered, which may
@@ -341,9 +341,9 @@ export class Journal {
     handles[slot] = arena.add(line);
     seqs[slot] = this.#recorded++;
     this.#companies[slot] = record.companyId;
-    if (this.listeners.size > 0) {
+    if (this.#listeners.size > 0) {
       const entry = readable(record);
-      for (const listener of this.listeners) listener(entry);
+      for (const listener of this.#listeners) listener(entry);
     }
     return line;
   }
@@ -354,15 +354,15 @@ export class Journal {
 
   /** The entries `query` keeps, oldest first: with a limit, the most recent that many. */
   find(query: JournalQuery): JournalEntry[] {
-    return this.found(query).map(readable);
+    return this.#found(query).map(readable);
   }
 
   /** How many entries find(query) answers. */
   count(query: JournalQuery): number {
-    return this.found(query).length;
+    return this.#found(query).length;
   }
 
-  private found(query: JournalQuery): JournalRecord[] {
+  #found(query: JournalQuery): JournalRecord[] {
     const ofCompany = query.companyId === undefined ? () => true : (companyId: string | null) => companyId === query.companyId;
     if (query.limit === undefined) return this.#records(0, ofCompany).filter(query.keeps);
     // From the newest back, stopping at the limit: the most recent N of a full journal without reading all of it.
@@ -417,8 +417,8 @@ export class Journal {
 
   /** Called for every request; returns the function that stops it (emu.activity tells more: the CLI logs that). */
   subscribe(listener: (entry: JournalEntry) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** The company of the record `i` places from the oldest kept. */
