@@ -333,10 +333,10 @@ export class Journal {
     const seqs = (this.#seqs ??= new Float64Array(JOURNAL_CAPACITY));
     if (this.#size === JOURNAL_CAPACITY) {
       arena.remove(handles[this.#start]!);
-      this.#start = (this.#start + 1) % JOURNAL_CAPACITY;
+      this.#start = this.#slot(1);
       this.#size--;
     }
-    const slot = (this.#start + this.#size++) % JOURNAL_CAPACITY;
+    const slot = this.#slot(this.#size++);
     const line = packRecord(record);
     handles[slot] = arena.add(line);
     seqs[slot] = this.#recorded++;
@@ -391,7 +391,7 @@ export class Journal {
     let high = this.#size;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (this.#seqs![(this.#start + middle) % JOURNAL_CAPACITY]! < mark) low = middle + 1;
+      if (this.#seqs![this.#slot(middle)]! < mark) low = middle + 1;
       else high = middle;
     }
     return this.#records(low, () => true);
@@ -401,7 +401,7 @@ export class Journal {
   clear(drop?: (entry: { readonly companyId: string | null }) => boolean): void {
     const kept: number[] = [];
     for (let i = 0; i < this.#size; i++) {
-      const slot = (this.#start + i) % JOURNAL_CAPACITY;
+      const slot = this.#slot(i);
       if (drop !== undefined && !drop({ companyId: this.#companies[slot]! })) kept.push(slot);
       else this.#arena!.remove(this.#handles![slot]!);
     }
@@ -409,8 +409,8 @@ export class Journal {
     const handles = kept.map((slot) => this.#handles![slot]!);
     const seqs = kept.map((slot) => this.#seqs![slot]!);
     this.#companies = kept.map((slot) => this.#companies[slot]!);
-    handles.forEach((handle, i) => (this.#handles![i] = handle));
-    seqs.forEach((seq, i) => (this.#seqs![i] = seq));
+    this.#handles?.set(handles);
+    this.#seqs?.set(seqs);
     this.#start = 0;
     this.#size = kept.length;
   }
@@ -421,13 +421,17 @@ export class Journal {
     return () => this.#listeners.delete(listener);
   }
 
-  /** The company of the record `i` places from the oldest kept. */
+  /** The ring's slot of the record `i` places from the oldest kept. */
+  #slot(i: number): number {
+    return (this.#start + i) % JOURNAL_CAPACITY;
+  }
+
   #companyAt(i: number): string | null {
-    return this.#companies[(this.#start + i) % JOURNAL_CAPACITY]!;
+    return this.#companies[this.#slot(i)]!;
   }
 
   #recordAt(i: number): JournalRecord {
-    return unpackRecord(this.#arena!.text(this.#handles![(this.#start + i) % JOURNAL_CAPACITY]!));
+    return unpackRecord(this.#arena!.text(this.#handles![this.#slot(i)]!));
   }
 
   /** The kept records from the `from`th oldest on whose company `ofCompany` picks, oldest first. */

@@ -6,6 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Emulator } from '../../emulator.js';
+import type { EmulatorOptions } from '../../engine/config.js';
 import { ENTRY_BYTES, History } from './history.js';
 
 setFlagsFromString('--expose-gc');
@@ -28,12 +29,17 @@ const made: Emulator[] = [];
 afterEach(async () => {
   await Promise.all(made.splice(0).map((emu) => emu.close()));
 });
+/** An Observed emulator (seed 5), closed after the test. */
+function observed(options: EmulatorOptions = {}): Observed {
+  const emu = new Observed({ seed: 5, ...options });
+  made.push(emu);
+  return emu;
+}
 
 describe('the history under a long run', () => {
   it('50,000 requests with 4 KiB bodies: its counted bytes stay within the bound, and the heap it retains stops growing at it', { timeout: 60_000 }, async () => {
     const bound = 4 * 1024 * 1024;
-    const emu = new Observed({ seed: 5, inspector: { historyBytes: bound } });
-    made.push(emu);
+    const emu = observed({ inspector: { historyBytes: bound } });
     const acme = emu.companies.create();
     const history = emu.history;
     expect(history).toBeInstanceOf(History);
@@ -65,8 +71,7 @@ describe('the history under a long run', () => {
 describe('the ring', () => {
   it('keeps each request whole, in order, as it grows, wraps around its end and loses one company to a reset', async () => {
     // 1,500 entries: the ring grows past its first 1,024 slots, then wraps around its end many times over.
-    const emu = new Observed({ seed: 5, clock: 'manual', inspector: { historyEntries: 1_500 } });
-    made.push(emu);
+    const emu = observed({ clock: 'manual', inspector: { historyEntries: 1_500 } });
     const [acme, other] = [emu.companies.create(), emu.companies.create()];
     const sent: { companyId: string; requestId: string; path: string }[] = [];
     for (let i = 0; i < 4_321; i++) {
@@ -97,8 +102,7 @@ describe('the ring', () => {
 
 describe('the entries other than requests', () => {
   it('keeps a delivery attempt as the emulator told it: a listener gets it frozen, and what it tries on it reaches neither the history nor other listeners', async () => {
-    const emu = new Observed({ seed: 5, clock: 'manual' });
-    made.push(emu);
+    const emu = observed({ clock: 'manual' });
     const acme = emu.companies.create();
     const put = await emu.fetch('/v1/webhook', {
       method: 'PUT',

@@ -294,25 +294,32 @@ export class History implements ActivityRecorder {
   }
 
   /**
-   * Keeps the entries `keep` picks (by slot), in their order, at the front of a ring of `capacity` slots (by
-   * default its present size); recounts the bytes.
+   * Keeps the entries `keep` picks (by slot), in their order, at the front of the ring; with a `capacity`, of new
+   * columns of that many slots (the ring grows), else of the same ones (a reset: nothing the size of the ring is made).
    */
-  #keepOnly(keep: (slot: number) => boolean, capacity = this.#slots.length): void {
+  #keepOnly(keep: (slot: number) => boolean, capacity?: number): void {
     const kept: number[] = [];
     for (let i = 0; i < this.#size; i++) if (keep(this.#slot(i))) kept.push(this.#slot(i));
-    const into = <C extends { [i: number]: unknown; length: number }>(column: C, made: C): C => {
-      kept.forEach((slot, i) => (made[i] = column[slot]!));
-      return made;
-    };
-    this.#slots = into(this.#slots, new Array<Slot>(capacity).fill(null));
-    this.#companies = into(this.#companies, new Array<string | null>(capacity).fill(null));
-    this.#seqs = into(this.#seqs, new Float64Array(capacity));
-    this.#sizes = into(this.#sizes, new Float64Array(capacity));
-    this.#texts = into(this.#texts, new Int32Array(capacity));
-    this.#ats = into(this.#ats, new Float64Array(capacity));
+    // Every kept value is read before any is written: the ring may have wrapped around its end.
+    const pick = <T>(column: ArrayLike<T>): T[] => kept.map((slot) => column[slot]!);
+    const [slots, companies, seqs, sizes, texts, ats] = [pick(this.#slots), pick(this.#companies), pick(this.#seqs), pick(this.#sizes), pick(this.#texts), pick(this.#ats)];
+    if (capacity === undefined) {
+      this.#slots.fill(null);
+      this.#companies.fill(null);
+    } else {
+      this.#slots = new Array<Slot>(capacity).fill(null);
+      this.#companies = new Array<string | null>(capacity).fill(null);
+      [this.#seqs, this.#sizes, this.#texts, this.#ats] = [new Float64Array(capacity), new Float64Array(capacity), new Int32Array(capacity), new Float64Array(capacity)];
+    }
+    slots.forEach((slot, i) => (this.#slots[i] = slot));
+    companies.forEach((companyId, i) => (this.#companies[i] = companyId));
+    this.#seqs.set(seqs);
+    this.#sizes.set(sizes);
+    this.#texts.set(texts);
+    this.#ats.set(ats);
     this.#start = 0;
     this.#size = kept.length;
-    this.#bytes = this.#sizes.reduce((sum, size) => sum + size, 0);
+    this.#bytes = sizes.reduce((sum, size) => sum + size, 0);
   }
 
   /** A reset of the emulator empties the history; a company's reset or removal drops its entries. A restore keeps them. */
