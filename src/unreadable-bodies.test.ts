@@ -3,7 +3,7 @@
  * of an emulator bug. Over a real socket (node:net, bytes no HTTP client would send) against emu.listen(), and
  * in process with a body stream that errors.
  */
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator, type JournalEntry, type RunningServer } from './index.js';
 
@@ -138,6 +138,56 @@ describe('a body that cannot be read, over a socket', () => {
     expect(JSON.parse(body!).erro).toMatchObject({ codigo: 'cabecalhos_grandes_demais', request_id: '_emulator' });
     expect(await journal(s, 0)).toEqual([]);
   });
+});
+
+describe('a body read over a socket, however it arrives', () => {
+  /** Sends `pieces` on one keep-alive connection, each once the last is written and a turn has passed, then reads one answer. */
+  async function answerOf(port: number, pieces: readonly string[]): Promise<{ status: number; body: string; socket: Socket }> {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let received = '';
+    const answered = new Promise<{ status: number; body: string }>((resolve) => {
+      const onData = (chunk: Buffer) => {
+        received += chunk.toString('latin1');
+        const end = received.indexOf('\r\n\r\n');
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(received)?.[1]);
+        if (end < 0 || !(received.length >= end + 4 + length)) return;
+        socket.off('data', onData);
+        resolve({ status: Number(received.slice(9, 12)), body: received.slice(end + 4, end + 4 + length) });
+      };
+      socket.on('data', onData);
+    });
+    for (const piece of pieces) {
+      await new Promise<void>((resolve) => socket.write(piece, () => resolve()));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return { ...(await answered), socket };
+  }
+
+  const arrivals: [string, (head: string, body: string) => string[]][] = [
+    ['with its headers, in one write', (head, body) => [head + body]],
+    ['after its headers, in two later writes', (head, body) => [head, body.slice(0, 10), body.slice(10)]],
+    ['larger than the stream holds unread (40 KB)', (head, body) => [head + body.padEnd(40_000, ' ')]],
+  ];
+  for (const [name, pieces] of arrivals) {
+    it(`${name}: the request is applied, and the connection serves the next one`, async () => {
+      const s = await served();
+      const sent = JSON.stringify({ estabelecimento_id: s.emu.companies.initial()[0]!.headOffice.id, nome: 'Loja inteira' });
+      const length = Buffer.byteLength(pieces('', sent).join(''));
+      const { status, body, socket } = await answerOf(s.server.port, pieces(head(s, `Content-Length: ${length}`), sent));
+      expect(status).toBe(201);
+      expect(JSON.parse(body)).toMatchObject({ nome: 'Loja inteira', estado: 'ativo' });
+      // The same connection: the body was read to its end, nothing of it is taken for the next request.
+      const next = await new Promise<string>((resolve) => {
+        socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1')));
+        socket.write(`GET /v1/catalogos HTTP/1.1\r\nHost: 127.0.0.1:${s.server.port}\r\nAuthorization: Bearer ${s.token}\r\n\r\n`);
+      });
+      socket.destroy();
+      expect(next.slice(0, 15)).toBe('HTTP/1.1 200 OK');
+      expect((await journal(s, 2)).map((e) => [e.method, e.path, e.status])).toEqual([['POST', '/v1/catalogos', 201], ['GET', '/v1/catalogos', 200]]);
+    });
+  }
 });
 
 describe('a body that cannot be read, in process', () => {

@@ -19,7 +19,7 @@ import { surveillanceOperations } from './routes/surveillance.js';
 import { analysisOperations } from './routes/analyses.js';
 import { executionOperations } from './routes/executions.js';
 import { ingestionOperations } from './routes/ingestions.js';
-import type { BodySource, HttpEnv } from './runtime.js';
+import { STILL_ARRIVING, type BodySource, type HttpEnv } from './runtime.js';
 import type { Runtime } from '../engine/runtimes.js';
 
 export const operations: readonly Operation[] = [
@@ -195,6 +195,11 @@ class Recording implements BodySource {
   }
   read(limit: number): Promise<Uint8Array | undefined> {
     return this.source.read(limit).then((bytes) => (this.bytes = bytes));
+  }
+  readArrived(limit: number): Uint8Array | undefined | typeof STILL_ARRIVING {
+    const bytes = this.source.readArrived(limit);
+    if (bytes !== STILL_ARRIVING) this.bytes = bytes;
+    return bytes;
   }
 }
 

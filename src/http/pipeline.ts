@@ -23,7 +23,7 @@ import type { Context, State } from '../core/state.js';
 import { ifMatchOperation, type IfMatch, type IfMatchOperation } from '../core/versioning.js';
 import { apiError, errorResponse, STATUS_OF, unreadableBody, type ApiError } from './errors.js';
 import { actAt, actsAt } from './fault-hooks.js';
-import { BodyReadError, readingBody, type BodySource, type HttpEnv } from './runtime.js';
+import { BodyReadError, readingBody, STILL_ARRIVING, type BodySource, type HttpEnv } from './runtime.js';
 import type { Runtime } from '../engine/runtimes.js';
 import type { OperationDoc } from './contract/wire.js';
 import { formatPath, parse, parseParams, validationError } from './schemas.js';
@@ -303,6 +303,8 @@ function admit<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival:
   if (refused) return fail(refused, requestId);
   const limit = spec.bodyLimit ?? DEFAULT_BODY_LIMIT;
   if (!body.present) return parsed(admitted, jsonOf(EMPTY, limit, optional));
+  const arrived = body.readArrived(limit);
+  if (arrived !== STILL_ARRIVING) return parsed(admitted, jsonOf(arrived, limit, optional));
   return body.read(limit).then(
     (bytes) => parsed(admitted, jsonOf(bytes, limit, optional)),
     (error: unknown) => fail(unreadable(error), requestId),
@@ -572,6 +574,10 @@ class StreamBody implements BodySource {
   constructor(private readonly request: Request) {
     this.declared = request.headers.get('content-length');
     this.present = request.body !== null && this.declared !== '0';
+  }
+
+  readArrived(): typeof STILL_ARRIVING {
+    return STILL_ARRIVING;
   }
 
   read(limit: number): Promise<Uint8Array | undefined> {

@@ -18,11 +18,20 @@ export interface BodySource {
    */
   read(limit: number): Promise<Uint8Array | undefined>;
   /**
+   * The body's bytes at once when all of them have already arrived (undefined past `limit`, as read() answers),
+   * else STILL_ARRIVING, and read() waits for them. Over a socket, a body that came with its headers (nearly every
+   * one) is read without awaiting anything; in process a Request's stream is always read().
+   */
+  readArrived(limit: number): Uint8Array | undefined | typeof STILL_ARRIVING;
+  /**
    * Over a socket, the request's headers as sent: name, value, … (Node's rawHeaders), which the history reads
    * rather than the Request's `headers`, whose Headers object is built on first use.
    */
   readonly rawHeaders?: readonly string[];
 }
+
+/** What readArrived answers while a body has not wholly arrived. */
+export const STILL_ARRIVING: unique symbol = Symbol('still arriving');
 
 /**
  * A request body that could not be read to its end: cut short (the connection ended before the declared

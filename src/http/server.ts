@@ -10,7 +10,7 @@ import { answerClientError } from './client-errors.js';
 import { damageOf, pieceOf, trickle, type Damage } from './damage.js';
 import { apiError, CONTROL_REQUEST_ID, errorResponse } from './errors.js';
 import { hostGuard, localAddress } from './host-guard.js';
-import { readingBody, type BodySource } from './runtime.js';
+import { readingBody, STILL_ARRIVING, type BodySource } from './runtime.js';
 
 export interface ListenOptions {
   /** Default 4747; 0 picks a free port. */
@@ -85,8 +85,10 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}, 
     (request: Request, env: { incoming: NodeIncoming; outgoing: object }) => {
       const refused = refusedHost(env.incoming.headers.host);
       if (refused) return refused;
-      if (!damaging()) return handle(request, new SocketBody(env.incoming), env.incoming.url ?? '/');
-      return Promise.resolve(handle(request, new SocketBody(env.incoming), env.incoming.url ?? '/')).then((response) => {
+      const body = new SocketBody(env.incoming);
+      const target = env.incoming.url ?? '/';
+      if (!damaging()) return body.present ? body.whenComplete(() => handle(request, body, target)) : handle(request, body, target);
+      return Promise.resolve(handle(request, body, target)).then((response) => {
         const damage = damageOf(response);
         // node:http's server (below): an HTTP/1 answer.
         return damage === undefined ? response : sendDamaged(response, damage, env.outgoing as ServerResponse, trickling);
@@ -227,6 +229,42 @@ class SocketBody implements BodySource {
     return this.incoming.rawHeaders;
   }
 
+  /**
+   * Runs `proceed` once the request has arrived whole (or its connection closed first), so that its body is read at
+   * once (readArrived) rather than through the stream's events and a chain of promises; at once for a body the
+   * stream does not hold whole until read (chunked, or larger than its buffer). Node emits the request as soon as
+   * its headers are parsed, and the message's end after what came with them. Answering only then also ends the
+   * request's stream before its answer does, which @hono/node-server would otherwise drain on timers.
+   */
+  whenComplete(proceed: () => Response | Promise<Response>): Response | Promise<Response> {
+    const { incoming } = this;
+    if (this.chunked || incoming.complete || !(Number(this.declared) <= incoming.readableHighWaterMark)) return proceed();
+    return new Promise((resolve, reject) => {
+      const arrived = () => {
+        if (!incoming.complete && !incoming.destroyed) return;
+        incoming.off('readable', arrived);
+        incoming.off('close', arrived);
+        try {
+          resolve(proceed());
+        } catch (error) {
+          reject(error);
+        }
+      };
+      incoming.on('readable', arrived);
+      incoming.on('close', arrived);
+    });
+  }
+
+  readArrived(limit: number): Uint8Array | undefined | typeof STILL_ARRIVING {
+    if (this.chunked) return STILL_ARRIVING;
+    const length = Number(this.declared);
+    if (!(length <= limit)) return undefined;
+    const { incoming } = this;
+    // Whole, and none of it read: read() hands over every byte the stream holds, in one Buffer, and ends it.
+    if (!incoming.complete || incoming.readableDidRead || incoming.readableLength !== length) return STILL_ARRIVING;
+    return (incoming.read() as Buffer | null) ?? STILL_ARRIVING;
+  }
+
   read(limit: number): Promise<Uint8Array | undefined> {
     if (this.chunked) return readingBody(() => readStream(this.incoming, limit));
     const length = Number(this.declared);
@@ -243,6 +281,8 @@ class SocketBody implements BodySource {
  */
 function readDeclared(incoming: NodeIncoming, length: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
+    // Closed before its end came (whenComplete then hands the request over): no event is left to wait for.
+    if (incoming.destroyed) return reject(incoming.errored ?? new Error('Client connection prematurely closed.'));
     const chunks: Buffer[] = [];
     let total = 0;
     const onData = (chunk: Buffer) => {
@@ -304,10 +344,16 @@ interface NodeIncoming extends AsyncIterable<Uint8Array> {
   /** The whole message, body included, has arrived. */
   readonly complete: boolean;
   readonly readableEnded: boolean;
+  readonly readableDidRead: boolean;
+  /** Bytes the stream holds, not yet read. */
+  readonly readableLength: number;
+  read(): unknown;
+  readonly readableHighWaterMark: number;
+  readonly destroyed: boolean;
   readonly errored: Error | null;
   destroy(): unknown;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Node's own listener type
-  on(event: 'data' | 'end' | 'error' | 'close', listener: (...args: any[]) => void): unknown;
+  on(event: 'data' | 'end' | 'error' | 'close' | 'readable', listener: (...args: any[]) => void): unknown;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Node's own listener type
-  off(event: 'data' | 'end' | 'error' | 'close', listener: (...args: any[]) => void): unknown;
+  off(event: 'data' | 'end' | 'error' | 'close' | 'readable', listener: (...args: any[]) => void): unknown;
 }
