@@ -434,8 +434,10 @@ function evaluate<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown, key: stri
   }
   const stored = toStored(result.value);
   if (key !== undefined && stored.status < 300) {
-    // The store keeps a copy of the key in one piece (see flat); the journal keeps that same copy, not a second string.
-    const kept = flat(key);
+    // The store keeps the key in one piece (see flat), and the journal that same string. Over a socket it is already
+    // one: Node's parser makes each header value a string of its own, and a key that passed the key rule was neither
+    // joined from two headers (", ") nor trimmed. In process it is whatever string the caller's Headers gave.
+    const kept = c.env.target === undefined ? flat(key) : key;
     journal.idempotencyKey = kept;
     storeIdempotency(runtime.state, company.id, kept, fingerprint, stored, runtime.clock.now(), runtime.maxStoredAnswersPerCompany);
   }
