@@ -85,10 +85,13 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}, 
     (request: Request, env: { incoming: NodeIncoming; outgoing: object }) => {
       const refused = refusedHost(env.incoming.headers.host);
       if (refused) return refused;
+      // Asked before the request is handled, which takes the fault that damages its answer.
+      const damaged = damaging();
       const body = new SocketBody(env.incoming);
-      const target = env.incoming.url ?? '/';
-      if (!damaging()) return body.present ? body.whenComplete(() => handle(request, body, target)) : handle(request, body, target);
-      return Promise.resolve(handle(request, body, target)).then((response) => {
+      const answer = () => handle(request, body, env.incoming.url ?? '/');
+      const answering = body.present ? body.whenComplete(answer) : answer();
+      if (!damaged) return answering;
+      return Promise.resolve(answering).then((response) => {
         const damage = damageOf(response);
         // node:http's server (below): an HTTP/1 answer.
         return damage === undefined ? response : sendDamaged(response, damage, env.outgoing as ServerResponse, trickling);
@@ -215,14 +218,16 @@ async function sendDamaged(response: Response, damage: Damage, outgoing: ServerR
  */
 class SocketBody implements BodySource {
   readonly present: boolean;
-  private readonly declared: string | undefined;
+  /** The declared Content-Length (NaN without one). */
+  private readonly length: number;
   private readonly chunked: boolean;
 
   // A class rather than an object of closures: one is made for every request, read or not.
   constructor(private readonly incoming: NodeIncoming) {
-    this.declared = incoming.headers['content-length'];
-    this.chunked = this.declared === undefined && incoming.headers['transfer-encoding'] !== undefined;
-    this.present = this.chunked || (this.declared !== undefined && this.declared !== '0');
+    const declared = incoming.headers['content-length'];
+    this.length = Number(declared);
+    this.chunked = declared === undefined && incoming.headers['transfer-encoding'] !== undefined;
+    this.present = this.chunked || (declared !== undefined && declared !== '0');
   }
 
   get rawHeaders(): readonly string[] {
@@ -238,7 +243,7 @@ class SocketBody implements BodySource {
    */
   whenComplete(proceed: () => Response | Promise<Response>): Response | Promise<Response> {
     const { incoming } = this;
-    if (this.chunked || incoming.complete || !(Number(this.declared) <= incoming.readableHighWaterMark)) return proceed();
+    if (this.chunked || incoming.complete || !(this.length <= incoming.readableHighWaterMark)) return proceed();
     return new Promise((resolve, reject) => {
       const arrived = () => {
         if (!incoming.complete && !incoming.destroyed) return;
@@ -257,9 +262,8 @@ class SocketBody implements BodySource {
 
   readArrived(limit: number): Uint8Array | undefined | typeof STILL_ARRIVING {
     if (this.chunked) return STILL_ARRIVING;
-    const length = Number(this.declared);
+    const { incoming, length } = this;
     if (!(length <= limit)) return undefined;
-    const { incoming } = this;
     // Whole, and none of it read: read() hands over every byte the stream holds, in one Buffer, and ends it.
     if (!incoming.complete || incoming.readableDidRead || incoming.readableLength !== length) return STILL_ARRIVING;
     return (incoming.read() as Buffer | null) ?? STILL_ARRIVING;
@@ -267,7 +271,7 @@ class SocketBody implements BodySource {
 
   read(limit: number): Promise<Uint8Array | undefined> {
     if (this.chunked) return readingBody(() => readStream(this.incoming, limit));
-    const length = Number(this.declared);
+    const { length } = this;
     if (!(length <= limit)) return Promise.resolve(undefined);
     return readingBody(() => readDeclared(this.incoming, length));
   }
