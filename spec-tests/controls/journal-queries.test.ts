@@ -119,7 +119,12 @@ describe('refusals', () => {
       ['limit=0', 'query.limit', 'limit must be an integer from 1 to 10000; got 0.'],
       ['limit=10001', 'query.limit', 'limit must be an integer from 1 to 10000; got 10001.'],
       ['limit=1e3', 'query.limit', 'limit must be an integer from 1 to 10000; got "1e3".'],
-      ['companyId=acme', 'query.companyId', 'query.companyId must be a company id of this emulator (a lowercase UUID, as POST /_emulator/companies answers it); got "acme".'],
+      [
+        'companyId=acme',
+        'query.companyId',
+        'companyId must be a company id of this emulator (a lowercase UUID, as POST /_emulator/companies answers ' +
+          'it); got "acme".',
+      ],
     ];
     for (const path of ['/requests', '/requests/count']) {
       for (const [query, caminho, message] of refusals) {
@@ -135,10 +140,37 @@ describe('refusals', () => {
     expect(await counted(w, `/companies/${id}/journal/count`)).toBe(5);
   });
 
-  it('a company no company has is 404 empresa_nao_encontrada', async () => {
+  it('an id no company has is 404, a value that is no company id 422, as every view answers', async () => {
     const { w } = await traffic();
     const unknown = '019b76da-a800-7520-a337-000000000000';
-    expectControlError(await w.controls.raw('GET', `/requests/count?companyId=${unknown}`), 404, 'empresa_nao_encontrada', 'query.companyId');
-    expectControlError(await w.controls.raw('GET', `/companies/${unknown}/journal/count`), 404, 'empresa_nao_encontrada', 'path.companyId');
+    const mensagem = `No company ${unknown} in this emulator.`;
+    const notFound = (caminho: string) => ({
+      erro: { codigo: 'empresa_nao_encontrada', mensagem, request_id: '_emulator', caminho },
+    });
+    const views = [
+      ['GET', '/requests'], ['GET', '/requests/count'], ['DELETE', '/requests'], ['GET', '/faults'], ['GET', '/report'],
+    ] as const;
+    for (const [method, path] of views) {
+      const answer = await w.controls.raw(method, `${path}?companyId=${unknown}`);
+      expect([answer.status, answer.body], `${method} ${path}`).toEqual([404, notFound('query.companyId')]);
+    }
+    for (const path of [`/companies/${unknown}/journal`, `/companies/${unknown}/journal/count`]) {
+      const answer = await w.controls.raw('GET', path);
+      expect([answer.status, answer.body], path).toEqual([404, notFound('path.companyId')]);
+    }
+    const accepts = 'a company id of this emulator (a lowercase UUID, as POST /_emulator/companies answers it)';
+    for (const value of ['acme', '', 'x'.repeat(65), w.company.companyId.toUpperCase()]) {
+      const erro = { codigo: 'valor_invalido', request_id: '_emulator', caminho: 'query.companyId' };
+      const invalid = (mensagem: string) => [422, { erro: { ...erro, mensagem } }];
+      for (const path of ['/requests', '/requests/count']) {
+        const answer = await w.controls.raw('GET', `${path}?companyId=${encodeURIComponent(value)}`);
+        const refusal = invalid(`companyId must be ${accepts}; got ${JSON.stringify(value)}.`);
+        expect([answer.status, answer.body], `${path} ${value}`).toEqual(refusal);
+      }
+      // The other views of a company say the same, with the parameter's place first.
+      const faults = await w.controls.raw('GET', `/faults?companyId=${encodeURIComponent(value)}`);
+      const refusal = invalid(`query.companyId must be ${accepts}; got ${JSON.stringify(value)}.`);
+      expect([faults.status, faults.body], `/faults ${value}`).toEqual(refusal);
+    }
   });
 });

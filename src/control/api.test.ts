@@ -94,10 +94,24 @@ describe('views filtered by company', () => {
       refused(() => emu.faults.clear({ companyId }), 422, 'valor_invalido', 'query.companyId');
       refused(() => emu.inbox.list({ companyId }), 422, 'valor_invalido', 'query.companyId');
     }
-    refused(() => emu.journal.entries({ companyId: 'acme' }), 422, 'valor_invalido', 'query.companyId');
     refused(() => emu.journal.count({ companyId: UNKNOWN }), 404, 'empresa_nao_encontrada', 'query.companyId');
-    // The journal's other filters are refused as a filter that is not one: a TypeError naming the field.
-    expect(() => emu.journal.entries({ companyId: 7 } as never)).toThrow(new JournalFilterError('companyId', "companyId must be a company's id; got 7."));
+    // The journal's filters, companyId among them, are refused as a filter that is not one: a TypeError naming the
+    // field, with what it accepts (the same 422 over HTTP).
+    for (const companyId of ['', 'acme', a.companyId.toUpperCase(), `${a.companyId} `, 7]) {
+      const accepts = 'a company id of this emulator (a lowercase UUID, as POST /_emulator/companies answers it)';
+      const message = `companyId must be ${accepts}; got ${JSON.stringify(companyId)}.`;
+      const filter = { companyId } as never;
+      for (const query of [() => emu.journal.entries(filter), () => emu.journal.count(filter)]) {
+        let error: unknown;
+        try {
+          query();
+        } catch (thrown) {
+          error = thrown;
+        }
+        expect(error).toBeInstanceOf(JournalFilterError);
+        expect(error).toMatchObject({ field: 'companyId', message });
+      }
+    }
     expect(() => emu.journal.entries({ company: a.companyId } as never)).toThrow(JournalFilterError);
     refused(() => emu.journal.clear(null as never), 422, 'valor_invalido', 'query');
     refused(() => emu.faults.clear({ companyId: UNKNOWN }), 404, 'empresa_nao_encontrada', 'query.companyId');

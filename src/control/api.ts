@@ -5,6 +5,7 @@
  */
 import { ClockRangeError, type ClockMode, type PersistedTask, type VirtualClock } from '../clock/clock.js';
 import { addCredential, createCompany, PERMISSIONS, updateCompany, type Company, type CompanyFlags, type Permission } from '../core/companies.js';
+import { ID_PATTERN } from '../core/random.js';
 import type { Result } from '../core/refusal.js';
 import { currentReference, type Published } from '../core/regulatory/reference.js';
 import { snapshotView, type SnapshotChange, type SnapshotView } from '../core/regulatory/snapshot.js';
@@ -498,17 +499,20 @@ export class Controls {
 
   /** `companyId` as a view's filter: a company id of this emulator (422 valor_invalido for none, 404 empresa_nao_encontrada for an unknown one). */
   private filteredCompany(companyId: unknown): string {
-    if (typeof companyId !== 'string' || !COMPANY_ID.test(companyId)) {
+    if (typeof companyId !== 'string' || !ID_PATTERN.test(companyId)) {
       throw new ControlError(422, 'valor_invalido', `query.companyId must be a company id of this emulator (a lowercase UUID, as POST /_emulator/companies answers it); got ${shown(companyId)}.`, 'query.companyId');
     }
     this.worldWith(companyId, 'query.companyId');
     return companyId;
   }
 
-  /** `filter` read (a JournalFilterError naming the field), its company one of this emulator's. */
+  /**
+   * `filter` read (a JournalFilterError naming the field: a companyId that is no company id among them), its company
+   * one of this emulator's (404 empresa_nao_encontrada, as every view answers).
+   */
   private journalQuery(filter: JournalFilter): JournalQuery {
     const query = readJournalFilter(filter);
-    if (query.companyId !== undefined) this.filteredCompany(query.companyId);
+    if (query.companyId !== undefined) this.worldWith(query.companyId, 'query.companyId');
     return query;
   }
 
@@ -581,8 +585,6 @@ export interface CompanyFilter {
   readonly companyId?: string;
 }
 
-/** A company id as the emulator makes them (and a snapshot holds them): a lowercase UUID. */
-const COMPANY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** The entries `keep` picks; all of them without it. */
 const only = <E>(entries: E[], keep: ((entry: E) => boolean) | undefined): E[] => (keep === undefined ? entries : entries.filter(keep));

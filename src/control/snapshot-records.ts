@@ -14,10 +14,9 @@
  */
 import { withinClockBounds } from '../clock/clock.js';
 import type { Attribute, Link, Product } from '../core/products.js';
+import { ID_PATTERN } from '../core/random.js';
 import { NCM_PATTERN } from '../core/regulatory/snapshot.js';
 
-/** Every id the emulator hands out is a lowercase UUID; ids travel in paths, Location headers and delivery headers. */
-export const ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** When something happened: whole milliseconds within the clock's range (the schema's `happened`). */
 export const isHappened = (value: number): boolean => Number.isInteger(value) && withinClockBounds(value);

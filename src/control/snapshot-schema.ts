@@ -33,7 +33,8 @@ import { SECRET_PREFIX } from '../core/webhooks/destination.js';
 import { EVENT_KINDS, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE } from '../core/webhooks/events.js';
 import { webhookUrl } from '../http/schemas.js';
 import { fromEarlierFormat } from '../http/stored-answers.js';
-import { COUNT_MAX, FAST_LISTS, ID_PATTERN, isHappened } from './snapshot-records.js';
+import { COUNT_MAX, FAST_LISTS, isHappened } from './snapshot-records.js';
+import { ID_PATTERN } from '../core/random.js';
 
 /** Drops `readonly` at every depth: the core's records are readonly, what a schema parses is not. */
 type Writable<T> = T extends object ? { -readonly [K in keyof T]: Writable<T[K]> } : T;

@@ -168,6 +168,12 @@ export function uuidV7(random: RandomSource, unixMs: number): string {
   return formatUuid(b);
 }
 
+/**
+ * Every id the emulator hands out (uuidV4, uuidV7): a lowercase UUID; ids travel in paths, Location headers and
+ * delivery headers.
+ */
+export const ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 export function base64url(bytes: Uint8Array): string {

@@ -3,6 +3,7 @@
  * or through a JournalFilter (emu.journal.find and count, GET /_emulator/requests): the filter's fields are declared
  * once here (FILTER_FIELDS), with what each accepts and which entries it keeps.
  */
+import { ID_PATTERN } from '../core/random.js';
 import { isoString } from '../core/time.js';
 import { Glob, MAX_GLOB } from './glob.js';
 import { TextArena } from '../core/text-arena.js';
@@ -81,7 +82,7 @@ export type StatusClass = '1xx' | '2xx' | '3xx' | '4xx' | '5xx';
  * with a JournalFilterError naming the field.
  */
 export interface JournalFilter {
-  /** The requests made with this company's credentials. */
+  /** The requests made with this company's credentials: its id as the emulator gives it (a lowercase UUID). */
   readonly companyId?: string;
   /** This method, any case. */
   readonly method?: string;
@@ -154,7 +155,15 @@ function instant(value: unknown): number | undefined {
 
 /** The fields of a JournalFilter, in the order refusals and the controls' document list them. */
 const FILTER_FIELDS: { readonly [K in keyof JournalFilter]-?: FilterField<unknown> } = {
-  companyId: field({ means: "the requests made with this company's credentials", text: 'string', accepts: "a company's id", read: text(64), keep: (id) => (r) => r.companyId === id }),
+  // Read as every view's companyId is (a value of another form is refused here, 422; an id no company has, 404, by
+  // the controls, which know the companies).
+  companyId: field({
+    means: "the requests made with this company's credentials",
+    text: 'string',
+    accepts: 'a company id of this emulator (a lowercase UUID, as POST /_emulator/companies answers it)',
+    read: (value) => (typeof value === 'string' && ID_PATTERN.test(value) ? value : undefined),
+    keep: (id) => (r) => r.companyId === id,
+  }),
   method: field({
     means: 'the requests with this method',
     text: 'string',
