@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hashString, hex32 } from './random.js';
-import { etag, requireMatch } from './versioning.js';
+import { ENTITY_TAGS, etag, opaqueTag, readIfMatch, requireMatch } from './versioning.js';
 
 describe('etag', () => {
   it('is a strong, quoted, opaque tag', () => {
@@ -94,5 +94,42 @@ describe('requireMatch', () => {
 
   it('accepts when one of several tags is the current one', () => {
     expect(requireMatch([etag('product', 'p1', 1), current, etag('product', 'p1', 2)], current, 'product').ok).toBe(true);
+  });
+});
+
+describe('readIfMatch', () => {
+  it.each<[string, string, '*' | readonly string[] | undefined]>([
+    ['one strong tag', '"a1"', ['"a1"']],
+    ['a list, spaced any way (around commas, at the ends)', ' "a" ,\t"b",  "c"\t', ['"a"', '"b"', '"c"']],
+    ['weak tags, kept as sent', 'W/"a", "b"', ['W/"a"', '"b"']],
+    ['a comma inside a tag, part of it', '"a,b", "c"', ['"a,b"', '"c"']],
+    ['an empty tag', '""', ['""']],
+    ['*, spaced', ' * ', '*'],
+    ['* in a list', '"a", *', undefined],
+    ['a tag without its quotes', 'a1', undefined],
+    ['two tags with no comma', '"a" "b"', undefined],
+    ['an empty element', '"a",,"b"', undefined],
+    ['a lowercase w/', 'w/"a"', undefined],
+    ['a quote inside a tag', '"a"b"', undefined],
+    ['nothing', '', undefined],
+  ])('%s', (_, value, tags) => {
+    expect(readIfMatch(value)).toEqual(tags);
+  });
+
+  it('reads every list the If-Match pattern accepts into the tags it was made of', () => {
+    const opaque = fc.stringMatching(/^[\x21\x23-\x7e]{0,6}$/);
+    const tag = fc.tuple(fc.boolean(), opaque).map(([weak, text]) => `${weak ? 'W/' : ''}"${text}"`);
+    const space = fc.stringMatching(/^[ \t]{0,2}$/);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(space, tag, space), { minLength: 1, maxLength: 5 }), (parts) => {
+        const value = parts.map(([before, t, after]) => `${before}${t}${after}`).join(',');
+        expect(ENTITY_TAGS.test(value)).toBe(true);
+        expect(readIfMatch(value)).toEqual(parts.map(([, t]) => t));
+      }),
+    );
+  });
+
+  it('gives a tag\'s opaque part, weak or strong', () => {
+    expect([opaqueTag('W/"a"'), opaqueTag('"a"'), opaqueTag('"W/a"')]).toEqual(['"a"', '"a"', '"W/a"']);
   });
 });

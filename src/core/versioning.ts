@@ -9,6 +9,27 @@ import { ok, refuse, type Result } from './refusal.js';
 /** The entity tags of an If-Match header, quotes included, or undefined when the header is absent. */
 export type IfMatch = readonly string[] | undefined;
 
+/** One entity tag (RFC 9110 entity-tag): `W/` for a weak one, then the opaque tag, in quotes. */
+const ENTITY_TAG = '(?:W/)?"[\\x21\\x23-\\x7e\\x80-\\xff]*"';
+/** One or more entity tags, as If-Match carries them (RFC 9110): the API's document states this very pattern. */
+export const ENTITY_TAGS = new RegExp(`^\\s*${ENTITY_TAG}\\s*(?:,\\s*${ENTITY_TAG}\\s*)*$`);
+const EACH_TAG = new RegExp(ENTITY_TAG, 'g');
+
+/**
+ * An If-Match header's value read (RFC 9110 "If-Match": `*` or a list of entity tags): `'*'`, its tags as sent
+ * (each with its quotes and any `W/`; spaces around the commas dropped), or undefined when it is neither. One home
+ * for the reading, so that the API's check and the grading of the client see the same tags.
+ */
+export function readIfMatch(value: string): '*' | readonly string[] | undefined {
+  if (!ENTITY_TAGS.test(value)) return value.trim() === '*' ? '*' : undefined;
+  // Matched as a whole first: the tags are then exactly the matches (a tag holds no quote, and a comma inside one is
+  // part of it, not a separator).
+  return value.match(EACH_TAG)!;
+}
+
+/** A tag's opaque part, its `W/` dropped: what a weak comparison compares (RFC 9110); `W/"a"` is `"a"` sent weakly. */
+export const opaqueTag = (tag: string): string => (tag.startsWith('W/') ? tag.slice(2) : tag);
+
 export function etag(kind: string, id: string, versao: number): string {
   // The hash of `${kind}:${id}:${versao}`, continued piece by piece rather than built as one text first: two
   // tags per PATCH (the one its If-Match is checked against, and the new one), a third of their cost.

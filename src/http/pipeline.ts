@@ -20,7 +20,7 @@ import type { ApiFault } from '../engine/faults.js';
 import { canonicalJson, idempotencyScope, lookupIdempotency, storeIdempotency, type StoredResponse } from '../core/idempotency.js';
 import type { Result } from '../core/refusal.js';
 import type { Context, State } from '../core/state.js';
-import { ifMatchOperation, type IfMatch, type IfMatchOperation } from '../core/versioning.js';
+import { ENTITY_TAGS, ifMatchOperation, readIfMatch, type IfMatch, type IfMatchOperation } from '../core/versioning.js';
 import { apiError, errorResponse, STATUS_OF, unreadableBody, type ApiError } from './errors.js';
 import { actAt, actsAt } from './fault-hooks.js';
 import { BodyReadError, readingBody, STILL_ARRIVING, type BodySource, type HttpEnv } from './runtime.js';
@@ -217,8 +217,8 @@ const IDEMPOTENCY_KEY: KeyRule = {
   description: `${IDEMPOTENCY_KEY_LENGTH.min} to ${IDEMPOTENCY_KEY_LENGTH.max} characters from A-Z, a-z, 0-9, ".", "_", ":" and "-"`,
   length: IDEMPOTENCY_KEY_LENGTH,
 };
-/** One or more entity tags, as If-Match carries them (RFC 9110): the document states this very pattern. */
-export const ENTITY_TAGS = /^\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*)*$/;
+/** The If-Match pattern the document states (read by readIfMatch, beside the check of the tags). */
+export { ENTITY_TAGS };
 
 /** What is fixed per operation, decided once. */
 interface Fixed<P, Q, B> {
@@ -490,13 +490,14 @@ function readHeaders(headers: Headers, mutates: boolean, acceptsIfNoneMatch: boo
   }
   let tags: IfMatch;
   if (ifMatch !== null && mutates) {
-    if (ifMatch.trim() === '*') {
+    const read = readIfMatch(ifMatch);
+    if (read === '*') {
       return apiError(400, 'cabecalho_invalido', 'If-Match must carry the ETag read from the resource, quotes included; "*" is not accepted.', 'header.if-match');
     }
-    if (!ENTITY_TAGS.test(ifMatch)) {
+    if (read === undefined) {
       return apiError(400, 'cabecalho_invalido', 'If-Match must be the ETag exactly as read, quotes included, e.g. If-Match: "5f3c9a1b2d4e6f70".', 'header.if-match');
     }
-    tags = ifMatch.includes(',') ? ifMatch.split(',').map((t) => t.trim()) : [ifMatch.trim()];
+    tags = read;
   }
   if (!mutates) return READ_HEADERS;
   const key = headers.get('idempotency-key');
