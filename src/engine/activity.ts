@@ -230,6 +230,8 @@ export interface ReceivedDelivery {
   readonly tentativa: number;
   /** Virtual time the attempt started. */
   readonly at: number;
+  /** The attempt's time-out (`webhooks.attemptTimeout`), virtual ms: how long the receiver had to answer it whole. */
+  readonly timeoutMs: number;
   readonly answer: ReceiverAnswer;
 }
 

@@ -41,7 +41,11 @@ export function registerDeliveryTasks(world: TaskWorld, transport: Transport, ac
     if (!delivery) return;
     const now = started.now;
     const answered = ({ outcome, latencyMs, receiver }: TransportResult) => {
-      if (receiver !== null) activity.observer?.received({ companyId: delivery.companyId, eventId, tentativa: delivery.tentativa, at: now, answer: receiver });
+      if (receiver !== null) {
+        const { companyId, tentativa } = delivery;
+        const timeoutMs = started.config.delivery.attemptTimeoutMs;
+        activity.observer?.received({ companyId, eventId, tentativa, at: now, timeoutMs, answer: receiver });
+      }
       // No answer, or one slower than the time-out: the attempt ends when its time-out fires.
       if (outcome.kind === 'no_answer' || latencyMs >= started.config.delivery.attemptTimeoutMs) {
         world.apply((state, ctx) => attemptTimeoutIntent(state, eventId, delivery.tentativa, now, ctx));

@@ -10,7 +10,8 @@ import type { JournalRecord } from '../engine/journal.js';
 import { operations } from '../http/app.js';
 import { documentedOperation } from '../http/pipeline.js';
 import { verifyWebhook } from '../network/signature.js';
-import { FRESH_ETAG_READS, paramsOf, Recent, RULES } from './findings.js';
+import type { ActivityEntry, ReceivedDelivery } from '../engine/activity.js';
+import { FRESH_ETAG_READS, paramsOf, Recent, RULES, SLOW_ATTEMPTS_LISTED } from './findings.js';
 import { FINDINGS_KEPT, Grading } from './report.js';
 
 const HOOK = 'https://hooks.acme.example/catalog';
@@ -156,6 +157,54 @@ describe('retry-before-retry-after (spec: ERR-10)', () => {
     grading.request(request({ requestId: 'r4' }));
     expect(grading.report().findings.map((f) => f.requestIds)).toEqual([['r3', 'r4']]);
   });
+
+  it('is per resource: a read of another product is no repeat, the same one with its id in upper case is', async () => {
+    const { emu, call, product: a, products, key } = world();
+    const token = emu.companies.fixtures()[0]!.token;
+    const created = await emu.fetch(products, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key() },
+      body: JSON.stringify({ ...PRODUCT, sku: 'B' }),
+    });
+    expect(created.status).toBe(201);
+    const b = `/v1/produtos/${((await created.json()) as { id: string }).id}`;
+    emu.faults.add({ target: 'api', match: { method: 'GET', path: a }, effect: { status: 503, retryAfter: 60 } });
+    const unavailable = await call('GET', a);
+    expect(unavailable.status).toBe(503);
+    expect((await call('GET', b)).status).toBe(200);
+    expect(found(emu)).toEqual([]);
+    const upper = a.replace(/[0-9a-f-]{36}$/, (id) => id.toUpperCase());
+    await emu.clock.advance('10s');
+    const early = await call('GET', upper);
+    expect(early.status).toBe(200);
+    expect(found(emu)).toEqual([`retry-before-retry-after: ${unavailable.id} ${early.id}`]);
+    expect(emu.report().findings[0]!.message).toBe(
+      `GET ${upper} (request ${early.id}) came 10 s after the 503 of request ${unavailable.id}, ` +
+        'whose Retry-After asked for 60 s.',
+    );
+  });
+
+  it('is per write: another product created under its own key is no repeat, the first under its key is', async () => {
+    const { emu, call, products, key } = world();
+    const match = { method: 'POST', path: products };
+    emu.faults.add({ target: 'api', match, effect: { status: 503, retryAfter: 30 } });
+    const first = key();
+    const unavailable = await call('POST', products, { key: first, body: { ...PRODUCT, sku: 'A' } });
+    expect(unavailable.status).toBe(503);
+    // The journal names the key of a write a fault answered before its headers were checked.
+    const journaled = emu.journal.find({ limit: 1 })[0];
+    expect(journaled).toMatchObject({ requestId: unavailable.id, status: 503, idempotencyKey: first });
+    expect((await call('POST', products, { body: { ...PRODUCT, sku: 'B' } })).status).toBe(201);
+    expect(found(emu)).toEqual([]);
+    await emu.clock.advance('10s');
+    const early = await call('POST', products, { key: first, body: { ...PRODUCT, sku: 'A' } });
+    expect(early.status).toBe(201);
+    expect(found(emu)).toEqual([`retry-before-retry-after: ${unavailable.id} ${early.id}`]);
+    expect(emu.report().findings[0]!.message).toBe(
+      `POST ${products} (request ${early.id}) came 10 s after the 503 of request ${unavailable.id}, ` +
+        'whose Retry-After asked for 30 s.',
+    );
+  });
 });
 
 describe('stale-etag-retried (spec: REQ-05)', () => {
@@ -182,6 +231,52 @@ describe('stale-etag-retried (spec: REQ-05)', () => {
     // a 412 the client can learn from, not this finding.
     expect((await call('PATCH', product, { ifMatch: read.etag, body: { sku: 'B' } })).status).toBe(412);
     expect(found(emu)).toEqual([]);
+  });
+
+  it('the refused ETag among others in an If-Match list, weak or strong, however spaced', async () => {
+    const { emu, call, product } = world();
+    const read = await call('GET', product);
+    const stale = read.etag;
+    emu.faults.add({ target: 'api', match: { method: 'PATCH' }, effect: { concurrentEdit: true } });
+    const refused = await call('PATCH', product, { ifMatch: stale, body: { sku: 'A' } });
+    expect(refused.status).toBe(412);
+    const sent: { ifMatch: string; id: string }[] = [];
+    for (const ifMatch of [`${stale}, "other"`, `"another",W/${stale}`, `  "a,b" ,\t${stale} `]) {
+      const again = await call('PATCH', product, { ifMatch, body: { sku: 'A' } });
+      expect(again.status, ifMatch).toBe(412);
+      sent.push({ ifMatch, id: again.id });
+    }
+    // Each repeat is refused again: its tags are then those the latest 412 refused (the others are new each time).
+    const earlier = [refused.id, ...sent.map((s) => s.id)];
+    expect(found(emu)).toEqual(sent.map((s, i) => `stale-etag-retried: ${earlier[i]} ${s.id}`));
+    const unread = `without reading ${product} in between`;
+    expect(emu.report().findings.map((f) => f.message)).toEqual([
+      `PATCH ${product} (request ${sent[0]!.id}) sent If-Match ${stale}, "other", whose ${stale} is the ETag ` +
+        `request ${refused.id} had been refused with 412, ${unread}.`,
+      `PATCH ${product} (request ${sent[1]!.id}) sent If-Match "another", W/${stale}, whose W/${stale} is the ETag ` +
+        `request ${sent[0]!.id} had been refused with 412, ${unread}.`,
+      `PATCH ${product} (request ${sent[2]!.id}) sent If-Match "a,b", ${stale}, whose ${stale} is the ETag ` +
+        `request ${sent[1]!.id} had been refused with 412, ${unread}.`,
+    ]);
+  });
+
+  it('any ETag a 412 refused in a list, sent again alone; none once the product is read', async () => {
+    const { emu, call, product } = world();
+    const read = await call('GET', product);
+    emu.faults.add({ target: 'api', match: { method: 'PATCH' }, effect: { concurrentEdit: true } });
+    const refused = await call('PATCH', product, { ifMatch: `"older", ${read.etag}`, body: { sku: 'A' } });
+    expect(refused.status).toBe(412);
+    const again = await call('PATCH', product, { ifMatch: '"older"', body: { sku: 'A' } });
+    expect(again.status).toBe(412);
+    expect(found(emu)).toEqual([`stale-etag-retried: ${refused.id} ${again.id}`]);
+    expect(emu.report().findings[0]!.message).toBe(
+      `PATCH ${product} (request ${again.id}) sent If-Match "older" again, the ETag request ${refused.id} had been ` +
+        `refused with 412, without reading ${product} in between.`,
+    );
+    const fresh = await call('GET', product);
+    const saved = await call('PATCH', product, { ifMatch: `${read.etag}, "older", ${fresh.etag}`, body: { sku: 'B' } });
+    expect(saved.status).toBe(200);
+    expect(found(emu)).toHaveLength(1);
   });
 });
 
@@ -248,6 +343,70 @@ describe('the receiver rules', () => {
     expect(found(setup.emu)).toEqual([`slow-receiver: ${event}`]);
   });
 
+  /** What slow-receiver says of `event`, its attempts said as `attempts`, within a time-out of `timeout`. */
+  const slowly = (event: string, attempts: string, timeout = '15 s') =>
+    `The receiver gave no complete answer within the delivery time-out (${timeout}) to event ${event}, ${attempts}.`;
+
+  it('slow-receiver: once per event, told at its first unanswered attempt, listing each of them', async () => {
+    const setup = world({ webhooks: { handlerGraceMs: 10 } });
+    setup.emu.network.route('https://hooks.acme.example', receiver(setup.secret, { verifies: true, silent: true }));
+    const entries: ActivityEntry[] = [];
+    setup.emu.activity.subscribe((entry) => {
+      if (entry.kind === 'finding' || entry.kind === 'delivery') entries.push(entry);
+    });
+    const first = await testEvent(setup);
+    const second = await testEvent(setup);
+    const attempts = (event: string) =>
+      entries.flatMap((e) => (e.kind === 'delivery' && e.eventId === event ? [e] : []));
+    // Each event's cycle: 8 attempts, each unanswered, then failed.
+    for (const event of [first, second]) {
+      const ended = attempts(event).map((a) => [a.attempt, a.outcome, a.durationMs]);
+      expect(ended).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => [n, 'incerta', 15_000]));
+    }
+    const starts = attempts(first).map((a) => a.at);
+    // The first at once, the second 5 s after the first's 15 s, the third 5 minutes after the second's.
+    const day = '2026-01-01T00:';
+    expect(starts.slice(0, 3)).toEqual([`${day}00:00.000Z`, `${day}00:20.000Z`, `${day}05:35.000Z`]);
+    const listed = (event: string) => attempts(event).map((a) => `${a.attempt} (started ${a.at})`).join(', ');
+    const [firstFinding, secondFinding] = setup.emu.report().findings;
+    expect(found(setup.emu)).toEqual([`slow-receiver: ${first}`, `slow-receiver: ${second}`]);
+    expect(firstFinding).toEqual({
+      at: '2026-01-01T00:00:00.000Z',
+      rule: 'slow-receiver',
+      companyId: setup.companyId,
+      statements: ['WH-EVT-56'],
+      message: slowly(first, `8 attempts: ${listed(first)}`),
+      requestIds: [],
+      eventIds: [first],
+      fix: RULES.find((r) => r.id === 'slow-receiver')!.fix,
+    });
+    expect(secondFinding!.message).toBe(slowly(second, `8 attempts: ${listed(second)}`));
+    // Told once per event, when its first attempt went unanswered: what it said then.
+    const told = entries.flatMap((e) => (e.kind === 'finding' ? [[e.rule, e.eventIds, e.message]] : []));
+    expect(told).toEqual([
+      ['slow-receiver', [first], slowly(first, 'attempt 1 (started 2026-01-01T00:00:00.000Z)')],
+      ['slow-receiver', [second], slowly(second, `attempt 1 (started ${attempts(second)[0]!.at})`)],
+    ]);
+  });
+
+  it(`slow-receiver: lists the first ${SLOW_ATTEMPTS_LISTED} unanswered attempts, across cycles`, async () => {
+    const setup = world({ webhooks: { handlerGraceMs: 10, attemptTimeout: '5s' } });
+    setup.emu.network.route('https://hooks.acme.example', receiver(setup.secret, { verifies: true, silent: true }));
+    const starts: string[] = [];
+    setup.emu.activity.subscribe((entry) => {
+      if (entry.kind === 'delivery') starts.push(entry.at);
+    });
+    const event = await testEvent(setup);
+    const destination = await setup.call('GET', '/v1/webhook');
+    const resent = await setup.call('POST', `/v1/webhook/eventos/${event}/reenvios`, { ifMatch: destination.etag });
+    expect(resent.status).toBe(202);
+    await setup.emu.clock.runUntilIdle();
+    expect(starts).toHaveLength(16);
+    const listed = starts.slice(0, SLOW_ATTEMPTS_LISTED).map((at, i) => `${i + 1} (started ${at})`).join(', ');
+    expect(found(setup.emu)).toEqual([`slow-receiver: ${event}`]);
+    expect(setup.emu.report().findings[0]!.message).toBe(slowly(event, `16 attempts: ${listed}, and 6 more`, '5 s'));
+  });
+
   it('duplicate-refused: the copy of a delivery the receiver had accepted, refused', async () => {
     const setup = world();
     setup.emu.network.route('https://hooks.acme.example', receiver(setup.secret, { verifies: true, seen: new Set(), onDuplicate: 409 }));
@@ -309,6 +468,75 @@ describe('the findings kept', () => {
     // request of a new world.
     expect((await call('POST', products, { body: lost })).status).toBe(201);
     expect(found(emu).map((f) => f.split(':')[0])).toEqual(['key-reused-for-other-request']);
+  });
+});
+
+describe("slow-receiver's one finding per event", () => {
+  /** A grading of its own, told facts by hand: an attempt its receiver left unanswered, a write without its key. */
+  function grading() {
+    const engine = new Engine({});
+    const graded = new Grading(engine, operations.map(documentedOperation), () => 0);
+    const told: string[] = [];
+    engine.activity.subscribe((entry) => {
+      if (entry.kind === 'finding') told.push(`${entry.rule}: ${entry.message}`);
+    });
+    const silent = (eventId: string, tentativa: number): ReceivedDelivery => ({
+      companyId: 'c',
+      eventId,
+      tentativa,
+      at: tentativa * 20_000,
+      timeoutMs: 15_000,
+      answer: { outcome: { kind: 'no_answer' }, tamper: null, copy: null },
+    });
+    const unkeyed = (n: number): JournalRecord => ({
+      at: 0, method: 'PATCH', path: '/v1/produtos/p', status: 400, requestId: `r${n}`, companyId: 'c',
+      idempotencyKey: null, replayed: false, faultId: null, operation: 'updateProduct',
+      codigo: 'chave_idempotencia_ausente', ifMatch: null, fingerprint: null, retryAfter: null, lost: false,
+    });
+    return { engine, graded, told, silent, unkeyed };
+  }
+  const slow = (event: string, attempts: string) =>
+    `slow-receiver: The receiver gave no complete answer within the delivery time-out (15 s) to event ${event}, ` +
+    `${attempts}.`;
+  const FIRST = 'attempt 1 (started 1970-01-01T00:00:20.000Z)';
+
+  it("keeps its place among the findings, its time the first attempt's, and says what the latest attempt adds", () => {
+    const { graded, told, silent, unkeyed } = grading();
+    graded.received(silent('e1', 1));
+    graded.request(unkeyed(1));
+    graded.received(silent('e1', 2));
+    const { findings } = graded.report();
+    const unkeyedFinding =
+      'missing-idempotency-key: PATCH /v1/produtos/p (request r1) was sent without an idempotency-key: refused 400 ' +
+      'chave_idempotencia_ausente.';
+    expect(findings.map((f) => `${f.rule}: ${f.message}`)).toEqual([
+      slow('e1', '2 attempts: 1 (started 1970-01-01T00:00:20.000Z), 2 (started 1970-01-01T00:00:40.000Z)'),
+      unkeyedFinding,
+    ]);
+    expect(findings[0]!.at).toBe('1970-01-01T00:00:20.000Z');
+    expect(told).toEqual([slow('e1', FIRST), unkeyedFinding]);
+  });
+
+  it('is told once even when it is no longer kept: a later attempt of its event makes no other', () => {
+    const { graded, told, silent, unkeyed } = grading();
+    graded.received(silent('e1', 1));
+    for (let n = 0; n < FINDINGS_KEPT; n++) graded.request(unkeyed(n));
+    expect(graded.report().findingsDropped).toBe(1);
+    graded.received(silent('e1', 2));
+    const report = graded.report();
+    expect(report.findings.filter((f) => f.rule === 'slow-receiver')).toEqual([]);
+    expect([report.findings.length, report.findingsDropped]).toEqual([FINDINGS_KEPT, 1]);
+    expect(told.filter((line) => line.startsWith('slow-receiver'))).toEqual([slow('e1', FIRST)]);
+  });
+
+  it("after a reset of the company, an event of the new world is a finding of its own, the old one's as it was", () => {
+    const { engine, graded, told, silent } = grading();
+    graded.received(silent('e1', 1));
+    engine.tell({ kind: 'reset', companyId: 'c' });
+    graded.received(silent('e1', 2));
+    const after = slow('e1', 'attempt 2 (started 1970-01-01T00:00:40.000Z)');
+    expect(graded.report().findings.map((f) => `${f.rule}: ${f.message}`)).toEqual([slow('e1', FIRST), after]);
+    expect(told).toEqual([slow('e1', FIRST), after]);
   });
 });
 

@@ -5,6 +5,8 @@
  * fix; a rule reads the facts the engine hands the grading (src/grading/report.ts) as they happen, and remembers
  * between them only what it needs, bounded. Pure: no clock, no I/O; the real time a rule reads is handed in.
  */
+import { isoString } from '../core/time.js';
+import { opaqueTag } from '../core/versioning.js';
 import type { FindingActivity, ReceivedDelivery } from '../engine/activity.js';
 import type { JournalRecord } from '../engine/journal.js';
 import type { TransportOutcome } from '../network/transport.js';
@@ -13,12 +15,18 @@ import type { TransportOutcome } from '../network/transport.js';
 export type ClientFinding = Omit<FindingActivity, 'kind'>;
 
 /** What a rule's finding says of itself; the report adds the rule, time, company and fix. */
-interface Draft {
+export interface Draft {
   readonly message: string;
   readonly requestIds?: readonly string[];
   readonly eventIds?: readonly string[];
   /** The statements of this finding when they are more precise than the rule's (the operation's own). */
   readonly statements?: readonly string[];
+  /**
+   * What the finding is about, for a rule that tells one finding of it and then adds to it (slow-receiver: an
+   * event, whose unanswered attempts it lists): a draft whose key a finding of its rule and company was made with
+   * replaces what that finding says, and is told no second time.
+   */
+  readonly key?: string;
 }
 
 /** An operation of the API as the grading knows it (read off the API's operation table by the emulator that makes it). */
@@ -173,6 +181,11 @@ const filled = (template: string, params: Readonly<Record<string, string>>): str
 
 /** A path as compared: uuids are accepted in either case (spec: CONV-04). */
 const samePath = (path: string): string => path.toLowerCase();
+/** A read: a request that changes nothing, and takes no idempotency-key. */
+const isRead = (r: JournalRecord): boolean => r.method === 'GET' || r.method === 'HEAD';
+
+/** The unanswered attempts a slow-receiver finding lists one by one; those after them it counts. */
+export const SLOW_ATTEMPTS_LISTED = 10;
 
 export const RULES = [
   rule({
@@ -213,12 +226,19 @@ export const RULES = [
     id: 'retry-before-retry-after',
     statements: ['ERR-10', 'RFC 9110 Retry-After'],
     trigger:
-      "A request repeated, same method and path, before the Retry-After of its 429 or 503 had passed on the emulator's clock (on a manual clock, a wait in real time counts too).",
+      "The same request repeated before the Retry-After of its 429 or 503 had passed on the emulator's clock (on " +
+      'a manual clock, a wait in real time counts too): the same method and path (its ids in any case), and for a ' +
+      'write the same idempotency-key (a write under another key is another request).',
     fix: 'Wait at least the Retry-After seconds of a 429 or 503 before repeating the request (a write with the same idempotency-key).',
     memory: () => new Recent<{ readonly requestId: string; readonly status: number; readonly at: number; readonly realAt: number; readonly waitMs: number }>(),
     request(waits, r, context) {
       if (r.companyId === null || (waits.size === 0 && r.retryAfter === null)) return undefined;
-      const key = keyOf(r.companyId, r.method, r.path);
+      // The resource and the request: a read of another resource, or another write to the same path (another
+      // product created, under its own key), is no repeat. A write's key is its last part: a path, whatever it
+      // holds, cannot make two requests one.
+      const path = samePath(r.path);
+      const write = isRead(r) ? [] : [r.idempotencyKey ?? ''];
+      const key = keyOf(r.companyId, r.method, path, ...write);
       const wait = waits.size === 0 ? undefined : waits.take(key);
       if (r.retryAfter !== null && r.retryAfter > 0 && (r.status === 429 || r.status === 503)) {
         waits.set(key, { requestId: r.requestId, status: r.status, at: r.at, realAt: context.realNow(), waitMs: r.retryAfter * 1000 });
@@ -235,23 +255,33 @@ export const RULES = [
   rule({
     id: 'stale-etag-retried',
     statements: ['REQ-05'],
-    trigger: 'After a 412 on a resource, the ETag it refused sent again in If-Match without a read of the resource in between.',
+    trigger:
+      'After a 412 on a resource, an ETag it refused sent again in If-Match (alone or among others, strong or weak) ' +
+      'without a read of the resource in between.',
     fix: 'After a 412, read the resource again, reapply your change to what it returns and send its new ETag (with a new idempotency-key).',
+    // Each tag a 412 refused, by its opaque part (W/"a" is "a" sent weakly): one entry per tag, so that a list
+    // holding it is found by a look-up per tag it sends.
     memory: () => new Recent<{ readonly requestId: string; readonly companyId: string; readonly read: string }>(),
     request(stale, r, context) {
       if (r.companyId === null) return undefined;
       const refused412 = r.status === 412 && r.codigo === 'precondicao_falhou' && r.ifMatch !== null;
       if (stale.size === 0 && !refused412) return undefined;
       let draft: Draft | undefined;
-      const key = r.ifMatch === null ? undefined : keyOf(r.companyId, tags(r.ifMatch));
-      const earlier = key === undefined ? undefined : stale.get(key);
-      if (earlier !== undefined) {
-        draft = { message: `${named(r)} sent If-Match ${tags(r.ifMatch!)} again, the ETag request ${earlier.requestId} had been refused with 412, without reading ${earlier.read} in between.`, requestIds: [earlier.requestId, r.requestId] };
+      for (const tag of stale.size === 0 ? [] : (r.ifMatch ?? [])) {
+        const earlier = stale.get(keyOf(r.companyId, opaqueTag(tag)));
+        if (earlier === undefined) continue;
+        const list = r.ifMatch!;
+        const sent = list.length === 1 ? `${tag} again, the ETag` : `${tags(list)}, whose ${tag} is the ETag`;
+        const refusal = `request ${earlier.requestId} had been refused with 412`;
+        const message = `${named(r)} sent If-Match ${sent} ${refusal}, without reading ${earlier.read} in between.`;
+        draft = { message, requestIds: [earlier.requestId, r.requestId] };
+        break;
       }
       if (refused412) {
         const read = freshRead(r, context);
-        if (read !== undefined) stale.set(key!, { requestId: r.requestId, companyId: r.companyId, read });
-      } else if ((r.method === 'GET' || r.method === 'HEAD') && r.status < 300) {
+        const refusal = read === undefined ? undefined : { requestId: r.requestId, companyId: r.companyId, read };
+        if (refusal !== undefined) for (const tag of r.ifMatch!) stale.set(keyOf(r.companyId, opaqueTag(tag)), refusal);
+      } else if (isRead(r) && r.status < 300) {
         const path = samePath(r.path);
         stale.deleteWhere((_, entry) => entry.companyId === r.companyId && samePath(entry.read) === path);
       }
@@ -290,12 +320,28 @@ export const RULES = [
   rule({
     id: 'slow-receiver',
     statements: ['WH-EVT-56'],
-    trigger: 'The receiver did not answer an attempt within the delivery time-out (`webhooks.attemptTimeout`, 15 s by default): the attempt ends `incerta` and is retried.',
+    trigger:
+      'The receiver did not answer an attempt within the delivery time-out (`webhooks.attemptTimeout`, 15 s by ' +
+      'default): the attempt ends `incerta` and is retried. One finding per event, told at its first such attempt, ' +
+      'listing each of them.',
     fix: 'Answer 2xx as soon as the delivery is verified and its event id recorded, and do the work afterwards (a queue), well within the time-out.',
-    memory: none,
-    received(_, d) {
+    // Each event's unanswered attempts so far (the first SLOW_ATTEMPTS_LISTED as attempt and start, the rest
+    // counted): its one finding is made again from them at each, and replaces what it said (see Draft.key).
+    memory: () => new Recent<{ readonly listed: (readonly [tentativa: number, at: number])[]; more: number }>(),
+    received(events, d) {
       if (d.answer.outcome.kind !== 'no_answer') return undefined;
-      return { message: `The receiver gave no complete answer to attempt ${d.tentativa} of event ${d.eventId} within the delivery time-out.`, eventIds: [d.eventId] };
+      const key = keyOf(d.companyId, d.eventId);
+      const slow = events.get(key) ?? { listed: [], more: 0 };
+      if (slow.listed.length < SLOW_ATTEMPTS_LISTED) slow.listed.push([d.tentativa, d.at]);
+      else slow.more++;
+      events.set(key, slow);
+      const count = slow.listed.length + slow.more;
+      const each = slow.listed.map(([tentativa, at]) => `${tentativa} (started ${isoString(at)})`).join(', ');
+      const rest = slow.more === 0 ? '' : `, and ${slow.more} more`;
+      const attempts = count === 1 ? `attempt ${each}` : `${count} attempts: ${each}${rest}`;
+      const within = `within the delivery time-out (${seconds(d.timeoutMs)})`;
+      const message = `The receiver gave no complete answer ${within} to event ${d.eventId}, ${attempts}.`;
+      return { message, eventIds: [d.eventId], key: d.eventId };
     },
   }),
   rule({

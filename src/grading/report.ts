@@ -11,7 +11,8 @@ import type { EngineChange } from '../engine/engine.js';
 import type { Journal, JournalRecord } from '../engine/journal.js';
 import type { RouteTable } from '../network/routes.js';
 import { ATTEMPT_ROWS, coverageOf, JOB_ROWS, RECEIVER_ROWS, RETENTION_TASK, Tally, type Coverage } from './coverage.js';
-import { Judge, keyOf, Recent, type ClientFinding, type Found, type GradedOperation, type RuleContext } from './findings.js';
+import { Judge, keyOf, Recent } from './findings.js';
+import type { ClientFinding, Draft, Found, GradedOperation, RuleContext } from './findings.js';
 import type { ReceiverCheck } from './receiver-check.js';
 
 /**
@@ -71,6 +72,11 @@ class Seen {
   readonly earlier = new Tally();
   /** Events seen closed, by company: retention's removals are told by their absence after its run. */
   readonly closed = new Recent<{ readonly companyId: string; readonly eventId: string }>(10_000);
+  /**
+   * The findings made with a key (Draft.key), by company, rule and key: the one a later draft of the same key
+   * replaces; null once it is no longer kept (dropped), when such a draft changes nothing, so it is never told twice.
+   */
+  readonly keyed = new Recent<ClientFinding | null>(FINDINGS_KEPT);
   readonly context: RuleContext;
 
   constructor(emulator: GradedEmulator, operations: readonly GradedOperation[], realNow: () => number) {
@@ -91,6 +97,7 @@ class Seen {
       if (change.kind === 'closed') return;
       this.judge.forget(change.companyId);
       this.closed.forget(change.companyId);
+      this.keyed.forget(change.companyId);
     });
   }
 
@@ -230,10 +237,19 @@ export class Grading implements FactObserver {
     return { findings: seen === undefined ? [] : [...seen.findings], findingsDropped: seen?.dropped ?? 0, coverage: coverageOf(all, this.#operations) };
   }
 
-  /** Keeps the findings of a fact of `companyId` at `at` (virtual), and tells them to the activity stream. */
+  /**
+   * Keeps the findings of a fact of `companyId` at `at` (virtual), and tells them to the activity stream; a draft
+   * whose key a finding was made with replaces what that one says instead (see Draft.key).
+   */
   #keep(found: readonly Found[], at: number, companyId: string | null): void {
     const seen = this.#state;
     for (const { rule, draft } of found) {
+      const key = draft.key === undefined ? undefined : keyOf(companyId ?? NO_COMPANY, rule.id, draft.key);
+      const made = key === undefined ? undefined : seen.keyed.get(key);
+      if (made !== undefined) {
+        if (made !== null) seen.keyed.set(key!, amended(seen, made, draft));
+        continue;
+      }
       const finding: ClientFinding = {
         at: isoString(at),
         rule: rule.id,
@@ -245,16 +261,30 @@ export class Grading implements FactObserver {
         fix: rule.fix,
       };
       seen.findings.push(finding);
+      if (key !== undefined) seen.keyed.set(key, finding);
       if (seen.findings.length > FINDINGS_KEPT) {
         const [gone] = seen.findings.splice(0, 1);
         seen.dropped++;
-        const key = gone!.companyId ?? NO_COMPANY;
-        seen.droppedOf.set(key, (seen.droppedOf.get(key) ?? 0) + 1);
+        const of = gone!.companyId ?? NO_COMPANY;
+        seen.droppedOf.set(of, (seen.droppedOf.get(of) ?? 0) + 1);
       }
       const { activity } = this.#emulator;
       if (activity.wanted) activity.tell({ kind: 'finding', ...finding });
     }
   }
+}
+
+/**
+ * `made`, a kept finding, saying what `draft` says instead, in its place among the findings (its time, rule and
+ * company its own); null when it is no longer kept.
+ */
+function amended(seen: Seen, made: ClientFinding, draft: Draft): ClientFinding | null {
+  const at = seen.findings.lastIndexOf(made);
+  if (at < 0) return null;
+  const { message, requestIds = [], eventIds = [], statements = made.statements } = draft;
+  const finding: ClientFinding = { ...made, message, requestIds, eventIds, statements };
+  seen.findings[at] = finding;
+  return finding;
 }
 
 /**

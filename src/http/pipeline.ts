@@ -260,7 +260,12 @@ function handle<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival
   if (fault) {
     journal.faultId = fault.id;
     const refused = actAt(fault, 'arrival', {});
-    if (refused) return fail(refused, requestId);
+    if (refused) {
+      // A write answered here never reached the check of its headers: the journal still names the key it was sent
+      // with, when that is one, so that the grading can tell its retry (the same key) from a new request.
+      if (fixed.mutates) journal.idempotencyKey = keyOf(c.req.raw.headers, fixed.keyRule);
+      return fail(refused, requestId);
+    }
     // An effect on the answer as it leaves (<sent>): whatever the request gets from here on, that answer.
     if (actsAt(fault, 'sent')) {
       const answer = admit(fixed, c, arrival, path, credential, fault);
@@ -475,6 +480,12 @@ interface RequestHeaders {
 
 /** A read's headers, for every read but one that takes If-None-Match (none does). */
 const READ_HEADERS: RequestHeaders = Object.freeze({ idempotencyKey: undefined, ifMatch: undefined, createOnly: false });
+
+/** The idempotency-key a request was sent with, when it passes the key rule; null otherwise. */
+function keyOf(headers: Headers, keyRule: KeyRule): string | null {
+  const key = headers.get('idempotency-key');
+  return key !== null && keyRule.pattern.test(key) ? key : null;
+}
 
 function readHeaders(headers: Headers, mutates: boolean, acceptsIfNoneMatch: boolean, keyRule: KeyRule): RequestHeaders | ApiError {
   if (!mutates && !acceptsIfNoneMatch) return READ_HEADERS;
