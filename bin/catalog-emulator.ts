@@ -17,7 +17,7 @@
  *
  * README "The CLI" says what each does. Imports the public entry only.
  */
-import { createEmulator, DEFAULT_START, DemoGate, demos, formatReport, openApiText, PERMISSIONS, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
+import { createEmulator, DEFAULT_START, DemoGate, demos, openApiText, PERMISSIONS, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
 import { FixturesFileError, readFixturesFile } from './fixtures-file.js';
 import { openInBrowser } from './open-browser.js';
 import { runCheckReceiver } from './check-receiver.js';
@@ -30,7 +30,9 @@ import { parseDuration, parseSize } from './quantities.js';
 import { withEnvironment } from './serve-env.js';
 import { banner, prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
 import { FileError, resolveTarget } from './regular-file.js';
-import { planState, snapshotToRestore, StateFileError, StateStore, type StatePlan } from './state-file.js';
+import { checkReportFile, reportFormatOf, reportText, writeReportFile } from './report-file.js';
+import type { GuardedFile, ReportFormat } from './report-file.js';
+import { logPaths, planState, snapshotToRestore, StateFileError, StateStore, type StatePlan } from './state-file.js';
 import { onNpxExit, onStop, type StopReason } from './stop.js';
 
 const USAGE = `catalog-emulator ${VERSION}: the Catalog Integration Service, emulated
@@ -97,7 +99,7 @@ Options of serve:
                       --state FILE already holds a state) and after every reset
   --report FILE       when the server stops, write the report of what it saw the clients do (the
                       findings on their behaviour and what their tests exercised) to FILE: JSON for
-                      a .json file, Markdown for .md
+                      a .json file, Markdown for .md; it replaces only a report it wrote
 
 Environment of serve (for containers; the flag wins, and an empty variable counts as unset):
   PORT                              --port
@@ -284,16 +286,13 @@ async function serve(given: ServeFlags): Promise<void> {
   const quiet = quietKinds(flags.quiet ?? []);
   if (typeof quiet === 'string') fail(quiet);
   const readyFile = flags['ready-file'];
+  if (readyFile === '') fail('--ready-file: it needs a path');
+  // Checked before any other file is read or written, and the port bound: a refusal, or a start that fails later,
+  // leaves every file as it was (the report is only written at stop).
+  const report = flags.report === undefined ? undefined : reportTargetOf(flags.report, flags, origin);
   if (readyFile !== undefined) {
-    const unusable = readyFile === '' ? 'it needs a path' : prepareReadyFile(readyFile);
+    const unusable = prepareReadyFile(readyFile);
     if (unusable !== undefined) fail(`--ready-file: ${unusable}`);
-  }
-  const reportFile = flags.report;
-  if (reportFile !== undefined) {
-    if (!/\.(?:json|md)$/i.test(reportFile)) fail(`--report FILE writes JSON to a .json file or Markdown to a .md file (got "${reportFile}")`);
-    // A report an earlier run left is removed now: whoever reads the file after this run never reads that one.
-    const unusable = prepareReadyFile(reportFile);
-    if (unusable !== undefined) fail(`--report: ${unusable}`);
   }
   if (flags.start !== undefined && !Number.isFinite(Date.parse(flags.start))) fail(`--start must be an ISO 8601 date-time such as 2026-01-01T00:00:00Z (got "${flags.start}")`);
   const seed = flags.seed === undefined ? undefined : /^-?\d+$/.test(flags.seed) ? Number(flags.seed) : flags.seed;
@@ -361,7 +360,7 @@ async function serve(given: ServeFlags): Promise<void> {
       .then(() => saver?.close())
       .then(
         () => {
-          if (reportFile !== undefined) writeReport(reportFile);
+          if (report !== undefined) writeReport(report);
           process.exit(0);
         },
         (error: unknown) => {
@@ -371,12 +370,14 @@ async function serve(given: ServeFlags): Promise<void> {
       );
   };
   /** --report FILE, written once every answer is out (exit 1, saying why, when it cannot be). */
-  const writeReport = (path: string) => {
+  const writeReport = ({ path, target, format }: ReportTarget) => {
     const report = emu.report();
     try {
-      writeReadyFile(path, /\.json$/i.test(path) ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+      writeReportFile(target, format, reportText(report, format));
     } catch (error) {
-      process.stderr.write(`catalog-emulator: could not write the report to ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      const why = error instanceof FileError ? `--report ${path} ${error.message}` : code;
+      process.stderr.write(`catalog-emulator: could not write the report to ${path}: ${why}\n`);
       process.exit(1);
     }
     const { score } = report.coverage;
@@ -434,6 +435,53 @@ function fixturesOf(path: string, from: string): unknown {
   } catch (error) {
     if (error instanceof FixturesFileError) fail(`${from} ${path}: ${error.message}`);
     throw error;
+  }
+}
+
+/** The report of `serve --report FILE`: the path as given, the file it names (links followed) and its format. */
+interface ReportTarget {
+  readonly path: string;
+  readonly target: string;
+  readonly format: ReportFormat;
+}
+
+/** Where an option's value came from, for a message (withEnvironment's `origin`). */
+type Origin = (option: 'state' | 'fixtures') => string;
+
+/**
+ * --report FILE checked at start (report-file.ts): a usage error, touching nothing, for a name that is neither .json
+ * nor .md, a folder missing or not writable, a file the server reads or writes besides, or a file already there
+ * that is not a report of ours.
+ */
+function reportTargetOf(path: string, flags: ServeFlags, origin: Origin): ReportTarget {
+  const format = reportFormatOf(path);
+  if (format === undefined) fail(`--report FILE writes JSON to a .json file or Markdown to a .md file (got "${path}")`);
+  const guarded: GuardedFile[] = [];
+  const { state, fixtures, 'ready-file': ready } = flags;
+  if (state !== undefined) {
+    const name = `${origin('state')} ${state}`;
+    guarded.push({ path: state, name });
+    for (const log of stateLogs(state)) guarded.push({ path: log, name: `the change log of ${name}` });
+  }
+  if (fixtures !== undefined) guarded.push({ path: fixtures, name: `${origin('fixtures')} ${fixtures}` });
+  if (ready !== undefined) guarded.push({ path: ready, name: `--ready-file ${ready}` });
+  try {
+    return { path, target: checkReportFile(path, format, guarded), format };
+  } catch (error) {
+    if (error instanceof FileError) fail(`--report ${path} ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * The change log's files of --state `path`: beside the file it names (its links followed). None when it cannot be
+ * resolved: the state's own check refuses it.
+ */
+function stateLogs(path: string): string[] {
+  try {
+    return Object.values(logPaths(resolveTarget(path)));
+  } catch {
+    return [];
   }
 }
 

@@ -30,12 +30,25 @@ export function track(child: ChildProcess): void {
   child.once('exit', () => running.delete(child));
 }
 
+interface RunOptions {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly timeoutMs?: number;
+  readonly via?: readonly [string, ...string[]];
+}
+
 /**
  * Starts `catalog-emulator ARGS` from the project's folder, without colour (NO_COLOR set, FORCE_COLOR unset, so
- * the caller's terminal settings never reach an assertion), with `env` on top; `timeoutMs` bounds its life.
+ * the caller's terminal settings never reach an assertion), with `env` on top; `timeoutMs` bounds its life; `via`
+ * is a command that execs it, given node and its arguments after its own (a shell that sets a limit first).
  */
-export function runCli(args: readonly string[], options: { env?: Readonly<Record<string, string | undefined>>; timeoutMs?: number } = {}): Run {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, ...options.env } });
+export function runCli(args: readonly string[], options: RunOptions = {}): Run {
+  const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, ...options.env };
+  const [command, ...through] = options.via === undefined ? [process.execPath] : [...options.via, process.execPath];
+  const child = spawn(command, [...through, CLI, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
   track(child);
   const { timeoutMs } = options;
   const run: Run = {

@@ -70,8 +70,8 @@ export interface SavedState {
 /** A state file (or its log) that cannot be used: the message says why, for the one line of a usage error. */
 export class StateFileError extends Error {}
 
-/** The paths of the change log of the state file `path`. */
-const logPaths = (path: string) => ({ log: `${path}.log`, next: `${path}.log.next` });
+/** The paths of the change log of the state file `path` (its target: symbolic links resolved). */
+export const logPaths = (path: string) => ({ log: `${path}.log`, next: `${path}.log.next` });
 
 /** The bytes of `path`, bounded; undefined when there is none. A file that cannot be used is a StateFileError. */
 function readBounded(path: string, what: string, named = ''): Buffer | undefined {
