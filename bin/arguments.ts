@@ -64,7 +64,7 @@ export const COMMAND_OPTIONS = {
   demo: ['ui', 'port', 'no-open'],
   openapi: ['controls'],
   conformance: [...CONFORMANCE_OPTIONS, 'json'],
-  'check-receiver': ['url', 'secret', 'previous-secret', 'cnpj-root', 'request-timeout-ms', 'deadline', 'json'],
+  'check-receiver': ['url', 'secret', 'previous-secret', 'cnpj-root', 'deadline', 'json'],
   help: [],
 } as const satisfies Record<Command, readonly Option[]>;
 

@@ -11,7 +11,7 @@
  *                              [--files PATTERN]... [--timeout-ms N] [--request-timeout-ms N] [--max-body SIZE]
  *                              [--deadline DURATION] [--json] [--report FILE]
  * catalog-emulator check-receiver --url URL --secret S [--previous-secret S] [--cnpj-root ROOT]
- *                                 [--request-timeout-ms N] [--deadline DURATION] [--json]
+ *                                 [--deadline DURATION] [--json]
  * catalog-emulator clock|fault|events|logs|report …   (a running server's controls: remote-commands.ts)
  * catalog-emulator help [COMMAND]
  *
@@ -155,13 +155,14 @@ Options of check-receiver:
   --previous-secret S the secret before its last configuration change: the old-secret case is
                       signed with it (with a fresh secret when absent)
   --cnpj-root ROOT    the envelope's empresa, 8 digits (default 00000000)
-  --request-timeout-ms N  the time each request may take, answer included (default 10000)
-  --deadline DURATION the time the whole check may take, e.g. 90s or 2m; cases not sent by then
-                      fail (default 60s)
+  --deadline DURATION the time the whole check may take, e.g. 90s or 2m: at least 30s, twice the
+                      15 s each delivery is given to answer, as the service gives an attempt
+                      (default 60s)
   --json              print the result as one JSON object (cases, passed, failed...) instead of the table
 The timestamps come from this machine's clock, which the receiver compares them with.
-Exit codes of check-receiver: 0 every case passed, 1 a case failed, 2 bad usage, or a receiver that
-answered none of the cases (each refused, unreachable, reset or timed out).
+Exit codes of check-receiver: 0 every case passed, 1 a case failed, 2 bad usage, a receiver that
+answered none of the cases (each refused, unreachable, reset or timed out), or a case the deadline
+left unjudged.
 
 ${REMOTE_OPTIONS}`;
 

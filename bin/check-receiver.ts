@@ -1,8 +1,9 @@
 /**
  * `catalog-emulator check-receiver --url URL --secret S [--previous-secret S] [--cnpj-root ROOT]
- * [--request-timeout-ms N] [--deadline DURATION] [--json]`: the receiver check (emu.webhooks.checkReceiver) against a receiver by its URL, stamped
- * by this machine's clock. Prints the table (or the JSON) and resolves to the exit code: 0 every case passed, 1 a case
- * failed, 2 bad usage or a receiver that answered nothing. Imports the public entry only.
+ * [--deadline DURATION] [--json]`: the receiver check (emu.webhooks.checkReceiver) against a receiver by its URL,
+ * stamped by this machine's clock, each delivery given the service's attempt time-out (15 s). Prints the table (or
+ * the JSON) and resolves to the exit code: 0 every case passed, 1 a case failed, 2 bad usage, a receiver that
+ * answered nothing, or a case the deadline left unjudged. Imports the public entry only.
  */
 import { createEmulator, formatReceiverCheck, type ReceiverCheck } from '../src/index.js';
 import { parseDuration } from './quantities.js';
@@ -11,7 +12,13 @@ import { parseDuration } from './quantities.js';
 const SECRET_VARIABLE = 'CATALOG_EMULATOR_WEBHOOK_SECRET';
 
 /** The in-process options' names as the command spells them, for the messages of a refused value. */
-const FLAG_OF: Readonly<Record<string, string>> = { url: '--url', secret: '--secret', previousSecret: '--previous-secret', cnpjRoot: '--cnpj-root', timeoutMs: '--request-timeout-ms', deadlineMs: '--deadline' };
+const FLAG_OF: Readonly<Record<string, string>> = {
+  url: '--url',
+  secret: '--secret',
+  previousSecret: '--previous-secret',
+  cnpjRoot: '--cnpj-root',
+  deadlineMs: '--deadline',
+};
 
 interface Output {
   stdout(text: string): void;
@@ -25,7 +32,6 @@ export interface CheckReceiverFlags {
   readonly secret?: string | undefined;
   readonly 'previous-secret'?: string | undefined;
   readonly 'cnpj-root'?: string | undefined;
-  readonly 'request-timeout-ms'?: string | undefined;
   readonly deadline?: string | undefined;
   readonly json?: boolean | undefined;
 }
@@ -42,9 +48,6 @@ export async function runCheckReceiver(args: readonly string[], values: CheckRec
   // An empty variable counts as unset, as shells make it easy to leave one so.
   const secret = values.secret ?? (env[SECRET_VARIABLE] || undefined);
   if (secret === undefined) return usage(`needs --secret S (or ${SECRET_VARIABLE}): the secret the receiver verifies with`);
-  const timeout = values['request-timeout-ms'];
-  if (timeout !== undefined && !/^\d+$/.test(timeout)) return usage(`--request-timeout-ms must be a whole number of milliseconds (got "${timeout}")`);
-  const timeoutMs = timeout === undefined ? undefined : Number(timeout);
   const deadlineMs = values.deadline === undefined ? undefined : parseDuration(values.deadline);
   if (values.deadline !== undefined && deadlineMs === undefined) return usage(`--deadline takes a duration such as 60s, 2m or 90000 (milliseconds) (got "${values.deadline}")`);
 
@@ -56,22 +59,37 @@ export async function runCheckReceiver(args: readonly string[], values: CheckRec
       secret,
       ...(values['previous-secret'] === undefined ? {} : { previousSecret: values['previous-secret'] }),
       ...(values['cnpj-root'] === undefined ? {} : { cnpjRoot: values['cnpj-root'] }),
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
     });
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
-    // The option's name as the command spells it: "timeoutMs must be …" → "--timeout-ms must be …".
+    // The option's name as the command spells it: "deadlineMs must be …" → "--deadline must be …".
     return usage(error.message.replace(/^(\w+)/, (name) => FLAG_OF[name] ?? name));
   } finally {
     await emu.close();
   }
-  if (values.json) out.stdout(`${JSON.stringify(check, null, 2)}\n`);
-  if (!check.reachable) {
-    if (!values.json) out.stderr(`catalog-emulator: check-receiver: ${url} answered none of the ${check.cases.length} cases: ${silence(check)}\n`);
+  return printCheck(check, values.json === true, out);
+}
+
+/**
+ * Prints a check (the table, or with `json` the JSON) and gives the command's exit code: 2 with one line on stderr
+ * for a check with no verdict to give (a case its deadline left unjudged, or a receiver that answered nothing).
+ */
+export function printCheck(check: ReceiverCheck, json: boolean, out: Output): number {
+  if (json) out.stdout(`${JSON.stringify(check, null, 2)}\n`);
+  const fail = (line: string) => {
+    if (!json) out.stderr(`catalog-emulator: check-receiver: ${line}\n`);
     return 2;
+  };
+  const total = check.cases.length;
+  if (!check.judged) {
+    // Never a verdict on cases the check did not judge: the deadline passed before their answers.
+    const open = check.cases.filter((c) => c.failure === 'not-sent' || c.failure === 'deadline').map((c) => c.id);
+    const cases = `${open.length} of the ${total} cases were judged (${open.join(', ')})`;
+    return fail(`the deadline passed before ${cases}: run it again with a longer --deadline`);
   }
-  if (!values.json) out.stdout(formatReceiverCheck(check));
+  if (!check.reachable) return fail(`${check.receiver.url} answered none of the ${total} cases: ${silence(check)}`);
+  if (!json) out.stdout(formatReceiverCheck(check));
   return check.failed === 0 ? 0 : 1;
 }
 
@@ -79,7 +97,8 @@ export async function runCheckReceiver(args: readonly string[], values: CheckRec
 function silence(check: ReceiverCheck): string {
   const counts = new Map<string, number>();
   for (const c of check.cases) {
-    const what = c.failure === 'timeout' ? `no answer in ${check.timeoutMs} ms` : c.failure === 'not-sent' ? 'not sent (deadline)' : `${c.failure}${c.cause === null ? '' : ` (${c.cause})`}`;
+    const cause = c.cause === null ? '' : ` (${c.cause})`;
+    const what = c.failure === 'timeout' ? `no answer in ${check.timeoutMs} ms` : `${c.failure}${cause}`;
     counts.set(what, (counts.get(what) ?? 0) + 1);
   }
   const sorted = [...counts].sort((a, b) => b[1] - a[1]);

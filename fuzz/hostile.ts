@@ -44,7 +44,9 @@ const HOOKS = 'https://hooks.fuzz.example';
 
 /** An emulator with one company holding a bit of everything the API has, on a manual clock, and one on a clock of its own. */
 export async function fuzzWorld(): Promise<FuzzWorld> {
-  const emu = createEmulator({ seed: 'fuzz', clock: 'manual' });
+  // A short attempt time-out: the receiver check gives each delivery that much, so a check of a receiver that never
+  // answers (a hostile url) ends well within HANG_MS.
+  const emu = createEmulator({ seed: 'fuzz', clock: 'manual', webhooks: { attemptTimeout: 500 } });
   const company = emu.companies.create({ surveillanceCapacity: 10, analysisAllowance: 5 });
   const readOnly = emu.companies.addCredential(company.companyId, ['catalogo:ler']);
   emu.network.route(HOOKS, () => new Response('ok'));
@@ -183,8 +185,22 @@ const CONTROLS: readonly ControlShape[] = [
   { method: 'POST', path: '/_emulator/companies/:company/credentials', body: () => ({ permissions: ['catalogo:ler', 'webhook:gerenciar'] }) },
   { method: 'POST', path: '/_emulator/companies/:company/events', body: () => ({ dados: { tipo: 'webhook.teste' } }) },
   // The receiver check: the routed receiver answers at once, so a check takes milliseconds.
-  { method: 'POST', path: '/_emulator/webhooks/receiver-checks', body: () => ({ url: `${HOOKS}/check`, secret: 'svc_whsec_fuzz', previousSecret: 'svc_whsec_fuzz_old', timeoutMs: 500, deadlineMs: 1500, cnpjRoot: '12345678' }) },
-  { method: 'POST', path: '/_emulator/companies/:company/receiver-checks', body: () => ({ now: '2026-03-01T00:00:00.000Z', timeoutMs: 500, deadlineMs: 1500 }) },
+  {
+    method: 'POST',
+    path: '/_emulator/webhooks/receiver-checks',
+    body: () => ({
+      url: `${HOOKS}/check`,
+      secret: 'svc_whsec_fuzz',
+      previousSecret: 'svc_whsec_fuzz_old',
+      deadlineMs: 1500,
+      cnpjRoot: '12345678',
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/_emulator/companies/:company/receiver-checks',
+    body: () => ({ now: '2026-03-01T00:00:00.000Z', deadlineMs: 1500 }),
+  },
   { method: 'GET', path: '/_emulator/companies/:company/receiver-checks/last' },
   { method: 'GET', path: '/_emulator/clock' },
   { method: 'POST', path: '/_emulator/clock/advance', body: () => ({ by: '1h' }) },

@@ -307,13 +307,15 @@ export class Controls {
       },
       /**
        * Sends the receiver check's cases to a receiver (its URL, through a network route that covers it, or an
-       * in-process handler) signed with `secret`, and judges each answer. The wall clock stamps them unless `now`
-       * says otherwise (a receiver on fake timers). Throws a TypeError for options that are not; never for what
-       * the receiver does (a promise rejected, like every failure of these two).
+       * in-process handler) signed with `secret`, and judges each answer within the attempt time-out of this
+       * emulator's deliveries (`webhooks.attemptTimeout`), as an attempt is judged. The wall clock stamps them
+       * unless `now` says otherwise (a receiver on fake timers). Throws a TypeError for options that are not; never
+       * for what the receiver does (a promise rejected, like every failure of these two).
        */
       checkReceiver: async (options: ReceiverCheckOptions): Promise<ReceiverCheck> => {
-        if (typeof options !== 'object' || options === null) throw new TypeError('checkReceiver takes { url | fetch, secret, previousSecret?, now?, timeoutMs?, deadlineMs?, cnpjRoot? }');
-        const limits = readCheckOptions(options);
+        const usage = 'checkReceiver takes { url | fetch, secret, previousSecret?, now?, deadlineMs?, cnpjRoot? }';
+        if (typeof options !== 'object' || options === null) throw new TypeError(usage);
+        const limits = readCheckOptions(options, this.engine.config.core.delivery.attemptTimeoutMs);
         const secret = readSecret('secret', options.secret);
         const previous = options.previousSecret === undefined ? undefined : readSecret('previousSecret', options.previousSecret);
         const handler = options.fetch;
@@ -333,9 +335,12 @@ export class Controls {
        * secret, `old-secret` with the secret before its last configuration change. Stamped by the company's clock
        * (the one its deliveries are signed with) unless `now` says otherwise. Kept as its lastReceiverCheck.
        */
-      checkDestination: async (companyId: string, options: Pick<ReceiverCheckOptions, 'now' | 'timeoutMs' | 'deadlineMs'> = {}): Promise<ReceiverCheck> => {
+      checkDestination: async (
+        companyId: string,
+        options: Pick<ReceiverCheckOptions, 'now' | 'deadlineMs'> = {},
+      ): Promise<ReceiverCheck> => {
         const world = this.worldWith(companyId);
-        const limits = readCheckOptions(options);
+        const limits = readCheckOptions(options, this.engine.config.core.delivery.attemptTimeoutMs);
         const destination = world.state.webhookDestinations.get(companyId);
         if (destination === undefined) throw new ControlError(404, 'destino_nao_encontrado', `Company ${companyId} has no webhook destination to check; configure one with PUT /v1/webhook (If-None-Match: *) first.`);
         const routed = this.engine.routes.resolve(destination.url);

@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { PERMISSIONS } from '../core/companies.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
 import { faultInputSchema, faultViewSchema } from '../engine/faults.js';
-import { RECEIVER_CASES, type ReceiverCaseId } from '../grading/receiver-check.js';
+import { RECEIVER_CASE_FAILURES, RECEIVER_CASES, type ReceiverCaseId } from '../grading/receiver-check.js';
 import { companySnapshotSchema, snapshotSchema } from './snapshot-schema.js';
 
 // The bodies the routes parse with.
@@ -50,8 +50,17 @@ export const snapshotChange = z.strictObject({
 export const noInput = z.strictObject({}, { error: () => 'takes no input (send no body, or {})' });
 const checkLimits = {
   now: z.iso.datetime({ offset: true }).optional().meta({ description: "The receiver's clock, ISO 8601: the cases' timestamps are taken from it (default: see the control)." }),
-  timeoutMs: z.number().int().min(1).max(60_000).optional().meta({ description: 'Real time each request may take, answer included (default 10000).' }),
-  deadlineMs: z.number().int().min(1).max(600_000).optional().meta({ description: 'Real time the whole check may take; cases not sent by then fail (default 60000).' }),
+  deadlineMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(600_000)
+    .optional()
+    .meta({
+      description:
+        "Real time the whole check may take: at least twice the emulator's attempt time-out, which each delivery is " +
+        'given (default 60000, or that if longer).',
+    }),
 };
 export const receiverCheck = z.strictObject({
   url: z.string().meta({ description: "The receiver's http or https URL (a network route that covers it is followed)." }),
@@ -227,7 +236,10 @@ function answerSchemas() {
     statement: z.string(),
     sent: z.strictObject({ headers: z.record(z.string(), z.string()).meta({ description: 'As sent, names in lower case.' }), bodyBytes: z.number().int(), bodySha256: z.string() }),
     status: z.number().int().nullable().meta({ description: 'The answer\'s status; null when no status line came.' }),
-    failure: z.enum(['refused', 'unreachable', 'reset', 'incomplete', 'timeout', 'not-sent']).nullable(),
+    failure: z
+      .enum(RECEIVER_CASE_FAILURES)
+      .nullable()
+      .meta({ description: 'Null for a complete answer; not-sent, deadline: not judged, the deadline passed first.' }),
     cause: z.string().nullable(),
     answer: z.string().meta({ description: "The first bytes of the answer's body (at most 2 KiB)." }),
     accepted: z.boolean().meta({ description: 'A completed 2xx.' }),
@@ -239,11 +251,15 @@ function answerSchemas() {
     receiver: z.strictObject({ url: z.string(), via: z.string().nullable() }),
     clock: z.string(),
     oldSecret: z.enum(['previous', 'given', 'fresh']),
-    timeoutMs: z.number().int(),
+    timeoutMs: z
+      .number()
+      .int()
+      .meta({ description: "The attempt time-out each delivery was given (the emulator's webhooks.attemptTimeout)." }),
     cases: z.array(receiverCase),
     passed: z.number().int(),
     failed: z.number().int(),
     reachable: z.boolean().meta({ description: 'False when no case got an answer.' }),
+    judged: z.boolean().meta({ description: 'False when the deadline passed before a case was judged (it fails).' }),
     notChecked: z.array(z.strictObject({ statement: z.string(), reason: z.string() })),
   });
   return {

@@ -63,7 +63,7 @@ const CALLS: Readonly<Record<ControlId, (w: World) => [string, RequestInit?]>> =
   listInbox: () => ['/_emulator/inbox'],
   clearInbox: () => ['/_emulator/inbox', { method: 'DELETE' }],
   raiseEvent: (w) => [`/_emulator/companies/${w.companyId}/events`, json({ dados: { tipo: 'webhook.teste' } })],
-  checkReceiver: () => ['/_emulator/webhooks/receiver-checks', json({ url: 'https://hooks.acme.example/outro', secret: 'svc_whsec_um-segredo', timeoutMs: 1000 })],
+  checkReceiver: () => ['/_emulator/webhooks/receiver-checks', json({ url: 'https://hooks.acme.example/outro', secret: 'svc_whsec_um-segredo' })],
   checkDestination: (w) => [`/_emulator/companies/${w.companyId}/receiver-checks`, json({ now: '2026-01-01T00:00:00Z' })],
   getLastReceiverCheck: (w) => [`/_emulator/companies/${w.companyId}/receiver-checks/last`],
   listRequests: (w) => [`/_emulator/requests?companyId=${w.companyId}&method=put&path=/v1/*&status=2xx&replayed=false&limit=5`],

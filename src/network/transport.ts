@@ -171,14 +171,21 @@ export function deliveryParts(input: { readonly url: string; readonly secret: st
   };
 }
 
+/**
+ * The signature with its last hex digit changed: what the `tamper: "signature"` fault sends, and the receiver
+ * check's `signature-one-digit` case, so a receiver that compares only a prefix of the hex is caught by both.
+ */
+export function lastDigitChanged(signature: string): string {
+  return signature.slice(0, -1) + (signature.endsWith('0') ? '1' : '0');
+}
+
 /** The request of one attempt, with a `tamper` fault applied after signing. */
 function signed(d: OutboundDelivery, effect: DeliveryFaultEffect | undefined): Parts {
   const tamper = effect && 'tamper' in effect ? effect.tamper : undefined;
   const timestamp = Math.floor(d.now / 1000) - (tamper === 'timestamp' ? TAMPERED_TIMESTAMP_AGE_S : 0);
   const parts = deliveryParts({ url: d.url, secret: d.secret, eventId: d.eventId, body: d.body, timestamp });
   if (tamper === 'signature') {
-    const signature = parts.headers['service-signature']!;
-    parts.headers['service-signature'] = signature.slice(0, -1) + (signature.endsWith('0') ? '1' : '0');
+    parts.headers['service-signature'] = lastDigitChanged(parts.headers['service-signature']!);
   }
   // One byte appended: still JSON that parses the same, so only a receiver that verifies the exact bytes notices.
   return tamper === 'body' ? { ...parts, body: `${d.body} ` } : parts;
@@ -213,10 +220,17 @@ export class AnswerProbe {
  * One request to a receiver outside any delivery, with no fault applied and nothing recorded: a local or remote URL
  * over real HTTP (redirects not followed), or an in-process handler, each given `timeoutMs` of real time for the
  * whole exchange, answer body included, judged as an attempt is. What the receiver check sends its cases with.
+ * `stop` abandons the exchange early (the check's deadline): it then ends `no_answer`, as at the time-out.
  */
-export function exchange(target: string | ReceiverHandler, parts: Parts, timeoutMs: number, probe: AnswerProbe): Promise<TransportOutcome> {
-  if (typeof target === 'function') return Promise.resolve(callHandler(target, () => parts, timeoutMs, probe));
-  return post({ ...parts, url: target }, timeoutMs, probe);
+export function exchange(
+  target: string | ReceiverHandler,
+  parts: Parts,
+  timeoutMs: number,
+  probe: AnswerProbe,
+  stop?: AbortSignal,
+): Promise<TransportOutcome> {
+  if (typeof target === 'function') return Promise.resolve(callHandler(target, () => parts, timeoutMs, probe, stop));
+  return post({ ...parts, url: target }, timeoutMs, probe, stop);
 }
 
 /**
@@ -225,7 +239,13 @@ export function exchange(target: string | ReceiverHandler, parts: Parts, timeout
  * up is a peer that never finished answering, like one that never answered. A bodiless Response handed back
  * at once is complete already: its outcome is given without a promise or a timer.
  */
-function callHandler(handler: ReceiverHandler, sign: Signer, graceMs: number, probe?: AnswerProbe): TransportOutcome | Promise<TransportOutcome> {
+function callHandler(
+  handler: ReceiverHandler,
+  sign: Signer,
+  graceMs: number,
+  probe?: AnswerProbe,
+  stop?: AbortSignal,
+): TransportOutcome | Promise<TransportOutcome> {
   let given: ReturnType<ReceiverHandler>;
   try {
     given = handler(deliveryRequest(sign));
@@ -234,10 +254,15 @@ function callHandler(handler: ReceiverHandler, sign: Signer, graceMs: number, pr
     return { kind: 'refused' };
   }
   if (given instanceof Response && given.body === null) return { kind: 'response', status: given.status };
-  return answerWithinGrace(given, graceMs, probe);
+  return answerWithinGrace(given, graceMs, probe, stop);
 }
 
-async function answerWithinGrace(given: ReturnType<ReceiverHandler>, graceMs: number, probe: AnswerProbe | undefined): Promise<TransportOutcome> {
+async function answerWithinGrace(
+  given: ReturnType<ReceiverHandler>,
+  graceMs: number,
+  probe: AnswerProbe | undefined,
+  stop: AbortSignal | undefined,
+): Promise<TransportOutcome> {
   let body: ReadableStreamDefaultReader<Uint8Array> | undefined;
   const readAnswer = async (response: unknown): Promise<TransportOutcome> => {
     if (!(response instanceof Response)) {
@@ -258,9 +283,13 @@ async function answerWithinGrace(given: ReturnType<ReceiverHandler>, graceMs: nu
   };
   const answered = Promise.resolve(given).then(readAnswer, refused);
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped: (() => void) | undefined;
   const silence = new Promise<TransportOutcome>((resolve) => {
     timer = setTimeout(() => resolve({ kind: 'no_answer' }), graceMs);
     timer.unref?.();
+    stopped = () => resolve({ kind: 'no_answer' });
+    if (stop?.aborted) stopped();
+    else stop?.addEventListener('abort', stopped, { once: true });
   });
   try {
     const outcome = await Promise.race([answered, silence]);
@@ -269,6 +298,7 @@ async function answerWithinGrace(given: ReturnType<ReceiverHandler>, graceMs: nu
     return outcome;
   } finally {
     clearTimeout(timer);
+    if (stopped) stop?.removeEventListener('abort', stopped);
   }
 }
 
@@ -292,7 +322,7 @@ const REQUEST = { 'http:': httpRequest, 'https:': httpsRequest } as const;
  * close-delimited body ended by a clean close). A response that began and then broke is `incomplete`; a
  * response still arriving at the time-out is `no_answer`, like silence.
  */
-function post(parts: Parts, timeoutMs: number, probe?: AnswerProbe): Promise<TransportOutcome> {
+function post(parts: Parts, timeoutMs: number, probe?: AnswerProbe, stop?: AbortSignal): Promise<TransportOutcome> {
   return new Promise((resolve) => {
     const url = new URL(parts.url);
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -311,7 +341,8 @@ function post(parts: Parts, timeoutMs: number, probe?: AnswerProbe): Promise<Tra
       if (settled) return;
       settled = true;
       timeout.removeEventListener('abort', timedOut);
-      resolve(timeout.aborted ? { kind: 'no_answer' } : outcome);
+      stop?.removeEventListener('abort', timedOut);
+      resolve(timeout.aborted || stop?.aborted === true ? { kind: 'no_answer' } : outcome);
       request.destroy();
     };
     // One connection per attempt (agent: false): no pooled socket the receiver may have closed meanwhile,
@@ -325,6 +356,8 @@ function post(parts: Parts, timeoutMs: number, probe?: AnswerProbe): Promise<Tra
       begun.on('end', ended).on('error', ended).on('close', ended).resume();
     });
     timeout.addEventListener('abort', timedOut, { once: true });
+    if (stop?.aborted) timedOut();
+    else stop?.addEventListener('abort', timedOut, { once: true });
     // Bytes after a complete response (a 204 with a body, say) fail the parser after the fact: judged, not an error.
     request.on('error', (error) => {
       if (probe && !response) probe.cause = (error as NodeJS.ErrnoException).code ?? error.message;
