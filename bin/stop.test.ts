@@ -135,7 +135,8 @@ describe('stopping the server', { timeout: 30_000 }, () => {
     child.kill(signal);
     // It looks at its parents every 200 ms (bin/stop.ts); how soon it stops is not timed here (CONTRIBUTING.md
     // "Tests"): the deadline only tells a server that never stops from one that does.
-    const printed = await within(output, 20_000, `the server (pid ${ready.pid}) still held its stdout 20 s after npx got ${signal}`);
+    const late = `the server (pid ${ready.pid}) still held its stdout 20 s after npx got ${signal}`;
+    const printed = await within(output, 20_000, late);
     expect(await answers(port)).toBe(false);
     expect(printed.split('\n').slice(1)).toEqual(['{"kind":"closing","reason":"npx-exited"}', '']);
     // A process closes its files before it ends: the stdout's end may come a moment before the last one has.
@@ -167,7 +168,8 @@ describe('stopping the server', { timeout: 30_000 }, () => {
     ]);
     for (const { child } of [underNpx, alone]) child.stdin!.end('\n');
     await Promise.all([underNpx, alone].map(({ child }) => new Promise((resolve) => child.once('exit', resolve))));
-    expect((await within(underNpx.output, 20_000, 'the server started as by npx still ran 20 s after its shell ended')).split('\n').slice(1)).toEqual(['{"kind":"closing","reason":"npx-exited"}', '']);
+    const stopped = await within(underNpx.output, 20_000, 'the server started as by npx ran on 20 s after its shell ended');
+    expect(stopped.split('\n').slice(1)).toEqual(['{"kind":"closing","reason":"npx-exited"}', '']);
     await allGone([underNpx.ready.pid]);
     expect(alive(alone.ready.pid)).toBe(true);
     expect(await answers(portOf(alone.ready.url))).toBe(true);

@@ -314,7 +314,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
 
   describe('at scale', () => {
 
-    it('1,000 companies and a journal at its 10,000 cap: a load and a live update ask for what they ask for a company that keeps nothing, one page drawn in a window of rows', { timeout: 240_000 }, async () => {
+    const atScale =
+      '1,000 companies and a journal at its 10,000 cap: a load and a live update ask for what they ask for a company ' +
+      'that keeps nothing, one page drawn in a window of rows';
+    it(atScale, { timeout: 240_000 }, async () => {
       const { emu, acme } = acmeEmulator();
       // Empresa 0001 keeps nothing: what its page asks of the server is what a page asks, whatever the emulator holds.
       const empty = emu.companies.create({ name: 'Empresa 0001' });
@@ -336,7 +339,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       page.on('request', (request) => {
         const at = new URL(request.url());
         if (at.origin !== new URL(server.url).origin) return;
-        asked.push(`${request.method()} ${`${at.pathname}${at.search}`.replaceAll(acme.companyId, '{company}').replaceAll(empty.companyId, '{company}')}`);
+        const target = `${at.pathname}${at.search}`.replaceAll(acme.companyId, '{company}');
+        asked.push(`${request.method()} ${target.replaceAll(empty.companyId, '{company}')}`);
       });
       /** Loads the page at `at` (from the browser's cache after the first time) until drawn and live: what it asked. */
       const load = async (at: string): Promise<string[]> => {
@@ -350,7 +354,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
         return [...asked].sort();
       };
       /** The last load's first paint, for the print: from the navigation's start to the timeline drawn (ms). */
-      const paint = () => page.evaluate(() => performance.getEntriesByName('inspector:timeline-rendered')[0]!.startTime);
+      const mark = 'inspector:timeline-rendered';
+      const paint = () => page.evaluate((name) => performance.getEntriesByName(name)[0]!.startTime, mark);
       const cold = await load(url);
       const paints = { cold: await paint(), empty: 0, warm: 0 };
       const emptyLoad = await load(emptyUrl);
@@ -400,7 +405,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
           observer.observe(web.document.body, { childList: true, subtree: true });
         });
       };
-      /** Updates `n` times with `token`'s requests, each settled, their times added to `times`: what the page asked besides them. */
+      /** Updates `n` times with `token`'s requests, each settled, their times added to `times`: what else it asked. */
       const updates = async (token: string, n: number, times: number[]): Promise<string[]> => {
         asked = [];
         for (let i = 0; i < n; i++) {
@@ -415,14 +420,17 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       await load(emptyUrl);
       const emptyUpdates = await updates(empty.token, 5, updateTimes.empty);
       for (const more of [busyUpdates, emptyUpdates]) {
-        expect(new Set(more)).toEqual(new Set(more.length === 0 ? [] : ['GET /_emulator/inspector/companies/{company}/panels']));
+        const panels = 'GET /_emulator/inspector/companies/{company}/panels';
+        expect(new Set(more)).toEqual(new Set(more.length === 0 ? [] : [panels]));
         expect(more.length).toBeLessThanOrEqual(5);
       }
       await load(url);
       const ms = (values: readonly number[]) => values.map((v) => v.toFixed(0)).join(' / ');
       console.log(
-        `inspector at scale (1,000 companies, 10,000 journal entries): first paint cold ${paints.cold.toFixed(0)} ms, warm ${paints.warm.toFixed(0)} ms; ` +
-          `update ${ms(updateTimes.busy)} ms; the empty company's page: paint ${paints.empty.toFixed(0)} ms, update ${ms(updateTimes.empty)} ms`,
+        'inspector at scale (1,000 companies, 10,000 journal entries): ' +
+          `first paint cold ${paints.cold.toFixed(0)} ms, warm ${paints.warm.toFixed(0)} ms; ` +
+          `update ${ms(updateTimes.busy)} ms; ` +
+          `the empty company's page: paint ${paints.empty.toFixed(0)} ms, update ${ms(updateTimes.empty)} ms`,
       );
 
       // The picker filters the 1,000 as one types, and opens the company picked.

@@ -158,7 +158,7 @@ describe('the image', { timeout: 60_000 }, () => {
     expect(unhealthy.stdout.trim()).toBe('unhealthy');
   });
 
-  it('stops on podman stop by its SIGTERM, exiting 0 with its closing line (not killed at the end of the wait)', async () => {
+  it('stops on podman stop by its SIGTERM, exiting 0 with its closing line (not killed after the wait)', async () => {
     const name = await start([]);
     await firstLine(name);
     const begun = performance.now();

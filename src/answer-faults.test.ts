@@ -69,7 +69,8 @@ function stepped(server: RunningServer, path: string, token: string) {
   });
   socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
   const closed = new Promise<string | null>((resolve) => socket.on('close', () => resolve(error)));
-  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+  const host = `127.0.0.1:${server.port}`;
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
   const end = () => all.indexOf('\r\n\r\n');
   return {
     head: () => (end() < 0 ? undefined : all.subarray(0, end()).toString('latin1')),
@@ -282,7 +283,10 @@ describe('trickleMs', () => {
     }
   });
 
-  it('over a socket: the head at once, then the body a piece each 100 ms of the timers; a client whose time-out is shorter gives up; close() cuts one at once', async () => {
+  const overASocket =
+    'over a socket: the head at once, then the body a piece each 100 ms of the timers; a client whose time-out is ' +
+    'shorter gives up; close() cuts one at once';
+  it(overASocket, async () => {
     const { emu, token, companyId, server } = await setUp(true);
     const sockets = tcpSockets();
     emu.faults.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { trickleMs: 500 } });

@@ -294,12 +294,16 @@ describe('a company on a clock of its own', () => {
         wall += 250;
         return new Response(null, { status: 200 });
       });
-      expect((await call(emu, own.token, 'PUT', '/v1/webhook', { url: 'https://hooks-real.example/recebe' }, { 'idempotency-key': 'real-mode-webhook-01', 'if-none-match': '*' })).status).toBe(201);
+      const destination = { url: 'https://hooks-real.example/recebe' };
+      const headers = { 'idempotency-key': 'real-mode-webhook-01', 'if-none-match': '*' };
+      expect((await call(emu, own.token, 'PUT', '/v1/webhook', destination, headers)).status).toBe(201);
       const before = { own: own.clock.now().getTime(), shared: emu.clock.now().getTime() };
-      emu.webhooks.raise(own.companyId, { tipo: 'catalogo.aplicado', catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', versao: 1 });
+      const catalogoId = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+      emu.webhooks.raise(own.companyId, { tipo: 'catalogo.aplicado', catalogoId, versao: 1 });
       await own.clock.advance('1h');
       expect(delivered).toBe(1);
-      expect({ own: own.clock.now().getTime(), shared: emu.clock.now().getTime() }).toEqual({ own: before.own + HOUR, shared: before.shared + 250 });
+      const after = { own: own.clock.now().getTime(), shared: emu.clock.now().getTime() };
+      expect(after).toEqual({ own: before.own + HOUR, shared: before.shared + 250 });
       // From there both follow the wall clock, an hour less the walk apart.
       wall += 60_000;
       expect(own.clock.now().getTime() - emu.clock.now().getTime()).toBe(HOUR - 250);

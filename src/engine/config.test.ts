@@ -85,9 +85,10 @@ describe('readConfig', () => {
 
   it('starts a real clock at the wall clock when no start is given', () => {
     // The wall clock's reading, mocked: the start is that reading exactly.
-    const reading = vi.spyOn(Date, 'now').mockReturnValue(Date.UTC(2031, 6, 4, 9, 30, 15, 123));
+    const wall = Date.UTC(2031, 6, 4, 9, 30, 15, 123);
+    const reading = vi.spyOn(Date, 'now').mockReturnValue(wall);
     try {
-      expect(readConfig({ clock: 'real' })).toMatchObject({ mode: 'real', start: Date.UTC(2031, 6, 4, 9, 30, 15, 123) });
+      expect(readConfig({ clock: 'real' })).toMatchObject({ mode: 'real', start: wall });
     } finally {
       reading.mockRestore();
     }

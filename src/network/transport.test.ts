@@ -33,7 +33,10 @@ const delivery: OutboundDelivery = {
 };
 
 /** Sends the delivery through a route to `to`. */
-async function send(to: string | ReceiverHandler, limits: { timeoutMs: number; graceMs: number } = { timeoutMs: PATIENT_MS, graceMs: PATIENT_MS }): Promise<{ outcome: TransportOutcome }> {
+async function send(
+  to: string | ReceiverHandler,
+  limits: { timeoutMs: number; graceMs: number } = { timeoutMs: PATIENT_MS, graceMs: PATIENT_MS },
+): Promise<{ outcome: TransportOutcome }> {
   const routes = new RouteTable();
   routes.add(HOST, to);
   const transport = new Transport(routes, new Inbox(), new FaultRegistry(), () => limits.timeoutMs, limits.graceMs);
@@ -152,7 +155,9 @@ describe('Transport over real HTTP: only a complete response is an answer', () =
   it('a chunked body that never ends is no answer at the time-out (not a response, not incomplete)', async () => {
     let written!: () => void;
     const answered = new Promise<void>((resolve) => (written = resolve));
-    const r = await receiver((socket) => socket.write(`${head(200, ['Transfer-Encoding: chunked'])}7\r\nrecebid\r\n`, () => written()));
+    const r = await receiver((socket) => {
+      socket.write(`${head(200, ['Transfer-Encoding: chunked'])}7\r\nrecebid\r\n`, () => written());
+    });
     using timeout = heldTimeout();
     const sending = send(r.origin, SHORT);
     await answered;

@@ -42,7 +42,7 @@ describe('ItemOrder', () => {
     expect(order.get('a')).toBeUndefined();
   });
 
-  it('finds each place by a binary search: 10,000 items merged in n·log2(n) comparisons, a late one in log2(n)', () => {
+  it('finds each place by a binary search: 10,000 items merged in n·log2(n) comparisons, one in log2(n)', () => {
     const many = Array.from({ length: 10_000 }, (_, i) => item(`r${i}`, 0)).map((x, i) => ({ ...x, at: new Date(Date.UTC(2026, 0, 1) + (10_010 - i) * 1000).toISOString() }));
     const order = new ItemOrder();
     order.merge(many);
