@@ -17,8 +17,8 @@ const WORKERS = Math.max(3, availableParallelism() + 1);
 const ONE_SERVER = Boolean(process.env.SPEC_BASE_URL);
 /**
  * What every project shares. A test's time-out catches a hang, it is not a measure of speed: Vitest's 5 s failed
- * tests that make a hundred requests over HTTP while another suite loaded the machine, so 30 s (a test that means a
- * bound on time says so itself, with the reason).
+ * tests that make a hundred requests over HTTP while another suite loaded the machine, so 30 s (and no test asserts
+ * elapsed time: CONTRIBUTING.md "Tests").
  */
 const common = { exclude, testTimeout: 30_000, hookTimeout: 30_000 };
 

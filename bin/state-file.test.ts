@@ -381,7 +381,7 @@ describe('the files serve reads: regular, bounded; a symbolic link followed and 
     throw new Error('read');
   };
 
-  it('refuses a FIFO at once (never opened, so never waited on), as a state file, a log or fixtures', { timeout: 5000 }, () => {
+  it('refuses a FIFO at once (never opened, so never waited on), as a state file, a log or fixtures', () => {
     const fifo = join(dir, 'fifo');
     execFileSync('mkfifo', [fifo]);
     expect(stateRefusal(fifo)).toBe('is a FIFO (named pipe), not a regular file: a state file is a regular file');

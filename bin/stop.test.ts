@@ -123,7 +123,7 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 
 describe('stopping the server', { timeout: 30_000 }, () => {
   // SIGTERM npm forwards to its shell alone, which dies of it; SIGKILL ends npm and leaves the shell.
-  it.each(['SIGTERM', 'SIGKILL'] as const)('npx catalog-emulator & kill -%s $!: the server stops within 2 s, though npm signals at most its shell', async (signal) => {
+  it.each(['SIGTERM', 'SIGKILL'] as const)('npx catalog-emulator & kill -%s $!: the server stops, though npm signals at most its shell', async (signal) => {
     const { child, ready, output } = await start('npx', ['catalog-emulator', 'serve', '--port', '0', '--json', '--log', 'silent'], { cwd: project, env: { npm_config_update_notifier: 'false' } });
     const port = portOf(ready.url);
     expect(await answers(port)).toBe(true);
@@ -132,11 +132,11 @@ describe('stopping the server', { timeout: 30_000 }, () => {
     expect(shell).not.toBe(child.pid);
     expect(parentOf(shell)).toBe(child.pid);
 
-    const sent = performance.now();
     child.kill(signal);
-    const printed = await within(output, 5000, `the server (pid ${ready.pid}) still held its stdout 5 s after npx got ${signal}`);
-    const took = performance.now() - sent;
-    expect(took).toBeLessThan(2000);
+    // It looks at its parents every 200 ms (bin/stop.ts); how soon it stops is not timed here (CONTRIBUTING.md
+    // "Tests"): the deadline only tells a server that never stops from one that does.
+    const late = `the server (pid ${ready.pid}) still held its stdout 20 s after npx got ${signal}`;
+    const printed = await within(output, 20_000, late);
     expect(await answers(port)).toBe(false);
     expect(printed.split('\n').slice(1)).toEqual(['{"kind":"closing","reason":"npx-exited"}', '']);
     // A process closes its files before it ends: the stdout's end may come a moment before the last one has.
@@ -168,7 +168,8 @@ describe('stopping the server', { timeout: 30_000 }, () => {
     ]);
     for (const { child } of [underNpx, alone]) child.stdin!.end('\n');
     await Promise.all([underNpx, alone].map(({ child }) => new Promise((resolve) => child.once('exit', resolve))));
-    expect((await within(underNpx.output, 5000, 'the server started as by npx still ran 5 s after its shell ended')).split('\n').slice(1)).toEqual(['{"kind":"closing","reason":"npx-exited"}', '']);
+    const stopped = await within(underNpx.output, 20_000, 'the server started as by npx ran on 20 s after its shell ended');
+    expect(stopped.split('\n').slice(1)).toEqual(['{"kind":"closing","reason":"npx-exited"}', '']);
     await allGone([underNpx.ready.pid]);
     expect(alive(alone.ready.pid)).toBe(true);
     expect(await answers(portOf(alone.ready.url))).toBe(true);

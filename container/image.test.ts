@@ -158,16 +158,16 @@ describe('the image', { timeout: 60_000 }, () => {
     expect(unhealthy.stdout.trim()).toBe('unhealthy');
   });
 
-  it('stops within 2 s of podman stop, exiting 0 with its closing line', async () => {
+  it('stops on podman stop by its SIGTERM, exiting 0 with its closing line (not killed after the wait)', async () => {
     const name = await start([]);
     await firstLine(name);
     const begun = performance.now();
-    await ok('podman', ['stop', '--time', '10', name]);
-    const took = performance.now() - begun;
-    expect(took).toBeLessThan(2_000);
+    // podman sends SIGTERM, then SIGKILL after --time: a container that did not close on the signal ends 137.
+    // How long it took is printed, not asserted (CONTRIBUTING.md "Tests").
+    await ok('podman', ['stop', '--time', '30', name]);
+    console.info(`podman stop: ${Math.round(performance.now() - begun)} ms`);
     expect((await ok('podman', ['inspect', '--format', '{{.State.ExitCode}}', name])).stdout.trim()).toBe('0');
     expect((await logLines(name)).at(-1)).toBe('{"kind":"closing","signal":"SIGTERM"}');
-    console.info(`podman stop: ${Math.round(took)} ms`);
   });
 
   it('is saved as an OCI archive', async () => {

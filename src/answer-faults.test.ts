@@ -6,7 +6,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createEmulator, type Emulator, type RunningServer } from './index.js';
 import { closedAfterEach } from '../spec-tests/support/closed-after-each.js';
 
@@ -33,10 +33,6 @@ interface Raw {
   readonly body: Buffer;
   /** The code of the socket's error (ECONNRESET), or null when it closed cleanly. */
   readonly error: string | null;
-  /** How many reads the body arrived in. */
-  readonly reads: number;
-  /** Milliseconds from the end of the head to the last byte. */
-  readonly bodyMs: number;
 }
 
 /** `GET path` with `Connection: close` over node:net, read to the end. */
@@ -44,26 +40,56 @@ function raw(server: RunningServer, path: string, token: string): Promise<Raw> {
   return new Promise((resolve) => {
     const socket = connect(server.port, '127.0.0.1');
     const chunks: Buffer[] = [];
-    let headAt: number | undefined;
-    let lastAt = 0;
-    let reads = 0;
     let error: string | null = null;
-    socket.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      if (headAt === undefined && Buffer.concat(chunks).includes('\r\n\r\n')) headAt = performance.now();
-      else reads++;
-      lastAt = performance.now();
-    });
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
     socket.on('close', () => {
       const all = Buffer.concat(chunks);
       const end = all.indexOf('\r\n\r\n');
-      // The head's own read may have carried some body.
-      const inHead = end >= 0 && all.length > end + 4 && chunks.length > 0 ? 1 : 0;
-      resolve({ head: end < 0 ? all.toString('latin1') : all.subarray(0, end).toString('latin1'), body: end < 0 ? Buffer.alloc(0) : all.subarray(end + 4), error, reads: reads + inHead, bodyMs: headAt === undefined ? 0 : lastAt - headAt });
+      resolve({ head: end < 0 ? all.toString('latin1') : all.subarray(0, end).toString('latin1'), body: end < 0 ? Buffer.alloc(0) : all.subarray(end + 4), error });
     });
     socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
   });
+}
+
+/**
+ * `GET path` with `Connection: close` over node:net, read as it comes: the head once it is whole, the body so far,
+ * the reads the body came in, and `closed` (the socket's error code, or null for a clean close).
+ */
+function stepped(server: RunningServer, path: string, token: string) {
+  const socket = connect(server.port, '127.0.0.1');
+  let all = Buffer.alloc(0);
+  let reads = 0;
+  let error: string | null = null;
+  let changed = () => {};
+  socket.on('data', (chunk: Buffer) => {
+    if (all.includes('\r\n\r\n')) reads++;
+    all = Buffer.concat([all, chunk]);
+    changed();
+  });
+  socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+  const closed = new Promise<string | null>((resolve) => socket.on('close', () => resolve(error)));
+  const host = `127.0.0.1:${server.port}`;
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+  const end = () => all.indexOf('\r\n\r\n');
+  return {
+    head: () => (end() < 0 ? undefined : all.subarray(0, end()).toString('latin1')),
+    body: () => (end() < 0 ? Buffer.alloc(0) : all.subarray(end() + 4)),
+    get reads() {
+      return reads;
+    },
+    closed,
+    /** Resolves once `done()` holds after some bytes came; rejects, saying `what`, if the socket closes first. */
+    until: (what: string, done: () => boolean) =>
+      new Promise<void>((resolve, reject) => {
+        const look = () => {
+          if (done()) resolve();
+        };
+        changed = look;
+        void closed.then(() => (done() ? resolve() : reject(new Error(`closed before ${what}`))));
+        look();
+      }),
+  };
 }
 
 const header = (head: string, name: string) => new RegExp(`^${name}: (.*)$`, 'mi').exec(head)?.[1];
@@ -225,29 +251,65 @@ describe('truncate', () => {
 });
 
 describe('trickleMs', () => {
-  it('in process: the answer at once, its body in pieces, the last no sooner than trickleMs', async () => {
+  it('in process: the answer at once, its body a piece each 100 ms of the timers, the last at trickleMs', async () => {
     const { emu, token } = await setUp();
     emu.faults.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { trickleMs: 400 } });
     const answer = await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${token}` } });
     expect(answer.status).toBe(200);
-    const started = performance.now();
-    const reader = answer.body!.getReader();
-    const pieces: Uint8Array[] = [];
-    for (let read = await reader.read(); !read.done; read = await reader.read()) pieces.push(read.value);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(390);
-    expect(pieces.length).toBe(4);
-    expect(JSON.parse(Buffer.concat(pieces).toString('utf8'))).toMatchObject({ nome: expect.any(String) });
+    // The trickle's waits on fake timers (CONTRIBUTING.md "Tests": no test measures elapsed time): each piece comes
+    // when its wait is over, not before, whatever the reader does meanwhile.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const reader = answer.body!.getReader();
+      const pieces: Uint8Array[] = [];
+      let ended = false;
+      const reading = (async () => {
+        for (let read = await reader.read(); !read.done; read = await reader.read()) pieces.push(read.value);
+        ended = true;
+      })();
+      const seen: number[] = [];
+      for (const ms of [99, 1, 99, 1, 99, 1, 99]) {
+        await vi.advanceTimersByTimeAsync(ms);
+        seen.push(pieces.length);
+      }
+      expect(seen).toEqual([0, 1, 1, 2, 2, 3, 3]);
+      expect(ended).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await reading;
+      expect(pieces.length).toBe(4);
+      expect(JSON.parse(Buffer.concat(pieces).toString('utf8'))).toMatchObject({ nome: expect.any(String) });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
-  it('over a socket: the head at once, then the body over trickleMs; a client whose time-out is shorter gives up; close() cuts one at once', async () => {
+  const overASocket =
+    'over a socket: the head at once, then the body a piece each 100 ms of the timers; a client whose time-out is ' +
+    'shorter gives up; close() cuts one at once';
+  it(overASocket, async () => {
     const { emu, token, companyId, server } = await setUp(true);
     const sockets = tcpSockets();
     emu.faults.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { trickleMs: 500 } });
-    const got = await raw(server!, '/v1/empresa', token);
-    expect(got.error).toBeNull();
-    expect(got.body.length).toBe(Number(header(got.head, 'content-length')));
-    expect(got.reads).toBeGreaterThanOrEqual(4);
-    expect(got.bodyMs).toBeGreaterThanOrEqual(350);
+    // The trickle's interval on fake timers (CONTRIBUTING.md "Tests": no test measures elapsed time): the head comes
+    // with no timer run, then each 100 ms of the timers one fifth of the body, written as one piece, and no more.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const got = stepped(server!, '/v1/empresa', token);
+      await got.until('the head', () => got.head() !== undefined);
+      const length = Number(header(got.head()!, 'content-length'));
+      expect(got.body().length).toBe(0);
+      for (let piece = 1; piece <= 5; piece++) {
+        vi.advanceTimersByTime(100);
+        const expected = Math.floor((length * piece) / 5);
+        await got.until(`piece ${piece}`, () => got.body().length >= expected);
+        expect(got.body().length).toBe(expected);
+      }
+      expect(await got.closed).toBeNull();
+      expect(got.reads).toBe(5);
+      expect(JSON.parse(got.body().toString('utf8'))).toMatchObject({ id: companyId });
+    } finally {
+      vi.useRealTimers();
+    }
     await healthy(server!, token, companyId, sockets);
 
     emu.faults.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { trickleMs: 60_000 }, times: 2 });

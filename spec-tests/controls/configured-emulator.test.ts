@@ -157,16 +157,15 @@ describe('an emulator configured for the test', () => {
 
   describe('a body over the limit is never read whole', () => {
     /** Streams `total` bytes of spaces to the server; resolves with the answer's status and how much was sent by then. */
-    function streamTo(server: RunningServer, method: string, path: string, total: number, chunked: boolean): Promise<{ status: number; sentAtAnswer: number; ms: number }> {
+    function streamTo(server: RunningServer, method: string, path: string, total: number, chunked: boolean): Promise<{ status: number; sentAtAnswer: number }> {
       const chunk = Buffer.alloc(256 * 1024, 0x20);
-      const start = Date.now();
       let sent = 0;
       return new Promise((resolve, reject) => {
         const headers = { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': String(total) }) };
         const outgoing = request(`${server.url}${path}`, { method, headers, agent: false }, (response) => {
           const sentAtAnswer = sent;
           response.resume();
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, sentAtAnswer, ms: Date.now() - start }));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, sentAtAnswer }));
           outgoing.destroy();
         });
         outgoing.on('error', (error) => (outgoing.destroyed ? undefined : reject(error)));
@@ -191,12 +190,13 @@ describe('an emulator configured for the test', () => {
       expect(snapshot.sentAtAnswer).toBeLessThan(16 * MiB);
     });
 
-    it('over a socket, 64 MiB streamed chunked to a control is 413 promptly, and the server answers on', async () => {
+    it('over a socket, 64 MiB streamed chunked to a control is 413, and the server answers on', async () => {
       const emu = emulator();
       const server = await emu.listen({ port: 0 });
+      // How far such a body is read is the in-process test's below (the Request stream, counted); how long it takes
+      // is asserted nowhere (CONTRIBUTING.md "Tests"), a hang being the test's time-out.
       const streamed = await streamTo(server, 'POST', '/_emulator/faults', 64 * MiB, true);
       expect(streamed.status).toBe(413);
-      expect(streamed.ms).toBeLessThan(10_000);
       expect(emu.faults.list()).toEqual([]);
       expect((await fetch(`${server.url}/_emulator`)).status).toBe(200);
     });

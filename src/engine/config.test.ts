@@ -2,7 +2,7 @@
  * readConfig: createEmulator()'s options become one checked, frozen Config. The error messages of bad options
  * are asserted in emulator.test.ts and bin/cli.test.ts, through the public API.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_MAX_SNAPSHOT_BYTES, DEFAULT_PAGE_BUDGETS, DEFAULT_SEED, DEFAULT_START, readConfig } from './config.js';
 import { DEFAULT_DELIVERY_POLICY } from '../core/webhooks/events.js';
 import { DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY } from '../core/idempotency.js';
@@ -84,11 +84,14 @@ describe('readConfig', () => {
   });
 
   it('starts a real clock at the wall clock when no start is given', () => {
-    const before = Date.now();
-    const { mode, start } = readConfig({ clock: 'real' });
-    expect(mode).toBe('real');
-    expect(start).toBeGreaterThanOrEqual(before);
-    expect(start).toBeLessThanOrEqual(Date.now());
+    // The wall clock's reading, mocked: the start is that reading exactly.
+    const wall = Date.UTC(2031, 6, 4, 9, 30, 15, 123);
+    const reading = vi.spyOn(Date, 'now').mockReturnValue(wall);
+    try {
+      expect(readConfig({ clock: 'real' })).toMatchObject({ mode: 'real', start: wall });
+    } finally {
+      reading.mockRestore();
+    }
   });
 
   it('checks the options in the order they always were: the first bad one is named', () => {

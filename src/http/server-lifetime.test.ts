@@ -10,14 +10,16 @@ import { createEmulator } from '../index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const INDEX = new URL('../index.ts', import.meta.url).href;
-const CHILD_TIMEOUT_MS = 15_000;
+/**
+ * A hang guard only: the child loads the sources through tsx, which takes seconds, and several times as long on a
+ * machine another run loads (15 s was passed there).
+ */
+const CHILD_TIMEOUT_MS = 60_000;
 
 interface Exit {
   readonly code: number | null;
   readonly stdout: string;
   readonly stderr: string;
-  /** Milliseconds from the script's last line (its `ended` output) to the process's exit. */
-  readonly afterEnd: number;
 }
 
 /** Runs `script` (an ES module with `INDEX` bound to the package's entry) in a child Node; resolves on its exit. */
@@ -26,11 +28,7 @@ function runChild(script: string): Promise<Exit> {
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  let endedAt: number | undefined;
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-    if (endedAt === undefined && stdout.includes('ended\n')) endedAt = performance.now();
-  });
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -39,7 +37,7 @@ function runChild(script: string): Promise<Exit> {
     }, CHILD_TIMEOUT_MS);
     child.on('exit', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, afterEnd: performance.now() - (endedAt ?? Number.NaN) });
+      resolve({ code, stdout, stderr });
     });
   });
 }
@@ -53,15 +51,18 @@ describe('a server nobody closes', () => {
       const company = emu.companies.create({ cnpjRoot: '11222333' });
       const answer = await fetch(server.url + '/v1/empresa', { headers: { authorization: 'Bearer ' + company.token } });
       process.stdout.write(answer.status + ' ' + (await answer.json()).id + ' ' + company.companyId + '\\n');
+      setImmediate(() => process.stdout.write('holding ' + JSON.stringify(process.getActiveResourcesInfo()) + '\\n'));
     `);
     expect(exit.stderr).toBe('');
     expect(exit.code).toBe(0);
     const [status, id, companyId] = exit.stdout.split('\n')[0]!.split(' ');
     expect(status).toBe('200');
     expect(id).toBe(companyId);
-    // Not held by the keep-alive socket (5 s): a bound with room for a loaded machine below that.
-    expect(exit.afterEnd).toBeLessThan(4_000);
-  }, 20_000);
+    // Not held by the server, its keep-alive socket (5 s) or a timer: once the script is done, what Node counts as
+    // holding the process is its stdout and stderr alone, the pipes to this test (counted, not timed: CONTRIBUTING.md
+    // "Tests").
+    expect(exit.stdout.split('\n').slice(1)).toEqual(['ended', 'holding ["PipeWrap","PipeWrap"]', '']);
+  }, 90_000);
 
   it('holds its process after ref(), until unref()', async () => {
     // The timer is unref'd: only the server can keep the process alive until it fires.
@@ -77,7 +78,7 @@ describe('a server nobody closes', () => {
     expect(exit.stderr).toBe('');
     expect(exit.code).toBe(0);
     expect(exit.stdout).toBe('ended\nstill alive\n');
-  }, 20_000);
+  }, 90_000);
 });
 
 describe('await using', () => {

@@ -2,18 +2,19 @@
  * The transport judges an attempt as the spec says (spec: WH-EVT-55, WH-EVT-56): only a complete response,
  * status line, headers and the whole body it declared, is an answer. Real HTTP to a loopback receiver that
  * writes raw bytes (answers no correct server would give), and in-process handlers whose body streams fail
- * or never end. The time-outs here are short, so the cases that wait for one cost a fraction of a second.
+ * or never end. The cases that wait for a time-out fire it themselves (no test measures elapsed time): over HTTP
+ * the attempt's time-out is held by the test, in process the grace runs on fake timers.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { UnderlyingSource } from 'node:stream/web';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FaultRegistry } from '../engine/faults.js';
 import { Inbox } from './inbox.js';
 import { RouteTable, type ReceiverHandler } from './routes.js';
 import { Transport, type OutboundDelivery, type TransportOutcome } from './transport.js';
 
-/** The time-out and the grace of the cases that wait for them to expire. */
+/** The time-out and the grace of the cases that wait for them to expire (fired by the test). */
 const TIMEOUT_MS = 150;
 const GRACE_MS = 50;
 /** Those of every other case: generous, so that a loaded machine cannot turn an answer into silence. */
@@ -31,18 +32,50 @@ const delivery: OutboundDelivery = {
   now: Date.UTC(2026, 0, 1),
 };
 
-/** Sends the delivery through a route to `to`, and tells how long it took in real time. */
-async function send(to: string | ReceiverHandler, limits: { timeoutMs: number; graceMs: number } = { timeoutMs: PATIENT_MS, graceMs: PATIENT_MS }): Promise<{ outcome: TransportOutcome; elapsedMs: number }> {
+/** Sends the delivery through a route to `to`. */
+async function send(
+  to: string | ReceiverHandler,
+  limits: { timeoutMs: number; graceMs: number } = { timeoutMs: PATIENT_MS, graceMs: PATIENT_MS },
+): Promise<{ outcome: TransportOutcome }> {
   const routes = new RouteTable();
   routes.add(HOST, to);
   const transport = new Transport(routes, new Inbox(), new FaultRegistry(), () => limits.timeoutMs, limits.graceMs);
-  const started = performance.now();
   const { outcome } = await transport.send(delivery);
-  return { outcome, elapsedMs: performance.now() - started };
+  return { outcome };
 }
 
 /** The short limits, for the cases that wait for them. */
 const SHORT = { timeoutMs: TIMEOUT_MS, graceMs: GRACE_MS };
+
+/**
+ * The attempt's time-out over HTTP, fired when the test says (CONTRIBUTING.md "Tests": no test measures elapsed
+ * time): AbortSignal.timeout, what the transport's time-out is, answers a signal the test aborts, and each time-out
+ * asked for is noted. `send` is then still waiting, whatever happened on the connection before: `pending()`.
+ */
+function heldTimeout() {
+  const asked: number[] = [];
+  const held = new AbortController();
+  const timeout = vi.spyOn(AbortSignal, 'timeout').mockImplementation((ms: number) => {
+    asked.push(ms);
+    return held.signal;
+  });
+  return {
+    asked,
+    fire: () => held.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    [Symbol.dispose]: () => timeout.mockRestore(),
+  };
+}
+
+/** Whether `promise` is still pending after the event loop has turned `turns` times (its I/O polled each time). */
+async function pendingAfter(promise: Promise<unknown>, turns = 10): Promise<boolean> {
+  let settled = false;
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (let i = 0; i < turns && !settled; i++) await new Promise((resolve) => setImmediate(resolve));
+  return !settled;
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // A loopback receiver that answers with raw bytes
@@ -120,24 +153,46 @@ describe('Transport over real HTTP: only a complete response is an answer', () =
   });
 
   it('a chunked body that never ends is no answer at the time-out (not a response, not incomplete)', async () => {
-    const r = await receiver((socket) => socket.write(`${head(200, ['Transfer-Encoding: chunked'])}7\r\nrecebid\r\n`));
-    const { outcome, elapsedMs } = await send(r.origin, SHORT);
-    expect(outcome).toEqual({ kind: 'no_answer' });
-    expect(elapsedMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
-    // At the time-out, not when the body ends (never): room for a loaded machine, far below the patient limit.
-    expect(elapsedMs).toBeLessThan(TIMEOUT_MS + 4_000);
+    let written!: () => void;
+    const answered = new Promise<void>((resolve) => (written = resolve));
+    const r = await receiver((socket) => {
+      socket.write(`${head(200, ['Transfer-Encoding: chunked'])}7\r\nrecebid\r\n`, () => written());
+    });
+    using timeout = heldTimeout();
+    const sending = send(r.origin, SHORT);
+    await answered;
+    // Still waiting for the body's end, at no time-out of its own, until the attempt's time-out fires.
+    expect(await pendingAfter(sending)).toBe(true);
+    timeout.fire();
+    expect((await sending).outcome).toEqual({ kind: 'no_answer' });
+    expect(timeout.asked).toEqual([TIMEOUT_MS]);
   });
 
   it('a Content-Length body that stops arriving with the connection open is no answer at the time-out', async () => {
-    const r = await receiver((socket) => socket.write(`${head(200, ['Content-Length: 10'])}rece`));
-    expect((await send(r.origin, SHORT)).outcome).toEqual({ kind: 'no_answer' });
+    let written!: () => void;
+    const answered = new Promise<void>((resolve) => (written = resolve));
+    const r = await receiver((socket) => socket.write(`${head(200, ['Content-Length: 10'])}rece`, () => written()));
+    using timeout = heldTimeout();
+    const sending = send(r.origin, SHORT);
+    await answered;
+    expect(await pendingAfter(sending)).toBe(true);
+    timeout.fire();
+    expect((await sending).outcome).toEqual({ kind: 'no_answer' });
+    expect(timeout.asked).toEqual([TIMEOUT_MS]);
   });
 
   it('a receiver that never answers is no answer at the time-out', async () => {
-    const r = await receiver(() => undefined);
-    const { outcome, elapsedMs } = await send(r.origin, SHORT);
-    expect(outcome).toEqual({ kind: 'no_answer' });
-    expect(elapsedMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
+    let reached!: () => void;
+    const arrived = new Promise<void>((resolve) => (reached = resolve));
+    const r = await receiver(() => reached());
+    using timeout = heldTimeout();
+    const sending = send(r.origin, SHORT);
+    await arrived;
+    expect(r.got).toHaveLength(1);
+    expect(await pendingAfter(sending)).toBe(true);
+    timeout.fire();
+    expect((await sending).outcome).toEqual({ kind: 'no_answer' });
+    expect(timeout.asked).toEqual([TIMEOUT_MS]);
   });
 
   it('a 302 is a response 302 and is not followed: the receiver gets one request', async () => {
@@ -262,9 +317,17 @@ describe('Transport to an in-process handler: the Response body is read to its e
         }),
         { status: 200 },
       );
-    const { outcome, elapsedMs } = await send(handler, SHORT);
-    expect(outcome).toEqual({ kind: 'no_answer' });
-    expect(elapsedMs).toBeGreaterThanOrEqual(GRACE_MS - 5);
+    // The grace on fake timers (CONTRIBUTING.md "Tests"): no answer a millisecond before it, at it no answer.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const sending = send(handler, SHORT);
+      await vi.advanceTimersByTimeAsync(GRACE_MS - 1);
+      expect(await pendingAfter(sending)).toBe(true);
+      await vi.advanceTimersByTimeAsync(1);
+      expect((await sending).outcome).toEqual({ kind: 'no_answer' });
+    } finally {
+      vi.useRealTimers();
+    }
     await new Promise((resolve) => setImmediate(resolve));
     expect(cancelled).toBe(true);
   });

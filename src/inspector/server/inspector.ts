@@ -16,7 +16,7 @@ import { itemDetail } from './detail.js';
 import { eventStream } from './event-stream.js';
 import { History, type HistoryEntry, type HistoryTap, type KeptControl } from './history.js';
 import { attemptItem, controlItem, eventItem, findingItem, jobItem, keptAttemptItem, requestItem } from './items.js';
-import { aheadOf, companyTimeline, type TimelinePage } from './timeline.js';
+import { aheadOf, companyTimeline, type TimelinePage, type TimelineWork } from './timeline.js';
 import { companyRecords } from './records.js';
 
 const KEEP_ALIVE_MS = 15_000;
@@ -67,6 +67,8 @@ export class Inspector implements HistoryTap {
   readonly #watchers = new Set<Watcher>();
   #closed = false;
   readonly #timings: { readonly keepAliveMs: number; readonly clockPollMs: number };
+  /** What its timeline pages did so far, counted (TimelineWork): for tests, which hold a page to its cost. */
+  readonly timelineWork: TimelineWork = { visited: 0, worded: 0 };
 
   /** Made with the activity feed of an emulator: it reads its history (made here if it keeps none) and `feed.emulator`. */
   constructor(feed: ActivityFeed, timings: { keepAliveMs?: number; clockPollMs?: number } = {}) {
@@ -267,6 +269,7 @@ export class Inspector implements HistoryTap {
       attemptsPerCycle: this.#emulator.config.core.delivery.maxAttemptsPerCycle,
       history: this.#history,
       concerns: (control, companyId) => this.#concerns(control, companyId),
+      work: this.timelineWork,
     };
   }
 
@@ -290,4 +293,6 @@ export interface InspectorView {
   readonly history: History;
   /** Whether a control call shows on the company's timeline. */
   concerns(control: KeptControl, companyId: string): boolean;
+  /** Where a timeline page counts its work. */
+  readonly work: TimelineWork;
 }

@@ -60,6 +60,15 @@ interface TimelineFilter {
 type Judged = Pick<JournalRecord, 'companyId' | 'method' | 'path' | 'status' | 'codigo' | 'at' | 'replayed' | 'faultId'>;
 const judge = (filter: TimelineFilter, judged: Judged): boolean => filter.query.keeps(judged as JournalRecord);
 
+/**
+ * The work timeline pages did, counted (Inspector.timelineWork) so that a test holds a page to its cost without
+ * timing it: the entries looked at (the history's, the company's journal records and events) and the items worded.
+ */
+export interface TimelineWork {
+  visited: number;
+  worded: number;
+}
+
 export interface Cursor {
   readonly at: number;
   readonly id: string;
@@ -89,7 +98,7 @@ interface Candidate {
 const RANK = { control: 0, request: 1, finding: 2, event: 3, attempt: 4, job: 5 } as const;
 
 export function companyTimeline(view: InspectorView, companyId: string, page: TimelinePage): Timeline {
-  const { world, history } = view;
+  const { world, history, work } = view;
   const { filter, touches } = page;
   const all: Candidate[] = [];
   // Each candidate with what the filter judges of it (a call's own fields, or, for an item that is no call, its
@@ -109,6 +118,7 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
   const recorded = new Set<string>();
   const events = world.state.webhookEvents;
   for (const entry of history.entries()) {
+    work.visited++;
     const { seq } = entry;
     switch (entry.kind) {
       case 'request':
@@ -139,12 +149,14 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
   // The journal's requests the history no longer holds (it dropped them at its bounds), before every recorded one.
   const journal = view.journal(companyId);
   for (let i = 0; i < journal.length; i++) {
+    work.visited++;
     const record = journal[i]!;
     if (recorded.has(record.requestId)) continue;
     candidates.push({ at: record.at, rank: RANK.request, order: i - journal.length, id: `req:${record.requestId}`, make: () => requestItem(record, record.codigo, false) }, record, (id) => record.path.includes(id));
   }
   const listed = world.state.webhookEvents.listOf(companyId).entries();
   for (const [eventId, position] of listed) {
+    work.visited++;
     const event = events.get(eventId);
     if (event === undefined) continue;
     const names = (id: string) => event.id === id || event.destinoId === id || event.body.includes(id);
@@ -169,11 +181,15 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
   const chosen = all.slice(start, start + page.limit);
   const last = chosen.at(-1);
   const more = start + chosen.length < all.length;
+  const word = (candidate: Candidate): TimelineItem => {
+    work.worded++;
+    return candidate.make();
+  };
   return {
     companyId,
     now: isoString(world.clock.now()),
     clock: world.owner === companyId ? 'own' : 'shared',
-    items: chosen.map((c) => c.make()),
+    items: chosen.map(word),
     nextBefore: more && last !== undefined ? encodeCursor({ at: last.at, id: last.id }) : null,
     ahead: aheadOf(world, companyId),
     history: history.counts(companyId),
