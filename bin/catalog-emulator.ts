@@ -342,7 +342,11 @@ async function serve(given: ServeFlags): Promise<void> {
     if (message.startsWith('start ')) fail(`--${message}`);
     throw error;
   }
-  const saver = plan && flags.state !== undefined && statePath !== undefined ? startSaving(emu, flags.state, origin('state'), statePath, plan, clock, flags['state-sync'] === true) : undefined;
+  // The saved state is restored now, in memory; the file is written only once the port is bound, so a start that
+  // fails (a busy port) leaves it, and a new one never made, as they were.
+  const stateFile = plan && flags.state !== undefined && statePath !== undefined ? { path: flags.state, target: statePath, plan } : undefined;
+  if (stateFile !== undefined) restoreState(emu, stateFile.path, origin('state'), stateFile.plan, clock);
+  let saver: StateStore | undefined;
 
   // A reader of stdout or stderr that closes its end (`… --json | head -1`) must not crash the server with EPIPE:
   // what it no longer reads is dropped.
@@ -401,6 +405,8 @@ async function serve(given: ServeFlags): Promise<void> {
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') fail(`cannot bind to host "${flags.host}": not an address of this machine`);
     throw error;
   }
+  // No request is read before this runs: the listen() above resolved in this turn of the event loop.
+  if (stateFile !== undefined) saver = startSaving(emu, stateFile.path, origin('state'), stateFile.target, stateFile.plan, clock, flags['state-sync'] === true);
   // A listen() server lets its process end (for test runners); serving is all this process does.
   server.ref();
   if (!isLoopback(host)) process.stderr.write(exposedWarning(host, server.port, allowHosts, controlToken !== undefined, withControls));
@@ -506,19 +512,19 @@ function statePlan(path: string, from: string, target: string, settings: Paramet
   }
 }
 
-/**
- * Restores the state of --state FILE (a usage error, the file untouched, for one this emulator cannot load), or
- * creates the file for a fresh start; then saves after every change.
- */
-function startSaving(emu: ReturnType<typeof createEmulator>, path: string, from: string, target: string, plan: StatePlan, clock: 'real' | 'manual', sync: boolean): StateStore {
-  if (plan.saved) {
-    try {
-      emu.restore(snapshotToRestore(plan.saved, clock, Date.now()));
-    } catch (error) {
-      if (error instanceof TypeError) fail(`${from} ${path} is not a state this emulator can load (${error.message}); it was left as it is`);
-      throw error;
-    }
+/** Restores the state of --state FILE in memory (a usage error, the file untouched, for one this emulator cannot load). */
+function restoreState(emu: ReturnType<typeof createEmulator>, path: string, from: string, plan: StatePlan, clock: 'real' | 'manual'): void {
+  if (!plan.saved) return;
+  try {
+    emu.restore(snapshotToRestore(plan.saved, clock, Date.now()));
+  } catch (error) {
+    if (error instanceof TypeError) fail(`${from} ${path} is not a state this emulator can load (${error.message}); it was left as it is`);
+    throw error;
   }
+}
+
+/** Saves the state to --state FILE (creating it for a fresh start), then after every change. */
+function startSaving(emu: ReturnType<typeof createEmulator>, path: string, from: string, target: string, plan: StatePlan, clock: 'real' | 'manual', sync: boolean): StateStore {
   const saver = new StateStore(emu, {
     path: target,
     clock,

@@ -405,6 +405,12 @@ describe('--report FILE never destroys anything', { timeout: 60_000 }, () => {
     const dir = folder();
     const report = join(dir, 'report.json');
     writeFileSync(report, previousReports().json);
+    // A state saved by an earlier run, and one not made yet: a busy port leaves the first as it was, and makes no
+    // second (the state file is written only once the port is bound).
+    const saved = join(dir, 'saved.json');
+    const first = serve(['--state', saved]);
+    await startLine(first);
+    expect(await stop(first, 'SIGTERM')).toEqual({ code: 0, signal: null, stderr: '' });
     const [badFixtures, badState] = [join(dir, 'bad-fixtures.json'), join(dir, 'bad-state.json')];
     writeFileSync(badFixtures, '{ not json');
     writeFileSync(badState, '[]');
@@ -413,14 +419,18 @@ describe('--report FILE never destroys anything', { timeout: 60_000 }, () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
     const before = entries(dir);
-    const [busy, fixtures, state] = await Promise.all([
+    const [busy, busySaved, busyNew, fixtures, state] = await Promise.all([
       exitOf(['--port', String(port), '--report', report]),
+      exitOf(['--port', String(port), '--state', saved, '--report', report]),
+      exitOf(['--port', String(port), '--state', join(dir, 'new.json'), '--report', report]),
       exitOf(['--port', '0', '--fixtures', badFixtures, '--report', report]),
       exitOf(['--port', '0', '--state', badState, '--report', report]),
     ]);
     const free = 'stop what uses it, choose another with --port N, or use --port 0 for a free one';
     const taken = `port ${port} is busy: ${free}`;
     expect(busy).toEqual({ ...refusal(taken), code: 3 });
+    expect(busySaved).toEqual({ ...refusal(taken), code: 3 });
+    expect(busyNew).toEqual({ ...refusal(taken), code: 3 });
     const help = '\nRun "catalog-emulator --help" for usage\\.\n$';
     expect(fixtures).toMatchObject({ code: 2, signal: null, stdout: '' });
     const notJson = `^catalog-emulator: --fixtures ${badFixtures}: is not JSON \\(.*\\)${help}`;
