@@ -368,7 +368,10 @@ const REPORT = { name: 'report', control: 'GET /_emulator/report' } as const;
 async function reportCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = read(args, { json: { type: 'boolean' } });
   const remote = remoteOf(values, io.env);
-  if (actionOf('report', positionals[0]) === undefined) noMore(positionals, 'report [--json]');
+  // It takes no word: only the command alone is one of its actions.
+  const action = positionals.length === 0 ? actionOf('report', undefined) : undefined;
+  if (action === undefined) throw usageError(`unexpected argument "${positionals[0]}" (report [--json])`);
+  action satisfies '';
   const report = (await call(remote, 'getReport', { feature: REPORT })) as Report;
   if (values.json) return printJson(io, report);
   // As Markdown, which reads well in a terminal too; each text of the server's in it escaped, one line.

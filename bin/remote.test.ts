@@ -340,6 +340,7 @@ describe('usage', { timeout: 60_000 }, () => {
       [['logs'], 'logs needs tail (logs tail [--json] [--company ID] [--kind KINDS])'],
       [['logs', 'tail', '--kind', 'requests,jobs,nope'], '--kind takes request, control, delivery, job, finding (comma-separated or repeated; got "nope")'],
       [['report', '--url', 'ftp://x'], '--url must be the server\'s http or https URL, e.g. http://127.0.0.1:4747 (got "ftp://x")'],
+      [['report', 'extra'], 'unexpected argument "extra" (report [--json])'],
       [['clock', '--request-timeout-ms', '0'], '--request-timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "0")'],
     ];
     const runs = await Promise.all(cases.map(([args]) => cli(args, { CATALOG_EMULATOR_URL: 'http://127.0.0.1:9' })));
