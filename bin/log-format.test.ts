@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlActivity, DeliveryActivity, FindingActivity, JobActivity, RequestActivity } from '../src/index.js';
-import { escapeControls, formatActivity, wantsColor } from './log-format.js';
+import { escapeControls, formatActivity, jsonLine, MAX_SHOWN, shown, wantsColor } from './log-format.js';
 
 const request = (fields: Partial<RequestActivity>): RequestActivity => ({
   kind: 'request',
@@ -125,6 +125,54 @@ describe('formatActivity', () => {
     expect(line.split('\n')).toHaveLength(1);
     expect(line).not.toContain('\x1b');
     expect(JSON.parse(line)).toEqual(hostile);
+  });
+});
+
+describe('formatActivity of an entry a server sent (logs tail)', () => {
+  it('escapes every text of it, the fields the emulator makes itself included', () => {
+    const at = '2026\x1b[2J';
+    expect(formatActivity(request({ at }), 'pretty')).toBe('2026\\x1b[2J request  GET    /v1/empresa → 200');
+    const control: ControlActivity = {
+      kind: 'control',
+      at: '2026-01-01T00:00:00.000Z',
+      method: 'GET',
+      path: '/_emulator/faults',
+      status: 200,
+      operation: 'list\x1b]0;x\x07',
+      detail: null,
+      error: null,
+      scope: 'emulator',
+      companyId: null,
+      faultId: null,
+    };
+    const line = `${control.at} control  GET    /_emulator/faults → 200 (list\\x1b]0;x\\x07)`;
+    expect(formatActivity(control, 'pretty')).toBe(line);
+    const hostile = delivery({ eventId: 'e1\n', failure: 'x\r', nextAttemptAt: 'y\u2028' });
+    expect(formatActivity(hostile, 'pretty')).toBe(
+      '2026-01-01T00:00:05.000Z delivery webhook.teste e1\\x0a attempt 2/8 → https://hooks.example.com/x: ' +
+        'falhou 503 x\\x0d (0ms), next y\\u2028',
+    );
+  });
+});
+
+describe('jsonLine', () => {
+  it('is JSON.stringify\'s line, DEL, C1, the separators and the bidi controls as \\u escapes: the same value', () => {
+    const value = { text: 'a\x1b[2J\u009b2J\u2028\u202e\x7f\\"', n: 1 };
+    const line = jsonLine(value);
+    expect(line).toBe('{"text":"a\\u001b[2J\\u009b2J\\u2028\\u202e\\u007f\\\\\\"","n":1}');
+    expect(JSON.parse(line)).toEqual(value);
+    expect(escapeControls(line)).toBe(line.replaceAll('\\', '\\\\'));
+  });
+});
+
+describe('shown', () => {
+  it('escapes a text as the log does, and cuts a long one at MAX_SHOWN characters, never inside an escape', () => {
+    expect(shown('a\nb')).toBe('a\\x0ab');
+    expect(shown('x'.repeat(MAX_SHOWN))).toBe('x'.repeat(MAX_SHOWN));
+    expect(shown('x'.repeat(MAX_SHOWN + 5))).toBe(`${'x'.repeat(MAX_SHOWN)}… (5 more characters)`);
+    // 'ab' and three escapes of four characters fit in 14; the fourth does not.
+    expect(shown('ab\x1b\x1b\x1b\x1b\x1bcd', 14)).toBe('ab\\x1b\\x1b\\x1b… (4 more characters)');
+    expect(shown('🙂🙂🙂', 4)).toBe('🙂🙂… (2 more characters)');
   });
 });
 

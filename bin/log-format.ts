@@ -6,8 +6,11 @@
  * `caminho` repeats, a webhook URL, a fault's path glob. Written raw, a %0A in a path forges a second log line and
  * a %1B[2J reaches the terminal. The pretty line escapes every character that moves the cursor, breaks the line or
  * reorders the text in each value it shows, so each entry stays one readable line, and adds its own colours only
- * after; the json line is JSON.stringify's, which escapes C0 controls, and a parser reads U+2028/U+2029 inside a
- * JSON string as the characters they are.
+ * after; the json line is JSON.stringify's, which escapes C0 controls, with the other characters escapeControls
+ * escapes written as \u escapes too (jsonLine): the same JSON, and nothing in it a terminal acts on.
+ *
+ * The commands for a running server print what a server sent through the same escaping (shown, jsonLine): `logs
+ * tail` an entry that came from the stream, a hostile one included.
  */
 import type { ActivityEntry, ControlActivity, DeliveryActivity, FindingActivity, JobActivity, RequestActivity } from '../src/index.js';
 
@@ -33,9 +36,9 @@ export function isInspectorOwn(entry: ActivityEntry): boolean {
 }
 
 export function formatActivity(entry: ActivityEntry, log: LogFormat, color = false): string {
-  if (log === 'json') return JSON.stringify(entry);
+  if (log === 'json') return jsonLine(entry);
   const paint = color ? PAINT : PLAIN;
-  const head = `${paint.dim(entry.at)} ${paint.kind(entry.kind, entry.kind.padEnd(8))}`;
+  const head = `${paint.dim(escapeControls(entry.at))} ${paint.kind(entry.kind, entry.kind.padEnd(8))}`;
   switch (entry.kind) {
     case 'request':
       return `${head} ${request(entry, paint)}`;
@@ -57,15 +60,21 @@ function request(entry: RequestActivity, paint: Paint): string {
 
 function control(entry: ControlActivity, paint: Paint): string {
   // What it did when there is something to say ("addFault: fault flt_1: …"), else just which control it was.
-  const what = entry.operation === null ? '' : entry.detail === null ? ` ${paint.dim(`(${entry.operation})`)}` : ` ${paint.dim(entry.operation)}: ${escapeControls(entry.detail)}`;
-  return `${call(entry.method, entry.path)} → ${answer(entry.status, entry.error, paint)}${what}`;
+  const head = `${call(entry.method, entry.path)} → ${answer(entry.status, entry.error, paint)}`;
+  if (entry.operation === null) return head;
+  const operation = escapeControls(entry.operation);
+  if (entry.detail === null) return `${head} ${paint.dim(`(${operation})`)}`;
+  return `${head} ${paint.dim(operation)}: ${escapeControls(entry.detail)}`;
 }
 
 function delivery(entry: DeliveryActivity, paint: Paint): string {
   const attempt = entry.cycle === 1 ? `attempt ${entry.attemptInCycle}/${entry.attemptsPerCycle}` : `attempt ${entry.attempt} (${entry.attemptInCycle}/${entry.attemptsPerCycle} of cycle ${entry.cycle})`;
-  const result = [entry.outcome, entry.status === null ? '' : String(entry.status), entry.failure ?? ''].filter(Boolean).join(' ');
-  const next = entry.nextAttemptAt === null ? '' : `, next ${entry.nextAttemptAt}`;
-  return `${escapeControls(entry.eventType)} ${entry.eventId} ${attempt} → ${escapeControls(entry.url)}: ${paint.outcome(entry.outcome, result)} (${entry.durationMs}ms)${next}`;
+  const status = entry.status === null ? '' : String(entry.status);
+  const result = [entry.outcome, status, escapeControls(entry.failure ?? '')].filter(Boolean).join(' ');
+  const next = entry.nextAttemptAt === null ? '' : `, next ${escapeControls(entry.nextAttemptAt)}`;
+  const event = `${escapeControls(entry.eventType)} ${escapeControls(entry.eventId)} ${attempt}`;
+  const outcome = `${paint.outcome(entry.outcome, result)} (${entry.durationMs}ms)${next}`;
+  return `${event} → ${escapeControls(entry.url)}: ${outcome}`;
 }
 
 function job(entry: JobActivity, paint: Paint): string {
@@ -132,6 +141,8 @@ export function wantsColor(isTty: boolean, env: NodeJS.ProcessEnv): boolean {
  * client cannot write a "\x1b" of its own that reads like one.
  */
 const UNSAFE = /[\\\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+/** Those of them JSON.stringify leaves as they are: all but the C0 controls and the backslash (UNSAFE's own source). */
+const UNSAFE_IN_JSON = new RegExp(UNSAFE.source.replace('\\\\\\x00-\\x1f', ''), 'g');
 
 /** `text` with each unsafe character as an escape: `\x1b`, `\x0a`, `\u2028`, `\\`. */
 export function escapeControls(text: string): string {
@@ -140,4 +151,30 @@ export function escapeControls(text: string): string {
     const code = char.charCodeAt(0);
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });
+}
+
+/** `value` as one line of JSON (JSON.stringify's), every character escapeControls escapes written as a \u escape. */
+export function jsonLine(value: unknown): string {
+  // JSON.stringify escapes C0 controls, the quote and the backslash; the rest of UNSAFE can only be inside a string.
+  const unicode = (char: string) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  return JSON.stringify(value).replace(UNSAFE_IN_JSON, unicode);
+}
+
+/** The most characters of one text of a server the CLI prints: an error's message, a field, an excerpt. */
+export const MAX_SHOWN = 4096;
+
+/**
+ * `text` as the log shows a value (escapeControls: one line, nothing a terminal acts on), at most `max` characters:
+ * a longer one is cut (never inside an escape), saying how many characters of the text were left out.
+ */
+export function shown(text: string, max = MAX_SHOWN): string {
+  let out = '';
+  let used = 0;
+  for (const char of text) {
+    const piece = escapeControls(char);
+    if (out.length + piece.length > max) return `${out}… (${text.length - used} more characters)`;
+    out += piece;
+    used += char.length;
+  }
+  return out;
 }

@@ -1,20 +1,35 @@
 /**
  * `catalog-emulator logs tail`: follows a running server's activity (GET /_emulator/activity/stream, server-sent
  * events) and prints each entry as `serve`'s own log does (log-format.ts: pretty, or one JSON object a line with
- * --json), until Ctrl+C (exit 0) or the server ends it (exit 1: it closed, or this reader fell behind, or the
- * connection went away). "following …" goes to stderr once the stream is open, so stdout carries the entries only.
+ * --json), until Ctrl+C or SIGTERM, or stdout's reader closes it (exit 0), or the server ends it (exit 1: it
+ * closed, or this reader fell behind, or the connection went away). "following …" goes to stderr once the stream is
+ * open, so stdout carries the entries only.
+ *
+ * Nothing the server sends is believed. The answer must be the control's (200, text/event-stream: readControlAnswer),
+ * its first frame `open`, and every frame a keep-alive comment or one of the control's events with data its schema
+ * accepts (readControlFrame), of at most MAX_FRAME_BYTES: anything else ends the command with one line, exit 2.
+ * It reads no faster than stdout takes its lines: while stdout is full the connection is paused, and the server
+ * drops a reader that falls 1 MiB behind (saying so). So whatever the server sends, the process holds at most one
+ * frame and what stdout buffers.
  */
+import type { IncomingMessage } from 'node:http';
 import { parseArgs } from 'node:util';
-import type { ActivityEntry } from '../src/index.js';
-import { formatActivity, LOG_KINDS } from './log-format.js';
-import { cannotReach, COMMON_FLAGS, CommandExit, expectSuccess, headersOf, readFlags, remoteOf, unreachable, usageError, type Io, type Remote } from './remote-client.js';
+import { readControlAnswer, readControlFrame, type ActivityEntry } from '../src/index.js';
+import { formatActivity, LOG_KINDS, shown } from './log-format.js';
+import { actionOf, namedActions } from './remote-actions.js';
+import { COMMON_FLAGS, CommandExit, judge, open, readFlags, readWhole, remoteOf, usageError } from './remote-client.js';
+import type { Io, Remote } from './remote-client.js';
 
 const USAGE = 'logs tail [--json] [--company ID] [--kind KINDS]';
+const CHECK_URL = 'check --url or CATALOG_EMULATOR_URL';
 const STREAM = { name: 'activity stream', control: 'GET /_emulator/activity/stream' } as const;
 /** The server sends a comment every 15 s: three missed, and it is taken for gone. */
 const SILENCE_MS = 45_000;
-/** The largest frame read (an entry is a few hundred bytes; a path of the API at most some 16 KB). */
-const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+/**
+ * The largest frame read: the server's own bound on what a reader may lag behind (1 MiB), far above any entry (a
+ * few hundred bytes; a path of the API at most some 16 KB).
+ */
+const MAX_FRAME_BYTES = 1024 * 1024;
 
 /** --kind's values (comma-separated, repeatable; each singular as the stream names it, or plural as --quiet does) as kinds. */
 function kindsOf(values: readonly string[]): string[] {
@@ -31,8 +46,13 @@ function kindsOf(values: readonly string[]): string[] {
 export async function runLogsTail(args: string[], io: Io): Promise<number> {
   const options = { ...COMMON_FLAGS, json: { type: 'boolean' }, company: { type: 'string' }, kind: { type: 'string', multiple: true } } as const;
   const { values, positionals } = readFlags(() => parseArgs({ args, options, allowPositionals: true, strict: true }), Object.keys(options));
-  const [action, ...rest] = positionals;
-  if (action !== 'tail') throw usageError(action === undefined ? `logs needs tail (${USAGE})` : `logs takes tail (got "${action}")`);
+  const [word, ...rest] = positionals;
+  const action = actionOf('logs', word);
+  if (action === undefined) {
+    const actions = namedActions('logs').join(', ');
+    throw usageError(word === undefined ? `logs needs ${actions} (${USAGE})` : `logs takes ${actions} (got "${word}")`);
+  }
+  action satisfies 'tail';
   if (rest.length > 0) throw usageError(`unexpected argument "${rest[0]}" (${USAGE})`);
   if (values.company !== undefined && values.company.trim() === '') throw usageError('--company needs a company id');
   const kinds = values.kind === undefined ? [] : kindsOf(values.kind);
@@ -40,115 +60,171 @@ export async function runLogsTail(args: string[], io: Io): Promise<number> {
   const query = new URLSearchParams();
   if (values.company !== undefined) query.set('companyId', values.company);
   if (kinds.length > 0) query.set('kinds', kinds.join(','));
-  const follow = new Follow(remote, `/activity/stream${query.size === 0 ? '' : `?${query}`}`, io, values.json === true);
-  const stop = () => follow.interrupt();
+  // Ctrl+C or SIGTERM end it at once, however full stdout is (remote-run.ts drops what it still holds).
+  const stop = () => io.stop.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
-    return await follow.run();
+    return await new Follow(remote, io, values.json === true).run(query.size === 0 ? '' : `?${query}`);
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
   }
 }
 
-/** One following of the stream: connected, read frame by frame, ended by a signal, the server, or silence. */
+/** One following of the stream: connected, read frame by frame, ended by a stop, the server, or silence. */
 class Follow {
-  readonly #aborter = new AbortController();
-  #interrupted = false;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #decoder = new TextDecoder('utf-8', { fatal: true });
+  #opened = false;
 
   constructor(
     private readonly remote: Remote,
-    private readonly path: string,
     private readonly io: Io,
     private readonly json: boolean,
   ) {}
 
-  /** Ctrl+C: the reading stops, and the run ends with 0. */
-  interrupt(): void {
-    this.#interrupted = true;
-    this.#aborter.abort();
-  }
-
-  /** Aborts the connection after `ms` unless something arrives before (armed again by each arrival). */
-  #arm(ms: number, why: () => void): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      why();
-      this.#aborter.abort();
-    }, ms);
-  }
-
-  async run(): Promise<number> {
-    const { remote } = this;
-    let silence: CommandExit | undefined;
-    this.#arm(remote.timeoutMs, () => (silence = cannotReach(remote, 'no answer within the time-out')));
+  /** Follows the stream with `query`: 0 when stopped; else the CommandExit of how it ended. */
+  async run(query: string): Promise<number> {
+    const { remote, io } = this;
+    const stopped = io.stop.signal;
+    const what = 'GET /_emulator/activity/stream';
+    // The connection is aborted by a stop, or by the time-out until the answer (its head, or a refusal's body).
+    const aborter = new AbortController();
+    const abort = () => aborter.abort(stopped.reason);
+    stopped.addEventListener('abort', abort, { once: true });
+    const timer = setTimeout(() => aborter.abort(new DOMException('no answer', 'TimeoutError')), remote.timeoutMs);
     try {
-      let response: Response;
-      try {
-        response = await fetch(`${remote.url}/_emulator${this.path}`, { headers: headersOf(remote, false), signal: this.#aborter.signal });
-      } catch (error) {
-        if (this.#interrupted) return 0;
-        throw silence ?? cannotReach(remote, unreachable(error));
+      if (stopped.aborted) return 0;
+      const response = await open(remote, 'GET', `/_emulator/activity/stream${query}`, undefined, aborter.signal);
+      const contentType = response.headers['content-type'] ?? null;
+      const head = readControlAnswer('streamActivity', { status: response.statusCode ?? 0, contentType, body: '' });
+      if (head.kind !== 'success') {
+        // A refusal (1), or what the server sent instead (2), read whole within the bounds, to say what it is.
+        await judge(remote, 'streamActivity', what, await readWhole(remote, what, response, aborter.signal), STREAM);
       }
-      if (response.status !== 200 || !/^text\/event-stream\b/i.test(response.headers.get('content-type') ?? '')) {
-        const text = await response.text();
-        const contentType = response.headers.get('content-type') ?? '';
-        let json: unknown;
-        try {
-          json = JSON.parse(text) as unknown;
-        } catch {
-          json = undefined;
-        }
-        await expectSuccess(remote, 'GET /_emulator/activity/stream', { status: response.status === 200 ? 502 : response.status, contentType, text, json }, STREAM);
-      }
-      return await this.#read(response.body!, () => silence);
+      clearTimeout(timer);
+      return await this.#read(response);
     } catch (error) {
-      if (this.#interrupted) return 0;
+      if (stopped.aborted) return 0;
       throw error;
     } finally {
-      clearTimeout(this.#timer);
+      clearTimeout(timer);
+      stopped.removeEventListener('abort', abort);
     }
   }
 
-  async #read(body: ReadableStream<Uint8Array>, timedOut: () => CommandExit | undefined): Promise<number> {
+  /** Reads the frames of `response` until a stop (0) or the end of the stream (its CommandExit). */
+  #read(response: IncomingMessage): Promise<number> {
     const { remote, io } = this;
+    const stopped = io.stop.signal;
     const gone = (why: string) => new CommandExit(1, `the server at ${remote.url} ${why}: no more activity to follow`);
-    let silent: CommandExit | undefined;
-    const quiet = () => this.#arm(SILENCE_MS, () => (silent = gone(`sent nothing for ${SILENCE_MS / 1000} s (it sends a keep-alive every 15 s)`)));
-    quiet();
-    const reader = body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for (;;) {
-      let read: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        read = await reader.read();
-      } catch {
-        if (this.#interrupted) return 0;
-        throw silent ?? timedOut() ?? gone('went away (the connection broke)');
-      }
-      if (read.done) throw gone('ended the stream');
+    return new Promise<number>((resolve, reject) => {
+      let settled = false;
+      let silence: ReturnType<typeof setTimeout> | undefined;
+      const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(silence);
+        stopped.removeEventListener('abort', onStop);
+        response.destroy();
+        outcome();
+      };
+      const fail = (exit: CommandExit) => finish(() => reject(exit));
+      const onStop = () => finish(() => resolve(0));
+      // Armed again by each arrival; not while paused, when nothing is read.
+      const quiet = () => {
+        clearTimeout(silence);
+        const why = `sent nothing for ${SILENCE_MS / 1000} s (it sends a keep-alive every 15 s)`;
+        silence = setTimeout(() => fail(gone(why)), SILENCE_MS);
+      };
+      stopped.addEventListener('abort', onStop, { once: true });
       quiet();
-      buffer += decoder.decode(read.value, { stream: true });
-      if (buffer.length > MAX_FRAME_BYTES) throw new CommandExit(1, `a frame of the stream exceeds ${MAX_FRAME_BYTES / 1024 / 1024} MiB: not read further`);
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        if (block.startsWith(':')) continue;
-        const event = /^event: (.*)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (event === 'open') {
-          io.err(`following the activity of ${remote.url}: Ctrl+C to stop`);
-        } else if (event === 'activity' && data !== undefined) {
-          io.out(formatActivity(JSON.parse(data) as ActivityEntry, this.json ? 'json' : 'pretty', this.io.color));
-        } else if (event === 'end') {
-          const reason = (JSON.parse(data ?? '{}') as { reason?: string }).reason;
-          if (reason === 'behind') throw new CommandExit(1, `fell more than 1 MiB behind the activity of ${remote.url}, which ended the stream: read faster, or follow less with --company or --kind`);
-          throw gone(reason === 'closed' ? 'closed (it was stopped)' : `ended the stream (${reason ?? 'no reason given'})`);
+      // The bytes of the frame not yet whole (at most MAX_FRAME_BYTES).
+      let carry = Buffer.alloc(0);
+      response.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        quiet();
+        const data = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+        let start = 0;
+        let room = true;
+        try {
+          // Frames end with a blank line; the search starts where the carried bytes end (one back, for "\n" + "\n").
+          const from = Math.max(0, carry.length - 1);
+          for (let end = data.indexOf('\n\n', from); end >= 0; end = data.indexOf('\n\n', start)) {
+            if (end - start > MAX_FRAME_BYTES) throw this.#tooLarge();
+            room = this.#frame(data.subarray(start, end)) && room;
+            start = end + 2;
+          }
+        } catch (error) {
+          return fail(error as CommandExit);
         }
+        if (data.length - start > MAX_FRAME_BYTES) return fail(this.#tooLarge());
+        carry = Buffer.from(data.subarray(start));
+        if (room) return;
+        // stdout is full: read nothing more until it took what it holds.
+        response.pause();
+        clearTimeout(silence);
+        void io.drained().then(() => {
+          if (settled) return;
+          quiet();
+          response.resume();
+        });
+      });
+      response.on('end', () => fail(gone('ended the stream')));
+      response.on('error', () => undefined);
+      response.on('close', () => fail(gone('went away (the connection broke)')));
+      if (stopped.aborted) onStop();
+    });
+  }
+
+  #tooLarge(): CommandExit {
+    const frame = `a frame of more than ${MAX_FRAME_BYTES / 1024 / 1024} MiB on GET /_emulator/activity/stream`;
+    const why = "which is not a catalog-emulator's: not read further";
+    return new CommandExit(2, `${this.remote.url} sent ${frame}, ${why}; ${CHECK_URL}`);
+  }
+
+  /** One frame (its bytes, no blank line) printed, or the CommandExit it calls for; false when stdout is full. */
+  #frame(bytes: Uint8Array): boolean {
+    const { remote, io } = this;
+    let text: string;
+    try {
+      text = this.#decoder.decode(bytes);
+    } catch {
+      throw this.#notEmulator('not UTF-8', '');
+    }
+    const lines = text.split('\n');
+    // A comment: the server's keep-alive.
+    if (lines.every((line) => line.startsWith(':'))) return true;
+    const [event, data] = lines;
+    if (lines.length !== 2 || !event!.startsWith('event: ') || !data!.startsWith('data: ')) {
+      throw this.#notEmulator('not an "event:" line and a "data:" line', text);
+    }
+    const reading = readControlFrame('streamActivity', event!.slice('event: '.length), data!.slice('data: '.length));
+    if (reading.kind === 'foreign') throw this.#notEmulator(reading.why, text);
+    if ((reading.event === 'open') === this.#opened) {
+      throw this.#notEmulator(this.#opened ? 'a second open event' : 'an event before the open one', text);
+    }
+    switch (reading.event) {
+      case 'open':
+        this.#opened = true;
+        io.err(`following the activity of ${remote.url}: Ctrl+C to stop`);
+        return true;
+      case 'activity':
+        return io.out(formatActivity(reading.value as ActivityEntry, this.json ? 'json' : 'pretty', io.color));
+      default: {
+        const { reason } = reading.value as { reason: 'closed' | 'behind' };
+        if (reason === 'behind') {
+          const advice = 'which ended the stream: read faster, or follow less with --company or --kind';
+          throw new CommandExit(1, `fell more than 1 MiB behind the activity of ${remote.url}, ${advice}`);
+        }
+        throw new CommandExit(1, `the server at ${remote.url} closed (it was stopped): no more activity to follow`);
       }
     }
+  }
+
+  #notEmulator(why: string, frame: string): CommandExit {
+    const excerpt = frame === '' ? '' : `: "${shown(frame.slice(0, 120), 200)}"`;
+    const what = "a frame that is not the activity stream's on GET /_emulator/activity/stream";
+    return new CommandExit(2, `${this.remote.url} sent ${what} (${shown(why, 300)})${excerpt}; ${CHECK_URL}`);
   }
 }

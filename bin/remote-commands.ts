@@ -1,18 +1,20 @@
 /**
  * The commands that drive a running server through its controls: `clock`, `fault`, `events`, `report` (and
- * `logs tail`, in logs-tail.ts). Each reads its own flags, sends one control request (two for some), and prints
- * what happened in a line or a few, or the server's answer as it is with --json. What the server refuses, it
- * refuses: the rules live in the controls, and their refusal (its `mensagem`) is the one line a refusal prints.
+ * `logs tail`, in logs-tail.ts). Each reads its own flags, calls one control (two for some) by its id, and prints
+ * what happened in a line or a few, or the server's answer with --json. What the server refuses, it refuses: the
+ * rules live in the controls, and their refusal (its `mensagem`) is the one line a refusal prints. What the server
+ * answers is its control's answer or the command exits 2 (remote-client.ts call); what is printed of it is escaped
+ * as the log escapes a value (shown; --json: jsonLine).
  */
 import { parseArgs } from 'node:util';
-import { COMMON_FLAGS, expectSuccess, readFlags, remoteOf, send, usageError, type Io, type Options, type Remote } from './remote-client.js';
+import { call, COMMON_FLAGS, readFlags, remoteOf, usageError, type Io, type Options } from './remote-client.js';
 import { runLogsTail } from './logs-tail.js';
-import { escapeControls } from './log-format.js';
+import { jsonLine, shown } from './log-format.js';
+import { actionOf, namedActions, type RemoteCommand } from './remote-actions.js';
+import { alternatives } from './suggest.js';
 import { formatReport, type Report } from '../src/index.js';
 
-/** The commands for a running server, as the bin dispatches them. */
-export const REMOTE_COMMANDS = ['clock', 'fault', 'events', 'logs', 'report'] as const;
-export type RemoteCommand = (typeof REMOTE_COMMANDS)[number];
+export type { RemoteCommand } from './remote-actions.js';
 
 /** `args` read with the common flags and `options`. */
 const read = <O extends Options>(args: string[], options: O) => readFlags(() => parseArgs({ args, options: { ...COMMON_FLAGS, ...options }, allowPositionals: true, strict: true }), [...Object.keys(COMMON_FLAGS), ...Object.keys(options)]);
@@ -47,35 +49,49 @@ const CLOCK_USAGE = 'clock [advance DURATION | advance --to ISO | run-until-idle
 async function clockCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = read(args, { to: { type: 'string' }, company: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } });
   const remote = remoteOf(values, io.env);
-  const [action, ...rest] = positionals;
-  const base = values.company === undefined ? '/clock' : `/companies/${encodeURIComponent(nonEmpty(values.company, '--company'))}/clock`;
-  const whose = values.company === undefined ? '' : ` (company ${values.company}'s own clock)`;
+  const [word, ...rest] = positionals;
+  const action = actionOf('clock', word);
+  if (action === undefined) {
+    const actions = alternatives(namedActions('clock'));
+    throw usageError(`clock takes ${actions}, or nothing to show the clock (got "${word}")`);
+  }
+  // The shared clock, or a company's own: the same three controls under its path.
+  const own = values.company === undefined ? undefined : { companyId: nonEmpty(values.company, '--company') };
+  const ids =
+    own === undefined
+      ? ({ get: 'getClock', advance: 'advanceClock', run: 'runUntilIdle' } as const)
+      : ({ get: 'getOwnClock', advance: 'advanceOwnClock', run: 'runUntilIdleOwnClock' } as const);
+  const whose = own === undefined ? '' : ` (company ${own.companyId}'s own clock)`;
   if (action !== 'advance' && values.to !== undefined) throw usageError(`--to is an option of clock advance (${CLOCK_USAGE})`);
   if (action !== 'run-until-idle' && values.limit !== undefined) throw usageError(`--limit is an option of clock run-until-idle (${CLOCK_USAGE})`);
-  if (action === undefined) {
-    const info = (await control(remote, 'GET', base)) as { now: string; mode: string; pending: number; deadlines: number };
-    if (values.json) return printJson(io, info);
-    io.out(`${info.now}, ${info.mode} clock${whose}: ${plural(info.pending, 'task')} of work pending, ${plural(info.deadlines, 'deadline')} scheduled`);
-    return 0;
+  let run: { now: string; ran: number };
+  switch (action) {
+    case '': {
+      type Info = { now: string; mode: string; pending: number; deadlines: number };
+      const info = (await call(remote, ids.get, { params: own })) as Info;
+      if (values.json) return printJson(io, info);
+      const work = `${plural(info.pending, 'task')} of work pending, ${plural(info.deadlines, 'deadline')} scheduled`;
+      io.out(`${shown(info.now)}, ${info.mode} clock${whose}: ${work}`);
+      return 0;
+    }
+    case 'advance': {
+      const [by, ...extra] = rest;
+      noMore(extra, CLOCK_USAGE);
+      if ((by === undefined) === (values.to === undefined)) throw usageError(`clock advance takes a duration (90s, 15m, 24h, 1d, 1h30m, or milliseconds) or --to ISO, one of them (${CLOCK_USAGE})`);
+      const body = by === undefined ? { to: values.to } : { by: /^\d+$/.test(by) ? Number(by) : by };
+      run = (await call(remote, ids.advance, { params: own, body })) as typeof run;
+      break;
+    }
+    case 'run-until-idle':
+      noMore(rest, CLOCK_USAGE);
+      const body = values.limit === undefined ? {} : { limit: wholeNumber(values.limit, '--limit') };
+      run = (await call(remote, ids.run, { params: own, body })) as typeof run;
+      break;
+    default:
+      return action satisfies never;
   }
-  let path: string;
-  let body: Record<string, unknown>;
-  if (action === 'advance') {
-    const [by, ...extra] = rest;
-    noMore(extra, CLOCK_USAGE);
-    if ((by === undefined) === (values.to === undefined)) throw usageError(`clock advance takes a duration (90s, 15m, 24h, 1d, 1h30m, or milliseconds) or --to ISO, one of them (${CLOCK_USAGE})`);
-    path = `${base}/advance`;
-    body = by === undefined ? { to: values.to } : { by: /^\d+$/.test(by) ? Number(by) : by };
-  } else if (action === 'run-until-idle') {
-    noMore(rest, CLOCK_USAGE);
-    path = `${base}/run-until-idle`;
-    body = values.limit === undefined ? {} : { limit: wholeNumber(values.limit, '--limit') };
-  } else {
-    throw usageError(`clock takes advance or run-until-idle, or nothing to show the clock (got "${action}")`);
-  }
-  const run = (await control(remote, 'POST', path, body)) as { now: string; ran: number };
   if (values.json) return printJson(io, run);
-  io.out(`now ${run.now}${whose}: ran ${plural(run.ran, 'task')}`);
+  io.out(`now ${shown(run.now)}${whose}: ran ${plural(run.ran, 'task')}`);
   return 0;
 }
 
@@ -131,49 +147,57 @@ function faultAction(args: readonly string[]): string | undefined {
 }
 
 async function faultCommand(args: string[], io: Io): Promise<number> {
-  const action = faultAction(args);
+  const word = faultAction(args);
+  const action = actionOf('fault', word);
+  if (action === undefined) {
+    const actions = alternatives(namedActions('fault'));
+    throw usageError(word === undefined ? `fault needs ${actions} (${FAULT_USAGE})` : `fault takes ${actions} (got "${word}")`);
+  }
   if (action === 'add') return faultAdd(args, io);
   const { values, positionals } = read(args, { company: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' } });
   const remote = remoteOf(values, io.env);
-  const rest = positionals.slice(positionals.indexOf(action ?? '') + 1);
-  const company = values.company === undefined ? '' : `?companyId=${encodeURIComponent(nonEmpty(values.company, '--company'))}`;
-  if (action === 'list') {
-    noMore(rest, FAULT_USAGE);
-    if (values.all) throw usageError('--all is an option of fault remove');
-    const { items } = (await control(remote, 'GET', `/faults${company}`)) as { items: FaultView[] };
-    if (values.json) return printJson(io, { items });
-    if (items.length === 0) io.out(values.company === undefined ? 'no faults' : `no faults for company ${values.company}`);
-    for (const fault of items) io.out(faultLine(fault));
-    const unfired = items.filter((fault) => fault.hits === 0).map((fault) => fault.id);
-    if (unfired.length > 0) io.out(`${oneOf(unfired)} ${unfired.length === 1 ? 'has' : 'have'} not fired: "catalog-emulator fault near-misses ID" shows what came closest, and what each missed`);
-    return 0;
-  }
-  if (action === 'near-misses') {
-    const [id, ...extra] = rest;
-    noMore(extra, FAULT_USAGE);
-    if (id === undefined) throw usageError(`fault near-misses takes a fault's id (${FAULT_USAGE})`);
-    if (values.all) throw usageError('--all is an option of fault remove');
-    const near = (await control(remote, 'GET', `/faults/${encodeURIComponent(id)}/near-misses${company}`)) as NearMisses;
-    if (values.json) return printJson(io, near);
-    for (const line of nearMissLines(near, values.company)) io.out(line);
-    return 0;
-  }
-  if (action === 'remove') {
-    const [id, ...extra] = rest;
-    noMore(extra, FAULT_USAGE);
-    if ((values.all === true) === (id !== undefined)) throw usageError(`fault remove takes a fault's id or --all, one of them (${FAULT_USAGE})`);
-    if (values.json) throw usageError('fault remove prints one line: --json is an option of fault list and of the other commands');
-    if (id !== undefined) {
-      if (values.company !== undefined) throw usageError('--company goes with fault remove --all (a fault id names one fault)');
-      await control(remote, 'DELETE', `/faults/${encodeURIComponent(id)}`);
-      io.out(`removed fault ${id}`);
+  const rest = positionals.slice(positionals.indexOf(action) + 1);
+  const company = values.company === undefined ? undefined : nonEmpty(values.company, '--company');
+  const query = company === undefined ? undefined : `companyId=${encodeURIComponent(company)}`;
+  if (action !== 'remove' && values.all) throw usageError('--all is an option of fault remove');
+  switch (action) {
+    case 'list': {
+      noMore(rest, FAULT_USAGE);
+      const { items } = (await call(remote, 'listFaults', { query })) as { items: FaultView[] };
+      if (values.json) return printJson(io, { items });
+      if (items.length === 0) io.out(values.company === undefined ? 'no faults' : `no faults for company ${values.company}`);
+      for (const fault of items) io.out(faultLine(fault));
+      const unfired = items.filter((fault) => fault.hits === 0).map((fault) => shown(fault.id));
+      if (unfired.length > 0) io.out(`${oneOf(unfired)} ${unfired.length === 1 ? 'has' : 'have'} not fired: "catalog-emulator fault near-misses ID" shows what came closest, and what each missed`);
       return 0;
     }
-    await control(remote, 'DELETE', `/faults${company}`);
-    io.out(values.company === undefined ? 'removed every fault' : `removed every fault of company ${values.company}`);
-    return 0;
+    case 'near-misses': {
+      const [id, ...extra] = rest;
+      noMore(extra, FAULT_USAGE);
+      if (id === undefined) throw usageError(`fault near-misses takes a fault's id (${FAULT_USAGE})`);
+      const near = (await call(remote, 'getFaultNearMisses', { params: { id }, query })) as NearMisses;
+      if (values.json) return printJson(io, near);
+      for (const line of nearMissLines(near, values.company)) io.out(line);
+      return 0;
+    }
+    case 'remove': {
+      const [id, ...extra] = rest;
+      noMore(extra, FAULT_USAGE);
+      if ((values.all === true) === (id !== undefined)) throw usageError(`fault remove takes a fault's id or --all, one of them (${FAULT_USAGE})`);
+      if (values.json) throw usageError('fault remove prints one line: --json is an option of fault list and of the other commands');
+      if (id !== undefined) {
+        if (values.company !== undefined) throw usageError('--company goes with fault remove --all (a fault id names one fault)');
+        await call(remote, 'removeFault', { params: { id } });
+        io.out(`removed fault ${id}`);
+        return 0;
+      }
+      await call(remote, 'clearFaults', { query });
+      io.out(values.company === undefined ? 'removed every fault' : `removed every fault of company ${values.company}`);
+      return 0;
+    }
+    default:
+      return action satisfies never;
   }
-  throw usageError(action === undefined ? `fault needs add, list, near-misses or remove (${FAULT_USAGE})` : `fault takes add, list, near-misses or remove (got "${action}")`);
 }
 
 /** A fault as the controls list it. */
@@ -197,7 +221,8 @@ function faultLine(fault: FaultView): string {
   const left = fault.times === null ? 'until removed' : `${fault.times} left`;
   const chance = fault.probability === undefined ? '' : `, probability ${fault.probability}`;
   const hits = fault.hits === undefined ? '' : `, ${plural(fault.hits, 'hit')}`;
-  return `${fault.id} ${fault.target} ${pairs(fault.match) || 'any'} → ${pairs(fault.effect)}, ${left}${chance}${hits}`;
+  const match = pairs(fault.match) || 'any';
+  return shown(`${fault.id} ${fault.target} ${match} → ${pairs(fault.effect)}, ${left}${chance}${hits}`);
 }
 
 /** A fault's near-misses as the control answers them (src/engine/near-misses.ts). */
@@ -230,9 +255,9 @@ function nearMissLines(near: NearMisses, company: string | undefined): string[] 
   if (near.examined === 0) return [...lines, `no ${one}${whose} since it was armed${passed}: it has had nothing to fire on`];
   lines.push(`${plural(near.examined, one, many)}${whose} since it was armed, none fired it${passed}; the closest:`);
   for (const candidate of near.candidates) {
-    lines.push(`  ${escapeControls(occurrenceLine(candidate))}`);
-    lines.push(`    failed: ${escapeControls(candidate.failed.join('; '))}`);
-    if (candidate.matched.length > 0) lines.push(`    met: ${escapeControls(candidate.matched.join('; '))}`);
+    lines.push(`  ${shown(occurrenceLine(candidate))}`);
+    lines.push(`    failed: ${shown(candidate.failed.join('; '))}`);
+    if (candidate.matched.length > 0) lines.push(`    met: ${shown(candidate.matched.join('; '))}`);
   }
   return lines;
 }
@@ -284,11 +309,11 @@ async function faultAdd(args: string[], io: Io): Promise<number> {
     if (values.times !== undefined) fault.times = values.times === 'forever' ? null : wholeNumber(values.times, '--times', 'forever');
     if (values.probability !== undefined) fault.probability = number(values.probability, '--probability');
   }
-  const added = (await control(remote, 'POST', '/faults', fault)) as { id: string };
+  const added = (await call(remote, 'addFault', { body: fault })) as { id: string };
   // Its whole view (the method in upper case, the defaults filled in), unless it is spent already.
-  const { items } = (await control(remote, 'GET', '/faults')) as { items: FaultView[] };
+  const { items } = (await call(remote, 'listFaults')) as { items: FaultView[] };
   const view = items.find((f) => f.id === added.id);
-  if (view === undefined) io.out(`added fault ${added.id} (already spent)`);
+  if (view === undefined) io.out(`added fault ${shown(added.id)} (already spent)`);
   else {
     const { hits: _hits, ...fresh } = view;
     io.out(`added fault ${faultLine(fresh)}`);
@@ -303,8 +328,15 @@ const EVENTS_USAGE = 'events trigger --company ID --type TYPE [--data JSON]';
 async function eventsCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = read(args, { company: { type: 'string' }, type: { type: 'string' }, data: { type: 'string' }, json: { type: 'boolean' } });
   const remote = remoteOf(values, io.env);
-  const [action, ...rest] = positionals;
-  if (action !== 'trigger') throw usageError(action === undefined ? `events needs trigger (${EVENTS_USAGE})` : `events takes trigger (got "${action}")`);
+  const [word, ...rest] = positionals;
+  const action = actionOf('events', word);
+  if (action === undefined) {
+    const actions = alternatives(namedActions('events'));
+    throw usageError(
+      word === undefined ? `events needs ${actions} (${EVENTS_USAGE})` : `events takes ${actions} (got "${word}")`,
+    );
+  }
+  action satisfies 'trigger';
   noMore(rest, EVENTS_USAGE);
   const company = nonEmpty(values.company, '--company', `events trigger needs --company ID: the company whose webhook destination gets the event (${EVENTS_USAGE})`);
   const type = nonEmpty(values.type, '--type', `events trigger needs --type TYPE, e.g. webhook.teste or catalogo.aplicado (${EVENTS_USAGE})`);
@@ -320,9 +352,11 @@ async function eventsCommand(args: string[], io: Io): Promise<number> {
     data = parsed as Record<string, unknown>;
     if (data.tipo !== undefined && data.tipo !== type) throw usageError(`--data names tipo ${JSON.stringify(data.tipo)}, not --type ${type}`);
   }
-  const raised = (await control(remote, 'POST', `/companies/${encodeURIComponent(company)}/events`, { dados: { ...data, tipo: type } })) as { eventId: string };
+  const body = { dados: { ...data, tipo: type } };
+  const raised = (await call(remote, 'raiseEvent', { params: { companyId: company }, body })) as { eventId: string };
   if (values.json) return printJson(io, raised);
-  io.out(`raised ${type} event ${raised.eventId} for company ${company}: delivered as the clock runs its attempts`);
+  const eventId = shown(raised.eventId);
+  io.out(`raised ${type} event ${eventId} for company ${company}: delivered as the clock runs its attempts`);
   return 0;
 }
 
@@ -334,24 +368,30 @@ const REPORT = { name: 'report', control: 'GET /_emulator/report' } as const;
 async function reportCommand(args: string[], io: Io): Promise<number> {
   const { values, positionals } = read(args, { json: { type: 'boolean' } });
   const remote = remoteOf(values, io.env);
-  noMore(positionals.slice(1), 'report [--json]');
-  const answer = await send(remote, 'GET', '/report');
-  await expectSuccess(remote, 'GET /_emulator/report', answer, REPORT);
-  // As sent with --json (or when it is not JSON); otherwise as Markdown, which reads well in a terminal too.
-  const text = values.json || answer.json === undefined ? answer.text : formatReport(answer.json as Report);
-  io.out(text.replace(/\n$/, ''));
+  // It takes no word: only the command alone is one of its actions.
+  const action = positionals.length === 0 ? actionOf('report', undefined) : undefined;
+  if (action === undefined) throw usageError(`unexpected argument "${positionals[0]}" (report [--json])`);
+  action satisfies '';
+  const report = (await call(remote, 'getReport', { feature: REPORT })) as Report;
+  if (values.json) return printJson(io, report);
+  // As Markdown, which reads well in a terminal too; each text of the server's in it escaped, one line.
+  io.out(formatReport(escapedStrings(report) as Report).replace(/\n$/, ''));
   return 0;
+}
+
+/** `value` with each of its strings, at any depth, as the log shows a value (shown). */
+function escapedStrings(value: unknown): unknown {
+  if (typeof value === 'string') return shown(value);
+  if (Array.isArray(value)) return value.map(escapedStrings);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, escapedStrings(item)]));
 }
 
 // ---- helpers -------------------------------------------------------------------------------------------------------
 
-/** The JSON answer of a control, or the CommandExit of its refusal. */
-async function control(remote: Remote, method: string, path: string, body?: unknown): Promise<unknown> {
-  return expectSuccess(remote, `${method} /_emulator${path.split('?')[0]}`, await send(remote, method, path, body));
-}
-
+/** The server's answer on one line: JSON with every control character escaped (jsonLine). */
 function printJson(io: Io, value: unknown): number {
-  io.out(JSON.stringify(value));
+  io.out(jsonLine(value));
   return 0;
 }
 

@@ -2,10 +2,12 @@
  * The commands for a running server as the bin runs them: `catalog-emulator clock|fault|events|logs|report …`,
  * dispatched before the bin reads its own flags (each command reads its own: remote-commands.ts, logs-tail.ts).
  * Prints a command's help for -h/--help; a CommandExit as one line on stderr (a usage error also says where the
- * usage is); exits with the command's code once its output is out.
+ * usage is); exits with the command's code once its output is out, or at once when the command was stopped (a
+ * reader that closed stdout, or `logs tail` told to stop): what stdout still holds is then dropped.
  */
 import { CommandExit, type Io } from './remote-client.js';
-import { REMOTE_COMMANDS, runRemote, type RemoteCommand } from './remote-commands.js';
+import { runRemote } from './remote-commands.js';
+import { REMOTE_COMMANDS, type RemoteCommand } from './remote-actions.js';
 import { wantsColor } from './log-format.js';
 
 export function isRemoteCommand(word: string | undefined): word is RemoteCommand {
@@ -14,13 +16,17 @@ export function isRemoteCommand(word: string | undefined): word is RemoteCommand
 
 /** Runs `command` and exits the process with its code; `help` is the command's part of the usage text. */
 export async function runRemoteCommand(command: RemoteCommand, args: string[], help: string): Promise<never> {
-  // A reader that closes its end (`… | head -1`) ends the output, not the command with EPIPE.
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+  const stop = new AbortController();
+  // A reader that closes its end (`… | head -1`) ends the output and the command (EPIPE), never with a stack trace.
+  process.stdout.on('error', () => stop.abort());
+  process.stderr.on('error', () => undefined);
   const io: Io = {
     env: process.env,
-    out: (line) => void process.stdout.write(`${line}\n`),
+    out: (line) => process.stdout.write(`${line}\n`),
+    drained: () => drained(process.stdout, stop.signal),
     err: (line) => void process.stderr.write(`${line}\n`),
     color: wantsColor(process.stdout.isTTY === true, process.env),
+    stop,
   };
   let code: number;
   if (args.includes('-h') || args.includes('--help')) {
@@ -35,6 +41,27 @@ export async function runRemoteCommand(command: RemoteCommand, args: string[], h
       code = error.code;
     }
   }
-  for (const stream of [process.stdout, process.stderr]) await new Promise<void>((resolve) => stream.write('', () => resolve()));
+  // The output is out before the exit, unless the command was stopped: then a reader that reads nothing must not
+  // hold it (what stdout still holds is dropped).
+  const flushed = (stream: NodeJS.WriteStream) =>
+    new Promise<void>((resolve) => {
+      stream.write('', () => resolve());
+      stop.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  if (!stop.signal.aborted) await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
+}
+
+/** Resolves once `stream` holds nothing more than it takes at once, or `stop` aborts. */
+function drained(stream: NodeJS.WriteStream, stop: AbortSignal): Promise<void> {
+  if (!stream.writableNeedDrain || stop.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stop.removeEventListener('abort', done);
+      resolve();
+    };
+    stream.once('drain', done);
+    stop.addEventListener('abort', done, { once: true });
+  });
 }

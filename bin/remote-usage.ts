@@ -68,7 +68,8 @@ Options of clock, fault, events, logs and report (the commands for a running ser
   --control-token T   its control token; also read from CATALOG_EMULATOR_CONTROL_TOKEN
   --request-timeout-ms N
                       the time each request may take, to its answer's last byte (default 30000)
-Exit codes of these: 0 done (logs tail: stopped by Ctrl+C), 1 the server refused (the line is its
-message), or ended the stream logs tail follows, 2 bad usage, or no catalog-emulator was reached at
-the URL (the line names it and why).
+Exit codes of these: 0 done (logs tail: stopped by Ctrl+C, SIGTERM or its reader closing stdout), 1
+the server refused (the line is its message), or ended the stream logs tail follows, 2 bad usage, or
+no catalog-emulator was reached at the URL: nothing answered, or what did is not the emulator's
+answer (a redirect, a body over 16 MiB, not the control's answer; the line names it and why).
 `;

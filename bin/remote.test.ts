@@ -3,7 +3,7 @@
  * as child processes against a server the built CLI serves (`serve --port 0 --json`), each command's output and
  * exit code; a refusal (1, the control's message), a server that cannot be reached (2, one line naming the URL), a
  * server that is no catalog-emulator or serves no controls (2), a token-protected server, and `report` against
- * small stub servers (an older emulator without it, and one with it).
+ * small stub servers (an older emulator without it, and one with it). Servers that lie: remote-hostile.test.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -245,7 +245,15 @@ describe('servers that cannot be driven', { timeout: 60_000 }, () => {
       response.writeHead(404, { 'content-type': 'text/html' });
       response.end('<h1>Not here</h1>');
     });
-    expect(await cli(['fault', 'list', '--url', other])).toEqual({ code: 2, stdout: '', stderr: `catalog-emulator: ${other} answered 404 (text/html) to GET /_emulator/faults, which is not a catalog-emulator's answer: check --url or CATALOG_EMULATOR_URL\n` });
+    expect(await cli(['fault', 'list', '--url', other])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        `catalog-emulator: ${other} answered 404 (text/html) to GET /_emulator/faults, ` +
+        "which is not a catalog-emulator's answer (the error body is application/json; this one is text/html): " +
+        'its body begins "<h1>Not here</h1>"; ' +
+        'check --url or CATALOG_EMULATOR_URL\n',
+    });
     const bare = await serve(['--no-controls']);
     expect(await cli(['clock', '--url', bare.url])).toEqual({ code: 2, stdout: '', stderr: `catalog-emulator: ${bare.url} serves no controls (a server started with --no-controls, or not a catalog-emulator): GET /_emulator/clock is not there\n` });
   });
@@ -283,7 +291,7 @@ describe('report', { timeout: 60_000 }, () => {
     expect(await cli(['report', '--url', older])).toEqual({ code: 1, stdout: '', stderr: `catalog-emulator: this server has no report (catalog-emulator 0.1.0 at ${older} is older than GET /_emulator/report): upgrade the server\n` });
   });
 
-  it('a server with it: the report as Markdown, as formatReport writes it (--json: as sent)', async () => {
+  it('a server with it: the report as Markdown, as formatReport writes it (--json: the answer, one line)', async () => {
     const served = await serve();
     const markdown = await cli(['report', '--url', served.url]);
     expect(markdown.code).toBe(0);
@@ -292,12 +300,22 @@ describe('report', { timeout: 60_000 }, () => {
     expect(markdown.stdout).toContain('## What your tests exercised: 0 of 20 behaviours');
     const json = await cli(['report', '--url', served.url, '--json']);
     expect(json.code).toBe(0);
+    expect(json.stdout.split('\n')).toHaveLength(2);
     expect(JSON.parse(json.stdout)).toMatchObject({ findings: [], findingsDropped: 0, coverage: { score: { exercised: 0, listed: 20 } } });
+    // A report is JSON: a text of another kind is not the emulator's (bin/remote-hostile.test.ts tries the others).
     const withText = await stub((_, response) => {
       response.writeHead(200, { 'content-type': 'text/markdown; charset=utf-8' });
       response.end('# Report\n\n2 companies\n');
     });
-    expect(await cli(['report', '--url', withText])).toEqual({ code: 0, stdout: '# Report\n\n2 companies\n', stderr: '' });
+    expect(await cli(['report', '--url', withText])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        `catalog-emulator: ${withText} answered 200 (text/markdown) to GET /_emulator/report, ` +
+        "which is not a catalog-emulator's answer (getReport's 200 is application/json; this one is text/markdown): " +
+        'its body begins ' +
+        '"# Report\\x0a\\x0a2 companies\\x0a"; check --url or CATALOG_EMULATOR_URL\n',
+    });
   });
 });
 
@@ -322,6 +340,7 @@ describe('usage', { timeout: 60_000 }, () => {
       [['logs'], 'logs needs tail (logs tail [--json] [--company ID] [--kind KINDS])'],
       [['logs', 'tail', '--kind', 'requests,jobs,nope'], '--kind takes request, control, delivery, job, finding (comma-separated or repeated; got "nope")'],
       [['report', '--url', 'ftp://x'], '--url must be the server\'s http or https URL, e.g. http://127.0.0.1:4747 (got "ftp://x")'],
+      [['report', 'extra'], 'unexpected argument "extra" (report [--json])'],
       [['clock', '--request-timeout-ms', '0'], '--request-timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "0")'],
     ];
     const runs = await Promise.all(cases.map(([args]) => cli(args, { CATALOG_EMULATOR_URL: 'http://127.0.0.1:9' })));

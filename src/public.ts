@@ -8,6 +8,16 @@ export type { ListenOptions, RunningServer } from './http/server.js';
 export type { Fixtures, FixtureCompany, FixtureEstablishment, FixtureCatalog, FixtureProduct, SeededCompany, SeededCatalog } from './engine/fixtures.js';
 export type { ClockControls, ClockInfo, CompanyFilter, CompanyHandle, CompanyScope, EmulatorInfo } from './control/api.js';
 export { ControlError } from './control/control-error.js';
+// A control's request by its id, and whether what came back is the emulator's answer (or frame): what the CLI's
+// commands for a running server read every answer with.
+export {
+  controlRequest,
+  readControlAnswer,
+  readControlFrame,
+  type ControlAnswerReading,
+  type ControlFrameReading,
+} from './control/answers.js';
+export type { ControlId } from './control/table.js';
 export { FixturesError } from './http/fixtures.js';
 export { ClockDisposedError, ClockLimitError, ClockRangeError, type ClockMode } from './clock/clock.js';
 export { DEFAULT_SEED, DEFAULT_START } from './engine/config.js';

@@ -77,8 +77,11 @@ type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Res
 
 interface ControlAnswer {
   readonly description: string;
-  /** JSON by the schema of this name (schemas.ts); a media type for an answer that is not JSON; nothing for a 204. */
-  readonly body?: SchemaName | { readonly mediaType: string };
+  /**
+   * JSON by the schema of this name (schemas.ts); a media type for an answer that is not JSON (for server-sent events,
+   * the schema of each event's data, by the event's name: answers.ts reads a frame by them); nothing for a 204.
+   */
+  readonly body?: SchemaName | { readonly mediaType: string; readonly frames?: Readonly<Record<string, SchemaName>> };
 }
 
 interface ControlBody<B> {

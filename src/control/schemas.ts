@@ -9,8 +9,17 @@ import * as z from 'zod';
 import { PERMISSIONS } from '../core/companies.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
 import { faultInputSchema, faultViewSchema } from '../engine/faults.js';
+import {
+  ACTIVITY_KINDS,
+  type ActivityEntry,
+  type ControlActivity,
+  type DeliveryActivity,
+  type FindingActivity,
+  type JobActivity,
+  type RequestActivity,
+} from '../engine/activity.js';
 import { RECEIVER_CASE_FAILURES, RECEIVER_CASES, type ReceiverCaseId } from '../grading/receiver-check.js';
-import { companySnapshotSchema, snapshotSchema } from './snapshot-schema.js';
+import { companySnapshotSchema, schemaOf as ofType, snapshotSchema } from './snapshot-schema.js';
 
 // The bodies the routes parse with.
 const permissions = z.array(z.enum(PERMISSIONS));
@@ -125,6 +134,75 @@ function answerSchemas() {
     requestId: z.string(),
     faultId: z.string().nullable(),
   });
+  // The frames of the activity stream (src/inspector/server/activity-stream.ts): each entry's schema is checked
+  // against its type (src/engine/activity.ts) by the compiler, both ways.
+  const activityError = z.strictObject({ codigo: z.string(), caminho: z.string().nullable() }).nullable();
+  const virtualMs = z.number().int().min(0);
+  const activityEntry = ofType<ActivityEntry>()(
+    z.discriminatedUnion('kind', [
+      ofType<RequestActivity>()(
+        journalEntry.omit({ codigo: true }).extend({ kind: z.literal('request'), error: activityError, durationMs: virtualMs }),
+      ),
+      ofType<ControlActivity>()(
+        z.strictObject({
+          kind: z.literal('control'),
+          at: z.string(),
+          method: z.string(),
+          path: z.string(),
+          status: z.number().int(),
+          operation: z.string().nullable(),
+          detail: z.string().nullable(),
+          error: activityError,
+          scope: z.enum(['company', 'shared clock', 'emulator', 'inspector']).nullable(),
+          companyId: z.string().nullable(),
+          faultId: z.string().nullable(),
+        }),
+      ),
+      ofType<DeliveryActivity>()(
+        z.strictObject({
+          kind: z.literal('delivery'),
+          at: z.string(),
+          companyId: z.string(),
+          eventId: z.string(),
+          eventType: z.string(),
+          attempt: z.number().int().min(1),
+          cycle: z.number().int().min(1),
+          attemptInCycle: z.number().int().min(1),
+          attemptsPerCycle: z.number().int().min(1),
+          url: z.string(),
+          outcome: z.enum(['entregue', 'falhou', 'incerta']),
+          failure: z.string().nullable(),
+          status: z.number().int().nullable(),
+          durationMs: virtualMs,
+          nextAttemptAt: z.string().nullable(),
+          eventState: z.string(),
+        }),
+      ),
+      ofType<JobActivity>()(
+        z.strictObject({
+          kind: z.literal('job'),
+          at: z.string(),
+          task: z.string(),
+          companyId: z.string().nullable(),
+          subjectId: z.string().nullable(),
+          fault: z.enum(['delayed', 'failed']).nullable(),
+        }),
+      ),
+      ofType<FindingActivity>()(
+        z.strictObject({
+          kind: z.literal('finding'),
+          at: z.string(),
+          rule: z.string(),
+          companyId: z.string().nullable(),
+          statements: z.array(z.string()),
+          message: z.string(),
+          requestIds: z.array(z.string()),
+          eventIds: z.array(z.string()),
+          fix: z.string(),
+        }),
+      ),
+    ]),
+  );
   // A fault's near-misses (src/engine/near-misses.ts holds their TypeScript types).
   const conditions = {
     failed: z.array(z.string()).meta({ description: 'The conditions it failed, each a sentence: "method: PATCH ≠ POST".' }),
@@ -292,6 +370,10 @@ function answerSchemas() {
     inspectorRecords,
     inspectorPanels,
     receiverCheck: receiverCheckResult,
+    // The frames of the activity stream, by the event that carries them.
+    activityOpen: z.strictObject({ companyId: z.string().nullable(), kinds: z.array(z.enum(ACTIVITY_KINDS)) }),
+    activityEntry,
+    activityEnd: z.strictObject({ reason: z.enum(['closed', 'behind']) }),
     // Named schemas the answers above hold: the document names them too.
     faultView: faultViewSchema(),
     inboxEntry,

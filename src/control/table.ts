@@ -616,7 +616,10 @@ export const CONTROLS = [
       200: {
         description:
           'text/event-stream: an `open` frame (the filters), then an `activity` frame per entry (data: the entry), a comment every 15 s, and an `end` frame before the server ends it: `{"reason": "closed"}` when the emulator closes, `{"reason": "behind"}` when the reader fell 1 MiB behind (what it had not read is dropped). The call that opened it is not in it.',
-        body: { mediaType: 'text/event-stream' },
+        body: {
+          mediaType: 'text/event-stream',
+          frames: { open: 'activityOpen', activity: 'activityEntry', end: 'activityEnd' },
+        },
       },
     },
     errors: { 404: NO_COMPANY, 422: 'valor_invalido: a kind that is none of the five, an unknown parameter, or one given twice (caminho names it).' },

@@ -2,6 +2,7 @@
  * The error body of every error status (spec "Errors") and the one table that maps a core refusal to its
  * HTTP status. Codes are stable snake_case Portuguese (README "Error codes").
  */
+import * as z from 'zod';
 import type { RefusalKind } from '../core/refusal.js';
 import type { BodyReadError } from './runtime.js';
 
@@ -21,14 +22,23 @@ export const STATUS_OF: Record<RefusalKind, number> = {
   rate_limited: 429,
 };
 
-interface ErrorBody {
-  readonly erro: {
-    readonly codigo: string;
-    readonly mensagem: string;
-    readonly request_id: string;
-    readonly caminho?: string;
-  };
-}
+/**
+ * spec "Errors": the body of every error status, the API's and the controls' (a named schema of both documents; the
+ * CLI reads a control's refusal by it, src/control/answers.ts).
+ */
+export const ErrorBody = z
+  .strictObject({
+    erro: z.strictObject({
+      codigo: z.string().meta({ description: 'A stable snake_case Portuguese code (the README lists them).' }),
+      mensagem: z.string(),
+      request_id: z.string().meta({ description: 'Equal to the x-request-id header of the answer.' }),
+      caminho: z.string().optional().meta({
+        description: 'Where the offending input is: body.atributos[3].codigo, query.limite, header.if-match, path.id.',
+      }),
+    }),
+  })
+  .meta({ id: 'ErrorBody', description: 'The body of every error status (spec "Errors").' });
+type ErrorBody = z.output<typeof ErrorBody>;
 
 export interface ApiError {
   readonly status: number;

@@ -32,19 +32,8 @@ export function component<T extends z.ZodType>(name: string, schema: T, descript
   return schema.meta({ id: name, ...(description === undefined ? {} : { description }) });
 }
 
-/** spec "Errors": the body of every error status. */
-export const ErrorBody = component(
-  'ErrorBody',
-  z.strictObject({
-    erro: z.strictObject({
-      codigo: z.string().meta({ description: 'A stable snake_case Portuguese code (the README lists them).' }),
-      mensagem: z.string(),
-      request_id: z.string().meta({ description: 'Equal to the x-request-id header of the answer.' }),
-      caminho: z.string().optional().meta({ description: 'Where the offending input is: body.atributos[3].codigo, query.limite, header.if-match, path.id.' }),
-    }),
-  }),
-  'The body of every error status (spec "Errors").',
-);
+// spec "Errors": the body of every error status, declared with the error answers it is the body of.
+export { ErrorBody } from '../errors.js';
 
 /** The answer headers an operation's success may carry (the document describes each once). */
 export type SuccessHeader = 'etag' | 'location' | 'ratelimit';
