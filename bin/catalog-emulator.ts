@@ -30,7 +30,7 @@ import { parseDuration, parseSize } from './quantities.js';
 import { withEnvironment } from './serve-env.js';
 import { banner, prepareReadyFile, removeReadyFile, startLine, writeReadyFile } from './start.js';
 import { FileError, resolveTarget } from './regular-file.js';
-import { checkReportFile, reportFormatOf, reportText, writeReportFile } from './report-file.js';
+import { checkReportFile, reportFormatOf, reportText, SERVE_REPORTS, writeReportFile, type ReportKind } from './report-file.js';
 import type { GuardedFile, ReportFormat } from './report-file.js';
 import { logPaths, planState, snapshotToRestore, StateFileError, StateStore, type StatePlan } from './state-file.js';
 import { onNpxExit, onStop, type StopReason } from './stop.js';
@@ -141,7 +141,7 @@ Options of conformance:
                       it passes, the run stops and reports what ran
   --json              print one JSON object (totals, statements, tests) instead of the matrix;
                       the progress goes to stderr
-  --report FILE       also write the matrix as Markdown to FILE
+  --report FILE       also write the matrix as Markdown to FILE (it replaces only a report it wrote)
 Tests that need what only the emulator's /_emulator controls give (its clock, faults, the webhook
 inbox, a company of their own) are skipped, each saying why.
 Exit codes of conformance: 0 a test passed and none failed, 1 a test failed, 2 bad usage, the
@@ -378,7 +378,7 @@ async function serve(given: ServeFlags): Promise<void> {
   const writeReport = ({ path, target, format }: ReportTarget) => {
     const report = emu.report();
     try {
-      writeReportFile(target, format, reportText(report, format));
+      writeReportFile(target, SERVE_REPORTS[format], reportText(report, format));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       const why = error instanceof FileError ? `--report ${path} ${error.message}` : code;
@@ -473,7 +473,7 @@ function reportTargetOf(path: string, flags: ServeFlags, origin: Origin): Report
   if (fixtures !== undefined) guarded.push({ path: fixtures, name: `${origin('fixtures')} ${fixtures}` });
   if (ready !== undefined) guarded.push({ path: ready, name: `--ready-file ${ready}` });
   try {
-    return { path, target: checkReportFile(path, format, guarded), format };
+    return { path, target: checkReportFile(path, SERVE_REPORTS[format], guarded), format };
   } catch (error) {
     if (error instanceof FileError) fail(`--report ${path} ${error.message}`);
     throw error;
@@ -750,6 +750,19 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
     if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') fail(`the spec tests are not built here (no ${CONFORMANCE_RUNNER.pathname}): run npm run build`, 1);
     throw error;
   }
+  // Checked before anything is run, touching nothing; written at the end, whole or not at all (report-file.ts).
+  const reportKind: ReportKind = { name: 'a conformance report of catalog-emulator', recognises: (text) => text.startsWith(runner.REPORT_OPENING) };
+  const reportTarget = report === undefined ? undefined : checkedReport(report, reportKind);
+  let unwritten = false;
+  const writeReport = (markdown: string) => {
+    try {
+      writeReportFile(reportTarget!, reportKind, markdown);
+    } catch (error) {
+      unwritten = true;
+      const why = error instanceof FileError ? `--report ${report} ${error.message}` : (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      process.stderr.write(`catalog-emulator: could not write the report to ${report}: ${why}\n`);
+    }
+  };
   // Read by the bundled support when the runner loads it. A server named by SPEC_BASE_URL is the emulator tests'
   // business, not this run's; bounds left unset take the support's defaults.
   const env: Record<string, string | undefined> = {
@@ -766,7 +779,7 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
     else process.env[name] = value;
   }
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
-  return runner.runConformance({
+  const code = await runner.runConformance({
     target: base,
     credentials: [{ flag: '--token', token }, ...(otherToken === undefined ? [] : [{ flag: '--other-token', token: otherToken }])],
     deadlineMs: deadline,
@@ -774,11 +787,23 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
     files,
     json: flags.json === true,
     color: wantsColor(process.stdout.isTTY === true, process.env),
-    ...(report === undefined ? {} : { report }),
+    ...(reportTarget === undefined ? {} : { writeReport }),
     usageError: (message) => fail(message),
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
   });
+  // A run whose report was asked for and is not there did not do what it was told: never exit 0.
+  return unwritten && code === 0 ? 1 : code;
+}
+
+/** --report FILE of a command checked at start (report-file.ts): a usage error, touching nothing, for one it may not write. */
+function checkedReport(path: string, kind: ReportKind): string {
+  try {
+    return checkReportFile(path, kind, []);
+  } catch (error) {
+    if (error instanceof FileError) fail(`--report ${path} ${error.message}`);
+    throw error;
+  }
 }
 
 /** One --token-for PERMISSION=T: its permissions sorted and joined by "+" (how the tests look it up), and the token. */

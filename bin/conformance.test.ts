@@ -160,6 +160,11 @@ describe.concurrent('catalog-emulator conformance against serve --no-controls', 
 
   it('refuses bad flags with one line and exit 2, before running anything', { timeout: RUN_TIMEOUT_MS }, async () => {
     const token = company('Pulada').token;
+    // A --report FILE it may not write: refused before the first request, the file left byte for byte as it was.
+    const foreign = join(work, 'notes.md');
+    const notes = '# My notes\n\nNot a conformance report.\n';
+    writeFileSync(foreign, notes);
+    const missing = join(work, 'missing', 'matrix.md');
     const usage = 'the permission one of catalogo:ler, catalogo:gerenciar, estabelecimento:gerenciar, vigilancia:gerenciar, analise:executar, webhook:gerenciar (several joined by "+")';
     const cases: [string[], string | RegExp][] = [
       [['--token', 'T'], 'conformance needs --base-url URL: the base URL of the deployment to test'],
@@ -179,6 +184,8 @@ describe.concurrent('catalog-emulator conformance against serve --no-controls', 
       [['--base-url', `${url}/v1`, '--token', token], `${url}/v1/v1/empresa answers 404, not 200: is --base-url the service's base URL, without /v1?`],
       [['--base-url', url, '--token', 'not-a-token'], `${url}/v1/empresa refuses the --token credential (401): give one of the test company holding all six permissions`],
       [['--base-url', url, '--token', token, '--files', 'nope'], /^catalog-emulator: --files nope names no spec test file \(they are: analyses, catalog-deletion, catalogs, .*, webhook-sending\)$/],
+      [['--base-url', url, '--token', token, '--report', foreign], `--report ${foreign} holds a file that is not a conformance report of catalog-emulator (the report replaces only its own); it was left as it is`],
+      [['--base-url', url, '--token', token, '--report', missing], `--report ${missing} cannot be written: the folder of ${missing} does not exist`],
     ];
     // A few at a time: each is a process of its own.
     for (let at = 0; at < cases.length; at += 4) {
@@ -193,5 +200,6 @@ describe.concurrent('catalog-emulator conformance against serve --no-controls', 
         }),
       );
     }
+    expect(readFileSync(foreign, 'utf8')).toBe(notes);
   });
 });

@@ -1,11 +1,12 @@
 /**
- * `serve --report FILE`: the report written when the server stops, and never at the cost of a file the user did not
- * hand over for it. At start FILE is checked and nothing is written or removed: its folder must exist and be
- * writable, it must not be a file the server reads or writes (the state file and its log, the fixtures, the ready
- * file: compared as the files they are, symbolic links followed, and by device and inode), and a file already there
- * must be a report this emulator wrote, in the format FILE's name asks for. At stop the report goes to a temporary
- * file of its own in the same folder (created exclusively, under a name no one else uses), flushed, then renamed over
- * FILE: a reader, or a crash in the middle, sees the previous file or the whole report, never part of one.
+ * A report file (`serve --report FILE`, `conformance --report FILE`), written when the command ends, and never at the
+ * cost of a file the user did not hand over for it. At start FILE is checked and nothing is written or removed: its
+ * folder must exist and be writable, it must not be a file the command reads or writes besides (the state file and
+ * its log, the fixtures, the ready file: compared as the files they are, symbolic links followed, and by device and
+ * inode), and a file already there must be a report of the same kind this emulator wrote. At the end the report goes
+ * to a temporary file of its own in the same folder (created exclusively, under a name no one else uses), flushed,
+ * then renamed over FILE: a reader, or a crash in the middle, sees the previous file or the whole report, never part
+ * of one.
  *
  * A symbolic link is followed once, at start, as `--state` follows one (regular-file.ts): the report replaces the
  * file the link names, and the link stays.
@@ -35,6 +36,21 @@ export function reportFormatOf(path: string): ReportFormat | undefined {
   return /\.json$/i.test(path) ? 'json' : /\.md$/i.test(path) ? 'markdown' : undefined;
 }
 
+/**
+ * A kind of report file: what a refusal calls it, and how a file of that kind this emulator wrote is known (the only
+ * file the report may replace).
+ */
+export interface ReportKind {
+  readonly name: string;
+  readonly recognises: (text: string) => boolean;
+}
+
+/** The kinds `serve --report` writes, by format. */
+export const SERVE_REPORTS: Readonly<Record<ReportFormat, ReportKind>> = {
+  json: { name: 'a JSON report of catalog-emulator', recognises: (text) => isJsonReport(text) },
+  markdown: { name: 'a Markdown report of catalog-emulator', recognises: (text) => text.startsWith(MARKDOWN_OPENING) },
+};
+
 /** The report as `--report` writes it, in `format`. */
 export function reportText(report: Report, format: ReportFormat): string {
   return format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report);
@@ -60,7 +76,7 @@ const REPORT_FILE_LIMIT = 128 * MiB;
  * The file `--report path` will write (symbolic links followed), checked as the module's comment says; a FileError
  * saying why it cannot be used. Reads the file already there, if any; writes and removes nothing.
  */
-export function checkReportFile(path: string, format: ReportFormat, guarded: readonly GuardedFile[]): string {
+export function checkReportFile(path: string, kind: ReportKind, guarded: readonly GuardedFile[]): string {
   // A file where its folder should be (`package.json/report.json`): said as such, not as an error of the lookup.
   const named = dirname(resolve(path));
   if (statOf(named)?.isDirectory() === false) throw new FileError(`cannot be written: ${named} is not a folder`);
@@ -77,7 +93,7 @@ export function checkReportFile(path: string, format: ReportFormat, guarded: rea
     if (!sameFile(target, file.path)) continue;
     throw new FileError(`is the same file as ${file.name}: the report would replace it; it was left as it is`);
   }
-  const unusable = notOurs(target, format);
+  const unusable = notOurs(target, kind);
   if (unusable !== undefined) throw new FileError(`${unusable}; it was left as it is`);
   return target;
 }
@@ -87,8 +103,8 @@ export function checkReportFile(path: string, format: ReportFormat, guarded: rea
  * once whole and flushed. A file that took the report's place since the start and is not a report of ours is left
  * as it is (a FileError); so is the previous report when anything fails, and the temporary file is removed.
  */
-export function writeReportFile(target: string, format: ReportFormat, text: string): void {
-  const unusable = notOurs(target, format);
+export function writeReportFile(target: string, kind: ReportKind, text: string): void {
+  const unusable = notOurs(target, kind);
   if (unusable !== undefined) throw new FileError(`${unusable}, put there since the start; it was left as it is`);
   const { path, fd } = createTemporary(dirname(target));
   let open = true;
@@ -142,7 +158,7 @@ function statOf(path: string): Stats | undefined {
 }
 
 /** Why the file at `target` is not one the report may replace; undefined when there is none, or a report of ours. */
-function notOurs(target: string, format: ReportFormat): string | undefined {
+function notOurs(target: string, kind: ReportKind): string | undefined {
   let bytes: Buffer | undefined;
   try {
     bytes = readRegular(target, REPORT_FILE_LIMIT, 'a report file');
@@ -150,18 +166,16 @@ function notOurs(target: string, format: ReportFormat): string | undefined {
     if (error instanceof FileError) return error.message;
     throw error;
   }
-  if (bytes === undefined || isReport(bytes.toString('utf8'), format)) return undefined;
-  const kind = format === 'json' ? 'a JSON report' : 'a Markdown report';
-  return `holds a file that is not ${kind} of catalog-emulator (the report replaces only its own)`;
+  if (bytes === undefined || kind.recognises(bytes.toString('utf8'))) return undefined;
+  return `holds a file that is not ${kind.name} (the report replaces only its own)`;
 }
 
 /**
- * Whether `text` is a report `--report` wrote in `format`. Markdown: it begins as formatReport begins every report
- * (its title and the heading of the findings). JSON: an object of the report's fields alone, with its findings, their
- * count dropped and the coverage's score, as a report of any version of the emulator has.
+ * Whether `text` is a JSON report `serve --report` wrote: an object of the report's fields alone, with its findings,
+ * their count dropped and the coverage's score, as a report of any version of the emulator has. (A Markdown report
+ * begins as formatReport begins every report: its title and the heading of the findings.)
  */
-function isReport(text: string, format: ReportFormat): boolean {
-  if (format === 'markdown') return text.startsWith(MARKDOWN_OPENING);
+function isJsonReport(text: string): boolean {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -209,9 +209,12 @@ function cell(text: string): string {
 }
 
 /** The matrix as a Markdown document (--report FILE). */
+/** How every Markdown report begins, whatever its target. */
+export const REPORT_OPENING = '# Conformance of ';
+
 export function renderMarkdown(matrix: Matrix, target: string, version: string, run: RunInfo): string {
   const out = [
-    `# Conformance of ${target}`,
+    `${REPORT_OPENING}${target}`,
     '',
     `The spec tests of catalog-emulator ${version}, run against ${target}: each numbered statement of the specification, how the tests that check it fared.`,
     '',

@@ -9,12 +9,15 @@
  * deployment.js) reads them when it is loaded. The runner loads it first, for its bounded fetch (the preflight's)
  * and to stop every request when the run's deadline passes.
  */
-import { writeFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startTests, type File, type Suite, type Task, type VitestRunner } from '@vitest/runner';
 import { preflight } from './preflight.js';
 import { buildMatrix, formatDuration, renderMarkdown, renderText, selectFiles, toJson, verdict, type Catalogue, type RunError, type TestResult } from './report.js';
 import { setCurrentTestName } from './vitest.js';
+
+/** How every report of `--report FILE` begins: the one file a later run's report may replace. */
+export { REPORT_OPENING } from './report.js';
 
 /** One test file to run: the bundle to import, and the source path it is reported under. */
 export interface TestFile {
@@ -183,8 +186,8 @@ export interface ConformanceOptions {
   readonly json: boolean;
   /** Whether the failures' diffs are coloured (a terminal, no --json, no --report). */
   readonly color: boolean;
-  /** --report FILE: the matrix as Markdown. */
-  readonly report?: string;
+  /** --report FILE: writes the matrix as Markdown (the caller's, which never writes over a file not a report). */
+  readonly writeReport?: (markdown: string) => void;
   /** A bad usage the runner finds (a --files pattern that names no file): the CLI's one-line error, exit 2. */
   readonly usageError: (message: string) => never;
   readonly stdout: (text: string) => void;
@@ -224,7 +227,7 @@ export async function runConformance(options: ConformanceOptions): Promise<numbe
     const progress = options.json ? options.stderr : options.stdout;
     progress(`Running ${selected.length} spec test file${selected.length === 1 ? '' : 's'} of catalog-emulator ${catalogue.version} against ${options.target}\n`);
     const files = selected.map((f) => ({ path: fileURLToPath(new URL(f.bundle, here)), source: f.source }));
-    const color = options.color && !options.json && options.report === undefined;
+    const color = options.color && !options.json && options.writeReport === undefined;
     const { outcomes, stoppedDuring } = await runTests(files, { timeoutMs: options.timeoutMs, color, stop: deadline }, (file, outcome) => progress(fileLine(file, outcome)));
     const run = { deadlineMs: options.deadlineMs, ...(stoppedDuring === undefined ? {} : { stoppedDuring }) };
     const matrix = buildMatrix(
@@ -232,7 +235,7 @@ export async function runConformance(options: ConformanceOptions): Promise<numbe
       outcomes.flatMap((o) => o.results),
       outcomes.flatMap((o) => o.errors),
     );
-    if (options.report !== undefined) writeFileSync(options.report, renderMarkdown(matrix, options.target, catalogue.version, run));
+    options.writeReport?.(renderMarkdown(matrix, options.target, catalogue.version, run));
     if (options.json) options.stdout(`${JSON.stringify(toJson(matrix, options.target, catalogue.version, run))}\n`);
     else options.stdout(`\n${renderText(matrix, options.target, run)}`);
     const { code, line } = verdict(matrix, run);
