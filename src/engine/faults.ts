@@ -30,7 +30,8 @@ import { EVENT_KINDS } from '../core/webhooks/events.js';
 import type { DeliveryFaults } from '../network/transport.js';
 import type { ActivityFeed, FiredFault } from './activity.js';
 import { Glob, MAX_GLOB } from './glob.js';
-import type { Journal } from './journal.js';
+import { pathMatches, type Journal } from './journal.js';
+import { keptPath } from '../core/kept-text.js';
 import { apiNearMisses, occurrenceNearMisses, type DeliverySeen, type JobSeen, type NearMisses, type Occurrence } from './near-misses.js';
 
 /** The background jobs a `job` fault can act on (README "Faults"). */
@@ -378,8 +379,14 @@ export class FaultRegistry implements DeliveryFaults {
     // Every API request asks, twice for an If-Match: with none armed, before anything is allocated.
     if (this.faults.length === 0) return undefined;
     const taken = (f: Fault): ApiFault | undefined => (f.spec.target === 'api' ? { id: f.id, effect: f.spec.effect } : undefined);
+    // The path as the journal keeps it (README "The journal"): what a glob costs is bounded by MAX_PATH, whatever the
+    // client sent, and a fault fires on a request exactly where a journal filter of its glob keeps it.
+    const path = keptPath(request.path);
     const fault = this.take(
-      (f) => f.spec.target === 'api' && API_EFFECTS[apiEffectName(f.spec.effect)].moment === moment && matchesApi(f, f.spec.match, request),
+      (f) =>
+        f.spec.target === 'api' &&
+        API_EFFECTS[apiEffectName(f.spec.effect)].moment === moment &&
+        matchesApi(f, f.spec.match, request, path),
       fire && ((f) => fire(taken(f)!)),
     );
     if (fault === undefined || fault.spec.target !== 'api') return undefined;
@@ -485,10 +492,16 @@ function matchesJob(fault: Fault, request: JobFaultMatch): boolean {
   return (kind === undefined || kind === request.kind) && (companyId === undefined || companyId === request.companyId) && (request.effect === undefined || request.effect in fault.spec.effect);
 }
 
-function matchesApi(fault: Fault, match: { method?: string; companyId?: string }, request: ApiFaultMatch): boolean {
+/** `path`: the request's, kept (keptPath). */
+function matchesApi(
+  fault: Fault,
+  match: { method?: string; companyId?: string },
+  request: ApiFaultMatch,
+  path: string,
+): boolean {
   if (match.method !== undefined && match.method !== request.method) return false;
   if (match.companyId !== undefined && match.companyId !== request.companyId) return false;
-  return !fault.pattern || fault.pattern.matches(request.path);
+  return !fault.pattern || pathMatches(fault.pattern, path);
 }
 
 /** `input` as a fault, or a FaultInputError saying, in one sentence, which field is wrong and what it accepts. */

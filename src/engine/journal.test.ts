@@ -4,7 +4,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { keptPath, MAX_PATH } from '../core/kept-text.js';
+import { Glob } from './glob.js';
 import { Journal, JournalFilterError, packRecord, readJournalFilter, unpackRecord, type JournalFilter, type JournalRecord } from './journal.js';
+import { pathMatches } from './journal.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const A = '019b76da-a800-7520-a337-00000000000a';
@@ -210,5 +213,47 @@ describe('a record as the journal keeps it', () => {
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe('a path the journal keeps cut', () => {
+  const long = `/v1/produtos/${'a'.repeat(15_000)}`;
+  const kept = keptPath(long);
+
+  it('is kept as its start and "…", and read back so', () => {
+    const { journal } = journalOf([record({ requestId: 'long', path: kept })]);
+    expect(journal.list()[0]!.path).toBe(`/v1/produtos/${'a'.repeat(MAX_PATH - '/v1/produtos/'.length)}…`);
+  });
+
+  it.each<[string, boolean]>([
+    // Every path that starts so matches these.
+    ['/v1/**', true],
+    ['/v1/produtos/**', true],
+    ['/v1/produtos/aaa**', true],
+    // These depend on what was cut off: the journal can't know, and keeps nothing it can't know.
+    ['/v1/produtos/*', false],
+    ['/v1/produtos/**a', false],
+    ['/v1/**/produtos/*', false],
+    // The mark is no character of the path.
+    ['/v1/produtos/*…', false],
+    ['/v1/**…', false],
+    ['/**…**', false],
+  ])('a filter of %s keeps it: %s', (path, expected) => {
+    const { ids } = journalOf([record({ requestId: 'long', path: kept })]);
+    expect(ids({ path })).toEqual(expected ? ['long'] : []);
+  });
+
+  it('the mark would match a glob read as path text: the check above catches that mistake', () => {
+    // The faulty counterpart: the glob run over the kept text as if it were the path.
+    expect(new Glob('/v1/produtos/*…').matches(kept)).toBe(true);
+    expect(pathMatches(new Glob('/v1/produtos/*…'), kept)).toBe(false);
+  });
+
+  it('a path of exactly MAX_PATH characters is whole, and matched as it is', () => {
+    const whole = `/v1/produtos/${'a'.repeat(MAX_PATH - '/v1/produtos/'.length - 1)}…`;
+    expect(whole).toHaveLength(MAX_PATH);
+    const { ids } = journalOf([record({ requestId: 'whole', path: keptPath(whole) })]);
+    expect(ids({ path: '/v1/produtos/*…' })).toEqual(['whole']);
+    expect(ids({ path: '/v1/produtos/*' })).toEqual(['whole']);
   });
 });

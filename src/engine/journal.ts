@@ -2,17 +2,24 @@
  * The request journal: the last 10,000 API requests, oldest first. It never holds a token or a secret. Read whole
  * or through a JournalFilter (emu.journal.find and count, GET /_emulator/requests): the filter's fields are declared
  * once here (FILTER_FIELDS), with what each accepts and which entries it keeps.
+ *
+ * What a request leaves here is bounded, whoever sent it (a request without a credential is journaled too): its
+ * path is kept cut to MAX_PATH characters (src/core/kept-text.ts).
  */
 import { isoString } from '../core/time.js';
 import { Glob, MAX_GLOB } from './glob.js';
 import { TextArena } from '../core/text-arena.js';
+import { CUT, MAX_PATH } from '../core/kept-text.js';
 
 /** One API request as the journal keeps it: no token, no secret, no body. */
 export interface JournalEntry {
   /** Virtual time of its arrival (ISO 8601). */
   readonly at: string;
   readonly method: string;
-  /** The path as received, percent-decoded: the client's text, to be escaped before it reaches a terminal. */
+  /**
+   * The path as received, percent-decoded: the client's text, to be escaped before it reaches a terminal. One longer
+   * than MAX_PATH characters is kept cut (keptPath): its start and "…".
+   */
   readonly path: string;
   readonly status: number;
   /** The error answer's `codigo`; null for a success. */
@@ -35,7 +42,7 @@ export interface JournalEntry {
 interface RequestFacts {
   /** The operation it reached (its operationId in openapi.json); null when none did (404, 405). */
   readonly operation: string | null;
-  /** The entity tags of the If-Match a write sent; null without one. */
+  /** The entity tags of the If-Match a write sent (keptTags); null without one. */
   readonly ifMatch: readonly string[] | null;
   /** A keyed write's fingerprint (method, path, canonical body) as the idempotency store computes it; null otherwise. */
   readonly fingerprint: string | null;
@@ -56,6 +63,15 @@ interface RequestFacts {
 export type JournalRecord = Omit<JournalEntry, 'at'> & { readonly at: number } & RequestFacts;
 
 const JOURNAL_CAPACITY = 10_000;
+
+/**
+ * Whether `glob` matches the kept path `kept` (keptPath). A cut path is known only by its start: it matches only
+ * where every path with that start would (the glob ends in `**` and its start reaches it: `/v1/**`,
+ * `/v1/produtos/**`), never by the "…" that marks the cut, nor by a guess at what was cut off.
+ */
+export function pathMatches(glob: Glob, kept: string): boolean {
+  return kept.length > MAX_PATH ? glob.matchesEveryTextStartingWith(kept.slice(0, -CUT.length)) : glob.matches(kept);
+}
 
 /** The entry as read: its fields in their order, its time as ISO 8601 (the facts stay in the record). */
 const readable = (r: JournalRecord): JournalEntry => ({
@@ -167,7 +183,7 @@ const FILTER_FIELDS: { readonly [K in keyof JournalFilter]-?: FilterField<unknow
     text: 'string',
     accepts: `a glob of 1 to ${MAX_GLOB} characters starting with "/" ("*" is any run of characters but "/", "**" any run at all)`,
     read: (value) => (typeof value === 'string' && value.startsWith('/') && value.length <= MAX_GLOB ? new Glob(value) : undefined),
-    keep: (glob) => (r) => glob.matches(r.path),
+    keep: (glob: Glob) => (r) => pathMatches(glob, r.path),
   }),
   status: field<number | StatusClass>({
     means: 'the requests answered with this status, or one of this class',

@@ -11,7 +11,7 @@ import { isoString } from '../core/time.js';
 import { IF_MATCH_OPERATIONS } from '../core/versioning.js';
 import type { DeliveryFaultMatch, FaultView, JobFaultMatch } from './faults.js';
 import type { Glob } from './glob.js';
-import type { JournalRecord } from './journal.js';
+import { pathMatches, type JournalRecord } from './journal.js';
 
 /** The closest occurrences an answer shows. */
 const NEAR_MISS_LIMIT = 10;
@@ -116,7 +116,11 @@ export function apiNearMisses(fault: ArmedFault, records: readonly JournalRecord
         : [true, `operation: ${r.operation}`],
     ];
     if (method !== undefined) checks.push(r.method === method ? [true, `method: ${method}`] : [false, `method: ${r.method} ≠ ${method}`]);
-    if (fault.pattern) checks.push(fault.pattern.matches(r.path) ? [true, `path: ${r.path} matches ${fault.pattern.pattern}`] : [false, `path: ${r.path} does not match ${fault.pattern.pattern}`]);
+    if (fault.pattern) {
+      const { pattern } = fault.pattern;
+      const matched = pathMatches(fault.pattern, r.path);
+      checks.push(matched ? [true, `path: ${r.path} matches ${pattern}`] : [false, `path: ${r.path} does not match ${pattern}`]);
+    }
     if (companyId !== undefined) checks.push(companyCheck(r.companyId, companyId, "no company's credential recognized"));
     if (concurrent) checks.push(...concurrentEditChecks(r));
     if (checks.every(([met]) => met)) checks.push(lastCheck(spec.id, fault.probability, r.faultId, concurrent ? 'evaluation' : 'arrival'));

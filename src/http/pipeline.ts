@@ -21,6 +21,7 @@ import { canonicalJson, idempotencyScope, lookupIdempotency, storeIdempotency, t
 import type { Result } from '../core/refusal.js';
 import type { Context, State } from '../core/state.js';
 import { ifMatchOperation, type IfMatch, type IfMatchOperation } from '../core/versioning.js';
+import { keptTags } from '../core/kept-text.js';
 import { apiError, errorResponse, STATUS_OF, unreadableBody, type ApiError } from './errors.js';
 import { actAt, actsAt } from './fault-hooks.js';
 import { BodyReadError, readingBody, STILL_ARRIVING, type BodySource, type HttpEnv } from './runtime.js';
@@ -291,7 +292,7 @@ function admit<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival:
   const headers = readHeaders(request.headers, mutates, spec.acceptsIfNoneMatch === true, fixed.keyRule);
   if ('status' in headers) return fail(headers, requestId);
   journal.idempotencyKey = headers.idempotencyKey ?? null;
-  if (headers.ifMatch !== undefined) journal.ifMatch = headers.ifMatch;
+  if (headers.ifMatch !== undefined) journal.ifMatch = keptTags(headers.ifMatch);
 
   const admitted: Admitted<P, Q, B> = { fixed, c, arrival, path, company, credential, headers, fault };
   if (!mutates) return proceed(admitted, undefined);
