@@ -11,7 +11,7 @@ import { isoString } from '../core/time.js';
 import { IF_MATCH_OPERATIONS } from '../core/versioning.js';
 import type { DeliveryFaultMatch, FaultView, JobFaultMatch } from './faults.js';
 import type { Glob } from './glob.js';
-import { pathMatches, type JournalRecord } from './journal.js';
+import { pathMatches, QueryBudget, type JournalRecord } from './journal.js';
 
 /** The closest occurrences an answer shows. */
 const NEAR_MISS_LIMIT = 10;
@@ -108,6 +108,9 @@ export function apiNearMisses(fault: ArmedFault, records: readonly JournalRecord
   const { method, companyId } = spec.match;
   const concurrent = 'concurrentEdit' in spec.effect;
   const ranked: Ranked<ApiNearMiss>[] = [];
+  // The glob against up to the journal's 10,000 paths: a query like a journal filter, on the same budget.
+  const narrow = "ask for one company's (companyId), or arm a fault with fewer stars";
+  const budget = fault.pattern && new QueryBudget(fault.pattern, undefined, narrow);
   records.forEach((r, seq) => {
     if (r.faultId === spec.id) return;
     const checks: Check[] = [
@@ -116,9 +119,9 @@ export function apiNearMisses(fault: ArmedFault, records: readonly JournalRecord
         : [true, `operation: ${r.operation}`],
     ];
     if (method !== undefined) checks.push(r.method === method ? [true, `method: ${method}`] : [false, `method: ${r.method} ≠ ${method}`]);
-    if (fault.pattern) {
+    if (fault.pattern && budget) {
       const { pattern } = fault.pattern;
-      const matched = pathMatches(fault.pattern, r.path);
+      const matched = budget.spent(pathMatches(fault.pattern, r.path));
       checks.push(matched ? [true, `path: ${r.path} matches ${pattern}`] : [false, `path: ${r.path} does not match ${pattern}`]);
     }
     if (companyId !== undefined) checks.push(companyCheck(r.companyId, companyId, "no company's credential recognized"));
