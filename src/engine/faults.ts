@@ -257,6 +257,8 @@ interface Fault {
   readonly probability: number;
   /** An api fault whose effect the sender of the answer carries out (see damagesAnswers). */
   readonly damages: boolean;
+  /** When an api fault's effect is taken (API_EFFECTS), read once: every request asks it of every armed fault. */
+  readonly moment: FaultMoment | undefined;
   /** Where it was armed: the journal's mark and the registry's count of occurrences then (its near-misses come after). */
   readonly armed: { readonly request: number; readonly occurrence: number };
   times: number | null;
@@ -313,10 +315,14 @@ export class FaultRegistry implements DeliveryFaults {
     }
     const id = `flt_${++this.counter}`;
     const pattern = spec.target === 'api' ? spec.match.path : spec.target === 'delivery' ? spec.match.url : undefined;
-    const damages = spec.target === 'api' && damagesConnection(apiEffectName(spec.effect));
+    const effect = spec.target === 'api' ? apiEffectName(spec.effect) : undefined;
+    const damages = effect !== undefined && damagesConnection(effect);
+    const moment = effect === undefined ? undefined : API_EFFECTS[effect].moment;
     if (damages) this.damaging++;
     const armed = { request: this.journal?.mark ?? 0, occurrence: this.occurrenceCount };
-    this.faults.push({ id, spec, pattern: pattern === undefined ? undefined : new Glob(pattern), probability: spec.probability ?? 1, damages, armed, times: spec.times, hits: 0, passedOver: 0 });
+    const glob = pattern === undefined ? undefined : new Glob(pattern);
+    const probability = spec.probability ?? 1;
+    this.faults.push({ id, spec, pattern: glob, probability, damages, moment, armed, times: spec.times, hits: 0, passedOver: 0 });
     return { id };
   }
 
@@ -383,10 +389,7 @@ export class FaultRegistry implements DeliveryFaults {
     // client sent, and a fault fires on a request exactly where a journal filter of its glob keeps it.
     const path = keptPath(request.path);
     const fault = this.take(
-      (f) =>
-        f.spec.target === 'api' &&
-        API_EFFECTS[apiEffectName(f.spec.effect)].moment === moment &&
-        matchesApi(f, f.spec.match, request, path),
+      (f) => f.moment === moment && f.spec.target === 'api' && matchesApi(f, f.spec.match, request, path),
       fire && ((f) => fire(taken(f)!)),
     );
     if (fault === undefined || fault.spec.target !== 'api') return undefined;
