@@ -27,8 +27,8 @@ const NO_DEMO = 'demo_ausente: no demo runs on this emulator.';
 const COMPANY_FILTER = { name: 'companyId', description: "Only this company's entries (once; any other parameter is refused, 422 at query.<name>)." } as const;
 /** Near-misses whose fault's path glob would take more steps than a query may: refused, as a journal query. */
 const NEAR_MISSES_OVER_BUDGET =
-  "consulta_excede_orcamento: matching the fault's path glob against the requests since it was armed would take more " +
-  'steps than a query may.';
+  "consulta_excede_orcamento: matching the fault's glob against the requests (or delivery URLs) since it was armed " +
+  'would take more steps than a query may.';
 /** A query whose path glob would take more steps than its budget (README "The journal"): refused, never run partly. */
 const OVER_BUDGET =
   'consulta_excede_orcamento: matching the path glob would take more steps than a query may (caminho: query.path).';

@@ -109,9 +109,8 @@ export class QueryBudget {
     if (this.glob.steps - this.#start <= QUERY_STEPS) return matched;
     throw new QueryBudgetError(
       this.field,
-      `The query was stopped: matching ${shown(this.glob.pattern)} against the paths kept took more than ` +
-        `${QUERY_STEPS} steps (a step: one 32-bit word of the glob's automaton moved over one character), and it ` +
-        `answers nothing; ${this.narrow}.`,
+      `The query was stopped: matching ${shown(this.glob.pattern)} took more than ${QUERY_STEPS} steps (a step: one ` +
+        `32-bit word of the glob's automaton moved over one character), and it answers nothing; ${this.narrow}.`,
     );
   }
 }

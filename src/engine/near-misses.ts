@@ -136,12 +136,19 @@ export function apiNearMisses(fault: ArmedFault, records: readonly JournalRecord
 export function occurrenceNearMisses(fault: ArmedFault, occurrences: readonly Occurrence[], passedOver: number): NearMisses {
   const spec = fault.view;
   const ranked: Ranked<DeliveryNearMiss | JobNearMiss>[] = [];
+  // A delivery fault's glob against up to the 1,000 URLs kept: on the budget of a query of the journal.
+  const budget = fault.pattern && new QueryBudget(fault.pattern, undefined, "ask for one company's (companyId)");
   for (const o of occurrences) {
     if (o.taken === spec.id) continue;
     const checks: Check[] = [];
     if (o.target === 'delivery' && spec.target === 'delivery') {
       const { eventType, companyId } = spec.match;
-      if (fault.pattern) checks.push(fault.pattern.matches(o.match.url) ? [true, `url: ${o.match.url} matches ${fault.pattern.pattern}`] : [false, `url: ${o.match.url} does not match ${fault.pattern.pattern}`]);
+      if (fault.pattern && budget) {
+        const { pattern } = fault.pattern;
+        const matched = budget.spent(fault.pattern.matches(o.match.url));
+        const { url } = o.match;
+        checks.push([matched, matched ? `url: ${url} matches ${pattern}` : `url: ${url} does not match ${pattern}`]);
+      }
       if (eventType !== undefined) checks.push(o.match.eventType === eventType ? [true, `eventType: ${eventType}`] : [false, `eventType: ${o.match.eventType} ≠ ${eventType}`]);
       if (companyId !== undefined) checks.push(companyCheck(o.match.companyId, companyId, ''));
       if (checks.every(([met]) => met)) checks.push(drawCheck(spec.id, fault.probability, o));
