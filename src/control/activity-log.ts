@@ -9,6 +9,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ControlActivity } from '../engine/activity.js';
 import { isoString } from '../core/time.js';
+import { keptPath } from '../core/kept-text.js';
 import { errorOf } from '../http/errors.js';
 import type { ControlEnv } from './row.js';
 
@@ -26,7 +27,8 @@ export function controlActivity(): MiddlewareHandler<ControlEnv> {
       kind: 'control',
       at,
       method: c.req.method,
-      path: c.req.path,
+      // Kept as the journal keeps a request's (README "The journal"): a call the guard refused is told too.
+      path: keptPath(c.req.path),
       status: response.status,
       operation: tagged?.row.id ?? null,
       detail: notes?.detail ?? null,

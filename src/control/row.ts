@@ -11,8 +11,8 @@ import { ClockDisposedError, ClockLimitError, ClockRangeError } from '../clock/c
 import type { ActivityFeed, ControlScope } from '../engine/activity.js';
 import type { ControlSettings } from '../engine/config.js';
 import { FaultInputError } from '../engine/faults.js';
-import { JournalFilterError } from '../engine/journal.js';
-import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../http/errors.js';
+import { JournalFilterError, QueryBudgetError } from '../engine/journal.js';
+import { apiError, CONTROL_REQUEST_ID, errorResponse, queryBudgetRefusal, type ApiError } from '../http/errors.js';
 import { readJsonBody, requestBody } from '../http/pipeline.js';
 import type { BodySource } from '../http/runtime.js';
 import { formatPath } from '../http/schemas.js';
@@ -270,6 +270,7 @@ function refusal(error: unknown): Response {
     return fail(apiError(422, 'valor_invalido', `${caminho}: ${issue.message}`, caminho));
   }
   if (error instanceof JournalFilterError) return fail(apiError(422, 'valor_invalido', error.message, error.field === '' ? 'query' : `query.${error.field}`));
+  if (error instanceof QueryBudgetError) return fail(queryBudgetRefusal(error));
   if (error instanceof SnapshotError) return fail(apiError(422, 'valor_invalido', error.message, formatPath('body', error.path)));
   if (error instanceof RangeError || error instanceof TypeError) return fail(apiError(422, 'valor_invalido', error.message));
   throw error;

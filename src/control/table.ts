@@ -25,7 +25,16 @@ const NO_OWN_CLOCK = 'relogio_proprio_inexistente: the company is on the shared 
 const CLOCK_ERRORS = { 409: 'limite_de_tarefas: more tasks than the limit.', 422: 'valor_invalido: a duration or instant the clock cannot take (caminho names it).', 503: 'servico_indisponivel: a reset, restore or close replaced the clock while it moved.' };
 const NO_DEMO = 'demo_ausente: no demo runs on this emulator.';
 const COMPANY_FILTER = { name: 'companyId', description: "Only this company's entries (once; any other parameter is refused, 422 at query.<name>)." } as const;
-const BAD_JOURNAL_FILTER = 'valor_invalido: an unknown parameter, one given twice, or a value its filter does not accept (caminho names it).';
+/** Near-misses whose fault's path glob would take more steps than a query may: refused, as a journal query. */
+const NEAR_MISSES_OVER_BUDGET =
+  "consulta_excede_orcamento: matching the fault's glob against the requests (or delivery URLs) since it was armed " +
+  'would take more steps than a query may.';
+/** A query whose path glob would take more steps than its budget (README "The journal"): refused, never run partly. */
+const OVER_BUDGET =
+  'consulta_excede_orcamento: matching the path glob would take more steps than a query may (caminho: query.path).';
+const BAD_JOURNAL_FILTER =
+  'valor_invalido: an unknown parameter, one given twice, or a value its filter does not accept (caminho names it). ' +
+  OVER_BUDGET;
 
 /** The journal's filters (JournalFilter) as query parameters: each once, all of them holding. */
 const JOURNAL_QUERY = JOURNAL_FILTER_FIELDS.map((f) => ({ name: f.name, description: `Only ${f.means}: ${f.accepts}.` }));
@@ -407,7 +416,10 @@ export const CONTROLS = [
     scope: 'emulator',
     query: [{ name: 'companyId', description: "Only this company's requests, deliveries and job runs (once; any other parameter is refused, 422 at query.<name>)." }],
     success: { 200: { description: 'The fault, how many occurrences it was checked against without firing, the draws that passed over, and the closest ten.', body: 'nearMisses' } },
-    errors: { 404: `falha_nao_encontrada: no fault armed has this id (one that fired its times has left the list). ${NO_COMPANY}`, 422: BAD_FILTER },
+    errors: {
+      404: `falha_nao_encontrada: no fault armed has this id (one that fired its times has left the list). ${NO_COMPANY}`,
+      422: `${BAD_FILTER} ${NEAR_MISSES_OVER_BUDGET}`,
+    },
     run: ({ emu, params, query }) => emu.faults.nearMisses(params.id, query),
   }),
   control({
@@ -702,7 +714,10 @@ export const CONTROLS = [
     tag: 'Faults',
     scope: 'company',
     success: { 200: { description: 'As GET /_emulator/faults/{id}/near-misses, among its own occurrences.', body: 'nearMisses' } },
-    errors: { 404: `${NO_COMPANY} falha_nao_encontrada: the company has no fault armed with this id.` },
+    errors: {
+      404: `${NO_COMPANY} falha_nao_encontrada: the company has no fault armed with this id.`,
+      422: NEAR_MISSES_OVER_BUDGET,
+    },
     run: ({ emu, params }) => emu.companies.scope(params.companyId).faults.nearMisses(params.id),
   }),
   control({
@@ -836,7 +851,12 @@ export const CONTROLS = [
       ...TIMELINE_FILTER_QUERY,
     ],
     success: { 200: { description: 'The page.', body: 'timeline' } },
-    errors: { 404: NO_COMPANY, 422: 'valor_invalido: a limit out of range, a cursor no page gave, a value a filter does not accept, an unknown or repeated parameter (caminho names it).' },
+    errors: {
+      404: NO_COMPANY,
+      422:
+        'valor_invalido: a limit out of range, a cursor no page gave, a value a filter does not accept, an unknown or ' +
+        `repeated parameter (caminho names it). ${OVER_BUDGET}`,
+    },
     run: ({ activity, params, query }) => timelineAnswer(activity, params.companyId, query, timelineFilterOf(query)),
   }),
   control({

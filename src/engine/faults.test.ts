@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_PATH } from '../core/kept-text.js';
 import { IF_MATCH_OPERATIONS } from '../core/versioning.js';
 import { FaultInputError, FaultRegistry, JOB_KINDS, MAX_FAULTS, type ApiFaultMatch } from './faults.js';
+import { Glob, globSteps } from './glob.js';
 
 const request = (overrides: Partial<ApiFaultMatch> = {}): ApiFaultMatch => ({
   method: 'PATCH',
@@ -450,5 +452,52 @@ describe('FaultRegistry.damagesAnswers', () => {
     // Spent: no longer armed.
     expect(registry.takeApi(request({ path: '/v1/empresa' }), 'arrival')?.effect).toEqual({ reset: true });
     expect(registry.damagesAnswers).toBe(false);
+  });
+});
+
+describe('what the armed api faults cost a request', () => {
+  const long = `/v1/produtos/${'a'.repeat(15_000)}b`;
+  /** The steps of matching `request` against every armed fault of `registry`. */
+  const stepsOf = (registry: FaultRegistry, path: string) => {
+    const before = globSteps.total;
+    expect(registry.takeApi(request({ path }), 'arrival')).toBeUndefined();
+    return globSteps.total - before;
+  };
+  const armed = (globs: readonly string[]) => {
+    const registry = new FaultRegistry();
+    for (const path of globs) registry.add({ target: 'api', match: { path }, effect: unavailable, times: null });
+    return registry;
+  };
+  // 200 faults whose globs are long runs of ** and pieces, each reading the path to its end (none matches).
+  const traversing = Array.from({ length: 200 }, (_, i) => `/v1/${'**a'.repeat(120)}**b${i}**`);
+  /** One or two steps a character of the path as kept, for each fault: the bound a glob of ** and pieces keeps. */
+  const bound = 200 * 2 * (MAX_PATH + 1);
+
+  it('200 of 2,047 characters against a 15 KB path: nothing, the path as kept being shorter than their pieces', () => {
+    const globs = Array.from({ length: 200 }, (_, i) => `/${'**a'.repeat(681)}**${String.fromCharCode(97 + (i % 26))}`);
+    expect(globs.every((g) => g.length === 2047)).toBe(true);
+    expect(stepsOf(armed(globs), long)).toBe(0);
+  });
+
+  it('200 that read all of a 15 KB path as kept, or a whole path of MAX_PATH characters: within the bound', () => {
+    const registry = armed(traversing);
+    expect(stepsOf(registry, long)).toBeLessThanOrEqual(bound);
+    expect(stepsOf(registry, long.slice(0, MAX_PATH))).toBeLessThanOrEqual(bound);
+    expect(stepsOf(registry, long.slice(0, MAX_PATH))).toBeGreaterThan(200 * (MAX_PATH - 20));
+  });
+
+  it('the bound catches a registry that matched the whole path sent, as it did before paths were kept cut', () => {
+    const before = globSteps.total;
+    for (const glob of traversing) new Glob(glob).matches(long);
+    expect(globSteps.total - before).toBeGreaterThan(bound * 10);
+  });
+
+  it('a fault fires on a long path exactly where a journal filter of its glob keeps the path as kept', () => {
+    const registry = armed(['/v1/produtos/**']);
+    expect(registry.takeApi(request({ path: long }), 'arrival')).toBeDefined();
+    // `/v1/produtos/*` could match the path sent (no `/` after the cut), but not every path that starts so.
+    const segment = armed(['/v1/produtos/*']);
+    expect(segment.takeApi(request({ path: long }), 'arrival')).toBeUndefined();
+    expect(segment.takeApi(request({ path: long.slice(0, MAX_PATH) }), 'arrival')).toBeDefined();
   });
 });

@@ -30,7 +30,8 @@ import { EVENT_KINDS } from '../core/webhooks/events.js';
 import type { DeliveryFaults } from '../network/transport.js';
 import type { ActivityFeed, FiredFault } from './activity.js';
 import { Glob, MAX_GLOB } from './glob.js';
-import type { Journal } from './journal.js';
+import { pathMatches, type Journal } from './journal.js';
+import { keptPath } from '../core/kept-text.js';
 import { apiNearMisses, occurrenceNearMisses, type DeliverySeen, type JobSeen, type NearMisses, type Occurrence } from './near-misses.js';
 
 /** The background jobs a `job` fault can act on (README "Faults"). */
@@ -256,6 +257,8 @@ interface Fault {
   readonly probability: number;
   /** An api fault whose effect the sender of the answer carries out (see damagesAnswers). */
   readonly damages: boolean;
+  /** When an api fault's effect is taken (API_EFFECTS), read once: every request asks it of every armed fault. */
+  readonly moment: FaultMoment | undefined;
   /** Where it was armed: the journal's mark and the registry's count of occurrences then (its near-misses come after). */
   readonly armed: { readonly request: number; readonly occurrence: number };
   times: number | null;
@@ -312,10 +315,14 @@ export class FaultRegistry implements DeliveryFaults {
     }
     const id = `flt_${++this.counter}`;
     const pattern = spec.target === 'api' ? spec.match.path : spec.target === 'delivery' ? spec.match.url : undefined;
-    const damages = spec.target === 'api' && damagesConnection(apiEffectName(spec.effect));
+    const effect = spec.target === 'api' ? apiEffectName(spec.effect) : undefined;
+    const damages = effect !== undefined && damagesConnection(effect);
+    const moment = effect === undefined ? undefined : API_EFFECTS[effect].moment;
     if (damages) this.damaging++;
     const armed = { request: this.journal?.mark ?? 0, occurrence: this.occurrenceCount };
-    this.faults.push({ id, spec, pattern: pattern === undefined ? undefined : new Glob(pattern), probability: spec.probability ?? 1, damages, armed, times: spec.times, hits: 0, passedOver: 0 });
+    const glob = pattern === undefined ? undefined : new Glob(pattern);
+    const probability = spec.probability ?? 1;
+    this.faults.push({ id, spec, pattern: glob, probability, damages, moment, armed, times: spec.times, hits: 0, passedOver: 0 });
     return { id };
   }
 
@@ -378,8 +385,11 @@ export class FaultRegistry implements DeliveryFaults {
     // Every API request asks, twice for an If-Match: with none armed, before anything is allocated.
     if (this.faults.length === 0) return undefined;
     const taken = (f: Fault): ApiFault | undefined => (f.spec.target === 'api' ? { id: f.id, effect: f.spec.effect } : undefined);
+    // The path as the journal keeps it (README "The journal"): what a glob costs is bounded by MAX_PATH, whatever the
+    // client sent, and a fault fires on a request exactly where a journal filter of its glob keeps it.
+    const path = keptPath(request.path);
     const fault = this.take(
-      (f) => f.spec.target === 'api' && API_EFFECTS[apiEffectName(f.spec.effect)].moment === moment && matchesApi(f, f.spec.match, request),
+      (f) => f.moment === moment && f.spec.target === 'api' && matchesApi(f, f.spec.match, request, path),
       fire && ((f) => fire(taken(f)!)),
     );
     if (fault === undefined || fault.spec.target !== 'api') return undefined;
@@ -485,10 +495,16 @@ function matchesJob(fault: Fault, request: JobFaultMatch): boolean {
   return (kind === undefined || kind === request.kind) && (companyId === undefined || companyId === request.companyId) && (request.effect === undefined || request.effect in fault.spec.effect);
 }
 
-function matchesApi(fault: Fault, match: { method?: string; companyId?: string }, request: ApiFaultMatch): boolean {
+/** `path`: the request's, kept (keptPath). */
+function matchesApi(
+  fault: Fault,
+  match: { method?: string; companyId?: string },
+  request: ApiFaultMatch,
+  path: string,
+): boolean {
   if (match.method !== undefined && match.method !== request.method) return false;
   if (match.companyId !== undefined && match.companyId !== request.companyId) return false;
-  return !fault.pattern || fault.pattern.matches(request.path);
+  return !fault.pattern || pathMatches(fault.pattern, path);
 }
 
 /** `input` as a fault, or a FaultInputError saying, in one sentence, which field is wrong and what it accepts. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Glob } from './glob.js';
+import { Glob, globSteps } from './glob.js';
 
 /** The glob as a regular expression, the obvious (backtracking) way: the reference the automaton must agree with. */
 function reference(pattern: string): RegExp {
@@ -14,6 +14,40 @@ function reference(pattern: string): RegExp {
     else source += ch.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
   }
   return new RegExp(`^${source}$`, 'is');
+}
+
+/**
+ * The tokens of a glob, read independently of Glob: a literal character (lowercased), `*`, or `**` for a run of two
+ * stars or more (any run, then a run without `/`, is any run).
+ */
+function tokensOf(pattern: string): string[] {
+  return (pattern.match(/\*\*+|\*|[^*]/g) ?? []).map((t) => (t.startsWith('**') ? '**' : t.toLowerCase()));
+}
+
+/** For each length j, whether the glob's tokens match the first j characters of `text`: dynamic programming. */
+function prefixes(tokens: readonly string[], text: string): boolean[] {
+  let row = Array.from({ length: text.length + 1 }, (_, j) => j === 0);
+  for (const token of tokens) {
+    const next = Array.from({ length: text.length + 1 }, () => false);
+    for (let j = 0; j <= text.length; j++) {
+      const ch = text[j - 1]?.toLowerCase();
+      if (token === '**') next[j] = row[j]! || (j > 0 && next[j - 1]!);
+      else if (token === '*') next[j] = row[j]! || (j > 0 && ch !== '/' && next[j - 1]!);
+      else next[j] = j > 0 && row[j - 1]! && ch === token;
+    }
+    row = next;
+  }
+  return row;
+}
+
+/** Whether the whole of `text` matches: the reference for any length (no backtracking). */
+const dynamic = (pattern: string, text: string): boolean => prefixes(tokensOf(pattern), text)[text.length]!;
+
+/** Whether every text starting with `start` matches: the glob ends in ** and what is before it matches a start. */
+function everyStart(pattern: string, start: string): boolean {
+  const tokens = tokensOf(pattern);
+  if (tokens.at(-1) !== '**') return false;
+  return prefixes(tokens.slice(0, -1), start).some(Boolean);
 }
 
 describe('Glob.matches', () => {
@@ -45,34 +79,156 @@ describe('Glob.matches', () => {
     );
   });
 
-  /** The fastest of a few runs after a warm-up: what the matcher costs, not what a busy machine adds. */
-  // CPU time, not wall time: on a loaded machine (a CI runner, the test projects in parallel) the wall clock
-  // also counts the time the process waited for a core, which made the 10 ms bar flaky (13 ms seen under load).
-  // Three warm-up runs: process CPU time also counts V8's compiler threads, which optimize the matcher during the
-  // first runs (10.4 ms was seen in CI with one warm-up; the matcher alone takes about half of that).
-  const fastestMs = (run: () => unknown): number => {
-    for (let i = 0; i < 3; i++) run();
-    let best = Infinity;
-    for (let i = 0; i < 8; i++) {
-      const started = process.cpuUsage();
-      run();
-      const used = process.cpuUsage(started);
-      best = Math.min(best, (used.user + used.system) / 1000);
-    }
-    return best;
+  it('agrees with a dynamic-programming reference on long patterns (several words of states) and long texts', () => {
+    // Patterns of 30 to 110 tokens: two to four 32-bit words of states, so that states move between words, stars
+    // drop those before them, and a word falls out of use and back in.
+    const piece = fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom('a', 'b', '/') },
+      { weight: 2, arbitrary: fc.constantFrom('*', '**') },
+      { weight: 1, arbitrary: fc.constantFrom('A', '.', 'é') },
+    );
+    const pattern = fc.array(piece, { minLength: 30, maxLength: 110 }).map((a) => a.join(''));
+    const characters = fc.constantFrom('a', 'b', '/', 'A', 'B', '.', 'é', 'É');
+    const text = fc.array(characters, { maxLength: 160 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(pattern, text, (p, t) => {
+        expect(new Glob(p).matches(t)).toBe(dynamic(p, t));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('agrees on texts that are long runs of one pattern\'s characters (the states a star keeps alive)', () => {
+    const pieces = fc.constantFrom('a', 'b', '/', '*', '**');
+    const unit = fc.array(pieces, { minLength: 1, maxLength: 4 }).map((a) => a.join(''));
+    const pattern = fc.tuple(unit, fc.integer({ min: 1, max: 40 })).map(([u, times]) => u.repeat(times));
+    const run = fc.constantFrom('a', 'ab', 'a/', 'b/a');
+    const end = fc.constantFrom('', 'b', '/');
+    const text = fc.tuple(run, fc.integer({ min: 0, max: 120 }), end).map(([r, count, last]) => r.repeat(count) + last);
+    fc.assert(
+      fc.property(pattern, text, (p, t) => {
+        expect(new Glob(p).matches(t)).toBe(dynamic(p, t));
+        expect(new Glob(p).matchesEveryTextStartingWith(t)).toBe(everyStart(p, t));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('Glob.matchesEveryTextStartingWith', () => {
+  it.each([
+    ['/v1/**', '/v1/produtos/aaaa', true],
+    ['/v1/produtos/**', '/v1/produtos/aaaa', true],
+    ['/v1/produtos/**', '/v1/prod', false],
+    ['**', '', true],
+    ['/v1/produtos/*', '/v1/produtos/aaaa', false],
+    ['/v1/**/x', '/v1/aaa/x', false],
+    ['/v1/*/**', '/v1/aaa/b', true],
+    ['/v1/*/**', '/v1/aaa', false],
+    ['/V1/**', '/v1/a', true],
+    ['/v1/**a**', '/v1/bbb', false],
+    ['/v1/**a**', '/v1/bba', true],
+  ])('%s, given a text starting %s: %s', (pattern, start, expected) => {
+    expect(new Glob(pattern).matchesEveryTextStartingWith(start)).toBe(expected);
+  });
+
+  it('is true exactly when the glob ends in ** and what comes before it matches some start of the text', () => {
+    const alphabet = fc.constantFrom('a', 'b', '/', '*', '**');
+    const text = fc.array(fc.constantFrom('a', 'b', '/'), { maxLength: 40 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(fc.array(alphabet, { maxLength: 60 }).map((a) => a.join('')), text, (pattern, start) => {
+        expect(new Glob(pattern).matchesEveryTextStartingWith(start)).toBe(everyStart(pattern, start));
+      }),
+      { numRuns: 4000 },
+    );
+  });
+});
+
+/**
+ * What a match costs, in the steps it counts (globSteps): never a clock, which on a busy machine measures the
+ * machine. A match's steps grow with the text no faster than the text: `linear` asks it of a matcher for a bounded
+ * pattern at a few lengths.
+ */
+describe('what a match costs', () => {
+  /** The steps `run` counted while it ran. */
+  const stepsOf = (run: () => unknown): number => {
+    const before = globSteps.total;
+    run();
+    return globSteps.total - before;
   };
 
+  /**
+   * Whether `cost(n)` (the steps of one match against a text of n characters) grows linearly: at most
+   * `perCharacter` steps a character, overall and for each character added from one length to the next (what a
+   * cost that grows faster than the text exceeds sooner or later), give or take the pattern's own few steps.
+   */
+  function linear(cost: (n: number) => number, perCharacter: number): { holds: boolean; costs: number[] } {
+    const lengths = [1_536, 3_072, 6_144, 12_288];
+    const costs: number[] = [];
+    for (const [i, n] of lengths.entries()) {
+      const c = cost(n);
+      costs.push(c);
+      // Stops at the first length past the bound: a cost that grows faster would only take longer to measure.
+      const added = i === 0 ? 0 : c - costs[i - 1]! - perCharacter * (n - lengths[i - 1]!);
+      if (c > perCharacter * n + 100 || added > 100) return { holds: false, costs };
+    }
+    return { holds: true, costs };
+  }
+
+  /** A text of `start` and then `unit` repeated, of about n characters. */
+  const run = (start: string, unit: string) => (n: number) => start + unit.repeat(Math.floor(n / unit.length));
+
   it.each([
-    // `/v1/produtos/**a**a**a…!` against a path with no "!": a backtracking regular expression takes seconds here.
-    ['stars and a missing last character', `/v1/produtos/${'**a'.repeat(30)}!`, `/v1/produtos/${'a'.repeat(48)}`, false],
-    // The longest glob a fault takes against a path as long as Node lets a request line be (16 KB of headers).
-    ['the longest glob against a 16 KB path', `/v1/produtos/${'**a'.repeat(678)}!`, `/v1/produtos/${'a'.repeat(16_000)}`, false],
-    ['segment stars that all match', '*a'.repeat(1024), 'a'.repeat(16_000), true],
-    ['segment stars across slashes', '*/'.repeat(1024), `${'ab/'.repeat(5_000)}`, false],
-  ])('matches adversarial patterns in under 10 ms: %s', (_name, pattern, path, expected) => {
+    // `/v1/produtos/**a**a…!` against a path with no "!": a backtracking regular expression takes seconds here.
+    ['stars and a missing last character', `/v1/produtos/${'**a'.repeat(30)}!`, run('/v1/produtos/', 'a'), false, 1],
+    // The longest glob a fault takes (65 words of states) against paths up to as long as Node lets a request line be.
+    ['the longest glob of ** and pieces', `/v1/produtos/${'**a'.repeat(678)}!`, run('/v1/produtos/', 'a'), false, 2],
+    // Once the text is past the pattern's length, the last star's state and the whole match's are a word apart.
+    ['segment stars that all match', '*a'.repeat(1024), run('', 'a'), true, 2],
+    ['segment stars across slashes', '*/'.repeat(1024), run('', 'ab/'), false, 1],
+    // No star makes the others worthless here: every word moves, the bound the pattern's length sets.
+    ['a piece repeated after ** (partial matches everywhere)', `**${'ab/'.repeat(40)}c`, run('', 'ab/'), false, 4],
+  ])('a match grows linearly with the text: %s', (_name, pattern, textOf, expected, perCharacter) => {
     const glob = new Glob(pattern);
-    expect(glob.matches(path)).toBe(expected);
-    expect(fastestMs(() => glob.matches(path))).toBeLessThan(10);
+    expect(glob.matches(textOf(1_536))).toBe(expected);
+    const { holds, costs } = linear((n) => stepsOf(() => glob.matches(textOf(n))), perCharacter);
+    expect(holds, `steps at 1,536 to 12,288 characters: ${costs.join(', ')}`).toBe(true);
+  });
+
+  it('never more steps a character than the glob has words of states, whatever the pattern and text', () => {
+    const patterns = fc.array(fc.constantFrom('a', 'b', '/', '*', '**'), { maxLength: 300 }).map((a) => a.join(''));
+    const texts = fc.array(fc.constantFrom('a', 'b', '/'), { maxLength: 300 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(patterns, texts, (pattern, text) => {
+        const glob = new Glob(pattern);
+        const tokens = pattern.replace(/\*+/g, '*').length;
+        const words = (tokens >>> 5) + 1;
+        expect(stepsOf(() => glob.matches(text))).toBeLessThanOrEqual(words * text.length);
+        expect(stepsOf(() => glob.matchesEveryTextStartingWith(text))).toBeLessThanOrEqual(words * text.length);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('the linearity check catches a matcher that backtracks', () => {
+    // The obvious recursive matcher, counting its comparisons: the mistake an automaton avoids.
+    const backtracking = (pattern: string, text: string): number => {
+      let steps = 0;
+      const at = (p: number, t: number): boolean => {
+        steps++;
+        if (p === pattern.length) return t === text.length;
+        if (pattern[p] === '*') {
+          for (let end = t; end <= text.length; end++) if (at(p + 1, end)) return true;
+          return false;
+        }
+        return t < text.length && pattern[p] === text[t] && at(p + 1, t + 1);
+      };
+      at(0, 0);
+      return steps;
+    };
+    const { holds, costs } = linear((n) => backtracking('*a*!', 'a'.repeat(n)), 1);
+    expect(holds).toBe(false);
+    expect(costs[0]).toBeGreaterThan(1_536 * 100);
   });
 });
 

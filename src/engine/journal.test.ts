@@ -4,7 +4,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { keptPath, MAX_PATH } from '../core/kept-text.js';
+import { Glob, globSteps } from './glob.js';
 import { Journal, JournalFilterError, packRecord, readJournalFilter, unpackRecord, type JournalFilter, type JournalRecord } from './journal.js';
+import { pathMatches, QUERY_STEPS, QueryBudgetError } from './journal.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const A = '019b76da-a800-7520-a337-00000000000a';
@@ -210,5 +213,113 @@ describe('a record as the journal keeps it', () => {
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe('a path the journal keeps cut', () => {
+  const long = `/v1/produtos/${'a'.repeat(15_000)}`;
+  const kept = keptPath(long);
+
+  it('is kept as its start and "…", and read back so', () => {
+    const { journal } = journalOf([record({ requestId: 'long', path: kept })]);
+    expect(journal.list()[0]!.path).toBe(`/v1/produtos/${'a'.repeat(MAX_PATH - '/v1/produtos/'.length)}…`);
+  });
+
+  it.each<[string, boolean]>([
+    // Every path that starts so matches these.
+    ['/v1/**', true],
+    ['/v1/produtos/**', true],
+    ['/v1/produtos/aaa**', true],
+    // These depend on what was cut off: the journal can't know, and keeps nothing it can't know.
+    ['/v1/produtos/*', false],
+    ['/v1/produtos/**a', false],
+    ['/v1/**/produtos/*', false],
+    // The mark is no character of the path.
+    ['/v1/produtos/*…', false],
+    ['/v1/**…', false],
+    ['/**…**', false],
+  ])('a filter of %s keeps it: %s', (path, expected) => {
+    const { ids } = journalOf([record({ requestId: 'long', path: kept })]);
+    expect(ids({ path })).toEqual(expected ? ['long'] : []);
+  });
+
+  it('the mark would match a glob read as path text: the check above catches that mistake', () => {
+    // The faulty counterpart: the glob run over the kept text as if it were the path.
+    expect(new Glob('/v1/produtos/*…').matches(kept)).toBe(true);
+    expect(pathMatches(new Glob('/v1/produtos/*…'), kept)).toBe(false);
+  });
+
+  it('a path of exactly MAX_PATH characters is whole, and matched as it is', () => {
+    const whole = `/v1/produtos/${'a'.repeat(MAX_PATH - '/v1/produtos/'.length - 1)}…`;
+    expect(whole).toHaveLength(MAX_PATH);
+    const { ids } = journalOf([record({ requestId: 'whole', path: keptPath(whole) })]);
+    expect(ids({ path: '/v1/produtos/*…' })).toEqual(['whole']);
+    expect(ids({ path: '/v1/produtos/*' })).toEqual(['whole']);
+  });
+});
+
+describe('a query on a budget of steps', () => {
+  // A full journal of the longest whole paths, as any client can leave it (a request without a credential is
+  // journaled too): `/v1/produtos/aaaa…` of MAX_PATH characters.
+  const path = `/v1/produtos/${'a'.repeat(MAX_PATH - '/v1/produtos/'.length)}`;
+  // The first hundred of company B, the others of no company.
+  const companyOf = (i: number) => (i < 100 ? B : null);
+  const records = Array.from({ length: 10_000 }, (_, i) =>
+    record({ requestId: `r${i}`, path, companyId: companyOf(i) }),
+  );
+  const { journal } = journalOf(records);
+  /** The steps of matching `glob` against each of `records`' paths, without a budget: what a query would cost. */
+  const unbudgeted = (glob: string) => {
+    const g = new Glob(glob);
+    for (const r of records) g.matches(r.path);
+    return g.steps;
+  };
+  /**
+   * A glob whose states spread over several words on such a path, none of them worthless: after `**`, a long piece
+   * that starts again at every character of the run of `a`.
+   */
+  const costly = `/v1/**${'a'.repeat(200)}b`;
+
+  it('a query whose glob would take more steps is refused, having spent no more than the budget and one entry', () => {
+    expect(unbudgeted(costly)).toBeGreaterThan(QUERY_STEPS);
+    const before = globSteps.total;
+    let refusal: unknown;
+    try {
+      journal.count(readJournalFilter({ path: costly }));
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(QueryBudgetError);
+    const said = expect.stringContaining(`more than ${QUERY_STEPS} steps`);
+    expect(refusal).toMatchObject({ field: 'path', message: said });
+    const oneEntry = MAX_PATH * ((costly.length >>> 5) + 1);
+    expect(globSteps.total - before).toBeLessThanOrEqual(QUERY_STEPS + oneEntry);
+  });
+
+  it('the same glob answers once other filters leave fewer paths to match: they are tried first', () => {
+    let before = globSteps.total;
+    expect(journal.count(readJournalFilter({ path: costly, companyId: B }))).toBe(0);
+    expect(globSteps.total - before).toBeLessThanOrEqual(QUERY_STEPS);
+    before = globSteps.total;
+    expect(journal.count(readJournalFilter({ method: 'DELETE', path: costly }))).toBe(0);
+    expect(globSteps.total - before).toBe(0);
+  });
+
+  it('a glob of fewer than 32 characters is never refused: one step a character at most', () => {
+    const globs = ['/v1/produtos/*', '/v1/**', '/v1/**/produtos/*', '/v1/**a**a**a**b', '/*/*/*a*a*a*a*a*a*a*a*a*ab'];
+    for (const glob of globs) {
+      expect(glob.length).toBeLessThan(32);
+      const before = globSteps.total;
+      expect(() => journal.count(readJournalFilter({ path: glob }))).not.toThrow();
+      expect(globSteps.total - before, glob).toBeLessThanOrEqual(10_000 * MAX_PATH);
+    }
+  });
+
+  it("the attack's glob, 2,048 characters of ** and pieces, costs nothing on paths shorter than its pieces", () => {
+    const before = globSteps.total;
+    const attack = `/${'**a'.repeat(681)}**b`;
+    expect(attack).toHaveLength(2047);
+    expect(journal.count(readJournalFilter({ path: attack }))).toBe(0);
+    expect(globSteps.total - before).toBe(0);
   });
 });

@@ -2,18 +2,27 @@
  * The request journal: the last 10,000 API requests, oldest first. It never holds a token or a secret. Read whole
  * or through a JournalFilter (emu.journal.find and count, GET /_emulator/requests): the filter's fields are declared
  * once here (FILTER_FIELDS), with what each accepts and which entries it keeps.
+ *
+ * What a request leaves here is bounded, whoever sent it (a request without a credential is journaled too): its
+ * path is kept cut to MAX_PATH characters (src/core/kept-text.ts). A query that matches a glob against the kept paths
+ * (a `path` filter, a timeline's, a fault's near-misses) is refused once its matching has taken QUERY_STEPS steps
+ * (QueryBudget), never left to stall the server.
  */
 import { ID_PATTERN } from '../core/random.js';
 import { isoString } from '../core/time.js';
 import { Glob, MAX_GLOB } from './glob.js';
 import { TextArena } from '../core/text-arena.js';
+import { CUT, MAX_PATH } from '../core/kept-text.js';
 
 /** One API request as the journal keeps it: no token, no secret, no body. */
 export interface JournalEntry {
   /** Virtual time of its arrival (ISO 8601). */
   readonly at: string;
   readonly method: string;
-  /** The path as received, percent-decoded: the client's text, to be escaped before it reaches a terminal. */
+  /**
+   * The path as received, percent-decoded: the client's text, to be escaped before it reaches a terminal. One longer
+   * than MAX_PATH characters is kept cut (keptPath): its start and "…".
+   */
   readonly path: string;
   readonly status: number;
   /** The error answer's `codigo`; null for a success. */
@@ -36,7 +45,7 @@ export interface JournalEntry {
 interface RequestFacts {
   /** The operation it reached (its operationId in openapi.json); null when none did (404, 405). */
   readonly operation: string | null;
-  /** The entity tags of the If-Match a write sent; null without one. */
+  /** The entity tags of the If-Match a write sent (keptTags); null without one. */
   readonly ifMatch: readonly string[] | null;
   /** A keyed write's fingerprint (method, path, canonical body) as the idempotency store computes it; null otherwise. */
   readonly fingerprint: string | null;
@@ -57,6 +66,55 @@ interface RequestFacts {
 export type JournalRecord = Omit<JournalEntry, 'at'> & { readonly at: number } & RequestFacts;
 
 const JOURNAL_CAPACITY = 10_000;
+
+/**
+ * Whether `glob` matches the kept path `kept` (keptPath). A cut path is known only by its start: it matches only
+ * where every path with that start would (the glob ends in `**` and its start reaches it: `/v1/**`,
+ * `/v1/produtos/**`), never by the "…" that marks the cut, nor by a guess at what was cut off.
+ */
+export function pathMatches(glob: Glob, kept: string): boolean {
+  return kept.length > MAX_PATH ? glob.matchesEveryTextStartingWith(kept.slice(0, -CUT.length)) : glob.matches(kept);
+}
+
+/**
+ * The steps (Glob.steps) one query may spend matching a glob against the kept paths: one step a character of a full
+ * journal of the longest kept paths, so a glob of fewer than 32 characters (one word of states: one step a
+ * character at most) is never refused by it; a longer one costs up to a word more a character and is refused only
+ * where its matching would take more (README "The journal"). It bounds the matching at a few tens of milliseconds.
+ */
+export const QUERY_STEPS = JOURNAL_CAPACITY * (MAX_PATH + 1);
+
+/** A query stopped at QUERY_STEPS: it answers nothing, never a part presented as the whole. */
+export class QueryBudgetError extends RangeError {
+  /** `field`: the query's field whose glob took the steps (its name in the query string too), if it has one. */
+  constructor(readonly field: string | undefined, message: string) {
+    super(message);
+    this.name = 'QueryBudgetError';
+  }
+}
+
+/** The steps a query has spent matching `glob` (from its making on), and its refusal past QUERY_STEPS. */
+export class QueryBudget {
+  readonly #start: number;
+  constructor(
+    private readonly glob: Glob,
+    /** What the refusal names: the field whose glob it is, and how to narrow the query. */
+    private readonly field: string | undefined,
+    private readonly narrow: string,
+  ) {
+    this.#start = glob.steps;
+  }
+
+  /** `matched`, once the steps are counted: a QueryBudgetError past the budget. */
+  spent(matched: boolean): boolean {
+    if (this.glob.steps - this.#start <= QUERY_STEPS) return matched;
+    throw new QueryBudgetError(
+      this.field,
+      `The query was stopped: matching ${shown(this.glob.pattern)} took more than ${QUERY_STEPS} steps (a step: one ` +
+        `32-bit word of the glob's automaton moved over one character), and it answers nothing; ${this.narrow}.`,
+    );
+  }
+}
 
 /** The entry as read: its fields in their order, its time as ISO 8601 (the facts stay in the record). */
 const readable = (r: JournalRecord): JournalEntry => ({
@@ -131,6 +189,8 @@ interface FilterField<V> {
   readonly accepts: string;
   read(value: unknown): V | undefined;
   keep?(value: V): (record: JournalRecord) => boolean;
+  /** Tried after the other fields' tests: it costs steps of the query's budget (QueryBudget), the others none. */
+  readonly last?: true;
 }
 
 const field = <V>(spec: FilterField<V>): FilterField<unknown> => spec as FilterField<unknown>;
@@ -176,7 +236,12 @@ const FILTER_FIELDS: { readonly [K in keyof JournalFilter]-?: FilterField<unknow
     text: 'string',
     accepts: `a glob of 1 to ${MAX_GLOB} characters starting with "/" ("*" is any run of characters but "/", "**" any run at all)`,
     read: (value) => (typeof value === 'string' && value.startsWith('/') && value.length <= MAX_GLOB ? new Glob(value) : undefined),
-    keep: (glob) => (r) => glob.matches(r.path),
+    keep: (glob: Glob) => {
+      const narrow = 'narrow it (a companyId, method, status, from and to, or a limit leave fewer paths to match)';
+      const budget = new QueryBudget(glob, 'path', narrow);
+      return (r) => budget.spent(pathMatches(glob, r.path));
+    },
+    last: true,
   }),
   status: field<number | StatusClass>({
     means: 'the requests answered with this status, or one of this class',
@@ -210,6 +275,7 @@ export function readJournalFilter(filter: unknown): JournalQuery {
     throw new JournalFilterError('', `A journal filter is an object of ${FIELD_NAMES} (each optional); got ${shown(filter)}.`);
   }
   const tests: ((record: JournalRecord) => boolean)[] = [];
+  const lastTests: ((record: JournalRecord) => boolean)[] = [];
   const values: Record<string, unknown> = {};
   for (const [name, given] of Object.entries(filter as Record<string, unknown>)) {
     const spec = (FILTER_FIELDS as Record<string, FilterField<unknown> | undefined>)[name];
@@ -218,8 +284,9 @@ export function readJournalFilter(filter: unknown): JournalQuery {
     const value = spec.read(given);
     if (value === undefined) throw new JournalFilterError(name, `${name} must be ${spec.accepts}; got ${shown(given)}.`);
     values[name] = value;
-    if (spec.keep) tests.push(spec.keep(value));
+    if (spec.keep) (spec.last ? lastTests : tests).push(spec.keep(value));
   }
+  tests.push(...lastTests);
   const { from, to } = values as { from?: number; to?: number };
   if (from !== undefined && to !== undefined && to <= from) throw new JournalFilterError('to', `to must be after from (from is inclusive, to exclusive): ${isoString(from)} to ${isoString(to)} keeps nothing.`);
   return {

@@ -8,6 +8,10 @@ import { createEmulator, type Emulator } from '../index.js';
 import { ControlError } from '../control/control-error.js';
 import { schemaOf } from '../control/schemas.js';
 import { closedAfterEach } from '../../spec-tests/support/closed-after-each.js';
+import type { FaultView } from './faults.js';
+import { Glob, globSteps } from './glob.js';
+import { QUERY_STEPS, QueryBudgetError } from './journal.js';
+import { occurrenceNearMisses, type Occurrence } from './near-misses.js';
 
 const closing = closedAfterEach();
 
@@ -194,5 +198,38 @@ describe('a delivery or job fault that never fired', () => {
     expect(near.candidates.at(-1)).toMatchObject({ at: '2026-01-01T01:00:00.000Z', subjectId: null });
     expect(near.candidates[1]).toMatchObject({ at: '2026-01-01T00:01:00.000Z', subjectId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(schemaOf('nearMisses').safeParse(near).success).toBe(true);
+  });
+});
+
+describe('near-misses on a budget', () => {
+  it("a delivery fault's glob against the URLs kept stops at a query's budget: refused, never answered in part", () => {
+    // 1,000 deliveries to long URLs (a destination's URL may be up to the 4 KiB of its configuration's body).
+    const url = `https://hooks.example/${'a'.repeat(3_000)}`;
+    const occurrences: Occurrence[] = Array.from({ length: 1_000 }, (_, seq) => ({
+      seq,
+      taken: null,
+      passed: [],
+      target: 'delivery',
+      match: { url, eventType: 'webhook.teste', companyId: 'c1' },
+      seen: undefined,
+    }));
+    const glob = (pattern: string) => new Glob(pattern);
+    const view = (url: string): FaultView => ({
+      id: 'flt_1',
+      target: 'delivery',
+      match: { url },
+      effect: { status: 500 },
+      times: 1,
+      hits: 0,
+    });
+    // A piece that starts again at every character of the run of `a`: several words of states a character.
+    const costly = `https://hooks.example/**${'a'.repeat(200)}b**`;
+    const before = globSteps.total;
+    const armed = (pattern: string) => ({ view: view(pattern), pattern: glob(pattern), probability: 1 });
+    expect(() => occurrenceNearMisses(armed(costly), occurrences, 0)).toThrow(QueryBudgetError);
+    expect(globSteps.total - before).toBeLessThanOrEqual(QUERY_STEPS + url.length * 8);
+    // An ordinary glob answers.
+    const ordinary = 'https://hooks.example/**';
+    expect(occurrenceNearMisses(armed(ordinary), occurrences, 0).examined).toBe(1_000);
   });
 });

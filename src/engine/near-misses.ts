@@ -11,7 +11,7 @@ import { isoString } from '../core/time.js';
 import { IF_MATCH_OPERATIONS } from '../core/versioning.js';
 import type { DeliveryFaultMatch, FaultView, JobFaultMatch } from './faults.js';
 import type { Glob } from './glob.js';
-import type { JournalRecord } from './journal.js';
+import { pathMatches, QueryBudget, type JournalRecord } from './journal.js';
 
 /** The closest occurrences an answer shows. */
 const NEAR_MISS_LIMIT = 10;
@@ -108,6 +108,9 @@ export function apiNearMisses(fault: ArmedFault, records: readonly JournalRecord
   const { method, companyId } = spec.match;
   const concurrent = 'concurrentEdit' in spec.effect;
   const ranked: Ranked<ApiNearMiss>[] = [];
+  // The glob against up to the journal's 10,000 paths: a query like a journal filter, on the same budget.
+  const narrow = "ask for one company's (companyId), or arm a fault with fewer stars";
+  const budget = fault.pattern && new QueryBudget(fault.pattern, undefined, narrow);
   records.forEach((r, seq) => {
     if (r.faultId === spec.id) return;
     const checks: Check[] = [
@@ -116,7 +119,11 @@ export function apiNearMisses(fault: ArmedFault, records: readonly JournalRecord
         : [true, `operation: ${r.operation}`],
     ];
     if (method !== undefined) checks.push(r.method === method ? [true, `method: ${method}`] : [false, `method: ${r.method} ≠ ${method}`]);
-    if (fault.pattern) checks.push(fault.pattern.matches(r.path) ? [true, `path: ${r.path} matches ${fault.pattern.pattern}`] : [false, `path: ${r.path} does not match ${fault.pattern.pattern}`]);
+    if (fault.pattern && budget) {
+      const { pattern } = fault.pattern;
+      const matched = budget.spent(pathMatches(fault.pattern, r.path));
+      checks.push(matched ? [true, `path: ${r.path} matches ${pattern}`] : [false, `path: ${r.path} does not match ${pattern}`]);
+    }
     if (companyId !== undefined) checks.push(companyCheck(r.companyId, companyId, "no company's credential recognized"));
     if (concurrent) checks.push(...concurrentEditChecks(r));
     if (checks.every(([met]) => met)) checks.push(lastCheck(spec.id, fault.probability, r.faultId, concurrent ? 'evaluation' : 'arrival'));
@@ -129,12 +136,19 @@ export function apiNearMisses(fault: ArmedFault, records: readonly JournalRecord
 export function occurrenceNearMisses(fault: ArmedFault, occurrences: readonly Occurrence[], passedOver: number): NearMisses {
   const spec = fault.view;
   const ranked: Ranked<DeliveryNearMiss | JobNearMiss>[] = [];
+  // A delivery fault's glob against up to the 1,000 URLs kept: on the budget of a query of the journal.
+  const budget = fault.pattern && new QueryBudget(fault.pattern, undefined, "ask for one company's (companyId)");
   for (const o of occurrences) {
     if (o.taken === spec.id) continue;
     const checks: Check[] = [];
     if (o.target === 'delivery' && spec.target === 'delivery') {
       const { eventType, companyId } = spec.match;
-      if (fault.pattern) checks.push(fault.pattern.matches(o.match.url) ? [true, `url: ${o.match.url} matches ${fault.pattern.pattern}`] : [false, `url: ${o.match.url} does not match ${fault.pattern.pattern}`]);
+      if (fault.pattern && budget) {
+        const { pattern } = fault.pattern;
+        const matched = budget.spent(fault.pattern.matches(o.match.url));
+        const { url } = o.match;
+        checks.push([matched, matched ? `url: ${url} matches ${pattern}` : `url: ${url} does not match ${pattern}`]);
+      }
       if (eventType !== undefined) checks.push(o.match.eventType === eventType ? [true, `eventType: ${eventType}`] : [false, `eventType: ${o.match.eventType} ≠ ${eventType}`]);
       if (companyId !== undefined) checks.push(companyCheck(o.match.companyId, companyId, ''));
       if (checks.every(([met]) => met)) checks.push(drawCheck(spec.id, fault.probability, o));

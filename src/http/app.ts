@@ -6,6 +6,7 @@
 import { Hono, type Context as HonoContext } from 'hono';
 import { getPath } from 'hono/utils/url';
 import type { JournalRecord } from '../engine/journal.js';
+import { keptPath } from '../core/kept-text.js';
 import { apiError, CONTROL_REQUEST_ID, errorOf, errorResponse, plainHeadersOf } from './errors.js';
 import { answerTexts } from './stored-answers.js';
 import { bearerToken, requestBody, type Operation } from './pipeline.js';
@@ -69,7 +70,8 @@ export function buildApiApp(options: { readonly controls?: boolean } = {}): Hono
     const entry: Mutable<JournalRecord> = {
       at: runtime.clock.now(),
       method,
-      path,
+      // Kept to a bounded length whoever sent it (README "The journal"); the pipeline routes and answers the whole.
+      path: keptPath(path),
       status: 0,
       requestId,
       companyId: null,

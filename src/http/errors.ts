@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import type { RefusalKind } from '../core/refusal.js';
+import type { QueryBudgetError } from '../engine/journal.js';
 import type { BodyReadError } from './runtime.js';
 
 /**
@@ -130,4 +131,13 @@ export function codeForStatus(status: number): string {
     case 503: return 'servico_indisponivel';
     default: return status >= 500 ? 'erro_interno' : 'requisicao_recusada';
   }
+}
+
+/**
+ * A query of the kept requests stopped at its budget (QueryBudgetError), as the controls and the inspector answer
+ * it: 422, located at the query's field whose glob took the steps (README "The journal").
+ */
+export function queryBudgetRefusal(error: QueryBudgetError): ApiError {
+  const caminho = error.field === undefined ? undefined : `query.${error.field}`;
+  return apiError(422, 'consulta_excede_orcamento', error.message, caminho);
 }

@@ -20,6 +20,7 @@ import type { ApiFault } from '../engine/faults.js';
 import { canonicalJson, idempotencyScope, lookupIdempotency, storeIdempotency, type StoredResponse } from '../core/idempotency.js';
 import type { Result } from '../core/refusal.js';
 import type { Context, State } from '../core/state.js';
+import { keptTags } from '../core/kept-text.js';
 import { ENTITY_TAGS, ifMatchOperation, readIfMatch, type IfMatch, type IfMatchOperation } from '../core/versioning.js';
 import { apiError, errorResponse, STATUS_OF, unreadableBody, type ApiError } from './errors.js';
 import { actAt, actsAt } from './fault-hooks.js';
@@ -296,7 +297,7 @@ function admit<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival:
   const headers = readHeaders(request.headers, mutates, spec.acceptsIfNoneMatch === true, fixed.keyRule);
   if ('status' in headers) return fail(headers, requestId);
   journal.idempotencyKey = headers.idempotencyKey ?? null;
-  if (headers.ifMatch !== undefined) journal.ifMatch = headers.ifMatch;
+  if (headers.ifMatch !== undefined) journal.ifMatch = keptTags(headers.ifMatch);
 
   const admitted: Admitted<P, Q, B> = { fixed, c, arrival, path, company, credential, headers, fault };
   if (!mutates) return proceed(admitted, undefined);

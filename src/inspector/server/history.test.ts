@@ -7,6 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Emulator } from '../../emulator.js';
 import type { EmulatorOptions } from '../../engine/config.js';
+import { MAX_HEADER, MAX_PATH } from '../../core/kept-text.js';
 import { ENTRY_BYTES, History } from './history.js';
 
 setFlagsFromString('--expose-gc');
@@ -132,5 +133,42 @@ describe('the entries other than requests', () => {
     expect(kept).toEqual([expect.objectContaining({ kind: 'delivery', url: 'https://hooks.acme.example/in', outcome: 'falhou', companyId: acme.companyId, atMs: Date.parse((seen[0] as { at: string }).at), bytes: ENTRY_BYTES })]);
     // Its place: after the PUT's request entry.
     expect(kept[0]!.seq).toBeGreaterThan(1);
+  });
+});
+
+describe('what a request leaves in the history, whoever sent it', () => {
+  it("keeps each header's name and value, a control call's path and If-Match's tags to a bounded length", async () => {
+    const emu = observed({ clock: 'manual' });
+    const acme = emu.companies.create();
+    const long = 'v'.repeat(5_000);
+    const tags = Array.from({ length: 300 }, (_, i) => `"${String(i).padStart(16, '0')}"`).join(', ');
+    const answer = await emu.fetch(`/v1/produtos/${'a'.repeat(5_000)}`, {
+      method: 'PATCH',
+      headers: {
+        authorization: `Bearer ${acme.token}`,
+        'x-long': long,
+        [`x-${'n'.repeat(2_000)}`]: 'short',
+        'if-match': tags,
+        'idempotency-key': 'history-long-headers-0001',
+        'content-type': 'application/json',
+      },
+      body: '{}',
+    });
+    const kept = emu.history!.request(acme.companyId, answer.headers.get('x-request-id')!)!;
+    const headers = new Map<string, string>();
+    const sent = kept.requestHeaders;
+    for (let i = 0; i + 1 < sent.length; i += 2) headers.set(sent[i]!, sent[i + 1]!);
+    expect(headers.get('x-long')).toBe(`${'v'.repeat(MAX_HEADER)}…`);
+    expect(headers.get(`x-${'n'.repeat(MAX_HEADER - 2)}…`)).toBe('short');
+    expect(headers.get('idempotency-key')).toBe('history-long-headers-0001');
+    expect(kept.record.path).toBe(`/v1/produtos/${'a'.repeat(MAX_PATH - '/v1/produtos/'.length)}…`);
+    // The tags that fit in MAX_HEADER characters, then the mark (never an entity tag: it is not quoted).
+    expect(kept.record.ifMatch).toHaveLength(Math.floor(MAX_HEADER / 18) + 1);
+    expect(kept.record.ifMatch!.at(-1)).toBe('…');
+    // A control call refused for its path (no control there) is kept with its path cut too.
+    await emu.fetch(`/_emulator/companies/${'c'.repeat(5_000)}/reset`, { method: 'POST' });
+    const control = [...emu.history!.entries()].find((e) => e.kind === 'control');
+    const start = '/_emulator/companies/';
+    expect(control).toMatchObject({ kind: 'control', path: `${start}${'c'.repeat(MAX_PATH - start.length)}…` });
   });
 });

@@ -19,6 +19,7 @@ import type { HistoryBounds } from '../../engine/config.js';
 import type { EngineChange } from '../../engine/engine.js';
 import { packRecord, readRecord, type JournalRecord } from '../../engine/journal.js';
 import { TextArena } from '../../core/text-arena.js';
+import { keptText, MAX_HEADER } from '../../core/kept-text.js';
 
 /** A recorded body's cap, in bytes: what is past it is dropped and the body marked truncated. */
 export const BODY_CAP = 64 * 1024;
@@ -351,7 +352,7 @@ function requestText(requestHeaders: Headers | readonly string[], requestBody: U
   const sent = headerText(requestHeaders);
   const answered = headerText(responseHeaders);
   const body = requestBody === undefined ? '' : latin1(requestBody.length > BODY_CAP ? requestBody.subarray(0, BODY_CAP) : requestBody);
-  const answer = responseBody === undefined ? undefined : keptText(responseBody);
+  const answer = responseBody === undefined ? undefined : keptAnswer(responseBody);
   const answerText = error !== undefined ? JSON.stringify(error.caminho === undefined ? { codigo: error.codigo, mensagem: error.mensagem } : { codigo: error.codigo, mensagem: error.mensagem, caminho: error.caminho }) : answer === undefined ? '' : (answer.content as string);
   const answerSize = error !== undefined ? -3 : answer === undefined ? -1 : (answer.size ?? -2);
   const answerHeadersAt = sent.length;
@@ -448,7 +449,8 @@ class RequestView implements KeptRequest {
 
 /**
  * Headers as `name\nvalue\n…`, names in lower case as a Headers object gives them: from a socket's raw list, a
- * plain object or a Headers (forEach with a `this`: no closure, no pair arrays made).
+ * plain object or a Headers (forEach with a `this`: no closure, no pair arrays made). Each name and value is kept to
+ * MAX_HEADER characters (keptText: a longer one is cut and ends in "…"), whoever sent it.
  */
 function headerText(headers: Headers | readonly string[] | Readonly<Record<string, string>>): string {
   if (headers instanceof Headers) {
@@ -459,16 +461,18 @@ function headerText(headers: Headers | readonly string[] | Readonly<Record<strin
   let text = '';
   if (Array.isArray(headers)) {
     const raw = headers as readonly string[];
-    for (let i = 0; i + 1 < raw.length; i += 2) text += `${raw[i]!.toLowerCase()}\n${raw[i + 1]!}\n`;
+    for (let i = 0; i + 1 < raw.length; i += 2) text += headerLine(raw[i]!.toLowerCase(), raw[i + 1]!);
     return text;
   }
   const plain = headers as Readonly<Record<string, string>>;
-  for (const name in plain) text += `${name.toLowerCase()}\n${plain[name]!}\n`;
+  for (const name in plain) text += headerLine(name.toLowerCase(), plain[name]!);
   return text;
 }
 function appendPair(this: { text: string }, value: string, name: string): void {
-  this.text += `${name}\n${value}\n`;
+  this.text += headerLine(name, value);
 }
+const headerLine = (name: string, value: string): string =>
+  `${keptText(name, MAX_HEADER)}\n${keptText(value, MAX_HEADER)}\n`;
 
 /** The list `name, value, …` of a header text. */
 function headerList(text: string): string[] {
@@ -498,7 +502,7 @@ function keptBytes(bytes: Uint8Array): KeptBody {
 }
 
 /** An answer the API wrote as text: the text itself under the cap (no copy), else its first BODY_CAP bytes. */
-function keptText(text: string): KeptBody {
+function keptAnswer(text: string): KeptBody {
   // At most 3 bytes of UTF-8 for each UTF-16 unit: a short text is under the cap without counting its bytes.
   if (text.length <= BODY_CAP / 3) return { content: text, size: undefined, truncated: false };
   const size = Buffer.byteLength(text);

@@ -7,8 +7,8 @@
  * of any data answer opens the inspector.
  */
 import { ACTIVITY_KINDS, type ActivityFeed, type ActivityKind } from '../../engine/activity.js';
-import { JournalFilterError, readJournalFilter, type JournalFilter } from '../../engine/journal.js';
-import { apiError, CONTROL_REQUEST_ID, errorResponse, type ApiError } from '../../http/errors.js';
+import { JournalFilterError, QueryBudgetError, readJournalFilter, type JournalFilter } from '../../engine/journal.js';
+import { apiError, CONTROL_REQUEST_ID, errorResponse, queryBudgetRefusal, type ApiError } from '../../http/errors.js';
 import { activityStream } from './activity-stream.js';
 import { demoGateOf, type DemoGate } from './demo-gate.js';
 import { inspectorOf, UnknownCompany, UnknownItem } from './inspector.js';
@@ -129,7 +129,7 @@ function timelinePage(values: { readonly limit?: string | undefined; readonly be
   return { limit, before, filter: read, touches };
 }
 
-/** Runs a read of the inspector; its refusals (an unknown company or item) as 404s. */
+/** Runs a read of the inspector; its refusals (an unknown company or item) as 404s, a filter past its budget as 422. */
 async function read(run: () => unknown, companyAt = 'path.companyId'): Promise<Response> {
   try {
     const result = await run();
@@ -137,6 +137,7 @@ async function read(run: () => unknown, companyAt = 'path.companyId'): Promise<R
   } catch (error) {
     if (error instanceof UnknownCompany) return fail(apiError(404, 'empresa_nao_encontrada', error.message, companyAt));
     if (error instanceof UnknownItem) return fail(apiError(404, 'item_nao_encontrado', error.message, 'path.itemId'));
+    if (error instanceof QueryBudgetError) return fail(queryBudgetRefusal(error));
     throw error;
   }
 }
