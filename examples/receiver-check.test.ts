@@ -129,11 +129,11 @@ test('check-receiver.sh passes a receiver that verifies the exact bytes (exit 0)
   expect(steady(bad.stdout)).toBe(steady(readFileSync(new URL('receiver-check-output.txt', import.meta.url), 'utf8')));
 }, 60_000);
 
-test("the README's case table is the cases the check sends, in order", () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('| Case | What is sent | Expected | Checks |');
+test('the case table of docs/grading.md is the cases the check sends, in order', () => {
+  const grading = readFileSync(new URL('../docs/grading.md', import.meta.url), 'utf8');
+  const start = grading.indexOf('| Case | What is sent | Expected | Checks |');
   expect(start).toBeGreaterThan(0);
-  const lines = readme.slice(start).split('\n').slice(2);
+  const lines = grading.slice(start).split('\n').slice(2);
   const rows = lines.slice(0, lines.findIndex((line) => !line.startsWith('| ')));
   expect(rows).toEqual(RECEIVER_CASES.map((c) => `| \`${c.id}\` | ${c.sends} | ${c.expect} | ${c.statement} |`));
 });
