@@ -1,5 +1,5 @@
 /**
- * The README's receiver check (the section "Checking your webhook receiver"): in process, a receiver given by its
+ * The receiver check of docs/grading.md ("Checking your webhook receiver"): in process, a receiver given by its
  * fetch handler and a company's own destination; then check-receiver.sh, run as written against receivers served on
  * 127.0.0.1, its sample output (receiver-check-output.txt) against what the command prints, and the case table
  * against the cases the check sends.

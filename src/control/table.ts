@@ -29,7 +29,7 @@ const COMPANY_FILTER = { name: 'companyId', description: "Only this company's en
 const NEAR_MISSES_OVER_BUDGET =
   "consulta_excede_orcamento: matching the fault's glob against the requests (or delivery URLs) since it was armed " +
   'would take more steps than a query may.';
-/** A query whose path glob would take more steps than its budget (README "The journal"): refused, never run partly. */
+/** A query whose path glob would take more steps than its budget (docs/journal.md): refused, never run partly. */
 const OVER_BUDGET =
   'consulta_excede_orcamento: matching the path glob would take more steps than a query may (caminho: query.path).';
 const BAD_JOURNAL_FILTER =
