@@ -15,7 +15,7 @@
  * catalog-emulator clock|fault|events|logs|report …   (a running server's controls: remote-commands.ts)
  * catalog-emulator help [COMMAND]
  *
- * README "The CLI" says what each does. Imports the public entry only.
+ * docs/cli.md says what each does. Imports the public entry only.
  */
 import { createEmulator, DEFAULT_START, DemoGate, demos, openApiText, PERMISSIONS, VERSION, type Demo, type Fixtures, type RunningServer } from '../src/index.js';
 import { FixturesFileError, readFixturesFile } from './fixtures-file.js';

@@ -93,7 +93,7 @@ const JOURNAL_QUERY = JOURNAL_FILTER_FIELDS.map((f) => ({
 /** The same, of one company's journal: its company is the path's. */
 export const COMPANY_JOURNAL_QUERY = JOURNAL_QUERY.filter((q) => q.name !== 'companyId');
 
-/** A query whose path glob would take more steps than its budget (README "The journal"): refused, never run partly. */
+/** A query whose path glob would take more steps than its budget (docs/journal.md): refused, never run partly. */
 export const OVER_BUDGET =
   'consulta_excede_orcamento: matching the path glob would take more steps than a query may (caminho: query.path).';
 const BAD_JOURNAL_FILTER =
