@@ -97,7 +97,8 @@ function operation(route: Control, components: Map<string, Json>): Json {
     if (typeof body === 'function') {
       content = { 'application/json': { schema: bodySchema(body(), 'output', components) } };
     } else if (body) {
-      content = { [body.mediaType]: { schema: body.mediaType.startsWith('application/json') ? { type: 'object' } : { type: 'string' } } };
+      const json = body.mediaType.startsWith('application/json');
+      content = { [body.mediaType]: { schema: json ? { type: 'object' } : { type: 'string' } } };
     }
     responses[status] = { description: answer.description, ...(content ? { content } : {}) };
   }
