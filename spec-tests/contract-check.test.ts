@@ -4,7 +4,7 @@
  * would prove nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { checkedFetch } from './support/contract.js';
+import { checkedAnswers, checkedFetch } from './support/contract.js';
 
 const CATALOG_ID = '019b76da-a800-7d85-a8e2-143e59a69303';
 const CATALOG = {
@@ -29,6 +29,16 @@ const answering = (status: number, body: unknown, headers: Record<string, string
 const get = (fetch: ReturnType<typeof answering>, path = `/v1/catalogos/${CATALOG_ID}`) => fetch(path, { headers: { authorization: 'Bearer t' } });
 
 describe('the OpenAPI check of the spec tests', () => {
+  it('checks the answers the spec tests\' client reads whole as it checks a fetch (checkedAnswers)', async () => {
+    const reading = (status: number, body: unknown) =>
+      checkedAnswers(async () => new Response(JSON.stringify(body), { status, headers: { 'x-request-id': 'r-1', etag: '"v1"', ...JSON_TYPE } }));
+    const read = await reading(200, CATALOG)(`/v1/catalogos/${CATALOG_ID}`, { headers: { authorization: 'Bearer t' } });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(CATALOG);
+    expect(read.text).toBe(JSON.stringify(CATALOG));
+    await expect(reading(200, { ...CATALOG, extra: 1 })(`/v1/catalogos/${CATALOG_ID}`, { headers: { authorization: 'Bearer t' } })).rejects.toThrow(/getCatalog \(GET \/v1\/catalogos\/\{id\}\)[\s\S]*additionalProperty[\s\S]*extra/);
+  });
+
   it('passes an answer the document allows', async () => {
     expect((await get(answering(200, CATALOG, { etag: '"v1"' }))).status).toBe(200);
   });

@@ -5,6 +5,7 @@
 import { connect, type Target } from './target.js';
 import { deployment, notHere } from './deployment.js';
 import { cnpjOf } from './cnpj.js';
+import { parsedBody } from './contract.js';
 import { nextOrder } from './fixtures.js';
 import type { EmulatorOptions } from '../../src/index.js';
 
@@ -46,19 +47,14 @@ async function send(target: Target, method: string, path: string, token: string 
     headers['content-type'] = 'application/json';
   }
   Object.assign(headers, options.headers);
-  return readAnswer(await target.fetch(path, { method, headers, ...(body === undefined ? {} : { body }) }));
+  const init = { method, headers, ...(body === undefined ? {} : { body }) };
+  return target.answer ? target.answer(path, init) : readAnswer(await target.fetch(path, init));
 }
 
 /** A response read whole: its text, and its body parsed as JSON (undefined when empty or not JSON). */
 export async function readAnswer(response: Response): Promise<Answer> {
   const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, body: parsed };
+  return { status: response.status, headers: response.headers, text, body: parsedBody(text) };
 }
 
 export class Api {

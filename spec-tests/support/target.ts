@@ -6,7 +6,7 @@
  */
 import { inject } from 'vitest';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/index.js';
-import { checkedFetch } from './contract.js';
+import { checkedAnswers, checkedFetch, type ReadAnswer } from './contract.js';
 import { deployment, deploymentFetch, notHere } from './deployment.js';
 
 export interface Target {
@@ -14,6 +14,13 @@ export interface Target {
   readonly kind: 'in-process' | 'server' | 'deployment';
   readonly baseUrl: string;
   fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** The same request, its answer read whole and checked alike (the client's way: one read, no second Response). */
+  readonly answer?: (path: string, init?: RequestInit) => Promise<ReadAnswer>;
+}
+
+/** A target whose requests go through `fetch`, every answer checked against the document (contract.ts). */
+function checkedTarget(kind: Target['kind'], baseUrl: string, fetch: (path: string, init?: RequestInit) => Promise<Response>): Target {
+  return { kind, baseUrl, fetch: checkedFetch(fetch), answer: checkedAnswers(fetch) };
 }
 
 declare module 'vitest' {
@@ -51,25 +58,21 @@ export function connect(options: EmulatorOptions = {}): Target {
     const made = Object.keys(options);
     if (made.length > 0) notHere(`needs an emulator made with ${made.join(', ')}`);
     const { baseUrl } = deployment;
-    return {
-      kind: 'deployment',
-      baseUrl,
-      fetch: checkedFetch((path, init) => {
-        // Controls skip their test before sending (client.ts); a request built by hand must not reach a deployment either.
-        if (path.startsWith('/_emulator')) throw new Error(`a test sent ${init?.method ?? 'GET'} ${path} to a deployment, which has no /_emulator controls`);
-        return deploymentFetch(`${baseUrl}${path}`, init);
-      }),
-    };
+    return checkedTarget('deployment', baseUrl, (path, init) => {
+      // Controls skip their test before sending (client.ts); a request built by hand must not reach a deployment either.
+      if (path.startsWith('/_emulator')) throw new Error(`a test sent ${init?.method ?? 'GET'} ${path} to a deployment, which has no /_emulator controls`);
+      return deploymentFetch(`${baseUrl}${path}`, init);
+    });
   }
   const base = serverUrl();
   if (base !== undefined) {
     const baseUrl = base.replace(/\/$/, '');
-    return { kind: 'server', baseUrl, fetch: checkedFetch((path, init) => fetch(`${baseUrl}${path}`, init)) };
+    return checkedTarget('server', baseUrl, (path, init) => fetch(`${baseUrl}${path}`, init));
   }
   return inProcessTarget(createEmulator(options));
 }
 
 /** An emulator of this process as a target: requests go through emu.fetch, no socket. */
 export function inProcessTarget(emu: Emulator): Target {
-  return { kind: 'in-process', baseUrl: 'http://catalog-emulator.local', fetch: checkedFetch((path, init) => emu.fetch(path, init)) };
+  return checkedTarget('in-process', 'http://catalog-emulator.local', (path, init) => emu.fetch(path, init));
 }
