@@ -1,5 +1,5 @@
 /**
- * The HTTP figures of README "Performance": GET a catalog and PATCH a product over loopback, the emulator's CLI against
+ * The HTTP figures of docs/performance.md: GET a catalog and PATCH a product over loopback, the emulator's CLI against
  * a bare @hono/node-server script (bench/bare-server.mjs) answering the same request with the same JSON. Both servers
  * run on core 0 and the load generator on core 1 (taskset); subject and reference alternate round by round and the
  * medians of the rounds are reported (throughput, p50, p99 and CPU use, each its own median). After the PATCH

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- benchmark scaffolding reads JSON loosely */
 /**
- * The in-process figures of README "Performance": `emu.fetch` against a hono app's `app.request` answering the
+ * The in-process figures of docs/performance.md: `emu.fetch` against a hono app's `app.request` answering the
  * same request: the same path, the same headers (credential, content type, idempotency-key, If-Match), the body
  * read as JSON, the same JSON back with an ETag and an x-request-id. What is left between them is the emulator's
  * own work: auth, the checks every request goes through, the idempotency store, the journal, the records.

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- benchmark scaffolding reads JSON loosely */
 /**
- * The ingestion figure of README "Performance": an ingestion of 100,000 records (100 batches × 1,000). Its validation
+ * The ingestion figure of docs/performance.md: an ingestion of 100,000 records (100 batches × 1,000). Its validation
  * and application are measured in CPU time beside the reference they must stay well under: the HTTP transfer of the
  * same 100 batches to the CLI server on loopback. Memory is the heap retained after the batches and after the
  * application (after a collection, with --expose-gc). And a page of the resulting 100,000-product catalog, first and

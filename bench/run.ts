@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- benchmark scaffolding reads JSON loosely */
 /**
- * npm run bench: every figure of README "Performance" in one run, each beside its reference, then the targets
+ * npm run bench: every figure of docs/performance.md in one run, each beside its reference, then the targets
  * block (does each bar hold, with the numbers). Not part of npm test. The table is also written as Markdown to
- * bench/last-run.md (not committed), which the README's Performance section takes verbatim.
+ * bench/last-run.md (not committed), which docs/performance.md takes verbatim.
  *
  * The HTTP figures use wrk when it is on PATH (apt-get install -y wrk), pinned with taskset: servers on core 0,
  * wrk -t1 -c50 on core 1. Knobs (environment): BENCH_ROUNDS (5 interleaved rounds), BENCH_HTTP_S (5 s per HTTP

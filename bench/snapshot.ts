@@ -1,5 +1,5 @@
 /**
- * The snapshot figures of README "Performance": `emu.snapshot()` and then `emu.restore()` of what it returned, at
+ * The snapshot figures of docs/performance.md: `emu.snapshot()` and then `emu.restore()` of what it returned, at
  * 10,000 and at 100,000 products (each loaded by one ingestion); medians. 10× the data should cost at most 12× the
  * time.
  *

@@ -24,7 +24,7 @@ export interface Row {
   generatorCpu?: string;
 }
 
-/** One of the project's performance targets (README "Performance"), with the numbers that decide it. */
+/** One of the project's performance targets (docs/performance.md), with the numbers that decide it. */
 export interface Target {
   bar: string;
   holds: boolean;

@@ -10,7 +10,7 @@
  * catalog-emulator help [COMMAND]             help.ts, the text assembled by usage.ts
  *
  * The entry: it reads the command line (arguments.ts: every option and the commands that take it) and hands it to
- * its command, refusing an option given to a command that does not take it. README "The CLI" says what each does.
+ * its command, refusing an option given to a command that does not take it. docs/cli.md says what each does.
  * Imports the public entry only.
  */
 import { VERSION } from '../src/index.js';

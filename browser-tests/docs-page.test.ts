@@ -6,8 +6,8 @@
  * wrong one, then renders both documents and runs a control's "Try it out" with it, keeping it out of the DOM,
  * storage and URL.
  *
- * UPDATE_SCREENSHOTS=1 writes the README's screenshot (docs/images/docs-page.png); otherwise it goes to a temporary
- * folder, so every run still takes it.
+ * UPDATE_SCREENSHOTS=1 writes the screenshot of docs/openapi.md (docs/images/docs-page.png); otherwise it goes to a
+ * temporary folder, so every run still takes it.
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -11,7 +11,7 @@
  * - live without polling: over an idle stretch of a real clock (its moves arrive on the stream) the page makes no
  *   request but its stream.
  *
- * UPDATE_SCREENSHOTS=1 writes docs/images/inspector-records.png and inspector-dark.png for the README.
+ * UPDATE_SCREENSHOTS=1 writes docs/images/inspector-records.png and inspector-dark.png for docs/inspector.md.
  */
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -14,7 +14,7 @@
  * - throughout: no console error, no failed request but those a test provokes, nothing asked of another origin,
  *   and no token or secret in the DOM.
  *
- * UPDATE_SCREENSHOTS=1 writes the README's screenshots (docs/images/inspector-timeline.png and
+ * UPDATE_SCREENSHOTS=1 writes the screenshots of docs/inspector.md (docs/images/inspector-timeline.png and
  * inspector-attempts.png); otherwise they go to a temporary folder, so every run still takes them.
  */
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
@@ -153,7 +153,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
         await settled(page);
         if (deliveries === 5 && !midCycle) {
           midCycle = true;
-          // Mid-cycle, for the README: five attempts failed, the sixth ahead of now.
+          // Mid-cycle, for docs/inspector.md: five attempts failed, the sixth ahead of now.
           await expect.poll(() => page.locator('.timeline .row.kind-attempt').count()).toBe(5);
           await expect.poll(() => page.locator('.ahead .row').count()).toBeGreaterThan(0);
           // The fifth attempt's detail: its outcome, the signature headers it was sent with, the envelope.
@@ -334,7 +334,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
 
       // Counted, not timed (CONTRIBUTING.md "Tests"): what the page asks of the server, each request as its method,
       // path (the company's id written {company}) and query, and how many items and rows it draws. Its speed, a
-      // first paint and a live update, is printed below for the README's figures; no bar is asserted on it.
+      // first paint and a live update, is printed below for the figures of docs/inspector.md; no bar is asserted on it.
       let asked: string[] = [];
       page.on('request', (request) => {
         const at = new URL(request.url());

@@ -8,7 +8,7 @@
  * the API alone, and keeps its --state through a kill. All under the Node.js running vitest; node-versions.test.ts
  * runs the same checks (support.ts) under the other Node.js versions.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, cpSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, cpSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +39,7 @@ afterAll(() => {
 });
 
 describe.concurrent('the tarball', () => {
-  it('holds both builds, their types, the bin, the OpenAPI documents, the README with its image, the licence and the changelog', () => {
+  it('holds both builds, their types, the bin, the OpenAPI documents, the README and docs/ with their images, the licence and the changelog', () => {
     const required = [
       'package.json',
       'README.md',
@@ -63,7 +63,11 @@ describe.concurrent('the tarball', () => {
       'dist/conformance/THIRD-PARTY-LICENSES.txt',
       'LICENSE',
       'CHANGELOG.md',
-      // The README shows it: a relative image must be in the package to show where the package is read.
+      // Every document of docs/, which the README links: a relative link must reach a file where the package is read.
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => `docs/${name}`),
+      // The docs show them: a relative image must be in the package to show where the package is read.
       'docs/images/docs-page.png',
       'docs/images/inspector-timeline.png',
       'docs/images/inspector-attempts.png',
@@ -80,7 +84,7 @@ describe.concurrent('the tarball', () => {
         (/\.(ts|tsx|mts|cts)$/.test(path) && !/\.d\.(ts|mts|cts)$/.test(path)) ||
         /^(src|bin|spec-tests|browser-tests|bench|fuzz|scripts|examples|consumers|\.ci|node_modules)\//.test(path) ||
         /^dist\/(src|cjs)\/core\/testing\//.test(path) ||
-        !/^(dist\/(src|cjs|bin|conformance)\/|dist\/inspector\/app\.(js|css)$|(package\.json|README\.md|LICENSE|CHANGELOG\.md|openapi\.json|openapi\.controls\.json|docs\/images\/(docs-page|inspector-timeline|inspector-attempts|inspector-records|inspector-dark)\.png)$)/.test(path),
+        !/^(dist\/(src|cjs|bin|conformance)\/|dist\/inspector\/app\.(js|css)$|(package\.json|README\.md|LICENSE|CHANGELOG\.md|openapi\.json|openapi\.controls\.json|docs\/[\w-]+\.md|docs\/images\/(docs-page|inspector-timeline|inspector-attempts|inspector-records|inspector-dark)\.png)$)/.test(path),
     );
     expect(wrong).toEqual([]);
   });

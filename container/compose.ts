@@ -1,8 +1,8 @@
 /**
- * The README's compose file (examples/docker-compose.yml), read for the image test as compose reads it: nested
- * maps, lists of plain values, comments, and `${NAME}` / `${NAME:?message}` taken from the variables given (compose
- * takes them from the shell or an .env file, and refuses to start when a `:?` one is unset). Only that subset of
- * YAML: any other line throws, so a change to the file this does not understand fails the test instead of going
+ * The compose file of docs/container.md (examples/docker-compose.yml), read for the image test as compose reads it:
+ * nested maps, lists of plain values, comments, and `${NAME}` / `${NAME:?message}` taken from the variables given
+ * (compose takes them from the shell or an .env file, and refuses to start when a `:?` one is unset). Only that subset
+ * of YAML: any other line throws, so a change to the file this does not understand fails the test instead of going
  * unread.
  */
 

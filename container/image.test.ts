@@ -3,9 +3,9 @@
  * reachable from CI; container/local-base.ts), with the package installed as the Containerfile's package stage
  * installs it. Then the container serves with the default command, prints its start line, answers the API and the
  * controls with the token it printed, runs as a user other than root, reports healthy (a check that fails where
- * nothing listens), stops at once on `podman stop`, and is saved as an OCI archive. The README's compose file is
- * run as far as one machine can without compose: its emulator service's image, environment and port, called the
- * way its tests service calls it, by the service name.
+ * nothing listens), stops at once on `podman stop`, and is saved as an OCI archive. The compose file of the docs
+ * (docs/container.md) is run as far as one machine can without compose: its emulator service's image, environment
+ * and port, called the way its tests service calls it, by the service name.
  *
  * Without podman this fails, saying how to get it: a check that ran nothing must not pass.
  */
@@ -181,11 +181,11 @@ describe('the image', { timeout: 60_000 }, () => {
   });
 });
 
-describe("the README's compose file (examples/docker-compose.yml)", { timeout: 60_000 }, () => {
+describe("the compose file of docs/container.md (examples/docker-compose.yml)", { timeout: 60_000 }, () => {
   it("its emulator service, called by the service name as its tests service calls it, with the control token", async () => {
     const compose = readCompose(readFileSync(join(ROOT, 'examples', 'docker-compose.yml'), 'utf8'), { EMULATOR_CONTROL_TOKEN: CONTROL_TOKEN });
     const { emulator, tests } = compose.services as Record<string, { image: string; environment: Record<string, string>; ports: string[]; depends_on?: unknown }>;
-    // The image the README tells how to build, by this version's tag.
+    // The image the docs tell how to build, by this version's tag.
     expect(emulator!.image).toBe(`catalog-emulator:${version}`);
     expect(tests!.depends_on).toEqual({ emulator: { condition: 'service_healthy' } });
     const [, containerPort] = /^127\.0\.0\.1:\d+:(\d+)$/.exec(emulator!.ports[0]!)!;
@@ -235,7 +235,7 @@ function freePort(): Promise<number> {
   });
 }
 
-describe("the README's container quick start (examples/container.sh)", { timeout: 60_000 }, () => {
+describe("the container quick start of docs/container.md (examples/container.sh)", { timeout: 60_000 }, () => {
   it('builds from the Containerfile with the tag of this version; runs, answers with the token of its start line, moves its clock, and stops', async () => {
     const script = readFileSync(join(ROOT, 'examples', 'container.sh'), 'utf8');
     expect(region(script, 'build')).toMatch(new RegExp(`^docker build -f Containerfile -t catalog-emulator:${version.replaceAll('.', '\\.')} \\.$`, 'm'));
@@ -262,7 +262,7 @@ describe("the README's container quick start (examples/container.sh)", { timeout
   });
 });
 
-describe("the README's Testcontainers examples (examples/java/EmulatorContainerTest.java, examples/python/test_emulator_container.py)", { timeout: 60_000 }, () => {
+describe("the Testcontainers examples of docs/container.md (examples/java/EmulatorContainerTest.java, examples/python/test_emulator_container.py)", { timeout: 60_000 }, () => {
   it('name the image of this version and its port; their wait patterns match its start line, and the token they read there is accepted', async () => {
     const java = readFileSync(join(ROOT, 'examples', 'java', 'EmulatorContainerTest.java'), 'utf8');
     const python = readFileSync(join(ROOT, 'examples', 'python', 'test_emulator_container.py'), 'utf8');

@@ -1,4 +1,5 @@
-// The README's activity example, kept runnable: `import { createEmulator } from 'catalog-emulator'` in your project.
+// The activity example of docs/controls.md, kept runnable: `import { createEmulator } from 'catalog-emulator'` in your
+// project.
 import { expect, test } from 'vitest';
 import { createEmulator } from 'catalog-emulator';
 

@@ -1,4 +1,4 @@
-// The README's `await using` example, kept runnable: it imports the package as you do (the built one, so
+// The `await using` example of docs/controls.md, kept runnable: it imports the package as you do (the built one, so
 // `npm test` builds first).
 import { createEmulator } from 'catalog-emulator';
 import { expect, test } from 'vitest';

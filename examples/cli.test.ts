@@ -1,5 +1,5 @@
 /**
- * The README's shell and help examples, run as written against the built CLI (`npm test` builds first):
+ * The shell and help examples of the README and docs/, run as written against the built CLI (`npm test` builds first):
  * each script gets a real server on a free port, and the URL and token it printed, through the environment
  * variables the script names. Every spawned process is killed after its test.
  */
@@ -135,7 +135,7 @@ test(
     expect(destination.status).toBe(201);
     const { code, stdout, stderr } = await run('bash', [join(ROOT, 'examples/remote-cli.sh')], { URL: server.url, COMPANY: server.companyId }, project());
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    // What the README shows, the event's and the company's ids aside.
+    // What docs/cli.md shows, the event's and the company's ids aside.
     const eventId = /event ([0-9a-f-]{36}) for/.exec(stdout)?.[1];
     expect(stdout.replace(` event ${eventId} `, ' event <event id> ').replace(`company ${server.companyId}:`, 'company <company id>:')).toBe(readFileSync(join(ROOT, 'examples/remote-cli-output.txt'), 'utf8'));
     const inbox = (await (await fetch(`${server.url}/_emulator/inbox`)).json()) as { items: { eventId: string }[] };

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's `catalog-emulator conformance` example, run as written by examples/cli.test.ts against a server
-# started with --no-controls (with a file filter, to stay short).
+# The `catalog-emulator conformance` example of docs/conformance-testing.md, run as written by examples/cli.test.ts
+# against a server started with --no-controls (with a file filter, to stay short).
 set -euo pipefail
 # #region readme
 # URL: the service's base URL, without /v1. TOKEN: a credential of a company kept for testing, holding all six

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The README's stand-in deployment: the emulator serving the API alone, with the fixtures the package ships for the
-# conformance command. examples/cli.test.ts serves its command line (the fixtures path read from the build) and
-# reads the banner.
+# The stand-in deployment of docs/conformance-testing.md: the emulator serving the API alone, with the fixtures the
+# package ships for the conformance command. examples/cli.test.ts serves its command line (the fixtures path read from
+# the build) and reads the banner.
 set -euo pipefail
 # #region readme
 npx catalog-emulator serve --no-controls --fixtures node_modules/catalog-emulator/dist/conformance/fixtures.json

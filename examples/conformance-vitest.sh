@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's conformance run with vitest, run as written by examples/cli.test.ts against a server started with
-# --no-controls (with a file filter, to stay short).
+# The conformance run with vitest of docs/conformance-testing.md, run as written by examples/cli.test.ts against a
+# server started with --no-controls (with a file filter, to stay short).
 set -euo pipefail
 # #region readme
 # In a clone of the repository, after `npm ci`; URL, TOKEN, OTHER, READER and WRITER as for the command above.

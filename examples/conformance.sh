@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The README's conformance quick start, run as written by examples/cli.test.ts (with a file filter, to stay short).
+# The run of the spec tests against a server of docs/conformance-testing.md, run as written by examples/cli.test.ts
+# (with a file filter, to stay short).
 set -euo pipefail
 # #region readme
 # In a clone of the repository, after `npm ci`. URL: a running emulator started with --clock manual.

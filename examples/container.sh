@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The README's container quick start. container/image.test.ts runs the "run" region with podman as `docker`, the
-# image it built in place of catalog-emulator:0.1.0, a container name and a free host port of its own in place of
-# "emulator" and 4010, and checks the "build" region names the Containerfile and that tag.
+# The container quick start of the README (its build region) and docs/container.md. container/image.test.ts runs the
+# "run" region with podman as `docker`, the image it built in place of catalog-emulator:0.1.0, a container name and a
+# free host port of its own in place of "emulator" and 4010, and checks the "build" region names the Containerfile and
+# that tag.
 set -eu
 # #region build
 # In a clone of the repository (the build runs npm ci and the package's build: it needs the npm registry)

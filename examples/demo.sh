@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's teaching-demo quick start, run as written by examples/cli.test.ts.
+# The teaching-demo quick start of the README and docs/demos.md, run as written by examples/cli.test.ts.
 set -euo pipefail
 # #region readme
 npx catalog-emulator demo                    # lists the scenarios

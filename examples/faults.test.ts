@@ -1,5 +1,6 @@
-// The README's fault examples, shown as written (examples/readme.test.ts checks them): adding an api fault, the
-// refusals of faults that are not one (examples/fault-refusals.txt) and of a snapshot (examples/restore-refused.json).
+// The fault examples of docs/faults.md (the first is the README's too), shown as written (examples/readme.test.ts
+// checks them): adding an api fault, the refusals of faults that are not one (examples/fault-refusals.txt) and of a
+// snapshot (examples/restore-refused.json).
 import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';
 import { createEmulator, FaultInputError, type FaultInput } from 'catalog-emulator';
@@ -30,7 +31,7 @@ test('an api fault for one company fires on its first matching request only, the
   expect(emu.faults.list()).toEqual([]); // a spent fault leaves the list
 });
 
-test('a fault that is not one, or could never fire, is refused with the sentences the README shows', () => {
+test('a fault that is not one, or could never fire, is refused with the sentences docs/faults.md shows', () => {
   const emu = createEmulator();
   const refused: FaultInput[] = [
     { target: 'api', effect: { status: 700 } },
@@ -51,7 +52,7 @@ test('a fault that is not one, or could never fire, is refused with the sentence
   expect(emu.faults.list()).toEqual([]);
 });
 
-test('a snapshot the clock could not hold is refused with the answer the README shows, and nothing changes', async () => {
+test('a snapshot the clock could not hold is refused as docs/controls.md shows, and nothing changes', async () => {
   const emu = createEmulator();
   const before = await (await emu.fetch('/_emulator/state')).text();
   const refused = await emu.fetch('/_emulator/state', {

@@ -1,4 +1,4 @@
-// The README's fixtures example (examples/fixtures.json), kept loadable: the same file `--fixtures` takes, and
+// The fixtures example of docs/cli.md (examples/fixtures.json), kept loadable: the same file `--fixtures` takes, and
 // `createEmulator({ fixtures })` in your project.
 import { readFileSync } from 'node:fs';
 import { expect, test } from 'vitest';

@@ -1,5 +1,5 @@
-// The README shows the region below as written (examples/readme.test.ts checks it): it imports the package as your
-// project does (here the built one, resolved by name, so `npm test` builds first).
+// docs/batch-ingestion.md shows the region below as written (examples/readme.test.ts checks it): it imports the package
+// as your project does (here the built one, resolved by name, so `npm test` builds first).
 // #region readme
 import { expect, test } from 'vitest';
 import { createEmulator } from 'catalog-emulator';

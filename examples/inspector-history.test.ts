@@ -1,5 +1,5 @@
-// The README's inspector history bounds (README "What the inspector records, and when"), run: the bounds as set,
-// as the timeline's `history` shows them.
+// The inspector history bounds of docs/inspector.md ("What the inspector records, and when"), run: the bounds as
+// set, as the timeline's `history` shows them.
 import { expect, test } from 'vitest';
 import { createEmulator } from 'catalog-emulator';
 

@@ -1,5 +1,5 @@
-// The README's inspector example (inspector-timeline.ts), run as a user runs a TypeScript script: tsx, against the
-// built package (`npm test` builds first).
+// The inspector example of docs/inspector.md (inspector-timeline.ts), run as a user runs a TypeScript script: tsx,
+// against the built package (`npm test` builds first).
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';

@@ -1,5 +1,6 @@
-// The README's journal and near-miss examples, shown as written (examples/readme.test.ts checks them): the journal
-// queried and counted in process and over HTTP, and why a fault with a mistyped path never fired.
+// The journal and near-miss examples of docs/journal.md and docs/faults.md, shown as written (examples/readme.test.ts
+// checks them): the journal queried and counted in process and over HTTP, and why a fault with a mistyped path never
+// fired.
 import { expect, test } from 'vitest';
 import { createEmulator } from 'catalog-emulator';
 

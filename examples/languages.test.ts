@@ -1,7 +1,7 @@
 /**
- * The README's clients in other languages (examples/python, examples/java), run against the built CLI as a user
- * runs them: each starts `catalog-emulator serve --json --port 0 --clock manual` itself (CATALOG_EMULATOR names the
- * built bin here, `npx catalog-emulator` for a user), and must print the transcript the README shows,
+ * The clients in other languages of docs/local-server.md (examples/python, examples/java), run against the built CLI as
+ * a user runs them: each starts `catalog-emulator serve --json --port 0 --clock manual` itself (CATALOG_EMULATOR names
+ * the built bin here, `npx catalog-emulator` for a user), and must print the transcript docs/local-server.md shows,
  * examples/client-transcript.txt, line for line: the same for both, as the same seed and calls give the same ids.
  */
 import { spawn } from 'node:child_process';

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The README's local-server quick start, run as written by examples/cli.test.ts against a started server.
+# The local-server quick start of the README and docs/local-server.md, run as written by examples/cli.test.ts against a
+# started server.
 set -euo pipefail
 # #region readme
 # URL and TOKEN: what `npx catalog-emulator` printed ("listening on …" and "token: …"), e.g.

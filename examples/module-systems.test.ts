@@ -1,4 +1,4 @@
-// The README's require and import examples (commonjs.cjs, esm.mjs), run as a user runs them: node loads the
+// The require and import examples of docs/install.md (commonjs.cjs, esm.mjs), run as a user runs them: node loads the
 // built package (`npm test` builds first) through its exports, each file its own build.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,5 @@
 /**
- * The README's receiver check (the section "Checking your webhook receiver"): in process, a receiver given by its
+ * The receiver check of docs/grading.md ("Checking your webhook receiver"): in process, a receiver given by its
  * fetch handler and a company's own destination; then check-receiver.sh, run as written against receivers served on
  * 127.0.0.1, its sample output (receiver-check-output.txt) against what the command prints, and the case table
  * against the cases the check sends.
@@ -129,11 +129,11 @@ test('check-receiver.sh passes a receiver that verifies the exact bytes (exit 0)
   expect(steady(bad.stdout)).toBe(steady(readFileSync(new URL('receiver-check-output.txt', import.meta.url), 'utf8')));
 }, 60_000);
 
-test("the README's case table is the cases the check sends, in order", () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('| Case | What is sent | Expected | Checks |');
+test('the case table of docs/grading.md is the cases the check sends, in order', () => {
+  const grading = readFileSync(new URL('../docs/grading.md', import.meta.url), 'utf8');
+  const start = grading.indexOf('| Case | What is sent | Expected | Checks |');
   expect(start).toBeGreaterThan(0);
-  const lines = readme.slice(start).split('\n').slice(2);
+  const lines = grading.slice(start).split('\n').slice(2);
   const rows = lines.slice(0, lines.findIndex((line) => !line.startsWith('| ')));
   expect(rows).toEqual(RECEIVER_CASES.map((c) => `| \`${c.id}\` | ${c.sends} | ${c.expect} | ${c.statement} |`));
 });

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's "Driving a running server from the command line", run as written by examples/cli.test.ts against a
+# docs/cli.md "Driving a running server from the command line", run as written by examples/cli.test.ts against a
 # server started with --clock manual, whose ready company has a webhook destination.
 set -euo pipefail
 # #region readme

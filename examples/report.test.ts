@@ -1,5 +1,5 @@
-// The README's report examples, kept runnable: `import { createEmulator, formatReport } from 'catalog-emulator'` in
-// your project.
+// The report examples of the README and docs/grading.md, kept runnable: `import { createEmulator, formatReport } from
+// 'catalog-emulator'` in your project.
 import { afterAll, expect, test } from 'vitest';
 import { createEmulator, formatReport } from 'catalog-emulator';
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's "Sharing one server" flow with curl, run as written by examples/cli.test.ts against a started server.
+# The flow with curl of docs/sharing-a-server.md, run as written by examples/cli.test.ts against a started server.
 set -euo pipefail
 # #region readme
 # URL: the shared server, e.g. URL=http://127.0.0.1:4747

@@ -1,4 +1,4 @@
-// The README's "Sharing one server" example in TypeScript, shown as written (examples/readme.test.ts checks it).
+// The example in TypeScript of docs/sharing-a-server.md, shown as written (examples/readme.test.ts checks it).
 // In your suite EMULATOR_URL is the server `npx catalog-emulator` serves; here the server is started in process.
 import { afterAll, expect, test } from 'vitest';
 import { connect, createEmulator } from 'catalog-emulator';

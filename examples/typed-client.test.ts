@@ -1,5 +1,5 @@
-// The README's typed-client example, kept runnable: it imports the package as you do (the built one, so `npm test`
-// builds first), and examples/tsconfig.json type-checks it under strict and exactOptionalPropertyTypes.
+// The typed-client example of docs/openapi.md, kept runnable: it imports the package as you do (the built one, so
+// `npm test` builds first), and examples/tsconfig.json type-checks it under strict and exactOptionalPropertyTypes.
 // openapi-fetch is not a dependency of catalog-emulator: npm install -D openapi-fetch
 // #region readme
 import { createEmulator, type paths } from 'catalog-emulator';

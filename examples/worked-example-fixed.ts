@@ -1,5 +1,5 @@
 /**
- * The README's worked example: the integration of worked-example-mistakes.ts, fixed. A write keeps its
+ * The worked example of docs/grading.md: the integration of worked-example-mistakes.ts, fixed. A write keeps its
  * idempotency-key through its retries, a 412 is answered by reading the product again, and a delivery whose
  * timestamp is more than five minutes from the receiver's clock is refused.
  */

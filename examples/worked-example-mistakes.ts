@@ -1,7 +1,7 @@
 /**
- * The README's worked example: a small integration as first written. It publishes a store's catalog (a catalog and
- * its first product), edits a product, and receives the service's webhooks. Its happy-path tests pass; it has three
- * mistakes (marked ✗) that only faults and a receiver check show. worked-example-fixed.ts is the same, fixed.
+ * The worked example of docs/grading.md: a small integration as first written. It publishes a store's catalog (a
+ * catalog and its first product), edits a product, and receives the service's webhooks. Its happy-path tests pass; it
+ * has three mistakes (marked ✗) that only faults and a receiver check show. worked-example-fixed.ts is the same, fixed.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { call, json, newKey, type CatalogService, type NewProduct, type Product, type WebhookEvent } from './worked-example-service.js';

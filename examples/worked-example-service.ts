@@ -1,5 +1,5 @@
 /**
- * The README's worked example ("Is my integration right?", "A worked example"): what both versions of the small
+ * The worked example of docs/grading.md ("A worked example"): what both versions of the small
  * integration share, the way they reach the service. worked-example-mistakes.ts is the integration as first
  * written, worked-example-fixed.ts the same fixed, and worked-example.test.ts grades both.
  */

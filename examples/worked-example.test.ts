@@ -1,7 +1,7 @@
 /**
- * The README's worked example ("A worked example"): the small integration of worked-example-mistakes.ts and the same
- * fixed (worked-example-fixed.ts), each run as its author's test runs it, then with the faults that expose the
- * mistakes and the receiver check. The first version's report is worked-example-report.txt (the part the README
+ * The worked example of docs/grading.md ("A worked example"): the small integration of worked-example-mistakes.ts and
+ * the same fixed (worked-example-fixed.ts), each run as its author's test runs it, then with the faults that expose the
+ * mistakes and the receiver check. The first version's report is worked-example-report.txt (the part docs/grading.md
  * shows); the fixed version's has no finding, and its receiver passes every case.
  */
 import { readFileSync } from 'node:fs';
@@ -31,7 +31,7 @@ async function products(emu: Emulator, token: string, catalogId: string) {
   return ((await answer.json()) as { itens: { id: string; sku: string | null; versao: number }[] }).itens;
 }
 
-/** The part of the report the README shows: the findings, the score, and the receiver (the coverage's detail left out). */
+/** The part of the report docs/grading.md shows: the findings, the score, the receiver (not the coverage's detail). */
 function excerpt(report: Report): string {
   const lines = formatReport(report).split('\n');
   const score = lines.findIndex((line) => line.startsWith('## What your tests exercised'));

@@ -7,7 +7,7 @@
  * this records now, so an example is never older than the behaviour it shows.
  *
  * A user of the package: it imports only the public entry, and reaches everything through emu.fetch and the
- * clock, as the README's examples do.
+ * clock, as the examples of the docs do.
  */
 import { cnpjCheckDigits, createEmulator, type apiDocument } from '../src/index.js';
 
@@ -15,7 +15,7 @@ export type OperationExamples = NonNullable<Parameters<typeof apiDocument>[0]>;
 type OperationExample = OperationExamples[string];
 
 /**
- * Every operation of the API, as `METHOD /path/{template}`: the spec's "Endpoints" and the paths README "The API"
+ * Every operation of the API, as `METHOD /path/{template}`: the spec's "Endpoints" and the paths docs/api.md
  * gives the operations it leaves unshown. The recorder fails unless each is recorded; a unit test keeps the list equal
  * to the operation table.
  */

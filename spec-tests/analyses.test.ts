@@ -2,7 +2,7 @@
  * Full-company analyses over HTTP: spec "POST /v1/analises" (the durable acceptance consumes no allowance;
  * the surveillance selection does not restrict the diagnosis; 200 or 202 with Location), "GET /v1/analises",
  * "Analysis acceptance", the analysis states, the events analise.concluida and analise.falhou; the emulator's
- * choices (README "Analyses"): the run 1 minute after acceptance taking one allowance unit (or
+ * choices (docs/api.md "Analyses"): the run 1 minute after acceptance taking one allowance unit (or
  * failing sem_franquia), its 10 s duration for a small company, the detail at each phase, the summary counts
  * by tipo, the findings pages, the CSV export, the job faults of kind analise, the permissions.
  *

@@ -2,7 +2,7 @@
  * Catalog deletion over HTTP: spec "Catalog deletion impact preview", the catalog state table (ativo →
  * excluido with the current preview's ETag; anything changed → 412, no partial deletion), "GET
  * /v1/catalogos/{id}/impacto-exclusao" and "DELETE /v1/catalogos/{id}"; the emulator's choices
- * (README "Catalog deletion"): the preview's exact figures, what its ETag covers, the effects of the deletion on
+ * (docs/api.md "Catalog deletion"): the preview's exact figures, what its ETag covers, the effects of the deletion on
  * products, the selection, the establishment and the lists, and the refusals in order.
  *
  * Driven only through HTTP (the API and /_emulator), so the file runs the same in process and against the

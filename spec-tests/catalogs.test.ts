@@ -1,6 +1,6 @@
 /**
- * Catalogs over HTTP: spec "Catalog" and "Endpoints › Catalogs"; POST /v1/catalogos of README "The API"; the
- * choices of README "Where the specification is silent" (one active catalog per establishment, produtos = link
+ * Catalogs over HTTP: spec "Catalog" and "Endpoints › Catalogs"; POST /v1/catalogos of docs/api.md; the
+ * choices of docs/where-the-spec-is-silent.md (one active catalog per establishment, produtos = link
  * count, lists).
  */
 import { describe, expect, it } from 'vitest';

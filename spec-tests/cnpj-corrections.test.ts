@@ -1,7 +1,7 @@
 /**
  * CNPJ correction requests over HTTP: spec "CNPJ correction request acceptance", "POST
  * /v1/estabelecimentos/{id}/correcoes-cnpj", "Follow a CNPJ correction request"; the emulator's choices
- * (README "CNPJ corrections"): the order of the refusals, the review one hour of virtual time after acceptance,
+ * (docs/api.md "CNPJ corrections"): the order of the refusals, the review one hour of virtual time after acceptance,
  * its approval and its three rejections, the job faults of kind revisao_cnpj.
  *
  * Driven only through HTTP (the API and /_emulator), so the file runs the same in process and against the

@@ -1,6 +1,6 @@
 /**
- * The integration context, the company's identity and its capacity (paths of README "The API"; shapes and
- * permissions of README "Where the specification is silent"): GET /v1/contexto, GET /v1/empresa,
+ * The integration context, the company's identity and its capacity (paths of docs/api.md; shapes and
+ * permissions of docs/where-the-spec-is-silent.md): GET /v1/contexto, GET /v1/empresa,
  * GET /v1/empresa/capacidade.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,10 @@ import { expectError, REQUEST_ID } from './support/expect.js';
 import { ALL_PERMISSIONS, branch, orderFor } from './support/fixtures.js';
 import { deployment } from './support/deployment.js';
 
-/** The limits every company's context reports with the default emulator (spec "Limits" and README "Limits the emulator adds"). */
+/**
+ * The limits every company's context reports with the default emulator (spec "Limits" and
+ * docs/where-the-spec-is-silent.md "Limits the emulator adds").
+ */
 const DEFAULT_LIMITS = {
   chave_idempotencia: { min: 16, max: 128 },
   corpo_bytes: 1024 * 1024,

@@ -1,6 +1,6 @@
 /**
  * Establishments over HTTP: spec "Establishment" and "Endpoints › Establishments"; the list and the archive
- * (DELETE) paths of README "The API"; the choices of README "Where the specification is silent" (codes, caminhos,
+ * (DELETE) paths of docs/api.md; the choices of docs/where-the-spec-is-silent.md (codes, caminhos,
  * lifecycle).
  */
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * Batch ingestion over HTTP: spec "POST /v1/catalogos/ingestoes", "Ingestion receipt", "Limits" (idempotency
- * key 16–200 for the ingestion start, external reference 1–200); README "Batch ingestion" for everything the
+ * key 16–200 for the ingestion start, external reference 1–200); docs/batch-ingestion.md for everything the
  * spec leaves unshown: the start (default catalog, one open ingestion per catalog, the 200 `repetida` replay),
  * the batches (per-record errors, a received batch never changes, 4 MiB), the close and the validation on the
  * clock (1 s + 1 ms per record), the preview and its counts for the three operations, the rejections, the
@@ -25,7 +25,7 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const MIB = 1024 * 1024;
-/** README "Batch ingestion": a batch body may take 4 MiB. */
+/** docs/batch-ingestion.md: a batch body may take 4 MiB. */
 const BATCH_LIMIT = 4 * MIB;
 /** Validation and application: 1 s + 1 ms per record. */
 const runMs = (records: number) => SECOND + records;

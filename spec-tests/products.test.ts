@@ -1,7 +1,7 @@
 /**
  * Products over HTTP: creation in a catalog, reads, partial edits, links between catalogs, the two product
  * lists and their cursors, ownership and permissions (spec "Product", "Endpoints › Products", the PUT link;
- * paths of README "The API"; limits of spec "Limits").
+ * paths of docs/api.md; limits of spec "Limits").
  */
 import { describe, expect, it } from 'vitest';
 import { headOfficeCatalog, NCM, otherCompany, product, world, type World } from './support/client.js';

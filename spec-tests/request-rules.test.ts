@@ -1,5 +1,5 @@
 /**
- * The rules every request follows (README "Rules every request follows"; spec "Common rules", "Authentication",
+ * The rules every request follows (docs/api.md "Rules every request follows"; spec "Common rules", "Authentication",
  * "Errors", "Limits"): credentials, permissions, headers, media type, body size, JSON syntax, idempotency,
  * preconditions, routing, request ids and the order in which the checks answer.
  */

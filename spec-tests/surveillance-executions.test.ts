@@ -1,11 +1,11 @@
 /**
  * Surveillance executions over HTTP: spec "GET /v1/vigilancias", "GET /v1/vigilancias/{id}/resultados",
- * "Surveillance finding" (reaproveitado: reused findings keep the date and snapshot of the effective
- * evaluation; findings are immutable), "History is kept after suspension", the permissions table, the
- * events divergencias.alteradas and vigilancia.degradada; the emulator's choices (README "Surveillance executions"):
- * the daily schedule, the publication trigger, the phases and their timing (pendente at +0, executando at
- * +1 min, concluida at +1 min + 10 s), the impediments and their causes, the job faults of kind vigilancia,
- * the detail and its resumo, the results pages and the CSV export with its reaproveitado column.
+ * "Surveillance finding" (reaproveitado: reused findings keep the date and snapshot of the effective evaluation;
+ * findings are immutable), "History is kept after suspension", the permissions table, the events divergencias.alteradas
+ * and vigilancia.degradada; the emulator's choices (docs/api.md "Surveillance executions"): the daily schedule, the
+ * publication trigger, the phases and their timing (pendente at +0, executando at +1 min, concluida at +1 min + 10 s),
+ * the impediments and their causes, the job faults of kind vigilancia, the detail and its resumo, the results pages and
+ * the CSV export with its reaproveitado column.
  *
  * Driven only through HTTP (the API and /_emulator), so the file runs the same in process and against the
  * built CLI. Each test has its own company; times are read from the clock at the start of the test (the

@@ -1,7 +1,7 @@
 /**
  * The surveillance selection and capacity over HTTP: spec "Surveillance selection and capacity", "Endpoints ›
  * Surveillance", "Limits" (200 additions and removals per request), "Events" (vigilancia.degradada and
- * vigilancia.restabelecida); the emulator's choices (README "Surveillance selection"): the counters and
+ * vigilancia.restabelecida); the emulator's choices (docs/api.md "Surveillance selection"): the counters and
  * their formulas, the order of the PATCH refusals, the whole-or-nothing capacity rule, the watched products
  * list and its cursors, the real capacity figures and the coverage transitions that raise events.
  *

@@ -1,6 +1,6 @@
 /**
  * The webhook delivery engine over HTTP (spec "Events", "Delivery semantics", "Delivery attempt";
- * README "Webhooks › Delivery", "Faults"): the schedule of the 8 attempts of a cycle, the states between attempts,
+ * docs/webhooks.md "Delivery", "Faults"): the schedule of the 8 attempts of a cycle, the states between attempts,
  * every delivery fault, real receiver answers (redirect, closed port, responses cut short), rotation and revocation,
  * the built-in inbox, and a deduplicating receiver.
  *
@@ -50,7 +50,7 @@ import {
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-/** The default waits before attempts 2..8, from the end of the previous attempt (README "Webhooks › Delivery"). */
+/** The default waits before attempts 2..8, from the end of the previous attempt (docs/webhooks.md "Delivery"). */
 const WAITS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 7 * HOUR, 8 * HOUR];
 /** Start of each attempt after the first when every answer is instant: 0, 5 s, 5 min 5 s, …, 22 h 35 min 5 s. */
 const OFFSETS = WAITS.reduce<number[]>((acc, wait) => [...acc, acc[acc.length - 1]! + wait], [0]);

@@ -1,6 +1,6 @@
 /**
  * The webhook destination (spec "Webhook destination", its state table, "PUT /v1/webhook", "DELETE /v1/webhook",
- * "GET /v1/webhook", "Limits"; README "Webhooks"): create with If-None-Match: *, change,
+ * "GET /v1/webhook", "Limits"; docs/webhooks.md): create with If-None-Match: *, change,
  * rotate and reactivate with If-Match, revoke, the secret shown only by the receipt and its replay, the
  * subscription and permission rules, the 4 KiB body limit and the URL rules.
  */

@@ -1,6 +1,6 @@
 /**
  * The webhook event queries (spec "GET /v1/webhook/eventos", "GET /v1/webhook/eventos/{id}", "…/tentativas",
- * "Webhook event (list item)", "(detail)", "Delivery attempt", "Delivery semantics" retention; README "Webhooks"):
+ * "Webhook event (list item)", "(detail)", "Delivery attempt", "Delivery semantics" retention; docs/webhooks.md):
  * order, limits and cursors, the exact fields, attempts across cycles, queries while suspended, and the hourly
  * retention cleanup (and a job fault holding it back).
  */

@@ -1,6 +1,6 @@
 /**
  * Test events and resends (spec "POST /v1/webhook/testes", "POST /v1/webhook/eventos/{id}/reenvios", "Event
- * delivery", "Events", "Limits"; README "Webhooks"): the scheduling receipt and its
+ * delivery", "Events", "Limits"; docs/webhooks.md): the scheduling receipt and its
  * headers, what the receiver gets (exact body, headers, a signature verified here with node:crypto), the
  * requirements and their order, the shared limit of 5 per rolling minute, and the new cycle a resend opens.
  */

@@ -1,5 +1,5 @@
 /**
- * No query and no request can stall the server (README "The journal"): the attack of a client that fills the journal
+ * No query and no request can stall the server (docs/journal.md): the attack of a client that fills the journal
  * with requests of long paths (one without a credential is journaled too), then asks the journal, a company's
  * timeline and a fault's near-misses with globs of up to 2,048 characters, while 200 faults of long globs are armed.
  *

@@ -6,7 +6,10 @@ export { createEmulator, Emulator } from './emulator.js';
 export type { CompanyOptions, EmulatorOptions } from './engine/config.js';
 export type { ListenOptions, RunningServer } from './http/server.js';
 export type { Fixtures, FixtureCompany, FixtureEstablishment, FixtureCatalog, FixtureProduct, SeededCompany, SeededCatalog } from './engine/fixtures.js';
-export type { ClockControls, ClockInfo, CompanyFilter, CompanyHandle, CompanyScope, EmulatorInfo } from './control/api.js';
+export type { ClockControls, ClockInfo } from './control/groups/clock.js';
+export type { CompanyFilter } from './control/context.js';
+export type { CompanyHandle, CompanyScope } from './control/groups/companies.js';
+export type { EmulatorInfo } from './control/groups/emulator.js';
 export { ControlError } from './control/control-error.js';
 // A control's request by its id, and whether what came back is the emulator's answer (or frame): what the CLI's
 // commands for a running server read every answer with.

@@ -1,9 +1,9 @@
 /*
- * The README's Testcontainers example for Java: the emulator's image as the GenericContainer of a JUnit 5 test. It
- * needs testcontainers and junit-jupiter on the class path, which the project's tests do not download: the image
- * test (container/image.test.ts) checks that it names the image of this version and its port, that its wait
- * strategy's pattern matches the start line the image prints, and that the token it reads from that line is one
- * the API accepts.
+ * The Testcontainers example for Java of docs/container.md: the emulator's image as the GenericContainer of a JUnit 5
+ * test. It needs testcontainers and junit-jupiter on the class path, which the project's tests do not download: the
+ * image test (container/image.test.ts) checks that it names the image of this version and its port, that its wait
+ * strategy's pattern matches the start line the image prints, and that the token it reads from that line is one the API
+ * accepts.
  */
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

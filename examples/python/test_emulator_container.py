@@ -1,8 +1,9 @@
 """
-The README's Testcontainers example for Python: the emulator's image in a pytest test. It needs testcontainers
-(pip install testcontainers), which the project's tests do not download: the image test (container/image.test.ts)
-compiles it, and checks that it names the image of this version and its port, that the pattern it waits for
-matches the start line the image prints, and that the token it reads from that line is one the API accepts.
+The Testcontainers example for Python of docs/container.md: the emulator's image in a pytest test. It needs
+testcontainers (pip install testcontainers), which the project's tests do not download: the image test
+(container/image.test.ts) compiles it, and checks that it names the image of this version and its port, that the
+pattern it waits for matches the start line the image prints, and that the token it reads from that line is one the
+API accepts.
 """
 # #region testcontainers
 import json

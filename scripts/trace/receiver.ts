@@ -1,7 +1,7 @@
 /**
- * What the receiver check (README "Checking your webhook receiver") says of the statements that bind the receiver's
- * own code (spec: SIG-07 to SIG-11, not black-box): the cases that check one from outside, or why none can. The
- * matrix shows it beside the tests of each; the check's own cases and reasons are the one source.
+ * What the receiver check (docs/grading.md "Checking your webhook receiver") says of the statements that bind the
+ * receiver's own code (spec: SIG-07 to SIG-11, not black-box): the cases that check one from outside, or why none
+ * can. The matrix shows it beside the tests of each; the check's own cases and reasons are the one source.
  */
 import { RECEIVER_CASES, UNCHECKED_RECEIVER_STATEMENTS } from '../../src/index.js';
 

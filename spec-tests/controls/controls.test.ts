@@ -1,5 +1,5 @@
 /**
- * The emulator controls over HTTP under /_emulator (README "The controls"): description, companies and credentials,
+ * The emulator controls over HTTP under /_emulator (docs/controls.md): description, companies and credentials,
  * the virtual clock, api faults, the request journal, state snapshot and restore, and reset (in process only:
  * reset is global, and the server is shared by every spec file).
  */

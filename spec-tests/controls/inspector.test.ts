@@ -225,14 +225,14 @@ describe('a client that stops reading the stream', () => {
   // took in, then the end of the answer, the frames the stream held dropped. (A memory reading of this process, as
   // this test once made, also counts what other test files of its worker leave.)
   it('is cut once 1 MiB behind: once read again it gets only what the sockets took in, then the end of its answer, and the timeline has what it missed', async () => {
-    // Frames of some 0.5 KB (a path is kept to 256 characters, README "The journal"): some 10 MB a reader, past
+    // Frames of some 0.5 KB (a path is kept to 256 characters, docs/journal.md): some 10 MB a reader, past
     // whatever loopback's kernel buffers take in (a few MB at most), so the stream's own 1 MiB fills.
     const REQUESTS = 20_000;
     const emu = closing(createEmulator());
     const server = await emu.listen({ port: 0 });
     const company = emu.companies.create();
     const url = new URL(server.url);
-    // The longest path the journal keeps whole (README "The journal": 256 characters), so the largest frames.
+    // The longest path the journal keeps whole (docs/journal.md: 256 characters), so the largest frames.
     const path = `/v1/produtos/${'a'.repeat(256 - '/v1/produtos/'.length)}`;
     const readers = [await silentReader(url, `/_emulator/inspector/stream?companyId=${company.companyId}`), await silentReader(url, `/_emulator/inspector/stream?companyId=${company.companyId}`)];
     try {

@@ -1,6 +1,6 @@
 /**
  * Property: accepting an analysis never consumes allowance; only a run's start does, one unit per run
- * (spec "POST /v1/analises": "The durable acceptance consumes no allowance"; README "Analyses").
+ * (spec "POST /v1/analises": "The durable acceptance consumes no allowance"; docs/api.md "Analyses").
  *
  * Random sequences of POST /v1/analises, clock moves (around the 1 min start and the 10 s run, and longer),
  * allowance changes through emu.companies.update, and job faults of kind analise ({delayMs} postpones a start,

@@ -1,6 +1,6 @@
 /**
  * Property: a refused catalog deletion changes nothing (spec: "412 when anything changed since the preview
- * (no partial deletion)"; README "Where the specification is silent": a refusal changes nothing, the idempotency
+ * (no partial deletion)"; docs/where-the-spec-is-silent.md: a refusal changes nothing, the idempotency
  * store included).
  *
  * Random companies (1 to 3 catalogs, exclusive and shared products, a random selection, mode, capacity and

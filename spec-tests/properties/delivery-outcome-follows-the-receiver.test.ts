@@ -1,10 +1,10 @@
 /**
- * Property: whatever a real receiver does with a delivery, the attempt records exactly the README's row for
- * it (spec: WH-EVT-55, WH-EVT-56, WH-EVT-12): only a completed 2xx is `entregue`; a complete 3xx is `falhou
- * redirecionamento_nao_seguido` and any other complete status `falhou status_nao_2xx`, with the status; a
- * response cut short, whatever its status, is `incerta resposta_incompleta` with the status that arrived; a
- * connection broken before any answer is `incerta conexao_interrompida`; a refused one `falhou
- * conexao_recusada`; silence, or a body that never ends, is `incerta tempo_esgotado` at the time-out.
+ * Property: whatever a real receiver does with a delivery, the attempt records exactly the row of docs/webhooks.md
+ * ("Delivery") for it (spec: WH-EVT-55, WH-EVT-56, WH-EVT-12): only a completed 2xx is `entregue`; a complete 3xx is
+ * `falhou redirecionamento_nao_seguido` and any other complete status `falhou status_nao_2xx`, with the status; a
+ * response cut short, whatever its status, is `incerta resposta_incompleta` with the status that arrived; a connection
+ * broken before any answer is `incerta conexao_interrompida`; a refused one `falhou conexao_recusada`; silence, or a
+ * body that never ends, is `incerta tempo_esgotado` at the time-out.
  *
  * The receiver is a node:http server on loopback (spec-tests/support/webhooks.ts) that writes each answer as
  * raw bytes: any status, a body of any length framed by Content-Length, chunked encoding or the connection's
@@ -127,7 +127,7 @@ interface Row {
   readonly afterMs: number;
 }
 
-/** The README's "Delivery" table, written from it alone. */
+/** The docs/webhooks.md's "Delivery" table, written from it alone. */
 function row(a: Act): Row {
   switch (a.kind) {
     case 'complete':
@@ -159,7 +159,7 @@ afterAll(async () => {
 
 describe('delivery outcome follows the receiver', { timeout: PROPERTY_TIMEOUT }, () => {
   // spec: WH-EVT-12, WH-EVT-55, WH-EVT-56
-  it('for any receiver behaviour, the attempt is exactly the README row: estado, codigo_falha, status_http and when it ends', async () => {
+  it('for any receiver behaviour, the attempt is exactly its row in the docs: estado, codigo_falha, status_http and when it ends', async () => {
     await fc.assert(
       fc.asyncProperty(act, async (a) => {
         current = a;

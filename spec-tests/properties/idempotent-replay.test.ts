@@ -5,7 +5,7 @@
  *
  * The repeat is sent exactly as the original (method, path, body, key and the If-Match sent then), after
  * any number of later changes and clock moves shorter than the 60-day retention, so its If-Match is
- * usually stale by then: the replay must answer before any ETag check (README "Rules every request follows").
+ * usually stale by then: the replay must answer before any ETag check (docs/api.md "Rules every request follows").
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

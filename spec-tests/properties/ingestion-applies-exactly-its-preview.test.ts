@@ -1,5 +1,5 @@
 /**
- * Property: an ingestion applies exactly what its preview says (README "Batch ingestion").
+ * Property: an ingestion applies exactly what its preview says (docs/batch-ingestion.md).
  *
  * From a random starting catalog (products in the target catalog T only, shared with another catalog O, in O
  * only, inactive, active with no catalog, some without id_externo, some selected for surveillance), a random

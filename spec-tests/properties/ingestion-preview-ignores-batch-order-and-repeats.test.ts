@@ -1,6 +1,6 @@
 /**
- * Property: an ingestion's preview ignores the order batches arrive in and their repeats (README "Batch
- * ingestion", Batches; Close and validate).
+ * Property: an ingestion's preview ignores the order batches arrive in and their repeats (docs/batch-ingestion.md
+ * "Batches", "Close and validate").
  *
  * Two companies on one emulator get the same random starting catalog. Company A receives a random sequence
  * of batch PUTs: every batch in a random order, some repeated (as sent, or the same JSON with its keys in

@@ -73,7 +73,7 @@ const OPERATIONS: readonly Operation[] = [
   { method: 'GET', template: '/v1/produtos', query: ['limite', 'cursor', 'id_externo'] },
   { method: 'GET', template: '/v1/produtos/:id', query: [] },
   { method: 'PATCH', template: '/v1/produtos/:id', query: [], fields: ['id_externo', 'sku', 'descricao', 'ncm', 'atributos'], ifMatch: 'first' },
-  // Batch ingestion (README "Batch ingestion").
+  // Batch ingestion (docs/batch-ingestion.md).
   {
     method: 'POST', template: '/v1/catalogos/ingestoes', query: [], fields: ['operacao', 'catalogo_id', 'referencia_externa'], ingestionKey: true,
     badShapes: ['{}', '{"operacao":"substituir"}', '{"operacao":["mesclar"]}', '{"operacao":"mesclar","referencia_externa":""}', JSON.stringify({ operacao: 'mesclar', referencia_externa: 'r'.repeat(201) }), '{"operacao":"mesclar","catalogo_id":"nao-e-uuid"}', '{"operacao":"mesclar","catalogo_id":null}', '{"Operacao":"mesclar"}'],

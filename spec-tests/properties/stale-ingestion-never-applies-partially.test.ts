@@ -1,5 +1,5 @@
 /**
- * Property: a stale ingestion never applies in part (README "Batch ingestion", Apply).
+ * Property: a stale ingestion never applies in part (docs/batch-ingestion.md, Apply).
  *
  * A random starting catalog and a random valid ingestion into catalog T are validated. Then, before the apply
  * request or while the ingestion is `aplicando`, one random concurrent change is made over the API:

@@ -1,5 +1,5 @@
 /**
- * Property: the surveillance counters and cobertura always obey their formulas (README "Surveillance selection").
+ * Property: the surveillance counters and cobertura always obey their formulas (docs/api.md "Surveillance selection").
  *
  * Random sequences of product creation in one or two catalogs, links and unlinks, catalog deletions (a new
  * catalog then takes the establishment's place), selection PATCHes (valid ones and refused ones: repeated,

@@ -1,6 +1,6 @@
 /**
  * Property: a refused selection change changes nothing (spec "PATCH /v1/empresa/vigilancia": when the limit or
- * capacity is exceeded the entire change is refused; README "Where the specification is silent": only 2xx answers
+ * capacity is exceeded the entire change is refused; docs/where-the-spec-is-silent.md: only 2xx answers
  * are stored for idempotency, a refusal changes nothing, the store included).
  *
  * Random sequences interleave product changes and capacity or entitlement changes (so that the same PATCH is
@@ -22,7 +22,7 @@ const VIGILANCIA = '/v1/empresa/vigilancia';
 const NCM = '84713012';
 const UNKNOWN = '0190a000-0000-7000-8000-00000000abcd';
 
-/** The refusals the generator must reach, in the order the checks run (README "Rules every request follows"). */
+/** The refusals the generator must reach, in the order the checks run (docs/api.md "Rules every request follows"). */
 const REFUSALS = [
   'credencial_ausente',
   'permissao_insuficiente',

@@ -2,7 +2,7 @@
  * Property: a surveillance execution reuses a watched product's findings exactly when the product's versao
  * and its rules fingerprint are those of its previous evaluation, and findings never change once published
  * (spec "Surveillance finding": reaproveitado, reused findings keep the date and snapshot of the effective
- * evaluation, findings are immutable; README "Surveillance executions").
+ * evaluation, findings are immutable; docs/api.md "Surveillance executions").
  *
  * Random sequences of product edits (descricao, ncm, atributos), publications of the regulatory reference
  * (extinguir, obrigatorios, atributos definitions), selection changes (additions, removals, mode todos and
@@ -15,7 +15,7 @@
  *
  *   - when (versao, fingerprint) equal the remembered ones: the remembered findings, reaproveitado true, with
  *     their original avaliado_em and snapshot_id;
- *   - otherwise: exactly the findings of the rules (spec-tests/support/rules.ts, written from the README),
+ *   - otherwise: exactly the findings of the rules (spec-tests/support/rules.ts, written from docs/api.md),
  *     reaproveitado false, stamped with terminada_em and the reference's id (and the model remembers that
  *     evaluation);
  *

@@ -1,7 +1,7 @@
 /**
  * Property: for any sequence of receiver outcomes and clock moves, a delivery cycle has at most 8 attempts,
  * all of them started by its deadline (prazo_em), in order, each after the schedule's wait counted from the
- * end of the previous attempt (README "Webhooks › Delivery").
+ * end of the previous attempt (docs/webhooks.md "Delivery").
  *
  * The receiver answers each request by a generated script (2xx, 3xx, 4xx, 5xx, throwing, a non-Response,
  * never answering), delivery faults are injected between clock moves of 0 s .. 30 h, and events are raised,

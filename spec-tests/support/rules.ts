@@ -1,5 +1,5 @@
 /**
- * The finding rules written from the README ("Regulatory reference data and rules") alone, independent of
+ * The finding rules written from docs/api.md ("Regulatory reference data and rules") alone, independent of
  * src/core/regulatory (never import src/core here), so the surveillance properties compare two readings of
  * the rules: the emulator's findings against these. The reference is read as the emulator shows it
  * (GET /_emulator/regulatory, or `emu.regulatory.current()` in process).

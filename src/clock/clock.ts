@@ -1,5 +1,5 @@
 /**
- * The virtual clock and scheduler (README "Time travel", after @sinonjs/fake-timers and Temporal's time-skipping test
+ * The virtual clock and scheduler (docs/time-travel.md, after @sinonjs/fake-timers and Temporal's time-skipping test
  * environment). Every async piece of work of the emulator is a task on this clock, so `advance()` moves it
  * deterministically:
  *

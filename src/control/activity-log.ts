@@ -27,7 +27,7 @@ export function controlActivity(): MiddlewareHandler<ControlEnv> {
       kind: 'control',
       at,
       method: c.req.method,
-      // Kept as the journal keeps a request's (README "The journal"): a call the guard refused is told too.
+      // Kept as the journal keeps a request's (docs/journal.md): a call the guard refused is told too.
       path: keptPath(c.req.path),
       status: response.status,
       operation: tagged?.row.id ?? null,

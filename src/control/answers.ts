@@ -2,14 +2,14 @@
  * The controls as a client that trusts nothing reads them (the CLI's commands for a running server, or a script):
  * the request of a control by its id, and whether what came back is an answer the emulator gives to it. A success
  * is one its row in the table declares (table.ts): that status, that media type and, for JSON, a body the answer
- * schema of the row accepts (schemas.ts: the schemas the table's test holds every control's answer to). A refusal
+ * schema of the row accepts (the schemas the table's test holds every control's answer to). A refusal
  * is any 4xx or 5xx with the error body. For a control that streams server-sent events, a frame is one of the events
  * its row names, with data its schema accepts. Anything else is not the emulator's, and the reading says why.
  */
 import type * as z from 'zod';
 import { ErrorBody } from '../http/errors.js';
 import { formatPath } from '../http/schemas.js';
-import { schemaOf, type SchemaName } from './schemas.js';
+import type { Lazy } from './schemas.js';
 import { CONTROLS, type ControlId } from './table.js';
 
 /** A control's answer as read: a success (its JSON, undefined for no body or one not JSON), a refusal, or foreign. */
@@ -39,9 +39,9 @@ interface ControlRefusal {
 const JSON_TYPE = 'application/json';
 const NO_TYPE = 'of no content-type';
 
-/** An answer of a row, as the reading needs it: a schema's name, a media type (with its events' schemas), or none. */
+/** An answer of a row, as the reading needs it: a schema, a media type (with its events' schemas), or none. */
 interface Declared {
-  readonly body?: SchemaName | { readonly mediaType: string; readonly frames?: Readonly<Record<string, SchemaName>> };
+  readonly body?: Lazy | { readonly mediaType: string; readonly frames?: Readonly<Record<string, Lazy>> };
 }
 
 let rows: ReadonlyMap<string, (typeof CONTROLS)[number]> | undefined;
@@ -78,12 +78,12 @@ export function readControlAnswer(
     if (shape.body === undefined) {
       return body === '' ? success : foreign(`its ${status} has no body; this one has ${body.length} characters`);
     }
-    if (typeof shape.body !== 'string') {
+    if (typeof shape.body !== 'function') {
       const { mediaType } = shape.body;
       if (mediaType === '*/*' || media === mediaType) return success;
       return foreign(`its ${status} is ${mediaType}; this one is ${media || NO_TYPE}`);
     }
-    const read = readJson(media, body, schemaOf(shape.body), `${id}'s ${status}`, 'body');
+    const read = readJson(media, body, shape.body(), `${id}'s ${status}`, 'body');
     return 'why' in read ? read : { ...success, value: read.value };
   }
   if (status >= 400 && status <= 599) {
@@ -106,7 +106,7 @@ export function readControlFrame(id: ControlId, event: string, data: string): Co
   if (shape === undefined) {
     return foreign(`${id} sends ${Object.keys(frames).join(', ')} events, not ${JSON.stringify(event)}`);
   }
-  const read = readJson(JSON_TYPE, data, schemaOf(shape), `the ${event} event's data`, 'data');
+  const read = readJson(JSON_TYPE, data, shape(), `the ${event} event's data`, 'data');
   return 'why' in read ? read : { kind: 'frame', event, value: read.value };
 }
 

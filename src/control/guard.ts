@@ -1,5 +1,5 @@
 /**
- * Who may drive the emulator (README "Security of the controls": the controls are a developer tool with full power
+ * Who may drive the emulator (docs/security.md: the controls are a developer tool with full power
  * over the state, so only their owner may drive them). Two checks, each answering with the error body (the Host check,
  * which guards the API too, is the server's: src/http/host-guard.ts):
  *

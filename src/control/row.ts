@@ -1,9 +1,11 @@
 /**
- * A control, declared once as a row of the controls' table (table.ts): its method and path under /_emulator, what it
- * acts on, the schema of its body, its query, its answers and what it does (a call of the in-process control API,
- * api.ts). The row is its hono route (routes.ts registers routeOf(row) for each), its entry in openapi.controls.json
- * and so on the docs page (src/openapi/controls.ts reads the rows), and its entry in the activity stream: the route
- * tags the request with its row, which activity-log.ts reads; nothing recovers the control from the path.
+ * A control, declared once as a row of its group (src/control/groups/, listed in the controls' table, table.ts): its
+ * method and path under /_emulator, what it acts on, the schema of its body, its query, its answers, what it does (a
+ * call of the group's in-process control) and a sample call of it. The row is its hono route (routes.ts registers
+ * routeOf(row) for each), its entry in openapi.controls.json and so on the docs page (src/openapi/controls.ts reads
+ * the rows), its entry in the activity stream (the route tags the request with its row, which activity-log.ts reads;
+ * nothing recovers the control from the path), and a test: the table's test makes its sample call and checks the
+ * answer against the row.
  */
 import type { Context } from 'hono';
 import * as z from 'zod';
@@ -19,7 +21,7 @@ import { formatPath } from '../http/schemas.js';
 import type { Controls } from './api.js';
 import { ControlError } from './control-error.js';
 import { CONTROL_BODY_LIMIT, guardRefusal } from './guard.js';
-import type { SchemaName } from './schemas.js';
+import type { Lazy } from './schemas.js';
 import { SnapshotError } from './snapshot-schema.js';
 
 type ControlMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -78,17 +80,17 @@ type ParamsOf<P extends string> = P extends `${string}:${infer Name}/${infer Res
 interface ControlAnswer {
   readonly description: string;
   /**
-   * JSON by the schema of this name (schemas.ts); a media type for an answer that is not JSON (for server-sent events,
-   * the schema of each event's data, by the event's name: answers.ts reads a frame by them); nothing for a 204.
+   * JSON by this schema (schemas.ts); a media type for an answer that is not JSON (for server-sent events, the
+   * schema of each event's data, by the event's name: answers.ts reads a frame by them); nothing for a 204.
    */
-  readonly body?: SchemaName | { readonly mediaType: string; readonly frames?: Readonly<Record<string, SchemaName>> };
+  readonly body?: Lazy | { readonly mediaType: string; readonly frames?: Readonly<Record<string, Lazy>> };
 }
 
 interface ControlBody<B> {
   /** What the route parses the body with; absent body reads as `{}`. */
   readonly schema: z.ZodType<B>;
   /** The schema the document shows, when the route takes the body as it is and the control checks it whole (a fault, a snapshot). */
-  readonly shown?: SchemaName;
+  readonly shown?: Lazy;
   /** The body's byte limit when it is not the 1 MiB of every control. */
   readonly limit?: BodyLimit;
 }
@@ -116,7 +118,18 @@ export interface ControlCall<P extends string = string, B = unknown, Q = unknown
 /** What `run` returns for a 204. */
 export const NO_CONTENT: unique symbol = Symbol('no content');
 
-/** A row as written: see table.ts. */
+/** The refusals many rows answer, as their `errors` say them. */
+export const NO_COMPANY = 'empresa_nao_encontrada: no company has this id.';
+export const BAD_FILTER =
+  'valor_invalido: an unknown parameter, companyId twice, or not a company id (caminho names it).';
+export const BAD_BODY = 'valor_invalido: a field of the body (caminho names it).';
+/** The query of a view that can be kept to one company (CompanyFilter). */
+export const COMPANY_FILTER = {
+  name: 'companyId',
+  description: "Only this company's entries (once; any other parameter is refused, 422 at query.<name>).",
+} as const;
+
+/** A row as written in its group (src/control/groups/). */
 interface ControlSpec<Id extends string, P extends string, B, Q extends readonly ControlQuery[], A> {
   readonly method: ControlMethod;
   /** Under /_emulator, as hono writes it (`:companyId`). */
@@ -140,6 +153,33 @@ interface ControlSpec<Id extends string, P extends string, B, Q extends readonly
   run(call: ControlCall<P, B, QueryOf<Q>>): A | Promise<A>;
   /** What its answer (JSON, or NO_CONTENT) says of the call, for the activity stream: only while someone listens. */
   describe?(answer: Exclude<A, Response>, call: ControlCall<P, B, QueryOf<Q>>): Notes;
+  /** A call of it that succeeds in the table test's world: the test makes it and checks the answer against the row. */
+  readonly sample: (world: SampleWorld) => ControlSample;
+}
+
+/**
+ * What the table's test (table.test.ts) makes each row's sample call in: an emulator whose every list has an item to
+ * check. `companyId` has a webhook destination (a network route covers it, and its receiver was checked once), a
+ * delivery in the inbox and journal entries; `ownId` is a company on a clock of its own with a fault of its own
+ * (`ownFaultId`); `faultId` is a fault of every company.
+ */
+export interface SampleWorld {
+  readonly emu: Controls;
+  readonly companyId: string;
+  readonly ownId: string;
+  readonly faultId: string;
+  readonly ownFaultId: string;
+  /** Starts a demo of one step on the emulator, which waits at that step (POST /_emulator/inspector/demo/next). */
+  paceDemo(): void;
+}
+
+/**
+ * A call of a control: its path under /_emulator (`/` for /_emulator itself) with its query, and for a write, its
+ * JSON body (none: an empty one, still sent as application/json).
+ */
+interface ControlSample {
+  readonly path: string;
+  readonly body?: unknown;
 }
 
 /** A row of the table, as the routes, the document and the activity stream read it. */
@@ -151,17 +191,21 @@ export interface Control<Id extends string = string> {
   readonly tag: ControlTag;
   readonly scope: ControlScope;
   readonly open: boolean;
-  readonly body: { readonly schema: z.ZodType; readonly shown: SchemaName | undefined; readonly limit: string | undefined } | undefined;
+  readonly body:
+    | { readonly schema: z.ZodType; readonly shown: Lazy | undefined; readonly limit: string | undefined }
+    | undefined;
   readonly query: readonly ControlQuery[] | undefined;
   readonly success: Readonly<Record<number, ControlAnswer>>;
   readonly errors: Readonly<Record<number, string>>;
+  readonly sample: (world: SampleWorld) => ControlSample;
   /** Reads the request's query and body, runs the control and answers. */
   handle(c: Context<ControlEnv>, documents: ControlDocuments): Promise<Response>;
 }
 
 /** The row of one control: see ControlSpec. */
 export function control<const Id extends string, const P extends string, B = undefined, const Q extends readonly ControlQuery[] = readonly [], A = unknown>(spec: ControlSpec<Id, P, B, Q, A>): Control<Id> {
-  const jsonStatus = Number(Object.entries(spec.success).find(([, answer]) => typeof answer.body === 'string')?.[0] ?? 200);
+  const json = Object.entries(spec.success).find(([, answer]) => typeof answer.body === 'function');
+  const jsonStatus = Number(json?.[0] ?? 200);
   return {
     method: spec.method,
     path: spec.path,
@@ -174,6 +218,7 @@ export function control<const Id extends string, const P extends string, B = und
     query: spec.query,
     success: spec.success,
     errors: spec.errors,
+    sample: spec.sample,
     handle: async (c, documents) => {
       const query = spec.query === undefined ? {} : queryOf(c, spec.query);
       if (query instanceof Response) return query;

@@ -1,5 +1,5 @@
 /**
- * Full-company analyses (spec "POST /v1/analises", "Analysis acceptance"; README "Analyses"). Every active product
+ * Full-company analyses (spec "POST /v1/analises", "Analysis acceptance"; docs/api.md "Analyses"). Every active product
  * is evaluated against the regulatory reference in force, whatever the surveillance selection. An analysis is a
  * run (lifecycle.ts RUN_LIFECYCLE):
  *
@@ -26,7 +26,7 @@ import type { Job } from './jobs.js';
 
 export { RUN_PHASE as PHASE_OF } from './lifecycle.js';
 
-/** README "Analyses": when a run starts and how long it takes, in virtual time. */
+/** docs/api.md "Analyses": when a run starts and how long it takes, in virtual time. */
 export const START_DELAY_MS = MINUTE;
 export const MIN_RUN_MS = 10 * SECOND;
 /** One second per thousand products evaluated. */

@@ -34,7 +34,7 @@ const LIFECYCLE: Lifecycle<CorrectionState, CorrectionEvent> = {
   rejeitada: {},
 };
 
-/** README "CNPJ corrections": how long the review takes, in virtual time. */
+/** docs/api.md "CNPJ corrections": how long the review takes, in virtual time. */
 export const REVIEW_DELAY_MS = HOUR;
 export const TASK_REVIEW = 'cnpj.revisao';
 
@@ -73,7 +73,7 @@ export interface CorrectionRequest {
 export function requestCnpjCorrection(state: State, companyId: string, establishmentId: string, ifMatch: IfMatch, input: CorrectionRequest, ctx: Context): Result<CnpjCorrection> {
   const company = state.companies.get(companyId);
   if (!company) return refuse('not_found', 'empresa_nao_encontrada', 'The company of this credential no longer exists.');
-  // Input validation (422) comes before the resource checks (README "Rules every request follows").
+  // Input validation (422) comes before the resource checks (docs/api.md "Rules every request follows").
   if (!isValidCnpj(input.cnpjNovo)) {
     return refuse('invalid', 'cnpj_invalido', 'cnpj_novo must be 12 characters of A-Z and 0-9 followed by 2 check digits (Receita Federal rule), uppercase and without punctuation.', 'body.cnpj_novo');
   }

@@ -1,5 +1,5 @@
 /**
- * Companies and their API credentials (README "Where the specification is silent"). A company is created through the
+ * Companies and their API credentials (docs/where-the-spec-is-silent.md). A company is created through the
  * emulator controls (the real service does it in its panel), with its head office establishment and a first credential.
  */
 import { cnpjRoot, headOfficeCnpj } from './cnpj.js';
@@ -61,7 +61,7 @@ export interface CreatedCompany {
   readonly credential: Credential;
 }
 
-/** README "Where the specification is silent": what a company has unless the test says otherwise. */
+/** docs/where-the-spec-is-silent.md: what a company has unless the test says otherwise. */
 const COMPANY_DEFAULTS = {
   subscriptionActive: true,
   surveillanceEntitled: true,

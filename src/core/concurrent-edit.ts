@@ -1,5 +1,5 @@
 /**
- * The `concurrentEdit` fault (README "Faults"): another client saves the resource a request's If-Match guards just
+ * The `concurrentEdit` fault (docs/faults.md): another client saves the resource a request's If-Match guards just
  * before the request is evaluated, so the request's ETag is stale and it gets 412 (spec "Errors": 412 when
  * If-Match no longer matches).
  *

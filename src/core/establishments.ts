@@ -1,6 +1,6 @@
 /**
  * Establishments: the head office and branches of a company, each identified by its CNPJ (spec
- * "Establishment"). Lifecycle (spec: "transitions: not shown"; README "States"):
+ * "Establishment"). Lifecycle (spec: "transitions: not shown"; docs/where-the-spec-is-silent.md "Establishments"):
  *
  *   ativo     --editar-->            ativo
  *   ativo     --receber_catalogo-->  ativo      (a catalog is created for it; catalogo_id set)
@@ -71,7 +71,7 @@ export function registerEstablishment(state: State, companyId: string, input: Ne
   return ok(insert(state, companyId, input, ctx));
 }
 
-/** The head office, created with its company (README "Where the specification is silent"); its CNPJ is built, so it needs no checks. */
+/** The head office, made with its company (docs/where-the-spec-is-silent.md); its CNPJ is built, so needs no checks. */
 export function registerHeadOffice(state: State, input: { companyId: string; cnpj: string; nome: string }, ctx: Context): Establishment {
   return insert(state, input.companyId, { cnpj: input.cnpj, nome: input.nome }, ctx);
 }

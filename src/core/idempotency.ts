@@ -1,5 +1,5 @@
 /**
- * Idempotency (spec: REQ-02, REQ-03; README "Rules every request follows" › Idempotency, after the IETF
+ * Idempotency (spec: REQ-02, REQ-03; docs/api.md "Rules every request follows" › Idempotency, after the IETF
  * Idempotency-Key draft and Stripe).
  * Scope: company + key. The fingerprint is a digest of method, path and canonical body, computed by the HTTP
  * shell; the If-Match header is not part of it, so a retry after a lost answer replays the stored answer even
@@ -23,8 +23,8 @@ export const IDEMPOTENCY_RETENTION_MS = 60 * DAY;
 
 /**
  * How many answers a company's store keeps by default before its oldest is dropped early: far beyond what a
- * test suite sends, and a bound on a long-running server (the memory it implies: README "Stored answers per
- * company").
+ * test suite sends, and a bound on a long-running server (the memory it implies:
+ * docs/api.md "Rules every request follows › Stored answers per company").
  */
 export const DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY = 100_000;
 

@@ -1,7 +1,7 @@
 /**
  * Texts a client sends, as the emulator keeps them beyond the request (the journal, the inspector's history, the
  * facts the grading reads): each kept to a bounded length, whoever sent it, so that what a request leaves costs a
- * bounded amount to keep and to search (README "The journal"). A request is still routed and answered on the whole
+ * bounded amount to keep and to search (docs/journal.md). A request is still routed and answered on the whole
  * of what it sent; only what is kept is cut.
  */
 

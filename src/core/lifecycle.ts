@@ -1,5 +1,5 @@
 /**
- * Lifecycles as explicit transition tables, written as the spec and the README write theirs: in each state, the
+ * Lifecycles as explicit transition tables, written as the spec and docs/ write theirs: in each state, the
  * events it takes and the state each one leads to (`table[state][event]`, undefined when the state does not take
  * the event: the caller refuses, or leaves the record as it is). A state that takes no event is final.
  *

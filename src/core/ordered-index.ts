@@ -2,7 +2,8 @@
  * Keys in the order they were added, each at a position that only grows. Listing a page after a cursor
  * costs O(log n + page): the cursor is a position, found by binary search, and removed keys leave a
  * tombstone until compaction. Positions survive removals and compaction, so a cursor stays valid while
- * items are added or removed around it (README "Rules every request follows" › Lists: stable under concurrent inserts).
+ * items are added or removed around it (docs/api.md "Rules every request follows › Lists": stable under concurrent
+ * inserts).
  */
 export class OrderedIndex {
   private keys: (string | undefined)[] = [];

@@ -13,7 +13,7 @@ export type RefusalKind =
 
 export interface Refusal {
   readonly kind: RefusalKind;
-  /** Stable snake_case code (README "Error codes"). */
+  /** Stable snake_case code (docs/errors.md). */
   readonly codigo: string;
   readonly mensagem: string;
   /** Where the offending input is: `body.cnpj`, `path.id`, `header.if-match`, `query.limite`. */

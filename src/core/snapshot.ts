@@ -1,5 +1,5 @@
 /**
- * The state as plain data and back (README "Snapshot and restore"), and what must hold of such data before it
+ * The state as plain data and back (docs/controls.md "Snapshot and restore"), and what must hold of such data before it
  * is imported: each a loop over the slices (src/core/slices.ts), which say it kind by kind beside their aggregates.
  * Only records are exported; the per-company indexes are derived from them on import, in the same order, so
  * cursors stay valid.

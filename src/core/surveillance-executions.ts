@@ -1,5 +1,5 @@
 /**
- * Surveillance executions (README "Surveillance executions"): the watched products evaluated against the
+ * Surveillance executions (docs/api.md "Surveillance executions"): the watched products evaluated against the
  * regulatory reference, on a daily schedule and after a publication that touches a watched product. An execution
  * is a run (lifecycle.ts RUN_LIFECYCLE):
  *
@@ -37,7 +37,7 @@ type ExecutionReason = 'agendada' | 'publicacao';
 
 export { RUN_PHASE as EXECUTION_PHASE_OF } from './lifecycle.js';
 
-/** README "Surveillance executions": the schedule and durations, in virtual time. */
+/** docs/api.md "Surveillance executions": the schedule and durations, in virtual time. */
 export const DAILY_EVERY_MS = DAY;
 export const START_DELAY_MS = MINUTE;
 export const MIN_RUN_MS = 10 * SECOND;

@@ -1,6 +1,6 @@
 /**
  * The company's surveillance selection and capacity (spec "Surveillance selection and capacity";
- * README "Surveillance selection").
+ * docs/api.md "Surveillance selection").
  *
  * Counters (kept incrementally: every product change passes through `productChanged`, so reading them is O(1)):
  *   cadastrados   active products

@@ -1,7 +1,8 @@
 /**
- * Optimistic concurrency (spec: REQ-04..REQ-07; README "Rules every request follows" › ETags): every versioned resource
- * has an integer `versao` and a strong, quoted, opaque ETag that changes exactly when `versao` changes; the operations
- * that take If-Match, and the resource whose ETag each one checks, are listed here once (IF_MATCH_OPERATIONS).
+ * Optimistic concurrency (spec: REQ-04..REQ-07; docs/api.md "Rules every request follows › ETags"): every versioned
+ * resource has an integer `versao` and a strong, quoted, opaque ETag that changes exactly when `versao` changes; the
+ * operations that take If-Match, and the resource whose ETag each one checks, are listed here once
+ * (IF_MATCH_OPERATIONS).
  */
 import { hashString, putHex } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
@@ -52,7 +53,10 @@ function mix(h: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** Steps 428 and 412 of the order of checks (README "Rules every request follows") for an operation that requires If-Match. */
+/**
+ * Steps 428 and 412 of the order of checks (docs/api.md "Rules every request follows") for an operation that requires
+ * If-Match.
+ */
 export function requireMatch(ifMatch: IfMatch, current: string, what: string): Result<void> {
   if (ifMatch === undefined) {
     return refuse(

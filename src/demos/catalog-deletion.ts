@@ -2,7 +2,7 @@
  * demo catalog-deletion: the impact preview of deleting a catalog (exclusive and shared products, the selection,
  * the surveillance counters before and after), a concurrent product edit that makes the preview stale (412, nothing
  * deleted), a fresh preview, the deletion, and its effects checked one by one (spec "Catalog deletion impact
- * preview", the catalog state table; README "Catalog deletion").
+ * preview", the catalog state table; docs/api.md "Catalog deletion").
  */
 import { cnpjCheckDigits } from '../public.js';
 import { narratedClient, scene, table, type Demo } from './narrator.js';

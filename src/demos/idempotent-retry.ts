@@ -1,6 +1,6 @@
 /**
  * demo idempotent-retry: a PATCH whose answer is lost, its retry with the same idempotency-key answered
- * from the store, and a 412 race that a fresh read resolves (README "Rules every request follows", "Faults").
+ * from the store, and a 412 race that a fresh read resolves (docs/api.md "Rules every request follows", "Faults").
  */
 import { scene, type Demo } from './narrator.js';
 

@@ -1,6 +1,6 @@
 /**
  * demo ingestion: a batch ingestion from start to the catalogo.aplicado delivery (spec "POST
- * /v1/catalogos/ingestoes", "Ingestion receipt"; README "Batch ingestion"): a repeated start (200, repetida), a
+ * /v1/catalogos/ingestoes", "Ingestion receipt"; docs/batch-ingestion.md): a repeated start (200, repetida), a
  * batch sent twice (the second a no-op), a record with an invalid NCM that rejects the preview with its exact
  * place, a corrected ingestion validated into a preview, applied, and its event verified by the receiver.
  */

@@ -1,7 +1,7 @@
 /**
  * demo signature-check: one real delivery captured at the receiver, verifyWebhook on it and on tampered,
  * stale and wrongly keyed variants, then the delivery faults `tamper: signature | body | timestamp` against a
- * verifying receiver (spec "Events": Delivery headers, Signature verification; README "Faults").
+ * verifying receiver (spec "Events": Delivery headers, Signature verification; docs/faults.md).
  */
 import { verifyWebhook, type VerifyResult } from '../public.js';
 import { scene, table, type Demo } from './narrator.js';

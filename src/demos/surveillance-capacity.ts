@@ -2,7 +2,7 @@
  * demo surveillance-capacity: a company with room for 3 watched products and 5 in its catalog. The counters of
  * GET /v1/empresa/vigilancia, a selection within capacity, the 409 capacidade_insuficiente that changes nothing,
  * a capacity cut (capacidade_excedida, vigilancia.degradada), its restoration (vigilancia.restabelecida) and
- * mode todos once everything fits (spec "Surveillance selection and capacity"; README "Surveillance selection",
+ * mode todos once everything fits (spec "Surveillance selection and capacity"; docs/api.md "Surveillance selection",
  * "The controls").
  */
 import { scene, table, type Demo } from './narrator.js';

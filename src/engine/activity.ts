@@ -119,7 +119,7 @@ export interface FindingActivity {
   readonly kind: 'finding';
   /** Virtual time of what broke the rule: the request's arrival, or the delivery attempt's start. */
   readonly at: string;
-  /** The rule's id (`new-key-after-lost-answer`, …; the README's table lists them). */
+  /** The rule's id (`new-key-after-lost-answer`, …; the table of docs/grading.md lists them). */
   readonly rule: string;
   /** The company whose request or receiver broke it; null for a request without a company's credential. */
   readonly companyId: string | null;

@@ -17,10 +17,16 @@ import type { Fixtures } from './fixtures.js';
 export const DEFAULT_START = Date.UTC(2026, 0, 1);
 export const DEFAULT_SEED = 1;
 
-/** The byte budgets EmulatorOptions.pageBudgets may change (README "Limits the emulator adds"). */
+/**
+ * The byte budgets EmulatorOptions.pageBudgets may change
+ * (docs/where-the-spec-is-silent.md "Limits the emulator adds").
+ */
 export const DEFAULT_PAGE_BUDGETS: PageBudgets = { catalogs: 256 * 1024, establishments: 256 * 1024, products: 256 * 1024 };
 
-/** The byte budgets of the lists no option reaches (README "Limits the emulator adds"; the event list's 1 MiB is the spec's: LIM-16). */
+/**
+ * The byte budgets of the lists no option reaches (docs/where-the-spec-is-silent.md "Limits the emulator adds"; the
+ * event list's 1 MiB is the spec's: LIM-16).
+ */
 const FIXED_BUDGETS = { executions: 256 * 1024, analyses: 256 * 1024, ingestionErrors: 256 * 1024, events: 1024 * 1024, findings: 512 * 1024 };
 
 export interface CompanyOptions extends CompanyFlags {
@@ -71,7 +77,7 @@ export interface EmulatorOptions {
   };
   /** Byte budgets of list pages; lower them to see budget-cut pages in a test. */
   readonly pageBudgets?: Partial<PageBudgets>;
-  /** Webhook delivery timing; by default the schedule of README "Webhooks › Delivery". */
+  /** Webhook delivery timing; by default the schedule of docs/webhooks.md "Delivery". */
   readonly webhooks?: {
     /** Waits before attempts 2..8 ("5s", "5m", … or ms); default 5 s, 5 min, 30 min, 2 h, 5 h, 7 h, 8 h. */
     readonly retryWaits?: readonly (number | string)[];
@@ -117,7 +123,10 @@ const DEFAULT_HISTORY_BOUNDS: HistoryBounds = Object.freeze({ entries: 10_000, b
 const MAX_HISTORY_ENTRIES = 1_000_000;
 const MAX_HISTORY_BYTES = 4 * 1024 * 1024 * 1024;
 
-/** Byte budgets per list page (README "Limits the emulator adds"): settable per emulator so tests can see budget-cut pages. */
+/**
+ * Byte budgets per list page (docs/where-the-spec-is-silent.md "Limits the emulator adds"): settable per emulator so
+ * tests can see budget-cut pages.
+ */
 export interface PageBudgets {
   readonly catalogs: number;
   readonly establishments: number;

@@ -34,7 +34,7 @@ import { pathMatches, type Journal } from './journal.js';
 import { keptPath } from '../core/kept-text.js';
 import { apiNearMisses, occurrenceNearMisses, type DeliverySeen, type JobSeen, type NearMisses, type Occurrence } from './near-misses.js';
 
-/** The background jobs a `job` fault can act on (README "Faults"). */
+/** The background jobs a `job` fault can act on (docs/faults.md). */
 // The kinds are the core job registry's: a job fault can name exactly the jobs that exist.
 export { JOB_KINDS, type JobKind } from '../core/jobs.js';
 
@@ -465,7 +465,7 @@ export class FaultRegistry implements DeliveryFaults {
     // Every API request asks, twice for an If-Match: with none armed, before anything is allocated.
     if (this.faults.length === 0) return undefined;
     const taken = (f: Fault): ApiFault | undefined => (f.spec.target === 'api' ? { id: f.id, effect: f.spec.effect } : undefined);
-    // The path as the journal keeps it (README "The journal"): what a glob costs is bounded by MAX_PATH, whatever the
+    // The path as the journal keeps it (docs/journal.md): what a glob costs is bounded by MAX_PATH, whatever the
     // client sent, and a fault fires on a request exactly where a journal filter of its glob keeps it.
     const path = keptPath(request.path);
     const fault = this.take(

@@ -67,7 +67,7 @@ export class Glob {
 
   /**
    * Whether every text that starts with `start` matches, whatever follows it: what can be said of a text of which
-   * only its start is known (a path the journal cut, README "The journal"). Only a glob that ends in `**` can, once
+   * only its start is known (a path the journal cut, docs/journal.md). Only a glob that ends in `**` can, once
    * `start` has brought the automaton to that last `**`.
    */
   matchesEveryTextStartingWith(start: string): boolean {

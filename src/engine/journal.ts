@@ -80,7 +80,7 @@ export function pathMatches(glob: Glob, kept: string): boolean {
  * The steps (Glob.steps) one query may spend matching a glob against the kept paths: one step a character of a full
  * journal of the longest kept paths, so a glob of fewer than 32 characters (one word of states: one step a
  * character at most) is never refused by it; a longer one costs up to a word more a character and is refused only
- * where its matching would take more (README "The journal"). It bounds the matching at a few tens of milliseconds.
+ * where its matching would take more (docs/journal.md). It bounds the matching at a few tens of milliseconds.
  */
 export const QUERY_STEPS = JOURNAL_CAPACITY * (MAX_PATH + 1);
 

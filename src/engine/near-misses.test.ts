@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createEmulator, type Emulator } from '../index.js';
 import { ControlError } from '../control/control-error.js';
-import { schemaOf } from '../control/schemas.js';
+import { nearMisses } from '../control/groups/faults.js';
 import { closedAfterEach } from '../../spec-tests/support/closed-after-each.js';
 import type { FaultView } from './faults.js';
 import { Glob, globSteps } from './glob.js';
@@ -82,7 +82,7 @@ describe('an api fault that never fired', () => {
       },
     ]);
     // Every candidate as the controls answer it.
-    expect(schemaOf('nearMisses').safeParse(near).success).toBe(true);
+    expect(nearMisses().safeParse(near).success).toBe(true);
   });
 
   it('keeps the ten closest', async () => {
@@ -174,7 +174,7 @@ describe('a delivery or job fault that never fired', () => {
         matched: [],
       },
     ]);
-    expect(schemaOf('nearMisses').safeParse(near).success).toBe(true);
+    expect(nearMisses().safeParse(near).success).toBe(true);
   });
 
   it('job: each run since, with its time, and the kind, company or effect it failed', async () => {
@@ -197,7 +197,7 @@ describe('a delivery or job fault that never fired', () => {
     ]);
     expect(near.candidates.at(-1)).toMatchObject({ at: '2026-01-01T01:00:00.000Z', subjectId: null });
     expect(near.candidates[1]).toMatchObject({ at: '2026-01-01T00:01:00.000Z', subjectId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    expect(schemaOf('nearMisses').safeParse(near).success).toBe(true);
+    expect(nearMisses().safeParse(near).success).toBe(true);
   });
 });
 

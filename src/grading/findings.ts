@@ -99,7 +99,7 @@ interface Rule<M extends Recent<unknown> | undefined> {
   readonly id: string;
   /** The spec statements or header rules it comes from. */
   readonly statements: readonly string[];
-  /** What triggers it, as the README's table says. */
+  /** What triggers it, as the table of docs/grading.md says. */
   readonly trigger: string;
   readonly fix: string;
   readonly memory: () => M;

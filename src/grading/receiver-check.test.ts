@@ -2,7 +2,7 @@
  * The receiver check in process (emu.webhooks.checkReceiver with a fetch handler): it passes the correct receiver and
  * fails each faulty one on exactly its cases; what each case sends is what the delivery engine sends, changed the one
  * way the case says; every answer is judged within the engine's attempt time-out, and a deadline never turns an
- * answer it cut short into a verdict; the report reads as the README shows it.
+ * answer it cut short into a verdict; the report reads as docs/grading.md shows it.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,8 @@
 /**
  * The receiver check: a battery of signed deliveries sent to an integrator's webhook receiver, each judged by its
- * answer, for the obligations the specification puts on the receiver (spec: SIG-07 to SIG-11, README "Checking your
- * webhook receiver"). A receiver that accepts a forged, altered or stale delivery is a hole no happy-path test shows.
+ * answer, for the obligations the specification puts on the receiver (spec: SIG-07 to SIG-11, docs/grading.md
+ * "Checking your webhook receiver"). A receiver that accepts a forged, altered or stale delivery is a hole no
+ * happy-path test shows.
  *
  * Every case is built as the delivery engine builds an attempt (the envelope of src/core/webhooks/events.ts, the
  * headers and signature of src/network/transport.ts), then changed the one way the case says, and sent through the

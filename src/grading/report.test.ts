@@ -1,6 +1,6 @@
 /**
- * The report's Markdown (formatReport), the README's tables of rules and behaviours against the tables in the
- * code, and the grading's bounds: companies tallied one by one past their cap still counted in the whole report.
+ * The report's Markdown (formatReport), the tables of rules and behaviours of docs/grading.md against the tables in
+ * the code, and the grading's bounds: companies tallied one by one past their cap still counted in the whole report.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -9,19 +9,19 @@ import { BEHAVIOURS } from './coverage.js';
 import { RULES } from './findings.js';
 import { formatReport, type Report } from './report.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-/** The cells of the README's table row whose first cell is `id` in backquotes. */
-const rowOf = (id: string) => README.split('\n').find((line) => line.startsWith(`| \`${id}\` |`))?.split(' | ');
+const GRADING = readFileSync(new URL('../../docs/grading.md', import.meta.url), 'utf8');
+/** The cells of the table row of docs/grading.md whose first cell is `id` in backquotes. */
+const rowOf = (id: string) => GRADING.split('\n').find((line) => line.startsWith(`| \`${id}\` |`))?.split(' | ');
 
-describe("the README's tables", () => {
+describe('the tables of docs/grading.md', () => {
   it('list every rule with its statements, in the order of the table in the code', () => {
-    const ids = README.split('\n').filter((line) => RULES.some((r) => line.startsWith(`| \`${r.id}\` |`))).map((line) => line.slice(3, line.indexOf('`', 3)));
+    const ids = GRADING.split('\n').filter((line) => RULES.some((r) => line.startsWith(`| \`${r.id}\` |`))).map((line) => line.slice(3, line.indexOf('`', 3)));
     expect(ids).toEqual(RULES.map((r) => r.id));
     for (const row of RULES) expect(rowOf(row.id)![2]!.startsWith(row.statements.join(', ')), row.id).toBe(true);
   });
 
   it('list every behaviour with its statements, in the order of the table in the code', () => {
-    const ids = README.split('\n').filter((line) => BEHAVIOURS.some((b) => line.startsWith(`| \`${b.id}\` |`))).map((line) => line.slice(3, line.indexOf('`', 3)));
+    const ids = GRADING.split('\n').filter((line) => BEHAVIOURS.some((b) => line.startsWith(`| \`${b.id}\` |`))).map((line) => line.slice(3, line.indexOf('`', 3)));
     expect(ids).toEqual(BEHAVIOURS.map((b) => b.id));
     for (const row of BEHAVIOURS) expect(rowOf(row.id)![2], row.id).toBe(row.statements.length === 0 ? '—' : row.statements.join(', '));
   });

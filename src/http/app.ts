@@ -70,7 +70,7 @@ export function buildApiApp(options: { readonly controls?: boolean } = {}): Hono
     const entry: Mutable<JournalRecord> = {
       at: runtime.clock.now(),
       method,
-      // Kept to a bounded length whoever sent it (README "The journal"); the pipeline routes and answers the whole.
+      // Kept to a bounded length whoever sent it (docs/journal.md); the pipeline routes and answers the whole.
       path: keptPath(path),
       status: 0,
       requestId,

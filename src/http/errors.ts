@@ -1,6 +1,6 @@
 /**
  * The error body of every error status (spec "Errors") and the one table that maps a core refusal to its
- * HTTP status. Codes are stable snake_case Portuguese (README "Error codes").
+ * HTTP status. Codes are stable snake_case Portuguese (docs/errors.md).
  */
 import * as z from 'zod';
 import type { RefusalKind } from '../core/refusal.js';
@@ -30,7 +30,7 @@ export const STATUS_OF: Record<RefusalKind, number> = {
 export const ErrorBody = z
   .strictObject({
     erro: z.strictObject({
-      codigo: z.string().meta({ description: 'A stable snake_case Portuguese code (the README lists them).' }),
+      codigo: z.string().meta({ description: 'A stable snake_case Portuguese code (docs/errors.md lists them).' }),
       mensagem: z.string(),
       request_id: z.string().meta({ description: 'Equal to the x-request-id header of the answer.' }),
       caminho: z.string().optional().meta({
@@ -135,7 +135,7 @@ export function codeForStatus(status: number): string {
 
 /**
  * A query of the kept requests stopped at its budget (QueryBudgetError), as the controls and the inspector answer
- * it: 422, located at the query's field whose glob took the steps (README "The journal").
+ * it: 422, located at the query's field whose glob took the steps (docs/journal.md).
  */
 export function queryBudgetRefusal(error: QueryBudgetError): ApiError {
   const caminho = error.field === undefined ? undefined : `query.${error.field}`;

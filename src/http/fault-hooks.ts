@@ -84,7 +84,7 @@ export const API_FAULT_ACTS: Acts = {
       return end.reached ? undefined : apiError(503, 'servico_indisponivel', `Injected fault ${id}: the emulator was ${end.reason} while this request was held by its delayMs; nothing was applied. Send the request again.`, undefined, faultHeader(id));
     },
   },
-  // Another client saves what this If-Match guards, just before the request is evaluated (README "Faults"); a
+  // Another client saves what this If-Match guards, just before the request is evaluated (docs/faults.md); a
   // resource that is not there to save leaves the fault armed.
   concurrentEdit: {
     evaluation: (_, _id, { state, ctx, companyId, guard, guardedId }) => saveConcurrently(state, companyId, guard.guards, guardedId, ctx),

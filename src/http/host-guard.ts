@@ -1,5 +1,5 @@
 /**
- * The Host check of every request that comes over a socket, API and controls alike (README "Security of the controls"):
+ * The Host check of every request that comes over a socket, API and controls alike (docs/security.md):
  * a web page on another site can make a browser send requests to 127.0.0.1 through DNS rebinding, but the browser then
  * names the attacker's host in `Host`. Only the bound address, the loopback names and the hosts the owner allowed pass
  * (403 otherwise). In process no socket is open, so no web page can reach emu.fetch through DNS.

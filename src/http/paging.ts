@@ -1,9 +1,9 @@
 import { ok, refuse, type Result } from '../core/refusal.js';
 
 /**
- * One page of a list (README "Rules every request follows" › Lists): at most `limit` items and at most `budgetBytes` of
- * serialized items, but always at least one item. Items are serialized once, here, and the body is assembled from those
- * strings, so a page costs O(page) whatever the size of the list.
+ * One page of a list (docs/api.md "Rules every request follows › Lists"): at most `limit` items and at most
+ * `budgetBytes` of serialized items, but always at least one item. Items are serialized once, here, and the body is
+ * assembled from those strings, so a page costs O(page) whatever the size of the list.
  */
 export interface Page<C> {
   /** The items' JSON, joined with commas. */

@@ -1,6 +1,6 @@
 /**
  * One operation of the API and the checks every request goes through, in the order of
- * README "Rules every request follows" (the first failure answers), with the hooks where api faults act
+ * docs/api.md "Rules every request follows" (the first failure answers), with the hooks where api faults act
  * (src/http/fault-hooks.ts) in angle brackets:
  *
  *   <arrival> → credential (401) → permission (403) → malformed headers, idempotency key (400)
@@ -32,7 +32,7 @@ import { flat, requestDigest, storedResponse, toStored } from './stored-answers.
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
-/** Default request body limit (README "Limits the emulator adds"). */
+/** Default request body limit (docs/where-the-spec-is-silent.md "Limits the emulator adds"). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 interface Call<P, Q, B> {
@@ -225,7 +225,7 @@ export { ENTITY_TAGS };
 interface Fixed<P, Q, B> {
   readonly spec: OperationSpec<P, Q, B>;
   readonly guard: IfMatchOperation | undefined;
-  /** Whether another client could save what its If-Match guards (the `concurrentEdit` fault, README "Faults"). */
+  /** Whether another client could save what its If-Match guards (the `concurrentEdit` fault, docs/faults.md). */
   readonly raceable: boolean;
   readonly keyRule: KeyRule;
   readonly mutates: boolean;

@@ -1,6 +1,6 @@
 /**
  * Input shapes and limits of the spec ("Endpoints", "Limits"), as zod schemas. Objects are strict: an
- * unknown field is refused so that an integrator's typo surfaces (README "Rules every request follows"). The first
+ * unknown field is refused so that an integrator's typo surfaces (docs/api.md "Rules every request follows"). The first
  * issue found becomes the 422 answer, located by `caminho`.
  */
 import * as z from 'zod';

@@ -7,7 +7,7 @@
  * fetch or the one given.
  */
 import { ControlError } from '../control/control-error.js';
-import type { ClockInfo } from '../control/api.js';
+import type { ClockInfo } from '../control/groups/clock.js';
 import type { CompanyOptions } from '../engine/config.js';
 import type { FaultInput, FaultView } from '../engine/faults.js';
 import { readJournalFilter, type JournalEntry, type JournalFilter } from '../engine/journal.js';

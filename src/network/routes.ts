@@ -1,5 +1,5 @@
 /**
- * Routes of outbound webhook deliveries (README "Webhooks › Where deliveries go"): a public URL prefix mapped to a
+ * Routes of outbound webhook deliveries (docs/webhooks.md "Where deliveries go"): a public URL prefix mapped to a
  * local URL, so that a destination configured as https://hooks.example.com/... reaches a receiver on loopback. The
  * webhook engine sends through these routes; this module holds and checks the table.
  *

@@ -4,7 +4,7 @@
  *
  * Where a delivery goes, by the destination URL: a route to an in-process handler, a route to a local URL
  * (real HTTP through node:http, redirects not followed), or, for any other URL, the built-in inbox, which
- * answers 200. The public internet is never reached. Delivery faults (README "Faults") apply before the receiver
+ * answers 200. The public internet is never reached. Delivery faults (docs/faults.md) apply before the receiver
  * is reached. An answer counts only once complete, its whole body read (spec: WH-EVT-56).
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';

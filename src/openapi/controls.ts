@@ -1,12 +1,12 @@
 /**
- * The OpenAPI 3.1 document of the /_emulator controls, generated from their table (src/control/table.ts): each
- * control's method, path, body schema (the one its route parses with, or the one its control checks the body
- * with), query parameters, success answers and errors. `npm run openapi` writes it to the committed
+ * The OpenAPI 3.1 document of the /_emulator controls, generated from their table (src/control/table.ts, the rows
+ * of the groups): each control's method, path, body schema (the one its route parses with, or the one its control
+ * checks the body with), query parameters, success answers and errors. `npm run openapi` writes it to the committed
  * openapi.controls.json.
  */
 import * as z from 'zod';
 import type { Control, ControlTag } from '../control/row.js';
-import { namedSchemas, schemaOf } from '../control/schemas.js';
+import { nameOf, namedSchema } from '../control/schemas.js';
 import { CONTROLS } from '../control/table.js';
 import { companySnapshotSchema, snapshotSchema } from '../control/snapshot-schema.js';
 import { ErrorBody } from '../http/contract/wire.js';
@@ -16,9 +16,6 @@ import { LICENSE } from './document.js';
 
 type Json = Record<string, unknown>;
 
-let names: Map<unknown, string> | undefined;
-/** The name of each named schema (namedSchemas), by the schema. */
-const nameOf = (schema: unknown): string | undefined => (names ??= new Map(Object.entries(namedSchemas()).map(([name, named]) => [named, name]))).get(schema);
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /**
@@ -58,7 +55,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Map<s
 function component(name: string, io: 'input' | 'output', components: Map<string, Json>): void {
   if (components.has(name)) return;
   components.set(name, {});
-  components.set(name, jsonSchema(namedSchemas()[name]!, io, components));
+  components.set(name, jsonSchema(namedSchema(name)!, io, components));
 }
 
 /** A body: a ref when the schema is named, else in place. */
@@ -97,8 +94,12 @@ function operation(route: Control, components: Map<string, Json>): Json {
   for (const [status, answer] of Object.entries(route.success)) {
     const body = answer.body;
     let content: Json | undefined;
-    if (typeof body === 'string') content = { 'application/json': { schema: bodySchema(schemaOf(body), 'output', components) } };
-    else if (body) content = { [body.mediaType]: { schema: body.mediaType.startsWith('application/json') ? { type: 'object' } : { type: 'string' } } };
+    if (typeof body === 'function') {
+      content = { 'application/json': { schema: bodySchema(body(), 'output', components) } };
+    } else if (body) {
+      const json = body.mediaType.startsWith('application/json');
+      content = { [body.mediaType]: { schema: json ? { type: 'object' } : { type: 'string' } } };
+    }
     responses[status] = { description: answer.description, ...(content ? { content } : {}) };
   }
   const errors = { ...commonErrors(route), ...route.errors };
@@ -107,7 +108,7 @@ function operation(route: Control, components: Map<string, Json>): Json {
   }
   let requestBody: Json | undefined;
   if (route.body) {
-    const shown = route.body.shown === undefined ? route.body.schema : schemaOf(route.body.shown);
+    const shown = route.body.shown === undefined ? route.body.schema : route.body.shown();
     // A control reads an absent body as {}: the body is required only when {} is not one.
     requestBody = { required: !shown.safeParse({}).success, content: { 'application/json': { schema: bodySchema(shown, 'input', components) } } };
   }

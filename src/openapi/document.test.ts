@@ -62,7 +62,7 @@ const document = apiDocument() as Loose;
 const operationAt = (method: string, path: string): Loose | undefined => (document.paths as Loose)[path]?.[method];
 
 describe('the webhook, analysis, surveillance execution and ingestion operations', () => {
-  // [method, path, operationId, success statuses, whether the path is the emulator's (README "The API")]
+  // [method, path, operationId, success statuses, whether the path is the emulator's (docs/api.md)]
   const operations: readonly (readonly [string, string, string, readonly string[], boolean])[] = [
     ['get', '/v1/webhook', 'getWebhookDestination', ['200'], false],
     ['put', '/v1/webhook', 'configureWebhookDestination', ['200', '201'], false],

@@ -1,5 +1,5 @@
 /**
- * openapi-fetch (the client the README types with `paths`) builds a Request and calls `fetch(request, init)`, not
+ * openapi-fetch (the client docs/openapi.md types with `paths`) builds a Request and calls `fetch(request, init)`, not
  * `fetch(url, init)`: emu.fetch must answer a Request as it answers a URL, body and headers included.
  */
 import createClient from 'openapi-fetch';

@@ -948,7 +948,7 @@ export interface components {
         /** @description The body of every error status (spec "Errors"). */
         ErrorBody: {
             erro: {
-                /** @description A stable snake_case Portuguese code (the README lists them). */
+                /** @description A stable snake_case Portuguese code (docs/errors.md lists them). */
                 codigo: string;
                 mensagem: string;
                 /** @description Equal to the x-request-id header of the answer. */

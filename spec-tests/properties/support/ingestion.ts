@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the batch-ingestion properties (README "Batch ingestion"): a random starting catalog built
+ * Shared pieces of the batch-ingestion properties (docs/batch-ingestion.md): a random starting catalog built
  * over HTTP, random product records, the ingestion flow (start, batches, close, validation on the clock,
  * apply), reads of everything the properties compare, and an independent model of what an application does.
  *

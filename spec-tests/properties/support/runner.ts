@@ -273,7 +273,7 @@ export class Runner {
   }
 
   // -------------------------------------------------------------------------------------------------------
-  // Batch ingestion (README "Batch ingestion")
+  // Batch ingestion (docs/batch-ingestion.md)
 
   /**
    * GET each ingestion that may still move (the service lists none): their estados into the model, and the

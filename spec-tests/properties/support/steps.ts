@@ -78,7 +78,7 @@ export type Step =
   /** A change under a concurrentEdit fault: someone else saves the resource first, so it answers 412. */
   | { readonly t: 'concurrentEdit'; readonly kind: Kind; readonly pick: number }
   | { readonly t: 'bad'; readonly bad: BadKind; readonly pick: number; readonly pick2: number; readonly variant: number }
-  /** A batch-ingestion request (README "Batch ingestion"), valid or refused; see IngestionAction. */
+  /** A batch-ingestion request (docs/batch-ingestion.md), valid or refused; see IngestionAction. */
   | { readonly t: 'ingestion'; readonly action: IngestionAction; readonly pick: number; readonly pick2: number; readonly variant: number; readonly records: readonly RecordSpec[] };
 
 /** Ingestion steps the contract accepts (each sets up what it needs first: a free catalog, an open ingestion...). */
@@ -174,12 +174,12 @@ export const kind = fc.constantFrom<Kind>('establishment', 'catalog', 'product')
 // The wire
 
 export const KINDS: readonly Kind[] = ['establishment', 'catalog', 'product'];
-/** The ingestion states that hold the catalog (README "Batch ingestion": one open ingestion per catalog). */
+/** The ingestion states that hold the catalog (docs/batch-ingestion.md: one open ingestion per catalog). */
 export const OPEN_INGESTION = ['aberta', 'validando', 'validada', 'aplicando'];
 export const OPERACOES = ['mesclar', 'substituicao_catalogo', 'substituicao_integral'] as const;
 export const INGESTOES = '/v1/catalogos/ingestoes';
 export const ingestionPath = (id: string) => `${INGESTOES}/${id}`;
-/** Ingestion estados that never change again (README "Batch ingestion"). */
+/** Ingestion estados that never change again (docs/batch-ingestion.md). */
 export const FINAL_INGESTION: ReadonlySet<string> = new Set(['aplicada', 'rejeitada', 'revisao_necessaria', 'falhou', 'expirada']);
 /** The common idempotency-key rule (the ingestion start alone takes 16–200 characters without whitespace). */
 export const COMMON_KEY = /^[A-Za-z0-9._:-]{16,128}$/;

@@ -1,5 +1,5 @@
 /**
- * The pure core of batch ingestion's lifecycle (src/core/ingestion/ingestions.ts, README "Batch ingestion"):
+ * The pure core of batch ingestion's lifecycle (src/core/ingestion/ingestions.ts, docs/batch-ingestion.md):
  * the start and its refusals (one open ingestion per catalog), the lifecycle table (every operation and task
  * in every state: what it allows, the 409 code of what it refuses, the state left alone), batches (insert
  * order, repeats, divergent content), the close, the validation's outcome and the precedence of its failure

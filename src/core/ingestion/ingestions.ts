@@ -1,6 +1,6 @@
 /**
  * Batch ingestion into a catalog (spec "POST /v1/catalogos/ingestoes", "Ingestion receipt"; the rest of the
- * flow is unshown and defined by README "Batch ingestion"). Lifecycle:
+ * flow is unshown and defined by docs/batch-ingestion.md). Lifecycle:
  *
  *   (none)     --iniciar-->        aberta              POST: one open ingestion per catalog
  *   aberta     --receber_lote-->   aberta              PUT a batch (the same number again: same content is a
@@ -50,7 +50,7 @@ const LIFECYCLE: Lifecycle<IngestionState, IngestionEvent> = {
 /** The states that hold the catalog, all but the final ones: a new ingestion of it waits until this one ends. */
 export const isOpen = (estado: IngestionState): boolean => !isFinal(LIFECYCLE, estado);
 
-/** README "Batch ingestion": limits and durations, in virtual time. */
+/** docs/batch-ingestion.md: limits and durations, in virtual time. */
 export const MAX_BATCHES = 1000;
 export const MAX_ITEMS_PER_BATCH = 1000;
 export const EXPIRY_MS = 24 * HOUR;
@@ -61,7 +61,7 @@ export const TASK_VALIDATION = 'ingestao.validacao';
 export const TASK_APPLICATION = 'ingestao.aplicacao';
 export const TASK_EXPIRY = 'ingestao.expiracao';
 
-/** `codigo_falha` of the ingestions that ended without being applied (README "Batch ingestion"). */
+/** `codigo_falha` of the ingestions that ended without being applied (docs/batch-ingestion.md). */
 const INGESTION_FAILURES = {
   catalogDeleted: 'catalogo_excluido',
   missingBatches: 'lotes_faltantes',

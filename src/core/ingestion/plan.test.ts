@@ -1,5 +1,5 @@
 /**
- * The pure core of an ingestion's preview and plan (src/core/ingestion/plan.ts, README "Batch ingestion"):
+ * The pure core of an ingestion's preview and plan (src/core/ingestion/plan.ts, docs/batch-ingestion.md):
  * how each record is classified (novo, alterado, inalterado, reativado; vinculados) and what each operation
  * does to the catalog's absent products (desvinculados, desativados), the errors in batch then item order
  * with id_externo_repetido, the missing batches, what makes a plan stale (each kind of change, and the

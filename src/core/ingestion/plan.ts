@@ -1,5 +1,5 @@
 /**
- * What an ingestion would do to its catalog (README "Batch ingestion"): the preview an integrator reads, and
+ * What an ingestion would do to its catalog (docs/batch-ingestion.md): the preview an integrator reads, and
  * the plan the application carries out. Both are computed once, when the ingestion is validated, from the
  * received batches in batch-number order (so the order the batches arrived in never matters) and the state
  * at that moment.

@@ -1,6 +1,6 @@
 /**
- * The company-independent regulatory reference the service evaluates products against
- * (README "Regulatory reference data and rules"): the current snapshot of the NCM table and attribute rules, and its
+ * The company-independent regulatory reference the service evaluates products against (docs/api.md
+ * "Regulatory reference data and rules"): the current snapshot of the NCM table and attribute rules, and its
  * publication. The shipped table is built once and shared by every emulator (it is immutable), so a fresh emulator
  * costs nothing for it; a state only holds a table of its own after a publication changed it.
  */

@@ -29,7 +29,8 @@ export type FindingType =
   | 'atributo_desconhecido'
   | 'descricao_ausente';
 
-/** Every finding type in rule order, with a one-line explanation (README "Regulatory reference data and rules"). */
+/** Every finding type in rule order, with a one-line explanation (docs/api.md "Regulatory reference data and rules").
+ */
 export const FINDING_TYPES: readonly { readonly tipo: FindingType; readonly explicacao: string }[] = [
   { tipo: 'ncm_inexistente', explicacao: 'The product’s NCM is not in the reference table.' },
   { tipo: 'ncm_extinta', explicacao: 'The product’s NCM was extinguished; required attributes are not checked until it is reclassified.' },

@@ -1,6 +1,6 @@
 /**
  * Webhook events and their delivery (spec "Events", "Event delivery", "Delivery attempt";
- * README "Webhooks › Delivery").
+ * docs/webhooks.md "Delivery").
  *
  * Event (`estado`):
  *
@@ -58,7 +58,7 @@ const CLOSED: ReadonlySet<EventState> = new Set(['entregue', 'falhou', 'cancelad
 export const isClosed = (estado: EventState): boolean => CLOSED.has(estado);
 
 /**
- * `codigo_falha` values (README "Webhooks"). On an attempt: why it did not deliver. On an event: the last
+ * `codigo_falha` values (docs/webhooks.md). On an attempt: why it did not deliver. On an event: the last
  * attempt's code, or why the cycle was cancelled.
  */
 export const FAILURE_CODES = {
@@ -101,7 +101,7 @@ export type NetworkOutcome =
   | { readonly kind: 'timeout' };
 
 export interface DeliveryPolicy {
-  /** Waits before attempts 2..8, from the end of the previous attempt (README "Webhooks › Delivery"). */
+  /** Waits before attempts 2..8, from the end of the previous attempt (docs/webhooks.md "Delivery"). */
   readonly retryWaitsMs: readonly number[];
   readonly attemptTimeoutMs: number;
   readonly cycleMs: number;

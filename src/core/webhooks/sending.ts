@@ -2,8 +2,8 @@
  * Test events and resends (spec "POST /v1/webhook/testes", "POST /v1/webhook/eventos/{id}/reenvios"). Both
  * need an active destination and its current ETag, and share the limit of 5 accepted requests per minute per
  * company (spec "Limits"), counted on the virtual clock. Checks run in the order of
- * README "Rules every request follows": the event (404), the destination (404), If-Match (428, 412), states (409), then
- * the limit (429), so that only requests that would be accepted count against it.
+ * docs/api.md "Rules every request follows": the event (404), the destination (404), If-Match (428, 412), states
+ * (409), then the limit (429), so that only requests that would be accepted count against it.
  */
 import { DAY, MINUTE, type Instant } from '../time.js';
 import { ok, refuse, type Quota, type Result } from '../refusal.js';

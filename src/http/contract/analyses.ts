@@ -1,6 +1,6 @@
 /**
  * The answers of the analyses (spec "Resources › Analysis acceptance", "Analysis or surveillance execution
- * (list item)"; README "The API" for the paths of the detail and the findings). The list item and the findings are the
+ * (list item)"; docs/api.md for the paths of the detail and the findings). The list item and the findings are the
  * surveillance executions' (src/http/contract/executions.ts).
  */
 import * as z from 'zod';

@@ -1,7 +1,7 @@
 /**
  * The answers of the company operations: identity, integration context and capacity. The spec lists these
- * operations without their paths or payloads, so every shape here is the emulator's (README "Where the
- * specification is silent › Representations").
+ * operations without their paths or payloads, so every shape here is the emulator's (docs/where-the-spec-is-silent.md
+ * "Representations").
  */
 import * as z from 'zod';
 import { PERMISSIONS } from '../../core/companies.js';

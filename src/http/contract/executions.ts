@@ -1,6 +1,6 @@
 /**
  * The answers of the surveillance executions (spec "Resources › Analysis or surveillance execution (list item)",
- * "Surveillance finding"; README "The API" for the detail's path). The list item, the finding and the findings page are
+ * "Surveillance finding"; docs/api.md for the detail's path). The list item, the finding and the findings page are
  * the analyses' too (src/http/contract/analyses.ts): the spec gives them one table each for both.
  */
 import * as z from 'zod';
@@ -40,7 +40,7 @@ const Finding = component(
   z.strictObject({
     produto_id: uuid,
     ncm: z.string(),
-    tipo: choice(oneOf(FINDING_TYPE_VALUES), "The spec types tipo as a string and lists no values: these are the emulator's rules (README \"Regulatory reference data and rules\")."),
+    tipo: choice(oneOf(FINDING_TYPE_VALUES), "The spec types tipo as a string and lists no values: these are the emulator's rules (docs/api.md \"Regulatory reference data and rules\")."),
     detalhe: z.string(),
     avaliado_em: z.string(),
     snapshot_id: z.string(),

@@ -1,13 +1,13 @@
 /**
- * The answers of batch ingestion (spec "Resources › Ingestion receipt"; README "The API" for the paths of the batch,
- * close, read and apply operations, whose payloads the spec does not show: README "Batch ingestion" says what they
+ * The answers of batch ingestion (spec "Resources › Ingestion receipt"; docs/api.md for the paths of the batch,
+ * close, read and apply operations, whose payloads the spec does not show: docs/batch-ingestion.md says what they
  * answer).
  */
 import * as z from 'zod';
 import { choice, component, dateTime, int, oneOf, uuid } from './wire.js';
 
 const INGESTION_STATES = ['aberta', 'validando', 'validada', 'rejeitada', 'aplicando', 'aplicada', 'revisao_necessaria', 'falhou', 'expirada'] as const;
-const estado = choice(oneOf(INGESTION_STATES), 'The spec does not show the values of an ingestion\'s estado (States › Ingestion): README "Batch ingestion" gives each.');
+const estado = choice(oneOf(INGESTION_STATES), 'The spec does not show the values of an ingestion\'s estado (States › Ingestion): docs/batch-ingestion.md gives each.');
 
 export const IngestionReceipt = component(
   'IngestionReceipt',
@@ -70,7 +70,7 @@ const IngestionPreview = component(
       erros: z.array(IngestionRecordError).meta({ description: 'one page of the record errors, in batch then item order' }),
       proximo_cursor: z.string().nullable().meta({ description: 'pass it as cursor for the next page of erros; null on the last page' }),
     }),
-    'The spec does not show the preview\'s payload (README "Batch ingestion" defines each count).',
+    'The spec does not show the preview\'s payload (docs/batch-ingestion.md defines each count).',
   ),
   'What the application would do, as validated.',
 );
@@ -96,7 +96,7 @@ export const Ingestion = component(
       aplicacao: z.strictObject({ versao_catalogo: int, aplicada_em: dateTime }).nullable().meta({ description: 'the application, once aplicada' }),
       previa: IngestionPreview.nullable().meta({ description: 'null until validated' }),
     }),
-    'The spec does not show the payload of an ingestion (the README section "Batch ingestion" describes it).',
+    'The spec does not show the payload of an ingestion (docs/batch-ingestion.md describes it).',
   ),
   'An ingestion and its preview, with one page of the preview\'s record errors; answered with its ETag.',
 );

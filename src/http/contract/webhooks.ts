@@ -93,7 +93,7 @@ const OtherEventData = component(
   'OtherEventData',
   choice(
     z.looseObject({ tipo: oneOf(EVENT_KINDS.filter((k) => k !== 'catalogo.aplicado') as [string, ...string[]]) }),
-    'The spec does not show dados of these kinds; README "Webhooks" and the sections of the features that raise them give what the emulator sends.',
+    'The spec does not show dados of these kinds; docs/webhooks.md and the sections of the features that raise them give what the emulator sends.',
   ),
   'dados of the other event kinds: tipo, and the fields of that kind. The emulator sends catalogo.revisao_necessaria {catalogoId, ingestaoId, versaoValidada, versaoAtual}; analise.concluida {analiseId, produtosAvaliados, achados, snapshotId}; analise.falhou {analiseId, codigoFalha}; divergencias.alteradas {vigilanciaId, anteriorId, novas, resolvidas, totalAchados}; vigilancia.degradada and vigilancia.restabelecida on a coverage change {cobertura, coberturaAnterior, selecionados, capacidade}, vigilancia.degradada of an execution {motivo, vigilanciaId, causa}; webhook.teste nothing more. Events raised through the emulator controls carry whatever dados they were given.',
 );

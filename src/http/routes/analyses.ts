@@ -1,4 +1,4 @@
-/** Full-company analyses (spec "Analyses"; README "The API" for the detail, findings and CSV paths). */
+/** Full-company analyses (spec "Analyses"; docs/api.md for the detail, findings and CSV paths). */
 import { findAnalysis, findingsByType, PHASE_OF, publishedAnalysis, requestAnalysis, type Analysis } from '../../core/analyses.js';
 import { FINDING_TYPES } from '../../core/regulatory/rules.js';
 import { ok } from '../../core/refusal.js';

@@ -1,4 +1,4 @@
-/** Catalogs: spec "Endpoints › Catalogs"; POST path from README "The API". Deletion comes with surveillance. */
+/** Catalogs: spec "Endpoints › Catalogs"; POST path from docs/api.md. Deletion comes with surveillance. */
 import { catalogsAfter, createCatalog, editCatalog, findCatalog, type Catalog } from '../../core/catalogs.js';
 import { ok, refuse, type Result } from '../../core/refusal.js';
 import type { State } from '../../core/state.js';

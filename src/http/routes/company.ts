@@ -1,5 +1,5 @@
 /**
- * Identity, integration context and capacity (paths: README "The API"). The identity and the context need only a
+ * Identity, integration context and capacity (paths: docs/api.md). The identity and the context need only a
  * valid credential, so that an integrator can find out why another call answers 403.
  */
 import type { State } from '../../core/state.js';

@@ -1,4 +1,4 @@
-/** Establishments: spec "Endpoints › Establishments"; GET list and DELETE (archive) paths from README "The API". */
+/** Establishments: spec "Endpoints › Establishments"; GET list and DELETE (archive) paths from docs/api.md. */
 import { archiveEstablishment, editEstablishment, establishmentEtag, establishmentsAfter, findEstablishment, registerEstablishment, type Establishment } from '../../core/establishments.js';
 import { ok, refuse, type Result } from '../../core/refusal.js';
 import { collectPage } from '../paging.js';

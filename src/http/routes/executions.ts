@@ -1,4 +1,4 @@
-/** Surveillance executions (spec "GET /v1/vigilancias", "…/resultados"; README "The API" for the detail and the CSV). */
+/** Surveillance executions (spec "GET /v1/vigilancias", "…/resultados"; docs/api.md for the detail and the CSV). */
 import { countByType, EXECUTION_PHASE_OF, findExecution, publishedExecution, type Execution } from '../../core/surveillance-executions.js';
 import { ok } from '../../core/refusal.js';
 import { isoString } from '../../core/time.js';

@@ -1,6 +1,6 @@
 /**
- * Batch ingestion (spec "POST /v1/catalogos/ingestoes", "Ingestion receipt"; README "The API" for the other paths;
- * README "Batch ingestion" for everything the spec leaves unshown).
+ * Batch ingestion (spec "POST /v1/catalogos/ingestoes", "Ingestion receipt"; docs/api.md for the other paths;
+ * docs/batch-ingestion.md for everything the spec leaves unshown).
  */
 import type { z } from 'zod';
 import type { StoredResponse } from '../../core/idempotency.js';
@@ -28,7 +28,7 @@ import { batchParams, cursorQuery, describeIssue, emptyBody, idParams, ingestion
 
 const MANAGE = 'catalogo:gerenciar';
 const READ = 'catalogo:ler';
-/** README "Batch ingestion": a batch's body may take up to 4 MiB (1,000 records of about 4 KiB each). */
+/** docs/batch-ingestion.md: a batch's body may take up to 4 MiB (1,000 records of about 4 KiB each). */
 const BATCH_BODY_LIMIT = 4 * 1024 * 1024;
 
 const iso = (instant: number | null) => (instant === null ? null : isoString(instant));
@@ -124,7 +124,7 @@ function expandUnknownKeys(error: z.ZodError): z.core.$ZodIssue[] {
   return error.issues.flatMap((issue): z.core.$ZodIssue[] => (issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ ...issue, keys: [key] })) : [issue]));
 }
 
-/** A replayed start answers 200 with `repetida: true` and the ingestion's current state (README "Batch ingestion"). */
+/** A replayed start answers 200 with `repetida: true` and the ingestion's current state (docs/batch-ingestion.md). */
 function replayStart(stored: StoredResponse, state: State): StoredResponse {
   const receipt = JSON.parse(stored.body) as { ingestao_id: string };
   const ingestion = state.ingestions.get(receipt.ingestao_id);

@@ -1,4 +1,4 @@
-/** Products and links: spec "Endpoints › Products" and the PUT link; other paths from README "The API". */
+/** Products and links: spec "Endpoints › Products" and the PUT link; other paths from docs/api.md. */
 import { findActiveCatalog } from '../../core/catalogs.js';
 import { catalogProductsAfter, createProduct, editProduct, findProduct, linkProduct, productByExternalId, productsAfter, unlinkProduct, type Product } from '../../core/products.js';
 import { ok, type Result } from '../../core/refusal.js';

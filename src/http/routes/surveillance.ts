@@ -1,4 +1,4 @@
-/** The surveillance selection and capacity (spec "Endpoints › Surveillance"; README "The API" for the product list). */
+/** The surveillance selection and capacity (spec "Endpoints › Surveillance"; docs/api.md for the product list). */
 import { changeSelection, countsOf, surveillanceEtag, surveillanceOf, viewSurveillance, watchedAfter } from '../../core/surveillance.js';
 import { ok } from '../../core/refusal.js';
 import { collectPage, cursorPageBody, readCursor } from '../paging.js';

@@ -1,7 +1,7 @@
 /**
  * The inspector page (GET /_emulator/ui): one company's virtual timeline, watched live and driven through the
  * emulator's existing controls. Plain TypeScript and the DOM, no framework: the page is a list, a few panels and
- * a dozen buttons, and a framework would be most of its weight and a dependency to keep (see the README).
+ * a dozen buttons, and a framework would be most of its weight and a dependency to keep (see docs/inspector.md).
  *
  * Data: GET /_emulator/inspector/companies/:id/timeline (newest first, in pages, filtered by the journal's filters),
  * …/items/:itemId (the detail), …/records (the company's records now), …/panels (the faults, inbox, routes and

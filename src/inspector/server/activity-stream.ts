@@ -21,7 +21,7 @@ export interface ActivityFilter {
   readonly kinds: readonly ActivityKind[];
 }
 
-/** The operation id of the control that opens this stream (table.ts). */
+/** The operation id of the control that opens this stream (its row: src/control/groups/activity.ts). */
 const OWN_OPERATION = 'streamActivity';
 
 /**

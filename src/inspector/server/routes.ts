@@ -1,10 +1,10 @@
 /**
  * What the inspector's controls answer: its page and files (/_emulator/ui), its data (/_emulator/inspector/…) and
- * the demo it paces. The inspector's one entry for the controls: their rows in the controls' table
- * (src/control/table.ts) declare the paths, queries and bodies, and call these. Each is handed the emulator's
- * activity feed, the port the inspector is made with (inspector.ts), or the emulator a demo gate paces. Reads only,
- * but the demo's next step: the page drives the emulator through the other controls. The first call of the page or
- * of any data answer opens the inspector.
+ * the demo it paces. The inspector's one entry for the controls: their rows (src/control/groups/inspector.ts, and
+ * src/control/groups/activity.ts for the activity stream) declare the paths, queries and bodies, and call these.
+ * Each is handed the emulator's activity feed, the port the inspector is made with (inspector.ts), or the emulator a
+ * demo gate paces. Reads only, but the demo's next step: the page drives the emulator through the other controls.
+ * The first call of the page or of any data answer opens the inspector.
  */
 import { ACTIVITY_KINDS, type ActivityFeed, type ActivityKind } from '../../engine/activity.js';
 import { JournalFilterError, QueryBudgetError, readJournalFilter, type JournalFilter } from '../../engine/journal.js';

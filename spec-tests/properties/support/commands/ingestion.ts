@@ -1,5 +1,5 @@
 /**
- * A batch-ingestion request (README "Batch ingestion"), valid or refused: one action per file
+ * A batch-ingestion request (docs/batch-ingestion.md), valid or refused: one action per file
  * (ingestion/<action>.ts). Valid actions set up what they need first (a free catalog, an open ingestion...);
  * refused ones get the status the contract requires.
  */
