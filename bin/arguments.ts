@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { COMMANDS } from './help.js';
-import type { RemoteCommand } from './remote-commands.js';
+import type { RemoteCommand } from './remote-actions.js';
 import { alternatives, closest } from './suggest.js';
 
 /** Every option of every command, as parseArgs reads them. */
@@ -52,11 +52,11 @@ export const OPTIONS = {
 } as const;
 
 type Option = keyof typeof OPTIONS;
-/** The commands whose options this table holds: those for a running server read their own (remote-commands.ts). */
+/** The commands whose options this table holds: those for a running server read their own (remote-run.ts). */
 type Command = Exclude<(typeof COMMANDS)[number], RemoteCommand>;
 
 /** The options of conformance alone (its --json is serve's too). */
-export const CONFORMANCE_OPTIONS = ['base-url', 'token', 'token-for', 'other-token', 'timeout-ms', 'request-timeout-ms', 'max-body', 'deadline', 'files', 'report'] as const satisfies readonly Option[];
+const CONFORMANCE_OPTIONS = ['base-url', 'token', 'token-for', 'other-token', 'timeout-ms', 'request-timeout-ms', 'max-body', 'deadline', 'files', 'report'] as const satisfies readonly Option[];
 
 /** The options each command takes, besides --help and --version, which every command takes. */
 export const COMMAND_OPTIONS = {
@@ -113,6 +113,20 @@ export function foreignOption(command: Command, values: Readonly<Record<string, 
   const takes: readonly string[] = COMMAND_OPTIONS[command];
   const other = Object.keys(values).find((flag) => flag !== 'help' && flag !== 'version' && !takes.includes(flag) && values[flag] !== undefined);
   return other === undefined ? undefined : `--${other} is not an option of the ${command} command (it takes ${takes.map((f) => `--${f}`).join(', ')})`;
+}
+
+/**
+ * An option of conformance or check-receiver given to another command (demo, serve, or one unknown), said as the
+ * command it belongs to; undefined when there is none. (--report is serve's too, and --json everyone's.)
+ */
+export function strayOption(values: Readonly<Record<string, unknown>>): string | undefined {
+  const conformance: readonly string[] = CONFORMANCE_OPTIONS;
+  const receiver = COMMAND_OPTIONS['check-receiver'].find(
+    (flag) => flag !== 'json' && !conformance.includes(flag) && values[flag] !== undefined,
+  );
+  if (receiver !== undefined) return `--${receiver} is an option of the check-receiver command`;
+  const tester = CONFORMANCE_OPTIONS.find((flag) => flag !== 'report' && values[flag] !== undefined);
+  return tester === undefined ? undefined : `--${tester} is an option of the conformance command`;
 }
 
 /** An unknown option, with the closest of those `command` takes (every command's, for an unknown command). */

@@ -6,7 +6,33 @@
  * answered nothing, or a case the deadline left unjudged. Imports the public entry only.
  */
 import { createEmulator, formatReceiverCheck, type ReceiverCheck } from '../src/index.js';
+import { foreignOption } from './arguments.js';
+import { exitWith, fail } from './exit.js';
+import type { CommandHelp } from './help.js';
 import { parseDuration } from './quantities.js';
+
+/** Its lines of the Usage block, and its options. */
+export const CHECK_RECEIVER_HELP: CommandHelp = {
+  usage: `  catalog-emulator check-receiver --url URL --secret S [options]
+                                       send your webhook receiver signed deliveries it must
+                                       accept or refuse (forged, altered, stale, replayed...)
+                                       and judge each answer`,
+  options: `Options of check-receiver:
+  --url URL           the receiver's URL (http or https), as the service would POST deliveries to it
+  --secret S          the secret it verifies with (svc_whsec_...); also read from
+                      CATALOG_EMULATOR_WEBHOOK_SECRET (the flag wins)
+  --previous-secret S the secret before its last configuration change: the old-secret case is
+                      signed with it (with a fresh secret when absent)
+  --cnpj-root ROOT    the envelope's empresa, 8 digits (default 00000000)
+  --deadline DURATION the time the whole check may take, e.g. 90s or 2m: at least 30s, twice the
+                      15 s each delivery is given to answer, as the service gives an attempt
+                      (default 60s)
+  --json              print the result as one JSON object (cases, passed, failed...) instead of the table
+The timestamps come from this machine's clock, which the receiver compares them with.
+Exit codes of check-receiver: 0 every case passed, 1 a case failed, 2 bad usage, a receiver that
+answered none of the cases (each refused, unreachable, reset or timed out), or a case the deadline
+left unjudged.`,
+};
 
 /** The secret, when --secret is not given (a flag shows in the process list; the environment does not). */
 const SECRET_VARIABLE = 'CATALOG_EMULATOR_WEBHOOK_SECRET';
@@ -25,7 +51,6 @@ interface Output {
   stderr(text: string): void;
 }
 
-/** Runs the command; a usage error is written to stderr and exits 2 like any other refusal of the command. */
 /** The command's options, as the CLI's one option table (arguments.ts) parsed them. */
 export interface CheckReceiverFlags {
   readonly url?: string | undefined;
@@ -36,8 +61,22 @@ export interface CheckReceiverFlags {
   readonly json?: boolean | undefined;
 }
 
+/** The command as the bin runs it: an option of another command refused, then the check, then exit with its code. */
+export async function checkReceiverCommand(
+  args: readonly string[],
+  values: CheckReceiverFlags & Readonly<Record<string, unknown>>,
+): Promise<never> {
+  const foreign = foreignOption('check-receiver', values);
+  if (foreign !== undefined) fail(foreign);
+  const out = {
+    stdout: (text: string) => process.stdout.write(text),
+    stderr: (text: string) => process.stderr.write(text),
+  };
+  return exitWith(await runCheckReceiver(args, values, out, process.env));
+}
+
 /** Runs the command; a usage error is written to stderr and exits 2 like any other refusal of the command. */
-export async function runCheckReceiver(args: readonly string[], values: CheckReceiverFlags, out: Output, env: NodeJS.ProcessEnv): Promise<number> {
+async function runCheckReceiver(args: readonly string[], values: CheckReceiverFlags, out: Output, env: NodeJS.ProcessEnv): Promise<number> {
   const usage = (message: string) => {
     out.stderr(`catalog-emulator: check-receiver: ${message}\nRun "catalog-emulator help check-receiver" for usage.\n`);
     return 2;

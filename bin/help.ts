@@ -1,10 +1,31 @@
 /**
- * `catalog-emulator help [COMMAND]`: the usage text, or the part of it about one command, cut from the one USAGE
- * text the bin holds, so the two can never disagree.
+ * `catalog-emulator help [COMMAND]`: the usage text, or the part of it about one command, cut from the one usage
+ * text (usage.ts assembles it from each command's part), so the two can never disagree.
  */
+import { fail } from './exit.js';
 
-/** The commands `help` knows. */
+/** The commands, in the order the usage text lists them. */
 export const COMMANDS = ['serve', 'demo', 'openapi', 'conformance', 'check-receiver', 'clock', 'fault', 'events', 'logs', 'report', 'help'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+/** A command's part of the usage text: its lines of the Usage block, and its "Options of …" section if it has one. */
+export interface CommandHelp {
+  readonly usage: string;
+  readonly options?: string;
+}
+
+export const HELP_HELP: CommandHelp = {
+  usage: `  catalog-emulator help [COMMAND]      this text, or one command's part of it (also --help)`,
+};
+
+/** `help [COMMAND]`: `usage`, or the part of it about one command. */
+export function printHelp(args: readonly string[], usage: string): void {
+  const [command, ...extra] = args;
+  if (extra.length > 0) fail(`help takes one command (got "${args.join(' ')}")`);
+  const text = command === undefined ? usage : commandUsage(usage, command);
+  if (text === undefined) fail(`help: no command "${command}" (commands: ${COMMANDS.join(', ')})`);
+  process.stdout.write(text);
+}
 
 /** The commands an "Options of …:" heading names: "Options of clock, fault and logs (…):" names three. */
 const namedBy = (heading: string): string[] =>

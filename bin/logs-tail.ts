@@ -13,15 +13,28 @@
  * frame and what stdout buffers.
  */
 import type { IncomingMessage } from 'node:http';
-import { parseArgs } from 'node:util';
 import { readControlAnswer, readControlFrame, type ActivityEntry } from '../src/index.js';
 import { formatActivity, LOG_KINDS, shown } from './log-format.js';
+import type { CommandHelp } from './help.js';
 import { actionOf, namedActions } from './remote-actions.js';
-import { COMMON_FLAGS, CommandExit, judge, open, readFlags, readWhole, remoteOf, usageError } from './remote-client.js';
+import { CHECK_URL, CommandExit, judge, open, readWhole, remoteOf, usageError } from './remote-client.js';
 import type { Io, Remote } from './remote-client.js';
+import { read } from './remote-command.js';
 
 const USAGE = 'logs tail [--json] [--company ID] [--kind KINDS]';
-const CHECK_URL = 'check --url or CATALOG_EMULATOR_URL';
+
+/** Its lines of the Usage block, and its options. */
+export const LOGS_HELP: CommandHelp = {
+  usage: `  catalog-emulator ${USAGE}
+                                       follow a running server's activity, as serve logs it`,
+  options: `Options of logs:
+  tail                follow the server's activity until Ctrl+C, each entry as serve logs it
+  --json              one JSON object per line instead
+  --company ID        only that company's entries
+  --kind KINDS        only these: request, control, delivery, job, finding (comma-separated or
+                      repeated)`,
+};
+
 const STREAM = { name: 'activity stream', control: 'GET /_emulator/activity/stream' } as const;
 /** The server sends a comment every 15 s: three missed, and it is taken for gone. */
 const SILENCE_MS = 45_000;
@@ -44,8 +57,8 @@ function kindsOf(values: readonly string[]): string[] {
 }
 
 export async function runLogsTail(args: string[], io: Io): Promise<number> {
-  const options = { ...COMMON_FLAGS, json: { type: 'boolean' }, company: { type: 'string' }, kind: { type: 'string', multiple: true } } as const;
-  const { values, positionals } = readFlags(() => parseArgs({ args, options, allowPositionals: true, strict: true }), Object.keys(options));
+  const options = { json: { type: 'boolean' }, company: { type: 'string' }, kind: { type: 'string', multiple: true } } as const;
+  const { values, positionals } = read(args, options);
   const [word, ...rest] = positionals;
   const action = actionOf('logs', word);
   if (action === undefined) {

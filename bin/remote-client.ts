@@ -68,7 +68,8 @@ export interface Remote {
 }
 
 const DEFAULT_URL = 'http://127.0.0.1:4747';
-const CHECK_URL = 'check --url or CATALOG_EMULATOR_URL';
+/** What a line about a server that is not the emulator's tells the user to check. */
+export const CHECK_URL = 'check --url or CATALOG_EMULATOR_URL';
 const DEFAULT_TIMEOUT_MS = 30_000;
 /**
  * The largest body read, as the conformance command's client reads a deployment's: far above any control's answer

@@ -1,21 +1,34 @@
 /**
  * The commands for a running server as the bin runs them: `catalog-emulator clock|fault|events|logs|report …`,
- * dispatched before the bin reads its own flags (each command reads its own: remote-commands.ts, logs-tail.ts).
- * Prints a command's help for -h/--help; a CommandExit as one line on stderr (a usage error also says where the
- * usage is); exits with the command's code once its output is out, or at once when the command was stopped (a
- * reader that closed stdout, or `logs tail` told to stop): what stdout still holds is then dropped.
+ * dispatched before the bin reads its own flags (each command reads its own, in its module). Prints a command's
+ * help for -h/--help; a CommandExit as one line on stderr (a usage error also says where the usage is); exits with
+ * the command's code once its output is out, or at once when the command was stopped (a reader that closed stdout,
+ * or `logs tail` told to stop): what stdout still holds is then dropped.
  */
-import { CommandExit, type Io } from './remote-client.js';
-import { runRemote } from './remote-commands.js';
-import { REMOTE_COMMANDS, type RemoteCommand } from './remote-actions.js';
+import { clockCommand } from './clock.js';
+import { eventsCommand } from './events.js';
+import { faultCommand } from './fault.js';
 import { wantsColor } from './log-format.js';
+import { runLogsTail } from './logs-tail.js';
+import { REMOTE_COMMANDS, type RemoteCommand } from './remote-actions.js';
+import { CommandExit, type Io } from './remote-client.js';
+import { reportCommand } from './report.js';
+
+/** Each command's run: resolves to its exit code (a CommandExit is printed, and exits, by runRemoteCommand). */
+const RUN = {
+  clock: clockCommand,
+  fault: faultCommand,
+  events: eventsCommand,
+  logs: runLogsTail,
+  report: reportCommand,
+} satisfies Record<RemoteCommand, (args: string[], io: Io) => Promise<number>>;
 
 export function isRemoteCommand(word: string | undefined): word is RemoteCommand {
   return (REMOTE_COMMANDS as readonly (string | undefined)[]).includes(word);
 }
 
-/** Runs `command` and exits the process with its code; `help` is the command's part of the usage text. */
-export async function runRemoteCommand(command: RemoteCommand, args: string[], help: string): Promise<never> {
+/** Runs `command` and exits the process with its code; `help` gives the command's part of the usage text. */
+export async function runRemoteCommand(command: RemoteCommand, args: string[], help: () => string): Promise<never> {
   const stop = new AbortController();
   // A reader that closes its end (`… | head -1`) ends the output and the command (EPIPE), never with a stack trace.
   process.stdout.on('error', () => stop.abort());
@@ -30,11 +43,11 @@ export async function runRemoteCommand(command: RemoteCommand, args: string[], h
   };
   let code: number;
   if (args.includes('-h') || args.includes('--help')) {
-    process.stdout.write(help);
+    process.stdout.write(help());
     code = 0;
   } else {
     try {
-      code = await runRemote(command, args, io);
+      code = await RUN[command](args, io);
     } catch (error) {
       if (!(error instanceof CommandExit)) throw error;
       io.err(`catalog-emulator: ${error.message}${error.usage ? `\nRun "catalog-emulator help ${command}" for usage.` : ''}`);

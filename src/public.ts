@@ -40,6 +40,8 @@ export { isValidCnpj, cnpjCheckDigits } from './core/cnpj.js';
 export { signatureOf, signWebhook, verifyWebhook, type VerifyFailure, type VerifyResult, type WebhookEnvelope } from './network/signature.js';
 export { EVENT_KINDS, FAILURE_CODES, DEFAULT_DELIVERY_POLICY, type EventData, type EventKind } from './core/webhooks/events.js';
 export { FaultInputError, JOB_KINDS, type FaultInput, type FaultView, type JobKind } from './engine/faults.js';
+// Each effect of the fault schema, its field and the value it takes: what the CLI's `fault add` makes its flags of.
+export { faultEffects, type FaultEffect, type FaultEffectField, type FaultEffectValue } from './engine/faults.js';
 export type { ApiNearMiss, DeliveryNearMiss, JobNearMiss, NearMiss, NearMisses } from './engine/near-misses.js';
 export { IF_MATCH_OPERATIONS, type IfMatchOperation, type GuardedResource } from './core/versioning.js';
 export { connect, type ConnectedCompany, type ConnectOptions, type RemoteClockInfo } from './kit/connect.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PATH } from '../core/kept-text.js';
 import { IF_MATCH_OPERATIONS } from '../core/versioning.js';
-import { FaultInputError, FaultRegistry, JOB_KINDS, MAX_FAULTS, type ApiFaultMatch } from './faults.js';
+import { faultEffects, FaultInputError, FaultRegistry, JOB_KINDS, MAX_FAULTS } from './faults.js';
+import type { ApiFaultMatch, FaultEffect, FaultInput } from './faults.js';
 import { Glob, globSteps } from './glob.js';
 
 const request = (overrides: Partial<ApiFaultMatch> = {}): ApiFaultMatch => ({
@@ -499,5 +500,84 @@ describe('what the armed api faults cost a request', () => {
     const segment = armed(['/v1/produtos/*']);
     expect(segment.takeApi(request({ path: long }), 'arrival')).toBeUndefined();
     expect(segment.takeApi(request({ path: long.slice(0, MAX_PATH) }), 'arrival')).toBeDefined();
+  });
+});
+
+describe('faultEffects', () => {
+  /** Values at and just past the edges of what `value` says its field takes: the first accepted, the second refused. */
+  const edges = (value: FaultEffect['value']): [accepted: unknown[], refused: unknown[]] => {
+    switch (value.kind) {
+      case 'true':
+        return [[true], [false, 'true']];
+      case 'integer':
+        return [[value.min, value.max], [value.min - 1, value.max + 1, value.min + 0.5]];
+      case 'choice':
+        return [[...value.choices], [`${value.choices[0]}x`]];
+      case 'url':
+        return value.orTrue
+          ? [['https://example.com/x', true], ['not a url']]
+          : [['https://example.com/x'], ['not a url', true]];
+    }
+  };
+
+  /** Where the schema disagrees with `effects`, each field tried at its edges (an optional one with its effect). */
+  function disagreements(effects: readonly FaultEffect[]): string[] {
+    const found: string[] = [];
+    const tries = (effect: FaultEffect, field: string, value: unknown, others: Record<string, unknown>) => {
+      try {
+        new FaultRegistry().add({ target: effect.target, effect: { ...others, [field]: value } } as FaultInput);
+        return true;
+      } catch (error) {
+        if (!(error instanceof FaultInputError)) throw error;
+        return false;
+      }
+    };
+    for (const effect of effects) {
+      const own = { [effect.field]: edges(effect.value)[0][0] };
+      for (const { field, value } of [effect, ...effect.options]) {
+        const others = field === effect.field ? {} : own;
+        const [accepted, refused] = edges(value);
+        const said = (v: unknown, what: string) => found.push(`${effect.target} ${field} ${JSON.stringify(v)} ${what}`);
+        for (const v of accepted) if (!tries(effect, field, v, others)) said(v, 'refused');
+        for (const v of refused) if (tries(effect, field, v, others)) said(v, 'accepted');
+      }
+    }
+    return found;
+  }
+
+  it("describes each effect as the schema takes it: its field, its value's kind and bounds, its options", () => {
+    const effects = faultEffects();
+    expect(effects.map(({ target, field }) => `${target} ${field}`)).toEqual([
+      ...['status', 'loseResponse', 'concurrentEdit', 'delayMs', 'malformedJson', 'reset', 'truncate', 'trickleMs'].map(
+        (f) => `api ${f}`,
+      ),
+      ...['status', 'redirect', 'timeout', 'refuse', 'reset', 'latencyMs', 'duplicate', 'tamper'].map(
+        (f) => `delivery ${f}`,
+      ),
+      ...['fail', 'delayMs'].map((f) => `job ${f}`),
+    ]);
+    expect(effects[0]).toEqual({
+      target: 'api',
+      field: 'status',
+      value: { kind: 'integer', min: 400, max: 599, unit: null },
+      options: [{ field: 'retryAfter', value: { kind: 'integer', min: 0, max: 86_400, unit: 's' } }],
+    });
+    const inMs = effects.filter((e) => e.value.kind === 'integer' && e.value.unit === 'ms').map((e) => e.field);
+    expect(inMs).toEqual(['delayMs', 'trickleMs', 'latencyMs', 'delayMs']);
+    expect(disagreements(effects)).toEqual([]);
+    expect(faultEffects()).toBe(effects);
+  });
+
+  it('the check finds a description that strays from the schema', () => {
+    const effects = faultEffects();
+    const wrong = effects.map((effect) =>
+      effect.field === 'trickleMs' && effect.value.kind === 'integer'
+        ? { ...effect, value: { ...effect.value, max: effect.value.max + 1 } }
+        : effect,
+    );
+    expect(disagreements(wrong)).toEqual(['api trickleMs 60001 refused']);
+    const notTrue = { kind: 'url', orTrue: false } as const;
+    const notUrl = effects.map((effect) => (effect.field === 'redirect' ? { ...effect, value: notTrue } : effect));
+    expect(disagreements(notUrl)).toEqual(['delivery redirect true accepted']);
   });
 });

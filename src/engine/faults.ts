@@ -72,20 +72,32 @@ const API_EFFECTS = {
 /** Whether the api effect `name` is carried out by whoever sends the answer (the socket, or emu.fetch): see damagesAnswers. */
 const damagesConnection = (name: ApiEffectName): boolean => 'damagesConnection' in API_EFFECTS[name];
 
+/** The unit of an effect's duration field, which its description gives (faultEffects): a client names its value so. */
+const UNITS = new WeakMap<z.ZodType, DurationUnit>();
+type DurationUnit = 'ms' | 's';
+function inUnit<S extends z.ZodNumber>(unit: DurationUnit, schema: S): S {
+  UNITS.set(schema, unit);
+  return schema;
+}
+
 /**
  * The schema of a fault, built on its first use (a fault added, the controls' document): built when the module
  * loaded, it was 5 ms of the CLI's start before its first answer (about 200 ms), for a control few runs call.
  */
 function faultSchemas() {
   const apiEffects = {
-    status: z.strictObject({ status: z.number().int().min(400).max(599), retryAfter: z.number().int().min(0).max(86_400).optional() }),
+    // Retry-After counts seconds (RFC 9110).
+    status: z.strictObject({
+      status: z.number().int().min(400).max(599),
+      retryAfter: inUnit('s', z.number().int().min(0).max(86_400)).optional(),
+    }),
     loseResponse: z.strictObject({ loseResponse: z.literal(true) }),
     concurrentEdit: z.strictObject({ concurrentEdit: z.literal(true) }),
-    delayMs: z.strictObject({ delayMs: z.number().int().min(0).max(DAY) }),
+    delayMs: z.strictObject({ delayMs: inUnit('ms', z.number().int().min(0).max(DAY)) }),
     malformedJson: z.strictObject({ malformedJson: z.literal(true) }),
     reset: z.strictObject({ reset: z.literal(true) }),
     truncate: z.strictObject({ truncate: z.literal(true) }),
-    trickleMs: z.strictObject({ trickleMs: z.number().int().min(1).max(MAX_TRICKLE_MS) }),
+    trickleMs: z.strictObject({ trickleMs: inUnit('ms', z.number().int().min(1).max(MAX_TRICKLE_MS)) }),
   } satisfies Record<keyof typeof API_EFFECTS, z.ZodType>;
 
   const apiEffect = z.union(Object.values(apiEffects));
@@ -102,7 +114,7 @@ function faultSchemas() {
     /** The receiver gets the request; the connection breaks before its answer. */
     z.strictObject({ reset: z.literal(true) }),
     /** The answer takes this long (virtual time); 15 s or more is a time-out. */
-    z.strictObject({ latencyMs: z.number().int().min(0).max(DAY) }),
+    z.strictObject({ latencyMs: inUnit('ms', z.number().int().min(0).max(DAY)) }),
     /** The receiver gets the request twice (the attempt's outcome is the first answer). */
     z.strictObject({ duplicate: z.literal(true) }),
     /** The receiver gets a request whose signature, body or timestamp (validly signed, 10 minutes old) was tampered with. */
@@ -113,7 +125,7 @@ function faultSchemas() {
     /** The job's run fails (an analysis fails; a cleanup run is skipped until the next one). */
     z.strictObject({ fail: z.literal(true) }),
     /** The job's run is postponed by this long (virtual time). */
-    z.strictObject({ delayMs: z.number().int().min(0).max(30 * DAY) }),
+    z.strictObject({ delayMs: inUnit('ms', z.number().int().min(0).max(30 * DAY)) }),
   ]);
 
   const companyId = z.string().min(1).max(64);
@@ -169,6 +181,74 @@ export const faultViewSchema = (): FaultSchemas['view'] => schemasOf().view;
 
 type Target = keyof FaultSchemas['faults'];
 const TARGETS: readonly Target[] = ['api', 'delivery', 'job'];
+
+/** How a field of an effect takes its value, as faultEffects describes it. */
+export type FaultEffectValue =
+  /** `true`: naming the effect is all it takes. */
+  | { readonly kind: 'true' }
+  /** A whole number from `min` to `max`; `unit` for a duration. */
+  | { readonly kind: 'integer'; readonly min: number; readonly max: number; readonly unit: DurationUnit | null }
+  /** One of `choices`. */
+  | { readonly kind: 'choice'; readonly choices: readonly string[] }
+  /** An absolute URL, or `true` too when `orTrue`. */
+  | { readonly kind: 'url'; readonly orTrue: boolean };
+
+/** A field of an effect and the value it takes. */
+export interface FaultEffectField {
+  readonly field: string;
+  readonly value: FaultEffectValue;
+}
+
+/** One effect of a target: the field that names it, its value, and the optional fields it also takes (`retryAfter`). */
+export interface FaultEffect extends FaultEffectField {
+  readonly target: Target;
+  readonly options: readonly FaultEffectField[];
+}
+
+let effects: readonly FaultEffect[] | undefined;
+
+/**
+ * Every effect of every target (api, delivery, job, each in the schema's order), read from the fault schema itself:
+ * what a client that builds a fault from words needs (the CLI's `fault add` makes a flag of each), so that an
+ * effect added to the schema reaches it with no list of its own to keep equal.
+ */
+export function faultEffects(): readonly FaultEffect[] {
+  if (effects !== undefined) return effects;
+  const { apiEffect, deliveryEffect, jobEffect } = schemasOf();
+  const unions = { api: apiEffect, delivery: deliveryEffect, job: jobEffect } satisfies Record<Target, z.ZodUnion>;
+  return (effects = TARGETS.flatMap((target) =>
+    unions[target].options.map((option) => {
+      // Each effect is a strict object with one required field, its name, and optional fields beside it.
+      const fields = Object.entries((option as z.ZodObject).shape);
+      const named = fields.filter(([, schema]) => !(schema instanceof z.ZodOptional));
+      if (named.length !== 1) {
+        const got = named.map(([f]) => f).join(', ');
+        throw new Error(`an effect of a ${target} fault must have one required field (got ${got})`);
+      }
+      const [field, schema] = named[0]!;
+      const options = fields.flatMap(([name, value]) =>
+        value instanceof z.ZodOptional ? [{ field: name, value: valueOf(value.unwrap() as z.ZodType, name) }] : [],
+      );
+      return { target, field, value: valueOf(schema as z.ZodType, field), options };
+    }),
+  ));
+}
+
+/** The value `schema` takes; an error for one of a shape no kind of FaultEffectValue describes. */
+function valueOf(schema: z.ZodType, field: string): FaultEffectValue {
+  const isTrue = (s: unknown) => s instanceof z.ZodLiteral && s.values.size === 1 && s.values.has(true);
+  const isUrl = (s: unknown) => s instanceof z.ZodString && s.format === 'url';
+  if (isTrue(schema)) return { kind: 'true' };
+  if (schema instanceof z.ZodNumber && schema.isInt && schema.minValue !== null && schema.maxValue !== null) {
+    return { kind: 'integer', min: schema.minValue, max: schema.maxValue, unit: UNITS.get(schema) ?? null };
+  }
+  if (schema instanceof z.ZodEnum) return { kind: 'choice', choices: schema.options.map(String) };
+  if (isUrl(schema)) return { kind: 'url', orTrue: false };
+  const [first, second, ...more] = schema instanceof z.ZodUnion ? schema.options : [];
+  if (more.length === 0 && isTrue(first) && isUrl(second)) return { kind: 'url', orTrue: true };
+  throw new Error(`the effect field ${field} takes a value faultEffects cannot describe: describe its kind there`);
+}
+
 const MATCH_FIELDS: Record<Target, string> = { api: 'method, path, companyId', delivery: 'url, eventType, companyId', job: 'kind, companyId' };
 
 /** What each field accepts, as the refusal says it. */
