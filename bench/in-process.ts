@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- benchmark scaffolding reads JSON loosely */
+// The bench reads its JSON answers loosely (as `any`): it is scaffolding, not the product.
 /**
  * The in-process figures of docs/performance.md: `emu.fetch` against a hono app's `app.request` answering the
  * same request: the same path, the same headers (credential, content type, idempotency-key, If-Match), the body

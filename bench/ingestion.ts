@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- benchmark scaffolding reads JSON loosely */
+// The bench reads its JSON answers loosely (as `any`): it is scaffolding, not the product.
 /**
  * The ingestion figure of docs/performance.md: an ingestion of 100,000 records (100 batches × 1,000). Its validation
  * and application are measured in CPU time beside the reference they must stay well under: the HTTP transfer of the

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- benchmark scaffolding reads JSON loosely */
+// The bench reads its JSON answers loosely (as `any`): it is scaffolding, not the product.
 /**
  * npm run bench: every figure of docs/performance.md in one run, each beside its reference, then the targets
  * block (does each bar hold, with the numbers). Not part of npm test. The table is also written as Markdown to

@@ -175,7 +175,7 @@ describe('catalog-emulator serve', { timeout: TEST_TIMEOUT_MS }, () => {
  * A JSON request to the server: a control (no token) or the API (with `token` and a fresh idempotency key). A write
  * carries `content-type: application/json` even without a body, as the controls require.
  */
-async function call(url: string, method: string, path: string, options: { body?: unknown; token?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function call(url: string, method: string, path: string, options: { body?: unknown; token?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.body !== undefined || (method !== 'GET' && method !== 'DELETE')) headers['content-type'] = 'application/json';
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;

@@ -19,6 +19,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { EXAMPLE, exampleText, withExamples } from './doc-examples.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EXAMPLES = fileURLToPath(new URL('.', import.meta.url));
@@ -96,24 +97,6 @@ function githubSlug(text: string): string {
     .replace(/ /g, '-');
 }
 
-/** The text a `<!-- example: … -->` line names: a whole file, or one region of it, dedented. */
-function exampleText(reference: string): string {
-  const [path, region] = reference.split('#') as [string, string | undefined];
-  const file = join(ROOT, path);
-  if (!existsSync(file)) throw new Error(`${path} does not exist`);
-  const text = readFileSync(file, 'utf8');
-  if (region === undefined) return text.replace(/\n$/, '');
-  const lines = text.split('\n');
-  const open = lines.findIndex((line) => new RegExp(`^\\s*(//|#) #region ${region}$`).test(line));
-  if (open < 0) throw new Error(`${path} has no region "${region}"`);
-  const close = lines.findIndex((line, index) => index > open && /^\s*(\/\/|#) #endregion$/.test(line));
-  if (close < 0) throw new Error(`${path}: region "${region}" is never closed`);
-  const body = lines.slice(open + 1, close);
-  const indent = Math.min(...body.filter((line) => line.trim() !== '').map((line) => /^ */.exec(line)![0].length));
-  return body.map((line) => line.slice(indent)).join('\n');
-}
-
-const EXAMPLE = /^<!-- example: (examples\/[\w./-]+(?:#[\w-]+)?) -->$/;
 const OUTPUT = '<!-- output -->';
 
 /** Blocks that say neither which example they show nor that they are output; example lines followed by no block. */
@@ -285,6 +268,16 @@ describe('what the checks catch', () => {
     expect(blockProblem(doc.blocks[1]!, exampleText)).toBe('fenced as ts, not sh');
     expect(blockProblem({ ...doc.blocks[1]!, language: 'sh' }, exampleText)).toBe('differs from examples/demo.sh#readme');
     expect(blockProblem({ ...doc.blocks[1]!, language: 'sh', content: exampleText('examples/demo.sh#readme') }, exampleText)).toBeUndefined();
+  });
+
+  test('npm run docs:examples writes a stale block from its example, and leaves output and unnamed blocks alone', () => {
+    const shown = exampleText('examples/demo.sh#readme');
+    const stale = ['# X', '', '<!-- example: examples/demo.sh#readme -->', '```sh', 'npx catalog-emulator old', '```', '', '<!-- output -->', '```text', 'kept', '```', '', '```sh', 'unnamed', '```'];
+    const written = withExamples(stale.join('\n')).split('\n');
+    expect(written).toEqual(['# X', '', '<!-- example: examples/demo.sh#readme -->', '```sh', ...shown.split('\n'), '```', ...stale.slice(6)]);
+    const doc = parse('docs/x.md', written.join('\n'));
+    expect(blockProblem(doc.blocks[0]!, exampleText)).toBeUndefined();
+    expect(withExamples(written.join('\n'))).toBe(written.join('\n'));
   });
 
   test('a contents list missing a heading or out of order, and a long document without one', () => {

@@ -88,7 +88,7 @@ async function accept(w: World): Promise<string> {
   return answer.body.id;
 }
 
-async function detail(w: World, id: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function detail(w: World, id: string): Promise<any> {
   const answer = await w.api.get(analysisPath(id));
   expect(answer.status, answer.text).toBe(200);
   expect(answer.headers.get('x-request-id')).toMatch(REQUEST_ID);

@@ -84,7 +84,7 @@ async function select(w: World, body: Record<string, unknown>): Promise<void> {
 }
 
 /** GET a product: 200; its body and ETag. */
-async function readProduct(w: World, id: string): Promise<{ body: any; etag: string }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function readProduct(w: World, id: string): Promise<{ body: any; etag: string }> {
   const answer = await w.api.get(`/v1/produtos/${id}`);
   expect(answer.status, answer.text).toBe(200);
   return { body: answer.body, etag: answer.headers.get('etag')! };

@@ -56,7 +56,7 @@ const freshCnpj = (w: World) => cnpjOf(w.company.cnpjRoot, nextOrder());
 /** A root other than the company's. */
 const otherRoot = (w: World) => (w.company.cnpjRoot === '11222333' ? '44555666' : '11222333');
 
-async function readEstablishment(w: World, id: string): Promise<{ body: any; etag: string }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function readEstablishment(w: World, id: string): Promise<{ body: any; etag: string }> {
   const answer = await w.api.get(`/v1/estabelecimentos/${id}`);
   expect(answer.status, answer.text).toBe(200);
   return { body: answer.body, etag: answer.headers.get('etag')! };
@@ -76,7 +76,7 @@ async function accept(w: World, establishmentId: string, etag: string, cnpjNovo:
   return answer.body.id;
 }
 
-async function correction(w: World, id: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function correction(w: World, id: string): Promise<any> {
   const answer = await w.api.get(correctionPath(id));
   expect(answer.status, answer.text).toBe(200);
   return answer.body;

@@ -18,7 +18,6 @@ import { deployment, needsControls, needsOwnCompany } from './support/deployment
 import { branchCatalog, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 import { createDestination, EVENTS, eventDetail } from './support/webhook-setup.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -226,7 +226,7 @@ async function listAll(w: World): Promise<Item[]> {
   throw new Error('the executions did not end within 50 pages');
 }
 
-async function detail(w: World, id: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function detail(w: World, id: string): Promise<any> {
   const answer = await w.api.get(executionPath(id));
   expect(answer.status, answer.text).toBe(200);
   expect(answer.headers.get('x-request-id')).toMatch(REQUEST_ID);

@@ -158,7 +158,7 @@ describe('the ETag of every success on a versioned resource', () => {
 
   // spec: REQ-08
   it('covers every success the OpenAPI document gives an ETag, and the document requires it on each', () => {
-    type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    type Json = Record<string, any>;
     const document = JSON.parse(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8')) as Json;
     const resolve = (value: Json): Json => (typeof value.$ref === 'string' ? value.$ref.replace(/^#\//, '').split('/').reduce((at: Json, key: string) => at[key], document) : value);
     const documented: string[] = [];

@@ -191,7 +191,7 @@ describe('a long advance over HTTP', () => {
     const advancing = fetch(`${server.url}/_emulator/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ by: '1d' }) }).then(
       async (answer) => {
         finished = true;
-        return { status: answer.status, body: (await answer.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+        return { status: answer.status, body: (await answer.json()) as Record<string, any> };
       },
     );
     /** GET /_emulator/clock until it shows the advance under way (a now past the start); undefined if it ended first. */

@@ -2,11 +2,8 @@
  * createEmulator(): an emulated Catalog Integration Service, put together from its parts: the configuration and
  * the engine (src/engine, whose runtimes each request runs against), the in-process controls over it
  * (src/control/api.ts), and one hono app serving the API and the /_emulator controls, in process through emu.fetch
- * or over a socket. It holds no business rule.
- *
- * A fresh instance is a few small objects and one clock (5 KB, about 10 µs): the hono app is built once per
- * process and receives the instance with each request, and the rest is made on first use, so a test suite can
- * create one emulator per test.
+ * or over a socket. It holds no business rule. The app is built once per process and receives the instance with
+ * each request, and the rest is made on first use, so that a suite can create one emulator per test.
  */
 import type { Hono } from 'hono';
 import { Controls } from './control/api.js';
@@ -28,12 +25,19 @@ import { recordHistory } from './inspector/server/inspector.js';
 
 const BASE_URL = 'http://catalog-emulator.local';
 
-type Bindings = { runtimes: Runtimes; controls: Controls; control: ControlSettings; body?: BodySource; target?: string };
+type Bindings = {
+  runtimes: Runtimes;
+  controls: Controls;
+  control: ControlSettings;
+  body?: BodySource;
+  target?: string;
+};
 
-let sharedApp: Hono<{ Bindings: Bindings }> | undefined;
-function app(): Hono<{ Bindings: Bindings }> {
+type App = Hono<{ Bindings: Bindings }>;
+let sharedApp: App | undefined;
+function app(): App {
   if (!sharedApp) {
-    const root = buildApiApp() as unknown as Hono<{ Bindings: Bindings }>;
+    const root = buildApiApp() as unknown as App;
     root.route('/_emulator', buildControlApp({ text: servedOpenApiText }));
     // The one path of the controls outside /_emulator (see landing.ts); HEAD / is hono's GET without the body.
     root.get('/', (c) => landingAnswer(c.req.raw, c.env.control));
@@ -47,10 +51,8 @@ let graded: readonly GradedOperation[] | undefined;
 const gradedOperations = (): readonly GradedOperation[] => (graded ??= operations.map(documentedOperation));
 
 /** The API without the controls, for listen({ controls: false }): /_emulator is then a path like any unknown one. */
-let apiOnlyApp: Hono<{ Bindings: Bindings }> | undefined;
-function apiApp(): Hono<{ Bindings: Bindings }> {
-  return (apiOnlyApp ??= buildApiApp({ controls: false }) as unknown as Hono<{ Bindings: Bindings }>);
-}
+let apiOnlyApp: App | undefined;
+const apiApp = (): App => (apiOnlyApp ??= buildApiApp({ controls: false }) as unknown as App);
 
 /** `await using emu = createEmulator()`: close() at the end of the scope ([Symbol.asyncDispose], set below the class). */
 export interface Emulator extends AsyncDisposableWhereDeclared {}
@@ -73,12 +75,21 @@ export class Emulator extends Controls {
 
   /** What the app gets with each request of this emulator: made on the first request, in process or over HTTP. */
   get #env(): Bindings {
-    return (this.#bindings ??= { runtimes: new EngineRuntimes(this.engine), controls: this, control: this.engine.config.control });
+    return (this.#bindings ??= {
+      runtimes: new EngineRuntimes(this.engine),
+      controls: this,
+      control: this.engine.config.control,
+    });
   }
 
   /** Fetch against the emulated service, in process. Relative URLs are resolved against the emulator. */
   fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = input instanceof Request ? (init ? new Request(input, init) : input) : new Request(new URL(String(input), BASE_URL), init);
+    const request =
+      input instanceof Request
+        ? init
+          ? new Request(input, init)
+          : input
+        : new Request(new URL(String(input), BASE_URL), init);
     // Asked first: the fault that damages an answer is taken within app().fetch (see damagesAnswers).
     const damaging = this.engine.faults.damagesAnswers;
     const answer = Promise.resolve(app().fetch(request, this.#env));
@@ -86,19 +97,9 @@ export class Emulator extends Controls {
     return damaging ? told.then(inProcess) : told;
   };
 
-  /** An answer that leaves only once its changes are told (emu.changes), and what the listeners do with them done. */
+  /** The answer (or its error), once its changes are told (emu.changes) and what the listeners do with them done. */
   #once(answer: Promise<Response>): Promise<Response> {
-    const told = () => this.engine.flushChanges();
-    return answer.then(
-      async (response) => {
-        await told();
-        return response;
-      },
-      async (error: unknown) => {
-        await told();
-        throw error;
-      },
-    );
+    return answer.finally(() => this.engine.flushChanges());
   }
 
   /**
@@ -108,7 +109,8 @@ export class Emulator extends Controls {
   async listen(options: ListenOptions = {}): Promise<RunningServer> {
     // The bindings written out: a spread followed by `body` took V8's slow path, a measurable part of a GET.
     const { runtimes, controls, control } = this.#env;
-    if (options.controls !== undefined && typeof options.controls !== 'boolean') throw new TypeError(`controls must be true or false (got ${JSON.stringify(options.controls)})`);
+    if (options.controls !== undefined && typeof options.controls !== 'boolean')
+      throw new TypeError(`controls must be true or false (got ${JSON.stringify(options.controls)})`);
     const served = options.controls === false ? apiApp() : app();
     const faults = this.engine.faults;
     const server = await serve(
@@ -140,9 +142,7 @@ export class Emulator extends Controls {
 }
 // On the prototype, not a method in the class: the class's declarations would name Symbol.asyncDispose, an unknown
 // name in a project without lib esnext.disposable or @types/node. Its type is AsyncDisposableWhereDeclared's.
-Emulator.prototype[Symbol.asyncDispose] = function (this: Emulator) {
-  return this.close();
-};
+Emulator.prototype[Symbol.asyncDispose] = Emulator.prototype.close;
 
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   return new Emulator(options);

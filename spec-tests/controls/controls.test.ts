@@ -302,7 +302,7 @@ describe('POST /_emulator/clock/run-until-idle', () => {
   }
 
   /** An ingestion of one record into the catalog, closed and validated by the clock: its id and its receipt as validated. */
-  async function validatedIngestion(w: World, catalogId: string): Promise<{ id: string; validated: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  async function validatedIngestion(w: World, catalogId: string): Promise<{ id: string; validated: any }> {
     const started = await w.api.post('/v1/catalogos/ingestoes', { operacao: 'mesclar', catalogo_id: catalogId });
     expect(started.status, started.text).toBe(201);
     const id: string = started.body.ingestao_id;

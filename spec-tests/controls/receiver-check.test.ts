@@ -25,7 +25,7 @@ afterEach(async () => {
 
 interface Checked {
   readonly w: World;
-  readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  readonly body: any;
   readonly failing: string[];
   readonly destinationUrl: string;
   readonly receiverUrl: string;

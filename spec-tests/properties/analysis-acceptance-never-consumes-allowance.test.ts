@@ -152,7 +152,7 @@ async function capacity(l: Lab): Promise<{ franquia: number; disponiveis: number
 }
 
 /** Every analysis detail, newest first, following proximo_cursor in pages of 2. */
-async function readAll(l: Lab): Promise<Record<string, any>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function readAll(l: Lab): Promise<Record<string, any>[]> {
   const ids: string[] = [];
   let cursor: string | null = null;
   for (let guard = 0; guard < 200; guard++) {
@@ -172,7 +172,7 @@ async function readAll(l: Lab): Promise<Record<string, any>[]> { // eslint-disab
 }
 
 /** The invariants that hold whatever the model says, and the model's prediction. */
-function check(model: Model, details: Record<string, any>[], allowance: { franquia: number; disponiveis: number }): number { // eslint-disable-line @typescript-eslint/no-explicit-any
+function check(model: Model, details: Record<string, any>[], allowance: { franquia: number; disponiveis: number }): number {
   expect(details.filter((d) => d.estado === 'pendente' || d.estado === 'executando').length, 'at most one open analysis').toBeLessThanOrEqual(1);
   const started = details.filter((d) => d.iniciada_em !== null);
   for (const d of started) {

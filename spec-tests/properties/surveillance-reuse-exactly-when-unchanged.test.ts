@@ -177,7 +177,7 @@ describe('property: surveillance findings are reused exactly when the product an
 
         /** Checks every execution that concluded since the last check against the model; `seen` is the state before the move. */
         const checkConcluded = async (seen: Before) => {
-          const concluded: { id: string; order: number; detail: Record<string, any> }[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+          const concluded: { id: string; order: number; detail: Record<string, any> }[] = [];
           const list = await executions(l);
           for (const [order, e] of list.entries()) {
             if (e.estado !== 'concluida' || checked.has(e.id)) continue;

@@ -110,7 +110,7 @@ export function idTime(id: string): number {
 }
 
 /** A 2xx answer's body, or a failure that shows the answer. */
-export function ok(answer: Answer, status: number): any { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function ok(answer: Answer, status: number): any {
   expect(answer.status, answer.text).toBe(status);
   return answer.body;
 }

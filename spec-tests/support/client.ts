@@ -9,7 +9,7 @@ import { parsedBody } from './contract.js';
 import { nextOrder } from './fixtures.js';
 import type { EmulatorOptions } from '../../src/index.js';
 
-export interface Answer<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export interface Answer<T = any> {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;
@@ -87,7 +87,7 @@ export class Controls {
     const headers: Record<string, string> = method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' };
     return send(this.target, method, `/_emulator${path}`, this.controlToken, { key: null, headers, ...(body === undefined ? {} : { body }) });
   }
-  private async ok(method: string, path: string, body?: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  private async ok(method: string, path: string, body?: unknown): Promise<any> {
     const answer = await this.call(method, path, body);
     if (answer.status >= 300) throw new Error(`${method} /_emulator${path} answered ${answer.status}: ${answer.text}`);
     return answer.body;
@@ -204,14 +204,14 @@ export async function rawRequest(w: World, method: string, path: string, headers
 export const NCM = '84713012';
 
 /** A catalog for the head office, and its ETag. */
-export async function headOfficeCatalog(w: World, nome = 'Loja'): Promise<{ id: string; etag: string; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function headOfficeCatalog(w: World, nome = 'Loja'): Promise<{ id: string; etag: string; body: any }> {
   const answer = await w.api.post('/v1/catalogos', { estabelecimento_id: w.company.headOffice.id, nome });
   if (answer.status !== 201) throw new Error(`catalog creation answered ${answer.status}: ${answer.text}`);
   return { id: answer.body.id, etag: answer.headers.get('etag')!, body: answer.body };
 }
 
 /** A product created in `catalogId`, and its ETag. */
-export async function product(w: World, catalogId: string, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function product(w: World, catalogId: string, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any }> {
   const answer = await w.api.post(`/v1/catalogos/${catalogId}/produtos`, { origem: 'erp', ncm: NCM, ...fields });
   if (answer.status !== 201) throw new Error(`product creation answered ${answer.status}: ${answer.text}`);
   return { id: answer.body.id, etag: answer.headers.get('etag')!, body: answer.body };

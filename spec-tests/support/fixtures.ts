@@ -108,14 +108,14 @@ export function orderFor(fixed: string): string {
 }
 
 /** A branch establishment of the company (a fresh order part each time), with its ETag. */
-export async function branch(w: World, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function branch(w: World, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any }> {
   const answer = await w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, nextOrder()), nome: 'Filial', ...fields });
   if (answer.status !== 201) throw new Error(`establishment creation answered ${answer.status}: ${answer.text}`);
   return { id: answer.body.id, etag: answer.headers.get('etag')!, body: answer.body };
 }
 
 /** A catalog of a new branch (`fields` added to the catalog's body), with its ETag and the branch's id. */
-export async function branchCatalog(w: World, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any; establishmentId: string }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function branchCatalog(w: World, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any; establishmentId: string }> {
   const establishment = await branch(w);
   const answer = await w.api.post('/v1/catalogos', { estabelecimento_id: establishment.id, nome: 'Catálogo', ...fields });
   if (answer.status !== 201) throw new Error(`catalog creation answered ${answer.status}: ${answer.text}`);

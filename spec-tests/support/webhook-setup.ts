@@ -136,7 +136,7 @@ export async function raiseEvent(w: World, dados: Record<string, unknown> = { ti
 }
 
 /** The event detail; fails unless 200. */
-export async function eventDetail(w: World, id: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function eventDetail(w: World, id: string): Promise<any> {
   const answer = await w.api.get(eventPath(id));
   if (answer.status !== 200) throw new Error(`event detail answered ${answer.status}: ${answer.text}`);
   return answer.body;

@@ -66,7 +66,7 @@ class Client {
     readonly token: string,
   ) {}
 
-  async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; etag: string | null; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; etag: string | null; body: any }> {
     const answer = await this.emu.fetch(path, {
       method,
       headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(method === 'GET' ? {} : { 'idempotency-key': `change-log-test-${String(++this.#keys).padStart(6, '0')}` }), ...headers },

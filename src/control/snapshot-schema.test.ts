@@ -30,7 +30,7 @@ async function world(): Promise<{ emu: Emulator; token: string; snapshot: Snapsh
 }
 
 /** Restores `snapshot` changed by `change`; expects the refusal with exactly `message` at `path`, and no change. */
-function expectRefused(emu: Emulator, snapshot: Snapshot, change: (copy: any) => void, message: string, path: readonly (string | number)[]): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+function expectRefused(emu: Emulator, snapshot: Snapshot, change: (copy: any) => void, message: string, path: readonly (string | number)[]): void {
   const before = JSON.stringify(emu.snapshot());
   const copy = structuredClone(snapshot);
   change(copy);
@@ -49,7 +49,7 @@ const taskIndex = (snapshot: Snapshot, kind: string) => {
 describe('restore refuses, changing nothing', () => {
   it('a version with no room to grow (2^53 - 1, past 2^52); one below 2^52 changes and its state restores', async () => {
     const { emu, token, snapshot } = await world();
-    const catalog = (s: any) => s.state.catalogs[0]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const catalog = (s: any) => s.state.catalogs[0];
     expectRefused(emu, snapshot, (s) => { catalog(s).versao = Number.MAX_SAFE_INTEGER; }, 'Not a snapshot of this emulator: state.catalogs.0.versao: Too big: expected number to be <=4503599627370496', ['state', 'catalogs', 0, 'versao']);
     expectRefused(emu, snapshot, (s) => { s.state.products[0].versao = 2 ** 52 + 1; }, 'Not a snapshot of this emulator: state.products.0.versao: Too big: expected number to be <=4503599627370496', ['state', 'products', 0, 'versao']);
     const highest = structuredClone(snapshot);
@@ -130,7 +130,7 @@ describe('restore refuses, changing nothing', () => {
     const earlier = { companyId: snapshot.state.companies[0]!.id, key: 'earlier-form-key-0001', fingerprint: 'POST /v1/analises {}', response: { status: 202, headers: { 'content-type': 'application/json; charset=utf-8' }, body: '{"id":"x"}' }, storedAt: snapshot.now, expiresAt: snapshot.now + 1000 };
     expectRefused(emu, snapshot, (s) => { s.state.idempotency.push({ ...earlier, response: { ...earlier.response, status: 0 } }); }, `Not a snapshot of this emulator: state.idempotency.${snapshot.state.idempotency.length}.response.status: must be the status of a stored answer: an integer from 200 to 299 (only successful answers are stored), except 204 and 205, which carry no body`, ['state', 'idempotency', snapshot.state.idempotency.length, 'response', 'status']);
     expectRefused(emu, snapshot, (s) => { s.state.idempotency.push({ ...earlier, response: { ...earlier.response, headers: { location: '/x\r\ny' } } }); }, `Not a snapshot of this emulator: state.idempotency.${snapshot.state.idempotency.length}.response.headers.location: must be an HTTP header value: no CR, LF, NUL or other control character but tab`, ['state', 'idempotency', snapshot.state.idempotency.length, 'response', 'headers', 'location']);
-    const accepted = structuredClone(snapshot) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const accepted = structuredClone(snapshot) as any;
     accepted.state.idempotency.push(earlier);
     emu.restore(accepted);
     expect(emu.snapshot().state.idempotency.find((e) => e.key === 'earlier-form-key-0001')).toMatchObject({ key: 'earlier-form-key-0001', status: 202, body: '{"id":"x"}', headers: null });

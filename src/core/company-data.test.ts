@@ -15,7 +15,7 @@ import { seededWorld, T0, unwrap } from './testing/support.js';
 /** Company-owned record lists of `data` without `companyId`'s records, found without the slices' own ownerOf. */
 function without(data: StateData, companyId: string): StateData {
   const catalogOwner = new Map(data.catalogs.map((c) => [c.id, c.companyId]));
-  const ownerOf = (key: string, record: any): string => // eslint-disable-line @typescript-eslint/no-explicit-any
+  const ownerOf = (key: string, record: any): string =>
     key === 'companies' ? record.id : key === 'origins' ? record.company.id : key === 'links' ? catalogOwner.get(record[0])! : Array.isArray(record) ? record[0] : record.companyId;
   const filtered = Object.fromEntries(Object.entries(data).map(([key, value]) => [key, key === 'regulatory' || !Array.isArray(value) ? value : value.filter((record) => ownerOf(key, record) !== companyId)]));
   return filtered as unknown as StateData;
@@ -103,7 +103,7 @@ describe('exportCompany and importCompany', () => {
     const [a, b] = ids as [string, string];
     const data = structuredClone(exportCompany(state, b));
     const before = JSON.stringify(exportState(state));
-    const changed = (change: (d: any) => void): CompanyData => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const changed = (change: (d: any) => void): CompanyData => {
       const copy = structuredClone(data);
       change(copy);
       return copy;

@@ -28,7 +28,6 @@ import { webhookEventsSlice } from './webhooks/events.js';
 import { webhookSendsSlice } from './webhooks/sending.js';
 
 /** A slice of some data (`Slice` alone is one of unknown data, whose log could hold no record at all). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type SomeSlice = Slice<string, any>;
 
 export const SLICES = [

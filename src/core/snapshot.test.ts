@@ -33,7 +33,7 @@ function exported(): { data: StateData; a: string; b: string } {
 }
 
 /** `data` changed by `change`: a mutable deep copy, typed loosely as the tests break it on purpose. */
-function broken(data: StateData, change: (d: any) => void): StateData { // eslint-disable-line @typescript-eslint/no-explicit-any
+function broken(data: StateData, change: (d: any) => void): StateData {
   const copy = structuredClone(data);
   change(copy);
   return copy;

@@ -19,7 +19,7 @@ export interface DemoPacer {
 export interface Exchange {
   readonly status: number;
   readonly headers: Headers;
-  readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- narrated JSON
+  readonly body: any; // narrated JSON
 }
 
 /** Sends a request through the emulator and prints it and its answer, as a reader would see them on the wire. */

@@ -356,8 +356,8 @@ interface NodeIncoming extends AsyncIterable<Uint8Array> {
   readonly destroyed: boolean;
   readonly errored: Error | null;
   destroy(): unknown;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Node's own listener type
+  // Node's own listener type
   on(event: 'data' | 'end' | 'error' | 'close' | 'readable', listener: (...args: any[]) => void): unknown;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Node's own listener type
+  // Node's own listener type
   off(event: 'data' | 'end' | 'error' | 'close' | 'readable', listener: (...args: any[]) => void): unknown;
 }

@@ -8,7 +8,7 @@ import { controlsDocument } from './controls.js';
 
 const CONTROL_ROUTES = CONTROLS;
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const doc = controlsDocument() as Json;
 const openApiPath = (path: string) => `/_emulator${path === '/' ? '' : path.replace(/:(\w+)/g, '{$1}')}`;
