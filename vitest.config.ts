@@ -9,8 +9,8 @@ const SHARED_SERVER = 'spec-tests/shared-server/**';
  * Test files run at once by the projects of the first group (all but shared-server). Vitest's default, one less
  * than the processors, is ONE worker on a 2-core machine, which leaves a core idle while a file waits on a process
  * it spawned or a socket. One more worker than processors keeps them busy: the slow end-to-end files (the image,
- * the packed-package consumers, the CLI's) spend most of their time waiting on child processes (on 2 cores, 3
- * workers took 265 s where 2 took 292). `--maxWorkers N` overrides it.
+ * the packed-package consumers, the CLI's) spend most of their time waiting on child processes (CONTRIBUTING.md
+ * "Tests"). `--maxWorkers N` overrides it.
  */
 const WORKERS = Math.max(3, availableParallelism() + 1);
 /** A server named by SPEC_BASE_URL is one server: the spec-server files then take turns on it. */

@@ -105,8 +105,8 @@ export type WaitEnd = { readonly reached: true } | { readonly reached: false; re
 /**
  * A queued task. One class, its fields always in the same order, so that every entry has one shape and the
  * heap's comparisons and the walk's reads stay monomorphic: entries built by spreading the task data had one
- * shape per combination of optional fields (payload, everyMs, wake), and the comparison alone was 6% of
- * advance('30d') over 10,000 failing deliveries (bench/run.ts webhooks()).
+ * shape per combination of optional fields (payload, everyMs, wake), which made the heap's comparison a visible
+ * part of a long advance (ARCHITECTURE.md "Choices made for speed").
  */
 class Entry implements ScheduledTask {
   cancelled = false;

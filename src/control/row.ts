@@ -247,7 +247,7 @@ export function control<const Id extends string, const P extends string, B = und
  * The route of a row under the control app: it tags the request with the row and the company its path or query
  * names, then guards it (guard.ts), then runs the control. The tag comes first so that a call the guard refuses
  * (401, 415) is told as the control it was for. One handler, not three: hono's router compiles on the first request,
- * and three handlers a route made that 5 ms slower.
+ * and three handlers a route made that compiling slower.
  */
 export function routeOf(row: Control, documents: ControlDocuments): (c: Context<ControlEnv>) => Promise<Response> {
   const namesCompany = row.query?.some((q) => q.name === 'companyId') === true;

@@ -8,9 +8,9 @@
  * path it always did. So it must accept nothing the schema refuses, and give what the schema would (same fields, in
  * the same order); refusing more would only be slower. snapshot-records.test.ts compares both on every field.
  *
- * Why by hand: at 100,000 products the schema's parse took 0.75 s of a 3.2 s restore. On the same
- * 100,000 products and links this takes about a third of the schema's time (0.16–0.2 s against 0.45–0.6 s, medians
- * on a loaded 2-core machine), most of it making the copies the emulator keeps, which the parse made too.
+ * Why by hand: the schema's parse was a quarter of restoring a large snapshot, and this takes about a third of
+ * its time, most of it making the copies the emulator keeps, which the parse made too (see ARCHITECTURE.md
+ * "Choices made for speed").
  */
 import { withinClockBounds } from '../clock/clock.js';
 import type { Attribute, Link, Product } from '../core/products.js';

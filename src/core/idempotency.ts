@@ -115,7 +115,7 @@ export interface CompanyAnswers {
    * A live iterator over `records`, advanced once per eviction: the oldest in O(1). ECMAScript visits the
    * entries set after an iterator was made and skips deleted ones, and V8 moves a live iterator across the
    * table's rehashes; a fresh `records.keys().next()` instead walks every deleted slot still at the front of
-   * the table (about 100 µs per store at 100,000 records). Only evictions move it, so every record not yet
+   * the table, on every store of a full store. Only evictions move it, so every record not yet
    * evicted is still ahead of it. Made at the first eviction; a restored state starts without one.
    */
   oldest: Iterator<string> | undefined;

@@ -34,7 +34,7 @@ export function createRandom(initial: RandomState): RandomSource {
 
 /**
  * sfc32 as a class: its four words are fields and its methods are shared, where a closure per method cost every
- * world two objects, six functions and their contexts (0.6 KB of each emulator, heap snapshot).
+ * world two objects, six functions and their contexts.
  */
 class Sfc32 implements RandomSource {
   private a: number;
@@ -109,8 +109,8 @@ const DIGIT_CODES = Array.from({ length: 16 }, (_, i) => i.toString(16).charCode
  * `count` hex digits of uint32 `n` (its `count` lowest nibbles, most significant first) into `codes` at `at`:
  * a short id or tag is then written by one String.fromCharCode, a flat string in one allocation. A template
  * literal or `+` of its pieces builds a tree of strings instead (one node per piece), which V8 copies into a flat
- * string again the first time the id is compared, hashed or written out: about 3× the time, and 500 bytes of
- * garbage for a uuid, on every request.
+ * string again the first time the id is compared, hashed or written out: several times the time, and garbage for
+ * every id, on every request.
  */
 export function putHex(codes: number[], at: number, n: number, count: number): void {
   for (let i = count - 1; i >= 0; i--) {

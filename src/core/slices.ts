@@ -77,8 +77,8 @@ const COLLECTIONS = Symbol('collections');
 
 /**
  * A State whose collections and maps are made on first use: a fresh emulator touches few of them (a test of
- * webhooks never reads the analyses). Made at once, the 21 empty maps were 3.9 KB of the 17 KB every emulator kept
- * (heap snapshot). Each is a getter of the class (those of the collections defined below, from the registry), so
+ * webhooks never reads the analyses), and empty maps made at once were a large part of what every emulator kept.
+ * Each is a getter of the class (those of the collections defined below, from the registry), so
  * every state has one shape and reading a map stays a property load once optimized. The maps are not own
  * properties: a state is compared, copied and saved through its slices, never as a whole object.
  */

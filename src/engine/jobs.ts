@@ -21,8 +21,8 @@ export interface TaskWorld {
  * Registers every job's task kind. A `delayMs` fault postpones the run: this occurrence does nothing and one
  * extra run of the same task comes that much later (a periodic one keeps its own rhythm besides). A `fail` fault
  * runs it failed. A job's run reads world.state at the time it runs, never a state captured here. One handler
- * serves every kind, finding the job by the task's kind: a handler per job was eleven closures and their contexts,
- * 1.4 KB of every world (heap snapshot).
+ * serves every kind, finding the job by the task's kind: a handler per job was eleven closures and their contexts in
+ * every world.
  */
 export function registerJobs(world: TaskWorld, faults: FaultRegistry, activity: ActivityFeed, jobs: readonly Job[] = JOBS): void {
   const { clock } = world;

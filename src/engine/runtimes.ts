@@ -56,8 +56,8 @@ export interface Runtimes {
 /**
  * The runtimes of an engine: the shared one reads the current world at every access, since reset and restore
  * swap worlds under it; a company on its own clock gets a runtime bound to its world, made once per world.
- * Classes rather than objects of closures and getters (1.8 KB of every emulator, heap snapshot, as each had a
- * hidden class of its own): an emulator makes two small objects, on its first request, and every runtime of every
+ * Classes rather than objects of closures and getters (which every emulator paid for, each with a hidden class of
+ * its own): an emulator makes two small objects, on its first request, and every runtime of every
  * emulator has the same shape, which keeps the request path's property reads monomorphic.
  */
 export class EngineRuntimes implements Runtimes {

@@ -68,7 +68,7 @@ function hostName(value: string, header = false): string | undefined {
     return canonicalIPv6(text.slice(1, end));
   }
   // Only a text with a colon can be an IPv6 address. Asking isIPv6 of "127.0.0.1" or "localhost" anyway compiles
-  // node:net's IPv6 pattern, 3-8 ms of the CLI's start on this machine (its first call; CPU profile of the start).
+  // node:net's IPv6 pattern on its first call, a visible part of the CLI's start.
   if (!header && text.includes(':') && isIPv6(text)) return canonicalIPv6(text);
   const name = header ? text.replace(/:\d*$/, '') : text;
   return name === '' || name.includes(':') ? undefined : name;

@@ -2,8 +2,8 @@
  * The Request an in-process receiver gets, built only when the handler first reads it.
  *
  * Building a Fetch Request is most of what an attempt to an in-process handler costs: undici parses the URL,
- * copies the headers, wraps the body in a ReadableStream and gives the request an AbortController. That was
- * 22–27% of advance('30d') over 10,000 always-failing deliveries (bench/run.ts webhooks()), spent on handlers
+ * copies the headers, wraps the body in a ReadableStream and gives the request an AbortController: a fifth or more
+ * of a long advance over failing deliveries (ARCHITECTURE.md "Choices made for speed"), spent on handlers
  * that mostly never look at it (a receiver simulating an outage answers 500 whatever it gets). So the handler
  * gets a stand-in: an object whose prototype is Request.prototype (`instanceof Request` holds), on which every
  * member of Request forwards to the real Request, built on the first read with the exact url, headers and

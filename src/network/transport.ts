@@ -101,7 +101,7 @@ export class Transport {
   /**
    * Sends one attempt. The result is given synchronously when nothing had to be waited for (the inbox, a fault
    * that answers in the network's place, an in-process handler that answered at once with a bodiless Response),
-   * and as a promise otherwise: most attempts need no promise at all (measured, bench/run.ts webhooks()).
+   * and as a promise otherwise: most attempts need no promise at all.
    */
   send(delivery: OutboundDelivery): TransportResult | Promise<TransportResult> {
     const effect = this.faults.takeDelivery({ url: delivery.url, eventType: delivery.tipo, companyId: delivery.companyId }, delivery)?.effect;
