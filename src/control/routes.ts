@@ -19,7 +19,7 @@ export function buildControlApp(documents: ControlDocuments): Hono<ControlEnv> {
   // too: without the token, a path that is no control is not told apart from one that is.
   app.all('*', (c) =>
     guardRefusal(c, false) ??
-    errorResponse(apiError(404, 'rota_nao_encontrada', `No control at ${c.req.method} ${c.req.path}; GET /_emulator describes the emulator, and the README lists every control.`), CONTROL_REQUEST_ID),
+    errorResponse(apiError(404, 'rota_nao_encontrada', `No control at ${c.req.method} ${c.req.path}; GET /_emulator describes the emulator, and docs/controls.md lists every control.`), CONTROL_REQUEST_ID),
   );
   return app;
 }

@@ -21,7 +21,7 @@ export function reportOf(context: ControlContext, filter: CompanyFilter): Report
 export const report = lazy(() => {
   const finding = z.strictObject({
     at: z.string().meta({ description: 'Virtual time of what broke the rule.' }),
-    rule: z.string().meta({ description: 'The rule (the README lists them).' }),
+    rule: z.string().meta({ description: 'The rule (docs/grading.md "Findings on your client" lists them).' }),
     companyId: z.string().nullable(),
     statements: z.array(z.string()).meta({ description: 'The spec statements or header rules it comes from.' }),
     message: z.string(),
