@@ -89,7 +89,8 @@ function describeError(error: ReportedError): string {
   const at = (error.stack ?? '')
     .split('\n')
     .filter((line) => !line.includes('node_modules'))
-    .map((line) => /\b((?:spec-tests|src)\/[^\s():]*\.ts:\d+)/.exec(line)?.[1])
+    // After a separator, not a word boundary: a checkout at /work/my-src/ has no test in my-src/.
+    .map((line) => /(?:^|[\s(/\\])((?:spec-tests|src)\/[^\s():]*\.ts:\d+)/.exec(line)?.[1])
     .find((frame) => frame !== undefined);
   if (at !== undefined) lines.push(`at ${at}`);
   return lines.join('\n');
