@@ -4,7 +4,11 @@
 import http from 'node:http';
 
 const body = JSON.stringify(JSON.parse(process.argv[2] ?? '{}').catalog ?? {});
-const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), etag: '"0123456789abcdef"' };
+const headers = {
+  'content-type': 'application/json; charset=utf-8',
+  'content-length': Buffer.byteLength(body),
+  etag: '"0123456789abcdef"',
+};
 const server = http.createServer((req, res) => {
   req.resume();
   req.on('end', () => {

@@ -15,7 +15,10 @@ app.patch('/v1/produtos/:id', async (c) => {
   const change = await c.req.json();
   const n = ++version;
   const etag = `"${n.toString(16).padStart(16, '0')}"`;
-  return c.json({ ...product, ...change, id: c.req.param('id'), versao: n }, 200, { etag, 'x-request-id': randomUUID() });
+  return c.json({ ...product, ...change, id: c.req.param('id'), versao: n }, 200, {
+    etag,
+    'x-request-id': randomUUID(),
+  });
 });
 const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
   process.stdout.write(`listening on http://127.0.0.1:${info.port}\n`);

@@ -25,7 +25,13 @@ process.on('SIGUSR2', () => {
     usedAfter: afterGC.heapStatistics.usedHeapSize,
     // What a scavenge kept: left in the young generation, and moved to the old one (objects and large objects).
     survived: used(afterGC, 'new_space'),
-    promoted: used(afterGC, 'old_space') - used(beforeGC, 'old_space') + used(afterGC, 'large_object_space') - used(beforeGC, 'large_object_space'),
+    promoted:
+      used(afterGC, 'old_space') -
+      used(beforeGC, 'old_space') +
+      used(afterGC, 'large_object_space') -
+      used(beforeGC, 'large_object_space'),
   }));
-  process.stdout.write(`gc-probe: ${JSON.stringify({ before, after: v8.getHeapStatistics().used_heap_size, collections })}\n`);
+  process.stdout.write(
+    `gc-probe: ${JSON.stringify({ before, after: v8.getHeapStatistics().used_heap_size, collections })}\n`,
+  );
 });

@@ -9,7 +9,18 @@
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CONNECTIONS, loadGenerator, pinSelf, type LoadGenerator, type LoadResult, type Product } from './load.js';
-import { envNumber, fmt, interleaved, median, PINNING, request, start, stop, type Row, type Target } from './support.js';
+import {
+  envNumber,
+  fmt,
+  interleaved,
+  median,
+  PINNING,
+  request,
+  start,
+  stop,
+  type Row,
+  type Target,
+} from './support.js';
 
 const BIN = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
@@ -41,7 +52,10 @@ function medians(results: readonly LoadResult[]): LoadResult {
 }
 
 function checked(what: string, result: LoadResult): LoadResult {
-  if (result.errors > 0) throw new Error(`${what}: ${result.errors} answers were not 200 or failed: the figure would not be the operation's`);
+  if (result.errors > 0)
+    throw new Error(
+      `${what}: ${result.errors} answers were not 200 or failed: the figure would not be the operation's`,
+    );
   return result;
 }
 
@@ -107,7 +121,18 @@ async function gcWindow(server: { child: ChildProcess }, round: () => Promise<Lo
   const load = await round();
   const reported = probeLine();
   child.kill('SIGUSR2');
-  const { before, after, collections } = JSON.parse(await reported) as { before: number; after: number; collections: { type: string; cost: number; usedBefore: number; usedAfter: number; survived: number; promoted: number }[] };
+  const { before, after, collections } = JSON.parse(await reported) as {
+    before: number;
+    after: number;
+    collections: {
+      type: string;
+      cost: number;
+      usedBefore: number;
+      usedAfter: number;
+      survived: number;
+      promoted: number;
+    }[];
+  };
   let allocated = 0;
   let used = before;
   for (const c of collections) {
@@ -132,7 +157,12 @@ async function gcWindow(server: { child: ChildProcess }, round: () => Promise<Lo
 
 function gcRows(emu: GcFigures, bare: GcFigures): Row[] {
   return [
-    { figure: 'HTTP PATCH: bytes allocated per request', value: fmt(emu.allocated), reference: `${fmt(bare.allocated)} bare hono`, ratio: `${fmt(emu.allocated / bare.allocated, 2)}×` },
+    {
+      figure: 'HTTP PATCH: bytes allocated per request',
+      value: fmt(emu.allocated),
+      reference: `${fmt(bare.allocated)} bare hono`,
+      ratio: `${fmt(emu.allocated / bare.allocated, 2)}×`,
+    },
     {
       figure: 'HTTP PATCH: bytes young-generation collections copy per request',
       value: fmt(emu.kept),
@@ -163,36 +193,64 @@ export async function overHttp(): Promise<HttpFigures> {
   const rows: Row[] = [];
   const targets: Target[] = [];
   const notes: string[] = [];
-  const emulator = await start(['--import', GC_PROBE, BIN, 'serve', '--port', '0', '--clock', 'manual', '--log', 'silent'], 0);
+  const emulator = await start(
+    ['--import', GC_PROBE, BIN, 'serve', '--port', '0', '--clock', 'manual', '--log', 'silent'],
+    0,
+  );
   const servers = [emulator.child];
   try {
-    const created = JSON.parse((await request(`${emulator.url}/_emulator/companies`, 'POST', { 'content-type': 'application/json' }, '{}')).text);
+    const created = JSON.parse(
+      (await request(`${emulator.url}/_emulator/companies`, 'POST', { 'content-type': 'application/json' }, '{}')).text,
+    );
     const token: string = created.token;
     const auth = { authorization: `Bearer ${token}` };
     let n = 0;
     const key = () => `bench-http-setup-${String(++n).padStart(8, '0')}`;
-    const catalog = JSON.parse((await request(`${emulator.url}/v1/catalogos`, 'POST', { ...auth, 'content-type': 'application/json', 'idempotency-key': key() }, JSON.stringify({ estabelecimento_id: created.headOffice.id, nome: 'Bench' }))).text);
+    const catalog = JSON.parse(
+      (
+        await request(
+          `${emulator.url}/v1/catalogos`,
+          'POST',
+          { ...auth, 'content-type': 'application/json', 'idempotency-key': key() },
+          JSON.stringify({ estabelecimento_id: created.headOffice.id, nome: 'Bench' }),
+        )
+      ).text,
+    );
     // One product per connection, made through the API: each PATCH round changes them, one request in flight each.
     const products: Product[] = [];
     let productJson: unknown;
     for (let i = 0; i < CONNECTIONS; i++) {
-      const r = await request(`${emulator.url}/v1/catalogos/${catalog.id}/produtos`, 'POST', { ...auth, 'content-type': 'application/json', 'idempotency-key': key() }, JSON.stringify({ origem: 'erp', ncm: '84713012', sku: `SKU-${i}` }));
+      const r = await request(
+        `${emulator.url}/v1/catalogos/${catalog.id}/produtos`,
+        'POST',
+        { ...auth, 'content-type': 'application/json', 'idempotency-key': key() },
+        JSON.stringify({ origem: 'erp', ncm: '84713012', sku: `SKU-${i}` }),
+      );
       if (r.status !== 201) throw new Error(`POST product answered ${r.status}: ${r.text}`);
       productJson = JSON.parse(r.text);
       products.push({ id: (productJson as { id: string }).id, etag: r.headers.etag as string });
     }
     const catalogJson = JSON.parse((await request(`${emulator.url}/v1/catalogos/${catalog.id}`, 'GET', auth)).text);
-    const bare = await start(['--import', GC_PROBE, BARE, JSON.stringify({ catalog: catalogJson, product: productJson })], 0);
+    const bare = await start(
+      ['--import', GC_PROBE, BARE, JSON.stringify({ catalog: catalogJson, product: productJson })],
+      0,
+    );
     servers.push(bare.child);
     const ceilingServer = await start([BARE_NODE_HTTP, JSON.stringify({ catalog: catalogJson })], 0);
     servers.push(ceilingServer.child);
 
     // GET: the same request, credential included, to both (the bare server ignores it).
     const getPath = `/v1/catalogos/${catalog.id}`;
-    const get = (server: { url: string; child: { pid?: number | undefined } }, seconds: number) => generator.get(`${server.url}${getPath}`, auth, seconds, server.child.pid);
+    const get = (server: { url: string; child: { pid?: number | undefined } }, seconds: number) =>
+      generator.get(`${server.url}${getPath}`, auth, seconds, server.child.pid);
     checked('warm-up GET emulator', await get(emulator, WARM_UP_SECONDS));
     checked('warm-up GET bare hono', await get(bare, WARM_UP_SECONDS));
-    const [emuGets, bareGets] = await interleaved(ROUNDS, async (i) => checked(`GET emulator, round ${i + 1}`, await get(emulator, SECONDS)), async (i) => checked(`GET bare hono, round ${i + 1}`, await get(bare, SECONDS)), 'HTTP GET');
+    const [emuGets, bareGets] = await interleaved(
+      ROUNDS,
+      async (i) => checked(`GET emulator, round ${i + 1}`, await get(emulator, SECONDS)),
+      async (i) => checked(`GET bare hono, round ${i + 1}`, await get(bare, SECONDS)),
+      'HTTP GET',
+    );
     const emuGet = medians(emuGets);
     const bareGet = medians(bareGets);
     rows.push(row('HTTP GET catalog (req/s)', emuGet, bareGet, 'bare hono'));
@@ -202,15 +260,39 @@ export async function overHttp(): Promise<HttpFigures> {
     const current = async (): Promise<Product[]> => {
       // A request the last round left in flight when wrk closed its connections may still be answered first.
       await new Promise((resolve) => setTimeout(resolve, 200));
-      return Promise.all(products.map(async (p) => ({ id: p.id, etag: (await request(`${emulator.url}/v1/produtos/${p.id}`, 'GET', auth)).headers.etag as string })));
+      return Promise.all(
+        products.map(async (p) => ({
+          id: p.id,
+          etag: (await request(`${emulator.url}/v1/produtos/${p.id}`, 'GET', auth)).headers.etag as string,
+        })),
+      );
     };
-    const patch = async (server: { url: string; child: { pid?: number | undefined } }, label: string, seconds: number) => {
+    const patch = async (
+      server: { url: string; child: { pid?: number | undefined } },
+      label: string,
+      seconds: number,
+    ) => {
       const list = server === emulator ? await current() : products;
-      return checked(`PATCH ${label}`, await generator.patch(server.url, token, list, `bench-${label.replace(/\W+/g, '-')}`, seconds, server.child.pid));
+      return checked(
+        `PATCH ${label}`,
+        await generator.patch(
+          server.url,
+          token,
+          list,
+          `bench-${label.replace(/\W+/g, '-')}`,
+          seconds,
+          server.child.pid,
+        ),
+      );
     };
     await patch(emulator, 'emulator-warm-up', WARM_UP_SECONDS);
     await patch(bare, 'bare-warm-up', WARM_UP_SECONDS);
-    const [emuPatches, barePatches] = await interleaved(ROUNDS, (i) => patch(emulator, `emulator-round-${i + 1}`, SECONDS), (i) => patch(bare, `bare-round-${i + 1}`, SECONDS), 'HTTP PATCH');
+    const [emuPatches, barePatches] = await interleaved(
+      ROUNDS,
+      (i) => patch(emulator, `emulator-round-${i + 1}`, SECONDS),
+      (i) => patch(bare, `bare-round-${i + 1}`, SECONDS),
+      'HTTP PATCH',
+    );
     const emuPatch = medians(emuPatches);
     const barePatch = medians(barePatches);
     rows.push(row('HTTP PATCH product (req/s)', emuPatch, barePatch, 'bare hono'));
@@ -225,7 +307,8 @@ export async function overHttp(): Promise<HttpFigures> {
     // The generator's ceiling: the same GET against a bare node:http server, on the same core as the servers.
     const ceilingRounds = Math.min(3, ROUNDS);
     const ceilings: LoadResult[] = [];
-    for (let i = 0; i < ceilingRounds; i++) ceilings.push(checked('GET bare node:http', await get(ceilingServer, SECONDS)));
+    for (let i = 0; i < ceilingRounds; i++)
+      ceilings.push(checked('GET bare node:http', await get(ceilingServer, SECONDS)));
     const ceiling = medians(ceilings);
     rows.push({
       figure: 'load generator ceiling: GET bare node:http (req/s)',
@@ -237,9 +320,13 @@ export async function overHttp(): Promise<HttpFigures> {
       generatorCpu: pct(ceiling.generatorCpu),
     });
     if (!generator.external) {
-      notes.push(`The Node load generator runs in the bench process and tops out near ${fmt(ceiling.rps)} req/s against a bare node:http server: that ceiling caps the HTTP ratios (bare hono's GET reaches ${fmt((100 * bareGet.rps) / ceiling.rps)}% of it). Install wrk (apt-get install -y wrk) for figures the generator does not cap.`);
+      notes.push(
+        `The Node load generator runs in the bench process and tops out near ${fmt(ceiling.rps)} req/s against a bare node:http server: that ceiling caps the HTTP ratios (bare hono's GET reaches ${fmt((100 * bareGet.rps) / ceiling.rps)}% of it). Install wrk (apt-get install -y wrk) for figures the generator does not cap.`,
+      );
     } else if ((bareGet.generatorCpu ?? 0) > 0.9 || (barePatch.generatorCpu ?? 0) > 0.9) {
-      notes.push(`${generator.description} used ${pct(bareGet.generatorCpu)} (GET) and ${pct(barePatch.generatorCpu)} (PATCH) of its core in the bare hono rounds: it may have capped them, and the ratios with them.`);
+      notes.push(
+        `${generator.description} used ${pct(bareGet.generatorCpu)} (GET) and ${pct(barePatch.generatorCpu)} (PATCH) of its core in the bare hono rounds: it may have capped them, and the ratios with them.`,
+      );
     }
     const sides = [emuGet, bareGet, emuPatch, barePatch];
     const starved = sides.some((r) => r.cpu !== null && r.cpu < 0.85);
@@ -250,14 +337,38 @@ export async function overHttp(): Promise<HttpFigures> {
     }
     const getRatio = emuGet.rps / bareGet.rps;
     const patchRatio = emuPatch.rps / barePatch.rps;
-    targets.push({ bar: 'HTTP GET ≥ 75% of bare hono', holds: getRatio >= 0.75, numbers: `${fmt(100 * getRatio)}% (${fmt(emuGet.rps)} vs ${fmt(bareGet.rps)} req/s)` });
-    targets.push({ bar: 'HTTP PATCH ≥ 60% of bare hono', holds: patchRatio >= 0.6, numbers: `${fmt(100 * patchRatio)}% (${fmt(emuPatch.rps)} vs ${fmt(barePatch.rps)} req/s)` });
-    targets.push({ bar: 'HTTP GET p99 ≤ 2× bare hono', holds: emuGet.p99 <= 2 * bareGet.p99, numbers: `${ms(emuGet.p99)} vs ${ms(bareGet.p99)} ms (${fmt(emuGet.p99 / bareGet.p99, 1)}×)` });
-    targets.push({ bar: 'HTTP PATCH p99 ≤ 2× bare hono', holds: emuPatch.p99 <= 2 * barePatch.p99, numbers: `${ms(emuPatch.p99)} vs ${ms(barePatch.p99)} ms (${fmt(emuPatch.p99 / barePatch.p99, 1)}×)` });
-    if (!generator.external) for (const target of targets) target.numbers += ' (the Node generator: its ceiling caps this)';
+    targets.push({
+      bar: 'HTTP GET ≥ 75% of bare hono',
+      holds: getRatio >= 0.75,
+      numbers: `${fmt(100 * getRatio)}% (${fmt(emuGet.rps)} vs ${fmt(bareGet.rps)} req/s)`,
+    });
+    targets.push({
+      bar: 'HTTP PATCH ≥ 60% of bare hono',
+      holds: patchRatio >= 0.6,
+      numbers: `${fmt(100 * patchRatio)}% (${fmt(emuPatch.rps)} vs ${fmt(barePatch.rps)} req/s)`,
+    });
+    targets.push({
+      bar: 'HTTP GET p99 ≤ 2× bare hono',
+      holds: emuGet.p99 <= 2 * bareGet.p99,
+      numbers: `${ms(emuGet.p99)} vs ${ms(bareGet.p99)} ms (${fmt(emuGet.p99 / bareGet.p99, 1)}×)`,
+    });
+    targets.push({
+      bar: 'HTTP PATCH p99 ≤ 2× bare hono',
+      holds: emuPatch.p99 <= 2 * barePatch.p99,
+      numbers: `${ms(emuPatch.p99)} vs ${ms(barePatch.p99)} ms (${fmt(emuPatch.p99 / barePatch.p99, 1)}×)`,
+    });
+    if (!generator.external)
+      for (const target of targets) target.numbers += ' (the Node generator: its ceiling caps this)';
     else if (starved) for (const target of targets) target.numbers += ' (servers short of CPU: see the note)';
-    const pinning = PINNING ? 'servers taskset to core 0, generator to core 1' : 'no pinning (taskset not found or one core)';
-    return { rows, targets, generator: `${generator.description}, ${ROUNDS} interleaved rounds of ${SECONDS} s, ${pinning}`, notes };
+    const pinning = PINNING
+      ? 'servers taskset to core 0, generator to core 1'
+      : 'no pinning (taskset not found or one core)';
+    return {
+      rows,
+      targets,
+      generator: `${generator.description}, ${ROUNDS} interleaved rounds of ${SECONDS} s, ${pinning}`,
+      notes,
+    };
   } finally {
     for (const child of servers) await stop(child);
     generator.close();

@@ -28,11 +28,16 @@ async function throughput(op: () => Promise<void>): Promise<number> {
 function referenceApp(catalogJson: unknown, productJson: Record<string, unknown>): Hono {
   let version = 0;
   const app = new Hono();
-  app.get('/v1/catalogos/:id', (c) => c.json(catalogJson, 200, { etag: '"0123456789abcdef"', 'x-request-id': randomUUID() }));
+  app.get('/v1/catalogos/:id', (c) =>
+    c.json(catalogJson, 200, { etag: '"0123456789abcdef"', 'x-request-id': randomUUID() }),
+  );
   app.patch('/v1/produtos/:id', async (c) => {
     const change = await c.req.json();
     const n = ++version;
-    return c.json({ ...productJson, ...change, id: c.req.param('id'), versao: n }, 200, { etag: `"${n.toString(16).padStart(16, '0')}"`, 'x-request-id': randomUUID() });
+    return c.json({ ...productJson, ...change, id: c.req.param('id'), versao: n }, 200, {
+      etag: `"${n.toString(16).padStart(16, '0')}"`,
+      'x-request-id': randomUUID(),
+    });
   });
   return app;
 }
@@ -44,8 +49,18 @@ export async function inProcess(): Promise<{ rows: Row[]; targets: Target[] }> {
   let n = 0;
   const key = () => `bench-key-${String(++n).padStart(12, '0')}`;
   const json = { ...auth, 'content-type': 'application/json' };
-  const catalog: any = await (await emu.fetch('/v1/catalogos', { method: 'POST', headers: { ...json, 'idempotency-key': key() }, body: JSON.stringify({ estabelecimento_id: company.headOffice.id, nome: 'Bench' }) })).json();
-  const created = await emu.fetch(`/v1/catalogos/${catalog.id}/produtos`, { method: 'POST', headers: { ...json, 'idempotency-key': key() }, body: JSON.stringify({ origem: 'erp', ncm: '84713012', sku: 'SKU-0' }) });
+  const catalog: any = await (
+    await emu.fetch('/v1/catalogos', {
+      method: 'POST',
+      headers: { ...json, 'idempotency-key': key() },
+      body: JSON.stringify({ estabelecimento_id: company.headOffice.id, nome: 'Bench' }),
+    })
+  ).json();
+  const created = await emu.fetch(`/v1/catalogos/${catalog.id}/produtos`, {
+    method: 'POST',
+    headers: { ...json, 'idempotency-key': key() },
+    body: JSON.stringify({ origem: 'erp', ncm: '84713012', sku: 'SKU-0' }),
+  });
   const product: any = await created.json();
   const catalogJson = await (await emu.fetch(`/v1/catalogos/${catalog.id}`, { headers: auth })).json();
   const reference = referenceApp(catalogJson, product);
@@ -63,13 +78,21 @@ export async function inProcess(): Promise<{ rows: Row[]; targets: Target[] }> {
   let refEtag = '"0000000000000000"';
   let i = 0;
   const emuPatch = async () => {
-    const r = await emu.fetch(patchPath, { method: 'PATCH', headers: { ...json, 'idempotency-key': key(), 'if-match': emuEtag }, body: `{"sku":"SKU-${++i}"}` });
+    const r = await emu.fetch(patchPath, {
+      method: 'PATCH',
+      headers: { ...json, 'idempotency-key': key(), 'if-match': emuEtag },
+      body: `{"sku":"SKU-${++i}"}`,
+    });
     if (r.status !== 200) throw new Error(`PATCH answered ${r.status}: ${await r.text()}`);
     emuEtag = r.headers.get('etag')!;
     await r.text();
   };
   const refPatch = async () => {
-    const r = await reference.request(patchPath, { method: 'PATCH', headers: { ...json, 'idempotency-key': key(), 'if-match': refEtag }, body: `{"sku":"SKU-${++i}"}` });
+    const r = await reference.request(patchPath, {
+      method: 'PATCH',
+      headers: { ...json, 'idempotency-key': key(), 'if-match': refEtag },
+      body: `{"sku":"SKU-${++i}"}`,
+    });
     refEtag = r.headers.get('etag')!;
     await r.text();
   };
@@ -79,10 +102,24 @@ export async function inProcess(): Promise<{ rows: Row[]; targets: Target[] }> {
   const pair = async (figure: string, subject: () => Promise<void>, ref: () => Promise<void>, bar: number) => {
     await throughput(subject); // warm-up
     await throughput(ref);
-    const [a, b] = await interleaved(ROUNDS, () => throughput(subject), () => throughput(ref), figure);
+    const [a, b] = await interleaved(
+      ROUNDS,
+      () => throughput(subject),
+      () => throughput(ref),
+      figure,
+    );
     const [value, refValue] = [median(a), median(b)];
-    rows.push({ figure, value: fmt(value), reference: `${fmt(refValue)} hono app.request`, ratio: `${fmt((100 * value) / refValue)}%` });
-    targets.push({ bar: `${figure.replace(' (req/s)', '')} ≥ ${100 * bar}% of a hono route`, holds: value / refValue >= bar, numbers: `${fmt((100 * value) / refValue)}% (${fmt(value)} vs ${fmt(refValue)} req/s)` });
+    rows.push({
+      figure,
+      value: fmt(value),
+      reference: `${fmt(refValue)} hono app.request`,
+      ratio: `${fmt((100 * value) / refValue)}%`,
+    });
+    targets.push({
+      bar: `${figure.replace(' (req/s)', '')} ≥ ${100 * bar}% of a hono route`,
+      holds: value / refValue >= bar,
+      numbers: `${fmt((100 * value) / refValue)}% (${fmt(value)} vs ${fmt(refValue)} req/s)`,
+    });
   };
   await pair('in process: GET catalog (req/s)', emuGet, refGet, 0.75);
   await pair('in process: PATCH product (req/s)', emuPatch, refPatch, 0.65);

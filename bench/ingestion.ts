@@ -28,7 +28,11 @@ const realistic: RecordOf = (b, i) => ({
 /** Canonical batches of PER_BATCH records: the same for every side. */
 function batchBodies(records = RECORDS, record: RecordOf = realistic): string[] {
   return Array.from({ length: Math.ceil(records / PER_BATCH) }, (_, b) =>
-    JSON.stringify({ itens: Array.from({ length: Math.min(PER_BATCH, records - b * PER_BATCH) }, (_, i) => record(b, i, b * PER_BATCH + i)) }),
+    JSON.stringify({
+      itens: Array.from({ length: Math.min(PER_BATCH, records - b * PER_BATCH) }, (_, i) =>
+        record(b, i, b * PER_BATCH + i),
+      ),
+    }),
   );
 }
 
@@ -36,13 +40,38 @@ function batchBodies(records = RECORDS, record: RecordOf = realistic): string[] 
 async function httpTransfer(bin: string, bodies: readonly string[]): Promise<number> {
   const server = await start([bin, 'serve', '--port', '0', '--clock', 'manual', '--log', 'silent']);
   try {
-    const created = JSON.parse((await request(`${server.url}/_emulator/companies`, 'POST', { 'content-type': 'application/json' }, '{}')).text);
-    const headers = (n: number) => ({ authorization: `Bearer ${created.token}`, 'content-type': 'application/json', 'idempotency-key': `bench-ingestion-http-${String(n).padStart(6, '0')}` });
-    await request(`${server.url}/v1/catalogos`, 'POST', headers(0), JSON.stringify({ estabelecimento_id: created.headOffice.id, nome: 'Bench' }));
-    const started = JSON.parse((await request(`${server.url}/v1/catalogos/ingestoes`, 'POST', headers(1), JSON.stringify({ operacao: 'mesclar' }))).text);
+    const created = JSON.parse(
+      (await request(`${server.url}/_emulator/companies`, 'POST', { 'content-type': 'application/json' }, '{}')).text,
+    );
+    const headers = (n: number) => ({
+      authorization: `Bearer ${created.token}`,
+      'content-type': 'application/json',
+      'idempotency-key': `bench-ingestion-http-${String(n).padStart(6, '0')}`,
+    });
+    await request(
+      `${server.url}/v1/catalogos`,
+      'POST',
+      headers(0),
+      JSON.stringify({ estabelecimento_id: created.headOffice.id, nome: 'Bench' }),
+    );
+    const started = JSON.parse(
+      (
+        await request(
+          `${server.url}/v1/catalogos/ingestoes`,
+          'POST',
+          headers(1),
+          JSON.stringify({ operacao: 'mesclar' }),
+        )
+      ).text,
+    );
     const t0 = performance.now();
     for (let b = 0; b < BATCHES; b++) {
-      const r = await request(`${server.url}/v1/catalogos/ingestoes/${started.ingestao_id}/lotes/${b + 1}`, 'PUT', headers(b + 2), bodies[b]);
+      const r = await request(
+        `${server.url}/v1/catalogos/ingestoes/${started.ingestao_id}/lotes/${b + 1}`,
+        'PUT',
+        headers(b + 2),
+        bodies[b],
+      );
       if (r.status !== 201) throw new Error(`batch ${b + 1} answered ${r.status}: ${r.text.slice(0, 300)}`);
     }
     return performance.now() - t0;
@@ -61,9 +90,18 @@ const heapMb = () => process.memoryUsage().heapUsed / 1e6;
 function session(emu: Emulator) {
   const company = emu.companies.create();
   let n = 0;
-  const headers = (extra: Record<string, string> = {}) => ({ authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': `bench-ingestion-${String(++n).padStart(8, '0')}`, ...extra });
+  const headers = (extra: Record<string, string> = {}) => ({
+    authorization: `Bearer ${company.token}`,
+    'content-type': 'application/json',
+    'idempotency-key': `bench-ingestion-${String(++n).padStart(8, '0')}`,
+    ...extra,
+  });
   const call = async (method: string, path: string, body?: string, extra?: Record<string, string>) => {
-    const response = await emu.fetch(path, { method, headers: headers(extra), ...(body === undefined ? {} : { body }) });
+    const response = await emu.fetch(path, {
+      method,
+      headers: headers(extra),
+      ...(body === undefined ? {} : { body }),
+    });
     return { status: response.status, etag: response.headers.get('etag'), body: (await response.json()) as any };
   };
   return { company, headers, call };
@@ -76,8 +114,12 @@ function session(emu: Emulator) {
 async function ingest(emu: Emulator, bodies: readonly string[]) {
   const records = bodies.reduce((sum, body) => sum + (JSON.parse(body) as { itens: unknown[] }).itens.length, 0);
   const { company, headers, call } = session(emu);
-  const catalog = (await call('POST', '/v1/catalogos', JSON.stringify({ estabelecimento_id: company.headOffice.id, nome: 'Bench' }))).body;
-  const id = (await call('POST', '/v1/catalogos/ingestoes', JSON.stringify({ operacao: 'mesclar', catalogo_id: catalog.id }))).body.ingestao_id;
+  const catalog = (
+    await call('POST', '/v1/catalogos', JSON.stringify({ estabelecimento_id: company.headOffice.id, nome: 'Bench' }))
+  ).body;
+  const id = (
+    await call('POST', '/v1/catalogos/ingestoes', JSON.stringify({ operacao: 'mesclar', catalogo_id: catalog.id }))
+  ).body.ingestao_id;
   // Validation and application each take 1 s + 1 ms per record of virtual time.
   const phase = `${Math.ceil((1000 + records) / 60_000) + 1}m`;
   collectGarbage();
@@ -93,7 +135,8 @@ async function ingest(emu: Emulator, bodies: readonly string[]) {
   await emu.clock.advance(phase);
   const validateMs = cpuMs(since);
   const validated = await call('GET', `/v1/catalogos/ingestoes/${id}`);
-  if (validated.body.estado !== 'validada' || validated.body.previa.novos !== records) throw new Error(`not validated: ${JSON.stringify(validated.body).slice(0, 300)}`);
+  if (validated.body.estado !== 'validada' || validated.body.previa.novos !== records)
+    throw new Error(`not validated: ${JSON.stringify(validated.body).slice(0, 300)}`);
   await call('POST', `/v1/catalogos/ingestoes/${id}/aplicacao`, '{}', { 'if-match': validated.etag! });
   since = process.cpuUsage();
   await emu.clock.advance(phase);
@@ -102,7 +145,17 @@ async function ingest(emu: Emulator, bodies: readonly string[]) {
   if (applied.body.estado !== 'aplicada') throw new Error(`not applied: ${applied.body.estado}`);
   collectGarbage();
   const heapApplied = heapMb() - heapStart;
-  return { company, catalogId: catalog.id as string, headers, call, putsMs, validateMs, applyMs, heapBatches, heapApplied };
+  return {
+    company,
+    catalogId: catalog.id as string,
+    headers,
+    call,
+    putsMs,
+    validateMs,
+    applyMs,
+    heapBatches,
+    heapApplied,
+  };
 }
 
 /**
@@ -123,12 +176,28 @@ export async function ingestionAtScale(rows: Row[], bin: string): Promise<void> 
   const emu = createEmulator();
   const { catalogId, headers, call, putsMs, validateMs, applyMs, heapBatches, heapApplied } = await ingest(emu, bodies);
   const total = validateMs + applyMs;
-  rows.push({ figure: 'ingestion, 100,000 records: validate + apply (CPU ms)', value: `${fmt(total)} (${fmt(validateMs)} + ${fmt(applyMs)})`, reference: `${fmt(transferMs)} HTTP transfer of its 100 batches (${fmt(bytes / 1e6, 1)} MB)`, ratio: `${fmt((100 * total) / transferMs)}%` });
-  rows.push({ figure: 'ingestion, 100,000 records: the 100 batch PUTs in process (ms)', value: fmt(putsMs), reference: `${fmt(transferMs)} over HTTP`, ratio: `${fmt((100 * putsMs) / transferMs)}%` });
-  rows.push({ figure: 'ingestion, 100,000 records: heap retained (MB)', value: `${fmt(heapBatches)} with the batches`, reference: `${fmt(heapApplied)} after applying (100,000 products)`, ratio: `${fmt((heapApplied * 1e6) / RECORDS)} B/product` });
+  rows.push({
+    figure: 'ingestion, 100,000 records: validate + apply (CPU ms)',
+    value: `${fmt(total)} (${fmt(validateMs)} + ${fmt(applyMs)})`,
+    reference: `${fmt(transferMs)} HTTP transfer of its 100 batches (${fmt(bytes / 1e6, 1)} MB)`,
+    ratio: `${fmt((100 * total) / transferMs)}%`,
+  });
+  rows.push({
+    figure: 'ingestion, 100,000 records: the 100 batch PUTs in process (ms)',
+    value: fmt(putsMs),
+    reference: `${fmt(transferMs)} over HTTP`,
+    ratio: `${fmt((100 * putsMs) / transferMs)}%`,
+  });
+  rows.push({
+    figure: 'ingestion, 100,000 records: heap retained (MB)',
+    value: `${fmt(heapBatches)} with the batches`,
+    reference: `${fmt(heapApplied)} after applying (100,000 products)`,
+    ratio: `${fmt((heapApplied * 1e6) / RECORDS)} B/product`,
+  });
 
   // A page of 200 at the start and at the end of the catalog: the cost of a page must not grow with its offset.
-  const page = (cursor?: string) => `/v1/catalogos/${catalogId}/produtos?limite=200${cursor ? `&cursor=${cursor}` : ''}`;
+  const page = (cursor?: string) =>
+    `/v1/catalogos/${catalogId}/produtos?limite=200${cursor ? `&cursor=${cursor}` : ''}`;
   let cursor: string | undefined; // ends as the cursor of the last page
   for (;;) {
     const { body } = await call('GET', page(cursor));
@@ -146,5 +215,10 @@ export async function ingestionAtScale(rows: Row[], bin: string): Promise<void> 
   };
   const firstMs = await timed(page());
   const lastMs = await timed(page(cursor));
-  rows.push({ figure: 'GET a page of 200 products, 100,000-product catalog (ms)', value: `${fmt(lastMs, 2)} at the end`, reference: `${fmt(firstMs, 2)} at the start`, ratio: `${fmt(lastMs / firstMs, 2)}×` });
+  rows.push({
+    figure: 'GET a page of 200 products, 100,000-product catalog (ms)',
+    value: `${fmt(lastMs, 2)} at the end`,
+    reference: `${fmt(firstMs, 2)} at the start`,
+    ratio: `${fmt(lastMs / firstMs, 2)}×`,
+  });
 }

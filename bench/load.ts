@@ -41,9 +41,21 @@ export interface LoadGenerator {
   readonly description: string;
   /** Whether it shares a core with nothing but itself and so can be expected to outrun the servers. */
   readonly external: boolean;
-  get(url: string, headers: Record<string, string>, seconds: number, serverPid: number | undefined): Promise<LoadResult>;
+  get(
+    url: string,
+    headers: Record<string, string>,
+    seconds: number,
+    serverPid: number | undefined,
+  ): Promise<LoadResult>;
   /** PATCH /v1/produtos/{id} for each product, one in flight per product, each with a fresh key and its ETag. */
-  patch(base: string, token: string, products: readonly Product[], keyPrefix: string, seconds: number, serverPid: number | undefined): Promise<LoadResult>;
+  patch(
+    base: string,
+    token: string,
+    products: readonly Product[],
+    keyPrefix: string,
+    seconds: number,
+    serverPid: number | undefined,
+  ): Promise<LoadResult>;
   close(): void;
 }
 
@@ -71,8 +83,27 @@ class Wrk implements LoadGenerator {
     this.description = `${version} (-t1 -c${CONNECTIONS})`;
   }
 
-  private run(url: string, script: string, headerArgs: string[], scriptArgs: string[], seconds: number, serverPid: number | undefined): Promise<LoadResult> {
-    const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', ...headerArgs, '-s', path.join(this.here, script), url, '--', ...scriptArgs];
+  private run(
+    url: string,
+    script: string,
+    headerArgs: string[],
+    scriptArgs: string[],
+    seconds: number,
+    serverPid: number | undefined,
+  ): Promise<LoadResult> {
+    const args = [
+      '-t1',
+      `-c${CONNECTIONS}`,
+      `-d${seconds}s`,
+      '--timeout',
+      '10s',
+      ...headerArgs,
+      '-s',
+      path.join(this.here, script),
+      url,
+      '--',
+      ...scriptArgs,
+    ];
     const [command, argv] = pinned(1, 'wrk', args);
     const before = cpuSeconds(serverPid);
     const core = coreTimes(0);
@@ -95,7 +126,13 @@ class Wrk implements LoadGenerator {
         const last = sample as { at: number; cpu: number } | null;
         const line = /^BENCH_JSON (.*)$/m.exec(out)?.[1];
         if (code !== 0 || line === undefined) return reject(new Error(`wrk exited ${code}:\n${out}\n${err}`));
-        const r = JSON.parse(line) as { requests: number; duration_us: number; p50_us: number; p99_us: number; errors: Record<string, number> };
+        const r = JSON.parse(line) as {
+          requests: number;
+          duration_us: number;
+          p50_us: number;
+          p99_us: number;
+          errors: Record<string, number>;
+        };
         const duration = r.duration_us / 1e6;
         resolve({
           requests: r.requests,
@@ -111,12 +148,24 @@ class Wrk implements LoadGenerator {
     });
   }
 
-  get(url: string, headers: Record<string, string>, seconds: number, serverPid: number | undefined): Promise<LoadResult> {
+  get(
+    url: string,
+    headers: Record<string, string>,
+    seconds: number,
+    serverPid: number | undefined,
+  ): Promise<LoadResult> {
     const headerArgs = Object.entries(headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
     return this.run(url, 'wrk-report.lua', headerArgs, [], seconds, serverPid);
   }
 
-  patch(base: string, token: string, products: readonly Product[], keyPrefix: string, seconds: number, serverPid: number | undefined): Promise<LoadResult> {
+  patch(
+    base: string,
+    token: string,
+    products: readonly Product[],
+    keyPrefix: string,
+    seconds: number,
+    serverPid: number | undefined,
+  ): Promise<LoadResult> {
     const file = path.join(this.dir, 'products.txt');
     writeFileSync(file, products.map((p) => `${p.id} ${p.etag}\n`).join(''));
     return this.run(base, 'wrk-patch.lua', [], [file, token, keyPrefix], seconds, serverPid);
@@ -135,7 +184,11 @@ class NodeGenerator implements LoadGenerator {
   readonly description = `Node http client in the bench process (${CONNECTIONS} connections)`;
   readonly external = false;
 
-  private async loops(seconds: number, serverPid: number | undefined, op: (worker: number) => Promise<boolean>): Promise<LoadResult> {
+  private async loops(
+    seconds: number,
+    serverPid: number | undefined,
+    op: (worker: number) => Promise<boolean>,
+  ): Promise<LoadResult> {
     const latencies: number[] = [];
     let errors = 0;
     const before = cpuSeconds(serverPid);
@@ -167,17 +220,34 @@ class NodeGenerator implements LoadGenerator {
     };
   }
 
-  get(url: string, headers: Record<string, string>, seconds: number, serverPid: number | undefined): Promise<LoadResult> {
+  get(
+    url: string,
+    headers: Record<string, string>,
+    seconds: number,
+    serverPid: number | undefined,
+  ): Promise<LoadResult> {
     return this.loops(seconds, serverPid, async () => (await request(url, 'GET', headers)).status === 200);
   }
 
-  patch(base: string, token: string, products: readonly Product[], keyPrefix: string, seconds: number, serverPid: number | undefined): Promise<LoadResult> {
+  patch(
+    base: string,
+    token: string,
+    products: readonly Product[],
+    keyPrefix: string,
+    seconds: number,
+    serverPid: number | undefined,
+  ): Promise<LoadResult> {
     const mine = products.map((p) => ({ ...p }));
     let sent = 0;
     return this.loops(seconds, serverPid, async (worker) => {
       const product = mine[worker % mine.length]!;
       const n = ++sent;
-      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': `${keyPrefix}-${String(n).padStart(12, '0')}`, 'if-match': product.etag };
+      const headers = {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'idempotency-key': `${keyPrefix}-${String(n).padStart(12, '0')}`,
+        'if-match': product.etag,
+      };
       const r = await request(`${base}/v1/produtos/${product.id}`, 'PATCH', headers, `{"sku":"SKU-${keyPrefix}-${n}"}`);
       if (r.status !== 200) return false;
       product.etag = r.headers.etag as string;

@@ -21,7 +21,25 @@ import { inProcess } from './in-process.js';
 import { catalogOf, ingestionAtScale } from './ingestion.js';
 import { snapshotAtScale } from './snapshot.js';
 import { stateCost } from './state.js';
-import { agent, collectGarbage, createEmulator, DEFAULT_START, envNumber, fmt, interleaved, median, request, settledHeap, settledMemory, start, stop, VERBOSE, type Emulator, type Row, type Target } from './support.js';
+import {
+  agent,
+  collectGarbage,
+  createEmulator,
+  DEFAULT_START,
+  envNumber,
+  fmt,
+  interleaved,
+  median,
+  request,
+  settledHeap,
+  settledMemory,
+  start,
+  stop,
+  VERBOSE,
+  type Emulator,
+  type Row,
+  type Target,
+} from './support.js';
 
 const BIN = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./bare-server.mjs', import.meta.url));
@@ -37,7 +55,13 @@ async function setup() {
   const auth = { authorization: `Bearer ${company.token}` };
   let n = 0;
   const key = () => `bench-key-${String(++n).padStart(12, '0')}`;
-  const catalog: any = await (await emu.fetch('/v1/catalogos', { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key() }, body: JSON.stringify({ estabelecimento_id: company.headOffice.id, nome: 'Bench' }) })).json();
+  const catalog: any = await (
+    await emu.fetch('/v1/catalogos', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key() },
+      body: JSON.stringify({ estabelecimento_id: company.headOffice.id, nome: 'Bench' }),
+    })
+  ).json();
   return { emu, company, auth, key, catalog };
 }
 
@@ -66,16 +90,40 @@ async function createCost(): Promise<void> {
     makeEmulator();
     makeHono();
   }
-  const [emuRuns, honoRuns] = await interleaved(5, () => microseconds(makeEmulator), () => microseconds(makeHono), 'createEmulator() µs');
+  const [emuRuns, honoRuns] = await interleaved(
+    5,
+    () => microseconds(makeEmulator),
+    () => microseconds(makeHono),
+    'createEmulator() µs',
+  );
   const [emuUs, honoUs] = [median(emuRuns), median(honoRuns)];
   const [emuBytes, honoBytes] = [retained(makeEmulator), retained(makeHono)];
-  rows.push({ figure: 'createEmulator() (µs each)', value: fmt(emuUs, 1), reference: `${fmt(honoUs, 1)} new Hono() + 1 route`, ratio: `${fmt(emuUs / honoUs, 1)}×` });
-  rows.push({ figure: 'createEmulator(): heap retained per instance (KB)', value: fmt(emuBytes / 1024, 1), reference: `${fmt(honoBytes / 1024, 1)} new Hono() + 1 route`, ratio: `${fmt(emuBytes / honoBytes, 1)}×` });
+  rows.push({
+    figure: 'createEmulator() (µs each)',
+    value: fmt(emuUs, 1),
+    reference: `${fmt(honoUs, 1)} new Hono() + 1 route`,
+    ratio: `${fmt(emuUs / honoUs, 1)}×`,
+  });
+  rows.push({
+    figure: 'createEmulator(): heap retained per instance (KB)',
+    value: fmt(emuBytes / 1024, 1),
+    reference: `${fmt(honoBytes / 1024, 1)} new Hono() + 1 route`,
+    ratio: `${fmt(emuBytes / honoBytes, 1)}×`,
+  });
   targets.push({ bar: 'createEmulator() ≤ 20 µs', holds: emuUs <= 20, numbers: `${fmt(emuUs, 1)} µs` });
-  targets.push({ bar: 'createEmulator() ≤ 8 KB retained', holds: emuBytes <= 8 * 1024, numbers: `${fmt(emuBytes / 1024, 1)} KB` });
+  targets.push({
+    bar: 'createEmulator() ≤ 8 KB retained',
+    holds: emuBytes <= 8 * 1024,
+    numbers: `${fmt(emuBytes / 1024, 1)} KB`,
+  });
   const t0 = performance.now();
   for (let i = 0; i < 1000; i++) createEmulator().companies.create();
-  rows.push({ figure: 'createEmulator() + companies.create() (µs each)', value: fmt(((performance.now() - t0) * 1000) / 1000, 1), reference: '', ratio: '' });
+  rows.push({
+    figure: 'createEmulator() + companies.create() (µs each)',
+    value: fmt(((performance.now() - t0) * 1000) / 1000, 1),
+    reference: '',
+    ratio: '',
+  });
 }
 
 /** A company with a destination routed to `handler`, in process. */
@@ -84,7 +132,12 @@ async function webhookSetup(handler: (request: Request) => Response) {
   const company = emu.companies.create();
   await emu.fetch('/v1/webhook', {
     method: 'PUT',
-    headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': 'bench-webhook-00001', 'if-none-match': '*' },
+    headers: {
+      authorization: `Bearer ${company.token}`,
+      'content-type': 'application/json',
+      'idempotency-key': 'bench-webhook-00001',
+      'if-none-match': '*',
+    },
     body: JSON.stringify({ url: 'https://hooks.bench.example/catalog' }),
   });
   emu.network.route('https://hooks.bench.example', handler);
@@ -94,7 +147,12 @@ async function webhookSetup(handler: (request: Request) => Response) {
 async function webhooks(): Promise<void> {
   // (d) 30 days of virtual time with 10,000 events whose receiver always fails: 8 attempts each.
   const failing = await webhookSetup(() => new Response(null, { status: 500 }));
-  for (let i = 0; i < 10_000; i++) failing.emu.webhooks.raise(failing.company.companyId, { tipo: 'catalogo.aplicado', catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', versao: i });
+  for (let i = 0; i < 10_000; i++)
+    failing.emu.webhooks.raise(failing.company.companyId, {
+      tipo: 'catalogo.aplicado',
+      catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      versao: i,
+    });
   collectGarbage();
   const heapBefore = process.memoryUsage().heapUsed;
   const t0 = performance.now();
@@ -102,19 +160,38 @@ async function webhooks(): Promise<void> {
   const ms = performance.now() - t0;
   collectGarbage();
   const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
-  rows.push({ figure: 'advance 30 d, 10,000 always-failing deliveries (ms)', value: fmt(ms), reference: `${fmt(ran)} tasks, heap +${fmt(heapMb)} MB`, ratio: `${fmt((ms * 1000) / ran, 1)} µs/task` });
-  targets.push({ bar: "advance('30d'), 10,000 always-failing deliveries < 1.5 s", holds: ms < 1500, numbers: `${fmt(ms)} ms (${fmt((ms * 1000) / ran, 1)} µs per task)` });
+  rows.push({
+    figure: 'advance 30 d, 10,000 always-failing deliveries (ms)',
+    value: fmt(ms),
+    reference: `${fmt(ran)} tasks, heap +${fmt(heapMb)} MB`,
+    ratio: `${fmt((ms * 1000) / ran, 1)} µs/task`,
+  });
+  targets.push({
+    bar: "advance('30d'), 10,000 always-failing deliveries < 1.5 s",
+    holds: ms < 1500,
+    numbers: `${fmt(ms)} ms (${fmt((ms * 1000) / ran, 1)} µs per task)`,
+  });
 
   let received = 0;
   const ok = await webhookSetup(() => {
     received++;
     return new Response(null, { status: 204 });
   });
-  for (let i = 0; i < 20_000; i++) ok.emu.webhooks.raise(ok.company.companyId, { tipo: 'catalogo.aplicado', catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', versao: i });
+  for (let i = 0; i < 20_000; i++)
+    ok.emu.webhooks.raise(ok.company.companyId, {
+      tipo: 'catalogo.aplicado',
+      catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      versao: i,
+    });
   const t1 = performance.now();
   await ok.emu.clock.advance(0);
   const perSecond = received / ((performance.now() - t1) / 1000);
-  rows.push({ figure: 'deliveries/s to an in-process receiver (signed, 2xx)', value: fmt(perSecond), reference: `${fmt(received)} delivered`, ratio: '' });
+  rows.push({
+    figure: 'deliveries/s to an in-process receiver (signed, 2xx)',
+    value: fmt(perSecond),
+    reference: `${fmt(received)} delivered`,
+    ratio: '',
+  });
 }
 
 /**
@@ -131,10 +208,20 @@ async function ownClocks(): Promise<void> {
     emu.network.route(host, failing);
     await emu.fetch('/v1/webhook', {
       method: 'PUT',
-      headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': 'bench-webhook-00001', 'if-none-match': '*' },
+      headers: {
+        authorization: `Bearer ${company.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'bench-webhook-00001',
+        'if-none-match': '*',
+      },
       body: JSON.stringify({ url: `${host}/recebe` }),
     });
-    for (let i = 0; i < 10; i++) emu.webhooks.raise(company.companyId, { tipo: 'catalogo.aplicado', catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', versao: i });
+    for (let i = 0; i < 10; i++)
+      emu.webhooks.raise(company.companyId, {
+        tipo: 'catalogo.aplicado',
+        catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+        versao: i,
+      });
     return company;
   };
   const busy = createEmulator();
@@ -146,9 +233,19 @@ async function ownClocks(): Promise<void> {
     await emu.companies.clock(company.companyId).advance('30d');
     return performance.now() - t0;
   };
-  const [crowdedRuns, aloneRuns] = await interleaved(7, () => advanceOne(busy), () => advanceOne(createEmulator()), 'own clock');
+  const [crowdedRuns, aloneRuns] = await interleaved(
+    7,
+    () => advanceOne(busy),
+    () => advanceOne(createEmulator()),
+    'own clock',
+  );
   const [crowded, alone] = [median(crowdedRuns), median(aloneRuns)];
-  rows.push({ figure: 'advance one own clock 30 d, 10 failing deliveries (ms)', value: `${fmt(crowded, 1)} among 1,000`, reference: `${fmt(alone, 1)} alone`, ratio: `${fmt(crowded / alone, 2)}×` });
+  rows.push({
+    figure: 'advance one own clock 30 d, 10 failing deliveries (ms)',
+    value: `${fmt(crowded, 1)} among 1,000`,
+    reference: `${fmt(alone, 1)} alone`,
+    ratio: `${fmt(crowded / alone, 2)}×`,
+  });
 }
 
 /**
@@ -166,14 +263,24 @@ async function analysis(): Promise<void> {
   }));
   emu.companies.update(company.companyId, { analysisAllowance: 10 });
   const auth = { authorization: `Bearer ${company.token}`, 'content-type': 'application/json' };
-  await emu.fetch('/v1/analises', { method: 'POST', headers: { ...auth, 'idempotency-key': 'bench-analysis-00000001' } });
+  await emu.fetch('/v1/analises', {
+    method: 'POST',
+    headers: { ...auth, 'idempotency-key': 'bench-analysis-00000001' },
+  });
   await emu.clock.advance('1m'); // the run starts
   const t0 = performance.now();
   await emu.clock.advance('2m'); // the run ends: every product evaluated
   const ms = performance.now() - t0;
   const list = (await (await emu.fetch('/v1/analises', { headers: auth })).json()) as { itens: { id: string }[] };
-  const detail = (await (await emu.fetch(`/v1/analises/${list.itens[0]!.id}`, { headers: auth })).json()) as { resumo: { total_achados: number } };
-  rows.push({ figure: 'analysis over 100,000 products (ms)', value: fmt(ms), reference: `${fmt(detail.resumo.total_achados)} findings`, ratio: `${fmt((ms * 1000) / 100_000, 1)} µs/product` });
+  const detail = (await (await emu.fetch(`/v1/analises/${list.itens[0]!.id}`, { headers: auth })).json()) as {
+    resumo: { total_achados: number };
+  };
+  rows.push({
+    figure: 'analysis over 100,000 products (ms)',
+    value: fmt(ms),
+    reference: `${fmt(detail.resumo.total_achados)} findings`,
+    ratio: `${fmt((ms * 1000) / 100_000, 1)} µs/product`,
+  });
 }
 
 /** A surveillance execution over 10,000 watched products, fresh and then with reuse. */
@@ -182,10 +289,18 @@ async function surveillanceExecution(): Promise<void> {
   emu.companies.update(company.companyId, { surveillanceCapacity: 10_000 });
   const auth = { authorization: `Bearer ${company.token}`, 'content-type': 'application/json' };
   for (let i = 0; i < 10_000; i++) {
-    await emu.fetch(`/v1/catalogos/${catalog.id}/produtos`, { method: 'POST', headers: { ...auth, 'idempotency-key': key() }, body: JSON.stringify({ origem: 'erp', ncm: i % 2 ? '84713012' : '21069090', descricao: `Produto ${i}` }) });
+    await emu.fetch(`/v1/catalogos/${catalog.id}/produtos`, {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': key() },
+      body: JSON.stringify({ origem: 'erp', ncm: i % 2 ? '84713012' : '21069090', descricao: `Produto ${i}` }),
+    });
   }
   const read = await emu.fetch('/v1/empresa/vigilancia', { headers: auth });
-  await emu.fetch('/v1/empresa/vigilancia', { method: 'PATCH', headers: { ...auth, 'idempotency-key': key(), 'if-match': read.headers.get('etag')! }, body: JSON.stringify({ modo: 'todos' }) });
+  await emu.fetch('/v1/empresa/vigilancia', {
+    method: 'PATCH',
+    headers: { ...auth, 'idempotency-key': key(), 'if-match': read.headers.get('etag')! },
+    body: JSON.stringify({ modo: 'todos' }),
+  });
   // Daily executions open every 24 h from the emulator's start (DEFAULT_START in manual mode).
   const run = async (day: number) => {
     await emu.clock.advanceTo(DEFAULT_START + day * 86_400_000); // the daily execution opens
@@ -196,7 +311,12 @@ async function surveillanceExecution(): Promise<void> {
   };
   const fresh = await run(1);
   const reused = await run(2);
-  rows.push({ figure: 'surveillance execution, 10,000 watched products (ms)', value: `${fmt(reused)} reused`, reference: `${fmt(fresh)} first run`, ratio: `${fmt((reused * 1000) / 10_000, 1)} µs/product` });
+  rows.push({
+    figure: 'surveillance execution, 10,000 watched products (ms)',
+    value: `${fmt(reused)} reused`,
+    reference: `${fmt(fresh)} first run`,
+    ratio: `${fmt((reused * 1000) / 10_000, 1)} µs/product`,
+  });
 }
 
 /**
@@ -207,7 +327,14 @@ async function surveillanceExecution(): Promise<void> {
  */
 async function idempotencyMemory(): Promise<void> {
   const count = 20_000;
-  const perAnswer = async (request: (emu: any, auth: Record<string, string>, key: () => string, catalog: any) => Promise<(i: number) => Promise<void>>) => {
+  const perAnswer = async (
+    request: (
+      emu: any,
+      auth: Record<string, string>,
+      key: () => string,
+      catalog: any,
+    ) => Promise<(i: number) => Promise<void>>,
+  ) => {
     const { emu, auth, key, catalog } = await setup();
     const send = await request(emu, { ...auth, 'content-type': 'application/json' }, key, catalog);
     for (let i = 0; i < 200; i++) await send(i); // warm-up, so the heap holds no first-call code or maps below
@@ -223,18 +350,30 @@ async function idempotencyMemory(): Promise<void> {
     return { heap: (stored.heap - purged.heap) / count, outside: (stored.outside - purged.outside) / count };
   };
   const patch = await perAnswer(async (emu, auth, key, catalog) => {
-    const created = await emu.fetch(`/v1/catalogos/${catalog.id}/produtos`, { method: 'POST', headers: { ...auth, 'idempotency-key': key() }, body: JSON.stringify({ origem: 'erp', ncm: '84713012' }) });
+    const created = await emu.fetch(`/v1/catalogos/${catalog.id}/produtos`, {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': key() },
+      body: JSON.stringify({ origem: 'erp', ncm: '84713012' }),
+    });
     const product: any = await created.json();
     let etag = created.headers.get('etag')!;
     return async (i) => {
-      const r = await emu.fetch(`/v1/produtos/${product.id}`, { method: 'PATCH', headers: { ...auth, 'idempotency-key': key(), 'if-match': etag }, body: JSON.stringify({ sku: `SKU-${i}` }) });
+      const r = await emu.fetch(`/v1/produtos/${product.id}`, {
+        method: 'PATCH',
+        headers: { ...auth, 'idempotency-key': key(), 'if-match': etag },
+        body: JSON.stringify({ sku: `SKU-${i}` }),
+      });
       if (r.status !== 200) throw new Error(`PATCH answered ${r.status}: ${await r.text()}`);
       etag = r.headers.get('etag')!;
       await r.text();
     };
   });
   const post = await perAnswer(async (emu, auth, key, catalog) => async (i) => {
-    const r = await emu.fetch(`/v1/catalogos/${catalog.id}/produtos`, { method: 'POST', headers: { ...auth, 'idempotency-key': key() }, body: JSON.stringify({ origem: 'erp', ncm: '84713012', sku: `SKU-${i}` }) });
+    const r = await emu.fetch(`/v1/catalogos/${catalog.id}/produtos`, {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': key() },
+      body: JSON.stringify({ origem: 'erp', ncm: '84713012', sku: `SKU-${i}` }),
+    });
     if (r.status !== 201) throw new Error(`POST answered ${r.status}: ${await r.text()}`);
     await r.text();
   });
@@ -266,15 +405,27 @@ async function coldStart(): Promise<void> {
     'cold start',
   );
   const [emu, bare] = [median(emuRuns), median(bareRuns)];
-  rows.push({ figure: 'CLI cold start to first answer (ms)', value: fmt(emu), reference: `${fmt(bare)} bare hono script`, ratio: `${fmt(emu / bare, 2)}×` });
-  targets.push({ bar: 'CLI cold start ≤ 1.5× a bare hono script', holds: emu <= 1.5 * bare, numbers: `${fmt(emu / bare, 2)}× (${fmt(emu)} vs ${fmt(bare)} ms)` });
+  rows.push({
+    figure: 'CLI cold start to first answer (ms)',
+    value: fmt(emu),
+    reference: `${fmt(bare)} bare hono script`,
+    ratio: `${fmt(emu / bare, 2)}×`,
+  });
+  targets.push({
+    bar: 'CLI cold start ≤ 1.5× a bare hono script',
+    holds: emu <= 1.5 * bare,
+    numbers: `${fmt(emu / bare, 2)}× (${fmt(emu)} vs ${fmt(bare)} ms)`,
+  });
 }
 
 const started = performance.now();
 const ONLY = process.env.BENCH_ONLY || undefined;
 const loadAtStart = os.loadavg()[0]!;
 /** Runs one group of figures after a collection; with BENCH_VERBOSE=1, says on stderr how long it took. */
-async function section(name: string, figures: () => Promise<{ rows: Row[]; targets: Target[]; notes?: string[] } | void>): Promise<void> {
+async function section(
+  name: string,
+  figures: () => Promise<{ rows: Row[]; targets: Target[]; notes?: string[] } | void>,
+): Promise<void> {
   if (ONLY !== undefined && ONLY !== name) return;
   collectGarbage();
   const t0 = performance.now();
@@ -313,8 +464,26 @@ agent.destroy();
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const machine = `${os.cpus().length} × ${cpu}, Node ${process.version}; HTTP load generator: ${generator}; load average ${fmt(loadAtStart, 2)} at the start; ${fmt((performance.now() - started) / 1000)} s in all`;
 
-const headers = ['figure', 'value', 'reference', 'ratio', 'p50 ms (vs ref)', 'p99 ms (vs ref)', 'server CPU (vs ref)', 'generator CPU'];
-const cells = rows.map((r) => [r.figure, r.value, r.reference, r.ratio, r.latency?.p50 ?? '', r.latency?.p99 ?? '', r.cpu ?? '', r.generatorCpu ?? '']);
+const headers = [
+  'figure',
+  'value',
+  'reference',
+  'ratio',
+  'p50 ms (vs ref)',
+  'p99 ms (vs ref)',
+  'server CPU (vs ref)',
+  'generator CPU',
+];
+const cells = rows.map((r) => [
+  r.figure,
+  r.value,
+  r.reference,
+  r.ratio,
+  r.latency?.p50 ?? '',
+  r.latency?.p99 ?? '',
+  r.cpu ?? '',
+  r.generatorCpu ?? '',
+]);
 const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
 const line = (c: string[]) => `| ${c.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
 const mark = (t: Target) => (t.holds ? '✓' : '✗');

@@ -35,7 +35,13 @@ function timed<T>(op: () => T): { value: T; ms: number } {
 }
 
 /** The first snapshot and the first restore of a freshly built emulator of `count` products. */
-async function measureOnce(count: number): Promise<{ snapshotMs: number; restoreMs: number; emu: Emulator; call: Awaited<ReturnType<typeof catalogOf>>['call']; catalogId: string }> {
+async function measureOnce(count: number): Promise<{
+  snapshotMs: number;
+  restoreMs: number;
+  emu: Emulator;
+  call: Awaited<ReturnType<typeof catalogOf>>['call'];
+  catalogId: string;
+}> {
   const { emu, call, catalogId } = await catalogOf(count);
   collectGarbage();
   const snapshot = timed(() => emu.snapshot());
@@ -47,7 +53,8 @@ async function measureOnce(count: number): Promise<{ snapshotMs: number; restore
 /** The restored state is the one saved: its catalog still counts every product. */
 async function checkRestored(measured: Awaited<ReturnType<typeof measureOnce>>, count: number): Promise<void> {
   const { status, body } = await measured.call('GET', `/v1/catalogos/${measured.catalogId}`);
-  if (status !== 200 || body.produtos !== count) throw new Error(`after restore the catalog answers ${status} with ${body.produtos} products, not ${count}`);
+  if (status !== 200 || body.produtos !== count)
+    throw new Error(`after restore the catalog answers ${status} with ${body.produtos} products, not ${count}`);
 }
 
 export async function snapshotAtScale(): Promise<{ rows: Row[]; targets: Target[]; notes: string[] }> {
@@ -70,9 +77,18 @@ export async function snapshotAtScale(): Promise<{ rows: Row[]; targets: Target[
     const small = median(runs[SMALL]!.map((r) => r[which]));
     const large = median(runs[LARGE]!.map((r) => r[which]));
     const growth = large / small;
-    rows.push({ figure: `${name}, 100,000 products (ms)`, value: `${fmt(large)} (${perRecord(large, LARGE)})`, reference: `${fmt(small, 1)} at 10,000 products (${perRecord(small, SMALL)})`, ratio: `${fmt(growth, 1)}× for 10× the data` });
+    rows.push({
+      figure: `${name}, 100,000 products (ms)`,
+      value: `${fmt(large)} (${perRecord(large, LARGE)})`,
+      reference: `${fmt(small, 1)} at 10,000 products (${perRecord(small, SMALL)})`,
+      ratio: `${fmt(growth, 1)}× for 10× the data`,
+    });
     targets.push({ bar: `${name} of 100k products < 1 s`, holds: large < 1000, numbers: `${fmt(large)} ms` });
-    targets.push({ bar: `${name}: 10× the data ≤ 12× the time`, holds: growth <= 12, numbers: `${fmt(growth, 1)}× (${fmt(small, 1)} → ${fmt(large)} ms)` });
+    targets.push({
+      bar: `${name}: 10× the data ≤ 12× the time`,
+      holds: growth <= 12,
+      numbers: `${fmt(growth, 1)}× (${fmt(small, 1)} → ${fmt(large)} ms)`,
+    });
   }
   const method = gc
     ? 'each the first snapshot, then the first restore, of an emulator built for it, sizes alternating, after a JIT warm-up; each timing includes the young-generation collection of what the call allocated'

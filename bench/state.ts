@@ -54,7 +54,13 @@ function medians(results: readonly LoadResult[]): Medians {
   const of = (pick: (r: LoadResult) => number) => median(results.map(pick));
   const cpus = results.map((r) => r.cpu).filter((c): c is number => c !== null);
   const perRequest = results.filter((r) => r.cpu !== null && r.rps > 0).map((r) => (1000 * r.cpu!) / r.rps);
-  return { rps: of((r) => r.rps), p50: of((r) => r.p50), p99: of((r) => r.p99), cpu: cpus.length ? median(cpus) : null, cpuMsPerRequest: perRequest.length ? median(perRequest) : null };
+  return {
+    rps: of((r) => r.rps),
+    p50: of((r) => r.p50),
+    p99: of((r) => r.p99),
+    cpu: cpus.length ? median(cpus) : null,
+    cpuMsPerRequest: perRequest.length ? median(perRequest) : null,
+  };
 }
 
 export async function stateCost(): Promise<{ rows: Row[]; targets: Target[]; notes: string[]; generator: string }> {
@@ -65,23 +71,50 @@ export async function stateCost(): Promise<{ rows: Row[]; targets: Target[]; not
   const sides: Side[] = [
     { name: 'no --state', args: [], url: '', token: '', products: [], pid: undefined, results: [] },
     { name: '--state', args: ['--state', path('log')], url: '', token: '', products: [], pid: undefined, results: [] },
-    { name: '--state --state-sync', args: ['--state', path('sync'), '--state-sync'], url: '', token: '', products: [], pid: undefined, results: [] },
+    {
+      name: '--state --state-sync',
+      args: ['--state', path('sync'), '--state-sync'],
+      url: '',
+      token: '',
+      products: [],
+      pid: undefined,
+      results: [],
+    },
   ];
   const children: Awaited<ReturnType<typeof start>>['child'][] = [];
   try {
     for (const side of sides) {
-      const server = await start([BIN, 'serve', '--port', '0', '--clock', 'manual', '--log', 'silent', ...side.args], 0);
+      const server = await start(
+        [BIN, 'serve', '--port', '0', '--clock', 'manual', '--log', 'silent', ...side.args],
+        0,
+      );
       children.push(server.child);
       side.url = server.url;
       side.pid = server.child.pid;
-      const created = JSON.parse((await request(`${server.url}/_emulator/companies`, 'POST', { 'content-type': 'application/json' }, '{}')).text);
+      const created = JSON.parse(
+        (await request(`${server.url}/_emulator/companies`, 'POST', { 'content-type': 'application/json' }, '{}')).text,
+      );
       side.token = created.token;
       const auth = { authorization: `Bearer ${side.token}`, 'content-type': 'application/json' };
       let n = 0;
       const key = () => `bench-state-setup-${String(++n).padStart(8, '0')}`;
-      const catalog = JSON.parse((await request(`${server.url}/v1/catalogos`, 'POST', { ...auth, 'idempotency-key': key() }, JSON.stringify({ estabelecimento_id: created.headOffice.id, nome: 'Bench' }))).text);
+      const catalog = JSON.parse(
+        (
+          await request(
+            `${server.url}/v1/catalogos`,
+            'POST',
+            { ...auth, 'idempotency-key': key() },
+            JSON.stringify({ estabelecimento_id: created.headOffice.id, nome: 'Bench' }),
+          )
+        ).text,
+      );
       for (let i = 0; i < CONNECTIONS; i++) {
-        const r = await request(`${server.url}/v1/catalogos/${catalog.id}/produtos`, 'POST', { ...auth, 'idempotency-key': key() }, JSON.stringify({ origem: 'erp', ncm: '84713012', sku: `SKU-${i}` }));
+        const r = await request(
+          `${server.url}/v1/catalogos/${catalog.id}/produtos`,
+          'POST',
+          { ...auth, 'idempotency-key': key() },
+          JSON.stringify({ origem: 'erp', ncm: '84713012', sku: `SKU-${i}` }),
+        );
         if (r.status !== 201) throw new Error(`${side.name}: POST product answered ${r.status}: ${r.text}`);
         side.products.push({ id: (JSON.parse(r.text) as { id: string }).id, etag: r.headers.etag as string });
       }
@@ -90,9 +123,22 @@ export async function stateCost(): Promise<{ rows: Row[]; targets: Target[]; not
       // A request the last round left in flight when the generator closed its connections may still be answered.
       await new Promise((resolve) => setTimeout(resolve, 200));
       const auth = { authorization: `Bearer ${side.token}` };
-      side.products = await Promise.all(side.products.map(async (p) => ({ id: p.id, etag: (await getAgain(`${side.url}/v1/produtos/${p.id}`, auth)).headers.etag as string })));
-      const result = await generator.patch(side.url, side.token, side.products, `bench-state-${label}`, seconds, side.pid);
-      if (result.errors > 0) throw new Error(`PATCH ${side.name} ${label}: ${result.errors} answers were not 200 or failed`);
+      side.products = await Promise.all(
+        side.products.map(async (p) => ({
+          id: p.id,
+          etag: (await getAgain(`${side.url}/v1/produtos/${p.id}`, auth)).headers.etag as string,
+        })),
+      );
+      const result = await generator.patch(
+        side.url,
+        side.token,
+        side.products,
+        `bench-state-${label}`,
+        seconds,
+        side.pid,
+      );
+      if (result.errors > 0)
+        throw new Error(`PATCH ${side.name} ${label}: ${result.errors} answers were not 200 or failed`);
       return result;
     };
     for (const side of sides) await round(side, `${side.name}-warm-up`.replace(/\W+/g, '-'), WARM_UP_SECONDS);
@@ -116,8 +162,19 @@ export async function stateCost(): Promise<{ rows: Row[]; targets: Target[]; not
     const notes = [
       `--state: each PATCH is answered once its change is in the log (one write(2)), which is folded into the file as it grows; --state-sync: and once an fdatasync (one per turn of the event loop, for every change written in it) has put it on ${os.tmpdir()}'s disk. Server CPU per PATCH: ${cpuMs(plain)} without --state, ${cpuMs(logged)} with it, ${cpuMs(synced)} with --state-sync (the fdatasync's own wait is not CPU). The log held ${fmt(statSync(`${path('log')}.log`).size)} bytes at the end.`,
     ];
-    const targets: Target[] = [{ bar: 'HTTP PATCH with --state ≥ 50% of without', holds: logged.rps >= 0.5 * plain.rps, numbers: `${fmt((100 * logged.rps) / plain.rps)}% (${fmt(logged.rps)} vs ${fmt(plain.rps)} req/s)` }];
-    return { rows, targets, notes, generator: `${generator.description}, ${ROUNDS} rounds of ${SECONDS} s each side, the three sides in turn` };
+    const targets: Target[] = [
+      {
+        bar: 'HTTP PATCH with --state ≥ 50% of without',
+        holds: logged.rps >= 0.5 * plain.rps,
+        numbers: `${fmt((100 * logged.rps) / plain.rps)}% (${fmt(logged.rps)} vs ${fmt(plain.rps)} req/s)`,
+      },
+    ];
+    return {
+      rows,
+      targets,
+      notes,
+      generator: `${generator.description}, ${ROUNDS} rounds of ${SECONDS} s each side, the three sides in turn`,
+    };
   } finally {
     for (const child of children) await stop(child);
     generator.close();

@@ -7,7 +7,9 @@ import http from 'node:http';
  * The emulator as integrators run it: the compiled package (`npm run bench` builds it first), not the sources
  * through tsx, whose transform adds work of its own to every closure created.
  */
-export const { createEmulator, DEFAULT_START } = (await import(new URL('../dist/src/index.js', import.meta.url).href)) as typeof import('../src/index.js');
+export const { createEmulator, DEFAULT_START } = (await import(
+  new URL('../dist/src/index.js', import.meta.url).href
+)) as typeof import('../src/index.js');
 export type Emulator = ReturnType<typeof createEmulator>;
 
 /**
@@ -31,14 +33,16 @@ export interface Target {
   numbers: string;
 }
 
-export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+export const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 export const median = (xs: readonly number[]): number => {
   const sorted = [...xs].sort((x, y) => x - y);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 /** The value at quantile q (0..1) of samples already sorted ascending. */
-export const quantile = (sorted: readonly number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+export const quantile = (sorted: readonly number[], q: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
 /** A positive number from the environment (the knobs that lengthen or shorten the run), else `fallback`. */
 export function envNumber(name: string, fallback: number): number {
@@ -61,7 +65,8 @@ export function onPath(program: string): boolean {
 
 /** `taskset -c <core>` in front of a command where taskset exists and the machine has a second core to pin the other side to. */
 export const PINNING = onPath('taskset') && (await import('node:os')).cpus().length >= 2;
-export const pinned = (core: number, command: string, args: string[]): [string, string[]] => (PINNING ? ['taskset', ['-c', String(core), command, ...args]] : [command, args]);
+export const pinned = (core: number, command: string, args: string[]): [string, string[]] =>
+  PINNING ? ['taskset', ['-c', String(core), command, ...args]] : [command, args];
 
 /**
  * Starts a server script (the CLI, or a bare reference) and resolves with its URL once it listens. With `core`,
@@ -117,7 +122,9 @@ export function cpuSeconds(pid: number | undefined): number | null {
 /** A core's time counters from /proc/stat (idle and in all, in ticks); null where there is none. */
 export function coreTimes(core: number): { idle: number; total: number } | null {
   try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith(`cpu${core} `));
+    const line = readFileSync('/proc/stat', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`cpu${core} `));
     if (line === undefined) return null;
     const ticks = line.trim().split(/\s+/).slice(1).map(Number);
     // user nice system idle iowait irq softirq steal …: idle and iowait are the time nothing ran on it.
@@ -136,7 +143,12 @@ export function coreBusySince(core: number, before: { idle: number; total: numbe
 
 /** Keep-alive connections, so the figures measure requests, not TCP handshakes. */
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-export function request(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+export function request(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers, agent }, (res) => {
       let text = '';
@@ -174,7 +186,12 @@ export function settledMemory(): { heap: number; outside: number } {
  * The figure and its reference measured in alternating rounds (subject, reference, subject, …), medians
  * reported: on a shared machine drifts (GC, JIT, other processes) hit both sides alike. Returns every round.
  */
-export async function interleaved<T>(rounds: number, subject: (round: number) => Promise<T>, reference: (round: number) => Promise<T>, label = ''): Promise<[T[], T[]]> {
+export async function interleaved<T>(
+  rounds: number,
+  subject: (round: number) => Promise<T>,
+  reference: (round: number) => Promise<T>,
+  label = '',
+): Promise<[T[], T[]]> {
   const a: T[] = [];
   const b: T[] = [];
   for (let i = 0; i < rounds; i++) {
@@ -187,4 +204,5 @@ export async function interleaved<T>(rounds: number, subject: (round: number) =>
 
 /** BENCH_VERBOSE=1 prints every round of every interleaved figure to stderr (to see what a median hides). */
 export const VERBOSE = process.env.BENCH_VERBOSE === '1';
-const brief = (x: unknown) => JSON.stringify(x, (_, v: unknown) => (typeof v === 'number' ? Math.round(v * 1000) / 1000 : v));
+const brief = (x: unknown) =>
+  JSON.stringify(x, (_, v: unknown) => (typeof v === 'number' ? Math.round(v * 1000) / 1000 : v));

@@ -10,7 +10,18 @@ import { commandUsage, COMMANDS } from './help.js';
 import { alternatives, closest } from './suggest.js';
 
 describe('closest', () => {
-  const names = ['port', 'host', 'seed', 'clock', 'start', 'state', 'control-token', 'max-stored-answers', 'help', 'version'];
+  const names = [
+    'port',
+    'host',
+    'seed',
+    'clock',
+    'start',
+    'state',
+    'control-token',
+    'max-stored-answers',
+    'help',
+    'version',
+  ];
 
   it('offers a name one or two edits away, a swap of neighbours counting as one, in any letter case', () => {
     expect(closest('prot', names)).toEqual(['port']);
@@ -66,15 +77,24 @@ describe('parseCommandLine', () => {
     // What follows an unknown option is read as a positional, never as the command.
     [['--prot', 'demo'], 'unknown option --prot (did you mean --port?)'],
     [['--port'], '--port needs a value'],
-    [['--port', '--json'], '--port needs a value, and --json is read as an option (a value that begins with "-" is written --port=--json)'],
-    [['--seed', '-5'], '--seed needs a value, and -5 is read as an option (a value that begins with "-" is written --seed=-5)'],
+    [
+      ['--port', '--json'],
+      '--port needs a value, and --json is read as an option (a value that begins with "-" is written --port=--json)',
+    ],
+    [
+      ['--seed', '-5'],
+      '--seed needs a value, and -5 is read as an option (a value that begins with "-" is written --seed=-5)',
+    ],
     [['--json=yes'], '--json takes no value (got --json=yes)'],
   ])('%j: %s', (argv, message) => {
     expect(parseCommandLine(argv)).toBe(message);
   });
 
   it('parses what is right, short options grouped too', () => {
-    expect(parseCommandLine(['serve', '--port', '0', '--seed=-5', '-hv'])).toMatchObject({ positionals: ['serve'], values: { port: '0', seed: '-5', help: true, version: true } });
+    expect(parseCommandLine(['serve', '--port', '0', '--seed=-5', '-hv'])).toMatchObject({
+      positionals: ['serve'],
+      values: { port: '0', seed: '-5', help: true, version: true },
+    });
   });
 
   it('suggests only options its command takes, each of which its help shows', () => {
@@ -94,7 +114,9 @@ describe('unknownCommand', () => {
     expect(unknownCommand('serv')).toBe('unknown command serv (did you mean serve?)');
     expect(unknownCommand('demos')).toBe('unknown command demos (did you mean demo?)');
     expect(unknownCommand('open-api')).toBe('unknown command open-api (did you mean openapi?)');
-    expect(unknownCommand('frobnicate')).toBe('unknown command "frobnicate" (commands: serve, demo, openapi, conformance, check-receiver, clock, fault, events, logs, report, help)');
+    expect(unknownCommand('frobnicate')).toBe(
+      'unknown command "frobnicate" (commands: serve, demo, openapi, conformance, check-receiver, clock, fault, events, logs, report, help)',
+    );
   });
 });
 

@@ -56,11 +56,44 @@ type Option = keyof typeof OPTIONS;
 type Command = Exclude<(typeof COMMANDS)[number], RemoteCommand>;
 
 /** The options of conformance alone (its --json is serve's too). */
-const CONFORMANCE_OPTIONS = ['base-url', 'token', 'token-for', 'other-token', 'timeout-ms', 'request-timeout-ms', 'max-body', 'deadline', 'files', 'report'] as const satisfies readonly Option[];
+const CONFORMANCE_OPTIONS = [
+  'base-url',
+  'token',
+  'token-for',
+  'other-token',
+  'timeout-ms',
+  'request-timeout-ms',
+  'max-body',
+  'deadline',
+  'files',
+  'report',
+] as const satisfies readonly Option[];
 
 /** The options each command takes, besides --help and --version, which every command takes. */
 export const COMMAND_OPTIONS = {
-  serve: ['port', 'host', 'seed', 'clock', 'start', 'route', 'log', 'quiet', 'json', 'ready-file', 'max-stored-answers', 'history-entries', 'history-bytes', 'log-inspector', 'allow-host', 'control-token', 'no-controls', 'state', 'state-sync', 'fixtures', 'report'],
+  serve: [
+    'port',
+    'host',
+    'seed',
+    'clock',
+    'start',
+    'route',
+    'log',
+    'quiet',
+    'json',
+    'ready-file',
+    'max-stored-answers',
+    'history-entries',
+    'history-bytes',
+    'log-inspector',
+    'allow-host',
+    'control-token',
+    'no-controls',
+    'state',
+    'state-sync',
+    'fixtures',
+    'report',
+  ],
   demo: ['ui', 'port', 'no-open'],
   openapi: ['controls'],
   conformance: [...CONFORMANCE_OPTIONS, 'json'],
@@ -97,12 +130,14 @@ function problemOf(argv: string[]): string | undefined {
     const written = token.rawName;
     // `-port` reads as the letters -p -o -r -t: named as typed, a long option's name missing a dash.
     const group = !raw.startsWith('--') && raw.length > 2 ? raw.split('=')[0]! : undefined;
-    if (group !== undefined && [...group.slice(1)].some((letter) => !SHORT.has(letter))) return unknownOption(group, commandBefore(token.index));
+    if (group !== undefined && [...group.slice(1)].some((letter) => !SHORT.has(letter)))
+      return unknownOption(group, commandBefore(token.index));
     if (!Object.hasOwn(OPTIONS, token.name)) return unknownOption(written, commandBefore(token.index));
     const option = OPTIONS[token.name as Option];
     if (option.type === 'string' && token.value === undefined) return `${written} needs a value`;
     // parseArgs refuses `--seed -5` as ambiguous: the value may be a forgotten one's next option.
-    if (option.type === 'string' && token.inlineValue === false && token.value?.startsWith('-') === true) return `${written} needs a value, and ${token.value} is read as an option (a value that begins with "-" is written ${written}=${token.value})`;
+    if (option.type === 'string' && token.inlineValue === false && token.value?.startsWith('-') === true)
+      return `${written} needs a value, and ${token.value} is read as an option (a value that begins with "-" is written ${written}=${token.value})`;
     if (option.type === 'boolean' && token.inlineValue === true) return `${written} takes no value (got ${raw})`;
   }
   return undefined;
@@ -111,8 +146,12 @@ function problemOf(argv: string[]): string | undefined {
 /** The first option of `values` that `command` does not take, said as its refusal; undefined when it takes them all. */
 export function foreignOption(command: Command, values: Readonly<Record<string, unknown>>): string | undefined {
   const takes: readonly string[] = COMMAND_OPTIONS[command];
-  const other = Object.keys(values).find((flag) => flag !== 'help' && flag !== 'version' && !takes.includes(flag) && values[flag] !== undefined);
-  return other === undefined ? undefined : `--${other} is not an option of the ${command} command (it takes ${takes.map((f) => `--${f}`).join(', ')})`;
+  const other = Object.keys(values).find(
+    (flag) => flag !== 'help' && flag !== 'version' && !takes.includes(flag) && values[flag] !== undefined,
+  );
+  return other === undefined
+    ? undefined
+    : `--${other} is not an option of the ${command} command (it takes ${takes.map((f) => `--${f}`).join(', ')})`;
 }
 
 /**
@@ -131,7 +170,9 @@ export function strayOption(values: Readonly<Record<string, unknown>>): string |
 
 /** An unknown option, with the closest of those `command` takes (every command's, for an unknown command). */
 function unknownOption(written: string, command: string): string {
-  const known: readonly Option[] = Object.hasOwn(COMMAND_OPTIONS, command) ? COMMAND_OPTIONS[command as Command] : (Object.keys(OPTIONS) as Option[]);
+  const known: readonly Option[] = Object.hasOwn(COMMAND_OPTIONS, command)
+    ? COMMAND_OPTIONS[command as Command]
+    : (Object.keys(OPTIONS) as Option[]);
   const names = [...known, 'help', 'version'];
   const near = closest(written.replace(/^--?/, ''), names);
   return `unknown option ${written}${near.length === 0 ? '' : ` (did you mean ${alternatives(near.map((name) => `--${name}`))}?)`}`;
@@ -140,5 +181,7 @@ function unknownOption(written: string, command: string): string {
 /** An unknown command, with the closest known one, or the list of them when none is close. */
 export function unknownCommand(command: string): string {
   const near = closest(command, COMMANDS);
-  return near.length === 0 ? `unknown command "${command}" (commands: ${COMMANDS.join(', ')})` : `unknown command ${command} (did you mean ${alternatives(near)}?)`;
+  return near.length === 0
+    ? `unknown command "${command}" (commands: ${COMMANDS.join(', ')})`
+    : `unknown command ${command} (did you mean ${alternatives(near)}?)`;
 }

@@ -43,12 +43,21 @@ const ACCEPTED = RECEIVER_CASES.filter((c) => c.expect === 'accept').length;
 describe('catalog-emulator check-receiver', () => {
   it('passes a correct receiver: exit 0, the table of the cases, then what it cannot check', async () => {
     const url = await served('correct');
-    const { code, stdout, stderr } = await checkReceiver(['--url', url, '--secret', SECRET, '--previous-secret', PREVIOUS]);
+    const { code, stdout, stderr } = await checkReceiver([
+      '--url',
+      url,
+      '--secret',
+      SECRET,
+      '--previous-secret',
+      PREVIOUS,
+    ]);
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const lines = stdout.split('\n');
     expect(lines[0]).toBe(`Receiver check of ${url}`);
-    expect(lines[1]).toMatch(/^Timestamps from the receiver's clock at \d{4}-\d\d-\d\dT[\d:.]+Z; old-secret signed with the previous secret given\.$/);
+    expect(lines[1]).toMatch(
+      /^Timestamps from the receiver's clock at \d{4}-\d\d-\d\dT[\d:.]+Z; old-secret signed with the previous secret given\.$/,
+    );
     expect(lines[3]).toBe('case                 expect  answer  verdict  checks  time');
     const table = lines.slice(4, 4 + CASES);
     const status = (c: (typeof RECEIVER_CASES)[number]) => (c.expect === 'accept' ? '204' : '400');
@@ -64,14 +73,25 @@ describe('catalog-emulator check-receiver', () => {
   for (const kind of RECEIVER_KINDS.filter((k) => k !== 'correct')) {
     it(`fails the ${kind} receiver on exactly ${FAILING[kind].join(', ')}: exit 1, --json`, async () => {
       const url = await served(kind);
-      const { code, stdout, stderr } = await checkReceiver(['--url', url, '--previous-secret', PREVIOUS, '--json'], { CATALOG_EMULATOR_WEBHOOK_SECRET: SECRET });
+      const { code, stdout, stderr } = await checkReceiver(['--url', url, '--previous-secret', PREVIOUS, '--json'], {
+        CATALOG_EMULATOR_WEBHOOK_SECRET: SECRET,
+      });
       expect(stderr).toBe('');
       expect(code).toBe(1);
-      const check = JSON.parse(stdout) as { cases: { id: string; expect: string; status: number | null; verdict: string; statement: string }[]; passed: number; failed: number };
+      const check = JSON.parse(stdout) as {
+        cases: { id: string; expect: string; status: number | null; verdict: string; statement: string }[];
+        passed: number;
+        failed: number;
+      };
       expect(check.cases.filter((c) => c.verdict === 'fail').map((c) => c.id)).toEqual(FAILING[kind]);
       expect([check.passed, check.failed]).toEqual([CASES - FAILING[kind].length, FAILING[kind].length]);
       for (const [i, c] of check.cases.entries()) {
-        expect(c).toMatchObject({ id: RECEIVER_CASES[i]!.id, expect: RECEIVER_CASES[i]!.expect, statement: RECEIVER_CASES[i]!.statement, verdict: expect.stringMatching(/^(pass|fail)$/) });
+        expect(c).toMatchObject({
+          id: RECEIVER_CASES[i]!.id,
+          expect: RECEIVER_CASES[i]!.expect,
+          statement: RECEIVER_CASES[i]!.statement,
+          verdict: expect.stringMatching(/^(pass|fail)$/),
+        });
         expect(typeof c.status).toBe('number');
       }
     });
@@ -143,11 +163,28 @@ describe('catalog-emulator check-receiver', () => {
   });
 
   it('refuses bad usage with exit 2, naming the flag, before sending anything', async () => {
-    const usage = (line: string) => `catalog-emulator: check-receiver: ${line}\nRun "catalog-emulator help check-receiver" for usage.\n`;
-    expect(await checkReceiver(['--secret', SECRET])).toEqual({ code: 2, stdout: '', stderr: usage('needs --url URL: the URL of the receiver to check') });
-    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x'], { CATALOG_EMULATOR_WEBHOOK_SECRET: '' })).toEqual({ code: 2, stdout: '', stderr: usage('needs --secret S (or CATALOG_EMULATOR_WEBHOOK_SECRET): the secret the receiver verifies with') });
-    expect(await checkReceiver(['--url', 'localhost:3000', '--secret', SECRET])).toEqual({ code: 2, stdout: '', stderr: usage('--url must be the receiver\'s http:// or https:// URL (got "localhost:3000")') });
-    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--deadline', '0'])).toEqual({ code: 2, stdout: '', stderr: usage('--deadline takes a duration such as 60s, 2m or 90000 (milliseconds) (got "0")') });
+    const usage = (line: string) =>
+      `catalog-emulator: check-receiver: ${line}\nRun "catalog-emulator help check-receiver" for usage.\n`;
+    expect(await checkReceiver(['--secret', SECRET])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: usage('needs --url URL: the URL of the receiver to check'),
+    });
+    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x'], { CATALOG_EMULATOR_WEBHOOK_SECRET: '' })).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: usage('needs --secret S (or CATALOG_EMULATOR_WEBHOOK_SECRET): the secret the receiver verifies with'),
+    });
+    expect(await checkReceiver(['--url', 'localhost:3000', '--secret', SECRET])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: usage('--url must be the receiver\'s http:// or https:// URL (got "localhost:3000")'),
+    });
+    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--deadline', '0'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: usage('--deadline takes a duration such as 60s, 2m or 90000 (milliseconds) (got "0")'),
+    });
     // Each delivery is given the service's 15 s, and duplicate waits for valid's answer: 30 s at least.
     const target = ['--url', 'http://127.0.0.1:9/x', '--secret', SECRET];
     const deadline = (got: number) =>
@@ -165,9 +202,21 @@ describe('catalog-emulator check-receiver', () => {
     // No time-out of its own: each delivery is given the service's attempt time-out.
     const timeout = await checkReceiver([...target, '--request-timeout-ms', '1000']);
     expect(timeout).toEqual({ code: 2, stdout: '', stderr: foreign('--request-timeout-ms') });
-    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--cnpj-root', '1'])).toEqual({ code: 2, stdout: '', stderr: usage('--cnpj-root must be the 8 digits of a CNPJ root (got 1)') });
+    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--cnpj-root', '1'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: usage('--cnpj-root must be the 8 digits of a CNPJ root (got 1)'),
+    });
     expect(await checkReceiver([...target, '--port', '1'])).toEqual({ code: 2, stdout: '', stderr: foreign('--port') });
-    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--deadlin', '3s'])).toEqual({ code: 2, stdout: '', stderr: 'catalog-emulator: unknown option --deadlin (did you mean --deadline?)\nRun "catalog-emulator --help" for usage.\n' });
-    expect(await checkReceiver(['extra', '--url', 'http://127.0.0.1:9/x', '--secret', SECRET])).toMatchObject({ code: 2, stdout: '' });
+    expect(await checkReceiver(['--url', 'http://127.0.0.1:9/x', '--secret', SECRET, '--deadlin', '3s'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'catalog-emulator: unknown option --deadlin (did you mean --deadline?)\nRun "catalog-emulator --help" for usage.\n',
+    });
+    expect(await checkReceiver(['extra', '--url', 'http://127.0.0.1:9/x', '--secret', SECRET])).toMatchObject({
+      code: 2,
+      stdout: '',
+    });
   });
 });

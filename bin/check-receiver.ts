@@ -76,7 +76,12 @@ export async function checkReceiverCommand(
 }
 
 /** Runs the command; a usage error is written to stderr and exits 2 like any other refusal of the command. */
-async function runCheckReceiver(args: readonly string[], values: CheckReceiverFlags, out: Output, env: NodeJS.ProcessEnv): Promise<number> {
+async function runCheckReceiver(
+  args: readonly string[],
+  values: CheckReceiverFlags,
+  out: Output,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   const usage = (message: string) => {
     out.stderr(`catalog-emulator: check-receiver: ${message}\nRun "catalog-emulator help check-receiver" for usage.\n`);
     return 2;
@@ -86,9 +91,11 @@ async function runCheckReceiver(args: readonly string[], values: CheckReceiverFl
   if (url === undefined) return usage('needs --url URL: the URL of the receiver to check');
   // An empty variable counts as unset, as shells make it easy to leave one so.
   const secret = values.secret ?? (env[SECRET_VARIABLE] || undefined);
-  if (secret === undefined) return usage(`needs --secret S (or ${SECRET_VARIABLE}): the secret the receiver verifies with`);
+  if (secret === undefined)
+    return usage(`needs --secret S (or ${SECRET_VARIABLE}): the secret the receiver verifies with`);
   const deadlineMs = values.deadline === undefined ? undefined : parseDuration(values.deadline);
-  if (values.deadline !== undefined && deadlineMs === undefined) return usage(`--deadline takes a duration such as 60s, 2m or 90000 (milliseconds) (got "${values.deadline}")`);
+  if (values.deadline !== undefined && deadlineMs === undefined)
+    return usage(`--deadline takes a duration such as 60s, 2m or 90000 (milliseconds) (got "${values.deadline}")`);
 
   const emu = createEmulator();
   let check: ReceiverCheck;

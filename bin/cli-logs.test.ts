@@ -26,8 +26,14 @@ const cli = (args: string[], env: Record<string, string | undefined> = {}): Run 
 async function until(run: Run, what: string, done: () => boolean): Promise<void> {
   const deadline = Date.now() + WAIT_MS;
   while (!done()) {
-    if (Date.now() > deadline) throw new Error(`catalog-emulator: no ${what} within ${WAIT_MS} ms\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
-    if (run.child.exitCode !== null) throw new Error(`catalog-emulator exited (${run.child.exitCode}) before ${what}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `catalog-emulator: no ${what} within ${WAIT_MS} ms\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`,
+      );
+    if (run.child.exitCode !== null)
+      throw new Error(
+        `catalog-emulator exited (${run.child.exitCode}) before ${what}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -55,14 +61,27 @@ interface Ready {
 }
 
 /** A JSON call: an API one with `token` (and `key` as its idempotency-key), a control one without. */
-async function call(url: string, method: string, path: string, options: { token?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+async function call(
+  url: string,
+  method: string,
+  path: string,
+  options: { token?: string; key?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...options.headers };
   if (method !== 'GET' && method !== 'DELETE') headers['content-type'] = 'application/json';
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   if (options.key !== undefined) headers['idempotency-key'] = options.key;
-  const response = await fetch(`${url}${path}`, { method, headers, ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers,
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
   const text = await response.text();
-  return { status: response.status, etag: response.headers.get('etag'), body: (text === '' ? undefined : JSON.parse(text)) as Record<string, unknown> | undefined };
+  return {
+    status: response.status,
+    etag: response.headers.get('etag'),
+    body: (text === '' ? undefined : JSON.parse(text)) as Record<string, unknown> | undefined,
+  };
 }
 
 /**
@@ -71,16 +90,40 @@ async function call(url: string, method: string, path: string, options: { token?
  * without its idempotency-key (a finding).
  */
 async function scenario(url: string, token: string): Promise<void> {
-  expect((await call(url, 'POST', '/v1/catalogos', { token, key: 'golden-catalog-0001', body: { nome: 'Loja' } })).status).toBe(422);
-  const destination = { token, key: 'golden-webhook-0001', body: { url: 'https://hooks.acme.example/catalogo' }, headers: { 'if-none-match': '*' } };
+  expect(
+    (await call(url, 'POST', '/v1/catalogos', { token, key: 'golden-catalog-0001', body: { nome: 'Loja' } })).status,
+  ).toBe(422);
+  const destination = {
+    token,
+    key: 'golden-webhook-0001',
+    body: { url: 'https://hooks.acme.example/catalogo' },
+    headers: { 'if-none-match': '*' },
+  };
   const configured = await call(url, 'PUT', '/v1/webhook', destination);
   expect(configured.status).toBe(201);
   expect((await call(url, 'PUT', '/v1/webhook', destination)).status).toBe(201);
-  expect((await call(url, 'POST', '/_emulator/faults', { body: { target: 'api', match: { method: 'GET', path: '/v1/empresa' }, effect: { status: 503 } } })).status).toBe(201);
+  expect(
+    (
+      await call(url, 'POST', '/_emulator/faults', {
+        body: { target: 'api', match: { method: 'GET', path: '/v1/empresa' }, effect: { status: 503 } },
+      })
+    ).status,
+  ).toBe(201);
   expect((await call(url, 'GET', '/v1/empresa', { token })).status).toBe(503);
   expect((await call(url, 'GET', '/v1/empresa', { token })).status).toBe(200);
-  expect((await call(url, 'POST', '/_emulator/faults', { body: { target: 'delivery', effect: { status: 503 }, times: 2 } })).status).toBe(201);
-  expect((await call(url, 'POST', '/v1/webhook/testes', { token, key: 'golden-test-0001', headers: { 'if-match': configured.etag! } })).status).toBe(202);
+  expect(
+    (await call(url, 'POST', '/_emulator/faults', { body: { target: 'delivery', effect: { status: 503 }, times: 2 } }))
+      .status,
+  ).toBe(201);
+  expect(
+    (
+      await call(url, 'POST', '/v1/webhook/testes', {
+        token,
+        key: 'golden-test-0001',
+        headers: { 'if-match': configured.etag! },
+      })
+    ).status,
+  ).toBe(202);
   expect((await call(url, 'POST', '/_emulator/clock/advance', { body: { by: '10m' } })).status).toBe(200);
   // A mistake of the client: a write without its idempotency-key, told as a finding after its request.
   expect((await call(url, 'POST', '/v1/catalogos', { token, body: { nome: 'Loja' } })).status).toBe(400);
@@ -109,20 +152,38 @@ describe('catalog-emulator serve: the log', SCENARIO_TIMEOUT, () => {
     const lines = log.split('\n');
 
     // Each appears with its details (the golden file below keeps the whole format).
-    expect(lines).toContain('2026-01-01T00:00:00.000Z request  POST   /v1/catalogos → 422 campo_obrigatorio at body.estabelecimento_id');
+    expect(lines).toContain(
+      '2026-01-01T00:00:00.000Z request  POST   /v1/catalogos → 422 campo_obrigatorio at body.estabelecimento_id',
+    );
     expect(lines).toContain('2026-01-01T00:00:00.000Z request  PUT    /v1/webhook → 201 (replayed)');
-    expect(lines).toContain('2026-01-01T00:00:00.000Z control  POST   /_emulator/faults → 201 addFault: fault flt_1: api method=GET path=/v1/empresa → status=503, once');
-    expect(lines).toContain('2026-01-01T00:00:00.000Z request  GET    /v1/empresa → 503 servico_indisponivel (fault flt_1)');
+    expect(lines).toContain(
+      '2026-01-01T00:00:00.000Z control  POST   /_emulator/faults → 201 addFault: fault flt_1: api method=GET path=/v1/empresa → status=503, once',
+    );
+    expect(lines).toContain(
+      '2026-01-01T00:00:00.000Z request  GET    /v1/empresa → 503 servico_indisponivel (fault flt_1)',
+    );
     const deliveries = lines.filter((line) => /^\S+ delivery /.test(line));
     expect(deliveries).toEqual([
-      expect.stringMatching(/^2026-01-01T00:00:00\.000Z delivery webhook\.teste [0-9a-f-]{36} attempt 1\/8 → https:\/\/hooks\.acme\.example\/catalogo: falhou 503 status_nao_2xx \(0ms\), next 2026-01-01T00:00:05\.000Z$/),
-      expect.stringMatching(/^2026-01-01T00:00:05\.000Z delivery webhook\.teste [0-9a-f-]{36} attempt 2\/8 → https:\/\/hooks\.acme\.example\/catalogo: falhou 503 status_nao_2xx \(0ms\), next 2026-01-01T00:05:05\.000Z$/),
-      expect.stringMatching(/^2026-01-01T00:05:05\.000Z delivery webhook\.teste [0-9a-f-]{36} attempt 3\/8 → https:\/\/hooks\.acme\.example\/catalogo: entregue 200 \(0ms\)$/),
+      expect.stringMatching(
+        /^2026-01-01T00:00:00\.000Z delivery webhook\.teste [0-9a-f-]{36} attempt 1\/8 → https:\/\/hooks\.acme\.example\/catalogo: falhou 503 status_nao_2xx \(0ms\), next 2026-01-01T00:00:05\.000Z$/,
+      ),
+      expect.stringMatching(
+        /^2026-01-01T00:00:05\.000Z delivery webhook\.teste [0-9a-f-]{36} attempt 2\/8 → https:\/\/hooks\.acme\.example\/catalogo: falhou 503 status_nao_2xx \(0ms\), next 2026-01-01T00:05:05\.000Z$/,
+      ),
+      expect.stringMatching(
+        /^2026-01-01T00:05:05\.000Z delivery webhook\.teste [0-9a-f-]{36} attempt 3\/8 → https:\/\/hooks\.acme\.example\/catalogo: entregue 200 \(0ms\)$/,
+      ),
     ]);
-    expect(lines).toContain('2026-01-01T00:00:00.000Z control  POST   /_emulator/clock/advance → 200 advanceClock: now 2026-01-01T00:10:00.000Z, ran 3 tasks');
-    expect(lines).toContain('2026-01-01T00:10:00.000Z control  DELETE /_emulator/faults/flt_9 → 404 falha_nao_encontrada at path.id (removeFault)');
+    expect(lines).toContain(
+      '2026-01-01T00:00:00.000Z control  POST   /_emulator/clock/advance → 200 advanceClock: now 2026-01-01T00:10:00.000Z, ran 3 tasks',
+    );
+    expect(lines).toContain(
+      '2026-01-01T00:10:00.000Z control  DELETE /_emulator/faults/flt_9 → 404 falha_nao_encontrada at path.id (removeFault)',
+    );
     const finding = lines.findIndex((line) => / finding /.test(line));
-    expect(lines[finding - 1]).toBe('2026-01-01T00:10:00.000Z request  POST   /v1/catalogos → 400 chave_idempotencia_ausente at header.idempotency-key');
+    expect(lines[finding - 1]).toBe(
+      '2026-01-01T00:10:00.000Z request  POST   /v1/catalogos → 400 chave_idempotencia_ausente at header.idempotency-key',
+    );
     expect(lines[finding]).toMatch(
       /^2026-01-01T00:10:00\.000Z finding  missing-idempotency-key \(REQ-02\): POST \/v1\/catalogos \(request [0-9a-f-]{36}\) was sent without an idempotency-key: refused 400 chave_idempotencia_ausente\. Fix: Send an idempotency-key on every state-changing request: /,
     );
@@ -138,7 +199,14 @@ describe('catalog-emulator serve: the log', SCENARIO_TIMEOUT, () => {
     const ready = JSON.parse(run.stdout.slice(0, run.stdout.indexOf('\n'))) as Ready;
     // The README's sample of the start line is this one, but for the port and the process id.
     const sample = JSON.parse(readFileSync(EXAMPLE('ready-line.json'), 'utf8')) as Ready;
-    expect({ ...sample, url: ready.url, controls: ready.controls, docs: ready.docs, inspector: ready.inspector, pid: ready.pid }).toEqual(ready);
+    expect({
+      ...sample,
+      url: ready.url,
+      controls: ready.controls,
+      docs: ready.docs,
+      inspector: ready.inspector,
+      pid: ready.pid,
+    }).toEqual(ready);
     expect(sample.url).toBe('http://127.0.0.1:4747');
     await scenario(ready.url, ready.companies[0]!.token);
     await until(run, 'the last control line', () => run.stdout.includes('faults/flt_9'));
@@ -162,7 +230,9 @@ describe('catalog-emulator serve: the log', SCENARIO_TIMEOUT, () => {
       error: { codigo: 'campo_obrigatorio', caminho: 'body.estabelecimento_id' },
       durationMs: 0,
     });
-    expect(entries.filter((e) => e.kind === 'delivery').map((e) => [e.attemptInCycle, e.outcome, e.status, e.failure])).toEqual([
+    expect(
+      entries.filter((e) => e.kind === 'delivery').map((e) => [e.attemptInCycle, e.outcome, e.status, e.failure]),
+    ).toEqual([
       [1, 'falhou', 503, 'status_nao_2xx'],
       [2, 'falhou', 503, 'status_nao_2xx'],
       [3, 'entregue', 200, null],
@@ -174,7 +244,9 @@ describe('catalog-emulator serve: the log', SCENARIO_TIMEOUT, () => {
         rule: 'missing-idempotency-key',
         companyId: ready.companies[0]!.companyId,
         statements: ['REQ-02'],
-        message: expect.stringMatching(/^POST \/v1\/catalogos \(request [0-9a-f-]{36}\) was sent without an idempotency-key: refused 400 chave_idempotencia_ausente\.$/),
+        message: expect.stringMatching(
+          /^POST \/v1\/catalogos \(request [0-9a-f-]{36}\) was sent without an idempotency-key: refused 400 chave_idempotencia_ausente\.$/,
+        ),
         requestIds: [expect.stringMatching(/^[0-9a-f-]{36}$/)],
         eventIds: [],
         fix: 'Send an idempotency-key on every state-changing request: a new one per request, the same one to repeat it.',
@@ -198,7 +270,14 @@ describe('catalog-emulator serve --json', SCENARIO_TIMEOUT, () => {
       docs: `${ready.url}/_emulator/docs`,
       inspector: `${ready.url}/_emulator/ui`,
       controlTokenRequired: false,
-      companies: [{ companyId: expect.stringMatching(/^[0-9a-f-]{36}$/), cnpjRoot: expect.stringMatching(/^[A-Z0-9]{8}$/), token: expect.stringMatching(/^svc_at_/), headOffice: { id: expect.any(String), cnpj: expect.any(String) } }],
+      companies: [
+        {
+          companyId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          cnpjRoot: expect.stringMatching(/^[A-Z0-9]{8}$/),
+          token: expect.stringMatching(/^svc_at_/),
+          headOffice: { id: expect.any(String), cnpj: expect.any(String) },
+        },
+      ],
       clock: { mode: 'manual', now: '2026-01-01T00:00:00.000Z' },
       seed: 42,
       pid: run.child.pid,
@@ -222,7 +301,8 @@ describe('catalog-emulator serve --json', SCENARIO_TIMEOUT, () => {
     await until(run, 'start line', () => run.stdout.includes('\n'));
     const ready = JSON.parse(run.stdout.slice(0, run.stdout.indexOf('\n'))) as Ready;
     run.child.stdout!.destroy();
-    for (let i = 0; i < 20; i++) expect((await call(ready.url, 'GET', '/v1/empresa', { token: ready.companies[0]!.token })).status).toBe(200);
+    for (let i = 0; i < 20; i++)
+      expect((await call(ready.url, 'GET', '/v1/empresa', { token: ready.companies[0]!.token })).status).toBe(200);
     expect((await call(ready.controls, 'GET', '')).status).toBe(200);
     run.child.kill('SIGTERM');
     expect(await run.exited).toEqual({ code: 0, signal: null });
@@ -241,7 +321,18 @@ describe('catalog-emulator serve --json', SCENARIO_TIMEOUT, () => {
   });
 
   it('--quiet requests,deliveries keeps the control calls; a bad kind is refused with exit code 2', async () => {
-    const run = cli(['--port', '0', '--clock', 'manual', '--log', 'json', '--quiet', 'requests,deliveries', '--quiet', 'jobs']);
+    const run = cli([
+      '--port',
+      '0',
+      '--clock',
+      'manual',
+      '--log',
+      'json',
+      '--quiet',
+      'requests,deliveries',
+      '--quiet',
+      'jobs',
+    ]);
     await until(run, 'banner', () => run.stdout.includes('Try: curl'));
     const url = /listening on (\S+)/.exec(run.stdout)![1]!;
     const token = /token:\s+(\S+)/.exec(run.stdout)![1]!;
@@ -249,10 +340,19 @@ describe('catalog-emulator serve --json', SCENARIO_TIMEOUT, () => {
     await call(url, 'GET', '/_emulator');
     await call(url, 'GET', '/_emulator/');
     await until(run, 'the control lines', () => run.stdout.includes('"path":"/_emulator/"'));
-    const log = run.stdout.slice(run.stdout.indexOf('\n', run.stdout.indexOf('Try: curl')) + 1).split('\n').filter(Boolean);
+    const log = run.stdout
+      .slice(run.stdout.indexOf('\n', run.stdout.indexOf('Try: curl')) + 1)
+      .split('\n')
+      .filter(Boolean);
     expect(log.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
       expect.objectContaining({ kind: 'control', path: '/_emulator', operation: 'getEmulatorInfo', status: 200 }),
-      expect.objectContaining({ kind: 'control', path: '/_emulator/', operation: null, status: 404, error: { codigo: 'rota_nao_encontrada', caminho: null } }),
+      expect.objectContaining({
+        kind: 'control',
+        path: '/_emulator/',
+        operation: null,
+        status: 404,
+        error: { codigo: 'rota_nao_encontrada', caminho: null },
+      }),
     ]);
 
     const bad = cli(['--port', '0', '--quiet', 'requests,everything']);
@@ -260,7 +360,7 @@ describe('catalog-emulator serve --json', SCENARIO_TIMEOUT, () => {
     expect(bad.stderr).toContain('--quiet takes requests, controls, deliveries, jobs, findings (got "everything")');
   });
 
-  it('leaves the inspector page\'s own calls out of the log; --log-inspector logs them', async () => {
+  it("leaves the inspector page's own calls out of the log; --log-inspector logs them", async () => {
     for (const flag of [[], ['--log-inspector']]) {
       const run = cli(['--port', '0', '--clock', 'manual', '--json', ...flag]);
       await until(run, 'start line', () => run.stdout.includes('\n'));
@@ -270,7 +370,10 @@ describe('catalog-emulator serve --json', SCENARIO_TIMEOUT, () => {
       // A call the log always shows, after it: once it is logged, the inspector's would have been before it.
       await call(ready.url, 'GET', '/_emulator');
       await until(run, 'the control line', () => run.stdout.includes('"path":"/_emulator"'));
-      const paths = run.stdout.split('\n').slice(1, -1).map((line) => (JSON.parse(line) as { path?: string }).path);
+      const paths = run.stdout
+        .split('\n')
+        .slice(1, -1)
+        .map((line) => (JSON.parse(line) as { path?: string }).path);
       expect(paths).toEqual(flag.length === 0 ? ['/_emulator'] : [`/_emulator${timeline}`, '/_emulator']);
       run.child.kill('SIGTERM');
       await run.exited;
@@ -283,7 +386,9 @@ describe('catalog-emulator serve --json', SCENARIO_TIMEOUT, () => {
     const url = /listening on (\S+)/.exec(run.stdout)![1]!;
     await call(url, 'GET', '/v1/empresa');
     await until(run, 'the request line', () => run.stdout.includes('/v1/empresa →'));
-    expect(run.stdout).toContain('\x1b[2m2026-01-01T00:00:00.000Z\x1b[0m \x1b[34mrequest \x1b[0m GET    /v1/empresa → \x1b[33m401 credencial_ausente at header.authorization\x1b[0m');
+    expect(run.stdout).toContain(
+      '\x1b[2m2026-01-01T00:00:00.000Z\x1b[0m \x1b[34mrequest \x1b[0m GET    /v1/empresa → \x1b[33m401 credencial_ausente at header.authorization\x1b[0m',
+    );
   });
 });
 
@@ -324,7 +429,11 @@ describe('catalog-emulator serve --ready-file', SCENARIO_TIMEOUT, () => {
     const project = installedProject();
     folders.push(project);
     copyFileSync(EXAMPLE('ready-file.sh'), join(project, 'ready-file.sh'));
-    const child = spawn('sh', ['ready-file.sh'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn('sh', ['ready-file.sh'], {
+      cwd: project,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     track(child);
     let stdout = '';
     let stderr = '';
@@ -332,7 +441,10 @@ describe('catalog-emulator serve --ready-file', SCENARIO_TIMEOUT, () => {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    expect(JSON.parse(stdout)).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), cnpj_raiz: expect.stringMatching(/^[A-Z0-9]{8}$/) });
+    expect(JSON.parse(stdout)).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      cnpj_raiz: expect.stringMatching(/^[A-Z0-9]{8}$/),
+    });
     expect(existsSync(join(project, 'emulator.json'))).toBe(false);
   });
 
@@ -360,13 +472,14 @@ describe('catalog-emulator exit codes and help', SCENARIO_TIMEOUT, () => {
     }
   });
 
-  it('help prints the usage as --help does; help COMMAND prints that command\'s part; an unknown one exits 2', async () => {
+  it("help prints the usage as --help does; help COMMAND prints that command's part; an unknown one exits 2", async () => {
     const help = cli(['help']);
     const dashed = cli(['--help']);
     expect(await help.exited).toEqual({ code: 0, signal: null });
     expect(await dashed.exited).toEqual({ code: 0, signal: null });
     expect(help.stdout).toBe(dashed.stdout);
-    for (const option of ['--log FORMAT', '--quiet KINDS', '--json', '--ready-file PATH', 'Exit codes: 0']) expect(help.stdout).toContain(option);
+    for (const option of ['--log FORMAT', '--quiet KINDS', '--json', '--ready-file PATH', 'Exit codes: 0'])
+      expect(help.stdout).toContain(option);
 
     const serve = cli(['help', 'serve']);
     expect(await serve.exited).toEqual({ code: 0, signal: null });
@@ -377,10 +490,14 @@ describe('catalog-emulator exit codes and help', SCENARIO_TIMEOUT, () => {
 
     const openapi = cli(['help', 'openapi']);
     expect(await openapi.exited).toEqual({ code: 0, signal: null });
-    expect(openapi.stdout).toBe('Usage:\n  catalog-emulator openapi [--controls]\n                                       print the OpenAPI 3.1 document of the service API\n                                       (with --controls, of the /_emulator controls)\n');
+    expect(openapi.stdout).toBe(
+      'Usage:\n  catalog-emulator openapi [--controls]\n                                       print the OpenAPI 3.1 document of the service API\n                                       (with --controls, of the /_emulator controls)\n',
+    );
 
     const nope = cli(['help', 'nope']);
     expect(await nope.exited).toEqual({ code: 2, signal: null });
-    expect(nope.stderr).toContain('help: no command "nope" (commands: serve, demo, openapi, conformance, check-receiver, clock, fault, events, logs, report, help)');
+    expect(nope.stderr).toContain(
+      'help: no command "nope" (commands: serve, demo, openapi, conformance, check-receiver, clock, fault, events, logs, report, help)',
+    );
   });
 });

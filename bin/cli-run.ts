@@ -62,7 +62,11 @@ export function runCli(args: readonly string[], options: RunOptions = {}): Run {
           ? undefined
           : setTimeout(() => {
               child.kill('SIGKILL');
-              reject(new Error(`catalog-emulator ${args.join(' ')} did not exit within ${timeoutMs} ms\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`));
+              reject(
+                new Error(
+                  `catalog-emulator ${args.join(' ')} did not exit within ${timeoutMs} ms\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`,
+                ),
+              );
             }, timeoutMs);
       child.on('exit', (code, signal) => {
         clearTimeout(timer);
@@ -86,6 +90,12 @@ export function assertBuilt(): void {
 export async function killAll(): Promise<void> {
   const children = [...running];
   for (const child of children) child.kill('SIGKILL');
-  await Promise.all(children.map((child) => (child.exitCode !== null || child.signalCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)))));
+  await Promise.all(
+    children.map((child) =>
+      child.exitCode !== null || child.signalCode !== null
+        ? undefined
+        : new Promise((resolve) => child.once('exit', resolve)),
+    ),
+  );
   running.clear();
 }

@@ -25,7 +25,12 @@ export const CLOCK_HELP: CommandHelp = {
 const CLOCK_USAGE = 'clock [advance DURATION | advance --to ISO | run-until-idle [--limit N]] [--company ID]';
 
 export async function clockCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = read(args, { to: { type: 'string' }, company: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } });
+  const { values, positionals } = read(args, {
+    to: { type: 'string' },
+    company: { type: 'string' },
+    limit: { type: 'string' },
+    json: { type: 'boolean' },
+  });
   const remote = remoteOf(values, io.env);
   const [word, ...rest] = positionals;
   const action = actionOf('clock', word);
@@ -40,8 +45,10 @@ export async function clockCommand(args: string[], io: Io): Promise<number> {
       ? ({ get: 'getClock', advance: 'advanceClock', run: 'runUntilIdle' } as const)
       : ({ get: 'getOwnClock', advance: 'advanceOwnClock', run: 'runUntilIdleOwnClock' } as const);
   const whose = own === undefined ? '' : ` (company ${own.companyId}'s own clock)`;
-  if (action !== 'advance' && values.to !== undefined) throw usageError(`--to is an option of clock advance (${CLOCK_USAGE})`);
-  if (action !== 'run-until-idle' && values.limit !== undefined) throw usageError(`--limit is an option of clock run-until-idle (${CLOCK_USAGE})`);
+  if (action !== 'advance' && values.to !== undefined)
+    throw usageError(`--to is an option of clock advance (${CLOCK_USAGE})`);
+  if (action !== 'run-until-idle' && values.limit !== undefined)
+    throw usageError(`--limit is an option of clock run-until-idle (${CLOCK_USAGE})`);
   let run: { now: string; ran: number };
   switch (action) {
     case '': {
@@ -55,7 +62,10 @@ export async function clockCommand(args: string[], io: Io): Promise<number> {
     case 'advance': {
       const [by, ...extra] = rest;
       noMore(extra, CLOCK_USAGE);
-      if ((by === undefined) === (values.to === undefined)) throw usageError(`clock advance takes a duration (90s, 15m, 24h, 1d, 1h30m, or milliseconds) or --to ISO, one of them (${CLOCK_USAGE})`);
+      if ((by === undefined) === (values.to === undefined))
+        throw usageError(
+          `clock advance takes a duration (90s, 15m, 24h, 1d, 1h30m, or milliseconds) or --to ISO, one of them (${CLOCK_USAGE})`,
+        );
       const body = by === undefined ? { to: values.to } : { by: /^\d+$/.test(by) ? Number(by) : by };
       run = (await call(remote, ids.advance, { params: own, body })) as typeof run;
       break;

@@ -53,7 +53,11 @@ function onRequest(socket: Socket, then: (head: string) => void): void {
 }
 
 /** GET /v1/empresa as the service answers it: the preflight passes. */
-const COMPANY = JSON.stringify({ id: '01a2223c-db3f-7520-a337-1f12323dcd57', cnpj_raiz: '11222333', nome: 'Conformidade' });
+const COMPANY = JSON.stringify({
+  id: '01a2223c-db3f-7520-a337-1f12323dcd57',
+  cnpj_raiz: '11222333',
+  nome: 'Conformidade',
+});
 const companyAnswer = `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${COMPANY.length}\r\n\r\n${COMPANY}`;
 
 /** Writes an endless 200 body until the client hangs up; resolves with the bytes written then. */
@@ -76,7 +80,10 @@ function trickle(socket: Socket, text: string): void {
   socket.on('close', () => clearInterval(timer));
 }
 
-async function conformance(base: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function conformance(
+  base: string,
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const run = runCli(['conformance', '--base-url', base, '--token', 'T', ...args], { timeoutMs: 90_000 });
   const { code } = await run.exited;
   await run.closed;
@@ -86,14 +93,28 @@ async function conformance(base: string, ...args: string[]): Promise<{ code: num
 const MiB = 1024 * 1024;
 
 // Generous limits: each case ends in a few seconds, but a loaded machine may slow a process's start many times over.
-describe.concurrent('catalog-emulator conformance against a deployment that cannot be reached', { timeout: 120_000 }, () => {
+describe.concurrent('catalog-emulator conformance against a deployment that cannot be reached', {
+  timeout: 120_000,
+}, () => {
   it.each([
-    ['accepts the connection and closes it', (socket: Socket) => socket.end(), 'the connection was closed before an answer'],
+    [
+      'accepts the connection and closes it',
+      (socket: Socket) => socket.end(),
+      'the connection was closed before an answer',
+    ],
     ['resets the connection', (socket: Socket) => socket.resetAndDestroy(), 'the connection was reset'],
-    ['answers bytes that are not HTTP', (socket: Socket) => onRequest(socket, () => socket.end('SSH-2.0-OpenSSH_9.6\r\n')), 'what came back is not HTTP (Expected HTTP/, RTSP/ or ICE/)'],
+    [
+      'answers bytes that are not HTTP',
+      (socket: Socket) => onRequest(socket, () => socket.end('SSH-2.0-OpenSSH_9.6\r\n')),
+      'what came back is not HTTP (Expected HTTP/, RTSP/ or ICE/)',
+    ],
   ])('exits 2 with one line when the server %s', async (_what, onConnection, reason) => {
     const base = await badServer(onConnection);
-    expect(await conformance(base)).toEqual({ code: 2, stdout: '', stderr: `catalog-emulator: cannot reach ${base}/v1/empresa: ${reason}\n` });
+    expect(await conformance(base)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `catalog-emulator: cannot reach ${base}/v1/empresa: ${reason}\n`,
+    });
   });
 
   it('exits 2 with one line when nothing listens on the port', async () => {
@@ -102,26 +123,48 @@ describe.concurrent('catalog-emulator conformance against a deployment that cann
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
     await new Promise((resolve) => probe.close(resolve));
-    expect(await conformance(base)).toEqual({ code: 2, stdout: '', stderr: `catalog-emulator: cannot reach ${base}/v1/empresa: the connection was refused (nothing listens there)\n` });
+    expect(await conformance(base)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `catalog-emulator: cannot reach ${base}/v1/empresa: the connection was refused (nothing listens there)\n`,
+    });
   });
 
   it('exits 2 with one line when an https URL names a server speaking plain HTTP', async () => {
-    const base = await badServer((socket) => socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n')));
+    const base = await badServer((socket) =>
+      socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n')),
+    );
     const https = base.replace(/^http:/, 'https:');
     const { code, stdout, stderr } = await conformance(https);
     expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
-    expect(stderr).toMatch(new RegExp(`^catalog-emulator: cannot reach ${https.replace(/\./g, '\\.')}/v1/empresa: the TLS handshake failed \\([^\\n]+\\)[^\\n]*\\n$`));
+    expect(stderr).toMatch(
+      new RegExp(
+        `^catalog-emulator: cannot reach ${https.replace(/\./g, '\\.')}/v1/empresa: the TLS handshake failed \\([^\\n]+\\)[^\\n]*\\n$`,
+      ),
+    );
   });
 
   it('exits 2 when the URL answers 200 with something else than the company: not the service', async () => {
-    const base = await badServer((socket) => onRequest(socket, () => socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 13\r\n\r\n<html></html>')));
-    expect(await conformance(base)).toEqual({ code: 2, stdout: '', stderr: `catalog-emulator: ${base}/v1/empresa answers 200 but not with a company (a JSON object with its id): is --base-url the service's base URL, without /v1?\nRun "catalog-emulator --help" for usage.\n` });
+    const base = await badServer((socket) =>
+      onRequest(socket, () =>
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 13\r\n\r\n<html></html>'),
+      ),
+    );
+    expect(await conformance(base)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `catalog-emulator: ${base}/v1/empresa answers 200 but not with a company (a JSON object with its id): is --base-url the service's base URL, without /v1?\nRun "catalog-emulator --help" for usage.\n`,
+    });
   });
 
   it('reads an endless preflight answer no further than the cap (16 MiB by default), and exits 2 saying so', async () => {
     let hungUp!: Promise<number>;
     const base = await badServer((socket) => onRequest(socket, () => (hungUp = endless(socket))));
-    expect(await conformance(base)).toEqual({ code: 2, stdout: '', stderr: `catalog-emulator: ${base}/v1/empresa: the answer (200) has a body larger than the cap of 16 MiB; the rest was not read\n` });
+    expect(await conformance(base)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `catalog-emulator: ${base}/v1/empresa: the answer (200) has a body larger than the cap of 16 MiB; the rest was not read\n`,
+    });
     // The client hung up: what got out is the cap and what the sockets' buffers hold, not the 1.5 GB of a reader without one.
     expect(await hungUp).toBeLessThan(32 * MiB);
   });
@@ -139,15 +182,28 @@ describe.concurrent('catalog-emulator conformance against a deployment that cann
     const { code, stdout, stderr } = await conformance(base, '--files', 'company', '--max-body', '1MiB');
     expect({ code, stderr }).toEqual({ code: 1, stderr: '' });
     expect(stdout).toMatch(/^FAIL spec-tests\/company\.test\.ts: /m);
-    expect(stdout).toContain(`RequestFailure: ${base}/v1/estabelecimentos?limite=200: the answer (200) has a body larger than the cap of 1 MiB; the rest was not read`);
+    expect(stdout).toContain(
+      `RequestFailure: ${base}/v1/estabelecimentos?limite=200: the answer (200) has a body larger than the cap of 1 MiB; the rest was not read`,
+    );
     for (const bytes of await Promise.all(written)) expect(bytes).toBeLessThan(17 * MiB);
   });
 
   it('gives up on a preflight answer trickling a byte a second at --request-timeout-ms, or at the --deadline', async () => {
     const base = await badServer((socket) => onRequest(socket, () => trickle(socket, companyAnswer)));
-    const [timedOut, late] = await Promise.all([conformance(base, '--request-timeout-ms', '1200'), conformance(base, '--deadline', '1500ms')]);
-    expect(timedOut).toEqual({ code: 2, stdout: '', stderr: `catalog-emulator: cannot reach ${base}/v1/empresa: no answer within 1200 ms\n` });
-    expect(late).toEqual({ code: 2, stdout: '', stderr: `catalog-emulator: ${base}/v1/empresa: the deadline of 1500 ms (--deadline) passed\n` });
+    const [timedOut, late] = await Promise.all([
+      conformance(base, '--request-timeout-ms', '1200'),
+      conformance(base, '--deadline', '1500ms'),
+    ]);
+    expect(timedOut).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `catalog-emulator: cannot reach ${base}/v1/empresa: no answer within 1200 ms\n`,
+    });
+    expect(late).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `catalog-emulator: ${base}/v1/empresa: the deadline of 1500 ms (--deadline) passed\n`,
+    });
   });
 
   it('stops a run the deadline overtakes, reports what ran with the deadline (text, --report, --json), and exits 2', async () => {
@@ -164,15 +220,28 @@ describe.concurrent('catalog-emulator conformance against a deployment that cann
     };
     const report = join(work, 'stopped.md');
     // Long enough for a loaded machine to start the process and pass the preflight before it.
-    const line = 'the deadline of 5 s (--deadline) passed during spec-tests/company.test.ts: the run stopped there; the report shows what ran before';
-    const [text, json] = await Promise.all([conformance(await server(), '--files', 'company', '--deadline', '5s', '--report', report), conformance(await server(), '--files', 'company', '--deadline', '5s', '--json')]);
+    const line =
+      'the deadline of 5 s (--deadline) passed during spec-tests/company.test.ts: the run stopped there; the report shows what ran before';
+    const [text, json] = await Promise.all([
+      conformance(await server(), '--files', 'company', '--deadline', '5s', '--report', report),
+      conformance(await server(), '--files', 'company', '--deadline', '5s', '--json'),
+    ]);
     expect({ code: text.code, stderr: text.stderr }).toEqual({ code: 2, stderr: `catalog-emulator: ${line}\n` });
-    expect(text.stdout).toMatch(/^Running 1 spec test file of catalog-emulator \S+ against http:\/\/127\.0\.0\.1:\d+\n\nConformance of /);
+    expect(text.stdout).toMatch(
+      /^Running 1 spec test file of catalog-emulator \S+ against http:\/\/127\.0\.0\.1:\d+\n\nConformance of /,
+    );
     expect(text.stdout).toMatch(/^AUTH-01 +not run$/m);
-    expect(text.stdout).toContain('\nTests: 0 passed, 0 failed, 0 skipped (of 0); runnable share 0.0% (passed / all)\nDeadline: 5 s (--deadline), passed during spec-tests/company.test.ts: the run stopped there, and what came after did not run\n');
-    expect(readFileSync(report, 'utf8')).toContain('\n- Deadline: 5 s (--deadline), passed during spec-tests/company.test.ts: the run stopped there, and what came after did not run\n');
+    expect(text.stdout).toContain(
+      '\nTests: 0 passed, 0 failed, 0 skipped (of 0); runnable share 0.0% (passed / all)\nDeadline: 5 s (--deadline), passed during spec-tests/company.test.ts: the run stopped there, and what came after did not run\n',
+    );
+    expect(readFileSync(report, 'utf8')).toContain(
+      '\n- Deadline: 5 s (--deadline), passed during spec-tests/company.test.ts: the run stopped there, and what came after did not run\n',
+    );
     expect(json.code).toBe(2);
     expect(json.stderr.split('\n').slice(-2)).toEqual([`catalog-emulator: ${line}`, '']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ deadline: { ms: 5000, passed: true, stoppedDuring: 'spec-tests/company.test.ts' }, totals: { tests: 0 } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      deadline: { ms: 5000, passed: true, stoppedDuring: 'spec-tests/company.test.ts' },
+      totals: { tests: 0 },
+    });
   });
 });

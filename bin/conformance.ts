@@ -54,7 +54,9 @@ export async function conformance(args: string[], flags: ConformanceFlags): Prom
   // empty (a request that never settles, with nothing ref'd), the process says so and exits 2, never 0.
   process.exitCode = 2;
   process.once('beforeExit', () => {
-    process.stderr.write('catalog-emulator: the conformance run ended before a verdict: nothing was left to wait for\n');
+    process.stderr.write(
+      'catalog-emulator: the conformance run ended before a verdict: nothing was left to wait for\n',
+    );
     process.exit(2);
   });
   // Stopping npx stops the run too, rather than leaving it to test a deployment for no one (see stop.ts).
@@ -94,7 +96,8 @@ const CONFORMANCE_RUNNER = new URL('../conformance/run.js', import.meta.url);
  * CONFORMANCE_TOKEN_FOR); resolves to the exit code.
  */
 async function runConformanceCommand(args: string[], flags: ConformanceFlags): Promise<number> {
-  if (args.length > 0) fail(`conformance takes no argument (got "${args[0]}"); name the deployment with --base-url URL`);
+  if (args.length > 0)
+    fail(`conformance takes no argument (got "${args[0]}"); name the deployment with --base-url URL`);
   const foreign = foreignOption('conformance', flags);
   if (foreign !== undefined) fail(foreign);
   const baseUrl = flags['base-url'];
@@ -105,25 +108,44 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
   } catch {
     url = undefined;
   }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') fail(`--base-url must be an http or https URL without query or fragment, e.g. https://catalog.example.com (got "${baseUrl}")`);
+  if (
+    url === undefined ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search !== '' ||
+    url.hash !== ''
+  )
+    fail(
+      `--base-url must be an http or https URL without query or fragment, e.g. https://catalog.example.com (got "${baseUrl}")`,
+    );
   const token = flags.token;
-  if (token === undefined || token.trim() === '') fail('conformance needs --token T: a credential of the company to test in, holding all six permissions');
+  if (token === undefined || token.trim() === '')
+    fail('conformance needs --token T: a credential of the company to test in, holding all six permissions');
   const tokensFor = (flags['token-for'] ?? []).map((pair) => tokenFor(pair));
   const keys = tokensFor.map(([key]) => key);
   const twice = keys.find((key, i) => keys.indexOf(key) !== i);
   if (twice !== undefined) fail(`--token-for ${twice} is given twice`);
   const otherToken = flags['other-token'];
-  if (otherToken !== undefined && otherToken.trim() === '') fail('--other-token needs a credential of a second company');
-  if (otherToken !== undefined && otherToken === token) fail('--other-token must be a credential of another company than --token\'s');
+  if (otherToken !== undefined && otherToken.trim() === '')
+    fail('--other-token needs a credential of a second company');
+  if (otherToken !== undefined && otherToken === token)
+    fail("--other-token must be a credential of another company than --token's");
   const timeout = flags['timeout-ms'];
   const millis = (value: string) => /^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 3_600_000;
-  if (timeout !== undefined && !millis(timeout)) fail(`--timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "${timeout}")`);
+  if (timeout !== undefined && !millis(timeout))
+    fail(`--timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "${timeout}")`);
   const requestTimeout = flags['request-timeout-ms'];
-  if (requestTimeout !== undefined && !millis(requestTimeout)) fail(`--request-timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "${requestTimeout}")`);
+  if (requestTimeout !== undefined && !millis(requestTimeout))
+    fail(`--request-timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "${requestTimeout}")`);
   const maxBody = flags['max-body'] === undefined ? undefined : parseSize(flags['max-body']);
-  if (flags['max-body'] !== undefined && maxBody === undefined) fail(`--max-body must be a size from 1 byte to 1GiB: bytes, or a whole number of KiB, MiB or GiB such as 16MiB (got "${flags['max-body']}")`);
+  if (flags['max-body'] !== undefined && maxBody === undefined)
+    fail(
+      `--max-body must be a size from 1 byte to 1GiB: bytes, or a whole number of KiB, MiB or GiB such as 16MiB (got "${flags['max-body']}")`,
+    );
   const deadline = parseDuration(flags.deadline ?? DEFAULT_DEADLINE);
-  if (deadline === undefined) fail(`--deadline must be a duration from 1 ms to 24 h: a whole number of ms, s, m or h such as 90s or 10m, or of milliseconds (got "${flags.deadline}")`);
+  if (deadline === undefined)
+    fail(
+      `--deadline must be a duration from 1 ms to 24 h: a whole number of ms, s, m or h such as 90s or 10m, or of milliseconds (got "${flags.deadline}")`,
+    );
   const files = flags.files ?? [];
   const bad = files.find((pattern) => pattern.trim() === '');
   if (bad !== undefined) fail('--files needs a file name or pattern, e.g. --files catalogs');
@@ -135,11 +157,15 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
   try {
     runner = (await import(CONFORMANCE_RUNNER.href)) as typeof import('../src/conformance/run.js');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') fail(`the spec tests are not built here (no ${CONFORMANCE_RUNNER.pathname}): run npm run build`, 1);
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND')
+      fail(`the spec tests are not built here (no ${CONFORMANCE_RUNNER.pathname}): run npm run build`, 1);
     throw error;
   }
   // Checked before anything is run, touching nothing; written at the end, whole or not at all (report-file.ts).
-  const reportKind: ReportKind = { name: 'a conformance report of catalog-emulator', recognises: (text) => text.startsWith(runner.REPORT_OPENING) };
+  const reportKind: ReportKind = {
+    name: 'a conformance report of catalog-emulator',
+    recognises: (text) => text.startsWith(runner.REPORT_OPENING),
+  };
   const reportTarget = report === undefined ? undefined : checkedReport(report, reportKind);
   let unwritten = false;
   const writeReport = (markdown: string) => {
@@ -147,7 +173,10 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
       writeReportFile(reportTarget!, reportKind, markdown);
     } catch (error) {
       unwritten = true;
-      const why = error instanceof FileError ? `--report ${report} ${error.message}` : (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      const why =
+        error instanceof FileError
+          ? `--report ${report} ${error.message}`
+          : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
       process.stderr.write(`catalog-emulator: could not write the report to ${report}: ${why}\n`);
     }
   };
@@ -169,7 +198,10 @@ async function runConformanceCommand(args: string[], flags: ConformanceFlags): P
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   const code = await runner.runConformance({
     target: base,
-    credentials: [{ flag: '--token', token }, ...(otherToken === undefined ? [] : [{ flag: '--other-token', token: otherToken }])],
+    credentials: [
+      { flag: '--token', token },
+      ...(otherToken === undefined ? [] : [{ flag: '--other-token', token: otherToken }]),
+    ],
     deadlineMs: deadline,
     timeoutMs: timeout === undefined ? 30_000 : Number(timeout),
     files,
@@ -198,11 +230,16 @@ function checkedReport(path: string, kind: ReportKind): string {
 function tokenFor(pair: string): [string, string] {
   const at = pair.indexOf('=');
   const usage = `--token-for takes PERMISSION=TOKEN, the permission one of ${PERMISSIONS.join(', ')} (several joined by "+")`;
-  if (at <= 0 || pair.slice(at + 1).trim() === '') fail(`${usage} (got "${pair.slice(0, at > 0 ? at : undefined)}${at > 0 ? '=…' : ''}")`);
-  const permissions = pair.slice(0, at).split('+').map((p) => p.trim());
+  if (at <= 0 || pair.slice(at + 1).trim() === '')
+    fail(`${usage} (got "${pair.slice(0, at > 0 ? at : undefined)}${at > 0 ? '=…' : ''}")`);
+  const permissions = pair
+    .slice(0, at)
+    .split('+')
+    .map((p) => p.trim());
   const unknown = permissions.find((p) => !(PERMISSIONS as readonly string[]).includes(p));
   if (unknown !== undefined) fail(`${usage} (got "${unknown}")`);
-  if (new Set(permissions).size !== permissions.length) fail(`--token-for ${pair.slice(0, at)} names a permission twice`);
+  if (new Set(permissions).size !== permissions.length)
+    fail(`--token-for ${pair.slice(0, at)} names a permission twice`);
   const token = pair.slice(at + 1).trim();
   // The tokens travel in CONFORMANCE_TOKEN_FOR, a comma-separated list.
   if (token.includes(',')) fail(`--token-for ${pair.slice(0, at)}: a token with a comma cannot be passed on`);

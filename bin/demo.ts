@@ -32,7 +32,9 @@ export async function runDemo(args: string[], flags: DemoFlags): Promise<void> {
   const takes: readonly string[] = COMMAND_OPTIONS.demo;
   const other = Object.keys(flags).find((flag) => !takes.includes(flag) && flags[flag] !== undefined);
   if (other !== undefined) fail(`--${other} is not an option of the demo command (it takes --ui, --port N, --no-open)`);
-  if (!flags.ui) for (const flag of ['port', 'no-open'] as const) if (flags[flag] !== undefined) fail(`--${flag} is an option of demo NAME --ui`);
+  if (!flags.ui)
+    for (const flag of ['port', 'no-open'] as const)
+      if (flags[flag] !== undefined) fail(`--${flag} is an option of demo NAME --ui`);
   const known = `demos: ${demos.map((d) => d.name).join(', ')}`;
   if (name === undefined) {
     if (flags.ui) fail(`demo --ui needs the name of a demo (${known})`);
@@ -71,7 +73,9 @@ async function runDemoOnUi(demo: Demo, port: number, open: boolean): Promise<voi
   onStop(shutdown);
 
   // Enter on a terminal releases a step too. Not in raw mode: Ctrl+C stays the terminal's SIGINT.
-  const keyboard = tty ? (await import('node:readline')).createInterface({ input: process.stdin, terminal: false }) : undefined;
+  const keyboard = tty
+    ? (await import('node:readline')).createInterface({ input: process.stdin, terminal: false })
+    : undefined;
   keyboard?.on('line', () => gate.next());
 
   const started = async () => {
@@ -82,7 +86,12 @@ async function runDemoOnUi(demo: Demo, port: number, open: boolean): Promise<voi
     out(`  inspector: ${server.inspector}`);
     out(`  Each step waits for "Next step" on the inspector page${tty ? ', or for Enter here' : ''}.`);
     // The demo's server always has its controls, so its inspector.
-    if (open) openInBrowser(server.inspector!, (problem) => process.stderr.write(`catalog-emulator: could not open a browser (${problem}); open ${server?.inspector} yourself\n`));
+    if (open)
+      openInBrowser(server.inspector!, (problem) =>
+        process.stderr.write(
+          `catalog-emulator: could not open a browser (${problem}); open ${server?.inspector} yourself\n`,
+        ),
+      );
   };
   try {
     await demo.run(
@@ -114,7 +123,9 @@ async function runDemoOnUi(demo: Demo, port: number, open: boolean): Promise<voi
     }
     // The page drives the same emulator (a reset, a fault, the clock): a scenario that trips over it stops, the server stays.
     gate.finish((error as Error).message);
-    process.stderr.write(`catalog-emulator: the demo stopped: ${(error as Error).message}; the inspector stays at ${server.inspector}\n`);
+    process.stderr.write(
+      `catalog-emulator: the demo stopped: ${(error as Error).message}; the inspector stays at ${server.inspector}\n`,
+    );
   }
   keyboard?.close();
 }

@@ -20,7 +20,12 @@ export const EVENTS_HELP: CommandHelp = {
 };
 
 export async function eventsCommand(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = read(args, { company: { type: 'string' }, type: { type: 'string' }, data: { type: 'string' }, json: { type: 'boolean' } });
+  const { values, positionals } = read(args, {
+    company: { type: 'string' },
+    type: { type: 'string' },
+    data: { type: 'string' },
+    json: { type: 'boolean' },
+  });
   const remote = remoteOf(values, io.env);
   const [word, ...rest] = positionals;
   const action = actionOf('events', word);
@@ -32,19 +37,31 @@ export async function eventsCommand(args: string[], io: Io): Promise<number> {
   }
   action satisfies 'trigger';
   noMore(rest, EVENTS_USAGE);
-  const company = nonEmpty(values.company, '--company', `events trigger needs --company ID: the company whose webhook destination gets the event (${EVENTS_USAGE})`);
-  const type = nonEmpty(values.type, '--type', `events trigger needs --type TYPE, e.g. webhook.teste or catalogo.aplicado (${EVENTS_USAGE})`);
+  const company = nonEmpty(
+    values.company,
+    '--company',
+    `events trigger needs --company ID: the company whose webhook destination gets the event (${EVENTS_USAGE})`,
+  );
+  const type = nonEmpty(
+    values.type,
+    '--type',
+    `events trigger needs --type TYPE, e.g. webhook.teste or catalogo.aplicado (${EVENTS_USAGE})`,
+  );
   let data: Record<string, unknown> = {};
   if (values.data !== undefined) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(values.data);
     } catch (error) {
-      throw usageError(`--data must be a JSON object, the event's fields, e.g. '{"catalogoId":"…"}' (${(error as Error).message})`);
+      throw usageError(
+        `--data must be a JSON object, the event's fields, e.g. '{"catalogoId":"…"}' (${(error as Error).message})`,
+      );
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw usageError(`--data must be a JSON object, the event's fields (got ${values.data})`);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw usageError(`--data must be a JSON object, the event's fields (got ${values.data})`);
     data = parsed as Record<string, unknown>;
-    if (data.tipo !== undefined && data.tipo !== type) throw usageError(`--data names tipo ${JSON.stringify(data.tipo)}, not --type ${type}`);
+    if (data.tipo !== undefined && data.tipo !== type)
+      throw usageError(`--data names tipo ${JSON.stringify(data.tipo)}, not --type ${type}`);
   }
   const body = { dados: { ...data, tipo: type } };
   const raised = (await call(remote, 'raiseEvent', { params: { companyId: company }, body })) as { eventId: string };

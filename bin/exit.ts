@@ -11,6 +11,7 @@ export function fail(message: string, code = 2): never {
 
 /** Exits with `code` once what was printed is out (a pipe reader gets all of it). */
 export async function exitWith(code: number): Promise<never> {
-  for (const stream of [process.stdout, process.stderr]) await new Promise<void>((resolve) => stream.write('', () => resolve()));
+  for (const stream of [process.stdout, process.stderr])
+    await new Promise<void>((resolve) => stream.write('', () => resolve()));
   process.exit(code);
 }

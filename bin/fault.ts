@@ -13,7 +13,8 @@ import { call, COMMON_FLAGS, remoteOf, usageError, type Io, type Options } from 
 import { allOf, noMore, nonEmpty, number, plural, printJson, read, wholeNumber } from './remote-command.js';
 import { alternatives } from './suggest.js';
 
-const FAULT_USAGE = 'fault add [options] | fault list [--company ID] | fault near-misses ID [--company ID] | fault remove ID | fault remove --all [--company ID]';
+const FAULT_USAGE =
+  'fault add [options] | fault list [--company ID] | fault near-misses ID [--company ID] | fault remove ID | fault remove --all [--company ID]';
 
 /** Its lines of the Usage block, and its options, whose effects are the schema's (effectHelp). */
 export const FAULT_HELP: CommandHelp = {
@@ -41,7 +42,14 @@ ${effectHelp(faultEffects())}
 };
 
 /** The flags of `fault add` that are its match: each its match field. */
-const MATCH_FLAGS = { method: 'method', path: 'path', 'match-url': 'url', 'event-type': 'eventType', kind: 'kind', company: 'companyId' } as const;
+const MATCH_FLAGS = {
+  method: 'method',
+  path: 'path',
+  'match-url': 'url',
+  'event-type': 'eventType',
+  kind: 'kind',
+  company: 'companyId',
+} as const;
 
 /** The flags of `fault add` besides its effect's: its target, its match, how often it fires, or all of it as --json. */
 const TARGET_FLAG = { target: { type: 'string' } } as const;
@@ -204,10 +212,16 @@ export async function faultCommand(args: string[], io: Io): Promise<number> {
   const action = actionOf('fault', word);
   if (action === undefined) {
     const actions = alternatives(namedActions('fault'));
-    throw usageError(word === undefined ? `fault needs ${actions} (${FAULT_USAGE})` : `fault takes ${actions} (got "${word}")`);
+    throw usageError(
+      word === undefined ? `fault needs ${actions} (${FAULT_USAGE})` : `fault takes ${actions} (got "${word}")`,
+    );
   }
   if (action === 'add') return faultAdd(args, io);
-  const { values, positionals } = read(args, { company: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' } });
+  const { values, positionals } = read(args, {
+    company: { type: 'string' },
+    all: { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
   const remote = remoteOf(values, io.env);
   const rest = positionals.slice(positionals.indexOf(action) + 1);
   const company = values.company === undefined ? undefined : nonEmpty(values.company, '--company');
@@ -218,10 +232,14 @@ export async function faultCommand(args: string[], io: Io): Promise<number> {
       noMore(rest, FAULT_USAGE);
       const { items } = (await call(remote, 'listFaults', { query })) as { items: FaultView[] };
       if (values.json) return printJson(io, { items });
-      if (items.length === 0) io.out(values.company === undefined ? 'no faults' : `no faults for company ${values.company}`);
+      if (items.length === 0)
+        io.out(values.company === undefined ? 'no faults' : `no faults for company ${values.company}`);
       for (const fault of items) io.out(faultLine(fault));
       const unfired = items.filter((fault) => fault.hits === 0).map((fault) => shown(fault.id));
-      if (unfired.length > 0) io.out(`${allOf(unfired)} ${unfired.length === 1 ? 'has' : 'have'} not fired: "catalog-emulator fault near-misses ID" shows what came closest, and what each missed`);
+      if (unfired.length > 0)
+        io.out(
+          `${allOf(unfired)} ${unfired.length === 1 ? 'has' : 'have'} not fired: "catalog-emulator fault near-misses ID" shows what came closest, and what each missed`,
+        );
       return 0;
     }
     case 'near-misses': {
@@ -236,10 +254,13 @@ export async function faultCommand(args: string[], io: Io): Promise<number> {
     case 'remove': {
       const [id, ...extra] = rest;
       noMore(extra, FAULT_USAGE);
-      if ((values.all === true) === (id !== undefined)) throw usageError(`fault remove takes a fault's id or --all, one of them (${FAULT_USAGE})`);
-      if (values.json) throw usageError('fault remove prints one line: --json is an option of fault list and of the other commands');
+      if ((values.all === true) === (id !== undefined))
+        throw usageError(`fault remove takes a fault's id or --all, one of them (${FAULT_USAGE})`);
+      if (values.json)
+        throw usageError('fault remove prints one line: --json is an option of fault list and of the other commands');
       if (id !== undefined) {
-        if (values.company !== undefined) throw usageError('--company goes with fault remove --all (a fault id names one fault)');
+        if (values.company !== undefined)
+          throw usageError('--company goes with fault remove --all (a fault id names one fault)');
         await call(remote, 'removeFault', { params: { id } });
         io.out(`removed fault ${id}`);
         return 0;
@@ -294,7 +315,11 @@ interface NearMiss {
 }
 
 /** What a fault was checked against, by its target: requests, deliveries or job runs. */
-const OCCURRENCES: Readonly<Record<string, [one: string, many: string]>> = { api: ['request', 'requests'], delivery: ['delivery attempt', 'delivery attempts'], job: ['job run', 'job runs'] };
+const OCCURRENCES: Readonly<Record<string, [one: string, many: string]>> = {
+  api: ['request', 'requests'],
+  delivery: ['delivery attempt', 'delivery attempts'],
+  job: ['job run', 'job runs'],
+};
 
 /**
  * The fault, how many occurrences it missed since it was armed, and the closest, each on a line with what it failed
@@ -303,9 +328,11 @@ const OCCURRENCES: Readonly<Record<string, [one: string, many: string]>> = { api
 function nearMissLines(near: NearMisses, company: string | undefined): string[] {
   const [one, many] = OCCURRENCES[near.fault.target] ?? ['occurrence', 'occurrences'];
   const whose = company === undefined ? '' : ` of company ${company}`;
-  const passed = near.passedOver === 0 ? '' : `; its probability's draw passed over ${plural(near.passedOver, 'match', 'matches')}`;
+  const passed =
+    near.passedOver === 0 ? '' : `; its probability's draw passed over ${plural(near.passedOver, 'match', 'matches')}`;
   const lines = [faultLine(near.fault)];
-  if (near.examined === 0) return [...lines, `no ${one}${whose} since it was armed${passed}: it has had nothing to fire on`];
+  if (near.examined === 0)
+    return [...lines, `no ${one}${whose} since it was armed${passed}: it has had nothing to fire on`];
   lines.push(`${plural(near.examined, one, many)}${whose} since it was armed, none fired it${passed}; the closest:`);
   for (const candidate of near.candidates) {
     lines.push(`  ${shown(occurrenceLine(candidate))}`);
@@ -318,8 +345,10 @@ function nearMissLines(near: NearMisses, company: string | undefined): string[] 
 /** A request (`2026-…Z POST /v1/catalogos → 422, company …`), a delivery attempt or a job run. */
 function occurrenceLine(c: NearMiss): string {
   const company = c.companyId === null ? 'no company' : `company ${c.companyId}`;
-  if (typeof c.requestId === 'string') return `${String(c.at)} ${String(c.method)} ${String(c.path)} → ${String(c.status)}, ${company}, request ${c.requestId}`;
-  if (typeof c.url === 'string') return `${String(c.eventType)} ${c.eventId === null ? '' : `${String(c.eventId)} `}attempt ${String(c.attempt ?? '?')} → ${c.url}, ${company}`;
+  if (typeof c.requestId === 'string')
+    return `${String(c.at)} ${String(c.method)} ${String(c.path)} → ${String(c.status)}, ${company}, request ${c.requestId}`;
+  if (typeof c.url === 'string')
+    return `${String(c.eventType)} ${c.eventId === null ? '' : `${String(c.eventId)} `}attempt ${String(c.attempt ?? '?')} → ${c.url}, ${company}`;
   return `${c.at === null ? '' : `${String(c.at)} `}${String(c.kind)}${c.subjectId === null ? '' : ` ${String(c.subjectId)}`}, ${c.companyId === null ? 'the whole emulator' : company}`;
 }
 
@@ -331,21 +360,33 @@ export function faultOf(values: Readonly<Record<string, unknown>>, flags: Effect
   const given = (flag: string) => values[flag] !== undefined;
   const optionFlags = [...flags.options.keys()];
   const effectFlagNames = [...flags.effects.keys()];
-  const shaped = ['target', ...optionFlags, 'times', 'probability', ...Object.keys(MATCH_FLAGS), ...effectFlagNames]
-    .filter(given);
+  const shaped = [
+    'target',
+    ...optionFlags,
+    'times',
+    'probability',
+    ...Object.keys(MATCH_FLAGS),
+    ...effectFlagNames,
+  ].filter(given);
   const json = values.json as string | undefined;
   if (json !== undefined) {
     if (shaped.length > 0) throw usageError(`--json is the whole fault: give --${shaped[0]} inside it, not beside it`);
     try {
       return JSON.parse(json) as Record<string, unknown>;
     } catch (error) {
-      throw usageError(`--json must be a fault as JSON, e.g. '{"target":"api","effect":{"status":503}}' (${(error as Error).message})`);
+      throw usageError(
+        `--json must be a fault as JSON, e.g. '{"target":"api","effect":{"status":503}}' (${(error as Error).message})`,
+      );
     }
   }
   const effects = effectFlagNames.filter((flag) => given(flag) && values[flag] !== false);
   if (effects.length !== 1) {
     const named = effectFlagNames.map((flag) => `--${flag}`).join(', ');
-    throw usageError(effects.length === 0 ? `fault add needs an effect: one of ${named} (or the whole fault as --json)` : `fault add takes one effect (got --${effects.join(' and --')})`);
+    throw usageError(
+      effects.length === 0
+        ? `fault add needs an effect: one of ${named} (or the whole fault as --json)`
+        : `fault add takes one effect (got --${effects.join(' and --')})`,
+    );
   }
   const flag = effects[0]!;
   const chosen = flags.effects.get(flag)!;
@@ -356,7 +397,9 @@ export function faultOf(values: Readonly<Record<string, unknown>>, flags: Effect
     if (!read.with.includes(flag)) throw usageError(`--${option} goes with ${goesWith}`);
     effect[read.field] = valueOf(values[option], option, read);
   }
-  const match = Object.fromEntries(Object.entries(MATCH_FLAGS).flatMap(([name, field]) => (given(name) ? [[field, values[name]]] : [])));
+  const match = Object.fromEntries(
+    Object.entries(MATCH_FLAGS).flatMap(([name, field]) => (given(name) ? [[field, values[name]]] : [])),
+  );
   const fault: Record<string, unknown> = { target: values.target ?? 'api', match, effect };
   const times = values.times as string | undefined;
   if (times !== undefined) fault.times = times === 'forever' ? null : wholeNumber(times, '--times', 'forever');

@@ -34,20 +34,28 @@ Exit codes of these: 0.
 
 describe('commandUsage', () => {
   it("cuts one command's lines, with those indented under it; serve also gets its options", () => {
-    expect(commandUsage(USAGE, 'openapi')).toBe("Usage:\n  catalog-emulator openapi [--controls]\n                                       the document\n                                       (or the controls')\n");
+    expect(commandUsage(USAGE, 'openapi')).toBe(
+      "Usage:\n  catalog-emulator openapi [--controls]\n                                       the document\n                                       (or the controls')\n",
+    );
     expect(commandUsage(USAGE, 'demo')).toBe('Usage:\n  catalog-emulator demo [NAME]         a demo\n');
-    expect(commandUsage(USAGE, 'serve')).toBe('Usage:\n  catalog-emulator [serve] [options]   serve it\n\nOptions of serve:\n  --port N            the port\n\nExit codes: 0, 1.\n');
+    expect(commandUsage(USAGE, 'serve')).toBe(
+      'Usage:\n  catalog-emulator [serve] [options]   serve it\n\nOptions of serve:\n  --port N            the port\n\nExit codes: 0, 1.\n',
+    );
   });
 
   it('gives a command its own options section, up to the next one', () => {
-    expect(commandUsage(USAGE, 'conformance')).toBe('Usage:\n  catalog-emulator conformance --base-url URL\n                                       test a deployment\n\nOptions of conformance:\n  --token T           the token\n');
+    expect(commandUsage(USAGE, 'conformance')).toBe(
+      'Usage:\n  catalog-emulator conformance --base-url URL\n                                       test a deployment\n\nOptions of conformance:\n  --token T           the token\n',
+    );
   });
 
   it('gives a command every section whose heading names it, a shared one included', () => {
     expect(commandUsage(USAGE, 'clock')).toBe(
       'Usage:\n  catalog-emulator clock [advance D]   the clock\n\nOptions of clock:\n  advance D           move it\n\nOptions of clock and logs (for a server):\n  --url URL           the server\nExit codes of these: 0.\n',
     );
-    expect(commandUsage(USAGE, 'logs')).toBe('Usage:\n  catalog-emulator logs tail           the log\n\nOptions of clock and logs (for a server):\n  --url URL           the server\nExit codes of these: 0.\n');
+    expect(commandUsage(USAGE, 'logs')).toBe(
+      'Usage:\n  catalog-emulator logs tail           the log\n\nOptions of clock and logs (for a server):\n  --url URL           the server\nExit codes of these: 0.\n',
+    );
   });
 
   it('knows no other command', () => {
@@ -61,6 +69,8 @@ describe('quietKinds', () => {
     expect(quietKinds(['requests,jobs', ' controls '])).toEqual(new Set(['request', 'job', 'control']));
     expect(quietKinds([])).toEqual(new Set());
     expect(quietKinds(['requests,'])).toBe('--quiet takes requests, controls, deliveries, jobs, findings (got "")');
-    expect(quietKinds(['request'])).toBe('--quiet takes requests, controls, deliveries, jobs, findings (got "request")');
+    expect(quietKinds(['request'])).toBe(
+      '--quiet takes requests, controls, deliveries, jobs, findings (got "request")',
+    );
   });
 });

@@ -5,7 +5,19 @@
 import { fail } from './exit.js';
 
 /** The commands, in the order the usage text lists them. */
-export const COMMANDS = ['serve', 'demo', 'openapi', 'conformance', 'check-receiver', 'clock', 'fault', 'events', 'logs', 'report', 'help'] as const;
+export const COMMANDS = [
+  'serve',
+  'demo',
+  'openapi',
+  'conformance',
+  'check-receiver',
+  'clock',
+  'fault',
+  'events',
+  'logs',
+  'report',
+  'help',
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** A command's part of the usage text: its lines of the Usage block, and its "Options of …" section if it has one. */
@@ -44,7 +56,13 @@ export function commandUsage(usage: string, command: string): string | undefined
   const lines = usage.split('\n');
   const from = lines.indexOf('Usage:');
   // `serve` is written `[serve]`: the default command.
-  const at = lines.findIndex((line, i) => i > from && (line.startsWith(`  catalog-emulator ${command} `) || line === `  catalog-emulator ${command}` || line.startsWith(`  catalog-emulator [${command}] `)));
+  const at = lines.findIndex(
+    (line, i) =>
+      i > from &&
+      (line.startsWith(`  catalog-emulator ${command} `) ||
+        line === `  catalog-emulator ${command}` ||
+        line.startsWith(`  catalog-emulator [${command}] `)),
+  );
   if (from < 0 || at < 0) return undefined;
   let end = at + 1;
   while (end < lines.length && /^ {20,}\S/.test(lines[end]!)) end++;
@@ -52,7 +70,12 @@ export function commandUsage(usage: string, command: string): string | undefined
   const sections = lines.flatMap((line, options) => {
     if (!line.startsWith('Options of ') || !namedBy(line).includes(command)) return [];
     const next = lines.findIndex((other, i) => i > options && other.startsWith('Options of '));
-    return [lines.slice(options, next < 0 ? undefined : next).join('\n').replace(/\n+$/, '')];
+    return [
+      lines
+        .slice(options, next < 0 ? undefined : next)
+        .join('\n')
+        .replace(/\n+$/, ''),
+    ];
   });
   return sections.reduce((text, section) => `${text}\n${section}\n`, own);
 }

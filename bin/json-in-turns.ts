@@ -59,7 +59,8 @@ function writer(parts: string[]): (value: unknown) => Generator<void, void, void
 }
 
 /** What JSON.stringify leaves out of an object (and writes as null in an array). */
-const omitted = (value: unknown): boolean => value === undefined || typeof value === 'function' || typeof value === 'symbol';
+const omitted = (value: unknown): boolean =>
+  value === undefined || typeof value === 'function' || typeof value === 'symbol';
 
 /**
  * Whether `value` is small enough to be stringified whole: anything but a plain object or array (JSON.stringify

@@ -12,12 +12,25 @@
  * The commands for a running server print what a server sent through the same escaping (shown, jsonLine): `logs
  * tail` an entry that came from the stream, a hostile one included.
  */
-import type { ActivityEntry, ControlActivity, DeliveryActivity, FindingActivity, JobActivity, RequestActivity } from '../src/index.js';
+import type {
+  ActivityEntry,
+  ControlActivity,
+  DeliveryActivity,
+  FindingActivity,
+  JobActivity,
+  RequestActivity,
+} from '../src/index.js';
 
 export type LogFormat = 'pretty' | 'json';
 
 /** The kinds of entry, by the names --quiet takes. */
-export const LOG_KINDS = { requests: 'request', controls: 'control', deliveries: 'delivery', jobs: 'job', findings: 'finding' } as const;
+export const LOG_KINDS = {
+  requests: 'request',
+  controls: 'control',
+  deliveries: 'delivery',
+  jobs: 'job',
+  findings: 'finding',
+} as const;
 
 /** --quiet's values (comma-separated, repeatable) as the entry kinds to leave out, or why one is not a kind. */
 export function quietKinds(values: readonly string[]): Set<string> | string {
@@ -54,7 +67,13 @@ export function formatActivity(entry: ActivityEntry, log: LogFormat, color = fal
 }
 
 function request(entry: RequestActivity, paint: Paint): string {
-  const flags = [entry.replayed ? 'replayed' : '', entry.faultId === null ? '' : `fault ${escapeControls(entry.faultId)}`, entry.durationMs > 0 ? `${entry.durationMs}ms` : ''].filter(Boolean).join(', ');
+  const flags = [
+    entry.replayed ? 'replayed' : '',
+    entry.faultId === null ? '' : `fault ${escapeControls(entry.faultId)}`,
+    entry.durationMs > 0 ? `${entry.durationMs}ms` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return `${call(entry.method, entry.path)} → ${answer(entry.status, entry.error, paint)}${flags ? ` ${paint.flag(`(${flags})`)}` : ''}`;
 }
 
@@ -68,7 +87,10 @@ function control(entry: ControlActivity, paint: Paint): string {
 }
 
 function delivery(entry: DeliveryActivity, paint: Paint): string {
-  const attempt = entry.cycle === 1 ? `attempt ${entry.attemptInCycle}/${entry.attemptsPerCycle}` : `attempt ${entry.attempt} (${entry.attemptInCycle}/${entry.attemptsPerCycle} of cycle ${entry.cycle})`;
+  const attempt =
+    entry.cycle === 1
+      ? `attempt ${entry.attemptInCycle}/${entry.attemptsPerCycle}`
+      : `attempt ${entry.attempt} (${entry.attemptInCycle}/${entry.attemptsPerCycle} of cycle ${entry.cycle})`;
   const status = entry.status === null ? '' : String(entry.status);
   const result = [entry.outcome, status, escapeControls(entry.failure ?? '')].filter(Boolean).join(' ');
   const next = entry.nextAttemptAt === null ? '' : `, next ${escapeControls(entry.nextAttemptAt)}`;
@@ -88,7 +110,10 @@ function finding(entry: FindingActivity, paint: Paint): string {
 const call = (method: string, path: string) => `${escapeControls(method).padEnd(6)} ${escapeControls(path)}`;
 
 function answer(status: number, error: RequestActivity['error'], paint: Paint): string {
-  const text = error === null ? String(status) : `${status} ${escapeControls(error.codigo)}${error.caminho === null ? '' : ` at ${escapeControls(error.caminho)}`}`;
+  const text =
+    error === null
+      ? String(status)
+      : `${status} ${escapeControls(error.codigo)}${error.caminho === null ? '' : ` at ${escapeControls(error.caminho)}`}`;
   return paint.status(status, text);
 }
 
@@ -101,7 +126,14 @@ interface Paint {
   finding(text: string): string;
 }
 
-const PLAIN: Paint = { dim: (t) => t, kind: (_, t) => t, status: (_, t) => t, outcome: (_, t) => t, flag: (t) => t, finding: (t) => t };
+const PLAIN: Paint = {
+  dim: (t) => t,
+  kind: (_, t) => t,
+  status: (_, t) => t,
+  outcome: (_, t) => t,
+  flag: (t) => t,
+  finding: (t) => t,
+};
 
 const sgr = (code: string) => (text: string) => `\x1b[${code}m${text}\x1b[0m`;
 const dim = sgr('2');

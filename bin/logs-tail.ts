@@ -50,14 +50,19 @@ function kindsOf(values: readonly string[]): string[] {
   const kinds = new Set<string>();
   for (const name of values.flatMap((value) => value.split(',')).map((n) => n.trim())) {
     const kind = singular.includes(name) ? name : (LOG_KINDS as Record<string, string>)[name];
-    if (kind === undefined) throw usageError(`--kind takes ${singular.join(', ')} (comma-separated or repeated; got "${name}")`);
+    if (kind === undefined)
+      throw usageError(`--kind takes ${singular.join(', ')} (comma-separated or repeated; got "${name}")`);
     kinds.add(kind);
   }
   return [...kinds];
 }
 
 export async function runLogsTail(args: string[], io: Io): Promise<number> {
-  const options = { json: { type: 'boolean' }, company: { type: 'string' }, kind: { type: 'string', multiple: true } } as const;
+  const options = {
+    json: { type: 'boolean' },
+    company: { type: 'string' },
+    kind: { type: 'string', multiple: true },
+  } as const;
   const { values, positionals } = read(args, options);
   const [word, ...rest] = positionals;
   const action = actionOf('logs', word);

@@ -24,7 +24,9 @@ export function openInBrowser(url: string, report: (problem: string) => void): v
     reported = true;
   };
   const child = spawn(command, args, { detached: true, stdio: 'ignore' });
-  child.on('error', (error: NodeJS.ErrnoException) => once(`${command}: ${error.code === 'ENOENT' ? 'not found' : error.message}`));
+  child.on('error', (error: NodeJS.ErrnoException) =>
+    once(`${command}: ${error.code === 'ENOENT' ? 'not found' : error.message}`),
+  );
   child.on('exit', (code) => {
     if (code !== null && code !== 0) once(`${command} exited with code ${code}`);
   });

@@ -6,7 +6,18 @@
  * file it names (resolveTarget): the state is read from and written to that file, in its own folder, and the link
  * stays a link.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** A file that cannot be used: the message says why, for the one line of a usage error. */
@@ -22,7 +33,8 @@ export const STATE_FILE_LIMIT = 512 * MiB - 24;
 /** The largest fixtures file: far beyond any set of fixtures a test writes by hand or generates. */
 export const FIXTURES_FILE_LIMIT = 64 * MiB;
 
-const shown = (bytes: number): string => (bytes % MiB === 0 || bytes > MiB ? `${Math.round(bytes / MiB)} MiB` : `${bytes} bytes`);
+const shown = (bytes: number): string =>
+  bytes % MiB === 0 || bytes > MiB ? `${Math.round(bytes / MiB)} MiB` : `${bytes} bytes`;
 
 /** What a non-regular file is, for a refusal. */
 function kindOf(stats: Stats): string {
@@ -55,7 +67,9 @@ export function resolveTarget(path: string): string {
   try {
     return join(realpathSync(dirname(current)), basename(current));
   } catch (error) {
-    throw new FileError(`cannot be written: the folder of ${current} ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(error as NodeJS.ErrnoException).code})`}`);
+    throw new FileError(
+      `cannot be written: the folder of ${current} ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(error as NodeJS.ErrnoException).code})`}`,
+    );
   }
 }
 
@@ -89,7 +103,8 @@ export function readRegular(path: string, limit: number, what: string): Buffer |
     // One byte more than it said: a file that grew past its limit meanwhile is refused too.
     const buffer = Buffer.allocUnsafe(Math.min(opened.size, limit) + 1);
     let length = 0;
-    for (let read = -1; read !== 0 && length < buffer.length; length += read) read = readSync(fd, buffer, length, buffer.length - length, null);
+    for (let read = -1; read !== 0 && length < buffer.length; length += read)
+      read = readSync(fd, buffer, length, buffer.length - length, null);
     if (length > limit) throw new FileError(`is over ${shown(limit)}, the limit of ${what}: it grew while it was read`);
     return buffer.subarray(0, length);
   } catch (error) {

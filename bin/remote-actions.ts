@@ -10,14 +10,26 @@ type Samples = readonly (readonly string[])[];
 export const REMOTE_ACTIONS = {
   clock: {
     '': [['clock'], ['clock', '--company', 'c1']],
-    advance: [['clock', 'advance', '1d'], ['clock', 'advance', '--to', '2026-02-01T00:00:00Z', '--company', 'c1']],
-    'run-until-idle': [['clock', 'run-until-idle'], ['clock', 'run-until-idle', '--limit', '5', '--company', 'c1']],
+    advance: [
+      ['clock', 'advance', '1d'],
+      ['clock', 'advance', '--to', '2026-02-01T00:00:00Z', '--company', 'c1'],
+    ],
+    'run-until-idle': [
+      ['clock', 'run-until-idle'],
+      ['clock', 'run-until-idle', '--limit', '5', '--company', 'c1'],
+    ],
   },
   fault: {
     add: [['fault', 'add', '--status', '503']],
-    list: [['fault', 'list'], ['fault', 'list', '--company', 'c1']],
+    list: [
+      ['fault', 'list'],
+      ['fault', 'list', '--company', 'c1'],
+    ],
     'near-misses': [['fault', 'near-misses', 'flt_1']],
-    remove: [['fault', 'remove', 'flt_1'], ['fault', 'remove', '--all']],
+    remove: [
+      ['fault', 'remove', 'flt_1'],
+      ['fault', 'remove', '--all'],
+    ],
   },
   events: { trigger: [['events', 'trigger', '--company', 'c1', '--type', 'webhook.teste']] },
   logs: { tail: [['logs', 'tail']] },

@@ -52,7 +52,9 @@ export function readFlags<T>(read: () => T, known: readonly string[]): T {
     const unknown = /^Unknown option '(-{1,2}[^']+)'/.exec(message)?.[1];
     if (unknown !== undefined) {
       const near = closest(unknown.replace(/^--?/, ''), known);
-      throw usageError(`unknown option ${unknown}${near.length === 0 ? '' : ` (did you mean ${alternatives(near.map((name) => `--${name}`))}?)`}`);
+      throw usageError(
+        `unknown option ${unknown}${near.length === 0 ? '' : ` (did you mean ${alternatives(near.map((name) => `--${name}`))}?)`}`,
+      );
     }
     throw usageError(message.replace(/\. To specify a positional argument.*$/s, ''));
   }
@@ -91,7 +93,10 @@ export class CommandExit extends Error {
 export const usageError = (message: string): CommandExit => new CommandExit(2, message, true);
 
 /** --url and --control-token, else their variables, else the defaults; a usage error for a URL that is none. */
-export function remoteOf(flags: { url?: string | undefined; 'control-token'?: string | undefined; 'request-timeout-ms'?: string | undefined }, env: NodeJS.ProcessEnv): Remote {
+export function remoteOf(
+  flags: { url?: string | undefined; 'control-token'?: string | undefined; 'request-timeout-ms'?: string | undefined },
+  env: NodeJS.ProcessEnv,
+): Remote {
   const given = flags.url ?? (env.CATALOG_EMULATOR_URL || undefined);
   const from = flags.url !== undefined ? '--url' : 'CATALOG_EMULATOR_URL';
   const raw = given ?? DEFAULT_URL;
@@ -101,16 +106,32 @@ export function remoteOf(flags: { url?: string | undefined; 'control-token'?: st
   } catch {
     url = undefined;
   }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+  if (
+    url === undefined ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search !== '' ||
+    url.hash !== '' ||
+    url.username !== '' ||
+    url.password !== ''
+  ) {
     throw usageError(`${from} must be the server's http or https URL, e.g. ${DEFAULT_URL} (got "${raw}")`);
   }
   const token = flags['control-token'] ?? (env.CATALOG_EMULATOR_CONTROL_TOKEN || undefined);
-  if (token !== undefined && !/^[\x21-\x7e]+$/.test(token)) throw usageError(`the control token (${flags['control-token'] === undefined ? 'CATALOG_EMULATOR_CONTROL_TOKEN' : '--control-token'}) must be visible ASCII without spaces`);
+  if (token !== undefined && !/^[\x21-\x7e]+$/.test(token))
+    throw usageError(
+      `the control token (${flags['control-token'] === undefined ? 'CATALOG_EMULATOR_CONTROL_TOKEN' : '--control-token'}) must be visible ASCII without spaces`,
+    );
   const timeout = flags['request-timeout-ms'];
   if (timeout !== undefined && !(/^\d+$/.test(timeout) && Number(timeout) >= 1 && Number(timeout) <= 3_600_000)) {
-    throw usageError(`--request-timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "${timeout}")`);
+    throw usageError(
+      `--request-timeout-ms must be a whole number of milliseconds from 1 to 3600000 (got "${timeout}")`,
+    );
   }
-  return { url: url.href.replace(/\/+$/, ''), token, timeoutMs: timeout === undefined ? DEFAULT_TIMEOUT_MS : Number(timeout) };
+  return {
+    url: url.href.replace(/\/+$/, ''),
+    token,
+    timeoutMs: timeout === undefined ? DEFAULT_TIMEOUT_MS : Number(timeout),
+  };
 }
 
 /** An answer of the server: its status and content type, and its body read whole. */
@@ -122,7 +143,8 @@ export interface Answer {
 
 /** Why `error` (of the request, or the time-out) kept the server from being reached, in a few words. */
 function unreachable(error: unknown): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'no answer within the time-out';
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return 'no answer within the time-out';
   const code = (error as { code?: string } | undefined)?.code ?? '';
   const words: Record<string, string> = {
     ECONNREFUSED: 'connection refused: nothing listens there',
@@ -141,7 +163,10 @@ function unreachable(error: unknown): string {
 
 /** The one line of a server that could not be reached at all. */
 const cannotReach = (remote: Remote, why: string): CommandExit =>
-  new CommandExit(2, `cannot reach a catalog-emulator at ${remote.url} (${why}); start one with "catalog-emulator serve", or name it with --url or CATALOG_EMULATOR_URL`);
+  new CommandExit(
+    2,
+    `cannot reach a catalog-emulator at ${remote.url} (${why}); start one with "catalog-emulator serve", or name it with --url or CATALOG_EMULATOR_URL`,
+  );
 
 /** The line of an answer that is no catalog-emulator's: what came back, and why it is not the control's answer. */
 function notEmulator(remote: Remote, what: string, answer: Answer, why: string): CommandExit {

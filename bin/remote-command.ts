@@ -46,7 +46,8 @@ export function nonEmpty(value: string | undefined, flag: string, missing?: stri
 }
 
 export function wholeNumber(value: string, flag: string, or?: string): number {
-  if (!/^\d+$/.test(value)) throw usageError(`${flag} must be a whole number${or === undefined ? '' : ` or ${or}`} (got "${value}")`);
+  if (!/^\d+$/.test(value))
+    throw usageError(`${flag} must be a whole number${or === undefined ? '' : ` or ${or}`} (got "${value}")`);
   return Number(value);
 }
 

@@ -218,8 +218,8 @@ describe('logs tail against hostile streams', { timeout: 300_000 }, () => {
     const closed = `the server at ${server.url} closed (it was stopped): no more activity to follow`;
     expect(await cli(['logs', 'tail'], server.url)).toEqual({
       code: 1,
-      stdout: `${ENTRY.at} request  GET    /v1/empresa → 200\n` +
-        `${ENTRY.at} request  GET    /v1/\\x1b[2J\\x0a → 200\n`,
+      stdout:
+        `${ENTRY.at} request  GET    /v1/empresa → 200\n` + `${ENTRY.at} request  GET    /v1/\\x1b[2J\\x0a → 200\n`,
       stderr: `${following(server.url)}catalog-emulator: ${closed}\n`,
     });
   });

@@ -50,7 +50,9 @@ export async function runRemoteCommand(command: RemoteCommand, args: string[], h
       code = await RUN[command](args, io);
     } catch (error) {
       if (!(error instanceof CommandExit)) throw error;
-      io.err(`catalog-emulator: ${error.message}${error.usage ? `\nRun "catalog-emulator help ${command}" for usage.` : ''}`);
+      io.err(
+        `catalog-emulator: ${error.message}${error.usage ? `\nRun "catalog-emulator help ${command}" for usage.` : ''}`,
+      );
       code = error.code;
     }
   }

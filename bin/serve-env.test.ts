@@ -19,22 +19,53 @@ describe('withEnvironment', () => {
   it('fills each absent flag from its variable, and says the variable is where the value came from', () => {
     const settled = withEnvironment(
       {},
-      { PORT: '4010', CATALOG_EMULATOR_SEED: '7', CATALOG_EMULATOR_CLOCK: 'manual', CATALOG_EMULATOR_FIXTURES: 'f.json', CATALOG_EMULATOR_STATE: 's.json', CATALOG_EMULATOR_ALLOW_HOSTS: ' emulator , api ', CATALOG_EMULATOR_CONTROL_TOKEN: 't', CATALOG_EMULATOR_HISTORY_ENTRIES: '500', CATALOG_EMULATOR_HISTORY_BYTES: '4MiB' },
+      {
+        PORT: '4010',
+        CATALOG_EMULATOR_SEED: '7',
+        CATALOG_EMULATOR_CLOCK: 'manual',
+        CATALOG_EMULATOR_FIXTURES: 'f.json',
+        CATALOG_EMULATOR_STATE: 's.json',
+        CATALOG_EMULATOR_ALLOW_HOSTS: ' emulator , api ',
+        CATALOG_EMULATOR_CONTROL_TOKEN: 't',
+        CATALOG_EMULATOR_HISTORY_ENTRIES: '500',
+        CATALOG_EMULATOR_HISTORY_BYTES: '4MiB',
+      },
     );
     if (typeof settled === 'string') throw new Error(settled);
-    expect(settled.flags).toEqual({ port: '4010', seed: '7', clock: 'manual', fixtures: 'f.json', state: 's.json', 'allow-host': ['emulator', 'api'], 'control-token': 't', 'history-entries': '500', 'history-bytes': '4MiB' });
-    expect(Object.keys(SERVE_VARIABLES).map((option) => settled.origin(option as keyof typeof SERVE_VARIABLES))).toEqual(Object.values(SERVE_VARIABLES));
+    expect(settled.flags).toEqual({
+      port: '4010',
+      seed: '7',
+      clock: 'manual',
+      fixtures: 'f.json',
+      state: 's.json',
+      'allow-host': ['emulator', 'api'],
+      'control-token': 't',
+      'history-entries': '500',
+      'history-bytes': '4MiB',
+    });
+    expect(
+      Object.keys(SERVE_VARIABLES).map((option) => settled.origin(option as keyof typeof SERVE_VARIABLES)),
+    ).toEqual(Object.values(SERVE_VARIABLES));
   });
 
   it('the flag wins over its variable; an empty variable counts as unset; other flags pass as they are', () => {
-    const settled = withEnvironment({ port: '0', 'allow-host': ['a'], json: true }, { PORT: '4010', CATALOG_EMULATOR_ALLOW_HOSTS: 'b', CATALOG_EMULATOR_CLOCK: '' });
+    const settled = withEnvironment(
+      { port: '0', 'allow-host': ['a'], json: true },
+      { PORT: '4010', CATALOG_EMULATOR_ALLOW_HOSTS: 'b', CATALOG_EMULATOR_CLOCK: '' },
+    );
     if (typeof settled === 'string') throw new Error(settled);
     expect(settled.flags).toEqual({ port: '0', 'allow-host': ['a'], json: true });
-    expect([settled.origin('port'), settled.origin('allow-host'), settled.origin('clock')]).toEqual(['--port', '--allow-host', '--clock']);
+    expect([settled.origin('port'), settled.origin('allow-host'), settled.origin('clock')]).toEqual([
+      '--port',
+      '--allow-host',
+      '--clock',
+    ]);
   });
 
   it('refuses an empty name among the allowed hosts, naming the variable', () => {
-    expect(withEnvironment({}, { CATALOG_EMULATOR_ALLOW_HOSTS: 'emulator,' })).toBe('CATALOG_EMULATOR_ALLOW_HOSTS takes host names separated by commas, e.g. emulator,catalog-emulator (got "emulator,")');
+    expect(withEnvironment({}, { CATALOG_EMULATOR_ALLOW_HOSTS: 'emulator,' })).toBe(
+      'CATALOG_EMULATOR_ALLOW_HOSTS takes host names separated by commas, e.g. emulator,catalog-emulator (got "emulator,")',
+    );
   });
 });
 
@@ -57,7 +88,11 @@ function startLine(run: Run): Promise<Ready> {
       resolve(JSON.parse(run.stdout.slice(0, end)) as Ready);
     };
     run.child.stdout!.on('data', check);
-    run.exited.then(({ code }) => reject(new Error(`catalog-emulator exited (${code}) before its start line\nstderr:\n${run.stderr}`)), reject);
+    run.exited.then(
+      ({ code }) =>
+        reject(new Error(`catalog-emulator exited (${code}) before its start line\nstderr:\n${run.stderr}`)),
+      reject,
+    );
   });
 }
 
@@ -65,10 +100,18 @@ function startLine(run: Run): Promise<Ready> {
 function statusFor(url: string, path: string, host: string, token?: string): Promise<number> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    request({ host: hostname, port, path, headers: { host, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) } }, (response) => {
-      response.resume();
-      resolve(response.statusCode!);
-    })
+    request(
+      {
+        host: hostname,
+        port,
+        path,
+        headers: { host, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+      },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      },
+    )
       .on('error', reject)
       .end();
   });
@@ -104,27 +147,51 @@ describe('catalog-emulator serve configured by its environment', { timeout: 20_0
     expect(ready.clock).toEqual({ mode: 'manual', now: '2026-01-01T00:00:00.000Z' });
     expect(ready.seed).toBe(42);
     expect(ready.controlTokenRequired).toBe(true);
-    expect(ready.companies.map((company) => company.name ?? company.cnpjRoot)).toEqual([ready.companies[0]!.cnpjRoot, 'Acme Alimentos', 'Leitura Ltda']);
+    expect(ready.companies.map((company) => company.name ?? company.cnpjRoot)).toEqual([
+      ready.companies[0]!.cnpjRoot,
+      'Acme Alimentos',
+      'Leitura Ltda',
+    ]);
     const token = ready.companies[0]!.token;
     const port = new URL(ready.url).port;
     expect(await statusFor(ready.url, '/v1/empresa', `emulator:${port}`, token)).toBe(200);
     expect(await statusFor(ready.url, '/v1/empresa', `api:${port}`, token)).toBe(200);
     expect(await statusFor(ready.url, '/v1/empresa', `elsewhere:${port}`, token)).toBe(403);
     expect(await statusFor(ready.url, '/_emulator/clock', `emulator:${port}`)).toBe(401);
-    expect(await statusFor(ready.url, '/_emulator/clock', `emulator:${port}`, 'a-control-token-of-32-characters!')).toBe(200);
+    expect(
+      await statusFor(ready.url, '/_emulator/clock', `emulator:${port}`, 'a-control-token-of-32-characters!'),
+    ).toBe(200);
     run.child.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
 
     // The state file the variable named was saved: started from it again, without the fixtures, the server still
     // knows the company they made.
-    const again = await startLine(runCli(['--json', '--log', 'silent'], { env: { ...UNSET, PORT: '0', CATALOG_EMULATOR_CLOCK: 'manual', CATALOG_EMULATOR_STATE: join(folder, 'state.json') } }));
+    const again = await startLine(
+      runCli(['--json', '--log', 'silent'], {
+        env: {
+          ...UNSET,
+          PORT: '0',
+          CATALOG_EMULATOR_CLOCK: 'manual',
+          CATALOG_EMULATOR_STATE: join(folder, 'state.json'),
+        },
+      }),
+    );
     expect(await statusFor(again.url, '/v1/empresa', '127.0.0.1', ready.companies[1]!.token)).toBe(200);
   });
 
   it('a flag wins over its variable, even over one that would be refused', async () => {
-    const run = runCli(['--port', '0', '--clock', 'manual', '--seed', '5', '--allow-host', 'emulator', '--json', '--log', 'silent'], {
-      env: { ...UNSET, PORT: 'not-a-port', CATALOG_EMULATOR_CLOCK: 'sideways', CATALOG_EMULATOR_SEED: '6', CATALOG_EMULATOR_ALLOW_HOSTS: 'api,,' },
-    });
+    const run = runCli(
+      ['--port', '0', '--clock', 'manual', '--seed', '5', '--allow-host', 'emulator', '--json', '--log', 'silent'],
+      {
+        env: {
+          ...UNSET,
+          PORT: 'not-a-port',
+          CATALOG_EMULATOR_CLOCK: 'sideways',
+          CATALOG_EMULATOR_SEED: '6',
+          CATALOG_EMULATOR_ALLOW_HOSTS: 'api,,',
+        },
+      },
+    );
     const ready = await startLine(run);
     expect([ready.clock.mode, ready.seed]).toEqual(['manual', 5]);
     const port = new URL(ready.url).port;
@@ -134,11 +201,26 @@ describe('catalog-emulator serve configured by its environment', { timeout: 20_0
   it.each([
     [{ PORT: '70000' }, 'PORT must be an integer from 0 to 65535 (got "70000")'],
     [{ PORT: '0', CATALOG_EMULATOR_CLOCK: 'fast' }, 'CATALOG_EMULATOR_CLOCK must be "real" or "manual" (got "fast")'],
-    [{ PORT: '0', CATALOG_EMULATOR_ALLOW_HOSTS: 'emulator,,api' }, 'CATALOG_EMULATOR_ALLOW_HOSTS takes host names separated by commas, e.g. emulator,catalog-emulator (got "emulator,,api")'],
-    [{ PORT: '0', CATALOG_EMULATOR_ALLOW_HOSTS: 'http://emulator' }, 'CATALOG_EMULATOR_ALLOW_HOSTS: "http://emulator" is not a host name; give a name or address without port or scheme, e.g. "emulator" (or "*" for any host)'],
-    [{ PORT: '0', CATALOG_EMULATOR_FIXTURES: '/no/such/fixtures.json' }, 'CATALOG_EMULATOR_FIXTURES /no/such/fixtures.json: no such file'],
-    [{ PORT: '0', CATALOG_EMULATOR_FIXTURES: join(ROOT, 'package.json') }, `CATALOG_EMULATOR_FIXTURES ${join(ROOT, 'package.json')}: name: is not a key of the fixtures format here (keys are case-sensitive; check the spelling)`],
-    [{ PORT: '0', CATALOG_EMULATOR_STATE: '/no/such/folder/state.json' }, 'CATALOG_EMULATOR_STATE /no/such/folder/state.json cannot be written: the folder of /no/such/folder/state.json does not exist'],
+    [
+      { PORT: '0', CATALOG_EMULATOR_ALLOW_HOSTS: 'emulator,,api' },
+      'CATALOG_EMULATOR_ALLOW_HOSTS takes host names separated by commas, e.g. emulator,catalog-emulator (got "emulator,,api")',
+    ],
+    [
+      { PORT: '0', CATALOG_EMULATOR_ALLOW_HOSTS: 'http://emulator' },
+      'CATALOG_EMULATOR_ALLOW_HOSTS: "http://emulator" is not a host name; give a name or address without port or scheme, e.g. "emulator" (or "*" for any host)',
+    ],
+    [
+      { PORT: '0', CATALOG_EMULATOR_FIXTURES: '/no/such/fixtures.json' },
+      'CATALOG_EMULATOR_FIXTURES /no/such/fixtures.json: no such file',
+    ],
+    [
+      { PORT: '0', CATALOG_EMULATOR_FIXTURES: join(ROOT, 'package.json') },
+      `CATALOG_EMULATOR_FIXTURES ${join(ROOT, 'package.json')}: name: is not a key of the fixtures format here (keys are case-sensitive; check the spelling)`,
+    ],
+    [
+      { PORT: '0', CATALOG_EMULATOR_STATE: '/no/such/folder/state.json' },
+      'CATALOG_EMULATOR_STATE /no/such/folder/state.json cannot be written: the folder of /no/such/folder/state.json does not exist',
+    ],
   ])('a bad value exits 2 with one line naming the variable: %o', async (env, message) => {
     const run = runCli(['--json'], { env: { ...UNSET, ...env }, timeoutMs: SPAWN_TIMEOUT_MS });
     expect(await run.exited).toEqual({ code: 2, signal: null });

@@ -33,7 +33,10 @@ export interface Settled<F extends Given> {
  * `flags` completed from `env`; a string saying what is wrong (naming the variable) for a value no flag could take
  * either. Each value is checked where the flag's is (the origin names the variable then): this only reads.
  */
-export function withEnvironment<F extends Given>(flags: F, env: Readonly<Record<string, string | undefined>>): Settled<F> | string {
+export function withEnvironment<F extends Given>(
+  flags: F,
+  env: Readonly<Record<string, string | undefined>>,
+): Settled<F> | string {
   const filled: Given = { ...flags };
   const fromEnv = new Set<Option>();
   for (const option of Object.keys(SERVE_VARIABLES) as Option[]) {
@@ -43,7 +46,8 @@ export function withEnvironment<F extends Given>(flags: F, env: Readonly<Record<
     if (option === 'allow-host') {
       // Comma-separated, as one variable holds what the flag takes repeated.
       const names = value.split(',').map((name) => name.trim());
-      if (names.includes('')) return `${SERVE_VARIABLES[option]} takes host names separated by commas, e.g. emulator,catalog-emulator (got "${value}")`;
+      if (names.includes(''))
+        return `${SERVE_VARIABLES[option]} takes host names separated by commas, e.g. emulator,catalog-emulator (got "${value}")`;
       filled[option] = names;
     } else filled[option] = value;
   }

@@ -114,7 +114,8 @@ interface ServeFlags {
 /** `serve [options]` (the command when none is named): serves until a signal. */
 export async function serve(args: readonly string[], given: ServeFlags): Promise<void> {
   if (args.length > 0) fail(`unexpected argument "${args[0]}"`);
-  for (const flag of ['ui', 'no-open'] as const) if (given[flag]) fail(`--${flag} is an option of the demo command (demo NAME --ui)`);
+  for (const flag of ['ui', 'no-open'] as const)
+    if (given[flag]) fail(`--${flag} is an option of the demo command (demo NAME --ui)`);
   const settled = withEnvironment(given, process.env);
   if (typeof settled === 'string') fail(settled);
   const { flags, origin } = settled;
@@ -123,7 +124,8 @@ export async function serve(args: readonly string[], given: ServeFlags): Promise
   if (clock !== 'real' && clock !== 'manual') fail(`${origin('clock')} must be "real" or "manual" (got "${clock}")`);
   // Under --json stdout carries JSON lines only: the log is json there unless told pretty, which goes to stderr.
   const log = flags.log ?? (flags.json ? 'json' : 'pretty');
-  if (log !== 'pretty' && log !== 'json' && log !== 'silent') fail(`--log must be "pretty", "json" or "silent" (got "${log}")`);
+  if (log !== 'pretty' && log !== 'json' && log !== 'silent')
+    fail(`--log must be "pretty", "json" or "silent" (got "${log}")`);
   const quiet = quietKinds(flags.quiet ?? []);
   if (typeof quiet === 'string') fail(quiet);
   const readyFile = flags['ready-file'];
@@ -135,56 +137,95 @@ export async function serve(args: readonly string[], given: ServeFlags): Promise
     const unusable = prepareReadyFile(readyFile);
     if (unusable !== undefined) fail(`--ready-file: ${unusable}`);
   }
-  if (flags.start !== undefined && !Number.isFinite(Date.parse(flags.start))) fail(`--start must be an ISO 8601 date-time such as 2026-01-01T00:00:00Z (got "${flags.start}")`);
+  if (flags.start !== undefined && !Number.isFinite(Date.parse(flags.start)))
+    fail(`--start must be an ISO 8601 date-time such as 2026-01-01T00:00:00Z (got "${flags.start}")`);
   const seed = flags.seed === undefined ? undefined : /^-?\d+$/.test(flags.seed) ? Number(flags.seed) : flags.seed;
   const maxStored = flags['max-stored-answers'];
-  if (maxStored !== undefined && !(/^\d+$/.test(maxStored) && Number.isSafeInteger(Number(maxStored)) && Number(maxStored) >= 1)) fail(`--max-stored-answers must be a whole number, 1 or more (got "${maxStored}")`);
+  if (
+    maxStored !== undefined &&
+    !(/^\d+$/.test(maxStored) && Number.isSafeInteger(Number(maxStored)) && Number(maxStored) >= 1)
+  )
+    fail(`--max-stored-answers must be a whole number, 1 or more (got "${maxStored}")`);
   const idempotency = maxStored === undefined ? {} : { idempotency: { maxStoredAnswersPerCompany: Number(maxStored) } };
   const historyEntries = flags['history-entries'];
-  if (historyEntries !== undefined && !(/^\d{1,7}$/.test(historyEntries) && Number(historyEntries) <= 1_000_000)) fail(`${origin('history-entries')} must be a whole number from 0 to 1000000 (got "${historyEntries}")`);
+  if (historyEntries !== undefined && !(/^\d{1,7}$/.test(historyEntries) && Number(historyEntries) <= 1_000_000))
+    fail(`${origin('history-entries')} must be a whole number from 0 to 1000000 (got "${historyEntries}")`);
   const historyBytesText = flags['history-bytes'];
-  const historyBytes = historyBytesText === undefined ? undefined : historyBytesText === '0' ? 0 : parseSize(historyBytesText);
-  if (historyBytesText !== undefined && historyBytes === undefined) fail(`${origin('history-bytes')} must be a size such as 16MiB, 512KiB or 1048576 (up to 1GiB), or 0 (got "${historyBytesText}")`);
-  const inspector = historyEntries === undefined && historyBytes === undefined ? {} : { inspector: { ...(historyEntries === undefined ? {} : { historyEntries: Number(historyEntries) }), ...(historyBytes === undefined ? {} : { historyBytes }) } };
+  const historyBytes =
+    historyBytesText === undefined ? undefined : historyBytesText === '0' ? 0 : parseSize(historyBytesText);
+  if (historyBytesText !== undefined && historyBytes === undefined)
+    fail(
+      `${origin('history-bytes')} must be a size such as 16MiB, 512KiB or 1048576 (up to 1GiB), or 0 (got "${historyBytesText}")`,
+    );
+  const inspector =
+    historyEntries === undefined && historyBytes === undefined
+      ? {}
+      : {
+          inspector: {
+            ...(historyEntries === undefined ? {} : { historyEntries: Number(historyEntries) }),
+            ...(historyBytes === undefined ? {} : { historyBytes }),
+          },
+        };
 
   const routeFlags = flags.route ?? [];
   const routes = routeFlags.map((route) => {
     const at = route.indexOf('=');
-    if (at <= 0) fail(`--route takes FROM=TO, e.g. --route https://hooks.example.com=http://127.0.0.1:9000 (got "${route}")`);
+    if (at <= 0)
+      fail(`--route takes FROM=TO, e.g. --route https://hooks.example.com=http://127.0.0.1:9000 (got "${route}")`);
     return { from: route.slice(0, at), to: route.slice(at + 1) };
   });
   const controlToken = flags['control-token'];
   const withControls = flags['no-controls'] !== true;
   // A guard on nothing would read as protection that is not there: refused, not ignored.
-  if (!withControls && controlToken !== undefined) fail(`--no-controls serves no controls for a control token to guard: drop ${origin('control-token')}`);
+  if (!withControls && controlToken !== undefined)
+    fail(`--no-controls serves no controls for a control token to guard: drop ${origin('control-token')}`);
   // Read here, checked by createEmulator (whose message names the place in the file).
   const fixtures = flags.fixtures === undefined ? undefined : fixturesOf(flags.fixtures, origin('fixtures'));
-  if (flags['state-sync'] && flags.state === undefined) fail('--state-sync flushes the changes of --state FILE to the disk: give --state FILE too');
+  if (flags['state-sync'] && flags.state === undefined)
+    fail('--state-sync flushes the changes of --state FILE to the disk: give --state FILE too');
   // With --state, the seed and start are those the file was made with (fixed now for a new file). A symbolic link
   // is followed once, here: the state is read from and written to the file it names, and the link stays.
   const statePath = flags.state === undefined ? undefined : stateTarget(flags.state, origin('state'));
-  const plan = flags.state === undefined || statePath === undefined ? undefined : statePlan(flags.state, origin('state'), statePath, { seed, start: flags.start, clock });
+  const plan =
+    flags.state === undefined || statePath === undefined
+      ? undefined
+      : statePlan(flags.state, origin('state'), statePath, { seed, start: flags.start, clock });
   const start = plan ? { start: plan.start } : flags.start === undefined ? {} : { start: flags.start };
   // Routes given as options, not added afterwards: they are configuration, so POST /_emulator/reset keeps them.
   let emu;
   try {
-    emu = createEmulator({ seed: plan ? plan.seed : seed, clock, ...start, companies: [{}], ...(fixtures === undefined ? {} : { fixtures: fixtures as Fixtures }), routes, ...idempotency, ...inspector, ...(controlToken === undefined ? {} : { controlToken }) });
+    emu = createEmulator({
+      seed: plan ? plan.seed : seed,
+      clock,
+      ...start,
+      companies: [{}],
+      ...(fixtures === undefined ? {} : { fixtures: fixtures as Fixtures }),
+      routes,
+      ...idempotency,
+      ...inspector,
+      ...(controlToken === undefined ? {} : { controlToken }),
+    });
   } catch (error) {
     const message = (error as Error).message;
     // The file names itself; one named by the environment also names its variable.
     const file = origin('fixtures') === '--fixtures' ? flags.fixtures : `${origin('fixtures')} ${flags.fixtures}`;
-    if (flags.fixtures !== undefined && /^fixtures[.:[]/.test(message)) fail(`${file}: ${message.replace(/^fixtures(?:: |\.)?/, '')}`);
+    if (flags.fixtures !== undefined && /^fixtures[.:[]/.test(message))
+      fail(`${file}: ${message.replace(/^fixtures(?:: |\.)?/, '')}`);
     const bad = /^routes\[(\d+)\]: (.*)$/s.exec(message);
     if (bad) fail(`--route ${routeFlags[Number(bad[1])]}: ${bad[2]}`);
     // Never the token itself in the message: it may be in a log.
-    if (message.startsWith('controlToken ')) fail(`the control token (${origin('control-token')}) ${message.slice('controlToken '.length)}`);
+    if (message.startsWith('controlToken '))
+      fail(`the control token (${origin('control-token')}) ${message.slice('controlToken '.length)}`);
     // An instant outside the clock's bounds (1970 to 9999): createEmulator says which, as "start must be …".
     if (message.startsWith('start ')) fail(`--${message}`);
     throw error;
   }
   // The saved state is restored now, in memory; the file is written only once the port is bound, so a start that
   // fails (a busy port) leaves it, and a new one never made, as they were.
-  const stateFile = plan && flags.state !== undefined && statePath !== undefined ? { path: flags.state, target: statePath, plan } : undefined;
+  const stateFile =
+    plan && flags.state !== undefined && statePath !== undefined
+      ? { path: flags.state, target: statePath, plan }
+      : undefined;
   if (stateFile !== undefined) restoreState(emu, stateFile.path, origin('state'), stateFile.plan, clock);
   let saver: StateStore | undefined;
 
@@ -197,7 +238,10 @@ export async function serve(args: readonly string[], given: ServeFlags): Promise
   const shutdown = (reason: StopReason) => {
     if (closing) return;
     closing = true;
-    if (flags.json) process.stdout.write(`${JSON.stringify(reason === 'npx-exited' ? { kind: 'closing', reason } : { kind: 'closing', signal: reason })}\n`);
+    if (flags.json)
+      process.stdout.write(
+        `${JSON.stringify(reason === 'npx-exited' ? { kind: 'closing', reason } : { kind: 'closing', signal: reason })}\n`,
+      );
     else if (log !== 'silent') process.stdout.write(`\n${reason === 'npx-exited' ? 'npx exited' : reason}: closing\n`);
     if (readyFile !== undefined) removeReadyFile(readyFile);
     void emu
@@ -227,8 +271,14 @@ export async function serve(args: readonly string[], given: ServeFlags): Promise
     }
     const { score } = report.coverage;
     const findings = report.findings.length + report.findingsDropped;
-    if (flags.json) process.stdout.write(`${JSON.stringify({ kind: 'report', path, findings, exercised: score.exercised, listed: score.listed })}\n`);
-    else if (log !== 'silent') process.stdout.write(`report: ${path} (${findings} finding${findings === 1 ? '' : 's'}; ${score.exercised} of ${score.listed} behaviours exercised)\n`);
+    if (flags.json)
+      process.stdout.write(
+        `${JSON.stringify({ kind: 'report', path, findings, exercised: score.exercised, listed: score.listed })}\n`,
+      );
+    else if (log !== 'silent')
+      process.stdout.write(
+        `report: ${path} (${findings} finding${findings === 1 ? '' : 's'}; ${score.exercised} of ${score.listed} behaviours exercised)\n`,
+      );
   };
   onStop(shutdown);
 
@@ -242,21 +292,48 @@ export async function serve(args: readonly string[], given: ServeFlags): Promise
     if (bad) fail(`${origin('allow-host')}: ${bad[2]}`);
     listenFailure(error, port);
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') fail(`cannot bind to host "${flags.host}": not an address of this machine`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      fail(`cannot bind to host "${flags.host}": not an address of this machine`);
     throw error;
   }
   // No request is read before this runs: the listen() above resolved in this turn of the event loop.
-  if (stateFile !== undefined) saver = startSaving(emu, stateFile.path, origin('state'), stateFile.target, stateFile.plan, clock, flags['state-sync'] === true);
+  if (stateFile !== undefined)
+    saver = startSaving(
+      emu,
+      stateFile.path,
+      origin('state'),
+      stateFile.target,
+      stateFile.plan,
+      clock,
+      flags['state-sync'] === true,
+    );
   // A listen() server lets its process end (for test runners); serving is all this process does.
   server.ref();
-  if (!isLoopback(host)) process.stderr.write(exposedWarning(host, server.port, allowHosts, controlToken !== undefined, withControls));
+  if (!isLoopback(host))
+    process.stderr.write(exposedWarning(host, server.port, allowHosts, controlToken !== undefined, withControls));
 
   // The same seed always gives the same company and token, also after POST /_emulator/reset.
   const companies = emu.companies.initial();
-  const started = startLine({ version: VERSION, url: server.url, controls: withControls, controlTokenRequired: controlToken !== undefined, companies, fixtures: emu.companies.fixtures(), clock: { mode: clock, now: emu.clock.now().toISOString() }, seed: emu.seed });
+  const started = startLine({
+    version: VERSION,
+    url: server.url,
+    controls: withControls,
+    controlTokenRequired: controlToken !== undefined,
+    companies,
+    fixtures: emu.companies.fixtures(),
+    clock: { mode: clock, now: emu.clock.now().toISOString() },
+    seed: emu.seed,
+  });
   if (readyFile !== undefined) writeReadyFile(readyFile, `${JSON.stringify(started)}\n`);
   if (flags.json) process.stdout.write(`${JSON.stringify(started)}\n`);
-  else process.stdout.write(banner(started, emu.companies.fixtures(), flags.state === undefined ? undefined : { path: flags.state, loaded: plan?.saved !== undefined }));
+  else
+    process.stdout.write(
+      banner(
+        started,
+        emu.companies.fixtures(),
+        flags.state === undefined ? undefined : { path: flags.state, loaded: plan?.saved !== undefined },
+      ),
+    );
   if (log !== 'silent' && quiet.size < Object.keys(LOG_KINDS).length) {
     const out = flags.json && log === 'pretty' ? process.stderr : process.stdout;
     const color = log === 'pretty' && wantsColor(out.isTTY === true, process.env);
@@ -352,18 +429,33 @@ function statePlan(path: string, from: string, target: string, settings: Paramet
 }
 
 /** Restores the state of --state FILE in memory (a usage error, the file untouched, for one this emulator cannot load). */
-function restoreState(emu: ReturnType<typeof createEmulator>, path: string, from: string, plan: StatePlan, clock: 'real' | 'manual'): void {
+function restoreState(
+  emu: ReturnType<typeof createEmulator>,
+  path: string,
+  from: string,
+  plan: StatePlan,
+  clock: 'real' | 'manual',
+): void {
   if (!plan.saved) return;
   try {
     emu.restore(snapshotToRestore(plan.saved, clock, Date.now()));
   } catch (error) {
-    if (error instanceof TypeError) fail(`${from} ${path} is not a state this emulator can load (${error.message}); it was left as it is`);
+    if (error instanceof TypeError)
+      fail(`${from} ${path} is not a state this emulator can load (${error.message}); it was left as it is`);
     throw error;
   }
 }
 
 /** Saves the state to --state FILE (creating it for a fresh start), then after every change. */
-function startSaving(emu: ReturnType<typeof createEmulator>, path: string, from: string, target: string, plan: StatePlan, clock: 'real' | 'manual', sync: boolean): StateStore {
+function startSaving(
+  emu: ReturnType<typeof createEmulator>,
+  path: string,
+  from: string,
+  target: string,
+  plan: StatePlan,
+  clock: 'real' | 'manual',
+  sync: boolean,
+): StateStore {
   const saver = new StateStore(emu, {
     path: target,
     clock,
@@ -388,11 +480,21 @@ function startSaving(emu: ReturnType<typeof createEmulator>, path: string, from:
 /** 127.0.0.0/8, ::1 and localhost: only this machine reaches them. */
 function isLoopback(host: string): boolean {
   const address = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  return address === 'localhost' || /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address) || /^(?:0{0,4}:){2,7}0{0,3}1$/.test(address);
+  return (
+    address === 'localhost' ||
+    /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address) ||
+    /^(?:0{0,4}:){2,7}0{0,3}1$/.test(address)
+  );
 }
 
 /** The warning of a server other machines may reach: what they could do, and how to stop them. */
-function exposedWarning(host: string, port: number, allowHosts: readonly string[], guarded: boolean, withControls: boolean): string {
+function exposedWarning(
+  host: string,
+  port: number,
+  allowHosts: readonly string[],
+  guarded: boolean,
+  withControls: boolean,
+): string {
   const wildcard = /^\[?(?:0\.0\.0\.0|(?:0{0,4}:){2,7}0{0,4})\]?$/.test(host);
   const names = ['localhost', '127.0.0.1', '[::1]', ...(wildcard ? [] : [host]), ...allowHosts];
   const listed = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
@@ -401,8 +503,8 @@ function exposedWarning(host: string, port: number, allowHosts: readonly string[
     (!withControls
       ? 'It serves no controls (--no-controls), but the API answers whoever holds a token the banner prints. '
       : guarded
-      ? 'The controls under /_emulator need the control token; it travels unencrypted over plain HTTP, so bind only to a network you trust. '
-      : `Anyone who can reach port ${port} can drive the controls under /_emulator (reset the state, inject faults, move the clock) and read every token and webhook secret (GET /_emulator/state): set a control token with --control-token TOKEN or CATALOG_EMULATOR_CONTROL_TOKEN. `) +
+        ? 'The controls under /_emulator need the control token; it travels unencrypted over plain HTTP, so bind only to a network you trust. '
+        : `Anyone who can reach port ${port} can drive the controls under /_emulator (reset the state, inject faults, move the clock) and read every token and webhook secret (GET /_emulator/state): set a control token with --control-token TOKEN or CATALOG_EMULATOR_CONTROL_TOKEN. `) +
     (allowHosts.includes('*')
       ? 'The Host check is off (--allow-host *): a web page on any site can reach the server through DNS rebinding.\n'
       : `Requests must name the server as ${listed}; to reach it by another name, allow it: another container of a docker compose file reaching it at http://emulator:${port} needs --allow-host emulator.\n`)

@@ -37,8 +37,19 @@ type StartCompany = Pick<CreatedCompanyInfo, 'companyId' | 'cnpjRoot' | 'token' 
   readonly credentials?: readonly { readonly permissions: readonly string[]; readonly token: string }[];
 };
 
-export function startLine(fields: Omit<StartLine, 'kind' | 'controls' | 'docs' | 'inspector' | 'pid' | 'companies'> & { controls: boolean; companies: readonly CreatedCompanyInfo[]; fixtures: readonly SeededCompany[] }): StartLine {
-  const company = ({ companyId, cnpjRoot, token, headOffice }: CreatedCompanyInfo) => ({ companyId, cnpjRoot, token, headOffice: { id: headOffice.id, cnpj: headOffice.cnpj } });
+export function startLine(
+  fields: Omit<StartLine, 'kind' | 'controls' | 'docs' | 'inspector' | 'pid' | 'companies'> & {
+    controls: boolean;
+    companies: readonly CreatedCompanyInfo[];
+    fixtures: readonly SeededCompany[];
+  },
+): StartLine {
+  const company = ({ companyId, cnpjRoot, token, headOffice }: CreatedCompanyInfo) => ({
+    companyId,
+    cnpjRoot,
+    token,
+    headOffice: { id: headOffice.id, cnpj: headOffice.cnpj },
+  });
   return {
     kind: 'ready',
     version: fields.version,
@@ -49,7 +60,13 @@ export function startLine(fields: Omit<StartLine, 'kind' | 'controls' | 'docs' |
     controlTokenRequired: fields.controlTokenRequired,
     companies: fields.companies.map((info) => {
       const seeded = fields.fixtures.find((f) => f.companyId === info.companyId);
-      return seeded === undefined ? company(info) : { ...company(info), name: seeded.name, credentials: seeded.credentials.map(({ permissions, token }) => ({ permissions: [...permissions], token })) };
+      return seeded === undefined
+        ? company(info)
+        : {
+            ...company(info),
+            name: seeded.name,
+            credentials: seeded.credentials.map(({ permissions, token }) => ({ permissions: [...permissions], token })),
+          };
     }),
     clock: fields.clock,
     seed: fields.seed,
@@ -64,7 +81,11 @@ export function startLine(fields: Omit<StartLine, 'kind' | 'controls' | 'docs' |
  * escape sequence or a line separator would otherwise write a line of its own (a forged `token:`) or drive the
  * terminal. The JSON start line needs nothing of it: JSON.stringify escapes every control character.
  */
-export function banner(started: StartLine, fixtures: readonly SeededCompany[], state?: { readonly path: string; readonly loaded: boolean }): string {
+export function banner(
+  started: StartLine,
+  fixtures: readonly SeededCompany[],
+  state?: { readonly path: string; readonly loaded: boolean },
+): string {
   const [company] = started.companies;
   const token = e(company?.token ?? '');
   const guarded = started.controlTokenRequired;
@@ -93,12 +114,14 @@ function fixturesBanner(companies: readonly SeededCompany[]): string {
   for (const company of companies) {
     out += `  company:   ${e(company.cnpjRoot)} (${e(company.companyId)}), ${e(company.name)}: from the fixtures\n`;
     out += `  token:     ${e(company.token)}\n`;
-    for (const credential of company.credentials) out += `  token:     ${e(credential.token)}  (${e(credential.permissions.join(', '))})\n`;
+    for (const credential of company.credentials)
+      out += `  token:     ${e(credential.token)}  (${e(credential.permissions.join(', '))})\n`;
     out += `    head office    ${e(company.headOffice.id)}  ${e(company.headOffice.cnpj)}\n`;
     for (const x of company.establishments) out += `    establishment  ${e(x.id)}  ${e(x.cnpj)}  ${e(x.nome)}\n`;
     for (const c of company.catalogs) {
       out += `    catalog        ${e(c.id)}  ${e(c.nome)}\n`;
-      for (const p of c.products) out += `      product      ${e(p.id)}  ncm ${e(p.ncm)}${p.sku === null ? '' : `  sku ${e(p.sku)}`}${p.id_externo === null ? '' : `  id_externo ${e(p.id_externo)}`}\n`;
+      for (const p of c.products)
+        out += `      product      ${e(p.id)}  ncm ${e(p.ncm)}${p.sku === null ? '' : `  sku ${e(p.sku)}`}${p.id_externo === null ? '' : `  id_externo ${e(p.id_externo)}`}\n`;
     }
     if (company.webhook) out += `    webhook        ${e(company.webhook.url)}  secret ${e(company.webhook.secret)}\n`;
   }

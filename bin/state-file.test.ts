@@ -4,7 +4,22 @@
  * leaves), and the files it refuses (not regular, too large) or follows (a symbolic link, which stays one).
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +52,15 @@ function emulator(options: Parameters<typeof createEmulator>[0] = {}): Emulator 
 function store(emu: Emulator, path: string, options: Partial<ConstructorParameters<typeof StateStore>[1]> = {}) {
   const errors: string[] = [];
   const fatal: string[] = [];
-  const made = new StateStore(emu, { path, clock: 'manual', start: DEFAULT_START, sync: false, onError: (message) => errors.push(message), onFatal: (message) => fatal.push(message), ...options });
+  const made = new StateStore(emu, {
+    path,
+    clock: 'manual',
+    start: DEFAULT_START,
+    sync: false,
+    onError: (message) => errors.push(message),
+    onFatal: (message) => fatal.push(message),
+    ...options,
+  });
   stores.push(made);
   made.saveNow();
   made.start();
@@ -62,7 +85,11 @@ async function post(emu: Emulator, path: string, body: unknown): Promise<string>
   const [company] = emu.companies.initial();
   const answer = await emu.fetch(path, {
     method: 'POST',
-    headers: { authorization: `Bearer ${company!.token}`, 'content-type': 'application/json', 'idempotency-key': `state-file-test-${String(++keys).padStart(6, '0')}` },
+    headers: {
+      authorization: `Bearer ${company!.token}`,
+      'content-type': 'application/json',
+      'idempotency-key': `state-file-test-${String(++keys).padStart(6, '0')}`,
+    },
     body: JSON.stringify(body),
   });
   expect(answer.status).toBe(201);
@@ -73,7 +100,10 @@ async function post(emu: Emulator, path: string, body: unknown): Promise<string>
 async function addProduct(emu: Emulator): Promise<string> {
   let catalog = catalogs.get(emu);
   if (catalog === undefined) {
-    catalog = await post(emu, '/v1/catalogos', { estabelecimento_id: emu.companies.initial()[0]!.headOffice.id, nome: 'Loja' });
+    catalog = await post(emu, '/v1/catalogos', {
+      estabelecimento_id: emu.companies.initial()[0]!.headOffice.id,
+      nome: 'Loja',
+    });
     catalogs.set(emu, catalog);
   }
   return post(emu, `/v1/catalogos/${catalog}/produtos`, { origem: 'erp', ncm: '21069090' });
@@ -92,7 +122,10 @@ async function untilFolded(emu: Emulator, path: string, id: string, limit = 200)
 }
 
 /** The lines of a log file (its header first). */
-const linesOf = (path: string): string[] => readFileSync(path, 'utf8').split('\n').filter((line) => line !== '');
+const linesOf = (path: string): string[] =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
 const idOf = (path: string): string => (JSON.parse(readFileSync(path, 'utf8')) as { id: string }).id;
 
 describe('readStateFile', () => {
@@ -103,15 +136,42 @@ describe('readStateFile', () => {
   it.each([
     ['', 'is not JSON (Unexpected end of JSON input): not a state file of catalog-emulator'],
     ['[]', 'is not a state file of catalog-emulator: not a JSON object'],
-    ['{"format":"other"}', 'is not a state file of catalog-emulator: format is "other", not "catalog-emulator/state-file" (nor "catalog-emulator/state", a snapshot)'],
-    ['{"format":"catalog-emulator/state-file","version":3}', 'is version 3 of the state-file format; this catalog-emulator reads versions 1 and 2'],
-    ['{"format":"catalog-emulator/state-file","version":1,"savedAt":"2026-01-01T00:00:00Z","clock":"real","start":0,"snapshot":{"seed":1},"x":1}', 'has a key version 1 of the state-file format does not have: "x"'],
-    ['{"format":"catalog-emulator/state-file","version":1,"savedAt":"2026-01-01T00:00:00Z","clock":"real","start":0,"snapshot":{"seed":1},"id":"a"}', 'has a key version 1 of the state-file format does not have: "id"'],
-    ['{"format":"catalog-emulator/state-file","version":2,"savedAt":"2026-01-01T00:00:00Z","clock":"real","start":0,"snapshot":{"seed":1}}', 'id: must be the id of the save (a string)'],
-    ['{"format":"catalog-emulator/state-file","version":1,"savedAt":"yesterday","clock":"real","start":0,"snapshot":{"seed":1}}', 'savedAt: must be an ISO 8601 date-time'],
-    ['{"format":"catalog-emulator/state-file","version":1,"savedAt":"2026-01-01T00:00:00Z","clock":"fast","start":0,"snapshot":{"seed":1}}', 'clock: must be "real" or "manual"'],
-    ['{"format":"catalog-emulator/state-file","version":1,"savedAt":"2026-01-01T00:00:00Z","clock":"real","start":0.5,"snapshot":{"seed":1}}', 'start: must be whole Unix milliseconds'],
-    ['{"format":"catalog-emulator/state-file","version":1,"savedAt":"2026-01-01T00:00:00Z","clock":"real","start":0,"snapshot":{"seed":true}}', 'snapshot.seed: must be the seed of the emulator that saved it (a number or a string)'],
+    [
+      '{"format":"other"}',
+      'is not a state file of catalog-emulator: format is "other", not "catalog-emulator/state-file" (nor "catalog-emulator/state", a snapshot)',
+    ],
+    [
+      '{"format":"catalog-emulator/state-file","version":3}',
+      'is version 3 of the state-file format; this catalog-emulator reads versions 1 and 2',
+    ],
+    [
+      '{"format":"catalog-emulator/state-file","version":1,"savedAt":"2026-01-01T00:00:00Z","clock":"real","start":0,"snapshot":{"seed":1},"x":1}',
+      'has a key version 1 of the state-file format does not have: "x"',
+    ],
+    [
+      '{"format":"catalog-emulator/state-file","version":1,"savedAt":"2026-01-01T00:00:00Z","clock":"real","start":0,"snapshot":{"seed":1},"id":"a"}',
+      'has a key version 1 of the state-file format does not have: "id"',
+    ],
+    [
+      '{"format":"catalog-emulator/state-file","version":2,"savedAt":"2026-01-01T00:00:00Z","clock":"real","start":0,"snapshot":{"seed":1}}',
+      'id: must be the id of the save (a string)',
+    ],
+    [
+      '{"format":"catalog-emulator/state-file","version":1,"savedAt":"yesterday","clock":"real","start":0,"snapshot":{"seed":1}}',
+      'savedAt: must be an ISO 8601 date-time',
+    ],
+    [
+      '{"format":"catalog-emulator/state-file","version":1,"savedAt":"2026-01-01T00:00:00Z","clock":"fast","start":0,"snapshot":{"seed":1}}',
+      'clock: must be "real" or "manual"',
+    ],
+    [
+      '{"format":"catalog-emulator/state-file","version":1,"savedAt":"2026-01-01T00:00:00Z","clock":"real","start":0.5,"snapshot":{"seed":1}}',
+      'start: must be whole Unix milliseconds',
+    ],
+    [
+      '{"format":"catalog-emulator/state-file","version":1,"savedAt":"2026-01-01T00:00:00Z","clock":"real","start":0,"snapshot":{"seed":true}}',
+      'snapshot.seed: must be the seed of the emulator that saved it (a number or a string)',
+    ],
   ])('refuses %j: %s', (text, message) => {
     const path = join(dir, 'state.json');
     writeFileSync(path, text);
@@ -123,12 +183,32 @@ describe('readStateFile', () => {
     const emu = emulator({ seed: 'abc' });
     const path = join(dir, 'snapshot.json');
     writeFileSync(path, JSON.stringify(emu.snapshot()));
-    expect(readStateFile(path)).toMatchObject({ seed: 'abc', start: undefined, saved: undefined, snapshot: { format: 'catalog-emulator/state' } });
+    expect(readStateFile(path)).toMatchObject({
+      seed: 'abc',
+      start: undefined,
+      saved: undefined,
+      snapshot: { format: 'catalog-emulator/state' },
+    });
     const v1 = join(dir, 'v1.json');
-    writeFileSync(v1, JSON.stringify({ format: 'catalog-emulator/state-file', version: 1, savedAt: '2026-01-01T00:00:00Z', clock: 'manual', start: 5, snapshot: emu.snapshot() }));
+    writeFileSync(
+      v1,
+      JSON.stringify({
+        format: 'catalog-emulator/state-file',
+        version: 1,
+        savedAt: '2026-01-01T00:00:00Z',
+        clock: 'manual',
+        start: 5,
+        snapshot: emu.snapshot(),
+      }),
+    );
     // A log beside a file of version 1 is another state's: it is not read.
     writeFileSync(`${v1}.log`, 'not a log\n');
-    expect(loadState(v1)).toMatchObject({ seed: 'abc', start: 5, saved: { clock: 'manual', at: Date.UTC(2026, 0, 1) }, snapshot: emu.snapshot() });
+    expect(loadState(v1)).toMatchObject({
+      seed: 'abc',
+      start: 5,
+      saved: { clock: 'manual', at: Date.UTC(2026, 0, 1) },
+      snapshot: emu.snapshot(),
+    });
   });
 });
 
@@ -137,19 +217,40 @@ describe('planState and snapshotToRestore: how a restart uses the file', () => {
 
   it("a fresh file: the seed given, and the start given, else the wall clock's now (real) or the default (manual)", () => {
     const path = join(dir, 'state.json');
-    expect(planState(path, { seed: 3, start: '2030-01-01T00:00:00Z', clock: 'real' }, DEFAULT_START, 5)).toEqual({ seed: 3, start: Date.UTC(2030, 0, 1), saved: undefined });
-    expect(planState(path, { seed: undefined, start: undefined, clock: 'real' }, DEFAULT_START, 5)).toEqual({ seed: undefined, start: 5, saved: undefined });
-    expect(planState(path, { seed: undefined, start: undefined, clock: 'manual' }, DEFAULT_START, 5)).toEqual({ seed: undefined, start: DEFAULT_START, saved: undefined });
+    expect(planState(path, { seed: 3, start: '2030-01-01T00:00:00Z', clock: 'real' }, DEFAULT_START, 5)).toEqual({
+      seed: 3,
+      start: Date.UTC(2030, 0, 1),
+      saved: undefined,
+    });
+    expect(planState(path, { seed: undefined, start: undefined, clock: 'real' }, DEFAULT_START, 5)).toEqual({
+      seed: undefined,
+      start: 5,
+      saved: undefined,
+    });
+    expect(planState(path, { seed: undefined, start: undefined, clock: 'manual' }, DEFAULT_START, 5)).toEqual({
+      seed: undefined,
+      start: DEFAULT_START,
+      saved: undefined,
+    });
   });
 
   it('a saved file: its seed and start; another --seed or --start is refused, naming both', async () => {
     const emu = emulator({ seed: 9, start: '2030-01-01T00:00:00Z' });
     const path = join(dir, 'state.json');
     await store(emu, path, { start: Date.UTC(2030, 0, 1) }).store.close();
-    expect(planState(path, { seed: undefined, start: undefined, clock: 'manual' }, DEFAULT_START, 5)).toMatchObject({ seed: 9, start: Date.UTC(2030, 0, 1) });
-    expect(planState(path, { seed: 9, start: '2030-01-01T00:00:00.000Z', clock: 'real' }, DEFAULT_START, 5)).toMatchObject({ seed: 9, start: Date.UTC(2030, 0, 1) });
-    expect(() => planState(path, { seed: 1, start: undefined, clock: 'manual' }, DEFAULT_START, 5)).toThrow('holds an emulator of seed 9, not 1: leave --seed out to go on with it, or give another --state file');
-    expect(() => planState(path, { seed: undefined, start: '2031-01-01T00:00:00Z', clock: 'manual' }, DEFAULT_START, 5)).toThrow(
+    expect(planState(path, { seed: undefined, start: undefined, clock: 'manual' }, DEFAULT_START, 5)).toMatchObject({
+      seed: 9,
+      start: Date.UTC(2030, 0, 1),
+    });
+    expect(
+      planState(path, { seed: 9, start: '2030-01-01T00:00:00.000Z', clock: 'real' }, DEFAULT_START, 5),
+    ).toMatchObject({ seed: 9, start: Date.UTC(2030, 0, 1) });
+    expect(() => planState(path, { seed: 1, start: undefined, clock: 'manual' }, DEFAULT_START, 5)).toThrow(
+      'holds an emulator of seed 9, not 1: leave --seed out to go on with it, or give another --state file',
+    );
+    expect(() =>
+      planState(path, { seed: undefined, start: '2031-01-01T00:00:00Z', clock: 'manual' }, DEFAULT_START, 5),
+    ).toThrow(
       'holds an emulator started at 2030-01-01T00:00:00.000Z, not 2031-01-01T00:00:00.000Z: leave --start out to go on with it, or give another --state file',
     );
   });
@@ -204,11 +305,15 @@ describe('StateStore: every change in the log before its answer', () => {
     const saved = readStateFile(path)!;
     expect(saved).toMatchObject({ seed: 1, start: DEFAULT_START, saved: { clock: 'manual' }, id: expect.any(String) });
     expect(saved.snapshot).toEqual(emu.snapshot());
-    expect(linesOf(`${path}.log`)).toEqual([JSON.stringify({ format: 'catalog-emulator/state-log', version: 1, base: saved.id, after: null })]);
+    expect(linesOf(`${path}.log`)).toEqual([
+      JSON.stringify({ format: 'catalog-emulator/state-log', version: 1, base: saved.id, after: null }),
+    ]);
     const next = emulator();
     next.restore(saved.snapshot);
     const [company] = next.companies.initial();
-    expect((await next.fetch(`/v1/produtos/${product}`, { headers: { authorization: `Bearer ${company!.token}` } })).status).toBe(200);
+    expect(
+      (await next.fetch(`/v1/produtos/${product}`, { headers: { authorization: `Bearer ${company!.token}` } })).status,
+    ).toBe(200);
   });
 
   it('appends each change to the log before its answer resolves, and leaves the file as it was until a fold', async () => {
@@ -250,7 +355,9 @@ describe('StateStore: every change in the log before its answer', () => {
     // The same bytes with an end of line are a line, which is not JSON: refused, naming it.
     writeFileSync(`${path}.log`, `${whole}{"kind":"changed","at":1,"worlds":[{"compa\n`);
     const log = readFileSync(`${path}.log`, 'utf8');
-    expect(refusal(() => loadState(path))).toMatch(/^has a change log that cannot be replayed: state\.json\.log line 4 is not JSON \(.*\)$/);
+    expect(refusal(() => loadState(path))).toMatch(
+      /^has a change log that cannot be replayed: state\.json\.log line 4 is not JSON \(.*\)$/,
+    );
     expect(readFileSync(`${path}.log`, 'utf8')).toBe(log);
   });
 
@@ -264,11 +371,20 @@ describe('StateStore: every change in the log before its answer', () => {
     const product = entry.worlds[0]!.records.findIndex(([slice]) => slice === 'products');
     entry.worlds[0]!.records[product]![2][0]!.ncm = 'x';
     writeFileSync(`${path}.log`, `${[lines[0], lines[1], JSON.stringify(entry)].join('\n')}\n`);
-    expect(refusal(() => loadState(path))).toBe(`has a change log that cannot be replayed: state.json.log line 3: at worlds.0.records.${product}.2.0.ncm: Invalid string: must match pattern /^\\d{8}$/`);
-    writeFileSync(`${path}.log`, `${lines[0]}\n{"kind":"changed","worlds":[],"dropped":["0190a000-0000-7000-8000-000000000001"]}\n`);
-    expect(refusal(() => loadState(path))).toBe('has a change log that cannot be replayed: state.json.log line 2: at dropped: no company 0190a000-0000-7000-8000-000000000001 on a clock of its own to drop');
+    expect(refusal(() => loadState(path))).toBe(
+      `has a change log that cannot be replayed: state.json.log line 3: at worlds.0.records.${product}.2.0.ncm: Invalid string: must match pattern /^\\d{8}$/`,
+    );
+    writeFileSync(
+      `${path}.log`,
+      `${lines[0]}\n{"kind":"changed","worlds":[],"dropped":["0190a000-0000-7000-8000-000000000001"]}\n`,
+    );
+    expect(refusal(() => loadState(path))).toBe(
+      'has a change log that cannot be replayed: state.json.log line 2: at dropped: no company 0190a000-0000-7000-8000-000000000001 on a clock of its own to drop',
+    );
     writeFileSync(`${path}.log`, '{"format":"something else"}\n');
-    expect(refusal(() => loadState(path))).toBe('state.json.log line 1 is not the header of a change log of catalog-emulator ({"format":"catalog-emulator/state-log","version":1,"base":…,"after":…})');
+    expect(refusal(() => loadState(path))).toBe(
+      'state.json.log line 1 is not the header of a change log of catalog-emulator ({"format":"catalog-emulator/state-log","version":1,"base":…,"after":…})',
+    );
   });
 
   it('a reset (or a restore) saves the whole state before its answer, and the log starts over', async () => {
@@ -277,10 +393,15 @@ describe('StateStore: every change in the log before its answer', () => {
     store(emu, path);
     await addProduct(emu);
     const id = idOf(path);
-    const answer = await emu.fetch('/_emulator/reset', { method: 'POST', headers: { 'content-type': 'application/json' } });
+    const answer = await emu.fetch('/_emulator/reset', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(answer.status).toBe(200);
     expect(idOf(path)).not.toBe(id);
-    expect(linesOf(`${path}.log`)).toEqual([JSON.stringify({ format: 'catalog-emulator/state-log', version: 1, base: idOf(path), after: null })]);
+    expect(linesOf(`${path}.log`)).toEqual([
+      JSON.stringify({ format: 'catalog-emulator/state-log', version: 1, base: idOf(path), after: null }),
+    ]);
     expect(loadState(path)!.snapshot).toEqual(emu.snapshot());
   });
 });
@@ -295,7 +416,12 @@ describe('StateStore: folds', () => {
     await untilFolded(emu, path, first);
     expect(errors).toEqual([]);
     const [header] = linesOf(`${path}.log`);
-    expect(JSON.parse(header!)).toEqual({ format: 'catalog-emulator/state-log', version: 1, base: idOf(path), after: first });
+    expect(JSON.parse(header!)).toEqual({
+      format: 'catalog-emulator/state-log',
+      version: 1,
+      base: idOf(path),
+      after: first,
+    });
     expect(statSync(path).size).toBeGreaterThan(size);
     expect(existsSync(`${path}.log.next`)).toBe(false);
     await addProduct(emu);
@@ -345,12 +471,16 @@ describe('StateStore: folds', () => {
     copyFileSync(`${path}.log`, oldLog);
     const nextLog = join(dir, 'next.log');
     copyFileSync(`${path}.log.next`, nextLog);
-    expect(loadAfterKill({ 'state.json': path, 'state.json.log': oldLog, 'state.json.log.next': nextLog })).toEqual(midFold);
+    expect(loadAfterKill({ 'state.json': path, 'state.json.log': oldLog, 'state.json.log.next': nextLog })).toEqual(
+      midFold,
+    );
     // Killed as the new log was made, its header torn: the old save and its log alone, which is all that was answered.
     const torn = join(dir, 'torn.log');
     writeFileSync(torn, readFileSync(nextLog, 'utf8').slice(0, 20));
     const beforeFold = loadAfterKill({ 'state.json': path, 'state.json.log': oldLog });
-    expect(loadAfterKill({ 'state.json': path, 'state.json.log': oldLog, 'state.json.log.next': torn })).toEqual(beforeFold);
+    expect(loadAfterKill({ 'state.json': path, 'state.json.log': oldLog, 'state.json.log.next': torn })).toEqual(
+      beforeFold,
+    );
     expect(beforeFold).not.toEqual(midFold);
     release();
     for (let i = 0; idOf(path) === first; i++) {
@@ -360,12 +490,18 @@ describe('StateStore: folds', () => {
     expect(errors).toEqual([]);
     // After the snapshot's rename, before the log's: the new save and FILE.log.next, the old FILE.log aside.
     copyFileSync(`${path}.log`, nextLog);
-    expect(loadAfterKill({ 'state.json': path, 'state.json.log': oldLog, 'state.json.log.next': nextLog })).toEqual(emu.snapshot());
+    expect(loadAfterKill({ 'state.json': path, 'state.json.log': oldLog, 'state.json.log.next': nextLog })).toEqual(
+      emu.snapshot(),
+    );
     // After both renames.
     expect(loadAfterKill({ 'state.json': path, 'state.json.log': `${path}.log` })).toEqual(emu.snapshot());
     // A synchronous fold (a reset) killed after its snapshot's rename, before its new log: the snapshot alone.
-    expect((await emu.fetch('/_emulator/reset', { method: 'POST', headers: { 'content-type': 'application/json' } })).status).toBe(200);
-    expect(loadAfterKill({ 'state.json': path, 'state.json.log': oldLog, 'state.json.log.next': nextLog })).toEqual(emu.snapshot());
+    expect(
+      (await emu.fetch('/_emulator/reset', { method: 'POST', headers: { 'content-type': 'application/json' } })).status,
+    ).toBe(200);
+    expect(loadAfterKill({ 'state.json': path, 'state.json.log': oldLog, 'state.json.log.next': nextLog })).toEqual(
+      emu.snapshot(),
+    );
   });
 });
 
@@ -391,7 +527,9 @@ describe('the files serve reads: regular, bounded; a symbolic link followed and 
     store(emu, path);
     rmSync(`${path}.log`);
     execFileSync('mkfifo', [`${path}.log`]);
-    expect(refusal(() => loadState(path))).toBe('state.json.log is a FIFO (named pipe), not a regular file: a change log is a regular file');
+    expect(refusal(() => loadState(path))).toBe(
+      'state.json.log is a FIFO (named pipe), not a regular file: a change log is a regular file',
+    );
   });
 
   it('refuses a socket, a folder and a device (a symbolic link to /dev/zero)', async () => {
@@ -444,6 +582,8 @@ describe('the files serve reads: regular, bounded; a symbolic link followed and 
   });
 
   it('says so when the folder of the file is not there', () => {
-    expect(() => resolveTarget(join(dir, 'none', 'state.json'))).toThrow(`cannot be written: the folder of ${join(dir, 'none', 'state.json')} does not exist`);
+    expect(() => resolveTarget(join(dir, 'none', 'state.json'))).toThrow(
+      `cannot be written: the folder of ${join(dir, 'none', 'state.json')} does not exist`,
+    );
   });
 });

@@ -25,7 +25,17 @@
  * A bare snapshot (the body of GET /_emulator/state) is read too, and a file of version 1 (without a log).
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, constants, fdatasyncSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fdatasyncSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ChangeLogError, replayChanges, type Emulator, type Snapshot, type StateChange } from '../src/index.js';
@@ -97,27 +107,45 @@ export function readStateFile(path: string): (SavedState & { readonly id: string
   } catch (error) {
     throw new StateFileError(`is not JSON (${(error as Error).message}): not a state file of catalog-emulator`);
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new StateFileError('is not a state file of catalog-emulator: not a JSON object');
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new StateFileError('is not a state file of catalog-emulator: not a JSON object');
   const file = data as Record<string, unknown>;
   if (file.format === SNAPSHOT_FORMAT) {
     const snapshot = data as Snapshot;
     return { seed: seedOf(snapshot.seed, 'seed'), start: undefined, saved: undefined, snapshot, id: undefined };
   }
   if (file.format !== FORMAT) {
-    throw new StateFileError(`is not a state file of catalog-emulator: format is ${JSON.stringify(file.format) ?? 'missing'}, not "${FORMAT}" (nor "${SNAPSHOT_FORMAT}", a snapshot)`);
+    throw new StateFileError(
+      `is not a state file of catalog-emulator: format is ${JSON.stringify(file.format) ?? 'missing'}, not "${FORMAT}" (nor "${SNAPSHOT_FORMAT}", a snapshot)`,
+    );
   }
-  if (file.version !== 1 && file.version !== 2) throw new StateFileError(`is version ${JSON.stringify(file.version) ?? '(missing)'} of the state-file format; this catalog-emulator reads versions 1 and 2`);
+  if (file.version !== 1 && file.version !== 2)
+    throw new StateFileError(
+      `is version ${JSON.stringify(file.version) ?? '(missing)'} of the state-file format; this catalog-emulator reads versions 1 and 2`,
+    );
   const keys = ['format', 'version', 'savedAt', 'clock', 'start', 'snapshot', ...(file.version === 2 ? ['id'] : [])];
   const unknown = Object.keys(file).find((key) => !keys.includes(key));
-  if (unknown !== undefined) throw new StateFileError(`has a key version ${file.version} of the state-file format does not have: ${JSON.stringify(unknown)}`);
-  if (file.version === 2 && !(typeof file.id === 'string' && file.id.length > 0)) throw new StateFileError('id: must be the id of the save (a string)');
+  if (unknown !== undefined)
+    throw new StateFileError(
+      `has a key version ${file.version} of the state-file format does not have: ${JSON.stringify(unknown)}`,
+    );
+  if (file.version === 2 && !(typeof file.id === 'string' && file.id.length > 0))
+    throw new StateFileError('id: must be the id of the save (a string)');
   const savedAt = typeof file.savedAt === 'string' ? Date.parse(file.savedAt) : NaN;
   if (!Number.isFinite(savedAt)) throw new StateFileError('savedAt: must be an ISO 8601 date-time');
   if (file.clock !== 'real' && file.clock !== 'manual') throw new StateFileError('clock: must be "real" or "manual"');
-  if (!(typeof file.start === 'number' && Number.isSafeInteger(file.start))) throw new StateFileError('start: must be whole Unix milliseconds');
-  if (typeof file.snapshot !== 'object' || file.snapshot === null) throw new StateFileError('snapshot: must be the snapshot of an emulator (GET /_emulator/state)');
+  if (!(typeof file.start === 'number' && Number.isSafeInteger(file.start)))
+    throw new StateFileError('start: must be whole Unix milliseconds');
+  if (typeof file.snapshot !== 'object' || file.snapshot === null)
+    throw new StateFileError('snapshot: must be the snapshot of an emulator (GET /_emulator/state)');
   const snapshot = file.snapshot as Snapshot;
-  return { seed: seedOf(snapshot.seed, 'snapshot.seed'), start: file.start, saved: { clock: file.clock, at: savedAt }, snapshot, id: file.version === 2 ? (file.id as string) : undefined };
+  return {
+    seed: seedOf(snapshot.seed, 'snapshot.seed'),
+    start: file.start,
+    saved: { clock: file.clock, at: savedAt },
+    snapshot,
+    id: file.version === 2 ? (file.id as string) : undefined,
+  };
 }
 
 function seedOf(seed: unknown, where: string): number | string {
@@ -151,8 +179,17 @@ function readLog(path: string): Log | undefined {
     header = undefined;
   }
   const h = header as Record<string, unknown> | undefined;
-  if (typeof h !== 'object' || h === null || h.format !== LOG_FORMAT || h.version !== 1 || typeof h.base !== 'string' || !(h.after === null || typeof h.after === 'string')) {
-    throw new StateFileError(`${named}line 1 is not the header of a change log of catalog-emulator ({"format":"${LOG_FORMAT}","version":1,"base":…,"after":…})`);
+  if (
+    typeof h !== 'object' ||
+    h === null ||
+    h.format !== LOG_FORMAT ||
+    h.version !== 1 ||
+    typeof h.base !== 'string' ||
+    !(h.after === null || typeof h.after === 'string')
+  ) {
+    throw new StateFileError(
+      `${named}line 1 is not the header of a change log of catalog-emulator ({"format":"${LOG_FORMAT}","version":1,"base":…,"after":…})`,
+    );
   }
   const lines: { line: number; text: string }[] = [];
   let from = end + 1;
@@ -193,7 +230,9 @@ export function loadState(path: string): SavedState | undefined {
       try {
         entries.push(JSON.parse(text));
       } catch (error) {
-        throw new StateFileError(`has a change log that cannot be replayed: ${basename(log.path)} line ${line} is not JSON (${(error as Error).message})`);
+        throw new StateFileError(
+          `has a change log that cannot be replayed: ${basename(log.path)} line ${line} is not JSON (${(error as Error).message})`,
+        );
       }
       places.push(`${basename(log.path)} line ${line}`);
     }
@@ -203,7 +242,10 @@ export function loadState(path: string): SavedState | undefined {
     const { snapshot, at } = replayChanges(file.snapshot, entries, realTime);
     return { ...file, snapshot, saved: file.saved && { clock: file.saved.clock, at: at ?? file.saved.at } };
   } catch (error) {
-    if (error instanceof ChangeLogError) throw new StateFileError(`has a change log that cannot be replayed: ${places[error.entry] ?? 'its first line'}: ${error.message.replace(/^entry \d+( at |: )/, (_, sep: string) => (sep === ': ' ? '' : 'at '))}`);
+    if (error instanceof ChangeLogError)
+      throw new StateFileError(
+        `has a change log that cannot be replayed: ${places[error.entry] ?? 'its first line'}: ${error.message.replace(/^entry \d+( at |: )/, (_, sep: string) => (sep === ': ' ? '' : 'at '))}`,
+      );
     throw error;
   }
 }
@@ -214,13 +256,17 @@ export function loadState(path: string): SavedState | undefined {
  * while it is unreachable); tasks that fell due meanwhile run at once. In manual mode, the saved instant.
  */
 export function snapshotToRestore(saved: SavedState, mode: 'real' | 'manual', wallNow: number): Snapshot {
-  const down = saved.saved !== undefined && saved.saved.clock === 'real' && mode === 'real' ? wallNow - saved.saved.at : 0;
+  const down =
+    saved.saved !== undefined && saved.saved.clock === 'real' && mode === 'real' ? wallNow - saved.saved.at : 0;
   if (!(down > 0)) return saved.snapshot;
   // Only a number moves: one the snapshot's check would refuse stays as it is, for the check to name.
-  const later = (now: unknown) => (typeof now === 'number' && Number.isSafeInteger(now) ? Math.min(LATEST_INSTANT, Math.max(now, now + down)) : now);
+  const later = (now: unknown) =>
+    typeof now === 'number' && Number.isSafeInteger(now) ? Math.min(LATEST_INSTANT, Math.max(now, now + down)) : now;
   const snapshot = { ...saved.snapshot, now: later(saved.snapshot.now) } as Snapshot;
   if (Array.isArray(saved.snapshot.ownClocks)) {
-    (snapshot as { ownClocks: unknown[] }).ownClocks = saved.snapshot.ownClocks.map((own) => (typeof own === 'object' && own !== null ? { ...own, now: later(own.now) } : own));
+    (snapshot as { ownClocks: unknown[] }).ownClocks = saved.snapshot.ownClocks.map((own) =>
+      typeof own === 'object' && own !== null ? { ...own, now: later(own.now) } : own,
+    );
   }
   return snapshot;
 }
@@ -389,11 +435,15 @@ export class StateStore {
       try {
         this.saveNow();
       } catch (error) {
-        this.#options.onFatal(`cannot save the state to ${this.#options.path} after a reset or a restore (${describe(error)})`);
+        this.#options.onFatal(
+          `cannot save the state to ${this.#options.path} after a reset or a restore (${describe(error)})`,
+        );
       }
       return undefined;
     }
-    const bytes = Buffer.from(`${JSON.stringify({ kind: change.kind, at: Date.now(), worlds: change.worlds, dropped: change.dropped })}\n`);
+    const bytes = Buffer.from(
+      `${JSON.stringify({ kind: change.kind, at: Date.now(), worlds: change.worlds, dropped: change.dropped })}\n`,
+    );
     try {
       append(this.#fd!, bytes);
     } catch (error) {
@@ -433,7 +483,9 @@ export class StateStore {
   }
 
   #fatal(error: unknown): void {
-    this.#options.onFatal(`cannot write the change log of ${this.#options.path} (${describe(error)}): stopping, so that no change is answered that a restart would not have`);
+    this.#options.onFatal(
+      `cannot write the change log of ${this.#options.path} (${describe(error)}): stopping, so that no change is answered that a restart would not have`,
+    );
   }
 
   /** A synchronous fold after a failed one, reported if it fails too; the next tries once the log grew as much again. */
@@ -443,7 +495,9 @@ export class StateStore {
       this.#options.onError(`folded the change log into ${this.#options.path} again`);
     } catch (error) {
       this.#foldAt = this.#logged + Math.max(this.#foldAtLeast, this.#foldAt);
-      this.#options.onError(`cannot fold the change log into ${this.#options.path} (${describe(error)}); every change is still in the log, which goes on growing`);
+      this.#options.onError(
+        `cannot fold the change log into ${this.#options.path} (${describe(error)}); every change is still in the log, which goes on growing`,
+      );
     }
   }
 
@@ -474,7 +528,9 @@ export class StateStore {
     } catch (error) {
       this.#foldFailed = true;
       this.#foldAt = this.#logged + Math.max(this.#foldAtLeast, this.#foldAt);
-      this.#options.onError(`cannot fold the change log into ${this.#options.path} (${describe(error)}); every change is still in the log, which goes on growing`);
+      this.#options.onError(
+        `cannot fold the change log into ${this.#options.path} (${describe(error)}); every change is still in the log, which goes on growing`,
+      );
     } finally {
       if (temp !== undefined) rmSync(temp, { force: true });
     }
@@ -510,7 +566,18 @@ export class StateStore {
 
   #take(): { id: string; file: StateFile } {
     const id = randomUUID();
-    return { id, file: { format: FORMAT, version: 2, id, savedAt: new Date().toISOString(), clock: this.#options.clock, start: this.#options.start, snapshot: this.#emu.snapshot() } };
+    return {
+      id,
+      file: {
+        format: FORMAT,
+        version: 2,
+        id,
+        savedAt: new Date().toISOString(),
+        clock: this.#options.clock,
+        start: this.#options.start,
+        snapshot: this.#emu.snapshot(),
+      },
+    };
   }
 }
 
@@ -540,12 +607,21 @@ export interface StatePlan {
 export function planState(path: string, settings: ServeSettings, defaultStart: number, wallNow: number): StatePlan {
   const saved = loadState(path);
   const given = settings.start === undefined ? undefined : Date.parse(settings.start);
-  if (saved === undefined) return { seed: settings.seed, start: given ?? (settings.clock === 'real' ? wallNow : defaultStart), saved };
+  if (saved === undefined)
+    return { seed: settings.seed, start: given ?? (settings.clock === 'real' ? wallNow : defaultStart), saved };
   if (settings.seed !== undefined && settings.seed !== saved.seed) {
-    throw new StateFileError(`holds an emulator of seed ${JSON.stringify(saved.seed)}, not ${JSON.stringify(settings.seed)}: leave --seed out to go on with it, or give another --state file`);
+    throw new StateFileError(
+      `holds an emulator of seed ${JSON.stringify(saved.seed)}, not ${JSON.stringify(settings.seed)}: leave --seed out to go on with it, or give another --state file`,
+    );
   }
   if (given !== undefined && saved.start !== undefined && given !== saved.start) {
-    throw new StateFileError(`holds an emulator started at ${new Date(saved.start).toISOString()}, not ${new Date(given).toISOString()}: leave --start out to go on with it, or give another --state file`);
+    throw new StateFileError(
+      `holds an emulator started at ${new Date(saved.start).toISOString()}, not ${new Date(given).toISOString()}: leave --start out to go on with it, or give another --state file`,
+    );
   }
-  return { seed: saved.seed, start: saved.start ?? given ?? (settings.clock === 'real' ? wallNow : defaultStart), saved };
+  return {
+    seed: saved.seed,
+    start: saved.start ?? given ?? (settings.clock === 'real' ? wallNow : defaultStart),
+    saved,
+  };
 }

@@ -3,7 +3,17 @@
  * `npm test` builds before vitest), real processes, real HTTP.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +37,15 @@ interface Server {
   readonly exited: Promise<{ code: number | null; stderr: string }>;
 }
 
-function run(args: string[]): { child: ChildProcess; exited: Promise<{ code: number | null; stdout: string; stderr: string }>; stdout: () => string } {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+function run(args: string[]): {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  stdout: () => string;
+} {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   running.add(child);
   let stdout = '';
   let stderr = '';
@@ -48,7 +65,10 @@ async function serve(args: string[]): Promise<Server> {
   const started = run(['serve', '--port', '0', '--log', 'silent', ...args]);
   const until = Date.now() + 15_000;
   while (!/\nTry: /.test(started.stdout())) {
-    if (Date.now() > until || started.child.exitCode !== null) throw new Error(`no banner\n${started.stdout()}\n${(await Promise.race([started.exited, Promise.resolve({ stderr: '' })])).stderr}`);
+    if (Date.now() > until || started.child.exitCode !== null)
+      throw new Error(
+        `no banner\n${started.stdout()}\n${(await Promise.race([started.exited, Promise.resolve({ stderr: '' })])).stderr}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const url = /listening on (\S+)/.exec(started.stdout())![1]!;
@@ -56,7 +76,8 @@ async function serve(args: string[]): Promise<Server> {
 }
 
 /** The token the banner printed for the company of CNPJ root `root`. */
-const tokenOf = (banner: string, root: string) => new RegExp(`company: +${root} \\(.*\\n +token: +(\\S+)`).exec(banner)![1]!;
+const tokenOf = (banner: string, root: string) =>
+  new RegExp(`company: +${root} \\(.*\\n +token: +(\\S+)`).exec(banner)![1]!;
 
 async function getJson(url: string, token: string): Promise<{ status: number; body: any }> {
   const answer = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
@@ -64,7 +85,11 @@ async function getJson(url: string, token: string): Promise<{ status: number; bo
 }
 
 async function post(url: string, headers: Record<string, string>, body: unknown = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 describe('serve --fixtures FILE', { timeout: TIMEOUT_MS }, () => {
@@ -79,16 +104,31 @@ describe('serve --fixtures FILE', { timeout: TIMEOUT_MS }, () => {
     expect(banner).toMatch(/\n {2}company: +44555666 \([0-9a-f-]{36}\), Leitura Ltda: from the fixtures\n/);
     const catalogId = /\n {4}catalog +([0-9a-f-]{36}) +Loja Matriz\n/.exec(banner)![1]!;
 
-    const read = async () => (await getJson(`${server.url}/v1/catalogos/${catalogId}/produtos`, token)).body.itens.map((p: { sku: string | null }) => p.sku);
+    const read = async () =>
+      (await getJson(`${server.url}/v1/catalogos/${catalogId}/produtos`, token)).body.itens.map(
+        (p: { sku: string | null }) => p.sku,
+      );
     expect(await read()).toEqual(['CAFE-500', 'CAFE-1K']);
     const webhook = await getJson(`${server.url}/v1/webhook`, token);
     expect(webhook).toMatchObject({ status: 200, body: { url: 'https://hooks.example.com/catalog', estado: 'ativo' } });
     // The read-only company reads, and may not write.
     const reader = tokenOf(banner, '44555666');
     expect((await getJson(`${server.url}/v1/catalogos`, reader)).status).toBe(200);
-    expect((await post(`${server.url}/v1/catalogos`, { authorization: `Bearer ${reader}`, 'idempotency-key': 'reader-catalog-000001' }, { estabelecimento_id: catalogId, nome: 'x' })).status).toBe(403);
+    expect(
+      (
+        await post(
+          `${server.url}/v1/catalogos`,
+          { authorization: `Bearer ${reader}`, 'idempotency-key': 'reader-catalog-000001' },
+          { estabelecimento_id: catalogId, nome: 'x' },
+        )
+      ).status,
+    ).toBe(403);
 
-    const added = await post(`${server.url}/v1/catalogos/${catalogId}/produtos`, { authorization: `Bearer ${token}`, 'idempotency-key': 'cli-fixtures-000001' }, { origem: 'erp', ncm: '21069090', sku: 'EXTRA' });
+    const added = await post(
+      `${server.url}/v1/catalogos/${catalogId}/produtos`,
+      { authorization: `Bearer ${token}`, 'idempotency-key': 'cli-fixtures-000001' },
+      { origem: 'erp', ncm: '21069090', sku: 'EXTRA' },
+    );
     expect(added.status).toBe(201);
     expect(await read()).toEqual(['CAFE-500', 'CAFE-1K', 'EXTRA']);
     expect((await post(`${server.url}/_emulator/reset`, {})).status).toBe(200);
@@ -99,13 +139,27 @@ describe('serve --fixtures FILE', { timeout: TIMEOUT_MS }, () => {
   });
 
   it.each([
-    ['{"version":1,"companies":[{"catalogs":[{"nome":"a"},{"id_externo":"x"}]}]}', 'bad.json: companies[0].catalogs[1].nome: required'],
-    ['{"version":1,"companies":[{"Name":"a"}]}', 'bad.json: companies[0].Name: is not a key of the fixtures format here (keys are case-sensitive; check the spelling)'],
-    ['{"version":1,"companies":[{"cnpjRoot":"11222333","catalogs":[{"nome":"a"},{"nome":"b"}]}]}', expect.stringMatching(/^bad\.json: companies\[0\]\.catalogs\[1\]\.establishment: refused by the service \(409 estabelecimento_com_catalogo_ativo\): Establishment [0-9a-f-]{36} already has active catalog [0-9a-f-]{36}; an establishment has at most one\.$/)],
+    [
+      '{"version":1,"companies":[{"catalogs":[{"nome":"a"},{"id_externo":"x"}]}]}',
+      'bad.json: companies[0].catalogs[1].nome: required',
+    ],
+    [
+      '{"version":1,"companies":[{"Name":"a"}]}',
+      'bad.json: companies[0].Name: is not a key of the fixtures format here (keys are case-sensitive; check the spelling)',
+    ],
+    [
+      '{"version":1,"companies":[{"cnpjRoot":"11222333","catalogs":[{"nome":"a"},{"nome":"b"}]}]}',
+      expect.stringMatching(
+        /^bad\.json: companies\[0\]\.catalogs\[1\]\.establishment: refused by the service \(409 estabelecimento_com_catalogo_ativo\): Establishment [0-9a-f-]{36} already has active catalog [0-9a-f-]{36}; an establishment has at most one\.$/,
+      ),
+    ],
     ['{"version":1,', expect.stringMatching(/^--fixtures bad\.json: is not JSON \(.+\)$/)],
   ])('refuses %s with exit code 2 and one line naming the place', async (content, message) => {
     writeFileSync(join(dir, 'bad.json'), content);
-    const started = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--fixtures', 'bad.json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--fixtures', 'bad.json'], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     started.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const code = await new Promise((resolve) => started.on('exit', resolve));
@@ -142,7 +196,12 @@ describe('the banner escapes what it prints', { timeout: TIMEOUT_MS }, () => {
         name: hostile.name,
         cnpjRoot: '11222333',
         establishments: [{ cnpj: '11222333000262', nome: hostile.nome }],
-        catalogs: [{ nome: hostile.catalog, products: [{ origem: 'erp', ncm: '21069090', sku: hostile.sku, id_externo: hostile.idExterno }] }],
+        catalogs: [
+          {
+            nome: hostile.catalog,
+            products: [{ origem: 'erp', ncm: '21069090', sku: hostile.sku, id_externo: hostile.idExterno }],
+          },
+        ],
         webhook: { url: 'https://hooks.example.com/catalog' },
       },
     ],
@@ -159,7 +218,13 @@ describe('the banner escapes what it prints', { timeout: TIMEOUT_MS }, () => {
     const lines = banner
       .slice(0, banner.indexOf('\nTry: ') + 1)
       .split('\n')
-      .map((line) => line.replaceAll(server.url, '<url>').replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>').replace(/svc_at_[A-Za-z0-9_-]{43}/g, '<token>').replace(/svc_whsec_[A-Za-z0-9_-]{43}/g, '<secret>'));
+      .map((line) =>
+        line
+          .replaceAll(server.url, '<url>')
+          .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>')
+          .replace(/svc_at_[A-Za-z0-9_-]{43}/g, '<token>')
+          .replace(/svc_whsec_[A-Za-z0-9_-]{43}/g, '<secret>'),
+      );
     expect(lines).toEqual([
       expect.stringMatching(/^catalog-emulator \S+ listening on <url>$/),
       expect.stringMatching(/^ {2}company: {3}\d{8} \(<id>\), all permissions$/),
@@ -181,7 +246,20 @@ describe('the banner escapes what it prints', { timeout: TIMEOUT_MS }, () => {
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);
 
-    const json = run(['serve', '--port', '0', '--log', 'silent', '--clock', 'manual', '--seed', '7', '--fixtures', file, '--json']);
+    const json = run([
+      'serve',
+      '--port',
+      '0',
+      '--log',
+      'silent',
+      '--clock',
+      'manual',
+      '--seed',
+      '7',
+      '--fixtures',
+      file,
+      '--json',
+    ]);
     while (!json.stdout().includes('\n')) {
       if (json.child.exitCode !== null) throw new Error(`no start line\n${json.stdout()}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -203,7 +281,11 @@ describe('serve --state FILE', { timeout: TIMEOUT_MS }, () => {
     expect(existsSync(path)).toBe(true);
     const token = tokenOf(server.stdout(), '11222333');
     const catalogId = /\n {4}catalog +([0-9a-f-]{36}) +Loja Matriz\n/.exec(server.stdout())![1]!;
-    const added = await post(`${server.url}/v1/catalogos/${catalogId}/produtos`, { authorization: `Bearer ${token}`, 'idempotency-key': 'cli-state-000001' }, { origem: 'erp', ncm: '21069090', sku: 'EXTRA' });
+    const added = await post(
+      `${server.url}/v1/catalogos/${catalogId}/produtos`,
+      { authorization: `Bearer ${token}`, 'idempotency-key': 'cli-state-000001' },
+      { origem: 'erp', ncm: '21069090', sku: 'EXTRA' },
+    );
     expect(added.status).toBe(201);
     expect((await post(`${server.url}/_emulator/clock/advance`, {}, { by: '1d' })).status).toBe(200);
     server.child.kill('SIGTERM');
@@ -214,10 +296,17 @@ describe('serve --state FILE', { timeout: TIMEOUT_MS }, () => {
     expect(server.stdout()).toContain(`  state:     ${path} (loaded)\n`);
     expect(server.stdout()).toContain('now 2026-01-02T00:00:00.000Z');
     expect(tokenOf(server.stdout(), '11222333')).toBe(token);
-    const skus = async () => (await getJson(`${server.url}/v1/catalogos/${catalogId}/produtos`, token)).body.itens.map((p: { sku: string | null }) => p.sku);
+    const skus = async () =>
+      (await getJson(`${server.url}/v1/catalogos/${catalogId}/produtos`, token)).body.itens.map(
+        (p: { sku: string | null }) => p.sku,
+      );
     expect(await skus()).toEqual(['CAFE-500', 'CAFE-1K', 'EXTRA']);
     // The replay of the first request comes from the saved idempotency store.
-    const replay = await post(`${server.url}/v1/catalogos/${catalogId}/produtos`, { authorization: `Bearer ${token}`, 'idempotency-key': 'cli-state-000001' }, { origem: 'erp', ncm: '21069090', sku: 'EXTRA' });
+    const replay = await post(
+      `${server.url}/v1/catalogos/${catalogId}/produtos`,
+      { authorization: `Bearer ${token}`, 'idempotency-key': 'cli-state-000001' },
+      { origem: 'erp', ncm: '21069090', sku: 'EXTRA' },
+    );
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
 
     // A reset: the fixtures as they were, the clock at its start, saved whole before the reset is answered.
@@ -256,11 +345,16 @@ describe('serve --state FILE', { timeout: TIMEOUT_MS }, () => {
 
   it('refuses a file that is not a state, leaving it as it was, with exit code 2', async () => {
     const path = join(dir, 'not-state.json');
-    const content = '{"format":"catalog-emulator/state-file","version":1,"savedAt":"2026-01-01T00:00:00Z","clock":"manual","start":0,"snapshot":{"format":"catalog-emulator/state","version":1,"seed":1}}';
+    const content =
+      '{"format":"catalog-emulator/state-file","version":1,"savedAt":"2026-01-01T00:00:00Z","clock":"manual","start":0,"snapshot":{"format":"catalog-emulator/state","version":1,"seed":1}}';
     writeFileSync(path, content);
     const { code, stderr } = await run(['serve', '--port', '0', '--state', path]).exited;
     expect(code).toBe(2);
-    expect(stderr.split('\n')[0]).toMatch(new RegExp(`^catalog-emulator: --state ${path} is not a state this emulator can load \\(Not a snapshot of this emulator: now: .*\\); it was left as it is$`));
+    expect(stderr.split('\n')[0]).toMatch(
+      new RegExp(
+        `^catalog-emulator: --state ${path} is not a state this emulator can load \\(Not a snapshot of this emulator: now: .*\\); it was left as it is$`,
+      ),
+    );
     expect(readFileSync(path, 'utf8')).toBe(content);
   });
 
@@ -272,7 +366,11 @@ describe('serve --state FILE', { timeout: TIMEOUT_MS }, () => {
     let server = await serve(['--clock', 'manual', '--state', link]);
     const token = tokenOf(server.stdout(), /company: +(\d{8})/.exec(server.stdout())![1]!);
     const office = (await getJson(`${server.url}/v1/estabelecimentos`, token)).body.itens[0].id;
-    const created = await post(`${server.url}/v1/catalogos`, { authorization: `Bearer ${token}`, 'idempotency-key': 'cli-state-kill-000001' }, { estabelecimento_id: office, nome: 'Kept' });
+    const created = await post(
+      `${server.url}/v1/catalogos`,
+      { authorization: `Bearer ${token}`, 'idempotency-key': 'cli-state-kill-000001' },
+      { estabelecimento_id: office, nome: 'Kept' },
+    );
     expect(created.status).toBe(201);
     const catalog = ((await created.json()) as { id: string }).id;
     server.child.kill('SIGKILL');
@@ -286,8 +384,16 @@ describe('serve --state FILE', { timeout: TIMEOUT_MS }, () => {
   });
 
   it.each([
-    ['a FIFO', (path: string) => execFileSync('mkfifo', [path]), 'is a FIFO (named pipe), not a regular file: a state file is a regular file'],
-    ['a link to /dev/zero', (path: string) => symlinkSync('/dev/zero', path), 'is a character device, not a regular file: a state file is a regular file'],
+    [
+      'a FIFO',
+      (path: string) => execFileSync('mkfifo', [path]),
+      'is a FIFO (named pipe), not a regular file: a state file is a regular file',
+    ],
+    [
+      'a link to /dev/zero',
+      (path: string) => symlinkSync('/dev/zero', path),
+      'is a character device, not a regular file: a state file is a regular file',
+    ],
     ['a folder', (path: string) => mkdirSync(path), 'is a folder, not a regular file: a state file is a regular file'],
   ])('refuses %s as FILE at once, with exit code 2 and one line', async (_, make, message) => {
     const path = join(dir, `state-not-regular-${Math.random().toString(36).slice(2)}`);
@@ -302,10 +408,14 @@ describe('serve --state FILE', { timeout: TIMEOUT_MS }, () => {
     execFileSync('mkfifo', [fifo]);
     const fixtures = await run(['serve', '--port', '0', '--fixtures', fifo]).exited;
     expect(fixtures.code).toBe(2);
-    expect(fixtures.stderr.split('\n')[0]).toBe(`catalog-emulator: --fixtures ${fifo}: is a FIFO (named pipe), not a regular file: a fixtures file is a regular file`);
+    expect(fixtures.stderr.split('\n')[0]).toBe(
+      `catalog-emulator: --fixtures ${fifo}: is a FIFO (named pipe), not a regular file: a fixtures file is a regular file`,
+    );
     const sync = await run(['serve', '--port', '0', '--state-sync']).exited;
     expect(sync.code).toBe(2);
-    expect(sync.stderr.split('\n')[0]).toBe('catalog-emulator: --state-sync flushes the changes of --state FILE to the disk: give --state FILE too');
+    expect(sync.stderr.split('\n')[0]).toBe(
+      'catalog-emulator: --state-sync flushes the changes of --state FILE to the disk: give --state FILE too',
+    );
   });
 
   it('refuses another --seed than the file was made with', async () => {
@@ -316,7 +426,9 @@ describe('serve --state FILE', { timeout: TIMEOUT_MS }, () => {
     const content = readFileSync(path, 'utf8');
     const { code, stderr } = await run(['serve', '--port', '0', '--state', path, '--seed', '5']).exited;
     expect(code).toBe(2);
-    expect(stderr.split('\n')[0]).toBe(`catalog-emulator: --state ${path} holds an emulator of seed 4, not 5: leave --seed out to go on with it, or give another --state file; it was left as it is`);
+    expect(stderr.split('\n')[0]).toBe(
+      `catalog-emulator: --state ${path} holds an emulator of seed 4, not 5: leave --seed out to go on with it, or give another --state file; it was left as it is`,
+    );
     expect(readFileSync(path, 'utf8')).toBe(content);
   });
 });

@@ -38,7 +38,21 @@ let started = 0;
 
 /** Spawns the CLI on the state file. */
 function spawnServer(): { child: ChildProcess; exited: Promise<unknown> } {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--log', 'silent', '--state', path, ...(started++ === 0 ? ['--seed', String(SEED)] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'serve',
+      '--port',
+      '0',
+      '--log',
+      'silent',
+      '--state',
+      path,
+      ...(started++ === 0 ? ['--seed', String(SEED)] : []),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   children.add(child);
   const exited = new Promise((resolve) => child.on('exit', resolve)).finally(() => children.delete(child));
   return { child, exited };
@@ -78,7 +92,10 @@ async function productsInFile(): Promise<Set<string>> {
     const credential = saved!.snapshot.state.credentials.find((c) => c.companyId === company.id)!;
     let cursor: string | null = null;
     do {
-      const answer = await emu.fetch(`/v1/produtos?limite=200${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, { headers: { authorization: `Bearer ${credential.token}` } });
+      const answer = await emu.fetch(
+        `/v1/produtos?limite=200${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+        { headers: { authorization: `Bearer ${credential.token}` } },
+      );
       expect(answer.status).toBe(200);
       const page = (await answer.json()) as { itens: { id: string }[]; proximo_cursor: string | null };
       for (const item of page.itens) ids.add(item.id);
@@ -93,7 +110,10 @@ async function productsInFile(): Promise<Set<string>> {
 async function listed(url: string, token: string): Promise<Set<string>> {
   const ids = new Set<string>();
   for (let cursor: string | null = null, first = true; first || cursor !== null; first = false) {
-    const answer = await fetch(`${url}/v1/produtos?limite=200${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, { headers: { authorization: `Bearer ${token}` } });
+    const answer = await fetch(
+      `${url}/v1/produtos?limite=200${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+      { headers: { authorization: `Bearer ${token}` } },
+    );
     expect(answer.status).toBe(200);
     const page = (await answer.json()) as { itens: { id: string }[]; proximo_cursor: string | null };
     for (const item of page.itens) ids.add(item.id);
@@ -109,7 +129,9 @@ function peek(): Set<string> {
 
 const missing = (expected: Iterable<string>, actual: Set<string>) => [...expected].filter((id) => !actual.has(id));
 
-it(`--state loses no acknowledged write to any of ${KILLS} SIGKILLs at random moments under ${WRITERS} concurrent writers`, { timeout: 120_000 }, async () => {
+it(`--state loses no acknowledged write to any of ${KILLS} SIGKILLs at random moments under ${WRITERS} concurrent writers`, {
+  timeout: 120_000,
+}, async () => {
   /** Every product a 201 acknowledged. */
   const acknowledged = new Set<string>();
   /** Every product the file's snapshot was seen to hold while a server ran. */
@@ -137,16 +159,28 @@ it(`--state loses no acknowledged write to any of ${KILLS} SIGKILLs at random mo
     const json = { ...auth, 'content-type': 'application/json' };
     // The restarted server holds every product acknowledged before.
     const loaded = await listed(server.url, server.token);
-    expect(missing(acknowledged, loaded), `round ${round}: acknowledged products missing after the restart`).toEqual([]);
-    expect(missing(seen, loaded), `round ${round}: products the file held before, missing after the restart`).toEqual([]);
+    expect(missing(acknowledged, loaded), `round ${round}: acknowledged products missing after the restart`).toEqual(
+      [],
+    );
+    expect(missing(seen, loaded), `round ${round}: products the file held before, missing after the restart`).toEqual(
+      [],
+    );
     expect(loaded.size).toBeLessThanOrEqual(attempted);
 
     // A catalog to write into: the one the state has, or a new one.
-    const catalogs = (await (await fetch(`${server.url}/v1/catalogos`, { headers: auth })).json()) as { itens: { id: string }[] };
+    const catalogs = (await (await fetch(`${server.url}/v1/catalogos`, { headers: auth })).json()) as {
+      itens: { id: string }[];
+    };
     let catalog = catalogs.itens[0]?.id;
     if (catalog === undefined) {
-      const establishments = (await (await fetch(`${server.url}/v1/estabelecimentos`, { headers: auth })).json()) as { itens: { id: string }[] };
-      const created = await fetch(`${server.url}/v1/catalogos`, { method: 'POST', headers: { ...json, 'idempotency-key': `kill-catalog-${round}-00000000` }, body: JSON.stringify({ estabelecimento_id: establishments.itens[0]!.id, nome: 'Loja' }) });
+      const establishments = (await (await fetch(`${server.url}/v1/estabelecimentos`, { headers: auth })).json()) as {
+        itens: { id: string }[];
+      };
+      const created = await fetch(`${server.url}/v1/catalogos`, {
+        method: 'POST',
+        headers: { ...json, 'idempotency-key': `kill-catalog-${round}-00000000` },
+        body: JSON.stringify({ estabelecimento_id: establishments.itens[0]!.id, nome: 'Loja' }),
+      });
       expect(created.status).toBe(201);
       catalog = ((await created.json()) as { id: string }).id;
     }
@@ -163,7 +197,11 @@ it(`--state loses no acknowledged write to any of ${KILLS} SIGKILLs at random mo
       while (writing) {
         attempted++;
         try {
-          const answer = await fetch(`${server.url}/v1/catalogos/${catalog}/produtos`, { method: 'POST', headers: { ...json, 'idempotency-key': `kill-product-${String(++key).padStart(8, '0')}` }, body: JSON.stringify({ origem: 'erp', ncm: '21069090' }) });
+          const answer = await fetch(`${server.url}/v1/catalogos/${catalog}/produtos`, {
+            method: 'POST',
+            headers: { ...json, 'idempotency-key': `kill-product-${String(++key).padStart(8, '0')}` },
+            body: JSON.stringify({ origem: 'erp', ncm: '21069090' }),
+          });
           if (answer.status === 201) {
             acknowledged.add(((await answer.json()) as { id: string }).id);
             if (++roundAcknowledged >= target) reached();

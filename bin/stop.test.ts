@@ -58,7 +58,8 @@ function allGone(pids: readonly number[]): Promise<void> {
     const look = () => {
       const running = pids.filter(alive);
       if (running.length === 0) resolve();
-      else if (performance.now() > deadline) reject(new Error(`still running 5 s after the server closed: ${running.join(', ')}`));
+      else if (performance.now() > deadline)
+        reject(new Error(`still running 5 s after the server closed: ${running.join(', ')}`));
       else setTimeout(look, 10);
     };
     look();
@@ -91,15 +92,26 @@ interface Started {
 }
 
 /** Spawns `command`, collecting stdout; resolves once it printed the start line (within 15 s). */
-function start(command: string, args: readonly string[], options: { cwd: string; env: Record<string, string | undefined> }): Promise<Started> {
-  const child = spawn(command, args, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...options.env } });
+function start(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string | undefined> },
+): Promise<Started> {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+  });
   track(child);
   let stdout = '';
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const output = new Promise<string>((resolve) => child.stdout!.once('end', () => resolve(stdout)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${command} ${args.join(' ')} printed no start line within 15 s\n${stdout}\n${stderr}`)), 15_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${command} ${args.join(' ')} printed no start line within 15 s\n${stdout}\n${stderr}`)),
+      15_000,
+    );
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
       const line = stdout.split('\n')[0];
@@ -123,32 +135,41 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 
 describe('stopping the server', { timeout: 30_000 }, () => {
   // SIGTERM npm forwards to its shell alone, which dies of it; SIGKILL ends npm and leaves the shell.
-  it.each(['SIGTERM', 'SIGKILL'] as const)('npx catalog-emulator & kill -%s $!: the server stops, though npm signals at most its shell', async (signal) => {
-    const { child, ready, output } = await start('npx', ['catalog-emulator', 'serve', '--port', '0', '--json', '--log', 'silent'], { cwd: project, env: { npm_config_update_notifier: 'false' } });
-    const port = portOf(ready.url);
-    expect(await answers(port)).toBe(true);
-    // npx → sh → node: the server's parent is the shell npm spawned, not npx.
-    const shell = parentOf(ready.pid);
-    expect(shell).not.toBe(child.pid);
-    expect(parentOf(shell)).toBe(child.pid);
+  it.each(['SIGTERM', 'SIGKILL'] as const)(
+    'npx catalog-emulator & kill -%s $!: the server stops, though npm signals at most its shell',
+    async (signal) => {
+      const { child, ready, output } = await start(
+        'npx',
+        ['catalog-emulator', 'serve', '--port', '0', '--json', '--log', 'silent'],
+        { cwd: project, env: { npm_config_update_notifier: 'false' } },
+      );
+      const port = portOf(ready.url);
+      expect(await answers(port)).toBe(true);
+      // npx → sh → node: the server's parent is the shell npm spawned, not npx.
+      const shell = parentOf(ready.pid);
+      expect(shell).not.toBe(child.pid);
+      expect(parentOf(shell)).toBe(child.pid);
 
-    child.kill(signal);
-    // It looks at its parents every 200 ms (bin/stop.ts); how soon it stops is not timed here (CONTRIBUTING.md
-    // "Tests"): the deadline only tells a server that never stops from one that does.
-    const late = `the server (pid ${ready.pid}) still held its stdout 20 s after npx got ${signal}`;
-    const printed = await within(output, 20_000, late);
-    expect(await answers(port)).toBe(false);
-    expect(printed.split('\n').slice(1)).toEqual(['{"kind":"closing","reason":"npx-exited"}', '']);
-    // A process closes its files before it ends: the stdout's end may come a moment before the last one has.
-    await allGone([child.pid!, shell, ready.pid]);
-  });
+      child.kill(signal);
+      // It looks at its parents every 200 ms (bin/stop.ts); how soon it stops is not timed here (CONTRIBUTING.md
+      // "Tests"): the deadline only tells a server that never stops from one that does.
+      const late = `the server (pid ${ready.pid}) still held its stdout 20 s after npx got ${signal}`;
+      const printed = await within(output, 20_000, late);
+      expect(await answers(port)).toBe(false);
+      expect(printed.split('\n').slice(1)).toEqual(['{"kind":"closing","reason":"npx-exited"}', '']);
+      // A process closes its files before it ends: the stdout's end may come a moment before the last one has.
+      await allGone([child.pid!, shell, ready.pid]);
+    },
+  );
 
   it('SIGHUP (its terminal closed) closes it as SIGTERM does: exit 0, the ready file removed', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'catalog-emulator-hup-'));
     folders.push(dir);
     const readyFile = join(dir, 'ready.json');
     const run = runCli(['serve', '--port', '0', '--clock', 'manual', '--ready-file', readyFile], { timeoutMs: 15_000 });
-    await new Promise<void>((resolve) => run.child.stdout!.on('data', () => run.stdout.includes('Try: curl') && resolve()));
+    await new Promise<void>((resolve) =>
+      run.child.stdout!.on('data', () => run.stdout.includes('Try: curl') && resolve()),
+    );
     expect(existsSync(readyFile)).toBe(true);
     run.child.kill('SIGHUP');
     expect(await run.exited).toEqual({ code: 0, signal: null });
@@ -168,7 +189,11 @@ describe('stopping the server', { timeout: 30_000 }, () => {
     ]);
     for (const { child } of [underNpx, alone]) child.stdin!.end('\n');
     await Promise.all([underNpx, alone].map(({ child }) => new Promise((resolve) => child.once('exit', resolve))));
-    const stopped = await within(underNpx.output, 20_000, 'the server started as by npx ran on 20 s after its shell ended');
+    const stopped = await within(
+      underNpx.output,
+      20_000,
+      'the server started as by npx ran on 20 s after its shell ended',
+    );
     expect(stopped.split('\n').slice(1)).toEqual(['{"kind":"closing","reason":"npx-exited"}', '']);
     await allGone([underNpx.ready.pid]);
     expect(alive(alone.ready.pid)).toBe(true);

@@ -35,7 +35,9 @@ export function startedByNpx(env: Readonly<Record<string, string | undefined>>):
  * anything else could take time and let npx end first): this process's own, and its shell's when npx is the
  * shell's parent. Undefined when not started by npx.
  */
-const LINKS: readonly (readonly [pid: number, parent: number])[] | undefined = startedByNpx(process.env) ? linksToNpx() : undefined;
+const LINKS: readonly (readonly [pid: number, parent: number])[] | undefined = startedByNpx(process.env)
+  ? linksToNpx()
+  : undefined;
 
 function linksToNpx(): (readonly [number, number])[] {
   const shell = process.ppid;

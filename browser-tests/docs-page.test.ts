@@ -21,21 +21,28 @@ import { haveChromium, launchChromium, openWatchedPage, type Watch } from './sup
 // The one skip of the suite, said loudly with the fix.
 const HAVE_CHROMIUM = haveChromium('the browser test of /_emulator/docs');
 
-const screenshotDir = () => (process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../docs/images/', import.meta.url)) : mkdtempSync(join(tmpdir(), 'catalog-emulator-docs-')));
+const screenshotDir = () =>
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? fileURLToPath(new URL('../docs/images/', import.meta.url))
+    : mkdtempSync(join(tmpdir(), 'catalog-emulator-docs-'));
 
 type Json = Record<string, unknown>;
 
 /** Swagger UI's element id of each operation of a document: `operations-<tag>-<operationId>`. */
 function operationIds(doc: Json): string[] {
   const ids: string[] = [];
-  for (const item of Object.values(doc.paths as Record<string, Record<string, { operationId: string; tags: string[] }>>)) {
-    for (const op of Object.values(item)) ids.push(`operations-${(op.tags[0] ?? 'default').replace(/\s/g, '_')}-${op.operationId}`);
+  for (const item of Object.values(
+    doc.paths as Record<string, Record<string, { operationId: string; tags: string[] }>>,
+  )) {
+    for (const op of Object.values(item))
+      ids.push(`operations-${(op.tags[0] ?? 'default').replace(/\s/g, '_')}-${op.operationId}`);
   }
   return ids.sort();
 }
 
 /** The servers the page's Servers list offers. */
-const listedServers = (page: Page) => page.$$eval('.servers select option', (options) => options.map((o) => (o as unknown as { value: string }).value));
+const listedServers = (page: Page) =>
+  page.$$eval('.servers select option', (options) => options.map((o) => (o as unknown as { value: string }).value));
 
 /** The operations the page shows once it has rendered `count` of them. */
 async function renderedOperations(page: Page, count: number): Promise<string[]> {
@@ -92,74 +99,96 @@ describe.skipIf(!HAVE_CHROMIUM)('the docs page in chromium', { timeout: 90_000 }
   });
 });
 
-describe.skipIf(!HAVE_CHROMIUM)('the docs page in chromium, on an emulator with a control token', { timeout: 90_000 }, () => {
-  const CONTROL_TOKEN = 'ctl-docs-browser-test-4b2e91';
-  let emu: Emulator;
-  let server: RunningServer;
-  let browser: Browser;
+describe.skipIf(!HAVE_CHROMIUM)(
+  'the docs page in chromium, on an emulator with a control token',
+  { timeout: 90_000 },
+  () => {
+    const CONTROL_TOKEN = 'ctl-docs-browser-test-4b2e91';
+    let emu: Emulator;
+    let server: RunningServer;
+    let browser: Browser;
 
-  beforeAll(async () => {
-    emu = createEmulator({ controlToken: CONTROL_TOKEN });
-    server = await emu.listen({ port: 0 });
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await emu?.close();
-  });
-
-  it('asks for the token, refuses a wrong one, then renders both documents and runs the controls with it, keeping it out of the DOM, storage and URL until a call shows it', async () => {
-    // Its probes without the token, and with the wrong one, are the 401s it asks on.
-    const { page, context, watch } = await openWatchedPage(browser, new URL(server.url).origin, { expected: ['401 GET /_emulator/openapi.json'] });
-    await page.goto(`${server.url}/_emulator/docs`);
-    const field = page.locator('form#control-token input[type="password"]');
-    await field.waitFor();
-    expect(await page.locator('form#control-token label').innerText()).toBe('This emulator has a control token. Control token:');
-    expect(await page.locator('.opblock').count()).toBe(0);
-
-    await field.fill('not-the-token');
-    await field.press('Enter');
-    await expect.poll(() => page.locator('form#control-token label').innerText()).toBe('That is not the control token. Control token:');
-    await page.locator('form#control-token input[type="password"]').fill(CONTROL_TOKEN);
-    await page.locator('form#control-token input[type="password"]').press('Enter');
-
-    const api = operationIds(apiDocument());
-    expect(await renderedOperations(page, api.length)).toEqual(api);
-    expect(await page.locator('form#control-token').isHidden()).toBe(true);
-    expect(await listedServers(page)).toEqual([server.url]);
-
-    await page.selectOption('select#select', { label: 'Emulator controls' });
-    const controls = operationIds(controlsDocument());
-    expect(await renderedOperations(page, controls.length)).toEqual(controls);
-
-    const clean = await page.content();
-    const at = clean.indexOf(CONTROL_TOKEN);
-    expect(at < 0, `the DOM holds the control token: ${clean.slice(Math.max(0, at - 200), at + 50)}`).toBe(true);
-
-    // "Try it out" on GET /_emulator: the call carries the token the page was given.
-    const info = page.locator('#operations-Emulator-getEmulatorInfo');
-    await info.locator('.opblock-summary').click();
-    await info.getByRole('button', { name: 'Try it out' }).click();
-    const answered = page.waitForResponse((response) => new URL(response.url()).pathname === '/_emulator' && response.request().method() === 'GET');
-    await info.getByRole('button', { name: 'Execute' }).click();
-    const answer = await answered;
-    expect(answer.status()).toBe(200);
-    expect(await answer.request().headerValue('authorization')).toBe(`Bearer ${CONTROL_TOKEN}`);
-    expect(((await answer.json()) as { name: string }).name).toBe('catalog-emulator');
-
-    // Shown then only where Swagger UI shows what a call sent, as for a token given to "Authorize": its curl line.
-    expect(await info.locator('.curl-command').innerText()).toContain(`-H 'Authorization: Bearer ${CONTROL_TOKEN}'`);
-    await page.waitForLoadState('networkidle');
-    const kept = await page.evaluate(() => {
-      const web = globalThis as unknown as { localStorage: { length: number }; sessionStorage: { length: number }; location: { href: string }; document: { cookie: string } };
-      return { local: web.localStorage.length, session: web.sessionStorage.length, url: web.location.href, cookie: web.document.cookie };
+    beforeAll(async () => {
+      emu = createEmulator({ controlToken: CONTROL_TOKEN });
+      server = await emu.listen({ port: 0 });
+      browser = await launchChromium();
     });
-    expect(kept.url).not.toContain(CONTROL_TOKEN);
-    expect({ ...kept, url: undefined }).toEqual({ local: 0, session: 0, url: undefined, cookie: '' });
-    expect(watch.consoleErrors).toEqual([]);
-    expect(watch.failed).toEqual([]);
-    expect(watch.elsewhere).toEqual([]);
-    await context.close();
-  });
-});
+
+    afterAll(async () => {
+      await browser?.close();
+      await emu?.close();
+    });
+
+    it('asks for the token, refuses a wrong one, then renders both documents and runs the controls with it, keeping it out of the DOM, storage and URL until a call shows it', async () => {
+      // Its probes without the token, and with the wrong one, are the 401s it asks on.
+      const { page, context, watch } = await openWatchedPage(browser, new URL(server.url).origin, {
+        expected: ['401 GET /_emulator/openapi.json'],
+      });
+      await page.goto(`${server.url}/_emulator/docs`);
+      const field = page.locator('form#control-token input[type="password"]');
+      await field.waitFor();
+      expect(await page.locator('form#control-token label').innerText()).toBe(
+        'This emulator has a control token. Control token:',
+      );
+      expect(await page.locator('.opblock').count()).toBe(0);
+
+      await field.fill('not-the-token');
+      await field.press('Enter');
+      await expect
+        .poll(() => page.locator('form#control-token label').innerText())
+        .toBe('That is not the control token. Control token:');
+      await page.locator('form#control-token input[type="password"]').fill(CONTROL_TOKEN);
+      await page.locator('form#control-token input[type="password"]').press('Enter');
+
+      const api = operationIds(apiDocument());
+      expect(await renderedOperations(page, api.length)).toEqual(api);
+      expect(await page.locator('form#control-token').isHidden()).toBe(true);
+      expect(await listedServers(page)).toEqual([server.url]);
+
+      await page.selectOption('select#select', { label: 'Emulator controls' });
+      const controls = operationIds(controlsDocument());
+      expect(await renderedOperations(page, controls.length)).toEqual(controls);
+
+      const clean = await page.content();
+      const at = clean.indexOf(CONTROL_TOKEN);
+      expect(at < 0, `the DOM holds the control token: ${clean.slice(Math.max(0, at - 200), at + 50)}`).toBe(true);
+
+      // "Try it out" on GET /_emulator: the call carries the token the page was given.
+      const info = page.locator('#operations-Emulator-getEmulatorInfo');
+      await info.locator('.opblock-summary').click();
+      await info.getByRole('button', { name: 'Try it out' }).click();
+      const answered = page.waitForResponse(
+        (response) => new URL(response.url()).pathname === '/_emulator' && response.request().method() === 'GET',
+      );
+      await info.getByRole('button', { name: 'Execute' }).click();
+      const answer = await answered;
+      expect(answer.status()).toBe(200);
+      expect(await answer.request().headerValue('authorization')).toBe(`Bearer ${CONTROL_TOKEN}`);
+      expect(((await answer.json()) as { name: string }).name).toBe('catalog-emulator');
+
+      // Shown then only where Swagger UI shows what a call sent, as for a token given to "Authorize": its curl line.
+      expect(await info.locator('.curl-command').innerText()).toContain(`-H 'Authorization: Bearer ${CONTROL_TOKEN}'`);
+      await page.waitForLoadState('networkidle');
+      const kept = await page.evaluate(() => {
+        const web = globalThis as unknown as {
+          localStorage: { length: number };
+          sessionStorage: { length: number };
+          location: { href: string };
+          document: { cookie: string };
+        };
+        return {
+          local: web.localStorage.length,
+          session: web.sessionStorage.length,
+          url: web.location.href,
+          cookie: web.document.cookie,
+        };
+      });
+      expect(kept.url).not.toContain(CONTROL_TOKEN);
+      expect({ ...kept, url: undefined }).toEqual({ local: 0, session: 0, url: undefined, cookie: '' });
+      expect(watch.consoleErrors).toEqual([]);
+      expect(watch.failed).toEqual([]);
+      expect(watch.elsewhere).toEqual([]);
+      await context.close();
+    });
+  },
+);

@@ -35,7 +35,11 @@ describe.skipIf(!HAVE_CHROMIUM)('demo webhook-retries --ui in chromium', { timeo
   let watch: Watch;
 
   beforeAll(async () => {
-    cli = spawn(process.execPath, [CLI, 'demo', 'webhook-retries', '--ui', '--no-open', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    cli = spawn(process.execPath, [CLI, 'demo', 'webhook-retries', '--ui', '--no-open', '--port', '0'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     url = await new Promise<string>((resolve, reject) => {
       cli.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
         stdout += chunk;
@@ -46,7 +50,9 @@ describe.skipIf(!HAVE_CHROMIUM)('demo webhook-retries --ui in chromium', { timeo
     });
     browser = await launchChromium();
     // The stream the page follows ends aborted when the server stops.
-    ({ page, watch } = await openWatchedPage(browser, new URL(url).origin, { abortable: (at) => at.pathname === '/_emulator/inspector/stream' }));
+    ({ page, watch } = await openWatchedPage(browser, new URL(url).origin, {
+      abortable: (at) => at.pathname === '/_emulator/inspector/stream',
+    }));
   }, 60_000);
 
   afterAll(async () => {
@@ -81,13 +87,19 @@ describe.skipIf(!HAVE_CHROMIUM)('demo webhook-retries --ui in chromium', { timeo
     expect(await next.isDisabled()).toBe(true);
     const narration = await steps.locator('pre').allTextContents();
     expect(narration[0]).toContain('  ← 201');
-    expect(narration[3]).toContain('  2026-01-01 22:35:05 (+22:35:05)  attempt 8: signature ok, the receiver answers 200');
+    expect(narration[3]).toContain(
+      '  2026-01-01 22:35:05 (+22:35:05)  attempt 8: signature ok, the receiver answers 200',
+    );
     expect(narration[5]).toContain('  Delivered at once: event entregue, tentativas_ciclo 1, tentativas_totais 9.');
 
     // The receipt's secret is shown masked; no token or secret anywhere in the DOM.
     expect(narration[0]).toContain('"segredo":"••••"');
     // The page's globals, as this file (compiled without the DOM's types) sees them.
-    const html = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { outerHTML: string } } }).document.documentElement.outerHTML);
+    const html = await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { outerHTML: string } } }).document.documentElement
+          .outerHTML,
+    );
     expect(html).not.toContain(secret);
     expect(html).not.toMatch(/svc_(?:at|whsec)_[A-Za-z0-9_-]{8,}/);
     expect(watch.consoleErrors).toEqual([]);

@@ -23,15 +23,26 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createEmulator, verifyWebhook, type DemoState, type Emulator, type EmulatorOptions, type RunningServer } from '../src/index.js';
+import {
+  createEmulator,
+  verifyWebhook,
+  type DemoState,
+  type Emulator,
+  type EmulatorOptions,
+  type RunningServer,
+} from '../src/index.js';
 import { haveChromium, launchChromium, openWatchedPage, type Watch } from './support/chromium.js';
 
 const HAVE_CHROMIUM = haveChromium('the browser tests of the inspector (/_emulator/ui)');
 const BUILT = existsSync(fileURLToPath(new URL('../dist/inspector/app.js', import.meta.url)));
 // npm test builds the page first (npm run typecheck runs npm run build); a bare vitest run needs it built.
-if (HAVE_CHROMIUM && !BUILT) throw new Error('The inspector page is not built (dist/inspector/app.js): run `npm run build` first.');
+if (HAVE_CHROMIUM && !BUILT)
+  throw new Error('The inspector page is not built (dist/inspector/app.js): run `npm run build` first.');
 
-const screenshotDir = () => (process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../docs/images/', import.meta.url)) : mkdtempSync(join(tmpdir(), 'catalog-emulator-inspector-')));
+const screenshotDir = () =>
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? fileURLToPath(new URL('../docs/images/', import.meta.url))
+    : mkdtempSync(join(tmpdir(), 'catalog-emulator-inspector-'));
 const HOOKS = 'https://hooks.acme.example';
 const CONTROL_TOKEN = 'ctl-inspector-browser-test-7d1f0c';
 
@@ -50,7 +61,9 @@ interface InPage {
   readonly sessionStorage: { readonly length: number };
   readonly location: { readonly href: string };
   requestAnimationFrame(callback: () => void): number;
-  readonly MutationObserver: new (callback: () => void) => { observe(target: unknown, options: { childList: boolean; subtree: boolean }): void; disconnect(): void };
+  readonly MutationObserver: new (
+    callback: () => void,
+  ) => { observe(target: unknown, options: { childList: boolean; subtree: boolean }): void; disconnect(): void };
 }
 
 /** The page writes virtual times so: UTC, to the second. */
@@ -71,9 +84,16 @@ afterAll(async () => {
  * A page on `server`, watched. `expected` lists the failures a test provokes on purpose, each as
  * `<status> <METHOD> <path>`; any other failure is recorded.
  */
-async function openPage(server: RunningServer, expected: readonly string[] = []): Promise<{ page: Page; context: BrowserContext; watch: Watch }> {
+async function openPage(
+  server: RunningServer,
+  expected: readonly string[] = [],
+): Promise<{ page: Page; context: BrowserContext; watch: Watch }> {
   // A stream the page closes itself (a company switched, the page left) ends as an aborted request.
-  return openWatchedPage(browser, new URL(server.url).origin, { viewport: { width: 1500, height: 900 }, expected, abortable: (url) => url.pathname === '/_emulator/inspector/stream' });
+  return openWatchedPage(browser, new URL(server.url).origin, {
+    viewport: { width: 1500, height: 900 },
+    expected,
+    abortable: (url) => url.pathname === '/_emulator/inspector/stream',
+  });
 }
 
 /** The emulators a test made (closed after it), each with Acme Alimentos (root 11222333). */
@@ -82,7 +102,10 @@ afterEach(async () => {
   await Promise.all(emulators.splice(0).map((emu) => emu.close()));
 });
 
-function acmeEmulator(options: EmulatorOptions = {}): { emu: Emulator; acme: ReturnType<Emulator['companies']['create']> } {
+function acmeEmulator(options: EmulatorOptions = {}): {
+  emu: Emulator;
+  acme: ReturnType<Emulator['companies']['create']>;
+} {
   const emu = createEmulator(options);
   emulators.push(emu);
   return { emu, acme: emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos' }) };
@@ -102,10 +125,18 @@ async function expectClean(page: Page, watch: Watch, secrets: readonly string[])
 /** Waits until the page's last action is over (no control call in flight) and the rows are drawn. */
 async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() => !(globalThis as unknown as InPage).document.body.classList.contains('busy'));
-  await page.evaluate(() => new Promise<void>((resolve) => (globalThis as unknown as InPage).requestAnimationFrame(() => (globalThis as unknown as InPage).requestAnimationFrame(resolve))));
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) =>
+        (globalThis as unknown as InPage).requestAnimationFrame(() =>
+          (globalThis as unknown as InPage).requestAnimationFrame(resolve),
+        ),
+      ),
+  );
 }
 
-const rowTimes = (page: Page, selector: string) => page.$$eval(selector, (rows) => rows.map((r) => r.querySelector('.time')!.textContent ?? ''));
+const rowTimes = (page: Page, selector: string) =>
+  page.$$eval(selector, (rows) => rows.map((r) => r.querySelector('.time')!.textContent ?? ''));
 
 describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120_000 }, () => {
   describe('the webhook-retries scenario, driven from the page', () => {
@@ -126,22 +157,42 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       // The scenario, through the API while the page watches: a destination, a receiver down for the first 7
       // deliveries (503) and then up (200), and a test event.
       const api = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
-        emu.fetch(path, { method, headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-      const destination = await api('PUT', '/v1/webhook', { 'idempotency-key': 'inspector-dest-0001', 'if-none-match': '*' }, { url: `${HOOKS}/catalogo` });
+        emu.fetch(path, {
+          method,
+          headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', ...headers },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      const destination = await api(
+        'PUT',
+        '/v1/webhook',
+        { 'idempotency-key': 'inspector-dest-0001', 'if-none-match': '*' },
+        { url: `${HOOKS}/catalogo` },
+      );
       expect(destination.status).toBe(201);
       const secret = ((await destination.json()) as { segredo: string }).segredo;
       let deliveries = 0;
       emu.network.route(HOOKS, async (request) => {
         deliveries += 1;
-        const check = verifyWebhook({ secret, headers: request.headers, body: await request.text(), now: emu.clock.now() });
+        const check = verifyWebhook({
+          secret,
+          headers: request.headers,
+          body: await request.text(),
+          now: emu.clock.now(),
+        });
         return new Response(null, { status: !check.ok ? 401 : deliveries <= 7 ? 503 : 200 });
       });
-      const test = await api('POST', '/v1/webhook/testes', { 'idempotency-key': 'inspector-test-0001', 'if-match': destination.headers.get('etag')! });
+      const test = await api('POST', '/v1/webhook/testes', {
+        'idempotency-key': 'inspector-test-0001',
+        'if-match': destination.headers.get('etag')!,
+      });
       expect(test.status).toBe(202);
       const eventId = ((await test.json()) as { evento_id: string }).evento_id;
       // Live: both requests and the event show without a reload, and the first attempt is ahead.
       await page.locator(`.timeline .row[data-id="evt:${eventId}"]`).waitFor();
-      expect(await page.locator('.timeline .row.kind-request .title').allInnerTexts()).toEqual(['POST /v1/webhook/testes → 202', 'PUT /v1/webhook → 201']);
+      expect(await page.locator('.timeline .row.kind-request .title').allInnerTexts()).toEqual([
+        'POST /v1/webhook/testes → 202',
+        'PUT /v1/webhook → 201',
+      ]);
       await expect.poll(() => page.locator('.ahead .row').count()).toBeGreaterThan(0);
 
       // The first attempt is due now: "Next task" runs it; each further click moves the clock to the next one.
@@ -158,7 +209,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
           await expect.poll(() => page.locator('.ahead .row').count()).toBeGreaterThan(0);
           // The fifth attempt's detail: its outcome, the signature headers it was sent with, the envelope.
           await page.locator('.timeline .row.kind-attempt').first().click();
-          await expect.poll(() => page.locator('.detail .section h3').allTextContents()).toEqual(['Attempt', 'Signature headers', 'Envelope']);
+          await expect
+            .poll(() => page.locator('.detail .section h3').allTextContents())
+            .toEqual(['Attempt', 'Signature headers', 'Envelope']);
           await page.screenshot({ path: join(dir, 'inspector-timeline.png') });
         }
       }
@@ -167,16 +220,24 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       // The attempts as the API lists them, and the schedule they must follow: 5 s, 5 min, 30 min, 2 h, 5 h, 7 h,
       // 8 h between attempts (each wait counted from the end of the one before; in-process answers take no time).
       const listed = await api('GET', `/v1/webhook/eventos/${eventId}/tentativas`);
-      const attempts = ((await listed.json()) as { itens: { tentativa: number; iniciada_em: string; status_http: number | null }[] }).itens;
-      expect(attempts.map((a) => [a.tentativa, a.status_http])).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => [n, n < 8 ? 503 : 200]));
+      const attempts = (
+        (await listed.json()) as { itens: { tentativa: number; iniciada_em: string; status_http: number | null }[] }
+      ).itens;
+      expect(attempts.map((a) => [a.tentativa, a.status_http])).toEqual(
+        [1, 2, 3, 4, 5, 6, 7, 8].map((n) => [n, n < 8 ? 503 : 200]),
+      );
       const waits = [0, 5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 7 * 3600, 8 * 3600];
       const due = waits.map((_, i) => start + waits.slice(0, i + 1).reduce((a, b) => a + b, 0) * 1000);
       expect(attempts.map((a) => Date.parse(a.iniciada_em))).toEqual(due);
 
       // The page shows the eight at those times, newest first, and the clock where the last one left it.
-      await expect.poll(() => rowTimes(page, '.timeline .row.kind-attempt'), { timeout: 10_000 }).toEqual(due.map(shown).reverse());
+      await expect
+        .poll(() => rowTimes(page, '.timeline .row.kind-attempt'), { timeout: 10_000 })
+        .toEqual(due.map(shown).reverse());
       expect(await page.locator('[data-testid="now"]').innerText()).toBe(shown(due[7]!));
-      const tones = await page.$$eval('.timeline .row.kind-attempt', (rows) => rows.map((r) => [...r.classList].find((c) => c.startsWith('tone-'))));
+      const tones = await page.$$eval('.timeline .row.kind-attempt', (rows) =>
+        rows.map((r) => [...r.classList].find((c) => c.startsWith('tone-'))),
+      );
       expect(tones).toEqual(['tone-ok', ...Array<string>(7).fill('tone-error')]);
 
       // The event's detail: its envelope and its attempts, each with its status.
@@ -190,17 +251,26 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
 
       // The destination's creation answered the secret: its detail shows the answer, the secret masked.
       await page.locator('.timeline .row.kind-request', { hasText: 'PUT /v1/webhook → 201' }).click();
-      await expect.poll(() => page.locator('.detail .section h3').allTextContents()).toEqual(['Request', 'Request headers', 'Request body', 'Answer headers (201)', 'Answer body']);
-      const answerBody = JSON.parse(await page.locator('.detail .section', { hasText: 'Answer body' }).locator('pre').innerText()) as Record<string, unknown>;
+      await expect
+        .poll(() => page.locator('.detail .section h3').allTextContents())
+        .toEqual(['Request', 'Request headers', 'Request body', 'Answer headers (201)', 'Answer body']);
+      const answerBody = JSON.parse(
+        await page.locator('.detail .section', { hasText: 'Answer body' }).locator('pre').innerText(),
+      ) as Record<string, unknown>;
       expect(answerBody).toMatchObject({ estado: 'ativo', versao: 1, segredo: '••••' });
-      expect(await page.locator('.detail .section', { hasText: 'Request headers' }).locator('tr', { hasText: 'authorization' }).locator('td').innerText()).toBe('Bearer ••••');
+      expect(
+        await page
+          .locator('.detail .section', { hasText: 'Request headers' })
+          .locator('tr', { hasText: 'authorization' })
+          .locator('td')
+          .innerText(),
+      ).toBe('Bearer ••••');
       await expectClean(page, watch, [secret, acme.token]);
       await context.close();
     });
   });
 
   describe('faults from the page', () => {
-
     it('shows the message of a refused fault, adds one from the form, sees it fire with its hit count, and removes it', async () => {
       const { emu, acme } = acmeEmulator();
       const server = await emu.listen({ port: 0 });
@@ -221,17 +291,34 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       await form.locator('input[name="effectValue"]').fill('200');
       await form.getByRole('button', { name: 'Add fault' }).click();
       await settled(page);
-      const refused = await emu.fetch(faultsPath, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ target: 'api', match: { method: 'GET', path: '/v1/empresa' }, effect: { status: 200 }, times: 2 }) });
+      const refused = await emu.fetch(faultsPath, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          target: 'api',
+          match: { method: 'GET', path: '/v1/empresa' },
+          effect: { status: 200 },
+          times: 2,
+        }),
+      });
       expect(refused.status).toBe(422);
       const { erro } = (await refused.json()) as { erro: { codigo: string; mensagem: string } };
-      expect(await page.locator('.errors .error span').allInnerTexts()).toEqual([`422 ${erro.codigo}: ${erro.mensagem}`]);
+      expect(await page.locator('.errors .error span').allInnerTexts()).toEqual([
+        `422 ${erro.codigo}: ${erro.mensagem}`,
+      ]);
       expect(emu.faults.list()).toEqual([]);
 
       await form.locator('input[name="effectValue"]').fill('503');
       await form.getByRole('button', { name: 'Add fault' }).click();
       await settled(page);
       const [fault] = emu.faults.list();
-      expect(fault).toMatchObject({ target: 'api', match: { method: 'GET', path: '/v1/empresa', companyId: acme.companyId }, effect: { status: 503 }, times: 2, hits: 0 });
+      expect(fault).toMatchObject({
+        target: 'api',
+        match: { method: 'GET', path: '/v1/empresa', companyId: acme.companyId },
+        effect: { status: 503 },
+        times: 2,
+        hits: 0,
+      });
       const item = page.locator(`.faults li[data-fault="${fault!.id}"]`);
       await expect.poll(() => item.innerText()).toContain('0 hits');
 
@@ -270,7 +357,6 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
   });
 
   describe('with a control token', () => {
-
     it('asks for the token, refuses a wrong one, then works with it live, keeping it out of the DOM, storage and URL', async () => {
       const { emu, acme } = acmeEmulator({ controlToken: CONTROL_TOKEN });
       const server = await emu.listen({ port: 0 });
@@ -278,11 +364,15 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       await page.goto(`${server.url}/_emulator/ui`);
       const field = page.locator('form.token input[type="password"]');
       await field.waitFor();
-      expect(await page.locator('form.token label').innerText()).toBe('This emulator has a control token. Control token:');
+      expect(await page.locator('form.token label').innerText()).toBe(
+        'This emulator has a control token. Control token:',
+      );
 
       await field.fill('not-the-token');
       await field.press('Enter');
-      await expect.poll(() => page.locator('form.token label').innerText()).toBe('That is not the control token. Control token:');
+      await expect
+        .poll(() => page.locator('form.token label').innerText())
+        .toBe('That is not the control token. Control token:');
       expect(await page.locator('form.token input[type="password"]').inputValue()).toBe('');
 
       await page.locator('form.token input[type="password"]').fill(CONTROL_TOKEN);
@@ -304,7 +394,12 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
 
       const kept = await page.evaluate(() => {
         const web = globalThis as unknown as InPage;
-        return { local: web.localStorage.length, session: web.sessionStorage.length, url: web.location.href, cookie: web.document.cookie };
+        return {
+          local: web.localStorage.length,
+          session: web.sessionStorage.length,
+          url: web.location.href,
+          cookie: web.document.cookie,
+        };
       });
       expect(kept).toEqual({ local: 0, session: 0, url: `${server.url}/_emulator/ui`, cookie: '' });
       await expectClean(page, watch, [CONTROL_TOKEN, acme.token]);
@@ -313,7 +408,6 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
   });
 
   describe('at scale', () => {
-
     const atScale =
       '1,000 companies and a journal at its 10,000 cap: a load and a live update ask for what they ask for a company ' +
       'that keeps nothing, one page drawn in a window of rows';
@@ -324,7 +418,8 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       for (let i = 2; i < 1000; i++) emu.companies.create({ name: `Empresa ${String(i).padStart(4, '0')}` });
       const auth = { headers: { authorization: `Bearer ${acme.token}` } };
       let last = '';
-      for (let i = 0; i < 10_000; i++) last = (await emu.fetch(i % 2 === 0 ? '/v1/empresa' : '/v1/catalogos', auth)).headers.get('x-request-id')!;
+      for (let i = 0; i < 10_000; i++)
+        last = (await emu.fetch(i % 2 === 0 ? '/v1/empresa' : '/v1/catalogos', auth)).headers.get('x-request-id')!;
       expect(emu.companies.list()).toHaveLength(1000);
       expect(emu.journal.entries({ companyId: acme.companyId })).toHaveLength(10_000);
       const server = await emu.listen({ port: 0 });
@@ -382,7 +477,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       expect(await rowsInDom()).toBeLessThan(60);
       for (let more = 0; more < 4; more++) {
         await page.getByRole('button', { name: 'Older items' }).click();
-        await expect.poll(() => page.locator('.list-foot .count').innerText()).toBe(`${(more + 2) * 200} items (older ones below)`);
+        await expect
+          .poll(() => page.locator('.list-foot .count').innerText())
+          .toBe(`${(more + 2) * 200} items (older ones below)`);
       }
       expect(await rowsInDom()).toBeLessThan(60);
       await page.locator('.timeline').evaluate((list) => (list.scrollTop = list.scrollHeight));
@@ -454,11 +551,15 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
     });
   });
   describe('the report view', () => {
-
     it("shows the company's findings and score in its panel, live, and the whole report in the detail column", async () => {
       const { emu, acme } = acmeEmulator();
       const other = emu.companies.create({ cnpjRoot: '44555666', name: 'Outra' });
-      const write = (token: string) => emu.fetch('/v1/catalogos', { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+      const write = (token: string) =>
+        emu.fetch('/v1/catalogos', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: '{}',
+        });
       const first = await write(acme.token);
       expect(first.status).toBe(400);
       // Another company's mistake is not this company's report.
@@ -470,29 +571,36 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       await page.waitForSelector('.stream-state.live');
       const panel = page.locator('section[aria-label="Report"]');
       const listed = emu.report().coverage.score.listed;
-      await expect.poll(() => panel.locator('.score').innerText()).toBe(`1 finding · 0 of ${listed} behaviours exercised`);
+      await expect
+        .poll(() => panel.locator('.score').innerText())
+        .toBe(`1 finding · 0 of ${listed} behaviours exercised`);
 
       // A second mistake while the page is open: the panel follows.
       const second = await write(acme.token);
-      await expect.poll(() => panel.locator('.score').innerText()).toBe(`2 findings · 0 of ${listed} behaviours exercised`);
+      await expect
+        .poll(() => panel.locator('.score').innerText())
+        .toBe(`2 findings · 0 of ${listed} behaviours exercised`);
       expect(await panel.locator('li[data-rule]').count()).toBe(2);
 
       await panel.getByRole('button', { name: 'Show the report' }).click();
       const findings = page.locator('.detail .finding');
       await expect.poll(() => findings.count()).toBe(2);
       const texts = await findings.allInnerTexts();
-      expect(texts[0]).toContain(`POST /v1/catalogos (request ${first.headers.get('x-request-id')}) was sent without an idempotency-key`);
+      expect(texts[0]).toContain(
+        `POST /v1/catalogos (request ${first.headers.get('x-request-id')}) was sent without an idempotency-key`,
+      );
       expect(texts[1]).toContain(`request ${second.headers.get('x-request-id')}`);
       expect(texts[0]).toContain('Fix: Send an idempotency-key on every state-changing request');
       expect(await page.locator('.detail .behaviours li').count()).toBe(listed);
-      expect(await page.locator('.detail table.grid tbody tr').allInnerTexts()).toEqual([expect.stringMatching(/^POST \/v1\/catalogos\s+2\s+400×2\s+201, 401, 403, 404,/)]);
+      expect(await page.locator('.detail table.grid tbody tr').allInnerTexts()).toEqual([
+        expect.stringMatching(/^POST \/v1\/catalogos\s+2\s+400×2\s+201, 401, 403, 404,/),
+      ]);
       await expectClean(page, watch, [acme.token, other.token]);
       await context.close();
     });
   });
 
   describe('a company on a clock of its own', () => {
-
     it('shows its own time and moves its own clock, not the shared one', async () => {
       const { emu } = acmeEmulator();
       const own = emu.companies.create({ cnpjRoot: '44555666', name: 'Própria Ltda', clock: 'own' });
@@ -505,7 +613,10 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       const ownNow = () => emu.companies.clock(own.companyId).info().now.getTime();
       const before = ownNow();
       expect(before).toBe(shared + 3 * 86_400_000);
-      expect([await page.locator('.clock-kind').innerText(), await page.locator('[data-testid="now"]').innerText()]).toEqual(['own clock', shown(before)]);
+      expect([
+        await page.locator('.clock-kind').innerText(),
+        await page.locator('[data-testid="now"]').innerText(),
+      ]).toEqual(['own clock', shown(before)]);
 
       await page.getByRole('button', { name: '+1 h' }).click();
       await settled(page);
@@ -528,7 +639,6 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
   });
 
   describe('the demo panel', () => {
-
     // The demo gate (GET /_emulator/inspector/demo, POST …/demo/next) is served by `catalog-emulator demo NAME --ui`;
     // here the browser answers those two calls itself, with bodies of the shared wire type (DemoState), so the
     // panel is tested on its own: shown with the steps, "Next step" posting and showing the answer, done at the end.
@@ -536,8 +646,16 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       const { emu, acme } = acmeEmulator();
       const server = await emu.listen({ port: 0 });
       const { page, context, watch } = await openPage(server);
-      const steps: DemoState['steps'] = [{ n: 1, title: '1. Acme configures its webhook destination.', lines: ['PUT /v1/webhook → 201'] }];
-      const state = (): DemoState => ({ name: 'webhook-retries', summary: 'a receiver down for 7 deliveries', steps: [...steps], waiting: steps.length < 2, done: steps.length === 2 });
+      const steps: DemoState['steps'] = [
+        { n: 1, title: '1. Acme configures its webhook destination.', lines: ['PUT /v1/webhook → 201'] },
+      ];
+      const state = (): DemoState => ({
+        name: 'webhook-retries',
+        summary: 'a receiver down for 7 deliveries',
+        steps: [...steps],
+        waiting: steps.length < 2,
+        done: steps.length === 2,
+      });
       const posts: string[] = [];
       await context.route(`${server.url}/_emulator/inspector/demo**`, async (route) => {
         const request = route.request();
@@ -551,7 +669,9 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
       const panel = page.locator('section.demo');
       await panel.waitFor();
       expect(await panel.locator('h2').textContent()).toBe('Demo: webhook-retries');
-      expect(await panel.locator('ol.steps > li').allTextContents()).toEqual(['1. Acme configures its webhook destination.PUT /v1/webhook → 201']);
+      expect(await panel.locator('ol.steps > li').allTextContents()).toEqual([
+        '1. Acme configures its webhook destination.PUT /v1/webhook → 201',
+      ]);
       await panel.getByRole('button', { name: 'Next step' }).click();
       await expect.poll(() => panel.locator('ol.steps > li').count()).toBe(2);
       expect(posts).toEqual(['application/json {}']);

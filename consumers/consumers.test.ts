@@ -13,7 +13,23 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { binConformance, binServes, binStateSurvivesKill, bin, CURRENT, installPackage, jestProject, nodeTestProject, ok, ROOT, STEP_TIMEOUT_MS, TSC, tscCjsOutput, vitestProject, type Installed } from './support.js';
+import {
+  binConformance,
+  binServes,
+  binStateSurvivesKill,
+  bin,
+  CURRENT,
+  installPackage,
+  jestProject,
+  nodeTestProject,
+  ok,
+  ROOT,
+  STEP_TIMEOUT_MS,
+  TSC,
+  tscCjsOutput,
+  vitestProject,
+  type Installed,
+} from './support.js';
 
 const require = createRequire(import.meta.url);
 // publint exports no package.json (package.json's check-package script is its use knip sees).
@@ -28,7 +44,11 @@ beforeAll(async () => {
   installed = await installPackage('catalog-emulator-consumers-');
   bare = mkdtempSync(join(tmpdir(), 'catalog-emulator-bare-'));
   mkdirSync(join(bare, 'node_modules'));
-  symlinkSync(join(installed.work, 'node_modules', 'catalog-emulator'), join(bare, 'node_modules', 'catalog-emulator'), 'dir');
+  symlinkSync(
+    join(installed.work, 'node_modules', 'catalog-emulator'),
+    join(bare, 'node_modules', 'catalog-emulator'),
+    'dir',
+  );
   symlinkSync(join(ROOT, 'node_modules', 'typescript'), join(bare, 'node_modules', 'typescript'), 'dir');
   cpSync(join(installed.work, 'tsc-minimal-cjs'), join(bare, 'tsc-minimal-cjs'), { recursive: true });
 }, 4 * STEP_TIMEOUT_MS);
@@ -84,7 +104,9 @@ describe.concurrent('the tarball', () => {
         (/\.(ts|tsx|mts|cts)$/.test(path) && !/\.d\.(ts|mts|cts)$/.test(path)) ||
         /^(src|bin|spec-tests|browser-tests|bench|fuzz|scripts|examples|consumers|\.ci|node_modules)\//.test(path) ||
         /^dist\/(src|cjs)\/core\/testing\//.test(path) ||
-        !/^(dist\/(src|cjs|bin|conformance)\/|dist\/inspector\/app\.(js|css)$|(package\.json|README\.md|LICENSE|CHANGELOG\.md|openapi\.json|openapi\.controls\.json|docs\/[\w-]+\.md|docs\/images\/(docs-page|inspector-timeline|inspector-attempts|inspector-records|inspector-dark)\.png)$)/.test(path),
+        !/^(dist\/(src|cjs|bin|conformance)\/|dist\/inspector\/app\.(js|css)$|(package\.json|README\.md|LICENSE|CHANGELOG\.md|openapi\.json|openapi\.controls\.json|docs\/[\w-]+\.md|docs\/images\/(docs-page|inspector-timeline|inspector-attempts|inspector-records|inspector-dark)\.png)$)/.test(
+          path,
+        ),
     );
     expect(wrong).toEqual([]);
   });
@@ -93,13 +115,28 @@ describe.concurrent('the tarball', () => {
     const extracted = join(installed.work, 'extracted');
     mkdirSync(extracted);
     await ok(CURRENT, 'tar', ['-xzf', installed.tarball, '-C', extracted], installed.work);
-    const { stdout } = await ok(CURRENT, process.execPath, [bin(PUBLINT), 'run', join(extracted, 'package'), '--pack', 'false', '--strict'], installed.work);
+    const { stdout } = await ok(
+      CURRENT,
+      process.execPath,
+      [bin(PUBLINT), 'run', join(extracted, 'package'), '--pack', 'false', '--strict'],
+      installed.work,
+    );
     expect(stdout).toContain('All good!');
   });
 
   it('passes @arethetypeswrong/cli for Node 16+ from CommonJS and ES modules, and bundlers', async () => {
-    const { stdout } = await ok(CURRENT, process.execPath, [bin(ATTW), installed.tarball, '--profile', 'node16', '--format', 'json'], installed.work);
-    const report = JSON.parse(stdout) as { analysis: { problems: unknown[]; entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName: string } }> }> } };
+    const { stdout } = await ok(
+      CURRENT,
+      process.execPath,
+      [bin(ATTW), installed.tarball, '--profile', 'node16', '--format', 'json'],
+      installed.work,
+    );
+    const report = JSON.parse(stdout) as {
+      analysis: {
+        problems: unknown[];
+        entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName: string } }> }>;
+      };
+    };
     expect(report.analysis.problems).toEqual([]);
     const main = report.analysis.entrypoints['.']!.resolutions;
     // The types each kind of project reads: each format's own.
@@ -112,7 +149,8 @@ describe.concurrent('the tarball', () => {
 describe.concurrent('projects that install it', () => {
   it('vitest (ES modules)', () => vitestProject(CURRENT, installed.work));
 
-  it('Jest with its default configuration (CommonJS), ending with a server left open', () => jestProject(CURRENT, installed.work));
+  it('Jest with its default configuration (CommonJS), ending with a server left open', () =>
+    jestProject(CURRENT, installed.work));
 
   it('node:test (ES modules), ending with a server left open', () => nodeTestProject(CURRENT, installed.work));
 
@@ -123,7 +161,9 @@ describe.concurrent('projects that install it', () => {
 
   it('TypeScript with a minimal tsconfig, compiled to CommonJS where no @types/node is installed, run with node', async () => {
     const project = join(bare, 'tsc-minimal-cjs');
-    expect(() => createRequire(join(project, 'package.json')).resolve('@types/node/package.json')).toThrow(/Cannot find module/);
+    expect(() => createRequire(join(project, 'package.json')).resolve('@types/node/package.json')).toThrow(
+      /Cannot find module/,
+    );
     await ok(CURRENT, process.execPath, [TSC, '-p', '.'], project);
     const { stdout } = await ok(CURRENT, process.execPath, ['out/main.js'], project);
     expect(stdout).toBe('emu.fetch 200 11222333\nlisten 200 same port\nclosed\n');
@@ -134,9 +174,12 @@ describe.concurrent('projects that install it', () => {
     await ok(CURRENT, process.execPath, [TSC, '-p', '.'], join(installed.work, 'tsc-minimal-nodenext'));
   });
 
-  it('npx catalog-emulator: serves (an API call, the controls, a clean stop on SIGTERM)', () => binServes(CURRENT, installed.work));
+  it('npx catalog-emulator: serves (an API call, the controls, a clean stop on SIGTERM)', () =>
+    binServes(CURRENT, installed.work));
 
-  it('npx catalog-emulator conformance: passes against serve --no-controls', () => binConformance(CURRENT, installed.work));
+  it('npx catalog-emulator conformance: passes against serve --no-controls', () =>
+    binConformance(CURRENT, installed.work));
 
-  it('npx catalog-emulator serve --state: keeps a write through a SIGKILL', () => binStateSurvivesKill(CURRENT, installed.work));
+  it('npx catalog-emulator serve --state: keeps a write through a SIGKILL', () =>
+    binStateSurvivesKill(CURRENT, installed.work));
 });

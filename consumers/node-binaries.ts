@@ -19,7 +19,11 @@ const PLATFORMS: Partial<Record<NodeJS.Platform, string>> = { linux: 'linux', da
 const ARCHITECTURES: Partial<Record<NodeJS.Architecture, string>> = { x64: 'x64', arm64: 'arm64' };
 
 /** A command's end, with its output, or its failure to start; a command still running after FETCH_TIMEOUT_MS is killed. */
-function run(command: string, args: readonly string[], cwd: string): Promise<{ code: number | string | null; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<{ code: number | string | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -59,7 +63,10 @@ function cause(stderr: string): string {
 export async function nodeBinary(version: string): Promise<string> {
   const os = PLATFORMS[process.platform];
   const arch = ARCHITECTURES[process.arch];
-  if (os === undefined || arch === undefined) throw new Error(`Node ${version}: the npm registry has no node binary package for ${process.platform}-${process.arch} (node-versions.test.ts runs on Linux and macOS)`);
+  if (os === undefined || arch === undefined)
+    throw new Error(
+      `Node ${version}: the npm registry has no node binary package for ${process.platform}-${process.arch} (node-versions.test.ts runs on Linux and macOS)`,
+    );
   const name = `node-${os}-${arch}`;
   const folder = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'catalog-emulator', 'node', version);
   const node = join(folder, 'bin', 'node');
@@ -67,7 +74,9 @@ export async function nodeBinary(version: string): Promise<string> {
   // A cached binary is run once too: a broken or foreign file fails here, in one line, rather than in every project.
   const ran = await run(node, ['--version'], folder);
   if (ran.code !== 0 || ran.stdout.trim() !== `v${version}`) {
-    throw new Error(`Node ${version}: ${node} ${ran.code === 0 ? `says ${ran.stdout.trim()}` : `does not run (${ran.code}: ${cause(ran.stderr)})`}; delete ${folder} to fetch it again`);
+    throw new Error(
+      `Node ${version}: ${node} ${ran.code === 0 ? `says ${ran.stdout.trim()}` : `does not run (${ran.code}: ${cause(ran.stderr)})`}; delete ${folder} to fetch it again`,
+    );
   }
   return node;
 }
@@ -79,12 +88,23 @@ async function fetchInto(folder: string, name: string, version: string): Promise
   mkdirSync(work, { recursive: true });
   try {
     // One retry, not npm's two with their minute of back-off: a machine without the registry hears so sooner.
-    const pack = await run('npm', ['pack', `${name}@${version}`, '--pack-destination', work, '--loglevel=error', '--fetch-retries=1'], work);
-    if (pack.code !== 0) throw new Error(`Node ${version} could not be had from the npm registry: npm pack ${name}@${version} exited ${pack.code} (${cause(pack.stderr)})`);
+    const pack = await run(
+      'npm',
+      ['pack', `${name}@${version}`, '--pack-destination', work, '--loglevel=error', '--fetch-retries=1'],
+      work,
+    );
+    if (pack.code !== 0)
+      throw new Error(
+        `Node ${version} could not be had from the npm registry: npm pack ${name}@${version} exited ${pack.code} (${cause(pack.stderr)})`,
+      );
     const tarball = readdirSync(work).find((file) => file.endsWith('.tgz'));
-    if (tarball === undefined) throw new Error(`Node ${version}: npm pack ${name}@${version} wrote no tarball in ${work}`);
+    if (tarball === undefined)
+      throw new Error(`Node ${version}: npm pack ${name}@${version} wrote no tarball in ${work}`);
     const untar = await run('tar', ['-xzf', tarball, 'package/bin/node'], work);
-    if (untar.code !== 0) throw new Error(`Node ${version}: ${tarball} holds no package/bin/node (tar exited ${untar.code}: ${cause(untar.stderr)})`);
+    if (untar.code !== 0)
+      throw new Error(
+        `Node ${version}: ${tarball} holds no package/bin/node (tar exited ${untar.code}: ${cause(untar.stderr)})`,
+      );
     mkdirSync(dirname(folder), { recursive: true });
     try {
       renameSync(join(work, 'package'), folder);

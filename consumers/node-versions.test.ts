@@ -14,7 +14,24 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_VERSIONS, nodeBinary } from './node-binaries.js';
-import { binConformance, binServes, binStateSurvivesKill, CURRENT, installPackage, jestProject, nodeRuntime, nodeTestProject, ok, run, STEP_TIMEOUT_MS, TSC, tscCjsOutput, vitestProject, type Installed, type NodeRuntime } from './support.js';
+import {
+  binConformance,
+  binServes,
+  binStateSurvivesKill,
+  CURRENT,
+  installPackage,
+  jestProject,
+  nodeRuntime,
+  nodeTestProject,
+  ok,
+  run,
+  STEP_TIMEOUT_MS,
+  TSC,
+  tscCjsOutput,
+  vitestProject,
+  type Installed,
+  type NodeRuntime,
+} from './support.js';
 
 const runtimes = new Map<string, NodeRuntime>();
 let installed: Installed | undefined;
@@ -25,7 +42,11 @@ beforeAll(async () => {
   nodes.forEach((node, i) => runtimes.set(NODE_VERSIONS[i]!, nodeRuntime(node, NODE_VERSIONS[i]!)));
   installed = await installPackage('catalog-emulator-node-versions-');
   // Compiled once, without the type check (the consumer test's): the output is what each Node.js runs.
-  await Promise.all(['tsc-cjs', 'tsc-minimal-nodenext'].map((project) => ok(CURRENT, process.execPath, [TSC, '-p', '.', '--noCheck'], join(installed!.work, project))));
+  await Promise.all(
+    ['tsc-cjs', 'tsc-minimal-nodenext'].map((project) =>
+      ok(CURRENT, process.execPath, [TSC, '-p', '.', '--noCheck'], join(installed!.work, project)),
+    ),
+  );
 }, 4 * STEP_TIMEOUT_MS);
 
 afterAll(() => {
@@ -45,7 +66,8 @@ describe.concurrent('the package under each Node.js', () => {
 
     it('vitest (ES modules)', () => vitestProject(runtime(), work()));
 
-    it('Jest with its default configuration (CommonJS), ending with a server left open', () => jestProject(runtime(), work()));
+    it('Jest with its default configuration (CommonJS), ending with a server left open', () =>
+      jestProject(runtime(), work()));
 
     it('node:test (ES modules), ending with a server left open', () => nodeTestProject(runtime(), work()));
 
@@ -53,14 +75,25 @@ describe.concurrent('the package under each Node.js', () => {
 
     it(`TypeScript with a minimal tsconfig (module nodenext, target ESNext): its output, \`await using\` as written, ${major(version) >= 24 ? 'runs' : 'is a syntax error'}`, async () => {
       const ran = await run(runtime(), runtime().node, ['out/main.js'], join(work(), 'tsc-minimal-nodenext'));
-      if (major(version) >= 24) expect(ran).toEqual({ code: 0, stdout: 'emu.fetch 200 11222333\nlisten 200\nclosed by await using\n', stderr: '' });
-      else expect({ code: ran.code, error: /^SyntaxError: .*$/m.exec(ran.stderr)?.[0] }).toEqual({ code: 1, error: "SyntaxError: Unexpected identifier 'emu'" });
+      if (major(version) >= 24)
+        expect(ran).toEqual({
+          code: 0,
+          stdout: 'emu.fetch 200 11222333\nlisten 200\nclosed by await using\n',
+          stderr: '',
+        });
+      else
+        expect({ code: ran.code, error: /^SyntaxError: .*$/m.exec(ran.stderr)?.[0] }).toEqual({
+          code: 1,
+          error: "SyntaxError: Unexpected identifier 'emu'",
+        });
     });
 
-    it('npx catalog-emulator: serves (an API call, the controls, a clean stop on SIGTERM)', () => binServes(runtime(), work()));
+    it('npx catalog-emulator: serves (an API call, the controls, a clean stop on SIGTERM)', () =>
+      binServes(runtime(), work()));
 
     it('npx catalog-emulator conformance: passes against serve --no-controls', () => binConformance(runtime(), work()));
 
-    it('npx catalog-emulator serve --state: keeps a write through a SIGKILL', () => binStateSurvivesKill(runtime(), work()));
+    it('npx catalog-emulator serve --state: keeps a write through a SIGKILL', () =>
+      binStateSurvivesKill(runtime(), work()));
   });
 });

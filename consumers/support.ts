@@ -38,7 +38,9 @@ export interface NodeRuntime {
 
 export function nodeRuntime(node: string, version: string): NodeRuntime {
   const env = Object.fromEntries(
-    Object.entries({ ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', CI: 'true' }).filter(([name]) => !/^(VITEST|TEST$|NODE_ENV$|NODE_OPTIONS$)/.test(name)),
+    Object.entries({ ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', CI: 'true' }).filter(
+      ([name]) => !/^(VITEST|TEST$|NODE_ENV$|NODE_OPTIONS$)/.test(name),
+    ),
   );
   env.PATH = [dirname(node), ...(process.env.PATH ?? '').split(delimiter)].join(delimiter);
   return { version, node, env };
@@ -48,13 +50,28 @@ export function nodeRuntime(node: string, version: string): NodeRuntime {
 export const CURRENT = nodeRuntime(process.execPath, process.versions.node);
 
 /** Runs a command to its end under `runtime`; one still running after `timeoutMs` is killed and fails the step. */
-export function run(runtime: NodeRuntime, command: string, args: readonly string[], cwd: string, timeoutMs = STEP_TIMEOUT_MS): Promise<Ran> {
+export function run(
+  runtime: NodeRuntime,
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  timeoutMs = STEP_TIMEOUT_MS,
+): Promise<Ran> {
   return runCommand(command, args, { cwd, env: runtime.env, timeoutMs });
 }
 
 /** `run`, which must exit 0: the output is in the failure message otherwise. */
-export async function ok(runtime: NodeRuntime, command: string, args: readonly string[], cwd: string, timeoutMs?: number): Promise<Ran> {
-  return succeeded(await run(runtime, command, args, cwd, timeoutMs), `${command} ${args.join(' ')} (in ${cwd}, Node ${runtime.version})`);
+export async function ok(
+  runtime: NodeRuntime,
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  timeoutMs?: number,
+): Promise<Ran> {
+  return succeeded(
+    await run(runtime, command, args, cwd, timeoutMs),
+    `${command} ${args.join(' ')} (in ${cwd}, Node ${runtime.version})`,
+  );
 }
 
 const require = createRequire(import.meta.url);
@@ -86,9 +103,18 @@ export async function installPackage(prefix: string): Promise<Installed> {
   // --ignore-scripts: the package is built already; prepare would build it again.
   const pack = await ok(CURRENT, 'npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT);
   const [info] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
-  cpSync(HERE, work, { recursive: true, filter: (source) => !(dirname(source) === HERE && source.endsWith('.ts')) && !/[\\/](node_modules|out)$/.test(source) });
+  cpSync(HERE, work, {
+    recursive: true,
+    filter: (source) =>
+      !(dirname(source) === HERE && source.endsWith('.ts')) && !/[\\/](node_modules|out)$/.test(source),
+  });
   const tarball = join(work, info.filename);
-  await ok(CURRENT, 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-save', tarball], work);
+  await ok(
+    CURRENT,
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-save', tarball],
+    work,
+  );
   for (const name of RUNNERS) {
     mkdirSync(dirname(join(work, 'node_modules', name)), { recursive: true });
     symlinkSync(join(ROOT, 'node_modules', name), join(work, 'node_modules', name), 'dir');
@@ -134,7 +160,11 @@ interface Server {
 }
 
 /** `check` with a way to start servers of the installed bin; those still running when it ends are killed (it failed). */
-async function withServers(runtime: NodeRuntime, work: string, check: (serve: (args: readonly string[]) => Server) => Promise<void>): Promise<void> {
+async function withServers(
+  runtime: NodeRuntime,
+  work: string,
+  check: (serve: (args: readonly string[]) => Server) => Promise<void>,
+): Promise<void> {
   const started: Server[] = [];
   try {
     await check((args) => {
@@ -143,21 +173,36 @@ async function withServers(runtime: NodeRuntime, work: string, check: (serve: (a
       return server;
     });
   } finally {
-    for (const server of started) if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+    for (const server of started)
+      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
     await Promise.all(started.map((server) => server.exited));
   }
 }
 
 function serve(runtime: NodeRuntime, work: string, args: readonly string[]): Server {
-  const child = spawn(join(work, 'node_modules', '.bin', 'catalog-emulator'), ['serve', '--port', '0', ...args], { cwd: work, env: runtime.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(join(work, 'node_modules', '.bin', 'catalog-emulator'), ['serve', '--port', '0', ...args], {
+    cwd: work,
+    env: runtime.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
   const printed = (pattern: RegExp) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
-      const timer = setTimeout(() => done(new Error(`catalog-emulator serve ${args.join(' ')} printed no ${pattern} within ${STEP_TIMEOUT_MS} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`)), STEP_TIMEOUT_MS);
+      const timer = setTimeout(
+        () =>
+          done(
+            new Error(
+              `catalog-emulator serve ${args.join(' ')} printed no ${pattern} within ${STEP_TIMEOUT_MS} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+            ),
+          ),
+        STEP_TIMEOUT_MS,
+      );
       const check = () => {
         const match = pattern.exec(stdout);
         if (match) done(undefined, match);
@@ -169,7 +214,13 @@ function serve(runtime: NodeRuntime, work: string, args: readonly string[]): Ser
         else resolve(match!);
       };
       child.stdout.on('data', check);
-      void exited.then(({ code, signal }) => done(new Error(`catalog-emulator serve ${args.join(' ')} exited (${code ?? signal}) before printing ${pattern}\nstdout:\n${stdout}\nstderr:\n${stderr}`)));
+      void exited.then(({ code, signal }) =>
+        done(
+          new Error(
+            `catalog-emulator serve ${args.join(' ')} exited (${code ?? signal}) before printing ${pattern}\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+          ),
+        ),
+      );
       check();
     });
   return { child, stdout: () => stdout, stderr: () => stderr, exited, printed };
@@ -187,11 +238,21 @@ export async function binServes(runtime: NodeRuntime, work: string): Promise<voi
     const answer = await fetch(`${url}/v1/empresa`, { headers: { authorization: `Bearer ${token}` } });
     expect(answer.status).toBe(200);
     expect(((await answer.json()) as { cnpj_raiz: string }).cnpj_raiz).toMatch(/^[A-Z0-9]{8}$/);
-    const advanced = await fetch(`${url}/_emulator/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"by":"1h"}' });
+    const advanced = await fetch(`${url}/_emulator/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"by":"1h"}',
+    });
     expect(advanced.status).toBe(200);
     expect(((await advanced.json()) as { now: string }).now).toBe('2026-01-01T01:00:00.000Z');
     const status = await fetch(`${url}/_emulator`);
-    expect(await status.json()).toEqual({ name: 'catalog-emulator', version, now: '2026-01-01T01:00:00.000Z', clockMode: 'manual', seed: expect.any(Number) });
+    expect(await status.json()).toEqual({
+      name: 'catalog-emulator',
+      version,
+      now: '2026-01-01T01:00:00.000Z',
+      clockMode: 'manual',
+      seed: expect.any(Number),
+    });
     server.child.kill('SIGTERM');
     expect(await server.exited).toEqual({ code: 0, signal: null });
     expect(server.stdout()).toContain('SIGTERM: closing');
@@ -209,7 +270,22 @@ export async function binConformance(runtime: NodeRuntime, work: string): Promis
     const [line] = await serve(['--no-controls', '--json', '--log', 'silent']).printed(/^.*\n/);
     const start = JSON.parse(line!) as { url: string; controls: string | null; companies: { token: string }[] };
     expect(start.controls).toBeNull();
-    const conformance = await ok(runtime, CLI(work), ['conformance', '--base-url', start.url, '--token', start.companies[0]!.token, '--files', 'company', '--files', 'contract-check'], work);
+    const conformance = await ok(
+      runtime,
+      CLI(work),
+      [
+        'conformance',
+        '--base-url',
+        start.url,
+        '--token',
+        start.companies[0]!.token,
+        '--files',
+        'company',
+        '--files',
+        'contract-check',
+      ],
+      work,
+    );
     expect(conformance.stdout).toMatch(/^ok {3}spec-tests\/company\.test\.ts: [1-9]\d* passed, 0 failed, \d+ skipped/m);
     expect(conformance.stdout).toMatch(/^Tests: [1-9]\d* passed, 0 failed, \d+ skipped \(of \d+\); runnable share/m);
   });
@@ -222,7 +298,9 @@ export async function binStateSurvivesKill(runtime: NodeRuntime, work: string): 
     const first = serve(['--state', state, '--log', 'silent']);
     const [, url, token] = await first.printed(BANNER);
     const auth = { authorization: `Bearer ${token}` };
-    const establishments = (await (await fetch(`${url}/v1/estabelecimentos`, { headers: auth })).json()) as { itens: { id: string }[] };
+    const establishments = (await (await fetch(`${url}/v1/estabelecimentos`, { headers: auth })).json()) as {
+      itens: { id: string }[];
+    };
     const created = await fetch(`${url}/v1/catalogos`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': 'node-versions-catalog-0001' },

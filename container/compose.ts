@@ -30,10 +30,12 @@ export function readCompose(text: string, variables: Readonly<Record<string, str
 /** The map or list whose lines start at `at.next` with exactly `indent` spaces. */
 function block(lines: readonly Line[], at: { next: number }, indent: number): Value {
   const first = lines[at.next];
-  if (first === undefined || first.indent !== indent) throw new Error(`docker-compose.yml:${first?.number ?? 'end'}: expected a block indented by ${indent}`);
+  if (first === undefined || first.indent !== indent)
+    throw new Error(`docker-compose.yml:${first?.number ?? 'end'}: expected a block indented by ${indent}`);
   if (first.text.startsWith('- ')) {
     const items: Value[] = [];
-    while (lines[at.next]?.indent === indent && lines[at.next]!.text.startsWith('- ')) items.push(scalar(lines[at.next++]!.text.slice(2)));
+    while (lines[at.next]?.indent === indent && lines[at.next]!.text.startsWith('- '))
+      items.push(scalar(lines[at.next++]!.text.slice(2)));
     return items;
   }
   const map: Record<string, Value> = {};
@@ -54,11 +56,15 @@ function scalar(text: string): string {
 
 function interpolate(value: Value, variables: Readonly<Record<string, string>>): Value {
   if (typeof value === 'string') {
-    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::\?([^}]*))?\}/g, (_, name: string, message: string | undefined) => {
-      const given = variables[name];
-      if (given === undefined || (given === '' && message !== undefined)) throw new Error(`docker-compose.yml: ${name} is not set${message === undefined ? '' : ` (${message})`}`);
-      return given;
-    });
+    return value.replace(
+      /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::\?([^}]*))?\}/g,
+      (_, name: string, message: string | undefined) => {
+        const given = variables[name];
+        if (given === undefined || (given === '' && message !== undefined))
+          throw new Error(`docker-compose.yml: ${name} is not set${message === undefined ? '' : ` (${message})`}`);
+        return given;
+      },
+    );
   }
   if (Array.isArray(value)) return value.map((item) => interpolate(item, variables));
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolate(item, variables)]));

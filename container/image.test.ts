@@ -43,14 +43,38 @@ let saved: Promise<unknown> | undefined;
 
 beforeAll(async () => {
   const podman = await run('podman', ['--version']).catch(() => undefined);
-  if (podman?.code !== 0) throw new Error('podman is not installed: run .ci/run (it installs podman and runc from Debian and configures them), or apt-get install podman runc');
-  if (!existsBuilt()) throw new Error('dist/bin/catalog-emulator.js is missing: run "npm run build" first (npm test does)');
+  if (podman?.code !== 0)
+    throw new Error(
+      'podman is not installed: run .ci/run (it installs podman and runc from Debian and configures them), or apt-get install podman runc',
+    );
+  if (!existsBuilt())
+    throw new Error('dist/bin/catalog-emulator.js is missing: run "npm run build" first (npm test does)');
   const begun = performance.now();
   const [base, context] = await Promise.all([localBase(), packageStage(ROOT, join(work, 'package'))]);
   const prepared = performance.now();
   // --format docker: the OCI format has no HEALTHCHECK (podman drops it, with a warning).
-  await ok('podman', ['build', '--quiet', '--format', 'docker', '--build-arg', `BASE=${base}`, '--build-context', `package=${context}`, '--tag', IMAGE, '--file', join(ROOT, 'Containerfile'), ROOT], { timeoutMs: 120_000 });
-  console.info(`base and package stage: ${Math.round(prepared - begun)} ms; podman build: ${Math.round(performance.now() - prepared)} ms`);
+  await ok(
+    'podman',
+    [
+      'build',
+      '--quiet',
+      '--format',
+      'docker',
+      '--build-arg',
+      `BASE=${base}`,
+      '--build-context',
+      `package=${context}`,
+      '--tag',
+      IMAGE,
+      '--file',
+      join(ROOT, 'Containerfile'),
+      ROOT,
+    ],
+    { timeoutMs: 120_000 },
+  );
+  console.info(
+    `base and package stage: ${Math.round(prepared - begun)} ms; podman build: ${Math.round(performance.now() - prepared)} ms`,
+  );
   saved = ok('podman', ['save', '--format', 'oci-archive', '--output', ARCHIVE, IMAGE], { timeoutMs: 120_000 });
   // Awaited by its test; a failure is that test's, not an unhandled rejection before it.
   saved.catch(() => undefined);
@@ -93,7 +117,9 @@ function firstLine(name: string): Promise<string> {
       follow.kill();
       resolve(stdout.slice(0, end));
     });
-    follow.on('exit', () => reject(new Error(`${name} ended before it printed a line\nstdout:\n${stdout}\nstderr:\n${stderr}`)));
+    follow.on('exit', () =>
+      reject(new Error(`${name} ended before it printed a line\nstdout:\n${stdout}\nstderr:\n${stderr}`)),
+    );
   });
 }
 
@@ -121,10 +147,21 @@ describe('the Containerfile', () => {
 
 describe('the image', { timeout: 60_000 }, () => {
   it('serves on PORT 4010 with the default command: the start line, the API with its token, the controls with the control token; runs as node (uid 1000)', async () => {
-    const name = await start(['--publish', '127.0.0.1::4010', '--env', `CATALOG_EMULATOR_CONTROL_TOKEN=${CONTROL_TOKEN}`, '--env', 'CATALOG_EMULATOR_CLOCK=manual']);
+    const name = await start([
+      '--publish',
+      '127.0.0.1::4010',
+      '--env',
+      `CATALOG_EMULATOR_CONTROL_TOKEN=${CONTROL_TOKEN}`,
+      '--env',
+      'CATALOG_EMULATOR_CLOCK=manual',
+    ]);
     const ready = JSON.parse(await firstLine(name)) as Ready;
     // The URL of the server inside the container; the host reaches it through the published port.
-    expect(ready).toMatchObject({ url: 'http://127.0.0.1:4010', controlTokenRequired: true, clock: { mode: 'manual', now: '2026-01-01T00:00:00.000Z' } });
+    expect(ready).toMatchObject({
+      url: 'http://127.0.0.1:4010',
+      controlTokenRequired: true,
+      clock: { mode: 'manual', now: '2026-01-01T00:00:00.000Z' },
+    });
     const url = `http://127.0.0.1:${await published(name, 4010)}`;
     const company = ready.companies[0]!;
 
@@ -132,14 +169,33 @@ describe('the image', { timeout: 60_000 }, () => {
     expect(empresa.status).toBe(200);
     expect(((await empresa.json()) as { cnpj_raiz: string }).cnpj_raiz).toBe(company.cnpjRoot);
     const advance = (token?: string) =>
-      fetch(`${url}/_emulator/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) }, body: '{"by":"1d"}' });
+      fetch(`${url}/_emulator/clock/advance`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        },
+        body: '{"by":"1d"}',
+      });
     expect((await advance()).status).toBe(401);
     const advanced = await advance(CONTROL_TOKEN);
     expect(advanced.status).toBe(200);
     expect(((await advanced.json()) as { now: string }).now).toBe('2026-01-02T00:00:00.000Z');
 
-    expect((await ok('podman', ['exec', name, 'node', '-p', '`${process.getuid()}:${process.getgid()} ${require("node:os").userInfo().username}`'])).stdout.trim()).toBe('1000:1000 node');
-    expect((await ok('podman', ['inspect', '--format', '{{.Config.User}} {{.Config.ExposedPorts}}', IMAGE])).stdout.trim()).toBe('node map[4010/tcp:{}]');
+    expect(
+      (
+        await ok('podman', [
+          'exec',
+          name,
+          'node',
+          '-p',
+          '`${process.getuid()}:${process.getgid()} ${require("node:os").userInfo().username}`',
+        ])
+      ).stdout.trim(),
+    ).toBe('1000:1000 node');
+    expect(
+      (await ok('podman', ['inspect', '--format', '{{.Config.User}} {{.Config.ExposedPorts}}', IMAGE])).stdout.trim(),
+    ).toBe('node map[4010/tcp:{}]');
   });
 
   it('reports healthy once it listens, without a line in its log; unhealthy where nothing listens on PORT', async () => {
@@ -176,15 +232,22 @@ describe('the image', { timeout: 60_000 }, () => {
     const listing = (await ok('tar', ['-tf', archive])).stdout.split('\n');
     expect(listing).toEqual(expect.arrayContaining(['oci-layout', 'index.json']));
     const size = (await ok('podman', ['image', 'inspect', '--format', '{{.Size}}', IMAGE])).stdout.trim();
-    console.info(`OCI archive: ${(statSync(archive).size / 1e6).toFixed(1)} MB (image ${(Number(size) / 1e6).toFixed(1)} MB)`);
+    console.info(
+      `OCI archive: ${(statSync(archive).size / 1e6).toFixed(1)} MB (image ${(Number(size) / 1e6).toFixed(1)} MB)`,
+    );
     rmSync(archive);
   });
 });
 
-describe("the compose file of docs/container.md (examples/docker-compose.yml)", { timeout: 60_000 }, () => {
-  it("its emulator service, called by the service name as its tests service calls it, with the control token", async () => {
-    const compose = readCompose(readFileSync(join(ROOT, 'examples', 'docker-compose.yml'), 'utf8'), { EMULATOR_CONTROL_TOKEN: CONTROL_TOKEN });
-    const { emulator, tests } = compose.services as Record<string, { image: string; environment: Record<string, string>; ports: string[]; depends_on?: unknown }>;
+describe('the compose file of docs/container.md (examples/docker-compose.yml)', { timeout: 60_000 }, () => {
+  it('its emulator service, called by the service name as its tests service calls it, with the control token', async () => {
+    const compose = readCompose(readFileSync(join(ROOT, 'examples', 'docker-compose.yml'), 'utf8'), {
+      EMULATOR_CONTROL_TOKEN: CONTROL_TOKEN,
+    });
+    const { emulator, tests } = compose.services as Record<
+      string,
+      { image: string; environment: Record<string, string>; ports: string[]; depends_on?: unknown }
+    >;
     // The image the docs tell how to build, by this version's tag.
     expect(emulator!.image).toBe(`catalog-emulator:${version}`);
     expect(tests!.depends_on).toEqual({ emulator: { condition: 'service_healthy' } });
@@ -207,11 +270,25 @@ describe("the compose file of docs/container.md (examples/docker-compose.yml)", 
       const empresa = await fetch(url + '/v1/empresa', { headers: { authorization: 'Bearer ' + token } });
       console.log(anonymous.status, created.status, empresa.status);`;
     const testsEnvironment = Object.entries(tests!.environment).flatMap(([key, value]) => ['--env', `${key}=${value}`]);
-    const client = await ok('podman', ['run', '--rm', '--add-host', `emulator:${address}`, ...testsEnvironment, '--entrypoint', 'node', IMAGE, '--input-type=module', '-e', script]);
+    const client = await ok('podman', [
+      'run',
+      '--rm',
+      '--add-host',
+      `emulator:${address}`,
+      ...testsEnvironment,
+      '--entrypoint',
+      'node',
+      IMAGE,
+      '--input-type=module',
+      '-e',
+      script,
+    ]);
     expect(client.stdout).toBe('401 201 200\n');
     const host = `http://127.0.0.1:${await published(name, Number(containerPort))}`;
     // From the host, through the published port, loopback names need no allowing.
-    expect((await fetch(`${host}/_emulator/clock`, { headers: { authorization: `Bearer ${CONTROL_TOKEN}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${host}/_emulator/clock`, { headers: { authorization: `Bearer ${CONTROL_TOKEN}` } })).status,
+    ).toBe(200);
   });
 });
 
@@ -235,10 +312,12 @@ function freePort(): Promise<number> {
   });
 }
 
-describe("the container quick start of docs/container.md (examples/container.sh)", { timeout: 60_000 }, () => {
+describe('the container quick start of docs/container.md (examples/container.sh)', { timeout: 60_000 }, () => {
   it('builds from the Containerfile with the tag of this version; runs, answers with the token of its start line, moves its clock, and stops', async () => {
     const script = readFileSync(join(ROOT, 'examples', 'container.sh'), 'utf8');
-    expect(region(script, 'build')).toMatch(new RegExp(`^docker build -f Containerfile -t catalog-emulator:${version.replaceAll('.', '\\.')} \\.$`, 'm'));
+    expect(region(script, 'build')).toMatch(
+      new RegExp(`^docker build -f Containerfile -t catalog-emulator:${version.replaceAll('.', '\\.')} \\.$`, 'm'),
+    );
 
     // `docker` is podman here; the image, the container's name and the host port are the test's own.
     const shims = join(work, 'shims');
@@ -262,7 +341,9 @@ describe("the container quick start of docs/container.md (examples/container.sh)
   });
 });
 
-describe("the Testcontainers examples of docs/container.md (examples/java/EmulatorContainerTest.java, examples/python/test_emulator_container.py)", { timeout: 60_000 }, () => {
+describe('the Testcontainers examples of docs/container.md (examples/java/EmulatorContainerTest.java, examples/python/test_emulator_container.py)', {
+  timeout: 60_000,
+}, () => {
   it('name the image of this version and its port; their wait patterns match its start line, and the token they read there is accepted', async () => {
     const java = readFileSync(join(ROOT, 'examples', 'java', 'EmulatorContainerTest.java'), 'utf8');
     const python = readFileSync(join(ROOT, 'examples', 'python', 'test_emulator_container.py'), 'utf8');
@@ -272,7 +353,9 @@ describe("the Testcontainers examples of docs/container.md (examples/java/Emulat
     expect(python).toContain('.with_exposed_ports(4010)');
     // Without testcontainers here, Python at least compiles it (writing no __pycache__).
     const path = join(ROOT, 'examples', 'python', 'test_emulator_container.py');
-    expect((await run('python3', ['-c', 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")', path])).code).toBe(0);
+    expect(
+      (await run('python3', ['-c', 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")', path])).code,
+    ).toBe(0);
 
     const name = await start(['--publish', '127.0.0.1::4010', '--env', 'CATALOG_EMULATOR_CLOCK=manual']);
     const line = await firstLine(name);
@@ -282,7 +365,9 @@ describe("the Testcontainers examples of docs/container.md (examples/java/Emulat
     // testcontainers-python searches the log for the pattern.
     const pythonPattern = /wait_for_logs\(emulator, r'([^']+)'\)/.exec(python)![1]!;
     expect(new RegExp(pythonPattern).test(line)).toBe(true);
-    const token = new RegExp(JSON.parse(`"${/Pattern\.compile\("((?:[^"\\]|\\.)*)"\)/.exec(java)![1]!}"`) as string).exec(line)![1]!;
+    const token = new RegExp(
+      JSON.parse(`"${/Pattern\.compile\("((?:[^"\\]|\\.)*)"\)/.exec(java)![1]!}"`) as string,
+    ).exec(line)![1]!;
     expect(token).toBe((JSON.parse(line) as Ready).companies[0]!.token);
     const url = `http://127.0.0.1:${await published(name, 4010)}`;
     expect((await fetch(`${url}/v1/empresa`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);

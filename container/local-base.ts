@@ -11,7 +11,16 @@
  *   runtime dependencies only, by the command that stage runs, into a folder the build takes as that stage.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { NODE_VERSIONS, nodeBinary } from '../consumers/node-binaries.js';
@@ -25,12 +34,23 @@ const NODE_VERSION = NODE_VERSIONS[NODE_VERSIONS.length - 1]!;
 const LIBRARIES = ['libc6', 'libgcc-s1', 'libstdc++6'];
 
 /** The `npm install` of the Containerfile's package stage, into its /opt/catalog-emulator. */
-export const INSTALL = ['install', '--prefix', '/opt/catalog-emulator', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'];
+export const INSTALL = [
+  'install',
+  '--prefix',
+  '/opt/catalog-emulator',
+  '--omit=dev',
+  '--ignore-scripts',
+  '--no-audit',
+  '--no-fund',
+];
 
 /** The tag of the local base, made first when podman's store does not hold it. */
 export async function localBase(): Promise<string> {
   const versions = await libraryVersions();
-  const key = createHash('sha256').update(JSON.stringify({ node: NODE_VERSION, versions })).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(JSON.stringify({ node: NODE_VERSION, versions }))
+    .digest('hex')
+    .slice(0, 16);
   const tag = `localhost/catalog-emulator-test-base:${key}`;
   if ((await run('podman', ['image', 'exists', tag])).code === 0) return tag;
   const folder = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'catalog-emulator', 'image-base', key);
@@ -43,9 +63,13 @@ export async function localBase(): Promise<string> {
 async function libraryVersions(): Promise<Record<string, string>> {
   const { stdout } = await ok('apt-cache', ['policy', ...LIBRARIES]);
   const versions: Record<string, string> = {};
-  for (const [, name, candidate] of stdout.matchAll(/^(\S+):\n(?:\s+Installed: .*\n)?\s+Candidate: (\S+)/gm)) versions[name!] = candidate!;
+  for (const [, name, candidate] of stdout.matchAll(/^(\S+):\n(?:\s+Installed: .*\n)?\s+Candidate: (\S+)/gm))
+    versions[name!] = candidate!;
   const missing = LIBRARIES.filter((name) => versions[name] === undefined || versions[name] === '(none)');
-  if (missing.length > 0) throw new Error(`apt has no ${missing.join(', ')} to download: run apt-get update (.ci/run does when it installs podman)`);
+  if (missing.length > 0)
+    throw new Error(
+      `apt has no ${missing.join(', ')} to download: run apt-get update (.ci/run does when it installs podman)`,
+    );
   return versions;
 }
 
@@ -69,14 +93,24 @@ async function assemble(folder: string): Promise<void> {
   copyFileSync(await nodeBinary(NODE_VERSION), node);
   chmodSync(node, 0o755);
 
-  writeFileSync(join(rootfs, 'etc', 'passwd'), 'root:x:0:0:root:/root:/sbin/nologin\nnode:x:1000:1000::/home/node:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n');
+  writeFileSync(
+    join(rootfs, 'etc', 'passwd'),
+    'root:x:0:0:root:/root:/sbin/nologin\nnode:x:1000:1000::/home/node:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n',
+  );
   writeFileSync(join(rootfs, 'etc', 'group'), 'root:x:0:\nnode:x:1000:\nnogroup:x:65534:\n');
   mkdirSync(join(rootfs, 'tmp'), { mode: 0o1777 });
   await ok('chmod', ['1777', join(rootfs, 'tmp')]);
   mkdirSync(join(work, 'home', 'node'), { recursive: true });
   writeFileSync(
     join(work, 'Containerfile'),
-    ['FROM scratch', 'COPY rootfs/ /', 'COPY --chown=1000:1000 home/ /home/', 'ENV PATH=/usr/local/bin:/usr/bin:/bin', `LABEL node.version=${NODE_VERSION}`, ''].join('\n'),
+    [
+      'FROM scratch',
+      'COPY rootfs/ /',
+      'COPY --chown=1000:1000 home/ /home/',
+      'ENV PATH=/usr/local/bin:/usr/bin:/bin',
+      `LABEL node.version=${NODE_VERSION}`,
+      '',
+    ].join('\n'),
   );
   mkdirSync(dirname(folder), { recursive: true });
   rmSync(folder, { recursive: true, force: true });
@@ -92,7 +126,10 @@ export async function packageStage(root: string, context: string): Promise<strin
   const packs = join(context, '.packs');
   mkdirSync(packs, { recursive: true });
   // --ignore-scripts: the package is built already; prepare would build it again.
-  const packed = await ok('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packs], { cwd: root, timeoutMs: 120_000 });
+  const packed = await ok('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packs], {
+    cwd: root,
+    timeoutMs: 120_000,
+  });
   const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
   const prefix = join(context, 'opt', 'catalog-emulator');
   const install = INSTALL.map((arg) => (arg === '/opt/catalog-emulator' ? prefix : arg));
@@ -100,4 +137,3 @@ export async function packageStage(root: string, context: string): Promise<strin
   rmSync(packs, { recursive: true });
   return context;
 }
-

@@ -18,7 +18,9 @@ const TIMEOUT_MS = 60_000;
 
 /** The environment of a spawned process: no colour, and none of this vitest run's own variables. */
 function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && name !== 'FORCE_COLOR'));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && name !== 'FORCE_COLOR'),
+  );
   return { ...env, NO_COLOR: '1', ...extra };
 }
 
@@ -46,7 +48,13 @@ interface Finished {
 function run(command: string, args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<Finished> {
   // npx catalog-emulator in this repository's folder builds the package again (see installedProject), under the other tests.
   const script = args.find((arg) => arg.endsWith('.sh'));
-  if (cwd === ROOT && script !== undefined && /^[^#]*\bnpx catalog-emulator\b/m.test(readFileSync(join(ROOT, script.startsWith('/') ? script.slice(ROOT.length) : script), 'utf8'))) {
+  if (
+    cwd === ROOT &&
+    script !== undefined &&
+    /^[^#]*\bnpx catalog-emulator\b/m.test(
+      readFileSync(join(ROOT, script.startsWith('/') ? script.slice(ROOT.length) : script), 'utf8'),
+    )
+  ) {
     throw new Error(`${script} runs npx catalog-emulator: run it in project(), not in the repository's folder`);
   }
   const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: environment(env) });
@@ -70,7 +78,11 @@ interface Server {
 
 /** Starts `catalog-emulator serve ARGS --port 0` and reads its banner. */
 async function serve(args: string[], env: Record<string, string> = {}): Promise<Server> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...args, '--port', '0', '--log', 'silent'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: environment(env) });
+  const child = spawn(process.execPath, [CLI, 'serve', ...args, '--port', '0', '--log', 'silent'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: environment(env),
+  });
   children.add(child);
   let out = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -100,7 +112,10 @@ test(
   async () => {
     const server = await serve([]); // as `npx catalog-emulator` starts: real clock
     const before = Date.now();
-    const { code, stdout, stderr } = await run('bash', ['examples/local-server.sh'], { URL: server.url, TOKEN: server.token });
+    const { code, stdout, stderr } = await run('bash', ['examples/local-server.sh'], {
+      URL: server.url,
+      TOKEN: server.token,
+    });
     const after = Date.now();
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     const out = lines(stdout).map(answer);
@@ -109,7 +124,13 @@ test(
     expect(out[0]).toEqual({ body: identity, status: 200 });
     expect(out[1]).toEqual({ body: { id: 'flt_1' }, status: 201 });
     expect(out[2]).toEqual({
-      body: { erro: { codigo: 'servico_indisponivel', mensagem: 'Injected fault flt_1: answered 503 before the request was processed; nothing was applied.', request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) } },
+      body: {
+        erro: {
+          codigo: 'servico_indisponivel',
+          mensagem: 'Injected fault flt_1: answered 503 before the request was processed; nothing was applied.',
+          request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        },
+      },
       status: 503,
     });
     expect(out[3]).toEqual({ body: identity, status: 200 });
@@ -129,15 +150,29 @@ test(
     const server = await serve(['--clock', 'manual']);
     const destination = await fetch(`${server.url}/v1/webhook`, {
       method: 'PUT',
-      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'idempotency-key': 'remote-cli-example-01', 'if-none-match': '*' },
+      headers: {
+        authorization: `Bearer ${server.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'remote-cli-example-01',
+        'if-none-match': '*',
+      },
       body: JSON.stringify({ url: 'https://hooks.acme.example/in' }),
     });
     expect(destination.status).toBe(201);
-    const { code, stdout, stderr } = await run('bash', [join(ROOT, 'examples/remote-cli.sh')], { URL: server.url, COMPANY: server.companyId }, project());
+    const { code, stdout, stderr } = await run(
+      'bash',
+      [join(ROOT, 'examples/remote-cli.sh')],
+      { URL: server.url, COMPANY: server.companyId },
+      project(),
+    );
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     // What docs/cli.md shows, the event's and the company's ids aside.
     const eventId = /event ([0-9a-f-]{36}) for/.exec(stdout)?.[1];
-    expect(stdout.replace(` event ${eventId} `, ' event <event id> ').replace(`company ${server.companyId}:`, 'company <company id>:')).toBe(readFileSync(join(ROOT, 'examples/remote-cli-output.txt'), 'utf8'));
+    expect(
+      stdout
+        .replace(` event ${eventId} `, ' event <event id> ')
+        .replace(`company ${server.companyId}:`, 'company <company id>:'),
+    ).toBe(readFileSync(join(ROOT, 'examples/remote-cli-output.txt'), 'utf8'));
     const inbox = (await (await fetch(`${server.url}/_emulator/inbox`)).json()) as { items: { eventId: string }[] };
     expect(inbox.items.map((i) => i.eventId)).toEqual([eventId]);
   },
@@ -160,13 +195,20 @@ test(
       token: expect.stringMatching(/^svc_at_/),
       headOffice: { id: expect.stringMatching(/^[0-9a-f-]{36}$/), cnpj: '11222333000181' },
     });
-    expect(answer(out[1])).toEqual({ body: { id: created.companyId, cnpj_raiz: '11222333', nome: 'Empresa 11222333' }, status: 200 });
+    expect(answer(out[1])).toEqual({
+      body: { id: created.companyId, cnpj_raiz: '11222333', nome: 'Empresa 11222333' },
+      status: 200,
+    });
     expect(answer(out[2])).toEqual({ body: { id: 'flt_1' }, status: 201 });
     expect(answer(out[3])).toEqual({ body: { now: '2026-01-02T00:00:00.000Z', ran: 26 }, status: 200 });
     expect(out.slice(4)).toEqual(['200', '204']);
     // gone: its token is refused, and the shared clock never moved
-    expect((await fetch(`${server.url}/v1/empresa`, { headers: { authorization: `Bearer ${created.token}` } })).status).toBe(401);
-    expect(((await (await fetch(`${server.url}/_emulator/clock`)).json()) as { now: string }).now).toBe('2026-01-01T00:00:00.000Z');
+    expect(
+      (await fetch(`${server.url}/v1/empresa`, { headers: { authorization: `Bearer ${created.token}` } })).status,
+    ).toBe(401);
+    expect(((await (await fetch(`${server.url}/_emulator/clock`)).json()) as { now: string }).now).toBe(
+      '2026-01-01T00:00:00.000Z',
+    );
   },
   TIMEOUT_MS,
 );
@@ -178,7 +220,12 @@ test(
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     const narrated: string[] = [];
     await demos.find((demo) => demo.name === 'idempotent-retry')!.run((line) => void narrated.push(line));
-    const list = ['Teaching scenarios (run one with: catalog-emulator demo NAME):', ...demos.map((demo) => expect.stringMatching(new RegExp(`^  ${demo.name} +${demo.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)))];
+    const list = [
+      'Teaching scenarios (run one with: catalog-emulator demo NAME):',
+      ...demos.map((demo) =>
+        expect.stringMatching(new RegExp(`^  ${demo.name} +${demo.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)),
+      ),
+    ];
     expect(lines(stdout)).toEqual([...list, ...lines(narrated.join('\n'))]);
   },
   TIMEOUT_MS,
@@ -187,7 +234,11 @@ test(
 test(
   'demo-ui.sh: the step a demo run with --ui waits at, then that step run from the shell',
   async () => {
-    const child = spawn(process.execPath, [CLI, 'demo', 'webhook-retries', '--ui', '--no-open', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: environment({}) });
+    const child = spawn(process.execPath, [CLI, 'demo', 'webhook-retries', '--ui', '--no-open', '--port', '0'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: environment({}),
+    });
     children.add(child);
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
@@ -200,9 +251,21 @@ test(
     });
     const { code, stdout, stderr } = await run('bash', ['examples/demo-ui.sh'], { URL: url });
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    const [waiting, ran] = lines(stdout).map((line) => JSON.parse(line) as { steps: { n: number; title: string; lines: string[] }[]; waiting: boolean; done: boolean });
-    const first = { n: 1, title: '1. Acme configures its webhook destination (If-None-Match: * = create, never overwrite).' };
-    expect(waiting).toEqual({ name: 'webhook-retries', summary: demos.find((demo) => demo.name === 'webhook-retries')!.summary, steps: [{ ...first, lines: [] }], waiting: true, done: false });
+    const [waiting, ran] = lines(stdout).map(
+      (line) =>
+        JSON.parse(line) as { steps: { n: number; title: string; lines: string[] }[]; waiting: boolean; done: boolean },
+    );
+    const first = {
+      n: 1,
+      title: '1. Acme configures its webhook destination (If-None-Match: * = create, never overwrite).',
+    };
+    expect(waiting).toEqual({
+      name: 'webhook-retries',
+      summary: demos.find((demo) => demo.name === 'webhook-retries')!.summary,
+      steps: [{ ...first, lines: [] }],
+      waiting: true,
+      done: false,
+    });
     expect(ran!.steps).toEqual([
       { ...first, lines: expect.arrayContaining(['  → PUT /v1/webhook', '  ← 201']) },
       { n: 2, title: expect.stringMatching(/^2\. The network: /), lines: [] },
@@ -233,10 +296,25 @@ test(
 async function deploymentLike(): Promise<Record<string, string>> {
   const dir = mkdtempSync(join(tmpdir(), 'conformance-example-'));
   const fixtures = join(dir, 'fixtures.json');
-  writeFileSync(fixtures, JSON.stringify({ version: 1, companies: [{ name: 'Conformidade', credentials: [{ permissions: ['catalogo:ler'] }, { permissions: ['catalogo:ler', 'catalogo:gerenciar'] }] }, { name: 'Outra' }] }));
+  writeFileSync(
+    fixtures,
+    JSON.stringify({
+      version: 1,
+      companies: [
+        {
+          name: 'Conformidade',
+          credentials: [{ permissions: ['catalogo:ler'] }, { permissions: ['catalogo:ler', 'catalogo:gerenciar'] }],
+        },
+        { name: 'Outra' },
+      ],
+    }),
+  );
   const server = await serve(['--no-controls', '--fixtures', fixtures]);
   rmSync(dir, { recursive: true, force: true });
-  const found = /Conformidade: from the fixtures\n +token: +(\S+)\n +token: +(\S+) +\(catalogo:ler\)\n +token: +(\S+) +\(catalogo:ler, catalogo:gerenciar\)\n/.exec(server.banner);
+  const found =
+    /Conformidade: from the fixtures\n +token: +(\S+)\n +token: +(\S+) +\(catalogo:ler\)\n +token: +(\S+) +\(catalogo:ler, catalogo:gerenciar\)\n/.exec(
+      server.banner,
+    );
   if (!found) throw new Error(`no fixtures company with its credentials in the banner:\n${server.banner}`);
   const other = /Outra: from the fixtures\n +token: +(\S+)\n/.exec(server.banner);
   if (!other) throw new Error(`no second fixtures company in the banner:\n${server.banner}`);
@@ -247,10 +325,17 @@ test(
   'conformance-cli.sh: the shipped spec tests run against a server without controls, exit 0 and print the totals',
   async () => {
     const env = await deploymentLike();
-    const { code, stdout, stderr } = await run('bash', [join(ROOT, 'examples/conformance-cli.sh'), '--files', 'cnpj-corrections', '--files', 'company'], env, project());
+    const { code, stdout, stderr } = await run(
+      'bash',
+      [join(ROOT, 'examples/conformance-cli.sh'), '--files', 'cnpj-corrections', '--files', 'company'],
+      env,
+      project(),
+    );
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     expect(stdout).toMatch(/^ok {3}spec-tests\/cnpj-corrections\.test\.ts: \d+ passed, 0 failed, \d+ skipped/m);
-    expect(stdout).toMatch(/^Tests: \d+ passed, 0 failed, \d+ skipped \(of \d+\); runnable share \d+\.\d% \(passed \/ all\)$/m);
+    expect(stdout).toMatch(
+      /^Tests: \d+ passed, 0 failed, \d+ skipped \(of \d+\); runnable share \d+\.\d% \(passed \/ all\)$/m,
+    );
     // Both credentials were given: no test is skipped for want of one of them.
     expect(stdout).not.toMatch(/--token-for catalogo:(ler|gerenciar\+catalogo:ler)=TOKEN/);
   },
@@ -266,8 +351,11 @@ test(
     const args = command!.replace('node_modules/catalog-emulator/', '').split(' ');
     expect(args).toEqual(['serve', '--no-controls', '--fixtures', 'dist/conformance/fixtures.json']);
     const server = await serve(args.slice(1));
-    const fixtures = JSON.parse(readFileSync(join(ROOT, 'examples/conformance-fixtures.json'), 'utf8')) as { companies: { name: string; credentials?: { permissions: string[] }[] }[] };
-    for (const company of fixtures.companies) expect(server.banner).toMatch(new RegExp(`, ${company.name}: from the fixtures\\n +token: +svc_at_\\S+\\n`));
+    const fixtures = JSON.parse(readFileSync(join(ROOT, 'examples/conformance-fixtures.json'), 'utf8')) as {
+      companies: { name: string; credentials?: { permissions: string[] }[] }[];
+    };
+    for (const company of fixtures.companies)
+      expect(server.banner).toMatch(new RegExp(`, ${company.name}: from the fixtures\\n +token: +svc_at_\\S+\\n`));
     const listed = [...server.banner.matchAll(/^ +token: +svc_at_\S+ +\((.+)\)$/gm)].map((m) => m[1]);
     expect(listed).toEqual(fixtures.companies[0]!.credentials!.map((c) => c.permissions.join(', ')));
     expect(server.banner).toContain('controls:  none (--no-controls');
@@ -280,7 +368,11 @@ test(
   'conformance-vitest.sh: the same spec tests under vitest, against the same kind of server',
   async () => {
     const env = await deploymentLike();
-    const { code, stdout, stderr } = await run('bash', ['examples/conformance-vitest.sh', 'spec-tests/company.test.ts'], env);
+    const { code, stdout, stderr } = await run(
+      'bash',
+      ['examples/conformance-vitest.sh', 'spec-tests/company.test.ts'],
+      env,
+    );
     expect(code, stdout + stderr).toBe(0);
     expect(stdout).toMatch(/✓ \|conformance\| spec-tests\/company\.test\.ts/);
     expect(stdout).toMatch(/Test Files +1 passed \(1\)/);

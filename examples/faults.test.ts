@@ -14,12 +14,21 @@ test('an api fault for one company fires on its first matching request only, the
   const catalog = (token: string, headOffice: string) =>
     emu.fetch('/v1/catalogos', {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': `catalog-${headOffice}` },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'idempotency-key': `catalog-${headOffice}`,
+      },
       body: JSON.stringify({ estabelecimento_id: headOffice, nome: 'Loja' }),
     });
   const companyId = acme.companyId;
   // #region add
-  emu.faults.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos', companyId }, effect: { status: 503, retryAfter: 2 }, times: 1 });
+  emu.faults.add({
+    target: 'api',
+    match: { method: 'POST', path: '/v1/catalogos', companyId },
+    effect: { status: 503, retryAfter: 2 },
+    times: 1,
+  });
   // #endregion
 
   expect((await catalog(other.token, other.headOffice.id)).status).toBe(201); // another company: no match

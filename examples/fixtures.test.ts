@@ -9,7 +9,12 @@ const fixtures = JSON.parse(readFileSync(new URL('./fixtures.json', import.meta.
 test('examples/fixtures.json creates its two companies, their records and the webhook destination, again after a reset', async () => {
   const emu = createEmulator({ fixtures });
   const [acme, reader] = emu.companies.fixtures();
-  expect(acme).toMatchObject({ cnpjRoot: '11222333', name: 'Acme Alimentos', establishments: [{ cnpj: '11222333000262', nome: 'Filial Campinas' }], webhook: { url: 'https://hooks.example.com/catalog' } });
+  expect(acme).toMatchObject({
+    cnpjRoot: '11222333',
+    name: 'Acme Alimentos',
+    establishments: [{ cnpj: '11222333000262', nome: 'Filial Campinas' }],
+    webhook: { url: 'https://hooks.example.com/catalog' },
+  });
   expect(acme!.catalogs.map((c) => [c.nome, c.products.map((p) => p.sku)])).toEqual([
     ['Loja Matriz', ['CAFE-500', 'CAFE-1K']],
     ['Loja Campinas', []],
@@ -17,7 +22,9 @@ test('examples/fixtures.json creates its two companies, their records and the we
   expect(reader).toMatchObject({ cnpjRoot: '44555666', name: 'Leitura Ltda', catalogs: [], webhook: null });
 
   const products = await emu.fetch('/v1/produtos', { headers: { authorization: `Bearer ${acme!.token}` } });
-  expect(((await products.json()) as { itens: { id_externo: string | null }[] }).itens.map((p) => p.id_externo)).toEqual(['erp-1001', null]);
+  expect(
+    ((await products.json()) as { itens: { id_externo: string | null }[] }).itens.map((p) => p.id_externo),
+  ).toEqual(['erp-1001', null]);
   const before = emu.companies.fixtures();
   emu.reset();
   expect(emu.companies.fixtures()).toEqual(before);

@@ -14,12 +14,30 @@ test('a lost PATCH answer, retried with the same idempotency key, is applied exa
       body: body === undefined ? null : JSON.stringify(body),
     });
 
-  const catalog = (await (await call('POST', '/v1/catalogos', { estabelecimento_id: acme.headOffice.id, nome: 'Loja' }, { 'idempotency-key': 'create-catalog-0001' })).json()) as { id: string };
-  const created = await call('POST', `/v1/catalogos/${catalog.id}/produtos`, { origem: 'erp', ncm: '21069090' }, { 'idempotency-key': 'create-product-0001' });
+  const catalog = (await (
+    await call(
+      'POST',
+      '/v1/catalogos',
+      { estabelecimento_id: acme.headOffice.id, nome: 'Loja' },
+      { 'idempotency-key': 'create-catalog-0001' },
+    )
+  ).json()) as { id: string };
+  const created = await call(
+    'POST',
+    `/v1/catalogos/${catalog.id}/produtos`,
+    { origem: 'erp', ncm: '21069090' },
+    { 'idempotency-key': 'create-product-0001' },
+  );
   const product = (await created.json()) as { id: string };
 
   emu.faults.add({ target: 'api', match: { method: 'PATCH', path: '/v1/produtos/*' }, effect: { loseResponse: true } });
-  const patch = () => call('PATCH', `/v1/produtos/${product.id}`, { sku: 'CAFE-500' }, { 'idempotency-key': 'patch-product-0001', 'if-match': created.headers.get('etag')! });
+  const patch = () =>
+    call(
+      'PATCH',
+      `/v1/produtos/${product.id}`,
+      { sku: 'CAFE-500' },
+      { 'idempotency-key': 'patch-product-0001', 'if-match': created.headers.get('etag')! },
+    );
 
   expect((await patch()).status).toBe(503); // applied, but the answer was lost
   const retry = await patch(); // same key, same (now stale) If-Match

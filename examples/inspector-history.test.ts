@@ -10,7 +10,15 @@ test("the inspector's history bounds, as createEmulator takes them and the timel
   const emu = createEmulator({ inspector: { historyEntries: 50_000, historyBytes: 64 * 1024 * 1024 } });
   // #endregion
   const acme = emu.companies.create();
-  const timeline = (await (await emu.fetch(`/_emulator/inspector/companies/${acme.companyId}/timeline`)).json()) as { history: unknown };
-  expect(timeline.history).toEqual({ entries: 0, bytes: 0, maxEntries: 50_000, maxBytes: 64 * 1024 * 1024, dropped: 0 });
+  const timeline = (await (await emu.fetch(`/_emulator/inspector/companies/${acme.companyId}/timeline`)).json()) as {
+    history: unknown;
+  };
+  expect(timeline.history).toEqual({
+    entries: 0,
+    bytes: 0,
+    maxEntries: 50_000,
+    maxBytes: 64 * 1024 * 1024,
+    dropped: 0,
+  });
   await emu.close();
 });

@@ -9,7 +9,9 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 test("examples/inspector-timeline.ts prints a retry cycle's eight attempts at their virtual times, and an attempt's signature headers", async () => {
-  const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'examples/inspector-timeline.ts'], { cwd: ROOT });
+  const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'examples/inspector-timeline.ts'], {
+    cwd: ROOT,
+  });
   expect(stderr).toBe('');
   expect(stdout).toBe(
     [

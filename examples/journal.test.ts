@@ -14,7 +14,12 @@ function setUp() {
       method,
       headers: {
         authorization: `Bearer ${acme.token}`,
-        ...(method === 'GET' ? {} : { 'content-type': 'application/json', 'idempotency-key': `journal-example-${String(++keys).padStart(3, '0')}` }),
+        ...(method === 'GET'
+          ? {}
+          : {
+              'content-type': 'application/json',
+              'idempotency-key': `journal-example-${String(++keys).padStart(3, '0')}`,
+            }),
         ...headers,
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -24,7 +29,9 @@ function setUp() {
 
 test('the journal: the requests a filter keeps, and how many', async () => {
   const { emu, acme, call } = setUp();
-  const catalog = (await (await call('POST', '/v1/catalogos', { estabelecimento_id: acme.headOffice.id, nome: 'Loja' })).json()) as { id: string };
+  const catalog = (await (
+    await call('POST', '/v1/catalogos', { estabelecimento_id: acme.headOffice.id, nome: 'Loja' })
+  ).json()) as { id: string };
   const created = await call('POST', `/v1/catalogos/${catalog.id}/produtos`, { origem: 'erp', ncm: '84713012' });
   const product = (await created.json()) as { id: string };
   const etag = created.headers.get('etag')!;
@@ -42,7 +49,13 @@ test('the journal: the requests a filter keeps, and how many', async () => {
 
   // The most recent error, whatever it was.
   const [last] = emu.journal.find({ status: '4xx', limit: 1 });
-  expect(last).toMatchObject({ method: 'PATCH', status: 412, codigo: 'precondicao_falhou', replayed: false, faultId: null });
+  expect(last).toMatchObject({
+    method: 'PATCH',
+    status: 412,
+    codigo: 'precondicao_falhou',
+    replayed: false,
+    faultId: null,
+  });
   // #endregion
 });
 
@@ -50,18 +63,33 @@ test('near-misses: why a fault never fired', async () => {
   const { emu, acme, call } = setUp();
   // #region near-misses
   // Meant for POST /v1/catalogos, written with a /* too many: it never fires.
-  const { id } = emu.faults.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos/*' }, effect: { status: 503 } });
+  const { id } = emu.faults.add({
+    target: 'api',
+    match: { method: 'POST', path: '/v1/catalogos/*' },
+    effect: { status: 503 },
+  });
   await call('GET', '/v1/catalogos');
   await call('POST', '/v1/catalogos', { estabelecimento_id: acme.headOffice.id, nome: 'Loja' });
 
   const { fault, examined, candidates } = emu.faults.nearMisses(id);
   expect([fault.hits, examined]).toEqual([0, 2]);
   expect(candidates.map(({ failed, matched }) => ({ failed, matched }))).toEqual([
-    { failed: ['path: /v1/catalogos does not match /v1/catalogos/*'], matched: ['operation: createCatalog', 'method: POST'] },
-    { failed: ['method: GET ≠ POST', 'path: /v1/catalogos does not match /v1/catalogos/*'], matched: ['operation: listCatalogs'] },
+    {
+      failed: ['path: /v1/catalogos does not match /v1/catalogos/*'],
+      matched: ['operation: createCatalog', 'method: POST'],
+    },
+    {
+      failed: ['method: GET ≠ POST', 'path: /v1/catalogos does not match /v1/catalogos/*'],
+      matched: ['operation: listCatalogs'],
+    },
   ]);
   // #endregion
-  expect(candidates[0]).toMatchObject({ method: 'POST', path: '/v1/catalogos', status: 201, companyId: acme.companyId });
+  expect(candidates[0]).toMatchObject({
+    method: 'POST',
+    path: '/v1/catalogos',
+    status: 201,
+    companyId: acme.companyId,
+  });
   const overHttp = await emu.fetch(`/_emulator/faults/${id}/near-misses`);
   expect(await overHttp.json()).toEqual(emu.faults.nearMisses(id));
 });

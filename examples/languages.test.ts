@@ -18,15 +18,29 @@ beforeAll(() => {
 });
 
 /** Runs a program to its end with the built CLI as its emulator; a missing runtime fails saying how to get it. */
-function client(command: string, args: string[], install: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = Object.fromEntries(Object.entries({ ...process.env, CATALOG_EMULATOR: `${process.execPath} ${CLI}` }).filter(([name]) => !/^(VITEST|NODE_OPTIONS$|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$)/.test(name)));
+function client(
+  command: string,
+  args: string[],
+  install: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env = Object.fromEntries(
+    Object.entries({ ...process.env, CATALOG_EMULATOR: `${process.execPath} ${CLI}` }).filter(
+      ([name]) => !/^(VITEST|NODE_OPTIONS$|JAVA_TOOL_OPTIONS$|_JAVA_OPTIONS$)/.test(name),
+    ),
+  );
   const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolve, reject) => {
-    child.on('error', (error: NodeJS.ErrnoException) => reject(error.code === 'ENOENT' ? new Error(`${command} is not installed: run .ci/run (it installs ${install} from Debian)`) : error));
+    child.on('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'ENOENT'
+          ? new Error(`${command} is not installed: run .ci/run (it installs ${install} from Debian)`)
+          : error,
+      ),
+    );
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }

@@ -15,8 +15,14 @@ test.each(['commonjs.cjs', 'esm.mjs'])('node examples/%s answers 200 with the co
 });
 
 test('require loads the CommonJS build, import the ES module one', async () => {
-  const required = await run(process.execPath, ['-e', "console.log(require.resolve('catalog-emulator'))"], { cwd: ROOT });
+  const required = await run(process.execPath, ['-e', "console.log(require.resolve('catalog-emulator'))"], {
+    cwd: ROOT,
+  });
   expect(required.stdout).toBe(`${ROOT}dist/cjs/index.js\n`);
-  const imported = await run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('catalog-emulator'))"], { cwd: ROOT });
+  const imported = await run(
+    process.execPath,
+    ['--input-type=module', '-e', "console.log(import.meta.resolve('catalog-emulator'))"],
+    { cwd: ROOT },
+  );
   expect(imported.stdout).toBe(`file://${ROOT}dist/src/index.js\n`);
 });

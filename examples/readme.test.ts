@@ -30,7 +30,17 @@ const README_MAX_LINES = 300;
 const GENERATED = new Set(['docs/conformance.md', 'docs/spec-statements.md']);
 
 /** The fence language each kind of example file is shown in. */
-const LANGUAGE: Record<string, string> = { ts: 'ts', sh: 'sh', json: 'json', yml: 'yaml', txt: 'text', cjs: 'js', mjs: 'js', py: 'python', java: 'java' };
+const LANGUAGE: Record<string, string> = {
+  ts: 'ts',
+  sh: 'sh',
+  json: 'json',
+  yml: 'yaml',
+  txt: 'text',
+  cjs: 'js',
+  mjs: 'js',
+  py: 'python',
+  java: 'java',
+};
 
 interface Block {
   /** 1-based line of the opening fence. */
@@ -74,7 +84,12 @@ function parse(name: string, markdown: string): Doc {
       if (i === lines.length) throw new Error(`${name}:${start + 1}: a code block is never closed`);
       let above = start - 1;
       while (above >= 0 && lines[above]!.trim() === '') above--;
-      blocks.push({ line: start + 1, language: fence[1]!, content: body.join('\n'), label: above >= 0 ? lines[above]!.trim() : '' });
+      blocks.push({
+        line: start + 1,
+        language: fence[1]!,
+        content: body.join('\n'),
+        label: above >= 0 ? lines[above]!.trim() : '',
+      });
       continue;
     }
     prose.push({ line: i + 1, text: lines[i]! });
@@ -83,7 +98,12 @@ function parse(name: string, markdown: string): Doc {
       const slug = githubSlug(heading[2]!);
       const count = seen.get(slug) ?? 0;
       seen.set(slug, count + 1);
-      headings.push({ line: i + 1, level: heading[1]!.length, text: heading[2]!, anchor: count === 0 ? slug : `${slug}-${count}` });
+      headings.push({
+        line: i + 1,
+        level: heading[1]!.length,
+        text: heading[2]!,
+        anchor: count === 0 ? slug : `${slug}-${count}`,
+      });
     }
   }
   return { name, lines, blocks, headings, prose };
@@ -101,7 +121,9 @@ const OUTPUT = '<!-- output -->';
 
 /** Blocks that say neither which example they show nor that they are output; example lines followed by no block. */
 function labelProblems(doc: Doc): string[] {
-  const unlabelled = doc.blocks.filter((block) => !EXAMPLE.test(block.label) && block.label !== OUTPUT).map((block) => `${doc.name}:${block.line}: a block that names no example`);
+  const unlabelled = doc.blocks
+    .filter((block) => !EXAMPLE.test(block.label) && block.label !== OUTPUT)
+    .map((block) => `${doc.name}:${block.line}: a block that names no example`);
   const stray = doc.lines.flatMap((line, index) => {
     if (!EXAMPLE.test(line.trim()) && line.trim() !== OUTPUT) return [];
     let next = index + 1;
@@ -124,7 +146,10 @@ function blockProblem(block: Block, text: (reference: string) => string): string
  * (a list of the documents itself) and the two a tool writes.
  */
 const needsContents = (doc: Doc) =>
-  doc.name.startsWith('docs/') && doc.name !== 'docs/README.md' && !GENERATED.has(doc.name) && doc.headings.filter((heading) => heading.level === 2).length >= 3;
+  doc.name.startsWith('docs/') &&
+  doc.name !== 'docs/README.md' &&
+  !GENERATED.has(doc.name) &&
+  doc.headings.filter((heading) => heading.level === 2).length >= 3;
 
 /** The contents list against the `##` and `###` headings, in order, each with its anchor. */
 function contentsProblems(doc: Doc): string[] {
@@ -135,8 +160,12 @@ function contentsProblems(doc: Doc): string[] {
     const item = /^\s*- \[(.+)\]\(#([^)]+)\)$/.exec(line);
     return item ? [`${item[1]} (#${item[2]})`] : [];
   });
-  const wanted = doc.headings.filter((heading) => (heading.level === 2 || heading.level === 3) && heading.text !== 'Contents').map((heading) => `${heading.text} (#${heading.anchor})`);
-  return JSON.stringify(listed) === JSON.stringify(wanted) ? [] : [`${doc.name}: the contents list ${JSON.stringify(listed)}, the headings are ${JSON.stringify(wanted)}`];
+  const wanted = doc.headings
+    .filter((heading) => (heading.level === 2 || heading.level === 3) && heading.text !== 'Contents')
+    .map((heading) => `${heading.text} (#${heading.anchor})`);
+  return JSON.stringify(listed) === JSON.stringify(wanted)
+    ? []
+    : [`${doc.name}: the contents list ${JSON.stringify(listed)}, the headings are ${JSON.stringify(wanted)}`];
 }
 
 /** Every link and image of a document's prose, as written. */
@@ -161,25 +190,32 @@ function linkProblems(doc: Doc, shipped: ReadonlySet<string>, read: (name: strin
   return targetsOf(doc).flatMap(({ line, target }) => {
     if (/^(?:https?:|mailto:)/.test(target)) return [];
     const file = fileOf(doc, target);
-    if (file !== null && !shipped.has(file)) return [`${doc.name}:${line}: ${target}: ${file} is not a file npm pack ships`];
+    if (file !== null && !shipped.has(file))
+      return [`${doc.name}:${line}: ${target}: ${file} is not a file npm pack ships`];
     const anchor = /#(.*)$/.exec(target)?.[1];
     if (anchor === undefined) return [];
     const linked = file === null ? doc : file.endsWith('.md') ? read(file) : undefined;
     if (linked === undefined) return [`${doc.name}:${line}: ${target}: an anchor into what is no Markdown document`];
-    return linked.headings.some((heading) => heading.anchor === anchor) ? [] : [`${doc.name}:${line}: ${target}: ${linked.name} has no heading #${anchor}`];
+    return linked.headings.some((heading) => heading.anchor === anchor)
+      ? []
+      : [`${doc.name}:${line}: ${target}: ${linked.name} has no heading #${anchor}`];
   });
 }
 
 /** The documents of docs/ a document does not link (the README's map and the index must link them all). */
 function unlinked(doc: Doc, documents: readonly string[]): string[] {
   const linked = new Set(targetsOf(doc).flatMap(({ target }) => fileOf(doc, target) ?? []));
-  return documents.filter((name) => name !== doc.name && !linked.has(name)).map((name) => `${doc.name} does not link ${name}`);
+  return documents
+    .filter((name) => name !== doc.name && !linked.has(name))
+    .map((name) => `${doc.name} does not link ${name}`);
 }
 
 /** The README past its bound, in lines as `wc -l` counts them. */
 function lengthProblems(doc: Doc): string[] {
   const count = doc.lines.length - (doc.lines.at(-1) === '' ? 1 : 0);
-  return doc.name === 'README.md' && count > README_MAX_LINES ? [`README.md has ${count} lines, more than ${README_MAX_LINES}`] : [];
+  return doc.name === 'README.md' && count > README_MAX_LINES
+    ? [`README.md has ${count} lines, more than ${README_MAX_LINES}`]
+    : [];
 }
 
 /** Lines that point where a reader of the package cannot follow: an internal folder, a design document, a tracker. */
@@ -200,7 +236,8 @@ const DOC_NAMES = [
 ];
 const DOCS = DOC_NAMES.map((name) => parse(name, readFileSync(join(ROOT, name), 'utf8')));
 const byName = new Map(DOCS.map((doc) => [doc.name, doc]));
-const readDoc = (name: string) => byName.get(name) ?? (existsSync(join(ROOT, name)) ? parse(name, readFileSync(join(ROOT, name), 'utf8')) : undefined);
+const readDoc = (name: string) =>
+  byName.get(name) ?? (existsSync(join(ROOT, name)) ? parse(name, readFileSync(join(ROOT, name), 'utf8')) : undefined);
 const README = byName.get('README.md')!;
 const INDEX = byName.get('docs/README.md')!;
 
@@ -209,7 +246,11 @@ describe('code blocks of the README and docs/', () => {
     expect(DOCS.flatMap(labelProblems)).toEqual([]);
   });
 
-  const examples = DOCS.flatMap((doc) => doc.blocks.filter((block) => EXAMPLE.test(block.label)).map((block) => [`${doc.name}:${block.line} ${block.label}`, block] as const));
+  const examples = DOCS.flatMap((doc) =>
+    doc.blocks
+      .filter((block) => EXAMPLE.test(block.label))
+      .map((block) => [`${doc.name}:${block.line} ${block.label}`, block] as const),
+  );
   test.each(examples)('%s equals its example', (_name, block) => {
     expect(blockProblem(block, exampleText)).toBeUndefined();
   });
@@ -220,7 +261,9 @@ describe('code blocks of the README and docs/', () => {
     const files = readdirSync(EXAMPLES, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
     const regions = files.flatMap((entry) => {
       const name = relative(EXAMPLES, join(entry.parentPath, entry.name));
-      return [...readFileSync(join(EXAMPLES, name), 'utf8').matchAll(/^\s*(?:\/\/|#) #region ([\w-]+)$/gm)].map((match) => `examples/${name}#${match[1]}`);
+      return [...readFileSync(join(EXAMPLES, name), 'utf8').matchAll(/^\s*(?:\/\/|#) #region ([\w-]+)$/gm)].map(
+        (match) => `examples/${name}#${match[1]}`,
+      );
     });
     expect(regions.length).toBeGreaterThan(20);
     expect(regions.filter((region) => !shown.has(region))).toEqual([]);
@@ -246,7 +289,10 @@ describe('the map of the docs', () => {
 
 describe('links of the README and docs/', () => {
   test('every relative link or image is a file npm pack ships, and every anchor a heading of its document', () => {
-    const packed = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
+    const packed = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     const shipped = new Set((JSON.parse(packed) as [{ files: { path: string }[] }])[0].files.map((file) => file.path));
     // Every document is shipped, so that its links work where the package is installed.
     expect(DOC_NAMES.filter((name) => !shipped.has(name))).toEqual([]);
@@ -263,18 +309,62 @@ describe('what the checks catch', () => {
   const sample = (name: string, lines: string[]) => parse(name, lines.join('\n'));
 
   test('a block without its example line, a block that differs from its example, a fence of the wrong language', () => {
-    const doc = sample('docs/x.md', ['# X', '', '```sh', 'npx catalog-emulator', '```', '', '<!-- example: examples/demo.sh#readme -->', '', '<!-- example: examples/demo.sh#readme -->', '```ts', 'npx catalog-emulator demo', '```']);
-    expect(labelProblems(doc)).toEqual(['docs/x.md:3: a block that names no example', 'docs/x.md:7: an example line no block follows']);
+    const doc = sample('docs/x.md', [
+      '# X',
+      '',
+      '```sh',
+      'npx catalog-emulator',
+      '```',
+      '',
+      '<!-- example: examples/demo.sh#readme -->',
+      '',
+      '<!-- example: examples/demo.sh#readme -->',
+      '```ts',
+      'npx catalog-emulator demo',
+      '```',
+    ]);
+    expect(labelProblems(doc)).toEqual([
+      'docs/x.md:3: a block that names no example',
+      'docs/x.md:7: an example line no block follows',
+    ]);
     expect(blockProblem(doc.blocks[1]!, exampleText)).toBe('fenced as ts, not sh');
-    expect(blockProblem({ ...doc.blocks[1]!, language: 'sh' }, exampleText)).toBe('differs from examples/demo.sh#readme');
-    expect(blockProblem({ ...doc.blocks[1]!, language: 'sh', content: exampleText('examples/demo.sh#readme') }, exampleText)).toBeUndefined();
+    expect(blockProblem({ ...doc.blocks[1]!, language: 'sh' }, exampleText)).toBe(
+      'differs from examples/demo.sh#readme',
+    );
+    expect(
+      blockProblem({ ...doc.blocks[1]!, language: 'sh', content: exampleText('examples/demo.sh#readme') }, exampleText),
+    ).toBeUndefined();
   });
 
   test('npm run docs:examples writes a stale block from its example, and leaves output and unnamed blocks alone', () => {
     const shown = exampleText('examples/demo.sh#readme');
-    const stale = ['# X', '', '<!-- example: examples/demo.sh#readme -->', '```sh', 'npx catalog-emulator old', '```', '', '<!-- output -->', '```text', 'kept', '```', '', '```sh', 'unnamed', '```'];
+    const stale = [
+      '# X',
+      '',
+      '<!-- example: examples/demo.sh#readme -->',
+      '```sh',
+      'npx catalog-emulator old',
+      '```',
+      '',
+      '<!-- output -->',
+      '```text',
+      'kept',
+      '```',
+      '',
+      '```sh',
+      'unnamed',
+      '```',
+    ];
     const written = withExamples(stale.join('\n')).split('\n');
-    expect(written).toEqual(['# X', '', '<!-- example: examples/demo.sh#readme -->', '```sh', ...shown.split('\n'), '```', ...stale.slice(6)]);
+    expect(written).toEqual([
+      '# X',
+      '',
+      '<!-- example: examples/demo.sh#readme -->',
+      '```sh',
+      ...shown.split('\n'),
+      '```',
+      ...stale.slice(6),
+    ]);
     const doc = parse('docs/x.md', written.join('\n'));
     expect(blockProblem(doc.blocks[0]!, exampleText)).toBeUndefined();
     expect(withExamples(written.join('\n'))).toBe(written.join('\n'));
@@ -285,8 +375,28 @@ describe('what the checks catch', () => {
     expect(contentsProblems(sample('docs/x.md', ['# X', '', ...headings]))).toEqual([
       'docs/x.md: the contents list ["B (#b)","A (#a)"], the headings are ["A (#a)","A.1 (#a1)","B (#b)"]',
     ]);
-    expect(contentsProblems(sample('docs/x.md', ['# X', '', '## Contents', '', '- [A](#a)', '  - [A.1](#a1)', '- [B](#b)', '', '## A', '', '### A.1', '', '## B']))).toEqual([]);
-    expect(contentsProblems(sample('docs/x.md', ['# X', '## A', '## B', '## C']))).toEqual(['docs/x.md: no "## Contents" list of its ## and ### headings']);
+    expect(
+      contentsProblems(
+        sample('docs/x.md', [
+          '# X',
+          '',
+          '## Contents',
+          '',
+          '- [A](#a)',
+          '  - [A.1](#a1)',
+          '- [B](#b)',
+          '',
+          '## A',
+          '',
+          '### A.1',
+          '',
+          '## B',
+        ]),
+      ),
+    ).toEqual([]);
+    expect(contentsProblems(sample('docs/x.md', ['# X', '## A', '## B', '## C']))).toEqual([
+      'docs/x.md: no "## Contents" list of its ## and ### headings',
+    ]);
     expect(contentsProblems(sample('docs/conformance.md', ['# X', '## A', '## B', '## C']))).toEqual([]);
     expect(contentsProblems(sample('README.md', ['# X', '## A', '## B', '## C']))).toEqual([]);
     expect(contentsProblems(sample('docs/README.md', ['# X', '## A', '## B', '## C']))).toEqual([]);
@@ -300,7 +410,12 @@ describe('what the checks catch', () => {
       '[up](../README.md#install) [out](../src/index.ts) ![shot](images/a.png) [web](https://example.com/#z)',
     ]);
     const shipped = new Set(['README.md', 'docs/faults.md', 'docs/images/a.png']);
-    const read = (name: string) => (name === 'docs/faults.md' ? other : name === 'README.md' ? sample('README.md', ['# catalog-emulator', '## Install']) : undefined);
+    const read = (name: string) =>
+      name === 'docs/faults.md'
+        ? other
+        : name === 'README.md'
+          ? sample('README.md', ['# catalog-emulator', '## Install'])
+          : undefined;
     expect(linkProblems(doc, shipped, read)).toEqual([
       'docs/x.md:2: #y: docs/x.md has no heading #y',
       'docs/x.md:2: faults.md#faults-1: docs/faults.md has no heading #faults-1',
@@ -310,7 +425,9 @@ describe('what the checks catch', () => {
 
   test('a document of docs/ the map does not link, an internal reference, and the README past its bound', () => {
     const map = sample('README.md', ['[Faults](docs/faults.md#faults), [the index](docs/README.md)']);
-    expect(unlinked(map, ['docs/README.md', 'docs/faults.md', 'docs/journal.md'])).toEqual(['README.md does not link docs/journal.md']);
+    expect(unlinked(map, ['docs/README.md', 'docs/faults.md', 'docs/journal.md'])).toEqual([
+      'README.md does not link docs/journal.md',
+    ]);
     expect(internalProblems(sample('docs/x.md', ['# X', 'As DESIGN says (issue 36), see ../shared/spec.']))).toEqual([
       'docs/x.md:2 /\\.\\.\\/shared/: As DESIGN says (issue 36), see ../shared/spec.',
       'docs/x.md:2 /\\bshared\\//: As DESIGN says (issue 36), see ../shared/spec.',
@@ -319,7 +436,9 @@ describe('what the checks catch', () => {
     ]);
     const lines = (count: number) => Array.from({ length: count }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
     expect(lengthProblems(parse('README.md', lines(README_MAX_LINES)))).toEqual([]);
-    expect(lengthProblems(parse('README.md', lines(README_MAX_LINES + 1)))).toEqual([`README.md has ${README_MAX_LINES + 1} lines, more than ${README_MAX_LINES}`]);
+    expect(lengthProblems(parse('README.md', lines(README_MAX_LINES + 1)))).toEqual([
+      `README.md has ${README_MAX_LINES + 1} lines, more than ${README_MAX_LINES}`,
+    ]);
     expect(lengthProblems(parse('docs/cli.md', lines(README_MAX_LINES + 1)))).toEqual([]);
   });
 });

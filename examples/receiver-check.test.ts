@@ -39,13 +39,20 @@ test("the company's destination, as the emulator delivers to it", async () => {
   const acme = emu.companies.create();
   const headers = { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json' };
   const configure = (key: string, precondition: Record<string, string>) =>
-    emu.fetch('/v1/webhook', { method: 'PUT', headers: { ...headers, 'idempotency-key': key, ...precondition }, body: JSON.stringify({ url: 'https://hooks.acme.example/catalog' }) });
+    emu.fetch('/v1/webhook', {
+      method: 'PUT',
+      headers: { ...headers, 'idempotency-key': key, ...precondition },
+      body: JSON.stringify({ url: 'https://hooks.acme.example/catalog' }),
+    });
   // Configured, then rotated: the check signs old-secret with the secret before the rotation.
   const created = await configure('configure-webhook-01', { 'if-none-match': '*' });
   const rotated = await configure('rotate-webhook-0001', { 'if-match': created.headers.get('etag')! });
   const { segredo } = (await rotated.json()) as { segredo: string };
   // The receiver compares timestamps with the emulator's clock, which signs the deliveries (and the check's cases).
-  emu.network.route('https://hooks.acme.example', yourReceiver(segredo, () => emu.clock.now()));
+  emu.network.route(
+    'https://hooks.acme.example',
+    yourReceiver(segredo, () => emu.clock.now()),
+  );
 
   const check = await emu.webhooks.checkDestination(acme.companyId);
   expect(check.oldSecret).toBe('previous');
@@ -73,19 +80,28 @@ afterEach(async () => {
 async function served(exact: boolean): Promise<string> {
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const body = exact ? raw : JSON.stringify(JSON.parse(raw));
-      const header = (name: string) => request.headers[name] as string | undefined;
-      const [id, stamp, signature] = [header('service-event-id'), header('service-timestamp'), header('service-signature')];
-      const expected = id !== undefined && stamp !== undefined ? `v1=${createHmac('sha256', SECRET).update(`${stamp}.${id}.${body}`).digest('hex')}` : undefined;
-      const fresh = stamp !== undefined && Math.abs(Date.now() / 1000 - Number(stamp)) <= 300;
-      if (id === undefined || signature !== expected || !fresh) {
-        response.writeHead(401, { 'content-type': 'text/plain' }).end('invalid signature');
-        return;
-      }
-      response.writeHead(204).end();
-    });
+    request
+      .on('data', (chunk: Buffer) => chunks.push(chunk))
+      .on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const body = exact ? raw : JSON.stringify(JSON.parse(raw));
+        const header = (name: string) => request.headers[name] as string | undefined;
+        const [id, stamp, signature] = [
+          header('service-event-id'),
+          header('service-timestamp'),
+          header('service-signature'),
+        ];
+        const expected =
+          id !== undefined && stamp !== undefined
+            ? `v1=${createHmac('sha256', SECRET).update(`${stamp}.${id}.${body}`).digest('hex')}`
+            : undefined;
+        const fresh = stamp !== undefined && Math.abs(Date.now() / 1000 - Number(stamp)) <= 300;
+        if (id === undefined || signature !== expected || !fresh) {
+          response.writeHead(401, { 'content-type': 'text/plain' }).end('invalid signature');
+          return;
+        }
+        response.writeHead(204).end();
+      });
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -100,8 +116,14 @@ function project(): string {
 }
 
 function run(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && name !== 'FORCE_COLOR'));
-  const child = spawn('bash', [join(ROOT, 'examples/check-receiver.sh')], { cwd: project(), stdio: ['ignore', 'pipe', 'pipe'], env: { ...clean, NO_COLOR: '1', ...env } });
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST') && name !== 'FORCE_COLOR'),
+  );
+  const child = spawn('bash', [join(ROOT, 'examples/check-receiver.sh')], {
+    cwd: project(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...clean, NO_COLOR: '1', ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -123,7 +145,11 @@ test('check-receiver.sh passes a receiver that verifies the exact bytes (exit 0)
   expect(good.code).toBe(0);
   expect(good.stdout).toContain(`\n${RECEIVER_CASES.length} of ${RECEIVER_CASES.length} cases passed, 0 failed.\n`);
 
-  const bad = await run({ RECEIVER: await served(false), SECRET, PREVIOUS: 'svc_whsec_the-secret-before-the-rotation' });
+  const bad = await run({
+    RECEIVER: await served(false),
+    SECRET,
+    PREVIOUS: 'svc_whsec_the-secret-before-the-rotation',
+  });
   expect(bad.stderr).toBe('');
   expect(bad.code).toBe(1);
   expect(steady(bad.stdout)).toBe(steady(readFileSync(new URL('receiver-check-output.txt', import.meta.url), 'utf8')));
@@ -134,6 +160,9 @@ test('the case table of docs/grading.md is the cases the check sends, in order',
   const start = grading.indexOf('| Case | What is sent | Expected | Checks |');
   expect(start).toBeGreaterThan(0);
   const lines = grading.slice(start).split('\n').slice(2);
-  const rows = lines.slice(0, lines.findIndex((line) => !line.startsWith('| ')));
+  const rows = lines.slice(
+    0,
+    lines.findIndex((line) => !line.startsWith('| ')),
+  );
   expect(rows).toEqual(RECEIVER_CASES.map((c) => `| \`${c.id}\` | ${c.sends} | ${c.expect} | ${c.statement} |`));
 });

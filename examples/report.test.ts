@@ -14,10 +14,18 @@ test('a write retried under a new key after its answer was lost is a finding; th
   const body = JSON.stringify({ estabelecimento_id: acme.headOffice.id, nome: 'Loja' });
   // #region report
   emu.faults.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos' }, effect: { loseResponse: true } });
-  const lost = await emu.fetch('/v1/catalogos', { method: 'POST', headers: { ...headers, 'idempotency-key': 'create-loja-0000001' }, body });
+  const lost = await emu.fetch('/v1/catalogos', {
+    method: 'POST',
+    headers: { ...headers, 'idempotency-key': 'create-loja-0000001' },
+    body,
+  });
   expect(lost.status).toBe(503); // processed, then its answer lost
   // The mistake: the retry under a new key is a new request, and the service runs it again.
-  const retry = await emu.fetch('/v1/catalogos', { method: 'POST', headers: { ...headers, 'idempotency-key': 'create-loja-0000002' }, body });
+  const retry = await emu.fetch('/v1/catalogos', {
+    method: 'POST',
+    headers: { ...headers, 'idempotency-key': 'create-loja-0000002' },
+    body,
+  });
   expect(retry.status).toBe(409); // estabelecimento_com_catalogo_ativo: the first one was applied
 
   const { findings, coverage } = emu.report({ companyId: acme.companyId });
@@ -33,7 +41,10 @@ test('a write retried under a new key after its answer was lost is a finding; th
       fix: 'Retry a write whose answer you did not get with the same idempotency-key: the service then answers its original result and applies it once.',
     },
   ]);
-  expect(coverage.behaviours.filter((b) => b.seen > 0).map((b) => b.id)).toEqual(['lost-answer', 'service-unavailable']);
+  expect(coverage.behaviours.filter((b) => b.seen > 0).map((b) => b.id)).toEqual([
+    'lost-answer',
+    'service-unavailable',
+  ]);
   expect(coverage.score).toEqual({ exercised: 2, listed: 20 });
   // #endregion
 });

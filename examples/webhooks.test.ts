@@ -22,7 +22,12 @@ test('a receiver that fails 7 times gets the event on the 8th attempt, and appli
   let calls = 0;
   emu.network.route('https://hooks.acme.example', async (request) => {
     calls++;
-    const verified = verifyWebhook({ secret: segredo, headers: request.headers, body: await request.text(), now: emu.clock.now() });
+    const verified = verifyWebhook({
+      secret: segredo,
+      headers: request.headers,
+      body: await request.text(),
+      now: emu.clock.now(),
+    });
     if (!verified.ok) return new Response(verified.reason, { status: 400 });
     if (calls <= 7) return new Response('busy', { status: 503 });
     applied.add(verified.event.id);
@@ -38,7 +43,10 @@ test('a receiver that fails 7 times gets the event on the 8th attempt, and appli
 
   await emu.clock.advance('23h'); // every attempt of the schedule runs, each at its own virtual time
 
-  const event = (await (await emu.fetch(`/v1/webhook/eventos/${evento_id}`, { headers })).json()) as { estado: string; tentativas_ciclo: number };
+  const event = (await (await emu.fetch(`/v1/webhook/eventos/${evento_id}`, { headers })).json()) as {
+    estado: string;
+    tentativas_ciclo: number;
+  };
   expect(event).toMatchObject({ estado: 'entregue', tentativas_ciclo: 8 });
   expect([...applied]).toEqual([evento_id]);
 });

@@ -43,7 +43,13 @@ export function newKey(service: CatalogService): string {
 }
 
 /** One request to the service, JSON, with the company's credential. */
-export function call(service: CatalogService, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+export function call(
+  service: CatalogService,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return service.fetch(new URL(path, service.baseUrl).href, {
     method,
     headers: { authorization: `Bearer ${service.token}`, 'content-type': 'application/json', ...headers },

@@ -20,14 +20,21 @@ function arrange() {
   const emu = createEmulator();
   const acme = emu.companies.create({ cnpjRoot: '11222333' });
   let keys = 0;
-  const service: CatalogService = { baseUrl: 'http://catalog-emulator.local', token: acme.token, fetch: emu.fetch, newKey: () => `idempotency-key-${++keys}` };
+  const service: CatalogService = {
+    baseUrl: 'http://catalog-emulator.local',
+    token: acme.token,
+    fetch: emu.fetch,
+    newKey: () => `idempotency-key-${++keys}`,
+  };
   const store = { establishmentId: acme.headOffice.id, name: 'Loja', product: { origem: 'erp', ncm: '21069090' } };
   return { emu, acme, service, store };
 }
 
 /** The products of a catalog, as the service lists them. */
 async function products(emu: Emulator, token: string, catalogId: string) {
-  const answer = await emu.fetch(`/v1/catalogos/${catalogId}/produtos`, { headers: { authorization: `Bearer ${token}` } });
+  const answer = await emu.fetch(`/v1/catalogos/${catalogId}/produtos`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   return ((await answer.json()) as { itens: { id: string; sku: string | null; versao: number }[] }).itens;
 }
 
@@ -36,7 +43,10 @@ function excerpt(report: Report): string {
   const lines = formatReport(report).split('\n');
   const score = lines.findIndex((line) => line.startsWith('## What your tests exercised'));
   const receiver = lines.findIndex((line) => line.startsWith('## Your webhook receiver'));
-  expect([score, receiver].every((i) => i > 0), formatReport(report)).toBe(true);
+  expect(
+    [score, receiver].every((i) => i > 0),
+    formatReport(report),
+  ).toBe(true);
   return [...lines.slice(0, score + 1), '', '…', '', ...lines.slice(receiver)].join('\n');
 }
 
@@ -57,18 +67,36 @@ test('the first version, with a lost answer and a concurrent edit, and its recei
   const emu = createEmulator();
   const acme = emu.companies.create({ cnpjRoot: '11222333' });
   let keys = 0; // idempotency-keys made predictable, for the report's sake (a random UUID by default)
-  const service = { baseUrl: 'http://catalog-emulator.local', token: acme.token, fetch: emu.fetch, newKey: () => `idempotency-key-${++keys}` };
+  const service = {
+    baseUrl: 'http://catalog-emulator.local',
+    token: acme.token,
+    fetch: emu.fetch,
+    newKey: () => `idempotency-key-${++keys}`,
+  };
   const applied: string[] = []; // the events the receiver applied
 
   // What a happy path never meets: the product's creation applied but its answer lost, and someone else saving the
   // product just before the edit.
-  emu.faults.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos/*/produtos' }, effect: { loseResponse: true } });
-  emu.faults.add({ target: 'api', match: { method: 'PATCH', path: '/v1/produtos/*' }, effect: { concurrentEdit: true } });
+  emu.faults.add({
+    target: 'api',
+    match: { method: 'POST', path: '/v1/catalogos/*/produtos' },
+    effect: { loseResponse: true },
+  });
+  emu.faults.add({
+    target: 'api',
+    match: { method: 'PATCH', path: '/v1/produtos/*' },
+    effect: { concurrentEdit: true },
+  });
   const store = { establishmentId: acme.headOffice.id, name: 'Loja', product: { origem: 'erp', ncm: '21069090' } };
   const { catalogId, productId } = await mistakes.publishCatalog(service, store);
-  await expect(mistakes.updateProduct(service, productId, { sku: 'CAFE-500' })).rejects.toThrow('412 precondicao_falhou');
+  await expect(mistakes.updateProduct(service, productId, { sku: 'CAFE-500' })).rejects.toThrow(
+    '412 precondicao_falhou',
+  );
   // The receiver, sent the receiver check's cases.
-  await emu.webhooks.checkReceiver({ fetch: mistakes.webhookReceiver(SECRET, (event) => applied.push(event.id)), secret: SECRET });
+  await emu.webhooks.checkReceiver({
+    fetch: mistakes.webhookReceiver(SECRET, (event) => applied.push(event.id)),
+    secret: SECRET,
+  });
 
   const report = emu.report(); // formatReport(report) writes it as text, below
   expect(report.findings.map((f) => f.rule)).toEqual(['new-key-after-lost-answer', 'stale-etag-retried']);
@@ -92,7 +120,12 @@ test('the first version, with a lost answer and a concurrent edit, and its recei
   ]);
   expect(report.findingsDropped).toBe(0);
   const failing = ['stale-timestamp', 'future-timestamp'];
-  expect(report.receiver).toEqual({ target: 'https://receiver.test/', passed: RECEIVER_CASES.length - 2, failed: 2, failing });
+  expect(report.receiver).toEqual({
+    target: 'https://receiver.test/',
+    passed: RECEIVER_CASES.length - 2,
+    failed: 2,
+    failing,
+  });
   expect(excerpt(report)).toBe(readFileSync(new URL('worked-example-report.txt', import.meta.url), 'utf8'));
 
   // What the mistakes did: the store's catalog holds its product twice, and the receiver applied two replayed
@@ -104,11 +137,22 @@ test('the first version, with a lost answer and a concurrent edit, and its recei
 test('the fixed version, under the same faults and check: no finding, and every case of the receiver check passed', async () => {
   const { emu, acme, service, store } = arrange();
   const applied: string[] = [];
-  emu.faults.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos/*/produtos' }, effect: { loseResponse: true } });
-  emu.faults.add({ target: 'api', match: { method: 'PATCH', path: '/v1/produtos/*' }, effect: { concurrentEdit: true } });
+  emu.faults.add({
+    target: 'api',
+    match: { method: 'POST', path: '/v1/catalogos/*/produtos' },
+    effect: { loseResponse: true },
+  });
+  emu.faults.add({
+    target: 'api',
+    match: { method: 'PATCH', path: '/v1/produtos/*' },
+    effect: { concurrentEdit: true },
+  });
   const { catalogId, productId } = await fixed.publishCatalog(service, store);
   const product = await fixed.updateProduct(service, productId, { sku: 'CAFE-500' });
-  await emu.webhooks.checkReceiver({ fetch: fixed.webhookReceiver(SECRET, (event) => applied.push(event.id)), secret: SECRET });
+  await emu.webhooks.checkReceiver({
+    fetch: fixed.webhookReceiver(SECRET, (event) => applied.push(event.id)),
+    secret: SECRET,
+  });
 
   const report = emu.report();
   expect(report.findings, formatReport(report)).toEqual([]);

@@ -54,16 +54,27 @@ export async function fuzzWorld(): Promise<FuzzWorld> {
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const response = await emu.fetch(path, {
       method,
-      headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': `fuzz-setup-${String(++key).padStart(8, '0')}`, ...headers },
+      headers: {
+        authorization: `Bearer ${company.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': `fuzz-setup-${String(++key).padStart(8, '0')}`,
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const json = (await response.json()) as Record<string, unknown>;
-    if (response.status >= 300) throw new Error(`fuzz set-up: ${method} ${path} answered ${response.status}: ${JSON.stringify(json)}`);
+    if (response.status >= 300)
+      throw new Error(`fuzz set-up: ${method} ${path} answered ${response.status}: ${JSON.stringify(json)}`);
     return { json, etag: response.headers.get('etag') ?? '' };
   };
   const catalog = await call('POST', '/v1/catalogos', { estabelecimento_id: company.headOffice.id, nome: 'Loja' });
   const catalogId = String(catalog.json.id);
-  const product = await call('POST', `/v1/catalogos/${catalogId}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: 'p-1', descricao: 'Notebook' });
+  const product = await call('POST', `/v1/catalogos/${catalogId}/produtos`, {
+    origem: 'erp',
+    ncm: '84713012',
+    id_externo: 'p-1',
+    descricao: 'Notebook',
+  });
   await call('POST', `/v1/catalogos/${catalogId}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: 'p-2' });
   const webhook = await call('PUT', '/v1/webhook', { url: `${HOOKS}/hook` }, { 'if-none-match': '*' });
   await call('POST', '/v1/webhook/testes', {}, { 'if-match': webhook.etag });
@@ -76,23 +87,89 @@ export async function fuzzWorld(): Promise<FuzzWorld> {
   // A company on a clock of its own, so that its clock controls and its world in the snapshot are aimed at too.
   const own = emu.companies.create({ clock: 'own', surveillanceCapacity: 2 });
   await emu.companies.clock(own.companyId).advance('1h');
-  const ids = [company.companyId, company.headOffice.id, catalogId, String(product.json.id), String(analysis.json.id), String(webhook.json.id), own.companyId];
-  return { emu, companyId: company.companyId, token: company.token, readOnlyToken: readOnly.token, ids, base: emu.snapshot() };
+  const ids = [
+    company.companyId,
+    company.headOffice.id,
+    catalogId,
+    String(product.json.id),
+    String(analysis.json.id),
+    String(webhook.json.id),
+    own.companyId,
+  ];
+  return {
+    emu,
+    companyId: company.companyId,
+    token: company.token,
+    readOnlyToken: readOnly.token,
+    ids,
+    base: emu.snapshot(),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // Values
 
 const HOSTILE_STRINGS = [
-  '', ' ', '\r\n', 'a\r\nx-injected: 1', '\u0000', '\u001b[2J', '\u2028', '%0A', '../../etc/passwd', '__proto__', 'constructor',
-  '+275760-09-13T00:00:00.000Z', '-271821-04-20T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '1969-12-31T23:59:59.999Z', 'not a date',
-  '100000d', '9007199254740991', '1e308', '-5s', 'Infinity', 'NaN', '0x10', '1.5d', '999999999999999999999d', '3650d', '3651d', '1d',
-  'https://hooks.fuzz.example/:1/x', 'https://hooks.fuzz.example@evil.example/', 'http://127.0.0.1:1/', 'javascript:alert(1)', '*', '**', '/v1/**a**a**a!',
+  '',
+  ' ',
+  '\r\n',
+  'a\r\nx-injected: 1',
+  '\u0000',
+  '\u001b[2J',
+  '\u2028',
+  '%0A',
+  '../../etc/passwd',
+  '__proto__',
+  'constructor',
+  '+275760-09-13T00:00:00.000Z',
+  '-271821-04-20T00:00:00.000Z',
+  '9999-12-31T23:59:59.999Z',
+  '1969-12-31T23:59:59.999Z',
+  'not a date',
+  '100000d',
+  '9007199254740991',
+  '1e308',
+  '-5s',
+  'Infinity',
+  'NaN',
+  '0x10',
+  '1.5d',
+  '999999999999999999999d',
+  '3650d',
+  '3651d',
+  '1d',
+  'https://hooks.fuzz.example/:1/x',
+  'https://hooks.fuzz.example@evil.example/',
+  'http://127.0.0.1:1/',
+  'javascript:alert(1)',
+  '*',
+  '**',
+  '/v1/**a**a**a!',
 ];
-const HOSTILE_NUMBERS = [0, -1, 1, 0.5, -0.5, 2 ** 31, 2 ** 53 - 1, -(2 ** 53), 8_640_000_000_000_001, -8_640_000_000_000_001, 1e308, -1e308, 86_400_001, 10_000_001];
+const HOSTILE_NUMBERS = [
+  0,
+  -1,
+  1,
+  0.5,
+  -0.5,
+  2 ** 31,
+  2 ** 53 - 1,
+  -(2 ** 53),
+  8_640_000_000_000_001,
+  -8_640_000_000_000_001,
+  1e308,
+  -1e308,
+  86_400_001,
+  10_000_001,
+];
 
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom<unknown>(...HOSTILE_STRINGS, ...HOSTILE_NUMBERS, null, true, false, [], {}, [null], { __proto__: null }) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom<unknown>(...HOSTILE_STRINGS, ...HOSTILE_NUMBERS, null, true, false, [], {}, [null], {
+      __proto__: null,
+    }),
+  },
   { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 1, arbitrary: fc.integer() },
   { weight: 1, arbitrary: fc.double({ noNaN: true }) },
@@ -101,7 +178,12 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** A copy of `value` with one change: a leaf replaced, a key dropped, a key added, an array item repeated. */
-function mutate(value: unknown, pick: number, replacement: unknown, how: 'replace' | 'drop' | 'add' | 'repeat'): unknown {
+function mutate(
+  value: unknown,
+  pick: number,
+  replacement: unknown,
+  how: 'replace' | 'drop' | 'add' | 'repeat',
+): unknown {
   const copy = structuredClone(value) as unknown;
   // Objects and arrays by depth, and a depth picked first: a snapshot's few top-level fields (now, tasks, random)
   // are as likely a target as its thousands of record fields.
@@ -131,7 +213,12 @@ function mutate(value: unknown, pick: number, replacement: unknown, how: 'replac
   return copy;
 }
 
-const hostileNumber = fc.constantFrom(...HOSTILE_NUMBERS, Number.MAX_SAFE_INTEGER, 253_402_300_800_000, -8_640_000_000_000_000);
+const hostileNumber = fc.constantFrom(
+  ...HOSTILE_NUMBERS,
+  Number.MAX_SAFE_INTEGER,
+  253_402_300_800_000,
+  -8_640_000_000_000_000,
+);
 
 /** A snapshot is mostly numbers (instants, counters, versions, random state): they get their own hostile values. */
 const snapshotMutation = fc.record({
@@ -140,25 +227,59 @@ const snapshotMutation = fc.record({
   how: fc.constantFrom('replace' as const, 'replace' as const, 'drop' as const, 'add' as const, 'repeat' as const),
 });
 
-const mutation = fc.record({ pick: fc.nat(), replacement: hostileValue, how: fc.constantFrom('replace' as const, 'drop' as const, 'add' as const, 'repeat' as const) });
+const mutation = fc.record({
+  pick: fc.nat(),
+  replacement: hostileValue,
+  how: fc.constantFrom('replace' as const, 'drop' as const, 'add' as const, 'repeat' as const),
+});
 
 /** A body built from `template`: as is, mutated once or twice, or replaced by something that is not it at all. */
 function bodyFrom(template: unknown): fc.Arbitrary<string | undefined> {
   return fc.oneof(
     { weight: 2, arbitrary: fc.constant(JSON.stringify(template)) },
     { weight: 5, arbitrary: mutation.map((m) => JSON.stringify(mutate(template, m.pick, m.replacement, m.how))) },
-    { weight: 2, arbitrary: fc.tuple(mutation, mutation).map(([a, b]) => JSON.stringify(mutate(mutate(template, a.pick, a.replacement, a.how), b.pick, b.replacement, b.how))) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(mutation, mutation)
+        .map(([a, b]) =>
+          JSON.stringify(mutate(mutate(template, a.pick, a.replacement, a.how), b.pick, b.replacement, b.how)),
+        ),
+    },
     { weight: 1, arbitrary: hostileValue.map((v) => JSON.stringify(v) ?? 'null') },
     {
       weight: 1,
-      arbitrary: fc.constantFrom<string | undefined>(undefined, '', '{', '{"a":', 'null', '[]', '"\\ud800"', `{"a":${'['.repeat(10_000)}`, ' '.repeat(1_100_000), JSON.stringify({ pad: 'x'.repeat(1_100_000) })),
+      arbitrary: fc.constantFrom<string | undefined>(
+        undefined,
+        '',
+        '{',
+        '{"a":',
+        'null',
+        '[]',
+        '"\\ud800"',
+        `{"a":${'['.repeat(10_000)}`,
+        ' '.repeat(1_100_000),
+        JSON.stringify({ pad: 'x'.repeat(1_100_000) }),
+      ),
     },
   );
 }
 
 const contentType = fc.oneof(
   { weight: 6, arbitrary: fc.constant('application/json') },
-  { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx', '', 'application/json, text/plain') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'text/plain',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonx',
+      '',
+      'application/json, text/plain',
+    ),
+  },
   { weight: 1, arbitrary: fc.constant(undefined) },
 );
 
@@ -176,13 +297,37 @@ const CONTROLS: readonly ControlShape[] = [
   { method: 'GET', path: '/_emulator' },
   { method: 'POST', path: '/_emulator/reset' },
   { method: 'GET', path: '/_emulator/companies' },
-  { method: 'POST', path: '/_emulator/companies', body: () => ({ name: 'Fuzz', cnpjRoot: '12345678', permissions: ['catalogo:ler'], subscriptionActive: true, surveillanceEntitled: true, surveillanceCapacity: 3, analysisAllowance: 1 }) },
-  { method: 'POST', path: '/_emulator/companies', body: () => ({ name: 'Fuzz own', cnpjRoot: '12345679', clock: 'own', surveillanceCapacity: 2 }) },
+  {
+    method: 'POST',
+    path: '/_emulator/companies',
+    body: () => ({
+      name: 'Fuzz',
+      cnpjRoot: '12345678',
+      permissions: ['catalogo:ler'],
+      subscriptionActive: true,
+      surveillanceEntitled: true,
+      surveillanceCapacity: 3,
+      analysisAllowance: 1,
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/_emulator/companies',
+    body: () => ({ name: 'Fuzz own', cnpjRoot: '12345679', clock: 'own', surveillanceCapacity: 2 }),
+  },
   { method: 'GET', path: '/_emulator/companies/:company/clock' },
   { method: 'POST', path: '/_emulator/companies/:company/clock/advance', body: () => ({ by: '2h' }) },
   { method: 'POST', path: '/_emulator/companies/:company/clock/run-until-idle', body: () => ({ limit: 100 }) },
-  { method: 'PATCH', path: '/_emulator/companies/:company', body: () => ({ subscriptionActive: false, surveillanceCapacity: 0, analysisAllowance: 2, name: 'Outra' }) },
-  { method: 'POST', path: '/_emulator/companies/:company/credentials', body: () => ({ permissions: ['catalogo:ler', 'webhook:gerenciar'] }) },
+  {
+    method: 'PATCH',
+    path: '/_emulator/companies/:company',
+    body: () => ({ subscriptionActive: false, surveillanceCapacity: 0, analysisAllowance: 2, name: 'Outra' }),
+  },
+  {
+    method: 'POST',
+    path: '/_emulator/companies/:company/credentials',
+    body: () => ({ permissions: ['catalogo:ler', 'webhook:gerenciar'] }),
+  },
   { method: 'POST', path: '/_emulator/companies/:company/events', body: () => ({ dados: { tipo: 'webhook.teste' } }) },
   // The receiver check: the routed receiver answers at once, so a check takes milliseconds.
   {
@@ -207,30 +352,66 @@ const CONTROLS: readonly ControlShape[] = [
   { method: 'POST', path: '/_emulator/clock/advance', body: () => ({ to: '2026-03-01T00:00:00.000Z' }) },
   { method: 'POST', path: '/_emulator/clock/run-until-idle', body: () => ({ limit: 100 }) },
   { method: 'GET', path: '/_emulator/faults' },
-  { method: 'POST', path: '/_emulator/faults', body: () => ({ target: 'api', match: { method: 'PATCH', path: '/v1/produtos/*' }, effect: { status: 503, retryAfter: 1 }, times: 1 }) },
-  { method: 'POST', path: '/_emulator/faults', body: () => ({ target: 'delivery', match: { url: `${HOOKS}/**` }, effect: { status: 500 }, times: 2 }) },
-  { method: 'POST', path: '/_emulator/faults', body: () => ({ target: 'job', match: { kind: 'retencao_eventos' }, effect: { fail: true }, times: 1 }) },
+  {
+    method: 'POST',
+    path: '/_emulator/faults',
+    body: () => ({
+      target: 'api',
+      match: { method: 'PATCH', path: '/v1/produtos/*' },
+      effect: { status: 503, retryAfter: 1 },
+      times: 1,
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/_emulator/faults',
+    body: () => ({ target: 'delivery', match: { url: `${HOOKS}/**` }, effect: { status: 500 }, times: 2 }),
+  },
+  {
+    method: 'POST',
+    path: '/_emulator/faults',
+    body: () => ({ target: 'job', match: { kind: 'retencao_eventos' }, effect: { fail: true }, times: 1 }),
+  },
   { method: 'DELETE', path: '/_emulator/faults' },
   { method: 'DELETE', path: '/_emulator/faults/:id' },
   { method: 'GET', path: '/_emulator/network/routes' },
-  { method: 'POST', path: '/_emulator/network/routes', body: () => ({ from: 'https://other.fuzz.example/base', to: 'http://127.0.0.1:9/' }) },
+  {
+    method: 'POST',
+    path: '/_emulator/network/routes',
+    body: () => ({ from: 'https://other.fuzz.example/base', to: 'http://127.0.0.1:9/' }),
+  },
   { method: 'DELETE', path: '/_emulator/network/routes?from=https%3A%2F%2Fother.fuzz.example%2Fbase' },
   { method: 'GET', path: '/_emulator/regulatory' },
-  { method: 'POST', path: '/_emulator/regulatory/snapshots', body: () => ({ adicionar: [{ codigo: '84713019', descricao: 'Outro' }], extinguir: [], atributos: [{ codigo: 'COR', nome: 'Cor' }] }) },
+  {
+    method: 'POST',
+    path: '/_emulator/regulatory/snapshots',
+    body: () => ({
+      adicionar: [{ codigo: '84713019', descricao: 'Outro' }],
+      extinguir: [],
+      atributos: [{ codigo: 'COR', nome: 'Cor' }],
+    }),
+  },
   { method: 'GET', path: '/_emulator/inbox' },
   { method: 'DELETE', path: '/_emulator/inbox' },
   { method: 'GET', path: '/_emulator/requests' },
   { method: 'GET', path: '/_emulator/faults?companyId=:company' },
   { method: 'DELETE', path: '/_emulator/inbox?companyId=:company' },
   { method: 'GET', path: '/_emulator/requests?companyId=:company&companyId=:id' },
-  { method: 'GET', path: '/_emulator/requests?method=patch&path=/v1/**&status=4xx&from=2026-01-01&replayed=false&limit=5' },
+  {
+    method: 'GET',
+    path: '/_emulator/requests?method=patch&path=/v1/**&status=4xx&from=2026-01-01&replayed=false&limit=5',
+  },
   { method: 'GET', path: '/_emulator/requests?path=:id&codigo=:company' },
   { method: 'GET', path: '/_emulator/requests/count?status=:id&to=:company' },
   { method: 'GET', path: '/_emulator/companies/:company/journal/count?limit=:id' },
   { method: 'GET', path: '/_emulator/faults/:id/near-misses' },
   { method: 'GET', path: '/_emulator/companies/:company/faults/:id/near-misses' },
   { method: 'GET', path: '/_emulator/companies/:company/faults' },
-  { method: 'POST', path: '/_emulator/companies/:company/faults', body: () => ({ target: 'api', match: { method: 'GET', path: '/v1/empresa' }, effect: { status: 503 }, times: 1 }) },
+  {
+    method: 'POST',
+    path: '/_emulator/companies/:company/faults',
+    body: () => ({ target: 'api', match: { method: 'GET', path: '/v1/empresa' }, effect: { status: 503 }, times: 1 }),
+  },
   { method: 'DELETE', path: '/_emulator/companies/:company/faults' },
   { method: 'DELETE', path: '/_emulator/companies/:company/faults/:id' },
   { method: 'GET', path: '/_emulator/companies/:company/inbox' },
@@ -242,22 +423,32 @@ const CONTROLS: readonly ControlShape[] = [
 ];
 
 function controlRequest(world: FuzzWorld): fc.Arbitrary<HostileRequest> {
-  const id = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...world.ids, 'flt_1') }, { weight: 1, arbitrary: fc.constantFrom('nobody', '%00', '..', 'x'.repeat(300), '%E0%A4%A', '%2F..%2F') });
+  const id = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...world.ids, 'flt_1') },
+    { weight: 1, arbitrary: fc.constantFrom('nobody', '%00', '..', 'x'.repeat(300), '%E0%A4%A', '%2F..%2F') },
+  );
   return fc.constantFrom(...CONTROLS).chain((shape) =>
-    fc.record({
-      method: fc.oneof({ weight: 9, arbitrary: fc.constant(shape.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS') }),
-      company: id,
-      id,
-      body: shape.body ? bodyFrom(shape.body(world)) : fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: bodyFrom({}) }),
-      contentType,
-      headers: extraHeaders,
-    }).map(({ method, company, id: other, body, contentType: type, headers }) => ({
-      plane: 'control' as const,
-      method,
-      path: shape.path.replace(':company', company).replace(':id', other),
-      headers: { ...(type === undefined ? {} : { 'content-type': type }), ...headers },
-      ...(body === undefined || method === 'GET' || method === 'HEAD' ? {} : { body }),
-    })),
+    fc
+      .record({
+        method: fc.oneof(
+          { weight: 9, arbitrary: fc.constant(shape.method) },
+          { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS') },
+        ),
+        company: id,
+        id,
+        body: shape.body
+          ? bodyFrom(shape.body(world))
+          : fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: bodyFrom({}) }),
+        contentType,
+        headers: extraHeaders,
+      })
+      .map(({ method, company, id: other, body, contentType: type, headers }) => ({
+        plane: 'control' as const,
+        method,
+        path: shape.path.replace(':company', company).replace(':id', other),
+        headers: { ...(type === undefined ? {} : { 'content-type': type }), ...headers },
+        ...(body === undefined || method === 'GET' || method === 'HEAD' ? {} : { body }),
+      })),
   );
 }
 
@@ -266,7 +457,16 @@ const extraHeaders = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.dictionary(
-      fc.constantFrom('origin', 'x-forwarded-host', 'authorization', 'if-match', 'if-none-match', 'accept', 'x-request-id', 'content-encoding'),
+      fc.constantFrom(
+        'origin',
+        'x-forwarded-host',
+        'authorization',
+        'if-match',
+        'if-none-match',
+        'accept',
+        'x-request-id',
+        'content-encoding',
+      ),
       fc.constantFrom('https://evil.example', 'Bearer x', '*', '"x"', 'W/"1"', 'gzip', 'null', 'a'.repeat(2_000)),
       { maxKeys: 2 },
     ),
@@ -290,7 +490,11 @@ const API_PATHS: readonly [string, string, unknown?][] = [
   ['PATCH', '/v1/catalogos/:id', { nome: 'Renomeado' }],
   ['GET', '/v1/catalogos/:id/impacto-exclusao'],
   ['DELETE', '/v1/catalogos/:id', {}],
-  ['POST', '/v1/catalogos/:id/produtos', { origem: 'erp', ncm: '84713012', id_externo: 'novo', atributos: [{ codigo: 'COR', valores: ['azul'] }] }],
+  [
+    'POST',
+    '/v1/catalogos/:id/produtos',
+    { origem: 'erp', ncm: '84713012', id_externo: 'novo', atributos: [{ codigo: 'COR', valores: ['azul'] }] },
+  ],
   ['GET', '/v1/catalogos/:id/produtos?limite=1'],
   ['GET', '/v1/produtos?limite=1'],
   ['GET', '/v1/produtos/:id'],
@@ -313,33 +517,72 @@ const API_PATHS: readonly [string, string, unknown?][] = [
 ];
 
 function apiRequest(world: FuzzWorld): fc.Arbitrary<HostileRequest> {
-  const id = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...world.ids) }, { weight: 1, arbitrary: fc.constantFrom('nao-e-uuid', '00000000-0000-7000-8000-000000000000', '%00', '..%2F..', 'x'.repeat(500), '%0A%1B%5B2J') });
+  const id = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...world.ids) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'nao-e-uuid',
+        '00000000-0000-7000-8000-000000000000',
+        '%00',
+        '..%2F..',
+        'x'.repeat(500),
+        '%0A%1B%5B2J',
+      ),
+    },
+  );
   const token = fc.constantFrom(world.token, world.token, world.readOnlyToken, 'nobody', '', 'x'.repeat(5_000));
-  const key = fc.oneof({ weight: 4, arbitrary: fc.uuid().map((u) => `fuzz-${u}`) }, { weight: 1, arbitrary: fc.constantFrom('', 'short', 'x'.repeat(300), 'with space in it ok?', '\u00e9'.repeat(20)) });
+  const key = fc.oneof(
+    { weight: 4, arbitrary: fc.uuid().map((u) => `fuzz-${u}`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('', 'short', 'x'.repeat(300), 'with space in it ok?', '\u00e9'.repeat(20)),
+    },
+  );
   return fc.constantFrom(...API_PATHS).chain(([method, template, body]) =>
-    fc.record({
-      method: fc.oneof({ weight: 9, arbitrary: fc.constant(method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND') }),
-      id,
-      token,
-      key: fc.option(key, { freq: 8 }),
-      ifMatch: fc.option(fc.constantFrom('*', '"nope"', 'W/"1"', '"a", "b"', 'garbage'), { freq: 2 }),
-      body: body === undefined ? fc.constant(undefined) : bodyFrom(body),
-      contentType,
-      headers: extraHeaders,
-      query: fc.option(fc.constantFrom('?limite=0', '?limite=abc', '?cursor=%FF', '?limite=1&limite=2', '?x=1', '?cursor=' + 'a'.repeat(3_000)), { freq: 6 }),
-    }).map((r) => ({
-      plane: 'api' as const,
-      method: r.method,
-      path: template.replace(':id', r.id) + (r.query ?? ''),
-      headers: {
-        authorization: `Bearer ${r.token}`,
-        ...(r.key === null ? {} : { 'idempotency-key': r.key }),
-        ...(r.ifMatch === null ? {} : { 'if-match': r.ifMatch }),
-        ...(r.contentType === undefined ? {} : { 'content-type': r.contentType }),
-        ...r.headers,
-      },
-      ...(r.body === undefined || r.method === 'GET' || r.method === 'HEAD' ? {} : { body: r.body.replaceAll('":id"', JSON.stringify(world.ids[2])) }),
-    })),
+    fc
+      .record({
+        method: fc.oneof(
+          { weight: 9, arbitrary: fc.constant(method) },
+          {
+            weight: 1,
+            arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND'),
+          },
+        ),
+        id,
+        token,
+        key: fc.option(key, { freq: 8 }),
+        ifMatch: fc.option(fc.constantFrom('*', '"nope"', 'W/"1"', '"a", "b"', 'garbage'), { freq: 2 }),
+        body: body === undefined ? fc.constant(undefined) : bodyFrom(body),
+        contentType,
+        headers: extraHeaders,
+        query: fc.option(
+          fc.constantFrom(
+            '?limite=0',
+            '?limite=abc',
+            '?cursor=%FF',
+            '?limite=1&limite=2',
+            '?x=1',
+            '?cursor=' + 'a'.repeat(3_000),
+          ),
+          { freq: 6 },
+        ),
+      })
+      .map((r) => ({
+        plane: 'api' as const,
+        method: r.method,
+        path: template.replace(':id', r.id) + (r.query ?? ''),
+        headers: {
+          authorization: `Bearer ${r.token}`,
+          ...(r.key === null ? {} : { 'idempotency-key': r.key }),
+          ...(r.ifMatch === null ? {} : { 'if-match': r.ifMatch }),
+          ...(r.contentType === undefined ? {} : { 'content-type': r.contentType }),
+          ...r.headers,
+        },
+        ...(r.body === undefined || r.method === 'GET' || r.method === 'HEAD'
+          ? {}
+          : { body: r.body.replaceAll('":id"', JSON.stringify(world.ids[2])) }),
+      })),
   );
 }
 
@@ -348,12 +591,22 @@ function mutatedSnapshot(world: FuzzWorld): fc.Arbitrary<HostileRequest> {
   return fc.tuple(snapshotMutation, fc.option(snapshotMutation, { freq: 2 })).map(([first, second]) => {
     let snapshot: unknown = mutate(world.emu.snapshot(), first.pick, first.replacement, first.how);
     if (second) snapshot = mutate(snapshot, second.pick, second.replacement, second.how);
-    return { plane: 'control' as const, method: 'PUT', path: '/_emulator/state', headers: { 'content-type': 'application/json' }, body: JSON.stringify(snapshot) };
+    return {
+      plane: 'control' as const,
+      method: 'PUT',
+      path: '/_emulator/state',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(snapshot),
+    };
   });
 }
 
 export function hostileRequest(world: FuzzWorld): fc.Arbitrary<HostileRequest> {
-  return fc.oneof({ weight: 5, arbitrary: apiRequest(world) }, { weight: 4, arbitrary: controlRequest(world) }, { weight: 2, arbitrary: mutatedSnapshot(world) });
+  return fc.oneof(
+    { weight: 5, arbitrary: apiRequest(world) },
+    { weight: 4, arbitrary: controlRequest(world) },
+    { weight: 2, arbitrary: mutatedSnapshot(world) },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -387,7 +640,8 @@ export async function check(world: FuzzWorld, send: Send, request: HostileReques
   if (answer.status >= 500) return { request, problem: `answered ${answer.status}: ${answer.text.slice(0, 300)}` };
   if (answer.status >= 400) {
     const after = view(world);
-    if (after !== before) return { request, problem: `refused with ${answer.status} yet changed the state: ${answer.text.slice(0, 300)}` };
+    if (after !== before)
+      return { request, problem: `refused with ${answer.status} yet changed the state: ${answer.text.slice(0, 300)}` };
   }
   if (answer.status < 300) {
     // An accepted fault, route or company change is the run's own doing: undo it so it can't cause a 5xx later.
@@ -408,7 +662,11 @@ export function inProcessSend(world: FuzzWorld): Send {
     });
     try {
       const response = await Promise.race([
-        world.emu.fetch(request.path, { method: request.method, headers: request.headers, ...(request.body === undefined ? {} : { body: request.body }) }),
+        world.emu.fetch(request.path, {
+          method: request.method,
+          headers: request.headers,
+          ...(request.body === undefined ? {} : { body: request.body }),
+        }),
         hang,
       ]);
       const text = await Promise.race([response.text(), hang]);

@@ -13,10 +13,13 @@ import { check, fuzzWorld, HANG_MS, hostileRequest, inProcessSend, type Send } f
 
 const REBASE_EVERY = 250;
 
-const { values } = parseArgs({ options: { requests: { type: 'string' }, seed: { type: 'string' }, http: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { requests: { type: 'string' }, seed: { type: 'string' }, http: { type: 'boolean' } },
+});
 const total = Number(values.requests ?? 100_000);
 const seed = Number(values.seed ?? 1);
-if (!Number.isInteger(total) || total < 1) throw new RangeError(`--requests must be a positive integer; got ${values.requests}`);
+if (!Number.isInteger(total) || total < 1)
+  throw new RangeError(`--requests must be a positive integer; got ${values.requests}`);
 
 const world = await fuzzWorld();
 let send: Send = inProcessSend(world);
@@ -41,7 +44,10 @@ const started = performance.now();
 const batch = REBASE_EVERY;
 let sent = 0;
 for (let round = 0; sent < total; round++) {
-  const requests = fc.sample(hostileRequest(world), { numRuns: Math.min(batch, total - sent), seed: seed * 1_000_003 + round });
+  const requests = fc.sample(hostileRequest(world), {
+    numRuns: Math.min(batch, total - sent),
+    seed: seed * 1_000_003 + round,
+  });
   for (const request of requests) {
     const t0 = performance.now();
     const timed: Send = async (r) => {
@@ -55,7 +61,9 @@ for (let round = 0; sent < total; round++) {
     sent++;
     if (violation) {
       const { body, ...shown } = violation.request;
-      process.stderr.write(`\nviolation after ${sent} requests: ${violation.problem}\nrequest: ${JSON.stringify(shown)}\nbody (first 2,000 characters): ${(body ?? '').slice(0, 2_000)}\n`);
+      process.stderr.write(
+        `\nviolation after ${sent} requests: ${violation.problem}\nrequest: ${JSON.stringify(shown)}\nbody (first 2,000 characters): ${(body ?? '').slice(0, 2_000)}\n`,
+      );
       await close();
       process.exit(1);
     }
@@ -68,6 +76,8 @@ for (let round = 0; sent < total; round++) {
 }
 await close();
 const seconds = (performance.now() - started) / 1000;
-process.stdout.write(`\r${sent} hostile requests ${values.http ? 'over HTTP' : 'in process'} in ${seconds.toFixed(1)} s: 0 violations (no 5xx, none over ${HANG_MS} ms, every refusal changed nothing)\n`);
+process.stdout.write(
+  `\r${sent} hostile requests ${values.http ? 'over HTTP' : 'in process'} in ${seconds.toFixed(1)} s: 0 violations (no 5xx, none over ${HANG_MS} ms, every refusal changed nothing)\n`,
+);
 process.stdout.write(`slowest answer (with its state checks): ${slowestMs.toFixed(0)} ms\n`);
 for (const [family, count] of [...statuses].sort()) process.stdout.write(`  ${family}: ${count}\n`);

@@ -47,7 +47,10 @@ const result = await build({
   logLevel: 'silent',
 });
 if (result.warnings.length > 0 || result.errors.length > 0) {
-  for (const warning of result.warnings) console.error(`build-cjs: ${warning.text}${warning.location ? ` (${warning.location.file}:${warning.location.line})` : ''}`);
+  for (const warning of result.warnings)
+    console.error(
+      `build-cjs: ${warning.text}${warning.location ? ` (${warning.location.file}:${warning.location.line})` : ''}`,
+    );
   throw new Error(`build-cjs: esbuild warned ${result.warnings.length} time(s); the CommonJS build must be clean`);
 }
 

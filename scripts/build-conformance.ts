@@ -43,9 +43,16 @@ const tests = testFiles.flatMap((file) =>
   })),
 );
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-const catalogue = { version, statements: readStatements(ROOT), files: testFiles.map((source) => ({ source, bundle: bundleName(source) })), tests };
+const catalogue = {
+  version,
+  statements: readStatements(ROOT),
+  files: testFiles.map((source) => ({ source, bundle: bundleName(source) })),
+  tests,
+};
 writeFileSync(join(OUT, 'statements.json'), `${JSON.stringify(catalogue)}\n`);
 // The fixtures a user tries the command with against `serve --no-controls` (docs/conformance-testing.md): shipped
 // beside the tests.
 copyFileSync(new URL('../examples/conformance-fixtures.json', import.meta.url), join(OUT, 'fixtures.json'));
-console.log(`build-conformance: ${testFiles.length} spec test files, ${tests.length} tests, into dist/conformance (bundled: ${packages.join(', ')})`);
+console.log(
+  `build-conformance: ${testFiles.length} spec test files, ${tests.length} tests, into dist/conformance (bundled: ${packages.join(', ')})`,
+);

@@ -28,6 +28,9 @@ const result = await build({
   logLevel: 'silent',
 });
 if (result.warnings.length > 0 || result.errors.length > 0) {
-  for (const warning of result.warnings) console.error(`build-inspector: ${warning.text}${warning.location ? ` (${warning.location.file}:${warning.location.line})` : ''}`);
+  for (const warning of result.warnings)
+    console.error(
+      `build-inspector: ${warning.text}${warning.location ? ` (${warning.location.file}:${warning.location.line})` : ''}`,
+    );
   throw new Error(`build-inspector: esbuild warned ${result.warnings.length} time(s); the page's build must be clean`);
 }

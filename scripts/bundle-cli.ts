@@ -34,7 +34,9 @@ const result = await build({
   sourcemap: true,
   sourcesContent: false,
   metafile: true,
-  banner: { js: `// catalog-emulator's CLI, bundled with its dependencies by scripts/bundle-cli.ts; their licences: ${NOTICES}` },
+  banner: {
+    js: `// catalog-emulator's CLI, bundled with its dependencies by scripts/bundle-cli.ts; their licences: ${NOTICES}`,
+  },
   logLevel: 'warning',
 });
 
@@ -45,7 +47,12 @@ for (const input of Object.keys(result.metafile.inputs)) {
   if (match) packages.add(match[1]!);
 }
 const notices = [...packages].sort().map((name) => {
-  const { version } = JSON.parse(readFileSync(new URL(`node_modules/${name}/package.json`, ROOT), 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(new URL(`node_modules/${name}/package.json`, ROOT), 'utf8')) as {
+    version: string;
+  };
   return `${name} ${version}\n\n${readFileSync(new URL(`node_modules/${name}/LICENSE`, ROOT), 'utf8').trim()}\n`;
 });
-writeFileSync(new URL(NOTICES, OUT), `The CLI bundle (catalog-emulator.js) contains code of these packages, under these licences.\n\n${notices.join('\n---\n\n')}`);
+writeFileSync(
+  new URL(NOTICES, OUT),
+  `The CLI bundle (catalog-emulator.js) contains code of these packages, under these licences.\n\n${notices.join('\n---\n\n')}`,
+);

@@ -52,25 +52,34 @@ function conformancePlugin(options: BundleOptions): Plugin {
       b.onResolve({ filter: /^vitest(\/suite)?$/ }, () => ({ path: options.vitestModule }));
       b.onResolve({ filter: /(^|\/)src\/index\.js$/ }, (args) => {
         if (resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts') !== entry) return undefined;
-        return { path: relative(outdir, join(root, 'dist', 'src', 'index.js')).split('\\').join('/'), external: true };
+        return {
+          path: relative(outdir, join(root, 'dist', 'src', 'index.js'))
+            .split('\\')
+            .join('/'),
+          external: true,
+        };
       });
       b.onLoad({ filter: /[\\/]spec-tests[\\/].*\.ts$/ }, (args) => {
-        const code = readFileSync(args.path, 'utf8').replace(/new URL\((['"])([^'"]+)\1, import\.meta\.url\)/g, (_whole: string, _quote: string, path: string) => {
-          const target = resolve(dirname(args.path), path);
-          const fromRoot = relative(root, target).split('\\').join('/');
-          if (!existsSync(target)) throw new Error(`${relative(root, args.path)} reads ${path} (${fromRoot}), which does not exist`);
-          let shipped: string;
-          if (SHIPPED.has(fromRoot)) shipped = fromRoot;
-          else {
-            const copy = join(outdir, 'files', fromRoot);
-            mkdirSync(dirname(copy), { recursive: true });
-            copyFileSync(target, copy);
-            shipped = relative(root, copy).split('\\').join('/');
-          }
-          // Every bundle and chunk sits directly in outdir, so its import.meta.url reaches the root the same way.
-          const fromOut = relative(outdir, join(root, shipped)).split('\\').join('/');
-          return `new URL(${JSON.stringify(fromOut)}, import.meta.url)`;
-        });
+        const code = readFileSync(args.path, 'utf8').replace(
+          /new URL\((['"])([^'"]+)\1, import\.meta\.url\)/g,
+          (_whole: string, _quote: string, path: string) => {
+            const target = resolve(dirname(args.path), path);
+            const fromRoot = relative(root, target).split('\\').join('/');
+            if (!existsSync(target))
+              throw new Error(`${relative(root, args.path)} reads ${path} (${fromRoot}), which does not exist`);
+            let shipped: string;
+            if (SHIPPED.has(fromRoot)) shipped = fromRoot;
+            else {
+              const copy = join(outdir, 'files', fromRoot);
+              mkdirSync(dirname(copy), { recursive: true });
+              copyFileSync(target, copy);
+              shipped = relative(root, copy).split('\\').join('/');
+            }
+            // Every bundle and chunk sits directly in outdir, so its import.meta.url reaches the root the same way.
+            const fromOut = relative(outdir, join(root, shipped)).split('\\').join('/');
+            return `new URL(${JSON.stringify(fromOut)}, import.meta.url)`;
+          },
+        );
         return { contents: code, loader: 'ts' };
       });
     },
@@ -80,7 +89,8 @@ function conformancePlugin(options: BundleOptions): Plugin {
 function licenceText(root: string, name: string): string {
   const dir = join(root, 'node_modules', name);
   const file = readdirSync(dir).find((entry) => /^licen[cs]e(\.(md|txt))?$/i.test(entry));
-  if (file === undefined) throw new Error(`the bundled package ${name} has no LICENSE file in ${dir}: its licence must travel with its code`);
+  if (file === undefined)
+    throw new Error(`the bundled package ${name} has no LICENSE file in ${dir}: its licence must travel with its code`);
   return readFileSync(join(dir, file), 'utf8').trim();
 }
 
@@ -94,7 +104,10 @@ export async function bundleConformance(options: BundleOptions): Promise<string[
   if (clash !== undefined) throw new Error(`two test files bundle to ${clash}: rename one`);
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [...options.testFiles.map((file) => ({ in: file, out: bundleName(file).replace(/\.js$/, '') })), ...(options.extraEntries ?? [])],
+    entryPoints: [
+      ...options.testFiles.map((file) => ({ in: file, out: bundleName(file).replace(/\.js$/, '') })),
+      ...(options.extraEntries ?? []),
+    ],
     outdir,
     entryNames: '[name]',
     chunkNames: 'chunk-[hash]',
@@ -108,12 +121,17 @@ export async function bundleConformance(options: BundleOptions): Promise<string[
     sourcesContent: false,
     metafile: true,
     // CommonJS packages inside (ajv) may require Node's modules: an ES module has no require of its own.
-    banner: { js: `// catalog-emulator's spec tests, bundled by scripts/conformance-bundle.ts; the bundled packages' licences: ${NOTICES}\nimport { createRequire as __conformanceRequire } from 'node:module';\nconst require = __conformanceRequire(import.meta.url);` },
+    banner: {
+      js: `// catalog-emulator's spec tests, bundled by scripts/conformance-bundle.ts; the bundled packages' licences: ${NOTICES}\nimport { createRequire as __conformanceRequire } from 'node:module';\nconst require = __conformanceRequire(import.meta.url);`,
+    },
     plugins: [conformancePlugin(options)],
     logLevel: 'silent',
   });
   if (result.warnings.length > 0) {
-    for (const warning of result.warnings) console.error(`conformance bundle: ${warning.text}${warning.location ? ` (${warning.location.file}:${warning.location.line})` : ''}`);
+    for (const warning of result.warnings)
+      console.error(
+        `conformance bundle: ${warning.text}${warning.location ? ` (${warning.location.file}:${warning.location.line})` : ''}`,
+      );
     throw new Error(`conformance bundle: esbuild warned ${result.warnings.length} time(s); the build must be clean`);
   }
   const packages = new Set<string>();
@@ -123,9 +141,14 @@ export async function bundleConformance(options: BundleOptions): Promise<string[
   }
   const sorted = [...packages].sort();
   const notices = sorted.map((name) => {
-    const { version } = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as {
+      version: string;
+    };
     return `${name} ${version}\n\n${licenceText(root, name)}\n`;
   });
-  writeFileSync(join(outdir, NOTICES), `The spec tests' bundle (dist/conformance/*.js) contains code of these packages, under these licences.\n\n${notices.join('\n---\n\n')}`);
+  writeFileSync(
+    join(outdir, NOTICES),
+    `The spec tests' bundle (dist/conformance/*.js) contains code of these packages, under these licences.\n\n${notices.join('\n---\n\n')}`,
+  );
   return sorted;
 }

@@ -117,17 +117,26 @@ export async function recordExamples(): Promise<OperationExamples> {
     if (call.ifNoneMatch !== undefined) headers['if-none-match'] = call.ifNoneMatch;
     const response = await emu.fetch(target, {
       method,
-      headers: { authorization: `Bearer ${company.token}`, ...(call.body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        authorization: `Bearer ${company.token}`,
+        ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }),
     });
     const text = await response.text();
-    if (response.status < 200 || response.status > 299) throw new Error(`${key} (${method} ${target}) answered ${response.status}: ${text}`);
+    if (response.status < 200 || response.status > 299)
+      throw new Error(`${key} (${method} ${target}) answered ${response.status}: ${text}`);
     const csv = (response.headers.get('content-type') ?? '').startsWith('text/csv');
     const body: unknown = csv || text === '' ? undefined : JSON.parse(text);
     if (record) {
       if (recorded.has(key)) throw new Error(`${key} is recorded twice: send the other call with send()`);
       recorded.set(key, {
-        request: { path: target, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...(call.body === undefined ? {} : { body: call.body }) },
+        request: {
+          path: target,
+          ...(Object.keys(headers).length > 0 ? { headers } : {}),
+          ...(call.body === undefined ? {} : { body: call.body }),
+        },
         response: { status: response.status, ...(csv ? { csv: text } : body === undefined ? {} : { body }) },
       });
     }
@@ -145,39 +154,91 @@ export async function recordExamples(): Promise<OperationExamples> {
     await example('GET /v1/empresa/capacidade');
 
     // A branch beside the head office.
-    const branch = await example('POST /v1/estabelecimentos', { body: { cnpj: cnpj('0002'), nome: 'Filial Centro', id_externo: 'LOJA-02' } });
+    const branch = await example('POST /v1/estabelecimentos', {
+      body: { cnpj: cnpj('0002'), nome: 'Filial Centro', id_externo: 'LOJA-02' },
+    });
     await example('GET /v1/estabelecimentos');
     await example('GET /v1/estabelecimentos/{id}', { params: { id: branch.body.id } });
-    await example('PATCH /v1/estabelecimentos/{id}', { params: { id: branch.body.id }, body: { nome: 'Filial Centro Histórico' }, ifMatch: branch.etag });
+    await example('PATCH /v1/estabelecimentos/{id}', {
+      params: { id: branch.body.id },
+      body: { nome: 'Filial Centro Histórico' },
+      ifMatch: branch.etag,
+    });
 
     // A catalog per establishment.
-    const store = await example('POST /v1/catalogos', { body: { estabelecimento_id: company.headOffice.id, nome: 'Loja virtual', id_externo: 'ERP-CAT-01' } });
-    const branchCatalog = await setup('POST /v1/catalogos', { body: { estabelecimento_id: branch.body.id, nome: 'Filial Centro' } });
+    const store = await example('POST /v1/catalogos', {
+      body: { estabelecimento_id: company.headOffice.id, nome: 'Loja virtual', id_externo: 'ERP-CAT-01' },
+    });
+    const branchCatalog = await setup('POST /v1/catalogos', {
+      body: { estabelecimento_id: branch.body.id, nome: 'Filial Centro' },
+    });
     await example('GET /v1/catalogos', { query: 'estado=ativo' });
     await example('GET /v1/catalogos/{id}', { params: { id: store.body.id } });
-    await example('PATCH /v1/catalogos/{id}', { params: { id: store.body.id }, body: { nome: 'Loja virtual (matriz)' }, ifMatch: store.etag });
+    await example('PATCH /v1/catalogos/{id}', {
+      params: { id: store.body.id },
+      body: { nome: 'Loja virtual (matriz)' },
+      ifMatch: store.etag,
+    });
 
     // Products: the coffee misses a required attribute (a finding later), the rice is complete.
     const coffee = await example('POST /v1/catalogos/{id}/produtos', {
       params: { id: store.body.id },
-      body: { origem: 'erp', id_externo: 'CAFE-500', sku: 'CAFE-500G', descricao: 'Café torrado em grãos 500 g', ncm: '09012100', atributos: [{ codigo: 'ATT_0024', valores: ['média'] }, { codigo: 'ATT_0025', valores: ['grão'] }] },
+      body: {
+        origem: 'erp',
+        id_externo: 'CAFE-500',
+        sku: 'CAFE-500G',
+        descricao: 'Café torrado em grãos 500 g',
+        ncm: '09012100',
+        atributos: [
+          { codigo: 'ATT_0024', valores: ['média'] },
+          { codigo: 'ATT_0025', valores: ['grão'] },
+        ],
+      },
     });
     const rice = await setup('POST /v1/catalogos/{id}/produtos', {
       params: { id: store.body.id },
-      body: { origem: 'erp', id_externo: 'ARROZ-5K', descricao: 'Arroz branco tipo 1, 5 kg', ncm: '10063021', atributos: [{ codigo: 'ATT_0001', valores: ['saco'] }, { codigo: 'ATT_0002', valores: ['5 kg'] }] },
+      body: {
+        origem: 'erp',
+        id_externo: 'ARROZ-5K',
+        descricao: 'Arroz branco tipo 1, 5 kg',
+        ncm: '10063021',
+        atributos: [
+          { codigo: 'ATT_0001', valores: ['saco'] },
+          { codigo: 'ATT_0002', valores: ['5 kg'] },
+        ],
+      },
     });
     await example('GET /v1/catalogos/{id}/produtos', { params: { id: store.body.id } });
     await example('GET /v1/produtos', { query: 'id_externo=CAFE-500' });
     await example('GET /v1/produtos/{id}', { params: { id: coffee.body.id } });
-    const editedCoffee = await example('PATCH /v1/produtos/{id}', { params: { id: coffee.body.id }, body: { descricao: 'Café torrado em grãos, torra média, 500 g' }, ifMatch: coffee.etag });
+    const editedCoffee = await example('PATCH /v1/produtos/{id}', {
+      params: { id: coffee.body.id },
+      body: { descricao: 'Café torrado em grãos, torra média, 500 g' },
+      ifMatch: coffee.etag,
+    });
     // Both products sold at the branch too; the rice then leaves it.
-    await example('PUT /v1/catalogos/{id}/produtos/{produto_id}', { params: { id: branchCatalog.body.id, produto_id: coffee.body.id }, body: {}, ifMatch: editedCoffee.etag });
-    const sharedRice = await setup('PUT /v1/catalogos/{id}/produtos/{produto_id}', { params: { id: branchCatalog.body.id, produto_id: rice.body.id }, body: {}, ifMatch: rice.etag });
-    await example('DELETE /v1/catalogos/{id}/produtos/{produto_id}', { params: { id: branchCatalog.body.id, produto_id: rice.body.id }, body: {}, ifMatch: sharedRice.etag });
+    await example('PUT /v1/catalogos/{id}/produtos/{produto_id}', {
+      params: { id: branchCatalog.body.id, produto_id: coffee.body.id },
+      body: {},
+      ifMatch: editedCoffee.etag,
+    });
+    const sharedRice = await setup('PUT /v1/catalogos/{id}/produtos/{produto_id}', {
+      params: { id: branchCatalog.body.id, produto_id: rice.body.id },
+      body: {},
+      ifMatch: rice.etag,
+    });
+    await example('DELETE /v1/catalogos/{id}/produtos/{produto_id}', {
+      params: { id: branchCatalog.body.id, produto_id: rice.body.id },
+      body: {},
+      ifMatch: sharedRice.etag,
+    });
 
     // Surveillance: watch both products.
     const selection = await example('GET /v1/empresa/vigilancia');
-    await example('PATCH /v1/empresa/vigilancia', { body: { modo: 'selecao', adicionar: [coffee.body.id, rice.body.id] }, ifMatch: selection.etag });
+    await example('PATCH /v1/empresa/vigilancia', {
+      body: { modo: 'selecao', adicionar: [coffee.body.id, rice.body.id] },
+      ifMatch: selection.etag,
+    });
     await example('GET /v1/empresa/vigilancia/produtos');
 
     // A full-company analysis: it starts a minute after acceptance and runs 10 s.
@@ -189,16 +250,25 @@ export async function recordExamples(): Promise<OperationExamples> {
     await example('GET /v1/analises/{id}/resultado.csv', { params: { id: analysis.body.id } });
 
     // A batch ingestion merged into the store: validation and application each run on the clock.
-    const ingestion = await example('POST /v1/catalogos/ingestoes', { body: { operacao: 'mesclar', catalogo_id: store.body.id, referencia_externa: 'erp-export-2026-01-01' } });
+    const ingestion = await example('POST /v1/catalogos/ingestoes', {
+      body: { operacao: 'mesclar', catalogo_id: store.body.id, referencia_externa: 'erp-export-2026-01-01' },
+    });
     const ingestionId: string = ingestion.body.ingestao_id;
     await example('PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', {
       params: { id: ingestionId, numero: '1' },
       body: { itens: [{ id_externo: 'FEIJAO-1K', origem: 'erp', ncm: '07133319', descricao: 'Feijão carioca 1 kg' }] },
     });
-    await example('POST /v1/catalogos/ingestoes/{id}/fechamento', { params: { id: ingestionId }, body: { total_lotes: 1 } });
+    await example('POST /v1/catalogos/ingestoes/{id}/fechamento', {
+      params: { id: ingestionId },
+      body: { total_lotes: 1 },
+    });
     await emu.clock.advance('1m');
     const validated = await example('GET /v1/catalogos/ingestoes/{id}', { params: { id: ingestionId } });
-    await example('POST /v1/catalogos/ingestoes/{id}/aplicacao', { params: { id: ingestionId }, body: {}, ifMatch: validated.etag });
+    await example('POST /v1/catalogos/ingestoes/{id}/aplicacao', {
+      params: { id: ingestionId },
+      body: {},
+      ifMatch: validated.etag,
+    });
     await emu.clock.advance('1m');
 
     // The daily surveillance execution (every 24 h from the emulator's start): opened, started a minute later, run.
@@ -210,30 +280,51 @@ export async function recordExamples(): Promise<OperationExamples> {
     await example('GET /v1/vigilancias/{id}/resultados.csv', { params: { id: execution } });
 
     // The webhook: no route covers the host, so deliveries land in the emulator's inbox, which answers 200.
-    const destination = await example('PUT /v1/webhook', { body: { url: 'https://hooks.acme.example/catalogo/eventos' }, ifNoneMatch: '*' });
+    const destination = await example('PUT /v1/webhook', {
+      body: { url: 'https://hooks.acme.example/catalogo/eventos' },
+      ifNoneMatch: '*',
+    });
     await example('GET /v1/webhook');
     const test = await example('POST /v1/webhook/testes', { body: {}, ifMatch: destination.etag });
     await emu.clock.runUntilIdle();
     await example('GET /v1/webhook/eventos');
     await example('GET /v1/webhook/eventos/{id}', { params: { id: test.body.evento_id } });
     await example('GET /v1/webhook/eventos/{id}/tentativas', { params: { id: test.body.evento_id } });
-    await example('POST /v1/webhook/eventos/{id}/reenvios', { params: { id: test.body.evento_id }, body: {}, ifMatch: destination.etag });
+    await example('POST /v1/webhook/eventos/{id}/reenvios', {
+      params: { id: test.body.evento_id },
+      body: {},
+      ifMatch: destination.etag,
+    });
     await emu.clock.runUntilIdle();
     await example('DELETE /v1/webhook', { body: {}, ifMatch: destination.etag });
 
     // The branch's CNPJ was typed wrong: a review, decided an hour later.
     const current = await setup('GET /v1/estabelecimentos/{id}', { params: { id: branch.body.id } });
-    const correction = await example('POST /v1/estabelecimentos/{id}/correcoes-cnpj', { params: { id: branch.body.id }, body: { cnpj_novo: cnpj('0003'), motivo: 'Número da filial digitado errado no cadastro' }, ifMatch: current.etag });
+    const correction = await example('POST /v1/estabelecimentos/{id}/correcoes-cnpj', {
+      params: { id: branch.body.id },
+      body: { cnpj_novo: cnpj('0003'), motivo: 'Número da filial digitado errado no cadastro' },
+      ifMatch: current.etag,
+    });
     await emu.clock.advance('1h');
     await example('GET /v1/correcoes-cnpj/{id}', { params: { id: correction.body.id } });
 
     // The branch closes: its catalog deleted against the preview's ETag (the coffee stays, shared), then the branch archived.
     const preview = await example('GET /v1/catalogos/{id}/impacto-exclusao', { params: { id: branchCatalog.body.id } });
-    await example('DELETE /v1/catalogos/{id}', { params: { id: branchCatalog.body.id }, body: {}, ifMatch: preview.etag });
+    await example('DELETE /v1/catalogos/{id}', {
+      params: { id: branchCatalog.body.id },
+      body: {},
+      ifMatch: preview.etag,
+    });
     const closing = await setup('GET /v1/estabelecimentos/{id}', { params: { id: branch.body.id } });
-    await example('DELETE /v1/estabelecimentos/{id}', { params: { id: branch.body.id }, body: {}, ifMatch: closing.etag });
+    await example('DELETE /v1/estabelecimentos/{id}', {
+      params: { id: branch.body.id },
+      body: {},
+      ifMatch: closing.etag,
+    });
   } catch (error) {
-    throw new Error(`recording the examples failed: ${(error as Error).message}\nnot recorded: ${unrecorded(recorded).join(', ')}`);
+    throw new Error(
+      `recording the examples failed: ${(error as Error).message}\nnot recorded: ${unrecorded(recorded).join(', ')}`,
+    );
   } finally {
     await emu.close();
   }

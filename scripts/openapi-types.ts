@@ -25,14 +25,20 @@ const HEADER = `/**
 /** Names the generated file declares itself: a component schema by one of these names would shadow it. */
 const RESERVED = new Set(['paths', 'webhooks', 'components', 'operations', '$defs']);
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-const EMPTY_RECORDS = new Set(['export type webhooks = Record<string, never>;', 'export type $defs = Record<string, never>;']);
+const EMPTY_RECORDS = new Set([
+  'export type webhooks = Record<string, never>;',
+  'export type $defs = Record<string, never>;',
+]);
 
 /** The generated source of the types of `document` (an OpenAPI 3.1 document as JSON). */
 export async function typesOf(document: object): Promise<string> {
   const schema = document as OpenAPI3;
   const names = Object.keys(schema.components?.schemas ?? {});
   for (const name of names) {
-    if (!IDENTIFIER.test(name) || RESERVED.has(name)) throw new Error(`component schema "${name}" cannot be exported by that name: name it as a TypeScript type (PascalCase)`);
+    if (!IDENTIFIER.test(name) || RESERVED.has(name))
+      throw new Error(
+        `component schema "${name}" cannot be exported by that name: name it as a TypeScript type (PascalCase)`,
+      );
   }
   // openapi-typescript's own root types (rootTypes) would alias headers too and recase names; these are the
   // schemas' names exactly, and only theirs.

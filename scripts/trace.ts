@@ -21,18 +21,24 @@ const USAGE = 'usage: npm run trace [-- --no-run] [-- --project conformance]';
 const args = process.argv.slice(2);
 const projectAt = args.indexOf('--project');
 const project = projectAt < 0 ? 'spec' : args[projectAt + 1];
-const unknownArgs = args.filter((a, i) => a !== '--no-run' && !(projectAt >= 0 && (i === projectAt || i === projectAt + 1)));
+const unknownArgs = args.filter(
+  (a, i) => a !== '--no-run' && !(projectAt >= 0 && (i === projectAt || i === projectAt + 1)),
+);
 if (unknownArgs.length > 0) {
   console.error(`trace: unknown argument ${unknownArgs.join(' ')} (${USAGE})`);
   process.exit(2);
 }
 if (project !== 'spec' && project !== 'conformance') {
-  console.error(`trace: --project takes spec or conformance (got ${project === undefined ? 'nothing' : `"${project}"`}) (${USAGE})`);
+  console.error(
+    `trace: --project takes spec or conformance (got ${project === undefined ? 'nothing' : `"${project}"`}) (${USAGE})`,
+  );
   process.exit(2);
 }
 // vitest.config.ts defines the conformance project only when a deployment is named.
 if (project === 'conformance' && !process.env.CONFORMANCE_BASE_URL) {
-  console.error('trace: --project conformance needs CONFORMANCE_BASE_URL and CONFORMANCE_TOKEN (the deployment to run against)');
+  console.error(
+    'trace: --project conformance needs CONFORMANCE_BASE_URL and CONFORMANCE_TOKEN (the deployment to run against)',
+  );
   process.exit(2);
 }
 const RESULTS = `.trace/${project}-results.json`;
@@ -55,12 +61,19 @@ if (!(args.includes('--no-run') && existsSync(resultsPath))) {
   }
 }
 
-const matrix = buildMatrix(readStatements(ROOT), scanRepository(ROOT), parseResults(readFileSync(resultsPath, 'utf8'), ROOT));
+const matrix = buildMatrix(
+  readStatements(ROOT),
+  scanRepository(ROOT),
+  parseResults(readFileSync(resultsPath, 'utf8'), ROOT),
+);
 const notes = receiverNotes();
 console.log(renderText(matrix, notes));
 if (project === 'spec') {
   writeFileSync(join(ROOT, MATRIX_FILE), renderMarkdown(matrix, notes));
   console.log(`\ntrace: wrote ${MATRIX_FILE}`);
-} else console.log(`\ntrace: the matrix of ${process.env.CONFORMANCE_BASE_URL} (skipped tests count as not run); ${MATRIX_FILE} left as it is`);
+} else
+  console.log(
+    `\ntrace: the matrix of ${process.env.CONFORMANCE_BASE_URL} (skipped tests count as not run); ${MATRIX_FILE} left as it is`,
+  );
 const summary = summarize(matrix);
 process.exitCode = summary.failed.length > 0 || matrix.unknown.length > 0 ? 1 : 0;

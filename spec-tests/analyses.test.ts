@@ -16,11 +16,29 @@
  * never the one the other spec files give their products.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { headOfficeCatalog, newKey, otherCompany, world, type Answer, type Controls, type World } from './support/client.js';
+import {
+  headOfficeCatalog,
+  newKey,
+  otherCompany,
+  world,
+  type Answer,
+  type Controls,
+  type World,
+} from './support/client.js';
 import { expectControlError, expectError, REQUEST_ID, UUID } from './support/expect.js';
 import { branchCatalog, cursorPages, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 import { counts, csvLine, findingPages, TIPOS, type Tipo } from './support/jobs.js';
-import { BAD_VALUE, cleanAttributes, cleanNcm, MISSING_NCM, reference, unknownAttributes, validNcms, withBadValue, type Reference } from './support/regulatory.js';
+import {
+  BAD_VALUE,
+  cleanAttributes,
+  cleanNcm,
+  MISSING_NCM,
+  reference,
+  unknownAttributes,
+  validNcms,
+  withBadValue,
+  type Reference,
+} from './support/regulatory.js';
 import { createDestination, inboxFor, uniqueHost } from './support/webhook-setup.js';
 import { needsOwnCompany } from './support/deployment.js';
 
@@ -50,7 +68,12 @@ afterEach(async () => {
 
 /** A job fault on this company's analyses only. */
 async function analysisFault(w: World, effect: Record<string, unknown>): Promise<string> {
-  const { id } = await w.controls.addFault({ target: 'job', match: { kind: 'analise', companyId: w.company.companyId }, effect, times: 1 });
+  const { id } = await w.controls.addFault({
+    target: 'job',
+    match: { kind: 'analise', companyId: w.company.companyId },
+    effect,
+    times: 1,
+  });
   addedFaults.push({ controls: w.controls, id });
   return id;
 }
@@ -64,7 +87,8 @@ async function advance(w: World, ms: number): Promise<void> {
 }
 
 /** Why a test that asks for a new analysis (202) needs a company of its own. */
-const NEW_ANALYSIS = 'asks for a new analysis of the whole company (202): the shared company may have one open, to which POST answers 200 with its id';
+const NEW_ANALYSIS =
+  'asks for a new analysis of the whole company (202): the shared company may have one open, to which POST answers 200 with its id';
 
 /** An analysis of the company to address: the new one (202) or, where the company is shared, the one open (200). */
 async function someAnalysis(w: World): Promise<string> {
@@ -128,10 +152,21 @@ async function publish(w: World, change: Record<string, unknown>): Promise<strin
 }
 
 /** A product in `catalogId` (a clean one of `ncm` unless `fields` say otherwise); its id. */
-async function item(w: World, catalogId: string, ref: Reference, fields: Record<string, unknown> = {}): Promise<string> {
+async function item(
+  w: World,
+  catalogId: string,
+  ref: Reference,
+  fields: Record<string, unknown> = {},
+): Promise<string> {
   const ncm = (fields.ncm as string | undefined) ?? cleanNcm(ref);
   const atributos = 'atributos' in fields ? fields.atributos : cleanAttributes(ref, ncm);
-  const answer = await w.api.post(productsPath(catalogId), { origem: 'erp', ncm, descricao: 'Produto de teste', ...fields, atributos });
+  const answer = await w.api.post(productsPath(catalogId), {
+    origem: 'erp',
+    ncm,
+    descricao: 'Produto de teste',
+    ...fields,
+    atributos,
+  });
   if (answer.status !== 201) throw new Error(`product creation answered ${answer.status}: ${answer.text}`);
   return answer.body.id;
 }
@@ -252,7 +287,16 @@ describe('GET /v1/analises/{id}: the detail at each phase', () => {
     const t0 = await now(w);
     const id = await accept(w);
     const base = { id, criada_em: iso(t0) };
-    const pendente = { ...base, estado: 'pendente', fase: 'na_fila', resultado_disponivel: false, iniciada_em: null, terminada_em: null, codigo_falha: null, resumo: null };
+    const pendente = {
+      ...base,
+      estado: 'pendente',
+      fase: 'na_fila',
+      resultado_disponivel: false,
+      iniciada_em: null,
+      terminada_em: null,
+      codigo_falha: null,
+      resumo: null,
+    };
     expect(await detail(w, id)).toEqual(pendente);
     await advance(w, START - 1);
     expect(await detail(w, id)).toEqual(pendente);
@@ -272,16 +316,31 @@ describe('GET /v1/analises/{id}: the detail at each phase', () => {
       iniciada_em: iso(t0 + START),
       terminada_em: iso(t0 + START + RUN),
       codigo_falha: null,
-      resumo: { produtos_avaliados: 2, total_achados: 1, achados_por_tipo: counts({ descricao_ausente: 1 }), snapshot_id: ref.id },
+      resumo: {
+        produtos_avaliados: 2,
+        total_achados: 1,
+        achados_por_tipo: counts({ descricao_ausente: 1 }),
+        snapshot_id: ref.id,
+      },
     });
     expect(read.headers.get('x-request-id')).toMatch(REQUEST_ID);
     const { items } = await allFindings(w, id);
     expect(items).toEqual([
-      { produto_id: blank, ncm: cleanNcm(ref), tipo: 'descricao_ausente', detalhe: expect.any(String), avaliado_em: iso(t0 + START + RUN), snapshot_id: ref.id, reaproveitado: false },
+      {
+        produto_id: blank,
+        ncm: cleanNcm(ref),
+        tipo: 'descricao_ausente',
+        detalhe: expect.any(String),
+        avaliado_em: iso(t0 + START + RUN),
+        snapshot_id: ref.id,
+        reaproveitado: false,
+      },
     ]);
     // The list item shows the same fields as the detail.
     const list = await w.api.get(ANALISES);
-    expect(list.body.itens).toEqual([{ id, estado: 'concluida', fase: 'publicada', criada_em: iso(t0), resultado_disponivel: true }]);
+    expect(list.body.itens).toEqual([
+      { id, estado: 'concluida', fase: 'publicada', criada_em: iso(t0), resultado_disponivel: true },
+    ]);
   });
 
   it('is final once concluida: later clock moves, product changes and publications leave the detail and findings as they were', async () => {
@@ -315,14 +374,18 @@ describe('the summary (resumo)', () => {
     const [extinct] = spareNcms(ref, 1);
     const catalog = await headOfficeCatalog(w);
     const expected: [string, Tipo[]][] = [];
-    const add = async (fields: Record<string, unknown>, tipos: Tipo[]) => expected.push([await item(w, catalog.id, ref, fields), tipos]);
+    const add = async (fields: Record<string, unknown>, tipos: Tipo[]) =>
+      expected.push([await item(w, catalog.id, ref, fields), tipos]);
     await add({ ncm: MISSING_NCM, atributos: [] }, ['ncm_inexistente']);
     // Extinct: the required attributes are then not checked (these carry none).
     await add({ ncm: extinct, atributos: [] }, ['ncm_extinta']);
     await add({ ncm: extinct }, ['ncm_extinta']);
     for (let i = 0; i < 3; i++) await add({ atributos: required.slice(1) }, ['atributo_obrigatorio_ausente']);
     await add({ atributos: withBadValue(ref, clean, BAD_VALUE) }, ['atributo_valor_invalido']);
-    await add({ atributos: [...required, ...UNKNOWN_ATTRIBUTES.map((codigo) => ({ codigo, valores: ['x'] }))] }, ['atributo_desconhecido', 'atributo_desconhecido']);
+    await add({ atributos: [...required, ...UNKNOWN_ATTRIBUTES.map((codigo) => ({ codigo, valores: ['x'] }))] }, [
+      'atributo_desconhecido',
+      'atributo_desconhecido',
+    ]);
     await add({ descricao: undefined }, ['descricao_ausente']);
     await add({ descricao: '   ' }, ['descricao_ausente']);
     await add({}, []);
@@ -332,13 +395,22 @@ describe('the summary (resumo)', () => {
     expect(read.resumo).toEqual({
       produtos_avaliados: 11,
       total_achados: 11,
-      achados_por_tipo: counts({ ncm_inexistente: 1, ncm_extinta: 2, atributo_obrigatorio_ausente: 3, atributo_valor_invalido: 1, atributo_desconhecido: 2, descricao_ausente: 2 }),
+      achados_por_tipo: counts({
+        ncm_inexistente: 1,
+        ncm_extinta: 2,
+        atributo_obrigatorio_ausente: 3,
+        atributo_valor_invalido: 1,
+        atributo_desconhecido: 2,
+        descricao_ausente: 2,
+      }),
       snapshot_id: published,
     });
     expect(Object.keys(read.resumo.achados_por_tipo).sort()).toEqual([...TIPOS].sort());
     // The findings themselves: per product in creation order, then by rule.
     const { items } = await allFindings(w, id);
-    expect(items.map((f) => [f.produto_id, f.tipo])).toEqual(expected.flatMap(([product, tipos]) => tipos.map((t) => [product, t])));
+    expect(items.map((f) => [f.produto_id, f.tipo])).toEqual(
+      expected.flatMap(([product, tipos]) => tipos.map((t) => [product, t])),
+    );
     for (const f of items) {
       expect(f).toMatchObject({ avaliado_em: iso(end), snapshot_id: published, reaproveitado: false });
       expect(f.detalhe.length).toBeGreaterThan(0);
@@ -360,17 +432,25 @@ describe('the summary (resumo)', () => {
     const exclusive = await item(w, other.id, ref, { descricao: undefined });
     const shared = await item(w, other.id, ref, { descricao: undefined });
     const product = await w.api.get(`/v1/produtos/${shared}`);
-    const linked = await w.api.put(`${productsPath(head.id)}/${shared}`, undefined, { ifMatch: product.headers.get('etag')! });
+    const linked = await w.api.put(`${productsPath(head.id)}/${shared}`, undefined, {
+      ifMatch: product.headers.get('etag')!,
+    });
     expect(linked.status, linked.text).toBe(200);
     await item(w, head.id, ref);
     const preview = await w.api.get(`/v1/catalogos/${other.id}/impacto-exclusao`);
     expect(preview.status, preview.text).toBe(200);
-    const deleted = await w.api.delete(`/v1/catalogos/${other.id}`, undefined, { ifMatch: preview.headers.get('etag')! });
+    const deleted = await w.api.delete(`/v1/catalogos/${other.id}`, undefined, {
+      ifMatch: preview.headers.get('etag')!,
+    });
     expect(deleted.status, deleted.text).toBe(200);
     expect((await w.api.get(`/v1/produtos/${exclusive}`)).body.ativo).toBe(false);
     const { id } = await concluded(w);
     const read = await detail(w, id);
-    expect(read.resumo).toMatchObject({ produtos_avaliados: 2, total_achados: 1, achados_por_tipo: counts({ descricao_ausente: 1 }) });
+    expect(read.resumo).toMatchObject({
+      produtos_avaliados: 2,
+      total_achados: 1,
+      achados_por_tipo: counts({ descricao_ausente: 1 }),
+    });
     const { items } = await allFindings(w, id);
     expect(items.map((f) => f.produto_id)).toEqual([shared]);
   });
@@ -386,16 +466,26 @@ describe('the summary (resumo)', () => {
       await item(w, catalog.id, ref, { descricao: undefined }),
     ];
     const view = await w.api.get('/v1/empresa/vigilancia');
-    const selected = await w.api.patch('/v1/empresa/vigilancia', { modo: 'selecao', adicionar: [ids[0]] }, { ifMatch: view.headers.get('etag')! });
+    const selected = await w.api.patch(
+      '/v1/empresa/vigilancia',
+      { modo: 'selecao', adicionar: [ids[0]] },
+      { ifMatch: view.headers.get('etag')! },
+    );
     expect(selected.status, selected.text).toBe(200);
     expect(selected.body.selecionados).toBe(1);
     // One of the unselected ones leaves its only catalog (it stays active).
     const product = await w.api.get(`/v1/produtos/${ids[2]}`);
-    const unlinked = await w.api.delete(`${productsPath(catalog.id)}/${ids[2]}`, undefined, { ifMatch: product.headers.get('etag')! });
+    const unlinked = await w.api.delete(`${productsPath(catalog.id)}/${ids[2]}`, undefined, {
+      ifMatch: product.headers.get('etag')!,
+    });
     expect(unlinked.status, unlinked.text).toBe(200);
     expect(unlinked.body).toMatchObject({ ativo: true, catalogos: [] });
     const { id } = await concluded(w);
-    expect((await detail(w, id)).resumo).toMatchObject({ produtos_avaliados: 3, total_achados: 3, achados_por_tipo: counts({ descricao_ausente: 3 }) });
+    expect((await detail(w, id)).resumo).toMatchObject({
+      produtos_avaliados: 3,
+      total_achados: 3,
+      achados_por_tipo: counts({ descricao_ausente: 3 }),
+    });
     const { items } = await allFindings(w, id);
     expect(items.map((f) => f.produto_id)).toEqual(ids);
   });
@@ -414,10 +504,23 @@ describe('the summary (resumo)', () => {
     expect(published).not.toBe(ref.id);
     await advance(w, RUN);
     const read = await detail(w, id);
-    expect(read.resumo).toEqual({ produtos_avaliados: 1, total_achados: 1, achados_por_tipo: counts({ ncm_extinta: 1 }), snapshot_id: published });
+    expect(read.resumo).toEqual({
+      produtos_avaliados: 1,
+      total_achados: 1,
+      achados_por_tipo: counts({ ncm_extinta: 1 }),
+      snapshot_id: published,
+    });
     const { items } = await allFindings(w, id);
     expect(items).toEqual([
-      { produto_id: product, ncm: code, tipo: 'ncm_extinta', detalhe: expect.stringContaining(code!), avaliado_em: iso(t0 + START + RUN), snapshot_id: published, reaproveitado: false },
+      {
+        produto_id: product,
+        ncm: code,
+        tipo: 'ncm_extinta',
+        detalhe: expect.stringContaining(code!),
+        avaliado_em: iso(t0 + START + RUN),
+        snapshot_id: published,
+        reaproveitado: false,
+      },
     ]);
     const current = await reference(w);
     expect(current.id).toBe(published);
@@ -446,7 +549,8 @@ describe('GET /v1/analises/{id}/achados', () => {
     const ref = await reference(w);
     const catalog = await headOfficeCatalog(w);
     const products: string[] = [];
-    for (let i = 0; i < 2; i++) products.push(await item(w, catalog.id, ref, { ncm: MISSING_NCM, atributos: unknownAttributes(128) }));
+    for (let i = 0; i < 2; i++)
+      products.push(await item(w, catalog.id, ref, { ncm: MISSING_NCM, atributos: unknownAttributes(128) }));
     return products;
   }
 
@@ -460,7 +564,10 @@ describe('GET /v1/analises/{id}/achados', () => {
     expect(walked.pages.map((p) => p.body.total_achados)).toEqual([258, 258]);
     expect(new Set(walked.items.map((f) => `${f.produto_id}|${f.tipo}|${f.detalhe}`)).size).toBe(258);
     // The full list's order: product by product, each one's findings by rule, then by attribute code.
-    expect(walked.items.map((f) => f.produto_id)).toEqual([...Array<string>(129).fill(products[0]!), ...Array<string>(129).fill(products[1]!)]);
+    expect(walked.items.map((f) => f.produto_id)).toEqual([
+      ...Array<string>(129).fill(products[0]!),
+      ...Array<string>(129).fill(products[1]!),
+    ]);
     expect(walked.items.slice(0, 3).map((f) => [f.tipo, f.detalhe])).toEqual([
       ['ncm_inexistente', expect.stringContaining(MISSING_NCM)],
       ['atributo_desconhecido', expect.stringContaining('FORA_DO_DICIONARIO_000')],
@@ -477,22 +584,40 @@ describe('GET /v1/analises/{id}/achados', () => {
   });
 
   // spec: "GET /v1/vigilancias/{id}/resultados" offers only `cursor`; an unknown query parameter is refused like any other.
-  it('refuses limite, whatever its value (422 campo_desconhecido query.limite: the page size is the service\'s), and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
+  it("refuses limite, whatever its value (422 campo_desconhecido query.limite: the page size is the service's), and a cursor not of this list (422 cursor_invalido query.cursor)", async () => {
     const w = await world();
     await manyFindings(w);
     const { id } = await concluded(w);
     const { id: second } = await concluded(w);
-    for (const limite of ['1', '50', '200', '0', 'abc']) expectError(await w.api.get(`${findingsPath(id)}?limite=${limite}`), 422, 'campo_desconhecido', 'query.limite');
+    for (const limite of ['1', '50', '200', '0', 'abc'])
+      expectError(await w.api.get(`${findingsPath(id)}?limite=${limite}`), 422, 'campo_desconhecido', 'query.limite');
     const page = await w.api.get(findingsPath(second));
     const cursor = page.body.proximo_cursor as string;
     expect(cursor).toEqual(expect.any(String));
-    expectError(await w.api.get(`${findingsPath(second)}?cursor=${encodeURIComponent(cursor)}&limite=10`), 422, 'campo_desconhecido', 'query.limite');
-    expect((await w.api.get(`${findingsPath(second)}?cursor=${encodeURIComponent(cursor)}`)).body.itens).toHaveLength(58);
+    expectError(
+      await w.api.get(`${findingsPath(second)}?cursor=${encodeURIComponent(cursor)}&limite=10`),
+      422,
+      'campo_desconhecido',
+      'query.limite',
+    );
+    expect((await w.api.get(`${findingsPath(second)}?cursor=${encodeURIComponent(cursor)}`)).body.itens).toHaveLength(
+      58,
+    );
     expectError(await w.api.get(`${findingsPath(id)}?cursor=nao-e-um-cursor`), 422, 'cursor_invalido', 'query.cursor');
     // Another analysis's cursor, and the analysis list's cursor.
-    expectError(await w.api.get(`${findingsPath(id)}?cursor=${encodeURIComponent(cursor)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await w.api.get(`${findingsPath(id)}?cursor=${encodeURIComponent(cursor)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
     const analyses = await w.api.get(`${ANALISES}?limite=1`);
-    expectError(await w.api.get(`${findingsPath(id)}?cursor=${encodeURIComponent(analyses.body.proximo_cursor)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await w.api.get(`${findingsPath(id)}?cursor=${encodeURIComponent(analyses.body.proximo_cursor)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
   });
 });
 
@@ -612,7 +737,14 @@ describe('the analysis allowance', () => {
     expect(await allowance(w)).toEqual({ franquia: 0, disponiveis: 0 });
     await advance(w, START);
     await advance(w, 0);
-    expect(await detail(w, id)).toMatchObject({ estado: 'falhou', fase: 'encerrada', codigo_falha: 'sem_franquia', iniciada_em: null, terminada_em: iso(t0 + START), resumo: null });
+    expect(await detail(w, id)).toMatchObject({
+      estado: 'falhou',
+      fase: 'encerrada',
+      codigo_falha: 'sem_franquia',
+      iniciada_em: null,
+      terminada_em: iso(t0 + START),
+      resumo: null,
+    });
     const items = await inboxFor(w, host);
     expect(items).toHaveLength(1);
     const envelope = JSON.parse(items[0]!.body);
@@ -644,7 +776,13 @@ describe('event analise.concluida', () => {
     expect(items).toHaveLength(1);
     const envelope = JSON.parse(items[0]!.body);
     expect(envelope).toMatchObject({ versao: 1, empresa: w.company.cnpjRoot, ocorridoEm: iso(t0 + START + RUN) });
-    expect(envelope.dados).toEqual({ tipo: 'analise.concluida', analiseId: id, produtosAvaliados: 2, achados: 2, snapshotId: ref.id });
+    expect(envelope.dados).toEqual({
+      tipo: 'analise.concluida',
+      analiseId: id,
+      produtosAvaliados: 2,
+      achados: 2,
+      snapshotId: ref.id,
+    });
     expect(items[0]!.tipo).toBe('analise.concluida');
     // The company's webhook events list it too.
     const events = await w.api.get('/v1/webhook/eventos');
@@ -665,7 +803,11 @@ describe('job faults of kind analise', () => {
     expect((await detail(w, id)).estado).toBe('pendente');
     expect(await allowance(w)).toEqual({ franquia: 3, disponiveis: 3 });
     await advance(w, 1);
-    expect(await detail(w, id)).toMatchObject({ estado: 'executando', fase: 'avaliando', iniciada_em: iso(t0 + START + delay) });
+    expect(await detail(w, id)).toMatchObject({
+      estado: 'executando',
+      fase: 'avaliando',
+      iniciada_em: iso(t0 + START + delay),
+    });
     expect(await allowance(w)).toEqual({ franquia: 3, disponiveis: 2 });
     await advance(w, RUN);
     expect(await detail(w, id)).toMatchObject({ estado: 'concluida', terminada_em: iso(t0 + START + delay + RUN) });
@@ -696,14 +838,16 @@ describe('job faults of kind analise', () => {
     });
     expect(await allowance(w)).toEqual({ franquia: 3, disponiveis: 2 });
     const items = await inboxFor(w, host);
-    expect(items.map((i) => JSON.parse(i.body).dados)).toEqual([{ tipo: 'analise.falhou', analiseId: id, codigoFalha: 'falha_execucao' }]);
+    expect(items.map((i) => JSON.parse(i.body).dados)).toEqual([
+      { tipo: 'analise.falhou', analiseId: id, codigoFalha: 'falha_execucao' },
+    ]);
     // The fault was spent: the next run concludes.
     const next = await accept(w);
     await advance(w, START + RUN);
     expect((await detail(w, next)).estado).toBe('concluida');
   });
 
-  it('matches by company: another company\'s fault leaves this company\'s run alone', async () => {
+  it("matches by company: another company's fault leaves this company's run alone", async () => {
     const w = await world();
     const other = await otherCompany(w);
     await analysisFault(other, { fail: true });
@@ -721,8 +865,20 @@ describe('GET /v1/analises', () => {
     const b = await concluded(w);
     const tc = await now(w);
     const c = await accept(w);
-    const itemA = { id: a.id, estado: 'concluida', fase: 'publicada', criada_em: iso(a.t0), resultado_disponivel: true };
-    const itemB = { id: b.id, estado: 'concluida', fase: 'publicada', criada_em: iso(b.t0), resultado_disponivel: true };
+    const itemA = {
+      id: a.id,
+      estado: 'concluida',
+      fase: 'publicada',
+      criada_em: iso(a.t0),
+      resultado_disponivel: true,
+    };
+    const itemB = {
+      id: b.id,
+      estado: 'concluida',
+      fase: 'publicada',
+      criada_em: iso(b.t0),
+      resultado_disponivel: true,
+    };
     const itemC = { id: c, estado: 'pendente', fase: 'na_fila', criada_em: iso(tc), resultado_disponivel: false };
     const all = await w.api.get(ANALISES);
     expect(all.status, all.text).toBe(200);
@@ -759,13 +915,16 @@ describe('GET /v1/analises', () => {
     expect(byDefault.flat()).toEqual(newestFirst);
     for (const limite of ['100', '101', '1000']) {
       const bounded = await pages(`limite=${limite}`);
-      expect(bounded.map((p) => p.length), `limite=${limite}`).toEqual([100, 1]);
+      expect(
+        bounded.map((p) => p.length),
+        `limite=${limite}`,
+      ).toEqual([100, 1]);
       expect(bounded.flat()).toEqual(newestFirst);
     }
   });
 
   // spec: AUTH-06
-  it('answers an empty list for a company without analyses, and lists no other company\'s', async () => {
+  it("answers an empty list for a company without analyses, and lists no other company's", async () => {
     const w = await world();
     const other = await otherCompany(w);
     await accept(other);
@@ -795,7 +954,8 @@ describe('GET /v1/analises', () => {
     const w = await world();
     await concluded(w);
     await concluded(w);
-    for (const bad of ['0', '-1', '1.5', 'dez']) expectError(await w.api.get(`${ANALISES}?limite=${bad}`), 422, 'valor_invalido', 'query.limite');
+    for (const bad of ['0', '-1', '1.5', 'dez'])
+      expectError(await w.api.get(`${ANALISES}?limite=${bad}`), 422, 'valor_invalido', 'query.limite');
     expect((await w.api.get(`${ANALISES}?limite=100`)).status).toBe(200);
     const capped = await w.api.get(`${ANALISES}?limite=101`);
     expect(capped.status, capped.text).toBe(200);
@@ -806,7 +966,12 @@ describe('GET /v1/analises', () => {
     await concluded(other);
     const theirs = await other.api.get(`${ANALISES}?limite=1`);
     expect(theirs.body.proximo_cursor).toEqual(expect.any(String));
-    expectError(await w.api.get(`${ANALISES}?cursor=${encodeURIComponent(theirs.body.proximo_cursor)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await w.api.get(`${ANALISES}?cursor=${encodeURIComponent(theirs.body.proximo_cursor)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
   });
 });
 
@@ -814,11 +979,19 @@ describe('methods', () => {
   it('answers 405 metodo_nao_permitido with Allow for other methods on the four paths', async () => {
     const w = await world();
     const id = await someAnalysis(w);
-    const allow = (answer: Answer) => (answer.headers.get('allow') ?? '').split(',').map((m) => m.trim()).sort();
+    const allow = (answer: Answer) =>
+      (answer.headers.get('allow') ?? '')
+        .split(',')
+        .map((m) => m.trim())
+        .sort();
     const onList = await w.api.delete(ANALISES);
     expectError(onList, 405, 'metodo_nao_permitido');
     expect(allow(onList)).toEqual(['GET', 'HEAD', 'POST']);
-    for (const [method, path] of [['PUT', analysisPath(id)], ['POST', findingsPath(id)], ['PATCH', csvPath(id)]] as const) {
+    for (const [method, path] of [
+      ['PUT', analysisPath(id)],
+      ['POST', findingsPath(id)],
+      ['PATCH', csvPath(id)],
+    ] as const) {
       const answer = await w.api.request(method, path);
       expectError(answer, 405, 'metodo_nao_permitido');
       expect(allow(answer), `${method} ${path}`).toEqual(['GET', 'HEAD']);
@@ -864,12 +1037,14 @@ describe('permissions and ownership', () => {
   });
 
   // spec: AUTH-04, REQ-13
-  it('answers 404 analise_nao_encontrada at path.id for another company\'s analysis or an unknown id; 422 for a malformed id', async () => {
+  it("answers 404 analise_nao_encontrada at path.id for another company's analysis or an unknown id; 422 for a malformed id", async () => {
     const w = await world();
     const { id } = await concluded(w);
     const other = await otherCompany(w);
-    for (const path of [analysisPath(id), findingsPath(id), csvPath(id)]) expectError(await other.api.get(path), 404, 'analise_nao_encontrada', 'path.id');
-    for (const path of [analysisPath(UNKNOWN_V7_ID), findingsPath(UNKNOWN_V7_ID), csvPath(UNKNOWN_V7_ID)]) expectError(await w.api.get(path), 404, 'analise_nao_encontrada', 'path.id');
+    for (const path of [analysisPath(id), findingsPath(id), csvPath(id)])
+      expectError(await other.api.get(path), 404, 'analise_nao_encontrada', 'path.id');
+    for (const path of [analysisPath(UNKNOWN_V7_ID), findingsPath(UNKNOWN_V7_ID), csvPath(UNKNOWN_V7_ID)])
+      expectError(await w.api.get(path), 404, 'analise_nao_encontrada', 'path.id');
     expectError(await w.api.get(analysisPath('abc')), 422, 'valor_invalido', 'path.id');
     const upper = await w.api.get(analysisPath(id.toUpperCase()));
     expect(upper.status, upper.text).toBe(200);

@@ -49,7 +49,14 @@ interface Preview {
   produtos_desativados: number;
   selecoes_removidas: number;
   selecoes_adicionadas: number;
-  vigilancia: { modo: 'selecao' | 'todos'; versao: number; capacidade: number; direito_ativo: boolean; antes: Counters; depois: Counters };
+  vigilancia: {
+    modo: 'selecao' | 'todos';
+    versao: number;
+    capacidade: number;
+    direito_ativo: boolean;
+    antes: Counters;
+    depois: Counters;
+  };
 }
 
 const countersOf = (v: View): Counters => ({
@@ -92,13 +99,21 @@ async function readProduct(w: World, id: string): Promise<{ body: any; etag: str
 
 /** PUT link with the product's current ETag; fails unless 200. */
 async function link(w: World, catalogId: string, productId: string): Promise<void> {
-  const answer = await w.api.put(`${productsPath(catalogId)}/${productId}`, {}, { ifMatch: (await readProduct(w, productId)).etag });
+  const answer = await w.api.put(
+    `${productsPath(catalogId)}/${productId}`,
+    {},
+    { ifMatch: (await readProduct(w, productId)).etag },
+  );
   if (answer.status !== 200) throw new Error(`link answered ${answer.status}: ${answer.text}`);
 }
 
 /** DELETE link with the product's current ETag; fails unless 200. */
 async function unlink(w: World, catalogId: string, productId: string): Promise<void> {
-  const answer = await w.api.delete(`${productsPath(catalogId)}/${productId}`, {}, { ifMatch: (await readProduct(w, productId)).etag });
+  const answer = await w.api.delete(
+    `${productsPath(catalogId)}/${productId}`,
+    {},
+    { ifMatch: (await readProduct(w, productId)).etag },
+  );
   if (answer.status !== 200) throw new Error(`unlink answered ${answer.status}: ${answer.text}`);
 }
 
@@ -192,13 +207,18 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
   });
 
   // spec: CAT-30
-  it('its antes equals GET /v1/empresa/vigilancia and its vigilancia block the selection\'s modo, versao, capacidade and direito_ativo', async () => {
+  it("its antes equals GET /v1/empresa/vigilancia and its vigilancia block the selection's modo, versao, capacidade and direito_ativo", async () => {
     // The capacity plays no part: a deployment's shared company keeps its own.
     const sc = await scene(deployment === undefined ? { surveillanceCapacity: 7 } : {});
     const view = await vigilancia(sc.w);
     const p = await preview(sc.w, sc.a.id);
     expect(p.body.vigilancia.antes).toEqual(countersOf(view.body));
-    expect(p.body.vigilancia).toMatchObject({ modo: view.body.modo, versao: view.body.versao, capacidade: view.body.capacidade, direito_ativo: view.body.direito_ativo });
+    expect(p.body.vigilancia).toMatchObject({
+      modo: view.body.modo,
+      versao: view.body.versao,
+      capacidade: view.body.capacidade,
+      direito_ativo: view.body.direito_ativo,
+    });
   });
 
   it('in mode todos removes no selection, and depois watches the remaining eligible products', async () => {
@@ -206,7 +226,14 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
     await createDestination(sc.w); // events are recorded only for a company with a destination (spec: CONV-09)
     await select(sc.w, { modo: 'todos' });
     const p = await preview(sc.w, sc.a.id);
-    expect(p.body).toMatchObject({ produtos: 5, exclusivos: 3, compartilhados: 2, produtos_desativados: 3, selecoes_removidas: 0, selecoes_adicionadas: 0 });
+    expect(p.body).toMatchObject({
+      produtos: 5,
+      exclusivos: 3,
+      compartilhados: 2,
+      produtos_desativados: 3,
+      selecoes_removidas: 0,
+      selecoes_adicionadas: 0,
+    });
     expect(p.body.vigilancia).toEqual({
       modo: 'todos',
       versao: 3,
@@ -224,15 +251,38 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
     await sc.w.controls.updateCompany(sc.w.company.companyId, { surveillanceCapacity: 4 });
     const p = await preview(sc.w, sc.a.id);
     expect(p.body.vigilancia.capacidade).toBe(4);
-    expect(p.body.vigilancia.antes).toEqual({ cadastrados: 6, selecionados: 6, elegiveis: 6, vagas: 0, cobertura: 'capacidade_excedida', exige_selecao: true });
-    expect(p.body.vigilancia.depois).toEqual({ cadastrados: 3, selecionados: 3, elegiveis: 3, vagas: 1, cobertura: 'integral', exige_selecao: false });
+    expect(p.body.vigilancia.antes).toEqual({
+      cadastrados: 6,
+      selecionados: 6,
+      elegiveis: 6,
+      vagas: 0,
+      cobertura: 'capacidade_excedida',
+      exige_selecao: true,
+    });
+    expect(p.body.vigilancia.depois).toEqual({
+      cadastrados: 3,
+      selecionados: 3,
+      elegiveis: 3,
+      vagas: 1,
+      cobertura: 'integral',
+      exige_selecao: false,
+    });
   });
 
   it('previews an empty catalog: no product moves, depois equals antes', async () => {
     const w = await world();
     const a = await headOfficeCatalog(w);
     const p = await preview(w, a.id);
-    expect(p.body).toMatchObject({ catalogo_id: a.id, versao: 1, produtos: 0, exclusivos: 0, compartilhados: 0, produtos_desativados: 0, selecoes_removidas: 0, selecoes_adicionadas: 0 });
+    expect(p.body).toMatchObject({
+      catalogo_id: a.id,
+      versao: 1,
+      produtos: 0,
+      exclusivos: 0,
+      compartilhados: 0,
+      produtos_desativados: 0,
+      selecoes_removidas: 0,
+      selecoes_adicionadas: 0,
+    });
     expect(p.body.vigilancia.depois).toEqual(p.body.vigilancia.antes);
     expect(p.body.vigilancia.antes).toEqual(countersOf((await vigilancia(w)).body));
   });
@@ -255,7 +305,24 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
       [
         'linking a product of the catalog to another catalog (it stops being exclusive)',
         async (sc) => link(sc.w, sc.b.id, sc.e1.id),
-        (before, after) => expect(after).toEqual({ ...before, exclusivos: 2, compartilhados: 3, produtos_desativados: 2, selecoes_removidas: 0, vigilancia: { ...before.vigilancia, depois: { ...before.vigilancia.depois, cadastrados: before.vigilancia.depois.cadastrados + 1, elegiveis: before.vigilancia.depois.elegiveis + 1, selecionados: 3, vagas: before.vigilancia.depois.vagas - 1 } } }),
+        (before, after) =>
+          expect(after).toEqual({
+            ...before,
+            exclusivos: 2,
+            compartilhados: 3,
+            produtos_desativados: 2,
+            selecoes_removidas: 0,
+            vigilancia: {
+              ...before.vigilancia,
+              depois: {
+                ...before.vigilancia.depois,
+                cadastrados: before.vigilancia.depois.cadastrados + 1,
+                elegiveis: before.vigilancia.depois.elegiveis + 1,
+                selecionados: 3,
+                vagas: before.vigilancia.depois.vagas - 1,
+              },
+            },
+          }),
       ],
       [
         'linking a shared product of the catalog to a third catalog (no figure moves)',
@@ -265,7 +332,13 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
       [
         'unlinking a shared product of the catalog from its other catalog (it becomes exclusive)',
         async (sc) => unlink(sc.w, sc.b.id, sc.s1.id),
-        (_before, after) => expect(after).toMatchObject({ exclusivos: 4, compartilhados: 1, produtos_desativados: 4, selecoes_removidas: 2 }),
+        (_before, after) =>
+          expect(after).toMatchObject({
+            exclusivos: 4,
+            compartilhados: 1,
+            produtos_desativados: 4,
+            selecoes_removidas: 2,
+          }),
       ],
       [
         'a PATCH of a product linked to the catalog (no figure moves)',
@@ -275,33 +348,48 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
       [
         'a selection PATCH adding a product of the catalog',
         async (sc) => select(sc.w, { modo: 'selecao', adicionar: [sc.e2.id] }),
-        (before, after) => expect(after).toMatchObject({ selecoes_removidas: 2, vigilancia: { versao: before.vigilancia.versao + 1 } }),
+        (before, after) =>
+          expect(after).toMatchObject({ selecoes_removidas: 2, vigilancia: { versao: before.vigilancia.versao + 1 } }),
       ],
       [
-        'a selection PATCH that changes no product (only the selection\'s versao moves)',
+        "a selection PATCH that changes no product (only the selection's versao moves)",
         async (sc) => select(sc.w, { modo: 'selecao' }),
-        (before, after) => expect(after).toEqual({ ...before, vigilancia: { ...before.vigilancia, versao: before.vigilancia.versao + 1 } }),
+        (before, after) =>
+          expect(after).toEqual({
+            ...before,
+            vigilancia: { ...before.vigilancia, versao: before.vigilancia.versao + 1 },
+          }),
       ],
       [
         'a capacity change through the controls',
         async (sc) => {
           await sc.w.controls.updateCompany(sc.w.company.companyId, { surveillanceCapacity: 50 });
         },
-        (_before, after) => expect(after.vigilancia).toMatchObject({ capacidade: 50, antes: { vagas: 47 }, depois: { vagas: 48 } }),
+        (_before, after) =>
+          expect(after.vigilancia).toMatchObject({ capacidade: 50, antes: { vagas: 47 }, depois: { vagas: 48 } }),
       ],
       [
         'an entitlement change through the controls',
         async (sc) => {
           await sc.w.controls.updateCompany(sc.w.company.companyId, { surveillanceEntitled: false });
         },
-        (_before, after) => expect(after.vigilancia).toMatchObject({ direito_ativo: false, antes: { cobertura: 'indisponivel' }, depois: { cobertura: 'indisponivel' } }),
+        (_before, after) =>
+          expect(after.vigilancia).toMatchObject({
+            direito_ativo: false,
+            antes: { cobertura: 'indisponivel' },
+            depois: { cobertura: 'indisponivel' },
+          }),
       ],
       [
         'a product created in another catalog (antes and depois count it)',
         async (sc) => {
           await product(sc.w, sc.b.id);
         },
-        (before, after) => expect(after.vigilancia).toMatchObject({ antes: { cadastrados: before.vigilancia.antes.cadastrados + 1 }, depois: { cadastrados: before.vigilancia.depois.cadastrados + 1 } }),
+        (before, after) =>
+          expect(after.vigilancia).toMatchObject({
+            antes: { cadastrados: before.vigilancia.antes.cadastrados + 1 },
+            depois: { cadastrados: before.vigilancia.depois.cadastrados + 1 },
+          }),
       ],
       [
         'a product created in the catalog itself',
@@ -314,7 +402,10 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
         'a rename of the catalog',
         async (sc) => {
           const current = await sc.w.api.get(catalogPath(sc.a.id));
-          expect((await sc.w.api.patch(catalogPath(sc.a.id), { nome: 'A2' }, { ifMatch: current.headers.get('etag')! })).status).toBe(200);
+          expect(
+            (await sc.w.api.patch(catalogPath(sc.a.id), { nome: 'A2' }, { ifMatch: current.headers.get('etag')! }))
+              .status,
+          ).toBe(200);
         },
         (before, after) => expect(after).toEqual({ ...before, versao: before.versao + 1 }),
       ],
@@ -327,7 +418,12 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
         const after = await preview(sc.w, sc.a.id);
         expect(after.etag).not.toBe(before.etag);
         check(before.body, after.body);
-        expectError(await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: before.etag }), 412, 'precondicao_falhou', 'header.if-match');
+        expectError(
+          await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: before.etag }),
+          412,
+          'precondicao_falhou',
+          'header.if-match',
+        );
         expect((await sc.w.api.get(catalogPath(sc.a.id))).body.estado).toBe('ativo');
       });
     }
@@ -353,7 +449,7 @@ describe('GET /v1/catalogos/{id}/impacto-exclusao', () => {
   });
 
   // spec: AUTH-04, REQ-13
-  it('answers 404 catalogo_nao_encontrado for an unknown or another company\'s catalog, 422 for a malformed id', async () => {
+  it("answers 404 catalogo_nao_encontrado for an unknown or another company's catalog, 422 for a malformed id", async () => {
     const w = await world();
     expectError(await w.api.get(previewPath(UNKNOWN_ID)), 404, 'catalogo_nao_encontrado', 'path.id');
     const other = await otherCompany(w);
@@ -379,7 +475,14 @@ describe('DELETE /v1/catalogos/{id}', () => {
     const otherBefore = await w.api.get(catalogPath(sc.b.id));
     const establishmentBefore = await w.api.get(`/v1/estabelecimentos/${w.company.headOffice.id}`);
     const viewBefore = await vigilancia(w);
-    const products = Object.fromEntries(await Promise.all(['e1', 'e2', 'e3', 's1', 's2', 'b1'].map(async (name) => [name, (await readProduct(w, (sc as unknown as Record<string, { id: string }>)[name]!.id)).body] as const)));
+    const products = Object.fromEntries(
+      await Promise.all(
+        ['e1', 'e2', 'e3', 's1', 's2', 'b1'].map(
+          async (name) =>
+            [name, (await readProduct(w, (sc as unknown as Record<string, { id: string }>)[name]!.id)).body] as const,
+        ),
+      ),
+    );
     const p = await preview(w, a.id);
     await w.controls.advance('5m');
     const { now } = await w.controls.clock();
@@ -389,9 +492,16 @@ describe('DELETE /v1/catalogos/{id}', () => {
   }
 
   // spec: CAT-02, CAT-35, CAT-36, REQ-09
-  it('deletes with the preview\'s ETag: 200 the catalog excluido (excluido_em now, versao + 1, produtos 0) with its ETag', async () => {
+  it("deletes with the preview's ETag: 200 the catalog excluido (excluido_em now, versao + 1, produtos 0) with its ETag", async () => {
     const d = await deleted();
-    expect(d.answer.body).toEqual({ ...d.catalogBefore.body, estado: 'excluido', excluido_em: d.now, atualizado_em: d.now, versao: d.catalogBefore.body.versao + 1, produtos: 0 });
+    expect(d.answer.body).toEqual({
+      ...d.catalogBefore.body,
+      estado: 'excluido',
+      excluido_em: d.now,
+      atualizado_em: d.now,
+      versao: d.catalogBefore.body.versao + 1,
+      produtos: 0,
+    });
     const etag = d.answer.headers.get('etag');
     expect(etag).toMatch(ETAG);
     expect(etag).not.toBe(d.catalogBefore.headers.get('etag'));
@@ -411,22 +521,37 @@ describe('DELETE /v1/catalogos/{id}', () => {
     expect(answer.body.estado).toBe('excluido');
   });
 
-  it('leaves GET /v1/empresa/vigilancia equal to the preview\'s depois, with modo, versao, capacidade, direito_ativo and its ETag unchanged', async () => {
+  it("leaves GET /v1/empresa/vigilancia equal to the preview's depois, with modo, versao, capacidade, direito_ativo and its ETag unchanged", async () => {
     const d = await deleted();
     const after = await vigilancia(d.w);
     const { modo, versao, capacidade, direito_ativo, depois } = d.p.body.vigilancia;
     expect(after.body).toEqual({ ...depois, modo, versao, capacidade, direito_ativo });
-    expect({ modo, versao, capacidade, direito_ativo }).toEqual({ modo: d.viewBefore.body.modo, versao: d.viewBefore.body.versao, capacidade: d.viewBefore.body.capacidade, direito_ativo: d.viewBefore.body.direito_ativo });
+    expect({ modo, versao, capacidade, direito_ativo }).toEqual({
+      modo: d.viewBefore.body.modo,
+      versao: d.viewBefore.body.versao,
+      capacidade: d.viewBefore.body.capacidade,
+      direito_ativo: d.viewBefore.body.direito_ativo,
+    });
     expect(after.etag).toBe(d.viewBefore.etag);
     const capacity = await d.w.api.get('/v1/empresa/capacidade');
-    expect(capacity.body.vigilancia).toEqual({ direito_ativo: true, capacidade: 3, selecionados: depois.selecionados, vagas: depois.vagas });
+    expect(capacity.body.vigilancia).toEqual({
+      direito_ativo: true,
+      capacidade: 3,
+      selecionados: depois.selecionados,
+      vagas: depois.vagas,
+    });
   });
 
   it('deactivates the exclusive products (ativo false, no catalog, versao + 1) and drops them from the selection', async () => {
     const d = await deleted();
     for (const name of ['e1', 'e2', 'e3'] as const) {
       const now = await readProduct(d.w, d[name].id);
-      expect(now.body).toEqual({ ...d.products[name], ativo: false, catalogos: [], versao: d.products[name].versao + 1 });
+      expect(now.body).toEqual({
+        ...d.products[name],
+        ativo: false,
+        catalogos: [],
+        versao: d.products[name].versao + 1,
+      });
     }
     const watched = await d.w.api.get(`${WATCHED}?limite=200`);
     expect(watched.status, watched.text).toBe(200);
@@ -438,7 +563,12 @@ describe('DELETE /v1/catalogos/{id}', () => {
     const d = await deleted();
     for (const name of ['s1', 's2'] as const) {
       const now = await readProduct(d.w, d[name].id);
-      expect(now.body).toEqual({ ...d.products[name], ativo: true, catalogos: [d.b.id], versao: d.products[name].versao + 1 });
+      expect(now.body).toEqual({
+        ...d.products[name],
+        ativo: true,
+        catalogos: [d.b.id],
+        versao: d.products[name].versao + 1,
+      });
     }
     expect((await readProduct(d.w, d.b1.id)).body).toEqual(d.products.b1);
     // The other catalog's links did not change: nor did it.
@@ -452,12 +582,18 @@ describe('DELETE /v1/catalogos/{id}', () => {
   it('frees the establishment: catalogo_id null (versao + 1), and a new catalog can be created for it', async () => {
     const d = await deleted();
     const establishment = await d.w.api.get(`/v1/estabelecimentos/${d.w.company.headOffice.id}`);
-    expect(establishment.body).toEqual({ ...d.establishmentBefore.body, catalogo_id: null, versao: d.establishmentBefore.body.versao + 1 });
+    expect(establishment.body).toEqual({
+      ...d.establishmentBefore.body,
+      catalogo_id: null,
+      versao: d.establishmentBefore.body.versao + 1,
+    });
     expect(establishment.headers.get('etag')).not.toBe(d.establishmentBefore.headers.get('etag'));
     const fresh = await d.w.api.post('/v1/catalogos', { estabelecimento_id: d.w.company.headOffice.id, nome: 'Nova' });
     expect(fresh.status, fresh.text).toBe(201);
     expect(fresh.body).toMatchObject({ estado: 'ativo', produtos: 0, estabelecimento_id: d.w.company.headOffice.id });
-    expect((await d.w.api.get(`/v1/estabelecimentos/${d.w.company.headOffice.id}`)).body.catalogo_id).toBe(fresh.body.id);
+    expect((await d.w.api.get(`/v1/estabelecimentos/${d.w.company.headOffice.id}`)).body.catalogo_id).toBe(
+      fresh.body.id,
+    );
   });
 
   // spec: CAT-07, CAT-08, CAT-09
@@ -482,7 +618,11 @@ describe('DELETE /v1/catalogos/{id}', () => {
     const w = await world();
     // unique(): a deployment's company keeps earlier runs' catalogs and products, and an id_externo names one only.
     const catalogExternal = unique('ERP-LOJA-ANTIGA');
-    const a = await w.api.post('/v1/catalogos', { estabelecimento_id: w.company.headOffice.id, nome: 'Loja antiga', id_externo: catalogExternal });
+    const a = await w.api.post('/v1/catalogos', {
+      estabelecimento_id: w.company.headOffice.id,
+      nome: 'Loja antiga',
+      id_externo: catalogExternal,
+    });
     expect(a.status, a.text).toBe(201);
     const fields = { sku: 'HIST-1', descricao: 'Notebook 14 polegadas', id_externo: unique('ERP-PROD-HIST-1') };
     const e1 = await product(w, a.body.id, fields);
@@ -500,16 +640,23 @@ describe('DELETE /v1/catalogos/{id}', () => {
     const byExternal = await w.api.get(`/v1/catalogos?id_externo=${catalogExternal}`);
     expect(byExternal.status, byExternal.text).toBe(200);
     expect(byExternal.body.itens).toEqual([after.body]);
-    const byEstablishment = await w.api.get(`/v1/catalogos?estabelecimento_id=${w.company.headOffice.id}&estado=excluido`);
+    const byEstablishment = await w.api.get(
+      `/v1/catalogos?estabelecimento_id=${w.company.headOffice.id}&estado=excluido`,
+    );
     expect(ids(byEstablishment)).toEqual([a.body.id]);
     // Its exclusive product is deactivated, not erased: every field it had stays.
     const productAfter = await readProduct(w, e1.id);
-    expect(productAfter.body).toEqual({ ...productBefore.body, ativo: false, catalogos: [], versao: productBefore.body.versao + 1 });
+    expect(productAfter.body).toEqual({
+      ...productBefore.body,
+      ativo: false,
+      catalogos: [],
+      versao: productBefore.body.versao + 1,
+    });
     expect(productAfter.body).toMatchObject(fields);
   });
 
   // spec: CAT-40
-  it('keeps its history: an analysis concluded before the deletion keeps its detail and its findings on the catalog\'s products, byte for byte', async () => {
+  it("keeps its history: an analysis concluded before the deletion keeps its detail and its findings on the catalog's products, byte for byte", async () => {
     needsControls('the clock: the analysis concludes before the deletion');
     const w = await world();
     const a = await headOfficeCatalog(w, 'A');
@@ -538,10 +685,23 @@ describe('DELETE /v1/catalogos/{id}', () => {
   it('leaves a deactivated product unchangeable: PATCH and link 409 produto_inativo, selecting it 422 produto_invalido', async () => {
     const d = await deleted();
     const e1 = await readProduct(d.w, d.e1.id);
-    expectError(await d.w.api.patch(`/v1/produtos/${d.e1.id}`, { sku: 'x' }, { ifMatch: e1.etag }), 409, 'produto_inativo');
-    expectError(await d.w.api.put(`${productsPath(d.b.id)}/${d.e1.id}`, {}, { ifMatch: e1.etag }), 409, 'produto_inativo');
+    expectError(
+      await d.w.api.patch(`/v1/produtos/${d.e1.id}`, { sku: 'x' }, { ifMatch: e1.etag }),
+      409,
+      'produto_inativo',
+    );
+    expectError(
+      await d.w.api.put(`${productsPath(d.b.id)}/${d.e1.id}`, {}, { ifMatch: e1.etag }),
+      409,
+      'produto_inativo',
+    );
     const view = await vigilancia(d.w);
-    expectError(await d.w.api.patch(VIGILANCIA, { modo: 'selecao', adicionar: [d.e1.id] }, { ifMatch: view.etag }), 422, 'produto_invalido', 'body.adicionar[0]');
+    expectError(
+      await d.w.api.patch(VIGILANCIA, { modo: 'selecao', adicionar: [d.e1.id] }, { ifMatch: view.etag }),
+      422,
+      'produto_invalido',
+      'body.adicionar[0]',
+    );
     expect((await readProduct(d.w, d.e1.id)).body).toEqual(e1.body);
   });
 
@@ -570,13 +730,33 @@ describe('DELETE /v1/catalogos/{id}', () => {
       const ids: string[] = list.body.itens.map((e: { id: string }) => e.id).reverse();
       return Promise.all(ids.map(async (id) => (await eventDetail(sc.w, id)).evento.dados));
     };
-    expect(await dadosOf()).toEqual([{ tipo: 'vigilancia.degradada', cobertura: 'capacidade_excedida', coberturaAnterior: 'integral', selecionados: 6, capacidade: 4 }]);
+    expect(await dadosOf()).toEqual([
+      {
+        tipo: 'vigilancia.degradada',
+        cobertura: 'capacidade_excedida',
+        coberturaAnterior: 'integral',
+        selecionados: 6,
+        capacidade: 4,
+      },
+    ]);
     const p = await preview(sc.w, sc.a.id);
     expect(p.body.vigilancia.depois).toMatchObject({ selecionados: 3, cobertura: 'integral' });
     expect((await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: p.etag })).status).toBe(200);
     expect(await dadosOf()).toEqual([
-      { tipo: 'vigilancia.degradada', cobertura: 'capacidade_excedida', coberturaAnterior: 'integral', selecionados: 6, capacidade: 4 },
-      { tipo: 'vigilancia.restabelecida', cobertura: 'integral', coberturaAnterior: 'capacidade_excedida', selecionados: 3, capacidade: 4 },
+      {
+        tipo: 'vigilancia.degradada',
+        cobertura: 'capacidade_excedida',
+        coberturaAnterior: 'integral',
+        selecionados: 6,
+        capacidade: 4,
+      },
+      {
+        tipo: 'vigilancia.restabelecida',
+        cobertura: 'integral',
+        coberturaAnterior: 'capacidade_excedida',
+        selecionados: 3,
+        capacidade: 4,
+      },
     ]);
   });
 
@@ -595,7 +775,12 @@ describe('DELETE /v1/catalogos/{id}', () => {
       const stale = await preview(sc.w, sc.a.id);
       await editProduct(sc.w, sc.s2.id, { descricao: 'mudou' });
       const before = await observe(sc);
-      expectError(await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: stale.etag }), 412, 'precondicao_falhou', 'header.if-match');
+      expectError(
+        await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: stale.etag }),
+        412,
+        'precondicao_falhou',
+        'header.if-match',
+      );
       expect(await observe(sc)).toEqual(before);
       const fresh = await preview(sc.w, sc.a.id);
       expect(fresh.answer.text).toBe(stale.answer.text);
@@ -603,12 +788,22 @@ describe('DELETE /v1/catalogos/{id}', () => {
     });
 
     // spec: CAT-37, CAT-38
-    it('answers 412 to the catalog\'s own ETag (or the selection\'s) instead of the preview\'s', async () => {
+    it("answers 412 to the catalog's own ETag (or the selection's) instead of the preview's", async () => {
       const sc = await scene();
       const catalog = await sc.w.api.get(catalogPath(sc.a.id));
       const before = await observe(sc);
-      expectError(await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: catalog.headers.get('etag')! }), 412, 'precondicao_falhou', 'header.if-match');
-      expectError(await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: (await vigilancia(sc.w)).etag }), 412, 'precondicao_falhou', 'header.if-match');
+      expectError(
+        await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: catalog.headers.get('etag')! }),
+        412,
+        'precondicao_falhou',
+        'header.if-match',
+      );
+      expectError(
+        await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: (await vigilancia(sc.w)).etag }),
+        412,
+        'precondicao_falhou',
+        'header.if-match',
+      );
       expect(await observe(sc)).toEqual(before);
     });
 
@@ -620,7 +815,11 @@ describe('DELETE /v1/catalogos/{id}', () => {
       expectError(await sc.w.api.get(previewPath(sc.a.id)), 404, 'catalogo_excluido', 'path.id');
       const read = await sc.w.api.get(catalogPath(sc.a.id));
       expectError(await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: p.etag }), 409, 'catalogo_excluido');
-      expectError(await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: done.headers.get('etag')! }), 409, 'catalogo_excluido');
+      expectError(
+        await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: done.headers.get('etag')! }),
+        409,
+        'catalogo_excluido',
+      );
       expectError(await sc.w.api.delete(catalogPath(sc.a.id), {}), 428, 'precondicao_ausente', 'header.if-match');
       const again = await sc.w.api.get(catalogPath(sc.a.id));
       expect(again.text).toBe(read.text);
@@ -628,13 +827,23 @@ describe('DELETE /v1/catalogos/{id}', () => {
     });
 
     // spec: AUTH-05
-    it('answers 404 catalogo_nao_encontrado for another company\'s catalog, and leaves it alone', async () => {
+    it("answers 404 catalogo_nao_encontrado for another company's catalog, and leaves it alone", async () => {
       const w = await world();
       const other = await otherCompany(w);
       const theirs = await headOfficeCatalog(other);
       const theirPreview = await preview(other, theirs.id);
-      expectError(await w.api.delete(catalogPath(theirs.id), {}, { ifMatch: theirPreview.etag }), 404, 'catalogo_nao_encontrado', 'path.id');
-      expectError(await w.api.delete(catalogPath(UNKNOWN_ID), {}, { ifMatch: theirPreview.etag }), 404, 'catalogo_nao_encontrado', 'path.id');
+      expectError(
+        await w.api.delete(catalogPath(theirs.id), {}, { ifMatch: theirPreview.etag }),
+        404,
+        'catalogo_nao_encontrado',
+        'path.id',
+      );
+      expectError(
+        await w.api.delete(catalogPath(UNKNOWN_ID), {}, { ifMatch: theirPreview.etag }),
+        404,
+        'catalogo_nao_encontrado',
+        'path.id',
+      );
       expect((await other.api.get(catalogPath(theirs.id))).body).toEqual(theirs.body);
       expect((await preview(other, theirs.id)).etag).toBe(theirPreview.etag);
     });
@@ -643,9 +852,16 @@ describe('DELETE /v1/catalogos/{id}', () => {
     it('needs catalogo:gerenciar: a read-only credential gets 403 permissao_insuficiente, before the precondition, changing nothing', async () => {
       const sc = await scene();
       const p = await preview(sc.w, sc.a.id);
-      const { token } = await sc.w.controls.addCredential(sc.w.company.companyId, ['catalogo:ler', 'vigilancia:gerenciar']);
+      const { token } = await sc.w.controls.addCredential(sc.w.company.companyId, [
+        'catalogo:ler',
+        'vigilancia:gerenciar',
+      ]);
       const before = await observe(sc);
-      expectError(await sc.w.api.as(token).delete(catalogPath(sc.a.id), {}, { ifMatch: p.etag }), 403, 'permissao_insuficiente');
+      expectError(
+        await sc.w.api.as(token).delete(catalogPath(sc.a.id), {}, { ifMatch: p.etag }),
+        403,
+        'permissao_insuficiente',
+      );
       expectError(await sc.w.api.as(token).delete(catalogPath(sc.a.id), {}), 403, 'permissao_insuficiente');
       expect(await observe(sc)).toEqual(before);
     });
@@ -654,8 +870,17 @@ describe('DELETE /v1/catalogos/{id}', () => {
     it('under a concurrentEdit fault answers 412 (someone else changed the catalog); a fresh preview then deletes', async () => {
       const sc = await scene();
       const p = await preview(sc.w, sc.a.id);
-      await sc.w.controls.addFault({ target: 'api', match: { method: 'DELETE', path: catalogPath(sc.a.id), companyId: sc.w.company.companyId }, effect: { concurrentEdit: true } });
-      expectError(await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: p.etag }), 412, 'precondicao_falhou', 'header.if-match');
+      await sc.w.controls.addFault({
+        target: 'api',
+        match: { method: 'DELETE', path: catalogPath(sc.a.id), companyId: sc.w.company.companyId },
+        effect: { concurrentEdit: true },
+      });
+      expectError(
+        await sc.w.api.delete(catalogPath(sc.a.id), {}, { ifMatch: p.etag }),
+        412,
+        'precondicao_falhou',
+        'header.if-match',
+      );
       const catalog = await sc.w.api.get(catalogPath(sc.a.id));
       expect(catalog.body).toMatchObject({ estado: 'ativo', versao: p.body.versao + 1, produtos: 5 });
       const fresh = await preview(sc.w, sc.a.id);
@@ -694,7 +919,12 @@ describe('DELETE /v1/catalogos/{id}', () => {
     const first = await preview(w, a.id);
     const { token } = await w.controls.addCredential(w.company.companyId);
     await editProduct(w, sc.e3.id, { descricao: 'editado por outro cliente' }, w.api.as(token));
-    expectError(await w.api.delete(catalogPath(a.id), {}, { ifMatch: first.etag }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.delete(catalogPath(a.id), {}, { ifMatch: first.etag }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     expect((await w.api.get(catalogPath(a.id))).body.estado).toBe('ativo');
     const fresh = await preview(w, a.id);
     expect(fresh.etag).not.toBe(first.etag);

@@ -24,11 +24,15 @@ const listFrom = (query: string, start: string | undefined) => {
 
 describe('POST /v1/catalogos', () => {
   // spec: CONV-07, CAT-01, CAT-02, CAT-03, CAT-04, REQ-04
-  it('creates a catalog: 201 with Location, ETag and every field of the spec\'s table', async () => {
+  it("creates a catalog: 201 with Location, ETag and every field of the spec's table", async () => {
     const w = await world();
     await w.controls.advance('1h');
     const { now } = await w.controls.clock();
-    const answer = await w.api.post('/v1/catalogos', { estabelecimento_id: w.company.headOffice.id, nome: 'Loja Matriz', id_externo: 'erp-cat-1' });
+    const answer = await w.api.post('/v1/catalogos', {
+      estabelecimento_id: w.company.headOffice.id,
+      nome: 'Loja Matriz',
+      id_externo: 'erp-cat-1',
+    });
     expect(answer.status, answer.text).toBe(201);
     expect(answer.body).toEqual({
       id: expect.stringMatching(UUID),
@@ -62,7 +66,7 @@ describe('POST /v1/catalogos', () => {
   });
 
   // spec: REQ-06
-  it('sets the establishment\'s catalogo_id and moves its versao and ETag', async () => {
+  it("sets the establishment's catalogo_id and moves its versao and ETag", async () => {
     const w = await world();
     const before = await w.api.get(`/v1/estabelecimentos/${w.company.headOffice.id}`);
     const catalog = await headOfficeCatalog(w);
@@ -70,18 +74,37 @@ describe('POST /v1/catalogos', () => {
     expect(after.body).toEqual({ ...before.body, catalogo_id: catalog.id, versao: before.body.versao + 1 });
     expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
     // The old ETag no longer edits the establishment.
-    expectError(await w.api.patch(`/v1/estabelecimentos/${w.company.headOffice.id}`, { nome: 'X' }, { ifMatch: before.headers.get('etag')! }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.patch(
+        `/v1/estabelecimentos/${w.company.headOffice.id}`,
+        { nome: 'X' },
+        { ifMatch: before.headers.get('etag')! },
+      ),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
   });
 
   it('refuses an unknown establishment with 404 estabelecimento_nao_encontrado at body.estabelecimento_id', async () => {
     const w = await world();
-    expectError(await w.api.post('/v1/catalogos', { estabelecimento_id: UNKNOWN_ID, nome: 'L' }), 404, 'estabelecimento_nao_encontrado', 'body.estabelecimento_id');
+    expectError(
+      await w.api.post('/v1/catalogos', { estabelecimento_id: UNKNOWN_ID, nome: 'L' }),
+      404,
+      'estabelecimento_nao_encontrado',
+      'body.estabelecimento_id',
+    );
   });
 
-  it('refuses another company\'s establishment with the same 404', async () => {
+  it("refuses another company's establishment with the same 404", async () => {
     const w = await world();
     const other = await w.controls.createCompany();
-    expectError(await w.api.post('/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: 'L' }), 404, 'estabelecimento_nao_encontrado', 'body.estabelecimento_id');
+    expectError(
+      await w.api.post('/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: 'L' }),
+      404,
+      'estabelecimento_nao_encontrado',
+      'body.estabelecimento_id',
+    );
     const theirs = await w.api.as(other.token).get(`/v1/estabelecimentos/${other.headOffice.id}`);
     expect(theirs.body.catalogo_id).toBeNull();
   });
@@ -102,7 +125,9 @@ describe('POST /v1/catalogos', () => {
     const w = await world();
     const start = await ownStart(w);
     const establishment = await branch(w);
-    expect((await w.api.delete(`/v1/estabelecimentos/${establishment.id}`, {}, { ifMatch: establishment.etag })).status).toBe(200);
+    expect(
+      (await w.api.delete(`/v1/estabelecimentos/${establishment.id}`, {}, { ifMatch: establishment.etag })).status,
+    ).toBe(200);
     const answer = await w.api.post('/v1/catalogos', { estabelecimento_id: establishment.id, nome: 'L' });
     expect(answer.status, answer.text).toBe(409);
     expect(answer.body.erro.codigo).toBe('estabelecimento_arquivado');
@@ -115,15 +140,49 @@ describe('POST /v1/catalogos', () => {
     const start = await ownStart(w);
     const id = w.company.headOffice.id;
     expectError(await w.api.post('/v1/catalogos', { nome: 'L' }), 422, 'campo_obrigatorio', 'body.estabelecimento_id');
-    expectError(await w.api.post('/v1/catalogos', { estabelecimento_id: 'abc', nome: 'L' }), 422, 'valor_invalido', 'body.estabelecimento_id');
+    expectError(
+      await w.api.post('/v1/catalogos', { estabelecimento_id: 'abc', nome: 'L' }),
+      422,
+      'valor_invalido',
+      'body.estabelecimento_id',
+    );
     expectError(await w.api.post('/v1/catalogos', { estabelecimento_id: id }), 422, 'campo_obrigatorio', 'body.nome');
-    expectError(await w.api.post('/v1/catalogos', { estabelecimento_id: id, nome: '' }), 422, 'valor_invalido', 'body.nome');
-    expectError(await w.api.post('/v1/catalogos', { estabelecimento_id: id, nome: 'n'.repeat(121) }), 422, 'valor_invalido', 'body.nome');
-    expectError(await w.api.post('/v1/catalogos', { estabelecimento_id: id, nome: 'L', id_externo: '' }), 422, 'valor_invalido', 'body.id_externo');
-    expectError(await w.api.post('/v1/catalogos', { estabelecimento_id: id, nome: 'L', id_externo: 'x'.repeat(257) }), 422, 'valor_invalido', 'body.id_externo');
-    expectError(await w.api.post('/v1/catalogos', { estabelecimento_id: id, nome: 'L', estado: 'ativo' }), 422, 'campo_desconhecido', 'body.estado');
+    expectError(
+      await w.api.post('/v1/catalogos', { estabelecimento_id: id, nome: '' }),
+      422,
+      'valor_invalido',
+      'body.nome',
+    );
+    expectError(
+      await w.api.post('/v1/catalogos', { estabelecimento_id: id, nome: 'n'.repeat(121) }),
+      422,
+      'valor_invalido',
+      'body.nome',
+    );
+    expectError(
+      await w.api.post('/v1/catalogos', { estabelecimento_id: id, nome: 'L', id_externo: '' }),
+      422,
+      'valor_invalido',
+      'body.id_externo',
+    );
+    expectError(
+      await w.api.post('/v1/catalogos', { estabelecimento_id: id, nome: 'L', id_externo: 'x'.repeat(257) }),
+      422,
+      'valor_invalido',
+      'body.id_externo',
+    );
+    expectError(
+      await w.api.post('/v1/catalogos', { estabelecimento_id: id, nome: 'L', estado: 'ativo' }),
+      422,
+      'campo_desconhecido',
+      'body.estado',
+    );
     expect((await w.api.get(listFrom('', start))).body.itens).toEqual([]);
-    const edges = await w.api.post('/v1/catalogos', { estabelecimento_id: id.toUpperCase(), nome: 'n'.repeat(120), id_externo: 'x'.repeat(256) });
+    const edges = await w.api.post('/v1/catalogos', {
+      estabelecimento_id: id.toUpperCase(),
+      nome: 'n'.repeat(120),
+      id_externo: 'x'.repeat(256),
+    });
     expect(edges.status, edges.text).toBe(201);
     expect(edges.body).toMatchObject({ estabelecimento_id: id, nome: 'n'.repeat(120), id_externo: 'x'.repeat(256) });
   });
@@ -143,11 +202,13 @@ describe('GET /v1/catalogos/{id}', () => {
   });
 
   // spec: AUTH-04, REQ-13
-  it('answers 404 catalogo_nao_encontrado for an unknown or another company\'s catalog, 422 for a malformed id', async () => {
+  it("answers 404 catalogo_nao_encontrado for an unknown or another company's catalog, 422 for a malformed id", async () => {
     const w = await world();
     expectError(await w.api.get(`/v1/catalogos/${UNKNOWN_ID}`), 404, 'catalogo_nao_encontrado', 'path.id');
     const other = await w.controls.createCompany();
-    const theirs = await w.api.as(other.token).post('/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: 'Alheio' });
+    const theirs = await w.api
+      .as(other.token)
+      .post('/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: 'Alheio' });
     expect(theirs.status).toBe(201);
     expectError(await w.api.get(`/v1/catalogos/${theirs.body.id}`), 404, 'catalogo_nao_encontrado', 'path.id');
     expectError(await w.api.get('/v1/catalogos/not-a-uuid'), 422, 'valor_invalido', 'path.id');
@@ -180,19 +241,37 @@ describe('PATCH /v1/catalogos/{id}', () => {
     const set = await w.api.patch(`/v1/catalogos/${created.id}`, { id_externo: 'ext-9' }, { ifMatch: created.etag });
     expect(set.status, set.text).toBe(200);
     expect(set.body).toMatchObject({ nome: 'Fixo', id_externo: 'ext-9', versao: 2 });
-    const cleared = await w.api.patch(`/v1/catalogos/${created.id}`, { id_externo: null }, { ifMatch: set.headers.get('etag')! });
+    const cleared = await w.api.patch(
+      `/v1/catalogos/${created.id}`,
+      { id_externo: null },
+      { ifMatch: set.headers.get('etag')! },
+    );
     expect(cleared.status, cleared.text).toBe(200);
     expect(cleared.body).toMatchObject({ nome: 'Fixo', id_externo: null, versao: 3 });
-    const both = await w.api.patch(`/v1/catalogos/${created.id}`, { nome: 'Novo', id_externo: 'ext-10' }, { ifMatch: cleared.headers.get('etag')! });
+    const both = await w.api.patch(
+      `/v1/catalogos/${created.id}`,
+      { nome: 'Novo', id_externo: 'ext-10' },
+      { ifMatch: cleared.headers.get('etag')! },
+    );
     expect(both.status, both.text).toBe(200);
-    expect(both.body).toMatchObject({ nome: 'Novo', id_externo: 'ext-10', versao: 4, estabelecimento_id: w.company.headOffice.id });
+    expect(both.body).toMatchObject({
+      nome: 'Novo',
+      id_externo: 'ext-10',
+      versao: 4,
+      estabelecimento_id: w.company.headOffice.id,
+    });
   });
 
   // spec: CAT-21
   it('needs at least one field: {} is 422 and changes nothing', async () => {
     const w = await world();
     const created = await headOfficeCatalog(w);
-    expectError(await w.api.patch(`/v1/catalogos/${created.id}`, {}, { ifMatch: created.etag }), 422, 'valor_invalido', 'body');
+    expectError(
+      await w.api.patch(`/v1/catalogos/${created.id}`, {}, { ifMatch: created.etag }),
+      422,
+      'valor_invalido',
+      'body',
+    );
     expect((await w.api.get(`/v1/catalogos/${created.id}`)).headers.get('etag')).toBe(created.etag);
   });
 
@@ -202,10 +281,25 @@ describe('PATCH /v1/catalogos/{id}', () => {
     const created = await headOfficeCatalog(w);
     const other = await branch(w);
     const path = `/v1/catalogos/${created.id}`;
-    expectError(await w.api.patch(path, { estabelecimento_id: other.id }, { ifMatch: created.etag }), 422, 'campo_desconhecido', 'body.estabelecimento_id');
+    expectError(
+      await w.api.patch(path, { estabelecimento_id: other.id }, { ifMatch: created.etag }),
+      422,
+      'campo_desconhecido',
+      'body.estabelecimento_id',
+    );
     expectError(await w.api.patch(path, { nome: '' }, { ifMatch: created.etag }), 422, 'valor_invalido', 'body.nome');
-    expectError(await w.api.patch(path, { nome: 'n'.repeat(121) }, { ifMatch: created.etag }), 422, 'valor_invalido', 'body.nome');
-    expectError(await w.api.patch(path, { id_externo: '' }, { ifMatch: created.etag }), 422, 'valor_invalido', 'body.id_externo');
+    expectError(
+      await w.api.patch(path, { nome: 'n'.repeat(121) }, { ifMatch: created.etag }),
+      422,
+      'valor_invalido',
+      'body.nome',
+    );
+    expectError(
+      await w.api.patch(path, { id_externo: '' }, { ifMatch: created.etag }),
+      422,
+      'valor_invalido',
+      'body.id_externo',
+    );
   });
 
   // spec: CAT-19, CAT-20, REQ-05
@@ -215,7 +309,12 @@ describe('PATCH /v1/catalogos/{id}', () => {
     const path = `/v1/catalogos/${created.id}`;
     expectError(await w.api.patch(path, { nome: 'X' }), 428, 'precondicao_ausente', 'header.if-match');
     expect((await w.api.patch(path, { nome: 'Primeira' }, { ifMatch: created.etag })).status).toBe(200);
-    expectError(await w.api.patch(path, { nome: 'Segunda' }, { ifMatch: created.etag }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.patch(path, { nome: 'Segunda' }, { ifMatch: created.etag }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     expect((await w.api.get(path)).body).toMatchObject({ nome: 'Primeira', versao: 2 });
   });
 
@@ -224,13 +323,23 @@ describe('PATCH /v1/catalogos/{id}', () => {
     const w = await world();
     const created = await headOfficeCatalog(w);
     await product(w, created.id);
-    expectError(await w.api.patch(`/v1/catalogos/${created.id}`, { nome: 'X' }, { ifMatch: created.etag }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.patch(`/v1/catalogos/${created.id}`, { nome: 'X' }, { ifMatch: created.etag }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
   });
 
   it('answers 404 for an unknown catalog', async () => {
     const w = await world();
     const created = await headOfficeCatalog(w);
-    expectError(await w.api.patch(`/v1/catalogos/${UNKNOWN_ID}`, { nome: 'X' }, { ifMatch: created.etag }), 404, 'catalogo_nao_encontrado', 'path.id');
+    expectError(
+      await w.api.patch(`/v1/catalogos/${UNKNOWN_ID}`, { nome: 'X' }, { ifMatch: created.etag }),
+      404,
+      'catalogo_nao_encontrado',
+      'path.id',
+    );
   });
 });
 
@@ -250,7 +359,11 @@ describe('produtos of a catalog', () => {
     const afterLink = await w.api.get(`/v1/catalogos/${catalog.id}`);
     expect(afterLink.body).toMatchObject({ produtos: 4, versao: 5 });
     expect((await w.api.get(`/v1/catalogos/${other.id}`)).body.produtos).toBe(1);
-    const unlinked = await w.api.delete(`/v1/catalogos/${catalog.id}/produtos/${foreign.id}`, {}, { ifMatch: linked.headers.get('etag')! });
+    const unlinked = await w.api.delete(
+      `/v1/catalogos/${catalog.id}/produtos/${foreign.id}`,
+      {},
+      { ifMatch: linked.headers.get('etag')! },
+    );
     expect(unlinked.status, unlinked.text).toBe(200);
     const afterUnlink = await w.api.get(`/v1/catalogos/${catalog.id}`);
     expect(afterUnlink.body).toMatchObject({ produtos: 3, versao: 6 });
@@ -261,7 +374,7 @@ describe('produtos of a catalog', () => {
 
 describe('GET /v1/catalogos', () => {
   // spec: CAT-06
-  it('lists the company\'s catalogs in creation order, each as GET one shows it', async () => {
+  it("lists the company's catalogs in creation order, each as GET one shows it", async () => {
     const w = await world();
     const start = await ownStart(w);
     const a = await headOfficeCatalog(w);
@@ -273,13 +386,16 @@ describe('GET /v1/catalogos', () => {
   });
 
   // spec: AUTH-06
-  it('answers an empty list for a company without catalogs, and never another company\'s', async () => {
+  it("answers an empty list for a company without catalogs, and never another company's", async () => {
     const w = await world();
     const other = await w.controls.createCompany();
-    const theirs = await w.api.as(other.token).post('/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: 'Alheio' });
+    const theirs = await w.api
+      .as(other.token)
+      .post('/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: 'Alheio' });
     expect(theirs.status, theirs.text).toBe(201);
     // A deployment's company has the catalogs of earlier tests: there, only that theirs is not among them.
-    if (deployment === undefined) expect((await w.api.get('/v1/catalogos')).body).toEqual({ itens: [], proximo_id: null });
+    if (deployment === undefined)
+      expect((await w.api.get('/v1/catalogos')).body).toEqual({ itens: [], proximo_id: null });
     else expect((await listAll(w.api, '/v1/catalogos', 'limite=200')).ids).not.toContain(theirs.body.id);
   });
 
@@ -310,8 +426,14 @@ describe('GET /v1/catalogos', () => {
     const { ids: all, pages, sizes } = await listAll(w.api, '/v1/catalogos', 'limite=200');
     expect(sizes[0]).toBe(200);
     expect(pages[0]!.body.proximo_id).toBe(all[199]);
-    expect(sizes.slice(0, -1).every((size) => size === 200), sizes.join(', ')).toBe(true);
-    expect(sizes.every((size) => size >= 1 && size <= 200), sizes.join(', ')).toBe(true);
+    expect(
+      sizes.slice(0, -1).every((size) => size === 200),
+      sizes.join(', '),
+    ).toBe(true);
+    expect(
+      sizes.every((size) => size >= 1 && size <= 200),
+      sizes.join(', '),
+    ).toBe(true);
     expect(new Set(all).size).toBe(all.length);
     for (const id of created) expect(all).toContain(id);
   });
@@ -359,9 +481,16 @@ describe('GET /v1/catalogos', () => {
     await headOfficeCatalog(w);
     expectError(await w.api.get(`/v1/catalogos?apos_id=${UNKNOWN_ID}`), 422, 'cursor_invalido', 'query.apos_id');
     // an establishment id is not a catalog cursor
-    expectError(await w.api.get(`/v1/catalogos?apos_id=${w.company.headOffice.id}`), 422, 'cursor_invalido', 'query.apos_id');
+    expectError(
+      await w.api.get(`/v1/catalogos?apos_id=${w.company.headOffice.id}`),
+      422,
+      'cursor_invalido',
+      'query.apos_id',
+    );
     const other = await w.controls.createCompany();
-    const theirs = await w.api.as(other.token).post('/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: 'Alheio' });
+    const theirs = await w.api
+      .as(other.token)
+      .post('/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: 'Alheio' });
     expectError(await w.api.get(`/v1/catalogos?apos_id=${theirs.body.id}`), 422, 'cursor_invalido', 'query.apos_id');
     expectError(await w.api.get('/v1/catalogos?apos_id=xyz'), 422, 'valor_invalido', 'query.apos_id');
   });
@@ -375,11 +504,24 @@ describe('GET /v1/catalogos', () => {
     const answer = await w.api.get(`/v1/catalogos?estabelecimento_id=${b.establishmentId}`);
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ itens: [b.body], proximo_id: null });
-    expect(idsOf(await w.api.get(`/v1/catalogos?estabelecimento_id=${b.establishmentId.toUpperCase()}`))).toEqual([b.id]);
+    expect(idsOf(await w.api.get(`/v1/catalogos?estabelecimento_id=${b.establishmentId.toUpperCase()}`))).toEqual([
+      b.id,
+    ]);
     const withoutCatalog = await branch(w);
-    expect((await w.api.get(`/v1/catalogos?estabelecimento_id=${withoutCatalog.id}`)).body).toEqual({ itens: [], proximo_id: null });
-    expect((await w.api.get(`/v1/catalogos?estabelecimento_id=${UNKNOWN_ID}`)).body).toEqual({ itens: [], proximo_id: null });
-    expectError(await w.api.get('/v1/catalogos?estabelecimento_id=123'), 422, 'valor_invalido', 'query.estabelecimento_id');
+    expect((await w.api.get(`/v1/catalogos?estabelecimento_id=${withoutCatalog.id}`)).body).toEqual({
+      itens: [],
+      proximo_id: null,
+    });
+    expect((await w.api.get(`/v1/catalogos?estabelecimento_id=${UNKNOWN_ID}`)).body).toEqual({
+      itens: [],
+      proximo_id: null,
+    });
+    expectError(
+      await w.api.get('/v1/catalogos?estabelecimento_id=123'),
+      422,
+      'valor_invalido',
+      'query.estabelecimento_id',
+    );
   });
 
   // spec: CAT-11, CAT-15
@@ -398,7 +540,12 @@ describe('GET /v1/catalogos', () => {
     expect(patched.status).toBe(200);
     expect(idsOf(await w.api.get(`/v1/catalogos?id_externo=${encodeURIComponent(spaced)}`))).toEqual([a.id]);
     expectError(await w.api.get('/v1/catalogos?id_externo='), 422, 'valor_invalido', 'query.id_externo');
-    expectError(await w.api.get(`/v1/catalogos?id_externo=${'x'.repeat(257)}`), 422, 'valor_invalido', 'query.id_externo');
+    expectError(
+      await w.api.get(`/v1/catalogos?id_externo=${'x'.repeat(257)}`),
+      422,
+      'valor_invalido',
+      'query.id_externo',
+    );
     expect((await w.api.get(`/v1/catalogos?id_externo=${'x'.repeat(256)}`)).status).toBe(200);
   });
 
@@ -430,7 +577,12 @@ describe('GET /v1/catalogos', () => {
   it('refuses an unknown query parameter with 422 campo_desconhecido and a repeated one with parametro_repetido', async () => {
     const w = await world();
     expectError(await w.api.get('/v1/catalogos?cursor=abc'), 422, 'campo_desconhecido', 'query.cursor');
-    expectError(await w.api.get('/v1/catalogos?estado=ativo&estado=excluido'), 422, 'parametro_repetido', 'query.estado');
+    expectError(
+      await w.api.get('/v1/catalogos?estado=ativo&estado=excluido'),
+      422,
+      'parametro_repetido',
+      'query.estado',
+    );
   });
 });
 
@@ -451,14 +603,17 @@ describe('GET /v1/catalogos byte budget', () => {
       expect(pages.length).toBeGreaterThan(1);
       for (const page of pages) {
         expect(page.body.itens.length).toBeGreaterThanOrEqual(1);
-        if (page.body.itens.length > 1) expect(Buffer.byteLength(JSON.stringify(page.body.itens))).toBeLessThanOrEqual(600);
+        if (page.body.itens.length > 1)
+          expect(Buffer.byteLength(JSON.stringify(page.body.itens))).toBeLessThanOrEqual(600);
       }
       // Each page holds as many items as fit: adding the next page's first item would exceed the budget.
       for (let i = 0; i + 1 < pages.length; i++) {
         const next = pages[i + 1]!.body.itens[0];
         expect(Buffer.byteLength(JSON.stringify([...pages[i]!.body.itens, next]))).toBeGreaterThan(600);
       }
-      const big = pages.find((p) => p.body.itens.some((c: { id_externo: string | null }) => c.id_externo === 'x'.repeat(256)))!;
+      const big = pages.find((p) =>
+        p.body.itens.some((c: { id_externo: string | null }) => c.id_externo === 'x'.repeat(256)),
+      )!;
       expect(big.body.itens).toHaveLength(1);
       expect(Buffer.byteLength(JSON.stringify(big.body.itens))).toBeGreaterThan(600);
     } else {
@@ -474,10 +629,23 @@ describe('permissions of catalogs', () => {
     const start = await ownStart(w);
     const created = await headOfficeCatalog(w);
     const other = await branch(w);
-    const { token: readerToken } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'estabelecimento:gerenciar']);
+    const { token: readerToken } = await w.controls.addCredential(w.company.companyId, [
+      'catalogo:ler',
+      'estabelecimento:gerenciar',
+    ]);
     const reader = w.api.as(readerToken);
-    expectError(await reader.post('/v1/catalogos', { estabelecimento_id: other.id, nome: 'L' }), 403, 'permissao_insuficiente', null);
-    expectError(await reader.patch(`/v1/catalogos/${created.id}`, { nome: 'X' }, { ifMatch: created.etag }), 403, 'permissao_insuficiente', null);
+    expectError(
+      await reader.post('/v1/catalogos', { estabelecimento_id: other.id, nome: 'L' }),
+      403,
+      'permissao_insuficiente',
+      null,
+    );
+    expectError(
+      await reader.patch(`/v1/catalogos/${created.id}`, { nome: 'X' }, { ifMatch: created.etag }),
+      403,
+      'permissao_insuficiente',
+      null,
+    );
     expect((await reader.get(`/v1/catalogos/${created.id}`)).status).toBe(200);
     expect((await reader.get('/v1/catalogos')).status).toBe(200);
     const { token: managerToken } = await w.controls.addCredential(w.company.companyId, ['catalogo:gerenciar']);

@@ -9,7 +9,15 @@
  * server's clock is shared). Every fault a test adds matches its own company and is removed after the test.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { headOfficeCatalog, newKey, otherCompany, world, type Answer, type Controls, type World } from './support/client.js';
+import {
+  headOfficeCatalog,
+  newKey,
+  otherCompany,
+  world,
+  type Answer,
+  type Controls,
+  type World,
+} from './support/client.js';
 import { cnpjOf } from './support/cnpj.js';
 import { ETAG, expectControlError, expectError, REQUEST_ID, UUID } from './support/expect.js';
 import { branch, nextOrder, UNKNOWN_ID, UNKNOWN_V7_ID } from './support/fixtures.js';
@@ -62,11 +70,21 @@ async function readEstablishment(w: World, id: string): Promise<{ body: any; eta
   return { body: answer.body, etag: answer.headers.get('etag')! };
 }
 
-function request(w: World, establishmentId: string, etag: string | undefined, cnpjNovo: string, options: { key?: string; motivo?: string } = {}): Promise<Answer> {
-  return w.api.post(correctionsOf(establishmentId), { cnpj_novo: cnpjNovo, motivo: options.motivo ?? MOTIVO }, {
-    ...(etag === undefined ? {} : { ifMatch: etag }),
-    ...(options.key === undefined ? {} : { key: options.key }),
-  });
+function request(
+  w: World,
+  establishmentId: string,
+  etag: string | undefined,
+  cnpjNovo: string,
+  options: { key?: string; motivo?: string } = {},
+): Promise<Answer> {
+  return w.api.post(
+    correctionsOf(establishmentId),
+    { cnpj_novo: cnpjNovo, motivo: options.motivo ?? MOTIVO },
+    {
+      ...(etag === undefined ? {} : { ifMatch: etag }),
+      ...(options.key === undefined ? {} : { key: options.key }),
+    },
+  );
 }
 
 /** Requests a correction; fails unless 202. Returns the correction id. */
@@ -87,13 +105,23 @@ describe('POST /v1/estabelecimentos/{id}/correcoes-cnpj: acceptance', () => {
   it('answers 202 with exactly the acceptance fields, Location and no ETag, and changes nothing on the establishment', async () => {
     const w = await world();
     const created = await branch(w);
-    const edited = await w.api.patch(`/v1/estabelecimentos/${created.id}`, { nome: 'Filial Norte' }, { ifMatch: created.etag });
+    const edited = await w.api.patch(
+      `/v1/estabelecimentos/${created.id}`,
+      { nome: 'Filial Norte' },
+      { ifMatch: created.etag },
+    );
     expect(edited.status, edited.text).toBe(200);
     const etag = edited.headers.get('etag')!;
     const cnpjNovo = freshCnpj(w);
     const answer = await request(w, created.id, etag, cnpjNovo);
     expect(answer.status, answer.text).toBe(202);
-    expect(answer.body).toEqual({ id: expect.stringMatching(UUID), tipo: 'correcao_cnpj', estabelecimento_id: created.id, versao_esperada: 2, estado: 'pendente' });
+    expect(answer.body).toEqual({
+      id: expect.stringMatching(UUID),
+      tipo: 'correcao_cnpj',
+      estabelecimento_id: created.id,
+      versao_esperada: 2,
+      estado: 'pendente',
+    });
     expect(answer.headers.get('location')).toBe(`/v1/correcoes-cnpj/${answer.body.id}`);
     expect(answer.headers.get('etag')).toBeNull();
     expect(answer.headers.get('x-request-id')).toMatch(REQUEST_ID);
@@ -166,7 +194,12 @@ describe('POST /v1/estabelecimentos/{id}/correcoes-cnpj: acceptance', () => {
     const created = await branch(w);
     const key = newKey();
     const cnpjNovo = freshCnpj(w);
-    expectError(await request(w, created.id, undefined, cnpjNovo, { key }), 428, 'precondicao_ausente', 'header.if-match');
+    expectError(
+      await request(w, created.id, undefined, cnpjNovo, { key }),
+      428,
+      'precondicao_ausente',
+      'header.if-match',
+    );
     const answer = await request(w, created.id, created.etag, cnpjNovo, { key });
     expect(answer.status, answer.text).toBe(202);
     expect(answer.headers.get('idempotent-replayed')).toBeNull();
@@ -187,7 +220,12 @@ describe('POST /v1/estabelecimentos/{id}/correcoes-cnpj: refusals, in the docume
     expectError(await post({ cnpj_novo: cnpjNovo, motivo: 5 }), 422, 'valor_invalido', 'body.motivo');
     expectError(await post({ cnpj_novo: 12345678000195, motivo: MOTIVO }), 422, 'valor_invalido', 'body.cnpj_novo');
     expectError(await post({ cnpj_novo: 'A'.repeat(65), motivo: MOTIVO }), 422, 'valor_invalido', 'body.cnpj_novo');
-    expectError(await post({ cnpj_novo: cnpjNovo, motivo: MOTIVO, cnpj: cnpjNovo }), 422, 'campo_desconhecido', 'body.cnpj');
+    expectError(
+      await post({ cnpj_novo: cnpjNovo, motivo: MOTIVO, cnpj: cnpjNovo }),
+      422,
+      'campo_desconhecido',
+      'body.cnpj',
+    );
     // None of them was accepted: the same request, well formed, is.
     expect((await readEstablishment(w, created.id)).etag).toBe(created.etag);
     const answer = await post({ cnpj_novo: cnpjNovo, motivo: 'm' });
@@ -224,25 +262,55 @@ describe('POST /v1/estabelecimentos/{id}/correcoes-cnpj: refusals, in the docume
     const foreign = cnpjOf(otherRoot(w), created.body.cnpj.slice(8, 12));
     expectError(await request(w, created.id, created.etag, foreign), 422, 'cnpj_raiz_divergente', 'body.cnpj_novo');
     const other = await otherCompany(w);
-    expectError(await request(w, created.id, created.etag, other.company.headOffice.cnpj), 422, 'cnpj_raiz_divergente', 'body.cnpj_novo');
+    expectError(
+      await request(w, created.id, created.etag, other.company.headOffice.cnpj),
+      422,
+      'cnpj_raiz_divergente',
+      'body.cnpj_novo',
+    );
     expect((await readEstablishment(w, created.id)).etag).toBe(created.etag);
   });
 
   it('checks 422 before 404 and 428: an invalid cnpj_novo on an unknown establishment without If-Match is 422', async () => {
     const w = await world();
     expectError(await request(w, UNKNOWN_V7_ID, undefined, 'X'), 422, 'cnpj_invalido', 'body.cnpj_novo');
-    expectError(await request(w, UNKNOWN_V7_ID, undefined, cnpjOf(otherRoot(w), '0002')), 422, 'cnpj_raiz_divergente', 'body.cnpj_novo');
-    expectError(await request(w, UNKNOWN_V7_ID, undefined, freshCnpj(w), { motivo: '' }), 422, 'valor_invalido', 'body.motivo');
+    expectError(
+      await request(w, UNKNOWN_V7_ID, undefined, cnpjOf(otherRoot(w), '0002')),
+      422,
+      'cnpj_raiz_divergente',
+      'body.cnpj_novo',
+    );
+    expectError(
+      await request(w, UNKNOWN_V7_ID, undefined, freshCnpj(w), { motivo: '' }),
+      422,
+      'valor_invalido',
+      'body.motivo',
+    );
   });
 
-  it('answers 404 estabelecimento_nao_encontrado at path.id before 428, for an unknown or another company\'s establishment', async () => {
+  it("answers 404 estabelecimento_nao_encontrado at path.id before 428, for an unknown or another company's establishment", async () => {
     const w = await world();
     const created = await branch(w);
-    expectError(await request(w, UNKNOWN_ID, undefined, freshCnpj(w)), 404, 'estabelecimento_nao_encontrado', 'path.id');
-    expectError(await request(w, UNKNOWN_ID, created.etag, freshCnpj(w)), 404, 'estabelecimento_nao_encontrado', 'path.id');
+    expectError(
+      await request(w, UNKNOWN_ID, undefined, freshCnpj(w)),
+      404,
+      'estabelecimento_nao_encontrado',
+      'path.id',
+    );
+    expectError(
+      await request(w, UNKNOWN_ID, created.etag, freshCnpj(w)),
+      404,
+      'estabelecimento_nao_encontrado',
+      'path.id',
+    );
     const other = await otherCompany(w);
     const theirs = await readEstablishment(other, other.company.headOffice.id);
-    expectError(await request(w, other.company.headOffice.id, theirs.etag, freshCnpj(w)), 404, 'estabelecimento_nao_encontrado', 'path.id');
+    expectError(
+      await request(w, other.company.headOffice.id, theirs.etag, freshCnpj(w)),
+      404,
+      'estabelecimento_nao_encontrado',
+      'path.id',
+    );
     expect((await readEstablishment(other, other.company.headOffice.id)).etag).toBe(theirs.etag);
   });
 
@@ -250,12 +318,31 @@ describe('POST /v1/estabelecimentos/{id}/correcoes-cnpj: refusals, in the docume
   it('answers 428 without If-Match and 412 with a stale ETag, before the 409s (cnpj_novo equal to the current one)', async () => {
     const w = await world();
     const created = await branch(w);
-    expectError(await request(w, created.id, undefined, created.body.cnpj), 428, 'precondicao_ausente', 'header.if-match');
-    const edited = await w.api.patch(`/v1/estabelecimentos/${created.id}`, { nome: 'Outra' }, { ifMatch: created.etag });
+    expectError(
+      await request(w, created.id, undefined, created.body.cnpj),
+      428,
+      'precondicao_ausente',
+      'header.if-match',
+    );
+    const edited = await w.api.patch(
+      `/v1/estabelecimentos/${created.id}`,
+      { nome: 'Outra' },
+      { ifMatch: created.etag },
+    );
     expect(edited.status).toBe(200);
-    expectError(await request(w, created.id, created.etag, created.body.cnpj), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await request(w, created.id, created.etag, created.body.cnpj),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     expectError(await request(w, created.id, created.etag, freshCnpj(w)), 412, 'precondicao_falhou', 'header.if-match');
-    expectError(await request(w, created.id, edited.headers.get('etag')!, created.body.cnpj), 409, 'cnpj_inalterado', 'body.cnpj_novo');
+    expectError(
+      await request(w, created.id, edited.headers.get('etag')!, created.body.cnpj),
+      409,
+      'cnpj_inalterado',
+      'body.cnpj_novo',
+    );
   });
 
   it('refuses an archived establishment with 409 estabelecimento_arquivado (after 412, before cnpj_duplicado)', async () => {
@@ -282,7 +369,18 @@ describe('POST /v1/estabelecimentos/{id}/correcoes-cnpj: refusals, in the docume
     expectError(await request(w, created.id, created.etag, created.body.cnpj), 409, 'correcao_pendente');
     expectError(await request(w, created.id, created.etag, w.company.headOffice.cnpj), 409, 'correcao_pendente');
     // Another establishment is not held back by it.
-    expect((await request(w, w.company.headOffice.id, (await readEstablishment(w, w.company.headOffice.id)).etag, freshCnpj(w))).status).toBe(202);
+    expect(
+      (
+        await request(
+          w,
+          w.company.headOffice.id,
+          (
+            await readEstablishment(w, w.company.headOffice.id)
+          ).etag,
+          freshCnpj(w),
+        )
+      ).status,
+    ).toBe(202);
     await advance(w, HOUR);
     const decided = await correction(w, first);
     expect(decided).toMatchObject({ estado: 'aprovada', decidido_em: iso(t0 + HOUR) });
@@ -306,18 +404,33 @@ describe('POST /v1/estabelecimentos/{id}/correcoes-cnpj: refusals, in the docume
     expect(again.body.versao_esperada).toBe(1);
   });
 
-  it('refuses the establishment\'s own CNPJ with 409 cnpj_inalterado at body.cnpj_novo', async () => {
+  it("refuses the establishment's own CNPJ with 409 cnpj_inalterado at body.cnpj_novo", async () => {
     const w = await world();
     const created = await branch(w);
-    expectError(await request(w, created.id, created.etag, created.body.cnpj), 409, 'cnpj_inalterado', 'body.cnpj_novo');
+    expectError(
+      await request(w, created.id, created.etag, created.body.cnpj),
+      409,
+      'cnpj_inalterado',
+      'body.cnpj_novo',
+    );
     const head = await readEstablishment(w, w.company.headOffice.id);
-    expectError(await request(w, w.company.headOffice.id, head.etag, w.company.headOffice.cnpj), 409, 'cnpj_inalterado', 'body.cnpj_novo');
+    expectError(
+      await request(w, w.company.headOffice.id, head.etag, w.company.headOffice.cnpj),
+      409,
+      'cnpj_inalterado',
+      'body.cnpj_novo',
+    );
   });
 
   it('refuses a CNPJ another establishment of the company has, archived included, with 409 cnpj_duplicado at body.cnpj_novo', async () => {
     const w = await world();
     const created = await branch(w);
-    expectError(await request(w, created.id, created.etag, w.company.headOffice.cnpj), 409, 'cnpj_duplicado', 'body.cnpj_novo');
+    expectError(
+      await request(w, created.id, created.etag, w.company.headOffice.cnpj),
+      409,
+      'cnpj_duplicado',
+      'body.cnpj_novo',
+    );
     const gone = await branch(w);
     const archived = await w.api.delete(`/v1/estabelecimentos/${gone.id}`, {}, { ifMatch: gone.etag });
     expect(archived.status, archived.text).toBe(200);
@@ -330,10 +443,20 @@ describe('POST /v1/estabelecimentos/{id}/correcoes-cnpj: refusals, in the docume
   it('answers 412 when a concurrentEdit fault changes the establishment right before evaluation, and accepts nothing', async () => {
     const w = await world();
     const created = await branch(w);
-    await addFault(w, { target: 'api', match: { method: 'POST', path: '/v1/estabelecimentos/*/correcoes-cnpj', companyId: w.company.companyId }, effect: { concurrentEdit: true }, times: 1 });
+    await addFault(w, {
+      target: 'api',
+      match: { method: 'POST', path: '/v1/estabelecimentos/*/correcoes-cnpj', companyId: w.company.companyId },
+      effect: { concurrentEdit: true },
+      times: 1,
+    });
     const key = newKey();
     const cnpjNovo = freshCnpj(w);
-    expectError(await request(w, created.id, created.etag, cnpjNovo, { key }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await request(w, created.id, created.etag, cnpjNovo, { key }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     const after = await readEstablishment(w, created.id);
     expect(after.body).toEqual({ ...created.body, versao: 2 });
     expect(after.etag).not.toBe(created.etag);
@@ -383,7 +506,12 @@ describe('the review, one hour of virtual time after acceptance', () => {
     expect(catalogAfter.body).toMatchObject({ cnpj_estabelecimento: cnpjNovo, versao: catalogBefore.body.versao + 1 });
     expect(catalogAfter.headers.get('etag')).not.toBe(catalogBefore.headers.get('etag'));
     // The old ETag is stale now.
-    expectError(await w.api.patch(`/v1/estabelecimentos/${created.id}`, { nome: 'X' }, { ifMatch: before.etag }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.patch(`/v1/estabelecimentos/${created.id}`, { nome: 'X' }, { ifMatch: before.etag }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
   });
 
   it('frees the old CNPJ and takes the new one once approved', async () => {
@@ -393,14 +521,29 @@ describe('the review, one hour of virtual time after acceptance', () => {
     const cnpjNovo = freshCnpj(w);
     await accept(w, created.id, created.etag, cnpjNovo);
     // While pending, the old one is still taken.
-    expectError(await w.api.post('/v1/estabelecimentos', { cnpj: oldCnpj, nome: 'Nova' }), 409, 'cnpj_duplicado', 'body.cnpj');
+    expectError(
+      await w.api.post('/v1/estabelecimentos', { cnpj: oldCnpj, nome: 'Nova' }),
+      409,
+      'cnpj_duplicado',
+      'body.cnpj',
+    );
     await advance(w, HOUR);
-    expectError(await w.api.post('/v1/estabelecimentos', { cnpj: cnpjNovo, nome: 'Nova' }), 409, 'cnpj_duplicado', 'body.cnpj');
+    expectError(
+      await w.api.post('/v1/estabelecimentos', { cnpj: cnpjNovo, nome: 'Nova' }),
+      409,
+      'cnpj_duplicado',
+      'body.cnpj',
+    );
     const reused = await w.api.post('/v1/estabelecimentos', { cnpj: oldCnpj, nome: 'Nova' });
     expect(reused.status, reused.text).toBe(201);
     expect(reused.body.cnpj).toBe(oldCnpj);
     // Another correction to the new CNPJ is a duplicate too.
-    expectError(await request(w, reused.body.id, reused.headers.get('etag')!, cnpjNovo), 409, 'cnpj_duplicado', 'body.cnpj_novo');
+    expectError(
+      await request(w, reused.body.id, reused.headers.get('etag')!, cnpjNovo),
+      409,
+      'cnpj_duplicado',
+      'body.cnpj_novo',
+    );
   });
 
   it('rejects with estabelecimento_alterado when the establishment changed after acceptance: PATCH, new catalog or archive', async () => {
@@ -412,14 +555,23 @@ describe('the review, one hour of virtual time after acceptance', () => {
     const requests = [patched, cataloged, archived].map((e) => ({ e, cnpjNovo: freshCnpj(w) }));
     const ids: string[] = [];
     for (const { e, cnpjNovo } of requests) ids.push(await accept(w, e.id, e.etag, cnpjNovo));
-    expect((await w.api.patch(`/v1/estabelecimentos/${patched.id}`, { nome: 'Mudou' }, { ifMatch: patched.etag })).status).toBe(200);
+    expect(
+      (await w.api.patch(`/v1/estabelecimentos/${patched.id}`, { nome: 'Mudou' }, { ifMatch: patched.etag })).status,
+    ).toBe(200);
     expect((await w.api.post('/v1/catalogos', { estabelecimento_id: cataloged.id, nome: 'Loja' })).status).toBe(201);
-    expect((await w.api.delete(`/v1/estabelecimentos/${archived.id}`, {}, { ifMatch: archived.etag })).status).toBe(200);
+    expect((await w.api.delete(`/v1/estabelecimentos/${archived.id}`, {}, { ifMatch: archived.etag })).status).toBe(
+      200,
+    );
     const snapshots = await Promise.all([patched, cataloged, archived].map((e) => readEstablishment(w, e.id)));
     await advance(w, HOUR);
     for (const [i, id] of ids.entries()) {
       const e = [patched, cataloged, archived][i]!;
-      expect(await correction(w, id), e.id).toMatchObject({ estado: 'rejeitada', codigo_rejeicao: 'estabelecimento_alterado', decidido_em: iso(t0 + HOUR), versao_esperada: 1 });
+      expect(await correction(w, id), e.id).toMatchObject({
+        estado: 'rejeitada',
+        codigo_rejeicao: 'estabelecimento_alterado',
+        decidido_em: iso(t0 + HOUR),
+        versao_esperada: 1,
+      });
       const after = await readEstablishment(w, e.id);
       expect(after.body).toEqual(snapshots[i]!.body);
       expect(after.body.cnpj).toBe(e.body.cnpj);
@@ -441,7 +593,11 @@ describe('the review, one hour of virtual time after acceptance', () => {
     const taker = await w.api.post('/v1/estabelecimentos', { cnpj: cnpjNovo, nome: 'Rápida' });
     expect(taker.status, taker.text).toBe(201);
     await advance(w, HOUR);
-    expect(await correction(w, id)).toMatchObject({ estado: 'rejeitada', codigo_rejeicao: 'cnpj_em_uso', decidido_em: iso(t0 + HOUR) });
+    expect(await correction(w, id)).toMatchObject({
+      estado: 'rejeitada',
+      codigo_rejeicao: 'cnpj_em_uso',
+      decidido_em: iso(t0 + HOUR),
+    });
     const after = await readEstablishment(w, created.id);
     expect(after.body).toEqual(created.body);
     expect(after.etag).toBe(created.etag);
@@ -459,7 +615,11 @@ describe('the review, one hour of virtual time after acceptance', () => {
     const second = await accept(w, b.id, b.etag, cnpjNovo);
     await advance(w, HOUR);
     expect(await correction(w, first)).toMatchObject({ estado: 'aprovada', decidido_em: iso(t0 + HOUR) });
-    expect(await correction(w, second)).toMatchObject({ estado: 'rejeitada', codigo_rejeicao: 'cnpj_em_uso', decidido_em: iso(t0 + MINUTE + HOUR) });
+    expect(await correction(w, second)).toMatchObject({
+      estado: 'rejeitada',
+      codigo_rejeicao: 'cnpj_em_uso',
+      decidido_em: iso(t0 + MINUTE + HOUR),
+    });
     expect((await readEstablishment(w, a.id)).body.cnpj).toBe(cnpjNovo);
     expect((await readEstablishment(w, b.id)).body).toEqual(b.body);
   });
@@ -473,12 +633,20 @@ describe('the review, one hour of virtual time after acceptance', () => {
     const cnpjNovo = freshCnpj(w);
     const id = await accept(w, head.body.id, head.etag, cnpjNovo);
     await advance(w, HOUR);
-    expect(await correction(w, id)).toMatchObject({ estado: 'rejeitada', codigo_rejeicao: 'cnpj_recusado', decidido_em: iso(t0 + HOUR), cnpj_novo: cnpjNovo });
+    expect(await correction(w, id)).toMatchObject({
+      estado: 'rejeitada',
+      codigo_rejeicao: 'cnpj_recusado',
+      decidido_em: iso(t0 + HOUR),
+      cnpj_novo: cnpjNovo,
+    });
     const after = await readEstablishment(w, head.body.id);
     expect(after.body).toEqual(head.body);
     expect(after.etag).toBe(head.etag);
     const catalog = await w.api.get(`/v1/catalogos/${created.id}`);
-    expect(catalog.body).toMatchObject({ cnpj_estabelecimento: w.company.headOffice.cnpj, versao: created.body.versao });
+    expect(catalog.body).toMatchObject({
+      cnpj_estabelecimento: w.company.headOffice.cnpj,
+      versao: created.body.versao,
+    });
     // The fault fired once (times 1) and is gone.
     const faults = (await w.controls.faults()) as { items: { id: string }[] };
     expect(faults.items.map((f) => f.id)).not.toContain(fault);
@@ -486,7 +654,7 @@ describe('the review, one hour of virtual time after acceptance', () => {
     expect((await w.api.post('/v1/estabelecimentos', { cnpj: cnpjNovo, nome: 'Livre' })).status).toBe(201);
   });
 
-  it('postpones the review by a revisao_cnpj job fault\'s delayMs: still pendente at 1 h, decided at 1 h + delay', async () => {
+  it("postpones the review by a revisao_cnpj job fault's delayMs: still pendente at 1 h, decided at 1 h + delay", async () => {
     const w = await world();
     const created = await branch(w);
     const delay = 30 * MINUTE;
@@ -500,7 +668,11 @@ describe('the review, one hour of virtual time after acceptance', () => {
     expect(await correction(w, id)).toMatchObject({ estado: 'pendente', decidido_em: null });
     expect((await readEstablishment(w, created.id)).etag).toBe(created.etag);
     await advance(w, 1);
-    expect(await correction(w, id)).toMatchObject({ estado: 'aprovada', decidido_em: iso(t0 + HOUR + delay), codigo_rejeicao: null });
+    expect(await correction(w, id)).toMatchObject({
+      estado: 'aprovada',
+      decidido_em: iso(t0 + HOUR + delay),
+      codigo_rejeicao: null,
+    });
     expect((await readEstablishment(w, created.id)).body).toEqual({ ...created.body, cnpj: cnpjNovo, versao: 2 });
   });
 
@@ -513,7 +685,9 @@ describe('the review, one hour of virtual time after acceptance', () => {
     const decided = await correction(w, id);
     expect(decided).toMatchObject({ estado: 'aprovada', decidido_em: iso(t0 + HOUR) });
     const current = await readEstablishment(w, created.id);
-    expect((await w.api.patch(`/v1/estabelecimentos/${created.id}`, { nome: 'Depois' }, { ifMatch: current.etag })).status).toBe(200);
+    expect(
+      (await w.api.patch(`/v1/estabelecimentos/${created.id}`, { nome: 'Depois' }, { ifMatch: current.etag })).status,
+    ).toBe(200);
     await advance(w, 2 * HOUR);
     expect(await correction(w, id)).toEqual(decided);
   });
@@ -521,7 +695,7 @@ describe('the review, one hour of virtual time after acceptance', () => {
 
 describe('GET /v1/correcoes-cnpj/{id}', () => {
   // spec: AUTH-04
-  it('answers 404 correcao_nao_encontrada at path.id for another company\'s correction or an unknown id', async () => {
+  it("answers 404 correcao_nao_encontrada at path.id for another company's correction or an unknown id", async () => {
     const w = await world();
     const created = await branch(w);
     const id = await accept(w, created.id, created.etag, freshCnpj(w));
@@ -542,7 +716,12 @@ describe('GET /v1/correcoes-cnpj/{id}', () => {
     for (const bad of ['abc', `${id}0`, '00000000-0000-0000-0000-000000000000']) {
       expectError(await w.api.get(correctionPath(bad)), 422, 'valor_invalido', 'path.id');
     }
-    expectError(await w.api.post(correctionsOf('abc'), { cnpj_novo: freshCnpj(w), motivo: MOTIVO }, { ifMatch: created.etag }), 422, 'valor_invalido', 'path.id');
+    expectError(
+      await w.api.post(correctionsOf('abc'), { cnpj_novo: freshCnpj(w), motivo: MOTIVO }, { ifMatch: created.etag }),
+      422,
+      'valor_invalido',
+      'path.id',
+    );
   });
 
   it('answers 405 metodo_nao_permitido with Allow for other methods on both paths', async () => {
@@ -554,7 +733,12 @@ describe('GET /v1/correcoes-cnpj/{id}', () => {
     expect(onList.headers.get('allow')).toBe('POST');
     const onOne = await w.api.delete(correctionPath(id));
     expectError(onOne, 405, 'metodo_nao_permitido');
-    expect((onOne.headers.get('allow') ?? '').split(',').map((m) => m.trim()).sort()).toEqual(['GET', 'HEAD']);
+    expect(
+      (onOne.headers.get('allow') ?? '')
+        .split(',')
+        .map((m) => m.trim())
+        .sort(),
+    ).toEqual(['GET', 'HEAD']);
   });
 });
 
@@ -565,8 +749,22 @@ describe('permissions of CNPJ corrections', () => {
     const created = await branch(w);
     const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'catalogo:gerenciar']);
     const reader = w.api.as(token);
-    expectError(await reader.post(correctionsOf(created.id), { cnpj_novo: freshCnpj(w), motivo: MOTIVO }, { ifMatch: created.etag }), 403, 'permissao_insuficiente', null);
-    expectError(await reader.post(correctionsOf(created.id), { cnpj_novo: 'X', motivo: '' }), 403, 'permissao_insuficiente', null);
+    expectError(
+      await reader.post(
+        correctionsOf(created.id),
+        { cnpj_novo: freshCnpj(w), motivo: MOTIVO },
+        { ifMatch: created.etag },
+      ),
+      403,
+      'permissao_insuficiente',
+      null,
+    );
+    expectError(
+      await reader.post(correctionsOf(created.id), { cnpj_novo: 'X', motivo: '' }),
+      403,
+      'permissao_insuficiente',
+      null,
+    );
     // Nothing accepted.
     expect((await request(w, created.id, created.etag, freshCnpj(w))).status).toBe(202);
   });
@@ -576,21 +774,44 @@ describe('permissions of CNPJ corrections', () => {
     const created = await branch(w);
     const writer = w.api.as((await w.controls.addCredential(w.company.companyId, ['estabelecimento:gerenciar'])).token);
     const reader = w.api.as((await w.controls.addCredential(w.company.companyId, ['catalogo:ler'])).token);
-    const answer = await writer.post(correctionsOf(created.id), { cnpj_novo: freshCnpj(w), motivo: MOTIVO }, { ifMatch: created.etag });
+    const answer = await writer.post(
+      correctionsOf(created.id),
+      { cnpj_novo: freshCnpj(w), motivo: MOTIVO },
+      { ifMatch: created.etag },
+    );
     expect(answer.status, answer.text).toBe(202);
     expectError(await writer.get(correctionPath(answer.body.id)), 403, 'permissao_insuficiente', null);
     const read = await reader.get(correctionPath(answer.body.id));
     expect(read.status, read.text).toBe(200);
     expect(read.body.id).toBe(answer.body.id);
-    expectError(await reader.post(correctionsOf(created.id), { cnpj_novo: freshCnpj(w), motivo: MOTIVO }, { ifMatch: created.etag }), 403, 'permissao_insuficiente', null);
+    expectError(
+      await reader.post(
+        correctionsOf(created.id),
+        { cnpj_novo: freshCnpj(w), motivo: MOTIVO },
+        { ifMatch: created.etag },
+      ),
+      403,
+      'permissao_insuficiente',
+      null,
+    );
   });
 
   it('answers 401 before anything else without a valid credential', async () => {
     const w = await world();
     const created = await branch(w);
     const id = await accept(w, created.id, created.etag, freshCnpj(w));
-    expectError(await w.api.as(undefined).post(correctionsOf(created.id), { cnpj_novo: 'X' }), 401, 'credencial_ausente', 'header.authorization');
+    expectError(
+      await w.api.as(undefined).post(correctionsOf(created.id), { cnpj_novo: 'X' }),
+      401,
+      'credencial_ausente',
+      'header.authorization',
+    );
     expectError(await w.api.as(undefined).get(correctionPath(id)), 401, 'credencial_ausente', 'header.authorization');
-    expectError(await w.api.as('svc_at_not-a-token').get(correctionPath(id)), 401, 'credencial_invalida', 'header.authorization');
+    expectError(
+      await w.api.as('svc_at_not-a-token').get(correctionPath(id)),
+      401,
+      'credencial_invalida',
+      'header.authorization',
+    );
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { world } from './support/client.js';
 
 describe('GET /v1/empresa', () => {
-  it('answers the identity of the credential\'s company with x-request-id', async () => {
+  it("answers the identity of the credential's company with x-request-id", async () => {
     const w = await world({}, { cnpjRoot: undefined, name: 'Acme' });
     const answer = await w.api.get('/v1/empresa');
     expect(answer.status).toBe(200);

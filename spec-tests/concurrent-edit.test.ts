@@ -31,7 +31,9 @@ const unstamped = ({ atualizado_em: _, versao: __, ...rest }: Record<string, unk
 describe('concurrentEdit: every operation that takes If-Match', () => {
   it('has a scene for every row of the If-Match table where the fault can fire', () => {
     expect(Object.keys(SCENES).sort()).toEqual(RACEABLE.map(sceneKey).sort());
-    expect(IF_MATCH_OPERATIONS.filter((o) => !RACEABLE.includes(o)).map(sceneKey)).toEqual(['POST /v1/catalogos/ingestoes/{id}/aplicacao']);
+    expect(IF_MATCH_OPERATIONS.filter((o) => !RACEABLE.includes(o)).map(sceneKey)).toEqual([
+      'POST /v1/catalogos/ingestoes/{id}/aplicacao',
+    ]);
   });
 
   // The CNPJ correction's scene reads the whole service state (corrections have no list), which on the shared
@@ -42,7 +44,12 @@ describe('concurrentEdit: every operation that takes If-Match', () => {
       const request = await SCENES[key]!(w);
       const before = await request.read();
       // The method in lower case: methods match in any case.
-      const { id } = await w.controls.addFault({ target: 'api', match: { method: operation.method.toLowerCase(), path: request.path, companyId: w.company.companyId }, effect: { concurrentEdit: true }, times: 2 });
+      const { id } = await w.controls.addFault({
+        target: 'api',
+        match: { method: operation.method.toLowerCase(), path: request.path, companyId: w.company.companyId },
+        effect: { concurrentEdit: true },
+        times: 2,
+      });
 
       const answer = await send(w, request);
       expectError(answer, 412, 'precondicao_falhou', 'header.if-match');
@@ -71,7 +78,11 @@ describe('concurrentEdit: when it fires and when it is refused', () => {
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
     const path = `/v1/produtos/${created.id}`;
-    const { id } = await w.controls.addFault({ target: 'api', match: { path: '/v1/produtos/*', companyId: w.company.companyId }, effect: { concurrentEdit: true } });
+    const { id } = await w.controls.addFault({
+      target: 'api',
+      match: { path: '/v1/produtos/*', companyId: w.company.companyId },
+      effect: { concurrentEdit: true },
+    });
     expectError(await w.api.patch(path, { sku: 'x' }), 428, 'precondicao_ausente', 'header.if-match');
     expect(await faultsOf(w)).toContainEqual(expect.objectContaining({ id, times: 1, hits: 0 }));
     expect((await w.api.get(path)).body.versao).toBe(1);
@@ -83,9 +94,22 @@ describe('concurrentEdit: when it fires and when it is refused', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
-    const { id } = await w.controls.addFault({ target: 'api', match: { method: 'PATCH', companyId: w.company.companyId }, effect: { concurrentEdit: true } });
-    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { ncm: '123' }, { ifMatch: created.etag }), 422, 'valor_invalido', 'body.ncm');
-    expectError(await w.api.patch('/v1/produtos/0190a000-0000-7000-8000-000000000000', { sku: 'x' }, { ifMatch: created.etag }), 404, 'produto_nao_encontrado');
+    const { id } = await w.controls.addFault({
+      target: 'api',
+      match: { method: 'PATCH', companyId: w.company.companyId },
+      effect: { concurrentEdit: true },
+    });
+    expectError(
+      await w.api.patch(`/v1/produtos/${created.id}`, { ncm: '123' }, { ifMatch: created.etag }),
+      422,
+      'valor_invalido',
+      'body.ncm',
+    );
+    expectError(
+      await w.api.patch('/v1/produtos/0190a000-0000-7000-8000-000000000000', { sku: 'x' }, { ifMatch: created.etag }),
+      404,
+      'produto_nao_encontrado',
+    );
     expect(await faultsOf(w)).toContainEqual(expect.objectContaining({ id, times: 1, hits: 0 }));
     expect((await w.controls.raw('DELETE', `/faults/${id}`)).status).toBe(204);
   });
@@ -93,16 +117,35 @@ describe('concurrentEdit: when it fires and when it is refused', () => {
   it('is refused (422, nothing added) on an operation that takes no If-Match, naming the operations that do', async () => {
     const w = await world();
     const before = await faultsOf(w);
-    const answer = await w.controls.raw('POST', '/faults', { target: 'api', match: { method: 'POST', path: '/v1/catalogos' }, effect: { concurrentEdit: true } });
+    const answer = await w.controls.raw('POST', '/faults', {
+      target: 'api',
+      match: { method: 'POST', path: '/v1/catalogos' },
+      effect: { concurrentEdit: true },
+    });
     expectControlError(answer, 422, 'valor_invalido', 'body.match');
-    expect(answer.body.erro.mensagem).toMatch(/^effect concurrentEdit can never fire on POST \/v1\/catalogos: it needs an operation that takes If-Match, and the match reaches none \(they are PATCH \/v1\/catalogos\/\{id\}, .*POST \/v1\/webhook\/eventos\/\{id\}\/reenvios\)\.$/);
-    expectControlError(await w.controls.raw('POST', '/faults', { target: 'api', match: { method: 'GET' }, effect: { concurrentEdit: true } }), 422, 'valor_invalido', 'body.match');
+    expect(answer.body.erro.mensagem).toMatch(
+      /^effect concurrentEdit can never fire on POST \/v1\/catalogos: it needs an operation that takes If-Match, and the match reaches none \(they are PATCH \/v1\/catalogos\/\{id\}, .*POST \/v1\/webhook\/eventos\/\{id\}\/reenvios\)\.$/,
+    );
+    expectControlError(
+      await w.controls.raw('POST', '/faults', {
+        target: 'api',
+        match: { method: 'GET' },
+        effect: { concurrentEdit: true },
+      }),
+      422,
+      'valor_invalido',
+      'body.match',
+    );
     expect(await faultsOf(w)).toEqual(before);
   });
 
   it('is refused (422) on the ingestion application, saying why and what to do instead', async () => {
     const w = await world();
-    const answer = await w.controls.raw('POST', '/faults', { target: 'api', match: { method: 'POST', path: '/v1/catalogos/ingestoes/*/aplicacao' }, effect: { concurrentEdit: true } });
+    const answer = await w.controls.raw('POST', '/faults', {
+      target: 'api',
+      match: { method: 'POST', path: '/v1/catalogos/ingestoes/*/aplicacao' },
+      effect: { concurrentEdit: true },
+    });
     expectControlError(answer, 422, 'valor_invalido', 'body.effect');
     expect(answer.body.erro.mensagem).toBe(
       'effect concurrentEdit can never fire on POST /v1/catalogos/ingestoes/{id}/aplicacao: nothing but its own application changes a validated ingestion, so no concurrent save can make its ETag stale; to see its application refused, edit the catalog or one of the products it read after validation (it ends revisao_necessaria).',
@@ -112,12 +155,32 @@ describe('concurrentEdit: when it fires and when it is refused', () => {
 
 describe('fault input errors: one sentence naming the field and what it accepts', () => {
   it.each([
-    [{ target: 'api', effect: { status: 700 } }, 'body.effect', 'effect of an api fault must be one of {"status": 400–599, "retryAfter"?: 0–86400}, {"loseResponse": true}, {"concurrentEdit": true}, {"delayMs": 0–86400000}, {"malformedJson": true}, {"reset": true}, {"truncate": true} or {"trickleMs": 1–60000}; got {"status":700}.'],
-    [{ target: 'api', match: { method: 'FETCH' }, effect: { status: 503 } }, 'body.match.method', 'match.method must be one of GET, POST, PATCH, PUT, DELETE (any case); got "FETCH".'],
-    [{ target: 'job', match: { kind: 'limpeza' }, effect: { fail: true } }, 'body.match.kind', 'match.kind must be one of retencao_eventos, vigilancia, analise, revisao_cnpj, ingestao; got "limpeza".'],
-    [{ target: 'delivery', effect: { explode: true } }, 'body.effect', 'effect of a delivery fault must be one of {"status": 100–599}, {"redirect": true or "<absolute URL>"}, {"timeout": true}, {"refuse": true}, {"reset": true}, {"latencyMs": 0–86400000}, {"duplicate": true} or {"tamper": "signature", "body" or "timestamp"}; got {"explode":true}.'],
+    [
+      { target: 'api', effect: { status: 700 } },
+      'body.effect',
+      'effect of an api fault must be one of {"status": 400–599, "retryAfter"?: 0–86400}, {"loseResponse": true}, {"concurrentEdit": true}, {"delayMs": 0–86400000}, {"malformedJson": true}, {"reset": true}, {"truncate": true} or {"trickleMs": 1–60000}; got {"status":700}.',
+    ],
+    [
+      { target: 'api', match: { method: 'FETCH' }, effect: { status: 503 } },
+      'body.match.method',
+      'match.method must be one of GET, POST, PATCH, PUT, DELETE (any case); got "FETCH".',
+    ],
+    [
+      { target: 'job', match: { kind: 'limpeza' }, effect: { fail: true } },
+      'body.match.kind',
+      'match.kind must be one of retencao_eventos, vigilancia, analise, revisao_cnpj, ingestao; got "limpeza".',
+    ],
+    [
+      { target: 'delivery', effect: { explode: true } },
+      'body.effect',
+      'effect of a delivery fault must be one of {"status": 100–599}, {"redirect": true or "<absolute URL>"}, {"timeout": true}, {"refuse": true}, {"reset": true}, {"latencyMs": 0–86400000}, {"duplicate": true} or {"tamper": "signature", "body" or "timestamp"}; got {"explode":true}.',
+    ],
     [{ target: 'network' }, 'body.target', 'target must be "api", "delivery" or "job"; got "network".'],
-    [{ target: 'api', effect: { status: 503 }, times: 0 }, 'body.times', 'times must be a positive integer, or null to keep the fault until it is removed; got 0.'],
+    [
+      { target: 'api', effect: { status: 503 }, times: 0 },
+      'body.times',
+      'times must be a positive integer, or null to keep the fault until it is removed; got 0.',
+    ],
   ])('%j', async (fault, caminho, mensagem) => {
     const w = await world();
     const answer = await w.controls.raw('POST', '/faults', fault);

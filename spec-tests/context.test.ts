@@ -27,7 +27,7 @@ const DEFAULT_LIMITS = {
 };
 
 describe('GET /v1/contexto', () => {
-  it('answers the company, the credential\'s permissions, the subscription, the counts and the limits, exactly', async () => {
+  it("answers the company, the credential's permissions, the subscription, the counts and the limits, exactly", async () => {
     const w = await world({}, { name: 'Contexto SA' });
     const answer = await w.api.get('/v1/contexto');
     expect(answer.status).toBe(200);
@@ -57,7 +57,7 @@ describe('GET /v1/contexto', () => {
     }
   });
 
-  it('shows the permissions of the credential used, not the company\'s first one', async () => {
+  it("shows the permissions of the credential used, not the company's first one", async () => {
     const w = await world();
     const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'webhook:gerenciar']);
     const answer = await w.api.as(token).get('/v1/contexto');
@@ -81,7 +81,11 @@ describe('GET /v1/contexto', () => {
     const context = await none.get('/v1/contexto');
     expect(context.status, context.text).toBe(200);
     expect(context.body.credencial).toEqual({ permissoes: [] });
-    expect(context.body.empresa).toEqual({ id: w.company.companyId, cnpj_raiz: w.company.cnpjRoot, nome: 'Sem Permissao' });
+    expect(context.body.empresa).toEqual({
+      id: w.company.companyId,
+      cnpj_raiz: w.company.cnpjRoot,
+      nome: 'Sem Permissao',
+    });
     const company = await none.get('/v1/empresa');
     expect(company.status, company.text).toBe(200);
     expect(company.body).toEqual({ id: w.company.companyId, cnpj_raiz: w.company.cnpjRoot, nome: 'Sem Permissao' });
@@ -99,9 +103,13 @@ describe('GET /v1/contexto', () => {
     const start = await counts();
     // A new company counts its head office alone; a deployment's shared company, what earlier tests left: there
     // the test checks how its own changes move the counts.
-    if (deployment === undefined) expect(start).toEqual({ estabelecimentos: { ativos: 1, arquivados: 0 }, catalogos: { ativos: 0, excluidos: 0 } });
+    if (deployment === undefined)
+      expect(start).toEqual({ estabelecimentos: { ativos: 1, arquivados: 0 }, catalogos: { ativos: 0, excluidos: 0 } });
     const moved = (ativos: number, arquivados: number, catalogos: number) => ({
-      estabelecimentos: { ativos: start.estabelecimentos.ativos + ativos, arquivados: start.estabelecimentos.arquivados + arquivados },
+      estabelecimentos: {
+        ativos: start.estabelecimentos.ativos + ativos,
+        arquivados: start.estabelecimentos.arquivados + arquivados,
+      },
       catalogos: { ativos: start.catalogos.ativos + catalogos, excluidos: start.catalogos.excluidos },
     });
     const a = await branch(w);
@@ -118,21 +126,32 @@ describe('GET /v1/contexto', () => {
     expect(await counts()).toEqual(moved(1, 1, 2));
   });
 
-  it('counts only the company\'s own resources', async () => {
+  it("counts only the company's own resources", async () => {
     const w = await world();
     const before = (await w.api.get('/v1/contexto')).body;
     // A new company counts its head office alone; a deployment's, what earlier tests left: there the counts are compared.
-    if (deployment === undefined) expect(before).toMatchObject({ estabelecimentos: { ativos: 1, arquivados: 0 }, catalogos: { ativos: 0, excluidos: 0 } });
+    if (deployment === undefined)
+      expect(before).toMatchObject({
+        estabelecimentos: { ativos: 1, arquivados: 0 },
+        catalogos: { ativos: 0, excluidos: 0 },
+      });
     const other = await w.controls.createCompany();
     const theirs = w.api.as(other.token);
     const theirsBefore = (await theirs.get('/v1/contexto')).body;
-    expect((await theirs.post('/v1/estabelecimentos', { cnpj: cnpjOf(other.cnpjRoot, orderFor('0002')), nome: 'F' })).status).toBe(201);
-    expect((await theirs.post('/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: 'L' })).status).toBe(201);
+    expect(
+      (await theirs.post('/v1/estabelecimentos', { cnpj: cnpjOf(other.cnpjRoot, orderFor('0002')), nome: 'F' })).status,
+    ).toBe(201);
+    expect((await theirs.post('/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: 'L' })).status).toBe(
+      201,
+    );
     const mine = await w.api.get('/v1/contexto');
     expect(mine.body.estabelecimentos).toEqual(before.estabelecimentos);
     expect(mine.body.catalogos).toEqual(before.catalogos);
     const their = await theirs.get('/v1/contexto');
-    expect(their.body.estabelecimentos).toEqual({ ...theirsBefore.estabelecimentos, ativos: theirsBefore.estabelecimentos.ativos + 1 });
+    expect(their.body.estabelecimentos).toEqual({
+      ...theirsBefore.estabelecimentos,
+      ativos: theirsBefore.estabelecimentos.ativos + 1,
+    });
     expect(their.body.catalogos).toEqual({ ...theirsBefore.catalogos, ativos: theirsBefore.catalogos.ativos + 1 });
     expect(their.body.empresa.id).toBe(other.companyId);
   });
@@ -155,8 +174,18 @@ describe('GET /v1/contexto', () => {
     const missing = await w.api.as(undefined).get('/v1/contexto');
     expectError(missing, 401, 'credencial_ausente', 'header.authorization');
     expect(missing.headers.get('www-authenticate')).toBe('Bearer');
-    expectError(await w.api.as('svc_at_unknown').get('/v1/contexto'), 401, 'credencial_invalida', 'header.authorization');
-    expectError(await w.api.as('svc_at_unknown').get('/v1/empresa'), 401, 'credencial_invalida', 'header.authorization');
+    expectError(
+      await w.api.as('svc_at_unknown').get('/v1/contexto'),
+      401,
+      'credencial_invalida',
+      'header.authorization',
+    );
+    expectError(
+      await w.api.as('svc_at_unknown').get('/v1/empresa'),
+      401,
+      'credencial_invalida',
+      'header.authorization',
+    );
   });
 
   it('refuses a query parameter with 422 campo_desconhecido', async () => {
@@ -170,36 +199,102 @@ describe('GET /v1/contexto', () => {
     // Establishments: a company may have many (an establishment has at most one active catalog).
     let created = 0;
     const establishment = (fields: Record<string, unknown>, key?: string) =>
-      w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, orderFor(String(1000 + ++created))), nome: 'Filial', ...fields }, key === undefined ? {} : { key });
+      w.api.post(
+        '/v1/estabelecimentos',
+        { cnpj: cnpjOf(w.company.cnpjRoot, orderFor(String(1000 + ++created))), nome: 'Filial', ...fields },
+        key === undefined ? {} : { key },
+      );
     // Keys of exactly these lengths, random: a deployment keeps keys for days, across runs.
-    const keyOf = (length: number) => Array.from({ length }, () => 'abcdefghijklmnopqrstuvwxyz0123456789'.charAt(Math.floor(Math.random() * 36))).join('');
+    const keyOf = (length: number) =>
+      Array.from({ length }, () => 'abcdefghijklmnopqrstuvwxyz0123456789'.charAt(Math.floor(Math.random() * 36))).join(
+        '',
+      );
 
     expect((await establishment({ nome: 'n'.repeat(limites.nome.max) })).status).toBe(201);
     expectError(await establishment({ nome: 'n'.repeat(limites.nome.max + 1) }), 422, 'valor_invalido', 'body.nome');
     expectError(await establishment({ nome: 'n'.repeat(limites.nome.min - 1) }), 422, 'valor_invalido', 'body.nome');
     expect((await establishment({ id_externo: 'x'.repeat(limites.id_externo.max) })).status).toBe(201);
-    expectError(await establishment({ id_externo: 'y'.repeat(limites.id_externo.max + 1) }), 422, 'valor_invalido', 'body.id_externo');
+    expectError(
+      await establishment({ id_externo: 'y'.repeat(limites.id_externo.max + 1) }),
+      422,
+      'valor_invalido',
+      'body.id_externo',
+    );
 
     expect((await establishment({}, keyOf(limites.chave_idempotencia.min))).status).toBe(201);
     expect((await establishment({}, keyOf(limites.chave_idempotencia.max))).status).toBe(201);
-    expectError(await establishment({}, 'k'.repeat(limites.chave_idempotencia.min - 1)), 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
-    expectError(await establishment({}, 'k'.repeat(limites.chave_idempotencia.max + 1)), 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
+    expectError(
+      await establishment({}, 'k'.repeat(limites.chave_idempotencia.min - 1)),
+      400,
+      'chave_idempotencia_invalida',
+      'header.idempotency-key',
+    );
+    expectError(
+      await establishment({}, 'k'.repeat(limites.chave_idempotencia.max + 1)),
+      400,
+      'chave_idempotencia_invalida',
+      'header.idempotency-key',
+    );
 
     for (const list of ['/v1/catalogos', '/v1/estabelecimentos', '/v1/produtos']) {
       expect((await w.api.get(`${list}?limite=${limites.catalogos_pagina.maximo}`)).status).toBe(200);
-      expectError(await w.api.get(`${list}?limite=${limites.catalogos_pagina.maximo + 1}`), 422, 'valor_invalido', 'query.limite');
+      expectError(
+        await w.api.get(`${list}?limite=${limites.catalogos_pagina.maximo + 1}`),
+        422,
+        'valor_invalido',
+        'query.limite',
+      );
     }
-    expect([limites.estabelecimentos_pagina.maximo, limites.produtos_pagina.maximo]).toEqual([limites.catalogos_pagina.maximo, limites.catalogos_pagina.maximo]);
+    expect([limites.estabelecimentos_pagina.maximo, limites.produtos_pagina.maximo]).toEqual([
+      limites.catalogos_pagina.maximo,
+      limites.catalogos_pagina.maximo,
+    ]);
 
     const { id } = await headOfficeCatalog(w);
-    const product = (fields: Record<string, unknown>) => w.api.post(`/v1/catalogos/${id}/produtos`, { origem: 'erp', ncm: '84713012', ...fields });
-    const attribute = { codigo: 'c'.repeat(limites.atributos_produto.codigo_max), valores: Array.from({ length: limites.atributos_produto.valores_max }, (_, i) => `v${i}`) };
-    expect((await product({ descricao: 'd'.repeat(limites.descricao_produto.max), atributos: Array.from({ length: limites.atributos_produto.maximo }, () => attribute) })).status).toBe(201);
-    expectError(await product({ descricao: 'd'.repeat(limites.descricao_produto.max + 1) }), 422, 'valor_invalido', 'body.descricao');
-    expectError(await product({ atributos: Array.from({ length: limites.atributos_produto.maximo + 1 }, () => attribute) }), 422, 'valor_invalido', 'body.atributos');
-    expectError(await product({ atributos: [{ ...attribute, codigo: 'c'.repeat(limites.atributos_produto.codigo_max + 1) }] }), 422, 'valor_invalido', 'body.atributos[0].codigo');
-    expectError(await product({ atributos: [{ ...attribute, valores: [...attribute.valores, 'one more'] }] }), 422, 'valor_invalido', 'body.atributos[0].valores');
-    expectError(await product({ atributos: [{ ...attribute, valores: [] }] }), 422, 'valor_invalido', 'body.atributos[0].valores');
+    const product = (fields: Record<string, unknown>) =>
+      w.api.post(`/v1/catalogos/${id}/produtos`, { origem: 'erp', ncm: '84713012', ...fields });
+    const attribute = {
+      codigo: 'c'.repeat(limites.atributos_produto.codigo_max),
+      valores: Array.from({ length: limites.atributos_produto.valores_max }, (_, i) => `v${i}`),
+    };
+    expect(
+      (
+        await product({
+          descricao: 'd'.repeat(limites.descricao_produto.max),
+          atributos: Array.from({ length: limites.atributos_produto.maximo }, () => attribute),
+        })
+      ).status,
+    ).toBe(201);
+    expectError(
+      await product({ descricao: 'd'.repeat(limites.descricao_produto.max + 1) }),
+      422,
+      'valor_invalido',
+      'body.descricao',
+    );
+    expectError(
+      await product({ atributos: Array.from({ length: limites.atributos_produto.maximo + 1 }, () => attribute) }),
+      422,
+      'valor_invalido',
+      'body.atributos',
+    );
+    expectError(
+      await product({ atributos: [{ ...attribute, codigo: 'c'.repeat(limites.atributos_produto.codigo_max + 1) }] }),
+      422,
+      'valor_invalido',
+      'body.atributos[0].codigo',
+    );
+    expectError(
+      await product({ atributos: [{ ...attribute, valores: [...attribute.valores, 'one more'] }] }),
+      422,
+      'valor_invalido',
+      'body.atributos[0].valores',
+    );
+    expectError(
+      await product({ atributos: [{ ...attribute, valores: [] }] }),
+      422,
+      'valor_invalido',
+      'body.atributos[0].valores',
+    );
     expect(limites.atributos_produto.valores_min).toBe(1);
   });
 });
@@ -208,7 +303,11 @@ describe('GET /v1/empresa', () => {
   it('follows a rename through the controls', async () => {
     const w = await world({}, { name: 'Antes' });
     await w.controls.updateCompany(w.company.companyId, { name: 'Depois' });
-    expect((await w.api.get('/v1/empresa')).body).toEqual({ id: w.company.companyId, cnpj_raiz: w.company.cnpjRoot, nome: 'Depois' });
+    expect((await w.api.get('/v1/empresa')).body).toEqual({
+      id: w.company.companyId,
+      cnpj_raiz: w.company.cnpjRoot,
+      nome: 'Depois',
+    });
     expect((await w.api.get('/v1/contexto')).body.empresa.nome).toBe('Depois');
   });
 });
@@ -246,7 +345,7 @@ describe('GET /v1/empresa/capacidade', () => {
     });
   });
 
-  it('is the company\'s own: another company\'s change does not show', async () => {
+  it("is the company's own: another company's change does not show", async () => {
     const w = await world({}, { surveillanceCapacity: 4, analysisAllowance: 1 });
     const other = await w.controls.createCompany({ surveillanceCapacity: 4, analysisAllowance: 1 });
     await w.controls.updateCompany(other.companyId, { surveillanceCapacity: 40, analysisAllowance: 10 });
@@ -258,7 +357,11 @@ describe('GET /v1/empresa/capacidade', () => {
     const w = await world({}, { surveillanceCapacity: 3, analysisAllowance: 1 });
     const { token: none } = await w.controls.addCredential(w.company.companyId, []);
     expectError(await w.api.as(none).get('/v1/empresa/capacidade'), 403, 'permissao_insuficiente', null);
-    const { token: managers } = await w.controls.addCredential(w.company.companyId, ['catalogo:gerenciar', 'vigilancia:gerenciar', 'analise:executar']);
+    const { token: managers } = await w.controls.addCredential(w.company.companyId, [
+      'catalogo:gerenciar',
+      'vigilancia:gerenciar',
+      'analise:executar',
+    ]);
     expectError(await w.api.as(managers).get('/v1/empresa/capacidade'), 403, 'permissao_insuficiente', null);
     const { token: reader } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler']);
     const answer = await w.api.as(reader).get('/v1/empresa/capacidade');

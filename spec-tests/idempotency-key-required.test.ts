@@ -8,7 +8,17 @@ import { cnpjOf } from './support/cnpj.js';
 import { headOfficeCatalog, NCM, product, world, type Answer, type World } from './support/client.js';
 import { expectError } from './support/expect.js';
 import { branch, branchCatalog, nextOrder, productsPath } from './support/fixtures.js';
-import { changeDestination, createDestination, destinationBefore, EVENTS, expectUnchanged, resendPath, TESTS, testEvent, WEBHOOK } from './support/webhook-setup.js';
+import {
+  changeDestination,
+  createDestination,
+  destinationBefore,
+  EVENTS,
+  expectUnchanged,
+  resendPath,
+  TESTS,
+  testEvent,
+  WEBHOOK,
+} from './support/webhook-setup.js';
 
 const refused = (answer: Answer) => expectError(answer, 400, 'chave_idempotencia_ausente', 'header.idempotency-key');
 
@@ -37,7 +47,13 @@ describe('a state-changing request without idempotency-key is refused and change
   it('POST /v1/estabelecimentos', async () => {
     const w = await world();
     const before = await count(w, '/v1/estabelecimentos');
-    refused(await w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, nextOrder()), nome: 'Filial' }, { key: null }));
+    refused(
+      await w.api.post(
+        '/v1/estabelecimentos',
+        { cnpj: cnpjOf(w.company.cnpjRoot, nextOrder()), nome: 'Filial' },
+        { key: null },
+      ),
+    );
     expect(await count(w, '/v1/estabelecimentos')).toBe(before);
   });
 
@@ -53,7 +69,9 @@ describe('a state-changing request without idempotency-key is refused and change
   it('PATCH /v1/catalogos/{id}', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    refused(await w.api.patch(`/v1/catalogos/${catalog.id}`, { nome: 'Outro nome' }, { ifMatch: catalog.etag, key: null }));
+    refused(
+      await w.api.patch(`/v1/catalogos/${catalog.id}`, { nome: 'Outro nome' }, { ifMatch: catalog.etag, key: null }),
+    );
     expect(await etagOf(w, `/v1/catalogos/${catalog.id}`)).toBe(catalog.etag);
   });
 
@@ -99,7 +117,13 @@ describe('a state-changing request without idempotency-key is refused and change
   it('POST /v1/estabelecimentos/{id}/correcoes-cnpj', async () => {
     const w = await world();
     const b = await branch(w);
-    refused(await w.api.post(`/v1/estabelecimentos/${b.id}/correcoes-cnpj`, { cnpj_novo: cnpjOf(w.company.cnpjRoot, nextOrder()), motivo: 'Digitação errada no cadastro' }, { ifMatch: b.etag, key: null }));
+    refused(
+      await w.api.post(
+        `/v1/estabelecimentos/${b.id}/correcoes-cnpj`,
+        { cnpj_novo: cnpjOf(w.company.cnpjRoot, nextOrder()), motivo: 'Digitação errada no cadastro' },
+        { ifMatch: b.etag, key: null },
+      ),
+    );
     expect(await etagOf(w, `/v1/estabelecimentos/${b.id}`)).toBe(b.etag);
   });
 
@@ -108,7 +132,8 @@ describe('a state-changing request without idempotency-key is refused and change
     const w = await world();
     // A create on a new company; on a deployment's company, which has its destination already, a change.
     const before = await destinationBefore(w);
-    const precondition = before.status === 404 ? { headers: { 'if-none-match': '*' } } : { ifMatch: before.headers.get('etag')! };
+    const precondition =
+      before.status === 404 ? { headers: { 'if-none-match': '*' } } : { ifMatch: before.headers.get('etag')! };
     refused(await w.api.put(WEBHOOK, { url: 'https://hooks.example.com/catalogo' }, { ...precondition, key: null }));
     await expectUnchanged(w, before);
   });
@@ -139,8 +164,11 @@ describe('a state-changing request without idempotency-key is refused and change
     // An event that cannot change by itself any more, yet may be resent: closed by the rotation (cancelado
     // destino_alterado), or on a real clock perhaps delivered (or failed) before it. A deployment's company has
     // such events from earlier tests: one of them spares a test event (5 a minute).
-    const closed = (await w.api.get(`${EVENTS}?limite=100`)).body.itens.find((e: { estado: string }) => ['cancelado', 'entregue', 'falhou'].includes(e.estado));
-    const eventId: string = w.target.kind === 'deployment' && closed !== undefined ? closed.id : await testEvent(w, created.etag);
+    const closed = (await w.api.get(`${EVENTS}?limite=100`)).body.itens.find((e: { estado: string }) =>
+      ['cancelado', 'entregue', 'falhou'].includes(e.estado),
+    );
+    const eventId: string =
+      w.target.kind === 'deployment' && closed !== undefined ? closed.id : await testEvent(w, created.etag);
     const destination = await changeDestination(w, created.etag, created.url);
     const before = await w.api.get(`${EVENTS}/${eventId}`);
     expect(['cancelado', 'entregue', 'falhou']).toContain(before.body.estado);

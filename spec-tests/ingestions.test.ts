@@ -12,12 +12,21 @@
  * server's clock is shared). Every fault a test adds matches its own company and is removed after the test.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { headOfficeCatalog, NCM, newKey, otherCompany, product, world, type Answer, type Controls, type World } from './support/client.js';
+import {
+  headOfficeCatalog,
+  NCM,
+  newKey,
+  otherCompany,
+  product,
+  world,
+  type Answer,
+  type Controls,
+  type World,
+} from './support/client.js';
 import { ETAG, expectControlError, expectError, REQUEST_ID, UUID } from './support/expect.js';
 import { deployment, needsControls, needsOwnCompany } from './support/deployment.js';
 import { branchCatalog, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 import { createDestination, EVENTS, eventDetail } from './support/webhook-setup.js';
-
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -58,10 +67,16 @@ const ext = (name: string) => `${idPrefix}${name}`;
  * An idempotency key the test writes out (its length and characters are what it checks): as written on a company
  * of the test's own; on a deployment, which keeps keys across runs, with its first 8 characters made unique.
  */
-const fixedKey = (key: string) => (deployment === undefined ? key : `${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}${key.slice(8)}`);
+const fixedKey = (key: string) =>
+  deployment === undefined ? key : `${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}${key.slice(8)}`;
 
 /** A product record: origem "erp", the common NCM, and `fields`. */
-const rec = (idExterno: string, fields: Record<string, unknown> = {}) => ({ id_externo: ext(idExterno), origem: 'erp', ncm: NCM, ...fields });
+const rec = (idExterno: string, fields: Record<string, unknown> = {}) => ({
+  id_externo: ext(idExterno),
+  origem: 'erp',
+  ncm: NCM,
+  ...fields,
+});
 
 /** The faults the current test added, removed after it (a consumed one is already gone: 404). */
 const addedFaults: { controls: Controls; id: string }[] = [];
@@ -74,7 +89,12 @@ afterEach(async () => {
 
 /** A job fault on this company's ingestion validations and applications only, once. */
 async function ingestionFault(w: World, effect: Record<string, unknown>): Promise<void> {
-  const { id } = await w.controls.addFault({ target: 'job', match: { kind: 'ingestao', companyId: w.company.companyId }, effect, times: 1 });
+  const { id } = await w.controls.addFault({
+    target: 'job',
+    match: { kind: 'ingestao', companyId: w.company.companyId },
+    effect,
+    times: 1,
+  });
   addedFaults.push({ controls: w.controls, id });
 }
 
@@ -129,7 +149,11 @@ async function startStatus(w: World, body: Record<string, unknown> = { operacao:
 }
 
 /** POST /v1/catalogos/ingestoes; fails unless 201. */
-async function start(w: World, body: Record<string, unknown> = { operacao: 'mesclar' }, key = newKey()): Promise<{ id: string; answer: Answer }> {
+async function start(
+  w: World,
+  body: Record<string, unknown> = { operacao: 'mesclar' },
+  key = newKey(),
+): Promise<{ id: string; answer: Answer }> {
   const answer = await w.api.post(INGESTOES, await startBody(w, body), { key });
   if (answer.status !== 201) throw new Error(`ingestion start answered ${answer.status}: ${answer.text}`);
   return { id: answer.body.ingestao_id, answer };
@@ -160,7 +184,12 @@ async function read(w: World, id: string, query = ''): Promise<{ body: any; etag
 }
 
 /** Sends `batches` (numbered from 1, in `order` when given), closes with their count and runs the validation. */
-async function ingest(w: World, start0: Record<string, unknown>, batches: unknown[][], order?: number[]): Promise<{ id: string; read: Awaited<ReturnType<typeof read>> }> {
+async function ingest(
+  w: World,
+  start0: Record<string, unknown>,
+  batches: unknown[][],
+  order?: number[],
+): Promise<{ id: string; read: Awaited<ReturnType<typeof read>> }> {
   const { id } = await start(w, start0);
   for (const index of order ?? batches.map((_, i) => i)) await sendBatch(w, id, index + 1, batches[index]!);
   await close(w, id, batches.length);
@@ -214,7 +243,11 @@ async function editProduct(w: World, id: string, fields: Record<string, unknown>
 }
 
 async function link(w: World, catalogId: string, productId: string): Promise<void> {
-  const answer = await w.api.put(`${productsPath(catalogId)}/${productId}`, {}, { ifMatch: (await readProduct(w, productId)).etag });
+  const answer = await w.api.put(
+    `${productsPath(catalogId)}/${productId}`,
+    {},
+    { ifMatch: (await readProduct(w, productId)).etag },
+  );
   if (answer.status !== 200) throw new Error(`link answered ${answer.status}: ${answer.text}`);
 }
 
@@ -315,16 +348,28 @@ const previa = (fields: Partial<Record<string, unknown>>) => ({
 
 describe('POST /v1/catalogos/ingestoes (start)', () => {
   // spec: ING-05, ING-08, ING-09, ING-10
-  it('answers 201 with exactly the receipt and Location, into the head office\'s active catalog by default', async () => {
-    needsOwnCompany('an ingestion without catalogo_id goes to the head office\'s catalog, which on a deployment is not the test\'s');
+  it("answers 201 with exactly the receipt and Location, into the head office's active catalog by default", async () => {
+    needsOwnCompany(
+      "an ingestion without catalogo_id goes to the head office's catalog, which on a deployment is not the test's",
+    );
     const w = await world();
     const a = await headOfficeCatalog(w);
     await product(w, a.id, { id_externo: ext('P-1') });
     await product(w, a.id, { id_externo: ext('P-2') });
     const t0 = await now(w);
-    const answer = await w.api.post(INGESTOES, { operacao: 'substituicao_catalogo', referencia_externa: 'erp-export-4471' }, { key: 'ingest-2026-11-22-run-01' });
+    const answer = await w.api.post(
+      INGESTOES,
+      { operacao: 'substituicao_catalogo', referencia_externa: 'erp-export-4471' },
+      { key: 'ingest-2026-11-22-run-01' },
+    );
     expect(answer.status, answer.text).toBe(201);
-    expect(answer.body).toEqual({ ingestao_id: expect.stringMatching(UUID), estado: 'aberta', repetida: false, catalogo_id: a.id, versao_catalogo: 3 });
+    expect(answer.body).toEqual({
+      ingestao_id: expect.stringMatching(UUID),
+      estado: 'aberta',
+      repetida: false,
+      catalogo_id: a.id,
+      versao_catalogo: 3,
+    });
     const id = answer.body.ingestao_id;
     expect(answer.headers.get('location')).toBe(ingestionPath(id));
     expect(answer.headers.get('x-request-id')).toMatch(REQUEST_ID);
@@ -358,9 +403,19 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
     const b = await branchCatalog(w);
     const answer = await w.api.post(INGESTOES, { operacao: 'substituicao_integral', catalogo_id: b.id.toUpperCase() });
     expect(answer.status, answer.text).toBe(201);
-    expect(answer.body).toEqual({ ingestao_id: answer.body.ingestao_id, estado: 'aberta', repetida: false, catalogo_id: b.id, versao_catalogo: 1 });
+    expect(answer.body).toEqual({
+      ingestao_id: answer.body.ingestao_id,
+      estado: 'aberta',
+      repetida: false,
+      catalogo_id: b.id,
+      versao_catalogo: 1,
+    });
     const detail = await read(w, answer.body.ingestao_id);
-    expect(detail.body).toMatchObject({ operacao: 'substituicao_integral', catalogo_id: b.id, referencia_externa: null });
+    expect(detail.body).toMatchObject({
+      operacao: 'substituicao_integral',
+      catalogo_id: b.id,
+      referencia_externa: null,
+    });
   });
 
   // spec: ING-09, REQ-03
@@ -380,7 +435,11 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
 
     // The same body up to key order and white space is the same request.
-    const reordered = await w.api.post(INGESTOES, undefined, { key, raw: '{ "referencia_externa" : "ref-1",\n  "operacao": "mesclar" }', headers: JSON_HEADERS });
+    const reordered = await w.api.post(INGESTOES, undefined, {
+      key,
+      raw: '{ "referencia_externa" : "ref-1",\n  "operacao": "mesclar" }',
+      headers: JSON_HEADERS,
+    });
     expect(reordered.status, reordered.text).toBe(200);
     expect(reordered.body).toEqual({ ...first.body, repetida: true });
 
@@ -401,7 +460,11 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
   it('a start whose answer was lost (503) is retried with its key: 200, repetida: true, the one ingestion', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const { id: faultId } = await w.controls.addFault({ target: 'api', match: { method: 'POST', path: INGESTOES, companyId: w.company.companyId }, effect: { loseResponse: true } });
+    const { id: faultId } = await w.controls.addFault({
+      target: 'api',
+      match: { method: 'POST', path: INGESTOES, companyId: w.company.companyId },
+      effect: { loseResponse: true },
+    });
     addedFaults.push({ controls: w.controls, id: faultId });
     const key = 'erp-export-2026-11-22T08:00:00Z/lost';
     expectError(await w.api.post(INGESTOES, { operacao: 'mesclar' }, { key }), 503, 'servico_indisponivel');
@@ -409,7 +472,13 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
     expect(created).toHaveLength(1);
     const retry = await w.api.post(INGESTOES, { operacao: 'mesclar' }, { key });
     expect(retry.status, retry.text).toBe(200);
-    expect(retry.body).toEqual({ ingestao_id: created[0], estado: 'aberta', repetida: true, catalogo_id: catalog.id, versao_catalogo: 1 });
+    expect(retry.body).toEqual({
+      ingestao_id: created[0],
+      estado: 'aberta',
+      repetida: true,
+      catalogo_id: catalog.id,
+      versao_catalogo: 1,
+    });
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await ingestionIds(w)).toEqual(created);
   });
@@ -422,8 +491,18 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
     const key = newKey();
     const first = await w.api.post(INGESTOES, { operacao: 'mesclar' }, { key });
     expect(first.status).toBe(201);
-    expectError(await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: b.id }, { key }), 422, 'idempotencia_reutilizada', 'header.idempotency-key');
-    expectError(await w.api.post(INGESTOES, { operacao: 'substituicao_catalogo' }, { key }), 422, 'idempotencia_reutilizada', 'header.idempotency-key');
+    expectError(
+      await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: b.id }, { key }),
+      422,
+      'idempotencia_reutilizada',
+      'header.idempotency-key',
+    );
+    expectError(
+      await w.api.post(INGESTOES, { operacao: 'substituicao_catalogo' }, { key }),
+      422,
+      'idempotencia_reutilizada',
+      'header.idempotency-key',
+    );
     expect(await ingestionIds(w)).toEqual([first.body.ingestao_id]);
   });
 
@@ -446,9 +525,19 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
     }
     const c = await branchCatalog(w);
     for (const key of ['k'.repeat(15), 'k'.repeat(201), 'ingest key with a space', 'ingest-key-with\ta-tab']) {
-      expectError(await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: c.id }, { key }), 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
+      expectError(
+        await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: c.id }, { key }),
+        400,
+        'chave_idempotencia_invalida',
+        'header.idempotency-key',
+      );
     }
-    expectError(await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: c.id }, { key: null }), 400, 'chave_idempotencia_ausente', 'header.idempotency-key');
+    expectError(
+      await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: c.id }, { key: null }),
+      400,
+      'chave_idempotencia_ausente',
+      'header.idempotency-key',
+    );
     expect(await ingestionIds(w)).toEqual(ids);
   });
 
@@ -457,31 +546,66 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
     const w = await world();
     await headOfficeCatalog(w);
     const { id } = await start(w);
-    expectError(await w.api.put(batchPath(id, 1), { itens: [rec('A')] }, { key: 'erp/export+batch-0001' }), 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
-    expectError(await w.api.put(batchPath(id, 1), { itens: [rec('A')] }, { key: 'k'.repeat(129) }), 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
-    expect((await w.api.put(batchPath(id, 1), { itens: [rec('A')] }, { key: fixedKey('k'.repeat(128)) })).status).toBe(201);
+    expectError(
+      await w.api.put(batchPath(id, 1), { itens: [rec('A')] }, { key: 'erp/export+batch-0001' }),
+      400,
+      'chave_idempotencia_invalida',
+      'header.idempotency-key',
+    );
+    expectError(
+      await w.api.put(batchPath(id, 1), { itens: [rec('A')] }, { key: 'k'.repeat(129) }),
+      400,
+      'chave_idempotencia_invalida',
+      'header.idempotency-key',
+    );
+    expect((await w.api.put(batchPath(id, 1), { itens: [rec('A')] }, { key: fixedKey('k'.repeat(128)) })).status).toBe(
+      201,
+    );
   });
 
   it('answers 422 catalogo_padrao_ausente at body.catalogo_id when the head office has no active catalog', async () => {
     const w = await world();
-    expectError(await w.api.post(INGESTOES, { operacao: 'mesclar' }), 422, 'catalogo_padrao_ausente', 'body.catalogo_id');
+    expectError(
+      await w.api.post(INGESTOES, { operacao: 'mesclar' }),
+      422,
+      'catalogo_padrao_ausente',
+      'body.catalogo_id',
+    );
     // A branch catalog is not the default.
     await branchCatalog(w);
-    expectError(await w.api.post(INGESTOES, { operacao: 'mesclar' }), 422, 'catalogo_padrao_ausente', 'body.catalogo_id');
+    expectError(
+      await w.api.post(INGESTOES, { operacao: 'mesclar' }),
+      422,
+      'catalogo_padrao_ausente',
+      'body.catalogo_id',
+    );
     // Nor is a deleted head office catalog.
     const a = await headOfficeCatalog(w);
     await deleteCatalog(w, a.id);
-    expectError(await w.api.post(INGESTOES, { operacao: 'mesclar' }), 422, 'catalogo_padrao_ausente', 'body.catalogo_id');
+    expectError(
+      await w.api.post(INGESTOES, { operacao: 'mesclar' }),
+      422,
+      'catalogo_padrao_ausente',
+      'body.catalogo_id',
+    );
     expect(await ingestionIds(w)).toEqual([]);
   });
 
-  it('answers 404 catalogo_nao_encontrado for an unknown catalog or another company\'s, 409 catalogo_excluido for a deleted one', async () => {
+  it("answers 404 catalogo_nao_encontrado for an unknown catalog or another company's, 409 catalogo_excluido for a deleted one", async () => {
     const w = await world();
     await headOfficeCatalog(w);
-    expectError(await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: UNKNOWN_V7_ID }), 404, 'catalogo_nao_encontrado');
+    expectError(
+      await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: UNKNOWN_V7_ID }),
+      404,
+      'catalogo_nao_encontrado',
+    );
     const other = await otherCompany(w);
     const theirs = await headOfficeCatalog(other);
-    expectError(await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: theirs.id }), 404, 'catalogo_nao_encontrado');
+    expectError(
+      await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: theirs.id }),
+      404,
+      'catalogo_nao_encontrado',
+    );
     const b = await branchCatalog(w);
     await deleteCatalog(w, b.id);
     expectError(await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: b.id }), 409, 'catalogo_excluido');
@@ -490,7 +614,9 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
   });
 
   it('allows one open ingestion per catalog: 409 ingestao_em_andamento naming the open one, until it ends', async () => {
-    needsOwnCompany('ingestions without catalogo_id go to the head office\'s catalog, which on a deployment is not the test\'s');
+    needsOwnCompany(
+      "ingestions without catalogo_id go to the head office's catalog, which on a deployment is not the test's",
+    );
     const w = await world();
     const a = await headOfficeCatalog(w);
     const b = await branchCatalog(w);
@@ -519,16 +645,45 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
     expectError(await w.api.post(INGESTOES, {}), 422, 'campo_obrigatorio', 'body.operacao');
     expectError(await w.api.post(INGESTOES, { operacao: 'substituir' }), 422, 'valor_invalido', 'body.operacao');
     expectError(await w.api.post(INGESTOES, { operacao: 'MESCLAR' }), 422, 'valor_invalido', 'body.operacao');
-    expectError(await w.api.post(INGESTOES, { operacao: 'mesclar', origem: 'erp' }), 422, 'campo_desconhecido', 'body.origem');
-    expectError(await w.api.post(INGESTOES, { operacao: 'mesclar', referencia_externa: '' }), 422, 'valor_invalido', 'body.referencia_externa');
-    expectError(await w.api.post(INGESTOES, { operacao: 'mesclar', referencia_externa: 'r'.repeat(201) }), 422, 'valor_invalido', 'body.referencia_externa');
-    expectError(await w.api.post(INGESTOES, { operacao: 'mesclar', referencia_externa: 7 }), 422, 'valor_invalido', 'body.referencia_externa');
-    expectError(await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: 'catalogo-1' }), 422, 'valor_invalido', 'body.catalogo_id');
+    expectError(
+      await w.api.post(INGESTOES, { operacao: 'mesclar', origem: 'erp' }),
+      422,
+      'campo_desconhecido',
+      'body.origem',
+    );
+    expectError(
+      await w.api.post(INGESTOES, { operacao: 'mesclar', referencia_externa: '' }),
+      422,
+      'valor_invalido',
+      'body.referencia_externa',
+    );
+    expectError(
+      await w.api.post(INGESTOES, { operacao: 'mesclar', referencia_externa: 'r'.repeat(201) }),
+      422,
+      'valor_invalido',
+      'body.referencia_externa',
+    );
+    expectError(
+      await w.api.post(INGESTOES, { operacao: 'mesclar', referencia_externa: 7 }),
+      422,
+      'valor_invalido',
+      'body.referencia_externa',
+    );
+    expectError(
+      await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: 'catalogo-1' }),
+      422,
+      'valor_invalido',
+      'body.catalogo_id',
+    );
     expect(await ingestionIds(w)).toEqual([]);
     // The limits themselves are accepted: 200 characters, and 1 (in two catalogs: one open ingestion each).
-    expect((await w.api.post(INGESTOES, { operacao: 'mesclar', referencia_externa: 'r'.repeat(200) })).status).toBe(201);
+    expect((await w.api.post(INGESTOES, { operacao: 'mesclar', referencia_externa: 'r'.repeat(200) })).status).toBe(
+      201,
+    );
     const b = await branchCatalog(w);
-    expect((await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: b.id, referencia_externa: 'r' })).status).toBe(201);
+    expect(
+      (await w.api.post(INGESTOES, { operacao: 'mesclar', catalogo_id: b.id, referencia_externa: 'r' })).status,
+    ).toBe(201);
   });
 
   it('needs catalogo:gerenciar to write (403) and catalogo:ler to read', async () => {
@@ -552,7 +707,7 @@ describe('POST /v1/catalogos/ingestoes (start)', () => {
 });
 
 describe('PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', () => {
-  it('answers 201 with the batch receipt and the ingestion\'s new ETag; the same content again is 200 repetido, nothing changes', async () => {
+  it("answers 201 with the batch receipt and the ingestion's new ETag; the same content again is 200 repetido, nothing changes", async () => {
     const w = await world();
     await headOfficeCatalog(w);
     const t0 = await now(w);
@@ -560,7 +715,9 @@ describe('PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', () => {
     const before = await read(w, id);
 
     await advance(w, MINUTE);
-    const first = await w.api.put(batchPath(id, 1), { itens: [rec('SKU-1', { sku: 'S1', descricao: 'Um' }), rec('SKU-2')] });
+    const first = await w.api.put(batchPath(id, 1), {
+      itens: [rec('SKU-1', { sku: 'S1', descricao: 'Um' }), rec('SKU-2')],
+    });
     expect(first.status, first.text).toBe(201);
     expect(first.body).toEqual({ ingestao_id: id, numero: 1, itens: 2, repetido: false, erros: [] });
     const etag1 = first.headers.get('etag');
@@ -568,11 +725,19 @@ describe('PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', () => {
     expect(etag1).not.toBe(before.etag);
     const after1 = await read(w, id);
     expect(after1.etag).toBe(etag1);
-    expect(after1.body).toMatchObject({ estado: 'aberta', versao: 2, lotes_recebidos: [1], itens_recebidos: 2, atualizada_em: iso(t0 + MINUTE), expira_em: iso(t0 + MINUTE + DAY) });
+    expect(after1.body).toMatchObject({
+      estado: 'aberta',
+      versao: 2,
+      lotes_recebidos: [1],
+      itens_recebidos: 2,
+      atualizada_em: iso(t0 + MINUTE),
+      expira_em: iso(t0 + MINUTE + DAY),
+    });
 
     // The same content, keys reordered and other white space, with a new key.
     await advance(w, MINUTE);
-    const raw = '{\n  "itens": [ {"descricao":"Um","sku":"S1","ncm":"84713012","origem":"erp","id_externo":"SKU-1"},\n {"ncm": "84713012", "id_externo": "SKU-2", "origem": "erp"} ]\n}';
+    const raw =
+      '{\n  "itens": [ {"descricao":"Um","sku":"S1","ncm":"84713012","origem":"erp","id_externo":"SKU-1"},\n {"ncm": "84713012", "id_externo": "SKU-2", "origem": "erp"} ]\n}';
     const repeated = await w.api.put(batchPath(id, 1), undefined, { raw, headers: JSON_HEADERS });
     expect(repeated.status, repeated.text).toBe(200);
     expect(repeated.body).toEqual({ ingestao_id: id, numero: 1, itens: 2, repetido: true, erros: [] });
@@ -582,9 +747,21 @@ describe('PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', () => {
     expect(after2.answer.text).toBe(after1.answer.text);
 
     // Other content under the same number: 409, nothing changes.
-    expectError(await w.api.put(batchPath(id, 1), { itens: [rec('SKU-1', { sku: 'S1', descricao: 'Um' })] }), 409, 'lote_divergente');
-    expectError(await w.api.put(batchPath(id, 1), { itens: [rec('SKU-1', { sku: 'S1', descricao: 'Um!' }), rec('SKU-2')] }), 409, 'lote_divergente');
-    expectError(await w.api.put(batchPath(id, 1), { itens: [rec('SKU-2'), rec('SKU-1', { sku: 'S1', descricao: 'Um' })] }), 409, 'lote_divergente');
+    expectError(
+      await w.api.put(batchPath(id, 1), { itens: [rec('SKU-1', { sku: 'S1', descricao: 'Um' })] }),
+      409,
+      'lote_divergente',
+    );
+    expectError(
+      await w.api.put(batchPath(id, 1), { itens: [rec('SKU-1', { sku: 'S1', descricao: 'Um!' }), rec('SKU-2')] }),
+      409,
+      'lote_divergente',
+    );
+    expectError(
+      await w.api.put(batchPath(id, 1), { itens: [rec('SKU-2'), rec('SKU-1', { sku: 'S1', descricao: 'Um' })] }),
+      409,
+      'lote_divergente',
+    );
     expect((await read(w, id)).answer.text).toBe(after1.answer.text);
 
     // Batches in any order: lotes_recebidos ascending, each accepted one moves the ETag.
@@ -609,12 +786,22 @@ describe('PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', () => {
       'texto',
       rec('x'.repeat(257)),
       // A repeated attribute code and values of any length are valid (the spec forbids neither).
-      rec('DUP-ATTR', { atributos: [{ codigo: 'A', valores: ['1', ''] }, { codigo: 'A', valores: ['2'.repeat(5000)] }] }),
+      rec('DUP-ATTR', {
+        atributos: [
+          { codigo: 'A', valores: ['1', ''] },
+          { codigo: 'A', valores: ['2'.repeat(5000)] },
+        ],
+      }),
       rec('NULLS', { sku: null, descricao: null }),
       null,
       rec('NO-ORIGEM', { origem: undefined }),
       rec('LONG-ORIGEM', { origem: 'o'.repeat(65) }),
-      rec('OK-2', { id_externo: 'i'.repeat(256), origem: 'o'.repeat(64), descricao: 'd'.repeat(2000), sku: 's'.repeat(256) }),
+      rec('OK-2', {
+        id_externo: 'i'.repeat(256),
+        origem: 'o'.repeat(64),
+        descricao: 'd'.repeat(2000),
+        sku: 's'.repeat(256),
+      }),
       rec('MANY-ATTR', { atributos: Array.from({ length: 129 }, (_, i) => ({ codigo: `A${i}`, valores: ['v'] })) }),
       rec('OK-3', { atributos: Array.from({ length: 128 }, (_, i) => ({ codigo: `A${i}`, valores: ['v'] })) }),
     ];
@@ -652,7 +839,13 @@ describe('PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', () => {
     expect(answer.status, answer.text).toBe(201);
     const errors = located(answer.body.erros);
     expect(errors.map((e) => `${e.caminho} ${e.codigo}`).sort()).toEqual(
-      ['body.itens[0].cor campo_desconhecido', 'body.itens[0].id_externo campo_obrigatorio', 'body.itens[0].ncm valor_invalido', 'body.itens[0].origem campo_obrigatorio', 'body.itens[0].sku valor_invalido'].sort(),
+      [
+        'body.itens[0].cor campo_desconhecido',
+        'body.itens[0].id_externo campo_obrigatorio',
+        'body.itens[0].ncm valor_invalido',
+        'body.itens[0].origem campo_obrigatorio',
+        'body.itens[0].sku valor_invalido',
+      ].sort(),
     );
     expect(errors.every((e) => e.lote === 1 && e.indice === 0)).toBe(true);
   });
@@ -667,7 +860,12 @@ describe('PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', () => {
     expectError(await w.api.put(batchPath(id, 1), { itens: many }), 422, 'valor_invalido', 'body.itens');
     expectError(await w.api.put(batchPath(id, 1), {}), 422, 'campo_obrigatorio', 'body.itens');
     expectError(await w.api.put(batchPath(id, 1), { itens: rec('A') }), 422, 'valor_invalido', 'body.itens');
-    expectError(await w.api.put(batchPath(id, 1), { itens: [rec('A')], total: 1 }), 422, 'campo_desconhecido', 'body.total');
+    expectError(
+      await w.api.put(batchPath(id, 1), { itens: [rec('A')], total: 1 }),
+      422,
+      'campo_desconhecido',
+      'body.total',
+    );
     expectError(await w.api.put(batchPath(id, 1), [rec('A')]), 422, 'valor_invalido', 'body');
     expect((await read(w, id)).etag).toBe(before.etag);
     const full = await w.api.put(batchPath(id, 1), { itens: many.slice(0, 1000) });
@@ -688,16 +886,28 @@ describe('PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', () => {
     expect((await read(w, id)).body.lotes_recebidos).toEqual([1, 1000]);
   });
 
-  it('takes a body of exactly 4 MiB and refuses one byte more with 413 corpo_muito_grande, before parsing it', { timeout: 30_000 }, async () => {
+  it('takes a body of exactly 4 MiB and refuses one byte more with 413 corpo_muito_grande, before parsing it', {
+    timeout: 30_000,
+  }, async () => {
     const w = await world();
     await headOfficeCatalog(w);
     const { id } = await start(w);
     const head = JSON.stringify({ itens: [rec('BIG')] });
     const raw = head + ' '.repeat(BATCH_LIMIT - head.length);
     expect(Buffer.byteLength(raw)).toBe(BATCH_LIMIT);
-    expectError(await w.api.put(batchPath(id, 1), undefined, { raw: `${raw} `, headers: JSON_HEADERS }), 413, 'corpo_muito_grande', 'body');
+    expectError(
+      await w.api.put(batchPath(id, 1), undefined, { raw: `${raw} `, headers: JSON_HEADERS }),
+      413,
+      'corpo_muito_grande',
+      'body',
+    );
     // Not JSON at all, and over the limit: the size answers first.
-    expectError(await w.api.put(batchPath(id, 1), undefined, { raw: `{${'x'.repeat(BATCH_LIMIT)}`, headers: JSON_HEADERS }), 413, 'corpo_muito_grande', 'body');
+    expectError(
+      await w.api.put(batchPath(id, 1), undefined, { raw: `{${'x'.repeat(BATCH_LIMIT)}`, headers: JSON_HEADERS }),
+      413,
+      'corpo_muito_grande',
+      'body',
+    );
     expect((await read(w, id)).body.lotes_recebidos).toEqual([]);
     const exact = await w.api.put(batchPath(id, 1), undefined, { raw, headers: JSON_HEADERS });
     expect(exact.status, exact.text).toBe(201);
@@ -708,7 +918,9 @@ describe('PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', () => {
   });
 
   it('answers 409 ingestao_fechada after the close, for a new number and for a received one', async () => {
-    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
+    needsControls(
+      'the clock held still between the request that starts the job and its end: a real clock would race the test',
+    );
     const w = await world();
     await headOfficeCatalog(w);
     const { id } = await start(w);
@@ -723,7 +935,7 @@ describe('PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', () => {
     expectError(await w.api.put(batchPath(id, 2), { itens: [rec('B')] }), 409, 'ingestao_fechada');
   });
 
-  it('answers 404 ingestao_nao_encontrada for an unknown ingestion or another company\'s, on every operation', async () => {
+  it("answers 404 ingestao_nao_encontrada for an unknown ingestion or another company's, on every operation", async () => {
     const w = await world();
     await headOfficeCatalog(w);
     const other = await otherCompany(w);
@@ -734,7 +946,12 @@ describe('PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', () => {
       expectError(await w.api.put(batchPath(id, 1), { itens: [rec('A')] }), 404, 'ingestao_nao_encontrada', 'path.id');
       expectError(await w.api.get(ingestionPath(id)), 404, 'ingestao_nao_encontrada', 'path.id');
       expectError(await w.api.post(closePath(id), { total_lotes: 1 }), 404, 'ingestao_nao_encontrada', 'path.id');
-      expectError(await w.api.post(applyPath(id), {}, { ifMatch: theirEtag }), 404, 'ingestao_nao_encontrada', 'path.id');
+      expectError(
+        await w.api.post(applyPath(id), {}, { ifMatch: theirEtag }),
+        404,
+        'ingestao_nao_encontrada',
+        'path.id',
+      );
     }
     expectError(await w.api.get(ingestionPath('not-a-uuid')), 422, 'valor_invalido', 'path.id');
     expect((await read(other, theirs.id)).etag).toBe(theirEtag);
@@ -783,8 +1000,18 @@ describe('POST /v1/catalogos/ingestoes/{id}/fechamento and the validation', () =
     await sendBatch(w, id, 1, [rec('A')]);
     await sendBatch(w, id, 3, [rec('C')]);
     const before = await read(w, id);
-    expectError(await w.api.post(closePath(id), { total_lotes: 2 }), 422, 'total_lotes_inconsistente', 'body.total_lotes');
-    expectError(await w.api.post(closePath(id), { total_lotes: 1 }), 422, 'total_lotes_inconsistente', 'body.total_lotes');
+    expectError(
+      await w.api.post(closePath(id), { total_lotes: 2 }),
+      422,
+      'total_lotes_inconsistente',
+      'body.total_lotes',
+    );
+    expectError(
+      await w.api.post(closePath(id), { total_lotes: 1 }),
+      422,
+      'total_lotes_inconsistente',
+      'body.total_lotes',
+    );
     const after = await read(w, id);
     expect(after.etag).toBe(before.etag);
     expect(after.body).toMatchObject({ estado: 'aberta', total_lotes: null });
@@ -803,14 +1030,21 @@ describe('POST /v1/catalogos/ingestoes/{id}/fechamento and the validation', () =
       expectError(await w.api.post(closePath(id), { total_lotes: value }), 422, 'valor_invalido', 'body.total_lotes');
     }
     expectError(await w.api.post(closePath(id), {}), 422, 'campo_obrigatorio', 'body.total_lotes');
-    expectError(await w.api.post(closePath(id), { total_lotes: 1, lotes: [1] }), 422, 'campo_desconhecido', 'body.lotes');
+    expectError(
+      await w.api.post(closePath(id), { total_lotes: 1, lotes: [1] }),
+      422,
+      'campo_desconhecido',
+      'body.lotes',
+    );
     expect((await read(w, id)).etag).toBe(before.etag);
     // 1000 is a valid count (batches 2..1000 missing).
     expect((await w.api.post(closePath(id), { total_lotes: 1000 })).status).toBe(202);
   });
 
   it('answers a second close with 409 ingestao_fechada', async () => {
-    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
+    needsControls(
+      'the clock held still between the request that starts the job and its end: a real clock would race the test',
+    );
     const w = await world();
     await headOfficeCatalog(w);
     const { id } = await start(w);
@@ -839,7 +1073,16 @@ describe('POST /v1/catalogos/ingestoes/{id}/fechamento and the validation', () =
     expect(waiting.etag).toBe(closed.headers.get('etag'));
     await advance(w, 1);
     const done = await read(w, id);
-    expect(done.body).toMatchObject({ estado: 'validada', versao: 5, atualizada_em: iso(t0 + runMs(5)), expira_em: iso(t0 + runMs(5) + DAY), codigo_falha: null, total_lotes: 2, lotes_recebidos: [1, 2], itens_recebidos: 5 });
+    expect(done.body).toMatchObject({
+      estado: 'validada',
+      versao: 5,
+      atualizada_em: iso(t0 + runMs(5)),
+      expira_em: iso(t0 + runMs(5) + DAY),
+      codigo_falha: null,
+      total_lotes: 2,
+      lotes_recebidos: [1, 2],
+      itens_recebidos: 5,
+    });
     expect(done.body.previa).toEqual(previa({ registros: 5, novos: 5 }));
     expect(done.etag).not.toBe(waiting.etag);
   });
@@ -857,7 +1100,13 @@ describe('the preview', () => {
     const c = await branchCatalog(w);
     const u = await product(w, a.id, { id_externo: ext('SKU-U'), sku: 'U', descricao: 'Inalterado' });
     const ch = await product(w, a.id, { id_externo: ext('SKU-A'), sku: 'A', descricao: 'antes' });
-    const o = await product(w, a.id, { id_externo: ext('SKU-O'), atributos: [{ codigo: 'COR', valores: ['G', 'M'] }, { codigo: 'TAM', valores: ['G', 'M'] }] });
+    const o = await product(w, a.id, {
+      id_externo: ext('SKU-O'),
+      atributos: [
+        { codigo: 'COR', valores: ['G', 'M'] },
+        { codigo: 'TAM', valores: ['G', 'M'] },
+      ],
+    });
     const x = await product(w, a.id, { id_externo: ext('SKU-X') });
     const v = await product(w, b.id, { id_externo: ext('SKU-V') });
     const r = await product(w, c.id, { id_externo: ext('SKU-R'), descricao: 'velho' });
@@ -866,7 +1115,12 @@ describe('the preview', () => {
     const batch1 = [
       rec('SKU-U', { sku: 'U', descricao: 'Inalterado' }),
       rec('SKU-A', { sku: 'A', descricao: 'depois' }),
-      rec('SKU-O', { atributos: [{ codigo: 'TAM', valores: ['G', 'M'] }, { codigo: 'COR', valores: ['G', 'M'] }] }),
+      rec('SKU-O', {
+        atributos: [
+          { codigo: 'TAM', valores: ['G', 'M'] },
+          { codigo: 'COR', valores: ['G', 'M'] },
+        ],
+      }),
       rec('SKU-V'),
       rec('SKU-N1', { sku: 'N1', descricao: 'Novo 1', atributos: [{ codigo: 'COR', valores: ['verde'] }] }),
     ];
@@ -880,26 +1134,59 @@ describe('the preview', () => {
     expect((await catalog(w, a.id)).versao).toBe(5);
     const { read: validated } = await ingest(w, { operacao: 'mesclar' }, [sc.batch1, sc.batch2], [1, 0]);
     expect(validated.body.estado).toBe('validada');
-    expect(validated.body.previa).toEqual(previa({ versao_catalogo: 5, registros: 7, novos: 2, alterados: 2, inalterados: 2, reativados: 1, vinculados: 2 }));
+    expect(validated.body.previa).toEqual(
+      previa({
+        versao_catalogo: 5,
+        registros: 7,
+        novos: 2,
+        alterados: 2,
+        inalterados: 2,
+        reativados: 1,
+        vinculados: 2,
+      }),
+    );
   });
 
   it('mesclar applied: products created, updated, reactivated and linked; absent ones kept; the catalog versao moves exactly once', async () => {
     const sc = await mixedScene();
     const { w, a, b } = sc;
-    const versions = Object.fromEntries(await Promise.all((['u', 'ch', 'o', 'x', 'v', 'r'] as const).map(async (k) => [k, (await readProduct(w, sc[k].id)).body.versao])));
+    const versions = Object.fromEntries(
+      await Promise.all(
+        (['u', 'ch', 'o', 'x', 'v', 'r'] as const).map(async (k) => [k, (await readProduct(w, sc[k].id)).body.versao]),
+      ),
+    );
     const { id } = await ingest(w, { operacao: 'mesclar' }, [sc.batch1, sc.batch2]);
     const t1 = await now(w);
     const applied = await applyNow(w, id);
-    expect(applied).toMatchObject({ estado: 'aplicada', codigo_falha: null, aplicacao: { versao_catalogo: 6, aplicada_em: iso(t1 + runMs(7)) } });
+    expect(applied).toMatchObject({
+      estado: 'aplicada',
+      codigo_falha: null,
+      aplicacao: { versao_catalogo: 6, aplicada_em: iso(t1 + runMs(7)) },
+    });
     const after = await catalog(w, a.id);
     expect(after.versao).toBe(6);
     expect(after.produtos).toBe(8);
 
     expect((await readProduct(w, sc.u.id)).body.versao).toBe(versions.u);
     expect((await readProduct(w, sc.x.id)).body).toMatchObject({ versao: versions.x, ativo: true, catalogos: [a.id] });
-    expect((await readProduct(w, sc.ch.id)).body).toMatchObject({ versao: versions.ch + 1, descricao: 'depois', sku: 'A', catalogos: [a.id] });
-    expect((await readProduct(w, sc.o.id)).body).toMatchObject({ versao: versions.o + 1, atributos: [{ codigo: 'TAM', valores: ['G', 'M'] }, { codigo: 'COR', valores: ['G', 'M'] }] });
-    expect((await readProduct(w, sc.v.id)).body).toMatchObject({ versao: versions.v + 1, ativo: true, catalogos: [b.id, a.id] });
+    expect((await readProduct(w, sc.ch.id)).body).toMatchObject({
+      versao: versions.ch + 1,
+      descricao: 'depois',
+      sku: 'A',
+      catalogos: [a.id],
+    });
+    expect((await readProduct(w, sc.o.id)).body).toMatchObject({
+      versao: versions.o + 1,
+      atributos: [
+        { codigo: 'TAM', valores: ['G', 'M'] },
+        { codigo: 'COR', valores: ['G', 'M'] },
+      ],
+    });
+    expect((await readProduct(w, sc.v.id)).body).toMatchObject({
+      versao: versions.v + 1,
+      ativo: true,
+      catalogos: [b.id, a.id],
+    });
     expect((await readProduct(w, sc.r.id)).body).toEqual({
       id: sc.r.id,
       id_externo: ext('SKU-R'),
@@ -913,10 +1200,31 @@ describe('the preview', () => {
       catalogos: [a.id],
     });
     const n1 = await byExternalId(w, 'SKU-N1');
-    expect(n1).toEqual({ id: expect.stringMatching(UUID), id_externo: ext('SKU-N1'), origem: 'erp', sku: 'N1', descricao: 'Novo 1', ncm: NCM, atributos: [{ codigo: 'COR', valores: ['verde'] }], versao: 1, ativo: true, catalogos: [a.id] });
+    expect(n1).toEqual({
+      id: expect.stringMatching(UUID),
+      id_externo: ext('SKU-N1'),
+      origem: 'erp',
+      sku: 'N1',
+      descricao: 'Novo 1',
+      ncm: NCM,
+      atributos: [{ codigo: 'COR', valores: ['verde'] }],
+      versao: 1,
+      ativo: true,
+      catalogos: [a.id],
+    });
     const n2 = await byExternalId(w, 'SKU-N2');
-    expect(n2).toMatchObject({ id_externo: ext('SKU-N2'), sku: null, descricao: null, atributos: [], versao: 1, ativo: true, catalogos: [a.id] });
-    expect((await catalogProductIds(w, a.id)).sort()).toEqual([sc.u.id, sc.ch.id, sc.o.id, sc.x.id, sc.v.id, sc.r.id, n1.id, n2.id].sort());
+    expect(n2).toMatchObject({
+      id_externo: ext('SKU-N2'),
+      sku: null,
+      descricao: null,
+      atributos: [],
+      versao: 1,
+      ativo: true,
+      catalogos: [a.id],
+    });
+    expect((await catalogProductIds(w, a.id)).sort()).toEqual(
+      [sc.u.id, sc.ch.id, sc.o.id, sc.x.id, sc.v.id, sc.r.id, n1.id, n2.id].sort(),
+    );
 
     expect(await eventData(w)).toEqual([{ tipo: 'catalogo.aplicado', catalogoId: a.id, versao: 6 }]);
     // The catalog is free again.
@@ -941,12 +1249,14 @@ describe('the preview', () => {
     const { w, a, b } = sc;
     const v0 = (await catalog(w, a.id)).versao;
     const { id, read: validated } = await ingest(w, { operacao: 'substituicao_catalogo' }, sc.batches);
-    expect(validated.body.previa).toEqual(previa({ versao_catalogo: v0, registros: 2, novos: 1, inalterados: 1, desvinculados: 3 }));
+    expect(validated.body.previa).toEqual(
+      previa({ versao_catalogo: v0, registros: 2, novos: 1, inalterados: 1, desvinculados: 3 }),
+    );
     const kVersao = (await readProduct(w, sc.k.id)).body.versao;
     const applied = await applyNow(w, id);
     expect(applied.estado).toBe('aplicada');
     expect(applied.aplicacao.versao_catalogo).toBe(v0 + 1);
-    expect((await catalog(w, a.id))).toMatchObject({ versao: v0 + 1, produtos: 2 });
+    expect(await catalog(w, a.id)).toMatchObject({ versao: v0 + 1, produtos: 2 });
     expect((await readProduct(w, sc.x1.id)).body).toMatchObject({ ativo: true, catalogos: [], versao: 2 });
     expect((await readProduct(w, sc.z.id)).body).toMatchObject({ ativo: true, catalogos: [], versao: 2 });
     expect((await readProduct(w, sc.x2.id)).body).toMatchObject({ ativo: true, catalogos: [b.id] });
@@ -957,16 +1267,18 @@ describe('the preview', () => {
   });
 
   it('substituicao_integral: also deactivates those in this catalog only, which leave the surveillance selection; a later ingestion reactivates one', async () => {
-    needsOwnCompany('it sets the company\'s surveillance selection and counts what it holds');
+    needsOwnCompany("it sets the company's surveillance selection and counts what it holds");
     const sc = await replacementScene();
     const { w, a, b } = sc;
     await select(w, { modo: 'selecao', adicionar: [sc.x1.id, sc.x2.id, sc.k.id, sc.z.id] });
     const v0 = (await catalog(w, a.id)).versao;
     const { id, read: validated } = await ingest(w, { operacao: 'substituicao_integral' }, sc.batches);
-    expect(validated.body.previa).toEqual(previa({ versao_catalogo: v0, registros: 2, novos: 1, inalterados: 1, desvinculados: 3, desativados: 2 }));
+    expect(validated.body.previa).toEqual(
+      previa({ versao_catalogo: v0, registros: 2, novos: 1, inalterados: 1, desvinculados: 3, desativados: 2 }),
+    );
     const applied = await applyNow(w, id);
     expect(applied).toMatchObject({ estado: 'aplicada', aplicacao: { versao_catalogo: v0 + 1 } });
-    expect((await catalog(w, a.id))).toMatchObject({ versao: v0 + 1, produtos: 2 });
+    expect(await catalog(w, a.id)).toMatchObject({ versao: v0 + 1, produtos: 2 });
     expect((await readProduct(w, sc.x1.id)).body).toMatchObject({ ativo: false, catalogos: [], versao: 2 });
     expect((await readProduct(w, sc.z.id)).body).toMatchObject({ ativo: false, catalogos: [], versao: 2 });
     expect((await readProduct(w, sc.x2.id)).body).toMatchObject({ ativo: true, catalogos: [b.id] });
@@ -976,27 +1288,49 @@ describe('the preview', () => {
 
     // X1, deactivated by the replacement, comes back with a merge.
     const again = await ingest(w, { operacao: 'mesclar' }, [[rec('X1', { descricao: 'de volta' })]]);
-    expect(again.read.body.previa).toEqual(previa({ versao_catalogo: v0 + 1, registros: 1, reativados: 1, vinculados: 1 }));
+    expect(again.read.body.previa).toEqual(
+      previa({ versao_catalogo: v0 + 1, registros: 1, reativados: 1, vinculados: 1 }),
+    );
     expect((await applyNow(w, again.id)).estado).toBe('aplicada');
-    expect((await readProduct(w, sc.x1.id)).body).toMatchObject({ ativo: true, catalogos: [a.id], descricao: 'de volta', versao: 3 });
+    expect((await readProduct(w, sc.x1.id)).body).toMatchObject({
+      ativo: true,
+      catalogos: [a.id],
+      descricao: 'de volta',
+      versao: 3,
+    });
   });
 
   it('an absent optional field means null (or no attributes): a product with sku, descricao and atributos is alterado by a bare record; origem counts too', async () => {
     const w = await world();
     const a = await headOfficeCatalog(w);
-    const full = await product(w, a.id, { id_externo: ext('FULL'), sku: 'S', descricao: 'D', atributos: [{ codigo: 'COR', valores: ['azul'] }] });
+    const full = await product(w, a.id, {
+      id_externo: ext('FULL'),
+      sku: 'S',
+      descricao: 'D',
+      atributos: [{ codigo: 'COR', valores: ['azul'] }],
+    });
     const bare = await product(w, a.id, { id_externo: ext('BARE') });
     const origem = await product(w, a.id, { id_externo: ext('ORIGEM') });
-    const { id, read: validated } = await ingest(w, { operacao: 'mesclar' }, [[rec('FULL'), rec('BARE', { sku: null, descricao: null, atributos: [] }), rec('ORIGEM', { origem: 'manual' })]]);
+    const { id, read: validated } = await ingest(w, { operacao: 'mesclar' }, [
+      [rec('FULL'), rec('BARE', { sku: null, descricao: null, atributos: [] }), rec('ORIGEM', { origem: 'manual' })],
+    ]);
     expect(validated.body.previa).toEqual(previa({ versao_catalogo: 4, registros: 3, alterados: 2, inalterados: 1 }));
     expect((await applyNow(w, id)).estado).toBe('aplicada');
-    expect((await readProduct(w, full.id)).body).toMatchObject({ sku: null, descricao: null, atributos: [], origem: 'erp', versao: 2 });
+    expect((await readProduct(w, full.id)).body).toMatchObject({
+      sku: null,
+      descricao: null,
+      atributos: [],
+      origem: 'erp',
+      versao: 2,
+    });
     expect((await readProduct(w, bare.id)).body.versao).toBe(1);
     expect((await readProduct(w, origem.id)).body).toMatchObject({ origem: 'manual', versao: 2 });
   });
 
-  it('reads the catalog as it is when the validation runs: previa.versao_catalogo, not the receipt\'s', async () => {
-    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
+  it("reads the catalog as it is when the validation runs: previa.versao_catalogo, not the receipt's", async () => {
+    needsControls(
+      'the clock held still between the request that starts the job and its end: a real clock would race the test',
+    );
     const w = await world();
     const a = await headOfficeCatalog(w);
     const { id, answer } = await start(w, { operacao: 'substituicao_catalogo' });
@@ -1020,9 +1354,15 @@ describe('the preview', () => {
     expect((await w.api.get(VIGILANCIA)).body).toMatchObject({ cobertura: 'integral', selecionados: 3 });
     // Three created, then three deactivated: above the capacity only in the middle of the application.
     const swap = await ingest(w, { operacao: 'substituicao_integral' }, [[rec('N1'), rec('N2'), rec('N3')]]);
-    expect(swap.read.body.previa).toEqual(previa({ versao_catalogo: 4, registros: 3, novos: 3, desvinculados: 3, desativados: 3 }));
+    expect(swap.read.body.previa).toEqual(
+      previa({ versao_catalogo: 4, registros: 3, novos: 3, desvinculados: 3, desativados: 3 }),
+    );
     expect((await applyNow(w, swap.id)).estado).toBe('aplicada');
-    expect((await w.api.get(VIGILANCIA)).body).toMatchObject({ cobertura: 'integral', selecionados: 3, cadastrados: 3 });
+    expect((await w.api.get(VIGILANCIA)).body).toMatchObject({
+      cobertura: 'integral',
+      selecionados: 3,
+      cadastrados: 3,
+    });
     expect(await eventData(w)).toEqual([{ tipo: 'catalogo.aplicado', catalogoId: a.id, versao: 5 }]);
     // Two more: above the capacity at the end, one vigilancia.degradada.
     const grow = await ingest(w, { operacao: 'mesclar' }, [[rec('N4'), rec('N5')]]);
@@ -1032,7 +1372,13 @@ describe('the preview', () => {
     expect(data.slice(1)).toEqual(
       expect.arrayContaining([
         { tipo: 'catalogo.aplicado', catalogoId: a.id, versao: 6 },
-        { tipo: 'vigilancia.degradada', cobertura: 'capacidade_excedida', coberturaAnterior: 'integral', selecionados: 5, capacidade: 3 },
+        {
+          tipo: 'vigilancia.degradada',
+          cobertura: 'capacidade_excedida',
+          coberturaAnterior: 'integral',
+          selecionados: 5,
+          capacidade: 3,
+        },
       ]),
     );
   });
@@ -1047,8 +1393,17 @@ describe('the preview', () => {
     await close(w, id, 5);
     await finish(w, id, runMs(2));
     const rejected = await read(w, id);
-    expect(rejected.body).toMatchObject({ estado: 'rejeitada', codigo_falha: 'lotes_faltantes', lotes_recebidos: [1, 3], itens_recebidos: 2, total_lotes: 5, aplicacao: null });
-    expect(rejected.body.previa).toEqual(previa({ versao_catalogo: 2, registros: 2, novos: 1, inalterados: 1, lotes_faltantes: [2, 4, 5] }));
+    expect(rejected.body).toMatchObject({
+      estado: 'rejeitada',
+      codigo_falha: 'lotes_faltantes',
+      lotes_recebidos: [1, 3],
+      itens_recebidos: 2,
+      total_lotes: 5,
+      aplicacao: null,
+    });
+    expect(rejected.body.previa).toEqual(
+      previa({ versao_catalogo: 2, registros: 2, novos: 1, inalterados: 1, lotes_faltantes: [2, 4, 5] }),
+    );
     expectError(await w.api.post(applyPath(id), {}, { ifMatch: rejected.etag }), 409, 'ingestao_nao_validada');
     expect(await startStatus(w)).toBe(201);
   });
@@ -1059,7 +1414,9 @@ describe('the preview', () => {
     const { id } = await start(w);
     // Batch 2 arrives first: the preview still lists batch 1's errors first.
     const second = await sendBatch(w, id, 2, [rec('C2'), rec('D', { sku: 'outro' }), rec('C2', { sku: 'x' }), 7]);
-    expect(located(second.body.erros)).toEqual([{ lote: 2, indice: 3, caminho: 'body.itens[3]', codigo: 'valor_invalido' }]);
+    expect(located(second.body.erros)).toEqual([
+      { lote: 2, indice: 3, caminho: 'body.itens[3]', codigo: 'valor_invalido' },
+    ]);
     await sendBatch(w, id, 1, [rec('D'), rec('B1', { ncm: '123' }), rec('C1')]);
     await close(w, id, 2);
     await finish(w, id, runMs(7));
@@ -1079,7 +1436,9 @@ describe('the preview', () => {
   });
 
   it('rejeitada catalogo_excluido: the catalog was deleted before the validation ran', async () => {
-    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
+    needsControls(
+      'the clock held still between the request that starts the job and its end: a real clock would race the test',
+    );
     const w = await world();
     await headOfficeCatalog(w);
     const b = await branchCatalog(w);
@@ -1103,7 +1462,12 @@ describe('the preview', () => {
     await sendBatch(w, id, 1, missingNcm);
     await close(w, id, 1);
     await finish(w, id, runMs(101));
-    const expected = missingNcm.map((_, i) => ({ lote: 1, indice: i, caminho: `body.itens[${i}].ncm`, codigo: 'campo_obrigatorio' }));
+    const expected = missingNcm.map((_, i) => ({
+      lote: 1,
+      indice: i,
+      caminho: `body.itens[${i}].ncm`,
+      codigo: 'campo_obrigatorio',
+    }));
 
     const first = await read(w, id);
     expect(first.body.estado).toBe('rejeitada');
@@ -1119,7 +1483,11 @@ describe('the preview', () => {
     const seen: unknown[] = [];
     let cursor: string | null = null;
     for (let guard = 0; guard < 10; guard++) {
-      const page: Awaited<ReturnType<typeof read>> = await read(w, id, `?limite=40${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+      const page: Awaited<ReturnType<typeof read>> = await read(
+        w,
+        id,
+        `?limite=40${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+      );
       expect(page.body.previa.erros.length).toBeLessThanOrEqual(40);
       seen.push(...located(page.body.previa.erros));
       cursor = page.body.previa.proximo_cursor;
@@ -1136,7 +1504,12 @@ describe('the preview', () => {
     const { id: other } = await ingest(w, { operacao: 'mesclar' }, [[{ origem: 'erp' }, { origem: 'erp' }]]);
     const otherPage = await read(w, other, '?limite=1');
     expect(typeof otherPage.body.previa.proximo_cursor).toBe('string');
-    expectError(await w.api.get(`${ingestionPath(id)}?cursor=${encodeURIComponent(otherPage.body.previa.proximo_cursor)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await w.api.get(`${ingestionPath(id)}?cursor=${encodeURIComponent(otherPage.body.previa.proximo_cursor)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
   });
 
   it('refuses a bad cursor before validation too (no preview yet): 422 cursor_invalido', async () => {
@@ -1150,7 +1523,9 @@ describe('the preview', () => {
 
 describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
   it('needs If-Match (428), the current ETag (412) and a validada ingestion (409 ingestao_nao_validada)', async () => {
-    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
+    needsControls(
+      'the clock held still between the request that starts the job and its end: a real clock would race the test',
+    );
     const w = await world();
     await headOfficeCatalog(w);
     const { id } = await start(w);
@@ -1159,14 +1534,33 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
     expectError(await w.api.post(applyPath(id), {}), 428, 'precondicao_ausente', 'header.if-match');
     expectError(await w.api.post(applyPath(id), {}, { ifMatch: open.etag }), 409, 'ingestao_nao_validada');
     const closed = await close(w, id, 1);
-    expectError(await w.api.post(applyPath(id), {}, { ifMatch: closed.headers.get('etag')! }), 409, 'ingestao_nao_validada');
-    expectError(await w.api.post(applyPath(id), {}, { ifMatch: open.etag }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.post(applyPath(id), {}, { ifMatch: closed.headers.get('etag')! }),
+      409,
+      'ingestao_nao_validada',
+    );
+    expectError(
+      await w.api.post(applyPath(id), {}, { ifMatch: open.etag }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     await advance(w, runMs(1));
     const validated = await read(w, id);
     expect(validated.body.estado).toBe('validada');
     expectError(await w.api.post(applyPath(id), {}), 428, 'precondicao_ausente', 'header.if-match');
-    expectError(await w.api.post(applyPath(id), {}, { ifMatch: closed.headers.get('etag')! }), 412, 'precondicao_falhou', 'header.if-match');
-    expectError(await w.api.post(applyPath(id), { agora: true }, { ifMatch: validated.etag }), 422, 'campo_desconhecido', 'body.agora');
+    expectError(
+      await w.api.post(applyPath(id), {}, { ifMatch: closed.headers.get('etag')! }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
+    expectError(
+      await w.api.post(applyPath(id), { agora: true }, { ifMatch: validated.etag }),
+      422,
+      'campo_desconhecido',
+      'body.agora',
+    );
     const after = await read(w, id);
     expect(after.etag).toBe(validated.etag);
     expect(after.body.estado).toBe('validada');
@@ -1189,7 +1583,9 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
     const w = await listening();
     const a = await headOfficeCatalog(w);
     await product(w, a.id, { id_externo: ext('A'), descricao: 'antes' });
-    const { id, read: validated } = await ingest(w, { operacao: 'mesclar', referencia_externa: 'r-1' }, [[rec('A', { descricao: 'depois' }), rec('B'), rec('C')]]);
+    const { id, read: validated } = await ingest(w, { operacao: 'mesclar', referencia_externa: 'r-1' }, [
+      [rec('A', { descricao: 'depois' }), rec('B'), rec('C')],
+    ]);
     expect(validated.body.previa).toEqual(previa({ versao_catalogo: 2, registros: 3, novos: 2, alterados: 1 }));
     expectError(await w.api.post(INGESTOES, { operacao: 'mesclar' }), 409, 'ingestao_em_andamento');
     const t1 = await now(w);
@@ -1197,7 +1593,13 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
     expect(answer.status, answer.text).toBe(202);
     expect(answer.headers.get('location')).toBe(ingestionPath(id));
     expect(answer.headers.get('x-request-id')).toMatch(REQUEST_ID);
-    expect(answer.body).toEqual({ ...validated.body, estado: 'aplicando', versao: validated.body.versao + 1, atualizada_em: iso(t1), expira_em: answer.body.expira_em });
+    expect(answer.body).toEqual({
+      ...validated.body,
+      estado: 'aplicando',
+      versao: validated.body.versao + 1,
+      atualizada_em: iso(t1),
+      expira_em: answer.body.expira_em,
+    });
     const applying = await read(w, id);
     expect(answer.headers.get('etag')).toBe(applying.etag);
     expect(applying.etag).not.toBe(validated.etag);
@@ -1210,7 +1612,12 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
     expect((await catalog(w, a.id)).versao).toBe(2);
     await advance(w, 1);
     const applied = await read(w, id);
-    expect(applied.body).toMatchObject({ estado: 'aplicada', codigo_falha: null, atualizada_em: iso(t1 + runMs(3)), aplicacao: { versao_catalogo: 3, aplicada_em: iso(t1 + runMs(3)) } });
+    expect(applied.body).toMatchObject({
+      estado: 'aplicada',
+      codigo_falha: null,
+      atualizada_em: iso(t1 + runMs(3)),
+      aplicacao: { versao_catalogo: 3, aplicada_em: iso(t1 + runMs(3)) },
+    });
     expect(applied.body.previa).toEqual(validated.body.previa);
     expect((await catalog(w, a.id)).versao).toBe(3);
     expect(await byExternalId(w, 'A')).toMatchObject({ descricao: 'depois', versao: 2 });
@@ -1242,18 +1649,32 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
   async function expectReview(sc: Awaited<ReturnType<typeof staleScene>>, versaoAtual: number): Promise<void> {
     const { w, a, id, validated } = sc;
     const ended = await read(w, id);
-    expect(ended.body).toMatchObject({ estado: 'revisao_necessaria', codigo_falha: 'catalogo_alterado', aplicacao: null });
+    expect(ended.body).toMatchObject({
+      estado: 'revisao_necessaria',
+      codigo_falha: 'catalogo_alterado',
+      aplicacao: null,
+    });
     expect((await catalog(w, a.id)).versao).toBe(versaoAtual);
     expect(await byExternalId(w, 'NEW')).toBeUndefined();
     expect((await byExternalId(w, 'M')).descricao).not.toBe('depois');
     const data = await eventData(w);
-    expect(data).toEqual([{ tipo: 'catalogo.revisao_necessaria', catalogoId: a.id, ingestaoId: id, versaoValidada: validated.body.previa.versao_catalogo, versaoAtual }]);
+    expect(data).toEqual([
+      {
+        tipo: 'catalogo.revisao_necessaria',
+        catalogoId: a.id,
+        ingestaoId: id,
+        versaoValidada: validated.body.previa.versao_catalogo,
+        versaoAtual,
+      },
+    ]);
     // Final: the catalog is free.
     expect(await startStatus(w)).toBe(201);
   }
 
   it('ends revisao_necessaria when the catalog changed after validation (a product added): nothing applied', async () => {
-    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
+    needsControls(
+      'the clock held still between the request that starts the job and its end: a real clock would race the test',
+    );
     const sc = await staleScene();
     const { w, a, id, validated } = sc;
     const v0 = validated.body.previa.versao_catalogo;
@@ -1276,7 +1697,7 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
     await expectReview(sc, v0 + 1);
   });
 
-  it('ends revisao_necessaria when a matched product changed (the catalog\'s versao did not)', async () => {
+  it("ends revisao_necessaria when a matched product changed (the catalog's versao did not)", async () => {
     const sc = await staleScene();
     const { w, m, id, validated } = sc;
     const v0 = validated.body.previa.versao_catalogo;
@@ -1300,7 +1721,9 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
   });
 
   it('ends revisao_necessaria when the catalog was deleted while aplicando', async () => {
-    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
+    needsControls(
+      'the clock held still between the request that starts the job and its end: a real clock would race the test',
+    );
     const sc = await staleScene();
     const { w, a, id, validated } = sc;
     expect((await w.api.post(applyPath(id), {}, { ifMatch: validated.etag })).status).toBe(202);
@@ -1308,14 +1731,28 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
     const deleted = await catalog(w, a.id);
     expect(deleted.estado).toBe('excluido');
     await advance(w, runMs(2));
-    expect((await read(w, id)).body).toMatchObject({ estado: 'revisao_necessaria', codigo_falha: 'catalogo_alterado', aplicacao: null });
+    expect((await read(w, id)).body).toMatchObject({
+      estado: 'revisao_necessaria',
+      codigo_falha: 'catalogo_alterado',
+      aplicacao: null,
+    });
     expect(await byExternalId(w, 'NEW')).toBeUndefined();
     expect((await catalog(w, a.id)).versao).toBe(deleted.versao);
-    expect(await eventData(w)).toEqual([{ tipo: 'catalogo.revisao_necessaria', catalogoId: a.id, ingestaoId: id, versaoValidada: validated.body.previa.versao_catalogo, versaoAtual: deleted.versao }]);
+    expect(await eventData(w)).toEqual([
+      {
+        tipo: 'catalogo.revisao_necessaria',
+        catalogoId: a.id,
+        ingestaoId: id,
+        versaoValidada: validated.body.previa.versao_catalogo,
+        versaoAtual: deleted.versao,
+      },
+    ]);
   });
 
   it('ends revisao_necessaria when a new product took an id_externo the ingestion would create', async () => {
-    needsControls('the clock held still between the request that starts the job and its end: a real clock would race the test');
+    needsControls(
+      'the clock held still between the request that starts the job and its end: a real clock would race the test',
+    );
     const sc = await staleScene();
     const { w, b, id, validated } = sc;
     const v0 = validated.body.previa.versao_catalogo;
@@ -1327,7 +1764,9 @@ describe('POST /v1/catalogos/ingestoes/{id}/aplicacao', () => {
     expect((await catalog(w, sc.a.id)).versao).toBe(v0);
     expect(await byExternalId(w, 'NEW')).toMatchObject({ id: taken.id, descricao: 'outra', catalogos: [b.id] });
     expect((await byExternalId(w, 'M')).descricao).toBe('antes');
-    expect(await eventData(w)).toEqual([{ tipo: 'catalogo.revisao_necessaria', catalogoId: sc.a.id, ingestaoId: id, versaoValidada: v0, versaoAtual: v0 }]);
+    expect(await eventData(w)).toEqual([
+      { tipo: 'catalogo.revisao_necessaria', catalogoId: sc.a.id, ingestaoId: id, versaoValidada: v0, versaoAtual: v0 },
+    ]);
   });
 });
 
@@ -1341,7 +1780,12 @@ describe('job faults of kind ingestao', () => {
     await close(w, id, 1);
     await advance(w, runMs(1));
     const failed = await read(w, id);
-    expect(failed.body).toMatchObject({ estado: 'falhou', codigo_falha: 'falha_execucao', previa: null, aplicacao: null });
+    expect(failed.body).toMatchObject({
+      estado: 'falhou',
+      codigo_falha: 'falha_execucao',
+      previa: null,
+      aplicacao: null,
+    });
     expectError(await w.api.post(applyPath(id), {}, { ifMatch: failed.etag }), 409, 'ingestao_nao_validada');
     expect((await w.api.post(INGESTOES, { operacao: 'mesclar' })).status).toBe(201);
   });
@@ -1403,7 +1847,12 @@ describe('expiry', () => {
     expect((await read(w, id)).body.estado).toBe('aberta');
     await advance(w, 1);
     const expired = await read(w, id);
-    expect(expired.body).toMatchObject({ estado: 'expirada', codigo_falha: 'prazo_expirado', atualizada_em: iso(t0 + DAY), previa: null });
+    expect(expired.body).toMatchObject({
+      estado: 'expirada',
+      codigo_falha: 'prazo_expirado',
+      atualizada_em: iso(t0 + DAY),
+      previa: null,
+    });
     expectError(await w.api.put(batchPath(id, 1), { itens: [rec('A')] }), 409, 'ingestao_fechada');
     expectError(await w.api.post(closePath(id), { total_lotes: 1 }), 409, 'ingestao_fechada');
     expect((await w.api.post(INGESTOES, { operacao: 'mesclar' })).status).toBe(201);
@@ -1459,7 +1908,11 @@ describe('expiry', () => {
     await close(w, id, 1);
     await advance(w, runMs(1) + DAY);
     const validated = await read(w, id);
-    expect(validated.body).toMatchObject({ estado: 'validada', atualizada_em: iso(t0 + runMs(1) + DAY), expira_em: iso(t0 + runMs(1) + 2 * DAY) });
+    expect(validated.body).toMatchObject({
+      estado: 'validada',
+      atualizada_em: iso(t0 + runMs(1) + DAY),
+      expira_em: iso(t0 + runMs(1) + 2 * DAY),
+    });
     await advance(w, DAY - 1);
     expect((await read(w, id)).body.estado).toBe('validada');
     await advance(w, 1);

@@ -62,12 +62,26 @@ describe('POST /v1/catalogos/{id}/produtos', () => {
       id_externo: unique('SKU-EXT-1'),
       sku: 'sku-1',
       descricao: 'Notebook 14"',
-      atributos: [{ codigo: 'cor', valores: ['preto', 'prata'] }, { codigo: 'voltagem', valores: ['bivolt'] }],
+      atributos: [
+        { codigo: 'cor', valores: ['preto', 'prata'] },
+        { codigo: 'voltagem', valores: ['bivolt'] },
+      ],
     };
     const answer = await createIn(w, catalog.id, fields);
     expect(answer.status).toBe(201);
     const { origem, ncm, id_externo, sku, descricao, atributos } = fields;
-    expect(answer.body).toEqual({ id: answer.body.id, id_externo, origem, sku, descricao, ncm, atributos, versao: 1, ativo: true, catalogos: [catalog.id] });
+    expect(answer.body).toEqual({
+      id: answer.body.id,
+      id_externo,
+      origem,
+      sku,
+      descricao,
+      ncm,
+      atributos,
+      versao: 1,
+      ativo: true,
+      catalogos: [catalog.id],
+    });
   });
 
   it('moves the catalog: produtos counts the link and versao goes up by one', async () => {
@@ -88,11 +102,21 @@ describe('POST /v1/catalogos/{id}/produtos', () => {
   it('accepts the upper limits: origem 64, descricao 2000, 128 attributes, codigo 128, 50 values (of 1000 characters)', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const atributos = Array.from({ length: 128 }, (_, i) => ({ codigo: i === 0 ? 'c'.repeat(128) : `a${i}`, valores: i === 1 ? Array.from({ length: 50 }, (_, j) => `v${j}`) : ['x'.repeat(1000)] }));
+    const atributos = Array.from({ length: 128 }, (_, i) => ({
+      codigo: i === 0 ? 'c'.repeat(128) : `a${i}`,
+      valores: i === 1 ? Array.from({ length: 50 }, (_, j) => `v${j}`) : ['x'.repeat(1000)],
+    }));
     // 256 characters, ending in the run's own suffix where the company is shared.
     const suffix = unique('');
     const idExterno = 'e'.repeat(256 - suffix.length) + suffix;
-    const answer = await createIn(w, catalog.id, { origem: 'o'.repeat(64), ncm: NCM, descricao: 'd'.repeat(2000), atributos, sku: 's'.repeat(256), id_externo: idExterno });
+    const answer = await createIn(w, catalog.id, {
+      origem: 'o'.repeat(64),
+      ncm: NCM,
+      descricao: 'd'.repeat(2000),
+      atributos,
+      sku: 's'.repeat(256),
+      id_externo: idExterno,
+    });
     expect(answer.status).toBe(201);
     expect(answer.body.atributos).toEqual(atributos);
   });
@@ -111,16 +135,62 @@ describe('POST /v1/catalogos/{id}/produtos', () => {
     ['sku of 257 characters', { sku: 's'.repeat(257) }, 'valor_invalido', 'body.sku'],
     ['id_externo of 257 characters', { id_externo: 'e'.repeat(257) }, 'valor_invalido', 'body.id_externo'],
     ['id_externo empty', { id_externo: '' }, 'valor_invalido', 'body.id_externo'],
-    ['129 attributes', { atributos: Array.from({ length: 129 }, (_, i) => ({ codigo: `a${i}`, valores: ['x'] })) }, 'valor_invalido', 'body.atributos'],
-    ['codigo of 129 characters', { atributos: [{ codigo: 'ok', valores: ['x'] }, { codigo: 'c'.repeat(129), valores: ['x'] }] }, 'valor_invalido', 'body.atributos[1].codigo'],
+    [
+      '129 attributes',
+      { atributos: Array.from({ length: 129 }, (_, i) => ({ codigo: `a${i}`, valores: ['x'] })) },
+      'valor_invalido',
+      'body.atributos',
+    ],
+    [
+      'codigo of 129 characters',
+      {
+        atributos: [
+          { codigo: 'ok', valores: ['x'] },
+          { codigo: 'c'.repeat(129), valores: ['x'] },
+        ],
+      },
+      'valor_invalido',
+      'body.atributos[1].codigo',
+    ],
     ['codigo empty', { atributos: [{ codigo: '', valores: ['x'] }] }, 'valor_invalido', 'body.atributos[0].codigo'],
     ['codigo missing', { atributos: [{ valores: ['x'] }] }, 'campo_obrigatorio', 'body.atributos[0].codigo'],
-    ['no valores', { atributos: [{ codigo: 'a', valores: ['x'] }, { codigo: 'b', valores: ['x'] }, { codigo: 'c', valores: [] }] }, 'valor_invalido', 'body.atributos[2].valores'],
-    ['51 valores', { atributos: [{ codigo: 'a', valores: ['x'] }, { codigo: 'b', valores: Array.from({ length: 51 }, (_, i) => `v${i}`) }] }, 'valor_invalido', 'body.atributos[1].valores'],
+    [
+      'no valores',
+      {
+        atributos: [
+          { codigo: 'a', valores: ['x'] },
+          { codigo: 'b', valores: ['x'] },
+          { codigo: 'c', valores: [] },
+        ],
+      },
+      'valor_invalido',
+      'body.atributos[2].valores',
+    ],
+    [
+      '51 valores',
+      {
+        atributos: [
+          { codigo: 'a', valores: ['x'] },
+          { codigo: 'b', valores: Array.from({ length: 51 }, (_, i) => `v${i}`) },
+        ],
+      },
+      'valor_invalido',
+      'body.atributos[1].valores',
+    ],
     ['valores missing', { atributos: [{ codigo: 'a' }] }, 'campo_obrigatorio', 'body.atributos[0].valores'],
-    ['a value that is not a string', { atributos: [{ codigo: 'a', valores: ['x', 7] }] }, 'valor_invalido', 'body.atributos[0].valores[1]'],
+    [
+      'a value that is not a string',
+      { atributos: [{ codigo: 'a', valores: ['x', 7] }] },
+      'valor_invalido',
+      'body.atributos[0].valores[1]',
+    ],
     ['an unknown field', { preco: 10 }, 'campo_desconhecido', 'body.preco'],
-    ['an unknown attribute field', { atributos: [{ codigo: 'a', valores: ['1'], unidade: 'cm' }] }, 'campo_desconhecido', 'body.atributos[0].unidade'],
+    [
+      'an unknown attribute field',
+      { atributos: [{ codigo: 'a', valores: ['1'], unidade: 'cm' }] },
+      'campo_desconhecido',
+      'body.atributos[0].unidade',
+    ],
     ['versao sent by the client', { versao: 1 }, 'campo_desconhecido', 'body.versao'],
   ])('refuses %s with 422 at the exact caminho, creating nothing', async (_name, change, codigo, caminho) => {
     const w = await world();
@@ -161,7 +231,12 @@ describe('POST /v1/catalogos/{id}/produtos', () => {
 
   it('answers 404 catalogo_nao_encontrado for an unknown catalog and 422 path.id for a malformed one', async () => {
     const w = await world();
-    expectError(await createIn(w, UNKNOWN_V7_ID, { origem: 'erp', ncm: NCM }), 404, 'catalogo_nao_encontrado', 'path.id');
+    expectError(
+      await createIn(w, UNKNOWN_V7_ID, { origem: 'erp', ncm: NCM }),
+      404,
+      'catalogo_nao_encontrado',
+      'path.id',
+    );
     expectError(await createIn(w, 'not-a-uuid', { origem: 'erp', ncm: NCM }), 422, 'valor_invalido', 'path.id');
   });
 });
@@ -197,7 +272,15 @@ describe('GET /v1/produtos/{id}', () => {
 });
 
 describe('PATCH /v1/produtos/{id}', () => {
-  const full = { id_externo: 'EXT-P', sku: 'sku-p', descricao: 'Cadeira', atributos: [{ codigo: 'cor', valores: ['azul'] }, { codigo: 'material', valores: ['madeira'] }] };
+  const full = {
+    id_externo: 'EXT-P',
+    sku: 'sku-p',
+    descricao: 'Cadeira',
+    atributos: [
+      { codigo: 'cor', valores: ['azul'] },
+      { codigo: 'material', valores: ['madeira'] },
+    ],
+  };
 
   // spec: PROD-21, PROD-25, REQ-06
   it('keeps omitted fields, moves versao by one and answers a new ETag', async () => {
@@ -221,13 +304,21 @@ describe('PATCH /v1/produtos/{id}', () => {
     const catalog = await headOfficeCatalog(w);
     const idExterno = unique(full.id_externo);
     const created = await product(w, catalog.id, { ...full, id_externo: idExterno });
-    const answer = await w.api.patch(`/v1/produtos/${created.id}`, { sku: null, descricao: null, id_externo: null }, { ifMatch: created.etag });
+    const answer = await w.api.patch(
+      `/v1/produtos/${created.id}`,
+      { sku: null, descricao: null, id_externo: null },
+      { ifMatch: created.etag },
+    );
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ...created.body, sku: null, descricao: null, id_externo: null, versao: 2 });
     // The cleared id_externo is free again, and no longer finds the product.
     const byOld = await w.api.get(`/v1/produtos?id_externo=${idExterno}`);
     expect(byOld.body).toEqual({ itens: [], proximo_cursor: null });
-    const reuse = await w.api.post(`/v1/catalogos/${catalog.id}/produtos`, { origem: 'erp', ncm: NCM, id_externo: idExterno });
+    const reuse = await w.api.post(`/v1/catalogos/${catalog.id}/produtos`, {
+      origem: 'erp',
+      ncm: NCM,
+      id_externo: idExterno,
+    });
     expect(reuse.status).toBe(201);
   });
 
@@ -240,7 +331,11 @@ describe('PATCH /v1/produtos/{id}', () => {
     const answer = await w.api.patch(`/v1/produtos/${created.id}`, { atributos }, { ifMatch: created.etag });
     expect(answer.status).toBe(200);
     expect(answer.body.atributos).toEqual(atributos);
-    const emptied = await w.api.patch(`/v1/produtos/${created.id}`, { atributos: [] }, { ifMatch: answer.headers.get('etag')! });
+    const emptied = await w.api.patch(
+      `/v1/produtos/${created.id}`,
+      { atributos: [] },
+      { ifMatch: answer.headers.get('etag')! },
+    );
     expect(emptied.status).toBe(200);
     expect(emptied.body).toMatchObject({ atributos: [], versao: 3 });
   });
@@ -252,7 +347,9 @@ describe('PATCH /v1/produtos/{id}', () => {
     const created = await product(w, catalog.id, { id_externo: oldExt });
     const answer = await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: newExt }, { ifMatch: created.etag });
     expect(answer.status).toBe(200);
-    expect((await w.api.get(`/v1/produtos?id_externo=${newExt}`)).body.itens.map((p: { id: string }) => p.id)).toEqual([created.id]);
+    expect((await w.api.get(`/v1/produtos?id_externo=${newExt}`)).body.itens.map((p: { id: string }) => p.id)).toEqual([
+      created.id,
+    ]);
     expect((await w.api.get(`/v1/produtos?id_externo=${oldExt}`)).body.itens).toEqual([]);
   });
 
@@ -286,7 +383,9 @@ describe('PATCH /v1/produtos/{id}', () => {
     ['ncm of 7 digits', { ncm: '1234567' }, 'valor_invalido', 'body.ncm'],
     ['ncm null (not clearable)', { ncm: null }, 'valor_invalido', 'body.ncm'],
     ['descricao of 2001 characters', { descricao: 'd'.repeat(2001) }, 'valor_invalido', 'body.descricao'],
-  ])('refuses %s with 422 and leaves the product unchanged', (_name, body, codigo, caminho) => expectPatchRefused(body, codigo, caminho));
+  ])('refuses %s with 422 and leaves the product unchanged', (_name, body, codigo, caminho) =>
+    expectPatchRefused(body, codigo, caminho),
+  );
 
   // spec: PROD-12
   it.each([
@@ -303,27 +402,50 @@ describe('PATCH /v1/produtos/{id}', () => {
   ])('refuses %s on PATCH, unchanged', (_name, body, codigo) => expectPatchRefused(body, codigo, 'body.sku'));
 
   // spec: PROD-16
-  it('refuses 129 attributes on PATCH, unchanged', () => expectPatchRefused({ atributos: Array.from({ length: 129 }, (_, i) => ({ codigo: `a${i}`, valores: ['x'] })) }, 'valor_invalido', 'body.atributos'));
+  it('refuses 129 attributes on PATCH, unchanged', () =>
+    expectPatchRefused(
+      { atributos: Array.from({ length: 129 }, (_, i) => ({ codigo: `a${i}`, valores: ['x'] })) },
+      'valor_invalido',
+      'body.atributos',
+    ));
 
   // spec: PROD-17
-  it('refuses an attribute without codigo on PATCH, unchanged', () => expectPatchRefused({ atributos: [{ codigo: 'a', valores: ['x'] }, { valores: ['x'] }] }, 'campo_obrigatorio', 'body.atributos[1].codigo'));
+  it('refuses an attribute without codigo on PATCH, unchanged', () =>
+    expectPatchRefused(
+      { atributos: [{ codigo: 'a', valores: ['x'] }, { valores: ['x'] }] },
+      'campo_obrigatorio',
+      'body.atributos[1].codigo',
+    ));
 
   // spec: PROD-18
   it.each([
     ['an empty codigo', { atributos: [{ codigo: '', valores: ['x'] }] }, 'body.atributos[0].codigo'],
-    ['a codigo of 129 characters', { atributos: [{ codigo: 'ok', valores: ['x'] }, { codigo: 'c'.repeat(129), valores: ['x'] }] }, 'body.atributos[1].codigo'],
+    [
+      'a codigo of 129 characters',
+      {
+        atributos: [
+          { codigo: 'ok', valores: ['x'] },
+          { codigo: 'c'.repeat(129), valores: ['x'] },
+        ],
+      },
+      'body.atributos[1].codigo',
+    ],
     ['a codigo that is a number', { atributos: [{ codigo: 12, valores: ['x'] }] }, 'body.atributos[0].codigo'],
   ])('refuses %s on PATCH, unchanged', (_name, body, caminho) => expectPatchRefused(body, 'valor_invalido', caminho));
 
   // spec: PROD-19
-  it('refuses an attribute without valores on PATCH, unchanged', () => expectPatchRefused({ atributos: [{ codigo: 'a' }] }, 'campo_obrigatorio', 'body.atributos[0].valores'));
+  it('refuses an attribute without valores on PATCH, unchanged', () =>
+    expectPatchRefused({ atributos: [{ codigo: 'a' }] }, 'campo_obrigatorio', 'body.atributos[0].valores'));
 
   // spec: PROD-20 ("valores: array of 1 to 50 strings": any strings), PROD-05/PROD-23 (the list is kept as sent).
   it('accepts attribute values of 0 and of 5,000 characters, and keeps them as sent', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
-    const atributos = [{ codigo: 'vazio', valores: [''] }, { codigo: 'longo', valores: ['l'.repeat(5000), '', 'curto'] }];
+    const atributos = [
+      { codigo: 'vazio', valores: [''] },
+      { codigo: 'longo', valores: ['l'.repeat(5000), '', 'curto'] },
+    ];
     const answer = await w.api.patch(`/v1/produtos/${created.id}`, { atributos }, { ifMatch: created.etag });
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body).toMatchObject({ atributos, versao: 2 });
@@ -335,7 +457,11 @@ describe('PATCH /v1/produtos/{id}', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
-    const atributos = [{ codigo: 'cor', valores: ['azul'] }, { codigo: 'tamanho', valores: ['M'] }, { codigo: 'cor', valores: ['verde', 'azul'] }];
+    const atributos = [
+      { codigo: 'cor', valores: ['azul'] },
+      { codigo: 'tamanho', valores: ['M'] },
+      { codigo: 'cor', valores: ['verde', 'azul'] },
+    ];
     const answer = await w.api.patch(`/v1/produtos/${created.id}`, { atributos }, { ifMatch: created.etag });
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body).toMatchObject({ atributos, versao: 2 });
@@ -356,20 +482,35 @@ describe('PATCH /v1/produtos/{id}', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
-    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'a' }), 428, 'precondicao_ausente', 'header.if-match');
+    expectError(
+      await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'a' }),
+      428,
+      'precondicao_ausente',
+      'header.if-match',
+    );
     const first = await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'b' }, { ifMatch: created.etag });
     expect(first.status).toBe(200);
-    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'c' }, { ifMatch: created.etag }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'c' }, { ifMatch: created.etag }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     expect((await w.api.get(`/v1/produtos/${created.id}`)).body).toMatchObject({ sku: 'b', versao: 2 });
   });
 
-  it('refuses another product\'s id_externo with 409, and accepts its own', async () => {
+  it("refuses another product's id_externo with 409, and accepts its own", async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const [taken, mine] = [unique('TAKEN'), unique('MINE')];
     await product(w, catalog.id, { id_externo: taken });
     const created = await product(w, catalog.id, { id_externo: mine });
-    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: taken }, { ifMatch: created.etag }), 409, 'id_externo_duplicado', 'body.id_externo');
+    expectError(
+      await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: taken }, { ifMatch: created.etag }),
+      409,
+      'id_externo_duplicado',
+      'body.id_externo',
+    );
     const own = await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: mine }, { ifMatch: created.etag });
     expect(own.status).toBe(200);
   });
@@ -399,19 +540,25 @@ describe('PUT /v1/catalogos/{id}/produtos/{produto_id} (link)', () => {
     const head = await headOfficeCatalog(w);
     const branch = await branchCatalog(w);
     const created = await product(w, head.id);
-    const answer = await w.api.put(`/v1/catalogos/${branch.id}/produtos/${created.id}`, undefined, { ifMatch: created.etag });
+    const answer = await w.api.put(`/v1/catalogos/${branch.id}/produtos/${created.id}`, undefined, {
+      ifMatch: created.etag,
+    });
     expect(answer.status).toBe(200);
     expect(answer.body.catalogos).toEqual([head.id, branch.id]);
   });
 
   // spec: PROD-24
-  it('shows an edit of a shared product in both catalogs\' product lists', async () => {
+  it("shows an edit of a shared product in both catalogs' product lists", async () => {
     const w = await world();
     const head = await headOfficeCatalog(w);
     const branch = await branchCatalog(w);
     const created = await product(w, head.id);
     const linked = await w.api.put(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}, { ifMatch: created.etag });
-    const edited = await w.api.patch(`/v1/produtos/${created.id}`, { descricao: 'editada uma vez' }, { ifMatch: linked.headers.get('etag')! });
+    const edited = await w.api.patch(
+      `/v1/produtos/${created.id}`,
+      { descricao: 'editada uma vez' },
+      { ifMatch: linked.headers.get('etag')! },
+    );
     expect(edited.status).toBe(200);
     for (const catalogId of [head.id, branch.id]) {
       const list = await w.api.get(`/v1/catalogos/${catalogId}/produtos`);
@@ -443,13 +590,23 @@ describe('PUT /v1/catalogos/{id}/produtos/{produto_id} (link)', () => {
   });
 
   // spec: CAT-42, CAT-43
-  it('needs If-Match with the product ETag: 428 without, 412 with the catalog\'s', async () => {
+  it("needs If-Match with the product ETag: 428 without, 412 with the catalog's", async () => {
     const w = await world();
     const head = await headOfficeCatalog(w);
     const branch = await branchCatalog(w);
     const created = await product(w, head.id);
-    expectError(await w.api.put(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}), 428, 'precondicao_ausente', 'header.if-match');
-    expectError(await w.api.put(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}, { ifMatch: branch.etag }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.put(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}),
+      428,
+      'precondicao_ausente',
+      'header.if-match',
+    );
+    expectError(
+      await w.api.put(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}, { ifMatch: branch.etag }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     expect((await w.api.get(`/v1/produtos/${created.id}`)).body.catalogos).toEqual([head.id]);
   });
 
@@ -459,10 +616,30 @@ describe('PUT /v1/catalogos/{id}/produtos/{produto_id} (link)', () => {
     const head = await headOfficeCatalog(w);
     const created = await product(w, head.id);
     const unknown = UNKNOWN_V7_ID;
-    expectError(await w.api.put(`/v1/catalogos/${unknown}/produtos/${created.id}`, {}, { ifMatch: created.etag }), 404, 'catalogo_nao_encontrado', 'path.id');
-    expectError(await w.api.put(`/v1/catalogos/${head.id}/produtos/${unknown}`, {}, { ifMatch: created.etag }), 404, 'produto_nao_encontrado', 'path.produto_id');
-    expectError(await w.api.put(`/v1/catalogos/${head.id}/produtos/${created.id}`, { ativo: true }, { ifMatch: created.etag }), 422, 'campo_desconhecido', 'body.ativo');
-    expectError(await w.api.put(`/v1/catalogos/${head.id}/produtos/xyz`, {}, { ifMatch: created.etag }), 422, 'valor_invalido', 'path.produto_id');
+    expectError(
+      await w.api.put(`/v1/catalogos/${unknown}/produtos/${created.id}`, {}, { ifMatch: created.etag }),
+      404,
+      'catalogo_nao_encontrado',
+      'path.id',
+    );
+    expectError(
+      await w.api.put(`/v1/catalogos/${head.id}/produtos/${unknown}`, {}, { ifMatch: created.etag }),
+      404,
+      'produto_nao_encontrado',
+      'path.produto_id',
+    );
+    expectError(
+      await w.api.put(`/v1/catalogos/${head.id}/produtos/${created.id}`, { ativo: true }, { ifMatch: created.etag }),
+      422,
+      'campo_desconhecido',
+      'body.ativo',
+    );
+    expectError(
+      await w.api.put(`/v1/catalogos/${head.id}/produtos/xyz`, {}, { ifMatch: created.etag }),
+      422,
+      'valor_invalido',
+      'path.produto_id',
+    );
   });
 });
 
@@ -474,7 +651,11 @@ describe('DELETE /v1/catalogos/{id}/produtos/{produto_id} (unlink)', () => {
     const created = await product(w, head.id);
     const linked = await w.api.put(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}, { ifMatch: created.etag });
     const branchLinked = await w.api.get(`/v1/catalogos/${branch.id}`);
-    const answer = await w.api.delete(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}, { ifMatch: linked.headers.get('etag')! });
+    const answer = await w.api.delete(
+      `/v1/catalogos/${branch.id}/produtos/${created.id}`,
+      {},
+      { ifMatch: linked.headers.get('etag')! },
+    );
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ ...created.body, versao: 3, catalogos: [head.id] });
     expect(answer.headers.get('etag')).toMatch(ETAG);
@@ -483,7 +664,9 @@ describe('DELETE /v1/catalogos/{id}/produtos/{produto_id} (unlink)', () => {
     expect(catalog.body).toMatchObject({ produtos: 0, versao: branchLinked.body.versao + 1 });
     expect((await w.api.get(`/v1/catalogos/${branch.id}/produtos`)).body).toEqual({ itens: [], proximo_cursor: null });
     // The product stays, with its other link.
-    expect((await w.api.get(`/v1/catalogos/${head.id}/produtos`)).body.itens.map((p: { id: string }) => p.id)).toEqual([created.id]);
+    expect((await w.api.get(`/v1/catalogos/${head.id}/produtos`)).body.itens.map((p: { id: string }) => p.id)).toEqual([
+      created.id,
+    ]);
   });
 
   it('keeps a product unlinked from its only catalog readable and listed by the company', async () => {
@@ -496,7 +679,9 @@ describe('DELETE /v1/catalogos/{id}/produtos/{produto_id} (unlink)', () => {
     expect(answer.status).toBe(200);
     expect(answer.body.catalogos).toEqual([]);
     expect((await w.api.get(`/v1/produtos/${created.id}`)).body).toEqual(answer.body);
-    expect((await w.api.get(`/v1/produtos?id_externo=${idExterno}`)).body.itens.map((p: { id: string }) => p.id)).toEqual([created.id]);
+    expect(
+      (await w.api.get(`/v1/produtos?id_externo=${idExterno}`)).body.itens.map((p: { id: string }) => p.id),
+    ).toEqual([created.id]);
   });
 
   it('answers 404 vinculo_nao_encontrado when not linked, before the If-Match checks', async () => {
@@ -504,17 +689,42 @@ describe('DELETE /v1/catalogos/{id}/produtos/{produto_id} (unlink)', () => {
     const head = await headOfficeCatalog(w);
     const branch = await branchCatalog(w);
     const created = await product(w, head.id);
-    expectError(await w.api.delete(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}, { ifMatch: created.etag }), 404, 'vinculo_nao_encontrado', 'path.produto_id');
-    expectError(await w.api.delete(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}), 404, 'vinculo_nao_encontrado', 'path.produto_id');
-    expectError(await w.api.delete(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}, { ifMatch: '"stale"' }), 404, 'vinculo_nao_encontrado', 'path.produto_id');
+    expectError(
+      await w.api.delete(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}, { ifMatch: created.etag }),
+      404,
+      'vinculo_nao_encontrado',
+      'path.produto_id',
+    );
+    expectError(
+      await w.api.delete(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}),
+      404,
+      'vinculo_nao_encontrado',
+      'path.produto_id',
+    );
+    expectError(
+      await w.api.delete(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}, { ifMatch: '"stale"' }),
+      404,
+      'vinculo_nao_encontrado',
+      'path.produto_id',
+    );
   });
 
   it('needs If-Match when linked: 428 without, 412 stale', async () => {
     const w = await world();
     const head = await headOfficeCatalog(w);
     const created = await product(w, head.id);
-    expectError(await w.api.delete(`/v1/catalogos/${head.id}/produtos/${created.id}`, {}), 428, 'precondicao_ausente', 'header.if-match');
-    expectError(await w.api.delete(`/v1/catalogos/${head.id}/produtos/${created.id}`, {}, { ifMatch: '"0000000000000000"' }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.delete(`/v1/catalogos/${head.id}/produtos/${created.id}`, {}),
+      428,
+      'precondicao_ausente',
+      'header.if-match',
+    );
+    expectError(
+      await w.api.delete(`/v1/catalogos/${head.id}/produtos/${created.id}`, {}, { ifMatch: '"0000000000000000"' }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     expect((await w.api.get(`/v1/produtos/${created.id}`)).body.catalogos).toEqual([head.id]);
   });
 });
@@ -567,7 +777,9 @@ describe('GET /v1/produtos and GET /v1/catalogos/{id}/produtos', () => {
     // Unlink one already seen, add a new one.
     await w.api.delete(`/v1/catalogos/${head.id}/produtos/${first[0]!.id}`, {}, { ifMatch: first[0]!.etag });
     const added = await product(w, head.id);
-    const page2 = await w.api.get(`/v1/catalogos/${head.id}/produtos?limite=2&cursor=${encodeURIComponent(page1.body.proximo_cursor)}`);
+    const page2 = await w.api.get(
+      `/v1/catalogos/${head.id}/produtos?limite=2&cursor=${encodeURIComponent(page1.body.proximo_cursor)}`,
+    );
     expect(page2.status).toBe(200);
     expect(page2.body.itens.map((p: { id: string }) => p.id)).toEqual([first[2]!.id, added.id]);
     expect(page2.body.proximo_cursor).toBeNull();
@@ -597,12 +809,29 @@ describe('GET /v1/produtos and GET /v1/catalogos/{id}/produtos', () => {
     const headCursor = (await w.api.get(`/v1/catalogos/${head.id}/produtos?limite=1`)).body.proximo_cursor as string;
     expect(typeof companyCursor).toBe('string');
     expect(typeof headCursor).toBe('string');
-    expectError(await w.api.get(`/v1/catalogos/${head.id}/produtos?cursor=${encodeURIComponent(companyCursor)}`), 422, 'cursor_invalido', 'query.cursor');
-    expectError(await w.api.get(`/v1/catalogos/${branch.id}/produtos?cursor=${encodeURIComponent(headCursor)}`), 422, 'cursor_invalido', 'query.cursor');
-    expectError(await w.api.get(`/v1/produtos?cursor=${encodeURIComponent(headCursor)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await w.api.get(`/v1/catalogos/${head.id}/produtos?cursor=${encodeURIComponent(companyCursor)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
+    expectError(
+      await w.api.get(`/v1/catalogos/${branch.id}/produtos?cursor=${encodeURIComponent(headCursor)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
+    expectError(
+      await w.api.get(`/v1/produtos?cursor=${encodeURIComponent(headCursor)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
     expectError(await w.api.get('/v1/produtos?cursor=not-a-cursor'), 422, 'cursor_invalido', 'query.cursor');
     // Its own list accepts it.
-    expect((await w.api.get(`/v1/catalogos/${head.id}/produtos?cursor=${encodeURIComponent(headCursor)}`)).status).toBe(200);
+    expect((await w.api.get(`/v1/catalogos/${head.id}/produtos?cursor=${encodeURIComponent(headCursor)}`)).status).toBe(
+      200,
+    );
   });
 
   it('refuses a cursor of another company with 422 cursor_invalido', async () => {
@@ -614,7 +843,12 @@ describe('GET /v1/produtos and GET /v1/catalogos/{id}/produtos', () => {
     await product(b, (await headOfficeCatalog(b)).id);
     const cursor = (await a.api.get('/v1/produtos?limite=1')).body.proximo_cursor as string;
     expect(typeof cursor).toBe('string');
-    expectError(await b.api.get(`/v1/produtos?cursor=${encodeURIComponent(cursor)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await b.api.get(`/v1/produtos?cursor=${encodeURIComponent(cursor)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
   });
 
   it.each([
@@ -676,11 +910,36 @@ describe('products of another company', () => {
     const theirs = await product(other, theirCatalog.id, { id_externo: ext });
     const api = mine.api;
     expectError(await api.get(`/v1/produtos/${theirs.id}`), 404, 'produto_nao_encontrado', 'path.id');
-    expectError(await api.patch(`/v1/produtos/${theirs.id}`, { sku: 'x' }, { ifMatch: theirs.etag }), 404, 'produto_nao_encontrado', 'path.id');
-    expectError(await api.put(`/v1/catalogos/${myCatalog.id}/produtos/${theirs.id}`, {}, { ifMatch: theirs.etag }), 404, 'produto_nao_encontrado', 'path.produto_id');
-    expectError(await api.put(`/v1/catalogos/${theirCatalog.id}/produtos/${theirs.id}`, {}, { ifMatch: theirs.etag }), 404, 'catalogo_nao_encontrado', 'path.id');
-    expectError(await api.delete(`/v1/catalogos/${theirCatalog.id}/produtos/${theirs.id}`, {}, { ifMatch: theirs.etag }), 404, 'catalogo_nao_encontrado', 'path.id');
-    expectError(await api.post(`/v1/catalogos/${theirCatalog.id}/produtos`, { origem: 'erp', ncm: NCM }), 404, 'catalogo_nao_encontrado', 'path.id');
+    expectError(
+      await api.patch(`/v1/produtos/${theirs.id}`, { sku: 'x' }, { ifMatch: theirs.etag }),
+      404,
+      'produto_nao_encontrado',
+      'path.id',
+    );
+    expectError(
+      await api.put(`/v1/catalogos/${myCatalog.id}/produtos/${theirs.id}`, {}, { ifMatch: theirs.etag }),
+      404,
+      'produto_nao_encontrado',
+      'path.produto_id',
+    );
+    expectError(
+      await api.put(`/v1/catalogos/${theirCatalog.id}/produtos/${theirs.id}`, {}, { ifMatch: theirs.etag }),
+      404,
+      'catalogo_nao_encontrado',
+      'path.id',
+    );
+    expectError(
+      await api.delete(`/v1/catalogos/${theirCatalog.id}/produtos/${theirs.id}`, {}, { ifMatch: theirs.etag }),
+      404,
+      'catalogo_nao_encontrado',
+      'path.id',
+    );
+    expectError(
+      await api.post(`/v1/catalogos/${theirCatalog.id}/produtos`, { origem: 'erp', ncm: NCM }),
+      404,
+      'catalogo_nao_encontrado',
+      'path.id',
+    );
     expectError(await api.get(`/v1/catalogos/${theirCatalog.id}/produtos`), 404, 'catalogo_nao_encontrado', 'path.id');
     // A deployment's company lists earlier tests' products: there, the filter on their id_externo says it.
     if (deployment === undefined) expect((await api.get('/v1/produtos')).body.itens).toEqual([]);
@@ -698,10 +957,26 @@ describe('permissions', () => {
     const created = await product(w, head.id);
     const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler']);
     const reader = w.api.as(token);
-    expectError(await reader.post(`/v1/catalogos/${head.id}/produtos`, { origem: 'erp', ncm: NCM }), 403, 'permissao_insuficiente');
-    expectError(await reader.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
-    expectError(await reader.put(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
-    expectError(await reader.delete(`/v1/catalogos/${head.id}/produtos/${created.id}`, {}, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
+    expectError(
+      await reader.post(`/v1/catalogos/${head.id}/produtos`, { origem: 'erp', ncm: NCM }),
+      403,
+      'permissao_insuficiente',
+    );
+    expectError(
+      await reader.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: created.etag }),
+      403,
+      'permissao_insuficiente',
+    );
+    expectError(
+      await reader.put(`/v1/catalogos/${branch.id}/produtos/${created.id}`, {}, { ifMatch: created.etag }),
+      403,
+      'permissao_insuficiente',
+    );
+    expectError(
+      await reader.delete(`/v1/catalogos/${head.id}/produtos/${created.id}`, {}, { ifMatch: created.etag }),
+      403,
+      'permissao_insuficiente',
+    );
     // Reads are allowed, and show nothing changed.
     const read = await reader.get(`/v1/produtos/${created.id}`);
     expect(read.status).toBe(200);

@@ -4,7 +4,18 @@
  * preconditions, routing, request ids and the order in which the checks answer.
  */
 import { describe, expect, it } from 'vitest';
-import { headOfficeCatalog, NCM, newKey, otherCompany, product, rawRequest, readAnswer, world, type Answer, type World } from './support/client.js';
+import {
+  headOfficeCatalog,
+  NCM,
+  newKey,
+  otherCompany,
+  product,
+  rawRequest,
+  readAnswer,
+  world,
+  type Answer,
+  type World,
+} from './support/client.js';
 import { expectError } from './support/expect.js';
 import { productsPath, unique, UNKNOWN_V7_ID } from './support/fixtures.js';
 
@@ -25,7 +36,10 @@ describe('401: credentials', () => {
   it('refuses a missing Authorization header with credencial_ausente and WWW-Authenticate', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    for (const answer of [await w.api.as(undefined).get('/v1/produtos'), await w.api.as(undefined).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM })]) {
+    for (const answer of [
+      await w.api.as(undefined).get('/v1/produtos'),
+      await w.api.as(undefined).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }),
+    ]) {
       expectError(answer, 401, 'credencial_ausente', 'header.authorization');
       expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
     }
@@ -35,7 +49,9 @@ describe('401: credentials', () => {
   // spec: AUTH-02
   it('refuses another scheme with credencial_invalida', async () => {
     const w = await world();
-    const answer = await rawRequest(w, 'GET', '/v1/produtos', { authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` });
+    const answer = await rawRequest(w, 'GET', '/v1/produtos', {
+      authorization: `Basic ${Buffer.from('user:pass').toString('base64')}`,
+    });
     expectError(answer, 401, 'credencial_invalida', 'header.authorization');
     expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
   });
@@ -60,8 +76,16 @@ describe('403: permissions', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler']);
-    expectError(await w.api.as(token).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: null }), 403, 'permissao_insuficiente');
-    expectError(await w.api.as(token).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: 'short' }), 403, 'permissao_insuficiente');
+    expectError(
+      await w.api.as(token).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: null }),
+      403,
+      'permissao_insuficiente',
+    );
+    expectError(
+      await w.api.as(token).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: 'short' }),
+      403,
+      'permissao_insuficiente',
+    );
     expect(await productCount(w, catalog.id)).toBe(0);
   });
 });
@@ -70,7 +94,12 @@ describe('400: headers', () => {
   it('refuses a mutation without idempotency-key with chave_idempotencia_ausente', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    expectError(await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: null }), 400, 'chave_idempotencia_ausente', 'header.idempotency-key');
+    expectError(
+      await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: null }),
+      400,
+      'chave_idempotencia_ausente',
+      'header.idempotency-key',
+    );
     expect(await productCount(w, catalog.id)).toBe(0);
   });
 
@@ -85,7 +114,13 @@ describe('400: headers', () => {
   ])('refuses an idempotency-key with %s with chave_idempotencia_invalida', async (_name, key) => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const answer = await rawRequest(w, 'POST', productsPath(catalog.id), { 'content-type': 'application/json', 'idempotency-key': key }, JSON.stringify({ origem: 'erp', ncm: NCM }));
+    const answer = await rawRequest(
+      w,
+      'POST',
+      productsPath(catalog.id),
+      { 'content-type': 'application/json', 'idempotency-key': key },
+      JSON.stringify({ origem: 'erp', ncm: NCM }),
+    );
     expectError(answer, 400, 'chave_idempotencia_invalida', 'header.idempotency-key');
     expect(await productCount(w, catalog.id)).toBe(0);
   });
@@ -97,8 +132,18 @@ describe('400: headers', () => {
     // Random, not newKey()'s counter: a deployment keeps keys for days, across runs that count from 1 again.
     const sixteen = `Az09._:-${Math.random().toString(36).slice(2).padEnd(8, '0').slice(0, 8)}`;
     expect(sixteen).toHaveLength(16);
-    expect((await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: sixteen })).status).toBe(201);
-    expect((await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: `${newKey()}.:_-`.padEnd(128, 'Z') })).status).toBe(201);
+    expect((await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: sixteen })).status).toBe(
+      201,
+    );
+    expect(
+      (
+        await w.api.post(
+          productsPath(catalog.id),
+          { origem: 'erp', ncm: NCM },
+          { key: `${newKey()}.:_-`.padEnd(128, 'Z') },
+        )
+      ).status,
+    ).toBe(201);
     expect(await productCount(w, catalog.id)).toBe(2);
   });
 
@@ -106,7 +151,11 @@ describe('400: headers', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
-    const answer = await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: created.etag, headers: { 'if-none-match': '*' } });
+    const answer = await w.api.patch(
+      `/v1/produtos/${created.id}`,
+      { sku: 'x' },
+      { ifMatch: created.etag, headers: { 'if-none-match': '*' } },
+    );
     expectError(answer, 400, 'precondicoes_conflitantes', 'header.if-none-match');
     expect((await w.api.get(`/v1/produtos/${created.id}`)).body.versao).toBe(1);
   });
@@ -115,7 +164,12 @@ describe('400: headers', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
-    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: '*' }), 400, 'cabecalho_invalido', 'header.if-match');
+    expectError(
+      await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: '*' }),
+      400,
+      'cabecalho_invalido',
+      'header.if-match',
+    );
   });
 
   // spec: REQ-05
@@ -127,7 +181,12 @@ describe('400: headers', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
-    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: mangle(created.etag) }), 400, 'cabecalho_invalido', 'header.if-match');
+    expectError(
+      await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: mangle(created.etag) }),
+      400,
+      'cabecalho_invalido',
+      'header.if-match',
+    );
     expect((await w.api.get(`/v1/produtos/${created.id}`)).body.versao).toBe(1);
   });
 
@@ -136,7 +195,12 @@ describe('400: headers', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
-    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: `W/${created.etag}` }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: `W/${created.etag}` }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     expect((await w.api.get(`/v1/produtos/${created.id}`)).body.versao).toBe(1);
   });
 
@@ -144,7 +208,11 @@ describe('400: headers', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
-    const answer = await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: `"0000000000000000", ${created.etag}` });
+    const answer = await w.api.patch(
+      `/v1/produtos/${created.id}`,
+      { sku: 'x' },
+      { ifMatch: `"0000000000000000", ${created.etag}` },
+    );
     expect(answer.status).toBe(200);
   });
 });
@@ -153,7 +221,10 @@ describe('415: media type', () => {
   it('refuses a JSON body sent as text/plain', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const answer = await w.api.post(productsPath(catalog.id), undefined, { raw: JSON.stringify({ origem: 'erp', ncm: NCM }), headers: { 'content-type': 'text/plain' } });
+    const answer = await w.api.post(productsPath(catalog.id), undefined, {
+      raw: JSON.stringify({ origem: 'erp', ncm: NCM }),
+      headers: { 'content-type': 'text/plain' },
+    });
     expectError(answer, 415, 'tipo_midia_nao_suportado', 'header.content-type');
     expect(await productCount(w, catalog.id)).toBe(0);
   });
@@ -161,7 +232,13 @@ describe('415: media type', () => {
   it('refuses a body without content-type', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const answer = await rawRequest(w, 'POST', productsPath(catalog.id), { 'idempotency-key': newKey() }, new TextEncoder().encode(JSON.stringify({ origem: 'erp', ncm: NCM })));
+    const answer = await rawRequest(
+      w,
+      'POST',
+      productsPath(catalog.id),
+      { 'idempotency-key': newKey() },
+      new TextEncoder().encode(JSON.stringify({ origem: 'erp', ncm: NCM })),
+    );
     expectError(answer, 415, 'tipo_midia_nao_suportado', 'header.content-type');
     expect(await productCount(w, catalog.id)).toBe(0);
   });
@@ -169,7 +246,11 @@ describe('415: media type', () => {
   it('refuses a charset other than utf-8', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const answer = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { headers: { 'content-type': 'application/json; charset=iso-8859-1' } });
+    const answer = await w.api.post(
+      productsPath(catalog.id),
+      { origem: 'erp', ncm: NCM },
+      { headers: { 'content-type': 'application/json; charset=iso-8859-1' } },
+    );
     expectError(answer, 415, 'tipo_midia_nao_suportado', 'header.content-type');
   });
 
@@ -177,8 +258,24 @@ describe('415: media type', () => {
   it('accepts application/json with charset=utf-8 in any case', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    expect((await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(201);
-    expect((await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { headers: { 'content-type': 'Application/JSON;charset=UTF-8' } })).status).toBe(201);
+    expect(
+      (
+        await w.api.post(
+          productsPath(catalog.id),
+          { origem: 'erp', ncm: NCM },
+          { headers: { 'content-type': 'application/json; charset=utf-8' } },
+        )
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await w.api.post(
+          productsPath(catalog.id),
+          { origem: 'erp', ncm: NCM },
+          { headers: { 'content-type': 'Application/JSON;charset=UTF-8' } },
+        )
+      ).status,
+    ).toBe(201);
   });
 });
 
@@ -197,9 +294,15 @@ describe('413: body size', () => {
     const prefix = `{"origem":"erp","ncm":"${NCM}","descricao":"`;
     const raw = `${prefix}${'d'.repeat(MIB - prefix.length - 2)}"}`;
     expect(Buffer.byteLength(raw)).toBe(MIB);
-    const answer = await w.api.post(productsPath(catalog.id), undefined, { raw, headers: { 'content-type': 'application/json' } });
+    const answer = await w.api.post(productsPath(catalog.id), undefined, {
+      raw,
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(answer, 422, 'valor_invalido', 'body.descricao');
-    const over = await w.api.post(productsPath(catalog.id), undefined, { raw: `${raw} `, headers: { 'content-type': 'application/json' } });
+    const over = await w.api.post(productsPath(catalog.id), undefined, {
+      raw: `${raw} `,
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(over, 413, 'corpo_muito_grande', 'body');
   });
 });
@@ -214,14 +317,21 @@ describe('bodies of unknown length (chunked)', () => {
         controller.close();
       },
     });
-    const init = { method: 'POST', headers: { authorization: `Bearer ${w.company.token}`, 'idempotency-key': newKey(), ...headers }, body, duplex: 'half' } as RequestInit;
+    const init = {
+      method: 'POST',
+      headers: { authorization: `Bearer ${w.company.token}`, 'idempotency-key': newKey(), ...headers },
+      body,
+      duplex: 'half',
+    } as RequestInit;
     return readAnswer(await w.target.fetch(path, init));
   }
 
   it('reads a JSON body sent in chunks', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const answer = await streamed(w, productsPath(catalog.id), ['{"origem":', '"erp","ncm"', `:"${NCM}"}`], { 'content-type': 'application/json' });
+    const answer = await streamed(w, productsPath(catalog.id), ['{"origem":', '"erp","ncm"', `:"${NCM}"}`], {
+      'content-type': 'application/json',
+    });
     expect(answer.status).toBe(201);
     expect(answer.body).toMatchObject({ origem: 'erp', ncm: NCM, versao: 1 });
   });
@@ -229,22 +339,32 @@ describe('bodies of unknown length (chunked)', () => {
   it('refuses a chunked text/plain body with 415', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const plain = await streamed(w, productsPath(catalog.id), [`{"origem":"erp","ncm":"${NCM}"}`], { 'content-type': 'text/plain' });
+    const plain = await streamed(w, productsPath(catalog.id), [`{"origem":"erp","ncm":"${NCM}"}`], {
+      'content-type': 'text/plain',
+    });
     expectError(plain, 415, 'tipo_midia_nao_suportado', 'header.content-type');
     expect(await productCount(w, catalog.id)).toBe(0);
   });
 
   // Over HTTP the client reuses keep-alive connections: a 413 must leave the connection usable for the next requests.
-  it('refuses a chunked body over 1 MiB with 413, and the requests after it still answer', { timeout: 30_000 }, async () => {
+  it('refuses a chunked body over 1 MiB with 413, and the requests after it still answer', {
+    timeout: 30_000,
+  }, async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const bigChunks = ['{"origem":"erp","descricao":"', ...Array.from({ length: 20 }, () => 'd'.repeat(64 * 1024)), `","ncm":"${NCM}"}`];
+    const bigChunks = [
+      '{"origem":"erp","descricao":"',
+      ...Array.from({ length: 20 }, () => 'd'.repeat(64 * 1024)),
+      `","ncm":"${NCM}"}`,
+    ];
     for (let round = 0; round < 2; round++) {
       const big = await streamed(w, productsPath(catalog.id), bigChunks, { 'content-type': 'application/json' });
       expectError(big, 413, 'corpo_muito_grande', 'body');
     }
     for (let i = 0; i < 4; i++) {
-      const small = await streamed(w, productsPath(catalog.id), [`{"origem":"erp","ncm":"${NCM}"}`], { 'content-type': 'application/json' });
+      const small = await streamed(w, productsPath(catalog.id), [`{"origem":"erp","ncm":"${NCM}"}`], {
+        'content-type': 'application/json',
+      });
       expect(small.status).toBe(201);
     }
     expect(await productCount(w, catalog.id)).toBe(4);
@@ -256,14 +376,20 @@ describe('400 json_invalido and the shape of the body', () => {
   it('refuses JSON that does not parse', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const answer = await w.api.post(productsPath(catalog.id), undefined, { raw: '{"origem": "erp", "ncm": ', headers: { 'content-type': 'application/json' } });
+    const answer = await w.api.post(productsPath(catalog.id), undefined, {
+      raw: '{"origem": "erp", "ncm": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(answer, 400, 'json_invalido', 'body');
   });
 
   it('refuses an empty body on an operation with fields', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const answer = await w.api.post(productsPath(catalog.id), undefined, { raw: '', headers: { 'content-type': 'application/json' } });
+    const answer = await w.api.post(productsPath(catalog.id), undefined, {
+      raw: '',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(answer, 400, 'json_invalido', 'body');
   });
 
@@ -273,7 +399,13 @@ describe('400 json_invalido and the shape of the body', () => {
     const prefix = new TextEncoder().encode('{"origem":"');
     const suffix = new TextEncoder().encode(`","ncm":"${NCM}"}`);
     const bytes = new Uint8Array([...prefix, 0xff, 0xfe, 0x80, ...suffix]);
-    const answer = await rawRequest(w, 'POST', productsPath(catalog.id), { 'content-type': 'application/json', 'idempotency-key': newKey() }, bytes);
+    const answer = await rawRequest(
+      w,
+      'POST',
+      productsPath(catalog.id),
+      { 'content-type': 'application/json', 'idempotency-key': newKey() },
+      bytes,
+    );
     expectError(answer, 400, 'json_invalido', 'body');
     expect(await productCount(w, catalog.id)).toBe(0);
   });
@@ -286,7 +418,10 @@ describe('400 json_invalido and the shape of the body', () => {
   ])('refuses a body that is %s with 422 at caminho body', async (_name, raw) => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const answer = await w.api.post(productsPath(catalog.id), undefined, { raw, headers: { 'content-type': 'application/json' } });
+    const answer = await w.api.post(productsPath(catalog.id), undefined, {
+      raw,
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(answer, 422, 'valor_invalido', 'body');
   });
 });
@@ -318,7 +453,11 @@ describe('idempotency', () => {
     const catalog = await headOfficeCatalog(w);
     const key = newKey();
     const first = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
-    const edited = await w.api.patch(`/v1/produtos/${first.body.id}`, { sku: 'changed' }, { ifMatch: first.headers.get('etag')! });
+    const edited = await w.api.patch(
+      `/v1/produtos/${first.body.id}`,
+      { sku: 'changed' },
+      { ifMatch: first.headers.get('etag')! },
+    );
     expect(edited.status).toBe(200);
     const again = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
     expect(again.status).toBe(201);
@@ -352,9 +491,17 @@ describe('idempotency', () => {
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
     const key = newKey();
-    const first = await w.api.delete(`/v1/catalogos/${catalog.id}/produtos/${created.id}`, {}, { key, ifMatch: created.etag });
+    const first = await w.api.delete(
+      `/v1/catalogos/${catalog.id}/produtos/${created.id}`,
+      {},
+      { key, ifMatch: created.etag },
+    );
     expect(first.status).toBe(200);
-    const again = await w.api.delete(`/v1/catalogos/${catalog.id}/produtos/${created.id}`, {}, { key, ifMatch: created.etag });
+    const again = await w.api.delete(
+      `/v1/catalogos/${catalog.id}/produtos/${created.id}`,
+      {},
+      { key, ifMatch: created.etag },
+    );
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
@@ -367,8 +514,16 @@ describe('idempotency', () => {
     const first = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
     expect(first.status).toBe(201);
     const reader = await w.controls.addCredential(w.company.companyId, ['catalogo:ler']);
-    expectError(await w.api.as(reader.token).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key }), 403, 'permissao_insuficiente');
-    expectError(await w.api.as(undefined).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key }), 401, 'credencial_ausente');
+    expectError(
+      await w.api.as(reader.token).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key }),
+      403,
+      'permissao_insuficiente',
+    );
+    expectError(
+      await w.api.as(undefined).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key }),
+      401,
+      'credencial_ausente',
+    );
     // Another credential of the same company with the permission shares the company's keys.
     const writer = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'catalogo:gerenciar']);
     const again = await w.api.as(writer.token).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
@@ -382,7 +537,12 @@ describe('idempotency', () => {
     const catalog = await headOfficeCatalog(w);
     const key = newKey();
     expect((await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key })).status).toBe(201);
-    expectError(await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: '22030000' }, { key }), 422, 'idempotencia_reutilizada', 'header.idempotency-key');
+    expectError(
+      await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: '22030000' }, { key }),
+      422,
+      'idempotencia_reutilizada',
+      'header.idempotency-key',
+    );
     expect(await productCount(w, catalog.id)).toBe(1);
   });
 
@@ -391,9 +551,16 @@ describe('idempotency', () => {
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
     const key = newKey();
-    expect((await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'a' }, { key, ifMatch: created.etag })).status).toBe(200);
+    expect((await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'a' }, { key, ifMatch: created.etag })).status).toBe(
+      200,
+    );
     const other = await product(w, catalog.id);
-    expectError(await w.api.patch(`/v1/produtos/${other.id}`, { sku: 'a' }, { key, ifMatch: other.etag }), 422, 'idempotencia_reutilizada', 'header.idempotency-key');
+    expectError(
+      await w.api.patch(`/v1/produtos/${other.id}`, { sku: 'a' }, { key, ifMatch: other.etag }),
+      422,
+      'idempotencia_reutilizada',
+      'header.idempotency-key',
+    );
     expect((await w.api.get(`/v1/produtos/${other.id}`)).body.versao).toBe(1);
   });
 
@@ -402,14 +569,37 @@ describe('idempotency', () => {
     const catalog = await headOfficeCatalog(w);
     const key = newKey();
     const json = { 'content-type': 'application/json' };
-    const first = await w.api.post(productsPath(catalog.id), undefined, { key, raw: `{"origem":"erp","ncm":"${NCM}","atributos":[{"codigo":"a","valores":["1"]}]}`, headers: json });
+    const first = await w.api.post(productsPath(catalog.id), undefined, {
+      key,
+      raw: `{"origem":"erp","ncm":"${NCM}","atributos":[{"codigo":"a","valores":["1"]}]}`,
+      headers: json,
+    });
     expect(first.status).toBe(201);
-    const again = await w.api.post(productsPath(catalog.id), undefined, { key, raw: `{\n  "atributos" : [ { "valores" : [ "1" ], "codigo" : "a" } ],\n  "ncm" : "${NCM}", "origem": "erp"\n}`, headers: json });
+    const again = await w.api.post(productsPath(catalog.id), undefined, {
+      key,
+      raw: `{\n  "atributos" : [ { "valores" : [ "1" ], "codigo" : "a" } ],\n  "ncm" : "${NCM}", "origem": "erp"\n}`,
+      headers: json,
+    });
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
     // Array order is part of the request.
-    expectError(await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, atributos: [{ codigo: 'a', valores: ['1'] }, { codigo: 'b', valores: ['2'] }] }, { key }), 422, 'idempotencia_reutilizada');
+    expectError(
+      await w.api.post(
+        productsPath(catalog.id),
+        {
+          origem: 'erp',
+          ncm: NCM,
+          atributos: [
+            { codigo: 'a', valores: ['1'] },
+            { codigo: 'b', valores: ['2'] },
+          ],
+        },
+        { key },
+      ),
+      422,
+      'idempotencia_reutilizada',
+    );
     expect(await productCount(w, catalog.id)).toBe(1);
   });
 
@@ -417,7 +607,12 @@ describe('idempotency', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const key = newKey();
-    expectError(await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: '123' }, { key }), 422, 'valor_invalido', 'body.ncm');
+    expectError(
+      await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: '123' }, { key }),
+      422,
+      'valor_invalido',
+      'body.ncm',
+    );
     const fixed = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
     expect(fixed.status).toBe(201);
     expect(fixed.headers.get('idempotent-replayed')).toBeNull();
@@ -430,8 +625,16 @@ describe('idempotency', () => {
     const created = await product(w, catalog.id);
     const moved = await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'someone else' }, { ifMatch: created.etag });
     const key = newKey();
-    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { descricao: 'mine' }, { key, ifMatch: created.etag }), 412, 'precondicao_falhou');
-    const retried = await w.api.patch(`/v1/produtos/${created.id}`, { descricao: 'mine' }, { key, ifMatch: moved.headers.get('etag')! });
+    expectError(
+      await w.api.patch(`/v1/produtos/${created.id}`, { descricao: 'mine' }, { key, ifMatch: created.etag }),
+      412,
+      'precondicao_falhou',
+    );
+    const retried = await w.api.patch(
+      `/v1/produtos/${created.id}`,
+      { descricao: 'mine' },
+      { key, ifMatch: moved.headers.get('etag')! },
+    );
     expect(retried.status).toBe(200);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
     expect(retried.body).toMatchObject({ sku: 'someone else', descricao: 'mine', versao: 3 });
@@ -443,9 +646,19 @@ describe('idempotency', () => {
     const idExterno = unique('EXT-9');
     const holder = await product(w, catalog.id, { id_externo: idExterno });
     const key = newKey();
-    expectError(await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, id_externo: idExterno }, { key }), 409, 'id_externo_duplicado');
-    expect((await w.api.patch(`/v1/produtos/${holder.id}`, { id_externo: null }, { ifMatch: holder.etag })).status).toBe(200);
-    const retried = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, id_externo: idExterno }, { key });
+    expectError(
+      await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, id_externo: idExterno }, { key }),
+      409,
+      'id_externo_duplicado',
+    );
+    expect(
+      (await w.api.patch(`/v1/produtos/${holder.id}`, { id_externo: null }, { ifMatch: holder.etag })).status,
+    ).toBe(200);
+    const retried = await w.api.post(
+      productsPath(catalog.id),
+      { origem: 'erp', ncm: NCM, id_externo: idExterno },
+      { key },
+    );
     expect(retried.status).toBe(201);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
   });
@@ -478,7 +691,11 @@ describe('idempotency', () => {
     expect(at59.status).toBe(201);
     expect(at59.headers.get('idempotent-replayed')).toBe('true');
     expect(at59.text).toBe(first.text);
-    expectError(await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: '22030000' }, { key }), 422, 'idempotencia_reutilizada');
+    expectError(
+      await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: '22030000' }, { key }),
+      422,
+      'idempotencia_reutilizada',
+    );
     await w.controls.advance('2d');
     const at61 = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: '22030000' }, { key });
     expect(at61.status).toBe(201);
@@ -498,7 +715,11 @@ describe('routing', () => {
     const w = await world();
     const answer = await w.api.request(method, path, method === 'GET' ? {} : { body: {} });
     expectError(answer, 405, 'metodo_nao_permitido');
-    const allow = (answer.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean).sort();
+    const allow = (answer.headers.get('allow') ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean)
+      .sort();
     expect(allow).toEqual([...allowed].sort());
   });
 
@@ -514,10 +735,13 @@ describe('routing', () => {
   });
 
   // spec: VER-01
-  it.each(['/v1/nada', '/v1/produtos/a/b/c', '/v2/produtos', '/nada'])('answers an unknown path %s with 404 rota_nao_encontrada', async (path) => {
-    const w = await world();
-    expectError(await w.api.get(path), 404, 'rota_nao_encontrada');
-  });
+  it.each(['/v1/nada', '/v1/produtos/a/b/c', '/v2/produtos', '/nada'])(
+    'answers an unknown path %s with 404 rota_nao_encontrada',
+    async (path) => {
+      const w = await world();
+      expectError(await w.api.get(path), 404, 'rota_nao_encontrada');
+    },
+  );
 });
 
 describe('x-request-id', () => {
@@ -541,7 +765,9 @@ describe('x-request-id', () => {
     ];
     const ids = answers.map((a) => a.headers.get('x-request-id'));
     for (const [i, answer] of answers.entries()) {
-      expect(ids[i], `answer ${i} (${answer.status})`).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(ids[i], `answer ${i} (${answer.status})`).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      );
       if (answer.status >= 400) expect(answer.body.erro.request_id).toBe(ids[i]);
     }
     expect(new Set(ids).size).toBe(ids.length);
@@ -552,57 +778,120 @@ describe('order of the checks', () => {
   it('401 beats 400: no credential and no idempotency-key', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    expectError(await w.api.as(undefined).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: null }), 401, 'credencial_ausente');
+    expectError(
+      await w.api.as(undefined).post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key: null }),
+      401,
+      'credencial_ausente',
+    );
   });
 
   it('403 beats 415: no permission and a text/plain body', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler']);
-    expectError(await w.api.as(token).post(productsPath(catalog.id), undefined, { raw: 'x', headers: { 'content-type': 'text/plain' } }), 403, 'permissao_insuficiente');
+    expectError(
+      await w.api
+        .as(token)
+        .post(productsPath(catalog.id), undefined, { raw: 'x', headers: { 'content-type': 'text/plain' } }),
+      403,
+      'permissao_insuficiente',
+    );
   });
 
   it('400 (headers) beats 415: no idempotency-key and a text/plain body', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    expectError(await w.api.post(productsPath(catalog.id), undefined, { key: null, raw: 'x', headers: { 'content-type': 'text/plain' } }), 400, 'chave_idempotencia_ausente');
+    expectError(
+      await w.api.post(productsPath(catalog.id), undefined, {
+        key: null,
+        raw: 'x',
+        headers: { 'content-type': 'text/plain' },
+      }),
+      400,
+      'chave_idempotencia_ausente',
+    );
   });
 
   it('415 beats 413: a text/plain body over 1 MiB', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    expectError(await w.api.post(productsPath(catalog.id), undefined, { raw: 'x'.repeat(MIB + 10), headers: { 'content-type': 'text/plain' } }), 415, 'tipo_midia_nao_suportado');
+    expectError(
+      await w.api.post(productsPath(catalog.id), undefined, {
+        raw: 'x'.repeat(MIB + 10),
+        headers: { 'content-type': 'text/plain' },
+      }),
+      415,
+      'tipo_midia_nao_suportado',
+    );
   });
 
   it('413 beats 400 json_invalido: a body over 1 MiB that is not JSON', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    expectError(await w.api.post(productsPath(catalog.id), undefined, { raw: '{'.repeat(MIB + 10), headers: { 'content-type': 'application/json' } }), 413, 'corpo_muito_grande');
+    expectError(
+      await w.api.post(productsPath(catalog.id), undefined, {
+        raw: '{'.repeat(MIB + 10),
+        headers: { 'content-type': 'application/json' },
+      }),
+      413,
+      'corpo_muito_grande',
+    );
   });
 
   it('400 json_invalido beats 422: bad JSON on a malformed path id', async () => {
     const w = await world();
-    expectError(await w.api.patch('/v1/produtos/not-a-uuid', undefined, { raw: '{', headers: { 'content-type': 'application/json' }, ifMatch: '"x"' }), 400, 'json_invalido', 'body');
+    expectError(
+      await w.api.patch('/v1/produtos/not-a-uuid', undefined, {
+        raw: '{',
+        headers: { 'content-type': 'application/json' },
+        ifMatch: '"x"',
+      }),
+      400,
+      'json_invalido',
+      'body',
+    );
   });
 
   it('422 beats 404: an invalid body for an unknown resource', async () => {
     const w = await world();
-    expectError(await w.api.patch(`/v1/produtos/${UNKNOWN_V7_ID}`, { ncm: '1' }, { ifMatch: '"x"' }), 422, 'valor_invalido', 'body.ncm');
+    expectError(
+      await w.api.patch(`/v1/produtos/${UNKNOWN_V7_ID}`, { ncm: '1' }, { ifMatch: '"x"' }),
+      422,
+      'valor_invalido',
+      'body.ncm',
+    );
     expectError(await w.api.post(productsPath(UNKNOWN_V7_ID), { origem: 'erp' }), 422, 'campo_obrigatorio', 'body.ncm');
   });
 
   it('404 beats 428: an unknown resource without If-Match', async () => {
     const w = await world();
-    expectError(await w.api.patch(`/v1/produtos/${UNKNOWN_V7_ID}`, { sku: 'x' }), 404, 'produto_nao_encontrado', 'path.id');
+    expectError(
+      await w.api.patch(`/v1/produtos/${UNKNOWN_V7_ID}`, { sku: 'x' }),
+      404,
+      'produto_nao_encontrado',
+      'path.id',
+    );
   });
 
   it('428 beats 412: a missing If-Match is 428 even when the resource has changed since it was read', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
-    expect((await w.api.patch(`/v1/produtos/${created.id}`, { descricao: 'another client' }, { ifMatch: created.etag })).status).toBe(200);
-    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }), 428, 'precondicao_ausente', 'header.if-match');
-    expect((await w.api.get(`/v1/produtos/${created.id}`)).body).toMatchObject({ versao: 2, sku: null, descricao: 'another client' });
+    expect(
+      (await w.api.patch(`/v1/produtos/${created.id}`, { descricao: 'another client' }, { ifMatch: created.etag }))
+        .status,
+    ).toBe(200);
+    expectError(
+      await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }),
+      428,
+      'precondicao_ausente',
+      'header.if-match',
+    );
+    expect((await w.api.get(`/v1/produtos/${created.id}`)).body).toMatchObject({
+      versao: 2,
+      sku: null,
+      descricao: 'another client',
+    });
   });
 
   it('428 beats 409: a duplicate id_externo without If-Match', async () => {
@@ -620,8 +909,14 @@ describe('order of the checks', () => {
     const taken = unique('TAKEN');
     await product(w, catalog.id, { id_externo: taken });
     const created = await product(w, catalog.id);
-    expect((await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'moved' }, { ifMatch: created.etag })).status).toBe(200);
-    expectError(await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: taken }, { ifMatch: created.etag }), 412, 'precondicao_falhou');
+    expect((await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'moved' }, { ifMatch: created.etag })).status).toBe(
+      200,
+    );
+    expectError(
+      await w.api.patch(`/v1/produtos/${created.id}`, { id_externo: taken }, { ifMatch: created.etag }),
+      412,
+      'precondicao_falhou',
+    );
   });
 
   // spec: AUTH-04
@@ -632,7 +927,17 @@ describe('order of the checks', () => {
     const theirs = await product(other, theirCatalog.id);
     expectError(await mine.api.get(`/v1/catalogos/${theirCatalog.id}`), 404, 'catalogo_nao_encontrado', 'path.id');
     expectError(await mine.api.get(`/v1/produtos/${theirs.id}`), 404, 'produto_nao_encontrado', 'path.id');
-    expectError(await mine.api.patch(`/v1/catalogos/${theirCatalog.id}`, { nome: 'x' }, { ifMatch: theirCatalog.etag }), 404, 'catalogo_nao_encontrado', 'path.id');
-    expectError(await mine.api.get(`/v1/estabelecimentos/${other.company.headOffice.id}`), 404, 'estabelecimento_nao_encontrado', 'path.id');
+    expectError(
+      await mine.api.patch(`/v1/catalogos/${theirCatalog.id}`, { nome: 'x' }, { ifMatch: theirCatalog.etag }),
+      404,
+      'catalogo_nao_encontrado',
+      'path.id',
+    );
+    expectError(
+      await mine.api.get(`/v1/estabelecimentos/${other.company.headOffice.id}`),
+      404,
+      'estabelecimento_nao_encontrado',
+      'path.id',
+    );
   });
 });

@@ -28,7 +28,17 @@ import { headOfficeCatalog, NCM, otherCompany, world, type Answer, type World } 
 import { expectControlError, expectError, REQUEST_ID, UUID } from './support/expect.js';
 import { cursorPages, productsPath, UNKNOWN_V7_ID } from './support/fixtures.js';
 import { counts, csvLine, findingPages, TIPOS } from './support/jobs.js';
-import { BAD_VALUE, cleanAttributes, cleanNcm, MISSING_NCM, reference, unknownAttributes, validNcms, withBadValue, type Reference } from './support/regulatory.js';
+import {
+  BAD_VALUE,
+  cleanAttributes,
+  cleanNcm,
+  MISSING_NCM,
+  reference,
+  unknownAttributes,
+  validNcms,
+  withBadValue,
+  type Reference,
+} from './support/regulatory.js';
 import { createDestination, inboxFor, uniqueHost } from './support/webhook-setup.js';
 
 const SECOND = 1000;
@@ -60,7 +70,12 @@ afterEach(async () => {
 
 /** A job fault on this company's surveillance executions only. */
 async function executionFault(w: World, effect: Record<string, unknown>): Promise<string> {
-  const { id } = await w.controls.addFault({ target: 'job', match: { kind: 'vigilancia', companyId: w.company.companyId }, effect, times: 1 });
+  const { id } = await w.controls.addFault({
+    target: 'job',
+    match: { kind: 'vigilancia', companyId: w.company.companyId },
+    effect,
+    times: 1,
+  });
   addedFaults.push({ w, id });
   return id;
 }
@@ -178,10 +193,22 @@ async function trigger(w: World): Promise<Trigger> {
 // Products, selection, executions
 
 /** A product in `catalogId` (a clean one of the clean NCM unless `fields` say otherwise, plus `extra` attributes); its id. */
-async function item(w: World, catalogId: string, ref: Reference, fields: Record<string, unknown> = {}, extra: { codigo: string; valores: string[] }[] = []): Promise<string> {
+async function item(
+  w: World,
+  catalogId: string,
+  ref: Reference,
+  fields: Record<string, unknown> = {},
+  extra: { codigo: string; valores: string[] }[] = [],
+): Promise<string> {
   const ncm = (fields.ncm as string | undefined) ?? cleanNcm(ref);
   const atributos = [...((fields.atributos as unknown[] | undefined) ?? cleanAttributes(ref, ncm)), ...extra];
-  const answer = await w.api.post(productsPath(catalogId), { origem: 'erp', ncm, descricao: 'Produto de teste', ...fields, atributos });
+  const answer = await w.api.post(productsPath(catalogId), {
+    origem: 'erp',
+    ncm,
+    descricao: 'Produto de teste',
+    ...fields,
+    atributos,
+  });
   if (answer.status !== 201) throw new Error(`product creation answered ${answer.status}: ${answer.text}`);
   return answer.body.id;
 }
@@ -195,7 +222,12 @@ async function patchProduct(w: World, id: string, changes: Record<string, unknow
 }
 
 /** Adds (and removes) products to the selection (mode selecao unless told); fails unless 200. */
-async function select(w: World, adicionar: string[], remover: string[] = [], modo: 'selecao' | 'todos' = 'selecao'): Promise<void> {
+async function select(
+  w: World,
+  adicionar: string[],
+  remover: string[] = [],
+  modo: 'selecao' | 'todos' = 'selecao',
+): Promise<void> {
   const view = await w.api.get(SELECTION);
   expect(view.status, view.text).toBe(200);
   const answer = await w.api.patch(SELECTION, { modo, adicionar, remover }, { ifMatch: view.headers.get('etag')! });
@@ -217,7 +249,9 @@ async function listAll(w: World): Promise<Item[]> {
   const items: Item[] = [];
   let cursor: string | null = null;
   for (let guard = 0; guard < 50; guard++) {
-    const answer: Answer = await w.api.get(`${VIGILANCIAS}?limite=100${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+    const answer: Answer = await w.api.get(
+      `${VIGILANCIAS}?limite=100${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+    );
     expect(answer.status, answer.text).toBe(200);
     items.push(...answer.body.itens);
     cursor = answer.body.proximo_cursor;
@@ -244,7 +278,11 @@ async function newest(w: World, known: number): Promise<string> {
 const allFindings = (w: World, id: string) => findingPages(w, resultsPath(id));
 
 /** A publication pulled now, and its execution run to its end: the execution id, the pull time, the end. */
-async function pulled(w: World, t: Trigger, known: number): Promise<{ id: string; at: number; end: number; published: Published }> {
+async function pulled(
+  w: World,
+  t: Trigger,
+  known: number,
+): Promise<{ id: string; at: number; end: number; published: Published }> {
   const at = await now(w);
   const published = await t.pull();
   const id = await newest(w, known);
@@ -322,9 +360,28 @@ describe('the daily execution', () => {
     expect(await listAll(w)).toEqual([]);
     await advance(w, 1);
     const items = await listAll(w);
-    expect(items).toEqual([{ id: expect.stringMatching(UUID), estado: 'pendente', fase: 'na_fila', criada_em: iso(boundary), resultado_disponivel: false }]);
+    expect(items).toEqual([
+      {
+        id: expect.stringMatching(UUID),
+        estado: 'pendente',
+        fase: 'na_fila',
+        criada_em: iso(boundary),
+        resultado_disponivel: false,
+      },
+    ]);
     const id = items[0]!.id;
-    const pendente = { id, estado: 'pendente', fase: 'na_fila', criada_em: iso(boundary), resultado_disponivel: false, motivo: 'agendada', iniciada_em: null, terminada_em: null, codigo_falha: null, resumo: null };
+    const pendente = {
+      id,
+      estado: 'pendente',
+      fase: 'na_fila',
+      criada_em: iso(boundary),
+      resultado_disponivel: false,
+      motivo: 'agendada',
+      iniciada_em: null,
+      terminada_em: null,
+      codigo_falha: null,
+      resumo: null,
+    };
     expect(await detail(w, id)).toEqual(pendente);
     expect(await listAll(idle)).toEqual([]);
     await advance(w, START - 1);
@@ -359,10 +416,28 @@ describe('the daily execution', () => {
     // The findings: per watched product in selection order, then by rule.
     const { items: findings } = await allFindings(w, id);
     expect(findings).toEqual([
-      { produto_id: missing, ncm: MISSING_NCM, tipo: 'ncm_inexistente', detalhe: expect.stringContaining(MISSING_NCM), avaliado_em: iso(end), snapshot_id: snapshot, reaproveitado: false },
-      { produto_id: blank, ncm: cleanNcm(ref), tipo: 'descricao_ausente', detalhe: expect.any(String), avaliado_em: iso(end), snapshot_id: snapshot, reaproveitado: false },
+      {
+        produto_id: missing,
+        ncm: MISSING_NCM,
+        tipo: 'ncm_inexistente',
+        detalhe: expect.stringContaining(MISSING_NCM),
+        avaliado_em: iso(end),
+        snapshot_id: snapshot,
+        reaproveitado: false,
+      },
+      {
+        produto_id: blank,
+        ncm: cleanNcm(ref),
+        tipo: 'descricao_ausente',
+        detalhe: expect.any(String),
+        avaliado_em: iso(end),
+        snapshot_id: snapshot,
+        reaproveitado: false,
+      },
     ]);
-    expect(await listAll(w)).toEqual([{ id, estado: 'concluida', fase: 'publicada', criada_em: iso(boundary), resultado_disponivel: true }]);
+    expect(await listAll(w)).toEqual([
+      { id, estado: 'concluida', fase: 'publicada', criada_em: iso(boundary), resultado_disponivel: true },
+    ]);
     expect(await listAll(idle)).toEqual([]);
   });
 
@@ -375,18 +450,24 @@ describe('the daily execution', () => {
     const b = await item(w, catalog.id, ref, { descricao: undefined });
     const unlinked = await item(w, catalog.id, ref, { descricao: undefined });
     const current = await w.api.get(`/v1/produtos/${unlinked}`);
-    const answer = await w.api.delete(`${productsPath(catalog.id)}/${unlinked}`, undefined, { ifMatch: current.headers.get('etag')! });
+    const answer = await w.api.delete(`${productsPath(catalog.id)}/${unlinked}`, undefined, {
+      ifMatch: current.headers.get('etag')!,
+    });
     expect(answer.status, answer.text).toBe(200);
     await select(w, [], [], 'todos');
     await advanceTo(w, boundary + START + RUN);
     const items = await listAll(w);
     expect(items.map((i) => [i.estado, i.criada_em])).toEqual([['concluida', iso(boundary)]]);
-    expect((await detail(w, items[0]!.id)).resumo).toMatchObject({ produtos_avaliados: 2, total_achados: 2, achados_por_tipo: counts({ descricao_ausente: 2 }) });
+    expect((await detail(w, items[0]!.id)).resumo).toMatchObject({
+      produtos_avaliados: 2,
+      total_achados: 2,
+      achados_por_tipo: counts({ descricao_ausente: 2 }),
+    });
     expect((await allFindings(w, items[0]!.id)).items.map((f) => f.produto_id)).toEqual([a, b]);
   });
 
   // spec: SURV-25, SURV-26
-  it('the next day reuses the findings of unchanged products (reaproveitado true, the first run\'s avaliado_em and snapshot_id); a PATCH of a product breaks its reuse; published findings never change', async () => {
+  it("the next day reuses the findings of unchanged products (reaproveitado true, the first run's avaliado_em and snapshot_id); a PATCH of a product breaks its reuse; published findings never change", async () => {
     const w = await world();
     const boundary = await nextDaily(w);
     const ref = await reference(w);
@@ -410,7 +491,14 @@ describe('the daily execution', () => {
     const second = await newest(w, 1);
     const read2 = await detail(w, second);
     expect(read2).toMatchObject({ estado: 'concluida', motivo: 'agendada', criada_em: iso(boundary + DAY) });
-    expect(read2.resumo).toEqual({ produtos_avaliados: 2, produtos_reaproveitados: 2, total_achados: 2, achados_por_tipo: counts({ descricao_ausente: 1, ncm_inexistente: 1 }), snapshot_id: snapshot, divergente: false });
+    expect(read2.resumo).toEqual({
+      produtos_avaliados: 2,
+      produtos_reaproveitados: 2,
+      total_achados: 2,
+      achados_por_tipo: counts({ descricao_ausente: 1, ncm_inexistente: 1 }),
+      snapshot_id: snapshot,
+      divergente: false,
+    });
     const { items: findings2 } = await allFindings(w, second);
     expect(findings2).toEqual(findings1.map((f) => ({ ...f, reaproveitado: true })));
     const secondText = (await w.api.get(resultsPath(second))).text;
@@ -420,7 +508,14 @@ describe('the daily execution', () => {
     await advanceTo(w, end3);
     const third = await newest(w, 2);
     const read3 = await detail(w, third);
-    expect(read3.resumo).toEqual({ produtos_avaliados: 2, produtos_reaproveitados: 1, total_achados: 2, achados_por_tipo: counts({ descricao_ausente: 1, ncm_inexistente: 1 }), snapshot_id: snapshot, divergente: false });
+    expect(read3.resumo).toEqual({
+      produtos_avaliados: 2,
+      produtos_reaproveitados: 1,
+      total_achados: 2,
+      achados_por_tipo: counts({ descricao_ausente: 1, ncm_inexistente: 1 }),
+      snapshot_id: snapshot,
+      divergente: false,
+    });
     const { items: findings3 } = await allFindings(w, third);
     expect(findings3).toEqual([
       { ...findings1[0]!, reaproveitado: true },
@@ -435,7 +530,7 @@ describe('the daily execution', () => {
 });
 
 describe('executions opened by a publication', () => {
-  it('a publication extinguishing a watched product\'s NCM opens a publicacao execution at once; its findings show ncm_extinta with the new snapshot_id; companies not watching an affected product get none', async () => {
+  it("a publication extinguishing a watched product's NCM opens a publicacao execution at once; its findings show ncm_extinta with the new snapshot_id; companies not watching an affected product get none", async () => {
     const w = await world();
     await clearOfDaily(w);
     const ref = await reference(w);
@@ -456,9 +551,24 @@ describe('executions opened by a publication', () => {
     expect(published.afetadas).toEqual([code]);
     expect(published.id).not.toBe(ref.id);
     const items = await listAll(w);
-    expect(items).toEqual([{ id: expect.stringMatching(UUID), estado: 'pendente', fase: 'na_fila', criada_em: iso(t0), resultado_disponivel: false }]);
+    expect(items).toEqual([
+      {
+        id: expect.stringMatching(UUID),
+        estado: 'pendente',
+        fase: 'na_fila',
+        criada_em: iso(t0),
+        resultado_disponivel: false,
+      },
+    ]);
     const id = items[0]!.id;
-    expect(await detail(w, id)).toEqual({ ...items[0], motivo: 'publicacao', iniciada_em: null, terminada_em: null, codigo_falha: null, resumo: null });
+    expect(await detail(w, id)).toEqual({
+      ...items[0],
+      motivo: 'publicacao',
+      iniciada_em: null,
+      terminada_em: null,
+      codigo_falha: null,
+      resumo: null,
+    });
     expect(await listAll(elsewhere)).toEqual([]);
     expect(await listAll(bystander)).toEqual([]);
     await advance(w, START);
@@ -475,13 +585,21 @@ describe('executions opened by a publication', () => {
     });
     const { items: findings } = await allFindings(w, id);
     expect(findings).toEqual([
-      { produto_id: doomed, ncm: code, tipo: 'ncm_extinta', detalhe: expect.stringContaining(code), avaliado_em: iso(end), snapshot_id: published.id, reaproveitado: false },
+      {
+        produto_id: doomed,
+        ncm: code,
+        tipo: 'ncm_extinta',
+        detalhe: expect.stringContaining(code),
+        avaliado_em: iso(end),
+        snapshot_id: published.id,
+        reaproveitado: false,
+      },
     ]);
     expect(await listAll(elsewhere)).toEqual([]);
     expect(await listAll(bystander)).toEqual([]);
   });
 
-  it('a definition change of an attribute a watched product carries opens one and breaks that product\'s reuse; a rename of a free-text attribute keeps every reuse', async () => {
+  it("a definition change of an attribute a watched product carries opens one and breaks that product's reuse; a rename of a free-text attribute keeps every reuse", async () => {
     const w = await world();
     await clearOfDaily(w);
     const ref = await reference(w);
@@ -494,9 +612,16 @@ describe('executions opened by a publication', () => {
     const missing = await item(w, catalog.id, ref, { ncm: MISSING_NCM, atributos: [] }, [t.carried]);
     await select(w, [plain, finished, missing]);
     const first = await pulled(w, t, 0);
-    expect((await detail(w, first.id)).resumo).toMatchObject({ produtos_avaliados: 3, produtos_reaproveitados: 0, total_achados: 1, snapshot_id: first.published.id });
+    expect((await detail(w, first.id)).resumo).toMatchObject({
+      produtos_avaliados: 3,
+      produtos_reaproveitados: 0,
+      total_achados: 1,
+      snapshot_id: first.published.id,
+    });
     const findings1 = (await allFindings(w, first.id)).items;
-    expect(findings1.map((f) => [f.produto_id, f.tipo, f.avaliado_em, f.snapshot_id, f.reaproveitado])).toEqual([[missing, 'ncm_inexistente', iso(first.end), first.published.id, false]]);
+    expect(findings1.map((f) => [f.produto_id, f.tipo, f.avaliado_em, f.snapshot_id, f.reaproveitado])).toEqual([
+      [missing, 'ncm_inexistente', iso(first.end), first.published.id, false],
+    ]);
     // A rename of the free-text trigger: every product reused, with the first run's date and snapshot.
     const second = await pulled(w, t, 1);
     expect(await detail(w, second.id)).toMatchObject({ motivo: 'publicacao', estado: 'concluida' });
@@ -511,7 +636,9 @@ describe('executions opened by a publication', () => {
     expect((await allFindings(w, second.id)).items).toEqual(findings1.map((f) => ({ ...f, reaproveitado: true })));
     // The domain no longer allows the value the second product carries: it alone is evaluated afresh.
     const at = await now(w);
-    const changed = await publish(w, { atributos: [{ codigo: domain, nome: 'Acabamento', dominio: ['brilhante', 'acetinado'] }] });
+    const changed = await publish(w, {
+      atributos: [{ codigo: domain, nome: 'Acabamento', dominio: ['brilhante', 'acetinado'] }],
+    });
     expect(changed.atributosAlterados).toEqual([domain]);
     const third = await newest(w, 2);
     await advance(w, START + RUN);
@@ -524,14 +651,22 @@ describe('executions opened by a publication', () => {
       divergente: true,
     });
     expect((await allFindings(w, third)).items).toEqual([
-      { produto_id: finished, ncm: cleanNcm(ref), tipo: 'atributo_valor_invalido', detalhe: expect.stringContaining('fosco'), avaliado_em: iso(at + START + RUN), snapshot_id: changed.id, reaproveitado: false },
+      {
+        produto_id: finished,
+        ncm: cleanNcm(ref),
+        tipo: 'atributo_valor_invalido',
+        detalhe: expect.stringContaining('fosco'),
+        avaliado_em: iso(at + START + RUN),
+        snapshot_id: changed.id,
+        reaproveitado: false,
+      },
       { ...findings1[0]!, reaproveitado: true },
     ]);
   });
 });
 
 describe('event divergencias.alteradas', () => {
-  it('is delivered when a concluded execution\'s findings differ from the previous one\'s, with dados {tipo, vigilanciaId, anteriorId, novas, resolvidas, totalAchados}; not for the first one, not when they are unchanged', async () => {
+  it("is delivered when a concluded execution's findings differ from the previous one's, with dados {tipo, vigilanciaId, anteriorId, novas, resolvidas, totalAchados}; not for the first one, not when they are unchanged", async () => {
     const { w, ref, host, t, catalog } = await scene({ inbox: true });
     const a = await item(w, catalog.id, ref, {}, [t.carried]);
     const b = await item(w, catalog.id, ref, { descricao: undefined }, [t.carried]);
@@ -543,22 +678,52 @@ describe('event divergencias.alteradas', () => {
     await patchProduct(w, b, { descricao: 'Agora descrito' });
     await patchProduct(w, a, { descricao: null });
     const second = await pulled(w, t, 1);
-    expect((await detail(w, second.id)).resumo).toMatchObject({ divergente: true, total_achados: 1, produtos_reaproveitados: 0 });
-    const expected: Record<string, unknown>[] = [{ tipo: 'divergencias.alteradas', vigilanciaId: second.id, anteriorId: first.id, novas: 1, resolvidas: 1, totalAchados: 1 }];
+    expect((await detail(w, second.id)).resumo).toMatchObject({
+      divergente: true,
+      total_achados: 1,
+      produtos_reaproveitados: 0,
+    });
+    const expected: Record<string, unknown>[] = [
+      {
+        tipo: 'divergencias.alteradas',
+        vigilanciaId: second.id,
+        anteriorId: first.id,
+        novas: 1,
+        resolvidas: 1,
+        totalAchados: 1,
+      },
+    ];
     expect(await delivered(w, host)).toEqual(expected);
     const [envelope] = (await inboxFor(w, host)).map((i) => JSON.parse(i.body));
     expect(Object.keys(envelope)).toEqual(['id', 'versao', 'empresa', 'ocorridoEm', 'dados']);
     expect(envelope).toMatchObject({ versao: 1, empresa: w.company.cnpjRoot, ocorridoEm: iso(second.end) });
     // b gains an attribute no dictionary knows: one new finding, nothing resolved.
     const unknown = newAttribute();
-    await patchProduct(w, b, { atributos: [...cleanAttributes(ref, cleanNcm(ref)), t.carried, { codigo: unknown, valores: ['?'] }] });
+    await patchProduct(w, b, {
+      atributos: [...cleanAttributes(ref, cleanNcm(ref)), t.carried, { codigo: unknown, valores: ['?'] }],
+    });
     const third = await pulled(w, t, 2);
-    expect((await detail(w, third.id)).resumo).toMatchObject({ divergente: true, total_achados: 2, produtos_reaproveitados: 1 });
-    expected.push({ tipo: 'divergencias.alteradas', vigilanciaId: third.id, anteriorId: second.id, novas: 1, resolvidas: 0, totalAchados: 2 });
+    expect((await detail(w, third.id)).resumo).toMatchObject({
+      divergente: true,
+      total_achados: 2,
+      produtos_reaproveitados: 1,
+    });
+    expected.push({
+      tipo: 'divergencias.alteradas',
+      vigilanciaId: third.id,
+      anteriorId: second.id,
+      novas: 1,
+      resolvidas: 0,
+      totalAchados: 2,
+    });
     expect(await delivered(w, host)).toEqual(expected);
     // Nothing changed: no event, divergente false.
     const fourth = await pulled(w, t, 3);
-    expect((await detail(w, fourth.id)).resumo).toMatchObject({ divergente: false, total_achados: 2, produtos_reaproveitados: 2 });
+    expect((await detail(w, fourth.id)).resumo).toMatchObject({
+      divergente: false,
+      total_achados: 2,
+      produtos_reaproveitados: 2,
+    });
     expect(await delivered(w, host)).toEqual(expected);
     // A fresh evaluation giving the same findings (a PATCH that changes none of them): no event either.
     await patchProduct(w, a, { sku: 'SKU-A' });
@@ -595,14 +760,22 @@ describe('impeded executions', () => {
     });
     expectError(await w.api.get(resultsPath(first)), 409, 'resultado_indisponivel');
     expectError(await w.api.get(csvPath(first)), 409, 'resultado_indisponivel');
-    expect(await impedidas()).toEqual([{ tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: first, causa: 'capacidade_excedida' }]);
+    expect(await impedidas()).toEqual([
+      { tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: first, causa: 'capacidade_excedida' },
+    ]);
     // The coverage change itself raised its own vigilancia.degradada (cobertura capacidade_excedida), once.
-    expect((await delivered(w, host)).filter((d) => d.tipo === 'vigilancia.degradada' && d.motivo === undefined)).toHaveLength(1);
+    expect(
+      (await delivered(w, host)).filter((d) => d.tipo === 'vigilancia.degradada' && d.motivo === undefined),
+    ).toHaveLength(1);
     // A second impeded run: falhou too, no second event.
     await t.pull();
     const second = await newest(w, 1);
     await advance(w, START);
-    expect(await detail(w, second)).toMatchObject({ estado: 'falhou', codigo_falha: 'vigilancia_indisponivel', iniciada_em: null });
+    expect(await detail(w, second)).toMatchObject({
+      estado: 'falhou',
+      codigo_falha: 'vigilancia_indisponivel',
+      iniciada_em: null,
+    });
     expect(await impedidas()).toHaveLength(1);
     // Capacity back: the next run concludes; cut again: the next impeded run raises again.
     await setCompany(w, { surveillanceCapacity: 5 });
@@ -631,10 +804,21 @@ describe('impeded executions', () => {
     await t.pull();
     const impeded = await newest(w, 1);
     await advance(w, START);
-    expect(await detail(w, impeded)).toMatchObject({ estado: 'falhou', fase: 'encerrada', codigo_falha: 'vigilancia_indisponivel', iniciada_em: null, terminada_em: iso(t0 + START) });
-    expect(await delivered(w, host)).toEqual([{ tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: impeded, causa: 'assinatura_inativa' }]);
+    expect(await detail(w, impeded)).toMatchObject({
+      estado: 'falhou',
+      fase: 'encerrada',
+      codigo_falha: 'vigilancia_indisponivel',
+      iniciada_em: null,
+      terminada_em: iso(t0 + START),
+    });
+    expect(await delivered(w, host)).toEqual([
+      { tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: impeded, causa: 'assinatura_inativa' },
+    ]);
     // While suspended: the list, the detail, the results and the CSV of the earlier execution as they were.
-    expect((await listAll(w)).map((i) => [i.id, i.estado])).toEqual([[impeded, 'falhou'], [before.id, 'concluida']]);
+    expect((await listAll(w)).map((i) => [i.id, i.estado])).toEqual([
+      [impeded, 'falhou'],
+      [before.id, 'concluida'],
+    ]);
     expect((await w.api.get(executionPath(before.id))).text).toBe(beforeDetail);
     expect((await w.api.get(resultsPath(before.id))).text).toBe(beforeResults);
     expect((await w.api.get(csvPath(before.id))).text).toBe(beforeCsv);
@@ -646,8 +830,14 @@ describe('impeded executions', () => {
     await t.pull();
     const id = await newest(w, 0);
     await advance(w, START);
-    expect(await detail(w, id)).toMatchObject({ estado: 'falhou', codigo_falha: 'vigilancia_indisponivel', resumo: null });
-    expect((await delivered(w, host)).filter((d) => d.motivo === 'execucao_impedida')).toEqual([{ tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: id, causa: 'indisponivel' }]);
+    expect(await detail(w, id)).toMatchObject({
+      estado: 'falhou',
+      codigo_falha: 'vigilancia_indisponivel',
+      resumo: null,
+    });
+    expect((await delivered(w, host)).filter((d) => d.motivo === 'execucao_impedida')).toEqual([
+      { tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: id, causa: 'indisponivel' },
+    ]);
   });
 });
 
@@ -664,7 +854,11 @@ describe('job faults of kind vigilancia', () => {
     await advance(w, delay - 1);
     expect((await detail(w, id)).estado).toBe('pendente');
     await advance(w, 1);
-    expect(await detail(w, id)).toMatchObject({ estado: 'executando', fase: 'avaliando', iniciada_em: iso(t0 + START + delay) });
+    expect(await detail(w, id)).toMatchObject({
+      estado: 'executando',
+      fase: 'avaliando',
+      iniciada_em: iso(t0 + START + delay),
+    });
     await advance(w, RUN);
     expect(await detail(w, id)).toMatchObject({ estado: 'concluida', terminada_em: iso(t0 + START + delay + RUN) });
   });
@@ -691,14 +885,21 @@ describe('job faults of kind vigilancia', () => {
       resumo: null,
     });
     expectError(await w.api.get(resultsPath(id)), 409, 'resultado_indisponivel');
-    expect(await delivered(w, host)).toEqual([{ tipo: 'vigilancia.degradada', motivo: 'execucao_falhou', vigilanciaId: id, causa: 'falha_execucao' }]);
+    expect(await delivered(w, host)).toEqual([
+      { tipo: 'vigilancia.degradada', motivo: 'execucao_falhou', vigilanciaId: id, causa: 'falha_execucao' },
+    ]);
     // The fault was spent: the next run concludes (the first concluded one: no divergencias.alteradas).
     const next = await pulled(w, t, 1);
-    expect((await detail(w, next.id)).resumo).toMatchObject({ produtos_avaliados: 1, produtos_reaproveitados: 0, total_achados: 1, divergente: false });
+    expect((await detail(w, next.id)).resumo).toMatchObject({
+      produtos_avaliados: 1,
+      produtos_reaproveitados: 0,
+      total_achados: 1,
+      divergente: false,
+    });
     expect(await delivered(w, host)).toHaveLength(1);
   });
 
-  it('matches by company: another company\'s fault leaves this company\'s run alone', async () => {
+  it("matches by company: another company's fault leaves this company's run alone", async () => {
     const { w, t } = await scene({ watching: {} });
     const other = await otherCompany(w);
     await executionFault(other, { fail: true });
@@ -732,7 +933,12 @@ describe('GET /v1/vigilancias/{id}/resultados', () => {
    */
   async function manyFindings(sc: Scene): Promise<string[]> {
     const products: string[] = [];
-    for (let i = 0; i < 2; i++) products.push(await item(sc.w, sc.catalog.id, sc.ref, { ncm: MISSING_NCM, atributos: unknownAttributes(127) }, [sc.t.carried]));
+    for (let i = 0; i < 2; i++)
+      products.push(
+        await item(sc.w, sc.catalog.id, sc.ref, { ncm: MISSING_NCM, atributos: unknownAttributes(127) }, [
+          sc.t.carried,
+        ]),
+      );
     await select(sc.w, products);
     // Against a shared server every later test that moves the clock a day would run another 256-finding
     // execution for this company: it stops watching once the test is over.
@@ -751,7 +957,10 @@ describe('GET /v1/vigilancias/{id}/resultados', () => {
     expect(walked.pages.map((p) => p.body.total_achados)).toEqual([256, 256]);
     expect(new Set(walked.items.map((f) => `${f.produto_id}|${f.tipo}|${f.detalhe}`)).size).toBe(256);
     // The whole list's order: product by product, each one's findings by rule, then by attribute code.
-    expect(walked.items.map((f) => f.produto_id)).toEqual([...Array<string>(128).fill(products[0]!), ...Array<string>(128).fill(products[1]!)]);
+    expect(walked.items.map((f) => f.produto_id)).toEqual([
+      ...Array<string>(128).fill(products[0]!),
+      ...Array<string>(128).fill(products[1]!),
+    ]);
     expect(walked.items.slice(0, 2).map((f) => [f.tipo, f.detalhe])).toEqual([
       ['ncm_inexistente', expect.stringContaining(MISSING_NCM)],
       ['atributo_desconhecido', expect.stringContaining('FORA_DO_DICIONARIO_000')],
@@ -759,24 +968,42 @@ describe('GET /v1/vigilancias/{id}/resultados', () => {
   });
 
   // spec: "GET /v1/vigilancias/{id}/resultados": Query `cursor`; any other parameter is refused like an unknown one.
-  it('refuses limite, whatever its value (422 campo_desconhecido query.limite: the page size is the service\'s), and a cursor not of this list (422 cursor_invalido query.cursor)', async () => {
+  it("refuses limite, whatever its value (422 campo_desconhecido query.limite: the page size is the service's), and a cursor not of this list (422 cursor_invalido query.cursor)", async () => {
     const sc = await scene();
     const { w, t } = sc;
     await manyFindings(sc);
     const { id } = await pulled(w, t, 0);
     const { id: second } = await pulled(w, t, 1);
-    for (const limite of ['1', '50', '200', '0', 'abc']) expectError(await w.api.get(`${resultsPath(id)}?limite=${limite}`), 422, 'campo_desconhecido', 'query.limite');
+    for (const limite of ['1', '50', '200', '0', 'abc'])
+      expectError(await w.api.get(`${resultsPath(id)}?limite=${limite}`), 422, 'campo_desconhecido', 'query.limite');
     const page = await w.api.get(resultsPath(second));
     const cursor = page.body.proximo_cursor as string;
     expect(cursor).toEqual(expect.any(String));
-    expectError(await w.api.get(`${resultsPath(second)}?cursor=${encodeURIComponent(cursor)}&limite=10`), 422, 'campo_desconhecido', 'query.limite');
-    expect((await w.api.get(`${resultsPath(second)}?cursor=${encodeURIComponent(cursor)}`)).body.itens).toHaveLength(56);
+    expectError(
+      await w.api.get(`${resultsPath(second)}?cursor=${encodeURIComponent(cursor)}&limite=10`),
+      422,
+      'campo_desconhecido',
+      'query.limite',
+    );
+    expect((await w.api.get(`${resultsPath(second)}?cursor=${encodeURIComponent(cursor)}`)).body.itens).toHaveLength(
+      56,
+    );
     expectError(await w.api.get(`${resultsPath(id)}?cursor=nao-e-um-cursor`), 422, 'cursor_invalido', 'query.cursor');
     // Another execution's cursor, and the executions list's cursor.
-    expectError(await w.api.get(`${resultsPath(id)}?cursor=${encodeURIComponent(cursor)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await w.api.get(`${resultsPath(id)}?cursor=${encodeURIComponent(cursor)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
     const list = await w.api.get(`${VIGILANCIAS}?limite=1`);
     expect(list.body.proximo_cursor).toEqual(expect.any(String));
-    expectError(await w.api.get(`${resultsPath(id)}?cursor=${encodeURIComponent(list.body.proximo_cursor)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await w.api.get(`${resultsPath(id)}?cursor=${encodeURIComponent(list.body.proximo_cursor)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
     expectError(await w.api.get(`${resultsPath(id)}?cursor=a&cursor=b`), 422, 'parametro_repetido', 'query.cursor');
   });
 });
@@ -799,17 +1026,28 @@ describe('GET /v1/vigilancias/{id}/resultados.csv', () => {
     const first = await pulled(w, t, 0);
     // The domain changes: the second product evaluated afresh, the first reused.
     const at = await now(w);
-    const changed = await publish(w, { atributos: [{ codigo: domain, nome: 'Acabamento', dominio: ['fosco', 'brilhante', 'acetinado'] }] });
+    const changed = await publish(w, {
+      atributos: [{ codigo: domain, nome: 'Acabamento', dominio: ['fosco', 'brilhante', 'acetinado'] }],
+    });
     const second = await newest(w, 1);
     await advance(w, START + RUN);
     const { items } = await allFindings(w, second);
-    expect(items.map((f) => [f.produto_id, f.tipo, f.reaproveitado])).toEqual([[bad, 'atributo_valor_invalido', true], [finished, 'atributo_valor_invalido', false]]);
+    expect(items.map((f) => [f.produto_id, f.tipo, f.reaproveitado])).toEqual([
+      [bad, 'atributo_valor_invalido', true],
+      [finished, 'atributo_valor_invalido', false],
+    ]);
     const response = await w.target.fetch(csvPath(second), { headers: { authorization: `Bearer ${w.company.token}` } });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
     expect(response.headers.get('x-request-id')).toMatch(REQUEST_ID);
     const bytes = Buffer.from(await response.arrayBuffer());
-    const expected = HEADER + items.map((f) => csvLine([f.produto_id, f.ncm, f.tipo, f.detalhe, f.avaliado_em, f.snapshot_id, String(f.reaproveitado)])).join('');
+    const expected =
+      HEADER +
+      items
+        .map((f) =>
+          csvLine([f.produto_id, f.ncm, f.tipo, f.detalhe, f.avaliado_em, f.snapshot_id, String(f.reaproveitado)]),
+        )
+        .join('');
     expect(bytes.equals(Buffer.from(expected, 'utf8'))).toBe(true);
     const rows = bytes.toString('utf8').split('\r\n');
     expect(rows).toHaveLength(4);
@@ -846,8 +1084,20 @@ describe('GET /v1/vigilancias', () => {
     const tc = await now(w);
     await t.pull();
     const c = await newest(w, 2);
-    const itemA = { id: a.id, estado: 'concluida', fase: 'publicada', criada_em: iso(a.at), resultado_disponivel: true };
-    const itemB = { id: b.id, estado: 'concluida', fase: 'publicada', criada_em: iso(b.at), resultado_disponivel: true };
+    const itemA = {
+      id: a.id,
+      estado: 'concluida',
+      fase: 'publicada',
+      criada_em: iso(a.at),
+      resultado_disponivel: true,
+    };
+    const itemB = {
+      id: b.id,
+      estado: 'concluida',
+      fase: 'publicada',
+      criada_em: iso(b.at),
+      resultado_disponivel: true,
+    };
     const itemC = { id: c, estado: 'pendente', fase: 'na_fila', criada_em: iso(tc), resultado_disponivel: false };
     const all = await w.api.get(VIGILANCIAS);
     expect(all.status, all.text).toBe(200);
@@ -880,10 +1130,14 @@ describe('GET /v1/vigilancias', () => {
     expect(all.length).toBeGreaterThanOrEqual(101);
     const newestFirst = all.map((i) => i.id);
     const pages = (query: string) => cursorPages(w.api, VIGILANCIAS, query);
-    const sizes = (total: number, size: number) => Array.from({ length: Math.ceil(total / size) }, (_, i) => Math.min(size, total - i * size));
+    const sizes = (total: number, size: number) =>
+      Array.from({ length: Math.ceil(total / size) }, (_, i) => Math.min(size, total - i * size));
     for (const limite of ['100', '101', '1000']) {
       const bounded = await pages(`limite=${limite}`);
-      expect(bounded.map((p) => p.length), `limite=${limite}`).toEqual(sizes(all.length, 100));
+      expect(
+        bounded.map((p) => p.length),
+        `limite=${limite}`,
+      ).toEqual(sizes(all.length, 100));
       expect(bounded.flat()).toEqual(newestFirst);
     }
     const byDefault = await pages('');
@@ -892,7 +1146,7 @@ describe('GET /v1/vigilancias', () => {
   });
 
   // spec: AUTH-06
-  it('answers an empty list for a company without executions, and lists no other company\'s', async () => {
+  it("answers an empty list for a company without executions, and lists no other company's", async () => {
     const w = await world();
     await clearOfDaily(w);
     const ref = await reference(w);
@@ -916,7 +1170,9 @@ describe('GET /v1/vigilancias', () => {
     const first = await w.api.get(`${VIGILANCIAS}?limite=0000002`);
     expect(first.status, first.text).toBe(200);
     expect(first.body.itens.map((i: { id: string }) => i.id)).toEqual([c.id, b.id]);
-    const rest = await w.api.get(`${VIGILANCIAS}?limite=0000002&cursor=${encodeURIComponent(first.body.proximo_cursor)}`);
+    const rest = await w.api.get(
+      `${VIGILANCIAS}?limite=0000002&cursor=${encodeURIComponent(first.body.proximo_cursor)}`,
+    );
     expect(rest.body.itens.map((i: { id: string }) => i.id)).toEqual([a.id]);
     expect(rest.body.proximo_cursor).toBeNull();
     expect((await w.api.get(`${VIGILANCIAS}?limite=0000050`)).body.itens).toHaveLength(3);
@@ -930,7 +1186,8 @@ describe('GET /v1/vigilancias', () => {
     await select(other, [await item(other, otherCatalog.id, ref, {}, [t.carried])]);
     await t.pull();
     await t.pull();
-    for (const bad of ['0', '-1', '1.5', 'dez']) expectError(await w.api.get(`${VIGILANCIAS}?limite=${bad}`), 422, 'valor_invalido', 'query.limite');
+    for (const bad of ['0', '-1', '1.5', 'dez'])
+      expectError(await w.api.get(`${VIGILANCIAS}?limite=${bad}`), 422, 'valor_invalido', 'query.limite');
     expect((await w.api.get(`${VIGILANCIAS}?limite=100`)).status).toBe(200);
     const capped = await w.api.get(`${VIGILANCIAS}?limite=101`);
     expect(capped.status, capped.text).toBe(200);
@@ -939,7 +1196,12 @@ describe('GET /v1/vigilancias', () => {
     expectError(await w.api.get(`${VIGILANCIAS}?ordem=asc`), 422, 'campo_desconhecido', 'query.ordem');
     const theirs = await other.api.get(`${VIGILANCIAS}?limite=1`);
     expect(theirs.body.proximo_cursor).toEqual(expect.any(String));
-    expectError(await w.api.get(`${VIGILANCIAS}?cursor=${encodeURIComponent(theirs.body.proximo_cursor)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await w.api.get(`${VIGILANCIAS}?cursor=${encodeURIComponent(theirs.body.proximo_cursor)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
     const ours = await w.api.get(`${VIGILANCIAS}?limite=1`);
     expect((await w.api.get(`${VIGILANCIAS}?cursor=${encodeURIComponent(ours.body.proximo_cursor)}`)).status).toBe(200);
   });
@@ -948,8 +1210,17 @@ describe('GET /v1/vigilancias', () => {
 describe('methods', () => {
   it('answers 405 metodo_nao_permitido with Allow GET, HEAD on the four paths', async () => {
     const w = await world();
-    const allow = (answer: Answer) => (answer.headers.get('allow') ?? '').split(',').map((m) => m.trim()).sort();
-    for (const [method, path] of [['POST', VIGILANCIAS], ['DELETE', executionPath(UNKNOWN_V7_ID)], ['POST', resultsPath(UNKNOWN_V7_ID)], ['PUT', csvPath(UNKNOWN_V7_ID)]] as const) {
+    const allow = (answer: Answer) =>
+      (answer.headers.get('allow') ?? '')
+        .split(',')
+        .map((m) => m.trim())
+        .sort();
+    for (const [method, path] of [
+      ['POST', VIGILANCIAS],
+      ['DELETE', executionPath(UNKNOWN_V7_ID)],
+      ['POST', resultsPath(UNKNOWN_V7_ID)],
+      ['PUT', csvPath(UNKNOWN_V7_ID)],
+    ] as const) {
       const answer = await w.api.request(method, path, { body: {} });
       expectError(answer, 405, 'metodo_nao_permitido');
       expect(allow(answer), `${method} ${path}`).toEqual(['GET', 'HEAD']);
@@ -962,7 +1233,17 @@ describe('permissions and ownership', () => {
   it('the four GETs need catalogo:ler: 403 permissao_insuficiente without it, 200 with only it', async () => {
     const { w, t } = await scene({ watching: {} });
     const { id } = await pulled(w, t, 0);
-    const others = w.api.as((await w.controls.addCredential(w.company.companyId, ['catalogo:gerenciar', 'vigilancia:gerenciar', 'analise:executar', 'estabelecimento:gerenciar', 'webhook:gerenciar'])).token);
+    const others = w.api.as(
+      (
+        await w.controls.addCredential(w.company.companyId, [
+          'catalogo:gerenciar',
+          'vigilancia:gerenciar',
+          'analise:executar',
+          'estabelecimento:gerenciar',
+          'webhook:gerenciar',
+        ])
+      ).token,
+    );
     const reader = w.api.as((await w.controls.addCredential(w.company.companyId, ['catalogo:ler'])).token);
     for (const path of [VIGILANCIAS, executionPath(id), resultsPath(id), csvPath(id)]) {
       expectError(await others.get(path), 403, 'permissao_insuficiente', null);
@@ -973,17 +1254,29 @@ describe('permissions and ownership', () => {
   it('answers 401 without a valid credential', async () => {
     const w = await world();
     expectError(await w.api.as(undefined).get(VIGILANCIAS), 401, 'credencial_ausente', 'header.authorization');
-    expectError(await w.api.as(undefined).get(executionPath(UNKNOWN_V7_ID)), 401, 'credencial_ausente', 'header.authorization');
-    expectError(await w.api.as('svc_at_not-a-token').get(resultsPath(UNKNOWN_V7_ID)), 401, 'credencial_invalida', 'header.authorization');
+    expectError(
+      await w.api.as(undefined).get(executionPath(UNKNOWN_V7_ID)),
+      401,
+      'credencial_ausente',
+      'header.authorization',
+    );
+    expectError(
+      await w.api.as('svc_at_not-a-token').get(resultsPath(UNKNOWN_V7_ID)),
+      401,
+      'credencial_invalida',
+      'header.authorization',
+    );
   });
 
   // spec: AUTH-04, REQ-13
-  it('answers 404 vigilancia_nao_encontrada at path.id for another company\'s execution or an unknown id; 422 for a malformed id', async () => {
+  it("answers 404 vigilancia_nao_encontrada at path.id for another company's execution or an unknown id; 422 for a malformed id", async () => {
     const { w, t } = await scene({ watching: {} });
     const { id } = await pulled(w, t, 0);
     const other = await otherCompany(w);
-    for (const path of [executionPath(id), resultsPath(id), csvPath(id)]) expectError(await other.api.get(path), 404, 'vigilancia_nao_encontrada', 'path.id');
-    for (const path of [executionPath(UNKNOWN_V7_ID), resultsPath(UNKNOWN_V7_ID), csvPath(UNKNOWN_V7_ID)]) expectError(await w.api.get(path), 404, 'vigilancia_nao_encontrada', 'path.id');
+    for (const path of [executionPath(id), resultsPath(id), csvPath(id)])
+      expectError(await other.api.get(path), 404, 'vigilancia_nao_encontrada', 'path.id');
+    for (const path of [executionPath(UNKNOWN_V7_ID), resultsPath(UNKNOWN_V7_ID), csvPath(UNKNOWN_V7_ID)])
+      expectError(await w.api.get(path), 404, 'vigilancia_nao_encontrada', 'path.id');
     expectError(await w.api.get(executionPath('abc')), 422, 'valor_invalido', 'path.id');
     expectError(await w.api.get(resultsPath('abc')), 422, 'valor_invalido', 'path.id');
     const upper = await w.api.get(executionPath(id.toUpperCase()));

@@ -48,7 +48,8 @@ async function selectionCompany(capacity: number, selects: number): Promise<Worl
   const w = await world();
   await freshSelection(w.api);
   const { body } = await read(w);
-  if (body.capacidade < selects) notHere(`needs a surveillance capacity of ${selects} at least (the company has ${body.capacidade})`);
+  if (body.capacidade < selects)
+    notHere(`needs a surveillance capacity of ${selects} at least (the company has ${body.capacidade})`);
   return w;
 }
 
@@ -63,7 +64,10 @@ async function read(w: World): Promise<{ body: View; etag: string; answer: Answe
 
 /** PATCH with If-Match `etag` (undefined: none). */
 function patch(w: World, etag: string | undefined, body: unknown, options: { key?: string } = {}): Promise<Answer> {
-  return w.api.patch(VIGILANCIA, body, { ...(etag === undefined ? {} : { ifMatch: etag }), ...(options.key === undefined ? {} : { key: options.key }) });
+  return w.api.patch(VIGILANCIA, body, {
+    ...(etag === undefined ? {} : { ifMatch: etag }),
+    ...(options.key === undefined ? {} : { key: options.key }),
+  });
 }
 
 /** PATCH with the current ETag; fails unless 200. Returns the new view and ETag. */
@@ -88,12 +92,16 @@ async function productEtag(w: World, id: string): Promise<string> {
 }
 
 async function link(w: World, catalogId: string, productId: string): Promise<void> {
-  const answer = await w.api.put(`${productsPath(catalogId)}/${productId}`, undefined, { ifMatch: await productEtag(w, productId) });
+  const answer = await w.api.put(`${productsPath(catalogId)}/${productId}`, undefined, {
+    ifMatch: await productEtag(w, productId),
+  });
   expect(answer.status, answer.text).toBe(200);
 }
 
 async function unlink(w: World, catalogId: string, productId: string): Promise<void> {
-  const answer = await w.api.delete(`${productsPath(catalogId)}/${productId}`, undefined, { ifMatch: await productEtag(w, productId) });
+  const answer = await w.api.delete(`${productsPath(catalogId)}/${productId}`, undefined, {
+    ifMatch: await productEtag(w, productId),
+  });
   expect(answer.status, answer.text).toBe(200);
 }
 
@@ -154,7 +162,14 @@ async function watched(w: World, limite: number): Promise<{ ids: string[]; sizes
 }
 
 /** Expects the refusal and that GET answers exactly what it answered before (body bytes and ETag). */
-async function expectRefusedUnchanged(w: World, answer: Answer, before: { answer: Answer; etag: string }, status: number, codigo: string, caminho: Caminho): Promise<void> {
+async function expectRefusedUnchanged(
+  w: World,
+  answer: Answer,
+  before: { answer: Answer; etag: string },
+  status: number,
+  codigo: string,
+  caminho: Caminho,
+): Promise<void> {
   expectError(answer, status, codigo, caminho);
   expect(answer.headers.get('etag')).toBeNull();
   const after = await read(w);
@@ -186,7 +201,11 @@ describe('GET /v1/empresa/vigilancia', () => {
     await products(w, branch, 2);
     await link(w, branch, inHead[0]!);
     const after = await read(w);
-    expect(after.body).toEqual({ ...before.body, cadastrados: before.body.cadastrados + 5, elegiveis: before.body.elegiveis + 5 });
+    expect(after.body).toEqual({
+      ...before.body,
+      cadastrados: before.body.cadastrados + 5,
+      elegiveis: before.body.elegiveis + 5,
+    });
     expect(after.etag).toBe(before.etag);
   });
 
@@ -195,7 +214,10 @@ describe('GET /v1/empresa/vigilancia', () => {
     // What the company counted before the test's products: nothing in a new company (emptyView).
     const start = (await read(w)).body;
     if (deployment === undefined) expect(start).toEqual(emptyView(10));
-    const counts = (cadastrados: number, elegiveis: number) => ({ cadastrados: start.cadastrados + cadastrados, elegiveis: start.elegiveis + elegiveis });
+    const counts = (cadastrados: number, elegiveis: number) => ({
+      cadastrados: start.cadastrados + cadastrados,
+      elegiveis: start.elegiveis + elegiveis,
+    });
     const head = await headOfficeCatalog(w);
     const branch = await branchCatalog(w);
     const [a, b] = await products(w, head.id, 2);
@@ -227,7 +249,14 @@ describe('GET /v1/empresa/vigilancia', () => {
     await deleteCatalog(w, head.id);
     const after = await read(w);
     // b and c were exclusive to the deleted catalog: deactivated; b leaves the selection. a stays, in the branch.
-    expect(after.body).toEqual({ ...before.body, cadastrados: 2, elegiveis: 2, selecionados: 2, vagas: 8, cobertura: 'integral' });
+    expect(after.body).toEqual({
+      ...before.body,
+      cadastrados: 2,
+      elegiveis: 2,
+      selecionados: 2,
+      vagas: 8,
+      cobertura: 'integral',
+    });
     expect(after.etag).toBe(before.etag);
     expect((await watched(w, 50)).ids).toEqual([a, d]);
   });
@@ -238,7 +267,13 @@ describe('GET /v1/empresa/vigilancia', () => {
     await products(w, head.id, 2);
     expect((await read(w)).body).toMatchObject({ elegiveis: 2, capacidade: 2, exige_selecao: false, vagas: 2 });
     await products(w, head.id, 1);
-    expect((await read(w)).body).toMatchObject({ elegiveis: 3, capacidade: 2, exige_selecao: true, vagas: 2, cobertura: 'sem_selecao' });
+    expect((await read(w)).body).toMatchObject({
+      elegiveis: 3,
+      capacidade: 2,
+      exige_selecao: true,
+      vagas: 2,
+      cobertura: 'sem_selecao',
+    });
   });
 });
 
@@ -253,7 +288,13 @@ describe('PATCH /v1/empresa/vigilancia: accepted changes', () => {
     if (deployment === undefined) expect(before.body).toEqual({ ...emptyView(5), cadastrados: 3, elegiveis: 3 });
     const answer = await patch(w, before.etag, { modo: 'selecao', adicionar: [a, b] });
     expect(answer.status, answer.text).toBe(200);
-    expect(answer.body).toEqual({ ...before.body, selecionados: 2, vagas: before.body.capacidade - 2, cobertura: 'parcial', versao: before.body.versao + 1 });
+    expect(answer.body).toEqual({
+      ...before.body,
+      selecionados: 2,
+      vagas: before.body.capacidade - 2,
+      cobertura: 'parcial',
+      versao: before.body.versao + 1,
+    });
     const etag = answer.headers.get('etag');
     expect(etag).toMatch(ETAG);
     expect(etag).not.toBe(before.etag);
@@ -350,13 +391,41 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     const [a, b] = await products(w, head.id, 2);
     await change(w, { modo: 'selecao', adicionar: [a] });
     const before = await read(w);
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [b, a, b] }), before, 422, 'produto_repetido', 'body.adicionar[2]');
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [b], remover: [a, a] }), before, 422, 'produto_repetido', 'body.remover[1]');
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [a], remover: [a] }), before, 422, 'produto_repetido', 'body.remover[0]');
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'todos', adicionar: [b, b!.toUpperCase()] }), before, 422, 'produto_repetido', 'body.adicionar[1]');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', adicionar: [b, a, b] }),
+      before,
+      422,
+      'produto_repetido',
+      'body.adicionar[2]',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', adicionar: [b], remover: [a, a] }),
+      before,
+      422,
+      'produto_repetido',
+      'body.remover[1]',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', adicionar: [a], remover: [a] }),
+      before,
+      422,
+      'produto_repetido',
+      'body.remover[0]',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'todos', adicionar: [b, b!.toUpperCase()] }),
+      before,
+      422,
+      'produto_repetido',
+      'body.adicionar[1]',
+    );
   });
 
-  it('an id that is not an active product of the company → 422 produto_invalido at its place: unknown, not a product, another company\'s product', async () => {
+  it("an id that is not an active product of the company → 422 produto_invalido at its place: unknown, not a product, another company's product", async () => {
     const w = await companyWith({ surveillanceCapacity: 5 });
     const head = await headOfficeCatalog(w);
     const [a, b] = await products(w, head.id, 2);
@@ -364,12 +433,47 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     const other = await otherCompany(w);
     const theirs = (await product(other, (await headOfficeCatalog(other)).id)).id;
     const before = await read(w);
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [b, UNKNOWN_V7_ID] }), before, 422, 'produto_invalido', 'body.adicionar[1]');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', adicionar: [b, UNKNOWN_V7_ID] }),
+      before,
+      422,
+      'produto_invalido',
+      'body.adicionar[1]',
+    );
     // Ids of the company that name something else: its catalog, its head office.
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [head.id] }), before, 422, 'produto_invalido', 'body.adicionar[0]');
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', remover: [w.company.headOffice.id] }), before, 422, 'produto_invalido', 'body.remover[0]');
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [b, theirs] }), before, 422, 'produto_invalido', 'body.adicionar[1]');
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', remover: [a, theirs] }), before, 422, 'produto_invalido', 'body.remover[1]');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', adicionar: [head.id] }),
+      before,
+      422,
+      'produto_invalido',
+      'body.adicionar[0]',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', remover: [w.company.headOffice.id] }),
+      before,
+      422,
+      'produto_invalido',
+      'body.remover[0]',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', adicionar: [b, theirs] }),
+      before,
+      422,
+      'produto_invalido',
+      'body.adicionar[1]',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', remover: [a, theirs] }),
+      before,
+      422,
+      'produto_invalido',
+      'body.remover[1]',
+    );
     // The other company's selection is untouched by any of it.
     expect((await read(other)).body).toMatchObject({ selecionados: 0, versao: 1 });
   });
@@ -380,9 +484,23 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     const [a, b, c] = await products(w, head.id, 3);
     await change(w, { modo: 'selecao', adicionar: [a] });
     const before = await read(w);
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', remover: [a, b] }), before, 422, 'produto_nao_selecionado', 'body.remover[1]');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', remover: [a, b] }),
+      before,
+      422,
+      'produto_nao_selecionado',
+      'body.remover[1]',
+    );
     // Added in the same request does not count as selected.
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [c], remover: [b] }), before, 422, 'produto_nao_selecionado', 'body.remover[0]');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', adicionar: [c], remover: [b] }),
+      before,
+      422,
+      'produto_nao_selecionado',
+      'body.remover[0]',
+    );
   });
 
   it('checks the ids one by one in body order (adicionar, then remover), each with its three checks, before anything else', async () => {
@@ -392,14 +510,49 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     await change(w, { modo: 'selecao', adicionar: [a] });
     const before = await read(w);
     // adicionar[1] is unknown, remover[0] repeats adicionar[0]: the first in body order wins.
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [b, UNKNOWN_ID], remover: [b] }), before, 422, 'produto_invalido', 'body.adicionar[1]');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', adicionar: [b, UNKNOWN_ID], remover: [b] }),
+      before,
+      422,
+      'produto_invalido',
+      'body.adicionar[1]',
+    );
     // remover[0] is not selected, remover[1] is unknown.
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', remover: [c, UNKNOWN_ID] }), before, 422, 'produto_nao_selecionado', 'body.remover[0]');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', remover: [c, UNKNOWN_ID] }),
+      before,
+      422,
+      'produto_nao_selecionado',
+      'body.remover[0]',
+    );
     // An unknown id written twice: the first place is already invalid.
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [UNKNOWN_ID, UNKNOWN_ID] }), before, 422, 'produto_invalido', 'body.adicionar[0]');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', adicionar: [UNKNOWN_ID, UNKNOWN_ID] }),
+      before,
+      422,
+      'produto_invalido',
+      'body.adicionar[0]',
+    );
     // The ids before the precondition (none, stale) and before the capacity (2 > 1).
-    await expectRefusedUnchanged(w, await patch(w, undefined, { modo: 'selecao', adicionar: [b, b] }), before, 422, 'produto_repetido', 'body.adicionar[1]');
-    await expectRefusedUnchanged(w, await patch(w, '"stale"', { modo: 'selecao', remover: [c] }), before, 422, 'produto_nao_selecionado', 'body.remover[0]');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, undefined, { modo: 'selecao', adicionar: [b, b] }),
+      before,
+      422,
+      'produto_repetido',
+      'body.adicionar[1]',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, '"stale"', { modo: 'selecao', remover: [c] }),
+      before,
+      422,
+      'produto_nao_selecionado',
+      'body.remover[0]',
+    );
   });
 
   // spec: LIM-12, LIM-13
@@ -407,23 +560,91 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     const w = await selectionCompany(5, 0);
     await headOfficeCatalog(w);
     const before = await read(w);
-    const ids = (n: number) => Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: ids(201) }), before, 422, 'valor_invalido', 'body.adicionar');
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', remover: ids(201) }), before, 422, 'valor_invalido', 'body.remover');
+    const ids = (n: number) =>
+      Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', adicionar: ids(201) }),
+      before,
+      422,
+      'valor_invalido',
+      'body.adicionar',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', remover: ids(201) }),
+      before,
+      422,
+      'valor_invalido',
+      'body.remover',
+    );
     // Exactly 200: the shape is fine, the first id is not a product.
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: ids(200), remover: ids(200).map((id) => id.replace('-4000-', '-4001-')) }), before, 422, 'produto_invalido', 'body.adicionar[0]');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, {
+        modo: 'selecao',
+        adicionar: ids(200),
+        remover: ids(200).map((id) => id.replace('-4000-', '-4001-')),
+      }),
+      before,
+      422,
+      'produto_invalido',
+      'body.adicionar[0]',
+    );
   });
 
   // spec: SURV-09, SURV-11
   it('an invalid modo, an unknown field or an id that is not a uuid → 422 at its place', async () => {
     const w = await selectionCompany(5, 0);
     const before = await read(w);
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'tudo' }), before, 422, 'valor_invalido', 'body.modo');
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'TODOS' }), before, 422, 'valor_invalido', 'body.modo');
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 1 }), before, 422, 'valor_invalido', 'body.modo');
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: ['123'] }), before, 422, 'valor_invalido', 'body.adicionar[0]');
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', remover: 'x' }), before, 422, 'valor_invalido', 'body.remover');
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', selecionar: [] }), before, 422, 'campo_desconhecido', 'body.selecionar');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'tudo' }),
+      before,
+      422,
+      'valor_invalido',
+      'body.modo',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'TODOS' }),
+      before,
+      422,
+      'valor_invalido',
+      'body.modo',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 1 }),
+      before,
+      422,
+      'valor_invalido',
+      'body.modo',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', adicionar: ['123'] }),
+      before,
+      422,
+      'valor_invalido',
+      'body.adicionar[0]',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', remover: 'x' }),
+      before,
+      422,
+      'valor_invalido',
+      'body.remover',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', selecionar: [] }),
+      before,
+      422,
+      'campo_desconhecido',
+      'body.selecionar',
+    );
   });
 
   // spec: SURV-10
@@ -433,12 +654,33 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     const [a] = await products(w, head.id, 1);
     const before = await read(w);
     for (const adicionar of [a, {}, { 0: a }, 1, true, null]) {
-      await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar }), before, 422, 'valor_invalido', 'body.adicionar');
+      await expectRefusedUnchanged(
+        w,
+        await patch(w, before.etag, { modo: 'selecao', adicionar }),
+        before,
+        422,
+        'valor_invalido',
+        'body.adicionar',
+      );
     }
     for (const item of [1, null, true, [a], { id: a }]) {
-      await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [item] }), before, 422, 'valor_invalido', 'body.adicionar[0]');
+      await expectRefusedUnchanged(
+        w,
+        await patch(w, before.etag, { modo: 'selecao', adicionar: [item] }),
+        before,
+        422,
+        'valor_invalido',
+        'body.adicionar[0]',
+      );
     }
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [a, 2] }), before, 422, 'valor_invalido', 'body.adicionar[1]');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', adicionar: [a, 2] }),
+      before,
+      422,
+      'valor_invalido',
+      'body.adicionar[1]',
+    );
     // The same product as an array of one string is accepted: the refusals were the shape's.
     const answer = await patch(w, before.etag, { modo: 'selecao', adicionar: [a] });
     expect(answer.status, answer.text).toBe(200);
@@ -449,7 +691,14 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
   it('a missing modo → 422 campo_obrigatorio at body.modo (modo is required)', async () => {
     const w = await selectionCompany(5, 0);
     const before = await read(w);
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { adicionar: [] }), before, 422, 'campo_obrigatorio', 'body.modo');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { adicionar: [] }),
+      before,
+      422,
+      'campo_obrigatorio',
+      'body.modo',
+    );
     await expectRefusedUnchanged(w, await patch(w, before.etag, {}), before, 422, 'campo_obrigatorio', 'body.modo');
   });
 
@@ -461,11 +710,39 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     const stale = (await read(w)).etag;
     await change(w, { modo: 'selecao', adicionar: [a] });
     const before = await read(w);
-    await expectRefusedUnchanged(w, await patch(w, undefined, { modo: 'selecao', remover: [a] }), before, 428, 'precondicao_ausente', 'header.if-match');
-    await expectRefusedUnchanged(w, await patch(w, stale, { modo: 'selecao', remover: [a] }), before, 412, 'precondicao_falhou', 'header.if-match');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, undefined, { modo: 'selecao', remover: [a] }),
+      before,
+      428,
+      'precondicao_ausente',
+      'header.if-match',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, stale, { modo: 'selecao', remover: [a] }),
+      before,
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     // Over capacity (2 > 1 in selecao; 2 eligible > 1 in todos), the precondition is still checked first.
-    await expectRefusedUnchanged(w, await patch(w, undefined, { modo: 'selecao', adicionar: [b] }), before, 428, 'precondicao_ausente', 'header.if-match');
-    await expectRefusedUnchanged(w, await patch(w, stale, { modo: 'todos' }), before, 412, 'precondicao_falhou', 'header.if-match');
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, undefined, { modo: 'selecao', adicionar: [b] }),
+      before,
+      428,
+      'precondicao_ausente',
+      'header.if-match',
+    );
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, stale, { modo: 'todos' }),
+      before,
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     // The current ETag among others matches.
     const answer = await patch(w, `"other", ${before.etag}`, { modo: 'selecao', remover: [a] });
     expect(answer.status, answer.text).toBe(200);
@@ -479,9 +756,23 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     await change(w, { modo: 'selecao', adicionar: [a] });
     const before = await read(w);
     expect(before.body).toMatchObject({ exige_selecao: true, modo: 'selecao', versao: 2 });
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'todos' }), before, 409, 'capacidade_insuficiente', null);
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'todos' }),
+      before,
+      409,
+      'capacidade_insuficiente',
+      null,
+    );
     // The additions and removals that came with it are not applied either.
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'todos', adicionar: [b], remover: [a] }), before, 409, 'capacidade_insuficiente', null);
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'todos', adicionar: [b], remover: [a] }),
+      before,
+      409,
+      'capacidade_insuficiente',
+      null,
+    );
     expect((await watched(w, 50)).ids).toEqual([a]);
   });
 
@@ -492,7 +783,14 @@ describe('PATCH /v1/empresa/vigilancia: refusals', () => {
     const [a, b, c] = await products(w, head.id, 3);
     await change(w, { modo: 'selecao', adicionar: [a] });
     const before = await read(w);
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', adicionar: [b, c] }), before, 409, 'capacidade_insuficiente', null);
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', adicionar: [b, c] }),
+      before,
+      409,
+      'capacidade_insuficiente',
+      null,
+    );
     expect((await watched(w, 50)).ids).toEqual([a]);
     const answer = await patch(w, before.etag, { modo: 'selecao', adicionar: [b, c], remover: [a] });
     expect(answer.status, answer.text).toBe(200);
@@ -508,7 +806,18 @@ describe('PATCH /v1/empresa/vigilancia: mode todos', () => {
     const [a, b, c] = await products(w, head.id, 3);
     await change(w, { modo: 'selecao', adicionar: [b] });
     const all = await change(w, { modo: 'todos' });
-    expect(all.body).toEqual({ cadastrados: 3, selecionados: 3, elegiveis: 3, vagas: 0, cobertura: 'integral', exige_selecao: false, modo: 'todos', versao: 3, capacidade: 3, direito_ativo: true });
+    expect(all.body).toEqual({
+      cadastrados: 3,
+      selecionados: 3,
+      elegiveis: 3,
+      vagas: 0,
+      cobertura: 'integral',
+      exige_selecao: false,
+      modo: 'todos',
+      versao: 3,
+      capacidade: 3,
+      direito_ativo: true,
+    });
     expect((await watched(w, 50)).ids).toEqual([a, b, c]);
     const back = await change(w, { modo: 'selecao' });
     expect(back.body).toMatchObject({ selecionados: 1, vagas: 2, cobertura: 'parcial', modo: 'selecao', versao: 4 });
@@ -545,7 +854,12 @@ describe('cobertura', () => {
     const [d] = await products(w, head.id, 1);
     expect((await read(w)).body).toMatchObject({ cobertura: 'parcial', elegiveis: 4, selecionados: 3 });
     await unlink(w, head.id, d!);
-    expect((await read(w)).body).toMatchObject({ cobertura: 'integral', elegiveis: 3, selecionados: 3, cadastrados: 4 });
+    expect((await read(w)).body).toMatchObject({
+      cobertura: 'integral',
+      elegiveis: 3,
+      selecionados: 3,
+      cadastrados: 4,
+    });
   });
 
   it('a selected product unlinked from its last catalog stays selected and watched, no longer eligible', async () => {
@@ -571,7 +885,18 @@ describe('cobertura', () => {
     const before = await read(w);
     await setCompany(w, { surveillanceCapacity: 2 });
     const after = await read(w);
-    expect(after.body).toEqual({ cadastrados: 3, selecionados: 3, elegiveis: 3, vagas: 0, cobertura: 'capacidade_excedida', exige_selecao: true, modo: 'selecao', versao: 2, capacidade: 2, direito_ativo: true });
+    expect(after.body).toEqual({
+      cadastrados: 3,
+      selecionados: 3,
+      elegiveis: 3,
+      vagas: 0,
+      cobertura: 'capacidade_excedida',
+      exige_selecao: true,
+      modo: 'selecao',
+      versao: 2,
+      capacidade: 2,
+      direito_ativo: true,
+    });
     expect(after.etag).toBe(before.etag);
     await setCompany(w, { surveillanceCapacity: 3 });
     expect((await read(w)).body).toMatchObject({ cobertura: 'integral', vagas: 0, exige_selecao: false });
@@ -583,7 +908,14 @@ describe('cobertura', () => {
     await products(w, head.id, 2);
     await change(w, { modo: 'todos' });
     await products(w, head.id, 1);
-    expect((await read(w)).body).toMatchObject({ selecionados: 3, elegiveis: 3, vagas: 0, cobertura: 'capacidade_excedida', exige_selecao: true, modo: 'todos' });
+    expect((await read(w)).body).toMatchObject({
+      selecionados: 3,
+      elegiveis: 3,
+      vagas: 0,
+      cobertura: 'capacidade_excedida',
+      exige_selecao: true,
+      modo: 'todos',
+    });
   });
 
   it('indisponivel without entitlement whatever the selection; the selection can still be changed', async () => {
@@ -592,13 +924,30 @@ describe('cobertura', () => {
     const head = await headOfficeCatalog(w);
     const [a, b] = await products(w, head.id, 2);
     const changed = await change(w, { modo: 'selecao', adicionar: [a] });
-    expect(changed.body).toMatchObject({ selecionados: 1, vagas: 3, cobertura: 'indisponivel', direito_ativo: false, versao: 2 });
-    expect((await change(w, { modo: 'todos' })).body).toMatchObject({ selecionados: 2, cobertura: 'indisponivel', modo: 'todos' });
+    expect(changed.body).toMatchObject({
+      selecionados: 1,
+      vagas: 3,
+      cobertura: 'indisponivel',
+      direito_ativo: false,
+      versao: 2,
+    });
+    expect((await change(w, { modo: 'todos' })).body).toMatchObject({
+      selecionados: 2,
+      cobertura: 'indisponivel',
+      modo: 'todos',
+    });
     // The capacity check still applies.
     await setCompany(w, { surveillanceCapacity: 1 });
     expect((await read(w)).body).toMatchObject({ cobertura: 'indisponivel', capacidade: 1 });
     const before = await read(w);
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'todos', adicionar: [b] }), before, 409, 'capacidade_insuficiente', null);
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'todos', adicionar: [b] }),
+      before,
+      409,
+      'capacidade_insuficiente',
+      null,
+    );
     // Entitled again: the coverage it has by the other rules.
     await setCompany(w, { surveillanceEntitled: true });
     expect((await read(w)).body).toMatchObject({ cobertura: 'capacidade_excedida', direito_ativo: true });
@@ -606,7 +955,12 @@ describe('cobertura', () => {
     await setCompany(w, { surveillanceCapacity: 5 });
     expect((await read(w)).body.cobertura).toBe('integral');
     await setCompany(w, { surveillanceEntitled: false });
-    expect((await read(w)).body).toMatchObject({ cobertura: 'indisponivel', direito_ativo: false, selecionados: 2, vagas: 3 });
+    expect((await read(w)).body).toMatchObject({
+      cobertura: 'indisponivel',
+      direito_ativo: false,
+      selecionados: 2,
+      vagas: 3,
+    });
   });
 });
 
@@ -649,7 +1003,7 @@ describe('GET /v1/empresa/vigilancia/produtos', () => {
     expect((await watched(w, 200)).ids).toEqual([a, b, c, e]);
   });
 
-  it('a cursor of the other mode → 422 cursor_invalido at query.cursor; so is another company\'s cursor', async () => {
+  it("a cursor of the other mode → 422 cursor_invalido at query.cursor; so is another company's cursor", async () => {
     const w = await companyWith({ surveillanceCapacity: 10 });
     const head = await headOfficeCatalog(w);
     const [a, b, c] = await products(w, head.id, 3);
@@ -660,21 +1014,42 @@ describe('GET /v1/empresa/vigilancia/produtos', () => {
     expect(next.status, next.text).toBe(200);
     expect(next.body.itens.map((p: { id: string }) => p.id)).toEqual([b]);
     await change(w, { modo: 'todos' });
-    expectError(await w.api.get(`${PRODUTOS}?cursor=${encodeURIComponent(selecao)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await w.api.get(`${PRODUTOS}?cursor=${encodeURIComponent(selecao)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
     const todos = (await w.api.get(`${PRODUTOS}?limite=1`)).body.proximo_cursor as string;
     await change(w, { modo: 'selecao' });
-    expectError(await w.api.get(`${PRODUTOS}?cursor=${encodeURIComponent(todos)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await w.api.get(`${PRODUTOS}?cursor=${encodeURIComponent(todos)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
     // A cursor of a product list is not a cursor of this one either.
     const productList = (await w.api.get('/v1/produtos?limite=1')).body.proximo_cursor as string;
-    expectError(await w.api.get(`${PRODUTOS}?cursor=${encodeURIComponent(productList)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await w.api.get(`${PRODUTOS}?cursor=${encodeURIComponent(productList)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
     const other = await otherCompany(w);
-    expectError(await other.api.get(`${PRODUTOS}?cursor=${encodeURIComponent(selecao)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await other.api.get(`${PRODUTOS}?cursor=${encodeURIComponent(selecao)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
     expectError(await w.api.get(`${PRODUTOS}?cursor=nada`), 422, 'cursor_invalido', 'query.cursor');
   });
 
   it('limite must be 1 to 200 → else 422 at query.limite; unknown parameters → 422 campo_desconhecido', async () => {
     const w = await companyWith();
-    for (const limite of ['0', '201', 'x', '-1']) expectError(await w.api.get(`${PRODUTOS}?limite=${limite}`), 422, 'valor_invalido', 'query.limite');
+    for (const limite of ['0', '201', 'x', '-1'])
+      expectError(await w.api.get(`${PRODUTOS}?limite=${limite}`), 422, 'valor_invalido', 'query.limite');
     expect((await w.api.get(`${PRODUTOS}?limite=200`)).status).toBe(200);
     expectError(await w.api.get(`${PRODUTOS}?modo=todos`), 422, 'campo_desconhecido', 'query.modo');
   });
@@ -688,7 +1063,10 @@ describe('GET /v1/empresa/capacidade', () => {
       expect(answer.status, answer.text).toBe(200);
       return answer.body;
     };
-    expect(await capacity()).toEqual({ vigilancia: { direito_ativo: true, capacidade: 3, selecionados: 0, vagas: 3 }, analises: { franquia: 4, disponiveis: 4 } });
+    expect(await capacity()).toEqual({
+      vigilancia: { direito_ativo: true, capacidade: 3, selecionados: 0, vagas: 3 },
+      analises: { franquia: 4, disponiveis: 4 },
+    });
     const head = await headOfficeCatalog(w);
     const [a, b] = await products(w, head.id, 3);
     await change(w, { modo: 'selecao', adicionar: [a, b] });
@@ -699,7 +1077,12 @@ describe('GET /v1/empresa/capacidade', () => {
     expect((await capacity()).vigilancia).toEqual({ direito_ativo: false, capacidade: 1, selecionados: 3, vagas: 0 });
     // The same figures as the selection view.
     const view = (await read(w)).body;
-    expect((await capacity()).vigilancia).toEqual({ direito_ativo: view.direito_ativo, capacidade: view.capacidade, selecionados: view.selecionados, vagas: view.vagas });
+    expect((await capacity()).vigilancia).toEqual({
+      direito_ativo: view.direito_ativo,
+      capacidade: view.capacidade,
+      selecionados: view.selecionados,
+      vagas: view.vagas,
+    });
   });
 });
 
@@ -726,8 +1109,19 @@ describe('events vigilancia.degradada and vigilancia.restabelecida', () => {
     });
   }
 
-  const degradada = (cobertura: Coverage, coberturaAnterior: Coverage, selecionados: number, capacidade: number) => ({ tipo: 'vigilancia.degradada', cobertura, coberturaAnterior, selecionados, capacidade });
-  const restabelecida = (cobertura: Coverage, coberturaAnterior: Coverage, selecionados: number, capacidade: number) => ({ tipo: 'vigilancia.restabelecida', cobertura, coberturaAnterior, selecionados, capacidade });
+  const degradada = (cobertura: Coverage, coberturaAnterior: Coverage, selecionados: number, capacidade: number) => ({
+    tipo: 'vigilancia.degradada',
+    cobertura,
+    coberturaAnterior,
+    selecionados,
+    capacidade,
+  });
+  const restabelecida = (
+    cobertura: Coverage,
+    coberturaAnterior: Coverage,
+    selecionados: number,
+    capacidade: number,
+  ) => ({ tipo: 'vigilancia.restabelecida', cobertura, coberturaAnterior, selecionados, capacidade });
 
   it('cutting the capacity below selecionados raises exactly one vigilancia.degradada; restoring it raises vigilancia.restabelecida', async () => {
     const { w, host } = await configured({ surveillanceCapacity: 5 });
@@ -741,11 +1135,17 @@ describe('events vigilancia.degradada and vigilancia.restabelecida', () => {
     await setCompany(w, { surveillanceCapacity: 1 });
     expect(await delivered(w, host)).toHaveLength(1);
     await setCompany(w, { surveillanceCapacity: 5 });
-    expect(await delivered(w, host)).toEqual([degradada('capacidade_excedida', 'integral', 3, 2), restabelecida('integral', 'capacidade_excedida', 3, 5)]);
+    expect(await delivered(w, host)).toEqual([
+      degradada('capacidade_excedida', 'integral', 3, 2),
+      restabelecida('integral', 'capacidade_excedida', 3, 5),
+    ]);
     // The events are the company's webhook events too.
     const list = await w.api.get(`${EVENTS}?limite=100`);
     expect(list.status, list.text).toBe(200);
-    expect(list.body.itens.map((e: { tipo: string }) => e.tipo)).toEqual(['vigilancia.restabelecida', 'vigilancia.degradada']);
+    expect(list.body.itens.map((e: { tipo: string }) => e.tipo)).toEqual([
+      'vigilancia.restabelecida',
+      'vigilancia.degradada',
+    ]);
   });
 
   it('losing the entitlement raises degradada (indisponivel); moving between indisponivel and capacidade_excedida raises nothing; regaining it raises restabelecida', async () => {
@@ -763,7 +1163,10 @@ describe('events vigilancia.degradada and vigilancia.restabelecida', () => {
     await setCompany(w, { surveillanceEntitled: false });
     expect(await delivered(w, host)).toHaveLength(1);
     await setCompany(w, { surveillanceCapacity: 5, surveillanceEntitled: true });
-    expect(await delivered(w, host)).toEqual([degradada('indisponivel', 'parcial', 1, 5), restabelecida('integral', 'indisponivel', 2, 5)]);
+    expect(await delivered(w, host)).toEqual([
+      degradada('indisponivel', 'parcial', 1, 5),
+      restabelecida('integral', 'indisponivel', 2, 5),
+    ]);
   });
 
   it('a company created without entitlement that gains it raises restabelecida (indisponivel → sem_selecao)', async () => {
@@ -783,7 +1186,10 @@ describe('events vigilancia.degradada and vigilancia.restabelecida', () => {
     const [c] = await products(w, branch, 1);
     expect(await delivered(w, host)).toEqual([degradada('capacidade_excedida', 'integral', 3, 2)]);
     await unlink(w, branch, c!);
-    expect(await delivered(w, host)).toEqual([degradada('capacidade_excedida', 'integral', 3, 2), restabelecida('integral', 'capacidade_excedida', 2, 2)]);
+    expect(await delivered(w, host)).toEqual([
+      degradada('capacidade_excedida', 'integral', 3, 2),
+      restabelecida('integral', 'capacidade_excedida', 2, 2),
+    ]);
     // Linking a product that already has a catalog changes nothing; relinking the unlinked one exceeds again.
     await link(w, branch, a!);
     expect(await delivered(w, host)).toHaveLength(2);
@@ -799,11 +1205,21 @@ describe('events vigilancia.degradada and vigilancia.restabelecida', () => {
     await setCompany(w, { surveillanceCapacity: 1 });
     // Still above the capacity after the change (2 > 1): refused whole, nothing raised.
     const before = await read(w);
-    await expectRefusedUnchanged(w, await patch(w, before.etag, { modo: 'selecao', remover: [a] }), before, 409, 'capacidade_insuficiente', null);
+    await expectRefusedUnchanged(
+      w,
+      await patch(w, before.etag, { modo: 'selecao', remover: [a] }),
+      before,
+      409,
+      'capacidade_insuficiente',
+      null,
+    );
     expect(await delivered(w, host)).toEqual([degradada('capacidade_excedida', 'integral', 3, 1)]);
     const cured = await change(w, { modo: 'selecao', remover: [a, b] });
     expect(cured.body).toMatchObject({ cobertura: 'parcial', selecionados: 1, vagas: 0 });
-    expect(await delivered(w, host)).toEqual([degradada('capacidade_excedida', 'integral', 3, 1), restabelecida('parcial', 'capacidade_excedida', 1, 1)]);
+    expect(await delivered(w, host)).toEqual([
+      degradada('capacidade_excedida', 'integral', 3, 1),
+      restabelecida('parcial', 'capacidade_excedida', 1, 1),
+    ]);
   });
 
   it('a catalog deletion that ends capacidade_excedida raises one restabelecida with the coverage and figures after the whole deletion', async () => {
@@ -814,8 +1230,16 @@ describe('events vigilancia.degradada and vigilancia.restabelecida', () => {
     await products(w, head.id, 2);
     expect(await delivered(w, host)).toEqual([degradada('capacidade_excedida', 'integral', 3, 2)]);
     await deleteCatalog(w, head.id);
-    expect((await read(w)).body).toMatchObject({ cobertura: 'sem_selecao', selecionados: 0, elegiveis: 0, cadastrados: 0 });
-    expect(await delivered(w, host)).toEqual([degradada('capacidade_excedida', 'integral', 3, 2), restabelecida('sem_selecao', 'capacidade_excedida', 0, 2)]);
+    expect((await read(w)).body).toMatchObject({
+      cobertura: 'sem_selecao',
+      selecionados: 0,
+      elegiveis: 0,
+      cadastrados: 0,
+    });
+    expect(await delivered(w, host)).toEqual([
+      degradada('capacidade_excedida', 'integral', 3, 2),
+      restabelecida('sem_selecao', 'capacidade_excedida', 0, 2),
+    ]);
   });
 
   it('raises nothing for changes that neither enter nor leave capacidade_excedida and indisponivel', async () => {
@@ -852,7 +1276,14 @@ describe('permissions', () => {
     const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler']);
     const reader = w.api.as(token);
     const before = await read(w);
-    await expectRefusedUnchanged(w, await reader.patch(VIGILANCIA, { modo: 'todos' }, { ifMatch: before.etag }), before, 403, 'permissao_insuficiente', undefined);
+    await expectRefusedUnchanged(
+      w,
+      await reader.patch(VIGILANCIA, { modo: 'todos' }, { ifMatch: before.etag }),
+      before,
+      403,
+      'permissao_insuficiente',
+      undefined,
+    );
     expectError(await reader.patch(VIGILANCIA, { modo: 'todos' }), 403, 'permissao_insuficiente');
     // The reads are allowed.
     for (const path of [VIGILANCIA, PRODUTOS, CAPACIDADE]) expect((await reader.get(path)).status).toBe(200);
@@ -863,7 +1294,8 @@ describe('permissions', () => {
     const w = await companyWith();
     const { token } = await w.controls.addCredential(w.company.companyId, ['vigilancia:gerenciar']);
     const manager = w.api.as(token);
-    for (const path of [VIGILANCIA, PRODUTOS, CAPACIDADE]) expectError(await manager.get(path), 403, 'permissao_insuficiente');
+    for (const path of [VIGILANCIA, PRODUTOS, CAPACIDADE])
+      expectError(await manager.get(path), 403, 'permissao_insuficiente');
     // A change a shared company's selection takes too (mode todos is refused beyond the capacity): versao moves.
     const before = await read(w);
     const answer = await manager.patch(VIGILANCIA, { modo: 'selecao' }, { ifMatch: before.etag });
@@ -876,8 +1308,13 @@ describe('permissions', () => {
     const w = await companyWith();
     const anonymous = w.api.as(undefined);
     const before = await read(w);
-    for (const path of [VIGILANCIA, PRODUTOS, CAPACIDADE]) expectError(await anonymous.get(path), 401, 'credencial_ausente');
-    expectError(await anonymous.patch(VIGILANCIA, { modo: 'todos' }, { ifMatch: before.etag }), 401, 'credencial_ausente');
+    for (const path of [VIGILANCIA, PRODUTOS, CAPACIDADE])
+      expectError(await anonymous.get(path), 401, 'credencial_ausente');
+    expectError(
+      await anonymous.patch(VIGILANCIA, { modo: 'todos' }, { ifMatch: before.etag }),
+      401,
+      'credencial_ausente',
+    );
     expect((await read(w)).body.versao).toBe(before.body.versao);
   });
 });

@@ -45,122 +45,280 @@ async function ingestion(w: World): Promise<string> {
 }
 
 const ROWS: readonly Row[] = [
-  ['POST /v1/catalogos', 201, async (w) => {
-    const answer = await w.api.post('/v1/catalogos', { estabelecimento_id: w.company.headOffice.id, nome: 'Loja' });
-    return { answer, reread: get(w, `/v1/catalogos/${answer.body.id}`) };
-  }],
-  ['GET /v1/catalogos/{id}', 200, async (w) => ({ answer: await w.api.get(`/v1/catalogos/${(await headOfficeCatalog(w)).id}`) })],
-  ['PATCH /v1/catalogos/{id}', 200, async (w) => {
-    const catalog = await headOfficeCatalog(w);
-    return { answer: await w.api.patch(`/v1/catalogos/${catalog.id}`, { nome: 'Outro' }, { ifMatch: catalog.etag }), reread: get(w, `/v1/catalogos/${catalog.id}`) };
-  }],
-  ['GET /v1/catalogos/{id}/impacto-exclusao', 200, async (w) => ({ answer: await w.api.get(`/v1/catalogos/${(await headOfficeCatalog(w)).id}/impacto-exclusao`) })],
-  ['DELETE /v1/catalogos/{id}', 200, async (w) => {
-    const catalog = await headOfficeCatalog(w);
-    const ifMatch = await etagOf(w, `/v1/catalogos/${catalog.id}/impacto-exclusao`);
-    return { answer: await w.api.delete(`/v1/catalogos/${catalog.id}`, {}, { ifMatch }), reread: get(w, `/v1/catalogos/${catalog.id}`) };
-  }],
-  ['POST /v1/catalogos/{id}/produtos', 201, async (w) => {
-    const answer = await w.api.post(productsPath((await headOfficeCatalog(w)).id), { origem: 'erp', ncm: '84713012' });
-    return { answer, reread: get(w, `/v1/produtos/${answer.body.id}`) };
-  }],
-  ['PUT /v1/catalogos/{id}/produtos/{produto_id}', 200, async (w) => {
-    const item = await product(w, (await headOfficeCatalog(w)).id);
-    const other = await branchCatalog(w);
-    return { answer: await w.api.put(`${productsPath(other.id)}/${item.id}`, {}, { ifMatch: item.etag }), reread: get(w, `/v1/produtos/${item.id}`) };
-  }],
-  ['DELETE /v1/catalogos/{id}/produtos/{produto_id}', 200, async (w) => {
-    const home = await headOfficeCatalog(w);
-    const item = await product(w, home.id);
-    return { answer: await w.api.delete(`${productsPath(home.id)}/${item.id}`, {}, { ifMatch: item.etag }), reread: get(w, `/v1/produtos/${item.id}`) };
-  }],
-  ['GET /v1/produtos/{id}', 200, async (w) => ({ answer: await w.api.get(`/v1/produtos/${(await product(w, (await headOfficeCatalog(w)).id)).id}`) })],
-  ['PATCH /v1/produtos/{id}', 200, async (w) => {
-    const item = await product(w, (await headOfficeCatalog(w)).id);
-    return { answer: await w.api.patch(`/v1/produtos/${item.id}`, { sku: 'NOVO' }, { ifMatch: item.etag }), reread: get(w, `/v1/produtos/${item.id}`) };
-  }],
-  ['POST /v1/estabelecimentos', 201, async (w) => {
-    const answer = await w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, nextOrder()), nome: 'Filial' });
-    return { answer, reread: get(w, `/v1/estabelecimentos/${answer.body.id}`) };
-  }],
-  ['GET /v1/estabelecimentos/{id}', 200, async (w) => ({ answer: await w.api.get(`/v1/estabelecimentos/${w.company.headOffice.id}`) })],
-  ['PATCH /v1/estabelecimentos/{id}', 200, async (w) => {
-    const created = await branch(w);
-    return { answer: await w.api.patch(`/v1/estabelecimentos/${created.id}`, { nome: 'Outra' }, { ifMatch: created.etag }), reread: get(w, `/v1/estabelecimentos/${created.id}`) };
-  }],
-  ['DELETE /v1/estabelecimentos/{id}', 200, async (w) => {
-    const created = await branch(w);
-    return { answer: await w.api.delete(`/v1/estabelecimentos/${created.id}`, {}, { ifMatch: created.etag }), reread: get(w, `/v1/estabelecimentos/${created.id}`) };
-  }],
+  [
+    'POST /v1/catalogos',
+    201,
+    async (w) => {
+      const answer = await w.api.post('/v1/catalogos', { estabelecimento_id: w.company.headOffice.id, nome: 'Loja' });
+      return { answer, reread: get(w, `/v1/catalogos/${answer.body.id}`) };
+    },
+  ],
+  [
+    'GET /v1/catalogos/{id}',
+    200,
+    async (w) => ({ answer: await w.api.get(`/v1/catalogos/${(await headOfficeCatalog(w)).id}`) }),
+  ],
+  [
+    'PATCH /v1/catalogos/{id}',
+    200,
+    async (w) => {
+      const catalog = await headOfficeCatalog(w);
+      return {
+        answer: await w.api.patch(`/v1/catalogos/${catalog.id}`, { nome: 'Outro' }, { ifMatch: catalog.etag }),
+        reread: get(w, `/v1/catalogos/${catalog.id}`),
+      };
+    },
+  ],
+  [
+    'GET /v1/catalogos/{id}/impacto-exclusao',
+    200,
+    async (w) => ({ answer: await w.api.get(`/v1/catalogos/${(await headOfficeCatalog(w)).id}/impacto-exclusao`) }),
+  ],
+  [
+    'DELETE /v1/catalogos/{id}',
+    200,
+    async (w) => {
+      const catalog = await headOfficeCatalog(w);
+      const ifMatch = await etagOf(w, `/v1/catalogos/${catalog.id}/impacto-exclusao`);
+      return {
+        answer: await w.api.delete(`/v1/catalogos/${catalog.id}`, {}, { ifMatch }),
+        reread: get(w, `/v1/catalogos/${catalog.id}`),
+      };
+    },
+  ],
+  [
+    'POST /v1/catalogos/{id}/produtos',
+    201,
+    async (w) => {
+      const answer = await w.api.post(productsPath((await headOfficeCatalog(w)).id), {
+        origem: 'erp',
+        ncm: '84713012',
+      });
+      return { answer, reread: get(w, `/v1/produtos/${answer.body.id}`) };
+    },
+  ],
+  [
+    'PUT /v1/catalogos/{id}/produtos/{produto_id}',
+    200,
+    async (w) => {
+      const item = await product(w, (await headOfficeCatalog(w)).id);
+      const other = await branchCatalog(w);
+      return {
+        answer: await w.api.put(`${productsPath(other.id)}/${item.id}`, {}, { ifMatch: item.etag }),
+        reread: get(w, `/v1/produtos/${item.id}`),
+      };
+    },
+  ],
+  [
+    'DELETE /v1/catalogos/{id}/produtos/{produto_id}',
+    200,
+    async (w) => {
+      const home = await headOfficeCatalog(w);
+      const item = await product(w, home.id);
+      return {
+        answer: await w.api.delete(`${productsPath(home.id)}/${item.id}`, {}, { ifMatch: item.etag }),
+        reread: get(w, `/v1/produtos/${item.id}`),
+      };
+    },
+  ],
+  [
+    'GET /v1/produtos/{id}',
+    200,
+    async (w) => ({
+      answer: await w.api.get(`/v1/produtos/${(await product(w, (await headOfficeCatalog(w)).id)).id}`),
+    }),
+  ],
+  [
+    'PATCH /v1/produtos/{id}',
+    200,
+    async (w) => {
+      const item = await product(w, (await headOfficeCatalog(w)).id);
+      return {
+        answer: await w.api.patch(`/v1/produtos/${item.id}`, { sku: 'NOVO' }, { ifMatch: item.etag }),
+        reread: get(w, `/v1/produtos/${item.id}`),
+      };
+    },
+  ],
+  [
+    'POST /v1/estabelecimentos',
+    201,
+    async (w) => {
+      const answer = await w.api.post('/v1/estabelecimentos', {
+        cnpj: cnpjOf(w.company.cnpjRoot, nextOrder()),
+        nome: 'Filial',
+      });
+      return { answer, reread: get(w, `/v1/estabelecimentos/${answer.body.id}`) };
+    },
+  ],
+  [
+    'GET /v1/estabelecimentos/{id}',
+    200,
+    async (w) => ({ answer: await w.api.get(`/v1/estabelecimentos/${w.company.headOffice.id}`) }),
+  ],
+  [
+    'PATCH /v1/estabelecimentos/{id}',
+    200,
+    async (w) => {
+      const created = await branch(w);
+      return {
+        answer: await w.api.patch(`/v1/estabelecimentos/${created.id}`, { nome: 'Outra' }, { ifMatch: created.etag }),
+        reread: get(w, `/v1/estabelecimentos/${created.id}`),
+      };
+    },
+  ],
+  [
+    'DELETE /v1/estabelecimentos/{id}',
+    200,
+    async (w) => {
+      const created = await branch(w);
+      return {
+        answer: await w.api.delete(`/v1/estabelecimentos/${created.id}`, {}, { ifMatch: created.etag }),
+        reread: get(w, `/v1/estabelecimentos/${created.id}`),
+      };
+    },
+  ],
   ['GET /v1/empresa/vigilancia', 200, async (w) => ({ answer: await w.api.get('/v1/empresa/vigilancia') })],
-  ['PATCH /v1/empresa/vigilancia', 200, async (w) => {
-    const item = await product(w, (await headOfficeCatalog(w)).id);
-    await freshSelection(w.api); // a deployment's selection may be full from earlier tests
-    const ifMatch = await etagOf(w, '/v1/empresa/vigilancia');
-    return { answer: await w.api.patch('/v1/empresa/vigilancia', { modo: 'selecao', adicionar: [item.id] }, { ifMatch }), reread: get(w, '/v1/empresa/vigilancia') };
-  }],
-  ['PUT /v1/webhook', 201, async (w) => {
-    needsOwnCompany('creates the company\'s first webhook destination (If-None-Match: *, 201)');
-    return { answer: await w.api.put('/v1/webhook', { url: hookUrl() }, { headers: { 'if-none-match': '*' } }), reread: get(w, '/v1/webhook') };
-  }],
-  ['PUT /v1/webhook', 200, async (w) => {
-    const created = await createDestination(w);
-    return { answer: await w.api.put('/v1/webhook', { url: hookUrl() }, { ifMatch: created.etag }), reread: get(w, '/v1/webhook') };
-  }],
-  ['GET /v1/webhook', 200, async (w) => {
-    await createDestination(w);
-    return { answer: await w.api.get('/v1/webhook') };
-  }],
-  ['DELETE /v1/webhook', 200, async (w) => {
-    const created = await createDestination(w);
-    return { answer: await w.api.delete('/v1/webhook', undefined, { ifMatch: created.etag }), reread: get(w, '/v1/webhook') };
-  }],
-  ['PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', 201, async (w) => {
-    const id = await ingestion(w);
-    return { answer: await w.api.put(`${INGESTOES}/${id}/lotes/1`, { itens: [rec('A-1')] }), reread: get(w, `${INGESTOES}/${id}`) };
-  }],
-  ['PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}', 200, async (w) => {
-    const id = await ingestion(w);
-    await w.api.put(`${INGESTOES}/${id}/lotes/1`, { itens: [rec('A-1')] });
-    return { answer: await w.api.put(`${INGESTOES}/${id}/lotes/1`, { itens: [rec('A-1')] }), reread: get(w, `${INGESTOES}/${id}`) };
-  }],
-  ['POST /v1/catalogos/ingestoes/{id}/fechamento', 202, async (w) => {
-    const id = await ingestion(w);
-    await w.api.put(`${INGESTOES}/${id}/lotes/1`, { itens: [rec('A-1')] });
-    return { answer: await w.api.post(`${INGESTOES}/${id}/fechamento`, { total_lotes: 1 }), reread: get(w, `${INGESTOES}/${id}`) };
-  }],
-  ['GET /v1/catalogos/ingestoes/{id}', 200, async (w) => ({ answer: await w.api.get(`${INGESTOES}/${await ingestion(w)}`) })],
-  ['POST /v1/catalogos/ingestoes/{id}/aplicacao', 202, async (w) => {
-    const id = await ingestion(w);
-    await w.api.put(`${INGESTOES}/${id}/lotes/1`, { itens: [rec('A-1')] });
-    await w.api.post(`${INGESTOES}/${id}/fechamento`, { total_lotes: 1 });
-    await w.controls.advance('1m'); // the validation runs on the clock
-    const current = await w.api.get(`${INGESTOES}/${id}`);
-    expect(current.body.estado, current.text).toBe('validada');
-    return { answer: await w.api.post(`${INGESTOES}/${id}/aplicacao`, {}, { ifMatch: current.headers.get('etag')! }), reread: get(w, `${INGESTOES}/${id}`) };
-  }],
+  [
+    'PATCH /v1/empresa/vigilancia',
+    200,
+    async (w) => {
+      const item = await product(w, (await headOfficeCatalog(w)).id);
+      await freshSelection(w.api); // a deployment's selection may be full from earlier tests
+      const ifMatch = await etagOf(w, '/v1/empresa/vigilancia');
+      return {
+        answer: await w.api.patch('/v1/empresa/vigilancia', { modo: 'selecao', adicionar: [item.id] }, { ifMatch }),
+        reread: get(w, '/v1/empresa/vigilancia'),
+      };
+    },
+  ],
+  [
+    'PUT /v1/webhook',
+    201,
+    async (w) => {
+      needsOwnCompany("creates the company's first webhook destination (If-None-Match: *, 201)");
+      return {
+        answer: await w.api.put('/v1/webhook', { url: hookUrl() }, { headers: { 'if-none-match': '*' } }),
+        reread: get(w, '/v1/webhook'),
+      };
+    },
+  ],
+  [
+    'PUT /v1/webhook',
+    200,
+    async (w) => {
+      const created = await createDestination(w);
+      return {
+        answer: await w.api.put('/v1/webhook', { url: hookUrl() }, { ifMatch: created.etag }),
+        reread: get(w, '/v1/webhook'),
+      };
+    },
+  ],
+  [
+    'GET /v1/webhook',
+    200,
+    async (w) => {
+      await createDestination(w);
+      return { answer: await w.api.get('/v1/webhook') };
+    },
+  ],
+  [
+    'DELETE /v1/webhook',
+    200,
+    async (w) => {
+      const created = await createDestination(w);
+      return {
+        answer: await w.api.delete('/v1/webhook', undefined, { ifMatch: created.etag }),
+        reread: get(w, '/v1/webhook'),
+      };
+    },
+  ],
+  [
+    'PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}',
+    201,
+    async (w) => {
+      const id = await ingestion(w);
+      return {
+        answer: await w.api.put(`${INGESTOES}/${id}/lotes/1`, { itens: [rec('A-1')] }),
+        reread: get(w, `${INGESTOES}/${id}`),
+      };
+    },
+  ],
+  [
+    'PUT /v1/catalogos/ingestoes/{id}/lotes/{numero}',
+    200,
+    async (w) => {
+      const id = await ingestion(w);
+      await w.api.put(`${INGESTOES}/${id}/lotes/1`, { itens: [rec('A-1')] });
+      return {
+        answer: await w.api.put(`${INGESTOES}/${id}/lotes/1`, { itens: [rec('A-1')] }),
+        reread: get(w, `${INGESTOES}/${id}`),
+      };
+    },
+  ],
+  [
+    'POST /v1/catalogos/ingestoes/{id}/fechamento',
+    202,
+    async (w) => {
+      const id = await ingestion(w);
+      await w.api.put(`${INGESTOES}/${id}/lotes/1`, { itens: [rec('A-1')] });
+      return {
+        answer: await w.api.post(`${INGESTOES}/${id}/fechamento`, { total_lotes: 1 }),
+        reread: get(w, `${INGESTOES}/${id}`),
+      };
+    },
+  ],
+  [
+    'GET /v1/catalogos/ingestoes/{id}',
+    200,
+    async (w) => ({ answer: await w.api.get(`${INGESTOES}/${await ingestion(w)}`) }),
+  ],
+  [
+    'POST /v1/catalogos/ingestoes/{id}/aplicacao',
+    202,
+    async (w) => {
+      const id = await ingestion(w);
+      await w.api.put(`${INGESTOES}/${id}/lotes/1`, { itens: [rec('A-1')] });
+      await w.api.post(`${INGESTOES}/${id}/fechamento`, { total_lotes: 1 });
+      await w.controls.advance('1m'); // the validation runs on the clock
+      const current = await w.api.get(`${INGESTOES}/${id}`);
+      expect(current.body.estado, current.text).toBe('validada');
+      return {
+        answer: await w.api.post(`${INGESTOES}/${id}/aplicacao`, {}, { ifMatch: current.headers.get('etag')! }),
+        reread: get(w, `${INGESTOES}/${id}`),
+      };
+    },
+  ],
 ];
 
 describe('the ETag of every success on a versioned resource', () => {
   // spec: REQ-08
-  it.each(ROWS.map(([operation, status, run]) => [`${operation} ${status}`, status, run] as const))('%s carries a strong ETag, the resource\'s current one', async (_, status, run) => {
-    const w = await world();
-    const { answer, reread } = await run(w);
-    expect(answer.status, answer.text).toBe(status);
-    const etag = answer.headers.get('etag');
-    expect(etag, 'an ETag header').toMatch(ETAG);
-    if (reread) {
-      const again = await reread();
-      expect(again.status, again.text).toBe(200);
-      expect(again.headers.get('etag')).toBe(etag);
-    }
-  });
+  it.each(ROWS.map(([operation, status, run]) => [`${operation} ${status}`, status, run] as const))(
+    "%s carries a strong ETag, the resource's current one",
+    async (_, status, run) => {
+      const w = await world();
+      const { answer, reread } = await run(w);
+      expect(answer.status, answer.text).toBe(status);
+      const etag = answer.headers.get('etag');
+      expect(etag, 'an ETag header').toMatch(ETAG);
+      if (reread) {
+        const again = await reread();
+        expect(again.status, again.text).toBe(200);
+        expect(again.headers.get('etag')).toBe(etag);
+      }
+    },
+  );
 
   // spec: REQ-08
   it('covers every success the OpenAPI document gives an ETag, and the document requires it on each', () => {
     type Json = Record<string, any>;
     const document = JSON.parse(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8')) as Json;
-    const resolve = (value: Json): Json => (typeof value.$ref === 'string' ? value.$ref.replace(/^#\//, '').split('/').reduce((at: Json, key: string) => at[key], document) : value);
+    const resolve = (value: Json): Json =>
+      typeof value.$ref === 'string'
+        ? value.$ref
+            .replace(/^#\//, '')
+            .split('/')
+            .reduce((at: Json, key: string) => at[key], document)
+        : value;
     const documented: string[] = [];
     for (const [path, item] of Object.entries(document.paths as Json)) {
       for (const [method, operation] of Object.entries(item as Json)) {

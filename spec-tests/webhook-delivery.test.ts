@@ -48,7 +48,9 @@ import {
   type RawReply,
 } from './support/webhooks.js';
 
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** The default waits before attempts 2..8, from the end of the previous attempt (docs/webhooks.md "Delivery"). */
 const WAITS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 7 * HOUR, 8 * HOUR];
@@ -80,7 +82,8 @@ async function setup(w?: World): Promise<Setup> {
   const own = w ?? (await world());
   // Every delivery test reads the virtual clock and what a receiver got: on a deployment, skipped before it
   // changes the shared destination.
-  if (own.target.kind === 'deployment') notHere("needs the emulator's controls (the virtual clock, the inbox, routes and delivery faults)");
+  if (own.target.kind === 'deployment')
+    notHere("needs the emulator's controls (the virtual clock, the inbox, routes and delivery faults)");
   const host = hookHost();
   const url = `${host}/recebe`;
   const destination = await createDestination(own, url);
@@ -99,7 +102,12 @@ async function routed(answer: Answerer = () => 200): Promise<Routed> {
 }
 
 /** A delivery fault removed after the test (if still there). */
-async function fault(s: Setup, match: Record<string, unknown>, effect: Record<string, unknown>, times: number | null = 1): Promise<string> {
+async function fault(
+  s: Setup,
+  match: Record<string, unknown>,
+  effect: Record<string, unknown>,
+  times: number | null = 1,
+): Promise<string> {
   const id = await deliveryFault(s.w, match, effect, times);
   cleanups.push(() => removeFault(s.w, id));
   return id;
@@ -115,7 +123,8 @@ function attemptAt(attempts: Attempt[], index: number): Attempt {
 
 function requestAt(receiver: Receiver, index: number) {
   const request = receiver.requests[index];
-  if (request === undefined) throw new Error(`the receiver got ${receiver.requests.length} requests, not #${index + 1}`);
+  if (request === undefined)
+    throw new Error(`the receiver got ${receiver.requests.length} requests, not #${index + 1}`);
   return request;
 }
 
@@ -130,12 +139,37 @@ describe('delivery schedule', () => {
     expect(attempts.map((a) => a.tentativa)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     const first = ms(attemptAt(attempts, 0).iniciada_em);
     expect(first).toBe(s.t0);
-    expect(attempts.map((a) => ms(a.iniciada_em) - first)).toEqual([0, 5 * SECOND, 5 * MINUTE + 5 * SECOND, 35 * MINUTE + 5 * SECOND, 2 * HOUR + 35 * MINUTE + 5 * SECOND, 7 * HOUR + 35 * MINUTE + 5 * SECOND, 14 * HOUR + 35 * MINUTE + 5 * SECOND, 22 * HOUR + 35 * MINUTE + 5 * SECOND]);
+    expect(attempts.map((a) => ms(a.iniciada_em) - first)).toEqual([
+      0,
+      5 * SECOND,
+      5 * MINUTE + 5 * SECOND,
+      35 * MINUTE + 5 * SECOND,
+      2 * HOUR + 35 * MINUTE + 5 * SECOND,
+      7 * HOUR + 35 * MINUTE + 5 * SECOND,
+      14 * HOUR + 35 * MINUTE + 5 * SECOND,
+      22 * HOUR + 35 * MINUTE + 5 * SECOND,
+    ]);
     for (const attempt of attempts.slice(0, 7)) {
-      expect(attempt).toEqual({ tentativa: attempt.tentativa, destino_versao: 1, estado: 'falhou', iniciada_em: attempt.iniciada_em, terminada_em: attempt.iniciada_em, codigo_falha: 'status_nao_2xx', status_http: 500 });
+      expect(attempt).toEqual({
+        tentativa: attempt.tentativa,
+        destino_versao: 1,
+        estado: 'falhou',
+        iniciada_em: attempt.iniciada_em,
+        terminada_em: attempt.iniciada_em,
+        codigo_falha: 'status_nao_2xx',
+        status_http: 500,
+      });
     }
     const last = attemptAt(attempts, 7);
-    expect(last).toEqual({ tentativa: 8, destino_versao: 1, estado: 'entregue', iniciada_em: iso(s.t0 + OFFSETS[7]!), terminada_em: iso(s.t0 + OFFSETS[7]!), codigo_falha: null, status_http: 200 });
+    expect(last).toEqual({
+      tentativa: 8,
+      destino_versao: 1,
+      estado: 'entregue',
+      iniciada_em: iso(s.t0 + OFFSETS[7]!),
+      terminada_em: iso(s.t0 + OFFSETS[7]!),
+      codigo_falha: null,
+      status_http: 200,
+    });
 
     const detail = await eventDetail(s.w, eventId);
     expect(detail).toMatchObject({
@@ -174,14 +208,22 @@ describe('delivery schedule', () => {
       expect(request.headers['user-agent']).toBe(`catalog-emulator/${PACKAGE_VERSION}`);
       expect(request.headers['service-event-id']).toBe(eventId);
       expect(request.headers['service-timestamp']).toBe(String(unixSeconds(startedAt)));
-      expect(request.headers['service-signature']).toBe(expectedSignature(s.destination.secret, unixSeconds(startedAt), eventId, request.raw));
+      expect(request.headers['service-signature']).toBe(
+        expectedSignature(s.destination.secret, unixSeconds(startedAt), eventId, request.raw),
+      );
       expect(verifyDelivery(s.destination.secret, request, unixSeconds(startedAt))).toEqual({ ok: true, reason: 'ok' });
       expect(request.raw.equals(firstBody), `attempt ${index + 1} sends the same bytes`).toBe(true);
       timestamps.add(String(request.headers['service-timestamp']));
     });
     expect(timestamps.size).toBe(8);
     expect(JSON.parse(firstBody.toString('utf8'))).toEqual(detail.evento);
-    expect(detail.evento).toEqual({ id: eventId, versao: 1, empresa: s.w.company.cnpjRoot, ocorridoEm: iso(s.t0), dados: detail.evento.dados });
+    expect(detail.evento).toEqual({
+      id: eventId,
+      versao: 1,
+      empresa: s.w.company.cnpjRoot,
+      ocorridoEm: iso(s.t0),
+      dados: detail.evento.dados,
+    });
   });
 
   // spec: WH-EVT-58, WH-EVT-59
@@ -192,7 +234,9 @@ describe('delivery schedule', () => {
 
     const attempts = await attemptsOf(s.w, eventId);
     expect(attempts).toHaveLength(8);
-    expect(attempts.every((a) => a.estado === 'falhou' && a.codigo_falha === 'status_nao_2xx' && a.status_http === 500)).toBe(true);
+    expect(
+      attempts.every((a) => a.estado === 'falhou' && a.codigo_falha === 'status_nao_2xx' && a.status_http === 500),
+    ).toBe(true);
     const detail = await eventDetail(s.w, eventId);
     expect(detail).toMatchObject({
       estado: 'falhou',
@@ -216,13 +260,27 @@ describe('delivery schedule', () => {
     const s = await routed(() => 500);
     const eventId = await raiseEvent(s.w);
 
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', proxima_tentativa_em: iso(s.t0), tentativas_ciclo: 0, tentativas_totais: 0, status_http: null, terminado_em: null, codigo_falha: null });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      proxima_tentativa_em: iso(s.t0),
+      tentativas_ciclo: 0,
+      tentativas_totais: 0,
+      status_http: null,
+      terminado_em: null,
+      codigo_falha: null,
+    });
     expect(await attemptsOf(s.w, eventId)).toEqual([]);
     expect(s.receiver.requests).toHaveLength(0);
 
     await advance(s.w, 0);
     expect(s.receiver.requests).toHaveLength(1);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', proxima_tentativa_em: iso(s.t0 + 5 * SECOND), tentativas_ciclo: 1, status_http: 500, terminado_em: null });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      proxima_tentativa_em: iso(s.t0 + 5 * SECOND),
+      tentativas_ciclo: 1,
+      status_http: 500,
+      terminado_em: null,
+    });
 
     await advance(s.w, 5 * SECOND - 1);
     expect(s.receiver.requests).toHaveLength(1);
@@ -232,13 +290,21 @@ describe('delivery schedule', () => {
     await advance(s.w, 1);
     expect(s.receiver.requests).toHaveLength(2);
     expect(attemptAt(await attemptsOf(s.w, eventId), 1).iniciada_em).toBe(iso(s.t0 + 5 * SECOND));
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', proxima_tentativa_em: iso(s.t0 + 5 * SECOND + 5 * MINUTE), tentativas_ciclo: 2 });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      proxima_tentativa_em: iso(s.t0 + 5 * SECOND + 5 * MINUTE),
+      tentativas_ciclo: 2,
+    });
 
     await advance(s.w, 5 * MINUTE - 1);
     expect(s.receiver.requests).toHaveLength(2);
     await advance(s.w, 1);
     expect(s.receiver.requests).toHaveLength(3);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', proxima_tentativa_em: iso(s.t0 + 5 * SECOND + 35 * MINUTE), tentativas_ciclo: 3 });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      proxima_tentativa_em: iso(s.t0 + 5 * SECOND + 35 * MINUTE),
+      tentativas_ciclo: 3,
+    });
   });
 });
 
@@ -251,13 +317,32 @@ describe('delivery faults', () => {
     await advance(s.w, 0);
 
     expect(s.receiver.requests).toHaveLength(0);
-    expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'falhou', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: 'status_nao_2xx', status_http: 503 }]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', status_http: 503, proxima_tentativa_em: iso(s.t0 + 5 * SECOND) });
+    expect(await attemptsOf(s.w, eventId)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'falhou',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0),
+        codigo_falha: 'status_nao_2xx',
+        status_http: 503,
+      },
+    ]);
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      status_http: 503,
+      proxima_tentativa_em: iso(s.t0 + 5 * SECOND),
+    });
     expect(await faultById(s.w, faultId)).toBeUndefined();
 
     await advance(s.w, '5s');
     expect(s.receiver.requests).toHaveLength(1);
-    expect(attemptAt(await attemptsOf(s.w, eventId), 1)).toMatchObject({ tentativa: 2, estado: 'entregue', status_http: 200, iniciada_em: iso(s.t0 + 5 * SECOND) });
+    expect(attemptAt(await attemptsOf(s.w, eventId), 1)).toMatchObject({
+      tentativa: 2,
+      estado: 'entregue',
+      status_http: 200,
+      iniciada_em: iso(s.t0 + 5 * SECOND),
+    });
     expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', status_http: 200, codigo_falha: null });
   });
 
@@ -268,8 +353,22 @@ describe('delivery faults', () => {
     await advance(s.w, 0);
 
     expect(s.receiver.requests).toHaveLength(0);
-    expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'falhou', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: 'redirecionamento_nao_seguido', status_http: 302 }]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', status_http: 302, proxima_tentativa_em: iso(s.t0 + 5 * SECOND) });
+    expect(await attemptsOf(s.w, eventId)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'falhou',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0),
+        codigo_falha: 'redirecionamento_nao_seguido',
+        status_http: 302,
+      },
+    ]);
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      status_http: 302,
+      proxima_tentativa_em: iso(s.t0 + 5 * SECOND),
+    });
   });
 
   it('refuse (matched by companyId): falhou conexao_recusada with status_http null, the receiver not reached', async () => {
@@ -279,8 +378,22 @@ describe('delivery faults', () => {
     await advance(s.w, 0);
 
     expect(s.receiver.requests).toHaveLength(0);
-    expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'falhou', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: 'conexao_recusada', status_http: null }]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', status_http: null, proxima_tentativa_em: iso(s.t0 + 5 * SECOND) });
+    expect(await attemptsOf(s.w, eventId)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'falhou',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0),
+        codigo_falha: 'conexao_recusada',
+        status_http: null,
+      },
+    ]);
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      status_http: null,
+      proxima_tentativa_em: iso(s.t0 + 5 * SECOND),
+    });
   });
 
   it('reset: the receiver gets the request; the attempt is incerta conexao_interrompida at once and the retry follows 5 s later', async () => {
@@ -291,8 +404,21 @@ describe('delivery faults', () => {
 
     expect(s.receiver.requests).toHaveLength(1);
     expect(requestAt(s.receiver, 0).headers['service-event-id']).toBe(eventId);
-    expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'incerta', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: 'conexao_interrompida', status_http: null }]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', proxima_tentativa_em: iso(s.t0 + 5 * SECOND) });
+    expect(await attemptsOf(s.w, eventId)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'incerta',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0),
+        codigo_falha: 'conexao_interrompida',
+        status_http: null,
+      },
+    ]);
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      proxima_tentativa_em: iso(s.t0 + 5 * SECOND),
+    });
 
     await advance(s.w, '5s');
     expect(s.receiver.requests).toHaveLength(2);
@@ -306,23 +432,46 @@ describe('delivery faults', () => {
     await advance(s.w, 0);
 
     expect(s.receiver.requests).toHaveLength(1);
-    const running = { tentativa: 1, destino_versao: 1, estado: 'iniciada', iniciada_em: iso(s.t0), terminada_em: null, codigo_falha: null, status_http: null };
+    const running = {
+      tentativa: 1,
+      destino_versao: 1,
+      estado: 'iniciada',
+      iniciada_em: iso(s.t0),
+      terminada_em: null,
+      codigo_falha: null,
+      status_http: null,
+    };
     expect(await attemptsOf(s.w, eventId)).toEqual([running]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'executando', proxima_tentativa_em: null, tentativas_ciclo: 1 });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'executando',
+      proxima_tentativa_em: null,
+      tentativas_ciclo: 1,
+    });
 
     await advance(s.w, '14s');
     expect(await attemptsOf(s.w, eventId)).toEqual([running]);
     expect((await eventDetail(s.w, eventId)).estado).toBe('executando');
 
     await advance(s.w, '1s');
-    expect(await attemptsOf(s.w, eventId)).toEqual([{ ...running, estado: 'incerta', terminada_em: iso(s.t0 + TIMEOUT), codigo_falha: 'tempo_esgotado' }]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', status_http: null, proxima_tentativa_em: iso(s.t0 + TIMEOUT + 5 * SECOND) });
+    expect(await attemptsOf(s.w, eventId)).toEqual([
+      { ...running, estado: 'incerta', terminada_em: iso(s.t0 + TIMEOUT), codigo_falha: 'tempo_esgotado' },
+    ]);
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      status_http: null,
+      proxima_tentativa_em: iso(s.t0 + TIMEOUT + 5 * SECOND),
+    });
 
     await advance(s.w, 5 * SECOND - 1);
     expect(s.receiver.requests).toHaveLength(1);
     await advance(s.w, 1);
     expect(s.receiver.requests).toHaveLength(2);
-    expect(attemptAt(await attemptsOf(s.w, eventId), 1)).toMatchObject({ tentativa: 2, estado: 'entregue', iniciada_em: iso(s.t0 + TIMEOUT + 5 * SECOND), status_http: 200 });
+    expect(attemptAt(await attemptsOf(s.w, eventId), 1)).toMatchObject({
+      tentativa: 2,
+      estado: 'entregue',
+      iniciada_em: iso(s.t0 + TIMEOUT + 5 * SECOND),
+      status_http: 200,
+    });
     expect((await eventDetail(s.w, eventId)).estado).toBe('entregue');
   });
 
@@ -341,9 +490,21 @@ describe('delivery faults', () => {
 
     await advance(s.w, 1);
     const attempt = attemptAt(await attemptsOf(s.w, eventId), 0);
-    expect(attempt).toEqual({ tentativa: 1, destino_versao: 1, estado: 'entregue', iniciada_em: iso(s.t0), terminada_em: iso(s.t0 + 2000), codigo_falha: null, status_http: 200 });
+    expect(attempt).toEqual({
+      tentativa: 1,
+      destino_versao: 1,
+      estado: 'entregue',
+      iniciada_em: iso(s.t0),
+      terminada_em: iso(s.t0 + 2000),
+      codigo_falha: null,
+      status_http: 200,
+    });
     expect(ms(attempt.terminada_em!) - ms(attempt.iniciada_em)).toBe(2000);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', terminado_em: iso(s.t0 + 2000), status_http: 200 });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'entregue',
+      terminado_em: iso(s.t0 + 2000),
+      status_http: 200,
+    });
   });
 
   it('latencyMs 20000: the attempt times out at 15 s (incerta tempo_esgotado); the late answer changes nothing and the retry comes at 20 s', async () => {
@@ -356,14 +517,30 @@ describe('delivery faults', () => {
     expect((await eventDetail(s.w, eventId)).estado).toBe('executando');
 
     await advance(s.w, 1);
-    const timedOut = { tentativa: 1, destino_versao: 1, estado: 'incerta', iniciada_em: iso(s.t0), terminada_em: iso(s.t0 + TIMEOUT), codigo_falha: 'tempo_esgotado', status_http: null };
+    const timedOut = {
+      tentativa: 1,
+      destino_versao: 1,
+      estado: 'incerta',
+      iniciada_em: iso(s.t0),
+      terminada_em: iso(s.t0 + TIMEOUT),
+      codigo_falha: 'tempo_esgotado',
+      status_http: null,
+    };
     expect(await attemptsOf(s.w, eventId)).toEqual([timedOut]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', proxima_tentativa_em: iso(s.t0 + TIMEOUT + 5 * SECOND) });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      proxima_tentativa_em: iso(s.t0 + TIMEOUT + 5 * SECOND),
+    });
 
     await advance(s.w, '5s');
     const attempts = await attemptsOf(s.w, eventId);
     expect(attemptAt(attempts, 0)).toEqual(timedOut);
-    expect(attemptAt(attempts, 1)).toMatchObject({ tentativa: 2, estado: 'entregue', iniciada_em: iso(s.t0 + 20 * SECOND), terminada_em: iso(s.t0 + 20 * SECOND) });
+    expect(attemptAt(attempts, 1)).toMatchObject({
+      tentativa: 2,
+      estado: 'entregue',
+      iniciada_em: iso(s.t0 + 20 * SECOND),
+      terminada_em: iso(s.t0 + 20 * SECOND),
+    });
     expect(s.receiver.requests).toHaveLength(2);
   });
 
@@ -375,8 +552,28 @@ describe('delivery faults', () => {
     const tooLate = await raiseEvent(s.w, { tipo: 'analise.concluida', analiseId: randomUUID() });
     await advance(s.w, TIMEOUT);
 
-    expect(await attemptsOf(s.w, justInTime)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'entregue', iniciada_em: iso(s.t0), terminada_em: iso(s.t0 + 14_999), codigo_falha: null, status_http: 200 }]);
-    expect(await attemptsOf(s.w, tooLate)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'incerta', iniciada_em: iso(s.t0), terminada_em: iso(s.t0 + TIMEOUT), codigo_falha: 'tempo_esgotado', status_http: null }]);
+    expect(await attemptsOf(s.w, justInTime)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'entregue',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0 + 14_999),
+        codigo_falha: null,
+        status_http: 200,
+      },
+    ]);
+    expect(await attemptsOf(s.w, tooLate)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'incerta',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0 + TIMEOUT),
+        codigo_falha: 'tempo_esgotado',
+        status_http: null,
+      },
+    ]);
     expect(s.receiver.requests).toHaveLength(2);
   });
 
@@ -391,8 +588,19 @@ describe('delivery faults', () => {
     expect(a.headers['service-event-id']).toBe(eventId);
     expect(b.headers['service-event-id']).toBe(eventId);
     expect(a.raw.equals(b.raw)).toBe(true);
-    for (const request of [a, b]) expect(verifyDelivery(s.destination.secret, request, unixSeconds(s.t0))).toEqual({ ok: true, reason: 'ok' });
-    expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'entregue', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: null, status_http: 200 }]);
+    for (const request of [a, b])
+      expect(verifyDelivery(s.destination.secret, request, unixSeconds(s.t0))).toEqual({ ok: true, reason: 'ok' });
+    expect(await attemptsOf(s.w, eventId)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'entregue',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0),
+        codigo_falha: null,
+        status_http: 200,
+      },
+    ]);
     expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', tentativas_totais: 1 });
   });
 
@@ -424,7 +632,11 @@ describe('delivery faults', () => {
     expect(given.slice(0, -1)).toBe(valid.slice(0, -1));
     expect(tampered.headers['service-timestamp']).toBe(String(unixSeconds(s.t0)));
     expect(verdicts).toEqual(['assinatura_invalida']);
-    expect(attemptAt(await attemptsOf(s.w, eventId), 0)).toMatchObject({ estado: 'falhou', codigo_falha: 'status_nao_2xx', status_http: 401 });
+    expect(attemptAt(await attemptsOf(s.w, eventId), 0)).toMatchObject({
+      estado: 'falhou',
+      codigo_falha: 'status_nao_2xx',
+      status_http: 401,
+    });
 
     box.nowSeconds = unixSeconds(s.t0 + 5 * SECOND);
     await advance(s.w, '5s');
@@ -443,11 +655,19 @@ describe('delivery faults', () => {
 
     const [tampered, clean] = [requestAt(s.receiver, 0), requestAt(s.receiver, 1)];
     expect(tampered.body).toBe(`${clean.body} `);
-    expect(tampered.headers['service-signature']).toBe(expectedSignature(s.destination.secret, unixSeconds(s.t0), eventId, clean.raw));
-    expect(tampered.headers['service-signature']).not.toBe(expectedSignature(s.destination.secret, unixSeconds(s.t0), eventId, tampered.raw));
+    expect(tampered.headers['service-signature']).toBe(
+      expectedSignature(s.destination.secret, unixSeconds(s.t0), eventId, clean.raw),
+    );
+    expect(tampered.headers['service-signature']).not.toBe(
+      expectedSignature(s.destination.secret, unixSeconds(s.t0), eventId, tampered.raw),
+    );
     expect(verdicts).toEqual(['assinatura_invalida', 'ok']);
     const attempts = await attemptsOf(s.w, eventId);
-    expect(attemptAt(attempts, 0)).toMatchObject({ estado: 'falhou', codigo_falha: 'status_nao_2xx', status_http: 401 });
+    expect(attemptAt(attempts, 0)).toMatchObject({
+      estado: 'falhou',
+      codigo_falha: 'status_nao_2xx',
+      status_http: 401,
+    });
     expect(attemptAt(attempts, 1)).toMatchObject({ estado: 'entregue', status_http: 200 });
   });
 
@@ -461,9 +681,15 @@ describe('delivery faults', () => {
     const tampered = requestAt(s.receiver, 0);
     const stale = unixSeconds(s.t0) - 600;
     expect(tampered.headers['service-timestamp']).toBe(String(stale));
-    expect(tampered.headers['service-signature']).toBe(expectedSignature(s.destination.secret, stale, eventId, tampered.raw));
+    expect(tampered.headers['service-signature']).toBe(
+      expectedSignature(s.destination.secret, stale, eventId, tampered.raw),
+    );
     expect(verdicts).toEqual(['timestamp_fora_da_tolerancia']);
-    expect(attemptAt(await attemptsOf(s.w, eventId), 0)).toMatchObject({ estado: 'falhou', codigo_falha: 'status_nao_2xx', status_http: 401 });
+    expect(attemptAt(await attemptsOf(s.w, eventId), 0)).toMatchObject({
+      estado: 'falhou',
+      codigo_falha: 'status_nao_2xx',
+      status_http: 401,
+    });
 
     box.nowSeconds = unixSeconds(s.t0 + 5 * SECOND);
     await advance(s.w, '5s');
@@ -488,24 +714,44 @@ describe('delivery faults', () => {
     await advance(s.w, '30m');
     expect(s.receiver.requests).toHaveLength(1);
     const attempts = await attemptsOf(s.w, eventId);
-    expect(attempts.map((a) => [a.estado, a.status_http])).toEqual([['falhou', 500], ['falhou', 500], ['falhou', 500], ['entregue', 200]]);
+    expect(attempts.map((a) => [a.estado, a.status_http])).toEqual([
+      ['falhou', 500],
+      ['falhou', 500],
+      ['falhou', 500],
+      ['entregue', 200],
+    ]);
     expect(attemptAt(attempts, 3).iniciada_em).toBe(iso(s.t0 + OFFSETS[3]!));
   });
 
   it('matches by eventType: a fault for analise.concluida fails only that event; a catalogo.aplicado event is delivered', async () => {
     const s = await routed(() => 200);
-    const faultId = await fault(s, { companyId: s.w.company.companyId, eventType: 'analise.concluida' }, { status: 500 }, null);
+    const faultId = await fault(
+      s,
+      { companyId: s.w.company.companyId, eventType: 'analise.concluida' },
+      { status: 500 },
+      null,
+    );
     const catalogEvent = await raiseEvent(s.w, { tipo: 'catalogo.aplicado', catalogoId: randomUUID(), versao: 3 });
     const analysisEvent = await raiseEvent(s.w, { tipo: 'analise.concluida', analiseId: randomUUID() });
     await advance(s.w, 0);
 
     expect(s.receiver.requests.map((r) => r.headers['service-event-id'])).toEqual([catalogEvent]);
     expect(await eventDetail(s.w, catalogEvent)).toMatchObject({ estado: 'entregue', status_http: 200 });
-    expect(await attemptsOf(s.w, analysisEvent)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'falhou', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: 'status_nao_2xx', status_http: 500 }]);
+    expect(await attemptsOf(s.w, analysisEvent)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'falhou',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0),
+        codigo_falha: 'status_nao_2xx',
+        status_http: 500,
+      },
+    ]);
     expect(await faultById(s.w, faultId)).toMatchObject({ times: null, hits: 1 });
   });
 
-  it('matches by companyId: a fault for another company leaves this one\'s deliveries alone', async () => {
+  it("matches by companyId: a fault for another company leaves this one's deliveries alone", async () => {
     const s = await routed(() => 200);
     const other = await otherCompany(s.w);
     const faultId = await fault(s, { companyId: other.company.companyId }, { status: 500 }, null);
@@ -528,8 +774,22 @@ describe('receiver answers', () => {
     await advance(s.w, 0);
 
     expect(s.receiver.requests.map((r) => r.path)).toEqual(['/recebe']);
-    expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'falhou', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: 'redirecionamento_nao_seguido', status_http: 301 }]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', status_http: 301, proxima_tentativa_em: iso(s.t0 + 5 * SECOND) });
+    expect(await attemptsOf(s.w, eventId)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'falhou',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0),
+        codigo_falha: 'redirecionamento_nao_seguido',
+        status_http: 301,
+      },
+    ]);
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      status_http: 301,
+      proxima_tentativa_em: iso(s.t0 + 5 * SECOND),
+    });
   });
 
   it('a route to a closed local port: falhou conexao_recusada with status_http null', async () => {
@@ -539,8 +799,22 @@ describe('receiver answers', () => {
     const eventId = await raiseEvent(s.w);
     await advance(s.w, 0);
 
-    expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'falhou', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: 'conexao_recusada', status_http: null }]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', status_http: null, proxima_tentativa_em: iso(s.t0 + 5 * SECOND) });
+    expect(await attemptsOf(s.w, eventId)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'falhou',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0),
+        codigo_falha: 'conexao_recusada',
+        status_http: null,
+      },
+    ]);
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      status_http: null,
+      proxima_tentativa_em: iso(s.t0 + 5 * SECOND),
+    });
   });
 
   it('a receiver that drops the connection after getting the request: incerta conexao_interrompida, retried 5 s later', async () => {
@@ -549,8 +823,21 @@ describe('receiver answers', () => {
     await advance(s.w, 0);
 
     expect(s.receiver.requests).toHaveLength(1);
-    expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'incerta', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: 'conexao_interrompida', status_http: null }]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', proxima_tentativa_em: iso(s.t0 + 5 * SECOND) });
+    expect(await attemptsOf(s.w, eventId)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'incerta',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0),
+        codigo_falha: 'conexao_interrompida',
+        status_http: null,
+      },
+    ]);
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      proxima_tentativa_em: iso(s.t0 + 5 * SECOND),
+    });
     await advance(s.w, '5s');
     expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', status_http: 200 });
   });
@@ -562,8 +849,22 @@ describe('receiver answers', () => {
     const eventId = await raiseEvent(s.w);
     await advance(s.w, 0);
 
-    expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'falhou', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: 'destino_inalcancavel', status_http: null }]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', status_http: null, proxima_tentativa_em: iso(s.t0 + 5 * SECOND) });
+    expect(await attemptsOf(s.w, eventId)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'falhou',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0),
+        codigo_falha: 'destino_inalcancavel',
+        status_http: null,
+      },
+    ]);
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      status_http: null,
+      proxima_tentativa_em: iso(s.t0 + 5 * SECOND),
+    });
   });
 
   // spec: WH-EVT-55, WH-EVT-56
@@ -573,8 +874,16 @@ describe('receiver answers', () => {
     await advance(s.w, '5s');
 
     const attempts = await attemptsOf(s.w, eventId);
-    expect(attempts.map((a) => [a.estado, a.codigo_falha, a.status_http])).toEqual([['falhou', 'status_nao_2xx', 404], ['entregue', null, 204]]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', status_http: 204, codigo_falha: null, terminado_em: iso(s.t0 + 5 * SECOND) });
+    expect(attempts.map((a) => [a.estado, a.codigo_falha, a.status_http])).toEqual([
+      ['falhou', 'status_nao_2xx', 404],
+      ['entregue', null, 204],
+    ]);
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'entregue',
+      status_http: 204,
+      codigo_falha: null,
+      terminado_em: iso(s.t0 + 5 * SECOND),
+    });
   });
 
   // spec: WH-EVT-55, WH-EVT-56: only a completed 2xx confirms an attempt. A response that began and was cut
@@ -588,24 +897,62 @@ describe('receiver answers', () => {
       await advance(s.w, 0);
 
       expect(s.receiver.requests).toHaveLength(1);
-      expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'incerta', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: 'resposta_incompleta', status_http: status }]);
-      expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', codigo_falha: 'resposta_incompleta', status_http: status, proxima_tentativa_em: iso(s.t0 + 5 * SECOND) });
+      expect(await attemptsOf(s.w, eventId)).toEqual([
+        {
+          tentativa: 1,
+          destino_versao: 1,
+          estado: 'incerta',
+          iniciada_em: iso(s.t0),
+          terminada_em: iso(s.t0),
+          codigo_falha: 'resposta_incompleta',
+          status_http: status,
+        },
+      ]);
+      expect(await eventDetail(s.w, eventId)).toMatchObject({
+        estado: 'pendente',
+        codigo_falha: 'resposta_incompleta',
+        status_http: status,
+        proxima_tentativa_em: iso(s.t0 + 5 * SECOND),
+      });
 
       await advance(s.w, 5 * SECOND - 1);
       expect(s.receiver.requests).toHaveLength(1);
       await advance(s.w, 1);
       expect(s.receiver.requests).toHaveLength(2);
       expect(requestAt(s.receiver, 1).headers['service-event-id']).toBe(eventId);
-      expect(attemptAt(await attemptsOf(s.w, eventId), 1)).toEqual({ tentativa: 2, destino_versao: 1, estado: 'entregue', iniciada_em: iso(s.t0 + 5 * SECOND), terminada_em: iso(s.t0 + 5 * SECOND), codigo_falha: null, status_http: 200 });
-      expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', codigo_falha: null, status_http: 200, tentativas_ciclo: 2, terminado_em: iso(s.t0 + 5 * SECOND) });
+      expect(attemptAt(await attemptsOf(s.w, eventId), 1)).toEqual({
+        tentativa: 2,
+        destino_versao: 1,
+        estado: 'entregue',
+        iniciada_em: iso(s.t0 + 5 * SECOND),
+        terminada_em: iso(s.t0 + 5 * SECOND),
+        codigo_falha: null,
+        status_http: 200,
+      });
+      expect(await eventDetail(s.w, eventId)).toMatchObject({
+        estado: 'entregue',
+        codigo_falha: null,
+        status_http: 200,
+        tentativas_ciclo: 2,
+        terminado_em: iso(s.t0 + 5 * SECOND),
+      });
     }
 
     it('a 200 declaring Content-Length: 1000 that sends 7 bytes and closes: incerta resposta_incompleta with status_http 200; the retry 5 s later delivers', async () => {
-      await cutThenDelivered({ bytes: rawResponse(200, { 'content-type': 'text/plain', 'content-length': '1000' }, 'recebid'), then: 'close' }, 200);
+      await cutThenDelivered(
+        {
+          bytes: rawResponse(200, { 'content-type': 'text/plain', 'content-length': '1000' }, 'recebid'),
+          then: 'close',
+        },
+        200,
+      );
     });
 
     it('a chunked 200 whose last chunk never comes (the connection closes after one chunk): incerta resposta_incompleta with status_http 200; the retry delivers', async () => {
-      await cutThenDelivered({ bytes: rawResponse(200, { 'transfer-encoding': 'chunked' }, '7\r\nrecebid\r\n'), then: 'close' }, 200);
+      await cutThenDelivered(
+        { bytes: rawResponse(200, { 'transfer-encoding': 'chunked' }, '7\r\nrecebid\r\n'), then: 'close' },
+        200,
+      );
     });
 
     it('a 200 whose connection is reset right after the status line and headers: incerta resposta_incompleta with status_http 200; the retry delivers', async () => {
@@ -621,12 +968,29 @@ describe('receiver answers', () => {
     });
 
     it('a 200 with a body delimited by the connection close, closed cleanly, is complete: entregue with status_http 200', async () => {
-      const s = await routed(() => ({ status: 200, raw: { bytes: rawResponse(200, { connection: 'close' }, 'recebido'), then: 'close' } }));
+      const s = await routed(() => ({
+        status: 200,
+        raw: { bytes: rawResponse(200, { connection: 'close' }, 'recebido'), then: 'close' },
+      }));
       const eventId = await raiseEvent(s.w);
       await advance(s.w, 0);
 
-      expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'entregue', iniciada_em: iso(s.t0), terminada_em: iso(s.t0), codigo_falha: null, status_http: 200 }]);
-      expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', status_http: 200, terminado_em: iso(s.t0) });
+      expect(await attemptsOf(s.w, eventId)).toEqual([
+        {
+          tentativa: 1,
+          destino_versao: 1,
+          estado: 'entregue',
+          iniciada_em: iso(s.t0),
+          terminada_em: iso(s.t0),
+          codigo_falha: null,
+          status_http: 200,
+        },
+      ]);
+      expect(await eventDetail(s.w, eventId)).toMatchObject({
+        estado: 'entregue',
+        status_http: 200,
+        terminado_em: iso(s.t0),
+      });
     });
   });
 });
@@ -669,7 +1033,9 @@ describe('routes', () => {
     const eventId = await raiseEvent(s.w);
     await advance(s.w, 0);
     expect(s.receiver.requests).toHaveLength(1);
-    expect((await inboxFor(s.w, s.host)).map((e) => [e.eventId, e.url])).toEqual([[eventId, `${s.host}/hooksx/catalogo`]]);
+    expect((await inboxFor(s.w, s.host)).map((e) => [e.eventId, e.url])).toEqual([
+      [eventId, `${s.host}/hooksx/catalogo`],
+    ]);
   });
 });
 
@@ -685,7 +1051,13 @@ describe('rotation and revocation', () => {
     const rotated = await changeDestination(s.w, s.url, s.destination.etag);
     expect(rotated.versao).toBe(2);
     expect(rotated.secret).not.toBe(s.destination.secret);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'cancelado', codigo_falha: 'destino_alterado', terminado_em: iso(s.t0), proxima_tentativa_em: null, destino_versao: 1 });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'cancelado',
+      codigo_falha: 'destino_alterado',
+      terminado_em: iso(s.t0),
+      proxima_tentativa_em: null,
+      destino_versao: 1,
+    });
 
     await advance(s.w, '1d');
     expect(await attemptsOf(s.w, eventId)).toHaveLength(1);
@@ -695,18 +1067,36 @@ describe('rotation and revocation', () => {
     status = 200;
     const resend = await s.w.api.post(`/v1/webhook/eventos/${eventId}/reenvios`, {}, { ifMatch: rotated.etag });
     expect(resend.status, resend.text).toBe(202);
-    expect(resend.body).toEqual({ evento_id: eventId, destino_id: s.destination.id, destino_versao: 2, estado: 'aceito' });
+    expect(resend.body).toEqual({
+      evento_id: eventId,
+      destino_id: s.destination.id,
+      destino_versao: 2,
+      estado: 'aceito',
+    });
     const resentAt = await clockNow(s.w);
     await advance(s.w, 0);
 
     const attempts = await attemptsOf(s.w, eventId);
-    expect(attemptAt(attempts, 1)).toEqual({ tentativa: 2, destino_versao: 2, estado: 'entregue', iniciada_em: iso(resentAt), terminada_em: iso(resentAt), codigo_falha: null, status_http: 200 });
+    expect(attemptAt(attempts, 1)).toEqual({
+      tentativa: 2,
+      destino_versao: 2,
+      estado: 'entregue',
+      iniciada_em: iso(resentAt),
+      terminada_em: iso(resentAt),
+      codigo_falha: null,
+      status_http: 200,
+    });
     const request = requestAt(s.receiver, 1);
     expect(request.headers['service-event-id']).toBe(eventId);
     expect(request.raw.equals(requestAt(s.receiver, 0).raw)).toBe(true);
     expect(verifyDelivery(rotated.secret, request, unixSeconds(resentAt))).toEqual({ ok: true, reason: 'ok' });
     expect(verifyDelivery(s.destination.secret, request, unixSeconds(resentAt)).reason).toBe('assinatura_invalida');
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', destino_versao: 2, tentativas_ciclo: 1, tentativas_totais: 2 });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'entregue',
+      destino_versao: 2,
+      tentativas_ciclo: 1,
+      tentativas_totais: 2,
+    });
   });
 
   // spec: WH-DEST-32
@@ -718,7 +1108,12 @@ describe('rotation and revocation', () => {
     const revoked = await s.w.api.delete('/v1/webhook', undefined, { ifMatch: s.destination.etag });
     expect(revoked.status, revoked.text).toBe(200);
     expect(revoked.body).toEqual({ id: s.destination.id, versao: 2, estado: 'revogado' });
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'cancelado', codigo_falha: 'destino_revogado', terminado_em: iso(s.t0), proxima_tentativa_em: null });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'cancelado',
+      codigo_falha: 'destino_revogado',
+      terminado_em: iso(s.t0),
+      proxima_tentativa_em: null,
+    });
 
     await advance(s.w, '1d');
     expect(await attemptsOf(s.w, eventId)).toHaveLength(1);
@@ -732,7 +1127,16 @@ describe('rotation and revocation', () => {
     expect(revoked.status, revoked.text).toBe(200);
     const eventId = await raiseEvent(s.w);
 
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'cancelado', codigo_falha: 'destino_inativo', destino_id: s.destination.id, destino_versao: 2, tentativas_ciclo: 0, tentativas_totais: 0, terminado_em: iso(s.t0), proxima_tentativa_em: null });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'cancelado',
+      codigo_falha: 'destino_inativo',
+      destino_id: s.destination.id,
+      destino_versao: 2,
+      tentativas_ciclo: 0,
+      tentativas_totais: 0,
+      terminado_em: iso(s.t0),
+      proxima_tentativa_em: null,
+    });
     await advance(s.w, '1h');
     expect(s.receiver.requests).toHaveLength(0);
     expect(await attemptsOf(s.w, eventId)).toEqual([]);
@@ -742,15 +1146,34 @@ describe('rotation and revocation', () => {
     expect(reactivated.secret).not.toBe(s.destination.secret);
     const resend = await s.w.api.post(`/v1/webhook/eventos/${eventId}/reenvios`, {}, { ifMatch: reactivated.etag });
     expect(resend.status, resend.text).toBe(202);
-    expect(resend.body).toEqual({ evento_id: eventId, destino_id: s.destination.id, destino_versao: 3, estado: 'aceito' });
+    expect(resend.body).toEqual({
+      evento_id: eventId,
+      destino_id: s.destination.id,
+      destino_versao: 3,
+      estado: 'aceito',
+    });
     const resentAt = s.t0 + HOUR;
     await advance(s.w, 0);
 
-    expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 3, estado: 'entregue', iniciada_em: iso(resentAt), terminada_em: iso(resentAt), codigo_falha: null, status_http: 200 }]);
+    expect(await attemptsOf(s.w, eventId)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 3,
+        estado: 'entregue',
+        iniciada_em: iso(resentAt),
+        terminada_em: iso(resentAt),
+        codigo_falha: null,
+        status_http: 200,
+      },
+    ]);
     const request = requestAt(s.receiver, 0);
     expect(verifyDelivery(reactivated.secret, request, unixSeconds(resentAt))).toEqual({ ok: true, reason: 'ok' });
     expect(verifyDelivery(s.destination.secret, request, unixSeconds(resentAt)).reason).toBe('assinatura_invalida');
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', destino_versao: 3, codigo_falha: null });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'entregue',
+      destino_versao: 3,
+      codigo_falha: null,
+    });
   });
   // spec: WH-DEST-32
   it('an attempt in flight when the destination is revoked still records its answer, but the event stays cancelado and nothing follows', async () => {
@@ -764,11 +1187,30 @@ describe('rotation and revocation', () => {
     const revoked = await s.w.api.delete('/v1/webhook', undefined, { ifMatch: s.destination.etag });
     expect(revoked.status, revoked.text).toBe(200);
     const cancelled = await eventDetail(s.w, eventId);
-    expect(cancelled).toMatchObject({ estado: 'cancelado', codigo_falha: 'destino_revogado', terminado_em: iso(s.t0), proxima_tentativa_em: null });
+    expect(cancelled).toMatchObject({
+      estado: 'cancelado',
+      codigo_falha: 'destino_revogado',
+      terminado_em: iso(s.t0),
+      proxima_tentativa_em: null,
+    });
 
     await advance(s.w, '1d');
-    expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'entregue', iniciada_em: iso(s.t0), terminada_em: iso(s.t0 + 2000), codigo_falha: null, status_http: 200 }]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'cancelado', codigo_falha: 'destino_revogado', terminado_em: iso(s.t0) });
+    expect(await attemptsOf(s.w, eventId)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'entregue',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0 + 2000),
+        codigo_falha: null,
+        status_http: 200,
+      },
+    ]);
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'cancelado',
+      codigo_falha: 'destino_revogado',
+      terminado_em: iso(s.t0),
+    });
     expect(s.receiver.requests).toHaveLength(1);
   });
 
@@ -781,8 +1223,23 @@ describe('rotation and revocation', () => {
     expect((await eventDetail(s.w, eventId)).estado).toBe('cancelado');
 
     await advance(s.w, '1d');
-    expect(await attemptsOf(s.w, eventId)).toEqual([{ tentativa: 1, destino_versao: 1, estado: 'incerta', iniciada_em: iso(s.t0), terminada_em: iso(s.t0 + TIMEOUT), codigo_falha: 'tempo_esgotado', status_http: null }]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'cancelado', codigo_falha: 'destino_alterado', terminado_em: iso(s.t0), proxima_tentativa_em: null });
+    expect(await attemptsOf(s.w, eventId)).toEqual([
+      {
+        tentativa: 1,
+        destino_versao: 1,
+        estado: 'incerta',
+        iniciada_em: iso(s.t0),
+        terminada_em: iso(s.t0 + TIMEOUT),
+        codigo_falha: 'tempo_esgotado',
+        status_http: null,
+      },
+    ]);
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'cancelado',
+      codigo_falha: 'destino_alterado',
+      terminado_em: iso(s.t0),
+      proxima_tentativa_em: null,
+    });
     expect(s.receiver.requests).toHaveLength(1);
   });
 
@@ -796,19 +1253,35 @@ describe('rotation and revocation', () => {
     const resentAt = s.t0 + DAY;
     const resend = await s.w.api.post(`/v1/webhook/eventos/${eventId}/reenvios`, {}, { ifMatch: s.destination.etag });
     expect(resend.status, resend.text).toBe(202);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'pendente', tentativas_ciclo: 0, tentativas_totais: 8, prazo_em: iso(resentAt + DAY), proxima_tentativa_em: iso(resentAt), terminado_em: null, codigo_falha: null, status_http: null });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'pendente',
+      tentativas_ciclo: 0,
+      tentativas_totais: 8,
+      prazo_em: iso(resentAt + DAY),
+      proxima_tentativa_em: iso(resentAt),
+      terminado_em: null,
+      codigo_falha: null,
+      status_http: null,
+    });
     await advance(s.w, '23h');
 
     const attempts = await attemptsOf(s.w, eventId);
     expect(attempts.map((a) => a.tentativa)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]);
     expect(attempts.slice(8).map((a) => ms(a.iniciada_em) - resentAt)).toEqual(OFFSETS);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'falhou', codigo_falha: 'status_nao_2xx', tentativas_ciclo: 8, tentativas_totais: 16, terminado_em: iso(resentAt + OFFSETS[7]!), prazo_em: iso(resentAt + DAY) });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'falhou',
+      codigo_falha: 'status_nao_2xx',
+      tentativas_ciclo: 8,
+      tentativas_totais: 16,
+      terminado_em: iso(resentAt + OFFSETS[7]!),
+      prazo_em: iso(resentAt + DAY),
+    });
     expect(s.receiver.requests).toHaveLength(16);
   });
 });
 
 describe('the built-in inbox', () => {
-  it('an unrouted destination\'s delivery lands in GET /_emulator/inbox with its company, url, signed headers, the exact body and answer 200', async () => {
+  it("an unrouted destination's delivery lands in GET /_emulator/inbox with its company, url, signed headers, the exact body and answer 200", async () => {
     const s = await setup();
     const dados = { tipo: 'catalogo.aplicado', catalogoId: randomUUID(), versao: 7 };
     const eventId = await raiseEvent(s.w, dados);
@@ -819,7 +1292,17 @@ describe('the built-in inbox', () => {
     expect(entries).toHaveLength(1);
     const entry = entries[0]!;
     const timestamp = String(unixSeconds(s.t0));
-    expect(entry).toEqual({ at: iso(s.t0), companyId: s.w.company.companyId, url: s.url, headers: entry.headers, body: entry.body, eventId, tipo: 'catalogo.aplicado', tentativa: 1, answer: { status: 200 } });
+    expect(entry).toEqual({
+      at: iso(s.t0),
+      companyId: s.w.company.companyId,
+      url: s.url,
+      headers: entry.headers,
+      body: entry.body,
+      eventId,
+      tipo: 'catalogo.aplicado',
+      tentativa: 1,
+      answer: { status: 200 },
+    });
     expect(entry.headers).toMatchObject({
       'content-type': 'application/json',
       'user-agent': `catalog-emulator/${PACKAGE_VERSION}`,
@@ -827,7 +1310,13 @@ describe('the built-in inbox', () => {
       'service-timestamp': timestamp,
       'service-signature': expectedSignature(s.destination.secret, timestamp, eventId, entry.body),
     });
-    expect(JSON.parse(entry.body)).toEqual({ id: eventId, versao: 1, empresa: s.w.company.cnpjRoot, ocorridoEm: iso(s.t0), dados });
+    expect(JSON.parse(entry.body)).toEqual({
+      id: eventId,
+      versao: 1,
+      empresa: s.w.company.cnpjRoot,
+      ocorridoEm: iso(s.t0),
+      dados,
+    });
     const detailAnswer = await s.w.api.get(`/v1/webhook/eventos/${eventId}`);
     expect(detailAnswer.status).toBe(200);
     expect(detailAnswer.body.evento).toEqual(JSON.parse(entry.body));
@@ -849,8 +1338,16 @@ describe('the built-in inbox', () => {
     expect(entries.map((e) => e.eventId)).toEqual([eventId]);
     const entry = entries[0]!;
     expect(entry.tipo).toBe('webhook.teste');
-    expect(JSON.parse(entry.body)).toEqual({ id: eventId, versao: 1, empresa: s.w.company.cnpjRoot, ocorridoEm: iso(s.t0), dados: { tipo: 'webhook.teste' } });
-    expect(entry.headers['service-signature']).toBe(expectedSignature(s.destination.secret, unixSeconds(s.t0), eventId, entry.body));
+    expect(JSON.parse(entry.body)).toEqual({
+      id: eventId,
+      versao: 1,
+      empresa: s.w.company.cnpjRoot,
+      ocorridoEm: iso(s.t0),
+      dados: { tipo: 'webhook.teste' },
+    });
+    expect(entry.headers['service-signature']).toBe(
+      expectedSignature(s.destination.secret, unixSeconds(s.t0), eventId, entry.body),
+    );
   });
 });
 
@@ -891,10 +1388,16 @@ describe('a receiver that deduplicates by Service-Event-Id', () => {
 
     expect(s.receiver.requests).toHaveLength(2);
     expect(s.receiver.requests.map((r) => r.headers['service-event-id'])).toEqual([eventId, eventId]);
-    expect(s.receiver.requests.map((r) => r.headers['service-timestamp'])).toEqual([String(unixSeconds(s.t0)), String(unixSeconds(s.t0 + TIMEOUT + 5 * SECOND))]);
+    expect(s.receiver.requests.map((r) => r.headers['service-timestamp'])).toEqual([
+      String(unixSeconds(s.t0)),
+      String(unixSeconds(s.t0 + TIMEOUT + 5 * SECOND)),
+    ]);
     expect(applied).toEqual([eventId]);
     const attempts = await attemptsOf(s.w, eventId);
-    expect(attempts.map((a) => [a.estado, a.codigo_falha])).toEqual([['incerta', 'tempo_esgotado'], ['entregue', null]]);
+    expect(attempts.map((a) => [a.estado, a.codigo_falha])).toEqual([
+      ['incerta', 'tempo_esgotado'],
+      ['entregue', null],
+    ]);
   });
 
   // spec: WH-EVT-50, SIG-11
@@ -910,6 +1413,10 @@ describe('a receiver that deduplicates by Service-Event-Id', () => {
     expect(requestAt(s.receiver, 1).headers['service-event-id']).toBe(eventId);
     expect(requestAt(s.receiver, 1).raw.equals(requestAt(s.receiver, 0).raw)).toBe(true);
     expect(applied).toEqual([eventId]);
-    expect(await eventDetail(s.w, eventId)).toMatchObject({ estado: 'entregue', tentativas_ciclo: 1, tentativas_totais: 2 });
+    expect(await eventDetail(s.w, eventId)).toMatchObject({
+      estado: 'entregue',
+      tentativas_ciclo: 1,
+      tentativas_totais: 2,
+    });
   });
 });

@@ -5,7 +5,15 @@
  * subscription and permission rules, the 4 KiB body limit and the URL rules.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { newKey, otherCompany, rawRequest, world, type Answer, type RequestOptions, type World } from './support/client.js';
+import {
+  newKey,
+  otherCompany,
+  rawRequest,
+  world,
+  type Answer,
+  type RequestOptions,
+  type World,
+} from './support/client.js';
 import { needsControls, needsOwnCompany } from './support/deployment.js';
 import { ETAG, expectError, REQUEST_ID } from './support/expect.js';
 import {
@@ -59,7 +67,11 @@ async function getDestination(w: World): Promise<Answer> {
 function expectReceipt(answer: Answer, status: number, fields: { id?: string; versao: number; estado: string }): void {
   expect(answer.status, answer.text).toBe(status);
   expect(Object.keys(answer.body).sort()).toEqual(['estado', 'id', 'segredo', 'versao']);
-  expect(answer.body).toMatchObject({ versao: fields.versao, estado: fields.estado, ...(fields.id === undefined ? {} : { id: fields.id }) });
+  expect(answer.body).toMatchObject({
+    versao: fields.versao,
+    estado: fields.estado,
+    ...(fields.id === undefined ? {} : { id: fields.id }),
+  });
   expect(answer.body.id).toMatch(LOWER_UUID);
   expect(answer.body.segredo).toMatch(SECRET);
   expect(answer.headers.get('etag')).toMatch(ETAG);
@@ -78,7 +90,7 @@ describe('GET /v1/webhook', () => {
 describe('PUT /v1/webhook: create with If-None-Match: *', () => {
   // spec: CONV-05, WH-DEST-01, WH-DEST-02, WH-DEST-04, WH-DEST-05, WH-DEST-08, WH-DEST-15, WH-DEST-16, WH-DEST-22, SIG-05
   it('creates the destination: 201, receipt exactly {id, versao 1, estado ativo, segredo}, ETag, Location /v1/webhook', async () => {
-    needsOwnCompany('creates the company\'s first webhook destination (If-None-Match: *, 201, versao 1)');
+    needsOwnCompany("creates the company's first webhook destination (If-None-Match: *, 201, versao 1)");
     const w = await world();
     const host = uniqueHost();
     const url = `https://${host}/catalogo/eventos`;
@@ -106,10 +118,25 @@ describe('PUT /v1/webhook: create with If-None-Match: *', () => {
   it('refuses a second create with 412 destino_existente (header.if-none-match), also when the destination is revoked', async () => {
     const w = await world();
     const created = await createDestination(w);
-    expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE }), 412, 'destino_existente', 'header.if-none-match');
-    expect((await getDestination(w)).body).toEqual({ id: created.id, versao: created.versao, estado: 'ativo', url: created.url });
+    expectError(
+      await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE }),
+      412,
+      'destino_existente',
+      'header.if-none-match',
+    );
+    expect((await getDestination(w)).body).toEqual({
+      id: created.id,
+      versao: created.versao,
+      estado: 'ativo',
+      url: created.url,
+    });
     const revokedEtag = await revokeDestination(w, created.etag);
-    expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE }), 412, 'destino_existente', 'header.if-none-match');
+    expectError(
+      await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE }),
+      412,
+      'destino_existente',
+      'header.if-none-match',
+    );
     const read = await getDestination(w);
     expect(read.body).toEqual({ id: created.id, versao: created.versao + 1, estado: 'revogado', url: created.url });
     expect(read.headers.get('etag')).toBe(revokedEtag);
@@ -136,10 +163,18 @@ describe('PUT /v1/webhook: create with If-None-Match: *', () => {
   it('refuses If-Match together with If-None-Match with 400 precondicoes_conflitantes, with or without a destination', async () => {
     needsOwnCompany('the two preconditions together on a company without a destination');
     const w = await world();
-    expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE, ifMatch: '"abc"' }), 400, 'precondicoes_conflitantes');
+    expectError(
+      await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE, ifMatch: '"abc"' }),
+      400,
+      'precondicoes_conflitantes',
+    );
     expectError(await w.api.get(WEBHOOK), 404, 'destino_nao_encontrado');
     const created = await createDestination(w);
-    expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE, ifMatch: created.etag }), 400, 'precondicoes_conflitantes');
+    expectError(
+      await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE, ifMatch: created.etag }),
+      400,
+      'precondicoes_conflitantes',
+    );
     expect((await getDestination(w)).body).toMatchObject({ versao: 1, url: created.url });
   });
 
@@ -147,30 +182,52 @@ describe('PUT /v1/webhook: create with If-None-Match: *', () => {
   it('refuses If-Match (the current ETag) together with If-None-Match with 400 precondicoes_conflitantes, changing nothing', async () => {
     const w = await world();
     const created = await createDestination(w);
-    expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE, ifMatch: created.etag }), 400, 'precondicoes_conflitantes');
+    expectError(
+      await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE, ifMatch: created.etag }),
+      400,
+      'precondicoes_conflitantes',
+    );
     const read = await getDestination(w);
     expect(read.body).toEqual({ id: created.id, versao: created.versao, estado: 'ativo', url: created.url });
     expect(read.headers.get('etag')).toBe(created.etag);
   });
 
-  it.each(['"abc"', 'W/"abc"', '**', 'x'])('refuses If-None-Match %s (anything but *) with 400 cabecalho_invalido header.if-none-match', async (value) => {
-    const w = await world();
-    const before = await destinationBefore(w);
-    expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: { 'if-none-match': value } }), 400, 'cabecalho_invalido', 'header.if-none-match');
-    await expectUnchanged(w, before);
-  });
+  it.each(['"abc"', 'W/"abc"', '**', 'x'])(
+    'refuses If-None-Match %s (anything but *) with 400 cabecalho_invalido header.if-none-match',
+    async (value) => {
+      const w = await world();
+      const before = await destinationBefore(w);
+      expectError(
+        await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: { 'if-none-match': value } }),
+        400,
+        'cabecalho_invalido',
+        'header.if-none-match',
+      );
+      await expectUnchanged(w, before);
+    },
+  );
 
   it('refuses If-Match: * with 400 cabecalho_invalido header.if-match', async () => {
     const w = await world();
     const created = await createDestination(w);
-    expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { ifMatch: '*' }), 400, 'cabecalho_invalido', 'header.if-match');
+    expectError(
+      await w.api.put(WEBHOOK, { url: hookUrl() }, { ifMatch: '*' }),
+      400,
+      'cabecalho_invalido',
+      'header.if-match',
+    );
     expect((await getDestination(w)).body).toMatchObject({ versao: created.versao, url: created.url });
   });
 
   it('refuses If-Match when the company has no destination with 412 precondicao_falhou header.if-match, creating nothing', async () => {
     needsOwnCompany('a company without a webhook destination');
     const w = await world();
-    expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { ifMatch: '"0123456789abcdef"' }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.put(WEBHOOK, { url: hookUrl() }, { ifMatch: '"0123456789abcdef"' }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     expectError(await w.api.get(WEBHOOK), 404, 'destino_nao_encontrado');
   });
 
@@ -178,7 +235,12 @@ describe('PUT /v1/webhook: create with If-None-Match: *', () => {
     const w = await world();
     const before = await destinationBefore(w);
     expectError(await w.api.put(WEBHOOK, {}, reachingBody(before)), 422, 'campo_obrigatorio', 'body.url');
-    expectError(await w.api.put(WEBHOOK, { url: hookUrl(), segredo: 'x' }, reachingBody(before)), 422, 'campo_desconhecido', 'body.segredo');
+    expectError(
+      await w.api.put(WEBHOOK, { url: hookUrl(), segredo: 'x' }, reachingBody(before)),
+      422,
+      'campo_desconhecido',
+      'body.segredo',
+    );
     expectError(await w.api.put(WEBHOOK, { url: 443 }, reachingBody(before)), 422, 'valor_invalido', 'body.url');
     await expectUnchanged(w, before);
   });
@@ -208,7 +270,12 @@ describe('PUT /v1/webhook: change and rotate with If-Match', () => {
     expect([second.versao, third.versao]).toEqual([created.versao + 1, created.versao + 2]);
     expect(new Set([created.segredo, second.segredo, third.segredo]).size).toBe(3);
     expect(new Set([created.etag, second.etag, third.etag]).size).toBe(3);
-    expect((await getDestination(w)).body).toEqual({ id: created.id, versao: created.versao + 2, estado: 'ativo', url: created.url });
+    expect((await getDestination(w)).body).toEqual({
+      id: created.id,
+      versao: created.versao + 2,
+      estado: 'ativo',
+      url: created.url,
+    });
   });
 
   // spec: WH-DEST-13
@@ -216,7 +283,12 @@ describe('PUT /v1/webhook: change and rotate with If-Match', () => {
     const w = await world();
     const created = await createDestination(w);
     const changed = await changeDestination(w, created.etag);
-    expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { ifMatch: created.etag }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.put(WEBHOOK, { url: hookUrl() }, { ifMatch: created.etag }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     const read = await getDestination(w);
     expect(read.body).toEqual({ id: created.id, versao: created.versao + 1, estado: 'ativo', url: changed.url });
     expect(read.headers.get('etag')).toBe(changed.etag);
@@ -235,7 +307,13 @@ describe('PUT /v1/webhook: change and rotate with If-Match', () => {
     await changeDestination(w, created.etag, `https://${host}/b`);
     for (const id of [eventId, raised]) {
       const detail = await eventDetail(w, id);
-      expect(detail).toMatchObject({ estado: 'cancelado', codigo_falha: 'destino_alterado', terminado_em: iso(at), proxima_tentativa_em: null, destino_versao: 1 });
+      expect(detail).toMatchObject({
+        estado: 'cancelado',
+        codigo_falha: 'destino_alterado',
+        terminado_em: iso(at),
+        proxima_tentativa_em: null,
+        destino_versao: 1,
+      });
     }
     await advance(w, 0);
     expect(await inboxFor(w, host)).toEqual([]);
@@ -275,7 +353,7 @@ describe('the secret is shown only by the receipt', () => {
 describe('PUT /v1/webhook: idempotent replay', () => {
   // spec: WH-DEST-23
   it('answers the replayed create with the identical 201 receipt, the same secret, and changes nothing', async () => {
-    needsOwnCompany('creates the company\'s first webhook destination (If-None-Match: *, 201) and replays it');
+    needsOwnCompany("creates the company's first webhook destination (If-None-Match: *, 201) and replays it");
     const w = await world();
     const key = newKey();
     const url = hookUrl();
@@ -317,7 +395,12 @@ describe('PUT /v1/webhook: idempotent replay', () => {
     const w = await world();
     const key = newKey();
     await createDestination(w, hookUrl(), key);
-    expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE, key }), 422, 'idempotencia_reutilizada', 'header.idempotency-key');
+    expectError(
+      await w.api.put(WEBHOOK, { url: hookUrl() }, { headers: CREATE, key }),
+      422,
+      'idempotencia_reutilizada',
+      'header.idempotency-key',
+    );
   });
 });
 
@@ -348,7 +431,12 @@ describe('DELETE /v1/webhook: revoke', () => {
   it('refuses a body with fields with 422 campo_desconhecido', async () => {
     const w = await world();
     const created = await createDestination(w);
-    expectError(await w.api.delete(WEBHOOK, { motivo: 'x' }, { ifMatch: created.etag }), 422, 'campo_desconhecido', 'body.motivo');
+    expectError(
+      await w.api.delete(WEBHOOK, { motivo: 'x' }, { ifMatch: created.etag }),
+      422,
+      'campo_desconhecido',
+      'body.motivo',
+    );
     expect((await getDestination(w)).body.estado).toBe('ativo');
   });
 
@@ -383,7 +471,12 @@ describe('DELETE /v1/webhook: revoke', () => {
     const created = await createDestination(w);
     const changed = await changeDestination(w, created.etag);
     expectError(await w.api.delete(WEBHOOK), 428, 'precondicao_ausente', 'header.if-match');
-    expectError(await w.api.delete(WEBHOOK, undefined, { ifMatch: created.etag }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.delete(WEBHOOK, undefined, { ifMatch: created.etag }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     const read = await getDestination(w);
     expect(read.body).toMatchObject({ versao: created.versao + 1, estado: 'ativo' });
     expect(read.headers.get('etag')).toBe(changed.etag);
@@ -392,7 +485,11 @@ describe('DELETE /v1/webhook: revoke', () => {
   it('answers 404 destino_nao_encontrado when the company has no destination', async () => {
     needsOwnCompany('a company without a webhook destination');
     const w = await world();
-    expectError(await w.api.delete(WEBHOOK, undefined, { ifMatch: '"0123456789abcdef"' }), 404, 'destino_nao_encontrado');
+    expectError(
+      await w.api.delete(WEBHOOK, undefined, { ifMatch: '"0123456789abcdef"' }),
+      404,
+      'destino_nao_encontrado',
+    );
   });
 
   // spec: WH-DEST-32
@@ -404,7 +501,12 @@ describe('DELETE /v1/webhook: revoke', () => {
     const eventId = await testEvent(w, created.etag);
     const at = await now(w);
     await revokeDestination(w, created.etag);
-    expect(await eventDetail(w, eventId)).toMatchObject({ estado: 'cancelado', codigo_falha: 'destino_revogado', terminado_em: iso(at), proxima_tentativa_em: null });
+    expect(await eventDetail(w, eventId)).toMatchObject({
+      estado: 'cancelado',
+      codigo_falha: 'destino_revogado',
+      terminado_em: iso(at),
+      proxima_tentativa_em: null,
+    });
     await advance(w, 0);
     expect(await inboxFor(w, host)).toEqual([]);
   });
@@ -417,7 +519,14 @@ describe('DELETE /v1/webhook: revoke', () => {
     await revokeDestination(w, created.etag);
     const at = await now(w);
     const id = await raiseEvent(w);
-    expect(await eventDetail(w, id)).toMatchObject({ estado: 'cancelado', codigo_falha: 'destino_inativo', destino_id: created.id, destino_versao: 2, terminado_em: iso(at), tentativas_totais: 0 });
+    expect(await eventDetail(w, id)).toMatchObject({
+      estado: 'cancelado',
+      codigo_falha: 'destino_inativo',
+      destino_id: created.id,
+      destino_versao: 2,
+      terminado_em: iso(at),
+      tentativas_totais: 0,
+    });
     await advance(w, 0);
     expect(await inboxFor(w, host)).toEqual([]);
   });
@@ -455,7 +564,11 @@ describe('subscription and permission', () => {
     expect(revoked.status, revoked.text).toBe(200);
     expect(revoked.body).toEqual({ id: created.id, versao: 2, estado: 'revogado' });
     // Reactivation is a PUT: it needs the subscription too.
-    expectError(await w.api.put(WEBHOOK, { url: hookUrl() }, { ifMatch: revoked.headers.get('etag')! }), 403, 'assinatura_inativa');
+    expectError(
+      await w.api.put(WEBHOOK, { url: hookUrl() }, { ifMatch: revoked.headers.get('etag')! }),
+      403,
+      'assinatura_inativa',
+    );
     await w.controls.updateCompany(w.company.companyId, { subscriptionActive: true });
     expect((await w.api.put(WEBHOOK, { url: hookUrl() }, { ifMatch: revoked.headers.get('etag')! })).status).toBe(200);
   });
@@ -471,7 +584,13 @@ describe('subscription and permission', () => {
   it('refuses GET, PUT and DELETE without webhook:gerenciar with 403 permissao_insuficiente', async () => {
     const w = await world();
     const created = await createDestination(w);
-    const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'catalogo:gerenciar', 'estabelecimento:gerenciar', 'vigilancia:gerenciar', 'analise:executar']);
+    const { token } = await w.controls.addCredential(w.company.companyId, [
+      'catalogo:ler',
+      'catalogo:gerenciar',
+      'estabelecimento:gerenciar',
+      'vigilancia:gerenciar',
+      'analise:executar',
+    ]);
     const other = w.api.as(token);
     expectError(await other.get(WEBHOOK), 403, 'permissao_insuficiente');
     expectError(await other.put(WEBHOOK, { url: hookUrl() }, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
@@ -486,9 +605,19 @@ describe('subscription and permission', () => {
   it('checks the permission before the subscription: 403 permissao_insuficiente while suspended too', async () => {
     const w = await world();
     const created = await createDestination(w);
-    const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler', 'catalogo:gerenciar', 'estabelecimento:gerenciar', 'vigilancia:gerenciar', 'analise:executar']);
+    const { token } = await w.controls.addCredential(w.company.companyId, [
+      'catalogo:ler',
+      'catalogo:gerenciar',
+      'estabelecimento:gerenciar',
+      'vigilancia:gerenciar',
+      'analise:executar',
+    ]);
     await w.controls.updateCompany(w.company.companyId, { subscriptionActive: false });
-    expectError(await w.api.as(token).put(WEBHOOK, { url: hookUrl() }, { ifMatch: created.etag }), 403, 'permissao_insuficiente');
+    expectError(
+      await w.api.as(token).put(WEBHOOK, { url: hookUrl() }, { ifMatch: created.etag }),
+      403,
+      'permissao_insuficiente',
+    );
   });
 
   it('lets a credential with only webhook:gerenciar manage the destination', async () => {
@@ -516,13 +645,25 @@ describe('body limit of 4 KiB', () => {
     const precondition = reachingBody(before);
     const headers = { ...precondition.headers, 'content-type': 'application/json' };
     const ifMatch = precondition.ifMatch === undefined ? {} : { ifMatch: precondition.ifMatch };
-    expectError(await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4097), headers, ...ifMatch }), 413, 'corpo_muito_grande');
+    expectError(
+      await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4097), headers, ...ifMatch }),
+      413,
+      'corpo_muito_grande',
+    );
     await expectUnchanged(w, before);
     const accepted = await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4096), headers, ...ifMatch });
     expect(accepted.status, accepted.text).toBe(acceptedAfter(before).status);
     expect((await getDestination(w)).body.url).toBe(url);
     // A change too.
-    expectError(await w.api.put(WEBHOOK, undefined, { raw: padded(json, 5000), headers: { 'content-type': 'application/json' }, ifMatch: accepted.headers.get('etag')! }), 413, 'corpo_muito_grande');
+    expectError(
+      await w.api.put(WEBHOOK, undefined, {
+        raw: padded(json, 5000),
+        headers: { 'content-type': 'application/json' },
+        ifMatch: accepted.headers.get('etag')!,
+      }),
+      413,
+      'corpo_muito_grande',
+    );
   });
 
   // spec: LIM-08
@@ -530,9 +671,17 @@ describe('body limit of 4 KiB', () => {
     const w = await world();
     const created = await createDestination(w);
     const headers = { 'content-type': 'application/json' };
-    expectError(await w.api.delete(WEBHOOK, undefined, { raw: padded('{}', 4097), headers, ifMatch: created.etag }), 413, 'corpo_muito_grande');
+    expectError(
+      await w.api.delete(WEBHOOK, undefined, { raw: padded('{}', 4097), headers, ifMatch: created.etag }),
+      413,
+      'corpo_muito_grande',
+    );
     expect((await getDestination(w)).body.estado).toBe('ativo');
-    const accepted = await w.api.delete(WEBHOOK, undefined, { raw: padded('{}', 4096), headers, ifMatch: created.etag });
+    const accepted = await w.api.delete(WEBHOOK, undefined, {
+      raw: padded('{}', 4096),
+      headers,
+      ifMatch: created.etag,
+    });
     expect(accepted.status, accepted.text).toBe(200);
     expect(accepted.body.estado).toBe('revogado');
   });
@@ -551,8 +700,16 @@ describe('body limit of 4 KiB', () => {
     expect((await getDestination(w)).body.url).toBe(url);
     // The same url in a body padded over 4 KiB: refused for the body's size, not the url's.
     const headers = { 'content-type': 'application/json' };
-    expectError(await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4097), headers, ifMatch: created.headers.get('etag')! }), 413, 'corpo_muito_grande');
-    const changed = await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4096), headers, ifMatch: created.headers.get('etag')! });
+    expectError(
+      await w.api.put(WEBHOOK, undefined, { raw: padded(json, 4097), headers, ifMatch: created.headers.get('etag')! }),
+      413,
+      'corpo_muito_grande',
+    );
+    const changed = await w.api.put(WEBHOOK, undefined, {
+      raw: padded(json, 4096),
+      headers,
+      ifMatch: created.headers.get('etag')!,
+    });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.versao).toBe(acceptedAfter(before).versao + 1);
   });
@@ -560,7 +717,22 @@ describe('body limit of 4 KiB', () => {
   it('refuses an oversized PUT sent with a declared content-length too', async () => {
     const w = await world();
     const body = padded(JSON.stringify({ url: hookUrl() }), 8192);
-    expectError(await rawRequest(w, 'PUT', WEBHOOK, { 'content-type': 'application/json', 'if-none-match': '*', 'idempotency-key': newKey(), 'content-length': String(body.length) }, body), 413, 'corpo_muito_grande');
+    expectError(
+      await rawRequest(
+        w,
+        'PUT',
+        WEBHOOK,
+        {
+          'content-type': 'application/json',
+          'if-none-match': '*',
+          'idempotency-key': newKey(),
+          'content-length': String(body.length),
+        },
+        body,
+      ),
+      413,
+      'corpo_muito_grande',
+    );
   });
 });
 
@@ -616,7 +788,12 @@ describe('URL rules', () => {
   it('refuses a non-public URL on a change too, leaving the destination as it was', async () => {
     const w = await world();
     const created = await createDestination(w);
-    expectError(await w.api.put(WEBHOOK, { url: 'https://127.0.0.1/x' }, { ifMatch: created.etag }), 422, 'valor_invalido', 'body.url');
+    expectError(
+      await w.api.put(WEBHOOK, { url: 'https://127.0.0.1/x' }, { ifMatch: created.etag }),
+      422,
+      'valor_invalido',
+      'body.url',
+    );
     const read = await getDestination(w);
     expect(read.body).toEqual({ id: created.id, versao: created.versao, estado: 'ativo', url: created.url });
   });
@@ -635,6 +812,11 @@ describe('URL rules', () => {
     const before = await destinationBefore(w);
     const answer = await w.api.put(WEBHOOK, { url }, reachingBody(before));
     expectReceipt(answer, acceptedAfter(before).status, { versao: acceptedAfter(before).versao, estado: 'ativo' });
-    expect((await getDestination(w)).body).toEqual({ id: answer.body.id, versao: acceptedAfter(before).versao, estado: 'ativo', url });
+    expect((await getDestination(w)).body).toEqual({
+      id: answer.body.id,
+      versao: acceptedAfter(before).versao,
+      estado: 'ativo',
+      url,
+    });
   });
 });

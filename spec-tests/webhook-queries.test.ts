@@ -7,7 +7,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { headOfficeCatalog, newKey, otherCompany, product, world, type Answer, type World } from './support/client.js';
 import { needsControls, needsOwnCompany } from './support/deployment.js';
-import { ATTEMPT_FIELDS as ATTEMPT_TYPES, EVENT_DETAIL_FIELDS as DETAIL_TYPES, EVENT_ITEM_FIELDS as ITEM_TYPES, expectTyped, RECEIPT_FIELDS as RECEIPT_TYPES } from './support/event-fields.js';
+import {
+  ATTEMPT_FIELDS as ATTEMPT_TYPES,
+  EVENT_DETAIL_FIELDS as DETAIL_TYPES,
+  EVENT_ITEM_FIELDS as ITEM_TYPES,
+  expectTyped,
+  RECEIPT_FIELDS as RECEIPT_TYPES,
+} from './support/event-fields.js';
 import { expectControlError, expectError } from './support/expect.js';
 import { UNKNOWN_ID } from './support/fixtures.js';
 import {
@@ -45,9 +51,29 @@ const MIB = 1024 * 1024;
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const ITEM_FIELDS = ['criado_em', 'destino_id', 'destino_versao', 'estado', 'id', 'ocorrido_em', 'prazo_em', 'status_http', 'tentativas_ciclo', 'tentativas_totais', 'tipo'];
+const ITEM_FIELDS = [
+  'criado_em',
+  'destino_id',
+  'destino_versao',
+  'estado',
+  'id',
+  'ocorrido_em',
+  'prazo_em',
+  'status_http',
+  'tentativas_ciclo',
+  'tentativas_totais',
+  'tipo',
+];
 const DETAIL_FIELDS = [...ITEM_FIELDS, 'codigo_falha', 'evento', 'proxima_tentativa_em', 'terminado_em'].sort();
-const ATTEMPT_FIELDS = ['codigo_falha', 'destino_versao', 'estado', 'iniciada_em', 'status_http', 'tentativa', 'terminada_em'];
+const ATTEMPT_FIELDS = [
+  'codigo_falha',
+  'destino_versao',
+  'estado',
+  'iniciada_em',
+  'status_http',
+  'tentativa',
+  'terminada_em',
+];
 
 async function configured(): Promise<{ w: World; host: string; destination: Destination }> {
   const w = await world();
@@ -85,12 +111,19 @@ async function list(w: World, query = ''): Promise<Answer> {
 const ids = (answer: Answer): string[] => answer.body.itens.map((item: { id: string }) => item.id);
 
 /** Every event id following proximo_cursor with `limite`; the pages' sizes too. */
-async function walk(w: World, limite: number, between?: (page: number) => Promise<void>): Promise<{ ids: string[]; sizes: number[] }> {
+async function walk(
+  w: World,
+  limite: number,
+  between?: (page: number) => Promise<void>,
+): Promise<{ ids: string[]; sizes: number[] }> {
   const all: string[] = [];
   const sizes: number[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < 100; page++) {
-    const answer: Answer = await list(w, `limite=${limite}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+    const answer: Answer = await list(
+      w,
+      `limite=${limite}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+    );
     all.push(...ids(answer));
     sizes.push(answer.body.itens.length);
     cursor = answer.body.proximo_cursor;
@@ -134,7 +167,11 @@ describe('GET /v1/webhook/eventos', () => {
       const detail = await eventDetail(w, item.id);
       expect(item).toEqual(Object.fromEntries(ITEM_FIELDS.map((f) => [f, detail[f]])));
     }
-    expect(answer.body.itens.map((i: { tipo: string }) => i.tipo)).toEqual(['vigilancia.degradada', 'webhook.teste', 'catalogo.aplicado']);
+    expect(answer.body.itens.map((i: { tipo: string }) => i.tipo)).toEqual([
+      'vigilancia.degradada',
+      'webhook.teste',
+      'catalogo.aplicado',
+    ]);
   });
 
   // spec: LIM-14
@@ -189,7 +226,9 @@ describe('GET /v1/webhook/eventos', () => {
 
   // spec: LIM-16
   // Thousands of events: over HTTP on a loaded machine this takes more than the default 5 s.
-  it('answers at most 1 MiB of body, even for a list whose items add up to more than 1 MiB and a limite that asks for all of them', { timeout: 60_000 }, async () => {
+  it('answers at most 1 MiB of body, even for a list whose items add up to more than 1 MiB and a limite that asks for all of them', {
+    timeout: 60_000,
+  }, async () => {
     const w = await withDestination(await world());
     const first = await raiseEvent(w);
     // One item's bytes (every item of these events has the same length), and enough events to pass 1 MiB.
@@ -222,10 +261,13 @@ describe('GET /v1/webhook/eventos', () => {
     expect(padded.body.proximo_cursor).toEqual(expect.any(String));
   });
 
-  it.each(['0', 'abc', '-1', '1.5', ''])('refuses limite=%j, no count of events, with 422 valor_invalido query.limite', async (limite) => {
-    const w = await world();
-    expectError(await w.api.get(`${EVENTS}?limite=${limite}`), 422, 'valor_invalido', 'query.limite');
-  });
+  it.each(['0', 'abc', '-1', '1.5', ''])(
+    'refuses limite=%j, no count of events, with 422 valor_invalido query.limite',
+    async (limite) => {
+      const w = await world();
+      expectError(await w.api.get(`${EVENTS}?limite=${limite}`), 422, 'valor_invalido', 'query.limite');
+    },
+  );
 
   it('refuses a repeated limite with 422 parametro_repetido and an unknown parameter with 422 campo_desconhecido', async () => {
     const w = await world();
@@ -240,22 +282,37 @@ describe('GET /v1/webhook/eventos', () => {
     const cursor = (await list(w, 'limite=1')).body.proximo_cursor as string;
     const other = await withDestination(await otherCompany(w));
     for (let i = 0; i < 3; i++) await raiseEvent(other);
-    expectError(await other.api.get(`${EVENTS}?cursor=${encodeURIComponent(cursor)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await other.api.get(`${EVENTS}?cursor=${encodeURIComponent(cursor)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
     expectError(await w.api.get(`${EVENTS}?cursor=nada`), 422, 'cursor_invalido', 'query.cursor');
-    expectError(await w.api.get(`${EVENTS}?cursor=${encodeURIComponent(cursor.slice(0, -2))}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await w.api.get(`${EVENTS}?cursor=${encodeURIComponent(cursor.slice(0, -2))}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
     // A cursor of another list of the same company (its products) is not one of this list.
     const catalog = await headOfficeCatalog(w);
     await product(w, catalog.id);
     await product(w, catalog.id);
     const productCursor = (await w.api.get('/v1/produtos?limite=1')).body.proximo_cursor as string;
     expect(typeof productCursor).toBe('string');
-    expectError(await w.api.get(`${EVENTS}?cursor=${encodeURIComponent(productCursor)}`), 422, 'cursor_invalido', 'query.cursor');
+    expectError(
+      await w.api.get(`${EVENTS}?cursor=${encodeURIComponent(productCursor)}`),
+      422,
+      'cursor_invalido',
+      'query.cursor',
+    );
     // The cursor still works for its own company.
     expect(ids(await list(w, `cursor=${encodeURIComponent(cursor)}`))).toHaveLength(2);
   });
 
   // spec: AUTH-06
-  it('lists only the company\'s own events', async () => {
+  it("lists only the company's own events", async () => {
     const w = await withDestination(await world());
     const mine = await raiseEvent(w);
     const other = await withDestination(await otherCompany(w));
@@ -292,7 +349,15 @@ describe('GET /v1/webhook/eventos/{id}', () => {
       evento: { id, versao: 1, empresa: w.company.cnpjRoot, ocorridoEm: iso(t0), dados: { tipo: 'webhook.teste' } },
     });
     const t1 = await advance(w, 0);
-    expect(await eventDetail(w, id)).toEqual({ ...pending.body, estado: 'entregue', tentativas_ciclo: 1, tentativas_totais: 1, status_http: 200, terminado_em: iso(t1), proxima_tentativa_em: null });
+    expect(await eventDetail(w, id)).toEqual({
+      ...pending.body,
+      estado: 'entregue',
+      tentativas_ciclo: 1,
+      tentativas_totais: 1,
+      status_http: 200,
+      terminado_em: iso(t1),
+      proxima_tentativa_em: null,
+    });
   });
 
   // spec: CONV-04
@@ -305,7 +370,7 @@ describe('GET /v1/webhook/eventos/{id}', () => {
   });
 
   // spec: AUTH-04, REQ-13
-  it('answers 404 evento_nao_encontrado for another company\'s event and an unknown id, 422 for a malformed id', async () => {
+  it("answers 404 evento_nao_encontrado for another company's event and an unknown id, 422 for a malformed id", async () => {
     const w = await withDestination(await world());
     const id = await raiseEvent(w);
     const other = await withDestination(await otherCompany(w));
@@ -331,7 +396,12 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
   // spec: WH-EVT-10, WH-EVT-11, WH-EVT-20, WH-EVT-21, WH-EVT-23, WH-EVT-24
   it('lists attempts in ascending order across two cycles, paging with limite, apos_tentativa and proxima_tentativa', async () => {
     const { w, host, destination } = await configured();
-    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 500 }, times: 3 });
+    await addFault(w, cleanup, {
+      target: 'delivery',
+      match: { url: `https://${host}/**` },
+      effect: { status: 500 },
+      times: 3,
+    });
     const id = await testEvent(w, destination.etag);
     const t0 = await advance(w, 0);
     await advance(w, 5 * SECOND);
@@ -340,13 +410,34 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
     const t2 = t0 + 5 * SECOND;
     const t3 = t2 + 5 * MINUTE;
     const t4 = t3 + 30 * MINUTE;
-    expect(await eventDetail(w, id)).toMatchObject({ estado: 'entregue', tentativas_ciclo: 4, tentativas_totais: 4, terminado_em: iso(t4) });
+    expect(await eventDetail(w, id)).toMatchObject({
+      estado: 'entregue',
+      tentativas_ciclo: 4,
+      tentativas_totais: 4,
+      terminado_em: iso(t4),
+    });
     const t5 = await advance(w, HOUR);
     await resend(w, id, destination.etag);
     await advance(w, 0);
     expect(await eventDetail(w, id)).toMatchObject({ estado: 'entregue', tentativas_ciclo: 1, tentativas_totais: 5 });
-    const failed = (at: number, tentativa: number) => ({ tentativa, destino_versao: 1, estado: 'falhou', iniciada_em: iso(at), terminada_em: iso(at), codigo_falha: 'status_nao_2xx', status_http: 500 });
-    const delivered = (at: number, tentativa: number) => ({ tentativa, destino_versao: 1, estado: 'entregue', iniciada_em: iso(at), terminada_em: iso(at), codigo_falha: null, status_http: 200 });
+    const failed = (at: number, tentativa: number) => ({
+      tentativa,
+      destino_versao: 1,
+      estado: 'falhou',
+      iniciada_em: iso(at),
+      terminada_em: iso(at),
+      codigo_falha: 'status_nao_2xx',
+      status_http: 500,
+    });
+    const delivered = (at: number, tentativa: number) => ({
+      tentativa,
+      destino_versao: 1,
+      estado: 'entregue',
+      iniciada_em: iso(at),
+      terminada_em: iso(at),
+      codigo_falha: null,
+      status_http: 200,
+    });
     const all = [failed(t0, 1), failed(t2, 2), failed(t3, 3), delivered(t4, 4), delivered(t5, 5)];
     const whole = await attempts(w, id);
     expect(whole.body).toEqual({ itens: all, proxima_tentativa: null });
@@ -360,9 +451,14 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
     expect(p3.body).toEqual({ itens: all.slice(4), proxima_tentativa: null });
     // A full last page ends with null; after the end, an empty page.
     expect((await attempts(w, id, 'limite=5')).body.proxima_tentativa).toBeNull();
-    expect((await attempts(w, id, 'limite=4&apos_tentativa=1')).body).toEqual({ itens: all.slice(1, 5), proxima_tentativa: null });
+    expect((await attempts(w, id, 'limite=4&apos_tentativa=1')).body).toEqual({
+      itens: all.slice(1, 5),
+      proxima_tentativa: null,
+    });
     expect((await attempts(w, id, 'apos_tentativa=5')).body).toEqual({ itens: [], proxima_tentativa: null });
-    expect((await attempts(w, id, 'apos_tentativa=0000000003')).body.itens.map((a: { tentativa: number }) => a.tentativa)).toEqual([4, 5]);
+    expect(
+      (await attempts(w, id, 'apos_tentativa=0000000003')).body.itens.map((a: { tentativa: number }) => a.tentativa),
+    ).toEqual([4, 5]);
   });
 
   it('answers an event with no attempt yet with {itens: [], proxima_tentativa: null}', async () => {
@@ -375,15 +471,30 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
   // spec: LIM-17
   it('answers 50 attempts by default and at most 100 (many cycles of 8 failed attempts)', async () => {
     const { w, host, destination } = await configured();
-    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 503 }, times: null });
+    await addFault(w, cleanup, {
+      target: 'delivery',
+      match: { url: `https://${host}/**` },
+      effect: { status: 503 },
+      times: null,
+    });
     const id = await testEvent(w, destination.etag);
     await advance(w, 23 * HOUR);
     for (let cycle = 2; cycle <= 7; cycle++) {
-      expect(await eventDetail(w, id)).toMatchObject({ estado: 'falhou', tentativas_ciclo: 8, tentativas_totais: 8 * (cycle - 1) });
+      expect(await eventDetail(w, id)).toMatchObject({
+        estado: 'falhou',
+        tentativas_ciclo: 8,
+        tentativas_totais: 8 * (cycle - 1),
+      });
       await resend(w, id, destination.etag);
       await advance(w, 23 * HOUR);
     }
-    expect(await eventDetail(w, id)).toMatchObject({ estado: 'falhou', tentativas_ciclo: 8, tentativas_totais: 56, codigo_falha: 'status_nao_2xx', status_http: 503 });
+    expect(await eventDetail(w, id)).toMatchObject({
+      estado: 'falhou',
+      tentativas_ciclo: 8,
+      tentativas_totais: 56,
+      codigo_falha: 'status_nao_2xx',
+      status_http: 503,
+    });
     const first = await attempts(w, id);
     expect(numbers(first)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect(first.body.proxima_tentativa).toBe(50);
@@ -398,7 +509,12 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
   // spec: LIM-18
   it('answers at most 100 attempts a page: 104 attempts (13 cycles of 8) come as 100 and 4 with limite=100, and as 50, 50 and 4 without it', async () => {
     const { w, host, destination } = await configured();
-    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 503 }, times: null });
+    await addFault(w, cleanup, {
+      target: 'delivery',
+      match: { url: `https://${host}/**` },
+      effect: { status: 503 },
+      times: null,
+    });
     const id = await testEvent(w, destination.etag);
     await advance(w, 23 * HOUR);
     for (let cycle = 2; cycle <= 13; cycle++) {
@@ -427,7 +543,12 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
   // spec: LIM-19
   it('takes limite with leading zeros as the integer it writes: 0000002 pages by 2, 0000101 is above 100', async () => {
     const { w, host, destination } = await configured();
-    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 500 }, times: 2 });
+    await addFault(w, cleanup, {
+      target: 'delivery',
+      match: { url: `https://${host}/**` },
+      effect: { status: 500 },
+      times: 2,
+    });
     const id = await testEvent(w, destination.etag);
     await advance(w, 0);
     await advance(w, 5 * SECOND);
@@ -468,14 +589,20 @@ describe('GET /v1/webhook/eventos/{id}/tentativas', () => {
  * capacidade_excedida (vigilancia.degradada), restoring it to 10 takes it out (vigilancia.restabelecida).
  * The service's own triggers, so the tests see what it records, not what the raise control makes up.
  */
-async function watching(company: Record<string, unknown> = {}): Promise<{ w: World; capacity: (n: number) => Promise<void> }> {
+async function watching(
+  company: Record<string, unknown> = {},
+): Promise<{ w: World; capacity: (n: number) => Promise<void> }> {
   // Skipped on a deployment before the selection of the shared company is touched: the capacity is a company flag.
   needsControls('the company flags: the surveillance capacity');
   const w = await world({}, company);
   const catalog = await headOfficeCatalog(w);
   const ids = [(await product(w, catalog.id)).id, (await product(w, catalog.id)).id];
   const selection = await w.api.get('/v1/empresa/vigilancia');
-  const selected = await w.api.patch('/v1/empresa/vigilancia', { modo: 'selecao', adicionar: ids }, { ifMatch: selection.headers.get('etag')! });
+  const selected = await w.api.patch(
+    '/v1/empresa/vigilancia',
+    { modo: 'selecao', adicionar: ids },
+    { ifMatch: selection.headers.get('etag')! },
+  );
   expect(selected.status, selected.text).toBe(200);
   const capacity = async (n: number) => {
     await w.controls.updateCompany(w.company.companyId, { surveillanceCapacity: n });
@@ -493,7 +620,10 @@ describe('events and the destination they are recorded against (spec: CONV-09, W
     const analysis = await w.api.post('/v1/analises', {});
     expect(analysis.status, analysis.text).toBe(202);
     await advance(w, MINUTE);
-    expect((await w.api.get(`/v1/analises/${analysis.body.id}`)).body).toMatchObject({ estado: 'falhou', codigo_falha: 'sem_franquia' });
+    expect((await w.api.get(`/v1/analises/${analysis.body.id}`)).body).toMatchObject({
+      estado: 'falhou',
+      codigo_falha: 'sem_franquia',
+    });
     expect((await list(w)).body).toEqual({ itens: [], proximo_cursor: null });
 
     const destination = await createDestination(w, `https://${uniqueHost()}/eventos`);
@@ -523,7 +653,12 @@ describe('events and the destination they are recorded against (spec: CONV-09, W
     expect((await list(w)).body).toEqual({ itens: [], proximo_cursor: null });
     const destination = await createDestination(w, `https://${uniqueHost()}/eventos`);
     const id = await raiseEvent(w, dados);
-    expect(await eventDetail(w, id)).toMatchObject({ id, destino_id: destination.id, destino_versao: 1, estado: 'pendente' });
+    expect(await eventDetail(w, id)).toMatchObject({
+      id,
+      destino_id: destination.id,
+      destino_versao: 1,
+      estado: 'pendente',
+    });
   });
 
   it('records an event against the destination that exists when it is raised: none → not recorded; revoked → cancelado destino_inativo with the revoked id and version; reactivated → delivered to the new version', async () => {
@@ -552,18 +687,28 @@ describe('events and the destination they are recorded against (spec: CONV-09, W
     expect(reactivated).toMatchObject({ id: created.id, versao: 3, estado: 'ativo' });
     await capacity(1);
     const [latest] = (await list(w)).body.itens as { id: string; tipo: string }[];
-    expect(latest).toMatchObject({ tipo: 'vigilancia.degradada', destino_id: created.id, destino_versao: 3, estado: 'pendente' });
+    expect(latest).toMatchObject({
+      tipo: 'vigilancia.degradada',
+      destino_id: created.id,
+      destino_versao: 3,
+      estado: 'pendente',
+    });
     await advance(w, 0);
     expect(await eventDetail(w, latest!.id)).toMatchObject({ estado: 'entregue', destino_versao: 3 });
     expect(await inboxFor(w, host)).toHaveLength(1);
   });
 
-  it('never gives null to a field the spec does not mark nullable: items, details, attempts and receipts over a destination\'s whole life', async () => {
+  it("never gives null to a field the spec does not mark nullable: items, details, attempts and receipts over a destination's whole life", async () => {
     const { w, capacity } = await watching();
     const host = uniqueHost();
     await capacity(1); // before any destination: nothing recorded
     const created = await createDestination(w, `https://${host}/eventos`);
-    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 500 }, times: 1 });
+    await addFault(w, cleanup, {
+      target: 'delivery',
+      match: { url: `https://${host}/**` },
+      effect: { status: 500 },
+      times: 1,
+    });
     const receipts = [await w.api.post(TESTS, {}, { ifMatch: created.etag })];
     await advance(w, 0); // the test event's first attempt fails (500): pendente, next attempt scheduled
     await raiseEvent(w);
@@ -584,7 +729,8 @@ describe('events and the destination they are recorded against (spec: CONV-09, W
     for (const item of items) {
       expectTyped(item, ITEM_TYPES, `list item ${item.id}`);
       expectTyped(await eventDetail(w, item.id), DETAIL_TYPES, `detail ${item.id}`);
-      for (const attempt of (await attempts(w, item.id)).body.itens as { tentativa: number }[]) expectTyped(attempt, ATTEMPT_TYPES, `event ${item.id} attempt ${attempt.tentativa}`);
+      for (const attempt of (await attempts(w, item.id)).body.itens as { tentativa: number }[])
+        expectTyped(attempt, ATTEMPT_TYPES, `event ${item.id} attempt ${attempt.tentativa}`);
     }
   });
 });
@@ -653,13 +799,24 @@ describe('retention: events closed 30 days ago are removed by the hourly cleanup
     const id = await testEvent(w, destination.etag);
     const t0 = await advance(w, 0);
     await advanceTo(w, t0 + 29 * DAY + 23 * HOUR);
-    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 500 }, times: null });
+    await addFault(w, cleanup, {
+      target: 'delivery',
+      match: { url: `https://${host}/**` },
+      effect: { status: 500 },
+      times: null,
+    });
     const t1 = await now(w);
     await resend(w, id, destination.etag);
     await advanceTo(w, t0 + 30 * DAY + 2 * HOUR);
     // Attempts at +0, +5 s, +5 min 5 s, +35 min 5 s and +2 h 35 min 5 s failed; the sixth is due 5 h later.
     const detail = await eventDetail(w, id);
-    expect(detail).toMatchObject({ estado: 'pendente', tentativas_ciclo: 5, tentativas_totais: 6, terminado_em: null, proxima_tentativa_em: iso(t1 + 7 * HOUR + 35 * MINUTE + 5 * SECOND) });
+    expect(detail).toMatchObject({
+      estado: 'pendente',
+      tentativas_ciclo: 5,
+      tentativas_totais: 6,
+      terminado_em: null,
+      proxima_tentativa_em: iso(t1 + 7 * HOUR + 35 * MINUTE + 5 * SECOND),
+    });
     expect(ids(await list(w))).toEqual([id]);
   });
 
@@ -668,7 +825,12 @@ describe('retention: events closed 30 days ago are removed by the hourly cleanup
     const { w, destination } = await configured();
     const id = await testEvent(w, destination.etag);
     const t0 = await advance(w, 0);
-    const fault = await addFault(w, cleanup, { target: 'job', match: { kind: 'retencao_eventos' }, effect: { fail: true }, times: null });
+    const fault = await addFault(w, cleanup, {
+      target: 'job',
+      match: { kind: 'retencao_eventos' },
+      effect: { fail: true },
+      times: null,
+    });
     await advanceTo(w, t0 + 30 * DAY + 3 * HOUR);
     expect((await w.api.get(eventPath(id))).status).toBe(200);
     expect(ids(await list(w))).toEqual([id]);

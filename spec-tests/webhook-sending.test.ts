@@ -43,7 +43,9 @@ import {
   type Destination,
 } from './support/webhook-setup.js';
 
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 const POLICY = '"testes-reenvios";q=5;w=60';
 
 const cleanup = new Cleanup();
@@ -64,11 +66,18 @@ async function configured(): Promise<{ w: World; host: string; destination: Dest
  */
 const remainingAfter = (nth: number): number | undefined => (deployment === undefined ? 5 - nth : undefined);
 
-function expectSchedulingReceipt(answer: Answer, fields: { evento_id?: string; destino_id: string; destino_versao: number; remaining: number | undefined }): void {
+function expectSchedulingReceipt(
+  answer: Answer,
+  fields: { evento_id?: string; destino_id: string; destino_versao: number; remaining: number | undefined },
+): void {
   skipWhenRateLimited(answer);
   expect(answer.status, answer.text).toBe(202);
   expect(Object.keys(answer.body).sort()).toEqual(['destino_id', 'destino_versao', 'estado', 'evento_id']);
-  expect(answer.body).toMatchObject({ destino_id: fields.destino_id, destino_versao: fields.destino_versao, estado: 'aceito' });
+  expect(answer.body).toMatchObject({
+    destino_id: fields.destino_id,
+    destino_versao: fields.destino_versao,
+    estado: 'aceito',
+  });
   if (fields.evento_id !== undefined) expect(answer.body.evento_id).toBe(fields.evento_id);
   expect(answer.body.evento_id).toMatch(LOWER_UUID);
   expect(answer.headers.get('location')).toBe(`/v1/webhook/eventos/${answer.body.evento_id}`);
@@ -125,13 +134,22 @@ describe('POST /v1/webhook/testes: the receipt', () => {
   it('accepts an absent body as {}', async () => {
     const { w, destination } = await configured();
     const answer = await w.api.post(TESTS, undefined, { ifMatch: destination.etag });
-    expectSchedulingReceipt(answer, { destino_id: destination.id, destino_versao: destination.versao, remaining: remainingAfter(1) });
+    expectSchedulingReceipt(answer, {
+      destino_id: destination.id,
+      destino_versao: destination.versao,
+      remaining: remainingAfter(1),
+    });
   });
 
   it('refuses a body with fields with 422 campo_desconhecido and schedules nothing', async () => {
     const { w, destination } = await configured();
     const before = await listIds(w);
-    expectError(await w.api.post(TESTS, { tipo: 'webhook.teste' }, { ifMatch: destination.etag }), 422, 'campo_desconhecido', 'body.tipo');
+    expectError(
+      await w.api.post(TESTS, { tipo: 'webhook.teste' }, { ifMatch: destination.etag }),
+      422,
+      'campo_desconhecido',
+      'body.tipo',
+    );
     expect(await listIds(w)).toEqual(before);
   });
 });
@@ -146,11 +164,21 @@ describe('POST /v1/webhook/testes: queue acceptance only', () => {
     expectSchedulingReceipt(first, { destino_id: destination.id, destino_versao: 1, remaining: 4 });
     await advance(w, 0);
     const failed = await eventDetail(w, first.body.evento_id);
-    expect(failed, JSON.stringify(failed)).toMatchObject({ estado: 'pendente', tentativas_totais: 1, status_http: null });
+    expect(failed, JSON.stringify(failed)).toMatchObject({
+      estado: 'pendente',
+      tentativas_totais: 1,
+      status_http: null,
+    });
     const attempts = await w.api.get(attemptsPath(first.body.evento_id));
-    expect(attempts.body.itens.map((a: { estado: string; status_http: number | null }) => [a.estado, a.status_http])).toEqual([['falhou', null]]);
+    expect(
+      attempts.body.itens.map((a: { estado: string; status_http: number | null }) => [a.estado, a.status_http]),
+    ).toEqual([['falhou', null]]);
     // The receiver is known to be unreachable now: still accepted.
-    expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), { destino_id: destination.id, destino_versao: 1, remaining: 3 });
+    expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), {
+      destino_id: destination.id,
+      destino_versao: 1,
+      remaining: 3,
+    });
     // A receiver that is reached but fails every request: accepted too.
     const failing = await startReceiver(cleanup, () => 500);
     const otherHost = uniqueHost();
@@ -160,8 +188,16 @@ describe('POST /v1/webhook/testes: queue acceptance only', () => {
     expectSchedulingReceipt(third, { destino_id: destination.id, destino_versao: 2, remaining: 2 });
     await advance(w, 0);
     expect(failing.received).toHaveLength(1);
-    expect(await eventDetail(w, third.body.evento_id)).toMatchObject({ estado: 'pendente', tentativas_totais: 1, status_http: 500 });
-    expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: moved.etag }), { destino_id: destination.id, destino_versao: 2, remaining: 1 });
+    expect(await eventDetail(w, third.body.evento_id)).toMatchObject({
+      estado: 'pendente',
+      tentativas_totais: 1,
+      status_http: 500,
+    });
+    expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: moved.etag }), {
+      destino_id: destination.id,
+      destino_versao: 2,
+      remaining: 1,
+    });
   });
 });
 
@@ -187,18 +223,38 @@ describe('POST /v1/webhook/testes: what the receiver gets', () => {
       'service-signature': signature(destination.segredo, timestamp, id, bytes),
     });
     expect(item.body).toBe(bytes);
-    expect(item).toMatchObject({ eventId: id, tipo: 'webhook.teste', tentativa: 1, at: iso(at), answer: { status: 200 } });
+    expect(item).toMatchObject({
+      eventId: id,
+      tipo: 'webhook.teste',
+      tentativa: 1,
+      at: iso(at),
+      answer: { status: 200 },
+    });
     expect(item.headers['service-signature']).toMatch(/^v1=[0-9a-f]{64}$/);
     // The envelope, field by field and in order.
     const envelope = JSON.parse(item.body);
     expect(Object.keys(envelope)).toEqual(['id', 'versao', 'empresa', 'ocorridoEm', 'dados']);
-    expect(envelope).toEqual({ id, versao: 1, empresa: w.company.cnpjRoot, ocorridoEm: detail.body.ocorrido_em, dados: { tipo: 'webhook.teste' } });
+    expect(envelope).toEqual({
+      id,
+      versao: 1,
+      empresa: w.company.cnpjRoot,
+      ocorridoEm: detail.body.ocorrido_em,
+      dados: { tipo: 'webhook.teste' },
+    });
     expect(envelope.id).toMatch(LOWER_UUID);
     expect(envelope.empresa).toMatch(/^\d{8}$/);
     expect(new Date(envelope.ocorridoEm).toISOString()).toBe(envelope.ocorridoEm);
     expect(detail.body.evento).toEqual(envelope);
     // A 200 from the receiver closes the event.
-    expect(detail.body).toMatchObject({ estado: 'entregue', tentativas_ciclo: 1, tentativas_totais: 1, status_http: 200, terminado_em: iso(at), proxima_tentativa_em: null, codigo_falha: null });
+    expect(detail.body).toMatchObject({
+      estado: 'entregue',
+      tentativas_ciclo: 1,
+      tentativas_totais: 1,
+      status_http: 200,
+      terminado_em: iso(at),
+      proxima_tentativa_em: null,
+      codigo_falha: null,
+    });
   });
 
   it('a signature computed with another secret or over other bytes does not match', async () => {
@@ -211,7 +267,9 @@ describe('POST /v1/webhook/testes: what the receiver gets', () => {
     expect(item!.headers['service-signature']).toBe(signature(destination.segredo, ts, id, item!.body));
     expect(item!.headers['service-signature']).not.toBe(signature(`${destination.segredo}x`, ts, id, item!.body));
     expect(item!.headers['service-signature']).not.toBe(signature(destination.segredo, ts, id, `${item!.body} `));
-    expect(item!.headers['service-signature']).not.toBe(signature(destination.segredo.slice('svc_whsec_'.length), ts, id, item!.body));
+    expect(item!.headers['service-signature']).not.toBe(
+      signature(destination.segredo.slice('svc_whsec_'.length), ts, id, item!.body),
+    );
   });
 
   it('delivers over real HTTP to a routed loopback receiver: POST to the path, the same bytes and headers, a signature that verifies', async () => {
@@ -255,7 +313,12 @@ describe('POST /v1/webhook/testes: requirements', () => {
     const rotated = await changeDestination(w, destination.etag);
     const before = await listIds(w);
     expectError(await w.api.post(TESTS, {}), 428, 'precondicao_ausente', 'header.if-match');
-    expectError(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.post(TESTS, {}, { ifMatch: destination.etag }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     expect(await listIds(w)).toEqual(before);
     const accepted = await w.api.post(TESTS, {}, { ifMatch: rotated.etag });
     skipWhenRateLimited(accepted);
@@ -268,7 +331,12 @@ describe('POST /v1/webhook/testes: requirements', () => {
     const revokedEtag = await revokeDestination(w, destination.etag);
     const before = await listIds(w);
     expectError(await w.api.post(TESTS, {}, { ifMatch: revokedEtag }), 409, 'destino_revogado');
-    expectError(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.post(TESTS, {}, { ifMatch: destination.etag }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     expect(await listIds(w)).toEqual(before);
   });
 
@@ -293,10 +361,14 @@ describe('POST /v1/webhook/testes: requirements', () => {
 describe('the shared limit: 5 tests and resends per rolling minute per company', () => {
   // spec: ERR-10, LIM-09
   it('counts down in RateLimit and refuses the 6th with 429 limite_testes_reenvios, Retry-After and RateLimit headers', async () => {
-    needsOwnCompany('all 5 webhook tests and resends of the minute unused, and an event list that is only the test\'s');
+    needsOwnCompany("all 5 webhook tests and resends of the minute unused, and an event list that is only the test's");
     const { w, destination } = await configured();
     for (let remaining = 4; remaining >= 0; remaining--) {
-      expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), { destino_id: destination.id, destino_versao: 1, remaining });
+      expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), {
+        destino_id: destination.id,
+        destino_versao: 1,
+        remaining,
+      });
     }
     expectLimited(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), 60);
     expect(await listIds(w)).toHaveLength(5);
@@ -309,7 +381,11 @@ describe('the shared limit: 5 tests and resends per rolling minute per company',
     await advance(w, 59 * SECOND);
     expectLimited(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), 1);
     await advance(w, SECOND);
-    expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), { destino_id: destination.id, destino_versao: 1, remaining: 4 });
+    expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), {
+      destino_id: destination.id,
+      destino_versao: 1,
+      remaining: 4,
+    });
   });
 
   it('is a rolling window: each slot frees 60 s after its own request', async () => {
@@ -322,7 +398,11 @@ describe('the shared limit: 5 tests and resends per rolling minute per company',
     // Requests at 0, 10, 20, 30, 40 s; now 40 s.
     expectLimited(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), 20);
     await advance(w, 20 * SECOND);
-    expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), { destino_id: destination.id, destino_versao: 1, remaining: 0 });
+    expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), {
+      destino_id: destination.id,
+      destino_versao: 1,
+      remaining: 0,
+    });
     expectLimited(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), 10);
   });
 
@@ -339,7 +419,7 @@ describe('the shared limit: 5 tests and resends per rolling minute per company',
   });
 
   it('does not count idempotent replays or refused requests', async () => {
-    needsOwnCompany('all 5 webhook tests and resends of the minute unused, and an event list that is only the test\'s');
+    needsOwnCompany("all 5 webhook tests and resends of the minute unused, and an event list that is only the test's");
     const { w, destination } = await configured();
     const rotated = await changeDestination(w, destination.etag);
     const key = newKey();
@@ -356,7 +436,11 @@ describe('the shared limit: 5 tests and resends per rolling minute per company',
     expectError(await w.api.post(resendPath(UNKNOWN_ID), {}, { ifMatch: rotated.etag }), 404, 'evento_nao_encontrado');
     expectError(await w.api.as(token).post(TESTS, {}, { ifMatch: rotated.etag }), 403, 'permissao_insuficiente');
     for (let remaining = 3; remaining >= 0; remaining--) {
-      expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: rotated.etag }), { destino_id: destination.id, destino_versao: 2, remaining });
+      expectSchedulingReceipt(await w.api.post(TESTS, {}, { ifMatch: rotated.etag }), {
+        destino_id: destination.id,
+        destino_versao: 2,
+        remaining,
+      });
     }
     expectLimited(await w.api.post(TESTS, {}, { ifMatch: rotated.etag }), 60);
     // A replay still answers from the store once the limit is reached, and a refusal by an earlier check keeps its own status.
@@ -371,10 +455,24 @@ describe('the shared limit: 5 tests and resends per rolling minute per company',
   it('is shared by tests and resends', async () => {
     needsControls('the clock');
     const { w, destination } = await configured();
-    const ids = [await testEvent(w, destination.etag), await testEvent(w, destination.etag), await testEvent(w, destination.etag)];
+    const ids = [
+      await testEvent(w, destination.etag),
+      await testEvent(w, destination.etag),
+      await testEvent(w, destination.etag),
+    ];
     await advance(w, 0);
-    expectSchedulingReceipt(await w.api.post(resendPath(ids[0]!), {}, { ifMatch: destination.etag }), { evento_id: ids[0]!, destino_id: destination.id, destino_versao: 1, remaining: 1 });
-    expectSchedulingReceipt(await w.api.post(resendPath(ids[1]!), {}, { ifMatch: destination.etag }), { evento_id: ids[1]!, destino_id: destination.id, destino_versao: 1, remaining: 0 });
+    expectSchedulingReceipt(await w.api.post(resendPath(ids[0]!), {}, { ifMatch: destination.etag }), {
+      evento_id: ids[0]!,
+      destino_id: destination.id,
+      destino_versao: 1,
+      remaining: 1,
+    });
+    expectSchedulingReceipt(await w.api.post(resendPath(ids[1]!), {}, { ifMatch: destination.etag }), {
+      evento_id: ids[1]!,
+      destino_id: destination.id,
+      destino_versao: 1,
+      remaining: 0,
+    });
     expectLimited(await w.api.post(resendPath(ids[2]!), {}, { ifMatch: destination.etag }), 60);
     expectLimited(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), 60);
     expect(await eventDetail(w, ids[2]!)).toMatchObject({ estado: 'entregue', tentativas_totais: 1 });
@@ -389,7 +487,11 @@ describe('the shared limit: 5 tests and resends per rolling minute per company',
     for (let i = 0; i < 5; i++) await testEvent(w, destination.etag);
     const other = await otherCompany(w);
     const theirs = await createDestination(other);
-    expectSchedulingReceipt(await other.api.post(TESTS, {}, { ifMatch: theirs.etag }), { destino_id: theirs.id, destino_versao: 1, remaining: 4 });
+    expectSchedulingReceipt(await other.api.post(TESTS, {}, { ifMatch: theirs.etag }), {
+      destino_id: theirs.id,
+      destino_versao: 1,
+      remaining: 4,
+    });
     expectLimited(await w.api.post(TESTS, {}, { ifMatch: destination.etag }), 60);
   });
 });
@@ -423,16 +525,43 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
     expect(eventoBytes(reopened)).toBe(eventoBytes(before));
     await advance(w, 0);
     const items = await inboxFor(w, host);
-    expect(items.map((i) => [i.eventId, i.tentativa, i.at])).toEqual([[id, 1, iso(t0)], [id, 2, iso(t1)]]);
+    expect(items.map((i) => [i.eventId, i.tentativa, i.at])).toEqual([
+      [id, 1, iso(t0)],
+      [id, 2, iso(t1)],
+    ]);
     expect(items[1]!.body).toBe(items[0]!.body);
     expect(items[1]!.headers['service-event-id']).toBe(id);
-    expect(items[1]!.headers['service-signature']).toBe(signature(destination.segredo, String(Math.floor(t1 / 1000)), id, items[1]!.body));
-    expect(await eventDetail(w, id)).toMatchObject({ estado: 'entregue', tentativas_ciclo: 1, tentativas_totais: 2, status_http: 200, terminado_em: iso(t1) });
+    expect(items[1]!.headers['service-signature']).toBe(
+      signature(destination.segredo, String(Math.floor(t1 / 1000)), id, items[1]!.body),
+    );
+    expect(await eventDetail(w, id)).toMatchObject({
+      estado: 'entregue',
+      tentativas_ciclo: 1,
+      tentativas_totais: 2,
+      status_http: 200,
+      terminado_em: iso(t1),
+    });
     const attempts = await w.api.get(attemptsPath(id));
     expect(attempts.body).toEqual({
       itens: [
-        { tentativa: 1, destino_versao: 1, estado: 'entregue', iniciada_em: iso(t0), terminada_em: iso(t0), codigo_falha: null, status_http: 200 },
-        { tentativa: 2, destino_versao: 1, estado: 'entregue', iniciada_em: iso(t1), terminada_em: iso(t1), codigo_falha: null, status_http: 200 },
+        {
+          tentativa: 1,
+          destino_versao: 1,
+          estado: 'entregue',
+          iniciada_em: iso(t0),
+          terminada_em: iso(t0),
+          codigo_falha: null,
+          status_http: 200,
+        },
+        {
+          tentativa: 2,
+          destino_versao: 1,
+          estado: 'entregue',
+          iniciada_em: iso(t1),
+          terminada_em: iso(t1),
+          codigo_falha: null,
+          status_http: 200,
+        },
       ],
       proxima_tentativa: null,
     });
@@ -467,9 +596,19 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
     const id = await testEvent(w, first.etag);
     await advance(w, 0);
     const rotated = await changeDestination(w, first.etag, `https://${newHost}/b`);
-    expectError(await w.api.post(resendPath(id), {}, { ifMatch: first.etag }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.post(resendPath(id), {}, { ifMatch: first.etag }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     const t1 = await advance(w, HOUR);
-    expectSchedulingReceipt(await w.api.post(resendPath(id), {}, { ifMatch: rotated.etag }), { evento_id: id, destino_id: first.id, destino_versao: 2, remaining: 4 });
+    expectSchedulingReceipt(await w.api.post(resendPath(id), {}, { ifMatch: rotated.etag }), {
+      evento_id: id,
+      destino_id: first.id,
+      destino_versao: 2,
+      remaining: 4,
+    });
     expect(await eventDetail(w, id)).toMatchObject({ destino_id: first.id, destino_versao: 2, estado: 'pendente' });
     await advance(w, 0);
     const [old] = await inboxFor(w, oldHost);
@@ -482,7 +621,12 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
     expect(fresh[0]!.headers['service-signature']).toBe(signature(rotated.segredo, ts, id, fresh[0]!.body));
     expect(fresh[0]!.headers['service-signature']).not.toBe(signature(first.segredo, ts, id, fresh[0]!.body));
     const attempts = await w.api.get(attemptsPath(id));
-    expect(attempts.body.itens.map((a: { tentativa: number; destino_versao: number }) => [a.tentativa, a.destino_versao])).toEqual([[1, 1], [2, 2]]);
+    expect(
+      attempts.body.itens.map((a: { tentativa: number; destino_versao: number }) => [a.tentativa, a.destino_versao]),
+    ).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
   });
 
   it('resends an event cancelled by a rotation (destino_alterado) to the new destination', async () => {
@@ -492,12 +636,26 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
     const first = await createDestination(w, `https://${host}/a`);
     const id = await testEvent(w, first.etag);
     const rotated = await changeDestination(w, first.etag, `https://${host}/b`);
-    expect(await eventDetail(w, id)).toMatchObject({ estado: 'cancelado', codigo_falha: 'destino_alterado', tentativas_totais: 0 });
-    expectSchedulingReceipt(await w.api.post(resendPath(id), {}, { ifMatch: rotated.etag }), { evento_id: id, destino_id: first.id, destino_versao: 2, remaining: 3 });
+    expect(await eventDetail(w, id)).toMatchObject({
+      estado: 'cancelado',
+      codigo_falha: 'destino_alterado',
+      tentativas_totais: 0,
+    });
+    expectSchedulingReceipt(await w.api.post(resendPath(id), {}, { ifMatch: rotated.etag }), {
+      evento_id: id,
+      destino_id: first.id,
+      destino_versao: 2,
+      remaining: 3,
+    });
     await advance(w, 0);
     const items = await inboxFor(w, host);
     expect(items.map((i) => [i.url, i.tentativa])).toEqual([[rotated.url, 1]]);
-    expect(await eventDetail(w, id)).toMatchObject({ estado: 'entregue', tentativas_ciclo: 1, tentativas_totais: 1, destino_versao: 2 });
+    expect(await eventDetail(w, id)).toMatchObject({
+      estado: 'entregue',
+      tentativas_ciclo: 1,
+      tentativas_totais: 1,
+      destino_versao: 2,
+    });
   });
 
   // spec: WH-EVT-37
@@ -512,13 +670,22 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
   // spec: WH-EVT-37
   it('refuses an event whose attempt is still open (executando, then pendente between attempts) with 409 evento_em_andamento', async () => {
     const { w, host, destination } = await configured();
-    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { timeout: true }, times: 1 });
+    await addFault(w, cleanup, {
+      target: 'delivery',
+      match: { url: `https://${host}/**` },
+      effect: { timeout: true },
+      times: 1,
+    });
     const id = await testEvent(w, destination.etag);
     const t0 = await advance(w, 0);
     expect(await eventDetail(w, id)).toMatchObject({ estado: 'executando', tentativas_ciclo: 1 });
     expectError(await w.api.post(resendPath(id), {}, { ifMatch: destination.etag }), 409, 'evento_em_andamento');
     await advance(w, 15 * SECOND);
-    expect(await eventDetail(w, id)).toMatchObject({ estado: 'pendente', codigo_falha: 'tempo_esgotado', proxima_tentativa_em: iso(t0 + 20 * SECOND) });
+    expect(await eventDetail(w, id)).toMatchObject({
+      estado: 'pendente',
+      codigo_falha: 'tempo_esgotado',
+      proxima_tentativa_em: iso(t0 + 20 * SECOND),
+    });
     expectError(await w.api.post(resendPath(id), {}, { ifMatch: destination.etag }), 409, 'evento_em_andamento');
     expect(await eventDetail(w, id)).toMatchObject({ estado: 'pendente', tentativas_totais: 1 });
   });
@@ -526,18 +693,34 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
   // spec: WH-EVT-38
   it('resends a falhou event younger than 30 days and refuses one created 30 days ago with 409 evento_antigo', async () => {
     const { w, host, destination } = await configured();
-    await addFault(w, cleanup, { target: 'delivery', match: { url: `https://${host}/**` }, effect: { status: 500 }, times: null });
+    await addFault(w, cleanup, {
+      target: 'delivery',
+      match: { url: `https://${host}/**` },
+      effect: { status: 500 },
+      times: null,
+    });
     const young = await testEvent(w, destination.etag);
     const old = await testEvent(w, destination.etag);
     const t0 = await now(w);
     await advance(w, 23 * HOUR);
     const end = t0 + 5 * SECOND + 5 * 60 * SECOND + 30 * 60 * SECOND + 2 * HOUR + 5 * HOUR + 7 * HOUR + 8 * HOUR;
     for (const id of [young, old]) {
-      expect(await eventDetail(w, id)).toMatchObject({ estado: 'falhou', tentativas_ciclo: 8, codigo_falha: 'status_nao_2xx', status_http: 500, terminado_em: iso(end) });
+      expect(await eventDetail(w, id)).toMatchObject({
+        estado: 'falhou',
+        tentativas_ciclo: 8,
+        codigo_falha: 'status_nao_2xx',
+        status_http: 500,
+        terminado_em: iso(end),
+      });
     }
     // Resend age counts from criado_em (retention, from terminado_em, has not removed them yet).
     await advanceTo(w, t0 + 30 * DAY - SECOND);
-    expectSchedulingReceipt(await w.api.post(resendPath(young), {}, { ifMatch: destination.etag }), { evento_id: young, destino_id: destination.id, destino_versao: 1, remaining: 4 });
+    expectSchedulingReceipt(await w.api.post(resendPath(young), {}, { ifMatch: destination.etag }), {
+      evento_id: young,
+      destino_id: destination.id,
+      destino_versao: 1,
+      remaining: 4,
+    });
     await advanceTo(w, t0 + 30 * DAY);
     expect(await eventDetail(w, old)).toMatchObject({ estado: 'falhou' });
     expectError(await w.api.post(resendPath(old), {}, { ifMatch: destination.etag }), 409, 'evento_antigo');
@@ -553,28 +736,57 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
     const id = await raiseEvent(w, dados);
     const t0 = await now(w);
     const detail = await w.api.get(eventPath(id));
-    expect(detail.body).toMatchObject({ id, tipo: 'catalogo.aplicado', estado: 'cancelado', codigo_falha: 'destino_inativo', destino_id: destination.id, destino_versao: 2, tentativas_totais: 0, terminado_em: iso(t0) });
+    expect(detail.body).toMatchObject({
+      id,
+      tipo: 'catalogo.aplicado',
+      estado: 'cancelado',
+      codigo_falha: 'destino_inativo',
+      destino_id: destination.id,
+      destino_versao: 2,
+      tentativas_totais: 0,
+      terminado_em: iso(t0),
+    });
     expect(detail.body.evento).toEqual({ id, versao: 1, empresa: w.company.cnpjRoot, ocorridoEm: iso(t0), dados });
     expectError(await w.api.post(resendPath(id), {}, { ifMatch: revokedEtag }), 409, 'destino_revogado');
     const reactivated = await changeDestination(w, revokedEtag, `https://${host}/x`);
-    expectSchedulingReceipt(await w.api.post(resendPath(id), {}, { ifMatch: reactivated.etag }), { evento_id: id, destino_id: destination.id, destino_versao: 3, remaining: 4 });
+    expectSchedulingReceipt(await w.api.post(resendPath(id), {}, { ifMatch: reactivated.etag }), {
+      evento_id: id,
+      destino_id: destination.id,
+      destino_versao: 3,
+      remaining: 4,
+    });
     const t1 = await advance(w, 0);
     const items = await inboxFor(w, host);
     expect(items).toHaveLength(1);
     expect(items[0]!.body).toBe(eventoBytes(detail));
-    expect(items[0]!.headers['service-signature']).toBe(signature(reactivated.segredo, String(Math.floor(t1 / 1000)), id, items[0]!.body));
-    expect(await eventDetail(w, id)).toMatchObject({ estado: 'entregue', destino_id: destination.id, destino_versao: 3, tentativas_totais: 1 });
+    expect(items[0]!.headers['service-signature']).toBe(
+      signature(reactivated.segredo, String(Math.floor(t1 / 1000)), id, items[0]!.body),
+    );
+    expect(await eventDetail(w, id)).toMatchObject({
+      estado: 'entregue',
+      destino_id: destination.id,
+      destino_versao: 3,
+      tentativas_totais: 1,
+    });
   });
 
-  it('answers 404 evento_nao_encontrado for an unknown event or another company\'s, before the destination checks', async () => {
+  it("answers 404 evento_nao_encontrado for an unknown event or another company's, before the destination checks", async () => {
     const { w, destination } = await configured();
-    expectError(await w.api.post(resendPath(UNKNOWN_ID), {}, { ifMatch: destination.etag }), 404, 'evento_nao_encontrado');
+    expectError(
+      await w.api.post(resendPath(UNKNOWN_ID), {}, { ifMatch: destination.etag }),
+      404,
+      'evento_nao_encontrado',
+    );
     const other = await otherCompany(w);
     expectError(await other.api.post(resendPath(UNKNOWN_ID), {}), 404, 'evento_nao_encontrado');
     const theirs = await createDestination(other);
     const theirEvent = await testEvent(other, theirs.etag);
     await advance(w, 0);
-    expectError(await w.api.post(resendPath(theirEvent), {}, { ifMatch: destination.etag }), 404, 'evento_nao_encontrado');
+    expectError(
+      await w.api.post(resendPath(theirEvent), {}, { ifMatch: destination.etag }),
+      404,
+      'evento_nao_encontrado',
+    );
   });
 
   // spec: WH-EVT-34, WH-EVT-35, WH-EVT-36, AUTH-26, AUTH-29
@@ -584,9 +796,18 @@ describe('POST /v1/webhook/eventos/{id}/reenvios', () => {
     const id = await testEvent(w, destination.etag);
     await advance(w, 0);
     expectError(await w.api.post(resendPath(id), {}), 428, 'precondicao_ausente', 'header.if-match');
-    expectError(await w.api.post(resendPath(id), {}, { ifMatch: '"0123456789abcdef"' }), 412, 'precondicao_falhou', 'header.if-match');
+    expectError(
+      await w.api.post(resendPath(id), {}, { ifMatch: '"0123456789abcdef"' }),
+      412,
+      'precondicao_falhou',
+      'header.if-match',
+    );
     const { token } = await w.controls.addCredential(w.company.companyId, ['catalogo:ler']);
-    expectError(await w.api.as(token).post(resendPath(id), {}, { ifMatch: destination.etag }), 403, 'permissao_insuficiente');
+    expectError(
+      await w.api.as(token).post(resendPath(id), {}, { ifMatch: destination.etag }),
+      403,
+      'permissao_insuficiente',
+    );
     await w.controls.updateCompany(w.company.companyId, { subscriptionActive: false });
     expectError(await w.api.post(resendPath(id), {}, { ifMatch: destination.etag }), 403, 'assinatura_inativa');
     const revokedEtag = await revokeDestination(w, destination.etag);

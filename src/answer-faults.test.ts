@@ -12,7 +12,9 @@ import { closedAfterEach } from '../spec-tests/support/closed-after-each.js';
 
 const closing = closedAfterEach();
 
-async function setUp(listen = false): Promise<{ emu: Emulator; token: string; headOffice: string; companyId: string; server: RunningServer | undefined }> {
+async function setUp(
+  listen = false,
+): Promise<{ emu: Emulator; token: string; headOffice: string; companyId: string; server: RunningServer | undefined }> {
   const emu = closing(createEmulator({ companies: [{}] }));
   const [company] = emu.companies.initial();
   const server = listen ? await emu.listen({ port: 0 }) : undefined;
@@ -46,9 +48,15 @@ function raw(server: RunningServer, path: string, token: string): Promise<Raw> {
     socket.on('close', () => {
       const all = Buffer.concat(chunks);
       const end = all.indexOf('\r\n\r\n');
-      resolve({ head: end < 0 ? all.toString('latin1') : all.subarray(0, end).toString('latin1'), body: end < 0 ? Buffer.alloc(0) : all.subarray(end + 4), error });
+      resolve({
+        head: end < 0 ? all.toString('latin1') : all.subarray(0, end).toString('latin1'),
+        body: end < 0 ? Buffer.alloc(0) : all.subarray(end + 4),
+        error,
+      });
     });
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+    );
   });
 }
 
@@ -108,7 +116,9 @@ async function until(what: string, done: () => boolean): Promise<void> {
 
 /** The next GET /v1/empresa over the socket answers 200 with the company, and no socket is left open after it. */
 async function healthy(server: RunningServer, token: string, companyId: string, sockets: number): Promise<void> {
-  const next = await fetch(`${server.url}/v1/empresa`, { headers: { authorization: `Bearer ${token}`, connection: 'close' } });
+  const next = await fetch(`${server.url}/v1/empresa`, {
+    headers: { authorization: `Bearer ${token}`, connection: 'close' },
+  });
   expect(next.status).toBe(200);
   expect(((await next.json()) as { id: string }).id).toBe(companyId);
   await until('every connection closed', () => tcpSockets() === sockets);
@@ -117,7 +127,11 @@ async function healthy(server: RunningServer, token: string, companyId: string, 
 describe('malformedJson', () => {
   it('in process: the status, the JSON type and a Content-Length that fits a body that is not JSON; the request was applied', async () => {
     const { emu, token, headOffice } = await setUp();
-    const { id } = emu.faults.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos' }, effect: { malformedJson: true } });
+    const { id } = emu.faults.add({
+      target: 'api',
+      match: { method: 'POST', path: '/v1/catalogos' },
+      effect: { malformedJson: true },
+    });
     const answer = await createCatalog(emu, token, headOffice, 'malformed-json-0001');
     expect(answer.status).toBe(201);
     expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -143,7 +157,14 @@ describe('malformedJson', () => {
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toBe('Bearer');
     await expect(answer.json()).rejects.toThrow(SyntaxError);
-    expect(entries).toEqual([expect.objectContaining({ kind: 'request', status: 401, faultId: id, error: { codigo: 'credencial_ausente', caminho: 'header.authorization' } })]);
+    expect(entries).toEqual([
+      expect.objectContaining({
+        kind: 'request',
+        status: 401,
+        faultId: id,
+        error: { codigo: 'credencial_ausente', caminho: 'header.authorization' },
+      }),
+    ]);
   });
 
   it('over a socket: a complete, well-framed answer whose body is not JSON; the connection is closed as asked', async () => {
@@ -161,7 +182,7 @@ describe('malformedJson', () => {
 });
 
 describe('reset', () => {
-  it("in process: emu.fetch rejects as fetch does on a reset connection, after the request was applied", async () => {
+  it('in process: emu.fetch rejects as fetch does on a reset connection, after the request was applied', async () => {
     const { emu, token, headOffice } = await setUp();
     const { id } = emu.faults.add({ target: 'api', match: { method: 'POST' }, effect: { reset: true } });
     const failed = await createCatalog(emu, token, headOffice, 'reset-connection-0001').then(
@@ -170,7 +191,11 @@ describe('reset', () => {
     );
     expect(failed).toBeInstanceOf(TypeError);
     expect((failed as TypeError).message).toBe('fetch failed');
-    expect((failed as TypeError).cause).toMatchObject({ message: 'read ECONNRESET', code: 'ECONNRESET', syscall: 'read' });
+    expect((failed as TypeError).cause).toMatchObject({
+      message: 'read ECONNRESET',
+      code: 'ECONNRESET',
+      syscall: 'read',
+    });
     const retry = await createCatalog(emu, token, headOffice, 'reset-connection-0001');
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
@@ -187,7 +212,11 @@ describe('reset', () => {
     const got = await raw(server!, '/v1/empresa', token);
     expect(got).toMatchObject({ error: 'ECONNRESET', head: '' });
     const viaHttp = await new Promise<NodeJS.ErrnoException>((resolve, reject) => {
-      const sent = httpRequest(`${server!.url}/v1/empresa`, { headers: { authorization: `Bearer ${token}` }, agent: false }, () => reject(new Error('an answer came')));
+      const sent = httpRequest(
+        `${server!.url}/v1/empresa`,
+        { headers: { authorization: `Bearer ${token}` }, agent: false },
+        () => reject(new Error('an answer came')),
+      );
       sent.on('error', resolve);
       sent.end();
     });
@@ -223,8 +252,16 @@ describe('truncate', () => {
     expect(cut?.cause).toMatchObject({ message: 'other side closed', code: 'UND_ERR_SOCKET' });
     // And through text(), as a client usually reads it.
     emu.faults.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { truncate: true } });
-    await expect((await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${token}` } })).text()).rejects.toThrow('terminated');
-    expect(((await (await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${token}` } })).json()) as { id: string }).id).toBe(companyId);
+    await expect(
+      (await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${token}` } })).text(),
+    ).rejects.toThrow('terminated');
+    expect(
+      (
+        (await (await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${token}` } })).json()) as {
+          id: string;
+        }
+      ).id,
+    ).toBe(companyId);
   });
 
   it('over a socket: the whole head, a Content-Length the body never reaches (half of it), then the connection closes', async () => {
@@ -237,11 +274,17 @@ describe('truncate', () => {
     expect(length).toBeGreaterThan(40);
     expect(got.body.length).toBe(Math.floor(length / 2));
     const viaHttp = await new Promise<string>((resolve) => {
-      const sent = httpRequest(`${server!.url}/v1/empresa`, { headers: { authorization: `Bearer ${token}` }, agent: false }, (response) => {
-        response.on('error', (error: NodeJS.ErrnoException) => resolve(`${response.statusCode} ${error.code ?? error.message}`));
-        response.on('end', () => resolve('complete'));
-        response.resume();
-      });
+      const sent = httpRequest(
+        `${server!.url}/v1/empresa`,
+        { headers: { authorization: `Bearer ${token}` }, agent: false },
+        (response) => {
+          response.on('error', (error: NodeJS.ErrnoException) =>
+            resolve(`${response.statusCode} ${error.code ?? error.message}`),
+          );
+          response.on('end', () => resolve('complete'));
+          response.resume();
+        },
+      );
       sent.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
       sent.end();
     });
@@ -313,10 +356,15 @@ describe('trickleMs', () => {
     await healthy(server!, token, companyId, sockets);
 
     emu.faults.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { trickleMs: 60_000 }, times: 2 });
-    const timedOut = await fetch(`${server!.url}/v1/empresa`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(300) }).then((r) => r.text()).then(
-      () => undefined,
-      (error: unknown) => error as Error,
-    );
+    const timedOut = await fetch(`${server!.url}/v1/empresa`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(300),
+    })
+      .then((r) => r.text())
+      .then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
     expect(timedOut?.name).toBe('TimeoutError');
 
     const slow = await fetch(`${server!.url}/v1/empresa`, { headers: { authorization: `Bearer ${token}` } });

@@ -17,7 +17,19 @@ import { describe, expect, it } from 'vitest';
 import { stripComments } from './core/testing/source-text.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SCANNED = ['src', 'bin', 'scripts', 'spec-tests', 'examples', 'bench', 'fuzz', 'browser-tests', 'container', 'consumers', 'docs'];
+const SCANNED = [
+  'src',
+  'bin',
+  'scripts',
+  'spec-tests',
+  'examples',
+  'bench',
+  'fuzz',
+  'browser-tests',
+  'container',
+  'consumers',
+  'docs',
+];
 /** The documents at the repository's root that are read whole too (CHANGELOG.md is history: it names what was). */
 const ROOT_DOCUMENTS = ['README.md', 'CONTRIBUTING.md', 'ARCHITECTURE.md'];
 
@@ -26,8 +38,14 @@ const ROOT_DOCUMENTS = ['README.md', 'CONTRIBUTING.md', 'ARCHITECTURE.md'];
 const DOC = ['DES', 'IGN'].join('');
 const OUTSIDE = ['sha', 'red'].join('');
 const ABSENT: readonly { readonly pattern: RegExp; readonly why: string }[] = [
-  { pattern: new RegExp(String.raw`\b${DOC}\b(?:\.md|\s*§\s*\d+(?:[–-]\d+)?)?`, 'g'), why: 'a design document the repository does not hold' },
-  { pattern: new RegExp(String.raw`\b${OUTSIDE}\/(?:spec|${DOC}|notes|vectors)\b[\w./-]*`, 'g'), why: 'a folder outside the repository' },
+  {
+    pattern: new RegExp(String.raw`\b${DOC}\b(?:\.md|\s*§\s*\d+(?:[–-]\d+)?)?`, 'g'),
+    why: 'a design document the repository does not hold',
+  },
+  {
+    pattern: new RegExp(String.raw`\b${OUTSIDE}\/(?:spec|${DOC}|notes|vectors)\b[\w./-]*`, 'g'),
+    why: 'a folder outside the repository',
+  },
   { pattern: /\bissues? #?\d+/gi, why: "a tracker's issue" },
   { pattern: /\bhelper(?: context's| context| decisions)\b/gi, why: "a task's notes, not in the repository" },
 ];
@@ -52,7 +70,11 @@ function exists(file: string, path: string, glob = false): boolean {
   // A segment in capitals is a placeholder (`examples/PATH`), not a name.
   if (path.split('/').some((segment) => /^[A-Z_]+$/.test(segment))) return true;
   const absolute = path.startsWith('.') ? resolve(ROOT, dirname(file), path) : join(ROOT, path);
-  if (glob) return existsSync(dirname(absolute)) && readdirSync(dirname(absolute)).some((name) => name.startsWith(basename(absolute)));
+  if (glob)
+    return (
+      existsSync(dirname(absolute)) &&
+      readdirSync(dirname(absolute)).some((name) => name.startsWith(basename(absolute)))
+    );
   return existsSync(absolute) || (absolute.endsWith('.js') && existsSync(`${absolute.slice(0, -3)}.ts`));
 }
 
@@ -88,7 +110,8 @@ function proseOf(file: string, text: string): string[] | undefined {
  * `docs/api.md's "Analyses"`, `(docs/faults.md "Adding a fault")`; a name may go down a level with ` › `
  * (`docs/api.md "Rules every request follows › ETags"`). The closing quote must be on the same line.
  */
-const SECTION = /\b(README(?:\.md)?|CONTRIBUTING\.md|ARCHITECTURE\.md|docs\/[\w-]+\.md)(?:'s)? (?:section )?\(?"([^"]*)("?)/g;
+const SECTION =
+  /\b(README(?:\.md)?|CONTRIBUTING\.md|ARCHITECTURE\.md|docs\/[\w-]+\.md)(?:'s)? (?:section )?\(?"([^"]*)("?)/g;
 
 /** What a citation may name in a Markdown document: its headings, and the bold words that open a paragraph or item. */
 function sectionsOf(markdown: string): Set<string> {
@@ -108,7 +131,8 @@ function sectionsOf(markdown: string): Set<string> {
 const documents = new Map<string, Set<string> | undefined>();
 /** The sections of a document of the repository (from its root), or undefined when there is no such file. */
 function sectionsIn(path: string): Set<string> | undefined {
-  if (!documents.has(path)) documents.set(path, existsSync(join(ROOT, path)) ? sectionsOf(readFileSync(join(ROOT, path), 'utf8')) : undefined);
+  if (!documents.has(path))
+    documents.set(path, existsSync(join(ROOT, path)) ? sectionsOf(readFileSync(join(ROOT, path), 'utf8')) : undefined);
   return documents.get(path);
 }
 
@@ -116,23 +140,32 @@ function sectionsIn(path: string): Set<string> | undefined {
  * Every citation in `text` (the file `file`, from the repository root) a reader of the repository cannot follow.
  * `sections` gives the sections of a cited document (a missing one is the path check's to report).
  */
-function citationsIn(file: string, text: string, sections: (path: string) => Set<string> | undefined = sectionsIn): string[] {
+function citationsIn(
+  file: string,
+  text: string,
+  sections: (path: string) => Set<string> | undefined = sectionsIn,
+): string[] {
   const found: string[] = [];
   (proseOf(file, text) ?? []).forEach((line, i) => {
-    for (const { pattern, why } of ABSENT) for (const m of line.matchAll(pattern)) found.push(`${file}:${i + 1}: "${m[0]}": ${why}`);
+    for (const { pattern, why } of ABSENT)
+      for (const m of line.matchAll(pattern)) found.push(`${file}:${i + 1}: "${m[0]}": ${why}`);
     for (const m of line.matchAll(PATH)) {
       const glob = line[m.index + m[0].length] === '*';
-      if (!exists(file, m[1]!, glob)) found.push(`${file}:${i + 1}: "${m[1]}${glob ? '*' : ''}": no such file in the repository`);
+      if (!exists(file, m[1]!, glob))
+        found.push(`${file}:${i + 1}: "${m[1]}${glob ? '*' : ''}": no such file in the repository`);
     }
     for (const m of line.matchAll(SECTION)) {
       const document = m[1]!.startsWith('README') ? 'README.md' : m[1]!;
       if (m[3] !== '"') {
-        found.push(`${file}:${i + 1}: ${m[0]}: the cited section's name is cut by the end of the line; keep it on one line`);
+        found.push(
+          `${file}:${i + 1}: ${m[0]}: the cited section's name is cut by the end of the line; keep it on one line`,
+        );
         continue;
       }
       const names = sections(document);
       if (names === undefined) continue;
-      for (const name of m[2]!.split(' › ')) if (!names.has(name)) found.push(`${file}:${i + 1}: ${m[0]}: ${document} has no section "${name}"`);
+      for (const name of m[2]!.split(' › '))
+        if (!names.has(name)) found.push(`${file}:${i + 1}: ${m[0]}: ${document} has no section "${name}"`);
     }
   });
   return found;
@@ -152,7 +185,19 @@ describe('the repository cites only what it holds', () => {
   it('reads the comments of every kind of file it scans', () => {
     const read = files.filter((file) => proseOf(file, '') !== undefined);
     expect(read.length).toBeGreaterThan(400);
-    expect(read).toEqual(expect.arrayContaining(['src/engine/deliveries.ts', 'bin/catalog-emulator.ts', 'spec-tests/vectors/README.md', 'examples/local-server.sh', 'examples/python/catalog_client.py', 'examples/java/CatalogClient.java', 'examples/docker-compose.yml', 'bench/wrk-patch.lua', 'examples/cli-help.txt']));
+    expect(read).toEqual(
+      expect.arrayContaining([
+        'src/engine/deliveries.ts',
+        'bin/catalog-emulator.ts',
+        'spec-tests/vectors/README.md',
+        'examples/local-server.sh',
+        'examples/python/catalog_client.py',
+        'examples/java/CatalogClient.java',
+        'examples/docker-compose.yml',
+        'bench/wrk-patch.lua',
+        'examples/cli-help.txt',
+      ]),
+    );
     // Of a source, what it reads is the comments: this file's header, not its code.
     const own = proseOf('src/citations.test.ts', readFileSync(fileURLToPath(import.meta.url), 'utf8'))!.join('\n');
     expect(own).toContain('listed in docs/spec-statements.md');
@@ -161,7 +206,10 @@ describe('the repository cites only what it holds', () => {
 
   it('no comment or doc cites a design document, an issue, a folder outside the repository or a missing file', () => {
     const found = files.flatMap((file) => citationsIn(file, readFileSync(join(ROOT, file), 'utf8')));
-    if (found.length > 0) expect.fail(`${found.length} citation(s) of what the repository does not hold; cite a statement (spec: ID), a document of docs/ or a section of one by its heading, README, CONTRIBUTING.md or ARCHITECTURE.md, or say the rule:\n${found.join('\n')}`);
+    if (found.length > 0)
+      expect.fail(
+        `${found.length} citation(s) of what the repository does not hold; cite a statement (spec: ID), a document of docs/ or a section of one by its heading, README, CONTRIBUTING.md or ARCHITECTURE.md, or say the rule:\n${found.join('\n')}`,
+      );
   });
 });
 
@@ -177,7 +225,7 @@ describe('what counts as such a citation', () => {
       '/** Rules of @DOC@ §4, once @DOC@.md. */',
       "const a = '@DOC@ §4 in a string is code'; // issue 14",
       'const b = /issue 3/; /* see ../@OUT@/spec/service-spec.md */',
-      '// the helper context\'s decisions (Issue #7), @OUT@/notes/x.md',
+      "// the helper context's decisions (Issue #7), @OUT@/notes/x.md",
       'const c = `@DOC@ §5`;',
       '// src/engine/jobs.ts and src/jobs.ts; ../src/index.js from here; src/engine/ and examples/PATH',
     ].join('\n');
@@ -198,20 +246,29 @@ describe('what counts as such a citation', () => {
       'examples/x.sh:2: "@DOC@ §6": a design document the repository does not hold',
       'examples/x.sh:3: "bin/gone.ts": no such file in the repository',
     ]);
-    expect(cited('bench/x.lua', 'local s = "issue 2" -- issue 4')).toEqual(['bench/x.lua:1: "issue 4": a tracker\'s issue']);
-    expect(cited('spec-tests/x.md', 'Copied from `../@OUT@/vectors/`.')).toEqual(['spec-tests/x.md:1: "@OUT@/vectors/": a folder outside the repository']);
+    expect(cited('bench/x.lua', 'local s = "issue 2" -- issue 4')).toEqual([
+      'bench/x.lua:1: "issue 4": a tracker\'s issue',
+    ]);
+    expect(cited('spec-tests/x.md', 'Copied from `../@OUT@/vectors/`.')).toEqual([
+      'spec-tests/x.md:1: "@OUT@/vectors/": a folder outside the repository',
+    ]);
     expect(cited('examples/x.json', '{"a": "@DOC@ §4, issue 3"}')).toEqual([]);
   });
 
   it('a section by a heading or a bold lead of the document named, its name on one line; a path with * by its start', () => {
     const faults = '# Faults\n\n## Adding a fault\n\n**Flaky, repeatably.** Text.\n\n```md\n## Not a heading\n```\n';
-    const sections = (path: string) => (path === 'docs/faults.md' ? sectionsOf(faults) : path === 'README.md' ? sectionsOf('# catalog-emulator\n\n## Install\n') : undefined);
+    const sections = (path: string) =>
+      path === 'docs/faults.md'
+        ? sectionsOf(faults)
+        : path === 'README.md'
+          ? sectionsOf('# catalog-emulator\n\n## Install\n')
+          : undefined;
     const source = [
       '// docs/faults.md "Adding a fault", docs/faults.md "Faults › Flaky, repeatably" and README "Install" are there;',
       '// README "The journal" moved, docs/faults.md\'s "Not a heading" is code, (docs/faults.md "Faults › Gone") is not;',
       '// README "The',
       '// journal": cut. examples/worked-example*.ts begin files, examples/no-such-example*.ts none.',
-      "const s = 'README \"Nothing\" in code';",
+      'const s = \'README "Nothing" in code\';',
     ].join('\n');
     expect(citationsIn('src/x.ts', source, sections)).toEqual([
       'src/x.ts:2: README "The journal": README.md has no section "The journal"',

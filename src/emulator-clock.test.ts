@@ -22,7 +22,12 @@ function caller(emu: Emulator, token: string, prefix: string) {
       method,
       headers: {
         authorization: `Bearer ${token}`,
-        ...(write ? { 'content-type': 'application/json', 'idempotency-key': `${prefix}-idempotency-${String(++keys).padStart(6, '0')}` } : {}),
+        ...(write
+          ? {
+              'content-type': 'application/json',
+              'idempotency-key': `${prefix}-idempotency-${String(++keys).padStart(6, '0')}`,
+            }
+          : {}),
         ...headers,
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -33,7 +38,7 @@ function caller(emu: Emulator, token: string, prefix: string) {
   };
 }
 
-describe('createEmulator({ start }) within the clock\'s bounds', () => {
+describe("createEmulator({ start }) within the clock's bounds", () => {
   it.each([
     ['before 1970', '1969-12-31T23:59:59.999Z'],
     ['after 9999', '+010000-01-01T00:00:00.000Z'],
@@ -41,7 +46,9 @@ describe('createEmulator({ start }) within the clock\'s bounds', () => {
     ['a fraction of a millisecond', 1.5],
   ])('refuses a start %s with a RangeError naming the bounds', (_name, start) => {
     expect(() => createEmulator({ start })).toThrow(
-      new RangeError(`start must be an instant from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in whole milliseconds; got ${String(start)}`),
+      new RangeError(
+        `start must be an instant from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, in whole milliseconds; got ${String(start)}`,
+      ),
     );
   });
 
@@ -49,7 +56,9 @@ describe('createEmulator({ start }) within the clock\'s bounds', () => {
     expect(emulator({ start: 0 }).clock.now().toISOString()).toBe('1970-01-01T00:00:00.000Z');
     const last = emulator({ start: '9999-12-31T23:59:59.999Z' });
     expect((await last.clock.advance(0)).now.toISOString()).toBe('9999-12-31T23:59:59.999Z');
-    await expect(last.clock.advance('1ms')).rejects.toThrow(/cannot move the clock past its last instant, 9999-12-31T23:59:59.999Z/);
+    await expect(last.clock.advance('1ms')).rejects.toThrow(
+      /cannot move the clock past its last instant, 9999-12-31T23:59:59.999Z/,
+    );
   });
 });
 
@@ -77,19 +86,43 @@ describe('a long advance coalesces housekeeping exactly', () => {
     await apiB('PUT', '/v1/webhook', { url: 'https://hooks.b.example/events' }, { 'if-none-match': '*' });
     const catalog = await apiA('POST', '/v1/catalogos', { estabelecimento_id: a.headOffice.id, nome: 'Loja' });
     const products: string[] = [];
-    for (const [sku, ncm] of [['CAFE', '09012100'], ['ARROZ', '10063021'], ['NADA', '99999999']] as const) {
-      products.push((await apiA('POST', `/v1/catalogos/${catalog.body.id}/produtos`, { origem: 'erp', sku, descricao: sku, ncm })).body.id);
+    for (const [sku, ncm] of [
+      ['CAFE', '09012100'],
+      ['ARROZ', '10063021'],
+      ['NADA', '99999999'],
+    ] as const) {
+      products.push(
+        (await apiA('POST', `/v1/catalogos/${catalog.body.id}/produtos`, { origem: 'erp', sku, descricao: sku, ncm }))
+          .body.id,
+      );
     }
     const selection = await apiA('GET', '/v1/empresa/vigilancia');
-    await apiA('PATCH', '/v1/empresa/vigilancia', { modo: 'selecao', adicionar: products }, { 'if-match': selection.etag! });
+    await apiA(
+      'PATCH',
+      '/v1/empresa/vigilancia',
+      { modo: 'selecao', adicionar: products },
+      { 'if-match': selection.etag! },
+    );
     const catalogB = await apiB('POST', '/v1/catalogos', { estabelecimento_id: b.headOffice.id, nome: 'Loja B' });
-    for (const sku of ['X', 'Y']) await apiB('POST', `/v1/catalogos/${catalogB.body.id}/produtos`, { origem: 'erp', sku, descricao: sku, ncm: '09012100' });
-    for (const company of [a, b]) for (let i = 0; i < 2; i++) emu.webhooks.raise(company.companyId, { tipo: 'webhook.teste' } as never);
+    for (const sku of ['X', 'Y'])
+      await apiB('POST', `/v1/catalogos/${catalogB.body.id}/produtos`, {
+        origem: 'erp',
+        sku,
+        descricao: sku,
+        ncm: '09012100',
+      });
+    for (const company of [a, b])
+      for (let i = 0; i < 2; i++) emu.webhooks.raise(company.companyId, { tipo: 'webhook.teste' } as never);
     emu.faults.add({ target: 'job', match: { kind: 'retencao_eventos' }, effect: { fail: true }, times: 2 });
     /** Day 40: A stops watching, new events, a retention run postponed once. */
     const intervene = async () => {
       const current = await apiA('GET', '/v1/empresa/vigilancia');
-      await apiA('PATCH', '/v1/empresa/vigilancia', { modo: 'selecao', remover: products }, { 'if-match': current.etag! });
+      await apiA(
+        'PATCH',
+        '/v1/empresa/vigilancia',
+        { modo: 'selecao', remover: products },
+        { 'if-match': current.etag! },
+      );
       for (const company of [a, b]) emu.webhooks.raise(company.companyId, { tipo: 'webhook.teste' } as never);
       emu.faults.add({ target: 'job', match: { kind: 'retencao_eventos' }, effect: { delayMs: 7_200_000 } });
     };
@@ -120,7 +153,11 @@ describe('a long advance coalesces housekeeping exactly', () => {
     // the two raised then, and the divergence of day 40's execution, which found nothing watched any more.
     expect(snapshot.state.executions).toHaveLength(40);
     expect(jumping.faults.list()).toEqual([]);
-    expect(snapshot.state.webhookEvents.map((event) => event.tipo)).toEqual(['webhook.teste', 'webhook.teste', 'divergencias.alteradas']);
+    expect(snapshot.state.webhookEvents.map((event) => event.tipo)).toEqual([
+      'webhook.teste',
+      'webhook.teste',
+      'divergencias.alteradas',
+    ]);
     expect(snapshot.state.idempotency.map((record) => record.expiresAt)).toEqual([snapshot.now - 25 * DAY + 60 * DAY]);
     // A's receiver failed all 8 attempts of its 4 events: 2 raised on day 0, 1 on day 40, and the divergence.
     expect(jumper.received.filter((line) => line.startsWith('a '))).toHaveLength(4 * 8);
@@ -172,7 +209,12 @@ describe('real mode far ahead', () => {
     });
     gone.stop();
     expect(gone.kinds.sort()).toEqual(kinds);
-    expect(emu.snapshot().tasks.map((task) => task.kind).sort()).toEqual(kinds);
+    expect(
+      emu
+        .snapshot()
+        .tasks.map((task) => task.kind)
+        .sort(),
+    ).toEqual(kinds);
     for (const task of emu.snapshot().tasks) expect(task.due).toBeGreaterThan(far);
   });
 });
@@ -183,17 +225,24 @@ describe('a long advance over HTTP', () => {
     const emu = emulator();
     const server = await emu.listen({ port: 0 });
     const company = emu.companies.create();
-    await caller(emu, company.token, 'busy')('PUT', '/v1/webhook', { url: 'https://hooks.busy.example/events' }, { 'if-none-match': '*' });
+    await caller(emu, company.token, 'busy')(
+      'PUT',
+      '/v1/webhook',
+      { url: 'https://hooks.busy.example/events' },
+      { 'if-none-match': '*' },
+    );
     emu.network.route('https://hooks.busy.example', () => new Response(null, { status: 500 }));
     for (let i = 0; i < events; i++) emu.webhooks.raise(company.companyId, { tipo: 'webhook.teste' } as never);
     const start = emu.clock.now().toISOString();
     let finished = false;
-    const advancing = fetch(`${server.url}/_emulator/clock/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ by: '1d' }) }).then(
-      async (answer) => {
-        finished = true;
-        return { status: answer.status, body: (await answer.json()) as Record<string, any> };
-      },
-    );
+    const advancing = fetch(`${server.url}/_emulator/clock/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ by: '1d' }),
+    }).then(async (answer) => {
+      finished = true;
+      return { status: answer.status, body: (await answer.json()) as Record<string, any> };
+    });
     /** GET /_emulator/clock until it shows the advance under way (a now past the start); undefined if it ended first. */
     const midway = async () => {
       while (!finished) {
@@ -215,17 +264,29 @@ describe('a long advance over HTTP', () => {
     const api = await fetch(`${server.url}/v1/empresa`, { headers: { authorization: `Bearer ${company.token}` } });
     expect(api.status).toBe(200);
     expect(finished(), 'the API answered before the advance ended').toBe(false);
-    expect(await advancing).toEqual({ status: 200, body: { now: new Date(Date.parse(start) + DAY).toISOString(), ran: 10_000 * 8 + 24 + 1 + 1 } });
+    expect(await advancing).toEqual({
+      status: 200,
+      body: { now: new Date(Date.parse(start) + DAY).toISOString(), ran: 10_000 * 8 + 24 + 1 + 1 },
+    });
   }, 30_000);
 
   it('a reset while it runs stops it: 503 servico_indisponivel, and the reset emulator is at its start', async () => {
     const { emu, server, start, advancing, midway } = await busyServer(10_000);
     expect(await midway()).toBeDefined();
-    expect((await fetch(`${server.url}/_emulator/reset`, { method: 'POST', headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${server.url}/_emulator/reset`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(200);
     const answer = await advancing;
     expect(answer.status).toBe(503);
     expect(answer.body.erro).toMatchObject({ codigo: 'servico_indisponivel', request_id: '_emulator' });
-    expect(answer.body.erro.mensagem).toMatch(/^The emulator was reset while the clock was running its tasks: it had run \d+ and stopped there; the rest will not run\.$/);
+    expect(answer.body.erro.mensagem).toMatch(
+      /^The emulator was reset while the clock was running its tasks: it had run \d+ and stopped there; the rest will not run\.$/,
+    );
     expect(emu.clock.now().toISOString()).toBe(start);
     expect(emu.clock.info()).toMatchObject({ pending: 0, deadlines: 3 });
   }, 30_000);
@@ -257,6 +318,9 @@ describe('a snapshot restored far ahead of its tasks', () => {
     await emu.clock.runUntilIdle();
     const executions = await call('GET', '/v1/vigilancias');
     expect(executions.body.itens).toHaveLength(1);
-    expect(executions.body.itens[0]).toMatchObject({ estado: 'concluida', criada_em: new Date(snapshot.now + 3000 * DAY).toISOString() });
+    expect(executions.body.itens[0]).toMatchObject({
+      estado: 'concluida',
+      criada_em: new Date(snapshot.now + 3000 * DAY).toISOString(),
+    });
   });
 });

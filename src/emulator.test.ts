@@ -23,10 +23,18 @@ describe('emu.close()', () => {
   /** A POST /v1/catalogos held by a delayMs fault: the fault's id, the request's init and the company. */
   function heldCatalogCreation(emu: Emulator) {
     const company = emu.companies.create();
-    const { id: faultId } = emu.faults.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos' }, effect: { delayMs: 60_000 } });
+    const { id: faultId } = emu.faults.add({
+      target: 'api',
+      match: { method: 'POST', path: '/v1/catalogos' },
+      effect: { delayMs: 60_000 },
+    });
     const init: RequestInit = {
       method: 'POST',
-      headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': 'close-held-0000001' },
+      headers: {
+        authorization: `Bearer ${company.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'close-held-0000001',
+      },
       body: JSON.stringify({ estabelecimento_id: company.headOffice.id, nome: 'Loja' }),
     };
     return { company, faultId, init };
@@ -46,7 +54,9 @@ describe('emu.close()', () => {
     expect(answer.status).toBe(503);
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
     const requestId = answer.headers.get('x-request-id');
-    expect(await answer.json()).toEqual({ erro: { codigo: 'servico_indisponivel', mensagem: closedMessage(faultId), request_id: requestId } });
+    expect(await answer.json()).toEqual({
+      erro: { codigo: 'servico_indisponivel', mensagem: closedMessage(faultId), request_id: requestId },
+    });
     expect(emu.clock.pending()).toBe(0);
     const catalogs = await emu.fetch('/v1/catalogos', { headers: { authorization: `Bearer ${company.token}` } });
     expect(((await catalogs.json()) as { itens: unknown[] }).itens).toEqual([]);
@@ -69,7 +79,10 @@ describe('emu.close()', () => {
     expect(graceOver, 'close() waited for the grace: the idle connection was not closed at once').toBe(false);
     const answer = await held;
     expect(answer.status).toBe(503);
-    expect(((await answer.json()) as { erro: { codigo: string; mensagem: string } }).erro).toMatchObject({ codigo: 'servico_indisponivel', mensagem: closedMessage(faultId) });
+    expect(((await answer.json()) as { erro: { codigo: string; mensagem: string } }).erro).toMatchObject({
+      codigo: 'servico_indisponivel',
+      mensagem: closedMessage(faultId),
+    });
     await expect(fetch(`${server.url}/v1/empresa`)).rejects.toThrow();
   });
 });
@@ -82,7 +95,12 @@ describe('createEmulator({ routes })', () => {
     const company = emu.companies.create();
     const destination = await emu.fetch('/v1/webhook', {
       method: 'PUT',
-      headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': `destination-${company.companyId}`, 'if-none-match': '*' },
+      headers: {
+        authorization: `Bearer ${company.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': `destination-${company.companyId}`,
+        'if-none-match': '*',
+      },
       body: JSON.stringify({ url: `${host}/recebe` }),
     });
     expect(destination.status).toBe(201);
@@ -112,11 +130,24 @@ describe('createEmulator({ routes })', () => {
   });
 
   it('checks each route as emu.network.route does and throws at creation, naming the bad one', () => {
-    expect(() => createEmulator({ routes: [{ from: FROM, to: 'http://127.0.0.1:9000' }, { from: 'http://hooks.example.com', to: 'http://127.0.0.1:9000' }] })).toThrow(
-      new TypeError('routes[1]: route "from" must be an https:// URL prefix, as a webhook destination is (got http://hooks.example.com)'),
+    expect(() =>
+      createEmulator({
+        routes: [
+          { from: FROM, to: 'http://127.0.0.1:9000' },
+          { from: 'http://hooks.example.com', to: 'http://127.0.0.1:9000' },
+        ],
+      }),
+    ).toThrow(
+      new TypeError(
+        'routes[1]: route "from" must be an https:// URL prefix, as a webhook destination is (got http://hooks.example.com)',
+      ),
     );
-    expect(() => createEmulator({ routes: [{ from: FROM, to: 'ftp://x' }] })).toThrow(/^routes\[0\]: route "to" must be an http:\/\/ or https:\/\/ URL, or a handler function \(got ftp:\/\/x\)$/);
-    expect(() => createEmulator({ routes: [{ from: 'hooks', to: 'http://127.0.0.1:9000' }] })).toThrow('routes[0]: route "from" is not an absolute URL: hooks');
+    expect(() => createEmulator({ routes: [{ from: FROM, to: 'ftp://x' }] })).toThrow(
+      /^routes\[0\]: route "to" must be an http:\/\/ or https:\/\/ URL, or a handler function \(got ftp:\/\/x\)$/,
+    );
+    expect(() => createEmulator({ routes: [{ from: 'hooks', to: 'http://127.0.0.1:9000' }] })).toThrow(
+      'routes[0]: route "from" is not an absolute URL: hooks',
+    );
   });
 });
 
@@ -155,17 +186,45 @@ describe('createEmulator({ idempotency: { maxStoredAnswersPerCompany } })', () =
   /** A company with a catalog, and a product creation under `key` (its body numbered `n`). */
   async function world(emu: Emulator) {
     const company = emu.companies.create();
-    const headers = (key: string) => ({ authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': key });
+    const headers = (key: string) => ({
+      authorization: `Bearer ${company.token}`,
+      'content-type': 'application/json',
+      'idempotency-key': key,
+    });
     const send = async (method: 'POST', path: string, key: string, body: unknown): Promise<Answer> => {
       const r = await emu.fetch(path, { method, headers: headers(key), body: JSON.stringify(body) });
-      return { status: r.status, body: await r.text(), etag: r.headers.get('etag'), location: r.headers.get('location'), replayed: r.headers.get('idempotent-replayed') };
+      return {
+        status: r.status,
+        body: await r.text(),
+        etag: r.headers.get('etag'),
+        location: r.headers.get('location'),
+        replayed: r.headers.get('idempotent-replayed'),
+      };
     };
-    const catalog = JSON.parse((await send('POST', '/v1/catalogos', `catalog-${company.companyId}`, { estabelecimento_id: company.headOffice.id, nome: 'Loja' })).body) as { id: string };
-    const create = (key: string, n: number) => send('POST', `/v1/catalogos/${catalog.id}/produtos`, key, { origem: 'erp', ncm: '84713012', sku: `SKU-${n}` });
+    const catalog = JSON.parse(
+      (
+        await send('POST', '/v1/catalogos', `catalog-${company.companyId}`, {
+          estabelecimento_id: company.headOffice.id,
+          nome: 'Loja',
+        })
+      ).body,
+    ) as { id: string };
+    const create = (key: string, n: number) =>
+      send('POST', `/v1/catalogos/${catalog.id}/produtos`, key, { origem: 'erp', ncm: '84713012', sku: `SKU-${n}` });
     return { company, catalog, create };
   }
-  const storedKeys = (emu: Emulator, companyId: string) => emu.snapshot().state.idempotency.filter((e) => e.companyId === companyId).map((e) => e.key);
-  const KEYS = ['product-key-0000001', 'product-key-0000002', 'product-key-0000003', 'product-key-0000004', 'product-key-0000005'];
+  const storedKeys = (emu: Emulator, companyId: string) =>
+    emu
+      .snapshot()
+      .state.idempotency.filter((e) => e.companyId === companyId)
+      .map((e) => e.key);
+  const KEYS = [
+    'product-key-0000001',
+    'product-key-0000002',
+    'product-key-0000003',
+    'product-key-0000004',
+    'product-key-0000005',
+  ];
 
   it('at a ceiling of 3, the 4th answer stored drops the 1st: its key is new again, the 2nd still replays, another company keeps its own', async () => {
     const emu = emulator({ idempotency: { maxStoredAnswersPerCompany: 3 } });
@@ -205,13 +264,24 @@ describe('createEmulator({ idempotency: { maxStoredAnswersPerCompany } })', () =
     for (const [n, key] of KEYS.slice(0, 3).entries()) await a.create(key, n);
     const b = await world(emu);
     const snapshot = emu.snapshot();
-    expect(snapshot.state.idempotency.map((e) => e.key)).toEqual([...KEYS.slice(0, 3), `catalog-${b.company.companyId}`]);
+    expect(snapshot.state.idempotency.map((e) => e.key)).toEqual([
+      ...KEYS.slice(0, 3),
+      `catalog-${b.company.companyId}`,
+    ]);
 
     const restored = emulator({ idempotency: { maxStoredAnswersPerCompany: 3 } });
     restored.restore(snapshot);
     expect(restored.snapshot().state.idempotency).toEqual(snapshot.state.idempotency);
     const create = async (emu: Emulator, key: string, n: number) =>
-      emu.fetch(`/v1/catalogos/${a.catalog.id}/produtos`, { method: 'POST', headers: { authorization: `Bearer ${a.company.token}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ origem: 'erp', ncm: '84713012', sku: `SKU-${n}` }) });
+      emu.fetch(`/v1/catalogos/${a.catalog.id}/produtos`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${a.company.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
+        body: JSON.stringify({ origem: 'erp', ncm: '84713012', sku: `SKU-${n}` }),
+      });
     expect((await create(restored, KEYS[3]!, 3)).status).toBe(201);
     expect(storedKeys(restored, a.company.companyId)).toEqual(KEYS.slice(1, 4));
     expect((await create(restored, KEYS[4]!, 4)).status).toBe(201);
@@ -236,15 +306,49 @@ describe('restore: the idempotency store of a snapshot', () => {
   /** One company's three stored answers: a catalog and a product created (its body over 512 characters), a PATCH. */
   async function threeAnswers(emu: Emulator) {
     const company = emu.companies.create();
-    const send = async (method: 'POST' | 'PATCH', path: string, key: string, body: unknown, extra: Record<string, string> = {}) => {
-      const r = await emu.fetch(path, { method, headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': key, ...extra }, body: JSON.stringify(body) });
-      return { status: r.status, text: await r.text(), etag: r.headers.get('etag'), location: r.headers.get('location'), replayed: r.headers.get('idempotent-replayed') };
+    const send = async (
+      method: 'POST' | 'PATCH',
+      path: string,
+      key: string,
+      body: unknown,
+      extra: Record<string, string> = {},
+    ) => {
+      const r = await emu.fetch(path, {
+        method,
+        headers: {
+          authorization: `Bearer ${company.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+          ...extra,
+        },
+        body: JSON.stringify(body),
+      });
+      return {
+        status: r.status,
+        text: await r.text(),
+        etag: r.headers.get('etag'),
+        location: r.headers.get('location'),
+        replayed: r.headers.get('idempotent-replayed'),
+      };
     };
-    const catalog = await send('POST', '/v1/catalogos', 'catalog-key-000001', { nome: 'Loja', estabelecimento_id: company.headOffice.id });
+    const catalog = await send('POST', '/v1/catalogos', 'catalog-key-000001', {
+      nome: 'Loja',
+      estabelecimento_id: company.headOffice.id,
+    });
     const catalogId = (JSON.parse(catalog.text) as { id: string }).id;
-    const product = await send('POST', `/v1/catalogos/${catalogId}/produtos`, 'product-key-000001', { origem: 'erp', ncm: '84713012', descricao: LONG });
+    const product = await send('POST', `/v1/catalogos/${catalogId}/produtos`, 'product-key-000001', {
+      origem: 'erp',
+      ncm: '84713012',
+      descricao: LONG,
+    });
     const productId = (JSON.parse(product.text) as { id: string }).id;
-    const patch = await send('PATCH', `/v1/produtos/${productId}`, 'patch-key-00000001', { sku: 'CAFE-500' }, { 'if-match': product.etag! });
+    const patch = await send(
+      'PATCH',
+      `/v1/produtos/${productId}`,
+      'patch-key-00000001',
+      { sku: 'CAFE-500' },
+      { 'if-match': product.etag! },
+    );
     // Each request's fingerprint as earlier snapshots wrote it: method, path and canonical body (keys sorted),
     // a body over 512 characters as its SHA-256.
     const canonicalProduct = JSON.stringify({ descricao: LONG, ncm: '84713012', origem: 'erp' });
@@ -264,7 +368,11 @@ describe('restore: the idempotency store of a snapshot', () => {
       fingerprint: fingerprints[i]!,
       response: {
         status: e.status,
-        headers: { 'content-type': 'application/json; charset=utf-8', ...(e.etag === null ? {} : { etag: e.etag }), ...(e.location === null ? {} : { location: e.location }) },
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          ...(e.etag === null ? {} : { etag: e.etag }),
+          ...(e.location === null ? {} : { location: e.location }),
+        },
         body: e.body,
       },
       storedAt: e.expiresAt - 60 * DAY,
@@ -289,24 +397,55 @@ describe('restore: the idempotency store of a snapshot', () => {
 
     // The restored emulator answers the repeat from the converted store; a changed body is another request.
     emu.restore(inEarlierFormat(snapshot, fingerprints));
-    expect(await send('PATCH', `/v1/produtos/${productId}`, 'patch-key-00000001', { sku: 'CAFE-500' }, { 'if-match': '"0000000000000000"' })).toEqual({ ...patch, replayed: 'true' });
-    const other = await send('PATCH', `/v1/produtos/${productId}`, 'patch-key-00000001', { sku: 'CAFE-1KG' }, { 'if-match': '"0000000000000000"' });
+    expect(
+      await send(
+        'PATCH',
+        `/v1/produtos/${productId}`,
+        'patch-key-00000001',
+        { sku: 'CAFE-500' },
+        { 'if-match': '"0000000000000000"' },
+      ),
+    ).toEqual({ ...patch, replayed: 'true' });
+    const other = await send(
+      'PATCH',
+      `/v1/produtos/${productId}`,
+      'patch-key-00000001',
+      { sku: 'CAFE-1KG' },
+      { 'if-match': '"0000000000000000"' },
+    );
     expect(other.status).toBe(422);
     expect((JSON.parse(other.text) as { erro: { codigo: string } }).erro.codigo).toBe('idempotencia_reutilizada');
   });
 
   it.each([
-    [{ fingerprint: 'PATCH /v1/produtos/x {}' }, "state.idempotency.0.fingerprint: a fingerprint is the request's digest: 22 characters of base64url"],
-    [{ status: 500 }, 'state.idempotency.0.status: must be the status of a stored answer: an integer from 200 to 299 (only successful answers are stored), except 204 and 205, which carry no body'],
-    [{ etag: '"a"\r\nset-cookie: x' }, 'state.idempotency.0.etag: must be an HTTP header value: no CR, LF, NUL or other control character but tab'],
-    [{ headers: { 'bad name': 'x' } }, "state.idempotency.0.headers.bad name: must be named by an HTTP token (letters, digits and !#$%&'*+-.^_`|~)"],
+    [
+      { fingerprint: 'PATCH /v1/produtos/x {}' },
+      "state.idempotency.0.fingerprint: a fingerprint is the request's digest: 22 characters of base64url",
+    ],
+    [
+      { status: 500 },
+      'state.idempotency.0.status: must be the status of a stored answer: an integer from 200 to 299 (only successful answers are stored), except 204 and 205, which carry no body',
+    ],
+    [
+      { etag: '"a"\r\nset-cookie: x' },
+      'state.idempotency.0.etag: must be an HTTP header value: no CR, LF, NUL or other control character but tab',
+    ],
+    [
+      { headers: { 'bad name': 'x' } },
+      "state.idempotency.0.headers.bad name: must be named by an HTTP token (letters, digits and !#$%&'*+-.^_`|~)",
+    ],
     [{ storedAt: 0 }, 'state.idempotency.0: Unrecognized key: "storedAt"'],
   ])('refuses a stored answer a replay could not send (%j), naming the field', async (change, message) => {
     const emu = emulator();
     await threeAnswers(emu);
     const snapshot = emu.snapshot();
-    const bad = { ...snapshot, state: { ...snapshot.state, idempotency: [{ ...snapshot.state.idempotency[0]!, ...change }] } };
-    expect(() => emu.restore(bad)).toThrow(expect.objectContaining({ name: 'SnapshotError', message: `Not a snapshot of this emulator: ${message}` }));
+    const bad = {
+      ...snapshot,
+      state: { ...snapshot.state, idempotency: [{ ...snapshot.state.idempotency[0]!, ...change }] },
+    };
+    expect(() => emu.restore(bad)).toThrow(
+      expect.objectContaining({ name: 'SnapshotError', message: `Not a snapshot of this emulator: ${message}` }),
+    );
   });
 
   it('refuses an earlier-format stored answer a replay could not send, naming the field', async () => {
@@ -314,8 +453,20 @@ describe('restore: the idempotency store of a snapshot', () => {
     const { fingerprints } = await threeAnswers(emu);
     const earlier = inEarlierFormat(emu.snapshot(), fingerprints);
     const [first] = earlier.state.idempotency;
-    const bad = { ...earlier, state: { ...earlier.state, idempotency: [{ ...first!, response: { ...first!.response, headers: { location: 'x\ny' } } }] } };
-    expect(() => emu.restore(bad)).toThrow(expect.objectContaining({ name: 'SnapshotError', message: 'Not a snapshot of this emulator: state.idempotency.0.response.headers.location: must be an HTTP header value: no CR, LF, NUL or other control character but tab' }));
+    const bad = {
+      ...earlier,
+      state: {
+        ...earlier.state,
+        idempotency: [{ ...first!, response: { ...first!.response, headers: { location: 'x\ny' } } }],
+      },
+    };
+    expect(() => emu.restore(bad)).toThrow(
+      expect.objectContaining({
+        name: 'SnapshotError',
+        message:
+          'Not a snapshot of this emulator: state.idempotency.0.response.headers.location: must be an HTTP header value: no CR, LF, NUL or other control character but tab',
+      }),
+    );
   });
 });
 
@@ -334,13 +485,29 @@ describe('emu.listen()', () => {
     const [company] = emu.companies.initial();
     await using server = await emu.listen({ port: 0, controls: false });
     expect(server.inspector).toBeNull();
-    for (const [method, path] of [['GET', '/_emulator'], ['GET', '/_emulator/ui'], ['GET', '/_emulator/docs'], ['GET', '/_emulator/state'], ['POST', '/_emulator/reset'], ['POST', '/_emulator/clock/advance']] as const) {
-      const answer = await fetch(`${server.url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{"by":"1d"}' } : {}) });
+    for (const [method, path] of [
+      ['GET', '/_emulator'],
+      ['GET', '/_emulator/ui'],
+      ['GET', '/_emulator/docs'],
+      ['GET', '/_emulator/state'],
+      ['POST', '/_emulator/reset'],
+      ['POST', '/_emulator/clock/advance'],
+    ] as const) {
+      const answer = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(method === 'POST' ? { body: '{"by":"1d"}' } : {}),
+      });
       expect(answer.status, `${method} ${path}`).toBe(404);
-      expect(((await answer.json()) as { erro: { codigo: string; mensagem: string } }).erro).toMatchObject({ codigo: 'rota_nao_encontrada', mensagem: `No operation at ${method} ${path}. Paths begin with /v1.` });
+      expect(((await answer.json()) as { erro: { codigo: string; mensagem: string } }).erro).toMatchObject({
+        codigo: 'rota_nao_encontrada',
+        mensagem: `No operation at ${method} ${path}. Paths begin with /v1.`,
+      });
     }
     // Nothing moved: the clock did not advance, the company is there.
-    const identity = await fetch(`${server.url}/v1/empresa`, { headers: { authorization: `Bearer ${company!.token}` } });
+    const identity = await fetch(`${server.url}/v1/empresa`, {
+      headers: { authorization: `Bearer ${company!.token}` },
+    });
     expect(identity.status).toBe(200);
     expect(((await identity.json()) as { id: string }).id).toBe(company!.companyId);
     // The same emulator on another server keeps its controls: the option belongs to the server.
@@ -350,6 +517,8 @@ describe('emu.listen()', () => {
 
   it('refuses a controls option that is not a boolean, and listens on nothing', async () => {
     await using emu = createEmulator();
-    await expect(emu.listen({ port: 0, controls: 'no' as unknown as boolean })).rejects.toThrow(new TypeError('controls must be true or false (got "no")'));
+    await expect(emu.listen({ port: 0, controls: 'no' as unknown as boolean })).rejects.toThrow(
+      new TypeError('controls must be true or false (got "no")'),
+    );
   });
 });

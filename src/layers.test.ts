@@ -30,12 +30,21 @@ export function importsOf(source: string): Import[] {
   const strings: string[] = [];
   // A string or template literal becomes "<its index>" followed by its line breaks (so line numbers hold); a
   // regex literal becomes a blank.
-  const code = stripComments(source, (raw) => (raw.startsWith('/') ? ' ' : `"${strings.push(raw.slice(1, -1)) - 1}"${raw.replace(/[^\n]/g, '')}`));
+  const code = stripComments(source, (raw) =>
+    raw.startsWith('/') ? ' ' : `"${strings.push(raw.slice(1, -1)) - 1}"${raw.replace(/[^\n]/g, '')}`,
+  );
   const found: Import[] = [];
   const lineAt = (index: number) => code.slice(0, index).split('\n').length;
-  const add = (m: RegExpMatchArray, typeOnly: boolean) => found.push({ specifier: strings[Number(m.groups!.n)]!, typeOnly, line: lineAt(m.index! + m[0].search(/\b(?:import|export)\b/)) });
+  const add = (m: RegExpMatchArray, typeOnly: boolean) =>
+    found.push({
+      specifier: strings[Number(m.groups!.n)]!,
+      typeOnly,
+      line: lineAt(m.index! + m[0].search(/\b(?:import|export)\b/)),
+    });
   // A statement starts a line or follows `;` / `}`: `import … from`, `export … from`, `import '…'`.
-  for (const m of code.matchAll(/(?:^|[;}])\s*(?<kw>import|export)\s+(?<type>type\s+(?!from\b))?(?:[^;"]*?\bfrom\s*)?"(?<n>\d+)"/gm)) {
+  for (const m of code.matchAll(
+    /(?:^|[;}])\s*(?<kw>import|export)\s+(?<type>type\s+(?!from\b))?(?:[^;"]*?\bfrom\s*)?"(?<n>\d+)"/gm,
+  )) {
     if (m.groups!.kw === 'export' && !/\bfrom\s*"\d+"$/.test(m[0])) continue; // `export const x = "…"` is no import
     add(m, m.groups!.type !== undefined);
   }
@@ -101,7 +110,10 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // Control (the in-process control API and its /_emulator routes) drives the engine (its fault registry among the
   // rest), names the network's routes and inbox entries, and reuses the API shell's error bodies, body reading and
   // parsers (HTTP_FOR_CONTROL). Its table's rows of the inspector call the inspector's one entry (INSPECTOR_ENTRY).
-  control: { runtime: ['core', 'clock', 'http', 'engine', 'version', 'inspector server', 'grading'], types: ['network'] },
+  control: {
+    runtime: ['core', 'clock', 'http', 'engine', 'version', 'inspector server', 'grading'],
+    types: ['network'],
+  },
   // The engine around the core (src/engine: configuration, faults, jobs, the delivery driver, the world) runs core
   // functions on the clock and hands deliveries to the network; it knows nothing of HTTP or the controls.
   engine: { runtime: ['core', 'clock', 'network', 'version'] },
@@ -110,7 +122,20 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   grading: { runtime: ['core', 'clock', 'network', 'engine', 'version'] },
   // src/emulator.ts puts everything together: configuration → world → controls → app. It hands the control app the
   // OpenAPI documents to serve: control cannot import openapi, which reads the control table.
-  facade: { runtime: ['core', 'clock', 'network', 'http', 'control', 'engine', 'version', 'openapi', 'inspector server', 'grading'] },
+  facade: {
+    runtime: [
+      'core',
+      'clock',
+      'network',
+      'http',
+      'control',
+      'engine',
+      'version',
+      'openapi',
+      'inspector server',
+      'grading',
+    ],
+  },
   // The inspector (src/inspector): its server side reads what the emulator keeps through the port it is made with
   // (the engine's activity feed and ObservedEmulator), answers with the API shell's error bodies and signs as the
   // network does. It knows nothing of the controls, not even their types: the controls call its entry
@@ -122,7 +147,23 @@ export const RULES: Readonly<Record<string, Allowed>> = {
   // The OpenAPI documents are generated from the API shell's operation table and schemas (and the controls').
   openapi: { runtime: ['http', 'control', 'version'] },
   // The package's API, each name from its home; the entry adds the demos.
-  public: { runtime: ['facade', 'engine', 'core', 'clock', 'network', 'http', 'control', 'version', 'kit', 'openapi', 'grading', 'inspector server', 'inspector wire'] },
+  public: {
+    runtime: [
+      'facade',
+      'engine',
+      'core',
+      'clock',
+      'network',
+      'http',
+      'control',
+      'version',
+      'kit',
+      'openapi',
+      'grading',
+      'inspector server',
+      'inspector wire',
+    ],
+  },
   entry: { runtime: ['public', 'demos'] },
   // The demos teach the package: they import it as a user does, through src/public.ts (not src/index.ts, which
   // re-exports them: a cycle), never a module the API's names come from, which would show a reader its insides.
@@ -151,7 +192,12 @@ export const RULES: Readonly<Record<string, Allowed>> = {
  * schemas' URL and path formats and the stored answers' older format (for snapshots). The app and its routes stay
  * closed to it.
  */
-const HTTP_FOR_CONTROL = ['src/http/errors.ts', 'src/http/pipeline.ts', 'src/http/schemas.ts', 'src/http/stored-answers.ts'];
+const HTTP_FOR_CONTROL = [
+  'src/http/errors.ts',
+  'src/http/pipeline.ts',
+  'src/http/schemas.ts',
+  'src/http/stored-answers.ts',
+];
 
 /** The one module of the inspector's server side the controls import: what its controls answer, handed the emulator's activity feed. */
 const INSPECTOR_ENTRY = 'src/inspector/server/routes.ts';
@@ -160,8 +206,13 @@ const INSPECTOR_ENTRY = 'src/inspector/server/routes.ts';
  * Imports that break a rule and are left for a change of their own, each with the reason. The test fails when one
  * is no longer needed, so the list only shrinks.
  */
-const KNOWN_EXCEPTIONS: readonly { readonly file: string; readonly targets: readonly string[]; readonly why: string }[] = [];
-const isKnownException = (file: string, target: string) => KNOWN_EXCEPTIONS.some((x) => x.file === file && x.targets.includes(target));
+const KNOWN_EXCEPTIONS: readonly {
+  readonly file: string;
+  readonly targets: readonly string[];
+  readonly why: string;
+}[] = [];
+const isKnownException = (file: string, target: string) =>
+  KNOWN_EXCEPTIONS.some((x) => x.file === file && x.targets.includes(target));
 
 export interface Violation {
   readonly file: string;
@@ -175,9 +226,17 @@ export interface Violation {
  * are the modules src/public.ts re-exports names of.
  */
 /** How a refusal names the layers whose name alone would not say what they are. */
-const LAYER_TEXT: Readonly<Record<string, string>> = { public: "src/public.ts (the package's API)", 'public modules': 'the modules src/public.ts re-exports' };
+const LAYER_TEXT: Readonly<Record<string, string>> = {
+  public: "src/public.ts (the package's API)",
+  'public modules': 'the modules src/public.ts re-exports',
+};
 
-export function ruleBroken(file: string, target: string, typeOnly: boolean, publicFiles: ReadonlySet<string>): string | undefined {
+export function ruleBroken(
+  file: string,
+  target: string,
+  typeOnly: boolean,
+  publicFiles: ReadonlySet<string>,
+): string | undefined {
   const from = layerOf(file);
   const to = layerOf(target);
   if (from === to) return undefined;
@@ -185,10 +244,13 @@ export function ruleBroken(file: string, target: string, typeOnly: boolean, publ
   if (file.endsWith('.test.ts') && target.startsWith('spec-tests/support/')) return undefined;
   const allowed = RULES[from];
   if (allowed === undefined) return `${from} has no rule`;
-  const kinds = (layers: readonly string[] | undefined) => (layers ?? []).some((l) => l === to || (l === 'public modules' && publicFiles.has(target)));
+  const kinds = (layers: readonly string[] | undefined) =>
+    (layers ?? []).some((l) => l === to || (l === 'public modules' && publicFiles.has(target)));
   if (kinds(allowed.runtime)) {
-    if (from === 'control' && to === 'inspector server' && target !== INSPECTOR_ENTRY) return `control imports from the inspector server only its entry (${INSPECTOR_ENTRY})`;
-    if (from === 'control' && to === 'http' && !HTTP_FOR_CONTROL.includes(target) && !typeOnly) return `control imports from http only its error helpers, body reading, schemas and stored answers (${HTTP_FOR_CONTROL.join(', ')})`;
+    if (from === 'control' && to === 'inspector server' && target !== INSPECTOR_ENTRY)
+      return `control imports from the inspector server only its entry (${INSPECTOR_ENTRY})`;
+    if (from === 'control' && to === 'http' && !HTTP_FOR_CONTROL.includes(target) && !typeOnly)
+      return `control imports from http only its error helpers, body reading, schemas and stored answers (${HTTP_FOR_CONTROL.join(', ')})`;
     return undefined;
   }
   if (typeOnly && kinds(allowed.types)) return undefined;
@@ -209,7 +271,8 @@ function tsFiles(dir: string): string[] {
 
 const repoPath = (path: string) => relative(ROOT, path).split('\\').join('/');
 /** The source file a relative specifier names: `./x.js` is written for `./x.ts`. */
-const resolveTarget = (file: string, specifier: string) => repoPath(resolve(ROOT, dirname(file), specifier)).replace(/\.js$/, '.ts');
+const resolveTarget = (file: string, specifier: string) =>
+  repoPath(resolve(ROOT, dirname(file), specifier)).replace(/\.js$/, '.ts');
 const isRelative = (specifier: string) => specifier.startsWith('./') || specifier.startsWith('../');
 
 /**
@@ -268,9 +331,24 @@ describe('the layers depend in one direction', () => {
   const publicFiles = new Set(edges.filter((e) => e.file === 'src/public.ts').map((e) => e.target));
 
   it('reads the files and their imports', () => {
-    expect(files).toEqual(expect.arrayContaining(['src/emulator.ts', 'src/index.ts', 'src/public.ts', 'src/control/routes.ts', 'bin/catalog-emulator.ts', 'spec-tests/support/client.ts', 'fuzz/hostile.ts']));
-    expect(edges.filter((e) => e.file === 'src/index.ts').map((e) => e.target)).toEqual(['src/public.ts', 'src/demos/index.ts']);
-    expect([...publicFiles]).toEqual(expect.arrayContaining(['src/emulator.ts', 'src/version.ts', 'src/core/cnpj.ts', 'src/network/signature.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'src/emulator.ts',
+        'src/index.ts',
+        'src/public.ts',
+        'src/control/routes.ts',
+        'bin/catalog-emulator.ts',
+        'spec-tests/support/client.ts',
+        'fuzz/hostile.ts',
+      ]),
+    );
+    expect(edges.filter((e) => e.file === 'src/index.ts').map((e) => e.target)).toEqual([
+      'src/public.ts',
+      'src/demos/index.ts',
+    ]);
+    expect([...publicFiles]).toEqual(
+      expect.arrayContaining(['src/emulator.ts', 'src/version.ts', 'src/core/cnpj.ts', 'src/network/signature.ts']),
+    );
     expect(files.filter((f) => layerOf(f).startsWith('unknown'))).toEqual([]);
   });
 
@@ -285,22 +363,39 @@ describe('the layers depend in one direction', () => {
     for (const e of edges) {
       if (isUnitTest(e.file)) continue;
       const rule = ruleBroken(e.file, e.target, e.typeOnly, publicFiles);
-      if (rule !== undefined && !isKnownException(e.file, e.target)) violations.push({ file: e.file, line: e.line, target: e.target, rule });
+      if (rule !== undefined && !isKnownException(e.file, e.target))
+        violations.push({ file: e.file, line: e.line, target: e.target, rule });
     }
-    if (violations.length > 0) expect.fail(`${violations.length} import(s) break the dependency rules:\n${violations.map((v) => `${v.file}:${v.line} → ${v.target}: ${v.rule}`).join('\n')}`);
+    if (violations.length > 0)
+      expect.fail(
+        `${violations.length} import(s) break the dependency rules:\n${violations.map((v) => `${v.file}:${v.line} → ${v.target}: ${v.rule}`).join('\n')}`,
+      );
   });
 
   it('every known exception still breaks a rule (remove it once fixed)', () => {
     const stale = KNOWN_EXCEPTIONS.flatMap((x) =>
-      x.targets.filter((target) => !edges.some((e) => e.file === x.file && e.target === target && ruleBroken(e.file, e.target, e.typeOnly, publicFiles) !== undefined)).map((target) => `${x.file} → ${target}`),
+      x.targets
+        .filter(
+          (target) =>
+            !edges.some(
+              (e) =>
+                e.file === x.file &&
+                e.target === target &&
+                ruleBroken(e.file, e.target, e.typeOnly, publicFiles) !== undefined,
+            ),
+        )
+        .map((target) => `${x.file} → ${target}`),
     );
     expect(stale).toEqual([]);
   });
 
   it('the runtime imports inside src form no cycle', () => {
-    const runtime = edges.filter((e) => !e.typeOnly && e.file.startsWith('src/') && e.target.startsWith('src/') && !isUnitTest(e.file));
+    const runtime = edges.filter(
+      (e) => !e.typeOnly && e.file.startsWith('src/') && e.target.startsWith('src/') && !isUnitTest(e.file),
+    );
     const cycles = cyclesOf(runtime);
-    if (cycles.length > 0) expect.fail(`${cycles.length} runtime import cycle(s) in src:\n${cycles.map((c) => c.join(' → ')).join('\n')}`);
+    if (cycles.length > 0)
+      expect.fail(`${cycles.length} runtime import cycle(s) in src:\n${cycles.map((c) => c.join(' → ')).join('\n')}`);
   });
 
   it('the facade stays a facade: src/emulator.ts holds fewer than 150 lines (ARCHITECTURE.md "Layers")', () => {
@@ -325,7 +420,7 @@ describe('the import reader and the rules themselves', () => {
       "const g = await import('./g.js');",
       "type H = typeof import('./h.js');",
       "// import { x } from './comment.js';",
-      "const s = \"import { y } from './string.js';\";",
+      'const s = "import { y } from \'./string.js\';";',
       "export const t = './not-an-import.js';",
       "import { type I } from './i.js';",
     ].join('\n');
@@ -345,39 +440,82 @@ describe('the import reader and the rules themselves', () => {
 
   it('maps files to layers and names the broken rule', () => {
     const none = new Set<string>();
-    expect(ruleBroken('src/network/transport.ts', 'src/control/routes.ts', true, none)).toBe('network may import version, core (types), engine (types); a type import of control is not allowed either');
-    expect(ruleBroken('src/network/transport.ts', 'src/core/time.ts', false, none)).toBe('network may import version, core (types), engine (types); not core');
+    expect(ruleBroken('src/network/transport.ts', 'src/control/routes.ts', true, none)).toBe(
+      'network may import version, core (types), engine (types); a type import of control is not allowed either',
+    );
+    expect(ruleBroken('src/network/transport.ts', 'src/core/time.ts', false, none)).toBe(
+      'network may import version, core (types), engine (types); not core',
+    );
     expect(ruleBroken('src/network/transport.ts', 'src/engine/faults.ts', true, none)).toBeUndefined();
-    expect(ruleBroken('src/network/transport.ts', 'src/engine/faults.ts', false, none)).toBe('network may import version, core (types), engine (types); not engine');
+    expect(ruleBroken('src/network/transport.ts', 'src/engine/faults.ts', false, none)).toBe(
+      'network may import version, core (types), engine (types); not engine',
+    );
     expect(ruleBroken('src/network/transport.ts', 'src/core/time.ts', true, none)).toBeUndefined();
-    expect(ruleBroken('src/clock/clock.ts', 'src/core/time.ts', true, none)).toBe('clock may import nothing outside itself; a type import of core is not allowed either');
+    expect(ruleBroken('src/clock/clock.ts', 'src/core/time.ts', true, none)).toBe(
+      'clock may import nothing outside itself; a type import of core is not allowed either',
+    );
     expect(ruleBroken('src/control/routes.ts', 'src/engine/engine.ts', false, none)).toBeUndefined();
-    expect(ruleBroken('src/control/routes.ts', 'src/emulator.ts', true, none)).toBe('control may import core, clock, http, engine, version, inspector server, grading, network (types); a type import of facade is not allowed either');
-    expect(ruleBroken('src/control/routes.ts', 'src/http/app.ts', false, none)).toMatch(/^control imports from http only its error helpers/);
+    expect(ruleBroken('src/control/routes.ts', 'src/emulator.ts', true, none)).toBe(
+      'control may import core, clock, http, engine, version, inspector server, grading, network (types); a type import of facade is not allowed either',
+    );
+    expect(ruleBroken('src/control/routes.ts', 'src/http/app.ts', false, none)).toMatch(
+      /^control imports from http only its error helpers/,
+    );
     expect(ruleBroken('src/control/table.ts', 'src/inspector/server/routes.ts', false, none)).toBeUndefined();
-    expect(ruleBroken('src/control/api.ts', 'src/inspector/server/inspector.ts', false, none)).toBe('control imports from the inspector server only its entry (src/inspector/server/routes.ts)');
-    expect(ruleBroken('src/control/routes.ts', 'src/inspector/server/inspector.ts', true, none)).toBe('control imports from the inspector server only its entry (src/inspector/server/routes.ts)');
-    expect(ruleBroken('src/inspector/server/inspector.ts', 'src/control/api.ts', false, none)).toBe('inspector server may import core, engine, http, network, version, clock (types), inspector wire (types); not control');
-    expect(ruleBroken('src/inspector/server/routes.ts', 'src/control/row.ts', true, none)).toBe('inspector server may import core, engine, http, network, version, clock (types), inspector wire (types); a type import of control is not allowed either');
+    expect(ruleBroken('src/control/api.ts', 'src/inspector/server/inspector.ts', false, none)).toBe(
+      'control imports from the inspector server only its entry (src/inspector/server/routes.ts)',
+    );
+    expect(ruleBroken('src/control/routes.ts', 'src/inspector/server/inspector.ts', true, none)).toBe(
+      'control imports from the inspector server only its entry (src/inspector/server/routes.ts)',
+    );
+    expect(ruleBroken('src/inspector/server/inspector.ts', 'src/control/api.ts', false, none)).toBe(
+      'inspector server may import core, engine, http, network, version, clock (types), inspector wire (types); not control',
+    );
+    expect(ruleBroken('src/inspector/server/routes.ts', 'src/control/row.ts', true, none)).toBe(
+      'inspector server may import core, engine, http, network, version, clock (types), inspector wire (types); a type import of control is not allowed either',
+    );
     expect(ruleBroken('src/inspector/server/inspector.ts', 'src/engine/activity.ts', true, none)).toBeUndefined();
     expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/wire.ts', true, none)).toBeUndefined();
-    expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/wire.ts', false, none)).toBe('inspector page may import inspector wire (types); not inspector wire');
-    expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/server/inspector.ts', true, none)).toBe('inspector page may import inspector wire (types); a type import of inspector server is not allowed either');
-    expect(ruleBroken('src/engine/engine.ts', 'src/inspector/server/inspector.ts', true, none)).toBe('engine may import core, clock, network, version; a type import of inspector server is not allowed either');
-    expect(ruleBroken('spec-tests/x.test.ts', 'src/core/cnpj.ts', false, none)).toBe('spec-tests may import entry, fuzz; not core');
+    expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/wire.ts', false, none)).toBe(
+      'inspector page may import inspector wire (types); not inspector wire',
+    );
+    expect(ruleBroken('src/inspector/page/app.ts', 'src/inspector/server/inspector.ts', true, none)).toBe(
+      'inspector page may import inspector wire (types); a type import of inspector server is not allowed either',
+    );
+    expect(ruleBroken('src/engine/engine.ts', 'src/inspector/server/inspector.ts', true, none)).toBe(
+      'engine may import core, clock, network, version; a type import of inspector server is not allowed either',
+    );
+    expect(ruleBroken('spec-tests/x.test.ts', 'src/core/cnpj.ts', false, none)).toBe(
+      'spec-tests may import entry, fuzz; not core',
+    );
     expect(ruleBroken('spec-tests/x.test.ts', 'fuzz/hostile.ts', false, none)).toBeUndefined();
     // A demo reads the package's API from src/public.ts, not from the modules its names come from, public as they are.
     const exported = new Set(['src/emulator.ts', 'src/core/cnpj.ts']);
     expect(ruleBroken('src/demos/a.ts', 'src/public.ts', false, exported)).toBeUndefined();
-    for (const [target, layer] of [['src/emulator.ts', 'facade'], ['src/core/cnpj.ts', 'core'], ['src/http/app.ts', 'http'], ['src/index.ts', 'entry']] as const) {
-      expect(ruleBroken('src/demos/a.ts', target, false, exported)).toBe(`demos may import src/public.ts (the package's API); not ${layer}`);
+    for (const [target, layer] of [
+      ['src/emulator.ts', 'facade'],
+      ['src/core/cnpj.ts', 'core'],
+      ['src/http/app.ts', 'http'],
+      ['src/index.ts', 'entry'],
+    ] as const) {
+      expect(ruleBroken('src/demos/a.ts', target, false, exported)).toBe(
+        `demos may import src/public.ts (the package's API); not ${layer}`,
+      );
     }
     expect(ruleBroken('src/kit/connect.ts', 'src/core/cnpj.ts', true, exported)).toBeUndefined();
-    expect(ruleBroken('src/kit/connect.ts', 'src/http/app.ts', false, exported)).toBe('kit may import the modules src/public.ts re-exports; not http');
-    expect(ruleBroken('src/control/table.ts', 'src/inspector/server/ui.ts', false, none)).toBe('control imports from the inspector server only its entry (src/inspector/server/routes.ts)');
+    expect(ruleBroken('src/kit/connect.ts', 'src/http/app.ts', false, exported)).toBe(
+      'kit may import the modules src/public.ts re-exports; not http',
+    );
+    expect(ruleBroken('src/control/table.ts', 'src/inspector/server/ui.ts', false, none)).toBe(
+      'control imports from the inspector server only its entry (src/inspector/server/routes.ts)',
+    );
     expect(ruleBroken('src/inspector/page/main.ts', 'src/inspector/wire.ts', true, none)).toBeUndefined();
-    expect(ruleBroken('src/inspector/page/main.ts', 'src/inspector/wire.ts', false, none)).toBe('inspector page may import inspector wire (types); not inspector wire');
-    expect(ruleBroken('src/inspector/page/main.ts', 'src/core/time.ts', true, none)).toBe('inspector page may import inspector wire (types); a type import of core is not allowed either');
+    expect(ruleBroken('src/inspector/page/main.ts', 'src/inspector/wire.ts', false, none)).toBe(
+      'inspector page may import inspector wire (types); not inspector wire',
+    );
+    expect(ruleBroken('src/inspector/page/main.ts', 'src/core/time.ts', true, none)).toBe(
+      'inspector page may import inspector wire (types); a type import of core is not allowed either',
+    );
   });
 
   it('finds each runtime cycle once, however it is entered', () => {

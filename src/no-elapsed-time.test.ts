@@ -277,7 +277,7 @@ describe('no test asserts elapsed time', () => {
     expect(files).toEqual(expect.arrayContaining(some));
   });
 
-  it('no expect(…) of a test file holds a reading of the machine\'s time', () => {
+  it("no expect(…) of a test file holds a reading of the machine's time", () => {
     const found = files.flatMap((file) => elapsedTimeAssertions(file, readFileSync(join(ROOT, file), 'utf8')));
     if (found.length > 0) {
       const why = 'count the steps, run the timers fake, or leave speed to npm run bench (CONTRIBUTING.md "Tests")';
@@ -328,7 +328,7 @@ describe('what it refuses', () => {
     ]);
   });
 
-  it('not a hang guard, a reading on the matcher\'s side, a fake clock, the emulator\'s, another scope\'s name', () => {
+  it("not a hang guard, a reading on the matcher's side, a fake clock, the emulator's, another scope's name", () => {
     expect(
       check([
         '{ const started = performance.now(); } { const started = Date.UTC(2026, 0, 1); expect(started).toBe(0); }',

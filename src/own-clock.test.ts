@@ -9,10 +9,21 @@ import { ControlError, createEmulator, type Emulator } from './index.js';
 const ROOT = '11222333';
 
 /** Sends one request as `token`, returning everything an integrator can see of the answer. */
-async function call(emu: Emulator, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+async function call(
+  emu: Emulator,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const response = await emu.fetch(path, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: response.status, headers: [...response.headers.entries()], body: await response.text() };
@@ -26,19 +37,31 @@ async function script(emu: Emulator, meanwhile: () => Promise<void>) {
   const key = () => ({ 'idempotency-key': `own-clock-key-${String(++n).padStart(4, '0')}` });
   const transcript: unknown[] = [company];
   const step = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const answer = await call(emu, company.token, method, path, body, method === 'GET' ? headers : { ...key(), ...headers });
+    const answer = await call(
+      emu,
+      company.token,
+      method,
+      path,
+      body,
+      method === 'GET' ? headers : { ...key(), ...headers },
+    );
     transcript.push(answer);
     await meanwhile();
     return JSON.parse(answer.body || 'null') as Record<string, unknown> & { id: string };
   };
   const catalog = await step('POST', '/v1/catalogos', { estabelecimento_id: company.headOffice.id, nome: 'Loja' });
   await clock.advance('90m');
-  for (let i = 0; i < 3; i++) await step('POST', `/v1/catalogos/${catalog.id}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: `P${i}` });
+  for (let i = 0; i < 3; i++)
+    await step('POST', `/v1/catalogos/${catalog.id}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: `P${i}` });
   const page = await step('GET', `/v1/catalogos/${catalog.id}/produtos?limite=2`);
   await step('GET', `/v1/catalogos/${catalog.id}/produtos?limite=2&cursor=${String(page.proximo_cursor)}`);
   emu.network.route(`https://hooks-${ROOT}.example`, () => new Response(null, { status: 500 }));
   await step('PUT', '/v1/webhook', { url: `https://hooks-${ROOT}.example/recebe` }, { 'if-none-match': '*' });
-  const { eventId } = emu.webhooks.raise(company.companyId, { tipo: 'catalogo.aplicado', catalogoId: catalog.id, versao: 1 });
+  const { eventId } = emu.webhooks.raise(company.companyId, {
+    tipo: 'catalogo.aplicado',
+    catalogoId: catalog.id,
+    versao: 1,
+  });
   await clock.advance('1h');
   transcript.push(await call(emu, company.token, 'GET', `/v1/webhook/eventos/${eventId}/tentativas?limite=100`));
   transcript.push(clock.info());
@@ -55,8 +78,22 @@ describe('a company on a clock of its own', () => {
     let i = 0;
     const interleaved = await script(busy, async () => {
       i++;
-      await call(busy, other.token, 'POST', '/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: `Outra ${i}` }, { 'idempotency-key': `other-company-key-${String(i).padStart(4, '0')}` });
-      await call(busy, neighbour.token, 'POST', '/v1/catalogos', { estabelecimento_id: neighbour.headOffice.id, nome: `Vizinha ${i}` }, { 'idempotency-key': `neighbour-key-${String(i).padStart(4, '0')}` });
+      await call(
+        busy,
+        other.token,
+        'POST',
+        '/v1/catalogos',
+        { estabelecimento_id: other.headOffice.id, nome: `Outra ${i}` },
+        { 'idempotency-key': `other-company-key-${String(i).padStart(4, '0')}` },
+      );
+      await call(
+        busy,
+        neighbour.token,
+        'POST',
+        '/v1/catalogos',
+        { estabelecimento_id: neighbour.headOffice.id, nome: `Vizinha ${i}` },
+        { 'idempotency-key': `neighbour-key-${String(i).padStart(4, '0')}` },
+      );
       await busy.clock.advance(i % 2 === 0 ? '3h' : '7m');
       await busy.companies.clock(neighbour.companyId).advance('1d');
     });
@@ -71,22 +108,39 @@ describe('a company on a clock of its own', () => {
     const own = emu.companies.create({ clock: 'own' });
     emu.network.route('https://hooks-snapshot.example', () => new Response(null, { status: 500 }));
     const key = { 'idempotency-key': 'snapshot-webhook-0001', 'if-none-match': '*' };
-    expect((await call(emu, own.token, 'PUT', '/v1/webhook', { url: 'https://hooks-snapshot.example/recebe' }, key)).status).toBe(201);
-    emu.webhooks.raise(own.companyId, { tipo: 'catalogo.aplicado', catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', versao: 1 });
+    expect(
+      (await call(emu, own.token, 'PUT', '/v1/webhook', { url: 'https://hooks-snapshot.example/recebe' }, key)).status,
+    ).toBe(201);
+    emu.webhooks.raise(own.companyId, {
+      tipo: 'catalogo.aplicado',
+      catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      versao: 1,
+    });
     await emu.companies.clock(own.companyId).advance('10s');
     const saved = emu.snapshot();
-    expect(saved.ownClocks?.map((w) => [w.companyId, w.now, w.tasks.length > 0])).toEqual([[own.companyId, emu.companies.clock(own.companyId).now().getTime(), true]]);
+    expect(saved.ownClocks?.map((w) => [w.companyId, w.now, w.tasks.length > 0])).toEqual([
+      [own.companyId, emu.companies.clock(own.companyId).now().getTime(), true],
+    ]);
     // What the company sees next, straight on…
     const next = async () => {
       await emu.companies.clock(own.companyId).advance('6m');
-      return call(emu, own.token, 'POST', '/v1/catalogos', { estabelecimento_id: own.headOffice.id, nome: 'Depois' }, { 'idempotency-key': 'after-snapshot-0001' });
+      return call(
+        emu,
+        own.token,
+        'POST',
+        '/v1/catalogos',
+        { estabelecimento_id: own.headOffice.id, nome: 'Depois' },
+        { 'idempotency-key': 'after-snapshot-0001' },
+      );
     };
     const straight = await next();
 
     emu.reset();
     expect(emu.companies.list()).toEqual([]);
     expect((await call(emu, own.token, 'GET', '/v1/empresa')).status).toBe(401);
-    expect(() => emu.companies.clock(own.companyId).info()).toThrow(expect.objectContaining({ status: 404, codigo: 'empresa_nao_encontrada' }));
+    expect(() => emu.companies.clock(own.companyId).info()).toThrow(
+      expect.objectContaining({ status: 404, codigo: 'empresa_nao_encontrada' }),
+    );
 
     // …and after the snapshot is restored: the same answer (ids, request id, times), its own clock where it was.
     emu.restore(saved);
@@ -94,7 +148,9 @@ describe('a company on a clock of its own', () => {
     expect(await next()).toEqual(straight);
     // Its root is taken again: a company on the shared clock cannot have it.
     expect(() => emu.companies.create({ cnpjRoot: own.cnpjRoot })).toThrow(ControlError);
-    expect(() => emu.companies.create({ cnpjRoot: own.cnpjRoot })).toThrow(expect.objectContaining({ status: 409, codigo: 'raiz_cnpj_duplicada' }));
+    expect(() => emu.companies.create({ cnpjRoot: own.cnpjRoot })).toThrow(
+      expect.objectContaining({ status: 409, codigo: 'raiz_cnpj_duplicada' }),
+    );
   });
 
   it('takes a credential added to it, and a regulatory publication reaches it: its watched product gets a publicacao execution', async () => {
@@ -103,17 +159,57 @@ describe('a company on a clock of its own', () => {
     const { token } = emu.companies.addCredential(own.companyId, ['catalogo:ler']);
     expect((await call(emu, token, 'GET', '/v1/empresa')).status).toBe(200);
     const key = (n: number) => ({ 'idempotency-key': `publication-key-${String(n).padStart(4, '0')}` });
-    const catalog = JSON.parse((await call(emu, own.token, 'POST', '/v1/catalogos', { estabelecimento_id: own.headOffice.id, nome: 'Loja' }, key(1))).body) as { id: string };
-    const product = JSON.parse((await call(emu, own.token, 'POST', `/v1/catalogos/${catalog.id}/produtos`, { origem: 'erp', ncm: '84713012' }, key(2))).body) as { id: string };
+    const catalog = JSON.parse(
+      (
+        await call(
+          emu,
+          own.token,
+          'POST',
+          '/v1/catalogos',
+          { estabelecimento_id: own.headOffice.id, nome: 'Loja' },
+          key(1),
+        )
+      ).body,
+    ) as { id: string };
+    const product = JSON.parse(
+      (
+        await call(
+          emu,
+          own.token,
+          'POST',
+          `/v1/catalogos/${catalog.id}/produtos`,
+          { origem: 'erp', ncm: '84713012' },
+          key(2),
+        )
+      ).body,
+    ) as { id: string };
     const selection = await call(emu, own.token, 'GET', '/v1/empresa/vigilancia');
     const etag = selection.headers.find(([name]) => name === 'etag')![1];
-    expect((await call(emu, own.token, 'PATCH', '/v1/empresa/vigilancia', { modo: 'selecao', adicionar: [product.id] }, { ...key(3), 'if-match': etag })).status).toBe(200);
+    expect(
+      (
+        await call(
+          emu,
+          own.token,
+          'PATCH',
+          '/v1/empresa/vigilancia',
+          { modo: 'selecao', adicionar: [product.id] },
+          { ...key(3), 'if-match': etag },
+        )
+      ).status,
+    ).toBe(200);
     const none = JSON.parse((await call(emu, own.token, 'GET', '/v1/vigilancias')).body) as { itens: unknown[] };
     expect(none.itens).toEqual([]);
 
     emu.regulatory.publish({ extinguir: ['84713012'] });
-    const executions = JSON.parse((await call(emu, own.token, 'GET', '/v1/vigilancias')).body) as { itens: { estado: string; criada_em: string }[] };
-    expect(executions.itens).toEqual([expect.objectContaining({ estado: 'pendente', criada_em: emu.companies.clock(own.companyId).now().toISOString() })]);
+    const executions = JSON.parse((await call(emu, own.token, 'GET', '/v1/vigilancias')).body) as {
+      itens: { estado: string; criada_em: string }[];
+    };
+    expect(executions.itens).toEqual([
+      expect.objectContaining({
+        estado: 'pendente',
+        criada_em: emu.companies.clock(own.companyId).now().toISOString(),
+      }),
+    ]);
   });
 
   it('refuses a snapshot whose own clocks do not fit, naming the field, and changes nothing', async () => {
@@ -141,20 +237,42 @@ describe('a company on a clock of its own', () => {
       world.state.companies[0] = { ...own.state.companies[0]!, cnpjRoot: shared.cnpjRoot };
       world.state.establishments[0] = { ...own.state.establishments[0]!, cnpj: shared.headOffice.cnpj };
       // Its creation record says the same (what a reset of it would put back).
-      world.state.origins[0] = { ...own.state.origins[0]!, company: world.state.companies[0], headOffice: world.state.establishments[0] };
+      world.state.origins[0] = {
+        ...own.state.origins[0]!,
+        company: world.state.companies[0],
+        headOffice: world.state.establishments[0],
+      };
     };
     expect(refused(sameRoot)).toEqual([
       ['ownClocks', 0, 'state', 'companies', 0, 'cnpjRoot'],
       `Not a consistent snapshot: ownClocks.0.state.companies.0.cnpjRoot: CNPJ root ${shared.cnpjRoot} names two companies`,
     ]);
-    expect(refused((s) => (s.ownClocks![0]!.tasks[0] = { ...own.tasks[0]!, kind: 'nao.existe' }))).toEqual([['ownClocks', 0, 'tasks', 0, 'kind'], expect.stringMatching(/^Not a snapshot of this emulator: ownClocks\.0\.tasks\.0\.kind: /)]);
-    expect(refused((s) => (s.ownClocks![0]!.state.credentials[0] = { ...own.state.credentials[0]!, token: s.state.credentials[0]!.token }))).toEqual([
+    expect(refused((s) => (s.ownClocks![0]!.tasks[0] = { ...own.tasks[0]!, kind: 'nao.existe' }))).toEqual([
+      ['ownClocks', 0, 'tasks', 0, 'kind'],
+      expect.stringMatching(/^Not a snapshot of this emulator: ownClocks\.0\.tasks\.0\.kind: /),
+    ]);
+    expect(
+      refused(
+        (s) =>
+          (s.ownClocks![0]!.state.credentials[0] = {
+            ...own.state.credentials[0]!,
+            token: s.state.credentials[0]!.token,
+          }),
+      ),
+    ).toEqual([
       ['ownClocks', 0, 'state', 'credentials', 0, 'token'],
       'Not a consistent snapshot: ownClocks.0.state.credentials.0.token: a credential token appears in two worlds',
     ]);
-    expect(refused((s) => (s.ownClocks![0]!.state.establishments[0] = { ...own.state.establishments[0]!, companyId: shared.companyId }))).toEqual([
+    expect(
+      refused(
+        (s) =>
+          (s.ownClocks![0]!.state.establishments[0] = { ...own.state.establishments[0]!, companyId: shared.companyId }),
+      ),
+    ).toEqual([
       ['ownClocks', 0, 'state', 'companies', 0, 'headOfficeId'],
-      expect.stringMatching(/^Not a consistent snapshot: ownClocks\.0\.state\.companies\.0\.headOfficeId: company .* is not one of its establishments$/),
+      expect.stringMatching(
+        /^Not a consistent snapshot: ownClocks\.0\.state\.companies\.0\.headOfficeId: company .* is not one of its establishments$/,
+      ),
     ]);
     expect(emu.snapshot()).toEqual(saved);
   });
@@ -164,21 +282,44 @@ describe('a company on a clock of its own', () => {
     const shared = emu.companies.create();
     const own = emu.companies.create({ clock: 'own' });
     const catalog = async (company: typeof own, key: string) =>
-      (JSON.parse((await call(emu, company.token, 'POST', '/v1/catalogos', { estabelecimento_id: company.headOffice.id, nome: 'Loja' }, { 'idempotency-key': key })).body) as { id: string }).id;
+      (
+        JSON.parse(
+          (
+            await call(
+              emu,
+              company.token,
+              'POST',
+              '/v1/catalogos',
+              { estabelecimento_id: company.headOffice.id, nome: 'Loja' },
+              { 'idempotency-key': key },
+            )
+          ).body,
+        ) as { id: string }
+      ).id;
     const sharedCatalog = await catalog(shared, 'whole-snapshot-0001');
     const ownCatalog = await catalog(own, 'whole-snapshot-0002');
     const saved = emu.snapshot();
     const copy = structuredClone(saved);
     // The own world names the shared world's catalog id wherever it named its own: whole, but the id is taken.
     copy.ownClocks![0] = JSON.parse(JSON.stringify(copy.ownClocks![0]).replaceAll(ownCatalog, sharedCatalog));
-    expect(() => emu.restore(copy)).toThrow(`Not a consistent snapshot: ownClocks.0.state.catalogs.0.id: catalog ${sharedCatalog} appears twice`);
+    expect(() => emu.restore(copy)).toThrow(
+      `Not a consistent snapshot: ownClocks.0.state.catalogs.0.id: catalog ${sharedCatalog} appears twice`,
+    );
     expect(emu.snapshot()).toEqual(saved);
   });
 
   it('starts over with a reset: the same id, token and head office, its clock at the shared now, and the same answers as when it was new', async () => {
     const emu = createEmulator();
     const own = emu.companies.create({ clock: 'own', name: 'Suite', surveillanceCapacity: 4 });
-    const first = () => call(emu, own.token, 'POST', '/v1/catalogos', { estabelecimento_id: own.headOffice.id, nome: 'Loja' }, { 'idempotency-key': 'reset-catalog-0001' });
+    const first = () =>
+      call(
+        emu,
+        own.token,
+        'POST',
+        '/v1/catalogos',
+        { estabelecimento_id: own.headOffice.id, nome: 'Loja' },
+        { 'idempotency-key': 'reset-catalog-0001' },
+      );
     const original = await first();
     expect(original.status).toBe(201);
     const extra = emu.companies.addCredential(own.companyId, ['catalogo:ler']);
@@ -191,7 +332,9 @@ describe('a company on a clock of its own', () => {
     expect((await call(emu, extra.token, 'GET', '/v1/empresa')).status).toBe(401);
     const company = JSON.parse((await call(emu, own.token, 'GET', '/v1/empresa')).body) as { nome: string };
     expect(company.nome).toBe('Suite');
-    expect(JSON.parse((await call(emu, own.token, 'GET', '/v1/catalogos')).body)).toMatchObject({ itens: [{ nome: 'Loja' }] });
+    expect(JSON.parse((await call(emu, own.token, 'GET', '/v1/catalogos')).body)).toMatchObject({
+      itens: [{ nome: 'Loja' }],
+    });
 
     // After the shared clock moved, a reset brings the company's clock to it, with the same ids.
     await emu.clock.advance('3h');
@@ -206,7 +349,12 @@ describe('a company on a clock of its own', () => {
     const neighbour = emu.companies.create();
     const own = emu.companies.create({ clock: 'own' });
     // It prints and serializes as the plain company.
-    expect(JSON.parse(JSON.stringify(own))).toEqual({ companyId: own.companyId, cnpjRoot: own.cnpjRoot, token: own.token, headOffice: own.headOffice });
+    expect(JSON.parse(JSON.stringify(own))).toEqual({
+      companyId: own.companyId,
+      cnpjRoot: own.cnpjRoot,
+      token: own.token,
+      headOffice: own.headOffice,
+    });
     expect(Object.keys(own)).toEqual(['companyId', 'cnpjRoot', 'token', 'headOffice']);
 
     expect((await own.clock.advance('1h')).now).toEqual(new Date(emu.clock.now().getTime() + 3_600_000));
@@ -217,7 +365,9 @@ describe('a company on a clock of its own', () => {
     expect(neighbour.faults.list()).toEqual([]);
     expect((await call(emu, neighbour.token, 'GET', '/v1/empresa')).status).toBe(200);
     expect((await call(emu, own.token, 'GET', '/v1/empresa')).status).toBe(503);
-    expect(own.journal.entries().map((e) => [e.companyId, e.status, e.faultId])).toEqual([[own.companyId, 503, fault.id]]);
+    expect(own.journal.entries().map((e) => [e.companyId, e.status, e.faultId])).toEqual([
+      [own.companyId, 503, fault.id],
+    ]);
     expect(neighbour.journal.entries().map((e) => e.status)).toEqual([200]);
     expect(own.inbox.list()).toEqual([]);
 
@@ -238,28 +388,73 @@ describe('a company on a clock of its own', () => {
   it('is saved and put back alone: its records and tasks, on its own clock', async () => {
     const emu = createEmulator();
     const own = emu.companies.create({ clock: 'own' });
-    const catalog = JSON.parse((await call(emu, own.token, 'POST', '/v1/catalogos', { estabelecimento_id: own.headOffice.id, nome: 'Loja' }, { 'idempotency-key': 'own-state-catalog-000' })).body) as { id: string };
-    const post = (idExterno: string, n: number) => call(emu, own.token, 'POST', `/v1/catalogos/${catalog.id}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: idExterno }, { 'idempotency-key': `own-state-key-${n}-000` });
+    const catalog = JSON.parse(
+      (
+        await call(
+          emu,
+          own.token,
+          'POST',
+          '/v1/catalogos',
+          { estabelecimento_id: own.headOffice.id, nome: 'Loja' },
+          { 'idempotency-key': 'own-state-catalog-000' },
+        )
+      ).body,
+    ) as { id: string };
+    const post = (idExterno: string, n: number) =>
+      call(
+        emu,
+        own.token,
+        'POST',
+        `/v1/catalogos/${catalog.id}/produtos`,
+        { origem: 'erp', ncm: '84713012', id_externo: idExterno },
+        { 'idempotency-key': `own-state-key-${n}-000` },
+      );
     expect((await post('Antes', 1)).status).toBe(201);
     const saved = emu.companies.snapshot(own.companyId);
-    expect(saved).toMatchObject({ format: 'catalog-emulator/company', companyId: own.companyId, now: own.clock.now().getTime() });
+    expect(saved).toMatchObject({
+      format: 'catalog-emulator/company',
+      companyId: own.companyId,
+      now: own.clock.now().getTime(),
+    });
     await own.clock.advance('1h');
     expect((await post('Depois', 2)).status).toBe(201);
     emu.companies.restore(own.companyId, saved);
-    const products = JSON.parse((await call(emu, own.token, 'GET', '/v1/produtos')).body) as { itens: { id_externo: string }[] };
+    const products = JSON.parse((await call(emu, own.token, 'GET', '/v1/produtos')).body) as {
+      itens: { id_externo: string }[];
+    };
     expect(products.itens.map((p) => p.id_externo)).toEqual(['Antes']);
     // Positions never go back: the sequence keeps counting from where it was.
-    expect(emu.companies.snapshot(own.companyId)).toEqual({ ...saved, now: own.clock.now().getTime(), state: { ...saved.state, sequence: 6 } });
+    expect(emu.companies.snapshot(own.companyId)).toEqual({
+      ...saved,
+      now: own.clock.now().getTime(),
+      state: { ...saved.state, sequence: 6 },
+    });
   });
 
   it('gets its time back with its snapshot: the clock at the saved now, its tasks, and the housekeeping in the same rhythm', async () => {
     const emu = createEmulator();
     const own = emu.companies.create({ clock: 'own' });
     emu.network.route('https://hooks-back.example', () => new Response(null, { status: 500 }));
-    expect((await call(emu, own.token, 'PUT', '/v1/webhook', { url: 'https://hooks-back.example/recebe' }, { 'idempotency-key': 'time-back-webhook-01', 'if-none-match': '*' })).status).toBe(201);
+    expect(
+      (
+        await call(
+          emu,
+          own.token,
+          'PUT',
+          '/v1/webhook',
+          { url: 'https://hooks-back.example/recebe' },
+          { 'idempotency-key': 'time-back-webhook-01', 'if-none-match': '*' },
+        )
+      ).status,
+    ).toBe(201);
     await own.clock.advance('90m');
-    emu.webhooks.raise(own.companyId, { tipo: 'catalogo.aplicado', catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', versao: 1 });
-    const sorted = () => [...emu.snapshot().ownClocks![0]!.tasks].sort((a, b) => a.due - b.due || a.kind.localeCompare(b.kind));
+    emu.webhooks.raise(own.companyId, {
+      tipo: 'catalogo.aplicado',
+      catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      versao: 1,
+    });
+    const sorted = () =>
+      [...emu.snapshot().ownClocks![0]!.tasks].sort((a, b) => a.due - b.due || a.kind.localeCompare(b.kind));
     const before = { info: own.clock.info(), tasks: sorted() };
     expect(before.info.pending).toBe(1);
     const saved = emu.companies.snapshot(own.companyId);

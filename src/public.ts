@@ -5,7 +5,15 @@
 export { createEmulator, Emulator } from './emulator.js';
 export type { CompanyOptions, EmulatorOptions } from './engine/config.js';
 export type { ListenOptions, RunningServer } from './http/server.js';
-export type { Fixtures, FixtureCompany, FixtureEstablishment, FixtureCatalog, FixtureProduct, SeededCompany, SeededCatalog } from './engine/fixtures.js';
+export type {
+  Fixtures,
+  FixtureCompany,
+  FixtureEstablishment,
+  FixtureCatalog,
+  FixtureProduct,
+  SeededCompany,
+  SeededCatalog,
+} from './engine/fixtures.js';
 export type { ClockControls, ClockInfo } from './control/groups/clock.js';
 export type { CompanyFilter } from './control/context.js';
 export type { CompanyHandle, CompanyScope } from './control/groups/companies.js';
@@ -27,7 +35,19 @@ export { DEFAULT_SEED, DEFAULT_START } from './engine/config.js';
 export type { CreatedCompanyInfo } from './engine/world.js';
 export { JournalFilterError, QueryBudgetError } from './engine/journal.js';
 export type { JournalEntry, JournalFilter, StatusClass } from './engine/journal.js';
-export type { Activity, ActivityEntry, ActivityError, ActivityKind, ActivityListener, ControlActivity, ControlScope, DeliveryActivity, FindingActivity, JobActivity, RequestActivity } from './engine/activity.js';
+export type {
+  Activity,
+  ActivityEntry,
+  ActivityError,
+  ActivityKind,
+  ActivityListener,
+  ControlActivity,
+  ControlScope,
+  DeliveryActivity,
+  FindingActivity,
+  JobActivity,
+  RequestActivity,
+} from './engine/activity.js';
 export { PERMISSIONS, type Permission } from './core/companies.js';
 export type { Snapshot } from './control/snapshot-schema.js';
 export type { StateChange, StateChangeListener, WorldChange } from './engine/changes.js';
@@ -37,8 +57,21 @@ export type { DemoState, DetailSection, ItemDetail, StreamFrame, Timeline, Timel
 export type { InboxEntry } from './network/inbox.js';
 export type { NetworkRoute, ReceiverHandler } from './network/routes.js';
 export { isValidCnpj, cnpjCheckDigits } from './core/cnpj.js';
-export { signatureOf, signWebhook, verifyWebhook, type VerifyFailure, type VerifyResult, type WebhookEnvelope } from './network/signature.js';
-export { EVENT_KINDS, FAILURE_CODES, DEFAULT_DELIVERY_POLICY, type EventData, type EventKind } from './core/webhooks/events.js';
+export {
+  signatureOf,
+  signWebhook,
+  verifyWebhook,
+  type VerifyFailure,
+  type VerifyResult,
+  type WebhookEnvelope,
+} from './network/signature.js';
+export {
+  EVENT_KINDS,
+  FAILURE_CODES,
+  DEFAULT_DELIVERY_POLICY,
+  type EventData,
+  type EventKind,
+} from './core/webhooks/events.js';
 export { FaultInputError, JOB_KINDS, type FaultInput, type FaultView, type JobKind } from './engine/faults.js';
 // Each effect of the fault schema, its field and the value it takes: what the CLI's `fault add` makes its flags of.
 export { faultEffects, type FaultEffect, type FaultEffectField, type FaultEffectValue } from './engine/faults.js';
@@ -51,7 +84,15 @@ export { DemoGate } from './inspector/server/demo-gate.js';
 // The receiver check (emu.webhooks.checkReceiver, the CLI's check-receiver): its cases, what it cannot check, its
 // result and how it reads.
 export { formatReceiverCheck, RECEIVER_CASES, UNCHECKED_RECEIVER_STATEMENTS } from './grading/receiver-check.js';
-export type { ReceiverCase, ReceiverCaseFailure, ReceiverCaseId, ReceiverCaseResult, ReceiverCaseSent, ReceiverCheck, ReceiverCheckOptions } from './grading/receiver-check.js';
+export type {
+  ReceiverCase,
+  ReceiverCaseFailure,
+  ReceiverCaseId,
+  ReceiverCaseResult,
+  ReceiverCaseSent,
+  ReceiverCheck,
+  ReceiverCheckOptions,
+} from './grading/receiver-check.js';
 // The report of what the emulator saw the integration do (emu.report()), and its Markdown.
 export { formatReport, type Report, type ReceiverSummary } from './grading/report.js';
 export type { ClientFinding } from './grading/findings.js';

@@ -32,7 +32,9 @@ function exchange(port: number, bytes: string): Promise<string> {
     const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`the server neither answered nor closed within 5 s; received so far: ${JSON.stringify(received)}`));
+      reject(
+        new Error(`the server neither answered nor closed within 5 s; received so far: ${JSON.stringify(received)}`),
+      );
     }, 5000);
     socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
     socket.on('error', () => undefined);
@@ -76,7 +78,11 @@ function expectParserRefusal(raw: string, codigo: string, parserCode: string): v
   const [head, body] = raw.split('\r\n\r\n');
   const lines = head!.split('\r\n');
   expect(lines[0]).toBe('HTTP/1.1 400 Bad Request');
-  expect(lines.slice(1)).toEqual(['Content-Type: application/json; charset=utf-8', `Content-Length: ${Buffer.byteLength(body!)}`, 'Connection: close']);
+  expect(lines.slice(1)).toEqual([
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body!)}`,
+    'Connection: close',
+  ]);
   const { erro } = JSON.parse(body!) as { erro: { codigo: string; mensagem: string; request_id: string } };
   expect(erro.codigo).toBe(codigo);
   expect(erro.request_id).toBe('_emulator');
@@ -85,11 +91,31 @@ function expectParserRefusal(raw: string, codigo: string, parserCode: string): v
 
 describe('a body that cannot be read, over a socket', () => {
   const cases: [string, (s: Served) => string, string][] = [
-    ['Content-Length: 100, 10 bytes sent, then the connection ends', (s) => head(s, 'Content-Length: 100') + '{"nome":1}', 'HPE_INVALID_EOF_STATE'],
-    ['a chunk size that is no number', (s) => head(s, 'Transfer-Encoding: chunked') + 'zz\r\n{"nome":1}\r\n0\r\n\r\n', 'HPE_INVALID_CHUNK_SIZE'],
-    ['a bad chunk size after a good chunk', (s) => head(s, 'Transfer-Encoding: chunked') + '3\r\n{"n\r\nzz\r\n', 'HPE_INVALID_CHUNK_SIZE'],
-    ['a chunked body whose last chunk never comes before the connection ends', (s) => head(s, 'Transfer-Encoding: chunked') + '10\r\n{"nome"', 'HPE_INVALID_EOF_STATE'],
-    ['Transfer-Encoding: gzip (a coding other than chunked)', (s) => head(s, 'Transfer-Encoding: gzip') + '{"nome":1}', 'HPE_INVALID_TRANSFER_ENCODING'],
+    [
+      'Content-Length: 100, 10 bytes sent, then the connection ends',
+      (s) => head(s, 'Content-Length: 100') + '{"nome":1}',
+      'HPE_INVALID_EOF_STATE',
+    ],
+    [
+      'a chunk size that is no number',
+      (s) => head(s, 'Transfer-Encoding: chunked') + 'zz\r\n{"nome":1}\r\n0\r\n\r\n',
+      'HPE_INVALID_CHUNK_SIZE',
+    ],
+    [
+      'a bad chunk size after a good chunk',
+      (s) => head(s, 'Transfer-Encoding: chunked') + '3\r\n{"n\r\nzz\r\n',
+      'HPE_INVALID_CHUNK_SIZE',
+    ],
+    [
+      'a chunked body whose last chunk never comes before the connection ends',
+      (s) => head(s, 'Transfer-Encoding: chunked') + '10\r\n{"nome"',
+      'HPE_INVALID_EOF_STATE',
+    ],
+    [
+      'Transfer-Encoding: gzip (a coding other than chunked)',
+      (s) => head(s, 'Transfer-Encoding: gzip') + '{"nome":1}',
+      'HPE_INVALID_TRANSFER_ENCODING',
+    ],
   ];
 
   for (const [name, request, parserCode] of cases) {
@@ -98,13 +124,19 @@ describe('a body that cannot be read, over a socket', () => {
       expectParserRefusal(await exchange(s.server.port, request(s)), 'corpo_ilegivel', parserCode);
 
       const entries = await journal(s, 1);
-      expect(entries.map((e) => [e.method, e.path, e.status, e.companyId])).toEqual([['POST', '/v1/catalogos', 400, s.emu.companies.initial()[0]!.companyId]]);
+      expect(entries.map((e) => [e.method, e.path, e.status, e.companyId])).toEqual([
+        ['POST', '/v1/catalogos', 400, s.emu.companies.initial()[0]!.companyId],
+      ]);
       const company = await fetch(`${s.server.url}/v1/empresa`, { headers: { authorization: `Bearer ${s.token}` } });
       expect(company.status).toBe(200);
       // Nothing was applied, and the idempotency key is free for the request sent whole.
       const created = await fetch(`${s.server.url}/v1/catalogos`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${s.token}`, 'idempotency-key': 'unreadable-body-000001', 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${s.token}`,
+          'idempotency-key': 'unreadable-body-000001',
+          'content-type': 'application/json',
+        },
         body: JSON.stringify({ estabelecimento_id: s.emu.companies.initial()[0]!.headOffice.id, nome: 'Loja' }),
       });
       expect(created.status).toBe(201);
@@ -114,8 +146,16 @@ describe('a body that cannot be read, over a socket', () => {
 
   it('framing errors in the headers are answered before the emulator sees the request, with the error body and no journal entry: a Content-Length that is no number (requisicao_malformada), Content-Length with Transfer-Encoding (corpo_ilegivel)', async () => {
     const s = await served();
-    expectParserRefusal(await exchange(s.server.port, head(s, 'Content-Length: abc') + '{}'), 'requisicao_malformada', 'HPE_INVALID_CONTENT_LENGTH');
-    expectParserRefusal(await exchange(s.server.port, head(s, 'Content-Length: 2\r\nTransfer-Encoding: chunked') + '0\r\n\r\n'), 'corpo_ilegivel', 'HPE_INVALID_TRANSFER_ENCODING');
+    expectParserRefusal(
+      await exchange(s.server.port, head(s, 'Content-Length: abc') + '{}'),
+      'requisicao_malformada',
+      'HPE_INVALID_CONTENT_LENGTH',
+    );
+    expectParserRefusal(
+      await exchange(s.server.port, head(s, 'Content-Length: 2\r\nTransfer-Encoding: chunked') + '0\r\n\r\n'),
+      'corpo_ilegivel',
+      'HPE_INVALID_TRANSFER_ENCODING',
+    );
     expect(await journal(s, 0)).toEqual([]);
   });
 
@@ -123,7 +163,9 @@ describe('a body that cannot be read, over a socket', () => {
     const s = await served();
     const body = JSON.stringify({ estabelecimento_id: s.emu.companies.initial()[0]!.headOffice.id, nome: 'Loja' });
     await new Promise<void>((resolve) => {
-      const socket = connect(s.server.port, '127.0.0.1', () => socket.write(head(s, `Content-Length: ${Buffer.byteLength(body)}`) + body, () => socket.destroy()));
+      const socket = connect(s.server.port, '127.0.0.1', () =>
+        socket.write(head(s, `Content-Length: ${Buffer.byteLength(body)}`) + body, () => socket.destroy()),
+      );
       socket.on('error', () => undefined);
       socket.on('close', () => resolve());
     });
@@ -132,7 +174,10 @@ describe('a body that cannot be read, over a socket', () => {
 
   it('headers larger than Node takes (16 KB) are 431 cabecalhos_grandes_demais with the error body', async () => {
     const s = await served();
-    const raw = await exchange(s.server.port, `GET /v1/empresa HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const raw = await exchange(
+      s.server.port,
+      `GET /v1/empresa HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     const [head, body] = raw.split('\r\n\r\n');
     expect(head!.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
     expect(JSON.parse(body!).erro).toMatchObject({ codigo: 'cabecalhos_grandes_demais', request_id: '_emulator' });
@@ -142,7 +187,10 @@ describe('a body that cannot be read, over a socket', () => {
 
 describe('a body read over a socket, however it arrives', () => {
   /** Sends `pieces` on one keep-alive connection, each once the last is written and a turn has passed, then reads one answer. */
-  async function answerOf(port: number, pieces: readonly string[]): Promise<{ status: number; body: string; socket: Socket }> {
+  async function answerOf(
+    port: number,
+    pieces: readonly string[],
+  ): Promise<{ status: number; body: string; socket: Socket }> {
     const socket = connect(port, '127.0.0.1');
     socket.on('error', () => undefined);
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
@@ -173,19 +221,30 @@ describe('a body read over a socket, however it arrives', () => {
   for (const [name, pieces] of arrivals) {
     it(`${name}: the request is applied, and the connection serves the next one`, async () => {
       const s = await served();
-      const sent = JSON.stringify({ estabelecimento_id: s.emu.companies.initial()[0]!.headOffice.id, nome: 'Loja inteira' });
+      const sent = JSON.stringify({
+        estabelecimento_id: s.emu.companies.initial()[0]!.headOffice.id,
+        nome: 'Loja inteira',
+      });
       const length = Buffer.byteLength(pieces('', sent).join(''));
-      const { status, body, socket } = await answerOf(s.server.port, pieces(head(s, `Content-Length: ${length}`), sent));
+      const { status, body, socket } = await answerOf(
+        s.server.port,
+        pieces(head(s, `Content-Length: ${length}`), sent),
+      );
       expect(status).toBe(201);
       expect(JSON.parse(body)).toMatchObject({ nome: 'Loja inteira', estado: 'ativo' });
       // The same connection: the body was read to its end, nothing of it is taken for the next request.
       const next = await new Promise<string>((resolve) => {
         socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1')));
-        socket.write(`GET /v1/catalogos HTTP/1.1\r\nHost: 127.0.0.1:${s.server.port}\r\nAuthorization: Bearer ${s.token}\r\n\r\n`);
+        socket.write(
+          `GET /v1/catalogos HTTP/1.1\r\nHost: 127.0.0.1:${s.server.port}\r\nAuthorization: Bearer ${s.token}\r\n\r\n`,
+        );
       });
       socket.destroy();
       expect(next.slice(0, 15)).toBe('HTTP/1.1 200 OK');
-      expect((await journal(s, 2)).map((e) => [e.method, e.path, e.status])).toEqual([['POST', '/v1/catalogos', 201], ['GET', '/v1/catalogos', 200]]);
+      expect((await journal(s, 2)).map((e) => [e.method, e.path, e.status])).toEqual([
+        ['POST', '/v1/catalogos', 201],
+        ['GET', '/v1/catalogos', 200],
+      ]);
     });
   }
 });
@@ -206,14 +265,21 @@ describe('a body that cannot be read, in process', () => {
     });
   }
 
-  for (const [name, first] of [['after some bytes', '{"nome":'], ['at once', undefined]] as const) {
+  for (const [name, first] of [
+    ['after some bytes', '{"nome":'],
+    ['at once', undefined],
+  ] as const) {
     it(`a body stream that errors ${name}: 400 corpo_ilegivel with the error body, journaled as 400; nothing applied`, async () => {
       const emu = createEmulator({ companies: [{}] });
       emulators.push(emu);
       const company = emu.companies.initial()[0]!;
       const answer = await emu.fetch('/v1/catalogos', {
         method: 'POST',
-        headers: { authorization: `Bearer ${company.token}`, 'idempotency-key': 'unreadable-body-000002', 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${company.token}`,
+          'idempotency-key': 'unreadable-body-000002',
+          'content-type': 'application/json',
+        },
         body: failingStream(first, 'the disk went away'),
         duplex: 'half',
       } as RequestInit);
@@ -224,12 +290,15 @@ describe('a body that cannot be read, in process', () => {
       expect(await answer.json()).toEqual({
         erro: {
           codigo: 'corpo_ilegivel',
-          mensagem: 'The request body could not be read to its end (the disk went away): send it whole, with a Content-Length that matches it or valid chunked encoding.',
+          mensagem:
+            'The request body could not be read to its end (the disk went away): send it whole, with a Content-Length that matches it or valid chunked encoding.',
           request_id: requestId,
           caminho: 'body',
         },
       });
-      expect(emu.journal.entries().map((e) => [e.method, e.path, e.status, e.requestId])).toEqual([['POST', '/v1/catalogos', 400, requestId]]);
+      expect(emu.journal.entries().map((e) => [e.method, e.path, e.status, e.requestId])).toEqual([
+        ['POST', '/v1/catalogos', 400, requestId],
+      ]);
       const catalogs = await emu.fetch('/v1/catalogos', { headers: { authorization: `Bearer ${company.token}` } });
       expect(((await catalogs.json()) as { itens: unknown[] }).itens).toEqual([]);
     });

@@ -21,7 +21,15 @@ export function haveChromium(what: string): boolean {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -43,7 +51,11 @@ export interface WatchOptions {
 }
 
 /** A new page in a context of its own on `browser`, for the emulator at `origin`, watched. */
-export async function openWatchedPage(browser: Browser, origin: string, options: WatchOptions = {}): Promise<{ page: Page; context: BrowserContext; watch: Watch }> {
+export async function openWatchedPage(
+  browser: Browser,
+  origin: string,
+  options: WatchOptions = {},
+): Promise<{ page: Page; context: BrowserContext; watch: Watch }> {
   const { viewport = { width: 1280, height: 900 }, expected = [], abortable = () => false } = options;
   const context = await browser.newContext({ viewport });
   const watch: Watch = { consoleErrors: [], failed: [], elsewhere: [], leaving: false };
@@ -63,14 +75,19 @@ export async function openWatchedPage(browser: Browser, origin: string, options:
     else watch.failed.push(key);
   });
   page.on('requestfailed', (request) => {
-    if (request.failure()?.errorText === 'net::ERR_ABORTED' && (watch.leaving || abortable(new URL(request.url())))) return;
+    if (request.failure()?.errorText === 'net::ERR_ABORTED' && (watch.leaving || abortable(new URL(request.url()))))
+      return;
     watch.failed.push(`${request.url()}: ${request.failure()?.errorText}`);
   });
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
     // Chromium logs each answer of 400 or more as a console error: those the test provoked are expected.
     const url = message.location().url;
-    if (message.text().startsWith('Failed to load resource') && (provoked.has(url) || expected.some((e) => url.endsWith(e.split(' ')[2]!)))) return;
+    if (
+      message.text().startsWith('Failed to load resource') &&
+      (provoked.has(url) || expected.some((e) => url.endsWith(e.split(' ')[2]!)))
+    )
+      return;
     watch.consoleErrors.push(`${message.text()} (${url})`);
   });
   page.on('pageerror', (error) => watch.consoleErrors.push(String(error)));

@@ -12,7 +12,9 @@ afterAll(() => {
 });
 
 test('require loads the CommonJS build', () => {
-  expect(require.resolve('catalog-emulator')).toMatch(/[\\/]node_modules[\\/]catalog-emulator[\\/]dist[\\/]cjs[\\/]index\.js$/);
+  expect(require.resolve('catalog-emulator')).toMatch(
+    /[\\/]node_modules[\\/]catalog-emulator[\\/]dist[\\/]cjs[\\/]index\.js$/,
+  );
 });
 
 test('GET /v1/empresa over a server that is never closed', async () => {

@@ -25,7 +25,9 @@ test('await using closes the emulator and its server at the end of the scope', a
     await using emu = createEmulator();
     const company = emu.companies.create({ cnpjRoot: '11222333' });
     ({ url } = await emu.listen({ port: 0 }));
-    expect((await fetch(`${url}/v1/empresa`, { headers: { authorization: `Bearer ${company.token}` } })).status).toBe(200);
+    expect((await fetch(`${url}/v1/empresa`, { headers: { authorization: `Bearer ${company.token}` } })).status).toBe(
+      200,
+    );
   }
   await expect(fetch(`${url}/v1/empresa`)).rejects.toThrow('fetch failed');
 });

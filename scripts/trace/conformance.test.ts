@@ -17,7 +17,10 @@ describe('the trace', () => {
 
   it('cites only ids the statements number', () => {
     const wrong = matrix.unknown.map((u) => `${u.id} in ${testLabel(u.test)}`);
-    expect(wrong, `these tests cite ids ${STATEMENTS_FILE} does not number: fix the tag (spec: ID, ranges A-01..A-03)`).toEqual([]);
+    expect(
+      wrong,
+      `these tests cite ids ${STATEMENTS_FILE} does not number: fix the tag (spec: ID, ranges A-01..A-03)`,
+    ).toEqual([]);
   });
 
   it(`keeps a test for every statement ${MATRIX_FILE} lists as covered`, () => {

@@ -50,11 +50,15 @@ describe('the conformance matrix', () => {
       ['ANA-06', 'Analyses', false],
     ]);
     expect(statements[3]!.text).toBe('The durable acceptance of an analysis consumes no allowance.');
-    expect(() => parseStatements('- **CAT-01** — a\n- **CAT-01** — b\n')).toThrow('statements line 2: CAT-01 is numbered twice');
+    expect(() => parseStatements('- **CAT-01** — a\n- **CAT-01** — b\n')).toThrow(
+      'statements line 2: CAT-01 is numbered twice',
+    );
   });
 
   it('gives each statement its tests and their outcome; an id that is no statement is reported, not traced', () => {
-    expect(matrix.rows.map((r) => [r.statement.id, r.status, r.tests.map((t) => `${t.test.line}:${t.status}`)])).toEqual([
+    expect(
+      matrix.rows.map((r) => [r.statement.id, r.status, r.tests.map((t) => `${t.test.line}:${t.status}`)]),
+    ).toEqual([
       ['CAT-01', 'failed', ['3:passed', '4:failed']],
       ['CAT-02', 'failed', ['4:failed']],
       ['CAT-03', 'gap', []],
@@ -93,31 +97,50 @@ describe('the conformance matrix', () => {
       '| CAT-01 | A catalog has the fields `id` (uuid) and `versao` (int \\| null). | spec-tests/c.test.ts:3 catalogs › has fields (passed)<br>spec-tests/c.test.ts:4 catalogs › has states (spec: CAT-02, CAT-01) (failed) | failed |',
     );
     expect(markdown).toContain('| CAT-03 | Catalog `id_externo` may be null. | — | gap |');
-    expect(markdown).toContain('| Section | Black-box statements | Covered | Gaps |\n| --- | --- | --- | --- |\n| Catalogs | 3 | 2 | 1 |\n\n');
-    expect(markdown).toContain('| ANA-06 | The durable acceptance of an analysis consumes no allowance. | — | not checked | — |');
-    expect(markdown).toContain('**Covered black-box statements: 2 of 3 = 66.7%.** Gaps: 1. Not black-box: 1, listed apart below.');
+    expect(markdown).toContain(
+      '| Section | Black-box statements | Covered | Gaps |\n| --- | --- | --- | --- |\n| Catalogs | 3 | 2 | 1 |\n\n',
+    );
+    expect(markdown).toContain(
+      '| ANA-06 | The durable acceptance of an analysis consumes no allowance. | — | not checked | — |',
+    );
+    expect(markdown).toContain(
+      '**Covered black-box statements: 2 of 3 = 66.7%.** Gaps: 1. Not black-box: 1, listed apart below.',
+    );
     expect([...coveredIn(markdown)]).toEqual(['CAT-01', 'CAT-02']);
     expect(renderMarkdown(matrix)).toBe(markdown);
   });
 
   it('shows beside a not-black-box statement what is known of it from outside, in the table and on its line', () => {
-    const notes = new Map([['ANA-06', 'no: no answer | shows it'], ['CAT-01', 'ignored: black-box']]);
-    expect(renderMarkdown(matrix, notes)).toContain('| ANA-06 | The durable acceptance of an analysis consumes no allowance. | — | not checked | no: no answer \\| shows it |');
+    const notes = new Map([
+      ['ANA-06', 'no: no answer | shows it'],
+      ['CAT-01', 'ignored: black-box'],
+    ]);
+    expect(renderMarkdown(matrix, notes)).toContain(
+      '| ANA-06 | The durable acceptance of an analysis consumes no allowance. | — | not checked | no: no answer \\| shows it |',
+    );
     expect(renderMarkdown(matrix, notes)).not.toContain('ignored');
-    expect(renderText(matrix, notes).split('\n')).toContain('ANA-06      gap     0 tests (not black-box; checked from outside: no)');
+    expect(renderText(matrix, notes).split('\n')).toContain(
+      'ANA-06      gap     0 tests (not black-box; checked from outside: no)',
+    );
   });
 
   it('counts a test with no result, or only skipped ones, as not run', () => {
     const unrun = buildMatrix(statements, scanTestFile('spec-tests/c.test.ts', TESTS), new Map());
     expect(unrun.rows.map((r) => r.status)).toEqual(['not run', 'not run', 'gap', 'gap']);
-    expect(() => parseResults('{"numTotalTests": 1}', '/repo')).toThrow('not a vitest JSON report: it has no testResults');
+    expect(() => parseResults('{"numTotalTests": 1}', '/repo')).toThrow(
+      'not a vitest JSON report: it has no testResults',
+    );
   });
 
   it('finds the statements a written matrix lists as covered whose last test is gone', () => {
     const written = renderMarkdown(matrix);
     expect(lostCoverage(written, matrix)).toEqual({ listed: 2, lost: [] });
     // The test tagged in its name loses its tag: CAT-02 has no test left, CAT-01 still has one.
-    const fewer = buildMatrix(statements, scanTestFile('spec-tests/c.test.ts', TESTS.replace(' (spec: CAT-02, CAT-01)', '')), new Map());
+    const fewer = buildMatrix(
+      statements,
+      scanTestFile('spec-tests/c.test.ts', TESTS.replace(' (spec: CAT-02, CAT-01)', '')),
+      new Map(),
+    );
     expect(lostCoverage(written, fewer)).toEqual({ listed: 2, lost: ['CAT-02'] });
   });
 });

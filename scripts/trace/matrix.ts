@@ -48,7 +48,11 @@ function rowStatus(tests: readonly TracedTest[]): Row['status'] {
   return 'not run';
 }
 
-export function buildMatrix(statements: readonly Statement[], tests: readonly ScannedTest[], results: ReadonlyMap<string, readonly RunResult[]>): Matrix {
+export function buildMatrix(
+  statements: readonly Statement[],
+  tests: readonly ScannedTest[],
+  results: ReadonlyMap<string, readonly RunResult[]>,
+): Matrix {
   const known = new Set(statements.map((s) => s.id));
   const byId = new Map<string, TracedTest[]>();
   const unknown: UnknownCitation[] = [];
@@ -106,8 +110,12 @@ export function renderText(matrix: Matrix, notes: Notes = new Map()): string {
   const out: string[] = [];
   for (const row of matrix.rows) {
     const note = row.statement.blackBox ? undefined : notes.get(row.statement.id);
-    const mark = row.statement.blackBox ? '' : ` (not black-box${note === undefined ? '' : `; checked from outside: ${note.split(': ')[0]}`})`;
-    out.push(`${row.statement.id.padEnd(11)} ${row.status.padEnd(7)} ${row.tests.length} test${row.tests.length === 1 ? '' : 's'}${mark}`);
+    const mark = row.statement.blackBox
+      ? ''
+      : ` (not black-box${note === undefined ? '' : `; checked from outside: ${note.split(': ')[0]}`})`;
+    out.push(
+      `${row.statement.id.padEnd(11)} ${row.status.padEnd(7)} ${row.tests.length} test${row.tests.length === 1 ? '' : 's'}${mark}`,
+    );
     for (const traced of row.tests) out.push(`    ${traced.status.padEnd(7)} ${testLabel(traced.test)}`);
   }
   const summary = summarize(matrix);
@@ -115,7 +123,9 @@ export function renderText(matrix: Matrix, notes: Notes = new Map()): string {
   out.push(`Gaps (${summary.gaps.length}): ${summary.gaps.join(', ') || 'none'}`);
   out.push(`Failed in the last run (${summary.failed.length}): ${summary.failed.join(', ') || 'none'}`);
   out.push(`Not run in the last run (${summary.notRun.length}): ${summary.notRun.join(', ') || 'none'}`);
-  out.push(`Not black-box (${summary.notBlackBox.length}, listed apart): ${summary.notBlackBox.map((r) => `${r.statement.id} ${r.tests.length === 0 ? 'no test' : `${r.tests.length} test(s)`}`).join(', ')}`);
+  out.push(
+    `Not black-box (${summary.notBlackBox.length}, listed apart): ${summary.notBlackBox.map((r) => `${r.statement.id} ${r.tests.length === 0 ? 'no test' : `${r.tests.length} test(s)`}`).join(', ')}`,
+  );
   for (const citation of matrix.unknown) out.push(`Unknown id ${citation.id} cited by ${testLabel(citation.test)}`);
   return out.join('\n');
 }
@@ -187,15 +197,17 @@ export function renderMarkdown(matrix: Matrix, notes: Notes = new Map()): string
     '',
     '## Not black-box',
     '',
-    'These statements bind what no HTTP answer or delivered webhook shows (billing, the receiver\'s own code, the',
+    "These statements bind what no HTTP answer or delivered webhook shows (billing, the receiver's own code, the",
     'durability of an acceptance). A test listed here checks them through what the emulator exposes; without one',
-    'they are not checked. Those about the receiver\'s code say what the receiver check makes of them.',
+    "they are not checked. Those about the receiver's code say what the receiver check makes of them.",
     '',
     '| Statement | Text | Tests | Last run | Checked from outside |',
     '| --- | --- | --- | --- | --- |',
   );
   for (const row of summary.notBlackBox) {
-    out.push(`| ${row.statement.id} | ${cell(row.statement.text)} | ${testsCell(row)} | ${row.status === 'gap' ? 'not checked' : row.status} | ${cell(notes.get(row.statement.id) ?? NONE)} |`);
+    out.push(
+      `| ${row.statement.id} | ${cell(row.statement.text)} | ${testsCell(row)} | ${row.status === 'gap' ? 'not checked' : row.status} | ${cell(notes.get(row.statement.id) ?? NONE)} |`,
+    );
   }
   return `${out.join('\n')}\n`;
 }

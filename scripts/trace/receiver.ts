@@ -10,7 +10,9 @@ export function receiverNotes(): Map<string, string> {
   const notes = new Map<string, string>();
   const cases = new Map<string, string[]>();
   for (const c of RECEIVER_CASES) cases.set(c.statement, [...(cases.get(c.statement) ?? []), c.id]);
-  for (const [statement, ids] of cases) notes.set(statement, `yes, by the receiver check: ${ids.map((id) => `\`${id}\``).join(', ')}`);
-  for (const [statement, reason] of Object.entries(UNCHECKED_RECEIVER_STATEMENTS)) notes.set(statement, `no: ${reason}`);
+  for (const [statement, ids] of cases)
+    notes.set(statement, `yes, by the receiver check: ${ids.map((id) => `\`${id}\``).join(', ')}`);
+  for (const [statement, reason] of Object.entries(UNCHECKED_RECEIVER_STATEMENTS))
+    notes.set(statement, `no: ${reason}`);
   return notes;
 }

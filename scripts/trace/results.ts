@@ -15,7 +15,11 @@ export interface RunResult {
 
 interface ReporterFile {
   readonly name: string;
-  readonly assertionResults: readonly { readonly ancestorTitles: readonly string[]; readonly title: string; readonly status: string }[];
+  readonly assertionResults: readonly {
+    readonly ancestorTitles: readonly string[];
+    readonly title: string;
+    readonly status: string;
+  }[];
 }
 
 /** Results per file (path from `root`, with `/`); skipped and todo tests count as not run. */
@@ -27,7 +31,8 @@ export function parseResults(json: string, root: string): Map<string, RunResult[
     const path = relative(root, file.name).split('\\').join('/');
     const list = byFile.get(path) ?? [];
     for (const result of file.assertionResults) {
-      const status: TestStatus = result.status === 'passed' ? 'passed' : result.status === 'failed' ? 'failed' : 'not run';
+      const status: TestStatus =
+        result.status === 'passed' ? 'passed' : result.status === 'failed' ? 'failed' : 'not run';
       list.push({ names: [...result.ancestorTitles, result.title], status });
     }
     byFile.set(path, list);

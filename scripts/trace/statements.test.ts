@@ -13,7 +13,18 @@ describe('the statements', () => {
     const statements = readStatements(ROOT);
     expect(statements.length).toBe(366);
     expect(statements.filter((s) => !s.blackBox).map((s) => s.id)).toEqual([
-      'EST-15', 'SURV-16', 'ANA-06', 'WH-EVT-47', 'SIG-07', 'SIG-08', 'SIG-09', 'SIG-10', 'SIG-11', 'AUTH-35', 'REQ-12', 'VER-02',
+      'EST-15',
+      'SURV-16',
+      'ANA-06',
+      'WH-EVT-47',
+      'SIG-07',
+      'SIG-08',
+      'SIG-09',
+      'SIG-10',
+      'SIG-11',
+      'AUTH-35',
+      'REQ-12',
+      'VER-02',
     ]);
   });
 });

@@ -19,7 +19,7 @@ describe('idsIn', () => {
     expect(() => idsIn('CAT-05..CAT-02')).toThrow('"CAT-05..CAT-02" is not a range of one kind of statement');
   });
 
-  it('takes a name\'s ids only after its spec:', () => {
+  it("takes a name's ids only after its spec:", () => {
     expect(idsInName('keeps CAT-03 out (spec: CAT-17, CAT-18)')).toEqual(['CAT-17', 'CAT-18']);
     expect(idsInName('mentions CAT-03 without a tag')).toEqual([]);
   });
@@ -61,11 +61,19 @@ describe('scanTestFile', () => {
   it('finds every test with its line, its suites and the ids it and its suites carry', () => {
     expect(tests.map((t) => ({ line: t.line, names: t.names.map(nameText), ids: t.ids }))).toEqual([
       { line: 7, names: ['catalogs (spec: CAT-02)', 'has fields'], ids: ['CAT-02', 'CAT-01', 'CAT-03', 'CAT-04'] },
-      { line: 11, names: ['catalogs (spec: CAT-02)', 'answers 200 (spec: CAT-17)'], ids: ['CAT-02', 'CAT-01', 'CAT-17'] },
+      {
+        line: 11,
+        names: ['catalogs (spec: CAT-02)', 'answers 200 (spec: CAT-17)'],
+        ids: ['CAT-02', 'CAT-01', 'CAT-17'],
+      },
       { line: 15, names: ['catalogs (spec: CAT-02)', 'is far from its comment'], ids: ['CAT-02', 'CAT-01'] },
       { line: 18, names: ['catalogs (spec: CAT-02)', "lists ${'x'} things"], ids: ['CAT-02', 'CAT-01', 'CAT-06'] },
       { line: 20, names: ['catalogs (spec: CAT-02)', 'row %s of $n'], ids: ['CAT-02', 'CAT-01'] },
-      { line: 23, names: ['catalogs (spec: CAT-02)', 'nested', 'deep (spec: CAT-07)'], ids: ['CAT-02', 'CAT-01', 'CAT-07'] },
+      {
+        line: 23,
+        names: ['catalogs (spec: CAT-02)', 'nested', 'deep (spec: CAT-07)'],
+        ids: ['CAT-02', 'CAT-01', 'CAT-07'],
+      },
       { line: 28, names: ['untagged'], ids: [] },
     ]);
   });

@@ -15,14 +15,21 @@ const ID = /\b([A-Z]+(?:-[A-Z]+)*)-(\d{2,})\b(?:\.\.(?:([A-Z]+(?:-[A-Z]+)*)-)?(\
 export function idsIn(tag: string): string[] {
   const ids: string[] = [];
   for (const match of tag.matchAll(ID)) {
-    const [whole, prefix, first, endPrefix, last] = match as unknown as [string, string, string, string | undefined, string | undefined];
+    const [whole, prefix, first, endPrefix, last] = match as unknown as [
+      string,
+      string,
+      string,
+      string | undefined,
+      string | undefined,
+    ];
     if (last === undefined) {
       ids.push(`${prefix}-${first}`);
       continue;
     }
     const from = Number(first);
     const to = Number(last);
-    if ((endPrefix !== undefined && endPrefix !== prefix) || to < from) throw new Error(`"${whole}" is not a range of one kind of statement`);
+    if ((endPrefix !== undefined && endPrefix !== prefix) || to < from)
+      throw new Error(`"${whole}" is not a range of one kind of statement`);
     for (let n = from; n <= to; n++) ids.push(`${prefix}-${String(n).padStart(first.length, '0')}`);
   }
   return [...new Set(ids)];
@@ -60,7 +67,19 @@ export interface ScannedTest {
 const TEST = new Set(['it', 'test']);
 const SUITE = new Set(['describe', 'suite']);
 /** Modifiers that return the function itself or a function taking the same (name, fn) arguments. */
-const MODIFIERS = new Set(['only', 'skip', 'todo', 'concurrent', 'sequential', 'fails', 'each', 'for', 'skipIf', 'runIf', 'shuffle']);
+const MODIFIERS = new Set([
+  'only',
+  'skip',
+  'todo',
+  'concurrent',
+  'sequential',
+  'fails',
+  'each',
+  'for',
+  'skipIf',
+  'runIf',
+  'shuffle',
+]);
 
 /** `it`, `it.concurrent`, `it.each(table)`, `it.skipIf(c)`…: the kind of call and whether its name is a printf-style template. */
 function calleeKind(callee: ts.Expression): { kind: 'test' | 'suite'; templated: boolean } | undefined {
@@ -77,7 +96,11 @@ function calleeKind(callee: ts.Expression): { kind: 'test' | 'suite'; templated:
       node = node.expression;
       continue;
     }
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MODIFIERS.has(node.expression.name.text)) {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      MODIFIERS.has(node.expression.name.text)
+    ) {
       node = node.expression;
       continue;
     }

@@ -37,19 +37,33 @@ describe('an emulator configured for the test', () => {
     expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
     expect((await httpRequest(server.url, 'GET', '/_emulator', { host: `emulator:${server.port}` })).status).toBe(200);
     expect((await httpRequest(server.url, 'GET', '/_emulator', { host: `localhost:${server.port}` })).status).toBe(200);
-    expectControlError(await httpRequest(server.url, 'GET', '/_emulator', { host: `0.0.0.0:${server.port}` }), 403, 'host_nao_permitido', 'header.host');
+    expectControlError(
+      await httpRequest(server.url, 'GET', '/_emulator', { host: `0.0.0.0:${server.port}` }),
+      403,
+      'host_nao_permitido',
+      'header.host',
+    );
   });
 
   it('a server bound to a specific address admits that address as Host (127.0.0.2 is refused by one bound to 127.0.0.1)', async () => {
     const server = await emulator().listen({ port: 0, host: '127.0.0.2' });
     expect(server.url).toBe(`http://127.0.0.2:${server.port}`);
     expect((await httpRequest(server.url, 'GET', '/_emulator', { host: `127.0.0.2:${server.port}` })).status).toBe(200);
-    expectControlError(await httpRequest(server.url, 'GET', '/_emulator', { host: '127.0.0.3' }), 403, 'host_nao_permitido', 'header.host');
+    expectControlError(
+      await httpRequest(server.url, 'GET', '/_emulator', { host: '127.0.0.3' }),
+      403,
+      'host_nao_permitido',
+      'header.host',
+    );
   });
 
   it('listen refuses an allowHosts entry that is no host name, before binding', async () => {
     const emu = emulator();
-    await expect(emu.listen({ port: 0, allowHosts: ['emulator', 'emulator:4747'] })).rejects.toThrow(new TypeError('allowHosts[1]: "emulator:4747" is not a host name; give a name or address without port or scheme, e.g. "emulator" (or "*" for any host)'));
+    await expect(emu.listen({ port: 0, allowHosts: ['emulator', 'emulator:4747'] })).rejects.toThrow(
+      new TypeError(
+        'allowHosts[1]: "emulator:4747" is not a host name; give a name or address without port or scheme, e.g. "emulator" (or "*" for any host)',
+      ),
+    );
     await expect(emu.listen({ port: 0, allowHosts: ['http://emulator'] })).rejects.toThrow(TypeError);
   });
 
@@ -62,18 +76,30 @@ describe('an emulator configured for the test', () => {
   describe('the control token', () => {
     const TOKEN = 'ctl-6f1d2a9e';
 
-    async function expectTokenRefusals(send: (method: string, path: string, headers: Record<string, string>, body?: string) => Promise<Answer>): Promise<void> {
+    async function expectTokenRefusals(
+      send: (method: string, path: string, headers: Record<string, string>, body?: string) => Promise<Answer>,
+    ): Promise<void> {
       const json = { 'content-type': 'application/json' };
-      for (const [method, path, body] of [['GET', '/state', undefined], ['GET', '', undefined], ['POST', '/companies', '{}'], ['DELETE', '/faults', undefined], ['GET', '/nada', undefined]] as const) {
+      for (const [method, path, body] of [
+        ['GET', '/state', undefined],
+        ['GET', '', undefined],
+        ['POST', '/companies', '{}'],
+        ['DELETE', '/faults', undefined],
+        ['GET', '/nada', undefined],
+      ] as const) {
         const missing = await send(method, path, json, body);
         expectControlError(missing, 401, 'token_de_controle_ausente', 'header.authorization');
         expect(missing.headers.get('www-authenticate')).toBe(REALM);
-        expect(missing.body.erro.mensagem).toBe('These controls need the control token the emulator was started with: send "Authorization: Bearer <control token>" with every /_emulator request.');
+        expect(missing.body.erro.mensagem).toBe(
+          'These controls need the control token the emulator was started with: send "Authorization: Bearer <control token>" with every /_emulator request.',
+        );
         for (const wrong of [`Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, 'Bearer ', `Basic ${TOKEN}`, TOKEN]) {
           const refused = await send(method, path, { ...json, authorization: wrong }, body);
           expectControlError(refused, 401, 'token_de_controle_invalido', 'header.authorization');
           expect(refused.headers.get('www-authenticate')).toBe(REALM);
-          expect(refused.body.erro.mensagem).toBe('The bearer token is not the control token the emulator was started with (an API credential does not open the controls).');
+          expect(refused.body.erro.mensagem).toBe(
+            'The bearer token is not the control token the emulator was started with (an API credential does not open the controls).',
+          );
         }
       }
     }
@@ -81,8 +107,17 @@ describe('an emulator configured for the test', () => {
     it('in process: every /_emulator request needs it (GET included); with it the controls answer', async () => {
       const emu = emulator({ controlToken: TOKEN, companies: [{}] });
       const [company] = emu.companies.initial();
-      await expectTokenRefusals(async (method, path, headers, body) => readAnswer(await emu.fetch(`/_emulator${path}`, { method, headers, ...(body === undefined ? {} : { body }) })));
-      expectControlError(await readAnswer(await emu.fetch('/_emulator/state', { headers: { authorization: `Bearer ${company!.token}` } })), 401, 'token_de_controle_invalido', 'header.authorization');
+      await expectTokenRefusals(async (method, path, headers, body) =>
+        readAnswer(await emu.fetch(`/_emulator${path}`, { method, headers, ...(body === undefined ? {} : { body }) })),
+      );
+      expectControlError(
+        await readAnswer(
+          await emu.fetch('/_emulator/state', { headers: { authorization: `Bearer ${company!.token}` } }),
+        ),
+        401,
+        'token_de_controle_invalido',
+        'header.authorization',
+      );
       expect(emu.companies.list()).toHaveLength(1);
 
       const controls = new Controls(inProcessTarget(emu), TOKEN);
@@ -90,8 +125,25 @@ describe('an emulator configured for the test', () => {
       const created = await controls.createCompany();
       expect(emu.companies.list()).toHaveLength(2);
       // The token is checked before the content type: without it, nothing about the controls is told.
-      expectControlError(await readAnswer(await emu.fetch('/_emulator/companies', { method: 'POST', headers: { 'content-type': 'text/plain' } })), 401, 'token_de_controle_ausente', 'header.authorization');
-      expectControlError(await readAnswer(await emu.fetch('/_emulator/companies', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'text/plain' } })), 415, 'tipo_midia_nao_suportado', 'header.content-type');
+      expectControlError(
+        await readAnswer(
+          await emu.fetch('/_emulator/companies', { method: 'POST', headers: { 'content-type': 'text/plain' } }),
+        ),
+        401,
+        'token_de_controle_ausente',
+        'header.authorization',
+      );
+      expectControlError(
+        await readAnswer(
+          await emu.fetch('/_emulator/companies', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'text/plain' },
+          }),
+        ),
+        415,
+        'tipo_midia_nao_suportado',
+        'header.content-type',
+      );
 
       // The API's own credentials are untouched: the company's token opens the API, the control token does not.
       expect((await new Api(inProcessTarget(emu), created.token).get('/v1/empresa')).status).toBe(200);
@@ -101,18 +153,28 @@ describe('an emulator configured for the test', () => {
     it('over HTTP: the same refusals, and the right token opens GET and POST', async () => {
       const emu = emulator({ controlToken: TOKEN });
       const server = await emu.listen({ port: 0 });
-      await expectTokenRefusals(async (method, path, headers, body) => readAnswer(await fetch(`${server.url}/_emulator${path}`, { method, headers, ...(body === undefined ? {} : { body }) })));
+      await expectTokenRefusals(async (method, path, headers, body) =>
+        readAnswer(
+          await fetch(`${server.url}/_emulator${path}`, { method, headers, ...(body === undefined ? {} : { body }) }),
+        ),
+      );
       expect(emu.companies.list()).toEqual([]);
       const authorized = { authorization: `bearer ${TOKEN}`, 'content-type': 'application/json' };
       expect((await fetch(`${server.url}/_emulator/state`, { headers: authorized })).status).toBe(200);
-      const created = await fetch(`${server.url}/_emulator/companies`, { method: 'POST', headers: authorized, body: '{}' });
+      const created = await fetch(`${server.url}/_emulator/companies`, {
+        method: 'POST',
+        headers: authorized,
+        body: '{}',
+      });
       expect(created.status).toBe(201);
       expect(emu.companies.list()).toHaveLength(1);
     });
 
     it('createEmulator refuses a token that cannot travel in a header', () => {
-      const message = 'controlToken must be a non-empty string of visible ASCII characters without spaces (it travels as "Authorization: Bearer <token>")';
-      for (const controlToken of ['', 'two words', 'tab\there', 'ñandú']) expect(() => createEmulator({ controlToken })).toThrow(new TypeError(message));
+      const message =
+        'controlToken must be a non-empty string of visible ASCII characters without spaces (it travels as "Authorization: Bearer <token>")';
+      for (const controlToken of ['', 'two words', 'tab\there', 'ñandú'])
+        expect(() => createEmulator({ controlToken })).toThrow(new TypeError(message));
     });
   });
 
@@ -137,27 +199,47 @@ describe('an emulator configured for the test', () => {
       const controls = new Controls(inProcessTarget(small));
       await controls.createCompany();
       const before = await controls.snapshot();
-      const refused = await readAnswer(await small.fetch('/_emulator/state', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: text }));
+      const refused = await readAnswer(
+        await small.fetch('/_emulator/state', {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: text,
+        }),
+      );
       expectControlError(refused, 413, 'corpo_muito_grande', 'body');
-      expect(refused.body.erro.mensagem).toBe(`The snapshot exceeds this emulator's limit of ${size - 1} bytes (createEmulator({ maxSnapshotBytes }) sets it).`);
+      expect(refused.body.erro.mensagem).toBe(
+        `The snapshot exceeds this emulator's limit of ${size - 1} bytes (createEmulator({ maxSnapshotBytes }) sets it).`,
+      );
       expect(await controls.snapshot()).toEqual(before);
 
       const exact = emulator({ maxSnapshotBytes: size });
-      const restored = await exact.fetch('/_emulator/state', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: text });
+      const restored = await exact.fetch('/_emulator/state', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: text,
+      });
       expect(restored.status).toBe(200);
       expect(exact.snapshot()).toEqual(JSON.parse(text));
     });
 
     it('createEmulator refuses a limit that is no positive whole number of bytes', () => {
       for (const maxSnapshotBytes of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-        expect(() => createEmulator({ maxSnapshotBytes })).toThrow(new RangeError(`maxSnapshotBytes must be a whole number of bytes above 0; got ${String(maxSnapshotBytes)}`));
+        expect(() => createEmulator({ maxSnapshotBytes })).toThrow(
+          new RangeError(`maxSnapshotBytes must be a whole number of bytes above 0; got ${String(maxSnapshotBytes)}`),
+        );
       }
     });
   });
 
   describe('a body over the limit is never read whole', () => {
     /** Streams `total` bytes of spaces to the server; resolves with the answer's status and how much was sent by then. */
-    function streamTo(server: RunningServer, method: string, path: string, total: number, chunked: boolean): Promise<{ status: number; sentAtAnswer: number }> {
+    function streamTo(
+      server: RunningServer,
+      method: string,
+      path: string,
+      total: number,
+      chunked: boolean,
+    ): Promise<{ status: number; sentAtAnswer: number }> {
       const chunk = Buffer.alloc(256 * 1024, 0x20);
       let sent = 0;
       return new Promise((resolve, reject) => {
@@ -213,10 +295,21 @@ describe('an emulator configured for the test', () => {
             else controller.enqueue(chunk);
           },
         });
-      const init = (which: keyof typeof pulled, method: string) => ({ method, headers: { 'content-type': 'application/json' }, body: body(which), duplex: 'half' }) as RequestInit;
-      expectControlError(await readAnswer(await emu.fetch('/_emulator/faults', init('control', 'POST'))), 413, 'corpo_muito_grande', 'body');
+      const init = (which: keyof typeof pulled, method: string) =>
+        ({ method, headers: { 'content-type': 'application/json' }, body: body(which), duplex: 'half' }) as RequestInit;
+      expectControlError(
+        await readAnswer(await emu.fetch('/_emulator/faults', init('control', 'POST'))),
+        413,
+        'corpo_muito_grande',
+        'body',
+      );
       expect(pulled.control).toBeLessThanOrEqual(MiB + 4 * chunk.byteLength);
-      expectControlError(await readAnswer(await emu.fetch('/_emulator/state', init('snapshot', 'PUT'))), 413, 'corpo_muito_grande', 'body');
+      expectControlError(
+        await readAnswer(await emu.fetch('/_emulator/state', init('snapshot', 'PUT'))),
+        413,
+        'corpo_muito_grande',
+        'body',
+      );
       expect(pulled.snapshot).toBeLessThanOrEqual(4 * MiB + 4 * chunk.byteLength);
     });
   });

@@ -19,18 +19,31 @@ import { closedAfterEach } from '../support/closed-after-each.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {
-  if (deployment !== undefined) context.skip('checks the emulator\'s own /_emulator controls and server (content type, CORS, Host, control token, body limits), which a deployment of the service does not have');
+  if (deployment !== undefined)
+    context.skip(
+      "checks the emulator's own /_emulator controls and server (content type, CORS, Host, control token, body limits), which a deployment of the service does not have",
+    );
 });
 
 const MiB = 1024 * 1024;
-const CONTENT_TYPE_MESSAGE = (got: string) => `Send "content-type: application/json" with every POST, PUT and PATCH under /_emulator, even one without a body (got ${got}). Other types are refused so that no web page can drive the controls.`;
+const CONTENT_TYPE_MESSAGE = (got: string) =>
+  `Send "content-type: application/json" with every POST, PUT and PATCH under /_emulator, even one without a body (got ${got}). Other types are refused so that no web page can drive the controls.`;
 
 /** A control request with exactly these headers (no content-type, token or key added). */
-async function control(w: World, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
-  return readAnswer(await w.target.fetch(`/_emulator${path}`, { method, headers, ...(body === undefined ? {} : { body }) }));
+async function control(
+  w: World,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Answer> {
+  return readAnswer(
+    await w.target.fetch(`/_emulator${path}`, { method, headers, ...(body === undefined ? {} : { body }) }),
+  );
 }
 
-const accessControlHeaders = (answer: Answer) => [...answer.headers.keys()].filter((name) => name.startsWith('access-control-'));
+const accessControlHeaders = (answer: Answer) =>
+  [...answer.headers.keys()].filter((name) => name.startsWith('access-control-'));
 
 const closing = closedAfterEach();
 const emulator = (options: EmulatorOptions = {}): Emulator => closing(createEmulator(options));
@@ -39,7 +52,12 @@ describe('control writes need content-type: application/json', () => {
   it('a cross-site text/plain POST /_emulator/faults is refused 415, and no fault is added: the API still answers', async () => {
     const w = await world();
     const before = await w.controls.faults();
-    const fault = JSON.stringify({ target: 'api', match: { companyId: w.company.companyId }, effect: { status: 503 }, times: null });
+    const fault = JSON.stringify({
+      target: 'api',
+      match: { companyId: w.company.companyId },
+      effect: { status: 503 },
+      times: null,
+    });
     const answer = await control(w, 'POST', '/faults', { 'content-type': 'text/plain;charset=UTF-8' }, fault);
     expectControlError(answer, 415, 'tipo_midia_nao_suportado', 'header.content-type');
     expect(answer.body.erro.mensagem).toBe(CONTENT_TYPE_MESSAGE('"text/plain;charset=UTF-8"'));
@@ -50,7 +68,12 @@ describe('control writes need content-type: application/json', () => {
 
   it.each([
     ['text/plain', 'POST', '/companies', '{}'],
-    ['application/x-www-form-urlencoded', 'POST', '/network/routes', '{"from":"https://hooks.attacker.example","to":"http://127.0.0.1:9"}'],
+    [
+      'application/x-www-form-urlencoded',
+      'POST',
+      '/network/routes',
+      '{"from":"https://hooks.attacker.example","to":"http://127.0.0.1:9"}',
+    ],
     ['multipart/form-data; boundary=x', 'POST', '/clock/advance', '{"by":"31d"}'],
     ['application/json-patch+json', 'PATCH', '/companies/{companyId}', '{"subscriptionActive":false}'],
     ['text/json', 'POST', '/companies/{companyId}/credentials', '{}'],
@@ -62,7 +85,13 @@ describe('control writes need content-type: application/json', () => {
       clock: await w.controls.clock(),
     });
     const before = await observe();
-    const answer = await control(w, method, path.replace('{companyId}', w.company.companyId), { 'content-type': type }, body);
+    const answer = await control(
+      w,
+      method,
+      path.replace('{companyId}', w.company.companyId),
+      { 'content-type': type },
+      body,
+    );
     expectControlError(answer, 415, 'tipo_midia_nao_suportado', 'header.content-type');
     expect(answer.body.erro.mensagem).toBe(CONTENT_TYPE_MESSAGE(JSON.stringify(type)));
     expect(await observe()).toEqual(before);
@@ -79,16 +108,35 @@ describe('control writes need content-type: application/json', () => {
     expect((await w.controls.raw('GET', '/companies')).body).toEqual(companies);
   });
 
-  it.runIf(mayResetTarget())('a body-less POST /_emulator/reset without content type is refused 415: the company is still there', async () => {
-    const w = await world();
-    expectControlError(await control(w, 'POST', '/reset'), 415, 'tipo_midia_nao_suportado', 'header.content-type');
-    expectControlError(await control(w, 'POST', '/reset', { 'content-type': 'text/plain' }, ''), 415, 'tipo_midia_nao_suportado', 'header.content-type');
-    expect((await w.api.get('/v1/empresa')).status).toBe(200);
-  });
+  it.runIf(mayResetTarget())(
+    'a body-less POST /_emulator/reset without content type is refused 415: the company is still there',
+    async () => {
+      const w = await world();
+      expectControlError(await control(w, 'POST', '/reset'), 415, 'tipo_midia_nao_suportado', 'header.content-type');
+      expectControlError(
+        await control(w, 'POST', '/reset', { 'content-type': 'text/plain' }, ''),
+        415,
+        'tipo_midia_nao_suportado',
+        'header.content-type',
+      );
+      expect((await w.api.get('/v1/empresa')).status).toBe(200);
+    },
+  );
 
-  it.each(['application/json', 'Application/JSON', 'application/json; charset=utf-8', 'APPLICATION/JSON ; Charset="UTF-8"'])('accepts %j, with or without a body', async (type) => {
+  it.each([
+    'application/json',
+    'Application/JSON',
+    'application/json; charset=utf-8',
+    'APPLICATION/JSON ; Charset="UTF-8"',
+  ])('accepts %j, with or without a body', async (type) => {
     const w = await world();
-    const withBody = await control(w, 'POST', `/companies/${w.company.companyId}/credentials`, { 'content-type': type }, '{"permissions":["catalogo:ler"]}');
+    const withBody = await control(
+      w,
+      'POST',
+      `/companies/${w.company.companyId}/credentials`,
+      { 'content-type': type },
+      '{"permissions":["catalogo:ler"]}',
+    );
     expect(withBody.status, withBody.text).toBe(201);
     expect(withBody.body).toEqual({ token: expect.stringMatching(/^svc_at_/) });
     const without = await control(w, 'POST', `/companies/${w.company.companyId}/credentials`, { 'content-type': type });
@@ -103,11 +151,17 @@ describe('control writes need content-type: application/json', () => {
 
   it('grants no CORS: a preflight gets no permission, and no answer carries an Access-Control-Allow header', async () => {
     const w = await world();
-    const preflight = { origin: 'https://attacker.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' };
+    const preflight = {
+      origin: 'https://attacker.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type',
+    };
     const controlPreflight = await control(w, 'OPTIONS', '/faults', preflight);
     expectControlError(controlPreflight, 404, 'rota_nao_encontrada', null);
     expect(accessControlHeaders(controlPreflight)).toEqual([]);
-    const apiPreflight = await readAnswer(await w.target.fetch('/v1/empresa', { method: 'OPTIONS', headers: preflight }));
+    const apiPreflight = await readAnswer(
+      await w.target.fetch('/v1/empresa', { method: 'OPTIONS', headers: preflight }),
+    );
     expect(apiPreflight.status).toBe(405);
     expect(apiPreflight.headers.get('allow')).toBe('GET, HEAD');
     expect(accessControlHeaders(apiPreflight)).toEqual([]);
@@ -125,7 +179,13 @@ describe('control body limits', () => {
     const w = await world();
     const patch = (name: string, size: number) => {
       const json = JSON.stringify({ name });
-      return control(w, 'PATCH', `/companies/${w.company.companyId}`, { 'content-type': 'application/json' }, json + ' '.repeat(size - json.length));
+      return control(
+        w,
+        'PATCH',
+        `/companies/${w.company.companyId}`,
+        { 'content-type': 'application/json' },
+        json + ' '.repeat(size - json.length),
+      );
     };
     const taken = await patch('Exactly one MiB', MiB);
     expect(taken.status, taken.text).toBe(200);
@@ -141,7 +201,12 @@ describe('control body limits', () => {
   it('50 MB of spaces to POST /_emulator/faults is 413, not a fault', async () => {
     const w = await world();
     const before = await w.controls.faults();
-    expectControlError(await control(w, 'POST', '/faults', { 'content-type': 'application/json' }, ' '.repeat(50_000_000)), 413, 'corpo_muito_grande', 'body');
+    expectControlError(
+      await control(w, 'POST', '/faults', { 'content-type': 'application/json' }, ' '.repeat(50_000_000)),
+      413,
+      'corpo_muito_grande',
+      'body',
+    );
     expect(await w.controls.faults()).toEqual(before);
   });
 });
@@ -166,11 +231,20 @@ describe('the Host check (requests over a socket)', () => {
     expect(state.text).not.toContain('svc_at_');
 
     const w = await world();
-    const api = await httpRequest(url, 'GET', '/v1/empresa', { host: 'rebound.attacker.example', authorization: `Bearer ${w.company.token}` });
+    const api = await httpRequest(url, 'GET', '/v1/empresa', {
+      host: 'rebound.attacker.example',
+      authorization: `Bearer ${w.company.token}`,
+    });
     expectControlError(api, 403, 'host_nao_permitido', 'header.host');
 
     const before = await w.controls.faults();
-    const write = await httpRequest(url, 'POST', '/_emulator/faults', { host: 'rebound.attacker.example', 'content-type': 'application/json' }, JSON.stringify({ target: 'api', match: { companyId: w.company.companyId }, effect: { status: 503 } }));
+    const write = await httpRequest(
+      url,
+      'POST',
+      '/_emulator/faults',
+      { host: 'rebound.attacker.example', 'content-type': 'application/json' },
+      JSON.stringify({ target: 'api', match: { companyId: w.company.companyId }, effect: { status: 503 } }),
+    );
     expectControlError(write, 403, 'host_nao_permitido', 'header.host');
     expect(await w.controls.faults()).toEqual(before);
   });
@@ -183,7 +257,12 @@ describe('the Host check (requests over a socket)', () => {
       expect(answer.status, `${host}: ${answer.text}`).toBe(200);
     }
     for (const host of ['127.0.0.2', '[::2]', 'localhost.attacker.example', '0.0.0.0']) {
-      expectControlError(await httpRequest(url, 'GET', '/_emulator', { host }), 403, 'host_nao_permitido', 'header.host');
+      expectControlError(
+        await httpRequest(url, 'GET', '/_emulator', { host }),
+        403,
+        'host_nao_permitido',
+        'header.host',
+      );
     }
   });
   it('admits a request without Host (HTTP/1.0): no browser sends one', async () => {

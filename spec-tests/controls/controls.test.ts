@@ -5,20 +5,47 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Api, headOfficeCatalog, NCM, newKey, otherCompany, product, until, world, type Answer, type World } from '../support/client.js';
+import {
+  Api,
+  headOfficeCatalog,
+  NCM,
+  newKey,
+  otherCompany,
+  product,
+  until,
+  world,
+  type Answer,
+  type World,
+} from '../support/client.js';
 import { headOfficeCnpj } from '../support/cnpj.js';
 import { expectControlError, expectError, UUID } from '../support/expect.js';
 import { ALL_PERMISSIONS, productsPath, UNKNOWN_V7_ID } from '../support/fixtures.js';
 import { mayResetTarget } from '../support/target.js';
-import { clockNow, createDestination, DAY, deliveryFault, eventDetail, hookHost, HOUR, iso, MINUTE, raiseEvent, removeFault, SECOND } from '../support/webhooks.js';
+import {
+  clockNow,
+  createDestination,
+  DAY,
+  deliveryFault,
+  eventDetail,
+  hookHost,
+  HOUR,
+  iso,
+  MINUTE,
+  raiseEvent,
+  removeFault,
+  SECOND,
+} from '../support/webhooks.js';
 import { deployment } from '../support/deployment.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {
-  if (deployment !== undefined) context.skip('checks the emulator\'s own /_emulator controls, which a deployment of the service does not have');
+  if (deployment !== undefined)
+    context.skip("checks the emulator's own /_emulator controls, which a deployment of the service does not have");
 });
 
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** A root no company is likely to have: the world's own root plus one (mod 10^8). */
 const neighbourRoot = (root: string) => String((Number(root) + 1) % 100_000_000).padStart(8, '0');
@@ -45,7 +72,13 @@ describe('GET /_emulator', () => {
     const w = await world();
     const info = await w.controls.info();
     const clock = await w.controls.clock();
-    expect(info).toEqual({ name: 'catalog-emulator', version: PACKAGE_VERSION, now: clock.now, clockMode: 'manual', seed: info.seed });
+    expect(info).toEqual({
+      name: 'catalog-emulator',
+      version: PACKAGE_VERSION,
+      now: clock.now,
+      clockMode: 'manual',
+      seed: info.seed,
+    });
     expect(['number', 'string']).toContain(typeof info.seed);
     expect(new Date(info.now).toISOString()).toBe(info.now);
   });
@@ -76,27 +109,50 @@ describe('/_emulator/companies', () => {
     expect([...contexto.body.credencial.permissoes].sort()).toEqual([...ALL_PERMISSIONS].sort());
     expect(contexto.body.assinatura).toEqual({ ativa: true });
     const establishment = await api.get(`/v1/estabelecimentos/${headOffice.id}`);
-    expect(establishment.body).toMatchObject({ id: headOffice.id, cnpj: headOffice.cnpj, estado: 'ativo', catalogo_id: null });
+    expect(establishment.body).toMatchObject({
+      id: headOffice.id,
+      cnpj: headOffice.cnpj,
+      estado: 'ativo',
+      catalogo_id: null,
+    });
     const capacity = await api.get('/v1/empresa/capacidade');
-    expect(capacity.body).toEqual({ vigilancia: { direito_ativo: true, capacidade: 100, selecionados: 0, vagas: 100 }, analises: { franquia: 10, disponiveis: 10 } });
+    expect(capacity.body).toEqual({
+      vigilancia: { direito_ativo: true, capacidade: 100, selecionados: 0, vagas: 100 },
+      analises: { franquia: 10, disponiveis: 10 },
+    });
   });
 
   it('creates a company with a chosen root, name, flags and permissions', async () => {
     const w = await world();
     const cnpjRoot = neighbourRoot(w.company.cnpjRoot);
     const answer = await w.controls.raw('POST', '/companies', {
-      cnpjRoot, name: 'Acme Ltda', subscriptionActive: false, surveillanceEntitled: false, surveillanceCapacity: 3, analysisAllowance: 1, permissions: ['catalogo:ler'],
+      cnpjRoot,
+      name: 'Acme Ltda',
+      subscriptionActive: false,
+      surveillanceEntitled: false,
+      surveillanceCapacity: 3,
+      analysisAllowance: 1,
+      permissions: ['catalogo:ler'],
     });
     expect(answer.status).toBe(201);
     expect(answer.body.cnpjRoot).toBe(cnpjRoot);
     expect(answer.body.headOffice.cnpj).toBe(headOfficeCnpj(cnpjRoot));
     const api = w.api.as(answer.body.token);
-    expect((await api.get('/v1/empresa')).body).toEqual({ id: answer.body.companyId, cnpj_raiz: cnpjRoot, nome: 'Acme Ltda' });
+    expect((await api.get('/v1/empresa')).body).toEqual({
+      id: answer.body.companyId,
+      cnpj_raiz: cnpjRoot,
+      nome: 'Acme Ltda',
+    });
     const contexto = await api.get('/v1/contexto');
     expect(contexto.body.credencial.permissoes).toEqual(['catalogo:ler']);
     expect(contexto.body.assinatura).toEqual({ ativa: false });
-    expect((await api.get('/v1/empresa/capacidade')).body).toEqual({ vigilancia: { direito_ativo: false, capacidade: 3, selecionados: 0, vagas: 3 }, analises: { franquia: 1, disponiveis: 1 } });
-    expect((await api.post('/v1/catalogos', { estabelecimento_id: answer.body.headOffice.id, nome: 'x' })).status).toBe(403);
+    expect((await api.get('/v1/empresa/capacidade')).body).toEqual({
+      vigilancia: { direito_ativo: false, capacidade: 3, selecionados: 0, vagas: 3 },
+      analises: { franquia: 1, disponiveis: 1 },
+    });
+    expect((await api.post('/v1/catalogos', { estabelecimento_id: answer.body.headOffice.id, nome: 'x' })).status).toBe(
+      403,
+    );
   });
 
   it('refuses a root another company has with 409', async () => {
@@ -105,27 +161,69 @@ describe('/_emulator/companies', () => {
     expectControlError(answer, 409, 'raiz_cnpj_duplicada', 'body.cnpjRoot');
   });
 
-  it.each(['1234567', '123456789', 'ABCDEFGH', '1234 678'])('refuses the root %j with 422 raiz_cnpj_invalida', async (cnpjRoot) => {
-    const w = await world();
-    expectControlError(await w.controls.raw('POST', '/companies', { cnpjRoot }), 422, 'raiz_cnpj_invalida', 'body.cnpjRoot');
-  });
+  it.each(['1234567', '123456789', 'ABCDEFGH', '1234 678'])(
+    'refuses the root %j with 422 raiz_cnpj_invalida',
+    async (cnpjRoot) => {
+      const w = await world();
+      expectControlError(
+        await w.controls.raw('POST', '/companies', { cnpjRoot }),
+        422,
+        'raiz_cnpj_invalida',
+        'body.cnpjRoot',
+      );
+    },
+  );
 
   it('refuses a malformed company body with 422', async () => {
     const w = await world();
-    expectControlError(await w.controls.raw('POST', '/companies', { cnpjRoot: 12345678 }), 422, 'valor_invalido', 'body.cnpjRoot');
-    expectControlError(await w.controls.raw('POST', '/companies', { permissions: ['tudo:fazer'] }), 422, 'valor_invalido', 'body.permissions[0]');
-    expectControlError(await w.controls.raw('POST', '/companies', { surveillanceCapacity: -1 }), 422, 'valor_invalido', 'body.surveillanceCapacity');
-    expectControlError(await w.controls.raw('POST', '/companies', { nome: 'typo' }), 422, 'valor_invalido', 'body.nome');
+    expectControlError(
+      await w.controls.raw('POST', '/companies', { cnpjRoot: 12345678 }),
+      422,
+      'valor_invalido',
+      'body.cnpjRoot',
+    );
+    expectControlError(
+      await w.controls.raw('POST', '/companies', { permissions: ['tudo:fazer'] }),
+      422,
+      'valor_invalido',
+      'body.permissions[0]',
+    );
+    expectControlError(
+      await w.controls.raw('POST', '/companies', { surveillanceCapacity: -1 }),
+      422,
+      'valor_invalido',
+      'body.surveillanceCapacity',
+    );
+    expectControlError(
+      await w.controls.raw('POST', '/companies', { nome: 'typo' }),
+      422,
+      'valor_invalido',
+      'body.nome',
+    );
   });
 
   it('changes flags with PATCH: the API sees them at once', async () => {
     const w = await world();
-    const answer = await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { name: 'Renomeada', subscriptionActive: false, surveillanceCapacity: 7, analysisAllowance: 0 });
+    const answer = await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, {
+      name: 'Renomeada',
+      subscriptionActive: false,
+      surveillanceCapacity: 7,
+      analysisAllowance: 0,
+    });
     expect(answer.status).toBe(200);
-    expect(answer.body).toMatchObject({ id: w.company.companyId, name: 'Renomeada', subscriptionActive: false, surveillanceCapacity: 7, analysisAllowance: 0 });
+    expect(answer.body).toMatchObject({
+      id: w.company.companyId,
+      name: 'Renomeada',
+      subscriptionActive: false,
+      surveillanceCapacity: 7,
+      analysisAllowance: 0,
+    });
     expect((await w.api.get('/v1/empresa')).body.nome).toBe('Renomeada');
     expect((await w.api.get('/v1/contexto')).body.assinatura).toEqual({ ativa: false });
-    expect((await w.api.get('/v1/empresa/capacidade')).body).toMatchObject({ vigilancia: { capacidade: 7 }, analises: { franquia: 0 } });
+    expect((await w.api.get('/v1/empresa/capacidade')).body).toMatchObject({
+      vigilancia: { capacidade: 7 },
+      analises: { franquia: 0 },
+    });
     // Omitted flags are kept.
     const again = await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { subscriptionActive: true });
     expect(again.body).toMatchObject({ name: 'Renomeada', subscriptionActive: true, surveillanceCapacity: 7 });
@@ -133,32 +231,65 @@ describe('/_emulator/companies', () => {
 
   it('refuses PATCH of an unknown company with 404 and bad flags with 422', async () => {
     const w = await world();
-    expectControlError(await w.controls.raw('PATCH', `/companies/${UNKNOWN_V7_ID}`, { name: 'x' }), 404, 'empresa_nao_encontrada');
-    expectControlError(await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { surveillanceCapacity: -3 }), 422, 'valor_invalido', 'body.surveillanceCapacity');
-    expectControlError(await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { cnpjRoot: '11111111' }), 422, 'valor_invalido', 'body.cnpjRoot');
+    expectControlError(
+      await w.controls.raw('PATCH', `/companies/${UNKNOWN_V7_ID}`, { name: 'x' }),
+      404,
+      'empresa_nao_encontrada',
+    );
+    expectControlError(
+      await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { surveillanceCapacity: -3 }),
+      422,
+      'valor_invalido',
+      'body.surveillanceCapacity',
+    );
+    expectControlError(
+      await w.controls.raw('PATCH', `/companies/${w.company.companyId}`, { cnpjRoot: '11111111' }),
+      422,
+      'valor_invalido',
+      'body.cnpjRoot',
+    );
   });
 
   it('issues credentials with chosen permissions: 201 {token}', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const answer = await w.controls.raw('POST', `/companies/${w.company.companyId}/credentials`, { permissions: ['catalogo:ler'] });
+    const answer = await w.controls.raw('POST', `/companies/${w.company.companyId}/credentials`, {
+      permissions: ['catalogo:ler'],
+    });
     expect(answer.status).toBe(201);
     expect(Object.keys(answer.body)).toEqual(['token']);
     expect(answer.body.token).not.toBe(w.company.token);
     const reader = w.api.as(answer.body.token);
     expect((await reader.get('/v1/contexto')).body.credencial.permissoes).toEqual(['catalogo:ler']);
     expect((await reader.get(`/v1/catalogos/${catalog.id}`)).status).toBe(200);
-    expectError(await reader.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }), 403, 'permissao_insuficiente');
+    expectError(
+      await reader.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }),
+      403,
+      'permissao_insuficiente',
+    );
     // Without permissions: all six.
     const full = await w.controls.raw('POST', `/companies/${w.company.companyId}/credentials`, {});
     expect(full.status).toBe(201);
-    expect([...(await w.api.as(full.body.token).get('/v1/contexto')).body.credencial.permissoes].sort()).toEqual([...ALL_PERMISSIONS].sort());
+    expect([...(await w.api.as(full.body.token).get('/v1/contexto')).body.credencial.permissoes].sort()).toEqual(
+      [...ALL_PERMISSIONS].sort(),
+    );
   });
 
   it('refuses credentials for an unknown company with 404 and unknown permissions with 422', async () => {
     const w = await world();
-    expectControlError(await w.controls.raw('POST', `/companies/${UNKNOWN_V7_ID}/credentials`, {}), 404, 'empresa_nao_encontrada');
-    expectControlError(await w.controls.raw('POST', `/companies/${w.company.companyId}/credentials`, { permissions: ['catalogo:apagar'] }), 422, 'valor_invalido', 'body.permissions[0]');
+    expectControlError(
+      await w.controls.raw('POST', `/companies/${UNKNOWN_V7_ID}/credentials`, {}),
+      404,
+      'empresa_nao_encontrada',
+    );
+    expectControlError(
+      await w.controls.raw('POST', `/companies/${w.company.companyId}/credentials`, {
+        permissions: ['catalogo:apagar'],
+      }),
+      422,
+      'valor_invalido',
+      'body.permissions[0]',
+    );
   });
 });
 
@@ -220,14 +351,19 @@ describe('/_emulator/clock', () => {
     const before = (await w.controls.clock()).now;
     const past = new Date(Date.parse(before) - 1).toISOString();
     expectControlError(await w.controls.raw('POST', '/clock/advance', { to: past }), 422, 'valor_invalido', 'body.to');
-    expectControlError(await w.controls.raw('POST', '/clock/advance', { to: 'next tuesday' }), 422, 'valor_invalido', 'body.to');
+    expectControlError(
+      await w.controls.raw('POST', '/clock/advance', { to: 'next tuesday' }),
+      422,
+      'valor_invalido',
+      'body.to',
+    );
     expectControlError(await w.controls.raw('POST', '/clock/advance', {}), 422, 'valor_invalido');
     expectControlError(await w.controls.raw('POST', '/clock/advance', { by: '1s', to: before }), 422, 'valor_invalido');
     expect((await w.controls.clock()).now).toBe(before);
   });
 });
 
-describe('POST /_emulator/clock/advance: the clock\'s bounds', () => {
+describe("POST /_emulator/clock/advance: the clock's bounds", () => {
   /**
    * Sends `body`, refused with 422 at `caminho` and `message`; then the clock is as it was, its instant and its
    * tasks pending and scheduled: the refusal ran nothing (which no test times: CONTRIBUTING.md "Tests").
@@ -246,11 +382,14 @@ describe('POST /_emulator/clock/advance: the clock\'s bounds', () => {
     ['100,000 days', '100000d', '100,000 days (8640000000000 ms)'],
     ['the largest safe integer of milliseconds', 9_007_199_254_740_991, '104,249,991.374 days (9007199254740991 ms)'],
     ['a day more than the bound, in milliseconds', 3651 * DAY, '3,651 days (315446400000 ms)'],
-  ])('refuses a {by} of %s at once, running nothing, with 422 naming the 3650-day bound, and the clock stays', async (_name, by, got) => {
-    const w = await world();
-    const message = `advance() moves the clock at most 3650 days (315360000000 ms) at a time; got ${got}: advance in steps`;
-    await refusedAtOnce(w, { by }, 'body.by', message);
-  });
+  ])(
+    'refuses a {by} of %s at once, running nothing, with 422 naming the 3650-day bound, and the clock stays',
+    async (_name, by, got) => {
+      const w = await world();
+      const message = `advance() moves the clock at most 3650 days (315360000000 ms) at a time; got ${got}: advance in steps`;
+      await refusedAtOnce(w, { by }, 'body.by', message);
+    },
+  );
 
   it.each([
     ['half a millisecond', '0.5ms', /^by must be whole milliseconds or a duration such as "90s"/],
@@ -280,7 +419,9 @@ describe('POST /_emulator/clock/advance: the clock\'s bounds', () => {
     const to = new Date(Date.parse(before.now) + 3651 * DAY).toISOString();
     const answer = await w.controls.raw('POST', '/clock/advance', { to });
     expectControlError(answer, 422, 'valor_invalido', 'body.to');
-    expect(answer.body.erro.mensagem).toBe(`advanceTo() moves the clock at most 3650 days (315360000000 ms) at a time; ${to} is 3,651 days after now (${before.now}): advance in steps`);
+    expect(answer.body.erro.mensagem).toBe(
+      `advanceTo() moves the clock at most 3650 days (315360000000 ms) at a time; ${to} is 3,651 days after now (${before.now}): advance in steps`,
+    );
     expect(await w.controls.clock()).toEqual(before);
   });
 });
@@ -306,7 +447,13 @@ describe('POST /_emulator/clock/run-until-idle', () => {
     const started = await w.api.post('/v1/catalogos/ingestoes', { operacao: 'mesclar', catalogo_id: catalogId });
     expect(started.status, started.text).toBe(201);
     const id: string = started.body.ingestao_id;
-    expect((await w.api.put(`/v1/catalogos/ingestoes/${id}/lotes/1`, { itens: [{ id_externo: 'idle-1', origem: 'erp', ncm: NCM }] })).status).toBe(201);
+    expect(
+      (
+        await w.api.put(`/v1/catalogos/ingestoes/${id}/lotes/1`, {
+          itens: [{ id_externo: 'idle-1', origem: 'erp', ncm: NCM }],
+        })
+      ).status,
+    ).toBe(201);
     expect((await w.api.post(`/v1/catalogos/ingestoes/${id}/fechamento`, { total_lotes: 1 })).status).toBe(202);
     // Validation: 1 s + 1 ms per record, work run-until-idle carries out.
     const closedAt = await clockNow(w);
@@ -314,7 +461,11 @@ describe('POST /_emulator/clock/run-until-idle', () => {
     expect(ran.status, ran.text).toBe(200);
     expect(ran.body).toEqual({ now: iso(closedAt + SECOND + 1), ran: 1 });
     const validated = await w.api.get(`/v1/catalogos/ingestoes/${id}`);
-    expect(validated.body).toMatchObject({ estado: 'validada', atualizada_em: iso(closedAt + SECOND + 1), expira_em: iso(closedAt + SECOND + 1 + DAY) });
+    expect(validated.body).toMatchObject({
+      estado: 'validada',
+      atualizada_em: iso(closedAt + SECOND + 1),
+      expira_em: iso(closedAt + SECOND + 1 + DAY),
+    });
     return { id, validated: validated.body };
   }
 
@@ -357,9 +508,17 @@ describe('POST /_emulator/clock/run-until-idle', () => {
     const last = t0 + 22 * HOUR + 35 * MINUTE + 5 * SECOND;
     expect(answer.body).toEqual({ now: iso(last), ran: 8 });
     expect(await eventDetail(w, eventId)).toMatchObject({
-      estado: 'falhou', codigo_falha: 'status_nao_2xx', status_http: 500, tentativas_ciclo: 8, tentativas_totais: 8, terminado_em: iso(last), proxima_tentativa_em: null,
+      estado: 'falhou',
+      codigo_falha: 'status_nao_2xx',
+      status_http: 500,
+      tentativas_ciclo: 8,
+      tentativas_totais: 8,
+      terminado_em: iso(last),
+      proxima_tentativa_em: null,
     });
-    expect(((await w.controls.faults()).items as { id: string; hits: number }[]).find((f) => f.id === faultId)?.hits).toBe(8);
+    expect(
+      ((await w.controls.faults()).items as { id: string; hits: number }[]).find((f) => f.id === faultId)?.hits,
+    ).toBe(8);
     // 22 hourly retention runs are overdue now, and still scheduled: nothing but work ran.
     expect(await w.controls.clock()).toEqual({ now: iso(last), mode: 'manual', pending: 0, deadlines });
   });
@@ -402,7 +561,13 @@ describe('POST /_emulator/clock/run-until-idle', () => {
     expect(advanced.now).toBe(iso(last));
     expect(advanced.ran).toBeGreaterThanOrEqual(1);
     const expired = await w.api.get(`/v1/catalogos/ingestoes/${id}`);
-    expect(expired.body).toMatchObject({ estado: 'expirada', codigo_falha: 'prazo_expirado', expira_em: null, atualizada_em: iso(last), versao: validated.versao + 1 });
+    expect(expired.body).toMatchObject({
+      estado: 'expirada',
+      codigo_falha: 'prazo_expirado',
+      expira_em: null,
+      atualizada_em: iso(last),
+      versao: validated.versao + 1,
+    });
 
     // A deadline ahead of now fires at its own time under advance (the expired ingestion freed the catalog). The
     // deadlines just fired may have opened work (a daily schedule opens surveillance executions): finish it first.
@@ -412,7 +577,11 @@ describe('POST /_emulator/clock/run-until-idle', () => {
     await w.controls.advance(secondExpiry - 1 - (await clockNow(w)));
     expect((await w.api.get(`/v1/catalogos/ingestoes/${second.id}`)).body.estado).toBe('validada');
     await w.controls.advance(1);
-    expect((await w.api.get(`/v1/catalogos/ingestoes/${second.id}`)).body).toMatchObject({ estado: 'expirada', codigo_falha: 'prazo_expirado', atualizada_em: iso(secondExpiry) });
+    expect((await w.api.get(`/v1/catalogos/ingestoes/${second.id}`)).body).toMatchObject({
+      estado: 'expirada',
+      codigo_falha: 'prazo_expirado',
+      atualizada_em: iso(secondExpiry),
+    });
   });
 });
 
@@ -420,7 +589,11 @@ describe('/_emulator/faults', () => {
   it('a status fault answers first, with Retry-After, and applies nothing (the key is not spent)', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    const added = await w.controls.raw('POST', '/faults', { target: 'api', match: { method: 'POST', path: productsPath(catalog.id), companyId: w.company.companyId }, effect: { status: 503, retryAfter: 7 } });
+    const added = await w.controls.raw('POST', '/faults', {
+      target: 'api',
+      match: { method: 'POST', path: productsPath(catalog.id), companyId: w.company.companyId },
+      effect: { status: 503, retryAfter: 7 },
+    });
     expect(added.status).toBe(201);
     expect(typeof added.body.id).toBe('string');
     const key = newKey();
@@ -439,7 +612,11 @@ describe('/_emulator/faults', () => {
 
   it('a status fault answers before the credential check', async () => {
     const w = await world();
-    await w.controls.addFault({ target: 'api', match: { method: 'GET', path: '/v1/empresa' }, effect: { status: 429, retryAfter: 30 } });
+    await w.controls.addFault({
+      target: 'api',
+      match: { method: 'GET', path: '/v1/empresa' },
+      effect: { status: 429, retryAfter: 30 },
+    });
     const answer = await w.api.as(undefined).get('/v1/empresa');
     expectError(answer, 429, 'limite_requisicoes');
     expect(answer.headers.get('retry-after')).toBe('30');
@@ -448,8 +625,16 @@ describe('/_emulator/faults', () => {
 
   it('counts `times` down and removes the fault when it reaches zero', async () => {
     const w = await world();
-    const { id } = await w.controls.addFault({ target: 'api', match: { method: 'GET', path: '/v1/empresa', companyId: w.company.companyId }, effect: { status: 500 }, times: 2 });
-    const mine = async () => ((await w.controls.faults()) as { items: { id: string; times: number | null; hits: number }[] }).items.find((f) => f.id === id);
+    const { id } = await w.controls.addFault({
+      target: 'api',
+      match: { method: 'GET', path: '/v1/empresa', companyId: w.company.companyId },
+      effect: { status: 500 },
+      times: 2,
+    });
+    const mine = async () =>
+      ((await w.controls.faults()) as { items: { id: string; times: number | null; hits: number }[] }).items.find(
+        (f) => f.id === id,
+      );
     expect(await mine()).toMatchObject({ id, target: 'api', times: 2, hits: 0, effect: { status: 500 } });
     expect((await w.api.get('/v1/empresa')).status).toBe(500);
     expect(await mine()).toMatchObject({ times: 1, hits: 1 });
@@ -461,17 +646,28 @@ describe('/_emulator/faults', () => {
 
   it('defaults `times` to 1', async () => {
     const w = await world();
-    await w.controls.addFault({ target: 'api', match: { path: '/v1/empresa', companyId: w.company.companyId }, effect: { status: 408 } });
+    await w.controls.addFault({
+      target: 'api',
+      match: { path: '/v1/empresa', companyId: w.company.companyId },
+      effect: { status: 408 },
+    });
     expectError(await w.api.get('/v1/empresa'), 408, 'tempo_esgotado');
     expect((await w.api.get('/v1/empresa')).status).toBe(200);
   });
 
   it('keeps a fault with times null until DELETE /_emulator/faults/{id}', async () => {
     const w = await world();
-    const { id } = await w.controls.addFault({ target: 'api', match: { path: '/v1/empresa', companyId: w.company.companyId }, effect: { status: 503 }, times: null });
+    const { id } = await w.controls.addFault({
+      target: 'api',
+      match: { path: '/v1/empresa', companyId: w.company.companyId },
+      effect: { status: 503 },
+      times: null,
+    });
     try {
       for (let i = 0; i < 4; i++) expect((await w.api.get('/v1/empresa')).status).toBe(503);
-      const listed = ((await w.controls.faults()) as { items: { id: string; times: number | null; hits: number }[] }).items.find((f) => f.id === id);
+      const listed = (
+        (await w.controls.faults()) as { items: { id: string; times: number | null; hits: number }[] }
+      ).items.find((f) => f.id === id);
       expect(listed).toMatchObject({ times: null, hits: 4 });
     } finally {
       const removed = await w.controls.raw('DELETE', `/faults/${id}`);
@@ -485,7 +681,11 @@ describe('/_emulator/faults', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
-    await w.controls.addFault({ target: 'api', match: { method: 'GET', path: `/v1/produtos/${created.id}`, companyId: w.company.companyId }, effect: { status: 503 } });
+    await w.controls.addFault({
+      target: 'api',
+      match: { method: 'GET', path: `/v1/produtos/${created.id}`, companyId: w.company.companyId },
+      effect: { status: 503 },
+    });
     expect((await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'a' }, { ifMatch: created.etag })).status).toBe(200);
     expect((await w.api.get(`/v1/produtos/${created.id}`)).status).toBe(503);
   });
@@ -494,7 +694,12 @@ describe('/_emulator/faults', () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const companyId = w.company.companyId;
-    await w.controls.addFault({ target: 'api', match: { path: '/v1/catalogos/*/produtos', companyId }, effect: { status: 503 }, times: null });
+    await w.controls.addFault({
+      target: 'api',
+      match: { path: '/v1/catalogos/*/produtos', companyId },
+      effect: { status: 503 },
+      times: null,
+    });
     try {
       expect((await w.api.get(`/v1/catalogos/${catalog.id}`)).status).toBe(200);
       expect((await w.api.get('/v1/catalogos')).status).toBe(200);
@@ -504,12 +709,19 @@ describe('/_emulator/faults', () => {
       await w.controls.clearFaults();
     }
     const created = await product(w, catalog.id);
-    await w.controls.addFault({ target: 'api', match: { path: '/v1/catalogos/**', companyId }, effect: { status: 503 }, times: null });
+    await w.controls.addFault({
+      target: 'api',
+      match: { path: '/v1/catalogos/**', companyId },
+      effect: { status: 503 },
+      times: null,
+    });
     try {
       expect((await w.api.get('/v1/catalogos')).status).toBe(200);
       expect((await w.api.get(`/v1/produtos/${created.id}`)).status).toBe(200);
       expect((await w.api.get(`/v1/catalogos/${catalog.id}`)).status).toBe(503);
-      expect((await w.api.delete(`${productsPath(catalog.id)}/${created.id}`, {}, { ifMatch: created.etag })).status).toBe(503);
+      expect(
+        (await w.api.delete(`${productsPath(catalog.id)}/${created.id}`, {}, { ifMatch: created.etag })).status,
+      ).toBe(503);
     } finally {
       await w.controls.clearFaults();
     }
@@ -519,7 +731,11 @@ describe('/_emulator/faults', () => {
   it('matches by companyId: another company is unaffected', async () => {
     const a = await world();
     const b = await otherCompany(a);
-    await a.controls.addFault({ target: 'api', match: { path: '/v1/empresa', companyId: a.company.companyId }, effect: { status: 503 } });
+    await a.controls.addFault({
+      target: 'api',
+      match: { path: '/v1/empresa', companyId: a.company.companyId },
+      effect: { status: 503 },
+    });
     expect((await b.api.get('/v1/empresa')).status).toBe(200);
     expect((await a.api.get('/v1/empresa')).status).toBe(503);
     expect((await a.api.get('/v1/empresa')).status).toBe(200);
@@ -530,7 +746,11 @@ describe('/_emulator/faults', () => {
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
     const path = `/v1/produtos/${created.id}`;
-    const fault = await w.controls.addFault({ target: 'api', match: { method: 'PATCH', path, companyId: w.company.companyId }, effect: { loseResponse: true } });
+    const fault = await w.controls.addFault({
+      target: 'api',
+      match: { method: 'PATCH', path, companyId: w.company.companyId },
+      effect: { loseResponse: true },
+    });
     const key = newKey();
     const lost = await w.api.patch(path, { sku: 'saved' }, { key, ifMatch: created.etag });
     expectError(lost, 503, 'servico_indisponivel');
@@ -548,9 +768,17 @@ describe('/_emulator/faults', () => {
   it('loseResponse on a creation: the retry replays 201 with the Location of the one product created', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    await w.controls.addFault({ target: 'api', match: { method: 'POST', path: productsPath(catalog.id), companyId: w.company.companyId }, effect: { loseResponse: true } });
+    await w.controls.addFault({
+      target: 'api',
+      match: { method: 'POST', path: productsPath(catalog.id), companyId: w.company.companyId },
+      effect: { loseResponse: true },
+    });
     const key = newKey();
-    expectError(await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key }), 503, 'servico_indisponivel');
+    expectError(
+      await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key }),
+      503,
+      'servico_indisponivel',
+    );
     const list = await w.api.get('/v1/produtos');
     expect(list.body.itens).toHaveLength(1);
     const retried = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
@@ -560,12 +788,16 @@ describe('/_emulator/faults', () => {
     expect((await w.api.get('/v1/produtos')).body.itens).toHaveLength(1);
   });
 
-  it('concurrentEdit makes a current If-Match stale: 412, and the resource\'s versao moved by one', async () => {
+  it("concurrentEdit makes a current If-Match stale: 412, and the resource's versao moved by one", async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id, { sku: 'orig' });
     const path = `/v1/produtos/${created.id}`;
-    const { id } = await w.controls.addFault({ target: 'api', match: { method: 'PATCH', path, companyId: w.company.companyId }, effect: { concurrentEdit: true } });
+    const { id } = await w.controls.addFault({
+      target: 'api',
+      match: { method: 'PATCH', path, companyId: w.company.companyId },
+      effect: { concurrentEdit: true },
+    });
     const answer = await w.api.patch(path, { sku: 'mine' }, { ifMatch: created.etag });
     expectError(answer, 412, 'precondicao_falhou', 'header.if-match');
     const read = await w.api.get(path);
@@ -573,17 +805,32 @@ describe('/_emulator/faults', () => {
     expect(read.headers.get('etag')).not.toBe(created.etag);
     expect((await journalEntry(w, answer))?.faultId).toBe(id);
     // With the new ETag the change goes through.
-    expect((await w.api.patch(path, { sku: 'mine' }, { ifMatch: read.headers.get('etag')! })).body).toMatchObject({ sku: 'mine', versao: 3 });
+    expect((await w.api.patch(path, { sku: 'mine' }, { ifMatch: read.headers.get('etag')! })).body).toMatchObject({
+      sku: 'mine',
+      versao: 3,
+    });
   });
 
   it('concurrentEdit waits for a request guarded by If-Match', async () => {
     const w = await world();
     const catalog = await headOfficeCatalog(w);
-    await w.controls.addFault({ target: 'api', match: { companyId: w.company.companyId }, effect: { concurrentEdit: true } });
+    await w.controls.addFault({
+      target: 'api',
+      match: { companyId: w.company.companyId },
+      effect: { concurrentEdit: true },
+    });
     const created = await product(w, catalog.id);
     expect((await w.api.get(`/v1/produtos/${created.id}`)).body.versao).toBe(1);
     expect((await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: created.etag })).status).toBe(412);
-    expect((await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'x' }, { ifMatch: (await w.api.get(`/v1/produtos/${created.id}`)).headers.get('etag')! })).status).toBe(200);
+    expect(
+      (
+        await w.api.patch(
+          `/v1/produtos/${created.id}`,
+          { sku: 'x' },
+          { ifMatch: (await w.api.get(`/v1/produtos/${created.id}`)).headers.get('etag')! },
+        )
+      ).status,
+    ).toBe(200);
   });
 
   it('delayMs holds the request on the virtual clock; meanwhile the same key is 409 idempotencia_em_curso', async () => {
@@ -591,7 +838,11 @@ describe('/_emulator/faults', () => {
     const catalog = await headOfficeCatalog(w);
     const created = await product(w, catalog.id);
     const path = `/v1/produtos/${created.id}`;
-    await w.controls.addFault({ target: 'api', match: { method: 'PATCH', path, companyId: w.company.companyId }, effect: { delayMs: 5000 } });
+    await w.controls.addFault({
+      target: 'api',
+      match: { method: 'PATCH', path, companyId: w.company.companyId },
+      effect: { delayMs: 5000 },
+    });
     const before = (await w.controls.clock()).pending;
     const key = newKey();
     const delayed = w.api.patch(path, { sku: 'late' }, { key, ifMatch: created.etag });
@@ -611,10 +862,26 @@ describe('/_emulator/faults', () => {
 
   it('refuses a malformed fault with 422', async () => {
     const w = await world();
-    expectControlError(await w.controls.raw('POST', '/faults', { target: 'api', effect: { status: 200 } }), 422, 'valor_invalido');
-    expectControlError(await w.controls.raw('POST', '/faults', { target: 'api', effect: { explode: true } }), 422, 'valor_invalido');
-    expectControlError(await w.controls.raw('POST', '/faults', { target: 'api', match: { path: 'v1/x' }, effect: { status: 503 } }), 422, 'valor_invalido');
-    expectControlError(await w.controls.raw('POST', '/faults', { target: 'api', effect: { status: 503 }, times: 0 }), 422, 'valor_invalido');
+    expectControlError(
+      await w.controls.raw('POST', '/faults', { target: 'api', effect: { status: 200 } }),
+      422,
+      'valor_invalido',
+    );
+    expectControlError(
+      await w.controls.raw('POST', '/faults', { target: 'api', effect: { explode: true } }),
+      422,
+      'valor_invalido',
+    );
+    expectControlError(
+      await w.controls.raw('POST', '/faults', { target: 'api', match: { path: 'v1/x' }, effect: { status: 503 } }),
+      422,
+      'valor_invalido',
+    );
+    expectControlError(
+      await w.controls.raw('POST', '/faults', { target: 'api', effect: { status: 503 }, times: 0 }),
+      422,
+      'valor_invalido',
+    );
   });
 });
 
@@ -625,17 +892,49 @@ describe('/_emulator/requests (journal)', () => {
     const key = newKey();
     const first = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
     const replay = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM }, { key });
-    const { id: faultId } = await w.controls.addFault({ target: 'api', match: { method: 'GET', path: '/v1/produtos', companyId: w.company.companyId }, effect: { status: 503 } });
+    const { id: faultId } = await w.controls.addFault({
+      target: 'api',
+      match: { method: 'GET', path: '/v1/produtos', companyId: w.company.companyId },
+      effect: { status: 503 },
+    });
     const faulted = await w.api.get('/v1/produtos');
     const anonymous = await w.api.as(undefined).get('/v1/produtos');
     const now = (await w.controls.clock()).now;
 
     expect(await journalEntry(w, first)).toEqual({
-      at: now, method: 'POST', path: productsPath(catalog.id), status: 201, codigo: null, companyId: w.company.companyId, idempotencyKey: key, replayed: false, requestId: first.headers.get('x-request-id'), faultId: null,
+      at: now,
+      method: 'POST',
+      path: productsPath(catalog.id),
+      status: 201,
+      codigo: null,
+      companyId: w.company.companyId,
+      idempotencyKey: key,
+      replayed: false,
+      requestId: first.headers.get('x-request-id'),
+      faultId: null,
     });
-    expect(await journalEntry(w, replay)).toMatchObject({ method: 'POST', status: 201, idempotencyKey: key, replayed: true, faultId: null });
-    expect(await journalEntry(w, faulted)).toMatchObject({ method: 'GET', path: '/v1/produtos', status: 503, codigo: 'servico_indisponivel', companyId: w.company.companyId, idempotencyKey: null, replayed: false, faultId });
-    expect(await journalEntry(w, anonymous)).toMatchObject({ status: 401, codigo: 'credencial_ausente', companyId: null });
+    expect(await journalEntry(w, replay)).toMatchObject({
+      method: 'POST',
+      status: 201,
+      idempotencyKey: key,
+      replayed: true,
+      faultId: null,
+    });
+    expect(await journalEntry(w, faulted)).toMatchObject({
+      method: 'GET',
+      path: '/v1/produtos',
+      status: 503,
+      codigo: 'servico_indisponivel',
+      companyId: w.company.companyId,
+      idempotencyKey: null,
+      replayed: false,
+      faultId,
+    });
+    expect(await journalEntry(w, anonymous)).toMatchObject({
+      status: 401,
+      codigo: 'credencial_ausente',
+      companyId: null,
+    });
 
     const all = await w.controls.raw('GET', '/requests');
     expect(all.status).toBe(200);
@@ -658,18 +957,21 @@ describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
     const created = await product(w, catalog.id, { sku: 'before' });
     const snapshot = await w.controls.snapshot();
     expect(snapshot).toMatchObject({ format: 'catalog-emulator/state', version: 1 });
-    const reads = async () => Promise.all([
-      w.api.get(`/v1/produtos/${created.id}`),
-      w.api.get('/v1/produtos'),
-      w.api.get(`/v1/catalogos/${catalog.id}`),
-      w.api.get(productsPath(catalog.id)),
-      w.api.get('/v1/estabelecimentos'),
-    ]).then((answers) => answers.map((a) => ({ status: a.status, etag: a.headers.get('etag'), body: a.text })));
+    const reads = async () =>
+      Promise.all([
+        w.api.get(`/v1/produtos/${created.id}`),
+        w.api.get('/v1/produtos'),
+        w.api.get(`/v1/catalogos/${catalog.id}`),
+        w.api.get(productsPath(catalog.id)),
+        w.api.get('/v1/estabelecimentos'),
+      ]).then((answers) => answers.map((a) => ({ status: a.status, etag: a.headers.get('etag'), body: a.text })));
     const before = await reads();
     const clockBefore = await w.controls.clock();
 
     const key = newKey();
-    expect((await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'after' }, { key, ifMatch: created.etag })).status).toBe(200);
+    expect(
+      (await w.api.patch(`/v1/produtos/${created.id}`, { sku: 'after' }, { key, ifMatch: created.etag })).status,
+    ).toBe(200);
     await product(w, catalog.id);
     await w.controls.advance('1h');
     expect(await reads()).not.toEqual(before);
@@ -688,9 +990,15 @@ describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
   // spec: CONV-09, WH-EVT-01 — an event always names the destination it was recorded against.
   it('refuses (422) a snapshot holding a webhook event without its destination, naming the field, and restores nothing', async () => {
     const w = await world();
-    const put = await w.api.put('/v1/webhook', { url: 'https://hooks-snapshot.example.com/eventos' }, { headers: { 'if-none-match': '*' } });
+    const put = await w.api.put(
+      '/v1/webhook',
+      { url: 'https://hooks-snapshot.example.com/eventos' },
+      { headers: { 'if-none-match': '*' } },
+    );
     expect(put.status, put.text).toBe(201);
-    const raised = await w.controls.raw('POST', `/companies/${w.company.companyId}/events`, { dados: { tipo: 'webhook.teste' } });
+    const raised = await w.controls.raw('POST', `/companies/${w.company.companyId}/events`, {
+      dados: { tipo: 'webhook.teste' },
+    });
     expect(raised.status, raised.text).toBe(201);
     const eventId = raised.body.eventId as string;
     const snapshot = await w.controls.snapshot();
@@ -710,7 +1018,9 @@ describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
     }
     const foreign = await w.controls.raw('PUT', '/state', broken({ destinoId: UNKNOWN_V7_ID }));
     expectControlError(foreign, 422, 'valor_invalido', `body.state.webhookEvents[${index}].destinoId`);
-    expect(foreign.body.erro.mensagem).toBe(`Not a consistent snapshot: state.webhookEvents.${index}.destinoId: webhook event ${eventId}: destination ${UNKNOWN_V7_ID} version 1 is not a version of its company's webhook destination`);
+    expect(foreign.body.erro.mensagem).toBe(
+      `Not a consistent snapshot: state.webhookEvents.${index}.destinoId: webhook event ${eventId}: destination ${UNKNOWN_V7_ID} version 1 is not a version of its company's webhook destination`,
+    );
     const ahead = await w.controls.raw('PUT', '/state', broken({ destinoVersao: 2 }));
     expectControlError(ahead, 422, 'valor_invalido', `body.state.webhookEvents[${index}].destinoVersao`);
     expect(ahead.body.erro.mensagem).toContain('is not a version of its company');
@@ -720,7 +1030,11 @@ describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
 
   it('a snapshot taken while a request is held holds no trace of it: after restore its key is a new request', async () => {
     const w = await world();
-    await w.controls.addFault({ target: 'api', match: { method: 'POST', path: '/v1/catalogos', companyId: w.company.companyId }, effect: { delayMs: 1000 } });
+    await w.controls.addFault({
+      target: 'api',
+      match: { method: 'POST', path: '/v1/catalogos', companyId: w.company.companyId },
+      effect: { delayMs: 1000 },
+    });
     const before = (await w.controls.clock()).pending;
     const key = newKey();
     const body = { estabelecimento_id: w.company.headOffice.id, nome: 'Loja' };
@@ -742,7 +1056,11 @@ describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
     const created = await product(w, catalog.id, { sku: 'orig' });
     const path = `/v1/produtos/${created.id}`;
     const snapshot = await w.controls.snapshot();
-    const { id: faultId } = await w.controls.addFault({ target: 'api', match: { method: 'PATCH', path, companyId: w.company.companyId }, effect: { delayMs: 5000 } });
+    const { id: faultId } = await w.controls.addFault({
+      target: 'api',
+      match: { method: 'PATCH', path, companyId: w.company.companyId },
+      effect: { delayMs: 5000 },
+    });
     const before = (await w.controls.clock()).pending;
     const key = newKey();
     const held = w.api.patch(path, { sku: 'late' }, { key, ifMatch: created.etag });
@@ -751,11 +1069,22 @@ describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
     expect((await w.controls.raw('PUT', '/state', snapshot)).status).toBe(200);
     const answer = await held;
     expectError(answer, 503, 'servico_indisponivel', null);
-    expect(answer.body.erro.mensagem).toBe(`Injected fault ${faultId}: the emulator was restored while this request was held by its delayMs; nothing was applied. Send the request again.`);
+    expect(answer.body.erro.mensagem).toBe(
+      `Injected fault ${faultId}: the emulator was restored while this request was held by its delayMs; nothing was applied. Send the request again.`,
+    );
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
     // By key, not request id: the restored state rewinds the request-id source too, so ids repeat.
     const journaled = ((await w.controls.requests()).items as JournalItem[]).filter((e) => e.idempotencyKey === key);
-    expect(journaled).toEqual([expect.objectContaining({ method: 'PATCH', path, status: 503, replayed: false, faultId, requestId: answer.headers.get('x-request-id') })]);
+    expect(journaled).toEqual([
+      expect.objectContaining({
+        method: 'PATCH',
+        path,
+        status: 503,
+        replayed: false,
+        faultId,
+        requestId: answer.headers.get('x-request-id'),
+      }),
+    ]);
 
     // Not then, and not when the clock reaches the end of the delay either.
     expect((await w.api.get(path)).body).toEqual(created.body);
@@ -774,7 +1103,12 @@ describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
     const started = await w.api.post('/v1/catalogos/ingestoes', { operacao: 'mesclar', catalogo_id: catalog.id });
     expect(started.status).toBe(201);
     const id: string = started.body.ingestao_id;
-    const batch = { itens: [{ id_externo: 'snap-1', origem: 'erp', ncm: NCM }, { id_externo: 'snap-2', origem: 'erp', ncm: NCM, sku: 'S2' }] };
+    const batch = {
+      itens: [
+        { id_externo: 'snap-1', origem: 'erp', ncm: NCM },
+        { id_externo: 'snap-2', origem: 'erp', ncm: NCM, sku: 'S2' },
+      ],
+    };
     expect((await w.api.put(`/v1/catalogos/ingestoes/${id}/lotes/1`, batch)).status).toBe(201);
     expect((await w.api.post(`/v1/catalogos/ingestoes/${id}/fechamento`, { total_lotes: 1 })).status).toBe(202);
     const whileValidating = await w.controls.snapshot();
@@ -794,12 +1128,22 @@ describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
 
     // From validada: the plan is in the snapshot; the batch content too (a repeat is still told from a change).
     await w.controls.restore(whileValidated);
-    const apply = await w.api.post(`/v1/catalogos/ingestoes/${id}/aplicacao`, {}, { ifMatch: validated.headers.get('etag')! });
+    const apply = await w.api.post(
+      `/v1/catalogos/ingestoes/${id}/aplicacao`,
+      {},
+      { ifMatch: validated.headers.get('etag')! },
+    );
     expect(apply.status).toBe(202);
     await w.controls.advance('1m');
-    expect((await w.api.get(`/v1/catalogos/ingestoes/${id}`)).body).toMatchObject({ estado: 'aplicada', aplicacao: { versao_catalogo: catalog.body.versao + 1 } });
+    expect((await w.api.get(`/v1/catalogos/ingestoes/${id}`)).body).toMatchObject({
+      estado: 'aplicada',
+      aplicacao: { versao_catalogo: catalog.body.versao + 1 },
+    });
     const products = await w.api.get(productsPath(catalog.id));
-    expect(products.body.itens.map((p: { id_externo: string; sku: string | null }) => [p.id_externo, p.sku])).toEqual([['snap-1', null], ['snap-2', 'S2']]);
+    expect(products.body.itens.map((p: { id_externo: string; sku: string | null }) => [p.id_externo, p.sku])).toEqual([
+      ['snap-1', null],
+      ['snap-2', 'S2'],
+    ]);
   });
 
   it('refuses (422) a snapshot whose now the clock cannot hold, naming body.now, and then every call answers as before', async () => {
@@ -811,7 +1155,9 @@ describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
     for (const now of [8640000000000001, -1, Date.UTC(10000, 0, 1), 1.5]) {
       const refused = await w.controls.raw('PUT', '/state', { ...snapshot, now });
       expectControlError(refused, 422, 'valor_invalido', 'body.now');
-      expect(refused.body.erro.mensagem).toBe('Not a snapshot of this emulator: now: must be an instant the clock can hold: whole Unix milliseconds from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z');
+      expect(refused.body.erro.mensagem).toBe(
+        'Not a snapshot of this emulator: now: must be an instant the clock can hold: whole Unix milliseconds from 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z',
+      );
     }
     expect(await w.controls.clock()).toEqual(clock);
     const read = await w.api.get(`/v1/produtos/${created.id}`);
@@ -828,10 +1174,19 @@ describe('/_emulator/state', { timeout: WHOLE_STATE_TIMEOUT }, () => {
     expectControlError(await w.controls.raw('PUT', '/state', {}), 422, 'valor_invalido');
     expectControlError(await w.controls.raw('PUT', '/state', [1, 2, 3]), 422, 'valor_invalido');
     expectControlError(await w.controls.raw('PUT', '/state', { ...snapshot, version: 99 }), 422, 'valor_invalido');
-    const unknownTask = await w.controls.raw('PUT', '/state', { ...snapshot, tasks: [...snapshot.tasks, { due: 0, kind: 'nada', owner: null }] });
+    const unknownTask = await w.controls.raw('PUT', '/state', {
+      ...snapshot,
+      tasks: [...snapshot.tasks, { due: 0, kind: 'nada', owner: null }],
+    });
     expectControlError(unknownTask, 422, 'valor_invalido', `body.tasks[${snapshot.tasks.length}].kind`);
-    expect(unknownTask.body.erro.mensagem).toBe(`Not a snapshot of this emulator: tasks.${snapshot.tasks.length}.kind: "nada" is not a task kind of this emulator`);
-    const notJson = await w.target.fetch('/_emulator/state', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"format":' });
+    expect(unknownTask.body.erro.mensagem).toBe(
+      `Not a snapshot of this emulator: tasks.${snapshot.tasks.length}.kind: "nada" is not a task kind of this emulator`,
+    );
+    const notJson = await w.target.fetch('/_emulator/state', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '{"format":',
+    });
     expect(notJson.status).toBe(400);
     expect(((await notJson.json()) as { erro: { codigo: string } }).erro.codigo).toBe('json_invalido');
     const read = await w.api.get(`/v1/produtos/${created.id}`);
@@ -871,7 +1226,11 @@ describe.runIf(mayResetTarget())('POST /_emulator/reset', { timeout: WHOLE_STATE
     await controls.raw('POST', '/reset');
     const company = await controls.createCompany();
     const w: World = { target, controls, company, api: new Api(target, company.token) };
-    const { id: faultId } = await controls.addFault({ target: 'api', match: { method: 'POST', path: '/v1/catalogos', companyId: company.companyId }, effect: { delayMs: 1000 } });
+    const { id: faultId } = await controls.addFault({
+      target: 'api',
+      match: { method: 'POST', path: '/v1/catalogos', companyId: company.companyId },
+      effect: { delayMs: 1000 },
+    });
     const body = { estabelecimento_id: company.headOffice.id, nome: 'Loja' };
     const held = w.api.post('/v1/catalogos', body);
     await until(async () => (await controls.clock()).pending > 0);
@@ -880,12 +1239,16 @@ describe.runIf(mayResetTarget())('POST /_emulator/reset', { timeout: WHOLE_STATE
     expect(await controls.createCompany()).toEqual(company);
     const answer = await held;
     expectError(answer, 503, 'servico_indisponivel', null);
-    expect(answer.body.erro.mensagem).toBe(`Injected fault ${faultId}: the emulator was reset while this request was held by its delayMs; nothing was applied. Send the request again.`);
+    expect(answer.body.erro.mensagem).toBe(
+      `Injected fault ${faultId}: the emulator was reset while this request was held by its delayMs; nothing was applied. Send the request again.`,
+    );
 
     await controls.advance('1s');
     expect((await w.api.get('/v1/catalogos')).body.itens).toEqual([]);
-    expect((await w.api.get(`/v1/estabelecimentos/${company.headOffice.id}`)).body).toMatchObject({ catalogo_id: null, versao: 1 });
+    expect((await w.api.get(`/v1/estabelecimentos/${company.headOffice.id}`)).body).toMatchObject({
+      catalogo_id: null,
+      versao: 1,
+    });
     expect(await controls.clock()).toMatchObject({ pending: 0 });
   });
 });
-

@@ -18,7 +18,10 @@ import { closedAfterEach } from '../support/closed-after-each.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {
-  if (deployment !== undefined) context.skip('checks the emulator\'s own inspector (/_emulator/inspector), which a deployment of the service does not have');
+  if (deployment !== undefined)
+    context.skip(
+      "checks the emulator's own inspector (/_emulator/inspector), which a deployment of the service does not have",
+    );
 });
 
 /** Faults the test added, removed after it (the server is shared). */
@@ -45,7 +48,8 @@ async function inspector<T>(w: World, path: string): Promise<T> {
   return answer.body as T;
 }
 const timeline = (w: World, query = '') => inspector<Timeline>(w, `/companies/${w.company.companyId}/timeline${query}`);
-const detail = (w: World, id: string) => inspector<ItemDetail>(w, `/companies/${w.company.companyId}/items/${encodeURIComponent(id)}`);
+const detail = (w: World, id: string) =>
+  inspector<ItemDetail>(w, `/companies/${w.company.companyId}/items/${encodeURIComponent(id)}`);
 
 async function addFault(w: World, fault: Record<string, unknown>): Promise<string> {
   const answer = await w.controls.raw('POST', '/faults', fault);
@@ -73,9 +77,16 @@ describe('the timeline', () => {
   it('shows a webhook retry cycle: the event and its 8 attempts at their virtual times, each after its wait', async () => {
     const w = await ownWorld();
     const destination = await createDestination(w);
-    await addFault(w, { target: 'delivery', match: { companyId: w.company.companyId }, effect: { status: 503 }, times: null });
+    await addFault(w, {
+      target: 'delivery',
+      match: { companyId: w.company.companyId },
+      effect: { status: 503 },
+      times: null,
+    });
     const t0 = await ownNow(w);
-    const raised = await w.controls.raw('POST', `/companies/${w.company.companyId}/events`, { dados: { tipo: 'webhook.teste' } });
+    const raised = await w.controls.raw('POST', `/companies/${w.company.companyId}/events`, {
+      dados: { tipo: 'webhook.teste' },
+    });
     expect(raised.status).toBe(201);
     const eventId = raised.body.eventId as string;
     const moved = await w.controls.raw('POST', `/companies/${w.company.companyId}/clock/advance`, { by: '1d' });
@@ -84,37 +95,90 @@ describe('the timeline', () => {
     // The items of this event: on a shared server every timeline also shows the calls of other tests that concern
     // every company (a fault or a route for all), which may fill a page.
     const page = await timeline(w, `?touches=${eventId}`);
-    expect(page).toMatchObject({ companyId: w.company.companyId, now: iso(t0 + 24 * HOUR), clock: 'own', nextBefore: null });
+    expect(page).toMatchObject({
+      companyId: w.company.companyId,
+      now: iso(t0 + 24 * HOUR),
+      clock: 'own',
+      nextBefore: null,
+    });
     const attempts = page.items.filter((i) => i.kind === 'attempt').reverse();
-    const starts = [0, 5 * SECOND, 5 * MINUTE + 5 * SECOND, 35 * MINUTE + 5 * SECOND, 2 * HOUR + 35 * MINUTE + 5 * SECOND, 7 * HOUR + 35 * MINUTE + 5 * SECOND, 14 * HOUR + 35 * MINUTE + 5 * SECOND, 22 * HOUR + 35 * MINUTE + 5 * SECOND];
-    const waits = ['', ' (+5s after the previous)', ' (+5m after the previous)', ' (+30m after the previous)', ' (+2h after the previous)', ' (+5h after the previous)', ' (+7h after the previous)', ' (+8h after the previous)'];
+    const starts = [
+      0,
+      5 * SECOND,
+      5 * MINUTE + 5 * SECOND,
+      35 * MINUTE + 5 * SECOND,
+      2 * HOUR + 35 * MINUTE + 5 * SECOND,
+      7 * HOUR + 35 * MINUTE + 5 * SECOND,
+      14 * HOUR + 35 * MINUTE + 5 * SECOND,
+      22 * HOUR + 35 * MINUTE + 5 * SECOND,
+    ];
+    const waits = [
+      '',
+      ' (+5s after the previous)',
+      ' (+5m after the previous)',
+      ' (+30m after the previous)',
+      ' (+2h after the previous)',
+      ' (+5h after the previous)',
+      ' (+7h after the previous)',
+      ' (+8h after the previous)',
+    ];
     expect(attempts).toEqual(
-      starts.map((start, i): TimelineItem => ({
-        id: `att:${eventId}:${i + 1}`,
-        kind: 'attempt',
-        at: iso(t0 + start),
-        title: `attempt ${i + 1}/8 of webhook.teste → falhou 503${waits[i]}`,
-        status: 503,
-        tone: 'error',
-        tags: [`attempt ${i + 1}/8`, 'falhou 503', 'status_nao_2xx'],
-        detail: true,
-      })),
+      starts.map(
+        (start, i): TimelineItem => ({
+          id: `att:${eventId}:${i + 1}`,
+          kind: 'attempt',
+          at: iso(t0 + start),
+          title: `attempt ${i + 1}/8 of webhook.teste → falhou 503${waits[i]}`,
+          status: 503,
+          tone: 'error',
+          tags: [`attempt ${i + 1}/8`, 'falhou 503', 'status_nao_2xx'],
+          detail: true,
+        }),
+      ),
     );
-    expect(page.items.find((i) => i.kind === 'event')).toEqual({ id: `evt:${eventId}`, kind: 'event', at: iso(t0), title: 'event webhook.teste raised → falhou after 8 attempts', status: 503, tone: 'error', tags: ['falhou', 'status_nao_2xx'], detail: true });
+    expect(page.items.find((i) => i.kind === 'event')).toEqual({
+      id: `evt:${eventId}`,
+      kind: 'event',
+      at: iso(t0),
+      title: 'event webhook.teste raised → falhou after 8 attempts',
+      status: 503,
+      tone: 'error',
+      tags: ['falhou', 'status_nao_2xx'],
+      detail: true,
+    });
     // Newest first: the attempts' order on the page is the reverse of their numbers.
     expect(page.items.map((i) => i.at)).toEqual([...page.items.map((i) => i.at)].sort().reverse());
 
     const event = await detail(w, `evt:${eventId}`);
-    expect(event.sections.map((s) => `${s.kind} ${s.title}`)).toEqual(['json Event', 'json Envelope', 'table Attempts', ...starts.map((_, i) => `headers Signature headers of attempt ${i + 1}`)]);
+    expect(event.sections.map((s) => `${s.kind} ${s.title}`)).toEqual([
+      'json Event',
+      'json Envelope',
+      'table Attempts',
+      ...starts.map((_, i) => `headers Signature headers of attempt ${i + 1}`),
+    ]);
     expect(event.sections[2]!.value).toHaveLength(8);
     const envelope = JSON.stringify(event.sections[1]!.value);
     for (const [i, start] of starts.entries()) {
       const stamp = String(Math.floor((t0 + start) / 1000));
-      expect(event.sections[3 + i]!.value).toMatchObject({ 'service-event-id': eventId, 'service-timestamp': stamp, 'service-signature': expectedSignature(destination.segredo, stamp, eventId, envelope) });
+      expect(event.sections[3 + i]!.value).toMatchObject({
+        'service-event-id': eventId,
+        'service-timestamp': stamp,
+        'service-signature': expectedSignature(destination.segredo, stamp, eventId, envelope),
+      });
     }
     const third = await detail(w, `att:${eventId}:3`);
     expect(third.sections.map((s) => s.title)).toEqual(['Attempt', 'Signature headers', 'Envelope']);
-    expect(third.sections[0]!.value).toEqual({ tentativa: 3, destino_versao: 1, estado: 'falhou', iniciada_em: iso(t0 + starts[2]!), terminada_em: iso(t0 + starts[2]!), codigo_falha: 'status_nao_2xx', status_http: 503, ciclo: 1, duracao_ms: 0 });
+    expect(third.sections[0]!.value).toEqual({
+      tentativa: 3,
+      destino_versao: 1,
+      estado: 'falhou',
+      iniciada_em: iso(t0 + starts[2]!),
+      terminada_em: iso(t0 + starts[2]!),
+      codigo_falha: 'status_nao_2xx',
+      status_http: 503,
+      ciclo: 1,
+      duracao_ms: 0,
+    });
     await readEverything(w);
     expectNoSecrets([w.company.token, destination.segredo]);
   });
@@ -123,22 +187,63 @@ describe('the timeline', () => {
     const w = await ownWorld();
     await timeline(w); // the inspector is open from here on: error codes and bodies are recorded
     const key = `inspector-${Date.now()}-replay`;
-    const first = await w.api.put('/v1/webhook', { url: 'https://hooks.replay.example/in' }, { key, headers: { 'if-none-match': '*' } });
-    const again = await w.api.put('/v1/webhook', { url: 'https://hooks.replay.example/in' }, { key, headers: { 'if-none-match': '*' } });
+    const first = await w.api.put(
+      '/v1/webhook',
+      { url: 'https://hooks.replay.example/in' },
+      { key, headers: { 'if-none-match': '*' } },
+    );
+    const again = await w.api.put(
+      '/v1/webhook',
+      { url: 'https://hooks.replay.example/in' },
+      { key, headers: { 'if-none-match': '*' } },
+    );
     expect([first.status, again.status]).toEqual([201, 201]);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const faultId = await addFault(w, { target: 'api', match: { companyId: w.company.companyId, method: 'GET', path: '/v1/empresa' }, effect: { status: 503 }, times: 1 });
+    const faultId = await addFault(w, {
+      target: 'api',
+      match: { companyId: w.company.companyId, method: 'GET', path: '/v1/empresa' },
+      effect: { status: 503 },
+      times: 1,
+    });
     const faulted = await w.api.get('/v1/empresa');
     expect(faulted.status).toBe(503);
 
     const page = await timeline(w);
-    const byId = (answer: { headers: Headers }) => page.items.find((i) => i.id === `req:${answer.headers.get('x-request-id')}`);
-    expect(byId(first)).toMatchObject({ kind: 'request', title: 'PUT /v1/webhook → 201', status: 201, tone: 'ok', tags: [], detail: true });
-    expect(byId(again)).toMatchObject({ kind: 'request', title: 'PUT /v1/webhook → 201 (replayed)', status: 201, tone: 'ok', tags: ['replayed'], detail: true });
-    expect(byId(faulted)).toMatchObject({ kind: 'request', title: 'GET /v1/empresa → 503', status: 503, tone: 'error', tags: [`fault ${faultId}`, faulted.body.erro.codigo], detail: true });
+    const byId = (answer: { headers: Headers }) =>
+      page.items.find((i) => i.id === `req:${answer.headers.get('x-request-id')}`);
+    expect(byId(first)).toMatchObject({
+      kind: 'request',
+      title: 'PUT /v1/webhook → 201',
+      status: 201,
+      tone: 'ok',
+      tags: [],
+      detail: true,
+    });
+    expect(byId(again)).toMatchObject({
+      kind: 'request',
+      title: 'PUT /v1/webhook → 201 (replayed)',
+      status: 201,
+      tone: 'ok',
+      tags: ['replayed'],
+      detail: true,
+    });
+    expect(byId(faulted)).toMatchObject({
+      kind: 'request',
+      title: 'GET /v1/empresa → 503',
+      status: 503,
+      tone: 'error',
+      tags: [`fault ${faultId}`, faulted.body.erro.codigo],
+      detail: true,
+    });
 
     const replay = await detail(w, byId(again)!.id);
-    expect(replay.sections.map((s) => s.title)).toEqual(['Request', 'Request headers', 'Request body', 'Answer headers (201)', 'Answer body']);
+    expect(replay.sections.map((s) => s.title)).toEqual([
+      'Request',
+      'Request headers',
+      'Request body',
+      'Answer headers (201)',
+      'Answer body',
+    ]);
     expect(replay.sections[1]!.value).toMatchObject({ authorization: 'Bearer ••••', 'idempotency-key': key });
     expect(replay.sections[3]!.value).toMatchObject({ 'idempotent-replayed': 'true' });
     expect(replay.sections[4]!.value).toMatchObject({ segredo: '••••', estado: 'ativo' });
@@ -148,11 +253,31 @@ describe('the timeline', () => {
 
   it('answers 404 for an unknown company or item and 422 for a bad page, changing nothing', async () => {
     const w = await ownWorld();
-    expectControlError(await w.controls.raw('GET', '/inspector/companies/00000000-0000-4000-8000-000000000000/timeline'), 404, 'empresa_nao_encontrada');
-    expectControlError(await w.controls.raw('GET', `/inspector/companies/${w.company.companyId}/items/evt:nada`), 404, 'item_nao_encontrado');
-    expectControlError(await w.controls.raw('GET', `/inspector/companies/${w.company.companyId}/items/nada`), 404, 'item_nao_encontrado');
-    expectControlError(await w.controls.raw('GET', `/inspector/companies/${w.company.companyId}/timeline?limit=-1`), 422, 'valor_invalido');
-    expectControlError(await w.controls.raw('GET', `/inspector/companies/${w.company.companyId}/timeline?before=xyz`), 422, 'valor_invalido');
+    expectControlError(
+      await w.controls.raw('GET', '/inspector/companies/00000000-0000-4000-8000-000000000000/timeline'),
+      404,
+      'empresa_nao_encontrada',
+    );
+    expectControlError(
+      await w.controls.raw('GET', `/inspector/companies/${w.company.companyId}/items/evt:nada`),
+      404,
+      'item_nao_encontrado',
+    );
+    expectControlError(
+      await w.controls.raw('GET', `/inspector/companies/${w.company.companyId}/items/nada`),
+      404,
+      'item_nao_encontrado',
+    );
+    expectControlError(
+      await w.controls.raw('GET', `/inspector/companies/${w.company.companyId}/timeline?limit=-1`),
+      422,
+      'valor_invalido',
+    );
+    expectControlError(
+      await w.controls.raw('GET', `/inspector/companies/${w.company.companyId}/timeline?before=xyz`),
+      422,
+      'valor_invalido',
+    );
     // No request or event of the company (control calls of the whole emulator, by other tests, may be there).
     expect((await timeline(w)).items.filter((i) => i.kind !== 'control')).toEqual([]);
   });
@@ -185,7 +310,9 @@ describe('the stream', () => {
     const w = await ownWorld();
     const other = await otherCompany(w);
     const controller = new AbortController();
-    const response = await w.target.fetch(`/_emulator/inspector/stream?companyId=${w.company.companyId}`, { signal: controller.signal });
+    const response = await w.target.fetch(`/_emulator/inspector/stream?companyId=${w.company.companyId}`, {
+      signal: controller.signal,
+    });
     try {
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
@@ -196,12 +323,24 @@ describe('the stream', () => {
       const answer = await w.api.get('/v1/contexto');
       expect(await next()).toEqual({
         event: 'item',
-        data: { id: `req:${answer.headers.get('x-request-id')}`, kind: 'request', at: iso(await ownNow(w)), title: 'GET /v1/contexto → 200', status: 200, tone: 'ok', tags: [], detail: true },
+        data: {
+          id: `req:${answer.headers.get('x-request-id')}`,
+          kind: 'request',
+          at: iso(await ownNow(w)),
+          title: 'GET /v1/contexto → 200',
+          status: 200,
+          tone: 'ok',
+          tags: [],
+          detail: true,
+        },
       });
       const moved = await w.controls.raw('POST', `/companies/${w.company.companyId}/clock/advance`, { by: '1h' });
       // The move as it happens, then the advance's own call once answered.
       expect(await next()).toEqual({ event: 'clock', data: { now: moved.body.now, ahead: [] } });
-      expect(((await next()) as { data: TimelineItem }).data).toMatchObject({ kind: 'control', title: `POST /_emulator/companies/${w.company.companyId}/clock/advance → 200 (now ${moved.body.now}, ran ${moved.body.ran} task${moved.body.ran === 1 ? '' : 's'})` });
+      expect(((await next()) as { data: TimelineItem }).data).toMatchObject({
+        kind: 'control',
+        title: `POST /_emulator/companies/${w.company.companyId}/clock/advance → 200 (now ${moved.body.now}, ran ${moved.body.ran} task${moved.body.ran === 1 ? '' : 's'})`,
+      });
       expectNoSecrets([w.company.token, other.company.token]);
     } finally {
       controller.abort();
@@ -234,11 +373,15 @@ describe('a client that stops reading the stream', () => {
     const url = new URL(server.url);
     // The longest path the journal keeps whole (docs/journal.md: 256 characters), so the largest frames.
     const path = `/v1/produtos/${'a'.repeat(256 - '/v1/produtos/'.length)}`;
-    const readers = [await silentReader(url, `/_emulator/inspector/stream?companyId=${company.companyId}`), await silentReader(url, `/_emulator/inspector/stream?companyId=${company.companyId}`)];
+    const readers = [
+      await silentReader(url, `/_emulator/inspector/stream?companyId=${company.companyId}`),
+      await silentReader(url, `/_emulator/inspector/stream?companyId=${company.companyId}`),
+    ];
     try {
       let last: Response | undefined;
       // In process: the streams' readers are on the socket, and the server sends them every request however it came.
-      for (let i = 0; i < REQUESTS; i++) last = await emu.fetch(path, { headers: { authorization: `Bearer ${company.token}` } });
+      for (let i = 0; i < REQUESTS; i++)
+        last = await emu.fetch(path, { headers: { authorization: `Bearer ${company.token}` } });
       // Read now, each answer gets what the socket had taken in, then its end (the last chunk of a chunked answer).
       const receivedBytes = await Promise.all(
         readers.map(
@@ -263,7 +406,9 @@ describe('a client that stops reading the stream', () => {
       expect(REQUESTS * path.length).toBeGreaterThan(5_000_000);
       for (const received of receivedBytes) expect(received).toBeLessThan(4 * 1024 * 1024);
       const read = await fetch(`${server.url}/_emulator/inspector/companies/${company.companyId}/timeline?limit=1`);
-      expect(((await read.json()) as Timeline).items.map((item) => [item.id, item.status])).toEqual([[`req:${last!.headers.get('x-request-id')}`, last!.status]]);
+      expect(((await read.json()) as Timeline).items.map((item) => [item.id, item.status])).toEqual([
+        [`req:${last!.headers.get('x-request-id')}`, last!.status],
+      ]);
     } finally {
       for (const socket of readers) socket.destroy();
     }
@@ -279,7 +424,11 @@ describe('the control token', () => {
     const company = await guarded.createCompany({});
     const bare = new Controls(target);
     const wrong = new Controls(target, 'not-the-control-token');
-    for (const path of [`/inspector/companies/${company.companyId}/timeline`, `/inspector/companies/${company.companyId}/items/req:x`, `/inspector/stream?companyId=${company.companyId}`]) {
+    for (const path of [
+      `/inspector/companies/${company.companyId}/timeline`,
+      `/inspector/companies/${company.companyId}/items/req:x`,
+      `/inspector/stream?companyId=${company.companyId}`,
+    ]) {
       expectControlError(await bare.raw('GET', path), 401, 'token_de_controle_ausente');
       expectControlError(await wrong.raw('GET', path), 401, 'token_de_controle_invalido');
     }
@@ -287,13 +436,21 @@ describe('the control token', () => {
     await w.api.get('/v1/empresa');
     const page = await timeline(w);
     // The request, and the company's creation (a control call the history kept from the start).
-    expect(page.items.map((i) => i.title)).toEqual(['GET /v1/empresa → 200', expect.stringMatching(/^POST \/_emulator\/companies → 201/) as unknown as string]);
+    expect(page.items.map((i) => i.title)).toEqual([
+      'GET /v1/empresa → 200',
+      expect.stringMatching(/^POST \/_emulator\/companies → 201/) as unknown as string,
+    ]);
     const controller = new AbortController();
-    const stream = await target.fetch(`/_emulator/inspector/stream?companyId=${company.companyId}`, { headers: { authorization: `Bearer ${controlToken}` }, signal: controller.signal });
+    const stream = await target.fetch(`/_emulator/inspector/stream?companyId=${company.companyId}`, {
+      headers: { authorization: `Bearer ${controlToken}` },
+      signal: controller.signal,
+    });
     expect(stream.status).toBe(200);
     controller.abort();
     await readEverything(w);
     expectNoSecrets([controlToken, company.token]);
-    expect((await readAnswer(await target.fetch(`/_emulator/inspector/companies/${company.companyId}/timeline`))).status).toBe(401);
+    expect(
+      (await readAnswer(await target.fetch(`/_emulator/inspector/companies/${company.companyId}/timeline`))).status,
+    ).toBe(401);
   });
 });

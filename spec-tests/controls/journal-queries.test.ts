@@ -12,9 +12,9 @@ import { expectControlError } from '../support/expect.js';
 import { deployment } from '../support/deployment.js';
 
 beforeEach((context) => {
-  if (deployment !== undefined) context.skip("checks the emulator's own journal of requests, which a deployment of the service does not have");
+  if (deployment !== undefined)
+    context.skip("checks the emulator's own journal of requests, which a deployment of the service does not have");
 });
-
 
 /** A company's requests over a minute: a read, a catalog created and replayed, a stale edit (412), a fault's 503; and another company's read. */
 async function traffic() {
@@ -31,7 +31,11 @@ async function traffic() {
   expect(replay.headers.get('idempotent-replayed')).toBe('true');
   const later = (await w.controls.advance('1m')).now;
   expect((await w.api.patch(`/v1/catalogos/${catalog.id}`, { nome: 'Nova' }, { ifMatch: '"stale"' })).status).toBe(412);
-  const fault = await w.controls.addFault({ target: 'api', match: { path: '/v1/empresa', companyId: w.company.companyId }, effect: { status: 503 } });
+  const fault = await w.controls.addFault({
+    target: 'api',
+    match: { path: '/v1/empresa', companyId: w.company.companyId },
+    effect: { status: 503 },
+  });
   expect((await w.api.get('/v1/empresa')).status).toBe(503);
   expect((await other.api.get('/v1/empresa')).status).toBe(200);
   return { w, other, catalog, start, later, fault: fault.id };
@@ -50,7 +54,8 @@ async function counted(w: World, path: string): Promise<number> {
   return answer.body.count as number;
 }
 
-const lines = (entries: JournalEntry[]) => entries.map((e) => `${e.method} ${e.path} ${e.status}${e.codigo === null ? '' : ` ${e.codigo}`}`);
+const lines = (entries: JournalEntry[]) =>
+  entries.map((e) => `${e.method} ${e.path} ${e.status}${e.codigo === null ? '' : ` ${e.codigo}`}`);
 
 describe('GET /_emulator/requests with filters', () => {
   it('each filter keeps the entries it names, and every entry shows its codigo', async () => {
@@ -64,18 +69,35 @@ describe('GET /_emulator/requests with filters', () => {
       'GET /v1/empresa 503 servico_indisponivel',
     ]);
     expect(all[0]).toEqual({
-      at: start, method: 'GET', path: '/v1/empresa', status: 200, codigo: null, requestId: expect.stringMatching(/^[0-9a-f-]{36}$/), companyId: w.company.companyId, idempotencyKey: null, replayed: false, faultId: null,
+      at: start,
+      method: 'GET',
+      path: '/v1/empresa',
+      status: 200,
+      codigo: null,
+      requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      companyId: w.company.companyId,
+      idempotencyKey: null,
+      replayed: false,
+      faultId: null,
     });
-    expect(lines(await found(w, '&method=patch'))).toEqual([`PATCH /v1/catalogos/${catalog.id} 412 precondicao_falhou`]);
-    expect(lines(await found(w, '&path=/v1/catalogos/*'))).toEqual([`PATCH /v1/catalogos/${catalog.id} 412 precondicao_falhou`]);
+    expect(lines(await found(w, '&method=patch'))).toEqual([
+      `PATCH /v1/catalogos/${catalog.id} 412 precondicao_falhou`,
+    ]);
+    expect(lines(await found(w, '&path=/v1/catalogos/*'))).toEqual([
+      `PATCH /v1/catalogos/${catalog.id} 412 precondicao_falhou`,
+    ]);
     expect(lines(await found(w, '&path=/v1/**'))).toEqual(lines(all));
     expect(lines(await found(w, '&status=503'))).toEqual(['GET /v1/empresa 503 servico_indisponivel']);
     expect(lines(await found(w, '&status=4xx'))).toEqual([`PATCH /v1/catalogos/${catalog.id} 412 precondicao_falhou`]);
     expect(lines(await found(w, '&status=2XX'))).toEqual(lines(all).slice(0, 3));
-    expect(lines(await found(w, '&codigo=precondicao_falhou'))).toEqual([`PATCH /v1/catalogos/${catalog.id} 412 precondicao_falhou`]);
+    expect(lines(await found(w, '&codigo=precondicao_falhou'))).toEqual([
+      `PATCH /v1/catalogos/${catalog.id} 412 precondicao_falhou`,
+    ]);
     expect((await found(w, `&from=${later}`)).map((e) => e.at)).toEqual([later, later]);
     expect((await found(w, `&to=${later}`)).map((e) => e.at)).toEqual([start, start, start]);
-    expect((await found(w, '&replayed=true')).map((e) => [e.path, e.status, e.replayed, e.idempotencyKey])).toEqual([['/v1/catalogos', 201, true, 'journal-queries-catalog-0001']]);
+    expect((await found(w, '&replayed=true')).map((e) => [e.path, e.status, e.replayed, e.idempotencyKey])).toEqual([
+      ['/v1/catalogos', 201, true, 'journal-queries-catalog-0001'],
+    ]);
     expect(await found(w, '&replayed=false')).toEqual(all.filter((e) => !e.replayed));
     expect((await found(w, `&faultId=${fault}`)).map((e) => [e.status, e.faultId])).toEqual([[503, fault]]);
     expect(lines(await found(w, '&limit=2'))).toEqual(lines(all).slice(-2));
@@ -86,7 +108,9 @@ describe('GET /_emulator/requests with filters', () => {
   it('combines filters, and /count counts what the list answers', async () => {
     const { w, start } = await traffic();
     const id = w.company.companyId;
-    expect(lines(await found(w, '&method=POST&path=/v1/catalogos&status=201&replayed=false&limit=1'))).toEqual(['POST /v1/catalogos 201']);
+    expect(lines(await found(w, '&method=POST&path=/v1/catalogos&status=201&replayed=false&limit=1'))).toEqual([
+      'POST /v1/catalogos 201',
+    ]);
     expect(await counted(w, `/requests/count?companyId=${id}&method=POST&status=2xx`)).toBe(2);
     expect(await counted(w, `/requests/count?companyId=${id}&method=POST&status=2xx&limit=2`)).toBe(2);
     expect(await counted(w, `/requests/count?companyId=${id}&path=/v1/empresa&from=${start}`)).toBe(2);
@@ -105,16 +129,48 @@ describe('refusals', () => {
     const { w } = await traffic();
     const id = w.company.companyId;
     const refusals: [string, string, string][] = [
-      ['staus=500', 'query.staus', 'query.staus is not a parameter of this control; it takes companyId, method, path, status, codigo, from, to, replayed, faultId, limit.'],
+      [
+        'staus=500',
+        'query.staus',
+        'query.staus is not a parameter of this control; it takes companyId, method, path, status, codigo, from, to, replayed, faultId, limit.',
+      ],
       ['method=GET&method=POST', 'query.method', 'query.method must be given once; got 2 values.'],
-      ['method=GET%20X', 'query.method', 'method must be an HTTP method (GET, POST, PUT, PATCH, DELETE, …; any case); got "GET X".'],
-      ['path=v1/x', 'query.path', 'path must be a glob of 1 to 2048 characters starting with "/" ("*" is any run of characters but "/", "**" any run at all); got "v1/x".'],
-      ['status=7xx', 'query.status', 'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got "7xx".'],
-      ['status=99', 'query.status', 'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got 99.'],
-      ['status=-1', 'query.status', 'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got "-1".'],
+      [
+        'method=GET%20X',
+        'query.method',
+        'method must be an HTTP method (GET, POST, PUT, PATCH, DELETE, …; any case); got "GET X".',
+      ],
+      [
+        'path=v1/x',
+        'query.path',
+        'path must be a glob of 1 to 2048 characters starting with "/" ("*" is any run of characters but "/", "**" any run at all); got "v1/x".',
+      ],
+      [
+        'status=7xx',
+        'query.status',
+        'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got "7xx".',
+      ],
+      [
+        'status=99',
+        'query.status',
+        'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got 99.',
+      ],
+      [
+        'status=-1',
+        'query.status',
+        'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got "-1".',
+      ],
       ['codigo=', 'query.codigo', 'codigo must be an error code (precondicao_falhou, …); got "".'],
-      ['from=yesterday', 'query.from', 'from must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), inclusive; got "yesterday".'],
-      ['from=2026-01-02&to=2026-01-01', 'query.to', 'to must be after from (from is inclusive, to exclusive): 2026-01-02T00:00:00.000Z to 2026-01-01T00:00:00.000Z keeps nothing.'],
+      [
+        'from=yesterday',
+        'query.from',
+        'from must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), inclusive; got "yesterday".',
+      ],
+      [
+        'from=2026-01-02&to=2026-01-01',
+        'query.to',
+        'to must be after from (from is inclusive, to exclusive): 2026-01-02T00:00:00.000Z to 2026-01-01T00:00:00.000Z keeps nothing.',
+      ],
       ['replayed=1', 'query.replayed', 'replayed must be true or false; got "1".'],
       ['limit=0', 'query.limit', 'limit must be an integer from 1 to 10000; got 0.'],
       ['limit=10001', 'query.limit', 'limit must be an integer from 1 to 10000; got 10001.'],
@@ -134,8 +190,18 @@ describe('refusals', () => {
       }
     }
     // A company's journal is the path's company: companyId is not one of its parameters.
-    expectControlError(await w.controls.raw('GET', `/companies/${id}/journal?companyId=${id}`), 422, 'valor_invalido', 'query.companyId');
-    expectControlError(await w.controls.raw('GET', `/companies/${id}/journal/count?limit=x`), 422, 'valor_invalido', 'query.limit');
+    expectControlError(
+      await w.controls.raw('GET', `/companies/${id}/journal?companyId=${id}`),
+      422,
+      'valor_invalido',
+      'query.companyId',
+    );
+    expectControlError(
+      await w.controls.raw('GET', `/companies/${id}/journal/count?limit=x`),
+      422,
+      'valor_invalido',
+      'query.limit',
+    );
     // Refused, nothing changed: the journal is as it was.
     expect(await counted(w, `/companies/${id}/journal/count`)).toBe(5);
   });
@@ -148,7 +214,11 @@ describe('refusals', () => {
       erro: { codigo: 'empresa_nao_encontrada', mensagem, request_id: '_emulator', caminho },
     });
     const views = [
-      ['GET', '/requests'], ['GET', '/requests/count'], ['DELETE', '/requests'], ['GET', '/faults'], ['GET', '/report'],
+      ['GET', '/requests'],
+      ['GET', '/requests/count'],
+      ['DELETE', '/requests'],
+      ['GET', '/faults'],
+      ['GET', '/report'],
     ] as const;
     for (const [method, path] of views) {
       const answer = await w.controls.raw(method, `${path}?companyId=${unknown}`);

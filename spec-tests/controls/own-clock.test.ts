@@ -5,12 +5,26 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Api, world, type World } from '../support/client.js';
-import { attemptsOf, createDestination, deliveryFault, hookHost, ms, raiseEvent, SECOND, MINUTE, HOUR, DAY } from '../support/webhooks.js';
+import {
+  attemptsOf,
+  createDestination,
+  deliveryFault,
+  hookHost,
+  ms,
+  raiseEvent,
+  SECOND,
+  MINUTE,
+  HOUR,
+  DAY,
+} from '../support/webhooks.js';
 import { deployment } from '../support/deployment.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {
-  if (deployment !== undefined) context.skip('checks companies on a clock of their own, made and moved through the emulator\'s /_emulator controls, which a deployment of the service does not have');
+  if (deployment !== undefined)
+    context.skip(
+      "checks companies on a clock of their own, made and moved through the emulator's /_emulator controls, which a deployment of the service does not have",
+    );
 });
 
 /** A company on a clock of its own, on the same target as `w`. */
@@ -35,9 +49,17 @@ describe('a company on a clock of its own', () => {
     const shared = await world();
     const own = await ownClockCompany(shared);
     const start = ms((await shared.controls.clock()).now);
-    expect(await companyClock(own)).toEqual({ now: new Date(start).toISOString(), mode: 'manual', pending: 0, deadlines: expect.any(Number) });
+    expect(await companyClock(own)).toEqual({
+      now: new Date(start).toISOString(),
+      mode: 'manual',
+      pending: 0,
+      deadlines: expect.any(Number),
+    });
 
-    expect(await advanceCompany(own, '1d')).toEqual({ now: new Date(start + DAY).toISOString(), ran: expect.any(Number) });
+    expect(await advanceCompany(own, '1d')).toEqual({
+      now: new Date(start + DAY).toISOString(),
+      ran: expect.any(Number),
+    });
     expect((await shared.controls.clock()).now).toBe(new Date(start).toISOString());
 
     await shared.controls.advance('1h');
@@ -52,7 +74,10 @@ describe('a company on a clock of its own', () => {
     const answer = await own.api.post('/v1/catalogos', { estabelecimento_id: own.company.headOffice.id, nome: 'Loja' });
     expect(answer.status, answer.text).toBe(201);
     expect(answer.body.criado_em).toBe(now);
-    const sharedCatalog = await shared.api.post('/v1/catalogos', { estabelecimento_id: shared.company.headOffice.id, nome: 'Loja' });
+    const sharedCatalog = await shared.api.post('/v1/catalogos', {
+      estabelecimento_id: shared.company.headOffice.id,
+      nome: 'Loja',
+    });
     expect(sharedCatalog.body.criado_em).toBe((await shared.controls.clock()).now);
   });
 
@@ -83,7 +108,9 @@ describe('a company on a clock of its own', () => {
 
   it('has controls only for a company on a clock of its own: 404 for a shared-clock company and for an unknown one', async () => {
     const shared = await world();
-    const onShared = await shared.controls.raw('POST', `/companies/${shared.company.companyId}/clock/advance`, { by: '1h' });
+    const onShared = await shared.controls.raw('POST', `/companies/${shared.company.companyId}/clock/advance`, {
+      by: '1h',
+    });
     expect(onShared.status).toBe(404);
     expect(onShared.body.erro).toMatchObject({ codigo: 'relogio_proprio_inexistente', caminho: 'path.companyId' });
     const unknown = await shared.controls.raw('GET', '/companies/00000000-0000-7000-8000-000000000000/clock');
@@ -100,7 +127,10 @@ describe('a company on a clock of its own', () => {
     const again = await shared.controls.raw('POST', '/companies', { cnpjRoot: own.company.cnpjRoot });
     expect(again.status).toBe(409);
     expect(again.body.erro).toMatchObject({ codigo: 'raiz_cnpj_duplicada', caminho: 'body.cnpjRoot' });
-    const ownAgain = await shared.controls.raw('POST', '/companies', { cnpjRoot: shared.company.cnpjRoot, clock: 'own' });
+    const ownAgain = await shared.controls.raw('POST', '/companies', {
+      cnpjRoot: shared.company.cnpjRoot,
+      clock: 'own',
+    });
     expect(ownAgain.status).toBe(409);
     expect(ownAgain.body.erro).toMatchObject({ codigo: 'raiz_cnpj_duplicada', caminho: 'body.cnpjRoot' });
   });

@@ -12,10 +12,18 @@ import { world, type World } from '../support/client.js';
 import { deployment } from '../support/deployment.js';
 import { expectControlError } from '../support/expect.js';
 import { FAILING, receiver, serveHandler, type ReceiverKind } from '../support/receivers.js';
-import { addRoute, changeDestination, clockNow, createDestination, hookHost, removeRoute } from '../support/webhooks.js';
+import {
+  addRoute,
+  changeDestination,
+  clockNow,
+  createDestination,
+  hookHost,
+  removeRoute,
+} from '../support/webhooks.js';
 
 beforeEach((context) => {
-  if (deployment !== undefined) context.skip("checks the emulator's own /_emulator controls, which a deployment of the service does not have");
+  if (deployment !== undefined)
+    context.skip("checks the emulator's own /_emulator controls, which a deployment of the service does not have");
 });
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -51,8 +59,17 @@ async function checked(kind: ReceiverKind): Promise<Checked> {
   cleanups.push(() => removeRoute(w, host));
   const answer = await w.controls.raw('POST', `/companies/${w.company.companyId}/receiver-checks`, {});
   expect(answer.status, answer.text).toBe(200);
-  const failing = (answer.body.cases as { id: string; verdict: string }[]).filter((c) => c.verdict === 'fail').map((c) => c.id);
-  return { w, body: answer.body, failing, destinationUrl, receiverUrl: `${served.url}hooks/catalogo/eventos`, applied: handler.applied };
+  const failing = (answer.body.cases as { id: string; verdict: string }[])
+    .filter((c) => c.verdict === 'fail')
+    .map((c) => c.id);
+  return {
+    w,
+    body: answer.body,
+    failing,
+    destinationUrl,
+    receiverUrl: `${served.url}hooks/catalogo/eventos`,
+    applied: handler.applied,
+  };
 }
 
 describe("POST /_emulator/companies/{companyId}/receiver-checks: the company's own receiver", () => {
@@ -68,8 +85,11 @@ describe("POST /_emulator/companies/{companyId}/receiver-checks: the company's o
     expect(body.clock).toBe(new Date(await clockNow(w)).toISOString());
     expect(body.cases[0].sent.headers['service-timestamp']).toBe(String(Math.floor(Date.parse(body.clock) / 1000)));
     // The envelope names the company; valid and duplicate carried one event, applied once.
-    expect(body.cases.every((c: { status: number; failure: null }) => [204, 400].includes(c.status) && c.failure === null)).toBe(true);
-    const eventOf = (id: string) => body.cases.find((c: { id: string }) => c.id === id).sent.headers['service-event-id'];
+    expect(
+      body.cases.every((c: { status: number; failure: null }) => [204, 400].includes(c.status) && c.failure === null),
+    ).toBe(true);
+    const eventOf = (id: string) =>
+      body.cases.find((c: { id: string }) => c.id === id).sent.headers['service-event-id'];
     expect(eventOf('duplicate')).toBe(eventOf('valid'));
     // The cases run side by side: applied in the order they arrived.
     expect([...applied].sort()).toEqual(['valid', 'within-tolerance', 'exact-bytes', 'late-retry'].map(eventOf).sort());
@@ -121,7 +141,13 @@ describe("POST /_emulator/companies/{companyId}/receiver-checks: the company's o
   it('fails a receiver that refuses another attempt of an event it processed on exactly duplicate', async () => {
     const { body, failing } = await checked('refuses-duplicates');
     expect(failing).toEqual(FAILING['refuses-duplicates']);
-    expect(body.cases.find((c: { id: string }) => c.id === 'duplicate')).toMatchObject({ status: 409, failure: null, accepted: false, verdict: 'fail', answer: 'already processed' });
+    expect(body.cases.find((c: { id: string }) => c.id === 'duplicate')).toMatchObject({
+      status: 409,
+      failure: null,
+      accepted: false,
+      verdict: 'fail',
+      answer: 'already processed',
+    });
   });
 
   it("fails a receiver that still accepts the destination's previous secret on exactly old-secret", async () => {
@@ -154,7 +180,11 @@ describe("POST /_emulator/companies/{companyId}/receiver-checks: the company's o
     expectControlError(await w.controls.raw('POST', path, { now: 'yesterday' }), 422, 'valor_invalido', 'body.now');
     expectControlError(await w.controls.raw('POST', path, { secret: 'x' }), 422, 'valor_invalido', 'body.secret');
     expectControlError(await w.controls.raw('GET', `${path}/last`), 404, 'verificacao_inexistente');
-    expectControlError(await w.controls.raw('POST', '/companies/00000000-0000-4000-8000-000000000000/receiver-checks', {}), 404, 'empresa_nao_encontrada');
+    expectControlError(
+      await w.controls.raw('POST', '/companies/00000000-0000-4000-8000-000000000000/receiver-checks', {}),
+      404,
+      'empresa_nao_encontrada',
+    );
   });
 });
 
@@ -166,21 +196,46 @@ describe('POST /_emulator/webhooks/receiver-checks: any receiver by its URL', ()
     const served = await serveHandler(handler);
     cleanups.push(() => served.close());
     const before = Date.now();
-    const answer = await w.controls.raw('POST', '/webhooks/receiver-checks', { url: served.url, secret, previousSecret: 'svc_whsec_the-one-before', cnpjRoot: '11222333' });
+    const answer = await w.controls.raw('POST', '/webhooks/receiver-checks', {
+      url: served.url,
+      secret,
+      previousSecret: 'svc_whsec_the-one-before',
+      cnpjRoot: '11222333',
+    });
     expect(answer.status, answer.text).toBe(200);
     const totals = { passed: RECEIVER_CASES.length - 1, failed: 1, reachable: true };
     expect(answer.body).toMatchObject({ receiver: { url: served.url, via: null }, oldSecret: 'given', ...totals });
     expect(Date.parse(answer.body.clock)).toBeGreaterThanOrEqual(before - 1000);
-    expect(answer.body.cases.filter((c: { verdict: string }) => c.verdict === 'fail').map((c: { id: string }) => c.id)).toEqual(['old-secret']);
+    expect(
+      answer.body.cases.filter((c: { verdict: string }) => c.verdict === 'fail').map((c: { id: string }) => c.id),
+    ).toEqual(['old-secret']);
 
     // A receiver that answers nothing: every case a network failure, reachable false.
     const gone = `${served.url.replace(/\/webhooks$/, '')}/x`;
     await served.close();
-    const unreachable = await w.controls.raw('POST', '/webhooks/receiver-checks', { url: gone, secret, now: '2026-01-01T00:00:00Z' });
+    const unreachable = await w.controls.raw('POST', '/webhooks/receiver-checks', {
+      url: gone,
+      secret,
+      now: '2026-01-01T00:00:00Z',
+    });
     expect(unreachable.status).toBe(200);
     expect(unreachable.body).toMatchObject({ clock: '2026-01-01T00:00:00.000Z', reachable: false, oldSecret: 'fresh' });
-    expect(unreachable.body.cases.every((c: { status: null; failure: string; cause: string }) => c.status === null && c.failure === 'refused' && c.cause === 'ECONNREFUSED')).toBe(true);
-    expectControlError(await w.controls.raw('POST', '/webhooks/receiver-checks', { url: 'ftp://x.example/', secret }), 422, 'valor_invalido');
-    expectControlError(await w.controls.raw('POST', '/webhooks/receiver-checks', { url: served.url }), 422, 'valor_invalido', 'body.secret');
+    expect(
+      unreachable.body.cases.every(
+        (c: { status: null; failure: string; cause: string }) =>
+          c.status === null && c.failure === 'refused' && c.cause === 'ECONNREFUSED',
+      ),
+    ).toBe(true);
+    expectControlError(
+      await w.controls.raw('POST', '/webhooks/receiver-checks', { url: 'ftp://x.example/', secret }),
+      422,
+      'valor_invalido',
+    );
+    expectControlError(
+      await w.controls.raw('POST', '/webhooks/receiver-checks', { url: served.url }),
+      422,
+      'valor_invalido',
+      'body.secret',
+    );
   });
 });

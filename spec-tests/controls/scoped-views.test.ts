@@ -12,7 +12,10 @@ import { deployment } from '../support/deployment.js';
 
 // Every test here is about the emulator itself: against a deployment each is skipped, before it sends anything.
 beforeEach((context) => {
-  if (deployment !== undefined) context.skip('checks the emulator\'s own /_emulator views of faults, inbox and journal by company, which a deployment of the service does not have');
+  if (deployment !== undefined)
+    context.skip(
+      "checks the emulator's own /_emulator views of faults, inbox and journal by company, which a deployment of the service does not have",
+    );
 });
 
 const UNKNOWN = '019b76da-a800-7520-a337-000000000000';
@@ -44,21 +47,28 @@ const ids = (entries: { eventId: string }[]) => entries.map((e) => e.eventId);
 const companyOf = (w: World) => w.company.companyId;
 
 describe('the inbox by company', () => {
-  it('each entry names its company; ?companyId= and /companies/{id}/inbox list only that company\'s, the unfiltered inbox both', async () => {
+  it("each entry names its company; ?companyId= and /companies/{id}/inbox list only that company's, the unfiltered inbox both", async () => {
     const [a, b] = await twoCompanies();
     const eventA = await raiseEvent(a);
     const eventB = await raiseEvent(b);
     await advance(a, 0);
 
     const ofA = await items<InboxItem>(a, `/inbox?companyId=${companyOf(a)}`);
-    expect(ofA.map((e) => [e.companyId, e.eventId, e.tentativa, e.answer.status])).toEqual([[companyOf(a), eventA, 1, 200]]);
+    expect(ofA.map((e) => [e.companyId, e.eventId, e.tentativa, e.answer.status])).toEqual([
+      [companyOf(a), eventA, 1, 200],
+    ]);
     expect(await items<InboxItem>(a, `/companies/${companyOf(a)}/inbox`)).toEqual(ofA);
     expect(ids(await items<InboxItem>(b, `/companies/${companyOf(b)}/inbox`))).toEqual([eventB]);
     const all = await items<InboxItem>(a, '/inbox');
-    expect(all.filter((e) => [companyOf(a), companyOf(b)].includes(e.companyId)).map((e) => [e.companyId, e.eventId])).toEqual([[companyOf(a), eventA], [companyOf(b), eventB]]);
+    expect(
+      all.filter((e) => [companyOf(a), companyOf(b)].includes(e.companyId)).map((e) => [e.companyId, e.eventId]),
+    ).toEqual([
+      [companyOf(a), eventA],
+      [companyOf(b), eventB],
+    ]);
   });
 
-  it('DELETE /companies/{id}/inbox and DELETE /inbox?companyId= drop only that company\'s deliveries', async () => {
+  it("DELETE /companies/{id}/inbox and DELETE /inbox?companyId= drop only that company's deliveries", async () => {
     const [a, b] = await twoCompanies();
     await raiseEvent(a);
     const eventB = await raiseEvent(b);
@@ -75,21 +85,35 @@ describe('the inbox by company', () => {
 });
 
 describe('the journal by company', () => {
-  it('?companyId= on /requests and /companies/{id}/journal list and clear only the requests made with that company\'s credentials', async () => {
+  it("?companyId= on /requests and /companies/{id}/journal list and clear only the requests made with that company's credentials", async () => {
     const [a, b] = await twoCompanies();
     expect((await a.api.get('/v1/empresa')).status).toBe(200);
     expect((await b.api.get('/v1/catalogos')).status).toBe(200);
 
     const ofA = await items(a, `/requests?companyId=${companyOf(a)}`);
-    expect(ofA.map((e) => [e.companyId, e.method, e.path, e.status])).toEqual([[companyOf(a), 'PUT', '/v1/webhook', 201], [companyOf(a), 'GET', '/v1/empresa', 200]]);
+    expect(ofA.map((e) => [e.companyId, e.method, e.path, e.status])).toEqual([
+      [companyOf(a), 'PUT', '/v1/webhook', 201],
+      [companyOf(a), 'GET', '/v1/empresa', 200],
+    ]);
     expect(await items(a, `/companies/${companyOf(a)}/journal`)).toEqual(ofA);
-    expect((await items(b, `/companies/${companyOf(b)}/journal`)).map((e) => e.path)).toEqual(['/v1/webhook', '/v1/catalogos']);
+    expect((await items(b, `/companies/${companyOf(b)}/journal`)).map((e) => e.path)).toEqual([
+      '/v1/webhook',
+      '/v1/catalogos',
+    ]);
     const all = await items(a, '/requests');
-    expect(all.filter((e) => e.companyId === companyOf(a) || e.companyId === companyOf(b)).map((e) => e.path)).toEqual(['/v1/webhook', '/v1/webhook', '/v1/empresa', '/v1/catalogos']);
+    expect(all.filter((e) => e.companyId === companyOf(a) || e.companyId === companyOf(b)).map((e) => e.path)).toEqual([
+      '/v1/webhook',
+      '/v1/webhook',
+      '/v1/empresa',
+      '/v1/catalogos',
+    ]);
 
     await cleared(a, `/companies/${companyOf(a)}/journal`);
     expect(await items(a, `/requests?companyId=${companyOf(a)}`)).toEqual([]);
-    expect((await items(b, `/requests?companyId=${companyOf(b)}`)).map((e) => e.path)).toEqual(['/v1/webhook', '/v1/catalogos']);
+    expect((await items(b, `/requests?companyId=${companyOf(b)}`)).map((e) => e.path)).toEqual([
+      '/v1/webhook',
+      '/v1/catalogos',
+    ]);
     await cleared(b, `/requests?companyId=${companyOf(b)}`);
     expect(await items(b, `/companies/${companyOf(b)}/journal`)).toEqual([]);
   });
@@ -98,10 +122,22 @@ describe('the journal by company', () => {
 describe('faults by company', () => {
   it('a fault added through /companies/{id}/faults matches only that company, and GET ?companyId= or the scope lists it there only', async () => {
     const [a, b] = await twoCompanies();
-    const added = await a.controls.raw('POST', `/companies/${companyOf(a)}/faults`, { target: 'api', match: { method: 'get', path: '/v1/empresa' }, effect: { status: 503 }, times: 2 });
+    const added = await a.controls.raw('POST', `/companies/${companyOf(a)}/faults`, {
+      target: 'api',
+      match: { method: 'get', path: '/v1/empresa' },
+      effect: { status: 503 },
+      times: 2,
+    });
     expect(added.status, added.text).toBe(201);
     const id = added.body.id as string;
-    const view = { id, target: 'api', match: { method: 'GET', path: '/v1/empresa', companyId: companyOf(a) }, effect: { status: 503 }, times: 2, hits: 0 };
+    const view = {
+      id,
+      target: 'api',
+      match: { method: 'GET', path: '/v1/empresa', companyId: companyOf(a) },
+      effect: { status: 503 },
+      times: 2,
+      hits: 0,
+    };
     expect(await items(a, `/companies/${companyOf(a)}/faults`)).toEqual([view]);
     expect(await items(a, `/faults?companyId=${companyOf(a)}`)).toEqual([view]);
     expect(await items(b, `/companies/${companyOf(b)}/faults`)).toEqual([]);
@@ -114,23 +150,55 @@ describe('faults by company', () => {
 
   it('a body naming another company in match.companyId is refused 422 at body.match.companyId, adding nothing', async () => {
     const [a, b] = await twoCompanies();
-    const answer = await a.controls.raw('POST', `/companies/${companyOf(a)}/faults`, { target: 'job', match: { companyId: companyOf(b) }, effect: { fail: true } });
+    const answer = await a.controls.raw('POST', `/companies/${companyOf(a)}/faults`, {
+      target: 'job',
+      match: { companyId: companyOf(b) },
+      effect: { fail: true },
+    });
     expectControlError(answer, 422, 'valor_invalido', 'body.match.companyId');
-    expect(answer.body.erro.mensagem).toBe(`match.companyId must be this company's id (${companyOf(a)}) or left out: a fault added for a company matches only that company; got "${companyOf(b)}".`);
-    expectControlError(await a.controls.raw('POST', `/companies/${companyOf(a)}/faults`, { target: 'api', effect: { status: 42 } }), 422, 'valor_invalido', 'body.effect');
-    const same = await a.controls.raw('POST', `/companies/${companyOf(a)}/faults`, { target: 'job', match: { companyId: companyOf(a) }, effect: { fail: true } });
+    expect(answer.body.erro.mensagem).toBe(
+      `match.companyId must be this company's id (${companyOf(a)}) or left out: a fault added for a company matches only that company; got "${companyOf(b)}".`,
+    );
+    expectControlError(
+      await a.controls.raw('POST', `/companies/${companyOf(a)}/faults`, { target: 'api', effect: { status: 42 } }),
+      422,
+      'valor_invalido',
+      'body.effect',
+    );
+    const same = await a.controls.raw('POST', `/companies/${companyOf(a)}/faults`, {
+      target: 'job',
+      match: { companyId: companyOf(a) },
+      effect: { fail: true },
+    });
     expect(same.status, same.text).toBe(201);
     expect((await items(a, `/companies/${companyOf(a)}/faults`)).map((f) => f.id)).toEqual([same.body.id]);
     expect(await items(b, `/companies/${companyOf(b)}/faults`)).toEqual([]);
   });
 
-  it('removing through a company\'s scope removes only its faults: another company\'s fault id is 404 falha_nao_encontrada', async () => {
+  it("removing through a company's scope removes only its faults: another company's fault id is 404 falha_nao_encontrada", async () => {
     const [a, b] = await twoCompanies();
-    const ofA = (await a.controls.raw('POST', `/companies/${companyOf(a)}/faults`, { target: 'delivery', effect: { refuse: true } })).body.id as string;
-    const ofB = (await b.controls.raw('POST', `/companies/${companyOf(b)}/faults`, { target: 'delivery', effect: { timeout: true } })).body.id as string;
-    const ofB2 = (await b.controls.addFault({ target: 'job', match: { companyId: companyOf(b) }, effect: { fail: true } })).id;
+    const ofA = (
+      await a.controls.raw('POST', `/companies/${companyOf(a)}/faults`, {
+        target: 'delivery',
+        effect: { refuse: true },
+      })
+    ).body.id as string;
+    const ofB = (
+      await b.controls.raw('POST', `/companies/${companyOf(b)}/faults`, {
+        target: 'delivery',
+        effect: { timeout: true },
+      })
+    ).body.id as string;
+    const ofB2 = (
+      await b.controls.addFault({ target: 'job', match: { companyId: companyOf(b) }, effect: { fail: true } })
+    ).id;
 
-    expectControlError(await a.controls.raw('DELETE', `/companies/${companyOf(a)}/faults/${ofB}`), 404, 'falha_nao_encontrada', 'path.id');
+    expectControlError(
+      await a.controls.raw('DELETE', `/companies/${companyOf(a)}/faults/${ofB}`),
+      404,
+      'falha_nao_encontrada',
+      'path.id',
+    );
     expect((await items(b, `/faults?companyId=${companyOf(b)}`)).map((f) => f.id)).toEqual([ofB, ofB2]);
 
     const removed = await b.controls.raw('DELETE', `/companies/${companyOf(b)}/faults/${ofB}`);
@@ -152,11 +220,31 @@ describe('refusals', () => {
     const id = companyOf(a);
     for (const view of ['/faults', '/inbox', '/requests']) {
       for (const method of ['GET', 'DELETE']) {
-        expectControlError(await a.controls.raw(method, `${view}?company=${id}`), 422, 'valor_invalido', 'query.company');
-        expectControlError(await a.controls.raw(method, `${view}?companyId=${id}&limite=5`), 422, 'valor_invalido', 'query.limite');
-        expectControlError(await a.controls.raw(method, `${view}?companyId=${id}&companyId=${id}`), 422, 'valor_invalido', 'query.companyId');
+        expectControlError(
+          await a.controls.raw(method, `${view}?company=${id}`),
+          422,
+          'valor_invalido',
+          'query.company',
+        );
+        expectControlError(
+          await a.controls.raw(method, `${view}?companyId=${id}&limite=5`),
+          422,
+          'valor_invalido',
+          'query.limite',
+        );
+        expectControlError(
+          await a.controls.raw(method, `${view}?companyId=${id}&companyId=${id}`),
+          422,
+          'valor_invalido',
+          'query.companyId',
+        );
         for (const bad of ['', 'acme', id.toUpperCase(), '%ZZ', `${id}%00`]) {
-          expectControlError(await a.controls.raw(method, `${view}?companyId=${bad}`), 422, 'valor_invalido', 'query.companyId');
+          expectControlError(
+            await a.controls.raw(method, `${view}?companyId=${bad}`),
+            422,
+            'valor_invalido',
+            'query.companyId',
+          );
         }
       }
     }
@@ -167,13 +255,35 @@ describe('refusals', () => {
   it('a company id no company has is 404 empresa_nao_encontrada, filtered (at query.companyId) or scoped (at path.companyId)', async () => {
     const [a] = await twoCompanies();
     for (const view of ['/faults', '/inbox', '/requests']) {
-      for (const method of ['GET', 'DELETE']) expectControlError(await a.controls.raw(method, `${view}?companyId=${UNKNOWN}`), 404, 'empresa_nao_encontrada', 'query.companyId');
+      for (const method of ['GET', 'DELETE'])
+        expectControlError(
+          await a.controls.raw(method, `${view}?companyId=${UNKNOWN}`),
+          404,
+          'empresa_nao_encontrada',
+          'query.companyId',
+        );
     }
     for (const view of ['faults', 'inbox', 'journal']) {
-      for (const method of ['GET', 'DELETE']) expectControlError(await a.controls.raw(method, `/companies/${UNKNOWN}/${view}`), 404, 'empresa_nao_encontrada', 'path.companyId');
+      for (const method of ['GET', 'DELETE'])
+        expectControlError(
+          await a.controls.raw(method, `/companies/${UNKNOWN}/${view}`),
+          404,
+          'empresa_nao_encontrada',
+          'path.companyId',
+        );
     }
-    expectControlError(await a.controls.raw('POST', `/companies/${UNKNOWN}/faults`, { target: 'api', effect: { status: 503 } }), 404, 'empresa_nao_encontrada', 'path.companyId');
-    expectControlError(await a.controls.raw('DELETE', `/companies/${UNKNOWN}/faults/flt_1`), 404, 'empresa_nao_encontrada', 'path.companyId');
+    expectControlError(
+      await a.controls.raw('POST', `/companies/${UNKNOWN}/faults`, { target: 'api', effect: { status: 503 } }),
+      404,
+      'empresa_nao_encontrada',
+      'path.companyId',
+    );
+    expectControlError(
+      await a.controls.raw('DELETE', `/companies/${UNKNOWN}/faults/flt_1`),
+      404,
+      'empresa_nao_encontrada',
+      'path.companyId',
+    );
     expect(await items(a, `/faults?companyId=${companyOf(a)}`)).toEqual([]);
   });
 });

@@ -58,7 +58,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       t: fc.constant('fault' as const),
-      effect: fc.oneof(fc.constant<FaultEffect>({ fail: true }), fc.integer({ min: 0, max: 5 * MINUTE }).map((delayMs): FaultEffect => ({ delayMs }))),
+      effect: fc.oneof(
+        fc.constant<FaultEffect>({ fail: true }),
+        fc.integer({ min: 0, max: 5 * MINUTE }).map((delayMs): FaultEffect => ({ delayMs })),
+      ),
     }),
   },
 );
@@ -85,7 +88,11 @@ class Model {
   readonly delays: number[] = [];
   fails = 0;
 
-  constructor(now: number, allowance: number, readonly products: number) {
+  constructor(
+    now: number,
+    allowance: number,
+    readonly products: number,
+  ) {
     this.now = now;
     this.allowance = allowance;
   }
@@ -133,7 +140,14 @@ class Model {
           ? {
               produtos_avaliados: this.products,
               total_achados: this.products,
-              achados_por_tipo: { ncm_inexistente: this.products, ncm_extinta: 0, atributo_obrigatorio_ausente: 0, atributo_valor_invalido: 0, atributo_desconhecido: 0, descricao_ausente: 0 },
+              achados_por_tipo: {
+                ncm_inexistente: this.products,
+                ncm_extinta: 0,
+                atributo_obrigatorio_ausente: 0,
+                atributo_valor_invalido: 0,
+                atributo_desconhecido: 0,
+                descricao_ausente: 0,
+              },
               snapshot_id: 'ref-0001',
             }
           : null,
@@ -156,7 +170,9 @@ async function readAll(l: Lab): Promise<Record<string, any>[]> {
   const ids: string[] = [];
   let cursor: string | null = null;
   for (let guard = 0; guard < 200; guard++) {
-    const answer: Answer = await l.api.get(`${ANALISES}?limite=2${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+    const answer: Answer = await l.api.get(
+      `${ANALISES}?limite=2${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+    );
     expectStatus(answer, 200, 'GET /v1/analises');
     ids.push(...answer.body.itens.map((i: { id: string }) => i.id));
     cursor = answer.body.proximo_cursor;
@@ -172,19 +188,29 @@ async function readAll(l: Lab): Promise<Record<string, any>[]> {
 }
 
 /** The invariants that hold whatever the model says, and the model's prediction. */
-function check(model: Model, details: Record<string, any>[], allowance: { franquia: number; disponiveis: number }): number {
-  expect(details.filter((d) => d.estado === 'pendente' || d.estado === 'executando').length, 'at most one open analysis').toBeLessThanOrEqual(1);
+function check(
+  model: Model,
+  details: Record<string, any>[],
+  allowance: { franquia: number; disponiveis: number },
+): number {
+  expect(
+    details.filter((d) => d.estado === 'pendente' || d.estado === 'executando').length,
+    'at most one open analysis',
+  ).toBeLessThanOrEqual(1);
   const started = details.filter((d) => d.iniciada_em !== null);
   for (const d of started) {
     expect(['executando', 'concluida', 'falhou'], JSON.stringify(d)).toContain(d.estado);
     if (d.estado === 'falhou') expect(d.codigo_falha, JSON.stringify(d)).toBe('falha_execucao');
-    if (d.terminada_em !== null) expect(Date.parse(d.terminada_em) - Date.parse(d.iniciada_em), JSON.stringify(d)).toBe(RUN);
+    if (d.terminada_em !== null)
+      expect(Date.parse(d.terminada_em) - Date.parse(d.iniciada_em), JSON.stringify(d)).toBe(RUN);
   }
   for (const d of details.filter((x) => x.codigo_falha === 'sem_franquia')) {
     expect(d, 'a run without allowance never starts').toMatchObject({ estado: 'falhou', iniciada_em: null });
     expect(d.terminada_em).not.toBeNull();
   }
-  expect(allowance.disponiveis, 'disponiveis = max(franquia − runs started, 0)').toBe(Math.max(allowance.franquia - started.length, 0));
+  expect(allowance.disponiveis, 'disponiveis = max(franquia − runs started, 0)').toBe(
+    Math.max(allowance.franquia - started.length, 0),
+  );
   // The model's prediction, newest first.
   expect(details).toEqual([...model.analyses].reverse().map((a) => model.detail(a)));
   expect(allowance).toEqual({ franquia: model.allowance, disponiveis: model.left });
@@ -194,69 +220,99 @@ function check(model: Model, details: Record<string, any>[], allowance: { franqu
 
 describe('property: analysis acceptance never consumes allowance', () => {
   // spec: ANA-06
-  it('disponiveis drops only when a run starts, by one per run; one open analysis at most; every run ends concluida or falhou', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.nat(4), fc.nat(3), fc.array(step, { minLength: 1, maxLength: 30 }), async (initial, products, steps) => {
-        const l = lab({}, { analysisAllowance: initial });
-        const { companyId } = l.company;
-        const catalog = await l.api.post('/v1/catalogos', { estabelecimento_id: l.company.headOffice.id, nome: 'Loja' });
-        expectStatus(catalog, 201, 'POST /v1/catalogos');
-        for (let i = 0; i < products; i++) {
-          expectStatus(await l.api.post(`/v1/catalogos/${catalog.body.id}/produtos`, { origem: 'erp', ncm: MISSING_NCM, descricao: 'Produto' }), 201, 'POST produto');
-        }
-        const model = new Model(l.emu.clock.now().getTime(), initial, products);
-        let before = await capacity(l);
-        let startedBefore = 0;
-        for (const s of steps) {
-          let allowanceChanged = false;
-          if (s.t === 'post') {
-            const open = model.open;
-            const answer = await l.api.post(ANALISES, {});
-            if (open) {
-              expectStatus(answer, 200, 'POST /v1/analises with one open');
-              expect(answer.body).toEqual({ id: open.id, estado: open.estado });
-            } else {
-              expectStatus(answer, 202, 'POST /v1/analises');
-              expect(answer.body.estado).toBe('pendente');
-              model.analyses.push({ id: answer.body.id, criada: model.now, estado: 'pendente', iniciada: null, terminada: null, codigo: null, due: model.now + START });
+  it(
+    'disponiveis drops only when a run starts, by one per run; one open analysis at most; every run ends concluida or falhou',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.nat(4),
+          fc.nat(3),
+          fc.array(step, { minLength: 1, maxLength: 30 }),
+          async (initial, products, steps) => {
+            const l = lab({}, { analysisAllowance: initial });
+            const { companyId } = l.company;
+            const catalog = await l.api.post('/v1/catalogos', {
+              estabelecimento_id: l.company.headOffice.id,
+              nome: 'Loja',
+            });
+            expectStatus(catalog, 201, 'POST /v1/catalogos');
+            for (let i = 0; i < products; i++) {
+              expectStatus(
+                await l.api.post(`/v1/catalogos/${catalog.body.id}/produtos`, {
+                  origem: 'erp',
+                  ncm: MISSING_NCM,
+                  descricao: 'Produto',
+                }),
+                201,
+                'POST produto',
+              );
             }
-            expect(answer.headers.get('location')).toBe(`${ANALISES}/${answer.body.id}`);
-            // Acceptance consumes nothing.
-            expect(await capacity(l), 'capacity right after the POST').toEqual(before);
-          } else if (s.t === 'advance') {
-            await l.emu.clock.advance(s.ms);
-            model.advance(s.ms);
-          } else if (s.t === 'allowance') {
-            l.emu.companies.update(companyId, { analysisAllowance: s.n });
-            model.allowance = s.n;
-            allowanceChanged = true;
-          } else {
-            l.emu.faults.add({ target: 'job', match: { kind: 'analise', companyId }, effect: s.effect, times: 1 });
-            if ('fail' in s.effect) model.fails++;
-            else model.delays.push(s.effect.delayMs);
-          }
-          expect(l.emu.clock.now().getTime()).toBe(model.now);
-          const after = await capacity(l);
-          const startedNow = check(model, await readAll(l), after);
-          if (!allowanceChanged) {
-            // Only runs that started move disponiveis, by exactly one each.
-            expect(before.disponiveis - after.disponiveis, `step ${JSON.stringify(s)}`).toBe(startedNow - startedBefore);
-            expect(after.franquia).toBe(before.franquia);
-          }
-          before = after;
-          startedBefore = startedNow;
-        }
-        // A day later every analysis is final; every started run concluida or falhou.
-        await l.emu.clock.advance(DAY);
-        model.advance(DAY);
-        const details = await readAll(l);
-        check(model, details, await capacity(l));
-        for (const d of details) {
-          expect(['concluida', 'falhou'], JSON.stringify(d)).toContain(d.estado);
-          if (d.iniciada_em !== null) expect(d.terminada_em).not.toBeNull();
-        }
-      }),
-      { numRuns: runs(300) },
-    );
-  }, PROPERTY_TIMEOUT);
+            const model = new Model(l.emu.clock.now().getTime(), initial, products);
+            let before = await capacity(l);
+            let startedBefore = 0;
+            for (const s of steps) {
+              let allowanceChanged = false;
+              if (s.t === 'post') {
+                const open = model.open;
+                const answer = await l.api.post(ANALISES, {});
+                if (open) {
+                  expectStatus(answer, 200, 'POST /v1/analises with one open');
+                  expect(answer.body).toEqual({ id: open.id, estado: open.estado });
+                } else {
+                  expectStatus(answer, 202, 'POST /v1/analises');
+                  expect(answer.body.estado).toBe('pendente');
+                  model.analyses.push({
+                    id: answer.body.id,
+                    criada: model.now,
+                    estado: 'pendente',
+                    iniciada: null,
+                    terminada: null,
+                    codigo: null,
+                    due: model.now + START,
+                  });
+                }
+                expect(answer.headers.get('location')).toBe(`${ANALISES}/${answer.body.id}`);
+                // Acceptance consumes nothing.
+                expect(await capacity(l), 'capacity right after the POST').toEqual(before);
+              } else if (s.t === 'advance') {
+                await l.emu.clock.advance(s.ms);
+                model.advance(s.ms);
+              } else if (s.t === 'allowance') {
+                l.emu.companies.update(companyId, { analysisAllowance: s.n });
+                model.allowance = s.n;
+                allowanceChanged = true;
+              } else {
+                l.emu.faults.add({ target: 'job', match: { kind: 'analise', companyId }, effect: s.effect, times: 1 });
+                if ('fail' in s.effect) model.fails++;
+                else model.delays.push(s.effect.delayMs);
+              }
+              expect(l.emu.clock.now().getTime()).toBe(model.now);
+              const after = await capacity(l);
+              const startedNow = check(model, await readAll(l), after);
+              if (!allowanceChanged) {
+                // Only runs that started move disponiveis, by exactly one each.
+                expect(before.disponiveis - after.disponiveis, `step ${JSON.stringify(s)}`).toBe(
+                  startedNow - startedBefore,
+                );
+                expect(after.franquia).toBe(before.franquia);
+              }
+              before = after;
+              startedBefore = startedNow;
+            }
+            // A day later every analysis is final; every started run concluida or falhou.
+            await l.emu.clock.advance(DAY);
+            model.advance(DAY);
+            const details = await readAll(l);
+            check(model, details, await capacity(l));
+            for (const d of details) {
+              expect(['concluida', 'falhou'], JSON.stringify(d)).toContain(d.estado);
+              if (d.iniciada_em !== null) expect(d.terminada_em).not.toBeNull();
+            }
+          },
+        ),
+        { numRuns: runs(300) },
+      );
+    },
+    PROPERTY_TIMEOUT,
+  );
 });

@@ -20,7 +20,17 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cnpjCheckDigits, isValidCnpj } from '../../src/index.js';
 import { newKey } from '../support/client.js';
-import { base12, cnpjOf, CNPJ_BASE_CHARS, DIGITS, oracleCnpj, oracleDigit, oracleRemainder, oracleValid, order4 } from '../support/cnpj.js';
+import {
+  base12,
+  cnpjOf,
+  CNPJ_BASE_CHARS,
+  DIGITS,
+  oracleCnpj,
+  oracleDigit,
+  oracleRemainder,
+  oracleValid,
+  order4,
+} from '../support/cnpj.js';
 import { lab, PROPERTY_TIMEOUT, runs } from './support/lab.js';
 
 interface Vectors {
@@ -31,16 +41,23 @@ const vectors = JSON.parse(readFileSync(new URL('../vectors/cnpj.json', import.m
 
 /** A valid CNPJ, a position and a different allowed character for it: letters or digits in the first 12, digits in the last 2. */
 const mutation = base12.chain((base) =>
-  fc.record({
-    valid: fc.constant(oracleCnpj(base)),
-    position: fc.integer({ min: 0, max: 13 }),
-    pick: fc.nat(),
-  }).map(({ valid, position, pick }) => {
-    const alphabet = position < 12 ? CNPJ_BASE_CHARS : DIGITS;
-    const others = [...alphabet].filter((ch) => ch !== valid[position]);
-    const replacement = others[pick % others.length]!;
-    return { valid, position, replacement, mutated: valid.slice(0, position) + replacement + valid.slice(position + 1) };
-  }),
+  fc
+    .record({
+      valid: fc.constant(oracleCnpj(base)),
+      position: fc.integer({ min: 0, max: 13 }),
+      pick: fc.nat(),
+    })
+    .map(({ valid, position, pick }) => {
+      const alphabet = position < 12 ? CNPJ_BASE_CHARS : DIGITS;
+      const others = [...alphabet].filter((ch) => ch !== valid[position]);
+      const replacement = others[pick % others.length]!;
+      return {
+        valid,
+        position,
+        replacement,
+        mutated: valid.slice(0, position) + replacement + valid.slice(position + 1),
+      };
+    }),
 );
 
 describe('CNPJ check digits (isValidCnpj)', { timeout: PROPERTY_TIMEOUT }, () => {
@@ -67,9 +84,12 @@ describe('CNPJ check digits (isValidCnpj)', { timeout: PROPERTY_TIMEOUT }, () =>
 
   it('refuses any change of either check digit', () => {
     fc.assert(
-      fc.property(mutation.filter((m) => m.position >= 12), ({ mutated }) => {
-        expect(isValidCnpj(mutated)).toBe(false);
-      }),
+      fc.property(
+        mutation.filter((m) => m.position >= 12),
+        ({ mutated }) => {
+          expect(isValidCnpj(mutated)).toBe(false);
+        },
+      ),
       { numRuns: runs(2000) },
     );
   });
@@ -83,12 +103,14 @@ describe('CNPJ check digits (isValidCnpj)', { timeout: PROPERTY_TIMEOUT }, () =>
     );
   });
 
-  it('refuses a single-character change of a digit into a digit unless the rule\'s remainders 0 and 1 collide', () => {
+  it("refuses a single-character change of a digit into a digit unless the rule's remainders 0 and 1 collide", () => {
     // A change by d (|d| ≤ 9, never a multiple of 11) moves the first remainder; it can keep the first digit
     // only through r ∈ {0, 1} → 0, and then must also keep the second through the same collapse.
     fc.assert(
       fc.property(
-        mutation.filter((m) => m.position < 12 && DIGITS.includes(m.valid[m.position]!) && DIGITS.includes(m.replacement)),
+        mutation.filter(
+          (m) => m.position < 12 && DIGITS.includes(m.valid[m.position]!) && DIGITS.includes(m.replacement),
+        ),
         ({ valid, mutated }) => {
           const remainders = (cnpj: string) => {
             const first = oracleDigit(cnpj.slice(0, 12));
@@ -115,34 +137,39 @@ describe('POST /v1/estabelecimentos with generated CNPJs', { timeout: PROPERTY_T
   it('answers 201 for a generated CNPJ of the company root, and 422 cnpj_invalido for a mutation the rule refuses', async () => {
     const { emu, api: anyApi } = lab();
     await fc.assert(
-      fc.asyncProperty(order4.filter((o) => o !== '0001'), fc.integer({ min: 0, max: 13 }), fc.nat(), async (order, position, pick) => {
-        const company = emu.companies.create();
-        const api = anyApi.as(company.token);
-        const valid = cnpjOf(company.cnpjRoot, order);
-        const created = await api.post('/v1/estabelecimentos', { cnpj: valid, nome: 'Filial' }, { key: newKey() });
-        expect(created.status).toBe(201);
-        expect(created.body.cnpj).toBe(valid);
-        expect(created.headers.get('location')).toBe(`/v1/estabelecimentos/${created.body.id}`);
+      fc.asyncProperty(
+        order4.filter((o) => o !== '0001'),
+        fc.integer({ min: 0, max: 13 }),
+        fc.nat(),
+        async (order, position, pick) => {
+          const company = emu.companies.create();
+          const api = anyApi.as(company.token);
+          const valid = cnpjOf(company.cnpjRoot, order);
+          const created = await api.post('/v1/estabelecimentos', { cnpj: valid, nome: 'Filial' }, { key: newKey() });
+          expect(created.status).toBe(201);
+          expect(created.body.cnpj).toBe(valid);
+          expect(created.headers.get('location')).toBe(`/v1/estabelecimentos/${created.body.id}`);
 
-        const alphabet = position < 12 ? CNPJ_BASE_CHARS : DIGITS;
-        const others = [...alphabet].filter((ch) => ch !== valid[position]);
-        const mutated = valid.slice(0, position) + others[pick % others.length]! + valid.slice(position + 1);
-        const answer = await api.post('/v1/estabelecimentos', { cnpj: mutated, nome: 'Filial' }, { key: newKey() });
-        if (answer.status >= 400) expect(answer.body.erro.request_id).toBe(answer.headers.get('x-request-id'));
-        if (!oracleValid(mutated)) {
-          expect(answer.status).toBe(422);
-          expect(answer.body.erro).toMatchObject({ codigo: 'cnpj_invalido', caminho: 'body.cnpj' });
-        } else if (mutated.slice(0, 8) !== company.cnpjRoot) {
-          expect(answer.status).toBe(422);
-          expect(answer.body.erro).toMatchObject({ codigo: 'cnpj_raiz_divergente', caminho: 'body.cnpj' });
-        } else if (mutated === company.headOffice.cnpj) {
-          expect(answer.status).toBe(409);
-          expect(answer.body.erro).toMatchObject({ codigo: 'cnpj_duplicado', caminho: 'body.cnpj' });
-        } else {
-          expect(answer.status).toBe(201);
-          expect(answer.body.cnpj).toBe(mutated);
-        }
-      }),
+          const alphabet = position < 12 ? CNPJ_BASE_CHARS : DIGITS;
+          const others = [...alphabet].filter((ch) => ch !== valid[position]);
+          const mutated = valid.slice(0, position) + others[pick % others.length]! + valid.slice(position + 1);
+          const answer = await api.post('/v1/estabelecimentos', { cnpj: mutated, nome: 'Filial' }, { key: newKey() });
+          if (answer.status >= 400) expect(answer.body.erro.request_id).toBe(answer.headers.get('x-request-id'));
+          if (!oracleValid(mutated)) {
+            expect(answer.status).toBe(422);
+            expect(answer.body.erro).toMatchObject({ codigo: 'cnpj_invalido', caminho: 'body.cnpj' });
+          } else if (mutated.slice(0, 8) !== company.cnpjRoot) {
+            expect(answer.status).toBe(422);
+            expect(answer.body.erro).toMatchObject({ codigo: 'cnpj_raiz_divergente', caminho: 'body.cnpj' });
+          } else if (mutated === company.headOffice.cnpj) {
+            expect(answer.status).toBe(409);
+            expect(answer.body.erro).toMatchObject({ codigo: 'cnpj_duplicado', caminho: 'body.cnpj' });
+          } else {
+            expect(answer.status).toBe(201);
+            expect(answer.body.cnpj).toBe(mutated);
+          }
+        },
+      ),
       { numRuns: runs(1000) },
     );
   });

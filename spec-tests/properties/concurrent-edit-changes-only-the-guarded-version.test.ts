@@ -30,7 +30,8 @@ function changedRecords(before: Records, after: Records): Map<string, [unknown, 
       const ka = keyed(a);
       const kb = keyed(b);
       for (const key of new Set([...ka.keys(), ...kb.keys()])) {
-        if (JSON.stringify(ka.get(key)) !== JSON.stringify(kb.get(key))) changed.set(`${collection}:${key}`, [ka.get(key), kb.get(key)]);
+        if (JSON.stringify(ka.get(key)) !== JSON.stringify(kb.get(key)))
+          changed.set(`${collection}:${key}`, [ka.get(key), kb.get(key)]);
       }
     } else if (JSON.stringify(a) !== JSON.stringify(b)) changed.set(collection, [a, b]);
   }
@@ -46,16 +47,26 @@ function recordKey(record: unknown, index: number): string {
   return `#${index}`;
 }
 
-const COLLECTION_OF = { catalog: 'catalogs', product: 'products', establishment: 'establishments', surveillanceSelection: 'surveillance', webhookDestination: 'webhookDestinations' } as const;
+const COLLECTION_OF = {
+  catalog: 'catalogs',
+  product: 'products',
+  establishment: 'establishments',
+  surveillanceSelection: 'surveillance',
+  webhookDestination: 'webhookDestinations',
+} as const;
 
 describe('concurrentEdit', { timeout: PROPERTY_TIMEOUT }, () => {
-  it('on any operation that takes If-Match yields 412 and changes nothing but the guarded resource\'s version (and a destination\'s secret)', async () => {
+  it("on any operation that takes If-Match yields 412 and changes nothing but the guarded resource's version (and a destination's secret)", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...RACEABLE),
         fc.nat({ max: 3 }),
         fc.constantFrom('exact', 'glob'),
-        fc.constantFrom<(m: string) => string>((m) => m, (m) => m.toLowerCase(), (m) => m[0] + m.slice(1).toLowerCase()),
+        fc.constantFrom<(m: string) => string>(
+          (m) => m,
+          (m) => m.toLowerCase(),
+          (m) => m[0] + m.slice(1).toLowerCase(),
+        ),
         fc.constantFrom<number | null>(1, 2, null),
         async (operation, others, matchBy, methodCase, times) => {
           const w = lab();
@@ -66,7 +77,12 @@ describe('concurrentEdit', { timeout: PROPERTY_TIMEOUT }, () => {
           }
           const request = await SCENES[sceneKey(operation)]!(w);
           const path = matchBy === 'exact' ? request.path : request.path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '*');
-          const { id } = w.emu.faults.add({ target: 'api', match: { method: methodCase(operation.method), path, companyId: w.company.companyId }, effect: { concurrentEdit: true }, times });
+          const { id } = w.emu.faults.add({
+            target: 'api',
+            match: { method: methodCase(operation.method), path, companyId: w.company.companyId },
+            effect: { concurrentEdit: true },
+            times,
+          });
           const before = w.emu.snapshot();
 
           expectError(await send(w, request), 412, 'precondicao_falhou', 'header.if-match');
@@ -77,9 +93,15 @@ describe('concurrentEdit', { timeout: PROPERTY_TIMEOUT }, () => {
           else expect(fault).toMatchObject({ hits: 1, times: times === null ? null : times - 1 });
 
           const changed = changedRecords(before.state as unknown as Records, after.state as unknown as Records);
-          expect([...changed.keys()].map((k) => k.split(':')[0])).toEqual([COLLECTION_OF[operation.guards as keyof typeof COLLECTION_OF]]);
+          expect([...changed.keys()].map((k) => k.split(':')[0])).toEqual([
+            COLLECTION_OF[operation.guards as keyof typeof COLLECTION_OF],
+          ]);
           const [was, is] = [...changed.values()][0]! as [Records, Records];
-          const allowed = new Set(['versao', 'atualizadoEm', ...(operation.guards === 'webhookDestination' ? ['secret', 'previousSecret'] : [])]);
+          const allowed = new Set([
+            'versao',
+            'atualizadoEm',
+            ...(operation.guards === 'webhookDestination' ? ['secret', 'previousSecret'] : []),
+          ]);
           for (const field of new Set([...Object.keys(was), ...Object.keys(is)])) {
             if (!allowed.has(field)) expect(is[field], `${field} of the guarded record`).toEqual(was[field]);
           }

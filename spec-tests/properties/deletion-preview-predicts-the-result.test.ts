@@ -81,7 +81,9 @@ const DEGRADED = new Set(['capacidade_excedida', 'indisponivel']);
 async function eventDados(l: Lab): Promise<Record<string, unknown>[]> {
   const list = ok(await l.api.get('/v1/webhook/eventos?limite=100'), 'events');
   const ids: string[] = list.body.itens.map((e: { id: string }) => e.id).reverse();
-  return Promise.all(ids.map(async (id) => ok(await l.api.get(`/v1/webhook/eventos/${id}`), 'event').body.evento.dados));
+  return Promise.all(
+    ids.map(async (id) => ok(await l.api.get(`/v1/webhook/eventos/${id}`), 'event').body.evento.dados),
+  );
 }
 
 async function all(l: Lab, path: string): Promise<ProductView[]> {
@@ -94,29 +96,57 @@ async function all(l: Lab, path: string): Promise<ProductView[]> {
 async function build(p: Plan): Promise<{ l: Lab; target: string }> {
   const l = lab({}, { surveillanceCapacity: 1000 });
   // A webhook destination, so the coverage event of the deletion is recorded (spec: CONV-09: none without one).
-  ok(await l.api.put('/v1/webhook', { url: 'https://hooks.example.com/eventos' }, { headers: { 'if-none-match': '*' } }), 'webhook destination');
+  ok(
+    await l.api.put('/v1/webhook', { url: 'https://hooks.example.com/eventos' }, { headers: { 'if-none-match': '*' } }),
+    'webhook destination',
+  );
   const catalogs: string[] = [];
   for (let i = 0; i < p.catalogs; i++) {
     let establishmentId = l.company.headOffice.id;
     if (i > 0) {
-      establishmentId = ok(await l.api.post('/v1/estabelecimentos', { cnpj: cnpjOfNumber(l.company.cnpjRoot, i + 1), nome: `Filial ${i}` }), 'establishment').body.id;
+      establishmentId = ok(
+        await l.api.post('/v1/estabelecimentos', {
+          cnpj: cnpjOfNumber(l.company.cnpjRoot, i + 1),
+          nome: `Filial ${i}`,
+        }),
+        'establishment',
+      ).body.id;
     }
-    catalogs.push(ok(await l.api.post('/v1/catalogos', { estabelecimento_id: establishmentId, nome: `C${i}` }), 'catalog').body.id);
+    catalogs.push(
+      ok(await l.api.post('/v1/catalogos', { estabelecimento_id: establishmentId, nome: `C${i}` }), 'catalog').body.id,
+    );
   }
   const selected: string[] = [];
   for (const [n, planned] of p.products.entries()) {
     const home = planned.home % p.catalogs;
-    const created = ok(await l.api.post(`/v1/catalogos/${catalogs[home]}/produtos`, { origem: 'erp', ncm: '84713012', sku: `p${n}` }), 'product');
+    const created = ok(
+      await l.api.post(`/v1/catalogos/${catalogs[home]}/produtos`, { origem: 'erp', ncm: '84713012', sku: `p${n}` }),
+      'product',
+    );
     let etag = created.headers.get('etag')!;
     for (let i = 0; i < p.catalogs; i++) {
       if (i === home || !planned.also[i]) continue;
-      etag = ok(await l.api.put(`/v1/catalogos/${catalogs[i]}/produtos/${created.body.id}`, {}, { ifMatch: etag }), 'link').headers.get('etag')!;
+      etag = ok(
+        await l.api.put(`/v1/catalogos/${catalogs[i]}/produtos/${created.body.id}`, {}, { ifMatch: etag }),
+        'link',
+      ).headers.get('etag')!;
     }
-    if (planned.dropHome) ok(await l.api.delete(`/v1/catalogos/${catalogs[home]}/produtos/${created.body.id}`, {}, { ifMatch: etag }), 'unlink');
+    if (planned.dropHome)
+      ok(
+        await l.api.delete(`/v1/catalogos/${catalogs[home]}/produtos/${created.body.id}`, {}, { ifMatch: etag }),
+        'unlink',
+      );
     if (planned.selected) selected.push(created.body.id);
   }
   const view = ok(await l.api.get('/v1/empresa/vigilancia'), 'view');
-  ok(await l.api.patch('/v1/empresa/vigilancia', { modo: p.modo, adicionar: selected }, { ifMatch: view.headers.get('etag')! }), 'selection');
+  ok(
+    await l.api.patch(
+      '/v1/empresa/vigilancia',
+      { modo: p.modo, adicionar: selected },
+      { ifMatch: view.headers.get('etag')! },
+    ),
+    'selection',
+  );
   let active = catalogs;
   if (p.deleteFirst && catalogs.length >= 2) {
     const last = catalogs[catalogs.length - 1]!;
@@ -129,7 +159,7 @@ async function build(p: Plan): Promise<{ l: Lab; target: string }> {
 }
 
 describe('catalog deletion preview', { timeout: PROPERTY_TIMEOUT }, () => {
-  it('the preview\'s depois equals the surveillance view right after the DELETE with that preview\'s ETag, and its counts match what happened', async () => {
+  it("the preview's depois equals the surveillance view right after the DELETE with that preview's ETag, and its counts match what happened", async () => {
     await fc.assert(
       fc.asyncProperty(plan, async (p) => {
         const { l, target } = await build(p);
@@ -142,9 +172,18 @@ describe('catalog deletion preview', { timeout: PROPERTY_TIMEOUT }, () => {
         const { modo, versao, capacidade, direito_ativo, antes, depois } = preview.vigilancia;
         const { modo: m0, versao: v0, capacidade: c0, direito_ativo: d0, ...countersBefore } = viewBefore.body;
         expect(antes).toEqual(countersBefore);
-        expect({ modo, versao, capacidade, direito_ativo }).toEqual({ modo: m0, versao: v0, capacidade: c0, direito_ativo: d0 });
+        expect({ modo, versao, capacidade, direito_ativo }).toEqual({
+          modo: m0,
+          versao: v0,
+          capacidade: c0,
+          direito_ativo: d0,
+        });
 
-        const answer = await l.api.delete(`/v1/catalogos/${target}`, {}, { ifMatch: previewAnswer.headers.get('etag')! });
+        const answer = await l.api.delete(
+          `/v1/catalogos/${target}`,
+          {},
+          { ifMatch: previewAnswer.headers.get('etag')! },
+        );
         expect(answer.status, answer.text).toBe(200);
         expect(answer.body).toMatchObject({ id: target, estado: 'excluido', produtos: 0, versao: preview.versao + 1 });
 
@@ -156,7 +195,11 @@ describe('catalog deletion preview', { timeout: PROPERTY_TIMEOUT }, () => {
         const linked = productsBefore.filter((x) => x.catalogos.includes(target));
         const exclusive = linked.filter((x) => x.catalogos.length === 1);
         expect(linked.every((x) => x.ativo)).toBe(true);
-        expect({ produtos: preview.produtos, exclusivos: preview.exclusivos, compartilhados: preview.compartilhados }).toEqual({
+        expect({
+          produtos: preview.produtos,
+          exclusivos: preview.exclusivos,
+          compartilhados: preview.compartilhados,
+        }).toEqual({
           produtos: linked.length,
           exclusivos: exclusive.length,
           compartilhados: linked.length - exclusive.length,
@@ -168,7 +211,10 @@ describe('catalog deletion preview', { timeout: PROPERTY_TIMEOUT }, () => {
         for (const before of productsBefore) {
           const after = productsAfter.get(before.id)!;
           if (before.catalogos.includes(target)) {
-            expect(after).toMatchObject({ versao: before.versao + 1, catalogos: before.catalogos.filter((c) => c !== target) });
+            expect(after).toMatchObject({
+              versao: before.versao + 1,
+              catalogos: before.catalogos.filter((c) => c !== target),
+            });
           } else {
             expect(after).toEqual(before);
           }
@@ -183,7 +229,9 @@ describe('catalog deletion preview', { timeout: PROPERTY_TIMEOUT }, () => {
           expect(watchedAfter.length).toBe(depois.selecionados);
         } else {
           expect(preview.selecoes_removidas).toBe(0);
-          const eligible = [...productsAfter.values()].filter((x) => x.ativo && x.catalogos.length > 0).map((x) => x.id);
+          const eligible = [...productsAfter.values()]
+            .filter((x) => x.ativo && x.catalogos.length > 0)
+            .map((x) => x.id);
           expect(watchedAfter).toEqual(eligible);
           expect(watchedAfter.length).toBe(depois.selecionados);
         }
@@ -192,18 +240,30 @@ describe('catalog deletion preview', { timeout: PROPERTY_TIMEOUT }, () => {
     );
   });
 
-  it('the coverage event of the deletion names the preview\'s antes and depois coverage and depois\'s selecionados', async () => {
+  it("the coverage event of the deletion names the preview's antes and depois coverage and depois's selecionados", async () => {
     await fc.assert(
       fc.asyncProperty(plan, async (p) => {
         const { l, target } = await build(p);
         const eventsBefore = await eventDados(l);
         const previewAnswer = ok(await l.api.get(`/v1/catalogos/${target}/impacto-exclusao`), 'preview');
         const { capacidade, antes, depois } = previewAnswer.body.vigilancia;
-        ok(await l.api.delete(`/v1/catalogos/${target}`, {}, { ifMatch: previewAnswer.headers.get('etag')! }), 'deletion');
+        ok(
+          await l.api.delete(`/v1/catalogos/${target}`, {}, { ifMatch: previewAnswer.headers.get('etag')! }),
+          'deletion',
+        );
         const raised = (await eventDados(l)).slice(eventsBefore.length);
-        const expected = DEGRADED.has(antes.cobertura) && !DEGRADED.has(depois.cobertura)
-          ? [{ tipo: 'vigilancia.restabelecida', cobertura: depois.cobertura, coberturaAnterior: antes.cobertura, selecionados: depois.selecionados, capacidade }]
-          : [];
+        const expected =
+          DEGRADED.has(antes.cobertura) && !DEGRADED.has(depois.cobertura)
+            ? [
+                {
+                  tipo: 'vigilancia.restabelecida',
+                  cobertura: depois.cobertura,
+                  coberturaAnterior: antes.cobertura,
+                  selecionados: depois.selecionados,
+                  capacidade,
+                },
+              ]
+            : [];
         expect(raised).toEqual(expected);
       }),
       { numRuns: runs(200) },

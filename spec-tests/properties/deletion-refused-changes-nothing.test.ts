@@ -38,7 +38,18 @@ interface Plan {
   readonly target: number;
 }
 
-const CHANGES = ['editLinked', 'linkElsewhere', 'unlinkHere', 'unlinkElsewhere', 'productHere', 'productElsewhere', 'renameCatalog', 'selection', 'capacity', 'entitlement'] as const;
+const CHANGES = [
+  'editLinked',
+  'linkElsewhere',
+  'unlinkHere',
+  'unlinkElsewhere',
+  'productHere',
+  'productElsewhere',
+  'renameCatalog',
+  'selection',
+  'capacity',
+  'entitlement',
+] as const;
 type Change = (typeof CHANGES)[number];
 
 type Refusal =
@@ -51,7 +62,14 @@ type Refusal =
 
 const plan: fc.Arbitrary<Plan> = fc.record({
   catalogs: fc.integer({ min: 1, max: 3 }),
-  products: fc.array(fc.record({ home: fc.nat(2), also: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }), selected: fc.boolean() }), { maxLength: 6 }),
+  products: fc.array(
+    fc.record({
+      home: fc.nat(2),
+      also: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+      selected: fc.boolean(),
+    }),
+    { maxLength: 6 },
+  ),
   modo: fc.constantFrom('selecao' as const, 'todos' as const),
   capacity: fc.nat(8),
   entitled: fc.boolean(),
@@ -59,10 +77,20 @@ const plan: fc.Arbitrary<Plan> = fc.record({
 });
 
 const refusal: fc.Arbitrary<Refusal> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('stale' as const), change: fc.constantFrom(...CHANGES), pick: fc.nat(20) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('stale' as const),
+      change: fc.constantFrom(...CHANGES),
+      pick: fc.nat(20),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('noIfMatch' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleted' as const), variant: fc.nat(2) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('wrongEtag' as const), variant: fc.nat(4), pick: fc.nat(20) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('wrongEtag' as const), variant: fc.nat(4), pick: fc.nat(20) }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('otherCompany' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('readOnly' as const) }) },
 );
@@ -85,32 +113,55 @@ async function build(p: Plan): Promise<Built> {
   for (let i = 0; i < p.catalogs; i++) {
     let establishmentId = l.company.headOffice.id;
     if (i > 0) {
-      establishmentId = ok(await l.api.post('/v1/estabelecimentos', { cnpj: cnpjOfNumber(l.company.cnpjRoot, i + 1), nome: `Filial ${i}` }), 'establishment').body.id;
+      establishmentId = ok(
+        await l.api.post('/v1/estabelecimentos', {
+          cnpj: cnpjOfNumber(l.company.cnpjRoot, i + 1),
+          nome: `Filial ${i}`,
+        }),
+        'establishment',
+      ).body.id;
     }
-    catalogs.push(ok(await l.api.post('/v1/catalogos', { estabelecimento_id: establishmentId, nome: `C${i}` }), 'catalog').body.id);
+    catalogs.push(
+      ok(await l.api.post('/v1/catalogos', { estabelecimento_id: establishmentId, nome: `C${i}` }), 'catalog').body.id,
+    );
   }
   const products: string[] = [];
   const selected: string[] = [];
   for (const [n, planned] of p.products.entries()) {
     const home = planned.home % p.catalogs;
-    const created = ok(await l.api.post(`/v1/catalogos/${catalogs[home]}/produtos`, { origem: 'erp', ncm: '84713012', sku: `p${n}` }), 'product');
+    const created = ok(
+      await l.api.post(`/v1/catalogos/${catalogs[home]}/produtos`, { origem: 'erp', ncm: '84713012', sku: `p${n}` }),
+      'product',
+    );
     let etag = created.headers.get('etag')!;
     for (let i = 0; i < p.catalogs; i++) {
       if (i === home || !planned.also[i]) continue;
-      etag = ok(await l.api.put(`/v1/catalogos/${catalogs[i]}/produtos/${created.body.id}`, {}, { ifMatch: etag }), 'link').headers.get('etag')!;
+      etag = ok(
+        await l.api.put(`/v1/catalogos/${catalogs[i]}/produtos/${created.body.id}`, {}, { ifMatch: etag }),
+        'link',
+      ).headers.get('etag')!;
     }
     products.push(created.body.id);
     if (planned.selected) selected.push(created.body.id);
   }
   const view = ok(await l.api.get('/v1/empresa/vigilancia'), 'view');
-  ok(await l.api.patch('/v1/empresa/vigilancia', { modo: p.modo, adicionar: selected }, { ifMatch: view.headers.get('etag')! }), 'selection');
+  ok(
+    await l.api.patch(
+      '/v1/empresa/vigilancia',
+      { modo: p.modo, adicionar: selected },
+      { ifMatch: view.headers.get('etag')! },
+    ),
+    'selection',
+  );
   l.emu.companies.update(l.company.companyId, { surveillanceCapacity: p.capacity, surveillanceEntitled: p.entitled });
   return { l, catalogs, target: catalogs[p.target % catalogs.length]!, products };
 }
 
-const previewEtag = async (l: Lab, catalogId: string): Promise<string> => ok(await l.api.get(`/v1/catalogos/${catalogId}/impacto-exclusao`), 'preview').headers.get('etag')!;
+const previewEtag = async (l: Lab, catalogId: string): Promise<string> =>
+  ok(await l.api.get(`/v1/catalogos/${catalogId}/impacto-exclusao`), 'preview').headers.get('etag')!;
 const etagOf = async (l: Lab, path: string): Promise<string> => ok(await l.api.get(path), path).headers.get('etag')!;
-const pickOf = <T>(items: readonly T[], pick: number): T | undefined => (items.length === 0 ? undefined : items[pick % items.length]);
+const pickOf = <T>(items: readonly T[], pick: number): T | undefined =>
+  items.length === 0 ? undefined : items[pick % items.length];
 
 async function productView(l: Lab, id: string): Promise<{ catalogos: string[]; etag: string }> {
   const answer = ok(await l.api.get(`/v1/produtos/${id}`), 'product');
@@ -151,7 +202,10 @@ async function applyChange(b: Built, change: Change, pick: number): Promise<stri
       const candidates = linked.flatMap((p) => p.catalogos.filter((c) => c !== target).map((c) => ({ p, c })));
       const chosen = pickOf(candidates, pick);
       if (!chosen) return productHere();
-      ok(await l.api.delete(`/v1/catalogos/${chosen.c}/produtos/${chosen.p.id}`, {}, { ifMatch: chosen.p.etag }), 'unlink elsewhere');
+      ok(
+        await l.api.delete(`/v1/catalogos/${chosen.c}/produtos/${chosen.p.id}`, {}, { ifMatch: chosen.p.etag }),
+        'unlink elsewhere',
+      );
       return change;
     }
     case 'productHere':
@@ -163,7 +217,14 @@ async function applyChange(b: Built, change: Change, pick: number): Promise<stri
       return change;
     }
     case 'renameCatalog':
-      ok(await l.api.patch(`/v1/catalogos/${target}`, { nome: `Renomeado ${pick}` }, { ifMatch: await etagOf(l, `/v1/catalogos/${target}`) }), 'rename');
+      ok(
+        await l.api.patch(
+          `/v1/catalogos/${target}`,
+          { nome: `Renomeado ${pick}` },
+          { ifMatch: await etagOf(l, `/v1/catalogos/${target}`) },
+        ),
+        'rename',
+      );
       return change;
     case 'selection': {
       // The same selection under the mode that fits the capacity now; if none fits, the capacity moves instead.
@@ -190,7 +251,10 @@ async function applyChange(b: Built, change: Change, pick: number): Promise<stri
 }
 
 /** Prepares the refused DELETE (everything that may change the state happens here) and says what it must answer. */
-async function prepare(b: Built, r: Refusal): Promise<{ send: () => Promise<Answer>; status: number; codigo: string; gone: boolean; label: string }> {
+async function prepare(
+  b: Built,
+  r: Refusal,
+): Promise<{ send: () => Promise<Answer>; status: number; codigo: string; gone: boolean; label: string }> {
   const { l, target } = b;
   const path = `/v1/catalogos/${target}`;
   const preview = await previewEtag(l, target);
@@ -199,37 +263,81 @@ async function prepare(b: Built, r: Refusal): Promise<{ send: () => Promise<Answ
       const done = await applyChange(b, r.change, r.pick);
       const fresh = await previewEtag(l, target);
       expect(fresh, `the preview's ETag moves after ${done}`).not.toBe(preview);
-      return { send: () => l.api.delete(path, {}, { ifMatch: preview }), status: 412, codigo: 'precondicao_falhou', gone: false, label: `stale after ${done}` };
+      return {
+        send: () => l.api.delete(path, {}, { ifMatch: preview }),
+        status: 412,
+        codigo: 'precondicao_falhou',
+        gone: false,
+        label: `stale after ${done}`,
+      };
     }
     case 'noIfMatch':
-      return { send: () => l.api.delete(path, {}), status: 428, codigo: 'precondicao_ausente', gone: false, label: 'no If-Match' };
+      return {
+        send: () => l.api.delete(path, {}),
+        status: 428,
+        codigo: 'precondicao_ausente',
+        gone: false,
+        label: 'no If-Match',
+      };
     case 'deleted': {
       const done = ok(await l.api.delete(path, {}, { ifMatch: preview }), 'deletion');
       const ifMatch = [preview, done.headers.get('etag')!, '"x0000000000000000"'][r.variant % 3]!;
-      return { send: () => l.api.delete(path, {}, { ifMatch }), status: 409, codigo: 'catalogo_excluido', gone: true, label: `deleted, If-Match ${r.variant % 3}` };
+      return {
+        send: () => l.api.delete(path, {}, { ifMatch }),
+        status: 409,
+        codigo: 'catalogo_excluido',
+        gone: true,
+        label: `deleted, If-Match ${r.variant % 3}`,
+      };
     }
     case 'wrongEtag': {
       const candidates: (() => Promise<string>)[] = [
         () => etagOf(l, path),
-        async () => (b.products.length === 0 ? '"x0000000000000000"' : etagOf(l, `/v1/produtos/${pickOf(b.products, r.pick)}`)),
+        async () =>
+          b.products.length === 0 ? '"x0000000000000000"' : etagOf(l, `/v1/produtos/${pickOf(b.products, r.pick)}`),
         () => etagOf(l, '/v1/empresa/vigilancia'),
         async () => {
-          const other = pickOf(b.catalogs.filter((c) => c !== target), r.pick);
+          const other = pickOf(
+            b.catalogs.filter((c) => c !== target),
+            r.pick,
+          );
           return other === undefined ? '"x0000000000000001"' : previewEtag(l, other);
         },
-        async () => `"x${(r.pick * 2654435761 >>> 0).toString(16).padStart(16, '0')}"`,
+        async () => `"x${((r.pick * 2654435761) >>> 0).toString(16).padStart(16, '0')}"`,
       ];
       const ifMatch = await candidates[r.variant % candidates.length]!();
       expect(ifMatch).not.toBe(preview);
-      return { send: () => l.api.delete(path, {}, { ifMatch }), status: 412, codigo: 'precondicao_falhou', gone: false, label: `wrong ETag ${r.variant % candidates.length}` };
+      return {
+        send: () => l.api.delete(path, {}, { ifMatch }),
+        status: 412,
+        codigo: 'precondicao_falhou',
+        gone: false,
+        label: `wrong ETag ${r.variant % candidates.length}`,
+      };
     }
     case 'otherCompany': {
       const other = l.emu.companies.create();
-      return { send: () => new Api(l.target, other.token).delete(path, {}, { ifMatch: preview }), status: 404, codigo: 'catalogo_nao_encontrado', gone: false, label: 'another company' };
+      return {
+        send: () => new Api(l.target, other.token).delete(path, {}, { ifMatch: preview }),
+        status: 404,
+        codigo: 'catalogo_nao_encontrado',
+        gone: false,
+        label: 'another company',
+      };
     }
     case 'readOnly': {
-      const { token } = l.emu.companies.addCredential(l.company.companyId, ['catalogo:ler', 'vigilancia:gerenciar', 'estabelecimento:gerenciar']);
-      return { send: () => new Api(l.target, token).delete(path, {}, { ifMatch: preview }), status: 403, codigo: 'permissao_insuficiente', gone: false, label: 'read-only credential' };
+      const { token } = l.emu.companies.addCredential(l.company.companyId, [
+        'catalogo:ler',
+        'vigilancia:gerenciar',
+        'estabelecimento:gerenciar',
+      ]);
+      return {
+        send: () => new Api(l.target, token).delete(path, {}, { ifMatch: preview }),
+        status: 403,
+        codigo: 'permissao_insuficiente',
+        gone: false,
+        label: 'read-only credential',
+      };
     }
   }
 }

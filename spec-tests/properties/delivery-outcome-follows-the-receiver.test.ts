@@ -17,7 +17,20 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addRoute, advance, attemptsOf, clockNow, closedPort, createDestination, iso, rawResponse, raiseEvent, Receiver, type RawReply, type Reply } from '../support/webhooks.js';
+import {
+  addRoute,
+  advance,
+  attemptsOf,
+  clockNow,
+  closedPort,
+  createDestination,
+  iso,
+  rawResponse,
+  raiseEvent,
+  Receiver,
+  type RawReply,
+  type Reply,
+} from '../support/webhooks.js';
 import { lab, PROPERTY_TIMEOUT, runs } from './support/lab.js';
 
 /** The attempt time-out of the runs whose receiver is silent. */
@@ -29,14 +42,32 @@ type Framing = 'length' | 'chunked' | 'close';
 
 type Act =
   /** A whole response; the connection is then closed, or held open (framing by length or chunks needs no close). */
-  | { readonly kind: 'complete'; readonly status: number; readonly framing: Framing; readonly body: string; readonly chunk: number; readonly then: 'close' | 'hold' }
+  | {
+      readonly kind: 'complete';
+      readonly status: number;
+      readonly framing: Framing;
+      readonly body: string;
+      readonly chunk: number;
+      readonly then: 'close' | 'hold';
+    }
   /** The headers, then `cut` of the body bytes the framing calls for (never all of them), then FIN or RST. */
-  | { readonly kind: 'cut'; readonly status: number; readonly framing: Framing; readonly body: string; readonly chunk: number; readonly cut: number; readonly then: 'close' | 'reset' }
+  | {
+      readonly kind: 'cut';
+      readonly status: number;
+      readonly framing: Framing;
+      readonly body: string;
+      readonly chunk: number;
+      readonly cut: number;
+      readonly then: 'close' | 'reset';
+    }
   /** The request is read, then the connection is dropped (FIN) or reset (RST) before any answer. */
   | { readonly kind: 'reset'; readonly rst: boolean }
   | { readonly kind: 'refused' }
   /** Nothing at all, or the headers and part of a body that never ends: the connection stays open. */
-  | { readonly kind: 'silent'; readonly begun: { readonly status: number; readonly framing: 'length' | 'chunked'; readonly body: string } | null };
+  | {
+      readonly kind: 'silent';
+      readonly begun: { readonly status: number; readonly framing: 'length' | 'chunked'; readonly body: string } | null;
+    };
 
 /** Statuses whose answers never have a body (RFC 9110: 204 and 304 end at their headers). */
 const BODILESS = new Set([204, 304]);
@@ -44,18 +75,39 @@ const BODILESS = new Set([204, 304]);
 const body = fc.string({ unit: 'grapheme-ascii', maxLength: 3_000 });
 const framing = fc.constantFrom<Framing>('length', 'chunked', 'close');
 const chunk = fc.integer({ min: 1, max: 1_024 });
-const anyStatus = fc.oneof(fc.integer({ min: 200, max: 299 }), fc.integer({ min: 300, max: 399 }), fc.integer({ min: 400, max: 599 }));
+const anyStatus = fc.oneof(
+  fc.integer({ min: 200, max: 299 }),
+  fc.integer({ min: 300, max: 399 }),
+  fc.integer({ min: 400, max: 599 }),
+);
 
 const complete = (status: fc.Arbitrary<number>) =>
-  fc.record({ kind: fc.constant('complete' as const), status, framing, body, chunk, then: fc.constantFrom<'close' | 'hold'>('close', 'hold') }).map((a): Act => {
-    if (BODILESS.has(a.status)) return { ...a, framing: 'length', body: '' };
-    // A close-delimited body ends only with the close.
-    return a.framing === 'close' ? { ...a, then: 'close' } : a;
-  });
+  fc
+    .record({
+      kind: fc.constant('complete' as const),
+      status,
+      framing,
+      body,
+      chunk,
+      then: fc.constantFrom<'close' | 'hold'>('close', 'hold'),
+    })
+    .map((a): Act => {
+      if (BODILESS.has(a.status)) return { ...a, framing: 'length', body: '' };
+      // A close-delimited body ends only with the close.
+      return a.framing === 'close' ? { ...a, then: 'close' } : a;
+    });
 
 const cut = (status: fc.Arbitrary<number>) =>
   fc
-    .record({ kind: fc.constant('cut' as const), status: status.filter((s) => !BODILESS.has(s)), framing, body, chunk, cut: fc.nat(), then: fc.constantFrom<'close' | 'reset'>('close', 'reset') })
+    .record({
+      kind: fc.constant('cut' as const),
+      status: status.filter((s) => !BODILESS.has(s)),
+      framing,
+      body,
+      chunk,
+      cut: fc.nat(),
+      then: fc.constantFrom<'close' | 'reset'>('close', 'reset'),
+    })
     // A clean close ends a close-delimited body: only a reset cuts it.
     .map((a): Act => (a.framing === 'close' ? { ...a, then: 'reset' } : a));
 
@@ -68,7 +120,16 @@ const act: fc.Arbitrary<Act> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<Act>({ kind: 'refused' }) },
   {
     weight: 1,
-    arbitrary: fc.option(fc.record({ status: anyStatus.filter((s) => !BODILESS.has(s)), framing: fc.constantFrom<'length' | 'chunked'>('length', 'chunked'), body }), { nil: null }).map((begun): Act => ({ kind: 'silent', begun })),
+    arbitrary: fc
+      .option(
+        fc.record({
+          status: anyStatus.filter((s) => !BODILESS.has(s)),
+          framing: fc.constantFrom<'length' | 'chunked'>('length', 'chunked'),
+          body,
+        }),
+        { nil: null },
+      )
+      .map((begun): Act => ({ kind: 'silent', begun })),
   },
 );
 
@@ -102,7 +163,8 @@ function reply(a: Act): Reply {
       const whole = encoded(a.framing, a.body, a.chunk);
       const kept = a.framing === 'close' ? a.cut % (whole.length + 1) : a.cut % Math.max(whole.length, 1);
       // A Content-Length body that is empty cannot be cut: it declares one byte more than it has.
-      const declared = a.framing === 'length' ? { 'content-length': String(Math.max(a.body.length, 1)) } : headers(a.framing, a.body);
+      const declared =
+        a.framing === 'length' ? { 'content-length': String(Math.max(a.body.length, 1)) } : headers(a.framing, a.body);
       return raw(rawResponse(a.status, declared, whole.slice(0, kept)), a.then);
     }
     case 'reset':
@@ -132,7 +194,8 @@ function row(a: Act): Row {
   switch (a.kind) {
     case 'complete':
       if (a.status < 300) return { estado: 'entregue', codigo_falha: null, status_http: a.status, afterMs: 0 };
-      if (a.status < 400) return { estado: 'falhou', codigo_falha: 'redirecionamento_nao_seguido', status_http: a.status, afterMs: 0 };
+      if (a.status < 400)
+        return { estado: 'falhou', codigo_falha: 'redirecionamento_nao_seguido', status_http: a.status, afterMs: 0 };
       return { estado: 'falhou', codigo_falha: 'status_nao_2xx', status_http: a.status, afterMs: 0 };
     case 'cut':
       return { estado: 'incerta', codigo_falha: 'resposta_incompleta', status_http: a.status, afterMs: 0 };
@@ -163,7 +226,9 @@ describe('delivery outcome follows the receiver', { timeout: PROPERTY_TIMEOUT },
     await fc.assert(
       fc.asyncProperty(act, async (a) => {
         current = a;
-        const { emu, target, controls, company, api } = lab(a.kind === 'silent' ? { webhooks: { attemptTimeout: SILENT_TIMEOUT_MS } } : {});
+        const { emu, target, controls, company, api } = lab(
+          a.kind === 'silent' ? { webhooks: { attemptTimeout: SILENT_TIMEOUT_MS } } : {},
+        );
         const w = { target, controls, company, api };
         const host = `${HOST}/${randomUUID().slice(0, 8)}`;
         await createDestination(w, `${host}/recebe`);
@@ -178,7 +243,13 @@ describe('delivery outcome follows the receiver', { timeout: PROPERTY_TIMEOUT },
         const [attempt, ...more] = await attemptsOf(w, eventId);
         expect(more, 'one attempt').toEqual([]);
         const { afterMs, ...fields } = expected;
-        expect(attempt).toEqual({ tentativa: 1, destino_versao: 1, iniciada_em: iso(t0), terminada_em: iso(t0 + afterMs), ...fields });
+        expect(attempt).toEqual({
+          tentativa: 1,
+          destino_versao: 1,
+          iniciada_em: iso(t0),
+          terminada_em: iso(t0 + afterMs),
+          ...fields,
+        });
         expect(receiver.requests.length - before, 'requests the receiver got').toBe(a.kind === 'refused' ? 0 : 1);
         expect(emu.inbox.list(), 'nothing lands in the inbox').toEqual([]);
       }),

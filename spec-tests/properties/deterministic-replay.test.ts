@@ -12,7 +12,11 @@ import { headerPairs, lab, PROPERTY_TIMEOUT, runs } from './support/lab.js';
 import { mixedStep, Runner, type Step } from './support/scenario.js';
 
 const seed = fc.oneof(fc.integer({ min: 0, max: 0xffff_ffff }), fc.string({ minLength: 1, maxLength: 20 }));
-const sequence = fc.array(mixedStep(5 * 24 * 3_600_000, { concurrentEdits: true }), { minLength: 1, maxLength: 30, size: 'max' });
+const sequence = fc.array(mixedStep(5 * 24 * 3_600_000, { concurrentEdits: true }), {
+  minLength: 1,
+  maxLength: 30,
+  size: 'max',
+});
 
 async function play(seedValue: number | string, steps: readonly Step[]) {
   const { emu, api, company } = lab({ seed: seedValue });
@@ -56,8 +60,12 @@ describe('deterministic replay', { timeout: PROPERTY_TIMEOUT }, () => {
           expect(b.company.token).not.toBe(a.company.token);
           expect(b.company.headOffice.id).not.toBe(a.company.headOffice.id);
           // A 201 names what it created by `id`, or by `ingestao_id` (an ingestion's receipt, and its batches).
-          const created = (r: typeof a) => r.runner.log.filter((e) => e.answer.status === 201).map((e) => (e.answer.body.id ?? e.answer.body.ingestao_id) as unknown);
-          for (const id of [...created(a), ...created(b)]) expect(typeof id, 'a 201 without the id of what it created').toBe('string');
+          const created = (r: typeof a) =>
+            r.runner.log
+              .filter((e) => e.answer.status === 201)
+              .map((e) => (e.answer.body.id ?? e.answer.body.ingestao_id) as unknown);
+          for (const id of [...created(a), ...created(b)])
+            expect(typeof id, 'a 201 without the id of what it created').toBe('string');
           const idsA = new Set(created(a));
           for (const id of created(b)) expect(idsA.has(id), `id ${id} generated under both seeds`).toBe(false);
           const requestIdsA = new Set(a.runner.log.map((e) => e.answer.headers.get('x-request-id')));

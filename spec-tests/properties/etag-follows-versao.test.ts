@@ -12,7 +12,11 @@ import { describe, expect, it } from 'vitest';
 import { lab, PROPERTY_TIMEOUT, runs } from './support/lab.js';
 import { mixedStep, Runner, type Kind, type Step } from './support/scenario.js';
 
-const sequence = fc.array(mixedStep(36 * 3_600_000, { concurrentEdits: true }), { minLength: 1, maxLength: 40, size: 'max' });
+const sequence = fc.array(mixedStep(36 * 3_600_000, { concurrentEdits: true }), {
+  minLength: 1,
+  maxLength: 40,
+  size: 'max',
+});
 
 interface Observation {
   readonly kind: Kind;
@@ -41,13 +45,23 @@ describe('ETags and versao', { timeout: PROPERTY_TIMEOUT }, () => {
           expect(etag, `${e.sent.method} ${e.sent.path} answered ${e.answer.status} without an ETag`).not.toBeNull();
           expect(etag).toMatch(/^"[^"]+"$/);
           expect(typeof e.answer.body.versao).toBe('number');
-          observations.push({ kind: e.resource.kind, id: e.resource.id, versao: e.answer.body.versao, etag: etag!, where: `#${e.index} ${e.sent.method} ${e.sent.path}` });
+          observations.push({
+            kind: e.resource.kind,
+            id: e.resource.id,
+            versao: e.answer.body.versao,
+            etag: etag!,
+            where: `#${e.index} ${e.sent.method} ${e.sent.path}`,
+          });
         }
 
         const latest = new Map<string, Observation>();
         for (const o of observations) {
           const previous = latest.get(o.id);
-          if (previous) expect(o.versao, `${o.where}: versao went back from ${previous.versao} (${previous.where})`).toBeGreaterThanOrEqual(previous.versao);
+          if (previous)
+            expect(
+              o.versao,
+              `${o.where}: versao went back from ${previous.versao} (${previous.where})`,
+            ).toBeGreaterThanOrEqual(previous.versao);
           latest.set(o.id, o);
         }
 
@@ -57,13 +71,21 @@ describe('ETags and versao', { timeout: PROPERTY_TIMEOUT }, () => {
         for (const o of observations) {
           const key = `${o.id} ${o.versao}`;
           const first = etagOf.get(key);
-          if (first) expect(o.etag, `${o.where}: ${o.kind} ${o.id} v${o.versao} has two ETags (first at ${first.where})`).toBe(first.etag);
+          if (first)
+            expect(o.etag, `${o.where}: ${o.kind} ${o.id} v${o.versao} has two ETags (first at ${first.where})`).toBe(
+              first.etag,
+            );
           else etagOf.set(key, o);
           const owner = ownerOf.get(o.etag);
-          if (owner) expect(`${o.id} v${o.versao}`, `${o.where}: ETag ${o.etag} also belongs to ${owner.where}`).toBe(`${owner.id} v${owner.versao}`);
+          if (owner)
+            expect(`${o.id} v${o.versao}`, `${o.where}: ETag ${o.etag} also belongs to ${owner.where}`).toBe(
+              `${owner.id} v${owner.versao}`,
+            );
           else ownerOf.set(o.etag, o);
         }
-        expect(observations.length).toBeGreaterThanOrEqual(runner.establishments.length + runner.catalogs.length + runner.products.length);
+        expect(observations.length).toBeGreaterThanOrEqual(
+          runner.establishments.length + runner.catalogs.length + runner.products.length,
+        );
       }),
       { numRuns: runs(400) },
     );

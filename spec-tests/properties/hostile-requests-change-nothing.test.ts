@@ -13,22 +13,26 @@ import { check, fuzzWorld, hostileRequest, inProcessSend } from '../../fuzz/host
 import { PROPERTY_TIMEOUT, runs } from './support/lab.js';
 
 describe('hostile requests', () => {
-  it('never get a 5xx or hang, and change nothing when refused', async () => {
-    const world = await fuzzWorld();
-    const send = inProcessSend(world);
-    let sent = 0;
-    await fc.assert(
-      fc.asyncProperty(hostileRequest(world), async (request) => {
-        // Back to the fuzz world now and then, so the state stays small whatever was accepted.
-        if (++sent % 100 === 0) {
-          world.emu.restore(world.base);
-          world.emu.journal.clear();
-        }
-        const violation = await check(world, send, request);
-        if (violation) throw new Error(`${violation.problem}\n${violation.request.method} ${violation.request.path}`);
-      }),
-      // The failing request is reported whole; shrinking a snapshot-sized input would take minutes for nothing.
-      { numRuns: runs(1_500), endOnFailure: true },
-    );
-  }, PROPERTY_TIMEOUT);
+  it(
+    'never get a 5xx or hang, and change nothing when refused',
+    async () => {
+      const world = await fuzzWorld();
+      const send = inProcessSend(world);
+      let sent = 0;
+      await fc.assert(
+        fc.asyncProperty(hostileRequest(world), async (request) => {
+          // Back to the fuzz world now and then, so the state stays small whatever was accepted.
+          if (++sent % 100 === 0) {
+            world.emu.restore(world.base);
+            world.emu.journal.clear();
+          }
+          const violation = await check(world, send, request);
+          if (violation) throw new Error(`${violation.problem}\n${violation.request.method} ${violation.request.path}`);
+        }),
+        // The failing request is reported whole; shrinking a snapshot-sized input would take minutes for nothing.
+        { numRuns: runs(1_500), endOnFailure: true },
+      );
+    },
+    PROPERTY_TIMEOUT,
+  );
 });

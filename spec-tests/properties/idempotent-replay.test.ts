@@ -23,75 +23,93 @@ const sequence = fc.array(
   { minLength: 1, maxLength: 40, size: 'max' },
 );
 
-const withoutRequestHeaders = (pairs: [string, string][]) => pairs.filter(([name]) => name !== 'x-request-id' && name !== 'idempotent-replayed');
+const withoutRequestHeaders = (pairs: [string, string][]) =>
+  pairs.filter(([name]) => name !== 'x-request-id' && name !== 'idempotent-replayed');
 
 describe('idempotent replay', { timeout: PROPERTY_TIMEOUT }, () => {
   // spec: REQ-02, REQ-03
   it('repeating any earlier successful request with its key answers the identical status, body and headers, and changes nothing', async () => {
     await fc.assert(
-      fc.asyncProperty(sequence, fc.array(fc.nat(), { minLength: 1, maxLength: 4 }), async (steps: Step[], picks: number[]) => {
-        const { emu, api, company } = lab();
-        const runner = Runner.create(emu, api, company);
-        await runner.runAll(steps);
+      fc.asyncProperty(
+        sequence,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 4 }),
+        async (steps: Step[], picks: number[]) => {
+          const { emu, api, company } = lab();
+          const runner = Runner.create(emu, api, company);
+          await runner.runAll(steps);
 
-        const mutations = runner.log.filter((e) => e.sent.method !== 'GET');
-        // Every request of a valid sequence succeeds: otherwise the sequence would not be "valid requests".
-        for (const e of runner.log) expect(e.answer.status, `${e.label} ${e.sent.method} ${e.sent.path}: ${e.answer.text}`).toBeLessThan(300);
-        for (const e of mutations) expect(e.answer.headers.get('idempotent-replayed')).toBeNull();
-        if (mutations.length === 0) return;
+          const mutations = runner.log.filter((e) => e.sent.method !== 'GET');
+          // Every request of a valid sequence succeeds: otherwise the sequence would not be "valid requests".
+          for (const e of runner.log)
+            expect(e.answer.status, `${e.label} ${e.sent.method} ${e.sent.path}: ${e.answer.text}`).toBeLessThan(300);
+          for (const e of mutations) expect(e.answer.headers.get('idempotent-replayed')).toBeNull();
+          if (mutations.length === 0) return;
 
-        for (const pick of picks) {
-          const original = mutations[pick % mutations.length]!;
-          const before = stateAndRandom(emu);
-          const replay = await runner.send('replay', original.sent);
-          expect(replay.status).toBe(original.answer.status);
-          expect(replay.text).toBe(original.answer.text);
-          expect(replay.headers.get('etag')).toBe(original.answer.headers.get('etag'));
-          expect(replay.headers.get('location')).toBe(original.answer.headers.get('location'));
-          expect(withoutRequestHeaders(headerPairs(replay))).toEqual(withoutRequestHeaders(headerPairs(original.answer)));
-          expect(replay.headers.get('idempotent-replayed')).toBe('true');
-          expect(replay.headers.get('x-request-id')).not.toBe(original.answer.headers.get('x-request-id'));
-          expect(stateAndRandom(emu)).toBe(before);
-        }
-      }),
+          for (const pick of picks) {
+            const original = mutations[pick % mutations.length]!;
+            const before = stateAndRandom(emu);
+            const replay = await runner.send('replay', original.sent);
+            expect(replay.status).toBe(original.answer.status);
+            expect(replay.text).toBe(original.answer.text);
+            expect(replay.headers.get('etag')).toBe(original.answer.headers.get('etag'));
+            expect(replay.headers.get('location')).toBe(original.answer.headers.get('location'));
+            expect(withoutRequestHeaders(headerPairs(replay))).toEqual(
+              withoutRequestHeaders(headerPairs(original.answer)),
+            );
+            expect(replay.headers.get('idempotent-replayed')).toBe('true');
+            expect(replay.headers.get('x-request-id')).not.toBe(original.answer.headers.get('x-request-id'));
+            expect(stateAndRandom(emu)).toBe(before);
+          }
+        },
+      ),
       { numRuns: runs(400) },
     );
   });
 
   it('a change whose answer was lost (503) is applied once, and its retry with the key answers the stored result', async () => {
     await fc.assert(
-      fc.asyncProperty(sequence, fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), async (steps: Step[], lose: boolean[]) => {
-        const { emu, api, company } = lab();
-        let mutations = 0;
-        let lost = 0;
-        const runner = Runner.create(emu, api, company, {
-          around: async (sent, send) => {
-            if (sent.method === 'GET' || !lose[mutations++ % lose.length]) return send();
-            emu.faults.add({ target: 'api', match: { method: sent.method as 'POST', path: sent.path, companyId: company.companyId }, effect: { loseResponse: true }, times: 1 });
-            const first = await send();
-            expect(first.status, first.text).toBe(503);
-            expect(first.body.erro.codigo).toBe('servico_indisponivel');
-            lost += 1;
-            const retry = await send();
-            expect(retry.status, `retry of ${sent.method} ${sent.path}: ${retry.text}`).toBeLessThan(300);
-            expect(retry.headers.get('idempotent-replayed')).toBe('true');
-            return retry;
-          },
-        });
-        await runner.runAll(steps);
-        for (const e of runner.log) expect(e.answer.status, `${e.label} ${e.sent.method} ${e.sent.path}: ${e.answer.text}`).toBeLessThan(300);
+      fc.asyncProperty(
+        sequence,
+        fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+        async (steps: Step[], lose: boolean[]) => {
+          const { emu, api, company } = lab();
+          let mutations = 0;
+          let lost = 0;
+          const runner = Runner.create(emu, api, company, {
+            around: async (sent, send) => {
+              if (sent.method === 'GET' || !lose[mutations++ % lose.length]) return send();
+              emu.faults.add({
+                target: 'api',
+                match: { method: sent.method as 'POST', path: sent.path, companyId: company.companyId },
+                effect: { loseResponse: true },
+                times: 1,
+              });
+              const first = await send();
+              expect(first.status, first.text).toBe(503);
+              expect(first.body.erro.codigo).toBe('servico_indisponivel');
+              lost += 1;
+              const retry = await send();
+              expect(retry.status, `retry of ${sent.method} ${sent.path}: ${retry.text}`).toBeLessThan(300);
+              expect(retry.headers.get('idempotent-replayed')).toBe('true');
+              return retry;
+            },
+          });
+          await runner.runAll(steps);
+          for (const e of runner.log)
+            expect(e.answer.status, `${e.label} ${e.sent.method} ${e.sent.path}: ${e.answer.text}`).toBeLessThan(300);
 
-        // Applied once: the lists hold exactly what the answers created.
-        const count = async (path: string) => (await api.get(`${path}?limite=200`)).body.itens.length as number;
-        expect(await count('/v1/estabelecimentos')).toBe(runner.establishments.length);
-        expect(await count('/v1/catalogos')).toBe(runner.catalogs.length);
-        expect(await count('/v1/produtos')).toBe(runner.products.length);
-        for (const p of runner.products) {
-          const read = await api.get(`/v1/produtos/${p.id}`);
-          expect(read.body.catalogos).toEqual(p.catalogos);
-        }
-        if (lost > 0) expect(emu.journal.entries().filter((j) => j.status === 503).length).toBe(lost);
-      }),
+          // Applied once: the lists hold exactly what the answers created.
+          const count = async (path: string) => (await api.get(`${path}?limite=200`)).body.itens.length as number;
+          expect(await count('/v1/estabelecimentos')).toBe(runner.establishments.length);
+          expect(await count('/v1/catalogos')).toBe(runner.catalogs.length);
+          expect(await count('/v1/produtos')).toBe(runner.products.length);
+          for (const p of runner.products) {
+            const read = await api.get(`/v1/produtos/${p.id}`);
+            expect(read.body.catalogos).toEqual(p.catalogos);
+          }
+          if (lost > 0) expect(emu.journal.entries().filter((j) => j.status === 503).length).toBe(lost);
+        },
+      ),
       { numRuns: runs(300) },
     );
   });

@@ -88,7 +88,13 @@ describe('ingestion application', { timeout: PROPERTY_TIMEOUT }, () => {
         for (const b of c.reverse ? [...batches].reverse() : batches) {
           const answer = await api.put(`/v1/catalogos/ingestoes/${id}/lotes/${b.numero}`, { itens: b.itens });
           expect(answer.status, answer.text).toBe(201);
-          expect(answer.body).toEqual({ ingestao_id: id, numero: b.numero, itens: b.itens.length, repetido: false, erros: [] });
+          expect(answer.body).toEqual({
+            ingestao_id: id,
+            numero: b.numero,
+            itens: b.itens.length,
+            repetido: false,
+            erros: [],
+          });
         }
 
         // Validation: 1 s + 1 ms per record after the close.
@@ -98,13 +104,28 @@ describe('ingestion application', { timeout: PROPERTY_TIMEOUT }, () => {
         expect(ok(await api.get(`/v1/catalogos/ingestoes/${id}`), 'ingestion').body.estado).toBe('validando');
         await l.controls.advance(1);
         const validated = ok(await api.get(`/v1/catalogos/ingestoes/${id}`), 'ingestion');
-        expect(validated.body).toMatchObject({ estado: 'validada', codigo_falha: null, itens_recebidos: items.length, total_lotes: batches.length });
+        expect(validated.body).toMatchObject({
+          estado: 'validada',
+          codigo_falha: null,
+          itens_recebidos: items.length,
+          total_lotes: batches.length,
+        });
         const previa = validated.body.previa;
         expect(countsOf(previa)).toEqual(predicted.counts);
-        expect(previa).toMatchObject({ versao_catalogo: targetBefore.versao, lotes_faltantes: [], total_erros: 0, erros: [], proximo_cursor: null });
+        expect(previa).toMatchObject({
+          versao_catalogo: targetBefore.versao,
+          lotes_faltantes: [],
+          total_erros: 0,
+          erros: [],
+          proximo_cursor: null,
+        });
 
         // Application: 1 s + 1 ms per record after the request.
-        const applying = await api.post(`/v1/catalogos/ingestoes/${id}/aplicacao`, {}, { ifMatch: validated.headers.get('etag')! });
+        const applying = await api.post(
+          `/v1/catalogos/ingestoes/${id}/aplicacao`,
+          {},
+          { ifMatch: validated.headers.get('etag')! },
+        );
         expect(applying.status, applying.text).toBe(202);
         expect(applying.body.estado).toBe('aplicando');
         await l.controls.advance(1000 + items.length - 1);
@@ -114,7 +135,11 @@ describe('ingestion application', { timeout: PROPERTY_TIMEOUT }, () => {
 
         const applied = ok(await api.get(`/v1/catalogos/ingestoes/${id}`), 'ingestion').body;
         const versao = targetBefore.versao + 1;
-        expect(applied).toMatchObject({ estado: 'aplicada', codigo_falha: null, aplicacao: { versao_catalogo: versao } });
+        expect(applied).toMatchObject({
+          estado: 'aplicada',
+          codigo_falha: null,
+          aplicacao: { versao_catalogo: versao },
+        });
         expect(applied.previa).toEqual(previa);
 
         const after = await allProducts(api);
@@ -137,7 +162,9 @@ describe('ingestion application', { timeout: PROPERTY_TIMEOUT }, () => {
         });
 
         const raised = (await eventDados(api)).slice(eventsBefore);
-        expect(raised.filter((e) => String(e.tipo).startsWith('catalogo.'))).toEqual([{ tipo: 'catalogo.aplicado', catalogoId: target, versao }]);
+        expect(raised.filter((e) => String(e.tipo).startsWith('catalogo.'))).toEqual([
+          { tipo: 'catalogo.aplicado', catalogoId: target, versao },
+        ]);
       }),
       { numRuns: runs(150) },
     );

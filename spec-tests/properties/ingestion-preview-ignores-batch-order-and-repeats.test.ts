@@ -49,7 +49,15 @@ const INVALID = [
   (id: string) => ({ id_externo: id, origem: 'erp', ncm: '1234' }),
   (id: string) => ({ id_externo: id, ncm: '84713012' }),
   (id: string) => ({ id_externo: id, origem: 'erp', ncm: '84713012', extra: 1 }),
-  (id: string) => ({ id_externo: id, origem: 'erp', ncm: '84713012', atributos: [{ codigo: 'A', valores: ['1'] }, { codigo: 'B', valores: [] }] }),
+  (id: string) => ({
+    id_externo: id,
+    origem: 'erp',
+    ncm: '84713012',
+    atributos: [
+      { codigo: 'A', valores: ['1'] },
+      { codigo: 'B', valores: [] },
+    ],
+  }),
   () => ({ id_externo: '', origem: 'erp', ncm: '84713012' }),
   () => ({ origem: 'erp', ncm: '84713012' }),
   () => 42,
@@ -70,7 +78,12 @@ interface Case {
   readonly seed: readonly SeedProduct[];
   readonly operacao: Operacao;
   /** Batch i is number i + 1: its content, and other content for the same number. */
-  readonly batches: readonly { readonly items: readonly ItemSpec[]; readonly other: readonly ItemSpec[]; readonly first: Variant; readonly sent: boolean }[];
+  readonly batches: readonly {
+    readonly items: readonly ItemSpec[];
+    readonly other: readonly ItemSpec[];
+    readonly first: Variant;
+    readonly sent: boolean;
+  }[];
   /** Repeats, after every batch's first send (then everything is shuffled by `order`). */
   readonly extra: readonly { readonly batch: number; readonly variant: Variant }[];
   readonly order: readonly number[];
@@ -83,7 +96,10 @@ const variant = fc.constantFrom<Variant>('original', 'original', 'reformatted', 
 const caseArb: fc.Arbitrary<Case> = fc.record({
   seed: seedArb.map((s) => s.slice(0, 5)),
   operacao: fc.constantFrom(...OPERACOES),
-  batches: fc.array(fc.record({ items: itemsArb, other: itemsArb, first: variant, sent: fc.nat(9).map((n) => n > 0) }), { minLength: 1, maxLength: 4 }),
+  batches: fc.array(
+    fc.record({ items: itemsArb, other: itemsArb, first: variant, sent: fc.nat(9).map((n) => n > 0) }),
+    { minLength: 1, maxLength: 4 },
+  ),
   extra: fc.array(fc.record({ batch: fc.nat(3), variant }), { maxLength: 6 }),
   order: fc.array(fc.integer(), { minLength: 10, maxLength: 10 }),
   moreTotal: fc.nat(5).map((n) => n === 0),
@@ -103,7 +119,12 @@ function canonical(value: unknown): string {
 /** The same value with every object's keys in reverse order. */
 function reversedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversedKeys);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value as Record<string, unknown>).reverse().map(([k, v]) => [k, reversedKeys(v)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .reverse()
+        .map(([k, v]) => [k, reversedKeys(v)]),
+    );
   return value;
 }
 
@@ -115,7 +136,10 @@ function itemOfSpec(seed: readonly SeedProduct[], products: readonly ProductView
 
 const putBatch = (api: Api, id: string, numero: number, body: { itens: unknown[] }, reformatted: boolean) =>
   reformatted
-    ? api.put(`/v1/catalogos/ingestoes/${id}/lotes/${numero}`, undefined, { raw: ` ${JSON.stringify(reversedKeys(body), null, 2)}\n`, headers: { 'content-type': 'application/json' } })
+    ? api.put(`/v1/catalogos/ingestoes/${id}/lotes/${numero}`, undefined, {
+        raw: ` ${JSON.stringify(reversedKeys(body), null, 2)}\n`,
+        headers: { 'content-type': 'application/json' },
+      })
     : api.put(`/v1/catalogos/ingestoes/${id}/lotes/${numero}`, body);
 
 describe('ingestion preview', { timeout: PROPERTY_TIMEOUT }, () => {
@@ -131,7 +155,8 @@ describe('ingestion preview', { timeout: PROPERTY_TIMEOUT }, () => {
         const contents = c.batches.map((batch) => {
           const original = { itens: batch.items.map((s) => itemOfSpec(c.seed, products, s)) };
           let other = { itens: batch.other.map((s) => itemOfSpec(c.seed, products, s)) };
-          if (canonical(other) === canonical(original)) other = { itens: [...original.itens, { id_externo: 'OUTRO', origem: 'erp', ncm: '84713012' }] };
+          if (canonical(other) === canonical(original))
+            other = { itens: [...original.itens, { id_externo: 'OUTRO', origem: 'erp', ncm: '84713012' }] };
           return { original, other };
         });
         const sends = [
@@ -156,7 +181,12 @@ describe('ingestion preview', { timeout: PROPERTY_TIMEOUT }, () => {
             // Every invalid item has errors, located in this batch at its index; the valid ones none.
             const specs = send.variant === 'conflict' ? c.batches[send.batch]!.other : c.batches[send.batch]!.items;
             const invalid = specs.flatMap((spec, i) => ('valid' in spec ? [] : [i]));
-            expect(answer.body.erros.every((e: { lote: number; caminho: string; indice: number }) => e.lote === numero && e.caminho.startsWith(`body.itens[${e.indice}]`))).toBe(true);
+            expect(
+              answer.body.erros.every(
+                (e: { lote: number; caminho: string; indice: number }) =>
+                  e.lote === numero && e.caminho.startsWith(`body.itens[${e.indice}]`),
+              ),
+            ).toBe(true);
             expect([...new Set(answer.body.erros.map((e: { indice: number }) => e.indice))]).toEqual(invalid);
             expect(answer.headers.get('etag')).not.toBe(etag);
             etag = answer.headers.get('etag')!;
@@ -180,7 +210,10 @@ describe('ingestion preview', { timeout: PROPERTY_TIMEOUT }, () => {
         // The reference: the accepted batches alone, each once, in ascending order.
         const refId = await startIngestion(b.api, ref.target, c.operacao);
         for (const numero of [...accepted.keys()].sort((x, y) => x - y)) {
-          const answer = await b.api.put(`/v1/catalogos/ingestoes/${refId}/lotes/${numero}`, accepted.get(numero)!.body);
+          const answer = await b.api.put(
+            `/v1/catalogos/ingestoes/${refId}/lotes/${numero}`,
+            accepted.get(numero)!.body,
+          );
           expect(answer.status, answer.text).toBe(201);
           expect(answer.body).toEqual({ ...accepted.get(numero)!.answer, ingestao_id: refId });
         }

@@ -56,9 +56,21 @@ const OPERATIONS: readonly Operation[] = [
   { method: 'POST', template: '/v1/estabelecimentos', query: [], fields: ['cnpj', 'nome', 'id_externo'] },
   { method: 'GET', template: '/v1/estabelecimentos', query: ['limite', 'apos_id', 'estado'] },
   { method: 'GET', template: '/v1/estabelecimentos/:id', query: [] },
-  { method: 'PATCH', template: '/v1/estabelecimentos/:id', query: [], fields: ['nome', 'id_externo'], ifMatch: 'first' },
+  {
+    method: 'PATCH',
+    template: '/v1/estabelecimentos/:id',
+    query: [],
+    fields: ['nome', 'id_externo'],
+    ifMatch: 'first',
+  },
   { method: 'DELETE', template: '/v1/estabelecimentos/:id', query: [], fields: [], ifMatch: 'first' },
-  { method: 'POST', template: '/v1/estabelecimentos/:id/correcoes-cnpj', query: [], fields: ['cnpj_novo', 'motivo'], ifMatch: 'first' },
+  {
+    method: 'POST',
+    template: '/v1/estabelecimentos/:id/correcoes-cnpj',
+    query: [],
+    fields: ['cnpj_novo', 'motivo'],
+    ifMatch: 'first',
+  },
   { method: 'GET', template: '/v1/correcoes-cnpj/:id', query: [] },
   { method: 'POST', template: '/v1/catalogos', query: [], fields: ['estabelecimento_id', 'nome', 'id_externo'] },
   { method: 'GET', template: '/v1/catalogos', query: LIST_CATALOGS },
@@ -66,37 +78,109 @@ const OPERATIONS: readonly Operation[] = [
   { method: 'PATCH', template: '/v1/catalogos/:id', query: [], fields: ['nome', 'id_externo'], ifMatch: 'first' },
   { method: 'GET', template: '/v1/catalogos/:id/impacto-exclusao', query: [] },
   { method: 'DELETE', template: '/v1/catalogos/:id', query: [], fields: [], ifMatch: 'exclusao' },
-  { method: 'POST', template: '/v1/catalogos/:id/produtos', query: [], fields: ['origem', 'ncm', 'id_externo', 'sku', 'descricao', 'atributos'] },
+  {
+    method: 'POST',
+    template: '/v1/catalogos/:id/produtos',
+    query: [],
+    fields: ['origem', 'ncm', 'id_externo', 'sku', 'descricao', 'atributos'],
+  },
   { method: 'GET', template: '/v1/catalogos/:id/produtos', query: ['limite', 'cursor'] },
   { method: 'PUT', template: '/v1/catalogos/:id/produtos/:produto_id', query: [], fields: [], ifMatch: 'second' },
   { method: 'DELETE', template: '/v1/catalogos/:id/produtos/:produto_id', query: [], fields: [], ifMatch: 'second' },
   { method: 'GET', template: '/v1/produtos', query: ['limite', 'cursor', 'id_externo'] },
   { method: 'GET', template: '/v1/produtos/:id', query: [] },
-  { method: 'PATCH', template: '/v1/produtos/:id', query: [], fields: ['id_externo', 'sku', 'descricao', 'ncm', 'atributos'], ifMatch: 'first' },
+  {
+    method: 'PATCH',
+    template: '/v1/produtos/:id',
+    query: [],
+    fields: ['id_externo', 'sku', 'descricao', 'ncm', 'atributos'],
+    ifMatch: 'first',
+  },
   // Batch ingestion (docs/batch-ingestion.md).
   {
-    method: 'POST', template: '/v1/catalogos/ingestoes', query: [], fields: ['operacao', 'catalogo_id', 'referencia_externa'], ingestionKey: true,
-    badShapes: ['{}', '{"operacao":"substituir"}', '{"operacao":["mesclar"]}', '{"operacao":"mesclar","referencia_externa":""}', JSON.stringify({ operacao: 'mesclar', referencia_externa: 'r'.repeat(201) }), '{"operacao":"mesclar","catalogo_id":"nao-e-uuid"}', '{"operacao":"mesclar","catalogo_id":null}', '{"Operacao":"mesclar"}'],
+    method: 'POST',
+    template: '/v1/catalogos/ingestoes',
+    query: [],
+    fields: ['operacao', 'catalogo_id', 'referencia_externa'],
+    ingestionKey: true,
+    badShapes: [
+      '{}',
+      '{"operacao":"substituir"}',
+      '{"operacao":["mesclar"]}',
+      '{"operacao":"mesclar","referencia_externa":""}',
+      JSON.stringify({ operacao: 'mesclar', referencia_externa: 'r'.repeat(201) }),
+      '{"operacao":"mesclar","catalogo_id":"nao-e-uuid"}',
+      '{"operacao":"mesclar","catalogo_id":null}',
+      '{"Operacao":"mesclar"}',
+    ],
   },
   { method: 'GET', template: '/v1/catalogos/ingestoes/:id', query: ['limite', 'cursor'], maxLimite: 1000 },
   {
-    method: 'PUT', template: '/v1/catalogos/ingestoes/:id/lotes/:numero', query: [], fields: ['itens'], bodyLimit: 4 * MiB,
-    badShapes: ['{}', '{"itens":"x"}', '{"itens":{}}', '{"itens":null}', '{"itens":[]}', `{"itens":[${Array(1001).fill('1').join(',')}]}`, JSON.stringify({ itens: [RECORD], extra: 1 }), JSON.stringify({ ITENS: [RECORD] }), JSON.stringify([{ itens: [RECORD] }])],
+    method: 'PUT',
+    template: '/v1/catalogos/ingestoes/:id/lotes/:numero',
+    query: [],
+    fields: ['itens'],
+    bodyLimit: 4 * MiB,
+    badShapes: [
+      '{}',
+      '{"itens":"x"}',
+      '{"itens":{}}',
+      '{"itens":null}',
+      '{"itens":[]}',
+      `{"itens":[${Array(1001).fill('1').join(',')}]}`,
+      JSON.stringify({ itens: [RECORD], extra: 1 }),
+      JSON.stringify({ ITENS: [RECORD] }),
+      JSON.stringify([{ itens: [RECORD] }]),
+    ],
   },
-  { method: 'POST', template: '/v1/catalogos/ingestoes/:id/fechamento', query: [], fields: ['total_lotes'], badShapes: ['{}', '{"total_lotes":0}', '{"total_lotes":1001}', '{"total_lotes":"1"}', '{"total_lotes":1.5}', '{"total_lotes":null}', '{"total_lotes":-1}'] },
+  {
+    method: 'POST',
+    template: '/v1/catalogos/ingestoes/:id/fechamento',
+    query: [],
+    fields: ['total_lotes'],
+    badShapes: [
+      '{}',
+      '{"total_lotes":0}',
+      '{"total_lotes":1001}',
+      '{"total_lotes":"1"}',
+      '{"total_lotes":1.5}',
+      '{"total_lotes":null}',
+      '{"total_lotes":-1}',
+    ],
+  },
   { method: 'POST', template: '/v1/catalogos/ingestoes/:id/aplicacao', query: [], fields: [], ifMatch: 'first' },
   // Surveillance, webhooks, analyses, executions.
   { method: 'GET', template: '/v1/empresa/vigilancia', query: [] },
-  { method: 'PATCH', template: '/v1/empresa/vigilancia', query: [], fields: ['modo', 'adicionar', 'remover'], ifMatch: 'vigilancia', badShapes: ['{"modo":"alguns"}', '{"adicionar":[]}', '{"modo":"selecao","adicionar":["nao-e-uuid"]}'] },
+  {
+    method: 'PATCH',
+    template: '/v1/empresa/vigilancia',
+    query: [],
+    fields: ['modo', 'adicionar', 'remover'],
+    ifMatch: 'vigilancia',
+    badShapes: ['{"modo":"alguns"}', '{"adicionar":[]}', '{"modo":"selecao","adicionar":["nao-e-uuid"]}'],
+  },
   { method: 'GET', template: '/v1/empresa/vigilancia/produtos', query: ['limite', 'cursor'] },
   { method: 'GET', template: '/v1/webhook', query: [] },
-  { method: 'PUT', template: '/v1/webhook', query: [], fields: ['url'], bodyLimit: 4 * 1024, ifMatch: 'webhook', badShapes: ['{"url":"http://exemplo.com/x"}', '{"url":1}', '{}'] },
+  {
+    method: 'PUT',
+    template: '/v1/webhook',
+    query: [],
+    fields: ['url'],
+    bodyLimit: 4 * 1024,
+    ifMatch: 'webhook',
+    badShapes: ['{"url":"http://exemplo.com/x"}', '{"url":1}', '{}'],
+  },
   { method: 'DELETE', template: '/v1/webhook', query: [], fields: [], bodyLimit: 4 * 1024, ifMatch: 'webhook' },
   { method: 'POST', template: '/v1/webhook/testes', query: [], fields: [], ifMatch: 'webhook' },
   { method: 'GET', template: '/v1/webhook/eventos', query: ['limite', 'cursor'], maxLimite: 100, capsLimite: true },
   { method: 'GET', template: '/v1/webhook/eventos/:id', query: [] },
   { method: 'POST', template: '/v1/webhook/eventos/:id/reenvios', query: [], fields: [], ifMatch: 'webhook' },
-  { method: 'GET', template: '/v1/webhook/eventos/:id/tentativas', query: ['limite', 'apos_tentativa'], maxLimite: 100 },
+  {
+    method: 'GET',
+    template: '/v1/webhook/eventos/:id/tentativas',
+    query: ['limite', 'apos_tentativa'],
+    maxLimite: 100,
+  },
   { method: 'POST', template: '/v1/analises', query: [], fields: [] },
   { method: 'GET', template: '/v1/analises', query: ['limite', 'cursor'], maxLimite: 100, capsLimite: true },
   { method: 'GET', template: '/v1/analises/:id', query: [] },
@@ -133,24 +217,69 @@ type Defect = (typeof DEFECTS)[number];
 // ---------------------------------------------------------------------------------------------------------
 // Bodies
 
-const deep = (depth: number, open: string, close: string, inner: string) => open.repeat(depth) + inner + close.repeat(depth);
-const weirdKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'Nome', 'nome ', 'NCM', '', 'ção', '😀', 'a.b', '[0]');
+const deep = (depth: number, open: string, close: string, inner: string) =>
+  open.repeat(depth) + inner + close.repeat(depth);
+const weirdKey = fc.constantFrom(
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'Nome',
+  'nome ',
+  'NCM',
+  '',
+  'ção',
+  '😀',
+  'a.b',
+  '[0]',
+);
 const anyJson = fc.jsonValue({ maxDepth: 4 });
 /** A JSON text of any shape (not necessarily an object). */
 const jsonText: fc.Arbitrary<string> = fc.oneof(
   anyJson.map((v) => JSON.stringify(v)),
   fc.dictionary(fc.oneof(weirdKey, fc.string()), anyJson, { maxKeys: 4 }).map((o) => JSON.stringify(o)),
-  fc.record({ key: weirdKey, value: anyJson }).map(({ key, value }) => `{${JSON.stringify(key)}:${JSON.stringify(value)}}`),
+  fc
+    .record({ key: weirdKey, value: anyJson })
+    .map(({ key, value }) => `{${JSON.stringify(key)}:${JSON.stringify(value)}}`),
   fc.integer({ min: 1, max: 50_000 }).map((d) => deep(d, '[', ']', '')),
   fc.integer({ min: 1, max: 50_000 }).map((d) => deep(d, '{"a":', '}', 'null')),
-  fc.tuple(fc.constantFrom('nome', 'origem', 'descricao', 'cnpj', 'x'), fc.integer({ min: 0, max: 1_000_000 }), fc.constantFrom('x', 'é', '😀', '\u0000', '"'))
+  fc
+    .tuple(
+      fc.constantFrom('nome', 'origem', 'descricao', 'cnpj', 'x'),
+      fc.integer({ min: 0, max: 1_000_000 }),
+      fc.constantFrom('x', 'é', '😀', '\u0000', '"'),
+    )
     .map(([field, n, ch]) => JSON.stringify({ [field]: ch.repeat(Math.floor(n / JSON.stringify(ch).length)) })),
   fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => JSON.stringify({ nome: s, origem: s, ncm: s })),
-  fc.constantFrom('null', '[]', '{}', '0', '"texto"', 'true', '[{}]', '{"atributos":[{"codigo":"a","valores":["1"]},{"codigo":"a","valores":["2"]}]}'),
+  fc.constantFrom(
+    'null',
+    '[]',
+    '{}',
+    '0',
+    '"texto"',
+    'true',
+    '[{}]',
+    '{"atributos":[{"codigo":"a","valores":["1"]},{"codigo":"a","valores":["2"]}]}',
+  ),
 );
 const invalidJson: fc.Arbitrary<string> = fc
   .oneof(
-    fc.constantFrom('{', '}', '{"a":}', "{'a':1}", '{"a":1,}', 'NaN', 'undefined', '[1,,2]', '{"a" 1}', '\u0000', 'nul', '{"a":"\u0001"}', '01', '{"__proto__":}'),
+    fc.constantFrom(
+      '{',
+      '}',
+      '{"a":}',
+      "{'a':1}",
+      '{"a":1,}',
+      'NaN',
+      'undefined',
+      '[1,,2]',
+      '{"a" 1}',
+      '\u0000',
+      'nul',
+      '{"a":"\u0001"}',
+      '01',
+      '{"__proto__":}',
+    ),
     fc.string({ minLength: 1, maxLength: 30 }),
     jsonText.map((t) => t.slice(0, Math.max(1, t.length - 1))),
   )
@@ -191,12 +320,41 @@ interface RequestPlan {
   readonly bigSize: number;
 }
 
-const garbageId = fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ minLength: 1, maxLength: 10, unit: 'grapheme' }), fc.constantFrom('null', 'undefined', '0', '-1', 'produtos', '%', ' ')).filter((s) => s !== '.' && s !== '..');
-const headerValue = fc.string({ unit: fc.constantFrom(...' !"#$%&\'()*+,-./0123456789:;<=>?@ABCXYZabcxyz[\\]^_`{|}~'), maxLength: 40 });
+const garbageId = fc
+  .oneof(
+    fc.string({ minLength: 1, maxLength: 40 }),
+    fc.string({ minLength: 1, maxLength: 10, unit: 'grapheme' }),
+    fc.constantFrom('null', 'undefined', '0', '-1', 'produtos', '%', ' '),
+  )
+  .filter((s) => s !== '.' && s !== '..');
+const headerValue = fc.string({
+  unit: fc.constantFrom(...' !"#$%&\'()*+,-./0123456789:;<=>?@ABCXYZabcxyz[\\]^_`{|}~'),
+  maxLength: 40,
+});
 const noise = fc.array(
   fc.oneof(
-    fc.tuple(fc.constantFrom('accept', 'x-trace', 'user-agent', 'accept-encoding', 'cache-control', 'x-forwarded-for', 'origin'), headerValue),
-    fc.tuple(fc.constant('content-type'), fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/xml', 'APPLICATION/JSON')),
+    fc.tuple(
+      fc.constantFrom(
+        'accept',
+        'x-trace',
+        'user-agent',
+        'accept-encoding',
+        'cache-control',
+        'x-forwarded-for',
+        'origin',
+      ),
+      headerValue,
+    ),
+    fc.tuple(
+      fc.constant('content-type'),
+      fc.constantFrom(
+        'application/json',
+        'application/json; charset=utf-8',
+        'text/plain',
+        'application/xml',
+        'APPLICATION/JSON',
+      ),
+    ),
     fc.tuple(fc.constant('if-match'), fc.constantFrom('"0123456789abcdef"', 'W/"x"', '"a", "b"')),
     fc.tuple(fc.constant('idempotency-key'), fc.stringMatching(/^[A-Za-z0-9._:-]{16,40}$/)),
   ),
@@ -205,14 +363,29 @@ const noise = fc.array(
 
 /** The checks late in the order (body, ids) weigh more: early ones (credential, route) would mask the rest. */
 const DEFECT_WEIGHTS: Record<Defect, number> = {
-  credential: 2, readOnly: 2, unknownRoute: 1, wrongMethod: 2, key: 3, ifMatch: 3, bothPreconditions: 2,
-  contentType: 3, badJson: 3, tooLarge: 2, bodyShape: 5, query: 3, notUuid: 3, nobodysId: 5,
+  credential: 2,
+  readOnly: 2,
+  unknownRoute: 1,
+  wrongMethod: 2,
+  key: 3,
+  ifMatch: 3,
+  bothPreconditions: 2,
+  contentType: 3,
+  badJson: 3,
+  tooLarge: 2,
+  bodyShape: 5,
+  query: 3,
+  notUuid: 3,
+  nobodysId: 5,
 };
 const defect = fc.oneof(...DEFECTS.map((d) => ({ weight: DEFECT_WEIGHTS[d], arbitrary: fc.constant(d) })));
 
 const requestPlan: fc.Arbitrary<RequestPlan> = fc.record({
   op: fc.constantFrom(...OPERATIONS),
-  ids: fc.array(fc.constantFrom<'real' | 'uuid' | 'garbage'>('real', 'real', 'uuid', 'garbage'), { minLength: 2, maxLength: 2 }),
+  ids: fc.array(fc.constantFrom<'real' | 'uuid' | 'garbage'>('real', 'real', 'uuid', 'garbage'), {
+    minLength: 2,
+    maxLength: 2,
+  }),
   garbage: garbageId,
   uuid: fc.uuid(),
   pick: fc.nat(),
@@ -221,7 +394,16 @@ const requestPlan: fc.Arbitrary<RequestPlan> = fc.record({
   noise,
   query: fc.oneof(
     { weight: 3, arbitrary: fc.constant([] as [string, string][]) },
-    { weight: 1, arbitrary: fc.array(fc.tuple(fc.constantFrom('limite', 'cursor', 'apos_id', 'estado', 'x', 'LIMITE', '__proto__'), fc.string({ maxLength: 12 })), { minLength: 1, maxLength: 3 }) },
+    {
+      weight: 1,
+      arbitrary: fc.array(
+        fc.tuple(
+          fc.constantFrom('limite', 'cursor', 'apos_id', 'estado', 'x', 'LIMITE', '__proto__'),
+          fc.string({ maxLength: 12 }),
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+    },
   ),
   defects: fc.uniqueArray(defect, { minLength: 1, maxLength: 3 }).chain((all) => fc.subarray(all, { minLength: 1 })),
   variant: fc.nat(),
@@ -270,7 +452,10 @@ function validBody(op: Operation, ids: Ids, pick: number): string {
     case 'POST /v1/estabelecimentos/:id/correcoes-cnpj':
       return JSON.stringify({ cnpj_novo: ids.cnpj, motivo: 'Digitação errada' });
     case 'POST /v1/catalogos':
-      return JSON.stringify({ estabelecimento_id: ids.real.establishment[pick % ids.real.establishment.length], nome: 'Outro' });
+      return JSON.stringify({
+        estabelecimento_id: ids.real.establishment[pick % ids.real.establishment.length],
+        nome: 'Outro',
+      });
     case 'POST /v1/catalogos/:id/produtos':
       return JSON.stringify({ origem: 'erp', ncm: '84713012' });
     case 'PATCH /v1/produtos/:id':
@@ -278,14 +463,30 @@ function validBody(op: Operation, ids: Ids, pick: number): string {
     case 'POST /v1/catalogos/ingestoes': {
       // The catalog with no open ingestion (without catalogo_id: the head office's, which has one open: 409).
       const catalog = ids.freeCatalog;
-      return JSON.stringify([{ operacao: 'mesclar' }, { operacao: 'mesclar', catalogo_id: catalog }, { operacao: 'substituicao_catalogo', catalogo_id: catalog }, { operacao: 'substituicao_integral', catalogo_id: catalog, referencia_externa: `erp ${pick}` }][pick % 4]);
+      return JSON.stringify(
+        [
+          { operacao: 'mesclar' },
+          { operacao: 'mesclar', catalogo_id: catalog },
+          { operacao: 'substituicao_catalogo', catalogo_id: catalog },
+          { operacao: 'substituicao_integral', catalogo_id: catalog, referencia_externa: `erp ${pick}` },
+        ][pick % 4],
+      );
     }
     case 'PUT /v1/catalogos/ingestoes/:id/lotes/:numero':
-      return JSON.stringify({ itens: [{ ...RECORD, id_externo: `malformado-${pick % 5}` }, ...(pick % 2 === 0 ? [] : [{ id_externo: 'x', origem: 'erp', ncm: '1006' }])] });
+      return JSON.stringify({
+        itens: [
+          { ...RECORD, id_externo: `malformado-${pick % 5}` },
+          ...(pick % 2 === 0 ? [] : [{ id_externo: 'x', origem: 'erp', ncm: '1006' }]),
+        ],
+      });
     case 'POST /v1/catalogos/ingestoes/:id/fechamento':
       return JSON.stringify({ total_lotes: 1 + (pick % 1000) });
     case 'PATCH /v1/empresa/vigilancia':
-      return JSON.stringify(pick % 2 === 0 ? { modo: 'todos' } : { modo: 'selecao', adicionar: [ids.real.product[pick % ids.real.product.length]] });
+      return JSON.stringify(
+        pick % 2 === 0
+          ? { modo: 'todos' }
+          : { modo: 'selecao', adicionar: [ids.real.product[pick % ids.real.product.length]] },
+      );
     case 'PUT /v1/webhook':
       return JSON.stringify({ url: 'https://hooks-malformados.example.com/eventos' });
     default:
@@ -302,12 +503,19 @@ function build(plan: RequestPlan, ids: Ids): Draft {
   const path = op.template.replace(/:[a-z_]+/g, (param) => {
     const position = n++;
     const kind = plan.ids[position] ?? 'real';
-    if (param === ':numero') return kind === 'real' ? validNumero(plan.pick) : kind === 'uuid' ? plan.uuid : encodeURIComponent(plan.garbage);
+    if (param === ':numero')
+      return kind === 'real' ? validNumero(plan.pick) : kind === 'uuid' ? plan.uuid : encodeURIComponent(plan.garbage);
     const id = kind === 'real' ? realId(ids, op.template, position, plan.pick) : undefined;
     real.push(id);
     return id ?? (kind === 'uuid' ? plan.uuid : encodeURIComponent(plan.garbage));
   });
-  const draft: Draft = { method: op.method, path, query: [...plan.query], headers: { authorization: `Bearer ${ids.token}` }, body: undefined };
+  const draft: Draft = {
+    method: op.method,
+    path,
+    query: [...plan.query],
+    headers: { authorization: `Bearer ${ids.token}` },
+    body: undefined,
+  };
   if (op.method !== 'GET') {
     draft.headers['idempotency-key'] = `malformed-${plan.variant}-${plan.pick}-0000000000`.slice(0, 60);
     if (plan.body !== 'none') {
@@ -315,7 +523,14 @@ function build(plan: RequestPlan, ids: Ids): Draft {
       draft.headers['content-type'] = 'application/json';
     }
     // The current ETag where the operation takes one: without a defect, a valid body would be accepted.
-    const etagKey = op.ifMatch === 'first' ? real[0] : op.ifMatch === 'second' ? real[1] : op.ifMatch === 'exclusao' ? real[0] && `exclusao:${real[0]}` : op.ifMatch;
+    const etagKey =
+      op.ifMatch === 'first'
+        ? real[0]
+        : op.ifMatch === 'second'
+          ? real[1]
+          : op.ifMatch === 'exclusao'
+            ? real[0] && `exclusao:${real[0]}`
+            : op.ifMatch;
     const etag = etagKey === undefined ? undefined : ids.etags.get(etagKey);
     if (etag !== undefined) draft.headers['if-match'] = etag;
   }
@@ -329,7 +544,17 @@ function build(plan: RequestPlan, ids: Ids): Draft {
   for (const defect of plan.defects) {
     switch (defect) {
       case 'credential': {
-        const values = ['', 'Basic dXNlcjpwYXNz', 'Bearer', 'Bearer ', `Bearer ${ids.token}x`, `Bearer ${ids.token} extra`, 'Token abc', `${ids.token}`, 'Bearer svc_at_nao-existe'];
+        const values = [
+          '',
+          'Basic dXNlcjpwYXNz',
+          'Bearer',
+          'Bearer ',
+          `Bearer ${ids.token}x`,
+          `Bearer ${ids.token} extra`,
+          'Token abc',
+          `${ids.token}`,
+          'Bearer svc_at_nao-existe',
+        ];
         const value = values[v % values.length]!;
         if (v % 10 === 0) delete draft.headers.authorization;
         else draft.headers.authorization = value;
@@ -340,7 +565,16 @@ function build(plan: RequestPlan, ids: Ids): Draft {
         else draft.path += '/nao-existe/mesmo';
         break;
       case 'unknownRoute': {
-        const routes = ['/v1', '/v1/', '/v2/catalogos', '/v1/catalogo', '/v1/empresa/nao-existe', `${draft.path}/a/b/c`, '/V1/catalogos', '/v1/produtos/a/b'];
+        const routes = [
+          '/v1',
+          '/v1/',
+          '/v2/catalogos',
+          '/v1/catalogo',
+          '/v1/empresa/nao-existe',
+          `${draft.path}/a/b/c`,
+          '/V1/catalogos',
+          '/v1/produtos/a/b',
+        ];
         draft.path = routes[v % routes.length]!;
         break;
       }
@@ -354,9 +588,30 @@ function build(plan: RequestPlan, ids: Ids): Draft {
       case 'key':
         if (mutating()) {
           // The ingestion start takes 16–200 characters, none of them whitespace (so "/" and 129 characters are valid there).
-          const keys = op.ingestionKey && draft.method === op.method
-            ? [undefined, '', 'curta', 'a'.repeat(15), 'a'.repeat(201), 'chave com espaco aqui', 'chave\tcom\ttabulacao', 'erp/exportação 2026', 'k'.repeat(2000)]
-            : [undefined, '', 'curta', 'a'.repeat(15), 'a'.repeat(129), 'chave com espaco aqui', 'chave/com/barras/aqui', 'ção-ção-ção-ção-ção', 'k'.repeat(2000)];
+          const keys =
+            op.ingestionKey && draft.method === op.method
+              ? [
+                  undefined,
+                  '',
+                  'curta',
+                  'a'.repeat(15),
+                  'a'.repeat(201),
+                  'chave com espaco aqui',
+                  'chave\tcom\ttabulacao',
+                  'erp/exportação 2026',
+                  'k'.repeat(2000),
+                ]
+              : [
+                  undefined,
+                  '',
+                  'curta',
+                  'a'.repeat(15),
+                  'a'.repeat(129),
+                  'chave com espaco aqui',
+                  'chave/com/barras/aqui',
+                  'ção-ção-ção-ção-ção',
+                  'k'.repeat(2000),
+                ];
           const key = keys[v % keys.length];
           if (key === undefined) delete draft.headers['idempotency-key'];
           else draft.headers['idempotency-key'] = key.replace(/[^\t\x20-\x7e]/g, '?');
@@ -376,7 +631,15 @@ function build(plan: RequestPlan, ids: Ids): Draft {
         break;
       case 'contentType':
         if (mutating()) {
-          const types = ['text/plain', 'application/jsonx', 'application/json; charset=latin1', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'json', 'application/json; q=1'];
+          const types = [
+            'text/plain',
+            'application/jsonx',
+            'application/json; charset=latin1',
+            'multipart/form-data; boundary=x',
+            'application/x-www-form-urlencoded',
+            'json',
+            'application/json; q=1',
+          ];
           draft.body = draft.body === undefined || draft.body === '' ? '{}' : draft.body;
           draft.headers['content-type'] = types[v % types.length]!;
         } else draft.query.push(['limite', 'abc']);
@@ -393,7 +656,9 @@ function build(plan: RequestPlan, ids: Ids): Draft {
           if (op.bodyLimit !== undefined && op.bodyLimit > MiB && draft.method === op.method) {
             // A batch of the right shape, just over the operation's 4 MiB (up to ~4.2 MiB).
             const size = op.bodyLimit + 1 + Math.floor((plan.bigSize - MiB) / 5);
-            draft.body = JSON.stringify({ itens: [{ ...RECORD, descricao: unit.repeat(Math.ceil(size / Buffer.byteLength(unit))) }] });
+            draft.body = JSON.stringify({
+              itens: [{ ...RECORD, descricao: unit.repeat(Math.ceil(size / Buffer.byteLength(unit))) }],
+            });
           } else {
             draft.body = JSON.stringify({ nome: unit.repeat(Math.ceil(plan.bigSize / Buffer.byteLength(unit))) });
           }
@@ -402,14 +667,27 @@ function build(plan: RequestPlan, ids: Ids): Draft {
         break;
       case 'bodyShape':
         if (mutating()) {
-          const shapes = ['null', '[]', '123', '"texto"', 'true', '[{}]', JSON.stringify({ campo_desconhecido: plan.json.length }), `{"__proto__":${plan.json.length < 1000 ? plan.json : '1'}}`, '{"constructor":{"prototype":{}}}', deep(1 + (v % 5000), '[', ']', ''), ...(draft.method === op.method ? op.badShapes ?? [] : [])];
+          const shapes = [
+            'null',
+            '[]',
+            '123',
+            '"texto"',
+            'true',
+            '[{}]',
+            JSON.stringify({ campo_desconhecido: plan.json.length }),
+            `{"__proto__":${plan.json.length < 1000 ? plan.json : '1'}}`,
+            '{"constructor":{"prototype":{}}}',
+            deep(1 + (v % 5000), '[', ']', ''),
+            ...(draft.method === op.method ? (op.badShapes ?? []) : []),
+          ];
           draft.body = shapes[v % shapes.length]!;
           draft.headers['content-type'] = 'application/json';
         } else draft.query.push(['cursor', 'x'.repeat(600)]);
         break;
       case 'query':
         if (op.query.length === 0 || v % 3 === 0) draft.query.push([`desconhecido_${v % 7}`, String(v)]);
-        else if (v % 3 === 1) draft.query.push(['limite', [String(0), tooHigh, String(-1), op.capsLimite ? '12abc' : String(1e9)][v % 4]!]);
+        else if (v % 3 === 1)
+          draft.query.push(['limite', [String(0), tooHigh, String(-1), op.capsLimite ? '12abc' : String(1e9)][v % 4]!]);
         else draft.query.push([op.query[v % op.query.length]!, 'a'], [op.query[v % op.query.length]!, 'b']);
         if (mutating() && op.query.length === 0) draft.query.push(['x', '1']);
         break;
@@ -419,7 +697,13 @@ function build(plan: RequestPlan, ids: Ids): Draft {
           // A batch path: a bad id with a good number, or a real ingestion with a bad number.
           const badNumero = v % 2 === 1;
           draft.path = fill((param) =>
-            param === ':numero' ? (badNumero ? encodeURIComponent(BAD_NUMEROS[(v >> 1) % BAD_NUMEROS.length]!) : validNumero(plan.pick)) : badNumero && op.template.includes(':numero') ? realId(ids, op.template, 0, plan.pick) : segment,
+            param === ':numero'
+              ? badNumero
+                ? encodeURIComponent(BAD_NUMEROS[(v >> 1) % BAD_NUMEROS.length]!)
+                : validNumero(plan.pick)
+              : badNumero && op.template.includes(':numero')
+                ? realId(ids, op.template, 0, plan.pick)
+                : segment,
           );
         } else draft.query.push(['apos_id', 'nao-e-uuid'], ['q', '1']);
         break;
@@ -453,42 +737,102 @@ async function setUp(l: Lab): Promise<Ids> {
   };
   const catalog = await headOfficeCatalog(l);
   const products = [await product(l, catalog.id), await product(l, catalog.id, { id_externo: 'ext-1' })];
-  const branch = await must(api.post('/v1/estabelecimentos', { cnpj: cnpjOf(company.cnpjRoot, '0002'), nome: 'Filial' }), 201);
-  const branchCatalog = await must(api.post('/v1/catalogos', { estabelecimento_id: branch.body.id, nome: 'Filial' }), 201);
-  await must(api.post(`/v1/catalogos/${branchCatalog.body.id}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: 'filial-1' }), 201);
-  const second = await must(api.post('/v1/estabelecimentos', { cnpj: cnpjOf(company.cnpjRoot, '0005'), nome: 'Filial 2' }), 201);
-  const freeCatalog = await must(api.post('/v1/catalogos', { estabelecimento_id: second.body.id, nome: 'Sem ingestão' }), 201);
-  const bare = await must(api.post('/v1/estabelecimentos', { cnpj: cnpjOf(company.cnpjRoot, '0006'), nome: 'Sem catálogo' }), 201);
+  const branch = await must(
+    api.post('/v1/estabelecimentos', { cnpj: cnpjOf(company.cnpjRoot, '0002'), nome: 'Filial' }),
+    201,
+  );
+  const branchCatalog = await must(
+    api.post('/v1/catalogos', { estabelecimento_id: branch.body.id, nome: 'Filial' }),
+    201,
+  );
+  await must(
+    api.post(`/v1/catalogos/${branchCatalog.body.id}/produtos`, {
+      origem: 'erp',
+      ncm: '84713012',
+      id_externo: 'filial-1',
+    }),
+    201,
+  );
+  const second = await must(
+    api.post('/v1/estabelecimentos', { cnpj: cnpjOf(company.cnpjRoot, '0005'), nome: 'Filial 2' }),
+    201,
+  );
+  const freeCatalog = await must(
+    api.post('/v1/catalogos', { estabelecimento_id: second.body.id, nome: 'Sem ingestão' }),
+    201,
+  );
+  const bare = await must(
+    api.post('/v1/estabelecimentos', { cnpj: cnpjOf(company.cnpjRoot, '0006'), nome: 'Sem catálogo' }),
+    201,
+  );
 
   const surveillance = await must(api.get('/v1/empresa/vigilancia'), 200);
-  await must(api.patch('/v1/empresa/vigilancia', { modo: 'selecao', adicionar: [products[0]!.id] }, { ifMatch: surveillance.headers.get('etag')! }), 200);
-  await must(api.put('/v1/webhook', { url: 'https://hooks-malformados.example.com/eventos' }, { headers: { 'if-none-match': '*' } }), 201);
+  await must(
+    api.patch(
+      '/v1/empresa/vigilancia',
+      { modo: 'selecao', adicionar: [products[0]!.id] },
+      { ifMatch: surveillance.headers.get('etag')! },
+    ),
+    200,
+  );
+  await must(
+    api.put(
+      '/v1/webhook',
+      { url: 'https://hooks-malformados.example.com/eventos' },
+      { headers: { 'if-none-match': '*' } },
+    ),
+    201,
+  );
   const analysis = await must(api.post('/v1/analises', {}), 202);
-  const correction = await must(api.post(`/v1/estabelecimentos/${branch.body.id}/correcoes-cnpj`, { cnpj_novo: cnpjOf(company.cnpjRoot, '0004'), motivo: 'Digitação' }, { ifMatch: (await must(api.get(`/v1/estabelecimentos/${branch.body.id}`), 200)).headers.get('etag')! }), 202);
+  const correction = await must(
+    api.post(
+      `/v1/estabelecimentos/${branch.body.id}/correcoes-cnpj`,
+      { cnpj_novo: cnpjOf(company.cnpjRoot, '0004'), motivo: 'Digitação' },
+      { ifMatch: (await must(api.get(`/v1/estabelecimentos/${branch.body.id}`), 200)).headers.get('etag')! },
+    ),
+    202,
+  );
   await emu.clock.advance(25 * HOUR); // the daily execution, the analysis, the review, the deliveries
 
-  const ingest = async (catalogId: string, records: readonly unknown[], until: 'aberta' | 'validada' | 'aplicada'): Promise<string> => {
-    const started = await must(api.post('/v1/catalogos/ingestoes', { operacao: 'mesclar', catalogo_id: catalogId }), 201);
+  const ingest = async (
+    catalogId: string,
+    records: readonly unknown[],
+    until: 'aberta' | 'validada' | 'aplicada',
+  ): Promise<string> => {
+    const started = await must(
+      api.post('/v1/catalogos/ingestoes', { operacao: 'mesclar', catalogo_id: catalogId }),
+      201,
+    );
     const path = `/v1/catalogos/ingestoes/${started.body.ingestao_id}`;
     await must(api.put(`${path}/lotes/1`, { itens: records }), 201);
     if (until !== 'aberta') {
       await must(api.post(`${path}/fechamento`, { total_lotes: 1 }), 202);
       await emu.clock.advance(60_000);
       const validated = await must(api.get(path), 200);
-      if (validated.body.estado !== 'validada') throw new Error(`set-up ingestion is ${validated.body.estado}: ${validated.text}`);
+      if (validated.body.estado !== 'validada')
+        throw new Error(`set-up ingestion is ${validated.body.estado}: ${validated.text}`);
       if (until === 'aplicada') {
         await must(api.post(`${path}/aplicacao`, {}, { ifMatch: validated.headers.get('etag')! }), 202);
         await emu.clock.advance(60_000);
-        if ((await must(api.get(path), 200)).body.estado !== 'aplicada') throw new Error('set-up ingestion not applied');
+        if ((await must(api.get(path), 200)).body.estado !== 'aplicada')
+          throw new Error('set-up ingestion not applied');
       }
     }
     return started.body.ingestao_id;
   };
-  const applied = await ingest(catalog.id, [{ id_externo: 'ext-1', origem: 'erp', ncm: '09012100' }, { id_externo: 'novo-1', origem: 'erp', ncm: '10063021' }], 'aplicada');
+  const applied = await ingest(
+    catalog.id,
+    [
+      { id_externo: 'ext-1', origem: 'erp', ncm: '09012100' },
+      { id_externo: 'novo-1', origem: 'erp', ncm: '10063021' },
+    ],
+    'aplicada',
+  );
   const validated = await ingest(catalog.id, [{ id_externo: 'novo-2', origem: 'erp', ncm: '84713012' }], 'validada');
   const open = await ingest(branchCatalog.body.id, [RECORD], 'aberta');
 
-  const ids = async (path: string): Promise<string[]> => ((await must(api.get(path), 200)).body.itens as { id: string }[]).map((i) => i.id);
+  const ids = async (path: string): Promise<string[]> =>
+    ((await must(api.get(path), 200)).body.itens as { id: string }[]).map((i) => i.id);
   const real: Record<IdKind, string[]> = {
     establishment: [company.headOffice.id, branch.body.id, bare.body.id],
     catalog: [catalog.id, branchCatalog.body.id, freeCatalog.body.id],
@@ -502,7 +846,8 @@ async function setUp(l: Lab): Promise<Ids> {
   for (const [kind, list] of Object.entries(real)) if (list.length === 0) throw new Error(`set-up made no ${kind}`);
 
   const etags = new Map<string, string>();
-  const etagOf = async (key: string, path: string) => etags.set(key, (await must(api.get(path), 200)).headers.get('etag')!);
+  const etagOf = async (key: string, path: string) =>
+    etags.set(key, (await must(api.get(path), 200)).headers.get('etag')!);
   for (const id of real.establishment) await etagOf(id, `/v1/estabelecimentos/${id}`);
   for (const id of real.catalog) {
     await etagOf(id, `/v1/catalogos/${id}`);
@@ -532,8 +877,15 @@ describe('malformed requests', { timeout: PROPERTY_TIMEOUT }, () => {
     await fc.assert(
       fc.asyncProperty(requestPlan, async (plan) => {
         const draft = build(plan, ids);
-        const search = draft.query.length === 0 ? '' : `?${draft.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`;
-        const response = await api.target.fetch(`${draft.path}${search}`, { method: draft.method, headers: draft.headers, ...(draft.body === undefined ? {} : { body: draft.body }) });
+        const search =
+          draft.query.length === 0
+            ? ''
+            : `?${draft.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`;
+        const response = await api.target.fetch(`${draft.path}${search}`, {
+          method: draft.method,
+          headers: draft.headers,
+          ...(draft.body === undefined ? {} : { body: draft.body }),
+        });
         const text = await response.text();
         const where = `${draft.method} ${draft.path}${search.slice(0, 200)} [${plan.defects.join(', ')}] → ${response.status} ${text.slice(0, 300)}`;
         expect(response.status, where).toBeGreaterThanOrEqual(400);

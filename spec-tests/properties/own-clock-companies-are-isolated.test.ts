@@ -49,11 +49,21 @@ const span = fc.integer({ min: 0, max: 2 * DAY });
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ kind: 'catalog' } as const) },
   // A small set of external ids, so that a repeated one is refused as a duplicate now and then.
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('product' as const), pick, idExterno: fc.option(fc.constantFrom('EXT-1', 'EXT-2', 'EXT-3'), { nil: null }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('product' as const),
+      pick,
+      idExterno: fc.option(fc.constantFrom('EXT-1', 'EXT-2', 'EXT-3'), { nil: null }),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('patch' as const), pick }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('patchStale' as const), pick }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'replay' } as const) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('list' as const), pick, limite: fc.integer({ min: 1, max: 3 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('list' as const), pick, limite: fc.integer({ min: 1, max: 3 }) }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'webhook' } as const) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('event' as const), pick }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('advance' as const), by: span }) },
@@ -71,7 +81,9 @@ const noise: fc.Arbitrary<Noise> = fc.oneof(
 const ops = fc.array(op, { minLength: 1, maxLength: 24 });
 const seed = fc.oneof(fc.integer({ min: 0, max: 0xffff_ffff }), fc.string({ minLength: 1, maxLength: 12 }));
 /** Three distinct CNPJ roots: A's, B's and the shared-clock company's. */
-const roots = fc.uniqueArray(fc.stringMatching(/^[0-9]{8}$/), { minLength: 3, maxLength: 3 }).filter((r) => r.every((root) => root !== '00000000'));
+const roots = fc
+  .uniqueArray(fc.stringMatching(/^[0-9]{8}$/), { minLength: 3, maxLength: 3 })
+  .filter((r) => r.every((root) => root !== '00000000'));
 
 /** One exchange as the company saw it: what it did, and everything it got back. */
 interface Seen {
@@ -103,7 +115,12 @@ interface Sent {
 function receiver(emu: Emulator, host: string): Delivery[] {
   const got: Delivery[] = [];
   emu.network.route(host, async (request) => {
-    got.push({ method: request.method, url: request.url, headers: [...request.headers.entries()].sort(), body: await request.text() });
+    got.push({
+      method: request.method,
+      url: request.url,
+      headers: [...request.headers.entries()].sort(),
+      body: await request.text(),
+    });
     return new Response(null, { status: got.length <= 2 ? 500 : 200 });
   });
   return got;
@@ -126,13 +143,22 @@ class Player {
   private last: Sent | null = null;
   private readonly host: string;
 
-  constructor(private readonly emu: Emulator, private readonly controls: Controls, private readonly name: string, private readonly root: string) {
+  constructor(
+    private readonly emu: Emulator,
+    private readonly controls: Controls,
+    private readonly name: string,
+    private readonly root: string,
+  ) {
     this.host = `https://hooks-${name.toLowerCase()}.example.com`;
     this.deliveries = receiver(emu, this.host);
   }
 
   async create(): Promise<void> {
-    const answer = await this.record('create', 'POST /_emulator/companies', this.controls.raw('POST', '/companies', { clock: 'own', cnpjRoot: this.root }));
+    const answer = await this.record(
+      'create',
+      'POST /_emulator/companies',
+      this.controls.raw('POST', '/companies', { clock: 'own', cnpjRoot: this.root }),
+    );
     if (answer.status !== 201) throw new Error(`creating ${this.name} answered ${answer.status}: ${answer.text}`);
     this.company = answer.body as CompanyInfo;
     this.api = new Api(inProcessTarget(this.emu), this.company.token);
@@ -143,7 +169,12 @@ class Player {
     const id = this.company.companyId;
     switch (step.kind) {
       case 'catalog': {
-        const answer = await this.send(label, { method: 'POST', path: '/v1/catalogos', body: { estabelecimento_id: this.company.headOffice.id, nome: `Loja ${this.keys}` }, key: this.key() });
+        const answer = await this.send(label, {
+          method: 'POST',
+          path: '/v1/catalogos',
+          body: { estabelecimento_id: this.company.headOffice.id, nome: `Loja ${this.keys}` },
+          key: this.key(),
+        });
         if (answer.status === 201) this.catalogs.push(answer.body.id);
         return;
       }
@@ -151,7 +182,12 @@ class Player {
         const catalog = at(this.catalogs, step.pick);
         if (catalog === undefined) return this.run({ kind: 'catalog' });
         const body = { origem: 'erp', ncm: NCM, ...(step.idExterno === null ? {} : { id_externo: step.idExterno }) };
-        const answer = await this.send(label, { method: 'POST', path: `/v1/catalogos/${catalog}/produtos`, body, key: this.key() });
+        const answer = await this.send(label, {
+          method: 'POST',
+          path: `/v1/catalogos/${catalog}/produtos`,
+          body,
+          key: this.key(),
+        });
         if (answer.status === 201) this.products.push({ id: answer.body.id, etags: [answer.headers.get('etag')!] });
         return;
       }
@@ -161,7 +197,13 @@ class Player {
         if (product === undefined) return this.run({ kind: 'product', pick: step.pick, idExterno: null });
         // A stale ETag: an earlier one of the product's, or (before any change) one of a version it never had.
         const ifMatch = step.kind === 'patch' ? product.etags.at(-1)! : (product.etags.at(-2) ?? '"999"');
-        const answer = await this.send(label, { method: 'PATCH', path: `/v1/produtos/${product.id}`, body: { descricao: `Descrição ${this.keys}` }, key: this.key(), ifMatch });
+        const answer = await this.send(label, {
+          method: 'PATCH',
+          path: `/v1/produtos/${product.id}`,
+          body: { descricao: `Descrição ${this.keys}` },
+          key: this.key(),
+          ifMatch,
+        });
         if (answer.status === 200) product.etags.push(answer.headers.get('etag')!);
         return;
       }
@@ -193,20 +235,37 @@ class Player {
       case 'event': {
         // An event needs a destination (404 destino_nao_encontrado otherwise): the first one creates it.
         if (this.destinationEtag === null) return this.run({ kind: 'webhook' });
-        const dados = { tipo: 'catalogo.aplicado', catalogoId: at(this.catalogs, step.pick) ?? '0190a000-0000-7000-8000-00000000000a', versao: 1 };
-        const answer = await this.record(label, `POST /_emulator/companies/${id}/events`, this.controls.raw('POST', `/companies/${id}/events`, { dados }));
+        const dados = {
+          tipo: 'catalogo.aplicado',
+          catalogoId: at(this.catalogs, step.pick) ?? '0190a000-0000-7000-8000-00000000000a',
+          versao: 1,
+        };
+        const answer = await this.record(
+          label,
+          `POST /_emulator/companies/${id}/events`,
+          this.controls.raw('POST', `/companies/${id}/events`, { dados }),
+        );
         if (answer.status === 201) this.events.push(answer.body.eventId);
         return;
       }
       case 'advance':
-        await this.record(label, `POST /_emulator/companies/${id}/clock/advance`, this.controls.raw('POST', `/companies/${id}/clock/advance`, { by: step.by }));
+        await this.record(
+          label,
+          `POST /_emulator/companies/${id}/clock/advance`,
+          this.controls.raw('POST', `/companies/${id}/clock/advance`, { by: step.by }),
+        );
         return;
       case 'runUntilIdle':
-        await this.record(label, `POST /_emulator/companies/${id}/clock/run-until-idle`, this.controls.raw('POST', `/companies/${id}/clock/run-until-idle`, {}));
+        await this.record(
+          label,
+          `POST /_emulator/companies/${id}/clock/run-until-idle`,
+          this.controls.raw('POST', `/companies/${id}/clock/run-until-idle`, {}),
+        );
         return;
       case 'attempts': {
         const event = at(this.events, step.pick);
-        const path = event === undefined ? '/v1/webhook/eventos?limite=100' : `/v1/webhook/eventos/${event}/tentativas?limite=100`;
+        const path =
+          event === undefined ? '/v1/webhook/eventos?limite=100' : `/v1/webhook/eventos/${event}/tentativas?limite=100`;
         await this.record(label, `GET ${path}`, this.api.get(path));
         return;
       }
@@ -216,8 +275,16 @@ class Player {
   /** The company's own clock at the end, after running what is left: later retries are compared too. */
   async finish(): Promise<void> {
     const id = this.company.companyId;
-    await this.record('end', `POST /_emulator/companies/${id}/clock/run-until-idle`, this.controls.raw('POST', `/companies/${id}/clock/run-until-idle`, {}));
-    await this.record('end', `GET /_emulator/companies/${id}/clock`, this.controls.raw('GET', `/companies/${id}/clock`));
+    await this.record(
+      'end',
+      `POST /_emulator/companies/${id}/clock/run-until-idle`,
+      this.controls.raw('POST', `/companies/${id}/clock/run-until-idle`, {}),
+    );
+    await this.record(
+      'end',
+      `GET /_emulator/companies/${id}/clock`,
+      this.controls.raw('GET', `/companies/${id}/clock`),
+    );
   }
 
   /** Idempotency keys from a counter of the company's own: the same in both runs. */
@@ -228,8 +295,17 @@ class Player {
 
   private async send(label: string, sent: Sent): Promise<Answer> {
     this.last = sent;
-    const call = this.api.request(sent.method, sent.path, { body: sent.body, key: sent.key, ...(sent.ifMatch === undefined ? {} : { ifMatch: sent.ifMatch }), ...(sent.headers === undefined ? {} : { headers: sent.headers }) });
-    return this.record(label, `${sent.method} ${sent.path} key=${sent.key}${sent.ifMatch === undefined ? '' : ` if-match=${sent.ifMatch}`}`, call);
+    const call = this.api.request(sent.method, sent.path, {
+      body: sent.body,
+      key: sent.key,
+      ...(sent.ifMatch === undefined ? {} : { ifMatch: sent.ifMatch }),
+      ...(sent.headers === undefined ? {} : { headers: sent.headers }),
+    });
+    return this.record(
+      label,
+      `${sent.method} ${sent.path} key=${sent.key}${sent.ifMatch === undefined ? '' : ` if-match=${sent.ifMatch}`}`,
+      call,
+    );
   }
 
   private async record(label: string, request: string, answering: Promise<Answer>): Promise<Answer> {
@@ -248,32 +324,57 @@ class Neighbour {
   private catalog: string | null = null;
   private keys = 0;
 
-  constructor(private readonly emu: Emulator, private readonly controls: Controls, private readonly root: string) {}
+  constructor(
+    private readonly emu: Emulator,
+    private readonly controls: Controls,
+    private readonly root: string,
+  ) {}
 
   async create(): Promise<void> {
     this.company = await this.controls.createCompany({ cnpjRoot: this.root });
     this.api = new Api(inProcessTarget(this.emu), this.company.token);
     receiver(this.emu, 'https://hooks-shared.example.com');
-    const destination = await this.api.put('/v1/webhook', { url: 'https://hooks-shared.example.com/recebe' }, { headers: { 'if-none-match': '*' }, key: this.key() });
+    const destination = await this.api.put(
+      '/v1/webhook',
+      { url: 'https://hooks-shared.example.com/recebe' },
+      { headers: { 'if-none-match': '*' }, key: this.key() },
+    );
     expect(destination.status, destination.text).toBe(201);
   }
 
   async run(step: Noise): Promise<void> {
-    const ok = (answer: Answer, status: number) => expect(answer.status, `noise ${JSON.stringify(step)}: ${answer.text}`).toBe(status);
+    const ok = (answer: Answer, status: number) =>
+      expect(answer.status, `noise ${JSON.stringify(step)}: ${answer.text}`).toBe(status);
     switch (step.kind) {
       case 'catalog': {
         // An establishment has one active catalog: the neighbour's first, then products in it.
         if (this.catalog !== null) return this.run({ kind: 'product' });
-        const answer = await this.api.post('/v1/catalogos', { estabelecimento_id: this.company.headOffice.id, nome: 'Vizinha' }, { key: this.key() });
+        const answer = await this.api.post(
+          '/v1/catalogos',
+          { estabelecimento_id: this.company.headOffice.id, nome: 'Vizinha' },
+          { key: this.key() },
+        );
         ok(answer, 201);
         this.catalog = answer.body.id;
         return;
       }
       case 'product':
         if (this.catalog === null) return this.run({ kind: 'catalog' });
-        return ok(await this.api.post(`/v1/catalogos/${this.catalog}/produtos`, { origem: 'erp', ncm: NCM, id_externo: `N-${this.keys}` }, { key: this.key() }), 201);
+        return ok(
+          await this.api.post(
+            `/v1/catalogos/${this.catalog}/produtos`,
+            { origem: 'erp', ncm: NCM, id_externo: `N-${this.keys}` },
+            { key: this.key() },
+          ),
+          201,
+        );
       case 'event':
-        return ok(await this.controls.raw('POST', `/companies/${this.company.companyId}/events`, { dados: { tipo: 'catalogo.aplicado', catalogoId: '0190a000-0000-7000-8000-00000000000b', versao: 1 } }), 201);
+        return ok(
+          await this.controls.raw('POST', `/companies/${this.company.companyId}/events`, {
+            dados: { tipo: 'catalogo.aplicado', catalogoId: '0190a000-0000-7000-8000-00000000000b', versao: 1 },
+          }),
+          201,
+        );
       case 'company':
         return ok(await this.controls.raw('POST', '/companies', {}), 201);
       case 'advance':
@@ -303,10 +404,15 @@ function expectSame(name: string, together: Player, apart: Player): void {
   const n = Math.min(together.seen.length, apart.seen.length);
   for (let i = 0; i < n; i++) {
     const a = apart.seen[i]!;
-    expect(together.seen[i], `${name}: exchange #${i} (${a.op}: ${a.request}) differs from the same exchange alone`).toEqual(a);
+    expect(
+      together.seen[i],
+      `${name}: exchange #${i} (${a.op}: ${a.request}) differs from the same exchange alone`,
+    ).toEqual(a);
   }
   expect(together.seen.length, `${name}: exchanges`).toBe(apart.seen.length);
-  apart.deliveries.forEach((d, i) => expect(together.deliveries[i], `${name}: delivery #${i} differs from the same delivery alone`).toEqual(d));
+  apart.deliveries.forEach((d, i) =>
+    expect(together.deliveries[i], `${name}: delivery #${i} differs from the same delivery alone`).toEqual(d),
+  );
   expect(together.deliveries.length, `${name}: deliveries`).toBe(apart.deliveries.length);
 }
 
@@ -331,7 +437,11 @@ describe('companies on clocks of their own', { timeout: PROPERTY_TIMEOUT }, () =
           // The own clocks start at the emulator's now: every company is created before the shared clock moves.
           for (const who of creationOrder) await [a, b, shared][who]!.create();
 
-          const queues: (() => Promise<void>)[][] = [opsA.map((s) => () => a.run(s)), opsB.map((s) => () => b.run(s)), noiseSteps.map((s) => () => shared.run(s))];
+          const queues: (() => Promise<void>)[][] = [
+            opsA.map((s) => () => a.run(s)),
+            opsB.map((s) => () => b.run(s)),
+            noiseSteps.map((s) => () => shared.run(s)),
+          ];
           // Each pick runs the next step of that queue (or of the next one that has steps left); then the rest, in order.
           for (const p of picks) {
             const queue = [0, 1, 2].map((k) => queues[(p + k) % 3]!).find((q) => q.length > 0);

@@ -41,7 +41,11 @@ const plan: fc.Arbitrary<Plan> = fc.record({
   budget: fc.oneof(fc.integer({ min: 1, max: 600 }), fc.integer({ min: 300, max: 4000 }), fc.constant(256 * 1024)),
   sizes: fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 8 }),
   between: fc.array(
-    fc.record({ inserts: fc.integer({ min: 0, max: 3 }), unlinks: fc.array(fc.nat(), { maxLength: 2 }), linkExisting: fc.boolean() }),
+    fc.record({
+      inserts: fc.integer({ min: 0, max: 3 }),
+      unlinks: fc.array(fc.nat(), { maxLength: 2 }),
+      linkExisting: fc.boolean(),
+    }),
     { maxLength: 30, size: 'max' },
   ),
 });
@@ -55,7 +59,11 @@ class ListUnderTest {
   private spare: string[] = [];
   readonly removed = new Set<string>();
 
-  constructor(readonly lab: Lab, readonly kind: ListKind, readonly sizes: readonly number[]) {}
+  constructor(
+    readonly lab: Lab,
+    readonly kind: ListKind,
+    readonly sizes: readonly number[],
+  ) {}
 
   private size(): number {
     return this.sizes[this.counter++ % this.sizes.length]!;
@@ -69,16 +77,33 @@ class ListUnderTest {
 
   private async establishment(): Promise<string> {
     const cnpj = cnpjOfNumber(this.lab.company.cnpjRoot, this.order++);
-    return (await this.ok(this.lab.api.post('/v1/estabelecimentos', { cnpj, nome: 'E'.repeat(Math.min(this.size(), 120)) }))).body.id;
+    return (
+      await this.ok(this.lab.api.post('/v1/estabelecimentos', { cnpj, nome: 'E'.repeat(Math.min(this.size(), 120)) }))
+    ).body.id;
   }
 
   private async catalog(): Promise<string> {
     const establishment = await this.establishment();
-    return (await this.ok(this.lab.api.post('/v1/catalogos', { estabelecimento_id: establishment, nome: 'C'.repeat(Math.min(this.size(), 120)) }))).body.id;
+    return (
+      await this.ok(
+        this.lab.api.post('/v1/catalogos', {
+          estabelecimento_id: establishment,
+          nome: 'C'.repeat(Math.min(this.size(), 120)),
+        }),
+      )
+    ).body.id;
   }
 
   private async product(catalogId: string): Promise<string> {
-    return (await this.ok(this.lab.api.post(`/v1/catalogos/${catalogId}/produtos`, { origem: 'erp', ncm: '84713012', descricao: 'p'.repeat(this.size()) }))).body.id;
+    return (
+      await this.ok(
+        this.lab.api.post(`/v1/catalogos/${catalogId}/produtos`, {
+          origem: 'erp',
+          ncm: '84713012',
+          descricao: 'p'.repeat(this.size()),
+        }),
+      )
+    ).body.id;
   }
 
   async setup(): Promise<void> {
@@ -102,7 +127,10 @@ class ListUnderTest {
         const spare = linkExisting ? this.spare.pop() : undefined;
         if (spare === undefined) return this.product(this.catalogId!);
         const etag = (await this.ok(this.lab.api.get(`/v1/produtos/${spare}`), 200)).headers.get('etag')!;
-        await this.ok(this.lab.api.put(`/v1/catalogos/${this.catalogId}/produtos/${spare}`, undefined, { ifMatch: etag }), 200);
+        await this.ok(
+          this.lab.api.put(`/v1/catalogos/${this.catalogId}/produtos/${spare}`, undefined, { ifMatch: etag }),
+          200,
+        );
         return spare;
       }
     }
@@ -113,22 +141,41 @@ class ListUnderTest {
     if (this.kind !== 'catalogProducts' || present.length === 0) return undefined;
     const id = present[pick % present.length]!;
     const etag = (await this.ok(this.lab.api.get(`/v1/produtos/${id}`), 200)).headers.get('etag')!;
-    await this.ok(this.lab.api.delete(`/v1/catalogos/${this.catalogId}/produtos/${id}`, undefined, { ifMatch: etag }), 200);
+    await this.ok(
+      this.lab.api.delete(`/v1/catalogos/${this.catalogId}/produtos/${id}`, undefined, { ifMatch: etag }),
+      200,
+    );
     this.removed.add(id);
     return id;
   }
 
   /** One page of the list after `cursor`. */
-  async page(limite: number, cursor: string | null): Promise<{ ids: string[]; next: string | null; arrayBytes: number; answer: Answer }> {
+  async page(
+    limite: number,
+    cursor: string | null,
+  ): Promise<{ ids: string[]; next: string | null; arrayBytes: number; answer: Answer }> {
     const base =
-      this.kind === 'establishments' ? '/v1/estabelecimentos' : this.kind === 'catalogs' ? '/v1/catalogos' : this.kind === 'products' ? '/v1/produtos' : `/v1/catalogos/${this.catalogId}/produtos`;
+      this.kind === 'establishments'
+        ? '/v1/estabelecimentos'
+        : this.kind === 'catalogs'
+          ? '/v1/catalogos'
+          : this.kind === 'products'
+            ? '/v1/produtos'
+            : `/v1/catalogos/${this.catalogId}/produtos`;
     const cursorParam = this.kind === 'establishments' || this.kind === 'catalogs' ? 'apos_id' : 'cursor';
-    const answer = await this.lab.api.get(`${base}?limite=${limite}${cursor === null ? '' : `&${cursorParam}=${encodeURIComponent(cursor)}`}`);
+    const answer = await this.lab.api.get(
+      `${base}?limite=${limite}${cursor === null ? '' : `&${cursorParam}=${encodeURIComponent(cursor)}`}`,
+    );
     if (answer.status !== 200) throw new Error(`page answered ${answer.status}: ${answer.text}`);
     const next = cursorParam === 'apos_id' ? answer.body.proximo_id : answer.body.proximo_cursor;
     const start = answer.text.indexOf('[');
     const end = answer.text.lastIndexOf(']');
-    return { ids: (answer.body.itens as { id: string }[]).map((i) => i.id), next, arrayBytes: Buffer.byteLength(answer.text.slice(start, end + 1)), answer };
+    return {
+      ids: (answer.body.itens as { id: string }[]).map((i) => i.id),
+      next,
+      arrayBytes: Buffer.byteLength(answer.text.slice(start, end + 1)),
+      answer,
+    };
   }
 }
 
@@ -152,22 +199,33 @@ async function walk(kind: ListKind, p: Plan): Promise<void> {
   for (let pageNumber = 0; ; pageNumber++) {
     const page = await list.page(p.limite, cursor);
     expect(page.ids.length, `page ${pageNumber} exceeds limite ${p.limite}`).toBeLessThanOrEqual(p.limite);
-    if (page.ids.length > 1) expect(page.arrayBytes, `page ${pageNumber} of ${page.ids.length} items exceeds the budget ${p.budget}`).toBeLessThanOrEqual(p.budget);
+    if (page.ids.length > 1)
+      expect(
+        page.arrayBytes,
+        `page ${pageNumber} of ${page.ids.length} items exceeds the budget ${p.budget}`,
+      ).toBeLessThanOrEqual(p.budget);
     // A page that stopped before limite did so because the next item would not fit in the budget.
     if (previous && previous.count < p.limite && !removedSinceLastPage && page.ids.length > 0) {
       const nextBytes = Buffer.byteLength(JSON.stringify(page.answer.body.itens[0]));
-      expect(previous.arrayBytes + 1 + nextBytes, `page ${pageNumber - 1} stopped at ${previous.count} items though the next one fit the budget ${p.budget}`).toBeGreaterThan(p.budget);
+      expect(
+        previous.arrayBytes + 1 + nextBytes,
+        `page ${pageNumber - 1} stopped at ${previous.count} items though the next one fit the budget ${p.budget}`,
+      ).toBeGreaterThan(p.budget);
     }
     previous = { count: page.ids.length, arrayBytes: page.arrayBytes };
     if (page.ids.length === 0) {
-      expect(pageNumber === 0 ? present.size === 0 : removedSinceLastPage, `page ${pageNumber} is empty though items remain: ${page.answer.text}`).toBe(true);
+      expect(
+        pageNumber === 0 ? present.size === 0 : removedSinceLastPage,
+        `page ${pageNumber} is empty though items remain: ${page.answer.text}`,
+      ).toBe(true);
       expect(page.next).toBeNull();
     }
     for (const id of page.ids) {
       expect(seen, `item ${id} seen twice (page ${pageNumber})`).not.toContain(id);
       expect(present.has(id), `page ${pageNumber} lists ${id}, which is not in the list`).toBe(true);
       const last = seen[seen.length - 1];
-      if (last !== undefined) expect(order.get(id)!, `item ${id} comes before ${last}, seen earlier`).toBeGreaterThan(order.get(last)!);
+      if (last !== undefined)
+        expect(order.get(id)!, `item ${id} comes before ${last}, seen earlier`).toBeGreaterThan(order.get(last)!);
       seen.push(id);
     }
     cursor = page.next;
@@ -193,14 +251,19 @@ async function walk(kind: ListKind, p: Plan): Promise<void> {
   }
 
   const seenSet = new Set(seen);
-  for (const id of atStart) if (!list.removed.has(id)) expect(seenSet.has(id), `item ${id}, present from start to end, was never seen`).toBe(true);
+  for (const id of atStart)
+    if (!list.removed.has(id))
+      expect(seenSet.has(id), `item ${id}, present from start to end, was never seen`).toBe(true);
 }
 
 describe('paging', { timeout: PROPERTY_TIMEOUT }, () => {
   for (const kind of ['catalogs', 'establishments', 'products', 'catalogProducts'] as const) {
     // spec: CAT-13, LIM-14
     it(`${kind}: any limite and page budget, with inserts${kind === 'catalogProducts' ? ' and unlinks' : ''} between pages, visits every lasting item exactly once, in order`, async () => {
-      await fc.assert(fc.asyncProperty(plan, (p) => walk(kind, p)), { numRuns: runs(200) });
+      await fc.assert(
+        fc.asyncProperty(plan, (p) => walk(kind, p)),
+        { numRuns: runs(200) },
+      );
     });
   }
 });

@@ -31,7 +31,11 @@ import { newKey } from '../support/client.js';
 import { lab, PROPERTY_TIMEOUT, runs, stateAndRandom } from './support/lab.js';
 import { mixedStep, Runner, type Step } from './support/scenario.js';
 
-const sequence = fc.array(mixedStep(48 * 3_600_000, { concurrentEdits: true }), { minLength: 1, maxLength: 40, size: 'max' });
+const sequence = fc.array(mixedStep(48 * 3_600_000, { concurrentEdits: true }), {
+  minLength: 1,
+  maxLength: 40,
+  size: 'max',
+});
 
 describe('refusals', { timeout: PROPERTY_TIMEOUT }, () => {
   it('a request answered with any 4xx leaves the state and the seeded id source exactly as they were', async () => {
@@ -46,7 +50,10 @@ describe('refusals', { timeout: PROPERTY_TIMEOUT }, () => {
             if (answer.status >= 400 && answer.status < 500 && !sent.concurrentEdit) {
               seen.refused += 1;
               const after = stateAndRandom(emu);
-              expect(after === before, `${sent.method} ${sent.path} answered ${answer.status} ${answer.body?.erro?.codigo} and changed the state`).toBe(true);
+              expect(
+                after === before,
+                `${sent.method} ${sent.path} answered ${answer.status} ${answer.body?.erro?.codigo} and changed the state`,
+              ).toBe(true);
             }
             return answer;
           },
@@ -55,13 +62,17 @@ describe('refusals', { timeout: PROPERTY_TIMEOUT }, () => {
 
         for (const e of runner.log) {
           if (e.expected === undefined) {
-            expect(e.answer.status, `valid ${e.label} ${e.sent.method} ${e.sent.path}: ${e.answer.text}`).toBeLessThan(300);
+            expect(e.answer.status, `valid ${e.label} ${e.sent.method} ${e.sent.path}: ${e.answer.text}`).toBeLessThan(
+              300,
+            );
           } else {
             expect(e.answer.status, `${e.label} ${e.sent.method} ${e.sent.path}: ${e.answer.text}`).toBe(e.expected);
             expect(e.answer.body.erro.request_id).toBe(e.answer.headers.get('x-request-id'));
           }
         }
-        expect(seen.refused).toBe(runner.log.filter((e) => e.answer.status >= 400 && e.answer.status < 500 && !e.sent.concurrentEdit).length);
+        expect(seen.refused).toBe(
+          runner.log.filter((e) => e.answer.status >= 400 && e.answer.status < 500 && !e.sent.concurrentEdit).length,
+        );
       }),
       { numRuns: runs(400) },
     );
@@ -69,16 +80,26 @@ describe('refusals', { timeout: PROPERTY_TIMEOUT }, () => {
 
   it('an injected status fault of any status, 5xx included, changes nothing', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(mixedStep(3_600_000), { maxLength: 10 }), fc.integer({ min: 400, max: 599 }), async (steps: Step[], status: number) => {
-        const { emu, api, company } = lab();
-        const runner = Runner.create(emu, api, company);
-        await runner.runAll(steps);
-        emu.faults.add({ target: 'api', match: { companyId: company.companyId }, effect: { status }, times: 1 });
-        const before = stateAndRandom(emu);
-        const answer = await runner.send('faulted', { method: 'POST', path: '/v1/estabelecimentos', body: { cnpj: company.headOffice.cnpj.slice(0, 8) + '000291', nome: 'X' }, key: runner.nextKey(), as: 'company' });
-        expect(answer.status).toBe(status);
-        expect(stateAndRandom(emu)).toBe(before);
-      }),
+      fc.asyncProperty(
+        fc.array(mixedStep(3_600_000), { maxLength: 10 }),
+        fc.integer({ min: 400, max: 599 }),
+        async (steps: Step[], status: number) => {
+          const { emu, api, company } = lab();
+          const runner = Runner.create(emu, api, company);
+          await runner.runAll(steps);
+          emu.faults.add({ target: 'api', match: { companyId: company.companyId }, effect: { status }, times: 1 });
+          const before = stateAndRandom(emu);
+          const answer = await runner.send('faulted', {
+            method: 'POST',
+            path: '/v1/estabelecimentos',
+            body: { cnpj: company.headOffice.cnpj.slice(0, 8) + '000291', nome: 'X' },
+            key: runner.nextKey(),
+            as: 'company',
+          });
+          expect(answer.status).toBe(status);
+          expect(stateAndRandom(emu)).toBe(before);
+        },
+      ),
       { numRuns: runs(200) },
     );
   });
@@ -97,7 +118,11 @@ describe('refusals', { timeout: PROPERTY_TIMEOUT }, () => {
           const { emu, api, company } = lab();
           await emu.clock.advance(offset);
           const key = newKey();
-          const created = await api.post('/v1/catalogos', { estabelecimento_id: company.headOffice.id, nome: 'Loja' }, { key });
+          const created = await api.post(
+            '/v1/catalogos',
+            { estabelecimento_id: company.headOffice.id, nome: 'Loja' },
+            { key },
+          );
           expect(created.status).toBe(201);
           await emu.clock.advance(later);
 
@@ -108,9 +133,18 @@ describe('refusals', { timeout: PROPERTY_TIMEOUT }, () => {
               : refusal === 'invalid'
                 ? await api.post('/v1/catalogos', { estabelecimento_id: company.headOffice.id }, { key })
                 : await api.patch(`/v1/catalogos/${created.body.id}`, { nome: 'Outro' }, { key });
-          const expected = later < 60 * DAY ? (refusal === 'conflict' ? [201] : [422]) : [refusal === 'conflict' ? 409 : refusal === 'invalid' ? 422 : 428];
+          const expected =
+            later < 60 * DAY
+              ? refusal === 'conflict'
+                ? [201]
+                : [422]
+              : [refusal === 'conflict' ? 409 : refusal === 'invalid' ? 422 : 428];
           expect(expected, answer.text).toContain(answer.status);
-          if (answer.status >= 400) expect(stateAndRandom(emu), `answered ${answer.status} ${answer.body.erro.codigo} ${later / DAY} days later and changed the state`).toBe(before);
+          if (answer.status >= 400)
+            expect(
+              stateAndRandom(emu),
+              `answered ${answer.status} ${answer.body.erro.codigo} ${later / DAY} days later and changed the state`,
+            ).toBe(before);
         },
       ),
       { numRuns: runs(200) },
@@ -119,31 +153,44 @@ describe('refusals', { timeout: PROPERTY_TIMEOUT }, () => {
 
   it('while a request waits (delayMs fault), another with its key is refused (409 or 422) and changes nothing', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 600_000 }), fc.boolean(), fc.string({ minLength: 1, maxLength: 20 }), async (delayMs, sameBody, nome) => {
-        const { emu, api, company } = lab();
-        emu.faults.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos' }, effect: { delayMs }, times: 1 });
-        const key = newKey();
-        const body = { estabelecimento_id: company.headOffice.id, nome };
-        const first = api.post('/v1/catalogos', body, { key });
-        for (let spins = 0; emu.clock.pending() === 0; spins++) {
-          if (spins > 1000) throw new Error('the delayed request never started waiting');
-          await new Promise((resolve) => setImmediate(resolve));
-        }
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 600_000 }),
+        fc.boolean(),
+        fc.string({ minLength: 1, maxLength: 20 }),
+        async (delayMs, sameBody, nome) => {
+          const { emu, api, company } = lab();
+          emu.faults.add({
+            target: 'api',
+            match: { method: 'POST', path: '/v1/catalogos' },
+            effect: { delayMs },
+            times: 1,
+          });
+          const key = newKey();
+          const body = { estabelecimento_id: company.headOffice.id, nome };
+          const first = api.post('/v1/catalogos', body, { key });
+          for (let spins = 0; emu.clock.pending() === 0; spins++) {
+            if (spins > 1000) throw new Error('the delayed request never started waiting');
+            await new Promise((resolve) => setImmediate(resolve));
+          }
 
-        const before = stateAndRandom(emu);
-        const second = await api.post('/v1/catalogos', sameBody ? body : { ...body, nome: `${nome}!` }, { key });
-        expect(second.status).toBe(sameBody ? 409 : 422);
-        expect(second.body.erro).toMatchObject({ codigo: sameBody ? 'idempotencia_em_curso' : 'idempotencia_reutilizada', caminho: 'header.idempotency-key' });
-        expect(stateAndRandom(emu)).toBe(before);
+          const before = stateAndRandom(emu);
+          const second = await api.post('/v1/catalogos', sameBody ? body : { ...body, nome: `${nome}!` }, { key });
+          expect(second.status).toBe(sameBody ? 409 : 422);
+          expect(second.body.erro).toMatchObject({
+            codigo: sameBody ? 'idempotencia_em_curso' : 'idempotencia_reutilizada',
+            caminho: 'header.idempotency-key',
+          });
+          expect(stateAndRandom(emu)).toBe(before);
 
-        await emu.clock.advance(delayMs);
-        const answer = await first;
-        expect(answer.status).toBe(201);
-        const replay = await api.post('/v1/catalogos', body, { key });
-        expect(replay.status).toBe(201);
-        expect(replay.text).toBe(answer.text);
-        expect(replay.headers.get('idempotent-replayed')).toBe('true');
-      }),
+          await emu.clock.advance(delayMs);
+          const answer = await first;
+          expect(answer.status).toBe(201);
+          const replay = await api.post('/v1/catalogos', body, { key });
+          expect(replay.status).toBe(201);
+          expect(replay.text).toBe(answer.text);
+          expect(replay.headers.get('idempotent-replayed')).toBe('true');
+        },
+      ),
       { numRuns: runs(200) },
     );
   });

@@ -91,13 +91,23 @@ const caseArb: fc.Arbitrary<Case> = fc.record({
   whileApplying: fc.boolean(),
 });
 
-const choose = <T>(list: readonly T[], pick: number): T | undefined => (list.length === 0 ? undefined : list[pick % list.length]);
+const choose = <T>(list: readonly T[], pick: number): T | undefined =>
+  list.length === 0 ? undefined : list[pick % list.length];
 
 /**
  * Makes the change against the products as they are (`now`); whether the ingestion read what it changed,
  * or undefined when the change had no candidate (nothing was done).
  */
-async function makeChange(l: Lab, api: Api, c: Case, t: { target: string; other: string }, now: readonly ProductView[], matched: ReadonlySet<string>, removed: ReadonlySet<string>, creates: readonly string[]): Promise<boolean | undefined> {
+async function makeChange(
+  l: Lab,
+  api: Api,
+  c: Case,
+  t: { target: string; other: string },
+  now: readonly ProductView[],
+  matched: ReadonlySet<string>,
+  removed: ReadonlySet<string>,
+  creates: readonly string[],
+): Promise<boolean | undefined> {
   const active = now.filter((p) => p.ativo);
   const read = (p: ProductView) => matched.has(p.id) || removed.has(p.id);
   const etagOf = async (id: string) => ok(await api.get(`/v1/produtos/${id}`), 'product').headers.get('etag')!;
@@ -110,45 +120,104 @@ async function makeChange(l: Lab, api: Api, c: Case, t: { target: string; other:
     case 'none':
       return false;
     case 'editMatched':
-      return (await edit(choose(active.filter((p) => matched.has(p.id)), c.pick), { descricao: 'Editada' })) ? true : undefined;
+      return (await edit(
+        choose(
+          active.filter((p) => matched.has(p.id)),
+          c.pick,
+        ),
+        { descricao: 'Editada' },
+      ))
+        ? true
+        : undefined;
     case 'editRemoved':
-      return (await edit(choose(active.filter((p) => removed.has(p.id)), c.pick), { sku: 'S-editado' })) ? true : undefined;
+      return (await edit(
+        choose(
+          active.filter((p) => removed.has(p.id)),
+          c.pick,
+        ),
+        { sku: 'S-editado' },
+      ))
+        ? true
+        : undefined;
     case 'editUnread':
-      return (await edit(choose(active.filter((p) => !read(p)), c.pick), { descricao: 'Editada', sku: null })) ? false : undefined;
+      return (await edit(
+        choose(
+          active.filter((p) => !read(p)),
+          c.pick,
+        ),
+        { descricao: 'Editada', sku: null },
+      ))
+        ? false
+        : undefined;
     case 'renameToNewId': {
       const idExterno = choose(creates, c.pick);
       if (idExterno === undefined) return undefined;
-      return (await edit(choose(active.filter((p) => !read(p)), c.pick), { id_externo: idExterno })) ? true : undefined;
+      return (await edit(
+        choose(
+          active.filter((p) => !read(p)),
+          c.pick,
+        ),
+        { id_externo: idExterno },
+      ))
+        ? true
+        : undefined;
     }
     case 'createInCatalog':
-      ok(await api.post(`/v1/catalogos/${t.target}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: 'CONCORRENTE' }), 'create in T');
+      ok(
+        await api.post(`/v1/catalogos/${t.target}/produtos`, {
+          origem: 'erp',
+          ncm: '84713012',
+          id_externo: 'CONCORRENTE',
+        }),
+        'create in T',
+      );
       return true;
     case 'createElsewhere':
-      ok(await api.post(`/v1/catalogos/${t.other}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: 'CONCORRENTE' }), 'create in O');
+      ok(
+        await api.post(`/v1/catalogos/${t.other}/produtos`, {
+          origem: 'erp',
+          ncm: '84713012',
+          id_externo: 'CONCORRENTE',
+        }),
+        'create in O',
+      );
       return false;
     case 'takeNewId': {
       const idExterno = choose(creates, c.pick);
       if (idExterno === undefined) return undefined;
-      ok(await api.post(`/v1/catalogos/${t.other}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: idExterno }), 'create in O');
+      ok(
+        await api.post(`/v1/catalogos/${t.other}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: idExterno }),
+        'create in O',
+      );
       return true;
     }
     case 'linkToCatalog': {
-      const p = choose(active.filter((x) => !x.catalogos.includes(t.target)), c.pick);
+      const p = choose(
+        active.filter((x) => !x.catalogos.includes(t.target)),
+        c.pick,
+      );
       if (!p) return undefined;
       ok(await api.put(`/v1/catalogos/${t.target}/produtos/${p.id}`, {}, { ifMatch: await etagOf(p.id) }), 'link to T');
       return true;
     }
     case 'unlinkFromCatalog': {
-      const p = choose(active.filter((x) => x.catalogos.includes(t.target)), c.pick);
+      const p = choose(
+        active.filter((x) => x.catalogos.includes(t.target)),
+        c.pick,
+      );
       if (!p) return undefined;
-      ok(await api.delete(`/v1/catalogos/${t.target}/produtos/${p.id}`, {}, { ifMatch: await etagOf(p.id) }), 'unlink from T');
+      ok(
+        await api.delete(`/v1/catalogos/${t.target}/produtos/${p.id}`, {}, { ifMatch: await etagOf(p.id) }),
+        'unlink from T',
+      );
       return true;
     }
     case 'toggleOther': {
       const p = choose(active, c.pick);
       if (!p) return undefined;
       const etag = await etagOf(p.id);
-      if (p.catalogos.includes(t.other)) ok(await api.delete(`/v1/catalogos/${t.other}/produtos/${p.id}`, {}, { ifMatch: etag }), 'unlink from O');
+      if (p.catalogos.includes(t.other))
+        ok(await api.delete(`/v1/catalogos/${t.other}/produtos/${p.id}`, {}, { ifMatch: etag }), 'unlink from O');
       else ok(await api.put(`/v1/catalogos/${t.other}/produtos/${p.id}`, {}, { ifMatch: etag }), 'link to O');
       return read(p);
     }
@@ -160,15 +229,28 @@ async function makeChange(l: Lab, api: Api, c: Case, t: { target: string; other:
     case 'otherIngestion': {
       // A whole ingestion into O (mesclar), validated and applied: one record, for an existing product
       // (another descricao) or for an id_externo the ingestion into T would create.
-      const candidates = [...active.filter((p) => p.id_externo !== null).map((p) => ({ p })), ...creates.map((idExterno) => ({ idExterno }))];
+      const candidates = [
+        ...active.filter((p) => p.id_externo !== null).map((p) => ({ p })),
+        ...creates.map((idExterno) => ({ idExterno })),
+      ];
       const chosen = choose(candidates, c.pick);
       if (!chosen) return undefined;
-      const item = 'p' in chosen ? itemOf(chosen.p.id_externo!, { ...chosen.p, descricao: 'Outra ingestao' }, false) : itemOf(chosen.idExterno, { origem: 'erp', ncm: '84713012', sku: null, descricao: null, atributos: [] }, false);
+      const item =
+        'p' in chosen
+          ? itemOf(chosen.p.id_externo!, { ...chosen.p, descricao: 'Outra ingestao' }, false)
+          : itemOf(
+              chosen.idExterno,
+              { origem: 'erp', ncm: '84713012', sku: null, descricao: null, atributos: [] },
+              false,
+            );
       const id = await startIngestion(api, t.other, 'mesclar');
       ok(await api.put(`/v1/catalogos/ingestoes/${id}/lotes/1`, { itens: [item] }), 'batch into O');
       const validated = await closeAndValidate(l, api, id, 1);
       expect(validated.body.estado).toBe('validada');
-      ok(await api.post(`/v1/catalogos/ingestoes/${id}/aplicacao`, {}, { ifMatch: validated.headers.get('etag')! }), 'apply into O');
+      ok(
+        await api.post(`/v1/catalogos/ingestoes/${id}/aplicacao`, {}, { ifMatch: validated.headers.get('etag')! }),
+        'apply into O',
+      );
       await l.controls.advance('1m');
       expect(ok(await api.get(`/v1/catalogos/ingestoes/${id}`), 'ingestion into O').body.estado).toBe('aplicada');
       return 'p' in chosen ? read(chosen.p) : true;
@@ -205,7 +287,8 @@ describe('stale ingestion', { timeout: PROPERTY_TIMEOUT }, () => {
 
         const id = await startIngestion(api, target, c.operacao);
         const batches = split(items, c.parts);
-        for (const [i, itens] of batches.entries()) expect((await api.put(`/v1/catalogos/ingestoes/${id}/lotes/${i + 1}`, { itens })).status).toBe(201);
+        for (const [i, itens] of batches.entries())
+          expect((await api.put(`/v1/catalogos/ingestoes/${id}/lotes/${i + 1}`, { itens })).status).toBe(201);
         ok(await api.post(`/v1/catalogos/ingestoes/${id}/fechamento`, { total_lotes: batches.length }), 'close');
         await l.controls.advance('1m');
         const validated = ok(await api.get(`/v1/catalogos/ingestoes/${id}`), 'ingestion');
@@ -214,7 +297,11 @@ describe('stale ingestion', { timeout: PROPERTY_TIMEOUT }, () => {
         expect(countsOf(previa)).toEqual(predictedBefore.counts);
 
         const apply = async () => {
-          const answer = await api.post(`/v1/catalogos/ingestoes/${id}/aplicacao`, {}, { ifMatch: validated.headers.get('etag')! });
+          const answer = await api.post(
+            `/v1/catalogos/ingestoes/${id}/aplicacao`,
+            {},
+            { ifMatch: validated.headers.get('etag')! },
+          );
           expect(answer.status, answer.text).toBe(202);
         };
         // Another ingestion runs on the clock: it always completes before the apply request.
@@ -234,12 +321,24 @@ describe('stale ingestion', { timeout: PROPERTY_TIMEOUT }, () => {
         const raised = (await eventDados(api)).slice(eventsMid).filter((e) => String(e.tipo).startsWith('catalogo.'));
 
         if (relevant === true) {
-          expect(ended).toMatchObject({ estado: 'revisao_necessaria', codigo_falha: 'catalogo_alterado', aplicacao: null });
+          expect(ended).toMatchObject({
+            estado: 'revisao_necessaria',
+            codigo_falha: 'catalogo_alterado',
+            aplicacao: null,
+          });
           expect(ended.previa).toEqual(previa);
           expect(await allProducts(api)).toEqual(mid);
           expect(ok(await api.get(`/v1/catalogos/${target}`), 'T').body).toEqual(targetMid);
           expect(ok(await api.get(`/v1/catalogos/${other}`), 'O').body).toEqual(otherMid);
-          expect(raised).toEqual([{ tipo: 'catalogo.revisao_necessaria', catalogoId: target, ingestaoId: id, versaoValidada: previa.versao_catalogo, versaoAtual: targetMid.versao }]);
+          expect(raised).toEqual([
+            {
+              tipo: 'catalogo.revisao_necessaria',
+              catalogoId: target,
+              ingestaoId: id,
+              versaoValidada: previa.versao_catalogo,
+              versaoAtual: targetMid.versao,
+            },
+          ]);
           if (targetMid.estado === 'ativo') await startIngestion(api, target, 'mesclar');
         } else {
           // Nothing the preview read moved: the model on the state after the change gives the preview's counts.
@@ -247,7 +346,11 @@ describe('stale ingestion', { timeout: PROPERTY_TIMEOUT }, () => {
           expect(countsOf(previa)).toEqual(predicted.counts);
           const versao = targetMid.versao + 1;
           expect(targetMid.versao).toBe(previa.versao_catalogo);
-          expect(ended).toMatchObject({ estado: 'aplicada', codigo_falha: null, aplicacao: { versao_catalogo: versao } });
+          expect(ended).toMatchObject({
+            estado: 'aplicada',
+            codigo_falha: null,
+            aplicacao: { versao_catalogo: versao },
+          });
           expectProducts(await allProducts(api), mid, predicted);
           expect(ok(await api.get(`/v1/catalogos/${target}`), 'T').body.versao).toBe(versao);
           expect(raised).toEqual([{ tipo: 'catalogo.aplicado', catalogoId: target, versao }]);

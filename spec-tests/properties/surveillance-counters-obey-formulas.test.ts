@@ -29,14 +29,23 @@ const NCM = '84713012';
 const UNKNOWN = '0190a000-0000-7000-8000-00000000abcd';
 
 type Modo = 'selecao' | 'todos';
-type Pick = { readonly kind: 'product'; readonly i: number } | { readonly kind: 'unknown' } | { readonly kind: 'other' };
+type Pick =
+  | { readonly kind: 'product'; readonly i: number }
+  | { readonly kind: 'unknown' }
+  | { readonly kind: 'other' };
 
 type Step =
   | { readonly t: 'create'; readonly catalog: number }
   | { readonly t: 'link'; readonly product: number; readonly catalog: number }
   | { readonly t: 'unlink'; readonly product: number; readonly catalog: number }
   | { readonly t: 'delete'; readonly catalog: number }
-  | { readonly t: 'patch'; readonly modo: Modo | 'missing' | 'bad'; readonly add: readonly Pick[]; readonly remove: readonly Pick[]; readonly ifMatch: 'current' | 'stale' | 'none' }
+  | {
+      readonly t: 'patch';
+      readonly modo: Modo | 'missing' | 'bad';
+      readonly add: readonly Pick[];
+      readonly remove: readonly Pick[];
+      readonly ifMatch: 'current' | 'stale' | 'none';
+    }
   | { readonly t: 'company'; readonly capacity?: number; readonly entitled?: boolean };
 
 const pick: fc.Arbitrary<Pick> = fc.oneof(
@@ -54,13 +63,25 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 6,
     arbitrary: fc.record({
       t: fc.constant('patch' as const),
-      modo: fc.oneof({ weight: 8, arbitrary: fc.constantFrom<Modo>('selecao', 'todos') }, { weight: 1, arbitrary: fc.constantFrom('missing' as const, 'bad' as const) }),
+      modo: fc.oneof(
+        { weight: 8, arbitrary: fc.constantFrom<Modo>('selecao', 'todos') },
+        { weight: 1, arbitrary: fc.constantFrom('missing' as const, 'bad' as const) },
+      ),
       add: fc.array(pick, { maxLength: 4 }),
       remove: fc.array(pick, { maxLength: 3 }),
-      ifMatch: fc.oneof({ weight: 10, arbitrary: fc.constant('current' as const) }, { weight: 1, arbitrary: fc.constantFrom('stale' as const, 'none' as const) }),
+      ifMatch: fc.oneof(
+        { weight: 10, arbitrary: fc.constant('current' as const) },
+        { weight: 1, arbitrary: fc.constantFrom('stale' as const, 'none' as const) },
+      ),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('company' as const), capacity: fc.nat(6), entitled: fc.boolean() }, { requiredKeys: ['t'] }) },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { t: fc.constant('company' as const), capacity: fc.nat(6), entitled: fc.boolean() },
+      { requiredKeys: ['t'] },
+    ),
+  },
 );
 
 interface Product {
@@ -84,7 +105,9 @@ async function allProducts(api: Api): Promise<Product[]> {
   const products: Product[] = [];
   let cursor: string | null = null;
   for (let guard = 0; guard < 100; guard++) {
-    const answer: Answer = await api.get(`/v1/produtos?limite=7${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+    const answer: Answer = await api.get(
+      `/v1/produtos?limite=7${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+    );
     ok(answer, [200], 'GET /v1/produtos');
     products.push(...(answer.body.itens as Product[]));
     cursor = answer.body.proximo_cursor;
@@ -107,7 +130,11 @@ class Model {
   refused = 0;
   accepted = 0;
 
-  constructor(readonly lab: Lab, capacity: number, entitled: boolean) {
+  constructor(
+    readonly lab: Lab,
+    capacity: number,
+    entitled: boolean,
+  ) {
     this.capacity = capacity;
     this.entitled = entitled;
   }
@@ -120,7 +147,10 @@ class Model {
     const { api, company } = this.lab;
     this.establishments.push(company.headOffice.id);
     if (catalogs > 1) {
-      const branch = await api.post('/v1/estabelecimentos', { cnpj: cnpjOfNumber(company.cnpjRoot, 2), nome: 'Filial' });
+      const branch = await api.post('/v1/estabelecimentos', {
+        cnpj: cnpjOfNumber(company.cnpjRoot, 2),
+        nome: 'Filial',
+      });
       ok(branch, [201], 'POST /v1/estabelecimentos');
       this.establishments.push(branch.body.id);
     }
@@ -164,26 +194,37 @@ class Model {
   }
 
   /** What the PATCH must answer, by the decisions' order of checks. */
-  predict(products: readonly Product[], s: Extract<Step, { t: 'patch' }>, add: readonly string[], remove: readonly string[]): Expected {
+  predict(
+    products: readonly Product[],
+    s: Extract<Step, { t: 'patch' }>,
+    add: readonly string[],
+    remove: readonly string[],
+  ): Expected {
     if (s.modo === 'missing') return { status: 422, caminho: 'body.modo' };
     if (s.modo === 'bad') return { status: 422, codigo: 'valor_invalido', caminho: 'body.modo' };
     const active = new Set(products.filter((p) => p.ativo).map((p) => p.id));
     const seen = new Set<string>();
-    for (const [list, ids] of [['adicionar', add], ['remover', remove]] as const) {
+    for (const [list, ids] of [
+      ['adicionar', add],
+      ['remover', remove],
+    ] as const) {
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i]!;
         const caminho = `body.${list}[${i}]`;
         if (seen.has(id)) return { status: 422, codigo: 'produto_repetido', caminho };
         seen.add(id);
         if (!active.has(id)) return { status: 422, codigo: 'produto_invalido', caminho };
-        if (list === 'remover' && !this.selection.includes(id)) return { status: 422, codigo: 'produto_nao_selecionado', caminho };
+        if (list === 'remover' && !this.selection.includes(id))
+          return { status: 422, codigo: 'produto_nao_selecionado', caminho };
       }
     }
     if (s.ifMatch === 'none') return { status: 428, codigo: 'precondicao_ausente', caminho: 'header.if-match' };
-    if (s.ifMatch === 'stale' && this.etags.length > 1) return { status: 412, codigo: 'precondicao_falhou', caminho: 'header.if-match' };
+    if (s.ifMatch === 'stale' && this.etags.length > 1)
+      return { status: 412, codigo: 'precondicao_falhou', caminho: 'header.if-match' };
     const eligible = products.filter((p) => p.ativo && p.catalogos.length > 0).length;
     const size = this.selection.length + add.filter((id) => !this.selection.includes(id)).length - remove.length;
-    if ((s.modo === 'todos' ? eligible : size) > this.capacity) return { status: 409, codigo: 'capacidade_insuficiente' };
+    if ((s.modo === 'todos' ? eligible : size) > this.capacity)
+      return { status: 409, codigo: 'capacidade_insuficiente' };
     return { status: 200 };
   }
 
@@ -203,7 +244,10 @@ class Model {
         const catalog = this.catalogs[s.catalog % this.catalogs.length]!;
         const path = `/v1/catalogos/${catalog}/produtos/${id}`;
         const etag = await this.productEtag(id);
-        const answer = s.t === 'link' ? await this.api.put(path, undefined, { ifMatch: etag }) : await this.api.delete(path, undefined, { ifMatch: etag });
+        const answer =
+          s.t === 'link'
+            ? await this.api.put(path, undefined, { ifMatch: etag })
+            : await this.api.delete(path, undefined, { ifMatch: etag });
         // 404: not linked (unlink); 409: the product is inactive (its catalog was deleted).
         ok(answer, s.t === 'link' ? [200, 409] : [200, 404, 409], s.t);
         return;
@@ -213,7 +257,9 @@ class Model {
         const catalog = this.catalogs[k]!;
         const preview = await this.api.get(`/v1/catalogos/${catalog}/impacto-exclusao`);
         ok(preview, [200], 'deletion preview');
-        const answer = await this.api.delete(`/v1/catalogos/${catalog}`, undefined, { ifMatch: preview.headers.get('etag')! });
+        const answer = await this.api.delete(`/v1/catalogos/${catalog}`, undefined, {
+          ifMatch: preview.headers.get('etag')!,
+        });
         ok(answer, [200], 'DELETE catalog');
         this.catalogs[k] = await this.newCatalog(this.establishments[k]!);
         // Deactivated products leave the selection.
@@ -222,7 +268,10 @@ class Model {
         return;
       }
       case 'company': {
-        this.lab.emu.companies.update(this.lab.company.companyId, { surveillanceCapacity: s.capacity, surveillanceEntitled: s.entitled });
+        this.lab.emu.companies.update(this.lab.company.companyId, {
+          surveillanceCapacity: s.capacity,
+          surveillanceEntitled: s.entitled,
+        });
         if (s.capacity !== undefined) this.capacity = s.capacity;
         if (s.entitled !== undefined) this.entitled = s.entitled;
         return;
@@ -236,7 +285,8 @@ class Model {
         if (add.length > 0) body.adicionar = add;
         if (remove.length > 0) body.remover = remove;
         const current = this.etags[this.etags.length - 1]!;
-        const ifMatch = s.ifMatch === 'none' ? undefined : s.ifMatch === 'stale' && this.etags.length > 1 ? this.etags[0]! : current;
+        const ifMatch =
+          s.ifMatch === 'none' ? undefined : s.ifMatch === 'stale' && this.etags.length > 1 ? this.etags[0]! : current;
         const answer = await this.api.patch(VIGILANCIA, body, ifMatch === undefined ? {} : { ifMatch });
         expect(answer.status, `PATCH ${JSON.stringify(body)}: ${answer.text}`).toBe(expected.status);
         if (expected.status !== 200) {
@@ -297,13 +347,20 @@ class Model {
 
     const capacity = await this.api.get('/v1/empresa/capacidade');
     ok(capacity, [200], 'GET /v1/empresa/capacidade');
-    expect(capacity.body.vigilancia, `${label}: GET /v1/empresa/capacidade`).toEqual({ direito_ativo: this.entitled, capacidade: this.capacity, selecionados, vagas: expected.vagas });
+    expect(capacity.body.vigilancia, `${label}: GET /v1/empresa/capacidade`).toEqual({
+      direito_ativo: this.entitled,
+      capacidade: this.capacity,
+      selecionados,
+      vagas: expected.vagas,
+    });
 
     const watched = await this.api.get(`${VIGILANCIA}/produtos?limite=200`);
     ok(watched, [200], 'GET /v1/empresa/vigilancia/produtos');
     expect(watched.body.proximo_cursor).toBeNull();
     const ids = (watched.body.itens as Product[]).map((p) => p.id);
-    expect(ids, `${label}: the watched products`).toEqual(this.modo === 'todos' ? products.filter((p) => eligibleIds.has(p.id)).map((p) => p.id) : this.selection);
+    expect(ids, `${label}: the watched products`).toEqual(
+      this.modo === 'todos' ? products.filter((p) => eligibleIds.has(p.id)).map((p) => p.id) : this.selection,
+    );
   }
 }
 
@@ -319,7 +376,11 @@ describe('surveillance counters', { timeout: PROPERTY_TIMEOUT }, () => {
     const totals = { accepted: 0, refused: 0, covers: new Set<string>() };
     await fc.assert(
       fc.asyncProperty(scenario, async ({ catalogs, capacity, entitled, steps }) => {
-        const model = new Model(lab({}, { surveillanceCapacity: capacity, surveillanceEntitled: entitled }), capacity, entitled);
+        const model = new Model(
+          lab({}, { surveillanceCapacity: capacity, surveillanceEntitled: entitled }),
+          capacity,
+          entitled,
+        );
         await model.setUp(catalogs);
         await model.check('start');
         for (const [n, s] of steps.entries()) {
@@ -335,6 +396,12 @@ describe('surveillance counters', { timeout: PROPERTY_TIMEOUT }, () => {
     // The generator reaches what the property is about.
     expect(totals.accepted).toBeGreaterThan(0);
     expect(totals.refused).toBeGreaterThan(0);
-    expect([...totals.covers].sort()).toEqual(['capacidade_excedida', 'indisponivel', 'integral', 'parcial', 'sem_selecao']);
+    expect([...totals.covers].sort()).toEqual([
+      'capacidade_excedida',
+      'indisponivel',
+      'integral',
+      'parcial',
+      'sem_selecao',
+    ]);
   });
 });

@@ -43,9 +43,22 @@ const REFUSALS = [
   'capacidade_insuficiente',
 ] as const;
 
-type Pick = { readonly kind: 'product'; readonly i: number } | { readonly kind: 'unknown' } | { readonly kind: 'other' };
+type Pick =
+  | { readonly kind: 'product'; readonly i: number }
+  | { readonly kind: 'unknown' }
+  | { readonly kind: 'other' };
 type Shape = 'ok' | 'over200' | 'modoMissing' | 'modoBad' | 'unknownField' | 'notUuid';
-type Transport = 'ok' | 'noKey' | 'badKey' | 'reusedKey' | 'noAuth' | 'readOnly' | 'mediaType' | 'badJson' | 'ifMatchStar' | 'bothPreconditions';
+type Transport =
+  | 'ok'
+  | 'noKey'
+  | 'badKey'
+  | 'reusedKey'
+  | 'noAuth'
+  | 'readOnly'
+  | 'mediaType'
+  | 'badJson'
+  | 'ifMatchStar'
+  | 'bothPreconditions';
 
 type Step =
   | { readonly t: 'create' }
@@ -72,18 +85,40 @@ const patchStep = fc.record({
   modo: fc.constantFrom('selecao' as const, 'todos' as const),
   add: fc.array(pick, { maxLength: 4 }),
   remove: fc.array(pick, { maxLength: 3 }),
-  ifMatch: fc.oneof({ weight: 6, arbitrary: fc.constant('current' as const) }, { weight: 1, arbitrary: fc.constantFrom('stale' as const, 'none' as const) }),
-  shape: fc.oneof({ weight: 12, arbitrary: fc.constant<Shape>('ok') }, { weight: 1, arbitrary: fc.constantFrom<Shape>('over200', 'modoMissing', 'modoBad', 'unknownField', 'notUuid') }),
+  ifMatch: fc.oneof(
+    { weight: 6, arbitrary: fc.constant('current' as const) },
+    { weight: 1, arbitrary: fc.constantFrom('stale' as const, 'none' as const) },
+  ),
+  shape: fc.oneof(
+    { weight: 12, arbitrary: fc.constant<Shape>('ok') },
+    { weight: 1, arbitrary: fc.constantFrom<Shape>('over200', 'modoMissing', 'modoBad', 'unknownField', 'notUuid') },
+  ),
   transport: fc.oneof(
     { weight: 14, arbitrary: fc.constant<Transport>('ok') },
-    { weight: 1, arbitrary: fc.constantFrom<Transport>('noKey', 'badKey', 'reusedKey', 'noAuth', 'readOnly', 'mediaType', 'badJson', 'ifMatchStar', 'bothPreconditions') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<Transport>(
+        'noKey',
+        'badKey',
+        'reusedKey',
+        'noAuth',
+        'readOnly',
+        'mediaType',
+        'badJson',
+        'ifMatchStar',
+        'bothPreconditions',
+      ),
+    },
   ),
 });
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.constant<Step>({ t: 'create' }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('unlink' as const), product: fc.nat(12) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('company' as const), capacity: fc.nat(4), entitled: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ t: fc.constant('company' as const), capacity: fc.nat(4), entitled: fc.boolean() }),
+  },
   { weight: 8, arbitrary: patchStep },
 );
 
@@ -98,7 +133,10 @@ class Run {
   refused = 0;
   accepted = 0;
 
-  constructor(readonly lab: Lab, readonly codes: Set<string>) {}
+  constructor(
+    readonly lab: Lab,
+    readonly codes: Set<string>,
+  ) {}
 
   async setUp(): Promise<void> {
     const { api, company, emu } = this.lab;
@@ -107,8 +145,13 @@ class Run {
     this.catalog = catalog.body.id;
     const other = emu.companies.create();
     const otherApi = api.as(other.token);
-    const otherCatalog = await otherApi.post('/v1/catalogos', { estabelecimento_id: other.headOffice.id, nome: 'Outra' });
-    this.otherProduct = (await otherApi.post(`/v1/catalogos/${otherCatalog.body.id}/produtos`, { origem: 'erp', ncm: NCM })).body.id;
+    const otherCatalog = await otherApi.post('/v1/catalogos', {
+      estabelecimento_id: other.headOffice.id,
+      nome: 'Outra',
+    });
+    this.otherProduct = (
+      await otherApi.post(`/v1/catalogos/${otherCatalog.body.id}/produtos`, { origem: 'erp', ncm: NCM })
+    ).body.id;
     this.readerToken = emu.companies.addCredential(company.companyId, ['catalogo:ler']).token;
     this.firstEtag = await this.etag();
   }
@@ -156,7 +199,10 @@ class Run {
     if (remove.length > 0) body.remover = remove;
     switch (s.shape) {
       case 'over200':
-        body[remove.length > 0 ? 'remover' : 'adicionar'] = Array.from({ length: 201 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+        body[remove.length > 0 ? 'remover' : 'adicionar'] = Array.from(
+          { length: 201 },
+          (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        );
         break;
       case 'modoMissing':
         delete body.modo;
@@ -220,7 +266,12 @@ class Run {
     if (headers['content-type'] === undefined) headers['content-type'] = 'application/json';
 
     const before = stateAndRandom(emu);
-    const answer: Answer = await as.patch(VIGILANCIA, undefined, { raw, key, headers, ...(ifMatch === undefined || headers['if-match'] !== undefined ? {} : { ifMatch }) });
+    const answer: Answer = await as.patch(VIGILANCIA, undefined, {
+      raw,
+      key,
+      headers,
+      ...(ifMatch === undefined || headers['if-match'] !== undefined ? {} : { ifMatch }),
+    });
     const after = stateAndRandom(emu);
     const label = `PATCH (${s.transport}, ${s.shape}, If-Match ${s.ifMatch}) ${text.slice(0, 200)} → ${answer.status} ${answer.text.slice(0, 300)}`;
     expect(answer.status, label).not.toBeGreaterThanOrEqual(500);
@@ -257,13 +308,21 @@ describe('surveillance selection refusals', { timeout: PROPERTY_TIMEOUT }, () =>
   it('a refused selection change changes nothing', async () => {
     const totals = { accepted: 0, refused: 0, codes: new Set<string>() };
     await fc.assert(
-      fc.asyncProperty(fc.nat(4), fc.boolean(), fc.array(step, { minLength: 1, maxLength: 30, size: 'max' }), async (capacity, entitled, steps) => {
-        const run = new Run(lab({}, { surveillanceCapacity: capacity, surveillanceEntitled: entitled }), totals.codes);
-        await run.setUp();
-        for (const s of steps) await run.run(s);
-        totals.accepted += run.accepted;
-        totals.refused += run.refused;
-      }),
+      fc.asyncProperty(
+        fc.nat(4),
+        fc.boolean(),
+        fc.array(step, { minLength: 1, maxLength: 30, size: 'max' }),
+        async (capacity, entitled, steps) => {
+          const run = new Run(
+            lab({}, { surveillanceCapacity: capacity, surveillanceEntitled: entitled }),
+            totals.codes,
+          );
+          await run.setUp();
+          for (const s of steps) await run.run(s);
+          totals.accepted += run.accepted;
+          totals.refused += run.refused;
+        },
+      ),
       { numRuns: runs(150) },
     );
     expect(totals.accepted).toBeGreaterThan(0);

@@ -62,13 +62,24 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       ),
     }),
   },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('boundary' as const), pick, run: fc.boolean(), delta: fc.constantFrom(-1, 0, 1, -HOUR, HOUR) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('boundary' as const),
+      pick,
+      run: fc.boolean(),
+      delta: fc.constantFrom(-1, 0, 1, -HOUR, HOUR),
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
       t: fc.constant('job' as const),
       // Postponements never land on the hour, so an extra run never ties with an hourly one.
-      effect: fc.oneof(fc.constant<JobEffect>({ fail: true }), fc.integer({ min: 0, max: 48 }).map((h): JobEffect => ({ delayMs: h * HOUR + 7 * MINUTE }))),
+      effect: fc.oneof(
+        fc.constant<JobEffect>({ fail: true }),
+        fc.integer({ min: 0, max: 48 }).map((h): JobEffect => ({ delayMs: h * HOUR + 7 * MINUTE })),
+      ),
     }),
   },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('replay' as const), pick }) },
@@ -145,7 +156,12 @@ describe('webhook event retention', { timeout: PROPERTY_TIMEOUT }, () => {
         const track = async (id: string, api: Api) => {
           const detail = await api.get(`/v1/webhook/eventos/${id}`);
           expect(detail.status).toBe(200);
-          tracked.push({ id, api, terminado: detail.body.terminado_em === null ? null : parseTime(detail.body.terminado_em), removed: false });
+          tracked.push({
+            id,
+            api,
+            terminado: detail.body.terminado_em === null ? null : parseTime(detail.body.terminado_em),
+            removed: false,
+          });
         };
 
         /** GET of each tracked event and the lists agree with the model of the runs. */
@@ -169,7 +185,12 @@ describe('webhook event retention', { timeout: PROPERTY_TIMEOUT }, () => {
             const listed = await api.get('/v1/webhook/eventos?limite=100');
             expect(listed.status).toBe(200);
             const ids = (listed.body.itens as { id: string }[]).map((i) => i.id).sort();
-            expect(ids, `${label}: the list`).toEqual(tracked.filter((e) => e.api === api && !e.removed).map((e) => e.id).sort());
+            expect(ids, `${label}: the list`).toEqual(
+              tracked
+                .filter((e) => e.api === api && !e.removed)
+                .map((e) => e.id)
+                .sort(),
+            );
           }
         };
 
@@ -192,20 +213,41 @@ describe('webhook event retention', { timeout: PROPERTY_TIMEOUT }, () => {
           const ifMatch = runner.destination.etag;
           const answer = await runner.api.post(path, {}, { key, ifMatch });
           if (answer.status !== 202) return;
-          accepted.push({ path, key, ifMatch, at: runner.now(), status: answer.status, text: answer.text, eventId: answer.body.evento_id });
+          accepted.push({
+            path,
+            key,
+            ifMatch,
+            at: runner.now(),
+            status: answer.status,
+            text: answer.text,
+            eventId: answer.body.evento_id,
+          });
           const known = tracked.find((e) => e.id === answer.body.evento_id);
           if (!known) await track(answer.body.evento_id, runner.api);
         };
 
         await runner.configure();
         // The other company's destination is revoked from the start: its events are recorded cancelado at once.
-        const created = await otherApi.put('/v1/webhook', { url: 'https://hooks-outra.example.com/eventos' }, { headers: { 'if-none-match': '*' } });
+        const created = await otherApi.put(
+          '/v1/webhook',
+          { url: 'https://hooks-outra.example.com/eventos' },
+          { headers: { 'if-none-match': '*' } },
+        );
         expect(created.status, created.text).toBe(201);
-        expect((await otherApi.delete('/v1/webhook', undefined, { ifMatch: created.headers.get('etag')! })).status).toBe(200);
+        expect(
+          (await otherApi.delete('/v1/webhook', undefined, { ifMatch: created.headers.get('etag')! })).status,
+        ).toBe(200);
         for (const s of list) {
           switch (s.t) {
             case 'raise':
-              await track(runner.emu.webhooks.raise(l.company.companyId, { tipo: 'catalogo.aplicado', catalogoId: '0190a000-0000-7000-8000-000000000001', versao: 1 }).eventId, runner.api);
+              await track(
+                runner.emu.webhooks.raise(l.company.companyId, {
+                  tipo: 'catalogo.aplicado',
+                  catalogoId: '0190a000-0000-7000-8000-000000000001',
+                  versao: 1,
+                }).eventId,
+                runner.api,
+              );
               break;
             case 'raiseOther':
               await track(runner.emu.webhooks.raise(other.companyId, { tipo: 'analise.concluida' }).eventId, otherApi);
@@ -218,7 +260,11 @@ describe('webhook event retention', { timeout: PROPERTY_TIMEOUT }, () => {
               const e = own[s.pick % Math.max(own.length, 1)];
               if (!e || !runner.destination) break;
               if (e.removed) {
-                const answer = await runner.api.post(`/v1/webhook/eventos/${e.id}/reenvios`, {}, { key: runner.nextKey(), ifMatch: runner.destination.etag });
+                const answer = await runner.api.post(
+                  `/v1/webhook/eventos/${e.id}/reenvios`,
+                  {},
+                  { key: runner.nextKey(), ifMatch: runner.destination.etag },
+                );
                 expect(answer.status, `resend of removed event ${e.id}`).toBe(404);
                 expect(answer.body.erro.codigo).toBe('evento_nao_encontrado');
                 break;
@@ -255,7 +301,11 @@ describe('webhook event retention', { timeout: PROPERTY_TIMEOUT }, () => {
               if (!a) break;
               const look = async () => {
                 const detail = await runner.api.get(`/v1/webhook/eventos/${a.eventId}`);
-                return [detail.status, detail.status === 200 ? detail.text : detail.body.erro.codigo, (await runner.api.get('/v1/webhook/eventos?limite=100')).text];
+                return [
+                  detail.status,
+                  detail.status === 200 ? detail.text : detail.body.erro.codigo,
+                  (await runner.api.get('/v1/webhook/eventos?limite=100')).text,
+                ];
               };
               const before = await look();
               const answer = await runner.api.post(a.path, {}, { key: a.key, ifMatch: a.ifMatch });

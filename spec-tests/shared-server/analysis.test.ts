@@ -11,7 +11,8 @@ import { advance, DAY, HOUR, idTime, iso, MINUTE, ok, ownCompany, SECOND } from 
 it('runs an analysis at acceptance + 1 min for 10 s, taking one unit of the allowance when it starts', async () => {
   const c = await ownCompany('61000700', { analysisAllowance: 3 });
   const catalog = await headOfficeCatalog(c);
-  for (const sku of ['A-1', 'A-2']) ok(await c.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, sku, descricao: 'Analisado' }), 201);
+  for (const sku of ['A-1', 'A-2'])
+    ok(await c.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, sku, descricao: 'Analisado' }), 201);
   await createDestination(c, `${hookHost()}/eventos`);
   const t0 = await advance(c, 4 * DAY + 13 * HOUR + 17 * MINUTE);
 
@@ -21,19 +22,39 @@ it('runs an analysis at acceptance + 1 min for 10 s, taking one unit of the allo
   expect(accepted.headers.get('location')).toBe(`/v1/analises/${id}`);
   const path = `/v1/analises/${id}`;
   const pendente = ok(await c.api.get(path), 200);
-  expect(pendente).toMatchObject({ estado: 'pendente', fase: 'na_fila', criada_em: iso(t0), iniciada_em: null, terminada_em: null, resumo: null });
+  expect(pendente).toMatchObject({
+    estado: 'pendente',
+    fase: 'na_fila',
+    criada_em: iso(t0),
+    iniciada_em: null,
+    terminada_em: null,
+    resumo: null,
+  });
   const capacity = async () => ok(await c.api.get('/v1/empresa/capacidade'), 200).analises;
   expect(await capacity()).toMatchObject({ franquia: 3, disponiveis: 3 });
 
   await advance(c, MINUTE - 1);
   expect(ok(await c.api.get(path), 200)).toMatchObject({ estado: 'pendente' });
   await advance(c, 1);
-  expect(ok(await c.api.get(path), 200)).toMatchObject({ estado: 'executando', fase: 'avaliando', iniciada_em: iso(t0 + MINUTE), terminada_em: null });
+  expect(ok(await c.api.get(path), 200)).toMatchObject({
+    estado: 'executando',
+    fase: 'avaliando',
+    iniciada_em: iso(t0 + MINUTE),
+    terminada_em: null,
+  });
   expect(await capacity()).toMatchObject({ franquia: 3, disponiveis: 2 });
   await advance(c, 10 * SECOND - 1);
   expect(ok(await c.api.get(path), 200)).toMatchObject({ estado: 'executando' });
   await advance(c, 1);
-  expect(ok(await c.api.get(path), 200)).toMatchObject({ estado: 'concluida', fase: 'publicada', criada_em: iso(t0), iniciada_em: iso(t0 + MINUTE), terminada_em: iso(t0 + MINUTE + 10 * SECOND), codigo_falha: null, resumo: { produtos_avaliados: 2 } });
+  expect(ok(await c.api.get(path), 200)).toMatchObject({
+    estado: 'concluida',
+    fase: 'publicada',
+    criada_em: iso(t0),
+    iniciada_em: iso(t0 + MINUTE),
+    terminada_em: iso(t0 + MINUTE + 10 * SECOND),
+    codigo_falha: null,
+    resumo: { produtos_avaliados: 2 },
+  });
   const [event] = ok(await c.api.get('/v1/webhook/eventos'), 200).itens;
   expect(event).toMatchObject({ tipo: 'analise.concluida', ocorrido_em: iso(t0 + MINUTE + 10 * SECOND) });
 });

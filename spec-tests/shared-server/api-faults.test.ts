@@ -17,7 +17,12 @@ beforeEach(async () => {
 it('answers a status fault 503 with Retry-After and applies nothing; the same request then succeeds', async () => {
   const w = c!;
   const t0 = await advance(w, 17 * DAY + 2 * HOUR);
-  await w.controls.addFault({ target: 'api', match: { method: 'POST', path: '/v1/catalogos' }, effect: { status: 503, retryAfter: 7 }, times: 1 });
+  await w.controls.addFault({
+    target: 'api',
+    match: { method: 'POST', path: '/v1/catalogos' },
+    effect: { status: 503, retryAfter: 7 },
+    times: 1,
+  });
   const body = { estabelecimento_id: w.company.headOffice.id, nome: 'Loja' };
   const refused = await w.api.post('/v1/catalogos', body, { key: 'shared-server-fault-0001' });
   expectError(refused, 503, 'servico_indisponivel');
@@ -35,7 +40,12 @@ it('processes a request whose answer is lost (503) and answers its retry with th
   const w = c!;
   const catalog = await headOfficeCatalog(w);
   const t0 = await advance(w, 3 * DAY + 45 * MINUTE);
-  await w.controls.addFault({ target: 'api', match: { method: 'POST', path: '/v1/catalogos/*/produtos' }, effect: { loseResponse: true }, times: 1 });
+  await w.controls.addFault({
+    target: 'api',
+    match: { method: 'POST', path: '/v1/catalogos/*/produtos' },
+    effect: { loseResponse: true },
+    times: 1,
+  });
   const key = 'shared-server-lost-0001';
   const lost = await w.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, sku: 'PERDIDO' }, { key });
   expectError(lost, 503, 'servico_indisponivel');

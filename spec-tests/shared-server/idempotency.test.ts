@@ -25,7 +25,11 @@ it('replays a product creation until 60 days after it, refuses the key with anot
   expect(replay.status).toBe(201);
   expect(replay.text).toBe(first.text);
   expect(replay.headers.get('idempotent-replayed')).toBe('true');
-  expectError(await c.api.post(productsPath(catalog.id), { ...body, sku: 'CAFE-250' }, { key }), 422, 'idempotencia_reutilizada');
+  expectError(
+    await c.api.post(productsPath(catalog.id), { ...body, sku: 'CAFE-250' }, { key }),
+    422,
+    'idempotencia_reutilizada',
+  );
 
   await advance(c, 1);
   const again = await c.api.post(productsPath(catalog.id), body, { key });

@@ -21,7 +21,12 @@ it('advances 31 days six times, each exactly, running only its own tasks', async
   for (let round = 1; round <= 6; round++) {
     const moved = await c.kit.clock.advance('31d');
     expect(moved).toEqual({ now: iso(c.start + round * SPAN), ran: 31 * HOUSEKEEPING_PER_DAY });
-    expect(await c.kit.clock.info()).toEqual({ now: iso(c.start + round * SPAN), mode: 'manual', pending: 0, deadlines: expect.any(Number) });
+    expect(await c.kit.clock.info()).toEqual({
+      now: iso(c.start + round * SPAN),
+      mode: 'manual',
+      pending: 0,
+      deadlines: expect.any(Number),
+    });
     const answer = await c.api.post(productsPath(catalog.id), { origem: 'erp', ncm: NCM, sku: 'MENSAL' }, { key });
     expect(answer.status, answer.text).toBe(201);
     if (round % 2 === 0) {
@@ -37,13 +42,17 @@ it('advances 31 days six times, each exactly, running only its own tasks', async
     }
   }
   expect(new Set(ids).size).toBe(3);
-  const listed = ok(await c.api.get(`${productsPath(catalog.id)}?limite=100`), 200).itens.map((p: { id: string }) => p.id);
+  const listed = ok(await c.api.get(`${productsPath(catalog.id)}?limite=100`), 200).itens.map(
+    (p: { id: string }) => p.id,
+  );
   expect([...listed].sort()).toEqual([...ids].sort());
 });
 
-it('cannot touch what is the whole server\'s: its controls refuse the shared clock, the reset, the state and every company\'s faults', async () => {
+it("cannot touch what is the whole server's: its controls refuse the shared clock, the reset, the state and every company's faults", async () => {
   const c = await ownCompany('61000901');
-  expect(() => c.controls.raw('POST', '/clock/advance', { by: '1d' })).toThrow('POST /_emulator/clock/advance acts on the whole shared server');
+  expect(() => c.controls.raw('POST', '/clock/advance', { by: '1d' })).toThrow(
+    'POST /_emulator/clock/advance acts on the whole shared server',
+  );
   expect(() => c.controls.raw('POST', '/reset')).toThrow('POST /_emulator/reset acts on the whole shared server');
   expect(() => c.controls.raw('GET', '/state')).toThrow('acts on the whole shared server');
   expect(() => c.controls.clearFaults()).toThrow('DELETE /_emulator/faults acts on the whole shared server');

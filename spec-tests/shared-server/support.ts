@@ -65,7 +65,8 @@ afterAll(async () => {
 /** The server the shared-server project started (its global setup provides the URL). */
 function sharedServer(): string {
   const url = serverUrl();
-  if (url === undefined) throw new Error('the shared-server files run only in the shared-server project, against its server');
+  if (url === undefined)
+    throw new Error('the shared-server files run only in the shared-server project, against its server');
   return url;
 }
 
@@ -77,9 +78,20 @@ export async function ownCompany(cnpjRoot: string, options: { analysisAllowance?
   const kit = await connect(sharedServer(), { company: { cnpjRoot, ...options } });
   created.push(kit);
   expect(kit.cnpjRoot).toBe(cnpjRoot);
-  const target: Target = { kind: 'server', baseUrl: kit.baseUrl, fetch: checkedFetch((path, init) => fetch(`${kit.baseUrl}${path}`, init)) };
+  const target: Target = {
+    kind: 'server',
+    baseUrl: kit.baseUrl,
+    fetch: checkedFetch((path, init) => fetch(`${kit.baseUrl}${path}`, init)),
+  };
   const company = { companyId: kit.companyId, cnpjRoot: kit.cnpjRoot, token: kit.token, headOffice: kit.headOffice };
-  return { target, controls: new CompanyControls(target, kit), company, api: new Api(target, kit.token), kit, start: (await kit.clock.now()).getTime() };
+  return {
+    target,
+    controls: new CompanyControls(target, kit),
+    company,
+    api: new Api(target, kit.token),
+    kit,
+    start: (await kit.clock.now()).getTime(),
+  };
 }
 
 /**

@@ -4,7 +4,14 @@
  * after each failure, instant here), and the 8th attempt is delivered.
  */
 import { expect, it } from 'vitest';
-import { attemptsOf, createDestination, deliveryFault, eventDetail, hookHost, raiseEvent } from '../support/webhooks.js';
+import {
+  attemptsOf,
+  createDestination,
+  deliveryFault,
+  eventDetail,
+  hookHost,
+  raiseEvent,
+} from '../support/webhooks.js';
 import { advance, HOUR, iso, MINUTE, ownCompany, SECOND } from './support.js';
 
 const WAITS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 7 * HOUR, 8 * HOUR];
@@ -22,12 +29,24 @@ it('attempts a delivery failing 500 seven times at each instant of the schedule,
 
   const starts = [t0];
   for (const wait of WAITS) starts.push(starts[starts.length - 1]! + wait);
-  const failed = (n: number) => ({ tentativa: n, destino_versao: 1, estado: 'falhou', iniciada_em: iso(starts[n - 1]!), terminada_em: iso(starts[n - 1]!), codigo_falha: 'status_nao_2xx', status_http: 500 });
+  const failed = (n: number) => ({
+    tentativa: n,
+    destino_versao: 1,
+    estado: 'falhou',
+    iniciada_em: iso(starts[n - 1]!),
+    terminada_em: iso(starts[n - 1]!),
+    codigo_falha: 'status_nao_2xx',
+    status_http: 500,
+  });
   expect(await attemptsOf(c, eventId)).toEqual([failed(1)]);
 
   for (const [i, wait] of WAITS.entries()) {
     const done = i + 1;
-    expect(await eventDetail(c, eventId)).toMatchObject({ estado: 'pendente', tentativas_ciclo: done, proxima_tentativa_em: iso(starts[done]!) });
+    expect(await eventDetail(c, eventId)).toMatchObject({
+      estado: 'pendente',
+      tentativas_ciclo: done,
+      proxima_tentativa_em: iso(starts[done]!),
+    });
     await advance(c, wait - 1);
     expect(await attemptsOf(c, eventId), `no attempt ${done + 1} 1 ms early`).toHaveLength(done);
     await advance(c, 1);
@@ -38,6 +57,22 @@ it('attempts a delivery failing 500 seven times at each instant of the schedule,
 
   const attempts = await attemptsOf(c, eventId);
   expect(attempts.slice(0, 7)).toEqual([1, 2, 3, 4, 5, 6, 7].map(failed));
-  expect(attempts[7]).toEqual({ tentativa: 8, destino_versao: 1, estado: 'entregue', iniciada_em: iso(t0 + 22 * HOUR + 35 * MINUTE + 5 * SECOND), terminada_em: iso(t0 + 22 * HOUR + 35 * MINUTE + 5 * SECOND), codigo_falha: null, status_http: 200 });
-  expect(await eventDetail(c, eventId)).toMatchObject({ estado: 'entregue', tentativas_ciclo: 8, tentativas_totais: 8, status_http: 200, terminado_em: iso(starts[7]!), proxima_tentativa_em: null, prazo_em: iso(t0 + 24 * HOUR) });
+  expect(attempts[7]).toEqual({
+    tentativa: 8,
+    destino_versao: 1,
+    estado: 'entregue',
+    iniciada_em: iso(t0 + 22 * HOUR + 35 * MINUTE + 5 * SECOND),
+    terminada_em: iso(t0 + 22 * HOUR + 35 * MINUTE + 5 * SECOND),
+    codigo_falha: null,
+    status_http: 200,
+  });
+  expect(await eventDetail(c, eventId)).toMatchObject({
+    estado: 'entregue',
+    tentativas_ciclo: 8,
+    tentativas_totais: 8,
+    status_http: 200,
+    terminado_em: iso(starts[7]!),
+    proxima_tentativa_em: null,
+    prazo_em: iso(t0 + 24 * HOUR),
+  });
 });

@@ -9,7 +9,13 @@
  * run's deadline). Each way it can fail is a RequestFailure whose message names the URL and what happened, in one
  * line.
  */
-import { Agent as HttpAgent, request as plainRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import {
+  Agent as HttpAgent,
+  request as plainRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+} from 'node:http';
 import { Agent as HttpsAgent, request as tlsRequest } from 'node:https';
 
 export interface Bounds {
@@ -79,8 +85,10 @@ function networkReason(error: NodeJS.ErrnoException, url: URL): string {
     const plain = openssl === 'wrong version number' ? ': the server does not speak TLS there (an http:// URL?)' : '';
     return `the TLS handshake failed (${code}: ${openssl ?? message.trim()})${plain}`;
   }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return `the host name ${url.hostname} was not found (DNS: ${code})`;
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ETIMEDOUT') return `the host is unreachable (${code})`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+    return `the host name ${url.hostname} was not found (DNS: ${code})`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ETIMEDOUT')
+    return `the host is unreachable (${code})`;
   return code === '' ? message : `${code}: ${message}`;
 }
 
@@ -111,12 +119,17 @@ function sendOnce(url: URL, sent: Sent, bounds: Bounds, mayRetry = true): Promis
   const href = url.href;
   const { timeoutMs, maxBodyBytes, signal } = bounds;
   if (signal?.aborted) return Promise.reject(new RequestFailure('stopped', href, stopReason(signal)));
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new RequestFailure('network', href, `${url.protocol} is not http: or https:`));
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return Promise.reject(new RequestFailure('network', href, `${url.protocol} is not http: or https:`));
   return new Promise<RawAnswer>((resolve, reject) => {
     let request: ClientRequest;
     try {
       const tls = url.protocol === 'https:';
-      request = (tls ? tlsRequest : plainRequest)(url, { method: sent.method, headers: sent.headers, agent: tls ? tlsAgent : plainAgent });
+      request = (tls ? tlsRequest : plainRequest)(url, {
+        method: sent.method,
+        headers: sent.headers,
+        agent: tls ? tlsAgent : plainAgent,
+      });
     } catch (error) {
       // A header node:http cannot send (as fetch, it throws at once).
       reject(error as Error);
@@ -141,7 +154,10 @@ function sendOnce(url: URL, sent: Sent, bounds: Bounds, mayRetry = true): Promis
       });
     // Ref'd on purpose: while a request is pending the process has work to wait for.
     const timer = setTimeout(() => {
-      const reason = response === undefined ? `no answer within ${timeoutMs} ms` : `the answer did not end within ${timeoutMs} ms (${received} bytes of its body came)`;
+      const reason =
+        response === undefined
+          ? `no answer within ${timeoutMs} ms`
+          : `the answer did not end within ${timeoutMs} ms (${received} bytes of its body came)`;
       failWith(new RequestFailure('timeout', href, reason));
     }, timeoutMs);
     const onAbort = () => failWith(new RequestFailure('stopped', href, stopReason(signal!)));
@@ -150,28 +166,46 @@ function sendOnce(url: URL, sent: Sent, bounds: Bounds, mayRetry = true): Promis
     request.on('error', (error: NodeJS.ErrnoException) => {
       // Once an answer came, what is left of it decides (its end, or its close before the end).
       if (response !== undefined) return;
-      if (mayRetry && request.reusedSocket && error.code === 'ECONNRESET' && !isStream(sent.body)) return failWith(new StaleConnection());
+      if (mayRetry && request.reusedSocket && error.code === 'ECONNRESET' && !isStream(sent.body))
+        return failWith(new StaleConnection());
       failWith(new RequestFailure('network', href, networkReason(error, url)));
     });
     request.on('response', (answer: IncomingMessage) => {
       response = answer;
       const status = answer.statusCode ?? 0;
       const declared = Number(answer.headers['content-length']);
-      const tooLarge = () => new RequestFailure('too-large', href, `the answer (${status}) has a body larger than the cap of ${formatBytes(maxBodyBytes)}; the rest was not read`);
+      const tooLarge = () =>
+        new RequestFailure(
+          'too-large',
+          href,
+          `the answer (${status}) has a body larger than the cap of ${formatBytes(maxBodyBytes)}; the rest was not read`,
+        );
       // A HEAD answer declares the length of the body a GET would get, and has none.
-      if (sent.method.toUpperCase() !== 'HEAD' && Number.isFinite(declared) && declared > maxBodyBytes) return failWith(tooLarge());
+      if (sent.method.toUpperCase() !== 'HEAD' && Number.isFinite(declared) && declared > maxBodyBytes)
+        return failWith(tooLarge());
       answer.on('data', (chunk: Buffer) => {
         received += chunk.length;
         if (received > maxBodyBytes) return failWith(tooLarge());
         chunks.push(chunk);
       });
-      answer.on('end', () => settle(() => resolve({ status, rawHeaders: answer.rawHeaders, body: Buffer.concat(chunks) })));
+      answer.on('end', () =>
+        settle(() => resolve({ status, rawHeaders: answer.rawHeaders, body: Buffer.concat(chunks) })),
+      );
       answer.on('error', () => undefined);
       answer.on('close', () => {
-        if (!answer.complete) failWith(new RequestFailure('network', href, `the connection was closed in the middle of the answer (${status}, ${received} bytes of its body came)`));
+        if (!answer.complete)
+          failWith(
+            new RequestFailure(
+              'network',
+              href,
+              `the connection was closed in the middle of the answer (${status}, ${received} bytes of its body came)`,
+            ),
+          );
       });
     });
-    writeBody(request, sent.body).catch((error: Error) => failWith(new RequestFailure('network', href, `the request's body could not be sent (${error.message})`)));
+    writeBody(request, sent.body).catch((error: Error) =>
+      failWith(new RequestFailure('network', href, `the request's body could not be sent (${error.message})`)),
+    );
   });
 }
 
@@ -184,7 +218,8 @@ async function writeBody(request: ClientRequest, body: Sent['body']): Promise<vo
     request.end(body);
     return;
   }
-  for await (const chunk of body) if (!request.write(chunk)) await new Promise((resolve) => request.once('drain', resolve));
+  for await (const chunk of body)
+    if (!request.write(chunk)) await new Promise((resolve) => request.once('drain', resolve));
   request.end();
 }
 
@@ -206,18 +241,29 @@ export async function boundedFetch(url: string, init: RequestInit, bounds: Bound
   if (body === undefined || typeof body === 'string' || body instanceof Uint8Array) {
     sent = body;
     // Declared as fetch declares it: node:http would send a DELETE's body with no length, so unframed.
-    if (body !== undefined) headers.set('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+    if (body !== undefined)
+      headers.set('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
   } else if (body instanceof ReadableStream) sent = body as ReadableStream<Uint8Array> & AsyncIterable<Uint8Array>;
   else throw new TypeError('the spec tests send a string, bytes or a ReadableStream as a body');
   const method = (init.method ?? 'GET').toUpperCase();
-  return toResponse(target, method, await send(target, { method, headers: Object.fromEntries(headers), ...(sent === undefined ? {} : { body: sent }) }, bounds));
+  return toResponse(
+    target,
+    method,
+    await send(
+      target,
+      { method, headers: Object.fromEntries(headers), ...(sent === undefined ? {} : { body: sent }) },
+      bounds,
+    ),
+  );
 }
 
 /** An answer as a Response (its headers as they came, repeated ones joined as fetch joins them). */
 export function toResponse(url: URL, method: string, answer: RawAnswer): Response {
   const headers = new Headers();
-  for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) headers.append(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
-  if (answer.status < 200 || answer.status > 599) throw new RequestFailure('network', url.href, `the answer's status ${answer.status} is not a final HTTP status`);
+  for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2)
+    headers.append(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
+  if (answer.status < 200 || answer.status > 599)
+    throw new RequestFailure('network', url.href, `the answer's status ${answer.status} is not a final HTTP status`);
   const content = NO_BODY.has(answer.status) || method.toUpperCase() === 'HEAD' ? null : answer.body;
   return new Response(content, { status: answer.status, headers });
 }

@@ -35,7 +35,13 @@ export function newKey(): string {
   return `${keyPrefix}-${String(keyCounter).padStart(8, '0')}`;
 }
 
-async function send(target: Target, method: string, path: string, token: string | undefined, options: RequestOptions = {}): Promise<Answer> {
+async function send(
+  target: Target,
+  method: string,
+  path: string,
+  token: string | undefined,
+  options: RequestOptions = {},
+): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   if (method !== 'GET' && options.key !== null) headers['idempotency-key'] = options.key ?? newKey();
@@ -58,13 +64,21 @@ export async function readAnswer(response: Response): Promise<Answer> {
 }
 
 export class Api {
-  constructor(readonly target: Target, readonly token: string | undefined) {}
+  constructor(
+    readonly target: Target,
+    readonly token: string | undefined,
+  ) {}
   get = (path: string, options?: RequestOptions) => send(this.target, 'GET', path, this.token, options);
-  post = (path: string, body?: unknown, options: RequestOptions = {}) => send(this.target, 'POST', path, this.token, { ...options, ...(body === undefined ? {} : { body }) });
-  patch = (path: string, body?: unknown, options: RequestOptions = {}) => send(this.target, 'PATCH', path, this.token, { ...options, ...(body === undefined ? {} : { body }) });
-  put = (path: string, body?: unknown, options: RequestOptions = {}) => send(this.target, 'PUT', path, this.token, { ...options, ...(body === undefined ? {} : { body }) });
-  delete = (path: string, body?: unknown, options: RequestOptions = {}) => send(this.target, 'DELETE', path, this.token, { ...options, ...(body === undefined ? {} : { body }) });
-  request = (method: string, path: string, options?: RequestOptions) => send(this.target, method, path, this.token, options);
+  post = (path: string, body?: unknown, options: RequestOptions = {}) =>
+    send(this.target, 'POST', path, this.token, { ...options, ...(body === undefined ? {} : { body }) });
+  patch = (path: string, body?: unknown, options: RequestOptions = {}) =>
+    send(this.target, 'PATCH', path, this.token, { ...options, ...(body === undefined ? {} : { body }) });
+  put = (path: string, body?: unknown, options: RequestOptions = {}) =>
+    send(this.target, 'PUT', path, this.token, { ...options, ...(body === undefined ? {} : { body }) });
+  delete = (path: string, body?: unknown, options: RequestOptions = {}) =>
+    send(this.target, 'DELETE', path, this.token, { ...options, ...(body === undefined ? {} : { body }) });
+  request = (method: string, path: string, options?: RequestOptions) =>
+    send(this.target, method, path, this.token, options);
   /** The same target with another credential. */
   as = (token: string | undefined) => new Api(this.target, token);
 }
@@ -81,11 +95,19 @@ export interface CompanyInfo {
  * body (the controls refuse writes without it); `controlToken`, when given, goes as the bearer token.
  */
 export class Controls {
-  constructor(readonly target: Target, readonly controlToken?: string) {}
+  constructor(
+    readonly target: Target,
+    readonly controlToken?: string,
+  ) {}
   private async call(method: string, path: string, body?: unknown): Promise<Answer> {
     if (this.target.kind === 'deployment') notHere(`needs the emulator's controls (${method} /_emulator${path})`);
-    const headers: Record<string, string> = method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' };
-    return send(this.target, method, `/_emulator${path}`, this.controlToken, { key: null, headers, ...(body === undefined ? {} : { body }) });
+    const headers: Record<string, string> =
+      method === 'GET' || method === 'DELETE' ? {} : { 'content-type': 'application/json' };
+    return send(this.target, method, `/_emulator${path}`, this.controlToken, {
+      key: null,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
   }
   private async ok(method: string, path: string, body?: unknown): Promise<any> {
     const answer = await this.call(method, path, body);
@@ -94,8 +116,12 @@ export class Controls {
   }
   raw = (method: string, path: string, body?: unknown) => this.call(method, path, body);
   info = () => this.ok('GET', '');
-  createCompany = (options: Record<string, unknown> = {}): Promise<CompanyInfo> => (this.target.kind === 'deployment' ? deploymentOtherCompany(this.target, options) : this.ok('POST', '/companies', options));
-  updateCompany = (companyId: string, flags: Record<string, unknown>) => this.ok('PATCH', `/companies/${companyId}`, flags);
+  createCompany = (options: Record<string, unknown> = {}): Promise<CompanyInfo> =>
+    this.target.kind === 'deployment'
+      ? deploymentOtherCompany(this.target, options)
+      : this.ok('POST', '/companies', options);
+  updateCompany = (companyId: string, flags: Record<string, unknown>) =>
+    this.ok('PATCH', `/companies/${companyId}`, flags);
   addCredential = async (companyId: string, permissions?: string[]): Promise<{ token: string }> => {
     if (this.target.kind === 'deployment') return { token: deploymentCredential(permissions) };
     return this.ok('POST', `/companies/${companyId}/credentials`, permissions ? { permissions } : {});
@@ -126,7 +152,8 @@ function deploymentCredential(permissions: string[] | undefined): string {
   if (permissions === undefined) return deployment!.token;
   const key = [...permissions].sort().join('+');
   const token = deployment!.tokensFor.get(key);
-  if (token === undefined) notHere(`needs a credential holding only ${permissions.join(' and ')} (give one: --token-for ${key}=TOKEN)`);
+  if (token === undefined)
+    notHere(`needs a credential holding only ${permissions.join(' and ')} (give one: --token-for ${key}=TOKEN)`);
   return token;
 }
 
@@ -144,7 +171,8 @@ async function deploymentCompanyInfo(target: Target, token: string, named: strin
   let company = deploymentCompanies.get(token);
   if (company === undefined) {
     company = api.get('/v1/empresa').then((answer) => {
-      if (answer.status !== 200) throw new Error(`GET /v1/empresa with ${named} answered ${answer.status}: ${answer.text}`);
+      if (answer.status !== 200)
+        throw new Error(`GET /v1/empresa with ${named} answered ${answer.status}: ${answer.text}`);
       return { companyId: answer.body.id, cnpjRoot: answer.body.cnpj_raiz };
     });
     deploymentCompanies.set(token, company);
@@ -153,8 +181,10 @@ async function deploymentCompanyInfo(target: Target, token: string, named: strin
   for (let attempt = 1; ; attempt++) {
     const cnpj = cnpjOf(cnpjRoot, nextOrder());
     const establishment = await api.post('/v1/estabelecimentos', { cnpj, nome: 'Estabelecimento do teste' });
-    if (establishment.status === 201) return { companyId, cnpjRoot, token, headOffice: { id: establishment.body.id, cnpj } };
-    if (establishment.status !== 409 || attempt === 5) throw new Error(`an establishment for the test answered ${establishment.status}: ${establishment.text}`);
+    if (establishment.status === 201)
+      return { companyId, cnpjRoot, token, headOffice: { id: establishment.body.id, cnpj } };
+    if (establishment.status !== 409 || attempt === 5)
+      throw new Error(`an establishment for the test answered ${establishment.status}: ${establishment.text}`);
   }
 }
 
@@ -173,7 +203,8 @@ async function deploymentWorld(target: Target, company: Record<string, unknown>)
 function deploymentOtherCompany(target: Target, flags: Record<string, unknown>): Promise<CompanyInfo> {
   const made = Object.keys(flags);
   if (made.length > 0) notHere(`needs a second company made with ${made.join(', ')}`);
-  if (deployment!.otherToken === undefined) notHere('needs a second company (give a credential of one: --other-token TOKEN)');
+  if (deployment!.otherToken === undefined)
+    notHere('needs a second company (give a credential of one: --other-token TOKEN)');
   return deploymentCompanyInfo(target, deployment!.otherToken, 'CONFORMANCE_OTHER_TOKEN');
 }
 
@@ -196,8 +227,20 @@ export async function otherCompany(w: World): Promise<World> {
  * A request with exactly these headers and this body (raw bytes allowed), with the company's token
  * (a `headers.authorization` replaces it): no idempotency key, content-type or JSON encoding added.
  */
-export async function rawRequest(w: World, method: string, path: string, headers: Record<string, string>, body?: string | Uint8Array): Promise<Answer> {
-  return readAnswer(await w.target.fetch(path, { method, headers: { authorization: `Bearer ${w.company.token}`, ...headers }, ...(body === undefined ? {} : { body }) }));
+export async function rawRequest(
+  w: World,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Uint8Array,
+): Promise<Answer> {
+  return readAnswer(
+    await w.target.fetch(path, {
+      method,
+      headers: { authorization: `Bearer ${w.company.token}`, ...headers },
+      ...(body === undefined ? {} : { body }),
+    }),
+  );
 }
 
 /** The NCM the tests give their products when the NCM itself is not under test. */
@@ -211,7 +254,11 @@ export async function headOfficeCatalog(w: World, nome = 'Loja'): Promise<{ id: 
 }
 
 /** A product created in `catalogId`, and its ETag. */
-export async function product(w: World, catalogId: string, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any }> {
+export async function product(
+  w: World,
+  catalogId: string,
+  fields: Record<string, unknown> = {},
+): Promise<{ id: string; etag: string; body: any }> {
   const answer = await w.api.post(`/v1/catalogos/${catalogId}/produtos`, { origem: 'erp', ncm: NCM, ...fields });
   if (answer.status !== 201) throw new Error(`product creation answered ${answer.status}: ${answer.text}`);
   return { id: answer.body.id, etag: answer.headers.get('etag')!, body: answer.body };

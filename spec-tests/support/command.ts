@@ -18,7 +18,11 @@ export interface CommandOptions {
 }
 
 /** Runs `command` until it ends and its output is all read ('close', not 'exit'); rejects when it cannot start or outlives `timeoutMs`. */
-export function runCommand(command: string, args: readonly string[], { cwd, env, timeoutMs }: CommandOptions): Promise<Ran> {
+export function runCommand(
+  command: string,
+  args: readonly string[],
+  { cwd, env, timeoutMs }: CommandOptions,
+): Promise<Ran> {
   const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -27,7 +31,11 @@ export function runCommand(command: string, args: readonly string[], { cwd, env,
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')}${cwd === undefined ? '' : ` (in ${cwd})`} did not end within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(
+        new Error(
+          `${command} ${args.join(' ')}${cwd === undefined ? '' : ` (in ${cwd})`} did not end within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
     }, timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
@@ -42,6 +50,7 @@ export function runCommand(command: string, args: readonly string[], { cwd, env,
 
 /** `ran`, when it exited 0; otherwise a failure naming `what` ran, with `why` after its exit code, and its output. */
 export function succeeded(ran: Ran, what: string, why = ''): Ran {
-  if (ran.code !== 0) throw new Error(`${what} exited ${ran.code}${why}\nstdout:\n${ran.stdout}\nstderr:\n${ran.stderr}`);
+  if (ran.code !== 0)
+    throw new Error(`${what} exited ${ran.code}${why}\nstdout:\n${ran.stdout}\nstderr:\n${ran.stderr}`);
   return ran;
 }

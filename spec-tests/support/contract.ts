@@ -41,14 +41,23 @@ ajv.addSchema(DOCUMENT, 'openapi.json');
 /** A JSON pointer segment (RFC 6901). */
 const segment = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
-const OPERATIONS: readonly DocumentedOperation[] = Object.entries(DOCUMENT.paths as Record<string, Record<string, Json>>).flatMap(([template, item]) =>
+const OPERATIONS: readonly DocumentedOperation[] = Object.entries(
+  DOCUMENT.paths as Record<string, Record<string, Json>>,
+).flatMap(([template, item]) =>
   Object.entries(item).map(([method, operation]) => {
     const names: string[] = [];
     const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name: string) => {
       names.push(name);
       return '([^/]+)';
     });
-    return { method: method.toUpperCase(), template, pointer: `openapi.json#/paths/${segment(template)}/${method}`, pattern: new RegExp(`^${source}$`), names, operation };
+    return {
+      method: method.toUpperCase(),
+      template,
+      pointer: `openapi.json#/paths/${segment(template)}/${method}`,
+      pattern: new RegExp(`^${source}$`),
+      names,
+      operation,
+    };
   }),
 );
 
@@ -74,14 +83,18 @@ function inlineValidator(schema: Json): ValidateFunction {
 function problemsOf(pointer: string, value: unknown): string[] {
   const validate = validatorAt(pointer);
   if (validate(value)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length > 0 ? ` ${JSON.stringify(e.params)}` : ''}`);
+  return (validate.errors ?? []).map(
+    (e) =>
+      `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.params && Object.keys(e.params).length > 0 ? ` ${JSON.stringify(e.params)}` : ''}`,
+  );
 }
 
 /** A $ref of the document, followed (components are one level deep here). */
 function resolve<T extends Json>(value: T | { $ref: string }): T {
   if (!('$ref' in value) || typeof value.$ref !== 'string') return value as T;
   let at: unknown = DOCUMENT;
-  for (const part of value.$ref.replace(/^#\//, '').split('/')) at = (at as Json)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  for (const part of value.$ref.replace(/^#\//, '').split('/'))
+    at = (at as Json)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
   return at as T;
 }
 
@@ -91,10 +104,15 @@ function resolve<T extends Json>(value: T | { $ref: string }): T {
  * otherwise the templates of this method that match, the most literal first (the ingestion paths before the
  * catalog ones).
  */
-function findOperation(method: string, path: string): { op: DocumentedOperation; params: Record<string, string> } | undefined {
+function findOperation(
+  method: string,
+  path: string,
+): { op: DocumentedOperation; params: Record<string, string> } | undefined {
   const matching = OPERATIONS.filter((o) => o.pattern.test(path));
   const literal = matching.filter((o) => o.names.length === 0);
-  const op = (literal.length > 0 ? literal : matching).filter((o) => o.method === method).sort((a, b) => a.names.length - b.names.length)[0];
+  const op = (literal.length > 0 ? literal : matching)
+    .filter((o) => o.method === method)
+    .sort((a, b) => a.names.length - b.names.length)[0];
   const m = op?.pattern.exec(path);
   if (!op || !m) return undefined;
   return { op, params: Object.fromEntries(op.names.map((n, i) => [n, decoded(m[i + 1]!)])) };
@@ -115,15 +133,27 @@ function typed(text: string, schema: Json): unknown {
 }
 
 /** What the document says is wrong with a request the emulator accepted. */
-function requestProblems(found: { op: DocumentedOperation; params: Record<string, string> }, url: URL, headers: Headers, body: string | undefined | null): string[] {
+function requestProblems(
+  found: { op: DocumentedOperation; params: Record<string, string> },
+  url: URL,
+  headers: Headers,
+  body: string | undefined | null,
+): string[] {
   const problems: string[] = [];
-  const parameters = ((found.op.operation.parameters ?? []) as Parameter[]).map((p) => resolve(p as unknown as Json) as unknown as Parameter);
+  const parameters = ((found.op.operation.parameters ?? []) as Parameter[]).map(
+    (p) => resolve(p as unknown as Json) as unknown as Parameter,
+  );
   const check = (where: string, value: unknown, schema: Json) => {
     const validate = inlineValidator(schema);
     if (!validate(value)) problems.push(`${where} ${JSON.stringify(value)}: ${ajv.errorsText(validate.errors)}`);
   };
   for (const p of parameters) {
-    const text = p.in === 'path' ? found.params[p.name] : p.in === 'query' ? url.searchParams.get(p.name) ?? undefined : headers.get(p.name) ?? undefined;
+    const text =
+      p.in === 'path'
+        ? found.params[p.name]
+        : p.in === 'query'
+          ? (url.searchParams.get(p.name) ?? undefined)
+          : (headers.get(p.name) ?? undefined);
     if (text === undefined) {
       if (p.required) problems.push(`${p.in} parameter ${p.name} is required by the document`);
       continue;
@@ -131,7 +161,8 @@ function requestProblems(found: { op: DocumentedOperation; params: Record<string
     check(`${p.in} parameter ${p.name}`, typed(text, p.schema), p.schema);
   }
   const known = new Set(parameters.filter((p) => p.in === 'query').map((p) => p.name));
-  for (const name of url.searchParams.keys()) if (!known.has(name)) problems.push(`query parameter ${name} is not in the document`);
+  for (const name of url.searchParams.keys())
+    if (!known.has(name)) problems.push(`query parameter ${name} is not in the document`);
   const requestBody = found.op.operation.requestBody as Json | undefined;
   if (body === null) return problems;
   if (body !== undefined && body !== '') {
@@ -143,28 +174,52 @@ function requestProblems(found: { op: DocumentedOperation; params: Record<string
       } catch {
         problems.push('the body is not JSON');
       }
-      if (parsed !== undefined) problems.push(...problemsOf(`${found.op.pointer}/requestBody/content/application~1json/schema`, parsed).map((p) => `body ${p}`));
+      if (parsed !== undefined)
+        problems.push(
+          ...problemsOf(`${found.op.pointer}/requestBody/content/application~1json/schema`, parsed).map(
+            (p) => `body ${p}`,
+          ),
+        );
     }
   } else if (requestBody?.required === true) problems.push('the document requires a body');
   return problems;
 }
 
 /** The headers whose presence the document must allow (others, such as date or content-length, are HTTP's). */
-const SIGNIFICANT_HEADERS = ['etag', 'location', 'retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'x-emulator-fault', 'allow', 'www-authenticate', 'content-disposition'];
+const SIGNIFICANT_HEADERS = [
+  'etag',
+  'location',
+  'retry-after',
+  'idempotent-replayed',
+  'ratelimit',
+  'ratelimit-policy',
+  'x-emulator-fault',
+  'allow',
+  'www-authenticate',
+  'content-disposition',
+];
 
 /** What the document says is wrong with an answer. */
-function responseProblems(found: { op: DocumentedOperation } | undefined, status: number, headers: Headers, text: string): string[] {
+function responseProblems(
+  found: { op: DocumentedOperation } | undefined,
+  status: number,
+  headers: Headers,
+  text: string,
+): string[] {
   if (!found) {
     // No operation: the API's own refusal of an unknown path or method.
-    if (status !== 404 && status !== 405) return [`${status} for a path and method the document does not have (expected 404 or 405)`];
+    if (status !== 404 && status !== 405)
+      return [`${status} for a path and method the document does not have (expected 404 or 405)`];
     return errorBodyProblems(text);
   }
   const responses = found.op.operation.responses as Record<string, Json>;
   const range = `${String(status).charAt(0)}XX`;
   const key = String(status) in responses ? String(status) : range in responses ? range : undefined;
-  if (key === undefined) return [`status ${status} is not among the document's answers (${Object.keys(responses).join(', ')})`];
+  if (key === undefined)
+    return [`status ${status} is not among the document's answers (${Object.keys(responses).join(', ')})`];
   const problems: string[] = [];
-  if (key === range && headers.get('x-emulator-fault') === null) problems.push(`status ${status} is outside the operation's set, and no fault chose it (no x-emulator-fault)`);
+  if (key === range && headers.get('x-emulator-fault') === null)
+    problems.push(`status ${status} is outside the operation's set, and no fault chose it (no x-emulator-fault)`);
   // A shared answer (components.responses) is validated where it is written.
   const written = responses[key]!;
   const at = typeof written.$ref === 'string' ? `openapi.json${written.$ref}` : `${found.op.pointer}/responses/${key}`;
@@ -179,7 +234,9 @@ function responseProblems(found: { op: DocumentedOperation } | undefined, status
     const validate = inlineValidator(header.schema as Json);
     if (!validate(value)) problems.push(`header ${name}: ${JSON.stringify(value)} ${ajv.errorsText(validate.errors)}`);
   }
-  for (const name of SIGNIFICANT_HEADERS) if (headers.get(name) !== null && !(name in declared) && !(name === 'allow' && status === 405)) problems.push(`header ${name} is not in the document for ${key}`);
+  for (const name of SIGNIFICANT_HEADERS)
+    if (headers.get(name) !== null && !(name in declared) && !(name === 'allow' && status === 405))
+      problems.push(`header ${name} is not in the document for ${key}`);
   const content = response.content as Record<string, Json> | undefined;
   const type = headers.get('content-type') ?? '';
   if (!content) {
@@ -187,7 +244,8 @@ function responseProblems(found: { op: DocumentedOperation } | undefined, status
     return problems;
   }
   const mediaType = Object.keys(content).find((m) => type.toLowerCase().startsWith(m));
-  if (mediaType === undefined) return [...problems, `content-type ${JSON.stringify(type)} is not among ${Object.keys(content).join(', ')}`];
+  if (mediaType === undefined)
+    return [...problems, `content-type ${JSON.stringify(type)} is not among ${Object.keys(content).join(', ')}`];
   if (mediaType !== 'application/json') return problems;
   let body: unknown;
   try {
@@ -203,7 +261,12 @@ const declaredOf = new WeakMap<Json, Record<string, Json>>();
 function declaredHeaders(response: Json): Record<string, Json> {
   let declared = declaredOf.get(response);
   if (declared === undefined) {
-    declared = Object.fromEntries(Object.entries((response.headers ?? {}) as Record<string, Json>).map(([name, h]) => [name.toLowerCase(), resolve(h)]));
+    declared = Object.fromEntries(
+      Object.entries((response.headers ?? {}) as Record<string, Json>).map(([name, h]) => [
+        name.toLowerCase(),
+        resolve(h),
+      ]),
+    );
     declaredOf.set(response, declared);
   }
   return declared;
@@ -264,11 +327,17 @@ function assertAllowed(at: { url: URL; method: string }, init: RequestInit, resp
   const found = findOperation(at.method, at.url.pathname);
   const problems = responseProblems(found, response.status, response.headers, text);
   if (found && response.status >= 200 && response.status < 300) {
-    problems.push(...requestProblems(found, at.url, new Headers(init.headers), bodyText(init.body)).map((p) => `request: ${p}`));
+    problems.push(
+      ...requestProblems(found, at.url, new Headers(init.headers), bodyText(init.body)).map((p) => `request: ${p}`),
+    );
   }
   if (problems.length > 0) {
-    const name = found ? `${String(found.op.operation.operationId)} (${at.method} ${found.op.template})` : `${at.method} ${at.url.pathname}`;
-    throw new Error(`The answer ${response.status} of ${name} breaks the OpenAPI document (openapi.json):\n  ${problems.join('\n  ')}\n  body: ${text.slice(0, 600)}`);
+    const name = found
+      ? `${String(found.op.operation.operationId)} (${at.method} ${found.op.template})`
+      : `${at.method} ${at.url.pathname}`;
+    throw new Error(
+      `The answer ${response.status} of ${name} breaks the OpenAPI document (openapi.json):\n  ${problems.join('\n  ')}\n  body: ${text.slice(0, 600)}`,
+    );
   }
 }
 
@@ -286,7 +355,11 @@ export function checkedFetch(fetch: Fetch): Fetch {
     const bytes = new Uint8Array(await response.arrayBuffer());
     const text = new TextDecoder().decode(bytes);
     assertAllowed(at, init, response, text);
-    return new Response(NULL_BODY_STATUSES.has(response.status) ? null : bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(NULL_BODY_STATUSES.has(response.status) ? null : bytes, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }
 

@@ -30,7 +30,10 @@ function readDeployment(env: NodeJS.ProcessEnv): Deployment | undefined {
   const baseUrl = env.CONFORMANCE_BASE_URL;
   if (baseUrl === undefined || baseUrl === '') return undefined;
   const token = env.CONFORMANCE_TOKEN;
-  if (token === undefined || token === '') throw new Error('CONFORMANCE_BASE_URL is set without CONFORMANCE_TOKEN: name a credential of the company to test in');
+  if (token === undefined || token === '')
+    throw new Error(
+      'CONFORMANCE_BASE_URL is set without CONFORMANCE_TOKEN: name a credential of the company to test in',
+    );
   const tokensFor = new Map<string, string>();
   for (const pair of (env.CONFORMANCE_TOKEN_FOR ?? '').split(',').filter((part) => part.trim() !== '')) {
     const at = pair.indexOf('=');
@@ -48,7 +51,8 @@ export const deployment: Deployment | undefined = readDeployment(process.env);
 function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const text = env[name];
   if (text === undefined || text === '') return fallback;
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < 1) throw new Error(`${name} must be a whole number, 1 or more (got "${text}")`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < 1)
+    throw new Error(`${name} must be a whole number, 1 or more (got "${text}")`);
   return Number(text);
 }
 
@@ -75,7 +79,8 @@ export function stopRequests(reason: string): void {
  */
 export function notHere(reason: string): never {
   const test = TestRunner.getCurrentTest();
-  if (test === undefined) throw new Error(`not runnable against a deployment (${reason}), and not inside a test to skip`);
+  if (test === undefined)
+    throw new Error(`not runnable against a deployment (${reason}), and not inside a test to skip`);
   test.context.skip(reason);
   throw new Error('unreachable: skip() throws');
 }

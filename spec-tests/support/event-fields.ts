@@ -61,7 +61,10 @@ export const RECEIPT_FIELDS: Readonly<Record<string, Field>> = {
 
 /** spec: CONV-06: a non-negative integer, as a JSON integer or a string holding one. */
 function isInt(value: unknown): boolean {
-  return (typeof value === 'number' && Number.isInteger(value) && value >= 0) || (typeof value === 'string' && /^\d+$/.test(value));
+  return (
+    (typeof value === 'number' && Number.isInteger(value) && value >= 0) ||
+    (typeof value === 'string' && /^\d+$/.test(value))
+  );
 }
 
 function hasType(value: unknown, type: FieldType): boolean {
@@ -84,6 +87,9 @@ export function expectTyped(value: unknown, fields: Readonly<Record<string, Fiel
       expect(nullable, `${where}: ${name} is null, but the spec types it ${type} (not "or null")`).toBe(true);
       continue;
     }
-    expect(hasType(got, type), `${where}: ${name} = ${JSON.stringify(got)} is not a ${type}${nullable ? ' or null' : ''}`).toBe(true);
+    expect(
+      hasType(got, type),
+      `${where}: ${name} = ${JSON.stringify(got)} is not a ${type}${nullable ? ' or null' : ''}`,
+    ).toBe(true);
   }
 }

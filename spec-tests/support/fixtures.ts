@@ -8,7 +8,14 @@ import { deployment, deploymentFetch } from './deployment.js';
 import type { Answer, Api, World } from './client.js';
 
 /** Every permission of the spec's table: what a credential created without a list holds. */
-export const ALL_PERMISSIONS: readonly string[] = ['catalogo:ler', 'catalogo:gerenciar', 'estabelecimento:gerenciar', 'vigilancia:gerenciar', 'analise:executar', 'webhook:gerenciar'];
+export const ALL_PERMISSIONS: readonly string[] = [
+  'catalogo:ler',
+  'catalogo:gerenciar',
+  'estabelecimento:gerenciar',
+  'vigilancia:gerenciar',
+  'analise:executar',
+  'webhook:gerenciar',
+];
 
 /** A well-formed uuid (v4) that no emulator hands out (all zero but the version and variant digits). */
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
@@ -21,7 +28,13 @@ export const productsPath = (catalogId: string) => `/v1/catalogos/${catalogId}/p
  * On a deployment, the company keeps the establishments of every earlier run: there the orders start at a random
  * place, with a first letter from C to Y, and skip the orders the company's establishments already hold.
  */
-const orderStart = deployment === undefined ? { letter: 'B', counter: 0 } : { letter: 'CDEFGHIJKLMNOPQRSTUVWXY'.charAt(Math.floor(Math.random() * 23)), counter: Math.floor(Math.random() * 36 ** 3) };
+const orderStart =
+  deployment === undefined
+    ? { letter: 'B', counter: 0 }
+    : {
+        letter: 'CDEFGHIJKLMNOPQRSTUVWXY'.charAt(Math.floor(Math.random() * 23)),
+        counter: Math.floor(Math.random() * 36 ** 3),
+      };
 let orderCounter = orderStart.counter;
 
 /**
@@ -36,9 +49,13 @@ if (deployment !== undefined) {
   beforeAll(async () => {
     let after: string | null = null;
     for (let guard = 0; guard < 10_000; guard++) {
-      const response = await deploymentFetch(`${baseUrl}/v1/estabelecimentos?limite=200${after === null ? '' : `&apos_id=${after}`}`, { headers: { authorization: `Bearer ${token}` } });
+      const response = await deploymentFetch(
+        `${baseUrl}/v1/estabelecimentos?limite=200${after === null ? '' : `&apos_id=${after}`}`,
+        { headers: { authorization: `Bearer ${token}` } },
+      );
       const page = (await response.json()) as { itens: { id: string; cnpj: string }[]; proximo_id: string | null };
-      if (response.status !== 200) throw new Error(`GET /v1/estabelecimentos answered ${response.status}: ${JSON.stringify(page)}`);
+      if (response.status !== 200)
+        throw new Error(`GET /v1/estabelecimentos answered ${response.status}: ${JSON.stringify(page)}`);
       for (const establishment of page.itens) takenOrders.add(establishment.cnpj.slice(8, 12));
       after = page.proximo_id;
       if (after === null) return;
@@ -97,7 +114,9 @@ export function orderFor(fixed: string): string {
     else {
       do {
         const first = /^[0-9]/.test(fixed) ? randomOf('0123456789') : randomOf('AZ');
-        const rest = [randomOf(BASE36.slice(10)), randomOf(BASE36), randomOf(BASE36)].sort(() => Math.random() - 0.5).join('');
+        const rest = [randomOf(BASE36.slice(10)), randomOf(BASE36), randomOf(BASE36)]
+          .sort(() => Math.random() - 0.5)
+          .join('');
         order = `${first}${rest}`;
       } while (takenOrders.has(order));
       takenOrders.add(order);
@@ -108,18 +127,37 @@ export function orderFor(fixed: string): string {
 }
 
 /** A branch establishment of the company (a fresh order part each time), with its ETag. */
-export async function branch(w: World, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any }> {
-  const answer = await w.api.post('/v1/estabelecimentos', { cnpj: cnpjOf(w.company.cnpjRoot, nextOrder()), nome: 'Filial', ...fields });
+export async function branch(
+  w: World,
+  fields: Record<string, unknown> = {},
+): Promise<{ id: string; etag: string; body: any }> {
+  const answer = await w.api.post('/v1/estabelecimentos', {
+    cnpj: cnpjOf(w.company.cnpjRoot, nextOrder()),
+    nome: 'Filial',
+    ...fields,
+  });
   if (answer.status !== 201) throw new Error(`establishment creation answered ${answer.status}: ${answer.text}`);
   return { id: answer.body.id, etag: answer.headers.get('etag')!, body: answer.body };
 }
 
 /** A catalog of a new branch (`fields` added to the catalog's body), with its ETag and the branch's id. */
-export async function branchCatalog(w: World, fields: Record<string, unknown> = {}): Promise<{ id: string; etag: string; body: any; establishmentId: string }> {
+export async function branchCatalog(
+  w: World,
+  fields: Record<string, unknown> = {},
+): Promise<{ id: string; etag: string; body: any; establishmentId: string }> {
   const establishment = await branch(w);
-  const answer = await w.api.post('/v1/catalogos', { estabelecimento_id: establishment.id, nome: 'Catálogo', ...fields });
+  const answer = await w.api.post('/v1/catalogos', {
+    estabelecimento_id: establishment.id,
+    nome: 'Catálogo',
+    ...fields,
+  });
   if (answer.status !== 201) throw new Error(`catalog creation answered ${answer.status}: ${answer.text}`);
-  return { id: answer.body.id, etag: answer.headers.get('etag')!, body: answer.body, establishmentId: establishment.id };
+  return {
+    id: answer.body.id,
+    etag: answer.headers.get('etag')!,
+    body: answer.body,
+    establishmentId: establishment.id,
+  };
 }
 
 /**
@@ -127,7 +165,12 @@ export async function branchCatalog(w: World, fields: Record<string, unknown> = 
  * `start`, an apos_id, when given); each page must answer 200 and name its last item as proximo_id. The pages'
  * answers and sizes too.
  */
-export async function listAll(api: Api, path: string, query: string, start?: string): Promise<{ ids: string[]; pages: Answer[]; sizes: number[] }> {
+export async function listAll(
+  api: Api,
+  path: string,
+  query: string,
+  start?: string,
+): Promise<{ ids: string[]; pages: Answer[]; sizes: number[] }> {
   const ids: string[] = [];
   const pages: Answer[] = [];
   let after: string | null = start ?? null;
@@ -153,7 +196,9 @@ export async function cursorPages(api: Api, path: string, query: string, maxPage
   const seen: string[][] = [];
   let cursor: string | null = null;
   do {
-    const page: Answer = await api.get(`${path}?${[query, cursor === null ? '' : `cursor=${encodeURIComponent(cursor)}`].filter((p) => p !== '').join('&')}`);
+    const page: Answer = await api.get(
+      `${path}?${[query, cursor === null ? '' : `cursor=${encodeURIComponent(cursor)}`].filter((p) => p !== '').join('&')}`,
+    );
     expect(page.status, page.text).toBe(200);
     seen.push(page.body.itens.map((i: { id: string }) => i.id));
     cursor = page.body.proximo_cursor;
@@ -198,11 +243,17 @@ export async function freshSelection(api: Api): Promise<void> {
     const view = await api.get('/v1/empresa/vigilancia');
     if (view.status !== 200) throw new Error(`GET /v1/empresa/vigilancia answered ${view.status}: ${view.text}`);
     // In mode selecao the watched products are the selection, in its order.
-    const watched = view.body.modo === 'selecao' ? await api.get('/v1/empresa/vigilancia/produtos?limite=200') : undefined;
-    if (watched !== undefined && watched.status !== 200) throw new Error(`GET /v1/empresa/vigilancia/produtos answered ${watched.status}: ${watched.text}`);
+    const watched =
+      view.body.modo === 'selecao' ? await api.get('/v1/empresa/vigilancia/produtos?limite=200') : undefined;
+    if (watched !== undefined && watched.status !== 200)
+      throw new Error(`GET /v1/empresa/vigilancia/produtos answered ${watched.status}: ${watched.text}`);
     const selected: string[] = watched === undefined ? [] : watched.body.itens.map((item: { id: string }) => item.id);
     if (watched !== undefined && selected.length === 0) return;
-    const answer = await api.patch('/v1/empresa/vigilancia', { modo: 'selecao', remover: selected }, { ifMatch: view.headers.get('etag')! });
+    const answer = await api.patch(
+      '/v1/empresa/vigilancia',
+      { modo: 'selecao', remover: selected },
+      { ifMatch: view.headers.get('etag')! },
+    );
     if (answer.status !== 200) throw new Error(`clearing the selection answered ${answer.status}: ${answer.text}`);
   }
   throw new Error('the selection was not cleared within 100 requests');

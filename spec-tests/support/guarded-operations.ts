@@ -52,13 +52,29 @@ export const SCENES: Readonly<Record<string, Scene>> = {
   'PATCH /v1/catalogos/{id}': async (w) => {
     const catalog = await headOfficeCatalog(w, 'Before');
     const path = `/v1/catalogos/${catalog.id}`;
-    return { method: 'PATCH', path, body: { nome: 'After' }, ifMatch: catalog.etag, read: () => readOk(w, path), reread: () => etagOf(w, path), applied: async () => (await readOk(w, path)).body.nome === 'After' };
+    return {
+      method: 'PATCH',
+      path,
+      body: { nome: 'After' },
+      ifMatch: catalog.etag,
+      read: () => readOk(w, path),
+      reread: () => etagOf(w, path),
+      applied: async () => (await readOk(w, path)).body.nome === 'After',
+    };
   },
   'DELETE /v1/catalogos/{id}': async (w) => {
     const catalog = await headOfficeCatalog(w);
     const path = `/v1/catalogos/${catalog.id}`;
     const preview = await readOk(w, `${path}/impacto-exclusao`);
-    return { method: 'DELETE', path, body: {}, ifMatch: preview.headers.get('etag')!, read: () => readOk(w, path), reread: () => etagOf(w, `${path}/impacto-exclusao`), applied: async () => (await readOk(w, path)).body.estado === 'excluido' };
+    return {
+      method: 'DELETE',
+      path,
+      body: {},
+      ifMatch: preview.headers.get('etag')!,
+      read: () => readOk(w, path),
+      reread: () => etagOf(w, `${path}/impacto-exclusao`),
+      applied: async () => (await readOk(w, path)).body.estado === 'excluido',
+    };
   },
   'PUT /v1/catalogos/{id}/produtos/{produto_id}': async (w) => {
     const { item } = await productAndCatalogs(w);
@@ -90,23 +106,50 @@ export const SCENES: Readonly<Record<string, Scene>> = {
   'PATCH /v1/produtos/{id}': async (w) => {
     const { item } = await productAndCatalogs(w);
     const path = `/v1/produtos/${item.id}`;
-    return { method: 'PATCH', path, body: { sku: 'CHANGED' }, ifMatch: item.etag, read: () => readOk(w, path), reread: () => etagOf(w, path), applied: async () => (await readOk(w, path)).body.sku === 'CHANGED' };
+    return {
+      method: 'PATCH',
+      path,
+      body: { sku: 'CHANGED' },
+      ifMatch: item.etag,
+      read: () => readOk(w, path),
+      reread: () => etagOf(w, path),
+      applied: async () => (await readOk(w, path)).body.sku === 'CHANGED',
+    };
   },
   'PATCH /v1/estabelecimentos/{id}': async (w) => {
     const establishment = await branch(w, { nome: 'Before' });
     const path = `/v1/estabelecimentos/${establishment.id}`;
-    return { method: 'PATCH', path, body: { nome: 'After' }, ifMatch: establishment.etag, read: () => readOk(w, path), reread: () => etagOf(w, path), applied: async () => (await readOk(w, path)).body.nome === 'After' };
+    return {
+      method: 'PATCH',
+      path,
+      body: { nome: 'After' },
+      ifMatch: establishment.etag,
+      read: () => readOk(w, path),
+      reread: () => etagOf(w, path),
+      applied: async () => (await readOk(w, path)).body.nome === 'After',
+    };
   },
   'DELETE /v1/estabelecimentos/{id}': async (w) => {
     const establishment = await branch(w);
     const path = `/v1/estabelecimentos/${establishment.id}`;
-    return { method: 'DELETE', path, body: {}, ifMatch: establishment.etag, read: () => readOk(w, path), reread: () => etagOf(w, path), applied: async () => (await readOk(w, path)).body.estado === 'arquivado' };
+    return {
+      method: 'DELETE',
+      path,
+      body: {},
+      ifMatch: establishment.etag,
+      read: () => readOk(w, path),
+      reread: () => etagOf(w, path),
+      applied: async () => (await readOk(w, path)).body.estado === 'arquivado',
+    };
   },
   'POST /v1/estabelecimentos/{id}/correcoes-cnpj': async (w) => {
     const establishment = await branch(w);
     const path = `/v1/estabelecimentos/${establishment.id}`;
     // Corrections have no list: the emulator's state (a control) tells whether one was accepted.
-    const corrections = async () => ((await w.controls.snapshot()).state.cnpjCorrections as { establishmentId: string }[]).filter((c) => c.establishmentId === establishment.id).length;
+    const corrections = async () =>
+      ((await w.controls.snapshot()).state.cnpjCorrections as { establishmentId: string }[]).filter(
+        (c) => c.establishmentId === establishment.id,
+      ).length;
     return {
       method: 'POST',
       path: `${path}/correcoes-cnpj`,
@@ -134,16 +177,42 @@ export const SCENES: Readonly<Record<string, Scene>> = {
   'PUT /v1/webhook': async (w) => {
     const destination = await activeDestination(w);
     const url = hookUrl('/moved');
-    return { method: 'PUT', path: '/v1/webhook', body: { url }, ifMatch: destination.etag, read: () => readOk(w, '/v1/webhook'), reread: () => etagOf(w, '/v1/webhook'), applied: async () => (await readOk(w, '/v1/webhook')).body.url === url };
+    return {
+      method: 'PUT',
+      path: '/v1/webhook',
+      body: { url },
+      ifMatch: destination.etag,
+      read: () => readOk(w, '/v1/webhook'),
+      reread: () => etagOf(w, '/v1/webhook'),
+      applied: async () => (await readOk(w, '/v1/webhook')).body.url === url,
+    };
   },
   'DELETE /v1/webhook': async (w) => {
     const destination = await activeDestination(w);
-    return { method: 'DELETE', path: '/v1/webhook', body: {}, ifMatch: destination.etag, read: () => readOk(w, '/v1/webhook'), reread: () => etagOf(w, '/v1/webhook'), applied: async () => (await readOk(w, '/v1/webhook')).body.estado === 'revogado' };
+    return {
+      method: 'DELETE',
+      path: '/v1/webhook',
+      body: {},
+      ifMatch: destination.etag,
+      read: () => readOk(w, '/v1/webhook'),
+      reread: () => etagOf(w, '/v1/webhook'),
+      applied: async () => (await readOk(w, '/v1/webhook')).body.estado === 'revogado',
+    };
   },
   'POST /v1/webhook/testes': async (w) => {
     const destination = await activeDestination(w);
-    const tests = async () => (await readOk(w, '/v1/webhook/eventos')).body.itens.filter((e: { tipo: string }) => e.tipo === 'webhook.teste').length;
-    return { method: 'POST', path: '/v1/webhook/testes', body: {}, ifMatch: destination.etag, read: () => readOk(w, '/v1/webhook'), reread: () => etagOf(w, '/v1/webhook'), applied: async () => (await tests()) > 0 };
+    const tests = async () =>
+      (await readOk(w, '/v1/webhook/eventos')).body.itens.filter((e: { tipo: string }) => e.tipo === 'webhook.teste')
+        .length;
+    return {
+      method: 'POST',
+      path: '/v1/webhook/testes',
+      body: {},
+      ifMatch: destination.etag,
+      read: () => readOk(w, '/v1/webhook'),
+      reread: () => etagOf(w, '/v1/webhook'),
+      applied: async () => (await tests()) > 0,
+    };
   },
   'POST /v1/webhook/eventos/{id}/reenvios': async (w) => {
     const destination = await activeDestination(w);

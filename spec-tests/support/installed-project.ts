@@ -21,6 +21,9 @@ export function installedProject(): string {
   writeFileSync(join(project, 'package.json'), '{"name": "a-project", "private": true}\n');
   mkdirSync(join(project, 'node_modules', '.bin'), { recursive: true });
   symlinkSync(ROOT, join(project, 'node_modules', 'catalog-emulator'), 'dir');
-  symlinkSync('../catalog-emulator/dist/bin/catalog-emulator.js', join(project, 'node_modules', '.bin', 'catalog-emulator'));
+  symlinkSync(
+    '../catalog-emulator/dist/bin/catalog-emulator.js',
+    join(project, 'node_modules', '.bin', 'catalog-emulator'),
+  );
   return project;
 }

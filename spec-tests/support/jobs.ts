@@ -7,10 +7,18 @@
 import { expect } from 'vitest';
 import type { Answer, World } from './client.js';
 
-export const TIPOS = ['ncm_inexistente', 'ncm_extinta', 'atributo_obrigatorio_ausente', 'atributo_valor_invalido', 'atributo_desconhecido', 'descricao_ausente'] as const;
+export const TIPOS = [
+  'ncm_inexistente',
+  'ncm_extinta',
+  'atributo_obrigatorio_ausente',
+  'atributo_valor_invalido',
+  'atributo_desconhecido',
+  'descricao_ausente',
+] as const;
 export type Tipo = (typeof TIPOS)[number];
 /** achados_por_tipo with every tipo listed: those given, the others 0. */
-export const counts = (partial: Partial<Record<Tipo, number>>): Record<Tipo, number> => Object.fromEntries(TIPOS.map((t) => [t, partial[t] ?? 0])) as Record<Tipo, number>;
+export const counts = (partial: Partial<Record<Tipo, number>>): Record<Tipo, number> =>
+  Object.fromEntries(TIPOS.map((t) => [t, partial[t] ?? 0])) as Record<Tipo, number>;
 
 export interface FindingItem {
   produto_id: string;

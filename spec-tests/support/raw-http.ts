@@ -9,16 +9,34 @@ import { readAnswer, type Answer } from './client.js';
 import { DEFAULT_BOUNDS, send, toResponse } from './bounded-http.js';
 
 /** `method` `path` on the server at `baseUrl`; `headers.host` replaces the Host node:http would send. */
-export async function httpRequest(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+export async function httpRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Answer> {
   const url = new URL(path, baseUrl);
-  return readAnswer(toResponse(url, method, await send(url, { method, headers, ...(body === undefined ? {} : { body }) }, DEFAULT_BOUNDS)));
+  return readAnswer(
+    toResponse(
+      url,
+      method,
+      await send(url, { method, headers, ...(body === undefined ? {} : { body }) }, DEFAULT_BOUNDS),
+    ),
+  );
 }
 
 /**
  * `method` with `target` as the request line's target, byte for byte (no URL is made of it: `..`, `%2e%2e`, a
  * backslash all go as written), to the server at `baseUrl`.
  */
-export function requestAsSent(baseUrl: string, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
+export function requestAsSent(
+  baseUrl: string,
+  method: string,
+  target: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Answer> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const answered = (response: IncomingMessage) => {
@@ -28,7 +46,8 @@ export function requestAsSent(baseUrl: string, method: string, target: string, h
       response.on('end', () => {
         const answerHeaders = new Headers();
         for (const [name, value] of Object.entries(response.headers)) {
-          for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) answerHeaders.append(name, one);
+          for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value])
+            answerHeaders.append(name, one);
         }
         const status = response.statusCode ?? 0;
         const content = status === 204 || status === 304 ? null : Buffer.concat(chunks);

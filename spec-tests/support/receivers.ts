@@ -56,7 +56,8 @@ export const FAILING = {
 export type ReceiverKind = keyof typeof FAILING;
 export const RECEIVER_KINDS = Object.keys(FAILING) as ReceiverKind[];
 
-const hmac = (secret: string, stamp: string, id: string, body: string) => createHmac('sha256', secret).update(`${stamp}.${id}.${body}`).digest('hex');
+const hmac = (secret: string, stamp: string, id: string, body: string) =>
+  createHmac('sha256', secret).update(`${stamp}.${id}.${body}`).digest('hex');
 /** Whether a Service-Timestamp (or any Unix seconds) is within `tolerance` seconds of `nowMs`. */
 const fresh = (seconds: number, nowMs: number, tolerance = 300) => Math.abs(nowMs / 1000 - seconds) <= tolerance;
 /** The delivery's headers and raw body, or null when a header is missing or the signature is not of scheme v1. */
@@ -66,8 +67,10 @@ async function delivery(request: Request): Promise<{ id: string; stamp: string; 
   const body = await request.text();
   return id && stamp && signature?.startsWith('v1=') ? { id, stamp, hex: signature.slice(3), body } : null;
 }
-const sameHex = (given: string, expected: string) => given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-const refused = (why: string) => new Response(JSON.stringify({ erro: why }), { status: 400, headers: { 'content-type': 'application/json' } });
+const sameHex = (given: string, expected: string) =>
+  given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+const refused = (why: string) =>
+  new Response(JSON.stringify({ erro: why }), { status: 400, headers: { 'content-type': 'application/json' } });
 
 /** A new receiver of `kind`, with its own record of the events it applied. */
 export function receiver(kind: ReceiverKind, settings: ReceiverSettings): Handler & { readonly applied: string[] } {
@@ -85,7 +88,12 @@ export function receiver(kind: ReceiverKind, settings: ReceiverSettings): Handle
   const handlers: Record<ReceiverKind, Handler> = {
     // The package's reference: verified over the exact bytes, fresh, constant time, then applied once.
     correct: async (request) => {
-      const verified = verifyWebhook({ secret: settings.secret, headers: request.headers, body: await request.text(), now: now() });
+      const verified = verifyWebhook({
+        secret: settings.secret,
+        headers: request.headers,
+        body: await request.text(),
+        now: now(),
+      });
       return verified.ok ? apply(verified.event.id) : refused(verified.reason);
     },
     // Checks that the delivery is fresh, then trusts it.
@@ -101,32 +109,56 @@ export function receiver(kind: ReceiverKind, settings: ReceiverSettings): Handle
       const stamp = request.headers.get('service-timestamp');
       const signature = request.headers.get('service-signature');
       const body = await request.text();
-      if (id === null || stamp === null || signature === null || !signature.startsWith('v1=') || !sameHex(signature.slice(3), hmac(settings.secret, stamp, id, body))) return refused('signature');
+      if (
+        id === null ||
+        stamp === null ||
+        signature === null ||
+        !signature.startsWith('v1=') ||
+        !sameHex(signature.slice(3), hmac(settings.secret, stamp, id, body))
+      )
+        return refused('signature');
       return apply(id);
     },
     // Keeps accepting the secret of before the rotation.
     'accepts-old-secret': async (request) => {
       const body = await request.text();
       const secrets = [settings.secret, ...(settings.previousSecret === undefined ? [] : [settings.previousSecret])];
-      const verified = secrets.map((secret) => verifyWebhook({ secret, headers: request.headers, body, now: now() })).find((v) => v.ok);
+      const verified = secrets
+        .map((secret) => verifyWebhook({ secret, headers: request.headers, body, now: now() }))
+        .find((v) => v.ok);
       return verified?.ok ? apply(verified.event.id) : refused('signature');
     },
     // A JSON middleware parsed the body first; the HMAC is then computed over JSON.stringify of the parse.
     'parses-before-verifying': async (request) => {
       const parsed = (await request.json()) as { id: string };
-      const verified = verifyWebhook({ secret: settings.secret, headers: request.headers, body: JSON.stringify(parsed), now: now() });
+      const verified = verifyWebhook({
+        secret: settings.secret,
+        headers: request.headers,
+        body: JSON.stringify(parsed),
+        now: now(),
+      });
       return verified.ok ? apply(parsed.id) : refused(verified.reason);
     },
     // Verifies well, but answers 409 to an event it has seen.
     'refuses-duplicates': async (request) => {
-      const verified = verifyWebhook({ secret: settings.secret, headers: request.headers, body: await request.text(), now: now() });
+      const verified = verifyWebhook({
+        secret: settings.secret,
+        headers: request.headers,
+        body: await request.text(),
+        now: now(),
+      });
       if (!verified.ok) return refused(verified.reason);
       if (seen.has(verified.event.id)) return new Response('already processed', { status: 409 });
       return apply(verified.event.id);
     },
     // Verifies well, then sends the delivery on to another path.
     redirects: async (request) => {
-      const verified = verifyWebhook({ secret: settings.secret, headers: request.headers, body: await request.text(), now: now() });
+      const verified = verifyWebhook({
+        secret: settings.secret,
+        headers: request.headers,
+        body: await request.text(),
+        now: now(),
+      });
       if (!verified.ok) return refused(verified.reason);
       return new Response(null, { status: 302, headers: { location: '/webhooks/v2' } });
     },
@@ -172,14 +204,23 @@ export function receiver(kind: ReceiverKind, settings: ReceiverSettings): Handle
 }
 
 /** Serves a Fetch handler over node:http on 127.0.0.1, on a free port; close() ends it and its connections. */
-export async function serveHandler(handler: Handler, path = '/webhooks'): Promise<{ readonly url: string; close(): Promise<void> }> {
+export async function serveHandler(
+  handler: Handler,
+  path = '/webhooks',
+): Promise<{ readonly url: string; close(): Promise<void> }> {
   const server = createServer((incoming, outgoing) => {
     void readAll(incoming).then(async (body) => {
       const headers = new Headers();
-      for (const [name, value] of Object.entries(incoming.headers)) if (typeof value === 'string') headers.set(name, value);
-      const answer = await handler(new Request(`http://127.0.0.1${incoming.url}`, { method: incoming.method, headers, body }));
+      for (const [name, value] of Object.entries(incoming.headers))
+        if (typeof value === 'string') headers.set(name, value);
+      const answer = await handler(
+        new Request(`http://127.0.0.1${incoming.url}`, { method: incoming.method, headers, body }),
+      );
       const bytes = Buffer.from(await answer.arrayBuffer());
-      outgoing.writeHead(answer.status, { ...Object.fromEntries(answer.headers), 'content-length': String(bytes.length) });
+      outgoing.writeHead(answer.status, {
+        ...Object.fromEntries(answer.headers),
+        'content-length': String(bytes.length),
+      });
       outgoing.end(bytes);
     });
   });
@@ -198,6 +239,9 @@ export async function serveHandler(handler: Handler, path = '/webhooks'): Promis
 function readAll(incoming: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => resolve(Buffer.concat(chunks))).on('error', reject);
+    incoming
+      .on('data', (chunk: Buffer) => chunks.push(chunk))
+      .on('end', () => resolve(Buffer.concat(chunks)))
+      .on('error', reject);
   });
 }

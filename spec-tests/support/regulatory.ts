@@ -28,7 +28,8 @@ export async function reference(w: World): Promise<Reference> {
 const USED_ELSEWHERE = [NCM, '22030000', '94016100'];
 
 /** Valid codes of the reference, in table order, without those the other spec files use. */
-export const validNcms = (ref: Reference) => ref.ncms.filter((n) => !n.extinta && !USED_ELSEWHERE.includes(n.codigo)).map((n) => n.codigo);
+export const validNcms = (ref: Reference) =>
+  ref.ncms.filter((n) => !n.extinta && !USED_ELSEWHERE.includes(n.codigo)).map((n) => n.codigo);
 
 /** A code for products with no finding: the first valid one. */
 export const cleanNcm = (ref: Reference) => validNcms(ref)[0]!;
@@ -47,12 +48,16 @@ export function cleanAttributes(ref: Reference, ncm: string): { codigo: string; 
 export function withBadValue(ref: Reference, ncm: string, value: string): { codigo: string; valores: string[] }[] {
   const attributes = cleanAttributes(ref, ncm);
   const required = attributes.find((a) => ref.atributos.find((d) => d.codigo === a.codigo)!.dominio !== null);
-  if (required) return attributes.map((a) => (a.codigo === required.codigo ? { codigo: a.codigo, valores: [value] } : a));
+  if (required)
+    return attributes.map((a) => (a.codigo === required.codigo ? { codigo: a.codigo, valores: [value] } : a));
   const extra = ref.atributos.find((d) => d.dominio !== null && !d.dominio.includes(value))!;
   return [...attributes, { codigo: extra.codigo, valores: [value] }];
 }
 
 /** `count` attributes whose codes no attribute dictionary has: one atributo_desconhecido finding each. */
 export function unknownAttributes(count: number): { codigo: string; valores: string[] }[] {
-  return Array.from({ length: count }, (_, i) => ({ codigo: `FORA_DO_DICIONARIO_${String(i).padStart(3, '0')}`, valores: ['x'] }));
+  return Array.from({ length: count }, (_, i) => ({
+    codigo: `FORA_DO_DICIONARIO_${String(i).padStart(3, '0')}`,
+    valores: ['x'],
+  }));
 }

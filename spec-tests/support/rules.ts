@@ -13,8 +13,17 @@
 
 export interface ReferenceView {
   readonly id: string;
-  readonly ncms: readonly { readonly codigo: string; readonly extinta: boolean; readonly extintaDesde: string | null; readonly obrigatorios: readonly string[] }[];
-  readonly atributos: readonly { readonly codigo: string; readonly nome: string; readonly dominio: readonly string[] | null }[];
+  readonly ncms: readonly {
+    readonly codigo: string;
+    readonly extinta: boolean;
+    readonly extintaDesde: string | null;
+    readonly obrigatorios: readonly string[];
+  }[];
+  readonly atributos: readonly {
+    readonly codigo: string;
+    readonly nome: string;
+    readonly dominio: readonly string[] | null;
+  }[];
 }
 
 export interface RuledProduct {
@@ -35,7 +44,8 @@ type Definition = ReferenceView['atributos'][number];
 
 const ascending = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const unique = (codes: readonly string[]): string[] => [...new Set(codes)].sort(ascending);
-const definitionOf = (ref: ReferenceView, codigo: string): Definition | undefined => ref.atributos.find((d) => d.codigo === codigo);
+const definitionOf = (ref: ReferenceView, codigo: string): Definition | undefined =>
+  ref.atributos.find((d) => d.codigo === codigo);
 const named = (d: Definition): string => `${d.codigo} (${d.nome})`;
 
 /** The required attributes checked for `ncm`: none when the code is missing or extinct. */
@@ -47,17 +57,22 @@ function requiredOf(ref: ReferenceView, ncm: string): string[] {
 /** The findings of `product` under `ref`, in rule order (without avaliado_em, snapshot_id, reaproveitado). */
 export function expectedFindings(product: RuledProduct, ref: ReferenceView): ExpectedFinding[] {
   const findings: ExpectedFinding[] = [];
-  const add = (tipo: string, detalhe: string) => findings.push({ produto_id: product.id, ncm: product.ncm, tipo, detalhe });
+  const add = (tipo: string, detalhe: string) =>
+    findings.push({ produto_id: product.id, ncm: product.ncm, tipo, detalhe });
   const entry = ref.ncms.find((n) => n.codigo === product.ncm);
   if (entry === undefined) add('ncm_inexistente', `A NCM ${product.ncm} não existe na tabela NCM de referência`);
-  else if (entry.extinta) add('ncm_extinta', `A NCM ${product.ncm} foi extinta em ${entry.extintaDesde}; reclassifique o produto`);
+  else if (entry.extinta)
+    add('ncm_extinta', `A NCM ${product.ncm} foi extinta em ${entry.extintaDesde}; reclassifique o produto`);
 
   const values = new Map<string, string[]>();
   for (const a of product.atributos) values.set(a.codigo, [...(values.get(a.codigo) ?? []), ...a.valores]);
   for (const codigo of requiredOf(ref, product.ncm)) {
     if ((values.get(codigo) ?? []).length > 0) continue;
     const d = definitionOf(ref, codigo);
-    add('atributo_obrigatorio_ausente', `Atributo obrigatório ${d === undefined ? codigo : named(d)} ausente para a NCM ${product.ncm}`);
+    add(
+      'atributo_obrigatorio_ausente',
+      `Atributo obrigatório ${d === undefined ? codigo : named(d)} ausente para a NCM ${product.ncm}`,
+    );
   }
   const codes = [...values.keys()].sort(ascending);
   for (const codigo of codes) {
@@ -65,9 +80,14 @@ export function expectedFindings(product: RuledProduct, ref: ReferenceView): Exp
     if (d === undefined || d.dominio === null) continue;
     const bad = [...new Set(values.get(codigo)!.filter((v) => !d.dominio!.includes(v)))]; // in the product's order
     if (bad.length === 0) continue;
-    add('atributo_valor_invalido', `${bad.length === 1 ? 'Valor' : 'Valores'} ${bad.map((v) => `"${v}"`).join(', ')} fora do domínio do atributo ${named(d)}; permitidos: ${d.dominio.join(', ')}`);
+    add(
+      'atributo_valor_invalido',
+      `${bad.length === 1 ? 'Valor' : 'Valores'} ${bad.map((v) => `"${v}"`).join(', ')} fora do domínio do atributo ${named(d)}; permitidos: ${d.dominio.join(', ')}`,
+    );
   }
-  for (const codigo of codes) if (definitionOf(ref, codigo) === undefined) add('atributo_desconhecido', `Atributo ${codigo} não consta do dicionário de atributos`);
+  for (const codigo of codes)
+    if (definitionOf(ref, codigo) === undefined)
+      add('atributo_desconhecido', `Atributo ${codigo} não consta do dicionário de atributos`);
   if (product.descricao === null || product.descricao.trim() === '') add('descricao_ausente', 'Produto sem descrição');
   return findings;
 }
@@ -89,6 +109,13 @@ export function rulesRead(ref: ReferenceView, ncm: string, codes: readonly strin
       ? 'inexistente'
       : entry.extinta
         ? ['extinta', entry.extintaDesde]
-        : ['vigente', requiredOf(ref, ncm).map((codigo) => [codigo, definitionOf(ref, codigo)?.nome ?? null, definitionOf(ref, codigo)?.dominio ?? null])];
+        : [
+            'vigente',
+            requiredOf(ref, ncm).map((codigo) => [
+              codigo,
+              definitionOf(ref, codigo)?.nome ?? null,
+              definitionOf(ref, codigo)?.dominio ?? null,
+            ]),
+          ];
   return JSON.stringify([ncm, status, unique(codes).map(describe)]);
 }

@@ -14,7 +14,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   assertBuilt();
   // Resolved: 1 where fileParallelism is off.
   const workers = project.config.maxWorkers || project.vitest.config.maxWorkers;
-  if (!Number.isInteger(workers) || workers < 1) throw new Error(`spec-server: no worker count to start servers for (maxWorkers ${String(workers)})`);
+  if (!Number.isInteger(workers) || workers < 1)
+    throw new Error(`spec-server: no worker count to start servers for (maxWorkers ${String(workers)})`);
   const started = await Promise.allSettled(Array.from({ length: workers }, () => startServer()));
   const servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failed = started.find((result) => result.status === 'rejected');
@@ -22,7 +23,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await Promise.all(servers.map((server) => server.stop()));
     throw failed.reason;
   }
-  project.provide('specWorkerUrls', servers.map((server) => server.url));
+  project.provide(
+    'specWorkerUrls',
+    servers.map((server) => server.url),
+  );
   project.provide('specServerOwned', true);
   return async () => {
     await Promise.all(servers.map((server) => server.stop()));

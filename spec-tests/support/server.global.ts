@@ -19,11 +19,18 @@ interface Server {
 }
 
 export async function startServer(): Promise<Server> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--clock', 'manual', '--log', 'silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [BIN, 'serve', '--port', '0', '--clock', 'manual', '--log', 'silent'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`the emulator did not print its URL within ${START_TIMEOUT_MS / 1000} s:\n${out}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the emulator did not print its URL within ${START_TIMEOUT_MS / 1000} s:\n${out}`)),
+      START_TIMEOUT_MS,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(out);

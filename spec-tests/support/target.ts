@@ -19,7 +19,11 @@ export interface Target {
 }
 
 /** A target whose requests go through `fetch`, every answer checked against the document (contract.ts). */
-function checkedTarget(kind: Target['kind'], baseUrl: string, fetch: (path: string, init?: RequestInit) => Promise<Response>): Target {
+function checkedTarget(
+  kind: Target['kind'],
+  baseUrl: string,
+  fetch: (path: string, init?: RequestInit) => Promise<Response>,
+): Target {
   return { kind, baseUrl, fetch: checkedFetch(fetch), answer: checkedAnswers(fetch) };
 }
 
@@ -40,7 +44,8 @@ export function serverUrl(): string | undefined {
   if (perWorker === undefined) return inject('specBaseUrl') ?? undefined;
   // Files that run at the same time are in workers of different pool ids: each has a server to itself.
   const url = perWorker[Number(process.env.VITEST_POOL_ID) - 1];
-  if (url === undefined) throw new Error(`no server for worker VITEST_POOL_ID=${process.env.VITEST_POOL_ID} (${perWorker.length} started)`);
+  if (url === undefined)
+    throw new Error(`no server for worker VITEST_POOL_ID=${process.env.VITEST_POOL_ID} (${perWorker.length} started)`);
   return url;
 }
 
@@ -60,7 +65,10 @@ export function connect(options: EmulatorOptions = {}): Target {
     const { baseUrl } = deployment;
     return checkedTarget('deployment', baseUrl, (path, init) => {
       // Controls skip their test before sending (client.ts); a request built by hand must not reach a deployment either.
-      if (path.startsWith('/_emulator')) throw new Error(`a test sent ${init?.method ?? 'GET'} ${path} to a deployment, which has no /_emulator controls`);
+      if (path.startsWith('/_emulator'))
+        throw new Error(
+          `a test sent ${init?.method ?? 'GET'} ${path} to a deployment, which has no /_emulator controls`,
+        );
       return deploymentFetch(`${baseUrl}${path}`, init);
     });
   }

@@ -49,7 +49,15 @@ export interface Destination {
 }
 
 function destinationOf(answer: Answer, url: string): Destination {
-  return { id: answer.body.id, versao: answer.body.versao, estado: answer.body.estado, segredo: answer.body.segredo, etag: answer.headers.get('etag')!, url, answer };
+  return {
+    id: answer.body.id,
+    versao: answer.body.versao,
+    estado: answer.body.estado,
+    segredo: answer.body.segredo,
+    etag: answer.headers.get('etag')!,
+    url,
+    answer,
+  };
 }
 
 /**
@@ -64,7 +72,11 @@ export async function createDestination(w: World, url = hookUrl(), key?: string)
     if (current.status === 200) return changeDestination(w, current.headers.get('etag')!, url, key);
     if (current.status !== 404) throw new Error(`reading the destination answered ${current.status}: ${current.text}`);
   }
-  const answer = await w.api.put(WEBHOOK, { url }, { headers: { 'if-none-match': '*' }, ...(key === undefined ? {} : { key }) });
+  const answer = await w.api.put(
+    WEBHOOK,
+    { url },
+    { headers: { 'if-none-match': '*' }, ...(key === undefined ? {} : { key }) },
+  );
   if (answer.status !== 201) throw new Error(`destination creation answered ${answer.status}: ${answer.text}`);
   return destinationOf(answer, url);
 }
@@ -75,7 +87,8 @@ export async function createDestination(w: World, url = hookUrl(), key?: string)
  */
 export async function destinationBefore(w: World): Promise<Answer> {
   const answer = await w.api.get(WEBHOOK);
-  if (answer.status !== 200 && answer.status !== 404) throw new Error(`reading the destination answered ${answer.status}: ${answer.text}`);
+  if (answer.status !== 200 && answer.status !== 404)
+    throw new Error(`reading the destination answered ${answer.status}: ${answer.text}`);
   return answer;
 }
 
@@ -109,7 +122,10 @@ export async function revokeDestination(w: World, etag: string): Promise<string>
  * test that meets the limit is skipped, saying so, instead of waiting a real minute.
  */
 export function skipWhenRateLimited(answer: Answer): void {
-  if (deployment !== undefined && answer.status === 429) notHere(`the company's 5 webhook tests and resends a minute are used up (429, Retry-After ${answer.headers.get('retry-after')} s): run again a minute later`);
+  if (deployment !== undefined && answer.status === 429)
+    notHere(
+      `the company's 5 webhook tests and resends a minute are used up (429, Retry-After ${answer.headers.get('retry-after')} s): run again a minute later`,
+    );
 }
 
 /** Schedules a test event with If-Match `etag`; fails unless 202. Returns the event id. */
@@ -129,7 +145,14 @@ export async function resend(w: World, eventId: string, etag: string): Promise<A
 }
 
 /** Raises an event for the company through the controls (POST /_emulator/companies/{id}/events). */
-export async function raiseEvent(w: World, dados: Record<string, unknown> = { tipo: 'catalogo.aplicado', catalogoId: '0190a000-0000-7000-8000-00000000000a', versao: 1 }): Promise<string> {
+export async function raiseEvent(
+  w: World,
+  dados: Record<string, unknown> = {
+    tipo: 'catalogo.aplicado',
+    catalogoId: '0190a000-0000-7000-8000-00000000000a',
+    versao: 1,
+  },
+): Promise<string> {
   const answer = await w.controls.raw('POST', `/companies/${w.company.companyId}/events`, { dados });
   if (answer.status !== 201) throw new Error(`raising an event answered ${answer.status}: ${answer.text}`);
   return answer.body.eventId;
@@ -226,7 +249,8 @@ export async function addFault(w: World, cleanup: Cleanup, fault: Record<string,
 /** Removes a fault by id; true when it was still there. */
 export async function removeFault(w: World, id: string): Promise<boolean> {
   const answer = await w.controls.raw('DELETE', `/faults/${id}`);
-  if (answer.status !== 204 && answer.status !== 404) throw new Error(`removing fault ${id} answered ${answer.status}: ${answer.text}`);
+  if (answer.status !== 204 && answer.status !== 404)
+    throw new Error(`removing fault ${id} answered ${answer.status}: ${answer.text}`);
   return answer.status === 204;
 }
 
@@ -251,13 +275,21 @@ export interface Receiver {
 }
 
 /** A loopback HTTP receiver answering `status(request)` (200 by default); closed at cleanup. */
-export async function startReceiver(cleanup: Cleanup, status: (request: Received) => number = () => 200): Promise<Receiver> {
+export async function startReceiver(
+  cleanup: Cleanup,
+  status: (request: Received) => number = () => 200,
+): Promise<Receiver> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+      const request: Received = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
       received.push(request);
       res.writeHead(status(request), { 'content-type': 'text/plain' });
       res.end('ok');

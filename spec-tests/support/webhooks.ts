@@ -91,7 +91,10 @@ export type Answerer = (request: Received, index: number) => Reply | number;
 export class Receiver {
   readonly requests: Received[] = [];
 
-  private constructor(private readonly server: Server, readonly origin: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly origin: string,
+  ) {}
 
   static async start(answer: Answerer = () => 200): Promise<Receiver> {
     let receiver: Receiver | undefined;
@@ -100,7 +103,13 @@ export class Receiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const raw = Buffer.concat(chunks);
-        const received: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body: raw.toString('utf8') };
+        const received: Received = {
+          method: req.method ?? '',
+          path: req.url ?? '',
+          headers: req.headers,
+          raw,
+          body: raw.toString('utf8'),
+        };
         const index = receiver!.requests.length;
         receiver!.requests.push(received);
         const given = answer(received, index);
@@ -145,7 +154,12 @@ export async function closedPort(): Promise<number> {
 // The signature (spec "Signature verification"), written from the spec alone
 
 /** `v1=` + hex HMAC-SHA256 keyed with the whole secret over `timestamp.id.body` (the body's exact bytes). */
-export function expectedSignature(secret: string, timestamp: string | number, eventId: string, body: string | Buffer): string {
+export function expectedSignature(
+  secret: string,
+  timestamp: string | number,
+  eventId: string,
+  body: string | Buffer,
+): string {
   return `v1=${createHmac('sha256', secret).update(`${timestamp}.${eventId}.`).update(body).digest('hex')}`;
 }
 
@@ -158,15 +172,22 @@ export interface Verdict {
  * A receiver's check: the signature over the exact bytes, compared in constant time, then the timestamp
  * within 5 minutes of the receiver's clock (`nowSeconds`, the virtual clock in these tests).
  */
-export function verifyDelivery(secret: string, request: Pick<Received, 'headers' | 'raw'>, nowSeconds: number): Verdict {
+export function verifyDelivery(
+  secret: string,
+  request: Pick<Received, 'headers' | 'raw'>,
+  nowSeconds: number,
+): Verdict {
   const id = request.headers['service-event-id'];
   const timestamp = request.headers['service-timestamp'];
   const signature = request.headers['service-signature'];
-  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signature !== 'string') return { ok: false, reason: 'cabecalhos_ausentes' };
+  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signature !== 'string')
+    return { ok: false, reason: 'cabecalhos_ausentes' };
   const expected = Buffer.from(expectedSignature(secret, timestamp, id, request.raw));
   const given = Buffer.from(signature);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: 'assinatura_invalida' };
-  if (!/^\d+$/.test(timestamp) || Math.abs(Number(timestamp) - nowSeconds) > 300) return { ok: false, reason: 'timestamp_fora_da_tolerancia' };
+  if (expected.length !== given.length || !timingSafeEqual(expected, given))
+    return { ok: false, reason: 'assinatura_invalida' };
+  if (!/^\d+$/.test(timestamp) || Math.abs(Number(timestamp) - nowSeconds) > 300)
+    return { ok: false, reason: 'timestamp_fora_da_tolerancia' };
   return { ok: true, reason: 'ok' };
 }
 
@@ -192,18 +213,31 @@ export async function createDestination(w: World, url: string): Promise<Destinat
   }
   const answer = await w.api.put('/v1/webhook', { url }, { headers: { 'if-none-match': '*' } });
   if (answer.status !== 201) throw new Error(`PUT /v1/webhook answered ${answer.status}: ${answer.text}`);
-  return { id: answer.body.id, versao: answer.body.versao, etag: answer.headers.get('etag')!, secret: answer.body.segredo };
+  return {
+    id: answer.body.id,
+    versao: answer.body.versao,
+    etag: answer.headers.get('etag')!,
+    secret: answer.body.segredo,
+  };
 }
 
 /** PUT /v1/webhook with If-Match (change, rotate or reactivate: 200). */
 export async function changeDestination(w: World, url: string, etag: string): Promise<Destination> {
   const answer = await w.api.put('/v1/webhook', { url }, { ifMatch: etag });
   if (answer.status !== 200) throw new Error(`PUT /v1/webhook (If-Match) answered ${answer.status}: ${answer.text}`);
-  return { id: answer.body.id, versao: answer.body.versao, etag: answer.headers.get('etag')!, secret: answer.body.segredo };
+  return {
+    id: answer.body.id,
+    versao: answer.body.versao,
+    etag: answer.headers.get('etag')!,
+    secret: answer.body.segredo,
+  };
 }
 
 /** The raise-an-event control: POST /_emulator/companies/{companyId}/events → 201 {eventId}. */
-export async function raiseEvent(w: World, dados: Record<string, unknown> = { tipo: 'catalogo.aplicado', catalogoId: randomUUID(), versao: 1 }): Promise<string> {
+export async function raiseEvent(
+  w: World,
+  dados: Record<string, unknown> = { tipo: 'catalogo.aplicado', catalogoId: randomUUID(), versao: 1 },
+): Promise<string> {
   const answer = await w.controls.raw('POST', `/companies/${w.company.companyId}/events`, { dados });
   if (answer.status !== 201) throw new Error(`raising an event answered ${answer.status}: ${answer.text}`);
   return answer.body.eventId;
@@ -274,7 +308,12 @@ export async function removeRoute(w: World, from: string): Promise<void> {
 }
 
 /** POST /_emulator/faults {target: 'delivery', match, effect, times} → the fault's id. */
-export async function deliveryFault(w: World, match: Record<string, unknown>, effect: Record<string, unknown>, times: number | null = 1): Promise<string> {
+export async function deliveryFault(
+  w: World,
+  match: Record<string, unknown>,
+  effect: Record<string, unknown>,
+  times: number | null = 1,
+): Promise<string> {
   return (await w.controls.addFault({ target: 'delivery', match, effect, times })).id;
 }
 

@@ -39,7 +39,8 @@ function loggingClock() {
   clock.handle('log', 'work', (task) => {
     ran.push([task.payload, clock.now() - START]);
   });
-  const at = (offset: number, payload: unknown) => clock.schedule({ kind: 'log', owner: null, payload }, START + offset);
+  const at = (offset: number, payload: unknown) =>
+    clock.schedule({ kind: 'log', owner: null, payload }, START + offset);
   return { clock, ran, at };
 }
 
@@ -59,7 +60,7 @@ describe('VirtualClock, manual mode', () => {
     expect(clock.now()).toBe(START + 90_000);
   });
 
-  it('advance runs due tasks in due order, ties in scheduling order, with now at each task\'s due time', async () => {
+  it("advance runs due tasks in due order, ties in scheduling order, with now at each task's due time", async () => {
     const { clock, ran, at } = loggingClock();
     at(300, 'c');
     at(100, 'a1');
@@ -129,7 +130,9 @@ describe('VirtualClock, manual mode', () => {
     expect(await clock.advanceTo(START + 5000)).toEqual({ now: START + 5000, ran: 1 });
     expect(ran).toEqual([['x', 1000]]);
     await expect(clock.advanceTo(START + 4999)).rejects.toThrow(RangeError);
-    await expect(clock.advanceTo(START + 4999)).rejects.toThrow(/cannot move the clock back.*2026-01-01T00:00:04\.999Z.*2026-01-01T00:00:05\.000Z/);
+    await expect(clock.advanceTo(START + 4999)).rejects.toThrow(
+      /cannot move the clock back.*2026-01-01T00:00:04\.999Z.*2026-01-01T00:00:05\.000Z/,
+    );
     expect(clock.now()).toBe(START + 5000);
     expect(await clock.advanceTo(START + 5000)).toEqual({ now: START + 5000, ran: 0 });
   });
@@ -155,9 +158,13 @@ describe('VirtualClock, manual mode', () => {
   it('refuses to schedule a kind with no handler, to register the clock\'s own "sleep" kind, or a nature other than work or deadline', () => {
     const clock = manualClock();
     expect(() => clock.schedule({ kind: 'orphan', owner: null }, START + 10)).toThrow(TypeError);
-    expect(() => clock.schedule({ kind: 'orphan', owner: null }, START + 10)).toThrow(/No handler registered for task kind "orphan": register it with handle\(kind, "work" \| "deadline", handler\)/);
+    expect(() => clock.schedule({ kind: 'orphan', owner: null }, START + 10)).toThrow(
+      /No handler registered for task kind "orphan": register it with handle\(kind, "work" \| "deadline", handler\)/,
+    );
     expect(() => clock.handle('sleep', 'work', () => undefined)).toThrow(/"sleep" is the clock's own kind/);
-    expect(() => clock.handle('x', 'chore' as never, () => undefined)).toThrow(/a task kind is "work" or "deadline"; got chore for "x"/);
+    expect(() => clock.handle('x', 'chore' as never, () => undefined)).toThrow(
+      /a task kind is "work" or "deadline"; got chore for "x"/,
+    );
     expect(clock.handles('orphan')).toBe(false);
     expect(clock.handles('sleep')).toBe(false);
     expect(clock.pending()).toBe(0);
@@ -254,7 +261,11 @@ describe('VirtualClock, manual mode', () => {
     const clock = manualClock();
     const ran: string[] = [];
     clock.handle('job', 'work', (task) => void ran.push(`job ${String(task.payload)} @${clock.now() - START}`));
-    clock.handle('expiry', 'deadline', (task) => void ran.push(`expiry ${String(task.payload)} @${clock.now() - START}`));
+    clock.handle(
+      'expiry',
+      'deadline',
+      (task) => void ran.push(`expiry ${String(task.payload)} @${clock.now() - START}`),
+    );
     clock.schedule({ kind: 'expiry', owner: null, payload: 'x1' }, START + 100);
     clock.schedule({ kind: 'job', owner: null, payload: 'j1' }, START + 100);
     clock.schedule({ kind: 'expiry', owner: null, payload: 'x2' }, START + 100);
@@ -289,15 +300,28 @@ describe('VirtualClock, manual mode', () => {
     const clock = manualClock();
     const ran: string[] = [];
     clock.handle('job', 'work', () => void ran.push(`job @${clock.now() - START}`));
-    clock.handle('housekeeping', 'deadline', (task) => void ran.push(`housekeeping due ${task.due - START} @${clock.now() - START}`));
-    clock.handle('expiry', 'deadline', (task) => void ran.push(`expiry due ${task.due - START} @${clock.now() - START}`));
+    clock.handle(
+      'housekeeping',
+      'deadline',
+      (task) => void ran.push(`housekeeping due ${task.due - START} @${clock.now() - START}`),
+    );
+    clock.handle(
+      'expiry',
+      'deadline',
+      (task) => void ran.push(`expiry due ${task.due - START} @${clock.now() - START}`),
+    );
     clock.schedule({ kind: 'housekeeping', owner: null, everyMs: 60_000 }, START + 60_000);
     clock.schedule({ kind: 'expiry', owner: 'c1' }, START + 90_000);
     clock.schedule({ kind: 'job', owner: 'c1' }, START + 150_000);
     await clock.runUntilIdle();
     expect(ran).toEqual(['job @150000']);
     expect(await clock.advance(0)).toEqual({ now: START + 150_000, ran: 3 });
-    expect(ran).toEqual(['job @150000', 'housekeeping due 60000 @150000', 'expiry due 90000 @150000', 'housekeeping due 120000 @150000']);
+    expect(ran).toEqual([
+      'job @150000',
+      'housekeeping due 60000 @150000',
+      'expiry due 90000 @150000',
+      'housekeeping due 120000 @150000',
+    ]);
     // The periodic task keeps its own rhythm: next due at 3 min, not 2.5 min + 1 min.
     expect(clock.tasks()).toEqual([{ kind: 'housekeeping', owner: null, due: START + 180_000, everyMs: 60_000 }]);
   });
@@ -307,7 +331,8 @@ describe('VirtualClock, manual mode', () => {
     let deadlinesRan = 0;
     clock.handle('retry', 'work', (task) => {
       const attempt = task.payload as number;
-      if (attempt < 8) clock.schedule({ kind: 'retry', owner: task.owner, payload: attempt + 1 }, clock.now() + 3_600_000);
+      if (attempt < 8)
+        clock.schedule({ kind: 'retry', owner: task.owner, payload: attempt + 1 }, clock.now() + 3_600_000);
     });
     clock.handle('hourly', 'deadline', () => void deadlinesRan++);
     clock.schedule({ kind: 'hourly', owner: null, everyMs: 60_000 }, START + 60_000);
@@ -322,7 +347,8 @@ describe('VirtualClock, manual mode', () => {
     clock.handle('retry', 'work', (task) => {
       steps++;
       const attempt = task.payload as number;
-      if (attempt < 5) clock.schedule({ kind: 'retry', owner: task.owner, payload: attempt + 1 }, clock.now() + 2 ** attempt * 1000);
+      if (attempt < 5)
+        clock.schedule({ kind: 'retry', owner: task.owner, payload: attempt + 1 }, clock.now() + 2 ** attempt * 1000);
     });
     clock.schedule({ kind: 'retry', owner: 'c1', payload: 1 }, START);
     expect(await clock.runUntilIdle()).toEqual({ now: START + (2 + 4 + 8 + 16) * 1000, ran: 5 });
@@ -331,7 +357,11 @@ describe('VirtualClock, manual mode', () => {
 
   it('runUntilIdle stops with a ClockLimitError naming the limit, that it counts work only, and the pending work', async () => {
     const clock = manualClock();
-    clock.handle('forever', 'work', (task) => void clock.schedule({ kind: 'forever', owner: task.owner }, clock.now() + 1000));
+    clock.handle(
+      'forever',
+      'work',
+      (task) => void clock.schedule({ kind: 'forever', owner: task.owner }, clock.now() + 1000),
+    );
     clock.handle('expiry', 'deadline', () => undefined);
     clock.schedule({ kind: 'forever', owner: 'c1' }, START + 1000);
     clock.schedule({ kind: 'expiry', owner: 'c1' }, START + 500);
@@ -378,7 +408,8 @@ describe('VirtualClock, manual mode', () => {
 
     const restored = manualClock(0);
     const order: string[] = [];
-    for (const [kind, nature] of Object.entries(natures)) restored.handle(kind, nature, (task: ScheduledTask) => void order.push(`${task.kind}@${task.due - START}`));
+    for (const [kind, nature] of Object.entries(natures))
+      restored.handle(kind, nature, (task: ScheduledTask) => void order.push(`${task.kind}@${task.due - START}`));
     restored.load(START + 10, tasks);
     expect(restored.now()).toBe(START + 10);
     expect(restored.tasks()).toEqual(tasks);
@@ -393,7 +424,12 @@ describe('VirtualClock, manual mode', () => {
     const clock = manualClock();
     clock.handle('a', 'work', () => undefined);
     clock.schedule({ kind: 'a', owner: null }, START + 5);
-    expect(() => clock.load(START + 1, [{ kind: 'a', owner: null, due: START + 2 }, { kind: 'gone', owner: null, due: START + 3 }])).toThrow(/No handler registered for task kind "gone"/);
+    expect(() =>
+      clock.load(START + 1, [
+        { kind: 'a', owner: null, due: START + 2 },
+        { kind: 'gone', owner: null, due: START + 3 },
+      ]),
+    ).toThrow(/No handler registered for task kind "gone"/);
     expect(clock.now()).toBe(START);
     expect(clock.tasks()).toEqual([{ kind: 'a', owner: null, due: START + 5 }]);
   });
@@ -421,7 +457,10 @@ describe('VirtualClock, manual mode', () => {
     clock.schedule({ kind: 'job', owner: 'c1' }, START + 150);
     clock.release('reset');
     await Promise.all(sleeps);
-    expect(ends).toEqual([{ reached: false, reason: 'reset' }, { reached: false, reason: 'reset' }]);
+    expect(ends).toEqual([
+      { reached: false, reason: 'reset' },
+      { reached: false, reason: 'reset' },
+    ]);
     expect(clock.pending()).toBe(1);
     expect(await clock.advance(1000)).toEqual({ now: START + 1000, ran: 1 });
     expect(ends).toHaveLength(2);
@@ -431,7 +470,7 @@ describe('VirtualClock, manual mode', () => {
     expect(await later).toEqual({ reached: true });
   });
 
-  it('tasksOf() lists one owner\'s persistent tasks in due order; removeOwner() drops its tasks and releases its sleeps, leaving the others\' as they were', async () => {
+  it("tasksOf() lists one owner's persistent tasks in due order; removeOwner() drops its tasks and releases its sleeps, leaving the others' as they were", async () => {
     const clock = manualClock();
     const ran: string[] = [];
     clock.handle('work', 'work', (task) => void ran.push(`${String(task.owner)}:${String(task.payload)}`));
@@ -529,10 +568,17 @@ describe('VirtualClock, real mode (injected wall clock)', () => {
     expect(taken).toEqual({ now: START + 250, wall: 1_700_000_000_250 });
     // Made 40 ms of wall clock later, from the reading: it reads as the first clock does, not 40 ms behind.
     wall.now += 40;
-    const copy = new VirtualClock({ mode: 'real', start: taken.now, wallAtStart: taken.wall, wallClock: () => wall.now });
+    const copy = new VirtualClock({
+      mode: 'real',
+      start: taken.now,
+      wallAtStart: taken.wall,
+      wallClock: () => wall.now,
+    });
     clocks.push(copy);
     expect(copy.now()).toBe(clock.now());
-    expect(new VirtualClock({ mode: 'real', start: taken.now, wallClock: () => wall.now }).now()).toBe(clock.now() - 40);
+    expect(new VirtualClock({ mode: 'real', start: taken.now, wallClock: () => wall.now }).now()).toBe(
+      clock.now() - 40,
+    );
     wall.now += 10;
     copy.load(taken.now, [], 'restored', taken.wall);
     expect(copy.now()).toBe(clock.now());
@@ -642,16 +688,23 @@ describe('VirtualClock bounds', () => {
     const clock = manualClock();
     expect(await refusal(clock.advance(MAX_ADVANCE_MS + 1))).toEqual({
       argument: 'by',
-      message: 'advance() moves the clock at most 3650 days (315360000000 ms) at a time; got 3,650 days (315360000001 ms): advance in steps',
+      message:
+        'advance() moves the clock at most 3650 days (315360000000 ms) at a time; got 3,650 days (315360000001 ms): advance in steps',
     });
-    expect(await refusal(clock.advance(Number.MAX_SAFE_INTEGER))).toMatchObject({ argument: 'by', message: expect.stringContaining('got 104,249,991.374 days (9007199254740991 ms)') });
+    expect(await refusal(clock.advance(Number.MAX_SAFE_INTEGER))).toMatchObject({
+      argument: 'by',
+      message: expect.stringContaining('got 104,249,991.374 days (9007199254740991 ms)'),
+    });
     expect(clock.now()).toBe(START);
     expect(await clock.advance(MAX_ADVANCE_MS)).toEqual({ now: START + MAX_ADVANCE_MS, ran: 0 });
   });
 
   it('advance refuses a duration that is not whole milliseconds', async () => {
     const clock = manualClock();
-    expect(await refusal(clock.advance(1.5))).toEqual({ argument: 'by', message: 'advance() takes a whole, non-negative number of milliseconds; got 1.5' });
+    expect(await refusal(clock.advance(1.5))).toEqual({
+      argument: 'by',
+      message: 'advance() takes a whole, non-negative number of milliseconds; got 1.5',
+    });
     expect(clock.now()).toBe(START);
   });
 
@@ -659,7 +712,8 @@ describe('VirtualClock bounds', () => {
     const clock = manualClock(LATEST_INSTANT - 1000);
     expect(await refusal(clock.advance(1001))).toEqual({
       argument: 'by',
-      message: 'advance() cannot move the clock past its last instant, 9999-12-31T23:59:59.999Z: now is 9999-12-31T23:59:58.999Z, so at most 1000 ms remain; got 1001 ms',
+      message:
+        'advance() cannot move the clock past its last instant, 9999-12-31T23:59:59.999Z: now is 9999-12-31T23:59:58.999Z, so at most 1000 ms remain; got 1001 ms',
     });
     expect(await clock.advance(1000)).toEqual({ now: LATEST_INSTANT, ran: 0 });
     expect(await clock.advance(0)).toEqual({ now: LATEST_INSTANT, ran: 0 });
@@ -672,7 +726,10 @@ describe('VirtualClock bounds', () => {
     const first = clock.advance(DAY);
     const second = clock.advance(1.5 * DAY);
     expect(await first).toEqual({ now: LATEST_INSTANT - DAY, ran: 0 });
-    expect(await refusal(second)).toMatchObject({ argument: 'by', message: expect.stringContaining(`so at most ${DAY} ms remain; got ${1.5 * DAY} ms`) });
+    expect(await refusal(second)).toMatchObject({
+      argument: 'by',
+      message: expect.stringContaining(`so at most ${DAY} ms remain; got ${1.5 * DAY} ms`),
+    });
     expect(clock.now()).toBe(LATEST_INSTANT - DAY);
   });
 
@@ -680,7 +737,8 @@ describe('VirtualClock bounds', () => {
     const clock = manualClock();
     expect(await refusal(clock.advanceTo(LATEST_INSTANT + 1))).toEqual({
       argument: 'to',
-      message: 'advanceTo() cannot move the clock past its last instant, 9999-12-31T23:59:59.999Z; got +010000-01-01T00:00:00.000Z',
+      message:
+        'advanceTo() cannot move the clock past its last instant, 9999-12-31T23:59:59.999Z; got +010000-01-01T00:00:00.000Z',
     });
     expect((await refusal(clock.advanceTo(Number.MAX_SAFE_INTEGER))).message).toBe(
       'advanceTo() cannot move the clock past its last instant, 9999-12-31T23:59:59.999Z; got 9007199254740991 ms after 1970',
@@ -690,7 +748,10 @@ describe('VirtualClock bounds', () => {
       message:
         'advanceTo() moves the clock at most 3650 days (315360000000 ms) at a time; 2035-12-30T00:00:00.001Z is 3,650 days after now (2026-01-01T00:00:00.000Z): advance in steps',
     });
-    expect(await refusal(clock.advanceTo(START + 0.5))).toEqual({ argument: 'to', message: 'advanceTo() takes an instant in whole milliseconds; got 1767225600000.5' });
+    expect(await refusal(clock.advanceTo(START + 0.5))).toEqual({
+      argument: 'to',
+      message: 'advanceTo() takes an instant in whole milliseconds; got 1767225600000.5',
+    });
     expect(clock.now()).toBe(START);
     expect(await clock.advanceTo(START + MAX_ADVANCE_MS)).toEqual({ now: START + MAX_ADVANCE_MS, ran: 0 });
     const end = manualClock(LATEST_INSTANT - DAY);
@@ -702,12 +763,16 @@ describe('VirtualClock bounds', () => {
     clock.handle('tick', 'deadline', () => undefined);
     for (const everyMs of [MIN_PERIOD_MS - 1, 0, -MIN_PERIOD_MS, MIN_PERIOD_MS + 0.5, Number.NaN]) {
       expect(() => clock.schedule({ kind: 'tick', owner: null, everyMs }, START + MIN_PERIOD_MS)).toThrow(
-        new RangeError(`a periodic task repeats every 60000 ms or more, in whole milliseconds; got everyMs ${everyMs} for "tick"`),
+        new RangeError(
+          `a periodic task repeats every 60000 ms or more, in whole milliseconds; got everyMs ${everyMs} for "tick"`,
+        ),
       );
     }
     clock.schedule({ kind: 'tick', owner: null, everyMs: MIN_PERIOD_MS }, START + MIN_PERIOD_MS);
     const kept = clock.tasks();
-    expect(() => clock.load(START + 5, [{ kind: 'tick', owner: null, due: START + 10, everyMs: 1 }])).toThrow(RangeError);
+    expect(() => clock.load(START + 5, [{ kind: 'tick', owner: null, due: START + 10, everyMs: 1 }])).toThrow(
+      RangeError,
+    );
     expect(clock.tasks()).toEqual(kept);
     expect(clock.now()).toBe(START);
   });
@@ -805,7 +870,10 @@ describe('VirtualClock, coalesced periodic runs', () => {
     const build = (coalesce: boolean) => {
       const clock = manualClock();
       const runs: string[] = [];
-      for (const kind of kinds) clock.handle(kind, 'deadline', (task) => void runs.push(`${kind} ${(task.due - START) / MINUTE}`), { coalesce });
+      for (const kind of kinds)
+        clock.handle(kind, 'deadline', (task) => void runs.push(`${kind} ${(task.due - START) / MINUTE}`), {
+          coalesce,
+        });
       clock.schedule({ kind: 'daily-b', owner: null, everyMs: DAY }, START + DAY);
       clock.schedule({ kind: 'hourly', owner: null, everyMs: HOUR }, START + HOUR);
       clock.schedule({ kind: 'daily-a', owner: null, everyMs: DAY }, START + DAY);
@@ -845,8 +913,17 @@ describe('VirtualClock, coalesced periodic runs', () => {
     readonly mode: Mode;
     readonly nature: 'work' | 'deadline';
   }
-  type OneOff = { readonly at: number; readonly nature: 'work' | 'deadline'; readonly action: 'record' | 'flip' | 'spawn'; readonly target: number; readonly delta: number };
-  type Op = { readonly op: 'advance'; readonly by: number } | { readonly op: 'advanceTo'; readonly ahead: number } | { readonly op: 'idle' };
+  type OneOff = {
+    readonly at: number;
+    readonly nature: 'work' | 'deadline';
+    readonly action: 'record' | 'flip' | 'spawn';
+    readonly target: number;
+    readonly delta: number;
+  };
+  type Op =
+    | { readonly op: 'advance'; readonly by: number }
+    | { readonly op: 'advanceTo'; readonly ahead: number }
+    | { readonly op: 'idle' };
 
   function run(periodics: readonly Periodic[], oneOffs: readonly OneOff[], coalescing: boolean) {
     const clock = manualClock();
@@ -854,11 +931,17 @@ describe('VirtualClock, coalesced periodic runs', () => {
     const flags = periodics.map(() => false);
     const log: string[] = [];
     periodics.forEach((p, k) => {
-      const options = !coalescing || p.mode === 'never' ? {} : { coalesce: p.mode === 'always' ? true : () => !flags[k] };
-      clock.handle(`p${k}`, p.nature, () => {
-        if (p.mode === 'never' || (p.mode === 'flagged' && flags[k])) log.push(`p${k} ran @${clock.now() - START}`);
-        else frontier[k] = Math.max(frontier[k]!, clock.now());
-      }, options);
+      const options =
+        !coalescing || p.mode === 'never' ? {} : { coalesce: p.mode === 'always' ? true : () => !flags[k] };
+      clock.handle(
+        `p${k}`,
+        p.nature,
+        () => {
+          if (p.mode === 'never' || (p.mode === 'flagged' && flags[k])) log.push(`p${k} ran @${clock.now() - START}`);
+          else frontier[k] = Math.max(frontier[k]!, clock.now());
+        },
+        options,
+      );
     });
     for (const nature of ['work', 'deadline'] as const) {
       clock.handle(`one-${nature}`, nature, (task) => {
@@ -866,11 +949,17 @@ describe('VirtualClock, coalesced periodic runs', () => {
         const k = target % Math.max(1, periodics.length);
         log.push(`${name} @${clock.now() - START} sees ${frontier.map((f) => f - START).join(',')}`);
         if (action === 'flip' && periodics.length > 0) flags[k] = !flags[k];
-        if (action === 'spawn') clock.schedule({ kind: `one-${nature}`, owner: null, payload: { action: 'record', target, delta, name: `${name}'` } }, clock.now() + delta);
+        if (action === 'spawn')
+          clock.schedule(
+            { kind: `one-${nature}`, owner: null, payload: { action: 'record', target, delta, name: `${name}'` } },
+            clock.now() + delta,
+          );
       });
     }
     periodics.forEach((p, k) => clock.schedule({ kind: `p${k}`, owner: null, everyMs: p.every }, START + p.first));
-    oneOffs.forEach((o, i) => clock.schedule({ kind: `one-${o.nature}`, owner: null, payload: { ...o, name: `o${i}` } }, START + o.at));
+    oneOffs.forEach((o, i) =>
+      clock.schedule({ kind: `one-${o.nature}`, owner: null, payload: { ...o, name: `o${i}` } }, START + o.at),
+    );
     return { clock, log, frontier };
   }
 
@@ -890,25 +979,37 @@ describe('VirtualClock, coalesced periodic runs', () => {
       delta: fc.integer({ min: 0, max: 16 }).map((n) => n * 15 * MINUTE),
     });
     const op = fc.oneof(
-      fc.record({ op: fc.constant('advance' as const), by: fc.integer({ min: 0, max: 24 }).map((n) => n * 20 * MINUTE) }),
+      fc.record({
+        op: fc.constant('advance' as const),
+        by: fc.integer({ min: 0, max: 24 }).map((n) => n * 20 * MINUTE),
+      }),
       fc.record({ op: fc.constant('advanceTo' as const), ahead: fc.integer({ min: 0, max: 3 * DAY }) }),
       fc.record({ op: fc.constant('idle' as const) }),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(periodic, { maxLength: 4 }), fc.array(oneOff, { maxLength: 8 }), fc.array(op, { minLength: 1, maxLength: 6 }), async (periodics, oneOffs, ops: Op[]) => {
-        const each = run(periodics, oneOffs, false);
-        const coalesced = run(periodics, oneOffs, true);
-        for (const step of ops) {
-          const walk = (clock: VirtualClock) =>
-            step.op === 'advance' ? clock.advance(step.by) : step.op === 'advanceTo' ? clock.advanceTo(clock.now() + step.ahead) : clock.runUntilIdle({ limit: 50 }).catch((e: unknown) => (e as Error).name);
-          expect(await walk(coalesced.clock)).toEqual(await walk(each.clock));
-          expect(coalesced.log).toEqual(each.log);
-          expect(coalesced.frontier).toEqual(each.frontier);
-          expect(coalesced.clock.tasks()).toEqual(each.clock.tasks());
-          expect(coalesced.clock.now()).toBe(each.clock.now());
-        }
-        for (const clock of [each.clock, coalesced.clock]) clock.dispose();
-      }),
+      fc.asyncProperty(
+        fc.array(periodic, { maxLength: 4 }),
+        fc.array(oneOff, { maxLength: 8 }),
+        fc.array(op, { minLength: 1, maxLength: 6 }),
+        async (periodics, oneOffs, ops: Op[]) => {
+          const each = run(periodics, oneOffs, false);
+          const coalesced = run(periodics, oneOffs, true);
+          for (const step of ops) {
+            const walk = (clock: VirtualClock) =>
+              step.op === 'advance'
+                ? clock.advance(step.by)
+                : step.op === 'advanceTo'
+                  ? clock.advanceTo(clock.now() + step.ahead)
+                  : clock.runUntilIdle({ limit: 50 }).catch((e: unknown) => (e as Error).name);
+            expect(await walk(coalesced.clock)).toEqual(await walk(each.clock));
+            expect(coalesced.log).toEqual(each.log);
+            expect(coalesced.frontier).toEqual(each.frontier);
+            expect(coalesced.clock.tasks()).toEqual(each.clock.tasks());
+            expect(coalesced.clock.now()).toBe(each.clock.now());
+          }
+          for (const clock of [each.clock, coalesced.clock]) clock.dispose();
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -923,7 +1024,8 @@ describe('VirtualClock, a long walk and the event loop', () => {
     clock.handle('chain', 'work', async (task) => {
       await Promise.resolve();
       log.push(`chain @${clock.now() - START}`);
-      if ((task.payload as number) > 0) clock.schedule({ kind: 'chain', owner: null, payload: (task.payload as number) - 1 }, clock.now() + 7);
+      if ((task.payload as number) > 0)
+        clock.schedule({ kind: 'chain', owner: null, payload: (task.payload as number) - 1 }, clock.now() + 7);
     });
     for (let i = 0; i < 300; i++) clock.schedule({ kind: 'log', owner: null, payload: i }, START + i * 10);
     clock.schedule({ kind: 'chain', owner: null, payload: 100 }, START + 5);
@@ -961,8 +1063,12 @@ describe('VirtualClock, a long walk and the event loop', () => {
     release();
     const error = await walking.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClockDisposedError);
-    expect((error as ClockDisposedError).message).toBe('The emulator was reset while the clock was running its tasks: it had run 2 and stopped there; the rest will not run.');
-    expect(await queued.catch((e: unknown) => (e as Error).message)).toBe('The emulator was reset while the clock was running its tasks: it had run 0 and stopped there; the rest will not run.');
+    expect((error as ClockDisposedError).message).toBe(
+      'The emulator was reset while the clock was running its tasks: it had run 2 and stopped there; the rest will not run.',
+    );
+    expect(await queued.catch((e: unknown) => (e as Error).message)).toBe(
+      'The emulator was reset while the clock was running its tasks: it had run 0 and stopped there; the rest will not run.',
+    );
     expect(ran).toEqual([1, 2]);
   });
 

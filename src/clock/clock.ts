@@ -139,7 +139,10 @@ export interface AdvanceResult {
  * (an instant).
  */
 export class ClockRangeError extends RangeError {
-  constructor(readonly argument: 'by' | 'to', message: string) {
+  constructor(
+    readonly argument: 'by' | 'to',
+    message: string,
+  ) {
     super(message);
     this.name = 'ClockRangeError';
   }
@@ -147,8 +150,13 @@ export class ClockRangeError extends RangeError {
 
 /** A walk stopped because the clock was disposed under it (the emulator was reset, restored or closed). */
 export class ClockDisposedError extends Error {
-  constructor(readonly reason: string, ran: number) {
-    super(`The emulator was ${reason} while the clock was running its tasks: it had run ${ran} and stopped there; the rest will not run.`);
+  constructor(
+    readonly reason: string,
+    ran: number,
+  ) {
+    super(
+      `The emulator was ${reason} while the clock was running its tasks: it had run ${ran} and stopped there; the rest will not run.`,
+    );
     this.name = 'ClockDisposedError';
   }
 }
@@ -199,7 +207,10 @@ export class VirtualClock {
   private readonly queues: Record<TaskNature, MinHeap<Entry>> = { work: newQueue(), deadline: newQueue() };
   private readonly live: Record<TaskNature, number> = { work: 0, deadline: 0 };
   private readonly entries = new Map<number, Entry>();
-  private readonly handlers = new Map<string, { readonly nature: TaskNature; readonly run: TaskHandler; readonly coalesce: boolean | (() => boolean) }>();
+  private readonly handlers = new Map<
+    string,
+    { readonly nature: TaskNature; readonly run: TaskHandler; readonly coalesce: boolean | (() => boolean) }
+  >();
   private readonly yieldAfterMs: number;
   private readonly onMove: (() => void) | undefined;
   private nextSeq = 0;
@@ -238,8 +249,10 @@ export class VirtualClock {
 
   /** Registers what runs a task of `kind`, whether such a task is work or a deadline, and (periodic kinds) whether runs may coalesce. */
   handle(kind: string, nature: TaskNature, handler: TaskHandler, options: HandleOptions = {}): void {
-    if (kind === SLEEP) throw new TypeError(`"${SLEEP}" is the clock's own kind of task (sleep()); register another kind`);
-    if (nature !== 'work' && nature !== 'deadline') throw new TypeError(`a task kind is "work" or "deadline"; got ${String(nature)} for "${kind}"`);
+    if (kind === SLEEP)
+      throw new TypeError(`"${SLEEP}" is the clock's own kind of task (sleep()); register another kind`);
+    if (nature !== 'work' && nature !== 'deadline')
+      throw new TypeError(`a task kind is "work" or "deadline"; got ${String(nature)} for "${kind}"`);
     this.handlers.set(kind, { nature, run: handler, coalesce: options.coalesce ?? false });
   }
 
@@ -250,7 +263,16 @@ export class VirtualClock {
 
   /** Schedules a task of a registered kind; throws a TypeError for a kind with no handler, a RangeError for a period under MIN_PERIOD_MS. */
   schedule(data: TaskData, due: number): ScheduledTask {
-    const entry = new Entry(++this.nextSeq, due, data.kind, data.owner, data.payload, data.everyMs, this.check(data), undefined);
+    const entry = new Entry(
+      ++this.nextSeq,
+      due,
+      data.kind,
+      data.owner,
+      data.payload,
+      data.everyMs,
+      this.check(data),
+      undefined,
+    );
     this.enqueue(entry);
     return entry;
   }
@@ -291,7 +313,15 @@ export class VirtualClock {
   upcoming(owner: TaskOwner, limit: number): UpcomingTask[] {
     const found: UpcomingTask[] = [];
     for (const entry of this.entries.values()) {
-      if (entry.owner === owner && entry.wake === undefined) found.push({ id: entry.id, due: entry.due, kind: entry.kind, owner: entry.owner, payload: entry.payload, nature: entry.nature });
+      if (entry.owner === owner && entry.wake === undefined)
+        found.push({
+          id: entry.id,
+          due: entry.due,
+          kind: entry.kind,
+          owner: entry.owner,
+          payload: entry.payload,
+          nature: entry.nature,
+        });
     }
     return found.sort((a, b) => a.due - b.due || a.id - b.id).slice(0, limit);
   }
@@ -333,7 +363,11 @@ export class VirtualClock {
   loadProblem(task: TaskData): { readonly field: 'kind' | 'everyMs'; readonly problem: string } | undefined {
     const handler = this.handlers.get(task.kind);
     if (!handler) return { field: 'kind', problem: `"${task.kind}" is not a task kind of this emulator` };
-    if (task.everyMs !== undefined && handler.nature === 'work') return { field: 'everyMs', problem: `a "${task.kind}" task is work, which never repeats: runUntilIdle would never be idle` };
+    if (task.everyMs !== undefined && handler.nature === 'work')
+      return {
+        field: 'everyMs',
+        problem: `a "${task.kind}" task is work, which never repeats: runUntilIdle would never be idle`,
+      };
     return undefined;
   }
 
@@ -361,9 +395,13 @@ export class VirtualClock {
    * (checked again when the walk starts: an advance queued behind another starts where that one ended).
    */
   advance(byMs: number): Promise<AdvanceResult> {
-    if (!Number.isSafeInteger(byMs) || byMs < 0) return refuse('by', `advance() takes a whole, non-negative number of milliseconds; got ${byMs}`);
+    if (!Number.isSafeInteger(byMs) || byMs < 0)
+      return refuse('by', `advance() takes a whole, non-negative number of milliseconds; got ${byMs}`);
     if (byMs > MAX_ADVANCE_MS) {
-      return refuse('by', `advance() moves the clock at most ${MAX_ADVANCE_MS / DAY_MS} days (${MAX_ADVANCE_MS} ms) at a time; got ${days(byMs)} days (${byMs} ms): advance in steps`);
+      return refuse(
+        'by',
+        `advance() moves the clock at most ${MAX_ADVANCE_MS / DAY_MS} days (${MAX_ADVANCE_MS} ms) at a time; got ${days(byMs)} days (${byMs} ms): advance in steps`,
+      );
     }
     const pastTheEnd = (now: number) => (now + byMs > LATEST_INSTANT ? beyondTheEnd(now, byMs) : undefined);
     const refused = pastTheEnd(this.now());
@@ -378,10 +416,16 @@ export class VirtualClock {
 
   /** Runs every task due by `instant`. Refused with a ClockRangeError: not a whole ms, the past, past LATEST_INSTANT, more than MAX_ADVANCE_MS ahead. */
   advanceTo(instant: number): Promise<AdvanceResult> {
-    if (!Number.isSafeInteger(instant)) return refuse('to', `advanceTo() takes an instant in whole milliseconds; got ${instant}`);
+    if (!Number.isSafeInteger(instant))
+      return refuse('to', `advanceTo() takes an instant in whole milliseconds; got ${instant}`);
     const now = this.now();
-    if (instant < now) return refuse('to', `advanceTo() cannot move the clock back: ${shown(instant)} is before now (${shown(now)})`);
-    if (instant > LATEST_INSTANT) return refuse('to', `advanceTo() cannot move the clock past its last instant, ${shown(LATEST_INSTANT)}; got ${shown(instant)}`);
+    if (instant < now)
+      return refuse('to', `advanceTo() cannot move the clock back: ${shown(instant)} is before now (${shown(now)})`);
+    if (instant > LATEST_INSTANT)
+      return refuse(
+        'to',
+        `advanceTo() cannot move the clock past its last instant, ${shown(LATEST_INSTANT)}; got ${shown(instant)}`,
+      );
     if (instant - now > MAX_ADVANCE_MS) {
       return refuse(
         'to',
@@ -420,7 +464,9 @@ export class VirtualClock {
     const nature = this.natureOf(data.kind);
     // A shorter period would make every advance run a flood of occurrences (and coalescing cannot always help).
     if (data.everyMs !== undefined && !(Number.isSafeInteger(data.everyMs) && data.everyMs >= MIN_PERIOD_MS)) {
-      throw new RangeError(`a periodic task repeats every ${MIN_PERIOD_MS} ms or more, in whole milliseconds; got everyMs ${data.everyMs} for "${data.kind}"`);
+      throw new RangeError(
+        `a periodic task repeats every ${MIN_PERIOD_MS} ms or more, in whole milliseconds; got everyMs ${data.everyMs} for "${data.kind}"`,
+      );
     }
     return nature;
   }
@@ -428,7 +474,10 @@ export class VirtualClock {
   private natureOf(kind: string): TaskNature {
     if (kind === SLEEP) return 'work';
     const handler = this.handlers.get(kind);
-    if (!handler) throw new TypeError(`No handler registered for task kind "${kind}": register it with handle(kind, "work" | "deadline", handler) before scheduling`);
+    if (!handler)
+      throw new TypeError(
+        `No handler registered for task kind "${kind}": register it with handle(kind, "work" | "deadline", handler) before scheduling`,
+      );
     return handler.nature;
   }
 
@@ -451,7 +500,10 @@ export class VirtualClock {
       const next = target === undefined ? this.head('work') : this.earliest();
       if (!next || next.due > (target ?? LATEST_INSTANT)) break;
       if (ran >= limit) throw new ClockLimitError(limit, this.pendingKinds());
-      const coalesced = target !== undefined && next.everyMs !== undefined && this.handlers.get(next.kind)?.coalesce ? await this.runCoalesced(target) : 0;
+      const coalesced =
+        target !== undefined && next.everyMs !== undefined && this.handlers.get(next.kind)?.coalesce
+          ? await this.runCoalesced(target)
+          : 0;
       if (coalesced > 0) {
         ran += coalesced;
       } else {
@@ -522,12 +574,17 @@ export class VirtualClock {
   /** Whether `entry` is a periodic task whose kind may coalesce its runs now. */
   private coalesces(entry: Entry): boolean {
     const coalesce = this.handlers.get(entry.kind)?.coalesce;
-    return entry.everyMs !== undefined && coalesce !== undefined && (typeof coalesce === 'function' ? coalesce() : coalesce);
+    return (
+      entry.everyMs !== undefined && coalesce !== undefined && (typeof coalesce === 'function' ? coalesce() : coalesce)
+    );
   }
 
   /** Queues the occurrence of periodic `entry` after the one due at `due`. */
   private reschedule(entry: Entry, due: number): void {
-    this.schedule({ kind: entry.kind, owner: entry.owner, payload: entry.payload, everyMs: entry.everyMs }, due + entry.everyMs!);
+    this.schedule(
+      { kind: entry.kind, owner: entry.owner, payload: entry.payload, everyMs: entry.everyMs },
+      due + entry.everyMs!,
+    );
   }
 
   /** The next live entry of one nature, dropping cancelled ones from the top of its queue. */
@@ -600,13 +657,21 @@ export class VirtualClock {
   }
 }
 
-const refuse = (argument: 'by' | 'to', message: string): Promise<never> => Promise.reject(new ClockRangeError(argument, message));
+const refuse = (argument: 'by' | 'to', message: string): Promise<never> =>
+  Promise.reject(new ClockRangeError(argument, message));
 
 /** A task as a snapshot carries it. */
-const persisted = ({ due, kind, owner, payload, everyMs }: Entry): PersistedTask => ({ due, kind, owner, ...(payload === undefined ? {} : { payload }), ...(everyMs === undefined ? {} : { everyMs }) });
+const persisted = ({ due, kind, owner, payload, everyMs }: Entry): PersistedTask => ({
+  due,
+  kind,
+  owner,
+  ...(payload === undefined ? {} : { payload }),
+  ...(everyMs === undefined ? {} : { everyMs }),
+});
 
 /** An instant for a message: ISO 8601 where a Date can show it, else its milliseconds. */
-const shown = (instant: number): string => (Math.abs(instant) <= 8.64e15 ? new Date(instant).toISOString() : `${instant} ms after 1970`);
+const shown = (instant: number): string =>
+  Math.abs(instant) <= 8.64e15 ? new Date(instant).toISOString() : `${instant} ms after 1970`;
 const days = (ms: number): string => (ms / DAY_MS).toLocaleString('en-US', { maximumFractionDigits: 3 });
 
 function beyondTheEnd(now: number, byMs: number): ClockRangeError {

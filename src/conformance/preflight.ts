@@ -21,7 +21,12 @@ function isRequestFailure(error: unknown): error is Error {
  * Asks GET /v1/empresa with `token` (given as `flag`); undefined when the deployment answered as the service does:
  * 200 with the company, a JSON object with its id.
  */
-export async function preflight(fetch: Fetch, base: string, token: string, flag: string): Promise<PreflightProblem | undefined> {
+export async function preflight(
+  fetch: Fetch,
+  base: string,
+  token: string,
+  flag: string,
+): Promise<PreflightProblem | undefined> {
   const url = `${base}/v1/empresa`;
   let response: Response;
   let text: string;
@@ -34,8 +39,16 @@ export async function preflight(fetch: Fetch, base: string, token: string, flag:
     return { message: `the ${flag} credential cannot be sent in a header (${(error as Error).message})`, usage: true };
   }
   const { status } = response;
-  if (status === 401 || status === 403) return { message: `${url} refuses the ${flag} credential (${status}): give one of ${flag === '--token' ? 'the test company' : 'a second test company'} holding all six permissions`, usage: true };
-  if (status !== 200) return { message: `${url} answers ${status}, not 200: is --base-url the service's base URL, without /v1?`, usage: true };
+  if (status === 401 || status === 403)
+    return {
+      message: `${url} refuses the ${flag} credential (${status}): give one of ${flag === '--token' ? 'the test company' : 'a second test company'} holding all six permissions`,
+      usage: true,
+    };
+  if (status !== 200)
+    return {
+      message: `${url} answers ${status}, not 200: is --base-url the service's base URL, without /v1?`,
+      usage: true,
+    };
   let company: unknown;
   try {
     company = JSON.parse(text);
@@ -43,7 +56,10 @@ export async function preflight(fetch: Fetch, base: string, token: string, flag:
     company = undefined;
   }
   if (typeof company !== 'object' || company === null || typeof (company as { id?: unknown }).id !== 'string') {
-    return { message: `${url} answers 200 but not with a company (a JSON object with its id): is --base-url the service's base URL, without /v1?`, usage: true };
+    return {
+      message: `${url} answers 200 but not with a company (a JSON object with its id): is --base-url the service's base URL, without /v1?`,
+      usage: true,
+    };
   }
   return undefined;
 }

@@ -59,7 +59,9 @@ export interface RunError {
  * for one reason count together.
  */
 function reasonOf(result: TestResult): string {
-  return result.note === undefined ? NO_REASON : result.note.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '{id}');
+  return result.note === undefined
+    ? NO_REASON
+    : result.note.replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '{id}');
 }
 
 /** The reason given for a test skipped without one: its file's own condition (`it.runIf`, `describe.skipIf`…). */
@@ -111,9 +113,15 @@ export interface Matrix {
 }
 
 /** The traced tests a result is one run of (an `it.each` row, a test in a loop: names made at run time). */
-function tracedFor(result: TestResult, byFile: ReadonlyMap<string, readonly { test: TracedTest; patterns: RegExp[] }[]>): TracedTest[] {
+function tracedFor(
+  result: TestResult,
+  byFile: ReadonlyMap<string, readonly { test: TracedTest; patterns: RegExp[] }[]>,
+): TracedTest[] {
   return (byFile.get(result.file) ?? [])
-    .filter(({ patterns }) => patterns.length === result.names.length && patterns.every((pattern, i) => pattern.test(result.names[i]!)))
+    .filter(
+      ({ patterns }) =>
+        patterns.length === result.names.length && patterns.every((pattern, i) => pattern.test(result.names[i]!)),
+    )
     .map(({ test }) => test);
 }
 
@@ -124,13 +132,17 @@ export function buildMatrix(catalogue: Catalogue, results: readonly TestResult[]
     list.push({ test, patterns: test.patterns.map((p) => new RegExp(p)) });
     byFile.set(test.file, list);
   }
-  const withIds = results.map((result) => ({ ...result, ids: [...new Set(tracedFor(result, byFile).flatMap((t) => t.ids))] }));
+  const withIds = results.map((result) => ({
+    ...result,
+    ids: [...new Set(tracedFor(result, byFile).flatMap((t) => t.ids))],
+  }));
   const rows = catalogue.statements.map((statement): Row => {
     const mine = withIds.filter((r) => r.ids.includes(statement.id));
     const count = (outcome: Outcome) => mine.filter((r) => r.outcome === outcome).length;
     const [passed, failed, skipped] = [count('passed'), count('failed'), count('skipped')];
     const cited = catalogue.tests.some((t) => t.ids.includes(statement.id));
-    const status: RowStatus = failed > 0 ? 'failed' : passed > 0 ? 'passed' : skipped > 0 ? 'skipped' : cited ? 'not run' : 'no test';
+    const status: RowStatus =
+      failed > 0 ? 'failed' : passed > 0 ? 'passed' : skipped > 0 ? 'skipped' : cited ? 'not run' : 'no test';
     const reasons = [...new Set(mine.filter((r) => r.outcome === 'skipped').map(reasonOf))];
     return { statement, status, passed, failed, skipped, reasons };
   });
@@ -149,7 +161,9 @@ export function buildMatrix(catalogue: Catalogue, results: readonly TestResult[]
       passed,
       failed: tally('failed'),
       skipped: tally('skipped'),
-      reasons: [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : 1)),
+      reasons: [...counts]
+        .map(([reason, count]) => ({ reason, count }))
+        .sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : 1)),
       runnableShare: results.length === 0 ? '0.0' : ((passed * 100) / results.length).toFixed(1),
       errors: errors.length,
       statements,
@@ -158,7 +172,11 @@ export function buildMatrix(catalogue: Catalogue, results: readonly TestResult[]
 }
 
 function rowDetail(row: Row): string {
-  const parts = [row.passed > 0 ? `${row.passed} passed` : '', row.failed > 0 ? `${row.failed} failed` : '', row.skipped > 0 ? `${row.skipped} skipped` : ''].filter(Boolean);
+  const parts = [
+    row.passed > 0 ? `${row.passed} passed` : '',
+    row.failed > 0 ? `${row.failed} failed` : '',
+    row.skipped > 0 ? `${row.skipped} skipped` : '',
+  ].filter(Boolean);
   const skippedOnly = row.status === 'skipped' ? `: ${row.reasons.join('; ')}` : '';
   return `${parts.join(', ')}${skippedOnly}`;
 }
@@ -173,7 +191,9 @@ export function formatDuration(ms: number): string {
 
 function deadlineLine(run: RunInfo): string {
   const deadline = `Deadline: ${formatDuration(run.deadlineMs)} (--deadline)`;
-  return run.stoppedDuring === undefined ? `${deadline}, not reached` : `${deadline}, passed during ${run.stoppedDuring}: the run stopped there, and what came after did not run`;
+  return run.stoppedDuring === undefined
+    ? `${deadline}, not reached`
+    : `${deadline}, passed during ${run.stoppedDuring}: the run stopped there, and what came after did not run`;
 }
 
 function totalsLines(totals: Totals, run: RunInfo): string[] {
@@ -222,7 +242,10 @@ export function renderMarkdown(matrix: Matrix, target: string, version: string, 
     '',
     '| Statement | Text | Result | Tests |',
     '| --- | --- | --- | --- |',
-    ...matrix.rows.map((row) => `| ${row.statement.id} | ${cell(row.statement.text)}${row.statement.blackBox ? '' : ' _(not black-box)_'} | ${row.status} | ${cell(rowDetail(row)) || '—'} |`),
+    ...matrix.rows.map(
+      (row) =>
+        `| ${row.statement.id} | ${cell(row.statement.text)}${row.statement.blackBox ? '' : ' _(not black-box)_'} | ${row.status} | ${cell(rowDetail(row)) || '—'} |`,
+    ),
   ];
   const failed = matrix.results.filter((r) => r.outcome === 'failed');
   if (failed.length > 0 || matrix.errors.length > 0) {
@@ -243,9 +266,28 @@ export function toJson(matrix: Matrix, target: string, version: string, run: Run
     target,
     version,
     totals: matrix.totals,
-    deadline: { ms: run.deadlineMs, passed: run.stoppedDuring !== undefined, ...(run.stoppedDuring === undefined ? {} : { stoppedDuring: run.stoppedDuring }) },
-    statements: matrix.rows.map((row) => ({ id: row.statement.id, blackBox: row.statement.blackBox, status: row.status, passed: row.passed, failed: row.failed, skipped: row.skipped, reasons: row.reasons })),
-    tests: matrix.results.map((r) => ({ file: r.file, name: r.names.join(' › '), outcome: r.outcome, ...(r.note === undefined ? {} : { note: r.note }), ids: r.ids, durationMs: r.durationMs })),
+    deadline: {
+      ms: run.deadlineMs,
+      passed: run.stoppedDuring !== undefined,
+      ...(run.stoppedDuring === undefined ? {} : { stoppedDuring: run.stoppedDuring }),
+    },
+    statements: matrix.rows.map((row) => ({
+      id: row.statement.id,
+      blackBox: row.statement.blackBox,
+      status: row.status,
+      passed: row.passed,
+      failed: row.failed,
+      skipped: row.skipped,
+      reasons: row.reasons,
+    })),
+    tests: matrix.results.map((r) => ({
+      file: r.file,
+      name: r.names.join(' › '),
+      outcome: r.outcome,
+      ...(r.note === undefined ? {} : { note: r.note }),
+      ids: r.ids,
+      durationMs: r.durationMs,
+    })),
     errors: matrix.errors,
   };
 }
@@ -257,29 +299,50 @@ export function toJson(matrix: Matrix, target: string, version: string, run: Run
  */
 export function verdict(matrix: Matrix, run: RunInfo): { readonly code: 0 | 1 | 2; readonly line?: string } {
   const { totals } = matrix;
-  if (run.stoppedDuring !== undefined) return { code: 2, line: `the deadline of ${formatDuration(run.deadlineMs)} (--deadline) passed during ${run.stoppedDuring}: the run stopped there; the report shows what ran before` };
+  if (run.stoppedDuring !== undefined)
+    return {
+      code: 2,
+      line: `the deadline of ${formatDuration(run.deadlineMs)} (--deadline) passed during ${run.stoppedDuring}: the run stopped there; the report shows what ran before`,
+    };
   if (totals.failed > 0 || totals.errors > 0) return { code: 1 };
   if (totals.tests === 0) return { code: 2, line: 'no test ran: the run shows nothing of the deployment' };
-  if (totals.passed === 0) return { code: 2, line: `no test passed: ${totals.tests === 1 ? 'the one test was' : `all ${totals.tests} tests were`} skipped (the report gives the reasons), so the run shows nothing of the deployment` };
+  if (totals.passed === 0)
+    return {
+      code: 2,
+      line: `no test passed: ${totals.tests === 1 ? 'the one test was' : `all ${totals.tests} tests were`} skipped (the report gives the reasons), so the run shows nothing of the deployment`,
+    };
   return { code: 0 };
 }
 
 /** `*` any run of characters but `/`, `?` one: a file name pattern of --files. */
 function globPattern(glob: string): RegExp {
-  return new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}$`);
+  return new RegExp(
+    `^${glob
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '[^/]*')
+      .replace(/\?/g, '[^/]')}$`,
+  );
 }
 
 /**
  * The files a --files pattern names, matched against the file's name (catalogs.test.ts), its name without
  * `.test.ts` (catalogs) and its path (spec-tests/catalogs.test.ts).
  */
-export function selectFiles<T extends { readonly source: string }>(files: readonly T[], globs: readonly string[]): { selected: T[]; unmatched: string[] } {
+export function selectFiles<T extends { readonly source: string }>(
+  files: readonly T[],
+  globs: readonly string[],
+): { selected: T[]; unmatched: string[] } {
   if (globs.length === 0) return { selected: [...files], unmatched: [] };
   const patterns = globs.map((glob) => ({ glob, pattern: globPattern(glob) }));
   const names = (source: string) => {
     const base = source.slice(source.lastIndexOf('/') + 1);
     return [source, base, base.replace(/\.test\.ts$/, '')];
   };
-  const unmatched = patterns.filter(({ pattern }) => !files.some((f) => names(f.source).some((n) => pattern.test(n)))).map(({ glob }) => glob);
-  return { selected: files.filter((f) => patterns.some(({ pattern }) => names(f.source).some((n) => pattern.test(n)))), unmatched };
+  const unmatched = patterns
+    .filter(({ pattern }) => !files.some((f) => names(f.source).some((n) => pattern.test(n))))
+    .map(({ glob }) => glob);
+  return {
+    selected: files.filter((f) => patterns.some(({ pattern }) => names(f.source).some((n) => pattern.test(n)))),
+    unmatched,
+  };
 }

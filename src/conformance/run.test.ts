@@ -28,7 +28,12 @@ let wholeStop: string | undefined;
  * Runs bundled fixtures with runTests in a child process: what it returned and the hooks' log. With `stopOnCue`,
  * the run's stop is the cue a fixture gives (globalThis.conformanceStop), and the process exits once it has written.
  */
-function runBundled(dir: string, sources: readonly string[], timeoutMs: number, stopOnCue = false): Promise<{ run: TestsRun; log: string[] }> {
+function runBundled(
+  dir: string,
+  sources: readonly string[],
+  timeoutMs: number,
+  stopOnCue = false,
+): Promise<{ run: TestsRun; log: string[] }> {
   const files = sources.map((source) => ({ path: join(dir, bundleName(source)), source }));
   const script = `
     const { runTests } = await import(${JSON.stringify(join(dir, 'run.js'))});
@@ -36,19 +41,36 @@ function runBundled(dir: string, sources: readonly string[], timeoutMs: number, 
     const run = await runTests(${JSON.stringify(files)}, { timeoutMs: ${timeoutMs}, color: false, stop });
     process.stdout.write(JSON.stringify({ run, log: globalThis.conformanceLog }), () => process.exit(0));`;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, timeout: 60_000, maxBuffer: 10_000_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`the runner failed: ${error.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout) as { run: TestsRun; log: string[] });
-    });
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { cwd: dir, timeout: 60_000, maxBuffer: 10_000_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`the runner failed: ${error.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout) as { run: TestsRun; log: string[] });
+      },
+    );
   });
 }
 
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'conformance-runner-'));
-  await bundleConformance({ root: ROOT, testFiles: [...FIXTURES, fixture('stopped')], outdir: out, vitestModule: join(ROOT, 'src/conformance/vitest.ts'), extraEntries: ['src/conformance/run.ts'] });
+  await bundleConformance({
+    root: ROOT,
+    testFiles: [...FIXTURES, fixture('stopped')],
+    outdir: out,
+    vitestModule: join(ROOT, 'src/conformance/vitest.ts'),
+    extraEntries: ['src/conformance/run.ts'],
+  });
   // The stopped run's test timeout is a minute: only the stop can end the test that never ends, in time.
-  const [whole, cut] = await Promise.all([runBundled(out, FIXTURES, 300), runBundled(out, [fixture('stopped'), fixture('second')], 60_000, true)]);
-  ({ run: { outcomes, stoppedDuring: wholeStop }, log } = whole);
+  const [whole, cut] = await Promise.all([
+    runBundled(out, FIXTURES, 300),
+    runBundled(out, [fixture('stopped'), fixture('second')], 60_000, true),
+  ]);
+  ({
+    run: { outcomes, stoppedDuring: wholeStop },
+    log,
+  } = whole);
   stopped = cut.run;
 }, 120_000);
 
@@ -56,7 +78,8 @@ afterAll(() => {
   if (out) rmSync(out, { recursive: true, force: true });
 });
 
-const result = (file: number, ...names: string[]) => outcomes[file]!.results.find((r) => r.names.join(' › ') === names.join(' › '));
+const result = (file: number, ...names: string[]) =>
+  outcomes[file]!.results.find((r) => r.names.join(' › ') === names.join(' › '));
 
 describe('the conformance runner', () => {
   it('runs every test of every file, in file order, under its full name', () => {
@@ -132,7 +155,7 @@ describe('the conformance runner', () => {
     ]);
   });
 
-  it('fails a test that outlasts the default timeout, and lets one with its own (or its suite\'s) run on', () => {
+  it("fails a test that outlasts the default timeout, and lets one with its own (or its suite's) run on", () => {
     expect(result(0, 'outer', 'takes longer than the default timeout')!.note).toMatch(/^Test timed out in 300ms\./);
     expect(result(0, 'outer', 'takes as long but has a timeout of its own')!.outcome).toBe('passed');
   });
@@ -140,13 +163,34 @@ describe('the conformance runner', () => {
   it('returns when the stop comes, with the tests that ended; the one running and the rest are not run', () => {
     expect(wholeStop).toBeUndefined();
     expect(stopped).toEqual({
-      outcomes: [{ results: [{ file: fixture('stopped'), names: ['cut short', 'ends before the stop'], outcome: 'passed', durationMs: expect.any(Number) }], errors: [], durationMs: expect.any(Number) }],
+      outcomes: [
+        {
+          results: [
+            {
+              file: fixture('stopped'),
+              names: ['cut short', 'ends before the stop'],
+              outcome: 'passed',
+              durationMs: expect.any(Number),
+            },
+          ],
+          errors: [],
+          durationMs: expect.any(Number),
+        },
+      ],
       stoppedDuring: `${fixture('stopped')} › cut short › is running when the run stops`,
     });
   });
 
   it('reports a describe-level hook that throws outside any test, and goes on with the next file', () => {
-    expect(outcomes[1]!.errors).toEqual([{ file: FIXTURES[1], where: 'set up through the controls', message: expect.stringMatching(/^no controls here\nat src\/conformance\/fixtures\/broken-hook\.fixture\.ts:\d+$/) }]);
+    expect(outcomes[1]!.errors).toEqual([
+      {
+        file: FIXTURES[1],
+        where: 'set up through the controls',
+        message: expect.stringMatching(
+          /^no controls here\nat src\/conformance\/fixtures\/broken-hook\.fixture\.ts:\d+$/,
+        ),
+      },
+    ]);
     expect(outcomes[0]!.errors).toEqual([]);
     expect(outcomes[2]!.results[0]!.outcome).toBe('passed');
   });

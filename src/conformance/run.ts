@@ -13,7 +13,18 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startTests, type File, type Suite, type Task, type VitestRunner } from '@vitest/runner';
 import { preflight } from './preflight.js';
-import { buildMatrix, formatDuration, renderMarkdown, renderText, selectFiles, toJson, verdict, type Catalogue, type RunError, type TestResult } from './report.js';
+import {
+  buildMatrix,
+  formatDuration,
+  renderMarkdown,
+  renderText,
+  selectFiles,
+  toJson,
+  verdict,
+  type Catalogue,
+  type RunError,
+  type TestResult,
+} from './report.js';
 import { setCurrentTestName } from './vitest.js';
 
 /** How every report of `--report FILE` begins: the one file a later run's report may replace. */
@@ -33,9 +44,23 @@ export interface FileOutcome {
 
 /** Diffs without colour: for a file, a pipe, --json and --report (tinyrainbow would colour them unless TERM=dumb). */
 const plain = (text: string) => text;
-const PLAIN_DIFF = { aColor: plain, bColor: plain, changeColor: plain, commonColor: plain, patchColor: plain, changeLineTrailingSpaceColor: plain, commonLineTrailingSpaceColor: plain, truncateAnnotationColor: plain };
+const PLAIN_DIFF = {
+  aColor: plain,
+  bColor: plain,
+  changeColor: plain,
+  commonColor: plain,
+  patchColor: plain,
+  changeLineTrailingSpaceColor: plain,
+  commonLineTrailingSpaceColor: plain,
+  truncateAnnotationColor: plain,
+};
 
-function runnerWith(timeoutMs: number, color: boolean, sources: ReadonlyMap<string, string>, onTest: (test: Task) => void): VitestRunner {
+function runnerWith(
+  timeoutMs: number,
+  color: boolean,
+  sources: ReadonlyMap<string, string>,
+  onTest: (test: Task) => void,
+): VitestRunner {
   return {
     config: {
       root: process.cwd(),
@@ -82,7 +107,11 @@ interface ReportedError {
 /** What failed, as a reader needs it: the message, the diff when there is one, and the test's own line. */
 function describeError(error: ReportedError): string {
   const message = error.message ?? String(error);
-  const lines = [error.name !== undefined && error.name !== 'Error' && error.name !== 'AssertionError' ? `${error.name}: ${message}` : message];
+  const lines = [
+    error.name !== undefined && error.name !== 'Error' && error.name !== 'AssertionError'
+      ? `${error.name}: ${message}`
+      : message,
+  ];
   if (error.diff) lines.push(error.diff);
   // With the bundles' source maps on, the frames name the tests' own files: the first names the line that failed
   // (in the test, or in the support helper that asserts for it).
@@ -110,7 +139,14 @@ function collect(file: File, source: string, partial = false): FileOutcome {
       const names = namesOf(task);
       const durationMs = Math.round(task.result?.duration ?? 0);
       if (state === 'pass') results.push({ file: source, names, outcome: 'passed', durationMs });
-      else if (state === 'fail') results.push({ file: source, names, outcome: 'failed', note: (task.result?.errors ?? []).map(describeError).join('\n') || 'failed', durationMs });
+      else if (state === 'fail')
+        results.push({
+          file: source,
+          names,
+          outcome: 'failed',
+          note: (task.result?.errors ?? []).map(describeError).join('\n') || 'failed',
+          durationMs,
+        });
       else {
         // context.skip(note) leaves the note on the result; @vitest/runner sets it without typing it.
         const note = (task.result as { note?: string } | undefined)?.note;
@@ -118,11 +154,20 @@ function collect(file: File, source: string, partial = false): FileOutcome {
       }
       return;
     }
-    for (const error of task.result?.errors ?? []) errors.push({ file: source, where: task === file ? '(the file)' : namesOf(task).join(' › '), message: describeError(error) });
+    for (const error of task.result?.errors ?? [])
+      errors.push({
+        file: source,
+        where: task === file ? '(the file)' : namesOf(task).join(' › '),
+        message: describeError(error),
+      });
     for (const child of (task as Suite).tasks) visit(child);
   };
   visit(file);
-  return { results, errors, durationMs: Math.round(file.result?.duration ?? 0) + Math.round(file.collectDuration ?? 0) };
+  return {
+    results,
+    errors,
+    durationMs: Math.round(file.result?.duration ?? 0) + Math.round(file.collectDuration ?? 0),
+  };
 }
 
 export interface TestsRun {
@@ -137,14 +182,21 @@ export interface TestsRun {
  * it returns at once with what ended by then; the file then running is left to its fate (its requests fail, the
  * process exits).
  */
-export async function runTests(files: readonly TestFile[], options: { readonly timeoutMs: number; readonly color: boolean; readonly stop?: Promise<unknown> }, onFile: (file: TestFile, outcome: FileOutcome) => void = () => undefined): Promise<TestsRun> {
+export async function runTests(
+  files: readonly TestFile[],
+  options: { readonly timeoutMs: number; readonly color: boolean; readonly stop?: Promise<unknown> },
+  onFile: (file: TestFile, outcome: FileOutcome) => void = () => undefined,
+): Promise<TestsRun> {
   // Stack frames then name the tests' own files and lines (the bundles carry source maps).
   process.setSourceMapsEnabled(true);
   const sources = new Map(files.map((f) => [f.path, f.source]));
   // The test running last and the files as collected: what a stop reports of the file it cuts short.
   const now: { test?: Task } = {};
   const collected = new Map<string, File>();
-  const runner = { ...runnerWith(options.timeoutMs, options.color, sources, (test) => (now.test = test)), onCollected: (found: File[]) => void found.forEach((f) => collected.set(f.filepath, f)) };
+  const runner = {
+    ...runnerWith(options.timeoutMs, options.color, sources, (test) => (now.test = test)),
+    onCollected: (found: File[]) => void found.forEach((f) => collected.set(f.filepath, f)),
+  };
   const stopped = Symbol('stopped');
   const stop = options.stop?.then((): typeof stopped => stopped) ?? new Promise<never>(() => undefined);
   const outcomes: FileOutcome[] = [];
@@ -159,7 +211,14 @@ export async function runTests(files: readonly TestFile[], options: { readonly t
       const test = last !== undefined && !FINAL_STATES.has(last.result?.state) ? ` › ${namesOf(last).join(' › ')}` : '';
       return { outcomes, stoppedDuring: `${file.source}${test}` };
     }
-    const outcome = ran === undefined ? { results: [], errors: [{ file: file.source, where: '(the file)', message: 'the runner returned no result' }], durationMs: 0 } : collect(ran, file.source);
+    const outcome =
+      ran === undefined
+        ? {
+            results: [],
+            errors: [{ file: file.source, where: '(the file)', message: 'the runner returned no result' }],
+            durationMs: 0,
+          }
+        : collect(ran, file.source);
     outcomes.push(outcome);
     onFile(file, outcome);
   }
@@ -204,7 +263,10 @@ export async function runConformance(options: ConformanceOptions): Promise<numbe
   const here = new URL('./', import.meta.url);
   const catalogue = JSON.parse(readFileSync(new URL('statements.json', here), 'utf8')) as Catalogue;
   const { selected, unmatched } = selectFiles(catalogue.files, options.files);
-  if (unmatched.length > 0) options.usageError(`--files ${unmatched.join(', ')} names no spec test file (they are: ${catalogue.files.map((f) => f.source.replace(/^spec-tests\/|\.test\.ts$/g, '')).join(', ')})`);
+  if (unmatched.length > 0)
+    options.usageError(
+      `--files ${unmatched.join(', ')} names no spec test file (they are: ${catalogue.files.map((f) => f.source.replace(/^spec-tests\/|\.test\.ts$/g, '')).join(', ')})`,
+    );
 
   const support = (await import(new URL('deployment.js', here).href)) as DeploymentSupport;
   // A ref'd timer: until the deadline, the process always has something to wait for.
@@ -226,10 +288,16 @@ export async function runConformance(options: ConformanceOptions): Promise<numbe
     }
     // Under --json stdout carries the one JSON object: the progress goes to stderr.
     const progress = options.json ? options.stderr : options.stdout;
-    progress(`Running ${selected.length} spec test file${selected.length === 1 ? '' : 's'} of catalog-emulator ${catalogue.version} against ${options.target}\n`);
+    progress(
+      `Running ${selected.length} spec test file${selected.length === 1 ? '' : 's'} of catalog-emulator ${catalogue.version} against ${options.target}\n`,
+    );
     const files = selected.map((f) => ({ path: fileURLToPath(new URL(f.bundle, here)), source: f.source }));
     const color = options.color && !options.json && options.writeReport === undefined;
-    const { outcomes, stoppedDuring } = await runTests(files, { timeoutMs: options.timeoutMs, color, stop: deadline }, (file, outcome) => progress(fileLine(file, outcome)));
+    const { outcomes, stoppedDuring } = await runTests(
+      files,
+      { timeoutMs: options.timeoutMs, color, stop: deadline },
+      (file, outcome) => progress(fileLine(file, outcome)),
+    );
     const run = { deadlineMs: options.deadlineMs, ...(stoppedDuring === undefined ? {} : { stoppedDuring }) };
     const matrix = buildMatrix(
       catalogue,
@@ -252,8 +320,14 @@ function fileLine(file: TestFile, outcome: FileOutcome): string {
   const count = (o: string) => outcome.results.filter((r) => r.outcome === o).length;
   const failed = outcome.results.filter((r) => r.outcome === 'failed');
   const mark = failed.length > 0 || outcome.errors.length > 0 ? 'FAIL' : 'ok  ';
-  const lines = [`${mark} ${file.source}: ${count('passed')} passed, ${failed.length} failed, ${count('skipped')} skipped (${(outcome.durationMs / 1000).toFixed(1)} s)`];
-  const indent = (text: string) => text.split('\n').map((line) => `      ${line}`).join('\n');
+  const lines = [
+    `${mark} ${file.source}: ${count('passed')} passed, ${failed.length} failed, ${count('skipped')} skipped (${(outcome.durationMs / 1000).toFixed(1)} s)`,
+  ];
+  const indent = (text: string) =>
+    text
+      .split('\n')
+      .map((line) => `      ${line}`)
+      .join('\n');
   for (const r of failed) lines.push(`  × ${r.names.join(' › ')}`, indent(r.note ?? ''));
   for (const e of outcome.errors) lines.push(`  × ${e.where}`, indent(e.message));
   return `${lines.join('\n')}\n`;

@@ -20,10 +20,18 @@ async function twoCompanies() {
   const emu = createEmulator();
   emulators.push(emu);
   const [a, b] = [emu.companies.create(), emu.companies.create()];
-  for (const [company, host] of [[a, 'https://a.example'], [b, 'https://b.example']] as const) {
+  for (const [company, host] of [
+    [a, 'https://a.example'],
+    [b, 'https://b.example'],
+  ] as const) {
     const answer = await emu.fetch('/v1/webhook', {
       method: 'PUT',
-      headers: { authorization: `Bearer ${company.token}`, 'content-type': 'application/json', 'idempotency-key': `destination-${company.companyId}`, 'if-none-match': '*' },
+      headers: {
+        authorization: `Bearer ${company.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': `destination-${company.companyId}`,
+        'if-none-match': '*',
+      },
       body: JSON.stringify({ url: `${host}/recebe` }),
     });
     expect(answer.status).toBe(201);
@@ -50,7 +58,10 @@ describe('views filtered by company', () => {
     const eventB = emu.webhooks.raise(b.companyId, { tipo: 'webhook.teste' }).eventId;
     await emu.clock.runUntilIdle();
 
-    expect(emu.inbox.list().map((e) => [e.companyId, e.eventId])).toEqual([[a.companyId, eventA], [b.companyId, eventB]]);
+    expect(emu.inbox.list().map((e) => [e.companyId, e.eventId])).toEqual([
+      [a.companyId, eventA],
+      [b.companyId, eventB],
+    ]);
     expect(emu.inbox.list({ companyId: a.companyId }).map((e) => e.eventId)).toEqual([eventA]);
     expect(emu.inbox.list({ companyId: b.companyId }).map((e) => e.eventId)).toEqual([eventB]);
 
@@ -69,7 +80,9 @@ describe('views filtered by company', () => {
     await emu.fetch('/v1/empresa');
 
     expect(emu.journal.entries().map((e) => e.companyId)).toEqual([a.companyId, b.companyId, null]);
-    expect(emu.journal.entries({ companyId: b.companyId }).map((e) => [e.companyId, e.path, e.status])).toEqual([[b.companyId, '/v1/empresa', 200]]);
+    expect(emu.journal.entries({ companyId: b.companyId }).map((e) => [e.companyId, e.path, e.status])).toEqual([
+      [b.companyId, '/v1/empresa', 200],
+    ]);
 
     emu.journal.clear({ companyId: b.companyId });
     expect(emu.journal.entries().map((e) => e.companyId)).toEqual([a.companyId, null]);
@@ -124,15 +137,34 @@ describe('emu.companies.scope(id)', () => {
     const { emu, a, b } = await twoCompanies();
     const scopeA = emu.companies.scope(a.companyId);
     const scopeB = emu.companies.scope(b.companyId);
-    const added = scopeA.faults.add({ target: 'api', match: { method: 'get', path: '/v1/empresa' }, effect: { status: 503 }, times: null });
+    const added = scopeA.faults.add({
+      target: 'api',
+      match: { method: 'get', path: '/v1/empresa' },
+      effect: { status: 503 },
+      times: null,
+    });
     const named = scopeA.faults.add({ target: 'job', match: { companyId: a.companyId }, effect: { fail: true } });
     const unmatched = scopeA.faults.add({ target: 'delivery', effect: { refuse: true } });
     const ofB = scopeB.faults.add({ target: 'delivery', effect: { timeout: true } });
 
     expect(scopeA.faults.list()).toEqual([
-      { id: added.id, target: 'api', match: { method: 'GET', path: '/v1/empresa', companyId: a.companyId }, effect: { status: 503 }, times: null, hits: 0 },
+      {
+        id: added.id,
+        target: 'api',
+        match: { method: 'GET', path: '/v1/empresa', companyId: a.companyId },
+        effect: { status: 503 },
+        times: null,
+        hits: 0,
+      },
       { id: named.id, target: 'job', match: { companyId: a.companyId }, effect: { fail: true }, times: 1, hits: 0 },
-      { id: unmatched.id, target: 'delivery', match: { companyId: a.companyId }, effect: { refuse: true }, times: 1, hits: 0 },
+      {
+        id: unmatched.id,
+        target: 'delivery',
+        match: { companyId: a.companyId },
+        effect: { refuse: true },
+        times: 1,
+        hits: 0,
+      },
     ]);
     // The fault fires for its company only.
     expect((await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${a.token}` } })).status).toBe(503);
@@ -148,23 +180,32 @@ describe('emu.companies.scope(id)', () => {
   it('refuses a fault whose match names another company (FaultInputError at match.companyId), adding nothing', async () => {
     const { emu, a, b } = await twoCompanies();
     const scope = emu.companies.scope(a.companyId);
-    expect(() => scope.faults.add({ target: 'api', match: { companyId: b.companyId }, effect: { status: 503 } })).toThrow(
-      new FaultInputError(`match.companyId must be this company's id (${a.companyId}) or left out: a fault added for a company matches only that company; got "${b.companyId}".`, 'match.companyId'),
+    expect(() =>
+      scope.faults.add({ target: 'api', match: { companyId: b.companyId }, effect: { status: 503 } }),
+    ).toThrow(
+      new FaultInputError(
+        `match.companyId must be this company's id (${a.companyId}) or left out: a fault added for a company matches only that company; got "${b.companyId}".`,
+        'match.companyId',
+      ),
     );
     // What is not a fault at all is refused by the fault's own check, as emu.faults.add refuses it.
-    expect(() => scope.faults.add({ target: 'api', match: null, effect: { status: 503 } } as never)).toThrow(FaultInputError);
+    expect(() => scope.faults.add({ target: 'api', match: null, effect: { status: 503 } } as never)).toThrow(
+      FaultInputError,
+    );
     expect(() => scope.faults.add('api' as never)).toThrow(FaultInputError);
     expect(emu.faults.list()).toEqual([]);
   });
 
-  it('shows and clears only the company\'s inbox and journal', async () => {
+  it("shows and clears only the company's inbox and journal", async () => {
     const { emu, a, b } = await twoCompanies();
     emu.webhooks.raise(a.companyId, { tipo: 'webhook.teste' });
     const eventB = emu.webhooks.raise(b.companyId, { tipo: 'webhook.teste' }).eventId;
     await emu.clock.runUntilIdle();
     const scopeA = emu.companies.scope(a.companyId);
     expect(scopeA.inbox.list().map((e) => e.companyId)).toEqual([a.companyId]);
-    expect(scopeA.journal.entries().map((e) => [e.companyId, e.method, e.path])).toEqual([[a.companyId, 'PUT', '/v1/webhook']]);
+    expect(scopeA.journal.entries().map((e) => [e.companyId, e.method, e.path])).toEqual([
+      [a.companyId, 'PUT', '/v1/webhook'],
+    ]);
     scopeA.inbox.clear();
     scopeA.journal.clear();
     expect(emu.inbox.list().map((e) => e.eventId)).toEqual([eventB]);
@@ -197,14 +238,33 @@ describe('emu.journal.find and count', () => {
     const { emu, a, b } = await twoCompanies();
     emu.journal.clear();
     const as = (token: string | undefined, path: string, init: RequestInit = {}) =>
-      emu.fetch(path, { ...init, headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), 'content-type': 'application/json', ...init.headers } });
+      emu.fetch(path, {
+        ...init,
+        headers: {
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+          'content-type': 'application/json',
+          ...init.headers,
+        },
+      });
     await as(a.token, '/v1/empresa');
-    const catalog = await as(a.token, '/v1/catalogos', { method: 'POST', headers: { 'idempotency-key': 'catalog-create-0001' }, body: JSON.stringify({ estabelecimento_id: a.headOffice.id, nome: 'Loja' }) });
+    const catalog = await as(a.token, '/v1/catalogos', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'catalog-create-0001' },
+      body: JSON.stringify({ estabelecimento_id: a.headOffice.id, nome: 'Loja' }),
+    });
     expect(catalog.status).toBe(201);
-    await as(a.token, '/v1/catalogos', { method: 'POST', headers: { 'idempotency-key': 'catalog-create-0001' }, body: JSON.stringify({ estabelecimento_id: a.headOffice.id, nome: 'Loja' }) });
+    await as(a.token, '/v1/catalogos', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'catalog-create-0001' },
+      body: JSON.stringify({ estabelecimento_id: a.headOffice.id, nome: 'Loja' }),
+    });
     await emu.clock.advance('1m');
     const id = ((await catalog.json()) as { id: string }).id;
-    const stale = await as(a.token, `/v1/catalogos/${id}`, { method: 'PATCH', headers: { 'idempotency-key': 'catalog-edit-00001', 'if-match': '"stale"' }, body: JSON.stringify({ nome: 'Outra' }) });
+    const stale = await as(a.token, `/v1/catalogos/${id}`, {
+      method: 'PATCH',
+      headers: { 'idempotency-key': 'catalog-edit-00001', 'if-match': '"stale"' },
+      body: JSON.stringify({ nome: 'Outra' }),
+    });
     expect(stale.status).toBe(412);
     const fault = emu.faults.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { status: 503 } }).id;
     await as(b.token, '/v1/empresa');
@@ -214,7 +274,8 @@ describe('emu.journal.find and count', () => {
 
   it('keeps the entries every field given holds for, and counts them', async () => {
     const { emu, a, b, catalogId, fault } = await traffic();
-    const seen = (filter: Parameters<typeof emu.journal.find>[0]) => emu.journal.find(filter).map((e) => `${e.method} ${e.path} ${e.status}${e.codigo ? ` ${e.codigo}` : ''}`);
+    const seen = (filter: Parameters<typeof emu.journal.find>[0]) =>
+      emu.journal.find(filter).map((e) => `${e.method} ${e.path} ${e.status}${e.codigo ? ` ${e.codigo}` : ''}`);
     expect(seen({})).toEqual([
       'GET /v1/empresa 200',
       'POST /v1/catalogos 201',
@@ -224,29 +285,50 @@ describe('emu.journal.find and count', () => {
       'GET /v1/empresa 401 credencial_ausente',
     ]);
     expect(seen({ companyId: b.companyId })).toEqual(['GET /v1/empresa 503 servico_indisponivel']);
-    expect(seen({ method: 'patch', path: '/v1/catalogos/*', status: 412 })).toEqual([`PATCH /v1/catalogos/${catalogId} 412 precondicao_falhou`]);
-    expect(seen({ status: '4xx' })).toEqual([`PATCH /v1/catalogos/${catalogId} 412 precondicao_falhou`, 'GET /v1/empresa 401 credencial_ausente']);
+    expect(seen({ method: 'patch', path: '/v1/catalogos/*', status: 412 })).toEqual([
+      `PATCH /v1/catalogos/${catalogId} 412 precondicao_falhou`,
+    ]);
+    expect(seen({ status: '4xx' })).toEqual([
+      `PATCH /v1/catalogos/${catalogId} 412 precondicao_falhou`,
+      'GET /v1/empresa 401 credencial_ausente',
+    ]);
     expect(seen({ codigo: 'servico_indisponivel' })).toEqual(['GET /v1/empresa 503 servico_indisponivel']);
-    expect(emu.journal.find({ replayed: true }).map((e) => [e.idempotencyKey, e.replayed])).toEqual([['catalog-create-0001', true]]);
+    expect(emu.journal.find({ replayed: true }).map((e) => [e.idempotencyKey, e.replayed])).toEqual([
+      ['catalog-create-0001', true],
+    ]);
     expect(emu.journal.find({ faultId: fault }).map((e) => e.companyId)).toEqual([b.companyId]);
-    expect(seen({ to: '2026-01-01T00:01:00Z' })).toEqual(['GET /v1/empresa 200', 'POST /v1/catalogos 201', 'POST /v1/catalogos 201']);
-    expect(seen({ from: new Date('2026-01-01T00:01:00Z'), companyId: a.companyId })).toEqual([`PATCH /v1/catalogos/${catalogId} 412 precondicao_falhou`]);
-    expect(seen({ limit: 2 })).toEqual(['GET /v1/empresa 503 servico_indisponivel', 'GET /v1/empresa 401 credencial_ausente']);
+    expect(seen({ to: '2026-01-01T00:01:00Z' })).toEqual([
+      'GET /v1/empresa 200',
+      'POST /v1/catalogos 201',
+      'POST /v1/catalogos 201',
+    ]);
+    expect(seen({ from: new Date('2026-01-01T00:01:00Z'), companyId: a.companyId })).toEqual([
+      `PATCH /v1/catalogos/${catalogId} 412 precondicao_falhou`,
+    ]);
+    expect(seen({ limit: 2 })).toEqual([
+      'GET /v1/empresa 503 servico_indisponivel',
+      'GET /v1/empresa 401 credencial_ausente',
+    ]);
     expect(emu.journal.count({ method: 'GET', path: '/v1/empresa' })).toBe(3);
     expect(emu.journal.count({ status: '5xx', companyId: a.companyId })).toBe(0);
     // find with no filter is the journal whole, as entries() has always been.
     expect(emu.journal.find()).toEqual(emu.journal.entries());
   });
 
-  it('through a company\'s scope: its requests only, and a companyId there must be its own', async () => {
+  it("through a company's scope: its requests only, and a companyId there must be its own", async () => {
     const { emu, a, b } = await traffic();
     const scope = emu.companies.scope(a.companyId);
     expect(scope.journal.count()).toBe(4);
     expect(scope.journal.find({ method: 'POST', replayed: false }).map((e) => e.status)).toEqual([201]);
     expect(scope.journal.count({ companyId: a.companyId, status: 412 })).toBe(1);
-    expect(scope.journal.entries({ status: '2xx' })).toEqual(emu.journal.find({ companyId: a.companyId, status: '2xx' }));
+    expect(scope.journal.entries({ status: '2xx' })).toEqual(
+      emu.journal.find({ companyId: a.companyId, status: '2xx' }),
+    );
     expect(() => scope.journal.find({ companyId: b.companyId })).toThrow(
-      new JournalFilterError('companyId', `companyId must be this company's id (${a.companyId}) or left out: a company's journal holds only its requests; got "${b.companyId}".`),
+      new JournalFilterError(
+        'companyId',
+        `companyId must be this company's id (${a.companyId}) or left out: a company's journal holds only its requests; got "${b.companyId}".`,
+      ),
     );
     expect(() => scope.journal.count({ status: 'oops' } as never)).toThrow(JournalFilterError);
   });
@@ -255,8 +337,12 @@ describe('emu.journal.find and count', () => {
     const { emu } = await traffic();
     const before = emu.journal.find();
     expect(() => emu.journal.find({ path: 'v1/empresa' })).toThrow(TypeError);
-    expect(() => emu.journal.count({ limit: 0 })).toThrow(new JournalFilterError('limit', 'limit must be an integer from 1 to 10000; got 0.'));
-    expect(() => emu.journal.find({ from: '2026-01-01T00:02:00Z', to: '2026-01-01T00:01:00Z' })).toThrow(expect.objectContaining({ field: 'to' }) as unknown as Error);
+    expect(() => emu.journal.count({ limit: 0 })).toThrow(
+      new JournalFilterError('limit', 'limit must be an integer from 1 to 10000; got 0.'),
+    );
+    expect(() => emu.journal.find({ from: '2026-01-01T00:02:00Z', to: '2026-01-01T00:01:00Z' })).toThrow(
+      expect.objectContaining({ field: 'to' }) as unknown as Error,
+    );
     expect(emu.journal.find()).toEqual(before);
   });
 });

@@ -41,7 +41,10 @@ function logged(emu: Emulator) {
 async function compare(emu: Emulator, log: ReturnType<typeof logged>): Promise<{ live: unknown; replayed: unknown }> {
   // Changes made outside an answer (in-process controls, the clock's work) are told at the end of their turn.
   await new Promise((resolve) => setImmediate(resolve));
-  const { snapshot } = replayChanges(JSON.parse(log.base), log.lines.map((line) => JSON.parse(line) as unknown));
+  const { snapshot } = replayChanges(
+    JSON.parse(log.base),
+    log.lines.map((line) => JSON.parse(line) as unknown),
+  );
   const restored = emulator();
   restored.restore(snapshot);
   return { live: withoutRequestIds(emu.snapshot()), replayed: withoutRequestIds(restored.snapshot()) };
@@ -66,19 +69,34 @@ class Client {
     readonly token: string,
   ) {}
 
-  async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; etag: string | null; body: any }> {
+  async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; etag: string | null; body: any }> {
     const answer = await this.emu.fetch(path, {
       method,
-      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(method === 'GET' ? {} : { 'idempotency-key': `change-log-test-${String(++this.#keys).padStart(6, '0')}` }), ...headers },
+      headers: {
+        authorization: `Bearer ${this.token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(method === 'GET' ? {} : { 'idempotency-key': `change-log-test-${String(++this.#keys).padStart(6, '0')}` }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await answer.text();
-    return { status: answer.status, etag: answer.headers.get('etag'), body: text === '' ? undefined : JSON.parse(text) };
+    return {
+      status: answer.status,
+      etag: answer.headers.get('etag'),
+      body: text === '' ? undefined : JSON.parse(text),
+    };
   }
 
   async ok(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
     const answer = await this.call(method, path, body, headers);
-    if (answer.status >= 300) throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    if (answer.status >= 300)
+      throw new Error(`${method} ${path} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
     return answer;
   }
 }
@@ -99,9 +117,19 @@ describe('emu.changes with replayChanges', () => {
     let catalog = '';
     let products: string[] = [];
     await step('a catalog and products', async () => {
-      catalog = (await api.ok('POST', '/v1/catalogos', { estabelecimento_id: company!.headOffice.id, nome: 'Loja' })).body.id;
+      catalog = (await api.ok('POST', '/v1/catalogos', { estabelecimento_id: company!.headOffice.id, nome: 'Loja' }))
+        .body.id;
       products = [];
-      for (const i of [1, 2, 3, 4]) products.push((await api.ok('POST', `/v1/catalogos/${catalog}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: `ext-${i}` })).body.id);
+      for (const i of [1, 2, 3, 4])
+        products.push(
+          (
+            await api.ok('POST', `/v1/catalogos/${catalog}/produtos`, {
+              origem: 'erp',
+              ncm: '84713012',
+              id_externo: `ext-${i}`,
+            })
+          ).body.id,
+        );
     });
     await step('a product edited, twice (its stored answers too)', async () => {
       const first = await api.ok('GET', `/v1/produtos/${products[0]}`);
@@ -109,7 +137,9 @@ describe('emu.changes with replayChanges', () => {
       await api.ok('PATCH', `/v1/produtos/${products[0]}`, { descricao: 'B' }, { 'if-match': edited.etag! });
     });
     await step('a second catalog, a product linked to it and one unlinked from the first', async () => {
-      const second = (await api.ok('POST', '/v1/estabelecimentos', { cnpj: cnpjOf(company!.cnpjRoot, '0002'), nome: 'Filial' })).body.id;
+      const second = (
+        await api.ok('POST', '/v1/estabelecimentos', { cnpj: cnpjOf(company!.cnpjRoot, '0002'), nome: 'Filial' })
+      ).body.id;
       const other = (await api.ok('POST', '/v1/catalogos', { estabelecimento_id: second, nome: 'Outra' })).body.id;
       const p = await api.ok('GET', `/v1/produtos/${products[1]}`);
       await api.ok('PUT', `/v1/catalogos/${other}/produtos/${products[1]}`, undefined, { 'if-match': p.etag! });
@@ -118,10 +148,29 @@ describe('emu.changes with replayChanges', () => {
     });
     await step('a selection, a webhook destination, a test event and deliveries that fail and retry', async () => {
       const selection = await api.ok('GET', '/v1/empresa/vigilancia');
-      const selected = await api.ok('PATCH', '/v1/empresa/vigilancia', { modo: 'selecao', adicionar: products.slice(0, 1) }, { 'if-match': selection.etag! });
+      const selected = await api.ok(
+        'PATCH',
+        '/v1/empresa/vigilancia',
+        { modo: 'selecao', adicionar: products.slice(0, 1) },
+        { 'if-match': selection.etag! },
+      );
       // The coverage stays partial: only the selection and its version change.
-      expect((await api.ok('PATCH', '/v1/empresa/vigilancia', { modo: 'selecao', adicionar: products.slice(1, 2) }, { 'if-match': selected.etag! })).body.cobertura).toBe(selected.body.cobertura);
-      const destination = await api.ok('PUT', '/v1/webhook', { url: 'https://hooks.example.com/a' }, { 'if-none-match': '*' });
+      expect(
+        (
+          await api.ok(
+            'PATCH',
+            '/v1/empresa/vigilancia',
+            { modo: 'selecao', adicionar: products.slice(1, 2) },
+            { 'if-match': selected.etag! },
+          )
+        ).body.cobertura,
+      ).toBe(selected.body.cobertura);
+      const destination = await api.ok(
+        'PUT',
+        '/v1/webhook',
+        { url: 'https://hooks.example.com/a' },
+        { 'if-none-match': '*' },
+      );
       await api.ok('POST', '/v1/webhook/testes', undefined, { 'if-match': destination.etag! });
       await emu.clock.advance('2m');
       const [event] = (await api.ok('GET', '/v1/webhook/eventos')).body.itens;
@@ -134,8 +183,14 @@ describe('emu.changes with replayChanges', () => {
       expect((await api.ok('GET', '/v1/vigilancias')).body.itens.length).toBeGreaterThan(0);
     });
     await step('an ingestion: started, a batch, closed, validated and applied', async () => {
-      const id = (await api.ok('POST', '/v1/catalogos/ingestoes', { operacao: 'mesclar', catalogo_id: catalog })).body.ingestao_id;
-      await api.ok('PUT', `/v1/catalogos/ingestoes/${id}/lotes/1`, { itens: [{ id_externo: 'ext-1', origem: 'erp', ncm: '84713012', sku: 'I' }, { id_externo: 'new-1', origem: 'erp', ncm: '84713012' }] });
+      const id = (await api.ok('POST', '/v1/catalogos/ingestoes', { operacao: 'mesclar', catalogo_id: catalog })).body
+        .ingestao_id;
+      await api.ok('PUT', `/v1/catalogos/ingestoes/${id}/lotes/1`, {
+        itens: [
+          { id_externo: 'ext-1', origem: 'erp', ncm: '84713012', sku: 'I' },
+          { id_externo: 'new-1', origem: 'erp', ncm: '84713012' },
+        ],
+      });
       await api.ok('POST', `/v1/catalogos/ingestoes/${id}/fechamento`, { total_lotes: 1 });
       await emu.clock.runUntilIdle();
       const read = await api.ok('GET', `/v1/catalogos/ingestoes/${id}`);
@@ -145,7 +200,12 @@ describe('emu.changes with replayChanges', () => {
     });
     await step('a CNPJ correction, reviewed on the clock', async () => {
       const office = await api.ok('GET', `/v1/estabelecimentos/${company!.headOffice.id}`);
-      await api.ok('POST', `/v1/estabelecimentos/${company!.headOffice.id}/correcoes-cnpj`, { cnpj_novo: cnpjOf(company!.cnpjRoot, '0009'), motivo: 'erro' }, { 'if-match': office.etag! });
+      await api.ok(
+        'POST',
+        `/v1/estabelecimentos/${company!.headOffice.id}/correcoes-cnpj`,
+        { cnpj_novo: cnpjOf(company!.cnpjRoot, '0009'), motivo: 'erro' },
+        { 'if-match': office.etag! },
+      );
       await emu.clock.runUntilIdle();
     });
     await step('a reference published, which triggers executions', async () => {
@@ -167,12 +227,12 @@ describe('emu.changes with replayChanges', () => {
       await ownApi.ok('POST', '/v1/catalogos', { estabelecimento_id: created.headOffice.id, nome: 'Própria' });
       await emu.companies.clock(own).advance('1h');
     });
-    await step('a second company, given a credential, and the first one\'s flags changed', async () => {
+    await step("a second company, given a credential, and the first one's flags changed", async () => {
       const other = emu.companies.create();
       emu.companies.addCredential(other.companyId, ['catalogo:ler']);
       emu.companies.update(company!.companyId, { surveillanceCapacity: 1 });
     });
-    await step('a company\'s state restored in place of its own', async () => {
+    await step("a company's state restored in place of its own", async () => {
       const saved = emu.companies.snapshot(company!.companyId);
       await api.ok('POST', '/v1/catalogos', { estabelecimento_id: company!.headOffice.id, nome: 'Depois' });
       emu.companies.restore(company!.companyId, saved);
@@ -192,7 +252,9 @@ describe('emu.changes with replayChanges', () => {
     expect(log.lines.length).toBeGreaterThan(20);
     await step('a reset of the emulator: told as replaced, then the log starts over', async () => {
       emu.reset();
-      await api.ok('POST', '/v1/catalogos', { estabelecimento_id: emu.companies.initial()[0]!.headOffice.id, nome: 'Nova' }).catch(() => undefined);
+      await api
+        .ok('POST', '/v1/catalogos', { estabelecimento_id: emu.companies.initial()[0]!.headOffice.id, nome: 'Nova' })
+        .catch(() => undefined);
     });
     expect(log.replaced).toBe(1);
   });
@@ -234,7 +296,9 @@ describe('emu.changes with replayChanges', () => {
       return durable;
     });
     let answered = false;
-    const answer = api.ok('POST', '/v1/catalogos', { estabelecimento_id: company!.headOffice.id, nome: 'Loja' }).then(() => (answered = true));
+    const answer = api
+      .ok('POST', '/v1/catalogos', { estabelecimento_id: company!.headOffice.id, nome: 'Loja' })
+      .then(() => (answered = true));
     for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
     expect(told).toBe(1);
     expect(answered).toBe(false);
@@ -254,7 +318,10 @@ describe('emu.changes with replayChanges', () => {
     const told: StateChange[] = [];
     const stop = emu.changes.subscribe((change) => void told.push(change));
     stop();
-    await new Client(emu, company!.token).ok('POST', '/v1/catalogos', { estabelecimento_id: company!.headOffice.id, nome: 'Loja' });
+    await new Client(emu, company!.token).ok('POST', '/v1/catalogos', {
+      estabelecimento_id: company!.headOffice.id,
+      nome: 'Loja',
+    });
     await new Promise((resolve) => setImmediate(resolve));
     expect(told).toEqual([]);
   });
@@ -262,7 +329,12 @@ describe('emu.changes with replayChanges', () => {
 
 describe('replayChanges refuses', () => {
   const base = () => JSON.parse(JSON.stringify(createEmulator(OPTIONS).snapshot())) as Snapshot;
-  const world = { companyId: null, now: Date.parse('2026-01-01T00:00:00Z'), random: [1, 2, 3, 4], requestRandom: [1, 2, 3, 4] };
+  const world = {
+    companyId: null,
+    now: Date.parse('2026-01-01T00:00:00Z'),
+    random: [1, 2, 3, 4],
+    requestRandom: [1, 2, 3, 4],
+  };
   const refusal = (entries: unknown[]): string => {
     try {
       replayChanges(base(), entries);
@@ -275,12 +347,33 @@ describe('replayChanges refuses', () => {
 
   it.each([
     [[{ kind: 'replaced' }], 'entry 0 at kind: Invalid input: expected "changed"'],
-    [[{ kind: 'changed', worlds: [], dropped: [] }, { kind: 'changed', worlds: [{ ...world, now: 'later' }], dropped: [] }], 'entry 1 at worlds.0.now: Invalid input: expected number, received string'],
-    [[{ kind: 'changed', worlds: [{ ...world, records: [['widgets', 'x', [], false]] }], dropped: [] }], 'entry 0 at worlds.0.records.0.0: "widgets" is not a kind of record of this emulator\'s state'],
-    [[{ kind: 'changed', worlds: [{ ...world, records: [['companies', 'x', [{ id: 'x' }], false]] }], dropped: [] }], 'entry 0 at worlds.0.records.0.2.0.id: must be an id of this emulator: a lowercase UUID'],
-    [[{ kind: 'changed', worlds: [{ ...world, tasks: [['-', { due: 0, kind: 'x', owner: null }]] }], dropped: [] }], 'entry 0 at worlds.0.tasks.0: a task gone (x, due 0) that the world does not have'],
-    [[{ kind: 'changed', worlds: [{ ...world, companyId: '0190a000-0000-7000-8000-000000000001' }], dropped: [] }], 'entry 0 at worlds.0.companyId: no world of company 0190a000-0000-7000-8000-000000000001 in the state (it is on the shared clock, or not there)'],
-    [[{ kind: 'changed', worlds: [], dropped: ['0190a000-0000-7000-8000-000000000001'] }], 'entry 0 at dropped: no company 0190a000-0000-7000-8000-000000000001 on a clock of its own to drop'],
+    [
+      [
+        { kind: 'changed', worlds: [], dropped: [] },
+        { kind: 'changed', worlds: [{ ...world, now: 'later' }], dropped: [] },
+      ],
+      'entry 1 at worlds.0.now: Invalid input: expected number, received string',
+    ],
+    [
+      [{ kind: 'changed', worlds: [{ ...world, records: [['widgets', 'x', [], false]] }], dropped: [] }],
+      'entry 0 at worlds.0.records.0.0: "widgets" is not a kind of record of this emulator\'s state',
+    ],
+    [
+      [{ kind: 'changed', worlds: [{ ...world, records: [['companies', 'x', [{ id: 'x' }], false]] }], dropped: [] }],
+      'entry 0 at worlds.0.records.0.2.0.id: must be an id of this emulator: a lowercase UUID',
+    ],
+    [
+      [{ kind: 'changed', worlds: [{ ...world, tasks: [['-', { due: 0, kind: 'x', owner: null }]] }], dropped: [] }],
+      'entry 0 at worlds.0.tasks.0: a task gone (x, due 0) that the world does not have',
+    ],
+    [
+      [{ kind: 'changed', worlds: [{ ...world, companyId: '0190a000-0000-7000-8000-000000000001' }], dropped: [] }],
+      'entry 0 at worlds.0.companyId: no world of company 0190a000-0000-7000-8000-000000000001 in the state (it is on the shared clock, or not there)',
+    ],
+    [
+      [{ kind: 'changed', worlds: [], dropped: ['0190a000-0000-7000-8000-000000000001'] }],
+      'entry 0 at dropped: no company 0190a000-0000-7000-8000-000000000001 on a clock of its own to drop',
+    ],
   ])('%j: %s', (entries, message) => {
     expect(refusal(entries)).toBe(message);
   });
@@ -288,7 +381,13 @@ describe('replayChanges refuses', () => {
   it('an item noted under another key than its own', () => {
     const snapshot = base();
     const company = snapshot.state.companies[0]!;
-    const entry = { kind: 'changed', worlds: [{ ...world, records: [['companies', 'other', [company], false]] }], dropped: [] };
-    expect(refusal([entry])).toBe(`entry 0 at worlds.0.records.0.2.0: this item of companies is noted under "${company.id}", not under "other"`);
+    const entry = {
+      kind: 'changed',
+      worlds: [{ ...world, records: [['companies', 'other', [company], false]] }],
+      dropped: [],
+    };
+    expect(refusal([entry])).toBe(
+      `entry 0 at worlds.0.records.0.2.0: this item of companies is noted under "${company.id}", not under "other"`,
+    );
   });
 });

@@ -49,7 +49,8 @@ interface WorldData {
  * of this emulator or does not fit the state it comes after; `snapshot` is then half folded.
  */
 export function replayChanges(snapshot: unknown, entries: Iterable<unknown>, takenAt?: number): Replayed {
-  if (typeof snapshot !== 'object' || snapshot === null) throw new ChangeLogError(0, [], 'the snapshot they come after is not an object');
+  if (typeof snapshot !== 'object' || snapshot === null)
+    throw new ChangeLogError(0, [], 'the snapshot they come after is not an object');
   const base = snapshot as Record<string, unknown>;
   const worlds = new Map<string | null, Folding>();
   const shared = base as unknown as WorldData;
@@ -82,17 +83,34 @@ export function replayChanges(snapshot: unknown, entries: Iterable<unknown>, tak
     for (const [w, change] of entry.worlds.entries()) {
       const where = ['worlds', w];
       if (change.world !== undefined) {
-        if (change.companyId === null) throw new ChangeLogError(index, [...where, 'world'], 'the shared world is never new: a reset or a restore is a snapshot, not a change');
+        if (change.companyId === null)
+          throw new ChangeLogError(
+            index,
+            [...where, 'world'],
+            'the shared world is never new: a reset or a restore is a snapshot, not a change',
+          );
         // A company reset on a clock of its own gets a new world, which comes after the others.
         const i = own.findIndex((world) => world.companyId === change.companyId);
         if (i >= 0) own.splice(i, 1);
-        const data: WorldData = { companyId: change.companyId, now: change.now, random: change.random, requestRandom: change.requestRandom, tasks: change.world.tasks, state: change.world.state };
+        const data: WorldData = {
+          companyId: change.companyId,
+          now: change.now,
+          random: change.random,
+          requestRandom: change.requestRandom,
+          tasks: change.world.tasks,
+          state: change.world.state,
+        };
         own.push(data);
         worlds.set(change.companyId, new Folding(data, entry.at ?? takenAt));
         continue;
       }
       const folding = foldingOf(change.companyId);
-      if (!folding) throw new ChangeLogError(index, [...where, 'companyId'], `no world of company ${change.companyId} in the state (it is on the shared clock, or not there)`);
+      if (!folding)
+        throw new ChangeLogError(
+          index,
+          [...where, 'companyId'],
+          `no world of company ${change.companyId} in the state (it is on the shared clock, or not there)`,
+        );
       const problem = folding.fold(change, entry.at ?? takenAt);
       if (problem) throw new ChangeLogError(index, [...where, ...problem.path], problem.problem);
     }
@@ -114,12 +132,17 @@ class Folding {
 
   constructor(data: WorldData, nowAt: number | undefined) {
     this.#data = data;
-    this.#state = new StateFold(typeof data.state === 'object' && data.state !== null ? (data.state as Record<string, unknown>) : {});
+    this.#state = new StateFold(
+      typeof data.state === 'object' && data.state !== null ? (data.state as Record<string, unknown>) : {},
+    );
     this.#tasks = new TaskFold(Array.isArray(data.tasks) ? (data.tasks as PersistedTask[]) : []);
     this.#nowAt = nowAt;
   }
 
-  fold(change: ChangeEntry['worlds'][number], at: number | undefined): { path: readonly (string | number)[]; problem: string } | undefined {
+  fold(
+    change: ChangeEntry['worlds'][number],
+    at: number | undefined,
+  ): { path: readonly (string | number)[]; problem: string } | undefined {
     const records: RecordChange[] = [];
     for (const [i, [slice, key, items, moved]] of (change.records ?? []).entries()) {
       const checked: unknown[] = [];
@@ -130,7 +153,11 @@ class Folding {
       }
       records.push([slice, key, checked, moved]);
     }
-    const problem = this.#state.fold({ records, ...(change.sequence === undefined ? {} : { sequence: change.sequence }), ...(change.regulatory === undefined ? {} : { regulatory: change.regulatory }) });
+    const problem = this.#state.fold({
+      records,
+      ...(change.sequence === undefined ? {} : { sequence: change.sequence }),
+      ...(change.regulatory === undefined ? {} : { regulatory: change.regulatory }),
+    });
     if (problem) return problem;
     for (const [i, task] of (change.tasks ?? []).entries()) {
       const gone = this.#tasks.apply(task);
@@ -148,7 +175,8 @@ class Folding {
     this.#data.state = this.#state.result();
     this.#data.tasks = this.#tasks.result();
     const now = this.#data.now;
-    if (at !== undefined && this.#nowAt !== undefined && typeof now === 'number' && Number.isSafeInteger(now)) this.#data.now = Math.min(LATEST_INSTANT, Math.max(now, now + at - this.#nowAt));
+    if (at !== undefined && this.#nowAt !== undefined && typeof now === 'number' && Number.isSafeInteger(now))
+      this.#data.now = Math.min(LATEST_INSTANT, Math.max(now, now + at - this.#nowAt));
   }
 }
 
@@ -198,4 +226,5 @@ class TaskFold {
   }
 }
 
-const identity = (task: PersistedTask): string => JSON.stringify([task.due, task.kind, task.owner, task.payload ?? null, task.everyMs ?? null]);
+const identity = (task: PersistedTask): string =>
+  JSON.stringify([task.due, task.kind, task.owner, task.payload ?? null, task.everyMs ?? null]);

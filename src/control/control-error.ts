@@ -6,7 +6,12 @@
 
 /** A refused control call becomes an Error whose message says what to fix. */
 export class ControlError extends Error {
-  constructor(readonly status: number, readonly codigo: string, message: string, readonly caminho?: string) {
+  constructor(
+    readonly status: number,
+    readonly codigo: string,
+    message: string,
+    readonly caminho?: string,
+  ) {
     super(message);
     this.name = 'ControlError';
   }

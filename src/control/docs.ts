@@ -134,10 +134,17 @@ const PAGE = `<!doctype html>
  * Only this server's own files run and load; Swagger UI styles inline and draws icons from data: URLs. The
  * documents and "Try it out" are fetched from the same origin.
  */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export function docsPage(): Response {
-  return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CSP, 'cache-control': 'no-cache' } });
+  return new Response(PAGE, {
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': CSP,
+      'cache-control': 'no-cache',
+    },
+  });
 }
 
 const cache = new Map<string, Promise<Uint8Array>>();
@@ -151,7 +158,10 @@ function swaggerUiFolder(): string {
 
 /** A file of the page, or undefined for a name that is none (no path is ever built from the request). */
 export async function docsAsset(name: string): Promise<Response | undefined> {
-  if (name === 'init.js') return new Response(INIT_SCRIPT, { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' } });
+  if (name === 'init.js')
+    return new Response(INIT_SCRIPT, {
+      headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' },
+    });
   const type = Object.hasOwn(PACKAGE_FILES, name) ? PACKAGE_FILES[name] : undefined;
   if (type === undefined) return undefined;
   let bytes = cache.get(name);

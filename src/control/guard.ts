@@ -36,16 +36,39 @@ export function guardRefusal(c: Context<ControlEnv>, open: boolean): Response | 
   if (expected !== undefined && !(open && c.req.method === 'GET')) {
     const sent = bearerToken(c.req.header('authorization') ?? null);
     if (sent === undefined) {
-      return refuse(apiError(401, 'token_de_controle_ausente', 'These controls need the control token the emulator was started with: send "Authorization: Bearer <control token>" with every /_emulator request.', 'header.authorization', { 'www-authenticate': REALM }));
+      return refuse(
+        apiError(
+          401,
+          'token_de_controle_ausente',
+          'These controls need the control token the emulator was started with: send "Authorization: Bearer <control token>" with every /_emulator request.',
+          'header.authorization',
+          { 'www-authenticate': REALM },
+        ),
+      );
     }
     if (!sameSecret(sent, expected)) {
-      return refuse(apiError(401, 'token_de_controle_invalido', 'The bearer token is not the control token the emulator was started with (an API credential does not open the controls).', 'header.authorization', { 'www-authenticate': REALM }));
+      return refuse(
+        apiError(
+          401,
+          'token_de_controle_invalido',
+          'The bearer token is not the control token the emulator was started with (an API credential does not open the controls).',
+          'header.authorization',
+          { 'www-authenticate': REALM },
+        ),
+      );
     }
   }
   if (WRITES.has(c.req.method)) {
     const type = c.req.header('content-type') ?? null;
     if (!isJson(type)) {
-      return refuse(apiError(415, 'tipo_midia_nao_suportado', `Send "content-type: application/json" with every POST, PUT and PATCH under /_emulator, even one without a body (got ${type === null ? 'no content-type' : JSON.stringify(type)}). Other types are refused so that no web page can drive the controls.`, 'header.content-type'));
+      return refuse(
+        apiError(
+          415,
+          'tipo_midia_nao_suportado',
+          `Send "content-type: application/json" with every POST, PUT and PATCH under /_emulator, even one without a body (got ${type === null ? 'no content-type' : JSON.stringify(type)}). Other types are refused so that no web page can drive the controls.`,
+          'header.content-type',
+        ),
+      );
     }
   }
   return undefined;

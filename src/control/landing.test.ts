@@ -37,19 +37,32 @@ describe('GET /', () => {
       expect(answer.body).toEqual(landingAt(server.url, false));
     }
     // Named as the client named it: another name of the server, or in process the origin emu.fetch resolves against.
-    expect((await httpRequest(server.url, 'GET', '/', { host: `localhost:${server.port}` })).body).toEqual(landingAt(`http://localhost:${server.port}`, false));
+    expect((await httpRequest(server.url, 'GET', '/', { host: `localhost:${server.port}` })).body).toEqual(
+      landingAt(`http://localhost:${server.port}`, false),
+    );
     expect(await (await emu.fetch('/')).json()).toEqual(landingAt('http://catalog-emulator.local', false));
   });
 
   it('answers a browser (Accept: text/html) a page of links, under a policy that lets nothing run or load', async () => {
     const emu = createEmulator();
-    const answer = await emu.fetch('/', { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    const answer = await emu.fetch('/', {
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(answer.headers.get('vary')).toBe('Accept');
-    expect(answer.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/);
+    expect(answer.headers.get('content-security-policy')).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
+    );
     const html = await answer.text();
-    expect([...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1])).toEqual(['data:,', '/_emulator/docs', '/_emulator/ui', '/_emulator', '/_emulator/openapi.json', '/_emulator/openapi.controls.json']);
+    expect([...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1])).toEqual([
+      'data:,',
+      '/_emulator/docs',
+      '/_emulator/ui',
+      '/_emulator',
+      '/_emulator/openapi.json',
+      '/_emulator/openapi.controls.json',
+    ]);
     expect(html).toContain(`<title>catalog-emulator ${VERSION}</title>`);
     expect(html).toContain('<code>http://catalog-emulator.local/v1</code>');
     expect(html).toContain('The controls need no token.');
@@ -74,7 +87,9 @@ describe('GET /', () => {
     expect(JSON.parse(text)).toEqual(landingAt('http://catalog-emulator.local', true));
     const page = await (await emu.fetch('/', { headers: { accept: 'text/html' } })).text();
     expect(page).toContain('The controls need the control token this server was started with');
-    expect(page).toContain('<a href="/_emulator"><code>http://catalog-emulator.local/_emulator</code></a> (with the control token).');
+    expect(page).toContain(
+      '<a href="/_emulator"><code>http://catalog-emulator.local/_emulator</code></a> (with the control token).',
+    );
     for (const body of [text, page]) expect(body).not.toContain('ctl-landing-secret');
   });
 
@@ -91,7 +106,10 @@ describe('GET /', () => {
     const emu = createEmulator();
     const post = await emu.fetch('/', { method: 'POST' });
     expect(post.status).toBe(404);
-    expect(((await post.json()) as { erro: { codigo: string; mensagem: string } }).erro).toMatchObject({ codigo: 'rota_nao_encontrada', mensagem: 'No operation at POST /. Paths begin with /v1 (API) or /_emulator (controls).' });
+    expect(((await post.json()) as { erro: { codigo: string; mensagem: string } }).erro).toMatchObject({
+      codigo: 'rota_nao_encontrada',
+      mensagem: 'No operation at POST /. Paths begin with /v1 (API) or /_emulator (controls).',
+    });
     for (const path of ['/v1', '/v1/', '/index.html']) {
       const answer = await emu.fetch(path);
       expect(answer.status, path).toBe(404);
@@ -107,7 +125,10 @@ describe('GET /', () => {
       const answer = await httpRequest(server.url, 'GET', '/', { accept });
       expect(answer.status, accept).toBe(404);
       expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
-      expect((answer.body as { erro: { codigo: string; mensagem: string } }).erro).toMatchObject({ codigo: 'rota_nao_encontrada', mensagem: 'No operation at GET /. Paths begin with /v1.' });
+      expect((answer.body as { erro: { codigo: string; mensagem: string } }).erro).toMatchObject({
+        codigo: 'rota_nao_encontrada',
+        mensagem: 'No operation at GET /. Paths begin with /v1.',
+      });
     }
   });
 });

@@ -39,7 +39,8 @@ function landing(origin: string, settings: ControlSettings): Landing {
   };
 }
 
-const STYLE = 'body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem}code{font-size:.9em}li{margin:.4rem 0}';
+const STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem}code{font-size:.9em}li{margin:.4rem 0}';
 
 /** Nothing runs and nothing loads: the one style sheet is inline, allowed by its hash. */
 const CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
@@ -79,6 +80,16 @@ export function landingAnswer(request: Request, settings: ControlSettings): Resp
   const links = landing(new URL(request.url).origin, settings);
   const html = /\btext\/html\b/i.test(request.headers.get('accept') ?? '');
   const headers = { 'cache-control': 'no-cache', vary: 'Accept' };
-  if (!html) return new Response(`${JSON.stringify(links, null, 2)}\n`, { headers: { ...headers, 'content-type': 'application/json' } });
-  return new Response(page(links), { headers: { ...headers, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CSP, 'x-content-type-options': 'nosniff' } });
+  if (!html)
+    return new Response(`${JSON.stringify(links, null, 2)}\n`, {
+      headers: { ...headers, 'content-type': 'application/json' },
+    });
+  return new Response(page(links), {
+    headers: {
+      ...headers,
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': CSP,
+      'x-content-type-options': 'nosniff',
+    },
+  });
 }

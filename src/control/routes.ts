@@ -17,9 +17,18 @@ export function buildControlApp(documents: ControlDocuments): Hono<ControlEnv> {
   for (const row of CONTROLS) app.on(row.method, row.path, routeOf(row, documents));
   // A catch-all route, not notFound: hono calls only the root app's notFound, which answers for the API. Guarded
   // too: without the token, a path that is no control is not told apart from one that is.
-  app.all('*', (c) =>
-    guardRefusal(c, false) ??
-    errorResponse(apiError(404, 'rota_nao_encontrada', `No control at ${c.req.method} ${c.req.path}; GET /_emulator describes the emulator, and docs/controls.md lists every control.`), CONTROL_REQUEST_ID),
+  app.all(
+    '*',
+    (c) =>
+      guardRefusal(c, false) ??
+      errorResponse(
+        apiError(
+          404,
+          'rota_nao_encontrada',
+          `No control at ${c.req.method} ${c.req.path}; GET /_emulator describes the emulator, and docs/controls.md lists every control.`,
+        ),
+        CONTROL_REQUEST_ID,
+      ),
   );
   return app;
 }

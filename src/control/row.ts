@@ -25,7 +25,19 @@ import type { Lazy } from './schemas.js';
 import { SnapshotError } from './snapshot-schema.js';
 
 type ControlMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type ControlTag = 'Emulator' | 'Companies' | 'Clock' | 'Faults' | 'Network' | 'Regulatory' | 'Inbox' | 'Journal' | 'Grading' | 'State' | 'Documents' | 'Inspector';
+export type ControlTag =
+  | 'Emulator'
+  | 'Companies'
+  | 'Clock'
+  | 'Faults'
+  | 'Network'
+  | 'Regulatory'
+  | 'Inbox'
+  | 'Journal'
+  | 'Grading'
+  | 'State'
+  | 'Documents'
+  | 'Inspector';
 
 /**
  * The OpenAPI documents as JSON text, each generated on its first call and kept for the process. They are handed
@@ -38,7 +50,12 @@ export interface ControlDocuments {
 
 /** What a request of the control app carries: the emulator's controls and settings, its activity feed, and the row that answers it. */
 export type ControlEnv = {
-  Bindings: { controls: Controls; control: ControlSettings; runtimes: { readonly activity: ActivityFeed }; body?: BodySource };
+  Bindings: {
+    controls: Controls;
+    control: ControlSettings;
+    runtimes: { readonly activity: ActivityFeed };
+    body?: BodySource;
+  };
   Variables: { control: Tagged | undefined };
 };
 
@@ -203,7 +220,13 @@ export interface Control<Id extends string = string> {
 }
 
 /** The row of one control: see ControlSpec. */
-export function control<const Id extends string, const P extends string, B = undefined, const Q extends readonly ControlQuery[] = readonly [], A = unknown>(spec: ControlSpec<Id, P, B, Q, A>): Control<Id> {
+export function control<
+  const Id extends string,
+  const P extends string,
+  B = undefined,
+  const Q extends readonly ControlQuery[] = readonly [],
+  A = unknown,
+>(spec: ControlSpec<Id, P, B, Q, A>): Control<Id> {
   const json = Object.entries(spec.success).find(([, answer]) => typeof answer.body === 'function');
   const jsonStatus = Number(json?.[0] ?? 200);
   return {
@@ -228,7 +251,15 @@ export function control<const Id extends string, const P extends string, B = und
         if (read instanceof Response) return read;
         body = read;
       }
-      const call = { emu: c.env.controls, params: c.req.param(), body, query, request: c.req.raw, activity: c.env.runtimes.activity, documents } as ControlCall<P, B, QueryOf<Q>>;
+      const call = {
+        emu: c.env.controls,
+        params: c.req.param(),
+        body,
+        query,
+        request: c.req.raw,
+        activity: c.env.runtimes.activity,
+        documents,
+      } as ControlCall<P, B, QueryOf<Q>>;
       let answer: A;
       try {
         answer = await spec.run(call);
@@ -237,8 +268,11 @@ export function control<const Id extends string, const P extends string, B = und
       }
       if (answer instanceof Response) return answer;
       const tagged = c.get('control');
-      if (spec.describe !== undefined && tagged !== undefined && c.env.runtimes.activity.wanted) tagged.notes = spec.describe(answer as Exclude<A, Response>, call);
-      return answer === NO_CONTENT ? new Response(null, { status: 204 }) : Response.json(answer, { status: jsonStatus });
+      if (spec.describe !== undefined && tagged !== undefined && c.env.runtimes.activity.wanted)
+        tagged.notes = spec.describe(answer as Exclude<A, Response>, call);
+      return answer === NO_CONTENT
+        ? new Response(null, { status: 204 })
+        : Response.json(answer, { status: jsonStatus });
     },
   };
 }
@@ -270,8 +304,19 @@ function queryOf(c: Context<ControlEnv>, declared: readonly ControlQuery[]): Rec
   const names = declared.map((q) => q.name);
   for (const [name, given] of Object.entries(c.req.queries())) {
     const caminho = formatPath('query', [name]);
-    if (!names.includes(name)) return fail(apiError(422, 'valor_invalido', `${caminho} is not a parameter of this control; it takes ${names.length === 0 ? 'none' : names.join(', ')}.`, caminho));
-    if (given.length > 1) return fail(apiError(422, 'valor_invalido', `${caminho} must be given once; got ${given.length} values.`, caminho));
+    if (!names.includes(name))
+      return fail(
+        apiError(
+          422,
+          'valor_invalido',
+          `${caminho} is not a parameter of this control; it takes ${names.length === 0 ? 'none' : names.join(', ')}.`,
+          caminho,
+        ),
+      );
+    if (given.length > 1)
+      return fail(
+        apiError(422, 'valor_invalido', `${caminho} must be given once; got ${given.length} values.`, caminho),
+      );
     values[name] = given[0]!;
   }
   return values;
@@ -302,7 +347,8 @@ async function bodyOf<B>(c: Context<ControlEnv>, body: ControlBody<B>): Promise<
 function refusal(error: unknown): Response {
   if (error instanceof ControlError) return fail(apiError(error.status, error.codigo, error.message, error.caminho));
   if (error instanceof ClockLimitError) return fail(apiError(409, 'limite_de_tarefas', error.message));
-  if (error instanceof ClockRangeError) return fail(apiError(422, 'valor_invalido', error.message, `body.${error.argument}`));
+  if (error instanceof ClockRangeError)
+    return fail(apiError(422, 'valor_invalido', error.message, `body.${error.argument}`));
   // A reset, restore or close replaced the clock a walk was moving: like a request held by a delayMs fault.
   if (error instanceof ClockDisposedError) return fail(apiError(503, 'servico_indisponivel', error.message));
   if (error instanceof FaultInputError) {
@@ -314,9 +360,12 @@ function refusal(error: unknown): Response {
     const caminho = formatPath('body', issue.path as PropertyKey[]);
     return fail(apiError(422, 'valor_invalido', `${caminho}: ${issue.message}`, caminho));
   }
-  if (error instanceof JournalFilterError) return fail(apiError(422, 'valor_invalido', error.message, error.field === '' ? 'query' : `query.${error.field}`));
+  if (error instanceof JournalFilterError)
+    return fail(apiError(422, 'valor_invalido', error.message, error.field === '' ? 'query' : `query.${error.field}`));
   if (error instanceof QueryBudgetError) return fail(queryBudgetRefusal(error));
-  if (error instanceof SnapshotError) return fail(apiError(422, 'valor_invalido', error.message, formatPath('body', error.path)));
-  if (error instanceof RangeError || error instanceof TypeError) return fail(apiError(422, 'valor_invalido', error.message));
+  if (error instanceof SnapshotError)
+    return fail(apiError(422, 'valor_invalido', error.message, formatPath('body', error.path)));
+  if (error instanceof RangeError || error instanceof TypeError)
+    return fail(apiError(422, 'valor_invalido', error.message));
   throw error;
 }

@@ -27,18 +27,74 @@ const fast = (value: unknown): string | undefined => (value === undefined ? unde
 const UUID = '0190a000-0000-7000-8000-000000000001';
 /** Values that break what a careless check would take. */
 const HOSTILE: readonly unknown[] = [
-  undefined, null, true, false, 0, -0, 1, -1, 0.5, 2 ** 53, Number.MAX_SAFE_INTEGER, 1e308, -1e308, NaN, Infinity, -Infinity,
-  8640000000000001, Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(9999, 11, 31, 23, 59, 59, 999) + 1,
-  '', ' ', 'x', 'a\r\nb', 'a\u0000b', '__proto__', '84713012', '8471301', '847130120', '８４７１３０１２', UUID, UUID.toUpperCase(),
-  '0190a000-0000-0000-8000-000000000001', '0190a000-0000-7000-c000-000000000001', `${UUID}\n`, ` ${UUID}`,
-  {}, [], [null], [UUID], [UUID, UUID], ['x'], { x: 1 }, [1, 2], { codigo: 'ATT_1', valores: [] }, [{ codigo: 'ATT_1', valores: ['a'] }],
-  [{ codigo: 'ATT_1', valores: [1] }], [{ codigo: 'ATT_1' }], [{ codigo: 'ATT_1', valores: [], extra: 1 }], new Date(0), Object('x'), Object(1),
+  undefined,
+  null,
+  true,
+  false,
+  0,
+  -0,
+  1,
+  -1,
+  0.5,
+  2 ** 53,
+  Number.MAX_SAFE_INTEGER,
+  1e308,
+  -1e308,
+  NaN,
+  Infinity,
+  -Infinity,
+  8640000000000001,
+  Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+  Date.UTC(9999, 11, 31, 23, 59, 59, 999) + 1,
+  '',
+  ' ',
+  'x',
+  'a\r\nb',
+  'a\u0000b',
+  '__proto__',
+  '84713012',
+  '8471301',
+  '847130120',
+  '８４７１３０１２',
+  UUID,
+  UUID.toUpperCase(),
+  '0190a000-0000-0000-8000-000000000001',
+  '0190a000-0000-7000-c000-000000000001',
+  `${UUID}\n`,
+  ` ${UUID}`,
+  {},
+  [],
+  [null],
+  [UUID],
+  [UUID, UUID],
+  ['x'],
+  { x: 1 },
+  [1, 2],
+  { codigo: 'ATT_1', valores: [] },
+  [{ codigo: 'ATT_1', valores: ['a'] }],
+  [{ codigo: 'ATT_1', valores: [1] }],
+  [{ codigo: 'ATT_1' }],
+  [{ codigo: 'ATT_1', valores: [], extra: 1 }],
+  new Date(0),
+  Object('x'),
+  Object(1),
 ];
 
 const product = {
-  id: UUID, companyId: '0190a000-0000-7000-8000-000000000002', idExterno: 'ERP-1', origem: 'erp', sku: null, descricao: 'Produto', ncm: '84713012',
-  atributos: [{ codigo: 'ATT_0005', valores: ['220V', '380V'] }], versao: 3, ativo: true, catalogos: ['0190a000-0000-7000-8000-000000000003'],
-  position: 7, criadoEm: Date.UTC(2025, 0, 1), atualizadoEm: Date.UTC(2025, 0, 2),
+  id: UUID,
+  companyId: '0190a000-0000-7000-8000-000000000002',
+  idExterno: 'ERP-1',
+  origem: 'erp',
+  sku: null,
+  descricao: 'Produto',
+  ncm: '84713012',
+  atributos: [{ codigo: 'ATT_0005', valores: ['220V', '380V'] }],
+  versao: 3,
+  ativo: true,
+  catalogos: ['0190a000-0000-7000-8000-000000000003'],
+  position: 7,
+  criadoEm: Date.UTC(2025, 0, 1),
+  atualizadoEm: Date.UTC(2025, 0, 2),
 };
 
 /** Own `key` set to `value` as JSON.parse sets it (so `__proto__` is an own key, not the prototype). */
@@ -67,7 +123,8 @@ describe('a product and a link: the fast path takes exactly what the schema take
       const { [key as keyof typeof product]: _dropped, ...without } = product;
       cases.push(without);
     }
-    for (const key of ['extra', '__proto__', 'constructor', 'toString']) for (const value of [undefined, null, 1]) cases.push(withKey(product, key, value));
+    for (const key of ['extra', '__proto__', 'constructor', 'toString'])
+      for (const value of [undefined, null, 1]) cases.push(withKey(product, key, value));
     cases.push(JSON.parse(JSON.stringify(product).replace('{', '{"__proto__":{"x":1},')));
     for (const value of HOSTILE) {
       cases.push({ ...structuredClone(product), atributos: [{ codigo: value, valores: [] }] });
@@ -91,7 +148,14 @@ describe('a product and a link: the fast path takes exactly what the schema take
 
   it('a link: each of its three parts hostile, too short or too long, or not an array', () => {
     const link = ['0190a000-0000-7000-8000-000000000003', UUID, 7];
-    const cases: unknown[] = [link, [...link, 1], link.slice(0, 2), [], { 0: link[0], 1: link[1], 2: link[2], length: 3 }, ...HOSTILE];
+    const cases: unknown[] = [
+      link,
+      [...link, 1],
+      link.slice(0, 2),
+      [],
+      { 0: link[0], 1: link[1], 2: link[2], length: 3 },
+      ...HOSTILE,
+    ];
     for (const i of [0, 1, 2]) for (const value of HOSTILE) cases.push(link.map((part, j) => (j === i ? value : part)));
     for (const value of cases) expect(fast(copyLink(value)), JSON.stringify(value)).toBe(parsed(linkSchema, value));
   });
@@ -99,7 +163,12 @@ describe('a product and a link: the fast path takes exactly what the schema take
   it('a list: each id is checked, though the checks remember the last company and catalog they passed', () => {
     const second = { ...product, id: '0190a000-0000-7000-8000-000000000009', position: 8 };
     expect(FAST_LISTS.products([product, second])).toHaveLength(2);
-    for (const [key, value] of [['companyId', product.companyId.toUpperCase()], ['companyId', ` ${product.companyId}`], ['catalogos', [product.catalogos[0], 'x']], ['catalogos', [`${product.catalogos[0]}\n`]]] as const) {
+    for (const [key, value] of [
+      ['companyId', product.companyId.toUpperCase()],
+      ['companyId', ` ${product.companyId}`],
+      ['catalogos', [product.catalogos[0], 'x']],
+      ['catalogos', [`${product.catalogos[0]}\n`]],
+    ] as const) {
       const list = [product, { ...second, [key]: value }];
       expect(FAST_LISTS.products(list), `${key}: ${JSON.stringify(value)}`).toBeUndefined();
       expect(parsed(productSchema.array(), list)).toBeUndefined();
@@ -124,7 +193,9 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 /** Every node of `value` with its path. */
 function nodes(value: Json, path: (string | number)[] = [], into: (string | number)[][] = []): (string | number)[][] {
   if (path.length > 0) into.push(path);
-  if (value !== null && typeof value === 'object') for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) nodes(item, [...path, key], into);
+  if (value !== null && typeof value === 'object')
+    for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value))
+      nodes(item, [...path, key], into);
   return into;
 }
 
@@ -164,7 +235,8 @@ function mutate(snapshot: Json, paths: readonly (readonly (string | number)[])[]
       // Near the value it had: a character more or less, another case, a number off by a little.
       const value = container[key];
       if (typeof value === 'number') container[key] = value + [1, -1, 0.5, 86_400_000, -value - 1][m.pick % 5]!;
-      else if (typeof value === 'string') container[key] = [`${value}x`, value.slice(1), value.toUpperCase(), `${value}\r\n`, ''][m.pick % 5]!;
+      else if (typeof value === 'string')
+        container[key] = [`${value}x`, value.slice(1), value.toUpperCase(), `${value}\r\n`, ''][m.pick % 5]!;
       else if (typeof value === 'boolean') container[key] = !value;
       else container[key] = structuredClone(hostile);
       break;
@@ -180,7 +252,13 @@ function mutate(snapshot: Json, paths: readonly (readonly (string | number)[])[]
     case 'addKey': {
       const node = container[key];
       const target = node !== null && typeof node === 'object' && !Array.isArray(node) ? node : container;
-      if (!Array.isArray(target)) Object.defineProperty(target, ['extra', '__proto__', 'products', 'links'][m.pick % 4]!, { value: structuredClone(hostile), enumerable: true, writable: true, configurable: true });
+      if (!Array.isArray(target))
+        Object.defineProperty(target, ['extra', '__proto__', 'products', 'links'][m.pick % 4]!, {
+          value: structuredClone(hostile),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       break;
     }
     case 'sibling': {
@@ -188,37 +266,66 @@ function mutate(snapshot: Json, paths: readonly (readonly (string | number)[])[]
       const same = paths.filter((other) => other[other.length - 1] === key && other !== path);
       const other = same[m.pick % Math.max(1, same.length)];
       let value: Json | undefined = snapshot;
-      for (const part of other ?? []) value = value !== null && typeof value === 'object' ? (value as Record<string | number, Json>)[part] : undefined;
+      for (const part of other ?? [])
+        value =
+          value !== null && typeof value === 'object' ? (value as Record<string | number, Json>)[part] : undefined;
       if (other && value !== undefined) container[key] = structuredClone(value);
       break;
     }
   }
 }
 
-const mutation: fc.Arbitrary<Mutation> = fc.record({ node: fc.nat(), action: fc.constantFrom<Action>('replace', 'replace', 'nudge', 'nudge', 'delete', 'duplicate', 'addKey', 'sibling'), pick: fc.nat() });
+const mutation: fc.Arbitrary<Mutation> = fc.record({
+  node: fc.nat(),
+  action: fc.constantFrom<Action>('replace', 'replace', 'nudge', 'nudge', 'delete', 'duplicate', 'addKey', 'sibling'),
+  pick: fc.nat(),
+});
 
 /** An emulator with two products in two catalogs (one with attributes), a company on a clock of its own with a product, stored answers and tasks. */
 async function varied(): Promise<Emulator> {
   const emu = createEmulator();
   let keys = 0;
   const send = async (token: string, method: string, path: string, body: unknown) => {
-    const answer = await emu.fetch(path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': `fast-path-test-${String(++keys).padStart(4, '0')}` }, body: JSON.stringify(body) });
+    const answer = await emu.fetch(path, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'idempotency-key': `fast-path-test-${String(++keys).padStart(4, '0')}`,
+      },
+      body: JSON.stringify(body),
+    });
     expect(answer.status, await answer.clone().text()).toBeLessThan(300);
     return (await answer.json()) as { id: string };
   };
   for (const company of [emu.companies.create(), emu.companies.create({ clock: 'own' })]) {
-    const branch = await send(company.token, 'POST', '/v1/estabelecimentos', { cnpj: cnpj(company.cnpjRoot, '0002'), nome: 'Filial' });
-    const catalog = await send(company.token, 'POST', '/v1/catalogos', { estabelecimento_id: company.headOffice.id, nome: 'Loja' });
+    const branch = await send(company.token, 'POST', '/v1/estabelecimentos', {
+      cnpj: cnpj(company.cnpjRoot, '0002'),
+      nome: 'Filial',
+    });
+    const catalog = await send(company.token, 'POST', '/v1/catalogos', {
+      estabelecimento_id: company.headOffice.id,
+      nome: 'Loja',
+    });
     const other = await send(company.token, 'POST', '/v1/catalogos', { estabelecimento_id: branch.id, nome: 'Filial' });
-    await send(company.token, 'POST', `/v1/catalogos/${catalog.id}/produtos`, { origem: 'erp', ncm: '84713012', id_externo: 'p-1', atributos: [{ codigo: 'ATT_0005', valores: ['220V'] }] });
-    await send(company.token, 'POST', `/v1/catalogos/${other.id}/produtos`, { origem: 'erp', ncm: '21069090', sku: 'S2' });
+    await send(company.token, 'POST', `/v1/catalogos/${catalog.id}/produtos`, {
+      origem: 'erp',
+      ncm: '84713012',
+      id_externo: 'p-1',
+      atributos: [{ codigo: 'ATT_0005', valores: ['220V'] }],
+    });
+    await send(company.token, 'POST', `/v1/catalogos/${other.id}/produtos`, {
+      origem: 'erp',
+      ncm: '21069090',
+      sku: 'S2',
+    });
     await send(company.token, 'POST', '/v1/analises', {});
   }
   return emu;
 }
 
 describe('whole snapshots: parseFast gives what the schema gives, or nothing where it refuses', () => {
-  it('takes the emulator\'s own snapshots, whole and of one company, as the schema parses them', async () => {
+  it("takes the emulator's own snapshots, whole and of one company, as the schema parses them", async () => {
     const emu = await varied();
     const snapshot = emu.snapshot();
     expect(snapshot.ownClocks).toHaveLength(1);
@@ -271,16 +378,21 @@ describe('whole snapshots: parseFast gives what the schema gives, or nothing whe
     let taken = 0;
     let refused = 0;
     fc.assert(
-      fc.property(fc.nat(1), fc.nat(2), fc.array(mutation, { minLength: 1, maxLength: 3 }), (which, where, mutations) => {
-        const { schema, base, ownClocks } = subjects[which]!;
-        const snapshot = structuredClone(base);
-        const among = where > 0 ? paths[which]!.listed : paths[which]!.all;
-        for (const m of mutations) mutate(snapshot, among, m);
-        const verdict = parsed(schema, snapshot);
-        expect(fast(parseFast(schema as never, snapshot, ownClocks))).toBe(verdict);
-        if (verdict === undefined) refused++;
-        else taken++;
-      }),
+      fc.property(
+        fc.nat(1),
+        fc.nat(2),
+        fc.array(mutation, { minLength: 1, maxLength: 3 }),
+        (which, where, mutations) => {
+          const { schema, base, ownClocks } = subjects[which]!;
+          const snapshot = structuredClone(base);
+          const among = where > 0 ? paths[which]!.listed : paths[which]!.all;
+          for (const m of mutations) mutate(snapshot, among, m);
+          const verdict = parsed(schema, snapshot);
+          expect(fast(parseFast(schema as never, snapshot, ownClocks))).toBe(verdict);
+          if (verdict === undefined) refused++;
+          else taken++;
+        },
+      ),
       { numRuns: 1000 },
     );
     // Both verdicts come up often enough to mean something. Mutations are drawn at random, so the shares move from

@@ -17,7 +17,6 @@ import type { Attribute, Link, Product } from '../core/products.js';
 import { ID_PATTERN } from '../core/random.js';
 import { NCM_PATTERN } from '../core/regulatory/snapshot.js';
 
-
 /** When something happened: whole milliseconds within the clock's range (the schema's `happened`). */
 export const isHappened = (value: number): boolean => Number.isInteger(value) && withinClockBounds(value);
 
@@ -30,7 +29,8 @@ const isText = (value: unknown): value is string | null => value === null || typ
  * and the emulator's own snapshot would then be refused.
  */
 export const COUNT_MAX = 2 ** 52;
-const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= COUNT_MAX;
+const isCount = (value: unknown): value is number =>
+  Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= COUNT_MAX;
 const isInstant = (value: unknown): value is number => typeof value === 'number' && isHappened(value);
 
 /**
@@ -91,21 +91,70 @@ function copyAttribute(value: unknown): Attribute | undefined {
 export function copyProduct(value: unknown, known: KnownIds = knownIds()): Product | undefined {
   if (!isRecordOf(value, 14)) return undefined;
   // Each field read once: what is checked is what is kept.
-  const { id, companyId, idExterno, origem, sku, descricao, ncm, atributos, versao, ativo, catalogos, position, criadoEm, atualizadoEm } = value;
-  if (!isId(id) || !known.company(companyId) || !isText(idExterno) || typeof origem !== 'string' || !isText(sku) || !isText(descricao)) return undefined;
-  if (typeof ncm !== 'string' || !NCM_PATTERN.test(ncm) || !isCount(versao) || typeof ativo !== 'boolean' || !isCount(position) || !isInstant(criadoEm) || !isInstant(atualizadoEm)) return undefined;
+  const {
+    id,
+    companyId,
+    idExterno,
+    origem,
+    sku,
+    descricao,
+    ncm,
+    atributos,
+    versao,
+    ativo,
+    catalogos,
+    position,
+    criadoEm,
+    atualizadoEm,
+  } = value;
+  if (
+    !isId(id) ||
+    !known.company(companyId) ||
+    !isText(idExterno) ||
+    typeof origem !== 'string' ||
+    !isText(sku) ||
+    !isText(descricao)
+  )
+    return undefined;
+  if (
+    typeof ncm !== 'string' ||
+    !NCM_PATTERN.test(ncm) ||
+    !isCount(versao) ||
+    typeof ativo !== 'boolean' ||
+    !isCount(position) ||
+    !isInstant(criadoEm) ||
+    !isInstant(atualizadoEm)
+  )
+    return undefined;
   const attributes = copyAll(atributos, copyAttribute);
   const catalogs = copyAll(catalogos, (item) => (known.catalog(item) ? item : undefined));
   if (!attributes || !catalogs) return undefined;
   // In the schema's order of fields, as its parse would give them.
-  return { id, companyId, idExterno, origem, sku, descricao, ncm, atributos: attributes, versao, ativo, catalogos: catalogs, position, criadoEm, atualizadoEm };
+  return {
+    id,
+    companyId,
+    idExterno,
+    origem,
+    sku,
+    descricao,
+    ncm,
+    atributos: attributes,
+    versao,
+    ativo,
+    catalogos: catalogs,
+    position,
+    criadoEm,
+    atualizadoEm,
+  };
 }
 
 /** A link of a snapshot (the schema's `[id, id, int]`), copied; undefined for anything else. */
 export function copyLink(value: unknown, known: KnownIds = knownIds()): Link | undefined {
   if (!Array.isArray(value) || value.length !== 3) return undefined;
   const [catalogId, productId, position] = value as unknown[];
-  return known.catalog(catalogId) && isId(productId) && isCount(position) ? [catalogId, productId, position] : undefined;
+  return known.catalog(catalogId) && isId(productId) && isCount(position)
+    ? [catalogId, productId, position]
+    : undefined;
 }
 
 /** The lists of a state (or of a company's data) taken by the fast path, and how each is copied. */

@@ -43,7 +43,15 @@ const TIPOS = FINDING_TYPES.map((t) => t.tipo);
 const PARTS_NCM = '87081000';
 const MISSING_NCM = '99999999';
 /** A product of PARTS_NCM with no finding at all. */
-const CLEAN: NewProduct = { origem: 'erp', ncm: PARTS_NCM, descricao: 'Para-choque', atributos: [{ codigo: 'ATT_0028', valores: ['PC-1'] }, { codigo: 'ATT_0029', valores: ['Sedan'] }] };
+const CLEAN: NewProduct = {
+  origem: 'erp',
+  ncm: PARTS_NCM,
+  descricao: 'Para-choque',
+  atributos: [
+    { codigo: 'ATT_0028', valores: ['PC-1'] },
+    { codigo: 'ATT_0029', valores: ['Sedan'] },
+  ],
+};
 
 interface World {
   readonly state: State;
@@ -59,8 +67,11 @@ function setup(analysisAllowance = 10, root = ROOT): World {
   const ctx = (now = T0): Context => ({ now, random, config: CORE_CONFIG });
   const created = unwrap(createCompany(state, { cnpjRoot: root, analysisAllowance }, ctx()));
   const companyId = created.company.id;
-  const catalog = unwrap(createCatalog(state, companyId, { establishmentId: created.headOffice.id, nome: 'Loja' }, ctx()));
-  const product = (fields: Partial<NewProduct> = {}, now = T0) => unwrap(createProduct(state, companyId, catalog.id, { ...CLEAN, ...fields }, ctx(now)));
+  const catalog = unwrap(
+    createCatalog(state, companyId, { establishmentId: created.headOffice.id, nome: 'Loja' }, ctx()),
+  );
+  const product = (fields: Partial<NewProduct> = {}, now = T0) =>
+    unwrap(createProduct(state, companyId, catalog.id, { ...CLEAN, ...fields }, ctx(now)));
   state.outbox.length = 0;
   return { state, companyId, catalog, ctx, product };
 }
@@ -68,21 +79,34 @@ function setup(analysisAllowance = 10, root = ROOT): World {
 /** Another company in the same state, with a catalog and `products` products of its own. */
 function otherCompany(w: World, products = 0): { companyId: string; catalog: Catalog } {
   const created = unwrap(createCompany(w.state, { cnpjRoot: OTHER_ROOT }, w.ctx()));
-  const catalog = unwrap(createCatalog(w.state, created.company.id, { establishmentId: created.headOffice.id, nome: 'Outra' }, w.ctx()));
-  for (let i = 0; i < products; i++) unwrap(createProduct(w.state, created.company.id, catalog.id, { origem: 'erp', ncm: MISSING_NCM }, w.ctx()));
+  const catalog = unwrap(
+    createCatalog(w.state, created.company.id, { establishmentId: created.headOffice.id, nome: 'Outra' }, w.ctx()),
+  );
+  for (let i = 0; i < products; i++)
+    unwrap(createProduct(w.state, created.company.id, catalog.id, { origem: 'erp', ncm: MISSING_NCM }, w.ctx()));
   w.state.outbox.length = 0;
   return { companyId: created.company.id, catalog };
 }
 
 /** The company's webhook destination, active (events raised then are pendente with an attempt due). */
 function withDestination(w: World): void {
-  unwrap(configureDestination(w.state, w.companyId, { url: 'https://hooks.example.com/eventos', createOnly: true, ifMatch: undefined }, w.ctx()));
+  unwrap(
+    configureDestination(
+      w.state,
+      w.companyId,
+      { url: 'https://hooks.example.com/eventos', createOnly: true, ifMatch: undefined },
+      w.ctx(),
+    ),
+  );
 }
 
 const analysis = (w: World, id: string): Analysis => w.state.analyses.get(id)!;
 
 /** The events raised for the company, oldest first: tipo, estado and the envelope's dados. */
-function events(w: World, companyId = w.companyId): { id: string; tipo: string; estado: string; dados: Record<string, unknown> }[] {
+function events(
+  w: World,
+  companyId = w.companyId,
+): { id: string; tipo: string; estado: string; dados: Record<string, unknown> }[] {
   return [...w.state.webhookEvents.values()]
     .filter((e) => e.companyId === companyId)
     .sort((a, b) => a.position - b.position)
@@ -119,7 +143,12 @@ describe('timing constants', () => {
   });
 
   it('maps each estado to its fase', () => {
-    expect(PHASE_OF).toEqual({ pendente: 'na_fila', executando: 'avaliando', concluida: 'publicada', falhou: 'encerrada' });
+    expect(PHASE_OF).toEqual({
+      pendente: 'na_fila',
+      executando: 'avaliando',
+      concluida: 'publicada',
+      falhou: 'encerrada',
+    });
   });
 });
 
@@ -154,7 +183,9 @@ describe('requestAnalysis', () => {
     const w = setup();
     const now = T0 + 7 * MINUTE + 3;
     const { analysis: a } = requestAnalysis(w.state, w.companyId, w.ctx(now));
-    expect(w.state.outbox).toEqual([{ kind: TASK_ANALYSIS_START, owner: w.companyId, due: now + MINUTE, payload: { analysisId: a.id } }]);
+    expect(w.state.outbox).toEqual([
+      { kind: TASK_ANALYSIS_START, owner: w.companyId, due: now + MINUTE, payload: { analysisId: a.id } },
+    ]);
   });
 
   it('answers the pendente analysis (created: false) instead of a new one, adding no analysis, intent or position', () => {
@@ -195,10 +226,14 @@ describe('requestAnalysis', () => {
     const third = requestAnalysis(w.state, w.companyId, w.ctx(later + 2 * MINUTE));
     expect(third.created).toBe(true);
     expect(new Set([first, second.analysis.id, third.analysis.id]).size).toBe(3);
-    expect([...w.state.analyses.listOf(w.companyId).after()].map(([id]) => id)).toEqual([first, second.analysis.id, third.analysis.id]);
+    expect([...w.state.analyses.listOf(w.companyId).after()].map(([id]) => id)).toEqual([
+      first,
+      second.analysis.id,
+      third.analysis.id,
+    ]);
   });
 
-  it('keeps companies apart: another company\'s open analysis does not answer for this one', () => {
+  it("keeps companies apart: another company's open analysis does not answer for this one", () => {
     const w = setup();
     const other = otherCompany(w);
     const theirs = requestAnalysis(w.state, other.companyId, w.ctx());
@@ -224,19 +259,24 @@ describe('startAnalysis', () => {
     expect(allowanceLeft(w.state, w.companyId)).toBe(1);
     expect(w.state.analysisUnitsUsed.get(w.companyId)).toBe(1);
     expect(w.state.openAnalyses.get(w.companyId)).toBe(a.id);
-    expect(w.state.outbox).toEqual([{ kind: TASK_ANALYSIS_END, owner: w.companyId, due: at + 10 * SECOND, payload: { analysisId: a.id } }]);
+    expect(w.state.outbox).toEqual([
+      { kind: TASK_ANALYSIS_END, owner: w.companyId, due: at + 10 * SECOND, payload: { analysisId: a.id } },
+    ]);
     expect(events(w)).toEqual([]);
   });
 
-  it('runs 1 ms per product of the company when that exceeds 10 s (another company\'s products do not count)', () => {
+  it("runs 1 ms per product of the company when that exceeds 10 s (another company's products do not count)", () => {
     const w = setup();
     otherCompany(w, 50);
     const count = 10_037;
-    for (let i = 0; i < count; i++) unwrap(createProduct(w.state, w.companyId, w.catalog.id, { origem: 'erp', ncm: MISSING_NCM }, w.ctx()));
+    for (let i = 0; i < count; i++)
+      unwrap(createProduct(w.state, w.companyId, w.catalog.id, { origem: 'erp', ncm: MISSING_NCM }, w.ctx()));
     const { analysis: a } = requestAnalysis(w.state, w.companyId, w.ctx());
     w.state.outbox.length = 0;
     startAnalysis(w.state, a.id, w.ctx(T0 + MINUTE));
-    expect(w.state.outbox).toEqual([{ kind: TASK_ANALYSIS_END, owner: w.companyId, due: T0 + MINUTE + count, payload: { analysisId: a.id } }]);
+    expect(w.state.outbox).toEqual([
+      { kind: TASK_ANALYSIS_END, owner: w.companyId, due: T0 + MINUTE + count, payload: { analysisId: a.id } },
+    ]);
   });
 
   it('without allowance: falhou sem_franquia at once, never started, no unit taken, the open slot freed and analise.falhou raised', () => {
@@ -246,14 +286,29 @@ describe('startAnalysis', () => {
     w.state.outbox.length = 0;
     const at = T0 + MINUTE;
     startAnalysis(w.state, a.id, w.ctx(at));
-    expect(analysis(w, a.id)).toEqual({ ...a, estado: 'falhou', codigoFalha: 'sem_franquia', terminadaEm: at, iniciadaEm: null });
+    expect(analysis(w, a.id)).toEqual({
+      ...a,
+      estado: 'falhou',
+      codigoFalha: 'sem_franquia',
+      terminadaEm: at,
+      iniciadaEm: null,
+    });
     expect(w.state.analysisUnitsUsed.get(w.companyId)).toBeUndefined();
     expect(allowanceLeft(w.state, w.companyId)).toBe(0);
     expect(w.state.openAnalyses.has(w.companyId)).toBe(false);
     const raised = events(w);
-    expect(raised).toEqual([{ id: expect.any(String), tipo: 'analise.falhou', estado: 'pendente', dados: { tipo: 'analise.falhou', analiseId: a.id, codigoFalha: 'sem_franquia' } }]);
+    expect(raised).toEqual([
+      {
+        id: expect.any(String),
+        tipo: 'analise.falhou',
+        estado: 'pendente',
+        dados: { tipo: 'analise.falhou', analiseId: a.id, codigoFalha: 'sem_franquia' },
+      },
+    ]);
     // No end task: only the event's first delivery attempt, due now.
-    expect(w.state.outbox).toEqual([{ kind: TASK_ATTEMPT, owner: w.companyId, due: at, payload: { eventId: raised[0]!.id, ciclo: 1 } }]);
+    expect(w.state.outbox).toEqual([
+      { kind: TASK_ATTEMPT, owner: w.companyId, due: at, payload: { eventId: raised[0]!.id, ciclo: 1 } },
+    ]);
   });
 
   it('fails sem_franquia once the runs used the whole allowance', () => {
@@ -311,7 +366,12 @@ describe('finishAnalysis', () => {
     withDestination(w);
     const a = w.product({ ncm: MISSING_NCM, descricao: null, atributos: [{ codigo: 'ATT_9999', valores: ['x'] }] });
     const b = w.product();
-    const c = w.product({ atributos: [{ codigo: 'ATT_0028', valores: ['PC-2'] }, { codigo: 'ATT_0005', valores: ['12V'] }] });
+    const c = w.product({
+      atributos: [
+        { codigo: 'ATT_0028', valores: ['PC-2'] },
+        { codigo: 'ATT_0005', valores: ['12V'] },
+      ],
+    });
     const { id, startAt } = started(w);
     const end = startAt + MIN_RUN_MS;
     finishAnalysis(w.state, id, false, w.ctx(end));
@@ -340,18 +400,31 @@ describe('finishAnalysis', () => {
     expect(w.state.analysisUnitsUsed.get(w.companyId)).toBe(1);
     const raised = events(w);
     expect(raised).toEqual([
-      { id: expect.any(String), tipo: 'analise.concluida', estado: 'pendente', dados: { tipo: 'analise.concluida', analiseId: id, produtosAvaliados: 3, achados: 5, snapshotId: snapshot.id } },
+      {
+        id: expect.any(String),
+        tipo: 'analise.concluida',
+        estado: 'pendente',
+        dados: { tipo: 'analise.concluida', analiseId: id, produtosAvaliados: 3, achados: 5, snapshotId: snapshot.id },
+      },
     ]);
-    expect(w.state.outbox).toEqual([{ kind: TASK_ATTEMPT, owner: w.companyId, due: end, payload: { eventId: raised[0]!.id, ciclo: 1 } }]);
+    expect(w.state.outbox).toEqual([
+      { kind: TASK_ATTEMPT, owner: w.companyId, due: end, payload: { eventId: raised[0]!.id, ciclo: 1 } },
+    ]);
   });
 
-  it('skips inactive products and other companies\' products', () => {
+  it("skips inactive products and other companies' products", () => {
     const w = setup();
     const other = otherCompany(w, 3);
-    const establishment = unwrap(registerEstablishment(w.state, w.companyId, { cnpj: cnpj(ROOT, '0002'), nome: 'Filial' }, w.ctx()));
-    const branchCatalog = unwrap(createCatalog(w.state, w.companyId, { establishmentId: establishment.id, nome: 'Filial' }, w.ctx()));
+    const establishment = unwrap(
+      registerEstablishment(w.state, w.companyId, { cnpj: cnpj(ROOT, '0002'), nome: 'Filial' }, w.ctx()),
+    );
+    const branchCatalog = unwrap(
+      createCatalog(w.state, w.companyId, { establishmentId: establishment.id, nome: 'Filial' }, w.ctx()),
+    );
     const kept = w.product({ descricao: null });
-    const gone = unwrap(createProduct(w.state, w.companyId, branchCatalog.id, { origem: 'erp', ncm: MISSING_NCM }, w.ctx()));
+    const gone = unwrap(
+      createProduct(w.state, w.companyId, branchCatalog.id, { origem: 'erp', ncm: MISSING_NCM }, w.ctx()),
+    );
     const preview = unwrap(previewDeletion(w.state, w.companyId, branchCatalog.id));
     unwrap(deleteCatalog(w.state, w.companyId, branchCatalog.id, [preview.etag], w.ctx()));
     expect(w.state.products.get(gone.id)!.ativo).toBe(false);
@@ -376,7 +449,14 @@ describe('finishAnalysis', () => {
     const done = analysis(w, id);
     expect(done.snapshotId).toBe(published.id);
     expect(done.findings).toEqual([
-      { produto_id: p.id, ncm: PARTS_NCM, tipo: 'ncm_extinta', detalhe: expect.any(String), avaliado_em: end, snapshot_id: published.id },
+      {
+        produto_id: p.id,
+        ncm: PARTS_NCM,
+        tipo: 'ncm_extinta',
+        detalhe: expect.any(String),
+        avaliado_em: end,
+        snapshot_id: published.id,
+      },
     ]);
     expect(events(w)[0]!.dados).toMatchObject({ snapshotId: published.id, achados: 1, produtosAvaliados: 1 });
   });
@@ -386,8 +466,19 @@ describe('finishAnalysis', () => {
     withDestination(w);
     const { id, startAt } = started(w);
     finishAnalysis(w.state, id, false, w.ctx(startAt + MIN_RUN_MS));
-    expect(analysis(w, id)).toMatchObject({ estado: 'concluida', produtosAvaliados: 0, findings: [], snapshotId: w.state.regulatory.id });
-    expect(events(w)[0]!.dados).toEqual({ tipo: 'analise.concluida', analiseId: id, produtosAvaliados: 0, achados: 0, snapshotId: w.state.regulatory.id });
+    expect(analysis(w, id)).toMatchObject({
+      estado: 'concluida',
+      produtosAvaliados: 0,
+      findings: [],
+      snapshotId: w.state.regulatory.id,
+    });
+    expect(events(w)[0]!.dados).toEqual({
+      tipo: 'analise.concluida',
+      analiseId: id,
+      produtosAvaliados: 0,
+      achados: 0,
+      snapshotId: w.state.regulatory.id,
+    });
   });
 
   it('fails the run (falha_execucao): no findings, no summary, the unit not refunded, the open slot freed, analise.falhou raised', () => {
@@ -399,12 +490,26 @@ describe('finishAnalysis', () => {
     const end = startAt + MIN_RUN_MS;
     finishAnalysis(w.state, id, true, w.ctx(end));
     expect(analysis(w, id)).toEqual({ ...before, estado: 'falhou', codigoFalha: 'falha_execucao', terminadaEm: end });
-    expect(analysis(w, id)).toMatchObject({ findings: null, snapshotId: null, produtosAvaliados: null, iniciadaEm: startAt });
+    expect(analysis(w, id)).toMatchObject({
+      findings: null,
+      snapshotId: null,
+      produtosAvaliados: null,
+      iniciadaEm: startAt,
+    });
     expect(allowanceLeft(w.state, w.companyId)).toBe(1);
     expect(w.state.openAnalyses.has(w.companyId)).toBe(false);
     const raised = events(w);
-    expect(raised).toEqual([{ id: expect.any(String), tipo: 'analise.falhou', estado: 'pendente', dados: { tipo: 'analise.falhou', analiseId: id, codigoFalha: 'falha_execucao' } }]);
-    expect(w.state.outbox).toEqual([{ kind: TASK_ATTEMPT, owner: w.companyId, due: end, payload: { eventId: raised[0]!.id, ciclo: 1 } }]);
+    expect(raised).toEqual([
+      {
+        id: expect.any(String),
+        tipo: 'analise.falhou',
+        estado: 'pendente',
+        dados: { tipo: 'analise.falhou', analiseId: id, codigoFalha: 'falha_execucao' },
+      },
+    ]);
+    expect(w.state.outbox).toEqual([
+      { kind: TASK_ATTEMPT, owner: w.companyId, due: end, payload: { eventId: raised[0]!.id, ciclo: 1 } },
+    ]);
   });
 
   it('does nothing for an unknown id or a pendente analysis (not started)', () => {
@@ -437,7 +542,16 @@ describe('lifecycle finality', () => {
     expect(fingerprint(w)).toEqual(before);
     expect(analysis(w, id)).toBe(done);
     // The product and the reference change afterwards: the published findings do not.
-    unwrap(editProduct(w.state, w.companyId, p.id, [productEtag(p)], { descricao: 'Agora com descrição', ncm: MISSING_NCM }, w.ctx(end + 4)));
+    unwrap(
+      editProduct(
+        w.state,
+        w.companyId,
+        p.id,
+        [productEtag(p)],
+        { descricao: 'Agora com descrição', ncm: MISSING_NCM },
+        w.ctx(end + 4),
+      ),
+    );
     unwrap(publishReference(w.state, { extinguir: [PARTS_NCM] }, end + 5));
     expect(analysis(w, id).findings).toEqual(findings);
     expect(analysis(w, id).snapshotId).not.toBe(w.state.regulatory.id);
@@ -463,13 +577,18 @@ describe('lifecycle finality', () => {
 });
 
 describe('findAnalysis and publishedAnalysis', () => {
-  it('finds the company\'s analysis; another company\'s or an unknown one is analise_nao_encontrada at path.id', () => {
+  it("finds the company's analysis; another company's or an unknown one is analise_nao_encontrada at path.id", () => {
     const w = setup();
     const other = otherCompany(w);
     const { analysis: a } = requestAnalysis(w.state, w.companyId, w.ctx());
     expect(unwrap(findAnalysis(w.state, w.companyId, a.id))).toBe(a);
     expectRefusal(findAnalysis(w.state, other.companyId, a.id), 'not_found', 'analise_nao_encontrada', 'path.id');
-    expectRefusal(findAnalysis(w.state, w.companyId, '0190a000-0000-7000-8000-000000000000'), 'not_found', 'analise_nao_encontrada', 'path.id');
+    expectRefusal(
+      findAnalysis(w.state, w.companyId, '0190a000-0000-7000-8000-000000000000'),
+      'not_found',
+      'analise_nao_encontrada',
+      'path.id',
+    );
     expectRefusal(publishedAnalysis(w.state, other.companyId, a.id), 'not_found', 'analise_nao_encontrada', 'path.id');
   });
 
@@ -488,11 +607,33 @@ describe('findAnalysis and publishedAnalysis', () => {
 });
 
 describe('findingsByType', () => {
-  const finding = (tipo: Finding['tipo']): Finding => ({ produto_id: 'p', ncm: PARTS_NCM, tipo, detalhe: 'd', avaliado_em: T0, snapshot_id: 'ref-0001' });
+  const finding = (tipo: Finding['tipo']): Finding => ({
+    produto_id: 'p',
+    ncm: PARTS_NCM,
+    tipo,
+    detalhe: 'd',
+    avaliado_em: T0,
+    snapshot_id: 'ref-0001',
+  });
 
   it('counts every tipo of the rules, zeros included, in rule order', () => {
-    const counts = findingsByType([finding('descricao_ausente'), finding('ncm_inexistente'), finding('descricao_ausente'), finding('atributo_desconhecido')], TIPOS);
-    expect(counts).toEqual({ ncm_inexistente: 1, ncm_extinta: 0, atributo_obrigatorio_ausente: 0, atributo_valor_invalido: 0, atributo_desconhecido: 1, descricao_ausente: 2 });
+    const counts = findingsByType(
+      [
+        finding('descricao_ausente'),
+        finding('ncm_inexistente'),
+        finding('descricao_ausente'),
+        finding('atributo_desconhecido'),
+      ],
+      TIPOS,
+    );
+    expect(counts).toEqual({
+      ncm_inexistente: 1,
+      ncm_extinta: 0,
+      atributo_obrigatorio_ausente: 0,
+      atributo_valor_invalido: 0,
+      atributo_desconhecido: 1,
+      descricao_ausente: 2,
+    });
     expect(Object.keys(counts)).toEqual(TIPOS);
   });
 
@@ -530,7 +671,7 @@ describe('allowanceLeft', () => {
     expect(allowanceLeft(state, 'no-such-company')).toBe(0);
   });
 
-  it('counts each company\'s units apart', () => {
+  it("counts each company's units apart", () => {
     const w = setup(2);
     const other = otherCompany(w);
     started(w);

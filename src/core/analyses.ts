@@ -58,7 +58,11 @@ export function allowanceLeft(state: State, companyId: string): number {
 }
 
 /** POST /v1/analises: the open analysis if there is one (`created: false`), else a new pending one. */
-export function requestAnalysis(state: State, companyId: string, ctx: Context): { analysis: Analysis; created: boolean } {
+export function requestAnalysis(
+  state: State,
+  companyId: string,
+  ctx: Context,
+): { analysis: Analysis; created: boolean } {
   const openId = state.openAnalyses.get(companyId);
   const open = openId === undefined ? undefined : state.analyses.get(openId);
   if (open) return { analysis: open, created: false };
@@ -76,7 +80,12 @@ export function requestAnalysis(state: State, companyId: string, ctx: Context): 
     position: nextPosition(state),
   };
   addAnalysis(state, analysis);
-  schedule(state, { kind: TASK_ANALYSIS_START, owner: companyId, due: ctx.now + START_DELAY_MS, payload: { analysisId: analysis.id } });
+  schedule(state, {
+    kind: TASK_ANALYSIS_START,
+    owner: companyId,
+    due: ctx.now + START_DELAY_MS,
+    payload: { analysisId: analysis.id },
+  });
   return { analysis, created: true };
 }
 
@@ -91,7 +100,11 @@ export function publishedAnalysis(state: State, companyId: string, id: string): 
   const found = findAnalysis(state, companyId, id);
   if (!found.ok) return found;
   if (found.value.estado !== 'concluida') {
-    return refuse('conflict', 'resultado_indisponivel', `Analysis ${id} is ${found.value.estado}: its result is available once it is concluida (follow GET /v1/analises/${id}).`);
+    return refuse(
+      'conflict',
+      'resultado_indisponivel',
+      `Analysis ${id} is ${found.value.estado}: its result is available once it is concluida (follow GET /v1/analises/${id}).`,
+    );
   }
   return found;
 }
@@ -111,7 +124,12 @@ export function startAnalysis(state: State, analysisId: string, ctx: Context): v
   const products = state.products.listOf(analysis.companyId).size;
   const duration = Math.max(MIN_RUN_MS, products * RUN_MS_PER_PRODUCT);
   state.analyses.set(analysisId, { ...analysis, estado: iniciar, iniciadaEm: ctx.now });
-  schedule(state, { kind: TASK_ANALYSIS_END, owner: analysis.companyId, due: ctx.now + duration, payload: { analysisId } });
+  schedule(state, {
+    kind: TASK_ANALYSIS_END,
+    owner: analysis.companyId,
+    due: ctx.now + duration,
+    payload: { analysisId },
+  });
 }
 
 /** The run ends: every active product evaluated against the reference in force, or the run failed. */
@@ -133,10 +151,28 @@ export function finishAnalysis(state: State, analysisId: string, failed: boolean
     evaluated++;
     for (const finding of evaluateProduct(product, snapshot, ctx.now)) findings.push(finding);
   }
-  const done: Analysis = { ...analysis, estado: concluir, terminadaEm: ctx.now, snapshotId: snapshot.id, produtosAvaliados: evaluated, findings };
+  const done: Analysis = {
+    ...analysis,
+    estado: concluir,
+    terminadaEm: ctx.now,
+    snapshotId: snapshot.id,
+    produtosAvaliados: evaluated,
+    findings,
+  };
   state.analyses.set(analysisId, done);
   state.openAnalyses.delete(analysis.companyId);
-  raiseEvent(state, analysis.companyId, { tipo: 'analise.concluida', analiseId: analysisId, produtosAvaliados: evaluated, achados: findings.length, snapshotId: snapshot.id }, ctx);
+  raiseEvent(
+    state,
+    analysis.companyId,
+    {
+      tipo: 'analise.concluida',
+      analiseId: analysisId,
+      produtosAvaliados: evaluated,
+      achados: findings.length,
+      snapshotId: snapshot.id,
+    },
+    ctx,
+  );
 }
 
 function fail(state: State, analysis: Analysis, estado: RunState, codigoFalha: string, ctx: Context): void {
@@ -154,14 +190,27 @@ export function findingsByType(findings: readonly Finding[], tipos: readonly str
 
 /** An analysis runs as two tasks: a `delayMs` fault postpones its start, a `fail` fault fails its end. */
 export const analysisJobs: readonly Job[] = [
-  { task: TASK_ANALYSIS_START, nature: 'work', subject: 'analysisId', faults: { kind: 'analise', effects: 'delayMs' }, run: (state, payload, ctx) => startAnalysis(state, payload.analysisId!, ctx) },
-  { task: TASK_ANALYSIS_END, nature: 'work', subject: 'analysisId', faults: { kind: 'analise', effects: 'fail' }, run: (state, payload, ctx, failed) => finishAnalysis(state, payload.analysisId!, failed, ctx) },
+  {
+    task: TASK_ANALYSIS_START,
+    nature: 'work',
+    subject: 'analysisId',
+    faults: { kind: 'analise', effects: 'delayMs' },
+    run: (state, payload, ctx) => startAnalysis(state, payload.analysisId!, ctx),
+  },
+  {
+    task: TASK_ANALYSIS_END,
+    nature: 'work',
+    subject: 'analysisId',
+    faults: { kind: 'analise', effects: 'fail' },
+    run: (state, payload, ctx, failed) => finishAnalysis(state, payload.analysisId!, failed, ctx),
+  },
 ];
 
 /** A new (or restored) analysis, in its company's list; while pendente or executando, the company's open one. */
 function addAnalysis(state: State, analysis: Analysis): void {
   state.analyses.set(analysis.id, analysis);
-  if (analysis.estado === 'pendente' || analysis.estado === 'executando') state.openAnalyses.set(analysis.companyId, analysis.id);
+  if (analysis.estado === 'pendente' || analysis.estado === 'executando')
+    state.openAnalyses.set(analysis.companyId, analysis.id);
 }
 
 export const analysesSlice: KindSlice<'analyses', readonly Analysis[], Analysis> = {
@@ -173,13 +222,25 @@ export const analysesSlice: KindSlice<'analyses', readonly Analysis[], Analysis>
   },
   unique: (analyses) => repeatedId('analyses', analyses, 'analysis'),
   check: (data, r) => {
-    for (const [i, a] of data.analyses.entries()) if (!r.companies.has(a.companyId)) return at(['analyses', i, 'companyId'], `analysis ${a.id} belongs to unknown company ${a.companyId}`);
-    return repeated('analyses', data.analyses, 'estado', (a) => (a.estado === 'pendente' || a.estado === 'executando' ? a.companyId : undefined), (a) => `an open (pendente or executando) analysis of company ${a.companyId}`);
+    for (const [i, a] of data.analyses.entries())
+      if (!r.companies.has(a.companyId))
+        return at(['analyses', i, 'companyId'], `analysis ${a.id} belongs to unknown company ${a.companyId}`);
+    return repeated(
+      'analyses',
+      data.analyses,
+      'estado',
+      (a) => (a.estado === 'pendente' || a.estado === 'executando' ? a.companyId : undefined),
+      (a) => `an open (pendente or executando) analysis of company ${a.companyId}`,
+    );
   },
 };
 
 /** Per company, the allowance units its analysis runs took. */
-export const analysisUnitsUsedSlice: KindSlice<'analysisUnitsUsed', readonly (readonly [companyId: string, used: number])[], number> = {
+export const analysisUnitsUsedSlice: KindSlice<
+  'analysisUnitsUsed',
+  readonly (readonly [companyId: string, used: number])[],
+  number
+> = {
   key: 'analysisUnitsUsed',
   holds: ['analysisUnitsUsed'],
   collection: kept(),
@@ -192,7 +253,9 @@ export const analysisUnitsUsedSlice: KindSlice<'analysisUnitsUsed', readonly (re
   removeCompany: (state, companyId) => void state.analysisUnitsUsed.delete(companyId),
   unique: (entries) => repeatedCompany('analysisUnitsUsed', entries, 0, ([c]) => c, 'the allowance taken'),
   check: (data, r) => {
-    for (const [i, [companyId]] of data.analysisUnitsUsed.entries()) if (!r.companies.has(companyId)) return at(['analysisUnitsUsed', i, 0], `allowance taken by unknown company ${companyId}`);
+    for (const [i, [companyId]] of data.analysisUnitsUsed.entries())
+      if (!r.companies.has(companyId))
+        return at(['analysisUnitsUsed', i, 0], `allowance taken by unknown company ${companyId}`);
     return undefined;
   },
 };

@@ -18,10 +18,20 @@ import { dropLink, type Product } from './products.js';
 import { hashString } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
 import { linksOf, type Context, type State } from './state.js';
-import { countsOf, inBatch, surveillanceOf, viewSurveillance, type SelectionCounts, type SurveillanceView } from './surveillance.js';
+import {
+  countsOf,
+  inBatch,
+  surveillanceOf,
+  viewSurveillance,
+  type SelectionCounts,
+  type SurveillanceView,
+} from './surveillance.js';
 import { requireMatch, type IfMatch } from './versioning.js';
 
-type Counters = Pick<SurveillanceView, 'cadastrados' | 'selecionados' | 'elegiveis' | 'vagas' | 'cobertura' | 'exige_selecao'>;
+type Counters = Pick<
+  SurveillanceView,
+  'cadastrados' | 'selecionados' | 'elegiveis' | 'vagas' | 'cobertura' | 'exige_selecao'
+>;
 
 export interface DeletionPreview {
   readonly catalogo_id: string;
@@ -61,13 +71,22 @@ function linkedProducts(state: State, catalog: Catalog): Product[] {
 }
 
 /** The preview and its ETag, for an active catalog. */
-export function previewDeletion(state: State, companyId: string, catalogId: string): Result<{ preview: DeletionPreview; etag: string }> {
+export function previewDeletion(
+  state: State,
+  companyId: string,
+  catalogId: string,
+): Result<{ preview: DeletionPreview; etag: string }> {
   const found = findCatalog(state, companyId, catalogId);
   if (!found.ok) return found;
   const catalog = found.value;
   // The preview's errors are the spec's READ set (no 409): a deleted catalog has no deletion to preview.
   if (catalogTransition(catalog, 'excluir').ok === false) {
-    return refuse('not_found', 'catalogo_excluido', `Catalog ${catalog.id} is already deleted: there is no deletion to preview.`, 'path.id');
+    return refuse(
+      'not_found',
+      'catalogo_excluido',
+      `Catalog ${catalog.id} is already deleted: there is no deletion to preview.`,
+      'path.id',
+    );
   }
   const company = state.companies.get(companyId)!;
   const s = surveillanceOf(state, companyId);
@@ -94,7 +113,14 @@ export function previewDeletion(state: State, companyId: string, catalogId: stri
     selecoes_removidas: s.modo === 'selecao' ? deselected : 0,
     // Deleting a catalog never adds to the selection here (mode todos follows the eligible products by itself).
     selecoes_adicionadas: 0,
-    vigilancia: { modo: s.modo, versao: s.versao, capacidade: company.surveillanceCapacity, direito_ativo: company.surveillanceEntitled, antes: counters(antes), depois: counters(viewSurveillance(projected, company)) },
+    vigilancia: {
+      modo: s.modo,
+      versao: s.versao,
+      capacidade: company.surveillanceCapacity,
+      direito_ativo: company.surveillanceEntitled,
+      antes: counters(antes),
+      depois: counters(viewSurveillance(projected, company)),
+    },
   };
   return ok({ preview, etag: previewEtag(preview, products, company) });
 }
@@ -108,7 +134,13 @@ function previewEtag(preview: DeletionPreview, products: readonly Product[], com
 }
 
 /** DELETE /v1/catalogos/{id} with the preview's ETag: all of the deletion, or nothing. */
-export function deleteCatalog(state: State, companyId: string, catalogId: string, ifMatch: IfMatch, ctx: Context): Result<Catalog> {
+export function deleteCatalog(
+  state: State,
+  companyId: string,
+  catalogId: string,
+  ifMatch: IfMatch,
+  ctx: Context,
+): Result<Catalog> {
   const found = findCatalog(state, companyId, catalogId);
   if (!found.ok) return found;
   const catalog = found.value;

@@ -11,7 +11,16 @@
 import { findEstablishment, establishmentTransition, setActiveCatalog } from './establishments.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type KindSlice, type State } from './state.js';
+import {
+  indexesOf,
+  linksOf,
+  nextPosition,
+  ownedBy,
+  positioned,
+  type Context,
+  type KindSlice,
+  type State,
+} from './state.js';
 import { at, repeatedId } from './integrity.js';
 import type { Instant } from './time.js';
 import { etag, requireMatch, type IfMatch } from './versioning.js';
@@ -45,7 +54,11 @@ export const catalogEtag = (c: Catalog): string => etag('catalogo', c.id, c.vers
 export function catalogTransition(c: Catalog, event: CatalogEvent): Result<CatalogState> {
   const next = LIFECYCLE[c.estado][event];
   if (next !== undefined) return ok(next);
-  return refuse('conflict', 'catalogo_excluido', `Catalog ${c.id} is deleted: it can be read, but not changed and its products are no longer listed.`);
+  return refuse(
+    'conflict',
+    'catalogo_excluido',
+    `Catalog ${c.id} is deleted: it can be read, but not changed and its products are no longer listed.`,
+  );
 }
 
 /** Count of registered product links (spec: not coverage, not any regulatory result). */
@@ -66,7 +79,12 @@ export function createCatalog(state: State, companyId: string, input: NewCatalog
   const allowed = establishmentTransition(establishment, 'receber_catalogo');
   if (!allowed.ok) return allowed;
   if (establishment.catalogoId !== null) {
-    return refuse('conflict', 'estabelecimento_com_catalogo_ativo', `Establishment ${establishment.id} already has active catalog ${establishment.catalogoId}; an establishment has at most one.`, 'body.estabelecimento_id');
+    return refuse(
+      'conflict',
+      'estabelecimento_com_catalogo_ativo',
+      `Establishment ${establishment.id} already has active catalog ${establishment.catalogoId}; an establishment has at most one.`,
+      'body.estabelecimento_id',
+    );
   }
   const catalog: Catalog = {
     id: uuidV7(ctx.random, ctx.now),
@@ -105,7 +123,14 @@ export interface CatalogChanges {
   readonly idExterno?: string | null;
 }
 
-export function editCatalog(state: State, companyId: string, id: string, ifMatch: IfMatch, changes: CatalogChanges, ctx: Context): Result<Catalog> {
+export function editCatalog(
+  state: State,
+  companyId: string,
+  id: string,
+  ifMatch: IfMatch,
+  changes: CatalogChanges,
+  ctx: Context,
+): Result<Catalog> {
   const found = findCatalog(state, companyId, id);
   if (!found.ok) return found;
   const current = found.value;
@@ -113,14 +138,26 @@ export function editCatalog(state: State, companyId: string, id: string, ifMatch
   if (!matched.ok) return matched;
   const allowed = catalogTransition(current, 'editar');
   if (!allowed.ok) return allowed;
-  return ok(replaceCatalog(state, current, {
-    nome: changes.nome ?? current.nome,
-    idExterno: changes.idExterno === undefined ? current.idExterno : changes.idExterno,
-  }, ctx));
+  return ok(
+    replaceCatalog(
+      state,
+      current,
+      {
+        nome: changes.nome ?? current.nome,
+        idExterno: changes.idExterno === undefined ? current.idExterno : changes.idExterno,
+      },
+      ctx,
+    ),
+  );
 }
 
 /** A new version of the catalog: `versao` + 1, `atualizado_em` = now. */
-export function replaceCatalog(state: State, current: Catalog, changes: Partial<Pick<Catalog, 'nome' | 'idExterno' | 'estado' | 'excluidoEm'>>, ctx: Context): Catalog {
+export function replaceCatalog(
+  state: State,
+  current: Catalog,
+  changes: Partial<Pick<Catalog, 'nome' | 'idExterno' | 'estado' | 'excluidoEm'>>,
+  ctx: Context,
+): Catalog {
   const updated: Catalog = { ...current, ...changes, versao: current.versao + 1, atualizadoEm: ctx.now };
   state.catalogs.set(updated.id, updated);
   return updated;
@@ -141,7 +178,12 @@ function matchesFilters(c: Catalog, filters: CatalogFilters): boolean {
 }
 
 /** Catalogs after `afterId` (both states unless filtered), in creation order; undefined when the cursor is unknown. */
-export function catalogsAfter(state: State, companyId: string, afterId: string | undefined, filters: CatalogFilters): Iterable<Catalog> | undefined {
+export function catalogsAfter(
+  state: State,
+  companyId: string,
+  afterId: string | undefined,
+  filters: CatalogFilters,
+): Iterable<Catalog> | undefined {
   const index = state.catalogs.listOf(companyId);
   let position: number | undefined;
   if (afterId !== undefined) {
@@ -170,9 +212,18 @@ export const catalogsSlice: KindSlice<'catalogs', readonly Catalog[], Catalog> =
   check: (data, r) => {
     for (const [i, c] of data.catalogs.entries()) {
       const establishment = r.establishments.get(c.establishmentId);
-      if (establishment?.companyId !== c.companyId) return at(['catalogs', i, 'establishmentId'], `catalog ${c.id}: establishment ${c.establishmentId} is not of its company`);
-      if ((c.estado === 'ativo') !== (c.excluidoEm === null)) return at(['catalogs', i, 'excluidoEm'], `catalog ${c.id}: excluidoEm must be set exactly when it is excluido`);
-      if (c.estado === 'ativo' && establishment.catalogoId !== c.id) return at(['catalogs', i, 'estado'], `catalog ${c.id} is active, yet establishment ${c.establishmentId} names ${establishment.catalogoId ?? 'no catalog'} as its active catalog`);
+      if (establishment?.companyId !== c.companyId)
+        return at(
+          ['catalogs', i, 'establishmentId'],
+          `catalog ${c.id}: establishment ${c.establishmentId} is not of its company`,
+        );
+      if ((c.estado === 'ativo') !== (c.excluidoEm === null))
+        return at(['catalogs', i, 'excluidoEm'], `catalog ${c.id}: excluidoEm must be set exactly when it is excluido`);
+      if (c.estado === 'ativo' && establishment.catalogoId !== c.id)
+        return at(
+          ['catalogs', i, 'estado'],
+          `catalog ${c.id} is active, yet establishment ${c.establishmentId} names ${establishment.catalogoId ?? 'no catalog'} as its active catalog`,
+        );
     }
     return undefined;
   },

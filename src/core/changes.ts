@@ -34,7 +34,9 @@ export interface Seen {
 }
 
 /** The slices whose records are logged one key at a time, each with its log (the others' data is logged whole). */
-const LOGGED: readonly { readonly key: string; readonly log: SliceLog<unknown> }[] = (SLICES as readonly Slice[]).flatMap((slice) => (slice.log === undefined ? [] : [{ key: slice.key, log: slice.log as SliceLog<unknown> }]));
+const LOGGED: readonly { readonly key: string; readonly log: SliceLog<unknown> }[] = (
+  SLICES as readonly Slice[]
+).flatMap((slice) => (slice.log === undefined ? [] : [{ key: slice.key, log: slice.log as SliceLog<unknown> }]));
 const REFERENCE = (SLICES as readonly Slice[]).find((slice) => slice.key === 'regulatory')!;
 
 /** Starts noting the writes of `state`'s records (nothing is noted before); what the first changes compare with. */
@@ -60,15 +62,21 @@ export function takeChanges(state: State, seen: Seen): StateChanges | undefined 
   if (written.size > 0) {
     state.written = new Map();
     for (const { key: slice, log } of LOGGED) {
-      for (const [key, moved] of written.get(log.follows ?? slice) ?? []) records.push([slice, key, log.itemsAt(state, key), moved]);
+      for (const [key, moved] of written.get(log.follows ?? slice) ?? [])
+        records.push([slice, key, log.itemsAt(state, key), moved]);
     }
   }
   const sequence = state.sequence !== seen.sequence ? state.sequence : undefined;
-  const regulatory = state.regulatory !== seen.regulatory ? (REFERENCE.toData(state) as StateData['regulatory']) : undefined;
+  const regulatory =
+    state.regulatory !== seen.regulatory ? (REFERENCE.toData(state) as StateData['regulatory']) : undefined;
   seen.sequence = state.sequence;
   seen.regulatory = state.regulatory;
   if (records.length === 0 && sequence === undefined && regulatory === undefined) return undefined;
-  return { records, ...(sequence === undefined ? {} : { sequence }), ...(regulatory === undefined ? {} : { regulatory }) };
+  return {
+    records,
+    ...(sequence === undefined ? {} : { sequence }),
+    ...(regulatory === undefined ? {} : { regulatory }),
+  };
 }
 
 /**
@@ -90,10 +98,15 @@ export class StateFold {
     for (const [i, [key, recordKey, items, moved]] of changes.records.entries()) {
       const slice = LOGGED.find((s) => s.key === key);
       if (!slice) return at(['records', i, 0], `"${key}" is not a kind of record of this emulator's state`);
-      if (!Array.isArray(this.#data[key]) && !this.#groups.has(key)) return at(['records', i, 0], `the state they come after has no list of ${key}`);
+      if (!Array.isArray(this.#data[key]) && !this.#groups.has(key))
+        return at(['records', i, 0], `the state they come after has no list of ${key}`);
       const log = slice.log;
       for (const [j, item] of items.entries()) {
-        if (log.keyOf(item) !== recordKey) return at(['records', i, 2, j], `this item of ${key} is noted under ${JSON.stringify(log.keyOf(item))}, not under ${JSON.stringify(recordKey)}`);
+        if (log.keyOf(item) !== recordKey)
+          return at(
+            ['records', i, 2, j],
+            `this item of ${key} is noted under ${JSON.stringify(log.keyOf(item))}, not under ${JSON.stringify(recordKey)}`,
+          );
       }
       const groups = this.#groupsOf(slice);
       if (items.length === 0 || moved) groups.delete(recordKey);

@@ -12,7 +12,12 @@
  * current one; an establishment has at most one pending correction.
  */
 import { cnpjRoot, isValidCnpj } from './cnpj.js';
-import { establishmentEtag, establishmentTransition, findEstablishment, replace as replaceEstablishment } from './establishments.js';
+import {
+  establishmentEtag,
+  establishmentTransition,
+  findEstablishment,
+  replace as replaceEstablishment,
+} from './establishments.js';
 import { replaceCatalog } from './catalogs.js';
 import { schedule } from './outbox.js';
 import { uuidV7 } from './random.js';
@@ -70,15 +75,33 @@ export interface CorrectionRequest {
   readonly motivo: string;
 }
 
-export function requestCnpjCorrection(state: State, companyId: string, establishmentId: string, ifMatch: IfMatch, input: CorrectionRequest, ctx: Context): Result<CnpjCorrection> {
+export function requestCnpjCorrection(
+  state: State,
+  companyId: string,
+  establishmentId: string,
+  ifMatch: IfMatch,
+  input: CorrectionRequest,
+  ctx: Context,
+): Result<CnpjCorrection> {
   const company = state.companies.get(companyId);
-  if (!company) return refuse('not_found', 'empresa_nao_encontrada', 'The company of this credential no longer exists.');
+  if (!company)
+    return refuse('not_found', 'empresa_nao_encontrada', 'The company of this credential no longer exists.');
   // Input validation (422) comes before the resource checks (docs/api.md "Rules every request follows").
   if (!isValidCnpj(input.cnpjNovo)) {
-    return refuse('invalid', 'cnpj_invalido', 'cnpj_novo must be 12 characters of A-Z and 0-9 followed by 2 check digits (Receita Federal rule), uppercase and without punctuation.', 'body.cnpj_novo');
+    return refuse(
+      'invalid',
+      'cnpj_invalido',
+      'cnpj_novo must be 12 characters of A-Z and 0-9 followed by 2 check digits (Receita Federal rule), uppercase and without punctuation.',
+      'body.cnpj_novo',
+    );
   }
   if (cnpjRoot(input.cnpjNovo) !== company.cnpjRoot) {
-    return refuse('invalid', 'cnpj_raiz_divergente', `cnpj_novo must start with the company's root ${company.cnpjRoot}: a correction keeps the establishment in its company.`, 'body.cnpj_novo');
+    return refuse(
+      'invalid',
+      'cnpj_raiz_divergente',
+      `cnpj_novo must start with the company's root ${company.cnpjRoot}: a correction keeps the establishment in its company.`,
+      'body.cnpj_novo',
+    );
   }
   const found = findEstablishment(state, companyId, establishmentId);
   if (!found.ok) return found;
@@ -89,14 +112,28 @@ export function requestCnpjCorrection(state: State, companyId: string, establish
   if (!allowed.ok) return allowed;
   const pending = state.pendingCnpjCorrections.get(establishmentId);
   if (pending !== undefined) {
-    return refuse('conflict', 'correcao_pendente', `Establishment ${establishmentId} already has pending correction ${pending}; follow it at /v1/correcoes-cnpj/${pending}.`);
+    return refuse(
+      'conflict',
+      'correcao_pendente',
+      `Establishment ${establishmentId} already has pending correction ${pending}; follow it at /v1/correcoes-cnpj/${pending}.`,
+    );
   }
   if (input.cnpjNovo === establishment.cnpj) {
-    return refuse('conflict', 'cnpj_inalterado', `Establishment ${establishmentId} already has CNPJ ${input.cnpjNovo}.`, 'body.cnpj_novo');
+    return refuse(
+      'conflict',
+      'cnpj_inalterado',
+      `Establishment ${establishmentId} already has CNPJ ${input.cnpjNovo}.`,
+      'body.cnpj_novo',
+    );
   }
   const holder = indexesOf(state, companyId).establishmentsByCnpj.get(input.cnpjNovo);
   if (holder !== undefined) {
-    return refuse('conflict', 'cnpj_duplicado', `Establishment ${holder} of the company already has CNPJ ${input.cnpjNovo} (archived ones count too).`, 'body.cnpj_novo');
+    return refuse(
+      'conflict',
+      'cnpj_duplicado',
+      `Establishment ${holder} of the company already has CNPJ ${input.cnpjNovo} (archived ones count too).`,
+      'body.cnpj_novo',
+    );
   }
   const correction: CnpjCorrection = {
     id: uuidV7(ctx.random, ctx.now),
@@ -112,13 +149,19 @@ export function requestCnpjCorrection(state: State, companyId: string, establish
     position: nextPosition(state),
   };
   addCorrection(state, correction);
-  schedule(state, { kind: TASK_REVIEW, owner: companyId, due: ctx.now + REVIEW_DELAY_MS, payload: { correctionId: correction.id } });
+  schedule(state, {
+    kind: TASK_REVIEW,
+    owner: companyId,
+    due: ctx.now + REVIEW_DELAY_MS,
+    payload: { correctionId: correction.id },
+  });
   return ok(correction);
 }
 
 export function findCnpjCorrection(state: State, companyId: string, id: string): Result<CnpjCorrection> {
   const correction = ownedBy(state.cnpjCorrections, companyId, id);
-  if (!correction) return refuse('not_found', 'correcao_nao_encontrada', `No CNPJ correction ${id} in this company.`, 'path.id');
+  if (!correction)
+    return refuse('not_found', 'correcao_nao_encontrada', `No CNPJ correction ${id} in this company.`, 'path.id');
   return ok(correction);
 }
 
@@ -126,7 +169,12 @@ export function findCnpjCorrection(state: State, companyId: string, id: string):
  * The review: approves when the establishment is still at `versao_esperada` and cnpj_novo still free; else
  * rejects with the reason. `refusedByReview` is the outcome of the (simulated) external check.
  */
-export function reviewCnpjCorrection(state: State, correctionId: string, refusedByReview: boolean, ctx: Context): CnpjCorrection | undefined {
+export function reviewCnpjCorrection(
+  state: State,
+  correctionId: string,
+  refusedByReview: boolean,
+  ctx: Context,
+): CnpjCorrection | undefined {
   const correction = state.cnpjCorrections.get(correctionId);
   if (!correction) return undefined;
   // Its state takes both only while pendente: a review task that finds it decided (a state restored meanwhile) leaves it.
@@ -136,12 +184,19 @@ export function reviewCnpjCorrection(state: State, correctionId: string, refused
   const holder = indexesOf(state, correction.companyId).establishmentsByCnpj.get(correction.cnpjNovo);
   const rejection = refusedByReview
     ? REJECTION_CODES.refused
-    : !establishment || establishment.versao !== correction.versaoEsperada || establishmentTransition(establishment, 'corrigir_cnpj').ok === false
+    : !establishment ||
+        establishment.versao !== correction.versaoEsperada ||
+        establishmentTransition(establishment, 'corrigir_cnpj').ok === false
       ? REJECTION_CODES.changed
       : holder !== undefined
         ? REJECTION_CODES.taken
         : null;
-  const decided: CnpjCorrection = { ...correction, estado: rejection === null ? aprovar : rejeitar, codigoRejeicao: rejection, decididoEm: ctx.now };
+  const decided: CnpjCorrection = {
+    ...correction,
+    estado: rejection === null ? aprovar : rejeitar,
+    codigoRejeicao: rejection,
+    decididoEm: ctx.now,
+  };
   state.cnpjCorrections.set(decided.id, decided);
   state.pendingCnpjCorrections.delete(correction.establishmentId);
   if (rejection === null && establishment) applyCnpj(state, establishment.id, correction.cnpjNovo, ctx);
@@ -181,17 +236,32 @@ export const cnpjCorrectionsSlice: KindSlice<'cnpjCorrections', readonly CnpjCor
     for (const [id, correction] of state.cnpjCorrections) {
       if (correction.companyId !== companyId) continue;
       state.cnpjCorrections.delete(id);
-      if (state.pendingCnpjCorrections.get(correction.establishmentId) === id) state.pendingCnpjCorrections.delete(correction.establishmentId);
+      if (state.pendingCnpjCorrections.get(correction.establishmentId) === id)
+        state.pendingCnpjCorrections.delete(correction.establishmentId);
     }
   },
   unique: (corrections) => repeatedId('cnpjCorrections', corrections, 'CNPJ correction'),
   check: (data, r) => {
     for (const [i, c] of data.cnpjCorrections.entries()) {
-      if (r.establishments.get(c.establishmentId)?.companyId !== c.companyId) return at(['cnpjCorrections', i, 'establishmentId'], `CNPJ correction ${c.id}: establishment ${c.establishmentId} is not of its company`);
+      if (r.establishments.get(c.establishmentId)?.companyId !== c.companyId)
+        return at(
+          ['cnpjCorrections', i, 'establishmentId'],
+          `CNPJ correction ${c.id}: establishment ${c.establishmentId} is not of its company`,
+        );
       // An approval gives the establishment this CNPJ: it keeps the establishment in its company.
       const root = r.companies.get(c.companyId)!.cnpjRoot;
-      if (cnpjRoot(c.cnpjNovo) !== root) return at(['cnpjCorrections', i, 'cnpjNovo'], `CNPJ correction ${c.id}: ${c.cnpjNovo} does not start with its company's root ${root}`);
+      if (cnpjRoot(c.cnpjNovo) !== root)
+        return at(
+          ['cnpjCorrections', i, 'cnpjNovo'],
+          `CNPJ correction ${c.id}: ${c.cnpjNovo} does not start with its company's root ${root}`,
+        );
     }
-    return repeated('cnpjCorrections', data.cnpjCorrections, 'estado', (c) => (c.estado === 'pendente' ? c.establishmentId : undefined), (c) => `a pending CNPJ correction of establishment ${c.establishmentId}`);
+    return repeated(
+      'cnpjCorrections',
+      data.cnpjCorrections,
+      'estado',
+      (c) => (c.estado === 'pendente' ? c.establishmentId : undefined),
+      (c) => `a pending CNPJ correction of establishment ${c.establishmentId}`,
+    );
   },
 };

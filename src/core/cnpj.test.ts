@@ -7,7 +7,9 @@ interface CnpjVectors {
   readonly invalid: { cnpj: string; why: string }[];
 }
 
-const vectors = JSON.parse(readFileSync(new URL('../../spec-tests/vectors/cnpj.json', import.meta.url), 'utf8')) as CnpjVectors;
+const vectors = JSON.parse(
+  readFileSync(new URL('../../spec-tests/vectors/cnpj.json', import.meta.url), 'utf8'),
+) as CnpjVectors;
 
 describe('isValidCnpj against the shared vectors', () => {
   it('has vectors to check', () => {

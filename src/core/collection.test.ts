@@ -28,13 +28,22 @@ describe('Collection', () => {
     things.set('a', thing('a', 'c1', 1));
     things.set('b', thing('b', 'c1', 2));
     things.set('a', thing('a', 'c1', 1));
-    expect(noted(watched)).toEqual([['a', false], ['b', false]]);
+    expect(noted(watched)).toEqual([
+      ['a', false],
+      ['b', false],
+    ]);
     things.delete('a');
     things.set('a', thing('a', 'c1', 1));
-    expect(noted(watched)).toEqual([['b', false], ['a', true]]);
+    expect(noted(watched)).toEqual([
+      ['b', false],
+      ['a', true],
+    ]);
     // Deleting what is not there writes nothing.
     expect(things.delete('zz')).toBe(false);
-    expect(noted(watched)).toEqual([['b', false], ['a', true]]);
+    expect(noted(watched)).toEqual([
+      ['b', false],
+      ['a', true],
+    ]);
   });
 
   it('touch notes a record changed in place, and only one that is there', () => {
@@ -56,20 +65,23 @@ describe('Collection', () => {
     expect(noted(watched)).toEqual([['c1 k1', true]]);
   });
 
-  it('keeps each company\'s list in position order: a new record joins it, a replaced one keeps its place, a deleted one leaves', () => {
+  it("keeps each company's list in position order: a new record joins it, a replaced one keeps its place, a deleted one leaves", () => {
     const things = new Collection<Thing>({ written: undefined }, 'things', listing);
     things.set('a', thing('a', 'c1', 1));
     things.set('b', thing('b', 'c2', 2));
     things.set('c', thing('c', 'c1', 3));
     things.set('a', thing('a', 'c1', 1));
-    expect(listed(things, 'c1')).toEqual([['a', 1], ['c', 3]]);
+    expect(listed(things, 'c1')).toEqual([
+      ['a', 1],
+      ['c', 3],
+    ]);
     expect(listed(things, 'c2')).toEqual([['b', 2]]);
     things.delete('a');
     expect(listed(things, 'c1')).toEqual([['c', 3]]);
     expect([...things.lists()].map(([companyId]) => companyId)).toEqual(['c1', 'c2']);
   });
 
-  it('drops a company: its records (each noted as deleted) and its list, the other companies\' kept', () => {
+  it("drops a company: its records (each noted as deleted) and its list, the other companies' kept", () => {
     const watched: Watched = { written: undefined };
     const things = new Collection<Thing>(watched, 'things', listing);
     things.set('a', thing('a', 'c1', 1));
@@ -78,7 +90,10 @@ describe('Collection', () => {
     watched.written = new Map();
     things.dropCompany('c1');
     expect([...things.keys()]).toEqual(['b']);
-    expect(noted(watched)).toEqual([['a', true], ['c', true]]);
+    expect(noted(watched)).toEqual([
+      ['a', true],
+      ['c', true],
+    ]);
     expect([...things.lists()].map(([companyId]) => companyId)).toEqual(['c2']);
     things.dropCompany('nobody');
     expect([...things.keys()]).toEqual(['b']);

@@ -76,7 +76,12 @@ const TOKEN_PREFIX = 'svc_at_';
  * `rootsElsewhere` are the roots of companies kept outside this state (a company on a clock of its own lives in a
  * state of its own).
  */
-export function createCompany(state: State, input: NewCompany, ctx: Context, rootsElsewhere: ReadonlySet<string> = NO_ROOTS): Result<CreatedCompany> {
+export function createCompany(
+  state: State,
+  input: NewCompany,
+  ctx: Context,
+  rootsElsewhere: ReadonlySet<string> = NO_ROOTS,
+): Result<CreatedCompany> {
   const taken = takenRoots(state, rootsElsewhere);
   let cnpjRoot = input.cnpjRoot;
   if (cnpjRoot === undefined) {
@@ -84,13 +89,22 @@ export function createCompany(state: State, input: NewCompany, ctx: Context, roo
   } else if (!/^\d{8}$/.test(cnpjRoot)) {
     return refuse('invalid', 'raiz_cnpj_invalida', 'cnpjRoot must be 8 digits, e.g. "11222333".', 'body.cnpjRoot');
   } else if (taken.has(cnpjRoot)) {
-    return refuse('conflict', 'raiz_cnpj_duplicada', `A company with CNPJ root ${cnpjRoot} already exists; pick another root or omit it.`, 'body.cnpjRoot');
+    return refuse(
+      'conflict',
+      'raiz_cnpj_duplicada',
+      `A company with CNPJ root ${cnpjRoot} already exists; pick another root or omit it.`,
+      'body.cnpjRoot',
+    );
   }
   const flagsRefusal = checkFlags(input);
   if (flagsRefusal) return flagsRefusal;
 
   const id = uuidV7(ctx.random, ctx.now);
-  const headOffice = registerHeadOffice(state, { companyId: id, cnpj: headOfficeCnpj(cnpjRoot), nome: input.name ?? `Empresa ${cnpjRoot}` }, ctx);
+  const headOffice = registerHeadOffice(
+    state,
+    { companyId: id, cnpj: headOfficeCnpj(cnpjRoot), nome: input.name ?? `Empresa ${cnpjRoot}` },
+    ctx,
+  );
   const company: Company = {
     id,
     cnpjRoot,
@@ -130,7 +144,8 @@ export function pickCnpjRoot(taken: ReadonlySet<string>, random: RandomSource): 
 /** Changes a company's flags; a change of entitlement or capacity moves `cobertura` (and may raise its event). */
 export function updateCompany(state: State, companyId: string, flags: CompanyFlags, ctx: Context): Result<Company> {
   const company = state.companies.get(companyId);
-  if (!company) return refuse('not_found', 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
+  if (!company)
+    return refuse('not_found', 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
   const flagsRefusal = checkFlags(flags);
   if (flagsRefusal) return flagsRefusal;
   const updated: Company = {
@@ -142,7 +157,12 @@ export function updateCompany(state: State, companyId: string, flags: CompanyFla
   return ok(updated);
 }
 
-function issueCredential(state: State, companyId: string, permissions: readonly Permission[], ctx: Context): Credential {
+function issueCredential(
+  state: State,
+  companyId: string,
+  permissions: readonly Permission[],
+  ctx: Context,
+): Credential {
   const credential: Credential = {
     token: randomToken(ctx.random, TOKEN_PREFIX),
     companyId,
@@ -153,8 +173,14 @@ function issueCredential(state: State, companyId: string, permissions: readonly 
   return credential;
 }
 
-export function addCredential(state: State, companyId: string, permissions: readonly Permission[], ctx: Context): Result<Credential> {
-  if (!state.companies.has(companyId)) return refuse('not_found', 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
+export function addCredential(
+  state: State,
+  companyId: string,
+  permissions: readonly Permission[],
+  ctx: Context,
+): Result<Credential> {
+  if (!state.companies.has(companyId))
+    return refuse('not_found', 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
   return ok(issueCredential(state, companyId, permissions, ctx));
 }
 
@@ -189,7 +215,10 @@ export const companiesSlice: KindSlice<'companies', readonly Company[], Company>
   key: 'companies',
   holds: ['companies', 'indexes'],
   collection: kept(),
-  log: byKey((state) => state.companies, (company) => company.id),
+  log: byKey(
+    (state) => state.companies,
+    (company) => company.id,
+  ),
   toData: (state) => [...state.companies.values()],
   fromData: (state, companies) => {
     for (const company of companies) addCompany(state, company);
@@ -199,10 +228,22 @@ export const companiesSlice: KindSlice<'companies', readonly Company[], Company>
     state.companies.delete(companyId);
     state.indexes.delete(companyId);
   },
-  unique: (companies) => repeatedId('companies', companies, 'company') ?? repeated('companies', companies, 'cnpjRoot', (c) => c.cnpjRoot, (c) => `CNPJ root ${c.cnpjRoot}`),
+  unique: (companies) =>
+    repeatedId('companies', companies, 'company') ??
+    repeated(
+      'companies',
+      companies,
+      'cnpjRoot',
+      (c) => c.cnpjRoot,
+      (c) => `CNPJ root ${c.cnpjRoot}`,
+    ),
   check: (data, r) => {
     for (const [i, c] of data.companies.entries()) {
-      if (r.establishments.get(c.headOfficeId)?.companyId !== c.id) return at(['companies', i, 'headOfficeId'], `company ${c.id}: head office ${c.headOfficeId} is not one of its establishments`);
+      if (r.establishments.get(c.headOfficeId)?.companyId !== c.id)
+        return at(
+          ['companies', i, 'headOfficeId'],
+          `company ${c.id}: head office ${c.headOfficeId} is not one of its establishments`,
+        );
     }
     return undefined;
   },
@@ -212,19 +253,32 @@ export const credentialsSlice: KindSlice<'credentials', readonly Credential[], C
   key: 'credentials',
   holds: ['credentials'],
   collection: kept(),
-  log: byKey((state) => state.credentials, (credential) => credential.token),
+  log: byKey(
+    (state) => state.credentials,
+    (credential) => credential.token,
+  ),
   toData: (state) => [...state.credentials.values()],
   fromData: (state, credentials) => {
     for (const credential of credentials) state.credentials.set(credential.token, credential);
   },
   ownerOf: (credential) => credential.companyId,
   removeCompany: (state, companyId) => {
-    for (const [token, credential] of state.credentials) if (credential.companyId === companyId) state.credentials.delete(token);
+    for (const [token, credential] of state.credentials)
+      if (credential.companyId === companyId) state.credentials.delete(token);
   },
   // The token itself is not repeated in the message: it is a credential.
-  unique: (credentials) => repeated('credentials', credentials, 'token', (c) => c.token, () => 'a credential token'),
+  unique: (credentials) =>
+    repeated(
+      'credentials',
+      credentials,
+      'token',
+      (c) => c.token,
+      () => 'a credential token',
+    ),
   check: (data, r) => {
-    for (const [i, c] of data.credentials.entries()) if (!r.companies.has(c.companyId)) return at(['credentials', i, 'companyId'], `a credential belongs to unknown company ${c.companyId}`);
+    for (const [i, c] of data.credentials.entries())
+      if (!r.companies.has(c.companyId))
+        return at(['credentials', i, 'companyId'], `a credential belongs to unknown company ${c.companyId}`);
     return undefined;
   },
 };
@@ -234,7 +288,10 @@ export const originsSlice: KindSlice<'origins', readonly CreatedCompany[], Creat
   key: 'origins',
   holds: ['origins'],
   collection: kept(),
-  log: byKey((state) => state.origins, (origin) => origin.company.id),
+  log: byKey(
+    (state) => state.origins,
+    (origin) => origin.company.id,
+  ),
   toData: (state) => [...state.origins.values()],
   fromData: (state, origins) => {
     for (const origin of origins) state.origins.set(origin.company.id, origin);
@@ -249,14 +306,34 @@ export const originsSlice: KindSlice<'origins', readonly CreatedCompany[], Creat
     for (const [i, { company, headOffice, credential }] of data.origins.entries()) {
       const current = r.companies.get(company.id);
       if (!current) return at(['origins', i, 'company', 'id'], `the creation record of unknown company ${company.id}`);
-      if (company.cnpjRoot !== current.cnpjRoot || company.headOfficeId !== current.headOfficeId) return at(['origins', i, 'company'], `company ${company.id} was created with another CNPJ root or head office than it has`);
+      if (company.cnpjRoot !== current.cnpjRoot || company.headOfficeId !== current.headOfficeId)
+        return at(
+          ['origins', i, 'company'],
+          `company ${company.id} was created with another CNPJ root or head office than it has`,
+        );
       const office = r.establishments.get(headOffice.id);
-      if (headOffice.id !== current.headOfficeId || headOffice.companyId !== company.id || cnpjRoot(headOffice.cnpj) !== company.cnpjRoot || headOffice.position !== office?.position) {
-        return at(['origins', i, 'headOffice'], `company ${company.id}: its head office at creation is not its head office (id, company, CNPJ root and position)`);
+      if (
+        headOffice.id !== current.headOfficeId ||
+        headOffice.companyId !== company.id ||
+        cnpjRoot(headOffice.cnpj) !== company.cnpjRoot ||
+        headOffice.position !== office?.position
+      ) {
+        return at(
+          ['origins', i, 'headOffice'],
+          `company ${company.id}: its head office at creation is not its head office (id, company, CNPJ root and position)`,
+        );
       }
-      if (credential.companyId !== company.id) return at(['origins', i, 'credential', 'companyId'], `company ${company.id}: its first credential is of company ${credential.companyId}`);
+      if (credential.companyId !== company.id)
+        return at(
+          ['origins', i, 'credential', 'companyId'],
+          `company ${company.id}: its first credential is of company ${credential.companyId}`,
+        );
       const holder = tokens.get(credential.token);
-      if (holder !== undefined && holder !== company.id) return at(['origins', i, 'credential', 'token'], `company ${company.id}: its first credential's token is another company's`);
+      if (holder !== undefined && holder !== company.id)
+        return at(
+          ['origins', i, 'credential', 'token'],
+          `company ${company.id}: its first credential's token is another company's`,
+        );
     }
     return undefined;
   },

@@ -4,7 +4,15 @@
  * exported from; an import that would break the state is refused with the path of the record, changing nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { companyProblem, exportCompany, importCompany, removeCompany, replaceCompany, resetCompany, type CompanyData } from './company-data.js';
+import {
+  companyProblem,
+  exportCompany,
+  importCompany,
+  removeCompany,
+  replaceCompany,
+  resetCompany,
+  type CompanyData,
+} from './company-data.js';
 import { updateCompany } from './companies.js';
 import { createProduct } from './products.js';
 import { SLICES } from './slices.js';
@@ -16,35 +24,73 @@ import { seededWorld, T0, unwrap } from './testing/support.js';
 function without(data: StateData, companyId: string): StateData {
   const catalogOwner = new Map(data.catalogs.map((c) => [c.id, c.companyId]));
   const ownerOf = (key: string, record: any): string =>
-    key === 'companies' ? record.id : key === 'origins' ? record.company.id : key === 'links' ? catalogOwner.get(record[0])! : Array.isArray(record) ? record[0] : record.companyId;
-  const filtered = Object.fromEntries(Object.entries(data).map(([key, value]) => [key, key === 'regulatory' || !Array.isArray(value) ? value : value.filter((record) => ownerOf(key, record) !== companyId)]));
+    key === 'companies'
+      ? record.id
+      : key === 'origins'
+        ? record.company.id
+        : key === 'links'
+          ? catalogOwner.get(record[0])!
+          : Array.isArray(record)
+            ? record[0]
+            : record.companyId;
+  const filtered = Object.fromEntries(
+    Object.entries(data).map(([key, value]) => [
+      key,
+      key === 'regulatory' || !Array.isArray(value)
+        ? value
+        : value.filter((record) => ownerOf(key, record) !== companyId),
+    ]),
+  );
   return filtered as unknown as StateData;
 }
 
 /** Each list of `data` in a fixed order, so two states are compared whatever order their maps were filled in. */
-const unordered = (data: object) => Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Array.isArray(value) ? value.map((v) => JSON.stringify(v)).sort() : value]));
+const unordered = (data: object) =>
+  Object.fromEntries(
+    Object.entries(data).map(([key, value]) => [
+      key,
+      Array.isArray(value) ? value.map((v) => JSON.stringify(v)).sort() : value,
+    ]),
+  );
 
 /** What a state derives from its records, each per-company table in a fixed order (the retention queue as it is: its order matters). */
 function derivedUnordered(state: Parameters<typeof derived>[0]) {
   const d = derived(state);
   const sorted = <T>(list: readonly T[]) => [...list].sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1));
-  return { ...d, indexes: sorted(d.indexes), surveillance: sorted(d.surveillance), openAnalyses: sorted(d.openAnalyses), openIngestions: sorted(d.openIngestions), pendingCnpjCorrections: sorted(d.pendingCnpjCorrections) };
+  return {
+    ...d,
+    indexes: sorted(d.indexes),
+    surveillance: sorted(d.surveillance),
+    openAnalyses: sorted(d.openAnalyses),
+    openIngestions: sorted(d.openIngestions),
+    pendingCnpjCorrections: sorted(d.pendingCnpjCorrections),
+  };
 }
 
 describe('removeCompany', () => {
-  it('every slice but the global ones (sequence, regulatory) says whose each record is and how a company\'s records leave', () => {
+  it("every slice but the global ones (sequence, regulatory) says whose each record is and how a company's records leave", () => {
     for (const slice of SLICES) {
       const global = slice.key === 'sequence' || slice.key === 'regulatory';
       expect('ownerOf' in slice && 'removeCompany' in slice, slice.key).toBe(!global);
     }
   });
 
-  it('leaves exactly the export of the other companies\' records, and the derived tables a fresh import of it rebuilds', () => {
+  it("leaves exactly the export of the other companies' records, and the derived tables a fresh import of it rebuilds", () => {
     const { state, ids } = richState(3, 3);
     const [a, b, c] = ids as [string, string, string];
     const before = structuredClone(exportState(state));
-    for (const key of ['products', 'webhookEvents', 'analyses', 'executions', 'ingestions', 'cnpjCorrections', 'idempotency', 'links'] as const) {
-      for (const id of [a, b, c]) expect(exportCompany(state, id)[key].length, `${key} of a company`).toBeGreaterThan(0);
+    for (const key of [
+      'products',
+      'webhookEvents',
+      'analyses',
+      'executions',
+      'ingestions',
+      'cnpjCorrections',
+      'idempotency',
+      'links',
+    ] as const) {
+      for (const id of [a, b, c])
+        expect(exportCompany(state, id)[key].length, `${key} of a company`).toBeGreaterThan(0);
     }
     expect(state.closedWebhookEvents.some(([, id]) => state.webhookEvents.get(id)?.companyId === b)).toBe(true);
 
@@ -67,7 +113,7 @@ describe('removeCompany', () => {
 });
 
 describe('exportCompany and importCompany', () => {
-  it('export holds only the company\'s records and the state\'s sequence; importing it back beside the others gives the original state', () => {
+  it("export holds only the company's records and the state's sequence; importing it back beside the others gives the original state", () => {
     const { state, ids } = richState(3, 3);
     const b = ids[1]!;
     const original = structuredClone(exportState(state));
@@ -108,19 +154,62 @@ describe('exportCompany and importCompany', () => {
       change(copy);
       return copy;
     };
-    expect(importCompany(state, data)).toEqual({ path: ['companies', 0, 'id'], problem: `company ${b} is already in the emulator` });
+    expect(importCompany(state, data)).toEqual({
+      path: ['companies', 0, 'id'],
+      problem: `company ${b} is already in the emulator`,
+    });
     removeCompany(state, b);
     const removed = JSON.stringify(exportState(state));
-    expect(importCompany(state, changed((d) => { d.companies = []; }))).toEqual({ path: ['companies'], problem: 'one company\'s data holds exactly one company; this holds 0' });
-    expect(importCompany(state, changed((d) => { d.products[1].companyId = a; }))).toEqual({ path: ['products', 1], problem: `belongs to company ${a}, not to ${b}, whose data this is` });
+    expect(
+      importCompany(
+        state,
+        changed((d) => {
+          d.companies = [];
+        }),
+      ),
+    ).toEqual({ path: ['companies'], problem: "one company's data holds exactly one company; this holds 0" });
+    expect(
+      importCompany(
+        state,
+        changed((d) => {
+          d.products[1].companyId = a;
+        }),
+      ),
+    ).toEqual({ path: ['products', 1], problem: `belongs to company ${a}, not to ${b}, whose data this is` });
     const otherCatalog = exportCompany(state, a).catalogs[0]!.id;
-    expect(importCompany(state, changed((d) => { d.links[0][0] = otherCatalog; }))).toEqual({ path: ['links', 0], problem: `names a record that is not one of company ${b}'s` });
+    expect(
+      importCompany(
+        state,
+        changed((d) => {
+          d.links[0][0] = otherCatalog;
+        }),
+      ),
+    ).toEqual({ path: ['links', 0], problem: `names a record that is not one of company ${b}'s` });
     const rootOfA = state.companies.get(a)!.cnpjRoot;
-    expect(importCompany(state, changed((d) => { d.companies[0].cnpjRoot = rootOfA; }))).toEqual({ path: ['companies', 0, 'cnpjRoot'], problem: `CNPJ root ${rootOfA} appears twice` });
+    expect(
+      importCompany(
+        state,
+        changed((d) => {
+          d.companies[0].cnpjRoot = rootOfA;
+        }),
+      ),
+    ).toEqual({ path: ['companies', 0, 'cnpjRoot'], problem: `CNPJ root ${rootOfA} appears twice` });
     const tokenOfA = [...state.credentials.values()].find((credential) => credential.companyId === a)!.token;
-    expect(importCompany(state, changed((d) => { d.credentials[0].token = tokenOfA; }))).toEqual({ path: ['credentials', 0, 'token'], problem: 'a credential token appears twice' });
+    expect(
+      importCompany(
+        state,
+        changed((d) => {
+          d.credentials[0].token = tokenOfA;
+        }),
+      ),
+    ).toEqual({ path: ['credentials', 0, 'token'], problem: 'a credential token appears twice' });
     const positionOfA = state.products.get(exportCompany(state, a).products[0]!.id)!.position;
-    const collision = importCompany(state, changed((d) => { d.analyses[0].position = positionOfA; }));
+    const collision = importCompany(
+      state,
+      changed((d) => {
+        d.analyses[0].position = positionOfA;
+      }),
+    );
     expect(collision?.path).toEqual(['analyses', 0, 'position']);
     expect(collision?.problem).toMatch(new RegExp(`^position ${positionOfA} is also that of products\\.`));
     expect(JSON.stringify(exportState(state))).toBe(removed);
@@ -130,7 +219,7 @@ describe('exportCompany and importCompany', () => {
 });
 
 describe('replaceCompany', () => {
-  it('puts a company\'s saved records in place of its later ones, leaving the others; refuses data of another company', () => {
+  it("puts a company's saved records in place of its later ones, leaving the others; refuses data of another company", () => {
     const { state, ids } = richState(3, 3);
     const [a, b] = ids as [string, string];
     const saved = structuredClone(exportCompany(state, b));
@@ -140,12 +229,17 @@ describe('replaceCompany', () => {
     removeCompany(state, ids[2]!);
     const othersNow = JSON.stringify(without(exportState(state), b));
 
-    expect(replaceCompany(state, b, structuredClone(exportCompany(state, a)))).toEqual({ path: ['companies', 0, 'id'], problem: `the data is of company ${a}, not of ${b}` });
+    expect(replaceCompany(state, b, structuredClone(exportCompany(state, a)))).toEqual({
+      path: ['companies', 0, 'id'],
+      problem: `the data is of company ${a}, not of ${b}`,
+    });
     expect(companyProblem(state, saved, b)).toBeUndefined();
     expect(replaceCompany(state, b, saved)).toBeUndefined();
     expect(JSON.stringify(without(exportState(state), b))).toBe(othersNow);
     expect(unordered(exportCompany(state, b))).toEqual(unordered({ ...saved, sequence: state.sequence }));
-    expect(unordered(exportCompany(state, b))).toEqual(unordered({ ...exportCompany(importState(original), b), sequence: state.sequence }));
+    expect(unordered(exportCompany(state, b))).toEqual(
+      unordered({ ...exportCompany(importState(original), b), sequence: state.sequence }),
+    );
     expect(checkIntegrity(exportState(state))).toBeUndefined();
   });
 });
@@ -167,8 +261,18 @@ describe('companyProblem beside other worlds', () => {
     const pairs = [
       [saved.catalogs[0]!.id, ofA.catalogs[0]!.id, 'catalogs', `catalog ${ofA.catalogs[0]!.id}`],
       [saved.products[0]!.id, ofA.products[0]!.id, 'products', `product ${ofA.products[0]!.id}`],
-      [saved.establishments[0]!.id, ofA.establishments[0]!.id, 'establishments', `establishment ${ofA.establishments[0]!.id}`],
-      [saved.webhookEvents[0]!.id, ofA.webhookEvents[0]!.id, 'webhookEvents', `webhook event ${ofA.webhookEvents[0]!.id}`],
+      [
+        saved.establishments[0]!.id,
+        ofA.establishments[0]!.id,
+        'establishments',
+        `establishment ${ofA.establishments[0]!.id}`,
+      ],
+      [
+        saved.webhookEvents[0]!.id,
+        ofA.webhookEvents[0]!.id,
+        'webhookEvents',
+        `webhook event ${ofA.webhookEvents[0]!.id}`,
+      ],
       [saved.analyses[0]!.id, ofA.analyses[0]!.id, 'analyses', `analysis ${ofA.analyses[0]!.id}`],
       [saved.credentials[0]!.token, ofA.credentials[0]!.token, 'credentials', 'a credential token'],
     ] as const;
@@ -207,10 +311,16 @@ describe('resetCompany', () => {
 
   it('refuses a company that is not there (404) and one without its creation record (409), changing nothing', () => {
     const { state, ids } = richState(2, 1);
-    expect(resetCompany(state, '0190a000-0000-7000-8000-000000000000')).toMatchObject({ ok: false, refusal: { kind: 'not_found', codigo: 'empresa_nao_encontrada', caminho: 'path.companyId' } });
+    expect(resetCompany(state, '0190a000-0000-7000-8000-000000000000')).toMatchObject({
+      ok: false,
+      refusal: { kind: 'not_found', codigo: 'empresa_nao_encontrada', caminho: 'path.companyId' },
+    });
     state.origins.delete(ids[0]!);
     const before = JSON.stringify(exportState(state));
-    expect(resetCompany(state, ids[0]!)).toMatchObject({ ok: false, refusal: { kind: 'conflict', codigo: 'criacao_desconhecida', caminho: 'path.companyId' } });
+    expect(resetCompany(state, ids[0]!)).toMatchObject({
+      ok: false,
+      refusal: { kind: 'conflict', codigo: 'criacao_desconhecida', caminho: 'path.companyId' },
+    });
     expect(JSON.stringify(exportState(state))).toBe(before);
   });
 });

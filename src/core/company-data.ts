@@ -19,19 +19,32 @@ import { surveillanceOf } from './surveillance.js';
 export type CompanyData = Omit<StateData, 'regulatory'>;
 
 /** A slice whose records each belong to one company. */
-type CompanySlice = Slice<Exclude<keyof CompanyData, 'sequence'>, readonly unknown[]> & Required<Pick<Slice<string, readonly unknown[]>, 'ownerOf' | 'removeCompany'>>;
+type CompanySlice = Slice<Exclude<keyof CompanyData, 'sequence'>, readonly unknown[]> &
+  Required<Pick<Slice<string, readonly unknown[]>, 'ownerOf' | 'removeCompany'>>;
 
 /** The slices of records that belong to a company, in the registry's order (the sequence and the reference are global). */
-const COMPANY_SLICES = (SLICES as readonly Slice[]).filter((slice) => 'ownerOf' in slice) as unknown as readonly CompanySlice[];
+const COMPANY_SLICES = (SLICES as readonly Slice[]).filter(
+  (slice) => 'ownerOf' in slice,
+) as unknown as readonly CompanySlice[];
 
 /** The state's records by id, as the slices' ownerOf looks them up. */
 /** A per-company slice's records in `data` (the loop cannot tell the compiler which key holds which kind). */
 const listed = (data: Omit<CompanyData, 'sequence'>, slice: CompanySlice): readonly unknown[] => data[slice.key];
 
-const recordsOf = (state: State): Records => ({ companies: state.companies, establishments: state.establishments, catalogs: state.catalogs, products: state.products });
+const recordsOf = (state: State): Records => ({
+  companies: state.companies,
+  establishments: state.establishments,
+  catalogs: state.catalogs,
+  products: state.products,
+});
 
 const byId = <T extends { readonly id: string }>(records: readonly T[]) => new Map(records.map((r) => [r.id, r]));
-const recordsOfData = (data: CompanyData): Records => ({ companies: byId(data.companies), establishments: byId(data.establishments), catalogs: byId(data.catalogs), products: byId(data.products) });
+const recordsOfData = (data: CompanyData): Records => ({
+  companies: byId(data.companies),
+  establishments: byId(data.establishments),
+  catalogs: byId(data.catalogs),
+  products: byId(data.products),
+});
 
 /**
  * Removes every record of `companyId` and every entry derived from them, leaving the other companies' records,
@@ -45,7 +58,11 @@ export function removeCompany(state: State, companyId: string): void {
 export function exportCompany(state: State, companyId: string): CompanyData {
   const r = recordsOf(state);
   const data: Record<string, unknown> = { sequence: state.sequence };
-  for (const slice of COMPANY_SLICES) data[slice.key] = ownCopy(slice, slice.toData(state).filter((record) => slice.ownerOf(record, r) === companyId));
+  for (const slice of COMPANY_SLICES)
+    data[slice.key] = ownCopy(
+      slice,
+      slice.toData(state).filter((record) => slice.ownerOf(record, r) === companyId),
+    );
   return data as CompanyData;
 }
 
@@ -57,21 +74,37 @@ export function exportCompany(state: State, companyId: string): CompanyData {
  * the emulator's other worlds (a company on a clock of its own has one), whose records' ids, roots and tokens it
  * must not have either, refused as in its own world. Paths are within `data`.
  */
-export function companyProblem(state: State, data: CompanyData, replacing?: string, elsewhere: readonly State[] = []): Found {
+export function companyProblem(
+  state: State,
+  data: CompanyData,
+  replacing?: string,
+  elsewhere: readonly State[] = [],
+): Found {
   const [company, ...more] = data.companies;
-  if (company === undefined || more.length > 0) return at(['companies'], `one company's data holds exactly one company; this holds ${data.companies.length}`);
+  if (company === undefined || more.length > 0)
+    return at(['companies'], `one company's data holds exactly one company; this holds ${data.companies.length}`);
   const companyId = company.id;
-  if (replacing !== undefined && companyId !== replacing) return at(['companies', 0, 'id'], `the data is of company ${companyId}, not of ${replacing}`);
-  if (replacing === undefined && state.companies.has(companyId)) return at(['companies', 0, 'id'], `company ${companyId} is already in the emulator`);
+  if (replacing !== undefined && companyId !== replacing)
+    return at(['companies', 0, 'id'], `the data is of company ${companyId}, not of ${replacing}`);
+  if (replacing === undefined && state.companies.has(companyId))
+    return at(['companies', 0, 'id'], `company ${companyId} is already in the emulator`);
   const own = recordsOfData(data);
   for (const slice of COMPANY_SLICES) {
     for (const [i, record] of listed(data, slice).entries()) {
       const owner = slice.ownerOf(record, own);
       if (owner === companyId) continue;
-      return at([slice.key, i], owner === undefined ? `names a record that is not one of company ${companyId}'s` : `belongs to company ${owner}, not to ${companyId}, whose data this is`);
+      return at(
+        [slice.key, i],
+        owner === undefined
+          ? `names a record that is not one of company ${companyId}'s`
+          : `belongs to company ${owner}, not to ${companyId}, whose data this is`,
+      );
     }
   }
-  return problemBeside(state, data, replacing) ?? elsewhere.reduce<Found>((found, other) => found ?? problemAcross(other, data), undefined);
+  return (
+    problemBeside(state, data, replacing) ??
+    elsewhere.reduce<Found>((found, other) => found ?? problemAcross(other, data), undefined)
+  );
 }
 
 /** checkIntegrity of the other companies' records with `data`'s after them; a problem's path within `data`. */
@@ -81,7 +114,10 @@ function problemBeside(state: State, data: CompanyData, replacing: string | unde
   const merged: Record<string, unknown> = { ...current, sequence: Math.max(current.sequence, data.sequence) };
   const before = new Map<string, number>();
   for (const slice of COMPANY_SLICES) {
-    const others = replacing === undefined ? listed(current, slice) : listed(current, slice).filter((record: unknown) => slice.ownerOf(record, r) !== replacing);
+    const others =
+      replacing === undefined
+        ? listed(current, slice)
+        : listed(current, slice).filter((record: unknown) => slice.ownerOf(record, r) !== replacing);
     before.set(slice.key, others.length);
     merged[slice.key] = [...others, ...listed(data, slice)];
   }
@@ -102,7 +138,9 @@ function problemAcross(other: State, data: CompanyData): Found {
  * data. An id names one thing on the whole emulator, whatever its clock; positions and references are each
  * world's own, and each world is taken to hold together on its own.
  */
-export function sharedAcross(worlds: readonly Omit<CompanyData, 'sequence'>[]): { readonly world: number; readonly found: NonNullable<Found> } | undefined {
+export function sharedAcross(
+  worlds: readonly Omit<CompanyData, 'sequence'>[],
+): { readonly world: number; readonly found: NonNullable<Found> } | undefined {
   // One world alone is checked by checkIntegrity (and a restore without own clocks pays nothing more here).
   if (worlds.length < 2) return undefined;
   const merged: Record<string, readonly unknown[]> = {};
@@ -141,7 +179,9 @@ function withinData(found: Found, before: ReadonlyMap<string, number>): Found {
   const [key, index, ...rest] = found.path;
   const offset = before.get(String(key));
   if (offset === undefined || typeof index !== 'number') return found;
-  return index >= offset ? at([key!, index - offset, ...rest], found.problem) : at([key!], `with the records already in the emulator: ${found.problem}`);
+  return index >= offset
+    ? at([key!, index - offset, ...rest], found.problem)
+    : at([key!], `with the records already in the emulator: ${found.problem}`);
 }
 
 /** Adds a company's records (see companyProblem) to `state`; the refusal found, and then nothing has changed. */
@@ -182,9 +222,16 @@ function addCompanyData(state: State, data: CompanyData): void {
  * restored from a snapshot taken before companies kept it).
  */
 export function resetCompany(state: State, companyId: string): Result<CreatedCompany> {
-  if (!state.companies.has(companyId)) return refuse('not_found', 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
+  if (!state.companies.has(companyId))
+    return refuse('not_found', 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'path.companyId');
   const origin = state.origins.get(companyId);
-  if (!origin) return refuse('conflict', 'criacao_desconhecida', `Company ${companyId} came from a snapshot that does not say how it was created, so it cannot be reset alone; remove it and create a new one instead.`, 'path.companyId');
+  if (!origin)
+    return refuse(
+      'conflict',
+      'criacao_desconhecida',
+      `Company ${companyId} came from a snapshot that does not say how it was created, so it cannot be reset alone; remove it and create a new one instead.`,
+      'path.companyId',
+    );
   removeCompany(state, companyId);
   // Its creation records, through the slices that hold them, in the registry's order.
   companiesSlice.fromData(state, [origin.company]);

@@ -44,7 +44,13 @@ export function concurrentEditImpossible(operation: IfMatchOperation): string | 
  * Another client saves `resource` (`id` for the per-id ones) of `companyId`. Returns whether there was such a
  * resource to save: nothing happens, and the fault is kept for a later request, when there was none.
  */
-export function saveConcurrently(state: State, companyId: string, resource: GuardedResource, id: string | undefined, ctx: Context): boolean {
+export function saveConcurrently(
+  state: State,
+  companyId: string,
+  resource: GuardedResource,
+  id: string | undefined,
+  ctx: Context,
+): boolean {
   switch (resource) {
     case 'catalog': {
       const found = id === undefined ? undefined : ownedBy(state.catalogs, companyId, id);
@@ -69,7 +75,13 @@ export function saveConcurrently(state: State, companyId: string, resource: Guar
     }
     case 'webhookDestination': {
       const current = state.webhookDestinations.get(companyId);
-      if (current) configureDestination(state, companyId, { url: current.url, createOnly: false, ifMatch: [destinationEtag(current)] }, ctx);
+      if (current)
+        configureDestination(
+          state,
+          companyId,
+          { url: current.url, createOnly: false, ifMatch: [destinationEtag(current)] },
+          ctx,
+        );
       return current !== undefined;
     }
     case 'ingestion':

@@ -46,7 +46,11 @@ export const establishmentEtag = (e: Establishment): string => etag('estabelecim
 export function establishmentTransition(e: Establishment, event: EstablishmentEvent): Result<EstablishmentState> {
   const next = LIFECYCLE[e.estado][event];
   if (next !== undefined) return ok(next);
-  return refuse('conflict', 'estabelecimento_arquivado', `Establishment ${e.id} is archived: it takes no change and no new catalog.`);
+  return refuse(
+    'conflict',
+    'estabelecimento_arquivado',
+    `Establishment ${e.id} is archived: it takes no change and no new catalog.`,
+  );
 }
 
 export interface NewEstablishment {
@@ -55,24 +59,49 @@ export interface NewEstablishment {
   readonly idExterno?: string | null;
 }
 
-export function registerEstablishment(state: State, companyId: string, input: NewEstablishment, ctx: Context): Result<Establishment> {
+export function registerEstablishment(
+  state: State,
+  companyId: string,
+  input: NewEstablishment,
+  ctx: Context,
+): Result<Establishment> {
   const company = state.companies.get(companyId);
-  if (!company) return refuse('not_found', 'empresa_nao_encontrada', 'The company of this credential no longer exists.');
+  if (!company)
+    return refuse('not_found', 'empresa_nao_encontrada', 'The company of this credential no longer exists.');
   if (!isValidCnpj(input.cnpj)) {
-    return refuse('invalid', 'cnpj_invalido', 'cnpj must be 12 characters of A-Z and 0-9 followed by 2 check digits (Receita Federal rule), uppercase and without punctuation.', 'body.cnpj');
+    return refuse(
+      'invalid',
+      'cnpj_invalido',
+      'cnpj must be 12 characters of A-Z and 0-9 followed by 2 check digits (Receita Federal rule), uppercase and without punctuation.',
+      'body.cnpj',
+    );
   }
   if (cnpjRoot(input.cnpj) !== company.cnpjRoot) {
-    return refuse('invalid', 'cnpj_raiz_divergente', `cnpj must start with the company's root ${company.cnpjRoot}.`, 'body.cnpj');
+    return refuse(
+      'invalid',
+      'cnpj_raiz_divergente',
+      `cnpj must start with the company's root ${company.cnpjRoot}.`,
+      'body.cnpj',
+    );
   }
   const existing = indexesOf(state, companyId).establishmentsByCnpj.get(input.cnpj);
   if (existing !== undefined) {
-    return refuse('conflict', 'cnpj_duplicado', `The company already has establishment ${existing} with CNPJ ${input.cnpj} (archived ones count too).`, 'body.cnpj');
+    return refuse(
+      'conflict',
+      'cnpj_duplicado',
+      `The company already has establishment ${existing} with CNPJ ${input.cnpj} (archived ones count too).`,
+      'body.cnpj',
+    );
   }
   return ok(insert(state, companyId, input, ctx));
 }
 
 /** The head office, made with its company (docs/where-the-spec-is-silent.md); its CNPJ is built, so needs no checks. */
-export function registerHeadOffice(state: State, input: { companyId: string; cnpj: string; nome: string }, ctx: Context): Establishment {
+export function registerHeadOffice(
+  state: State,
+  input: { companyId: string; cnpj: string; nome: string },
+  ctx: Context,
+): Establishment {
   return insert(state, input.companyId, { cnpj: input.cnpj, nome: input.nome }, ctx);
 }
 
@@ -107,24 +136,52 @@ export const establishmentsSlice: KindSlice<'establishments', readonly Establish
   indexes: ['establishmentsByCnpj'],
   unique: (establishments) =>
     repeatedId('establishments', establishments, 'establishment') ??
-    repeated('establishments', establishments, 'cnpj', (e) => `${e.companyId} ${e.cnpj}`, (e) => `CNPJ ${e.cnpj} in company ${e.companyId}`),
+    repeated(
+      'establishments',
+      establishments,
+      'cnpj',
+      (e) => `${e.companyId} ${e.cnpj}`,
+      (e) => `CNPJ ${e.cnpj} in company ${e.companyId}`,
+    ),
   check: (data, r) => {
     for (const [i, e] of data.establishments.entries()) {
       const company = r.companies.get(e.companyId);
-      if (!company) return at(['establishments', i, 'companyId'], `establishment ${e.id} belongs to unknown company ${e.companyId}`);
-      if (cnpjRoot(e.cnpj) !== company.cnpjRoot) return at(['establishments', i, 'cnpj'], `establishment ${e.id}: CNPJ ${e.cnpj} does not start with its company's root ${company.cnpjRoot}`);
+      if (!company)
+        return at(
+          ['establishments', i, 'companyId'],
+          `establishment ${e.id} belongs to unknown company ${e.companyId}`,
+        );
+      if (cnpjRoot(e.cnpj) !== company.cnpjRoot)
+        return at(
+          ['establishments', i, 'cnpj'],
+          `establishment ${e.id}: CNPJ ${e.cnpj} does not start with its company's root ${company.cnpjRoot}`,
+        );
       if (e.catalogoId === null) continue;
       const catalog = r.catalogs.get(e.catalogoId);
-      if (catalog?.establishmentId !== e.id || catalog.estado !== 'ativo') return at(['establishments', i, 'catalogoId'], `establishment ${e.id}: catalog ${e.catalogoId} is not an active catalog of it`);
-      if (e.estado === 'arquivado') return at(['establishments', i, 'catalogoId'], `establishment ${e.id} is archived, so it has no active catalog`);
+      if (catalog?.establishmentId !== e.id || catalog.estado !== 'ativo')
+        return at(
+          ['establishments', i, 'catalogoId'],
+          `establishment ${e.id}: catalog ${e.catalogoId} is not an active catalog of it`,
+        );
+      if (e.estado === 'arquivado')
+        return at(
+          ['establishments', i, 'catalogoId'],
+          `establishment ${e.id} is archived, so it has no active catalog`,
+        );
     }
     return undefined;
   },
 };
 
-export function findEstablishment(state: State, companyId: string, id: string, caminho = 'path.id'): Result<Establishment> {
+export function findEstablishment(
+  state: State,
+  companyId: string,
+  id: string,
+  caminho = 'path.id',
+): Result<Establishment> {
   const establishment = ownedBy(state.establishments, companyId, id);
-  if (!establishment) return refuse('not_found', 'estabelecimento_nao_encontrado', `No establishment ${id} in this company.`, caminho);
+  if (!establishment)
+    return refuse('not_found', 'estabelecimento_nao_encontrado', `No establishment ${id} in this company.`, caminho);
   return ok(establishment);
 }
 
@@ -133,7 +190,14 @@ export interface EstablishmentChanges {
   readonly idExterno?: string | null;
 }
 
-export function editEstablishment(state: State, companyId: string, id: string, ifMatch: IfMatch, changes: EstablishmentChanges, ctx: Context): Result<Establishment> {
+export function editEstablishment(
+  state: State,
+  companyId: string,
+  id: string,
+  ifMatch: IfMatch,
+  changes: EstablishmentChanges,
+  ctx: Context,
+): Result<Establishment> {
   const found = findEstablishment(state, companyId, id);
   if (!found.ok) return found;
   const current = found.value;
@@ -141,13 +205,26 @@ export function editEstablishment(state: State, companyId: string, id: string, i
   if (!matched.ok) return matched;
   const next = establishmentTransition(current, 'editar');
   if (!next.ok) return next;
-  return ok(replace(state, current, {
-    nome: changes.nome ?? current.nome,
-    idExterno: changes.idExterno === undefined ? current.idExterno : changes.idExterno,
-  }, ctx));
+  return ok(
+    replace(
+      state,
+      current,
+      {
+        nome: changes.nome ?? current.nome,
+        idExterno: changes.idExterno === undefined ? current.idExterno : changes.idExterno,
+      },
+      ctx,
+    ),
+  );
 }
 
-export function archiveEstablishment(state: State, companyId: string, id: string, ifMatch: IfMatch, ctx: Context): Result<Establishment> {
+export function archiveEstablishment(
+  state: State,
+  companyId: string,
+  id: string,
+  ifMatch: IfMatch,
+  ctx: Context,
+): Result<Establishment> {
   const found = findEstablishment(state, companyId, id);
   if (!found.ok) return found;
   const current = found.value;
@@ -156,7 +233,11 @@ export function archiveEstablishment(state: State, companyId: string, id: string
   const next = establishmentTransition(current, 'arquivar');
   if (!next.ok) return next;
   if (current.catalogoId !== null) {
-    return refuse('conflict', 'estabelecimento_com_catalogo_ativo', `Establishment ${id} has active catalog ${current.catalogoId}; delete that catalog before archiving.`);
+    return refuse(
+      'conflict',
+      'estabelecimento_com_catalogo_ativo',
+      `Establishment ${id} has active catalog ${current.catalogoId}; delete that catalog before archiving.`,
+    );
   }
   return ok(replace(state, current, { estado: next.value }, ctx));
 }
@@ -165,12 +246,22 @@ export function archiveEstablishment(state: State, companyId: string, id: string
  * The establishment's active catalog changed (created now, or deleted later). Its `catalogo_id` is part of
  * its representation, so its `versao` and ETag move too.
  */
-export function setActiveCatalog(state: State, establishment: Establishment, catalogoId: string | null, ctx: Context): Establishment {
+export function setActiveCatalog(
+  state: State,
+  establishment: Establishment,
+  catalogoId: string | null,
+  ctx: Context,
+): Establishment {
   return replace(state, establishment, { catalogoId }, ctx);
 }
 
 /** A new version of the establishment with `changes`: `versao` + 1, `atualizado_em` = now. */
-export function replace(state: State, current: Establishment, changes: Partial<Pick<Establishment, 'nome' | 'idExterno' | 'estado' | 'catalogoId' | 'cnpj'>>, ctx: Context): Establishment {
+export function replace(
+  state: State,
+  current: Establishment,
+  changes: Partial<Pick<Establishment, 'nome' | 'idExterno' | 'estado' | 'catalogoId' | 'cnpj'>>,
+  ctx: Context,
+): Establishment {
   const updated: Establishment = { ...current, ...changes, versao: current.versao + 1, atualizadoEm: ctx.now };
   state.establishments.set(updated.id, updated);
   return updated;

@@ -28,7 +28,9 @@ function sortKeys(value: unknown): unknown {
 
 // Integer-like keys are listed first by every JS object whatever the insertion order, so a "key-sorted"
 // object literal cannot hold them in sorted order; __proto__ cannot be set as a plain key.
-const plainKey = fc.string({ maxLength: 6, unit: 'grapheme' }).filter((k) => !/^(0|[1-9]\d*)$/.test(k) && k !== '__proto__');
+const plainKey = fc
+  .string({ maxLength: 6, unit: 'grapheme' })
+  .filter((k) => !/^(0|[1-9]\d*)$/.test(k) && k !== '__proto__');
 const { json } = fc.letrec((tie) => ({
   json: fc.oneof(
     { depthSize: 'small' },
@@ -44,7 +46,9 @@ const { json } = fc.letrec((tie) => ({
 
 describe('canonicalJson', () => {
   it('sorts object keys, so key order does not matter', () => {
-    expect(canonicalJson({ b: 1, a: 2, c: { z: 1, y: [3, { k: 1, j: 2 }] } })).toBe('{"a":2,"b":1,"c":{"y":[3,{"j":2,"k":1}],"z":1}}');
+    expect(canonicalJson({ b: 1, a: 2, c: { z: 1, y: [3, { k: 1, j: 2 }] } })).toBe(
+      '{"a":2,"b":1,"c":{"y":[3,{"j":2,"k":1}],"z":1}}',
+    );
     expect(canonicalJson({ nome: 'x', id_externo: 'y' })).toBe(canonicalJson({ id_externo: 'y', nome: 'x' }));
   });
 
@@ -79,7 +83,13 @@ describe('canonicalJson', () => {
   });
 
   it('keeps unicode as JSON.stringify does (accents, emoji, line separators, control characters)', () => {
-    const value = { 'café': 'Café torrado 500 g', emoji: '☕🫘', sep: '\u2028\u2029', ctl: '\u0000\u001f\n\t', lone: '\ud800' };
+    const value = {
+      café: 'Café torrado 500 g',
+      emoji: '☕🫘',
+      sep: '\u2028\u2029',
+      ctl: '\u0000\u001f\n\t',
+      lone: '\ud800',
+    };
     expect(canonicalJson(value)).toBe(JSON.stringify(sortKeys(value)));
   });
 
@@ -97,7 +107,9 @@ describe('canonicalJson', () => {
     const text = canonicalJson(value);
     expect(text.startsWith('{"a":{"a":{"a":')).toBe(true);
     expect(text.endsWith(`},"b":${depth - 2}},"b":${depth - 1}}`)).toBe(true);
-    expect(text.length).toBe('{"a":'.length * depth + '"leaf"'.length + [...Array(depth).keys()].reduce((n, i) => n + `,"b":${i}}`.length, 0));
+    expect(text.length).toBe(
+      '{"a":'.length * depth + '"leaf"'.length + [...Array(depth).keys()].reduce((n, i) => n + `,"b":${i}}`.length, 0),
+    );
   });
 
   it('equals JSON.stringify for key-sorted input (property)', () => {
@@ -111,13 +123,26 @@ describe('canonicalJson', () => {
   });
 
   it('writes a flat body, as parsed from a request, with its keys in sorted order whatever they are: integer-like keys, which objects list first, and __proto__ included (property)', () => {
-    const key = fc.oneof(fc.constantFrom('0', '1', '9', '10', '01', '-1', '1.5', '__proto__', 'a', 'B', 'é', ''), fc.string({ maxLength: 4 }));
-    const scalar = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ maxLength: 4 }));
+    const key = fc.oneof(
+      fc.constantFrom('0', '1', '9', '10', '01', '-1', '1.5', '__proto__', 'a', 'B', 'é', ''),
+      fc.string({ maxLength: 4 }),
+    );
+    const scalar = fc.oneof(
+      fc.constant(null),
+      fc.boolean(),
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.string({ maxLength: 4 }),
+    );
     fc.assert(
       fc.property(fc.uniqueArray(fc.tuple(key, scalar), { selector: ([k]) => k, maxLength: 6 }), (entries) => {
-        const body: unknown = JSON.parse(`{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`);
+        const body: unknown = JSON.parse(
+          `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`,
+        );
         const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : 1));
-        expect(canonicalJson(body)).toBe(`{${sorted.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`);
+        expect(canonicalJson(body)).toBe(
+          `{${sorted.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`,
+        );
       }),
       { numRuns: 1000 },
     );
@@ -143,7 +168,9 @@ describe('idempotency store', () => {
   const fp = 'fingerprint-of-request-1';
   const other = 'fingerprint-of-request-2';
   const replay = (response: StoredResponse) => ({ kind: 'replay', response });
-  const keysOf = (state: ReturnType<typeof createState>, companyId: string) => [...(state.idempotency.get(companyId)?.records.keys() ?? [])];
+  const keysOf = (state: ReturnType<typeof createState>, companyId: string) => [
+    ...(state.idempotency.get(companyId)?.records.keys() ?? []),
+  ];
 
   it('keeps records 60 days, and 100,000 answers per company by default', () => {
     expect(IDEMPOTENCY_RETENTION_MS).toBe(60 * DAY);
@@ -156,22 +183,54 @@ describe('idempotency store', () => {
 
   it('a stored key replays the stored response for the same request and is other_request for another', () => {
     const state = createState();
-    const created: StoredResponse = { status: 201, body: '{"id":"p1"}', etag: '"abc"', location: '/v1/produtos/p1', headers: { ratelimit: '"x";r=4;t=60' } };
+    const created: StoredResponse = {
+      status: 201,
+      body: '{"id":"p1"}',
+      etag: '"abc"',
+      location: '/v1/produtos/p1',
+      headers: { ratelimit: '"x";r=4;t=60' },
+    };
     storeIdempotency(state, 'c1', 'k1', fp, created, T0 + 5, MAX);
     expect(lookupIdempotency(state, 'c1', 'k1', fp, T0 + 10)).toEqual(replay(created));
     expect(lookupIdempotency(state, 'c1', 'k1', other, T0 + 10)).toEqual({ kind: 'other_request' });
-    expect(exportIdempotency(state)).toEqual([{ companyId: 'c1', key: 'k1', fingerprint: fp, expiresAt: T0 + 5 + 60 * DAY, ...created }]);
+    expect(exportIdempotency(state)).toEqual([
+      { companyId: 'c1', key: 'k1', fingerprint: fp, expiresAt: T0 + 5 + 60 * DAY, ...created },
+    ]);
   });
 
   it("keeps a record as one text in its company's arena, a field a line and then the body; the company id and key only as the keys of its maps, the record as a number", () => {
     const state = createState();
     storeIdempotency(state, 'c1', 'k1', fp, ok, T0, MAX);
-    storeIdempotency(state, 'c1', 'k2', fp, { status: 201, body: '{"a":"\\n"}\n', etag: null, location: '/v1/x', headers: { 'ratelimit-policy': '"p";q=5;w=60' } }, T0, MAX);
+    storeIdempotency(
+      state,
+      'c1',
+      'k2',
+      fp,
+      {
+        status: 201,
+        body: '{"a":"\\n"}\n',
+        etag: null,
+        location: '/v1/x',
+        headers: { 'ratelimit-policy': '"p";q=5;w=60' },
+      },
+      T0,
+      MAX,
+    );
     const { records, texts } = state.idempotency.get('c1')!;
     expect([...records.values()].map((packed) => typeof packed)).toEqual(['number', 'number']);
     expect(texts.text(records.get('k1')!)).toBe(`${T0 + 60 * DAY}\n200\n${fp}\n"abc"\n\n\n{"versao":2}`);
-    expect(texts.text(records.get('k2')!)).toBe(`${T0 + 60 * DAY}\n201\n${fp}\n\n/v1/x\n{"ratelimit-policy":"\\"p\\";q=5;w=60"}\n{"a":"\\n"}\n`);
-    expect(lookupIdempotency(state, 'c1', 'k2', fp, T0)).toEqual(replay({ status: 201, body: '{"a":"\\n"}\n', etag: null, location: '/v1/x', headers: { 'ratelimit-policy': '"p";q=5;w=60' } }));
+    expect(texts.text(records.get('k2')!)).toBe(
+      `${T0 + 60 * DAY}\n201\n${fp}\n\n/v1/x\n{"ratelimit-policy":"\\"p\\";q=5;w=60"}\n{"a":"\\n"}\n`,
+    );
+    expect(lookupIdempotency(state, 'c1', 'k2', fp, T0)).toEqual(
+      replay({
+        status: 201,
+        body: '{"a":"\\n"}\n',
+        etag: null,
+        location: '/v1/x',
+        headers: { 'ratelimit-policy': '"p";q=5;w=60' },
+      }),
+    );
   });
 
   it('keys are scoped by company', () => {
@@ -244,8 +303,16 @@ describe('idempotency store', () => {
 
 describe('idempotency store: the ceiling of answers per company', () => {
   const T0 = Date.UTC(2026, 0, 1);
-  const answer = (n: number): StoredResponse => ({ status: 201, body: `{"n":${n}}`, etag: `"${n}"`, location: `/v1/produtos/p${n}`, headers: null });
-  const keysOf = (state: ReturnType<typeof createState>, companyId: string) => [...(state.idempotency.get(companyId)?.records.keys() ?? [])];
+  const answer = (n: number): StoredResponse => ({
+    status: 201,
+    body: `{"n":${n}}`,
+    etag: `"${n}"`,
+    location: `/v1/produtos/p${n}`,
+    headers: null,
+  });
+  const keysOf = (state: ReturnType<typeof createState>, companyId: string) => [
+    ...(state.idempotency.get(companyId)?.records.keys() ?? []),
+  ];
 
   it('at a ceiling of 3, the 4th store drops the 1st; the 2nd still replays; another company keeps its own', () => {
     const state = createState();
@@ -307,7 +374,10 @@ describe('idempotency store: the ceiling of answers per company', () => {
     const op: fc.Arbitrary<Op> = fc.oneof(
       { weight: 8, arbitrary: fc.record({ kind: fc.constant('store' as const), company: fc.nat(2), key: fc.nat(12) }) },
       { weight: 1, arbitrary: fc.constant({ kind: 'purge' as const }) },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant('wait' as const), days: fc.integer({ min: 1, max: 40 }) }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({ kind: fc.constant('wait' as const), days: fc.integer({ min: 1, max: 40 }) }),
+      },
     );
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 5 }), fc.array(op, { maxLength: 300 }), (max, ops) => {
@@ -320,7 +390,11 @@ describe('idempotency store: the ceiling of answers per company', () => {
           if (o.kind === 'wait') now += o.days * DAY;
           else if (o.kind === 'purge') {
             purgeExpiredIdempotency(state, now);
-            for (const [c, list] of model) model.set(c, list.filter(([, at]) => at > now));
+            for (const [c, list] of model)
+              model.set(
+                c,
+                list.filter(([, at]) => at > now),
+              );
           } else {
             const c = `c${o.company}`;
             const k = `k${o.key}`;
@@ -331,7 +405,8 @@ describe('idempotency store: the ceiling of answers per company', () => {
             model.set(c, list.slice(-max));
           }
           now += 1;
-          for (const [c, list] of model) expect(keysOf(state, c), `${c} after ${JSON.stringify(o)}`).toEqual(list.map(([key]) => key));
+          for (const [c, list] of model)
+            expect(keysOf(state, c), `${c} after ${JSON.stringify(o)}`).toEqual(list.map(([key]) => key));
         }
       }),
       { numRuns: 300 },
@@ -346,7 +421,8 @@ describe('idempotency store: the ceiling of answers per company', () => {
     for (let i = 0; i < 20_000; i++) storeIdempotency(state, 'c1', `k${i}`, 'f', { ...answer(i), body }, T0, 1_000);
     expect(chunkOf()).toBeLessThan(16);
     // The same keys again, past their expiry: each replaces its own record.
-    for (let i = 0; i < 20_000; i++) storeIdempotency(state, 'c1', `k${19_000 + (i % 1_000)}`, 'g', { ...answer(i), body }, T0 + 61 * DAY + i, 1_000);
+    for (let i = 0; i < 20_000; i++)
+      storeIdempotency(state, 'c1', `k${19_000 + (i % 1_000)}`, 'g', { ...answer(i), body }, T0 + 61 * DAY + i, 1_000);
     expect(chunkOf()).toBeLessThan(16);
     purgeExpiredIdempotency(state, T0 + 200 * DAY);
     expect(state.idempotency.has('c1')).toBe(false);

@@ -71,20 +71,65 @@ export interface IdempotencyEntry extends IdempotencyRecord {
  */
 type PackedRecord = TextHandle;
 
-function pack(texts: TextArena, fingerprint: string, expiresAt: Instant, { status, body, etag, location, headers }: StoredResponse): PackedRecord {
-  return texts.add([expiresAt, status, fingerprint, etag ?? '', location ?? '', headers === null ? '' : JSON.stringify(headers), body].join('\n'));
+function pack(
+  texts: TextArena,
+  fingerprint: string,
+  expiresAt: Instant,
+  { status, body, etag, location, headers }: StoredResponse,
+): PackedRecord {
+  return texts.add(
+    [
+      expiresAt,
+      status,
+      fingerprint,
+      etag ?? '',
+      location ?? '',
+      headers === null ? '' : JSON.stringify(headers),
+      body,
+    ].join('\n'),
+  );
 }
 
 function unpack(texts: TextArena, packed: PackedRecord): IdempotencyRecord {
-  return unpackAs(texts, packed, (fingerprint, expiresAt, status, body, etag, location, headers) => ({ fingerprint, expiresAt, status, body, etag, location, headers }));
+  return unpackAs(texts, packed, (fingerprint, expiresAt, status, body, etag, location, headers) => ({
+    fingerprint,
+    expiresAt,
+    status,
+    body,
+    etag,
+    location,
+    headers,
+  }));
 }
 
 /** A record as a snapshot carries it, made in one piece (a snapshot holds a hundred thousand of them). */
 function unpackEntry(texts: TextArena, packed: PackedRecord, companyId: string, key: string): IdempotencyEntry {
-  return unpackAs(texts, packed, (fingerprint, expiresAt, status, body, etag, location, headers) => ({ companyId, key, fingerprint, expiresAt, status, body, etag, location, headers }));
+  return unpackAs(texts, packed, (fingerprint, expiresAt, status, body, etag, location, headers) => ({
+    companyId,
+    key,
+    fingerprint,
+    expiresAt,
+    status,
+    body,
+    etag,
+    location,
+    headers,
+  }));
 }
 
-function unpackAs<R>(texts: TextArena, packed: PackedRecord, make: (fingerprint: string, expiresAt: Instant, status: number, body: string, etag: string | null, location: string | null, headers: Readonly<Record<string, string>> | null) => R): R {
+function unpackAs<R>(
+  texts: TextArena,
+  packed: PackedRecord,
+  make: (
+    fingerprint: string,
+    expiresAt: Instant,
+    status: number,
+    body: string,
+    etag: string | null,
+    location: string | null,
+    headers: Readonly<Record<string, string>> | null,
+  ) => R,
+): R {
   const text = texts.text(packed);
   const fields: string[] = [];
   let from = 0;
@@ -93,8 +138,23 @@ function unpackAs<R>(texts: TextArena, packed: PackedRecord, make: (fingerprint:
     fields.push(text.slice(from, to));
     from = to + 1;
   }
-  const [expiresAt, status, fingerprint, etag, location, headers] = fields as [string, string, string, string, string, string];
-  return make(fingerprint, Number(expiresAt), Number(status), text.slice(from), etag === '' ? null : etag, location === '' ? null : location, headers === '' ? null : (JSON.parse(headers) as Record<string, string>));
+  const [expiresAt, status, fingerprint, etag, location, headers] = fields as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  return make(
+    fingerprint,
+    Number(expiresAt),
+    Number(status),
+    text.slice(from),
+    etag === '' ? null : etag,
+    location === '' ? null : location,
+    headers === '' ? null : (JSON.parse(headers) as Record<string, string>),
+  );
 }
 
 /** expiresAt alone, for the purge: the digits of the first line (an instant has at most 16 characters). */
@@ -129,7 +189,13 @@ export type Lookup =
 /** The scope of a key: one company's (the HTTP shell's in-flight requests). */
 export const idempotencyScope = (companyId: string, key: string): string => `${companyId} ${key}`;
 
-export function lookupIdempotency(state: State, companyId: string, key: string, fingerprint: string, now: Instant): Lookup {
+export function lookupIdempotency(
+  state: State,
+  companyId: string,
+  key: string,
+  fingerprint: string,
+  now: Instant,
+): Lookup {
   const answers = state.idempotency.get(companyId);
   const packed = answers?.records.get(key);
   if (packed === undefined) return { kind: 'new' };
@@ -145,7 +211,15 @@ export function lookupIdempotency(state: State, companyId: string, key: string, 
  * applied, and refusing new requests would stop a long-running server; the answer dropped is the one least
  * likely to be retried.
  */
-export function storeIdempotency(state: State, companyId: string, key: string, fingerprint: string, response: StoredResponse, now: Instant, maxPerCompany: number): void {
+export function storeIdempotency(
+  state: State,
+  companyId: string,
+  key: string,
+  fingerprint: string,
+  response: StoredResponse,
+  now: Instant,
+  maxPerCompany: number,
+): void {
   const answers = answersOf(state, companyId);
   // Delete first so that Map order stays the order of expiry, which purgeExpiredIdempotency relies on.
   drop(answers, key);
@@ -176,7 +250,8 @@ function drop(answers: CompanyAnswers, key: string): void {
 export function exportIdempotency(state: State): IdempotencyEntry[] {
   const entries: IdempotencyEntry[] = [];
   const add = (companyId: string, answers: CompanyAnswers | undefined) => {
-    if (answers !== undefined) for (const [key, packed] of answers.records) entries.push(unpackEntry(answers.texts, packed, companyId, key));
+    if (answers !== undefined)
+      for (const [key, packed] of answers.records) entries.push(unpackEntry(answers.texts, packed, companyId, key));
   };
   for (const companyId of state.companies.keys()) add(companyId, state.idempotency.get(companyId));
   // Answers of no company of the state are refused on restore; a test's state may hold some.
@@ -209,7 +284,15 @@ export function importIdempotency(state: State, entries: readonly IdempotencyEnt
 
 function answersOf(state: State, companyId: string): CompanyAnswers {
   let answers = state.idempotency.get(companyId);
-  if (!answers) state.idempotency.set(companyId, (answers = { records: new Collection(state, 'idempotency', undefined, (key) => idempotencyScope(companyId, key)), texts: new TextArena(), oldest: undefined }));
+  if (!answers)
+    state.idempotency.set(
+      companyId,
+      (answers = {
+        records: new Collection(state, 'idempotency', undefined, (key) => idempotencyScope(companyId, key)),
+        texts: new TextArena(),
+        oldest: undefined,
+      }),
+    );
   return answers;
 }
 
@@ -312,9 +395,21 @@ export const idempotencySlice: Slice<'idempotency', readonly IdempotencyEntry[]>
     state.idempotency.get(companyId)?.records.clear();
     state.idempotency.delete(companyId);
   },
-  unique: (entries) => repeated('idempotency', entries, 'key', (r) => idempotencyScope(r.companyId, r.key), (r) => `idempotency-key "${r.key}" of company ${r.companyId}`),
+  unique: (entries) =>
+    repeated(
+      'idempotency',
+      entries,
+      'key',
+      (r) => idempotencyScope(r.companyId, r.key),
+      (r) => `idempotency-key "${r.key}" of company ${r.companyId}`,
+    ),
   check: (data, r) => {
-    for (const [i, record] of data.idempotency.entries()) if (!r.companies.has(record.companyId)) return at(['idempotency', i, 'companyId'], `an idempotent answer belongs to unknown company ${record.companyId}`);
+    for (const [i, record] of data.idempotency.entries())
+      if (!r.companies.has(record.companyId))
+        return at(
+          ['idempotency', i, 'companyId'],
+          `an idempotent answer belongs to unknown company ${record.companyId}`,
+        );
     return undefined;
   },
 };

@@ -26,7 +26,13 @@ export interface Records {
 }
 
 /** The first record of `records` whose key (undefined: none) an earlier one already has. */
-export function repeated<T>(collection: string, records: readonly T[], field: string | number, key: (record: T) => string | undefined, what: (record: T) => string): Found {
+export function repeated<T>(
+  collection: string,
+  records: readonly T[],
+  field: string | number,
+  key: (record: T) => string | undefined,
+  what: (record: T) => string,
+): Found {
   const seen = new Set<string>();
   for (let i = 0; i < records.length; i++) {
     const k = key(records[i]!);
@@ -42,7 +48,14 @@ export function repeated<T>(collection: string, records: readonly T[], field: st
  * second parts per first part, so no string is built per record to join them: building, hashing and collecting
  * joined strings took twice as long.
  */
-export function repeatedPair<T>(collection: string, records: readonly T[], field: string | number, first: (record: T) => string, second: (record: T) => string | undefined, what: (record: T) => string): Found {
+export function repeatedPair<T>(
+  collection: string,
+  records: readonly T[],
+  field: string | number,
+  first: (record: T) => string,
+  second: (record: T) => string | undefined,
+  what: (record: T) => string,
+): Found {
   const seen = new Map<string, Set<string>>();
   for (let i = 0; i < records.length; i++) {
     const record = records[i]!;
@@ -62,9 +75,27 @@ export function repeatedPair<T>(collection: string, records: readonly T[], field
  * Records), answers at once when it holds as many as there are records: then no id repeats, and the set of ids
  * need not be built again.
  */
-export const repeatedId = <T extends { readonly id: string }>(collection: string, records: readonly T[], noun: string, byId?: ReadonlyMap<string, unknown>): Found =>
-  byId?.size === records.length ? undefined : repeated(collection, records, 'id', (r) => r.id, (r) => `${noun} ${r.id}`);
+export const repeatedId = <T extends { readonly id: string }>(
+  collection: string,
+  records: readonly T[],
+  noun: string,
+  byId?: ReadonlyMap<string, unknown>,
+): Found =>
+  byId?.size === records.length
+    ? undefined
+    : repeated(
+        collection,
+        records,
+        'id',
+        (r) => r.id,
+        (r) => `${noun} ${r.id}`,
+      );
 
 /** The first entry of a per-company table (`collection`) whose company an earlier one has. */
-export const repeatedCompany = <T>(collection: string, records: readonly T[], field: string | number, companyOf: (r: T) => string, what: string): Found =>
-  repeated(collection, records, field, companyOf, (r) => `${what} of company ${companyOf(r)}`);
+export const repeatedCompany = <T>(
+  collection: string,
+  records: readonly T[],
+  field: string | number,
+  companyOf: (r: T) => string,
+  what: string,
+): Found => repeated(collection, records, field, companyOf, (r) => `${what} of company ${companyOf(r)}`);

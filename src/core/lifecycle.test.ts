@@ -25,6 +25,11 @@ describe('lifecycle tables', () => {
   });
 
   it('each state of a run has its phase', () => {
-    expect(RUN_PHASE).toEqual({ pendente: 'na_fila', executando: 'avaliando', concluida: 'publicada', falhou: 'encerrada' });
+    expect(RUN_PHASE).toEqual({
+      pendente: 'na_fila',
+      executando: 'avaliando',
+      concluida: 'publicada',
+      falhou: 'encerrada',
+    });
   });
 });

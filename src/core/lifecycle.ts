@@ -39,4 +39,9 @@ export const RUN_LIFECYCLE: Lifecycle<RunState, RunEvent> = {
 };
 
 /** `fase`: where a run is, one for each state. */
-export const RUN_PHASE: Readonly<Record<RunState, 'na_fila' | 'avaliando' | 'publicada' | 'encerrada'>> = { pendente: 'na_fila', executando: 'avaliando', concluida: 'publicada', falhou: 'encerrada' };
+export const RUN_PHASE: Readonly<Record<RunState, 'na_fila' | 'avaliando' | 'publicada' | 'encerrada'>> = {
+  pendente: 'na_fila',
+  executando: 'avaliando',
+  concluida: 'publicada',
+  falhou: 'encerrada',
+};

@@ -162,10 +162,11 @@ describe('OrderedIndex', () => {
         alive.set(key, position);
       }
       let n = 0;
-      for (const key of [...alive.keys()]) if (n++ % 2 === 0) {
-        index.remove(key);
-        alive.delete(key);
-      }
+      for (const key of [...alive.keys()])
+        if (n++ % 2 === 0) {
+          index.remove(key);
+          alive.delete(key);
+        }
     }
     expect(index.entries()).toEqual([...alive.entries()]);
     expect(index.size).toBe(alive.size);

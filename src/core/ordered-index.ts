@@ -28,7 +28,8 @@ export class OrderedIndex {
   /** Appends `key` at `position`, which must exceed every position already used. */
   add(key: string, position: number): void {
     if (this.where.has(key)) return;
-    if (position <= this.lastPosition) throw new Error(`OrderedIndex: position ${position} is not after ${this.lastPosition}`);
+    if (position <= this.lastPosition)
+      throw new Error(`OrderedIndex: position ${position} is not after ${this.lastPosition}`);
     this.lastPosition = position;
     this.keys.push(key);
     this.positions.push(position);

@@ -14,7 +14,17 @@
 import { catalogTransition, findActiveCatalog, findCatalog, replaceCatalog } from './catalogs.js';
 import { uuidV7 } from './random.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { indexesOf, linksOf, nextPosition, ownedBy, positioned, type Context, type KindSlice, type Slice, type State } from './state.js';
+import {
+  indexesOf,
+  linksOf,
+  nextPosition,
+  ownedBy,
+  positioned,
+  type Context,
+  type KindSlice,
+  type Slice,
+  type State,
+} from './state.js';
 import { at, repeatedId, repeatedPair } from './integrity.js';
 import type { Instant } from './time.js';
 import { productChanged } from './surveillance.js';
@@ -57,7 +67,11 @@ export const productEtag = (p: Product): string => etag('produto', p.id, p.versa
 function productTransition(p: Product, event: ProductEvent): Result<ProductState> {
   const next = LIFECYCLE[p.ativo ? 'ativo' : 'inativo'][event];
   if (next !== undefined) return ok(next);
-  return refuse('conflict', 'produto_inativo', `Product ${p.id} is inactive: it is kept for history and takes no change.`);
+  return refuse(
+    'conflict',
+    'produto_inativo',
+    `Product ${p.id} is inactive: it is kept for history and takes no change.`,
+  );
 }
 
 export interface ProductFields {
@@ -73,7 +87,13 @@ export interface NewProduct extends ProductFields {
   readonly ncm: string;
 }
 
-export function createProduct(state: State, companyId: string, catalogId: string, input: NewProduct, ctx: Context): Result<Product> {
+export function createProduct(
+  state: State,
+  companyId: string,
+  catalogId: string,
+  input: NewProduct,
+  ctx: Context,
+): Result<Product> {
   const found = findActiveCatalog(state, companyId, catalogId);
   if (!found.ok) return found;
   const duplicate = checkExternalId(state, companyId, input.idExterno ?? null, undefined);
@@ -87,7 +107,13 @@ export function createProduct(state: State, companyId: string, catalogId: string
  * A new active product linked to `catalogId`, indexed and counted. The caller has checked the catalog and the
  * id_externo, and moves the catalog's version: once per product here, once per application for an ingestion.
  */
-export function addProduct(state: State, companyId: string, catalogId: string, input: NewProduct, ctx: Context): Product {
+export function addProduct(
+  state: State,
+  companyId: string,
+  catalogId: string,
+  input: NewProduct,
+  ctx: Context,
+): Product {
   const product: Product = {
     id: uuidV7(ctx.random, ctx.now),
     companyId,
@@ -116,7 +142,14 @@ export function findProduct(state: State, companyId: string, id: string, caminho
   return ok(product);
 }
 
-export function editProduct(state: State, companyId: string, id: string, ifMatch: IfMatch, changes: ProductFields, ctx: Context): Result<Product> {
+export function editProduct(
+  state: State,
+  companyId: string,
+  id: string,
+  ifMatch: IfMatch,
+  changes: ProductFields,
+  ctx: Context,
+): Result<Product> {
   const found = findProduct(state, companyId, id);
   if (!found.ok) return found;
   const current = found.value;
@@ -128,18 +161,30 @@ export function editProduct(state: State, companyId: string, id: string, ifMatch
     const duplicate = checkExternalId(state, companyId, changes.idExterno, current.id);
     if (duplicate) return duplicate;
   }
-  const updated = replaceProduct(state, current, {
-    idExterno: changes.idExterno === undefined ? current.idExterno : changes.idExterno,
-    sku: changes.sku === undefined ? current.sku : changes.sku,
-    descricao: changes.descricao === undefined ? current.descricao : changes.descricao,
-    ncm: changes.ncm ?? current.ncm,
-    atributos: changes.atributos ?? current.atributos,
-  }, ctx);
+  const updated = replaceProduct(
+    state,
+    current,
+    {
+      idExterno: changes.idExterno === undefined ? current.idExterno : changes.idExterno,
+      sku: changes.sku === undefined ? current.sku : changes.sku,
+      descricao: changes.descricao === undefined ? current.descricao : changes.descricao,
+      ncm: changes.ncm ?? current.ncm,
+      atributos: changes.atributos ?? current.atributos,
+    },
+    ctx,
+  );
   return ok(updated);
 }
 
 /** PUT link: an existing link is a success without a new version (spec "PUT /v1/catalogos/{id}/produtos/{product_id}"). */
-export function linkProduct(state: State, companyId: string, catalogId: string, productId: string, ifMatch: IfMatch, ctx: Context): Result<Product> {
+export function linkProduct(
+  state: State,
+  companyId: string,
+  catalogId: string,
+  productId: string,
+  ifMatch: IfMatch,
+  ctx: Context,
+): Result<Product> {
   const catalogFound = findCatalog(state, companyId, catalogId);
   if (!catalogFound.ok) return catalogFound;
   const productFound = findProduct(state, companyId, productId, 'path.produto_id');
@@ -157,14 +202,26 @@ export function linkProduct(state: State, companyId: string, catalogId: string, 
   return ok(replaceProduct(state, product, { catalogos: [...product.catalogos, catalogId] }, ctx));
 }
 
-export function unlinkProduct(state: State, companyId: string, catalogId: string, productId: string, ifMatch: IfMatch, ctx: Context): Result<Product> {
+export function unlinkProduct(
+  state: State,
+  companyId: string,
+  catalogId: string,
+  productId: string,
+  ifMatch: IfMatch,
+  ctx: Context,
+): Result<Product> {
   const catalogFound = findCatalog(state, companyId, catalogId);
   if (!catalogFound.ok) return catalogFound;
   const productFound = findProduct(state, companyId, productId, 'path.produto_id');
   if (!productFound.ok) return productFound;
   const product = productFound.value;
   if (!product.catalogos.includes(catalogId)) {
-    return refuse('not_found', 'vinculo_nao_encontrado', `Product ${productId} is not linked to catalog ${catalogId}.`, 'path.produto_id');
+    return refuse(
+      'not_found',
+      'vinculo_nao_encontrado',
+      `Product ${productId} is not linked to catalog ${catalogId}.`,
+      'path.produto_id',
+    );
   }
   const matched = requireMatch(ifMatch, productEtag(product), 'product');
   if (!matched.ok) return matched;
@@ -182,14 +239,25 @@ export function unlinkProduct(state: State, companyId: string, catalogId: string
  * version; `deactivate` makes it inactive in the same version (a catalog deletion, a substituicao_integral).
  * The caller moves the catalog's version.
  */
-export function dropLink(state: State, product: Product, catalogId: string, deactivate: boolean, ctx: Context): Product {
+export function dropLink(
+  state: State,
+  product: Product,
+  catalogId: string,
+  deactivate: boolean,
+  ctx: Context,
+): Product {
   linksOf(state, product.companyId, catalogId).remove(product.id);
   const catalogos = product.catalogos.filter((c) => c !== catalogId);
   return replaceProduct(state, product, deactivate ? { catalogos, ativo: false } : { catalogos }, ctx);
 }
 
 /** A new version of the product: `versao` + 1, `atualizado_em` = now; keeps the id_externo index in step. */
-export function replaceProduct(state: State, current: Product, changes: Partial<Omit<Product, 'id' | 'companyId' | 'versao' | 'position' | 'criadoEm' | 'atualizadoEm'>>, ctx: Context): Product {
+export function replaceProduct(
+  state: State,
+  current: Product,
+  changes: Partial<Omit<Product, 'id' | 'companyId' | 'versao' | 'position' | 'criadoEm' | 'atualizadoEm'>>,
+  ctx: Context,
+): Product {
   // Field by field in Product's order, not `{ ...current, ...changes, … }`: a spread of two objects and then two
   // more fields takes V8's generic path, ten times as long, on every PATCH.
   const updated: Product = {
@@ -218,11 +286,21 @@ export function replaceProduct(state: State, current: Product, changes: Partial<
   return updated;
 }
 
-function checkExternalId(state: State, companyId: string, idExterno: string | null, self: string | undefined): Result<never> | undefined {
+function checkExternalId(
+  state: State,
+  companyId: string,
+  idExterno: string | null,
+  self: string | undefined,
+): Result<never> | undefined {
   if (idExterno === null) return undefined;
   const holder = indexesOf(state, companyId).productsByExternalId.get(idExterno);
   if (holder === undefined || holder === self) return undefined;
-  return refuse('conflict', 'id_externo_duplicado', `Product ${holder} already has id_externo "${idExterno}"; a product's id_externo is unique within the company.`, 'body.id_externo');
+  return refuse(
+    'conflict',
+    'id_externo_duplicado',
+    `Product ${holder} already has id_externo "${idExterno}"; a product's id_externo is unique within the company.`,
+    'body.id_externo',
+  );
 }
 
 export function productByExternalId(state: State, companyId: string, idExterno: string): Product | undefined {
@@ -239,7 +317,12 @@ export function* productsAfter(state: State, companyId: string, position?: numbe
 }
 
 /** The products linked to a catalog after link `position`, in link order. */
-export function* catalogProductsAfter(state: State, companyId: string, catalogId: string, position?: number): Generator<[Product, number]> {
+export function* catalogProductsAfter(
+  state: State,
+  companyId: string,
+  catalogId: string,
+  position?: number,
+): Generator<[Product, number]> {
   for (const [id, at] of linksOf(state, companyId, catalogId).after(position)) {
     const product = state.products.get(id);
     if (product) yield [product, at];
@@ -249,14 +332,26 @@ export function* catalogProductsAfter(state: State, companyId: string, catalogId
 /** A new (or restored) product, in its company's list and `id_externo` index. */
 function putProduct(state: State, product: Product): void {
   state.products.set(product.id, product);
-  if (product.idExterno !== null) indexesOf(state, product.companyId).productsByExternalId.set(product.idExterno, product.id);
+  if (product.idExterno !== null)
+    indexesOf(state, product.companyId).productsByExternalId.set(product.idExterno, product.id);
 }
 
 /** A product that shares nothing with `p`, its fields in the order of Product (and of a snapshot's products). */
 const copyProduct = (p: Product): Product => ({
-  id: p.id, companyId: p.companyId, idExterno: p.idExterno, origem: p.origem, sku: p.sku, descricao: p.descricao, ncm: p.ncm,
+  id: p.id,
+  companyId: p.companyId,
+  idExterno: p.idExterno,
+  origem: p.origem,
+  sku: p.sku,
+  descricao: p.descricao,
+  ncm: p.ncm,
   atributos: p.atributos.map((a) => ({ codigo: a.codigo, valores: [...a.valores] })),
-  versao: p.versao, ativo: p.ativo, catalogos: [...p.catalogos], position: p.position, criadoEm: p.criadoEm, atualizadoEm: p.atualizadoEm,
+  versao: p.versao,
+  ativo: p.ativo,
+  catalogos: [...p.catalogos],
+  position: p.position,
+  criadoEm: p.criadoEm,
+  atualizadoEm: p.atualizadoEm,
 });
 
 export const productsSlice: KindSlice<'products', readonly Product[], Product> = {
@@ -267,7 +362,14 @@ export const productsSlice: KindSlice<'products', readonly Product[], Product> =
   indexes: ['productsByExternalId'],
   unique: (products, r) =>
     repeatedId('products', products, 'product', r.products) ??
-    repeatedPair('products', products, 'idExterno', (p) => p.companyId, (p) => p.idExterno ?? undefined, (p) => `id_externo "${p.idExterno}" in company ${p.companyId}`),
+    repeatedPair(
+      'products',
+      products,
+      'idExterno',
+      (p) => p.companyId,
+      (p) => p.idExterno ?? undefined,
+      (p) => `id_externo "${p.idExterno}" in company ${p.companyId}`,
+    ),
   check: (data, r) => {
     // Catalog id → the products linked to it: looked up by the two ids as they are, not by a string joining them
     // per link and per lookup, which took several times as long on a large state.
@@ -278,17 +380,26 @@ export const productsSlice: KindSlice<'products', readonly Product[], Product> =
       products.add(productId);
     }
     for (const [i, p] of data.products.entries()) {
-      if (!r.companies.has(p.companyId)) return at(['products', i, 'companyId'], `product ${p.id} belongs to unknown company ${p.companyId}`);
-      if (!p.ativo && p.catalogos.length > 0) return at(['products', i, 'catalogos'], `product ${p.id} is inactive, so it is linked to no catalog`);
+      if (!r.companies.has(p.companyId))
+        return at(['products', i, 'companyId'], `product ${p.id} belongs to unknown company ${p.companyId}`);
+      if (!p.ativo && p.catalogos.length > 0)
+        return at(['products', i, 'catalogos'], `product ${p.id} is inactive, so it is linked to no catalog`);
       // A product has a few catalogs, searched in place; a snapshot could list thousands, which a set keeps linear.
       const earlier = p.catalogos.length > 16 ? new Set<string>() : undefined;
       for (const [j, id] of p.catalogos.entries()) {
         const catalog = r.catalogs.get(id);
-        if (catalog?.companyId !== p.companyId) return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} is not of its company`);
-        if (catalog.estado !== 'ativo') return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} is deleted, and a deleted catalog has no products`);
-        if (earlier ? earlier.has(id) : p.catalogos.indexOf(id) !== j) return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} appears twice`);
+        if (catalog?.companyId !== p.companyId)
+          return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} is not of its company`);
+        if (catalog.estado !== 'ativo')
+          return at(
+            ['products', i, 'catalogos', j],
+            `product ${p.id}: catalog ${id} is deleted, and a deleted catalog has no products`,
+          );
+        if (earlier ? earlier.has(id) : p.catalogos.indexOf(id) !== j)
+          return at(['products', i, 'catalogos', j], `product ${p.id}: catalog ${id} appears twice`);
         earlier?.add(id);
-        if (!linked.get(id)?.has(p.id)) return at(['products', i, 'catalogos', j], `product ${p.id}: its link to catalog ${id} is not in links`);
+        if (!linked.get(id)?.has(p.id))
+          return at(['products', i, 'catalogos', j], `product ${p.id}: its link to catalog ${id} is not in links`);
       }
     }
     return undefined;
@@ -309,7 +420,9 @@ function linksOfProduct(state: State, productId: string): Link[] {
   const product = state.products.get(productId);
   if (!product) return [];
   const lists = state.indexes.get(product.companyId)?.catalogProducts;
-  return product.catalogos.map((catalogId): Link => [catalogId, productId, lists?.get(catalogId)?.positionOf(productId) ?? -1]);
+  return product.catalogos.map(
+    (catalogId): Link => [catalogId, productId, lists?.get(catalogId)?.positionOf(productId) ?? -1],
+  );
 }
 
 /**
@@ -341,10 +454,19 @@ export const linksSlice: Slice<'links', readonly Link[]> = {
       if (catalog) linksOf(state, catalog.companyId, catalogId).add(productId, position);
     }
   },
-  unique: (links) => repeatedPair('links', links, 1, ([catalogId]) => catalogId, ([, productId]) => productId, ([catalogId, productId]) => `the link of product ${productId} to catalog ${catalogId}`),
+  unique: (links) =>
+    repeatedPair(
+      'links',
+      links,
+      1,
+      ([catalogId]) => catalogId,
+      ([, productId]) => productId,
+      ([catalogId, productId]) => `the link of product ${productId} to catalog ${catalogId}`,
+    ),
   check: (data, r) => {
     for (const [i, [catalogId, productId]] of data.links.entries()) {
-      if (!r.products.get(productId)?.catalogos.includes(catalogId)) return at(['links', i], `link ${catalogId} → ${productId} is not in the product's catalogos`);
+      if (!r.products.get(productId)?.catalogos.includes(catalogId))
+        return at(['links', i], `link ${catalogId} → ${productId} is not in the product's catalogos`);
     }
     return undefined;
   },

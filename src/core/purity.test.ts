@@ -11,7 +11,8 @@ import { stripComments } from './testing/source-text.js';
 
 const CORE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(CORE, '../..');
-const WHY = 'src/core must be deterministic and free of I/O: take time from Context.now, randomness from Context.random, and leave I/O to the shell';
+const WHY =
+  'src/core must be deterministic and free of I/O: take time from Context.now, randomness from Context.random, and leave I/O to the shell';
 
 interface Violation {
   readonly file: string;
@@ -45,9 +46,11 @@ function specifiers(code: string): { specifier: string; index: number }[] {
     /\bimport\s*\(\s*(['"`])([^'"`]+)\1/g,
     /\brequire\s*\(\s*(['"`])([^'"`]+)\1/g,
   ];
-  for (const pattern of patterns) for (const m of code.matchAll(pattern)) found.push({ specifier: m[2]!, index: m.index + m[0].lastIndexOf(m[2]!) });
+  for (const pattern of patterns)
+    for (const m of code.matchAll(pattern)) found.push({ specifier: m[2]!, index: m.index + m[0].lastIndexOf(m[2]!) });
   // import(nonLiteral) cannot be checked: refuse it outright.
-  for (const m of code.matchAll(/\bimport\s*\(\s*(?!['"`])/g)) found.push({ specifier: '<computed import()>', index: m.index });
+  for (const m of code.matchAll(/\bimport\s*\(\s*(?!['"`])/g))
+    found.push({ specifier: '<computed import()>', index: m.index });
   return found;
 }
 
@@ -57,7 +60,9 @@ function checkPurity(file: string, source: string, coreDir: string): Violation[]
   const lines = code.split('\n');
   const violations: Violation[] = [];
   lines.forEach((text, n) => {
-    for (const rule of RULES) if (rule.pattern.test(text)) violations.push({ file, line: n + 1, rule: rule.name, text: source.split('\n')[n]!.trim() });
+    for (const rule of RULES)
+      if (rule.pattern.test(text))
+        violations.push({ file, line: n + 1, rule: rule.name, text: source.split('\n')[n]!.trim() });
   });
   for (const { specifier, index } of specifiers(code)) {
     const relativeOk = specifier.startsWith('./') || specifier.startsWith('../');
@@ -94,20 +99,33 @@ describe('src/core is pure', () => {
 
   it('has the core modules to check', () => {
     const names = files.map((f) => relative(CORE, f));
-    expect(names).toEqual(expect.arrayContaining(['cnpj.ts', 'random.ts', 'time.ts', 'idempotency.ts', 'state.ts', 'versioning.ts']));
+    expect(names).toEqual(
+      expect.arrayContaining(['cnpj.ts', 'random.ts', 'time.ts', 'idempotency.ts', 'state.ts', 'versioning.ts']),
+    );
   });
 
-  it.each(files.map((f) => [relative(ROOT, f), f] as const))('%s reads no clock, no Math.random, no timers, no process or console, and imports only the core', (_, file) => {
-    const violations = checkPurity(file, readFileSync(file, 'utf8'), CORE);
-    if (violations.length > 0) {
-      expect.fail(`${violations.length} purity violation(s): ${WHY}.\n${violations.map(describeViolation).join('\n')}`);
-    }
-  });
+  it.each(files.map((f) => [relative(ROOT, f), f] as const))(
+    '%s reads no clock, no Math.random, no timers, no process or console, and imports only the core',
+    (_, file) => {
+      const violations = checkPurity(file, readFileSync(file, 'utf8'), CORE);
+      if (violations.length > 0) {
+        expect.fail(
+          `${violations.length} purity violation(s): ${WHY}.\n${violations.map(describeViolation).join('\n')}`,
+        );
+      }
+    },
+  );
 
   it('tsconfig.core.json type-checks src/core without Node or DOM types ("types": [])', () => {
     const path = join(ROOT, 'tsconfig.core.json');
-    expect(existsSync(path), 'tsconfig.core.json is missing: it keeps Node types (fetch, timers, Buffer, node:*) out of src/core').toBe(true);
-    const config = JSON.parse(stripComments(readFileSync(path, 'utf8'))) as { compilerOptions?: { types?: unknown; lib?: unknown }; include?: unknown };
+    expect(
+      existsSync(path),
+      'tsconfig.core.json is missing: it keeps Node types (fetch, timers, Buffer, node:*) out of src/core',
+    ).toBe(true);
+    const config = JSON.parse(stripComments(readFileSync(path, 'utf8'))) as {
+      compilerOptions?: { types?: unknown; lib?: unknown };
+      include?: unknown;
+    };
     expect(config.compilerOptions?.types).toEqual([]);
     expect(config.include).toEqual(expect.arrayContaining(['src/core']));
     expect(JSON.stringify(config.compilerOptions?.lib ?? []).toLowerCase()).not.toContain('dom');
@@ -158,16 +176,31 @@ describe('the purity checker itself', () => {
     ].join('\n');
     const violations = checkPurity(file, source, CORE);
     expect(violations.map((v) => v.line)).toEqual([1, 2, 3, 4, 5, 7, 8]);
-    expect(describeViolation(violations[0]!)).toBe(`src/core/sample.ts:1: import of "hono" (the core imports only relative modules inside src/core; no hono, zod or node:*)\n    import { Hono } from 'hono';`);
+    expect(describeViolation(violations[0]!)).toBe(
+      `src/core/sample.ts:1: import of "hono" (the core imports only relative modules inside src/core; no hono, zod or node:*)\n    import { Hono } from 'hono';`,
+    );
   });
 
   it('ignores comments and allows new Date(instant)', () => {
-    const source = ['// never call Date.now() or Math.random() here', '/* console.log(process.env) */', 'const s = new Date(instant).toISOString();', 'const t = new Date(0);'].join('\n');
+    const source = [
+      '// never call Date.now() or Math.random() here',
+      '/* console.log(process.env) */',
+      'const s = new Date(instant).toISOString();',
+      'const t = new Date(0);',
+    ].join('\n');
     expect(rulesOf(source)).toEqual([]);
   });
 
   it('keeps line numbers after a block comment and is not fooled by // or quotes inside strings and regexes', () => {
-    const source = ["const url = 'https://x';", '/*', ' * a', ' */', 'const re = /"[/]/;', "const q = '\"';", 'Math.random();'].join('\n');
+    const source = [
+      "const url = 'https://x';",
+      '/*',
+      ' * a',
+      ' */',
+      'const re = /"[/]/;',
+      "const q = '\"';",
+      'Math.random();',
+    ].join('\n');
     expect(rulesOf(source)).toEqual(['7 Math.random()']);
   });
 });

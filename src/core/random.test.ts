@@ -1,6 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64url, createRandom, hashString, hex32, randomDigits, randomToken, seedRandom, uuidV4, uuidV7, type RandomSource } from './random.js';
+import {
+  base64url,
+  createRandom,
+  hashString,
+  hex32,
+  randomDigits,
+  randomToken,
+  seedRandom,
+  uuidV4,
+  uuidV7,
+  type RandomSource,
+} from './random.js';
 
 const take = (random: RandomSource, count: number) => Array.from({ length: count }, () => random.next());
 
@@ -14,7 +25,9 @@ describe('seeded random source', () => {
   });
 
   it('gives different sequences for different seeds', () => {
-    const sequences = [seedRandom(1), seedRandom(2), seedRandom(0), seedRandom('a'), seedRandom('b')].map((s) => take(createRandom(s), 8).join(','));
+    const sequences = [seedRandom(1), seedRandom(2), seedRandom(0), seedRandom('a'), seedRandom('b')].map((s) =>
+      take(createRandom(s), 8).join(','),
+    );
     expect(new Set(sequences).size).toBe(sequences.length);
   });
 
@@ -69,7 +82,8 @@ describe('seeded random source', () => {
   });
 
   it('hex32 is 8 lowercase hex digits', () => {
-    for (const n of [0, 1, 0xabc, 0x7fffffff, 0x80000000, 0xdeadbeef, 0xffffffff]) expect(hex32(n)).toBe(n.toString(16).padStart(8, '0'));
+    for (const n of [0, 1, 0xabc, 0x7fffffff, 0x80000000, 0xdeadbeef, 0xffffffff])
+      expect(hex32(n)).toBe(n.toString(16).padStart(8, '0'));
   });
 });
 
@@ -97,7 +111,9 @@ describe('uuids', () => {
         b[6] = (b[6]! & 0x0f) | 0x40;
         b[8] = (b[8]! & 0x3f) | 0x80;
         const hex = [...b].map((byte) => byte.toString(16).padStart(2, '0')).join('');
-        expect(uuidV4(random)).toBe(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`);
+        expect(uuidV4(random)).toBe(
+          `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+        );
         expect(random.state()).toEqual(reference.state());
       }),
     );

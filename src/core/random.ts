@@ -14,7 +14,10 @@ export interface RandomSource {
 
 export function seedRandom(seed: number | string): RandomState {
   // A uint32 seeds directly; any other number is hashed as text, so -1 and 2^32 − 1 stay distinct seeds.
-  let h = typeof seed === 'number' && Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff ? seed : hashString(`${typeof seed}:${String(seed)}`);
+  let h =
+    typeof seed === 'number' && Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff
+      ? seed
+      : hashString(`${typeof seed}:${String(seed)}`);
   const splitmix = () => {
     h = (h + 0x9e3779b9) | 0;
     let z = h;

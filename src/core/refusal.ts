@@ -35,9 +35,21 @@ export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok
 
 export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
 
-export function refuse(kind: RefusalKind, codigo: string, mensagem: string, caminho?: string, limit?: Refusal['limit']): Result<never> {
+export function refuse(
+  kind: RefusalKind,
+  codigo: string,
+  mensagem: string,
+  caminho?: string,
+  limit?: Refusal['limit'],
+): Result<never> {
   return {
     ok: false,
-    refusal: { kind, codigo, mensagem, ...(caminho === undefined ? {} : { caminho }), ...(limit === undefined ? {} : { limit }) },
+    refusal: {
+      kind,
+      codigo,
+      mensagem,
+      ...(caminho === undefined ? {} : { caminho }),
+      ...(limit === undefined ? {} : { limit }),
+    },
   };
 }

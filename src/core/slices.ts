@@ -67,7 +67,11 @@ export type StateData = { readonly [S in (typeof SLICES)[number] as S['key']]: D
 type KeptOf<S> = S extends { readonly collection: Kept<infer V> } ? V : never;
 
 /** The State's collections: one per slice that keeps its records in one, under the slice's key. */
-export type Collections = { readonly [S in (typeof SLICES)[number] as S extends { readonly collection: object } ? S['key'] : never]: Collection<KeptOf<S>> };
+export type Collections = {
+  readonly [S in (typeof SLICES)[number] as S extends { readonly collection: object } ? S['key'] : never]: Collection<
+    KeptOf<S>
+  >;
+};
 
 /** The slices that keep a collection, each with its place among a state's collections. */
 const KEPT = (SLICES as readonly Slice[]).flatMap((slice) => (slice.collection === undefined ? [] : [slice]));

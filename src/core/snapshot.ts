@@ -48,7 +48,8 @@ export function plainCopy<T>(value: T): T {
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const item = plainCopy((value as Record<string, unknown>)[key]);
-    if (key === '__proto__') Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
     else copy[key] = item;
   }
   return copy as T;
@@ -73,7 +74,12 @@ export type { IntegrityProblem } from './integrity.js';
  */
 export function checkIntegrity(data: StateData): Found {
   const byId = <T extends { readonly id: string }>(records: readonly T[]) => new Map(records.map((r) => [r.id, r]));
-  const records: Records = { companies: byId(data.companies), establishments: byId(data.establishments), catalogs: byId(data.catalogs), products: byId(data.products) };
+  const records: Records = {
+    companies: byId(data.companies),
+    establishments: byId(data.establishments),
+    catalogs: byId(data.catalogs),
+    products: byId(data.products),
+  };
   const slices = SLICES as readonly Slice[];
   for (const slice of slices) {
     const found = slice.unique?.(data[slice.key as keyof StateData], records);
@@ -89,12 +95,20 @@ export function checkIntegrity(data: StateData): Found {
 /** Positions order every list: each one is unique and at most `sequence`, the last one handed out. */
 function positions(data: StateData, slices: readonly Slice[]): Found {
   const lists = slices.flatMap((slice) => slice.positions?.(data[slice.key as keyof StateData]) ?? []);
-  const seen = positionSet(data.sequence, lists.reduce((sum, list) => sum + list.count, 0));
+  const seen = positionSet(
+    data.sequence,
+    lists.reduce((sum, list) => sum + list.count, 0),
+  );
   for (const list of lists) {
     for (let i = 0; i < list.count; i++) {
       const position = list.at(i);
-      if (position > data.sequence) return at(list.path(i), `position ${position} is beyond sequence ${data.sequence}, the last position handed out`);
-      if (seen.has(position)) return at(list.path(i), `position ${position} is also that of ${firstAt(lists, position).join('.')}`);
+      if (position > data.sequence)
+        return at(
+          list.path(i),
+          `position ${position} is beyond sequence ${data.sequence}, the last position handed out`,
+        );
+      if (seen.has(position))
+        return at(list.path(i), `position ${position} is also that of ${firstAt(lists, position).join('.')}`);
       seen.add(position);
     }
   }
@@ -131,10 +145,30 @@ export interface TaskReference {
  */
 const TASK_SUBJECTS = [
   { key: 'analysisId', noun: 'analysis', records: (d: Omit<StateData, 'regulatory'>) => d.analyses, mustExist: true },
-  { key: 'executionId', noun: 'surveillance execution', records: (d: Omit<StateData, 'regulatory'>) => d.executions, mustExist: true },
-  { key: 'correctionId', noun: 'CNPJ correction', records: (d: Omit<StateData, 'regulatory'>) => d.cnpjCorrections, mustExist: true },
-  { key: 'ingestionId', noun: 'ingestion', records: (d: Omit<StateData, 'regulatory'>) => d.ingestions, mustExist: true },
-  { key: 'eventId', noun: 'webhook event', records: (d: Omit<StateData, 'regulatory'>) => d.webhookEvents, mustExist: false },
+  {
+    key: 'executionId',
+    noun: 'surveillance execution',
+    records: (d: Omit<StateData, 'regulatory'>) => d.executions,
+    mustExist: true,
+  },
+  {
+    key: 'correctionId',
+    noun: 'CNPJ correction',
+    records: (d: Omit<StateData, 'regulatory'>) => d.cnpjCorrections,
+    mustExist: true,
+  },
+  {
+    key: 'ingestionId',
+    noun: 'ingestion',
+    records: (d: Omit<StateData, 'regulatory'>) => d.ingestions,
+    mustExist: true,
+  },
+  {
+    key: 'eventId',
+    noun: 'webhook event',
+    records: (d: Omit<StateData, 'regulatory'>) => d.webhookEvents,
+    mustExist: false,
+  },
 ] as const;
 
 /**
@@ -144,9 +178,13 @@ const TASK_SUBJECTS = [
  */
 export function checkTaskSubjects(data: Omit<StateData, 'regulatory'>, tasks: readonly TaskReference[]): Found {
   const companies = new Set(data.companies.map((c) => c.id));
-  const lookups = TASK_SUBJECTS.map((s) => ({ ...s, byId: new Map<string, { readonly companyId: string }>(s.records(data).map((record) => [record.id, record])) }));
+  const lookups = TASK_SUBJECTS.map((s) => ({
+    ...s,
+    byId: new Map<string, { readonly companyId: string }>(s.records(data).map((record) => [record.id, record])),
+  }));
   for (const [i, task] of tasks.entries()) {
-    if (task.owner !== null && !companies.has(task.owner)) return at([i, 'owner'], `a task of unknown company ${task.owner}`);
+    if (task.owner !== null && !companies.has(task.owner))
+      return at([i, 'owner'], `a task of unknown company ${task.owner}`);
     const payload = task.payload;
     if (typeof payload !== 'object' || payload === null) continue;
     for (const subject of lookups) {
@@ -156,7 +194,10 @@ export function checkTaskSubjects(data: Omit<StateData, 'regulatory'>, tasks: re
       if (!record) {
         if (subject.mustExist) return at([i, 'payload', subject.key], `no ${subject.noun} ${id} in the state`);
       } else if (record.companyId !== task.owner) {
-        return at([i, 'owner'], `a task of ${subject.noun} ${id} belongs to its company ${record.companyId}, not ${task.owner ?? 'null'}`);
+        return at(
+          [i, 'owner'],
+          `a task of ${subject.noun} ${id} belongs to its company ${record.companyId}, not ${task.owner ?? 'null'}`,
+        );
       }
     }
   }

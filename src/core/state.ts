@@ -81,7 +81,12 @@ export function nextPosition(state: State): number {
 export function indexesOf(state: State, companyId: string): CompanyIndexes {
   let indexes = state.indexes.get(companyId);
   if (!indexes) {
-    indexes = { establishmentsByCnpj: new Map(), productsByExternalId: new Map(), catalogProducts: new Map(), openWebhookEvents: new Set() };
+    indexes = {
+      establishmentsByCnpj: new Map(),
+      productsByExternalId: new Map(),
+      catalogProducts: new Map(),
+      openWebhookEvents: new Set(),
+    };
     state.indexes.set(companyId, indexes);
   }
   return indexes;
@@ -159,7 +164,10 @@ export interface Kept<V> {
 }
 
 /** A slice that keeps its records in a Collection of V and logs them: a kind of record. */
-export type KindSlice<K extends string, D, V> = Slice<K, D> & { readonly collection: Kept<V>; readonly log: SliceLog<RecordOf<D>> };
+export type KindSlice<K extends string, D, V> = Slice<K, D> & {
+  readonly collection: Kept<V>;
+  readonly log: SliceLog<RecordOf<D>>;
+};
 
 /** The collection of a kind of record whose records are listed by nobody (a company's own, or the emulator's). */
 export const kept = <V>(listing?: Listing<V>): Kept<V> => (listing === undefined ? {} : { listing });
@@ -179,7 +187,10 @@ export interface SliceLog<I> {
 }
 
 /** The log of a slice whose items are the records of its collection, by key: a record's key is `keyOf` of it. */
-export const byKey = <V>(collection: (state: State) => ReadonlyMap<string, V>, keyOf: (record: V) => string): SliceLog<V> => ({
+export const byKey = <V>(
+  collection: (state: State) => ReadonlyMap<string, V>,
+  keyOf: (record: V) => string,
+): SliceLog<V> => ({
   keyOf,
   itemsAt: (state, key) => {
     const record = collection(state).get(key);
@@ -188,7 +199,10 @@ export const byKey = <V>(collection: (state: State) => ReadonlyMap<string, V>, k
 });
 
 /** The log of a slice whose items are its collection's entries, [key, value] (a company's allowance taken, …). */
-export const byEntry = <V, W = V>(collection: (state: State) => ReadonlyMap<string, V>, item: (value: V) => W = (value) => value as unknown as W): SliceLog<readonly [string, W]> => ({
+export const byEntry = <V, W = V>(
+  collection: (state: State) => ReadonlyMap<string, V>,
+  item: (value: V) => W = (value) => value as unknown as W,
+): SliceLog<readonly [string, W]> => ({
   keyOf: ([key]) => key,
   itemsAt: (state, key) => {
     const value = collection(state).get(key);
@@ -218,7 +232,8 @@ type RecordOf<D> = D extends readonly (infer R)[] ? R : never;
  */
 function byPosition<T extends { readonly position: number }>(records: Iterable<T>): T[] {
   const list = [...records];
-  for (let i = 1; i < list.length; i++) if (list[i - 1]!.position > list[i]!.position) return list.sort((a, b) => a.position - b.position);
+  for (let i = 1; i < list.length; i++)
+    if (list[i - 1]!.position > list[i]!.position) return list.sort((a, b) => a.position - b.position);
   return list;
 }
 
@@ -230,14 +245,22 @@ interface PositionedRecord {
 }
 
 /** Each company lists these records in position order. */
-const byCompany: Listing<PositionedRecord> = { company: (record) => record.companyId, position: (record) => record.position };
+const byCompany: Listing<PositionedRecord> = {
+  company: (record) => record.companyId,
+  position: (record) => record.position,
+};
 
 /**
  * What the slice of a kind of record that positions order shares: kept by id in `state[key]` (with each company's
  * list when `listed`), the records in position order, imported in that order by `add` (the aggregate's own, which
  * creation uses too), their positions for the integrity check, and their changes logged by id.
  */
-export function positioned<K extends string, T extends PositionedRecord>(key: K, records: (state: State) => Collection<T>, add: (state: State, record: T) => void, listed: boolean) {
+export function positioned<K extends string, T extends PositionedRecord>(
+  key: K,
+  records: (state: State) => Collection<T>,
+  add: (state: State, record: T) => void,
+  listed: boolean,
+) {
   return {
     key,
     collection: kept<T>(listed ? byCompany : undefined),
@@ -247,7 +270,9 @@ export function positioned<K extends string, T extends PositionedRecord>(key: K,
     fromData: (state: State, data: readonly T[]): void => {
       for (const record of byPosition(data)) add(state, record);
     },
-    positions: (data: readonly T[]): Positions[] => [{ count: data.length, at: (i) => data[i]!.position, path: (i) => [key, i, 'position'] }],
+    positions: (data: readonly T[]): Positions[] => [
+      { count: data.length, at: (i) => data[i]!.position, path: (i) => [key, i, 'position'] },
+    ],
   };
 }
 
@@ -273,7 +298,9 @@ export const positionedKind =
       },
       unique: (data) => repeatedId(key, data, noun),
       check: (data, r) => {
-        for (const [i, record] of ((data as unknown as Record<K, readonly T[]>)[key]).entries()) if (!r.companies.has(record.companyId)) return at([key, i, 'companyId'], `${noun} ${record.id} belongs to unknown company ${record.companyId}`);
+        for (const [i, record] of (data as unknown as Record<K, readonly T[]>)[key].entries())
+          if (!r.companies.has(record.companyId))
+            return at([key, i, 'companyId'], `${noun} ${record.id} belongs to unknown company ${record.companyId}`);
         return undefined;
       },
     };

@@ -51,9 +51,20 @@ const PARTS_NCM = '87081000';
 const BEER_NCM = '22030000';
 const MISSING_NCM = '99999999';
 /** A product of PARTS_NCM with no finding at all. */
-const CLEAN: NewProduct = { origem: 'erp', ncm: PARTS_NCM, descricao: 'Para-choque', atributos: [{ codigo: 'ATT_0028', valores: ['PC-1'] }, { codigo: 'ATT_0029', valores: ['Sedan'] }] };
+const CLEAN: NewProduct = {
+  origem: 'erp',
+  ncm: PARTS_NCM,
+  descricao: 'Para-choque',
+  atributos: [
+    { codigo: 'ATT_0028', valores: ['PC-1'] },
+    { codigo: 'ATT_0029', valores: ['Sedan'] },
+  ],
+};
 /** The same with ATT_0005 (voltagem, domain 110V/220V/bivolt) carried too. */
-const WITH_VOLTAGE: NewProduct = { ...CLEAN, atributos: [...CLEAN.atributos!, { codigo: 'ATT_0005', valores: ['220V'] }] };
+const WITH_VOLTAGE: NewProduct = {
+  ...CLEAN,
+  atributos: [...CLEAN.atributos!, { codigo: 'ATT_0005', valores: ['220V'] }],
+};
 
 interface Tenant {
   readonly companyId: string;
@@ -72,14 +83,17 @@ function setup(flags: CompanyFlags = {}): World {
   const random = createRandom(seedRandom(23));
   const ctx = (now = T0): Context => ({ now, random, config: CORE_CONFIG });
   const tenant = newTenant(state, ctx, ROOT, flags);
-  const product = (fields: Partial<NewProduct> = {}, owner: Tenant = tenant) => unwrap(createProduct(state, owner.companyId, owner.catalog.id, { ...CLEAN, ...fields }, ctx()));
+  const product = (fields: Partial<NewProduct> = {}, owner: Tenant = tenant) =>
+    unwrap(createProduct(state, owner.companyId, owner.catalog.id, { ...CLEAN, ...fields }, ctx()));
   state.outbox.length = 0;
   return { state, ctx, product, ...tenant };
 }
 
 function newTenant(state: State, ctx: (now?: number) => Context, root: string, flags: CompanyFlags = {}): Tenant {
   const created = unwrap(createCompany(state, { cnpjRoot: root, ...flags }, ctx()));
-  const catalog = unwrap(createCatalog(state, created.company.id, { establishmentId: created.headOffice.id, nome: 'Loja' }, ctx()));
+  const catalog = unwrap(
+    createCatalog(state, created.company.id, { establishmentId: created.headOffice.id, nome: 'Loja' }, ctx()),
+  );
   return { companyId: created.company.id, catalog };
 }
 
@@ -90,14 +104,35 @@ function other(w: World, root = OTHER_ROOT): Tenant {
 }
 
 /** Selects `products` for `companyId` (mode selecao unless told). */
-function select(w: World, products: readonly Product[], companyId = w.companyId, modo: SelectionMode = 'selecao'): void {
+function select(
+  w: World,
+  products: readonly Product[],
+  companyId = w.companyId,
+  modo: SelectionMode = 'selecao',
+): void {
   const s = surveillanceOf(w.state, companyId);
-  unwrap(changeSelection(w.state, companyId, [surveillanceEtag(s)], { modo, adicionar: products.map((p) => p.id), remover: [] }, w.ctx()));
+  unwrap(
+    changeSelection(
+      w.state,
+      companyId,
+      [surveillanceEtag(s)],
+      { modo, adicionar: products.map((p) => p.id), remover: [] },
+      w.ctx(),
+    ),
+  );
 }
 
 function deselect(w: World, products: readonly Product[], companyId = w.companyId): void {
   const s = surveillanceOf(w.state, companyId);
-  unwrap(changeSelection(w.state, companyId, [surveillanceEtag(s)], { modo: s.modo, adicionar: [], remover: products.map((p) => p.id) }, w.ctx()));
+  unwrap(
+    changeSelection(
+      w.state,
+      companyId,
+      [surveillanceEtag(s)],
+      { modo: s.modo, adicionar: [], remover: products.map((p) => p.id) },
+      w.ctx(),
+    ),
+  );
 }
 
 function setFlags(w: World, flags: CompanyFlags, companyId = w.companyId): void {
@@ -105,7 +140,14 @@ function setFlags(w: World, flags: CompanyFlags, companyId = w.companyId): void 
 }
 
 function withDestination(w: World, companyId = w.companyId): void {
-  unwrap(configureDestination(w.state, companyId, { url: 'https://hooks.example.com/eventos', createOnly: true, ifMatch: undefined }, w.ctx()));
+  unwrap(
+    configureDestination(
+      w.state,
+      companyId,
+      { url: 'https://hooks.example.com/eventos', createOnly: true, ifMatch: undefined },
+      w.ctx(),
+    ),
+  );
 }
 
 /** The product as it is now. */
@@ -153,7 +195,11 @@ function dailyRun(w: World, at: number, failed = false): { done: Execution; end:
 }
 
 /** Publishes `change` at `at`, with the executions it triggers. */
-function publish(w: World, change: SnapshotChange, at: number): { id: string; afetadas: readonly string[]; atributosAlterados: readonly string[] } {
+function publish(
+  w: World,
+  change: SnapshotChange,
+  at: number,
+): { id: string; afetadas: readonly string[]; atributosAlterados: readonly string[] } {
   return unwrap(publishReferenceChange(w.state, change, w.ctx(at)));
 }
 
@@ -179,15 +225,32 @@ describe('constants', () => {
   });
 
   it('maps each estado to its fase', () => {
-    expect(EXECUTION_PHASE_OF).toEqual({ pendente: 'na_fila', executando: 'avaliando', concluida: 'publicada', falhou: 'encerrada' });
+    expect(EXECUTION_PHASE_OF).toEqual({
+      pendente: 'na_fila',
+      executando: 'avaliando',
+      concluida: 'publicada',
+      falhou: 'encerrada',
+    });
   });
 
   it('countByType lists every tipo of the rules, zeros included', () => {
     expect(countByType([])).toEqual(Object.fromEntries(TIPOS.map((t) => [t, 0])));
     const w = setup();
-    const p = w.product({ ncm: MISSING_NCM, descricao: null, atributos: [{ codigo: 'ATT_9998', valores: ['x'] }, { codigo: 'ATT_9999', valores: ['y'] }] });
+    const p = w.product({
+      ncm: MISSING_NCM,
+      descricao: null,
+      atributos: [
+        { codigo: 'ATT_9998', valores: ['x'] },
+        { codigo: 'ATT_9999', valores: ['y'] },
+      ],
+    });
     const counts = countByType(evaluateProduct(p, w.state.regulatory, T0));
-    expect(counts).toEqual({ ...Object.fromEntries(TIPOS.map((t) => [t, 0])), ncm_inexistente: 1, atributo_desconhecido: 2, descricao_ausente: 1 });
+    expect(counts).toEqual({
+      ...Object.fromEntries(TIPOS.map((t) => [t, 0])),
+      ncm_inexistente: 1,
+      atributo_desconhecido: 2,
+      descricao_ausente: 1,
+    });
   });
 });
 
@@ -217,7 +280,9 @@ describe('scheduleDailyExecutions', () => {
       divergente: null,
       position: expect.any(Number),
     });
-    expect(w.state.outbox).toEqual([{ kind: TASK_EXECUTION_START, owner: w.companyId, due: at + MINUTE, payload: { executionId: e!.id } }]);
+    expect(w.state.outbox).toEqual([
+      { kind: TASK_EXECUTION_START, owner: w.companyId, due: at + MINUTE, payload: { executionId: e!.id } },
+    ]);
     expect(events(w)).toEqual([]);
   });
 
@@ -261,7 +326,10 @@ describe('scheduleDailyExecutions', () => {
     scheduleDailyExecutions(w.state, w.ctx(T0 + DAY));
     scheduleDailyExecutions(w.state, w.ctx(T0 + 2 * DAY));
     const list = executionsOf(w);
-    expect(list.map((e) => [e.estado, e.criadaEm])).toEqual([['pendente', T0 + DAY], ['pendente', T0 + 2 * DAY]]);
+    expect(list.map((e) => [e.estado, e.criadaEm])).toEqual([
+      ['pendente', T0 + DAY],
+      ['pendente', T0 + 2 * DAY],
+    ]);
     expect(list[1]!.position).toBeGreaterThan(list[0]!.position);
   });
 });
@@ -272,7 +340,10 @@ describe('publishReferenceChange', () => {
     select(w, [w.product()]);
     const before = w.state.regulatory;
     const refused = publishReferenceChange(w.state, { atributos: [{ codigo: 'bad', nome: 'x' }] }, w.ctx(T0 + MINUTE));
-    expect(refused).toMatchObject({ ok: false, refusal: { codigo: 'valor_invalido', caminho: 'body.atributos[0].codigo' } });
+    expect(refused).toMatchObject({
+      ok: false,
+      refusal: { codigo: 'valor_invalido', caminho: 'body.atributos[0].codigo' },
+    });
     expect(w.state.regulatory).toBe(before);
     expect(executionsOf(w)).toEqual([]);
     const published = unwrap(publishReferenceChange(w.state, { extinguir: [PARTS_NCM] }, w.ctx(T0 + MINUTE)));
@@ -300,7 +371,14 @@ describe('scheduleAfterPublication', () => {
     expect(executionsOf(w).map((e) => [e.motivo, e.estado, e.criadaEm])).toEqual([['publicacao', 'pendente', at]]);
     expect(executionsOf(w, beer.companyId)).toEqual([]);
     expect(executionsOf(w, carrier.companyId)).toEqual([]);
-    expect(w.state.outbox).toEqual([{ kind: TASK_EXECUTION_START, owner: w.companyId, due: at + MINUTE, payload: { executionId: executionsOf(w)[0]!.id } }]);
+    expect(w.state.outbox).toEqual([
+      {
+        kind: TASK_EXECUTION_START,
+        owner: w.companyId,
+        due: at + MINUTE,
+        payload: { executionId: executionsOf(w)[0]!.id },
+      },
+    ]);
     scheduleAfterPublication(w.state, [], ['ATT_0005'], w.ctx(at + 1));
     expect(executionsOf(w)).toHaveLength(1);
     expect(executionsOf(w, carrier.companyId).map((e) => e.motivo)).toEqual(['publicacao']);
@@ -351,31 +429,45 @@ describe('startExecution (pendente → executando | falhou)', () => {
     const at = T0 + DAY + MINUTE;
     startExecution(w.state, e.id, w.ctx(at));
     expect(execution(w, e.id)).toEqual({ ...e, estado: 'executando', iniciadaEm: at });
-    expect(w.state.outbox).toEqual([{ kind: TASK_EXECUTION_END, owner: w.companyId, due: at + 10 * SECOND, payload: { executionId: e.id } }]);
+    expect(w.state.outbox).toEqual([
+      { kind: TASK_EXECUTION_END, owner: w.companyId, due: at + 10 * SECOND, payload: { executionId: e.id } },
+    ]);
     expect(events(w)).toEqual([]);
   });
 
   it('runs 1 ms per watched product when that exceeds 10 s (products not watched do not count)', () => {
     const w = setup({ surveillanceCapacity: 20_000 });
     const count = 10_021;
-    for (let i = 0; i < count; i++) unwrap(createProduct(w.state, w.companyId, w.catalog.id, { origem: 'erp', ncm: MISSING_NCM }, w.ctx()));
+    for (let i = 0; i < count; i++)
+      unwrap(createProduct(w.state, w.companyId, w.catalog.id, { origem: 'erp', ncm: MISSING_NCM }, w.ctx()));
     w.product();
     w.product();
     select(w, [], w.companyId, 'todos');
     // Two unlinked products are not eligible: not watched in mode todos.
-    for (const p of [...w.state.products.values()].slice(-2)) unwrap(unlinkProduct(w.state, w.companyId, w.catalog.id, p.id, [productEtag(current(w, p))], w.ctx()));
+    for (const p of [...w.state.products.values()].slice(-2))
+      unwrap(unlinkProduct(w.state, w.companyId, w.catalog.id, p.id, [productEtag(current(w, p))], w.ctx()));
     const e = daily(w, T0 + DAY);
     w.state.outbox.length = 0;
     startExecution(w.state, e.id, w.ctx(T0 + DAY + MINUTE));
-    expect(w.state.outbox).toEqual([{ kind: TASK_EXECUTION_END, owner: w.companyId, due: T0 + DAY + MINUTE + count, payload: { executionId: e.id } }]);
+    expect(w.state.outbox).toEqual([
+      { kind: TASK_EXECUTION_END, owner: w.companyId, due: T0 + DAY + MINUTE + count, payload: { executionId: e.id } },
+    ]);
   });
 
   const impediments: [string, CompanyFlags, string][] = [
     ['the subscription is suspended', { subscriptionActive: false }, 'assinatura_inativa'],
     ['there is no entitlement', { surveillanceEntitled: false }, 'indisponivel'],
     ['the selection exceeds the capacity', { surveillanceCapacity: 1 }, 'capacidade_excedida'],
-    ['the subscription is suspended and there is no entitlement (the subscription first)', { subscriptionActive: false, surveillanceEntitled: false }, 'assinatura_inativa'],
-    ['there is no entitlement and the capacity is exceeded (indisponivel first)', { surveillanceEntitled: false, surveillanceCapacity: 1 }, 'indisponivel'],
+    [
+      'the subscription is suspended and there is no entitlement (the subscription first)',
+      { subscriptionActive: false, surveillanceEntitled: false },
+      'assinatura_inativa',
+    ],
+    [
+      'there is no entitlement and the capacity is exceeded (indisponivel first)',
+      { surveillanceEntitled: false, surveillanceCapacity: 1 },
+      'indisponivel',
+    ],
   ];
   for (const [when, flags, causa] of impediments) {
     it(`impedir when ${when}: falhou vigilancia_indisponivel at once, never started, and vigilancia.degradada causa ${causa}`, () => {
@@ -388,9 +480,21 @@ describe('startExecution (pendente → executando | falhou)', () => {
       w.state.outbox.length = 0;
       const at = T0 + DAY + MINUTE;
       startExecution(w.state, e.id, w.ctx(at));
-      expect(execution(w, e.id)).toEqual({ ...e, estado: 'falhou', codigoFalha: 'vigilancia_indisponivel', terminadaEm: at, iniciadaEm: null });
+      expect(execution(w, e.id)).toEqual({
+        ...e,
+        estado: 'falhou',
+        codigoFalha: 'vigilancia_indisponivel',
+        terminadaEm: at,
+        iniciadaEm: null,
+      });
       const raised = events(w).slice(before);
-      expect(raised).toEqual([{ tipo: 'vigilancia.degradada', estado: 'pendente', dados: { tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: e.id, causa } }]);
+      expect(raised).toEqual([
+        {
+          tipo: 'vigilancia.degradada',
+          estado: 'pendente',
+          dados: { tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: e.id, causa },
+        },
+      ]);
       // No end task: only the event's first delivery attempt.
       expect(w.state.outbox.map((t) => t.kind)).toEqual([TASK_ATTEMPT]);
       expect(w.state.outbox[0]!.due).toBe(at);
@@ -411,11 +515,18 @@ describe('startExecution (pendente → executando | falhou)', () => {
     const impededRuns = (from: number, n: number) => {
       for (let i = 0; i < n; i++) dailyRun(w, from + i * DAY);
     };
-    const impedidas = () => events(w).filter((e) => e.dados.motivo === 'execucao_impedida').map((e) => e.dados.vigilanciaId);
+    const impedidas = () =>
+      events(w)
+        .filter((e) => e.dados.motivo === 'execucao_impedida')
+        .map((e) => e.dados.vigilanciaId);
     setFlags(w, { surveillanceCapacity: 1 });
     impededRuns(T0 + DAY, 3);
     const ids = executionsOf(w).map((e) => e.id);
-    expect(executionsOf(w).map((e) => e.codigoFalha)).toEqual(['vigilancia_indisponivel', 'vigilancia_indisponivel', 'vigilancia_indisponivel']);
+    expect(executionsOf(w).map((e) => e.codigoFalha)).toEqual([
+      'vigilancia_indisponivel',
+      'vigilancia_indisponivel',
+      'vigilancia_indisponivel',
+    ]);
     expect(impedidas()).toEqual([ids[0]]);
     // The cause changing within the streak raises nothing either.
     setFlags(w, { subscriptionActive: false });
@@ -448,7 +559,11 @@ describe('startExecution (pendente → executando | falhou)', () => {
     startExecution(w.state, first.id, w.ctx(T0 + DAY + MINUTE));
     startExecution(w.state, second.id, w.ctx(T0 + DAY + MINUTE + 30 * SECOND));
     expect([execution(w, first.id).estado, execution(w, second.id).estado]).toEqual(['falhou', 'falhou']);
-    expect(events(w).filter((e) => e.dados.motivo === 'execucao_impedida').map((e) => e.dados.vigilanciaId)).toEqual([first.id]);
+    expect(
+      events(w)
+        .filter((e) => e.dados.motivo === 'execucao_impedida')
+        .map((e) => e.dados.vigilanciaId),
+    ).toEqual([first.id]);
   });
 
   // spec: CONV-09 — an event names its destination: a company without one gets no event recorded.
@@ -468,7 +583,16 @@ describe('startExecution (pendente → executando | falhou)', () => {
     setFlags(w, { surveillanceEntitled: false });
     const impeded = dailyRun(w, T0 + 3 * DAY).done;
     expect(events(w).filter((e) => e.dados.motivo === 'execucao_impedida')).toEqual([
-      { tipo: 'vigilancia.degradada', estado: 'cancelado', dados: { tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: impeded.id, causa: 'indisponivel' } },
+      {
+        tipo: 'vigilancia.degradada',
+        estado: 'cancelado',
+        dados: {
+          tipo: 'vigilancia.degradada',
+          motivo: 'execucao_impedida',
+          vigilanciaId: impeded.id,
+          causa: 'indisponivel',
+        },
+      },
     ]);
   });
 
@@ -493,7 +617,12 @@ describe('finishExecution (executando → concluida | falhou)', () => {
     withDestination(w);
     const a = w.product({ ncm: MISSING_NCM, descricao: null, atributos: [{ codigo: 'ATT_9999', valores: ['x'] }] });
     const b = w.product();
-    const c = w.product({ atributos: [{ codigo: 'ATT_0028', valores: ['PC-2'] }, { codigo: 'ATT_0005', valores: ['12V'] }] });
+    const c = w.product({
+      atributos: [
+        { codigo: 'ATT_0028', valores: ['PC-2'] },
+        { codigo: 'ATT_0005', valores: ['12V'] },
+      ],
+    });
     const notWatched = w.product({ descricao: null });
     select(w, [c, a, b]);
     const e = daily(w, T0 + DAY);
@@ -503,7 +632,9 @@ describe('finishExecution (executando → concluida | falhou)', () => {
     const end = start + MIN_RUN_MS;
     finishExecution(w.state, e.id, false, w.ctx(end));
     const snapshot = w.state.regulatory;
-    const expected = [c, a, b].flatMap((p) => evaluateProduct(p, snapshot, end)).map((f) => ({ ...f, reaproveitado: false }));
+    const expected = [c, a, b]
+      .flatMap((p) => evaluateProduct(p, snapshot, end))
+      .map((f) => ({ ...f, reaproveitado: false }));
     expect(expected.map((f) => [f.produto_id, f.tipo])).toEqual([
       [c.id, 'atributo_obrigatorio_ausente'],
       [c.id, 'atributo_valor_invalido'],
@@ -536,7 +667,13 @@ describe('finishExecution (executando → concluida | falhou)', () => {
     const e = daily(w, T0 + DAY);
     deselect(w, [p]);
     const { done } = run(w, e, T0 + DAY);
-    expect(done).toMatchObject({ estado: 'concluida', produtosAvaliados: 0, reaproveitados: 0, findings: [], divergente: false });
+    expect(done).toMatchObject({
+      estado: 'concluida',
+      produtosAvaliados: 0,
+      reaproveitados: 0,
+      findings: [],
+      divergente: false,
+    });
   });
 
   it('falhar: falhou falha_execucao at the end, no findings or summary, vigilancia.degradada execucao_falhou raised', () => {
@@ -550,10 +687,26 @@ describe('finishExecution (executando → concluida | falhou)', () => {
     w.state.outbox.length = 0;
     const end = start + MIN_RUN_MS;
     finishExecution(w.state, e.id, true, w.ctx(end));
-    expect(execution(w, e.id)).toEqual({ ...running, estado: 'falhou', codigoFalha: 'falha_execucao', terminadaEm: end });
-    expect(execution(w, e.id)).toMatchObject({ findings: null, snapshotId: null, produtosAvaliados: null, reaproveitados: null, divergente: null, iniciadaEm: start });
+    expect(execution(w, e.id)).toEqual({
+      ...running,
+      estado: 'falhou',
+      codigoFalha: 'falha_execucao',
+      terminadaEm: end,
+    });
+    expect(execution(w, e.id)).toMatchObject({
+      findings: null,
+      snapshotId: null,
+      produtosAvaliados: null,
+      reaproveitados: null,
+      divergente: null,
+      iniciadaEm: start,
+    });
     expect(events(w)).toEqual([
-      { tipo: 'vigilancia.degradada', estado: 'pendente', dados: { tipo: 'vigilancia.degradada', motivo: 'execucao_falhou', vigilanciaId: e.id, causa: 'falha_execucao' } },
+      {
+        tipo: 'vigilancia.degradada',
+        estado: 'pendente',
+        dados: { tipo: 'vigilancia.degradada', motivo: 'execucao_falhou', vigilanciaId: e.id, causa: 'falha_execucao' },
+      },
     ]);
     expect(w.state.outbox.map((t) => [t.kind, t.due])).toEqual([[TASK_ATTEMPT, end]]);
   });
@@ -641,7 +794,9 @@ describe('reuse: exactly when versao and rules fingerprint are unchanged', () =>
     expect(second.done.reaproveitados).toBe(2);
     expect(second.done.produtosAvaliados).toBe(2);
     expect(second.done.findings).toEqual(reused(findingsOf(first.done, p)));
-    expect(second.done.findings!.every((f) => f.avaliado_em === first.end && f.snapshot_id === first.done.snapshotId)).toBe(true);
+    expect(
+      second.done.findings!.every((f) => f.avaliado_em === first.end && f.snapshot_id === first.done.snapshotId),
+    ).toBe(true);
     const third = dailyRun(w, T0 + 3 * DAY);
     expect(third.done.findings).toEqual(second.done.findings);
     expect(third.done.reaproveitados).toBe(2);
@@ -672,20 +827,28 @@ describe('reuse: exactly when versao and rules fingerprint are unchanged', () =>
     const beer = w.product({ ncm: BEER_NCM, atributos: [], descricao: null });
     select(w, [parts, beer]);
     const first = dailyRun(w, T0 + DAY);
-    const required = publish(w, { obrigatorios: { [PARTS_NCM]: ['ATT_0028', 'ATT_0029', 'ATT_0021'] } }, T0 + DAY + HOUR);
+    const required = publish(
+      w,
+      { obrigatorios: { [PARTS_NCM]: ['ATT_0028', 'ATT_0029', 'ATT_0021'] } },
+      T0 + DAY + HOUR,
+    );
     expect(required.afetadas).toEqual([PARTS_NCM]);
     const second = run(w, executionsOf(w).at(-1)!, T0 + DAY + HOUR);
     expect(second.done.motivo).toBe('publicacao');
     expect(second.done.reaproveitados).toBe(1);
     expect(findingsOf(second.done, parts)).toEqual(fresh(w, parts, second.end));
-    expect(findingsOf(second.done, parts).map((f) => [f.tipo, f.snapshot_id])).toEqual([['atributo_obrigatorio_ausente', required.id]]);
+    expect(findingsOf(second.done, parts).map((f) => [f.tipo, f.snapshot_id])).toEqual([
+      ['atributo_obrigatorio_ausente', required.id],
+    ]);
     expect(findingsOf(second.done, beer)).toEqual(reused(findingsOf(first.done, beer)));
     expect(findingsOf(second.done, beer)[0]!.snapshot_id).toBe(first.done.snapshotId);
     expect(second.done.snapshotId).toBe(required.id);
     const extinct = publish(w, { extinguir: [PARTS_NCM] }, T0 + DAY + 2 * HOUR);
     const third = run(w, executionsOf(w).at(-1)!, T0 + DAY + 2 * HOUR);
     expect(third.done.reaproveitados).toBe(1);
-    expect(findingsOf(third.done, parts).map((f) => [f.tipo, f.snapshot_id, f.avaliado_em, f.reaproveitado])).toEqual([['ncm_extinta', extinct.id, third.end, false]]);
+    expect(findingsOf(third.done, parts).map((f) => [f.tipo, f.snapshot_id, f.avaliado_em, f.reaproveitado])).toEqual([
+      ['ncm_extinta', extinct.id, third.end, false],
+    ]);
   });
 
   it('a change of an attribute definition the product carries breaks its reuse, even when its NCM does not require it', () => {
@@ -695,11 +858,17 @@ describe('reuse: exactly when versao and rules fingerprint are unchanged', () =>
     select(w, [voltage, plain]);
     const first = dailyRun(w, T0 + DAY);
     expect(first.done.findings).toEqual([]);
-    const changed = publish(w, { atributos: [{ codigo: 'ATT_0005', nome: 'voltagem', dominio: ['110V', 'bivolt'] }] }, T0 + DAY + HOUR);
+    const changed = publish(
+      w,
+      { atributos: [{ codigo: 'ATT_0005', nome: 'voltagem', dominio: ['110V', 'bivolt'] }] },
+      T0 + DAY + HOUR,
+    );
     expect(changed.atributosAlterados).toEqual(['ATT_0005']);
     const second = run(w, executionsOf(w).at(-1)!, T0 + DAY + HOUR);
     expect(second.done.reaproveitados).toBe(1);
-    expect(findingsOf(second.done, voltage).map((f) => [f.tipo, f.snapshot_id, f.reaproveitado])).toEqual([['atributo_valor_invalido', changed.id, false]]);
+    expect(findingsOf(second.done, voltage).map((f) => [f.tipo, f.snapshot_id, f.reaproveitado])).toEqual([
+      ['atributo_valor_invalido', changed.id, false],
+    ]);
   });
 
   it('an unrelated publication (another NCM, an attribute the product does not carry, a rename of a free-text attribute it carries) keeps the reuse', () => {
@@ -708,7 +877,17 @@ describe('reuse: exactly when versao and rules fingerprint are unchanged', () =>
     select(w, [p]);
     const first = dailyRun(w, T0 + DAY);
     const fingerprint = rulesFingerprint(w.state.regulatory, PARTS_NCM, ['ATT_0028', 'ATT_0029']);
-    publish(w, { extinguir: [BEER_NCM], atributos: [{ codigo: 'ATT_0005', nome: 'voltagem', dominio: ['bivolt'] }, { codigo: 'ATT_0777', nome: 'novo' }] }, T0 + DAY + HOUR);
+    publish(
+      w,
+      {
+        extinguir: [BEER_NCM],
+        atributos: [
+          { codigo: 'ATT_0005', nome: 'voltagem', dominio: ['bivolt'] },
+          { codigo: 'ATT_0777', nome: 'novo' },
+        ],
+      },
+      T0 + DAY + HOUR,
+    );
     expect(rulesFingerprint(w.state.regulatory, PARTS_NCM, ['ATT_0028', 'ATT_0029'])).toBe(fingerprint);
     expect(executionsOf(w)).toHaveLength(1);
     const second = dailyRun(w, T0 + 2 * DAY);
@@ -734,7 +913,7 @@ describe('reuse: exactly when versao and rules fingerprint are unchanged', () =>
     expect(findingsOf(third.done, p)).toEqual(reused(findingsOf(first.done, p)));
   });
 
-  it('keeps each company\'s evaluations apart', () => {
+  it("keeps each company's evaluations apart", () => {
     const w = setup();
     const p = w.product({ descricao: null });
     select(w, [p]);
@@ -770,7 +949,14 @@ describe('divergence with the previous concluded execution', () => {
       {
         tipo: 'divergencias.alteradas',
         estado: 'pendente',
-        dados: { tipo: 'divergencias.alteradas', vigilanciaId: second.done.id, anteriorId: first.done.id, novas: 2, resolvidas: 1, totalAchados: 3 },
+        dados: {
+          tipo: 'divergencias.alteradas',
+          vigilanciaId: second.done.id,
+          anteriorId: first.done.id,
+          novas: 2,
+          resolvidas: 1,
+          totalAchados: 3,
+        },
       },
     ]);
   });
@@ -800,8 +986,19 @@ describe('divergence with the previous concluded execution', () => {
     edit(w, p, { descricao: 'ok' });
     const later = dailyRun(w, T0 + 4 * DAY);
     expect(later.done.divergente).toBe(true);
-    expect(events(w).filter((e) => e.tipo === 'divergencias.alteradas').map((e) => e.dados)).toEqual([
-      { tipo: 'divergencias.alteradas', vigilanciaId: later.done.id, anteriorId: first.done.id, novas: 0, resolvidas: 1, totalAchados: 0 },
+    expect(
+      events(w)
+        .filter((e) => e.tipo === 'divergencias.alteradas')
+        .map((e) => e.dados),
+    ).toEqual([
+      {
+        tipo: 'divergencias.alteradas',
+        vigilanciaId: later.done.id,
+        anteriorId: first.done.id,
+        novas: 0,
+        resolvidas: 1,
+        totalAchados: 0,
+      },
     ]);
   });
 
@@ -815,14 +1012,25 @@ describe('divergence with the previous concluded execution', () => {
     deselect(w, [p]);
     select(w, [q]);
     const second = dailyRun(w, T0 + 2 * DAY);
-    expect(events(w).filter((e) => e.tipo === 'divergencias.alteradas').map((e) => e.dados)).toEqual([
-      { tipo: 'divergencias.alteradas', vigilanciaId: second.done.id, anteriorId: first.done.id, novas: 1, resolvidas: 1, totalAchados: 1 },
+    expect(
+      events(w)
+        .filter((e) => e.tipo === 'divergencias.alteradas')
+        .map((e) => e.dados),
+    ).toEqual([
+      {
+        tipo: 'divergencias.alteradas',
+        vigilanciaId: second.done.id,
+        anteriorId: first.done.id,
+        novas: 1,
+        resolvidas: 1,
+        totalAchados: 1,
+      },
     ]);
   });
 });
 
 describe('findExecution and publishedExecution', () => {
-  it('find: the company\'s own execution; 404 vigilancia_nao_encontrada at path.id for another company\'s or an unknown id', () => {
+  it("find: the company's own execution; 404 vigilancia_nao_encontrada at path.id for another company's or an unknown id", () => {
     const w = setup();
     select(w, [w.product()]);
     const e = daily(w, T0 + DAY);
@@ -849,4 +1057,3 @@ describe('findExecution and publishedExecution', () => {
     expectRefusal(publishedExecution(w.state, w.companyId, impeded.id), 'conflict', 'resultado_indisponivel');
   });
 });
-

@@ -26,7 +26,16 @@ import { evaluateProduct, FINDING_TYPES, type Finding } from './regulatory/rules
 import { publishReference, type Published } from './regulatory/reference.js';
 import { rulesFingerprint, type SnapshotChange } from './regulatory/snapshot.js';
 import { ok, refuse, type Result } from './refusal.js';
-import { byEntry, kept, nextPosition, ownedBy, positionedKind, type Context, type KindSlice, type State } from './state.js';
+import {
+  byEntry,
+  kept,
+  nextPosition,
+  ownedBy,
+  positionedKind,
+  type Context,
+  type KindSlice,
+  type State,
+} from './state.js';
 import { at, repeatedCompany } from './integrity.js';
 import { countsOf, coverage, surveillanceOf, watchedAfter } from './surveillance.js';
 import { DAY, MINUTE, SECOND, type Instant } from './time.js';
@@ -94,7 +103,12 @@ function open(state: State, companyId: string, motivo: ExecutionReason, ctx: Con
     position: nextPosition(state),
   };
   state.executions.set(execution.id, execution);
-  schedule(state, { kind: TASK_EXECUTION_START, owner: companyId, due: ctx.now + START_DELAY_MS, payload: { executionId: execution.id } });
+  schedule(state, {
+    kind: TASK_EXECUTION_START,
+    owner: companyId,
+    due: ctx.now + START_DELAY_MS,
+    payload: { executionId: execution.id },
+  });
   return execution;
 }
 
@@ -120,7 +134,8 @@ function dailyRunIsIdle(state: State): boolean {
  */
 export function scheduleDailyExecutions(state: State, ctx: Context): void {
   for (const companyId of state.companies.keys()) {
-    if (watchesSomething(state, companyId) && !scheduledAt(state, companyId, ctx.now)) open(state, companyId, 'agendada', ctx);
+    if (watchesSomething(state, companyId) && !scheduledAt(state, companyId, ctx.now))
+      open(state, companyId, 'agendada', ctx);
   }
 }
 
@@ -143,7 +158,12 @@ export function publishReferenceChange(state: State, change: SnapshotChange, ctx
 }
 
 /** After a publication: an execution for each company watching a product the change touches. */
-export function scheduleAfterPublication(state: State, affectedNcms: readonly string[], changedAttributes: readonly string[], ctx: Context): void {
+export function scheduleAfterPublication(
+  state: State,
+  affectedNcms: readonly string[],
+  changedAttributes: readonly string[],
+  ctx: Context,
+): void {
   const ncms = new Set(affectedNcms);
   const attributes = new Set(changedAttributes);
   for (const companyId of state.companies.keys()) {
@@ -175,16 +195,31 @@ export function startExecution(state: State, executionId: string, ctx: Context):
   const reason = impediment(state, execution.companyId);
   if (reason !== undefined) {
     const previous = lastFinished(state, execution.companyId, executionId);
-    state.executions.set(executionId, { ...execution, estado: impedir, codigoFalha: EXECUTION_FAILURES.impeded, terminadaEm: ctx.now });
+    state.executions.set(executionId, {
+      ...execution,
+      estado: impedir,
+      codigoFalha: EXECUTION_FAILURES.impeded,
+      terminadaEm: ctx.now,
+    });
     if (previous?.codigoFalha !== EXECUTION_FAILURES.impeded) {
-      raiseEvent(state, execution.companyId, { tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: executionId, causa: reason }, ctx);
+      raiseEvent(
+        state,
+        execution.companyId,
+        { tipo: 'vigilancia.degradada', motivo: 'execucao_impedida', vigilanciaId: executionId, causa: reason },
+        ctx,
+      );
     }
     return;
   }
   let watched = 0;
   for (const _ of watchedAfter(state, execution.companyId)) watched++;
   state.executions.set(executionId, { ...execution, estado: iniciar, iniciadaEm: ctx.now });
-  schedule(state, { kind: TASK_EXECUTION_END, owner: execution.companyId, due: ctx.now + Math.max(MIN_RUN_MS, watched), payload: { executionId } });
+  schedule(state, {
+    kind: TASK_EXECUTION_END,
+    owner: execution.companyId,
+    due: ctx.now + Math.max(MIN_RUN_MS, watched),
+    payload: { executionId },
+  });
 }
 
 export function finishExecution(state: State, executionId: string, failed: boolean, ctx: Context): void {
@@ -193,8 +228,23 @@ export function finishExecution(state: State, executionId: string, failed: boole
   const { concluir, falhar } = RUN_LIFECYCLE[execution.estado];
   if (concluir === undefined || falhar === undefined) return;
   if (failed) {
-    state.executions.set(executionId, { ...execution, estado: falhar, codigoFalha: EXECUTION_FAILURES.runFailed, terminadaEm: ctx.now });
-    raiseEvent(state, execution.companyId, { tipo: 'vigilancia.degradada', motivo: 'execucao_falhou', vigilanciaId: executionId, causa: EXECUTION_FAILURES.runFailed }, ctx);
+    state.executions.set(executionId, {
+      ...execution,
+      estado: falhar,
+      codigoFalha: EXECUTION_FAILURES.runFailed,
+      terminadaEm: ctx.now,
+    });
+    raiseEvent(
+      state,
+      execution.companyId,
+      {
+        tipo: 'vigilancia.degradada',
+        motivo: 'execucao_falhou',
+        vigilanciaId: executionId,
+        causa: EXECUTION_FAILURES.runFailed,
+      },
+      ctx,
+    );
     return;
   }
   const snapshot = state.regulatory;
@@ -240,14 +290,19 @@ export function finishExecution(state: State, executionId: string, failed: boole
   if (divergente && previous) {
     const before = new Set((previous.findings ?? []).map(findingKey));
     const after = new Set(findings.map(findingKey));
-    raiseEvent(state, execution.companyId, {
-      tipo: 'divergencias.alteradas',
-      vigilanciaId: executionId,
-      anteriorId: previous.id,
-      novas: [...after].filter((k) => !before.has(k)).length,
-      resolvidas: [...before].filter((k) => !after.has(k)).length,
-      totalAchados: findings.length,
-    }, ctx);
+    raiseEvent(
+      state,
+      execution.companyId,
+      {
+        tipo: 'divergencias.alteradas',
+        vigilanciaId: executionId,
+        anteriorId: previous.id,
+        novas: [...after].filter((k) => !before.has(k)).length,
+        resolvidas: [...before].filter((k) => !after.has(k)).length,
+        totalAchados: findings.length,
+      },
+      ctx,
+    );
   }
 }
 
@@ -269,7 +324,12 @@ function evaluationsOf(state: State, companyId: string): Map<string, Evaluation>
 }
 
 /** The company's newest execution other than `except` that passes `test`. */
-function latest(state: State, companyId: string, except: string, test: (e: Execution) => boolean): Execution | undefined {
+function latest(
+  state: State,
+  companyId: string,
+  except: string,
+  test: (e: Execution) => boolean,
+): Execution | undefined {
   for (const [id] of state.executions.listOf(companyId).before()) {
     const e = state.executions.get(id);
     if (e && id !== except && test(e)) return e;
@@ -277,12 +337,20 @@ function latest(state: State, companyId: string, except: string, test: (e: Execu
   return undefined;
 }
 
-const lastFinished = (state: State, companyId: string, except: string) => latest(state, companyId, except, (e) => isFinal(RUN_LIFECYCLE, e.estado));
-const lastConcluded = (state: State, companyId: string, except: string) => latest(state, companyId, except, (e) => e.estado === 'concluida');
+const lastFinished = (state: State, companyId: string, except: string) =>
+  latest(state, companyId, except, (e) => isFinal(RUN_LIFECYCLE, e.estado));
+const lastConcluded = (state: State, companyId: string, except: string) =>
+  latest(state, companyId, except, (e) => e.estado === 'concluida');
 
 export function findExecution(state: State, companyId: string, id: string): Result<Execution> {
   const execution = ownedBy(state.executions, companyId, id);
-  if (!execution) return refuse('not_found', 'vigilancia_nao_encontrada', `No surveillance execution ${id} in this company.`, 'path.id');
+  if (!execution)
+    return refuse(
+      'not_found',
+      'vigilancia_nao_encontrada',
+      `No surveillance execution ${id} in this company.`,
+      'path.id',
+    );
   return ok(execution);
 }
 
@@ -290,17 +358,37 @@ export function publishedExecution(state: State, companyId: string, id: string):
   const found = findExecution(state, companyId, id);
   if (!found.ok) return found;
   if (found.value.estado !== 'concluida') {
-    return refuse('conflict', 'resultado_indisponivel', `Surveillance execution ${id} is ${found.value.estado}: its result is available once it is concluida.`);
+    return refuse(
+      'conflict',
+      'resultado_indisponivel',
+      `Surveillance execution ${id} is ${found.value.estado}: its result is available once it is concluida.`,
+    );
   }
   return found;
 }
 
-export const countByType = (findings: readonly Finding[]): Record<string, number> => findingsByType(findings, FINDING_TYPES.map((t) => t.tipo));
+export const countByType = (findings: readonly Finding[]): Record<string, number> =>
+  findingsByType(
+    findings,
+    FINDING_TYPES.map((t) => t.tipo),
+  );
 
 /** An execution runs as two tasks: a `delayMs` fault postpones its start, a `fail` fault fails its end. */
 export const executionJobs: readonly Job[] = [
-  { task: TASK_EXECUTION_START, nature: 'work', subject: 'executionId', faults: { kind: 'vigilancia', effects: 'delayMs' }, run: (state, payload, ctx) => startExecution(state, payload.executionId!, ctx) },
-  { task: TASK_EXECUTION_END, nature: 'work', subject: 'executionId', faults: { kind: 'vigilancia', effects: 'fail' }, run: (state, payload, ctx, failed) => finishExecution(state, payload.executionId!, failed, ctx) },
+  {
+    task: TASK_EXECUTION_START,
+    nature: 'work',
+    subject: 'executionId',
+    faults: { kind: 'vigilancia', effects: 'delayMs' },
+    run: (state, payload, ctx) => startExecution(state, payload.executionId!, ctx),
+  },
+  {
+    task: TASK_EXECUTION_END,
+    nature: 'work',
+    subject: 'executionId',
+    faults: { kind: 'vigilancia', effects: 'fail' },
+    run: (state, payload, ctx, failed) => finishExecution(state, payload.executionId!, failed, ctx),
+  },
 ];
 
 /**
@@ -316,16 +404,28 @@ export const dailyScheduleJob: Job = {
   run: (state, _payload, ctx) => scheduleDailyExecutions(state, ctx),
 };
 
-export const executionsSlice: KindSlice<'executions', readonly Execution[], Execution> = positionedKind<Execution>()('executions', 'surveillance execution', true);
+export const executionsSlice: KindSlice<'executions', readonly Execution[], Execution> = positionedKind<Execution>()(
+  'executions',
+  'surveillance execution',
+  true,
+);
 
 /** Per company, each product's last evaluation: what the next execution's reuse compares with. */
-export const evaluationsSlice: KindSlice<'evaluations', readonly (readonly [companyId: string, readonly (readonly [productId: string, Evaluation])[]])[], Map<string, Evaluation>> = {
+export const evaluationsSlice: KindSlice<
+  'evaluations',
+  readonly (readonly [companyId: string, readonly (readonly [productId: string, Evaluation])[]])[],
+  Map<string, Evaluation>
+> = {
   key: 'evaluations',
   holds: ['evaluations'],
   // A company's evaluations change in place, a run at a time: the run touches the company's entry (finishExecution).
   collection: kept(),
-  log: byEntry((state) => state.evaluations, (cache) => [...cache.entries()]),
-  toData: (state) => [...state.evaluations.entries()].map(([companyId, cache]) => [companyId, [...cache.entries()]] as const),
+  log: byEntry(
+    (state) => state.evaluations,
+    (cache) => [...cache.entries()],
+  ),
+  toData: (state) =>
+    [...state.evaluations.entries()].map(([companyId, cache]) => [companyId, [...cache.entries()]] as const),
   fromData: (state, evaluations) => {
     for (const [companyId, entries] of evaluations) state.evaluations.set(companyId, new Map(entries));
   },
@@ -337,8 +437,13 @@ export const evaluationsSlice: KindSlice<'evaluations', readonly (readonly [comp
       if (!r.companies.has(companyId)) return at(['evaluations', i, 0], `evaluations of unknown company ${companyId}`);
       const seen = new Set<string>();
       for (const [j, [productId]] of entries.entries()) {
-        if (r.products.get(productId)?.companyId !== companyId) return at(['evaluations', i, 1, j, 0], `evaluations of ${companyId}: ${productId} is not a product of the company`);
-        if (seen.has(productId)) return at(['evaluations', i, 1, j, 0], `evaluations of ${companyId}: product ${productId} appears twice`);
+        if (r.products.get(productId)?.companyId !== companyId)
+          return at(
+            ['evaluations', i, 1, j, 0],
+            `evaluations of ${companyId}: ${productId} is not a product of the company`,
+          );
+        if (seen.has(productId))
+          return at(['evaluations', i, 1, j, 0], `evaluations of ${companyId}: product ${productId} appears twice`);
         seen.add(productId);
       }
     }

@@ -9,7 +9,15 @@ import { deleteCatalog, previewDeletion } from './catalog-deletion.js';
 import { createCatalog, type Catalog } from './catalogs.js';
 import { createCompany, updateCompany, type Company, type CompanyFlags } from './companies.js';
 import { registerEstablishment } from './establishments.js';
-import { createProduct, editProduct, linkProduct, productEtag, replaceProduct, unlinkProduct, type Product } from './products.js';
+import {
+  createProduct,
+  editProduct,
+  linkProduct,
+  productEtag,
+  replaceProduct,
+  unlinkProduct,
+  type Product,
+} from './products.js';
 import { createRandom, seedRandom } from './random.js';
 import type { Result } from './refusal.js';
 import { type Context, type State } from './state.js';
@@ -56,7 +64,14 @@ function company(flags: { entitled?: boolean; capacity?: number } = {}): Company
 }
 
 /** The counts the formulas read, built by hand (`selected` is the size of the explicit selection). */
-function record(fields: { modo?: SelectionMode; selected?: number; active?: number; eligible?: number; selectedEligible?: number; versao?: number }): SelectionCounts {
+function record(fields: {
+  modo?: SelectionMode;
+  selected?: number;
+  active?: number;
+  eligible?: number;
+  selectedEligible?: number;
+  versao?: number;
+}): SelectionCounts {
   return {
     modo: fields.modo ?? 'selecao',
     versao: fields.versao ?? 1,
@@ -83,15 +98,21 @@ describe('coverage', () => {
   });
 
   it('capacidade_excedida above the capacity (not at it), in both modes', () => {
-    expect(coverage(record({ selected: 3, eligible: 3, selectedEligible: 3 }), company({ capacity: 2 }))).toBe('capacidade_excedida');
+    expect(coverage(record({ selected: 3, eligible: 3, selectedEligible: 3 }), company({ capacity: 2 }))).toBe(
+      'capacidade_excedida',
+    );
     expect(coverage(record({ selected: 1 }), company({ capacity: 0 }))).toBe('capacidade_excedida');
     expect(coverage(record({ modo: 'todos', eligible: 3 }), company({ capacity: 2 }))).toBe('capacidade_excedida');
-    expect(coverage(record({ selected: 2, eligible: 2, selectedEligible: 2 }), company({ capacity: 2 }))).toBe('integral');
+    expect(coverage(record({ selected: 2, eligible: 2, selectedEligible: 2 }), company({ capacity: 2 }))).toBe(
+      'integral',
+    );
     expect(coverage(record({ modo: 'todos', eligible: 2 }), company({ capacity: 2 }))).toBe('integral');
   });
 
   it('integral in mode todos whatever the selection, or when every eligible product is selected', () => {
-    expect(coverage(record({ modo: 'todos', eligible: 3, selected: 1, selectedEligible: 1 }), company())).toBe('integral');
+    expect(coverage(record({ modo: 'todos', eligible: 3, selected: 1, selectedEligible: 1 }), company())).toBe(
+      'integral',
+    );
     expect(coverage(record({ selected: 3, eligible: 3, selectedEligible: 3 }), company())).toBe('integral');
     // Selected products that are not eligible count in selecionados; every eligible one (none) is selected.
     expect(coverage(record({ selected: 2, eligible: 0, selectedEligible: 0 }), company())).toBe('integral');
@@ -124,14 +145,26 @@ describe('viewSurveillance and selectedCount', () => {
   it('selecionados is the eligible count in mode todos (not the kept selection)', () => {
     const s = record({ modo: 'todos', selected: 1, eligible: 4, selectedEligible: 1 });
     expect(selectedCount(s)).toBe(4);
-    expect(viewSurveillance(s, company({ capacity: 6 }))).toMatchObject({ selecionados: 4, vagas: 2, cobertura: 'integral', modo: 'todos' });
+    expect(viewSurveillance(s, company({ capacity: 6 }))).toMatchObject({
+      selecionados: 4,
+      vagas: 2,
+      cobertura: 'integral',
+      modo: 'todos',
+    });
     expect(selectedCount(record({ selected: 3, eligible: 1 }))).toBe(3);
   });
 
   it('vagas never goes below zero; exige_selecao is elegiveis > capacidade (not ≥)', () => {
-    expect(viewSurveillance(record({ selected: 5, eligible: 5, selectedEligible: 5 }), company({ capacity: 2 }))).toMatchObject({ vagas: 0, exige_selecao: true });
-    expect(viewSurveillance(record({ selected: 2, eligible: 2, selectedEligible: 2 }), company({ capacity: 2 }))).toMatchObject({ vagas: 0, exige_selecao: false });
-    expect(viewSurveillance(record({ eligible: 3 }), company({ capacity: 2 }))).toMatchObject({ vagas: 2, exige_selecao: true });
+    expect(
+      viewSurveillance(record({ selected: 5, eligible: 5, selectedEligible: 5 }), company({ capacity: 2 })),
+    ).toMatchObject({ vagas: 0, exige_selecao: true });
+    expect(
+      viewSurveillance(record({ selected: 2, eligible: 2, selectedEligible: 2 }), company({ capacity: 2 })),
+    ).toMatchObject({ vagas: 0, exige_selecao: false });
+    expect(viewSurveillance(record({ eligible: 3 }), company({ capacity: 2 }))).toMatchObject({
+      vagas: 2,
+      exige_selecao: true,
+    });
   });
 
   it('shows the entitlement and the capacity as the company has them', () => {
@@ -168,26 +201,50 @@ function setup(flags: CompanyFlags = {}): World {
   const ctx = (now = T0): Context => ({ now, random, config: CORE_CONFIG });
   const created = unwrap(createCompany(state, { cnpjRoot: ROOT, ...flags }, ctx()));
   const companyId = created.company.id;
-  const branchEstablishment = unwrap(registerEstablishment(state, companyId, { cnpj: cnpj(ROOT, '0002'), nome: 'Filial' }, ctx()));
-  const head = unwrap(createCatalog(state, companyId, { establishmentId: created.headOffice.id, nome: 'Matriz' }, ctx()));
-  const branch = unwrap(createCatalog(state, companyId, { establishmentId: branchEstablishment.id, nome: 'Filial' }, ctx()));
+  const branchEstablishment = unwrap(
+    registerEstablishment(state, companyId, { cnpj: cnpj(ROOT, '0002'), nome: 'Filial' }, ctx()),
+  );
+  const head = unwrap(
+    createCatalog(state, companyId, { establishmentId: created.headOffice.id, nome: 'Matriz' }, ctx()),
+  );
+  const branch = unwrap(
+    createCatalog(state, companyId, { establishmentId: branchEstablishment.id, nome: 'Filial' }, ctx()),
+  );
   state.outbox.length = 0;
   return { state, companyId, head, branch, ctx, s: () => surveillanceOf(state, companyId) };
 }
 
 const current = (w: World, id: string): Product => w.state.products.get(id)!;
-const newProduct = (w: World, catalog: Catalog = w.head): Product => unwrap(createProduct(w.state, w.companyId, catalog.id, { origem: 'erp', ncm: '84713012' }, w.ctx()));
-const link = (w: World, catalog: Catalog, id: string) => unwrap(linkProduct(w.state, w.companyId, catalog.id, id, [productEtag(current(w, id))], w.ctx()));
-const unlink = (w: World, catalog: Catalog, id: string) => unwrap(unlinkProduct(w.state, w.companyId, catalog.id, id, [productEtag(current(w, id))], w.ctx()));
+const newProduct = (w: World, catalog: Catalog = w.head): Product =>
+  unwrap(createProduct(w.state, w.companyId, catalog.id, { origem: 'erp', ncm: '84713012' }, w.ctx()));
+const link = (w: World, catalog: Catalog, id: string) =>
+  unwrap(linkProduct(w.state, w.companyId, catalog.id, id, [productEtag(current(w, id))], w.ctx()));
+const unlink = (w: World, catalog: Catalog, id: string) =>
+  unwrap(unlinkProduct(w.state, w.companyId, catalog.id, id, [productEtag(current(w, id))], w.ctx()));
 const deactivate = (w: World, id: string) => replaceProduct(w.state, current(w, id), { ativo: false }, w.ctx());
 
 /** The change with the current ETag; modo selecao and no ids unless given. */
-function select(w: World, change: Partial<SelectionChange> = {}, ifMatch: readonly string[] | null | 'current' = 'current'): Result<Surveillance> {
+function select(
+  w: World,
+  change: Partial<SelectionChange> = {},
+  ifMatch: readonly string[] | null | 'current' = 'current',
+): Result<Surveillance> {
   const sent = ifMatch === 'current' ? [surveillanceEtag(w.s())] : ifMatch === null ? undefined : ifMatch;
-  return changeSelection(w.state, w.companyId, sent, { modo: change.modo ?? 'selecao', adicionar: change.adicionar ?? [], remover: change.remover ?? [] }, w.ctx());
+  return changeSelection(
+    w.state,
+    w.companyId,
+    sent,
+    { modo: change.modo ?? 'selecao', adicionar: change.adicionar ?? [], remover: change.remover ?? [] },
+    w.ctx(),
+  );
 }
 
-const counters = (w: World) => ({ active: w.s().active, eligible: w.s().eligible, selectedEligible: w.s().selectedEligible, selected: w.s().selected.size });
+const counters = (w: World) => ({
+  active: w.s().active,
+  eligible: w.s().eligible,
+  selectedEligible: w.s().selectedEligible,
+  selected: w.s().selected.size,
+});
 
 /** The counters recomputed from the records: what the maintained ones must always equal. */
 function recount(w: World) {
@@ -223,7 +280,15 @@ function fingerprint(w: World) {
 describe('surveillanceOf and surveillanceEtag', () => {
   it('a company starts in mode selecao, versao 1, nothing selected, its coverage observed at creation', () => {
     const w = setup();
-    expect(w.s()).toMatchObject({ companyId: w.companyId, modo: 'selecao', versao: 1, active: 0, eligible: 0, selectedEligible: 0, lastCoverage: 'sem_selecao' });
+    expect(w.s()).toMatchObject({
+      companyId: w.companyId,
+      modo: 'selecao',
+      versao: 1,
+      active: 0,
+      eligible: 0,
+      selectedEligible: 0,
+      lastCoverage: 'sem_selecao',
+    });
     expect(w.s().selected.size).toBe(0);
     expect(setup({ surveillanceEntitled: false }).s().lastCoverage).toBe('indisponivel');
   });
@@ -238,17 +303,24 @@ describe('surveillanceOf and surveillanceEtag', () => {
     expect(surveillanceEtag(w.s())).not.toBe(first);
   });
 
-  it('countsOf reads the record: the explicit selection\'s size, whatever the mode', () => {
+  it("countsOf reads the record: the explicit selection's size, whatever the mode", () => {
     const w = setup();
     const [a, b] = [newProduct(w), newProduct(w)];
     unlink(w, w.head, b.id);
     unwrap(select(w, { adicionar: [a.id, b.id] }));
     unwrap(select(w, { modo: 'todos' }));
-    expect(countsOf(w.s())).toEqual({ modo: 'todos', versao: 3, active: 2, eligible: 1, selected: 2, selectedEligible: 1 });
+    expect(countsOf(w.s())).toEqual({
+      modo: 'todos',
+      versao: 3,
+      active: 2,
+      eligible: 1,
+      selected: 2,
+      selectedEligible: 1,
+    });
     expect(selectedCount(countsOf(w.s()))).toBe(1);
   });
 
-  it('MAX_CHANGES_PER_LIST is the spec\'s 200', () => {
+  it("MAX_CHANGES_PER_LIST is the spec's 200", () => {
     expect(MAX_CHANGES_PER_LIST).toBe(200);
   });
 });
@@ -321,19 +393,33 @@ describe('productChanged: the counters follow every product change', () => {
     const p = newProduct(w);
     const inactive = deactivate(w, p.id);
     const before = counters(w);
-    expectRefusal(editProduct(w.state, w.companyId, p.id, [productEtag(inactive)], { descricao: 'x' }, w.ctx()), 'conflict', 'produto_inativo');
-    expectRefusal(linkProduct(w.state, w.companyId, w.branch.id, p.id, [productEtag(inactive)], w.ctx()), 'conflict', 'produto_inativo');
-    expectRefusal(unlinkProduct(w.state, w.companyId, w.head.id, p.id, [productEtag(inactive)], w.ctx()), 'conflict', 'produto_inativo');
+    expectRefusal(
+      editProduct(w.state, w.companyId, p.id, [productEtag(inactive)], { descricao: 'x' }, w.ctx()),
+      'conflict',
+      'produto_inativo',
+    );
+    expectRefusal(
+      linkProduct(w.state, w.companyId, w.branch.id, p.id, [productEtag(inactive)], w.ctx()),
+      'conflict',
+      'produto_inativo',
+    );
+    expectRefusal(
+      unlinkProduct(w.state, w.companyId, w.head.id, p.id, [productEtag(inactive)], w.ctx()),
+      'conflict',
+      'produto_inativo',
+    );
     expect(counters(w)).toEqual(before);
     expect(current(w, p.id)).toBe(inactive);
     // Nor can it be selected again.
     expectRefusal(select(w, { adicionar: [p.id] }), 'invalid', 'produto_invalido', 'body.adicionar[0]');
   });
 
-  it('counters of one company never move with another company\'s products', () => {
+  it("counters of one company never move with another company's products", () => {
     const w = setup();
     const other = unwrap(createCompany(w.state, { cnpjRoot: '44555666' }, w.ctx()));
-    const theirs = unwrap(createCatalog(w.state, other.company.id, { establishmentId: other.headOffice.id, nome: 'X' }, w.ctx()));
+    const theirs = unwrap(
+      createCatalog(w.state, other.company.id, { establishmentId: other.headOffice.id, nome: 'X' }, w.ctx()),
+    );
     unwrap(createProduct(w.state, other.company.id, theirs.id, { origem: 'erp', ncm: '84713012' }, w.ctx()));
     expect(counters(w)).toEqual({ active: 0, eligible: 0, selectedEligible: 0, selected: 0 });
     expect(surveillanceOf(w.state, other.company.id)).toMatchObject({ active: 1, eligible: 1 });
@@ -343,7 +429,11 @@ describe('productChanged: the counters follow every product change', () => {
 describe('changeSelection: refusals in order', () => {
   it('an unknown company → not_found empresa_nao_encontrada', () => {
     const w = setup();
-    expectRefusal(changeSelection(w.state, UNKNOWN, undefined, { modo: 'selecao', adicionar: [], remover: [] }, w.ctx()), 'not_found', 'empresa_nao_encontrada');
+    expectRefusal(
+      changeSelection(w.state, UNKNOWN, undefined, { modo: 'selecao', adicionar: [], remover: [] }, w.ctx()),
+      'not_found',
+      'empresa_nao_encontrada',
+    );
   });
 
   it('a repeated id → produto_repetido at its second place, within a list or across them', () => {
@@ -353,17 +443,26 @@ describe('changeSelection: refusals in order', () => {
     const before = fingerprint(w);
     expectRefusal(select(w, { adicionar: [b.id, b.id] }), 'invalid', 'produto_repetido', 'body.adicionar[1]');
     expectRefusal(select(w, { remover: [a.id, a.id] }), 'invalid', 'produto_repetido', 'body.remover[1]');
-    expectRefusal(select(w, { adicionar: [b.id, a.id], remover: [a.id] }), 'invalid', 'produto_repetido', 'body.remover[0]');
+    expectRefusal(
+      select(w, { adicionar: [b.id, a.id], remover: [a.id] }),
+      'invalid',
+      'produto_repetido',
+      'body.remover[0]',
+    );
     expect(fingerprint(w)).toEqual(before);
   });
 
-  it('not an active product of the company → produto_invalido: unknown, another company\'s, inactive, in either list', () => {
+  it("not an active product of the company → produto_invalido: unknown, another company's, inactive, in either list", () => {
     const w = setup();
     const [a, gone] = [newProduct(w), newProduct(w)];
     deactivate(w, gone.id);
     const other = unwrap(createCompany(w.state, { cnpjRoot: '44555666' }, w.ctx()));
-    const theirCatalog = unwrap(createCatalog(w.state, other.company.id, { establishmentId: other.headOffice.id, nome: 'X' }, w.ctx()));
-    const theirs = unwrap(createProduct(w.state, other.company.id, theirCatalog.id, { origem: 'erp', ncm: '84713012' }, w.ctx()));
+    const theirCatalog = unwrap(
+      createCatalog(w.state, other.company.id, { establishmentId: other.headOffice.id, nome: 'X' }, w.ctx()),
+    );
+    const theirs = unwrap(
+      createProduct(w.state, other.company.id, theirCatalog.id, { origem: 'erp', ncm: '84713012' }, w.ctx()),
+    );
     unwrap(select(w, { adicionar: [a.id] }));
     const before = fingerprint(w);
     expectRefusal(select(w, { adicionar: [UNKNOWN] }), 'invalid', 'produto_invalido', 'body.adicionar[0]');
@@ -387,11 +486,21 @@ describe('changeSelection: refusals in order', () => {
     const w = setup();
     const [a, b, c] = [newProduct(w), newProduct(w), newProduct(w)];
     unwrap(select(w, { adicionar: [a.id] }));
-    expectRefusal(select(w, { adicionar: [b.id, UNKNOWN], remover: [b.id] }), 'invalid', 'produto_invalido', 'body.adicionar[1]');
+    expectRefusal(
+      select(w, { adicionar: [b.id, UNKNOWN], remover: [b.id] }),
+      'invalid',
+      'produto_invalido',
+      'body.adicionar[1]',
+    );
     expectRefusal(select(w, { adicionar: [UNKNOWN, UNKNOWN] }), 'invalid', 'produto_invalido', 'body.adicionar[0]');
     expectRefusal(select(w, { remover: [c.id, UNKNOWN] }), 'invalid', 'produto_nao_selecionado', 'body.remover[0]');
     expectRefusal(select(w, { remover: [UNKNOWN, c.id] }), 'invalid', 'produto_invalido', 'body.remover[0]');
-    expectRefusal(select(w, { adicionar: [c.id], remover: [b.id, c.id] }), 'invalid', 'produto_nao_selecionado', 'body.remover[0]');
+    expectRefusal(
+      select(w, { adicionar: [c.id], remover: [b.id, c.id] }),
+      'invalid',
+      'produto_nao_selecionado',
+      'body.remover[0]',
+    );
   });
 
   it('then the precondition: none → precondicao_ausente, stale → precondicao_falhou (header.if-match); id refusals come first', () => {
@@ -400,8 +509,18 @@ describe('changeSelection: refusals in order', () => {
     const stale = [surveillanceEtag(w.s())];
     unwrap(select(w, { adicionar: [a.id] }));
     const before = fingerprint(w);
-    expectRefusal(select(w, { remover: [a.id] }, null), 'precondition_required', 'precondicao_ausente', 'header.if-match');
-    expectRefusal(select(w, { remover: [a.id] }, stale), 'precondition_failed', 'precondicao_falhou', 'header.if-match');
+    expectRefusal(
+      select(w, { remover: [a.id] }, null),
+      'precondition_required',
+      'precondicao_ausente',
+      'header.if-match',
+    );
+    expectRefusal(
+      select(w, { remover: [a.id] }, stale),
+      'precondition_failed',
+      'precondicao_falhou',
+      'header.if-match',
+    );
     expectRefusal(select(w, { adicionar: [b.id, b.id] }, null), 'invalid', 'produto_repetido', 'body.adicionar[1]');
     expectRefusal(select(w, { remover: [b.id] }, stale), 'invalid', 'produto_nao_selecionado', 'body.remover[0]');
     expect(fingerprint(w)).toEqual(before);
@@ -415,7 +534,12 @@ describe('changeSelection: refusals in order', () => {
     const before = fingerprint(w);
     expectRefusal(select(w, { adicionar: [b.id] }), 'conflict', 'capacidade_insuficiente');
     expectRefusal(select(w, { modo: 'todos' }), 'conflict', 'capacidade_insuficiente');
-    expectRefusal(select(w, { adicionar: [b.id] }, null), 'precondition_required', 'precondicao_ausente', 'header.if-match');
+    expectRefusal(
+      select(w, { adicionar: [b.id] }, null),
+      'precondition_required',
+      'precondicao_ausente',
+      'header.if-match',
+    );
     expectRefusal(select(w, { modo: 'todos' }, stale), 'precondition_failed', 'precondicao_falhou', 'header.if-match');
     expect(fingerprint(w)).toEqual(before);
   });
@@ -442,7 +566,12 @@ describe('changeSelection: refusals in order', () => {
     unwrap(select(w, { adicionar: [a.id, b.id] }));
     expectRefusal(select(w, { adicionar: [c.id] }), 'conflict', 'capacidade_insuficiente');
     unwrap(select(w, { adicionar: [c.id], remover: [a.id] }));
-    expect(w.s().selected.entries().map(([id]) => id)).toEqual([b.id, c.id]);
+    expect(
+      w
+        .s()
+        .selected.entries()
+        .map(([id]) => id),
+    ).toEqual([b.id, c.id]);
   });
 });
 
@@ -481,7 +610,11 @@ describe('changeSelection: accepted', () => {
     const w = setup({ surveillanceEntitled: false });
     const a = newProduct(w);
     unwrap(select(w, { adicionar: [a.id] }));
-    expect(viewSurveillance(countsOf(w.s()), w.state.companies.get(w.companyId)!)).toMatchObject({ selecionados: 1, cobertura: 'indisponivel', versao: 2 });
+    expect(viewSurveillance(countsOf(w.s()), w.state.companies.get(w.companyId)!)).toMatchObject({
+      selecionados: 1,
+      cobertura: 'indisponivel',
+      versao: 2,
+    });
   });
 });
 
@@ -489,14 +622,31 @@ describe('observeCoverage: events on the documented transitions', () => {
   /** A world with an active destination: raised events are pendente and leave an attempt intent. */
   function withDestination(flags: CompanyFlags = {}): World {
     const w = setup(flags);
-    unwrap(configureDestination(w.state, w.companyId, { url: 'https://hooks.example.com/v', createOnly: true, ifMatch: undefined }, w.ctx()));
+    unwrap(
+      configureDestination(
+        w.state,
+        w.companyId,
+        { url: 'https://hooks.example.com/v', createOnly: true, ifMatch: undefined },
+        w.ctx(),
+      ),
+    );
     return w;
   }
 
   /** The `dados` of every event raised so far, in order. */
-  const raised = (w: World) => [...w.state.webhookEvents.values()].sort((x, y) => x.position - y.position).map((e) => JSON.parse(e.body).dados as Record<string, unknown>);
-  const setFlags = (w: World, flags: CompanyFlags, now = T0) => unwrap(updateCompany(w.state, w.companyId, flags, w.ctx(now)));
-  const event = (tipo: string, cobertura: Coverage, coberturaAnterior: Coverage, selecionados: number, capacidade: number) => ({ tipo, cobertura, coberturaAnterior, selecionados, capacidade });
+  const raised = (w: World) =>
+    [...w.state.webhookEvents.values()]
+      .sort((x, y) => x.position - y.position)
+      .map((e) => JSON.parse(e.body).dados as Record<string, unknown>);
+  const setFlags = (w: World, flags: CompanyFlags, now = T0) =>
+    unwrap(updateCompany(w.state, w.companyId, flags, w.ctx(now)));
+  const event = (
+    tipo: string,
+    cobertura: Coverage,
+    coberturaAnterior: Coverage,
+    selecionados: number,
+    capacidade: number,
+  ) => ({ tipo, cobertura, coberturaAnterior, selecionados, capacidade });
 
   it('none for moves among sem_selecao, parcial and integral', () => {
     const w = withDestination({ surveillanceCapacity: 5 });
@@ -522,8 +672,15 @@ describe('observeCoverage: events on the documented transitions', () => {
     setFlags(w, { surveillanceCapacity: 2 }, now);
     expect(raised(w)).toEqual([event('vigilancia.degradada', 'capacidade_excedida', 'integral', 3, 2)]);
     const [e] = [...w.state.webhookEvents.values()];
-    expect(e).toMatchObject({ tipo: 'vigilancia.degradada', estado: 'pendente', companyId: w.companyId, ocorridoEm: now });
-    expect(w.state.outbox).toEqual([{ kind: TASK_ATTEMPT, owner: w.companyId, due: now, payload: { eventId: e!.id, ciclo: 1 } }]);
+    expect(e).toMatchObject({
+      tipo: 'vigilancia.degradada',
+      estado: 'pendente',
+      companyId: w.companyId,
+      ocorridoEm: now,
+    });
+    expect(w.state.outbox).toEqual([
+      { kind: TASK_ATTEMPT, owner: w.companyId, due: now, payload: { eventId: e!.id, ciclo: 1 } },
+    ]);
     expect(w.s().lastCoverage).toBe('capacidade_excedida');
     // Staying in capacidade_excedida raises nothing more.
     setFlags(w, { surveillanceCapacity: 1 });
@@ -602,7 +759,10 @@ describe('observeCoverage: events on the documented transitions', () => {
     newProduct(w);
     const preview = unwrap(previewDeletion(w.state, w.companyId, w.head.id));
     unwrap(deleteCatalog(w.state, w.companyId, w.head.id, [preview.etag], w.ctx()));
-    expect(viewSurveillance(countsOf(w.s()), w.state.companies.get(w.companyId)!)).toMatchObject({ cobertura: 'sem_selecao', selecionados: 0 });
+    expect(viewSurveillance(countsOf(w.s()), w.state.companies.get(w.companyId)!)).toMatchObject({
+      cobertura: 'sem_selecao',
+      selecionados: 0,
+    });
     expect(raised(w)).toEqual([
       event('vigilancia.degradada', 'capacidade_excedida', 'integral', 3, 2),
       event('vigilancia.restabelecida', 'sem_selecao', 'capacidade_excedida', 0, 2),
@@ -619,12 +779,25 @@ describe('observeCoverage: events on the documented transitions', () => {
     expect(w.state.webhookEvents.size).toBe(0);
     expect(w.state.outbox).toEqual([]);
 
-    const destination = unwrap(configureDestination(w.state, w.companyId, { url: 'https://hooks.example.com/v', createOnly: true, ifMatch: undefined }, w.ctx())).destination;
+    const destination = unwrap(
+      configureDestination(
+        w.state,
+        w.companyId,
+        { url: 'https://hooks.example.com/v', createOnly: true, ifMatch: undefined },
+        w.ctx(),
+      ),
+    ).destination;
     const revoked = unwrap(revokeDestination(w.state, w.companyId, [destinationEtag(destination)], w.ctx()));
     setFlags(w, { surveillanceCapacity: 1 });
     const events = [...w.state.webhookEvents.values()];
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ tipo: 'vigilancia.restabelecida', estado: 'cancelado', codigoFalha: 'destino_inativo', destinoId: revoked.id, destinoVersao: revoked.versao });
+    expect(events[0]).toMatchObject({
+      tipo: 'vigilancia.restabelecida',
+      estado: 'cancelado',
+      codigoFalha: 'destino_inativo',
+      destinoId: revoked.id,
+      destinoVersao: revoked.versao,
+    });
     expect(w.state.outbox).toEqual([]);
   });
 

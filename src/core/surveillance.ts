@@ -70,7 +70,17 @@ export interface SurveillanceView {
 export function surveillanceOf(state: State, companyId: string): Surveillance {
   let s = state.surveillance.get(companyId);
   if (!s) {
-    s = { companyId, modo: 'selecao', versao: 1, selected: new OrderedIndex(), active: 0, eligible: 0, selectedEligible: 0, lastCoverage: 'sem_selecao', batch: false };
+    s = {
+      companyId,
+      modo: 'selecao',
+      versao: 1,
+      selected: new OrderedIndex(),
+      active: 0,
+      eligible: 0,
+      selectedEligible: 0,
+      lastCoverage: 'sem_selecao',
+      batch: false,
+    };
     state.surveillance.set(companyId, s);
     const company = state.companies.get(companyId);
     if (company) s.lastCoverage = coverage(countsOf(s), company);
@@ -188,9 +198,16 @@ export function observeCoverage(state: State, companyId: string, ctx: Context): 
   if (now === before) return;
   s.lastCoverage = now;
   state.surveillance.touch(companyId);
-  const dados = { cobertura: now, coberturaAnterior: before, selecionados: selectedCount(countsOf(s)), capacidade: company.surveillanceCapacity };
-  if (DEGRADED.has(now) && !DEGRADED.has(before)) raiseEvent(state, companyId, { tipo: 'vigilancia.degradada', ...dados }, ctx);
-  else if (!DEGRADED.has(now) && DEGRADED.has(before)) raiseEvent(state, companyId, { tipo: 'vigilancia.restabelecida', ...dados }, ctx);
+  const dados = {
+    cobertura: now,
+    coberturaAnterior: before,
+    selecionados: selectedCount(countsOf(s)),
+    capacidade: company.surveillanceCapacity,
+  };
+  if (DEGRADED.has(now) && !DEGRADED.has(before))
+    raiseEvent(state, companyId, { tipo: 'vigilancia.degradada', ...dados }, ctx);
+  else if (!DEGRADED.has(now) && DEGRADED.has(before))
+    raiseEvent(state, companyId, { tipo: 'vigilancia.restabelecida', ...dados }, ctx);
 }
 
 export interface SelectionChange {
@@ -203,22 +220,44 @@ export interface SelectionChange {
  * PATCH /v1/empresa/vigilancia: the whole change or nothing. Product ids are checked first (422 at their
  * place in the body), then the precondition (428, 412), then the capacity (409 capacidade_insuficiente).
  */
-export function changeSelection(state: State, companyId: string, ifMatch: IfMatch, change: SelectionChange, ctx: Context): Result<Surveillance> {
+export function changeSelection(
+  state: State,
+  companyId: string,
+  ifMatch: IfMatch,
+  change: SelectionChange,
+  ctx: Context,
+): Result<Surveillance> {
   const company = state.companies.get(companyId);
-  if (!company) return refuse('not_found', 'empresa_nao_encontrada', 'The company of this credential no longer exists.');
+  if (!company)
+    return refuse('not_found', 'empresa_nao_encontrada', 'The company of this credential no longer exists.');
   const s = surveillanceOf(state, companyId);
   const seen = new Set<string>();
-  for (const [list, ids] of [['adicionar', change.adicionar], ['remover', change.remover]] as const) {
+  for (const [list, ids] of [
+    ['adicionar', change.adicionar],
+    ['remover', change.remover],
+  ] as const) {
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
       const caminho = `body.${list}[${i}]`;
-      if (seen.has(id)) return refuse('invalid', 'produto_repetido', `${caminho}: product ${id} appears more than once in adicionar and remover.`, caminho);
+      if (seen.has(id))
+        return refuse(
+          'invalid',
+          'produto_repetido',
+          `${caminho}: product ${id} appears more than once in adicionar and remover.`,
+          caminho,
+        );
       seen.add(id);
       const product = state.products.get(id);
       if (!product || product.companyId !== companyId || !product.ativo) {
-        return refuse('invalid', 'produto_invalido', `${caminho}: ${id} is not an active product of this company.`, caminho);
+        return refuse(
+          'invalid',
+          'produto_invalido',
+          `${caminho}: ${id} is not an active product of this company.`,
+          caminho,
+        );
       }
-      if (list === 'remover' && !s.selected.has(id)) return refuse('invalid', 'produto_nao_selecionado', `${caminho}: product ${id} is not selected.`, caminho);
+      if (list === 'remover' && !s.selected.has(id))
+        return refuse('invalid', 'produto_nao_selecionado', `${caminho}: product ${id} is not selected.`, caminho);
     }
   }
   const matched = requireMatch(ifMatch, surveillanceEtag(s), 'surveillance selection');
@@ -278,7 +317,13 @@ export interface SurveillanceData {
  * counters are counted as each product were new, by the rule a product change follows, and no coverage is
  * compared (the one last observed comes with the snapshot).
  */
-const surveillanceData = (s: Surveillance): SurveillanceData => ({ companyId: s.companyId, modo: s.modo, versao: s.versao, selected: s.selected.entries(), lastCoverage: s.lastCoverage });
+const surveillanceData = (s: Surveillance): SurveillanceData => ({
+  companyId: s.companyId,
+  modo: s.modo,
+  versao: s.versao,
+  selected: s.selected.entries(),
+  lastCoverage: s.lastCoverage,
+});
 
 export const surveillanceSlice: KindSlice<'surveillance', readonly SurveillanceData[], Surveillance> = {
   key: 'surveillance',
@@ -309,19 +354,40 @@ export const surveillanceSlice: KindSlice<'surveillance', readonly SurveillanceD
   },
   ownerOf: (s) => s.companyId,
   removeCompany: (state, companyId) => void state.surveillance.delete(companyId),
-  unique: (surveillance) => repeatedCompany('surveillance', surveillance, 'companyId', (s) => s.companyId, 'the surveillance'),
+  unique: (surveillance) =>
+    repeatedCompany('surveillance', surveillance, 'companyId', (s) => s.companyId, 'the surveillance'),
   check: (data, r) => {
     for (const [i, s] of data.surveillance.entries()) {
-      if (!r.companies.has(s.companyId)) return at(['surveillance', i, 'companyId'], `surveillance of unknown company ${s.companyId}`);
-      const selected = repeated('selected', s.selected, 0, ([id]) => id, ([id]) => `surveillance of ${s.companyId}: product ${id}`);
+      if (!r.companies.has(s.companyId))
+        return at(['surveillance', i, 'companyId'], `surveillance of unknown company ${s.companyId}`);
+      const selected = repeated(
+        'selected',
+        s.selected,
+        0,
+        ([id]) => id,
+        ([id]) => `surveillance of ${s.companyId}: product ${id}`,
+      );
       if (selected) return at(['surveillance', i, ...selected.path], selected.problem);
       for (const [j, [id, position]] of s.selected.entries()) {
         const product = r.products.get(id);
-        if (product?.companyId !== s.companyId || !product.ativo) return at(['surveillance', i, 'selected', j, 0], `surveillance of ${s.companyId}: ${id} is not an active product of the company`);
-        if (j > 0 && position <= s.selected[j - 1]![1]) return at(['surveillance', i, 'selected', j, 1], `surveillance of ${s.companyId}: the selection is listed in position order, and ${position} comes after ${s.selected[j - 1]![1]}`);
+        if (product?.companyId !== s.companyId || !product.ativo)
+          return at(
+            ['surveillance', i, 'selected', j, 0],
+            `surveillance of ${s.companyId}: ${id} is not an active product of the company`,
+          );
+        if (j > 0 && position <= s.selected[j - 1]![1])
+          return at(
+            ['surveillance', i, 'selected', j, 1],
+            `surveillance of ${s.companyId}: the selection is listed in position order, and ${position} comes after ${s.selected[j - 1]![1]}`,
+          );
       }
     }
     return undefined;
   },
-  positions: (surveillance) => surveillance.map((s, i) => ({ count: s.selected.length, at: (j) => s.selected[j]![1], path: (j) => ['surveillance', i, 'selected', j, 1] })),
+  positions: (surveillance) =>
+    surveillance.map((s, i) => ({
+      count: s.selected.length,
+      at: (j) => s.selected[j]![1],
+      path: (j) => ['surveillance', i, 'selected', j, 1],
+    })),
 };

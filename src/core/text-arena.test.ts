@@ -7,7 +7,18 @@ const SLOT = 2 ** 16;
 describe('TextArena', () => {
   it('gives back each text exactly: empty, ASCII, Latin-1, wider characters, an emoji, a lone surrogate, line breaks', () => {
     const arena = new TextArena();
-    const texts = ['', 'a', '{"descricao":"Café com açúcar"}\n', 'ÿ\u0000\u00ff', 'fim — ok', '😀', 'x\ud800y', '\udfff', 'a\nb\r\nc', '\u0080\u07ff\u0800\uffff'];
+    const texts = [
+      '',
+      'a',
+      '{"descricao":"Café com açúcar"}\n',
+      'ÿ\u0000\u00ff',
+      'fim — ok',
+      '😀',
+      'x\ud800y',
+      '\udfff',
+      'a\nb\r\nc',
+      '\u0080\u07ff\u0800\uffff',
+    ];
     const handles = texts.map((t) => arena.add(t));
     expect(handles.map((h) => arena.text(h))).toEqual(texts);
   });
@@ -75,8 +86,16 @@ describe('TextArena', () => {
   });
 
   it('keeps every live text whatever the adds and removes (property, against a map)', () => {
-    const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ maxLength: 3000, unit: 'binary' }), fc.string({ maxLength: 70_000, unit: 'grapheme-ascii' }), fc.string({ maxLength: 40_000, unit: 'grapheme' }));
-    const op = fc.oneof({ weight: 3, arbitrary: text.map((t) => ({ add: t })) }, { weight: 2, arbitrary: fc.nat().map((n) => ({ remove: n })) });
+    const text = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.string({ maxLength: 3000, unit: 'binary' }),
+      fc.string({ maxLength: 70_000, unit: 'grapheme-ascii' }),
+      fc.string({ maxLength: 40_000, unit: 'grapheme' }),
+    );
+    const op = fc.oneof(
+      { weight: 3, arbitrary: text.map((t) => ({ add: t })) },
+      { weight: 2, arbitrary: fc.nat().map((n) => ({ remove: n })) },
+    );
     fc.assert(
       fc.property(fc.array(op, { maxLength: 120 }), (ops) => {
         const arena = new TextArena();

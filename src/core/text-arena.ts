@@ -19,7 +19,9 @@ export type TextHandle = number;
  * The WHATWG Encoding API, which every runtime the package supports provides (Node, browsers); the core's
  * ECMAScript library does not declare it. Pure functions of their input: no I/O, no clock.
  */
-declare const TextEncoder: new () => { encodeInto(source: string, destination: Uint8Array): { read: number; written: number } };
+declare const TextEncoder: new () => {
+  encodeInto(source: string, destination: Uint8Array): { read: number; written: number };
+};
 declare const TextDecoder: new () => { decode(input: Uint8Array): string };
 const UTF8 = new TextEncoder();
 const FROM_UTF8 = new TextDecoder();
@@ -189,7 +191,8 @@ function writeUnits(chunk: Uint8Array, start: number, text: string): void {
 function fromUnits(units: Uint16Array): string {
   if (units.length <= PIECE) return String.fromCharCode.apply(null, units as unknown as number[]);
   const pieces: string[] = [];
-  for (let at = 0; at < units.length; at += PIECE) pieces.push(String.fromCharCode.apply(null, units.subarray(at, at + PIECE) as unknown as number[]));
+  for (let at = 0; at < units.length; at += PIECE)
+    pieces.push(String.fromCharCode.apply(null, units.subarray(at, at + PIECE) as unknown as number[]));
   return pieces.join('');
 }
 

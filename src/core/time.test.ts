@@ -31,13 +31,19 @@ describe('parseDuration', () => {
     expect(parseDuration(Number.MAX_SAFE_INTEGER)).toBe(Number.MAX_SAFE_INTEGER);
   });
 
-  it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER + 1])('refuses the number %d', (n) => {
-    expect(parseDuration(n)).toBeUndefined();
-  });
+  it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER + 1])(
+    'refuses the number %d',
+    (n) => {
+      expect(parseDuration(n)).toBeUndefined();
+    },
+  );
 
-  it.each(['', '   ', 'abc', 's', 'ms', '10x', '10 s', '-5s', '1h 30m', 'h1', '5sec', '10s!', '1.s', '1e3'])('refuses the text %j', (text) => {
-    expect(parseDuration(text)).toBeUndefined();
-  });
+  it.each(['', '   ', 'abc', 's', 'ms', '10x', '10 s', '-5s', '1h 30m', 'h1', '5sec', '10s!', '1.s', '1e3'])(
+    'refuses the text %j',
+    (text) => {
+      expect(parseDuration(text)).toBeUndefined();
+    },
+  );
 
   it.each([
     ['half a millisecond', '0.5ms'],

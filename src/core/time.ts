@@ -10,7 +10,13 @@ export function isoString(instant: Instant): string {
   return new Date(instant).toISOString();
 }
 
-const UNIT_MS: Record<string, bigint> = { ms: 1n, s: BigInt(SECOND), m: BigInt(MINUTE), h: BigInt(HOUR), d: BigInt(DAY) };
+const UNIT_MS: Record<string, bigint> = {
+  ms: 1n,
+  s: BigInt(SECOND),
+  m: BigInt(MINUTE),
+  h: BigInt(HOUR),
+  d: BigInt(DAY),
+};
 /** No duration anyone writes is longer ("1d2h3m4s5ms" is 11): a longer text is refused before any arithmetic. */
 const MAX_DURATION_TEXT = 64;
 

@@ -14,7 +14,7 @@ describe('etag', () => {
     expect(etag('catalog', 'abc', 7)).toBe(etag('catalog', 'abc', 7));
   });
 
-  it('keeps the tags it has always given (they are in snapshots and clients\' caches)', () => {
+  it("keeps the tags it has always given (they are in snapshots and clients' caches)", () => {
     expect(etag('product', '019b76da-a800-7f02-a38a-2ab47ab69367', 1)).toBe('"fff22433b36d712b"');
     expect(etag('produto', '019b76da-a800-7520-a337-1f12323dcd57', 12345)).toBe('"9692c5b4bddcdb60"');
     expect(etag('vigilancia', 'x', 4294967297)).toBe('"8cd29bd2102fd9bd"');
@@ -66,7 +66,11 @@ describe('requireMatch', () => {
     const result = requireMatch(undefined, current, 'product');
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.refusal).toMatchObject({ kind: 'precondition_required', codigo: 'precondicao_ausente', caminho: 'header.if-match' });
+    expect(result.refusal).toMatchObject({
+      kind: 'precondition_required',
+      codigo: 'precondicao_ausente',
+      caminho: 'header.if-match',
+    });
     expect(result.refusal.mensagem).toContain('product');
   });
 
@@ -74,7 +78,11 @@ describe('requireMatch', () => {
     const result = requireMatch([etag('product', 'p1', 2)], current, 'product');
     expect(result.ok).toBe(false);
     if (result.ok) return;
-    expect(result.refusal).toMatchObject({ kind: 'precondition_failed', codigo: 'precondicao_falhou', caminho: 'header.if-match' });
+    expect(result.refusal).toMatchObject({
+      kind: 'precondition_failed',
+      codigo: 'precondicao_falhou',
+      caminho: 'header.if-match',
+    });
     expect(result.refusal.mensagem).toContain(current);
   });
 
@@ -93,7 +101,9 @@ describe('requireMatch', () => {
   });
 
   it('accepts when one of several tags is the current one', () => {
-    expect(requireMatch([etag('product', 'p1', 1), current, etag('product', 'p1', 2)], current, 'product').ok).toBe(true);
+    expect(requireMatch([etag('product', 'p1', 1), current, etag('product', 'p1', 2)], current, 'product').ok).toBe(
+      true,
+    );
   });
 });
 
@@ -129,7 +139,7 @@ describe('readIfMatch', () => {
     );
   });
 
-  it('gives a tag\'s opaque part, weak or strong', () => {
+  it("gives a tag's opaque part, weak or strong", () => {
     expect([opaqueTag('W/"a"'), opaqueTag('"a"'), opaqueTag('"W/a"')]).toEqual(['"a"', '"a"', '"W/a"']);
   });
 });

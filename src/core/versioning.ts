@@ -78,7 +78,13 @@ export function requireMatch(ifMatch: IfMatch, current: string, what: string): R
 }
 
 /** The versioned resources an If-Match can guard (src/core/concurrent-edit.ts saves each behind a request's back). */
-export type GuardedResource = 'catalog' | 'product' | 'establishment' | 'surveillanceSelection' | 'webhookDestination' | 'ingestion';
+export type GuardedResource =
+  | 'catalog'
+  | 'product'
+  | 'establishment'
+  | 'surveillanceSelection'
+  | 'webhookDestination'
+  | 'ingestion';
 
 export interface IfMatchOperation {
   readonly method: 'PATCH' | 'PUT' | 'POST' | 'DELETE';
@@ -105,19 +111,76 @@ export interface IfMatchOperation {
 export const IF_MATCH_OPERATIONS: readonly IfMatchOperation[] = [
   { method: 'PATCH', path: '/v1/catalogos/{id}', purpose: 'edit a catalog', guards: 'catalog', guardedBy: 'id' },
   // spec: CAT-37 — the deletion preview's ETag covers the catalog's versao, so a save of the catalog stales it.
-  { method: 'DELETE', path: '/v1/catalogos/{id}', purpose: 'delete a catalog (If-Match: its deletion preview)', guards: 'catalog', guardedBy: 'id' },
-  { method: 'PUT', path: '/v1/catalogos/{id}/produtos/{produto_id}', purpose: 'link a product to a catalog', guards: 'product', guardedBy: 'produto_id' },
-  { method: 'DELETE', path: '/v1/catalogos/{id}/produtos/{produto_id}', purpose: 'unlink a product from a catalog', guards: 'product', guardedBy: 'produto_id' },
+  {
+    method: 'DELETE',
+    path: '/v1/catalogos/{id}',
+    purpose: 'delete a catalog (If-Match: its deletion preview)',
+    guards: 'catalog',
+    guardedBy: 'id',
+  },
+  {
+    method: 'PUT',
+    path: '/v1/catalogos/{id}/produtos/{produto_id}',
+    purpose: 'link a product to a catalog',
+    guards: 'product',
+    guardedBy: 'produto_id',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/catalogos/{id}/produtos/{produto_id}',
+    purpose: 'unlink a product from a catalog',
+    guards: 'product',
+    guardedBy: 'produto_id',
+  },
   { method: 'PATCH', path: '/v1/produtos/{id}', purpose: 'edit a product', guards: 'product', guardedBy: 'id' },
-  { method: 'PATCH', path: '/v1/estabelecimentos/{id}', purpose: 'edit an establishment', guards: 'establishment', guardedBy: 'id' },
-  { method: 'DELETE', path: '/v1/estabelecimentos/{id}', purpose: 'archive an establishment', guards: 'establishment', guardedBy: 'id' },
-  { method: 'POST', path: '/v1/estabelecimentos/{id}/correcoes-cnpj', purpose: 'request a CNPJ correction', guards: 'establishment', guardedBy: 'id' },
-  { method: 'PATCH', path: '/v1/empresa/vigilancia', purpose: 'change the surveillance selection', guards: 'surveillanceSelection' },
-  { method: 'PUT', path: '/v1/webhook', purpose: 'change, rotate or reactivate the webhook destination', guards: 'webhookDestination' },
+  {
+    method: 'PATCH',
+    path: '/v1/estabelecimentos/{id}',
+    purpose: 'edit an establishment',
+    guards: 'establishment',
+    guardedBy: 'id',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/estabelecimentos/{id}',
+    purpose: 'archive an establishment',
+    guards: 'establishment',
+    guardedBy: 'id',
+  },
+  {
+    method: 'POST',
+    path: '/v1/estabelecimentos/{id}/correcoes-cnpj',
+    purpose: 'request a CNPJ correction',
+    guards: 'establishment',
+    guardedBy: 'id',
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/empresa/vigilancia',
+    purpose: 'change the surveillance selection',
+    guards: 'surveillanceSelection',
+  },
+  {
+    method: 'PUT',
+    path: '/v1/webhook',
+    purpose: 'change, rotate or reactivate the webhook destination',
+    guards: 'webhookDestination',
+  },
   { method: 'DELETE', path: '/v1/webhook', purpose: 'revoke the webhook destination', guards: 'webhookDestination' },
   { method: 'POST', path: '/v1/webhook/testes', purpose: 'send a test event', guards: 'webhookDestination' },
-  { method: 'POST', path: '/v1/webhook/eventos/{id}/reenvios', purpose: 'resend an event', guards: 'webhookDestination' },
-  { method: 'POST', path: '/v1/catalogos/ingestoes/{id}/aplicacao', purpose: 'apply a validated ingestion', guards: 'ingestion', guardedBy: 'id' },
+  {
+    method: 'POST',
+    path: '/v1/webhook/eventos/{id}/reenvios',
+    purpose: 'resend an event',
+    guards: 'webhookDestination',
+  },
+  {
+    method: 'POST',
+    path: '/v1/catalogos/ingestoes/{id}/aplicacao',
+    purpose: 'apply a validated ingestion',
+    guards: 'ingestion',
+    guardedBy: 'id',
+  },
 ];
 
 /** The row of the operation `method` + `path` (as the spec writes it, `{id}`), if it takes If-Match. */

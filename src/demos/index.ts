@@ -8,4 +8,11 @@ import { surveillanceCapacity } from './surveillance-capacity.js';
 import { webhookRetries } from './webhook-retries.js';
 
 export type { Demo, DemoPacer };
-export const demos: readonly Demo[] = [idempotentRetry, webhookRetries, signatureCheck, surveillanceCapacity, catalogDeletion, ingestion];
+export const demos: readonly Demo[] = [
+  idempotentRetry,
+  webhookRetries,
+  signatureCheck,
+  surveillanceCapacity,
+  catalogDeletion,
+  ingestion,
+];

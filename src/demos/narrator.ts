@@ -24,13 +24,21 @@ export interface Exchange {
 
 /** Sends a request through the emulator and prints it and its answer, as a reader would see them on the wire. */
 export function narratedClient(emu: Emulator, token: string, print: (line: string) => void) {
-  return async (method: string, path: string, options: { headers?: Record<string, string>; body?: unknown } = {}): Promise<Exchange> => {
+  return async (
+    method: string,
+    path: string,
+    options: { headers?: Record<string, string>; body?: unknown } = {},
+  ): Promise<Exchange> => {
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...options.headers };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     print(`  → ${method} ${path}`);
     for (const [name, value] of Object.entries(options.headers ?? {})) print(`      ${name}: ${value}`);
     if (options.body !== undefined) print(`      ${JSON.stringify(options.body)}`);
-    const response = await emu.fetch(path, { method, headers, ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
+    const response = await emu.fetch(path, {
+      method,
+      headers,
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    });
     const text = await response.text();
     print(`  ← ${response.status}`);
     for (const name of ['etag', 'location', 'idempotent-replayed', 'retry-after']) {
@@ -43,10 +51,21 @@ export function narratedClient(emu: Emulator, token: string, print: (line: strin
 }
 
 /** Prints rows under a header as aligned columns (null shows as "-"), as the demos' small result tables. */
-export function table(print: (line: string) => void, header: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number | null>>, indent = '  '): void {
+export function table(
+  print: (line: string) => void,
+  header: readonly string[],
+  rows: ReadonlyArray<ReadonlyArray<string | number | null>>,
+  indent = '  ',
+): void {
   const cells = [header, ...rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell))))];
   const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
-  for (const row of cells) print(`${indent}${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()}`);
+  for (const row of cells)
+    print(
+      `${indent}${row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd()}`,
+    );
 }
 
 /**
@@ -54,7 +73,12 @@ export function table(print: (line: string) => void, header: readonly string[], 
  * that narrates and one that does not, steps (each printed under a blank line once `pacer`, if any, lets it run),
  * and a fresh idempotency key per request.
  */
-export function scene(print: (line: string) => void, pacer: DemoPacer | undefined, keyPrefix: string, company: CompanyOptions = {}) {
+export function scene(
+  print: (line: string) => void,
+  pacer: DemoPacer | undefined,
+  keyPrefix: string,
+  company: CompanyOptions = {},
+) {
   const emu = createEmulator();
   const acme = emu.companies.create({ cnpjRoot: '11222333', name: 'Acme Alimentos', ...company });
   pacer?.begin(emu);

@@ -22,7 +22,9 @@ export const signatureCheck: Demo = {
     const { emu, api, quiet, step } = scene(print, pacer, 'demo-assinatura');
     const at = () => emu.clock.now().toISOString().slice(11, 19);
 
-    await step('1. Acme configures its destination, and the network sends it to a receiver that keeps the raw request.');
+    await step(
+      '1. Acme configures its destination, and the network sends it to a receiver that keeps the raw request.',
+    );
     const configured = await api('PUT', '/v1/webhook', {
       headers: { 'idempotency-key': 'demo-webhook-0000001', 'if-none-match': '*' },
       body: { url: `${HOOKS}/catalogo` },
@@ -40,15 +42,20 @@ export const signatureCheck: Demo = {
       const check = verifyWebhook({ secret, headers: request.headers, body, now: emu.clock.now() });
       verdicts.push(check);
       const status = check.ok ? 200 : 401;
-      print(`  ${at()}  the receiver: ${check.ok ? `ok (evento ${check.event.id.slice(0, 8)}…)` : check.reason}, answers ${status}`);
+      print(
+        `  ${at()}  the receiver: ${check.ok ? `ok (evento ${check.event.id.slice(0, 8)}…)` : check.reason}, answers ${status}`,
+      );
       return new Response(null, { status });
     });
 
     await step('2. A test event, delivered when the clock moves (emu.clock.advance(0)). What the receiver got:');
-    await api('POST', '/v1/webhook/testes', { headers: { 'idempotency-key': 'demo-test-000000001', 'if-match': etag } });
+    await api('POST', '/v1/webhook/testes', {
+      headers: { 'idempotency-key': 'demo-test-000000001', 'if-match': etag },
+    });
     await emu.clock.advance(0);
     const genuine = captured[0]!;
-    for (const name of ['content-type', 'service-event-id', 'service-timestamp', 'service-signature']) print(`      ${name}: ${genuine.headers.get(name)}`);
+    for (const name of ['content-type', 'service-event-id', 'service-timestamp', 'service-signature'])
+      print(`      ${name}: ${genuine.headers.get(name)}`);
     print(`      ${genuine.body}`);
 
     await step('3. verifyWebhook({ secret, headers, body, now }) on that delivery and on altered copies:');
@@ -62,18 +69,43 @@ export const signatureCheck: Demo = {
       return headers;
     };
     // The old secret goes out of use on the next configuration change: a rotation (PUT with If-Match).
-    const rotated = await quiet('PUT', '/v1/webhook', { headers: { 'idempotency-key': 'demo-webhook-0000002', 'if-match': etag }, body: { url: `${HOOKS}/catalogo` } });
+    const rotated = await quiet('PUT', '/v1/webhook', {
+      headers: { 'idempotency-key': 'demo-webhook-0000002', 'if-match': etag },
+      body: { url: `${HOOKS}/catalogo` },
+    });
     const cases: Array<[string, VerifyResult]> = [
       ['the genuine delivery', verifyWebhook({ secret, headers: genuine.headers, body: genuine.body, now })],
-      ['body edited (tipo changed)', verifyWebhook({ secret, headers: genuine.headers, body: genuine.body.replace('webhook.teste', 'catalogo.aplicado'), now })],
-      ['signature, last hex flipped', verifyWebhook({ secret, headers: withHeader('service-signature', flipped), body: genuine.body, now })],
-      ['replayed 10 minutes later', verifyWebhook({ secret, headers: genuine.headers, body: genuine.body, now: now.getTime() + 10 * 60_000 })],
-      ['checked with another secret', verifyWebhook({ secret: rotated.body.segredo, headers: genuine.headers, body: genuine.body, now })],
-      ['signature header stripped', verifyWebhook({ secret, headers: withHeader('service-signature', null), body: genuine.body, now })],
+      [
+        'body edited (tipo changed)',
+        verifyWebhook({
+          secret,
+          headers: genuine.headers,
+          body: genuine.body.replace('webhook.teste', 'catalogo.aplicado'),
+          now,
+        }),
+      ],
+      [
+        'signature, last hex flipped',
+        verifyWebhook({ secret, headers: withHeader('service-signature', flipped), body: genuine.body, now }),
+      ],
+      [
+        'replayed 10 minutes later',
+        verifyWebhook({ secret, headers: genuine.headers, body: genuine.body, now: now.getTime() + 10 * 60_000 }),
+      ],
+      [
+        'checked with another secret',
+        verifyWebhook({ secret: rotated.body.segredo, headers: genuine.headers, body: genuine.body, now }),
+      ],
+      [
+        'signature header stripped',
+        verifyWebhook({ secret, headers: withHeader('service-signature', null), body: genuine.body, now }),
+      ],
     ];
     const explained = new Set<string>();
     for (const [label, result] of cases) {
-      print(`  ${label.padEnd(28)} → ${result.ok ? `ok: ${result.event.dados.tipo} ${result.event.id}` : result.reason}`);
+      print(
+        `  ${label.padEnd(28)} → ${result.ok ? `ok: ${result.event.dados.tipo} ${result.event.id}` : result.reason}`,
+      );
       if (result.ok) continue;
       if (explained.has(result.message)) print('      (the same message as above)');
       else for (const line of wrap(result.message, 96)) print(`      ${line}`);
@@ -84,14 +116,22 @@ export const signatureCheck: Demo = {
     secret = rotated.body.segredo;
     etag = rotated.headers.get('etag')!;
 
-    await step('4. The same checks, done by the service: delivery faults alter the next delivery, and the receiver now');
-    print('   verifies each one (401 when verifyWebhook refuses it). A refused attempt is retried 5 s later, signed afresh.');
+    await step(
+      '4. The same checks, done by the service: delivery faults alter the next delivery, and the receiver now',
+    );
+    print(
+      '   verifies each one (401 when verifyWebhook refuses it). A refused attempt is retried 5 s later, signed afresh.',
+    );
     verifying = true;
     const outcomes: Array<[string, string, string, string]> = [];
     for (const tamper of TAMPERS) {
       const fault = emu.faults.add({ target: 'delivery', effect: { tamper } });
-      const test = await quiet('POST', '/v1/webhook/testes', { headers: { 'idempotency-key': `demo-tamper-${tamper.padEnd(9, '0')}`, 'if-match': etag } });
-      print(`  emu.faults.add({ target: 'delivery', effect: { tamper: '${tamper}' } }) → ${fault.id}; POST /v1/webhook/testes → ${test.status}`);
+      const test = await quiet('POST', '/v1/webhook/testes', {
+        headers: { 'idempotency-key': `demo-tamper-${tamper.padEnd(9, '0')}`, 'if-match': etag },
+      });
+      print(
+        `  emu.faults.add({ target: 'delivery', effect: { tamper: '${tamper}' } }) → ${fault.id}; POST /v1/webhook/testes → ${test.status}`,
+      );
       const eventPath = `/v1/webhook/eventos/${test.body.evento_id}`;
       const seen = verdicts.length;
       await emu.clock.advance(0);
@@ -99,7 +139,8 @@ export const signatureCheck: Demo = {
       await emu.clock.advanceTo(pending.proxima_tentativa_em);
       const detail = (await quiet('GET', eventPath)).body;
       print(`      → event ${detail.estado} after ${detail.tentativas_ciclo} attempts`);
-      const verdict = (check: VerifyResult | undefined) => (check === undefined ? 'not delivered' : check.ok ? 'ok' : check.reason);
+      const verdict = (check: VerifyResult | undefined) =>
+        check === undefined ? 'not delivered' : check.ok ? 'ok' : check.reason;
       outcomes.push([tamper, verdict(verdicts[seen]), verdict(verdicts[seen + 1]), detail.estado]);
     }
     print('');

@@ -34,18 +34,28 @@ export const webhookRetries: Demo = {
       const body = await request.text();
       const check = verifyWebhook({ secret, headers: request.headers, body, now: emu.clock.now() });
       const status = !check.ok ? 401 : deliveries <= FAILURES ? 503 : 200;
-      print(`  ${clock()}  attempt ${deliveries}: signature ${check.ok ? 'ok' : check.reason}, the receiver answers ${status}`);
+      print(
+        `  ${clock()}  attempt ${deliveries}: signature ${check.ok ? 'ok' : check.reason}, the receiver answers ${status}`,
+      );
       return new Response(status === 200 ? '' : 'down for maintenance', { status });
     });
 
-    await step('3. A test event (POST /v1/webhook/testes, If-Match: the destination ETag). 202 = accepted, not delivered.');
-    const test = await api('POST', '/v1/webhook/testes', { headers: { 'idempotency-key': 'demo-test-000000001', 'if-match': destinationEtag } });
+    await step(
+      '3. A test event (POST /v1/webhook/testes, If-Match: the destination ETag). 202 = accepted, not delivered.',
+    );
+    const test = await api('POST', '/v1/webhook/testes', {
+      headers: { 'idempotency-key': 'demo-test-000000001', 'if-match': destinationEtag },
+    });
     const eventPath = `/v1/webhook/eventos/${test.body.evento_id}`;
 
-    await step('4. The clock is manual: nothing is sent until it moves. Advance to each attempt as the service plans it');
+    await step(
+      '4. The clock is manual: nothing is sent until it moves. Advance to each attempt as the service plans it',
+    );
     print('   (emu.clock.advanceTo(proxima_tentativa_em of GET /v1/webhook/eventos/{id})). The first is due at once:');
     let detail = (await api('GET', eventPath)).body;
-    print(`  estado ${detail.estado}, proxima_tentativa_em ${detail.proxima_tentativa_em}: due now, but nothing runs until the clock moves.`);
+    print(
+      `  estado ${detail.estado}, proxima_tentativa_em ${detail.proxima_tentativa_em}: due now, but nothing runs until the clock moves.`,
+    );
     print('   virtual time (+ since the first attempt), what the receiver saw, then the event (read again):');
     let first: number | undefined;
     while (detail.proxima_tentativa_em !== null) {
@@ -53,7 +63,8 @@ export const webhookRetries: Demo = {
       first ??= due;
       await emu.clock.advanceTo(due);
       detail = (await quiet('GET', eventPath)).body;
-      const next = detail.proxima_tentativa_em === null ? '' : `, next at ${time(Date.parse(detail.proxima_tentativa_em), first)}`;
+      const next =
+        detail.proxima_tentativa_em === null ? '' : `, next at ${time(Date.parse(detail.proxima_tentativa_em), first)}`;
       print(`      → event ${detail.estado}, tentativas_ciclo ${detail.tentativas_ciclo}${next}`);
     }
 
@@ -62,16 +73,29 @@ export const webhookRetries: Demo = {
     table(
       print,
       ['tentativa', 'iniciada_em', '+ first', 'estado', 'codigo_falha', 'status_http'],
-      attempts.itens.map((a: Attempt) => [a.tentativa, a.iniciada_em, offset(Date.parse(a.iniciada_em) - first!), a.estado, a.codigo_falha, a.status_http]),
+      attempts.itens.map((a: Attempt) => [
+        a.tentativa,
+        a.iniciada_em,
+        offset(Date.parse(a.iniciada_em) - first!),
+        a.estado,
+        a.codigo_falha,
+        a.status_http,
+      ]),
     );
-    print(`  The event: estado ${detail.estado}, tentativas_totais ${detail.tentativas_totais}, status_http ${detail.status_http}, terminado_em ${detail.terminado_em}.`);
+    print(
+      `  The event: estado ${detail.estado}, tentativas_totais ${detail.tentativas_totais}, status_http ${detail.status_http}, terminado_em ${detail.terminado_em}.`,
+    );
     print('  Each wait counts from the end of the previous attempt; at most 8 attempts, all within prazo_em (24 h).');
 
     await step('6. A resend opens a new cycle of the same event (same id, same body): POST …/reenvios with If-Match.');
-    await api('POST', `${eventPath}/reenvios`, { headers: { 'idempotency-key': 'demo-resend-0000001', 'if-match': destinationEtag } });
+    await api('POST', `${eventPath}/reenvios`, {
+      headers: { 'idempotency-key': 'demo-resend-0000001', 'if-match': destinationEtag },
+    });
     await emu.clock.advance(0);
     detail = (await quiet('GET', eventPath)).body;
-    print(`  Delivered at once: event ${detail.estado}, tentativas_ciclo ${detail.tentativas_ciclo}, tentativas_totais ${detail.tentativas_totais}.`);
+    print(
+      `  Delivered at once: event ${detail.estado}, tentativas_ciclo ${detail.tentativas_ciclo}, tentativas_totais ${detail.tentativas_totais}.`,
+    );
     print('  The receiver got the same event id again: it must deduplicate on it (the effect applied once).');
   },
 };

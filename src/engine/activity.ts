@@ -138,7 +138,13 @@ export interface FindingActivity {
 export type ActivityEntry = RequestActivity | ControlActivity | DeliveryActivity | JobActivity | FindingActivity;
 export type ActivityKind = ActivityEntry['kind'];
 /** Every kind of entry, in the order a filter or a log lists them: a record's keys, so a new kind must be listed. */
-const KINDS_IN_ORDER: Record<ActivityKind, true> = { request: true, control: true, delivery: true, job: true, finding: true };
+const KINDS_IN_ORDER: Record<ActivityKind, true> = {
+  request: true,
+  control: true,
+  delivery: true,
+  job: true,
+  finding: true,
+};
 export const ACTIVITY_KINDS = Object.keys(KINDS_IN_ORDER) as readonly ActivityKind[];
 export type ActivityListener = (entry: ActivityEntry) => void;
 
@@ -152,7 +158,11 @@ export interface Activity {
 }
 
 /** A journaled request as its activity entry: answered at `now` (virtual), with `error` if it was refused. */
-export function requestActivity(record: JournalRecord, error: { readonly codigo: string; readonly caminho?: string } | undefined, now: number): RequestActivity {
+export function requestActivity(
+  record: JournalRecord,
+  error: { readonly codigo: string; readonly caminho?: string } | undefined,
+  now: number,
+): RequestActivity {
   return {
     kind: 'request',
     at: isoString(record.at),
@@ -195,7 +205,16 @@ export interface ActivityRecorder {
    * object where the shell has one), the answer's text as the API wrote it (undefined for an error answer, which
    * `error` rebuilds, or one not made from text), and the error of an error answer.
    */
-  exchange(record: JournalRecord, line: string | undefined, requestHeaders: Headers | readonly string[], requestBody: Uint8Array | undefined, response: Response, responseHeaders: Headers | Readonly<Record<string, string>>, responseBody: string | undefined, error: AnswerError | undefined): void;
+  exchange(
+    record: JournalRecord,
+    line: string | undefined,
+    requestHeaders: Headers | readonly string[],
+    requestBody: Uint8Array | undefined,
+    response: Response,
+    responseHeaders: Headers | Readonly<Record<string, string>>,
+    responseBody: string | undefined,
+    error: AnswerError | undefined,
+  ): void;
   entry(entry: RecordedActivity): void;
   /** The clock of the world `owner` owns (null: the shared clock) moved: an advance, or a task run at its time. */
   clockMoved(owner: string | null): void;

@@ -169,7 +169,13 @@ export class ChangeFeed {
   }
 
   #watch(world: World): Watch {
-    const watch: Watch = { world, seen: watchState(world.state), random: String(world.random.state()), moves: world.moves, tasks: [] };
+    const watch: Watch = {
+      world,
+      seen: watchState(world.state),
+      random: String(world.random.state()),
+      moves: world.moves,
+      tasks: [],
+    };
     world.clock.onTasks = (change) => {
       watch.tasks.push(change);
       this.schedule();
@@ -185,7 +191,12 @@ function unwatch(watch: Watch): void {
 
 /** Where a world is: its clock's now and its random sources. */
 function position(world: World): Pick<WorldChange, 'companyId' | 'now' | 'random' | 'requestRandom'> {
-  return { companyId: world.owner, now: world.clock.now(), random: world.random.state(), requestRandom: world.requestRandom.state() };
+  return {
+    companyId: world.owner,
+    now: world.clock.now(),
+    random: world.random.state(),
+    requestRandom: world.requestRandom.state(),
+  };
 }
 
 /**

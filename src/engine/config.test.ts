@@ -17,7 +17,16 @@ describe('readConfig', () => {
       mode: 'manual',
       start: DEFAULT_START,
       core: { delivery: DEFAULT_DELIVERY_POLICY },
-      pageBudgets: { catalogs: 256 * KIB, establishments: 256 * KIB, products: 256 * KIB, executions: 256 * KIB, analyses: 256 * KIB, ingestionErrors: 256 * KIB, events: 1024 * KIB, findings: 512 * KIB },
+      pageBudgets: {
+        catalogs: 256 * KIB,
+        establishments: 256 * KIB,
+        products: 256 * KIB,
+        executions: 256 * KIB,
+        analyses: 256 * KIB,
+        ingestionErrors: 256 * KIB,
+        events: 1024 * KIB,
+        findings: 512 * KIB,
+      },
       maxStoredAnswersPerCompany: DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY,
       handlerGraceMs: DEFAULT_HANDLER_GRACE_MS,
       control: { token: undefined, maxSnapshotBytes: DEFAULT_MAX_SNAPSHOT_BYTES },
@@ -42,8 +51,18 @@ describe('readConfig', () => {
       seed: 'abc',
       mode: 'manual',
       start: Date.UTC(2027, 2, 4, 5, 6, 7, 8),
-      core: { delivery: { ...DEFAULT_DELIVERY_POLICY, retryWaitsMs: [5000, 60_000, 7_200_000], attemptTimeoutMs: 3000 } },
-      pageBudgets: { ...DEFAULT_PAGE_BUDGETS, products: 1000, executions: 256 * KIB, analyses: 256 * KIB, ingestionErrors: 256 * KIB, events: 1024 * KIB, findings: 512 * KIB },
+      core: {
+        delivery: { ...DEFAULT_DELIVERY_POLICY, retryWaitsMs: [5000, 60_000, 7_200_000], attemptTimeoutMs: 3000 },
+      },
+      pageBudgets: {
+        ...DEFAULT_PAGE_BUDGETS,
+        products: 1000,
+        executions: 256 * KIB,
+        analyses: 256 * KIB,
+        ingestionErrors: 256 * KIB,
+        events: 1024 * KIB,
+        findings: 512 * KIB,
+      },
       maxStoredAnswersPerCompany: 3,
       handlerGraceMs: 0,
       control: { token: 'secret-token', maxSnapshotBytes: 4096 },
@@ -95,11 +114,15 @@ describe('readConfig', () => {
   });
 
   it('checks the options in the order they always were: the first bad one is named', () => {
-    expect(() => readConfig({ clock: 'fast' as never, webhooks: { retryWaits: [] } })).toThrow(new TypeError('clock must be "manual" or "real", got fast'));
+    expect(() => readConfig({ clock: 'fast' as never, webhooks: { retryWaits: [] } })).toThrow(
+      new TypeError('clock must be "manual" or "real", got fast'),
+    );
     expect(() => readConfig({ idempotency: { maxStoredAnswersPerCompany: 0 }, webhooks: { retryWaits: [] } })).toThrow(
       new RangeError('idempotency.maxStoredAnswersPerCompany must be a whole number, 1 or more; got 0'),
     );
-    expect(() => readConfig({ webhooks: { retryWaits: [], handlerGraceMs: -1 } })).toThrow(new RangeError('webhooks.retryWaits needs at least one wait'));
+    expect(() => readConfig({ webhooks: { retryWaits: [], handlerGraceMs: -1 } })).toThrow(
+      new RangeError('webhooks.retryWaits needs at least one wait'),
+    );
     expect(() => readConfig({ webhooks: { handlerGraceMs: -1 }, maxSnapshotBytes: -1 })).toThrow(
       new RangeError('webhooks.handlerGraceMs must be a non-negative number of milliseconds; got -1'),
     );

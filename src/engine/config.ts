@@ -21,13 +21,23 @@ export const DEFAULT_SEED = 1;
  * The byte budgets EmulatorOptions.pageBudgets may change
  * (docs/where-the-spec-is-silent.md "Limits the emulator adds").
  */
-export const DEFAULT_PAGE_BUDGETS: PageBudgets = { catalogs: 256 * 1024, establishments: 256 * 1024, products: 256 * 1024 };
+export const DEFAULT_PAGE_BUDGETS: PageBudgets = {
+  catalogs: 256 * 1024,
+  establishments: 256 * 1024,
+  products: 256 * 1024,
+};
 
 /**
  * The byte budgets of the lists no option reaches (docs/where-the-spec-is-silent.md "Limits the emulator adds"; the
  * event list's 1 MiB is the spec's: LIM-16).
  */
-const FIXED_BUDGETS = { executions: 256 * 1024, analyses: 256 * 1024, ingestionErrors: 256 * 1024, events: 1024 * 1024, findings: 512 * 1024 };
+const FIXED_BUDGETS = {
+  executions: 256 * 1024,
+  analyses: 256 * 1024,
+  ingestionErrors: 256 * 1024,
+  events: 1024 * 1024,
+  findings: 512 * 1024,
+};
 
 export interface CompanyOptions extends CompanyFlags {
   /** 8 digits; a seeded random root when omitted. */
@@ -157,17 +167,26 @@ export interface ControlSettings {
 }
 
 /** The settings of createEmulator({ controlToken, maxSnapshotBytes }), checked; a bad one throws naming the option. */
-function controlSettings(options: { readonly controlToken?: string; readonly maxSnapshotBytes?: number }): ControlSettings {
+function controlSettings(options: {
+  readonly controlToken?: string;
+  readonly maxSnapshotBytes?: number;
+}): ControlSettings {
   const token = options.controlToken;
   // Visible ASCII, no space: what travels intact as `Authorization: Bearer <token>`.
   if (token !== undefined && !(typeof token === 'string' && /^[\x21-\x7e]+$/.test(token))) {
-    throw new TypeError('controlToken must be a non-empty string of visible ASCII characters without spaces (it travels as "Authorization: Bearer <token>")');
+    throw new TypeError(
+      'controlToken must be a non-empty string of visible ASCII characters without spaces (it travels as "Authorization: Bearer <token>")',
+    );
   }
   const maxSnapshotBytes = options.maxSnapshotBytes ?? DEFAULT_MAX_SNAPSHOT_BYTES;
   if (!(Number.isSafeInteger(maxSnapshotBytes) && maxSnapshotBytes > 0)) {
-    throw new RangeError(`maxSnapshotBytes must be a whole number of bytes above 0; got ${String(options.maxSnapshotBytes)}`);
+    throw new RangeError(
+      `maxSnapshotBytes must be a whole number of bytes above 0; got ${String(options.maxSnapshotBytes)}`,
+    );
   }
-  return token === undefined && maxSnapshotBytes === DEFAULT_MAX_SNAPSHOT_BYTES ? DEFAULT_CONTROL : { token, maxSnapshotBytes };
+  return token === undefined && maxSnapshotBytes === DEFAULT_MAX_SNAPSHOT_BYTES
+    ? DEFAULT_CONTROL
+    : { token, maxSnapshotBytes };
 }
 
 export interface Config {
@@ -201,56 +220,106 @@ const NONE: readonly never[] = Object.freeze([]);
 const DEFAULT_LIST_BUDGETS: ListBudgets = deepFreeze({ ...DEFAULT_PAGE_BUDGETS, ...FIXED_BUDGETS });
 const DEFAULT_CONTROL: ControlSettings = deepFreeze({ token: undefined, maxSnapshotBytes: DEFAULT_MAX_SNAPSHOT_BYTES });
 // A copy: the exported DEFAULT_DELIVERY_POLICY stays the caller's to read, unfrozen as it always was.
-const DEFAULT_DELIVERY: DeliveryPolicy = deepFreeze({ ...DEFAULT_DELIVERY_POLICY, retryWaitsMs: [...DEFAULT_DELIVERY_POLICY.retryWaitsMs] });
+const DEFAULT_DELIVERY: DeliveryPolicy = deepFreeze({
+  ...DEFAULT_DELIVERY_POLICY,
+  retryWaitsMs: [...DEFAULT_DELIVERY_POLICY.retryWaitsMs],
+});
 
 /** createEmulator()'s options as a checked, frozen Config; throws a TypeError or RangeError naming a bad option. */
 export function readConfig(options: EmulatorOptions): Config {
   const seed = options.seed ?? DEFAULT_SEED;
   const mode = options.clock ?? 'manual';
-  if (mode !== 'manual' && mode !== 'real') throw new TypeError(`clock must be "manual" or "real", got ${String(mode)}`);
-  const start = options.start === undefined ? (mode === 'manual' ? DEFAULT_START : Date.now()) : toInstant(options.start, 'start');
+  if (mode !== 'manual' && mode !== 'real')
+    throw new TypeError(`clock must be "manual" or "real", got ${String(mode)}`);
+  const start =
+    options.start === undefined ? (mode === 'manual' ? DEFAULT_START : Date.now()) : toInstant(options.start, 'start');
   if (!withinClockBounds(start)) {
-    throw new RangeError(`start must be an instant from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}, in whole milliseconds; got ${String(options.start)}`);
+    throw new RangeError(
+      `start must be an instant from ${isoString(EARLIEST_INSTANT)} to ${isoString(LATEST_INSTANT)}, in whole milliseconds; got ${String(options.start)}`,
+    );
   }
-  const pageBudgets = options.pageBudgets === undefined ? DEFAULT_LIST_BUDGETS : { ...DEFAULT_PAGE_BUDGETS, ...options.pageBudgets, ...FIXED_BUDGETS };
-  const maxStoredAnswersPerCompany = options.idempotency?.maxStoredAnswersPerCompany ?? DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY;
+  const pageBudgets =
+    options.pageBudgets === undefined
+      ? DEFAULT_LIST_BUDGETS
+      : { ...DEFAULT_PAGE_BUDGETS, ...options.pageBudgets, ...FIXED_BUDGETS };
+  const maxStoredAnswersPerCompany =
+    options.idempotency?.maxStoredAnswersPerCompany ?? DEFAULT_MAX_STORED_ANSWERS_PER_COMPANY;
   if (!(Number.isSafeInteger(maxStoredAnswersPerCompany) && maxStoredAnswersPerCompany >= 1)) {
-    throw new RangeError(`idempotency.maxStoredAnswersPerCompany must be a whole number, 1 or more; got ${maxStoredAnswersPerCompany}`);
+    throw new RangeError(
+      `idempotency.maxStoredAnswersPerCompany must be a whole number, 1 or more; got ${maxStoredAnswersPerCompany}`,
+    );
   }
   const delivery = deliveryPolicy(options.webhooks);
   const handlerGraceMs = options.webhooks?.handlerGraceMs ?? DEFAULT_HANDLER_GRACE_MS;
-  if (!(Number.isFinite(handlerGraceMs) && handlerGraceMs >= 0)) throw new RangeError(`webhooks.handlerGraceMs must be a non-negative number of milliseconds; got ${handlerGraceMs}`);
+  if (!(Number.isFinite(handlerGraceMs) && handlerGraceMs >= 0))
+    throw new RangeError(
+      `webhooks.handlerGraceMs must be a non-negative number of milliseconds; got ${handlerGraceMs}`,
+    );
   const control = controlSettings(options);
   const companies = (options.companies ?? NONE).map((c, i) => {
     if (c?.clock !== undefined && c.clock !== 'shared') {
-      throw new TypeError(`companies[${i}].clock: the configured companies are on the shared clock; create a company on a clock of its own with companies.create({ clock: 'own' })`);
+      throw new TypeError(
+        `companies[${i}].clock: the configured companies are on the shared clock; create a company on a clock of its own with companies.create({ clock: 'own' })`,
+      );
     }
     return { ...c, ...(c.permissions && { permissions: [...c.permissions] }) };
   });
   const routes = (options.routes ?? NONE).map((r) => (typeof r === 'object' && r !== null ? { ...r } : r));
   const history = historyBounds(options.inspector);
-  return deepFreeze({ seed, mode, start, core: { delivery }, pageBudgets, maxStoredAnswersPerCompany, handlerGraceMs, control, companies, routes, history });
+  return deepFreeze({
+    seed,
+    mode,
+    start,
+    core: { delivery },
+    pageBudgets,
+    maxStoredAnswersPerCompany,
+    handlerGraceMs,
+    control,
+    companies,
+    routes,
+    history,
+  });
 }
 
 function historyBounds(options: EmulatorOptions['inspector']): HistoryBounds {
   if (options === undefined) return DEFAULT_HISTORY_BOUNDS;
-  if (typeof options !== 'object' || options === null) throw new TypeError(`inspector must be an object such as { historyEntries: 10000, historyBytes: 16777216 }; got ${String(options)}`);
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError(
+      `inspector must be an object such as { historyEntries: 10000, historyBytes: 16777216 }; got ${String(options)}`,
+    );
   const unknown = Object.keys(options).find((key) => key !== 'historyEntries' && key !== 'historyBytes');
-  if (unknown !== undefined) throw new TypeError(`inspector.${unknown} is not an option: inspector takes historyEntries and historyBytes`);
+  if (unknown !== undefined)
+    throw new TypeError(`inspector.${unknown} is not an option: inspector takes historyEntries and historyBytes`);
   const bound = (value: number | undefined, fallback: number, name: string, max: number, unit: string) => {
     if (value === undefined) return fallback;
-    if (!(Number.isSafeInteger(value) && value >= 0 && value <= max)) throw new RangeError(`inspector.${name} must be a whole number of ${unit} from 0 to ${max}; got ${String(value)}`);
+    if (!(Number.isSafeInteger(value) && value >= 0 && value <= max))
+      throw new RangeError(
+        `inspector.${name} must be a whole number of ${unit} from 0 to ${max}; got ${String(value)}`,
+      );
     return value;
   };
-  const entries = bound(options.historyEntries, DEFAULT_HISTORY_BOUNDS.entries, 'historyEntries', MAX_HISTORY_ENTRIES, 'entries');
+  const entries = bound(
+    options.historyEntries,
+    DEFAULT_HISTORY_BOUNDS.entries,
+    'historyEntries',
+    MAX_HISTORY_ENTRIES,
+    'entries',
+  );
   const bytes = bound(options.historyBytes, DEFAULT_HISTORY_BOUNDS.bytes, 'historyBytes', MAX_HISTORY_BYTES, 'bytes');
-  return entries === DEFAULT_HISTORY_BOUNDS.entries && bytes === DEFAULT_HISTORY_BOUNDS.bytes ? DEFAULT_HISTORY_BOUNDS : { entries, bytes };
+  return entries === DEFAULT_HISTORY_BOUNDS.entries && bytes === DEFAULT_HISTORY_BOUNDS.bytes
+    ? DEFAULT_HISTORY_BOUNDS
+    : { entries, bytes };
 }
 
 /** An instant given as an ISO 8601 date-time, a Date or Unix milliseconds; `refusal` builds the error of a bad one. */
-export function toInstant(value: string | number | Date, what: string, refusal: (message: string) => Error = (message) => new RangeError(message)): number {
+export function toInstant(
+  value: string | number | Date,
+  what: string,
+  refusal: (message: string) => Error = (message) => new RangeError(message),
+): number {
   const instant = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : Date.parse(value);
-  if (!Number.isFinite(instant)) throw refusal(`${what} must be an ISO 8601 date-time, a Date or Unix milliseconds; got ${String(value)}`);
+  if (!Number.isFinite(instant))
+    throw refusal(`${what} must be an ISO 8601 date-time, a Date or Unix milliseconds; got ${String(value)}`);
   return instant;
 }
 
@@ -258,11 +327,19 @@ function deliveryPolicy(options: EmulatorOptions['webhooks']): DeliveryPolicy {
   if (options?.retryWaits === undefined && options?.attemptTimeout === undefined) return DEFAULT_DELIVERY;
   const duration = (value: number | string, what: string) => {
     const ms = parseDuration(value);
-    if (ms === undefined) throw new RangeError(`${what} must be milliseconds or a duration such as "5s", "30m", "2h"; got ${JSON.stringify(value)}`);
+    if (ms === undefined)
+      throw new RangeError(
+        `${what} must be milliseconds or a duration such as "5s", "30m", "2h"; got ${JSON.stringify(value)}`,
+      );
     return ms;
   };
-  const retryWaitsMs = options?.retryWaits?.map((w, i) => duration(w, `webhooks.retryWaits[${i}]`)) ?? DEFAULT_DELIVERY_POLICY.retryWaitsMs;
-  const attemptTimeoutMs = options?.attemptTimeout === undefined ? DEFAULT_DELIVERY_POLICY.attemptTimeoutMs : duration(options.attemptTimeout, 'webhooks.attemptTimeout');
+  const retryWaitsMs =
+    options?.retryWaits?.map((w, i) => duration(w, `webhooks.retryWaits[${i}]`)) ??
+    DEFAULT_DELIVERY_POLICY.retryWaitsMs;
+  const attemptTimeoutMs =
+    options?.attemptTimeout === undefined
+      ? DEFAULT_DELIVERY_POLICY.attemptTimeoutMs
+      : duration(options.attemptTimeout, 'webhooks.attemptTimeout');
   if (retryWaitsMs.length === 0) throw new RangeError('webhooks.retryWaits needs at least one wait');
   return { ...DEFAULT_DELIVERY_POLICY, retryWaitsMs: [...retryWaitsMs], attemptTimeoutMs };
 }

@@ -13,7 +13,15 @@
  * It is engine wiring (clock tasks that call core transitions), so it sits in src/engine: src/network only sends,
  * and imports no core function.
  */
-import { attemptTimeoutIntent, beginAttempt, finishAttempt, TASK_ATTEMPT, TASK_ATTEMPT_TIMEOUT, TASK_RESPONSE, type NetworkOutcome } from '../core/webhooks/events.js';
+import {
+  attemptTimeoutIntent,
+  beginAttempt,
+  finishAttempt,
+  TASK_ATTEMPT,
+  TASK_ATTEMPT_TIMEOUT,
+  TASK_RESPONSE,
+  type NetworkOutcome,
+} from '../core/webhooks/events.js';
 import type { Transport, TransportResult } from '../network/transport.js';
 import type { State } from '../core/state.js';
 import { isoString } from '../core/time.js';
@@ -30,7 +38,8 @@ export function registerDeliveryTasks(world: TaskWorld, transport: Transport, ac
       finishAttempt(state, eventId, tentativa, outcome, ctx);
       if (!running) return;
       activity.observer?.attemptEnded(state, eventId, tentativa);
-      if (activity.wanted) activity.tell(deliveryActivity(state, eventId, tentativa, ctx.config.delivery.maxAttemptsPerCycle));
+      if (activity.wanted)
+        activity.tell(deliveryActivity(state, eventId, tentativa, ctx.config.delivery.maxAttemptsPerCycle));
     });
   };
 
@@ -52,7 +61,14 @@ export function registerDeliveryTasks(world: TaskWorld, transport: Transport, ac
         return;
       }
       if (latencyMs > 0) {
-        clock.schedule({ kind: TASK_RESPONSE, owner: delivery.companyId, payload: { eventId, tentativa: delivery.tentativa, ...outcome } }, now + latencyMs);
+        clock.schedule(
+          {
+            kind: TASK_RESPONSE,
+            owner: delivery.companyId,
+            payload: { eventId, tentativa: delivery.tentativa, ...outcome },
+          },
+          now + latencyMs,
+        );
         return;
       }
       finish(eventId, delivery.tentativa, outcome);
@@ -74,7 +90,12 @@ export function registerDeliveryTasks(world: TaskWorld, transport: Transport, ac
 }
 
 /** The activity entry of attempt `tentativa` of an event, just ended, read from the state it left. */
-function deliveryActivity(state: State, eventId: string, tentativa: number, attemptsPerCycle: number): DeliveryActivity {
+function deliveryActivity(
+  state: State,
+  eventId: string,
+  tentativa: number,
+  attemptsPerCycle: number,
+): DeliveryActivity {
   const event = state.webhookEvents.get(eventId)!;
   const attempt = event.attempts[tentativa - 1]!;
   let attemptInCycle = 0;

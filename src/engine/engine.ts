@@ -22,7 +22,9 @@ import { ChangeFeed, type StateChangeListener } from './changes.js';
  * or of one company (reset or removed), which ends what it keeps of them; a restore of either, which replaces their
  * records (what it keeps stays, as the journal does); and the emulator's close.
  */
-export type EngineChange = { readonly kind: 'reset' | 'restored'; readonly companyId: string | null } | { readonly kind: 'closed' };
+export type EngineChange =
+  | { readonly kind: 'reset' | 'restored'; readonly companyId: string | null }
+  | { readonly kind: 'closed' };
 
 /** Why a world's clock stops: the words a released request's 503 uses ("the emulator was reset …"). */
 type WorldEnd = 'reset' | 'restored' | 'closed';
@@ -62,7 +64,13 @@ export class Engine implements ObservedEmulator {
     this.seeder = seeder;
     this.addConfiguredRoutes();
     const { delivery } = this.config.core;
-    this.transport = new Transport(this.routes, this.inbox, this.faults, () => delivery.attemptTimeoutMs, this.config.handlerGraceMs);
+    this.transport = new Transport(
+      this.routes,
+      this.inbox,
+      this.faults,
+      () => delivery.attemptTimeoutMs,
+      this.config.handlerGraceMs,
+    );
     this.current = freshWorld(this.config, this, seeder);
   }
 
@@ -130,7 +138,9 @@ export class Engine implements ObservedEmulator {
   /** The world a credential token opens: an own-clock company's, or the shared one. */
   worldOfToken(token: string | undefined): World {
     const tokens = this.ownClocks?.tokens;
-    return token === undefined || tokens === undefined || tokens.size === 0 ? this.current : (tokens.get(token) ?? this.current);
+    return token === undefined || tokens === undefined || tokens.size === 0
+      ? this.current
+      : (tokens.get(token) ?? this.current);
   }
 
   /** The shared world, then every company's own. */
@@ -145,7 +155,13 @@ export class Engine implements ObservedEmulator {
   createOwnClockCompany(options: CompanyOptions): Result<CreatedCompanyInfo> {
     const roots = this.rootsOutside(undefined);
     const cnpjRoot = options.cnpjRoot ?? this.current.apply((_, ctx) => pickCnpjRoot(roots, ctx.random));
-    const made = ownWorld(this.config, this, { options, cnpjRoot, start: this.current.clock.reading(), regulatory: this.current.state.regulatory, rootsElsewhere: roots });
+    const made = ownWorld(this.config, this, {
+      options,
+      cnpjRoot,
+      start: this.current.clock.reading(),
+      regulatory: this.current.state.regulatory,
+      rootsElsewhere: roots,
+    });
     if (!made.ok) return made;
     const { world, created } = made.value;
     this.owned().worlds.set(created.companyId, world);
@@ -156,7 +172,8 @@ export class Engine implements ObservedEmulator {
   /** The CNPJ roots of the companies of every world but `world`: a root names one company on the emulator. */
   rootsOutside(world: World | undefined): Set<string> {
     const roots = new Set<string>();
-    for (const other of this.worlds()) if (other !== world) for (const company of other.state.companies.values()) roots.add(company.cnpjRoot);
+    for (const other of this.worlds())
+      if (other !== world) for (const company of other.state.companies.values()) roots.add(company.cnpjRoot);
     return roots;
   }
 
@@ -183,7 +200,10 @@ export class Engine implements ObservedEmulator {
    * Puts saved worlds in place (checked before they get here): the shared one, and those of the companies on
    * clocks of their own. Faults, routes and the journal are kept.
    */
-  restore(saved: Omit<SavedWorld, 'initialCompanies'>, own: readonly (Omit<SavedWorld, 'initialCompanies'> & { readonly companyId: string })[] = []): void {
+  restore(
+    saved: Omit<SavedWorld, 'initialCompanies'>,
+    own: readonly (Omit<SavedWorld, 'initialCompanies'> & { readonly companyId: string })[] = [],
+  ): void {
     const initialCompanies = this.current.initialCompanies.filter((c) => saved.state.companies.has(c.companyId));
     const seeded = this.current.seeded.filter((c) => saved.state.companies.has(c.companyId));
     this.dropOwnWorlds('restored');
@@ -231,7 +251,14 @@ export class Engine implements ObservedEmulator {
       analysisAllowance: company.analysisAllowance,
       permissions: credential.permissions,
     };
-    const made = ownWorld(this.config, this, { options, cnpjRoot: company.cnpjRoot, start: this.current.clock.reading(), createdAt: company.createdAt, regulatory: this.current.state.regulatory, rootsElsewhere: this.rootsOutside(old) });
+    const made = ownWorld(this.config, this, {
+      options,
+      cnpjRoot: company.cnpjRoot,
+      start: this.current.clock.reading(),
+      createdAt: company.createdAt,
+      regulatory: this.current.state.regulatory,
+      rootsElsewhere: this.rootsOutside(old),
+    });
     if (!made.ok || made.value.created.companyId !== companyId || made.value.created.token !== credential.token) {
       if (made.ok) made.value.world.clock.dispose('closed');
       return undefined;

@@ -50,10 +50,19 @@ describe('FaultRegistry.add validation', () => {
     ['fractional times', { target: 'api', effect: unavailable, times: 1.5 }],
     ['not an object', 'boom'],
     ['an unknown job kind', { target: 'job', match: { kind: 'limpeza' }, effect: { fail: true } }],
-    ['an unknown event type', { target: 'delivery', match: { eventType: 'catalogo.criado' }, effect: { refuse: true } }],
-    ['concurrentEdit on an operation without If-Match', { target: 'api', match: { method: 'POST', path: '/v1/catalogos' }, effect: { concurrentEdit: true } }],
+    [
+      'an unknown event type',
+      { target: 'delivery', match: { eventType: 'catalogo.criado' }, effect: { refuse: true } },
+    ],
+    [
+      'concurrentEdit on an operation without If-Match',
+      { target: 'api', match: { method: 'POST', path: '/v1/catalogos' }, effect: { concurrentEdit: true } },
+    ],
     ['concurrentEdit on a GET', { target: 'api', match: { method: 'GET' }, effect: { concurrentEdit: true } }],
-    ['concurrentEdit on the ingestion application', { target: 'api', match: { path: '/v1/catalogos/ingestoes/*/aplicacao' }, effect: { concurrentEdit: true } }],
+    [
+      'concurrentEdit on the ingestion application',
+      { target: 'api', match: { path: '/v1/catalogos/ingestoes/*/aplicacao' }, effect: { concurrentEdit: true } },
+    ],
   ])('refuses %s with a one-sentence FaultInputError and registers nothing', (_, input) => {
     const registry = new FaultRegistry();
     let thrown: unknown;
@@ -78,16 +87,52 @@ describe('FaultRegistry.add validation', () => {
       'effect',
       'effect of an api fault must be one of {"status": 400–599, "retryAfter"?: 0–86400}, {"loseResponse": true}, {"concurrentEdit": true}, {"delayMs": 0–86400000}, {"malformedJson": true}, {"reset": true}, {"truncate": true} or {"trickleMs": 1–60000}; got {"status":700}.',
     ],
-    [{ target: 'api', match: { method: 'FETCH' }, effect: unavailable }, 'match.method', 'match.method must be one of GET, POST, PATCH, PUT, DELETE (any case); got "FETCH".'],
-    [{ target: 'api', match: { url: '/v1' }, effect: unavailable }, 'match.url', "match.url is not a field of an api fault's match (fields: method, path, companyId)."],
-    [{ target: 'job', match: { kind: 'limpeza' }, effect: { fail: true } }, 'match.kind', 'match.kind must be one of retencao_eventos, vigilancia, analise, revisao_cnpj, ingestao; got "limpeza".'],
-    [{ target: 'api', effect: unavailable, times: 0 }, 'times', 'times must be a positive integer, or null to keep the fault until it is removed; got 0.'],
-    [{ target: 'api', effect: unavailable, when: 'now' }, 'when', '"when" is not a field of a fault (fields: target, match, effect, times, probability).'],
+    [
+      { target: 'api', match: { method: 'FETCH' }, effect: unavailable },
+      'match.method',
+      'match.method must be one of GET, POST, PATCH, PUT, DELETE (any case); got "FETCH".',
+    ],
+    [
+      { target: 'api', match: { url: '/v1' }, effect: unavailable },
+      'match.url',
+      "match.url is not a field of an api fault's match (fields: method, path, companyId).",
+    ],
+    [
+      { target: 'job', match: { kind: 'limpeza' }, effect: { fail: true } },
+      'match.kind',
+      'match.kind must be one of retencao_eventos, vigilancia, analise, revisao_cnpj, ingestao; got "limpeza".',
+    ],
+    [
+      { target: 'api', effect: unavailable, times: 0 },
+      'times',
+      'times must be a positive integer, or null to keep the fault until it is removed; got 0.',
+    ],
+    [
+      { target: 'api', effect: unavailable, when: 'now' },
+      'when',
+      '"when" is not a field of a fault (fields: target, match, effect, times, probability).',
+    ],
     ['boom', '', 'a fault is a JSON object {"target", "match"?, "effect", "times"?, "probability"?}; got "boom".'],
-    [{ target: 'api', effect: unavailable, probability: 0 }, 'probability', 'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire); got 0.'],
-    [{ target: 'delivery', effect: { refuse: true }, probability: 1.5 }, 'probability', 'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire); got 1.5.'],
-    [{ target: 'job', effect: { fail: true }, probability: '0.5' }, 'probability', 'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire); got "0.5".'],
-    [{ target: 'api', effect: unavailable, probability: -0.25 }, 'probability', 'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire); got -0.25.'],
+    [
+      { target: 'api', effect: unavailable, probability: 0 },
+      'probability',
+      'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire); got 0.',
+    ],
+    [
+      { target: 'delivery', effect: { refuse: true }, probability: 1.5 },
+      'probability',
+      'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire); got 1.5.',
+    ],
+    [
+      { target: 'job', effect: { fail: true }, probability: '0.5' },
+      'probability',
+      'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire); got "0.5".',
+    ],
+    [
+      { target: 'api', effect: unavailable, probability: -0.25 },
+      'probability',
+      'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire); got -0.25.',
+    ],
     [
       { target: 'api', match: { path: '/v1/catalogos/ingestoes/*/aplicacao' }, effect: { concurrentEdit: true } },
       'effect',
@@ -100,7 +145,13 @@ describe('FaultRegistry.add validation', () => {
 
   it('names the operations that take If-Match when a concurrentEdit reaches none of them', () => {
     const registry = new FaultRegistry();
-    expect(() => registry.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos' }, effect: { concurrentEdit: true } })).toThrow(
+    expect(() =>
+      registry.add({
+        target: 'api',
+        match: { method: 'POST', path: '/v1/catalogos' },
+        effect: { concurrentEdit: true },
+      }),
+    ).toThrow(
       'effect concurrentEdit can never fire on POST /v1/catalogos: it needs an operation that takes If-Match, and the match reaches none (they are PATCH /v1/catalogos/{id}, DELETE /v1/catalogos/{id}, ',
     );
   });
@@ -109,11 +160,21 @@ describe('FaultRegistry.add validation', () => {
     for (const operation of IF_MATCH_OPERATIONS.filter((o) => o.guards !== 'ingestion')) {
       const registry = new FaultRegistry();
       const path = operation.path.replace(/\{[^}]+\}/g, '0192b2b4-0000-7000-8000-000000000001');
-      expect(registry.add({ target: 'api', match: { method: operation.method.toLowerCase(), path }, effect: { concurrentEdit: true } })).toEqual({ id: 'flt_1' });
+      expect(
+        registry.add({
+          target: 'api',
+          match: { method: operation.method.toLowerCase(), path },
+          effect: { concurrentEdit: true },
+        }),
+      ).toEqual({ id: 'flt_1' });
     }
     // A broad match is accepted when it reaches at least one operation where the fault can fire.
-    expect(new FaultRegistry().add({ target: 'api', match: { method: 'POST' }, effect: { concurrentEdit: true } })).toEqual({ id: 'flt_1' });
-    expect(new FaultRegistry().add({ target: 'api', match: { path: '/v1/**' }, effect: { concurrentEdit: true } })).toEqual({ id: 'flt_1' });
+    expect(
+      new FaultRegistry().add({ target: 'api', match: { method: 'POST' }, effect: { concurrentEdit: true } }),
+    ).toEqual({ id: 'flt_1' });
+    expect(
+      new FaultRegistry().add({ target: 'api', match: { path: '/v1/**' }, effect: { concurrentEdit: true } }),
+    ).toEqual({ id: 'flt_1' });
   });
 
   it('accepts every job kind and keeps a method given in any case in upper case', () => {
@@ -130,8 +191,20 @@ describe('FaultRegistry.add validation', () => {
     expect(registry.add({ target: 'api', effect: { loseResponse: true } })).toEqual({ id: 'flt_2' });
     expect(registry.add({ target: 'api', effect: { concurrentEdit: true } })).toEqual({ id: 'flt_3' });
     expect(registry.add({ target: 'api', effect: { delayMs: 1500 }, times: null })).toEqual({ id: 'flt_4' });
-    for (const effect of [{ malformedJson: true }, { reset: true }, { truncate: true }, { trickleMs: 1 }, { trickleMs: 60_000 }] as const) registry.add({ target: 'api', effect });
-    expect(registry.list().slice(4).map((f) => f.effect)).toEqual([{ malformedJson: true }, { reset: true }, { truncate: true }, { trickleMs: 1 }, { trickleMs: 60_000 }]);
+    for (const effect of [
+      { malformedJson: true },
+      { reset: true },
+      { truncate: true },
+      { trickleMs: 1 },
+      { trickleMs: 60_000 },
+    ] as const)
+      registry.add({ target: 'api', effect });
+    expect(
+      registry
+        .list()
+        .slice(4)
+        .map((f) => f.effect),
+    ).toEqual([{ malformedJson: true }, { reset: true }, { truncate: true }, { trickleMs: 1 }, { trickleMs: 60_000 }]);
     for (const id of ['flt_5', 'flt_6', 'flt_7', 'flt_8', 'flt_9']) registry.remove(id);
     expect(registry.list()).toEqual([
       { id: 'flt_1', target: 'api', match: {}, effect: { status: 429, retryAfter: 30 }, times: 1, hits: 0 },
@@ -147,7 +220,10 @@ describe('FaultRegistry capacity', () => {
     const registry = new FaultRegistry();
     const ids = Array.from({ length: MAX_FAULTS }, () => registry.add({ target: 'api', effect: unavailable }).id);
     expect(() => registry.add({ target: 'api', effect: unavailable })).toThrow(
-      new FaultInputError(`At most ${MAX_FAULTS} faults can be armed at once; remove some (DELETE /_emulator/faults/{id}, or DELETE /_emulator/faults for all) before adding more.`, ''),
+      new FaultInputError(
+        `At most ${MAX_FAULTS} faults can be armed at once; remove some (DELETE /_emulator/faults/{id}, or DELETE /_emulator/faults for all) before adding more.`,
+        '',
+      ),
     );
     expect(registry.list()).toHaveLength(MAX_FAULTS);
     expect(registry.remove(ids[0]!)).toBe(true);
@@ -219,7 +295,12 @@ describe('FaultRegistry matching and firing', () => {
 
   it('needs every given match field to hold', () => {
     const registry = new FaultRegistry();
-    registry.add({ target: 'api', match: { method: 'PATCH', path: '/v1/produtos/*', companyId: 'c1' }, effect: unavailable, times: null });
+    registry.add({
+      target: 'api',
+      match: { method: 'PATCH', path: '/v1/produtos/*', companyId: 'c1' },
+      effect: unavailable,
+      times: null,
+    });
     expect(registry.takeApi(request(), 'arrival')).toBeDefined();
     expect(registry.takeApi(request({ method: 'DELETE' }), 'arrival')).toBeUndefined();
     expect(registry.takeApi(request({ path: '/v1/catalogos/x' }), 'arrival')).toBeUndefined();
@@ -229,7 +310,9 @@ describe('FaultRegistry matching and firing', () => {
   it('an empty match matches every request', () => {
     const registry = new FaultRegistry();
     registry.add({ target: 'api', effect: unavailable, times: null });
-    expect(registry.takeApi(request({ method: 'GET', path: '/v1/empresa', companyId: undefined }), 'arrival')).toBeDefined();
+    expect(
+      registry.takeApi(request({ method: 'GET', path: '/v1/empresa', companyId: undefined }), 'arrival'),
+    ).toBeDefined();
   });
 
   it('fires `times` times, counting down, and then is removed', () => {
@@ -284,7 +367,10 @@ describe('FaultRegistry matching and firing', () => {
     const lost = registry.add({ target: 'api', effect: { loseResponse: true } });
     expect(registry.takeApi(request(), 'arrival')).toEqual({ id: lost.id, effect: { loseResponse: true } });
     expect(registry.takeApi(request(), 'arrival')).toBeUndefined();
-    expect(registry.takeApi(request(), 'evaluation', () => true)).toEqual({ id: edit.id, effect: { concurrentEdit: true } });
+    expect(registry.takeApi(request(), 'evaluation', () => true)).toEqual({
+      id: edit.id,
+      effect: { concurrentEdit: true },
+    });
     expect(registry.list()).toEqual([]);
   });
 
@@ -294,7 +380,10 @@ describe('FaultRegistry matching and firing', () => {
     let saves = 0;
     expect(registry.takeApi(request(), 'evaluation', () => (saves++, false))).toBeUndefined();
     expect(registry.list()).toEqual([expect.objectContaining({ id, times: 2, hits: 0 })]);
-    expect(registry.takeApi(request(), 'evaluation', () => (saves++, true))).toEqual({ id, effect: { concurrentEdit: true } });
+    expect(registry.takeApi(request(), 'evaluation', () => (saves++, true))).toEqual({
+      id,
+      effect: { concurrentEdit: true },
+    });
     expect(registry.list()).toEqual([expect.objectContaining({ id, times: 1, hits: 1 })]);
     expect(saves).toBe(2);
   });
@@ -302,7 +391,11 @@ describe('FaultRegistry matching and firing', () => {
   it('an unmatched concurrentEdit never saves anything', () => {
     const registry = new FaultRegistry();
     registry.add({ target: 'api', match: { method: 'DELETE' }, effect: { concurrentEdit: true } });
-    expect(registry.takeApi(request({ method: 'PATCH' }), 'evaluation', () => expect.fail('no save for an unmatched request'))).toBeUndefined();
+    expect(
+      registry.takeApi(request({ method: 'PATCH' }), 'evaluation', () =>
+        expect.fail('no save for an unmatched request'),
+      ),
+    ).toBeUndefined();
   });
 
   it('clear removes every fault', () => {
@@ -321,7 +414,12 @@ describe('FaultRegistry matching and firing', () => {
     registry.add({ target: 'job', match: { kind: 'vigilancia' }, effect: { fail: true } });
     registry.add({ target: 'job', match: { companyId: 'c1' }, effect: { fail: true } });
     expect(registry.armsJob(retention)).toBe(false);
-    const { id } = registry.add({ target: 'job', match: { kind: 'retencao_eventos' }, effect: { delayMs: 1000 }, times: 2 });
+    const { id } = registry.add({
+      target: 'job',
+      match: { kind: 'retencao_eventos' },
+      effect: { delayMs: 1000 },
+      times: 2,
+    });
     expect(registry.armsJob(retention)).toBe(true);
     expect(registry.armsJob({ ...retention, effect: 'fail' })).toBe(false);
     expect(registry.list().find((f) => f.id === id)).toMatchObject({ times: 2, hits: 0 });
@@ -335,10 +433,22 @@ describe('FaultRegistry matching and firing', () => {
 
   it('list shows the match as given, remaining times and hits', () => {
     const registry = new FaultRegistry();
-    registry.add({ target: 'api', match: { method: 'PATCH', path: '/v1/produtos/*', companyId: 'c1' }, effect: { status: 503, retryAfter: 5 }, times: 4 });
+    registry.add({
+      target: 'api',
+      match: { method: 'PATCH', path: '/v1/produtos/*', companyId: 'c1' },
+      effect: { status: 503, retryAfter: 5 },
+      times: 4,
+    });
     registry.takeApi(request(), 'arrival');
     expect(registry.list()).toEqual([
-      { id: 'flt_1', target: 'api', match: { method: 'PATCH', path: '/v1/produtos/*', companyId: 'c1' }, effect: { status: 503, retryAfter: 5 }, times: 3, hits: 1 },
+      {
+        id: 'flt_1',
+        target: 'api',
+        match: { method: 'PATCH', path: '/v1/produtos/*', companyId: 'c1' },
+        effect: { status: 503, retryAfter: 5 },
+        times: 3,
+        hits: 1,
+      },
     ]);
   });
 });
@@ -348,7 +458,9 @@ describe('FaultRegistry probability', () => {
   const firings = (seed: number | string, probability: number, count = 200) => {
     const registry = new FaultRegistry(seed);
     registry.add({ target: 'api', match: { path: '/v1/empresa' }, effect: unavailable, times: null, probability });
-    return Array.from({ length: count }, () => (registry.takeApi(request({ path: '/v1/empresa' }), 'arrival') ? 1 : 0)).join('');
+    return Array.from({ length: count }, () =>
+      registry.takeApi(request({ path: '/v1/empresa' }), 'arrival') ? 1 : 0,
+    ).join('');
   };
 
   it('fires each matching occurrence with its probability, drawn from the seed: the same seed fires the same occurrences', () => {
@@ -407,7 +519,10 @@ describe('FaultRegistry probability', () => {
     registry.add({ target: 'job', match: { kind: 'analise' }, effect: { fail: true }, times: null, probability: 0.5 });
     const delivery = { url: 'https://hooks.example/x', eventType: 'webhook.teste', companyId: 'c1' } as const;
     const job = { kind: 'analise', companyId: 'c1' } as const;
-    const seen = Array.from({ length: 100 }, () => `${registry.takeDelivery(delivery) ? 1 : 0}${registry.takeJob(job) ? 1 : 0}`).join('');
+    const seen = Array.from(
+      { length: 100 },
+      () => `${registry.takeDelivery(delivery) ? 1 : 0}${registry.takeJob(job) ? 1 : 0}`,
+    ).join('');
     expect(seen).toMatch(/^[01]+$/);
     expect(seen).toContain('1');
     expect(seen).toContain('0');
@@ -418,8 +533,16 @@ describe('FaultRegistry probability', () => {
   it('reset() removes every fault and draws from the start again; clear() keeps the stream where it is', () => {
     const registry = new FaultRegistry(7);
     const run = () => {
-      registry.add({ target: 'api', match: { path: '/v1/empresa' }, effect: unavailable, times: null, probability: 0.3 });
-      return Array.from({ length: 200 }, () => (registry.takeApi(request({ path: '/v1/empresa' }), 'arrival') ? 1 : 0)).join('');
+      registry.add({
+        target: 'api',
+        match: { path: '/v1/empresa' },
+        effect: unavailable,
+        times: null,
+        probability: 0.3,
+      });
+      return Array.from({ length: 200 }, () =>
+        registry.takeApi(request({ path: '/v1/empresa' }), 'arrival') ? 1 : 0,
+      ).join('');
     };
     const first = run();
     expect(first).toBe(firings(7, 0.3));
@@ -510,7 +633,10 @@ describe('faultEffects', () => {
       case 'true':
         return [[true], [false, 'true']];
       case 'integer':
-        return [[value.min, value.max], [value.min - 1, value.max + 1, value.min + 0.5]];
+        return [
+          [value.min, value.max],
+          [value.min - 1, value.max + 1, value.min + 0.5],
+        ];
       case 'choice':
         return [[...value.choices], [`${value.choices[0]}x`]];
       case 'url':

@@ -32,7 +32,14 @@ import type { ActivityFeed, FiredFault } from './activity.js';
 import { Glob, MAX_GLOB } from './glob.js';
 import { pathMatches, type Journal } from './journal.js';
 import { keptPath } from '../core/kept-text.js';
-import { apiNearMisses, occurrenceNearMisses, type DeliverySeen, type JobSeen, type NearMisses, type Occurrence } from './near-misses.js';
+import {
+  apiNearMisses,
+  occurrenceNearMisses,
+  type DeliverySeen,
+  type JobSeen,
+  type NearMisses,
+  type Occurrence,
+} from './near-misses.js';
 
 /** The background jobs a `job` fault can act on (docs/faults.md). */
 // The kinds are the core job registry's: a job fault can name exactly the jobs that exist.
@@ -125,32 +132,54 @@ function faultSchemas() {
     /** The job's run fails (an analysis fails; a cleanup run is skipped until the next one). */
     z.strictObject({ fail: z.literal(true) }),
     /** The job's run is postponed by this long (virtual time). */
-    z.strictObject({ delayMs: inUnit('ms', z.number().int().min(0).max(30 * DAY)) }),
+    z.strictObject({
+      delayMs: inUnit(
+        'ms',
+        z
+          .number()
+          .int()
+          .min(0)
+          .max(30 * DAY),
+      ),
+    }),
   ]);
 
   const companyId = z.string().min(1).max(64);
   const glob = z.string().min(1).max(MAX_GLOB);
   const times = z.number().int().min(1).nullable().default(1);
   // 0 is refused: a fault that could never fire.
-  const probability = z
-    .number()
-    .gt(0)
-    .max(1)
-    .optional()
-    .meta({ description: "The chance that each matching occurrence fires (absent: 1, every one), drawn from the emulator's seed: the same seed and calls fire the same occurrences. times counts firings." });
-  const method = z.string().transform((m) => m.toUpperCase()).pipe(z.enum(METHODS));
+  const probability = z.number().gt(0).max(1).optional().meta({
+    description:
+      "The chance that each matching occurrence fires (absent: 1, every one), drawn from the emulator's seed: the same seed and calls fire the same occurrences. times counts firings.",
+  });
+  const method = z
+    .string()
+    .transform((m) => m.toUpperCase())
+    .pipe(z.enum(METHODS));
 
   const faults = {
     api: z.strictObject({
       target: z.literal('api'),
-      match: z.strictObject({ method: method.optional(), path: glob.startsWith('/').optional(), companyId: companyId.optional() }).default({}),
+      match: z
+        .strictObject({
+          method: method.optional(),
+          path: glob.startsWith('/').optional(),
+          companyId: companyId.optional(),
+        })
+        .default({}),
       effect: apiEffect,
       times,
       probability,
     }),
     delivery: z.strictObject({
       target: z.literal('delivery'),
-      match: z.strictObject({ url: glob.optional(), eventType: z.enum(EVENT_KINDS).optional(), companyId: companyId.optional() }).default({}),
+      match: z
+        .strictObject({
+          url: glob.optional(),
+          eventType: z.enum(EVENT_KINDS).optional(),
+          companyId: companyId.optional(),
+        })
+        .default({}),
       effect: deliveryEffect,
       times,
       probability,
@@ -166,7 +195,11 @@ function faultSchemas() {
 
   const input = z.discriminatedUnion('target', [faults.api, faults.delivery, faults.job]);
   const viewFields = { id: z.string(), times: z.number().int().min(0).nullable(), hits: z.number().int().min(0) };
-  const view = z.discriminatedUnion('target', [faults.api.extend(viewFields), faults.delivery.extend(viewFields), faults.job.extend(viewFields)]);
+  const view = z.discriminatedUnion('target', [
+    faults.api.extend(viewFields),
+    faults.delivery.extend(viewFields),
+    faults.job.extend(viewFields),
+  ]);
   return { apiEffects, apiEffect, deliveryEffect, jobEffect, faults, input, view };
 }
 
@@ -249,14 +282,19 @@ function valueOf(schema: z.ZodType, field: string): FaultEffectValue {
   throw new Error(`the effect field ${field} takes a value faultEffects cannot describe: describe its kind there`);
 }
 
-const MATCH_FIELDS: Record<Target, string> = { api: 'method, path, companyId', delivery: 'url, eventType, companyId', job: 'kind, companyId' };
+const MATCH_FIELDS: Record<Target, string> = {
+  api: 'method, path, companyId',
+  delivery: 'url, eventType, companyId',
+  job: 'kind, companyId',
+};
 
 /** What each field accepts, as the refusal says it. */
 const ACCEPTS = {
   fault: 'a fault is a JSON object {"target", "match"?, "effect", "times"?, "probability"?}',
   target: 'target must be "api", "delivery" or "job"',
   times: 'times must be a positive integer, or null to keep the fault until it is removed',
-  probability: 'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire)',
+  probability:
+    'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire)',
   companyId: 'match.companyId must be a company id (1 to 64 characters)',
   api: {
     article: 'an api fault',
@@ -281,7 +319,10 @@ const ACCEPTS = {
 
 /** A fault that is not one, or could never fire: `caminho` locates the field, the message says what it accepts. */
 export class FaultInputError extends TypeError {
-  constructor(message: string, readonly caminho: string) {
+  constructor(
+    message: string,
+    readonly caminho: string,
+  ) {
     super(message);
     this.name = 'FaultInputError';
   }
@@ -317,7 +358,9 @@ export type ApiFault = Pick<Extract<FaultView, { target: 'api' }>, 'id' | 'effec
 
 type MatchOf<T extends Target> = z.output<FaultSchemas['faults'][T]>['match'];
 /** A request as a fault's match sees it: a value for every field a match can name; `Missing` where it may have none. */
-type Seen<M, Missing extends { [K in keyof M]?: unknown } = {}> = { readonly [K in keyof Required<M>]: Required<M>[K] | (K extends keyof Missing ? Missing[K] : never) };
+type Seen<M, Missing extends { [K in keyof M]?: unknown } = {}> = {
+  readonly [K in keyof Required<M>]: Required<M>[K] | (K extends keyof Missing ? Missing[K] : never);
+};
 
 /** A request to the API as api faults see it (no company before a credential is recognized). */
 export type ApiFaultMatch = Seen<MatchOf<'api'>, { companyId: undefined }>;
@@ -381,7 +424,6 @@ export class FaultRegistry implements DeliveryFaults {
     return createRandom(seedRandom(`${typeof seed}:${String(seed)}:faults`));
   }
 
-
   private fired(fault: FiredFault): void {
     this.feed?.observer?.faultFired(fault);
   }
@@ -391,7 +433,10 @@ export class FaultRegistry implements DeliveryFaults {
     const spec = parseFault(input);
     // Every API request is checked against every fault: a bound keeps that check a small part of any answer.
     if (this.faults.length >= MAX_FAULTS) {
-      throw new FaultInputError(`At most ${MAX_FAULTS} faults can be armed at once; remove some (DELETE /_emulator/faults/{id}, or DELETE /_emulator/faults for all) before adding more.`, '');
+      throw new FaultInputError(
+        `At most ${MAX_FAULTS} faults can be armed at once; remove some (DELETE /_emulator/faults/{id}, or DELETE /_emulator/faults for all) before adding more.`,
+        '',
+      );
     }
     const id = `flt_${++this.counter}`;
     const pattern = spec.target === 'api' ? spec.match.path : spec.target === 'delivery' ? spec.match.url : undefined;
@@ -402,7 +447,18 @@ export class FaultRegistry implements DeliveryFaults {
     const armed = { request: this.journal?.mark ?? 0, occurrence: this.occurrenceCount };
     const glob = pattern === undefined ? undefined : new Glob(pattern);
     const probability = spec.probability ?? 1;
-    this.faults.push({ id, spec, pattern: glob, probability, damages, moment, armed, times: spec.times, hits: 0, passedOver: 0 });
+    this.faults.push({
+      id,
+      spec,
+      pattern: glob,
+      probability,
+      damages,
+      moment,
+      armed,
+      times: spec.times,
+      hits: 0,
+      passedOver: 0,
+    });
     return { id };
   }
 
@@ -430,19 +486,27 @@ export class FaultRegistry implements DeliveryFaults {
   nearMisses(id: string, companyId?: string): NearMisses | undefined {
     const fault = this.faults.find((f) => f.id === id);
     if (fault === undefined) return undefined;
-    const ofCompany = <O extends { readonly companyId?: string | null | undefined }>(o: O) => companyId === undefined || o.companyId === companyId;
-    const armed = { view: { ...fault.spec, id, times: fault.times, hits: fault.hits }, pattern: fault.pattern, probability: fault.probability };
+    const ofCompany = <O extends { readonly companyId?: string | null | undefined }>(o: O) =>
+      companyId === undefined || o.companyId === companyId;
+    const armed = {
+      view: { ...fault.spec, id, times: fault.times, hits: fault.hits },
+      pattern: fault.pattern,
+      probability: fault.probability,
+    };
     if (fault.spec.target === 'api') {
       const records = this.journal?.recordsSince(fault.armed.request) ?? [];
       return apiNearMisses(armed, companyId === undefined ? records : records.filter(ofCompany), fault.passedOver);
     }
-    const since = this.occurrences[fault.spec.target].slice(-OCCURRENCES_KEPT).filter((o) => o.seq >= fault.armed.occurrence && ofCompany(o.match));
+    const since = this.occurrences[fault.spec.target]
+      .slice(-OCCURRENCES_KEPT)
+      .filter((o) => o.seq >= fault.armed.occurrence && ofCompany(o.match));
     return occurrenceNearMisses(armed, since, fault.passedOver);
   }
 
   /** Drops what is kept of a company's deliveries and job runs (its reset or removal). */
   forget(companyId: string): void {
-    for (const target of ['delivery', 'job'] as const) this.occurrences[target] = this.occurrences[target].filter((o) => o.match.companyId !== companyId);
+    for (const target of ['delivery', 'job'] as const)
+      this.occurrences[target] = this.occurrences[target].filter((o) => o.match.companyId !== companyId);
   }
 
   private drop(index: number): void {
@@ -464,7 +528,8 @@ export class FaultRegistry implements DeliveryFaults {
   takeApi(request: ApiFaultMatch, moment: FaultMoment, fire?: (fault: ApiFault) => boolean): ApiFault | undefined {
     // Every API request asks, twice for an If-Match: with none armed, before anything is allocated.
     if (this.faults.length === 0) return undefined;
-    const taken = (f: Fault): ApiFault | undefined => (f.spec.target === 'api' ? { id: f.id, effect: f.spec.effect } : undefined);
+    const taken = (f: Fault): ApiFault | undefined =>
+      f.spec.target === 'api' ? { id: f.id, effect: f.spec.effect } : undefined;
     // The path as the journal keeps it (docs/journal.md): what a glob costs is bounded by MAX_PATH, whatever the
     // client sent, and a fault fires on a request exactly where a journal filter of its glob keeps it.
     const path = keptPath(request.path);
@@ -488,19 +553,34 @@ export class FaultRegistry implements DeliveryFaults {
   }
 
   /** `seen`: the delivery's event and attempt, which its near-misses show. */
-  takeDelivery(request: DeliveryFaultMatch, seen?: DeliverySeen): { id: string; effect: DeliveryFaultEffect } | undefined {
+  takeDelivery(
+    request: DeliveryFaultMatch,
+    seen?: DeliverySeen,
+  ): { id: string; effect: DeliveryFaultEffect } | undefined {
     const passed = this.watches('delivery') ? [] : undefined;
     const fault = this.take(
       (f) => {
         if (f.spec.target !== 'delivery') return false;
         const { eventType, companyId } = f.spec.match;
-        return (eventType === undefined || eventType === request.eventType) && (companyId === undefined || companyId === request.companyId) && (!f.pattern || f.pattern.matches(request.url));
+        return (
+          (eventType === undefined || eventType === request.eventType) &&
+          (companyId === undefined || companyId === request.companyId) &&
+          (!f.pattern || f.pattern.matches(request.url))
+        );
       },
       undefined,
       passed,
     );
     // The two fields, not the delivery handed in (its body and secret are not kept).
-    if (passed) this.note({ target: 'delivery', match: request, seen: seen && { eventId: seen.eventId, tentativa: seen.tentativa }, seq: this.occurrenceCount, taken: fault?.id ?? null, passed });
+    if (passed)
+      this.note({
+        target: 'delivery',
+        match: request,
+        seen: seen && { eventId: seen.eventId, tentativa: seen.tentativa },
+        seq: this.occurrenceCount,
+        taken: fault?.id ?? null,
+        passed,
+      });
     if (fault === undefined || fault.spec.target !== 'delivery') return undefined;
     this.fired({ target: 'delivery', effect: effectName(fault.spec.effect), companyId: request.companyId });
     return { id: fault.id, effect: fault.spec.effect };
@@ -510,7 +590,8 @@ export class FaultRegistry implements DeliveryFaults {
   takeJob(request: JobFaultMatch, seen?: JobSeen): { id: string; effect: JobFaultEffect } | undefined {
     const passed = this.watches('job') ? [] : undefined;
     const fault = this.take((f) => matchesJob(f, request), undefined, passed);
-    if (passed) this.note({ target: 'job', match: request, seen, seq: this.occurrenceCount, taken: fault?.id ?? null, passed });
+    if (passed)
+      this.note({ target: 'job', match: request, seen, seq: this.occurrenceCount, taken: fault?.id ?? null, passed });
     if (fault === undefined || fault.spec.target !== 'job') return undefined;
     this.fired({ target: 'job', effect: effectName(fault.spec.effect), companyId: request.companyId });
     return { id: fault.id, effect: fault.spec.effect };
@@ -541,7 +622,11 @@ export class FaultRegistry implements DeliveryFaults {
    * occurrence to the next matching fault (its count of passes grows, and `passed` gets its id). With `fire`, a
    * fault that could not act does not fire (and no later one is tried).
    */
-  private take(test: (fault: Fault) => boolean, fire?: (fault: Fault) => boolean, passed?: string[]): Fault | undefined {
+  private take(
+    test: (fault: Fault) => boolean,
+    fire?: (fault: Fault) => boolean,
+    passed?: string[],
+  ): Fault | undefined {
     const { faults } = this;
     for (let index = 0; index < faults.length; index++) {
       const fault = faults[index]!;
@@ -572,7 +657,11 @@ const effectName = (effect: DeliveryFaultEffect | JobFaultEffect): string => Obj
 function matchesJob(fault: Fault, request: JobFaultMatch): boolean {
   if (fault.spec.target !== 'job') return false;
   const { kind, companyId } = fault.spec.match;
-  return (kind === undefined || kind === request.kind) && (companyId === undefined || companyId === request.companyId) && (request.effect === undefined || request.effect in fault.spec.effect);
+  return (
+    (kind === undefined || kind === request.kind) &&
+    (companyId === undefined || companyId === request.companyId) &&
+    (request.effect === undefined || request.effect in fault.spec.effect)
+  );
 }
 
 /** `path`: the request's, kept (keptPath). */
@@ -589,31 +678,48 @@ function matchesApi(
 
 /** `input` as a fault, or a FaultInputError saying, in one sentence, which field is wrong and what it accepts. */
 function parseFault(input: unknown): ParsedFault {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new FaultInputError(`${ACCEPTS.fault}; got ${shown(input)}.`, '');
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw new FaultInputError(`${ACCEPTS.fault}; got ${shown(input)}.`, '');
   const record = input as Record<string, unknown>;
-  const unknownField = Object.keys(record).find((k) => !['target', 'match', 'effect', 'times', 'probability'].includes(k));
-  if (unknownField !== undefined) throw new FaultInputError(`"${unknownField}" is not a field of a fault (fields: target, match, effect, times, probability).`, unknownField);
+  const unknownField = Object.keys(record).find(
+    (k) => !['target', 'match', 'effect', 'times', 'probability'].includes(k),
+  );
+  if (unknownField !== undefined)
+    throw new FaultInputError(
+      `"${unknownField}" is not a field of a fault (fields: target, match, effect, times, probability).`,
+      unknownField,
+    );
   const target = record.target;
-  if (typeof target !== 'string' || !(TARGETS as string[]).includes(target)) throw new FaultInputError(`${ACCEPTS.target}; ${got(record, ['target'])}.`, 'target');
+  if (typeof target !== 'string' || !(TARGETS as string[]).includes(target))
+    throw new FaultInputError(`${ACCEPTS.target}; ${got(record, ['target'])}.`, 'target');
   const parsed = schemasOf().faults[target as Target].safeParse(input);
   if (!parsed.success) throw describe(target as Target, record, parsed.error.issues[0]!);
-  if (parsed.data.target === 'api' && apiEffectName(parsed.data.effect) === 'concurrentEdit') checkConcurrentEditCanFire(parsed.data.match);
+  if (parsed.data.target === 'api' && apiEffectName(parsed.data.effect) === 'concurrentEdit')
+    checkConcurrentEditCanFire(parsed.data.match);
   return parsed.data;
 }
 
 function describe(target: Target, input: Record<string, unknown>, issue: z.core.$ZodIssue): FaultInputError {
   const [field, sub] = issue.path as (string | number)[];
   if (field === 'match' && issue.code === 'unrecognized_keys') {
-    return new FaultInputError(`match.${issue.keys[0]} is not a field of ${ACCEPTS[target].article}'s match (fields: ${MATCH_FIELDS[target]}).`, `match.${issue.keys[0]}`);
+    return new FaultInputError(
+      `match.${issue.keys[0]} is not a field of ${ACCEPTS[target].article}'s match (fields: ${MATCH_FIELDS[target]}).`,
+      `match.${issue.keys[0]}`,
+    );
   }
-  if (field === 'match' && sub === undefined) return new FaultInputError(`match must be a JSON object; ${got(input, ['match'])}.`, 'match');
+  if (field === 'match' && sub === undefined)
+    return new FaultInputError(`match must be a JSON object; ${got(input, ['match'])}.`, 'match');
   if (field === 'match') {
     const accepts = sub === 'companyId' ? ACCEPTS.companyId : (ACCEPTS[target] as Record<string, string>)[String(sub)];
-    return new FaultInputError(`${accepts ?? `match.${String(sub)} is not valid`}; ${got(input, ['match', String(sub)])}.`, `match.${String(sub)}`);
+    return new FaultInputError(
+      `${accepts ?? `match.${String(sub)} is not valid`}; ${got(input, ['match', String(sub)])}.`,
+      `match.${String(sub)}`,
+    );
   }
   if (field === 'effect') return new FaultInputError(`${ACCEPTS[target].effect}; ${got(input, ['effect'])}.`, 'effect');
   if (field === 'times') return new FaultInputError(`${ACCEPTS.times}; ${got(input, ['times'])}.`, 'times');
-  if (field === 'probability') return new FaultInputError(`${ACCEPTS.probability}; ${got(input, ['probability'])}.`, 'probability');
+  if (field === 'probability')
+    return new FaultInputError(`${ACCEPTS.probability}; ${got(input, ['probability'])}.`, 'probability');
   return new FaultInputError(`${ACCEPTS.fault}; ${issue.message}.`, String(field ?? ''));
 }
 
@@ -623,15 +729,24 @@ function describe(target: Target, input: Record<string, unknown>, issue: z.core.
  */
 function checkConcurrentEditCanFire(match: { method?: string; path?: string }): void {
   const pattern = match.path === undefined ? undefined : new Glob(match.path);
-  const reached = IF_MATCH_OPERATIONS.filter((o) => (match.method === undefined || o.method === match.method) && (!pattern || pattern.overlapsTemplate(o.path)));
+  const reached = IF_MATCH_OPERATIONS.filter(
+    (o) => (match.method === undefined || o.method === match.method) && (!pattern || pattern.overlapsTemplate(o.path)),
+  );
   if (reached.some((o) => concurrentEditImpossible(o) === undefined)) return;
   const what = [match.method, match.path].filter(Boolean).join(' ') || 'any request';
   if (reached.length > 0) {
     const operation = reached[0]!;
-    throw new FaultInputError(`effect concurrentEdit can never fire on ${describeOperation(operation)}: ${concurrentEditImpossible(operation)}.`, 'effect');
+    throw new FaultInputError(
+      `effect concurrentEdit can never fire on ${describeOperation(operation)}: ${concurrentEditImpossible(operation)}.`,
+      'effect',
+    );
   }
   throw new FaultInputError(
-    `effect concurrentEdit can never fire on ${what}: it needs an operation that takes If-Match, and the match reaches none (they are ${IF_MATCH_OPERATIONS.filter((o) => concurrentEditImpossible(o) === undefined).map(describeOperation).join(', ')}).`,
+    `effect concurrentEdit can never fire on ${what}: it needs an operation that takes If-Match, and the match reaches none (they are ${IF_MATCH_OPERATIONS.filter(
+      (o) => concurrentEditImpossible(o) === undefined,
+    )
+      .map(describeOperation)
+      .join(', ')}).`,
     'match',
   );
 }
@@ -646,7 +761,8 @@ function oneOf(items: readonly string[]): string {
 /** "got <value>" for the value at `path` of `input`, or "it is missing". */
 function got(input: Record<string, unknown>, path: string[]): string {
   let value: unknown = input;
-  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  for (const key of path)
+    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
   return value === undefined ? 'it is missing' : `got ${shown(value)}`;
 }
 

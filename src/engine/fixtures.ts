@@ -71,7 +71,12 @@ export interface SeededCatalog {
   readonly id: string;
   readonly nome: string;
   readonly establishmentId: string;
-  readonly products: readonly { readonly id: string; readonly ncm: string; readonly id_externo: string | null; readonly sku: string | null }[];
+  readonly products: readonly {
+    readonly id: string;
+    readonly ncm: string;
+    readonly id_externo: string | null;
+    readonly sku: string | null;
+  }[];
 }
 
 /**

@@ -72,9 +72,13 @@ describe('Glob.matches', () => {
     const alphabet = fc.constantFrom('a', 'b', '/', '*', '.', 'A');
     const text = fc.array(fc.constantFrom('a', 'b', '/', '.', 'A', 'B'), { maxLength: 12 }).map((a) => a.join(''));
     fc.assert(
-      fc.property(fc.array(alphabet, { maxLength: 10 }).map((a) => a.join('')), text, (pattern, subject) => {
-        expect(new Glob(pattern).matches(subject)).toBe(reference(pattern).test(subject));
-      }),
+      fc.property(
+        fc.array(alphabet, { maxLength: 10 }).map((a) => a.join('')),
+        text,
+        (pattern, subject) => {
+          expect(new Glob(pattern).matches(subject)).toBe(reference(pattern).test(subject));
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -98,7 +102,7 @@ describe('Glob.matches', () => {
     );
   });
 
-  it('agrees on texts that are long runs of one pattern\'s characters (the states a star keeps alive)', () => {
+  it("agrees on texts that are long runs of one pattern's characters (the states a star keeps alive)", () => {
     const pieces = fc.constantFrom('a', 'b', '/', '*', '**');
     const unit = fc.array(pieces, { minLength: 1, maxLength: 4 }).map((a) => a.join(''));
     const pattern = fc.tuple(unit, fc.integer({ min: 1, max: 40 })).map(([u, times]) => u.repeat(times));
@@ -136,9 +140,13 @@ describe('Glob.matchesEveryTextStartingWith', () => {
     const alphabet = fc.constantFrom('a', 'b', '/', '*', '**');
     const text = fc.array(fc.constantFrom('a', 'b', '/'), { maxLength: 40 }).map((a) => a.join(''));
     fc.assert(
-      fc.property(fc.array(alphabet, { maxLength: 60 }).map((a) => a.join('')), text, (pattern, start) => {
-        expect(new Glob(pattern).matchesEveryTextStartingWith(start)).toBe(everyStart(pattern, start));
-      }),
+      fc.property(
+        fc.array(alphabet, { maxLength: 60 }).map((a) => a.join('')),
+        text,
+        (pattern, start) => {
+          expect(new Glob(pattern).matchesEveryTextStartingWith(start)).toBe(everyStart(pattern, start));
+        },
+      ),
       { numRuns: 4000 },
     );
   });
@@ -258,7 +266,9 @@ describe('Glob.overlapsTemplate', () => {
 
   it('says yes whenever some concrete path of the template matches (a fault that could fire is never refused)', () => {
     const templates = ['/v1/produtos/{id}', '/v1/catalogos/{id}/produtos/{produto_id}', '/v1/webhook', '/a{x}b'];
-    const glob = fc.array(fc.constantFrom('a', 'b', '/', '*', 'v', '1', 'p', '-'), { maxLength: 10 }).map((a) => a.join(''));
+    const glob = fc
+      .array(fc.constantFrom('a', 'b', '/', '*', 'v', '1', 'p', '-'), { maxLength: 10 })
+      .map((a) => a.join(''));
     // Parameters are uuids: hex digits and hyphens.
     const value = fc.array(fc.constantFrom('a', 'b', '1', '-'), { minLength: 1, maxLength: 4 }).map((a) => a.join(''));
     fc.assert(
@@ -275,15 +285,20 @@ describe('Glob.overlapsTemplate', () => {
     // A glob of at most 5 characters over a, b, x, / and * needs parameter values (hex: here a and b) of at most
     // 5 characters to witness a match, so trying every such value decides the question independently.
     const values: string[] = [];
-    for (let length = 1; length <= 5; length++) for (let n = 0; n < 2 ** length; n++) values.push(n.toString(2).padStart(length, '0').replace(/0/g, 'a').replace(/1/g, 'b'));
+    for (let length = 1; length <= 5; length++)
+      for (let n = 0; n < 2 ** length; n++)
+        values.push(n.toString(2).padStart(length, '0').replace(/0/g, 'a').replace(/1/g, 'b'));
     const glob = fc.array(fc.constantFrom('a', 'b', 'x', '/', '*'), { maxLength: 5 }).map((a) => a.join(''));
     fc.assert(
       fc.property(glob, fc.constantFrom('/a{x}', '{x}', '/{x}/b', 'a/{x}/{y}', 'x{x}'), (pattern, template) => {
         const g = new Glob(pattern);
         const parameters = template.match(/\{[^}]+\}/g) ?? [];
-        const some = parameters.length === 1
-          ? values.some((x) => g.matches(template.replace(parameters[0]!, x)))
-          : values.some((x) => values.some((y) => g.matches(template.replace(parameters[0]!, x).replace(parameters[1]!, y))));
+        const some =
+          parameters.length === 1
+            ? values.some((x) => g.matches(template.replace(parameters[0]!, x)))
+            : values.some((x) =>
+                values.some((y) => g.matches(template.replace(parameters[0]!, x).replace(parameters[1]!, y))),
+              );
         expect(g.overlapsTemplate(template)).toBe(some);
       }),
       { numRuns: 400 },

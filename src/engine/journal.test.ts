@@ -6,7 +6,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { keptPath, MAX_PATH } from '../core/kept-text.js';
 import { Glob, globSteps } from './glob.js';
-import { Journal, JournalFilterError, packRecord, readJournalFilter, unpackRecord, type JournalFilter, type JournalRecord } from './journal.js';
+import {
+  Journal,
+  JournalFilterError,
+  packRecord,
+  readJournalFilter,
+  unpackRecord,
+  type JournalFilter,
+  type JournalRecord,
+} from './journal.js';
 import { pathMatches, QUERY_STEPS, QueryBudgetError } from './journal.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -50,12 +58,49 @@ function journalOf(records: JournalRecord[]) {
 
 const RECORDS = [
   record({ requestId: 'get-a', at: T0 }),
-  record({ requestId: 'patch-412', method: 'PATCH', path: '/v1/produtos/p1', status: 412, codigo: 'precondicao_falhou', at: T0 + 1_000 }),
-  record({ requestId: 'patch-200', method: 'PATCH', path: '/v1/produtos/p2', status: 200, at: T0 + 2_000, companyId: B }),
-  record({ requestId: 'patch-replay', method: 'PATCH', path: '/v1/produtos/p2', status: 200, replayed: true, at: T0 + 3_000, companyId: B }),
-  record({ requestId: 'post-503', method: 'POST', path: '/v1/catalogos/c1/produtos', status: 503, codigo: 'servico_indisponivel', faultId: 'flt_1', at: T0 + 4_000 }),
+  record({
+    requestId: 'patch-412',
+    method: 'PATCH',
+    path: '/v1/produtos/p1',
+    status: 412,
+    codigo: 'precondicao_falhou',
+    at: T0 + 1_000,
+  }),
+  record({
+    requestId: 'patch-200',
+    method: 'PATCH',
+    path: '/v1/produtos/p2',
+    status: 200,
+    at: T0 + 2_000,
+    companyId: B,
+  }),
+  record({
+    requestId: 'patch-replay',
+    method: 'PATCH',
+    path: '/v1/produtos/p2',
+    status: 200,
+    replayed: true,
+    at: T0 + 3_000,
+    companyId: B,
+  }),
+  record({
+    requestId: 'post-503',
+    method: 'POST',
+    path: '/v1/catalogos/c1/produtos',
+    status: 503,
+    codigo: 'servico_indisponivel',
+    faultId: 'flt_1',
+    at: T0 + 4_000,
+  }),
   record({ requestId: 'anonymous-401', status: 401, codigo: 'nao_autenticado', companyId: null, at: T0 + 5_000 }),
-  record({ requestId: 'patch-412-again', method: 'PATCH', path: '/v1/produtos/p3', status: 412, codigo: 'precondicao_falhou', at: T0 + 6_000 }),
+  record({
+    requestId: 'patch-412-again',
+    method: 'PATCH',
+    path: '/v1/produtos/p3',
+    status: 412,
+    codigo: 'precondicao_falhou',
+    at: T0 + 6_000,
+  }),
 ];
 
 describe('a journal filter keeps the entries every field it gives holds for', () => {
@@ -65,7 +110,11 @@ describe('a journal filter keeps the entries every field it gives holds for', ()
     ['no field: every entry', {}, RECORDS.map((r) => r.requestId)],
     ['companyId', { companyId: B }, ['patch-200', 'patch-replay']],
     ['method, any case', { method: 'patch' }, ['patch-412', 'patch-200', 'patch-replay', 'patch-412-again']],
-    ['path, a glob: * within a segment', { path: '/v1/produtos/*' }, ['patch-412', 'patch-200', 'patch-replay', 'patch-412-again']],
+    [
+      'path, a glob: * within a segment',
+      { path: '/v1/produtos/*' },
+      ['patch-412', 'patch-200', 'patch-replay', 'patch-412-again'],
+    ],
     ['path: * stops at /', { path: '/v1/catalogos/*' }, []],
     ['path: ** crosses /', { path: '/v1/catalogos/**' }, ['post-503']],
     ['path: case-insensitive', { path: '/V1/EMPRESA' }, ['get-a', 'anonymous-401']],
@@ -83,9 +132,17 @@ describe('a journal filter keeps the entries every field it gives holds for', ()
     ['faultId', { faultId: 'flt_1' }, ['post-503']],
     ['limit: the most recent, oldest first', { limit: 2 }, ['anonymous-401', 'patch-412-again']],
     ['limit beyond the entries: all of them', { limit: 100 }, RECORDS.map((r) => r.requestId)],
-    ['combined: method, path and status', { method: 'PATCH', path: '/v1/produtos/*', status: 412 }, ['patch-412', 'patch-412-again']],
+    [
+      'combined: method, path and status',
+      { method: 'PATCH', path: '/v1/produtos/*', status: 412 },
+      ['patch-412', 'patch-412-again'],
+    ],
     ['combined: company and class', { companyId: A, status: '4xx' }, ['patch-412', 'patch-412-again']],
-    ['combined, with a limit: the most recent of those kept', { method: 'PATCH', limit: 2 }, ['patch-replay', 'patch-412-again']],
+    [
+      'combined, with a limit: the most recent of those kept',
+      { method: 'PATCH', limit: 2 },
+      ['patch-replay', 'patch-412-again'],
+    ],
     ['a field given undefined: as if absent', { method: undefined }, RECORDS.map((r) => r.requestId)],
   ])('%s', (_, filter, expected) => {
     expect(ids(filter)).toEqual(expected);
@@ -106,28 +163,108 @@ describe('a filter that is not one is refused, naming the field', () => {
   };
 
   it.each<[string, unknown, string, string]>([
-    ['an unknown field', { staus: 500 }, 'staus', '"staus" is not a filter of the journal; the filters are companyId, method, path, status, codigo, from, to, replayed, faultId, limit.'],
-    ["a field of Object's prototype", { toString: 'x' }, 'toString', '"toString" is not a filter of the journal; the filters are companyId, method, path, status, codigo, from, to, replayed, faultId, limit.'],
-    ['a method that is no word', { method: 'GET /' }, 'method', 'method must be an HTTP method (GET, POST, PUT, PATCH, DELETE, …; any case); got "GET /".'],
-    ['a path without its /', { path: 'v1/produtos' }, 'path', 'path must be a glob of 1 to 2048 characters starting with "/" ("*" is any run of characters but "/", "**" any run at all); got "v1/produtos".'],
-    ['a path too long', { path: `/${'a'.repeat(2048)}` }, 'path', expect.stringMatching(/^path must be a glob of 1 to 2048 characters/) as unknown as string],
-    ['a status out of range', { status: 700 }, 'status', 'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got 700.'],
-    ['a status class that is none', { status: '6xx' }, 'status', 'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got "6xx".'],
-    ['a status as text', { status: '404' }, 'status', 'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got "404".'],
+    [
+      'an unknown field',
+      { staus: 500 },
+      'staus',
+      '"staus" is not a filter of the journal; the filters are companyId, method, path, status, codigo, from, to, replayed, faultId, limit.',
+    ],
+    [
+      "a field of Object's prototype",
+      { toString: 'x' },
+      'toString',
+      '"toString" is not a filter of the journal; the filters are companyId, method, path, status, codigo, from, to, replayed, faultId, limit.',
+    ],
+    [
+      'a method that is no word',
+      { method: 'GET /' },
+      'method',
+      'method must be an HTTP method (GET, POST, PUT, PATCH, DELETE, …; any case); got "GET /".',
+    ],
+    [
+      'a path without its /',
+      { path: 'v1/produtos' },
+      'path',
+      'path must be a glob of 1 to 2048 characters starting with "/" ("*" is any run of characters but "/", "**" any run at all); got "v1/produtos".',
+    ],
+    [
+      'a path too long',
+      { path: `/${'a'.repeat(2048)}` },
+      'path',
+      expect.stringMatching(/^path must be a glob of 1 to 2048 characters/) as unknown as string,
+    ],
+    [
+      'a status out of range',
+      { status: 700 },
+      'status',
+      'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got 700.',
+    ],
+    [
+      'a status class that is none',
+      { status: '6xx' },
+      'status',
+      'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got "6xx".',
+    ],
+    [
+      'a status as text',
+      { status: '404' },
+      'status',
+      'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got "404".',
+    ],
     ['an empty codigo', { codigo: '' }, 'codigo', 'codigo must be an error code (precondicao_falhou, …); got "".'],
-    ['from without a zone', { from: '2026-01-01T10:00:00' }, 'from', 'from must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), inclusive; got "2026-01-01T10:00:00".'],
-    ['to, not ISO 8601', { to: 'Jan 1 2026' }, 'to', 'to must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), exclusive, after from; got "Jan 1 2026".'],
-    ['to, an invalid Date', { to: new Date(Number.NaN) }, 'to', 'to must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), exclusive, after from; got Invalid Date.'],
-    ['from, a day its month does not have', { from: '2026-02-30' }, 'from', 'from must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), inclusive; got "2026-02-30".'],
-    ['a method that is a Date', { method: new Date(T0) }, 'method', 'method must be an HTTP method (GET, POST, PUT, PATCH, DELETE, …; any case); got "2026-01-01T00:00:00.000Z".'],
-    ['to not after from', { from: '2026-01-02', to: '2026-01-01' }, 'to', 'to must be after from (from is inclusive, to exclusive): 2026-01-02T00:00:00.000Z to 2026-01-01T00:00:00.000Z keeps nothing.'],
+    [
+      'from without a zone',
+      { from: '2026-01-01T10:00:00' },
+      'from',
+      'from must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), inclusive; got "2026-01-01T10:00:00".',
+    ],
+    [
+      'to, not ISO 8601',
+      { to: 'Jan 1 2026' },
+      'to',
+      'to must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), exclusive, after from; got "Jan 1 2026".',
+    ],
+    [
+      'to, an invalid Date',
+      { to: new Date(Number.NaN) },
+      'to',
+      'to must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), exclusive, after from; got Invalid Date.',
+    ],
+    [
+      'from, a day its month does not have',
+      { from: '2026-02-30' },
+      'from',
+      'from must be an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), inclusive; got "2026-02-30".',
+    ],
+    [
+      'a method that is a Date',
+      { method: new Date(T0) },
+      'method',
+      'method must be an HTTP method (GET, POST, PUT, PATCH, DELETE, …; any case); got "2026-01-01T00:00:00.000Z".',
+    ],
+    [
+      'to not after from',
+      { from: '2026-01-02', to: '2026-01-01' },
+      'to',
+      'to must be after from (from is inclusive, to exclusive): 2026-01-02T00:00:00.000Z to 2026-01-01T00:00:00.000Z keeps nothing.',
+    ],
     ['replayed as text', { replayed: 'yes' }, 'replayed', 'replayed must be true or false; got "yes".'],
-    ['a faultId that is no text', { faultId: 1 }, 'faultId', 'faultId must be a fault\'s id (flt_1, …); got 1.'],
+    ['a faultId that is no text', { faultId: 1 }, 'faultId', "faultId must be a fault's id (flt_1, …); got 1."],
     ['a limit of 0', { limit: 0 }, 'limit', 'limit must be an integer from 1 to 10000; got 0.'],
     ['a limit past the journal', { limit: 10_001 }, 'limit', 'limit must be an integer from 1 to 10000; got 10001.'],
     ['a fractional limit', { limit: 1.5 }, 'limit', 'limit must be an integer from 1 to 10000; got 1.5.'],
-    ['no object', 'GET', '', 'A journal filter is an object of companyId, method, path, status, codigo, from, to, replayed, faultId, limit (each optional); got "GET".'],
-    ['an array', [], '', 'A journal filter is an object of companyId, method, path, status, codigo, from, to, replayed, faultId, limit (each optional); got [].'],
+    [
+      'no object',
+      'GET',
+      '',
+      'A journal filter is an object of companyId, method, path, status, codigo, from, to, replayed, faultId, limit (each optional); got "GET".',
+    ],
+    [
+      'an array',
+      [],
+      '',
+      'A journal filter is an object of companyId, method, path, status, codigo, from, to, replayed, faultId, limit (each optional); got [].',
+    ],
   ])('%s', (_, filter, field, message) => {
     const error = refusal(filter);
     expect(error.field).toBe(field);
@@ -162,7 +299,9 @@ describe('the records since a mark', () => {
     const since = journal.recordsSince(mark);
     expect(since).toHaveLength(10_000);
     expect(since[0]!.requestId).toBe('r5001');
-    expect(journal.recordsSince(mark + 14_000).map((r) => r.requestId)).toEqual(Array.from({ length: 1_001 }, (_, i) => `r${14_000 + i}`));
+    expect(journal.recordsSince(mark + 14_000).map((r) => r.requestId)).toEqual(
+      Array.from({ length: 1_001 }, (_, i) => `r${14_000 + i}`),
+    );
     expect(journal.find(readJournalFilter({ limit: 1 })).map((e) => e.requestId)).toEqual(['r15000']);
     expect(journal.count(readJournalFilter({}))).toBe(10_000);
   });
@@ -192,25 +331,32 @@ describe('a record as the journal keeps it', () => {
   });
 
   it('comes back from its text exactly as it was recorded, whatever its strings hold', () => {
-    fc.assert(fc.property(records, (r) => {
+    fc.assert(
+      fc.property(records, (r) => {
         expect(unpackRecord(packRecord(r))).toEqual(r);
-      }), { numRuns: 2_000 });
+      }),
+      { numRuns: 2_000 },
+    );
   });
 
   it('comes back through the journal exactly, before and after the ring wraps and a company is cleared from it', () => {
     fc.assert(
-      fc.property(fc.array(records, { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 10_005 }), (some, filler) => {
-        const journal = new Journal();
-        // Enough records before them that the ring wraps around its end for some runs.
-        for (let i = 0; i < filler; i++) journal.record(record({ companyId: B }));
-        for (const r of some) journal.record(r);
-        const ours = some.filter((r) => r.companyId !== B);
-        expect(journal.recordsSince(journal.mark - some.length)).toEqual(some);
-        journal.clear((entry) => entry.companyId === B);
-        expect(journal.recordsSince(0)).toEqual(ours);
-        journal.record(record({ requestId: 'after' }));
-        expect(journal.recordsSince(0).map((r) => r.requestId)).toEqual([...ours.map((r) => r.requestId), 'after']);
-      }),
+      fc.property(
+        fc.array(records, { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 0, max: 10_005 }),
+        (some, filler) => {
+          const journal = new Journal();
+          // Enough records before them that the ring wraps around its end for some runs.
+          for (let i = 0; i < filler; i++) journal.record(record({ companyId: B }));
+          for (const r of some) journal.record(r);
+          const ours = some.filter((r) => r.companyId !== B);
+          expect(journal.recordsSince(journal.mark - some.length)).toEqual(some);
+          journal.clear((entry) => entry.companyId === B);
+          expect(journal.recordsSince(0)).toEqual(ours);
+          journal.record(record({ requestId: 'after' }));
+          expect(journal.recordsSince(0).map((r) => r.requestId)).toEqual([...ours.map((r) => r.requestId), 'after']);
+        },
+      ),
       { numRuns: 40 },
     );
   });

@@ -87,7 +87,10 @@ export const QUERY_STEPS = JOURNAL_CAPACITY * (MAX_PATH + 1);
 /** A query stopped at QUERY_STEPS: it answers nothing, never a part presented as the whole. */
 export class QueryBudgetError extends RangeError {
   /** `field`: the query's field whose glob took the steps (its name in the query string too), if it has one. */
-  constructor(readonly field: string | undefined, message: string) {
+  constructor(
+    readonly field: string | undefined,
+    message: string,
+  ) {
     super(message);
     this.name = 'QueryBudgetError';
   }
@@ -164,7 +167,10 @@ export interface JournalFilter {
 
 /** A filter that is not one: `field` names the field (its name in the query string too), the message what it accepts. */
 export class JournalFilterError extends TypeError {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'JournalFilterError';
   }
@@ -199,8 +205,10 @@ const STATUS_CLASS = /^[1-5]xx$/i;
 /** ISO 8601 as a filter takes it: a date, or a date and time with its zone (one without is no instant). */
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/i;
 
-const text = (max: number) => (value: unknown) => (typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined);
-const integer = (min: number, max: number) => (value: unknown) => (Number.isInteger(value) && (value as number) >= min && (value as number) <= max ? (value as number) : undefined);
+const text = (max: number) => (value: unknown) =>
+  typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined;
+const integer = (min: number, max: number) => (value: unknown) =>
+  Number.isInteger(value) && (value as number) >= min && (value as number) <= max ? (value as number) : undefined;
 
 function instant(value: unknown): number | undefined {
   if (value instanceof Date) return Number.isFinite(value.getTime()) ? value.getTime() : undefined;
@@ -232,10 +240,11 @@ const FILTER_FIELDS: { readonly [K in keyof JournalFilter]-?: FilterField<unknow
     keep: (method) => (r) => r.method === method,
   }),
   path: field({
-    means: 'the requests whose path this glob matches, as a fault\'s match.path does',
+    means: "the requests whose path this glob matches, as a fault's match.path does",
     text: 'string',
     accepts: `a glob of 1 to ${MAX_GLOB} characters starting with "/" ("*" is any run of characters but "/", "**" any run at all)`,
-    read: (value) => (typeof value === 'string' && value.startsWith('/') && value.length <= MAX_GLOB ? new Glob(value) : undefined),
+    read: (value) =>
+      typeof value === 'string' && value.startsWith('/') && value.length <= MAX_GLOB ? new Glob(value) : undefined,
     keep: (glob: Glob) => {
       const narrow = 'narrow it (a companyId, method, status, from and to, or a limit leave fewer paths to match)';
       const budget = new QueryBudget(glob, 'path', narrow);
@@ -247,48 +256,106 @@ const FILTER_FIELDS: { readonly [K in keyof JournalFilter]-?: FilterField<unknow
     means: 'the requests answered with this status, or one of this class',
     text: 'number',
     accepts: 'a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx)',
-    read: (value) => (typeof value === 'string' && STATUS_CLASS.test(value) ? (value.toLowerCase() as StatusClass) : integer(100, 599)(value)),
+    read: (value) =>
+      typeof value === 'string' && STATUS_CLASS.test(value)
+        ? (value.toLowerCase() as StatusClass)
+        : integer(100, 599)(value),
     keep: (status) => {
       if (typeof status === 'number') return (r) => r.status === status;
       const hundred = Number(status[0]) * 100;
       return (r) => r.status >= hundred && r.status < hundred + 100;
     },
   }),
-  codigo: field({ means: 'the requests refused with this error code (a success has none)', text: 'string', accepts: 'an error code (precondicao_falhou, …)', read: text(100), keep: (codigo) => (r) => r.codigo === codigo }),
-  from: field({ means: 'the requests that arrived at or after this virtual instant', text: 'string', accepts: 'an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), inclusive', read: instant, keep: (from: number) => (r) => r.at >= from }),
-  to: field({ means: 'the requests that arrived before this virtual instant', text: 'string', accepts: 'an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), exclusive, after from', read: instant, keep: (to: number) => (r) => r.at < to }),
-  replayed: field({ means: 'the requests answered from the idempotency store (true), or not (false)', text: 'boolean', accepts: 'true or false', read: (value) => (typeof value === 'boolean' ? value : undefined), keep: (replayed) => (r) => r.replayed === replayed }),
-  faultId: field({ means: 'the requests this api fault fired on', text: 'string', accepts: "a fault's id (flt_1, …)", read: text(64), keep: (id) => (r) => r.faultId === id }),
-  limit: field({ means: 'the most recent this many of those kept, still oldest first', text: 'number', accepts: `an integer from 1 to ${JOURNAL_CAPACITY}`, read: integer(1, JOURNAL_CAPACITY) }),
+  codigo: field({
+    means: 'the requests refused with this error code (a success has none)',
+    text: 'string',
+    accepts: 'an error code (precondicao_falhou, …)',
+    read: text(100),
+    keep: (codigo) => (r) => r.codigo === codigo,
+  }),
+  from: field({
+    means: 'the requests that arrived at or after this virtual instant',
+    text: 'string',
+    accepts: 'an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), inclusive',
+    read: instant,
+    keep: (from: number) => (r) => r.at >= from,
+  }),
+  to: field({
+    means: 'the requests that arrived before this virtual instant',
+    text: 'string',
+    accepts: 'an ISO 8601 instant (2026-01-01T10:00:00Z, or a date: its midnight UTC), exclusive, after from',
+    read: instant,
+    keep: (to: number) => (r) => r.at < to,
+  }),
+  replayed: field({
+    means: 'the requests answered from the idempotency store (true), or not (false)',
+    text: 'boolean',
+    accepts: 'true or false',
+    read: (value) => (typeof value === 'boolean' ? value : undefined),
+    keep: (replayed) => (r) => r.replayed === replayed,
+  }),
+  faultId: field({
+    means: 'the requests this api fault fired on',
+    text: 'string',
+    accepts: "a fault's id (flt_1, …)",
+    read: text(64),
+    keep: (id) => (r) => r.faultId === id,
+  }),
+  limit: field({
+    means: 'the most recent this many of those kept, still oldest first',
+    text: 'number',
+    accepts: `an integer from 1 to ${JOURNAL_CAPACITY}`,
+    read: integer(1, JOURNAL_CAPACITY),
+  }),
 };
 
 /** The filter's fields: their names, how a query string writes each, and what each accepts (the controls' query reads them). */
-export const JOURNAL_FILTER_FIELDS: readonly { readonly name: keyof JournalFilter; readonly means: string; readonly text: 'string' | 'number' | 'boolean'; readonly accepts: string }[] = Object.entries(
-  FILTER_FIELDS,
-).map(([name, spec]) => ({ name: name as keyof JournalFilter, means: spec.means, text: spec.text, accepts: spec.accepts }));
+export const JOURNAL_FILTER_FIELDS: readonly {
+  readonly name: keyof JournalFilter;
+  readonly means: string;
+  readonly text: 'string' | 'number' | 'boolean';
+  readonly accepts: string;
+}[] = Object.entries(FILTER_FIELDS).map(([name, spec]) => ({
+  name: name as keyof JournalFilter,
+  means: spec.means,
+  text: spec.text,
+  accepts: spec.accepts,
+}));
 
 const FIELD_NAMES = Object.keys(FILTER_FIELDS).join(', ');
 
 /** `filter` read: a JournalFilterError names the first field that is not one of the filter's, or a value it does not accept. */
 export function readJournalFilter(filter: unknown): JournalQuery {
   if (typeof filter !== 'object' || filter === null || Array.isArray(filter) || filter instanceof Date) {
-    throw new JournalFilterError('', `A journal filter is an object of ${FIELD_NAMES} (each optional); got ${shown(filter)}.`);
+    throw new JournalFilterError(
+      '',
+      `A journal filter is an object of ${FIELD_NAMES} (each optional); got ${shown(filter)}.`,
+    );
   }
   const tests: ((record: JournalRecord) => boolean)[] = [];
   const lastTests: ((record: JournalRecord) => boolean)[] = [];
   const values: Record<string, unknown> = {};
   for (const [name, given] of Object.entries(filter as Record<string, unknown>)) {
     const spec = (FILTER_FIELDS as Record<string, FilterField<unknown> | undefined>)[name];
-    if (spec === undefined || !Object.hasOwn(FILTER_FIELDS, name)) throw new JournalFilterError(name, `${JSON.stringify(name)} is not a filter of the journal; the filters are ${FIELD_NAMES}.`);
+    if (spec === undefined || !Object.hasOwn(FILTER_FIELDS, name))
+      throw new JournalFilterError(
+        name,
+        `${JSON.stringify(name)} is not a filter of the journal; the filters are ${FIELD_NAMES}.`,
+      );
     if (given === undefined) continue;
     const value = spec.read(given);
-    if (value === undefined) throw new JournalFilterError(name, `${name} must be ${spec.accepts}; got ${shown(given)}.`);
+    if (value === undefined)
+      throw new JournalFilterError(name, `${name} must be ${spec.accepts}; got ${shown(given)}.`);
     values[name] = value;
     if (spec.keep) (spec.last ? lastTests : tests).push(spec.keep(value));
   }
   tests.push(...lastTests);
   const { from, to } = values as { from?: number; to?: number };
-  if (from !== undefined && to !== undefined && to <= from) throw new JournalFilterError('to', `to must be after from (from is inclusive, to exclusive): ${isoString(from)} to ${isoString(to)} keeps nothing.`);
+  if (from !== undefined && to !== undefined && to <= from)
+    throw new JournalFilterError(
+      'to',
+      `to must be after from (from is inclusive, to exclusive): ${isoString(from)} to ${isoString(to)} keeps nothing.`,
+    );
   return {
     companyId: values.companyId as string | undefined,
     limit: values.limit as number | undefined,
@@ -297,7 +364,10 @@ export function readJournalFilter(filter: unknown): JournalQuery {
 }
 
 function shown(value: unknown): string {
-  const text = value instanceof Date && !Number.isFinite(value.getTime()) ? 'Invalid Date' : (JSON.stringify(value) ?? String(value));
+  const text =
+    value instanceof Date && !Number.isFinite(value.getTime())
+      ? 'Invalid Date'
+      : (JSON.stringify(value) ?? String(value));
   return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
@@ -312,7 +382,17 @@ function shown(value: unknown): string {
  *
  * Lengths are UTF-16 units: a text comes back from a TextArena exactly as it went in, so any string survives.
  */
-const STRING_FIELDS = ['method', 'path', 'codigo', 'requestId', 'companyId', 'idempotencyKey', 'faultId', 'operation', 'fingerprint'] as const;
+const STRING_FIELDS = [
+  'method',
+  'path',
+  'codigo',
+  'requestId',
+  'companyId',
+  'idempotencyKey',
+  'faultId',
+  'operation',
+  'fingerprint',
+] as const;
 const REPLAYED = 1;
 const LOST = 2;
 
@@ -439,7 +519,8 @@ export class Journal {
   }
 
   #found(query: JournalQuery): JournalRecord[] {
-    const ofCompany = query.companyId === undefined ? () => true : (companyId: string | null) => companyId === query.companyId;
+    const ofCompany =
+      query.companyId === undefined ? () => true : (companyId: string | null) => companyId === query.companyId;
     if (query.limit === undefined) return this.#records(0, ofCompany).filter(query.keeps);
     // From the newest back, stopping at the limit: the most recent N of a full journal without reading all of it.
     const found: JournalRecord[] = [];

@@ -20,12 +20,22 @@ function setUp() {
   const a = emu.companies.create({ cnpjRoot: '11222333' });
   const b = emu.companies.create({ cnpjRoot: '44555666' });
   let keys = 0;
-  const call = (token: string | undefined, method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) =>
+  const call = (
+    token: string | undefined,
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string> } = {},
+  ) =>
     emu.fetch(path, {
       method,
       headers: {
         ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-        ...(method === 'GET' ? {} : { 'content-type': 'application/json', 'idempotency-key': `near-miss-key-${String(++keys).padStart(4, '0')}` }),
+        ...(method === 'GET'
+          ? {}
+          : {
+              'content-type': 'application/json',
+              'idempotency-key': `near-miss-key-${String(++keys).padStart(4, '0')}`,
+            }),
         ...init.headers,
       },
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
@@ -34,13 +44,18 @@ function setUp() {
 }
 
 /** The near-misses as `failed` lists, each with the request's method and path, closest first. */
-const failures = (emu: Emulator, id: string) => emu.faults.nearMisses(id).candidates.map((c) => ('method' in c ? [`${c.method} ${c.path}`, c.failed] : [c.failed]));
+const failures = (emu: Emulator, id: string) =>
+  emu.faults.nearMisses(id).candidates.map((c) => ('method' in c ? [`${c.method} ${c.path}`, c.failed] : [c.failed]));
 
 describe('an api fault that never fired', () => {
   it('names the method, path and company each request failed, and what it met; closest first, then most recent', async () => {
     const { emu, a, b, call } = setUp();
     await call(a.token, 'GET', '/v1/catalogos'); // before the fault: not one of its near-misses
-    const { id } = emu.faults.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos/*', companyId: a.companyId }, effect: { status: 503 } });
+    const { id } = emu.faults.add({
+      target: 'api',
+      match: { method: 'POST', path: '/v1/catalogos/*', companyId: a.companyId },
+      effect: { status: 503 },
+    });
     await call(a.token, 'GET', '/v1/catalogos');
     await call(b.token, 'POST', '/v1/catalogos', { body: {} });
     await call(a.token, 'POST', '/v1/catalogos', { body: {} });
@@ -48,17 +63,43 @@ describe('an api fault that never fired', () => {
     await call(a.token, 'GET', '/v1/nada');
 
     const near = emu.faults.nearMisses(id);
-    expect(near.fault).toEqual({ id, target: 'api', match: { method: 'POST', path: '/v1/catalogos/*', companyId: a.companyId }, effect: { status: 503 }, times: 1, hits: 0 });
+    expect(near.fault).toEqual({
+      id,
+      target: 'api',
+      match: { method: 'POST', path: '/v1/catalogos/*', companyId: a.companyId },
+      effect: { status: 503 },
+      times: 1,
+      hits: 0,
+    });
     expect(near.examined).toBe(5);
     expect(near.passedOver).toBe(0);
-    expect(near.candidates.map((c) => ('method' in c ? { request: `${c.method} ${c.path} ${c.status}`, companyId: c.companyId, failed: c.failed, matched: c.matched } : c))).toEqual([
+    expect(
+      near.candidates.map((c) =>
+        'method' in c
+          ? {
+              request: `${c.method} ${c.path} ${c.status}`,
+              companyId: c.companyId,
+              failed: c.failed,
+              matched: c.matched,
+            }
+          : c,
+      ),
+    ).toEqual([
       // Three of the four met: A's POST, but not under /v1/catalogos/.
-      { request: 'POST /v1/catalogos 422', companyId: a.companyId, failed: ['path: /v1/catalogos does not match /v1/catalogos/*'], matched: ['operation: createCatalog', 'method: POST', `companyId: ${a.companyId}`] },
+      {
+        request: 'POST /v1/catalogos 422',
+        companyId: a.companyId,
+        failed: ['path: /v1/catalogos does not match /v1/catalogos/*'],
+        matched: ['operation: createCatalog', 'method: POST', `companyId: ${a.companyId}`],
+      },
       // Two met, the most recent first: the anonymous POST (no operation takes POST there, and no company), B's POST, A's GET.
       {
         request: 'POST /v1/catalogos/x 405',
         companyId: null,
-        failed: ['operation: POST /v1/catalogos/x reached none (answered 405); a fault acts only on a request to an operation', `companyId: none (no company's credential recognized) ≠ ${a.companyId}`],
+        failed: [
+          'operation: POST /v1/catalogos/x reached none (answered 405); a fault acts only on a request to an operation',
+          `companyId: none (no company's credential recognized) ≠ ${a.companyId}`,
+        ],
         matched: ['method: POST', 'path: /v1/catalogos/x matches /v1/catalogos/*'],
       },
       {
@@ -67,7 +108,12 @@ describe('an api fault that never fired', () => {
         failed: ['path: /v1/catalogos does not match /v1/catalogos/*', `companyId: ${b.companyId} ≠ ${a.companyId}`],
         matched: ['operation: createCatalog', 'method: POST'],
       },
-      { request: 'GET /v1/catalogos 200', companyId: a.companyId, failed: ['method: GET ≠ POST', 'path: /v1/catalogos does not match /v1/catalogos/*'], matched: ['operation: listCatalogs', `companyId: ${a.companyId}`] },
+      {
+        request: 'GET /v1/catalogos 200',
+        companyId: a.companyId,
+        failed: ['method: GET ≠ POST', 'path: /v1/catalogos does not match /v1/catalogos/*'],
+        matched: ['operation: listCatalogs', `companyId: ${a.companyId}`],
+      },
       // A request to no operation is no company's: its credential is not read.
       {
         request: 'GET /v1/nada 404',
@@ -92,29 +138,62 @@ describe('an api fault that never fired', () => {
     const near = emu.faults.nearMisses(id);
     expect(near.examined).toBe(12);
     // The same conditions met by all: the most recent ten, newest first.
-    expect(near.candidates.map((c) => ('path' in c ? c.path : ''))).toEqual(Array.from({ length: 10 }, (_, i) => `/v1/produtos/p${11 - i}`));
+    expect(near.candidates.map((c) => ('path' in c ? c.path : ''))).toEqual(
+      Array.from({ length: 10 }, (_, i) => `/v1/produtos/p${11 - i}`),
+    );
   });
 
   it('concurrentEdit: a GET takes no If-Match, a write sent none, or was refused before the save could act', async () => {
     const { emu, a, call } = setUp();
-    const { id } = emu.faults.add({ target: 'api', match: { path: '/v1/produtos/*' }, effect: { concurrentEdit: true } });
+    const { id } = emu.faults.add({
+      target: 'api',
+      match: { path: '/v1/produtos/*' },
+      effect: { concurrentEdit: true },
+    });
     await call(a.token, 'GET', '/v1/produtos/0193a0e0-0000-7000-8000-000000000001');
     await call(a.token, 'PATCH', '/v1/produtos/0193a0e0-0000-7000-8000-000000000001', { body: { sku: 'x' } });
-    await call(a.token, 'PATCH', '/v1/produtos/0193a0e0-0000-7000-8000-000000000002', { body: { sku: 'x' }, headers: { 'if-match': '"abc"' } });
+    await call(a.token, 'PATCH', '/v1/produtos/0193a0e0-0000-7000-8000-000000000002', {
+      body: { sku: 'x' },
+      headers: { 'if-match': '"abc"' },
+    });
     expect(failures(emu, id)).toEqual([
-      ['PATCH /v1/produtos/0193a0e0-0000-7000-8000-000000000002', ['evaluation: answered 404 produto_nao_encontrado before the concurrent save could act, or with nothing to save']],
+      [
+        'PATCH /v1/produtos/0193a0e0-0000-7000-8000-000000000002',
+        [
+          'evaluation: answered 404 produto_nao_encontrado before the concurrent save could act, or with nothing to save',
+        ],
+      ],
       [
         'PATCH /v1/produtos/0193a0e0-0000-7000-8000-000000000001',
-        ['If-Match: none sent; concurrentEdit acts on a request that sends one', 'evaluation: answered 404 produto_nao_encontrado before the concurrent save could act, or with nothing to save'],
+        [
+          'If-Match: none sent; concurrentEdit acts on a request that sends one',
+          'evaluation: answered 404 produto_nao_encontrado before the concurrent save could act, or with nothing to save',
+        ],
       ],
-      ['GET /v1/produtos/0193a0e0-0000-7000-8000-000000000001', ['If-Match: GET /v1/produtos/0193a0e0-0000-7000-8000-000000000001 is no operation that takes it; concurrentEdit acts only on one that does']],
+      [
+        'GET /v1/produtos/0193a0e0-0000-7000-8000-000000000001',
+        [
+          'If-Match: GET /v1/produtos/0193a0e0-0000-7000-8000-000000000001 is no operation that takes it; concurrentEdit acts only on one that does',
+        ],
+      ],
     ]);
-    expect(emu.faults.nearMisses(id).candidates[0]!.matched).toEqual(['operation: updateProduct', 'path: /v1/produtos/0193a0e0-0000-7000-8000-000000000002 matches /v1/produtos/*', 'If-Match: PATCH /v1/produtos/{id} takes it', 'If-Match: sent "abc"']);
+    expect(emu.faults.nearMisses(id).candidates[0]!.matched).toEqual([
+      'operation: updateProduct',
+      'path: /v1/produtos/0193a0e0-0000-7000-8000-000000000002 matches /v1/produtos/*',
+      'If-Match: PATCH /v1/produtos/{id} takes it',
+      'If-Match: sent "abc"',
+    ]);
   });
 
   it('probability: counts the draws that passed over, and says so of each request that met every condition', async () => {
     const { emu, a, call } = setUp();
-    const { id } = emu.faults.add({ target: 'api', match: { path: '/v1/empresa' }, effect: { status: 503 }, times: null, probability: 0.2 });
+    const { id } = emu.faults.add({
+      target: 'api',
+      match: { path: '/v1/empresa' },
+      effect: { status: 503 },
+      times: null,
+      probability: 0.2,
+    });
     const statuses: number[] = [];
     for (let i = 0; i < 20; i++) statuses.push((await call(a.token, 'GET', '/v1/empresa')).status);
     const fired = statuses.filter((s) => s === 503).length;
@@ -124,7 +203,8 @@ describe('an api fault that never fired', () => {
     expect(near.fault.hits).toBe(fired);
     expect(near.passedOver).toBe(20 - fired);
     expect(near.examined).toBe(20 - fired);
-    for (const candidate of near.candidates) expect(candidate.failed).toEqual(['probability: the draw passed over it (probability 0.2)']);
+    for (const candidate of near.candidates)
+      expect(candidate.failed).toEqual(['probability: the draw passed over it (probability 0.2)']);
   });
 
   it('another fault armed before it took the request first', async () => {
@@ -137,28 +217,53 @@ describe('an api fault that never fired', () => {
     expect(emu.faults.nearMisses(first)).toMatchObject({ examined: 0, candidates: [] });
   });
 
-  it('is 404 falha_nao_encontrada for a fault not armed, and a company\'s view has only its own', async () => {
+  it("is 404 falha_nao_encontrada for a fault not armed, and a company's view has only its own", async () => {
     const { emu, a, b, call } = setUp();
-    expect(() => emu.faults.nearMisses('flt_9')).toThrow(new ControlError(404, 'falha_nao_encontrada', 'No fault "flt_9" is armed (one that fired its times has left the list); GET /_emulator/faults lists them.', 'path.id'));
-    const ofA = emu.companies.scope(a.companyId).faults.add({ target: 'api', match: { method: 'DELETE' }, effect: { status: 503 } }).id;
+    expect(() => emu.faults.nearMisses('flt_9')).toThrow(
+      new ControlError(
+        404,
+        'falha_nao_encontrada',
+        'No fault "flt_9" is armed (one that fired its times has left the list); GET /_emulator/faults lists them.',
+        'path.id',
+      ),
+    );
+    const ofA = emu.companies
+      .scope(a.companyId)
+      .faults.add({ target: 'api', match: { method: 'DELETE' }, effect: { status: 503 } }).id;
     const ofNone = emu.faults.add({ target: 'api', match: { method: 'DELETE' }, effect: { status: 503 } }).id;
     await call(a.token, 'GET', '/v1/empresa');
     await call(b.token, 'GET', '/v1/empresa');
-    expect(emu.companies.scope(a.companyId).faults.nearMisses(ofA).candidates.map((c) => c.companyId)).toEqual([a.companyId]);
+    expect(
+      emu.companies
+        .scope(a.companyId)
+        .faults.nearMisses(ofA)
+        .candidates.map((c) => c.companyId),
+    ).toEqual([a.companyId]);
     // Unscoped: every company's, A's first (it met the company too).
     expect(emu.faults.nearMisses(ofA).candidates.map((c) => c.companyId)).toEqual([a.companyId, b.companyId]);
-    expect(emu.faults.nearMisses(ofNone, { companyId: b.companyId }).candidates.map((c) => c.companyId)).toEqual([b.companyId]);
+    expect(emu.faults.nearMisses(ofNone, { companyId: b.companyId }).candidates.map((c) => c.companyId)).toEqual([
+      b.companyId,
+    ]);
     expect(() => emu.companies.scope(b.companyId).faults.nearMisses(ofA)).toThrow(ControlError);
-    expect(() => emu.companies.scope(a.companyId).faults.nearMisses(ofNone)).toThrow(expect.objectContaining({ status: 404, codigo: 'falha_nao_encontrada' }) as unknown as Error);
+    expect(() => emu.companies.scope(a.companyId).faults.nearMisses(ofNone)).toThrow(
+      expect.objectContaining({ status: 404, codigo: 'falha_nao_encontrada' }) as unknown as Error,
+    );
   });
 });
 
 describe('a delivery or job fault that never fired', () => {
   it('delivery: each attempt since, with its event, and the url, event type or company it failed', async () => {
     const { emu, a, call } = setUp();
-    const put = await call(a.token, 'PUT', '/v1/webhook', { body: { url: 'https://hooks.acme.example/in' }, headers: { 'if-none-match': '*' } });
+    const put = await call(a.token, 'PUT', '/v1/webhook', {
+      body: { url: 'https://hooks.acme.example/in' },
+      headers: { 'if-none-match': '*' },
+    });
     expect(put.status).toBe(201);
-    const { id } = emu.faults.add({ target: 'delivery', match: { url: 'https://hooks.acme.example/other', eventType: 'analise.concluida' }, effect: { refuse: true } });
+    const { id } = emu.faults.add({
+      target: 'delivery',
+      match: { url: 'https://hooks.acme.example/other', eventType: 'analise.concluida' },
+      effect: { refuse: true },
+    });
     const { eventId } = emu.webhooks.raise(a.companyId, { tipo: 'webhook.teste' });
     await emu.clock.runUntilIdle();
     const near = emu.faults.nearMisses(id);
@@ -170,7 +275,10 @@ describe('a delivery or job fault that never fired', () => {
         url: 'https://hooks.acme.example/in',
         eventType: 'webhook.teste',
         companyId: a.companyId,
-        failed: ['url: https://hooks.acme.example/in does not match https://hooks.acme.example/other', 'eventType: webhook.teste ≠ analise.concluida'],
+        failed: [
+          'url: https://hooks.acme.example/in does not match https://hooks.acme.example/other',
+          'eventType: webhook.teste ≠ analise.concluida',
+        ],
         matched: [],
       },
     ]);
@@ -179,7 +287,12 @@ describe('a delivery or job fault that never fired', () => {
 
   it('job: each run since, with its time, and the kind, company or effect it failed', async () => {
     const { emu, a, b, call } = setUp();
-    const { id } = emu.faults.add({ target: 'job', match: { kind: 'analise', companyId: a.companyId }, effect: { fail: true }, times: 2 });
+    const { id } = emu.faults.add({
+      target: 'job',
+      match: { kind: 'analise', companyId: a.companyId },
+      effect: { fail: true },
+      times: 2,
+    });
     expect((await call(a.token, 'POST', '/v1/analises', { body: {} })).status).toBe(202);
     expect((await call(b.token, 'POST', '/v1/analises', { body: {} })).status).toBe(202);
     await emu.clock.runUntilIdle();
@@ -189,14 +302,37 @@ describe('a delivery or job fault that never fired', () => {
     const seen = near.candidates.map((c) => ('kind' in c ? [c.kind, c.companyId, c.failed, c.matched] : []));
     expect(seen).toEqual([
       // B's analysis end takes fail, but is B's; A's start is A's, but takes only delayMs (A's end fired).
-      ['analise', b.companyId, [`companyId: ${b.companyId} ≠ ${a.companyId}`], ['kind: analise', 'effect: this run takes fail']],
-      ['analise', a.companyId, ['effect: this run of analise takes only delayMs, not fail'], ['kind: analise', `companyId: ${a.companyId}`]],
-      ['analise', b.companyId, [`companyId: ${b.companyId} ≠ ${a.companyId}`, 'effect: this run of analise takes only delayMs, not fail'], ['kind: analise']],
+      [
+        'analise',
+        b.companyId,
+        [`companyId: ${b.companyId} ≠ ${a.companyId}`],
+        ['kind: analise', 'effect: this run takes fail'],
+      ],
+      [
+        'analise',
+        a.companyId,
+        ['effect: this run of analise takes only delayMs, not fail'],
+        ['kind: analise', `companyId: ${a.companyId}`],
+      ],
+      [
+        'analise',
+        b.companyId,
+        [`companyId: ${b.companyId} ≠ ${a.companyId}`, 'effect: this run of analise takes only delayMs, not fail'],
+        ['kind: analise'],
+      ],
       // The hourly retention of events: a job of the whole emulator.
-      ['retencao_eventos', null, ['kind: retencao_eventos ≠ analise', `companyId: none (a job of the whole emulator) ≠ ${a.companyId}`], []],
+      [
+        'retencao_eventos',
+        null,
+        ['kind: retencao_eventos ≠ analise', `companyId: none (a job of the whole emulator) ≠ ${a.companyId}`],
+        [],
+      ],
     ]);
     expect(near.candidates.at(-1)).toMatchObject({ at: '2026-01-01T01:00:00.000Z', subjectId: null });
-    expect(near.candidates[1]).toMatchObject({ at: '2026-01-01T00:01:00.000Z', subjectId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(near.candidates[1]).toMatchObject({
+      at: '2026-01-01T00:01:00.000Z',
+      subjectId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     expect(nearMisses().safeParse(near).success).toBe(true);
   });
 });

@@ -115,25 +115,46 @@ export function apiNearMisses(fault: ArmedFault, records: readonly JournalRecord
     if (r.faultId === spec.id) return;
     const checks: Check[] = [
       r.operation === null
-        ? [false, `operation: ${r.method} ${r.path} reached none (answered ${r.status}); a fault acts only on a request to an operation`]
+        ? [
+            false,
+            `operation: ${r.method} ${r.path} reached none (answered ${r.status}); a fault acts only on a request to an operation`,
+          ]
         : [true, `operation: ${r.operation}`],
     ];
-    if (method !== undefined) checks.push(r.method === method ? [true, `method: ${method}`] : [false, `method: ${r.method} ≠ ${method}`]);
+    if (method !== undefined)
+      checks.push(r.method === method ? [true, `method: ${method}`] : [false, `method: ${r.method} ≠ ${method}`]);
     if (fault.pattern && budget) {
       const { pattern } = fault.pattern;
       const matched = budget.spent(pathMatches(fault.pattern, r.path));
-      checks.push(matched ? [true, `path: ${r.path} matches ${pattern}`] : [false, `path: ${r.path} does not match ${pattern}`]);
+      checks.push(
+        matched ? [true, `path: ${r.path} matches ${pattern}`] : [false, `path: ${r.path} does not match ${pattern}`],
+      );
     }
-    if (companyId !== undefined) checks.push(companyCheck(r.companyId, companyId, "no company's credential recognized"));
+    if (companyId !== undefined)
+      checks.push(companyCheck(r.companyId, companyId, "no company's credential recognized"));
     if (concurrent) checks.push(...concurrentEditChecks(r));
-    if (checks.every(([met]) => met)) checks.push(lastCheck(spec.id, fault.probability, r.faultId, concurrent ? 'evaluation' : 'arrival'));
-    ranked.push(rankedOf(seq, checks, { requestId: r.requestId, at: isoString(r.at), method: r.method, path: r.path, status: r.status, companyId: r.companyId }));
+    if (checks.every(([met]) => met))
+      checks.push(lastCheck(spec.id, fault.probability, r.faultId, concurrent ? 'evaluation' : 'arrival'));
+    ranked.push(
+      rankedOf(seq, checks, {
+        requestId: r.requestId,
+        at: isoString(r.at),
+        method: r.method,
+        path: r.path,
+        status: r.status,
+        companyId: r.companyId,
+      }),
+    );
   });
   return answer(spec, ranked, passedOver);
 }
 
 /** The delivery or job fault's near-misses among `occurrences` (those of its target since it was armed). */
-export function occurrenceNearMisses(fault: ArmedFault, occurrences: readonly Occurrence[], passedOver: number): NearMisses {
+export function occurrenceNearMisses(
+  fault: ArmedFault,
+  occurrences: readonly Occurrence[],
+  passedOver: number,
+): NearMisses {
   const spec = fault.view;
   const ranked: Ranked<DeliveryNearMiss | JobNearMiss>[] = [];
   // A delivery fault's glob against up to the 1,000 URLs kept: on the budget of a query of the journal.
@@ -149,19 +170,46 @@ export function occurrenceNearMisses(fault: ArmedFault, occurrences: readonly Oc
         const { url } = o.match;
         checks.push([matched, matched ? `url: ${url} matches ${pattern}` : `url: ${url} does not match ${pattern}`]);
       }
-      if (eventType !== undefined) checks.push(o.match.eventType === eventType ? [true, `eventType: ${eventType}`] : [false, `eventType: ${o.match.eventType} ≠ ${eventType}`]);
+      if (eventType !== undefined)
+        checks.push(
+          o.match.eventType === eventType
+            ? [true, `eventType: ${eventType}`]
+            : [false, `eventType: ${o.match.eventType} ≠ ${eventType}`],
+        );
       if (companyId !== undefined) checks.push(companyCheck(o.match.companyId, companyId, ''));
       if (checks.every(([met]) => met)) checks.push(drawCheck(spec.id, fault.probability, o));
-      ranked.push(rankedOf(o.seq, checks, { eventId: o.seen?.eventId ?? null, attempt: o.seen?.tentativa ?? null, url: o.match.url, eventType: o.match.eventType, companyId: o.match.companyId }));
+      ranked.push(
+        rankedOf(o.seq, checks, {
+          eventId: o.seen?.eventId ?? null,
+          attempt: o.seen?.tentativa ?? null,
+          url: o.match.url,
+          eventType: o.match.eventType,
+          companyId: o.match.companyId,
+        }),
+      );
     } else if (o.target === 'job' && spec.target === 'job') {
       const { kind, companyId } = spec.match;
-      if (kind !== undefined) checks.push(o.match.kind === kind ? [true, `kind: ${kind}`] : [false, `kind: ${o.match.kind} ≠ ${kind}`]);
-      if (companyId !== undefined) checks.push(companyCheck(o.match.companyId, companyId, 'a job of the whole emulator'));
+      if (kind !== undefined)
+        checks.push(o.match.kind === kind ? [true, `kind: ${kind}`] : [false, `kind: ${o.match.kind} ≠ ${kind}`]);
+      if (companyId !== undefined)
+        checks.push(companyCheck(o.match.companyId, companyId, 'a job of the whole emulator'));
       const effect = Object.keys(spec.effect)[0]!;
       const takes = o.match.effect;
-      if (takes !== undefined) checks.push(takes === effect ? [true, `effect: this run takes ${effect}`] : [false, `effect: this run of ${o.match.kind} takes only ${takes}, not ${effect}`]);
+      if (takes !== undefined)
+        checks.push(
+          takes === effect
+            ? [true, `effect: this run takes ${effect}`]
+            : [false, `effect: this run of ${o.match.kind} takes only ${takes}, not ${effect}`],
+        );
       if (checks.every(([met]) => met)) checks.push(drawCheck(spec.id, fault.probability, o));
-      ranked.push(rankedOf(o.seq, checks, { at: o.seen === undefined ? null : isoString(o.seen.at), kind: o.match.kind, subjectId: o.seen?.subjectId ?? null, companyId: o.match.companyId }));
+      ranked.push(
+        rankedOf(o.seq, checks, {
+          at: o.seen === undefined ? null : isoString(o.seen.at),
+          kind: o.match.kind,
+          subjectId: o.seen?.subjectId ?? null,
+          companyId: o.match.companyId,
+        }),
+      );
     }
   }
   return answer(spec, ranked, passedOver);
@@ -179,13 +227,28 @@ function companyCheck(seen: string | null | undefined, wanted: string, none: str
  */
 function concurrentEditChecks(r: JournalRecord): Check[] {
   const operation = IF_MATCH_OPERATIONS.find((o) => o.method === r.method && templateMatches(o.path, r.path));
-  if (operation === undefined) return [[false, `If-Match: ${r.method} ${r.path} is no operation that takes it; concurrentEdit acts only on one that does`]];
+  if (operation === undefined)
+    return [
+      [
+        false,
+        `If-Match: ${r.method} ${r.path} is no operation that takes it; concurrentEdit acts only on one that does`,
+      ],
+    ];
   const impossible = concurrentEditImpossible(operation);
-  if (impossible !== undefined) return [[false, `If-Match: ${operation.method} ${operation.path} takes it, but ${impossible}`]];
+  if (impossible !== undefined)
+    return [[false, `If-Match: ${operation.method} ${operation.path} takes it, but ${impossible}`]];
   const checks: Check[] = [[true, `If-Match: ${operation.method} ${operation.path} takes it`]];
-  checks.push(r.ifMatch === null ? [false, 'If-Match: none sent; concurrentEdit acts on a request that sends one'] : [true, `If-Match: sent ${r.ifMatch.join(', ')}`]);
+  checks.push(
+    r.ifMatch === null
+      ? [false, 'If-Match: none sent; concurrentEdit acts on a request that sends one']
+      : [true, `If-Match: sent ${r.ifMatch.join(', ')}`],
+  );
   if (r.replayed) checks.push([false, 'evaluation: answered from the idempotency store (a replay is never evaluated)']);
-  else if (r.status >= 400 && r.status !== 412) checks.push([false, `evaluation: answered ${r.status}${r.codigo === null ? '' : ` ${r.codigo}`} before the concurrent save could act, or with nothing to save`]);
+  else if (r.status >= 400 && r.status !== 412)
+    checks.push([
+      false,
+      `evaluation: answered ${r.status}${r.codigo === null ? '' : ` ${r.codigo}`} before the concurrent save could act, or with nothing to save`,
+    ]);
   else checks.push([true, 'evaluation: reached']);
   return checks;
 }
@@ -196,7 +259,8 @@ function concurrentEditChecks(r: JournalRecord): Check[] {
  * moment when the fault was armed (a request a `delayMs` held).
  */
 function lastCheck(id: string, probability: number, firedId: string | null, moment: string): Check {
-  if (firedId !== null && (probability === 1 || order(firedId) < order(id))) return [false, `another fault: ${firedId} fired on it first`];
+  if (firedId !== null && (probability === 1 || order(firedId) < order(id)))
+    return [false, `another fault: ${firedId} fired on it first`];
   if (probability < 1) return [false, `probability: the draw passed over it (probability ${probability})`];
   return [false, `armed: the request had passed the fault's moment (${moment}) when the fault was armed`];
 }
@@ -215,7 +279,10 @@ const order = (id: string) => Number(id.slice(id.indexOf('_') + 1));
 function templateMatches(template: string, path: string): boolean {
   const want = template.split('/');
   const got = path.split('/');
-  return want.length === got.length && want.every((segment, i) => (segment.startsWith('{') ? got[i] !== '' : segment === got[i]));
+  return (
+    want.length === got.length &&
+    want.every((segment, i) => (segment.startsWith('{') ? got[i] !== '' : segment === got[i]))
+  );
 }
 
 interface Ranked<T> {

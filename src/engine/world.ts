@@ -82,7 +82,14 @@ export interface SavedWorld {
  */
 export function freshWorld(config: Config, services: WorldServices, seed?: Seeder): World {
   const { start } = config;
-  const world = assemble(config, services, { state: createState(start), start, random: seedRandom(config.seed), requestRandom: seedRandom(`${typeof config.seed}:${String(config.seed)}:requests`), initialCompanies: [], owner: null });
+  const world = assemble(config, services, {
+    state: createState(start),
+    start,
+    random: seedRandom(config.seed),
+    requestRandom: seedRandom(`${typeof config.seed}:${String(config.seed)}:requests`),
+    initialCompanies: [],
+    owner: null,
+  });
   schedulePeriodicJobs(world.clock, start);
   config.companies.forEach((options, i) => {
     const created = world.apply((state, ctx) => createCompany(state, options, ctx), start);
@@ -91,7 +98,8 @@ export function freshWorld(config: Config, services: WorldServices, seed?: Seede
   });
   if (seed) {
     world.seeded = seed(world, start, config);
-    for (const { companyId, cnpjRoot, token, headOffice } of world.seeded) world.initialCompanies.push({ companyId, cnpjRoot, token, headOffice });
+    for (const { companyId, cnpjRoot, token, headOffice } of world.seeded)
+      world.initialCompanies.push({ companyId, cnpjRoot, token, headOffice });
   }
   return world;
 }
@@ -123,14 +131,28 @@ export interface OwnCompany {
  * emulator's seed and the company's CNPJ root: the same company gets the same ids, tokens and answers on any
  * emulator with that seed, whatever other companies do. The periodic jobs run on its clock from its start.
  */
-export function ownWorld(config: Config, services: WorldServices, company: OwnCompany): Result<{ world: World; created: CreatedCompanyInfo }> {
+export function ownWorld(
+  config: Config,
+  services: WorldServices,
+  company: OwnCompany,
+): Result<{ world: World; created: CreatedCompanyInfo }> {
   const seed = `${typeof config.seed}:${String(config.seed)}:company:${company.cnpjRoot}`;
   const { now: start, wall } = company.start;
   const state = createState(start);
   state.regulatory = company.regulatory;
   const createdAt = company.createdAt ?? start;
-  const draft = assemble(config, services, { state, start: createdAt, wallAtStart: createdAt === start ? wall : undefined, random: seedRandom(seed), requestRandom: seedRandom(`${seed}:requests`), initialCompanies: [], owner: null });
-  const created = draft.apply((s, ctx) => createCompany(s, { ...company.options, cnpjRoot: company.cnpjRoot }, ctx, company.rootsElsewhere));
+  const draft = assemble(config, services, {
+    state,
+    start: createdAt,
+    wallAtStart: createdAt === start ? wall : undefined,
+    random: seedRandom(seed),
+    requestRandom: seedRandom(`${seed}:requests`),
+    initialCompanies: [],
+    owner: null,
+  });
+  const created = draft.apply((s, ctx) =>
+    createCompany(s, { ...company.options, cnpjRoot: company.cnpjRoot }, ctx, company.rootsElsewhere),
+  );
   if (!created.ok) {
     draft.clock.dispose('closed');
     return created;
@@ -145,8 +167,20 @@ export function ownWorld(config: Config, services: WorldServices, company: OwnCo
  * A world around a saved one: its tasks back on a clock at its instant; attempts that were running end by their
  * time-out. `owner`: the company whose own world it is (null: the shared world).
  */
-export function restoredWorld(config: Config, services: WorldServices, saved: SavedWorld, owner: string | null = null): World {
-  const world = assemble(config, services, { state: saved.state, start: config.start, random: saved.random, requestRandom: saved.requestRandom, initialCompanies: [...saved.initialCompanies], owner });
+export function restoredWorld(
+  config: Config,
+  services: WorldServices,
+  saved: SavedWorld,
+  owner: string | null = null,
+): World {
+  const world = assemble(config, services, {
+    state: saved.state,
+    start: config.start,
+    random: saved.random,
+    requestRandom: saved.requestRandom,
+    initialCompanies: [...saved.initialCompanies],
+    owner,
+  });
   world.seeded = saved.seeded ?? [];
   world.clock.load(saved.now, saved.tasks);
   // Requests in flight did not survive: attempts still running end by their time-out.
@@ -176,7 +210,11 @@ interface Origin {
   readonly owner: string | null;
 }
 
-function assemble(config: Config, services: WorldServices, origin: Origin): World & { initialCompanies: CreatedCompanyInfo[]; owner: string | null; seeded: readonly SeededCompany[] } {
+function assemble(
+  config: Config,
+  services: WorldServices,
+  origin: Origin,
+): World & { initialCompanies: CreatedCompanyInfo[]; owner: string | null; seeded: readonly SeededCompany[] } {
   const clock = new VirtualClock({
     mode: config.mode,
     start: origin.start,
@@ -200,7 +238,8 @@ function assemble(config: Config, services: WorldServices, origin: Origin): Worl
     apply: <T>(fn: (state: State, ctx: Context) => T, at = clock.now()): T => {
       services.changed();
       const result = fn(world.state, { now: at, random: world.random, config: config.core });
-      for (const task of drainOutbox(world.state)) clock.schedule({ kind: task.kind, owner: task.owner, payload: task.payload }, task.due);
+      for (const task of drainOutbox(world.state))
+        clock.schedule({ kind: task.kind, owner: task.owner, payload: task.payload }, task.due);
       return result;
     },
   };

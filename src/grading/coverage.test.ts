@@ -14,18 +14,38 @@ const PRODUCT = { origem: 'erp', ncm: '21069090' };
 
 function world() {
   const emu = createEmulator({
-    fixtures: { version: 1, companies: [{ cnpjRoot: '11222333', catalogs: [{ nome: 'Loja', products: [PRODUCT] }], webhook: { url: `${HOOKS}/catalog` } }, { cnpjRoot: '44555666' }] },
+    fixtures: {
+      version: 1,
+      companies: [
+        {
+          cnpjRoot: '11222333',
+          catalogs: [{ nome: 'Loja', products: [PRODUCT] }],
+          webhook: { url: `${HOOKS}/catalog` },
+        },
+        { cnpjRoot: '44555666' },
+      ],
+    },
   });
   const [company, other] = emu.companies.fixtures();
   let n = 0;
   const key = () => `coverage-key-${String(++n).padStart(6, '0')}`;
-  const as = (token: string) => async (method: string, path: string, init: { key?: string; body?: unknown; ifMatch?: string } = {}) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    if (method !== 'GET') headers['idempotency-key'] = init.key ?? key();
-    if (init.ifMatch !== undefined) headers['if-match'] = init.ifMatch;
-    const response = await emu.fetch(path, { method, headers, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) });
-    return { status: response.status, etag: response.headers.get('etag') ?? '', body: (await response.json()) as Record<string, unknown> };
-  };
+  const as =
+    (token: string) =>
+    async (method: string, path: string, init: { key?: string; body?: unknown; ifMatch?: string } = {}) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      if (method !== 'GET') headers['idempotency-key'] = init.key ?? key();
+      if (init.ifMatch !== undefined) headers['if-match'] = init.ifMatch;
+      const response = await emu.fetch(path, {
+        method,
+        headers,
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      });
+      return {
+        status: response.status,
+        etag: response.headers.get('etag') ?? '',
+        body: (await response.json()) as Record<string, unknown>,
+      };
+    };
   const catalog = company!.catalogs[0]!;
   return {
     emu,
@@ -43,7 +63,9 @@ function world() {
 function goodReceiver(secret: string, clock: () => number) {
   return async (request: Request): Promise<Response> => {
     const body = await request.text();
-    return new Response(null, { status: verifyWebhook({ secret, headers: request.headers, body, now: clock() }).ok ? 200 : 401 });
+    return new Response(null, {
+      status: verifyWebhook({ secret, headers: request.headers, body, now: clock() }).ok ? 200 : 401,
+    });
   };
 }
 
@@ -75,26 +97,60 @@ describe('the coverage of a scripted suite', () => {
     expect((await call('POST', w.products, { key: same, body: PRODUCT })).status).toBe(503);
     expect((await call('POST', w.products, { key: same, body: PRODUCT })).status).toBe(201);
     // A test event to a receiver that verifies it: delivered at once.
-    emu.network.route(HOOKS, goodReceiver(w.company.webhook!.secret, () => emu.clock.now().getTime()));
+    emu.network.route(
+      HOOKS,
+      goodReceiver(w.company.webhook!.secret, () => emu.clock.now().getTime()),
+    );
     await testEvent(w);
     await emu.clock.runUntilIdle();
 
     const { coverage } = emu.report();
-    expect(coverage.operations.map((o) => ({ op: `${o.method} ${o.path}`, calls: o.calls, statuses: o.statuses, codes: o.codes }))).toEqual([
-      { op: 'POST /v1/catalogos/{id}/produtos', calls: 2, statuses: [{ status: 201, count: 1 }, { status: 503, count: 1 }], codes: [{ codigo: 'servico_indisponivel', count: 1 }] },
+    expect(
+      coverage.operations.map((o) => ({
+        op: `${o.method} ${o.path}`,
+        calls: o.calls,
+        statuses: o.statuses,
+        codes: o.codes,
+      })),
+    ).toEqual([
+      {
+        op: 'POST /v1/catalogos/{id}/produtos',
+        calls: 2,
+        statuses: [
+          { status: 201, count: 1 },
+          { status: 503, count: 1 },
+        ],
+        codes: [{ codigo: 'servico_indisponivel', count: 1 }],
+      },
       { op: 'GET /v1/produtos/{id}', calls: 2, statuses: [{ status: 200, count: 2 }], codes: [] },
-      { op: 'PATCH /v1/produtos/{id}', calls: 2, statuses: [{ status: 200, count: 1 }, { status: 412, count: 1 }], codes: [{ codigo: 'precondicao_falhou', count: 1 }] },
+      {
+        op: 'PATCH /v1/produtos/{id}',
+        calls: 2,
+        statuses: [
+          { status: 200, count: 1 },
+          { status: 412, count: 1 },
+        ],
+        codes: [{ codigo: 'precondicao_falhou', count: 1 }],
+      },
       { op: 'GET /v1/webhook', calls: 1, statuses: [{ status: 200, count: 1 }], codes: [] },
       { op: 'POST /v1/webhook/testes', calls: 1, statuses: [{ status: 202, count: 1 }], codes: [] },
     ]);
-    expect(coverage.operations.find((o) => o.id === 'updateProduct')!.unreceived).toEqual([400, 401, 403, 404, 408, 409, 413, 415, 422, 428, 429, 503]);
+    expect(coverage.operations.find((o) => o.id === 'updateProduct')!.unreceived).toEqual([
+      400, 401, 403, 404, 408, 409, 413, 415, 422, 428, 429, 503,
+    ]);
     expect(coverage.notCalled).toHaveLength(48 - 5);
     expect(coverage.notCalled).toContain('GET /v1/empresa');
     expect(coverage.faults).toEqual([
       { target: 'api', effect: 'concurrentEdit', fired: 1 },
       { target: 'api', effect: 'loseResponse', fired: 1 },
     ]);
-    expect(seen(emu)).toEqual(['idempotent-replay 1', 'lost-answer 1', 'precondition-failed 1', 'service-unavailable 1', 'delivered-first-attempt 1']);
+    expect(seen(emu)).toEqual([
+      'idempotent-replay 1',
+      'lost-answer 1',
+      'precondition-failed 1',
+      'service-unavailable 1',
+      'delivered-first-attempt 1',
+    ]);
     expect(coverage.score).toEqual({ exercised: 5, listed: BEHAVIOURS.length });
     expect(coverage.unrouted).toBe(0);
     expect(coverage.inboxAttempts).toBe(0);
@@ -106,7 +162,9 @@ describe('the coverage of a scripted suite', () => {
       'no lost answer on POST /v1/webhook/testes: POST /_emulator/faults {"target":"api","match":{"method":"POST","path":"/v1/webhook/testes"},"effect":{"loseResponse":true}}, then retry with the same idempotency-key',
       'no 429 or 503 with Retry-After on POST /v1/webhook/testes: POST /_emulator/faults {"target":"api","match":{"method":"POST","path":"/v1/webhook/testes"},"effect":{"status":503,"retryAfter":2}}',
     ]);
-    expect(coverage.gaps).toContain('no rate-limited: POST /_emulator/faults {"target":"api","effect":{"status":429,"retryAfter":2}} (or a sixth webhook test or resend within a minute)');
+    expect(coverage.gaps).toContain(
+      'no rate-limited: POST /_emulator/faults {"target":"api","effect":{"status":429,"retryAfter":2}} (or a sixth webhook test or resend within a minute)',
+    );
   });
 
   it("keeps a company's part to its own requests, faults and deliveries", async () => {
@@ -119,8 +177,14 @@ describe('the coverage of a scripted suite', () => {
     await emu.clock.runUntilIdle();
     const mine = emu.report({ companyId: w.company.companyId }).coverage;
     const theirs = emu.report({ companyId: w.other.companyId }).coverage;
-    expect(mine.operations.map((o) => `${o.id} ${o.statuses.map((s) => s.status).join(',')}`)).toEqual(['getCompany 200', 'getWebhookDestination 200', 'sendWebhookTestEvent 202']);
-    expect(theirs.operations.map((o) => `${o.id} ${o.statuses.map((s) => s.status).join(',')}`)).toEqual(['getCompany 429']);
+    expect(mine.operations.map((o) => `${o.id} ${o.statuses.map((s) => s.status).join(',')}`)).toEqual([
+      'getCompany 200',
+      'getWebhookDestination 200',
+      'sendWebhookTestEvent 202',
+    ]);
+    expect(theirs.operations.map((o) => `${o.id} ${o.statuses.map((s) => s.status).join(',')}`)).toEqual([
+      'getCompany 429',
+    ]);
     expect(mine.faults).toEqual([]);
     expect(theirs.faults).toEqual([{ target: 'api', effect: 'status', fired: 1 }]);
     expect(seen(emu, w.company.companyId)).toEqual([]);
@@ -168,20 +232,29 @@ describe('a suite that exercises every behaviour of the table', () => {
     const seenIds = new Set<string>();
     emu.network.route(HOOKS, async (request) => {
       const body = await request.text();
-      if (!verifyWebhook({ secret, headers: request.headers, body, now: now() }).ok) return new Response(null, { status: 401 });
+      if (!verifyWebhook({ secret, headers: request.headers, body, now: now() }).ok)
+        return new Response(null, { status: 401 });
       seenIds.add(request.headers.get('service-event-id')!);
       return new Response(null, { status: 200 });
     });
 
     // Requests: a replay after a lost answer, a 412, a 409 in flight, a held request, a 429 and a 503.
-    emu.faults.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos/*/produtos' }, effect: { loseResponse: true } });
+    emu.faults.add({
+      target: 'api',
+      match: { method: 'POST', path: '/v1/catalogos/*/produtos' },
+      effect: { loseResponse: true },
+    });
     const lostKey = w.key();
     await call('POST', w.products, { key: lostKey, body: PRODUCT });
     await call('POST', w.products, { key: lostKey, body: PRODUCT });
     const read = await call('GET', w.product);
     emu.faults.add({ target: 'api', match: { method: 'PATCH' }, effect: { concurrentEdit: true } });
     await call('PATCH', w.product, { ifMatch: read.etag, body: { sku: 'A' } });
-    emu.faults.add({ target: 'api', match: { method: 'POST', path: '/v1/catalogos/*/produtos' }, effect: { delayMs: 1000 } });
+    emu.faults.add({
+      target: 'api',
+      match: { method: 'POST', path: '/v1/catalogos/*/produtos' },
+      effect: { delayMs: 1000 },
+    });
     const heldKey = w.key();
     const held = call('POST', w.products, { key: heldKey, body: { ...PRODUCT, sku: 'held' } });
     for (let spins = 0; emu.clock.pending() === 0; spins++) {
@@ -221,10 +294,14 @@ describe('a suite that exercises every behaviour of the table', () => {
     await call('POST', '/v1/analises', { body: {} });
     await emu.clock.runUntilIdle();
     const selection = await call('GET', '/v1/empresa/vigilancia');
-    expect((await call('PATCH', '/v1/empresa/vigilancia', { ifMatch: selection.etag, body: { modo: 'todos' } })).status).toBe(200);
+    expect(
+      (await call('PATCH', '/v1/empresa/vigilancia', { ifMatch: selection.etag, body: { modo: 'todos' } })).status,
+    ).toBe(200);
     const started = await call('POST', '/v1/catalogos/ingestoes', { body: { operacao: 'mesclar' } });
     const ingestion = `/v1/catalogos/ingestoes/${started.body.ingestao_id as string}`;
-    await call('PUT', `${ingestion}/lotes/1`, { body: { itens: [{ id_externo: 'CAFE-500', origem: 'erp', ncm: '09012100' }] } });
+    await call('PUT', `${ingestion}/lotes/1`, {
+      body: { itens: [{ id_externo: 'CAFE-500', origem: 'erp', ncm: '09012100' }] },
+    });
     await call('POST', `${ingestion}/fechamento`, { body: { total_lotes: 1 } });
     await emu.clock.advance('2s');
     const validated = await call('GET', ingestion);
@@ -233,7 +310,14 @@ describe('a suite that exercises every behaviour of the table', () => {
     await emu.clock.advance('10s');
     const head = await call('GET', `/v1/estabelecimentos/${w.company.headOffice.id}`);
     const base = '112223330009';
-    expect((await call('POST', `/v1/estabelecimentos/${w.company.headOffice.id}/correcoes-cnpj`, { ifMatch: head.etag, body: { cnpj_novo: base + cnpjCheckDigits(base), motivo: 'Digitação errada' } })).status).toBe(202);
+    expect(
+      (
+        await call('POST', `/v1/estabelecimentos/${w.company.headOffice.id}/correcoes-cnpj`, {
+          ifMatch: head.etag,
+          body: { cnpj_novo: base + cnpjCheckDigits(base), motivo: 'Digitação errada' },
+        })
+      ).status,
+    ).toBe(202);
     await call('POST', '/v1/catalogos/ingestoes', { body: { operacao: 'mesclar' } });
     await emu.clock.advance('31d');
 

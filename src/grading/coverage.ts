@@ -123,11 +123,17 @@ interface Behaviour {
   readonly retention?: true;
 }
 
-const is2xx = (answer: ReceiverAnswer['outcome'] | null): boolean => answer !== null && answer.kind === 'response' && answer.status >= 200 && answer.status < 300;
+const is2xx = (answer: ReceiverAnswer['outcome'] | null): boolean =>
+  answer !== null && answer.kind === 'response' && answer.status >= 200 && answer.status < 300;
 const code = (codigo: string) => (operation: OperationTally) => operation.codes.get(codigo) ?? 0;
-const status = (...statuses: number[]) => (operation: OperationTally) => statuses.reduce((sum, s) => sum + (operation.statuses.get(s) ?? 0), 0);
-const apiFault = (match: string, effect: string) => `POST /_emulator/faults {"target":"api",${match === '' ? '' : `"match":${match},`}"effect":${effect}}`;
-const deliveryFault = (effect: string, times = '') => `POST /_emulator/faults {"target":"delivery","effect":${effect}${times}}`;
+const status =
+  (...statuses: number[]) =>
+  (operation: OperationTally) =>
+    statuses.reduce((sum, s) => sum + (operation.statuses.get(s) ?? 0), 0);
+const apiFault = (match: string, effect: string) =>
+  `POST /_emulator/faults {"target":"api",${match === '' ? '' : `"match":${match},`}"effect":${effect}}`;
+const deliveryFault = (effect: string, times = '') =>
+  `POST /_emulator/faults {"target":"delivery","effect":${effect}${times}}`;
 const ROUTE = 'route the webhook URL to your receiver (emu.network.route, --route)';
 
 export const BEHAVIOURS = [
@@ -234,7 +240,9 @@ export const BEHAVIOURS = [
     statements: ['SIG-11', 'WH-EVT-50'],
     control: `${deliveryFault('{"duplicate":true}')} (or resend a delivered event: POST /v1/webhook/eventos/{id}/reenvios)`,
     receiver: (answer) => is2xx(answer.outcome) && is2xx(answer.copy),
-    attempt: (a) => a.estado === 'entregue' && a.event.attempts.some((earlier) => earlier.estado === 'entregue' && earlier.ciclo < a.event.ciclo),
+    attempt: (a) =>
+      a.estado === 'entregue' &&
+      a.event.attempts.some((earlier) => earlier.estado === 'entregue' && earlier.ciclo < a.event.ciclo),
   },
   {
     id: 'analysis-completed',
@@ -249,7 +257,8 @@ export const BEHAVIOURS = [
     area: 'clock',
     what: 'An analysis that failed (falhou)',
     statements: [],
-    control: 'POST /_emulator/faults {"target":"job","match":{"kind":"analise"},"effect":{"fail":true}}, then POST /v1/analises and move the clock',
+    control:
+      'POST /_emulator/faults {"target":"job","match":{"kind":"analise"},"effect":{"fail":true}}, then POST /v1/analises and move the clock',
     job: { task: TASK_ANALYSIS_END, done: (state, id) => state.analyses.get(id)?.estado === 'falhou' },
   },
   {
@@ -282,7 +291,10 @@ export const BEHAVIOURS = [
     what: 'A CNPJ correction reviewed (aprovada or rejeitada)',
     statements: ['CNPJ-03'],
     control: 'POST /v1/estabelecimentos/{id}/correcoes-cnpj, then move the clock',
-    job: { task: TASK_REVIEW, done: (state, id) => ['aprovada', 'rejeitada'].includes(state.cnpjCorrections.get(id)?.estado ?? '') },
+    job: {
+      task: TASK_REVIEW,
+      done: (state, id) => ['aprovada', 'rejeitada'].includes(state.cnpjCorrections.get(id)?.estado ?? ''),
+    },
   },
   {
     id: 'event-past-retention',
@@ -349,17 +361,24 @@ export interface Coverage {
 
 /** The coverage of what `tally` counted, against the API's operations. */
 export function coverageOf(tally: Tally, operations: readonly GradedOperation[]): Coverage {
-  const sum = (count: (o: OperationTally) => number) => [...tally.operations.values()].reduce((total, o) => total + count(o), 0);
+  const sum = (count: (o: OperationTally) => number) =>
+    [...tally.operations.values()].reduce((total, o) => total + count(o), 0);
   const behaviours: BehaviourCoverage[] = BEHAVIOURS.map((row: Behaviour & { readonly id: BehaviourId }) => ({
     id: row.id,
     area: row.area,
     what: row.what,
     statements: row.statements,
-    seen: (row.requests === undefined ? 0 : sum(row.requests)) + (row.fault === undefined ? 0 : (tally.faults.get(row.fault) ?? 0)) + (tally.seen.get(row.id) ?? 0),
+    seen:
+      (row.requests === undefined ? 0 : sum(row.requests)) +
+      (row.fault === undefined ? 0 : (tally.faults.get(row.fault) ?? 0)) +
+      (tally.seen.get(row.id) ?? 0),
     control: row.control,
   }));
   const called = operations.filter((o) => tally.operations.has(o.id));
-  const gaps = [...behaviours.filter((b) => b.seen === 0).map((b) => `no ${b.id}: ${b.control}`), ...called.flatMap((o) => writeGaps(o, tally.operations.get(o.id)!))];
+  const gaps = [
+    ...behaviours.filter((b) => b.seen === 0).map((b) => `no ${b.id}: ${b.control}`),
+    ...called.flatMap((o) => writeGaps(o, tally.operations.get(o.id)!)),
+  ];
   return {
     score: { exercised: behaviours.filter((b) => b.seen > 0).length, listed: behaviours.length },
     behaviours,
@@ -378,10 +397,12 @@ export function coverageOf(tally: Tally, operations: readonly GradedOperation[])
     }),
     notCalled: operations.filter((o) => !tally.operations.has(o.id)).map((o) => `${o.method} ${o.path}`),
     unrouted: tally.unrouted,
-    faults: [...tally.faults].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, fired]) => {
-      const [target, effect] = key.split(' ') as [string, string];
-      return { target, effect, fired };
-    }),
+    faults: [...tally.faults]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([key, fired]) => {
+        const [target, effect] = key.split(' ') as [string, string];
+        return { target, effect, fired };
+      }),
     inboxAttempts: tally.inboxAttempts,
   };
 }
@@ -399,7 +420,13 @@ function writeGaps(operation: GradedOperation, tally: OperationTally): string[] 
   if (guard !== undefined && concurrentEditImpossible(guard) === undefined && !tally.codes.has('precondicao_falhou')) {
     gaps.push(`no 412 on ${method} ${path}: ${apiFault(match, '{"concurrentEdit":true}')}`);
   }
-  if (tally.lost === 0) gaps.push(`no lost answer on ${method} ${path}: ${apiFault(match, '{"loseResponse":true}')}, then retry with the same idempotency-key`);
-  if (tally.backoffs === 0) gaps.push(`no 429 or 503 with Retry-After on ${method} ${path}: ${apiFault(match, '{"status":503,"retryAfter":2}')}`);
+  if (tally.lost === 0)
+    gaps.push(
+      `no lost answer on ${method} ${path}: ${apiFault(match, '{"loseResponse":true}')}, then retry with the same idempotency-key`,
+    );
+  if (tally.backoffs === 0)
+    gaps.push(
+      `no 429 or 503 with Retry-After on ${method} ${path}: ${apiFault(match, '{"status":503,"retryAfter":2}')}`,
+    );
   return gaps;
 }

@@ -21,20 +21,47 @@ const PRODUCT = { origem: 'erp', ncm: '21069090' };
 function world(options: Omit<Parameters<typeof createEmulator>[0] & object, 'fixtures'> = {}) {
   const emu = createEmulator({
     ...options,
-    fixtures: { version: 1, companies: [{ cnpjRoot: '11222333', catalogs: [{ nome: 'Loja', products: [PRODUCT] }], webhook: { url: HOOK } }] },
+    fixtures: {
+      version: 1,
+      companies: [{ cnpjRoot: '11222333', catalogs: [{ nome: 'Loja', products: [PRODUCT] }], webhook: { url: HOOK } }],
+    },
   });
   const company = emu.companies.fixtures()[0]!;
   const catalog = company.catalogs[0]!;
   let n = 0;
   const key = () => `grading-key-${String(++n).padStart(6, '0')}`;
-  const call = async (method: string, path: string, init: { key?: string | null; body?: unknown; ifMatch?: string; signal?: AbortSignal } = {}) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${company.token}`, 'content-type': 'application/json' };
+  const call = async (
+    method: string,
+    path: string,
+    init: { key?: string | null; body?: unknown; ifMatch?: string; signal?: AbortSignal } = {},
+  ) => {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${company.token}`,
+      'content-type': 'application/json',
+    };
     if (init.key !== null && method !== 'GET') headers['idempotency-key'] = init.key ?? key();
     if (init.ifMatch !== undefined) headers['if-match'] = init.ifMatch;
-    const response = await emu.fetch(path, { method, headers, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }), ...(init.signal ? { signal: init.signal } : {}) });
-    return { status: response.status, id: response.headers.get('x-request-id')!, etag: response.headers.get('etag') ?? '' };
+    const response = await emu.fetch(path, {
+      method,
+      headers,
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+      ...(init.signal ? { signal: init.signal } : {}),
+    });
+    return {
+      status: response.status,
+      id: response.headers.get('x-request-id')!,
+      etag: response.headers.get('etag') ?? '',
+    };
   };
-  return { emu, companyId: company.companyId, products: `/v1/catalogos/${catalog.id}/produtos`, product: `/v1/produtos/${catalog.products[0]!.id}`, secret: company.webhook!.secret, call, key };
+  return {
+    emu,
+    companyId: company.companyId,
+    products: `/v1/catalogos/${catalog.id}/produtos`,
+    product: `/v1/produtos/${catalog.products[0]!.id}`,
+    secret: company.webhook!.secret,
+    call,
+    key,
+  };
 }
 
 /** Waits (a turn of the event loop at a time) until the emulator holds a request (a delayMs fault's). */
@@ -46,7 +73,8 @@ async function untilHeld(emu: Emulator): Promise<void> {
 }
 
 /** The findings as `rule: requests | events`, the way the tests compare them. */
-const found = (emu: Emulator) => emu.report().findings.map((f) => `${f.rule}: ${[...f.requestIds, ...f.eventIds].join(' ')}`);
+const found = (emu: Emulator) =>
+  emu.report().findings.map((f) => `${f.rule}: ${[...f.requestIds, ...f.eventIds].join(' ')}`);
 
 describe('new-key-after-lost-answer (spec: REQ-02, REQ-03)', () => {
   it('a write whose answer a loseResponse took, sent again under a new key', async () => {
@@ -58,7 +86,11 @@ describe('new-key-after-lost-answer (spec: REQ-02, REQ-03)', () => {
     expect(again.status).toBe(201);
     expect(found(emu)).toEqual([`new-key-after-lost-answer: ${lost.id} ${again.id}`]);
     const [finding] = emu.report().findings;
-    expect(finding).toMatchObject({ statements: ['REQ-02', 'REQ-03'], companyId: emu.companies.fixtures()[0]!.companyId, at: '2026-01-01T00:00:00.000Z' });
+    expect(finding).toMatchObject({
+      statements: ['REQ-02', 'REQ-03'],
+      companyId: emu.companies.fixtures()[0]!.companyId,
+      at: '2026-01-01T00:00:00.000Z',
+    });
     expect(finding!.message).toContain('under a new idempotency-key');
   });
 
@@ -128,7 +160,9 @@ describe('retry-before-retry-after (spec: ERR-10)', () => {
     const early = await call('GET', '/v1/empresa');
     expect(early.status).toBe(200);
     expect(found(emu)).toEqual([`retry-before-retry-after: ${limited.id} ${early.id}`]);
-    expect(emu.report().findings[0]!.message).toBe(`GET /v1/empresa (request ${early.id}) came 59 s after the 429 of request ${limited.id}, whose Retry-After asked for 60 s.`);
+    expect(emu.report().findings[0]!.message).toBe(
+      `GET /v1/empresa (request ${early.id}) came 59 s after the 429 of request ${limited.id}, whose Retry-After asked for 60 s.`,
+    );
   });
 
   it('is no finding for a request that waited the Retry-After on the clock, nor for another path', async () => {
@@ -146,8 +180,22 @@ describe('retry-before-retry-after (spec: ERR-10)', () => {
     const engine = new Engine({});
     const grading = new Grading(engine, operations.map(documentedOperation), () => real);
     const request = (fields: Partial<JournalRecord>): JournalRecord => ({
-      at: 0, method: 'GET', path: '/v1/empresa', status: 200, requestId: 'r', companyId: 'c', idempotencyKey: null, replayed: false, faultId: null,
-      operation: 'getCompany', codigo: null, ifMatch: null, fingerprint: null, retryAfter: null, lost: false, ...fields,
+      at: 0,
+      method: 'GET',
+      path: '/v1/empresa',
+      status: 200,
+      requestId: 'r',
+      companyId: 'c',
+      idempotencyKey: null,
+      replayed: false,
+      faultId: null,
+      operation: 'getCompany',
+      codigo: null,
+      ifMatch: null,
+      fingerprint: null,
+      retryAfter: null,
+      lost: false,
+      ...fields,
     });
     grading.request(request({ requestId: 'r1', status: 429, codigo: 'limite_requisicoes', retryAfter: 2 }));
     real = 2000;
@@ -293,11 +341,18 @@ describe('missing-idempotency-key', () => {
 
 describe('the receiver rules', () => {
   /** A receiver that verifies the signature (or not), answering `status` to what it accepts. */
-  function receiver(secret: string, options: { verifies: boolean; seen?: Set<string>; onDuplicate?: number; silent?: boolean }) {
+  function receiver(
+    secret: string,
+    options: { verifies: boolean; seen?: Set<string>; onDuplicate?: number; silent?: boolean },
+  ) {
     return async (request: Request): Promise<Response> => {
       if (options.silent) return new Promise<Response>(() => undefined);
       const body = await request.text();
-      if (options.verifies && !verifyWebhook({ secret, headers: request.headers, body, now: Date.parse('2026-01-01T00:00:00Z') }).ok) return new Response(null, { status: 401 });
+      if (
+        options.verifies &&
+        !verifyWebhook({ secret, headers: request.headers, body, now: Date.parse('2026-01-01T00:00:00Z') }).ok
+      )
+        return new Response(null, { status: 401 });
       const id = request.headers.get('service-event-id')!;
       if (options.seen?.has(id)) return new Response(null, { status: options.onDuplicate ?? 200 });
       options.seen?.add(id);
@@ -309,7 +364,11 @@ describe('the receiver rules', () => {
     const destination = await setup.call('GET', '/v1/webhook');
     const response = await setup.emu.fetch('/v1/webhook/testes', {
       method: 'POST',
-      headers: { authorization: `Bearer ${setup.emu.companies.fixtures()[0]!.token}`, 'idempotency-key': setup.key(), 'if-match': destination.etag },
+      headers: {
+        authorization: `Bearer ${setup.emu.companies.fixtures()[0]!.token}`,
+        'idempotency-key': setup.key(),
+        'if-match': destination.etag,
+      },
     });
     const { evento_id } = (await response.json()) as { evento_id: string };
     await setup.emu.clock.runUntilIdle();
@@ -337,7 +396,14 @@ describe('the receiver rules', () => {
     const setup = world({ webhooks: { handlerGraceMs: 10, retryWaits: ['1h'] } });
     setup.emu.network.route('https://hooks.acme.example', receiver(setup.secret, { verifies: true, silent: true }));
     const destination = await setup.call('GET', '/v1/webhook');
-    await setup.emu.fetch('/v1/webhook/testes', { method: 'POST', headers: { authorization: `Bearer ${setup.emu.companies.fixtures()[0]!.token}`, 'idempotency-key': setup.key(), 'if-match': destination.etag } });
+    await setup.emu.fetch('/v1/webhook/testes', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${setup.emu.companies.fixtures()[0]!.token}`,
+        'idempotency-key': setup.key(),
+        'if-match': destination.etag,
+      },
+    });
     await setup.emu.clock.advance('15s');
     const [event] = setup.emu.report().findings.map((f) => f.eventIds[0]);
     expect(found(setup.emu)).toEqual([`slow-receiver: ${event}`]);
@@ -367,7 +433,10 @@ describe('the receiver rules', () => {
     // The first at once, the second 5 s after the first's 15 s, the third 5 minutes after the second's.
     const day = '2026-01-01T00:';
     expect(starts.slice(0, 3)).toEqual([`${day}00:00.000Z`, `${day}00:20.000Z`, `${day}05:35.000Z`]);
-    const listed = (event: string) => attempts(event).map((a) => `${a.attempt} (started ${a.at})`).join(', ');
+    const listed = (event: string) =>
+      attempts(event)
+        .map((a) => `${a.attempt} (started ${a.at})`)
+        .join(', ');
     const [firstFinding, secondFinding] = setup.emu.report().findings;
     expect(found(setup.emu)).toEqual([`slow-receiver: ${first}`, `slow-receiver: ${second}`]);
     expect(firstFinding).toEqual({
@@ -402,14 +471,20 @@ describe('the receiver rules', () => {
     expect(resent.status).toBe(202);
     await setup.emu.clock.runUntilIdle();
     expect(starts).toHaveLength(16);
-    const listed = starts.slice(0, SLOW_ATTEMPTS_LISTED).map((at, i) => `${i + 1} (started ${at})`).join(', ');
+    const listed = starts
+      .slice(0, SLOW_ATTEMPTS_LISTED)
+      .map((at, i) => `${i + 1} (started ${at})`)
+      .join(', ');
     expect(found(setup.emu)).toEqual([`slow-receiver: ${event}`]);
     expect(setup.emu.report().findings[0]!.message).toBe(slowly(event, `16 attempts: ${listed}, and 6 more`, '5 s'));
   });
 
   it('duplicate-refused: the copy of a delivery the receiver had accepted, refused', async () => {
     const setup = world();
-    setup.emu.network.route('https://hooks.acme.example', receiver(setup.secret, { verifies: true, seen: new Set(), onDuplicate: 409 }));
+    setup.emu.network.route(
+      'https://hooks.acme.example',
+      receiver(setup.secret, { verifies: true, seen: new Set(), onDuplicate: 409 }),
+    );
     setup.emu.faults.add({ target: 'delivery', effect: { duplicate: true } });
     const event = await testEvent(setup);
     expect(found(setup.emu)).toEqual([`duplicate-refused: ${event}`]);
@@ -417,17 +492,25 @@ describe('the receiver rules', () => {
 
   it('duplicate-refused: a resent event the receiver had accepted, refused', async () => {
     const setup = world();
-    setup.emu.network.route('https://hooks.acme.example', receiver(setup.secret, { verifies: true, seen: new Set(), onDuplicate: 409 }));
+    setup.emu.network.route(
+      'https://hooks.acme.example',
+      receiver(setup.secret, { verifies: true, seen: new Set(), onDuplicate: 409 }),
+    );
     const event = await testEvent(setup);
     const destination = await setup.call('GET', '/v1/webhook');
-    expect((await setup.call('POST', `/v1/webhook/eventos/${event}/reenvios`, { ifMatch: destination.etag })).status).toBe(202);
+    expect(
+      (await setup.call('POST', `/v1/webhook/eventos/${event}/reenvios`, { ifMatch: destination.etag })).status,
+    ).toBe(202);
     await setup.emu.clock.runUntilIdle();
     expect(found(setup.emu)).toEqual([`duplicate-refused: ${event}`]);
   });
 
   it('is no finding for a receiver that answers 2xx to what it had processed already', async () => {
     const setup = world();
-    setup.emu.network.route('https://hooks.acme.example', receiver(setup.secret, { verifies: true, seen: new Set(), onDuplicate: 200 }));
+    setup.emu.network.route(
+      'https://hooks.acme.example',
+      receiver(setup.secret, { verifies: true, seen: new Set(), onDuplicate: 200 }),
+    );
     setup.emu.faults.add({ target: 'delivery', effect: { duplicate: true } });
     await testEvent(setup);
     expect(found(setup.emu)).toEqual([]);
@@ -489,9 +572,21 @@ describe("slow-receiver's one finding per event", () => {
       answer: { outcome: { kind: 'no_answer' }, tamper: null, copy: null },
     });
     const unkeyed = (n: number): JournalRecord => ({
-      at: 0, method: 'PATCH', path: '/v1/produtos/p', status: 400, requestId: `r${n}`, companyId: 'c',
-      idempotencyKey: null, replayed: false, faultId: null, operation: 'updateProduct',
-      codigo: 'chave_idempotencia_ausente', ifMatch: null, fingerprint: null, retryAfter: null, lost: false,
+      at: 0,
+      method: 'PATCH',
+      path: '/v1/produtos/p',
+      status: 400,
+      requestId: `r${n}`,
+      companyId: 'c',
+      idempotencyKey: null,
+      replayed: false,
+      faultId: null,
+      operation: 'updateProduct',
+      codigo: 'chave_idempotencia_ausente',
+      ifMatch: null,
+      fingerprint: null,
+      retryAfter: null,
+      lost: false,
     });
     return { engine, graded, told, silent, unkeyed };
   }
@@ -542,7 +637,12 @@ describe("slow-receiver's one finding per event", () => {
 
 describe('the rules table', () => {
   it('gives every operation that takes If-Match the read of its fresh ETag, a GET the API has', () => {
-    const gets = new Set(operations.map(documentedOperation).filter((o) => o.method === 'GET').map((o) => o.path));
+    const gets = new Set(
+      operations
+        .map(documentedOperation)
+        .filter((o) => o.method === 'GET')
+        .map((o) => o.path),
+    );
     for (const o of IF_MATCH_OPERATIONS) {
       const read = FRESH_ETAG_READS[`${o.method} ${o.path}`];
       expect(read, `${o.method} ${o.path}`).toBeDefined();
@@ -570,7 +670,10 @@ describe('the rules table', () => {
   });
 
   it('reads a path by its template', () => {
-    expect(paramsOf('/v1/catalogos/{id}/produtos/{produto_id}', '/v1/catalogos/a/produtos/b')).toEqual({ id: 'a', produto_id: 'b' });
+    expect(paramsOf('/v1/catalogos/{id}/produtos/{produto_id}', '/v1/catalogos/a/produtos/b')).toEqual({
+      id: 'a',
+      produto_id: 'b',
+    });
     expect(paramsOf('/v1/catalogos/{id}', '/v1/catalogos/a/produtos')).toBeUndefined();
     expect(paramsOf('/v1/empresa/vigilancia', '/v1/empresa/vigilancia')).toEqual({});
   });

@@ -112,9 +112,11 @@ const rule = <M extends Recent<unknown> | undefined>(row: Rule<M>): Rule<M> => r
 const none = (): undefined => undefined;
 
 /** A complete 2xx: what confirms an attempt (spec: WH-EVT-55). */
-const accepted = (outcome: TransportOutcome | null): boolean => outcome !== null && outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300;
+const accepted = (outcome: TransportOutcome | null): boolean =>
+  outcome !== null && outcome.kind === 'response' && outcome.status >= 200 && outcome.status < 300;
 /** A complete answer other than 2xx: the receiver said no. */
-const refused = (outcome: TransportOutcome | null): boolean => outcome !== null && outcome.kind === 'response' && !(outcome.status >= 200 && outcome.status < 300);
+const refused = (outcome: TransportOutcome | null): boolean =>
+  outcome !== null && outcome.kind === 'response' && !(outcome.status >= 200 && outcome.status < 300);
 
 /** `METHOD /path (request id)`: how a finding names a request. */
 const named = (r: JournalRecord): string => `${r.method} ${r.path} (request ${r.requestId})`;
@@ -160,7 +162,11 @@ const KEY_REQUIRED_BY: Readonly<Record<string, string>> = {
 };
 
 /** The statements a tampered delivery's receiver breaks, by what the fault corrupted. */
-const TAMPER_STATEMENTS = { signature: ['SIG-02', 'SIG-03', 'SIG-07'], body: ['SIG-03', 'SIG-07'], timestamp: ['SIG-08'] } as const;
+const TAMPER_STATEMENTS = {
+  signature: ['SIG-02', 'SIG-03', 'SIG-07'],
+  body: ['SIG-03', 'SIG-07'],
+  timestamp: ['SIG-08'],
+} as const;
 
 /** The values of a path's parameters, by the template's names; undefined when the path does not fit it. */
 export function paramsOf(template: string, path: string): Record<string, string> | undefined {
@@ -177,7 +183,8 @@ export function paramsOf(template: string, path: string): Record<string, string>
 }
 
 /** `template` with its parameters filled in. */
-const filled = (template: string, params: Readonly<Record<string, string>>): string => template.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '');
+const filled = (template: string, params: Readonly<Record<string, string>>): string =>
+  template.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '');
 
 /** A path as compared: uuids are accepted in either case (spec: CONV-04). */
 const samePath = (path: string): string => path.toLowerCase();
@@ -192,7 +199,7 @@ export const RULES = [
     id: 'new-key-after-lost-answer',
     statements: ['REQ-02', 'REQ-03'],
     trigger:
-      'A write whose answer was lost (a `loseResponse` fault, or a request a `delayMs` fault held that the client gave up on: its connection closed, or in process its Request\'s signal aborted) sent again, same method, path and body, under a new idempotency-key.',
+      "A write whose answer was lost (a `loseResponse` fault, or a request a `delayMs` fault held that the client gave up on: its connection closed, or in process its Request's signal aborted) sent again, same method, path and body, under a new idempotency-key.",
     fix: 'Retry a write whose answer you did not get with the same idempotency-key: the service then answers its original result and applies it once.',
     memory: () => new Recent<{ readonly requestId: string; readonly key: string | null }>(),
     request(lost, r) {
@@ -214,7 +221,8 @@ export const RULES = [
     fix: 'Generate a new idempotency-key for each new request; reuse one only to repeat that same request.',
     memory: none,
     request(_, r, context) {
-      if (r.codigo !== 'idempotencia_reutilizada' || r.companyId === null || r.idempotencyKey === null) return undefined;
+      if (r.codigo !== 'idempotencia_reutilizada' || r.companyId === null || r.idempotencyKey === null)
+        return undefined;
       const earlier = context.earlierWithKey(r.companyId, r.idempotencyKey, r.requestId);
       return {
         message: `${named(r)} sent idempotency-key ${r.idempotencyKey}, already used${earlier === undefined ? '' : ` by request ${earlier}`} for a different request: refused 422 idempotencia_reutilizada.`,
@@ -230,7 +238,14 @@ export const RULES = [
       'a manual clock, a wait in real time counts too): the same method and path (its ids in any case), and for a ' +
       'write the same idempotency-key (a write under another key is another request).',
     fix: 'Wait at least the Retry-After seconds of a 429 or 503 before repeating the request (a write with the same idempotency-key).',
-    memory: () => new Recent<{ readonly requestId: string; readonly status: number; readonly at: number; readonly realAt: number; readonly waitMs: number }>(),
+    memory: () =>
+      new Recent<{
+        readonly requestId: string;
+        readonly status: number;
+        readonly at: number;
+        readonly realAt: number;
+        readonly waitMs: number;
+      }>(),
     request(waits, r, context) {
       if (r.companyId === null || (waits.size === 0 && r.retryAfter === null)) return undefined;
       // The resource and the request: a read of another resource, or another write to the same path (another
@@ -241,7 +256,13 @@ export const RULES = [
       const key = keyOf(r.companyId, r.method, path, ...write);
       const wait = waits.size === 0 ? undefined : waits.take(key);
       if (r.retryAfter !== null && r.retryAfter > 0 && (r.status === 429 || r.status === 503)) {
-        waits.set(key, { requestId: r.requestId, status: r.status, at: r.at, realAt: context.realNow(), waitMs: r.retryAfter * 1000 });
+        waits.set(key, {
+          requestId: r.requestId,
+          status: r.status,
+          at: r.at,
+          realAt: context.realNow(),
+          waitMs: r.retryAfter * 1000,
+        });
       }
       if (wait === undefined) return undefined;
       const waited = Math.max(r.at - wait.at, context.realNow() - wait.realAt);
@@ -298,13 +319,18 @@ export const RULES = [
       if (r.codigo !== 'chave_idempotencia_ausente') return undefined;
       const operation = r.operation === null ? undefined : context.operation(r.operation);
       const statement = operation === undefined ? undefined : KEY_REQUIRED_BY[`${operation.method} ${operation.path}`];
-      return { message: `${named(r)} was sent without an idempotency-key: refused 400 chave_idempotencia_ausente.`, requestIds: [r.requestId], ...(statement === undefined ? {} : { statements: [statement] }) };
+      return {
+        message: `${named(r)} was sent without an idempotency-key: refused 400 chave_idempotencia_ausente.`,
+        requestIds: [r.requestId],
+        ...(statement === undefined ? {} : { statements: [statement] }),
+      };
     },
   }),
   rule({
     id: 'accepted-tampered-delivery',
     statements: ['SIG-02', 'SIG-03', 'SIG-07', 'SIG-08'],
-    trigger: 'The receiver answered 2xx to a delivery the `tamper` delivery fault corrupted (its signature, its body or its timestamp).',
+    trigger:
+      'The receiver answered 2xx to a delivery the `tamper` delivery fault corrupted (its signature, its body or its timestamp).',
     fix: 'Verify Service-Signature on the raw body before parsing it (HMAC-SHA256 of "timestamp.eventId.body" with the whole secret, compared in constant time), refuse a Service-Timestamp more than 5 minutes off, and answer non-2xx to a delivery that fails.',
     memory: none,
     received(_, d) {
@@ -347,7 +373,8 @@ export const RULES = [
   rule({
     id: 'duplicate-refused',
     statements: ['SIG-11', 'WH-EVT-50'],
-    trigger: 'A redelivered event (a later attempt, a resend, or the copy a `duplicate` fault sent) answered non-2xx after the receiver had once accepted it.',
+    trigger:
+      'A redelivered event (a later attempt, a resend, or the copy a `duplicate` fault sent) answered non-2xx after the receiver had once accepted it.',
     fix: 'Deduplicate by the event id (Service-Event-Id): answer 2xx to an event already processed, without applying it again.',
     // The events the receiver accepted, and whether a refusal of one was told already (once per event is enough:
     // a refused redelivery is retried, and refused again, until its cycle ends).
@@ -360,10 +387,17 @@ export const RULES = [
       // A tampered copy is refused rightly, however often the event was accepted before.
       if (tamper !== null || before === 'told') return undefined;
       const which =
-        before === 'accepted' && refused(outcome) ? { answer: outcome, what: `attempt ${d.tentativa}` } : accepted(outcome) && refused(copy) ? { answer: copy, what: `the second copy of attempt ${d.tentativa}` } : undefined;
+        before === 'accepted' && refused(outcome)
+          ? { answer: outcome, what: `attempt ${d.tentativa}` }
+          : accepted(outcome) && refused(copy)
+            ? { answer: copy, what: `the second copy of attempt ${d.tentativa}` }
+            : undefined;
       if (which === undefined) return undefined;
       events.set(key, 'told');
-      return { message: `The receiver answered ${status(which.answer)} to ${which.what} of event ${d.eventId}, after it had accepted that event: a redelivery must be answered 2xx.`, eventIds: [d.eventId] };
+      return {
+        message: `The receiver answered ${status(which.answer)} to ${which.what} of event ${d.eventId}, after it had accepted that event: a redelivery must be answered 2xx.`,
+        eventIds: [d.eventId],
+      };
     },
   }),
 ] as const;

@@ -83,7 +83,8 @@ describe('the receiver check in process', () => {
       return matching[0]!;
     };
     const stamp = now / 1000;
-    const verify = (id: string, secret = SECRET, nowMs = now) => verifyWebhook({ secret, headers: at(id).headers, body: at(id).body, now: nowMs });
+    const verify = (id: string, secret = SECRET, nowMs = now) =>
+      verifyWebhook({ secret, headers: at(id).headers, body: at(id).body, now: nowMs });
 
     // valid: exactly the headers of an attempt (names in lower case, as the transport sends them) and the envelope's bytes.
     const valid = at('valid');
@@ -136,7 +137,9 @@ describe('the receiver check in process', () => {
     expect(verify('old-secret', PREVIOUS)).toMatchObject({ ok: true });
     const altered = at('body-altered');
     expect(altered.body.length).toBe(valid.body.length);
-    expect([...altered.body].filter((ch, i) => ch !== valid.body.replace(eventId, altered.headers['service-event-id']!)[i])).toEqual(['1']);
+    expect(
+      [...altered.body].filter((ch, i) => ch !== valid.body.replace(eventId, altered.headers['service-event-id']!)[i]),
+    ).toEqual(['1']);
     expect(verify('body-altered')).toMatchObject({ ok: false, reason: 'assinatura_invalida' });
 
     // truncated-signature: three deliveries, each signed right, then cut to v1= and 0, 32 and 63 of its hex digits.
@@ -168,7 +171,11 @@ describe('the receiver check in process', () => {
     expect(at('future-timestamp').headers['service-timestamp']).toBe(String(stamp + 320));
     expect(verify('future-timestamp', SECRET, now + 320_000)).toMatchObject({ ok: true });
     expect(verify('future-timestamp')).toMatchObject({ ok: false, reason: 'timestamp_fora_da_tolerancia' });
-    for (const [id, header] of [['missing-signature', 'service-signature'], ['missing-timestamp', 'service-timestamp'], ['missing-event-id', 'service-event-id']] as const) {
+    for (const [id, header] of [
+      ['missing-signature', 'service-signature'],
+      ['missing-timestamp', 'service-timestamp'],
+      ['missing-event-id', 'service-event-id'],
+    ] as const) {
       expect(Object.keys(at(id).headers)).not.toContain(header);
       expect(Object.keys(at(id).headers)).toHaveLength(4);
     }
@@ -182,7 +189,9 @@ describe('the receiver check in process', () => {
     expect(got).toHaveLength(RECEIVER_CASES.length + 2);
     // The handler accepted everything: every accept case passes, every reject case fails.
     expect(failingIds(check)).toEqual(ids('reject'));
-    expect(check.cases.every((c) => c.status === 200 && c.failure === null && c.answer === 'ok' && c.accepted)).toBe(true);
+    expect(check.cases.every((c) => c.status === 200 && c.failure === null && c.answer === 'ok' && c.accepted)).toBe(
+      true,
+    );
   });
 
   it('sends the cases side by side, and duplicate only once valid is answered', async () => {
@@ -233,7 +242,8 @@ describe('the receiver check in process', () => {
       () => {
         throw new Error('boom');
       },
-      () => new Response(new ReadableStream({ pull: (controller) => controller.error(new Error('cut')) }), { status: 200 }),
+      () =>
+        new Response(new ReadableStream({ pull: (controller) => controller.error(new Error('cut')) }), { status: 200 }),
       () => new Promise<Response>(() => undefined),
     ];
     for (const [i, answer] of answers.entries()) {
@@ -242,7 +252,15 @@ describe('the receiver check in process', () => {
       expect(valid.accepted, `answer ${i}`).toBe(false);
       expect(valid.verdict).toBe('fail');
       expect(check.cases.filter((c) => c.expect === 'reject').every((c) => c.verdict === 'pass')).toBe(true);
-      expect([valid.status, valid.failure]).toEqual([[307, null], [500, null], [null, 'refused'], [200, 'incomplete'], [null, 'timeout']][i]);
+      expect([valid.status, valid.failure]).toEqual(
+        [
+          [307, null],
+          [500, null],
+          [null, 'refused'],
+          [200, 'incomplete'],
+          [null, 'timeout'],
+        ][i],
+      );
       expect(check.reachable).toBe(i < 2 || i === 3);
       expect(check.judged).toBe(true);
     }
@@ -294,7 +312,7 @@ describe('the receiver check in process', () => {
           expect(got).toEqual({ id: c.id, failure, status: null, accepted: false, verdict: 'fail' });
           expect(c.fix).toMatch(/^the check's deadline passed before this case was answered, so it was not judged/);
         }
-        expect(formatReceiverCheck(check)).toContain('\n  unknown-scheme: not judged; the check\'s deadline passed');
+        expect(formatReceiverCheck(check)).toContain("\n  unknown-scheme: not judged; the check's deadline passed");
       }
     } finally {
       await silent.close();
@@ -308,11 +326,21 @@ describe('the receiver check in process', () => {
       sent++;
       return new Response(null, { status: 204 });
     };
-    await expect(emu.webhooks.checkReceiver({ secret: SECRET })).rejects.toThrow(new TypeError("checkReceiver needs url (the receiver's http or https URL) or fetch (an in-process receiver)"));
-    await expect(emu.webhooks.checkReceiver({ url: 'localhost:3000', secret: SECRET })).rejects.toThrow(new TypeError('url must be the receiver\'s http:// or https:// URL (got "localhost:3000")'));
-    await expect(emu.webhooks.checkReceiver({ url: 'ftp://x.example/', secret: SECRET })).rejects.toThrow(/^url must be the receiver's http/);
-    await expect(emu.webhooks.checkReceiver({ fetch, secret: '' })).rejects.toThrow(/^secret must be the webhook secret/);
-    await expect(emu.webhooks.checkReceiver({ fetch, secret: SECRET, previousSecret: ' ' })).rejects.toThrow(/^previousSecret must be the webhook secret/);
+    await expect(emu.webhooks.checkReceiver({ secret: SECRET })).rejects.toThrow(
+      new TypeError("checkReceiver needs url (the receiver's http or https URL) or fetch (an in-process receiver)"),
+    );
+    await expect(emu.webhooks.checkReceiver({ url: 'localhost:3000', secret: SECRET })).rejects.toThrow(
+      new TypeError('url must be the receiver\'s http:// or https:// URL (got "localhost:3000")'),
+    );
+    await expect(emu.webhooks.checkReceiver({ url: 'ftp://x.example/', secret: SECRET })).rejects.toThrow(
+      /^url must be the receiver's http/,
+    );
+    await expect(emu.webhooks.checkReceiver({ fetch, secret: '' })).rejects.toThrow(
+      /^secret must be the webhook secret/,
+    );
+    await expect(emu.webhooks.checkReceiver({ fetch, secret: SECRET, previousSecret: ' ' })).rejects.toThrow(
+      /^previousSecret must be the webhook secret/,
+    );
     // No time-out of the check's own: each delivery is given the emulator's attempt time-out.
     const timeoutMs = { fetch, secret: SECRET, timeoutMs: 1000 } as never;
     await expect(emu.webhooks.checkReceiver(timeoutMs)).rejects.toThrow(/^timeoutMs is not an option of the receiver/);
@@ -320,9 +348,15 @@ describe('the receiver check in process', () => {
     const check = (deadlineMs: number) => emu.webhooks.checkReceiver({ fetch, secret: SECRET, deadlineMs });
     await expect(check(45_000.5)).rejects.toThrow(deadline('45000.5'));
     await expect(check(600_001)).rejects.toThrow(deadline('600001'));
-    await expect(emu.webhooks.checkReceiver({ fetch, secret: SECRET, cnpjRoot: '123' })).rejects.toThrow('cnpjRoot must be the 8 digits of a CNPJ root (got 123)');
-    await expect(emu.webhooks.checkReceiver({ fetch, secret: SECRET, now: Number.NaN })).rejects.toThrow(/^now must be a Date/);
-    await expect(emu.webhooks.checkReceiver({ fetch: 'x' as never, secret: SECRET })).rejects.toThrow(/^fetch must be a function/);
+    await expect(emu.webhooks.checkReceiver({ fetch, secret: SECRET, cnpjRoot: '123' })).rejects.toThrow(
+      'cnpjRoot must be the 8 digits of a CNPJ root (got 123)',
+    );
+    await expect(emu.webhooks.checkReceiver({ fetch, secret: SECRET, now: Number.NaN })).rejects.toThrow(
+      /^now must be a Date/,
+    );
+    await expect(emu.webhooks.checkReceiver({ fetch: 'x' as never, secret: SECRET })).rejects.toThrow(
+      /^fetch must be a function/,
+    );
     expect(sent).toBe(0);
   });
 });
@@ -335,7 +369,9 @@ describe('the report', () => {
     const check = await emu.webhooks.checkReceiver({ fetch: redirects, secret: SECRET, now });
     const text = formatReceiverCheck(check).replace(/\d+ ms$/gm, '1 ms');
     expect(text).toContain('Receiver check of https://receiver.test/ (via in-process handler)\n');
-    expect(text).toContain("Timestamps from the receiver's clock at 2026-03-04T05:06:07.000Z; old-secret signed with a fresh secret (no previous one given).\n");
+    expect(text).toContain(
+      "Timestamps from the receiver's clock at 2026-03-04T05:06:07.000Z; old-secret signed with a fresh secret (no previous one given).\n",
+    );
     expect(text).toContain('\ncase                 expect  answer                      verdict  checks  time\n');
     expect(text).toContain('\nvalid                accept  302 redirect, not followed  FAIL     SIG-03  1 ms\n');
     expect(text).toContain('\nwrong-key            reject  400                         pass     SIG-04  1 ms\n');
@@ -344,6 +380,8 @@ describe('the report', () => {
     expect(text).toContain(`\n${totals}\n\nTo fix:\n  valid: refused; verify HMAC-SHA256(`);
     const fixes = text.split('\n').filter((line) => line.startsWith('  ') && line.includes(': refused; '));
     expect(fixes).toHaveLength(accepting);
-    expect(text).toContain('\nNot checked from outside:\n  SIG-09: a constant-time comparison: one that stops at the first differing byte');
+    expect(text).toContain(
+      '\nNot checked from outside:\n  SIG-09: a constant-time comparison: one that stops at the first differing byte',
+    );
   });
 });

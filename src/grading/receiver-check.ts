@@ -86,7 +86,7 @@ const CASE_ROWS = [
     statement: 'SIG-08',
     sends: 'the same, stamped 4 minutes ago',
     fix:
-      "accept a Service-Timestamp up to 5 minutes from your clock either way (compare in seconds); if this refusal " +
+      'accept a Service-Timestamp up to 5 minutes from your clock either way (compare in seconds); if this refusal ' +
       "surprises you, synchronize the receiver's clock (NTP)",
     build: ({ now, event, signed }) => [signed(event(now - WITHIN_TOLERANCE_S))],
   },
@@ -129,7 +129,7 @@ const CASE_ROWS = [
       'retry is',
     fix:
       "judge freshness by Service-Timestamp, the time of the attempt, never by the envelope's ocorridoEm, the time " +
-      "of the event: a retry comes hours after its event, freshly stamped and signed",
+      'of the event: a retry comes hours after its event, freshly stamped and signed',
     build: ({ now, event, signed }) => [signed(event(now, now - LATE_RETRY_AGE_S))],
   },
   {
@@ -412,7 +412,8 @@ export function readCheckOptions(
   options: Pick<ReceiverCheckOptions, 'now' | 'deadlineMs' | 'cnpjRoot'>,
   attemptTimeoutMs: number,
 ): CheckLimits {
-  if (typeof options !== 'object' || options === null) throw new TypeError('the receiver check takes an options object');
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('the receiver check takes an options object');
   if ((options as { timeoutMs?: unknown }).timeoutMs !== undefined) {
     throw new TypeError(
       'timeoutMs is not an option of the receiver check: each delivery is given the attempt time-out of the ' +
@@ -445,7 +446,10 @@ export function readCheckOptions(
 
 /** A secret option: a non-empty string (a TypeError otherwise). */
 export function readSecret(name: string, value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new TypeError(`${name} must be the webhook secret the receiver verifies with (a non-empty string, "${SECRET_PREFIX}…")`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new TypeError(
+      `${name} must be the webhook secret the receiver verifies with (a non-empty string, "${SECRET_PREFIX}…")`,
+    );
   return value;
 }
 
@@ -453,7 +457,8 @@ export function readSecret(name: string, value: unknown): string {
 function clockOf(now: number | Date | (() => number | Date)): () => number {
   const read = (value: unknown): number => {
     const ms = value instanceof Date ? value.getTime() : value;
-    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new TypeError(`now must be a Date, Unix milliseconds, or a function giving one (got ${String(value)})`);
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+      throw new TypeError(`now must be a Date, Unix milliseconds, or a function giving one (got ${String(value)})`);
     return ms;
   };
   if (typeof now === 'function') return () => read(now());
@@ -503,7 +508,11 @@ export async function checkReceiver(target: ReceiverTarget, settings: ReceiverCh
   const running = new Map<string, Promise<ReceiverCaseResult>>();
   for (const row of rows) if (row.after === undefined) running.set(row.id, run(row));
   for (const row of rows) {
-    if (row.after !== undefined) running.set(row.id, running.get(row.after)!.then(() => run(row)));
+    if (row.after !== undefined)
+      running.set(
+        row.id,
+        running.get(row.after)!.then(() => run(row)),
+      );
   }
   let results: ReceiverCaseResult[];
   try {
@@ -568,7 +577,10 @@ function relaid(body: string): string {
 
 /** The body with the last digit of `ocorridoEm`'s milliseconds changed: the same length, one byte apart. */
 function oneByteChanged(body: string): string {
-  const changed = body.replace(/("ocorridoEm":"[^"]*)(\d)Z"/, (_, head: string, digit: string) => `${head}${digit === '9' ? '8' : String(Number(digit) + 1)}Z"`);
+  const changed = body.replace(
+    /("ocorridoEm":"[^"]*)(\d)Z"/,
+    (_, head: string, digit: string) => `${head}${digit === '9' ? '8' : String(Number(digit) + 1)}Z"`,
+  );
   if (changed === body) throw new Error('the envelope has no ocorridoEm to change');
   return changed;
 }
@@ -641,7 +653,9 @@ function answerWords(result: ReceiverCaseResult, timeoutMs: number): string {
   const cause = result.cause === null ? '' : ` (${result.cause})`;
   switch (result.failure) {
     case null:
-      return result.status !== null && result.status >= 300 && result.status < 400 ? `${result.status} redirect, not followed` : String(result.status);
+      return result.status !== null && result.status >= 300 && result.status < 400
+        ? `${result.status} redirect, not followed`
+        : String(result.status);
     case 'incomplete':
       return `${result.status} cut short`;
     case 'timeout':
@@ -660,11 +674,23 @@ function answerWords(result: ReceiverCaseResult, timeoutMs: number): string {
  * line per failing case saying how to fix it, and what the check cannot say.
  */
 export function formatReceiverCheck(check: ReceiverCheck): string {
-  const rows = check.cases.map((r) => [r.id, r.expect, answerWords(r, check.timeoutMs), r.verdict === 'pass' ? 'pass' : 'FAIL', r.statement, `${r.ms} ms`]);
+  const rows = check.cases.map((r) => [
+    r.id,
+    r.expect,
+    answerWords(r, check.timeoutMs),
+    r.verdict === 'pass' ? 'pass' : 'FAIL',
+    r.statement,
+    `${r.ms} ms`,
+  ]);
   const header = ['case', 'expect', 'answer', 'verdict', 'checks', 'time'];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
-  const oldSecret = { previous: "the destination's previous secret", given: 'the previous secret given', fresh: 'a fresh secret (no previous one given)' }[check.oldSecret];
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+  const oldSecret = {
+    previous: "the destination's previous secret",
+    given: 'the previous secret given',
+    fresh: 'a fresh secret (no previous one given)',
+  }[check.oldSecret];
   const out = [
     `Receiver check of ${check.receiver.url}${check.receiver.via === null ? '' : ` (via ${check.receiver.via})`}`,
     `Timestamps from the receiver's clock at ${check.clock}; old-secret signed with ${oldSecret}.`,

@@ -11,19 +11,27 @@ import { formatReport, type Report } from './report.js';
 
 const GRADING = readFileSync(new URL('../../docs/grading.md', import.meta.url), 'utf8');
 /** The cells of the table row of docs/grading.md whose first cell is `id` in backquotes. */
-const rowOf = (id: string) => GRADING.split('\n').find((line) => line.startsWith(`| \`${id}\` |`))?.split(' | ');
+const rowOf = (id: string) =>
+  GRADING.split('\n')
+    .find((line) => line.startsWith(`| \`${id}\` |`))
+    ?.split(' | ');
 
 describe('the tables of docs/grading.md', () => {
   it('list every rule with its statements, in the order of the table in the code', () => {
-    const ids = GRADING.split('\n').filter((line) => RULES.some((r) => line.startsWith(`| \`${r.id}\` |`))).map((line) => line.slice(3, line.indexOf('`', 3)));
+    const ids = GRADING.split('\n')
+      .filter((line) => RULES.some((r) => line.startsWith(`| \`${r.id}\` |`)))
+      .map((line) => line.slice(3, line.indexOf('`', 3)));
     expect(ids).toEqual(RULES.map((r) => r.id));
     for (const row of RULES) expect(rowOf(row.id)![2]!.startsWith(row.statements.join(', ')), row.id).toBe(true);
   });
 
   it('list every behaviour with its statements, in the order of the table in the code', () => {
-    const ids = GRADING.split('\n').filter((line) => BEHAVIOURS.some((b) => line.startsWith(`| \`${b.id}\` |`))).map((line) => line.slice(3, line.indexOf('`', 3)));
+    const ids = GRADING.split('\n')
+      .filter((line) => BEHAVIOURS.some((b) => line.startsWith(`| \`${b.id}\` |`)))
+      .map((line) => line.slice(3, line.indexOf('`', 3)));
     expect(ids).toEqual(BEHAVIOURS.map((b) => b.id));
-    for (const row of BEHAVIOURS) expect(rowOf(row.id)![2], row.id).toBe(row.statements.length === 0 ? '—' : row.statements.join(', '));
+    for (const row of BEHAVIOURS)
+      expect(rowOf(row.id)![2], row.id).toBe(row.statements.length === 0 ? '—' : row.statements.join(', '));
   });
 });
 
@@ -45,11 +53,38 @@ describe('formatReport', () => {
     coverage: {
       score: { exercised: 1, listed: 2 },
       behaviours: [
-        { id: 'lost-answer', area: 'requests', what: 'A lost answer', statements: [], seen: 2, control: 'loseResponse' },
-        { id: 'precondition-failed', area: 'requests', what: 'A 412', statements: [], seen: 0, control: 'concurrentEdit' },
+        {
+          id: 'lost-answer',
+          area: 'requests',
+          what: 'A lost answer',
+          statements: [],
+          seen: 2,
+          control: 'loseResponse',
+        },
+        {
+          id: 'precondition-failed',
+          area: 'requests',
+          what: 'A 412',
+          statements: [],
+          seen: 0,
+          control: 'concurrentEdit',
+        },
       ],
       gaps: ['no precondition-failed: concurrentEdit'],
-      operations: [{ id: 'getCompany', method: 'GET', path: '/v1/empresa', calls: 3, statuses: [{ status: 200, count: 2 }, { status: 503, count: 1 }], codes: [{ codigo: 'servico_indisponivel', count: 1 }], unreceived: [401, 403] }],
+      operations: [
+        {
+          id: 'getCompany',
+          method: 'GET',
+          path: '/v1/empresa',
+          calls: 3,
+          statuses: [
+            { status: 200, count: 2 },
+            { status: 503, count: 1 },
+          ],
+          codes: [{ codigo: 'servico_indisponivel', count: 1 }],
+          unreceived: [401, 403],
+        },
+      ],
       notCalled: ['GET /v1/contexto'],
       unrouted: 1,
       faults: [{ target: 'api', effect: 'loseResponse', fired: 2 }],
@@ -136,7 +171,12 @@ describe("the report's receiver part", () => {
     const check = await emu.webhooks.checkReceiver({ fetch: acceptsAll, secret: SECRET });
     const failing = check.cases.filter((c) => c.verdict === 'fail').map((c) => c.id);
     expect(failing).toContain('wrong-key');
-    expect(emu.report().receiver).toEqual({ target: 'https://receiver.test/', passed: check.passed, failed: check.failed, failing });
+    expect(emu.report().receiver).toEqual({
+      target: 'https://receiver.test/',
+      passed: check.passed,
+      failed: check.failed,
+      failing,
+    });
     await emu.close();
   });
 
@@ -146,15 +186,27 @@ describe("the report's receiver part", () => {
     const other = emu.companies.create();
     const configured = await emu.fetch('/v1/webhook', {
       method: 'PUT',
-      headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'report-receiver-01', 'if-none-match': '*' },
+      headers: {
+        authorization: `Bearer ${acme.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'report-receiver-01',
+        'if-none-match': '*',
+      },
       body: JSON.stringify({ url: 'https://hooks.acme.example/catalog' }),
     });
     expect(configured.status).toBe(201);
     emu.network.route('https://hooks.acme.example', acceptsAll);
     const check = await emu.webhooks.checkDestination(acme.companyId);
-    expect(emu.report({ companyId: acme.companyId }).receiver).toEqual({ target: 'https://hooks.acme.example/catalog', passed: check.passed, failed: check.failed, failing: check.cases.filter((c) => c.verdict === 'fail').map((c) => c.id) });
+    expect(emu.report({ companyId: acme.companyId }).receiver).toEqual({
+      target: 'https://hooks.acme.example/catalog',
+      passed: check.passed,
+      failed: check.failed,
+      failing: check.cases.filter((c) => c.verdict === 'fail').map((c) => c.id),
+    });
     expect(emu.report({ companyId: other.companyId }).receiver).toBeUndefined();
-    expect(formatReport(emu.report({ companyId: acme.companyId }))).toContain(`## Your webhook receiver: ${check.passed} passed, ${check.failed} failed`);
+    expect(formatReport(emu.report({ companyId: acme.companyId }))).toContain(
+      `## Your webhook receiver: ${check.passed} passed, ${check.failed} failed`,
+    );
     await emu.close();
   });
 });

@@ -28,7 +28,12 @@ export interface ReceiverSummary {
 
 /** A receiver check (receiver-check.ts) as the report shows it. */
 export function receiverSummary(check: ReceiverCheck): ReceiverSummary {
-  return { target: check.receiver.url, passed: check.passed, failed: check.failed, failing: check.cases.filter((c) => c.verdict === 'fail').map((c) => c.id) };
+  return {
+    target: check.receiver.url,
+    passed: check.passed,
+    failed: check.failed,
+    failing: check.cases.filter((c) => c.verdict === 'fail').map((c) => c.id),
+  };
 }
 
 /** What the emulator saw the integration do, judged: `emu.report()`, GET /_emulator/report. */
@@ -126,7 +131,11 @@ export class Grading implements FactObserver {
    * `operations`: the API's, in its order. `realNow`: a monotonic real time in ms (a wait for a Retry-After on a
    * manual clock is measured in it too).
    */
-  constructor(emulator: GradedEmulator, operations: readonly GradedOperation[], realNow: () => number = () => performance.now()) {
+  constructor(
+    emulator: GradedEmulator,
+    operations: readonly GradedOperation[],
+    realNow: () => number = () => performance.now(),
+  ) {
     this.#emulator = emulator;
     this.#operations = operations;
     this.#realNow = realNow;
@@ -192,7 +201,8 @@ export class Grading implements FactObserver {
     if (event === undefined || attempt === undefined) return;
     const seen = this.#state;
     const { companyId } = event;
-    if (event.estado === 'entregue' || event.estado === 'falhou') seen.closed.set(keyOf(companyId, eventId), { companyId, eventId });
+    if (event.estado === 'entregue' || event.estado === 'falhou')
+      seen.closed.set(keyOf(companyId, eventId), { companyId, eventId });
     const tally = seen.tally(companyId);
     const url = state.webhookDestinations.get(companyId)?.url;
     if (url === undefined || this.#emulator.routes.resolve(url) === undefined) {
@@ -218,7 +228,9 @@ export class Grading implements FactObserver {
       return;
     }
     if (run.subjectId === null || run.companyId === null) return;
-    for (const row of JOB_ROWS) if (row.job!.task === run.task && row.job!.done(state, run.subjectId)) this.#state.tally(run.companyId).saw(row.id);
+    for (const row of JOB_ROWS)
+      if (row.job!.task === run.task && row.job!.done(state, run.subjectId))
+        this.#state.tally(run.companyId).saw(row.id);
   }
 
   /** The report of every company, or of `companyId` alone. */
@@ -234,7 +246,11 @@ export class Grading implements FactObserver {
     const all = new Tally();
     seen?.earlier.addTo(all);
     for (const tally of seen?.tallies.values() ?? []) tally.addTo(all);
-    return { findings: seen === undefined ? [] : [...seen.findings], findingsDropped: seen?.dropped ?? 0, coverage: coverageOf(all, this.#operations) };
+    return {
+      findings: seen === undefined ? [] : [...seen.findings],
+      findingsDropped: seen?.dropped ?? 0,
+      coverage: coverageOf(all, this.#operations),
+    };
   }
 
   /**
@@ -297,11 +313,20 @@ export function formatReport(report: Report): string {
   lines.push(`## Findings on your client (${findings.length + findingsDropped})`, '');
   if (findings.length === 0 && findingsDropped === 0) lines.push('None: no rule was broken.');
   for (const f of findings) {
-    lines.push(`- **${f.rule}** (${f.statements.join(', ')}) at ${f.at}${f.companyId === null ? '' : `, company ${f.companyId}`}: ${f.message}`, `  Fix: ${f.fix}`);
+    lines.push(
+      `- **${f.rule}** (${f.statements.join(', ')}) at ${f.at}${f.companyId === null ? '' : `, company ${f.companyId}`}: ${f.message}`,
+      `  Fix: ${f.fix}`,
+    );
   }
-  if (findingsDropped > 0) lines.push(`- … and ${findingsDropped} earlier, no longer kept (the report keeps the last ${FINDINGS_KEPT}).`);
-  lines.push('', `## What your tests exercised: ${coverage.score.exercised} of ${coverage.score.listed} behaviours`, '');
-  for (const b of coverage.behaviours) lines.push(`- [${b.seen > 0 ? 'x' : ' '}] ${b.id}: ${b.what}${b.seen > 0 ? ` (${b.seen}×)` : ''}`);
+  if (findingsDropped > 0)
+    lines.push(`- … and ${findingsDropped} earlier, no longer kept (the report keeps the last ${FINDINGS_KEPT}).`);
+  lines.push(
+    '',
+    `## What your tests exercised: ${coverage.score.exercised} of ${coverage.score.listed} behaviours`,
+    '',
+  );
+  for (const b of coverage.behaviours)
+    lines.push(`- [${b.seen > 0 ? 'x' : ' '}] ${b.id}: ${b.what}${b.seen > 0 ? ` (${b.seen}×)` : ''}`);
   if (coverage.gaps.length > 0) {
     lines.push('', '### Not exercised, and how to', '');
     for (const gap of coverage.gaps) lines.push(`- ${gap}`);
@@ -309,20 +334,34 @@ export function formatReport(report: Report): string {
   lines.push('', '### Operations', '');
   if (coverage.operations.length === 0) lines.push('None called.');
   else {
-    lines.push('| Operation | Calls | Statuses received | Error codes | Documented, never received |', '|---|---|---|---|---|');
+    lines.push(
+      '| Operation | Calls | Statuses received | Error codes | Documented, never received |',
+      '|---|---|---|---|---|',
+    );
     for (const o of coverage.operations) {
       const statuses = o.statuses.map((s) => `${s.status}×${s.count}`).join(', ');
       const codes = o.codes.map((c) => `${c.codigo}×${c.count}`).join(', ');
       lines.push(`| ${o.method} ${o.path} | ${o.calls} | ${statuses} | ${codes} | ${o.unreceived.join(', ')} |`);
     }
   }
-  if (coverage.notCalled.length > 0) lines.push('', `Never called (${coverage.notCalled.length}): ${coverage.notCalled.join(', ')}.`);
+  if (coverage.notCalled.length > 0)
+    lines.push('', `Never called (${coverage.notCalled.length}): ${coverage.notCalled.join(', ')}.`);
   if (coverage.unrouted > 0) lines.push('', `Requests to no operation (404, 405): ${coverage.unrouted}.`);
   lines.push('', '### Faults used', '');
-  lines.push(coverage.faults.length === 0 ? 'None.' : coverage.faults.map((f) => `${f.target} ${f.effect} ×${f.fired}`).join(', '));
-  if (coverage.inboxAttempts > 0) lines.push('', `Delivery attempts to the built-in inbox, not to a receiver of yours: ${coverage.inboxAttempts}.`);
+  lines.push(
+    coverage.faults.length === 0
+      ? 'None.'
+      : coverage.faults.map((f) => `${f.target} ${f.effect} ×${f.fired}`).join(', '),
+  );
+  if (coverage.inboxAttempts > 0)
+    lines.push('', `Delivery attempts to the built-in inbox, not to a receiver of yours: ${coverage.inboxAttempts}.`);
   if (receiver !== undefined) {
-    lines.push('', `## Your webhook receiver: ${receiver.passed} passed, ${receiver.failed} failed`, '', `Checked: ${receiver.target}`);
+    lines.push(
+      '',
+      `## Your webhook receiver: ${receiver.passed} passed, ${receiver.failed} failed`,
+      '',
+      `Checked: ${receiver.target}`,
+    );
     for (const name of receiver.failing) lines.push(`- failing: ${name}`);
   }
   return `${lines.join('\n')}\n`;

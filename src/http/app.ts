@@ -39,14 +39,23 @@ export const operations: readonly Operation[] = [
 
 export function buildApiApp(options: { readonly controls?: boolean } = {}): Hono<HttpEnv> {
   // Over a socket the path routed is the one sent (see HttpEnv), which the router refuses if it has dot segments.
-  const app = new Hono<HttpEnv>({ getPath: (request, context) => (context?.env?.target === undefined ? getPath(request) : sentPath(context.env.target)) });
-  const paths = options.controls === false ? 'Paths begin with /v1.' : 'Paths begin with /v1 (API) or /_emulator (controls).';
+  const app = new Hono<HttpEnv>({
+    getPath: (request, context) =>
+      context?.env?.target === undefined ? getPath(request) : sentPath(context.env.target),
+  });
+  const paths =
+    options.controls === false ? 'Paths begin with /v1.' : 'Paths begin with /v1 (API) or /_emulator (controls).';
   const router = new Router(operations);
 
   // Ahead of the controls (mounted after this app is built) and of their token check: no control is reached.
   if (options.controls !== false) {
     app.all('/_emulator/*', (c, next) =>
-      unroutable(c.req.path) ? errorResponse(apiError(404, 'rota_nao_encontrada', `No control at ${c.req.method} ${c.req.path} ${STRAY_PATH}. ${paths}`), CONTROL_REQUEST_ID) : next(),
+      unroutable(c.req.path)
+        ? errorResponse(
+            apiError(404, 'rota_nao_encontrada', `No control at ${c.req.method} ${c.req.path} ${STRAY_PATH}. ${paths}`),
+            CONTROL_REQUEST_ID,
+          )
+        : next(),
     );
   }
 
@@ -91,7 +100,17 @@ export function buildApiApp(options: { readonly controls?: boolean } = {}): Hono
       if (route === undefined) {
         answer = notFound(c, requestId, paths);
       } else if (route.kind === 'not_allowed') {
-        answer = errorResponse(apiError(405, 'metodo_nao_permitido', `${method} is not an operation of ${path}; allowed: ${route.allow}.`, undefined, { allow: route.allow }), requestId, { 'x-request-id': requestId });
+        answer = errorResponse(
+          apiError(
+            405,
+            'metodo_nao_permitido',
+            `${method} is not an operation of ${path}; allowed: ${route.allow}.`,
+            undefined,
+            { allow: route.allow },
+          ),
+          requestId,
+          { 'x-request-id': requestId },
+        );
       } else {
         entry.operation = route.target.contract.doc.id;
         answer = route.target.handle(c, { runtime, token, requestId, params: route.params, journal: entry });
@@ -126,7 +145,12 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * The answer, once its status (and an error's code and Retry-After) is in the request's journal entry, and the
  * exchange handed to the emulator's history when it keeps one.
  */
-function journaled(c: HonoContext<HttpEnv>, runtime: Runtime, entry: Mutable<JournalRecord>, response: Response): Response {
+function journaled(
+  c: HonoContext<HttpEnv>,
+  runtime: Runtime,
+  entry: Mutable<JournalRecord>,
+  response: Response,
+): Response {
   entry.status = response.status;
   const error = errorOf(response);
   if (error !== undefined) {
@@ -144,7 +168,16 @@ function journaled(c: HonoContext<HttpEnv>, runtime: Runtime, entry: Mutable<Jou
       // @hono/node-server then writes the answer off its fast path.
       const sent = body?.rawHeaders ?? c.req.raw.headers;
       const answered = plainHeadersOf(response) ?? response.headers;
-      recorder.exchange(entry, line, sent, body instanceof Recording ? body.bytes : undefined, response, answered, error === undefined ? answerTexts.of(response) : undefined, error);
+      recorder.exchange(
+        entry,
+        line,
+        sent,
+        body instanceof Recording ? body.bytes : undefined,
+        response,
+        answered,
+        error === undefined ? answerTexts.of(response) : undefined,
+        error,
+      );
     } catch {
       // The recorder's failure never changes an answer.
     }
@@ -155,7 +188,11 @@ function journaled(c: HonoContext<HttpEnv>, runtime: Runtime, entry: Mutable<Jou
 /** The 404 of a path no operation has, under /v1 or outside it alike. */
 const notFound = (c: HonoContext<HttpEnv>, requestId: string, paths: string): Response =>
   errorResponse(
-    apiError(404, 'rota_nao_encontrada', `No operation at ${c.req.method} ${c.req.path}${unroutable(c.req.path) ? ` ${STRAY_PATH}` : ''}. ${paths}`),
+    apiError(
+      404,
+      'rota_nao_encontrada',
+      `No operation at ${c.req.method} ${c.req.path}${unroutable(c.req.path) ? ` ${STRAY_PATH}` : ''}. ${paths}`,
+    ),
     requestId,
     { 'x-request-id': requestId },
   );
@@ -163,7 +200,8 @@ const notFound = (c: HonoContext<HttpEnv>, requestId: string, paths: string): Re
 /** A target hono's getPath returns as it is: no percent-encoding to decode, no query or fragment to cut. */
 const PLAIN_PATH = /^[^%?#]*$/;
 
-const STRAY_PATH = '(a path with a "." or ".." segment, %2e included, an encoded slash or a backslash names no route: paths are routed as sent, never resolved)';
+const STRAY_PATH =
+  '(a path with a "." or ".." segment, %2e included, an encoded slash or a backslash names no route: paths are routed as sent, never resolved)';
 
 /**
  * The path of a request target as the client sent it, percent-decoded as hono decodes a URL's path: origin-form
@@ -172,14 +210,17 @@ const STRAY_PATH = '(a path with a "." or ".." segment, %2e included, an encoded
 function sentPath(target: string): string {
   // Nearly every request: a target with nothing to decode or cut is its own path. The request's journal record
   // keeps the path, and a slice of a URL built around the target would keep that URL alive with it.
-  if (target.startsWith('/')) return PLAIN_PATH.test(target) ? target : getPath({ url: `http://sent${target}` } as Request);
+  if (target.startsWith('/'))
+    return PLAIN_PATH.test(target) ? target : getPath({ url: `http://sent${target}` } as Request);
   return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*\//i.test(target) ? getPath({ url: target } as Request) : '/';
 }
 
 /** A bug must still answer with the error body, and say it is ours, not the integrator's. */
 function bug(error: unknown, requestId: string): Response {
   if (!(error instanceof Error)) throw error;
-  return errorResponse(apiError(500, 'erro_interno', `Emulator bug (please report it): ${error.message}`), requestId, { 'x-request-id': requestId });
+  return errorResponse(apiError(500, 'erro_interno', `Emulator bug (please report it): ${error.message}`), requestId, {
+    'x-request-id': requestId,
+  });
 }
 
 /**
@@ -206,7 +247,10 @@ class Recording implements BodySource {
 }
 
 /** The API's answer to a request, its body read through a Recording (journaled() hands the bytes to the history). */
-function recorded(c: HonoContext<HttpEnv>, api: (c: HonoContext<HttpEnv>) => Response | Promise<Response>): Response | Promise<Response> {
+function recorded(
+  c: HonoContext<HttpEnv>,
+  api: (c: HonoContext<HttpEnv>) => Response | Promise<Response>,
+): Response | Promise<Response> {
   // A copy of the bindings (in process they are the emulator's own object, shared by every request).
   c.env = { ...c.env, body: new Recording(c.env.body ?? requestBody(c.req.raw)) };
   return api(c);

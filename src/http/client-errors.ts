@@ -15,16 +15,40 @@ interface ParserError extends Error {
 function clientErrorAnswer(error: ParserError): { status: number; codigo: string; mensagem: string } {
   const code = error.code ?? 'unknown';
   const detail = `${code}: ${error.message}`;
-  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, codigo: 'cabecalhos_grandes_demais', mensagem: `The request's headers are larger than the server accepts (${detail}).` };
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, codigo: 'tempo_esgotado', mensagem: `The request was not received whole in time (${detail}).` };
-  if (code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') return { status: 413, codigo: 'corpo_muito_grande', mensagem: `The chunk extensions are larger than the server accepts (${detail}).` };
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return {
+      status: 431,
+      codigo: 'cabecalhos_grandes_demais',
+      mensagem: `The request's headers are larger than the server accepts (${detail}).`,
+    };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return {
+      status: 408,
+      codigo: 'tempo_esgotado',
+      mensagem: `The request was not received whole in time (${detail}).`,
+    };
+  if (code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW')
+    return {
+      status: 413,
+      codigo: 'corpo_muito_grande',
+      mensagem: `The chunk extensions are larger than the server accepts (${detail}).`,
+    };
   if (/CHUNK|EOF|TRANSFER_ENCODING|BODY/.test(code)) {
-    return { status: 400, codigo: 'corpo_ilegivel', mensagem: `The request body could not be read to its end (${detail}): send it whole, with a Content-Length that matches it or valid chunked encoding.` };
+    return {
+      status: 400,
+      codigo: 'corpo_ilegivel',
+      mensagem: `The request body could not be read to its end (${detail}): send it whole, with a Content-Length that matches it or valid chunked encoding.`,
+    };
   }
   return { status: 400, codigo: 'requisicao_malformada', mensagem: `The request is not valid HTTP/1.1 (${detail}).` };
 }
 
-const REASONS: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Content Too Large', 431: 'Request Header Fields Too Large' };
+const REASONS: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  413: 'Content Too Large',
+  431: 'Request Header Fields Too Large',
+};
 
 /**
  * The server's `clientError` listener. Like Node's default it writes only when the socket can take it and no

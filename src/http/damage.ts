@@ -18,7 +18,10 @@
  */
 
 /** What the sender does to an answer. */
-export type Damage = { readonly kind: 'reset' } | { readonly kind: 'truncate' } | { readonly kind: 'trickle'; readonly ms: number };
+export type Damage =
+  | { readonly kind: 'reset' }
+  | { readonly kind: 'truncate' }
+  | { readonly kind: 'trickle'; readonly ms: number };
 
 const marks = new WeakMap<Response, Damage>();
 

@@ -49,14 +49,33 @@ export interface ApiError {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-export function apiError(status: number, codigo: string, mensagem: string, caminho?: string, headers?: Record<string, string>): ApiError {
-  return { status, codigo, mensagem, ...(caminho === undefined ? {} : { caminho }), ...(headers === undefined ? {} : { headers }) };
+export function apiError(
+  status: number,
+  codigo: string,
+  mensagem: string,
+  caminho?: string,
+  headers?: Record<string, string>,
+): ApiError {
+  return {
+    status,
+    codigo,
+    mensagem,
+    ...(caminho === undefined ? {} : { caminho }),
+    ...(headers === undefined ? {} : { headers }),
+  };
 }
 
 /** The error answer: the error body, with `headers` after the error's own (an API answer adds its x-request-id). */
-export function errorResponse(error: ApiError, requestId: string, headers?: Readonly<Record<string, string>>): Response {
+export function errorResponse(
+  error: ApiError,
+  requestId: string,
+  headers?: Readonly<Record<string, string>>,
+): Response {
   const plain = { 'content-type': 'application/json; charset=utf-8', ...error.headers, ...headers };
-  const response = withPlainHeaders(new Response(errorBodyText(error, requestId), { status: error.status, headers: plain }), plain);
+  const response = withPlainHeaders(
+    new Response(errorBodyText(error, requestId), { status: error.status, headers: plain }),
+    plain,
+  );
   ERRORS.set(response, error);
   return response;
 }
@@ -110,26 +129,45 @@ export function standingFor(response: Response, original: Response): Response {
 
 /** A body that could not be read (runtime.ts BodyReadError): the client's 400, whoever was reading it. */
 export function unreadableBody(error: BodyReadError): ApiError {
-  return apiError(400, 'corpo_ilegivel', `The request body could not be read to its end (${error.message}): send it whole, with a Content-Length that matches it or valid chunked encoding.`, 'body');
+  return apiError(
+    400,
+    'corpo_ilegivel',
+    `The request body could not be read to its end (${error.message}): send it whole, with a Content-Length that matches it or valid chunked encoding.`,
+    'body',
+  );
 }
 
 /** The code an injected status fault answers with, by status. */
 export function codeForStatus(status: number): string {
   switch (status) {
-    case 400: return 'requisicao_invalida';
-    case 401: return 'credencial_invalida';
-    case 403: return 'permissao_insuficiente';
-    case 404: return 'recurso_nao_encontrado';
-    case 408: return 'tempo_esgotado';
-    case 409: return 'conflito';
-    case 412: return 'precondicao_falhou';
-    case 413: return 'corpo_muito_grande';
-    case 415: return 'tipo_midia_nao_suportado';
-    case 422: return 'valor_invalido';
-    case 428: return 'precondicao_ausente';
-    case 429: return 'limite_requisicoes';
-    case 503: return 'servico_indisponivel';
-    default: return status >= 500 ? 'erro_interno' : 'requisicao_recusada';
+    case 400:
+      return 'requisicao_invalida';
+    case 401:
+      return 'credencial_invalida';
+    case 403:
+      return 'permissao_insuficiente';
+    case 404:
+      return 'recurso_nao_encontrado';
+    case 408:
+      return 'tempo_esgotado';
+    case 409:
+      return 'conflito';
+    case 412:
+      return 'precondicao_falhou';
+    case 413:
+      return 'corpo_muito_grande';
+    case 415:
+      return 'tipo_midia_nao_suportado';
+    case 422:
+      return 'valor_invalido';
+    case 428:
+      return 'precondicao_ausente';
+    case 429:
+      return 'limite_requisicoes';
+    case 503:
+      return 'servico_indisponivel';
+    default:
+      return status >= 500 ? 'erro_interno' : 'requisicao_recusada';
   }
 }
 

@@ -48,13 +48,19 @@ describe('the api fault acts', () => {
     const lost = fired({ loseResponse: true });
     expect(actAt(lost, 'arrival', {})).toBeUndefined();
     expect(actAt(lost, 'answered', { answer: stored })).toEqual({
-      error: { status: 503, codigo: 'servico_indisponivel', mensagem: `Injected fault ${lost.id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`, headers: { 'x-emulator-fault': lost.id } },
+      error: {
+        status: 503,
+        codigo: 'servico_indisponivel',
+        mensagem: `Injected fault ${lost.id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`,
+        headers: { 'x-emulator-fault': lost.id },
+      },
     });
     expect(actAt(fired({ delayMs: 10 }), 'answered', { answer: stored })).toBeUndefined();
   });
 
   it('mark the answer as it leaves with the damage its sender does, and the fault that chose it', async () => {
-    const answer = () => new Response('{"id":"p1"}', { status: 200, headers: { 'content-type': 'application/json', etag: '"e"' } });
+    const answer = () =>
+      new Response('{"id":"p1"}', { status: 200, headers: { 'content-type': 'application/json', etag: '"e"' } });
     for (const [effect, damage] of [
       [{ reset: true }, { kind: 'reset' }],
       [{ truncate: true }, { kind: 'truncate' }],
@@ -63,14 +69,23 @@ describe('the api fault acts', () => {
       const fault = fired(effect);
       const sent = await actAt(fault, 'sent', { response: answer() })!;
       expect(damageOf(sent)).toEqual(damage);
-      expect(Object.fromEntries(sent.headers)).toEqual({ 'content-type': 'application/json', etag: '"e"', 'x-emulator-fault': fault.id });
+      expect(Object.fromEntries(sent.headers)).toEqual({
+        'content-type': 'application/json',
+        etag: '"e"',
+        'x-emulator-fault': fault.id,
+      });
       expect(await sent.text()).toBe('{"id":"p1"}');
     }
     const malformed = fired({ malformedJson: true });
     const sent = await actAt(malformed, 'sent', { response: answer() })!;
     expect(damageOf(sent)).toBeUndefined();
     expect(sent.status).toBe(200);
-    expect(Object.fromEntries(sent.headers)).toEqual({ 'content-type': 'application/json', etag: '"e"', 'x-emulator-fault': malformed.id, 'content-length': '6' });
+    expect(Object.fromEntries(sent.headers)).toEqual({
+      'content-type': 'application/json',
+      etag: '"e"',
+      'x-emulator-fault': malformed.id,
+      'content-length': '6',
+    });
     expect(await sent.text()).toBe('{"id":');
   });
 });

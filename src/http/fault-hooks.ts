@@ -53,10 +53,15 @@ export interface HookOutcome {
   readonly sent: Promise<Response>;
 }
 
-type HooksOf<K extends ApiEffectName> = ApiEffectMoment<K> extends 'evaluation' ? 'evaluation' : Exclude<Hook, 'evaluation'>;
+type HooksOf<K extends ApiEffectName> =
+  ApiEffectMoment<K> extends 'evaluation' ? 'evaluation' : Exclude<Hook, 'evaluation'>;
 
 /** The effect `K`'s act at each hook where it acts. */
-type Acts = { readonly [K in ApiEffectName]: { readonly [H in HooksOf<K>]?: (effect: ApiFaultEffectOf<K>, faultId: string, scene: HookScene[H]) => HookOutcome[H] } };
+type Acts = {
+  readonly [K in ApiEffectName]: {
+    readonly [H in HooksOf<K>]?: (effect: ApiFaultEffectOf<K>, faultId: string, scene: HookScene[H]) => HookOutcome[H];
+  };
+};
 
 /**
  * An answer a fault chose says so (`x-emulator-fault: <id>`): the real service never sends it, so a client's
@@ -74,23 +79,46 @@ function sentDamaged(response: Response, id: string, damage: Damage): Promise<Re
 export const API_FAULT_ACTS: Acts = {
   status: {
     arrival: ({ status, retryAfter }, id) =>
-      apiError(status, codeForStatus(status), `Injected fault ${id}: answered ${status} before the request was processed; nothing was applied.`, undefined, { ...faultHeader(id), ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) }),
+      apiError(
+        status,
+        codeForStatus(status),
+        `Injected fault ${id}: answered ${status} before the request was processed; nothing was applied.`,
+        undefined,
+        { ...faultHeader(id), ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) },
+      ),
   },
   delayMs: {
     held: async ({ delayMs }, id, { runtime, companyId }) => {
       const end = await runtime.clock.sleep(delayMs, companyId);
       // Released by a reset, restore or close: the state this request was checked against is gone, so it must
       // not run against whatever replaced it.
-      return end.reached ? undefined : apiError(503, 'servico_indisponivel', `Injected fault ${id}: the emulator was ${end.reason} while this request was held by its delayMs; nothing was applied. Send the request again.`, undefined, faultHeader(id));
+      return end.reached
+        ? undefined
+        : apiError(
+            503,
+            'servico_indisponivel',
+            `Injected fault ${id}: the emulator was ${end.reason} while this request was held by its delayMs; nothing was applied. Send the request again.`,
+            undefined,
+            faultHeader(id),
+          );
     },
   },
   // Another client saves what this If-Match guards, just before the request is evaluated (docs/faults.md); a
   // resource that is not there to save leaves the fault armed.
   concurrentEdit: {
-    evaluation: (_, _id, { state, ctx, companyId, guard, guardedId }) => saveConcurrently(state, companyId, guard.guards, guardedId, ctx),
+    evaluation: (_, _id, { state, ctx, companyId, guard, guardedId }) =>
+      saveConcurrently(state, companyId, guard.guards, guardedId, ctx),
   },
   loseResponse: {
-    answered: (_, id) => ({ error: apiError(503, 'servico_indisponivel', `Injected fault ${id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`, undefined, faultHeader(id)) }),
+    answered: (_, id) => ({
+      error: apiError(
+        503,
+        'servico_indisponivel',
+        `Injected fault ${id}: the request was processed, then its answer was lost. Retry it with the same idempotency-key.`,
+        undefined,
+        faultHeader(id),
+      ),
+    }),
   },
   // The first half of the JSON text, its length as the Content-Length: well framed, and never JSON (every answer
   // is an object, and no proper prefix of an object is one).
@@ -106,13 +134,19 @@ export const API_FAULT_ACTS: Acts = {
   },
   reset: { sent: (_, id, { response }) => sentDamaged(response, id, { kind: 'reset' }) },
   truncate: { sent: (_, id, { response }) => sentDamaged(response, id, { kind: 'truncate' }) },
-  trickleMs: { sent: ({ trickleMs }, id, { response }) => sentDamaged(response, id, { kind: 'trickle', ms: trickleMs }) },
+  trickleMs: {
+    sent: ({ trickleMs }, id, { response }) => sentDamaged(response, id, { kind: 'trickle', ms: trickleMs }),
+  },
 };
 
 const EFFECT_NAMES = Object.keys(API_FAULT_ACTS) as ApiEffectName[];
 
 /** The act of `fault` at `hook`, if its effect acts there; undefined otherwise. */
-export function actAt<H extends Hook>(fault: ApiFault | undefined, hook: H, scene: HookScene[H]): HookOutcome[H] | undefined {
+export function actAt<H extends Hook>(
+  fault: ApiFault | undefined,
+  hook: H,
+  scene: HookScene[H],
+): HookOutcome[H] | undefined {
   if (fault === undefined) return undefined;
   // An effect is named by its one required field; the table has a row for every name (Acts).
   const name = EFFECT_NAMES.find((n) => n in fault.effect)!;
@@ -125,8 +159,15 @@ export function actsAt(fault: ApiFault, hook: Hook): boolean {
 }
 
 /** The act of effect `name` at `hook`, bound to the fault, read under the name's own type parameter. */
-function actOf<K extends ApiEffectName, H extends Hook>(id: string, name: K, effect: ApiFaultEffectOf<K>, hook: H): ((scene: HookScene[H]) => HookOutcome[H]) | undefined {
-  const row: Partial<Record<Hook, (effect: ApiFaultEffectOf<K>, faultId: string, scene: HookScene[H]) => HookOutcome[H]>> = API_FAULT_ACTS[name];
+function actOf<K extends ApiEffectName, H extends Hook>(
+  id: string,
+  name: K,
+  effect: ApiFaultEffectOf<K>,
+  hook: H,
+): ((scene: HookScene[H]) => HookOutcome[H]) | undefined {
+  const row: Partial<
+    Record<Hook, (effect: ApiFaultEffectOf<K>, faultId: string, scene: HookScene[H]) => HookOutcome[H]>
+  > = API_FAULT_ACTS[name];
   const act = row[hook];
   return act && ((scene) => act(effect, id, scene));
 }

@@ -23,11 +23,22 @@ import { catalogCreate, establishmentCreate, formatPath, productCreate, webhookP
 
 const company = z.strictObject({
   name: z.string().min(1, 'must have 1 to 120 characters').max(120, 'must have 1 to 120 characters').optional(),
-  cnpjRoot: z.string().regex(/^\d{8}$/, 'must be 8 digits, e.g. "11222333"').optional(),
+  cnpjRoot: z
+    .string()
+    .regex(/^\d{8}$/, 'must be 8 digits, e.g. "11222333"')
+    .optional(),
   subscriptionActive: z.boolean().optional(),
   surveillanceEntitled: z.boolean().optional(),
-  surveillanceCapacity: z.number().int('must be a whole number, 0 or more').min(0, 'must be a whole number, 0 or more').optional(),
-  analysisAllowance: z.number().int('must be a whole number, 0 or more').min(0, 'must be a whole number, 0 or more').optional(),
+  surveillanceCapacity: z
+    .number()
+    .int('must be a whole number, 0 or more')
+    .min(0, 'must be a whole number, 0 or more')
+    .optional(),
+  analysisAllowance: z
+    .number()
+    .int('must be a whole number, 0 or more')
+    .min(0, 'must be a whole number, 0 or more')
+    .optional(),
   permissions: z.array(z.enum(PERMISSIONS)).optional(),
   credentials: z.array(z.strictObject({ permissions: z.array(z.enum(PERMISSIONS)).optional() })).optional(),
   establishments: z.array(establishmentCreate).optional(),
@@ -42,7 +53,10 @@ const company = z.strictObject({
   webhook: webhookPut.optional(),
 });
 
-const fixturesSchema = z.strictObject({ version: z.literal(1, 'must be 1, the version of this format'), companies: z.array(company) });
+const fixturesSchema = z.strictObject({
+  version: z.literal(1, 'must be 1, the version of this format'),
+  companies: z.array(company),
+});
 
 /** Fixtures that are not in the format: `message` names the place (`fixtures.companies[0].catalogs[1].nome: required`). */
 export class FixturesError extends TypeError {
@@ -85,11 +99,16 @@ export function readFixtures(input: unknown): Fixtures {
 function issueError(issue: z.core.$ZodIssue): FixturesError {
   const path = issue.path as PropertyKey[];
   if (issue.code === 'unrecognized_keys') {
-    return new FixturesError(formatPath('fixtures', [...path, issue.keys[0] ?? '']), 'is not a key of the fixtures format here (keys are case-sensitive; check the spelling)');
+    return new FixturesError(
+      formatPath('fixtures', [...path, issue.keys[0] ?? '']),
+      'is not a key of the fixtures format here (keys are case-sensitive; check the spelling)',
+    );
   }
-  if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.input === undefined) return new FixturesError(formatPath('fixtures', path), 'required');
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.input === undefined)
+    return new FixturesError(formatPath('fixtures', path), 'required');
   if (issue.code === 'invalid_type') {
-    const expected = issue.expected === 'object' ? 'a JSON object' : issue.expected === 'array' ? 'an array' : `a ${issue.expected}`;
+    const expected =
+      issue.expected === 'object' ? 'a JSON object' : issue.expected === 'array' ? 'an array' : `a ${issue.expected}`;
     return new FixturesError(formatPath('fixtures', path), `must be ${expected}`);
   }
   return new FixturesError(formatPath('fixtures', path), issue.message);
@@ -127,13 +146,24 @@ export function applyFixtures(world: World, fixtures: Fixtures, at: number, conf
     const { company, credential, headOffice } = created.value;
     const seededCredentials = credentials.map(({ permissions = PERMISSIONS }, j) => {
       const made = runtime.apply((state, ctx) => addCredential(state, company.id, permissions, ctx));
-      if (!made.ok) throw refusedError(`${place}.credentials[${j}]`, { ...made.refusal, status: STATUS_OF[made.refusal.kind] });
+      if (!made.ok)
+        throw refusedError(`${place}.credentials[${j}]`, { ...made.refusal, status: STATUS_OF[made.refusal.kind] });
       return { permissions: [...made.value.permissions], token: made.value.token };
     });
     const current = () => runtime.state.companies.get(company.id)!;
-    const call = (operation: Operation, where: string, body: unknown, params?: Record<string, string>, createOnly?: boolean): Record<string, unknown> => {
+    const call = (
+      operation: Operation,
+      where: string,
+      body: unknown,
+      params?: Record<string, string>,
+      createOnly?: boolean,
+    ): Record<string, unknown> => {
       const caller: { company: Company; credential: Credential } = { company: current(), credential };
-      const reply = operation.invoke(runtime, caller, { body, ...(params && { params }), ...(createOnly && { createOnly }) });
+      const reply = operation.invoke(runtime, caller, {
+        body,
+        ...(params && { params }),
+        ...(createOnly && { createOnly }),
+      });
       if ('codigo' in reply) throw refusedError(where, reply);
       return bodyOf(reply);
     };
@@ -147,12 +177,21 @@ export function applyFixtures(world: World, fixtures: Fixtures, at: number, conf
     const seededCatalogs = catalogs.map(({ establishment, products = [], ...fields }, j): SeededCatalog => {
       const where = `${place}.catalogs[${j}]`;
       const establishmentId = establishment === undefined ? headOffice.id : establishmentIds.get(establishment);
-      if (establishmentId === undefined) throw new FixturesError(`${where}.establishment`, `names no establishment of this company (${JSON.stringify(establishment)})`);
+      if (establishmentId === undefined)
+        throw new FixturesError(
+          `${where}.establishment`,
+          `names no establishment of this company (${JSON.stringify(establishment)})`,
+        );
       const catalog = call(ops.catalog, where, { ...fields, estabelecimento_id: establishmentId });
       const id = String(catalog.id);
       const seededProducts = products.map((body, k) => {
         const product = call(ops.product, `${where}.products[${k}]`, body, { id });
-        return { id: String(product.id), ncm: String(product.ncm), id_externo: (product.id_externo as string | null) ?? null, sku: (product.sku as string | null) ?? null };
+        return {
+          id: String(product.id),
+          ncm: String(product.ncm),
+          id_externo: (product.id_externo as string | null) ?? null,
+          sku: (product.sku as string | null) ?? null,
+        };
       });
       return { id, nome: String(catalog.nome), establishmentId, products: seededProducts };
     });
@@ -184,9 +223,17 @@ function bodyOf(reply: Reply): Record<string, unknown> {
  * The service's refusal of a fixture record, placed in the fixtures: `body.ncm` of a product becomes its `ncm`;
  * a catalog's `body.estabelecimento_id` is its `establishment`.
  */
-function refusedError(where: string, refusal: Pick<ApiError, 'codigo' | 'mensagem' | 'caminho'> & { status?: number }): FixturesError {
-  const inBody = refusal.caminho?.startsWith('body') ? refusal.caminho.slice('body'.length).replace(/^\.estabelecimento_id$/, '.establishment') : '';
-  return new FixturesError(`${where}${inBody}`, `refused by the service (${refusal.status === undefined ? '' : `${refusal.status} `}${refusal.codigo}): ${refusal.mensagem}`);
+function refusedError(
+  where: string,
+  refusal: Pick<ApiError, 'codigo' | 'mensagem' | 'caminho'> & { status?: number },
+): FixturesError {
+  const inBody = refusal.caminho?.startsWith('body')
+    ? refusal.caminho.slice('body'.length).replace(/^\.estabelecimento_id$/, '.establishment')
+    : '';
+  return new FixturesError(
+    `${where}${inBody}`,
+    `refused by the service (${refusal.status === undefined ? '' : `${refusal.status} `}${refusal.codigo}): ${refusal.mensagem}`,
+  );
 }
 
 /**

@@ -5,12 +5,23 @@
 import { describe, expect, it } from 'vitest';
 import { hostGuard, localAddress } from './host-guard.js';
 
-const admits = (check: (host: string | undefined) => Response | undefined, host: string | undefined) => check(host) === undefined;
+const admits = (check: (host: string | undefined) => Response | undefined, host: string | undefined) =>
+  check(host) === undefined;
 
 describe('hostGuard', () => {
   it('admits the loopback names, any case, with or without a port, and IPv6 loopback in any spelling', () => {
     const check = hostGuard('127.0.0.1');
-    for (const host of ['localhost', 'LOCALHOST:4747', '127.0.0.1', '127.0.0.1:80', '[::1]', '[::1]:4747', '[0:0:0:0:0:0:0:1]:4747', '[0000::0001]', '']) {
+    for (const host of [
+      'localhost',
+      'LOCALHOST:4747',
+      '127.0.0.1',
+      '127.0.0.1:80',
+      '[::1]',
+      '[::1]:4747',
+      '[0:0:0:0:0:0:0:1]:4747',
+      '[0000::0001]',
+      '',
+    ]) {
       expect(admits(check, host), host).toBe(true);
     }
     expect(admits(check, undefined)).toBe(true);
@@ -18,7 +29,17 @@ describe('hostGuard', () => {
 
   it('refuses other names and malformed hosts with 403 host_nao_permitido', async () => {
     const check = hostGuard('127.0.0.1');
-    for (const host of ['evil.example', 'localhost.evil.example', '127.0.0.2', '[::2]', '[::1', '[::1]x', 'localhost:abc', '::1', '[nothex]']) {
+    for (const host of [
+      'evil.example',
+      'localhost.evil.example',
+      '127.0.0.2',
+      '[::2]',
+      '[::1',
+      '[::1]x',
+      'localhost:abc',
+      '::1',
+      '[nothex]',
+    ]) {
       const answer = check(host);
       expect(answer?.status, host).toBe(403);
       expect(((await answer!.json()) as { erro: { codigo: string } }).erro.codigo).toBe('host_nao_permitido');
@@ -35,13 +56,22 @@ describe('hostGuard', () => {
       expect(admits(hostGuard(wildcard), 'localhost'), wildcard).toBe(true);
     }
     const allowed = hostGuard('0.0.0.0', ['Emulator', 'fd00::2', '[FD00::3]', 'my_service']);
-    for (const host of ['emulator:4747', '[fd00::2]', '[fd00::3]:1', 'my_service']) expect(admits(allowed, host), host).toBe(true);
+    for (const host of ['emulator:4747', '[fd00::2]', '[fd00::3]:1', 'my_service'])
+      expect(admits(allowed, host), host).toBe(true);
     expect(admits(hostGuard('127.0.0.1', ['*']), 'anything.example')).toBe(true);
   });
 
   it('throws a TypeError naming an allowHosts entry that is no host name', () => {
-    for (const [entry, i] of [['emulator:4747', 1], ['http://emulator', 1], ['', 1], ['two words', 1], ['[::1', 1]] as const) {
-      expect(() => hostGuard('127.0.0.1', ['ok', entry])).toThrow(`allowHosts[${i}]: ${JSON.stringify(entry)} is not a host name`);
+    for (const [entry, i] of [
+      ['emulator:4747', 1],
+      ['http://emulator', 1],
+      ['', 1],
+      ['two words', 1],
+      ['[::1', 1],
+    ] as const) {
+      expect(() => hostGuard('127.0.0.1', ['ok', entry])).toThrow(
+        `allowHosts[${i}]: ${JSON.stringify(entry)} is not a host name`,
+      );
     }
     expect(() => hostGuard('127.0.0.1', [42 as unknown as string])).toThrow('allowHosts[0]: 42 is not a host name');
   });

@@ -18,11 +18,19 @@ const WILDCARDS = new Set(['0.0.0.0', '[::]']);
  * (Node refuses HTTP/1.1 without one), and no browser does, so it cannot come from a rebinding page.
  * Throws a TypeError naming a bad entry of `allowHosts` (`allowHosts[1]: …`).
  */
-export function hostGuard(bound: string, allowHosts: readonly string[] = []): (host: string | undefined) => Response | undefined {
+export function hostGuard(
+  bound: string,
+  allowHosts: readonly string[] = [],
+): (host: string | undefined) => Response | undefined {
   const allowed = allowHosts.map((name, i) => {
     const normalized = typeof name === 'string' ? hostName(name) : undefined;
-    if (normalized === undefined || !(normalized === '*' || /^[a-z0-9._-]+$/.test(normalized) || /^\[[0-9a-f:.]+\]$/.test(normalized))) {
-      throw new TypeError(`allowHosts[${i}]: ${JSON.stringify(name)} is not a host name; give a name or address without port or scheme, e.g. "emulator" (or "*" for any host)`);
+    if (
+      normalized === undefined ||
+      !(normalized === '*' || /^[a-z0-9._-]+$/.test(normalized) || /^\[[0-9a-f:.]+\]$/.test(normalized))
+    ) {
+      throw new TypeError(
+        `allowHosts[${i}]: ${JSON.stringify(name)} is not a host name; give a name or address without port or scheme, e.g. "emulator" (or "*" for any host)`,
+      );
     }
     return normalized;
   });
@@ -40,7 +48,15 @@ export function hostGuard(bound: string, allowHosts: readonly string[] = []): (h
       return undefined;
     }
     const shown = JSON.stringify(header.length > 200 ? `${header.slice(0, 200)}…` : header);
-    return errorResponse(apiError(403, 'host_nao_permitido', `Host ${shown} is not a name of this emulator (it answers to ${listed}): a web page on another site reaches it under its own host name, through DNS rebinding. To reach the emulator by this name, start it with --allow-host ${name ?? 'NAME'} (listen({ allowHosts }) in process).`, 'header.host'), CONTROL_REQUEST_ID);
+    return errorResponse(
+      apiError(
+        403,
+        'host_nao_permitido',
+        `Host ${shown} is not a name of this emulator (it answers to ${listed}): a web page on another site reaches it under its own host name, through DNS rebinding. To reach the emulator by this name, start it with --allow-host ${name ?? 'NAME'} (listen({ allowHosts }) in process).`,
+        'header.host',
+      ),
+      CONTROL_REQUEST_ID,
+    );
   };
 }
 

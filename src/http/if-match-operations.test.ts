@@ -10,7 +10,10 @@ describe('the If-Match table', () => {
     expect(new Set(keys).size).toBe(keys.length);
     for (const row of IF_MATCH_OPERATIONS) {
       const registered = operations.filter((op) => op.guard === row);
-      expect(registered.map((op) => `${op.method} ${op.path}`), `${row.method} ${row.path}`).toEqual([`${row.method} ${row.path.replace(/\{(\w+)\}/g, ':$1')}`]);
+      expect(
+        registered.map((op) => `${op.method} ${op.path}`),
+        `${row.method} ${row.path}`,
+      ).toEqual([`${row.method} ${row.path.replace(/\{(\w+)\}/g, ':$1')}`]);
     }
     expect(operations.filter((op) => op.guard !== undefined)).toHaveLength(IF_MATCH_OPERATIONS.length);
   });
@@ -24,12 +27,17 @@ describe('the If-Match table', () => {
   });
 
   it('finds a row by the method and the hono path of its operation', () => {
-    expect(guardOf('PUT', '/v1/catalogos/:id/produtos/:produto_id')).toMatchObject({ guards: 'product', guardedBy: 'produto_id' });
+    expect(guardOf('PUT', '/v1/catalogos/:id/produtos/:produto_id')).toMatchObject({
+      guards: 'product',
+      guardedBy: 'produto_id',
+    });
     expect(guardOf('POST', '/v1/catalogos')).toBeUndefined();
     expect(guardOf('GET', '/v1/catalogos/:id')).toBeUndefined();
   });
 
   it('lets the concurrentEdit fault fire everywhere but on the ingestion application, and says why there', () => {
-    expect(IF_MATCH_OPERATIONS.filter((o) => concurrentEditImpossible(o) !== undefined).map((o) => `${o.method} ${o.path}`)).toEqual(['POST /v1/catalogos/ingestoes/{id}/aplicacao']);
+    expect(
+      IF_MATCH_OPERATIONS.filter((o) => concurrentEditImpossible(o) !== undefined).map((o) => `${o.method} ${o.path}`),
+    ).toEqual(['POST /v1/catalogos/ingestoes/{id}/aplicacao']);
   });
 });

@@ -13,7 +13,13 @@ export interface Page<C> {
   readonly next: C | null;
 }
 
-export function collectPage<T, C>(items: Iterable<T>, limit: number, budgetBytes: number, present: (item: T) => unknown, cursorOf: (item: T) => C): Page<C> {
+export function collectPage<T, C>(
+  items: Iterable<T>,
+  limit: number,
+  budgetBytes: number,
+  present: (item: T) => unknown,
+  cursorOf: (item: T) => C,
+): Page<C> {
   let json = '';
   let bytes = 2; // the brackets of the array
   let count = 0;
@@ -59,7 +65,13 @@ export function encodeCursor(companyId: string, list: string, position: number):
 export function readCursor(cursor: string | undefined, companyId: string, list: string): Result<number | undefined> {
   if (cursor === undefined) return ok(undefined);
   const position = decodeCursor(cursor, companyId, list);
-  if (position === undefined) return refuse('invalid', 'cursor_invalido', 'cursor is not a cursor of this list; pass the proximo_cursor this list returned, unchanged.', 'query.cursor');
+  if (position === undefined)
+    return refuse(
+      'invalid',
+      'cursor_invalido',
+      'cursor is not a cursor of this list; pass the proximo_cursor this list returned, unchanged.',
+      'query.cursor',
+    );
   return ok(position);
 }
 
@@ -72,7 +84,15 @@ export function cursorPageBody(page: Page<number>, companyId: string, list: stri
 function decodeCursor(cursor: string, companyId: string, list: string): number | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 4 && value[0] === 1 && value[1] === companyId && value[2] === list && Number.isSafeInteger(value[3]) && value[3] >= 0) {
+    if (
+      Array.isArray(value) &&
+      value.length === 4 &&
+      value[0] === 1 &&
+      value[1] === companyId &&
+      value[2] === list &&
+      Number.isSafeInteger(value[3]) &&
+      value[3] >= 0
+    ) {
       return value[3] as number;
     }
   } catch {

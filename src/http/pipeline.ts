@@ -17,7 +17,13 @@ import type { z } from 'zod';
 import { hasPermission, type Company, type Credential, type Permission } from '../core/companies.js';
 import { concurrentEditImpossible } from '../core/concurrent-edit.js';
 import type { ApiFault } from '../engine/faults.js';
-import { canonicalJson, idempotencyScope, lookupIdempotency, storeIdempotency, type StoredResponse } from '../core/idempotency.js';
+import {
+  canonicalJson,
+  idempotencyScope,
+  lookupIdempotency,
+  storeIdempotency,
+  type StoredResponse,
+} from '../core/idempotency.js';
 import type { Result } from '../core/refusal.js';
 import type { Context, State } from '../core/state.js';
 import { keptTags } from '../core/kept-text.js';
@@ -147,13 +153,34 @@ export function operation<P, Q, B = undefined>(spec: OperationSpec<P, Q, B>): Op
   // Fixed per operation, so decided once: whether another client could save what its If-Match guards.
   const raceable = guard !== undefined && concurrentEditImpossible(guard) === undefined;
   const { run: _run, replay: _replay, ...described } = spec;
-  const contract: OperationContract = { ...(described as unknown as OperationContract), idempotencyKey: spec.idempotencyKey ?? IDEMPOTENCY_KEY };
-  const fixed: Fixed<P, Q, B> = { spec, guard, raceable, keyRule: spec.idempotencyKey ?? IDEMPOTENCY_KEY, mutates: spec.method !== 'GET' };
-  return { method: spec.method, path: spec.path, guard, contract, handle: (c, arrival) => handle(fixed, c, arrival), invoke: (runtime, caller, input) => invoke(fixed, runtime, caller, input) };
+  const contract: OperationContract = {
+    ...(described as unknown as OperationContract),
+    idempotencyKey: spec.idempotencyKey ?? IDEMPOTENCY_KEY,
+  };
+  const fixed: Fixed<P, Q, B> = {
+    spec,
+    guard,
+    raceable,
+    keyRule: spec.idempotencyKey ?? IDEMPOTENCY_KEY,
+    mutates: spec.method !== 'GET',
+  };
+  return {
+    method: spec.method,
+    path: spec.path,
+    guard,
+    contract,
+    handle: (c, arrival) => handle(fixed, c, arrival),
+    invoke: (runtime, caller, input) => invoke(fixed, runtime, caller, input),
+  };
 }
 
 /** Operation.invoke: the checks of a request that do not concern its transport, then the core operation. */
-function invoke<P, Q, B>({ spec }: Fixed<P, Q, B>, runtime: Runtime, { company, credential }: Caller, input: Invocation): Reply | ApiError {
+function invoke<P, Q, B>(
+  { spec }: Fixed<P, Q, B>,
+  runtime: Runtime,
+  { company, credential }: Caller,
+  input: Invocation,
+): Reply | ApiError {
   const refused = accessRefusal(spec, company, credential);
   if (refused) return refused;
   const params = parseParams(spec.params, input.params ?? {});
@@ -164,7 +191,19 @@ function invoke<P, Q, B>({ spec }: Fixed<P, Q, B>, runtime: Runtime, { company, 
   if (body && !body.success) return validationError('body', body.error);
   const canonicalBody = canonicalJson(input.body);
   const result = runtime.apply((state, ctx) =>
-    spec.run({ runtime, state, ctx, company, credential, params: params.data, query: query.data, body: body?.data as B, ifMatch: undefined, createOnly: input.createOnly === true, canonicalBody }),
+    spec.run({
+      runtime,
+      state,
+      ctx,
+      company,
+      credential,
+      params: params.data,
+      query: query.data,
+      body: body?.data as B,
+      ifMatch: undefined,
+      createOnly: input.createOnly === true,
+      canonicalBody,
+    }),
   );
   if (!result.ok) {
     const { kind, codigo, mensagem, caminho } = result.refusal;
@@ -174,12 +213,24 @@ function invoke<P, Q, B>({ spec }: Fixed<P, Q, B>, runtime: Runtime, { company, 
 }
 
 /** 403: a credential without the operation's permission, or a company whose subscription it needs is suspended. */
-function accessRefusal(spec: Pick<OperationSpec<unknown, unknown, unknown>, 'permission' | 'requiresSubscription'>, company: Company, credential: Credential): ApiError | undefined {
+function accessRefusal(
+  spec: Pick<OperationSpec<unknown, unknown, unknown>, 'permission' | 'requiresSubscription'>,
+  company: Company,
+  credential: Credential,
+): ApiError | undefined {
   if (spec.permission && !hasPermission(credential, spec.permission)) {
-    return apiError(403, 'permissao_insuficiente', `This operation needs permission ${spec.permission}; the credential has ${credential.permissions.join(', ') || 'none'}.`);
+    return apiError(
+      403,
+      'permissao_insuficiente',
+      `This operation needs permission ${spec.permission}; the credential has ${credential.permissions.join(', ') || 'none'}.`,
+    );
   }
   if (spec.requiresSubscription && !company.subscriptionActive) {
-    return apiError(403, 'assinatura_inativa', "This operation needs an active subscription; the company's is suspended.");
+    return apiError(
+      403,
+      'assinatura_inativa',
+      "This operation needs an active subscription; the company's is suspended.",
+    );
   }
   return undefined;
 }
@@ -188,10 +239,24 @@ function accessRefusal(spec: Pick<OperationSpec<unknown, unknown, unknown>, 'per
  * An operation as its document states it: its operationId, method, path as the spec writes it (`{id}`), and every
  * status the document gives it (its successes, the spec's error set and the emulator's own), ascending.
  */
-export function documentedOperation(op: Operation): { readonly id: string; readonly method: string; readonly path: string; readonly statuses: readonly number[] } {
+export function documentedOperation(op: Operation): {
+  readonly id: string;
+  readonly method: string;
+  readonly path: string;
+  readonly statuses: readonly number[];
+} {
   const { doc } = op.contract;
-  const statuses = [...Object.keys(doc.success).map(Number), ...doc.errors, ...(doc.extraErrors ?? []).map((e) => e.status)];
-  return { id: doc.id, method: op.method, path: specPath(op.path), statuses: [...new Set(statuses)].sort((a, b) => a - b) };
+  const statuses = [
+    ...Object.keys(doc.success).map(Number),
+    ...doc.errors,
+    ...(doc.extraErrors ?? []).map((e) => e.status),
+  ];
+  return {
+    id: doc.id,
+    method: op.method,
+    path: specPath(op.path),
+    statuses: [...new Set(statuses)].sort((a, b) => a - b),
+  };
 }
 
 /** The If-Match row of the operation registered as `method` + hono `path` (`/v1/catalogos/:id`), if it takes If-Match. */
@@ -249,7 +314,11 @@ interface Admitted<P, Q, B> {
 const fail = (error: ApiError, requestId: string) => errorResponse(error, requestId, { 'x-request-id': requestId });
 
 /** <arrival>: the api fault taken on arrival, and what it does there; then the request (admit). */
-function handle<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival: Arrival): Response | Promise<Response> {
+function handle<P, Q, B>(
+  fixed: Fixed<P, Q, B>,
+  c: HonoContext<HttpEnv>,
+  arrival: Arrival,
+): Response | Promise<Response> {
   const { spec } = fixed;
   const { runtime, token, requestId, journal } = arrival;
   const path = c.req.path;
@@ -270,25 +339,48 @@ function handle<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival
     // An effect on the answer as it leaves (<sent>): whatever the request gets from here on, that answer.
     if (actsAt(fault, 'sent')) {
       const answer = admit(fixed, c, arrival, path, credential, fault);
-      return answer instanceof Promise ? answer.then((response) => actAt(fault, 'sent', { response })!) : actAt(fault, 'sent', { response: answer })!;
+      return answer instanceof Promise
+        ? answer.then((response) => actAt(fault, 'sent', { response })!)
+        : actAt(fault, 'sent', { response: answer })!;
     }
   }
   return admit(fixed, c, arrival, path, credential, fault);
 }
 
 /** From the credential on: credential, permission, headers and body, then the rest (proceed). */
-function admit<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival: Arrival, path: string, credential: Credential | undefined, fault: ApiFault | undefined): Response | Promise<Response> {
+function admit<P, Q, B>(
+  fixed: Fixed<P, Q, B>,
+  c: HonoContext<HttpEnv>,
+  arrival: Arrival,
+  path: string,
+  credential: Credential | undefined,
+  fault: ApiFault | undefined,
+): Response | Promise<Response> {
   const { spec, mutates } = fixed;
   const { runtime, token, requestId, journal } = arrival;
   const request = c.req.raw;
 
   // 401, 403
   if (token === undefined) {
-    return fail(apiError(401, 'credencial_ausente', 'Send the credential as "Authorization: Bearer <ACCESS_TOKEN>".', 'header.authorization', { 'www-authenticate': 'Bearer' }), requestId);
+    return fail(
+      apiError(
+        401,
+        'credencial_ausente',
+        'Send the credential as "Authorization: Bearer <ACCESS_TOKEN>".',
+        'header.authorization',
+        { 'www-authenticate': 'Bearer' },
+      ),
+      requestId,
+    );
   }
   const company = credential && runtime.state.companies.get(credential.companyId);
   if (!credential || !company) {
-    return fail(apiError(401, 'credencial_invalida', 'The bearer token is not a valid credential.', 'header.authorization', { 'www-authenticate': 'Bearer error="invalid_token"' }), requestId);
+    return fail(
+      apiError(401, 'credencial_invalida', 'The bearer token is not a valid credential.', 'header.authorization', {
+        'www-authenticate': 'Bearer error="invalid_token"',
+      }),
+      requestId,
+    );
   }
   const forbidden = accessRefusal(spec, company, credential);
   if (forbidden) return fail(forbidden, requestId);
@@ -318,13 +410,23 @@ function admit<P, Q, B>(fixed: Fixed<P, Q, B>, c: HonoContext<HttpEnv>, arrival:
 }
 
 /** On from the body as read: its refusal, or the request with it. */
-function parsed<P, Q, B>(admitted: Admitted<P, Q, B>, read: { value: unknown } | ApiError): Response | Promise<Response> {
+function parsed<P, Q, B>(
+  admitted: Admitted<P, Q, B>,
+  read: { value: unknown } | ApiError,
+): Response | Promise<Response> {
   return 'status' in read ? fail(read, admitted.arrival.requestId) : proceed(admitted, read.value);
 }
 
 /** From the idempotent replay on: the replay, <held>, then the operation (evaluate). */
 function proceed<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown): Response | Promise<Response> {
-  const { fixed: { spec }, arrival, company, headers, fault, path } = admitted;
+  const {
+    fixed: { spec },
+    arrival,
+    company,
+    headers,
+    fault,
+    path,
+  } = admitted;
   const { runtime, requestId, journal } = arrival;
 
   // Idempotent replay: a repeated key answers from the store, before validation and any ETag check.
@@ -337,17 +439,40 @@ function proceed<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown): Response 
     journal.fingerprint = fingerprint;
     // Only a request held by a fault is ever in flight (below): most of the time none is.
     const running = inFlight.size === 0 ? undefined : inFlight.get(idempotencyScope(company.id, key));
-    const found = running === undefined
-      ? lookupIdempotency(runtime.state, company.id, key, fingerprint, runtime.clock.now())
-      : running === fingerprint ? ({ kind: 'in_flight' } as const) : ({ kind: 'other_request' } as const);
+    const found =
+      running === undefined
+        ? lookupIdempotency(runtime.state, company.id, key, fingerprint, runtime.clock.now())
+        : running === fingerprint
+          ? ({ kind: 'in_flight' } as const)
+          : ({ kind: 'other_request' } as const);
     switch (found.kind) {
       case 'replay':
         journal.replayed = true;
-        return storedResponse(spec.replay ? spec.replay(found.response, runtime.state) : found.response, requestId, REPLAYED);
+        return storedResponse(
+          spec.replay ? spec.replay(found.response, runtime.state) : found.response,
+          requestId,
+          REPLAYED,
+        );
       case 'other_request':
-        return fail(apiError(422, 'idempotencia_reutilizada', 'This idempotency-key was already used for a different request (method, path or body); generate a new key for each new request.', 'header.idempotency-key'), requestId);
+        return fail(
+          apiError(
+            422,
+            'idempotencia_reutilizada',
+            'This idempotency-key was already used for a different request (method, path or body); generate a new key for each new request.',
+            'header.idempotency-key',
+          ),
+          requestId,
+        );
       case 'in_flight':
-        return fail(apiError(409, 'idempotencia_em_curso', 'A request with this idempotency-key is still being processed; retry after it answers.', 'header.idempotency-key'), requestId);
+        return fail(
+          apiError(
+            409,
+            'idempotencia_em_curso',
+            'A request with this idempotency-key is still being processed; retry after it answers.',
+            'header.idempotency-key',
+          ),
+          requestId,
+        );
       case 'new':
         break;
     }
@@ -401,8 +526,22 @@ function parseQuery<Q>(fixed: Fixed<unknown, Q, unknown>, url: string): z.ZodSaf
 const REPLAYED: Readonly<Record<string, string>> = { 'idempotent-replayed': 'true' };
 
 /** Input validation (422), then the core operation (404, 428, 412, 409, apply), its answer stored for replays. */
-function evaluate<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown, key: string | undefined, fingerprint: string, canonicalBody: string): Response {
-  const { fixed: { spec, guard, raceable, mutates }, c, arrival, company, credential, headers, path } = admitted;
+function evaluate<P, Q, B>(
+  admitted: Admitted<P, Q, B>,
+  body: unknown,
+  key: string | undefined,
+  fingerprint: string,
+  canonicalBody: string,
+): Response {
+  const {
+    fixed: { spec, guard, raceable, mutates },
+    c,
+    arrival,
+    company,
+    credential,
+    headers,
+    path,
+  } = admitted;
   const { runtime, requestId, journal } = arrival;
 
   // 422
@@ -425,18 +564,40 @@ function evaluate<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown, key: stri
       // Only where another client could save what this If-Match guards (the `concurrentEdit` fault).
       // The fault's scene is built only for a fault that acts: with none armed (nearly always), nothing is.
       const act = (taken: ApiFault) => {
-        const guardedId = guard.guardedBy === undefined ? undefined : (params.data as Record<string, string>)[guard.guardedBy];
+        const guardedId =
+          guard.guardedBy === undefined ? undefined : (params.data as Record<string, string>)[guard.guardedBy];
         return actAt(taken, 'evaluation', { state, ctx, companyId: company.id, guard, guardedId }) === true;
       };
       const edit = runtime.takeApiFault({ method: spec.method, path, companyId: company.id }, 'evaluation', act);
       if (edit) journal.faultId = edit.id;
     }
     // 404, 428, 412, 409, apply
-    return spec.run({ runtime, state, ctx, company, credential, params: params.data, query: parsedQuery.data, body: parsedBody, ifMatch, createOnly: headers.createOnly, canonicalBody });
+    return spec.run({
+      runtime,
+      state,
+      ctx,
+      company,
+      credential,
+      params: params.data,
+      query: parsedQuery.data,
+      body: parsedBody,
+      ifMatch,
+      createOnly: headers.createOnly,
+      canonicalBody,
+    });
   });
   if (!result.ok) {
     const { kind, codigo, mensagem, caminho, limit } = result.refusal;
-    return fail(apiError(STATUS_OF[kind], codigo, mensagem, caminho, limit && { 'retry-after': String(limit.resetSeconds), ...rateLimitHeaders(limit) }), requestId);
+    return fail(
+      apiError(
+        STATUS_OF[kind],
+        codigo,
+        mensagem,
+        caminho,
+        limit && { 'retry-after': String(limit.resetSeconds), ...rateLimitHeaders(limit) },
+      ),
+      requestId,
+    );
   }
   const stored = toStored(result.value);
   if (key !== undefined && stored.status < 300) {
@@ -445,7 +606,15 @@ function evaluate<P, Q, B>(admitted: Admitted<P, Q, B>, body: unknown, key: stri
     // joined from two headers (", ") nor trimmed. In process it is whatever string the caller's Headers gave.
     const kept = c.env.target === undefined ? flat(key) : key;
     journal.idempotencyKey = kept;
-    storeIdempotency(runtime.state, company.id, kept, fingerprint, stored, runtime.clock.now(), runtime.maxStoredAnswersPerCompany);
+    storeIdempotency(
+      runtime.state,
+      company.id,
+      kept,
+      fingerprint,
+      stored,
+      runtime.clock.now(),
+      runtime.maxStoredAnswersPerCompany,
+    );
   }
   const answered = admitted.fault === undefined ? undefined : actAt(admitted.fault, 'answered', { answer: stored });
   if (answered === undefined) return storedResponse(stored, requestId);
@@ -465,7 +634,13 @@ export function bearerToken(header: string | null): string | undefined {
  * The RateLimit-Policy and RateLimit headers of draft-ietf-httpapi-ratelimit-headers: the policy (quota per
  * window) and what is left of it now.
  */
-export function rateLimitHeaders(limit: { policy: string; limit: number; windowSeconds: number; remaining: number; resetSeconds: number }): Record<string, string> {
+export function rateLimitHeaders(limit: {
+  policy: string;
+  limit: number;
+  windowSeconds: number;
+  remaining: number;
+  resetSeconds: number;
+}): Record<string, string> {
   return {
     'ratelimit-policy': `"${limit.policy}";q=${limit.limit};w=${limit.windowSeconds}`,
     ratelimit: `"${limit.policy}";r=${limit.remaining};t=${limit.resetSeconds}`,
@@ -480,7 +655,11 @@ interface RequestHeaders {
 }
 
 /** A read's headers, for every read but one that takes If-None-Match (none does). */
-const READ_HEADERS: RequestHeaders = Object.freeze({ idempotencyKey: undefined, ifMatch: undefined, createOnly: false });
+const READ_HEADERS: RequestHeaders = Object.freeze({
+  idempotencyKey: undefined,
+  ifMatch: undefined,
+  createOnly: false,
+});
 
 /** The idempotency-key a request was sent with, when it passes the key rule; null otherwise. */
 function keyOf(headers: Headers, keyRule: KeyRule): string | null {
@@ -488,36 +667,71 @@ function keyOf(headers: Headers, keyRule: KeyRule): string | null {
   return key !== null && keyRule.pattern.test(key) ? key : null;
 }
 
-function readHeaders(headers: Headers, mutates: boolean, acceptsIfNoneMatch: boolean, keyRule: KeyRule): RequestHeaders | ApiError {
+function readHeaders(
+  headers: Headers,
+  mutates: boolean,
+  acceptsIfNoneMatch: boolean,
+  keyRule: KeyRule,
+): RequestHeaders | ApiError {
   if (!mutates && !acceptsIfNoneMatch) return READ_HEADERS;
   const ifMatch = headers.get('if-match');
   // Only read where it can matter: beside an If-Match (400 for both), or where it means create-only.
   const ifNoneMatch = ifMatch !== null || acceptsIfNoneMatch ? headers.get('if-none-match') : null;
   if (ifMatch !== null && ifNoneMatch !== null && mutates) {
-    return apiError(400, 'precondicoes_conflitantes', 'Send If-Match or If-None-Match, never both.', 'header.if-none-match');
+    return apiError(
+      400,
+      'precondicoes_conflitantes',
+      'Send If-Match or If-None-Match, never both.',
+      'header.if-none-match',
+    );
   }
   const createOnly = acceptsIfNoneMatch && ifNoneMatch !== null;
   if (createOnly && ifNoneMatch.trim() !== '*') {
-    return apiError(400, 'cabecalho_invalido', 'If-None-Match takes only "*" here: create the resource only if none exists.', 'header.if-none-match');
+    return apiError(
+      400,
+      'cabecalho_invalido',
+      'If-None-Match takes only "*" here: create the resource only if none exists.',
+      'header.if-none-match',
+    );
   }
   let tags: IfMatch;
   if (ifMatch !== null && mutates) {
     const read = readIfMatch(ifMatch);
     if (read === '*') {
-      return apiError(400, 'cabecalho_invalido', 'If-Match must carry the ETag read from the resource, quotes included; "*" is not accepted.', 'header.if-match');
+      return apiError(
+        400,
+        'cabecalho_invalido',
+        'If-Match must carry the ETag read from the resource, quotes included; "*" is not accepted.',
+        'header.if-match',
+      );
     }
     if (read === undefined) {
-      return apiError(400, 'cabecalho_invalido', 'If-Match must be the ETag exactly as read, quotes included, e.g. If-Match: "5f3c9a1b2d4e6f70".', 'header.if-match');
+      return apiError(
+        400,
+        'cabecalho_invalido',
+        'If-Match must be the ETag exactly as read, quotes included, e.g. If-Match: "5f3c9a1b2d4e6f70".',
+        'header.if-match',
+      );
     }
     tags = read;
   }
   if (!mutates) return READ_HEADERS;
   const key = headers.get('idempotency-key');
   if (key === null) {
-    return apiError(400, 'chave_idempotencia_ausente', `Every state-changing request needs an idempotency-key header: generate one per request (${keyRule.description}) and reuse it only to repeat that same request.`, 'header.idempotency-key');
+    return apiError(
+      400,
+      'chave_idempotencia_ausente',
+      `Every state-changing request needs an idempotency-key header: generate one per request (${keyRule.description}) and reuse it only to repeat that same request.`,
+      'header.idempotency-key',
+    );
   }
   if (!keyRule.pattern.test(key)) {
-    return apiError(400, 'chave_idempotencia_invalida', `idempotency-key must have ${keyRule.description}.`, 'header.idempotency-key');
+    return apiError(
+      400,
+      'chave_idempotencia_invalida',
+      `idempotency-key must have ${keyRule.description}.`,
+      'header.idempotency-key',
+    );
   }
   return { idempotencyKey: key, ifMatch: tags, createOnly };
 }
@@ -531,7 +745,12 @@ export function isJson(contentType: string | null): boolean {
 }
 
 /** The body of a request, read and parsed (the control routes'). */
-export function readJsonBody(request: Request, body: BodySource, limit: number, optional: boolean): Promise<{ value: unknown } | ApiError> {
+export function readJsonBody(
+  request: Request,
+  body: BodySource,
+  limit: number,
+  optional: boolean,
+): Promise<{ value: unknown } | ApiError> {
   const refused = mediaTypeRefusal(request, body, optional);
   if (refused) return Promise.resolve(refused);
   if (!body.present) return Promise.resolve(jsonOf(EMPTY, limit, optional));
@@ -543,14 +762,20 @@ function mediaTypeRefusal(request: Request, body: BodySource, optional: boolean)
   if (!body.present && optional) return undefined;
   const contentType = request.headers.get('content-type');
   if (isJson(contentType)) return undefined;
-  return apiError(415, 'tipo_midia_nao_suportado', `Send the body as JSON with "content-type: application/json" (got ${contentType === null ? 'no content-type' : `"${contentType}"`}).`, 'header.content-type');
+  return apiError(
+    415,
+    'tipo_midia_nao_suportado',
+    `Send the body as JSON with "content-type: application/json" (got ${contentType === null ? 'no content-type' : `"${contentType}"`}).`,
+    'header.content-type',
+  );
 }
 
 const EMPTY = new Uint8Array(0);
 
 /** The body's bytes (undefined: past `limit`) as JSON: 413, or 400 for an empty body, bad UTF-8 or bad JSON. */
 function jsonOf(bytes: Uint8Array | undefined, limit: number, optional: boolean): { value: unknown } | ApiError {
-  if (bytes === undefined) return apiError(413, 'corpo_muito_grande', `The body exceeds this operation's limit of ${limit} bytes.`, 'body');
+  if (bytes === undefined)
+    return apiError(413, 'corpo_muito_grande', `The body exceeds this operation's limit of ${limit} bytes.`, 'body');
   if (bytes.length === 0) {
     if (optional) return { value: {} };
     return apiError(400, 'json_invalido', 'The body is empty; send a JSON object.', 'body');
@@ -634,7 +859,13 @@ function readQuery(url: string): { value: Record<string, string> } | ApiError {
   if (start < 0) return { value: {} };
   const value: Record<string, string> = Object.create(null);
   for (const [name, v] of new URLSearchParams(url.slice(start + 1))) {
-    if (name in value) return apiError(422, 'parametro_repetido', `${formatPath('query', [name])} appears more than once.`, formatPath('query', [name]));
+    if (name in value)
+      return apiError(
+        422,
+        'parametro_repetido',
+        `${formatPath('query', [name])} appears more than once.`,
+        formatPath('query', [name]),
+      );
     value[name] = v;
   }
   return { value: { ...value } };

@@ -150,7 +150,13 @@ export function presentAttempt(a: DeliveryAttempt) {
 
 /** The acceptance (spec "CNPJ correction request acceptance"): exactly its five fields. */
 export function presentCorrectionAcceptance(c: CnpjCorrection) {
-  return { id: c.id, tipo: 'correcao_cnpj', estabelecimento_id: c.establishmentId, versao_esperada: c.versaoEsperada, estado: c.estado };
+  return {
+    id: c.id,
+    tipo: 'correcao_cnpj',
+    estabelecimento_id: c.establishmentId,
+    versao_esperada: c.versaoEsperada,
+    estado: c.estado,
+  };
 }
 
 /** GET /v1/correcoes-cnpj/{id}: the acceptance fields, what was asked, and the decision. */

@@ -31,7 +31,13 @@ export function newestFirstPage<T>(
       if (record !== undefined) yield { record, position };
     }
   })();
-  const page = collectPage(items, query.limite ?? limits.defaultLimit, limits.budgetBytes, ({ record }) => present(record), ({ position }) => position);
+  const page = collectPage(
+    items,
+    query.limite ?? limits.defaultLimit,
+    limits.budgetBytes,
+    ({ record }) => present(record),
+    ({ position }) => position,
+  );
   return ok({ status: 200, body: cursorPageBody(page, where.companyId, where.list) });
 }
 
@@ -40,10 +46,19 @@ export function newestFirstPage<T>(
  * proximo_cursor}`, at most 200 findings and `budgetBytes` (pageBudgets.findings; spec "GET /v1/vigilancias/{id}/resultados":
  * the query has only `cursor`, so the page size is always the service's).
  */
-export function findingsPage<F>(findings: readonly F[], where: { readonly companyId: string; readonly list: string }, query: { readonly cursor?: string | undefined }, budgetBytes: number, present: (finding: F) => unknown): Result<Reply> {
+export function findingsPage<F>(
+  findings: readonly F[],
+  where: { readonly companyId: string; readonly list: string },
+  query: { readonly cursor?: string | undefined },
+  budgetBytes: number,
+  present: (finding: F) => unknown,
+): Result<Reply> {
   const page = fixedListPage(findings, where, query, { defaultLimit: 200, budgetBytes }, present);
   if (!page.ok) return page;
-  return ok({ status: 200, body: cursorPageBody(page.value, where.companyId, where.list, `"total_achados":${findings.length},`) });
+  return ok({
+    status: 200,
+    body: cursorPageBody(page.value, where.companyId, where.list, `"total_achados":${findings.length},`),
+  });
 }
 
 /** A page of a list that never changes once published (findings, an ingestion's preview errors): a cursor is an index. */
@@ -60,7 +75,15 @@ export function fixedListPage<T>(
   const entries = (function* () {
     for (let i = start; i < list.length; i++) yield { item: list[i]!, index: i };
   })();
-  return ok(collectPage(entries, query.limite ?? limits.defaultLimit, limits.budgetBytes, ({ item }) => present(item), ({ index }) => index));
+  return ok(
+    collectPage(
+      entries,
+      query.limite ?? limits.defaultLimit,
+      limits.budgetBytes,
+      ({ item }) => present(item),
+      ({ index }) => index,
+    ),
+  );
 }
 
 /** RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled; lines end in CRLF. */
@@ -75,10 +98,17 @@ function csv(header: readonly string[], rows: Iterable<readonly (string | number
 }
 
 /** A CSV download: UTF-8 with a header row, named `filename`. */
-export function csvReply(header: readonly string[], rows: Iterable<readonly (string | number | boolean)[]>, filename: string): Reply {
+export function csvReply(
+  header: readonly string[],
+  rows: Iterable<readonly (string | number | boolean)[]>,
+  filename: string,
+): Reply {
   return {
     status: 200,
     body: csv(header, rows),
-    headers: { 'content-type': 'text/csv; charset=utf-8; header=present', 'content-disposition': `attachment; filename="${filename}"` },
+    headers: {
+      'content-type': 'text/csv; charset=utf-8; header=present',
+      'content-disposition': `attachment; filename="${filename}"`,
+    },
   };
 }

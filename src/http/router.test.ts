@@ -22,10 +22,16 @@ describe('Router', () => {
 
   it('takes the first operation of the method whose template matches, with its parameters', () => {
     expect(target('GET', '/v1/catalogos/abc')).toEqual(['GET /v1/catalogos/:id', { id: 'abc' }]);
-    expect(target('PUT', '/v1/catalogos/a/produtos/b')).toEqual(['PUT /v1/catalogos/:id/produtos/:produto_id', { id: 'a', produto_id: 'b' }]);
+    expect(target('PUT', '/v1/catalogos/a/produtos/b')).toEqual([
+      'PUT /v1/catalogos/:id/produtos/:produto_id',
+      { id: 'a', produto_id: 'b' },
+    ]);
     expect(target('GET', '/v1/catalogos')).toEqual(['GET /v1/catalogos', {}]);
     // Listed first, so /v1/catalogos/ingestoes/produtos is an ingestion, not the products of catalog "ingestoes".
-    expect(target('GET', '/v1/catalogos/ingestoes/produtos')).toEqual(['GET /v1/catalogos/ingestoes/:id', { id: 'produtos' }]);
+    expect(target('GET', '/v1/catalogos/ingestoes/produtos')).toEqual([
+      'GET /v1/catalogos/ingestoes/:id',
+      { id: 'produtos' },
+    ]);
   });
 
   it('answers 405 at once on a path without parameters that another method has, before a template could take it', () => {
@@ -45,7 +51,17 @@ describe('Router', () => {
   });
 
   it('matches segment by segment: no empty parameter, no trailing slash, no extra or missing segment, case counts', () => {
-    for (const path of ['/v1/catalogos/', '/v1/catalogos//produtos', '/v1/catalogos/a/', '/v1/catalogos/a/produtos/b/c', '/v1/catalogo', '/v1/catalogosx', '/V1/catalogos', '/v1', '/v1/']) {
+    for (const path of [
+      '/v1/catalogos/',
+      '/v1/catalogos//produtos',
+      '/v1/catalogos/a/',
+      '/v1/catalogos/a/produtos/b/c',
+      '/v1/catalogo',
+      '/v1/catalogosx',
+      '/V1/catalogos',
+      '/v1',
+      '/v1/',
+    ]) {
       expect(router.find('GET', path), path).toBeUndefined();
     }
   });
@@ -57,7 +73,17 @@ describe('Router', () => {
   });
 
   it('routes no path with a "." or ".." segment, an encoded slash or a backslash (hono\'s path: %2e and %5c decoded, %2f not)', () => {
-    for (const path of ['/v1/catalogos/..', '/v1/catalogos/.', '/v1/catalogos/./produtos', '/v1/x/../catalogos', '/v1/./catalogos', '/v1/catalogos/a%2fb', '/v1/catalogos/a%2Fb', '/v1/catalogos/a\\b', '/v1/catalogos/%2f']) {
+    for (const path of [
+      '/v1/catalogos/..',
+      '/v1/catalogos/.',
+      '/v1/catalogos/./produtos',
+      '/v1/x/../catalogos',
+      '/v1/./catalogos',
+      '/v1/catalogos/a%2fb',
+      '/v1/catalogos/a%2Fb',
+      '/v1/catalogos/a\\b',
+      '/v1/catalogos/%2f',
+    ]) {
       expect(router.find('GET', path), path).toBeUndefined();
       expect(unroutable(path), path).toBe(true);
     }

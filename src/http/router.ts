@@ -82,7 +82,8 @@ export class Router<T extends Routed> {
   find(method: string, path: string): Route<T> | undefined {
     if (unroutable(path)) return undefined;
     const literal = this.literal.get(path);
-    if (literal !== undefined && !literal.methods.includes(method)) return { kind: 'not_allowed', allow: literal.allow };
+    if (literal !== undefined && !literal.methods.includes(method))
+      return { kind: 'not_allowed', allow: literal.allow };
     const templates = this.byMethod.get(method === 'HEAD' ? 'GET' : method);
     if (templates !== undefined) {
       for (const template of templates) {
@@ -90,7 +91,8 @@ export class Router<T extends Routed> {
         if (params !== undefined) return { kind: 'operation', target: template.target, params };
       }
     }
-    for (const template of this.paths) if (match(template, path) !== undefined) return { kind: 'not_allowed', allow: template.target };
+    for (const template of this.paths)
+      if (match(template, path) !== undefined) return { kind: 'not_allowed', allow: template.target };
     return undefined;
   }
 }

@@ -57,7 +57,8 @@ export function readingBody<T>(read: () => Promise<T>): Promise<T> {
   return reading.catch((error: unknown) => Promise.reject(asBodyReadError(error)));
 }
 
-const asBodyReadError = (error: unknown): BodyReadError => (error instanceof BodyReadError ? error : new BodyReadError(error));
+const asBodyReadError = (error: unknown): BodyReadError =>
+  error instanceof BodyReadError ? error : new BodyReadError(error);
 
 export interface HttpEnv {
   /**

@@ -10,13 +10,20 @@ import { apiError, type ApiError } from './errors.js';
 export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$/;
 
 /** A uuid as the spec defines it; upper or lower case in, lowercase out. */
-const uuid = z.string().regex(UUID, 'must be a uuid (8-4-4-4-12 hexadecimal digits, version 1-8, variant 8, 9, a or b)').transform((s) => s.toLowerCase());
+const uuid = z
+  .string()
+  .regex(UUID, 'must be a uuid (8-4-4-4-12 hexadecimal digits, version 1-8, variant 8, 9, a or b)')
+  .transform((s) => s.toLowerCase());
 
 /**
  * A string of `min` to `max` characters. zod counts characters as Unicode code points, as JSON Schema's
  * maxLength does: an emoji is one character (JavaScript's `length` gives it 2), so a 120-emoji `nome` is 120.
  */
-const text = (min: number, max: number) => z.string().min(min, `must have at least ${min} character${min === 1 ? '' : 's'}`).max(max, `must have at most ${max} characters`);
+const text = (min: number, max: number) =>
+  z
+    .string()
+    .min(min, `must have at least ${min} character${min === 1 ? '' : 's'}`)
+    .max(max, `must have at most ${max} characters`);
 
 /**
  * The input limits of spec "Limits" that GET /v1/contexto reports: the schemas below check these very numbers.
@@ -48,12 +55,20 @@ export type AboveMax = 'refuse' | 'cap';
  * digits too long for a number is above any max.
  */
 function limitParam(max: number, aboveMax: AboveMax = 'refuse') {
-  const message = aboveMax === 'refuse' ? `must be an integer from 1 to ${max}` : 'must be a whole number of items, 1 or more';
+  const message =
+    aboveMax === 'refuse' ? `must be an integer from 1 to ${max}` : 'must be a whole number of items, 1 or more';
   const count = z.string().regex(/^\d+$/, message).transform(Number);
   // To a client, an integer parameter (the OpenAPI document reads `x-integer`); above the cap, the page holds the cap.
   return aboveMax === 'refuse'
     ? count.pipe(z.number().int().min(1, message).max(max, message)).meta({ 'x-integer': { minimum: 1, maximum: max } })
-    : count.pipe(z.number().min(1, message).transform((n) => Math.min(n, max))).meta({ 'x-integer': { minimum: 1 }, description: `Above ${max}, the page holds at most ${max} items.` });
+    : count
+        .pipe(
+          z
+            .number()
+            .min(1, message)
+            .transform((n) => Math.min(n, max)),
+        )
+        .meta({ 'x-integer': { minimum: 1 }, description: `Above ${max}, the page holds at most ${max} items.` });
 }
 
 export const idParams = z.strictObject({ id: uuid });
@@ -71,7 +86,10 @@ const UUID_PARAMS = new Map<z.ZodType, readonly string[]>([
  * checked here when valid, with zod's own pattern and result (lowercase), a third of a GET's validation; a
  * refusal is zod's, so its wording stays one.
  */
-export function parseParams<T>(schema: z.ZodType<T>, params: Readonly<Record<string, string>>): z.ZodSafeParseResult<T> {
+export function parseParams<T>(
+  schema: z.ZodType<T>,
+  params: Readonly<Record<string, string>>,
+): z.ZodSafeParseResult<T> {
   const names = UUID_PARAMS.get(schema);
   if (names === undefined || Object.keys(params).length !== names.length) return parse(schema, params);
   const data: Record<string, string> = {};
@@ -191,7 +209,10 @@ export const productPatch = atLeastOne(
 
 /** POST /v1/catalogos/ingestoes (spec "Catalogs"). */
 export const ingestionStart = z.strictObject({
-  operacao: z.enum(['mesclar', 'substituicao_catalogo', 'substituicao_integral'], 'must be "mesclar", "substituicao_catalogo" or "substituicao_integral"'),
+  operacao: z.enum(
+    ['mesclar', 'substituicao_catalogo', 'substituicao_integral'],
+    'must be "mesclar", "substituicao_catalogo" or "substituicao_integral"',
+  ),
   catalogo_id: uuid.optional(),
   referencia_externa: text(1, 200).optional(),
 });
@@ -200,7 +221,12 @@ export const ingestionStart = z.strictObject({
 export const batchParams = (max: number) =>
   z.strictObject({
     id: uuid,
-    numero: z.string().regex(/^[1-9]\d{0,5}$/, `must be an integer from 1 to ${max}`).transform(Number).pipe(z.number().max(max, `must be an integer from 1 to ${max}`)).meta({ 'x-integer': { minimum: 1, maximum: max } }),
+    numero: z
+      .string()
+      .regex(/^[1-9]\d{0,5}$/, `must be an integer from 1 to ${max}`)
+      .transform(Number)
+      .pipe(z.number().max(max, `must be an integer from 1 to ${max}`))
+      .meta({ 'x-integer': { minimum: 1, maximum: max } }),
   });
 
 /**
@@ -209,7 +235,10 @@ export const batchParams = (max: number) =>
  */
 export const ingestionBatch = (maxItems: number) =>
   z.strictObject({
-    itens: z.array(z.unknown()).min(1, `must have 1 to ${maxItems} items`).max(maxItems, `must have 1 to ${maxItems} items`),
+    itens: z
+      .array(z.unknown())
+      .min(1, `must have 1 to ${maxItems} items`)
+      .max(maxItems, `must have 1 to ${maxItems} items`),
   });
 
 /** One product record of a batch: the product's whole canonical state, keyed by id_externo. */
@@ -224,9 +253,12 @@ export const ingestionRecord = z.strictObject({
 
 export const ingestionClose = (maxBatches: number) =>
   z.strictObject({
-    total_lotes: z.number().int(`must be an integer from 1 to ${maxBatches}`).min(1, `must be an integer from 1 to ${maxBatches}`).max(maxBatches, `must be an integer from 1 to ${maxBatches}`),
+    total_lotes: z
+      .number()
+      .int(`must be an integer from 1 to ${maxBatches}`)
+      .min(1, `must be an integer from 1 to ${maxBatches}`)
+      .max(maxBatches, `must be an integer from 1 to ${maxBatches}`),
   });
-
 
 /** `{}` or no body at all, for operations that take no fields (spec "Common rules"). */
 export const emptyBody = z.strictObject({});
@@ -252,7 +284,10 @@ export function validationError(where: 'body' | 'query' | 'path', error: z.ZodEr
 }
 
 /** One validation issue as an error code, its place (`body.atributos[3].codigo`) and a message that starts with it. */
-export function describeIssue(root: string, issue: z.core.$ZodIssue): { codigo: string; caminho: string; mensagem: string } {
+export function describeIssue(
+  root: string,
+  issue: z.core.$ZodIssue,
+): { codigo: string; caminho: string; mensagem: string } {
   let path = issue.path as PropertyKey[];
   let codigo = 'valor_invalido';
   let message = issue.message;
@@ -308,13 +343,23 @@ function isNonPublicIp(host: string): boolean {
   const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
   if (v4) {
     const [a, b] = [Number(v4[1]), Number(v4[2])];
-    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+    return (
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127)
+    );
   }
   if (!host.startsWith('[')) return false;
   const v6 = host.slice(1, -1);
   if (v6 === '::' || v6 === '::1') return true;
   // IPv4 embedded in IPv6: mapped (::ffff:), the deprecated compatible form (::a.b.c.d) and NAT64 (64:ff9b::).
-  const mapped = /^(?:::ffff:|::|64:ff9b::)(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(v6) ?? /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
+  const mapped =
+    /^(?:::ffff:|::|64:ff9b::)(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(v6) ??
+    /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
   if (mapped) {
     if (mapped.length === 2) return isNonPublicIp(mapped[1]!);
     const high = parseInt(mapped[1]!, 16);
@@ -327,10 +372,13 @@ function isNonPublicIp(host: string): boolean {
 
 export const webhookPut = z.strictObject({ url: webhookUrl });
 
-
 export const attemptListQuery = z.strictObject({
   limite: limitParam(100).optional(),
-  apos_tentativa: z.string().regex(/^\d{1,10}$/, 'must be 1 to 10 digits: the proxima_tentativa of the previous page').transform(Number).optional(),
+  apos_tentativa: z
+    .string()
+    .regex(/^\d{1,10}$/, 'must be 1 to 10 digits: the proxima_tentativa of the previous page')
+    .transform(Number)
+    .optional(),
 });
 
 export const cnpjCorrectionRequest = z.strictObject({
@@ -338,13 +386,10 @@ export const cnpjCorrectionRequest = z.strictObject({
   motivo: text(1, 500),
 });
 
-const selectionIds = (what: string) =>
-  z.array(uuid).max(200, `${what}: at most 200 products per request`);
+const selectionIds = (what: string) => z.array(uuid).max(200, `${what}: at most 200 products per request`);
 
 export const surveillancePatch = z.strictObject({
   modo: z.enum(['selecao', 'todos'], 'must be "selecao" or "todos"'),
   adicionar: selectionIds('adicionar').optional(),
   remover: selectionIds('remover').optional(),
 });
-
-

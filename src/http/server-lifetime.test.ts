@@ -25,7 +25,10 @@ interface Exit {
 /** Runs `script` (an ES module with `INDEX` bound to the package's entry) in a child Node; resolves on its exit. */
 function runChild(script: string): Promise<Exit> {
   const source = `const INDEX = ${JSON.stringify(INDEX)};\n${script}\nprocess.stdout.write('ended\\n');\n`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -92,7 +95,9 @@ describe('await using', () => {
       token = emu.companies.create({ cnpjRoot: '11222333' }).token;
       expect((await fetch(`${url}/v1/empresa`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     }
-    await expect(fetch(`${url}/v1/empresa`, { headers: { authorization: `Bearer ${token}` } })).rejects.toThrow('fetch failed');
+    await expect(fetch(`${url}/v1/empresa`, { headers: { authorization: `Bearer ${token}` } })).rejects.toThrow(
+      'fetch failed',
+    );
   });
 
   it('closes a server at the end of its scope, and the emulator goes on in process', async () => {

@@ -36,7 +36,9 @@ export interface ListenOptions {
  * package's declarations then compile under a default `lib` without @types/node, where a bare `AsyncDisposable` or
  * `Symbol.asyncDispose` is an unknown name. The emulator and its servers have the method at run time all the same.
  */
-export type AsyncDisposableWhereDeclared = SymbolConstructor extends { readonly asyncDispose: infer Key extends symbol } ? { [K in Key]: () => Promise<void> } : {};
+export type AsyncDisposableWhereDeclared = SymbolConstructor extends { readonly asyncDispose: infer Key extends symbol }
+  ? { [K in Key]: () => Promise<void> }
+  : {};
 
 /**
  * A server listen() started. It does not keep the process alive on its own (like an unref'd Node server): a test
@@ -75,7 +77,11 @@ export type ServedSocket = Omit<RunningServer, 'inspector'>;
  * `damaging`, asked before each request, says whether its answer may carry a damage to do on the connection
  * (damage.ts): only then is the answer looked at.
  */
-export async function serve(handle: SocketHandler, options: ListenOptions = {}, damaging: () => boolean = () => false): Promise<ServedSocket> {
+export async function serve(
+  handle: SocketHandler,
+  options: ListenOptions = {},
+  damaging: () => boolean = () => false,
+): Promise<ServedSocket> {
   const { getRequestListener, RequestError } = await import('@hono/node-server');
   const host = options.host ?? '127.0.0.1';
   const refusedHost = hostGuard(host, options.allowHosts);
@@ -94,7 +100,9 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}, 
       return Promise.resolve(answering).then((response) => {
         const damage = damageOf(response);
         // node:http's server (below): an HTTP/1 answer.
-        return damage === undefined ? response : sendDamaged(response, damage, env.outgoing as ServerResponse, trickling);
+        return damage === undefined
+          ? response
+          : sendDamaged(response, damage, env.outgoing as ServerResponse, trickling);
       });
     },
     {
@@ -104,8 +112,22 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}, 
       // @hono/node-server answers a bare 400.
       errorHandler: (error) =>
         error instanceof RequestError
-          ? errorResponse(apiError(400, 'requisicao_malformada', `The request's target or Host header cannot be read as a URL (${error.message}): send a path that begins with "/" and holds no backslash.`), CONTROL_REQUEST_ID)
-          : errorResponse(apiError(500, 'erro_interno', `Emulator bug (please report it): ${error instanceof Error ? error.message : String(error)}`), CONTROL_REQUEST_ID),
+          ? errorResponse(
+              apiError(
+                400,
+                'requisicao_malformada',
+                `The request's target or Host header cannot be read as a URL (${error.message}): send a path that begins with "/" and holds no backslash.`,
+              ),
+              CONTROL_REQUEST_ID,
+            )
+          : errorResponse(
+              apiError(
+                500,
+                'erro_interno',
+                `Emulator bug (please report it): ${error instanceof Error ? error.message : String(error)}`,
+              ),
+              CONTROL_REQUEST_ID,
+            ),
     },
   );
   const server = createServer(listener);
@@ -127,7 +149,7 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}, 
     });
   });
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port ?? 4747;
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 4747);
   // A wildcard bind is reached at its loopback address: the URL's host must pass the Host check.
   const reached = localAddress(host);
   return {
@@ -173,14 +195,22 @@ export async function serve(handle: SocketHandler, options: ListenOptions = {}, 
  * answer is already sent. A reset is a TCP RST (the client reads ECONNRESET, where a plain close reads as a closed
  * connection). A closing server cuts a trickle at once (close()): its timer stops with the connection.
  */
-async function sendDamaged(response: Response, damage: Damage, outgoing: ServerResponse, trickling: Set<ServerResponse>): Promise<Response> {
+async function sendDamaged(
+  response: Response,
+  damage: Damage,
+  outgoing: ServerResponse,
+  trickling: Set<ServerResponse>,
+): Promise<Response> {
   const socket = outgoing.socket;
   if (damage.kind === 'reset') {
     socket?.resetAndDestroy();
     return RESPONSE_ALREADY_SENT;
   }
   const body = new Uint8Array(await response.arrayBuffer());
-  outgoing.writeHead(response.status, { ...Object.fromEntries(response.headers), 'content-length': String(body.length) });
+  outgoing.writeHead(response.status, {
+    ...Object.fromEntries(response.headers),
+    'content-length': String(body.length),
+  });
   if (damage.kind === 'truncate') {
     outgoing.write(body.subarray(0, Math.floor(body.length / 2)), () => socket?.destroy());
     return RESPONSE_ALREADY_SENT;
@@ -336,7 +366,6 @@ async function readStream(incoming: NodeIncoming, limit: number): Promise<Uint8A
 }
 
 const DRAIN_LIMIT = 64 * 1024 * 1024;
-
 
 /** What the server reads of Node's request message (HTTP/1 or HTTP/2). */
 interface NodeIncoming extends AsyncIterable<Uint8Array> {

@@ -16,7 +16,8 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  */
 const FINGERPRINT_TEXT_LIMIT = 512;
 function requestFingerprint(method: string, path: string, canonicalBody: string): string {
-  const body = canonicalBody.length <= FINGERPRINT_TEXT_LIMIT ? canonicalBody : `sha256:${sha256(canonicalBody, 'hex')}`;
+  const body =
+    canonicalBody.length <= FINGERPRINT_TEXT_LIMIT ? canonicalBody : `sha256:${sha256(canonicalBody, 'hex')}`;
   return `${method} ${path} ${body}`;
 }
 
@@ -41,7 +42,9 @@ const DIGEST_LENGTH = 22;
 
 /** crypto.hash (Node 20.12) takes a third of createHash's time for one short text; the package supports Node 20.0. */
 const sha256: (text: string, encoding: 'hex' | 'base64url') => string =
-  typeof crypto.hash === 'function' ? (text, encoding) => crypto.hash('sha256', text, encoding) : (text, encoding) => crypto.createHash('sha256').update(text).digest(encoding);
+  typeof crypto.hash === 'function'
+    ? (text, encoding) => crypto.hash('sha256', text, encoding)
+    : (text, encoding) => crypto.createHash('sha256').update(text).digest(encoding);
 
 /**
  * A copy of `text` in one piece, for a key the store keeps 60 days. V8 builds a template literal or a `+` of
@@ -69,15 +72,27 @@ export function toStored(reply: Reply): StoredResponse {
  * A stored answer as this request's Response, its x-request-id included: headers are given as one plain object
  * and never changed afterwards, which keeps @hono/node-server on its fast path (see app.ts).
  */
-export function storedResponse(stored: StoredResponse, requestId: string, extra?: Readonly<Record<string, string>>): Response {
+export function storedResponse(
+  stored: StoredResponse,
+  requestId: string,
+  extra?: Readonly<Record<string, string>>,
+): Response {
   const { etag, location } = stored;
   // Nearly every answer: its headers as one literal (a spread, then keys added one by one, built the object the
   // slow way); the same headers in the same order as the general case below.
   if (stored.headers === null && extra === undefined && location === null) {
-    const headers: Record<string, string> = etag === null ? { 'content-type': JSON_CONTENT_TYPE, 'x-request-id': requestId } : { 'content-type': JSON_CONTENT_TYPE, 'x-request-id': requestId, etag };
+    const headers: Record<string, string> =
+      etag === null
+        ? { 'content-type': JSON_CONTENT_TYPE, 'x-request-id': requestId }
+        : { 'content-type': JSON_CONTENT_TYPE, 'x-request-id': requestId, etag };
     return kept(new Response(stored.body, { status: stored.status, headers }), stored.body, headers);
   }
-  const headers: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE, ...stored.headers, ...extra, 'x-request-id': requestId };
+  const headers: Record<string, string> = {
+    'content-type': JSON_CONTENT_TYPE,
+    ...stored.headers,
+    ...extra,
+    'x-request-id': requestId,
+  };
   if (etag !== null) headers.etag = etag;
   if (location !== null) headers.location = location;
   return kept(new Response(stored.body, { status: stored.status, headers }), stored.body, headers);
@@ -90,7 +105,10 @@ export function storedResponse(stored: StoredResponse, requestId: string, extra?
  * process where no emulator keeps a history: the request path then pays this one boolean. On for the process once
  * one does (src/http/app.ts).
  */
-export const answerTexts: { keep: boolean; of(response: Response): string | undefined } = { keep: false, of: (response) => (response as Texted)[TEXT] };
+export const answerTexts: { keep: boolean; of(response: Response): string | undefined } = {
+  keep: false,
+  of: (response) => (response as Texted)[TEXT],
+};
 
 const TEXT = Symbol('answer text');
 type Texted = Response & { [TEXT]?: string };
@@ -108,7 +126,11 @@ export interface EarlierStoredAnswer {
   readonly companyId: string;
   readonly key: string;
   readonly fingerprint: string;
-  readonly response: { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly body: string };
+  readonly response: {
+    readonly status: number;
+    readonly headers: Readonly<Record<string, string>>;
+    readonly body: string;
+  };
   readonly storedAt: number;
   readonly expiresAt: number;
 }

@@ -75,17 +75,28 @@ export async function connect(baseUrl: string, options: ConnectOptions = {}): Pr
     const headers: Record<string, string> = {};
     if (method !== 'GET' && method !== 'DELETE') headers['content-type'] = 'application/json';
     if (options.controlToken !== undefined) headers.authorization = `Bearer ${options.controlToken}`;
-    const response = await send(`${base}/_emulator${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const response = await send(`${base}/_emulator${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     const text = await response.text();
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
     } catch {
-      throw new TypeError(`${method} ${base}/_emulator${path} answered ${response.status} with a body that is not JSON: is ${base} a catalog-emulator?`);
+      throw new TypeError(
+        `${method} ${base}/_emulator${path} answered ${response.status} with a body that is not JSON: is ${base} a catalog-emulator?`,
+      );
     }
     if (response.ok) return parsed as T;
     const error = (parsed as { erro?: { codigo?: string; mensagem?: string; caminho?: string } } | undefined)?.erro;
-    throw new ControlError(response.status, error?.codigo ?? 'erro_desconhecido', error?.mensagem ?? `${method} /_emulator${path} answered ${response.status}`, error?.caminho);
+    throw new ControlError(
+      response.status,
+      error?.codigo ?? 'erro_desconhecido',
+      error?.mensagem ?? `${method} /_emulator${path} answered ${response.status}`,
+      error?.caminho,
+    );
   };
 
   const created = await control<CreatedCompanyInfo>('POST', '/companies', { ...options.company, clock: 'own' });
@@ -103,7 +114,8 @@ export async function connect(baseUrl: string, options: ConnectOptions = {}): Pr
       info: () => control('GET', `${company}/clock`),
       now: async () => new Date((await control<RemoteClockInfo>('GET', `${company}/clock`)).now),
       advance: (by) => control('POST', `${company}/clock/advance`, { by }),
-      advanceTo: (to) => control('POST', `${company}/clock/advance`, { to: to instanceof Date ? to.toISOString() : to }),
+      advanceTo: (to) =>
+        control('POST', `${company}/clock/advance`, { to: to instanceof Date ? to.toISOString() : to }),
       runUntilIdle: (runOptions = {}) => control('POST', `${company}/clock/run-until-idle`, runOptions),
     },
     faults: {
@@ -119,7 +131,8 @@ export async function connect(baseUrl: string, options: ConnectOptions = {}): Pr
     },
     journal: {
       find: async (filter) => items<JournalEntry>(`${company}/journal${journalQuery(filter)}`),
-      count: async (filter) => (await control<{ count: number }>('GET', `${company}/journal/count${journalQuery(filter)}`)).count,
+      count: async (filter) =>
+        (await control<{ count: number }>('GET', `${company}/journal/count${journalQuery(filter)}`)).count,
       entries: async (filter) => items<JournalEntry>(`${company}/journal${journalQuery(filter)}`),
       clear: async () => void (await control('DELETE', `${company}/journal`)),
     },

@@ -11,7 +11,13 @@ import { deliveryRequest, requestsDeferred, type RequestParts } from './deferred
 
 const parts: RequestParts = {
   url: 'https://hooks.example.com/recebe?x=1',
-  headers: { 'content-type': 'application/json', 'user-agent': 'catalog-emulator/test', 'service-event-id': 'e-1', 'service-timestamp': '1767225600', 'service-signature': 'v1=ab' },
+  headers: {
+    'content-type': 'application/json',
+    'user-agent': 'catalog-emulator/test',
+    'service-event-id': 'e-1',
+    'service-timestamp': '1767225600',
+    'service-signature': 'v1=ab',
+  },
   body: '{"id":"e-1","nome":"café"}',
 };
 const eager = () => new Request(parts.url, { method: 'POST', headers: parts.headers, body: parts.body });
@@ -70,7 +76,11 @@ describe('the request of an in-process delivery', () => {
     const server = createServer((request, response) => {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      request.on('end', () => response.end(JSON.stringify({ method: request.method, url: request.url, id: request.headers['service-event-id'], body })));
+      request.on('end', () =>
+        response.end(
+          JSON.stringify({ method: request.method, url: request.url, id: request.headers['service-event-id'], body }),
+        ),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     try {
@@ -82,7 +92,9 @@ describe('the request of an in-process delivery', () => {
       await new Promise((resolve) => server.close(resolve));
     }
 
-    const app = new Hono().post('/recebe', async (c) => c.json({ id: c.req.header('service-event-id'), x: c.req.query('x'), body: await c.req.json() }));
+    const app = new Hono().post('/recebe', async (c) =>
+      c.json({ id: c.req.header('service-event-id'), x: c.req.query('x'), body: await c.req.json() }),
+    );
     const answer = await app.fetch(counted().request);
     expect(await answer.json()).toEqual({ id: 'e-1', x: '1', body: { id: 'e-1', nome: 'café' } });
   });

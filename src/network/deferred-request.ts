@@ -20,7 +20,8 @@ export interface RequestParts {
   readonly body: string;
 }
 
-const build = (parts: RequestParts): Request => new Request(parts.url, { method: 'POST', headers: parts.headers, body: parts.body });
+const build = (parts: RequestParts): Request =>
+  new Request(parts.url, { method: 'POST', headers: parts.headers, body: parts.body });
 
 class DeferredRequest {
   #parts: (() => RequestParts) | undefined;
@@ -44,23 +45,47 @@ class DeferredRequest {
 function forwardRequestMembers(): void {
   const proto = DeferredRequest.prototype as unknown as Record<PropertyKey, unknown>;
   Object.setPrototypeOf(proto, Request.prototype);
-  const real = (self: unknown) => DeferredRequest.real(self as DeferredRequest) as unknown as Record<PropertyKey, unknown>;
-  for (let level: object | null = Request.prototype; level !== null && level !== Object.prototype; level = Object.getPrototypeOf(level) as object | null) {
+  const real = (self: unknown) =>
+    DeferredRequest.real(self as DeferredRequest) as unknown as Record<PropertyKey, unknown>;
+  for (
+    let level: object | null = Request.prototype;
+    level !== null && level !== Object.prototype;
+    level = Object.getPrototypeOf(level) as object | null
+  ) {
     for (const key of Reflect.ownKeys(level)) {
       if (key === 'constructor' || Object.prototype.hasOwnProperty.call(proto, key)) continue;
       const member = Object.getOwnPropertyDescriptor(level, key)!;
       const { get, value } = member;
       if (get) {
-        Object.defineProperty(proto, key, { configurable: true, enumerable: member.enumerable, get: function (this: unknown) { return get.call(real(this)); } });
+        Object.defineProperty(proto, key, {
+          configurable: true,
+          enumerable: member.enumerable,
+          get: function (this: unknown) {
+            return get.call(real(this));
+          },
+        });
       } else if (typeof value === 'function') {
         const method = value as (...args: unknown[]) => unknown;
-        Object.defineProperty(proto, key, { configurable: true, enumerable: member.enumerable, writable: true, value: function (this: unknown, ...args: unknown[]) { return method.apply(real(this), args); } });
+        Object.defineProperty(proto, key, {
+          configurable: true,
+          enumerable: member.enumerable,
+          writable: true,
+          value: function (this: unknown, ...args: unknown[]) {
+            return method.apply(real(this), args);
+          },
+        });
       }
     }
   }
   // The slots a built Request holds as own properties (undici's state, headers, signal): read, never written.
   for (const key of Reflect.ownKeys(build({ url: 'https://probe.invalid/', headers: {}, body: '' }))) {
-    if (!Object.prototype.hasOwnProperty.call(proto, key)) Object.defineProperty(proto, key, { configurable: true, get: function (this: unknown) { return real(this)[key]; } });
+    if (!Object.prototype.hasOwnProperty.call(proto, key))
+      Object.defineProperty(proto, key, {
+        configurable: true,
+        get: function (this: unknown) {
+          return real(this)[key];
+        },
+      });
   }
 }
 
@@ -68,10 +93,20 @@ function forwardRequestMembers(): void {
 function standInPasses(): boolean {
   try {
     forwardRequestMembers();
-    const parts = { url: 'https://probe.invalid/a?b=1', headers: { 'content-type': 'application/json', 'x-probe': 'yes' }, body: '{"probe":true}' };
+    const parts = {
+      url: 'https://probe.invalid/a?b=1',
+      headers: { 'content-type': 'application/json', 'x-probe': 'yes' },
+      body: '{"probe":true}',
+    };
     const standIn = new DeferredRequest(() => parts) as unknown as Request;
     const copy = new Request(standIn);
-    return standIn instanceof Request && copy.url === parts.url && copy.method === 'POST' && copy.headers.get('x-probe') === 'yes' && copy.body !== null;
+    return (
+      standIn instanceof Request &&
+      copy.url === parts.url &&
+      copy.method === 'POST' &&
+      copy.headers.get('x-probe') === 'yes' &&
+      copy.body !== null
+    );
   } catch {
     return false;
   }

@@ -6,7 +6,9 @@ describe('RouteTable.add', () => {
   it('refuses a non-https "from" with a TypeError that says it must be https', () => {
     const table = new RouteTable();
     expect(() => table.add('http://hooks.example.com', 'http://127.0.0.1:9000')).toThrow(TypeError);
-    expect(() => table.add('http://hooks.example.com', 'http://127.0.0.1:9000')).toThrow(/"from" must be an https:\/\/ URL prefix.*got http:\/\/hooks\.example\.com/);
+    expect(() => table.add('http://hooks.example.com', 'http://127.0.0.1:9000')).toThrow(
+      /"from" must be an https:\/\/ URL prefix.*got http:\/\/hooks\.example\.com/,
+    );
     expect(() => table.add('ftp://hooks.example.com', 'http://127.0.0.1:9000')).toThrow(/https:\/\//);
     expect(table.list()).toEqual([]);
   });
@@ -14,13 +16,17 @@ describe('RouteTable.add', () => {
   it('refuses a "from" that is not an absolute URL', () => {
     const table = new RouteTable();
     expect(() => table.add('hooks.example.com', 'http://127.0.0.1:9000')).toThrow(TypeError);
-    expect(() => table.add('hooks.example.com', 'http://127.0.0.1:9000')).toThrow(/"from" is not an absolute URL: hooks\.example\.com/);
+    expect(() => table.add('hooks.example.com', 'http://127.0.0.1:9000')).toThrow(
+      /"from" is not an absolute URL: hooks\.example\.com/,
+    );
   });
 
   it('refuses a "to" that is not http(s) or not a URL, with a TypeError that says so', () => {
     const table = new RouteTable();
     expect(() => table.add('https://hooks.example.com', 'ws://127.0.0.1:9000')).toThrow(TypeError);
-    expect(() => table.add('https://hooks.example.com', 'ws://127.0.0.1:9000')).toThrow(/"to" must be an http:\/\/ or https:\/\/ URL, or a handler function \(got ws:\/\/127\.0\.0\.1:9000\)/);
+    expect(() => table.add('https://hooks.example.com', 'ws://127.0.0.1:9000')).toThrow(
+      /"to" must be an http:\/\/ or https:\/\/ URL, or a handler function \(got ws:\/\/127\.0\.0\.1:9000\)/,
+    );
     expect(() => table.add('https://hooks.example.com', 'file:///tmp/x')).toThrow(TypeError);
     expect(() => table.add('https://hooks.example.com', '127.0.0.1:9000/x')).toThrow(TypeError);
     expect(() => table.add('https://hooks.example.com', 'nonsense')).toThrow(/"to" is not an absolute URL: nonsense/);
@@ -29,7 +35,10 @@ describe('RouteTable.add', () => {
 
   it('accepts https→http and https→https, returns the route and lists it', () => {
     const table = new RouteTable();
-    expect(table.add('https://hooks.example.com', 'http://127.0.0.1:9000')).toEqual({ from: 'https://hooks.example.com', to: 'http://127.0.0.1:9000' });
+    expect(table.add('https://hooks.example.com', 'http://127.0.0.1:9000')).toEqual({
+      from: 'https://hooks.example.com',
+      to: 'http://127.0.0.1:9000',
+    });
     table.add('https://other.example.com/x', 'https://localhost:8443/y');
     expect(table.list()).toEqual([
       { from: 'https://hooks.example.com', to: 'http://127.0.0.1:9000' },
@@ -40,36 +49,71 @@ describe('RouteTable.add', () => {
   it('refuses a "from" with credentials, a query or a fragment, saying a route matches a host and a path', () => {
     const table = new RouteTable();
     expect(() => table.add('https://user:pw@hooks.example.com', 'http://127.0.0.1:9000')).toThrow(TypeError);
-    expect(() => table.add('https://user:pw@hooks.example.com', 'http://127.0.0.1:9000')).toThrow('route "from" must not carry credentials (user:password@): a route matches a host and a path (got https://user:pw@hooks.example.com)');
-    expect(() => table.add('https://user@hooks.example.com/x', 'http://127.0.0.1:9000')).toThrow(/must not carry credentials/);
-    expect(() => table.add('https://hooks.example.com/x?tenant=1', 'http://127.0.0.1:9000')).toThrow('route "from" must not have a query (?…) or fragment (#…): a route matches a host and a path (got https://hooks.example.com/x?tenant=1)');
+    expect(() => table.add('https://user:pw@hooks.example.com', 'http://127.0.0.1:9000')).toThrow(
+      'route "from" must not carry credentials (user:password@): a route matches a host and a path (got https://user:pw@hooks.example.com)',
+    );
+    expect(() => table.add('https://user@hooks.example.com/x', 'http://127.0.0.1:9000')).toThrow(
+      /must not carry credentials/,
+    );
+    expect(() => table.add('https://hooks.example.com/x?tenant=1', 'http://127.0.0.1:9000')).toThrow(
+      'route "from" must not have a query (?…) or fragment (#…): a route matches a host and a path (got https://hooks.example.com/x?tenant=1)',
+    );
     expect(() => table.add('https://hooks.example.com/x?', 'http://127.0.0.1:9000')).toThrow(/must not have a query/);
-    expect(() => table.add('https://hooks.example.com/x#frag', 'http://127.0.0.1:9000')).toThrow(/must not have a query \(\?…\) or fragment/);
+    expect(() => table.add('https://hooks.example.com/x#frag', 'http://127.0.0.1:9000')).toThrow(
+      /must not have a query \(\?…\) or fragment/,
+    );
     expect(table.list()).toEqual([]);
   });
 
   it('refuses a "to" with a query or fragment, and a "to" that is neither a string nor a function', () => {
     const table = new RouteTable();
-    expect(() => table.add('https://hooks.example.com', 'http://127.0.0.1:9000/x?a=1')).toThrow('route "to" must not have a query (?…) or fragment (#…): the webhook URL\'s query is appended (got http://127.0.0.1:9000/x?a=1)');
+    expect(() => table.add('https://hooks.example.com', 'http://127.0.0.1:9000/x?a=1')).toThrow(
+      'route "to" must not have a query (?…) or fragment (#…): the webhook URL\'s query is appended (got http://127.0.0.1:9000/x?a=1)',
+    );
     expect(() => table.add('https://hooks.example.com', 'http://127.0.0.1:9000/#x')).toThrow(TypeError);
-    expect(() => table.add('https://hooks.example.com', 42 as unknown as string)).toThrow('route "to" must be an http:// or https:// URL, or a handler function (got 42)');
-    expect(() => table.add(undefined as unknown as string, 'http://127.0.0.1:9000')).toThrow('route "from" must be an https:// URL prefix (got undefined)');
+    expect(() => table.add('https://hooks.example.com', 42 as unknown as string)).toThrow(
+      'route "to" must be an http:// or https:// URL, or a handler function (got 42)',
+    );
+    expect(() => table.add(undefined as unknown as string, 'http://127.0.0.1:9000')).toThrow(
+      'route "from" must be an https:// URL prefix (got undefined)',
+    );
     expect(table.list()).toEqual([]);
   });
 
   it('keeps "from" normalized: host in lower case, port 443 and a trailing slash dropped, dot segments resolved', () => {
     const table = new RouteTable();
-    expect(table.add('https://Hooks.Example.COM:443/', 'http://127.0.0.1:1')).toEqual({ from: 'https://hooks.example.com', to: 'http://127.0.0.1:1' });
-    expect(table.add('https://hooks.example.com/a/./b/../c/', 'http://127.0.0.1:2')).toEqual({ from: 'https://hooks.example.com/a/c', to: 'http://127.0.0.1:2' });
-    expect(table.add('https://hooks.example.com:8443/x', 'http://127.0.0.1:3')).toEqual({ from: 'https://hooks.example.com:8443/x', to: 'http://127.0.0.1:3' });
-    expect(table.add('https://[2001:DB8:0::1]/', 'http://127.0.0.1:4')).toEqual({ from: 'https://[2001:db8::1]', to: 'http://127.0.0.1:4' });
+    expect(table.add('https://Hooks.Example.COM:443/', 'http://127.0.0.1:1')).toEqual({
+      from: 'https://hooks.example.com',
+      to: 'http://127.0.0.1:1',
+    });
+    expect(table.add('https://hooks.example.com/a/./b/../c/', 'http://127.0.0.1:2')).toEqual({
+      from: 'https://hooks.example.com/a/c',
+      to: 'http://127.0.0.1:2',
+    });
+    expect(table.add('https://hooks.example.com:8443/x', 'http://127.0.0.1:3')).toEqual({
+      from: 'https://hooks.example.com:8443/x',
+      to: 'http://127.0.0.1:3',
+    });
+    expect(table.add('https://[2001:DB8:0::1]/', 'http://127.0.0.1:4')).toEqual({
+      from: 'https://[2001:db8::1]',
+      to: 'http://127.0.0.1:4',
+    });
     // The same route written another way replaces it, and removes it.
     table.add('https://HOOKS.example.com/a/c/', 'http://127.0.0.1:5');
-    expect(table.list().map((r) => r.from)).toEqual(['https://hooks.example.com', 'https://hooks.example.com/a/c', 'https://hooks.example.com:8443/x', 'https://[2001:db8::1]']);
+    expect(table.list().map((r) => r.from)).toEqual([
+      'https://hooks.example.com',
+      'https://hooks.example.com/a/c',
+      'https://hooks.example.com:8443/x',
+      'https://[2001:db8::1]',
+    ]);
     expect(table.resolve('https://hooks.example.com/a/c/z')).toBe('http://127.0.0.1:5/z');
     expect(table.remove('https://hooks.example.com:443/')).toBe(true);
     expect(table.remove('not a url')).toBe(false);
-    expect(table.list().map((r) => r.from)).toEqual(['https://hooks.example.com/a/c', 'https://hooks.example.com:8443/x', 'https://[2001:db8::1]']);
+    expect(table.list().map((r) => r.from)).toEqual([
+      'https://hooks.example.com/a/c',
+      'https://hooks.example.com:8443/x',
+      'https://[2001:db8::1]',
+    ]);
   });
 
   it('adding the same "from" again replaces its target', () => {
@@ -85,7 +129,9 @@ describe('RouteTable.resolve', () => {
   it('appends the rest of the URL (path and query) to the route target', () => {
     const table = new RouteTable();
     table.add('https://hooks.example.com', 'http://127.0.0.1:9000');
-    expect(table.resolve('https://hooks.example.com/webhooks/catalog?x=1&y=2')).toBe('http://127.0.0.1:9000/webhooks/catalog?x=1&y=2');
+    expect(table.resolve('https://hooks.example.com/webhooks/catalog?x=1&y=2')).toBe(
+      'http://127.0.0.1:9000/webhooks/catalog?x=1&y=2',
+    );
     expect(table.resolve('https://hooks.example.com')).toBe('http://127.0.0.1:9000/');
     expect(table.resolve('https://hooks.example.com/x#fragment')).toBe('http://127.0.0.1:9000/x');
   });
@@ -110,7 +156,13 @@ describe('RouteTable.resolve', () => {
     const table = new RouteTable();
     table.add('https://a.example', 'http://127.0.0.1:1');
     table.add('https://a.example:8443', 'http://127.0.0.1:2');
-    for (const other of ['https://a.example.evil/x', 'https://a.examplex/x', 'https://evil-a.example/x', 'https://b.a.example/x', 'https://a.example:444/x']) {
+    for (const other of [
+      'https://a.example.evil/x',
+      'https://a.examplex/x',
+      'https://evil-a.example/x',
+      'https://b.a.example/x',
+      'https://a.example:444/x',
+    ]) {
       expect(table.resolve(other), other).toBeUndefined();
     }
     expect(table.resolve('https://A.EXAMPLE:443/x')).toBe('http://127.0.0.1:1/x');
@@ -156,14 +208,19 @@ describe('RouteTable.resolve', () => {
     table.add('https://hooks.example.com/tenant-a', 'http://127.0.0.1:1');
     table.add('https://hooks.example.com/tenant-b', 'http://127.0.0.1:2/b');
     expect(table.resolve('https://hooks.example.com/tenant-a/%2e%2e/tenant-b/x')).toBe('http://127.0.0.1:2/b/x');
-    expect(table.resolve('https://hooks.example.com/tenant-a/..%2ftenant-b/x')).toBe('http://127.0.0.1:1/..%2ftenant-b/x');
+    expect(table.resolve('https://hooks.example.com/tenant-a/..%2ftenant-b/x')).toBe(
+      'http://127.0.0.1:1/..%2ftenant-b/x',
+    );
     expect(table.resolve('https://hooks.example.com/tenant-a/x/%2e%2e/%2e%2e/admin')).toBeUndefined();
   });
 
-  it('the delivered URL always has the target\'s origin and begins with its path, whatever the webhook URL\'s path and query', () => {
+  it("the delivered URL always has the target's origin and begins with its path, whatever the webhook URL's path and query", () => {
     const table = new RouteTable();
     table.add('https://hooks.example.com/in', 'http://127.0.0.1:9000/local');
-    const piece = fc.oneof(fc.string(), fc.constantFrom(':', '@', '/', '//', '\\', '..', '%2e', '%2f', '?', '#', ':1', '[::1]', 'evil.example'));
+    const piece = fc.oneof(
+      fc.string(),
+      fc.constantFrom(':', '@', '/', '//', '\\', '..', '%2e', '%2f', '?', '#', ':1', '[::1]', 'evil.example'),
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
         const url = `https://hooks.example.com/in/${pieces.join('')}`;
@@ -174,7 +231,12 @@ describe('RouteTable.resolve', () => {
           return path !== '/in' && !path.startsWith('/in/');
         }
         const out = new URL(resolved as string);
-        return out.origin === 'http://127.0.0.1:9000' && out.pathname.startsWith('/local') && out.username === '' && out.hash === '';
+        return (
+          out.origin === 'http://127.0.0.1:9000' &&
+          out.pathname.startsWith('/local') &&
+          out.username === '' &&
+          out.hash === ''
+        );
       }),
       { numRuns: 2000 },
     );
@@ -232,7 +294,8 @@ describe('RouteTable.resolve', () => {
     const table = new RouteTable();
     table.add('https://hooks.example.com', 'http://127.0.0.1:1');
     for (let round = 0; round < 2; round++) {
-      for (let i = 0; i < 2500; i++) expect(table.resolve(`https://hooks.example.com/${i}`)).toBe(`http://127.0.0.1:1/${i}`);
+      for (let i = 0; i < 2500; i++)
+        expect(table.resolve(`https://hooks.example.com/${i}`)).toBe(`http://127.0.0.1:1/${i}`);
     }
   });
 });

@@ -51,11 +51,16 @@ export class RouteTable {
   add(from: string, to: string | ReceiverHandler): NetworkRoute {
     const prefix = parsePrefix(from);
     if (typeof to !== 'function') {
-      if (typeof to !== 'string') throw new TypeError(`route "to" must be an http:// or https:// URL, or a handler function (got ${String(to)})`);
+      if (typeof to !== 'string')
+        throw new TypeError(`route "to" must be an http:// or https:// URL, or a handler function (got ${String(to)})`);
       const target = parseUrl(to, 'to');
-      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError(`route "to" must be an http:// or https:// URL, or a handler function (got ${to})`);
+      if (target.protocol !== 'http:' && target.protocol !== 'https:')
+        throw new TypeError(`route "to" must be an http:// or https:// URL, or a handler function (got ${to})`);
       // The delivery's own query takes the place of the target's: a target with one would be ambiguous.
-      if (to.includes('?') || to.includes('#')) throw new TypeError(`route "to" must not have a query (?…) or fragment (#…): the webhook URL's query is appended (got ${to})`);
+      if (to.includes('?') || to.includes('#'))
+        throw new TypeError(
+          `route "to" must not have a query (?…) or fragment (#…): the webhook URL's query is appended (got ${to})`,
+        );
     }
     const route = { from: prefixText(prefix), to };
     this.routes.set(route.from, { route, prefix });
@@ -133,11 +138,19 @@ function rewrite(to: string, rest: string, search: string): string {
 }
 
 function parsePrefix(from: string): Prefix {
-  if (typeof from !== 'string') throw new TypeError(`route "from" must be an https:// URL prefix (got ${String(from)})`);
+  if (typeof from !== 'string')
+    throw new TypeError(`route "from" must be an https:// URL prefix (got ${String(from)})`);
   const source = parseUrl(from, 'from');
-  if (source.protocol !== 'https:') throw new TypeError(`route "from" must be an https:// URL prefix, as a webhook destination is (got ${from})`);
-  if (source.username !== '' || source.password !== '') throw new TypeError(`route "from" must not carry credentials (user:password@): a route matches a host and a path (got ${from})`);
-  if (from.includes('?') || from.includes('#')) throw new TypeError(`route "from" must not have a query (?…) or fragment (#…): a route matches a host and a path (got ${from})`);
+  if (source.protocol !== 'https:')
+    throw new TypeError(`route "from" must be an https:// URL prefix, as a webhook destination is (got ${from})`);
+  if (source.username !== '' || source.password !== '')
+    throw new TypeError(
+      `route "from" must not carry credentials (user:password@): a route matches a host and a path (got ${from})`,
+    );
+  if (from.includes('?') || from.includes('#'))
+    throw new TypeError(
+      `route "from" must not have a query (?…) or fragment (#…): a route matches a host and a path (got ${from})`,
+    );
   return { host: source.host, path: source.pathname.replace(/\/$/, '') };
 }
 

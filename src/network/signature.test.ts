@@ -9,14 +9,22 @@ interface Vector {
   headers: { 'Service-Event-Id': string; 'Service-Timestamp': string; 'Service-Signature': string };
   body: string;
 }
-const vector = JSON.parse(readFileSync(new URL('../../spec-tests/vectors/webhook-signature.json', import.meta.url), 'utf8')) as Vector;
+const vector = JSON.parse(
+  readFileSync(new URL('../../spec-tests/vectors/webhook-signature.json', import.meta.url), 'utf8'),
+) as Vector;
 const SECRET = vector.secret;
 const EVENT_ID = vector.headers['Service-Event-Id'];
 const TS = Number(vector.headers['Service-Timestamp']);
 const NOW = TS * 1000;
 
 function envelopeBody(id: string, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ id, versao: 1, empresa: '11222333', ocorridoEm: '2026-01-01T00:00:00.000Z', dados: { tipo: 'webhook.teste', ...extra } });
+  return JSON.stringify({
+    id,
+    versao: 1,
+    empresa: '11222333',
+    ocorridoEm: '2026-01-01T00:00:00.000Z',
+    dados: { tipo: 'webhook.teste', ...extra },
+  });
 }
 
 function expectFailure(result: ReturnType<typeof verifyWebhook>, reason: VerifyFailure): void {
@@ -28,31 +36,50 @@ function expectFailure(result: ReturnType<typeof verifyWebhook>, reason: VerifyF
 
 /** A signed delivery of `body` at `timestamp`, verified at `now` (Unix ms). */
 function verifySigned(body: string | Uint8Array, options: { timestamp?: number; now?: number; eventId?: string } = {}) {
-  const headers = signWebhook({ secret: SECRET, eventId: options.eventId ?? EVENT_ID, body, timestamp: options.timestamp ?? TS });
+  const headers = signWebhook({
+    secret: SECRET,
+    eventId: options.eventId ?? EVENT_ID,
+    body,
+    timestamp: options.timestamp ?? TS,
+  });
   return verifyWebhook({ secret: SECRET, headers, body, now: options.now ?? NOW });
 }
 
 describe('the shared vector', () => {
   it('signatureOf reproduces its Service-Signature, with the timestamp as text or as a number', () => {
-    expect(signatureOf(SECRET, vector.headers['Service-Timestamp'], EVENT_ID, vector.body)).toBe(vector.headers['Service-Signature']);
+    expect(signatureOf(SECRET, vector.headers['Service-Timestamp'], EVENT_ID, vector.body)).toBe(
+      vector.headers['Service-Signature'],
+    );
     expect(signatureOf(SECRET, TS, EVENT_ID, vector.body)).toBe(vector.headers['Service-Signature']);
-    expect(signatureOf(SECRET, TS, EVENT_ID, new TextEncoder().encode(vector.body))).toBe(vector.headers['Service-Signature']);
+    expect(signatureOf(SECRET, TS, EVENT_ID, new TextEncoder().encode(vector.body))).toBe(
+      vector.headers['Service-Signature'],
+    );
   });
 
   it('signWebhook gives exactly its headers', () => {
-    expect(signWebhook({ secret: SECRET, eventId: EVENT_ID, body: vector.body, timestamp: TS })).toEqual(vector.headers);
+    expect(signWebhook({ secret: SECRET, eventId: EVENT_ID, body: vector.body, timestamp: TS })).toEqual(
+      vector.headers,
+    );
   });
 
   it('verifyWebhook accepts it at its own timestamp and returns the envelope', () => {
     const result = verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body, now: NOW });
     expect(result).toEqual({ ok: true, event: JSON.parse(vector.body) });
-    expect(verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body, now: new Date(NOW) }).ok).toBe(true);
-    expect(verifyWebhook({ secret: SECRET, headers: vector.headers, body: Buffer.from(vector.body), now: NOW }).ok).toBe(true);
+    expect(verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body, now: new Date(NOW) }).ok).toBe(
+      true,
+    );
+    expect(
+      verifyWebhook({ secret: SECRET, headers: vector.headers, body: Buffer.from(vector.body), now: NOW }).ok,
+    ).toBe(true);
   });
 
   it('a vector delivery verified against the real clock today is stale', () => {
     // 2026-01-01: once the clock is past it by more than 5 min, the default `now` must refuse it.
-    if (Date.now() > NOW + 300_000) expectFailure(verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body }), 'timestamp_fora_da_tolerancia');
+    if (Date.now() > NOW + 300_000)
+      expectFailure(
+        verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body }),
+        'timestamp_fora_da_tolerancia',
+      );
   });
 });
 
@@ -75,7 +102,15 @@ describe('agreement with an independent HMAC', () => {
     fc.assert(
       fc.property(secret, timestamp, eventId, fc.uint8Array({ maxLength: 300 }), (s, ts, id, body) => {
         const independent = createHmac('sha256', Buffer.from(s, 'utf8'))
-          .update(Buffer.concat([Buffer.from(String(ts)), Buffer.from('.'), Buffer.from(id), Buffer.from('.'), Buffer.from(body)]))
+          .update(
+            Buffer.concat([
+              Buffer.from(String(ts)),
+              Buffer.from('.'),
+              Buffer.from(id),
+              Buffer.from('.'),
+              Buffer.from(body),
+            ]),
+          )
           .digest('hex');
         expect(signatureOf(s, ts, id, body)).toBe(`v1=${independent}`);
       }),
@@ -84,12 +119,20 @@ describe('agreement with an independent HMAC', () => {
 
   it('whatever is signed by signWebhook verifies, at any timestamp', () => {
     fc.assert(
-      fc.property(fc.uuid(), timestamp, fc.dictionary(fc.string().filter((k) => k !== 'tipo'), fc.jsonValue()), (id, ts, extra) => {
-        const body = envelopeBody(id, extra);
-        const result = verifySigned(body, { eventId: id, timestamp: ts, now: ts * 1000 });
-        expect(result.ok).toBe(true);
-        if (result.ok) expect(result.event).toEqual(JSON.parse(body));
-      }),
+      fc.property(
+        fc.uuid(),
+        timestamp,
+        fc.dictionary(
+          fc.string().filter((k) => k !== 'tipo'),
+          fc.jsonValue(),
+        ),
+        (id, ts, extra) => {
+          const body = envelopeBody(id, extra);
+          const result = verifySigned(body, { eventId: id, timestamp: ts, now: ts * 1000 });
+          expect(result.ok).toBe(true);
+          if (result.ok) expect(result.event).toEqual(JSON.parse(body));
+        },
+      ),
     );
   });
 });
@@ -101,14 +144,28 @@ describe('tampering', () => {
       fc.property(fc.nat({ max: bytes.length - 1 }), fc.integer({ min: 1, max: 255 }), (index, delta) => {
         const tampered = Uint8Array.from(bytes);
         tampered[index] = (tampered[index]! + delta) % 256;
-        expectFailure(verifyWebhook({ secret: SECRET, headers: vector.headers, body: tampered, now: NOW }), 'assinatura_invalida');
+        expectFailure(
+          verifyWebhook({ secret: SECRET, headers: vector.headers, body: tampered, now: NOW }),
+          'assinatura_invalida',
+        );
       }),
     );
   });
 
   it('a body that differs only by whitespace or re-serialization is assinatura_invalida', () => {
-    expectFailure(verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body + '\n', now: NOW }), 'assinatura_invalida');
-    expectFailure(verifyWebhook({ secret: SECRET, headers: vector.headers, body: JSON.stringify(JSON.parse(vector.body), null, 2), now: NOW }), 'assinatura_invalida');
+    expectFailure(
+      verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body + '\n', now: NOW }),
+      'assinatura_invalida',
+    );
+    expectFailure(
+      verifyWebhook({
+        secret: SECRET,
+        headers: vector.headers,
+        body: JSON.stringify(JSON.parse(vector.body), null, 2),
+        now: NOW,
+      }),
+      'assinatura_invalida',
+    );
   });
 
   it('any single changed hex digit of the signature is assinatura_invalida', () => {
@@ -117,43 +174,113 @@ describe('tampering', () => {
       fc.property(fc.nat({ max: hex.length - 1 }), fc.integer({ min: 1, max: 15 }), (index, delta) => {
         const digit = ((parseInt(hex[index]!, 16) + delta) % 16).toString(16);
         const signature = `v1=${hex.slice(0, index)}${digit}${hex.slice(index + 1)}`;
-        expectFailure(verifyWebhook({ secret: SECRET, headers: { ...vector.headers, 'Service-Signature': signature }, body: vector.body, now: NOW }), 'assinatura_invalida');
+        expectFailure(
+          verifyWebhook({
+            secret: SECRET,
+            headers: { ...vector.headers, 'Service-Signature': signature },
+            body: vector.body,
+            now: NOW,
+          }),
+          'assinatura_invalida',
+        );
       }),
     );
   });
 
   it('a signature of another length or another scheme is assinatura_invalida, without throwing', () => {
     const hex = vector.headers['Service-Signature'].slice(3);
-    for (const signature of [`v1=${hex.slice(0, -1)}`, `v1=${hex}0`, `v1=${hex}00`, 'v1=', 'v1', `v2=${hex}`, `V1=${hex}`, hex, `v1=${hex.slice(0, -2)}zz`, `v1=${'0'.repeat(64)}`, `v1=${hex.slice(0, 32)}`]) {
-      expectFailure(verifyWebhook({ secret: SECRET, headers: { ...vector.headers, 'Service-Signature': signature }, body: vector.body, now: NOW }), 'assinatura_invalida');
+    for (const signature of [
+      `v1=${hex.slice(0, -1)}`,
+      `v1=${hex}0`,
+      `v1=${hex}00`,
+      'v1=',
+      'v1',
+      `v2=${hex}`,
+      `V1=${hex}`,
+      hex,
+      `v1=${hex.slice(0, -2)}zz`,
+      `v1=${'0'.repeat(64)}`,
+      `v1=${hex.slice(0, 32)}`,
+    ]) {
+      expectFailure(
+        verifyWebhook({
+          secret: SECRET,
+          headers: { ...vector.headers, 'Service-Signature': signature },
+          body: vector.body,
+          now: NOW,
+        }),
+        'assinatura_invalida',
+      );
     }
   });
 
   it('the digest is compared as bytes, so uppercase hex is the same signature', () => {
     const signature = 'v1=' + vector.headers['Service-Signature'].slice(3).toUpperCase();
-    expect(verifyWebhook({ secret: SECRET, headers: { ...vector.headers, 'Service-Signature': signature }, body: vector.body, now: NOW }).ok).toBe(true);
+    expect(
+      verifyWebhook({
+        secret: SECRET,
+        headers: { ...vector.headers, 'Service-Signature': signature },
+        body: vector.body,
+        now: NOW,
+      }).ok,
+    ).toBe(true);
   });
 
   it('moving the timestamp header by ±1 s within tolerance breaks the signature', () => {
     for (const ts of [TS - 1, TS + 1]) {
-      expectFailure(verifyWebhook({ secret: SECRET, headers: { ...vector.headers, 'Service-Timestamp': String(ts) }, body: vector.body, now: NOW }), 'assinatura_invalida');
+      expectFailure(
+        verifyWebhook({
+          secret: SECRET,
+          headers: { ...vector.headers, 'Service-Timestamp': String(ts) },
+          body: vector.body,
+          now: NOW,
+        }),
+        'assinatura_invalida',
+      );
     }
   });
 
   it('a leading zero in the timestamp is the same instant but not the signed text', () => {
-    expectFailure(verifyWebhook({ secret: SECRET, headers: { ...vector.headers, 'Service-Timestamp': `0${TS}` }, body: vector.body, now: NOW }), 'assinatura_invalida');
+    expectFailure(
+      verifyWebhook({
+        secret: SECRET,
+        headers: { ...vector.headers, 'Service-Timestamp': `0${TS}` },
+        body: vector.body,
+        now: NOW,
+      }),
+      'assinatura_invalida',
+    );
   });
 
   it('a stale replay is reported as stale before the signature is looked at', () => {
     // The original, correctly signed delivery replayed 10 minutes later.
-    expectFailure(verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body, now: NOW + 600_000 }), 'timestamp_fora_da_tolerancia');
+    expectFailure(
+      verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body, now: NOW + 600_000 }),
+      'timestamp_fora_da_tolerancia',
+    );
     // A forged delivery with a stale timestamp is also stale, not a bad signature.
-    expectFailure(verifyWebhook({ secret: SECRET, headers: { ...vector.headers, 'Service-Timestamp': String(TS - 3600) }, body: 'forged', now: NOW }), 'timestamp_fora_da_tolerancia');
+    expectFailure(
+      verifyWebhook({
+        secret: SECRET,
+        headers: { ...vector.headers, 'Service-Timestamp': String(TS - 3600) },
+        body: 'forged',
+        now: NOW,
+      }),
+      'timestamp_fora_da_tolerancia',
+    );
   });
 
   it('another event id header breaks the signature', () => {
     const other = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
-    expectFailure(verifyWebhook({ secret: SECRET, headers: { ...vector.headers, 'Service-Event-Id': other }, body: vector.body, now: NOW }), 'assinatura_invalida');
+    expectFailure(
+      verifyWebhook({
+        secret: SECRET,
+        headers: { ...vector.headers, 'Service-Event-Id': other },
+        body: vector.body,
+        now: NOW,
+      }),
+      'assinatura_invalida',
+    );
   });
 
   it('a correctly signed delivery whose envelope id differs from Service-Event-Id is evento_divergente', () => {
@@ -167,7 +294,10 @@ describe('tampering', () => {
     expectFailure(result, 'assinatura_invalida');
     if (!result.ok) expect(result.message).toMatch(/svc_whsec_/);
     expect(signatureOf(unprefixed, TS, EVENT_ID, vector.body)).not.toBe(vector.headers['Service-Signature']);
-    expectFailure(verifyWebhook({ secret: `${SECRET}x`, headers: vector.headers, body: vector.body, now: NOW }), 'assinatura_invalida');
+    expectFailure(
+      verifyWebhook({ secret: `${SECRET}x`, headers: vector.headers, body: vector.body, now: NOW }),
+      'assinatura_invalida',
+    );
   });
 });
 
@@ -193,23 +323,52 @@ describe('timestamp tolerance', () => {
 
   it('toleranceSeconds replaces the default', () => {
     const headers = vector.headers;
-    expect(verifyWebhook({ secret: SECRET, headers, body: vector.body, now: NOW + 60_000, toleranceSeconds: 60 }).ok).toBe(true);
-    expectFailure(verifyWebhook({ secret: SECRET, headers, body: vector.body, now: NOW + 61_000, toleranceSeconds: 60 }), 'timestamp_fora_da_tolerancia');
-    expect(verifyWebhook({ secret: SECRET, headers, body: vector.body, now: NOW + 3_600_000, toleranceSeconds: 3600 }).ok).toBe(true);
+    expect(
+      verifyWebhook({ secret: SECRET, headers, body: vector.body, now: NOW + 60_000, toleranceSeconds: 60 }).ok,
+    ).toBe(true);
+    expectFailure(
+      verifyWebhook({ secret: SECRET, headers, body: vector.body, now: NOW + 61_000, toleranceSeconds: 60 }),
+      'timestamp_fora_da_tolerancia',
+    );
+    expect(
+      verifyWebhook({ secret: SECRET, headers, body: vector.body, now: NOW + 3_600_000, toleranceSeconds: 3600 }).ok,
+    ).toBe(true);
     expect(verifyWebhook({ secret: SECRET, headers, body: vector.body, now: NOW, toleranceSeconds: 0 }).ok).toBe(true);
   });
 
   it('a timestamp that is not all digits is timestamp_invalido', () => {
     for (const stamp of ['-1767225600', '+1767225600', '1767225600.5', '1.7e9', '0x69', 'abc', '1767225600s', '१२३']) {
-      expectFailure(verifyWebhook({ secret: SECRET, headers: { ...vector.headers, 'Service-Timestamp': stamp }, body: vector.body, now: NOW }), 'timestamp_invalido');
+      expectFailure(
+        verifyWebhook({
+          secret: SECRET,
+          headers: { ...vector.headers, 'Service-Timestamp': stamp },
+          body: vector.body,
+          now: NOW,
+        }),
+        'timestamp_invalido',
+      );
     }
   });
 
   it('caller mistakes in now / toleranceSeconds throw a TypeError', () => {
-    expect(() => verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body, now: Number.NaN })).toThrow(TypeError);
-    expect(() => verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body, now: new Date('nope') })).toThrow(TypeError);
-    expect(() => verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body, now: NOW, toleranceSeconds: -1 })).toThrow(TypeError);
-    expect(() => verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body, now: NOW, toleranceSeconds: Number.POSITIVE_INFINITY })).toThrow(TypeError);
+    expect(() =>
+      verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body, now: Number.NaN }),
+    ).toThrow(TypeError);
+    expect(() =>
+      verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body, now: new Date('nope') }),
+    ).toThrow(TypeError);
+    expect(() =>
+      verifyWebhook({ secret: SECRET, headers: vector.headers, body: vector.body, now: NOW, toleranceSeconds: -1 }),
+    ).toThrow(TypeError);
+    expect(() =>
+      verifyWebhook({
+        secret: SECRET,
+        headers: vector.headers,
+        body: vector.body,
+        now: NOW,
+        toleranceSeconds: Number.POSITIVE_INFINITY,
+      }),
+    ).toThrow(TypeError);
   });
 });
 
@@ -224,9 +383,15 @@ describe('headers', () => {
       expectFailure(result, 'cabecalho_ausente');
       if (!result.ok) expect(result.message).toContain(name);
       const fetchHeaders = new Headers(headers);
-      expectFailure(verifyWebhook({ secret: SECRET, headers: fetchHeaders, body: vector.body, now: NOW }), 'cabecalho_ausente');
+      expectFailure(
+        verifyWebhook({ secret: SECRET, headers: fetchHeaders, body: vector.body, now: NOW }),
+        'cabecalho_ausente',
+      );
       for (const empty of [undefined, '', '   ', []]) {
-        expectFailure(verifyWebhook({ secret: SECRET, headers: { ...vector.headers, [name]: empty }, body: vector.body, now: NOW }), 'cabecalho_ausente');
+        expectFailure(
+          verifyWebhook({ secret: SECRET, headers: { ...vector.headers, [name]: empty }, body: vector.body, now: NOW }),
+          'cabecalho_ausente',
+        );
       }
     });
   }
@@ -238,18 +403,33 @@ describe('headers', () => {
   });
 
   it('a missing header is reported before an invalid timestamp', () => {
-    expectFailure(verifyWebhook({ secret: SECRET, headers: { 'Service-Timestamp': 'x', 'Service-Signature': 'y' }, body: vector.body, now: NOW }), 'cabecalho_ausente');
+    expectFailure(
+      verifyWebhook({
+        secret: SECRET,
+        headers: { 'Service-Timestamp': 'x', 'Service-Signature': 'y' },
+        body: vector.body,
+        now: NOW,
+      }),
+      'cabecalho_ausente',
+    );
   });
 
   it('a fetch Headers object is read', () => {
-    expect(verifyWebhook({ secret: SECRET, headers: new Headers(vector.headers), body: vector.body, now: NOW }).ok).toBe(true);
+    expect(
+      verifyWebhook({ secret: SECRET, headers: new Headers(vector.headers), body: vector.body, now: NOW }).ok,
+    ).toBe(true);
   });
 
   it('plain records are read whatever the casing of their keys', () => {
     const lower = Object.fromEntries(Object.entries(vector.headers).map(([k, v]) => [k.toLowerCase(), v]));
     const upper = Object.fromEntries(Object.entries(vector.headers).map(([k, v]) => [k.toUpperCase(), v]));
-    const odd = { 'sErViCe-EvEnT-iD': vector.headers['Service-Event-Id'], 'SERVICE-timestamp': vector.headers['Service-Timestamp'], 'service-SIGNATURE': vector.headers['Service-Signature'] };
-    for (const headers of [lower, upper, odd]) expect(verifyWebhook({ secret: SECRET, headers, body: vector.body, now: NOW }).ok).toBe(true);
+    const odd = {
+      'sErViCe-EvEnT-iD': vector.headers['Service-Event-Id'],
+      'SERVICE-timestamp': vector.headers['Service-Timestamp'],
+      'service-SIGNATURE': vector.headers['Service-Signature'],
+    };
+    for (const headers of [lower, upper, odd])
+      expect(verifyWebhook({ secret: SECRET, headers, body: vector.body, now: NOW }).ok).toBe(true);
   });
 
   it('array values take the first element, as node:http gives repeated headers', () => {
@@ -260,7 +440,15 @@ describe('headers', () => {
       'content-type': 'application/json',
     };
     expect(verifyWebhook({ secret: SECRET, headers, body: vector.body, now: NOW }).ok).toBe(true);
-    expectFailure(verifyWebhook({ secret: SECRET, headers: { ...headers, 'service-signature': ['v1=00', vector.headers['Service-Signature']] }, body: vector.body, now: NOW }), 'assinatura_invalida');
+    expectFailure(
+      verifyWebhook({
+        secret: SECRET,
+        headers: { ...headers, 'service-signature': ['v1=00', vector.headers['Service-Signature']] },
+        body: vector.body,
+        now: NOW,
+      }),
+      'assinatura_invalida',
+    );
   });
 
   it('surrounding whitespace in values is ignored, as HTTP parsers strip it', () => {
@@ -274,8 +462,21 @@ describe('several signatures', () => {
   const other = signatureOf('svc_whsec_other', TS, EVENT_ID, vector.body);
 
   it('is accepted when any v1 signature matches, in any position', () => {
-    for (const signature of [`${other} ${good}`, `${good} ${other}`, `v0=abc ${good}`, `${other}  ${good} v2=zz`, `${other}, ${good}`]) {
-      expect(verifyWebhook({ secret: SECRET, headers: { ...vector.headers, 'Service-Signature': signature }, body: vector.body, now: NOW }).ok).toBe(true);
+    for (const signature of [
+      `${other} ${good}`,
+      `${good} ${other}`,
+      `v0=abc ${good}`,
+      `${other}  ${good} v2=zz`,
+      `${other}, ${good}`,
+    ]) {
+      expect(
+        verifyWebhook({
+          secret: SECRET,
+          headers: { ...vector.headers, 'Service-Signature': signature },
+          body: vector.body,
+          now: NOW,
+        }).ok,
+      ).toBe(true);
     }
   });
 
@@ -288,7 +489,15 @@ describe('several signatures', () => {
   });
 
   it('is refused when none matches', () => {
-    expectFailure(verifyWebhook({ secret: SECRET, headers: { ...vector.headers, 'Service-Signature': `${other} v1=abc v2=${good.slice(3)}` }, body: vector.body, now: NOW }), 'assinatura_invalida');
+    expectFailure(
+      verifyWebhook({
+        secret: SECRET,
+        headers: { ...vector.headers, 'Service-Signature': `${other} v1=abc v2=${good.slice(3)}` },
+        body: vector.body,
+        now: NOW,
+      }),
+      'assinatura_invalida',
+    );
   });
 
   it('supports rotation: a delivery signed with the old and the new secret verifies with either', () => {
@@ -296,7 +505,14 @@ describe('several signatures', () => {
     const newSecret = 'svc_whsec_new';
     const signature = `${signatureOf(oldSecret, TS, EVENT_ID, vector.body)} ${signatureOf(newSecret, TS, EVENT_ID, vector.body)}`;
     for (const secret of [oldSecret, newSecret]) {
-      expect(verifyWebhook({ secret, headers: { ...vector.headers, 'Service-Signature': signature }, body: vector.body, now: NOW }).ok).toBe(true);
+      expect(
+        verifyWebhook({
+          secret,
+          headers: { ...vector.headers, 'Service-Signature': signature },
+          body: vector.body,
+          now: NOW,
+        }).ok,
+      ).toBe(true);
     }
   });
 });
@@ -322,7 +538,8 @@ describe('body', () => {
   });
 
   it('a signed body that is not JSON is corpo_invalido', () => {
-    for (const body of ['', 'not json', '{"id":', '\uFEFF' + vector.body]) expectFailure(verifySigned(body), 'corpo_invalido');
+    for (const body of ['', 'not json', '{"id":', '\uFEFF' + vector.body])
+      expectFailure(verifySigned(body), 'corpo_invalido');
   });
 
   it('a signed body that is valid JSON but not an envelope is corpo_invalido', () => {
@@ -372,8 +589,12 @@ describe('body', () => {
 
 describe('caller mistakes', () => {
   it('an empty secret throws rather than verifying with a public key', () => {
-    expect(() => verifyWebhook({ secret: '', headers: vector.headers, body: vector.body, now: NOW })).toThrow(/non-empty/);
-    expect(() => verifyWebhook({ secret: undefined as unknown as string, headers: vector.headers, body: vector.body, now: NOW })).toThrow(TypeError);
+    expect(() => verifyWebhook({ secret: '', headers: vector.headers, body: vector.body, now: NOW })).toThrow(
+      /non-empty/,
+    );
+    expect(() =>
+      verifyWebhook({ secret: undefined as unknown as string, headers: vector.headers, body: vector.body, now: NOW }),
+    ).toThrow(TypeError);
     expect(() => signatureOf('', TS, EVENT_ID, vector.body)).toThrow(TypeError);
     expect(() => signWebhook({ secret: '', eventId: EVENT_ID, body: vector.body, timestamp: TS })).toThrow(TypeError);
   });

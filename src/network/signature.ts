@@ -43,14 +43,24 @@ const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
  * The timestamp is hashed as the text it is sent as: a verifier must pass the Service-Timestamp header
  * exactly as received (leading zeros and all), because the sender signed that text, not a number.
  */
-export function signatureOf(secret: string, timestamp: string | number, eventId: string, body: string | Uint8Array): string {
+export function signatureOf(
+  secret: string,
+  timestamp: string | number,
+  eventId: string,
+  body: string | Uint8Array,
+): string {
   requireSecret(secret);
   const stamp = typeof timestamp === 'number' ? timestampText(timestamp) : timestamp;
   return SCHEME + hmacHex(secret, stamp, eventId, body);
 }
 
 /** The three delivery headers for one attempt (spec "Delivery headers"). */
-export function signWebhook(input: { secret: string; eventId: string; body: string | Uint8Array; timestamp: number /* Unix seconds */ }): {
+export function signWebhook(input: {
+  secret: string;
+  eventId: string;
+  body: string | Uint8Array;
+  timestamp: number /* Unix seconds */;
+}): {
   'Service-Event-Id': string;
   'Service-Timestamp': string;
   'Service-Signature': string;
@@ -87,20 +97,31 @@ export function verifyWebhook(input: {
   requireSecret(input.secret);
   const nowMs = nowMillis(input.now);
   const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (!Number.isFinite(tolerance) || tolerance < 0) throw new TypeError(`toleranceSeconds must be a finite number >= 0 (got ${String(tolerance)})`);
+  if (!Number.isFinite(tolerance) || tolerance < 0)
+    throw new TypeError(`toleranceSeconds must be a finite number >= 0 (got ${String(tolerance)})`);
 
   const eventId = headerValue(input.headers, EVENT_ID);
   const stamp = headerValue(input.headers, TIMESTAMP);
   const signature = headerValue(input.headers, SIGNATURE);
-  const missing = [eventId === undefined && EVENT_ID, stamp === undefined && TIMESTAMP, signature === undefined && SIGNATURE].filter((name): name is string => name !== false);
+  const missing = [
+    eventId === undefined && EVENT_ID,
+    stamp === undefined && TIMESTAMP,
+    signature === undefined && SIGNATURE,
+  ].filter((name): name is string => name !== false);
   if (eventId === undefined || stamp === undefined || signature === undefined) {
-    return fail('cabecalho_ausente', `missing or empty header(s): ${missing.join(', ')}. Pass the request headers as received (a Headers object or a header record); a proxy in front of the receiver may be stripping them.`);
+    return fail(
+      'cabecalho_ausente',
+      `missing or empty header(s): ${missing.join(', ')}. Pass the request headers as received (a Headers object or a header record); a proxy in front of the receiver may be stripping them.`,
+    );
   }
 
   // Digits only (spec "Delivery headers": Unix seconds): a sign, a fraction or an exponent would let two
   // different header texts denote the same instant while hashing differently.
   if (!/^[0-9]+$/.test(stamp)) {
-    return fail('timestamp_invalido', `${TIMESTAMP} must be Unix seconds in decimal digits only (got ${JSON.stringify(stamp)}).`);
+    return fail(
+      'timestamp_invalido',
+      `${TIMESTAMP} must be Unix seconds in decimal digits only (got ${JSON.stringify(stamp)}).`,
+    );
   }
   // Compared in milliseconds, so the boundary is exact: 300 s apart is accepted, 300.001 s is not.
   const skewMs = nowMs - Number(stamp) * 1000;
@@ -118,14 +139,20 @@ export function verifyWebhook(input: {
     const hint = input.secret.startsWith(SECRET_PREFIX)
       ? `Check that the key is the current secret of the destination (a new one is issued on every configuration change) and that the body is the raw request bytes, not a re-serialized JSON value.`
       : `The secret you passed does not start with "${SECRET_PREFIX}": the key is the whole secret including that prefix.`;
-    return fail('assinatura_invalida', `no "${SCHEME}" signature in ${SIGNATURE} matches HMAC-SHA256(secret, timestamp + "." + event id + "." + body). ${hint}`);
+    return fail(
+      'assinatura_invalida',
+      `no "${SCHEME}" signature in ${SIGNATURE} matches HMAC-SHA256(secret, timestamp + "." + event id + "." + body). ${hint}`,
+    );
   }
 
   const event = parseEnvelope(input.body);
   if (typeof event === 'string') return fail('corpo_invalido', event);
   // The envelope id is what receivers deduplicate on (spec "Envelope"); it must be the id the signature covered.
   if (event.id !== eventId) {
-    return fail('evento_divergente', `the envelope id ${JSON.stringify(event.id)} differs from ${EVENT_ID} ${JSON.stringify(eventId)}; refuse the delivery, it was not assembled by the service.`);
+    return fail(
+      'evento_divergente',
+      `the envelope id ${JSON.stringify(event.id)} differs from ${EVENT_ID} ${JSON.stringify(eventId)}; refuse the delivery, it was not assembled by the service.`,
+    );
   }
   return { ok: true, event };
 }
@@ -183,8 +210,10 @@ function parseEnvelope(body: string | Uint8Array): WebhookEnvelope | string {
 function envelopeProblem(value: unknown): string | undefined {
   if (!isPlainObject(value)) return 'expected an object';
   if (typeof value.id !== 'string') return '"id" must be a string';
-  if (value.versao !== 1) return `"versao" must be 1 (got ${JSON.stringify(value.versao)}); this helper knows envelope version 1 only`;
-  if (typeof value.empresa !== 'string' || !/^[0-9]{8}$/.test(value.empresa)) return '"empresa" must be a string of 8 digits';
+  if (value.versao !== 1)
+    return `"versao" must be 1 (got ${JSON.stringify(value.versao)}); this helper knows envelope version 1 only`;
+  if (typeof value.empresa !== 'string' || !/^[0-9]{8}$/.test(value.empresa))
+    return '"empresa" must be a string of 8 digits';
   if (typeof value.ocorridoEm !== 'string') return '"ocorridoEm" must be a string';
   if (!isPlainObject(value.dados)) return '"dados" must be an object';
   if (typeof value.dados.tipo !== 'string') return '"dados.tipo" must be a string';
@@ -200,7 +229,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * node:http lowercases, hand-written records use any case, and repeated headers arrive as arrays (the first
  * is taken). An empty value counts as absent, as it carries nothing to verify.
  */
-function headerValue(headers: Headers | Record<string, string | string[] | undefined>, name: string): string | undefined {
+function headerValue(
+  headers: Headers | Record<string, string | string[] | undefined>,
+  name: string,
+): string | undefined {
   let raw: string | string[] | null | undefined;
   if (typeof (headers as Headers).get === 'function') {
     raw = (headers as Headers).get(name);
@@ -221,18 +253,22 @@ function headerValue(headers: Headers | Record<string, string | string[] | undef
 
 function requireSecret(secret: unknown): asserts secret is string {
   if (typeof secret !== 'string' || secret === '') {
-    throw new TypeError(`the webhook secret must be a non-empty string (the "${SECRET_PREFIX}..." value returned when the destination was configured); an empty key would let anyone sign deliveries`);
+    throw new TypeError(
+      `the webhook secret must be a non-empty string (the "${SECRET_PREFIX}..." value returned when the destination was configured); an empty key would let anyone sign deliveries`,
+    );
   }
 }
 
 function timestampText(seconds: number): string {
-  if (!Number.isSafeInteger(seconds) || seconds < 0) throw new TypeError(`timestamp must be a non-negative integer number of Unix seconds (got ${String(seconds)})`);
+  if (!Number.isSafeInteger(seconds) || seconds < 0)
+    throw new TypeError(`timestamp must be a non-negative integer number of Unix seconds (got ${String(seconds)})`);
   return String(seconds);
 }
 
 function nowMillis(now: number | Date | undefined): number {
   const ms = now === undefined ? Date.now() : now instanceof Date ? now.getTime() : now;
-  if (!Number.isFinite(ms)) throw new TypeError(`now must be a valid Date or a finite number of Unix milliseconds (got ${String(now)})`);
+  if (!Number.isFinite(ms))
+    throw new TypeError(`now must be a valid Date or a finite number of Unix milliseconds (got ${String(now)})`);
   return ms;
 }
 

@@ -41,7 +41,10 @@ interface Attempt {
 }
 
 /** A company whose destination on HOST is routed to `origin`; one event raised and delivered by advance(0). */
-async function deliverOnce(create: typeof createEmulator, origin: string): Promise<{ eventId: string; attempts: Attempt[] }> {
+async function deliverOnce(
+  create: typeof createEmulator,
+  origin: string,
+): Promise<{ eventId: string; attempts: Attempt[] }> {
   const emu = create();
   const acme = emu.companies.create();
   const headers = { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json' };
@@ -52,7 +55,11 @@ async function deliverOnce(create: typeof createEmulator, origin: string): Promi
   });
   expect(put.status).toBe(201);
   emu.network.route(HOST, origin);
-  const { eventId } = emu.webhooks.raise(acme.companyId, { tipo: 'catalogo.aplicado', catalogoId: randomUUID(), versao: 1 });
+  const { eventId } = emu.webhooks.raise(acme.companyId, {
+    tipo: 'catalogo.aplicado',
+    catalogoId: randomUUID(),
+    versao: 1,
+  });
   await emu.clock.advance(0);
   const answer = await emu.fetch(`/v1/webhook/eventos/${eventId}/tentativas`, { headers });
   expect(answer.status).toBe(200);
@@ -60,7 +67,8 @@ async function deliverOnce(create: typeof createEmulator, origin: string): Promi
 }
 
 const DELIVERED: Attempt[] = [{ estado: 'entregue', codigo_falha: null, status_http: 204 }];
-const summary = (attempts: Attempt[]) => attempts.map(({ estado, codigo_falha, status_http }) => ({ estado, codigo_falha, status_http }));
+const summary = (attempts: Attempt[]) =>
+  attempts.map(({ estado, codigo_falha, status_http }) => ({ estado, codigo_falha, status_http }));
 
 describe('deliveries are not diverted by a mocked fetch', () => {
   it('vi.stubGlobal("fetch", emu.fetch): the delivery still reaches the routed local receiver and is entregue', async () => {
@@ -92,7 +100,10 @@ describe('deliveries are not diverted by msw', () => {
   async function expectMswIntercepts(origin: string, got: string[]): Promise<void> {
     expect((await fetch(`${origin}/recebe`, { method: 'POST' })).status).toBe(404);
     const status = await new Promise<number | undefined>((resolve, reject) => {
-      http.request(`${origin}/recebe`, { method: 'POST' }, (response) => resolve(response.resume().statusCode)).on('error', reject).end();
+      http
+        .request(`${origin}/recebe`, { method: 'POST' }, (response) => resolve(response.resume().statusCode))
+        .on('error', reject)
+        .end();
     });
     expect(status).toBe(404);
     expect(got).toEqual([]);

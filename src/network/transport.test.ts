@@ -121,7 +121,16 @@ describe('Transport over real HTTP: only a complete response is an answer', () =
     expect([request.method, request.url]).toEqual(['POST', '/recebe?x=1']);
     const names = request.rawHeaders.filter((_, i) => i % 2 === 0);
     expect(names).toEqual(names.map((n) => n.toLowerCase()));
-    expect(Object.keys(request.headers).sort()).toEqual(['connection', 'content-length', 'content-type', 'host', 'service-event-id', 'service-signature', 'service-timestamp', 'user-agent']);
+    expect(Object.keys(request.headers).sort()).toEqual([
+      'connection',
+      'content-length',
+      'content-type',
+      'host',
+      'service-event-id',
+      'service-signature',
+      'service-timestamp',
+      'user-agent',
+    ]);
     expect(request.headers['content-length']).toBe(String(Buffer.byteLength(delivery.body)));
     expect(request.headers['service-event-id']).toBe(delivery.eventId);
     expect(body.toString('utf8')).toBe(delivery.body);
@@ -249,7 +258,10 @@ describe('Transport to an in-process handler: the Response body is read to its e
     await new Transport(new RouteTable(), inbox, new FaultRegistry(), () => PATIENT_MS, PATIENT_MS).send(delivery);
     const recorded = inbox.list()[0]!;
     let received: Request | undefined;
-    expect((await send((request) => ((received = request), new Response(null, { status: 204 })))).outcome).toEqual({ kind: 'response', status: 204 });
+    expect((await send((request) => ((received = request), new Response(null, { status: 204 })))).outcome).toEqual({
+      kind: 'response',
+      status: 204,
+    });
     expect(received).toBeInstanceOf(Request);
     expect([received!.method, received!.url]).toEqual(['POST', recorded.url]);
     expect([...received!.headers]).toEqual(Object.entries(recorded.headers).sort(([a], [b]) => (a < b ? -1 : 1)));

@@ -87,7 +87,11 @@ type Target = ReturnType<RouteTable['resolve']>;
 
 const atOnce = (outcome: TransportOutcome): TransportResult => ({ outcome, latencyMs: 0, receiver: null });
 /** A routed receiver's answer, as the attempt's outcome too (no fault changed it). */
-const answeredBy = (outcome: TransportOutcome): TransportResult => ({ outcome, latencyMs: 0, receiver: { outcome, tamper: null, copy: null } });
+const answeredBy = (outcome: TransportOutcome): TransportResult => ({
+  outcome,
+  latencyMs: 0,
+  receiver: { outcome, tamper: null, copy: null },
+});
 
 export class Transport {
   constructor(
@@ -104,7 +108,10 @@ export class Transport {
    * and as a promise otherwise: most attempts need no promise at all.
    */
   send(delivery: OutboundDelivery): TransportResult | Promise<TransportResult> {
-    const effect = this.faults.takeDelivery({ url: delivery.url, eventType: delivery.tipo, companyId: delivery.companyId }, delivery)?.effect;
+    const effect = this.faults.takeDelivery(
+      { url: delivery.url, eventType: delivery.tipo, companyId: delivery.companyId },
+      delivery,
+    )?.effect;
     if (effect && 'status' in effect) return atOnce({ kind: 'response', status: effect.status });
     if (effect && 'redirect' in effect) return atOnce({ kind: 'response', status: 302 });
     if (effect && 'refuse' in effect) return atOnce({ kind: 'refused' });
@@ -122,7 +129,13 @@ export class Transport {
   }
 
   /** The faults that act once the request is sent: sent twice, or its answer lost, cut or delayed. */
-  private async withEffect(first: TransportOutcome | Promise<TransportOutcome>, effect: DeliveryFaultEffect, sign: Signer, delivery: OutboundDelivery, target: Target): Promise<TransportResult> {
+  private async withEffect(
+    first: TransportOutcome | Promise<TransportOutcome>,
+    effect: DeliveryFaultEffect,
+    sign: Signer,
+    delivery: OutboundDelivery,
+    target: Target,
+  ): Promise<TransportResult> {
     const outcome = await first;
     const copy = 'duplicate' in effect ? await this.deliver(target, sign, delivery) : null;
     const receiver = target === undefined ? null : { outcome, tamper: 'tamper' in effect ? effect.tamper : null, copy };
@@ -131,7 +144,11 @@ export class Transport {
     return { outcome, latencyMs: 'latencyMs' in effect ? effect.latencyMs : 0, receiver };
   }
 
-  private deliver(target: Target, sign: Signer, delivery: OutboundDelivery): TransportOutcome | Promise<TransportOutcome> {
+  private deliver(
+    target: Target,
+    sign: Signer,
+    delivery: OutboundDelivery,
+  ): TransportOutcome | Promise<TransportOutcome> {
     if (typeof target === 'function') return callHandler(target, sign, this.handlerGraceMs);
     const parts = sign();
     if (typeof target === 'string') return post({ ...parts, url: target }, this.attemptTimeoutMs());
@@ -157,7 +174,13 @@ const USER_AGENT = `catalog-emulator/${VERSION}`;
  * secret. The one place the delivery headers are written: the engine's attempts and the receiver check's cases
  * (src/grading) are both built here.
  */
-export function deliveryParts(input: { readonly url: string; readonly secret: string; readonly eventId: string; readonly body: string; readonly timestamp: number }): Parts {
+export function deliveryParts(input: {
+  readonly url: string;
+  readonly secret: string;
+  readonly eventId: string;
+  readonly body: string;
+  readonly timestamp: number;
+}): Parts {
   return {
     url: input.url,
     headers: {
@@ -335,7 +358,10 @@ function post(parts: Parts, timeoutMs: number, probe?: AnswerProbe, stop?: Abort
     // One blind spot, the platform's: a reset landing with the last bytes of a close-delimited body, before
     // they are read, reaches node as a clean end (libuv reports a hang-up after a partial read as the end of
     // the stream), so that body counts as complete. Bodies framed by length or chunks have no such gap.
-    const judged = (begun: IncomingMessage): TransportOutcome => ({ kind: begun.complete ? 'response' : 'incomplete', status: begun.statusCode ?? 0 });
+    const judged = (begun: IncomingMessage): TransportOutcome => ({
+      kind: begun.complete ? 'response' : 'incomplete',
+      status: begun.statusCode ?? 0,
+    });
     let settled = false;
     const settle = (outcome: TransportOutcome) => {
       if (settled) return;
@@ -348,13 +374,22 @@ function post(parts: Parts, timeoutMs: number, probe?: AnswerProbe, stop?: Abort
     // One connection per attempt (agent: false): no pooled socket the receiver may have closed meanwhile,
     // which would break an attempt for a reason of our own. Host, connection and length are given here so
     // that every header name goes out in lower case, as the signed ones do.
-    const headers = { host: url.host, connection: 'close', ...parts.headers, 'content-length': String(Buffer.byteLength(parts.body)) };
-    const request = REQUEST[url.protocol as keyof typeof REQUEST](url, { method: 'POST', headers, agent: false, signal: timeout }, (begun) => {
-      response = begun;
-      const ended = () => settle(judged(begun));
-      if (probe) begun.on('data', (chunk: Buffer) => probe.keep(chunk));
-      begun.on('end', ended).on('error', ended).on('close', ended).resume();
-    });
+    const headers = {
+      host: url.host,
+      connection: 'close',
+      ...parts.headers,
+      'content-length': String(Buffer.byteLength(parts.body)),
+    };
+    const request = REQUEST[url.protocol as keyof typeof REQUEST](
+      url,
+      { method: 'POST', headers, agent: false, signal: timeout },
+      (begun) => {
+        response = begun;
+        const ended = () => settle(judged(begun));
+        if (probe) begun.on('data', (chunk: Buffer) => probe.keep(chunk));
+        begun.on('end', ended).on('error', ended).on('close', ended).resume();
+      },
+    );
     timeout.addEventListener('abort', timedOut, { once: true });
     if (stop?.aborted) timedOut();
     else stop?.addEventListener('abort', timedOut, { once: true });

@@ -24,7 +24,8 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
  * sends back unchanged.
  */
 const OPAQUE = new Set(['tasks', 'state', 'ownClocks']);
-const OPAQUE_TEXT = "The emulator's own records, in its own format: take it from a snapshot and send it back unchanged (a restore checks it whole and names the field it refuses).";
+const OPAQUE_TEXT =
+  "The emulator's own records, in its own format: take it from a snapshot and send it back unchanged (a restore checks it whole and names the field it refuses).";
 
 /**
  * A schema as JSON Schema: the named schemas inside it as refs to the document's components (each made once, of
@@ -46,7 +47,8 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output', components: Map<s
   delete json.$schema;
   if (schema === snapshotSchema || schema === companySnapshotSchema) {
     const properties = json.properties as Record<string, Json>;
-    for (const key of OPAQUE) if (properties[key]) properties[key] = { type: properties[key].type, description: OPAQUE_TEXT };
+    for (const key of OPAQUE)
+      if (properties[key]) properties[key] = { type: properties[key].type, description: OPAQUE_TEXT };
   }
   for (const name of nested) component(name, io, components);
   return json;
@@ -75,7 +77,8 @@ function commonErrors(route: Control): Record<number, string> {
     401: 'Only for an emulator started with a control token: token_de_controle_ausente (no Authorization header) or token_de_controle_invalido.',
   };
   // A control that reads its query refuses a parameter it does not take, or one given twice.
-  if (route.query !== undefined) errors[422] = 'valor_invalido: a query parameter the control does not take, or one given twice (caminho names it).';
+  if (route.query !== undefined)
+    errors[422] = 'valor_invalido: a query parameter the control does not take, or one given twice (caminho names it).';
   if (WRITES.has(route.method)) {
     Object.assign(errors, {
       400: 'json_invalido: the body is not JSON (an absent body reads as {}).',
@@ -88,8 +91,16 @@ function commonErrors(route: Control): Record<number, string> {
 
 function operation(route: Control, components: Map<string, Json>): Json {
   const parameters: Json[] = [];
-  for (const [, name] of route.path.matchAll(/:([A-Za-z_]\w*)/g)) parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
-  for (const q of route.query ?? []) parameters.push({ name: q.name, in: 'query', required: false, description: q.description, schema: { type: 'string' } });
+  for (const [, name] of route.path.matchAll(/:([A-Za-z_]\w*)/g))
+    parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+  for (const q of route.query ?? [])
+    parameters.push({
+      name: q.name,
+      in: 'query',
+      required: false,
+      description: q.description,
+      schema: { type: 'string' },
+    });
   const responses: Json = {};
   for (const [status, answer] of Object.entries(route.success)) {
     const body = answer.body;
@@ -103,14 +114,22 @@ function operation(route: Control, components: Map<string, Json>): Json {
     responses[status] = { description: answer.description, ...(content ? { content } : {}) };
   }
   const errors = { ...commonErrors(route), ...route.errors };
-  for (const status of Object.keys(errors).map(Number).sort((a, b) => a - b)) {
-    responses[String(status)] = { description: errors[status], content: { 'application/json': { schema: ref('ErrorBody') } } };
+  for (const status of Object.keys(errors)
+    .map(Number)
+    .sort((a, b) => a - b)) {
+    responses[String(status)] = {
+      description: errors[status],
+      content: { 'application/json': { schema: ref('ErrorBody') } },
+    };
   }
   let requestBody: Json | undefined;
   if (route.body) {
     const shown = route.body.shown === undefined ? route.body.schema : route.body.shown();
     // A control reads an absent body as {}: the body is required only when {} is not one.
-    requestBody = { required: !shown.safeParse({}).success, content: { 'application/json': { schema: bodySchema(shown, 'input', components) } } };
+    requestBody = {
+      required: !shown.safeParse({}).success,
+      content: { 'application/json': { schema: bodySchema(shown, 'input', components) } },
+    };
   }
   return {
     operationId: route.id,
@@ -132,9 +151,15 @@ export function controlsDocument(): Json {
   }
   // ErrorBody is a named schema of the API's: zod writes it as a ref to its own def.
   const errorBody = jsonSchema(ErrorBody, 'output', components);
-  const controlError = ((errorBody.$defs as Json | undefined)?.ErrorBody ?? errorBody) as { properties: { erro: { properties: Json } } };
+  const controlError = ((errorBody.$defs as Json | undefined)?.ErrorBody ?? errorBody) as {
+    properties: { erro: { properties: Json } };
+  };
   // A control's refusal carries no x-request-id: its request_id is always the same word.
-  controlError.properties.erro.properties.request_id = { type: 'string', const: CONTROL_REQUEST_ID, description: 'Always "_emulator" for a control.' };
+  controlError.properties.erro.properties.request_id = {
+    type: 'string',
+    const: CONTROL_REQUEST_ID,
+    description: 'Always "_emulator" for a control.',
+  };
   const schemas: Json = { ErrorBody: controlError };
   for (const name of [...components.keys()].sort()) schemas[name] = components.get(name);
   return {
@@ -143,7 +168,7 @@ export function controlsDocument(): Json {
       title: 'catalog-emulator controls',
       version: VERSION,
       description:
-        'The controls of the catalog-emulator under /_emulator: companies, the virtual clock, faults, delivery routes, the inbox, the request journal, snapshots and the documents. JSON in camelCase; not the API\'s bearer tokens, but an optional control token. Every POST, PUT and PATCH needs content-type: application/json, even without a body. The same controls exist in process (emu.companies, emu.clock, …).',
+        "The controls of the catalog-emulator under /_emulator: companies, the virtual clock, faults, delivery routes, the inbox, the request journal, snapshots and the documents. JSON in camelCase; not the API's bearer tokens, but an optional control token. Every POST, PUT and PATCH needs content-type: application/json, even without a body. The same controls exist in process (emu.companies, emu.clock, …).",
       license: LICENSE,
     },
     servers: [{ url: 'http://127.0.0.1:4747', description: 'A local catalog-emulator (npx catalog-emulator)' }],
@@ -152,7 +177,14 @@ export function controlsDocument(): Json {
     tags: TAGS,
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
     components: {
-      securitySchemes: { controlToken: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <control token>, only when the emulator was started with one (createEmulator({ controlToken }), --control-token).' } },
+      securitySchemes: {
+        controlToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Authorization: Bearer <control token>, only when the emulator was started with one (createEmulator({ controlToken }), --control-token).',
+        },
+      },
       schemas,
     },
   };
@@ -170,7 +202,9 @@ const TAG_TEXT: Readonly<Record<ControlTag, string>> = {
   Regulatory: 'The regulatory reference (NCMs, attributes) and new snapshots of it.',
   State: "Snapshot and restore: the whole state, or one company's.",
   Documents: 'These documents and the page that renders them.',
-  Grading: "Whether an integration is right: its webhook receiver checked with signed deliveries it must accept or refuse, findings on the client's behaviour, and what its tests exercised of the service.",
-  Inspector: "The inspector's data: a company's timeline on the virtual clock, an item's detail (tokens and secrets masked), and the timeline live; and a teaching demo run step by step from its page.",
+  Grading:
+    "Whether an integration is right: its webhook receiver checked with signed deliveries it must accept or refuse, findings on the client's behaviour, and what its tests exercised of the service.",
+  Inspector:
+    "The inspector's data: a company's timeline on the virtual clock, an item's detail (tokens and secrets masked), and the timeline live; and a teaching demo run step by step from its page.",
 };
 const TAGS = Object.entries(TAG_TEXT).map(([name, description]) => ({ name, description }));

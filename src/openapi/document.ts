@@ -20,7 +20,11 @@ export const LICENSE = { name: 'MIT', identifier: 'MIT' } as const;
 
 /** A request sent to the emulator and the success it answered: the examples of one operation. */
 interface OperationExample {
-  readonly request: { readonly path: string; readonly headers?: Readonly<Record<string, string>>; readonly body?: unknown };
+  readonly request: {
+    readonly path: string;
+    readonly headers?: Readonly<Record<string, string>>;
+    readonly body?: unknown;
+  };
   readonly response: { readonly status: number; readonly body?: unknown; readonly csv?: string };
 }
 
@@ -46,13 +50,36 @@ const STATUS_TEXT: Readonly<Record<number, string>> = {
 };
 
 const HEADERS: Readonly<Record<string, Json>> = {
-  'x-request-id': { description: 'Identifies the request; equal to erro.request_id on errors.', required: true, schema: { type: 'string' } },
-  etag: { description: 'The opaque version of the resource, quotes included: send it as If-Match to change it.', required: true, schema: { type: 'string', pattern: '^"[^"]+"$' } },
-  location: { description: 'Where to read the resource (or the accepted work) from now on.', required: true, schema: { type: 'string' } },
-  'idempotent-replayed': { description: 'true when this is the stored answer of an earlier request with the same idempotency-key.', schema: { type: 'string', const: 'true' } },
+  'x-request-id': {
+    description: 'Identifies the request; equal to erro.request_id on errors.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  etag: {
+    description: 'The opaque version of the resource, quotes included: send it as If-Match to change it.',
+    required: true,
+    schema: { type: 'string', pattern: '^"[^"]+"$' },
+  },
+  location: {
+    description: 'Where to read the resource (or the accepted work) from now on.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'idempotent-replayed': {
+    description: 'true when this is the stored answer of an earlier request with the same idempotency-key.',
+    schema: { type: 'string', const: 'true' },
+  },
   'retry-after': { description: 'Seconds to wait before retrying.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  ratelimit: { description: 'What is left of the quota (draft-ietf-httpapi-ratelimit-headers).', 'x-emulator-choice': 'The spec states the quota but not how it is reported; the IETF draft headers say it.', schema: { type: 'string' } },
-  'ratelimit-policy': { description: 'The quota and its window (draft-ietf-httpapi-ratelimit-headers).', 'x-emulator-choice': 'The spec states the quota but not how it is reported; the IETF draft headers say it.', schema: { type: 'string' } },
+  ratelimit: {
+    description: 'What is left of the quota (draft-ietf-httpapi-ratelimit-headers).',
+    'x-emulator-choice': 'The spec states the quota but not how it is reported; the IETF draft headers say it.',
+    schema: { type: 'string' },
+  },
+  'ratelimit-policy': {
+    description: 'The quota and its window (draft-ietf-httpapi-ratelimit-headers).',
+    'x-emulator-choice': 'The spec states the quota but not how it is reported; the IETF draft headers say it.',
+    schema: { type: 'string' },
+  },
   'content-disposition': {
     description: 'attachment, with the name to save the CSV as.',
     required: true,
@@ -60,7 +87,11 @@ const HEADERS: Readonly<Record<string, Json>> = {
     schema: { type: 'string', pattern: '^attachment; filename="[^"]+"$' },
   },
   'www-authenticate': { description: 'Bearer (RFC 6750): how to authenticate.', schema: { type: 'string' } },
-  'x-emulator-fault': { description: 'The id of the fault (injected through the emulator controls) that chose this answer.', 'x-emulator-choice': 'Only the emulator injects faults; the header tells an injected answer from a real one.', schema: { type: 'string' } },
+  'x-emulator-fault': {
+    description: 'The id of the fault (injected through the emulator controls) that chose this answer.',
+    'x-emulator-choice': 'Only the emulator injects faults; the header tells an injected answer from a real one.',
+    schema: { type: 'string' },
+  },
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -81,11 +112,17 @@ function inputSchema(schema: z.ZodType): Json {
  * parameter's own.
  */
 function integerParam(ctx: { zodSchema: z.core.$ZodType; jsonSchema: Json }): void {
-  const meta = z.globalRegistry.get(ctx.zodSchema as z.ZodType) as { 'x-integer'?: { minimum: number; maximum?: number } } | undefined;
+  const meta = z.globalRegistry.get(ctx.zodSchema as z.ZodType) as
+    | { 'x-integer'?: { minimum: number; maximum?: number } }
+    | undefined;
   const integer = meta?.['x-integer'];
   if (!integer) return;
   for (const key of Object.keys(ctx.jsonSchema)) if (key !== 'description') delete ctx.jsonSchema[key];
-  Object.assign(ctx.jsonSchema, { type: 'integer', minimum: integer.minimum, ...(integer.maximum === undefined ? {} : { maximum: integer.maximum }) });
+  Object.assign(ctx.jsonSchema, {
+    type: 'integer',
+    minimum: integer.minimum,
+    ...(integer.maximum === undefined ? {} : { maximum: integer.maximum }),
+  });
 }
 
 /** The properties of an object schema as OpenAPI parameters `in` the path or the query. */
@@ -95,7 +132,13 @@ function parametersOf(schema: z.ZodType, where: 'path' | 'query'): Json[] {
   const required = new Set((json.required ?? []) as string[]);
   return Object.entries(properties).map(([name, property]) => {
     const { description, ...rest } = property;
-    return { name, in: where, required: where === 'path' || required.has(name), ...(description === undefined ? {} : { description }), schema: rest };
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(description === undefined ? {} : { description }),
+      schema: rest,
+    };
   });
 }
 
@@ -131,22 +174,40 @@ function headerParameters(op: Operation, contract: OperationContract): Json[] {
     });
   }
   if (contract.acceptsIfNoneMatch) {
-    out.push({ name: 'if-none-match', in: 'header', required: false, description: '"*" to create only if none exists; never with If-Match (400).', schema: { type: 'string', const: '*' } });
+    out.push({
+      name: 'if-none-match',
+      in: 'header',
+      required: false,
+      description: '"*" to create only if none exists; never with If-Match (400).',
+      schema: { type: 'string', const: '*' },
+    });
   }
   return out;
 }
 
-function successResponse(status: number, answer: SuccessDoc, mutates: boolean, bodies: Map<string, z.ZodType>, example: OperationExample['response'] | undefined): Json {
+function successResponse(
+  status: number,
+  answer: SuccessDoc,
+  mutates: boolean,
+  bodies: Map<string, z.ZodType>,
+  example: OperationExample['response'] | undefined,
+): Json {
   const headers: Json = { 'x-request-id': headerRef('x-request-id') };
   for (const header of answer.headers ?? []) for (const name of HEADER_NAMES[header]) headers[name] = headerRef(name);
   if (mutates) headers['idempotent-replayed'] = headerRef('idempotent-replayed');
   let content: Json | undefined;
   if (answer.body && 'csv' in answer.body) {
     headers['content-disposition'] = headerRef('content-disposition');
-    content = { 'text/csv': { schema: { type: 'string', description: `UTF-8 CSV (RFC 4180) with a header row: ${answer.body.csv.join(',')}` }, ...exampleOf(example?.csv) } };
+    content = {
+      'text/csv': {
+        schema: { type: 'string', description: `UTF-8 CSV (RFC 4180) with a header row: ${answer.body.csv.join(',')}` },
+        ...exampleOf(example?.csv),
+      },
+    };
   } else if (answer.body) {
     const name = componentName(answer.body);
-    if (!name) throw new Error(`the answer ${status} of an operation has an unnamed body schema: name it with component()`);
+    if (!name)
+      throw new Error(`the answer ${status} of an operation has an unnamed body schema: name it with component()`);
     bodies.set(name, answer.body);
     content = { 'application/json': { schema: ref(name), ...exampleOf(example?.body) } };
   }
@@ -167,17 +228,32 @@ const HEADER_NAMES: Readonly<Record<SuccessHeader, readonly string[]>> = {
 function sharedError(status: number | '4XX' | '5XX', shared: Map<string, Json>): Json {
   const name = status === '4XX' ? 'InjectedClientError' : status === '5XX' ? 'InjectedServerError' : `Error${status}`;
   if (!shared.has(name)) {
-    shared.set(name, status === '4XX' ? errorResponse(400, FAULT_CHOICE, 'Another 4xx status, chosen by an injected fault.') : status === '5XX' ? errorResponse(500, `${FAULT_CHOICE} A 500 is an emulator bug (please report it).`, 'Another 5xx status, chosen by an injected fault (or a 500: an emulator bug).') : errorResponse(status));
+    shared.set(
+      name,
+      status === '4XX'
+        ? errorResponse(400, FAULT_CHOICE, 'Another 4xx status, chosen by an injected fault.')
+        : status === '5XX'
+          ? errorResponse(
+              500,
+              `${FAULT_CHOICE} A 500 is an emulator bug (please report it).`,
+              'Another 5xx status, chosen by an injected fault (or a 500: an emulator bug).',
+            )
+          : errorResponse(status),
+    );
   }
   return { $ref: `#/components/responses/${name}` };
 }
 
 function errorResponse(status: number, choice?: string, description?: string): Json {
-  const headers: Json = { 'x-request-id': headerRef('x-request-id'), 'x-emulator-fault': headerRef('x-emulator-fault') };
+  const headers: Json = {
+    'x-request-id': headerRef('x-request-id'),
+    'x-emulator-fault': headerRef('x-emulator-fault'),
+  };
   // 429 and 503 say when to come back; a fault injected with `retryAfter` adds it to whatever status it answers.
   headers['retry-after'] = headerRef('retry-after');
   if (status === 401) headers['www-authenticate'] = headerRef('www-authenticate');
-  if (status === 429) Object.assign(headers, { 'ratelimit-policy': headerRef('ratelimit-policy'), ratelimit: headerRef('ratelimit') });
+  if (status === 429)
+    Object.assign(headers, { 'ratelimit-policy': headerRef('ratelimit-policy'), ratelimit: headerRef('ratelimit') });
   return {
     description: description ?? STATUS_TEXT[status] ?? `Error ${status}.`,
     ...(choice === undefined ? {} : { 'x-emulator-choice': choice }),
@@ -188,11 +264,17 @@ function errorResponse(status: number, choice?: string, description?: string): J
 
 const exampleOf = (value: unknown) => (value === undefined ? {} : { example: value });
 
-const componentName = (schema: z.ZodType): string | undefined => (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
+const componentName = (schema: z.ZodType): string | undefined =>
+  (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
 
 /** An answer schema as JSON Schema, its named parts (`$defs`) as refs to the document's components. */
 function outputJson(schema: z.ZodType): { json: Json; defs: Json } {
-  const converted = JSON.parse(JSON.stringify(z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' })).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
+  const converted = JSON.parse(
+    JSON.stringify(z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' })).replaceAll(
+      '"#/$defs/',
+      '"#/components/schemas/',
+    ),
+  ) as Json;
   const defs = (converted.$defs ?? {}) as Json;
   delete converted.$defs;
   delete converted.$schema;
@@ -200,18 +282,39 @@ function outputJson(schema: z.ZodType): { json: Json; defs: Json } {
   return { json: converted, defs };
 }
 
-function operationObject(op: Operation, doc: OperationDoc, requests: Map<string, Json>, bodies: Map<string, z.ZodType>, sharedErrors: Map<string, Json>, example: OperationExample | undefined): Json {
+function operationObject(
+  op: Operation,
+  doc: OperationDoc,
+  requests: Map<string, Json>,
+  bodies: Map<string, z.ZodType>,
+  sharedErrors: Map<string, Json>,
+  example: OperationExample | undefined,
+): Json {
   const contract = op.contract;
   // An example the doc has no answer for is a doc or a recording gone wrong: say so rather than drop it.
-  if (example && doc.success[example.response.status] === undefined) throw new Error(`the example of ${op.method} ${openApiPath(op.path)} answered ${example.response.status}, which its doc does not list`);
+  if (example && doc.success[example.response.status] === undefined)
+    throw new Error(
+      `the example of ${op.method} ${openApiPath(op.path)} answered ${example.response.status}, which its doc does not list`,
+    );
   const mutates = op.method !== 'GET';
-  const parameters = [...parametersOf(contract.params, 'path'), ...parametersOf(contract.query, 'query'), ...headerParameters(op, contract)];
+  const parameters = [
+    ...parametersOf(contract.params, 'path'),
+    ...parametersOf(contract.query, 'query'),
+    ...headerParameters(op, contract),
+  ];
   const responses: Json = {};
   for (const [status, answer] of Object.entries(doc.success)) {
-    responses[status] = successResponse(Number(status), answer, mutates, bodies, example?.response.status === Number(status) ? example.response : undefined);
+    responses[status] = successResponse(
+      Number(status),
+      answer,
+      mutates,
+      bodies,
+      example?.response.status === Number(status) ? example.response : undefined,
+    );
   }
   for (const status of doc.errors) responses[String(status)] = sharedError(status, sharedErrors);
-  for (const extra of doc.extraErrors ?? []) responses[String(extra.status)] = errorResponse(extra.status, extra.choice);
+  for (const extra of doc.extraErrors ?? [])
+    responses[String(extra.status)] = errorResponse(extra.status, extra.choice);
   responses['4XX'] = sharedError('4XX', sharedErrors);
   responses['5XX'] = sharedError('5XX', sharedErrors);
   let requestBody: Json | undefined;
@@ -221,7 +324,9 @@ function operationObject(op: Operation, doc: OperationDoc, requests: Map<string,
     const limit = contract.bodyLimit;
     requestBody = {
       required: contract.bodyOptional !== true,
-      description: contract.bodyOptional ? 'The operation takes no fields: send {} or no body.' : `JSON${limit === undefined ? ' (at most 1 MiB)' : ` (at most ${limit} bytes)`}.`,
+      description: contract.bodyOptional
+        ? 'The operation takes no fields: send {} or no body.'
+        : `JSON${limit === undefined ? ' (at most 1 MiB)' : ` (at most ${limit} bytes)`}.`,
       content: { 'application/json': { schema: ref(name), ...exampleOf(example?.request.body) } },
     };
   }
@@ -240,7 +345,8 @@ function operationObject(op: Operation, doc: OperationDoc, requests: Map<string,
   };
 }
 
-const FAULT_CHOICE = 'Outside the spec\'s status set: answered only when a fault injected through the emulator controls chooses the status (the answer then carries x-emulator-fault).';
+const FAULT_CHOICE =
+  "Outside the spec's status set: answered only when a fault injected through the emulator controls chooses the status (the answer then carries x-emulator-fault).";
 
 /**
  * The document of the service API: every operation of the table, with its examples
@@ -254,7 +360,17 @@ export function apiDocument(examples: OperationExamples = EXAMPLES): Json {
   for (const op of operations) {
     const doc = op.contract.doc;
     const path = openApiPath(op.path);
-    paths[path] = { ...paths[path], [op.method.toLowerCase()]: operationObject(op, doc, requests, bodies, sharedErrors, examples[`${op.method} ${path}`]) };
+    paths[path] = {
+      ...paths[path],
+      [op.method.toLowerCase()]: operationObject(
+        op,
+        doc,
+        requests,
+        bodies,
+        sharedErrors,
+        examples[`${op.method} ${path}`],
+      ),
+    };
   }
   const schemas: Json = {};
   for (const [name, schema] of byName(bodies)) Object.assign(schemas, componentsOf(name, schema));
@@ -274,7 +390,14 @@ export function apiDocument(examples: OperationExamples = EXAMPLES): Json {
     tags: TAGS,
     paths: Object.fromEntries(byName(Object.entries(paths))),
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <ACCESS_TOKEN>; the scopes listed per operation are the permission it needs.' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Authorization: Bearer <ACCESS_TOKEN>; the scopes listed per operation are the permission it needs.',
+        },
+      },
       headers: HEADERS,
       responses: Object.fromEntries(byName(sharedErrors)),
       schemas,

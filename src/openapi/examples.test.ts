@@ -18,7 +18,8 @@ const keyOf = (op: { method: string; path: string }) => `${op.method} ${op.path.
 const documented = operations.filter((op) => op.contract.doc !== undefined);
 
 /** A JSON pointer into openapi.json, each segment escaped (RFC 6901) and percent-encoded for the URI fragment. */
-const pointer = (...segments: (string | number)[]) => `openapi.json#/${segments.map((s) => encodeURIComponent(String(s).replaceAll('~', '~0').replaceAll('/', '~1'))).join('/')}`;
+const pointer = (...segments: (string | number)[]) =>
+  `openapi.json#/${segments.map((s) => encodeURIComponent(String(s).replaceAll('~', '~0').replaceAll('/', '~1'))).join('/')}`;
 
 function validatorOf(doc: Json) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -27,7 +28,11 @@ function validatorOf(doc: Json) {
   ajv.addSchema(doc, 'openapi.json');
   return (ref: string, value: unknown): string[] => {
     const validate = ajv.compile({ $ref: ref });
-    return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    return validate(value)
+      ? []
+      : (validate.errors ?? []).map(
+          (e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+        );
   };
 }
 
@@ -48,7 +53,9 @@ describe('the examples of the OpenAPI document', () => {
     // The same scenario on a second emulator in this process: the same bytes (nothing leaks between instances).
     expect(examplesModule(await recordExamples())).toBe(examplesModule(recorded));
     const committed = readFileSync(new URL('./examples.ts', import.meta.url), 'utf8');
-    expect(committed, 'src/openapi/examples.ts is not what the emulator answers now: run npm run openapi').toBe(examplesModule(recorded));
+    expect(committed, 'src/openapi/examples.ts is not what the emulator answers now: run npm run openapi').toBe(
+      examplesModule(recorded),
+    );
   });
 
   it('each request path fills its template, and a mutation sends its idempotency-key', () => {
@@ -67,13 +74,18 @@ describe('the examples of the OpenAPI document', () => {
       const key = keyOf(op);
       const example = EXAMPLES[key]!;
       const operation = doc.paths[key.split(' ')[1]!][op.method.toLowerCase()];
-      if (op.contract.body) expect(operation.requestBody.content['application/json'].example, key).toEqual(example.request.body);
+      if (op.contract.body)
+        expect(operation.requestBody.content['application/json'].example, key).toEqual(example.request.body);
       const content = operation.responses[String(example.response.status)].content;
       if (example.response.csv !== undefined) expect(content['text/csv'].example, key).toBe(example.response.csv);
       else expect(content['application/json'].example, key).toEqual(example.response.body);
       // Only the answer the example shows carries it.
       for (const [status, response] of Object.entries(operation.responses as Record<string, Json>)) {
-        if (status !== String(example.response.status)) expect(Object.values((response.content ?? {}) as Record<string, Json>).some((media) => 'example' in media), `${key} ${status}`).toBe(false);
+        if (status !== String(example.response.status))
+          expect(
+            Object.values((response.content ?? {}) as Record<string, Json>).some((media) => 'example' in media),
+            `${key} ${status}`,
+          ).toBe(false);
       }
     }
   });
@@ -89,7 +101,14 @@ describe('the examples of the OpenAPI document', () => {
       const example = EXAMPLES[key]!;
       const operation = doc.paths[path][method];
       const report = (what: string, errors: string[]) => failures.push(...errors.map((e) => `${key} ${what}: ${e}`));
-      if (example.request.body !== undefined) report('request body', problems(pointer('paths', path, method, 'requestBody', 'content', 'application/json', 'schema'), example.request.body));
+      if (example.request.body !== undefined)
+        report(
+          'request body',
+          problems(
+            pointer('paths', path, method, 'requestBody', 'content', 'application/json', 'schema'),
+            example.request.body,
+          ),
+        );
       for (const [name, value] of Object.entries(example.request.headers ?? {})) {
         const index = (operation.parameters as Json[]).findIndex((p) => p.in === 'header' && p.name === name);
         if (index === -1) failures.push(`${key}: the document has no header parameter ${name}`);
@@ -97,7 +116,13 @@ describe('the examples of the OpenAPI document', () => {
       }
       const status = String(example.response.status);
       const media = example.response.csv === undefined ? 'application/json' : 'text/csv';
-      report(`answer ${status}`, problems(pointer('paths', path, method, 'responses', status, 'content', media, 'schema'), example.response.csv ?? example.response.body));
+      report(
+        `answer ${status}`,
+        problems(
+          pointer('paths', path, method, 'responses', status, 'content', media, 'schema'),
+          example.response.csv ?? example.response.body,
+        ),
+      );
     }
     expect(failures).toEqual([]);
   });
@@ -105,13 +130,27 @@ describe('the examples of the OpenAPI document', () => {
   it('the validation can fail: an answer with a field its schema does not have is refused', () => {
     const problems = validatorOf(apiDocument() as Json);
     const example = EXAMPLES['GET /v1/catalogos/{id}']!;
-    const ref = pointer('paths', '/v1/catalogos/{id}', 'get', 'responses', '200', 'content', 'application/json', 'schema');
+    const ref = pointer(
+      'paths',
+      '/v1/catalogos/{id}',
+      'get',
+      'responses',
+      '200',
+      'content',
+      'application/json',
+      'schema',
+    );
     expect(problems(ref, example.response.body)).toEqual([]);
     expect(problems(ref, { ...(example.response.body as Json), produtos_ativos: 1 })).toHaveLength(1);
   });
 
   it('an example answering a status its doc does not list stops the document', () => {
-    const examples: OperationExamples = { ...EXAMPLES, 'GET /v1/catalogos/{id}': { request: { path: '/v1/catalogos/x' }, response: { status: 201, body: {} } } };
-    expect(() => apiDocument(examples)).toThrow('the example of GET /v1/catalogos/{id} answered 201, which its doc does not list');
+    const examples: OperationExamples = {
+      ...EXAMPLES,
+      'GET /v1/catalogos/{id}': { request: { path: '/v1/catalogos/x' }, response: { status: 201, body: {} } },
+    };
+    expect(() => apiDocument(examples)).toThrow(
+      'the example of GET /v1/catalogos/{id} answered 201, which its doc does not list',
+    );
   });
 });

@@ -17,7 +17,8 @@ const path = (file: string) => fileURLToPath(new URL(file, ROOT));
 const DOCUMENTS = ['openapi.json', 'openapi.controls.json'];
 const config = await loadConfig({ configPath: path('redocly.yaml') });
 
-const describeProblem = (p: NormalizedProblem) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer ?? '?'}: ${p.message}`;
+const describeProblem = (p: NormalizedProblem) =>
+  `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer ?? '?'}: ${p.message}`;
 
 /** Every Schema Object of an OpenAPI 3.1 document, by its JSON pointer (a schema's own subschemas are its). */
 function schemasOf(node: unknown, pointer = '#'): [string, unknown][] {
@@ -26,7 +27,10 @@ function schemasOf(node: unknown, pointer = '#'): [string, unknown][] {
   for (const [key, value] of Object.entries(node)) {
     const at = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
     if (key === 'schema' && typeof value === 'object') found.push([at, value]);
-    else if (key === 'schemas' && pointer === '#/components') found.push(...Object.entries(value as object).map(([name, schema]): [string, unknown] => [`${at}/${name}`, schema]));
+    else if (key === 'schemas' && pointer === '#/components')
+      found.push(
+        ...Object.entries(value as object).map(([name, schema]): [string, unknown] => [`${at}/${name}`, schema]),
+      );
     else found.push(...schemasOf(value, at));
   }
   return found;
@@ -52,7 +56,9 @@ describe.each(DOCUMENTS)('%s', (file) => {
     const ajv = new Ajv2020({ strict: false });
     const schemas = schemasOf(document);
     expect(schemas.length).toBeGreaterThan(0);
-    const invalid = schemas.flatMap(([at, schema]) => (ajv.validateSchema(schema as object) ? [] : [`${at}: ${ajv.errorsText(ajv.errors)}`]));
+    const invalid = schemas.flatMap(([at, schema]) =>
+      ajv.validateSchema(schema as object) ? [] : [`${at}: ${ajv.errorsText(ajv.errors)}`],
+    );
     expect(invalid).toEqual([]);
   });
 });

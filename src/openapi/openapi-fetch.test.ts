@@ -30,10 +30,22 @@ describe('openapi-fetch with emu.fetch', () => {
     expect(request).toBeInstanceOf(Request);
     expect(init).toBeUndefined();
     const sent = request as Request;
-    expect([sent.method, sent.url, sent.headers.get('content-type'), sent.headers.get('idempotency-key')]).toEqual(['POST', 'http://catalog-emulator.local/v1/catalogos', 'application/json', 'create-catalog-0001']);
+    expect([sent.method, sent.url, sent.headers.get('content-type'), sent.headers.get('idempotency-key')]).toEqual([
+      'POST',
+      'http://catalog-emulator.local/v1/catalogos',
+      'application/json',
+      'create-catalog-0001',
+    ]);
     expect(created.response.status).toBe(201);
-    expect(created.data).toMatchObject({ estabelecimento_id: acme.headOffice.id, nome: 'Loja', id_externo: 'L-1', versao: 1 });
+    expect(created.data).toMatchObject({
+      estabelecimento_id: acme.headOffice.id,
+      nome: 'Loja',
+      id_externo: 'L-1',
+      versao: 1,
+    });
     // The journal saw the request as sent, with the company of its token.
-    expect(emu.journal.entries().map((e) => [e.method, e.path, e.status, e.companyId, e.idempotencyKey])).toEqual([['POST', '/v1/catalogos', 201, acme.companyId, 'create-catalog-0001']]);
+    expect(emu.journal.entries().map((e) => [e.method, e.path, e.status, e.companyId, e.idempotencyKey])).toEqual([
+      ['POST', '/v1/catalogos', 201, acme.companyId, 'create-catalog-0001'],
+    ]);
   });
 });

@@ -19,13 +19,18 @@ const closing = closedAfterEach();
 function shippedServedAt(file: string, url: string): string {
   const shipped = readFileSync(new URL(file, ROOT), 'utf8');
   const document = JSON.parse(shipped) as { servers: unknown };
-  expect(document.servers).toEqual([{ url: 'http://127.0.0.1:4747', description: 'A local catalog-emulator (npx catalog-emulator)' }]);
+  expect(document.servers).toEqual([
+    { url: 'http://127.0.0.1:4747', description: 'A local catalog-emulator (npx catalog-emulator)' },
+  ]);
   document.servers = [{ url, description: 'The catalog-emulator that served this document' }];
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
 describe('GET /_emulator/openapi.json and /_emulator/openapi.controls.json', () => {
-  for (const [path, file] of [['/_emulator/openapi.json', 'openapi.json'], ['/_emulator/openapi.controls.json', 'openapi.controls.json']] as const) {
+  for (const [path, file] of [
+    ['/_emulator/openapi.json', 'openapi.json'],
+    ['/_emulator/openapi.controls.json', 'openapi.controls.json'],
+  ] as const) {
     it(`${path} answers the shipped ${file}, as JSON, naming as its server the origin it was asked at`, async () => {
       const emu = createEmulator();
       const response = await emu.fetch(path);
@@ -42,7 +47,9 @@ describe('GET /_emulator/openapi.json and /_emulator/openapi.controls.json', () 
       expect(byAddress.status).toBe(200);
       expect(byAddress.text).toBe(shippedServedAt(file, server.url));
       const byName = await httpRequest(server.url, 'GET', path, { host: `localhost:${server.port}` });
-      expect((byName.body as { servers: unknown }).servers).toEqual([{ url: `http://localhost:${server.port}`, description: 'The catalog-emulator that served this document' }]);
+      expect((byName.body as { servers: unknown }).servers).toEqual([
+        { url: `http://localhost:${server.port}`, description: 'The catalog-emulator that served this document' },
+      ]);
     });
   }
 
@@ -54,16 +61,25 @@ describe('GET /_emulator/openapi.json and /_emulator/openapi.controls.json', () 
       expect(((await refused.json()) as { erro: { codigo: string } }).erro.codigo).toBe('token_de_controle_ausente');
       expect((await emu.fetch(path, { headers: { authorization: 'Bearer ctl-secret-1' } })).status, path).toBe(200);
     }
-    for (const path of ['/_emulator/docs', '/_emulator/docs/assets/swagger-ui-bundle.js', '/_emulator/docs/assets/init.js']) expect((await emu.fetch(path)).status, path).toBe(200);
+    for (const path of [
+      '/_emulator/docs',
+      '/_emulator/docs/assets/swagger-ui-bundle.js',
+      '/_emulator/docs/assets/init.js',
+    ])
+      expect((await emu.fetch(path)).status, path).toBe(200);
     // Open to reads only, as the inspector's page is.
-    expect((await emu.fetch('/_emulator/docs', { method: 'POST', headers: { 'content-type': 'application/json' } })).status).toBe(401);
+    expect(
+      (await emu.fetch('/_emulator/docs', { method: 'POST', headers: { 'content-type': 'application/json' } })).status,
+    ).toBe(401);
   });
 
   it('over HTTP, refuses a Host the server does not answer to (403), like every control', async () => {
     const emu = closing(createEmulator());
     const server = await emu.listen({ port: 0 });
     expect((await httpRequest(server.url, 'GET', '/_emulator/docs', { host: 'evil.example' })).status).toBe(403);
-    expect((await httpRequest(server.url, 'GET', '/_emulator/openapi.json', { host: 'evil.example' })).status).toBe(403);
+    expect((await httpRequest(server.url, 'GET', '/_emulator/openapi.json', { host: 'evil.example' })).status).toBe(
+      403,
+    );
     const page = await httpRequest(server.url, 'GET', '/_emulator/docs');
     expect(page.status).toBe(200);
   });
@@ -118,8 +134,10 @@ describe('GET /_emulator/docs', () => {
     expect(script).toContain("{ url: '/_emulator/openapi.controls.json', name: 'Emulator controls' }");
     expect(script).toContain('validatorUrl: null');
     // A 401 of the first document asks for the control token, which then goes with every control's request.
-    expect(script).toContain("if (answer.status === 401) askForToken(token !== undefined);");
-    expect(script).toContain("if (token !== undefined && isControl(url.pathname) && !hasAuthorization(request.headers)) {");
+    expect(script).toContain('if (answer.status === 401) askForToken(token !== undefined);');
+    expect(script).toContain(
+      'if (token !== undefined && isControl(url.pathname) && !hasAuthorization(request.headers)) {',
+    );
     expect(script).not.toMatch(/localStorage|sessionStorage|location\.hash/);
   });
 
@@ -129,14 +147,25 @@ describe('GET /_emulator/docs', () => {
       const response = await emu.fetch(`/_emulator/docs/assets/${name}`);
       expect(response.status, name).toBe(404);
       const body = (await response.json()) as { erro: { codigo: string; request_id: string; caminho: string } };
-      expect(body.erro).toEqual({ codigo: 'rota_nao_encontrada', mensagem: expect.stringMatching(/^The docs page has no file /), request_id: '_emulator', caminho: 'path.name' });
+      expect(body.erro).toEqual({
+        codigo: 'rota_nao_encontrada',
+        mensagem: expect.stringMatching(/^The docs page has no file /),
+        request_id: '_emulator',
+        caminho: 'path.name',
+      });
     }
     // An encoded slash never reaches the route: no path with one names a route.
     for (const name of ['..%2Fpackage.json', '..%2F..%2Fhono%2Fpackage.json']) {
       const response = await emu.fetch(`/_emulator/docs/assets/${name}`);
       expect(response.status, name).toBe(404);
       const body = (await response.json()) as { erro: { codigo: string; mensagem: string; request_id: string } };
-      expect(body.erro).toEqual({ codigo: 'rota_nao_encontrada', mensagem: expect.stringMatching(/^No control at GET \/_emulator\/docs\/assets\/\.\.%2F.* \(a path with a "\." or "\.\." segment/), request_id: '_emulator' });
+      expect(body.erro).toEqual({
+        codigo: 'rota_nao_encontrada',
+        mensagem: expect.stringMatching(
+          /^No control at GET \/_emulator\/docs\/assets\/\.\.%2F.* \(a path with a "\." or "\.\." segment/,
+        ),
+        request_id: '_emulator',
+      });
     }
     expect((await emu.fetch('/_emulator/docs/assets/a/b')).status).toBe(404);
   });

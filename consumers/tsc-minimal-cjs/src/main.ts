@@ -14,7 +14,9 @@ async function main(): Promise<void> {
   console.log(`emu.fetch ${inProcess.status} ${body.cnpj_raiz}`);
   const server = await emu.listen({ port: 0 });
   const overHttp = await fetch(`${server.url}/v1/empresa`, { headers: { authorization: `Bearer ${company.token}` } });
-  console.log(`listen ${overHttp.status} ${server.port === Number(new URL(server.url).port) ? 'same port' : 'another port'}`);
+  console.log(
+    `listen ${overHttp.status} ${server.port === Number(new URL(server.url).port) ? 'same port' : 'another port'}`,
+  );
   await emu.close();
   await fetch(`${server.url}/v1/empresa`).then(
     () => console.log('still open'),

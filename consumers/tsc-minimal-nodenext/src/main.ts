@@ -14,7 +14,9 @@ let url: string;
   console.log(`emu.fetch ${inProcess.status} ${((await inProcess.json()) as { cnpj_raiz: string }).cnpj_raiz}`);
   await using server: RunningServer = await emu.listen({ port: 0 });
   url = server.url;
-  console.log(`listen ${(await fetch(`${url}/v1/empresa`, { headers: { authorization: `Bearer ${company.token}` } })).status}`);
+  console.log(
+    `listen ${(await fetch(`${url}/v1/empresa`, { headers: { authorization: `Bearer ${company.token}` } })).status}`,
+  );
 }
 await fetch(`${url}/v1/empresa`).then(
   () => console.log('still open'),

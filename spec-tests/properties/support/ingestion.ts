@@ -55,9 +55,15 @@ export interface SeedProduct {
 const ATTRIBUTE_LISTS: readonly (readonly Attribute[])[] = [
   [],
   [{ codigo: 'COR', valores: ['azul'] }],
-  [{ codigo: 'COR', valores: ['azul'] }, { codigo: 'TAM', valores: ['P', 'M'] }],
+  [
+    { codigo: 'COR', valores: ['azul'] },
+    { codigo: 'TAM', valores: ['P', 'M'] },
+  ],
   // The same attributes in another order: a change (order included).
-  [{ codigo: 'TAM', valores: ['P', 'M'] }, { codigo: 'COR', valores: ['azul'] }],
+  [
+    { codigo: 'TAM', valores: ['P', 'M'] },
+    { codigo: 'COR', valores: ['azul'] },
+  ],
   [{ codigo: 'COR', valores: ['verde'] }],
 ];
 
@@ -111,7 +117,11 @@ export function recordExternalId(seed: readonly SeedProduct[], spec: RecordSpec)
 }
 
 /** The record item (JSON) of a spec, against the products as they are (`same` copies the product's fields). */
-export function recordItem(seed: readonly SeedProduct[], products: readonly ProductView[], spec: RecordSpec): Record<string, unknown> {
+export function recordItem(
+  seed: readonly SeedProduct[],
+  products: readonly ProductView[],
+  spec: RecordSpec,
+): Record<string, unknown> {
   const idExterno = recordExternalId(seed, spec);
   const holder = products.find((p) => p.id_externo === idExterno);
   const fields: Fields = spec.same && holder ? holder : spec.fields;
@@ -122,7 +132,8 @@ export function itemOf(idExterno: string, f: Fields, explicitNulls: boolean): Re
   const item: Record<string, unknown> = { id_externo: idExterno, origem: f.origem, ncm: f.ncm };
   if (f.sku !== null || explicitNulls) item.sku = f.sku;
   if (f.descricao !== null || explicitNulls) item.descricao = f.descricao;
-  if (f.atributos.length > 0 || explicitNulls) item.atributos = f.atributos.map((a) => ({ codigo: a.codigo, valores: [...a.valores] }));
+  if (f.atributos.length > 0 || explicitNulls)
+    item.atributos = f.atributos.map((a) => ({ codigo: a.codigo, valores: [...a.valores] }));
   return item;
 }
 
@@ -151,7 +162,10 @@ async function allItems<T>(api: Api, path: string, limite = 200): Promise<T[]> {
   let cursor: string | null = null;
   do {
     const sep = path.includes('?') ? '&' : '?';
-    const answer = ok(await api.get(`${path}${sep}limite=${limite}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`), path);
+    const answer = ok(
+      await api.get(`${path}${sep}limite=${limite}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`),
+      path,
+    );
     items.push(...(answer.body.itens as T[]));
     cursor = answer.body.proximo_cursor ?? null;
   } while (cursor !== null);
@@ -159,8 +173,10 @@ async function allItems<T>(api: Api, path: string, limite = 200): Promise<T[]> {
 }
 
 export const allProducts = (api: Api) => allItems<ProductView>(api, '/v1/produtos');
-export const catalogProductIds = async (api: Api, catalogId: string) => (await allItems<ProductView>(api, `/v1/catalogos/${catalogId}/produtos`)).map((p) => p.id);
-export const watchedIds = async (api: Api) => (await allItems<ProductView>(api, '/v1/empresa/vigilancia/produtos')).map((p) => p.id);
+export const catalogProductIds = async (api: Api, catalogId: string) =>
+  (await allItems<ProductView>(api, `/v1/catalogos/${catalogId}/produtos`)).map((p) => p.id);
+export const watchedIds = async (api: Api) =>
+  (await allItems<ProductView>(api, '/v1/empresa/vigilancia/produtos')).map((p) => p.id);
 
 /** The dados of the company's webhook events, oldest first. */
 export async function eventDados(api: Api): Promise<Record<string, unknown>[]> {
@@ -197,13 +213,30 @@ export function secondCompany(l: Lab): { api: Api; headOffice: string; cnpjRoot:
 }
 
 /** Builds the seed's starting catalog in the company of `api`. */
-export async function build(api: Api, headOffice: string, cnpjRoot: string, seed: readonly SeedProduct[]): Promise<Built> {
+export async function build(
+  api: Api,
+  headOffice: string,
+  cnpjRoot: string,
+  seed: readonly SeedProduct[],
+): Promise<Built> {
   // A webhook destination, so the events an application raises are recorded (spec: CONV-09: none without one).
-  ok(await api.put('/v1/webhook', { url: `https://hooks-${cnpjRoot}.example.com/eventos` }, { headers: { 'if-none-match': '*' } }), 'webhook destination');
+  ok(
+    await api.put(
+      '/v1/webhook',
+      { url: `https://hooks-${cnpjRoot}.example.com/eventos` },
+      { headers: { 'if-none-match': '*' } },
+    ),
+    'webhook destination',
+  );
   const catalogFor = async (order: number, nome: string) => {
     let establishmentId = headOffice;
-    if (order > 1) establishmentId = ok(await api.post('/v1/estabelecimentos', { cnpj: cnpjOfNumber(cnpjRoot, order), nome: `Filial ${order}` }), 'establishment').body.id;
-    return ok(await api.post('/v1/catalogos', { estabelecimento_id: establishmentId, nome }), 'catalog').body.id as string;
+    if (order > 1)
+      establishmentId = ok(
+        await api.post('/v1/estabelecimentos', { cnpj: cnpjOfNumber(cnpjRoot, order), nome: `Filial ${order}` }),
+        'establishment',
+      ).body.id;
+    return ok(await api.post('/v1/catalogos', { estabelecimento_id: establishmentId, nome }), 'catalog').body
+      .id as string;
   };
   const target = await catalogFor(1, 'T');
   const other = await catalogFor(2, 'O');
@@ -215,8 +248,10 @@ export async function build(api: Api, headOffice: string, cnpjRoot: string, seed
     const created = ok(await api.post(`/v1/catalogos/${home}/produtos`, body), 'product');
     ids.push(created.body.id);
     const etag = created.headers.get('etag')!;
-    if (s.where === 'shared') ok(await api.put(`/v1/catalogos/${other}/produtos/${created.body.id}`, {}, { ifMatch: etag }), 'link');
-    if (s.where === 'loose') ok(await api.delete(`/v1/catalogos/${target}/produtos/${created.body.id}`, {}, { ifMatch: etag }), 'unlink');
+    if (s.where === 'shared')
+      ok(await api.put(`/v1/catalogos/${other}/produtos/${created.body.id}`, {}, { ifMatch: etag }), 'link');
+    if (s.where === 'loose')
+      ok(await api.delete(`/v1/catalogos/${target}/produtos/${created.body.id}`, {}, { ifMatch: etag }), 'unlink');
   }
   if (doomed !== undefined) {
     const preview = ok(await api.get(`/v1/catalogos/${doomed}/impacto-exclusao`), 'deletion preview');
@@ -225,7 +260,14 @@ export async function build(api: Api, headOffice: string, cnpjRoot: string, seed
   const selected = seed.flatMap((s, n) => (s.selected && s.where !== 'inactive' ? [ids[n]!] : []));
   if (selected.length > 0) {
     const view = ok(await api.get('/v1/empresa/vigilancia'), 'surveillance');
-    ok(await api.patch('/v1/empresa/vigilancia', { modo: 'selecao', adicionar: selected }, { ifMatch: view.headers.get('etag')! }), 'selection');
+    ok(
+      await api.patch(
+        '/v1/empresa/vigilancia',
+        { modo: 'selecao', adicionar: selected },
+        { ifMatch: view.headers.get('etag')! },
+      ),
+      'selection',
+    );
   }
   return { api, target, other, ids };
 }
@@ -249,14 +291,21 @@ export async function closeAndValidate(l: Lab, api: Api, id: string, totalLotes:
 }
 
 /** The preview with every page of its errors (read `limite` at a time), and the ingestion's other fields. */
-export async function fullIngestion(api: Api, id: string, limite: number): Promise<{ ingestion: Record<string, unknown>; previa: Record<string, unknown> | null }> {
+export async function fullIngestion(
+  api: Api,
+  id: string,
+  limite: number,
+): Promise<{ ingestion: Record<string, unknown>; previa: Record<string, unknown> | null }> {
   const first = ok(await api.get(`/v1/catalogos/ingestoes/${id}?limite=${limite}`), 'ingestion');
   const { previa, ...ingestion } = first.body as { previa: Record<string, unknown> | null };
   if (previa === null) return { ingestion, previa };
   const erros = [...(previa.erros as unknown[])];
   let cursor = previa.proximo_cursor as string | null;
   while (cursor !== null) {
-    const page = ok(await api.get(`/v1/catalogos/ingestoes/${id}?limite=${limite}&cursor=${encodeURIComponent(cursor)}`), 'errors page');
+    const page = ok(
+      await api.get(`/v1/catalogos/ingestoes/${id}?limite=${limite}&cursor=${encodeURIComponent(cursor)}`),
+      'errors page',
+    );
     erros.push(...(page.body.previa.erros as unknown[]));
     cursor = page.body.previa.proximo_cursor;
   }
@@ -302,11 +351,29 @@ export interface Predicted {
 }
 
 const sameFields = (p: Fields, f: Fields) =>
-  p.origem === f.origem && p.sku === f.sku && p.descricao === f.descricao && p.ncm === f.ncm && JSON.stringify(p.atributos) === JSON.stringify(f.atributos);
+  p.origem === f.origem &&
+  p.sku === f.sku &&
+  p.descricao === f.descricao &&
+  p.ncm === f.ncm &&
+  JSON.stringify(p.atributos) === JSON.stringify(f.atributos);
 
 /** What applying `items` (valid, one per id_externo) with `operacao` to catalog `target` does to `before`. */
-export function predict(before: readonly ProductView[], target: string, operacao: Operacao, items: readonly Record<string, unknown>[]): Predicted {
-  const counts: Counts = { registros: 0, novos: 0, alterados: 0, inalterados: 0, reativados: 0, vinculados: 0, desvinculados: 0, desativados: 0 };
+export function predict(
+  before: readonly ProductView[],
+  target: string,
+  operacao: Operacao,
+  items: readonly Record<string, unknown>[],
+): Predicted {
+  const counts: Counts = {
+    registros: 0,
+    novos: 0,
+    alterados: 0,
+    inalterados: 0,
+    reativados: 0,
+    vinculados: 0,
+    desvinculados: 0,
+    desativados: 0,
+  };
   const existing = new Map(before.map((p) => [p.id, p]));
   const created: Omit<ProductView, 'id'>[] = [];
   const deactivated: string[] = [];
@@ -342,7 +409,8 @@ export function predict(before: readonly ProductView[], target: string, operacao
   }
   if (operacao !== 'mesclar') {
     for (const product of before) {
-      if (!product.catalogos.includes(target) || (product.id_externo !== null && named.has(product.id_externo))) continue;
+      if (!product.catalogos.includes(target) || (product.id_externo !== null && named.has(product.id_externo)))
+        continue;
       read.add(product.id);
       counts.desvinculados++;
       const deactivate = operacao === 'substituicao_integral' && product.catalogos.length === 1;
@@ -350,7 +418,12 @@ export function predict(before: readonly ProductView[], target: string, operacao
         counts.desativados++;
         deactivated.push(product.id);
       }
-      existing.set(product.id, { ...product, catalogos: product.catalogos.filter((c) => c !== target), ativo: deactivate ? false : product.ativo, versao: product.versao + 1 });
+      existing.set(product.id, {
+        ...product,
+        catalogos: product.catalogos.filter((c) => c !== target),
+        ativo: deactivate ? false : product.ativo,
+        versao: product.versao + 1,
+      });
     }
   }
   return { counts, existing, created, deactivated, read, creates };
@@ -358,7 +431,8 @@ export function predict(before: readonly ProductView[], target: string, operacao
 
 /** The preview's counts, in the model's shape. */
 export function countsOf(previa: Record<string, unknown>): Counts {
-  const { registros, novos, alterados, inalterados, reativados, vinculados, desvinculados, desativados } = previa as unknown as Counts;
+  const { registros, novos, alterados, inalterados, reativados, vinculados, desvinculados, desativados } =
+    previa as unknown as Counts;
   return { registros, novos, alterados, inalterados, reativados, vinculados, desvinculados, desativados };
 }
 
@@ -366,10 +440,18 @@ export function countsOf(previa: Record<string, unknown>): Counts {
  * Asserts that the company's products are exactly the prediction: every existing product as predicted
  * (fields, ativo, catalogos, versao), the created ones after them (compared by id_externo), and nothing else.
  */
-export function expectProducts(after: readonly ProductView[], before: readonly ProductView[], predicted: Predicted): void {
+export function expectProducts(
+  after: readonly ProductView[],
+  before: readonly ProductView[],
+  predicted: Predicted,
+): void {
   expect(after.length).toBe(before.length + predicted.created.length);
   for (const [i, p] of before.entries()) expect(after[i]).toEqual(predicted.existing.get(p.id));
-  const byExternalId = (a: { id_externo: string | null }, b: { id_externo: string | null }) => String(a.id_externo).localeCompare(String(b.id_externo));
-  const created = after.slice(before.length).map(({ id: _id, ...rest }) => rest).sort(byExternalId);
+  const byExternalId = (a: { id_externo: string | null }, b: { id_externo: string | null }) =>
+    String(a.id_externo).localeCompare(String(b.id_externo));
+  const created = after
+    .slice(before.length)
+    .map(({ id: _id, ...rest }) => rest)
+    .sort(byExternalId);
   expect(created).toEqual([...predicted.created].sort(byExternalId));
 }

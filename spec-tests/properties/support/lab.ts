@@ -3,7 +3,13 @@
  * process can give (snapshot(), page budgets, seeds, faults without HTTP), so they build the emulator
  * themselves and speak HTTP to it through emu.fetch with the spec tests' own client.
  */
-import { createEmulator, type CompanyOptions, type CreatedCompanyInfo, type Emulator, type EmulatorOptions } from '../../../src/index.js';
+import {
+  createEmulator,
+  type CompanyOptions,
+  type CreatedCompanyInfo,
+  type Emulator,
+  type EmulatorOptions,
+} from '../../../src/index.js';
 import { Api, Controls, type Answer } from '../../support/client.js';
 import { inProcessTarget, type Target } from '../../support/target.js';
 

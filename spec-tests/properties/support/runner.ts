@@ -13,7 +13,17 @@ import type { CreatedCompanyInfo, Emulator } from '../../../src/index.js';
 import { Api, type Answer } from '../../support/client.js';
 import { cnpjOf, cnpjOfNumber } from '../../support/cnpj.js';
 import { runStep } from './commands/index.js';
-import { FINAL_INGESTION, INGESTOES, ingestionPath, OPEN_INGESTION, OPERACOES, type Kind, type NewProductFields, type RecordSpec, type Step } from './steps.js';
+import {
+  FINAL_INGESTION,
+  INGESTOES,
+  ingestionPath,
+  OPEN_INGESTION,
+  OPERACOES,
+  type Kind,
+  type NewProductFields,
+  type RecordSpec,
+  type Step,
+} from './steps.js';
 
 export interface Sent {
   readonly method: string;
@@ -44,9 +54,22 @@ export interface Exchange {
   readonly resource?: { readonly kind: Kind; readonly id: string };
 }
 
-export interface EstablishmentModel { id: string; cnpj: string; estado: string; catalogoId: string | null }
-export interface CatalogModel { id: string; establishmentId: string }
-export interface ProductModel { id: string; catalogos: string[]; idExterno: string | null; ativo: boolean }
+export interface EstablishmentModel {
+  id: string;
+  cnpj: string;
+  estado: string;
+  catalogoId: string | null;
+}
+export interface CatalogModel {
+  id: string;
+  establishmentId: string;
+}
+export interface ProductModel {
+  id: string;
+  catalogos: string[];
+  idExterno: string | null;
+  ativo: boolean;
+}
 export interface IngestionModel {
   readonly id: string;
   readonly catalogId: string;
@@ -83,8 +106,18 @@ export class Runner {
     readonly others: { readonly readOnlyToken: string; readonly otherToken: string; readonly otherRoot: string },
     readonly options: RunnerOptions = {},
   ) {
-    this.apis = { company: api, readOnly: api.as(others.readOnlyToken), other: api.as(others.otherToken), none: api.as(undefined) };
-    this.establishments.push({ id: company.headOffice.id, cnpj: company.headOffice.cnpj, estado: 'ativo', catalogoId: null });
+    this.apis = {
+      company: api,
+      readOnly: api.as(others.readOnlyToken),
+      other: api.as(others.otherToken),
+      none: api.as(undefined),
+    };
+    this.establishments.push({
+      id: company.headOffice.id,
+      cnpj: company.headOffice.cnpj,
+      estado: 'ativo',
+      catalogoId: null,
+    });
     this.cnpjs.add(company.headOffice.cnpj);
   }
 
@@ -92,7 +125,13 @@ export class Runner {
   static create(emu: Emulator, api: Api, company: CreatedCompanyInfo, options: RunnerOptions = {}): Runner {
     const readOnlyToken = emu.companies.addCredential(company.companyId, ['catalogo:ler']).token;
     const other = emu.companies.create();
-    return new Runner(emu, api, company, { readOnlyToken, otherToken: other.token, otherRoot: other.cnpjRoot }, options);
+    return new Runner(
+      emu,
+      api,
+      company,
+      { readOnlyToken, otherToken: other.token, otherRoot: other.cnpjRoot },
+      options,
+    );
   }
 
   /** Idempotency keys from a per-runner counter: the same sequence sends the same keys. */
@@ -105,7 +144,11 @@ export class Runner {
     for (const step of steps) await this.run(step);
   }
 
-  async send(label: string, sent: Sent, extra: { expected?: number; resource?: { kind: Kind; id?: string } } = {}): Promise<Answer> {
+  async send(
+    label: string,
+    sent: Sent,
+    extra: { expected?: number; resource?: { kind: Kind; id?: string } } = {},
+  ): Promise<Answer> {
     const api = this.apis[sent.as];
     const doSend = () =>
       api.request(sent.method, sent.path, {
@@ -143,30 +186,49 @@ export class Runner {
     }
     if (kind === 'establishment') {
       const found = this.establishments.find((e) => e.id === id);
-      const model = { id, cnpj: String(body.cnpj), estado: String(body.estado), catalogoId: (body.catalogo_id as string | null) ?? null };
+      const model = {
+        id,
+        cnpj: String(body.cnpj),
+        estado: String(body.estado),
+        catalogoId: (body.catalogo_id as string | null) ?? null,
+      };
       if (found) Object.assign(found, model);
       else this.establishments.push(model);
       this.cnpjs.add(model.cnpj);
     } else if (kind === 'catalog') {
-      if (!this.catalogs.some((c) => c.id === id)) this.catalogs.push({ id, establishmentId: String(body.estabelecimento_id) });
+      if (!this.catalogs.some((c) => c.id === id))
+        this.catalogs.push({ id, establishmentId: String(body.estabelecimento_id) });
       const establishment = this.establishments.find((e) => e.id === body.estabelecimento_id);
       if (establishment && body.estado === 'ativo') establishment.catalogoId = id;
     } else {
       const found = this.products.find((p) => p.id === id);
-      const model = { id, catalogos: [...(body.catalogos as string[])], idExterno: (body.id_externo as string | null) ?? null, ativo: body.ativo !== false };
+      const model = {
+        id,
+        catalogos: [...(body.catalogos as string[])],
+        idExterno: (body.id_externo as string | null) ?? null,
+        ativo: body.ativo !== false,
+      };
       if (found) Object.assign(found, model);
       else this.products.push(model);
     }
   }
 
   pathOf(kind: Kind, id: string): string {
-    return kind === 'establishment' ? `/v1/estabelecimentos/${id}` : kind === 'catalog' ? `/v1/catalogos/${id}` : `/v1/produtos/${id}`;
+    return kind === 'establishment'
+      ? `/v1/estabelecimentos/${id}`
+      : kind === 'catalog'
+        ? `/v1/catalogos/${id}`
+        : `/v1/produtos/${id}`;
   }
 
   /** GET one resource; its ETag (undefined when the read failed). */
   async read(kind: Kind, id: string, label = 'read'): Promise<string | undefined> {
-    const answer = await this.send(label, { method: 'GET', path: this.pathOf(kind, id), key: null, as: 'company' }, { resource: { kind, id } });
-    return answer.status === 200 ? answer.headers.get('etag') ?? undefined : undefined;
+    const answer = await this.send(
+      label,
+      { method: 'GET', path: this.pathOf(kind, id), key: null, as: 'company' },
+      { resource: { kind, id } },
+    );
+    return answer.status === 200 ? (answer.headers.get('etag') ?? undefined) : undefined;
   }
 
   listOf(kind: Kind): { id: string }[] {
@@ -186,7 +248,8 @@ export class Runner {
   freeProductExternalId(wanted: string | null | undefined, self?: string): string | null | undefined {
     if (wanted === null || wanted === undefined) return wanted;
     let candidate = wanted;
-    for (let n = 2; this.products.some((p) => p.idExterno === candidate && p.id !== self); n++) candidate = `${wanted}~${n}`;
+    for (let n = 2; this.products.some((p) => p.idExterno === candidate && p.id !== self); n++)
+      candidate = `${wanted}~${n}`;
     return candidate;
   }
 
@@ -194,7 +257,11 @@ export class Runner {
     const cnpj = this.freeCnpj(order);
     this.cnpjs.add(cnpj);
     const body = { cnpj, nome, ...(idExterno === null ? {} : { id_externo: idExterno }) };
-    const answer = await this.send('newEstablishment', { method: 'POST', path: '/v1/estabelecimentos', body, key: this.nextKey(), as: 'company' }, { resource: { kind: 'establishment' } });
+    const answer = await this.send(
+      'newEstablishment',
+      { method: 'POST', path: '/v1/estabelecimentos', body, key: this.nextKey(), as: 'company' },
+      { resource: { kind: 'establishment' } },
+    );
     return answer;
   }
 
@@ -211,8 +278,16 @@ export class Runner {
   async newCatalog(pick: number, nome: string, idExterno: string | null): Promise<Answer | undefined> {
     const establishment = await this.freeEstablishment(pick);
     if (!establishment) return undefined;
-    const body = { estabelecimento_id: establishment.id, nome, ...(idExterno === null ? {} : { id_externo: idExterno }) };
-    return this.send('newCatalog', { method: 'POST', path: '/v1/catalogos', body, key: this.nextKey(), as: 'company' }, { resource: { kind: 'catalog' } });
+    const body = {
+      estabelecimento_id: establishment.id,
+      nome,
+      ...(idExterno === null ? {} : { id_externo: idExterno }),
+    };
+    return this.send(
+      'newCatalog',
+      { method: 'POST', path: '/v1/catalogos', body, key: this.nextKey(), as: 'company' },
+      { resource: { kind: 'catalog' } },
+    );
   }
 
   async someCatalog(pick: number): Promise<CatalogModel | undefined> {
@@ -223,8 +298,15 @@ export class Runner {
   async newProduct(pick: number, fields: NewProductFields): Promise<Answer | undefined> {
     const catalog = await this.someCatalog(pick);
     if (!catalog) return undefined;
-    const body = { ...fields, ...(fields.id_externo === undefined ? {} : { id_externo: this.freeProductExternalId(fields.id_externo) }) };
-    return this.send('newProduct', { method: 'POST', path: `/v1/catalogos/${catalog.id}/produtos`, body, key: this.nextKey(), as: 'company' }, { resource: { kind: 'product' } });
+    const body = {
+      ...fields,
+      ...(fields.id_externo === undefined ? {} : { id_externo: this.freeProductExternalId(fields.id_externo) }),
+    };
+    return this.send(
+      'newProduct',
+      { method: 'POST', path: `/v1/catalogos/${catalog.id}/produtos`, body, key: this.nextKey(), as: 'company' },
+      { resource: { kind: 'product' } },
+    );
   }
 
   /** An active product (an inactive one takes no change), created when there is none. */
@@ -235,10 +317,22 @@ export class Runner {
   }
 
   /** A conditional change: GET the current ETag, then send it. */
-  async conditional(label: string, kind: Kind, id: string, method: string, path: string, body: unknown, resultKind: Kind = kind): Promise<Answer | undefined> {
+  async conditional(
+    label: string,
+    kind: Kind,
+    id: string,
+    method: string,
+    path: string,
+    body: unknown,
+    resultKind: Kind = kind,
+  ): Promise<Answer | undefined> {
     const etag = await this.read(kind, id, 'read-etag');
     if (etag === undefined) return undefined;
-    return this.send(label, { method, path, ...(body === undefined ? {} : { body }), key: this.nextKey(), ifMatch: etag, as: 'company' }, { resource: { kind: resultKind, id } });
+    return this.send(
+      label,
+      { method, path, ...(body === undefined ? {} : { body }), key: this.nextKey(), ifMatch: etag, as: 'company' },
+      { resource: { kind: resultKind, id } },
+    );
   }
 
   /** A product, a catalog (each created when there is none) or an active establishment. */
@@ -257,7 +351,15 @@ export class Runner {
       free = this.establishments.filter((e) => e.estado === 'ativo' && e.catalogoId === null);
     }
     const establishment = free[pick % Math.max(free.length, 1)];
-    if (establishment) await this.conditional('archive', 'establishment', establishment.id, 'DELETE', `/v1/estabelecimentos/${establishment.id}`, undefined);
+    if (establishment)
+      await this.conditional(
+        'archive',
+        'establishment',
+        establishment.id,
+        'DELETE',
+        `/v1/estabelecimentos/${establishment.id}`,
+        undefined,
+      );
   }
 
   /** Runs one step: its command (commands/) sets up what it needs, sends its requests and the model follows the answers. */
@@ -283,7 +385,12 @@ export class Runner {
     let applied = false;
     for (const model of this.ingestions) {
       if (FINAL_INGESTION.has(model.estado)) continue;
-      const answer: Answer = await this.send('ingestions', { method: 'GET', path: ingestionPath(model.id), key: null, as: 'company' });
+      const answer: Answer = await this.send('ingestions', {
+        method: 'GET',
+        path: ingestionPath(model.id),
+        key: null,
+        as: 'company',
+      });
       if (answer.status !== 200) continue;
       if (answer.body.estado === 'aplicada') applied = true;
       model.estado = answer.body.estado;
@@ -295,11 +402,21 @@ export class Runner {
   async refreshProducts(): Promise<void> {
     let cursor: string | null = null;
     for (;;) {
-      const answer: Answer = await this.send('products-after-application', { method: 'GET', path: `/v1/produtos?limite=200${cursor === null ? '' : `&cursor=${cursor}`}`, key: null, as: 'company' });
+      const answer: Answer = await this.send('products-after-application', {
+        method: 'GET',
+        path: `/v1/produtos?limite=200${cursor === null ? '' : `&cursor=${cursor}`}`,
+        key: null,
+        as: 'company',
+      });
       if (answer.status !== 200) return;
       for (const body of answer.body.itens as Record<string, unknown>[]) {
         const id = String(body.id);
-        const model = { id, catalogos: [...(body.catalogos as string[])], idExterno: (body.id_externo as string | null) ?? null, ativo: body.ativo !== false };
+        const model = {
+          id,
+          catalogos: [...(body.catalogos as string[])],
+          idExterno: (body.id_externo as string | null) ?? null,
+          ativo: body.ativo !== false,
+        };
         const found = this.products.find((p) => p.id === id);
         if (found) Object.assign(found, model);
         else this.products.push(model);
@@ -331,7 +448,11 @@ export class Runner {
 
   /** Valid records with an id_externo nothing else has: an ingestion of them validates. */
   freshRecords(count: number): Record<string, unknown>[] {
-    return Array.from({ length: count }, () => ({ id_externo: `ingestao-${++this.recordCounter}`, origem: 'erp', ncm: '84713012' }));
+    return Array.from({ length: count }, () => ({
+      id_externo: `ingestao-${++this.recordCounter}`,
+      origem: 'erp',
+      ncm: '84713012',
+    }));
   }
 
   headOfficeCatalogId(): string | null {
@@ -350,7 +471,11 @@ export class Runner {
   }
 
   startBody(catalogId: string | undefined, variant: number): Record<string, unknown> {
-    return { operacao: OPERACOES[variant % 3], ...(catalogId === undefined ? {} : { catalogo_id: catalogId }), ...(variant % 5 === 0 ? { referencia_externa: `erp-${variant}` } : {}) };
+    return {
+      operacao: OPERACOES[variant % 3],
+      ...(catalogId === undefined ? {} : { catalogo_id: catalogId }),
+      ...(variant % 5 === 0 ? { referencia_externa: `erp-${variant}` } : {}),
+    };
   }
 
   /** A key of the start's own rule (16–200 characters, none of them whitespace): "/" and "#" are fine there. */
@@ -363,9 +488,20 @@ export class Runner {
     const catalog = await this.freeCatalog(pick);
     if (!catalog) return undefined;
     const implicit = variant % 2 === 0 && catalog.id === this.headOfficeCatalogId();
-    const answer = await this.send('ingestion:start', { method: 'POST', path: INGESTOES, body: this.startBody(implicit ? undefined : catalog.id, variant), key: this.startKey(variant), as: 'company' });
+    const answer = await this.send('ingestion:start', {
+      method: 'POST',
+      path: INGESTOES,
+      body: this.startBody(implicit ? undefined : catalog.id, variant),
+      key: this.startKey(variant),
+      as: 'company',
+    });
     if (answer.status !== 201) return undefined;
-    const model: IngestionModel = { id: answer.body.ingestao_id, catalogId: answer.body.catalogo_id, estado: answer.body.estado, batches: new Map() };
+    const model: IngestionModel = {
+      id: answer.body.ingestao_id,
+      catalogId: answer.body.catalogo_id,
+      estado: answer.body.estado,
+      batches: new Map(),
+    };
     this.ingestions.push(model);
     return model;
   }
@@ -377,9 +513,14 @@ export class Runner {
   }
 
   /** An aberta ingestion with at least one batch received (one is sent when it has none). */
-  async openIngestionWithBatch(pick: number, variant: number, specs: readonly RecordSpec[]): Promise<IngestionModel | undefined> {
+  async openIngestionWithBatch(
+    pick: number,
+    variant: number,
+    specs: readonly RecordSpec[],
+  ): Promise<IngestionModel | undefined> {
     const ingestion = await this.openIngestion(pick, variant);
-    if (ingestion && ingestion.batches.size === 0) await this.putBatch('ingestion:batch', ingestion, 1 + (variant % 3), this.records(specs));
+    if (ingestion && ingestion.batches.size === 0)
+      await this.putBatch('ingestion:batch', ingestion, 1 + (variant % 3), this.records(specs));
     return ingestion && ingestion.batches.size > 0 ? ingestion : undefined;
   }
 
@@ -410,29 +551,73 @@ export class Runner {
   }
 
   async readIngestion(ingestion: IngestionModel, label: string, query = ''): Promise<Answer> {
-    const answer = await this.send(label, { method: 'GET', path: `${ingestionPath(ingestion.id)}${query}`, key: null, as: 'company' });
+    const answer = await this.send(label, {
+      method: 'GET',
+      path: `${ingestionPath(ingestion.id)}${query}`,
+      key: null,
+      as: 'company',
+    });
     if (answer.status === 200) ingestion.estado = answer.body.estado;
     this.noteEtag(ingestion.id, answer);
     return answer;
   }
 
-  async putBatch(label: string, ingestion: IngestionModel, numero: number, itens: unknown[], extra: { expected?: number } = {}): Promise<Answer> {
-    const answer = await this.send(label, { method: 'PUT', path: `${ingestionPath(ingestion.id)}/lotes/${numero}`, body: { itens }, key: this.nextKey(), as: 'company' }, extra);
+  async putBatch(
+    label: string,
+    ingestion: IngestionModel,
+    numero: number,
+    itens: unknown[],
+    extra: { expected?: number } = {},
+  ): Promise<Answer> {
+    const answer = await this.send(
+      label,
+      {
+        method: 'PUT',
+        path: `${ingestionPath(ingestion.id)}/lotes/${numero}`,
+        body: { itens },
+        key: this.nextKey(),
+        as: 'company',
+      },
+      extra,
+    );
     if (answer.status === 201) ingestion.batches.set(numero, itens);
     this.noteEtag(ingestion.id, answer);
     return answer;
   }
 
   async close(label: string, ingestion: IngestionModel, total: number, expected?: number): Promise<Answer> {
-    const answer = await this.send(label, { method: 'POST', path: `${ingestionPath(ingestion.id)}/fechamento`, body: { total_lotes: total }, key: this.nextKey(), as: 'company' }, expected === undefined ? {} : { expected });
+    const answer = await this.send(
+      label,
+      {
+        method: 'POST',
+        path: `${ingestionPath(ingestion.id)}/fechamento`,
+        body: { total_lotes: total },
+        key: this.nextKey(),
+        as: 'company',
+      },
+      expected === undefined ? {} : { expected },
+    );
     if (answer.status === 202) ingestion.estado = answer.body.estado;
     this.noteEtag(ingestion.id, answer);
     return answer;
   }
 
   /** POST …/aplicacao, with `{}` or no body at all (it takes no fields). */
-  async apply(label: string, ingestion: IngestionModel, ifMatch: string | undefined, variant: number, expected?: number): Promise<Answer> {
-    const sent: Sent = { method: 'POST', path: `${ingestionPath(ingestion.id)}/aplicacao`, ...(variant % 2 === 0 ? { body: {} } : {}), key: this.nextKey(), ...(ifMatch === undefined ? {} : { ifMatch }), as: 'company' };
+  async apply(
+    label: string,
+    ingestion: IngestionModel,
+    ifMatch: string | undefined,
+    variant: number,
+    expected?: number,
+  ): Promise<Answer> {
+    const sent: Sent = {
+      method: 'POST',
+      path: `${ingestionPath(ingestion.id)}/aplicacao`,
+      ...(variant % 2 === 0 ? { body: {} } : {}),
+      key: this.nextKey(),
+      ...(ifMatch === undefined ? {} : { ifMatch }),
+      as: 'company',
+    };
     const answer = await this.send(label, sent, expected === undefined ? {} : { expected });
     if (answer.status === 202) ingestion.estado = answer.body.estado;
     this.noteEtag(ingestion.id, answer);

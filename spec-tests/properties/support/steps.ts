@@ -77,12 +77,34 @@ export type Step =
   | { readonly t: 'advance'; readonly ms: number }
   /** A change under a concurrentEdit fault: someone else saves the resource first, so it answers 412. */
   | { readonly t: 'concurrentEdit'; readonly kind: Kind; readonly pick: number }
-  | { readonly t: 'bad'; readonly bad: BadKind; readonly pick: number; readonly pick2: number; readonly variant: number }
+  | {
+      readonly t: 'bad';
+      readonly bad: BadKind;
+      readonly pick: number;
+      readonly pick2: number;
+      readonly variant: number;
+    }
   /** A batch-ingestion request (docs/batch-ingestion.md), valid or refused; see IngestionAction. */
-  | { readonly t: 'ingestion'; readonly action: IngestionAction; readonly pick: number; readonly pick2: number; readonly variant: number; readonly records: readonly RecordSpec[] };
+  | {
+      readonly t: 'ingestion';
+      readonly action: IngestionAction;
+      readonly pick: number;
+      readonly pick2: number;
+      readonly variant: number;
+      readonly records: readonly RecordSpec[];
+    };
 
 /** Ingestion steps the contract accepts (each sets up what it needs first: a free catalog, an open ingestion...). */
-export const INGESTION_VALID = ['start', 'replayStart', 'batch', 'repeatBatch', 'close', 'apply', 'read', 'tick'] as const;
+export const INGESTION_VALID = [
+  'start',
+  'replayStart',
+  'batch',
+  'repeatBatch',
+  'close',
+  'apply',
+  'read',
+  'tick',
+] as const;
 /** Ingestion steps the contract refuses, each with the status it must get. */
 export const INGESTION_REFUSED = [
   'secondStart', // 409 ingestao_em_andamento
@@ -134,7 +156,10 @@ const ncm = fc.stringMatching(/^\d{8}$/);
 export const shortText = (max: number) => fc.string({ minLength: 1, maxLength: max });
 /** Codes may repeat and values may be empty: the spec forbids neither ("valores: array of 1 to 50 strings"). */
 const atributos = fc.array(
-  fc.record({ codigo: fc.oneof(shortText(12), fc.constantFrom('cor', 'tamanho')), valores: fc.array(fc.string({ maxLength: 16 }), { minLength: 1, maxLength: 3 }) }),
+  fc.record({
+    codigo: fc.oneof(shortText(12), fc.constantFrom('cor', 'tamanho')),
+    valores: fc.array(fc.string({ maxLength: 16 }), { minLength: 1, maxLength: 3 }),
+  }),
   { maxLength: 4 },
 );
 
@@ -180,7 +205,13 @@ export const OPERACOES = ['mesclar', 'substituicao_catalogo', 'substituicao_inte
 export const INGESTOES = '/v1/catalogos/ingestoes';
 export const ingestionPath = (id: string) => `${INGESTOES}/${id}`;
 /** Ingestion estados that never change again (docs/batch-ingestion.md). */
-export const FINAL_INGESTION: ReadonlySet<string> = new Set(['aplicada', 'rejeitada', 'revisao_necessaria', 'falhou', 'expirada']);
+export const FINAL_INGESTION: ReadonlySet<string> = new Set([
+  'aplicada',
+  'rejeitada',
+  'revisao_necessaria',
+  'falhou',
+  'expirada',
+]);
 /** The common idempotency-key rule (the ingestion start alone takes 16–200 characters without whitespace). */
 export const COMMON_KEY = /^[A-Za-z0-9._:-]{16,128}$/;
 export const MiB = 1024 * 1024;

@@ -52,7 +52,8 @@ export type Behaviour =
   /** Never answers (the attempt times out). Costs HANDLER_GRACE_MS of real time, so a run allows only one. */
   | { readonly kind: 'silent' };
 
-const statusIn = (min: number, max: number) => fc.integer({ min, max }).map((status): Behaviour => ({ kind: 'status', status }));
+const statusIn = (min: number, max: number) =>
+  fc.integer({ min, max }).map((status): Behaviour => ({ kind: 'status', status }));
 
 const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
   { weight: 6, arbitrary: statusIn(200, 299) },
@@ -66,7 +67,8 @@ const behaviour: fc.Arbitrary<Behaviour> = fc.oneof(
 );
 
 /** A receiver script: request n gets behaviours[n % length]. */
-export const behaviours = (options: { maxLength?: number } = {}) => fc.array(behaviour, { minLength: 1, maxLength: options.maxLength ?? 12 });
+export const behaviours = (options: { maxLength?: number } = {}) =>
+  fc.array(behaviour, { minLength: 1, maxLength: options.maxLength ?? 12 });
 
 /** A receiver that mostly fails (many attempts per cycle). */
 export const failingBehaviours = fc.array(
@@ -74,7 +76,15 @@ export const failingBehaviours = fc.array(
     { weight: 1, arbitrary: statusIn(200, 299) },
     { weight: 2, arbitrary: statusIn(300, 399) },
     { weight: 4, arbitrary: statusIn(400, 599) },
-    { weight: 1, arbitrary: fc.constantFrom<Behaviour>({ kind: 'throw' }, { kind: 'reject' }, { kind: 'garbage' }, { kind: 'silent' }) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<Behaviour>(
+        { kind: 'throw' },
+        { kind: 'reject' },
+        { kind: 'garbage' },
+        { kind: 'silent' },
+      ),
+    },
   ),
   { minLength: 1, maxLength: 16 },
 );
@@ -87,13 +97,30 @@ export const deliveryEffect: fc.Arbitrary<DeliveryEffect> = fc.oneof(
   fc.constant<DeliveryEffect>({ refuse: true }),
   fc.constant<DeliveryEffect>({ timeout: true }),
   fc.constant<DeliveryEffect>({ reset: true }),
-  fc.oneof(fc.integer({ min: 0, max: 20 * SECOND }), fc.constantFrom(14_999, 15_000, 15_001)).map((latencyMs): DeliveryEffect => ({ latencyMs })),
+  fc
+    .oneof(fc.integer({ min: 0, max: 20 * SECOND }), fc.constantFrom(14_999, 15_000, 15_001))
+    .map((latencyMs): DeliveryEffect => ({ latencyMs })),
   fc.constant<DeliveryEffect>({ duplicate: true }),
-  fc.constantFrom('signature', 'body', 'timestamp').map((tamper): DeliveryEffect => ({ tamper: tamper as 'signature' | 'body' | 'timestamp' })),
+  fc
+    .constantFrom('signature', 'body', 'timestamp')
+    .map((tamper): DeliveryEffect => ({ tamper: tamper as 'signature' | 'body' | 'timestamp' })),
 );
 
 /** The default schedule's waits and the values around its edges. */
-const SCHEDULE_MOVES = [0, 1, 5 * SECOND, 15 * SECOND, 20 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 7 * HOUR, 8 * HOUR, 24 * HOUR];
+const SCHEDULE_MOVES = [
+  0,
+  1,
+  5 * SECOND,
+  15 * SECOND,
+  20 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  7 * HOUR,
+  8 * HOUR,
+  24 * HOUR,
+];
 
 /** A clock move of 0 s .. `maxMs`, biased to the schedule's waits and to short moves. */
 export function clockMove(maxMs: number): fc.Arbitrary<number> {
@@ -139,7 +166,10 @@ export function hookStep(weights: StepWeights, maxAdvanceMs = 30 * HOUR): fc.Arb
   add(weights.resend, fc.record({ t: fc.constant('resend' as const), pick: fc.nat({ max: 1000 }) }));
   add(weights.change, fc.record({ t: fc.constant('change' as const), path: fc.nat({ max: 1000 }) }));
   add(weights.revoke, fc.constant({ t: 'revoke' as const }));
-  add(weights.fault, fc.record({ t: fc.constant('fault' as const), effect: deliveryEffect, times: fc.integer({ min: 1, max: 3 }) }));
+  add(
+    weights.fault,
+    fc.record({ t: fc.constant('fault' as const), effect: deliveryEffect, times: fc.integer({ min: 1, max: 3 }) }),
+  );
   add(weights.advance, fc.record({ t: fc.constant('advance' as const), ms: clockMove(maxAdvanceMs) }));
   return fc.oneof(...options);
 }
@@ -325,10 +355,17 @@ export class HookRunner {
   private readonly seenAttempts = new Map<string, number>();
   private readonly paths: readonly string[];
 
-  constructor(readonly lab: Lab, readonly options: HookRunnerOptions = {}) {
+  constructor(
+    readonly lab: Lab,
+    readonly options: HookRunnerOptions = {},
+  ) {
     this.api = lab.api;
     this.paths = options.paths ?? ['a', 'b', 'c'];
-    this.receiver = new Receiver(options.script ?? [{ kind: 'status', status: 200 }], () => this.emu.clock.now().getTime(), () => this.destination);
+    this.receiver = new Receiver(
+      options.script ?? [{ kind: 'status', status: 200 }],
+      () => this.emu.clock.now().getTime(),
+      () => this.destination,
+    );
     lab.emu.network.route(HOOK_BASE, this.receiver.handler);
   }
 
@@ -350,7 +387,12 @@ export class HookRunner {
     return chosen.startsWith('https://') ? chosen : `${HOOK_BASE}/${chosen}`;
   }
 
-  async send(label: string, method: string, path: string, options: { body?: unknown; ifMatch?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+  async send(
+    label: string,
+    method: string,
+    path: string,
+    options: { body?: unknown; ifMatch?: string; headers?: Record<string, string> } = {},
+  ): Promise<Answer> {
     const answer = await this.api.request(method, path, {
       key: method === 'GET' ? null : this.nextKey(),
       ...(options.body === undefined ? {} : { body: options.body }),
@@ -371,7 +413,14 @@ export class HookRunner {
   private adopt(answer: Answer, secret: string | undefined): void {
     const body = answer.body as { id: string; versao: number; estado: 'ativo' | 'revogado' };
     const url = secret === undefined ? this.destination!.url : this.pendingUrl!;
-    const destination: DestinationModel = { id: body.id, versao: body.versao, estado: body.estado, url, secret: secret ?? this.destination!.secret, etag: answer.headers.get('etag')! };
+    const destination: DestinationModel = {
+      id: body.id,
+      versao: body.versao,
+      estado: body.estado,
+      url,
+      secret: secret ?? this.destination!.secret,
+      etag: answer.headers.get('etag')!,
+    };
     this.destination = destination;
     this.history.push({ at: this.now(), destination });
   }
@@ -381,7 +430,10 @@ export class HookRunner {
   /** PUT /v1/webhook with If-None-Match: * (the first configuration). */
   async configure(path: number | string = 0): Promise<Answer> {
     this.pendingUrl = this.urlOf(path);
-    const answer = await this.send('configure', 'PUT', '/v1/webhook', { body: { url: this.pendingUrl }, headers: { 'if-none-match': '*' } });
+    const answer = await this.send('configure', 'PUT', '/v1/webhook', {
+      body: { url: this.pendingUrl },
+      headers: { 'if-none-match': '*' },
+    });
     if (answer.status !== 201) throw new Error(`PUT /v1/webhook (create) answered ${answer.status}: ${answer.text}`);
     this.adopt(answer, answer.body.segredo);
     if (this.options.afterChange) await this.options.afterChange(this);
@@ -391,7 +443,10 @@ export class HookRunner {
   async change(path: number | string): Promise<Answer | undefined> {
     if (!this.destination) return undefined;
     this.pendingUrl = this.urlOf(path);
-    const answer = await this.send('change', 'PUT', '/v1/webhook', { body: { url: this.pendingUrl }, ifMatch: this.destination.etag });
+    const answer = await this.send('change', 'PUT', '/v1/webhook', {
+      body: { url: this.pendingUrl },
+      ifMatch: this.destination.etag,
+    });
     if (answer.status !== 200) throw new Error(`PUT /v1/webhook (change) answered ${answer.status}: ${answer.text}`);
     this.adopt(answer, answer.body.segredo);
     if (this.options.afterChange) await this.options.afterChange(this);
@@ -402,7 +457,8 @@ export class HookRunner {
     if (!this.destination) return undefined;
     const answer = await this.send('revoke', 'DELETE', '/v1/webhook', { ifMatch: this.destination.etag });
     if (this.destination.estado === 'revogado') {
-      if (answer.status !== 409 || answer.body?.erro?.codigo !== 'destino_revogado') throw new Error(`DELETE of a revoked destination answered ${answer.status}: ${answer.text}`);
+      if (answer.status !== 409 || answer.body?.erro?.codigo !== 'destino_revogado')
+        throw new Error(`DELETE of a revoked destination answered ${answer.status}: ${answer.text}`);
       return answer;
     }
     if (answer.status !== 200) throw new Error(`DELETE /v1/webhook answered ${answer.status}: ${answer.text}`);
@@ -420,7 +476,11 @@ export class HookRunner {
     const all: WireAttempt[] = [];
     let cursor: number | null = after;
     while (cursor !== null) {
-      const answer = await this.send('attempts', 'GET', `/v1/webhook/eventos/${id}/tentativas?limite=100${cursor > 0 ? `&apos_tentativa=${cursor}` : ''}`);
+      const answer = await this.send(
+        'attempts',
+        'GET',
+        `/v1/webhook/eventos/${id}/tentativas?limite=100${cursor > 0 ? `&apos_tentativa=${cursor}` : ''}`,
+      );
       if (answer.status !== 200) throw new Error(`GET tentativas answered ${answer.status}: ${answer.text}`);
       all.push(...(answer.body.itens as WireAttempt[]));
       cursor = answer.body.proxima_tentativa as number | null;
@@ -433,7 +493,11 @@ export class HookRunner {
     const items: WireEventItem[] = [];
     let cursor: string | null = null;
     do {
-      const answer = await this.send('list', 'GET', `/v1/webhook/eventos?limite=${limite}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+      const answer = await this.send(
+        'list',
+        'GET',
+        `/v1/webhook/eventos?limite=${limite}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+      );
       if (answer.status !== 200) throw new Error(`GET eventos answered ${answer.status}: ${answer.text}`);
       items.push(...answer.body.itens);
       cursor = answer.body.proximo_cursor;
@@ -444,10 +508,21 @@ export class HookRunner {
   /** Notes a new event (or a new cycle of a known one) from its detail, read right after it was accepted. */
   private async noteCycle(id: string, raised: boolean): Promise<WireEventDetail> {
     const answer = await this.detail(id);
-    if (answer.status !== 200) throw new Error(`GET /v1/webhook/eventos/${id} answered ${answer.status}: ${answer.text}`);
+    if (answer.status !== 200)
+      throw new Error(`GET /v1/webhook/eventos/${id} answered ${answer.status}: ${answer.text}`);
     const d = answer.body;
-    const cycle: CycleModel = { first: d.tentativas_totais + 1, start: this.now(), prazo: parseTime(d.prazo_em), destinoVersao: d.destino_versao };
-    if (raised) this.events.set(id, { id, raisedWhile: this.destination?.estado === 'ativo' ? 'ativo' : 'revogado', cycles: [cycle] });
+    const cycle: CycleModel = {
+      first: d.tentativas_totais + 1,
+      start: this.now(),
+      prazo: parseTime(d.prazo_em),
+      destinoVersao: d.destino_versao,
+    };
+    if (raised)
+      this.events.set(id, {
+        id,
+        raisedWhile: this.destination?.estado === 'ativo' ? 'ativo' : 'revogado',
+        cycles: [cycle],
+      });
     else this.events.get(id)!.cycles.push(cycle);
     return d;
   }
@@ -455,7 +530,10 @@ export class HookRunner {
   async raise(kind: EventKind): Promise<string> {
     // spec: WH-EVT-53 — catalogo.aplicado carries catalogoId and versao (the event detail is checked against the
     // document); fixed values, so two runners with one seed still raise byte-identical events.
-    const dados = kind === 'catalogo.aplicado' ? { tipo: kind, catalogoId: '0190a000-0000-7000-8000-00000000000a', versao: 1 } : { tipo: kind };
+    const dados =
+      kind === 'catalogo.aplicado'
+        ? { tipo: kind, catalogoId: '0190a000-0000-7000-8000-00000000000a', versao: 1 }
+        : { tipo: kind };
     const { eventId } = this.emu.webhooks.raise(this.lab.company.companyId, dados);
     await this.noteCycle(eventId, true);
     return eventId;
@@ -472,7 +550,10 @@ export class HookRunner {
     if (!this.destination || this.events.size === 0) return undefined;
     const ids = [...this.events.keys()];
     const id = ids[pick % ids.length]!;
-    const answer = await this.send('resend', 'POST', `/v1/webhook/eventos/${id}/reenvios`, { body: {}, ifMatch: this.destination.etag });
+    const answer = await this.send('resend', 'POST', `/v1/webhook/eventos/${id}/reenvios`, {
+      body: {},
+      ifMatch: this.destination.etag,
+    });
     if (answer.status === 202) {
       this.resends.set(id, (this.resends.get(id) ?? 0) + 1);
       await this.noteCycle(id, false);
@@ -481,7 +562,12 @@ export class HookRunner {
   }
 
   addFault(effect: DeliveryEffect, times: number, url?: string): void {
-    this.emu.faults.add({ target: 'delivery', match: { companyId: this.lab.company.companyId, ...(url === undefined ? {} : { url }) }, effect, times });
+    this.emu.faults.add({
+      target: 'delivery',
+      match: { companyId: this.lab.company.companyId, ...(url === undefined ? {} : { url }) },
+      effect,
+      times,
+    });
   }
 
   async advance(ms: number): Promise<void> {

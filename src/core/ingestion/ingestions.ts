@@ -28,12 +28,38 @@ import { at, repeated, repeatedId, type Found, type Records } from '../integrity
 import { HOUR, SECOND, type Instant } from '../time.js';
 import { etag, requireMatch, type IfMatch } from '../versioning.js';
 import { raiseEvent } from '../webhooks/events.js';
-import { applyPlan, planIngestion, staleness, type Batch, type IngestionOperation, type Plan, type Preview } from './plan.js';
+import {
+  applyPlan,
+  planIngestion,
+  staleness,
+  type Batch,
+  type IngestionOperation,
+  type Plan,
+  type Preview,
+} from './plan.js';
 import type { Job } from '../jobs.js';
 import { isFinal, type Lifecycle } from '../lifecycle.js';
 
-export type IngestionState = 'aberta' | 'validando' | 'validada' | 'rejeitada' | 'aplicando' | 'aplicada' | 'revisao_necessaria' | 'falhou' | 'expirada';
-type IngestionEvent = 'receber_lote' | 'fechar' | 'validar' | 'rejeitar' | 'aplicar' | 'concluir' | 'exigir_revisao' | 'falhar' | 'expirar';
+export type IngestionState =
+  | 'aberta'
+  | 'validando'
+  | 'validada'
+  | 'rejeitada'
+  | 'aplicando'
+  | 'aplicada'
+  | 'revisao_necessaria'
+  | 'falhou'
+  | 'expirada';
+type IngestionEvent =
+  | 'receber_lote'
+  | 'fechar'
+  | 'validar'
+  | 'rejeitar'
+  | 'aplicar'
+  | 'concluir'
+  | 'exigir_revisao'
+  | 'falhar'
+  | 'expirar';
 
 const LIFECYCLE: Lifecycle<IngestionState, IngestionEvent> = {
   aberta: { receber_lote: 'aberta', fechar: 'validando', expirar: 'expirada' },
@@ -104,7 +130,11 @@ export const ingestionEtag = (i: Ingestion): string => etag('ingestao', i.id, i.
 function transition(i: Ingestion, event: IngestionEvent): Result<IngestionState> {
   const next = LIFECYCLE[i.estado][event];
   if (next !== undefined) return ok(next);
-  return refuse('conflict', CONFLICT_CODE[event] ?? 'ingestao_em_estado_invalido', `Ingestion ${i.id} is ${i.estado}: ${WHAT_NEXT[i.estado]}`);
+  return refuse(
+    'conflict',
+    CONFLICT_CODE[event] ?? 'ingestao_em_estado_invalido',
+    `Ingestion ${i.id} is ${i.estado}: ${WHAT_NEXT[i.estado]}`,
+  );
 }
 
 const CONFLICT_CODE: Partial<Record<IngestionEvent, string>> = {
@@ -120,7 +150,8 @@ const WHAT_NEXT: Record<IngestionState, string> = {
   validada: 'its batches are closed; apply its preview (POST …/aplicacao) or start a new ingestion once it ends.',
   aplicando: 'its preview is being applied; follow GET /v1/catalogos/ingestoes/{id}.',
   aplicada: 'it was applied; start a new ingestion for further changes.',
-  rejeitada: 'it was rejected (see codigo_falha and the preview errors); start a new ingestion with the corrected batches.',
+  rejeitada:
+    'it was rejected (see codigo_falha and the preview errors); start a new ingestion with the corrected batches.',
   revisao_necessaria: 'the catalog changed after validation, so nothing was applied; start a new ingestion.',
   falhou: 'its run failed and nothing was applied; start a new ingestion.',
   expirada: 'it expired unchanged; start a new ingestion.',
@@ -139,7 +170,12 @@ export function startIngestion(state: State, companyId: string, input: NewIngest
   const openId = state.openIngestions.get(catalog.value.id);
   const open = openId === undefined ? undefined : state.ingestions.get(openId);
   if (open) {
-    return refuse('conflict', 'ingestao_em_andamento', `Catalog ${catalog.value.id} already has ingestion ${open.id}, ${open.estado}; a catalog takes one ingestion at a time: finish that one (or let it end) first.`, input.catalogId === undefined ? undefined : 'body.catalogo_id');
+    return refuse(
+      'conflict',
+      'ingestao_em_andamento',
+      `Catalog ${catalog.value.id} already has ingestion ${open.id}, ${open.estado}; a catalog takes one ingestion at a time: finish that one (or let it end) first.`,
+      input.catalogId === undefined ? undefined : 'body.catalogo_id',
+    );
   }
   const ingestion: Ingestion = {
     id: uuidV7(ctx.random, ctx.now),
@@ -176,19 +212,30 @@ function targetCatalog(state: State, companyId: string, catalogId: string | unde
     const company = state.companies.get(companyId)!;
     const headOffice = state.establishments.get(company.headOfficeId);
     if (!headOffice || headOffice.catalogoId === null) {
-      return refuse('invalid', 'catalogo_padrao_ausente', `Without catalogo_id the ingestion goes to the head office's active catalog, and head office ${company.headOfficeId} has none: send catalogo_id, or create the head office's catalog first (POST /v1/catalogos).`, 'body.catalogo_id');
+      return refuse(
+        'invalid',
+        'catalogo_padrao_ausente',
+        `Without catalogo_id the ingestion goes to the head office's active catalog, and head office ${company.headOfficeId} has none: send catalogo_id, or create the head office's catalog first (POST /v1/catalogos).`,
+        'body.catalogo_id',
+      );
     }
     found = findCatalog(state, companyId, headOffice.catalogoId, 'body.catalogo_id');
   }
   if (found.ok && found.value.estado !== 'ativo') {
-    return refuse('conflict', 'catalogo_excluido', `Catalog ${found.value.id} is deleted: it takes no ingestion.`, 'body.catalogo_id');
+    return refuse(
+      'conflict',
+      'catalogo_excluido',
+      `Catalog ${found.value.id} is deleted: it takes no ingestion.`,
+      'body.catalogo_id',
+    );
   }
   return found;
 }
 
 export function findIngestion(state: State, companyId: string, id: string): Result<Ingestion> {
   const ingestion = ownedBy(state.ingestions, companyId, id);
-  if (!ingestion) return refuse('not_found', 'ingestao_nao_encontrada', `No ingestion ${id} in this company.`, 'path.id');
+  if (!ingestion)
+    return refuse('not_found', 'ingestao_nao_encontrada', `No ingestion ${id} in this company.`, 'path.id');
   return ok(ingestion);
 }
 
@@ -196,7 +243,13 @@ export function findIngestion(state: State, companyId: string, id: string): Resu
  * PUT …/lotes/{numero}: records the batch. The same number again is a success without a change when its
  * content is the same, and 409 when it differs: a batch, once received, never changes.
  */
-export function receiveBatch(state: State, companyId: string, id: string, batch: Batch, ctx: Context): Result<{ ingestion: Ingestion; batch: Batch; repeated: boolean }> {
+export function receiveBatch(
+  state: State,
+  companyId: string,
+  id: string,
+  batch: Batch,
+  ctx: Context,
+): Result<{ ingestion: Ingestion; batch: Batch; repeated: boolean }> {
   const found = findIngestion(state, companyId, id);
   if (!found.ok) return found;
   const ingestion = found.value;
@@ -205,21 +258,38 @@ export function receiveBatch(state: State, companyId: string, id: string, batch:
   const existing = ingestion.batches.find((b) => b.numero === batch.numero);
   if (existing) {
     if (existing.content === batch.content) return ok({ ingestion, batch: existing, repeated: true });
-    return refuse('conflict', 'lote_divergente', `Batch ${batch.numero} of ingestion ${id} was already received with other content; a received batch never changes. Send the same content again, or the changed records in a new ingestion.`, 'path.numero');
+    return refuse(
+      'conflict',
+      'lote_divergente',
+      `Batch ${batch.numero} of ingestion ${id} was already received with other content; a received batch never changes. Send the same content again, or the changed records in a new ingestion.`,
+      'path.numero',
+    );
   }
   const at = ingestion.batches.findIndex((b) => b.numero > batch.numero);
-  const insert = <T>(list: readonly T[], value: T) => (at < 0 ? [...list, value] : [...list.slice(0, at), value, ...list.slice(at)]);
-  const updated = replace(state, ingestion, {
-    batches: insert(ingestion.batches, batch),
-    lotesRecebidos: insert(ingestion.lotesRecebidos, batch.numero),
-    itensRecebidos: ingestion.itensRecebidos + batch.records.length,
-    expiraEm: ctx.now + EXPIRY_MS,
-  }, ctx);
+  const insert = <T>(list: readonly T[], value: T) =>
+    at < 0 ? [...list, value] : [...list.slice(0, at), value, ...list.slice(at)];
+  const updated = replace(
+    state,
+    ingestion,
+    {
+      batches: insert(ingestion.batches, batch),
+      lotesRecebidos: insert(ingestion.lotesRecebidos, batch.numero),
+      itensRecebidos: ingestion.itensRecebidos + batch.records.length,
+      expiraEm: ctx.now + EXPIRY_MS,
+    },
+    ctx,
+  );
   return ok({ ingestion: updated, batch, repeated: false });
 }
 
 /** POST …/fechamento: no more batches; validation runs on the clock, longer for more records. */
-export function closeIngestion(state: State, companyId: string, id: string, totalLotes: number, ctx: Context): Result<Ingestion> {
+export function closeIngestion(
+  state: State,
+  companyId: string,
+  id: string,
+  totalLotes: number,
+  ctx: Context,
+): Result<Ingestion> {
   const found = findIngestion(state, companyId, id);
   if (!found.ok) return found;
   const ingestion = found.value;
@@ -227,15 +297,31 @@ export function closeIngestion(state: State, companyId: string, id: string, tota
   if (!allowed.ok) return allowed;
   const highest = ingestion.lotesRecebidos[ingestion.lotesRecebidos.length - 1];
   if (highest !== undefined && highest > totalLotes) {
-    return refuse('invalid', 'total_lotes_inconsistente', `total_lotes is ${totalLotes}, but batch ${highest} was received; total_lotes counts batches 1 to the last one.`, 'body.total_lotes');
+    return refuse(
+      'invalid',
+      'total_lotes_inconsistente',
+      `total_lotes is ${totalLotes}, but batch ${highest} was received; total_lotes counts batches 1 to the last one.`,
+      'body.total_lotes',
+    );
   }
   const updated = replace(state, ingestion, { estado: allowed.value, totalLotes, expiraEm: null }, ctx);
-  schedule(state, { kind: TASK_VALIDATION, owner: companyId, due: ctx.now + runDuration(ingestion.itensRecebidos), payload: { ingestionId: id } });
+  schedule(state, {
+    kind: TASK_VALIDATION,
+    owner: companyId,
+    due: ctx.now + runDuration(ingestion.itensRecebidos),
+    payload: { ingestionId: id },
+  });
   return ok(updated);
 }
 
 /** POST …/aplicacao with the ingestion's ETag: the validated preview is applied on the clock. */
-export function requestApplication(state: State, companyId: string, id: string, ifMatch: IfMatch, ctx: Context): Result<Ingestion> {
+export function requestApplication(
+  state: State,
+  companyId: string,
+  id: string,
+  ifMatch: IfMatch,
+  ctx: Context,
+): Result<Ingestion> {
   const found = findIngestion(state, companyId, id);
   if (!found.ok) return found;
   const ingestion = found.value;
@@ -244,7 +330,12 @@ export function requestApplication(state: State, companyId: string, id: string, 
   const allowed = transition(ingestion, 'aplicar');
   if (!allowed.ok) return allowed;
   const updated = replace(state, ingestion, { estado: allowed.value, expiraEm: null }, ctx);
-  schedule(state, { kind: TASK_APPLICATION, owner: companyId, due: ctx.now + runDuration(ingestion.plan?.records.length ?? 0), payload: { ingestionId: id } });
+  schedule(state, {
+    kind: TASK_APPLICATION,
+    owner: companyId,
+    due: ctx.now + runDuration(ingestion.plan?.records.length ?? 0),
+    payload: { ingestionId: id },
+  });
   return ok(updated);
 }
 
@@ -256,7 +347,14 @@ export function validateIngestion(state: State, id: string, failed: boolean, ctx
     end(state, ingestion, 'falhar', INGESTION_FAILURES.runFailed, {}, ctx);
     return;
   }
-  const { preview, plan } = planIngestion(state, ingestion.companyId, ingestion.catalogId, ingestion.operacao, ingestion.batches, ingestion.totalLotes ?? 0);
+  const { preview, plan } = planIngestion(
+    state,
+    ingestion.companyId,
+    ingestion.catalogId,
+    ingestion.operacao,
+    ingestion.batches,
+    ingestion.totalLotes ?? 0,
+  );
   const catalogActive = state.catalogs.get(ingestion.catalogId)?.estado === 'ativo';
   const failure = !catalogActive
     ? INGESTION_FAILURES.catalogDeleted
@@ -269,7 +367,12 @@ export function validateIngestion(state: State, id: string, failed: boolean, ctx
     end(state, ingestion, 'rejeitar', failure, { preview }, ctx);
     return;
   }
-  const updated = replace(state, ingestion, { estado: LIFECYCLE.validando.validar!, preview, plan, batches: [], expiraEm: ctx.now + EXPIRY_MS }, ctx);
+  const updated = replace(
+    state,
+    ingestion,
+    { estado: LIFECYCLE.validando.validar!, preview, plan, batches: [], expiraEm: ctx.now + EXPIRY_MS },
+    ctx,
+  );
   scheduleExpiry(state, updated);
 }
 
@@ -286,7 +389,18 @@ export function applyIngestion(state: State, id: string, failed: boolean, ctx: C
   if (stale !== undefined) {
     end(state, ingestion, 'exigir_revisao', INGESTION_FAILURES.stale, {}, ctx);
     const versaoAtual = state.catalogs.get(catalogId)?.versao ?? null;
-    raiseEvent(state, companyId, { tipo: 'catalogo.revisao_necessaria', catalogoId: catalogId, ingestaoId: id, versaoValidada: plan.catalogVersao, versaoAtual }, ctx);
+    raiseEvent(
+      state,
+      companyId,
+      {
+        tipo: 'catalogo.revisao_necessaria',
+        catalogoId: catalogId,
+        ingestaoId: id,
+        versaoValidada: plan.catalogVersao,
+        versaoAtual,
+      },
+      ctx,
+    );
     return;
   }
   const versao = applyPlan(state, companyId, catalogId, plan, ctx);
@@ -306,7 +420,13 @@ export function expireIngestion(state: State, id: string, ctx: Context): void {
 }
 
 function scheduleExpiry(state: State, ingestion: Ingestion): void {
-  if (ingestion.expiraEm !== null) schedule(state, { kind: TASK_EXPIRY, owner: ingestion.companyId, due: ingestion.expiraEm, payload: { ingestionId: ingestion.id } });
+  if (ingestion.expiraEm !== null)
+    schedule(state, {
+      kind: TASK_EXPIRY,
+      owner: ingestion.companyId,
+      due: ingestion.expiraEm,
+      payload: { ingestionId: ingestion.id },
+    });
 }
 
 export function runDuration(records: number): number {
@@ -314,13 +434,22 @@ export function runDuration(records: number): number {
 }
 
 /** A final state: the catalog is released and the batches and plan are dropped (the preview stays). */
-function end(state: State, ingestion: Ingestion, event: IngestionEvent, codigoFalha: string | null, changes: Partial<Pick<Ingestion, 'preview' | 'aplicacao'>>, ctx: Context): void {
+function end(
+  state: State,
+  ingestion: Ingestion,
+  event: IngestionEvent,
+  codigoFalha: string | null,
+  changes: Partial<Pick<Ingestion, 'preview' | 'aplicacao'>>,
+  ctx: Context,
+): void {
   const estado = LIFECYCLE[ingestion.estado][event]!;
   replace(state, ingestion, { ...changes, estado, codigoFalha, expiraEm: null, batches: [], plan: null }, ctx);
   if (state.openIngestions.get(ingestion.catalogId) === ingestion.id) state.openIngestions.delete(ingestion.catalogId);
 }
 
-type IngestionChanges = Partial<Omit<Ingestion, 'id' | 'companyId' | 'catalogId' | 'operacao' | 'versao' | 'position' | 'criadaEm' | 'atualizadaEm'>>;
+type IngestionChanges = Partial<
+  Omit<Ingestion, 'id' | 'companyId' | 'catalogId' | 'operacao' | 'versao' | 'position' | 'criadaEm' | 'atualizadaEm'>
+>;
 
 function replace(state: State, current: Ingestion, changes: IngestionChanges, ctx: Context): Ingestion {
   const updated: Ingestion = { ...current, ...changes, versao: current.versao + 1, atualizadaEm: ctx.now };
@@ -330,9 +459,26 @@ function replace(state: State, current: Ingestion, changes: IngestionChanges, ct
 
 /** An ingestion's validation and application (work, faults of kind `ingestao`) and its expiry (a deadline). */
 export const ingestionJobs: readonly Job[] = [
-  { task: TASK_VALIDATION, nature: 'work', subject: 'ingestionId', faults: { kind: 'ingestao', effects: 'both' }, run: (state, payload, ctx, failed) => validateIngestion(state, payload.ingestionId!, failed, ctx) },
-  { task: TASK_APPLICATION, nature: 'work', subject: 'ingestionId', faults: { kind: 'ingestao', effects: 'both' }, run: (state, payload, ctx, failed) => applyIngestion(state, payload.ingestionId!, failed, ctx) },
-  { task: TASK_EXPIRY, nature: 'deadline', subject: 'ingestionId', run: (state, payload, ctx) => expireIngestion(state, payload.ingestionId!, ctx) },
+  {
+    task: TASK_VALIDATION,
+    nature: 'work',
+    subject: 'ingestionId',
+    faults: { kind: 'ingestao', effects: 'both' },
+    run: (state, payload, ctx, failed) => validateIngestion(state, payload.ingestionId!, failed, ctx),
+  },
+  {
+    task: TASK_APPLICATION,
+    nature: 'work',
+    subject: 'ingestionId',
+    faults: { kind: 'ingestao', effects: 'both' },
+    run: (state, payload, ctx, failed) => applyIngestion(state, payload.ingestionId!, failed, ctx),
+  },
+  {
+    task: TASK_EXPIRY,
+    nature: 'deadline',
+    subject: 'ingestionId',
+    run: (state, payload, ctx) => expireIngestion(state, payload.ingestionId!, ctx),
+  },
 ];
 
 /** A new (or restored) ingestion; while open, its catalog's open one. */
@@ -356,11 +502,20 @@ export const ingestionsSlice: KindSlice<'ingestions', readonly Ingestion[], Inge
     const openCatalogs = new Set<string>();
     for (const [i, g] of data.ingestions.entries()) {
       const path = ['ingestions', i];
-      if (r.catalogs.get(g.catalogId)?.companyId !== g.companyId) return at([...path, 'catalogId'], `ingestion ${g.id}: catalog ${g.catalogId} is not of its company`);
-      if (isOpen(g.estado) && openCatalogs.has(g.catalogId)) return at([...path, 'estado'], `catalog ${g.catalogId} has two open ingestions`);
+      if (r.catalogs.get(g.catalogId)?.companyId !== g.companyId)
+        return at([...path, 'catalogId'], `ingestion ${g.id}: catalog ${g.catalogId} is not of its company`);
+      if (isOpen(g.estado) && openCatalogs.has(g.catalogId))
+        return at([...path, 'estado'], `catalog ${g.catalogId} has two open ingestions`);
       if (isOpen(g.estado)) openCatalogs.add(g.catalogId);
-      if ((g.estado === 'validada' || g.estado === 'aplicando') !== (g.plan !== null)) return at([...path, 'plan'], `ingestion ${g.id}: a plan exists exactly while validada or aplicando`);
-      const batch = repeated('batches', g.batches, 'numero', (b) => String(b.numero), (b) => `ingestion ${g.id}: batch ${b.numero}`);
+      if ((g.estado === 'validada' || g.estado === 'aplicando') !== (g.plan !== null))
+        return at([...path, 'plan'], `ingestion ${g.id}: a plan exists exactly while validada or aplicando`);
+      const batch = repeated(
+        'batches',
+        g.batches,
+        'numero',
+        (b) => String(b.numero),
+        (b) => `ingestion ${g.id}: batch ${b.numero}`,
+      );
       if (batch) return at([...path, ...batch.path], batch.problem);
       const planned = planProblem(g, r);
       if (planned) return at([...path, 'plan', ...planned.path], planned.problem);
@@ -382,25 +537,56 @@ function planProblem(g: Ingestion, r: Records): Found {
   };
   for (const [j, planned] of (g.plan?.records ?? []).entries()) {
     const where = ['records', j];
-    if ((planned.action === 'novo') !== (planned.productId === null) || (planned.productId === null) !== (planned.productVersao === null)) {
-      return at([...where, 'productId'], `ingestion ${g.id}: a novo record names no product (productId and productVersao null); any other names the product it matched and its version`);
+    if (
+      (planned.action === 'novo') !== (planned.productId === null) ||
+      (planned.productId === null) !== (planned.productVersao === null)
+    ) {
+      return at(
+        [...where, 'productId'],
+        `ingestion ${g.id}: a novo record names no product (productId and productVersao null); any other names the product it matched and its version`,
+      );
     }
     if (planned.productId === null) continue;
-    if (r.products.get(planned.productId)?.companyId !== g.companyId) return at([...where, 'productId'], `ingestion ${g.id}: ${planned.productId} is not a product of its company`);
+    if (r.products.get(planned.productId)?.companyId !== g.companyId)
+      return at([...where, 'productId'], `ingestion ${g.id}: ${planned.productId} is not a product of its company`);
     const product = current(planned.productId, planned.productVersao);
-    if (product && planned.link === product.catalogos.includes(g.catalogId)) return at([...where, 'link'], `ingestion ${g.id}: link must say whether product ${product.id} is still to be linked to catalog ${g.catalogId}`);
-    if (product && (planned.action === 'reativado') === product.ativo) return at([...where, 'action'], `ingestion ${g.id}: a record is reativado exactly when its product (${product.id}) is inactive`);
+    if (product && planned.link === product.catalogos.includes(g.catalogId))
+      return at(
+        [...where, 'link'],
+        `ingestion ${g.id}: link must say whether product ${product.id} is still to be linked to catalog ${g.catalogId}`,
+      );
+    if (product && (planned.action === 'reativado') === product.ativo)
+      return at(
+        [...where, 'action'],
+        `ingestion ${g.id}: a record is reativado exactly when its product (${product.id}) is inactive`,
+      );
   }
-  const named = new Set((g.plan?.records ?? []).flatMap((planned) => (planned.productId === null ? [] : [planned.productId])));
-  if (named.size !== (g.plan?.records ?? []).filter((planned) => planned.productId !== null).length) return at(['records'], `ingestion ${g.id}: a product is named by two records`);
+  const named = new Set(
+    (g.plan?.records ?? []).flatMap((planned) => (planned.productId === null ? [] : [planned.productId])),
+  );
+  if (named.size !== (g.plan?.records ?? []).filter((planned) => planned.productId !== null).length)
+    return at(['records'], `ingestion ${g.id}: a product is named by two records`);
   for (const [j, removal] of (g.plan?.removals ?? []).entries()) {
     const where = ['removals', j];
-    if (named.has(removal.productId)) return at([...where, 'productId'], `ingestion ${g.id}: product ${removal.productId} is both in the records and among the removals`);
+    if (named.has(removal.productId))
+      return at(
+        [...where, 'productId'],
+        `ingestion ${g.id}: product ${removal.productId} is both in the records and among the removals`,
+      );
     named.add(removal.productId);
-    if (r.products.get(removal.productId)?.companyId !== g.companyId) return at([...where, 'productId'], `ingestion ${g.id}: ${removal.productId} is not a product of its company`);
+    if (r.products.get(removal.productId)?.companyId !== g.companyId)
+      return at([...where, 'productId'], `ingestion ${g.id}: ${removal.productId} is not a product of its company`);
     const product = current(removal.productId, removal.productVersao);
-    if (product && !product.catalogos.includes(g.catalogId)) return at([...where, 'productId'], `ingestion ${g.id}: product ${product.id} is not linked to catalog ${g.catalogId}, so it cannot be unlinked`);
-    if (product && removal.deactivate && product.catalogos.length !== 1) return at([...where, 'deactivate'], `ingestion ${g.id}: product ${product.id} is linked to other catalogs too, so it is not deactivated`);
+    if (product && !product.catalogos.includes(g.catalogId))
+      return at(
+        [...where, 'productId'],
+        `ingestion ${g.id}: product ${product.id} is not linked to catalog ${g.catalogId}, so it cannot be unlinked`,
+      );
+    if (product && removal.deactivate && product.catalogos.length !== 1)
+      return at(
+        [...where, 'deactivate'],
+        `ingestion ${g.id}: product ${product.id} is linked to other catalogs too, so it is not deactivated`,
+      );
   }
   return undefined;
 }

@@ -22,7 +22,14 @@
  * moved under (`revisao_necessaria`), so it never applies in part.
  */
 import { findCatalog, replaceCatalog } from '../catalogs.js';
-import { addProduct, dropLink, productByExternalId, replaceProduct, type Attribute, type Product } from '../products.js';
+import {
+  addProduct,
+  dropLink,
+  productByExternalId,
+  replaceProduct,
+  type Attribute,
+  type Product,
+} from '../products.js';
 import { linksOf, nextPosition, type Context, type State } from '../state.js';
 import { inBatch } from '../surveillance.js';
 
@@ -99,7 +106,14 @@ export interface Plan {
 }
 
 /** The preview and the plan of `batches` (sorted by number) against the catalog as it is now. */
-export function planIngestion(state: State, companyId: string, catalogId: string, operacao: IngestionOperation, batches: readonly Batch[], totalLotes: number): { preview: Preview; plan: Plan } {
+export function planIngestion(
+  state: State,
+  companyId: string,
+  catalogId: string,
+  operacao: IngestionOperation,
+  batches: readonly Batch[],
+  totalLotes: number,
+): { preview: Preview; plan: Plan } {
   const catalog = state.catalogs.get(catalogId);
   const received = new Set(batches.map((b) => b.numero));
   const lotesFaltantes: number[] = [];
@@ -113,7 +127,8 @@ export function planIngestion(state: State, companyId: string, catalogId: string
   for (const batch of batches) {
     let nextError = 0;
     batch.records.forEach((record, indice) => {
-      while (nextError < batch.errors.length && batch.errors[nextError]!.indice === indice) erros.push(batch.errors[nextError++]!);
+      while (nextError < batch.errors.length && batch.errors[nextError]!.indice === indice)
+        erros.push(batch.errors[nextError++]!);
       if (record === null) return;
       const first = seen.get(record.idExterno);
       if (first) {
@@ -140,7 +155,11 @@ export function planIngestion(state: State, companyId: string, catalogId: string
       const product = state.products.get(productId);
       if (!product || (product.idExterno !== null && seen.has(product.idExterno))) continue;
       const exclusive = product.catalogos.length === 1;
-      removals.push({ productId, productVersao: product.versao, deactivate: operacao === 'substituicao_integral' && exclusive });
+      removals.push({
+        productId,
+        productVersao: product.versao,
+        deactivate: operacao === 'substituicao_integral' && exclusive,
+      });
     }
   }
   const preview: Preview = {
@@ -155,13 +174,24 @@ export function planIngestion(state: State, companyId: string, catalogId: string
   return { preview, plan: { catalogVersao: preview.versaoCatalogo, records, removals } };
 }
 
-const COUNTER_OF = { novo: 'novos', alterado: 'alterados', inalterado: 'inalterados', reativado: 'reativados' } as const;
+const COUNTER_OF = {
+  novo: 'novos',
+  alterado: 'alterados',
+  inalterado: 'inalterados',
+  reativado: 'reativados',
+} as const;
 
 function planRecord(state: State, companyId: string, catalogId: string, record: IngestionRecord): PlannedRecord {
   const product = productByExternalId(state, companyId, record.idExterno);
   if (!product) return { record, action: 'novo', productId: null, productVersao: null, link: true };
   const action: RecordAction = !product.ativo ? 'reativado' : sameFields(product, record) ? 'inalterado' : 'alterado';
-  return { record, action, productId: product.id, productVersao: product.versao, link: !product.catalogos.includes(catalogId) };
+  return {
+    record,
+    action,
+    productId: product.id,
+    productVersao: product.versao,
+    link: !product.catalogos.includes(catalogId),
+  };
 }
 
 function sameFields(p: Product, r: IngestionRecord): boolean {
@@ -173,7 +203,9 @@ function sameFields(p: Product, r: IngestionRecord): boolean {
     p.atributos.length === r.atributos.length &&
     p.atributos.every((a, i) => {
       const b = r.atributos[i]!;
-      return a.codigo === b.codigo && a.valores.length === b.valores.length && a.valores.every((v, j) => v === b.valores[j]);
+      return (
+        a.codigo === b.codigo && a.valores.length === b.valores.length && a.valores.every((v, j) => v === b.valores[j])
+      );
     })
   );
 }
@@ -182,7 +214,8 @@ function sameFields(p: Product, r: IngestionRecord): boolean {
 export function staleness(state: State, companyId: string, catalogId: string, plan: Plan): string | undefined {
   const catalog = findCatalog(state, companyId, catalogId);
   if (!catalog.ok || catalog.value.estado !== 'ativo') return `catalog ${catalogId} was deleted`;
-  if (catalog.value.versao !== plan.catalogVersao) return `catalog ${catalogId} moved from version ${plan.catalogVersao} to ${catalog.value.versao}`;
+  if (catalog.value.versao !== plan.catalogVersao)
+    return `catalog ${catalogId} moved from version ${plan.catalogVersao} to ${catalog.value.versao}`;
   for (const { record, productId, productVersao } of plan.records) {
     if (productId === null) {
       const holder = productByExternalId(state, companyId, record.idExterno);
@@ -203,7 +236,13 @@ export function applyPlan(state: State, companyId: string, catalogId: string, pl
   const links = linksOf(state, companyId, catalogId);
   inBatch(state, companyId, ctx, () => {
     for (const { record, action, productId, link } of plan.records) {
-      const fields = { origem: record.origem, sku: record.sku, descricao: record.descricao, ncm: record.ncm, atributos: record.atributos };
+      const fields = {
+        origem: record.origem,
+        sku: record.sku,
+        descricao: record.descricao,
+        ncm: record.ncm,
+        atributos: record.atributos,
+      };
       if (productId === null) {
         addProduct(state, companyId, catalogId, { idExterno: record.idExterno, ...fields }, ctx);
         continue;
@@ -225,9 +264,9 @@ export function applyPlan(state: State, companyId: string, catalogId: string, pl
           break;
       }
     }
-    for (const { productId, deactivate } of plan.removals) dropLink(state, state.products.get(productId)!, catalogId, deactivate, ctx);
+    for (const { productId, deactivate } of plan.removals)
+      dropLink(state, state.products.get(productId)!, catalogId, deactivate, ctx);
   });
   const catalog = state.catalogs.get(catalogId)!;
   return replaceCatalog(state, catalog, {}, ctx).versao;
 }
-

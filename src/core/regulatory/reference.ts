@@ -8,7 +8,14 @@ import { isoString, type Instant } from '../time.js';
 import { ok, type Result } from '../refusal.js';
 import type { Slice, State } from '../state.js';
 import { at, repeated, type Found } from '../integrity.js';
-import { initialSnapshot, publishSnapshot, snapshotView, type RegulatorySnapshot, type SnapshotChange, type SnapshotView } from './snapshot.js';
+import {
+  initialSnapshot,
+  publishSnapshot,
+  snapshotView,
+  type RegulatorySnapshot,
+  type SnapshotChange,
+  type SnapshotView,
+} from './snapshot.js';
 
 let shipped: RegulatorySnapshot | undefined;
 
@@ -67,7 +74,14 @@ function importReference(data: ReferenceData): RegulatorySnapshot {
     id: data.id,
     publicadoEm: data.publicadoEm,
     ncms: new Map(data.table.ncms.map((e) => [e.codigo, { ...e, obrigatorios: [...e.obrigatorios] }])),
-    attributes: new Map(data.table.atributos.map((a) => [a.codigo, a.dominio === null ? { codigo: a.codigo, nome: a.nome } : { codigo: a.codigo, nome: a.nome, dominio: [...a.dominio] }])),
+    attributes: new Map(
+      data.table.atributos.map((a) => [
+        a.codigo,
+        a.dominio === null
+          ? { codigo: a.codigo, nome: a.nome }
+          : { codigo: a.codigo, nome: a.nome, dominio: [...a.dominio] },
+      ]),
+    ),
   };
 }
 
@@ -86,16 +100,37 @@ function referenceProblem(regulatory: ReferenceData): Found {
   const table = regulatory.table;
   if (table === null) return undefined;
   const path = ['regulatory', 'table'];
-  const ncm = repeated('ncms', table.ncms, 'codigo', (n) => n.codigo, (n) => `NCM ${n.codigo}`);
-  const attribute = repeated('atributos', table.atributos, 'codigo', (a) => a.codigo, (a) => `attribute ${a.codigo}`);
+  const ncm = repeated(
+    'ncms',
+    table.ncms,
+    'codigo',
+    (n) => n.codigo,
+    (n) => `NCM ${n.codigo}`,
+  );
+  const attribute = repeated(
+    'atributos',
+    table.atributos,
+    'codigo',
+    (a) => a.codigo,
+    (a) => `attribute ${a.codigo}`,
+  );
   const twice = ncm ?? attribute;
   if (twice) return at([...path, ...twice.path], twice.problem);
   const defined = new Set(table.atributos.map((a) => a.codigo));
   for (const [i, n] of table.ncms.entries()) {
-    if (n.extinta !== (n.extintaDesde !== null)) return at([...path, 'ncms', i, 'extintaDesde'], `NCM ${n.codigo}: extintaDesde must be set exactly when it is extinta`);
+    if (n.extinta !== (n.extintaDesde !== null))
+      return at(
+        [...path, 'ncms', i, 'extintaDesde'],
+        `NCM ${n.codigo}: extintaDesde must be set exactly when it is extinta`,
+      );
     for (const [j, code] of n.obrigatorios.entries()) {
-      if (!defined.has(code)) return at([...path, 'ncms', i, 'obrigatorios', j], `NCM ${n.codigo} requires attribute ${code}, which the table does not define`);
-      if (n.obrigatorios.indexOf(code) !== j) return at([...path, 'ncms', i, 'obrigatorios', j], `NCM ${n.codigo} requires attribute ${code} twice`);
+      if (!defined.has(code))
+        return at(
+          [...path, 'ncms', i, 'obrigatorios', j],
+          `NCM ${n.codigo} requires attribute ${code}, which the table does not define`,
+        );
+      if (n.obrigatorios.indexOf(code) !== j)
+        return at([...path, 'ncms', i, 'obrigatorios', j], `NCM ${n.codigo} requires attribute ${code} twice`);
     }
   }
   return undefined;

@@ -33,10 +33,22 @@ export type FindingType =
  */
 export const FINDING_TYPES: readonly { readonly tipo: FindingType; readonly explicacao: string }[] = [
   { tipo: 'ncm_inexistente', explicacao: 'The product’s NCM is not in the reference table.' },
-  { tipo: 'ncm_extinta', explicacao: 'The product’s NCM was extinguished; required attributes are not checked until it is reclassified.' },
-  { tipo: 'atributo_obrigatorio_ausente', explicacao: 'An attribute the (valid) NCM requires is missing: one finding per attribute.' },
-  { tipo: 'atributo_valor_invalido', explicacao: 'An attribute has a value outside its domain: one finding per attribute, listing the bad values.' },
-  { tipo: 'atributo_desconhecido', explicacao: 'An attribute code is not in the attribute dictionary: one finding per code.' },
+  {
+    tipo: 'ncm_extinta',
+    explicacao: 'The product’s NCM was extinguished; required attributes are not checked until it is reclassified.',
+  },
+  {
+    tipo: 'atributo_obrigatorio_ausente',
+    explicacao: 'An attribute the (valid) NCM requires is missing: one finding per attribute.',
+  },
+  {
+    tipo: 'atributo_valor_invalido',
+    explicacao: 'An attribute has a value outside its domain: one finding per attribute, listing the bad values.',
+  },
+  {
+    tipo: 'atributo_desconhecido',
+    explicacao: 'An attribute code is not in the attribute dictionary: one finding per code.',
+  },
   { tipo: 'descricao_ausente', explicacao: 'The product has no description (null or blank).' },
 ];
 
@@ -57,12 +69,15 @@ export interface Finding {
   readonly snapshot_id: string;
 }
 
-const byCode = <T extends { readonly codigo: string }>(a: T, b: T): number => (a.codigo < b.codigo ? -1 : a.codigo > b.codigo ? 1 : 0);
+const byCode = <T extends { readonly codigo: string }>(a: T, b: T): number =>
+  a.codigo < b.codigo ? -1 : a.codigo > b.codigo ? 1 : 0;
 const quoted = (values: readonly string[]): string => values.map((v) => `"${v}"`).join(', ');
 const label = (d: AttributeDefinition): string => `${d.codigo} (${d.nome})`;
 
 /** One entry per code, holding the values of every entry with that code in list order (first appearance order). */
-function valuesByCode(atributos: ProductToEvaluate['atributos']): { readonly codigo: string; readonly valores: readonly string[] }[] {
+function valuesByCode(
+  atributos: ProductToEvaluate['atributos'],
+): { readonly codigo: string; readonly valores: readonly string[] }[] {
   const byCode = new Map<string, string[]>();
   for (const a of atributos) {
     const values = byCode.get(a.codigo);
@@ -77,18 +92,29 @@ function valuesByCode(atributos: ProductToEvaluate['atributos']): { readonly cod
 export function evaluateProduct(product: ProductToEvaluate, snapshot: RegulatorySnapshot, now: Instant): Finding[] {
   const findings: Finding[] = [];
   const add = (tipo: FindingType, detalhe: string) =>
-    findings.push({ produto_id: product.id, ncm: product.ncm, tipo, detalhe, avaliado_em: now, snapshot_id: snapshot.id });
+    findings.push({
+      produto_id: product.id,
+      ncm: product.ncm,
+      tipo,
+      detalhe,
+      avaliado_em: now,
+      snapshot_id: snapshot.id,
+    });
 
   const entry = snapshot.ncms.get(product.ncm);
   if (entry === undefined) add('ncm_inexistente', `A NCM ${product.ncm} não existe na tabela NCM de referência`);
-  else if (entry.extinta) add('ncm_extinta', `A NCM ${product.ncm} foi extinta em ${entry.extintaDesde}; reclassifique o produto`);
+  else if (entry.extinta)
+    add('ncm_extinta', `A NCM ${product.ncm} foi extinta em ${entry.extintaDesde}; reclassifique o produto`);
 
   const carried = new Set(product.atributos.filter((a) => a.valores.length > 0).map((a) => a.codigo));
   if (entry !== undefined && !entry.extinta) {
     for (const code of [...new Set(entry.obrigatorios)].sort()) {
       if (carried.has(code)) continue;
       const d = snapshot.attributes.get(code);
-      add('atributo_obrigatorio_ausente', `Atributo obrigatório ${d === undefined ? code : label(d)} ausente para a NCM ${product.ncm}`);
+      add(
+        'atributo_obrigatorio_ausente',
+        `Atributo obrigatório ${d === undefined ? code : label(d)} ausente para a NCM ${product.ncm}`,
+      );
     }
   }
 
@@ -99,12 +125,17 @@ export function evaluateProduct(product: ProductToEvaluate, snapshot: Regulatory
     const allowed = new Set(d.dominio);
     const bad = [...new Set(a.valores.filter((v) => !allowed.has(v)))];
     if (bad.length === 0) continue;
-    add('atributo_valor_invalido', `${bad.length === 1 ? 'Valor' : 'Valores'} ${quoted(bad)} fora do domínio do atributo ${label(d)}; permitidos: ${d.dominio.join(', ')}`);
+    add(
+      'atributo_valor_invalido',
+      `${bad.length === 1 ? 'Valor' : 'Valores'} ${quoted(bad)} fora do domínio do atributo ${label(d)}; permitidos: ${d.dominio.join(', ')}`,
+    );
   }
   for (const { codigo } of attributes) {
-    if (!snapshot.attributes.has(codigo)) add('atributo_desconhecido', `Atributo ${codigo} não consta do dicionário de atributos`);
+    if (!snapshot.attributes.has(codigo))
+      add('atributo_desconhecido', `Atributo ${codigo} não consta do dicionário de atributos`);
   }
 
-  if (product.descricao === null || product.descricao === undefined || product.descricao.trim() === '') add('descricao_ausente', 'Produto sem descrição');
+  if (product.descricao === null || product.descricao === undefined || product.descricao.trim() === '')
+    add('descricao_ausente', 'Produto sem descrição');
   return findings;
 }

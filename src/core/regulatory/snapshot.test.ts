@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { Result } from '../refusal.js';
 import { DAY } from '../time.js';
 import { ATTRIBUTES, NCM_TABLE, requiredAttributesFor } from './ncm-table.js';
-import { initialSnapshot, publishSnapshot, rulesFingerprint, snapshotView, type Publication, type RegulatorySnapshot, type SnapshotChange } from './snapshot.js';
+import {
+  initialSnapshot,
+  publishSnapshot,
+  rulesFingerprint,
+  snapshotView,
+  type Publication,
+  type RegulatorySnapshot,
+  type SnapshotChange,
+} from './snapshot.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const T1 = T0 + 40 * DAY; // 2026-02-10
@@ -12,7 +20,8 @@ function value<T>(result: Result<T>): T {
   return result.value;
 }
 
-const publish = (current: RegulatorySnapshot, change: SnapshotChange, id = 'snap-2'): Publication => value(publishSnapshot(current, change, T1, id));
+const publish = (current: RegulatorySnapshot, change: SnapshotChange, id = 'snap-2'): Publication =>
+  value(publishSnapshot(current, change, T1, id));
 
 function refusalOf(result: Result<unknown>) {
   if (result.ok) throw new Error('expected a refusal');
@@ -109,7 +118,11 @@ describe('the shipped NCM table', () => {
         for (const v of a.dominio) expect(v.trim(), a.codigo).not.toBe('');
       }
     }
-    expect(ATTRIBUTES.find((a) => a.codigo === 'ATT_0005')).toEqual({ codigo: 'ATT_0005', nome: 'voltagem', dominio: ['110V', '220V', 'bivolt'] });
+    expect(ATTRIBUTES.find((a) => a.codigo === 'ATT_0005')).toEqual({
+      codigo: 'ATT_0005',
+      nome: 'voltagem',
+      dominio: ['110V', '220V', 'bivolt'],
+    });
   });
 });
 
@@ -132,14 +145,28 @@ describe('publishSnapshot', () => {
     const { snapshot, affected, atributosAlterados } = publish(before, { extinguir: ['84713012', '61091000'] });
     expect(snapshot.id).toBe('snap-2');
     expect(snapshot.publicadoEm).toBe(T1);
-    expect(snapshot.ncms.get('84713012')).toEqual({ ...before.ncms.get('84713012')!, extinta: true, extintaDesde: '2026-02-10' });
+    expect(snapshot.ncms.get('84713012')).toEqual({
+      ...before.ncms.get('84713012')!,
+      extinta: true,
+      extintaDesde: '2026-02-10',
+    });
     expect(sorted(affected)).toEqual(['61091000', '84713012']);
     expect(atributosAlterados.size).toBe(0);
   });
 
   it('adds codes with their required attributes, and only they are affected', () => {
-    const { snapshot, affected } = publish(base(), { adicionar: [{ codigo: '84713099', descricao: '  Nova subposição de teste ', obrigatorios: ['ATT_0005', 'ATT_0003'] }] });
-    expect(snapshot.ncms.get('84713099')).toEqual({ codigo: '84713099', descricao: 'Nova subposição de teste', extinta: false, extintaDesde: null, obrigatorios: ['ATT_0005', 'ATT_0003'] });
+    const { snapshot, affected } = publish(base(), {
+      adicionar: [
+        { codigo: '84713099', descricao: '  Nova subposição de teste ', obrigatorios: ['ATT_0005', 'ATT_0003'] },
+      ],
+    });
+    expect(snapshot.ncms.get('84713099')).toEqual({
+      codigo: '84713099',
+      descricao: 'Nova subposição de teste',
+      extinta: false,
+      extintaDesde: null,
+      obrigatorios: ['ATT_0005', 'ATT_0003'],
+    });
     expect(sorted(affected)).toEqual(['84713099']);
     expect(snapshot.ncms.size).toBe(NCM_TABLE.length + 1);
   });
@@ -152,7 +179,9 @@ describe('publishSnapshot', () => {
   it('replaces required attributes; a code given the same list is not affected', () => {
     const before = base();
     const same = [...before.ncms.get('61091000')!.obrigatorios];
-    const { snapshot, affected } = publish(before, { obrigatorios: { '84713012': ['ATT_0003'], '61091000': same, '22030000': ['ATT_0002', 'ATT_0001', 'ATT_0010'] } });
+    const { snapshot, affected } = publish(before, {
+      obrigatorios: { '84713012': ['ATT_0003'], '61091000': same, '22030000': ['ATT_0002', 'ATT_0001', 'ATT_0010'] },
+    });
     expect(snapshot.ncms.get('84713012')?.obrigatorios).toEqual(['ATT_0003']);
     // 22030000 got its own attributes in another order: the rules did not change.
     expect(sorted(affected)).toEqual(['84713012']);
@@ -168,14 +197,20 @@ describe('publishSnapshot', () => {
       atributos: [{ codigo: 'ATT_0901', nome: 'selo Procel', dominio: ['sim', 'não'] }],
       obrigatorios: { '84182100': ['ATT_0005', 'ATT_0901'] },
     });
-    expect(snapshot.attributes.get('ATT_0901')).toEqual({ codigo: 'ATT_0901', nome: 'selo Procel', dominio: ['sim', 'não'] });
+    expect(snapshot.attributes.get('ATT_0901')).toEqual({
+      codigo: 'ATT_0901',
+      nome: 'selo Procel',
+      dominio: ['sim', 'não'],
+    });
     expect(sorted(atributosAlterados)).toEqual(['ATT_0901']);
     expect(sorted(affected)).toEqual(['84182100']);
   });
 
   it('replacing a definition affects exactly the valid codes that require it', () => {
     const before = base();
-    const { affected, atributosAlterados } = publish(before, { atributos: [{ codigo: 'ATT_0005', nome: 'voltagem', dominio: ['127V', '220V', 'bivolt'] }] });
+    const { affected, atributosAlterados } = publish(before, {
+      atributos: [{ codigo: 'ATT_0005', nome: 'voltagem', dominio: ['127V', '220V', 'bivolt'] }],
+    });
     const requiring = NCM_TABLE.filter((e) => !e.extinta && e.obrigatorios.includes('ATT_0005')).map((e) => e.codigo);
     expect(requiring.length).toBeGreaterThan(10);
     expect(sorted(affected)).toEqual(sorted(requiring));
@@ -184,11 +219,17 @@ describe('publishSnapshot', () => {
 
   it('renaming a free-text attribute affects the codes requiring it (the name is in the finding)', () => {
     const { affected } = publish(base(), { atributos: [{ codigo: 'ATT_0010', nome: 'graduação alcoólica' }] });
-    expect(sorted(affected)).toEqual(NCM_TABLE.filter((e) => !e.extinta && e.obrigatorios.includes('ATT_0010')).map((e) => e.codigo).sort());
+    expect(sorted(affected)).toEqual(
+      NCM_TABLE.filter((e) => !e.extinta && e.obrigatorios.includes('ATT_0010'))
+        .map((e) => e.codigo)
+        .sort(),
+    );
   });
 
   it('an identical definition changes nothing', () => {
-    const { affected, atributosAlterados } = publish(base(), { atributos: [{ codigo: 'ATT_0005', nome: 'voltagem', dominio: ['110V', '220V', 'bivolt'] }] });
+    const { affected, atributosAlterados } = publish(base(), {
+      atributos: [{ codigo: 'ATT_0005', nome: 'voltagem', dominio: ['110V', '220V', 'bivolt'] }],
+    });
     expect(affected.size).toBe(0);
     expect(atributosAlterados.size).toBe(0);
   });
@@ -198,7 +239,11 @@ describe('publishSnapshot', () => {
     const { snapshot, affected } = publish(before, {}, 'snap-9');
     expect(snapshot.id).toBe('snap-9');
     expect(affected.size).toBe(0);
-    expect(snapshotView(snapshot)).toEqual({ ...snapshotView(before), id: 'snap-9', publicadoEm: '2026-02-10T00:00:00.000Z' });
+    expect(snapshotView(snapshot)).toEqual({
+      ...snapshotView(before),
+      id: 'snap-9',
+      publicadoEm: '2026-02-10T00:00:00.000Z',
+    });
   });
 
   it('leaves the previous snapshot exactly as it was, whatever the change', () => {
@@ -223,7 +268,9 @@ describe('publishSnapshot', () => {
 
   it('chains: a later publication builds on the previous one', () => {
     const second = publish(base(), { extinguir: ['84713012'] }).snapshot;
-    const third = value(publishSnapshot(second, { adicionar: [{ codigo: '84713099', descricao: 'Sucessora' }] }, T1 + DAY, 'snap-3'));
+    const third = value(
+      publishSnapshot(second, { adicionar: [{ codigo: '84713099', descricao: 'Sucessora' }] }, T1 + DAY, 'snap-3'),
+    );
     expect(third.snapshot.ncms.get('84713012')?.extinta).toBe(true);
     expect(third.snapshot.ncms.get('84713099')?.extinta).toBe(false);
     expect(sorted(third.affected)).toEqual(['84713099']);
@@ -231,36 +278,106 @@ describe('publishSnapshot', () => {
 
   describe('refuses a change whole, naming where the problem is', () => {
     const cases: [string, SnapshotChange, { kind: string; codigo: string; caminho: string }][] = [
-      ['an unknown code to extinguish', { extinguir: ['84713012', '12345678'] }, { kind: 'invalid', codigo: 'ncm_desconhecida', caminho: 'body.extinguir[1]' }],
-      ['a code extinguished twice', { extinguir: ['84713012', '84713012'] }, { kind: 'invalid', codigo: 'valor_duplicado', caminho: 'body.extinguir[1]' }],
-      ['an already extinct code', { extinguir: ['85171231'] }, { kind: 'conflict', codigo: 'ncm_ja_extinta', caminho: 'body.extinguir[0]' }],
-      ['adding an existing code', { adicionar: [{ codigo: '84713012', descricao: 'x' }] }, { kind: 'conflict', codigo: 'ncm_existente', caminho: 'body.adicionar[0].codigo' }],
-      ['adding an existing extinct code', { adicionar: [{ codigo: '85171231', descricao: 'x' }] }, { kind: 'conflict', codigo: 'ncm_existente', caminho: 'body.adicionar[0].codigo' }],
-      ['adding a code that is not 8 digits', { adicionar: [{ codigo: '8471.30.99', descricao: 'x' }] }, { kind: 'invalid', codigo: 'valor_invalido', caminho: 'body.adicionar[0].codigo' }],
+      [
+        'an unknown code to extinguish',
+        { extinguir: ['84713012', '12345678'] },
+        { kind: 'invalid', codigo: 'ncm_desconhecida', caminho: 'body.extinguir[1]' },
+      ],
+      [
+        'a code extinguished twice',
+        { extinguir: ['84713012', '84713012'] },
+        { kind: 'invalid', codigo: 'valor_duplicado', caminho: 'body.extinguir[1]' },
+      ],
+      [
+        'an already extinct code',
+        { extinguir: ['85171231'] },
+        { kind: 'conflict', codigo: 'ncm_ja_extinta', caminho: 'body.extinguir[0]' },
+      ],
+      [
+        'adding an existing code',
+        { adicionar: [{ codigo: '84713012', descricao: 'x' }] },
+        { kind: 'conflict', codigo: 'ncm_existente', caminho: 'body.adicionar[0].codigo' },
+      ],
+      [
+        'adding an existing extinct code',
+        { adicionar: [{ codigo: '85171231', descricao: 'x' }] },
+        { kind: 'conflict', codigo: 'ncm_existente', caminho: 'body.adicionar[0].codigo' },
+      ],
+      [
+        'adding a code that is not 8 digits',
+        { adicionar: [{ codigo: '8471.30.99', descricao: 'x' }] },
+        { kind: 'invalid', codigo: 'valor_invalido', caminho: 'body.adicionar[0].codigo' },
+      ],
       [
         'adding a code twice',
-        { adicionar: [{ codigo: '84713099', descricao: 'x' }, { codigo: '84713099', descricao: 'y' }] },
+        {
+          adicionar: [
+            { codigo: '84713099', descricao: 'x' },
+            { codigo: '84713099', descricao: 'y' },
+          ],
+        },
         { kind: 'invalid', codigo: 'valor_duplicado', caminho: 'body.adicionar[1].codigo' },
       ],
-      ['adding a code without description', { adicionar: [{ codigo: '84713099', descricao: '  ' }] }, { kind: 'invalid', codigo: 'valor_invalido', caminho: 'body.adicionar[0].descricao' }],
+      [
+        'adding a code without description',
+        { adicionar: [{ codigo: '84713099', descricao: '  ' }] },
+        { kind: 'invalid', codigo: 'valor_invalido', caminho: 'body.adicionar[0].descricao' },
+      ],
       [
         'adding a code requiring an unknown attribute',
         { adicionar: [{ codigo: '84713099', descricao: 'x', obrigatorios: ['ATT_0003', 'ATT_9999'] }] },
         { kind: 'invalid', codigo: 'atributo_desconhecido', caminho: 'body.adicionar[0].obrigatorios[1]' },
       ],
-      ['requiring an unknown attribute', { obrigatorios: { '84713012': ['ATT_9999'] } }, { kind: 'invalid', codigo: 'atributo_desconhecido', caminho: 'body.obrigatorios.84713012[0]' }],
-      ['requiring an attribute twice', { obrigatorios: { '84713012': ['ATT_0003', 'ATT_0003'] } }, { kind: 'invalid', codigo: 'valor_duplicado', caminho: 'body.obrigatorios.84713012[1]' }],
-      ['requirements for an unknown code', { obrigatorios: { '12345678': ['ATT_0003'] } }, { kind: 'invalid', codigo: 'ncm_desconhecida', caminho: 'body.obrigatorios.12345678' }],
-      ['an attribute code not in the ATT_ style', { atributos: [{ codigo: 'ATTR-1', nome: 'x' }] }, { kind: 'invalid', codigo: 'valor_invalido', caminho: 'body.atributos[0].codigo' }],
+      [
+        'requiring an unknown attribute',
+        { obrigatorios: { '84713012': ['ATT_9999'] } },
+        { kind: 'invalid', codigo: 'atributo_desconhecido', caminho: 'body.obrigatorios.84713012[0]' },
+      ],
+      [
+        'requiring an attribute twice',
+        { obrigatorios: { '84713012': ['ATT_0003', 'ATT_0003'] } },
+        { kind: 'invalid', codigo: 'valor_duplicado', caminho: 'body.obrigatorios.84713012[1]' },
+      ],
+      [
+        'requirements for an unknown code',
+        { obrigatorios: { '12345678': ['ATT_0003'] } },
+        { kind: 'invalid', codigo: 'ncm_desconhecida', caminho: 'body.obrigatorios.12345678' },
+      ],
+      [
+        'an attribute code not in the ATT_ style',
+        { atributos: [{ codigo: 'ATTR-1', nome: 'x' }] },
+        { kind: 'invalid', codigo: 'valor_invalido', caminho: 'body.atributos[0].codigo' },
+      ],
       [
         'an attribute defined twice',
-        { atributos: [{ codigo: 'ATT_0901', nome: 'x' }, { codigo: 'ATT_0901', nome: 'y' }] },
+        {
+          atributos: [
+            { codigo: 'ATT_0901', nome: 'x' },
+            { codigo: 'ATT_0901', nome: 'y' },
+          ],
+        },
         { kind: 'invalid', codigo: 'valor_duplicado', caminho: 'body.atributos[1].codigo' },
       ],
-      ['an attribute without name', { atributos: [{ codigo: 'ATT_0901', nome: ' ' }] }, { kind: 'invalid', codigo: 'valor_invalido', caminho: 'body.atributos[0].nome' }],
-      ['an empty domain', { atributos: [{ codigo: 'ATT_0901', nome: 'x', dominio: [] }] }, { kind: 'invalid', codigo: 'valor_invalido', caminho: 'body.atributos[0].dominio' }],
-      ['a blank domain value', { atributos: [{ codigo: 'ATT_0901', nome: 'x', dominio: ['a', ''] }] }, { kind: 'invalid', codigo: 'valor_invalido', caminho: 'body.atributos[0].dominio[1]' }],
-      ['a repeated domain value', { atributos: [{ codigo: 'ATT_0901', nome: 'x', dominio: ['a', 'b', 'a'] }] }, { kind: 'invalid', codigo: 'valor_duplicado', caminho: 'body.atributos[0].dominio[2]' }],
+      [
+        'an attribute without name',
+        { atributos: [{ codigo: 'ATT_0901', nome: ' ' }] },
+        { kind: 'invalid', codigo: 'valor_invalido', caminho: 'body.atributos[0].nome' },
+      ],
+      [
+        'an empty domain',
+        { atributos: [{ codigo: 'ATT_0901', nome: 'x', dominio: [] }] },
+        { kind: 'invalid', codigo: 'valor_invalido', caminho: 'body.atributos[0].dominio' },
+      ],
+      [
+        'a blank domain value',
+        { atributos: [{ codigo: 'ATT_0901', nome: 'x', dominio: ['a', ''] }] },
+        { kind: 'invalid', codigo: 'valor_invalido', caminho: 'body.atributos[0].dominio[1]' },
+      ],
+      [
+        'a repeated domain value',
+        { atributos: [{ codigo: 'ATT_0901', nome: 'x', dominio: ['a', 'b', 'a'] }] },
+        { kind: 'invalid', codigo: 'valor_duplicado', caminho: 'body.atributos[0].dominio[2]' },
+      ],
       [
         'several problems: atributos are checked first',
         { extinguir: ['12345678'], atributos: [{ codigo: 'bad', nome: 'x' }] },
@@ -295,7 +412,11 @@ describe('snapshotView', () => {
       extintaDesde: '2022-04-01',
       obrigatorios: ['ATT_0018', 'ATT_0003', 'ATT_0004'],
     });
-    expect(view.atributos.find((a) => a.codigo === 'ATT_0003')).toEqual({ codigo: 'ATT_0003', nome: 'marca', dominio: null });
+    expect(view.atributos.find((a) => a.codigo === 'ATT_0003')).toEqual({
+      codigo: 'ATT_0003',
+      nome: 'marca',
+      dominio: null,
+    });
     expect(view.atributos.map((a) => a.codigo)).toEqual(ATTRIBUTES.map((a) => a.codigo).sort());
   });
 
@@ -314,11 +435,16 @@ describe('rulesFingerprint', () => {
 
   it('is stable and does not depend on the snapshot id or time', () => {
     const again = initialSnapshot(T1, 'other');
-    for (const code of ['84713012', '85171231', '12345678', '97011000']) expect(rulesFingerprint(s, code)).toBe(rulesFingerprint(again, code));
+    for (const code of ['84713012', '85171231', '12345678', '97011000'])
+      expect(rulesFingerprint(s, code)).toBe(rulesFingerprint(again, code));
   });
 
   it('tells a missing, an extinct and a valid code apart', () => {
-    const prints = new Set([rulesFingerprint(s, '12345678'), rulesFingerprint(s, '85171231'), rulesFingerprint(s, '85171300')]);
+    const prints = new Set([
+      rulesFingerprint(s, '12345678'),
+      rulesFingerprint(s, '85171231'),
+      rulesFingerprint(s, '85171300'),
+    ]);
     expect(prints.size).toBe(3);
   });
 
@@ -328,11 +454,15 @@ describe('rulesFingerprint', () => {
   });
 
   it('with the product’s attribute codes, also covers their definitions', () => {
-    const renamedDomain = publish(s, { atributos: [{ codigo: 'ATT_0007', nome: 'tamanho', dominio: ['P', 'M', 'G'] }] }).snapshot;
+    const renamedDomain = publish(s, {
+      atributos: [{ codigo: 'ATT_0007', nome: 'tamanho', dominio: ['P', 'M', 'G'] }],
+    }).snapshot;
     // A notebook does not require ATT_0007, so its NCM rules are the same…
     expect(rulesFingerprint(renamedDomain, '84713012')).toBe(rulesFingerprint(s, '84713012'));
     // …but a notebook carrying ATT_0007 is judged by its domain.
-    expect(rulesFingerprint(renamedDomain, '84713012', ['ATT_0007'])).not.toBe(rulesFingerprint(s, '84713012', ['ATT_0007']));
+    expect(rulesFingerprint(renamedDomain, '84713012', ['ATT_0007'])).not.toBe(
+      rulesFingerprint(s, '84713012', ['ATT_0007']),
+    );
     // A free-text attribute's name is never in a finding about a product carrying it.
     const renamedFree = publish(s, { atributos: [{ codigo: 'ATT_0021', nome: 'cor predominante' }] }).snapshot;
     expect(rulesFingerprint(renamedFree, '84713012', ['ATT_0021'])).toBe(rulesFingerprint(s, '84713012', ['ATT_0021']));

@@ -62,7 +62,12 @@ function attributeMap(defs: readonly AttributeDefinition[]): Map<string, Attribu
 
 /** The shipped table as the first snapshot. */
 export function initialSnapshot(now: Instant, id: string): RegulatorySnapshot {
-  return { id, publicadoEm: now, ncms: new Map(NCM_TABLE.map((e) => [e.codigo, e])), attributes: attributeMap(ATTRIBUTES) };
+  return {
+    id,
+    publicadoEm: now,
+    ncms: new Map(NCM_TABLE.map((e) => [e.codigo, e])),
+    attributes: attributeMap(ATTRIBUTES),
+  };
 }
 
 const blank = (s: string): boolean => s.trim() === '';
@@ -82,16 +87,41 @@ function checkAttributes(defs: readonly AttributeDefinition[]): Result<null> {
   for (let i = 0; i < defs.length; i++) {
     const d = defs[i]!;
     const at = `body.atributos[${i}]`;
-    if (!ATTRIBUTE_PATTERN.test(d.codigo)) return refuse('invalid', 'valor_invalido', `Attribute code "${d.codigo}" is not ATT_ followed by digits.`, `${at}.codigo`);
-    if (seen.has(d.codigo)) return refuse('invalid', 'valor_duplicado', `Attribute ${d.codigo} appears twice in the change.`, `${at}.codigo`);
+    if (!ATTRIBUTE_PATTERN.test(d.codigo))
+      return refuse(
+        'invalid',
+        'valor_invalido',
+        `Attribute code "${d.codigo}" is not ATT_ followed by digits.`,
+        `${at}.codigo`,
+      );
+    if (seen.has(d.codigo))
+      return refuse('invalid', 'valor_duplicado', `Attribute ${d.codigo} appears twice in the change.`, `${at}.codigo`);
     seen.add(d.codigo);
     if (blank(d.nome)) return refuse('invalid', 'valor_invalido', `Attribute ${d.codigo} needs a name.`, `${at}.nome`);
     if (d.dominio !== undefined) {
-      if (d.dominio.length === 0) return refuse('invalid', 'valor_invalido', `Attribute ${d.codigo}: a domain lists at least one value (omit it for free text).`, `${at}.dominio`);
+      if (d.dominio.length === 0)
+        return refuse(
+          'invalid',
+          'valor_invalido',
+          `Attribute ${d.codigo}: a domain lists at least one value (omit it for free text).`,
+          `${at}.dominio`,
+        );
       const empty = d.dominio.findIndex(blank);
-      if (empty >= 0) return refuse('invalid', 'valor_invalido', `Attribute ${d.codigo}: domain values are not blank.`, `${at}.dominio[${empty}]`);
+      if (empty >= 0)
+        return refuse(
+          'invalid',
+          'valor_invalido',
+          `Attribute ${d.codigo}: domain values are not blank.`,
+          `${at}.dominio[${empty}]`,
+        );
       const dup = firstDuplicate(d.dominio);
-      if (dup >= 0) return refuse('invalid', 'valor_duplicado', `Attribute ${d.codigo}: value "${d.dominio[dup]}" appears twice in the domain.`, `${at}.dominio[${dup}]`);
+      if (dup >= 0)
+        return refuse(
+          'invalid',
+          'valor_duplicado',
+          `Attribute ${d.codigo}: value "${d.dominio[dup]}" appears twice in the domain.`,
+          `${at}.dominio[${dup}]`,
+        );
     }
   }
   return ok(null);
@@ -100,10 +130,17 @@ function checkAttributes(defs: readonly AttributeDefinition[]): Result<null> {
 function checkRequired(codes: readonly string[], known: (code: string) => boolean, at: string): Result<null> {
   for (let j = 0; j < codes.length; j++) {
     const code = codes[j]!;
-    if (!known(code)) return refuse('invalid', 'atributo_desconhecido', `Attribute ${code} is not in the attribute dictionary (define it in atributos).`, `${at}[${j}]`);
+    if (!known(code))
+      return refuse(
+        'invalid',
+        'atributo_desconhecido',
+        `Attribute ${code} is not in the attribute dictionary (define it in atributos).`,
+        `${at}[${j}]`,
+      );
   }
   const dup = firstDuplicate(codes);
-  if (dup >= 0) return refuse('invalid', 'valor_duplicado', `Attribute ${codes[dup]} is required twice.`, `${at}[${dup}]`);
+  if (dup >= 0)
+    return refuse('invalid', 'valor_duplicado', `Attribute ${codes[dup]} is required twice.`, `${at}[${dup}]`);
   return ok(null);
 }
 
@@ -119,19 +156,31 @@ function checkChange(current: RegulatorySnapshot, change: SnapshotChange): Resul
     const code = extinguir[i]!;
     const at = `body.extinguir[${i}]`;
     const entry = current.ncms.get(code);
-    if (entry === undefined) return refuse('invalid', 'ncm_desconhecida', `NCM ${code} is not in reference snapshot ${current.id}.`, at);
-    if (extinguir.indexOf(code) !== i) return refuse('invalid', 'valor_duplicado', `NCM ${code} appears twice in extinguir.`, at);
-    if (entry.extinta) return refuse('conflict', 'ncm_ja_extinta', `NCM ${code} is already extinct since ${entry.extintaDesde}.`, at);
+    if (entry === undefined)
+      return refuse('invalid', 'ncm_desconhecida', `NCM ${code} is not in reference snapshot ${current.id}.`, at);
+    if (extinguir.indexOf(code) !== i)
+      return refuse('invalid', 'valor_duplicado', `NCM ${code} appears twice in extinguir.`, at);
+    if (entry.extinta)
+      return refuse('conflict', 'ncm_ja_extinta', `NCM ${code} is already extinct since ${entry.extintaDesde}.`, at);
   }
 
   const adicionar = change.adicionar ?? [];
   for (let i = 0; i < adicionar.length; i++) {
     const added = adicionar[i]!;
     const at = `body.adicionar[${i}]`;
-    if (!NCM_PATTERN.test(added.codigo)) return refuse('invalid', 'valor_invalido', `NCM "${added.codigo}" is not 8 digits.`, `${at}.codigo`);
-    if (current.ncms.has(added.codigo)) return refuse('conflict', 'ncm_existente', `NCM ${added.codigo} is already in reference snapshot ${current.id}; change its required attributes with obrigatorios.`, `${at}.codigo`);
-    if (adicionar.findIndex((a) => a.codigo === added.codigo) !== i) return refuse('invalid', 'valor_duplicado', `NCM ${added.codigo} appears twice in adicionar.`, `${at}.codigo`);
-    if (blank(added.descricao)) return refuse('invalid', 'valor_invalido', `NCM ${added.codigo} needs a description.`, `${at}.descricao`);
+    if (!NCM_PATTERN.test(added.codigo))
+      return refuse('invalid', 'valor_invalido', `NCM "${added.codigo}" is not 8 digits.`, `${at}.codigo`);
+    if (current.ncms.has(added.codigo))
+      return refuse(
+        'conflict',
+        'ncm_existente',
+        `NCM ${added.codigo} is already in reference snapshot ${current.id}; change its required attributes with obrigatorios.`,
+        `${at}.codigo`,
+      );
+    if (adicionar.findIndex((a) => a.codigo === added.codigo) !== i)
+      return refuse('invalid', 'valor_duplicado', `NCM ${added.codigo} appears twice in adicionar.`, `${at}.codigo`);
+    if (blank(added.descricao))
+      return refuse('invalid', 'valor_invalido', `NCM ${added.codigo} needs a description.`, `${at}.descricao`);
     const requiredOk = checkRequired(added.obrigatorios ?? [], known, `${at}.obrigatorios`);
     if (!requiredOk.ok) return requiredOk;
   }
@@ -139,7 +188,13 @@ function checkChange(current: RegulatorySnapshot, change: SnapshotChange): Resul
   const obrigatorios = change.obrigatorios ?? {};
   for (const code of Object.keys(obrigatorios).sort()) {
     const at = `body.obrigatorios.${code}`;
-    if (!current.ncms.has(code)) return refuse('invalid', 'ncm_desconhecida', `NCM ${code} is not in reference snapshot ${current.id} (new codes take their required attributes in adicionar).`, at);
+    if (!current.ncms.has(code))
+      return refuse(
+        'invalid',
+        'ncm_desconhecida',
+        `NCM ${code} is not in reference snapshot ${current.id} (new codes take their required attributes in adicionar).`,
+        at,
+      );
     const requiredOk = checkRequired(obrigatorios[code]!, known, at);
     if (!requiredOk.ok) return requiredOk;
   }
@@ -147,14 +202,23 @@ function checkChange(current: RegulatorySnapshot, change: SnapshotChange): Resul
 }
 
 /** Publishes a new snapshot from `current` and `change`; `current` is left as it was. */
-export function publishSnapshot(current: RegulatorySnapshot, change: SnapshotChange, now: Instant, id: string): Result<Publication> {
+export function publishSnapshot(
+  current: RegulatorySnapshot,
+  change: SnapshotChange,
+  now: Instant,
+  id: string,
+): Result<Publication> {
   const checked = checkChange(current, change);
   if (!checked.ok) return checked;
 
   const attributes = new Map(current.attributes);
   const atributosAlterados = new Set<string>();
   for (const d of change.atributos ?? []) {
-    const next: AttributeDefinition = { codigo: d.codigo, nome: d.nome, ...(d.dominio === undefined ? {} : { dominio: [...d.dominio] }) };
+    const next: AttributeDefinition = {
+      codigo: d.codigo,
+      nome: d.nome,
+      ...(d.dominio === undefined ? {} : { dominio: [...d.dominio] }),
+    };
     const before = attributes.get(d.codigo);
     if (before === undefined || definitionKey(before) !== definitionKey(next)) atributosAlterados.add(d.codigo);
     attributes.set(d.codigo, next);
@@ -164,14 +228,22 @@ export function publishSnapshot(current: RegulatorySnapshot, change: SnapshotCha
   const since = isoString(now).slice(0, 10);
   for (const code of change.extinguir ?? []) ncms.set(code, { ...ncms.get(code)!, extinta: true, extintaDesde: since });
   for (const added of change.adicionar ?? []) {
-    ncms.set(added.codigo, { codigo: added.codigo, descricao: added.descricao.trim(), extinta: false, extintaDesde: null, obrigatorios: [...(added.obrigatorios ?? [])] });
+    ncms.set(added.codigo, {
+      codigo: added.codigo,
+      descricao: added.descricao.trim(),
+      extinta: false,
+      extintaDesde: null,
+      obrigatorios: [...(added.obrigatorios ?? [])],
+    });
   }
   const obrigatorios = change.obrigatorios ?? {};
-  for (const code of Object.keys(obrigatorios)) ncms.set(code, { ...ncms.get(code)!, obrigatorios: [...obrigatorios[code]!] });
+  for (const code of Object.keys(obrigatorios))
+    ncms.set(code, { ...ncms.get(code)!, obrigatorios: [...obrigatorios[code]!] });
 
   const snapshot: RegulatorySnapshot = { id, publicadoEm: now, ncms, attributes };
   const affected = new Set<string>();
-  for (const code of ncms.keys()) if (rulesFingerprint(current, code) !== rulesFingerprint(snapshot, code)) affected.add(code);
+  for (const code of ncms.keys())
+    if (rulesFingerprint(current, code) !== rulesFingerprint(snapshot, code)) affected.add(code);
   return ok({ snapshot, affected, atributosAlterados });
 }
 
@@ -188,7 +260,11 @@ const definitionKey = (d: AttributeDefinition): string => JSON.stringify([d.nome
  * `atributo_desconhecido`): pass the product's attribute codes as `atributosDoProduto` to cover their
  * definitions too (a code that is unknown, free text, or has a domain with its name).
  */
-export function rulesFingerprint(snapshot: RegulatorySnapshot, ncm: string, atributosDoProduto: readonly string[] = []): string {
+export function rulesFingerprint(
+  snapshot: RegulatorySnapshot,
+  ncm: string,
+  atributosDoProduto: readonly string[] = [],
+): string {
   const entry = snapshot.ncms.get(ncm);
   const required = entry === undefined || entry.extinta ? [] : [...new Set(entry.obrigatorios)].sort();
   const ncmPart =
@@ -217,7 +293,13 @@ export function rulesFingerprint(snapshot: RegulatorySnapshot, ncm: string, atri
 export interface SnapshotView {
   readonly id: string;
   readonly publicadoEm: string;
-  readonly ncms: readonly { codigo: string; descricao: string; extinta: boolean; extintaDesde: string | null; obrigatorios: string[] }[];
+  readonly ncms: readonly {
+    codigo: string;
+    descricao: string;
+    extinta: boolean;
+    extintaDesde: string | null;
+    obrigatorios: string[];
+  }[];
   readonly atributos: readonly { codigo: string; nome: string; dominio: string[] | null }[];
 }
 
@@ -228,8 +310,16 @@ export function snapshotView(s: RegulatorySnapshot): SnapshotView {
     id: s.id,
     publicadoEm: isoString(s.publicadoEm),
     ncms: [...s.ncms.values()]
-      .map((e) => ({ codigo: e.codigo, descricao: e.descricao, extinta: e.extinta, extintaDesde: e.extintaDesde, obrigatorios: [...e.obrigatorios] }))
+      .map((e) => ({
+        codigo: e.codigo,
+        descricao: e.descricao,
+        extinta: e.extinta,
+        extintaDesde: e.extintaDesde,
+        obrigatorios: [...e.obrigatorios],
+      }))
       .sort(byCode),
-    atributos: [...s.attributes.values()].map((d) => ({ codigo: d.codigo, nome: d.nome, dominio: d.dominio === undefined ? null : [...d.dominio] })).sort(byCode),
+    atributos: [...s.attributes.values()]
+      .map((d) => ({ codigo: d.codigo, nome: d.nome, dominio: d.dominio === undefined ? null : [...d.dominio] }))
+      .sort(byCode),
   };
 }

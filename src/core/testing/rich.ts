@@ -34,12 +34,25 @@ export function richState(companies: number, busy: number): { state: State; ids:
   const each = (step: (a: string) => void) => ids.slice(0, busy).forEach(step);
   const headOffice = (a: string) => state.companies.get(a)!.headOfficeId;
   const catalogs = new Map<string, string>();
-  each((a) => catalogs.set(a, unwrap(createCatalog(state, a, { establishmentId: headOffice(a), nome: 'Loja' }, ctx(T0))).id));
+  each((a) =>
+    catalogs.set(a, unwrap(createCatalog(state, a, { establishmentId: headOffice(a), nome: 'Loja' }, ctx(T0))).id),
+  );
   each((a) => {
     const catalog = catalogs.get(a)!;
-    const products = [0, 1, 2, 3].map((i) => unwrap(createProduct(state, a, catalog, { origem: 'erp', ncm: '84713012', idExterno: `ext-${i}` }, ctx(T0))).id);
+    const products = [0, 1, 2, 3].map(
+      (i) =>
+        unwrap(createProduct(state, a, catalog, { origem: 'erp', ncm: '84713012', idExterno: `ext-${i}` }, ctx(T0))).id,
+    );
     dropLink(state, state.products.get(products[3]!)!, catalog, true, ctx(T0));
-    unwrap(changeSelection(state, a, [surveillanceEtag(surveillanceOf(state, a))], { modo: 'selecao', adicionar: products.slice(0, 2), remover: [] }, ctx(T0)));
+    unwrap(
+      changeSelection(
+        state,
+        a,
+        [surveillanceEtag(surveillanceOf(state, a))],
+        { modo: 'selecao', adicionar: products.slice(0, 2), remover: [] },
+        ctx(T0),
+      ),
+    );
   });
   each((a) => {
     configureWebhook(state, a, ctx(T0));
@@ -55,13 +68,36 @@ export function richState(companies: number, busy: number): { state: State; ids:
   unwrap(publishReference(state, { extinguir: ['84713012'] }, T0 + 3));
   // Run every job the changes asked for (not the deliveries), until none is left.
   for (let intents = drainOutbox(state); intents.length > 0; intents = drainOutbox(state)) {
-    for (const intent of intents) JOBS.find((job) => job.task === intent.kind)?.run(state, intent.payload as Record<string, string>, ctx(intent.due), false);
+    for (const intent of intents)
+      JOBS.find((job) => job.task === intent.kind)?.run(
+        state,
+        intent.payload as Record<string, string>,
+        ctx(intent.due),
+        false,
+      );
   }
   each((a) => {
     const establishment = state.establishments.get(headOffice(a))!;
-    unwrap(requestCnpjCorrection(state, a, establishment.id, [establishmentEtag(establishment)], { cnpjNovo: cnpj(state.companies.get(a)!.cnpjRoot, '0002'), motivo: 'erro' }, ctx(T0 + 10 * MINUTE)));
+    unwrap(
+      requestCnpjCorrection(
+        state,
+        a,
+        establishment.id,
+        [establishmentEtag(establishment)],
+        { cnpjNovo: cnpj(state.companies.get(a)!.cnpjRoot, '0002'), motivo: 'erro' },
+        ctx(T0 + 10 * MINUTE),
+      ),
+    );
     unwrap(startIngestion(state, a, { operacao: 'mesclar', catalogId: catalogs.get(a)! }, ctx(T0 + 10 * MINUTE)));
-    storeIdempotency(state, a, 'key-0001', 'fingerprint-0000000001', { status: 201, body: '{}', etag: null, location: null, headers: null }, T0, 100);
+    storeIdempotency(
+      state,
+      a,
+      'key-0001',
+      'fingerprint-0000000001',
+      { status: 201, body: '{}', etag: null, location: null, headers: null },
+      T0,
+      100,
+    );
   });
   drainOutbox(state);
   return { state, ids };

@@ -12,7 +12,10 @@ export function stripComments(source: string, literal: (raw: string) => string =
   let out = '';
   let i = 0;
   let lastSignificant = '';
-  const regexCanStart = () => lastSignificant === '' || /[(,=:[!&|?{};+\-*%<>~^]$/.test(lastSignificant) || /\b(?:return|typeof|case|of|in|void|yield|await|delete|throw|new)$/.test(lastSignificant);
+  const regexCanStart = () =>
+    lastSignificant === '' ||
+    /[(,=:[!&|?{};+\-*%<>~^]$/.test(lastSignificant) ||
+    /\b(?:return|typeof|case|of|in|void|yield|await|delete|throw|new)$/.test(lastSignificant);
   while (i < source.length) {
     const ch = source[i]!;
     const next = source[i + 1];

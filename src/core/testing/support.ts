@@ -52,15 +52,31 @@ export const CORE_CONFIG: CoreConfig = { delivery: DEFAULT_DELIVERY_POLICY };
  */
 export function seededWorld(seed = 1, state: State = createState()) {
   const random = createRandom(seedRandom(seed));
-  const ctx = (now: number, delivery: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): Context => ({ now, random, config: { delivery } });
+  const ctx = (now: number, delivery: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): Context => ({
+    now,
+    random,
+    config: { delivery },
+  });
   const company = (now = T0): string => unwrap(createCompany(state, {}, ctx(now))).company.id;
   return { state, random, ctx, company };
 }
 
 /** Creates the company's webhook destination, or changes it (with its current ETag), to `url`. */
-export function configureWebhook(state: State, companyId: string, ctx: Context, url = 'https://hooks.example.com/a'): WebhookDestination {
+export function configureWebhook(
+  state: State,
+  companyId: string,
+  ctx: Context,
+  url = 'https://hooks.example.com/a',
+): WebhookDestination {
   const current = state.webhookDestinations.get(companyId);
-  return unwrap(configureDestination(state, companyId, { url, createOnly: current === undefined, ifMatch: current ? [destinationEtag(current)] : undefined }, ctx)).destination;
+  return unwrap(
+    configureDestination(
+      state,
+      companyId,
+      { url, createOnly: current === undefined, ifMatch: current ? [destinationEtag(current)] : undefined },
+      ctx,
+    ),
+  ).destination;
 }
 
 /** The event raiseEvent recorded; throws when it recorded none (the company has no webhook destination). */

@@ -4,7 +4,15 @@ import type { Result } from '../refusal.js';
 import { indexesOf } from '../state.js';
 import { raised, seededWorld, T0 } from '../testing/support.js';
 import type { IfMatch } from '../versioning.js';
-import { activeDestination, configureDestination, destinationEtag, findDestination, revokeDestination, SECRET_PREFIX, type WebhookDestination } from './destination.js';
+import {
+  activeDestination,
+  configureDestination,
+  destinationEtag,
+  findDestination,
+  revokeDestination,
+  SECRET_PREFIX,
+  type WebhookDestination,
+} from './destination.js';
 import { beginAttempt, finishAttempt, raiseEvent } from './events.js';
 
 const URL_A = 'https://hooks.example.com/a';
@@ -18,12 +26,22 @@ function setup(seed = 1) {
   const current = (id = companyId): WebhookDestination => state.webhookDestinations.get(id)!;
   const etagOf = (id = companyId): IfMatch => [destinationEtag(current(id))];
   const put = (input: { url?: string; createOnly?: boolean; ifMatch?: IfMatch }, now = T0, id = companyId) =>
-    configureDestination(state, id, { url: input.url ?? URL_A, createOnly: input.createOnly ?? false, ifMatch: input.ifMatch }, ctx(now));
+    configureDestination(
+      state,
+      id,
+      { url: input.url ?? URL_A, createOnly: input.createOnly ?? false, ifMatch: input.ifMatch },
+      ctx(now),
+    );
   const create = (now = T0, id = companyId) => value(put({ createOnly: true }, now, id)).destination;
   const change = (url = URL_B, now = T0) => value(put({ url, ifMatch: etagOf() }, now)).destination;
   const revoke = (now = T0, id = companyId) => value(revokeDestination(state, id, etagOf(id), ctx(now)));
   /** What a refusal must leave alone: the destinations, the events and the seeded source. */
-  const fingerprint = () => ({ destinations: new Map(state.webhookDestinations), events: new Map(state.webhookEvents), random: random.state(), outbox: state.outbox.length });
+  const fingerprint = () => ({
+    destinations: new Map(state.webhookDestinations),
+    events: new Map(state.webhookEvents),
+    random: random.state(),
+    outbox: state.outbox.length,
+  });
   return { state, random, ctx, company, companyId, current, etagOf, put, create, change, revoke, fingerprint };
 }
 
@@ -42,7 +60,14 @@ describe('configureDestination (PUT /v1/webhook)', () => {
     const s = setup();
     const result = value(s.put({ createOnly: true, url: URL_A }, T0 + 5));
     expect(result.created).toBe(true);
-    expect(result.destination).toMatchObject({ companyId: s.companyId, versao: 1, estado: 'ativo', url: URL_A, criadoEm: T0 + 5, atualizadoEm: T0 + 5 });
+    expect(result.destination).toMatchObject({
+      companyId: s.companyId,
+      versao: 1,
+      estado: 'ativo',
+      url: URL_A,
+      criadoEm: T0 + 5,
+      atualizadoEm: T0 + 5,
+    });
     expect(result.destination.secret).toMatch(SECRET);
     expect(result.destination.secret.startsWith(SECRET_PREFIX)).toBe(true);
     expect(result.destination.secret).toHaveLength('svc_whsec_'.length + 43);
@@ -64,28 +89,53 @@ describe('configureDestination (PUT /v1/webhook)', () => {
   it('(none) without a precondition → 428 precondicao_ausente on header.if-none-match; with If-Match → 412 on header.if-match', () => {
     const s = setup();
     const before = s.fingerprint();
-    expect(refusal(s.put({}))).toMatchObject({ kind: 'precondition_required', codigo: 'precondicao_ausente', caminho: 'header.if-none-match' });
-    expect(refusal(s.put({ ifMatch: STALE }))).toMatchObject({ kind: 'precondition_failed', codigo: 'precondicao_falhou', caminho: 'header.if-match' });
+    expect(refusal(s.put({}))).toMatchObject({
+      kind: 'precondition_required',
+      codigo: 'precondicao_ausente',
+      caminho: 'header.if-none-match',
+    });
+    expect(refusal(s.put({ ifMatch: STALE }))).toMatchObject({
+      kind: 'precondition_failed',
+      codigo: 'precondicao_falhou',
+      caminho: 'header.if-match',
+    });
     expect(s.fingerprint()).toEqual(before);
-    expect(refusal(findDestination(s.state, s.companyId))).toMatchObject({ kind: 'not_found', codigo: 'destino_nao_encontrado' });
+    expect(refusal(findDestination(s.state, s.companyId))).toMatchObject({
+      kind: 'not_found',
+      codigo: 'destino_nao_encontrado',
+    });
   });
 
-  it.each(['ativo', 'revogado'] as const)('%s with If-None-Match: * → 412 destino_existente on header.if-none-match, even with its ETag', (estado) => {
-    const s = setup();
-    s.create();
-    if (estado === 'revogado') s.revoke();
-    const before = s.fingerprint();
-    expect(refusal(s.put({ createOnly: true }))).toMatchObject({ kind: 'precondition_failed', codigo: 'destino_existente', caminho: 'header.if-none-match' });
-    expect(refusal(s.put({ createOnly: true, ifMatch: s.etagOf() }))).toMatchObject({ codigo: 'destino_existente' });
-    expect(s.fingerprint()).toEqual(before);
-  });
+  it.each(['ativo', 'revogado'] as const)(
+    '%s with If-None-Match: * → 412 destino_existente on header.if-none-match, even with its ETag',
+    (estado) => {
+      const s = setup();
+      s.create();
+      if (estado === 'revogado') s.revoke();
+      const before = s.fingerprint();
+      expect(refusal(s.put({ createOnly: true }))).toMatchObject({
+        kind: 'precondition_failed',
+        codigo: 'destino_existente',
+        caminho: 'header.if-none-match',
+      });
+      expect(refusal(s.put({ createOnly: true, ifMatch: s.etagOf() }))).toMatchObject({ codigo: 'destino_existente' });
+      expect(s.fingerprint()).toEqual(before);
+    },
+  );
 
   it('ativo with the current If-Match → ativo, versao + 1, the new URL and a new secret; id and creation kept', () => {
     const s = setup();
     const first = s.create();
     const result = value(s.put({ url: URL_B, ifMatch: s.etagOf() }, T0 + 9));
     expect(result.created).toBe(false);
-    expect(result.destination).toMatchObject({ id: first.id, versao: 2, estado: 'ativo', url: URL_B, criadoEm: first.criadoEm, atualizadoEm: T0 + 9 });
+    expect(result.destination).toMatchObject({
+      id: first.id,
+      versao: 2,
+      estado: 'ativo',
+      url: URL_B,
+      criadoEm: first.criadoEm,
+      atualizadoEm: T0 + 9,
+    });
     expect(result.destination.secret).toMatch(SECRET);
     expect(result.destination.secret).not.toBe(first.secret);
     expect(destinationEtag(result.destination)).not.toBe(destinationEtag(first));
@@ -105,8 +155,16 @@ describe('configureDestination (PUT /v1/webhook)', () => {
     for (const revoked of [false, true]) {
       if (revoked) s.revoke();
       const before = s.fingerprint();
-      expect(refusal(s.put({}))).toMatchObject({ kind: 'precondition_required', codigo: 'precondicao_ausente', caminho: 'header.if-match' });
-      expect(refusal(s.put({ ifMatch: STALE }))).toMatchObject({ kind: 'precondition_failed', codigo: 'precondicao_falhou', caminho: 'header.if-match' });
+      expect(refusal(s.put({}))).toMatchObject({
+        kind: 'precondition_required',
+        codigo: 'precondicao_ausente',
+        caminho: 'header.if-match',
+      });
+      expect(refusal(s.put({ ifMatch: STALE }))).toMatchObject({
+        kind: 'precondition_failed',
+        codigo: 'precondicao_falhou',
+        caminho: 'header.if-match',
+      });
       expect(s.fingerprint()).toEqual(before);
     }
   });
@@ -160,14 +218,24 @@ describe('configureDestination (PUT /v1/webhook)', () => {
 describe('revokeDestination (DELETE /v1/webhook)', () => {
   it('(none) → 404 destino_nao_encontrado, before the If-Match checks', () => {
     const s = setup();
-    expect(refusal(revokeDestination(s.state, s.companyId, undefined, s.ctx(T0)))).toMatchObject({ kind: 'not_found', codigo: 'destino_nao_encontrado' });
+    expect(refusal(revokeDestination(s.state, s.companyId, undefined, s.ctx(T0)))).toMatchObject({
+      kind: 'not_found',
+      codigo: 'destino_nao_encontrado',
+    });
   });
 
   it('ativo with the current If-Match → revogado, versao + 1; id, URL and creation kept', () => {
     const s = setup();
     const first = s.create();
     const revoked = s.revoke(T0 + 3);
-    expect(revoked).toMatchObject({ id: first.id, versao: 2, estado: 'revogado', url: URL_A, criadoEm: first.criadoEm, atualizadoEm: T0 + 3 });
+    expect(revoked).toMatchObject({
+      id: first.id,
+      versao: 2,
+      estado: 'revogado',
+      url: URL_A,
+      criadoEm: first.criadoEm,
+      atualizadoEm: T0 + 3,
+    });
     expect(s.current()).toBe(revoked);
     expect(refusal(activeDestination(revoked))).toMatchObject({ kind: 'conflict', codigo: 'destino_revogado' });
   });
@@ -176,13 +244,25 @@ describe('revokeDestination (DELETE /v1/webhook)', () => {
     const s = setup();
     s.create();
     let before = s.fingerprint();
-    expect(refusal(revokeDestination(s.state, s.companyId, undefined, s.ctx(T0)))).toMatchObject({ kind: 'precondition_required', codigo: 'precondicao_ausente', caminho: 'header.if-match' });
-    expect(refusal(revokeDestination(s.state, s.companyId, STALE, s.ctx(T0)))).toMatchObject({ kind: 'precondition_failed', codigo: 'precondicao_falhou' });
+    expect(refusal(revokeDestination(s.state, s.companyId, undefined, s.ctx(T0)))).toMatchObject({
+      kind: 'precondition_required',
+      codigo: 'precondicao_ausente',
+      caminho: 'header.if-match',
+    });
+    expect(refusal(revokeDestination(s.state, s.companyId, STALE, s.ctx(T0)))).toMatchObject({
+      kind: 'precondition_failed',
+      codigo: 'precondicao_falhou',
+    });
     expect(s.fingerprint()).toEqual(before);
     s.revoke();
     before = s.fingerprint();
-    expect(refusal(revokeDestination(s.state, s.companyId, STALE, s.ctx(T0)))).toMatchObject({ kind: 'precondition_failed' });
-    expect(refusal(revokeDestination(s.state, s.companyId, s.etagOf(), s.ctx(T0)))).toMatchObject({ kind: 'conflict', codigo: 'destino_revogado' });
+    expect(refusal(revokeDestination(s.state, s.companyId, STALE, s.ctx(T0)))).toMatchObject({
+      kind: 'precondition_failed',
+    });
+    expect(refusal(revokeDestination(s.state, s.companyId, s.etagOf(), s.ctx(T0)))).toMatchObject({
+      kind: 'conflict',
+      codigo: 'destino_revogado',
+    });
     expect(s.fingerprint()).toEqual(before);
   });
 });
@@ -206,7 +286,12 @@ describe('a change of the destination cancels its open events', () => {
     const delivered = s.state.webhookEvents.get(ids.delivered)!;
     s.change(URL_B, T0 + 50);
     for (const id of [ids.pending, ids.running]) {
-      expect(s.state.webhookEvents.get(id)).toMatchObject({ estado: 'cancelado', codigoFalha: 'destino_alterado', terminadoEm: T0 + 50, proximaTentativaEm: null });
+      expect(s.state.webhookEvents.get(id)).toMatchObject({
+        estado: 'cancelado',
+        codigoFalha: 'destino_alterado',
+        terminadoEm: T0 + 50,
+        proximaTentativaEm: null,
+      });
     }
     expect(s.state.webhookEvents.get(ids.delivered)).toBe(delivered);
     expect(indexesOf(s.state, s.companyId).openWebhookEvents.size).toBe(0);
@@ -217,7 +302,12 @@ describe('a change of the destination cancels its open events', () => {
     s.create();
     const ids = events(s);
     s.revoke(T0 + 60);
-    for (const id of [ids.pending, ids.running]) expect(s.state.webhookEvents.get(id)).toMatchObject({ estado: 'cancelado', codigoFalha: 'destino_revogado', terminadoEm: T0 + 60 });
+    for (const id of [ids.pending, ids.running])
+      expect(s.state.webhookEvents.get(id)).toMatchObject({
+        estado: 'cancelado',
+        codigoFalha: 'destino_revogado',
+        terminadoEm: T0 + 60,
+      });
     expect(s.state.webhookEvents.get(ids.delivered)!.estado).toBe('entregue');
   });
 
@@ -229,7 +319,13 @@ describe('a change of the destination cancels its open events', () => {
     const revoked = s.revoke(T0 + 2);
     const during = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0 + 3)));
     s.change(URL_B, T0 + 4);
-    expect(s.state.webhookEvents.get(during.id)).toMatchObject({ estado: 'cancelado', codigoFalha: 'destino_inativo', destinoId: revoked.id, destinoVersao: revoked.versao, terminadoEm: T0 + 3 });
+    expect(s.state.webhookEvents.get(during.id)).toMatchObject({
+      estado: 'cancelado',
+      codigoFalha: 'destino_inativo',
+      destinoId: revoked.id,
+      destinoVersao: revoked.versao,
+      terminadoEm: T0 + 3,
+    });
   });
 
   it("another company's open events are left alone", () => {

@@ -51,14 +51,23 @@ export const destinationEtag = (d: WebhookDestination): string => etag('webhook'
 
 export function findDestination(state: State, companyId: string): Result<WebhookDestination> {
   const destination = state.webhookDestinations.get(companyId);
-  if (!destination) return refuse('not_found', 'destino_nao_encontrado', 'The company has no webhook destination; create one with PUT /v1/webhook and If-None-Match: *.');
+  if (!destination)
+    return refuse(
+      'not_found',
+      'destino_nao_encontrado',
+      'The company has no webhook destination; create one with PUT /v1/webhook and If-None-Match: *.',
+    );
   return ok(destination);
 }
 
 /** The destination when it is active, for the operations that need one (test, resend). */
 export function activeDestination(d: WebhookDestination): Result<WebhookDestination> {
   if (d.estado === 'ativo') return ok(d);
-  return refuse('conflict', 'destino_revogado', `Webhook destination ${d.id} is revoked; reactivate it with PUT /v1/webhook and its current ETag.`);
+  return refuse(
+    'conflict',
+    'destino_revogado',
+    `Webhook destination ${d.id} is revoked; reactivate it with PUT /v1/webhook and its current ETag.`,
+  );
 }
 
 export interface Configuration {
@@ -69,12 +78,28 @@ export interface Configuration {
 }
 
 /** PUT /v1/webhook: create, change, rotate or reactivate. */
-export function configureDestination(state: State, companyId: string, input: Configuration, ctx: Context): Result<{ destination: WebhookDestination; created: boolean }> {
+export function configureDestination(
+  state: State,
+  companyId: string,
+  input: Configuration,
+  ctx: Context,
+): Result<{ destination: WebhookDestination; created: boolean }> {
   const current = state.webhookDestinations.get(companyId);
   if (current === undefined) {
     if (!input.createOnly) {
-      if (input.ifMatch !== undefined) return refuse('precondition_failed', 'precondicao_falhou', 'The company has no webhook destination to match; create one with If-None-Match: *.', 'header.if-match');
-      return refuse('precondition_required', 'precondicao_ausente', 'Creating the webhook destination requires If-None-Match: * (changing one requires If-Match with its ETag).', 'header.if-none-match');
+      if (input.ifMatch !== undefined)
+        return refuse(
+          'precondition_failed',
+          'precondicao_falhou',
+          'The company has no webhook destination to match; create one with If-None-Match: *.',
+          'header.if-match',
+        );
+      return refuse(
+        'precondition_required',
+        'precondicao_ausente',
+        'Creating the webhook destination requires If-None-Match: * (changing one requires If-Match with its ETag).',
+        'header.if-none-match',
+      );
     }
     const destination: WebhookDestination = {
       id: uuidV4(ctx.random),
@@ -91,7 +116,12 @@ export function configureDestination(state: State, companyId: string, input: Con
     return ok({ destination, created: true });
   }
   if (input.createOnly) {
-    return refuse('precondition_failed', 'destino_existente', `The company already has webhook destination ${current.id} (${current.estado}); change it with If-Match and its current ETag.`, 'header.if-none-match');
+    return refuse(
+      'precondition_failed',
+      'destino_existente',
+      `The company already has webhook destination ${current.id} (${current.estado}); change it with If-Match and its current ETag.`,
+      'header.if-none-match',
+    );
   }
   const matched = requireMatch(input.ifMatch, destinationEtag(current), 'webhook destination');
   if (!matched.ok) return matched;
@@ -110,25 +140,43 @@ export function configureDestination(state: State, companyId: string, input: Con
 }
 
 /** DELETE /v1/webhook: revoke. No new delivery of the revoked version starts; one in flight may still arrive. */
-export function revokeDestination(state: State, companyId: string, ifMatch: IfMatch, ctx: Context): Result<WebhookDestination> {
+export function revokeDestination(
+  state: State,
+  companyId: string,
+  ifMatch: IfMatch,
+  ctx: Context,
+): Result<WebhookDestination> {
   const found = findDestination(state, companyId);
   if (!found.ok) return found;
   const current = found.value;
   const matched = requireMatch(ifMatch, destinationEtag(current), 'webhook destination');
   if (!matched.ok) return matched;
   const next = LIFECYCLE[current.estado].revogar;
-  if (next === undefined) return refuse('conflict', 'destino_revogado', `Webhook destination ${current.id} is already revoked.`);
-  const destination: WebhookDestination = { ...current, versao: current.versao + 1, estado: next, atualizadoEm: ctx.now };
+  if (next === undefined)
+    return refuse('conflict', 'destino_revogado', `Webhook destination ${current.id} is already revoked.`);
+  const destination: WebhookDestination = {
+    ...current,
+    versao: current.versao + 1,
+    estado: next,
+    atualizadoEm: ctx.now,
+  };
   state.webhookDestinations.set(companyId, destination);
   cancelOpenEvents(state, companyId, 'destino_revogado', ctx.now);
   return ok(destination);
 }
 
-export const webhookDestinationsSlice: KindSlice<'webhookDestinations', readonly WebhookDestination[], WebhookDestination> = {
+export const webhookDestinationsSlice: KindSlice<
+  'webhookDestinations',
+  readonly WebhookDestination[],
+  WebhookDestination
+> = {
   key: 'webhookDestinations',
   holds: ['webhookDestinations'],
   collection: kept(),
-  log: byKey((state) => state.webhookDestinations, (destination) => destination.companyId),
+  log: byKey(
+    (state) => state.webhookDestinations,
+    (destination) => destination.companyId,
+  ),
   toData: (state) => [...state.webhookDestinations.values()],
   fromData: (state, destinations) => {
     for (const destination of destinations) state.webhookDestinations.set(destination.companyId, destination);
@@ -139,7 +187,12 @@ export const webhookDestinationsSlice: KindSlice<'webhookDestinations', readonly
     repeatedId('webhookDestinations', destinations, 'webhook destination') ??
     repeatedCompany('webhookDestinations', destinations, 'companyId', (d) => d.companyId, 'the webhook destination'),
   check: (data, r) => {
-    for (const [i, d] of data.webhookDestinations.entries()) if (!r.companies.has(d.companyId)) return at(['webhookDestinations', i, 'companyId'], `webhook destination ${d.id} belongs to unknown company ${d.companyId}`);
+    for (const [i, d] of data.webhookDestinations.entries())
+      if (!r.companies.has(d.companyId))
+        return at(
+          ['webhookDestinations', i, 'companyId'],
+          `webhook destination ${d.id} belongs to unknown company ${d.companyId}`,
+        );
     return undefined;
   },
 };

@@ -38,7 +38,11 @@ const FAIL: NetworkOutcome = { kind: 'response', status: 500 };
 function setup() {
   const state = createState();
   const random = createRandom(seedRandom(1));
-  const ctx = (now: number, delivery: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): Context => ({ now, random, config: { delivery } });
+  const ctx = (now: number, delivery: DeliveryPolicy = DEFAULT_DELIVERY_POLICY): Context => ({
+    now,
+    random,
+    config: { delivery },
+  });
   const created = createCompany(state, {}, ctx(T0));
   if (!created.ok) throw new Error(created.refusal.mensagem);
   const companyId = created.value.company.id;
@@ -46,7 +50,12 @@ function setup() {
 
   const configure = (now = T0, url = HOOK): WebhookDestination => {
     const current = state.webhookDestinations.get(companyId);
-    const result = configureDestination(state, companyId, { url, createOnly: current === undefined, ifMatch: current ? [destinationEtag(current)] : undefined }, ctx(now));
+    const result = configureDestination(
+      state,
+      companyId,
+      { url, createOnly: current === undefined, ifMatch: current ? [destinationEtag(current)] : undefined },
+      ctx(now),
+    );
     if (!result.ok) throw new Error(result.refusal.mensagem);
     return result.value.destination;
   };
@@ -56,7 +65,8 @@ function setup() {
     if (!result.ok) throw new Error(result.refusal.mensagem);
     return result.value;
   };
-  const raise = (now = T0, dados: EventData = { tipo: 'catalogo.aplicado' }, policy?: DeliveryPolicy): WebhookEvent => raised(raiseEvent(state, companyId, dados, ctx(now, policy)));
+  const raise = (now = T0, dados: EventData = { tipo: 'catalogo.aplicado' }, policy?: DeliveryPolicy): WebhookEvent =>
+    raised(raiseEvent(state, companyId, dados, ctx(now, policy)));
   const event = (id: string): WebhookEvent => state.webhookEvents.get(id)!;
   const drain = () => state.outbox.splice(0, state.outbox.length);
 
@@ -111,8 +121,12 @@ describe('raiseEvent', () => {
       statusHttp: null,
       attempts: [],
     });
-    expect(e.body).toBe(`{"id":"${e.id}","versao":1,"empresa":"${s.cnpjRoot}","ocorridoEm":"2026-01-01T00:00:00.005Z","dados":{"tipo":"catalogo.aplicado","catalogoId":"c1","versao":3}}`);
-    expect(s.drain()).toEqual([{ kind: TASK_ATTEMPT, owner: s.companyId, due: T0 + 5, payload: { eventId: e.id, ciclo: 1 } }]);
+    expect(e.body).toBe(
+      `{"id":"${e.id}","versao":1,"empresa":"${s.cnpjRoot}","ocorridoEm":"2026-01-01T00:00:00.005Z","dados":{"tipo":"catalogo.aplicado","catalogoId":"c1","versao":3}}`,
+    );
+    expect(s.drain()).toEqual([
+      { kind: TASK_ATTEMPT, owner: s.companyId, due: T0 + 5, payload: { eventId: e.id, ciclo: 1 } },
+    ]);
     expect(indexesOf(s.state, s.companyId).openWebhookEvents.has(e.id)).toBe(true);
     expect(s.state.webhookEvents.listOf(s.companyId).has(e.id)).toBe(true);
     expect(s.state.closedWebhookEvents).toEqual([]);
@@ -138,7 +152,13 @@ describe('raiseEvent', () => {
     const revoked = s.revoke(T0 + 1);
     s.drain();
     const e = s.raise(T0 + 2);
-    expect(e).toMatchObject({ estado: 'cancelado', codigoFalha: 'destino_inativo', destinoId: revoked.id, destinoVersao: revoked.versao, terminadoEm: T0 + 2 });
+    expect(e).toMatchObject({
+      estado: 'cancelado',
+      codigoFalha: 'destino_inativo',
+      destinoId: revoked.id,
+      destinoVersao: revoked.versao,
+      terminadoEm: T0 + 2,
+    });
     expect(s.drain()).toEqual([]);
   });
 
@@ -215,7 +235,12 @@ describe('the event lifecycle table', () => {
     const s = setup();
     const e = s.eventIn('falhou');
     expect(e.attempts).toHaveLength(8);
-    expect(e).toMatchObject({ estado: 'falhou', codigoFalha: FAILURE_CODES.status, statusHttp: 500, proximaTentativaEm: null });
+    expect(e).toMatchObject({
+      estado: 'falhou',
+      codigoFalha: FAILURE_CODES.status,
+      statusHttp: 500,
+      proximaTentativaEm: null,
+    });
     expect(e.terminadoEm).toBe(e.attempts[7]!.terminadaEm);
     expect(indexesOf(s.state, s.companyId).openWebhookEvents.has(e.id)).toBe(false);
   });
@@ -228,7 +253,11 @@ describe('the event lifecycle table', () => {
     finishAttempt(s.state, e.id, 1, { kind: 'refused' }, s.ctx(T0));
     s.drain();
     expect(beginAttempt(s.state, e.id, 1, s.ctx(e.prazoEm + 1))).toBeUndefined();
-    expect(s.event(e.id)).toMatchObject({ estado: 'falhou', codigoFalha: FAILURE_CODES.refused, terminadoEm: e.prazoEm + 1 });
+    expect(s.event(e.id)).toMatchObject({
+      estado: 'falhou',
+      codigoFalha: FAILURE_CODES.refused,
+      terminadoEm: e.prazoEm + 1,
+    });
     expect(s.event(e.id).attempts).toHaveLength(1);
     expect(s.drain()).toEqual([]);
   });
@@ -241,10 +270,27 @@ describe('beginAttempt', () => {
     const e = s.raise();
     s.drain();
     const delivery = beginAttempt(s.state, e.id, 1, s.ctx(T0 + 3));
-    expect(delivery).toEqual({ eventId: e.id, companyId: s.companyId, tipo: 'catalogo.aplicado', tentativa: 1, url: HOOK, secret: destination.secret, body: e.body });
+    expect(delivery).toEqual({
+      eventId: e.id,
+      companyId: s.companyId,
+      tipo: 'catalogo.aplicado',
+      tentativa: 1,
+      url: HOOK,
+      secret: destination.secret,
+      body: e.body,
+    });
     expect(s.event(e.id)).toMatchObject({ estado: 'executando', proximaTentativaEm: null });
     expect(s.event(e.id).attempts).toEqual([
-      { tentativa: 1, ciclo: 1, destinoVersao: destination.versao, estado: 'iniciada', iniciadaEm: T0 + 3, terminadaEm: null, codigoFalha: null, statusHttp: null },
+      {
+        tentativa: 1,
+        ciclo: 1,
+        destinoVersao: destination.versao,
+        estado: 'iniciada',
+        iniciadaEm: T0 + 3,
+        terminadaEm: null,
+        codigoFalha: null,
+        statusHttp: null,
+      },
     ]);
     expect(s.drain()).toEqual([]);
   });
@@ -256,11 +302,27 @@ describe('beginAttempt', () => {
     beginAttempt(s.state, e.id, 1, s.ctx(T0 + 3));
     s.drain();
     attemptTimeoutIntent(s.state, e.id, 1, T0 + 3, s.ctx(T0 + 3));
-    attemptTimeoutIntent(s.state, e.id, 1, T0 + 3, s.ctx(T0 + 3, { ...DEFAULT_DELIVERY_POLICY, attemptTimeoutMs: 2 * SECOND }));
+    attemptTimeoutIntent(
+      s.state,
+      e.id,
+      1,
+      T0 + 3,
+      s.ctx(T0 + 3, { ...DEFAULT_DELIVERY_POLICY, attemptTimeoutMs: 2 * SECOND }),
+    );
     attemptTimeoutIntent(s.state, 'no-such-event', 1, T0 + 3, s.ctx(T0 + 3));
     expect(s.drain()).toEqual([
-      { kind: TASK_ATTEMPT_TIMEOUT, owner: s.companyId, due: T0 + 3 + 15 * SECOND, payload: { eventId: e.id, tentativa: 1 } },
-      { kind: TASK_ATTEMPT_TIMEOUT, owner: s.companyId, due: T0 + 3 + 2 * SECOND, payload: { eventId: e.id, tentativa: 1 } },
+      {
+        kind: TASK_ATTEMPT_TIMEOUT,
+        owner: s.companyId,
+        due: T0 + 3 + 15 * SECOND,
+        payload: { eventId: e.id, tentativa: 1 },
+      },
+      {
+        kind: TASK_ATTEMPT_TIMEOUT,
+        owner: s.companyId,
+        due: T0 + 3 + 2 * SECOND,
+        payload: { eventId: e.id, tentativa: 1 },
+      },
     ]);
   });
 
@@ -275,7 +337,14 @@ describe('beginAttempt', () => {
     s.raise();
     s.drain();
     rearmStartedAttempts(s.state, s.ctx(T0));
-    expect(s.drain()).toEqual([{ kind: TASK_ATTEMPT_TIMEOUT, owner: s.companyId, due: T0 + 1 + 15 * SECOND, payload: { eventId: running.id, tentativa: 1 } }]);
+    expect(s.drain()).toEqual([
+      {
+        kind: TASK_ATTEMPT_TIMEOUT,
+        owner: s.companyId,
+        due: T0 + 1 + 15 * SECOND,
+        payload: { eventId: running.id, tentativa: 1 },
+      },
+    ]);
   });
 
   it('does nothing for an unknown event or another cycle', () => {
@@ -306,7 +375,11 @@ describe('beginAttempt', () => {
     const e = s.raise();
     s.state.webhookDestinations.set(s.companyId, { ...destination, versao: destination.versao + 1 });
     expect(beginAttempt(s.state, e.id, 1, s.ctx(T0 + 1))).toBeUndefined();
-    expect(s.event(e.id)).toMatchObject({ estado: 'cancelado', codigoFalha: FAILURE_CODES.destinationChanged, terminadoEm: T0 + 1 });
+    expect(s.event(e.id)).toMatchObject({
+      estado: 'cancelado',
+      codigoFalha: FAILURE_CODES.destinationChanged,
+      terminadoEm: T0 + 1,
+    });
     expect(s.event(e.id).attempts).toEqual([]);
   });
 
@@ -333,8 +406,19 @@ describe('finishAttempt', () => {
   it('a 2xx delivers: attempt and event entregue, closed in the closing order, nothing more scheduled', () => {
     const { s, id } = started();
     finishAttempt(s.state, id, 1, { kind: 'response', status: 204 }, s.ctx(T0 + 40));
-    expect(s.event(id)).toMatchObject({ estado: 'entregue', statusHttp: 204, codigoFalha: null, terminadoEm: T0 + 40, proximaTentativaEm: null });
-    expect(s.event(id).attempts[0]).toMatchObject({ estado: 'entregue', terminadaEm: T0 + 40, statusHttp: 204, codigoFalha: null });
+    expect(s.event(id)).toMatchObject({
+      estado: 'entregue',
+      statusHttp: 204,
+      codigoFalha: null,
+      terminadoEm: T0 + 40,
+      proximaTentativaEm: null,
+    });
+    expect(s.event(id).attempts[0]).toMatchObject({
+      estado: 'entregue',
+      terminadaEm: T0 + 40,
+      statusHttp: 204,
+      codigoFalha: null,
+    });
     expect(s.drain()).toEqual([]);
     expect(s.state.closedWebhookEvents).toEqual([[T0 + 40, id]]);
     expect(indexesOf(s.state, s.companyId).openWebhookEvents.has(id)).toBe(false);
@@ -343,8 +427,16 @@ describe('finishAttempt', () => {
   it('a failure leaves the event pendente with the next attempt due the first wait after the END of this one', () => {
     const { s, id } = started();
     finishAttempt(s.state, id, 1, { kind: 'response', status: 503 }, s.ctx(T0 + 3 * SECOND));
-    expect(s.event(id)).toMatchObject({ estado: 'pendente', statusHttp: 503, codigoFalha: 'status_nao_2xx', proximaTentativaEm: T0 + 8 * SECOND, terminadoEm: null });
-    expect(s.drain()).toEqual([{ kind: TASK_ATTEMPT, owner: s.companyId, due: T0 + 8 * SECOND, payload: { eventId: id, ciclo: 1 } }]);
+    expect(s.event(id)).toMatchObject({
+      estado: 'pendente',
+      statusHttp: 503,
+      codigoFalha: 'status_nao_2xx',
+      proximaTentativaEm: T0 + 8 * SECOND,
+      terminadoEm: null,
+    });
+    expect(s.drain()).toEqual([
+      { kind: TASK_ATTEMPT, owner: s.companyId, due: T0 + 8 * SECOND, payload: { eventId: id, ciclo: 1 } },
+    ]);
   });
 
   it.each<[NetworkOutcome, string, number | null]>([
@@ -355,7 +447,12 @@ describe('finishAttempt', () => {
     const { s, id } = started();
     finishAttempt(s.state, id, 1, outcome, s.ctx(T0 + 15 * SECOND));
     expect(s.event(id).attempts[0]).toMatchObject({ estado: 'incerta', codigoFalha: code, statusHttp });
-    expect(s.event(id)).toMatchObject({ estado: 'pendente', codigoFalha: code, statusHttp, proximaTentativaEm: T0 + 20 * SECOND });
+    expect(s.event(id)).toMatchObject({
+      estado: 'pendente',
+      codigoFalha: code,
+      statusHttp,
+      proximaTentativaEm: T0 + 20 * SECOND,
+    });
   });
 
   it('with instant failures the default schedule starts the 8th attempt 22:35:05 after the 1st, then gives up', () => {
@@ -370,7 +467,16 @@ describe('finishAttempt', () => {
       finishAttempt(s.state, e.id, n, FAIL, s.ctx(now));
       now = s.event(e.id).proximaTentativaEm ?? now;
     }
-    expect(starts.map((t) => t - T0)).toEqual([0, 5 * SECOND, 5 * MINUTE + 5 * SECOND, 35 * MINUTE + 5 * SECOND, 2 * HOUR + 35 * MINUTE + 5 * SECOND, 7 * HOUR + 35 * MINUTE + 5 * SECOND, 14 * HOUR + 35 * MINUTE + 5 * SECOND, 22 * HOUR + 35 * MINUTE + 5 * SECOND]);
+    expect(starts.map((t) => t - T0)).toEqual([
+      0,
+      5 * SECOND,
+      5 * MINUTE + 5 * SECOND,
+      35 * MINUTE + 5 * SECOND,
+      2 * HOUR + 35 * MINUTE + 5 * SECOND,
+      7 * HOUR + 35 * MINUTE + 5 * SECOND,
+      14 * HOUR + 35 * MINUTE + 5 * SECOND,
+      22 * HOUR + 35 * MINUTE + 5 * SECOND,
+    ]);
     expect(s.event(e.id).estado).toBe('falhou');
     expect(attemptsInCycle(s.event(e.id))).toBe(8);
   });
@@ -386,7 +492,11 @@ describe('finishAttempt', () => {
     beginAttempt(s.state, e.id, 1, s.ctx(T0 + 20 * HOUR, policy));
     s.drain();
     finishAttempt(s.state, e.id, 2, { kind: 'refused' }, s.ctx(T0 + 20 * HOUR + 1, policy));
-    expect(s.event(e.id)).toMatchObject({ estado: 'falhou', codigoFalha: 'conexao_recusada', terminadoEm: T0 + 20 * HOUR + 1 });
+    expect(s.event(e.id)).toMatchObject({
+      estado: 'falhou',
+      codigoFalha: 'conexao_recusada',
+      terminadoEm: T0 + 20 * HOUR + 1,
+    });
     expect(s.drain()).toEqual([]);
   });
 
@@ -406,7 +516,12 @@ describe('finishAttempt', () => {
     cancelOpenEvents(s.state, s.companyId, FAILURE_CODES.destinationChanged, T0 + 1);
     const closed = s.state.closedWebhookEvents.length;
     finishAttempt(s.state, id, 1, OK, s.ctx(T0 + 2));
-    expect(s.event(id)).toMatchObject({ estado: 'cancelado', codigoFalha: 'destino_alterado', terminadoEm: T0 + 1, statusHttp: null });
+    expect(s.event(id)).toMatchObject({
+      estado: 'cancelado',
+      codigoFalha: 'destino_alterado',
+      terminadoEm: T0 + 1,
+      statusHttp: null,
+    });
     expect(s.event(id).attempts[0]).toMatchObject({ estado: 'entregue', terminadaEm: T0 + 2 });
     expect(s.state.closedWebhookEvents.length).toBe(closed);
     expect(s.drain()).toEqual([]);
@@ -442,13 +557,24 @@ describe('cancelOpenEvents', () => {
     const otherCompany = createCompany(s.state, {}, s.ctx(T0));
     if (!otherCompany.ok) throw new Error('company');
     const otherId = otherCompany.value.company.id;
-    const otherDestination = configureDestination(s.state, otherId, { url: HOOK, createOnly: true, ifMatch: undefined }, s.ctx(T0));
+    const otherDestination = configureDestination(
+      s.state,
+      otherId,
+      { url: HOOK, createOnly: true, ifMatch: undefined },
+      s.ctx(T0),
+    );
     expect(otherDestination.ok).toBe(true);
     const other = raised(raiseEvent(s.state, otherId, { tipo: 'webhook.teste' }, s.ctx(T0)));
     const deliveredBefore = s.event(delivered.id);
 
     cancelOpenEvents(s.state, s.companyId, FAILURE_CODES.destinationRevoked, T0 + 9);
-    for (const id of [pending.id, running.id]) expect(s.event(id)).toMatchObject({ estado: 'cancelado', codigoFalha: 'destino_revogado', terminadoEm: T0 + 9, proximaTentativaEm: null });
+    for (const id of [pending.id, running.id])
+      expect(s.event(id)).toMatchObject({
+        estado: 'cancelado',
+        codigoFalha: 'destino_revogado',
+        terminadoEm: T0 + 9,
+        proximaTentativaEm: null,
+      });
     expect(s.event(delivered.id)).toBe(deliveredBefore);
     expect(s.event(other.id).estado).toBe('pendente');
     expect(indexesOf(s.state, s.companyId).openWebhookEvents.size).toBe(0);
@@ -487,9 +613,15 @@ describe('reopen', () => {
     });
     expect(reopened.attempts).toEqual(e.attempts);
     expect(attemptsInCycle(reopened)).toBe(0);
-    expect(s.drain()).toEqual([{ kind: TASK_ATTEMPT, owner: s.companyId, due: T0 + 2 * DAY, payload: { eventId: e.id, ciclo: 2 } }]);
+    expect(s.drain()).toEqual([
+      { kind: TASK_ATTEMPT, owner: s.companyId, due: T0 + 2 * DAY, payload: { eventId: e.id, ciclo: 2 } },
+    ]);
     // Attempt numbers continue across cycles.
-    expect(beginAttempt(s.state, e.id, 2, s.ctx(T0 + 2 * DAY))).toMatchObject({ tentativa: 9, url: 'https://hooks.example.com/b', secret: destination.secret });
+    expect(beginAttempt(s.state, e.id, 2, s.ctx(T0 + 2 * DAY))).toMatchObject({
+      tentativa: 9,
+      url: 'https://hooks.example.com/b',
+      secret: destination.secret,
+    });
   });
 });
 
@@ -522,8 +654,10 @@ describe('classifyOutcome', () => {
     fc.assert(
       fc.property(fc.integer({ min: 100, max: 599 }), (status) => {
         const result = classifyOutcome({ kind: 'response', status });
-        if (status >= 200 && status < 300) expect(result).toEqual({ estado: 'entregue', codigoFalha: null, statusHttp: status });
-        else if (status >= 300 && status < 400) expect(result).toEqual({ estado: 'falhou', codigoFalha: 'redirecionamento_nao_seguido', statusHttp: status });
+        if (status >= 200 && status < 300)
+          expect(result).toEqual({ estado: 'entregue', codigoFalha: null, statusHttp: status });
+        else if (status >= 300 && status < 400)
+          expect(result).toEqual({ estado: 'falhou', codigoFalha: 'redirecionamento_nao_seguido', statusHttp: status });
         else expect(result).toEqual({ estado: 'falhou', codigoFalha: 'status_nao_2xx', statusHttp: status });
       }),
     );
@@ -546,10 +680,22 @@ describe('classifyOutcome', () => {
     [{ kind: 'reset' }, { estado: 'incerta', codigoFalha: 'conexao_interrompida', statusHttp: null }],
     [{ kind: 'timeout' }, { estado: 'incerta', codigoFalha: 'tempo_esgotado', statusHttp: null }],
     // spec: WH-EVT-56: a response cut short confirms nothing, whatever its status; the status that arrived is kept.
-    [{ kind: 'incomplete', status: 200 }, { estado: 'incerta', codigoFalha: 'resposta_incompleta', statusHttp: 200 }],
-    [{ kind: 'incomplete', status: 299 }, { estado: 'incerta', codigoFalha: 'resposta_incompleta', statusHttp: 299 }],
-    [{ kind: 'incomplete', status: 302 }, { estado: 'incerta', codigoFalha: 'resposta_incompleta', statusHttp: 302 }],
-    [{ kind: 'incomplete', status: 503 }, { estado: 'incerta', codigoFalha: 'resposta_incompleta', statusHttp: 503 }],
+    [
+      { kind: 'incomplete', status: 200 },
+      { estado: 'incerta', codigoFalha: 'resposta_incompleta', statusHttp: 200 },
+    ],
+    [
+      { kind: 'incomplete', status: 299 },
+      { estado: 'incerta', codigoFalha: 'resposta_incompleta', statusHttp: 299 },
+    ],
+    [
+      { kind: 'incomplete', status: 302 },
+      { estado: 'incerta', codigoFalha: 'resposta_incompleta', statusHttp: 302 },
+    ],
+    [
+      { kind: 'incomplete', status: 503 },
+      { estado: 'incerta', codigoFalha: 'resposta_incompleta', statusHttp: 503 },
+    ],
   ])('%j → %j', (outcome, expected) => {
     expect(classifyOutcome(outcome)).toEqual(expected);
   });

@@ -201,7 +201,12 @@ export function envelopeBody(id: string, empresa: string, ocorridoEm: Instant, d
 }
 
 /** Records an event of `destination`'s company against it (raiseEvent, and the test event, which has its destination in hand). */
-export function recordEvent(state: State, destination: WebhookDestination, dados: EventData, ctx: Context): WebhookEvent {
+export function recordEvent(
+  state: State,
+  destination: WebhookDestination,
+  dados: EventData,
+  ctx: Context,
+): WebhookEvent {
   const companyId = destination.companyId;
   const company = state.companies.get(companyId);
   const id = uuidV4(ctx.random);
@@ -248,7 +253,13 @@ export function beginAttempt(state: State, eventId: string, ciclo: number, ctx: 
   const destination = state.webhookDestinations.get(event.companyId);
   if (!destination || destination.estado !== 'ativo' || destination.versao !== event.destinoVersao) {
     // A change of the destination cancels its open events at once; this only guards a restored state.
-    close(state, event, 'cancelado', destination?.estado === 'revogado' ? FAILURE_CODES.destinationRevoked : FAILURE_CODES.destinationChanged, now);
+    close(
+      state,
+      event,
+      'cancelado',
+      destination?.estado === 'revogado' ? FAILURE_CODES.destinationRevoked : FAILURE_CODES.destinationChanged,
+      now,
+    );
     return undefined;
   }
   if (attemptsInCycle(event) >= ctx.config.delivery.maxAttemptsPerCycle || now > event.prazoEm) {
@@ -256,9 +267,26 @@ export function beginAttempt(state: State, eventId: string, ciclo: number, ctx: 
     return undefined;
   }
   const tentativa = event.attempts.length + 1;
-  const attempt: DeliveryAttempt = { tentativa, ciclo, destinoVersao: destination.versao, estado: 'iniciada', iniciadaEm: now, terminadaEm: null, codigoFalha: null, statusHttp: null };
+  const attempt: DeliveryAttempt = {
+    tentativa,
+    ciclo,
+    destinoVersao: destination.versao,
+    estado: 'iniciada',
+    iniciadaEm: now,
+    terminadaEm: null,
+    codigoFalha: null,
+    statusHttp: null,
+  };
   replaceEvent(state, event, { estado: next, proximaTentativaEm: null, attempts: [...event.attempts, attempt] });
-  return { eventId, companyId: event.companyId, tipo: event.tipo, tentativa, url: destination.url, secret: destination.secret, body: event.body };
+  return {
+    eventId,
+    companyId: event.companyId,
+    tipo: event.tipo,
+    tentativa,
+    url: destination.url,
+    secret: destination.secret,
+    body: event.body,
+  };
 }
 
 /**
@@ -266,27 +294,45 @@ export function beginAttempt(state: State, eventId: string, ciclo: number, ctx: 
  * answer does not come back at once; a restored state re-arms it for every attempt still running, since the
  * request it was waiting on did not survive the restore.
  */
-export function attemptTimeoutIntent(state: State, eventId: string, tentativa: number, startedAt: Instant, ctx: Context): void {
+export function attemptTimeoutIntent(
+  state: State,
+  eventId: string,
+  tentativa: number,
+  startedAt: Instant,
+  ctx: Context,
+): void {
   const event = state.webhookEvents.get(eventId);
   if (!event) return;
-  schedule(state, { kind: TASK_ATTEMPT_TIMEOUT, owner: event.companyId, due: startedAt + ctx.config.delivery.attemptTimeoutMs, payload: { eventId, tentativa } });
+  schedule(state, {
+    kind: TASK_ATTEMPT_TIMEOUT,
+    owner: event.companyId,
+    due: startedAt + ctx.config.delivery.attemptTimeoutMs,
+    payload: { eventId, tentativa },
+  });
 }
 
 export function rearmStartedAttempts(state: State, ctx: Context, companyId?: string): void {
   for (const event of state.webhookEvents.values()) {
     if (companyId !== undefined && event.companyId !== companyId) continue;
     for (const attempt of event.attempts) {
-      if (attempt.estado === 'iniciada') attemptTimeoutIntent(state, event.id, attempt.tentativa, attempt.iniciadaEm, ctx);
+      if (attempt.estado === 'iniciada')
+        attemptTimeoutIntent(state, event.id, attempt.tentativa, attempt.iniciadaEm, ctx);
     }
   }
 }
 
 /** How the network's outcome ends an attempt: only a completed 2xx delivers (spec "Delivery semantics"). */
-export function classifyOutcome(outcome: NetworkOutcome): { estado: Exclude<AttemptState, 'iniciada'>; codigoFalha: string | null; statusHttp: number | null } {
+export function classifyOutcome(outcome: NetworkOutcome): {
+  estado: Exclude<AttemptState, 'iniciada'>;
+  codigoFalha: string | null;
+  statusHttp: number | null;
+} {
   switch (outcome.kind) {
     case 'response':
-      if (outcome.status >= 200 && outcome.status < 300) return { estado: 'entregue', codigoFalha: null, statusHttp: outcome.status };
-      if (outcome.status >= 300 && outcome.status < 400) return { estado: 'falhou', codigoFalha: FAILURE_CODES.redirect, statusHttp: outcome.status };
+      if (outcome.status >= 200 && outcome.status < 300)
+        return { estado: 'entregue', codigoFalha: null, statusHttp: outcome.status };
+      if (outcome.status >= 300 && outcome.status < 400)
+        return { estado: 'falhou', codigoFalha: FAILURE_CODES.redirect, statusHttp: outcome.status };
       return { estado: 'falhou', codigoFalha: FAILURE_CODES.status, statusHttp: outcome.status };
     case 'refused':
       return { estado: 'falhou', codigoFalha: FAILURE_CODES.refused, statusHttp: null };
@@ -306,7 +352,13 @@ export function classifyOutcome(outcome: NetworkOutcome): { estado: Exclude<Atte
  * An attempt ends with `outcome` (or its time-out fires). A late outcome of an attempt already ended, or of
  * an event that moved on (cancelled, resent), changes only what it must: nothing, or the attempt record.
  */
-export function finishAttempt(state: State, eventId: string, tentativa: number, outcome: NetworkOutcome, ctx: Context): void {
+export function finishAttempt(
+  state: State,
+  eventId: string,
+  tentativa: number,
+  outcome: NetworkOutcome,
+  ctx: Context,
+): void {
   const { now } = ctx;
   const policy = ctx.config.delivery;
   const event = state.webhookEvents.get(eventId);
@@ -329,10 +381,19 @@ export function finishAttempt(state: State, eventId: string, tentativa: number, 
   const wait = policy.retryWaitsMs[Math.min(made - 1, policy.retryWaitsMs.length - 1)] ?? 0;
   const due = now + wait;
   if (made >= policy.maxAttemptsPerCycle || due > event.prazoEm) {
-    close(state, event, transition(event, 'esgotar')!, result.codigoFalha, now, { attempts, statusHttp: result.statusHttp });
+    close(state, event, transition(event, 'esgotar')!, result.codigoFalha, now, {
+      attempts,
+      statusHttp: result.statusHttp,
+    });
     return;
   }
-  replaceEvent(state, event, { attempts, statusHttp: result.statusHttp, codigoFalha: result.codigoFalha, estado: transition(event, 'falhar_tentativa')!, proximaTentativaEm: due });
+  replaceEvent(state, event, {
+    attempts,
+    statusHttp: result.statusHttp,
+    codigoFalha: result.codigoFalha,
+    estado: transition(event, 'falhar_tentativa')!,
+    proximaTentativaEm: due,
+  });
   schedule(state, { kind: TASK_ATTEMPT, owner: event.companyId, due, payload: { eventId, ciclo: event.ciclo } });
 }
 
@@ -370,23 +431,48 @@ export function reopen(state: State, event: WebhookEvent, destination: WebhookDe
 /** Whether a closed event may be resent: closed, and younger than 30 days (spec "Limits"). */
 export function resendable(event: WebhookEvent, now: Instant, maxAgeMs: number): Result<WebhookEvent> {
   if (transition(event, 'reenviar') === undefined) {
-    return refuse('conflict', 'evento_em_andamento', `Event ${event.id} is ${event.estado}: only entregue, falhou or cancelado events can be resent.`);
+    return refuse(
+      'conflict',
+      'evento_em_andamento',
+      `Event ${event.id} is ${event.estado}: only entregue, falhou or cancelado events can be resent.`,
+    );
   }
   if (now - event.criadoEm >= maxAgeMs) {
-    return refuse('conflict', 'evento_antigo', `Event ${event.id} was created on ${isoString(event.criadoEm)}: only events younger than 30 days can be resent.`);
+    return refuse(
+      'conflict',
+      'evento_antigo',
+      `Event ${event.id} was created on ${isoString(event.criadoEm)}: only events younger than 30 days can be resent.`,
+    );
   }
   return ok(event);
 }
 
 /** Closes `event` as `estado`; `ending` carries what the attempt that closes it changed (one copy of the event, not two). */
-function close(state: State, event: WebhookEvent, estado: EventState, codigoFalha: string | null, now: Instant, ending?: Pick<WebhookEvent, 'attempts' | 'statusHttp'>): WebhookEvent {
-  const closed = replaceEvent(state, event, { ...ending, estado, codigoFalha, terminadoEm: now, proximaTentativaEm: null });
+function close(
+  state: State,
+  event: WebhookEvent,
+  estado: EventState,
+  codigoFalha: string | null,
+  now: Instant,
+  ending?: Pick<WebhookEvent, 'attempts' | 'statusHttp'>,
+): WebhookEvent {
+  const closed = replaceEvent(state, event, {
+    ...ending,
+    estado,
+    codigoFalha,
+    terminadoEm: now,
+    proximaTentativaEm: null,
+  });
   indexesOf(state, event.companyId).openWebhookEvents.delete(event.id);
   state.closedWebhookEvents.push([now, event.id]);
   return closed;
 }
 
-function replaceEvent(state: State, current: WebhookEvent, changes: Partial<Omit<WebhookEvent, 'id' | 'companyId' | 'position'>>): WebhookEvent {
+function replaceEvent(
+  state: State,
+  current: WebhookEvent,
+  changes: Partial<Omit<WebhookEvent, 'id' | 'companyId' | 'position'>>,
+): WebhookEvent {
   const updated: WebhookEvent = { ...current, ...changes };
   state.webhookEvents.set(updated.id, updated);
   return updated;
@@ -415,34 +501,62 @@ export const webhookEventsSlice: KindSlice<'webhookEvents', readonly WebhookEven
   indexes: ['openWebhookEvents'],
   fromData: (state, events) => {
     positionedEvents.fromData(state, events);
-    const closed = events.filter((e) => e.terminadoEm !== null && isClosed(e.estado)).map((e): [Instant, string] => [e.terminadoEm!, e.id]);
+    const closed = events
+      .filter((e) => e.terminadoEm !== null && isClosed(e.estado))
+      .map((e): [Instant, string] => [e.terminadoEm!, e.id]);
     // Merged by closing time into what is there (one company's import beside the others'): retention walks it
     // oldest first. Ties in position order, as a whole state's import gives them.
     const queue = state.closedWebhookEvents;
     const position = (id: string) => state.webhookEvents.get(id)?.position ?? 0;
-    refill(queue, [...queue, ...closed].sort((a, b) => a[0] - b[0] || position(a[1]) - position(b[1])));
+    refill(
+      queue,
+      [...queue, ...closed].sort((a, b) => a[0] - b[0] || position(a[1]) - position(b[1])),
+    );
   },
   removeCompany: (state, companyId) => {
     const queue = state.closedWebhookEvents;
-    refill(queue, queue.filter(([, id]) => state.webhookEvents.get(id)?.companyId !== companyId));
+    refill(
+      queue,
+      queue.filter(([, id]) => state.webhookEvents.get(id)?.companyId !== companyId),
+    );
     state.webhookEvents.dropCompany(companyId);
   },
   unique: (events) => repeatedId('webhookEvents', events, 'webhook event'),
   check: (data, r) => {
     const destinationOf = new Map(data.webhookDestinations.map((d) => [d.companyId, d]));
     for (const [i, e] of data.webhookEvents.entries()) {
-      if (!r.companies.has(e.companyId)) return at(['webhookEvents', i, 'companyId'], `webhook event ${e.id} belongs to unknown company ${e.companyId}`);
+      if (!r.companies.has(e.companyId))
+        return at(['webhookEvents', i, 'companyId'], `webhook event ${e.id} belongs to unknown company ${e.companyId}`);
       const destination = destinationOf.get(e.companyId);
       if (destination?.id !== e.destinoId || e.destinoVersao > destination.versao) {
-        return at(['webhookEvents', i, destination?.id !== e.destinoId ? 'destinoId' : 'destinoVersao'], `webhook event ${e.id}: destination ${e.destinoId} version ${e.destinoVersao} is not a version of its company's webhook destination`);
+        return at(
+          ['webhookEvents', i, destination?.id !== e.destinoId ? 'destinoId' : 'destinoVersao'],
+          `webhook event ${e.id}: destination ${e.destinoId} version ${e.destinoVersao} is not a version of its company's webhook destination`,
+        );
       }
-      if (isClosed(e.estado) !== (e.terminadoEm !== null)) return at(['webhookEvents', i, 'terminadoEm'], `webhook event ${e.id}: terminadoEm must be set exactly when it is closed`);
+      if (isClosed(e.estado) !== (e.terminadoEm !== null))
+        return at(
+          ['webhookEvents', i, 'terminadoEm'],
+          `webhook event ${e.id}: terminadoEm must be set exactly when it is closed`,
+        );
       for (const [j, a] of e.attempts.entries()) {
         const path = ['webhookEvents', i, 'attempts', j];
         // The attempts query pages by this number, and a late outcome finds its attempt by it.
-        if (a.tentativa !== j + 1) return at([...path, 'tentativa'], `webhook event ${e.id}: attempt ${j + 1} is numbered ${a.tentativa}; attempts are numbered 1, 2, … in order`);
-        if (a.ciclo > e.ciclo) return at([...path, 'ciclo'], `webhook event ${e.id}: attempt ${a.tentativa} is of cycle ${a.ciclo}, after the event's cycle ${e.ciclo}`);
-        if ((a.estado === 'iniciada') !== (a.terminadaEm === null)) return at([...path, 'terminadaEm'], `webhook event ${e.id}: attempt ${a.tentativa} must have terminadaEm exactly when it has ended`);
+        if (a.tentativa !== j + 1)
+          return at(
+            [...path, 'tentativa'],
+            `webhook event ${e.id}: attempt ${j + 1} is numbered ${a.tentativa}; attempts are numbered 1, 2, … in order`,
+          );
+        if (a.ciclo > e.ciclo)
+          return at(
+            [...path, 'ciclo'],
+            `webhook event ${e.id}: attempt ${a.tentativa} is of cycle ${a.ciclo}, after the event's cycle ${e.ciclo}`,
+          );
+        if ((a.estado === 'iniciada') !== (a.terminadaEm === null))
+          return at(
+            [...path, 'terminadaEm'],
+            `webhook event ${e.id}: attempt ${a.tentativa} must have terminadaEm exactly when it has ended`,
+          );
       }
     }
     return undefined;

@@ -2,9 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { configureWebhook, raised, seededWorld, T0, unwrap } from '../testing/support.js';
 import { DAY, HOUR, SECOND } from '../time.js';
 import { destinationEtag, revokeDestination } from './destination.js';
-import { beginAttempt, cancelOpenEvents, FAILURE_CODES, finishAttempt, raiseEvent, reopen, type WebhookEvent } from './events.js';
+import {
+  beginAttempt,
+  cancelOpenEvents,
+  FAILURE_CODES,
+  finishAttempt,
+  raiseEvent,
+  reopen,
+  type WebhookEvent,
+} from './events.js';
 import { EVENT_RETENTION_MS, purgeClosedEvents } from './retention.js';
-
 
 /** The state's webhookEvents, counting its reads, to see which events a purge looks at. */
 function countingReads(events: Map<string, WebhookEvent>): Map<string, WebhookEvent> & { reads: string[] } {

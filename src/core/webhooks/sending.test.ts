@@ -4,7 +4,14 @@ import { configureWebhook, raised, seededWorld, T0 } from '../testing/support.js
 import { DAY, SECOND } from '../time.js';
 import type { IfMatch } from '../versioning.js';
 import { destinationEtag, revokeDestination, type WebhookDestination } from './destination.js';
-import { beginAttempt, cancelOpenEvents, FAILURE_CODES, finishAttempt, raiseEvent, type WebhookEvent } from './events.js';
+import {
+  beginAttempt,
+  cancelOpenEvents,
+  FAILURE_CODES,
+  finishAttempt,
+  raiseEvent,
+  type WebhookEvent,
+} from './events.js';
 import { RESEND_MAX_AGE_MS, resendEvent, SEND_LIMIT, SEND_WINDOW_MS, sendTestEvent } from './sending.js';
 
 const STALE: IfMatch = ['"00000000deadbeef"'];
@@ -21,9 +28,11 @@ function setup() {
   };
   /** `ifMatch`: the header's tags, null when absent, or 'current' for the destination's current ETag. */
   type Tags = IfMatch | null | 'current';
-  const tags = (ifMatch: Tags, id: string): IfMatch => (ifMatch === 'current' ? current(id) : ifMatch ?? undefined);
-  const test = (now: number, ifMatch: Tags = 'current', id = companyId) => sendTestEvent(state, id, tags(ifMatch, id), ctx(now));
-  const resend = (eventId: string, now: number, ifMatch: Tags = 'current', id = companyId) => resendEvent(state, id, eventId, tags(ifMatch, id), ctx(now));
+  const tags = (ifMatch: Tags, id: string): IfMatch => (ifMatch === 'current' ? current(id) : (ifMatch ?? undefined));
+  const test = (now: number, ifMatch: Tags = 'current', id = companyId) =>
+    sendTestEvent(state, id, tags(ifMatch, id), ctx(now));
+  const resend = (eventId: string, now: number, ifMatch: Tags = 'current', id = companyId) =>
+    resendEvent(state, id, eventId, tags(ifMatch, id), ctx(now));
   /** A closed event of the company (delivered), raised at `at`. */
   const closedEvent = (at: number, id = companyId): WebhookEvent => {
     const e = raised(raiseEvent(state, id, { tipo: 'catalogo.aplicado' }, ctx(at)));
@@ -43,7 +52,21 @@ function setup() {
     outbox: state.outbox.length,
     random: random.state(),
   });
-  return { state, ctx, company, companyId, destination, current, configure, revoke, test, resend, closedEvent, exhaust, fingerprint };
+  return {
+    state,
+    ctx,
+    company,
+    companyId,
+    destination,
+    current,
+    configure,
+    revoke,
+    test,
+    resend,
+    closedEvent,
+    exhaust,
+    fingerprint,
+  };
 }
 
 function refusal<T>(result: Result<T>) {
@@ -60,9 +83,21 @@ describe('sendTestEvent', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.value.destination).toBe(destination);
-    expect(result.value.event).toMatchObject({ tipo: 'webhook.teste', estado: 'pendente', ciclo: 1, destinoId: destination.id, destinoVersao: destination.versao });
+    expect(result.value.event).toMatchObject({
+      tipo: 'webhook.teste',
+      estado: 'pendente',
+      ciclo: 1,
+      destinoId: destination.id,
+      destinoVersao: destination.versao,
+    });
     expect(JSON.parse(result.value.event.body).dados).toEqual({ tipo: 'webhook.teste' });
-    expect(result.value.quota).toEqual({ policy: 'testes-reenvios', limit: 5, windowSeconds: 60, remaining: 4, resetSeconds: 60 });
+    expect(result.value.quota).toEqual({
+      policy: 'testes-reenvios',
+      limit: 5,
+      windowSeconds: 60,
+      remaining: 4,
+      resetSeconds: 60,
+    });
     expect(s.state.outbox).toHaveLength(1);
   });
 
@@ -78,8 +113,16 @@ describe('sendTestEvent', () => {
     s.revoke(s.companyId, T0);
     before = s.fingerprint();
     // Revoked, limit reached, and no If-Match: 428 first.
-    expect(refusal(s.test(T0, null))).toMatchObject({ kind: 'precondition_required', codigo: 'precondicao_ausente', caminho: 'header.if-match' });
-    expect(refusal(s.test(T0, STALE))).toMatchObject({ kind: 'precondition_failed', codigo: 'precondicao_falhou', caminho: 'header.if-match' });
+    expect(refusal(s.test(T0, null))).toMatchObject({
+      kind: 'precondition_required',
+      codigo: 'precondicao_ausente',
+      caminho: 'header.if-match',
+    });
+    expect(refusal(s.test(T0, STALE))).toMatchObject({
+      kind: 'precondition_failed',
+      codigo: 'precondicao_falhou',
+      caminho: 'header.if-match',
+    });
     expect(refusal(s.test(T0))).toMatchObject({ kind: 'conflict', codigo: 'destino_revogado' });
     expect(s.fingerprint()).toEqual(before);
 
@@ -108,7 +151,13 @@ describe('the shared limit of 5 per sliding minute', () => {
     ]);
     const refused = refusal(s.test(T0 + 50 * SECOND));
     expect(refused).toMatchObject({ kind: 'rate_limited', codigo: 'limite_testes_reenvios' });
-    expect(refused.limit).toEqual({ policy: 'testes-reenvios', limit: 5, windowSeconds: 60, remaining: 0, resetSeconds: 10 });
+    expect(refused.limit).toEqual({
+      policy: 'testes-reenvios',
+      limit: 5,
+      windowSeconds: 60,
+      remaining: 0,
+      resetSeconds: 10,
+    });
     expect(SEND_LIMIT).toBe(5);
     expect(SEND_WINDOW_MS).toBe(60 * SECOND);
   });
@@ -179,17 +228,31 @@ describe('resendEvent', () => {
     expect(inactive.codigoFalha).toBe(FAILURE_CODES.inactiveDestination);
     s.configure(other);
     let before = s.fingerprint();
-    expect(refusal(s.resend('0190a000-0000-7000-8000-00000000dead', T0, null))).toMatchObject({ kind: 'not_found', codigo: 'evento_nao_encontrado', caminho: 'path.id' });
+    expect(refusal(s.resend('0190a000-0000-7000-8000-00000000dead', T0, null))).toMatchObject({
+      kind: 'not_found',
+      codigo: 'evento_nao_encontrado',
+      caminho: 'path.id',
+    });
     // Another company's event is not found, even for a company with a destination.
-    expect(refusal(s.resend(inactive.id, T0, s.current(other), other))).toMatchObject({ kind: 'not_found', codigo: 'evento_nao_encontrado' });
+    expect(refusal(s.resend(inactive.id, T0, s.current(other), other))).toMatchObject({
+      kind: 'not_found',
+      codigo: 'evento_nao_encontrado',
+    });
     expect(s.fingerprint()).toEqual(before);
 
     s.configure();
     const open = raised(raiseEvent(s.state, s.companyId, { tipo: 'webhook.teste' }, s.ctx(T0)));
     s.exhaust(T0);
     before = s.fingerprint();
-    expect(refusal(s.resend(open.id, T0, null))).toMatchObject({ kind: 'precondition_required', codigo: 'precondicao_ausente', caminho: 'header.if-match' });
-    expect(refusal(s.resend(open.id, T0, STALE))).toMatchObject({ kind: 'precondition_failed', codigo: 'precondicao_falhou' });
+    expect(refusal(s.resend(open.id, T0, null))).toMatchObject({
+      kind: 'precondition_required',
+      codigo: 'precondicao_ausente',
+      caminho: 'header.if-match',
+    });
+    expect(refusal(s.resend(open.id, T0, STALE))).toMatchObject({
+      kind: 'precondition_failed',
+      codigo: 'precondicao_falhou',
+    });
     expect(refusal(s.resend(open.id, T0))).toMatchObject({ kind: 'conflict', codigo: 'evento_em_andamento' });
     const running = s.test(T0 + 60 * SECOND);
     expect(running.ok).toBe(true);
@@ -197,15 +260,24 @@ describe('resendEvent', () => {
     // With the running test, five in the window again.
     for (let i = 0; i < SEND_LIMIT - 1; i++) expect(s.test(T0 + 60 * SECOND + 1).ok).toBe(true);
     before = s.fingerprint();
-    if (running.ok) expect(refusal(s.resend(running.value.event.id, T0 + 60 * SECOND + 1))).toMatchObject({ codigo: 'evento_em_andamento' });
+    if (running.ok)
+      expect(refusal(s.resend(running.value.event.id, T0 + 60 * SECOND + 1))).toMatchObject({
+        codigo: 'evento_em_andamento',
+      });
     // Closed and young, but the limit is reached: 429.
-    expect(refusal(s.resend(inactive.id, T0 + 60 * SECOND + 1))).toMatchObject({ kind: 'rate_limited', codigo: 'limite_testes_reenvios' });
+    expect(refusal(s.resend(inactive.id, T0 + 60 * SECOND + 1))).toMatchObject({
+      kind: 'rate_limited',
+      codigo: 'limite_testes_reenvios',
+    });
     expect(s.fingerprint()).toEqual(before);
 
     // Revoked (the open events are cancelled, so resendable): 409 destino_revogado before the limit.
     s.revoke(s.companyId, T0 + 60 * SECOND + 2);
     before = s.fingerprint();
-    expect(refusal(s.resend(open.id, T0 + 60 * SECOND + 2))).toMatchObject({ kind: 'conflict', codigo: 'destino_revogado' });
+    expect(refusal(s.resend(open.id, T0 + 60 * SECOND + 2))).toMatchObject({
+      kind: 'conflict',
+      codigo: 'destino_revogado',
+    });
     expect(s.fingerprint()).toEqual(before);
   });
 
@@ -233,9 +305,18 @@ describe('resendEvent', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.value.destination).toBe(rotated);
-    expect(result.value.event).toMatchObject({ id: e.id, body: e.body, estado: 'pendente', ciclo: 2, destinoVersao: rotated.versao, prazoEm: T0 + 3 * DAY });
+    expect(result.value.event).toMatchObject({
+      id: e.id,
+      body: e.body,
+      estado: 'pendente',
+      ciclo: 2,
+      destinoVersao: rotated.versao,
+      prazoEm: T0 + 3 * DAY,
+    });
     expect(result.value.event.attempts).toEqual(e.attempts);
     expect(result.value.quota).toMatchObject({ remaining: 4 });
-    expect(s.state.outbox).toEqual([{ kind: 'webhook.tentativa', owner: s.companyId, due: T0 + 2 * DAY, payload: { eventId: e.id, ciclo: 2 } }]);
+    expect(s.state.outbox).toEqual([
+      { kind: 'webhook.tentativa', owner: s.companyId, due: T0 + 2 * DAY, payload: { eventId: e.id, ciclo: 2 } },
+    ]);
   });
 });

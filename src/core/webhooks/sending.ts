@@ -19,7 +19,13 @@ export const RESEND_MAX_AGE_MS = 30 * DAY;
 
 type SendQuota = Quota;
 const POLICY = 'testes-reenvios';
-const quota = (remaining: number, resetSeconds: number): SendQuota => ({ policy: POLICY, limit: SEND_LIMIT, windowSeconds: SEND_WINDOW_MS / 1000, remaining, resetSeconds });
+const quota = (remaining: number, resetSeconds: number): SendQuota => ({
+  policy: POLICY,
+  limit: SEND_LIMIT,
+  windowSeconds: SEND_WINDOW_MS / 1000,
+  remaining,
+  resetSeconds,
+});
 
 export interface SchedulingReceipt {
   readonly event: WebhookEvent;
@@ -27,7 +33,12 @@ export interface SchedulingReceipt {
   readonly quota: SendQuota;
 }
 
-export function sendTestEvent(state: State, companyId: string, ifMatch: IfMatch, ctx: Context): Result<SchedulingReceipt> {
+export function sendTestEvent(
+  state: State,
+  companyId: string,
+  ifMatch: IfMatch,
+  ctx: Context,
+): Result<SchedulingReceipt> {
   const destination = usableDestination(state, companyId, ifMatch);
   if (!destination.ok) return destination;
   const quota = takeSendSlot(state, companyId, ctx.now);
@@ -36,16 +47,32 @@ export function sendTestEvent(state: State, companyId: string, ifMatch: IfMatch,
   return ok({ event, destination: destination.value, quota: quota.value });
 }
 
-export function resendEvent(state: State, companyId: string, eventId: string, ifMatch: IfMatch, ctx: Context): Result<SchedulingReceipt> {
+export function resendEvent(
+  state: State,
+  companyId: string,
+  eventId: string,
+  ifMatch: IfMatch,
+  ctx: Context,
+): Result<SchedulingReceipt> {
   const event = state.webhookEvents.get(eventId);
-  if (!event || event.companyId !== companyId) return refuse('not_found', 'evento_nao_encontrado', `No webhook event ${eventId} in this company (closed events are removed 30 days after closing).`, 'path.id');
+  if (!event || event.companyId !== companyId)
+    return refuse(
+      'not_found',
+      'evento_nao_encontrado',
+      `No webhook event ${eventId} in this company (closed events are removed 30 days after closing).`,
+      'path.id',
+    );
   const destination = usableDestination(state, companyId, ifMatch);
   if (!destination.ok) return destination;
   const allowed = resendable(event, ctx.now, RESEND_MAX_AGE_MS);
   if (!allowed.ok) return allowed;
   const quota = takeSendSlot(state, companyId, ctx.now);
   if (!quota.ok) return quota;
-  return ok({ event: reopen(state, event, destination.value, ctx), destination: destination.value, quota: quota.value });
+  return ok({
+    event: reopen(state, event, destination.value, ctx),
+    destination: destination.value,
+    quota: quota.value,
+  });
 }
 
 /** 404 without a destination, 428/412 on its ETag, 409 when revoked. */
@@ -62,7 +89,13 @@ function takeSendSlot(state: State, companyId: string, now: Instant): Result<Sen
   const recent = (state.webhookSends.get(companyId) ?? []).filter((at) => at > now - SEND_WINDOW_MS);
   if (recent.length >= SEND_LIMIT) {
     const resetSeconds = Math.max(1, Math.ceil((recent[0]! + SEND_WINDOW_MS - now) / 1000));
-    return refuse('rate_limited', 'limite_testes_reenvios', `At most ${SEND_LIMIT} test and resend requests per minute per company; retry in ${resetSeconds} s.`, undefined, quota(0, resetSeconds));
+    return refuse(
+      'rate_limited',
+      'limite_testes_reenvios',
+      `At most ${SEND_LIMIT} test and resend requests per minute per company; retry in ${resetSeconds} s.`,
+      undefined,
+      quota(0, resetSeconds),
+    );
   }
   const sends = [...recent, now];
   state.webhookSends.set(companyId, sends);
@@ -72,7 +105,11 @@ function takeSendSlot(state: State, companyId: string, now: Instant): Result<Sen
 }
 
 /** Per company, the acceptance times of its test and resend requests (what the shared limit counts). */
-export const webhookSendsSlice: KindSlice<'webhookSends', readonly (readonly [companyId: string, times: readonly Instant[]])[], readonly Instant[]> = {
+export const webhookSendsSlice: KindSlice<
+  'webhookSends',
+  readonly (readonly [companyId: string, times: readonly Instant[]])[],
+  readonly Instant[]
+> = {
   key: 'webhookSends',
   holds: ['webhookSends'],
   collection: kept(),
@@ -85,7 +122,9 @@ export const webhookSendsSlice: KindSlice<'webhookSends', readonly (readonly [co
   removeCompany: (state, companyId) => void state.webhookSends.delete(companyId),
   unique: (sends) => repeatedCompany('webhookSends', sends, 0, ([c]) => c, 'the test and resend times'),
   check: (data, r) => {
-    for (const [i, [companyId]] of data.webhookSends.entries()) if (!r.companies.has(companyId)) return at(['webhookSends', i, 0], `test and resend times of unknown company ${companyId}`);
+    for (const [i, [companyId]] of data.webhookSends.entries())
+      if (!r.companies.has(companyId))
+        return at(['webhookSends', i, 0], `test and resend times of unknown company ${companyId}`);
     return undefined;
   },
 };

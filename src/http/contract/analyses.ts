@@ -20,7 +20,10 @@ export const AnalysisPage = component(
   'AnalysisPage',
   z.strictObject({
     itens: z.array(ExecutionItem),
-    proximo_cursor: z.string().nullable().meta({ description: 'pass it as cursor for the next page; null on the last page' }),
+    proximo_cursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'pass it as cursor for the next page; null on the last page' }),
   }),
   'A page of analyses, newest first.',
 );
@@ -36,7 +39,9 @@ export const AnalysisDetail = component(
           produtos_avaliados: int,
           total_achados: int,
           achados_por_tipo: FindingsByType,
-          snapshot_id: z.string().meta({ description: 'the regulatory reference snapshot the products were evaluated against' }),
+          snapshot_id: z
+            .string()
+            .meta({ description: 'the regulatory reference snapshot the products were evaluated against' }),
         })
         .nullable(),
       'The spec does not show the summary: null until the analysis is concluida.',

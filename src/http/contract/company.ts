@@ -12,7 +12,10 @@ export const Company = component(
   choice(
     z.strictObject({
       id: uuid,
-      cnpj_raiz: z.string().regex(/^[0-9]{8}$/).meta({ description: 'the 8-digit root every CNPJ of the company starts with' }),
+      cnpj_raiz: z
+        .string()
+        .regex(/^[0-9]{8}$/)
+        .meta({ description: 'the 8-digit root every CNPJ of the company starts with' }),
       nome: z.string(),
     }),
     'The spec does not show the payload of the identity: the company id, its CNPJ root and its name.',
@@ -33,26 +36,32 @@ export const IntegrationContext = component(
   choice(
     z.strictObject({
       empresa: Company,
-      credencial: z.strictObject({ permissoes: z.array(oneOf(PERMISSIONS)).meta({ description: 'the permissions of the credential used' }) }),
-      assinatura: z.strictObject({ ativa: z.boolean().meta({ description: 'false while the subscription is suspended' }) }),
+      credencial: z.strictObject({
+        permissoes: z.array(oneOf(PERMISSIONS)).meta({ description: 'the permissions of the credential used' }),
+      }),
+      assinatura: z.strictObject({
+        ativa: z.boolean().meta({ description: 'false while the subscription is suspended' }),
+      }),
       estabelecimentos: z.strictObject({ ativos: int, arquivados: int }),
       catalogos: z.strictObject({ ativos: int, excluidos: int }),
-      limites: z.strictObject({
-        chave_idempotencia: lengths,
-        corpo_bytes: described('the request body limit where the operation states none'),
-        catalogos_pagina: pageLimits,
-        estabelecimentos_pagina: pageLimits,
-        produtos_pagina: pageLimits,
-        nome: lengths,
-        id_externo: lengths,
-        descricao_produto: lengths,
-        atributos_produto: z.strictObject({
-          maximo: described('most entries'),
-          codigo_max: described('most characters of a codigo'),
-          valores_min: described('fewest valores of an entry'),
-          valores_max: described('most valores of an entry'),
-        }),
-      }).meta({ description: "the limits that apply to this company's calls (the spec's and the emulator's)" }),
+      limites: z
+        .strictObject({
+          chave_idempotencia: lengths,
+          corpo_bytes: described('the request body limit where the operation states none'),
+          catalogos_pagina: pageLimits,
+          estabelecimentos_pagina: pageLimits,
+          produtos_pagina: pageLimits,
+          nome: lengths,
+          id_externo: lengths,
+          descricao_produto: lengths,
+          atributos_produto: z.strictObject({
+            maximo: described('most entries'),
+            codigo_max: described('most characters of a codigo'),
+            valores_min: described('fewest valores of an entry'),
+            valores_max: described('most valores of an entry'),
+          }),
+        })
+        .meta({ description: "the limits that apply to this company's calls (the spec's and the emulator's)" }),
     }),
     'The spec does not show the payload of the integration context: who calls, with what permissions, in what state, within what limits.',
   ),
@@ -71,7 +80,7 @@ export const Capacity = component(
         disponiveis: described('runs left of the allowance'),
       }),
     }),
-    'The spec does not show this payload: the surveillance capacity and the analysis allowance, in the selection\'s own field names.',
+    "The spec does not show this payload: the surveillance capacity and the analysis allowance, in the selection's own field names.",
   ),
   'Shared surveillance capacity and analysis availability.',
 );

@@ -7,7 +7,10 @@ export const Establishment = component(
   'Establishment',
   z.strictObject({
     id: uuid,
-    cnpj: z.string().regex(/^[A-Z0-9]{12}[0-9]{2}$/).meta({ description: '12 characters from A-Z and 0-9, then 2 digits' }),
+    cnpj: z
+      .string()
+      .regex(/^[A-Z0-9]{12}[0-9]{2}$/)
+      .meta({ description: '12 characters from A-Z and 0-9, then 2 digits' }),
     nome: z.string(),
     estado: oneOf(['ativo', 'arquivado']),
     versao: int,
@@ -48,7 +51,10 @@ export const CnpjCorrection = component(
   choice(
     z.strictObject({
       ...acceptance,
-      estado: choice(oneOf(['pendente', 'aprovada', 'rejeitada']), 'The spec shows only the initial state; the review approves or rejects it.'),
+      estado: choice(
+        oneOf(['pendente', 'aprovada', 'rejeitada']),
+        'The spec shows only the initial state; the review approves or rejects it.',
+      ),
       cnpj_novo: z.string(),
       motivo: z.string(),
       criado_em: dateTime,

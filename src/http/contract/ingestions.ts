@@ -6,15 +6,31 @@
 import * as z from 'zod';
 import { choice, component, dateTime, int, oneOf, uuid } from './wire.js';
 
-const INGESTION_STATES = ['aberta', 'validando', 'validada', 'rejeitada', 'aplicando', 'aplicada', 'revisao_necessaria', 'falhou', 'expirada'] as const;
-const estado = choice(oneOf(INGESTION_STATES), 'The spec does not show the values of an ingestion\'s estado (States › Ingestion): docs/batch-ingestion.md gives each.');
+const INGESTION_STATES = [
+  'aberta',
+  'validando',
+  'validada',
+  'rejeitada',
+  'aplicando',
+  'aplicada',
+  'revisao_necessaria',
+  'falhou',
+  'expirada',
+] as const;
+const estado = choice(
+  oneOf(INGESTION_STATES),
+  "The spec does not show the values of an ingestion's estado (States › Ingestion): docs/batch-ingestion.md gives each.",
+);
 
 export const IngestionReceipt = component(
   'IngestionReceipt',
   z.strictObject({
     ingestao_id: z.string(),
     estado,
-    repetida: z.boolean().meta({ description: 'true when this is the answer to a repetition with the same idempotency-key (status 200), with the current estado' }),
+    repetida: z.boolean().meta({
+      description:
+        'true when this is the answer to a repetition with the same idempotency-key (status 200), with the current estado',
+    }),
     catalogo_id: uuid.optional(),
     versao_catalogo: int.optional().meta({ description: "the catalog's versao when the ingestion started" }),
   }),
@@ -44,7 +60,10 @@ export const BatchReceipt = component(
       ingestao_id: uuid,
       numero: int,
       itens: int.meta({ description: 'the number of items of the batch, valid or not' }),
-      repetido: z.boolean().meta({ description: 'true when this batch number had already been received with the same content (status 200): nothing changed' }),
+      repetido: z.boolean().meta({
+        description:
+          'true when this batch number had already been received with the same content (status 200): nothing changed',
+      }),
       erros: z.array(IngestionRecordError),
     }),
     'The spec does not show the payload of the batch operation.',
@@ -57,7 +76,9 @@ const IngestionPreview = component(
   choice(
     z.strictObject({
       versao_catalogo: int.meta({ description: "the catalog's versao the preview was computed against" }),
-      registros: int.meta({ description: 'valid records, one per id_externo: novos + alterados + inalterados + reativados' }),
+      registros: int.meta({
+        description: 'valid records, one per id_externo: novos + alterados + inalterados + reativados',
+      }),
       novos: int,
       alterados: int,
       inalterados: int,
@@ -67,10 +88,15 @@ const IngestionPreview = component(
       desativados: int,
       lotes_faltantes: z.array(int).meta({ description: 'numbers from 1 to total_lotes that never arrived' }),
       total_erros: int,
-      erros: z.array(IngestionRecordError).meta({ description: 'one page of the record errors, in batch then item order' }),
-      proximo_cursor: z.string().nullable().meta({ description: 'pass it as cursor for the next page of erros; null on the last page' }),
+      erros: z
+        .array(IngestionRecordError)
+        .meta({ description: 'one page of the record errors, in batch then item order' }),
+      proximo_cursor: z
+        .string()
+        .nullable()
+        .meta({ description: 'pass it as cursor for the next page of erros; null on the last page' }),
     }),
-    'The spec does not show the preview\'s payload (docs/batch-ingestion.md defines each count).',
+    "The spec does not show the preview's payload (docs/batch-ingestion.md defines each count).",
   ),
   'What the application would do, as validated.',
 );
@@ -88,15 +114,20 @@ export const Ingestion = component(
       atualizada_em: dateTime,
       versao: int,
       versao_catalogo: int.meta({ description: "the catalog's versao when the ingestion started" }),
-      expira_em: dateTime.nullable().meta({ description: 'when an aberta or validada ingestion expires unless it changes; null in the other states' }),
+      expira_em: dateTime.nullable().meta({
+        description: 'when an aberta or validada ingestion expires unless it changes; null in the other states',
+      }),
       lotes_recebidos: z.array(int).meta({ description: 'the numbers of the batches received, ascending' }),
       itens_recebidos: int,
       total_lotes: int.nullable().meta({ description: 'as the close gave it; null before' }),
       codigo_falha: z.string().nullable(),
-      aplicacao: z.strictObject({ versao_catalogo: int, aplicada_em: dateTime }).nullable().meta({ description: 'the application, once aplicada' }),
+      aplicacao: z
+        .strictObject({ versao_catalogo: int, aplicada_em: dateTime })
+        .nullable()
+        .meta({ description: 'the application, once aplicada' }),
       previa: IngestionPreview.nullable().meta({ description: 'null until validated' }),
     }),
     'The spec does not show the payload of an ingestion (docs/batch-ingestion.md describes it).',
   ),
-  'An ingestion and its preview, with one page of the preview\'s record errors; answered with its ETag.',
+  "An ingestion and its preview, with one page of the preview's record errors; answered with its ETag.",
 );

@@ -16,7 +16,10 @@ export const Product = component(
     origem: z.string(),
     sku: z.string().nullable(),
     descricao: z.string().nullable(),
-    ncm: z.string().regex(/^[0-9]{8}$/).meta({ description: '8 digits' }),
+    ncm: z
+      .string()
+      .regex(/^[0-9]{8}$/)
+      .meta({ description: '8 digits' }),
     atributos: z.array(ProductAttribute).meta({ description: 'complete list' }),
     versao: int,
     ativo: z.boolean(),
@@ -30,7 +33,10 @@ export const ProductPage = component(
   choice(
     z.strictObject({
       itens: z.array(Product),
-      proximo_cursor: z.string().nullable().meta({ description: 'pass it as cursor for the next page; null on the last page' }),
+      proximo_cursor: z
+        .string()
+        .nullable()
+        .meta({ description: 'pass it as cursor for the next page; null on the last page' }),
     }),
     "The spec does not show the payload of the product lists: itens and an opaque proximo_cursor, as in the spec's surveillance execution and analysis lists.",
   ),

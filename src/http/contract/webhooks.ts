@@ -7,7 +7,10 @@ import { EVENT_KINDS } from '../../core/webhooks/events.js';
 import { choice, component, int, oneOf } from './wire.js';
 
 /** spec "Resources › Conventions": event and webhook identifiers in responses are lowercase. */
-const lowercaseUuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/).meta({ description: 'a uuid, in lowercase' });
+const lowercaseUuid = z
+  .string()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+  .meta({ description: 'a uuid, in lowercase' });
 
 const destinationState = oneOf(['ativo', 'revogado']);
 
@@ -19,7 +22,7 @@ export const WebhookDestination = component(
     estado: destinationState,
     url: z.string(),
   }),
-  "The company's webhook destination (spec \"Webhook destination\"), never with its secret; answered with its ETag.",
+  'The company\'s webhook destination (spec "Webhook destination"), never with its secret; answered with its ETag.',
 );
 
 export const WebhookConfigurationReceipt = component(
@@ -29,7 +32,13 @@ export const WebhookConfigurationReceipt = component(
     versao: int,
     estado: destinationState,
     segredo: choice(
-      z.string().regex(/^svc_whsec_/).meta({ description: 'the signing secret, prefix included (spec "Signature verification"); shown only here and in an idempotent repetition' }),
+      z
+        .string()
+        .regex(/^svc_whsec_/)
+        .meta({
+          description:
+            'the signing secret, prefix included (spec "Signature verification"); shown only here and in an idempotent repetition',
+        }),
       'The spec does not name the field carrying the secret.',
     ),
   }),
@@ -77,7 +86,10 @@ export const WebhookEventPage = component(
   'WebhookEventPage',
   z.strictObject({
     itens: z.array(WebhookEvent),
-    proximo_cursor: choice(z.string().nullable().meta({ description: 'pass it as cursor for the next page; null on the last page' }), 'The spec does not name the next-page cursor field of the event list.'),
+    proximo_cursor: choice(
+      z.string().nullable().meta({ description: 'pass it as cursor for the next page; null on the last page' }),
+      'The spec does not name the next-page cursor field of the event list.',
+    ),
   }),
   'A page of webhook events, newest first: up to 100 events and 1 MiB.',
 );
@@ -103,7 +115,10 @@ const WebhookEnvelope = component(
   z.strictObject({
     id: lowercaseUuid.meta({ description: 'the event id: stable, used for deduplication' }),
     versao: z.literal(1),
-    empresa: z.string().regex(/^[0-9]{8}$/).meta({ description: "the company's CNPJ root" }),
+    empresa: z
+      .string()
+      .regex(/^[0-9]{8}$/)
+      .meta({ description: "the company's CNPJ root" }),
     ocorridoEm: z.string(),
     dados: z.union([CatalogAppliedData, OtherEventData]).meta({ description: 'discriminated by tipo' }),
   }),
@@ -140,7 +155,9 @@ export const DeliveryAttemptPage = component(
   'DeliveryAttemptPage',
   z.strictObject({
     itens: z.array(DeliveryAttempt),
-    proxima_tentativa: int.nullable().meta({ description: 'pass it as apos_tentativa for the next page; null on the last page' }),
+    proxima_tentativa: int
+      .nullable()
+      .meta({ description: 'pass it as apos_tentativa for the next page; null on the last page' }),
   }),
   'A page of delivery attempts, in ascending order, earlier cycles included.',
 );

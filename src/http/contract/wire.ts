@@ -8,7 +8,9 @@ import * as z from 'zod';
 import { UUID } from '../schemas.js';
 
 /** spec "Resources › Conventions": `int` is a non-negative integer, delivered as a JSON integer or as a string holding one. */
-export const int = z.union([z.int().min(0), z.string().regex(/^[0-9]+$/)]).meta({ description: 'A non-negative integer, as a JSON integer or a string of digits.' });
+export const int = z
+  .union([z.int().min(0), z.string().regex(/^[0-9]+$/)])
+  .meta({ description: 'A non-negative integer, as a JSON integer or a string of digits.' });
 
 /** A uuid as the spec defines it (version digit 1 to 8, variant 8, 9, a or b); the emulator answers in lowercase. */
 export const uuid = z.string().regex(UUID);

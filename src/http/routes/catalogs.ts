@@ -5,7 +5,15 @@ import type { State } from '../../core/state.js';
 import { collectPage } from '../paging.js';
 import { operation, type Reply } from '../pipeline.js';
 import { presentCatalog, presentedCatalog } from '../presenters.js';
-import { catalogCreate, catalogListQuery, catalogPatch, emptyBody, idParams, INPUT_LIMITS, noQuery } from '../schemas.js';
+import {
+  catalogCreate,
+  catalogListQuery,
+  catalogPatch,
+  emptyBody,
+  idParams,
+  INPUT_LIMITS,
+  noQuery,
+} from '../schemas.js';
 import { deleteCatalog, previewDeletion } from '../../core/catalog-deletion.js';
 import * as answers from '../contract/catalogs.js';
 import { MUT_STATUSES, READ_STATUSES } from '../contract/wire.js';
@@ -14,10 +22,20 @@ const MANAGE = 'catalogo:gerenciar';
 const READ = 'catalogo:ler';
 
 /** The catalog as answered; a `read` keeps its answer for the next read of this version (presenters.ts). */
-function answer(state: State, result: Result<Catalog>, status = 200, withLocation = false, read = false): Result<Reply> {
+function answer(
+  state: State,
+  result: Result<Catalog>,
+  status = 200,
+  withLocation = false,
+  read = false,
+): Result<Reply> {
   if (!result.ok) return result;
   const { json, etag } = presentedCatalog(state, result.value, read);
-  return ok(withLocation ? { status, body: json, etag, location: `/v1/catalogos/${result.value.id}` } : { status, body: json, etag });
+  return ok(
+    withLocation
+      ? { status, body: json, etag, location: `/v1/catalogos/${result.value.id}` }
+      : { status, body: json, etag },
+  );
 }
 
 export const catalogOperations = [
@@ -37,7 +55,17 @@ export const catalogOperations = [
     query: noQuery,
     body: catalogCreate,
     run: ({ state, ctx, company, body }) =>
-      answer(state, createCatalog(state, company.id, { establishmentId: body.estabelecimento_id, nome: body.nome, idExterno: body.id_externo ?? null }, ctx), 201, true),
+      answer(
+        state,
+        createCatalog(
+          state,
+          company.id,
+          { establishmentId: body.estabelecimento_id, nome: body.nome, idExterno: body.id_externo ?? null },
+          ctx,
+        ),
+        201,
+        true,
+      ),
   }),
   operation({
     method: 'GET',
@@ -46,7 +74,8 @@ export const catalogOperations = [
       id: 'listCatalogs',
       summary: 'List the catalogs of the company',
       tag: 'Catalogs',
-      description: 'Without estado, active and deleted catalogs are returned. Follow proximo_id (as apos_id) until null.',
+      description:
+        'Without estado, active and deleted catalogs are returned. Follow proximo_id (as apos_id) until null.',
       success: { 200: { description: 'A page of catalogs.', body: answers.CatalogPage } },
       errors: READ_STATUSES,
     },
@@ -59,8 +88,20 @@ export const catalogOperations = [
         idExterno: query.id_externo,
         estado: query.estado,
       });
-      if (!items) return refuse('invalid', 'cursor_invalido', `apos_id ${query.apos_id} is not a catalog of this company; pass a proximo_id this list returned.`, 'query.apos_id');
-      const page = collectPage(items, query.limite ?? INPUT_LIMITS.page.default, runtime.pageBudgets.catalogs, (c) => presentCatalog(state, c), (c) => c.id);
+      if (!items)
+        return refuse(
+          'invalid',
+          'cursor_invalido',
+          `apos_id ${query.apos_id} is not a catalog of this company; pass a proximo_id this list returned.`,
+          'query.apos_id',
+        );
+      const page = collectPage(
+        items,
+        query.limite ?? INPUT_LIMITS.page.default,
+        runtime.pageBudgets.catalogs,
+        (c) => presentCatalog(state, c),
+        (c) => c.id,
+      );
       return ok({ status: 200, body: `{"itens":[${page.itemsJson}],"proximo_id":${JSON.stringify(page.next)}}` });
     },
   }),
@@ -86,7 +127,8 @@ export const catalogOperations = [
       id: 'updateCatalog',
       summary: 'Edit the name or external reference of a catalog',
       tag: 'Catalogs',
-      description: 'Omitted fields are preserved; id_externo null clears it. Does not move the catalog to another company or establishment.',
+      description:
+        'Omitted fields are preserved; id_externo null clears it. Does not move the catalog to another company or establishment.',
       success: { 200: { description: 'The catalog as changed.', body: answers.Catalog, headers: ['etag'] } },
       errors: MUT_STATUSES,
     },
@@ -95,7 +137,10 @@ export const catalogOperations = [
     query: noQuery,
     body: catalogPatch,
     run: ({ state, ctx, company, params, body, ifMatch }) =>
-      answer(state, editCatalog(state, company.id, params.id, ifMatch, { nome: body.nome, idExterno: body.id_externo }, ctx)),
+      answer(
+        state,
+        editCatalog(state, company.id, params.id, ifMatch, { nome: body.nome, idExterno: body.id_externo }, ctx),
+      ),
   }),
 ];
 
@@ -108,7 +153,8 @@ export const catalogDeletionOperations = [
       id: 'previewCatalogDeletion',
       summary: 'Preview what deleting a catalog would do',
       tag: 'Catalogs',
-      description: 'Projects registration and selection; runs no analysis or scan. Send its ETag as the If-Match of the DELETE.',
+      description:
+        'Projects registration and selection; runs no analysis or scan. Send its ETag as the If-Match of the DELETE.',
       success: { 200: { description: 'The impact preview.', body: answers.DeletionPreview, headers: ['etag'] } },
       errors: READ_STATUSES,
     },
@@ -127,7 +173,8 @@ export const catalogDeletionOperations = [
       id: 'deleteCatalog',
       summary: 'Delete a catalog',
       tag: 'Catalogs',
-      description: "If-Match is the impact preview's ETag: 412 when anything changed since the preview, with no partial deletion.",
+      description:
+        "If-Match is the impact preview's ETag: 412 when anything changed since the preview, with no partial deletion.",
       success: { 200: { description: 'The catalog, deleted.', body: answers.Catalog, headers: ['etag'] } },
       errors: MUT_STATUSES,
     },
@@ -136,6 +183,7 @@ export const catalogDeletionOperations = [
     query: noQuery,
     body: emptyBody,
     bodyOptional: true,
-    run: ({ state, ctx, company, params, ifMatch }) => answer(state, deleteCatalog(state, company.id, params.id, ifMatch, ctx)),
+    run: ({ state, ctx, company, params, ifMatch }) =>
+      answer(state, deleteCatalog(state, company.id, params.id, ifMatch, ctx)),
   }),
 ];

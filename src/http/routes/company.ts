@@ -13,12 +13,12 @@ import type { PageBudgets } from '../../engine/config.js';
 import * as answers from '../contract/company.js';
 import { READ_STATUSES } from '../contract/wire.js';
 
-
 function counts(state: State, companyId: string) {
   const establishments = state.establishments.listOf(companyId);
   const catalogs = state.catalogs.listOf(companyId);
   let establishmentsActive = 0;
-  for (const [id] of establishments.after()) if (state.establishments.get(id)?.estado === 'ativo') establishmentsActive++;
+  for (const [id] of establishments.after())
+    if (state.establishments.get(id)?.estado === 'ativo') establishmentsActive++;
   let catalogsActive = 0;
   for (const [id] of catalogs.after()) if (state.catalogs.get(id)?.estado === 'ativo') catalogsActive++;
   return {
@@ -40,7 +40,12 @@ function limits(budgets: PageBudgets) {
     nome: { min: name.min, max: name.max },
     id_externo: { min: externalId.min, max: externalId.max },
     descricao_produto: { min: productDescription.min, max: productDescription.max },
-    atributos_produto: { maximo: attributes.max, codigo_max: attributes.codeMax, valores_min: attributes.valuesMin, valores_max: attributes.valuesMax },
+    atributos_produto: {
+      maximo: attributes.max,
+      codigo_max: attributes.codeMax,
+      valores_min: attributes.valuesMin,
+      valores_max: attributes.valuesMax,
+    },
   };
 }
 
@@ -52,7 +57,8 @@ export const companyOperations = [
       id: 'getCompany',
       summary: 'Get the identity of the authorized company',
       tag: 'Company',
-      choice: 'The spec lists this operation without its path: the company of the credential, as the singleton its surveillance selection lives under.',
+      choice:
+        'The spec lists this operation without its path: the company of the credential, as the singleton its surveillance selection lives under.',
       description: 'Needs only a valid credential, whatever its permissions.',
       success: { 200: { description: 'The company of the credential.', body: answers.Company } },
       errors: READ_STATUSES,
@@ -94,7 +100,8 @@ export const companyOperations = [
       id: 'getCapacity',
       summary: 'Get shared capacity and analysis availability',
       tag: 'Company',
-      choice: 'The spec lists this operation without its path: under the company, beside the surveillance selection whose figures it shares.',
+      choice:
+        'The spec lists this operation without its path: under the company, beside the surveillance selection whose figures it shares.',
       success: { 200: { description: 'The capacity and the analysis allowance.', body: answers.Capacity } },
       errors: READ_STATUSES,
     },

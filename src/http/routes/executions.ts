@@ -1,5 +1,11 @@
 /** Surveillance executions (spec "GET /v1/vigilancias", "…/resultados"; docs/api.md for the detail and the CSV). */
-import { countByType, EXECUTION_PHASE_OF, findExecution, publishedExecution, type Execution } from '../../core/surveillance-executions.js';
+import {
+  countByType,
+  EXECUTION_PHASE_OF,
+  findExecution,
+  publishedExecution,
+  type Execution,
+} from '../../core/surveillance-executions.js';
 import { ok } from '../../core/refusal.js';
 import { isoString } from '../../core/time.js';
 import { operation } from '../pipeline.js';
@@ -15,7 +21,13 @@ const CSV_COLUMNS = ['produto_id', 'ncm', 'tipo', 'detalhe', 'avaliado_em', 'sna
 const iso = (instant: number | null) => (instant === null ? null : isoString(instant));
 
 function presentItem(e: Execution) {
-  return { id: e.id, estado: e.estado, fase: EXECUTION_PHASE_OF[e.estado], criada_em: isoString(e.criadaEm), resultado_disponivel: e.estado === 'concluida' };
+  return {
+    id: e.id,
+    estado: e.estado,
+    fase: EXECUTION_PHASE_OF[e.estado],
+    criada_em: isoString(e.criadaEm),
+    resultado_disponivel: e.estado === 'concluida',
+  };
 }
 
 function presentDetail(e: Execution) {
@@ -47,7 +59,8 @@ export const executionOperations = [
       id: 'listSurveillanceExecutions',
       summary: 'List the surveillance executions of the company',
       tag: 'Surveillance',
-      description: 'Newest first, at most 100 per page and a byte budget. Follow proximo_cursor (as cursor) until null. History is kept after subscription suspension.',
+      description:
+        'Newest first, at most 100 per page and a byte budget. Follow proximo_cursor (as cursor) until null. History is kept after subscription suspension.',
       success: { 200: { description: 'A page of executions.', body: answers.ExecutionPage } },
       errors: READ_STATUSES,
     },
@@ -55,7 +68,14 @@ export const executionOperations = [
     params: noQuery,
     query: cursorQuery(100, 'cap'),
     run: ({ state, company, query, runtime }) =>
-      newestFirstPage(state.executions.listOf(company.id), state.executions, { companyId: company.id, list: 'vigilancias' }, query, { defaultLimit: 50, budgetBytes: runtime.pageBudgets.executions }, presentItem),
+      newestFirstPage(
+        state.executions.listOf(company.id),
+        state.executions,
+        { companyId: company.id, list: 'vigilancias' },
+        query,
+        { defaultLimit: 50, budgetBytes: runtime.pageBudgets.executions },
+        presentItem,
+      ),
   }),
   operation({
     method: 'GET',
@@ -64,7 +84,7 @@ export const executionOperations = [
       id: 'getSurveillanceExecution',
       summary: 'Get a surveillance execution',
       tag: 'Surveillance',
-      choice: 'The spec lists this operation without its path; this one follows the spec\'s naming of the resource.',
+      choice: "The spec lists this operation without its path; this one follows the spec's naming of the resource.",
       success: { 200: { description: 'The execution.', body: answers.ExecutionDetail } },
       errors: READ_STATUSES,
     },
@@ -83,7 +103,8 @@ export const executionOperations = [
       id: 'listSurveillanceFindings',
       summary: 'Get the findings of a surveillance execution',
       tag: 'Surveillance',
-      description: 'Up to 200 findings per page and a byte budget. Follow proximo_cursor (as cursor) until null, even through an empty page. 409 until the execution is concluida.',
+      description:
+        'Up to 200 findings per page and a byte budget. Follow proximo_cursor (as cursor) until null, even through an empty page. 409 until the execution is concluida.',
       success: { 200: { description: 'A page of findings.', body: answers.FindingPage } },
       // spec "GET /v1/vigilancias/{id}/resultados": its own set, READ with 409.
       errors: [401, 403, 404, 409, 422, 429, 503],
@@ -94,7 +115,13 @@ export const executionOperations = [
     run: ({ state, company, params, query, runtime }) => {
       const found = publishedExecution(state, company.id, params.id);
       if (!found.ok) return found;
-      return findingsPage(found.value.findings ?? [], { companyId: company.id, list: `resultados:${params.id}` }, query, runtime.pageBudgets.findings, presentFinding);
+      return findingsPage(
+        found.value.findings ?? [],
+        { companyId: company.id, list: `resultados:${params.id}` },
+        query,
+        runtime.pageBudgets.findings,
+        presentFinding,
+      );
     },
   }),
   operation({
@@ -104,10 +131,16 @@ export const executionOperations = [
       id: 'exportSurveillanceResult',
       summary: 'Export the published surveillance result as CSV',
       tag: 'Surveillance',
-      choice: 'The spec lists this operation without its path; this one follows the spec\'s naming of the resource.',
+      choice: "The spec lists this operation without its path; this one follows the spec's naming of the resource.",
       success: { 200: { description: 'Every finding, one per row.', body: { csv: CSV_COLUMNS } } },
       errors: READ_STATUSES,
-      extraErrors: [{ status: 409, choice: 'The result of an execution that is not concluida is not published: 409 resultado_indisponivel, as the spec answers for the findings.' }],
+      extraErrors: [
+        {
+          status: 409,
+          choice:
+            'The result of an execution that is not concluida is not published: 409 resultado_indisponivel, as the spec answers for the findings.',
+        },
+      ],
     },
     permission: READ,
     params: idParams,
@@ -115,7 +148,15 @@ export const executionOperations = [
     run: ({ state, company, params }) => {
       const found = publishedExecution(state, company.id, params.id);
       if (!found.ok) return found;
-      const rows = (found.value.findings ?? []).map((f) => [f.produto_id, f.ncm, f.tipo, f.detalhe, isoString(f.avaliado_em), f.snapshot_id, f.reaproveitado]);
+      const rows = (found.value.findings ?? []).map((f) => [
+        f.produto_id,
+        f.ncm,
+        f.tipo,
+        f.detalhe,
+        isoString(f.avaliado_em),
+        f.snapshot_id,
+        f.reaproveitado,
+      ]);
       return ok(csvReply(CSV_COLUMNS, rows, `vigilancia-${params.id}.csv`));
     },
   }),

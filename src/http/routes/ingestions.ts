@@ -24,7 +24,19 @@ import { operation, type Reply } from '../pipeline.js';
 import { fixedListPage } from '../results.js';
 import * as answers from '../contract/ingestions.js';
 import { MUT_STATUSES, READ_STATUSES } from '../contract/wire.js';
-import { batchParams, cursorQuery, describeIssue, emptyBody, idParams, ingestionBatch, ingestionClose, ingestionRecord, ingestionStart, noQuery, parse } from '../schemas.js';
+import {
+  batchParams,
+  cursorQuery,
+  describeIssue,
+  emptyBody,
+  idParams,
+  ingestionBatch,
+  ingestionClose,
+  ingestionRecord,
+  ingestionStart,
+  noQuery,
+  parse,
+} from '../schemas.js';
 
 const MANAGE = 'catalogo:gerenciar';
 const READ = 'catalogo:ler';
@@ -52,7 +64,13 @@ function presentHead(i: Ingestion) {
   };
 }
 
-const presentError = (e: RecordError) => ({ lote: e.lote, indice: e.indice, caminho: e.caminho, codigo: e.codigo, mensagem: e.mensagem });
+const presentError = (e: RecordError) => ({
+  lote: e.lote,
+  indice: e.indice,
+  caminho: e.caminho,
+  codigo: e.codigo,
+  mensagem: e.mensagem,
+});
 
 /** GET …/ingestoes/{id}: the ingestion, and its preview with one page of its record errors (`previa` last). */
 function ingestionBody(i: Ingestion, errors: Page<number> | undefined): string {
@@ -65,7 +83,10 @@ function ingestionBody(i: Ingestion, errors: Page<number> | undefined): string {
     itens_recebidos: i.itensRecebidos,
     total_lotes: i.totalLotes,
     codigo_falha: i.codigoFalha,
-    aplicacao: i.aplicacao === null ? null : { versao_catalogo: i.aplicacao.versaoCatalogo, aplicada_em: isoString(i.aplicacao.aplicadaEm) },
+    aplicacao:
+      i.aplicacao === null
+        ? null
+        : { versao_catalogo: i.aplicacao.versaoCatalogo, aplicada_em: isoString(i.aplicacao.aplicadaEm) },
   };
   const p = i.preview;
   if (p === null || errors === undefined) return JSON.stringify({ ...head, previa: null });
@@ -89,11 +110,27 @@ function ingestionBody(i: Ingestion, errors: Page<number> | undefined): string {
 const errorsList = (i: Ingestion) => `ingestao:${i.id}:erros`;
 
 /** The ingestion as GET shows it, with the first page (or the query's page) of its preview's errors. */
-function ingestionReply(i: Ingestion, status: number, budgetBytes: number, query: { limite?: number | undefined; cursor?: string | undefined } = {}): Result<Reply> {
+function ingestionReply(
+  i: Ingestion,
+  status: number,
+  budgetBytes: number,
+  query: { limite?: number | undefined; cursor?: string | undefined } = {},
+): Result<Reply> {
   // The cursor is checked in every state, so a bad one is refused before validation as well as after.
-  const page = fixedListPage(i.preview?.erros ?? [], { companyId: i.companyId, list: errorsList(i) }, query, { defaultLimit: 100, budgetBytes }, presentError);
+  const page = fixedListPage(
+    i.preview?.erros ?? [],
+    { companyId: i.companyId, list: errorsList(i) },
+    query,
+    { defaultLimit: 100, budgetBytes },
+    presentError,
+  );
   if (!page.ok) return page;
-  return ok({ status, body: ingestionBody(i, i.preview === null ? undefined : page.value), etag: ingestionEtag(i), ...(status === 202 ? { location: location(i) } : {}) });
+  return ok({
+    status,
+    body: ingestionBody(i, i.preview === null ? undefined : page.value),
+    etag: ingestionEtag(i),
+    ...(status === 202 ? { location: location(i) } : {}),
+  });
 }
 
 /**
@@ -107,7 +144,14 @@ function readBatch(numero: number, body: { itens: readonly unknown[] }, content:
     const parsed = parse(ingestionRecord, item);
     if (parsed.success) {
       const r = parsed.data;
-      records.push({ idExterno: r.id_externo, origem: r.origem, ncm: r.ncm, sku: r.sku ?? null, descricao: r.descricao ?? null, atributos: r.atributos ?? [] });
+      records.push({
+        idExterno: r.id_externo,
+        origem: r.origem,
+        ncm: r.ncm,
+        sku: r.sku ?? null,
+        descricao: r.descricao ?? null,
+        atributos: r.atributos ?? [],
+      });
       return;
     }
     records.push(null);
@@ -121,7 +165,9 @@ function readBatch(numero: number, body: { itens: readonly unknown[] }, content:
 
 /** One issue per unknown field, so each is located exactly. */
 function expandUnknownKeys(error: z.ZodError): z.core.$ZodIssue[] {
-  return error.issues.flatMap((issue): z.core.$ZodIssue[] => (issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ ...issue, keys: [key] })) : [issue]));
+  return error.issues.flatMap((issue): z.core.$ZodIssue[] =>
+    issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ ...issue, keys: [key] })) : [issue],
+  );
 }
 
 /** A replayed start answers 200 with `repetida: true` and the ingestion's current state (docs/batch-ingestion.md). */
@@ -141,9 +187,13 @@ export const ingestionOperations = [
       summary: 'Start an ingestion in the selected catalog',
       tag: 'Ingestions',
       description:
-        'Without catalogo_id, the head office\'s active catalog. One open ingestion per catalog (409 otherwise). A repetition with the same idempotency-key answers 200 with repetida: true and the current estado.',
+        "Without catalogo_id, the head office's active catalog. One open ingestion per catalog (409 otherwise). A repetition with the same idempotency-key answers 200 with repetida: true and the current estado.",
       success: {
-        200: { description: 'A repetition: the receipt with repetida true and the current estado.', body: answers.IngestionReceipt, headers: ['location'] },
+        200: {
+          description: 'A repetition: the receipt with repetida true and the current estado.',
+          body: answers.IngestionReceipt,
+          headers: ['location'],
+        },
         201: { description: 'The ingestion started (aberta).', body: answers.IngestionReceipt, headers: ['location'] },
       },
       // spec "POST /v1/catalogos/ingestoes": its own set, MUT without 412 and 428 (it takes no If-Match).
@@ -154,10 +204,19 @@ export const ingestionOperations = [
     query: noQuery,
     body: ingestionStart,
     // Spec: this key is 16 to 200 characters, any but whitespace.
-    idempotencyKey: { pattern: /^\S{16,200}$/, description: '16 to 200 characters, none of them whitespace', length: { min: 16, max: 200 } },
+    idempotencyKey: {
+      pattern: /^\S{16,200}$/,
+      description: '16 to 200 characters, none of them whitespace',
+      length: { min: 16, max: 200 },
+    },
     replay: replayStart,
     run: ({ state, ctx, company, body }) => {
-      const started = startIngestion(state, company.id, { operacao: body.operacao, catalogId: body.catalogo_id, referenciaExterna: body.referencia_externa }, ctx);
+      const started = startIngestion(
+        state,
+        company.id,
+        { operacao: body.operacao, catalogId: body.catalogo_id, referenciaExterna: body.referencia_externa },
+        ctx,
+      );
       if (!started.ok) return started;
       return ok({ status: 201, body: presentReceipt(started.value, false), location: location(started.value) });
     },
@@ -169,8 +228,9 @@ export const ingestionOperations = [
       id: 'getIngestion',
       summary: 'Get an ingestion and its preview',
       tag: 'Ingestions',
-      choice: 'The spec lists this operation without its path; this one follows the spec\'s naming of the resource.',
-      description: "The preview's record errors are paged: send previa.proximo_cursor as cursor. Its ETag is the If-Match of the application.",
+      choice: "The spec lists this operation without its path; this one follows the spec's naming of the resource.",
+      description:
+        "The preview's record errors are paged: send previa.proximo_cursor as cursor. Its ETag is the If-Match of the application.",
       success: { 200: { description: 'The ingestion.', body: answers.Ingestion, headers: ['etag'] } },
       errors: READ_STATUSES,
     },
@@ -189,11 +249,15 @@ export const ingestionOperations = [
       id: 'sendIngestionBatch',
       summary: 'Send a canonical batch to an ingestion',
       tag: 'Ingestions',
-      choice: 'The spec lists this operation without its path; this one follows the spec\'s naming of the resource.',
+      choice: "The spec lists this operation without its path; this one follows the spec's naming of the resource.",
       description:
         "Each item is a product's whole canonical state: id_externo (1 to 256 characters), origem (1 to 64) and ncm (8 digits) required; sku (1 to 256 or null), descricao (1 to 2000 or null) and atributos (as in a product) optional, absent meaning none. Each item is checked on its own: an invalid one is reported in erros and does not refuse the batch. The same number with the same content again is 200 (repetido: true, nothing changes); with other content 409. At most 4 MiB.",
       success: {
-        200: { description: 'The batch had already been received with this content.', body: answers.BatchReceipt, headers: ['etag'] },
+        200: {
+          description: 'The batch had already been received with this content.',
+          body: answers.BatchReceipt,
+          headers: ['etag'],
+        },
         201: { description: 'The batch received.', body: answers.BatchReceipt, headers: ['etag'] },
       },
       errors: MUT_STATUSES,
@@ -209,7 +273,13 @@ export const ingestionOperations = [
       const { ingestion, batch, repeated } = received.value;
       return ok({
         status: repeated ? 200 : 201,
-        body: { ingestao_id: ingestion.id, numero: batch.numero, itens: batch.records.length, repetido: repeated, erros: batch.errors.map(presentError) },
+        body: {
+          ingestao_id: ingestion.id,
+          numero: batch.numero,
+          itens: batch.records.length,
+          repetido: repeated,
+          erros: batch.errors.map(presentError),
+        },
         etag: ingestionEtag(ingestion),
       });
     },
@@ -221,9 +291,12 @@ export const ingestionOperations = [
       id: 'closeIngestion',
       summary: 'Close batches and validate the preview',
       tag: 'Ingestions',
-      choice: 'The spec lists this operation without its path; this one follows the spec\'s naming of the resource.',
-      description: 'total_lotes says the batches are 1 to total_lotes. The 202 is acceptance only: the validation runs later (follow Location).',
-      success: { 202: { description: 'The ingestion, validando.', body: answers.Ingestion, headers: ['etag', 'location'] } },
+      choice: "The spec lists this operation without its path; this one follows the spec's naming of the resource.",
+      description:
+        'total_lotes says the batches are 1 to total_lotes. The 202 is acceptance only: the validation runs later (follow Location).',
+      success: {
+        202: { description: 'The ingestion, validando.', body: answers.Ingestion, headers: ['etag', 'location'] },
+      },
       errors: MUT_STATUSES,
     },
     permission: MANAGE,
@@ -242,10 +315,12 @@ export const ingestionOperations = [
       id: 'applyIngestion',
       summary: 'Schedule application of the validated preview',
       tag: 'Ingestions',
-      choice: 'The spec lists this operation without its path; this one follows the spec\'s naming of the resource.',
+      choice: "The spec lists this operation without its path; this one follows the spec's naming of the resource.",
       description:
         "If-Match is the ingestion's ETag; the ingestion must be validada. The 202 is acceptance only: anything the preview read that changed since makes it revisao_necessaria, never a partial application (follow Location).",
-      success: { 202: { description: 'The ingestion, aplicando.', body: answers.Ingestion, headers: ['etag', 'location'] } },
+      success: {
+        202: { description: 'The ingestion, aplicando.', body: answers.Ingestion, headers: ['etag', 'location'] },
+      },
       errors: MUT_STATUSES,
     },
     permission: MANAGE,

@@ -43,7 +43,8 @@ export async function failureOf(response: Response): Promise<ControlFailure> {
   const text = await response.text().catch(() => '');
   try {
     const body = JSON.parse(text) as { erro?: { codigo?: unknown; mensagem?: unknown } };
-    if (body.erro && typeof body.erro.codigo === 'string') return new ControlFailure(response.status, body.erro.codigo, String(body.erro.mensagem ?? ''));
+    if (body.erro && typeof body.erro.codigo === 'string')
+      return new ControlFailure(response.status, body.erro.codigo, String(body.erro.mensagem ?? ''));
   } catch {
     // Not the error body: described by its status below.
   }
@@ -55,9 +56,18 @@ export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, b
   const write = method === 'POST';
   let response: Response;
   try {
-    response = await fetch(path, { method, headers: headers(write), ...(write ? { body: JSON.stringify(body ?? {}) } : {}), cache: 'no-store' });
+    response = await fetch(path, {
+      method,
+      headers: headers(write),
+      ...(write ? { body: JSON.stringify(body ?? {}) } : {}),
+      cache: 'no-store',
+    });
   } catch (error) {
-    throw new ControlFailure(0, 'sem_conexao', `The emulator did not answer (${error instanceof Error ? error.message : String(error)}): is it still running?`);
+    throw new ControlFailure(
+      0,
+      'sem_conexao',
+      `The emulator did not answer (${error instanceof Error ? error.message : String(error)}): is it still running?`,
+    );
   }
   if (!response.ok) {
     const failure = await failureOf(response);

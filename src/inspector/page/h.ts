@@ -5,14 +5,20 @@
 export type Child = Node | string | number | null | undefined | false | readonly Child[];
 type Props = Readonly<Record<string, unknown>>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props?: Props | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props?: Props | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(props ?? {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2), value as EventListener);
+    if (name.startsWith('on') && typeof value === 'function')
+      element.addEventListener(name.slice(2), value as EventListener);
     else if (name === 'class') element.className = String(value);
     // Properties, not attributes: a field's value never shows in the markup.
-    else if (name === 'value' || name === 'checked' || name === 'disabled') (element as unknown as Record<string, unknown>)[name] = value;
+    else if (name === 'value' || name === 'checked' || name === 'disabled')
+      (element as unknown as Record<string, unknown>)[name] = value;
     else element.setAttribute(name, value === true ? '' : String(value));
   }
   append(element, children);

@@ -3,7 +3,16 @@ import { describe, expect, it } from 'vitest';
 import type { TimelineItem } from '../wire.js';
 import { ItemOrder } from './item-order.js';
 
-const item = (id: string, second: number, title = id): TimelineItem => ({ id, kind: 'request', at: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString(), title, status: 200, tone: 'ok', tags: [], detail: false });
+const item = (id: string, second: number, title = id): TimelineItem => ({
+  id,
+  kind: 'request',
+  at: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString(),
+  title,
+  status: 200,
+  tone: 'ok',
+  tags: [],
+  detail: false,
+});
 const ids = (order: ItemOrder) => Array.from({ length: order.size }, (_, i) => order.at(i)!.id);
 
 describe('ItemOrder', () => {
@@ -43,7 +52,10 @@ describe('ItemOrder', () => {
   });
 
   it('finds each place by a binary search: 10,000 items merged in n·log2(n) comparisons, one in log2(n)', () => {
-    const many = Array.from({ length: 10_000 }, (_, i) => item(`r${i}`, 0)).map((x, i) => ({ ...x, at: new Date(Date.UTC(2026, 0, 1) + (10_010 - i) * 1000).toISOString() }));
+    const many = Array.from({ length: 10_000 }, (_, i) => item(`r${i}`, 0)).map((x, i) => ({
+      ...x,
+      at: new Date(Date.UTC(2026, 0, 1) + (10_010 - i) * 1000).toISOString(),
+    }));
     const order = new ItemOrder();
     order.merge(many);
     // Counted, not timed (CONTRIBUTING.md "Tests"): a place found by walking the items would compare up to n of them.

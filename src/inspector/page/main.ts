@@ -10,7 +10,17 @@
  * without a read of its own; the panels are read again only after an item arrived. Actions: the clock, fault,
  * reset, inbox and route controls, with `content-type: application/json` and the token.
  */
-import type { CompanyRecords, DemoState, DetailSection, ItemDetail, Panels, RecordRow, StreamFrame, Timeline, TimelineItem } from '../wire.js';
+import type {
+  CompanyRecords,
+  DemoState,
+  DetailSection,
+  ItemDetail,
+  Panels,
+  RecordRow,
+  StreamFrame,
+  Timeline,
+  TimelineItem,
+} from '../wire.js';
 import { call, ControlFailure, failureOf, hasToken, headers, onUnauthorized, setToken } from './api.js';
 import { ahead as aheadOf, shortTime } from './format.js';
 import { fill, h, type Child } from './h.js';
@@ -45,13 +55,25 @@ interface NetworkRoute {
 }
 /** The report of a company (GET /_emulator/report?companyId=), the fields shown. */
 interface Report {
-  readonly findings: readonly { readonly at: string; readonly rule: string; readonly statements: readonly string[]; readonly message: string; readonly fix: string }[];
+  readonly findings: readonly {
+    readonly at: string;
+    readonly rule: string;
+    readonly statements: readonly string[];
+    readonly message: string;
+    readonly fix: string;
+  }[];
   readonly findingsDropped: number;
   readonly coverage: {
     readonly score: { readonly exercised: number; readonly listed: number };
     readonly behaviours: readonly { readonly id: string; readonly what: string; readonly seen: number }[];
     readonly gaps: readonly string[];
-    readonly operations: readonly { readonly method: string; readonly path: string; readonly calls: number; readonly statuses: readonly { readonly status: number; readonly count: number }[]; readonly unreceived: readonly number[] }[];
+    readonly operations: readonly {
+      readonly method: string;
+      readonly path: string;
+      readonly calls: number;
+      readonly statuses: readonly { readonly status: number; readonly count: number }[];
+      readonly unreceived: readonly number[];
+    }[];
   };
 }
 
@@ -75,13 +97,23 @@ let busy = false;
 
 const errors = h('div', { class: 'errors', role: 'alert', 'aria-live': 'assertive' });
 const tokenBox = h('form', { class: 'token', hidden: true });
-const pickerInput = h('input', { type: 'search', id: 'company-filter', placeholder: 'Filter companies (name, CNPJ root, id)', autocomplete: 'off', 'aria-label': 'Company' });
+const pickerInput = h('input', {
+  type: 'search',
+  id: 'company-filter',
+  placeholder: 'Filter companies (name, CNPJ root, id)',
+  autocomplete: 'off',
+  'aria-label': 'Company',
+});
 const pickerList = h('ul', { class: 'picker-list', role: 'listbox', hidden: true });
 const companyLabel = h('span', { class: 'company-label' });
 const clockText = h('span', { class: 'clock-now', 'data-testid': 'now' });
 const clockKindText = h('span', { class: 'clock-kind' });
 const streamState = h('span', { class: 'stream-state' });
-const nextTaskButton = h('button', { type: 'button', 'data-action': 'next-task', onclick: () => void advanceToNext() }, 'Next task');
+const nextTaskButton = h(
+  'button',
+  { type: 'button', 'data-action': 'next-task', onclick: () => void advanceToNext() },
+  'Next task',
+);
 const driveButtons = h(
   'div',
   { class: 'drive' },
@@ -92,20 +124,42 @@ const driveButtons = h(
       ['+1 h', '1h'],
       ['+1 day', '1d'],
     ] as const
-  ).map(([label, by]) => h('button', { type: 'button', 'data-advance': by, onclick: () => void drive(clockPath('advance'), { by }) }, label)),
+  ).map(([label, by]) =>
+    h('button', { type: 'button', 'data-advance': by, onclick: () => void drive(clockPath('advance'), { by }) }, label),
+  ),
   nextTaskButton,
-  h('button', { type: 'button', 'data-action': 'run-until-idle', onclick: () => void drive(clockPath('run-until-idle'), {}) }, 'Run until idle'),
-  h('button', { type: 'button', class: 'danger', 'data-action': 'reset-company', onclick: () => void resetCompany() }, 'Reset company'),
+  h(
+    'button',
+    { type: 'button', 'data-action': 'run-until-idle', onclick: () => void drive(clockPath('run-until-idle'), {}) },
+    'Run until idle',
+  ),
+  h(
+    'button',
+    { type: 'button', class: 'danger', 'data-action': 'reset-company', onclick: () => void resetCompany() },
+    'Reset company',
+  ),
 );
 const aheadBox = h('div', { class: 'ahead', 'aria-label': 'Ahead: pending tasks and deadlines' });
 const nowLine = h('div', { class: 'now-line' });
 const list = new TimelineList((item) => void showDetail(item));
-const olderButton = h('button', { type: 'button', class: 'older', hidden: true, onclick: () => void loadOlder() }, 'Older items');
+const olderButton = h(
+  'button',
+  { type: 'button', class: 'older', hidden: true, onclick: () => void loadOlder() },
+  'Older items',
+);
 const countText = h('span', { class: 'count' });
-const detailBox = h('section', { class: 'detail', 'aria-label': 'Detail' }, h('p', { class: 'hint' }, 'Click an item to see its detail.'));
+const detailBox = h(
+  'section',
+  { class: 'detail', 'aria-label': 'Detail' },
+  h('p', { class: 'hint' }, 'Click an item to see its detail.'),
+);
 const demoBox = h('section', { class: 'panel demo', hidden: true, 'aria-label': 'Demo' });
 const historyNote = h('span', { class: 'history-note', 'data-testid': 'history' });
-const recordsButton = h('button', { type: 'button', 'data-action': 'records', 'aria-pressed': 'false', onclick: () => void showRecords() }, 'Records');
+const recordsButton = h(
+  'button',
+  { type: 'button', 'data-action': 'records', 'aria-pressed': 'false', onclick: () => void showRecords() },
+  'Records',
+);
 /** The timeline's filters, the journal's (GET /_emulator/journal takes the same): their query string, '' for none. */
 let filterQuery = '';
 const faultsBox = h('div', { class: 'faults' });
@@ -135,7 +189,16 @@ function layout(): HTMLElement {
     h(
       'main',
       null,
-      h('section', { class: 'timeline-column', 'aria-label': 'Timeline' }, buildFilterForm(), h('h2', null, 'Ahead'), aheadBox, nowLine, list.element, h('div', { class: 'list-foot' }, countText, historyNote, olderButton)),
+      h(
+        'section',
+        { class: 'timeline-column', 'aria-label': 'Timeline' },
+        buildFilterForm(),
+        h('h2', null, 'Ahead'),
+        aheadBox,
+        nowLine,
+        list.element,
+        h('div', { class: 'list-foot' }, countText, historyNote, olderButton),
+      ),
       h('div', { class: 'centre' }, demoBox, h('div', { class: 'tabs' }, recordsButton), detailBox),
       h(
         'aside',
@@ -153,8 +216,16 @@ function layout(): HTMLElement {
 
 /** Shows a refusal: the control's code and its own message, never swallowed. */
 function showError(error: unknown): void {
-  const text = error instanceof ControlFailure ? `${error.status === 0 ? '' : `${error.status} `}${error.codigo}: ${error.message}` : String(error);
-  const line = h('div', { class: 'error' }, h('span', null, text), h('button', { type: 'button', 'aria-label': 'Dismiss', onclick: () => line.remove() }, '×'));
+  const text =
+    error instanceof ControlFailure
+      ? `${error.status === 0 ? '' : `${error.status} `}${error.codigo}: ${error.message}`
+      : String(error);
+  const line = h(
+    'div',
+    { class: 'error' },
+    h('span', null, text),
+    h('button', { type: 'button', 'aria-label': 'Dismiss', onclick: () => line.remove() }, '×'),
+  );
   errors.appendChild(line);
   while (errors.childElementCount > 5) errors.firstElementChild?.remove();
 }
@@ -163,10 +234,23 @@ function showError(error: unknown): void {
 function askForToken(failure: ControlFailure): void {
   if (!tokenBox.hidden) return;
   stopStream();
-  const input = h('input', { type: 'password', name: 'control-token', autocomplete: 'off', 'aria-label': 'Control token', placeholder: 'control token' });
+  const input = h('input', {
+    type: 'password',
+    name: 'control-token',
+    autocomplete: 'off',
+    'aria-label': 'Control token',
+    placeholder: 'control token',
+  });
   fill(
     tokenBox,
-    h('label', null, failure.codigo === 'token_de_controle_invalido' && hasToken() ? 'That is not the control token. Control token:' : 'This emulator has a control token. Control token:', input),
+    h(
+      'label',
+      null,
+      failure.codigo === 'token_de_controle_invalido' && hasToken()
+        ? 'That is not the control token. Control token:'
+        : 'This emulator has a control token. Control token:',
+      input,
+    ),
     h('button', { type: 'submit' }, 'Open'),
   );
   tokenBox.onsubmit = (event) => {
@@ -186,13 +270,32 @@ function askForToken(failure: ControlFailure): void {
 
 function renderPicker(): void {
   const filter = pickerInput.value.trim().toLowerCase();
-  const matches = filter === '' ? companies : companies.filter((c) => c.name.toLowerCase().includes(filter) || c.cnpjRoot.includes(filter) || c.id.toLowerCase().includes(filter));
+  const matches =
+    filter === ''
+      ? companies
+      : companies.filter(
+          (c) =>
+            c.name.toLowerCase().includes(filter) || c.cnpjRoot.includes(filter) || c.id.toLowerCase().includes(filter),
+        );
   fill(
     pickerList,
     matches.slice(0, PICKER_SHOWN).map((c) =>
-      h('li', { role: 'option', 'data-company': c.id, 'aria-selected': c.id === companyId ? 'true' : 'false', onmousedown: (event: Event) => (event.preventDefault(), void pick(c.id)) }, h('b', null, c.name), ` ${c.cnpjRoot} `, h('small', null, c.id)),
+      h(
+        'li',
+        {
+          role: 'option',
+          'data-company': c.id,
+          'aria-selected': c.id === companyId ? 'true' : 'false',
+          onmousedown: (event: Event) => (event.preventDefault(), void pick(c.id)),
+        },
+        h('b', null, c.name),
+        ` ${c.cnpjRoot} `,
+        h('small', null, c.id),
+      ),
     ),
-    matches.length > PICKER_SHOWN ? h('li', { class: 'more' }, `${matches.length - PICKER_SHOWN} more: keep typing`) : null,
+    matches.length > PICKER_SHOWN
+      ? h('li', { class: 'more' }, `${matches.length - PICKER_SHOWN} more: keep typing`)
+      : null,
     matches.length === 0 ? h('li', { class: 'more' }, 'No company matches.') : null,
   );
   pickerList.hidden = false;
@@ -221,7 +324,8 @@ async function pick(id: string): Promise<void> {
 
 // ---- the timeline ----------------------------------------------------------------------------------------------
 
-const timelinePath = (before?: string) => `/_emulator/inspector/companies/${enc(companyId ?? '')}/timeline?limit=${PAGE_SIZE}${before === undefined ? '' : `&before=${enc(before)}`}${filterQuery === '' ? '' : `&${filterQuery}`}`;
+const timelinePath = (before?: string) =>
+  `/_emulator/inspector/companies/${enc(companyId ?? '')}/timeline?limit=${PAGE_SIZE}${before === undefined ? '' : `&before=${enc(before)}`}${filterQuery === '' ? '' : `&${filterQuery}`}`;
 
 async function openCompany(id: string): Promise<void> {
   companyId = id;
@@ -278,7 +382,8 @@ function renderHistory(history: Timeline['history']): void {
     historyNote.textContent = `history ${history.entries}/${history.maxEntries} entries, ${mib(history.bytes)}/${mib(history.maxBytes)}${history.dropped > 0 ? `, ${history.dropped} dropped` : ''}`;
   }
   historyNote.className = history.dropped > 0 ? 'history-note dropped' : 'history-note';
-  historyNote.title = 'The emulator keeps every company\'s activity from its start in one ring, bounded by entries and bytes (createEmulator({ inspector: { historyEntries, historyBytes } }), serve --history-entries / --history-bytes). Past the bounds the oldest go: a request then keeps its journal line, without its headers and bodies.';
+  historyNote.title =
+    "The emulator keeps every company's activity from its start in one ring, bounded by entries and bytes (createEmulator({ inspector: { historyEntries, historyBytes } }), serve --history-entries / --history-bytes). Past the bounds the oldest go: a request then keeps its journal line, without its headers and bodies.";
 }
 
 function setNow(value: string): void {
@@ -300,7 +405,9 @@ function renderAhead(): void {
   });
   fill(aheadBox, rows.length === 0 ? h('p', { class: 'hint' }, 'Nothing pending.') : rows);
   nextTaskButton.disabled = aheadItems.length === 0;
-  nextTaskButton.title = aheadItems[0] ? `Advance to ${aheadItems[0].at}: ${aheadItems[0].title}` : 'Nothing is pending';
+  nextTaskButton.title = aheadItems[0]
+    ? `Advance to ${aheadItems[0].at}: ${aheadItems[0].title}`
+    : 'Nothing is pending';
 }
 
 function renderFoot(): void {
@@ -345,14 +452,31 @@ async function showDetail(item: TimelineItem): Promise<void> {
   selectedId = item.id;
   list.select(item.id);
   renderAhead();
-  const head = h('header', null, h('h2', null, item.title), h('div', { class: `row-meta tone-${item.tone}` }, `${item.kind} · ${item.at}${item.status === null ? '' : ` · ${item.status}`}`), h('div', { class: 'tags' }, item.tags.map((t) => h('span', { class: 'tag' }, t))));
+  const head = h(
+    'header',
+    null,
+    h('h2', null, item.title),
+    h(
+      'div',
+      { class: `row-meta tone-${item.tone}` },
+      `${item.kind} · ${item.at}${item.status === null ? '' : ` · ${item.status}`}`,
+    ),
+    h(
+      'div',
+      { class: 'tags' },
+      item.tags.map((t) => h('span', { class: 'tag' }, t)),
+    ),
+  );
   if (!item.detail || companyId === undefined) {
     fill(detailBox, head, h('p', { class: 'hint' }, 'Nothing more is recorded for this item.'));
     return;
   }
   fill(detailBox, head, h('p', { class: 'hint' }, 'Loading…'));
   try {
-    const detail = await call<ItemDetail>('GET', `/_emulator/inspector/companies/${enc(companyId)}/items/${enc(item.id)}`);
+    const detail = await call<ItemDetail>(
+      'GET',
+      `/_emulator/inspector/companies/${enc(companyId)}/items/${enc(item.id)}`,
+    );
     if (selectedId !== item.id) return;
     fill(detailBox, head, detail.sections.map(sectionOf));
   } catch (error) {
@@ -371,8 +495,20 @@ function bodyOf(section: DetailSection): Child {
     case 'text':
       return h('pre', null, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
     case 'headers': {
-      const pairs: [string, unknown][] = Array.isArray(value) ? (value as unknown[]).map((p) => (Array.isArray(p) ? [String(p[0]), p[1]] : [JSON.stringify(p), ''])) : Object.entries((value ?? {}) as object);
-      return h('table', { class: 'headers' }, h('tbody', null, pairs.map(([name, v]) => h('tr', null, h('th', null, name), h('td', null, typeof v === 'string' ? v : JSON.stringify(v))))));
+      const pairs: [string, unknown][] = Array.isArray(value)
+        ? (value as unknown[]).map((p) => (Array.isArray(p) ? [String(p[0]), p[1]] : [JSON.stringify(p), '']))
+        : Object.entries((value ?? {}) as object);
+      return h(
+        'table',
+        { class: 'headers' },
+        h(
+          'tbody',
+          null,
+          pairs.map(([name, v]) =>
+            h('tr', null, h('th', null, name), h('td', null, typeof v === 'string' ? v : JSON.stringify(v))),
+          ),
+        ),
+      );
     }
     case 'table': {
       const rows = Array.isArray(value) ? (value as Record<string, unknown>[]) : [];
@@ -380,8 +516,26 @@ function bodyOf(section: DetailSection): Child {
       return h(
         'table',
         { class: 'grid' },
-        h('thead', null, h('tr', null, columns.map((c) => h('th', null, c)))),
-        h('tbody', null, rows.map((r) => h('tr', null, columns.map((c) => h('td', null, cell(r?.[c])))))),
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            columns.map((c) => h('th', null, c)),
+          ),
+        ),
+        h(
+          'tbody',
+          null,
+          rows.map((r) =>
+            h(
+              'tr',
+              null,
+              columns.map((c) => h('td', null, cell(r?.[c]))),
+            ),
+          ),
+        ),
       );
     }
     default:
@@ -389,7 +543,8 @@ function bodyOf(section: DetailSection): Child {
   }
 }
 
-const cell = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+const cell = (v: unknown): string =>
+  v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
 
 // ---- live ------------------------------------------------------------------------------------------------------
 
@@ -423,7 +578,11 @@ function openStream(id: string): void {
       streamState.textContent = 'connecting…';
       streamState.className = 'stream-state pending';
       try {
-        const response = await fetch(`/_emulator/inspector/stream?companyId=${enc(id)}`, { headers: headers(false), signal: controller.signal, cache: 'no-store' });
+        const response = await fetch(`/_emulator/inspector/stream?companyId=${enc(id)}`, {
+          headers: headers(false),
+          signal: controller.signal,
+          cache: 'no-store',
+        });
         if (!response.ok || response.body === null) {
           const failure = await failureOf(response);
           if (response.status === 401) {
@@ -496,7 +655,8 @@ function onFrame(event: string, data: string): void {
 
 // ---- actions ---------------------------------------------------------------------------------------------------
 
-const clockPath = (action: 'advance' | 'run-until-idle') => (clockKind === 'own' ? `/_emulator/companies/${enc(companyId ?? '')}/clock/${action}` : `/_emulator/clock/${action}`);
+const clockPath = (action: 'advance' | 'run-until-idle') =>
+  clockKind === 'own' ? `/_emulator/companies/${enc(companyId ?? '')}/clock/${action}` : `/_emulator/clock/${action}`;
 
 /** One control call from a button: refusals shown, the timeline and panels read again either way. */
 async function drive(path: string, body: unknown, method: 'POST' | 'DELETE' = 'POST'): Promise<boolean> {
@@ -526,7 +686,12 @@ async function advanceToNext(): Promise<void> {
 
 async function resetCompany(): Promise<void> {
   if (companyId === undefined) return;
-  if (!window.confirm(`Reset company ${companyLabel.textContent ?? companyId}? Its catalogs, products, events and journal are dropped; its id and tokens stay.`)) return;
+  if (
+    !window.confirm(
+      `Reset company ${companyLabel.textContent ?? companyId}? Its catalogs, products, events and journal are dropped; its id and tokens stay.`,
+    )
+  )
+    return;
   if (await drive(`/_emulator/companies/${enc(companyId)}/reset`, {})) await openCompany(companyId);
 }
 
@@ -571,7 +736,16 @@ function renderFaults(items: readonly Fault[]): void {
               ` ${f.target} ${pairs(f.match) || 'any'} → ${pairs(f.effect)} `,
               h('span', { class: 'hits' }, `${f.hits} hit${f.hits === 1 ? '' : 's'}`),
               h('span', { class: 'left' }, f.times === null ? ', until removed' : `, ${f.times} left`),
-              h('button', { type: 'button', class: 'remove', 'aria-label': `Remove fault ${f.id}`, onclick: () => void drive(`/_emulator/faults/${enc(f.id)}`, undefined, 'DELETE') }, 'Remove'),
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'remove',
+                  'aria-label': `Remove fault ${f.id}`,
+                  onclick: () => void drive(`/_emulator/faults/${enc(f.id)}`, undefined, 'DELETE'),
+                },
+                'Remove',
+              ),
             ),
           ),
         ),
@@ -584,13 +758,34 @@ function renderInbox(items: readonly InboxEntry[]): void {
     inboxBox,
     items.length === 0
       ? h('p', { class: 'hint' }, 'Nothing delivered.')
-      : h('ul', null, shown.map((e) => h('li', null, h('span', { class: 'time' }, shortTime(e.at)), ` ${e.tipo} #${e.tentativa} → ${e.answer.status} `, h('small', null, e.url)))),
+      : h(
+          'ul',
+          null,
+          shown.map((e) =>
+            h(
+              'li',
+              null,
+              h('span', { class: 'time' }, shortTime(e.at)),
+              ` ${e.tipo} #${e.tentativa} → ${e.answer.status} `,
+              h('small', null, e.url),
+            ),
+          ),
+        ),
     items.length > shown.length ? h('p', { class: 'hint' }, `and ${items.length - shown.length} older`) : null,
   );
 }
 
 function renderRoutes(items: readonly NetworkRoute[]): void {
-  fill(routesBox, items.length === 0 ? h('p', { class: 'hint' }, 'No route: deliveries go to the destination URL.') : h('ul', null, items.map((r) => h('li', null, r.from, ' → ', r.to))));
+  fill(
+    routesBox,
+    items.length === 0
+      ? h('p', { class: 'hint' }, 'No route: deliveries go to the destination URL.')
+      : h(
+          'ul',
+          null,
+          items.map((r) => h('li', null, r.from, ' → ', r.to)),
+        ),
+  );
 }
 
 /** The report's summary in its panel: the findings (the latest five) and the score, and the button to show it whole. */
@@ -601,8 +796,19 @@ function renderReport(value: Report): void {
   const latest = findings.slice(-5).reverse();
   fill(
     reportBox,
-    h('p', { class: 'score' }, h('b', { class: count === 0 ? 'clean' : 'found' }, `${count} finding${count === 1 ? '' : 's'}`), ` · ${coverage.score.exercised} of ${coverage.score.listed} behaviours exercised`),
-    latest.length === 0 ? null : h('ul', null, latest.map((f) => h('li', { 'data-rule': f.rule }, h('b', null, f.rule), ` ${f.message}`))),
+    h(
+      'p',
+      { class: 'score' },
+      h('b', { class: count === 0 ? 'clean' : 'found' }, `${count} finding${count === 1 ? '' : 's'}`),
+      ` · ${coverage.score.exercised} of ${coverage.score.listed} behaviours exercised`,
+    ),
+    latest.length === 0
+      ? null
+      : h(
+          'ul',
+          null,
+          latest.map((f) => h('li', { 'data-rule': f.rule }, h('b', null, f.rule), ` ${f.message}`)),
+        ),
     h('button', { type: 'button', 'data-action': 'show-report', onclick: () => showReport() }, 'Show the report'),
   );
   if (reportShown) showReport();
@@ -619,17 +825,62 @@ function showReport(): void {
   const { findings, findingsDropped, coverage } = report;
   fill(
     detailBox,
-    h('header', null, h('h2', null, 'Report'), h('div', { class: 'row-meta' }, `${findings.length + findingsDropped} findings · ${coverage.score.exercised} of ${coverage.score.listed} behaviours exercised`)),
+    h(
+      'header',
+      null,
+      h('h2', null, 'Report'),
+      h(
+        'div',
+        { class: 'row-meta' },
+        `${findings.length + findingsDropped} findings · ${coverage.score.exercised} of ${coverage.score.listed} behaviours exercised`,
+      ),
+    ),
     h(
       'section',
       { class: 'section report-findings' },
       h('h3', null, 'Findings on your client'),
       findings.length === 0 ? h('p', { class: 'hint' }, 'None: no rule was broken.') : null,
-      findings.map((f) => h('div', { class: 'finding', 'data-rule': f.rule }, h('b', null, f.rule), h('span', { class: 'tag' }, f.statements.join(', ')), h('small', null, ` ${shortTime(f.at)}`), h('p', null, f.message), h('p', { class: 'fix' }, `Fix: ${f.fix}`))),
+      findings.map((f) =>
+        h(
+          'div',
+          { class: 'finding', 'data-rule': f.rule },
+          h('b', null, f.rule),
+          h('span', { class: 'tag' }, f.statements.join(', ')),
+          h('small', null, ` ${shortTime(f.at)}`),
+          h('p', null, f.message),
+          h('p', { class: 'fix' }, `Fix: ${f.fix}`),
+        ),
+      ),
       findingsDropped > 0 ? h('p', { class: 'hint' }, `and ${findingsDropped} earlier, no longer kept`) : null,
     ),
-    h('section', { class: 'section' }, h('h3', null, 'What your tests exercised'), h('ul', { class: 'behaviours' }, coverage.behaviours.map((b) => h('li', { class: b.seen > 0 ? 'seen' : 'unseen' }, `${b.seen > 0 ? '✓' : '·'} ${b.id}: ${b.what}${b.seen > 0 ? ` (${b.seen}×)` : ''}`)))),
-    coverage.gaps.length === 0 ? null : h('section', { class: 'section' }, h('h3', null, 'Not exercised, and how to'), h('ul', { class: 'gaps' }, coverage.gaps.map((g) => h('li', null, g)))),
+    h(
+      'section',
+      { class: 'section' },
+      h('h3', null, 'What your tests exercised'),
+      h(
+        'ul',
+        { class: 'behaviours' },
+        coverage.behaviours.map((b) =>
+          h(
+            'li',
+            { class: b.seen > 0 ? 'seen' : 'unseen' },
+            `${b.seen > 0 ? '✓' : '·'} ${b.id}: ${b.what}${b.seen > 0 ? ` (${b.seen}×)` : ''}`,
+          ),
+        ),
+      ),
+    ),
+    coverage.gaps.length === 0
+      ? null
+      : h(
+          'section',
+          { class: 'section' },
+          h('h3', null, 'Not exercised, and how to'),
+          h(
+            'ul',
+            { class: 'gaps' },
+            coverage.gaps.map((g) => h('li', null, g)),
+          ),
+        ),
     h(
       'section',
       { class: 'section section-table' },
@@ -639,8 +890,29 @@ function showReport(): void {
         : h(
             'table',
             { class: 'grid' },
-            h('thead', null, h('tr', null, ['Operation', 'Calls', 'Statuses', 'Documented, never received'].map((c) => h('th', null, c)))),
-            h('tbody', null, coverage.operations.map((o) => h('tr', null, h('td', null, `${o.method} ${o.path}`), h('td', null, o.calls), h('td', null, o.statuses.map((x) => `${x.status}×${x.count}`).join(', ')), h('td', null, o.unreceived.join(', '))))),
+            h(
+              'thead',
+              null,
+              h(
+                'tr',
+                null,
+                ['Operation', 'Calls', 'Statuses', 'Documented, never received'].map((c) => h('th', null, c)),
+              ),
+            ),
+            h(
+              'tbody',
+              null,
+              coverage.operations.map((o) =>
+                h(
+                  'tr',
+                  null,
+                  h('td', null, `${o.method} ${o.path}`),
+                  h('td', null, o.calls),
+                  h('td', null, o.statuses.map((x) => `${x.status}×${x.count}`).join(', ')),
+                  h('td', null, o.unreceived.join(', ')),
+                ),
+              ),
+            ),
           ),
     ),
   );
@@ -648,8 +920,22 @@ function showReport(): void {
 
 /** The match fields and effects each target takes (the fault schema's; the server checks them again). */
 const FAULT_SHAPES = {
-  api: { match: ['method', 'path'], effects: { status: 'status (400–599)', loseResponse: 'lose the answer', delayMs: 'delay (ms)' } },
-  delivery: { match: ['url', 'eventType'], effects: { status: 'status (100–599)', timeout: 'time out', refuse: 'refuse the connection', reset: 'reset the connection', latencyMs: 'latency (ms)', duplicate: 'duplicate', tamper: 'tamper (signature|body|timestamp)' } },
+  api: {
+    match: ['method', 'path'],
+    effects: { status: 'status (400–599)', loseResponse: 'lose the answer', delayMs: 'delay (ms)' },
+  },
+  delivery: {
+    match: ['url', 'eventType'],
+    effects: {
+      status: 'status (100–599)',
+      timeout: 'time out',
+      refuse: 'refuse the connection',
+      reset: 'reset the connection',
+      latencyMs: 'latency (ms)',
+      duplicate: 'duplicate',
+      tamper: 'tamper (signature|body|timestamp)',
+    },
+  },
   job: { match: ['kind'], effects: { fail: 'fail', delayMs: 'delay (ms)' } },
 } as const satisfies Record<string, { match: readonly string[]; effects: Record<string, string> }>;
 type Target = keyof typeof FAULT_SHAPES;
@@ -657,15 +943,38 @@ type Target = keyof typeof FAULT_SHAPES;
 const FLAG_EFFECTS = new Set(['loseResponse', 'timeout', 'refuse', 'reset', 'duplicate', 'fail']);
 
 function buildFaultForm(): HTMLFormElement {
-  const target = h('select', { name: 'target', 'aria-label': 'Target' }, Object.keys(FAULT_SHAPES).map((t) => h('option', { value: t }, t)));
+  const target = h(
+    'select',
+    { name: 'target', 'aria-label': 'Target' },
+    Object.keys(FAULT_SHAPES).map((t) => h('option', { value: t }, t)),
+  );
   const matchBox = h('div', { class: 'match' });
   const effect = h('select', { name: 'effect', 'aria-label': 'Effect' });
   const effectValue = h('input', { name: 'effectValue', 'aria-label': 'Effect value', placeholder: 'value', size: 8 });
-  const times = h('input', { name: 'times', type: 'number', min: 1, 'aria-label': 'Times', placeholder: 'times (empty: until removed)', value: '1' });
+  const times = h('input', {
+    name: 'times',
+    type: 'number',
+    min: 1,
+    'aria-label': 'Times',
+    placeholder: 'times (empty: until removed)',
+    value: '1',
+  });
   const shape = () => FAULT_SHAPES[target.value as Target];
   const refresh = () => {
-    fill(matchBox, shape().match.map((field) => h('input', { name: `match.${field}`, 'aria-label': `Match ${field}`, placeholder: field === 'path' ? 'path glob, /v1/…' : field })));
-    fill(effect, Object.entries(shape().effects).map(([name, label]) => h('option', { value: name }, label)));
+    fill(
+      matchBox,
+      shape().match.map((field) =>
+        h('input', {
+          name: `match.${field}`,
+          'aria-label': `Match ${field}`,
+          placeholder: field === 'path' ? 'path glob, /v1/…' : field,
+        }),
+      ),
+    );
+    fill(
+      effect,
+      Object.entries(shape().effects).map(([name, label]) => h('option', { value: name }, label)),
+    );
     effectChanged();
   };
   const effectChanged = () => {
@@ -673,7 +982,17 @@ function buildFaultForm(): HTMLFormElement {
   };
   target.addEventListener('change', refresh);
   effect.addEventListener('change', effectChanged);
-  const form = h('form', { class: 'fault-form', 'aria-label': 'Add a fault' }, h('h3', null, 'Add a fault'), target, matchBox, effect, effectValue, times, h('button', { type: 'submit' }, 'Add fault'));
+  const form = h(
+    'form',
+    { class: 'fault-form', 'aria-label': 'Add a fault' },
+    h('h3', null, 'Add a fault'),
+    target,
+    matchBox,
+    effect,
+    effectValue,
+    times,
+    h('button', { type: 'submit' }, 'Add fault'),
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     if (companyId === undefined) return;
@@ -684,8 +1003,19 @@ function buildFaultForm(): HTMLFormElement {
     }
     const name = effect.value;
     const raw = effectValue.value.trim();
-    const effectBody: Record<string, unknown> = { [name]: FLAG_EFFECTS.has(name) ? true : name === 'tamper' || Number.isNaN(Number(raw)) || raw === '' ? raw : Number(raw) };
-    const body = { target: target.value, match, effect: effectBody, times: times.value.trim() === '' ? null : Number(times.value) };
+    const effectBody: Record<string, unknown> = {
+      [name]: FLAG_EFFECTS.has(name)
+        ? true
+        : name === 'tamper' || Number.isNaN(Number(raw)) || raw === ''
+          ? raw
+          : Number(raw),
+    };
+    const body = {
+      target: target.value,
+      match,
+      effect: effectBody,
+      times: times.value.trim() === '' ? null : Number(times.value),
+    };
     // The company's own fault list: it fires for this company only.
     void drive(`/_emulator/companies/${enc(companyId)}/faults`, body).then((ok) => {
       if (ok) for (const input of matchBox.querySelectorAll('input')) input.value = '';
@@ -709,9 +1039,24 @@ const FILTERS = [
 ] as const;
 
 function buildFilterForm(): HTMLFormElement {
-  const inputs = FILTERS.map(([name, label, example]) => h('input', { name, 'aria-label': `Filter: ${label}`, placeholder: label, title: `${label}, e.g. ${example}`, autocomplete: 'off' }));
+  const inputs = FILTERS.map(([name, label, example]) =>
+    h('input', {
+      name,
+      'aria-label': `Filter: ${label}`,
+      placeholder: label,
+      title: `${label}, e.g. ${example}`,
+      autocomplete: 'off',
+    }),
+  );
   const state = h('span', { class: 'filter-state' });
-  const form = h('form', { class: 'filters', 'aria-label': 'Filter the timeline' }, inputs, h('button', { type: 'submit' }, 'Filter'), h('button', { type: 'reset' }, 'Clear'), state);
+  const form = h(
+    'form',
+    { class: 'filters', 'aria-label': 'Filter the timeline' },
+    inputs,
+    h('button', { type: 'submit' }, 'Filter'),
+    h('button', { type: 'reset' }, 'Clear'),
+    state,
+  );
   const apply = async () => {
     const query = new URLSearchParams();
     for (const input of inputs) if (input.value.trim() !== '') query.set(input.name, input.value.trim());
@@ -759,7 +1104,10 @@ async function showRecords(focus?: string): Promise<void> {
     return;
   }
   if (companyId !== id) return;
-  const all = [...(records.webhook === null ? [] : [records.webhook]), ...RECORD_KINDS.flatMap(([key]) => records[key].items)];
+  const all = [
+    ...(records.webhook === null ? [] : [records.webhook]),
+    ...RECORD_KINDS.flatMap(([key]) => records[key].items),
+  ];
   const rowOfRecord = (r: RecordRow) =>
     h(
       'li',
@@ -771,18 +1119,37 @@ async function showRecords(focus?: string): Promise<void> {
     );
   fill(
     detailBox,
-    h('header', null, h('h2', null, 'Records'), h('div', { class: 'row-meta' }, 'As they are now. Click one for its fields, its links and the timeline items that touched it.')),
+    h(
+      'header',
+      null,
+      h('h2', null, 'Records'),
+      h(
+        'div',
+        { class: 'row-meta' },
+        'As they are now. Click one for its fields, its links and the timeline items that touched it.',
+      ),
+    ),
     h(
       'div',
       { class: 'records' },
       h('h3', null, 'Webhook destination'),
-      records.webhook === null ? h('p', { class: 'hint' }, 'None configured.') : h('ul', null, rowOfRecord(records.webhook)),
+      records.webhook === null
+        ? h('p', { class: 'hint' }, 'None configured.')
+        : h('ul', null, rowOfRecord(records.webhook)),
       RECORD_KINDS.map(([key, title]) => {
         const { items, total } = records[key];
         return [
           h('h3', null, `${title} (${total})`),
-          items.length === 0 ? h('p', { class: 'hint' }, 'None.') : h('ul', { 'data-kind': key }, items.map(rowOfRecord)),
-          total > items.length ? h('p', { class: 'hint' }, `and ${total - items.length} more (GET /_emulator/state/companies/${id} has them all)`) : null,
+          items.length === 0
+            ? h('p', { class: 'hint' }, 'None.')
+            : h('ul', { 'data-kind': key }, items.map(rowOfRecord)),
+          total > items.length
+            ? h(
+                'p',
+                { class: 'hint' },
+                `and ${total - items.length} more (GET /_emulator/state/companies/${id} has them all)`,
+              )
+            : null,
         ];
       }),
     ),
@@ -799,21 +1166,54 @@ async function showRecord(record: RecordRow, all: readonly RecordRow[]): Promise
     const target = all.find((r) => r.id === link.id || (link.kind === 'webhook' && r.kind === 'webhook'));
     if (link.kind === 'attempt') {
       const [eventId, n] = [link.id.slice(0, link.id.lastIndexOf(':')), link.id.slice(link.id.lastIndexOf(':') + 1)];
-      return h('a', { 'data-link': `att:${link.id}`, onclick: () => void showDetail({ id: `att:${eventId}:${n}`, kind: 'attempt', at: '', title: `attempt ${n} of ${eventId}`, status: null, tone: 'info', tags: [], detail: true }) }, `attempt ${n}`);
+      return h(
+        'a',
+        {
+          'data-link': `att:${link.id}`,
+          onclick: () =>
+            void showDetail({
+              id: `att:${eventId}:${n}`,
+              kind: 'attempt',
+              at: '',
+              title: `attempt ${n} of ${eventId}`,
+              status: null,
+              tone: 'info',
+              tags: [],
+              detail: true,
+            }),
+        },
+        `attempt ${n}`,
+      );
     }
-    return target === undefined ? h('span', null, `${link.kind} ${link.id} `) : h('a', { 'data-link': link.id, onclick: () => void showRecord(target, all) }, `${link.kind} ${target.title}`);
+    return target === undefined
+      ? h('span', null, `${link.kind} ${link.id} `)
+      : h('a', { 'data-link': link.id, onclick: () => void showRecord(target, all) }, `${link.kind} ${target.title}`);
   });
   const touching = h('div', { class: 'touching' }, h('p', { class: 'hint' }, 'Loading…'));
   fill(
     detailBox,
-    h('header', null, h('h2', null, `${record.kind} ${record.title}`), h('div', { class: 'row-meta' }, `${record.id}${record.state === null ? '' : ` · ${record.state}`}${record.version === null ? '' : ` · versao ${record.version}`}`)),
+    h(
+      'header',
+      null,
+      h('h2', null, `${record.kind} ${record.title}`),
+      h(
+        'div',
+        { class: 'row-meta' },
+        `${record.id}${record.state === null ? '' : ` · ${record.state}`}${record.version === null ? '' : ` · versao ${record.version}`}`,
+      ),
+    ),
     h('p', null, h('a', { onclick: () => void showRecords() }, '← all records')),
-    links.length === 0 ? null : h('section', { class: 'section' }, h('h3', null, 'Links'), h('div', { class: 'record-links' }, links)),
+    links.length === 0
+      ? null
+      : h('section', { class: 'section' }, h('h3', null, 'Links'), h('div', { class: 'record-links' }, links)),
     h('section', { class: 'section' }, h('h3', null, 'Fields'), h('pre', null, JSON.stringify(record.value, null, 2))),
     h('section', { class: 'section' }, h('h3', null, 'Timeline items that touched it'), touching),
   );
   try {
-    const timeline = await call<Timeline>('GET', `/_emulator/inspector/companies/${enc(id)}/timeline?limit=${PAGE_SIZE}&touches=${enc(record.id)}`);
+    const timeline = await call<Timeline>(
+      'GET',
+      `/_emulator/inspector/companies/${enc(id)}/timeline?limit=${PAGE_SIZE}&touches=${enc(record.id)}`,
+    );
     fill(
       touching,
       timeline.items.length === 0
@@ -847,12 +1247,27 @@ async function refreshDemo(): Promise<void> {
 
 function renderDemo(demo: DemoState): void {
   demoBox.hidden = false;
-  const next = h('button', { type: 'button', 'data-action': 'demo-next', disabled: !demo.waiting, onclick: () => void demoNext() }, demo.done ? 'Demo finished' : 'Next step');
+  const next = h(
+    'button',
+    { type: 'button', 'data-action': 'demo-next', disabled: !demo.waiting, onclick: () => void demoNext() },
+    demo.done ? 'Demo finished' : 'Next step',
+  );
   fill(
     demoBox,
     h('h2', null, `Demo: ${demo.name}`),
     h('p', null, demo.summary),
-    h('ol', { class: 'steps' }, demo.steps.map((s) => h('li', { value: s.n }, h('b', null, s.title), s.lines.length === 0 ? null : h('pre', null, s.lines.join('\n'))))),
+    h(
+      'ol',
+      { class: 'steps' },
+      demo.steps.map((s) =>
+        h(
+          'li',
+          { value: s.n },
+          h('b', null, s.title),
+          s.lines.length === 0 ? null : h('pre', null, s.lines.join('\n')),
+        ),
+      ),
+    ),
     next,
   );
 }
@@ -871,7 +1286,10 @@ async function demoNext(): Promise<void> {
 /** The company list, for the picker; false (the refusal shown) when it could not be read. */
 async function loadCompanies(): Promise<boolean> {
   try {
-    const answer = await call<{ items: { id: string; name: string; cnpjRoot: string }[] }>('GET', '/_emulator/companies');
+    const answer = await call<{ items: { id: string; name: string; cnpjRoot: string }[] }>(
+      'GET',
+      '/_emulator/companies',
+    );
     companies = answer.items.map(({ id, name, cnpjRoot }) => ({ id, name, cnpjRoot }));
     return true;
   } catch (error) {
@@ -892,7 +1310,10 @@ async function start(): Promise<void> {
     if (!(await loadCompanies())) return;
     const first = companies[0];
     if (first === undefined) {
-      fill(detailBox, h('p', { class: 'hint' }, 'No company yet: create one (POST /_emulator/companies), then reload.'));
+      fill(
+        detailBox,
+        h('p', { class: 'hint' }, 'No company yet: create one (POST /_emulator/companies), then reload.'),
+      );
       return;
     }
     await openCompany(first.id);

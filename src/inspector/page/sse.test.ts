@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { SseParser } from './sse.js';
 
-const TEXT = 'event: item\ndata: {"id":"req:1"}\n\n: keep-alive\n\nevent: clock\r\ndata: {"now":"2026-01-01T00:00:05.000Z"}\r\n\r\ndata: a\ndata: b\n\nevent: reset\ndata: {}\n\n';
+const TEXT =
+  'event: item\ndata: {"id":"req:1"}\n\n: keep-alive\n\nevent: clock\r\ndata: {"now":"2026-01-01T00:00:05.000Z"}\r\n\r\ndata: a\ndata: b\n\nevent: reset\ndata: {}\n\n';
 const FRAMES = [
   { event: 'item', data: '{"id":"req:1"}' },
   { event: 'clock', data: '{"now":"2026-01-01T00:00:05.000Z"}' },

@@ -102,10 +102,19 @@ interface Drawn {
 export function rowOf(item: TimelineItem, selected = false): HTMLElement {
   return h(
     'div',
-    { class: `row tone-${item.tone} kind-${item.kind}${selected ? ' selected' : ''}${item.detail ? ' has-detail' : ''}`, 'data-id': item.id, role: 'listitem', title: [item.title, item.at, ...item.tags].join(' · ') },
+    {
+      class: `row tone-${item.tone} kind-${item.kind}${selected ? ' selected' : ''}${item.detail ? ' has-detail' : ''}`,
+      'data-id': item.id,
+      role: 'listitem',
+      title: [item.title, item.at, ...item.tags].join(' · '),
+    },
     h('span', { class: 'time' }, shortTime(item.at)),
     h('span', { class: 'kind' }, item.kind),
     h('span', { class: 'title' }, item.title),
-    h('span', { class: 'tags' }, item.tags.map((tag) => h('span', { class: tag.startsWith('fault') ? 'tag tag-fault' : 'tag' }, tag))),
+    h(
+      'span',
+      { class: 'tags' },
+      item.tags.map((tag) => h('span', { class: tag.startsWith('fault') ? 'tag tag-fault' : 'tag' }, tag)),
+    ),
   );
 }

@@ -29,7 +29,10 @@ function frames(body: ReadableStream<Uint8Array>) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           if (block.startsWith(':')) return { comment: block.slice(1).trim() };
-          return { event: /^event: (.*)$/m.exec(block)?.[1] ?? '', data: JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? 'null') as unknown };
+          return {
+            event: /^event: (.*)$/m.exec(block)?.[1] ?? '',
+            data: JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? 'null') as unknown,
+          };
         }
         const { done, value } = await reader.read();
         if (done) return undefined;
@@ -52,11 +55,18 @@ describe('the activity stream', () => {
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(response.headers.get('cache-control')).toBe('no-store');
     const stream = frames(response.body!);
-    expect(await stream.next()).toEqual({ event: 'open', data: { companyId: null, kinds: ['request', 'control', 'delivery', 'job', 'finding'] } });
+    expect(await stream.next()).toEqual({
+      event: 'open',
+      data: { companyId: null, kinds: ['request', 'control', 'delivery', 'job', 'finding'] },
+    });
     // Its own call was told to the other listener, not to the stream.
     expect(seen).toEqual([expect.objectContaining({ kind: 'control', operation: 'streamActivity', status: 200 })]);
     await emu.fetch('/v1/empresa', { headers: auth(acme.token) });
-    await emu.fetch('/_emulator/clock/advance', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"by":"1h"}' });
+    await emu.fetch('/_emulator/clock/advance', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"by":"1h"}',
+    });
     expect(await stream.next()).toEqual({ event: 'activity', data: seen[1] });
     expect(await stream.next()).toEqual({ event: 'activity', data: seen[2] });
     expect(seen.slice(1).map((e) => e.kind)).toEqual(['request', 'control']);
@@ -74,10 +84,20 @@ describe('the activity stream', () => {
     const first = frames((await emu.fetch('/_emulator/activity/stream?kinds=control')).body!);
     expect((await first.next()) as { event: string }).toMatchObject({ event: 'open' });
     const second = frames((await emu.fetch('/_emulator/activity/stream?kinds=control')).body!);
-    expect(await first.next()).toEqual({ event: 'activity', data: expect.objectContaining({ kind: 'control', operation: 'streamActivity', path: '/_emulator/activity/stream' }) });
+    expect(await first.next()).toEqual({
+      event: 'activity',
+      data: expect.objectContaining({
+        kind: 'control',
+        operation: 'streamActivity',
+        path: '/_emulator/activity/stream',
+      }),
+    });
     await emu.fetch('/_emulator/clock');
     expect((await second.next()) as { event: string }).toMatchObject({ event: 'open' });
-    expect(await second.next()).toEqual({ event: 'activity', data: expect.objectContaining({ operation: 'getClock' }) });
+    expect(await second.next()).toEqual({
+      event: 'activity',
+      data: expect.objectContaining({ operation: 'getClock' }),
+    });
     await Promise.all([first.reader.cancel(), second.reader.cancel()]);
   });
 
@@ -85,12 +105,28 @@ describe('the activity stream', () => {
     const emu = emulator();
     const acme = emu.companies.create({ cnpjRoot: '11222333' });
     const other = emu.companies.create({ cnpjRoot: '44555666' });
-    const stream = frames((await emu.fetch(`/_emulator/activity/stream?companyId=${acme.companyId}&kinds=request,%20delivery`)).body!);
-    expect(await stream.next()).toEqual({ event: 'open', data: { companyId: acme.companyId, kinds: ['request', 'delivery'] } });
+    const stream = frames(
+      (await emu.fetch(`/_emulator/activity/stream?companyId=${acme.companyId}&kinds=request,%20delivery`)).body!,
+    );
+    expect(await stream.next()).toEqual({
+      event: 'open',
+      data: { companyId: acme.companyId, kinds: ['request', 'delivery'] },
+    });
     await emu.fetch('/v1/empresa', { headers: auth(other.token) });
-    await emu.fetch(`/_emulator/companies/${acme.companyId}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '{"surveillanceCapacity":2}' });
+    await emu.fetch(`/_emulator/companies/${acme.companyId}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: '{"surveillanceCapacity":2}',
+    });
     const mine = await emu.fetch('/v1/empresa', { headers: auth(acme.token) });
-    expect(await stream.next()).toEqual({ event: 'activity', data: expect.objectContaining({ kind: 'request', companyId: acme.companyId, requestId: mine.headers.get('x-request-id') }) });
+    expect(await stream.next()).toEqual({
+      event: 'activity',
+      data: expect.objectContaining({
+        kind: 'request',
+        companyId: acme.companyId,
+        requestId: mine.headers.get('x-request-id'),
+      }),
+    });
     await stream.reader.cancel();
   });
 
@@ -137,11 +173,16 @@ describe('the activity stream', () => {
     const feed = (emu as unknown as { engine: { activity: { listening: boolean } } }).engine.activity;
     const server = await emu.listen({ port: 0 });
     const aborting = new AbortController();
-    const response = await fetch(`${server.url}/_emulator/activity/stream?companyId=${acme.companyId}`, { signal: aborting.signal });
+    const response = await fetch(`${server.url}/_emulator/activity/stream?companyId=${acme.companyId}`, {
+      signal: aborting.signal,
+    });
     const stream = frames(response.body!);
     expect((await stream.next()) as { event: string }).toMatchObject({ event: 'open' });
     await fetch(`${server.url}/v1/empresa`, { headers: auth(acme.token) });
-    expect(await stream.next()).toEqual({ event: 'activity', data: expect.objectContaining({ kind: 'request', path: '/v1/empresa', status: 200 }) });
+    expect(await stream.next()).toEqual({
+      event: 'activity',
+      data: expect.objectContaining({ kind: 'request', path: '/v1/empresa', status: 200 }),
+    });
     expect(feed.listening).toBe(true);
     aborting.abort();
     for (let i = 0; feed.listening && i < 500; i++) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -154,9 +195,25 @@ describe('the activity stream', () => {
       const answer = await emu.fetch(`/_emulator/activity/stream?${query}`);
       return [answer.status, ((await answer.json()) as { erro: { codigo: string; caminho: string } }).erro] as const;
     };
-    expect(await refused('companyId=nope')).toEqual([404, expect.objectContaining({ codigo: 'empresa_nao_encontrada', caminho: 'query.companyId' })]);
-    expect(await refused('kinds=request,requests')).toEqual([422, expect.objectContaining({ codigo: 'valor_invalido', caminho: 'query.kinds', mensagem: 'query.kinds takes request, control, delivery, job, finding, comma-separated; got "requests".' })]);
-    expect(await refused('kinds=')).toEqual([422, expect.objectContaining({ codigo: 'valor_invalido', caminho: 'query.kinds' })]);
-    expect(await refused('kind=request')).toEqual([422, expect.objectContaining({ codigo: 'valor_invalido', caminho: 'query.kind' })]);
+    expect(await refused('companyId=nope')).toEqual([
+      404,
+      expect.objectContaining({ codigo: 'empresa_nao_encontrada', caminho: 'query.companyId' }),
+    ]);
+    expect(await refused('kinds=request,requests')).toEqual([
+      422,
+      expect.objectContaining({
+        codigo: 'valor_invalido',
+        caminho: 'query.kinds',
+        mensagem: 'query.kinds takes request, control, delivery, job, finding, comma-separated; got "requests".',
+      }),
+    ]);
+    expect(await refused('kinds=')).toEqual([
+      422,
+      expect.objectContaining({ codigo: 'valor_invalido', caminho: 'query.kinds' }),
+    ]);
+    expect(await refused('kind=request')).toEqual([
+      422,
+      expect.objectContaining({ codigo: 'valor_invalido', caminho: 'query.kind' }),
+    ]);
   });
 });

@@ -12,7 +12,6 @@
 import type { ActivityEntry, ActivityFeed, ActivityKind } from '../../engine/activity.js';
 import { eventStream } from './event-stream.js';
 
-
 const KEEP_ALIVE_MS = 15_000;
 
 /** Which entries a stream carries: those of `companyId` (every company's when null) of these kinds. */
@@ -28,7 +27,11 @@ const OWN_OPERATION = 'streamActivity';
  * The stream of `feed`'s entries that pass `filter`, for as long as `request` is open. The request itself is held
  * while the stream is open (ended() reads it): a Request's signal follows its caller's only while the Request lives.
  */
-export function activityStream(feed: ActivityFeed, filter: ActivityFilter, request: Request): ReadableStream<Uint8Array> {
+export function activityStream(
+  feed: ActivityFeed,
+  filter: ActivityFilter,
+  request: Request,
+): ReadableStream<Uint8Array> {
   const signal = request.signal;
   const kinds = new Set(filter.kinds);
   const stops: (() => void)[] = [];
@@ -50,7 +53,11 @@ export function activityStream(feed: ActivityFeed, filter: ActivityFilter, reque
       end = () => sink.end();
       if (signal.aborted) return sink.end();
       stops.push(feed.subscribe((entry) => void (keep(entry) && sink.send('activity', entry))));
-      stops.push(feed.emulator.watch((change) => void (change.kind === 'closed' && sink.end({ event: 'end', data: { reason: 'closed' } }))));
+      stops.push(
+        feed.emulator.watch(
+          (change) => void (change.kind === 'closed' && sink.end({ event: 'end', data: { reason: 'closed' } })),
+        ),
+      );
       signal.addEventListener('abort', end);
       // Real time, only while this stream is open: proxies keep a connection that says something.
       const keepAlive = setInterval(() => sink.comment('keep-alive'), KEEP_ALIVE_MS);

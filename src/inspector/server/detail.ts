@@ -14,7 +14,16 @@ import { VERSION } from '../../version.js';
 import type { DetailSection, ItemDetail } from '../wire.js';
 import { bodyText, headerPairs, type KeptBody, type KeptRequest } from './history.js';
 import type { InspectorView } from './inspector.js';
-import { attemptItem, controlItem, eventItem, findingItem, jobItem, keptAttemptItem, requestItem, taskItem } from './items.js';
+import {
+  attemptItem,
+  controlItem,
+  eventItem,
+  findingItem,
+  jobItem,
+  keptAttemptItem,
+  requestItem,
+  taskItem,
+} from './items.js';
 import { maskHeaders, maskJson } from './mask.js';
 
 /** A request the history dropped at its bounds (or never kept: EmulatorOptions.inspector of 0). */
@@ -62,7 +71,11 @@ export function itemDetail(view: InspectorView, companyId: string, itemId: strin
       if (!event || !attempt) return undefined;
       return {
         item: attemptItem(event, attempt, view.attemptsPerCycle),
-        sections: [{ title: 'Attempt', kind: 'json', value: attemptView(attempt) }, signatureSection(view, event, attempt), { title: 'Envelope', kind: 'json', value: envelope(event) }],
+        sections: [
+          { title: 'Attempt', kind: 'json', value: attemptView(attempt) },
+          signatureSection(view, event, attempt),
+          { title: 'Envelope', kind: 'json', value: envelope(event) },
+        ],
       };
     }
     case 'job': {
@@ -88,7 +101,18 @@ export function itemDetail(view: InspectorView, companyId: string, itemId: strin
       if (!task) return undefined;
       return {
         item: taskItem(task),
-        sections: [{ title: 'Task', kind: 'json', value: maskJson({ kind: task.kind, nature: task.nature, due: isoString(task.due), ...(task.payload === undefined ? {} : { payload: task.payload }) }) }],
+        sections: [
+          {
+            title: 'Task',
+            kind: 'json',
+            value: maskJson({
+              kind: task.kind,
+              nature: task.nature,
+              due: isoString(task.due),
+              ...(task.payload === undefined ? {} : { payload: task.payload }),
+            }),
+          },
+        ],
       };
     }
     default:
@@ -97,22 +121,35 @@ export function itemDetail(view: InspectorView, companyId: string, itemId: strin
 }
 
 /** The history's entry numbered by an item id's `n`. */
-const kept = (view: InspectorView, n: string) => (/^[1-9]\d{0,15}$/.test(n) ? view.history.bySeq(Number(n)) : undefined);
+const kept = (view: InspectorView, n: string) =>
+  /^[1-9]\d{0,15}$/.test(n) ? view.history.bySeq(Number(n)) : undefined;
 
 /** An attempt the history kept whose event is gone from the state. */
 function keptAttemptDetail(view: InspectorView, companyId: string, eventId: string, n: number): ItemDetail | undefined {
   let found;
-  for (const entry of view.history.entries()) if (entry.kind === 'delivery' && entry.companyId === companyId && entry.eventId === eventId && entry.attempt === n) found = entry;
+  for (const entry of view.history.entries())
+    if (entry.kind === 'delivery' && entry.companyId === companyId && entry.eventId === eventId && entry.attempt === n)
+      found = entry;
   if (found === undefined) return undefined;
   const { seq: _seq, atMs: _atMs, bytes: _bytes, kind: _kind, ...attempt } = found;
-  return { item: keptAttemptItem(found), sections: [{ title: 'Attempt (its event is no longer kept)', kind: 'json', value: maskJson(attempt) }] };
+  return {
+    item: keptAttemptItem(found),
+    sections: [{ title: 'Attempt (its event is no longer kept)', kind: 'json', value: maskJson(attempt) }],
+  };
 }
 
 function requestDetail(view: InspectorView, companyId: string, requestId: string): ItemDetail | undefined {
   const exchange: KeptRequest | undefined = view.history.request(companyId, requestId);
   const record = exchange?.record ?? view.journal(companyId).find((r) => r.requestId === requestId);
   if (!record) return undefined;
-  const error = exchange === undefined ? (record.codigo === null ? null : { codigo: record.codigo }) : exchange.error === undefined ? null : { codigo: exchange.error.codigo, caminho: exchange.error.caminho ?? null };
+  const error =
+    exchange === undefined
+      ? record.codigo === null
+        ? null
+        : { codigo: record.codigo }
+      : exchange.error === undefined
+        ? null
+        : { codigo: exchange.error.codigo, caminho: exchange.error.caminho ?? null };
   const sections: DetailSection[] = [
     {
       title: 'Request',
@@ -133,10 +170,22 @@ function requestDetail(view: InspectorView, companyId: string, requestId: string
   if (exchange === undefined) {
     sections.push({ title: 'Headers and bodies', kind: 'text', value: notKept(view) });
   } else {
-    sections.push({ title: 'Request headers', kind: 'headers', value: maskHeaders(headerPairs(exchange.requestHeaders)) });
-    if (exchange.requestBody !== null && exchange.requestBody.content.length > 0) sections.push(bodySection('Request body', exchange.requestBody));
-    sections.push({ title: `Answer headers (${exchange.status})`, kind: 'headers', value: maskHeaders(headerPairs(exchange.responseHeaders)) });
-    const answer = exchange.error === undefined ? exchange.responseBody : { content: errorBodyText(exchange.error, record.requestId), size: undefined, truncated: false };
+    sections.push({
+      title: 'Request headers',
+      kind: 'headers',
+      value: maskHeaders(headerPairs(exchange.requestHeaders)),
+    });
+    if (exchange.requestBody !== null && exchange.requestBody.content.length > 0)
+      sections.push(bodySection('Request body', exchange.requestBody));
+    sections.push({
+      title: `Answer headers (${exchange.status})`,
+      kind: 'headers',
+      value: maskHeaders(headerPairs(exchange.responseHeaders)),
+    });
+    const answer =
+      exchange.error === undefined
+        ? exchange.responseBody
+        : { content: errorBodyText(exchange.error, record.requestId), size: undefined, truncated: false };
     if (answer !== null && answer.content.length > 0) sections.push(bodySection('Answer body', answer));
   }
   return { item: requestItem(record, error?.codigo ?? null, exchange !== undefined), sections };
@@ -154,7 +203,11 @@ const iso = (instant: number | null) => (instant === null ? null : isoString(ins
  * only the emulator knows beside it: its cycle and how long it took.
  */
 function attemptView(attempt: DeliveryAttempt) {
-  return { ...presentAttempt(attempt), ciclo: attempt.ciclo, duracao_ms: attempt.terminadaEm === null ? null : attempt.terminadaEm - attempt.iniciadaEm };
+  return {
+    ...presentAttempt(attempt),
+    ciclo: attempt.ciclo,
+    duracao_ms: attempt.terminadaEm === null ? null : attempt.terminadaEm - attempt.iniciadaEm,
+  };
 }
 
 function envelope(event: WebhookEvent): unknown {
@@ -171,11 +224,19 @@ function eventSections(view: InspectorView, event: WebhookEvent): DetailSection[
       title: 'Event',
       kind: 'json',
       // The event as GET /v1/webhook/eventos/{id} shows it (its envelope is the next section), and its cycle.
-      value: { ...presentEventItem(event), terminado_em: iso(event.terminadoEm), proxima_tentativa_em: iso(event.proximaTentativaEm), codigo_falha: event.codigoFalha, ciclo: event.ciclo },
+      value: {
+        ...presentEventItem(event),
+        terminado_em: iso(event.terminadoEm),
+        proxima_tentativa_em: iso(event.proximaTentativaEm),
+        codigo_falha: event.codigoFalha,
+        ciclo: event.ciclo,
+      },
     },
     { title: 'Envelope', kind: 'json', value: envelope(event) },
     { title: 'Attempts', kind: 'table', value: event.attempts.map(attemptView) },
-    ...event.attempts.map((attempt) => signatureSection(view, event, attempt, `Signature headers of attempt ${attempt.tentativa}`)),
+    ...event.attempts.map((attempt) =>
+      signatureSection(view, event, attempt, `Signature headers of attempt ${attempt.tentativa}`),
+    ),
   ];
 }
 
@@ -184,13 +245,27 @@ function eventSections(view: InspectorView, event: WebhookEvent): DetailSection[
  * (src/network/transport.ts): the timestamp is the attempt's start in Unix seconds. A `tamper` fault changed what
  * was actually sent; a destination changed since has a new secret, and then nothing can be recomputed.
  */
-function signatureSection(view: InspectorView, event: WebhookEvent, attempt: DeliveryAttempt, title = 'Signature headers'): DetailSection {
+function signatureSection(
+  view: InspectorView,
+  event: WebhookEvent,
+  attempt: DeliveryAttempt,
+  title = 'Signature headers',
+): DetailSection {
   const destination = view.world.state.webhookDestinations.get(event.companyId);
   const version = attempt.destinoVersao ?? event.destinoVersao;
   if (destination === undefined || destination.versao !== version || destination.id !== event.destinoId) {
-    return { title, kind: 'text', value: `Signed with the secret of destination version ${version}, which a newer configuration has replaced: the headers cannot be signed again.` };
+    return {
+      title,
+      kind: 'text',
+      value: `Signed with the secret of destination version ${version}, which a newer configuration has replaced: the headers cannot be signed again.`,
+    };
   }
-  const signed = signWebhook({ secret: destination.secret, eventId: event.id, body: event.body, timestamp: Math.floor(attempt.iniciadaEm / 1000) });
+  const signed = signWebhook({
+    secret: destination.secret,
+    eventId: event.id,
+    body: event.body,
+    timestamp: Math.floor(attempt.iniciadaEm / 1000),
+  });
   return {
     title,
     kind: 'headers',

@@ -81,7 +81,11 @@ export function eventStream(options: EventStreamOptions): ReadableStream<Uint8Ar
     options.ended();
     if (held.length === 0) close();
   };
-  const sink: EventSink = { send: (event, data) => write(frameText({ event, data })), comment: (text) => write(`: ${text}\n\n`), end };
+  const sink: EventSink = {
+    send: (event, data) => write(frameText({ event, data })),
+    comment: (text) => write(`: ${text}\n\n`),
+    end,
+  };
   return new ReadableStream<Uint8Array>(
     {
       start(c) {

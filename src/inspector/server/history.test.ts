@@ -38,7 +38,9 @@ function observed(options: EmulatorOptions = {}): Observed {
 }
 
 describe('the history under a long run', () => {
-  it('20,000 requests with 4 KiB bodies: its counted bytes stay within the bound, and the heap it retains stops growing at it', { timeout: 120_000 }, async () => {
+  it('20,000 requests with 4 KiB bodies: its counted bytes stay within the bound, and the heap it retains stops growing at it', {
+    timeout: 120_000,
+  }, async () => {
     const bound = 4 * 1024 * 1024;
     const emu = observed({ inspector: { historyBytes: bound } });
     const acme = emu.companies.create();
@@ -49,7 +51,11 @@ describe('the history under a long run', () => {
     let n = 0;
     const send = async (count: number) => {
       for (let i = 0; i < count; i++, n++) {
-        const answer = await emu.fetch('/v1/catalogos', { method: 'POST', headers: { ...headers, 'idempotency-key': `catalog-long-run-${n}` }, body });
+        const answer = await emu.fetch('/v1/catalogos', {
+          method: 'POST',
+          headers: { ...headers, 'idempotency-key': `catalog-long-run-${n}` },
+          body,
+        });
         if (answer.status !== 422) throw new Error(`request ${n}: ${answer.status}`);
       }
     };
@@ -81,9 +87,16 @@ describe('the ring', () => {
       // Paths of every length, some with a line break and a non-Latin-1 character: the journal line is kept as sent.
       const path = `/v1/produtos/${'x'.repeat(i % 50)}${i % 7 === 0 ? '%0A%E2%82%AC' : ''}-${i}`;
       const answer = await emu.fetch(path, { headers: { authorization: `Bearer ${company.token}` } });
-      sent.push({ companyId: company.companyId, requestId: answer.headers.get('x-request-id')!, path: decodeURIComponent(path) });
+      sent.push({
+        companyId: company.companyId,
+        requestId: answer.headers.get('x-request-id')!,
+        path: decodeURIComponent(path),
+      });
     }
-    const kept = () => [...emu.history!.entries()].map((e) => (e.kind === 'request' ? { companyId: e.companyId, requestId: e.record.requestId, path: e.record.path } : e.kind));
+    const kept = () =>
+      [...emu.history!.entries()].map((e) =>
+        e.kind === 'request' ? { companyId: e.companyId, requestId: e.record.requestId, path: e.record.path } : e.kind,
+      );
     expect(kept()).toEqual(sent.slice(-1_500));
     expect(emu.history!.counts()).toMatchObject({ entries: 1_500, dropped: 4_321 - 1_500 });
     const last = sent.at(-1)!;
@@ -95,12 +108,15 @@ describe('the ring', () => {
     // The ring goes on from there, and drops its oldest again once full.
     for (let i = 0; i < 600; i++) {
       const answer = await emu.fetch(`/v1/produtos/after-${i}`, { headers: { authorization: `Bearer ${acme.token}` } });
-      acmeOnly.push({ companyId: acme.companyId, requestId: answer.headers.get('x-request-id')!, path: `/v1/produtos/after-${i}` });
+      acmeOnly.push({
+        companyId: acme.companyId,
+        requestId: answer.headers.get('x-request-id')!,
+        path: `/v1/produtos/after-${i}`,
+      });
     }
     expect(kept()).toEqual(acmeOnly.slice(-1_500));
   });
 });
-
 
 describe('the entries other than requests', () => {
   it('keeps a delivery attempt as the emulator told it: a listener gets it frozen, and what it tries on it reaches neither the history nor other listeners', async () => {
@@ -108,7 +124,12 @@ describe('the entries other than requests', () => {
     const acme = emu.companies.create();
     const put = await emu.fetch('/v1/webhook', {
       method: 'PUT',
-      headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'history-frozen-00001', 'if-none-match': '*' },
+      headers: {
+        authorization: `Bearer ${acme.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'history-frozen-00001',
+        'if-none-match': '*',
+      },
       body: JSON.stringify({ url: 'https://hooks.acme.example/in' }),
     });
     expect(put.status).toBe(201);
@@ -124,14 +145,35 @@ describe('the entries other than requests', () => {
       }
     });
     emu.activity.subscribe((entry) => entry.kind === 'delivery' && seen.push(entry));
-    emu.webhooks.raise(acme.companyId, { tipo: 'catalogo.aplicado', catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', versao: 1 });
+    emu.webhooks.raise(acme.companyId, {
+      tipo: 'catalogo.aplicado',
+      catalogoId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+      versao: 1,
+    });
     await emu.clock.advance(0);
 
     expect(refusals).toEqual(['TypeError']);
-    expect(seen).toEqual([expect.objectContaining({ kind: 'delivery', url: 'https://hooks.acme.example/in', outcome: 'falhou', status: 500, attempt: 1 })]);
+    expect(seen).toEqual([
+      expect.objectContaining({
+        kind: 'delivery',
+        url: 'https://hooks.acme.example/in',
+        outcome: 'falhou',
+        status: 500,
+        attempt: 1,
+      }),
+    ]);
     expect(Object.isFrozen(seen[0])).toBe(true);
     const kept = [...emu.history!.entries()].filter((entry) => entry.kind === 'delivery');
-    expect(kept).toEqual([expect.objectContaining({ kind: 'delivery', url: 'https://hooks.acme.example/in', outcome: 'falhou', companyId: acme.companyId, atMs: Date.parse((seen[0] as { at: string }).at), bytes: ENTRY_BYTES })]);
+    expect(kept).toEqual([
+      expect.objectContaining({
+        kind: 'delivery',
+        url: 'https://hooks.acme.example/in',
+        outcome: 'falhou',
+        companyId: acme.companyId,
+        atMs: Date.parse((seen[0] as { at: string }).at),
+        bytes: ENTRY_BYTES,
+      }),
+    ]);
     // Its place: after the PUT's request entry.
     expect(kept[0]!.seq).toBeGreaterThan(1);
   });

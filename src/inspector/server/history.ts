@@ -14,7 +14,16 @@
  * a request's record as kept (its text), plus ENTRY_BYTES for each entry: its slot and objects (history.test.ts
  * holds the retained heap of a long run within the bound).
  */
-import type { ActivityFeed, ActivityRecorder, AnswerError, ControlActivity, DeliveryActivity, FindingActivity, JobActivity, RecordedActivity } from '../../engine/activity.js';
+import type {
+  ActivityFeed,
+  ActivityRecorder,
+  AnswerError,
+  ControlActivity,
+  DeliveryActivity,
+  FindingActivity,
+  JobActivity,
+  RecordedActivity,
+} from '../../engine/activity.js';
 import type { HistoryBounds } from '../../engine/config.js';
 import type { EngineChange } from '../../engine/engine.js';
 import { packRecord, readRecord, type JournalRecord } from '../../engine/journal.js';
@@ -146,7 +155,16 @@ export class History implements ActivityRecorder {
     return this.bounds.entries > 0 && this.bounds.bytes > 0;
   }
 
-  exchange(record: JournalRecord, line: string | undefined, requestHeaders: Headers | readonly string[], requestBody: Uint8Array | undefined, response: Response, responseHeaders: Headers | Readonly<Record<string, string>>, responseBody: string | undefined, error: AnswerError | undefined): void {
+  exchange(
+    record: JournalRecord,
+    line: string | undefined,
+    requestHeaders: Headers | readonly string[],
+    requestBody: Uint8Array | undefined,
+    response: Response,
+    responseHeaders: Headers | Readonly<Record<string, string>>,
+    responseBody: string | undefined,
+    error: AnswerError | undefined,
+  ): void {
     if (!this.keeps && this.tap === undefined) return;
     const seq = ++this.#seq;
     const text = requestText(requestHeaders, requestBody, responseHeaders, responseBody, error);
@@ -165,7 +183,8 @@ export class History implements ActivityRecorder {
       (this.#late ??= new Map()).set(seq, late);
     }
     this.#keep(null, record.companyId, seq, size, handle, record.at);
-    if (this.tap !== undefined) this.tap.taken(new RequestView(seq, size, record.companyId, record.at, () => text, this.#late?.get(seq), record));
+    if (this.tap !== undefined)
+      this.tap.taken(new RequestView(seq, size, record.companyId, record.at, () => text, this.#late?.get(seq), record));
   }
 
   entry(activity: RecordedActivity): void {
@@ -226,8 +245,17 @@ export class History implements ActivityRecorder {
 
   /** What the history holds, and what it dropped of `companyId`'s entries (those about every company included). */
   counts(companyId?: string): HistoryCounts {
-    const dropped = companyId === undefined ? this.#dropped : (this.#droppedOf?.get(companyId) ?? 0) + (this.#droppedOf?.get(null) ?? 0);
-    return { entries: this.#size, bytes: this.#bytes, maxEntries: this.bounds.entries, maxBytes: this.bounds.bytes, dropped };
+    const dropped =
+      companyId === undefined
+        ? this.#dropped
+        : (this.#droppedOf?.get(companyId) ?? 0) + (this.#droppedOf?.get(null) ?? 0);
+    return {
+      entries: this.#size,
+      bytes: this.#bytes,
+      maxEntries: this.bounds.entries,
+      maxBytes: this.bounds.bytes,
+      dropped,
+    };
   }
 
   /** The ring's slot of the `i`th oldest entry. */
@@ -239,7 +267,14 @@ export class History implements ActivityRecorder {
     const activity = this.#slots[slot]!;
     const seq = this.#seqs[slot]!;
     if (activity !== null) return entryOf(activity, seq, this.#ats[slot]!);
-    return new RequestView(seq, this.#sizes[slot]!, this.#companies[slot]!, this.#ats[slot]!, () => this.#textOf(seq), this.#late?.get(seq));
+    return new RequestView(
+      seq,
+      this.#sizes[slot]!,
+      this.#companies[slot]!,
+      this.#ats[slot]!,
+      () => this.#textOf(seq),
+      this.#late?.get(seq),
+    );
   }
 
   /** The text of the request numbered `seq`, while the ring keeps it (an arena's place is reused once freed). */
@@ -303,14 +338,26 @@ export class History implements ActivityRecorder {
     for (let i = 0; i < this.#size; i++) if (keep(this.#slot(i))) kept.push(this.#slot(i));
     // Every kept value is read before any is written: the ring may have wrapped around its end.
     const pick = <T>(column: ArrayLike<T>): T[] => kept.map((slot) => column[slot]!);
-    const [slots, companies, seqs, sizes, texts, ats] = [pick(this.#slots), pick(this.#companies), pick(this.#seqs), pick(this.#sizes), pick(this.#texts), pick(this.#ats)];
+    const [slots, companies, seqs, sizes, texts, ats] = [
+      pick(this.#slots),
+      pick(this.#companies),
+      pick(this.#seqs),
+      pick(this.#sizes),
+      pick(this.#texts),
+      pick(this.#ats),
+    ];
     if (capacity === undefined) {
       this.#slots.fill(null);
       this.#companies.fill(null);
     } else {
       this.#slots = new Array<Slot>(capacity).fill(null);
       this.#companies = new Array<string | null>(capacity).fill(null);
-      [this.#seqs, this.#sizes, this.#texts, this.#ats] = [new Float64Array(capacity), new Float64Array(capacity), new Int32Array(capacity), new Float64Array(capacity)];
+      [this.#seqs, this.#sizes, this.#texts, this.#ats] = [
+        new Float64Array(capacity),
+        new Float64Array(capacity),
+        new Int32Array(capacity),
+        new Float64Array(capacity),
+      ];
     }
     slots.forEach((slot, i) => (this.#slots[i] = slot));
     companies.forEach((companyId, i) => (this.#companies[i] = companyId));
@@ -348,12 +395,30 @@ export class History implements ActivityRecorder {
  * answer's (each list `name\nvalue\n…`: no header holds a line break), the request's body (its bytes as Latin-1,
  * one character a byte) and the answer's body, or the error it was built from.
  */
-function requestText(requestHeaders: Headers | readonly string[], requestBody: Uint8Array | undefined, responseHeaders: Headers | Readonly<Record<string, string>>, responseBody: string | undefined, error: AnswerError | undefined): string {
+function requestText(
+  requestHeaders: Headers | readonly string[],
+  requestBody: Uint8Array | undefined,
+  responseHeaders: Headers | Readonly<Record<string, string>>,
+  responseBody: string | undefined,
+  error: AnswerError | undefined,
+): string {
   const sent = headerText(requestHeaders);
   const answered = headerText(responseHeaders);
-  const body = requestBody === undefined ? '' : latin1(requestBody.length > BODY_CAP ? requestBody.subarray(0, BODY_CAP) : requestBody);
+  const body =
+    requestBody === undefined
+      ? ''
+      : latin1(requestBody.length > BODY_CAP ? requestBody.subarray(0, BODY_CAP) : requestBody);
   const answer = responseBody === undefined ? undefined : keptAnswer(responseBody);
-  const answerText = error !== undefined ? JSON.stringify(error.caminho === undefined ? { codigo: error.codigo, mensagem: error.mensagem } : { codigo: error.codigo, mensagem: error.mensagem, caminho: error.caminho }) : answer === undefined ? '' : (answer.content as string);
+  const answerText =
+    error !== undefined
+      ? JSON.stringify(
+          error.caminho === undefined
+            ? { codigo: error.codigo, mensagem: error.mensagem }
+            : { codigo: error.codigo, mensagem: error.mensagem, caminho: error.caminho },
+        )
+      : answer === undefined
+        ? ''
+        : (answer.content as string);
   const answerSize = error !== undefined ? -3 : answer === undefined ? -1 : (answer.size ?? -2);
   const answerHeadersAt = sent.length;
   const bodyAt = answerHeadersAt + answered.length;
@@ -368,7 +433,10 @@ function requestText(requestHeaders: Headers | readonly string[], requestBody: U
 class RequestView implements KeptRequest {
   readonly kind = 'request';
   #record: JournalRecord | undefined;
-  #parts: { sent: string; answered: string; body: string; answer: string; requestSize: number; answerSize: number } | null | undefined;
+  #parts:
+    | { sent: string; answered: string; body: string; answer: string; requestSize: number; answerSize: number }
+    | null
+    | undefined;
 
   constructor(
     readonly seq: number,
@@ -388,7 +456,8 @@ class RequestView implements KeptRequest {
    */
   get record(): JournalRecord {
     if (this.#record === undefined) this.#cut();
-    if (this.#record === undefined) throw new Error(`request ${this.seq} of the history was dropped before its record was read`);
+    if (this.#record === undefined)
+      throw new Error(`request ${this.seq} of the history was dropped before its record was read`);
     return this.#record;
   }
 
@@ -418,7 +487,11 @@ class RequestView implements KeptRequest {
   get requestBody(): KeptBody | null {
     const parts = this.#cut();
     if (parts === null || parts.requestSize < 0) return null;
-    return { content: Buffer.from(parts.body, 'latin1'), size: parts.requestSize, truncated: parts.requestSize > BODY_CAP };
+    return {
+      content: Buffer.from(parts.body, 'latin1'),
+      size: parts.requestSize,
+      truncated: parts.requestSize > BODY_CAP,
+    };
   }
 
   get responseBody(): KeptBody | null {
@@ -441,9 +514,22 @@ class RequestView implements KeptRequest {
       text = text.slice(end);
     }
     const line = text.indexOf('\n');
-    const [answeredAt, bodyAt, answerAt, requestSize, answerSize] = text.slice(0, line).split(',').map(Number) as [number, number, number, number, number];
+    const [answeredAt, bodyAt, answerAt, requestSize, answerSize] = text.slice(0, line).split(',').map(Number) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     const rest = text.slice(line + 1);
-    return (this.#parts = { sent: rest.slice(0, answeredAt), answered: rest.slice(answeredAt, bodyAt), body: rest.slice(bodyAt, answerAt), answer: rest.slice(answerAt), requestSize, answerSize });
+    return (this.#parts = {
+      sent: rest.slice(0, answeredAt),
+      answered: rest.slice(answeredAt, bodyAt),
+      body: rest.slice(bodyAt, answerAt),
+      answer: rest.slice(answerAt),
+      requestSize,
+      answerSize,
+    });
   }
 }
 
@@ -511,7 +597,11 @@ function keptAnswer(text: string): KeptBody {
 }
 
 /** A kept body's text (a request's bytes decoded as UTF-8) and its size in bytes. */
-export function bodyText(body: KeptBody): { readonly text: string; readonly size: number; readonly truncated: boolean } {
+export function bodyText(body: KeptBody): {
+  readonly text: string;
+  readonly size: number;
+  readonly truncated: boolean;
+} {
   const text = typeof body.content === 'string' ? body.content : UTF8.decode(body.content);
   return { text, size: body.size ?? Buffer.byteLength(text), truncated: body.truncated };
 }

@@ -35,17 +35,37 @@ function emulator(options: EmulatorOptions = {}): Observed {
   return emu;
 }
 
-const json = (body: unknown, method = 'POST'): RequestInit => ({ method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const json = (body: unknown, method = 'POST'): RequestInit => ({
+  method,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 const get = async <T>(emu: Emulator, path: string): Promise<T> => {
   const response = await emu.fetch(path);
   expect(response.status, path).toBe(200);
   return (await response.json()) as T;
 };
-const timeline = (emu: Emulator, companyId: string, query = '') => get<Timeline>(emu, `/_emulator/inspector/companies/${companyId}/timeline${query}`);
-const item = (emu: Emulator, companyId: string, id: string) => get<ItemDetail>(emu, `/_emulator/inspector/companies/${companyId}/items/${encodeURIComponent(id)}`);
+const timeline = (emu: Emulator, companyId: string, query = '') =>
+  get<Timeline>(emu, `/_emulator/inspector/companies/${companyId}/timeline${query}`);
+const item = (emu: Emulator, companyId: string, id: string) =>
+  get<ItemDetail>(emu, `/_emulator/inspector/companies/${companyId}/items/${encodeURIComponent(id)}`);
 
-async function putWebhook(emu: Emulator, token: string, key: string, body: string = JSON.stringify({ url: 'https://hooks.acme.example/in' })): Promise<Response> {
-  return emu.fetch('/v1/webhook', { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key, 'if-none-match': '*' }, body });
+async function putWebhook(
+  emu: Emulator,
+  token: string,
+  key: string,
+  body: string = JSON.stringify({ url: 'https://hooks.acme.example/in' }),
+): Promise<Response> {
+  return emu.fetch('/v1/webhook', {
+    method: 'PUT',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'idempotency-key': key,
+      'if-none-match': '*',
+    },
+    body,
+  });
 }
 
 /** The characters of headers' names and values, as the history counts them. */
@@ -138,11 +158,24 @@ describe('the history', () => {
       [refusedId, 'PUT /v1/webhook → 412', [codigo], true],
       [beforeId, 'PUT /v1/webhook → 201', [], true],
     ]);
-    expect(first.history).toEqual({ entries: 2, bytes: first.history.bytes, maxEntries: 10_000, maxBytes: 16 * 1024 * 1024, dropped: 0 });
+    expect(first.history).toEqual({
+      entries: 2,
+      bytes: first.history.bytes,
+      maxEntries: 10_000,
+      maxBytes: 16 * 1024 * 1024,
+      dropped: 0,
+    });
     expect(first.history.bytes).toBeGreaterThan(2 * ENTRY_BYTES);
 
     const detail = await item(emu, acme.companyId, refusedId);
-    expect(detail.item).toMatchObject({ id: refusedId, kind: 'request', status: 412, tone: 'warn', detail: true, tags: [codigo] });
+    expect(detail.item).toMatchObject({
+      id: refusedId,
+      kind: 'request',
+      status: 412,
+      tone: 'warn',
+      detail: true,
+      tags: [codigo],
+    });
     expect(detail.sections.map((s) => [s.title, s.kind])).toEqual([
       ['Request', 'json'],
       ['Request headers', 'headers'],
@@ -150,16 +183,37 @@ describe('the history', () => {
       ['Answer headers (412)', 'headers'],
       ['Answer body', 'json'],
     ]);
-    expect(detail.sections[1]!.value).toEqual({ authorization: 'Bearer ••••', 'content-type': 'application/json', 'idempotency-key': 'destination-0002', 'if-none-match': '*' });
+    expect(detail.sections[1]!.value).toEqual({
+      authorization: 'Bearer ••••',
+      'content-type': 'application/json',
+      'idempotency-key': 'destination-0002',
+      'if-none-match': '*',
+    });
     expect(detail.sections[2]!.value).toEqual({ url: 'https://hooks.acme.example/in' });
     // The error answer as it was sent, rebuilt from its error.
-    expect(detail.sections[4]!.value).toEqual(JSON.parse(await (await putWebhook(emu, acme.token, 'destination-0002')).text().then((text) => text.replace(/"request_id":"[^"]+"/, `"request_id":"${refusedId.slice(4)}"`))));
-    expect((detail.sections[0]!.value as { error: unknown }).error).toEqual({ codigo, caminho: 'header.if-none-match' });
+    expect(detail.sections[4]!.value).toEqual(
+      JSON.parse(
+        await (await putWebhook(emu, acme.token, 'destination-0002'))
+          .text()
+          .then((text) => text.replace(/"request_id":"[^"]+"/, `"request_id":"${refusedId.slice(4)}"`)),
+      ),
+    );
+    expect((detail.sections[0]!.value as { error: unknown }).error).toEqual({
+      codigo,
+      caminho: 'header.if-none-match',
+    });
 
     // The first answer's secret never reaches the inspector's answers.
-    const secret = (emu.companies.snapshot(acme.companyId) as unknown as { state: { webhookDestinations: { secret: string }[] } }).state.webhookDestinations[0]!.secret;
+    const secret = (
+      emu.companies.snapshot(acme.companyId) as unknown as { state: { webhookDestinations: { secret: string }[] } }
+    ).state.webhookDestinations[0]!.secret;
     expect(secret).toMatch(/^svc_whsec_/);
-    const texts = await Promise.all([`/_emulator/inspector/companies/${acme.companyId}/timeline`, `/_emulator/inspector/companies/${acme.companyId}/items/${beforeId}`].map(async (p) => (await emu.fetch(p)).text()));
+    const texts = await Promise.all(
+      [
+        `/_emulator/inspector/companies/${acme.companyId}/timeline`,
+        `/_emulator/inspector/companies/${acme.companyId}/items/${beforeId}`,
+      ].map(async (p) => (await emu.fetch(p)).text()),
+    );
     expect(texts[1]).toContain('••••');
     for (const text of texts) {
       expect(text).not.toContain(secret);
@@ -170,13 +224,28 @@ describe('the history', () => {
   it('keeps the control calls, job runs and findings made before the inspector was first used', async () => {
     const emu = emulator();
     const acme = emu.companies.create();
-    const fault = await emu.fetch(`/_emulator/companies/${acme.companyId}/faults`, json({ target: 'job', match: { kind: 'analise' }, effect: { fail: true } }));
+    const fault = await emu.fetch(
+      `/_emulator/companies/${acme.companyId}/faults`,
+      json({ target: 'job', match: { kind: 'analise' }, effect: { fail: true } }),
+    );
     expect(fault.status).toBe(201);
     const faultId = ((await fault.json()) as { id: string }).id;
     // No idempotency-key: a finding on the client.
-    const started = await emu.fetch('/v1/analises', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json' }, body: '{}' });
+    const started = await emu.fetch('/v1/analises', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(started.status).toBe(400);
-    const analysis = await emu.fetch('/v1/analises', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'analysis-0000000001' }, body: '{}' });
+    const analysis = await emu.fetch('/v1/analises', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${acme.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'analysis-0000000001',
+      },
+      body: '{}',
+    });
     const analysisId = ((await analysis.json()) as { id: string }).id;
     const advanced = await emu.fetch('/_emulator/clock/advance', json({ by: '1h' }));
     expect(advanced.status).toBe(200);
@@ -194,33 +263,60 @@ describe('the history', () => {
     ]);
     const faultItem = page.items.at(-1)!;
     expect(faultItem.tags).toEqual(['addCompanyFault']);
-    expect((await item(emu, acme.companyId, faultItem.id)).sections[0]!.value).toMatchObject({ operation: 'addCompanyFault', companyId: acme.companyId, faultId });
+    expect((await item(emu, acme.companyId, faultItem.id)).sections[0]!.value).toMatchObject({
+      operation: 'addCompanyFault',
+      companyId: acme.companyId,
+      faultId,
+    });
     const finding = page.items.find((i) => i.kind === 'finding')!;
     expect(finding).toMatchObject({ tone: 'warn', tags: ['missing-idempotency-key', 'ANA-03'] });
-    expect((await item(emu, acme.companyId, finding.id)).sections[0]!.value).toMatchObject({ rule: 'missing-idempotency-key', requestIds: [started.headers.get('x-request-id')] });
+    expect((await item(emu, acme.companyId, finding.id)).sections[0]!.value).toMatchObject({
+      rule: 'missing-idempotency-key',
+      requestIds: [started.headers.get('x-request-id')],
+    });
   });
 
   it('caps a kept body at 64 KiB, marked truncated', async () => {
     const emu = emulator();
     const acme = emu.companies.create();
     const big = JSON.stringify({ nome: 'x'.repeat(BODY_CAP + 100) });
-    const answer = await emu.fetch('/v1/catalogos', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'catalog-000000001' }, body: big });
+    const answer = await emu.fetch('/v1/catalogos', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${acme.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'catalog-000000001',
+      },
+      body: big,
+    });
     expect(answer.status).toBe(422);
     const detail = await item(emu, acme.companyId, `req:${answer.headers.get('x-request-id')}`);
     const body = detail.sections.find((s) => s.title.startsWith('Request body'))!;
-    expect(body.title).toBe(`Request body (first ${BODY_CAP} characters of ${Buffer.byteLength(big)} bytes: truncated)`);
+    expect(body.title).toBe(
+      `Request body (first ${BODY_CAP} characters of ${Buffer.byteLength(big)} bytes: truncated)`,
+    );
     expect(body.kind).toBe('text');
     expect(body.value).toBe(big.slice(0, BODY_CAP));
     // The entry, its journal line as kept, the line of numbers that cut its text, every header's name and value, the
     // body as kept, and the error the answer was built from (its body is rebuilt from it, not kept).
     const history = emu.feed.recorder as History;
     const line = packRecord(history.request(acme.companyId, answer.headers.get('x-request-id')!)!.record);
-    const sent = new Request('http://x/', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'catalog-000000001' }, body: big });
+    const sent = new Request('http://x/', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${acme.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'catalog-000000001',
+      },
+      body: big,
+    });
     const { erro } = (await answer.json()) as { erro: { codigo: string; mensagem: string; caminho: string } };
     const error = JSON.stringify({ codigo: erro.codigo, mensagem: erro.mensagem, caminho: erro.caminho });
     const [sentChars, answerChars] = [headerChars(sent.headers), headerChars(answer.headers)];
     const numbers = `${sentChars},${sentChars + answerChars},${sentChars + answerChars + BODY_CAP},${Buffer.byteLength(big)},-3\n`;
-    expect((await timeline(emu, acme.companyId)).history.bytes).toBe(ENTRY_BYTES + line.length + numbers.length + sentChars + answerChars + BODY_CAP + error.length);
+    expect((await timeline(emu, acme.companyId)).history.bytes).toBe(
+      ENTRY_BYTES + line.length + numbers.length + sentChars + answerChars + BODY_CAP + error.length,
+    );
   });
 
   it('drops its oldest entries past its bound of entries, counted per company: older requests stay on the timeline from the journal', async () => {
@@ -235,7 +331,9 @@ describe('the history', () => {
     expect((await timeline(emu, other.companyId)).history.dropped).toBe(3);
     const dropped = await item(emu, acme.companyId, page.items.at(-1)!.id);
     expect(dropped.sections.map((s) => s.title)).toEqual(['Request', 'Headers and bodies']);
-    expect(dropped.sections[1]!.value).toBe('Dropped from the history, which keeps the last 5 entries within 16777216 bytes for every company: the journal kept its line, not its headers or bodies.');
+    expect(dropped.sections[1]!.value).toBe(
+      'Dropped from the history, which keeps the last 5 entries within 16777216 bytes for every company: the journal kept its line, not its headers or bodies.',
+    );
   });
 
   it('drops its oldest entries past its bound of bytes', async () => {
@@ -246,7 +344,16 @@ describe('the history', () => {
     const bound = 2 * (ENTRY_BYTES + 500 + 768);
     const emu = emulator({ inspector: { historyBytes: bound } });
     const acme = emu.companies.create();
-    const send = (n: number) => emu.fetch('/v1/catalogos', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': `catalog-bytes-0000${n}` }, body });
+    const send = (n: number) =>
+      emu.fetch('/v1/catalogos', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${acme.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': `catalog-bytes-0000${n}`,
+        },
+        body,
+      });
     for (let i = 0; i < 4; i++) expect((await send(i)).status).toBe(422);
     const page = await timeline(emu, acme.companyId);
     expect(page.history).toMatchObject({ entries: 2, maxEntries: 10_000, maxBytes: bound, dropped: 2 });
@@ -265,13 +372,21 @@ describe('the history', () => {
     expect(emu.feed.recorder).toBeInstanceOf(History);
     expect(page.history).toEqual({ entries: 0, bytes: 0, maxEntries: 0, maxBytes: 0, dropped: 0 });
     const detail = await item(emu, acme.companyId, `req:${answer.headers.get('x-request-id')}`);
-    expect(detail.sections[1]!.value).toBe('This emulator keeps no history (its inspector option historyEntries or historyBytes is 0): the journal kept its line, not its headers or bodies.');
+    expect(detail.sections[1]!.value).toBe(
+      'This emulator keeps no history (its inspector option historyEntries or historyBytes is 0): the journal kept its line, not its headers or bodies.',
+    );
   });
 
   it('refuses bad bounds, naming the option', () => {
-    expect(() => new Emulator({ inspector: { historyEntries: -1 } })).toThrow('inspector.historyEntries must be a whole number of entries from 0 to 1000000; got -1');
-    expect(() => new Emulator({ inspector: { historyBytes: 1.5 } })).toThrow('inspector.historyBytes must be a whole number of bytes from 0 to 4294967296; got 1.5');
-    expect(() => new Emulator({ inspector: { historyEntrys: 5 } as never })).toThrow('inspector.historyEntrys is not an option: inspector takes historyEntries and historyBytes');
+    expect(() => new Emulator({ inspector: { historyEntries: -1 } })).toThrow(
+      'inspector.historyEntries must be a whole number of entries from 0 to 1000000; got -1',
+    );
+    expect(() => new Emulator({ inspector: { historyBytes: 1.5 } })).toThrow(
+      'inspector.historyBytes must be a whole number of bytes from 0 to 4294967296; got 1.5',
+    );
+    expect(() => new Emulator({ inspector: { historyEntrys: 5 } as never })).toThrow(
+      'inspector.historyEntrys is not an option: inspector takes historyEntries and historyBytes',
+    );
   });
 
   it('keeps the attempts of an event the state no longer has (past its retention)', async () => {
@@ -281,7 +396,10 @@ describe('the history', () => {
     emu.faults.add({ target: 'delivery', effect: { status: 503 }, times: null });
     const { eventId } = emu.webhooks.raise(acme.companyId, { tipo: 'webhook.teste' } as never);
     await emu.clock.advance('10s');
-    const attempts = async () => (await timeline(emu, acme.companyId)).items.filter((i) => i.kind === 'attempt' || i.kind === 'event').map((i) => [i.id, i.title]);
+    const attempts = async () =>
+      (await timeline(emu, acme.companyId)).items
+        .filter((i) => i.kind === 'attempt' || i.kind === 'event')
+        .map((i) => [i.id, i.title]);
     expect(await attempts()).toEqual([
       [`att:${eventId}:2`, 'attempt 2/8 of webhook.teste → falhou 503 (+5s after the previous)'],
       [`att:${eventId}:1`, 'attempt 1/8 of webhook.teste → falhou 503'],
@@ -296,30 +414,54 @@ describe('the history', () => {
     expect(kept.at(-1)).toEqual([`att:${eventId}:1`, 'attempt 1/8 of webhook.teste → falhou 503']);
     expect(kept[0]).toEqual([`att:${eventId}:8`, 'attempt 8/8 of webhook.teste → falhou 503']);
     const detail = await item(emu, acme.companyId, `att:${eventId}:2`);
-    expect(detail.sections[0]).toMatchObject({ title: 'Attempt (its event is no longer kept)', value: { eventId, attempt: 2, outcome: 'falhou', status: 503 } });
+    expect(detail.sections[0]).toMatchObject({
+      title: 'Attempt (its event is no longer kept)',
+      value: { eventId, attempt: 2, outcome: 'falhou', status: 503 },
+    });
   });
 
   it("empties on an emulator reset, and drops a company's entries on that company's reset", async () => {
     const emu = emulator();
     const acme = emu.companies.create();
     const other = emu.companies.create();
-    const addFault = await emu.fetch('/_emulator/faults', json({ target: 'api', match: { path: '/v1/nada' }, effect: { status: 503 } }));
+    const addFault = await emu.fetch(
+      '/_emulator/faults',
+      json({ target: 'api', match: { path: '/v1/nada' }, effect: { status: 503 } }),
+    );
     expect(addFault.status).toBe(201);
     const ownCall = await emu.fetch(`/_emulator/companies/${acme.companyId}`, json({ name: 'Acme 2' }, 'PATCH'));
     expect(ownCall.status).toBe(200);
-    const othersFault = await emu.fetch('/_emulator/faults', json({ target: 'api', match: { companyId: other.companyId }, effect: { status: 503 } }));
+    const othersFault = await emu.fetch(
+      '/_emulator/faults',
+      json({ target: 'api', match: { companyId: other.companyId }, effect: { status: 503 } }),
+    );
     expect(othersFault.status).toBe(201);
     const own = emu.companies.create({ clock: 'own' });
     expect((await emu.fetch('/_emulator/clock/advance', json({ by: '1m' }))).status).toBe(200);
-    const kinds = async (companyId: string) => (await timeline(emu, companyId)).items.map((i) => `${i.kind} ${i.title.split(' → ')[0]}`);
-    expect(await kinds(acme.companyId)).toEqual(['control POST /_emulator/clock/advance', `control PATCH /_emulator/companies/${acme.companyId}`, 'control POST /_emulator/faults']);
-    expect(await kinds(other.companyId)).toEqual(['control POST /_emulator/clock/advance', 'control POST /_emulator/faults', 'control POST /_emulator/faults']);
+    const kinds = async (companyId: string) =>
+      (await timeline(emu, companyId)).items.map((i) => `${i.kind} ${i.title.split(' → ')[0]}`);
+    expect(await kinds(acme.companyId)).toEqual([
+      'control POST /_emulator/clock/advance',
+      `control PATCH /_emulator/companies/${acme.companyId}`,
+      'control POST /_emulator/faults',
+    ]);
+    expect(await kinds(other.companyId)).toEqual([
+      'control POST /_emulator/clock/advance',
+      'control POST /_emulator/faults',
+      'control POST /_emulator/faults',
+    ]);
     // A company on its own clock: not the shared clock's moves, nor another company's fault.
     expect(await kinds(own.companyId)).toEqual(['control POST /_emulator/faults']);
     emu.companies.reset(acme.companyId);
-    expect(await kinds(acme.companyId)).toEqual(['control POST /_emulator/clock/advance', 'control POST /_emulator/faults']);
+    expect(await kinds(acme.companyId)).toEqual([
+      'control POST /_emulator/clock/advance',
+      'control POST /_emulator/faults',
+    ]);
     emu.companies.reset(other.companyId);
-    expect(await kinds(other.companyId)).toEqual(['control POST /_emulator/clock/advance', 'control POST /_emulator/faults']);
+    expect(await kinds(other.companyId)).toEqual([
+      'control POST /_emulator/clock/advance',
+      'control POST /_emulator/faults',
+    ]);
     emu.reset();
     const fresh = emu.companies.create();
     expect(await kinds(fresh.companyId)).toEqual([]);
@@ -327,7 +469,7 @@ describe('the history', () => {
 });
 
 describe('control calls on the timeline', () => {
-  it('shows a call on the company its entry names (path, query or fault), a shared-clock move on the companies on it, and not the inspector\'s own', async () => {
+  it("shows a call on the company its entry names (path, query or fault), a shared-clock move on the companies on it, and not the inspector's own", async () => {
     const emu = emulator();
     const acme = emu.companies.create();
     const other = emu.companies.create();
@@ -340,11 +482,23 @@ describe('control calls on the timeline', () => {
       ['POST', '/_emulator/inspector/demo/next', {}],
       ['POST', '/_emulator/network/routes', { from: 'https://hooks.other.example', to: 'http://127.0.0.1:9/in' }],
     ];
-    for (const [method, path, body] of calls) await emu.fetch(path, body === undefined ? { method } : json(body, method));
-    const titles = async (companyId: string) => (await timeline(emu, companyId)).items.map((i) => i.title.split(' → ')[0]);
-    expect(await titles(acme.companyId)).toEqual(['POST /_emulator/network/routes', 'POST /_emulator/clock/run-until-idle']);
-    expect(await titles(other.companyId)).toEqual(['POST /_emulator/network/routes', 'POST /_emulator/clock/run-until-idle', 'DELETE /_emulator/inbox']);
-    expect(await titles(own.companyId)).toEqual(['POST /_emulator/network/routes', `POST /_emulator/companies/${own.companyId}/faults`]);
+    for (const [method, path, body] of calls)
+      await emu.fetch(path, body === undefined ? { method } : json(body, method));
+    const titles = async (companyId: string) =>
+      (await timeline(emu, companyId)).items.map((i) => i.title.split(' → ')[0]);
+    expect(await titles(acme.companyId)).toEqual([
+      'POST /_emulator/network/routes',
+      'POST /_emulator/clock/run-until-idle',
+    ]);
+    expect(await titles(other.companyId)).toEqual([
+      'POST /_emulator/network/routes',
+      'POST /_emulator/clock/run-until-idle',
+      'DELETE /_emulator/inbox',
+    ]);
+    expect(await titles(own.companyId)).toEqual([
+      'POST /_emulator/network/routes',
+      `POST /_emulator/companies/${own.companyId}/faults`,
+    ]);
   });
 });
 
@@ -358,13 +512,23 @@ describe('the timeline', () => {
     const seen: TimelineItem[] = [];
     let before: string | null = null;
     do {
-      const page: Timeline = await timeline(emu, acme.companyId, `?limit=3${before === null ? '' : `&before=${before}`}`);
+      const page: Timeline = await timeline(
+        emu,
+        acme.companyId,
+        `?limit=3${before === null ? '' : `&before=${before}`}`,
+      );
       seen.push(...page.items);
       before = page.nextBefore;
     } while (before !== null);
-    expect(seen.map((i) => i.title)).toEqual([...Array(3).fill('GET /v1/contexto → 200'), ...Array(7).fill('GET /v1/empresa → 200')]);
+    expect(seen.map((i) => i.title)).toEqual([
+      ...Array(3).fill('GET /v1/contexto → 200'),
+      ...Array(7).fill('GET /v1/empresa → 200'),
+    ]);
     expect(new Set(seen.map((i) => i.id)).size).toBe(10);
-    const journal = emu.journal.entries().map((e) => `req:${e.requestId}`).reverse();
+    const journal = emu.journal
+      .entries()
+      .map((e) => `req:${e.requestId}`)
+      .reverse();
     expect(seen.map((i) => i.id)).toEqual(journal);
 
     const refused = async (query: string, status: number, caminho: string) => {
@@ -391,12 +555,15 @@ describe('the timeline', () => {
     const emu = emulator();
     const acme = emu.companies.create();
     const auth = { authorization: `Bearer ${acme.token}` };
-    const fault = emu.companies.scope(acme.companyId).faults.add({ target: 'api', match: { path: '/v1/contexto' }, effect: { status: 503 }, times: 1 });
+    const fault = emu.companies
+      .scope(acme.companyId)
+      .faults.add({ target: 'api', match: { path: '/v1/contexto' }, effect: { status: 503 }, times: 1 });
     expect((await emu.fetch('/v1/contexto', { headers: auth })).status).toBe(503);
     expect((await emu.fetch('/v1/empresa', { headers: auth })).status).toBe(200);
     await emu.clock.advance('1h');
     expect((await emu.fetch('/v1/catalogos/nada', { headers: auth })).status).toBe(422);
-    const titles = async (query: string) => (await timeline(emu, acme.companyId, query)).items.map((i) => i.title.split(' → ')[0]);
+    const titles = async (query: string) =>
+      (await timeline(emu, acme.companyId, query)).items.map((i) => i.title.split(' → ')[0]);
     expect(await titles('?method=get')).toEqual(['GET /v1/catalogos/nada', 'GET /v1/empresa', 'GET /v1/contexto']);
     expect(await titles('?path=/v1/catalogos/*')).toEqual(['GET /v1/catalogos/nada']);
     expect(await titles('?status=5xx')).toEqual(['GET /v1/contexto']);
@@ -408,20 +575,40 @@ describe('the timeline', () => {
     // from and to: every item in range, of any kind.
     const start = emu.clock.now().getTime() - 3_660_000;
     expect(await titles(`?to=${new Date(start + 1).toISOString()}`)).toEqual(['GET /v1/empresa', 'GET /v1/contexto']);
-    expect(await titles(`?from=${new Date(start + 3_600_000).toISOString()}&method=GET`)).toEqual(['GET /v1/catalogos/nada']);
+    expect(await titles(`?from=${new Date(start + 3_600_000).toISOString()}&method=GET`)).toEqual([
+      'GET /v1/catalogos/nada',
+    ]);
     const refused = async (query: string, caminho: string, message: string) => {
       const response = await emu.fetch(`/_emulator/inspector/companies/${acme.companyId}/timeline${query}`);
       expect(response.status, query).toBe(422);
-      expect(((await response.json()) as { erro: { caminho: string; mensagem: string } }).erro).toMatchObject({ caminho, mensagem: message });
+      expect(((await response.json()) as { erro: { caminho: string; mensagem: string } }).erro).toMatchObject({
+        caminho,
+        mensagem: message,
+      });
     };
-    await refused('?status=6xx', 'query.status', 'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got "6xx".');
-    await refused('?path=v1', 'query.path', 'path must be a glob of 1 to 2048 characters starting with "/" ("*" is any run of characters but "/", "**" any run at all); got "v1".');
-    await refused('?from=2026-01-02&to=2026-01-01', 'query.to', 'to must be after from (from is inclusive, to exclusive): 2026-01-02T00:00:00.000Z to 2026-01-01T00:00:00.000Z keeps nothing.');
+    await refused(
+      '?status=6xx',
+      'query.status',
+      'status must be a status (100 to 599) or a class of them (1xx, 2xx, 3xx, 4xx, 5xx); got "6xx".',
+    );
+    await refused(
+      '?path=v1',
+      'query.path',
+      'path must be a glob of 1 to 2048 characters starting with "/" ("*" is any run of characters but "/", "**" any run at all); got "v1".',
+    );
+    await refused(
+      '?from=2026-01-02&to=2026-01-01',
+      'query.to',
+      'to must be after from (from is inclusive, to exclusive): 2026-01-02T00:00:00.000Z to 2026-01-01T00:00:00.000Z keeps nothing.',
+    );
     await refused('?companyId=x', 'query.companyId', expect.any(String) as unknown as string);
   });
 
   it('round-trips its cursors and refuses text no page gave', () => {
-    expect(decodeCursor(encodeCursor({ at: 1_767_225_600_000, id: 'att:1fc8:8' }))).toEqual({ at: 1_767_225_600_000, id: 'att:1fc8:8' });
+    expect(decodeCursor(encodeCursor({ at: 1_767_225_600_000, id: 'att:1fc8:8' }))).toEqual({
+      at: 1_767_225_600_000,
+      id: 'att:1fc8:8',
+    });
     expect(decodeCursor('')).toBeUndefined();
     expect(decodeCursor('a'.repeat(401))).toBeUndefined();
     expect(decodeCursor(Buffer.from('x~req:1').toString('base64url'))).toBeUndefined();
@@ -431,7 +618,15 @@ describe('the timeline', () => {
     const emu = emulator();
     const acme = emu.companies.create();
     await timeline(emu, acme.companyId);
-    const started = await emu.fetch('/v1/analises', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'analysis-0000000001' }, body: '{}' });
+    const started = await emu.fetch('/v1/analises', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${acme.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'analysis-0000000001',
+      },
+      body: '{}',
+    });
     expect(started.status).toBe(202);
     const analysisId = ((await started.json()) as { id: string }).id;
     const ahead = (await timeline(emu, acme.companyId)).ahead;
@@ -444,7 +639,19 @@ describe('the timeline', () => {
     ]);
     expect(page.ahead).toEqual([]);
     const run = await item(emu, acme.companyId, page.items.find((i) => i.kind === 'job')!.id);
-    expect(run.sections).toEqual([{ title: 'Run', kind: 'json', value: { at: page.items.find((i) => i.kind === 'job')!.at, task: 'analise.fim', companyId: acme.companyId, subjectId: analysisId, fault: null } }]);
+    expect(run.sections).toEqual([
+      {
+        title: 'Run',
+        kind: 'json',
+        value: {
+          at: page.items.find((i) => i.kind === 'job')!.at,
+          task: 'analise.fim',
+          companyId: acme.companyId,
+          subjectId: analysisId,
+          fault: null,
+        },
+      },
+    ]);
   });
 
   it('shows the tasks ahead of a company, soonest first, on its own clock', async () => {
@@ -458,13 +665,24 @@ describe('the timeline', () => {
     expect(page.clock).toBe('own');
     expect(page.now).toBe(emu.companies.clock(own.companyId).info().now.toISOString());
     const next = page.ahead.find((i) => i.tags[0] === 'webhook.tentativa')!;
-    expect(next).toMatchObject({ kind: 'task', title: `next attempt of event ${eventId}`, tone: 'pending', status: null });
+    expect(next).toMatchObject({
+      kind: 'task',
+      title: `next attempt of event ${eventId}`,
+      tone: 'pending',
+      status: null,
+    });
     expect(Date.parse(next.at) - Date.parse(page.now)).toBe(4_000);
     const detail = await item(emu, own.companyId, next.id);
-    expect(detail.sections).toEqual([{ title: 'Task', kind: 'json', value: { kind: 'webhook.tentativa', nature: 'work', due: next.at, payload: { eventId, ciclo: 1 } } }]);
+    expect(detail.sections).toEqual([
+      {
+        title: 'Task',
+        kind: 'json',
+        value: { kind: 'webhook.tentativa', nature: 'work', due: next.at, payload: { eventId, ciclo: 1 } },
+      },
+    ]);
   });
 
-  it('answers a page of 1,000 companies\' journal at its cap by its company\'s entries, wording its own', async () => {
+  it("answers a page of 1,000 companies' journal at its cap by its company's entries, wording its own", async () => {
     const emu = emulator();
     const companies = Array.from({ length: 1_000 }, () => emu.companies.create());
     const busy = companies[0]!;
@@ -504,15 +722,35 @@ describe('the stream', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const stream = frames(response.body!);
-    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString(), ahead: [] } });
+    expect(await stream.next()).toEqual({
+      event: 'clock',
+      data: { now: emu.clock.info().now.toISOString(), ahead: [] },
+    });
     const answer = await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${acme.token}` } });
     const frame = (await stream.next()) as { event: string; data: TimelineItem };
-    expect(frame).toEqual({ event: 'item', data: { id: `req:${answer.headers.get('x-request-id')}`, kind: 'request', at: emu.clock.info().now.toISOString(), title: 'GET /v1/empresa → 200', status: 200, tone: 'ok', tags: [], detail: true } });
+    expect(frame).toEqual({
+      event: 'item',
+      data: {
+        id: `req:${answer.headers.get('x-request-id')}`,
+        kind: 'request',
+        at: emu.clock.info().now.toISOString(),
+        title: 'GET /v1/empresa → 200',
+        status: 200,
+        tone: 'ok',
+        tags: [],
+        detail: true,
+      },
+    });
     const moved = await emu.fetch('/_emulator/clock/advance', json({ by: '1h' }));
     expect(moved.status).toBe(200);
     // The move as it happens (the clock tells it), then the advance's own call once it answered.
-    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString(), ahead: [] } });
-    expect(((await stream.next()) as { data: TimelineItem }).data.title).toBe('POST /_emulator/clock/advance → 200 (now 2026-01-01T01:00:00.000Z, ran 1 task)');
+    expect(await stream.next()).toEqual({
+      event: 'clock',
+      data: { now: emu.clock.info().now.toISOString(), ahead: [] },
+    });
+    expect(((await stream.next()) as { data: TimelineItem }).data.title).toBe(
+      'POST /_emulator/clock/advance → 200 (now 2026-01-01T01:00:00.000Z, ran 1 task)',
+    );
     emu.companies.reset(acme.companyId);
     expect(await stream.next()).toEqual({ event: 'reset', data: {} });
     const inspector = inspectorOf(emu.feed);
@@ -527,7 +765,15 @@ describe('the stream', () => {
     const response = await emu.fetch(`/_emulator/inspector/stream?companyId=${acme.companyId}`);
     const stream = frames(response.body!);
     expect(((await stream.next()) as { data: { ahead: unknown[] } }).data.ahead).toEqual([]);
-    const analysis = await emu.fetch('/v1/analises', { method: 'POST', headers: { authorization: `Bearer ${acme.token}`, 'content-type': 'application/json', 'idempotency-key': 'analysis-0000000002' }, body: '{}' });
+    const analysis = await emu.fetch('/v1/analises', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${acme.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'analysis-0000000002',
+      },
+      body: '{}',
+    });
     expect(analysis.status).toBe(202);
     expect(((await stream.next()) as { data: TimelineItem }).data.title).toBe('POST /v1/analises → 202');
     const clock = (await stream.next()) as { event: string; data: { now: string; ahead: TimelineItem[] } };
@@ -546,7 +792,9 @@ describe('the stream', () => {
     expect(((await stream.next()) as { event: string }).event).toBe('clock');
     const renamed = await emu.fetch(`/_emulator/companies/${acme.companyId}`, json({ name: 'Acme 2' }, 'PATCH'));
     expect(renamed.status).toBe(200);
-    expect(((await stream.next()) as { data: TimelineItem }).data.title).toBe(`PATCH /_emulator/companies/${acme.companyId} → 200`);
+    expect(((await stream.next()) as { data: TimelineItem }).data.title).toBe(
+      `PATCH /_emulator/companies/${acme.companyId} → 200`,
+    );
     emu.companies.restore(other.companyId, emu.companies.snapshot(other.companyId)); // another company's: not told here
     emu.companies.restore(acme.companyId, emu.companies.snapshot(acme.companyId));
     expect(await stream.next()).toEqual({ event: 'reset', data: {} });
@@ -554,7 +802,9 @@ describe('the stream', () => {
     emu.restore(emu.snapshot());
     expect(await stream.next()).toEqual({ event: 'reset', data: {} });
     expect(((await stream.next()) as { event: string }).event).toBe('clock');
-    expect((await timeline(emu, acme.companyId)).items.map((i) => i.title)).toEqual([`PATCH /_emulator/companies/${acme.companyId} → 200`]);
+    expect((await timeline(emu, acme.companyId)).items.map((i) => i.title)).toEqual([
+      `PATCH /_emulator/companies/${acme.companyId} → 200`,
+    ]);
     await stream.reader.cancel();
   });
 
@@ -566,7 +816,10 @@ describe('the stream', () => {
     expect(((await stream.next()) as { event: string }).event).toBe('clock');
     emu.companies.remove(acme.companyId);
     expect(await stream.next()).toEqual({ event: 'reset', data: {} });
-    expect(await stream.next()).toEqual({ event: 'clock', data: { now: emu.clock.info().now.toISOString(), ahead: [] } });
+    expect(await stream.next()).toEqual({
+      event: 'clock',
+      data: { now: emu.clock.info().now.toISOString(), ahead: [] },
+    });
     expect(await stream.next()).toBeUndefined();
     expect(inspector.streams).toBe(0);
   });
@@ -619,7 +872,9 @@ describe('the stream', () => {
     const emu = emulator();
     const acme = emu.companies.create();
     const controller = new AbortController();
-    const aborted = await emu.fetch(`/_emulator/inspector/stream?companyId=${acme.companyId}`, { signal: controller.signal });
+    const aborted = await emu.fetch(`/_emulator/inspector/stream?companyId=${acme.companyId}`, {
+      signal: controller.signal,
+    });
     const first = frames(aborted.body!);
     await first.next();
     controller.abort();
@@ -640,7 +895,9 @@ describe('the stream', () => {
     const acme = emu.companies.create();
     const server = await emu.listen({ port: 0 });
     const controller = new AbortController();
-    const gone = await fetch(`${server.url}/_emulator/inspector/stream?companyId=${acme.companyId}`, { signal: controller.signal });
+    const gone = await fetch(`${server.url}/_emulator/inspector/stream?companyId=${acme.companyId}`, {
+      signal: controller.signal,
+    });
     expect(gone.status).toBe(200);
     const goneFrames = frames(gone.body!);
     await goneFrames.next();

@@ -73,7 +73,10 @@ export class Inspector implements HistoryTap {
   /** Made with the activity feed of an emulator: it reads its history (made here if it keeps none) and `feed.emulator`. */
   constructor(feed: ActivityFeed, timings: { keepAliveMs?: number; clockPollMs?: number } = {}) {
     this.#emulator = feed.emulator;
-    this.#timings = { keepAliveMs: timings.keepAliveMs ?? KEEP_ALIVE_MS, clockPollMs: timings.clockPollMs ?? CLOCK_POLL_MS };
+    this.#timings = {
+      keepAliveMs: timings.keepAliveMs ?? KEEP_ALIVE_MS,
+      clockPollMs: timings.clockPollMs ?? CLOCK_POLL_MS,
+    };
     const history = feed.recorder instanceof History ? feed.recorder : new History(feed, { entries: 0, bytes: 0 });
     feed.recorder = history;
     history.tap = this;
@@ -106,7 +109,10 @@ export class Inspector implements HistoryTap {
     const world = this.#worldOf(companyId);
     if (itemId.startsWith('req:')) await this.#history.request(companyId, itemId.slice(4))?.reading;
     const detail = itemDetail(this.#view(world), companyId, itemId);
-    if (detail === undefined) throw new UnknownItem(`Company ${companyId} has no item ${itemId} on its timeline (ids are as the timeline gives them: req:…, evt:…, att:…:n, job:n, ctl:n, task:n).`);
+    if (detail === undefined)
+      throw new UnknownItem(
+        `Company ${companyId} has no item ${itemId} on its timeline (ids are as the timeline gives them: req:…, evt:…, att:…:n, job:n, ctl:n, task:n).`,
+      );
     return detail;
   }
 
@@ -128,7 +134,16 @@ export class Inspector implements HistoryTap {
     return eventStream({
       start(sink) {
         const [newest] = inspector.#emulator.worldOf(companyId).state.webhookEvents.listOf(companyId).before();
-        self = { companyId, request, lastNow: Number.NaN, lastAhead: '', due: false, eventPosition: newest?.[1], send: (event, data) => sink.send(event, data), end: () => sink.end() };
+        self = {
+          companyId,
+          request,
+          lastNow: Number.NaN,
+          lastAhead: '',
+          due: false,
+          eventPosition: newest?.[1],
+          send: (event, data) => sink.send(event, data),
+          end: () => sink.end(),
+        };
         inspector.#tellClock(self);
         if (inspector.#closed || signal.aborted) return sink.end();
         inspector.#watchers.add(self);
@@ -154,7 +169,8 @@ export class Inspector implements HistoryTap {
     if (this.#watchers.size === 0) return;
     switch (entry.kind) {
       case 'request':
-        if (entry.companyId !== null && this.#watched(entry.companyId)) this.#tell(entry.companyId, requestItem(entry.record, entry.error?.codigo ?? entry.record.codigo, true));
+        if (entry.companyId !== null && this.#watched(entry.companyId))
+          this.#tell(entry.companyId, requestItem(entry.record, entry.error?.codigo ?? entry.record.codigo, true));
         break;
       case 'delivery': {
         if (entry.companyId === null || !this.#watched(entry.companyId)) break;
@@ -184,7 +200,8 @@ export class Inspector implements HistoryTap {
 
   /** HistoryTap: the clock of the world `owner` owns (null: the shared one) moved. */
   clockMoved(owner: string | null): void {
-    for (const watcher of this.#watchers) if (this.#emulator.worldOf(watcher.companyId).owner === owner) this.#clockDue(watcher);
+    for (const watcher of this.#watchers)
+      if (this.#emulator.worldOf(watcher.companyId).owner === owner) this.#clockDue(watcher);
   }
 
   /** A clock frame for `watcher` at the end of this turn, once however many things asked for one. */

@@ -11,14 +11,20 @@ import type { JournalRecord } from '../../engine/journal.js';
 import type { TimelineItem } from '../wire.js';
 import type { KeptControl, KeptDelivery, KeptFinding, KeptJob } from './history.js';
 
-const toneOfStatus = (status: number): TimelineItem['tone'] => (status >= 500 ? 'error' : status >= 400 ? 'warn' : 'ok');
+const toneOfStatus = (status: number): TimelineItem['tone'] =>
+  status >= 500 ? 'error' : status >= 400 ? 'warn' : 'ok';
 
 /** `+5s`, `+30m`, `+2h`, `+1h30m`, `+1d2h`, `+250ms`: a virtual span as a reader says it. */
 export function span(ms: number): string {
   if (ms < 1000) return `+${Math.max(0, Math.round(ms))}ms`;
   let rest = Math.round(ms / 1000);
   const parts: string[] = [];
-  for (const [unit, size] of [['d', 86_400], ['h', 3_600], ['m', 60], ['s', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+    ['s', 1],
+  ] as const) {
     const n = Math.floor(rest / size);
     if (n > 0) parts.push(`${n}${unit}`);
     rest -= n * size;
@@ -28,7 +34,11 @@ export function span(ms: number): string {
 }
 
 /** An API request from its journal record, with its error answer's code; `recorded`: the history has it whole. */
-export function requestItem(record: Pick<JournalRecord, 'at' | 'method' | 'path' | 'status' | 'requestId' | 'replayed' | 'faultId'>, codigo: string | null, recorded: boolean): TimelineItem {
+export function requestItem(
+  record: Pick<JournalRecord, 'at' | 'method' | 'path' | 'status' | 'requestId' | 'replayed' | 'faultId'>,
+  codigo: string | null,
+  recorded: boolean,
+): TimelineItem {
   const tags: string[] = [];
   if (record.replayed) tags.push('replayed');
   if (record.faultId !== null) tags.push(`fault ${record.faultId}`);
@@ -45,7 +55,13 @@ export function requestItem(record: Pick<JournalRecord, 'at' | 'method' | 'path'
   };
 }
 
-const EVENT_TONE: Readonly<Record<WebhookEvent['estado'], TimelineItem['tone']>> = { pendente: 'pending', executando: 'pending', entregue: 'ok', falhou: 'error', cancelado: 'warn' };
+const EVENT_TONE: Readonly<Record<WebhookEvent['estado'], TimelineItem['tone']>> = {
+  pendente: 'pending',
+  executando: 'pending',
+  entregue: 'ok',
+  falhou: 'error',
+  cancelado: 'warn',
+};
 
 /** A webhook event, with where its delivery stands. */
 export function eventItem(event: WebhookEvent): TimelineItem {
@@ -65,7 +81,12 @@ export function eventItem(event: WebhookEvent): TimelineItem {
   };
 }
 
-const ATTEMPT_TONE: Readonly<Record<DeliveryAttempt['estado'], TimelineItem['tone']>> = { iniciada: 'pending', entregue: 'ok', falhou: 'error', incerta: 'warn' };
+const ATTEMPT_TONE: Readonly<Record<DeliveryAttempt['estado'], TimelineItem['tone']>> = {
+  iniciada: 'pending',
+  entregue: 'ok',
+  falhou: 'error',
+  incerta: 'warn',
+};
 
 /** Attempt `attempt` of `event`: its place in its cycle, its outcome, and how long after the previous one it started. */
 export function attemptItem(event: WebhookEvent, attempt: DeliveryAttempt, attemptsPerCycle: number): TimelineItem {
@@ -76,8 +97,14 @@ export function attemptItem(event: WebhookEvent, attempt: DeliveryAttempt, attem
     inCycle++;
     if (a.tentativa < attempt.tentativa) previous = a;
   }
-  const outcome = attempt.estado === 'iniciada' ? 'running' : `${attempt.estado}${attempt.statusHttp === null ? '' : ` ${attempt.statusHttp}`}`;
-  const after = previous === undefined ? '' : ` (${span(attempt.iniciadaEm - (previous.terminadaEm ?? previous.iniciadaEm))} after the previous)`;
+  const outcome =
+    attempt.estado === 'iniciada'
+      ? 'running'
+      : `${attempt.estado}${attempt.statusHttp === null ? '' : ` ${attempt.statusHttp}`}`;
+  const after =
+    previous === undefined
+      ? ''
+      : ` (${span(attempt.iniciadaEm - (previous.terminadaEm ?? previous.iniciadaEm))} after the previous)`;
   const tags = [`attempt ${inCycle}/${attemptsPerCycle}`, outcome];
   if (attempt.codigoFalha !== null) tags.push(attempt.codigoFalha);
   if (attempt.ciclo > 1) tags.push(`cycle ${attempt.ciclo}`);
@@ -142,7 +169,8 @@ const TASK_WORDS: Readonly<Record<string, string>> = {
 };
 
 /** A task or job kind and the record it works on, in words: "end of analysis 0198…". */
-const workOn = (kind: string, subject: string | undefined): string => `${TASK_WORDS[kind] ?? kind}${subject === undefined ? '' : ` ${subject}`}`;
+const workOn = (kind: string, subject: string | undefined): string =>
+  `${TASK_WORDS[kind] ?? kind}${subject === undefined ? '' : ` ${subject}`}`;
 
 /** A run of a job on a record (an analysis, an execution, an ingestion step, a CNPJ review). */
 export function jobItem(job: KeptJob): TimelineItem {
@@ -190,7 +218,10 @@ function taskWords(task: UpcomingTask): string {
     case 'webhook.resposta':
       return `delayed answer to attempt ${String(payload.tentativa)} of event ${id('eventId')}`;
     default:
-      return workOn(task.kind, Object.values(payload).find((v): v is string => typeof v === 'string'));
+      return workOn(
+        task.kind,
+        Object.values(payload).find((v): v is string => typeof v === 'string'),
+      );
   }
 }
 

@@ -45,11 +45,15 @@ describe('masking', () => {
 
 describe('maskText', () => {
   it('masks credential-named JSON fields (a value cut short too), credential headers, bearer tokens and svc_ credentials in free text', () => {
-    expect(maskText('      {"url":"https://x.example","segredo":"svc_whsec_abcdefgh12345678","versao":1}')).toBe('      {"url":"https://x.example","segredo":"••••","versao":1}');
+    expect(maskText('      {"url":"https://x.example","segredo":"svc_whsec_abcdefgh12345678","versao":1}')).toBe(
+      '      {"url":"https://x.example","segredo":"••••","versao":1}',
+    );
     expect(maskText('{"token": "svc_at_abcdefgh1234')).toBe('{"token": "••••"');
     expect(maskText('      authorization: Bearer svc_at_abcdefgh12345678')).toBe('      authorization: Bearer ••••');
     expect(maskText('  x-control-token: abc')).toBe('  x-control-token: ••••');
-    expect(maskText('the receiver keeps svc_whsec_abcdefgh12345678 to check')).toBe('the receiver keeps svc_•••• to check');
+    expect(maskText('the receiver keeps svc_whsec_abcdefgh12345678 to check')).toBe(
+      'the receiver keeps svc_•••• to check',
+    );
     expect(maskText('  ← 201 {"id":"019b","versao":1}')).toBe('  ← 201 {"id":"019b","versao":1}');
   });
 });

@@ -16,7 +16,8 @@ const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
 /** One header's value as the inspector shows it. */
 function maskedHeader(name: string, value: string): string {
   const lower = name.toLowerCase();
-  if (lower === 'authorization' || lower === 'proxy-authorization') return /^\s*bearer\b/i.test(value) ? `Bearer ${MASK}` : MASK;
+  if (lower === 'authorization' || lower === 'proxy-authorization')
+    return /^\s*bearer\b/i.test(value) ? `Bearer ${MASK}` : MASK;
   return isSecretName(lower) ? MASK : value;
 }
 
@@ -35,7 +36,8 @@ export function maskJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(maskJson);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(value)) out[name] = isSecretName(name) && field !== null ? MASK : maskJson(field);
+  for (const [name, field] of Object.entries(value))
+    out[name] = isSecretName(name) && field !== null ? MASK : maskJson(field);
   return out;
 }
 
@@ -52,5 +54,9 @@ const SERVICE_CREDENTIAL = /\bsvc_[a-z]+_[A-Za-z0-9_-]{8,}/g;
  * credential, bearer tokens and any svc_… token or secret read "••••" (a JSON value cut short mid-string too).
  */
 export function maskText(line: string): string {
-  return line.replace(SECRET_JSON_FIELD, `"$1"$2:$3"${MASK}"`).replace(SECRET_HEADER, `$1${MASK}`).replace(BEARER, `$1${MASK}`).replace(SERVICE_CREDENTIAL, `svc_${MASK}`);
+  return line
+    .replace(SECRET_JSON_FIELD, `"$1"$2:$3"${MASK}"`)
+    .replace(SECRET_HEADER, `$1${MASK}`)
+    .replace(BEARER, `$1${MASK}`)
+    .replace(SERVICE_CREDENTIAL, `svc_${MASK}`);
 }

@@ -25,7 +25,17 @@ export function pageAnswer(feed: ActivityFeed): Promise<Response> {
 
 /** A built file of the page (app.js, app.css); 404 for any other name. */
 export async function assetAnswer(name: string, version: string | undefined): Promise<Response> {
-  return (await inspectorAsset(name, version)) ?? fail(apiError(404, 'rota_nao_encontrada', `The inspector page has no file ${name}; its files are app.js and app.css.`, 'path.name'));
+  return (
+    (await inspectorAsset(name, version)) ??
+    fail(
+      apiError(
+        404,
+        'rota_nao_encontrada',
+        `The inspector page has no file ${name}; its files are app.js and app.css.`,
+        'path.name',
+      ),
+    )
+  );
 }
 
 /**
@@ -33,7 +43,16 @@ export async function assetAnswer(name: string, version: string | undefined): Pr
  * journal's filter, read from the same query parameters as GET /_emulator/journal's); 422 for a bad one, 404 for an
  * unknown company.
  */
-export function timelineAnswer(feed: ActivityFeed, companyId: string, query: { readonly limit?: string | undefined; readonly before?: string | undefined; readonly touches?: string | undefined }, filter: JournalFilter = {}): Promise<Response> {
+export function timelineAnswer(
+  feed: ActivityFeed,
+  companyId: string,
+  query: {
+    readonly limit?: string | undefined;
+    readonly before?: string | undefined;
+    readonly touches?: string | undefined;
+  },
+  filter: JournalFilter = {},
+): Promise<Response> {
   const page = timelinePage(query, filter);
   if (page instanceof Response) return Promise.resolve(page);
   return read(() => inspectorOf(feed).timeline(companyId, page));
@@ -51,10 +70,26 @@ export function itemAnswer(feed: ActivityFeed, companyId: string, itemId: string
 
 /** A company's timeline live, as server-sent events, for as long as `request` is open; 422 without a company, 404 for an unknown one. */
 export function streamAnswer(feed: ActivityFeed, companyId: string | undefined, request: Request): Promise<Response> {
-  if (companyId === undefined) return Promise.resolve(fail(apiError(422, 'valor_invalido', 'query.companyId is required: the company whose timeline to follow.', 'query.companyId')));
+  if (companyId === undefined)
+    return Promise.resolve(
+      fail(
+        apiError(
+          422,
+          'valor_invalido',
+          'query.companyId is required: the company whose timeline to follow.',
+          'query.companyId',
+        ),
+      ),
+    );
   return read(() => {
     const body = inspectorOf(feed).stream(companyId, request);
-    return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } });
+    return new Response(body, {
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+      },
+    });
   }, 'query.companyId');
 }
 
@@ -63,18 +98,37 @@ export function streamAnswer(feed: ActivityFeed, companyId: string | undefined, 
  * every entry, or those of `companyId` (404 for an unknown company), of the `kinds` named (comma-separated; 422 for
  * another word).
  */
-export function activityAnswer(feed: ActivityFeed, query: { readonly companyId?: string | undefined; readonly kinds?: string | undefined }, request: Request): Response {
+export function activityAnswer(
+  feed: ActivityFeed,
+  query: { readonly companyId?: string | undefined; readonly kinds?: string | undefined },
+  request: Request,
+): Response {
   const { companyId } = query;
   if (companyId !== undefined && !feed.emulator.worldOf(companyId).state.companies.has(companyId)) {
-    return fail(apiError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'query.companyId'));
+    return fail(
+      apiError(404, 'empresa_nao_encontrada', `No company ${companyId} in this emulator.`, 'query.companyId'),
+    );
   }
   const kinds = query.kinds === undefined ? ACTIVITY_KINDS : query.kinds.split(',').map((kind) => kind.trim());
   const unknown = kinds.find((kind) => !(ACTIVITY_KINDS as readonly string[]).includes(kind));
   if (unknown !== undefined) {
-    return fail(apiError(422, 'valor_invalido', `query.kinds takes ${ACTIVITY_KINDS.join(', ')}, comma-separated; got ${JSON.stringify(unknown)}.`, 'query.kinds'));
+    return fail(
+      apiError(
+        422,
+        'valor_invalido',
+        `query.kinds takes ${ACTIVITY_KINDS.join(', ')}, comma-separated; got ${JSON.stringify(unknown)}.`,
+        'query.kinds',
+      ),
+    );
   }
   const body = activityStream(feed, { companyId: companyId ?? null, kinds: kinds as readonly ActivityKind[] }, request);
-  return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } });
+  return new Response(body, {
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    },
+  });
 }
 
 /** The demo running on `emulator` as the page shows it; 404 without one. */
@@ -89,42 +143,82 @@ export async function nextDemoAnswer(emulator: object): Promise<Response> {
   if (gate instanceof Response) return gate;
   if (!gate.next()) {
     const why = gate.done ? 'the demo has ended' : 'a step is still running';
-    return fail(apiError(409, 'demo_nao_aguardando', `The demo waits at no step: ${why} (GET /_emulator/inspector/demo shows it).`));
+    return fail(
+      apiError(
+        409,
+        'demo_nao_aguardando',
+        `The demo waits at no step: ${why} (GET /_emulator/inspector/demo shows it).`,
+      ),
+    );
   }
   await gate.settled();
   return Response.json(gate.state());
 }
 
 function gateOf(emulator: object): DemoGate | Response {
-  return demoGateOf(emulator) ?? fail(apiError(404, 'demo_ausente', 'No demo runs on this emulator: start one with "catalog-emulator demo NAME --ui".'));
+  return (
+    demoGateOf(emulator) ??
+    fail(
+      apiError(404, 'demo_ausente', 'No demo runs on this emulator: start one with "catalog-emulator demo NAME --ui".'),
+    )
+  );
 }
 
 /** The page a timeline query asks for; else its 422. */
-function timelinePage(values: { readonly limit?: string | undefined; readonly before?: string | undefined; readonly touches?: string | undefined }, filter: JournalFilter): TimelinePage | Response {
+function timelinePage(
+  values: {
+    readonly limit?: string | undefined;
+    readonly before?: string | undefined;
+    readonly touches?: string | undefined;
+  },
+  filter: JournalFilter,
+): TimelinePage | Response {
   let read: TimelinePage['filter'];
   const given = Object.keys(filter).filter((name) => filter[name as keyof JournalFilter] !== undefined);
   if (given.length > 0) {
     try {
       read = { query: readJournalFilter(filter), callsOnly: given.some((name) => name !== 'from' && name !== 'to') };
     } catch (error) {
-      if (error instanceof JournalFilterError) return fail(apiError(422, 'valor_invalido', error.message, `query.${error.field}`));
+      if (error instanceof JournalFilterError)
+        return fail(apiError(422, 'valor_invalido', error.message, `query.${error.field}`));
       throw error;
     }
   }
   let limit = DEFAULT_LIMIT;
   if (values.limit !== undefined) {
     if (!/^\d{1,7}$/.test(values.limit) || Number(values.limit) < 1 || Number(values.limit) > MAX_LIMIT) {
-      return fail(apiError(422, 'valor_invalido', `query.limit must be a whole number from 1 to ${MAX_LIMIT}; got ${JSON.stringify(values.limit)}.`, 'query.limit'));
+      return fail(
+        apiError(
+          422,
+          'valor_invalido',
+          `query.limit must be a whole number from 1 to ${MAX_LIMIT}; got ${JSON.stringify(values.limit)}.`,
+          'query.limit',
+        ),
+      );
     }
     limit = Number(values.limit);
   }
   const before = values.before === undefined ? undefined : decodeCursor(values.before);
   if (values.before !== undefined && before === undefined) {
-    return fail(apiError(422, 'valor_invalido', 'query.before must be a nextBefore a timeline page gave, as given.', 'query.before'));
+    return fail(
+      apiError(
+        422,
+        'valor_invalido',
+        'query.before must be a nextBefore a timeline page gave, as given.',
+        'query.before',
+      ),
+    );
   }
   const { touches } = values;
   if (touches !== undefined && !/^[\x21-\x7e]{1,200}$/.test(touches)) {
-    return fail(apiError(422, 'valor_invalido', `query.touches must be a record's id (1 to 200 printable characters); got ${JSON.stringify(touches.slice(0, 200))}.`, 'query.touches'));
+    return fail(
+      apiError(
+        422,
+        'valor_invalido',
+        `query.touches must be a record's id (1 to 200 printable characters); got ${JSON.stringify(touches.slice(0, 200))}.`,
+        'query.touches',
+      ),
+    );
   }
   return { limit, before, filter: read, touches };
 }

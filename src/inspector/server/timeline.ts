@@ -21,10 +21,20 @@ import { bodyText, type KeptBody } from './history.js';
 
 /** Whether a kept body names `id`. */
 const keptNames = (body: KeptBody | null, id: string): boolean => body !== null && bodyText(body).text.includes(id);
-import { attemptItem, controlItem, eventItem, findingItem, jobItem, keptAttemptItem, requestItem, taskItem } from './items.js';
+import {
+  attemptItem,
+  controlItem,
+  eventItem,
+  findingItem,
+  jobItem,
+  keptAttemptItem,
+  requestItem,
+  taskItem,
+} from './items.js';
 
 /** The tasks and deadlines ahead of a company on its clock, soonest first: a timeline's `ahead`, a clock frame's. */
-export const aheadOf = (world: World, companyId: string): TimelineItem[] => world.clock.upcoming(companyId, AHEAD_LIMIT).map(taskItem);
+export const aheadOf = (world: World, companyId: string): TimelineItem[] =>
+  world.clock.upcoming(companyId, AHEAD_LIMIT).map(taskItem);
 
 /** Items a page holds by default, and at most. */
 export const DEFAULT_LIMIT = 200;
@@ -57,7 +67,10 @@ interface TimelineFilter {
 }
 
 /** What a filter reads of an item: a journal record's fields (the request facts none of its tests reads). */
-type Judged = Pick<JournalRecord, 'companyId' | 'method' | 'path' | 'status' | 'codigo' | 'at' | 'replayed' | 'faultId'>;
+type Judged = Pick<
+  JournalRecord,
+  'companyId' | 'method' | 'path' | 'status' | 'codigo' | 'at' | 'replayed' | 'faultId'
+>;
 const judge = (filter: TimelineFilter, judged: Judged): boolean => filter.query.keeps(judged as JournalRecord);
 
 /**
@@ -75,7 +88,8 @@ export interface Cursor {
 }
 
 /** The opaque cursor text of an item: base64url of `<instant>~<id>`. */
-export const encodeCursor = (cursor: Cursor): string => Buffer.from(`${cursor.at}~${cursor.id}`, 'utf8').toString('base64url');
+export const encodeCursor = (cursor: Cursor): string =>
+  Buffer.from(`${cursor.at}~${cursor.id}`, 'utf8').toString('base64url');
 
 /** The cursor a text names, or undefined for one no page gave. */
 export function decodeCursor(text: string): Cursor | undefined {
@@ -108,7 +122,22 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
       if (touches !== undefined && (names === undefined || !names(touches))) return;
       if (filter !== undefined) {
         if (call === undefined && filter.callsOnly) return;
-        if (!judge(filter, call ?? { companyId, method: '', path: '', status: 0, codigo: null, at: candidate.at, replayed: false, faultId: null })) return;
+        if (
+          !judge(
+            filter,
+            call ?? {
+              companyId,
+              method: '',
+              path: '',
+              status: 0,
+              codigo: null,
+              at: candidate.at,
+              replayed: false,
+              faultId: null,
+            },
+          )
+        )
+          return;
       }
       all.push(candidate);
     },
@@ -124,24 +153,68 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
       case 'request':
         if (entry.companyId !== companyId) break;
         recorded.add(entry.record.requestId);
-        candidates.push({ at: entry.atMs, rank: RANK.request, order: seq, id: `req:${entry.record.requestId}`, make: () => requestItem(entry.record, entry.error?.codigo ?? entry.record.codigo, true) }, entry.record, (id) => entry.record.path.includes(id) || keptNames(entry.requestBody, id) || keptNames(entry.responseBody, id));
+        candidates.push(
+          {
+            at: entry.atMs,
+            rank: RANK.request,
+            order: seq,
+            id: `req:${entry.record.requestId}`,
+            make: () => requestItem(entry.record, entry.error?.codigo ?? entry.record.codigo, true),
+          },
+          entry.record,
+          (id) =>
+            entry.record.path.includes(id) || keptNames(entry.requestBody, id) || keptNames(entry.responseBody, id),
+        );
         break;
       case 'control':
         if (view.concerns(entry, companyId)) {
-          const call = { companyId, method: entry.method, path: entry.path, status: entry.status, codigo: entry.error?.codigo ?? null, at: entry.atMs, replayed: false, faultId: entry.faultId };
-          candidates.push({ at: entry.atMs, rank: RANK.control, order: seq, id: `ctl:${seq}`, make: () => controlItem(entry) }, call, (id) => entry.path.includes(id));
+          const call = {
+            companyId,
+            method: entry.method,
+            path: entry.path,
+            status: entry.status,
+            codigo: entry.error?.codigo ?? null,
+            at: entry.atMs,
+            replayed: false,
+            faultId: entry.faultId,
+          };
+          candidates.push(
+            { at: entry.atMs, rank: RANK.control, order: seq, id: `ctl:${seq}`, make: () => controlItem(entry) },
+            call,
+            (id) => entry.path.includes(id),
+          );
         }
         break;
       case 'job':
-        if (entry.companyId === companyId) candidates.push({ at: entry.atMs, rank: RANK.job, order: seq, id: `job:${seq}`, make: () => jobItem(entry) }, undefined, (id) => entry.subjectId === id);
+        if (entry.companyId === companyId)
+          candidates.push(
+            { at: entry.atMs, rank: RANK.job, order: seq, id: `job:${seq}`, make: () => jobItem(entry) },
+            undefined,
+            (id) => entry.subjectId === id,
+          );
         break;
       case 'finding':
-        if (entry.companyId === companyId) candidates.push({ at: entry.atMs, rank: RANK.finding, order: seq, id: `fnd:${seq}`, make: () => findingItem(entry) }, undefined, (id) => entry.message.includes(id));
+        if (entry.companyId === companyId)
+          candidates.push(
+            { at: entry.atMs, rank: RANK.finding, order: seq, id: `fnd:${seq}`, make: () => findingItem(entry) },
+            undefined,
+            (id) => entry.message.includes(id),
+          );
         break;
       case 'delivery':
         // Only an attempt whose event is gone from the state: the state tells the others as they are now.
         if (entry.companyId === companyId && events.get(entry.eventId)?.companyId !== companyId) {
-          candidates.push({ at: entry.atMs, rank: RANK.attempt, order: seq, id: `att:${entry.eventId}:${entry.attempt}`, make: () => keptAttemptItem(entry) }, undefined, (id) => entry.eventId === id);
+          candidates.push(
+            {
+              at: entry.atMs,
+              rank: RANK.attempt,
+              order: seq,
+              id: `att:${entry.eventId}:${entry.attempt}`,
+              make: () => keptAttemptItem(entry),
+            },
+            undefined,
+            (id) => entry.eventId === id,
+          );
         }
         break;
     }
@@ -152,7 +225,17 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
     work.visited++;
     const record = journal[i]!;
     if (recorded.has(record.requestId)) continue;
-    candidates.push({ at: record.at, rank: RANK.request, order: i - journal.length, id: `req:${record.requestId}`, make: () => requestItem(record, record.codigo, false) }, record, (id) => record.path.includes(id));
+    candidates.push(
+      {
+        at: record.at,
+        rank: RANK.request,
+        order: i - journal.length,
+        id: `req:${record.requestId}`,
+        make: () => requestItem(record, record.codigo, false),
+      },
+      record,
+      (id) => record.path.includes(id),
+    );
   }
   const listed = world.state.webhookEvents.listOf(companyId).entries();
   for (const [eventId, position] of listed) {
@@ -160,9 +243,23 @@ export function companyTimeline(view: InspectorView, companyId: string, page: Ti
     const event = events.get(eventId);
     if (event === undefined) continue;
     const names = (id: string) => event.id === id || event.destinoId === id || event.body.includes(id);
-    candidates.push({ at: event.criadoEm, rank: RANK.event, order: position, id: `evt:${event.id}`, make: () => eventItem(event) }, undefined, names);
+    candidates.push(
+      { at: event.criadoEm, rank: RANK.event, order: position, id: `evt:${event.id}`, make: () => eventItem(event) },
+      undefined,
+      names,
+    );
     for (const attempt of event.attempts) {
-      candidates.push({ at: attempt.iniciadaEm, rank: RANK.attempt, order: position * 1_000 + attempt.tentativa, id: `att:${event.id}:${attempt.tentativa}`, make: () => attemptItem(event, attempt, view.attemptsPerCycle) }, undefined, names);
+      candidates.push(
+        {
+          at: attempt.iniciadaEm,
+          rank: RANK.attempt,
+          order: position * 1_000 + attempt.tentativa,
+          id: `att:${event.id}:${attempt.tentativa}`,
+          make: () => attemptItem(event, attempt, view.attemptsPerCycle),
+        },
+        undefined,
+        names,
+      );
     }
   }
 

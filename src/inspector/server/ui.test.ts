@@ -23,9 +23,15 @@ describe('GET /_emulator/ui', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('cache-control')).toBe('no-cache');
-    expect(response.headers.get('content-security-policy')).toBe("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    expect(response.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
     const html = await response.text();
-    const version = (name: string) => createHash('sha256').update(readFileSync(join(ROOT, 'dist', 'inspector', name))).digest('hex').slice(0, 16);
+    const version = (name: string) =>
+      createHash('sha256')
+        .update(readFileSync(join(ROOT, 'dist', 'inspector', name)))
+        .digest('hex')
+        .slice(0, 16);
     expect([...html.matchAll(/<(?:script|link)\b[^>]*>/g)].map((m) => m[0])).toEqual([
       '<link rel="icon" href="data:,">',
       `<link rel="stylesheet" href="/_emulator/ui/assets/app.css?v=${version('app.css')}">`,
@@ -39,8 +45,17 @@ describe('GET /_emulator/ui', () => {
     const acme = emu.companies.create();
     const answer = await emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${acme.token}` } });
     expect((await emu.fetch('/_emulator/ui')).status).toBe(200);
-    const detail = (await (await emu.fetch(`/_emulator/inspector/companies/${acme.companyId}/items/req:${answer.headers.get('x-request-id')}`)).json()) as { sections: { title: string }[] };
-    expect(detail.sections.map((s) => s.title)).toEqual(['Request', 'Request headers', 'Answer headers (200)', 'Answer body']);
+    const detail = (await (
+      await emu.fetch(
+        `/_emulator/inspector/companies/${acme.companyId}/items/req:${answer.headers.get('x-request-id')}`,
+      )
+    ).json()) as { sections: { title: string }[] };
+    expect(detail.sections.map((s) => s.title)).toEqual([
+      'Request',
+      'Request headers',
+      'Answer headers (200)',
+      'Answer body',
+    ]);
   });
 
   it('serves app.js and app.css from dist/inspector with their media types, to be kept when asked for by version; any other name is 404', async () => {
@@ -51,8 +66,11 @@ describe('GET /_emulator/ui', () => {
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-    expect(Buffer.from(await js.arrayBuffer()).equals(readFileSync(join(ROOT, 'dist', 'inspector', 'app.js')))).toBe(true);
-    for (const path of ['/_emulator/ui/assets/app.js', '/_emulator/ui/assets/app.js?v=0123456789abcdef']) expect((await emu.fetch(path)).headers.get('cache-control'), path).toBe('no-cache');
+    expect(Buffer.from(await js.arrayBuffer()).equals(readFileSync(join(ROOT, 'dist', 'inspector', 'app.js')))).toBe(
+      true,
+    );
+    for (const path of ['/_emulator/ui/assets/app.js', '/_emulator/ui/assets/app.js?v=0123456789abcdef'])
+      expect((await emu.fetch(path)).headers.get('cache-control'), path).toBe('no-cache');
     const css = await emu.fetch('/_emulator/ui/assets/app.css');
     expect(css.status).toBe(200);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
@@ -69,7 +87,9 @@ describe('GET /_emulator/ui', () => {
     expect(response.status).toBe(503);
     const body = (await response.json()) as { erro: { codigo: string; mensagem: string } };
     expect(body.erro.codigo).toBe('servico_indisponivel');
-    expect(body.erro.mensagem).toBe(`The inspector page is not built: ${join(root, 'dist', 'inspector', 'app.js')} is missing. Run \`npm run build\` in the catalog-emulator package (an installed package ships it built).`);
+    expect(body.erro.mensagem).toBe(
+      `The inspector page is not built: ${join(root, 'dist', 'inspector', 'app.js')} is missing. Run \`npm run build\` in the catalog-emulator package (an installed package ships it built).`,
+    );
     expect((await inspectorAsset('app.js', undefined, () => undefined))!.status).toBe(503);
     expect(await inspectorAsset('nope.js', undefined, () => root)).toBeUndefined();
     // The page still loads without a build, naming the files without a version (which then answer the 503).
@@ -93,7 +113,8 @@ describe('GET /_emulator/ui', () => {
 describe('the control token and the inspector page', () => {
   it('opens the page and its two files without the token', async () => {
     const emu = createEmulator({ controlToken: TOKEN });
-    for (const path of ['/_emulator/ui', '/_emulator/ui/assets/app.js', '/_emulator/ui/assets/app.css']) expect((await emu.fetch(path)).status, path).toBe(200);
+    for (const path of ['/_emulator/ui', '/_emulator/ui/assets/app.js', '/_emulator/ui/assets/app.css'])
+      expect((await emu.fetch(path)).status, path).toBe(200);
     // An unknown file is the route's 404, not a 401: the route is open, and holds no data either way.
     expect((await emu.fetch('/_emulator/ui/assets/other.js')).status).toBe(404);
   });
@@ -114,8 +135,15 @@ describe('the control token and the inspector page', () => {
   it('still needs the token for every other /_emulator path, and for other methods or shapes of the page paths', async () => {
     const emu = createEmulator({ controlToken: TOKEN });
     // The pages (the docs page's too) and their files are the only rows open without the token.
-    expect(CONTROLS.filter((r) => r.open).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /docs', 'GET /docs/assets/:name', 'GET /ui', 'GET /ui/assets/:name']);
-    const paths = CONTROLS.filter((r) => !r.open).map((r) => [r.method, `/_emulator${r.path.replace(/:(\w+)/g, 'x-$1')}`] as const);
+    expect(CONTROLS.filter((r) => r.open).map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /docs',
+      'GET /docs/assets/:name',
+      'GET /ui',
+      'GET /ui/assets/:name',
+    ]);
+    const paths = CONTROLS.filter((r) => !r.open).map(
+      (r) => [r.method, `/_emulator${r.path.replace(/:(\w+)/g, 'x-$1')}`] as const,
+    );
     expect(paths.length).toBeGreaterThan(40);
     const more = [
       ['POST', '/_emulator/ui'],

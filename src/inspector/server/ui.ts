@@ -51,13 +51,21 @@ const page = (versions: Readonly<Record<string, string | undefined>>) => {
  * Only this server's own script runs, and it talks only to this server. No inline script or style: the page sets
  * positions through the CSSOM (element.style), which a style-src policy does not govern.
  */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** The page; `rootOf` finds the package root (from this module unless a test says otherwise). */
 export async function inspectorPage(rootOf: () => string | undefined = ourRoot): Promise<Response> {
   const versions: Record<string, string | undefined> = {};
   for (const name of Object.keys(FILES)) versions[name] = (await builtFile(rootOf(), name))?.version;
-  return new Response(page(versions), { headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': CSP, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' } });
+  return new Response(page(versions), {
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': CSP,
+      'cache-control': 'no-cache',
+      'x-content-type-options': 'nosniff',
+    },
+  });
 }
 
 /** The folder holding package.json of catalog-emulator, walking up from `from`; undefined when none is found. */
@@ -82,7 +90,10 @@ const ourRoot = (): string | undefined => {
 };
 
 /** A built file's bytes and the hash that names this build of it; undefined when it cannot be read. */
-async function builtFile(rootFolder: string | undefined, name: string): Promise<{ bytes: Uint8Array; version: string } | undefined> {
+async function builtFile(
+  rootFolder: string | undefined,
+  name: string,
+): Promise<{ bytes: Uint8Array; version: string } | undefined> {
   if (rootFolder === undefined) return undefined;
   try {
     const bytes = await readFile(join(rootFolder, 'dist', 'inspector', name));
@@ -98,15 +109,31 @@ async function builtFile(rootFolder: string | undefined, name: string): Promise<
  * year; otherwise the browser asks again each time. Read on each request, not kept by the server: the page is
  * asked for rarely, and a rebuild shows on the next reload.
  */
-export async function inspectorAsset(name: string, version: string | undefined, rootOf: () => string | undefined = ourRoot): Promise<Response | undefined> {
+export async function inspectorAsset(
+  name: string,
+  version: string | undefined,
+  rootOf: () => string | undefined = ourRoot,
+): Promise<Response | undefined> {
   const type = Object.hasOwn(FILES, name) ? FILES[name] : undefined;
   if (type === undefined) return undefined;
   const rootFolder = rootOf();
   const file = await builtFile(rootFolder, name);
   if (file === undefined) {
-    const where = rootFolder === undefined ? 'dist/inspector/ (the package root was not found)' : join(rootFolder, 'dist', 'inspector', name);
-    return errorResponse(apiError(503, 'servico_indisponivel', `The inspector page is not built: ${where} is missing. Run \`npm run build\` in the catalog-emulator package (an installed package ships it built).`), CONTROL_REQUEST_ID);
+    const where =
+      rootFolder === undefined
+        ? 'dist/inspector/ (the package root was not found)'
+        : join(rootFolder, 'dist', 'inspector', name);
+    return errorResponse(
+      apiError(
+        503,
+        'servico_indisponivel',
+        `The inspector page is not built: ${where} is missing. Run \`npm run build\` in the catalog-emulator package (an installed package ships it built).`,
+      ),
+      CONTROL_REQUEST_ID,
+    );
   }
   const cache = version === file.version ? 'public, max-age=31536000, immutable' : 'no-cache';
-  return new Response(file.bytes, { headers: { 'content-type': type, 'cache-control': cache, 'x-content-type-options': 'nosniff' } });
+  return new Response(file.bytes, {
+    headers: { 'content-type': type, 'cache-control': cache, 'x-content-type-options': 'nosniff' },
+  });
 }

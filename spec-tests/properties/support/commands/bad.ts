@@ -36,7 +36,13 @@ import { unlinkNotLinked } from './bad/unlink-not-linked.js';
 import { unsupportedMedia } from './bad/unsupported-media.js';
 import { wrongMethod } from './bad/wrong-method.js';
 
-export const arbitrary = fc.record({ t: fc.constant('bad' as const), bad: fc.constantFrom(...BAD_KINDS), pick, pick2: pick, variant: fc.nat({ max: 1000 }) });
+export const arbitrary = fc.record({
+  t: fc.constant('bad' as const),
+  bad: fc.constantFrom(...BAD_KINDS),
+  pick,
+  pick2: pick,
+  variant: fc.nat({ max: 1000 }),
+});
 
 /** What a refusal works with: the step's picks, and helpers bound to them. */
 export interface RefusalContext {
@@ -45,7 +51,10 @@ export interface RefusalContext {
   readonly pick2: number;
   readonly variant: number;
   /** Sends `sent` (a fresh key unless a GET, the company's credential unless told) expecting `expected`. */
-  readonly refuse: (sent: Omit<Sent, 'key' | 'as'> & { key?: string | null; as?: Sent['as'] }, expected: number) => Promise<Answer>;
+  readonly refuse: (
+    sent: Omit<Sent, 'key' | 'as'> & { key?: string | null; as?: Sent['as'] },
+    expected: number,
+  ) => Promise<Answer>;
   /** A change the contract accepts for `kind` (so only the refusal's own fault is wrong). */
   readonly validPatch: (kind: Kind) => unknown;
   /** A product, a catalog (each created when there is none) or an active establishment, by `pick`. */
@@ -91,7 +100,8 @@ export async function run(r: Runner, step: StepOf<'bad'>): Promise<void> {
     pick,
     pick2,
     variant,
-    refuse: (sent, expected) => r.send(`bad:${bad}`, { key: sent.method === 'GET' ? null : r.nextKey(), as: 'company', ...sent }, { expected }),
+    refuse: (sent, expected) =>
+      r.send(`bad:${bad}`, { key: sent.method === 'GET' ? null : r.nextKey(), as: 'company', ...sent }, { expected }),
     validPatch: (kind) => (kind === 'product' ? { sku: `sku-${variant}` } : { nome: `Nome ${variant}` }),
     resourceOf: (kind) => r.resourceOf(kind, pick),
   });

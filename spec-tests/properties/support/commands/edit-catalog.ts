@@ -7,5 +7,6 @@ export const arbitrary = fc.record({ t: fc.constant('editCatalog' as const), pic
 
 export async function run(r: Runner, step: StepOf<'editCatalog'>): Promise<void> {
   const catalog = await r.someCatalog(step.pick);
-  if (catalog) await r.conditional('editCatalog', 'catalog', catalog.id, 'PATCH', `/v1/catalogos/${catalog.id}`, step.changes);
+  if (catalog)
+    await r.conditional('editCatalog', 'catalog', catalog.id, 'PATCH', `/v1/catalogos/${catalog.id}`, step.changes);
 }

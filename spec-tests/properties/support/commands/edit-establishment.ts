@@ -8,5 +8,13 @@ export const arbitrary = fc.record({ t: fc.constant('editEstablishment' as const
 export async function run(r: Runner, step: StepOf<'editEstablishment'>): Promise<void> {
   const active = r.establishments.filter((e) => e.estado === 'ativo');
   const establishment = active[step.pick % Math.max(active.length, 1)];
-  if (establishment) await r.conditional('editEstablishment', 'establishment', establishment.id, 'PATCH', `/v1/estabelecimentos/${establishment.id}`, step.changes);
+  if (establishment)
+    await r.conditional(
+      'editEstablishment',
+      'establishment',
+      establishment.id,
+      'PATCH',
+      `/v1/estabelecimentos/${establishment.id}`,
+      step.changes,
+    );
 }

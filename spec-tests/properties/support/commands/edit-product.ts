@@ -8,6 +8,11 @@ export const arbitrary = fc.record({ t: fc.constant('editProduct' as const), pic
 export async function run(r: Runner, step: StepOf<'editProduct'>): Promise<void> {
   const product = await r.someProduct(step.pick);
   if (!product) return;
-  const changes = { ...step.changes, ...(step.changes.id_externo === undefined ? {} : { id_externo: r.freeProductExternalId(step.changes.id_externo, product.id) }) };
+  const changes = {
+    ...step.changes,
+    ...(step.changes.id_externo === undefined
+      ? {}
+      : { id_externo: r.freeProductExternalId(step.changes.id_externo, product.id) }),
+  };
   await r.conditional('editProduct', 'product', product.id, 'PATCH', `/v1/produtos/${product.id}`, changes);
 }

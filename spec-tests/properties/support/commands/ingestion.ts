@@ -46,7 +46,13 @@ export const arbitrary = fc.record({
   variant: fc.nat({ max: 1000 }),
   records: fc.array(
     fc.record(
-      { ref: fc.nat({ max: 12 }), ncm: fc.constantFrom('84713012', '09012100', '10063021'), bad: fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }), sku: fc.option(shortText(16), { nil: null }), descricao: fc.option(shortText(40), { nil: null }) },
+      {
+        ref: fc.nat({ max: 12 }),
+        ncm: fc.constantFrom('84713012', '09012100', '10063021'),
+        bad: fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+        sku: fc.option(shortText(16), { nil: null }),
+        descricao: fc.option(shortText(40), { nil: null }),
+      },
       { requiredKeys: ['ref', 'ncm', 'bad'] },
     ),
     { minLength: 1, maxLength: 4 },
@@ -63,7 +69,10 @@ export interface IngestionContext {
   /** The exchanges' label: `ingestion:<action>`. */
   readonly label: string;
   /** Sends `sent` (a fresh key unless a GET, the company's credential unless told) expecting `expected`. */
-  readonly refuse: (sent: Omit<Sent, 'key' | 'as'> & { key?: string | null; as?: Sent['as'] }, expected: number) => Promise<Answer>;
+  readonly refuse: (
+    sent: Omit<Sent, 'key' | 'as'> & { key?: string | null; as?: Sent['as'] },
+    expected: number,
+  ) => Promise<Answer>;
   /** A known ingestion by `pick`, or a new aberta one. */
   readonly anyIngestion: () => Promise<IngestionModel | undefined>;
   /** A start answered 201 earlier, by `pick2`. */
@@ -110,8 +119,10 @@ export async function run(r: Runner, step: StepOf<'ingestion'>): Promise<void> {
     pick2,
     variant,
     label,
-    refuse: (sent, expected) => r.send(label, { key: sent.method === 'GET' ? null : r.nextKey(), as: 'company', ...sent }, { expected }),
-    anyIngestion: async () => r.ingestions[pick % Math.max(r.ingestions.length, 1)] ?? (await r.openIngestion(pick, variant)),
+    refuse: (sent, expected) =>
+      r.send(label, { key: sent.method === 'GET' ? null : r.nextKey(), as: 'company', ...sent }, { expected }),
+    anyIngestion: async () =>
+      r.ingestions[pick % Math.max(r.ingestions.length, 1)] ?? (await r.openIngestion(pick, variant)),
     startedEarlier: () => {
       const started = r.log.filter((e) => e.label === 'ingestion:start' && e.answer.status === 201);
       return started[pick2 % Math.max(started.length, 1)];

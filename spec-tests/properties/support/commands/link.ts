@@ -8,5 +8,13 @@ export const arbitrary = fc.record({ t: fc.constant('link' as const), pick, pick
 export async function run(r: Runner, step: StepOf<'link'>): Promise<void> {
   const product = await r.someProduct(step.pick);
   const catalog = await r.someCatalog(step.pick2);
-  if (product && catalog) await r.conditional('link', 'product', product.id, 'PUT', `/v1/catalogos/${catalog.id}/produtos/${product.id}`, step.pick2 % 2 === 0 ? {} : undefined);
+  if (product && catalog)
+    await r.conditional(
+      'link',
+      'product',
+      product.id,
+      'PUT',
+      `/v1/catalogos/${catalog.id}/produtos/${product.id}`,
+      step.pick2 % 2 === 0 ? {} : undefined,
+    );
 }

@@ -10,5 +10,12 @@ export async function run(r: Runner, step: StepOf<'unlink'>): Promise<void> {
   const product = linked[step.pick % Math.max(linked.length, 1)];
   if (!product) return;
   const catalogId = product.catalogos[step.pick2 % product.catalogos.length]!;
-  await r.conditional('unlink', 'product', product.id, 'DELETE', `/v1/catalogos/${catalogId}/produtos/${product.id}`, step.pick2 % 2 === 0 ? {} : undefined);
+  await r.conditional(
+    'unlink',
+    'product',
+    product.id,
+    'DELETE',
+    `/v1/catalogos/${catalogId}/produtos/${product.id}`,
+    step.pick2 % 2 === 0 ? {} : undefined,
+  );
 }

@@ -7,5 +7,8 @@ export async function archiveWithCatalog(c: RefusalContext): Promise<void> {
   const catalog = await r.someCatalog(pick);
   if (!catalog) return;
   const etag = await r.read('establishment', catalog.establishmentId, 'read-etag');
-  await refuse({ method: 'DELETE', path: `/v1/estabelecimentos/${catalog.establishmentId}`, ifMatch: etag ?? STALE_FALLBACK }, 409);
+  await refuse(
+    { method: 'DELETE', path: `/v1/estabelecimentos/${catalog.establishmentId}`, ifMatch: etag ?? STALE_FALLBACK },
+    409,
+  );
 }

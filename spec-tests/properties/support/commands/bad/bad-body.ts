@@ -10,12 +10,22 @@ export async function badBody(c: RefusalContext): Promise<void> {
     { origem: 'erp', ncm: '8471301' },
     { origem: 'erp' },
     { origem: 'erp', ncm: '84713012', campo: 1 },
-    { origem: 'erp', ncm: '84713012', atributos: [{ codigo: 'a', valores: ['1'] }, { codigo: 'b'.repeat(129), valores: ['2'] }] },
+    {
+      origem: 'erp',
+      ncm: '84713012',
+      atributos: [
+        { codigo: 'a', valores: ['1'] },
+        { codigo: 'b'.repeat(129), valores: ['2'] },
+      ],
+    },
     { origem: 'erp', ncm: '84713012', atributos: [{ codigo: 'a', valores: [] }] },
     { origem: 'erp', ncm: 84713012 },
     [],
     null,
     'texto',
   ];
-  await refuse({ method: 'POST', path: `/v1/catalogos/${catalog.id}/produtos`, body: bodies[variant % bodies.length] }, 422);
+  await refuse(
+    { method: 'POST', path: `/v1/catalogos/${catalog.id}/produtos`, body: bodies[variant % bodies.length] },
+    422,
+  );
 }

@@ -8,5 +8,14 @@ export async function bothPreconditions(c: RefusalContext): Promise<void> {
   const item = await resourceOf(kind);
   if (!item) return;
   const etag = await r.read(kind, item.id, 'read-etag');
-  await refuse({ method: 'PATCH', path: r.pathOf(kind, item.id), body: validPatch(kind), ifMatch: etag ?? STALE_FALLBACK, headers: { 'if-none-match': '*' } }, 400);
+  await refuse(
+    {
+      method: 'PATCH',
+      path: r.pathOf(kind, item.id),
+      body: validPatch(kind),
+      ifMatch: etag ?? STALE_FALLBACK,
+      headers: { 'if-none-match': '*' },
+    },
+    400,
+  );
 }

@@ -4,5 +4,8 @@ import type { RefusalContext } from '../bad.js';
 export async function duplicateCnpj(c: RefusalContext): Promise<void> {
   const { r, pick, refuse } = c;
   const establishment = r.establishments[pick % r.establishments.length]!;
-  await refuse({ method: 'POST', path: '/v1/estabelecimentos', body: { cnpj: establishment.cnpj, nome: 'Duplicado' } }, 409);
+  await refuse(
+    { method: 'POST', path: '/v1/estabelecimentos', body: { cnpj: establishment.cnpj, nome: 'Duplicado' } },
+    409,
+  );
 }

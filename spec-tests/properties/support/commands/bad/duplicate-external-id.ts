@@ -9,5 +9,13 @@ export async function duplicateExternalId(c: RefusalContext): Promise<void> {
     holder = r.products.find((p) => p.idExterno !== null);
   }
   const catalog = await r.someCatalog(pick2);
-  if (holder && catalog) await refuse({ method: 'POST', path: `/v1/catalogos/${catalog.id}/produtos`, body: { origem: 'erp', ncm: '84713012', id_externo: holder.idExterno } }, 409);
+  if (holder && catalog)
+    await refuse(
+      {
+        method: 'POST',
+        path: `/v1/catalogos/${catalog.id}/produtos`,
+        body: { origem: 'erp', ncm: '84713012', id_externo: holder.idExterno },
+      },
+      409,
+    );
 }

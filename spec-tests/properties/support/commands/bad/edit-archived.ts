@@ -11,5 +11,13 @@ export async function editArchived(c: RefusalContext): Promise<void> {
   }
   if (!archived) return;
   const etag = await r.read('establishment', archived.id, 'read-etag');
-  await refuse({ method: variant % 2 === 0 ? 'PATCH' : 'DELETE', path: `/v1/estabelecimentos/${archived.id}`, ...(variant % 2 === 0 ? { body: { nome: 'Arquivado' } } : {}), ifMatch: etag ?? STALE_FALLBACK }, 409);
+  await refuse(
+    {
+      method: variant % 2 === 0 ? 'PATCH' : 'DELETE',
+      path: `/v1/estabelecimentos/${archived.id}`,
+      ...(variant % 2 === 0 ? { body: { nome: 'Arquivado' } } : {}),
+      ifMatch: etag ?? STALE_FALLBACK,
+    },
+    409,
+  );
 }

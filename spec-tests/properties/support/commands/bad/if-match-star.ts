@@ -6,5 +6,14 @@ export async function ifMatchStar(c: RefusalContext): Promise<void> {
   const { r, variant, refuse, validPatch, resourceOf } = c;
   const kind = KINDS[variant % 3]!;
   const item = await resourceOf(kind);
-  if (item) await refuse({ method: 'PATCH', path: r.pathOf(kind, item.id), body: validPatch(kind), ifMatch: variant % 2 === 0 ? '*' : 'sem-aspas' }, 400);
+  if (item)
+    await refuse(
+      {
+        method: 'PATCH',
+        path: r.pathOf(kind, item.id),
+        body: validPatch(kind),
+        ifMatch: variant % 2 === 0 ? '*' : 'sem-aspas',
+      },
+      400,
+    );
 }

@@ -5,5 +5,9 @@ import type { RefusalContext } from '../bad.js';
 export async function linkUnknownProduct(c: RefusalContext): Promise<void> {
   const { r, pick, refuse } = c;
   const catalog = await r.someCatalog(pick);
-  if (catalog) await refuse({ method: 'PUT', path: `/v1/catalogos/${catalog.id}/produtos/${UNKNOWN_UUID}`, ifMatch: STALE_FALLBACK }, 404);
+  if (catalog)
+    await refuse(
+      { method: 'PUT', path: `/v1/catalogos/${catalog.id}/produtos/${UNKNOWN_UUID}`, ifMatch: STALE_FALLBACK },
+      404,
+    );
 }

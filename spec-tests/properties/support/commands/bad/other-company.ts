@@ -9,5 +9,15 @@ export async function otherCompany(c: RefusalContext): Promise<void> {
   if (!item) return;
   const etag = await r.read(kind, item.id, 'read-etag');
   if (pick2 % 2 === 0) await refuse({ method: 'GET', path: r.pathOf(kind, item.id), as: 'other' }, 404);
-  else await refuse({ method: 'PATCH', path: r.pathOf(kind, item.id), body: validPatch(kind), ifMatch: etag ?? STALE_FALLBACK, as: 'other' }, 404);
+  else
+    await refuse(
+      {
+        method: 'PATCH',
+        path: r.pathOf(kind, item.id),
+        body: validPatch(kind),
+        ifMatch: etag ?? STALE_FALLBACK,
+        as: 'other',
+      },
+      404,
+    );
 }

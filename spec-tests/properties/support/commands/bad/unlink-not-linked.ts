@@ -13,5 +13,8 @@ export async function unlinkNotLinked(c: RefusalContext): Promise<void> {
   }
   if (!catalog) return;
   const etag = await r.read('product', product.id, 'read-etag');
-  await refuse({ method: 'DELETE', path: `/v1/catalogos/${catalog.id}/produtos/${product.id}`, ifMatch: etag ?? STALE_FALLBACK }, 404);
+  await refuse(
+    { method: 'DELETE', path: `/v1/catalogos/${catalog.id}/produtos/${product.id}`, ifMatch: etag ?? STALE_FALLBACK },
+    404,
+  );
 }

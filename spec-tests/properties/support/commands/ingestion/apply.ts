@@ -6,5 +6,6 @@ export async function apply(c: IngestionContext): Promise<void> {
   const ingestion = await r.validatedIngestion(pick, variant);
   if (!ingestion) return;
   const read = await r.readIngestion(ingestion, 'read-etag');
-  if (read.status === 200 && ingestion.estado === 'validada') await r.apply(label, ingestion, read.headers.get('etag')!, variant);
+  if (read.status === 200 && ingestion.estado === 'validada')
+    await r.apply(label, ingestion, read.headers.get('etag')!, variant);
 }

@@ -5,5 +5,13 @@ import type { IngestionContext } from '../ingestion.js';
 export async function badStartKey(c: IngestionContext): Promise<void> {
   const { r, variant, refuse } = c;
   const keys = [null, '', 'a'.repeat(15), 'a'.repeat(201), 'chave com espaco 0001', 'chave\tcom\ttabulacao'];
-  await refuse({ method: 'POST', path: INGESTOES, body: r.startBody(undefined, variant), key: keys[variant % keys.length] ?? null }, 400);
+  await refuse(
+    {
+      method: 'POST',
+      path: INGESTOES,
+      body: r.startBody(undefined, variant),
+      key: keys[variant % keys.length] ?? null,
+    },
+    400,
+  );
 }

@@ -8,6 +8,9 @@ export async function conflictingBatch(c: IngestionContext): Promise<void> {
   const numeros = [...ingestion.batches.keys()];
   const numero = numeros[pick2 % numeros.length]!;
   const itens = ingestion.batches.get(numero)!;
-  const other = variant % 2 === 0 ? [...itens, { id_externo: 'outro-registro', origem: 'erp', ncm: '84713012' }] : itens.map((item, i) => (i === 0 ? { ...(item as Record<string, unknown>), origem: 'outra' } : item));
+  const other =
+    variant % 2 === 0
+      ? [...itens, { id_externo: 'outro-registro', origem: 'erp', ncm: '84713012' }]
+      : itens.map((item, i) => (i === 0 ? { ...(item as Record<string, unknown>), origem: 'outra' } : item));
   await r.putBatch(label, ingestion, numero, other, { expected: 409 });
 }

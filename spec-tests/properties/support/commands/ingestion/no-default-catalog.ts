@@ -4,5 +4,9 @@ import type { IngestionContext } from '../ingestion.js';
 
 export async function noDefaultCatalog(c: IngestionContext): Promise<void> {
   const { r, variant, refuse } = c;
-  if (r.headOfficeCatalogId() === null) await refuse({ method: 'POST', path: INGESTOES, body: r.startBody(undefined, variant), key: r.startKey(variant) }, 422);
+  if (r.headOfficeCatalogId() === null)
+    await refuse(
+      { method: 'POST', path: INGESTOES, body: r.startBody(undefined, variant), key: r.startKey(variant) },
+      422,
+    );
 }

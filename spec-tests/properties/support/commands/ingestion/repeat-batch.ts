@@ -8,7 +8,16 @@ export async function repeatBatch(c: IngestionContext): Promise<void> {
   if (!ingestion) return;
   const numeros = [...ingestion.batches.keys()];
   const numero = numeros[pick2 % numeros.length]!;
-  const reordered = ingestion.batches.get(numero)!.map((item) => Object.fromEntries(Object.entries(item as Record<string, unknown>).reverse()));
+  const reordered = ingestion.batches
+    .get(numero)!
+    .map((item) => Object.fromEntries(Object.entries(item as Record<string, unknown>).reverse()));
   const raw = JSON.stringify({ itens: reordered }, null, variant % 2 === 0 ? 2 : undefined);
-  await r.send(label, { method: 'PUT', path: `${ingestionPath(ingestion.id)}/lotes/${numero}`, raw, headers: { 'content-type': 'application/json' }, key: r.nextKey(), as: 'company' });
+  await r.send(label, {
+    method: 'PUT',
+    path: `${ingestionPath(ingestion.id)}/lotes/${numero}`,
+    raw,
+    headers: { 'content-type': 'application/json' },
+    key: r.nextKey(),
+    as: 'company',
+  });
 }

@@ -5,5 +5,14 @@ import type { IngestionContext } from '../ingestion.js';
 export async function reuseStartKey(c: IngestionContext): Promise<void> {
   const { variant, refuse, startedEarlier } = c;
   const earlier = startedEarlier();
-  if (earlier) await refuse({ method: 'POST', path: INGESTOES, body: { ...(earlier.sent.body as Record<string, unknown>), referencia_externa: `outra-${variant}` }, key: earlier.sent.key }, 422);
+  if (earlier)
+    await refuse(
+      {
+        method: 'POST',
+        path: INGESTOES,
+        body: { ...(earlier.sent.body as Record<string, unknown>), referencia_externa: `outra-${variant}` },
+        key: earlier.sent.key,
+      },
+      422,
+    );
 }

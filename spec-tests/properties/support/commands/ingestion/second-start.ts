@@ -8,5 +8,13 @@ export async function secondStart(c: IngestionContext): Promise<void> {
   const open = held[pick % Math.max(held.length, 1)] ?? (await r.openIngestion(pick, variant));
   if (!open) return;
   const implicit = variant % 2 === 0 && open.catalogId === r.headOfficeCatalogId();
-  await refuse({ method: 'POST', path: INGESTOES, body: r.startBody(implicit ? undefined : open.catalogId, variant >> 1), key: r.startKey(variant) }, 409);
+  await refuse(
+    {
+      method: 'POST',
+      path: INGESTOES,
+      body: r.startBody(implicit ? undefined : open.catalogId, variant >> 1),
+      key: r.startKey(variant),
+    },
+    409,
+  );
 }

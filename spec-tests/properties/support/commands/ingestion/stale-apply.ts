@@ -7,7 +7,10 @@ import type { IngestionContext } from '../ingestion.js';
 
 export async function staleApply(c: IngestionContext): Promise<void> {
   const { r, step, pick, pick2, variant, label } = c;
-  const ingestion = variant % 2 === 0 ? await r.validatedIngestion(pick, variant) : await r.openIngestionWithBatch(pick, variant, step.records);
+  const ingestion =
+    variant % 2 === 0
+      ? await r.validatedIngestion(pick, variant)
+      : await r.openIngestionWithBatch(pick, variant, step.records);
   if (!ingestion) return;
   const current = (await r.readIngestion(ingestion, 'read-etag')).headers.get('etag');
   const seen = (r.etags.get(ingestion.id) ?? []).filter((e) => e !== current);

@@ -4,5 +4,8 @@ import type { IngestionContext } from '../ingestion.js';
 
 export async function unknownCatalog(c: IngestionContext): Promise<void> {
   const { r, variant, refuse } = c;
-  await refuse({ method: 'POST', path: INGESTOES, body: r.startBody(UNKNOWN_UUID, variant), key: r.startKey(variant) }, 404);
+  await refuse(
+    { method: 'POST', path: INGESTOES, body: r.startBody(UNKNOWN_UUID, variant), key: r.startKey(variant) },
+    404,
+  );
 }
