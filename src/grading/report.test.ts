@@ -1,5 +1,5 @@
 /**
- * The report's Markdown (formatReport), the tables of rules and behaviours of docs/grading.md against the tables in
+ * The report's Markdown (formatReport), the tables of rules, behaviours and receiver cases of docs/grading.md against the tables in
  * the code, and the grading's bounds: companies tallied one by one past their cap still counted in the whole report.
  */
 import { readFileSync } from 'node:fs';
@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../emulator.js';
 import { BEHAVIOURS } from './coverage.js';
 import { RULES } from './findings.js';
+import { RECEIVER_CASES } from './receiver-check.js';
 import { formatReport, type Report } from './report.js';
 
 const GRADING = readFileSync(new URL('../../docs/grading.md', import.meta.url), 'utf8');
@@ -32,6 +33,14 @@ describe('the tables of docs/grading.md', () => {
     expect(ids).toEqual(BEHAVIOURS.map((b) => b.id));
     for (const row of BEHAVIOURS)
       expect(rowOf(row.id)![2], row.id).toBe(row.statements.length === 0 ? '—' : row.statements.join(', '));
+  });
+  it('list every case of the receiver check with what it sends, its expectation and its statement, in the order of the rows', () => {
+    const ids = GRADING.split('\n')
+      .filter((line) => RECEIVER_CASES.some((c) => line.startsWith(`| \`${c.id}\` |`)))
+      .map((line) => line.slice(3, line.indexOf('`', 3)));
+    expect(ids).toEqual(RECEIVER_CASES.map((c) => c.id));
+    for (const row of RECEIVER_CASES)
+      expect(rowOf(row.id)?.slice(1), row.id).toEqual([row.sends, row.expect, `${row.statement} |`]);
   });
 });
 
