@@ -133,8 +133,9 @@ export default defineConfig({
           name: 'consumer',
           include: ['consumers/consumers.test.ts'],
           ...common,
-          testTimeout: 180_000,
-          hookTimeout: 480_000,
+          // Time-outs that catch a hang (consumers/support.ts STEP_TIMEOUT_MS: a step may take minutes on a loaded machine).
+          testTimeout: 600_000,
+          hookTimeout: 1_200_000,
         },
       },
       // The consumer projects and the installed CLI again under the other Node.js versions tested (22 and 24, from the
@@ -144,8 +145,9 @@ export default defineConfig({
           name: 'node-versions',
           include: ['consumers/node-versions.test.ts'],
           ...common,
-          testTimeout: 180_000,
-          hookTimeout: 480_000,
+          // Time-outs that catch a hang (consumers/support.ts STEP_TIMEOUT_MS: a step may take minutes on a loaded machine).
+          testTimeout: 600_000,
+          hookTimeout: 1_200_000,
         },
       },
     ],
