@@ -1,7 +1,8 @@
 /**
  * The built CLI's teaching demos (dist/bin/catalog-emulator.js; `npm test` builds before vitest) as a user runs
- * them: real processes, each killed after its test. Beside bin/cli.test.ts (serve and the other commands), so that
- * two workers share the CLI's tests.
+ * them: real processes, each killed after its test. Each demo runs once for the file, and the tests of that demo
+ * read its output (demo()); the test of its determinism runs it once more. Beside bin/cli.test.ts (serve and the
+ * other commands), so that two workers share the CLI's tests.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, killAll, runCli, type Run } from './cli-run.js';
@@ -12,19 +13,28 @@ const TEST_TIMEOUT_MS = 20_000;
 const cli = (args: string[], env: Record<string, string> = {}): Run =>
   runCli(args, { env, timeoutMs: SPAWN_TIMEOUT_MS });
 
+/** `catalog-emulator demo ARGS`, started once for the file: each test of a demo reads the same run. */
+const started = new Map<string, Run>();
+function demo(...args: string[]): Run {
+  const key = args.join(' ');
+  let run = started.get(key);
+  if (run === undefined) started.set(key, (run = cli(['demo', ...args])));
+  return run;
+}
+
 beforeAll(assertBuilt);
 
 afterEach(killAll);
 
 describe('catalog-emulator demo', { timeout: TEST_TIMEOUT_MS }, () => {
   it('lists the demos, idempotent-retry among them', async () => {
-    const run = cli(['demo']);
+    const run = demo();
     expect(await run.exited).toEqual({ code: 0, signal: null });
     expect(run.stdout).toMatch(/^\s+idempotent-retry\s+\S.*$/m);
   });
 
   it('lists the six demos, one line each with a summary', async () => {
-    const run = cli(['demo']);
+    const run = demo();
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const listed = run.stdout
       .split('\n')
@@ -42,7 +52,7 @@ describe('catalog-emulator demo', { timeout: TEST_TIMEOUT_MS }, () => {
   });
 
   it('demo idempotent-retry shows the lost 503, the replayed 200 and the 412, and exits 0', async () => {
-    const run = cli(['demo', 'idempotent-retry']);
+    const run = demo('idempotent-retry');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     expect(out).toMatch(/← 503\n.*"codigo":"servico_indisponivel"/);
@@ -60,14 +70,14 @@ describe('catalog-emulator demo', { timeout: TEST_TIMEOUT_MS }, () => {
 
   it('demo idempotent-retry prints the same output every run (seeded ids, virtual clock)', async () => {
     const strip = (text: string) => text.replace(/"request_id":"[^"]+"/g, '"request_id":"…"');
-    const first = cli(['demo', 'idempotent-retry']);
+    const first = demo('idempotent-retry');
     const second = cli(['demo', 'idempotent-retry']);
     await Promise.all([first.exited, second.exited]);
     expect(strip(second.stdout)).toBe(strip(first.stdout));
   });
 
   it('demo nope fails with the list of demos', async () => {
-    const run = cli(['demo', 'nope']);
+    const run = demo('nope');
     const { code } = await run.exited;
     expect(code).toBe(2);
     expect(run.stderr).toContain(
@@ -84,7 +94,7 @@ describe('catalog-emulator demo webhook-retries', { timeout: TEST_TIMEOUT_MS }, 
   );
 
   it('exits 0 and narrates 8 attempts on the schedule, 7 answered 503 and the 8th 200, as each happens', async () => {
-    const run = cli(['demo', 'webhook-retries']);
+    const run = demo('webhook-retries');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     expect(out).toMatch(/→ PUT \/v1\/webhook\n\s+idempotency-key: \S+\n\s+if-none-match: \*\n.*\n\s+← 201\n/);
@@ -110,7 +120,7 @@ describe('catalog-emulator demo webhook-retries', { timeout: TEST_TIMEOUT_MS }, 
   });
 
   it('prints the attempt table (8 rows, 7 falhou status_nao_2xx 503, the 8th entregue 200 at +22:35:05) and the final entregue', async () => {
-    const run = cli(['demo', 'webhook-retries']);
+    const run = demo('webhook-retries');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     expect(out).toMatch(/^\s+tentativa\s+iniciada_em\s+\+ first\s+estado\s+codigo_falha\s+status_http$/m);
@@ -133,7 +143,7 @@ describe('catalog-emulator demo webhook-retries', { timeout: TEST_TIMEOUT_MS }, 
   });
 
   it('shows a resend accepted (202) and delivered at once as attempt 9 of a new cycle', async () => {
-    const run = cli(['demo', 'webhook-retries']);
+    const run = demo('webhook-retries');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     expect(out).toMatch(
@@ -145,7 +155,7 @@ describe('catalog-emulator demo webhook-retries', { timeout: TEST_TIMEOUT_MS }, 
   });
 
   it('prints the same output every run (seeded ids and secret, virtual clock)', async () => {
-    const first = cli(['demo', 'webhook-retries']);
+    const first = demo('webhook-retries');
     const second = cli(['demo', 'webhook-retries']);
     expect(await first.exited).toEqual({ code: 0, signal: null });
     expect(await second.exited).toEqual({ code: 0, signal: null });
@@ -156,7 +166,7 @@ describe('catalog-emulator demo webhook-retries', { timeout: TEST_TIMEOUT_MS }, 
 
 describe('catalog-emulator demo signature-check', { timeout: TEST_TIMEOUT_MS }, () => {
   it('exits 0 and shows the captured delivery with its three signed headers and exact body', async () => {
-    const run = cli(['demo', 'signature-check']);
+    const run = demo('signature-check');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     const id = out.match(/service-event-id: ([0-9a-f-]{36})\n/)?.[1];
@@ -170,7 +180,7 @@ describe('catalog-emulator demo signature-check', { timeout: TEST_TIMEOUT_MS }, 
   });
 
   it('shows ok for the genuine delivery and the reason and message for each altered copy', async () => {
-    const run = cli(['demo', 'signature-check']);
+    const run = demo('signature-check');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     expect(out).toMatch(/the genuine delivery\s+→ ok: webhook\.teste [0-9a-f-]{36}\n/);
@@ -188,7 +198,7 @@ describe('catalog-emulator demo signature-check', { timeout: TEST_TIMEOUT_MS }, 
   });
 
   it('shows a verifying receiver rejecting each tamper delivery fault, then accepting the retry', async () => {
-    const run = cli(['demo', 'signature-check']);
+    const run = demo('signature-check');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     for (const tamper of ['signature', 'body', 'timestamp'])
@@ -207,7 +217,7 @@ describe('catalog-emulator demo signature-check', { timeout: TEST_TIMEOUT_MS }, 
   });
 
   it('ends with what a receiver must do', async () => {
-    const run = cli(['demo', 'signature-check']);
+    const run = demo('signature-check');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const tail = run.stdout.slice(run.stdout.indexOf('What a receiver must do'));
     for (const rule of [
@@ -222,7 +232,7 @@ describe('catalog-emulator demo signature-check', { timeout: TEST_TIMEOUT_MS }, 
   });
 
   it('prints the same output every run (seeded ids and secrets, virtual clock)', async () => {
-    const first = cli(['demo', 'signature-check']);
+    const first = demo('signature-check');
     const second = cli(['demo', 'signature-check']);
     expect(await first.exited).toEqual({ code: 0, signal: null });
     expect(await second.exited).toEqual({ code: 0, signal: null });
@@ -233,7 +243,7 @@ describe('catalog-emulator demo signature-check', { timeout: TEST_TIMEOUT_MS }, 
 
 describe('catalog-emulator demo surveillance-capacity', { timeout: TEST_TIMEOUT_MS }, () => {
   it('exits 0 and explains each counter of GET /v1/empresa/vigilancia (5 products, capacity 3, nothing selected)', async () => {
-    const run = cli(['demo', 'surveillance-capacity']);
+    const run = demo('surveillance-capacity');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     expect(out).toContain(
@@ -249,7 +259,7 @@ describe('catalog-emulator demo surveillance-capacity', { timeout: TEST_TIMEOUT_
   });
 
   it('selects 3 (200 parcial), then refuses a 4th and mode todos with 409 capacidade_insuficiente, the ETag unchanged', async () => {
-    const run = cli(['demo', 'surveillance-capacity']);
+    const run = demo('surveillance-capacity');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     const accepted = out.match(
@@ -266,7 +276,7 @@ describe('catalog-emulator demo surveillance-capacity', { timeout: TEST_TIMEOUT_
   });
 
   it('cuts the capacity to 2: capacidade_excedida, and vigilancia.degradada is delivered only once the clock moves', async () => {
-    const run = cli(['demo', 'surveillance-capacity']);
+    const run = demo('surveillance-capacity');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     expect(out).toContain('GET: selecionados 3 > capacidade 2, vagas 0, cobertura capacidade_excedida.');
@@ -277,7 +287,7 @@ describe('catalog-emulator demo surveillance-capacity', { timeout: TEST_TIMEOUT_
   });
 
   it('restores the capacity to 5 through the controls (vigilancia.restabelecida), then accepts mode todos (integral)', async () => {
-    const run = cli(['demo', 'surveillance-capacity']);
+    const run = demo('surveillance-capacity');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     expect(out).toMatch(/→ PATCH \/_emulator\/companies\/[0-9a-f-]{36}\n\s+\{"surveillanceCapacity":5\}\n\s+← 200\n/);
@@ -291,7 +301,7 @@ describe('catalog-emulator demo surveillance-capacity', { timeout: TEST_TIMEOUT_
   });
 
   it('ends with the cobertura over the story, each event in its row, in under 120 lines', async () => {
-    const run = cli(['demo', 'surveillance-capacity']);
+    const run = demo('surveillance-capacity');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     const tail = out.slice(out.indexOf('The cobertura over the story:'));
@@ -310,7 +320,7 @@ describe('catalog-emulator demo surveillance-capacity', { timeout: TEST_TIMEOUT_
   });
 
   it('prints the same output every run (seeded ids, virtual clock)', async () => {
-    const first = cli(['demo', 'surveillance-capacity']);
+    const first = demo('surveillance-capacity');
     const second = cli(['demo', 'surveillance-capacity']);
     expect(await first.exited).toEqual({ code: 0, signal: null });
     expect(await second.exited).toEqual({ code: 0, signal: null });
@@ -321,7 +331,7 @@ describe('catalog-emulator demo surveillance-capacity', { timeout: TEST_TIMEOUT_
 
 describe('catalog-emulator demo catalog-deletion', { timeout: TEST_TIMEOUT_MS }, () => {
   it('exits 0 and narrates the preview: 3 products, 2 exclusive, 1 shared, 1 selection removed, antes and depois', async () => {
-    const run = cli(['demo', 'catalog-deletion']);
+    const run = demo('catalog-deletion');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     expect(out).toMatch(/branch CNPJ 11222333000262 /);
@@ -345,7 +355,7 @@ describe('catalog-emulator demo catalog-deletion', { timeout: TEST_TIMEOUT_MS },
   });
 
   it('a concurrent product edit makes the old preview ETag fail with 412 and nothing is deleted; the fresh one deletes (200 excluido)', async () => {
-    const run = cli(['demo', 'catalog-deletion']);
+    const run = demo('catalog-deletion');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     const stale = out.match(/impacto-exclusao\n\s+← 200\n\s+etag: ("x[0-9a-f]{16}")\n/)?.[1];
@@ -376,7 +386,7 @@ describe('catalog-emulator demo catalog-deletion', { timeout: TEST_TIMEOUT_MS },
   });
 
   it('after the deletion: the vigilancia equals the preview depois, exclusive products inactive, the shared one in B, the head office free', async () => {
-    const run = cli(['demo', 'catalog-deletion']);
+    const run = demo('catalog-deletion');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     expect(out).toContain(
@@ -397,7 +407,7 @@ describe('catalog-emulator demo catalog-deletion', { timeout: TEST_TIMEOUT_MS },
   });
 
   it('prints the same output every run (seeded ids, virtual clock)', async () => {
-    const first = cli(['demo', 'catalog-deletion']);
+    const first = demo('catalog-deletion');
     const second = cli(['demo', 'catalog-deletion']);
     expect(await first.exited).toEqual({ code: 0, signal: null });
     expect(await second.exited).toEqual({ code: 0, signal: null });
@@ -408,7 +418,7 @@ describe('catalog-emulator demo catalog-deletion', { timeout: TEST_TIMEOUT_MS },
 
 describe('catalog-emulator demo ingestion', { timeout: TEST_TIMEOUT_MS }, () => {
   it('exits 0 and shows the repeated start (201 then 200 repetida), the invalid record located, the repeated batch a no-op', async () => {
-    const run = cli(['demo', 'ingestion']);
+    const run = demo('ingestion');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     const starts = [
@@ -433,7 +443,7 @@ describe('catalog-emulator demo ingestion', { timeout: TEST_TIMEOUT_MS }, () => 
   });
 
   it('shows the validated preview counts, the 202 application and the verified catalogo.aplicado with the new versao', async () => {
-    const run = cli(['demo', 'ingestion']);
+    const run = demo('ingestion');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     const out = run.stdout;
     expect(out).toMatch(/^ {4}previa\s+4\s+2\s+1\s+1\s+0\s+0\s+1\s+0$/m);
@@ -460,7 +470,7 @@ describe('catalog-emulator demo ingestion', { timeout: TEST_TIMEOUT_MS }, () => 
   });
 
   it('prints the same output every run (seeded ids, virtual clock)', async () => {
-    const first = cli(['demo', 'ingestion']);
+    const first = demo('ingestion');
     const second = cli(['demo', 'ingestion']);
     expect(await first.exited).toEqual({ code: 0, signal: null });
     expect(await second.exited).toEqual({ code: 0, signal: null });

@@ -5,6 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { wantsColor } from './log-format.js';
+import { isRemoteCommand, runRemote } from './remote-run.js';
+import type { Io } from './remote-client.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CLI = fileURLToPath(new URL('../dist/bin/catalog-emulator.js', import.meta.url));
@@ -30,6 +33,49 @@ export function track(child: ChildProcess): void {
   child.once('exit', () => running.delete(child));
 }
 
+/** How a command ended: its exit code and all it printed. */
+export interface Done {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The environment of a command the tests run: no colour (the caller's terminal settings never reach an assertion). */
+function environment(env: Readonly<Record<string, string | undefined>> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, ...env };
+}
+
+/**
+ * `catalog-emulator COMMAND ARGS`, for a command for a running server (clock, fault, events, logs, report), run in
+ * this process as the bin runs it (remote-run.ts runRemote) with the environment runCli gives a process. Each process
+ * of the built CLI pays Node's start and the bundle's load, and the tests run these commands hundreds of times:
+ * they run them here, and a few tests spawn the bin to prove it wires each command to the process (runCli).
+ */
+export async function runRemoteHere(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<Done> {
+  const [command, ...rest] = args;
+  if (!isRemoteCommand(command)) throw new Error(`${String(command)} is not a command for a running server`);
+  const lines = { stdout: '', stderr: '' };
+  const variables = Object.fromEntries(
+    Object.entries(environment(env)).filter(([, value]) => value !== undefined),
+  ) as NodeJS.ProcessEnv;
+  const io: Io = {
+    env: variables,
+    out: (line) => {
+      lines.stdout += `${line}\n`;
+      return true;
+    },
+    drained: () => Promise.resolve(),
+    err: (line) => void (lines.stderr += `${line}\n`),
+    color: wantsColor(false, variables),
+    stop: new AbortController(),
+  };
+  const code = await runRemote(command, rest, io);
+  return { code, ...lines };
+}
+
 interface RunOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly timeoutMs?: number;
@@ -42,7 +88,7 @@ interface RunOptions {
  * is a command that execs it, given node and its arguments after its own (a shell that sets a limit first).
  */
 export function runCli(args: readonly string[], options: RunOptions = {}): Run {
-  const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, ...options.env };
+  const env = environment(options.env);
   const [command, ...through] = options.via === undefined ? [process.execPath] : [...options.via, process.execPath];
   const child = spawn(command, [...through, CLI, ...args], {
     cwd: ROOT,

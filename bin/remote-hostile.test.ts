@@ -1,6 +1,7 @@
 /**
- * The commands for a running server against servers that lie: small node:http servers of this test, as the built
- * CLI meets them. Every sample of every action (remote-actions.ts) against each hostile answer: an object of the
+ * The commands for a running server against servers that lie: small node:http servers of this test, as the CLI
+ * meets them (run in this process as the bin runs them, runRemoteHere; the floods, which watch the process's reads
+ * and memory, spawn the built bin). Every sample of every action (remote-actions.ts) against each hostile answer: an object of the
  * wrong shape, an HTML page, a redirect to another host (which gets nothing), an endless body (each: exit 2 and one
  * line naming the URL and what came back), and a refusal whose message holds line breaks, escape sequences and
  * 200 KB (exit 1, one escaped line of bounded length). Then `logs tail` against hostile streams: an endless frame
@@ -13,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI, killAll, ROOT, runCli, track } from './cli-run.js';
+import { assertBuilt, CLI, killAll, ROOT, runRemoteHere, track, type Done } from './cli-run.js';
 import { REMOTE_ACTIONS } from './remote-actions.js';
 
 /** Only a guard against a hang: no assertion is about how long anything took. */
@@ -41,21 +42,12 @@ async function hostile(answer: Answer): Promise<{ url: string; requests: string[
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
 }
 
-interface Done {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
+/** `catalog-emulator ARGS` against `url`, run to its end in this process. */
+function cli(args: readonly string[], url: string): Promise<Done> {
+  return runRemoteHere(args, { CATALOG_EMULATOR_URL: url, CATALOG_EMULATOR_CONTROL_TOKEN: undefined });
 }
 
-async function cli(args: readonly string[], url: string): Promise<Done> {
-  const env = { CATALOG_EMULATOR_URL: url, CATALOG_EMULATOR_CONTROL_TOKEN: undefined };
-  const run = runCli(args, { env, timeoutMs: HANG_GUARD_MS });
-  const { code } = await run.exited;
-  await run.closed;
-  return { code, stdout: run.stdout, stderr: run.stderr };
-}
-
-/** `tasks` run at most `width` at a time (each starts a process: the machine has two cores). */
+/** `tasks` run at most `width` at a time (each holds a connection to a server that may never end its answer). */
 async function pooled<T>(tasks: readonly (() => Promise<T>)[], width = 3): Promise<T[]> {
   const results: T[] = [];
   let next = 0;

@@ -46,15 +46,7 @@ export async function runRemoteCommand(command: RemoteCommand, args: string[], h
     process.stdout.write(help());
     code = 0;
   } else {
-    try {
-      code = await RUN[command](args, io);
-    } catch (error) {
-      if (!(error instanceof CommandExit)) throw error;
-      io.err(
-        `catalog-emulator: ${error.message}${error.usage ? `\nRun "catalog-emulator help ${command}" for usage.` : ''}`,
-      );
-      code = error.code;
-    }
+    code = await runRemote(command, args, io);
   }
   // The output is out before the exit, unless the command was stopped: then a reader that reads nothing must not
   // hold it (what stdout still holds is dropped).
@@ -65,6 +57,22 @@ export async function runRemoteCommand(command: RemoteCommand, args: string[], h
     });
   if (!stop.signal.aborted) await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
+}
+
+/**
+ * Runs `command` with `io`, the process left alone: its exit code, a CommandExit told on io.err in one line (a usage
+ * error also says where the usage is). The tests run the commands this way, in their own process.
+ */
+export async function runRemote(command: RemoteCommand, args: string[], io: Io): Promise<number> {
+  try {
+    return await RUN[command](args, io);
+  } catch (error) {
+    if (!(error instanceof CommandExit)) throw error;
+    io.err(
+      `catalog-emulator: ${error.message}${error.usage ? `\nRun "catalog-emulator help ${command}" for usage.` : ''}`,
+    );
+    return error.code;
+  }
 }
 
 /** Resolves once `stream` holds nothing more than it takes at once, or `stop` aborts. */

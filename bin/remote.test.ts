@@ -1,14 +1,16 @@
 /**
- * The commands for a running server (clock, fault, events, logs tail, report), as a user runs them: the built CLI
- * as child processes against a server the built CLI serves (`serve --port 0 --json`), each command's output and
- * exit code; a refusal (1, the control's message), a server that cannot be reached (2, one line naming the URL), a
- * server that is no catalog-emulator or serves no controls (2), a token-protected server, and `report` against
- * small stub servers (an older emulator without it, and one with it). Servers that lie: remote-hostile.test.ts.
+ * The commands for a running server (clock, fault, events, logs tail, report), as a user runs them, against a server
+ * the built CLI serves (`serve --port 0 --json`): each command's output and exit code; a refusal (1, the control's
+ * message), a server that cannot be reached (2, one line naming the URL), a server that is no catalog-emulator or
+ * serves no controls (2), a token-protected server, and `report` against small stub servers (an older emulator
+ * without it, and one with it). The commands run in this process as the bin runs them (runRemoteHere); the built
+ * bin itself, as a child process, runs every command once with each exit code (0, 1, 2), the help and `logs tail`
+ * until a signal or the server's stop. Servers that lie: remote-hostile.test.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, killAll, runCli, type Run } from './cli-run.js';
+import { assertBuilt, killAll, runCli, runRemoteHere, type Done, type Run } from './cli-run.js';
 
 const WAIT_MS = 20_000;
 const stubs: Server[] = [];
@@ -19,18 +21,20 @@ afterAll(async () => {
   await Promise.all(stubs.map((stub) => new Promise((resolve) => stub.close(resolve))));
 });
 
-interface Done {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+/** CATALOG_EMULATOR_URL and the token unset unless given, and `env` on top. */
+const only = (env: Record<string, string | undefined>) => ({
+  CATALOG_EMULATOR_URL: undefined,
+  CATALOG_EMULATOR_CONTROL_TOKEN: undefined,
+  ...env,
+});
 
-/** `catalog-emulator ARGS`, run to its end (within WAIT_MS), with `env` (CATALOG_EMULATOR_URL and the token unset unless given). */
-async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Done> {
-  const run = runCli(args, {
-    env: { CATALOG_EMULATOR_URL: undefined, CATALOG_EMULATOR_CONTROL_TOKEN: undefined, ...env },
-    timeoutMs: WAIT_MS,
-  });
+/** `catalog-emulator ARGS` run to its end, in this process as the bin runs it, with `env` (only). */
+const cli = (args: string[], env: Record<string, string | undefined> = {}): Promise<Done> =>
+  runRemoteHere(args, only(env));
+
+/** `catalog-emulator ARGS` run to its end (within WAIT_MS) by the built bin, a child process, with `env` (only). */
+async function bin(args: string[], env: Record<string, string | undefined> = {}): Promise<Done> {
+  const run = runCli(args, { env: only(env), timeoutMs: WAIT_MS });
   const { code } = await run.exited;
   await run.closed;
   return { code, stdout: run.stdout, stderr: run.stderr };
@@ -106,7 +110,7 @@ describe('against a running server', { timeout: 60_000 }, () => {
   }, 60_000);
 
   it('clock: shows it, advances it by a duration or to an instant, runs it until idle, each in one line (--json: the answer)', async () => {
-    expect(await cli(['clock'], env)).toEqual({
+    expect(await bin(['clock'], env)).toEqual({
       code: 0,
       stdout: '2026-01-01T00:00:00.000Z, manual clock: 0 tasks of work pending, 3 deadlines scheduled\n',
       stderr: '',
@@ -157,7 +161,7 @@ describe('against a running server', { timeout: 60_000 }, () => {
 
   it("a refusal exits 1 with the control's message on one line; nothing changed", async () => {
     const before = await cli(['clock', '--json'], env);
-    expect(await cli(['clock', 'advance', '1x'], env)).toEqual({
+    expect(await bin(['clock', 'advance', '1x'], env)).toEqual({
       code: 1,
       stdout: '',
       stderr:
@@ -457,7 +461,7 @@ describe('servers that cannot be driven', { timeout: 60_000 }, () => {
         ['events', 'trigger', '--company', 'c', '--type', 'webhook.teste'],
         ['logs', 'tail'],
         ['report'],
-      ].map((args) => cli(args, env)),
+      ].map((args) => bin(args, env)),
     );
     for (const run of runs) {
       expect(run).toEqual({
@@ -670,7 +674,7 @@ describe('usage', { timeout: 60_000 }, () => {
   });
 
   it('help COMMAND and COMMAND --help print its part of the usage, the shared options included', async () => {
-    const [help, flag] = await Promise.all([cli(['help', 'fault']), cli(['fault', '--help'])]);
+    const [help, flag] = await Promise.all([bin(['help', 'fault']), bin(['fault', '--help'])]);
     expect(help.code).toBe(0);
     expect(flag).toEqual(help);
     expect(help.stdout).toMatch(/^Usage:\n {2}catalog-emulator fault add\|list\|near-misses\|remove \[options\]\n/);

@@ -593,10 +593,9 @@ describe('restore', () => {
             headers: call.headers,
             ...(call.body === undefined ? {} : { body: call.body }),
           });
-          expect(
-            answer.status,
-            `${applied.join('; ')}: ${call.method} ${call.path} → ${await answer.text()}`,
-          ).toBeLessThan(500);
+          // The message is written only for a failure: the battery is long and the property runs it a thousand times.
+          if (answer.status >= 500)
+            expect.fail(`${applied.join('; ')}: ${call.method} ${call.path} → ${answer.status} ${await answer.text()}`);
         }
         for (const [method, path, body] of [
           ['GET', '/state'],
