@@ -22,12 +22,14 @@ export const FAULT_HELP: CommandHelp = {
                                        inject, list, explain or remove a running server's faults`,
   get options() {
     return `Options of fault:
-  add                 inject one: an effect, a match, --times, --probability, for --target api
+  add                 inject one: an effect, a match, --times, --skip, --probability, for --target api
                       (the default), delivery or job
 ${effectHelp(faultEffects())}
     match             api: --method M, --path GLOB; delivery: --match-url GLOB, --event-type T;
                       job: --kind K; any: --company ID
     --times N|forever the firings before it is spent (default 1)
+    --skip N          the matching occurrences it lets pass before it may fire (default 0: --skip 2
+                      fires on the third)
     --probability P   the chance that each matching occurrence fires (default 1)
     --json FAULT      the whole fault as JSON instead, e.g. '{"target":"api","effect":{"status":503}}'
   list [--company ID] the faults in force, with the firings left and hits (--json: as JSON)
@@ -56,6 +58,7 @@ const TARGET_FLAG = { target: { type: 'string' } } as const;
 const MATCH_OPTIONS = Object.fromEntries(Object.keys(MATCH_FLAGS).map((flag) => [flag, { type: 'string' }])) as Options;
 const LAST_FLAGS = {
   times: { type: 'string' },
+  skip: { type: 'string' },
   probability: { type: 'string' },
   json: { type: 'string' },
   all: { type: 'boolean' },
@@ -281,6 +284,7 @@ interface FaultView {
   readonly match: Readonly<Record<string, unknown>>;
   readonly effect: Readonly<Record<string, unknown>>;
   readonly times: number | null;
+  readonly skip?: number;
   readonly hits?: number;
   readonly probability?: number;
 }
@@ -293,10 +297,14 @@ const pairs = (object: Readonly<Record<string, unknown>>) =>
 /** `flt_1 api method=GET path=/v1/empresa → status=503, 2 left, 1 hit`. */
 function faultLine(fault: FaultView): string {
   const left = fault.times === null ? 'until removed' : `${fault.times} left`;
+  const skip =
+    fault.skip === undefined || fault.skip === 0
+      ? ''
+      : `, lets ${plural(fault.skip, 'more match', 'more matches')} pass first`;
   const chance = fault.probability === undefined ? '' : `, probability ${fault.probability}`;
   const hits = fault.hits === undefined ? '' : `, ${plural(fault.hits, 'hit')}`;
   const match = pairs(fault.match) || 'any';
-  return shown(`${fault.id} ${fault.target} ${match} → ${pairs(fault.effect)}, ${left}${chance}${hits}`);
+  return shown(`${fault.id} ${fault.target} ${match} → ${pairs(fault.effect)}, ${left}${skip}${chance}${hits}`);
 }
 
 /** A fault's near-misses as the control answers them (src/engine/near-misses.ts). */
@@ -364,6 +372,7 @@ export function faultOf(values: Readonly<Record<string, unknown>>, flags: Effect
     'target',
     ...optionFlags,
     'times',
+    'skip',
     'probability',
     ...Object.keys(MATCH_FLAGS),
     ...effectFlagNames,
@@ -403,6 +412,8 @@ export function faultOf(values: Readonly<Record<string, unknown>>, flags: Effect
   const fault: Record<string, unknown> = { target: values.target ?? 'api', match, effect };
   const times = values.times as string | undefined;
   if (times !== undefined) fault.times = times === 'forever' ? null : wholeNumber(times, '--times', 'forever');
+  const skip = values.skip as string | undefined;
+  if (skip !== undefined) fault.skip = wholeNumber(skip, '--skip');
   const probability = values.probability as string | undefined;
   if (probability !== undefined) fault.probability = number(probability, '--probability');
   return fault;

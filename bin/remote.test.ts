@@ -280,6 +280,45 @@ describe('against a running server', { timeout: 60_000 }, () => {
     expect(await cli(['fault', 'list'], env)).toEqual({ code: 0, stdout: 'no faults\n', stderr: '' });
   });
 
+  it('fault add --skip N: the fault lets N matching requests pass first, and the list says how many are left', async () => {
+    const created = (await (
+      await fetch(`${server.url}/_emulator/companies`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).json()) as { companyId: string; token: string };
+    const company = created.companyId;
+    const added = await cli(
+      ['fault', 'add', '--path', '/v1/empresa', '--status', '503', '--skip', '2', '--company', company],
+      env,
+    );
+    expect(added).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(
+        new RegExp(
+          `^added fault (flt_\\d+) api path=/v1/empresa companyId=${company} → status=503, 1 left, lets 2 more matches pass first\\n$`,
+        ),
+      ),
+      stderr: '',
+    });
+    const id = /flt_\d+/.exec(added.stdout)![0];
+    const statuses = [];
+    for (let i = 0; i < 2; i++) statuses.push((await api(server.url, created.token, 'GET', '/v1/empresa')).status);
+    const listed = await cli(['fault', 'list', '--company', company], env);
+    expect(listed.stdout.split('\n')[0]).toBe(
+      `${id} api path=/v1/empresa companyId=${company} → status=503, 1 left, 0 hits`,
+    );
+    statuses.push((await api(server.url, created.token, 'GET', '/v1/empresa')).status);
+    expect(statuses).toEqual([200, 200, 503]);
+    expect(await cli(['fault', 'add', '--status', '503', '--skip', 'two'], env)).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'catalog-emulator: --skip must be a whole number (got "two")\nRun "catalog-emulator help fault" for usage.\n',
+    });
+  });
+
   it('fault near-misses ID: the closest requests since the fault was armed, what each failed and met (--json: the answer)', async () => {
     const created = (await (
       await fetch(`${server.url}/_emulator/companies`, {

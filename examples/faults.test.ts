@@ -40,6 +40,24 @@ test('an api fault for one company fires on its first matching request only, the
   expect(emu.faults.list()).toEqual([]); // a spent fault leaves the list
 });
 
+test('a fault bound to a position: skip lets the first matching requests pass, and it fires on the next', async () => {
+  const emu = createEmulator();
+  const { token, companyId } = emu.companies.create();
+  const empresa = () => emu.fetch('/v1/empresa', { headers: { authorization: `Bearer ${token}` } });
+  // #region skip
+  // The third GET /v1/empresa of this company answers 503; the first two, and the fourth, are served.
+  emu.faults.add({
+    target: 'api',
+    match: { method: 'GET', path: '/v1/empresa', companyId },
+    effect: { status: 503 },
+    skip: 2,
+  });
+  // #endregion
+  const statuses = [];
+  for (let i = 0; i < 4; i++) statuses.push((await empresa()).status);
+  expect(statuses).toEqual([200, 200, 503, 200]);
+});
+
 test('a fault that is not one, or could never fire, is refused with the sentences docs/faults.md shows', () => {
   const emu = createEmulator();
   const refused: FaultInput[] = [

@@ -644,6 +644,36 @@ describe('/_emulator/faults', () => {
     expect((await w.api.get('/v1/empresa')).headers.get('x-emulator-fault')).toBeNull();
   });
 
+  it('`skip` binds a fault to a position: the first matching requests pass, the next fires, and the list counts down', async () => {
+    const w = await world();
+    const { id } = await w.controls.addFault({
+      target: 'api',
+      match: { method: 'GET', path: '/v1/empresa', companyId: w.company.companyId },
+      effect: { status: 503 },
+      skip: 2,
+    });
+    const mine = async () =>
+      ((await w.controls.faults()) as { items: { id: string; skip: number; hits: number }[] }).items.find(
+        (f) => f.id === id,
+      );
+    expect(await mine()).toMatchObject({ skip: 2, times: 1, hits: 0 });
+    expect((await w.api.get('/v1/catalogos')).status).toBe(200); // no match: not counted
+    expect((await w.api.get('/v1/empresa')).status).toBe(200);
+    expect(await mine()).toMatchObject({ skip: 1, hits: 0 });
+    expect((await w.api.get('/v1/empresa')).status).toBe(200);
+    const third = await w.api.get('/v1/empresa');
+    expectError(third, 503, 'servico_indisponivel');
+    expect(third.headers.get('x-emulator-fault')).toBe(id);
+    expect(await mine()).toBeUndefined();
+    expect((await w.api.get('/v1/empresa')).status).toBe(200);
+    expectControlError(
+      await w.controls.raw('POST', '/faults', { target: 'api', effect: { status: 503 }, skip: -1 }),
+      422,
+      'valor_invalido',
+      'body.skip',
+    );
+  });
+
   it('defaults `times` to 1', async () => {
     const w = await world();
     await w.controls.addFault({

@@ -65,6 +65,7 @@ describe('GET /_emulator/faults/{id}/near-misses', () => {
       match: { method: 'POST', path: '/v1/catalogos/*/produtos', companyId: id },
       effect: { status: 503 },
       times: 1,
+      skip: 0,
       hits: 0,
     });
     expect(own.examined).toBe(2);

@@ -136,6 +136,7 @@ describe('faults by company', () => {
       match: { method: 'GET', path: '/v1/empresa', companyId: companyOf(a) },
       effect: { status: 503 },
       times: 2,
+      skip: 0,
       hits: 0,
     };
     expect(await items(a, `/companies/${companyOf(a)}/faults`)).toEqual([view]);

@@ -110,9 +110,13 @@ describe('FaultRegistry.add validation', () => {
     [
       { target: 'api', effect: unavailable, when: 'now' },
       'when',
-      '"when" is not a field of a fault (fields: target, match, effect, times, probability).',
+      '"when" is not a field of a fault (fields: target, match, effect, times, skip, probability).',
     ],
-    ['boom', '', 'a fault is a JSON object {"target", "match"?, "effect", "times"?, "probability"?}; got "boom".'],
+    [
+      'boom',
+      '',
+      'a fault is a JSON object {"target", "match"?, "effect", "times"?, "skip"?, "probability"?}; got "boom".',
+    ],
     [
       { target: 'api', effect: unavailable, probability: 0 },
       'probability',
@@ -207,10 +211,10 @@ describe('FaultRegistry.add validation', () => {
     ).toEqual([{ malformedJson: true }, { reset: true }, { truncate: true }, { trickleMs: 1 }, { trickleMs: 60_000 }]);
     for (const id of ['flt_5', 'flt_6', 'flt_7', 'flt_8', 'flt_9']) registry.remove(id);
     expect(registry.list()).toEqual([
-      { id: 'flt_1', target: 'api', match: {}, effect: { status: 429, retryAfter: 30 }, times: 1, hits: 0 },
-      { id: 'flt_2', target: 'api', match: {}, effect: { loseResponse: true }, times: 1, hits: 0 },
-      { id: 'flt_3', target: 'api', match: {}, effect: { concurrentEdit: true }, times: 1, hits: 0 },
-      { id: 'flt_4', target: 'api', match: {}, effect: { delayMs: 1500 }, times: null, hits: 0 },
+      { id: 'flt_1', target: 'api', match: {}, effect: { status: 429, retryAfter: 30 }, times: 1, skip: 0, hits: 0 },
+      { id: 'flt_2', target: 'api', match: {}, effect: { loseResponse: true }, times: 1, skip: 0, hits: 0 },
+      { id: 'flt_3', target: 'api', match: {}, effect: { concurrentEdit: true }, times: 1, skip: 0, hits: 0 },
+      { id: 'flt_4', target: 'api', match: {}, effect: { delayMs: 1500 }, times: null, skip: 0, hits: 0 },
     ]);
   });
 });
@@ -338,7 +342,9 @@ describe('FaultRegistry matching and firing', () => {
     const registry = new FaultRegistry();
     const { id } = registry.add({ target: 'api', effect: unavailable, times: null });
     for (let i = 0; i < 25; i++) expect(registry.takeApi(request(), 'arrival')).toBeDefined();
-    expect(registry.list()).toEqual([{ id, target: 'api', match: {}, effect: unavailable, times: null, hits: 25 }]);
+    expect(registry.list()).toEqual([
+      { id, target: 'api', match: {}, effect: unavailable, times: null, skip: 0, hits: 25 },
+    ]);
     expect(registry.remove(id)).toBe(true);
     expect(registry.remove(id)).toBe(false);
     expect(registry.takeApi(request(), 'arrival')).toBeUndefined();
@@ -447,9 +453,77 @@ describe('FaultRegistry matching and firing', () => {
         match: { method: 'PATCH', path: '/v1/produtos/*', companyId: 'c1' },
         effect: { status: 503, retryAfter: 5 },
         times: 3,
+        skip: 0,
         hits: 1,
       },
     ]);
+  });
+});
+
+describe('FaultRegistry skip: a fault bound to a position in the run', () => {
+  const fires = (registry: FaultRegistry, overrides: Partial<ApiFaultMatch> = {}) =>
+    registry.takeApi(request(overrides), 'arrival')?.id ?? null;
+
+  it('skip N lets the first N matching requests pass and fires on the next; what does not match is not counted', () => {
+    const registry = new FaultRegistry();
+    registry.add({ target: 'api', match: { method: 'PATCH' }, effect: unavailable, skip: 2 });
+    expect(fires(registry, { method: 'GET' })).toBeNull();
+    expect(registry.list()[0]!.skip).toBe(2);
+    expect([fires(registry), fires(registry), fires(registry), fires(registry)]).toEqual([null, null, 'flt_1', null]);
+    expect(registry.list()).toEqual([]);
+  });
+
+  it('the list shows the matches it still lets pass, counting down', () => {
+    const registry = new FaultRegistry();
+    registry.add({ target: 'api', effect: unavailable, skip: 3, times: 2 });
+    fires(registry);
+    expect(registry.list()[0]).toMatchObject({ skip: 2, times: 2, hits: 0 });
+  });
+
+  it('every skipping fault counts every request it matches, whichever fault fires on it', () => {
+    const registry = new FaultRegistry();
+    // flt_1 fires on the 2nd PATCH, flt_2 on the 3rd, flt_3 on the 1st: each on its own position.
+    registry.add({ target: 'api', match: { method: 'PATCH' }, effect: unavailable, skip: 1 });
+    registry.add({ target: 'api', match: { method: 'PATCH' }, effect: { status: 500 }, skip: 2 });
+    registry.add({ target: 'api', match: { method: 'PATCH' }, effect: { status: 502 } });
+    expect([fires(registry), fires(registry), fires(registry), fires(registry)]).toEqual([
+      'flt_3',
+      'flt_1',
+      'flt_2',
+      null,
+    ]);
+  });
+
+  it('counts before the draw: a probabilistic fault draws only from its position on', () => {
+    const skipped = new FaultRegistry(9);
+    skipped.add({ target: 'api', effect: unavailable, skip: 5, probability: 0.5, times: null });
+    const plain = new FaultRegistry(9);
+    plain.add({ target: 'api', effect: unavailable, probability: 0.5, times: null });
+    const after = Array.from({ length: 25 }, () => fires(skipped) !== null).slice(5);
+    expect(after).toEqual(Array.from({ length: 20 }, () => fires(plain) !== null));
+  });
+
+  it('counts delivery attempts and job runs alike', () => {
+    const registry = new FaultRegistry();
+    registry.add({ target: 'delivery', effect: { refuse: true }, skip: 1 });
+    registry.add({ target: 'job', match: { kind: 'analise' }, effect: { fail: true }, skip: 2 });
+    const delivery = { url: 'https://hooks.example.com/in', eventType: 'webhook.teste', companyId: 'c1' } as const;
+    expect([registry.takeDelivery(delivery)?.id, registry.takeDelivery(delivery)?.id]).toEqual([undefined, 'flt_1']);
+    const job = { kind: 'analise', companyId: 'c1' } as const;
+    expect([0, 1, 2].map(() => registry.takeJob(job)?.id)).toEqual([undefined, undefined, 'flt_2']);
+  });
+
+  it('refuses a skip that is not a whole number from 0 to 1,000,000', () => {
+    const registry = new FaultRegistry();
+    for (const skip of [-1, 1.5, '2', 1_000_001, null]) {
+      expect(() => registry.add({ target: 'api', effect: unavailable, skip })).toThrow(
+        new FaultInputError(
+          `skip must be a whole number from 0 to 1000000, the matching occurrences the fault lets pass before it may fire; got ${JSON.stringify(skip)}.`,
+          'skip',
+        ),
+      );
+    }
+    expect(registry.list()).toEqual([]);
   });
 });
 

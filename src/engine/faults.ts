@@ -50,6 +50,8 @@ const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 const MAX_TRICKLE_MS = 60_000;
 /** Faults armed at once; a spent fault (its `times` reached 0) leaves the list, so it no longer counts. */
 export const MAX_FAULTS = 1000;
+/** The most matching occurrences a fault may let pass before it fires. */
+const MAX_SKIP = 1_000_000;
 
 /**
  * The api effects, each named by its one required field, with the moment the pipeline takes it — on `arrival`
@@ -147,6 +149,10 @@ function faultSchemas() {
   const companyId = z.string().min(1).max(64);
   const glob = z.string().min(1).max(MAX_GLOB);
   const times = z.number().int().min(1).nullable().default(1);
+  const skip = z.number().int().min(0).max(MAX_SKIP).default(0).meta({
+    description:
+      'The matching occurrences the fault lets pass before it may fire (absent: 0): skip 2 fires on the third. Every matching occurrence counts, whichever fault fires on it, so a fault is bound to a position in the run.',
+  });
   // 0 is refused: a fault that could never fire.
   const probability = z.number().gt(0).max(1).optional().meta({
     description:
@@ -169,6 +175,7 @@ function faultSchemas() {
         .default({}),
       effect: apiEffect,
       times,
+      skip,
       probability,
     }),
     delivery: z.strictObject({
@@ -182,6 +189,7 @@ function faultSchemas() {
         .default({}),
       effect: deliveryEffect,
       times,
+      skip,
       probability,
     }),
     job: z.strictObject({
@@ -189,12 +197,22 @@ function faultSchemas() {
       match: z.strictObject({ kind: z.enum(JOB_KINDS).optional(), companyId: companyId.optional() }).default({}),
       effect: jobEffect,
       times,
+      skip,
       probability,
     }),
   };
 
   const input = z.discriminatedUnion('target', [faults.api, faults.delivery, faults.job]);
-  const viewFields = { id: z.string(), times: z.number().int().min(0).nullable(), hits: z.number().int().min(0) };
+  const viewFields = {
+    id: z.string(),
+    times: z.number().int().min(0).nullable(),
+    hits: z.number().int().min(0),
+    skip: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: 'The matching occurrences it still lets pass before it may fire.' }),
+  };
   const view = z.discriminatedUnion('target', [
     faults.api.extend(viewFields),
     faults.delivery.extend(viewFields),
@@ -290,9 +308,10 @@ const MATCH_FIELDS: Record<Target, string> = {
 
 /** What each field accepts, as the refusal says it. */
 const ACCEPTS = {
-  fault: 'a fault is a JSON object {"target", "match"?, "effect", "times"?, "probability"?}',
+  fault: 'a fault is a JSON object {"target", "match"?, "effect", "times"?, "skip"?, "probability"?}',
   target: 'target must be "api", "delivery" or "job"',
   times: 'times must be a positive integer, or null to keep the fault until it is removed',
+  skip: `skip must be a whole number from 0 to ${MAX_SKIP}, the matching occurrences the fault lets pass before it may fire`,
   probability:
     'probability must be a number above 0 and at most 1, the chance that each matching occurrence fires (0 could never fire)',
   companyId: 'match.companyId must be a company id (1 to 64 characters)',
@@ -385,6 +404,8 @@ interface Fault {
   /** Where it was armed: the journal's mark and the registry's count of occurrences then (its near-misses come after). */
   readonly armed: { readonly request: number; readonly occurrence: number };
   times: number | null;
+  /** The matching occurrences it still lets pass before it may fire. */
+  skip: number;
   hits: number;
   /** Matching occurrences its draw passed over (a fault with a probability below 1). */
   passedOver: number;
@@ -398,6 +419,8 @@ export class FaultRegistry implements DeliveryFaults {
   private counter = 0;
   /** How many of the faults armed damage the answer on its way (see damagesAnswers). */
   private damaging = 0;
+  /** How many of the faults armed still let occurrences pass (skip above 0): only then does an occurrence a fault fired on go on to the others. */
+  private skipping = 0;
   /** The draws of probabilistic faults: seeded by the emulator's seed, apart from the sources of the service's ids. */
   private random: RandomSource;
   /**
@@ -444,6 +467,7 @@ export class FaultRegistry implements DeliveryFaults {
     const damages = effect !== undefined && damagesConnection(effect);
     const moment = effect === undefined ? undefined : API_EFFECTS[effect].moment;
     if (damages) this.damaging++;
+    if (spec.skip > 0) this.skipping++;
     const armed = { request: this.journal?.mark ?? 0, occurrence: this.occurrenceCount };
     const glob = pattern === undefined ? undefined : new Glob(pattern);
     const probability = spec.probability ?? 1;
@@ -456,6 +480,7 @@ export class FaultRegistry implements DeliveryFaults {
       moment,
       armed,
       times: spec.times,
+      skip: spec.skip,
       hits: 0,
       passedOver: 0,
     });
@@ -463,7 +488,7 @@ export class FaultRegistry implements DeliveryFaults {
   }
 
   list(): FaultView[] {
-    return this.faults.map(({ id, spec, times, hits }) => ({ ...spec, id, times, hits }));
+    return this.faults.map(({ id, spec, times, skip, hits }) => ({ ...spec, id, times, skip, hits }));
   }
 
   remove(id: string): boolean {
@@ -476,6 +501,7 @@ export class FaultRegistry implements DeliveryFaults {
   clear(): void {
     this.faults.length = 0;
     this.damaging = 0;
+    this.skipping = 0;
     this.occurrences = { delivery: [], job: [] };
   }
 
@@ -489,9 +515,10 @@ export class FaultRegistry implements DeliveryFaults {
     const ofCompany = <O extends { readonly companyId?: string | null | undefined }>(o: O) =>
       companyId === undefined || o.companyId === companyId;
     const armed = {
-      view: { ...fault.spec, id, times: fault.times, hits: fault.hits },
+      view: { ...fault.spec, id, times: fault.times, skip: fault.skip, hits: fault.hits },
       pattern: fault.pattern,
       probability: fault.probability,
+      skipped: fault.spec.skip - fault.skip,
     };
     if (fault.spec.target === 'api') {
       const records = this.journal?.recordsSince(fault.armed.request) ?? [];
@@ -510,7 +537,9 @@ export class FaultRegistry implements DeliveryFaults {
   }
 
   private drop(index: number): void {
-    if (this.faults[index]!.damages) this.damaging--;
+    const fault = this.faults[index]!;
+    if (fault.damages) this.damaging--;
+    if (fault.skip > 0) this.skipping--;
     this.faults.splice(index, 1);
   }
 
@@ -618,9 +647,11 @@ export class FaultRegistry implements DeliveryFaults {
   }
 
   /**
-   * The first fault that matches and fires: a probabilistic one draws, and one the draw passes over leaves the
-   * occurrence to the next matching fault (its count of passes grows, and `passed` gets its id). With `fire`, a
-   * fault that could not act does not fire (and no later one is tried).
+   * The first fault that matches and fires: a fault that still lets occurrences pass (skip) counts this one down
+   * and leaves it to the next; a probabilistic one draws, and one the draw passes over leaves the occurrence to the
+   * next matching fault (its count of passes grows, and `passed` gets its id). With `fire`, a fault that could not
+   * act does not fire (and no later one is tried). Every fault still skipping counts every occurrence it matches,
+   * whichever fault fires on it: a fault's skip is a position in the run, whatever else is armed.
    */
   private take(
     test: (fault: Fault) => boolean,
@@ -628,21 +659,34 @@ export class FaultRegistry implements DeliveryFaults {
     passed?: string[],
   ): Fault | undefined {
     const { faults } = this;
+    let taken: Fault | undefined;
+    let takenAt = -1;
+    let settled = false;
     for (let index = 0; index < faults.length; index++) {
       const fault = faults[index]!;
+      // Once settled, only the faults still skipping are looked at, and only while some are.
+      if (settled && this.skipping === 0) break;
+      if (settled && fault.skip === 0) continue;
       if (!test(fault)) continue;
+      if (fault.skip > 0) {
+        if (--fault.skip === 0) this.skipping--;
+        continue;
+      }
       // next() is a uniform uint32: below p · 2^32 with probability p.
       if (fault.probability < 1 && this.random.next() >= fault.probability * 0x1_0000_0000) {
         fault.passedOver++;
         passed?.push(fault.id);
         continue;
       }
-      if (fire && !fire(fault)) return undefined;
-      fault.hits++;
-      if (fault.times !== null && --fault.times === 0) this.drop(index);
-      return fault;
+      settled = true;
+      if (fire && !fire(fault)) continue;
+      taken = fault;
+      takenAt = index;
     }
-    return undefined;
+    if (taken === undefined) return undefined;
+    taken.hits++;
+    if (taken.times !== null && --taken.times === 0) this.drop(takenAt);
+    return taken;
   }
 }
 
@@ -682,11 +726,11 @@ function parseFault(input: unknown): ParsedFault {
     throw new FaultInputError(`${ACCEPTS.fault}; got ${shown(input)}.`, '');
   const record = input as Record<string, unknown>;
   const unknownField = Object.keys(record).find(
-    (k) => !['target', 'match', 'effect', 'times', 'probability'].includes(k),
+    (k) => !['target', 'match', 'effect', 'times', 'skip', 'probability'].includes(k),
   );
   if (unknownField !== undefined)
     throw new FaultInputError(
-      `"${unknownField}" is not a field of a fault (fields: target, match, effect, times, probability).`,
+      `"${unknownField}" is not a field of a fault (fields: target, match, effect, times, skip, probability).`,
       unknownField,
     );
   const target = record.target;
@@ -718,6 +762,7 @@ function describe(target: Target, input: Record<string, unknown>, issue: z.core.
   }
   if (field === 'effect') return new FaultInputError(`${ACCEPTS[target].effect}; ${got(input, ['effect'])}.`, 'effect');
   if (field === 'times') return new FaultInputError(`${ACCEPTS.times}; ${got(input, ['times'])}.`, 'times');
+  if (field === 'skip') return new FaultInputError(`${ACCEPTS.skip}; ${got(input, ['skip'])}.`, 'skip');
   if (field === 'probability')
     return new FaultInputError(`${ACCEPTS.probability}; ${got(input, ['probability'])}.`, 'probability');
   return new FaultInputError(`${ACCEPTS.fault}; ${issue.message}.`, String(field ?? ''));

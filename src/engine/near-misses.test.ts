@@ -47,6 +47,46 @@ function setUp() {
 const failures = (emu: Emulator, id: string) =>
   emu.faults.nearMisses(id).candidates.map((c) => ('method' in c ? [`${c.method} ${c.path}`, c.failed] : [c.failed]));
 
+describe('a fault still skipping', () => {
+  it('says of each matching request it let pass that its skip did, and names no other reason', async () => {
+    const { emu, a, call } = setUp();
+    const { id } = emu.faults.add({
+      target: 'api',
+      match: { method: 'GET', path: '/v1/empresa', companyId: a.companyId },
+      effect: { status: 503 },
+      skip: 3,
+    });
+    await call(a.token, 'GET', '/v1/empresa');
+    await call(a.token, 'GET', '/v1/catalogos');
+    await call(a.token, 'GET', '/v1/empresa');
+    expect(emu.faults.nearMisses(id).fault).toMatchObject({ skip: 1, hits: 0 });
+    expect(failures(emu, id)).toEqual([
+      ['GET /v1/empresa', ['skip: one of the 3 matching it lets pass before it fires']],
+      ['GET /v1/empresa', ['skip: one of the 3 matching it lets pass before it fires']],
+      ['GET /v1/catalogos', ['path: /v1/catalogos does not match /v1/empresa']],
+    ]);
+  });
+
+  it('a delivery fault alike', async () => {
+    const { emu, a, call } = setUp();
+    const { id } = emu.faults.add({ target: 'delivery', effect: { refuse: true }, skip: 5 });
+    const put = await call(a.token, 'PUT', '/v1/webhook', {
+      body: { url: 'https://hooks.example.com/in' },
+      headers: { 'if-none-match': '*' },
+    });
+    expect(put.status).toBe(201);
+    const test = await call(a.token, 'POST', '/v1/webhook/testes', {
+      body: {},
+      headers: { 'if-match': put.headers.get('etag')! },
+    });
+    expect(test.status).toBe(202);
+    await emu.clock.runUntilIdle();
+    expect(emu.faults.nearMisses(id).candidates.map((c) => c.failed)).toEqual([
+      ['skip: one of the 5 matching it lets pass before it fires'],
+    ]);
+  });
+});
+
 describe('an api fault that never fired', () => {
   it('names the method, path and company each request failed, and what it met; closest first, then most recent', async () => {
     const { emu, a, b, call } = setUp();
@@ -69,6 +109,7 @@ describe('an api fault that never fired', () => {
       match: { method: 'POST', path: '/v1/catalogos/*', companyId: a.companyId },
       effect: { status: 503 },
       times: 1,
+      skip: 0,
       hits: 0,
     });
     expect(near.examined).toBe(5);
@@ -356,12 +397,13 @@ describe('near-misses on a budget', () => {
       match: { url },
       effect: { status: 500 },
       times: 1,
+      skip: 0,
       hits: 0,
     });
     // A piece that starts again at every character of the run of `a`: several words of states a character.
     const costly = `https://hooks.example/**${'a'.repeat(200)}b**`;
     const before = globSteps.total;
-    const armed = (pattern: string) => ({ view: view(pattern), pattern: glob(pattern), probability: 1 });
+    const armed = (pattern: string) => ({ view: view(pattern), pattern: glob(pattern), probability: 1, skipped: 0 });
     expect(() => occurrenceNearMisses(armed(costly), occurrences, 0)).toThrow(QueryBudgetError);
     expect(globSteps.total - before).toBeLessThanOrEqual(QUERY_STEPS + url.length * 8);
     // An ordinary glob answers.

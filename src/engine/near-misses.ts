@@ -96,6 +96,15 @@ export interface ArmedFault {
   readonly view: FaultView;
   readonly pattern: Glob | undefined;
   readonly probability: number;
+  /** The matching occurrences it has let pass so far (its skip as given, less the skip left). */
+  readonly skipped: number;
+}
+
+/** The first `skipped` occurrences that met every condition were let pass by the fault's skip: the others get `last`. */
+function skipCheck(fault: ArmedFault): (last: () => Check) => Check {
+  let left = fault.skipped;
+  const given = fault.skipped + fault.view.skip;
+  return (last) => (left-- > 0 ? [false, `skip: one of the ${given} matching it lets pass before it fires`] : last());
 }
 
 /** One condition checked: met (its sentence for `matched`) or not (for `failed`). */
@@ -111,6 +120,7 @@ export function apiNearMisses(fault: ArmedFault, records: readonly JournalRecord
   // The glob against up to the journal's 10,000 paths: a query like a journal filter, on the same budget.
   const narrow = "ask for one company's (companyId), or arm a fault with fewer stars";
   const budget = fault.pattern && new QueryBudget(fault.pattern, undefined, narrow);
+  const skipOrLast = skipCheck(fault);
   records.forEach((r, seq) => {
     if (r.faultId === spec.id) return;
     const checks: Check[] = [
@@ -134,7 +144,9 @@ export function apiNearMisses(fault: ArmedFault, records: readonly JournalRecord
       checks.push(companyCheck(r.companyId, companyId, "no company's credential recognized"));
     if (concurrent) checks.push(...concurrentEditChecks(r));
     if (checks.every(([met]) => met))
-      checks.push(lastCheck(spec.id, fault.probability, r.faultId, concurrent ? 'evaluation' : 'arrival'));
+      checks.push(
+        skipOrLast(() => lastCheck(spec.id, fault.probability, r.faultId, concurrent ? 'evaluation' : 'arrival')),
+      );
     ranked.push(
       rankedOf(seq, checks, {
         requestId: r.requestId,
@@ -159,6 +171,7 @@ export function occurrenceNearMisses(
   const ranked: Ranked<DeliveryNearMiss | JobNearMiss>[] = [];
   // A delivery fault's glob against up to the 1,000 URLs kept: on the budget of a query of the journal.
   const budget = fault.pattern && new QueryBudget(fault.pattern, undefined, "ask for one company's (companyId)");
+  const skipOrLast = skipCheck(fault);
   for (const o of occurrences) {
     if (o.taken === spec.id) continue;
     const checks: Check[] = [];
@@ -177,7 +190,7 @@ export function occurrenceNearMisses(
             : [false, `eventType: ${o.match.eventType} ≠ ${eventType}`],
         );
       if (companyId !== undefined) checks.push(companyCheck(o.match.companyId, companyId, ''));
-      if (checks.every(([met]) => met)) checks.push(drawCheck(spec.id, fault.probability, o));
+      if (checks.every(([met]) => met)) checks.push(skipOrLast(() => drawCheck(spec.id, fault.probability, o)));
       ranked.push(
         rankedOf(o.seq, checks, {
           eventId: o.seen?.eventId ?? null,

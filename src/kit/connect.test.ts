@@ -99,6 +99,7 @@ describe("connect: the company's faults, inbox and journal", () => {
         match: { path: '/v1/empresa', companyId: a.companyId },
         effect: { status: 503 },
         times: 1,
+        skip: 0,
         hits: 0,
       },
     ]);
