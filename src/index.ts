@@ -1,3 +1,20 @@
-/** The public entry of catalog-emulator: the package's API and its teaching demos, written against that API. */
+/**
+ * The public entry of catalog-emulator: the package's API, and what is written against that API: its teaching demos
+ * and the search over fault plans (explore).
+ */
 export * from './public.js';
 export { demos, type Demo, type DemoPacer } from './demos/index.js';
+export {
+  explore,
+  formatExploration,
+  type ExploreFailure,
+  type ExploreOptions,
+  type ExploreResult,
+  type ExploreRun,
+  type FailureReason,
+  type FaultPlan,
+  type Outcome,
+  type PlanEffect,
+  type PlannedFault,
+  type Scenario,
+} from './explore/index.js';

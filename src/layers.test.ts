@@ -63,6 +63,7 @@ export function layerOf(file: string): string {
     [/^src\/control\//, 'control'],
     [/^src\/demos\//, 'demos'],
     [/^src\/kit\//, 'kit'],
+    [/^src\/explore\//, 'explore'],
     [/^src\/conformance\//, 'conformance'],
     [/^src\/engine\//, 'engine'],
     [/^src\/grading\//, 'grading'],
@@ -164,10 +165,12 @@ export const RULES: Readonly<Record<string, Allowed>> = {
       'inspector wire',
     ],
   },
-  entry: { runtime: ['public', 'demos'] },
+  entry: { runtime: ['public', 'demos', 'explore'] },
   // The demos teach the package: they import it as a user does, through src/public.ts (not src/index.ts, which
   // re-exports them: a cycle), never a module the API's names come from, which would show a reader its insides.
   demos: { runtime: ['public'] },
+  // The search over fault plans drives emulators as a user does, through src/public.ts, like the demos.
+  explore: { runtime: ['public'] },
   // The test kit for shared servers speaks HTTP only: it names the public types and throws the public ControlError
   // (src/public.ts re-exports it, so it reads them from their modules).
   kit: { runtime: ['public modules'] },
@@ -345,6 +348,7 @@ describe('the layers depend in one direction', () => {
     expect(edges.filter((e) => e.file === 'src/index.ts').map((e) => e.target)).toEqual([
       'src/public.ts',
       'src/demos/index.ts',
+      'src/explore/index.ts',
     ]);
     expect([...publicFiles]).toEqual(
       expect.arrayContaining(['src/emulator.ts', 'src/version.ts', 'src/core/cnpj.ts', 'src/network/signature.ts']),

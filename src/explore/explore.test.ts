@@ -1,0 +1,185 @@
+/**
+ * explore() against scripted clients of one small integration (a catalog for the head office, two products, an
+ * edit of one): a correct client passes every run; each client with one planted mistake is found, by the oracle
+ * its mistake trips, and shrunk to at most two faults; the same seed gives the same result; a failure's plan
+ * replays to the same failure.
+ */
+import { describe, expect, it } from 'vitest';
+import { explore, formatExploration, type ExploreRun, type FaultPlan } from '../index.js';
+
+const NCM = '84713012';
+
+/** The mistakes a client can be written with, one at a time. */
+type Mistake =
+  | 'none'
+  | 'new-key-on-retry' // a lost create retried under a new idempotency-key
+  | 'precondition-taken-as-done' // a 412 taken as if the edit were applied
+  | 'no-retry-on-503' // a 503 given up on: the run fails
+  | 'retry-without-reading'; // a 412 retried with the same stale ETag until it gives up
+
+/** A client of the integration with `mistake`; retries what can be retried, as a correct client does. */
+function client(mistake: Mistake) {
+  let keys = 0;
+  const newKey = (what: string) => `${what}-key-${String(++keys).padStart(12, '0')}`;
+  return async function integrate({ fetch, token, sleep }: ExploreRun): Promise<void> {
+    /** Sends until an answer that is not a transient failure; the write's key stays the same across retries. */
+    const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+      let key = method === 'GET' ? undefined : newKey(method.toLowerCase());
+      for (let attempt = 1; ; attempt++) {
+        let answer: Response | undefined;
+        let parsed:
+          | { status: number; etag: string | null; retryAfter: string | null; body: Record<string, unknown> }
+          | undefined;
+        try {
+          answer = await fetch(path, {
+            method,
+            headers: {
+              authorization: `Bearer ${token}`,
+              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+              ...(key === undefined ? {} : { 'idempotency-key': key }),
+              ...headers,
+            },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          });
+          const text = await answer.text();
+          const read = (name: string) => answer!.headers.get(name);
+          const json = text === '' ? {} : JSON.parse(text);
+          parsed = { status: answer.status, etag: read('etag'), retryAfter: read('retry-after'), body: json };
+        } catch {
+          parsed = undefined; // a reset, a truncated or malformed answer: transient
+        }
+        const transient = parsed === undefined || parsed.status === 503 || parsed.status === 429;
+        if (!transient) return parsed!;
+        if (parsed?.status === 503 && mistake === 'no-retry-on-503') throw new Error(`${method} ${path} answered 503`);
+        if (attempt >= 5) throw new Error(`${method} ${path} still failing after ${attempt} attempts`);
+        if (mistake === 'new-key-on-retry' && key !== undefined) key = newKey(method.toLowerCase());
+        // Retry-After is a wait the service asks for: the run's virtual clock moves by it.
+        await sleep(Number(parsed?.retryAfter ?? 0) * 1000);
+      }
+    };
+    const establishments = await send('GET', '/v1/estabelecimentos');
+    if (establishments.status !== 200) throw new Error(`establishments: ${establishments.status}`);
+    const headOffice = (establishments.body.itens as { id: string }[])[0]!.id;
+    const catalog = await send('POST', '/v1/catalogos', { estabelecimento_id: headOffice, nome: 'Loja' });
+    if (catalog.status !== 201) throw new Error(`catalog: ${catalog.status}`);
+    const catalogId = catalog.body.id as string;
+    const products: { id: string; etag: string }[] = [];
+    for (const sku of ['SKU-1', 'SKU-2']) {
+      const created = await send('POST', `/v1/catalogos/${catalogId}/produtos`, { origem: 'erp', ncm: NCM, sku });
+      if (created.status !== 201) throw new Error(`product ${sku}: ${created.status}`);
+      products.push({ id: created.body.id as string, etag: created.etag! });
+    }
+    // The edit: a 412 means another client saved first; re-read and apply again (the mistakes skip this).
+    let etag = products[0]!.etag;
+    for (let attempt = 1; ; attempt++) {
+      const edited = await send(
+        'PATCH',
+        `/v1/produtos/${products[0]!.id}`,
+        { descricao: 'Notebook' },
+        { 'if-match': etag },
+      );
+      if (edited.status === 200) break;
+      if (edited.status !== 412) throw new Error(`edit: ${edited.status}`);
+      if (mistake === 'precondition-taken-as-done') break;
+      if (attempt >= 5) throw new Error('edit: still 412 after 5 attempts');
+      if (mistake !== 'retry-without-reading') etag = (await send('GET', `/v1/produtos/${products[0]!.id}`)).etag!;
+    }
+  };
+}
+
+describe('explore', () => {
+  it('a correct client passes 200 runs: no exit, finding or outcome differs from the fault-free run', async () => {
+    const result = await explore(client('none'), { runs: 200, seed: 7 });
+    expect(result.failure, formatExploration(result)).toBeNull();
+    expect([result.runs, result.passed]).toEqual([200, 200]);
+  });
+
+  it('a lost create retried under a new key: the finding and the outcome, shrunk to the one lost answer', async () => {
+    const result = await explore(client('new-key-on-retry'), { seed: 7 });
+    const failure = result.failure!;
+    expect(failure, formatExploration(result)).not.toBeNull();
+    expect(failure.faultFree).toBe(false);
+    expect(failure.plan).toHaveLength(1);
+    expect(failure.plan[0]).toMatchObject({ method: 'POST', effect: 'loseResponse' });
+    expect(failure.reasons.map((r) => r.kind)).toEqual(expect.arrayContaining(['finding', 'outcome']));
+    expect(failure.findings.map((f) => f.rule)).toContain('new-key-after-lost-answer');
+    // The earliest lost create is the catalog's: its retry under a new key is refused (409), and nothing after it ran.
+    expect(failure.plan[0]!.path).toBe('/v1/catalogos');
+    expect(failure.outcomeDiff).toContain('produtos "SKU-1": missing');
+    expect(failure.shrunkFrom.length).toBeGreaterThanOrEqual(failure.plan.length);
+  });
+
+  it('a 412 taken as done: the outcome differs (the edit is missing), shrunk to the one concurrent edit', async () => {
+    const result = await explore(client('precondition-taken-as-done'), { seed: 7 });
+    const failure = result.failure!;
+    expect(failure, formatExploration(result)).not.toBeNull();
+    expect(failure.plan).toEqual([
+      { target: 'api', method: 'PATCH', path: '/v1/produtos/*', nth: 1, effect: 'concurrentEdit' },
+    ]);
+    expect(failure.reasons).toEqual([{ kind: 'outcome', diff: ['produtos "SKU-1": descricao "Notebook" → null'] }]);
+  });
+
+  it('a 503 not retried: the scenario throws (exit), shrunk to one 503', async () => {
+    const result = await explore(client('no-retry-on-503'), { seed: 7 });
+    const failure = result.failure!;
+    expect(failure, formatExploration(result)).not.toBeNull();
+    expect(failure.plan).toHaveLength(1);
+    expect(failure.plan[0]!.effect).toBe('status503');
+    expect(failure.reasons[0]).toEqual({ kind: 'exit', message: expect.stringMatching(/answered 503$/) });
+  });
+
+  it("an invariant of the user's own fails a run whose outcome it rejects", async () => {
+    // The correct client; an invariant that wants no more than one product with a description, which a concurrent
+    // edit cannot break: it holds, then one that can never hold on this integration's outcome.
+    const holds = await explore(client('none'), {
+      runs: 20,
+      seed: 3,
+      invariant: (outcome) => Object.keys(outcome.produtos).length === 2,
+    });
+    expect(holds.failure, formatExploration(holds)).toBeNull();
+    const broken = await explore(client('none'), {
+      runs: 20,
+      seed: 3,
+      invariant: (outcome) => {
+        if ('SKU-1' in outcome.produtos) throw new Error('SKU-1 must not exist');
+      },
+    });
+    expect(broken.failure?.faultFree).toBe(true);
+    expect(broken.failure?.reasons).toEqual([{ kind: 'invariant', message: 'SKU-1 must not exist' }]);
+    expect(formatExploration(broken)).toMatch(/^the fault-free run itself fails: nothing was explored\n/);
+  });
+
+  it('the same seed gives the same result, and the plan of a failure replays it exactly', async () => {
+    const [one, two] = [
+      await explore(client('retry-without-reading'), { seed: 11, runs: 50 }),
+      await explore(client('retry-without-reading'), { seed: 11, runs: 50 }),
+    ];
+    expect(JSON.stringify(one)).toBe(JSON.stringify(two));
+    const failure = one.failure!;
+    expect(failure, formatExploration(one)).not.toBeNull();
+    const replayed = await explore(client('retry-without-reading'), { seed: 11, replay: failure.plan });
+    expect(replayed.runs).toBe(1);
+    expect(replayed.failure?.reasons).toEqual(failure.reasons);
+    expect(replayed.failure?.plan).toEqual(failure.plan);
+  });
+
+  it('ignore leaves a part of the outcome out of the comparison', async () => {
+    const result = await explore(client('precondition-taken-as-done'), {
+      seed: 7,
+      ignore: ['produtos.descricao'],
+    });
+    expect(result.failure, formatExploration(result)).toBeNull();
+  });
+
+  it('refuses an unknown effect and a replay that is not a plan, before running anything', async () => {
+    let ran = 0;
+    const counting = () => void ran++;
+    await expect(explore(counting, { faults: ['explode' as never] })).rejects.toThrow(
+      /^faults must name effects among status503, loseResponse, status429, concurrentEdit, reset, truncate, malformedJson \(got "explode"\)$/,
+    );
+    expect(ran).toBe(0);
+    await expect(explore(counting, { replay: [{ target: 'api' }] as unknown as FaultPlan })).rejects.toThrow(
+      'replay must be a fault plan: the plan of a failure',
+    );
+  });
+});

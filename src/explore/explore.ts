@@ -1,0 +1,282 @@
+/**
+ * `explore(scenario)`: searches fault plans against an integration, as FoundationDB's simulation or Jepsen search
+ * schedules. A fault-free run first: what it did (its requests, from the journal) is where faults can land, and its
+ * outcome is what every run must reach. Then fast-check generates plans from those requests, runs the scenario under
+ * each on a fresh emulator, and judges each run by four oracles (the scenario threw; a finding of the grading; an
+ * outcome that differs from the fault-free run's; the user's invariant). A failure is shrunk by fast-check to a
+ * minimal plan (fewest faults, then the earliest requests, then the simplest effects), re-running the scenario to
+ * confirm each step. The same seed gives the same plans, and a plan replays exactly.
+ */
+import { asyncProperty, check, nat, tuple, uniqueArray } from 'fast-check';
+import { createEmulator, type ClientFinding, type Emulator, type EmulatorOptions } from '../public.js';
+import { outcomeDiff, readOutcome, type Outcome } from './outcome.js';
+import {
+  armedFault,
+  describePlan,
+  isFaultPlan,
+  PLAN_EFFECT_NAMES,
+  slotsOf,
+  type FaultPlan,
+  type PlanEffect,
+  type PlannedFault,
+} from './plan.js';
+
+/** What a scenario gets for each run: a fresh emulator with one company, whose credential holds every permission. */
+export interface ExploreRun {
+  /** The emulator's fetch (relative URLs resolve against it). */
+  readonly fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  readonly token: string;
+  readonly companyId: string;
+  /** The run's emulator: its clock, inbox and controls (the plan's faults are armed on it). */
+  readonly emulator: Emulator;
+  /**
+   * Waits `ms` milliseconds of the run's virtual clock, moving it on (its deliveries and jobs due meanwhile run): the
+   * sleep a client's retry takes (a Retry-After), without waiting on the machine's clock. The clock moves only so,
+   * or through the emulator's controls.
+   */
+  sleep(ms: number): Promise<void>;
+}
+
+/** The integration under test: it runs against the run's emulator, and fails by throwing. */
+export type Scenario = (run: ExploreRun) => unknown;
+
+export interface ExploreOptions {
+  /** Plans tried (default 100). */
+  readonly runs?: number;
+  /** The seed of the plans (default 1): the same seed gives the same plans. */
+  readonly seed?: number;
+  /** The effects plans draw from (default: all of them). */
+  readonly faults?: readonly PlanEffect[];
+  /** Parts of the outcome left out of the comparison: a resource (`produtos`) or a field (`produtos.descricao`). */
+  readonly ignore?: readonly string[];
+  /** A check of your own on the outcome of each run: throw (or return false or a message) when it does not hold. */
+  readonly invariant?: (outcome: Outcome) => unknown;
+  /** Stop searching after this many milliseconds of the machine's clock (the runs so far are reported). */
+  readonly timeLimitMs?: number;
+  /** The most faults in a plan (default 3). */
+  readonly maxFaults?: number;
+  /** Run exactly this plan (a failure's `plan`), once, and judge it. */
+  readonly replay?: FaultPlan;
+  /** The options of each run's emulator (its seed is the same for every run). */
+  readonly emulator?: EmulatorOptions;
+}
+
+/** Why a run failed. */
+export type FailureReason =
+  | { readonly kind: 'exit'; readonly message: string }
+  | { readonly kind: 'finding'; readonly rule: string; readonly message: string }
+  | { readonly kind: 'outcome'; readonly diff: readonly string[] }
+  | { readonly kind: 'invariant'; readonly message: string };
+
+export interface ExploreFailure {
+  /** The minimal plan: the run under it fails. Empty when the fault-free run itself failed. */
+  readonly plan: FaultPlan;
+  /** The first failing plan found, before shrinking. */
+  readonly shrunkFrom: FaultPlan;
+  readonly reasons: readonly FailureReason[];
+  /** The grading's findings in the failing run. */
+  readonly findings: readonly ClientFinding[];
+  /** How the failing run's outcome differs from the fault-free run's, by resource. */
+  readonly outcomeDiff: readonly string[];
+  /** The call that runs this plan again. */
+  readonly replay: string;
+  /** True when the fault-free run itself failed: nothing was explored. */
+  readonly faultFree: boolean;
+}
+
+export interface ExploreResult {
+  readonly seed: number;
+  /** Runs made with a plan (the fault-free run and the shrinking's re-runs not counted). */
+  readonly runs: number;
+  readonly passed: number;
+  readonly failure: ExploreFailure | null;
+}
+
+/** How one run went. */
+interface Judged {
+  readonly reasons: FailureReason[];
+  readonly findings: readonly ClientFinding[];
+  readonly outcome: Outcome | null;
+  readonly outcomeDiff: string[];
+  readonly requests: readonly { readonly method: string; readonly path: string }[];
+}
+
+/** Searches fault plans against `scenario` (see the module's comment); the result is plain data. */
+export async function explore(scenario: Scenario, options: ExploreOptions = {}): Promise<ExploreResult> {
+  const seed = options.seed ?? 1;
+  const allowed = checkedEffects(options.faults);
+  if (options.replay !== undefined && !isFaultPlan(options.replay))
+    throw new TypeError('replay must be a fault plan: the plan of a failure');
+  const reference = await runWith(scenario, [], options, null);
+  if (reference.reasons.length > 0) {
+    return {
+      seed,
+      runs: 0,
+      passed: 0,
+      failure: failureOf(reference, [], [], seed, true),
+    };
+  }
+  const expected = reference.outcome!;
+  if (options.replay !== undefined) {
+    const judged = await runWith(scenario, options.replay, options, expected);
+    return {
+      seed,
+      runs: 1,
+      passed: judged.reasons.length === 0 ? 1 : 0,
+      failure: judged.reasons.length === 0 ? null : failureOf(judged, options.replay, options.replay, seed, false),
+    };
+  }
+  const slots = slotsOf(reference.requests, allowed);
+  if (slots.length === 0) return { seed, runs: 0, passed: 0, failure: null };
+  const planned = tuple(nat({ max: slots.length - 1 }), nat({ max: PLAN_EFFECT_NAMES.length - 1 })).map(
+    ([at, pick]): PlannedFault => {
+      const slot = slots[at]!;
+      return {
+        target: 'api',
+        method: slot.method,
+        path: slot.path,
+        nth: slot.nth,
+        effect: slot.effects[pick % slot.effects.length]!,
+      };
+    },
+  );
+  const plans = uniqueArray(planned, {
+    minLength: 1,
+    maxLength: options.maxFaults ?? 3,
+    selector: (f) => `${f.method} ${f.path} ${f.nth}`,
+  });
+  let runs = 0;
+  let passed = 0;
+  let first: FaultPlan | undefined;
+  let searching = true;
+  const details = await check(
+    asyncProperty(plans, async (plan) => {
+      const judged = await runWith(scenario, plan, options, expected);
+      if (searching) {
+        runs++;
+        if (judged.reasons.length === 0) passed++;
+      }
+      if (judged.reasons.length > 0 && first === undefined) {
+        first = plan;
+        searching = false;
+      }
+      return judged.reasons.length === 0;
+    }),
+    {
+      numRuns: options.runs ?? 100,
+      seed,
+      ...(options.timeLimitMs === undefined ? {} : { interruptAfterTimeLimit: options.timeLimitMs }),
+    },
+  );
+  if (!details.failed || details.counterexample === null) return { seed, runs, passed, failure: null };
+  // fast-check's shrinking leaves an array's items shrunk but not always fewer: drop each fault the failure does
+  // not need, re-running to confirm.
+  const fails = async (plan: FaultPlan) => (await runWith(scenario, plan, options, expected)).reasons.length > 0;
+  const plan = await withoutSpareFaults(details.counterexample[0], fails);
+  const judged = await runWith(scenario, plan, options, expected);
+  return { seed, runs, passed, failure: failureOf(judged, plan, first ?? plan, seed, false) };
+}
+
+/** `plan` without each fault whose removal leaves the run failing, one at a time, until each is needed. */
+async function withoutSpareFaults(plan: FaultPlan, fails: (plan: FaultPlan) => Promise<boolean>): Promise<FaultPlan> {
+  let current = plan;
+  for (let at = 0; at < current.length && current.length > 1; ) {
+    const without = current.filter((_, index) => index !== at);
+    if (await fails(without)) current = without;
+    else at++;
+  }
+  return current;
+}
+
+/** `faults` as the effects a plan may draw from; a TypeError naming an unknown one. */
+function checkedEffects(faults: readonly PlanEffect[] | undefined): readonly PlanEffect[] {
+  if (faults === undefined) return PLAN_EFFECT_NAMES;
+  const unknown = faults.find((f) => !PLAN_EFFECT_NAMES.includes(f));
+  if (unknown !== undefined || faults.length === 0)
+    throw new TypeError(
+      `faults must name effects among ${PLAN_EFFECT_NAMES.join(', ')} (got ${JSON.stringify(unknown ?? faults)})`,
+    );
+  return faults;
+}
+
+/** Runs `scenario` on a fresh emulator with `plan` armed, and judges the run against `expected` (null: the reference). */
+async function runWith(
+  scenario: Scenario,
+  plan: FaultPlan,
+  options: ExploreOptions,
+  expected: Outcome | null,
+): Promise<Judged> {
+  const emulator = createEmulator({ seed: 1, ...options.emulator });
+  try {
+    const { companyId, token } = emulator.companies.create();
+    for (const fault of plan) emulator.faults.add(armedFault(fault, companyId));
+    const reasons: FailureReason[] = [];
+    try {
+      const sleep = async (ms: number) => void (await emulator.clock.advance(ms));
+      await scenario({ fetch: emulator.fetch, token, companyId, emulator, sleep });
+    } catch (error) {
+      reasons.push({ kind: 'exit', message: error instanceof Error ? error.message : String(error) });
+    }
+    // What the run did, before the outcome's reads add to it.
+    const requests = emulator.journal.find({ companyId }).map(({ method, path }) => ({ method, path }));
+    const findings = emulator.report().findings.filter((f) => f.companyId === companyId);
+    for (const f of findings) reasons.push({ kind: 'finding', rule: f.rule, message: f.message });
+    emulator.faults.clear();
+    const outcome = await readOutcome(emulator.fetch, token);
+    const diff = expected === null ? [] : outcomeDiff(expected, outcome, options.ignore);
+    if (diff.length > 0) reasons.push({ kind: 'outcome', diff });
+    if (options.invariant) {
+      const message = await invariantFailure(options.invariant, outcome);
+      if (message !== null) reasons.push({ kind: 'invariant', message });
+    }
+    return { reasons, findings, outcome, outcomeDiff: diff, requests };
+  } finally {
+    await emulator.close();
+  }
+}
+
+async function invariantFailure(invariant: (outcome: Outcome) => unknown, outcome: Outcome): Promise<string | null> {
+  try {
+    const held = await invariant(outcome);
+    if (held === false) return 'the invariant returned false';
+    if (typeof held === 'string') return held;
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function failureOf(
+  judged: Judged,
+  plan: FaultPlan,
+  shrunkFrom: FaultPlan,
+  seed: number,
+  faultFree: boolean,
+): ExploreFailure {
+  return {
+    plan,
+    shrunkFrom,
+    reasons: judged.reasons,
+    findings: judged.findings,
+    outcomeDiff: judged.outcomeDiff,
+    replay: `explore(scenario, { seed: ${seed}, replay: ${JSON.stringify(plan)} })`,
+    faultFree,
+  };
+}
+
+/** The result in a few lines: the minimal plan and why it fails, for a test's failure message. */
+export function formatExploration(result: ExploreResult): string {
+  const { failure } = result;
+  if (failure === null) return `explored ${result.runs} fault plans (seed ${result.seed}): every run passed`;
+  const head = failure.faultFree
+    ? 'the fault-free run itself fails: nothing was explored'
+    : `a run fails under the plan: ${describePlan(failure.plan)} (shrunk from ${failure.shrunkFrom.length} ${failure.shrunkFrom.length === 1 ? 'fault' : 'faults'}; ${result.runs} runs, seed ${result.seed})`;
+  const reasons = failure.reasons.map((r) =>
+    r.kind === 'outcome'
+      ? `  outcome: ${r.diff.join('; ')}`
+      : r.kind === 'finding'
+        ? `  finding ${r.rule}: ${r.message}`
+        : `  ${r.kind}: ${r.message}`,
+  );
+  return [head, ...reasons, `replay: ${failure.replay}`].join('\n');
+}

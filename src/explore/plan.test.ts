@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { armedFault, describePlan, effectsFor, isFaultPlan, pathGlob, PLAN_EFFECT_NAMES, slotsOf } from './plan.js';
+
+const ID = '019b76da-a800-7520-a337-1f12323dcd57';
+
+describe('fault plans', () => {
+  it('a path glob has a * for each id, and nothing else changed', () => {
+    expect(pathGlob(`/v1/catalogos/${ID}/produtos/${ID}`)).toBe('/v1/catalogos/*/produtos/*');
+    expect(pathGlob('/v1/catalogos/ingestoes')).toBe('/v1/catalogos/ingestoes');
+  });
+
+  it('a GET takes only the effects on its answer; a write also a lost answer; an If-Match operation also a concurrent edit', () => {
+    expect(effectsFor('GET', '/v1/produtos', PLAN_EFFECT_NAMES)).toEqual([
+      'status503',
+      'status429',
+      'reset',
+      'truncate',
+      'malformedJson',
+    ]);
+    expect(effectsFor('POST', '/v1/catalogos', PLAN_EFFECT_NAMES)).not.toContain('concurrentEdit');
+    expect(effectsFor('POST', '/v1/catalogos', PLAN_EFFECT_NAMES)).toContain('loseResponse');
+    expect(effectsFor('PATCH', '/v1/produtos/*', PLAN_EFFECT_NAMES)).toContain('concurrentEdit');
+    // The ingestion's application takes If-Match, but no other client's save can make it stale.
+    expect(effectsFor('POST', '/v1/catalogos/ingestoes/*/aplicacao', PLAN_EFFECT_NAMES)).not.toContain(
+      'concurrentEdit',
+    );
+    expect(effectsFor('GET', '/v1/produtos', ['loseResponse'])).toEqual([]);
+  });
+
+  it('each request of the run is a slot: the n-th of its method and path glob', () => {
+    const slots = slotsOf(
+      [
+        { method: 'POST', path: `/v1/catalogos/${ID}/produtos` },
+        { method: 'GET', path: '/v1/produtos' },
+        { method: 'POST', path: '/v1/catalogos/019b76da-a800-7520-a337-1f12323dcd58/produtos' },
+      ],
+      ['loseResponse'],
+    );
+    expect(slots).toEqual([
+      { method: 'POST', path: '/v1/catalogos/*/produtos', nth: 1, effects: ['loseResponse'] },
+      { method: 'POST', path: '/v1/catalogos/*/produtos', nth: 2, effects: ['loseResponse'] },
+    ]);
+  });
+
+  it('a planned fault is armed for its company alone, letting nth − 1 matching requests pass, once', () => {
+    expect(
+      armedFault({ target: 'api', method: 'PATCH', path: '/v1/produtos/*', nth: 3, effect: 'status503' }, 'c1'),
+    ).toEqual({
+      target: 'api',
+      match: { method: 'PATCH', path: '/v1/produtos/*', companyId: 'c1' },
+      effect: { status: 503, retryAfter: 1 },
+      skip: 2,
+      times: 1,
+    });
+  });
+
+  it('says a plan in one line, and knows a plan from what is not one', () => {
+    const plan = [
+      { target: 'api', method: 'POST', path: '/v1/catalogos', nth: 1, effect: 'loseResponse' },
+      { target: 'api', method: 'GET', path: '/v1/produtos', nth: 12, effect: 'status503' },
+    ] as const;
+    expect(describePlan(plan)).toBe(
+      'loseResponse on the 1st POST /v1/catalogos; status503 on the 12th GET /v1/produtos',
+    );
+    expect(describePlan([])).toBe('no faults');
+    expect(isFaultPlan(plan)).toBe(true);
+    for (const wrong of [
+      {},
+      [{ ...plan[0], nth: 0 }],
+      [{ ...plan[0], effect: 'explode' }],
+      [{ ...plan[0], path: 'x' }],
+    ])
+      expect(isFaultPlan(wrong)).toBe(false);
+  });
+});
