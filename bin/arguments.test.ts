@@ -115,7 +115,7 @@ describe('unknownCommand', () => {
     expect(unknownCommand('demos')).toBe('unknown command demos (did you mean demo?)');
     expect(unknownCommand('open-api')).toBe('unknown command open-api (did you mean openapi?)');
     expect(unknownCommand('frobnicate')).toBe(
-      'unknown command "frobnicate" (commands: serve, demo, openapi, conformance, check-receiver, clock, fault, events, logs, report, help)',
+      'unknown command "frobnicate" (commands: serve, demo, openapi, conformance, check-receiver, explore, clock, fault, events, logs, report, help)',
     );
   });
 });

@@ -52,8 +52,8 @@ export const OPTIONS = {
 } as const;
 
 type Option = keyof typeof OPTIONS;
-/** The commands whose options this table holds: those for a running server read their own (remote-run.ts). */
-type Command = Exclude<(typeof COMMANDS)[number], RemoteCommand>;
+/** The commands whose options this table holds: those for a running server, and explore, read their own. */
+type Command = Exclude<(typeof COMMANDS)[number], RemoteCommand | 'explore'>;
 
 /** The options of conformance alone (its --json is serve's too). */
 const CONFORMANCE_OPTIONS = [

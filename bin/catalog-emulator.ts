@@ -5,6 +5,7 @@
  * catalog-emulator openapi [--controls]       openapi.ts
  * catalog-emulator conformance …              conformance.ts
  * catalog-emulator check-receiver …           check-receiver.ts
+ * catalog-emulator explore … -- COMMAND        explore.ts
  * catalog-emulator clock|fault|events|logs|report …   a running server's controls (remote-run.ts: clock.ts, fault.ts,
  *                                             events.ts, logs-tail.ts, report.ts)
  * catalog-emulator help [COMMAND]             help.ts, the text assembled by usage.ts
@@ -21,7 +22,8 @@ import { runDemo } from './demo.js';
 import { fail } from './exit.js';
 import { commandUsage, printHelp } from './help.js';
 import { printDocument } from './openapi.js';
-import { isRemoteCommand, runRemoteCommand } from './remote-run.js';
+import { exploreCommand } from './explore.js';
+import { isRemoteCommand, runInProcess, runRemoteCommand } from './remote-run.js';
 import { serve } from './serve.js';
 import { usage } from './usage.js';
 
@@ -29,6 +31,15 @@ async function main(argv: string[]): Promise<void> {
   // The commands for a running server read their own flags.
   const [first] = argv;
   if (isRemoteCommand(first)) return runRemoteCommand(first, argv.slice(1), () => commandUsage(usage(), first)!);
+  if (first === 'explore') {
+    const args = argv.slice(1);
+    return runInProcess(
+      'explore',
+      (io) => exploreCommand(args, io),
+      args,
+      () => commandUsage(usage(), 'explore')!,
+    );
+  }
   const parsed = parseCommandLine(argv);
   if (typeof parsed === 'string') fail(parsed);
   const { values, positionals } = parsed;

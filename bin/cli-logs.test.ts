@@ -497,7 +497,7 @@ describe('catalog-emulator exit codes and help', SCENARIO_TIMEOUT, () => {
     const nope = cli(['help', 'nope']);
     expect(await nope.exited).toEqual({ code: 2, signal: null });
     expect(nope.stderr).toContain(
-      'help: no command "nope" (commands: serve, demo, openapi, conformance, check-receiver, clock, fault, events, logs, report, help)',
+      'help: no command "nope" (commands: serve, demo, openapi, conformance, check-receiver, explore, clock, fault, events, logs, report, help)',
     );
   });
 });

@@ -6,7 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { wantsColor } from './log-format.js';
-import { isRemoteCommand, runRemote } from './remote-run.js';
+import { exploreCommand } from './explore.js';
+import { isRemoteCommand, runRemote, told } from './remote-run.js';
 import type { Io } from './remote-client.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -46,17 +47,18 @@ function environment(env: Readonly<Record<string, string | undefined>> = {}): No
 }
 
 /**
- * `catalog-emulator COMMAND ARGS`, for a command for a running server (clock, fault, events, logs, report), run in
- * this process as the bin runs it (remote-run.ts runRemote) with the environment runCli gives a process. Each process
+ * `catalog-emulator COMMAND ARGS`, for a command that takes an Io (clock, fault, events, logs, report, explore), run
+ * in this process as the bin runs it (remote-run.ts) with the environment runCli gives a process. Each process
  * of the built CLI pays Node's start and the bundle's load, and the tests run these commands hundreds of times:
  * they run them here, and a few tests spawn the bin to prove it wires each command to the process (runCli).
  */
-export async function runRemoteHere(
+export async function runHere(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>> = {},
 ): Promise<Done> {
   const [command, ...rest] = args;
-  if (!isRemoteCommand(command)) throw new Error(`${String(command)} is not a command for a running server`);
+  if (command !== 'explore' && !isRemoteCommand(command))
+    throw new Error(`${String(command)} is not a command that takes an Io`);
   const lines = { stdout: '', stderr: '' };
   const variables = Object.fromEntries(
     Object.entries(environment(env)).filter(([, value]) => value !== undefined),
@@ -72,7 +74,10 @@ export async function runRemoteHere(
     color: wantsColor(false, variables),
     stop: new AbortController(),
   };
-  const code = await runRemote(command, rest, io);
+  const code =
+    command === 'explore'
+      ? await told('explore', () => exploreCommand(rest, io), io)
+      : await runRemote(command, rest, io);
   return { code, ...lines };
 }
 

@@ -176,7 +176,7 @@ describe('catalog-emulator serve', { timeout: TEST_TIMEOUT_MS }, () => {
     [['--bogus'], 'unknown option --bogus'],
     [
       ['frobnicate'],
-      'unknown command "frobnicate" (commands: serve, demo, openapi, conformance, check-receiver, clock, fault, events, logs, report, help)',
+      'unknown command "frobnicate" (commands: serve, demo, openapi, conformance, check-receiver, explore, clock, fault, events, logs, report, help)',
     ],
     [['serve', 'extra'], 'unexpected argument "extra"'],
     [

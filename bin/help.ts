@@ -11,6 +11,7 @@ export const COMMANDS = [
   'openapi',
   'conformance',
   'check-receiver',
+  'explore',
   'clock',
   'fault',
   'events',

@@ -1,6 +1,6 @@
 /**
  * The commands for a running server against servers that lie: small node:http servers of this test, as the CLI
- * meets them (run in this process as the bin runs them, runRemoteHere; the floods, which watch the process's reads
+ * meets them (run in this process as the bin runs them, runHere; the floods, which watch the process's reads
  * and memory, spawn the built bin). Every sample of every action (remote-actions.ts) against each hostile answer: an object of the
  * wrong shape, an HTML page, a redirect to another host (which gets nothing), an endless body (each: exit 2 and one
  * line naming the URL and what came back), and a refusal whose message holds line breaks, escape sequences and
@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI, killAll, ROOT, runRemoteHere, track, type Done } from './cli-run.js';
+import { assertBuilt, CLI, killAll, ROOT, runHere, track, type Done } from './cli-run.js';
 import { REMOTE_ACTIONS } from './remote-actions.js';
 
 /** Only a guard against a hang: no assertion is about how long anything took. */
@@ -44,7 +44,7 @@ async function hostile(answer: Answer): Promise<{ url: string; requests: string[
 
 /** `catalog-emulator ARGS` against `url`, run to its end in this process. */
 function cli(args: readonly string[], url: string): Promise<Done> {
-  return runRemoteHere(args, { CATALOG_EMULATOR_URL: url, CATALOG_EMULATOR_CONTROL_TOKEN: undefined });
+  return runHere(args, { CATALOG_EMULATOR_URL: url, CATALOG_EMULATOR_CONTROL_TOKEN: undefined });
 }
 
 /** `tasks` run at most `width` at a time (each holds a connection to a server that may never end its answer). */

@@ -28,7 +28,21 @@ export function isRemoteCommand(word: string | undefined): word is RemoteCommand
 }
 
 /** Runs `command` and exits the process with its code; `help` gives the command's part of the usage text. */
-export async function runRemoteCommand(command: RemoteCommand, args: string[], help: () => string): Promise<never> {
+export function runRemoteCommand(command: RemoteCommand, args: string[], help: () => string): Promise<never> {
+  return runInProcess(command, (io) => runRemote(command, args, io), args, help);
+}
+
+/**
+ * Runs a command that takes an Io (a command for a running server, or explore) as the bin runs it: its help for
+ * -h/--help (before any `--`), a CommandExit told on stderr, and the process's exit with its code once its output is
+ * out.
+ */
+export async function runInProcess(
+  name: string,
+  run: (io: Io) => Promise<number>,
+  args: string[],
+  help: () => string,
+): Promise<never> {
   const stop = new AbortController();
   // A reader that closes its end (`… | head -1`) ends the output and the command (EPIPE), never with a stack trace.
   process.stdout.on('error', () => stop.abort());
@@ -41,12 +55,13 @@ export async function runRemoteCommand(command: RemoteCommand, args: string[], h
     color: wantsColor(process.stdout.isTTY === true, process.env),
     stop,
   };
+  const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
   let code: number;
-  if (args.includes('-h') || args.includes('--help')) {
+  if (own.includes('-h') || own.includes('--help')) {
     process.stdout.write(help());
     code = 0;
   } else {
-    code = await runRemote(command, args, io);
+    code = await told(name, () => run(io), io);
   }
   // The output is out before the exit, unless the command was stopped: then a reader that reads nothing must not
   // hold it (what stdout still holds is dropped).
@@ -63,13 +78,18 @@ export async function runRemoteCommand(command: RemoteCommand, args: string[], h
  * Runs `command` with `io`, the process left alone: its exit code, a CommandExit told on io.err in one line (a usage
  * error also says where the usage is). The tests run the commands this way, in their own process.
  */
-export async function runRemote(command: RemoteCommand, args: string[], io: Io): Promise<number> {
+export function runRemote(command: RemoteCommand, args: string[], io: Io): Promise<number> {
+  return told(command, () => RUN[command](args, io), io);
+}
+
+/** `run`'s exit code; a CommandExit told on io.err in one line (a usage error also says where `name`'s usage is). */
+export async function told(name: string, run: () => Promise<number>, io: Io): Promise<number> {
   try {
-    return await RUN[command](args, io);
+    return await run();
   } catch (error) {
     if (!(error instanceof CommandExit)) throw error;
     io.err(
-      `catalog-emulator: ${error.message}${error.usage ? `\nRun "catalog-emulator help ${command}" for usage.` : ''}`,
+      `catalog-emulator: ${error.message}${error.usage ? `\nRun "catalog-emulator help ${name}" for usage.` : ''}`,
     );
     return error.code;
   }

@@ -3,14 +3,14 @@
  * the built CLI serves (`serve --port 0 --json`): each command's output and exit code; a refusal (1, the control's
  * message), a server that cannot be reached (2, one line naming the URL), a server that is no catalog-emulator or
  * serves no controls (2), a token-protected server, and `report` against small stub servers (an older emulator
- * without it, and one with it). The commands run in this process as the bin runs them (runRemoteHere); the built
+ * without it, and one with it). The commands run in this process as the bin runs them (runHere); the built
  * bin itself, as a child process, runs every command once with each exit code (0, 1, 2), the help and `logs tail`
  * until a signal or the server's stop. Servers that lie: remote-hostile.test.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, killAll, runCli, runRemoteHere, type Done, type Run } from './cli-run.js';
+import { assertBuilt, killAll, runCli, runHere, type Done, type Run } from './cli-run.js';
 
 const WAIT_MS = 20_000;
 const stubs: Server[] = [];
@@ -29,8 +29,7 @@ const only = (env: Record<string, string | undefined>) => ({
 });
 
 /** `catalog-emulator ARGS` run to its end, in this process as the bin runs it, with `env` (only). */
-const cli = (args: string[], env: Record<string, string | undefined> = {}): Promise<Done> =>
-  runRemoteHere(args, only(env));
+const cli = (args: string[], env: Record<string, string | undefined> = {}): Promise<Done> => runHere(args, only(env));
 
 /** `catalog-emulator ARGS` run to its end (within WAIT_MS) by the built bin, a child process, with `env` (only). */
 async function bin(args: string[], env: Record<string, string | undefined> = {}): Promise<Done> {

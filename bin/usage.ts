@@ -9,6 +9,7 @@ import { CLOCK_HELP } from './clock.js';
 import { CONFORMANCE_HELP } from './conformance.js';
 import { DEMO_HELP } from './demo.js';
 import { EVENTS_HELP } from './events.js';
+import { EXPLORE_HELP } from './explore.js';
 import { FAULT_HELP } from './fault.js';
 import { COMMANDS, HELP_HELP, type CommandHelp, type CommandName } from './help.js';
 import { LOGS_HELP } from './logs-tail.js';
@@ -23,6 +24,7 @@ const HELP = {
   openapi: OPENAPI_HELP,
   conformance: CONFORMANCE_HELP,
   'check-receiver': CHECK_RECEIVER_HELP,
+  explore: EXPLORE_HELP,
   clock: CLOCK_HELP,
   fault: FAULT_HELP,
   events: EVENTS_HELP,

@@ -5,8 +5,12 @@
 export * from './public.js';
 export { demos, type Demo, type DemoPacer } from './demos/index.js';
 export {
+  armedFault,
+  describePlan,
   explore,
+  exploreRuns,
   formatExploration,
+  readOutcome,
   type ExploreFailure,
   type ExploreOptions,
   type ExploreResult,
@@ -16,5 +20,7 @@ export {
   type Outcome,
   type PlanEffect,
   type PlannedFault,
+  type PlanRun,
+  type PlanRunner,
   type Scenario,
 } from './explore/index.js';

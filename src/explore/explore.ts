@@ -59,6 +59,8 @@ export interface ExploreOptions {
   readonly replay?: FaultPlan;
   /** The options of each run's emulator (its seed is the same for every run). */
   readonly emulator?: EmulatorOptions;
+  /** Told of each run once it is judged (the fault-free run's plan is empty): a progress line, say. */
+  readonly onRun?: (plan: FaultPlan, reasons: readonly FailureReason[]) => void;
 }
 
 /** Why a run failed. */
@@ -92,6 +94,21 @@ export interface ExploreResult {
   readonly failure: ExploreFailure | null;
 }
 
+/**
+ * What one run under a plan did, as its runner reports it: how the integration ended (its error's message, or null),
+ * the grading's findings on it, the company's outcome once it ended, and the requests it made (method and path, in
+ * their order), read before the outcome's own reads.
+ */
+export interface PlanRun {
+  readonly exit: string | null;
+  readonly findings: readonly ClientFinding[];
+  readonly outcome: Outcome;
+  readonly requests: readonly { readonly method: string; readonly path: string }[];
+}
+
+/** Runs the integration once under `plan` on a fresh company (no faults: the fault-free run), and reports it. */
+export type PlanRunner = (plan: FaultPlan) => Promise<PlanRun>;
+
 /** How one run went. */
 interface Judged {
   readonly reasons: FailureReason[];
@@ -101,13 +118,24 @@ interface Judged {
   readonly requests: readonly { readonly method: string; readonly path: string }[];
 }
 
-/** Searches fault plans against `scenario` (see the module's comment); the result is plain data. */
-export async function explore(scenario: Scenario, options: ExploreOptions = {}): Promise<ExploreResult> {
+/** Searches fault plans against `scenario`, in process (see the module's comment); the result is plain data. */
+export function explore(scenario: Scenario, options: ExploreOptions = {}): Promise<ExploreResult> {
+  return exploreRuns(inProcess(scenario, options.emulator), options);
+}
+
+/**
+ * The same search with a runner of your own: one that runs the integration under a plan somewhere else (a server,
+ * another process) and reports what it did. The CLI's `explore` runs a command this way.
+ */
+export async function exploreRuns(runner: PlanRunner, options: ExploreOptions = {}): Promise<ExploreResult> {
   const seed = options.seed ?? 1;
-  const allowed = checkedEffects(options.faults);
-  if (options.replay !== undefined && !isFaultPlan(options.replay))
-    throw new TypeError('replay must be a fault plan: the plan of a failure');
-  const reference = await runWith(scenario, [], options, null);
+  const allowed = checkOptions(options);
+  const runWith = async (plan: FaultPlan, expected: Outcome | null) => {
+    const judged = await judge(await runner(plan), expected, options);
+    options.onRun?.(plan, judged.reasons);
+    return judged;
+  };
+  const reference = await runWith([], null);
   if (reference.reasons.length > 0) {
     return {
       seed,
@@ -118,7 +146,7 @@ export async function explore(scenario: Scenario, options: ExploreOptions = {}):
   }
   const expected = reference.outcome!;
   if (options.replay !== undefined) {
-    const judged = await runWith(scenario, options.replay, options, expected);
+    const judged = await runWith(options.replay, expected);
     return {
       seed,
       runs: 1,
@@ -151,7 +179,7 @@ export async function explore(scenario: Scenario, options: ExploreOptions = {}):
   let searching = true;
   const details = await check(
     asyncProperty(plans, async (plan) => {
-      const judged = await runWith(scenario, plan, options, expected);
+      const judged = await runWith(plan, expected);
       if (searching) {
         runs++;
         if (judged.reasons.length === 0) passed++;
@@ -171,9 +199,9 @@ export async function explore(scenario: Scenario, options: ExploreOptions = {}):
   if (!details.failed || details.counterexample === null) return { seed, runs, passed, failure: null };
   // fast-check's shrinking leaves an array's items shrunk but not always fewer: drop each fault the failure does
   // not need, re-running to confirm.
-  const fails = async (plan: FaultPlan) => (await runWith(scenario, plan, options, expected)).reasons.length > 0;
+  const fails = async (plan: FaultPlan) => (await runWith(plan, expected)).reasons.length > 0;
   const plan = await withoutSpareFaults(details.counterexample[0], fails);
-  const judged = await runWith(scenario, plan, options, expected);
+  const judged = await runWith(plan, expected);
   return { seed, runs, passed, failure: failureOf(judged, plan, first ?? plan, seed, false) };
 }
 
@@ -188,8 +216,11 @@ async function withoutSpareFaults(plan: FaultPlan, fails: (plan: FaultPlan) => P
   return current;
 }
 
-/** `faults` as the effects a plan may draw from; a TypeError naming an unknown one. */
-function checkedEffects(faults: readonly PlanEffect[] | undefined): readonly PlanEffect[] {
+/** The effects plans may draw from; a TypeError, before anything runs, for an unknown one or a replay that is no plan. */
+function checkOptions(options: ExploreOptions): readonly PlanEffect[] {
+  if (options.replay !== undefined && !isFaultPlan(options.replay))
+    throw new TypeError('replay must be a fault plan: the plan of a failure');
+  const { faults } = options;
   if (faults === undefined) return PLAN_EFFECT_NAMES;
   const unknown = faults.find((f) => !PLAN_EFFECT_NAMES.includes(f));
   if (unknown !== undefined || faults.length === 0)
@@ -199,40 +230,43 @@ function checkedEffects(faults: readonly PlanEffect[] | undefined): readonly Pla
   return faults;
 }
 
-/** Runs `scenario` on a fresh emulator with `plan` armed, and judges the run against `expected` (null: the reference). */
-async function runWith(
-  scenario: Scenario,
-  plan: FaultPlan,
-  options: ExploreOptions,
-  expected: Outcome | null,
-): Promise<Judged> {
-  const emulator = createEmulator({ seed: 1, ...options.emulator });
-  try {
-    const { companyId, token } = emulator.companies.create();
-    for (const fault of plan) emulator.faults.add(armedFault(fault, companyId));
-    const reasons: FailureReason[] = [];
+/** The runner of `scenario` in process: a fresh emulator for each run, with one company and the plan armed for it. */
+function inProcess(scenario: Scenario, emulatorOptions: EmulatorOptions | undefined): PlanRunner {
+  return async (plan) => {
+    const emulator = createEmulator({ seed: 1, ...emulatorOptions });
     try {
-      const sleep = async (ms: number) => void (await emulator.clock.advance(ms));
-      await scenario({ fetch: emulator.fetch, token, companyId, emulator, sleep });
-    } catch (error) {
-      reasons.push({ kind: 'exit', message: error instanceof Error ? error.message : String(error) });
+      const { companyId, token } = emulator.companies.create();
+      for (const fault of plan) emulator.faults.add(armedFault(fault, companyId));
+      let exit: string | null = null;
+      try {
+        const sleep = async (ms: number) => void (await emulator.clock.advance(ms));
+        await scenario({ fetch: emulator.fetch, token, companyId, emulator, sleep });
+      } catch (error) {
+        exit = error instanceof Error ? error.message : String(error);
+      }
+      // What the run did, before the outcome's reads add to it.
+      const requests = emulator.journal.find({ companyId }).map(({ method, path }) => ({ method, path }));
+      const findings = emulator.report().findings.filter((f) => f.companyId === companyId);
+      emulator.faults.clear();
+      return { exit, findings, outcome: await readOutcome(emulator.fetch, token), requests };
+    } finally {
+      await emulator.close();
     }
-    // What the run did, before the outcome's reads add to it.
-    const requests = emulator.journal.find({ companyId }).map(({ method, path }) => ({ method, path }));
-    const findings = emulator.report().findings.filter((f) => f.companyId === companyId);
-    for (const f of findings) reasons.push({ kind: 'finding', rule: f.rule, message: f.message });
-    emulator.faults.clear();
-    const outcome = await readOutcome(emulator.fetch, token);
-    const diff = expected === null ? [] : outcomeDiff(expected, outcome, options.ignore);
-    if (diff.length > 0) reasons.push({ kind: 'outcome', diff });
-    if (options.invariant) {
-      const message = await invariantFailure(options.invariant, outcome);
-      if (message !== null) reasons.push({ kind: 'invariant', message });
-    }
-    return { reasons, findings, outcome, outcomeDiff: diff, requests };
-  } finally {
-    await emulator.close();
+  };
+}
+
+/** The run's reasons to fail, against the fault-free run's outcome `expected` (null: this is that run). */
+async function judge(run: PlanRun, expected: Outcome | null, options: ExploreOptions): Promise<Judged> {
+  const reasons: FailureReason[] = [];
+  if (run.exit !== null) reasons.push({ kind: 'exit', message: run.exit });
+  for (const f of run.findings) reasons.push({ kind: 'finding', rule: f.rule, message: f.message });
+  const diff = expected === null ? [] : outcomeDiff(expected, run.outcome, options.ignore);
+  if (diff.length > 0) reasons.push({ kind: 'outcome', diff });
+  if (options.invariant) {
+    const message = await invariantFailure(options.invariant, run.outcome);
+    if (message !== null) reasons.push({ kind: 'invariant', message });
   }
+  return { reasons, findings: run.findings, outcome: run.outcome, outcomeDiff: diff, requests: run.requests };
 }
 
 async function invariantFailure(invariant: (outcome: Outcome) => unknown, outcome: Outcome): Promise<string | null> {
@@ -267,7 +301,8 @@ function failureOf(
 /** The result in a few lines: the minimal plan and why it fails, for a test's failure message. */
 export function formatExploration(result: ExploreResult): string {
   const { failure } = result;
-  if (failure === null) return `explored ${result.runs} fault plans (seed ${result.seed}): every run passed`;
+  if (failure === null)
+    return `explored ${result.runs} fault plan${result.runs === 1 ? '' : 's'} (seed ${result.seed}): every run passed`;
   const head = failure.faultFree
     ? 'the fault-free run itself fails: nothing was explored'
     : `a run fails under the plan: ${describePlan(failure.plan)} (shrunk from ${failure.shrunkFrom.length} ${failure.shrunkFrom.length === 1 ? 'fault' : 'faults'}; ${result.runs} runs, seed ${result.seed})`;

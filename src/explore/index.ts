@@ -1,13 +1,16 @@
 /** The search over fault plans (explore.ts), as the package exports it. */
 export {
   explore,
+  exploreRuns,
   formatExploration,
   type ExploreFailure,
   type ExploreOptions,
   type ExploreResult,
   type ExploreRun,
   type FailureReason,
+  type PlanRun,
+  type PlanRunner,
   type Scenario,
 } from './explore.js';
-export type { Outcome } from './outcome.js';
-export type { FaultPlan, PlannedFault, PlanEffect } from './plan.js';
+export { readOutcome, type Outcome } from './outcome.js';
+export { armedFault, describePlan, type FaultPlan, type PlannedFault, type PlanEffect } from './plan.js';
