@@ -103,6 +103,15 @@ async function api(
 describe('against a running server', { timeout: 60_000 }, () => {
   let server: Served;
   let env: Record<string, string>;
+  /** A company created on the server through its controls. */
+  const newCompany = async (body: object = {}) =>
+    (await (
+      await fetch(`${server.url}/_emulator/companies`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).json()) as { companyId: string; token: string };
   beforeAll(async () => {
     server = await serve();
     env = { CATALOG_EMULATOR_URL: server.url };
@@ -138,13 +147,7 @@ describe('against a running server', { timeout: 60_000 }, () => {
   });
 
   it("clock --company: a company's own clock", async () => {
-    const created = (await (
-      await fetch(`${server.url}/_emulator/companies`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{"clock":"own"}',
-      })
-    ).json()) as { companyId: string };
+    const created = await newCompany({ clock: 'own' });
     const own = await cli(['clock', 'advance', '2h', '--company', created.companyId], env);
     expect(own).toEqual({
       code: 0,
@@ -280,13 +283,7 @@ describe('against a running server', { timeout: 60_000 }, () => {
   });
 
   it('fault add --skip N: the fault lets N matching requests pass first, and the list says how many are left', async () => {
-    const created = (await (
-      await fetch(`${server.url}/_emulator/companies`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      })
-    ).json()) as { companyId: string; token: string };
+    const created = await newCompany();
     const company = created.companyId;
     const added = await cli(
       ['fault', 'add', '--path', '/v1/empresa', '--status', '503', '--skip', '2', '--company', company],
@@ -319,13 +316,7 @@ describe('against a running server', { timeout: 60_000 }, () => {
   });
 
   it('fault near-misses ID: the closest requests since the fault was armed, what each failed and met (--json: the answer)', async () => {
-    const created = (await (
-      await fetch(`${server.url}/_emulator/companies`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      })
-    ).json()) as { companyId: string; token: string };
+    const created = await newCompany();
     const company = created.companyId;
     const added = await cli(
       ['fault', 'add', '--method', 'POST', '--path', '/v1/catalogos/*', '--status', '503', '--company', company],
@@ -398,13 +389,7 @@ describe('against a running server', { timeout: 60_000 }, () => {
   });
 
   it('events trigger raises an event the destination gets as the clock runs; without a destination it is refused', async () => {
-    const created = (await (
-      await fetch(`${server.url}/_emulator/companies`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: '{}',
-      })
-    ).json()) as { companyId: string; token: string };
+    const created = await newCompany();
     const refused = await cli(['events', 'trigger', '--company', created.companyId, '--type', 'webhook.teste'], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
