@@ -95,6 +95,15 @@ describe('catalog-emulator explore', { timeout: 120_000 }, () => {
     );
   });
 
+  it('a command that makes no request explores nothing: exit 2, saying so, never a pass', async () => {
+    const done = await runHere(['explore', '--runs', '3', '--', process.execPath, '-e', '0']);
+    expect(done.code).toBe(2);
+    expect(done.stdout).toMatch(/^the search is incomplete: the fault-free run made no request/);
+    expect(done.stderr).toMatch(
+      /\ncatalog-emulator: the search is incomplete: the fault-free run made no request .*\n$/,
+    );
+  });
+
   it('refuses bad usage with exit 2 and one line, running nothing', async () => {
     const missing = join(work, 'missing.json');
     const notAPlan = join(work, 'not-a-plan.json');

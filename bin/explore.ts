@@ -152,6 +152,11 @@ export async function exploreCommand(args: string[], io: Io): Promise<number> {
       io.err('catalog-emulator: the fault-free run itself fails: nothing was explored');
       return 2;
     }
+    // A search cut short is no pass: it says why, and exits 2.
+    if (failure === null && result.incomplete !== null) {
+      io.err(`catalog-emulator: the search is incomplete: ${result.incomplete}`);
+      return 2;
+    }
     return failure === null ? 0 : 1;
   } finally {
     await own?.close();

@@ -171,6 +171,26 @@ describe('explore', () => {
     expect(result.failure, formatExploration(result)).toBeNull();
   });
 
+  it('a scenario that makes no request a fault can land on explores nothing, and says so: no pass', async () => {
+    const result = await explore(() => undefined, { runs: 5 });
+    expect(result).toEqual({
+      seed: 1,
+      runs: 0,
+      passed: 0,
+      failure: null,
+      incomplete: 'the fault-free run made no request a fault of the allowed effects can land on: nothing was explored',
+    });
+    expect(formatExploration(result)).toMatch(/^the search is incomplete: /);
+    // Only loseResponse, which a GET never gets: a scenario of reads alone has nowhere to put one.
+    const reads = await explore(
+      ({ fetch, token }) => fetch('/v1/empresa', { headers: { authorization: `Bearer ${token}` } }),
+      {
+        faults: ['loseResponse'],
+      },
+    );
+    expect(reads.incomplete).toMatch(/^the fault-free run made no request/);
+  });
+
   it('refuses an unknown effect and a replay that is not a plan, before running anything', async () => {
     let ran = 0;
     const counting = () => void ran++;

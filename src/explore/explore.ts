@@ -92,6 +92,12 @@ export interface ExploreResult {
   readonly runs: number;
   readonly passed: number;
   readonly failure: ExploreFailure | null;
+  /**
+   * Why the search tried fewer plans than asked, with no failure found (the time limit passed; the fault-free run
+   * made no request a fault can land on); null when it tried them all. A search that was cut short proves less: it
+   * is no pass.
+   */
+  readonly incomplete: string | null;
 }
 
 /**
@@ -137,12 +143,7 @@ export async function exploreRuns(runner: PlanRunner, options: ExploreOptions = 
   };
   const reference = await runWith([], null);
   if (reference.reasons.length > 0) {
-    return {
-      seed,
-      runs: 0,
-      passed: 0,
-      failure: failureOf(reference, [], [], seed, true),
-    };
+    return { seed, runs: 0, passed: 0, failure: failureOf(reference, [], [], seed, true), incomplete: null };
   }
   const expected = reference.outcome!;
   if (options.replay !== undefined) {
@@ -152,10 +153,14 @@ export async function exploreRuns(runner: PlanRunner, options: ExploreOptions = 
       runs: 1,
       passed: judged.reasons.length === 0 ? 1 : 0,
       failure: judged.reasons.length === 0 ? null : failureOf(judged, options.replay, options.replay, seed, false),
+      incomplete: null,
     };
   }
   const slots = slotsOf(reference.requests, allowed);
-  if (slots.length === 0) return { seed, runs: 0, passed: 0, failure: null };
+  if (slots.length === 0) {
+    const none = 'the fault-free run made no request a fault of the allowed effects can land on: nothing was explored';
+    return { seed, runs: 0, passed: 0, failure: null, incomplete: none };
+  }
   const planned = tuple(nat({ max: slots.length - 1 }), nat({ max: PLAN_EFFECT_NAMES.length - 1 })).map(
     ([at, pick]): PlannedFault => {
       const slot = slots[at]!;
@@ -196,13 +201,17 @@ export async function exploreRuns(runner: PlanRunner, options: ExploreOptions = 
       ...(options.timeLimitMs === undefined ? {} : { interruptAfterTimeLimit: options.timeLimitMs }),
     },
   );
-  if (!details.failed || details.counterexample === null) return { seed, runs, passed, failure: null };
+  if (!details.failed || details.counterexample === null) {
+    const asked = options.runs ?? 100;
+    const cut = runs < asked ? `the time limit passed after ${runs} of the ${asked} runs asked` : null;
+    return { seed, runs, passed, failure: null, incomplete: cut };
+  }
   // fast-check's shrinking leaves an array's items shrunk but not always fewer: drop each fault the failure does
   // not need, re-running to confirm.
   const fails = async (plan: FaultPlan) => (await runWith(plan, expected)).reasons.length > 0;
   const plan = await withoutSpareFaults(details.counterexample[0], fails);
   const judged = await runWith(plan, expected);
-  return { seed, runs, passed, failure: failureOf(judged, plan, first ?? plan, seed, false) };
+  return { seed, runs, passed, failure: failureOf(judged, plan, first ?? plan, seed, false), incomplete: null };
 }
 
 /** `plan` without each fault whose removal leaves the run failing, one at a time, until each is needed. */
@@ -301,6 +310,8 @@ function failureOf(
 /** The result in a few lines: the minimal plan and why it fails, for a test's failure message. */
 export function formatExploration(result: ExploreResult): string {
   const { failure } = result;
+  if (failure === null && result.incomplete !== null)
+    return `the search is incomplete: ${result.incomplete} (seed ${result.seed}; ${result.passed} runs passed)`;
   if (failure === null)
     return `explored ${result.runs} fault plan${result.runs === 1 ? '' : 's'} (seed ${result.seed}): every run passed`;
   const head = failure.faultFree
