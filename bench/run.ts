@@ -16,6 +16,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
+import { exploreCost } from './explore.js';
 import { overHttp } from './http.js';
 import { inProcess } from './in-process.js';
 import { catalogOf, ingestionAtScale } from './ingestion.js';
@@ -458,6 +459,7 @@ await section('analysis', analysis);
 await section('surveillance', surveillanceExecution);
 await section('idempotency memory', idempotencyMemory);
 await section('ingestion', () => ingestionAtScale(rows, BIN));
+await section('explore', exploreCost);
 await section('cold start', coldStart);
 agent.destroy();
 
