@@ -21,9 +21,10 @@ const UNIT = ['src/**/*.test.ts', 'bin/**/*.test.ts', 'examples/**/*.test.ts', '
 /**
  * What every project shares. A test's time-out catches a hang, it is not a measure of speed: Vitest's 5 s failed
  * tests that make a hundred requests over HTTP while another suite loaded the machine, so 30 s (and no test asserts
- * elapsed time: CONTRIBUTING.md "Tests").
+ * elapsed time: CONTRIBUTING.md "Tests"). `expect.poll` likewise: Vitest's 1 s failed a browser test waiting for a
+ * page of 200 items on a loaded machine, so it polls for up to 30 s unless the test says otherwise.
  */
-const common = { exclude, testTimeout: 30_000, hookTimeout: 30_000 };
+const common = { exclude, testTimeout: 30_000, hookTimeout: 30_000, expect: { poll: { timeout: 30_000 } } };
 
 /**
  * The projects of a group in the order their files are handed to the workers (Vitest's own order is by name, which
