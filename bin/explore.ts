@@ -9,13 +9,13 @@
 import { spawn } from 'node:child_process';
 import {
   createEmulator,
+  checkExploreOptions,
   describePlan,
   exploreRuns,
   formatExploration,
   readOutcome,
   armedFault,
   type ClientFinding,
-  type ExploreResult,
   type FaultPlan,
   type PlanEffect,
   type PlanRun,
@@ -25,7 +25,7 @@ import type { CommandHelp } from './help.js';
 import { shown } from './log-format.js';
 import { parseDuration } from './quantities.js';
 import { readRegular } from './regular-file.js';
-import { call, CommandExit, open, readWhole, remoteOf, usageError, type Io, type Remote } from './remote-client.js';
+import { call, CommandExit, remoteOf, send, usageError, type Io, type Remote } from './remote-client.js';
 import { read, wholeNumber } from './remote-command.js';
 
 const EXPLORE_USAGE = 'explore [options] -- COMMAND [ARGS…]';
@@ -83,6 +83,12 @@ export async function exploreCommand(args: string[], io: Io): Promise<number> {
     );
   const faults = values.faults?.split(',').map((f) => f.trim()) as PlanEffect[] | undefined;
   const replay = values.replay === undefined ? undefined : replayPlan(values.replay);
+  // Refused before a server starts or COMMAND runs.
+  try {
+    checkExploreOptions({ ...(faults === undefined ? {} : { faults }), ...(replay === undefined ? {} : { replay }) });
+  } catch (error) {
+    throw usageError((error as Error).message);
+  }
 
   // The server: the one --url names, or one of this process's own, on a real clock so that a client's sleep
   // (a Retry-After) is time that passes.
@@ -119,21 +125,15 @@ export async function exploreCommand(args: string[], io: Io): Promise<number> {
       if (!values.json)
         io.err(`run ${++counted}: ${describePlan(plan)} → ${kinds === '' ? 'passed' : `failed (${kinds})`}`);
     };
-    let result: ExploreResult;
-    try {
-      result = await exploreRuns(runner, {
-        runs,
-        seed,
-        maxFaults,
-        timeLimitMs: deadline,
-        onRun,
-        ...(faults === undefined ? {} : { faults }),
-        ...(replay === undefined ? {} : { replay }),
-      });
-    } catch (error) {
-      if (error instanceof TypeError) throw usageError(error.message);
-      throw error;
-    }
+    const result = await exploreRuns(runner, {
+      runs,
+      seed,
+      maxFaults,
+      timeLimitMs: deadline,
+      onRun,
+      ...(faults === undefined ? {} : { faults }),
+      ...(replay === undefined ? {} : { replay }),
+    });
     // The plan saved to a file (or the whole --json output) replays it.
     const words = [command, ...commandArgs].map((word) => (/^[\w./:=,@+-]+$/.test(word) ? word : JSON.stringify(word)));
     const line = `catalog-emulator explore --seed ${seed} --replay PLAN.json -- ${words.join(' ')}`;
@@ -239,13 +239,7 @@ async function runOnce(
 /** The API of `remote` as a fetch for readOutcome: its answers bounded and never redirected (remote-client.ts). */
 function apiFetch(remote: Remote): (path: string) => Promise<Response> {
   return async (path) => {
-    const signal = AbortSignal.timeout(remote.timeoutMs);
-    const answer = await readWhole(
-      remote,
-      `GET ${path.split('?')[0]}`,
-      await open(remote, 'GET', path, undefined, signal),
-      signal,
-    );
+    const answer = await send(remote, 'GET', path);
     return new Response(answer.text, { status: answer.status });
   };
 }

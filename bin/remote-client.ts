@@ -258,7 +258,7 @@ export async function readWhole(
 }
 
 /** `method path` to `remote` with `body` as JSON; the answer read whole, within --request-timeout-ms. */
-async function send(remote: Remote, method: string, path: string, body?: unknown): Promise<Answer> {
+export async function send(remote: Remote, method: string, path: string, body?: unknown): Promise<Answer> {
   const signal = AbortSignal.timeout(remote.timeoutMs);
   const response = await open(remote, method, path, body === undefined ? undefined : JSON.stringify(body), signal);
   return readWhole(remote, `${method} ${path.split('?')[0]}`, response, signal);

@@ -6,6 +6,7 @@ export * from './public.js';
 export { demos, type Demo, type DemoPacer } from './demos/index.js';
 export {
   armedFault,
+  checkExploreOptions,
   describePlan,
   explore,
   exploreRuns,

@@ -26,12 +26,11 @@ function client(mistake: Mistake) {
     const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
       let key = method === 'GET' ? undefined : newKey(method.toLowerCase());
       for (let attempt = 1; ; attempt++) {
-        let answer: Response | undefined;
         let parsed:
           | { status: number; etag: string | null; retryAfter: string | null; body: Record<string, unknown> }
           | undefined;
         try {
-          answer = await fetch(path, {
+          const answer = await fetch(path, {
             method,
             headers: {
               authorization: `Bearer ${token}`,
@@ -42,14 +41,13 @@ function client(mistake: Mistake) {
             ...(body === undefined ? {} : { body: JSON.stringify(body) }),
           });
           const text = await answer.text();
-          const read = (name: string) => answer!.headers.get(name);
+          const { status, headers: got } = answer;
           const json = text === '' ? {} : JSON.parse(text);
-          parsed = { status: answer.status, etag: read('etag'), retryAfter: read('retry-after'), body: json };
+          parsed = { status, etag: got.get('etag'), retryAfter: got.get('retry-after'), body: json };
         } catch {
           parsed = undefined; // a reset, a truncated or malformed answer: transient
         }
-        const transient = parsed === undefined || parsed.status === 503 || parsed.status === 429;
-        if (!transient) return parsed!;
+        if (parsed !== undefined && parsed.status !== 503 && parsed.status !== 429) return parsed;
         if (parsed?.status === 503 && mistake === 'no-retry-on-503') throw new Error(`${method} ${path} answered 503`);
         if (attempt >= 5) throw new Error(`${method} ${path} still failing after ${attempt} attempts`);
         if (mistake === 'new-key-on-retry' && key !== undefined) key = newKey(method.toLowerCase());

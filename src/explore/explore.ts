@@ -135,7 +135,7 @@ export function explore(scenario: Scenario, options: ExploreOptions = {}): Promi
  */
 export async function exploreRuns(runner: PlanRunner, options: ExploreOptions = {}): Promise<ExploreResult> {
   const seed = options.seed ?? 1;
-  const allowed = checkOptions(options);
+  const allowed = checkExploreOptions(options);
   const runWith = async (plan: FaultPlan, expected: Outcome | null) => {
     const judged = await judge(await runner(plan), expected, options);
     options.onRun?.(plan, judged.reasons);
@@ -180,18 +180,15 @@ export async function exploreRuns(runner: PlanRunner, options: ExploreOptions = 
   });
   let runs = 0;
   let passed = 0;
+  // The first failing plan; the runs after it are the shrinking's, not counted.
   let first: FaultPlan | undefined;
-  let searching = true;
   const details = await check(
     asyncProperty(plans, async (plan) => {
       const judged = await runWith(plan, expected);
-      if (searching) {
+      if (first === undefined) {
         runs++;
         if (judged.reasons.length === 0) passed++;
-      }
-      if (judged.reasons.length > 0 && first === undefined) {
-        first = plan;
-        searching = false;
+        else first = plan;
       }
       return judged.reasons.length === 0;
     }),
@@ -225,8 +222,11 @@ async function withoutSpareFaults(plan: FaultPlan, fails: (plan: FaultPlan) => P
   return current;
 }
 
-/** The effects plans may draw from; a TypeError, before anything runs, for an unknown one or a replay that is no plan. */
-function checkOptions(options: ExploreOptions): readonly PlanEffect[] {
+/**
+ * The effects plans may draw from; a TypeError, before anything runs, for an unknown one or a replay that is no plan
+ * (the CLI asks it before it starts a server).
+ */
+export function checkExploreOptions(options: Pick<ExploreOptions, 'faults' | 'replay'>): readonly PlanEffect[] {
   if (options.replay !== undefined && !isFaultPlan(options.replay))
     throw new TypeError('replay must be a fault plan: the plan of a failure');
   const { faults } = options;

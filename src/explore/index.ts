@@ -1,5 +1,6 @@
 /** The search over fault plans (explore.ts), as the package exports it. */
 export {
+  checkExploreOptions,
   explore,
   exploreRuns,
   formatExploration,
