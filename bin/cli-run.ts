@@ -39,6 +39,8 @@ export interface Done {
   readonly code: number | null;
   readonly stdout: string;
   readonly stderr: string;
+  /** What it showed in its status line, in order (null: cleared), when run as on a terminal (runHere's `terminal`). */
+  readonly status?: readonly (string | null)[];
 }
 
 /** The environment of a command the tests run: no colour (the caller's terminal settings never reach an assertion). */
@@ -55,6 +57,7 @@ function environment(env: Readonly<Record<string, string | undefined>> = {}): No
 export async function runHere(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>> = {},
+  { terminal = false }: { readonly terminal?: boolean } = {},
 ): Promise<Done> {
   const [command, ...rest] = args;
   if (command !== 'explore' && !isRemoteCommand(command))
@@ -73,12 +76,14 @@ export async function runHere(
     err: (line) => void (lines.stderr += `${line}\n`),
     color: wantsColor(false, variables),
     stop: new AbortController(),
+    ...(terminal ? { status: (line: string | null) => void status.push(line) } : {}),
   };
+  const status: (string | null)[] = [];
   const code =
     command === 'explore'
       ? await told('explore', () => exploreCommand(rest, io), io)
       : await runRemote(command, rest, io);
-  return { code, ...lines };
+  return { code, ...lines, ...(terminal ? { status } : {}) };
 }
 
 interface RunOptions {

@@ -45,6 +45,34 @@ describe('catalog-emulator explore', { timeout: 120_000 }, () => {
     );
   });
 
+  it('on a terminal, one status line says where the search is, and is cleared before the verdict', async () => {
+    const done = await runHere(['explore', '--runs', '3', ...COMMAND], { MISTAKE: 'none' }, { terminal: true });
+    expect(done.code).toBe(0);
+    expect(done.stderr).toBe('');
+    expect(done.status).toEqual([
+      'explore: the fault-free run · run 1: no faults → passed',
+      expect.stringMatching(/^explore: 1 of 3 · run 2: \S.* → passed$/),
+      expect.stringMatching(/^explore: 2 of 3 · run 3: \S.* → passed$/),
+      expect.stringMatching(/^explore: 3 of 3 · run 4: \S.* → passed$/),
+      null,
+    ]);
+    expect(done.stdout).toBe('explored 3 fault plans (seed 1): every run passed\n');
+    // Once a run failed, the runs that follow shrink it.
+    const failing = await runHere(
+      ['explore', '--runs', '20', ...COMMAND],
+      { MISTAKE: 'no-retry-on-503' },
+      {
+        terminal: true,
+      },
+    );
+    expect(failing.code).toBe(1);
+    const shown = failing.status!.filter((line): line is string => line !== null);
+    const first = shown.findIndex((line) => / → failed /.test(line));
+    expect(first).toBeGreaterThan(0);
+    expect(shown.slice(first + 1).every((line) => line.startsWith('explore: shrinking · '))).toBe(true);
+    expect(failing.status!.at(-1)).toBeNull();
+  });
+
   it("a 412 taken as done: exit 1, the minimal plan, the outcome it changed, the run's output; --json and --replay", async () => {
     const found = await explore(['--faults', 'concurrentEdit', '--runs', '5', '--json'], 'precondition-taken-as-done');
     expect(found.code).toBe(1);
@@ -121,7 +149,7 @@ describe('catalog-emulator explore', { timeout: 120_000 }, () => {
       ],
       [
         ['explore', '--faults', 'explode', ...COMMAND],
-        'faults must name effects among status503, loseResponse, status429, concurrentEdit, reset, truncate, malformedJson (got "explode")',
+        'faults must name effects among status503, loseResponse, status429, concurrentEdit, reset, truncate, malformedJson, status500, timeout, duplicate, tamper (got "explode")',
       ],
       [['explore', '--replay', missing, ...COMMAND], `--replay ${missing}: no such file`],
       [['explore', '--replay', notAPlan, ...COMMAND], 'replay must be a fault plan: the plan of a failure'],

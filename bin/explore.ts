@@ -13,8 +13,10 @@ import {
   describePlan,
   exploreRuns,
   formatExploration,
+  readDeliveries,
   readOutcome,
   armedFault,
+  PLAN_EFFECT_NAMES,
   type ClientFinding,
   type FaultPlan,
   type PlanEffect,
@@ -37,8 +39,8 @@ export const EXPLORE_HELP: CommandHelp = {
   --runs N            the fault plans tried (default 100)
   --seed S            the plans' seed (default 1): the same seed gives the same plans
   --max-faults N      the most faults in a plan (default 3)
-  --faults E,…        the effects plans draw from: status503, loseResponse, status429,
-                      concurrentEdit, reset, truncate, malformedJson (default: all)
+  --faults E,…        the effects plans draw from (default: all):
+                      ${effectList()}
   --replay FILE       run exactly the plan in FILE (a failure's plan, or a whole --json output)
   --deadline D        the whole search's time, e.g. 90s, 10m (default 10m); a run is stopped there
   --url URL           a running server to explore on (default: one this command starts)
@@ -46,6 +48,17 @@ export const EXPLORE_HELP: CommandHelp = {
   COMMAND gets CATALOG_EMULATOR_URL, CATALOG_EMULATOR_TOKEN and CATALOG_EMULATOR_COMPANY_ID: a fresh
   company for each run, its credential holding every permission; a non-zero exit fails the run`,
 };
+
+/** The effects of --faults, wrapped under the option's description. */
+function effectList(): string {
+  const lines: string[] = [];
+  for (const name of PLAN_EFFECT_NAMES) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last]!.length + name.length + 2 <= 76) lines[last] += ` ${name},`;
+    else lines.push(`${name},`);
+  }
+  return lines.join('\n                      ').slice(0, -1);
+}
 
 const DEFAULT_DEADLINE_MS = 10 * 60_000;
 /** What is kept of a run's output to show: its last bytes. */
@@ -119,11 +132,17 @@ export async function exploreCommand(args: string[], io: Io): Promise<number> {
       outputs.set(JSON.stringify(plan), run.output);
       return run;
     };
+    // Each run told: a line on stderr, or on a terminal one status line that says where the search is.
     let counted = 0;
+    let found = false;
     const onRun = (plan: FaultPlan, reasons: readonly { kind: string }[]) => {
+      if (values.json) return;
       const kinds = [...new Set(reasons.map((r) => r.kind))].join(', ');
-      if (!values.json)
-        io.err(`run ${++counted}: ${describePlan(plan)} → ${kinds === '' ? 'passed' : `failed (${kinds})`}`);
+      const line = `run ${++counted}: ${describePlan(plan)} → ${kinds === '' ? 'passed' : `failed (${kinds})`}`;
+      if (io.status === undefined) return io.err(line);
+      const where = found || counted === 1 ? (found ? 'shrinking' : 'the fault-free run') : `${counted - 1} of ${runs}`;
+      io.status(`explore: ${where} · ${line}`);
+      found ||= counted > 1 && kinds !== '';
     };
     const result = await exploreRuns(runner, {
       runs,
@@ -134,6 +153,7 @@ export async function exploreCommand(args: string[], io: Io): Promise<number> {
       ...(faults === undefined ? {} : { faults }),
       ...(replay === undefined ? {} : { replay }),
     });
+    io.status?.(null);
     // The plan saved to a file (or the whole --json output) replays it.
     const words = [command, ...commandArgs].map((word) => (/^[\w./:=,@+-]+$/.test(word) ? word : JSON.stringify(word)));
     const line = `catalog-emulator explore --seed ${seed} --replay PLAN.json -- ${words.join(' ')}`;
@@ -222,12 +242,15 @@ async function runOnce(
       findings: ClientFinding[];
     };
     await call(server, 'clearCompanyFaults', { params });
-    const outcome = await readOutcome(apiFetch({ ...server, token: company.token }), company.token);
+    const api = apiFetch({ ...server, token: company.token });
+    const deliveries = await readDeliveries(api, company.token);
+    const outcome = await readOutcome(api, company.token);
     return {
       exit: ran.exit,
       findings: report.findings,
       outcome,
       requests: journal.items.map(({ method, path }) => ({ method, path })),
+      deliveries,
       output: ran.output,
       cnpjRoot: company.cnpjRoot,
     };

@@ -24,6 +24,11 @@ export interface Io {
   /** Resolves once stdout took what it held (or the command was stopped). */
   drained(): Promise<void>;
   err(line: string): void;
+  /**
+   * Shows a line of progress in place of the last one on stderr, or clears it (null): present only when stderr is a
+   * terminal, where a line per step would scroll everything else away. Without it, a command tells each step with err.
+   */
+  readonly status?: (line: string | null) => void;
   /** Whether stdout gets colour (a terminal, NO_COLOR and FORCE_COLOR: log-format.ts wantsColor). */
   readonly color: boolean;
   /**

@@ -32,6 +32,15 @@ export function runRemoteCommand(command: RemoteCommand, args: string[], help: (
   return runInProcess(command, (io) => runRemote(command, args, io), args, help);
 }
 
+/** A status line on the terminal `stream`: each line replaces the last, cut to its width; null clears it. */
+export function statusLine(stream: Pick<NodeJS.WriteStream, 'columns' | 'write'>): (line: string | null) => void {
+  return (line) => {
+    const width = Math.max(20, (stream.columns ?? 80) - 1);
+    const shown = line === null ? '' : line.length > width ? `${line.slice(0, width - 1)}…` : line;
+    stream.write(`\r\x1b[2K${shown}`);
+  };
+}
+
 /**
  * Runs a command that takes an Io (a command for a running server, or explore) as the bin runs it: its help for
  * -h/--help (before any `--`), a CommandExit told on stderr, and the process's exit with its code once its output is
@@ -54,6 +63,7 @@ export async function runInProcess(
     err: (line) => void process.stderr.write(`${line}\n`),
     color: wantsColor(process.stdout.isTTY === true, process.env),
     stop,
+    ...(process.stderr.isTTY ? { status: statusLine(process.stderr) } : {}),
   };
   const own = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
   let code: number;

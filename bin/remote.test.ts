@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, killAll, runCli, runHere, type Done, type Run } from './cli-run.js';
+import { statusLine } from './remote-run.js';
 
 const WAIT_MS = 20_000;
 const stubs: Server[] = [];
@@ -706,5 +707,16 @@ describe('usage', { timeout: 60_000 }, () => {
       '\nOptions of clock, fault, events, logs and report (the commands for a running server):\n',
     );
     expect(help.stdout).not.toContain('Options of clock:');
+  });
+});
+
+describe('the status line of a terminal', () => {
+  it('replaces the last line, cut to the width with an ellipsis, and clears it on null', () => {
+    const written: string[] = [];
+    const show = statusLine({ columns: 30, write: (text: string) => written.push(text) > 0 } as never);
+    show('short');
+    show('a line longer than the twenty-nine columns there are');
+    show(null);
+    expect(written).toEqual(['\r\x1b[2Kshort', '\r\x1b[2Ka line longer than the twent…', '\r\x1b[2K']);
   });
 });

@@ -5,7 +5,7 @@
  * replays to the same failure.
  */
 import { describe, expect, it } from 'vitest';
-import { explore, formatExploration, type ExploreRun, type FaultPlan } from '../index.js';
+import { explore, formatExploration, verifyWebhook, type ExploreRun, type FaultPlan } from '../index.js';
 
 const NCM = '84713012';
 
@@ -15,13 +15,14 @@ type Mistake =
   | 'new-key-on-retry' // a lost create retried under a new idempotency-key
   | 'precondition-taken-as-done' // a 412 taken as if the edit were applied
   | 'no-retry-on-503' // a 503 given up on: the run fails
-  | 'retry-without-reading'; // a 412 retried with the same stale ETag until it gives up
+  | 'retry-without-reading' // a 412 retried with the same stale ETag until it gives up
+  | 'event-applied-twice'; // the webhook receiver applies every delivery, a duplicate too
 
 /** A client of the integration with `mistake`; retries what can be retried, as a correct client does. */
 function client(mistake: Mistake) {
   let keys = 0;
   const newKey = (what: string) => `${what}-key-${String(++keys).padStart(12, '0')}`;
-  return async function integrate({ fetch, token, sleep }: ExploreRun): Promise<void> {
+  return async function integrate({ fetch, token, sleep, emulator }: ExploreRun): Promise<void> {
     /** Sends until an answer that is not a transient failure; the write's key stays the same across retries. */
     const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
       let key = method === 'GET' ? undefined : newKey(method.toLowerCase());
@@ -67,21 +68,45 @@ function client(mistake: Mistake) {
       if (created.status !== 201) throw new Error(`product ${sku}: ${created.status}`);
       products.push({ id: created.body.id as string, etag: created.etag! });
     }
-    // The edit: a 412 means another client saved first; re-read and apply again (the mistakes skip this).
-    let etag = products[0]!.etag;
-    for (let attempt = 1; ; attempt++) {
-      const edited = await send(
-        'PATCH',
-        `/v1/produtos/${products[0]!.id}`,
-        { descricao: 'Notebook' },
-        { 'if-match': etag },
-      );
-      if (edited.status === 200) break;
-      if (edited.status !== 412) throw new Error(`edit: ${edited.status}`);
-      if (mistake === 'precondition-taken-as-done') break;
-      if (attempt >= 5) throw new Error('edit: still 412 after 5 attempts');
-      if (mistake !== 'retry-without-reading') etag = (await send('GET', `/v1/produtos/${products[0]!.id}`)).etag!;
-    }
+    // A guarded write: a 412 means another client saved first; re-read and send again (the mistakes skip this).
+    const guarded = async (what: string, method: string, path: string, read: string, body: unknown, etag: string) => {
+      for (let attempt = 1; ; attempt++) {
+        const written = await send(method, path, body, { 'if-match': etag });
+        if (written.status !== 412) return written;
+        if (mistake === 'precondition-taken-as-done') return written;
+        if (attempt >= 5) throw new Error(`${what}: still 412 after 5 attempts`);
+        if (mistake !== 'retry-without-reading') etag = (await send('GET', read)).etag!;
+      }
+    };
+    const product = `/v1/produtos/${products[0]!.id}`;
+    const edited = await guarded('edit', 'PATCH', product, product, { descricao: 'Notebook' }, products[0]!.etag);
+    if (edited.status !== 200 && edited.status !== 412) throw new Error(`edit: ${edited.status}`);
+
+    // The webhook receiver (in process, where the destination's URL is routed): it verifies each delivery and
+    // applies each event once, recording its id as it applies it.
+    const applied: string[] = [];
+    let secret = '';
+    emulator.network.route('https://hooks.example.com', async (request) => {
+      const body = await request.text();
+      const verified = verifyWebhook({ secret, headers: request.headers, body, now: emulator.clock.now() });
+      if (!verified.ok) return new Response(null, { status: 400 });
+      if (mistake === 'event-applied-twice' || !applied.includes(verified.event.id)) applied.push(verified.event.id);
+      return new Response(null, { status: 200 });
+    });
+    const destination = await send(
+      'PUT',
+      '/v1/webhook',
+      { url: 'https://hooks.example.com/catalog' },
+      { 'if-none-match': '*' },
+    );
+    if (destination.status !== 201 && destination.status !== 200) throw new Error(`webhook: ${destination.status}`);
+    secret = destination.body.segredo as string;
+    const test = await guarded('test event', 'POST', '/v1/webhook/testes', '/v1/webhook', {}, destination.etag!);
+    if (test.status !== 202) throw new Error(`test event: ${test.status}`);
+    // The deliveries, their retries after a failed attempt too, are done within the hour.
+    await sleep(60 * 60_000);
+    if (applied.length !== 1)
+      throw new Error(`the receiver applied ${applied.length} events, not 1: ${applied.join(', ')}`);
   };
 }
 
@@ -102,7 +127,7 @@ describe('explore', () => {
     expect(failure.reasons.map((r) => r.kind)).toEqual(expect.arrayContaining(['finding', 'outcome']));
     expect(failure.findings.map((f) => f.rule)).toContain('new-key-after-lost-answer');
     // The earliest lost create is the catalog's: its retry under a new key is refused (409), and nothing after it ran.
-    expect(failure.plan[0]!.path).toBe('/v1/catalogos');
+    expect(failure.plan[0]).toMatchObject({ target: 'api', path: '/v1/catalogos' });
     expect(failure.outcomeDiff).toContain('produtos "SKU-1": missing');
     expect(failure.shrunkFrom.length).toBeGreaterThanOrEqual(failure.plan.length);
   });
@@ -126,6 +151,20 @@ describe('explore', () => {
     expect(failure.reasons[0]).toEqual({ kind: 'exit', message: expect.stringMatching(/answered 503$/) });
   });
 
+  it("a webhook event applied twice: the receiver's own check fails (exit), shrunk to one delivery fault", async () => {
+    const result = await explore(client('event-applied-twice'), { seed: 7 });
+    const failure = result.failure!;
+    expect(failure, formatExploration(result)).not.toBeNull();
+    // The simplest delivery fault that makes the receiver see an event twice: a time-out after it applied it.
+    expect(failure.plan).toEqual([{ target: 'delivery', eventType: 'webhook.teste', nth: 1, effect: 'timeout' }]);
+    expect(failure.reasons).toEqual([
+      { kind: 'exit', message: expect.stringMatching(/^the receiver applied 2 events, not 1: /) },
+    ]);
+    expect(formatExploration(result)).toMatch(
+      /^a run fails under the plan: timeout on the 1st delivery of webhook\.teste \(shrunk from /,
+    );
+  });
+
   it("an invariant of the user's own fails a run whose outcome it rejects", async () => {
     // The correct client; an invariant that wants no more than one product with a description, which a concurrent
     // edit cannot break: it holds, then one that can never hold on this integration's outcome.
@@ -145,6 +184,18 @@ describe('explore', () => {
     expect(broken.failure?.faultFree).toBe(true);
     expect(broken.failure?.reasons).toEqual([{ kind: 'invariant', message: 'SKU-1 must not exist' }]);
     expect(formatExploration(broken)).toMatch(/^the fault-free run itself fails: nothing was explored\n/);
+    // A planted mistake only the invariant sees (the outcome's own comparison of the field left out): found, and
+    // shrunk to the one fault.
+    const lost = await explore(client('precondition-taken-as-done'), {
+      seed: 7,
+      ignore: ['produtos.descricao'],
+      invariant: (outcome) =>
+        (outcome.produtos['SKU-1'] as { descricao?: unknown }).descricao === 'Notebook' || 'SKU-1 lost its edit',
+    });
+    expect(lost.failure?.plan).toEqual([
+      { target: 'api', method: 'PATCH', path: '/v1/produtos/*', nth: 1, effect: 'concurrentEdit' },
+    ]);
+    expect(lost.failure?.reasons).toEqual([{ kind: 'invariant', message: 'SKU-1 lost its edit' }]);
   });
 
   it('the same seed gives the same result, and the plan of a failure replays it exactly', async () => {
@@ -176,7 +227,8 @@ describe('explore', () => {
       runs: 0,
       passed: 0,
       failure: null,
-      incomplete: 'the fault-free run made no request a fault of the allowed effects can land on: nothing was explored',
+      incomplete:
+        'the fault-free run made no request or delivery a fault of the allowed effects can land on: nothing was explored',
     });
     expect(formatExploration(result)).toMatch(/^the search is incomplete: /);
     // Only loseResponse, which a GET never gets: a scenario of reads alone has nowhere to put one.
@@ -193,7 +245,7 @@ describe('explore', () => {
     let ran = 0;
     const counting = () => void ran++;
     await expect(explore(counting, { faults: ['explode' as never] })).rejects.toThrow(
-      /^faults must name effects among status503, loseResponse, status429, concurrentEdit, reset, truncate, malformedJson \(got "explode"\)$/,
+      /^faults must name effects among status503, loseResponse, status429, concurrentEdit, reset, truncate, malformedJson, status500, timeout, duplicate, tamper \(got "explode"\)$/,
     );
     expect(ran).toBe(0);
     await expect(explore(counting, { replay: [{ target: 'api' }] as unknown as FaultPlan })).rejects.toThrow(

@@ -1,21 +1,24 @@
 /**
  * `explore(scenario)`: searches fault plans against an integration, as FoundationDB's simulation or Jepsen search
- * schedules. A fault-free run first: what it did (its requests, from the journal) is where faults can land, and its
- * outcome is what every run must reach. Then fast-check generates plans from those requests, runs the scenario under
+ * schedules. A fault-free run first: what it did (its requests, from the journal, and its webhook delivery attempts)
+ * is where faults can land, and its outcome is what every run must reach. Then fast-check generates plans from
+ * those positions, runs the scenario under
  * each on a fresh emulator, and judges each run by four oracles (the scenario threw; a finding of the grading; an
  * outcome that differs from the fault-free run's; the user's invariant). A failure is shrunk by fast-check to a
- * minimal plan (fewest faults, then the earliest requests, then the simplest effects), re-running the scenario to
+ * minimal plan (fewest faults, then the earliest positions, then the simplest effects), re-running the scenario to
  * confirm each step. The same seed gives the same plans, and a plan replays exactly.
  */
 import { asyncProperty, check, nat, tuple, uniqueArray } from 'fast-check';
 import { createEmulator, type ClientFinding, type Emulator, type EmulatorOptions } from '../public.js';
-import { outcomeDiff, readOutcome, type Outcome } from './outcome.js';
+import { outcomeDiff, readDeliveries, readOutcome, type Outcome } from './outcome.js';
 import {
   armedFault,
   describePlan,
   isFaultPlan,
   PLAN_EFFECT_NAMES,
+  slotKey,
   slotsOf,
+  type DeliveryCount,
   type FaultPlan,
   type PlanEffect,
   type PlannedFault,
@@ -102,14 +105,16 @@ export interface ExploreResult {
 
 /**
  * What one run under a plan did, as its runner reports it: how the integration ended (its error's message, or null),
- * the grading's findings on it, the company's outcome once it ended, and the requests it made (method and path, in
- * their order), read before the outcome's own reads.
+ * the grading's findings on it, the company's outcome once it ended, the requests it made (method and path, in
+ * their order), read before the outcome's own reads, and its webhook delivery attempts by event type (a runner that
+ * leaves them out gets no delivery faults in its plans).
  */
 export interface PlanRun {
   readonly exit: string | null;
   readonly findings: readonly ClientFinding[];
   readonly outcome: Outcome;
   readonly requests: readonly { readonly method: string; readonly path: string }[];
+  readonly deliveries?: readonly DeliveryCount[];
 }
 
 /** Runs the integration once under `plan` on a fresh company (no faults: the fault-free run), and reports it. */
@@ -122,6 +127,7 @@ interface Judged {
   readonly outcome: Outcome | null;
   readonly outcomeDiff: string[];
   readonly requests: readonly { readonly method: string; readonly path: string }[];
+  readonly deliveries: readonly DeliveryCount[];
 }
 
 /** Searches fault plans against `scenario`, in process (see the module's comment); the result is plain data. */
@@ -156,28 +162,19 @@ export async function exploreRuns(runner: PlanRunner, options: ExploreOptions = 
       incomplete: null,
     };
   }
-  const slots = slotsOf(reference.requests, allowed);
+  const slots = slotsOf(reference.requests, reference.deliveries, allowed);
   if (slots.length === 0) {
-    const none = 'the fault-free run made no request a fault of the allowed effects can land on: nothing was explored';
+    const none =
+      'the fault-free run made no request or delivery a fault of the allowed effects can land on: nothing was explored';
     return { seed, runs: 0, passed: 0, failure: null, incomplete: none };
   }
   const planned = tuple(nat({ max: slots.length - 1 }), nat({ max: PLAN_EFFECT_NAMES.length - 1 })).map(
     ([at, pick]): PlannedFault => {
-      const slot = slots[at]!;
-      return {
-        target: 'api',
-        method: slot.method,
-        path: slot.path,
-        nth: slot.nth,
-        effect: slot.effects[pick % slot.effects.length]!,
-      };
+      const { effects, ...slot } = slots[at]!;
+      return { ...slot, effect: effects[pick % effects.length]! };
     },
   );
-  const plans = uniqueArray(planned, {
-    minLength: 1,
-    maxLength: options.maxFaults ?? 3,
-    selector: (f) => `${f.method} ${f.path} ${f.nth}`,
-  });
+  const plans = uniqueArray(planned, { minLength: 1, maxLength: options.maxFaults ?? 3, selector: slotKey });
   let runs = 0;
   let passed = 0;
   // The first failing plan; the runs after it are the shrinking's, not counted.
@@ -205,8 +202,12 @@ export async function exploreRuns(runner: PlanRunner, options: ExploreOptions = 
   }
   // fast-check's shrinking leaves an array's items shrunk but not always fewer: drop each fault the failure does
   // not need, re-running to confirm.
+  // Its effects shrink through an index into the slot's list, so the simplest effect that fails is not always the
+  // one it stops at: try each simpler one, re-running to confirm.
   const fails = async (plan: FaultPlan) => (await runWith(plan, expected)).reasons.length > 0;
-  const plan = await withoutSpareFaults(details.counterexample[0], fails);
+  const effectsAt = new Map(slots.map((slot) => [slotKey({ ...slot, effect: slot.effects[0]! }), slot.effects]));
+  const fewest = await withoutSpareFaults(details.counterexample[0], fails);
+  const plan = await withSimplestEffects(fewest, (fault) => effectsAt.get(slotKey(fault)) ?? [], fails);
   const judged = await runWith(plan, expected);
   return { seed, runs, passed, failure: failureOf(judged, plan, first ?? plan, seed, false), incomplete: null };
 }
@@ -218,6 +219,27 @@ async function withoutSpareFaults(plan: FaultPlan, fails: (plan: FaultPlan) => P
     const without = current.filter((_, index) => index !== at);
     if (await fails(without)) current = without;
     else at++;
+  }
+  return current;
+}
+
+/** `plan` with each fault's effect the simplest of its slot's that leaves the run failing, one fault at a time. */
+async function withSimplestEffects(
+  plan: FaultPlan,
+  effectsOf: (fault: PlannedFault) => readonly PlanEffect[],
+  fails: (plan: FaultPlan) => Promise<boolean>,
+): Promise<FaultPlan> {
+  let current = plan;
+  for (let at = 0; at < current.length; at++) {
+    const fault = current[at]!;
+    const effects = effectsOf(fault);
+    for (const effect of effects.slice(0, Math.max(0, effects.indexOf(fault.effect)))) {
+      const simpler = current.map((f, index) => (index === at ? { ...f, effect } : f));
+      if (await fails(simpler)) {
+        current = simpler;
+        break;
+      }
+    }
   }
   return current;
 }
@@ -257,7 +279,8 @@ function inProcess(scenario: Scenario, emulatorOptions: EmulatorOptions | undefi
       const requests = emulator.journal.find({ companyId }).map(({ method, path }) => ({ method, path }));
       const findings = emulator.report().findings.filter((f) => f.companyId === companyId);
       emulator.faults.clear();
-      return { exit, findings, outcome: await readOutcome(emulator.fetch, token), requests };
+      const deliveries = await readDeliveries(emulator.fetch, token);
+      return { exit, findings, outcome: await readOutcome(emulator.fetch, token), requests, deliveries };
     } finally {
       await emulator.close();
     }
@@ -275,7 +298,8 @@ async function judge(run: PlanRun, expected: Outcome | null, options: ExploreOpt
     const message = await invariantFailure(options.invariant, run.outcome);
     if (message !== null) reasons.push({ kind: 'invariant', message });
   }
-  return { reasons, findings: run.findings, outcome: run.outcome, outcomeDiff: diff, requests: run.requests };
+  const { findings, outcome, requests, deliveries = [] } = run;
+  return { reasons, findings, outcome, outcomeDiff: diff, requests, deliveries };
 }
 
 async function invariantFailure(invariant: (outcome: Outcome) => unknown, outcome: Outcome): Promise<string | null> {
@@ -316,7 +340,7 @@ export function formatExploration(result: ExploreResult): string {
     return `explored ${result.runs} fault plan${result.runs === 1 ? '' : 's'} (seed ${result.seed}): every run passed`;
   const head = failure.faultFree
     ? 'the fault-free run itself fails: nothing was explored'
-    : `a run fails under the plan: ${describePlan(failure.plan)} (shrunk from ${failure.shrunkFrom.length} ${failure.shrunkFrom.length === 1 ? 'fault' : 'faults'}; ${result.runs} runs, seed ${result.seed})`;
+    : `a run fails under the plan: ${describePlan(failure.plan)} (shrunk from ${failure.shrunkFrom.length} ${failure.shrunkFrom.length === 1 ? 'fault' : 'faults'}; ${result.runs} ${result.runs === 1 ? 'run' : 'runs'}, seed ${result.seed})`;
   const reasons = failure.reasons.map((r) =>
     r.kind === 'outcome'
       ? `  outcome: ${r.diff.join('; ')}`

@@ -13,5 +13,15 @@ export {
   type PlanRunner,
   type Scenario,
 } from './explore.js';
-export { readOutcome, type Outcome } from './outcome.js';
-export { armedFault, describePlan, type FaultPlan, type PlannedFault, type PlanEffect } from './plan.js';
+export { readDeliveries, readOutcome, type Outcome } from './outcome.js';
+export {
+  armedFault,
+  describePlan,
+  PLAN_EFFECT_NAMES,
+  type ApiPlannedFault,
+  type DeliveryCount,
+  type DeliveryPlannedFault,
+  type FaultPlan,
+  type PlannedFault,
+  type PlanEffect,
+} from './plan.js';

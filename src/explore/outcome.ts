@@ -6,6 +6,8 @@
  * runs whose integrations did the same thing have equal outcomes, whatever faults one of them met.
  */
 
+import type { DeliveryCount } from './plan.js';
+
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Fetch = (path: string, init?: RequestInit) => Promise<Response>;
 
@@ -23,8 +25,8 @@ const OUTCOME_RESOURCES = ['estabelecimentos', 'catalogos', 'produtos', 'webhook
 /** Fields that differ between runs that did the same: ids, versions and timestamps (`*_em`). */
 const VOLATILE = (key: string) => key === 'id' || key === 'versao' || key.endsWith('_em');
 
-/** Reads the outcome of the company whose credential is `token`. */
-export async function readOutcome(fetch: Fetch, token: string): Promise<Outcome> {
+/** GET requests with the company's credential, and their lists followed to the end. */
+function reader(fetch: Fetch, token: string) {
   const get = async (path: string): Promise<{ status: number; body: Json }> => {
     const answer = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
     const text = await answer.text();
@@ -35,13 +37,39 @@ export async function readOutcome(fetch: Fetch, token: string): Promise<Outcome>
     for (let after: string | null = null, first = true; first || after !== null; first = false) {
       const query: string = after === null ? '' : `&${param}=${encodeURIComponent(after)}`;
       const page = await get(`${path}?limite=100${query}`);
-      if (page.status !== 200) throw new Error(`GET ${path} answered ${page.status}: the outcome cannot be read`);
+      if (page.status !== 200) throw new Error(`GET ${path} answered ${page.status}: the run cannot be read`);
       const body = page.body as { itens: { [key: string]: Json }[] } & Record<string, Json>;
       items.push(...body.itens);
       after = typeof body[next] === 'string' ? (body[next] as string) : null;
     }
     return items;
   };
+  return { get, all };
+}
+
+/**
+ * The webhook delivery attempts the company's run made, counted by event type (the events' `tentativas_totais`,
+ * read through the API): where a plan's delivery faults can land. None when the company has no event list to read
+ * (no destination was ever configured).
+ */
+export async function readDeliveries(fetch: Fetch, token: string): Promise<DeliveryCount[]> {
+  const { get, all } = reader(fetch, token);
+  if ((await get('/v1/webhook/eventos?limite=1')).status !== 200) return [];
+  const counts = new Map<string, number>();
+  for (const event of await all('/v1/webhook/eventos', 'proximo_cursor', 'cursor')) {
+    const type = typeof event.tipo === 'string' ? event.tipo : '';
+    const attempts = typeof event.tentativas_totais === 'number' ? event.tentativas_totais : 0;
+    counts.set(type, (counts.get(type) ?? 0) + attempts);
+  }
+  return [...counts]
+    .filter(([, attempts]) => attempts > 0)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([eventType, attempts]) => ({ eventType, attempts }));
+}
+
+/** Reads the outcome of the company whose credential is `token`. */
+export async function readOutcome(fetch: Fetch, token: string): Promise<Outcome> {
+  const { get, all } = reader(fetch, token);
   const establishments = await all('/v1/estabelecimentos', 'proximo_id', 'apos_id');
   const catalogs = await all('/v1/catalogos', 'proximo_id', 'apos_id');
   const products = await all('/v1/produtos', 'proximo_cursor', 'cursor');

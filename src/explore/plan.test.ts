@@ -26,6 +26,9 @@ describe('fault plans', () => {
     expect(effectsFor('POST', '/v1/catalogos/ingestoes/*/aplicacao', PLAN_EFFECT_NAMES)).not.toContain(
       'concurrentEdit',
     );
+    // Another client's save of the webhook destination makes a secret only that client is shown: no receiver could
+    // verify a delivery after it, so a plan never puts one there.
+    expect(effectsFor('POST', '/v1/webhook/testes', PLAN_EFFECT_NAMES)).not.toContain('concurrentEdit');
     expect(effectsFor('GET', '/v1/produtos', ['loseResponse'])).toEqual([]);
   });
 
@@ -36,12 +39,32 @@ describe('fault plans', () => {
         { method: 'GET', path: '/v1/produtos' },
         { method: 'POST', path: '/v1/catalogos/019b76da-a800-7520-a337-1f12323dcd58/produtos' },
       ],
+      [],
       ['loseResponse'],
     );
     expect(slots).toEqual([
-      { method: 'POST', path: '/v1/catalogos/*/produtos', nth: 1, effects: ['loseResponse'] },
-      { method: 'POST', path: '/v1/catalogos/*/produtos', nth: 2, effects: ['loseResponse'] },
+      { target: 'api', method: 'POST', path: '/v1/catalogos/*/produtos', nth: 1, effects: ['loseResponse'] },
+      { target: 'api', method: 'POST', path: '/v1/catalogos/*/produtos', nth: 2, effects: ['loseResponse'] },
     ]);
+  });
+
+  it('each delivery attempt of the run is a slot, after the requests: the n-th of its event type', () => {
+    const slots = slotsOf(
+      [{ method: 'GET', path: '/v1/webhook' }],
+      [
+        { eventType: 'catalogo.aplicado', attempts: 1 },
+        { eventType: 'webhook.teste', attempts: 2 },
+      ],
+      ['status503', 'duplicate', 'reset'],
+    );
+    expect(slots).toEqual([
+      { target: 'api', method: 'GET', path: '/v1/webhook', nth: 1, effects: ['status503', 'reset'] },
+      { target: 'delivery', eventType: 'catalogo.aplicado', nth: 1, effects: ['reset', 'duplicate'] },
+      { target: 'delivery', eventType: 'webhook.teste', nth: 1, effects: ['reset', 'duplicate'] },
+      { target: 'delivery', eventType: 'webhook.teste', nth: 2, effects: ['reset', 'duplicate'] },
+    ]);
+    // Without a delivery effect allowed, deliveries are no slots.
+    expect(slotsOf([], [{ eventType: 'webhook.teste', attempts: 3 }], ['loseResponse'])).toEqual([]);
   });
 
   it('a planned fault is armed for its company alone, letting nth − 1 matching requests pass, once', () => {
@@ -54,15 +77,23 @@ describe('fault plans', () => {
       skip: 2,
       times: 1,
     });
+    expect(armedFault({ target: 'delivery', eventType: 'webhook.teste', nth: 2, effect: 'tamper' }, 'c1')).toEqual({
+      target: 'delivery',
+      match: { eventType: 'webhook.teste', companyId: 'c1' },
+      effect: { tamper: 'signature' },
+      skip: 1,
+      times: 1,
+    });
   });
 
   it('says a plan in one line, and knows a plan from what is not one', () => {
     const plan = [
       { target: 'api', method: 'POST', path: '/v1/catalogos', nth: 1, effect: 'loseResponse' },
       { target: 'api', method: 'GET', path: '/v1/produtos', nth: 12, effect: 'status503' },
+      { target: 'delivery', eventType: 'webhook.teste', nth: 2, effect: 'duplicate' },
     ] as const;
     expect(describePlan(plan)).toBe(
-      'loseResponse on the 1st POST /v1/catalogos; status503 on the 12th GET /v1/produtos',
+      'loseResponse on the 1st POST /v1/catalogos; status503 on the 12th GET /v1/produtos; duplicate on the 2nd delivery of webhook.teste',
     );
     expect(describePlan([])).toBe('no faults');
     expect(isFaultPlan(plan)).toBe(true);
@@ -71,6 +102,10 @@ describe('fault plans', () => {
       [{ ...plan[0], nth: 0 }],
       [{ ...plan[0], effect: 'explode' }],
       [{ ...plan[0], path: 'x' }],
+      // An api effect on a delivery, a delivery effect on a request, an event type the service has not.
+      [{ ...plan[2], effect: 'loseResponse' }],
+      [{ ...plan[0], effect: 'duplicate' }],
+      [{ ...plan[2], eventType: 'produto.criado' }],
     ])
       expect(isFaultPlan(wrong)).toBe(false);
   });

@@ -1,12 +1,13 @@
 /**
  * A fault plan: a list of faults from the emulator's catalogue, each bound to a position in the run (the n-th
- * request of a method and path) rather than to a time, so that the same plan does the same thing to the same
- * scenario on every run. A plan is plain JSON: it is printed, saved and replayed as it is.
+ * request of a method and path, or the n-th delivery attempt of an event type) rather than to a time, so that the
+ * same plan does the same thing to the same scenario on every run. A plan is plain JSON: it is printed, saved and
+ * replayed as it is.
  */
-import { IF_MATCH_OPERATIONS, type FaultInput } from '../public.js';
+import { EVENT_KINDS, IF_MATCH_OPERATIONS, type FaultInput, type GuardedResource } from '../public.js';
 
 /** The api effects a plan draws from, simplest first (shrinking goes towards the first). */
-const PLAN_EFFECTS = {
+const API_PLAN_EFFECTS = {
   status503: { status: 503, retryAfter: 1 },
   loseResponse: { loseResponse: true },
   status429: { status: 429, retryAfter: 1 },
@@ -16,12 +17,32 @@ const PLAN_EFFECTS = {
   malformedJson: { malformedJson: true },
 } as const;
 
-/** The name of an effect a plan draws from (`status503`, `loseResponse`, …). */
-export type PlanEffect = keyof typeof PLAN_EFFECTS;
-export const PLAN_EFFECT_NAMES = Object.keys(PLAN_EFFECTS) as PlanEffect[];
+/**
+ * The delivery effects, simplest first: the receiver is not reached (a 500 from the network), it gets the request
+ * and its answer never comes back (a time-out) or the connection breaks before it, it gets the request twice, or it
+ * gets one whose signature is wrong (a correct receiver refuses it, and the service retries).
+ */
+const DELIVERY_PLAN_EFFECTS = {
+  status500: { status: 500 },
+  timeout: { timeout: true },
+  reset: { reset: true },
+  duplicate: { duplicate: true },
+  tamper: { tamper: 'signature' },
+} as const;
 
-/** One fault of a plan: it fires on the `nth` request of `method` whose path matches `path`, once. */
-export interface PlannedFault {
+/** The name of an effect a plan draws from (`status503`, `loseResponse`, `duplicate`, …). */
+export type PlanEffect = keyof typeof API_PLAN_EFFECTS | keyof typeof DELIVERY_PLAN_EFFECTS;
+type ApiPlanEffect = keyof typeof API_PLAN_EFFECTS;
+type DeliveryPlanEffect = keyof typeof DELIVERY_PLAN_EFFECTS;
+const API_EFFECT_NAMES = Object.keys(API_PLAN_EFFECTS) as ApiPlanEffect[];
+const DELIVERY_EFFECT_NAMES = Object.keys(DELIVERY_PLAN_EFFECTS) as DeliveryPlanEffect[];
+/** Every effect's name, each once (`reset` acts on a request or a delivery, wherever it lands). */
+export const PLAN_EFFECT_NAMES: readonly PlanEffect[] = [
+  ...new Set<PlanEffect>([...API_EFFECT_NAMES, ...DELIVERY_EFFECT_NAMES]),
+];
+
+/** One fault of a plan on a request: it fires on the `nth` request of `method` whose path matches `path`, once. */
+export interface ApiPlannedFault {
   readonly target: 'api';
   readonly method: string;
   /** The path as a glob: each id of the path the run saw is `*`, so a run whose ids differ still matches it. */
@@ -31,15 +52,32 @@ export interface PlannedFault {
   readonly effect: PlanEffect;
 }
 
+/** One fault of a plan on a webhook delivery: it fires on the `nth` delivery attempt of an event of `eventType`, once. */
+export interface DeliveryPlannedFault {
+  readonly target: 'delivery';
+  readonly eventType: string;
+  /** 1 for the first attempt of the run to deliver an event of that type (a retry is an attempt). */
+  readonly nth: number;
+  readonly effect: PlanEffect;
+}
+
+export type PlannedFault = ApiPlannedFault | DeliveryPlannedFault;
+
 export type FaultPlan = readonly PlannedFault[];
 
-/** A request of the fault-free run that a fault of a plan can stand on, with the effects that can act there. */
-export interface Slot {
-  readonly method: string;
-  readonly path: string;
-  readonly nth: number;
-  readonly effects: readonly PlanEffect[];
+/** The delivery attempts of a run to deliver events of one type. */
+export interface DeliveryCount {
+  readonly eventType: string;
+  readonly attempts: number;
 }
+
+/**
+ * A position of the fault-free run a fault of a plan can stand on (a request, or a delivery attempt), with the
+ * effects that can act there.
+ */
+export type Slot = (Omit<ApiPlannedFault, 'effect'> | Omit<DeliveryPlannedFault, 'effect'>) & {
+  readonly effects: readonly PlanEffect[];
+};
 
 /** An id in a path: a UUID, as every id of the service is. */
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -52,6 +90,14 @@ export function pathGlob(path: string): string {
     .join('/');
 }
 
+/** What another client's save can change behind an integration's back and the integration still recover. */
+const RECOVERABLE: ReadonlySet<GuardedResource> = new Set<GuardedResource>([
+  'catalog',
+  'product',
+  'establishment',
+  'surveillanceSelection',
+]);
+
 /** Whether `glob` (ids as `*`) is a path of `template` (`/v1/produtos/{id}`). */
 function fitsTemplate(glob: string, template: string): boolean {
   const want = template.split('/');
@@ -63,20 +109,29 @@ function fitsTemplate(glob: string, template: string): boolean {
 
 /**
  * The effects that can act on a request of `method` to `glob`: a GET is only answered badly; a write can also be
- * applied with its answer lost; an operation that takes If-Match can also meet another client's save (except the
- * ingestion's application, which no other save can make stale).
+ * applied with its answer lost; an operation that takes If-Match can also meet another client's save, except where
+ * no correct client could recover from that save: the ingestion's application (no other save can make it stale) and
+ * the webhook destination's operations (the other client's PUT makes a new secret, which only that client is shown:
+ * the integration's receiver could no longer verify a delivery).
  */
 export function effectsFor(method: string, glob: string, allowed: readonly PlanEffect[]): PlanEffect[] {
   const write = method !== 'GET';
   const guarded = IF_MATCH_OPERATIONS.some(
-    (o) => o.method === method && o.guards !== 'ingestion' && fitsTemplate(glob, o.path),
+    (o) => o.method === method && RECOVERABLE.has(o.guards) && fitsTemplate(glob, o.path),
   );
-  return allowed.filter((effect) => (effect === 'loseResponse' ? write : effect === 'concurrentEdit' ? guarded : true));
+  return API_EFFECT_NAMES.filter(
+    (effect) =>
+      allowed.includes(effect) && (effect === 'loseResponse' ? write : effect === 'concurrentEdit' ? guarded : true),
+  );
 }
 
-/** The slots of the requests a fault-free run made, in their order: each is the n-th of its method and path. */
+/**
+ * The slots of a fault-free run: each request it made, in their order, as the n-th of its method and path; then
+ * each delivery attempt, as the n-th of its event type.
+ */
 export function slotsOf(
   requests: readonly { readonly method: string; readonly path: string }[],
+  deliveries: readonly DeliveryCount[],
   allowed: readonly PlanEffect[],
 ): Slot[] {
   const seen = new Map<string, number>();
@@ -87,26 +142,53 @@ export function slotsOf(
     const nth = (seen.get(key) ?? 0) + 1;
     seen.set(key, nth);
     const effects = effectsFor(method, glob, allowed);
-    if (effects.length > 0) slots.push({ method, path: glob, nth, effects });
+    if (effects.length > 0) slots.push({ target: 'api', method, path: glob, nth, effects });
   }
+  const effects = DELIVERY_EFFECT_NAMES.filter((effect) => allowed.includes(effect));
+  if (effects.length > 0)
+    for (const { eventType, attempts } of deliveries)
+      for (let nth = 1; nth <= attempts; nth++) slots.push({ target: 'delivery', eventType, nth, effects });
   return slots;
 }
 
-/** The fault the registry arms for `planned`, for `companyId` alone: it lets nth − 1 matching requests pass. */
+/** Where a fault stands: two faults of a plan never stand on the same slot. */
+export function slotKey(fault: PlannedFault): string {
+  return fault.target === 'api'
+    ? `${fault.method} ${fault.path} ${fault.nth}`
+    : `delivery ${fault.eventType} ${fault.nth}`;
+}
+
+/** The fault the registry arms for `planned`, for `companyId` alone: it lets nth − 1 matching occurrences pass. */
 export function armedFault(planned: PlannedFault, companyId: string): FaultInput {
+  const position = { skip: planned.nth - 1, times: 1 };
+  if (planned.target === 'delivery')
+    return {
+      target: 'delivery',
+      match: { eventType: planned.eventType, companyId },
+      effect: DELIVERY_PLAN_EFFECTS[planned.effect as DeliveryPlanEffect],
+      ...position,
+    } as FaultInput;
   return {
     target: 'api',
     match: { method: planned.method, path: planned.path, companyId },
-    effect: PLAN_EFFECTS[planned.effect],
-    skip: planned.nth - 1,
-    times: 1,
+    effect: API_PLAN_EFFECTS[planned.effect as ApiPlanEffect],
+    ...position,
   } as FaultInput;
 }
 
-/** `plan` in one line: `loseResponse on the 2nd POST /v1/produtos; status503 on the 1st GET /v1/empresa`. */
+/**
+ * `plan` in one line: `loseResponse on the 2nd POST /v1/produtos; duplicate on the 1st delivery of
+ * webhook.teste`.
+ */
 export function describePlan(plan: FaultPlan): string {
   if (plan.length === 0) return 'no faults';
-  return plan.map((f) => `${f.effect} on the ${ordinal(f.nth)} ${f.method} ${f.path}`).join('; ');
+  return plan
+    .map((f) =>
+      f.target === 'api'
+        ? `${f.effect} on the ${ordinal(f.nth)} ${f.method} ${f.path}`
+        : `${f.effect} on the ${ordinal(f.nth)} delivery of ${f.eventType}`,
+    )
+    .join('; ');
 }
 
 function ordinal(n: number): string {
@@ -117,19 +199,23 @@ function ordinal(n: number): string {
 
 /** Whether `value` is a fault plan (a replay's input comes from a file or a user). */
 export function isFaultPlan(value: unknown): value is FaultPlan {
+  return Array.isArray(value) && value.every(isPlannedFault);
+}
+
+function isPlannedFault(value: unknown): value is PlannedFault {
+  if (typeof value !== 'object' || value === null) return false;
+  const f = value as Record<string, unknown>;
+  if (typeof f.nth !== 'number' || !Number.isInteger(f.nth) || f.nth < 1) return false;
+  if (f.target === 'api')
+    return (
+      typeof f.method === 'string' &&
+      typeof f.path === 'string' &&
+      f.path.startsWith('/') &&
+      (API_EFFECT_NAMES as readonly unknown[]).includes(f.effect)
+    );
   return (
-    Array.isArray(value) &&
-    value.every(
-      (f: unknown) =>
-        typeof f === 'object' &&
-        f !== null &&
-        (f as PlannedFault).target === 'api' &&
-        typeof (f as PlannedFault).method === 'string' &&
-        typeof (f as PlannedFault).path === 'string' &&
-        (f as PlannedFault).path.startsWith('/') &&
-        Number.isInteger((f as PlannedFault).nth) &&
-        (f as PlannedFault).nth >= 1 &&
-        PLAN_EFFECT_NAMES.includes((f as PlannedFault).effect),
-    )
+    f.target === 'delivery' &&
+    (EVENT_KINDS as readonly unknown[]).includes(f.eventType) &&
+    (DELIVERY_EFFECT_NAMES as readonly unknown[]).includes(f.effect)
   );
 }
