@@ -243,8 +243,8 @@ async function runOnce(
     };
     await call(server, 'clearCompanyFaults', { params });
     const api = apiFetch({ ...server, token: company.token });
-    const deliveries = await readDeliveries(api, company.token);
     const outcome = await readOutcome(api, company.token);
+    const deliveries = await readDeliveries(api, company.token, outcome);
     return {
       exit: ran.exit,
       findings: report.findings,

@@ -279,8 +279,9 @@ function inProcess(scenario: Scenario, emulatorOptions: EmulatorOptions | undefi
       const requests = emulator.journal.find({ companyId }).map(({ method, path }) => ({ method, path }));
       const findings = emulator.report().findings.filter((f) => f.companyId === companyId);
       emulator.faults.clear();
-      const deliveries = await readDeliveries(emulator.fetch, token);
-      return { exit, findings, outcome: await readOutcome(emulator.fetch, token), requests, deliveries };
+      const outcome = await readOutcome(emulator.fetch, token);
+      const deliveries = await readDeliveries(emulator.fetch, token, outcome);
+      return { exit, findings, outcome, requests, deliveries };
     } finally {
       await emulator.close();
     }

@@ -49,12 +49,13 @@ function reader(fetch: Fetch, token: string) {
 
 /**
  * The webhook delivery attempts the company's run made, counted by event type (the events' `tentativas_totais`,
- * read through the API): where a plan's delivery faults can land. None when the company has no event list to read
- * (no destination was ever configured).
+ * read through the API): where a plan's delivery faults can land. None when no destination was ever configured (a
+ * revoked one is still read), which the company's `outcome`, when given, already says without a request.
  */
-export async function readDeliveries(fetch: Fetch, token: string): Promise<DeliveryCount[]> {
+export async function readDeliveries(fetch: Fetch, token: string, outcome?: Outcome): Promise<DeliveryCount[]> {
   const { get, all } = reader(fetch, token);
-  if ((await get('/v1/webhook/eventos?limite=1')).status !== 200) return [];
+  const configured = outcome === undefined ? (await get('/v1/webhook')).status === 200 : outcome.webhook !== null;
+  if (!configured) return [];
   const counts = new Map<string, number>();
   for (const event of await all('/v1/webhook/eventos', 'proximo_cursor', 'cursor')) {
     const type = typeof event.tipo === 'string' ? event.tipo : '';
