@@ -5,10 +5,12 @@
  * the built bin, a child process, runs it once to prove its wiring and exit code.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createEmulator } from '../src/index.js';
 import { assertBuilt, killAll, runCli, runHere } from './cli-run.js';
 
 const INTEGRATION = fileURLToPath(new URL('__fixtures__/integration.mjs', import.meta.url));
@@ -163,6 +165,95 @@ describe('catalog-emulator explore', { timeout: 120_000 }, () => {
       });
     }
     expect(readFileSync(notAPlan, 'utf8')).toBe('{"failure":{"plan":[{"target":"api"}]}}');
+  });
+
+  it('a server given with --url is told the exploration: its log tells each run in a line, its report holds the verdict', async () => {
+    const emulator = createEmulator({ clock: 'real' });
+    const server = await emulator.listen({ port: 0 });
+    const details: string[] = [];
+    const stop = emulator.activity.subscribe((entry) => {
+      if (entry.kind === 'control' && entry.path.startsWith('/_emulator/explorations'))
+        details.push(entry.detail ?? '');
+    });
+    try {
+      const done = await runHere(['explore', '--runs', '20', '--url', server.url, ...COMMAND], {
+        MISTAKE: 'no-retry-on-503',
+      });
+      expect(done.code).toBe(1);
+      const runs = done.stderr.trimEnd().split('\n');
+      const shown = emulator.explorations.last()!;
+      expect(shown).toMatchObject({
+        id: 'exploracao-1',
+        state: 'failed',
+        seed: 1,
+        runsAsked: 20,
+        command: `${process.execPath} ${INTEGRATION}`,
+        told: runs.length,
+      });
+      expect(shown.verdict?.failure).toMatchObject({
+        plan: [{ effect: 'status503' }],
+        replay: `catalog-emulator explore --seed 1 --replay PLAN.json -- ${process.execPath} ${INTEGRATION}`,
+      });
+      // One control call begins it, one per run tells the run in a line, one ends it with the verdict.
+      expect(details[0]).toBe(`exploracao-1 begun: seed 1, 20 plans asked, ${process.execPath} ${INTEGRATION}`);
+      expect(details.slice(1, -1)).toEqual(
+        runs.map((line) => {
+          const [, n, rest] = /^run (\d+): (.*)$/.exec(line)!;
+          return expect.stringMatching(
+            new RegExp(
+              `^exploracao-1 run ${n} \\((fault-free|search|shrinking)\\): ${rest!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`,
+            ),
+          );
+        }),
+      );
+      expect(details.at(-1)).toMatch(/^exploracao-1 failed \(seed 1, \d+ runs\): status503 on the 1st /);
+      expect(emulator.report().exploration).toEqual(shown);
+    } finally {
+      stop();
+      await server.close();
+      await emulator.close();
+    }
+  });
+
+  it('a server that cannot be told an exploration (one without the controls) is said so once, and the search goes on', async () => {
+    const emulator = createEmulator({ clock: 'real' });
+    const real = await emulator.listen({ port: 0 });
+    // A catalog-emulator of before explorations: every call passed on, but those to /_emulator/explorations.
+    const older = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', async () => {
+        const path = request.url ?? '/';
+        const forwarded = await emulator.fetch(
+          path.startsWith('/_emulator/explorations') ? '/_emulator/no-such-control' : path,
+          {
+            method: request.method!,
+            headers: request.headers as Record<string, string>,
+            ...(chunks.length === 0 ? {} : { body: Buffer.concat(chunks) }),
+          },
+        );
+        response.writeHead(forwarded.status, Object.fromEntries(forwarded.headers));
+        response.end(Buffer.from(await forwarded.arrayBuffer()));
+      });
+    });
+    await new Promise<void>((resolve) => older.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(older.address() as { port: number }).port}`;
+    try {
+      const done = await runHere(['explore', '--runs', '2', '--url', url, ...COMMAND], { MISTAKE: 'none' });
+      expect(done.code).toBe(0);
+      expect(done.stdout).toBe('explored 2 fault plans (seed 1): every run passed\n');
+      const said = done.stderr.split('\n').filter((line) => line.startsWith('catalog-emulator:'));
+      expect(said).toEqual([
+        expect.stringMatching(
+          /^catalog-emulator: the server is not told this exploration \(.+\(404 rota_nao_encontrada\)\); the search goes on$/,
+        ),
+      ]);
+      expect(emulator.explorations.last()).toBeUndefined();
+    } finally {
+      older.close();
+      await real.close();
+      await emulator.close();
+    }
   });
 
   it('the built bin runs it as a process: its exit code and output', async () => {

@@ -20,7 +20,9 @@ import {
   type ClientFinding,
   type FaultPlan,
   type PlanEffect,
+  type ExplorationTeller,
   type PlanRun,
+  type RunPhase,
   type RunningServer,
 } from '../src/index.js';
 import type { CommandHelp } from './help.js';
@@ -134,30 +136,32 @@ export async function exploreCommand(args: string[], io: Io): Promise<number> {
     };
     // Each run told: a line on stderr, or on a terminal one status line that says where the search is.
     let counted = 0;
-    let found = false;
-    const onRun = (plan: FaultPlan, reasons: readonly { kind: string }[]) => {
+    const onRun = (plan: FaultPlan, reasons: readonly { kind: string }[], phase: RunPhase) => {
       if (values.json) return;
       const kinds = [...new Set(reasons.map((r) => r.kind))].join(', ');
       const line = `run ${++counted}: ${describePlan(plan)} → ${kinds === '' ? 'passed' : `failed (${kinds})`}`;
       if (io.status === undefined) return io.err(line);
-      const where = found || counted === 1 ? (found ? 'shrinking' : 'the fault-free run') : `${counted - 1} of ${runs}`;
+      const where =
+        phase === 'search' ? `${counted - 1} of ${runs}` : phase === 'fault-free' ? 'the fault-free run' : phase;
       io.status(`explore: ${where} · ${line}`);
-      found ||= counted > 1 && kinds !== '';
     };
+    // The words of the command as a shell would take them back, for the replay line and the server's account.
+    const words = [command, ...commandArgs].map((word) => (/^[\w./:=,@+-]+$/.test(word) ? word : JSON.stringify(word)));
+    const replayLine = `catalog-emulator explore --seed ${seed} --replay PLAN.json -- ${words.join(' ')}`;
     const result = await exploreRuns(runner, {
       runs,
       seed,
       maxFaults,
       timeLimitMs: deadline,
       onRun,
+      // A server given with --url is told the exploration as it goes: its log, inspector and report show it.
+      ...(remote === undefined ? {} : { teller: serverTeller(remote, words.join(' '), replayLine, io) }),
       ...(faults === undefined ? {} : { faults }),
       ...(replay === undefined ? {} : { replay }),
     });
     io.status?.(null);
     // The plan saved to a file (or the whole --json output) replays it.
-    const words = [command, ...commandArgs].map((word) => (/^[\w./:=,@+-]+$/.test(word) ? word : JSON.stringify(word)));
-    const line = `catalog-emulator explore --seed ${seed} --replay PLAN.json -- ${words.join(' ')}`;
-    const failure = result.failure === null ? null : { ...result.failure, replay: line };
+    const failure = result.failure === null ? null : { ...result.failure, replay: replayLine };
     if (values.json) io.out(JSON.stringify({ ...result, failure }));
     else {
       io.out(formatExploration({ ...result, failure }));
@@ -182,6 +186,37 @@ export async function exploreCommand(args: string[], io: Io): Promise<number> {
     await own?.close();
     await emulator?.close();
   }
+}
+
+/**
+ * The server told the exploration over its controls. A server that cannot be told (an older catalog-emulator
+ * without them, one that refuses) leaves the search as it is: it is said once on stderr, and nothing more is told.
+ */
+function serverTeller(server: Remote, command: string, replay: string, io: Io): ExplorationTeller {
+  let id: string | undefined;
+  let silent = false;
+  const tell = async (what: () => Promise<void>) => {
+    if (silent) return;
+    try {
+      await what();
+    } catch (error) {
+      silent = true;
+      const why = error instanceof CommandExit ? error.message : String(error);
+      io.err(`catalog-emulator: the server is not told this exploration (${why.split('\n')[0]}); the search goes on`);
+    }
+  };
+  return {
+    begin: (exploration) =>
+      tell(async () => {
+        id = ((await call(server, 'beginExploration', { body: { ...exploration, command } })) as { id: string }).id;
+      }),
+    run: (run) => tell(async () => void (await call(server, 'tellExplorationRun', { params: { id: id! }, body: run }))),
+    end: (verdict) =>
+      tell(async () => {
+        const body = verdict.failure === null ? verdict : { ...verdict, failure: { ...verdict.failure, replay } };
+        await call(server, 'endExploration', { params: { id: id! }, body });
+      }),
+  };
 }
 
 /** The plan of a --replay FILE: a plan, or a --json output's failure.plan; a usage error otherwise. */

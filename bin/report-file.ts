@@ -197,6 +197,7 @@ const REPORT_FIELDS: Readonly<Record<keyof Report, true>> = {
   findingsDropped: true,
   coverage: true,
   receiver: true,
+  exploration: true,
 };
 
 /**

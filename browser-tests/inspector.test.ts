@@ -600,6 +600,48 @@ describe.skipIf(!HAVE_CHROMIUM)('the inspector page in chromium', { timeout: 120
     });
   });
 
+  describe('an exploration', () => {
+    it('shows where an exploration told to the server is as it runs, then its minimal plan and why it fails', async () => {
+      const { emu, acme } = acmeEmulator();
+      const server = await emu.listen({ port: 0 });
+      const { page, context, watch } = await openPage(server, [NO_DEMO]);
+      await page.goto(`${server.url}/_emulator/ui#company=${acme.companyId}`);
+      await page.waitForSelector('body[data-ready="true"]');
+      const panel = page.locator('section[aria-label="Report"] .exploration');
+      // Begun after the page opened, on companies the page does not follow: the panel picks it up on its own.
+      const { id } = emu.explorations.begin({ seed: 3, runs: 40, command: 'python3 sync.py' });
+      const plan = [{ target: 'api', method: 'GET', path: '/v1/empresa', nth: 2, effect: 'status503' }] as const;
+      emu.explorations.run(id, { phase: 'fault-free', plan: [], reasons: [] });
+      await expect.poll(() => panel.getAttribute('data-state')).toBe('running');
+      emu.explorations.run(id, { phase: 'search', plan, reasons: [{ kind: 'exit', message: 'exited with code 1' }] });
+      await expect
+        .poll(() => panel.locator('.last-run').innerText())
+        .toBe('run 2 (search): status503 on the 2nd GET /v1/empresa → failed (exit)');
+      expect(await panel.locator('p').first().innerText()).toBe(
+        'Exploration (seed 3) running: 2 runs told, 40 plans asked',
+      );
+      emu.explorations.end(id, {
+        runs: 1,
+        passed: 0,
+        incomplete: null,
+        failure: {
+          plan,
+          shrunkFrom: plan,
+          reasons: [{ kind: 'exit', message: 'exited with code 1' }],
+          findings: [],
+          outcomeDiff: [],
+          replay: 'catalog-emulator explore --seed 3 --replay PLAN.json -- python3 sync.py',
+          faultFree: false,
+        },
+      });
+      await expect.poll(() => panel.getAttribute('data-state')).toBe('failed');
+      expect(await panel.locator('.minimal-plan').innerText()).toBe(`Minimal plan: ${JSON.stringify(plan)}`);
+      expect(await panel.locator('li[data-kind]').allInnerTexts()).toEqual(['exit exited with code 1']);
+      await expectClean(page, watch, [acme.token]);
+      await context.close();
+    });
+  });
+
   describe('a company on a clock of its own', () => {
     it('shows its own time and moves its own clock, not the shared one', async () => {
       const { emu } = acmeEmulator();

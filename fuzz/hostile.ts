@@ -418,6 +418,22 @@ const CONTROLS: readonly ControlShape[] = [
   { method: 'DELETE', path: '/_emulator/companies/:company/journal' },
   { method: 'GET', path: '/_emulator/state' },
   { method: 'PUT', path: '/_emulator/state', body: (world) => world.emu.snapshot() },
+  { method: 'POST', path: '/_emulator/explorations', body: () => ({ seed: 1, runs: 10, command: 'sync' }) },
+  { method: 'GET', path: '/_emulator/explorations/last' },
+  {
+    method: 'POST',
+    path: '/_emulator/explorations/:id/runs',
+    body: () => ({
+      phase: 'search',
+      plan: [{ target: 'api', method: 'GET', path: '/v1/empresa', nth: 1, effect: 'status503' }],
+      reasons: [{ kind: 'exit', message: 'exit 1' }],
+    }),
+  },
+  {
+    method: 'PUT',
+    path: '/_emulator/explorations/:id/verdict',
+    body: () => ({ runs: 1, passed: 1, failure: null, incomplete: null }),
+  },
   { method: 'GET', path: '/_emulator/nothing-here' },
   { method: 'OPTIONS', path: '/_emulator/faults' },
 ];

@@ -77,6 +77,32 @@ export { FaultInputError, JOB_KINDS, type FaultInput, type FaultView, type JobKi
 export { faultEffects, type FaultEffect, type FaultEffectField, type FaultEffectValue } from './engine/faults.js';
 export type { ApiNearMiss, DeliveryNearMiss, JobNearMiss, NearMiss, NearMisses } from './engine/near-misses.js';
 export { IF_MATCH_OPERATIONS, type IfMatchOperation, type GuardedResource } from './core/versioning.js';
+// An exploration as an emulator is told it and shows it (emu.explorations, the report).
+export type {
+  Exploration,
+  ExplorationFailure as ToldExplorationFailure,
+  ExplorationReason,
+  ExplorationRun,
+  ExplorationState,
+  ExplorationVerdict,
+  RunPhase,
+} from './grading/exploration.js';
+// Fault plans: faults bound to positions in a run, as explore() draws, shrinks and replays them.
+export {
+  armedFault,
+  describePlan,
+  isFaultPlan,
+  PLAN_EFFECT_NAMES,
+  slotKey,
+  slotsOf,
+  type ApiPlannedFault,
+  type DeliveryCount,
+  type DeliveryPlannedFault,
+  type FaultPlan,
+  type PlanEffect,
+  type PlannedFault,
+  type Slot,
+} from './engine/fault-plans.js';
 export { connect, type ConnectedCompany, type ConnectOptions, type RemoteClockInfo } from './kit/connect.js';
 export { VERSION } from './version.js';
 // The CLI's `demo NAME --ui` paces a scenario with it; a program can too (a demo's run(print, gate)).

@@ -14,6 +14,7 @@ import { activityOf } from './groups/activity.js';
 import { clockControls, type ClockControls } from './groups/clock.js';
 import { companiesControls, type CompaniesControls } from './groups/companies.js';
 import { info, reset, type EmulatorInfo } from './groups/emulator.js';
+import { explorationsControls, type ExplorationsControls } from './groups/explorations.js';
 import { faultsControls, type FaultsControls } from './groups/faults.js';
 import { inboxControls, type InboxControls } from './groups/inbox.js';
 import { journalControls, type JournalControls } from './groups/journal.js';
@@ -43,6 +44,7 @@ export class Controls {
   #regulatory: RegulatoryControls | undefined;
   #journal: JournalControls | undefined;
   #activity: Activity | undefined;
+  #explorations: ExplorationsControls | undefined;
 
   constructor(
     protected readonly engine: Engine,
@@ -121,6 +123,14 @@ export class Controls {
    */
   get activity(): Activity {
     return (this.#activity ??= activityOf(this.#shared));
+  }
+
+  /**
+   * Explorations told to this emulator (explore() given it as `tell`, or `catalog-emulator explore` on its server):
+   * each run is logged and shown as it is told, and the report holds the last.
+   */
+  get explorations(): ExplorationsControls {
+    return (this.#explorations ??= explorationsControls(this.#shared));
   }
 
   /**

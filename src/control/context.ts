@@ -7,6 +7,7 @@ import type { Result } from '../core/refusal.js';
 import { ID_PATTERN } from '../core/random.js';
 import type { Engine } from '../engine/engine.js';
 import type { World } from '../engine/world.js';
+import type { Exploration } from '../grading/exploration.js';
 import type { ReceiverCheck } from '../grading/receiver-check.js';
 import type { Grading } from '../grading/report.js';
 import { STATUS_OF } from '../http/errors.js';
@@ -27,6 +28,10 @@ export class ControlContext {
    * part.
    */
   lastReceiverCheck: ReceiverCheck | undefined;
+  /** The explorations told (groups/explorations.ts), the last begun last; kept across resets, as the report is. */
+  readonly explorations = new Map<string, Exploration>();
+  lastExplorationId: string | undefined;
+  explorationsBegun = 0;
 
   constructor(
     readonly engine: Engine,

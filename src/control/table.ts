@@ -10,6 +10,7 @@ import * as clock from './groups/clock.js';
 import * as companies from './groups/companies.js';
 import * as documents from './groups/documents.js';
 import * as emulator from './groups/emulator.js';
+import * as explorations from './groups/explorations.js';
 import * as faults from './groups/faults.js';
 import * as inbox from './groups/inbox.js';
 import * as inspector from './groups/inspector.js';
@@ -37,6 +38,7 @@ export const CONTROLS = [
   ...journal.ROWS,
   ...activity.ROWS,
   ...report.ROWS,
+  ...explorations.ROWS,
   ...inspector.ROWS,
 ] as const satisfies readonly Control[];
 

@@ -51,7 +51,7 @@ const MAX_TRICKLE_MS = 60_000;
 /** Faults armed at once; a spent fault (its `times` reached 0) leaves the list, so it no longer counts. */
 export const MAX_FAULTS = 1000;
 /** The most matching occurrences a fault may let pass before it fires. */
-const MAX_SKIP = 1_000_000;
+export const MAX_SKIP = 1_000_000;
 
 /**
  * The api effects, each named by its one required field, with the moment the pipeline takes it — on `arrival`

@@ -4,8 +4,20 @@
  * its mistake trips, and shrunk to at most two faults; the same seed gives the same result; a failure's plan
  * replays to the same failure.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { explore, formatExploration, verifyWebhook, type ExploreRun, type FaultPlan } from '../index.js';
+import {
+  createEmulator,
+  explore,
+  formatReport,
+  toldVerdict,
+  exploreRuns,
+  formatExploration,
+  isFaultPlan,
+  verifyWebhook,
+  type ExploreRun,
+  type FaultPlan,
+} from '../index.js';
 
 const NCM = '84713012';
 
@@ -165,6 +177,30 @@ describe('explore', () => {
     );
   });
 
+  it('tells the emulator given as tell each run and the verdict: its explorations and its report show them', async () => {
+    const watched = createEmulator();
+    const told: string[] = [];
+    const result = await explore(client('no-retry-on-503'), {
+      seed: 7,
+      tell: watched,
+      onRun: (plan, reasons, phase) => told.push(`${phase} ${JSON.stringify(plan)} ${reasons.length}`),
+    });
+    const shown = watched.explorations.last()!;
+    expect(shown).toMatchObject({ state: 'failed', seed: 7, runsAsked: 100, command: null, told: told.length });
+    // The runs as told, in order, each with its phase: the fault-free run, the search, then the shrinking.
+    expect(shown.recent.map((r) => `${r.phase} ${JSON.stringify(r.plan)} ${r.reasons.length}`)).toEqual(
+      told.slice(-shown.recent.length),
+    );
+    expect(told[0]).toBe('fault-free [] 0');
+    expect(shown.verdict).toEqual(toldVerdict(result));
+    expect(shown.verdict?.failure?.reasons.map((r) => r.kind)).toEqual(['exit', 'outcome']);
+    expect(watched.report().exploration).toEqual(shown);
+    expect(formatReport(watched.report())).toContain(
+      `## The last exploration: failed (seed 7, ${result.runs} runs): status503 on the 1st GET /v1/estabelecimentos`,
+    );
+    await watched.close();
+  });
+
   it("an invariant of the user's own fails a run whose outcome it rejects", async () => {
     // The correct client; an invariant that wants no more than one product with a description, which a concurrent
     // edit cannot break: it holds, then one that can never hold on this integration's outcome.
@@ -250,6 +286,35 @@ describe('explore', () => {
     expect(ran).toBe(0);
     await expect(explore(counting, { replay: [{ target: 'api' }] as unknown as FaultPlan })).rejects.toThrow(
       'replay must be a fault plan: the plan of a failure',
+    );
+  });
+});
+
+describe('a replay that is not a plan', () => {
+  it('is told from a plan, whatever JSON it is, without throwing', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(typeof isFaultPlan(value)).toBe('boolean');
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('is refused before anything runs: a TypeError, the runner never called', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (value) => {
+        fc.pre(!isFaultPlan(value));
+        let ran = 0;
+        const runner = async () => {
+          ran++;
+          throw new Error('never');
+        };
+        await expect(exploreRuns(runner, { replay: value as never })).rejects.toThrow(
+          new TypeError('replay must be a fault plan: the plan of a failure'),
+        );
+        expect(ran).toBe(0);
+      }),
+      { numRuns: 200 },
     );
   });
 });

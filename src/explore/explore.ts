@@ -9,10 +9,12 @@
  * confirm each step. The same seed gives the same plans, and a plan replays exactly.
  */
 import { asyncProperty, check, nat, tuple, uniqueArray } from 'fast-check';
-import { createEmulator, type ClientFinding, type Emulator, type EmulatorOptions } from '../public.js';
-import { outcomeDiff, readDeliveries, readOutcome, type Outcome } from './outcome.js';
 import {
   armedFault,
+  createEmulator,
+  type ClientFinding,
+  type Emulator,
+  type EmulatorOptions,
   describePlan,
   isFaultPlan,
   PLAN_EFFECT_NAMES,
@@ -22,7 +24,11 @@ import {
   type FaultPlan,
   type PlanEffect,
   type PlannedFault,
-} from './plan.js';
+  type ExplorationReason,
+  type ExplorationVerdict,
+  type RunPhase,
+} from '../public.js';
+import { outcomeDiff, readDeliveries, readOutcome, type Outcome } from './outcome.js';
 
 /** What a scenario gets for each run: a fresh emulator with one company, whose credential holds every permission. */
 export interface ExploreRun {
@@ -63,7 +69,24 @@ export interface ExploreOptions {
   /** The options of each run's emulator (its seed is the same for every run). */
   readonly emulator?: EmulatorOptions;
   /** Told of each run once it is judged (the fault-free run's plan is empty): a progress line, say. */
-  readonly onRun?: (plan: FaultPlan, reasons: readonly FailureReason[]) => void;
+  readonly onRun?: (plan: FaultPlan, reasons: readonly FailureReason[], phase: RunPhase) => void;
+  /**
+   * An emulator to tell the exploration as it goes (emu.explorations): its log tells each run in a line, its
+   * inspector shows where the search is, and its report holds the exploration once it ended. Give it the emulator
+   * you watch (a server with the inspector open); the runs themselves are each on a fresh emulator.
+   */
+  readonly tell?: Emulator;
+}
+
+/** Whoever is told an exploration as it goes: an emulator's explorations (tell), or the CLI's server over HTTP. */
+export interface ExplorationTeller {
+  begin(exploration: { readonly seed: number; readonly runs: number }): Promise<void>;
+  run(run: {
+    readonly phase: RunPhase;
+    readonly plan: FaultPlan;
+    readonly reasons: readonly ExplorationReason[];
+  }): Promise<void>;
+  end(verdict: ExplorationVerdict): Promise<void>;
 }
 
 /** Why a run failed. */
@@ -139,21 +162,37 @@ export function explore(scenario: Scenario, options: ExploreOptions = {}): Promi
  * The same search with a runner of your own: one that runs the integration under a plan somewhere else (a server,
  * another process) and reports what it did. The CLI's `explore` runs a command this way.
  */
-export async function exploreRuns(runner: PlanRunner, options: ExploreOptions = {}): Promise<ExploreResult> {
+export async function exploreRuns(
+  runner: PlanRunner,
+  options: ExploreOptions & { readonly teller?: ExplorationTeller } = {},
+): Promise<ExploreResult> {
   const seed = options.seed ?? 1;
-  const allowed = checkExploreOptions(options);
-  const runWith = async (plan: FaultPlan, expected: Outcome | null) => {
+  checkExploreOptions(options);
+  const teller = options.teller ?? (options.tell === undefined ? undefined : emulatorTeller(options.tell));
+  await teller?.begin({ seed, runs: options.replay === undefined ? (options.runs ?? 100) : 1 });
+  const runWith = async (plan: FaultPlan, expected: Outcome | null, phase: RunPhase) => {
     const judged = await judge(await runner(plan), expected, options);
-    options.onRun?.(plan, judged.reasons);
+    options.onRun?.(plan, judged.reasons, phase);
+    await teller?.run({ phase, plan, reasons: judged.reasons.map(toldReason) });
     return judged;
   };
-  const reference = await runWith([], null);
+  const result = await search(runWith, options, seed);
+  await teller?.end(toldVerdict(result));
+  return result;
+}
+
+type RunWith = (plan: FaultPlan, expected: Outcome | null, phase: RunPhase) => Promise<Judged>;
+
+/** The search itself: the fault-free run, then the plans, then the shrinking of the first that fails. */
+async function search(runWith: RunWith, options: ExploreOptions, seed: number): Promise<ExploreResult> {
+  const allowed = checkExploreOptions(options);
+  const reference = await runWith([], null, 'fault-free');
   if (reference.reasons.length > 0) {
     return { seed, runs: 0, passed: 0, failure: failureOf(reference, [], [], seed, true), incomplete: null };
   }
   const expected = reference.outcome!;
   if (options.replay !== undefined) {
-    const judged = await runWith(options.replay, expected);
+    const judged = await runWith(options.replay, expected, 'replay');
     return {
       seed,
       runs: 1,
@@ -181,7 +220,7 @@ export async function exploreRuns(runner: PlanRunner, options: ExploreOptions = 
   let first: FaultPlan | undefined;
   const details = await check(
     asyncProperty(plans, async (plan) => {
-      const judged = await runWith(plan, expected);
+      const judged = await runWith(plan, expected, first === undefined ? 'search' : 'shrinking');
       if (first === undefined) {
         runs++;
         if (judged.reasons.length === 0) passed++;
@@ -204,12 +243,59 @@ export async function exploreRuns(runner: PlanRunner, options: ExploreOptions = 
   // not need, re-running to confirm.
   // Its effects shrink through an index into the slot's list, so the simplest effect that fails is not always the
   // one it stops at: try each simpler one, re-running to confirm.
-  const fails = async (plan: FaultPlan) => (await runWith(plan, expected)).reasons.length > 0;
+  const fails = async (plan: FaultPlan) => (await runWith(plan, expected, 'shrinking')).reasons.length > 0;
   const effectsAt = new Map(slots.map((slot) => [slotKey({ ...slot, effect: slot.effects[0]! }), slot.effects]));
   const fewest = await withoutSpareFaults(details.counterexample[0], fails);
   const plan = await withSimplestEffects(fewest, (fault) => effectsAt.get(slotKey(fault)) ?? [], fails);
-  const judged = await runWith(plan, expected);
+  const judged = await runWith(plan, expected, 'shrinking');
   return { seed, runs, passed, failure: failureOf(judged, plan, first ?? plan, seed, false), incomplete: null };
+}
+
+/** An emulator told the exploration through its explorations controls. */
+function emulatorTeller(emulator: Emulator): ExplorationTeller {
+  let id = '';
+  return {
+    begin: async (exploration) => void (id = emulator.explorations.begin(exploration).id),
+    run: async (run) => void emulator.explorations.run(id, run),
+    end: async (verdict) => void emulator.explorations.end(id, verdict),
+  };
+}
+
+/** The longest line an emulator keeps of a reason or a diff (its controls refuse more). */
+const TOLD_TEXT = 16 * 1024;
+const cut = (text: string) => (text.length > TOLD_TEXT ? `${text.slice(0, TOLD_TEXT - 1)}…` : text);
+
+/** A reason as an emulator is told it: its kind and one line. */
+export function toldReason(reason: FailureReason): ExplorationReason {
+  const message =
+    reason.kind === 'outcome'
+      ? reason.diff.join('; ')
+      : reason.kind === 'finding'
+        ? `${reason.rule}: ${reason.message}`
+        : reason.message;
+  return { kind: reason.kind, message: cut(message) };
+}
+
+/** A result as an emulator is told it. */
+export function toldVerdict(result: ExploreResult, replay?: string): ExplorationVerdict {
+  const { failure } = result;
+  return {
+    runs: result.runs,
+    passed: result.passed,
+    incomplete: result.incomplete === null ? null : cut(result.incomplete),
+    failure:
+      failure === null
+        ? null
+        : {
+            plan: failure.plan,
+            shrunkFrom: failure.shrunkFrom,
+            reasons: failure.reasons.slice(0, 1000).map(toldReason),
+            findings: failure.findings.slice(0, 1000),
+            outcomeDiff: failure.outcomeDiff.slice(0, 1000).map(cut),
+            replay: cut(replay ?? failure.replay),
+            faultFree: failure.faultFree,
+          },
+  };
 }
 
 /** `plan` without each fault whose removal leaves the run failing, one at a time, until each is needed. */

@@ -3,25 +3,17 @@ export {
   checkExploreOptions,
   explore,
   exploreRuns,
+  toldReason,
+  toldVerdict,
   formatExploration,
   type ExploreFailure,
   type ExploreOptions,
   type ExploreResult,
   type ExploreRun,
+  type ExplorationTeller,
   type FailureReason,
   type PlanRun,
   type PlanRunner,
   type Scenario,
 } from './explore.js';
 export { readDeliveries, readOutcome, type Outcome } from './outcome.js';
-export {
-  armedFault,
-  describePlan,
-  PLAN_EFFECT_NAMES,
-  type ApiPlannedFault,
-  type DeliveryCount,
-  type DeliveryPlannedFault,
-  type FaultPlan,
-  type PlannedFault,
-  type PlanEffect,
-} from './plan.js';

@@ -6,7 +6,7 @@
  * runs whose integrations did the same thing have equal outcomes, whatever faults one of them met.
  */
 
-import type { DeliveryCount } from './plan.js';
+import type { DeliveryCount } from '../public.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Fetch = (path: string, init?: RequestInit) => Promise<Response>;

@@ -13,6 +13,7 @@ import type { RouteTable } from '../network/routes.js';
 import { ATTEMPT_ROWS, coverageOf, JOB_ROWS, RECEIVER_ROWS, RETENTION_TASK, Tally, type Coverage } from './coverage.js';
 import { Judge, keyOf, Recent } from './findings.js';
 import type { ClientFinding, Draft, Found, GradedOperation, RuleContext } from './findings.js';
+import { explorationSection, type Exploration } from './exploration.js';
 import type { ReceiverCheck } from './receiver-check.js';
 
 /**
@@ -45,6 +46,8 @@ export interface Report {
   readonly coverage: Coverage;
   /** The last check of the webhook receiver, when one ran. */
   readonly receiver?: ReceiverSummary;
+  /** The last exploration told to the emulator, when one was (src/grading/exploration.ts). */
+  readonly exploration?: Exploration;
 }
 
 /** The findings a report keeps, the latest; older ones are counted as dropped. */
@@ -308,7 +311,7 @@ function amended(seen: Seen, made: ClientFinding, draft: Draft): ClientFinding |
  * (`serve --report FILE.md`) or a CI summary.
  */
 export function formatReport(report: Report): string {
-  const { findings, findingsDropped, coverage, receiver } = report;
+  const { findings, findingsDropped, coverage, receiver, exploration } = report;
   const lines: string[] = ['# catalog-emulator report', ''];
   lines.push(`## Findings on your client (${findings.length + findingsDropped})`, '');
   if (findings.length === 0 && findingsDropped === 0) lines.push('None: no rule was broken.');
@@ -364,5 +367,6 @@ export function formatReport(report: Report): string {
     );
     for (const name of receiver.failing) lines.push(`- failing: ${name}`);
   }
+  if (exploration !== undefined) lines.push('', ...explorationSection(exploration));
   return `${lines.join('\n')}\n`;
 }

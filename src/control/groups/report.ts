@@ -6,7 +6,9 @@ import * as z from 'zod';
 import { receiverSummary, type Report } from '../../grading/report.js';
 import type { CompanyFilter, ControlContext } from '../context.js';
 import { BAD_FILTER, COMPANY_FILTER, control, NO_COMPANY, type Control } from '../row.js';
+import { clientFinding } from '../grading-schemas.js';
 import { lazy } from '../schemas.js';
+import { exploration } from './explorations.js';
 
 /** emu.report(filter). */
 export function reportOf(context: ControlContext, filter: CompanyFilter): Report {
@@ -14,21 +16,19 @@ export function reportOf(context: ControlContext, filter: CompanyFilter): Report
   const report = context.grading.report(companyId);
   // A company's report shows the last check of its destination; the whole report, the last check of any receiver.
   const check = companyId === undefined ? context.lastReceiverCheck : context.receiverChecks.get(companyId);
-  return check === undefined ? report : { ...report, receiver: receiverSummary(check) };
+  const last =
+    context.lastExplorationId === undefined ? undefined : context.explorations.get(context.lastExplorationId);
+  return {
+    ...report,
+    ...(check === undefined ? {} : { receiver: receiverSummary(check) }),
+    // An exploration makes a company per run: it is the emulator's, in every company's report too.
+    ...(last === undefined ? {} : { exploration: last }),
+  };
 }
 
 /** The report (src/grading/report.ts holds its TypeScript types). */
 export const report = lazy(() => {
-  const finding = z.strictObject({
-    at: z.string().meta({ description: 'Virtual time of what broke the rule.' }),
-    rule: z.string().meta({ description: 'The rule (docs/grading.md "Findings on your client" lists them).' }),
-    companyId: z.string().nullable(),
-    statements: z.array(z.string()).meta({ description: 'The spec statements or header rules it comes from.' }),
-    message: z.string(),
-    requestIds: z.array(z.string()),
-    eventIds: z.array(z.string()),
-    fix: z.string(),
-  });
+  const finding = clientFinding();
   const count = z.number().int().min(0);
   const coverage = z.strictObject({
     score: z
@@ -72,6 +72,9 @@ export const report = lazy(() => {
     receiver: z
       .strictObject({ target: z.string(), passed: count, failed: count, failing: z.array(z.string()) })
       .optional(),
+    exploration: exploration()
+      .optional()
+      .meta({ description: 'The last exploration told to the emulator (GET /_emulator/explorations/last).' }),
   });
 });
 

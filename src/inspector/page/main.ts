@@ -75,6 +75,33 @@ interface Report {
       readonly unreceived: readonly number[];
     }[];
   };
+  /** The last exploration told to the emulator (catalog-emulator explore --url, explore() with tell). */
+  readonly exploration?: Exploration;
+}
+/** An exploration as GET /_emulator/report holds it, the fields shown. */
+interface Exploration {
+  readonly state: 'running' | 'passed' | 'failed' | 'incomplete';
+  readonly seed: number;
+  readonly runsAsked: number;
+  readonly command: string | null;
+  readonly told: number;
+  readonly recent: readonly {
+    readonly n: number;
+    readonly phase: string;
+    readonly description: string;
+    readonly reasons: readonly { readonly kind: string; readonly message: string }[];
+  }[];
+  readonly verdict: {
+    readonly runs: number;
+    readonly passed: number;
+    readonly incomplete: string | null;
+    readonly failure: {
+      readonly plan: readonly unknown[];
+      readonly reasons: readonly { readonly kind: string; readonly message: string }[];
+      readonly replay: string;
+      readonly faultFree: boolean;
+    } | null;
+  } | null;
 }
 
 const PAGE_SIZE = 200;
@@ -809,9 +836,51 @@ function renderReport(value: Report): void {
           null,
           latest.map((f) => h('li', { 'data-rule': f.rule }, h('b', null, f.rule), ` ${f.message}`)),
         ),
+    value.exploration === undefined ? null : explorationSummary(value.exploration),
     h('button', { type: 'button', 'data-action': 'show-report', onclick: () => showReport() }, 'Show the report'),
   );
   if (reportShown) showReport();
+  // An exploration runs on companies of its own, whose items this page does not follow: the panels are read again
+  // every second while one runs, and every five otherwise, so that one begun meanwhile shows.
+  const every = value.exploration?.state === 'running' ? 1000 : 5000;
+  explorationTimer = soon(explorationTimer, () => ((explorationTimer = 0), void refreshPanels()), every);
+}
+
+let explorationTimer = 0;
+
+/** Where an exploration is (its last run), or how it ended (the minimal plan and why it fails). */
+function explorationSummary(exploration: Exploration): HTMLElement {
+  const { state, verdict, recent } = exploration;
+  const last = recent.at(-1);
+  const lastLine = (run: Exploration['recent'][number]) =>
+    `run ${run.n} (${run.phase}): ${run.description} → ${run.reasons.length === 0 ? 'passed' : `failed (${[...new Set(run.reasons.map((r) => r.kind))].join(', ')})`}`;
+  const failure = verdict?.failure ?? null;
+  const head =
+    verdict === null
+      ? `running: ${exploration.told} runs told, ${exploration.runsAsked} plans asked`
+      : failure !== null
+        ? failure.faultFree
+          ? 'failed: the fault-free run itself fails'
+          : `failed after ${verdict.runs} plans`
+        : verdict.incomplete !== null
+          ? `incomplete: ${verdict.incomplete}`
+          : `passed: ${verdict.passed} of ${verdict.runs} plans`;
+  return h(
+    'div',
+    { class: 'exploration', 'data-state': state },
+    h('p', null, h('b', null, 'Exploration'), ` (seed ${exploration.seed}) ${head}`),
+    verdict === null && last !== undefined ? h('p', { class: 'last-run' }, lastLine(last)) : null,
+    failure === null || failure.faultFree
+      ? null
+      : h('p', { class: 'minimal-plan' }, 'Minimal plan: ', h('code', null, JSON.stringify(failure.plan))),
+    failure === null
+      ? null
+      : h(
+          'ul',
+          null,
+          failure.reasons.map((r) => h('li', { 'data-kind': r.kind }, h('b', null, r.kind), ` ${r.message}`)),
+        ),
+  );
 }
 
 /** The whole report in the detail column: the findings with their fixes, the behaviours, the gaps, the operations. */

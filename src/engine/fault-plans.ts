@@ -4,7 +4,11 @@
  * same plan does the same thing to the same scenario on every run. A plan is plain JSON: it is printed, saved and
  * replayed as it is.
  */
-import { EVENT_KINDS, IF_MATCH_OPERATIONS, type FaultInput, type GuardedResource } from '../public.js';
+import { EVENT_KINDS } from '../core/webhooks/events.js';
+import { IF_MATCH_OPERATIONS, type GuardedResource } from '../core/versioning.js';
+import * as z from 'zod';
+import { MAX_SKIP, type FaultInput } from './faults.js';
+import { MAX_GLOB } from './glob.js';
 
 /** The api effects a plan draws from, simplest first (shrinking goes towards the first). */
 const API_PLAN_EFFECTS = {
@@ -197,25 +201,38 @@ function ordinal(n: number): string {
   return `${n}${suffix}`;
 }
 
-/** Whether `value` is a fault plan (a replay's input comes from a file or a user). */
-export function isFaultPlan(value: unknown): value is FaultPlan {
-  return Array.isArray(value) && value.every(isPlannedFault);
+/** The most faults a plan holds that is told or replayed: more than a search ever makes (its maxFaults). */
+const MAX_PLAN_FAULTS = 100;
+
+/**
+ * The schema of a plan (the shape of a planned fault is declared here once): what a replay, a file, or an explorer
+ * telling the emulator its runs gives is checked against it. Built on its first use.
+ */
+export const faultPlanSchema = (): z.ZodType<FaultPlan> => (planSchema ??= makePlanSchema());
+let planSchema: z.ZodType<FaultPlan> | undefined;
+function makePlanSchema(): z.ZodType<FaultPlan> {
+  const nth = z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SKIP + 1);
+  const api = z.strictObject({
+    target: z.literal('api'),
+    method: z.string().min(1).max(16),
+    path: z.string().startsWith('/').max(MAX_GLOB),
+    nth,
+    effect: z.enum(API_EFFECT_NAMES as [ApiPlanEffect, ...ApiPlanEffect[]]),
+  });
+  const delivery = z.strictObject({
+    target: z.literal('delivery'),
+    eventType: z.enum(EVENT_KINDS),
+    nth,
+    effect: z.enum(DELIVERY_EFFECT_NAMES as [DeliveryPlanEffect, ...DeliveryPlanEffect[]]),
+  });
+  return z.array(z.discriminatedUnion('target', [api, delivery])).max(MAX_PLAN_FAULTS);
 }
 
-function isPlannedFault(value: unknown): value is PlannedFault {
-  if (typeof value !== 'object' || value === null) return false;
-  const f = value as Record<string, unknown>;
-  if (typeof f.nth !== 'number' || !Number.isInteger(f.nth) || f.nth < 1) return false;
-  if (f.target === 'api')
-    return (
-      typeof f.method === 'string' &&
-      typeof f.path === 'string' &&
-      f.path.startsWith('/') &&
-      (API_EFFECT_NAMES as readonly unknown[]).includes(f.effect)
-    );
-  return (
-    f.target === 'delivery' &&
-    (EVENT_KINDS as readonly unknown[]).includes(f.eventType) &&
-    (DELIVERY_EFFECT_NAMES as readonly unknown[]).includes(f.effect)
-  );
+/** Whether `value` is a fault plan (a replay's input comes from a file or a user). */
+export function isFaultPlan(value: unknown): value is FaultPlan {
+  return faultPlanSchema().safeParse(value).success;
 }

@@ -1,7 +1,13 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exploreRuns } from './explore.js';
-import { armedFault, describePlan, effectsFor, isFaultPlan, pathGlob, PLAN_EFFECT_NAMES, slotsOf } from './plan.js';
+import {
+  armedFault,
+  describePlan,
+  effectsFor,
+  isFaultPlan,
+  pathGlob,
+  PLAN_EFFECT_NAMES,
+  slotsOf,
+} from './fault-plans.js';
 
 const ID = '019b76da-a800-7520-a337-1f12323dcd57';
 
@@ -108,34 +114,5 @@ describe('fault plans', () => {
       [{ ...plan[2], eventType: 'produto.criado' }],
     ])
       expect(isFaultPlan(wrong)).toBe(false);
-  });
-});
-
-describe('a replay that is not a plan', () => {
-  it('is told from a plan, whatever JSON it is, without throwing', () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        expect(typeof isFaultPlan(value)).toBe('boolean');
-      }),
-      { numRuns: 500 },
-    );
-  });
-
-  it('is refused before anything runs: a TypeError, the runner never called', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.jsonValue(), async (value) => {
-        fc.pre(!isFaultPlan(value));
-        let ran = 0;
-        const runner = async () => {
-          ran++;
-          throw new Error('never');
-        };
-        await expect(exploreRuns(runner, { replay: value as never })).rejects.toThrow(
-          new TypeError('replay must be a fault plan: the plan of a failure'),
-        );
-        expect(ran).toBe(0);
-      }),
-      { numRuns: 200 },
-    );
   });
 });
