@@ -82,7 +82,7 @@ function timed(command: string, args: readonly string[], env: NodeJS.ProcessEnv)
 
 /**
  * The CLI's own cost per run: `catalog-emulator explore --runs 30 --url …` (31 runs, the fault-free one included)
- * against the same command run 31 times by hand on one company of the same server, each measured twice,
+ * against the same command run 31 times by hand on one company of the same server, each measured three times,
  * interleaved, the faster taken. What is left per run is the explorer's: its process's start spread over the runs,
  * each run's company made and removed, its faults armed, the journal, findings and outcome read back.
  */
@@ -113,7 +113,7 @@ async function cliCost(): Promise<{ row: Row; target: Target }> {
       );
     const hand: number[] = [];
     const cli: number[] = [];
-    for (let round = 0; round < 2; round++) {
+    for (let round = 0; round < 3; round++) {
       hand.push(await byHand());
       cli.push(await explored());
     }

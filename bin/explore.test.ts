@@ -151,7 +151,7 @@ describe('catalog-emulator explore', { timeout: 120_000 }, () => {
       ],
       [
         ['explore', '--faults', 'explode', ...COMMAND],
-        'faults must name effects among status503, loseResponse, status429, concurrentEdit, reset, truncate, malformedJson, status500, timeout, duplicate, tamper (got "explode")',
+        'faults must name effects among status503, loseResponse, status429, concurrentEdit, reset, truncate, malformedJson, status500, timeout, duplicate, tamper, fail, delay (got "explode")',
       ],
       [['explore', '--replay', missing, ...COMMAND], `--replay ${missing}: no such file`],
       [['explore', '--replay', notAPlan, ...COMMAND], 'replay must be a fault plan: the plan of a failure'],
@@ -224,16 +224,20 @@ describe('catalog-emulator explore', { timeout: 120_000 }, () => {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', async () => {
         const path = request.url ?? '/';
-        const forwarded = await emulator.fetch(
-          path.startsWith('/_emulator/explorations') ? '/_emulator/no-such-control' : path,
-          {
+        // A reset or a cut answer (faults of the runs' plans) breaks the connection here too.
+        try {
+          const target = path.startsWith('/_emulator/explorations') ? '/_emulator/no-such-control' : path;
+          const forwarded = await emulator.fetch(target, {
             method: request.method!,
             headers: request.headers as Record<string, string>,
             ...(chunks.length === 0 ? {} : { body: Buffer.concat(chunks) }),
-          },
-        );
-        response.writeHead(forwarded.status, Object.fromEntries(forwarded.headers));
-        response.end(Buffer.from(await forwarded.arrayBuffer()));
+          });
+          const body = Buffer.from(await forwarded.arrayBuffer());
+          response.writeHead(forwarded.status, Object.fromEntries(forwarded.headers));
+          response.end(body);
+        } catch {
+          response.destroy();
+        }
       });
     });
     await new Promise<void>((resolve) => older.listen(0, '127.0.0.1', resolve));
@@ -254,6 +258,28 @@ describe('catalog-emulator explore', { timeout: 120_000 }, () => {
       await real.close();
       await emulator.close();
     }
+  });
+
+  it("job faults over HTTP: the fault-free run's job runs, read from its timeline, are where they land", async () => {
+    const read = (analysis: string) =>
+      runHere(['explore', '--runs', '5', '--faults', 'delay,fail', '--json', ...COMMAND], {
+        MISTAKE: 'none',
+        ANALYSIS: analysis,
+      });
+    const polled = await read('poll');
+    expect(polled.code, polled.stdout).toBe(1);
+    // A failed analysis is not asked again by this integration: the end of the analysis's run failed.
+    expect((JSON.parse(polled.stdout) as Output).failure?.plan).toEqual([
+      { target: 'job', kind: 'analise', nth: 1, effect: 'fail' },
+    ]);
+    const once = await runHere(['explore', '--runs', '5', '--faults', 'delay', '--json', ...COMMAND], {
+      MISTAKE: 'none',
+      ANALYSIS: 'read-once',
+    });
+    expect(once.code, once.stdout).toBe(1);
+    const failure = (JSON.parse(once.stdout) as Output).failure!;
+    expect(failure.plan).toEqual([{ target: 'job', kind: 'analise', nth: 1, effect: 'delay' }]);
+    expect(failure.reasons[0]).toEqual({ kind: 'exit', message: `${process.execPath} exited with code 1` });
   });
 
   it('the built bin runs it as a process: its exit code and output', async () => {

@@ -13,6 +13,7 @@ import {
   describePlan,
   exploreRuns,
   formatExploration,
+  jobCounts,
   readDeliveries,
   readOutcome,
   armedFault,
@@ -271,6 +272,8 @@ async function runOnce(
     const journal = (await call(server, 'listCompanyRequests', { params })) as {
       items: { method: string; path: string }[];
     };
+    // The fault-free run's job runs are where job faults can land: read from the company's timeline, only for it.
+    const jobs = plan.length === 0 ? jobCounts(await jobTasks(server, company.companyId)) : [];
     const report = (await call(server, 'getReport', {
       query: `companyId=${encodeURIComponent(company.companyId)}`,
     })) as {
@@ -286,12 +289,28 @@ async function runOnce(
       outcome,
       requests: journal.items.map(({ method, path }) => ({ method, path })),
       deliveries,
+      jobs,
       output: ran.output,
       cnpjRoot: company.cnpjRoot,
     };
   } finally {
     await call(server, 'removeCompany', { params });
   }
+}
+
+/** The tasks of the job runs on company `companyId`'s timeline (GET …/inspector/companies/{id}/timeline), every page. */
+async function jobTasks(server: Remote, companyId: string): Promise<string[]> {
+  const tasks: string[] = [];
+  for (let before: string | null = null, first = true; first || before !== null; first = false) {
+    const query: string = `limit=1000${before === null ? '' : `&before=${encodeURIComponent(before)}`}`;
+    const page = (await call(server, 'getInspectorTimeline', { params: { companyId }, query })) as {
+      items: { kind: string; tags: string[] }[];
+      nextBefore: string | null;
+    };
+    for (const item of page.items) if (item.kind === 'job' && item.tags[0] !== undefined) tasks.push(item.tags[0]);
+    before = page.nextBefore;
+  }
+  return tasks;
 }
 
 /** The API of `remote` as a fetch for readOutcome: its answers bounded and never redirected (remote-client.ts). */

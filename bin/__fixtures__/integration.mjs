@@ -1,7 +1,9 @@
 // A small integration, as a client in another language would be written: a catalog for the head office, a product
 // in it, an edit of the product. It retries what can be retried (a 503 or 429 after its Retry-After, a connection
-// reset, a cut or malformed answer) with the same idempotency-key, and re-reads the product after a 412. MISTAKE
-// plants one mistake: new-key-on-retry, precondition-taken-as-done or no-retry-on-503. The tests of
+// reset, a cut or malformed answer) with the same idempotency-key, and re-reads the product after a 412. With
+// ANALYSIS it then asks for an analysis and waits for it, polling each minute of its clock (ANALYSIS=poll) or
+// reading it once after two minutes (ANALYSIS=read-once, a mistake). MISTAKE plants one mistake: new-key-on-retry,
+// precondition-taken-as-done or no-retry-on-503. The tests of
 // `catalog-emulator explore` (bin/explore.test.ts) run it.
 const { CATALOG_EMULATOR_URL: url, CATALOG_EMULATOR_TOKEN: token, CATALOG_EMULATOR_COMPANY_ID: company } = process.env;
 const mistake = process.env.MISTAKE ?? 'none';
@@ -72,3 +74,15 @@ for (let attempt = 1; ; attempt++) {
   etag = (await send('GET', `/v1/produtos/${product.body.id}`)).etag;
 }
 console.log(`synced: catalog ${catalog.body.id}, product ${product.body.id}`);
+if (process.env.ANALYSIS !== undefined) {
+  const analysis = await send('POST', '/v1/analises');
+  if (analysis.status !== 202 && analysis.status !== 200) throw new Error(`analysis: ${analysis.status}`);
+  const polls = process.env.ANALYSIS === 'read-once' ? 1 : 30;
+  let estado = analysis.body.estado;
+  for (let poll = 1; poll <= polls && estado !== 'concluida'; poll++) {
+    await sleep(process.env.ANALYSIS === 'read-once' ? 120 : 60);
+    estado = (await send('GET', `/v1/analises/${analysis.body.id}`)).body.estado;
+  }
+  if (estado !== 'concluida') throw new Error(`the analysis is ${estado}, not concluida`);
+  console.log(`analysis ${analysis.body.id}: concluida`);
+}

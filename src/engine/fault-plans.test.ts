@@ -4,6 +4,7 @@ import {
   describePlan,
   effectsFor,
   isFaultPlan,
+  jobCounts,
   pathGlob,
   PLAN_EFFECT_NAMES,
   slotsOf,
@@ -71,6 +72,35 @@ describe('fault plans', () => {
     ]);
     // Without a delivery effect allowed, deliveries are no slots.
     expect(slotsOf([], [{ eventType: 'webhook.teste', attempts: 3 }], ['loseResponse'])).toEqual([]);
+  });
+
+  it("a job's runs are counted by the effect that acts on them, and each is a slot of that effect alone", () => {
+    // An analysis is postponed at its start and fails at its end; an ingestion's validation and application each
+    // take either; a task no job fault reaches is not counted.
+    const counts = jobCounts(['analise.inicio', 'analise.fim', 'analise.inicio', 'ingestao.validacao', 'no.such.task']);
+    expect(counts).toEqual([
+      { kind: 'analise', effect: 'delay', runs: 2 },
+      { kind: 'analise', effect: 'fail', runs: 1 },
+      { kind: 'ingestao', effect: 'delay', runs: 1 },
+      { kind: 'ingestao', effect: 'fail', runs: 1 },
+    ]);
+    expect(slotsOf([], [], ['fail'], counts)).toEqual([
+      { target: 'job', kind: 'analise', nth: 1, effects: ['fail'] },
+      { target: 'job', kind: 'ingestao', nth: 1, effects: ['fail'] },
+    ]);
+    expect(armedFault({ target: 'job', kind: 'analise', nth: 2, effect: 'delay' }, 'c1')).toEqual({
+      target: 'job',
+      match: { kind: 'analise', companyId: 'c1' },
+      effect: { delayMs: 600_000 },
+      skip: 1,
+      times: 1,
+    });
+    expect(describePlan([{ target: 'job', kind: 'analise', nth: 1, effect: 'fail' }])).toBe(
+      'fail on the 1st run of the analise job',
+    );
+    expect(isFaultPlan([{ target: 'job', kind: 'analise', nth: 1, effect: 'fail' }])).toBe(true);
+    expect(isFaultPlan([{ target: 'job', kind: 'analise', nth: 1, effect: 'timeout' }])).toBe(false);
+    expect(isFaultPlan([{ target: 'job', kind: 'limpeza', nth: 1, effect: 'fail' }])).toBe(false);
   });
 
   it('a planned fault is armed for its company alone, letting nth − 1 matching requests pass, once', () => {

@@ -4,6 +4,7 @@
  * same plan does the same thing to the same scenario on every run. A plan is plain JSON: it is printed, saved and
  * replayed as it is.
  */
+import { JOB_KINDS, JOBS, type JobKind } from '../core/jobs.js';
 import { EVENT_KINDS } from '../core/webhooks/events.js';
 import { IF_MATCH_OPERATIONS, type GuardedResource } from '../core/versioning.js';
 import * as z from 'zod';
@@ -34,15 +35,30 @@ const DELIVERY_PLAN_EFFECTS = {
   tamper: { tamper: 'signature' },
 } as const;
 
+/**
+ * The job effects: the run fails (an analysis fails, an ingestion's validation or application fails), or it is
+ * postponed by ten minutes of the run's clock (a client that reads the result once, after the time a run usually
+ * takes, reads it too soon).
+ */
+const JOB_PLAN_EFFECTS = {
+  fail: { fail: true },
+  delay: { delayMs: 10 * 60_000 },
+} as const;
+
 /** The name of an effect a plan draws from (`status503`, `loseResponse`, `duplicate`, …). */
-export type PlanEffect = keyof typeof API_PLAN_EFFECTS | keyof typeof DELIVERY_PLAN_EFFECTS;
+export type PlanEffect =
+  | keyof typeof API_PLAN_EFFECTS
+  | keyof typeof DELIVERY_PLAN_EFFECTS
+  | keyof typeof JOB_PLAN_EFFECTS;
 type ApiPlanEffect = keyof typeof API_PLAN_EFFECTS;
 type DeliveryPlanEffect = keyof typeof DELIVERY_PLAN_EFFECTS;
+type JobPlanEffect = keyof typeof JOB_PLAN_EFFECTS;
 const API_EFFECT_NAMES = Object.keys(API_PLAN_EFFECTS) as ApiPlanEffect[];
 const DELIVERY_EFFECT_NAMES = Object.keys(DELIVERY_PLAN_EFFECTS) as DeliveryPlanEffect[];
+const JOB_EFFECT_NAMES = Object.keys(JOB_PLAN_EFFECTS) as JobPlanEffect[];
 /** Every effect's name, each once (`reset` acts on a request or a delivery, wherever it lands). */
 export const PLAN_EFFECT_NAMES: readonly PlanEffect[] = [
-  ...new Set<PlanEffect>([...API_EFFECT_NAMES, ...DELIVERY_EFFECT_NAMES]),
+  ...new Set<PlanEffect>([...API_EFFECT_NAMES, ...DELIVERY_EFFECT_NAMES, ...JOB_EFFECT_NAMES]),
 ];
 
 /** One fault of a plan on a request: it fires on the `nth` request of `method` whose path matches `path`, once. */
@@ -65,7 +81,18 @@ export interface DeliveryPlannedFault {
   readonly effect: PlanEffect;
 }
 
-export type PlannedFault = ApiPlannedFault | DeliveryPlannedFault;
+/**
+ * One fault of a plan on a background job: it fires on the `nth` run of a job of `kind` that the effect can act on
+ * (an analysis is postponed at its start and fails at its end: `delay` counts its starts, `fail` its ends), once.
+ */
+export interface JobPlannedFault {
+  readonly target: 'job';
+  readonly kind: JobKind;
+  readonly nth: number;
+  readonly effect: PlanEffect;
+}
+
+export type PlannedFault = ApiPlannedFault | DeliveryPlannedFault | JobPlannedFault;
 
 export type FaultPlan = readonly PlannedFault[];
 
@@ -75,11 +102,42 @@ export interface DeliveryCount {
   readonly attempts: number;
 }
 
+/** The runs of a run's background jobs of one kind that one job effect can act on. */
+export interface JobCount {
+  readonly kind: JobKind;
+  readonly effect: JobPlanEffect;
+  readonly runs: number;
+}
+
 /**
- * A position of the fault-free run a fault of a plan can stand on (a request, or a delivery attempt), with the
- * effects that can act there.
+ * The runs a job effect can act on, counted from the tasks a run's clock ran for its company (in any order): each
+ * task of a job a fault can reach counts for `delay` where the job is postponed, for `fail` where it fails.
  */
-export type Slot = (Omit<ApiPlannedFault, 'effect'> | Omit<DeliveryPlannedFault, 'effect'>) & {
+export function jobCounts(tasks: readonly string[]): JobCount[] {
+  const counts = new Map<string, { kind: JobKind; effect: JobPlanEffect; runs: number }>();
+  const count = (kind: JobKind, effect: JobPlanEffect) => {
+    const key = `${kind} ${effect}`;
+    const now = counts.get(key) ?? { kind, effect, runs: 0 };
+    counts.set(key, { ...now, runs: now.runs + 1 });
+  };
+  for (const task of tasks) {
+    const takes = JOBS.find((job) => job.task === task)?.faults;
+    if (takes === undefined) continue;
+    if (takes.effects !== 'fail') count(takes.kind, 'delay');
+    if (takes.effects !== 'delayMs') count(takes.kind, 'fail');
+  }
+  return [...counts.values()].sort((a, b) => (`${a.kind} ${a.effect}` < `${b.kind} ${b.effect}` ? -1 : 1));
+}
+
+/**
+ * A position of the fault-free run a fault of a plan can stand on (a request, a delivery attempt, a job's run), with
+ * the effects that can act there.
+ */
+export type Slot = (
+  | Omit<ApiPlannedFault, 'effect'>
+  | Omit<DeliveryPlannedFault, 'effect'>
+  | Omit<JobPlannedFault, 'effect'>
+) & {
   readonly effects: readonly PlanEffect[];
 };
 
@@ -131,12 +189,14 @@ export function effectsFor(method: string, glob: string, allowed: readonly PlanE
 
 /**
  * The slots of a fault-free run: each request it made, in their order, as the n-th of its method and path; then
- * each delivery attempt, as the n-th of its event type.
+ * each delivery attempt, as the n-th of its event type; then each run of a job, as the n-th of its kind that its
+ * effect can act on.
  */
 export function slotsOf(
   requests: readonly { readonly method: string; readonly path: string }[],
   deliveries: readonly DeliveryCount[],
   allowed: readonly PlanEffect[],
+  jobs: readonly JobCount[] = [],
 ): Slot[] {
   const seen = new Map<string, number>();
   const slots: Slot[] = [];
@@ -152,19 +212,34 @@ export function slotsOf(
   if (effects.length > 0)
     for (const { eventType, attempts } of deliveries)
       for (let nth = 1; nth <= attempts; nth++) slots.push({ target: 'delivery', eventType, nth, effects });
+  for (const { kind, effect, runs } of jobs)
+    if (allowed.includes(effect))
+      for (let nth = 1; nth <= runs; nth++) slots.push({ target: 'job', kind, nth, effects: [effect] });
   return slots;
 }
 
-/** Where a fault stands: two faults of a plan never stand on the same slot. */
+/**
+ * Where a fault stands: two faults of a plan never stand on the same slot. A job's slot is of its effect too, as each
+ * effect counts runs of its own (an analysis's starts, its ends).
+ */
 export function slotKey(fault: PlannedFault): string {
   return fault.target === 'api'
     ? `${fault.method} ${fault.path} ${fault.nth}`
-    : `delivery ${fault.eventType} ${fault.nth}`;
+    : fault.target === 'delivery'
+      ? `delivery ${fault.eventType} ${fault.nth}`
+      : `job ${fault.kind} ${fault.effect} ${fault.nth}`;
 }
 
 /** The fault the registry arms for `planned`, for `companyId` alone: it lets nth − 1 matching occurrences pass. */
 export function armedFault(planned: PlannedFault, companyId: string): FaultInput {
   const position = { skip: planned.nth - 1, times: 1 };
+  if (planned.target === 'job')
+    return {
+      target: 'job',
+      match: { kind: planned.kind, companyId },
+      effect: JOB_PLAN_EFFECTS[planned.effect as JobPlanEffect],
+      ...position,
+    } as FaultInput;
   if (planned.target === 'delivery')
     return {
       target: 'delivery',
@@ -190,7 +265,9 @@ export function describePlan(plan: FaultPlan): string {
     .map((f) =>
       f.target === 'api'
         ? `${f.effect} on the ${ordinal(f.nth)} ${f.method} ${f.path}`
-        : `${f.effect} on the ${ordinal(f.nth)} delivery of ${f.eventType}`,
+        : f.target === 'delivery'
+          ? `${f.effect} on the ${ordinal(f.nth)} delivery of ${f.eventType}`
+          : `${f.effect} on the ${ordinal(f.nth)} run of the ${f.kind} job`,
     )
     .join('; ');
 }
@@ -229,7 +306,13 @@ function makePlanSchema(): z.ZodType<FaultPlan> {
     nth,
     effect: z.enum(DELIVERY_EFFECT_NAMES as [DeliveryPlanEffect, ...DeliveryPlanEffect[]]),
   });
-  return z.array(z.discriminatedUnion('target', [api, delivery])).max(MAX_PLAN_FAULTS);
+  const job = z.strictObject({
+    target: z.literal('job'),
+    kind: z.enum(JOB_KINDS),
+    nth,
+    effect: z.enum(JOB_EFFECT_NAMES as [JobPlanEffect, ...JobPlanEffect[]]),
+  });
+  return z.array(z.discriminatedUnion('target', [api, delivery, job])).max(MAX_PLAN_FAULTS);
 }
 
 /** Whether `value` is a fault plan (a replay's input comes from a file or a user). */

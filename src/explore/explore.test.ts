@@ -122,6 +122,44 @@ function client(mistake: Mistake) {
   };
 }
 
+/**
+ * A client that asks for a full-company analysis and waits for it: it polls its state each minute of the run's
+ * clock, and asks again for one that failed. Its mistakes: reading the state once, after the two minutes a run
+ * usually takes; taking a failed analysis as the end.
+ */
+function analysisClient(mistake: 'none' | 'analysis-read-once' | 'failed-analysis-not-retried') {
+  return async ({ fetch, token, sleep }: ExploreRun): Promise<void> => {
+    let keys = 0;
+    const call = async (method: string, path: string) => {
+      const answer = await fetch(path, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(method === 'GET' ? {} : { 'idempotency-key': `analysis-key-${String(++keys).padStart(8, '0')}` }),
+        },
+      });
+      return { status: answer.status, body: (await answer.json()) as { id: string; estado: string } };
+    };
+    let analysis = (await call('POST', '/v1/analises')).body;
+    if (mistake === 'analysis-read-once') {
+      await sleep(2 * 60_000);
+      const { estado } = (await call('GET', `/v1/analises/${analysis.id}`)).body;
+      if (estado !== 'concluida') throw new Error(`the analysis is ${estado}, not concluida`);
+      return;
+    }
+    for (let minute = 1; minute <= 60; minute++) {
+      await sleep(60_000);
+      const { estado } = (await call('GET', `/v1/analises/${analysis.id}`)).body;
+      if (estado === 'concluida') return;
+      if (estado === 'falhou') {
+        if (mistake === 'failed-analysis-not-retried') throw new Error('the analysis failed');
+        analysis = (await call('POST', '/v1/analises')).body;
+      }
+    }
+    throw new Error('no analysis concluded within the hour');
+  };
+}
+
 describe('explore', () => {
   it('a correct client passes 200 runs: no exit, finding or outcome differs from the fault-free run', async () => {
     const result = await explore(client('none'), { runs: 200, seed: 7 });
@@ -201,6 +239,22 @@ describe('explore', () => {
     await watched.close();
   });
 
+  it('job faults: a delayed analysis read once, and a failed one not asked again, are each found and shrunk to the one job fault', async () => {
+    const faults = ['delay', 'fail'] as const;
+    const correct = await explore(analysisClient('none'), { seed: 5, runs: 40, faults });
+    expect(correct.failure, formatExploration(correct)).toBeNull();
+    expect(correct.runs).toBe(40);
+    const readOnce = await explore(analysisClient('analysis-read-once'), { seed: 5, faults });
+    expect(readOnce.failure?.plan).toEqual([{ target: 'job', kind: 'analise', nth: 1, effect: 'delay' }]);
+    expect(readOnce.failure?.reasons).toEqual([{ kind: 'exit', message: 'the analysis is pendente, not concluida' }]);
+    expect(formatExploration(readOnce)).toMatch(
+      /^a run fails under the plan: delay on the 1st run of the analise job /,
+    );
+    const notRetried = await explore(analysisClient('failed-analysis-not-retried'), { seed: 5, faults });
+    expect(notRetried.failure?.plan).toEqual([{ target: 'job', kind: 'analise', nth: 1, effect: 'fail' }]);
+    expect(notRetried.failure?.reasons).toEqual([{ kind: 'exit', message: 'the analysis failed' }]);
+  });
+
   it("an invariant of the user's own fails a run whose outcome it rejects", async () => {
     // The correct client; an invariant that wants no more than one product with a description, which a concurrent
     // edit cannot break: it holds, then one that can never hold on this integration's outcome.
@@ -235,14 +289,15 @@ describe('explore', () => {
   });
 
   it('the same seed gives the same result, and the plan of a failure replays it exactly', async () => {
+    const faults = ['status503', 'concurrentEdit'] as const;
     const [one, two] = [
-      await explore(client('retry-without-reading'), { seed: 11, runs: 50 }),
-      await explore(client('retry-without-reading'), { seed: 11, runs: 50 }),
+      await explore(client('retry-without-reading'), { seed: 11, runs: 50, faults }),
+      await explore(client('retry-without-reading'), { seed: 11, runs: 50, faults }),
     ];
     expect(JSON.stringify(one)).toBe(JSON.stringify(two));
     const failure = one.failure!;
     expect(failure, formatExploration(one)).not.toBeNull();
-    const replayed = await explore(client('retry-without-reading'), { seed: 11, replay: failure.plan });
+    const replayed = await explore(client('retry-without-reading'), { seed: 11, faults, replay: failure.plan });
     expect(replayed.runs).toBe(1);
     expect(replayed.failure?.reasons).toEqual(failure.reasons);
     expect(replayed.failure?.plan).toEqual(failure.plan);
@@ -281,7 +336,7 @@ describe('explore', () => {
     let ran = 0;
     const counting = () => void ran++;
     await expect(explore(counting, { faults: ['explode' as never] })).rejects.toThrow(
-      /^faults must name effects among status503, loseResponse, status429, concurrentEdit, reset, truncate, malformedJson, status500, timeout, duplicate, tamper \(got "explode"\)$/,
+      /^faults must name effects among status503, loseResponse, status429, concurrentEdit, reset, truncate, malformedJson, status500, timeout, duplicate, tamper, fail, delay \(got "explode"\)$/,
     );
     expect(ran).toBe(0);
     await expect(explore(counting, { replay: [{ target: 'api' }] as unknown as FaultPlan })).rejects.toThrow(

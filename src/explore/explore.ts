@@ -21,6 +21,8 @@ import {
   slotKey,
   slotsOf,
   type DeliveryCount,
+  jobCounts,
+  type JobCount,
   type FaultPlan,
   type PlanEffect,
   type PlannedFault,
@@ -138,6 +140,11 @@ export interface PlanRun {
   readonly outcome: Outcome;
   readonly requests: readonly { readonly method: string; readonly path: string }[];
   readonly deliveries?: readonly DeliveryCount[];
+  /**
+   * The runs of its background jobs a job fault can act on (jobCounts of the tasks its clock ran for the company),
+   * asked of the fault-free run only (its plan is empty): a runner that leaves them out gets no job faults.
+   */
+  readonly jobs?: readonly JobCount[];
 }
 
 /** Runs the integration once under `plan` on a fresh company (no faults: the fault-free run), and reports it. */
@@ -151,6 +158,7 @@ interface Judged {
   readonly outcomeDiff: string[];
   readonly requests: readonly { readonly method: string; readonly path: string }[];
   readonly deliveries: readonly DeliveryCount[];
+  readonly jobs: readonly JobCount[];
 }
 
 /** Searches fault plans against `scenario`, in process (see the module's comment); the result is plain data. */
@@ -201,7 +209,7 @@ async function search(runWith: RunWith, options: ExploreOptions, seed: number): 
       incomplete: null,
     };
   }
-  const slots = slotsOf(reference.requests, reference.deliveries, allowed);
+  const slots = slotsOf(reference.requests, reference.deliveries, allowed, reference.jobs);
   if (slots.length === 0) {
     const none =
       'the fault-free run made no request or delivery a fault of the allowed effects can land on: nothing was explored';
@@ -354,6 +362,14 @@ function inProcess(scenario: Scenario, emulatorOptions: EmulatorOptions | undefi
     try {
       const { companyId, token } = emulator.companies.create();
       for (const fault of plan) emulator.faults.add(armedFault(fault, companyId));
+      // The fault-free run's job runs are where job faults can land: its activity tells each (and only it is asked).
+      const tasks: string[] = [];
+      const unsubscribe =
+        plan.length === 0
+          ? emulator.activity.subscribe((entry) => {
+              if (entry.kind === 'job' && entry.companyId === companyId) tasks.push(entry.task);
+            })
+          : undefined;
       let exit: string | null = null;
       try {
         const sleep = async (ms: number) => void (await emulator.clock.advance(ms));
@@ -364,10 +380,11 @@ function inProcess(scenario: Scenario, emulatorOptions: EmulatorOptions | undefi
       // What the run did, before the outcome's reads add to it.
       const requests = emulator.journal.find({ companyId }).map(({ method, path }) => ({ method, path }));
       const findings = emulator.report().findings.filter((f) => f.companyId === companyId);
+      unsubscribe?.();
       emulator.faults.clear();
       const outcome = await readOutcome(emulator.fetch, token);
       const deliveries = await readDeliveries(emulator.fetch, token, outcome);
-      return { exit, findings, outcome, requests, deliveries };
+      return { exit, findings, outcome, requests, deliveries, jobs: jobCounts(tasks) };
     } finally {
       await emulator.close();
     }
@@ -385,8 +402,8 @@ async function judge(run: PlanRun, expected: Outcome | null, options: ExploreOpt
     const message = await invariantFailure(options.invariant, run.outcome);
     if (message !== null) reasons.push({ kind: 'invariant', message });
   }
-  const { findings, outcome, requests, deliveries = [] } = run;
-  return { reasons, findings, outcome, outcomeDiff: diff, requests, deliveries };
+  const { findings, outcome, requests, deliveries = [], jobs = [] } = run;
+  return { reasons, findings, outcome, outcomeDiff: diff, requests, deliveries, jobs };
 }
 
 async function invariantFailure(invariant: (outcome: Outcome) => unknown, outcome: Outcome): Promise<string | null> {
