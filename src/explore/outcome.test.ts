@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createEmulator } from '../index.js';
 import { outcomeDiff, readOutcome, type Outcome } from './outcome.js';
 
-const empty: Outcome = { estabelecimentos: {}, catalogos: {}, produtos: {}, webhook: null };
+const empty: Outcome = { estabelecimentos: {}, catalogos: {}, produtos: {}, vigilancia: null, webhook: null };
 
 describe('the outcome of a company', () => {
   it('holds each record under its natural key, ids replaced by the keys of what they name, without versions or times', async () => {
@@ -29,6 +29,9 @@ describe('the outcome of a company', () => {
     expect(outcome.produtos['SKU-1']).toMatchObject({ sku: 'SKU-1', catalogos: [`catalogo ${headOffice.cnpj}`] });
     expect(JSON.stringify(outcome)).not.toMatch(/"(id|versao|criado_em|atualizado_em)"/);
     expect(outcome.webhook).toBeNull();
+    // The surveillance selection: the company's one record, its counters and mode, without its version.
+    expect(outcome.vigilancia).toMatchObject({ cadastrados: 1, selecionados: 0, modo: 'selecao' });
+    expect(outcome.vigilancia).not.toHaveProperty('versao');
     await emu.close();
   });
 
@@ -37,18 +40,20 @@ describe('the outcome of a company', () => {
     const got: Outcome = {
       ...empty,
       produtos: { 'SKU-1': { descricao: 'B', ncm: '1' }, 'SKU-3': {} },
+      vigilancia: { selecionados: 2 },
       webhook: { url: 'x' },
     };
-    expect(outcomeDiff(expected, got)).toEqual([
+    expect(outcomeDiff({ ...expected, vigilancia: { selecionados: 1 } }, got)).toEqual([
       'produtos "SKU-1": descricao "A" → "B"',
       'produtos "SKU-2": missing',
       'produtos "SKU-3": extra',
+      'vigilancia: selecionados 1 → 2',
       'webhook: none expected, one configured',
     ]);
-    expect(outcomeDiff(expected, got, ['produtos.descricao', 'webhook'])).toEqual([
+    expect(outcomeDiff(expected, got, ['produtos.descricao', 'vigilancia', 'webhook'])).toEqual([
       'produtos "SKU-2": missing',
       'produtos "SKU-3": extra',
     ]);
-    expect(outcomeDiff(expected, got, ['produtos', 'webhook'])).toEqual([]);
+    expect(outcomeDiff(expected, got, ['produtos', 'vigilancia', 'webhook'])).toEqual([]);
   });
 });

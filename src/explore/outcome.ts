@@ -1,5 +1,6 @@
 /**
- * A company's outcome as an integrator sees it: its establishments, catalogs, products and webhook destination,
+ * A company's outcome as an integrator sees it: its establishments, catalogs, products, surveillance selection and
+ * webhook destination,
  * read through the API with the company's credential, and written without what differs from one run to the next
  * when nothing went wrong (ids, versions, timestamps): each record under its natural key (an establishment's CNPJ, a
  * catalog's establishment, a product's sku or id_externo), and each id a record names replaced by that key. Two
@@ -11,16 +12,22 @@ import type { DeliveryCount } from '../public.js';
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Fetch = (path: string, init?: RequestInit) => Promise<Response>;
 
-/** The outcome: for each resource, its records by natural key (the destination: its one record, or null). */
+/**
+ * The outcome: for each resource, its records by natural key; the surveillance selection and the destination, each
+ * the company's one record (the destination null when none was configured).
+ */
 export interface Outcome {
   readonly estabelecimentos: Readonly<Record<string, Json>>;
   readonly catalogos: Readonly<Record<string, Json>>;
   readonly produtos: Readonly<Record<string, Json>>;
+  readonly vigilancia: Json;
   readonly webhook: Json;
 }
 
 /** The resources an outcome holds, by the names `ignore` takes. */
-const OUTCOME_RESOURCES = ['estabelecimentos', 'catalogos', 'produtos', 'webhook'] as const;
+const OUTCOME_RESOURCES = ['estabelecimentos', 'catalogos', 'produtos', 'vigilancia', 'webhook'] as const;
+/** The resources that are one record of the company, not records by key. */
+const SINGLE = new Set<string>(['vigilancia', 'webhook']);
 
 /** Fields that differ between runs that did the same: ids, versions and timestamps (`*_em`). */
 const VOLATILE = (key: string) => key === 'id' || key === 'versao' || key.endsWith('_em');
@@ -74,6 +81,9 @@ export async function readOutcome(fetch: Fetch, token: string): Promise<Outcome>
   const establishments = await all('/v1/estabelecimentos', 'proximo_id', 'apos_id');
   const catalogs = await all('/v1/catalogos', 'proximo_id', 'apos_id');
   const products = await all('/v1/produtos', 'proximo_cursor', 'cursor');
+  const selection = await get('/v1/empresa/vigilancia');
+  if (selection.status !== 200)
+    throw new Error(`GET /v1/empresa/vigilancia answered ${selection.status}: the run cannot be read`);
   const destination = await get('/v1/webhook');
 
   // Each record under its natural key; each id under the key of what it names.
@@ -102,6 +112,7 @@ export async function readOutcome(fetch: Fetch, token: string): Promise<Outcome>
     estabelecimentos: plainAll(byCnpj, names),
     catalogos: plainAll(byEstablishment, names),
     produtos: plainAll(bySku, names),
+    vigilancia: plain(selection.body, names),
     webhook: destination.status === 200 ? plain(destination.body, names) : null,
   };
 }
@@ -136,14 +147,14 @@ export function outcomeDiff(expected: Outcome, got: Outcome, ignore: readonly st
     ignore.includes(resource) || (field !== undefined && ignore.includes(`${resource}.${field}`));
   for (const resource of OUTCOME_RESOURCES) {
     if (ignored(resource)) continue;
-    if (resource === 'webhook') {
-      const [a, b] = [expected.webhook, got.webhook];
+    if (SINGLE.has(resource)) {
+      const [a, b] = [expected[resource as 'vigilancia' | 'webhook'], got[resource as 'vigilancia' | 'webhook']];
       if (a === null || b === null) {
-        if (a !== b) lines.push(`webhook: ${a === null ? 'none expected, one configured' : 'missing'}`);
-      } else lines.push(...fieldDiff('webhook', a, b, (field) => ignored(resource, field)));
+        if (a !== b) lines.push(`${resource}: ${a === null ? 'none expected, one configured' : 'missing'}`);
+      } else lines.push(...fieldDiff(resource, a, b, (field) => ignored(resource, field)));
       continue;
     }
-    const [a, b] = [expected[resource], got[resource]];
+    const [a, b] = [expected[resource as 'produtos'], got[resource as 'produtos']];
     for (const key of Object.keys(a)) {
       if (!(key in b)) lines.push(`${resource} ${JSON.stringify(key)}: missing`);
       else
