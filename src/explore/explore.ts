@@ -28,6 +28,7 @@ import {
   type PlannedFault,
   type ExplorationReason,
   type ExplorationVerdict,
+  type ToldExplorationFailure,
   type RunPhase,
 } from '../public.js';
 import { outcomeDiff, readDeliveries, readOutcome, type Outcome } from './outcome.js';
@@ -98,20 +99,9 @@ export type FailureReason =
   | { readonly kind: 'outcome'; readonly diff: readonly string[] }
   | { readonly kind: 'invariant'; readonly message: string };
 
-export interface ExploreFailure {
-  /** The minimal plan: the run under it fails. Empty when the fault-free run itself failed. */
-  readonly plan: FaultPlan;
-  /** The first failing plan found, before shrinking. */
-  readonly shrunkFrom: FaultPlan;
+/** A failure as the search found it: as an emulator is told it (ToldExplorationFailure), each reason whole. */
+export interface ExploreFailure extends Omit<ToldExplorationFailure, 'reasons'> {
   readonly reasons: readonly FailureReason[];
-  /** The grading's findings in the failing run. */
-  readonly findings: readonly ClientFinding[];
-  /** How the failing run's outcome differs from the fault-free run's, by resource. */
-  readonly outcomeDiff: readonly string[];
-  /** The call that runs this plan again. */
-  readonly replay: string;
-  /** True when the fault-free run itself failed: nothing was explored. */
-  readonly faultFree: boolean;
 }
 
 export interface ExploreResult {

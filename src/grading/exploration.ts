@@ -42,10 +42,14 @@ export interface ExplorationRun {
 
 /** The minimal plan of a failure and why it fails, as the explorer's result says it. */
 export interface ExplorationFailure {
+  /** The minimal plan: the run under it fails. Empty when the fault-free run itself failed. */
   readonly plan: FaultPlan;
+  /** The first failing plan found, before shrinking. */
   readonly shrunkFrom: FaultPlan;
   readonly reasons: readonly ExplorationReason[];
+  /** The grading's findings in the failing run. */
   readonly findings: readonly ClientFinding[];
+  /** How the failing run's outcome differs from the fault-free run's, by resource. */
   readonly outcomeDiff: readonly string[];
   /** The line that runs the plan again. */
   readonly replay: string;
