@@ -123,6 +123,25 @@ describe('/_emulator/explorations', () => {
     expect(await last(w)).toBe(ended);
   });
 
+  it('keeps the last eight begun: the ninth begun, the first is no longer kept, and the last is the ninth', async () => {
+    const w = await world();
+    const ids: string[] = [];
+    for (let n = 0; n < 9; n++) ids.push(await begin(w));
+    expectControlError(
+      await w.controls.raw('POST', `/explorations/${ids[0]}/runs`, { phase: 'search', plan: [], reasons: [] }),
+      404,
+      'exploracao_nao_encontrada',
+      'path.id',
+    );
+    const second = await w.controls.raw('POST', `/explorations/${ids[1]}/runs`, {
+      phase: 'search',
+      plan: [],
+      reasons: [],
+    });
+    expect(second.status, second.text).toBe(201);
+    expect(JSON.parse(await last(w)).id).toBe(ids[8]);
+  });
+
   it('any body told as a run is taken (201) or refused (422), never a 5xx, and a refused one changes nothing', async () => {
     const w = await world();
     const id = await begin(w);

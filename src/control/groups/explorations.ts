@@ -134,23 +134,17 @@ export function explorationsControls(context: ControlContext) {
       input: { readonly phase: RunPhase; readonly plan: FaultPlan; readonly reasons: readonly ExplorationReason[] },
     ): ExplorationRun => {
       const checked = parsed(run(), input);
-      const next =
-        tellRun(found(id), checked) ??
-        (() => {
-          throw ended(id);
-        })();
+      const next = tellRun(found(id), checked);
+      if (next === null) throw ended(id);
       keep(next);
       return next.recent.at(-1)!;
     },
     /** Ends exploration `id` with its verdict; 409 when it had ended already. */
     end: (id: string, input: ExplorationVerdict): Exploration => {
       const checked = parsed(verdict(), input);
-      return keep(
-        endExploration(found(id), checked) ??
-          (() => {
-            throw ended(id);
-          })(),
-      );
+      const next = endExploration(found(id), checked);
+      if (next === null) throw ended(id);
+      return keep(next);
     },
     /** The last exploration begun, as it stands; undefined before any. */
     last: (): Exploration | undefined =>
