@@ -15,6 +15,7 @@ import {
   formatExploration,
   jobCounts,
   readDeliveries,
+  runVerdict,
   readOutcome,
   armedFault,
   PLAN_EFFECT_NAMES,
@@ -139,8 +140,7 @@ export async function exploreCommand(args: string[], io: Io): Promise<number> {
     let counted = 0;
     const onRun = (plan: FaultPlan, reasons: readonly { kind: string }[], phase: RunPhase) => {
       if (values.json) return;
-      const kinds = [...new Set(reasons.map((r) => r.kind))].join(', ');
-      const line = `run ${++counted}: ${describePlan(plan)} → ${kinds === '' ? 'passed' : `failed (${kinds})`}`;
+      const line = `run ${++counted}: ${describePlan(plan)} → ${runVerdict(reasons)}`;
       if (io.status === undefined) return io.err(line);
       const where =
         phase === 'search' ? `${counted - 1} of ${runs}` : phase === 'fault-free' ? 'the fault-free run' : phase;

@@ -87,6 +87,7 @@ export type {
   ExplorationVerdict,
   RunPhase,
 } from './grading/exploration.js';
+export { runVerdict } from './grading/exploration.js';
 // Fault plans: faults bound to positions in a run, as explore() draws, shrinks and replays them.
 export {
   armedFault,

@@ -165,7 +165,7 @@ export async function exploreRuns(
   options: ExploreOptions & { readonly teller?: ExplorationTeller } = {},
 ): Promise<ExploreResult> {
   const seed = options.seed ?? 1;
-  checkExploreOptions(options);
+  const allowed = checkExploreOptions(options);
   const teller = options.teller ?? (options.tell === undefined ? undefined : emulatorTeller(options.tell));
   await teller?.begin({ seed, runs: options.replay === undefined ? (options.runs ?? 100) : 1 });
   const runWith = async (plan: FaultPlan, expected: Outcome | null, phase: RunPhase) => {
@@ -174,7 +174,7 @@ export async function exploreRuns(
     await teller?.run({ phase, plan, reasons: judged.reasons.map(toldReason) });
     return judged;
   };
-  const result = await search(runWith, options, seed);
+  const result = await search(runWith, options, seed, allowed);
   await teller?.end(toldVerdict(result));
   return result;
 }
@@ -182,8 +182,12 @@ export async function exploreRuns(
 type RunWith = (plan: FaultPlan, expected: Outcome | null, phase: RunPhase) => Promise<Judged>;
 
 /** The search itself: the fault-free run, then the plans, then the shrinking of the first that fails. */
-async function search(runWith: RunWith, options: ExploreOptions, seed: number): Promise<ExploreResult> {
-  const allowed = checkExploreOptions(options);
+async function search(
+  runWith: RunWith,
+  options: ExploreOptions,
+  seed: number,
+  allowed: readonly PlanEffect[],
+): Promise<ExploreResult> {
   const reference = await runWith([], null, 'fault-free');
   if (reference.reasons.length > 0) {
     return { seed, runs: 0, passed: 0, failure: failureOf(reference, [], [], seed, true), incomplete: null };
@@ -264,7 +268,7 @@ const TOLD_TEXT = 16 * 1024;
 const cut = (text: string) => (text.length > TOLD_TEXT ? `${text.slice(0, TOLD_TEXT - 1)}…` : text);
 
 /** A reason as an emulator is told it: its kind and one line. */
-export function toldReason(reason: FailureReason): ExplorationReason {
+function toldReason(reason: FailureReason): ExplorationReason {
   const message =
     reason.kind === 'outcome'
       ? reason.diff.join('; ')
@@ -275,7 +279,7 @@ export function toldReason(reason: FailureReason): ExplorationReason {
 }
 
 /** A result as an emulator is told it. */
-export function toldVerdict(result: ExploreResult, replay?: string): ExplorationVerdict {
+export function toldVerdict(result: ExploreResult): ExplorationVerdict {
   const { failure } = result;
   return {
     runs: result.runs,
@@ -290,7 +294,7 @@ export function toldVerdict(result: ExploreResult, replay?: string): Exploration
             reasons: failure.reasons.slice(0, 1000).map(toldReason),
             findings: failure.findings.slice(0, 1000),
             outcomeDiff: failure.outcomeDiff.slice(0, 1000).map(cut),
-            replay: cut(replay ?? failure.replay),
+            replay: cut(failure.replay),
             faultFree: failure.faultFree,
           },
   };

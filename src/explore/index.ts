@@ -3,7 +3,6 @@ export {
   checkExploreOptions,
   explore,
   exploreRuns,
-  toldReason,
   toldVerdict,
   formatExploration,
   type ExploreFailure,

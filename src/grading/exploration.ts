@@ -123,8 +123,13 @@ export function endExploration(exploration: Exploration, verdict: ExplorationVer
 
 /** A run in one line, as the log tells it: `run 3 (search): status503 on the 1st GET /v1/empresa → passed`. */
 export function runLine(run: ExplorationRun): string {
-  const kinds = [...new Set(run.reasons.map((r) => r.kind))].join(', ');
-  return `run ${run.n} (${run.phase}): ${run.description} → ${kinds === '' ? 'passed' : `failed (${kinds})`}`;
+  return `run ${run.n} (${run.phase}): ${run.description} → ${runVerdict(run.reasons)}`;
+}
+
+/** How a run ended, by its reasons: `passed`, or `failed (exit, outcome)`, each kind once. */
+export function runVerdict(reasons: readonly { readonly kind: string }[]): string {
+  const kinds = [...new Set(reasons.map((r) => r.kind))].join(', ');
+  return kinds === '' ? 'passed' : `failed (${kinds})`;
 }
 
 /** The report's section on an exploration: where it is or how it ended, the minimal plan and why, its last runs. */
