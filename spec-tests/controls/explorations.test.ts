@@ -88,14 +88,14 @@ describe('/_emulator/explorations', () => {
       await run({ phase: 'search', plan: [{ ...LOST, effect: 'explode' }], reasons: [] }),
       422,
       'valor_invalido',
-      'body.plan.0.effect',
+      'body.plan[0].effect',
     );
     expectControlError(await run({ phase: 'later', plan: [], reasons: [] }), 422, 'valor_invalido', 'body.phase');
     expectControlError(
       await run({ phase: 'search', plan: [{ ...LOST, target: 'delivery' }], reasons: [] }),
       422,
       'valor_invalido',
-      'body.plan.0.eventType',
+      'body.plan[0].eventType',
     );
     expectControlError(
       await w.controls.raw('POST', '/explorations/exploracao-0/runs', { phase: 'search', plan: [], reasons: [] }),

@@ -335,12 +335,21 @@ async function bodyOf<B>(c: Context<ControlEnv>, body: ControlBody<B>): Promise<
   }
   const parsed = body.schema.safeParse(read.value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
-    const caminho = formatPath('body', path as PropertyKey[]);
-    return fail(apiError(422, 'valor_invalido', `${caminho}: ${issue.message}`, caminho));
+    const { caminho, mensagem } = bodyIssue(parsed.error);
+    return fail(apiError(422, 'valor_invalido', mensagem, caminho));
   }
   return parsed.data;
+}
+
+/**
+ * Where a control's body fails its schema and why, as its 422 says it (`body.plan[0].effect: …`, an unknown field
+ * named): for a route's body, and for a control that checks a body it was handed whole (groups/explorations.ts).
+ */
+export function bodyIssue(error: z.ZodError): { readonly caminho: string; readonly mensagem: string } {
+  const issue = error.issues[0]!;
+  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path;
+  const caminho = formatPath('body', path as PropertyKey[]);
+  return { caminho, mensagem: `${caminho}: ${issue.message}` };
 }
 
 /** A refused control call as its answer: the status and error body of what the in-process control threw. */

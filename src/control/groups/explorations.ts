@@ -24,7 +24,7 @@ import {
 } from '../../grading/exploration.js';
 import type { ControlContext } from '../context.js';
 import { ControlError } from '../control-error.js';
-import { BAD_BODY, control, type Control } from '../row.js';
+import { BAD_BODY, bodyIssue, control, type Control } from '../row.js';
 import { lazy, named } from '../schemas.js';
 import { clientFinding } from '../grading-schemas.js';
 
@@ -158,9 +158,8 @@ export type ExplorationsControls = ReturnType<typeof explorationsControls>;
 function parsed<T>(schema: z.ZodType<T>, value: unknown): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const caminho = ['body', ...issue.path.map(String)].join('.');
-  throw new ControlError(422, 'valor_invalido', `${caminho}: ${issue.message}`, caminho);
+  const { caminho, mensagem } = bodyIssue(result.error);
+  throw new ControlError(422, 'valor_invalido', mensagem, caminho);
 }
 
 const NOT_KEPT = 'exploracao_nao_encontrada: no exploration kept has this id (the emulator keeps the last 8).';
